@@ -1,0 +1,257 @@
+//! Packet sequences the compute queue sends as a unit: the memory barrier, a kernel
+//! dispatch with its register setup, and the signal of a timeline.
+//!
+//! Each returns the dword offsets (within the sink) of the values a graph replay may
+//! change, so a recorded command buffer can be patched in place.
+
+use super::packets::*;
+use super::regs::{GFX103_CP_COHER_START_DELAY, gfx11};
+use super::{ShReg, set_sh_reg};
+use crate::{CmdSink, GfxTarget, PacketError, lo_hi};
+
+/// `regBIF_BX_PF1_GPU_HDP_FLUSH_REQ` / `_DONE` (0x106, 0x107) in NBIO segment 2
+/// (base 0xd20): the registers the HDP flush handshake writes and polls. The same on
+/// the gfx10.3 and gfx11 parts tinygrad 0.10.1 drives.
+pub const fn hdp_flush_regs(_target: GfxTarget) -> (u32, u32) {
+    (0x106 + 0xd20, 0x107 + 0xd20)
+}
+
+/// Flush HDP (so host writes through the BAR are visible), then invalidate and write
+/// back every GPU cache level.
+pub fn memory_barrier(target: GfxTarget, out: &mut impl CmdSink) -> usize {
+    let (req, done) = hdp_flush_regs(target);
+    let start = WaitRegMem::write_wait_reg(req, done, u32::MAX).encode(target, out);
+    AcquireMem::all(GcrCntl::ALL).encode(target, out);
+    start
+}
+
+/// Where [`Signal::encode`] put the values a replay may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalOffsets {
+    /// Signal address (lo, hi).
+    pub address: usize,
+    /// Signal value (lo, hi).
+    pub value: usize,
+}
+
+/// A signal write: RELEASE_MEM of `value` to `address` with cache flush and interrupt,
+/// and, for a timeline that sleeping waiters watch, a second RELEASE_MEM writing the
+/// KFD event id to the event mailbox with that id as interrupt context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signal {
+    /// Address of the signal value.
+    pub address: u64,
+    /// Value written (low 32 bits).
+    pub value: u64,
+    /// `(mailbox address, event id)` of the KFD event to raise, if any.
+    pub event: Option<(u64, u32)>,
+}
+
+impl Signal {
+    /// Appends the packets; returns the offsets of the patchable values.
+    #[inline]
+    pub fn encode(&self, target: GfxTarget, out: &mut impl CmdSink) -> SignalOffsets {
+        let start = ReleaseMem::signal(self.address, self.value).encode(target, out);
+        if let Some((mailbox, event_id)) = self.event {
+            ReleaseMem::new(mailbox, DataSel::Data32)
+                .data(event_id as u64)
+                .int_sel(IntSel::AfterWriteConfirm)
+                .int_ctxid(event_id)
+                .encode(target, out);
+        }
+        SignalOffsets {
+            address: start + ReleaseMemField::Address.offset(target),
+            value: start + ReleaseMemField::Data.offset(target),
+        }
+    }
+}
+
+/// Everything a kernel dispatch sets, as tinygrad 0.10.1's `AMDComputeQueue.exec`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dispatch<'a> {
+    /// Address of the kernel's first instruction (256-byte aligned; COMPUTE_PGM_LO/HI
+    /// hold it shifted right by 8).
+    pub code_addr: u64,
+    /// `COMPUTE_PGM_RSRC1`.
+    pub rsrc1: u32,
+    /// `COMPUTE_PGM_RSRC2`.
+    pub rsrc2: u32,
+    /// `COMPUTE_PGM_RSRC3`.
+    pub rsrc3: u32,
+    /// `COMPUTE_TMPRING_SIZE` (scratch waves and wave size).
+    pub tmpring_size: u32,
+    /// Scratch base address (256-byte aligned); written to
+    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI on gfx11, ignored on gfx10.3, whose scratch
+    /// base travels in the private-segment user SGPRs instead.
+    pub scratch_base: u64,
+    /// COMPUTE_USER_DATA_0.. (at most 16): private segment descriptor, dispatch
+    /// pointer, kernarg pointer, as the kernel descriptor asks.
+    pub user_data: &'a [u32],
+    /// Workgroup size (COMPUTE_NUM_THREAD_X/Y/Z).
+    pub block: [u32; 3],
+    /// Grid size in workgroups.
+    pub grid: [u32; 3],
+    /// DISPATCH_DIRECT initiator.
+    pub initiator: DispatchInitiator,
+}
+
+/// Where [`Dispatch::encode`] put the values a replay may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchOffsets {
+    /// COMPUTE_PGM_LO/HI (code address >> 8).
+    pub code_addr: usize,
+    /// COMPUTE_PGM_RSRC1, RSRC2.
+    pub rsrc: usize,
+    /// COMPUTE_TMPRING_SIZE.
+    pub tmpring_size: usize,
+    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI (scratch base >> 8), where written.
+    pub scratch_base: Option<usize>,
+    /// COMPUTE_USER_DATA_0.. .
+    pub user_data: usize,
+    /// COMPUTE_NUM_THREAD_X/Y/Z.
+    pub block: usize,
+    /// DISPATCH_DIRECT grid x/y/z.
+    pub grid: usize,
+}
+
+impl Dispatch<'_> {
+    /// Most user SGPRs COMPUTE_USER_DATA_* can set.
+    pub const MAX_USER_DATA: usize = 16;
+
+    /// Appends the dispatch: cache invalidation, register setup, DISPATCH_DIRECT and a
+    /// CS partial flush. Fails only for a misaligned code address or more than 16 user
+    /// data dwords.
+    #[inline]
+    pub fn encode(&self, target: GfxTarget, out: &mut impl CmdSink) -> Result<DispatchOffsets, PacketError> {
+        if self.code_addr % 256 != 0 {
+            return Err(PacketError::FieldRange {
+                packet: "dispatch",
+                field: "code address",
+                value: self.code_addr,
+                limit: "256-byte aligned",
+            });
+        }
+        if self.user_data.len() > Self::MAX_USER_DATA {
+            return Err(PacketError::FieldRange {
+                packet: "dispatch",
+                field: "user data dwords",
+                value: self.user_data.len() as u64,
+                limit: "0..=16",
+            });
+        }
+        // The COMPUTE_* offsets are the same on gfx10.3 and gfx11; the gfx11 table
+        // names them, and the target decides which optional registers exist.
+        use gfx11 as r;
+        AcquireMem::all(GcrCntl::BEFORE_DISPATCH).encode(target, out);
+        let code_addr = set_sh_reg(out, r::COMPUTE_PGM_LO, lo_hi(self.code_addr >> 8)) + 2;
+        let rsrc = set_sh_reg(out, r::COMPUTE_PGM_RSRC1, [self.rsrc1, self.rsrc2]) + 2;
+        set_sh_reg(out, r::COMPUTE_PGM_RSRC3, [self.rsrc3]);
+        let tmpring_size = set_sh_reg(out, r::COMPUTE_TMPRING_SIZE, [self.tmpring_size]) + 2;
+        let scratch_base = match target {
+            GfxTarget::Gfx11 => {
+                Some(set_sh_reg(out, r::COMPUTE_DISPATCH_SCRATCH_BASE_LO, lo_hi(self.scratch_base >> 8)) + 2)
+            }
+            GfxTarget::Gfx103 => {
+                set_sh_reg(out, GFX103_CP_COHER_START_DELAY, [0x20]);
+                None
+            }
+        };
+        set_sh_reg(out, r::COMPUTE_RESTART_X, [0; 4]);
+        set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE0, [u32::MAX; 2]);
+        set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE2, [u32::MAX; 2]);
+        if target == GfxTarget::Gfx11 {
+            set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE4, [u32::MAX; 4]);
+        }
+        let user_data = out.len() + 2;
+        if !self.user_data.is_empty() {
+            SetShReg::new(r::COMPUTE_USER_DATA_0, self.user_data)?.encode(target, out);
+        }
+        let [bx, by, bz] = self.block;
+        let block = set_sh_reg(out, r::COMPUTE_START_X, [0, 0, 0, bx, by, bz, 0, 0]) + 5;
+        set_sh_reg(out, r::COMPUTE_RESOURCE_LIMITS, [0]);
+        let grid = DispatchDirect::new(self.grid)
+            .initiator(self.initiator)
+            .encode(target, out)
+            + 1;
+        EventWrite::cs_partial_flush().encode(target, out);
+        Ok(DispatchOffsets {
+            code_addr,
+            rsrc,
+            tmpring_size,
+            scratch_base,
+            user_data,
+            block,
+            grid,
+        })
+    }
+}
+
+/// The first SH register of the user SGPRs, for callers that lay them out.
+pub const USER_DATA_0: ShReg = gfx11::COMPUTE_USER_DATA_0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pm4::{Pm4Packet, decode};
+
+    fn dispatch(user_data: &[u32]) -> Dispatch<'_> {
+        Dispatch {
+            code_addr: 0x7f30_0000_1700,
+            rsrc1: 0x40bf_0080,
+            rsrc2: 0x9e,
+            rsrc3: 0,
+            tmpring_size: 0x10200,
+            scratch_base: 0x7f50_0000_0000,
+            user_data,
+            block: [64, 1, 1],
+            grid: [4, 2, 1],
+            initiator: DispatchInitiator::DEFAULT,
+        }
+    }
+
+    #[test]
+    fn offsets_point_at_the_values() {
+        for t in GfxTarget::ALL {
+            let mut buf = vec![0xdead; 3];
+            let d = dispatch(&[0x1234, 0x5678]);
+            let o = d.encode(t, &mut buf).unwrap();
+            assert_eq!(buf[o.code_addr..o.code_addr + 2], crate::lo_hi(d.code_addr >> 8));
+            assert_eq!(buf[o.rsrc..o.rsrc + 2], [d.rsrc1, d.rsrc2]);
+            assert_eq!(buf[o.tmpring_size], d.tmpring_size);
+            assert_eq!(buf[o.user_data..o.user_data + 2], [0x1234, 0x5678]);
+            assert_eq!(buf[o.block..o.block + 3], d.block);
+            assert_eq!(buf[o.grid..o.grid + 3], d.grid);
+            match o.scratch_base {
+                Some(s) => assert_eq!(buf[s..s + 2], crate::lo_hi(d.scratch_base >> 8)),
+                None => assert_eq!(t, GfxTarget::Gfx103),
+            }
+            // The whole sequence decodes.
+            assert!(decode(t, &buf[3..]).all(|r| r.is_ok()));
+        }
+    }
+
+    #[test]
+    fn gfx103_skips_the_gfx11_only_registers() {
+        let mut buf = Vec::new();
+        dispatch(&[1, 2]).encode(GfxTarget::Gfx103, &mut buf).unwrap();
+        let regs: Vec<_> = decode(GfxTarget::Gfx103, &buf)
+            .filter_map(|r| match r.unwrap().1 {
+                Pm4Packet::SetShReg(s) => Some(s.reg()),
+                _ => None,
+            })
+            .collect();
+        assert!(regs.contains(&GFX103_CP_COHER_START_DELAY));
+        assert!(!regs.contains(&gfx11::COMPUTE_STATIC_THREAD_MGMT_SE4));
+        assert!(!regs.contains(&gfx11::COMPUTE_DISPATCH_SCRATCH_BASE_LO));
+    }
+
+    #[test]
+    fn bad_dispatches_are_errors() {
+        let mut buf = Vec::new();
+        let mut d = dispatch(&[0; 17]);
+        assert!(d.encode(GfxTarget::Gfx11, &mut buf).is_err());
+        d.user_data = &[];
+        d.code_addr += 4;
+        assert!(d.encode(GfxTarget::Gfx11, &mut buf).is_err());
+    }
+}

@@ -1,0 +1,69 @@
+//! Workspace tasks, run as `cargo xtask <task>`.
+//!
+//! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
+//!   `amd-packets` from the Linux amdgpu register headers.
+//! - `bench [NAME]`: run the benchmarks (`encode`), each printing
+//!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
+
+mod gen_regs;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("gen-regs") => gen_regs::run(&args[1..]),
+        Some("bench") => bench(&args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask gen-regs [--linux DIR] [--check] | bench [NAME]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate).
+pub fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+/// Every benchmark: (name, package, bench target).
+const BENCHES: &[(&str, &str, &str)] = &[("encode", "amd-packets", "encode")];
+
+fn bench(args: &[String]) -> Result<()> {
+    let wanted = args.first().map(String::as_str);
+    let mut ran = 0;
+    for (name, package, target) in BENCHES {
+        if wanted.is_some_and(|w| w != *name) {
+            continue;
+        }
+        ran += 1;
+        let status = Command::new(env!("CARGO"))
+            .current_dir(workspace_root())
+            .args(["bench", "--quiet", "-p", package, "--bench", target])
+            .status()?;
+        if !status.success() {
+            return Err(format!("benchmark {name} failed: {status}").into());
+        }
+    }
+    if ran == 0 {
+        let names: Vec<_> = BENCHES.iter().map(|b| b.0).collect();
+        return Err(format!(
+            "no benchmark named {:?}; known: {}",
+            wanted.unwrap_or(""),
+            names.join(", ")
+        )
+        .into());
+    }
+    Ok(())
+}
