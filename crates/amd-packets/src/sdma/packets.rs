@@ -185,7 +185,8 @@ impl CopyLinear {
     }
 
     /// The packets that copy `size` bytes from `src` to `dst`, each at most 4 MiB,
-    /// in address order. Fails if either range wraps the address space.
+    /// in address order. Fails unless both exclusive ends (`src + size`, `dst + size`)
+    /// fit in 64 bits.
     pub fn split(dst: u64, src: u64, size: u64) -> Result<CopySplit, PacketError> {
         if src.checked_add(size).is_none() || dst.checked_add(size).is_none() {
             return Err(range(
