@@ -39,6 +39,7 @@ pub struct SliceSink<'a> {
 
 impl<'a> SliceSink<'a> {
     /// A sink that writes from the start of `buf`.
+    #[inline]
     pub fn new(buf: &'a mut [u32]) -> Self {
         SliceSink {
             buf,
@@ -48,15 +49,18 @@ impl<'a> SliceSink<'a> {
     }
 
     /// Dwords written, or `None` if some packet did not fit.
+    #[inline]
     pub fn finish(self) -> Option<usize> {
         (!self.overflow).then_some(self.pos)
     }
 }
 
 impl CmdSink for SliceSink<'_> {
+    #[inline(always)]
     fn len(&self) -> usize {
         self.pos
     }
+    #[inline(always)]
     fn put(&mut self, dwords: &[u32]) {
         let end = self.pos.checked_add(dwords.len());
         match end.and_then(|end| self.buf.get_mut(self.pos..end)) {

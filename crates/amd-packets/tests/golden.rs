@@ -38,7 +38,11 @@ fn num(v: &Value) -> u64 {
 }
 
 fn dwords(v: &Value) -> Vec<u32> {
-    v.as_array().expect("dword list").iter().map(|d| num(d) as u32).collect()
+    v.as_array()
+        .expect("dword list")
+        .iter()
+        .map(|d| num(d) as u32)
+        .collect()
 }
 
 type Vars = HashMap<String, u64>;
@@ -90,7 +94,6 @@ fn concrete_vars(case: &Value, exec_inputs: &Value) -> Vars {
     vars
 }
 
-
 /// Builds a case with our encoders; returns the stream, the packet sizes (SDMA cases)
 /// and the dword indices our patch offsets name.
 fn build(name: &str, vars: &Vars) -> (Vec<u32>, Vec<usize>, BTreeSet<usize>) {
@@ -125,7 +128,12 @@ fn build(name: &str, vars: &Vars) -> (Vec<u32>, Vec<usize>, BTreeSet<usize>) {
     let timeline_signal = |out: &mut Vec<u32>, mark: &mut dyn FnMut(usize, usize), v: u64| {
         let (mailbox, id) = (var(vars, "queue_event_mailbox_ptr"), var(vars, "queue_event_id") as u32);
         let before = out.len();
-        let o = Signal { address: var(vars, "tl_sig_base"), value: v, event: Some((mailbox, id)) }.encode(T, out);
+        let o = Signal {
+            address: var(vars, "tl_sig_base"),
+            value: v,
+            event: Some((mailbox, id)),
+        }
+        .encode(T, out);
         mark(o.address, 2);
         // The mailbox write: its address, its data (the event id, lo and hi) and the
         // interrupt context id.
@@ -140,7 +148,12 @@ fn build(name: &str, vars: &Vars) -> (Vec<u32>, Vec<usize>, BTreeSet<usize>) {
             mark(at + 2, 2);
         }
         "compute.signal" => {
-            let o = Signal { address: var(vars, "sig_base"), value: value(7), event: None }.encode(T, &mut out);
+            let o = Signal {
+                address: var(vars, "sig_base"),
+                value: value(7),
+                event: None,
+            }
+            .encode(T, &mut out);
             mark(o.address, 2);
         }
         "compute.signal_timeline" => timeline_signal(&mut out, &mut mark, value(7)),
@@ -173,7 +186,10 @@ fn build(name: &str, vars: &Vars) -> (Vec<u32>, Vec<usize>, BTreeSet<usize>) {
             for (i, p) in CopyLinear::split(dst, src, size).expect("split").enumerate() {
                 let at = p.encode(T, &mut out);
                 sizes.push(CopyLinear::DWORDS);
-                assert_eq!((p.src(), p.dst()), (src + (i as u64) * 0x40_0000, dst + (i as u64) * 0x40_0000));
+                assert_eq!(
+                    (p.src(), p.dst()),
+                    (src + (i as u64) * 0x40_0000, dst + (i as u64) * 0x40_0000)
+                );
                 mark(at + 3, 4);
             }
         }
@@ -198,7 +214,9 @@ fn build(name: &str, vars: &Vars) -> (Vec<u32>, Vec<usize>, BTreeSet<usize>) {
             mark(1, 2);
         }
         "copy.timestamp" => {
-            Timestamp::new(var(vars, "sig_base") + 8).expect("aligned").encode(T, &mut out);
+            Timestamp::new(var(vars, "sig_base") + 8)
+                .expect("aligned")
+                .encode(T, &mut out);
             sizes.push(Timestamp::DWORDS);
             mark(1, 2);
         }
@@ -221,7 +239,10 @@ fn encoders_match_tinygrad_streams() {
         .find(|c| c["name"] == "compute.exec")
         .map(|c| c["inputs"].clone())
         .expect("compute.exec case");
-    let wait_sig = cases.iter().find(|c| c["name"] == "compute.wait").map(|c| num(&c["inputs"]["sig.value_addr"]));
+    let wait_sig = cases
+        .iter()
+        .find(|c| c["name"] == "compute.wait")
+        .map(|c| num(&c["inputs"]["sig.value_addr"]));
 
     for case in cases {
         let name = case["name"].as_str().expect("name");
@@ -238,7 +259,10 @@ fn encoders_match_tinygrad_streams() {
         }
         if let Some(dep) = case.get("runtime_dependent_dwords").and_then(Value::as_object) {
             let want: BTreeSet<usize> = dep.keys().map(|k| k.parse().expect("index")).collect();
-            assert_eq!(patch, want, "{name}: patch offsets must name exactly the runtime-dependent dwords");
+            assert_eq!(
+                patch, want,
+                "{name}: patch offsets must name exactly the runtime-dependent dwords"
+            );
         }
         if let Some(syn) = case.get("synthetic") {
             let vars: Vars = syn["var_vals"]
@@ -248,15 +272,28 @@ fn encoders_match_tinygrad_streams() {
                 .map(|(k, v)| (k.clone(), num(v)))
                 .collect();
             let (ours, _, _) = build(name, &vars);
-            assert_eq!(hex(&ours), hex(&dwords(&syn["dwords"])), "{name}: synthetic stream differs");
+            assert_eq!(
+                hex(&ours),
+                hex(&dwords(&syn["dwords"])),
+                "{name}: synthetic stream differs"
+            );
         }
         if name == "compute.bind" {
             // The bound IB holds wait(sig, 5) + signal(sig, 7).
             let sig = wait_sig.expect("compute.wait gives the signal address");
             let mut ib = Vec::new();
             WaitRegMem::memory_ge(sig, 5).encode(T, &mut ib);
-            Signal { address: sig, value: 7, event: None }.encode(T, &mut ib);
-            assert_eq!(hex(&ib), hex(&dwords(&case["ib_contents"])), "compute.bind: IB contents");
+            Signal {
+                address: sig,
+                value: 7,
+                event: None,
+            }
+            .encode(T, &mut ib);
+            assert_eq!(
+                hex(&ib),
+                hex(&dwords(&case["ib_contents"])),
+                "compute.bind: IB contents"
+            );
         }
     }
 }

@@ -41,8 +41,9 @@ impl Pm4Spec {
 
 fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
     let nop = (1usize..=0x4001).prop_map(|n| Pm4Packet::Nop(Nop::new(n).unwrap()));
-    let dispatch = (any::<[u32; 3]>(), any::<u32>())
-        .prop_map(|(dims, init)| Pm4Packet::DispatchDirect(DispatchDirect::new(dims).initiator(DispatchInitiator(init))));
+    let dispatch = (any::<[u32; 3]>(), any::<u32>()).prop_map(|(dims, init)| {
+        Pm4Packet::DispatchDirect(DispatchDirect::new(dims).initiator(DispatchInitiator(init)))
+    });
     let event = (0u8..64, 0u8..16, proptest::option::of(any::<u64>())).prop_map(|(e, i, a)| {
         let ev = EventWrite::new(EventType::new(e).unwrap(), i);
         Pm4Packet::EventWrite(match a {
@@ -52,7 +53,13 @@ fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
     });
     let acquire = (any::<u32>(), any::<u64>(), any::<u64>(), any::<u32>(), any::<u32>()).prop_map(
         |(coher_cntl, size, base, poll_interval, gcr)| {
-            Pm4Packet::AcquireMem(AcquireMem { coher_cntl, size, base, poll_interval, gcr: GcrCntl(gcr) })
+            Pm4Packet::AcquireMem(AcquireMem {
+                coher_cntl,
+                size,
+                base,
+                poll_interval,
+                gcr: GcrCntl(gcr),
+            })
         },
     );
     let release = (
@@ -77,12 +84,24 @@ fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
         any::<u64>().prop_map(|addr| WaitLocation::Memory { addr }),
         (any::<u32>(), any::<u32>()).prop_map(|(reg0, reg1)| WaitLocation::Registers { reg0, reg1 }),
     ];
-    let wait = (compare_func(), location, any::<bool>(), any::<bool>(), any::<u32>(), any::<u32>(), any::<u16>())
+    let wait = (
+        compare_func(),
+        location,
+        any::<bool>(),
+        any::<bool>(),
+        any::<u32>(),
+        any::<u32>(),
+        any::<u16>(),
+    )
         .prop_map(|(function, location, op, pfp, reference, mask, poll_interval)| {
             Pm4Packet::WaitRegMem(WaitRegMem {
                 function,
                 location,
-                operation: if op { WaitOperation::WriteWaitWriteReg } else { WaitOperation::WaitRegMem },
+                operation: if op {
+                    WaitOperation::WriteWaitWriteReg
+                } else {
+                    WaitOperation::WaitRegMem
+                },
                 engine: if pfp { EngineSel::Pfp } else { EngineSel::Me },
                 reference,
                 mask,
@@ -122,16 +141,23 @@ fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
 fn sdma_packet() -> impl Strategy<Value = SdmaPacket> {
     let max = sdma::MAX_BYTES_PER_PACKET;
     let nop = (1usize..=0x4000).prop_map(|n| SdmaPacket::Nop(SdmaNop::new(n).unwrap()));
-    let copy = (any::<u64>(), any::<u64>(), 1..=max, any::<bool>(), any::<bool>(), swap(), swap()).prop_map(
-        |(dst, src, bytes, tmz, backwards, ss, ds)| {
+    let copy = (
+        any::<u64>(),
+        any::<u64>(),
+        1..=max,
+        any::<bool>(),
+        any::<bool>(),
+        swap(),
+        swap(),
+    )
+        .prop_map(|(dst, src, bytes, tmz, backwards, ss, ds)| {
             let mut c = CopyLinear::new(dst, src, bytes).unwrap();
             c.tmz = tmz;
             c.backwards = backwards;
             c.src_swap = ss;
             c.dst_swap = ds;
             SdmaPacket::CopyLinear(c)
-        },
-    );
+        });
     let fill = (any::<u64>(), any::<u32>(), 1..=max, swap(), 0u8..4).prop_map(|(dst, data, bytes, sw, fs)| {
         let mut f = ConstFill::new(dst, data, bytes).unwrap();
         f.swap = sw;
@@ -139,7 +165,12 @@ fn sdma_packet() -> impl Strategy<Value = SdmaPacket> {
         SdmaPacket::ConstFill(f)
     });
     let fence = (any::<u64>(), any::<u32>(), 0u8..8, any::<u32>()).prop_map(|(addr, data, mtype, bits)| {
-        SdmaPacket::Fence(Fence { addr, data, mtype, cache_bits: bits & Fence::CACHE_BITS_MASK })
+        SdmaPacket::Fence(Fence {
+            addr,
+            data,
+            mtype,
+            cache_bits: bits & Fence::CACHE_BITS_MASK,
+        })
     });
     let trap = (0..=Trap::MAX_CONTEXT).prop_map(|c| SdmaPacket::Trap(Trap::new(c).unwrap()));
     let poll = (
@@ -152,31 +183,38 @@ fn sdma_packet() -> impl Strategy<Value = SdmaPacket> {
         any::<u16>(),
         0u16..0x1000,
     )
-        .prop_map(|(function, mem_poll, hdp_flush, addr, reference, mask, interval, retry_count)| {
-            SdmaPacket::PollRegmem(PollRegmem {
-                function,
-                mem_poll,
-                hdp_flush,
-                addr,
-                reference,
-                mask,
-                interval,
-                retry_count,
-            })
-        });
+        .prop_map(
+            |(function, mem_poll, hdp_flush, addr, reference, mask, interval, retry_count)| {
+                SdmaPacket::PollRegmem(PollRegmem {
+                    function,
+                    mem_poll,
+                    hdp_flush,
+                    addr,
+                    reference,
+                    mask,
+                    interval,
+                    retry_count,
+                })
+            },
+        );
     let ts = any::<u64>().prop_map(|a| SdmaPacket::Timestamp(Timestamp::new(a & !7).unwrap()));
     let va = || (0u64..(1 << 41)).prop_map(|v| v << 7);
     let gcr = (va(), va(), 0u32..(1 << 19), 0u8..16)
         .prop_map(|(b, l, g, v)| SdmaPacket::GcrReq(GcrReq::new(b, l, g, v).unwrap()));
-    let ind = (any::<u64>(), 1..=Indirect::MAX_DWORDS, 0u8..16, any::<bool>(), any::<u64>()).prop_map(
-        |(addr, size, vmid, privileged, csa)| {
+    let ind = (
+        any::<u64>(),
+        1..=Indirect::MAX_DWORDS,
+        0u8..16,
+        any::<bool>(),
+        any::<u64>(),
+    )
+        .prop_map(|(addr, size, vmid, privileged, csa)| {
             let mut i = Indirect::new(addr & !31, size).unwrap();
             i.vmid = vmid;
             i.privileged = privileged;
             i.csa_addr = csa;
             SdmaPacket::Indirect(i)
-        },
-    );
+        });
     prop_oneof![nop, copy, fill, fence, trap, poll, ts, gcr, ind]
 }
 
@@ -267,11 +305,28 @@ proptest! {
 
     #[test]
     fn random_dwords_never_panic(t in target(), words in proptest::collection::vec(any::<u32>(), 0..64)) {
-        for item in pm4::decode(t, &words) {
-            if let Ok((_, p)) = item { let _ = p.to_string(); }
+        // Every item prints; an error points inside the stream and ends it.
+        let pm4: Vec<_> = pm4::decode(t, &words).collect();
+        for (i, item) in pm4.iter().enumerate() {
+            match item {
+                Ok((at, p)) => { prop_assert!(*at < words.len()); let _ = p.to_string(); }
+                Err(e) => {
+                    prop_assert!(e.offset().is_some_and(|o| o < words.len()));
+                    prop_assert_eq!(i, pm4.len() - 1);
+                    let _ = e.to_string();
+                }
+            }
         }
-        for item in sdma::decode(t, &words) {
-            if let Ok((_, p)) = item { let _ = p.to_string(); }
+        let sdma: Vec<_> = sdma::decode(t, &words).collect();
+        for (i, item) in sdma.iter().enumerate() {
+            match item {
+                Ok((at, p)) => { prop_assert!(*at < words.len()); let _ = p.to_string(); }
+                Err(e) => {
+                    prop_assert!(e.offset().is_some_and(|o| o < words.len()));
+                    prop_assert_eq!(i, sdma.len() - 1);
+                    let _ = e.to_string();
+                }
+            }
         }
     }
 
@@ -338,7 +393,10 @@ fn set_sh_reg_limits() {
     let mut buf = Vec::new();
     p.encode(GfxTarget::Gfx11, &mut buf);
     assert_eq!(buf.len(), 0x4001);
-    assert_eq!(Pm4Packet::decode(GfxTarget::Gfx11, &buf).unwrap(), (Pm4Packet::SetShReg(p), 0x4001));
+    assert_eq!(
+        Pm4Packet::decode(GfxTarget::Gfx11, &buf).unwrap(),
+        (Pm4Packet::SetShReg(p), 0x4001)
+    );
     assert!(SetShReg::new(ShReg::new(0), &vec![0; 0x4000]).is_err());
     assert!(SetShReg::new(ShReg::new(0), &[]).is_err());
 }
@@ -362,5 +420,8 @@ fn constructors_reject_out_of_range_values() {
     assert!(SdmaNop::new(0x4001).is_err());
     assert!(EventType::new(64).is_err());
     assert!(CopyLinear::split(0, u64::MAX - 4, 4).is_ok());
-    assert!(CopyLinear::split(0, u64::MAX - 4, 5).is_err(), "the exclusive end must fit in 64 bits");
+    assert!(
+        CopyLinear::split(0, u64::MAX - 4, 5).is_err(),
+        "the exclusive end must fit in 64 bits"
+    );
 }

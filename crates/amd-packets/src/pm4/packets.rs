@@ -191,14 +191,18 @@ impl<'a> SetShReg<'a> {
     }
 }
 
-/// Writes a SET_SH_REG of a fixed number of registers without building a slice
-/// first; the hot path of a dispatch. Returns the start index in `out`.
+/// Writes a SET_SH_REG of a fixed number (1..=14) of registers without building a
+/// slice first; the hot path of a dispatch. Returns the start index in `out`.
 #[inline(always)]
 pub fn set_sh_reg<const N: usize>(out: &mut impl CmdSink, reg: ShReg, values: [u32; N]) -> usize {
-    const { assert!(N >= 1 && N < super::MAX_BODY_DWORDS) };
+    const { assert!(N >= 1 && N <= 14) };
     let start = out.len();
-    out.put(&[header(Opcode::SetShReg, 1 + N), reg.offset() as u32]);
-    out.put(&values);
+    // One put of a constant length: the compiler keeps this buffer in registers.
+    let mut words = [0u32; 16];
+    words[0] = header(Opcode::SetShReg, 1 + N);
+    words[1] = reg.offset() as u32;
+    words[2..2 + N].copy_from_slice(&values);
+    out.put(&words[..2 + N]);
     start
 }
 

@@ -6,8 +6,8 @@
 
 use super::packets::*;
 use super::regs::{GFX103_CP_COHER_START_DELAY, gfx11};
-use super::{ShReg, set_sh_reg};
-use crate::{CmdSink, GfxTarget, PacketError, lo_hi};
+use super::{Opcode, ShReg, header, set_sh_reg};
+use crate::{CmdSink, GfxTarget, PacketError, SliceSink, lo_hi};
 
 /// `regBIF_BX_PF1_GPU_HDP_FLUSH_REQ` / `_DONE` (0x106, 0x107) in NBIO segment 2
 /// (base 0xd20): the registers the HDP flush handshake writes and polls. The same on
@@ -117,6 +117,8 @@ pub struct DispatchOffsets {
 impl Dispatch<'_> {
     /// Most user SGPRs COMPUTE_USER_DATA_* can set.
     pub const MAX_USER_DATA: usize = 16;
+    /// Most dwords a dispatch sequence takes (gfx11 with 16 user data dwords).
+    pub const MAX_DWORDS: usize = 84;
 
     /// Appends the dispatch: cache invalidation, register setup, DISPATCH_DIRECT and a
     /// CS partial flush. Fails only for a misaligned code address or more than 16 user
@@ -139,6 +141,27 @@ impl Dispatch<'_> {
                 limit: "0..=16",
             });
         }
+        // Assemble on the stack and hand the sink one slice: one capacity check and
+        // one copy instead of one per packet.
+        let mut words = [0u32; Self::MAX_DWORDS];
+        let mut local = SliceSink::new(&mut words);
+        let o = self.encode_parts(target, &mut local);
+        // MAX_DWORDS bounds the sequence on every target (a unit test encodes the
+        // longest one); should that ever break, fail rather than emit a partial one.
+        let len = local.finish().ok_or(PacketError::FieldRange {
+            packet: "dispatch",
+            field: "sequence dwords",
+            value: Self::MAX_DWORDS as u64 + 1,
+            limit: "Dispatch::MAX_DWORDS",
+        })?;
+        let start = out.len();
+        out.put(&words[..len]);
+        Ok(o.rebased(start))
+    }
+
+    /// The sequence itself, offsets counted from `out`'s length on entry.
+    #[inline(always)]
+    fn encode_parts(&self, target: GfxTarget, out: &mut impl CmdSink) -> DispatchOffsets {
         // The COMPUTE_* offsets are the same on gfx10.3 and gfx11; the gfx11 table
         // names them, and the target decides which optional registers exist.
         use gfx11 as r;
@@ -164,7 +187,11 @@ impl Dispatch<'_> {
         }
         let user_data = out.len() + 2;
         if !self.user_data.is_empty() {
-            SetShReg::new(r::COMPUTE_USER_DATA_0, self.user_data)?.encode(target, out);
+            out.put(&[
+                header(Opcode::SetShReg, 1 + self.user_data.len()),
+                r::COMPUTE_USER_DATA_0.offset() as u32,
+            ]);
+            out.put(self.user_data);
         }
         let [bx, by, bz] = self.block;
         let block = set_sh_reg(out, r::COMPUTE_START_X, [0, 0, 0, bx, by, bz, 0, 0]) + 5;
@@ -174,7 +201,7 @@ impl Dispatch<'_> {
             .encode(target, out)
             + 1;
         EventWrite::cs_partial_flush().encode(target, out);
-        Ok(DispatchOffsets {
+        DispatchOffsets {
             code_addr,
             rsrc,
             tmpring_size,
@@ -182,7 +209,25 @@ impl Dispatch<'_> {
             user_data,
             block,
             grid,
-        })
+        }
+    }
+}
+
+impl DispatchOffsets {
+    /// The same offsets moved `by` dwords further.
+    pub const fn rebased(self, by: usize) -> Self {
+        DispatchOffsets {
+            code_addr: self.code_addr + by,
+            rsrc: self.rsrc + by,
+            tmpring_size: self.tmpring_size + by,
+            scratch_base: match self.scratch_base {
+                Some(s) => Some(s + by),
+                None => None,
+            },
+            user_data: self.user_data + by,
+            block: self.block + by,
+            grid: self.grid + by,
+        }
     }
 }
 
@@ -243,6 +288,19 @@ mod tests {
         assert!(regs.contains(&GFX103_CP_COHER_START_DELAY));
         assert!(!regs.contains(&gfx11::COMPUTE_STATIC_THREAD_MGMT_SE4));
         assert!(!regs.contains(&gfx11::COMPUTE_DISPATCH_SCRATCH_BASE_LO));
+    }
+
+    #[test]
+    fn the_longest_dispatch_fits_max_dwords() {
+        let user = [7u32; Dispatch::MAX_USER_DATA];
+        for t in GfxTarget::ALL {
+            let mut buf = Vec::new();
+            dispatch(&user).encode(t, &mut buf).unwrap();
+            assert!(buf.len() <= Dispatch::MAX_DWORDS);
+            if t == GfxTarget::Gfx11 {
+                assert_eq!(buf.len(), Dispatch::MAX_DWORDS);
+            }
+        }
     }
 
     #[test]
