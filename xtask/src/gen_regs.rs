@@ -60,10 +60,15 @@ pub fn run(args: &[String]) -> Result<()> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    let mut extracted = None;
     let dir = match linux.or_else(|| std::env::var_os("AMD_LINUX_SRC").map(PathBuf::from)) {
         Some(d) => d,
-        None => extract_from_tarball()?
-            .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?,
+        None => extracted
+            .insert(
+                extract_from_tarball()?
+                    .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?,
+            )
+            .root(),
     };
     let text = generate(&dir)?;
     let out = workspace_root().join(OUTPUT);
@@ -80,14 +85,38 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Headers extracted into a temporary folder, removed on drop.
+pub struct Extracted {
+    tmp: PathBuf,
+}
+
+impl Extracted {
+    /// The kernel source root inside the temporary folder.
+    pub fn root(&self) -> PathBuf {
+        self.tmp.join("linux-source-6.12")
+    }
+}
+
+impl Drop for Extracted {
+    fn drop(&mut self) {
+        // A leftover temporary folder is harmless; nothing to report.
+        let _ = std::fs::remove_dir_all(&self.tmp);
+    }
+}
+
 /// Extracts the headers from Debian's linux-source tarball into a temporary folder,
 /// or `None` if the tarball is not installed.
-pub fn extract_from_tarball() -> Result<Option<PathBuf>> {
+pub fn extract_from_tarball() -> Result<Option<Extracted>> {
     if !Path::new(TARBALL).exists() {
         return Ok(None);
     }
-    let tmp = std::env::temp_dir().join(format!("amd-hcq-linux-headers-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!(
+        "amd-hcq-linux-headers-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     std::fs::create_dir_all(&tmp)?;
+    let extracted = Extracted { tmp: tmp.clone() };
     let members: Vec<String> = FAMILIES
         .iter()
         .map(|f| format!("linux-source-6.12/{HEADER_DIR}/{}", f.header))
@@ -102,7 +131,7 @@ pub fn extract_from_tarball() -> Result<Option<PathBuf>> {
     if !status.success() {
         return Err(format!("tar could not extract the GC headers from {TARBALL}").into());
     }
-    Ok(Some(tmp.join("linux-source-6.12")))
+    Ok(Some(extracted))
 }
 
 /// Parses `#define <prefix>NAME 0xVALUE` lines into (name, value, base_idx).
@@ -206,10 +235,11 @@ mod tests {
     /// The committed tables match what the headers give, where the headers exist here.
     #[test]
     fn generated_registers_are_current() {
+        let mut extracted = None;
         let dir = match std::env::var_os("AMD_LINUX_SRC") {
             Some(d) => PathBuf::from(d),
             None => match extract_from_tarball() {
-                Ok(Some(d)) => d,
+                Ok(Some(d)) => extracted.insert(d).root(),
                 Ok(None) => {
                     eprintln!("skipped: no Linux headers here (install linux-source-6.12 or set AMD_LINUX_SRC)");
                     return;

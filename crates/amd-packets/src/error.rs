@@ -13,6 +13,12 @@ pub enum PacketError {
         /// The version asked for.
         version: u32,
     },
+    /// A processor name that is not of the form `gfx<major><minor><stepping>`.
+    #[error("{name:?} is not a GPU processor name such as gfx1100")]
+    BadTargetName {
+        /// The name given.
+        name: String,
+    },
     /// A value does not fit the field that carries it.
     #[error("{packet}: {field} = {value:#x} is out of range ({limit})")]
     FieldRange {

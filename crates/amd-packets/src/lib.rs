@@ -44,7 +44,7 @@ mod target;
 
 pub use error::PacketError;
 pub use sink::{CmdSink, SliceSink};
-pub use target::GfxTarget;
+pub use target::{GfxTarget, version_from_name};
 
 /// Splits a 64-bit value into its low and high dwords, the order packets store them in.
 #[inline(always)]

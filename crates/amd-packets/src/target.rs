@@ -27,6 +27,12 @@ impl GfxTarget {
         }
     }
 
+    /// The target for an LLVM processor name such as `gfx1100` or `gfx1030`.
+    pub fn from_name(name: &str) -> Result<Self, PacketError> {
+        let version = version_from_name(name).ok_or_else(|| PacketError::BadTargetName { name: name.to_string() })?;
+        Self::from_version(version)
+    }
+
     /// A short name for messages: `gfx10.3` or `gfx11`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -43,6 +49,20 @@ impl GfxTarget {
             GfxTarget::Gfx11 => 30,
         }
     }
+}
+
+/// KFD's `gfx_target_version` for an LLVM processor name: `gfx` + major (decimal) +
+/// minor and stepping (one hex digit each); `gfx1100` → 110000, `gfx90a` → 90010.
+pub fn version_from_name(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("gfx")?;
+    if digits.len() < 3 || !digits.is_ascii() {
+        return None;
+    }
+    let (major, rest) = digits.split_at(digits.len() - 2);
+    let major: u32 = major.parse().ok()?;
+    let minor = char::from(*rest.as_bytes().first()?).to_digit(16)?;
+    let stepping = char::from(*rest.as_bytes().get(1)?).to_digit(16)?;
+    major.checked_mul(10000)?.checked_add(minor * 100 + stepping)
 }
 
 impl std::fmt::Display for GfxTarget {
@@ -64,5 +84,28 @@ mod tests {
         assert!(GfxTarget::from_version(90402).is_err());
         assert!(GfxTarget::from_version(120000).is_err());
         assert!(GfxTarget::from_version(0).is_err());
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(version_from_name("gfx1100"), Some(110000));
+        assert_eq!(version_from_name("gfx1030"), Some(100300));
+        assert_eq!(version_from_name("gfx90a"), Some(90010));
+        assert_eq!(version_from_name("gfx1151"), Some(110501));
+        for bad in [
+            "",
+            "gfx",
+            "gfx1",
+            "gfx10",
+            "gfx1x00",
+            "gfx10zz",
+            "sm_80",
+            "gfx١٠٠",
+            "gfx99999999999900",
+        ] {
+            assert_eq!(version_from_name(bad), None, "{bad}");
+        }
+        assert_eq!(GfxTarget::from_name("gfx1030"), Ok(GfxTarget::Gfx103));
+        assert!(GfxTarget::from_name("gfx942").is_err());
     }
 }
