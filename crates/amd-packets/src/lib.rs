@@ -43,6 +43,11 @@ mod sink;
 mod target;
 
 pub use error::PacketError;
+
+/// The error the decoders return: the crate's one error type, whose decode variants
+/// (`UnknownOpcode`, `Truncated`, `BadCount`, `BadPacketType`, `InvalidField`) carry the
+/// dword offset.
+pub type DecodeError = PacketError;
 pub use sink::{CmdSink, SliceSink};
 pub use target::{GfxTarget, version_from_name};
 

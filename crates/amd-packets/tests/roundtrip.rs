@@ -298,9 +298,15 @@ proptest! {
         }
         prop_assert_eq!(n, expected);
         prop_assert_eq!((s - src, d - dst), (size, size));
-        let mut again = Vec::new();
+        let mut again = vec![0];
         prop_assert_eq!(CopyLinear::encode_split(t, dst, src, size, &mut again).unwrap(), expected);
-        prop_assert_eq!(again, buf);
+        prop_assert_eq!(&again[1..], &buf[..]);
+        // A recorded copy patched to other addresses equals a fresh encode.
+        let (dst2, src2) = (dst.wrapping_add(0x1234_5000) % (u64::MAX - size), src / 3);
+        CopyLinear::patch_split(t, &mut again, 1, dst2, src2, size).unwrap();
+        let mut fresh = vec![0];
+        CopyLinear::encode_split(t, dst2, src2, size, &mut fresh).unwrap();
+        prop_assert_eq!(again, fresh);
     }
 
     #[test]

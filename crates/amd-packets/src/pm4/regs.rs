@@ -7,7 +7,15 @@
 #[path = "regs_generated.rs"]
 mod generated;
 
-pub use generated::{gfx11, gfx103};
+pub use generated::gfx11;
+
+/// SH registers of gfx10.3 (RDNA2), as SET_SH_REG offsets: the generated table plus
+/// [`gfx103::CP_COHER_START_DELAY`].
+pub mod gfx103 {
+    pub use super::generated::gfx103::*;
+    /// See [`super::GFX103_CP_COHER_START_DELAY`].
+    pub const CP_COHER_START_DELAY: super::ShReg = super::GFX103_CP_COHER_START_DELAY;
+}
 
 use crate::GfxTarget;
 

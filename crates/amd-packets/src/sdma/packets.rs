@@ -216,6 +216,25 @@ impl CopyLinear {
         Ok(n)
     }
 
+    /// Rewrites the addresses of the packets [`CopyLinear::encode_split`] wrote at
+    /// `start` in `buf` for a copy of `size` bytes, so a recorded copy can be replayed
+    /// between other buffers of the same size.
+    pub fn patch_split(
+        target: GfxTarget,
+        buf: &mut [u32],
+        start: usize,
+        dst: u64,
+        src: u64,
+        size: u64,
+    ) -> Result<(), PacketError> {
+        for (i, p) in Self::split(dst, src, size)?.enumerate() {
+            let at = start + i * Self::DWORDS;
+            crate::patch::set_u64(buf, at + CopyLinearField::Src.offset(target), p.src)?;
+            crate::patch::set_u64(buf, at + CopyLinearField::Dst.offset(target), p.dst)?;
+        }
+        Ok(())
+    }
+
     /// Packets needed for `size` bytes.
     pub const fn packets_for(size: u64) -> u64 {
         size.div_ceil(MAX_BYTES_PER_PACKET as u64)
