@@ -1,6 +1,33 @@
 //! The KFD transport of amd-hcq: `/dev/kfd` ioctls, sysfs topology, doorbells and
-//! events, reached only through the `Sys` trait.
+//! events, reaching the operating system only through the [`sys::Sys`] trait.
 //!
-//! **Not built yet.** This crate is an empty shell in the workspace; its contents
-//! arrive with the KFD transport work (see the README's crate map).
+//! ```text
+//! amd-hcq            runtime (devices, queues, signals, programs)
+//!    │
+//!    └── amd-kfd     ← this crate
+//!          Kfd ─────── /dev/kfd, opened once per process; GPU discovery
+//!          KfdDevice ─ render node + VM, event page share, queue and fault events
+//!          KfdMemory ─ VRAM / GTT / USERPTR buffers, mapped to one or more GPUs
+//!          KfdQueue ── PM4 or SDMA ring, pointers, doorbell
+//!          Sys ─────── HostSys (the OS) or amd-mockgpu's MockSys (an emulated driver)
+//! ```
+//!
+//! `unsafe` lives in two modules: [`sys`] (the system calls of [`sys::HostSys`]) and
+//! `raw` (ioctls with embedded pointers, the mappings this crate owns, and atomic
+//! access to queue pointers and doorbells).
 #![deny(unsafe_code)]
+
+pub mod abi;
+mod device;
+mod error;
+mod memory;
+mod queue;
+mod raw;
+pub mod sys;
+pub mod topology;
+
+pub use device::{DOORBELL_MAP_SIZE, EVENT_PAGE_SIZE, KFD_PATH, Kfd, KfdDevice, KfdEvent};
+pub use error::{KfdError, Result};
+pub use memory::{KfdMemory, MemoryKind, PAGE_SIZE};
+pub use queue::{CwsrSizes, EOP_BUFFER_SIZE, KfdQueue, QueueKind};
+pub use raw::Cell64;

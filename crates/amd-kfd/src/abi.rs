@@ -1,0 +1,750 @@
+//! The KFD ioctl ABI of `include/uapi/linux/kfd_ioctl.h` (interface 1.11): argument
+//! structs named as in the header, flags and constants, and typed request numbers.
+//!
+//! Layouts are pinned twice: `const` size assertions here, and a test that compiles a C
+//! program against the system header and compares every size, field offset and
+//! request number (`tests/abi_layout.rs`).
+
+#![allow(non_camel_case_types, non_snake_case)]
+
+use std::marker::PhantomData;
+
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// `KFD_IOCTL_MAJOR_VERSION`
+pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
+/// `KFD_IOCTL_MINOR_VERSION` of the header this ABI follows.
+pub const KFD_IOCTL_MINOR_VERSION: u32 = 11;
+
+/// One field of an ABI struct: its C name and offset.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldLayout {
+    /// Field name as in the header.
+    pub name: &'static str,
+    /// Byte offset.
+    pub offset: usize,
+}
+
+/// An ABI struct's C name, size and fields, for the layout test.
+#[derive(Debug, Clone, Copy)]
+pub struct StructLayout {
+    /// Struct name as in the header (without `struct`).
+    pub name: &'static str,
+    /// `sizeof`.
+    pub size: usize,
+    /// Fields in declaration order.
+    pub fields: &'static [FieldLayout],
+}
+
+macro_rules! abi_struct {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } size = $size:literal;) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+        pub struct $name { $($(#[$fm])* pub $f: $t,)* }
+
+        const _: () = assert!(std::mem::size_of::<$name>() == $size);
+
+        impl $name {
+            /// Name, size and field offsets, for the layout test.
+            pub const LAYOUT: StructLayout = StructLayout {
+                name: stringify!($name),
+                size: std::mem::size_of::<$name>(),
+                fields: &[$(FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($name, $f) },)*],
+            };
+        }
+    };
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_GET_VERSION`
+    pub struct kfd_ioctl_get_version_args {
+        /// from KFD
+        pub major_version: u32,
+        /// from KFD
+        pub minor_version: u32,
+    }
+    size = 8;
+}
+
+/// `KFD_IOC_QUEUE_TYPE_COMPUTE`: a PM4 compute queue.
+pub const KFD_IOC_QUEUE_TYPE_COMPUTE: u32 = 0x0;
+/// `KFD_IOC_QUEUE_TYPE_SDMA`
+pub const KFD_IOC_QUEUE_TYPE_SDMA: u32 = 0x1;
+/// `KFD_IOC_QUEUE_TYPE_COMPUTE_AQL`
+pub const KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: u32 = 0x2;
+/// `KFD_IOC_QUEUE_TYPE_SDMA_XGMI`
+pub const KFD_IOC_QUEUE_TYPE_SDMA_XGMI: u32 = 0x3;
+/// `KFD_MAX_QUEUE_PERCENTAGE`
+pub const KFD_MAX_QUEUE_PERCENTAGE: u32 = 100;
+/// `KFD_MAX_QUEUE_PRIORITY`
+pub const KFD_MAX_QUEUE_PRIORITY: u32 = 15;
+/// `KFD_MIN_QUEUE_RING_SIZE`
+pub const KFD_MIN_QUEUE_RING_SIZE: u32 = 1024;
+
+abi_struct! {
+    /// `AMDKFD_IOC_CREATE_QUEUE`
+    pub struct kfd_ioctl_create_queue_args {
+        /// to KFD
+        pub ring_base_address: u64,
+        /// to KFD (where the runtime keeps the write pointer)
+        pub write_pointer_address: u64,
+        /// to KFD (where the CP keeps the read pointer)
+        pub read_pointer_address: u64,
+        /// from KFD
+        pub doorbell_offset: u64,
+        /// to KFD, bytes
+        pub ring_size: u32,
+        /// to KFD
+        pub gpu_id: u32,
+        /// to KFD
+        pub queue_type: u32,
+        /// to KFD
+        pub queue_percentage: u32,
+        /// to KFD
+        pub queue_priority: u32,
+        /// from KFD
+        pub queue_id: u32,
+        /// to KFD
+        pub eop_buffer_address: u64,
+        /// to KFD
+        pub eop_buffer_size: u64,
+        /// to KFD
+        pub ctx_save_restore_address: u64,
+        /// to KFD
+        pub ctx_save_restore_size: u32,
+        /// to KFD
+        pub ctl_stack_size: u32,
+    }
+    size = 88;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_DESTROY_QUEUE`
+    pub struct kfd_ioctl_destroy_queue_args {
+        /// to KFD
+        pub queue_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 8;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_UPDATE_QUEUE`
+    pub struct kfd_ioctl_update_queue_args {
+        /// to KFD
+        pub ring_base_address: u64,
+        /// to KFD
+        pub queue_id: u32,
+        /// to KFD
+        pub ring_size: u32,
+        /// to KFD
+        pub queue_percentage: u32,
+        /// to KFD
+        pub queue_priority: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_CU_MASK`
+    pub struct kfd_ioctl_set_cu_mask_args {
+        /// to KFD
+        pub queue_id: u32,
+        /// to KFD: bits in the mask (a multiple of 32)
+        pub num_cu_mask: u32,
+        /// to KFD: pointer to `num_cu_mask / 32` u32 words
+        pub cu_mask_ptr: u64,
+    }
+    size = 16;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_GET_QUEUE_WAVE_STATE`
+    pub struct kfd_ioctl_get_queue_wave_state_args {
+        /// to KFD
+        pub ctl_stack_address: u64,
+        /// from KFD
+        pub ctl_stack_used_size: u32,
+        /// from KFD
+        pub save_area_used_size: u32,
+        /// to KFD
+        pub queue_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_AVAILABLE_MEMORY`
+    pub struct kfd_ioctl_get_available_memory_args {
+        /// from KFD, bytes
+        pub available: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 16;
+}
+
+/// `KFD_IOC_CACHE_POLICY_COHERENT`
+pub const KFD_IOC_CACHE_POLICY_COHERENT: u32 = 0;
+/// `KFD_IOC_CACHE_POLICY_NONCOHERENT`
+pub const KFD_IOC_CACHE_POLICY_NONCOHERENT: u32 = 1;
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_MEMORY_POLICY`
+    pub struct kfd_ioctl_set_memory_policy_args {
+        /// to KFD
+        pub alternate_aperture_base: u64,
+        /// to KFD
+        pub alternate_aperture_size: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// to KFD
+        pub default_policy: u32,
+        /// to KFD
+        pub alternate_policy: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 32;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_GET_CLOCK_COUNTERS`
+    pub struct kfd_ioctl_get_clock_counters_args {
+        /// from KFD
+        pub gpu_clock_counter: u64,
+        /// from KFD
+        pub cpu_clock_counter: u64,
+        /// from KFD
+        pub system_clock_counter: u64,
+        /// from KFD, Hz
+        pub system_clock_freq: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 40;
+}
+
+abi_struct! {
+    /// One GPU's apertures, filled by `AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`.
+    pub struct kfd_process_device_apertures {
+        /// from KFD
+        pub lds_base: u64,
+        /// from KFD
+        pub lds_limit: u64,
+        /// from KFD
+        pub scratch_base: u64,
+        /// from KFD
+        pub scratch_limit: u64,
+        /// from KFD
+        pub gpuvm_base: u64,
+        /// from KFD
+        pub gpuvm_limit: u64,
+        /// from KFD
+        pub gpu_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 56;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`
+    pub struct kfd_ioctl_get_process_apertures_new_args {
+        /// to KFD: pointer to `num_of_nodes` [`kfd_process_device_apertures`]
+        pub kfd_process_device_apertures_ptr: u64,
+        /// to KFD: room in the array; from KFD: entries filled
+        pub num_of_nodes: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 16;
+}
+
+/// `KFD_INVALID_FD`
+pub const KFD_INVALID_FD: u32 = 0xffff_ffff;
+
+/// `KFD_IOC_EVENT_SIGNAL`
+pub const KFD_IOC_EVENT_SIGNAL: u32 = 0;
+/// `KFD_IOC_EVENT_NODECHANGE`
+pub const KFD_IOC_EVENT_NODECHANGE: u32 = 1;
+/// `KFD_IOC_EVENT_DEVICESTATECHANGE`
+pub const KFD_IOC_EVENT_DEVICESTATECHANGE: u32 = 2;
+/// `KFD_IOC_EVENT_HW_EXCEPTION`
+pub const KFD_IOC_EVENT_HW_EXCEPTION: u32 = 3;
+/// `KFD_IOC_EVENT_SYSTEM_EVENT`
+pub const KFD_IOC_EVENT_SYSTEM_EVENT: u32 = 4;
+/// `KFD_IOC_EVENT_DEBUG_EVENT`
+pub const KFD_IOC_EVENT_DEBUG_EVENT: u32 = 5;
+/// `KFD_IOC_EVENT_PROFILE_EVENT`
+pub const KFD_IOC_EVENT_PROFILE_EVENT: u32 = 6;
+/// `KFD_IOC_EVENT_QUEUE_EVENT`
+pub const KFD_IOC_EVENT_QUEUE_EVENT: u32 = 7;
+/// `KFD_IOC_EVENT_MEMORY`
+pub const KFD_IOC_EVENT_MEMORY: u32 = 8;
+
+/// `KFD_IOC_WAIT_RESULT_COMPLETE`
+pub const KFD_IOC_WAIT_RESULT_COMPLETE: u32 = 0;
+/// `KFD_IOC_WAIT_RESULT_TIMEOUT`
+pub const KFD_IOC_WAIT_RESULT_TIMEOUT: u32 = 1;
+/// `KFD_IOC_WAIT_RESULT_FAIL`
+pub const KFD_IOC_WAIT_RESULT_FAIL: u32 = 2;
+
+/// `KFD_SIGNAL_EVENT_LIMIT`: signal event slots in the event page.
+pub const KFD_SIGNAL_EVENT_LIMIT: u32 = 4096;
+
+/// `KFD_HW_EXCEPTION_WHOLE_GPU_RESET`
+pub const KFD_HW_EXCEPTION_WHOLE_GPU_RESET: u32 = 0;
+/// `KFD_HW_EXCEPTION_PER_ENGINE_RESET`
+pub const KFD_HW_EXCEPTION_PER_ENGINE_RESET: u32 = 1;
+/// `KFD_HW_EXCEPTION_GPU_HANG`
+pub const KFD_HW_EXCEPTION_GPU_HANG: u32 = 0;
+/// `KFD_HW_EXCEPTION_ECC`
+pub const KFD_HW_EXCEPTION_ECC: u32 = 1;
+
+/// `KFD_MEM_ERR_NO_RAS`
+pub const KFD_MEM_ERR_NO_RAS: u32 = 0;
+/// `KFD_MEM_ERR_SRAM_ECC`
+pub const KFD_MEM_ERR_SRAM_ECC: u32 = 1;
+/// `KFD_MEM_ERR_POISON_CONSUMED`
+pub const KFD_MEM_ERR_POISON_CONSUMED: u32 = 2;
+/// `KFD_MEM_ERR_GPU_HANG`
+pub const KFD_MEM_ERR_GPU_HANG: u32 = 3;
+
+abi_struct! {
+    /// `AMDKFD_IOC_CREATE_EVENT`
+    pub struct kfd_ioctl_create_event_args {
+        /// to KFD on the first call: the event page's memory handle; from KFD: its
+        /// mmap offset
+        pub event_page_offset: u64,
+        /// from KFD, signal events only
+        pub event_trigger_data: u32,
+        /// to KFD
+        pub event_type: u32,
+        /// to KFD
+        pub auto_reset: u32,
+        /// to KFD, for some event types
+        pub node_id: u32,
+        /// from KFD
+        pub event_id: u32,
+        /// from KFD: the event's 8-byte slot in the event page
+        pub event_slot_index: u32,
+    }
+    size = 32;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_DESTROY_EVENT`
+    pub struct kfd_ioctl_destroy_event_args {
+        /// to KFD
+        pub event_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 8;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_EVENT`
+    pub struct kfd_ioctl_set_event_args {
+        /// to KFD
+        pub event_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 8;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_RESET_EVENT`
+    pub struct kfd_ioctl_reset_event_args {
+        /// to KFD
+        pub event_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 8;
+}
+
+abi_struct! {
+    /// Why a memory access faulted.
+    pub struct kfd_memory_exception_failure {
+        /// Page not present or supervisor privilege.
+        pub NotPresent: u32,
+        /// Write access to a read-only page.
+        pub ReadOnly: u32,
+        /// Execute access to a page marked NX.
+        pub NoExecute: u32,
+        /// The exact fault address is unknown.
+        pub imprecise: u32,
+    }
+    size = 16;
+}
+
+abi_struct! {
+    /// Memory exception data of a `KFD_IOC_EVENT_MEMORY` event.
+    pub struct kfd_hsa_memory_exception_data {
+        /// What went wrong.
+        pub failure: kfd_memory_exception_failure,
+        /// Faulting virtual address.
+        pub va: u64,
+        /// GPU that faulted (0: none).
+        pub gpu_id: u32,
+        /// `KFD_MEM_ERR_*`
+        pub ErrorType: u32,
+    }
+    size = 32;
+}
+
+abi_struct! {
+    /// Hardware exception data of a `KFD_IOC_EVENT_HW_EXCEPTION` event.
+    pub struct kfd_hsa_hw_exception_data {
+        /// `KFD_HW_EXCEPTION_*_RESET`
+        pub reset_type: u32,
+        /// `KFD_HW_EXCEPTION_GPU_HANG` / `_ECC`
+        pub reset_cause: u32,
+        /// Whether memory was lost.
+        pub memory_lost: u32,
+        /// GPU (0: none).
+        pub gpu_id: u32,
+    }
+    size = 16;
+}
+
+abi_struct! {
+    /// One entry of the `AMDKFD_IOC_WAIT_EVENTS` array. The header's anonymous union
+    /// of `memory_exception_data` and `hw_exception_data` is held as the larger member;
+    /// [`kfd_event_data::hw_exception_data`] reads the other view.
+    pub struct kfd_event_data {
+        /// from KFD (union with `hw_exception_data`)
+        pub memory_exception_data: kfd_hsa_memory_exception_data,
+        /// pointer to an extension structure
+        pub kfd_event_data_ext: u64,
+        /// to KFD
+        pub event_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 48;
+}
+
+impl kfd_event_data {
+    /// An entry waiting on `event_id`.
+    pub fn for_event(event_id: u32) -> Self {
+        kfd_event_data { event_id, ..Default::default() }
+    }
+
+    /// The union read as `hw_exception_data`.
+    pub fn hw_exception_data(&self) -> kfd_hsa_hw_exception_data {
+        let bytes = self.memory_exception_data.as_bytes();
+        // The union's first 16 bytes are the hw view; `read_from_prefix` only fails on
+        // a shorter slice, and the memory view is 32 bytes.
+        kfd_hsa_hw_exception_data::read_from_prefix(bytes).map(|(v, _)| v).unwrap_or_default()
+    }
+
+    /// Writes the union as `hw_exception_data` (the rest of the union is zeroed).
+    pub fn set_hw_exception_data(&mut self, hw: kfd_hsa_hw_exception_data) {
+        let mut bytes = [0u8; 32];
+        bytes[..16].copy_from_slice(hw.as_bytes());
+        self.memory_exception_data = kfd_hsa_memory_exception_data::read_from_bytes(&bytes[..]).unwrap_or_default();
+    }
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_WAIT_EVENTS`
+    pub struct kfd_ioctl_wait_events_args {
+        /// to KFD: pointer to `num_events` [`kfd_event_data`]
+        pub events_ptr: u64,
+        /// to KFD
+        pub num_events: u32,
+        /// to KFD
+        pub wait_for_all: u32,
+        /// to KFD, milliseconds
+        pub timeout: u32,
+        /// from KFD: `KFD_IOC_WAIT_RESULT_*`
+        pub wait_result: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_SCRATCH_BACKING_VA`
+    pub struct kfd_ioctl_set_scratch_backing_va_args {
+        /// to KFD
+        pub va_addr: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 16;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_TRAP_HANDLER`
+    pub struct kfd_ioctl_set_trap_handler_args {
+        /// to KFD
+        pub tba_addr: u64,
+        /// to KFD
+        pub tma_addr: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// padding
+        pub pad: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_ACQUIRE_VM`
+    pub struct kfd_ioctl_acquire_vm_args {
+        /// to KFD: the render node's file descriptor
+        pub drm_fd: u32,
+        /// to KFD
+        pub gpu_id: u32,
+    }
+    size = 8;
+}
+
+/// `KFD_IOC_ALLOC_MEM_FLAGS_VRAM`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_VRAM: u32 = 1 << 0;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_GTT`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_GTT: u32 = 1 << 1;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_USERPTR`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_USERPTR: u32 = 1 << 2;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL: u32 = 1 << 3;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP: u32 = 1 << 4;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE: u32 = 1 << 31;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE: u32 = 1 << 30;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC: u32 = 1 << 29;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE: u32 = 1 << 28;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM: u32 = 1 << 27;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_COHERENT`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_COHERENT: u32 = 1 << 26;
+/// `KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED`
+pub const KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED: u32 = 1 << 25;
+
+abi_struct! {
+    /// `AMDKFD_IOC_ALLOC_MEMORY_OF_GPU`
+    pub struct kfd_ioctl_alloc_memory_of_gpu_args {
+        /// to KFD: GPU virtual address (the same on every GPU)
+        pub va_addr: u64,
+        /// to KFD, bytes
+        pub size: u64,
+        /// from KFD
+        pub handle: u64,
+        /// to KFD (userptr: the CPU address); from KFD (render-node mmap offset)
+        pub mmap_offset: u64,
+        /// to KFD
+        pub gpu_id: u32,
+        /// `KFD_IOC_ALLOC_MEM_FLAGS_*`
+        pub flags: u32,
+    }
+    size = 40;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_FREE_MEMORY_OF_GPU`
+    pub struct kfd_ioctl_free_memory_of_gpu_args {
+        /// to KFD
+        pub handle: u64,
+    }
+    size = 8;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_MAP_MEMORY_TO_GPU`
+    pub struct kfd_ioctl_map_memory_to_gpu_args {
+        /// to KFD
+        pub handle: u64,
+        /// to KFD: pointer to `n_devices` u32 gpu ids
+        pub device_ids_array_ptr: u64,
+        /// to KFD
+        pub n_devices: u32,
+        /// to/from KFD: devices mapped so far
+        pub n_success: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU`
+    pub struct kfd_ioctl_unmap_memory_from_gpu_args {
+        /// to KFD
+        pub handle: u64,
+        /// to KFD: pointer to `n_devices` u32 gpu ids
+        pub device_ids_array_ptr: u64,
+        /// to KFD
+        pub n_devices: u32,
+        /// to/from KFD: devices unmapped so far
+        pub n_success: u32,
+    }
+    size = 24;
+}
+
+abi_struct! {
+    /// `AMDKFD_IOC_SET_XNACK_MODE`
+    pub struct kfd_ioctl_set_xnack_mode_args {
+        /// to/from KFD (negative: query)
+        pub xnack_enabled: i32,
+    }
+    size = 4;
+}
+
+/// Every ABI struct, for the layout test.
+pub const STRUCTS: &[StructLayout] = &[
+    kfd_ioctl_get_version_args::LAYOUT,
+    kfd_ioctl_create_queue_args::LAYOUT,
+    kfd_ioctl_destroy_queue_args::LAYOUT,
+    kfd_ioctl_update_queue_args::LAYOUT,
+    kfd_ioctl_set_cu_mask_args::LAYOUT,
+    kfd_ioctl_get_queue_wave_state_args::LAYOUT,
+    kfd_ioctl_get_available_memory_args::LAYOUT,
+    kfd_ioctl_set_memory_policy_args::LAYOUT,
+    kfd_ioctl_get_clock_counters_args::LAYOUT,
+    kfd_process_device_apertures::LAYOUT,
+    kfd_ioctl_get_process_apertures_new_args::LAYOUT,
+    kfd_ioctl_create_event_args::LAYOUT,
+    kfd_ioctl_destroy_event_args::LAYOUT,
+    kfd_ioctl_set_event_args::LAYOUT,
+    kfd_ioctl_reset_event_args::LAYOUT,
+    kfd_memory_exception_failure::LAYOUT,
+    kfd_hsa_memory_exception_data::LAYOUT,
+    kfd_hsa_hw_exception_data::LAYOUT,
+    kfd_event_data::LAYOUT,
+    kfd_ioctl_wait_events_args::LAYOUT,
+    kfd_ioctl_set_scratch_backing_va_args::LAYOUT,
+    kfd_ioctl_set_trap_handler_args::LAYOUT,
+    kfd_ioctl_acquire_vm_args::LAYOUT,
+    kfd_ioctl_alloc_memory_of_gpu_args::LAYOUT,
+    kfd_ioctl_free_memory_of_gpu_args::LAYOUT,
+    kfd_ioctl_map_memory_to_gpu_args::LAYOUT,
+    kfd_ioctl_unmap_memory_from_gpu_args::LAYOUT,
+    kfd_ioctl_set_xnack_mode_args::LAYOUT,
+];
+
+// ---------------------------------------------------------------------------------
+// Request numbers (asm-generic/ioctl.h: nr 0..8, type 8..16, size 16..30, dir 30..32).
+
+const IOC_WRITE: u64 = 1;
+const IOC_READ: u64 = 2;
+/// `AMDKFD_IOCTL_BASE`
+pub const AMDKFD_IOCTL_BASE: u8 = b'K';
+
+const fn ioc(dir: u64, nr: u8, size: usize) -> u64 {
+    (dir << 30) | ((size as u64) << 16) | ((AMDKFD_IOCTL_BASE as u64) << 8) | nr as u64
+}
+
+/// A KFD ioctl request whose argument is a `T`.
+#[derive(Debug)]
+pub struct Ioctl<T> {
+    /// The request number passed to `ioctl(2)`.
+    pub request: u64,
+    /// Its name in the header (`AMDKFD_IOC_…`).
+    pub name: &'static str,
+    _arg: PhantomData<fn(&mut T)>,
+}
+
+impl<T> Clone for Ioctl<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Ioctl<T> {}
+
+impl<T> Ioctl<T> {
+    /// The command number (`_IOC_NR`).
+    pub const fn nr(&self) -> u8 {
+        self.request as u8
+    }
+}
+
+/// Argument structs that carry no pointer to other user memory: their ioctls are safe
+/// to issue with nothing more than a valid struct.
+pub trait NoUserPointers {}
+
+macro_rules! ioctls {
+    ($($(#[$m:meta])* $name:ident = $dir:ident($nr:literal, $t:ident) $(, $safe:ident)?;)*) => {
+        $(
+            $(#[$m])*
+            #[doc = concat!("`", stringify!($name), "`: `", stringify!($t), "`.")]
+            pub const $name: Ioctl<$t> = Ioctl {
+                request: ioc(ioctls!(@dir $dir), $nr, std::mem::size_of::<$t>()),
+                name: stringify!($name),
+                _arg: PhantomData,
+            };
+            $(ioctls!(@safe $safe $t);)?
+        )*
+
+        /// Every request: (name, number), for the layout test.
+        pub const REQUESTS: &[(&str, u64)] = &[$((stringify!($name), $name.request),)*];
+    };
+    (@dir R) => { IOC_READ };
+    (@dir W) => { IOC_WRITE };
+    (@dir WR) => { IOC_READ | IOC_WRITE };
+    (@safe plain $t:ident) => { impl NoUserPointers for $t {} };
+}
+
+ioctls! {
+    AMDKFD_IOC_GET_VERSION = R(0x01, kfd_ioctl_get_version_args), plain;
+    AMDKFD_IOC_CREATE_QUEUE = WR(0x02, kfd_ioctl_create_queue_args), plain;
+    AMDKFD_IOC_DESTROY_QUEUE = WR(0x03, kfd_ioctl_destroy_queue_args), plain;
+    AMDKFD_IOC_SET_MEMORY_POLICY = W(0x04, kfd_ioctl_set_memory_policy_args), plain;
+    AMDKFD_IOC_GET_CLOCK_COUNTERS = WR(0x05, kfd_ioctl_get_clock_counters_args), plain;
+    AMDKFD_IOC_UPDATE_QUEUE = W(0x07, kfd_ioctl_update_queue_args), plain;
+    AMDKFD_IOC_CREATE_EVENT = WR(0x08, kfd_ioctl_create_event_args), plain;
+    AMDKFD_IOC_DESTROY_EVENT = W(0x09, kfd_ioctl_destroy_event_args), plain;
+    AMDKFD_IOC_SET_EVENT = W(0x0A, kfd_ioctl_set_event_args), plain;
+    AMDKFD_IOC_RESET_EVENT = W(0x0B, kfd_ioctl_reset_event_args), plain;
+    AMDKFD_IOC_WAIT_EVENTS = WR(0x0C, kfd_ioctl_wait_events_args);
+    AMDKFD_IOC_SET_SCRATCH_BACKING_VA = WR(0x11, kfd_ioctl_set_scratch_backing_va_args), plain;
+    AMDKFD_IOC_SET_TRAP_HANDLER = W(0x13, kfd_ioctl_set_trap_handler_args), plain;
+    AMDKFD_IOC_GET_PROCESS_APERTURES_NEW = WR(0x14, kfd_ioctl_get_process_apertures_new_args);
+    AMDKFD_IOC_ACQUIRE_VM = W(0x15, kfd_ioctl_acquire_vm_args), plain;
+    AMDKFD_IOC_ALLOC_MEMORY_OF_GPU = WR(0x16, kfd_ioctl_alloc_memory_of_gpu_args), plain;
+    AMDKFD_IOC_FREE_MEMORY_OF_GPU = W(0x17, kfd_ioctl_free_memory_of_gpu_args), plain;
+    AMDKFD_IOC_MAP_MEMORY_TO_GPU = WR(0x18, kfd_ioctl_map_memory_to_gpu_args);
+    AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU = WR(0x19, kfd_ioctl_unmap_memory_from_gpu_args);
+    AMDKFD_IOC_SET_CU_MASK = W(0x1A, kfd_ioctl_set_cu_mask_args);
+    AMDKFD_IOC_GET_QUEUE_WAVE_STATE = WR(0x1B, kfd_ioctl_get_queue_wave_state_args);
+    AMDKFD_IOC_SET_XNACK_MODE = WR(0x21, kfd_ioctl_set_xnack_mode_args), plain;
+    AMDKFD_IOC_AVAILABLE_MEMORY = WR(0x23, kfd_ioctl_get_available_memory_args), plain;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_numbers_follow_the_generic_encoding() {
+        // _IOR('K', 1, 8) and _IOWR('K', 0x16, 40) computed by hand.
+        assert_eq!(AMDKFD_IOC_GET_VERSION.request, 0x8008_4b01);
+        assert_eq!(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request, 0xc028_4b16);
+        assert_eq!(AMDKFD_IOC_ACQUIRE_VM.nr(), 0x15);
+    }
+
+    #[test]
+    fn event_data_union_views() {
+        let mut ev = kfd_event_data::for_event(3);
+        let hw = kfd_hsa_hw_exception_data { reset_type: 1, reset_cause: 0, memory_lost: 1, gpu_id: 7 };
+        ev.set_hw_exception_data(hw);
+        assert_eq!(ev.hw_exception_data(), hw);
+        assert_eq!(ev.memory_exception_data.failure.NotPresent, 1);
+        assert_eq!(ev.event_id, 3);
+    }
+}

@@ -1,0 +1,415 @@
+//! The process-wide KFD handle ([`Kfd`]) and one GPU opened through it ([`KfdDevice`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use amd_packets::GfxTarget;
+use parking_lot::Mutex;
+
+use crate::abi::*;
+use crate::memory::{KfdMemory, MemoryKind};
+use crate::queue::{KfdQueue, QueueKind};
+use crate::sys::{Fd, OpenMode, Sys};
+use crate::topology::{GpuNode, TOPOLOGY_NODES, Visibility, discover};
+use crate::{KfdError, Result, raw};
+
+/// `/dev/kfd`.
+pub const KFD_PATH: &str = "/dev/kfd";
+
+/// Size of the shared event page (the seed's 0x8000: 4096 8-byte slots).
+pub const EVENT_PAGE_SIZE: usize = 0x8000;
+
+#[derive(Debug)]
+pub(crate) struct ProcessShared {
+    pub(crate) sys: Arc<dyn Sys>,
+    pub(crate) kfd_fd: Fd,
+    pub(crate) gpus: Vec<GpuNode>,
+    pub(crate) event_page: Mutex<Weak<KfdMemory>>,
+    deferred: Mutex<Vec<KfdError>>,
+}
+
+impl ProcessShared {
+    /// Records an error that happened where it could not be returned (in `Drop`).
+    pub(crate) fn defer(&self, e: KfdError) {
+        self.deferred.lock().push(e);
+    }
+}
+
+impl Drop for ProcessShared {
+    fn drop(&mut self) {
+        // Nothing is left to report to: the last handle is gone.
+        let _ = self.sys.close(self.kfd_fd);
+    }
+}
+
+impl std::fmt::Debug for dyn Sys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Sys")
+    }
+}
+
+/// The process's KFD handle: `/dev/kfd`, opened once and shared by every device, and
+/// the list of visible GPUs.
+#[derive(Debug, Clone)]
+pub struct Kfd {
+    shared: Arc<ProcessShared>,
+}
+
+impl Kfd {
+    /// Opens `/dev/kfd` through `sys`, checks the interface version and discovers the
+    /// GPUs, selected by `VISIBLE_DEVICES` / `HIP_VISIBLE_DEVICES` from the environment.
+    pub fn open(sys: Arc<dyn Sys>) -> Result<Self> {
+        Self::open_with(sys, &Visibility::from_env())
+    }
+
+    /// As [`Kfd::open`], with the visible GPUs given explicitly.
+    pub fn open_with(sys: Arc<dyn Sys>, vis: &Visibility) -> Result<Self> {
+        let kfd_fd = sys.open(Path::new(KFD_PATH), OpenMode::ReadWrite)?;
+        let shared = Arc::new(ProcessShared {
+            sys,
+            kfd_fd,
+            gpus: Vec::new(),
+            event_page: Mutex::new(Weak::new()),
+            deferred: Mutex::new(Vec::new()),
+        });
+        let mut v = kfd_ioctl_get_version_args::default();
+        raw::ioctl(shared.sys.as_ref(), kfd_fd, AMDKFD_IOC_GET_VERSION, &mut v)?;
+        if v.major_version != KFD_IOCTL_MAJOR_VERSION {
+            return Err(KfdError::Version { major: v.major_version, minor: v.minor_version });
+        }
+        let gpus = discover(shared.sys.as_ref(), Path::new(TOPOLOGY_NODES), vis)?;
+        // No device exists yet, so this is the only reference.
+        let mut shared = shared;
+        match Arc::get_mut(&mut shared) {
+            Some(s) => s.gpus = gpus,
+            None => return Err(KfdError::BadReply("KFD handle shared before it was built".into())),
+        }
+        Ok(Kfd { shared })
+    }
+
+    /// The visible GPUs, in order.
+    pub fn gpus(&self) -> &[GpuNode] {
+        &self.shared.gpus
+    }
+
+    /// The system call layer.
+    pub fn sys(&self) -> &Arc<dyn Sys> {
+        &self.shared.sys
+    }
+
+    /// Errors from releases that happened in `Drop` (unmap, free, destroy), drained.
+    pub fn take_deferred_errors(&self) -> Vec<KfdError> {
+        std::mem::take(&mut *self.shared.deferred.lock())
+    }
+
+    /// Apertures of every GPU of the process (`AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`).
+    pub fn apertures(&self) -> Result<Vec<kfd_process_device_apertures>> {
+        let (sys, fd) = (self.shared.sys.as_ref(), self.shared.kfd_fd);
+        let n = raw::process_apertures(sys, fd, &mut [])?;
+        let mut out = vec![kfd_process_device_apertures::default(); n as usize];
+        let filled = raw::process_apertures(sys, fd, &mut out)?;
+        out.truncate(filled as usize);
+        Ok(out)
+    }
+
+    /// Opens visible GPU `index`.
+    pub fn device(&self, index: usize) -> Result<KfdDevice> {
+        KfdDevice::open(self, index)
+    }
+}
+
+/// What memory, queues and events of one GPU share: the render node (and with it the
+/// GPU VM), the doorbell page, and the process handle.
+#[derive(Debug)]
+pub(crate) struct DeviceShared {
+    pub(crate) process: Arc<ProcessShared>,
+    pub(crate) gpu_id: u32,
+    pub(crate) drm_fd: Fd,
+    pub(crate) doorbells: Mutex<Option<Doorbells>>,
+}
+
+/// The two doorbell pages of a GPU, mapped from `/dev/kfd` once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Doorbells {
+    pub(crate) base_offset: u64,
+    pub(crate) addr: usize,
+}
+
+/// Bytes of the doorbell mapping (two pages).
+pub const DOORBELL_MAP_SIZE: usize = 0x2000;
+
+impl Drop for DeviceShared {
+    fn drop(&mut self) {
+        let sys = self.process.sys.as_ref();
+        if let Some(db) = self.doorbells.get_mut().take()
+            && let Err(e) = raw::unmap(sys, db.addr, DOORBELL_MAP_SIZE)
+        {
+            self.process.defer(e.into());
+        }
+        // Closing the render node releases the GPU VM; all memory is gone by now (each
+        // buffer holds this struct alive).
+        if let Err(e) = sys.close(self.drm_fd) {
+            self.process.defer(e.into());
+        }
+    }
+}
+
+/// A KFD event owned by a device; destroyed on drop.
+#[derive(Debug)]
+pub struct KfdEvent {
+    process: Arc<ProcessShared>,
+    /// KFD's event id.
+    pub id: u32,
+    /// The event's 8-byte slot in the event page (signal events).
+    pub slot: u32,
+    /// `KFD_IOC_EVENT_*`
+    pub kind: u32,
+}
+
+impl KfdEvent {
+    fn create(process: &Arc<ProcessShared>, kind: u32, auto_reset: bool, event_page: Option<u64>) -> Result<Self> {
+        let mut a = kfd_ioctl_create_event_args {
+            event_page_offset: event_page.unwrap_or(0),
+            event_type: kind,
+            auto_reset: auto_reset as u32,
+            ..Default::default()
+        };
+        raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_CREATE_EVENT, &mut a)?;
+        Ok(KfdEvent { process: process.clone(), id: a.event_id, slot: a.event_slot_index, kind })
+    }
+
+    /// Signals the event from the CPU (`AMDKFD_IOC_SET_EVENT`).
+    pub fn set(&self) -> Result<()> {
+        let mut a = kfd_ioctl_set_event_args { event_id: self.id, pad: 0 };
+        raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_SET_EVENT, &mut a)?;
+        Ok(())
+    }
+
+    /// Clears the event (`AMDKFD_IOC_RESET_EVENT`).
+    pub fn reset(&self) -> Result<()> {
+        let mut a = kfd_ioctl_reset_event_args { event_id: self.id, pad: 0 };
+        raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_RESET_EVENT, &mut a)?;
+        Ok(())
+    }
+
+    /// Waits up to `timeout_ms` for the event; returns its data if it fired, `None`
+    /// on timeout.
+    pub fn wait(&self, timeout_ms: u32) -> Result<Option<kfd_event_data>> {
+        let mut ev = [kfd_event_data::for_event(self.id)];
+        match raw::wait_events(self.process.sys.as_ref(), self.process.kfd_fd, &mut ev, true, timeout_ms)? {
+            KFD_IOC_WAIT_RESULT_COMPLETE => Ok(Some(ev[0])),
+            KFD_IOC_WAIT_RESULT_TIMEOUT => Ok(None),
+            r => Err(KfdError::BadReply(format!("WAIT_EVENTS result {r}"))),
+        }
+    }
+}
+
+impl Drop for KfdEvent {
+    fn drop(&mut self) {
+        let mut a = kfd_ioctl_destroy_event_args { event_id: self.id, pad: 0 };
+        if let Err(e) = raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_DESTROY_EVENT, &mut a) {
+            self.process.defer(e.into());
+        }
+    }
+}
+
+/// One GPU opened through KFD: its VM, its share of the event page, its queue event and
+/// its fault events.
+///
+/// Fields drop in declaration order: events first, then this device's hold on the
+/// event page, then (once every buffer and queue is gone too) the VM.
+#[derive(Debug)]
+pub struct KfdDevice {
+    queue_event: KfdEvent,
+    mem_fault_event: KfdEvent,
+    hw_fault_event: KfdEvent,
+    _page_event: Option<KfdEvent>,
+    event_page: Arc<KfdMemory>,
+    shared: Arc<DeviceShared>,
+    node: GpuNode,
+    target: GfxTarget,
+    render_path: PathBuf,
+}
+
+impl Drop for KfdDevice {
+    fn drop(&mut self) {
+        // Other devices still use the event page: take it off this GPU now rather
+        // than when the last of them goes.
+        if Arc::strong_count(&self.event_page) > 1
+            && let Err(e) = self.event_page.unmap_from_shared(&self.shared)
+        {
+            self.shared.process.defer(e);
+        }
+    }
+}
+
+impl KfdDevice {
+    /// Opens visible GPU `index` of `kfd`.
+    pub fn open(kfd: &Kfd, index: usize) -> Result<Self> {
+        let process = &kfd.shared;
+        let node = process
+            .gpus
+            .get(index)
+            .cloned()
+            .ok_or(KfdError::NoDevice { index, available: process.gpus.len() })?;
+        let target = node.props.target()?;
+        let render_path = PathBuf::from(format!("/dev/dri/renderD{}", node.props.drm_render_minor));
+        let drm_fd = process.sys.open(&render_path, OpenMode::ReadWrite)?;
+        let shared = Arc::new(DeviceShared {
+            process: process.clone(),
+            gpu_id: node.gpu_id,
+            drm_fd,
+            doorbells: Mutex::new(None),
+        });
+        let mut vm = kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: node.gpu_id };
+        raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
+
+        // The event page: allocated by the first device and registered with KFD by its
+        // first event; mapped into every later device.
+        let (event_page, page_event) = {
+            let mut slot = process.event_page.lock();
+            match slot.upgrade() {
+                Some(page) => {
+                    page.map_to_shared(&shared)?;
+                    (page, None)
+                }
+                None => {
+                    let page = Arc::new(KfdMemory::alloc(&shared, EVENT_PAGE_SIZE, MemoryKind::UNCACHED)?);
+                    let ev = KfdEvent::create(process, KFD_IOC_EVENT_SIGNAL, false, Some(page.handle()))?;
+                    *slot = Arc::downgrade(&page);
+                    (page, Some(ev))
+                }
+            }
+        };
+        let queue_event = KfdEvent::create(process, KFD_IOC_EVENT_SIGNAL, true, None)?;
+        if (queue_event.slot as usize + 1) * 8 > event_page.size() {
+            return Err(KfdError::BadReply(format!("event slot {} outside the event page", queue_event.slot)));
+        }
+        let mem_fault_event = KfdEvent::create(process, KFD_IOC_EVENT_MEMORY, false, None)?;
+        let hw_fault_event = KfdEvent::create(process, KFD_IOC_EVENT_HW_EXCEPTION, false, None)?;
+        Ok(KfdDevice {
+            queue_event,
+            mem_fault_event,
+            hw_fault_event,
+            _page_event: page_event,
+            event_page,
+            shared,
+            node,
+            target,
+            render_path,
+        })
+    }
+
+    /// KFD's id of this GPU.
+    pub fn gpu_id(&self) -> u32 {
+        self.shared.gpu_id
+    }
+    /// The topology node.
+    pub fn node(&self) -> &GpuNode {
+        &self.node
+    }
+    /// Packet family.
+    pub fn target(&self) -> GfxTarget {
+        self.target
+    }
+    /// Arch name, e.g. `gfx1100`.
+    pub fn arch(&self) -> String {
+        self.node.props.arch()
+    }
+    /// The render node path.
+    pub fn render_path(&self) -> &Path {
+        &self.render_path
+    }
+
+    /// The queue-completion event (signalled by the timeline signal's RELEASE_MEM).
+    pub fn queue_event(&self) -> &KfdEvent {
+        &self.queue_event
+    }
+
+    /// Address of the queue event's slot in the event page: the mailbox the GPU writes
+    /// the event id to before raising the interrupt.
+    pub fn queue_event_mailbox(&self) -> u64 {
+        (self.event_page.va() + self.queue_event.slot as usize * 8) as u64
+    }
+
+    /// The shared event page.
+    pub fn event_page(&self) -> &KfdMemory {
+        &self.event_page
+    }
+
+    /// Allocates `size` bytes (rounded up to pages) of `kind`, mapped to this GPU.
+    pub fn alloc(&self, size: usize, kind: MemoryKind) -> Result<KfdMemory> {
+        KfdMemory::alloc(&self.shared, size, kind)
+    }
+
+    /// Maps `mem` (of any device of the same process) into this GPU too.
+    pub fn map(&self, mem: &KfdMemory) -> Result<()> {
+        mem.map_to_shared(&self.shared)
+    }
+
+    /// Creates a queue of `kind` with a ring of `ring_size` bytes.
+    pub fn create_queue(&self, kind: QueueKind, ring_size: usize) -> Result<KfdQueue> {
+        KfdQueue::create(self, &self.shared, kind, ring_size)
+    }
+
+    /// Sleeps until the queue event fires or `timeout_ms` passes; returns whether it
+    /// fired.
+    pub fn sleep(&self, timeout_ms: u32) -> Result<bool> {
+        Ok(self.queue_event.wait(timeout_ms)?.is_some())
+    }
+
+    /// Restricts `queue` to the CUs whose bits are set in `mask` (bit i of word i/32
+    /// = CU i) (`AMDKFD_IOC_SET_CU_MASK`).
+    pub fn set_cu_mask(&self, queue: &KfdQueue, mask: &[u32]) -> Result<()> {
+        if mask.is_empty() {
+            return Err(KfdError::InvalidArgument("empty CU mask".into()));
+        }
+        let p = &self.shared.process;
+        raw::set_cu_mask(p.sys.as_ref(), p.kfd_fd, queue.id(), mask)?;
+        Ok(())
+    }
+
+    /// Free VRAM in bytes (`AMDKFD_IOC_AVAILABLE_MEMORY`).
+    pub fn available_memory(&self) -> Result<u64> {
+        let mut a = kfd_ioctl_get_available_memory_args { gpu_id: self.gpu_id(), ..Default::default() };
+        let p = &self.shared.process;
+        raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
+        Ok(a.available)
+    }
+
+    /// GPU, CPU and system clock counters, read together.
+    pub fn clock_counters(&self) -> Result<kfd_ioctl_get_clock_counters_args> {
+        let mut a = kfd_ioctl_get_clock_counters_args { gpu_id: self.gpu_id(), ..Default::default() };
+        let p = &self.shared.process;
+        raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
+        Ok(a)
+    }
+
+    /// What the driver knows of a fault: memory-fault and hardware-exception events,
+    /// polled without waiting, as lines such as
+    /// `MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0`.
+    /// Empty when neither fired.
+    pub fn hang_report(&self) -> Result<Vec<String>> {
+        let mut report = Vec::new();
+        if let Some(ev) = self.mem_fault_event.wait(0)? {
+            let m = ev.memory_exception_data;
+            if m.gpu_id != 0 {
+                let f = m.failure;
+                report.push(format!(
+                    "MMU fault: 0x{:X} | NotPresent={} ReadOnly={} NoExecute={} imprecise={}",
+                    m.va, f.NotPresent, f.ReadOnly, f.NoExecute, f.imprecise
+                ));
+            }
+        }
+        if let Some(ev) = self.hw_fault_event.wait(0)? {
+            let h = ev.hw_exception_data();
+            if h.gpu_id != 0 {
+                report.push(format!(
+                    "HW fault: reset_type={} reset_cause={} memory_lost={} gpu_id={}",
+                    h.reset_type, h.reset_cause, h.memory_lost, h.gpu_id
+                ));
+            }
+        }
+        Ok(report)
+    }
+}

@@ -1,0 +1,250 @@
+//! GPU memory: allocation with the flag rules of tinygrad 0.10.1's `KFDIface.alloc`,
+//! mapping to one or several GPUs, and release on drop.
+
+use std::sync::Arc;
+
+use nix::errno::Errno;
+use parking_lot::Mutex;
+
+use crate::abi::*;
+use crate::device::DeviceShared;
+use crate::{KfdError, Result, raw};
+
+/// Page size KFD allocations are rounded to.
+pub const PAGE_SIZE: usize = 4096;
+
+/// What kind of memory to allocate (the seed's buffer options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MemoryKind {
+    /// System memory the CPU owns (USERPTR), mapped for the GPU.
+    pub host: bool,
+    /// Uncached, coherent GTT memory (rings, signals, write pointers).
+    pub uncached: bool,
+    /// The CPU must be able to read and write it (`PUBLIC`).
+    pub cpu_access: bool,
+}
+
+impl MemoryKind {
+    /// VRAM, GPU only.
+    pub const DEVICE: Self = MemoryKind { host: false, uncached: false, cpu_access: false };
+    /// VRAM the CPU can reach through the BAR (needs resizable BAR for large sizes).
+    pub const DEVICE_CPU_VISIBLE: Self = MemoryKind { host: false, uncached: false, cpu_access: true };
+    /// Uncached coherent GTT, CPU-visible.
+    pub const UNCACHED: Self = MemoryKind { host: false, uncached: true, cpu_access: true };
+    /// Host memory (USERPTR), CPU-visible.
+    pub const HOST: Self = MemoryKind { host: true, uncached: false, cpu_access: true };
+
+    /// The `KFD_IOC_ALLOC_MEM_FLAGS_*` for this kind: always writable, executable and
+    /// no-substitute; uncached → GTT|COHERENT|UNCACHED, else host → USERPTR, else VRAM;
+    /// PUBLIC when the CPU needs access or the memory is the host's.
+    pub const fn flags(self) -> u32 {
+        let mut f = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE
+            | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE
+            | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
+        if self.uncached {
+            f |= KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+        } else if self.host {
+            f |= KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+        } else {
+            f |= KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+        }
+        if self.cpu_access || self.host {
+            f |= KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
+        }
+        f
+    }
+
+    /// Whether the CPU may read and write the memory.
+    pub const fn cpu_visible(self) -> bool {
+        self.host || self.uncached || self.cpu_access
+    }
+
+    /// A name for messages.
+    pub const fn name(self) -> &'static str {
+        match (self.uncached, self.host, self.cpu_access) {
+            (true, _, _) => "uncached GTT memory",
+            (false, true, _) => "host memory",
+            (false, false, true) => "host-visible VRAM",
+            (false, false, false) => "VRAM",
+        }
+    }
+}
+
+/// A GPU allocation. The GPU virtual address equals the CPU address (`va`). Dropping
+/// it unmaps it from every GPU, removes the CPU mapping and frees it.
+#[derive(Debug)]
+pub struct KfdMemory {
+    va: usize,
+    size: usize,
+    handle: u64,
+    kind: MemoryKind,
+    owner: Arc<DeviceShared>,
+    mapped: Mutex<Vec<Arc<DeviceShared>>>,
+}
+
+impl KfdMemory {
+    pub(crate) fn alloc(dev: &Arc<DeviceShared>, size: usize, kind: MemoryKind) -> Result<Self> {
+        let size = size
+            .checked_next_multiple_of(PAGE_SIZE)
+            .filter(|&s| s > 0)
+            .ok_or_else(|| KfdError::InvalidArgument(format!("allocation size {size}")))?;
+        let sys = dev.process.sys.as_ref();
+        let flags = kind.flags();
+        let userptr = flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0;
+        let addr = if userptr { raw::anon_shared(sys, size)? } else { raw::reserve(sys, size)? };
+        let mut args = kfd_ioctl_alloc_memory_of_gpu_args {
+            va_addr: addr as u64,
+            size: size as u64,
+            handle: 0,
+            mmap_offset: if userptr { addr as u64 } else { 0 },
+            gpu_id: dev.gpu_id,
+            flags,
+        };
+        if let Err(e) = raw::ioctl(sys, dev.process.kfd_fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut args) {
+            let _ = raw::unmap(sys, addr, size);
+            return Err(match e.errno {
+                Errno::EINVAL if flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && kind.cpu_access => KfdError::HostVisibleVram,
+                Errno::ENOMEM => KfdError::OutOfMemory { size: size as u64, kind: kind.name() },
+                _ => e.into(),
+            });
+        }
+        let mem = KfdMemory { va: addr, size, handle: args.handle, kind, owner: dev.clone(), mapped: Mutex::new(Vec::new()) };
+        if !userptr {
+            let got = raw::map_over_reservation(sys, dev.drm_fd, addr, size, args.mmap_offset)?;
+            if got != addr {
+                return Err(KfdError::BadReply(format!("render node mapped at {got:#x}, asked {addr:#x}")));
+            }
+        }
+        mem.map_to_shared(dev)?;
+        Ok(mem)
+    }
+
+    /// Address (CPU and GPU).
+    pub fn va(&self) -> usize {
+        self.va
+    }
+    /// Size in bytes (a whole number of pages).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// KFD's handle.
+    pub fn handle(&self) -> u64 {
+        self.handle
+    }
+    /// The kind asked for.
+    pub fn kind(&self) -> MemoryKind {
+        self.kind
+    }
+    /// GPU ids the memory is mapped to.
+    pub fn mapped_gpu_ids(&self) -> Vec<u32> {
+        self.mapped.lock().iter().map(|d| d.gpu_id).collect()
+    }
+
+    pub(crate) fn map_to_shared(&self, dev: &Arc<DeviceShared>) -> Result<()> {
+        let mut mapped = self.mapped.lock();
+        if mapped.iter().any(|d| d.gpu_id == dev.gpu_id) {
+            return Ok(());
+        }
+        if !Arc::ptr_eq(&dev.process, &self.owner.process) {
+            return Err(KfdError::InvalidArgument("memory and device belong to different KFD handles".into()));
+        }
+        let mut ids: Vec<u32> = mapped.iter().map(|d| d.gpu_id).collect();
+        ids.push(dev.gpu_id);
+        let (r, n) = raw::map_memory(dev.process.sys.as_ref(), dev.process.kfd_fd, true, self.handle, &ids);
+        r?;
+        if n as usize != ids.len() {
+            return Err(KfdError::BadReply(format!("mapped to {n} of {} GPUs", ids.len())));
+        }
+        mapped.push(dev.clone());
+        Ok(())
+    }
+
+    pub(crate) fn unmap_from_shared(&self, dev: &Arc<DeviceShared>) -> Result<()> {
+        let mut mapped = self.mapped.lock();
+        let Some(i) = mapped.iter().position(|d| d.gpu_id == dev.gpu_id) else { return Ok(()) };
+        let (r, n) = raw::map_memory(dev.process.sys.as_ref(), dev.process.kfd_fd, false, self.handle, &[dev.gpu_id]);
+        r?;
+        if n != 1 {
+            return Err(KfdError::BadReply(format!("unmapped from {n} of 1 GPUs")));
+        }
+        mapped.remove(i);
+        Ok(())
+    }
+
+    /// Copies `data` into the memory at `offset`; the memory must be CPU-visible.
+    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let addr = self.cpu_range(offset, data.len())?;
+        raw::copy_in(addr, data);
+        Ok(())
+    }
+
+    /// Copies from the memory at `offset` into `out`; the memory must be CPU-visible.
+    pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let addr = self.cpu_range(offset, out.len())?;
+        raw::copy_out(addr, out);
+        Ok(())
+    }
+
+    fn cpu_range(&self, offset: usize, len: usize) -> Result<usize> {
+        if !self.kind.cpu_visible() {
+            return Err(KfdError::InvalidArgument(format!("{} is not CPU-visible", self.kind.name())));
+        }
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(self.va + offset),
+            _ => Err(KfdError::InvalidArgument(format!(
+                "range {offset:#x}+{len:#x} outside a buffer of {:#x} bytes",
+                self.size
+            ))),
+        }
+    }
+}
+
+impl Drop for KfdMemory {
+    fn drop(&mut self) {
+        let process = &self.owner.process;
+        let sys = process.sys.as_ref();
+        let ids = self.mapped_gpu_ids();
+        if !ids.is_empty() {
+            let (r, n) = raw::map_memory(sys, process.kfd_fd, false, self.handle, &ids);
+            if let Err(e) = r {
+                process.defer(e.into());
+            } else if n as usize != ids.len() {
+                process.defer(KfdError::BadReply(format!("unmapped from {n} of {} GPUs", ids.len())));
+            }
+        }
+        if let Err(e) = raw::unmap(sys, self.va, self.size) {
+            process.defer(e.into());
+        }
+        let mut args = kfd_ioctl_free_memory_of_gpu_args { handle: self.handle };
+        if let Err(e) = raw::ioctl(sys, process.kfd_fd, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args) {
+            process.defer(e.into());
+        }
+        // `mapped` drops here, releasing the devices (and their VMs) after the memory.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_rules() {
+        let f = MemoryKind::DEVICE.flags();
+        assert_ne!(f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM, 0);
+        assert_eq!(f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
+        assert_ne!(MemoryKind::DEVICE_CPU_VISIBLE.flags() & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
+        let u = MemoryKind::UNCACHED.flags();
+        let want = KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
+        assert_eq!(u & want, want);
+        assert_eq!(u & KFD_IOC_ALLOC_MEM_FLAGS_VRAM, 0);
+        let h = MemoryKind::HOST.flags();
+        assert_ne!(h & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, 0);
+        assert_ne!(h & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
+        for k in [MemoryKind::DEVICE, MemoryKind::UNCACHED, MemoryKind::HOST] {
+            let common = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE
+                | KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE
+                | KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
+            assert_eq!(k.flags() & common, common);
+        }
+    }
+}

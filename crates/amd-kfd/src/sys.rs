@@ -1,0 +1,318 @@
+//! The one door to the operating system: every file, ioctl, mapping, eventfd and poll
+//! of `amd-kfd` (and `amd-am`) goes through [`Sys`]. [`HostSys`] is the real one; the
+//! mock GPU implements the same trait and emulates the kernel behind it.
+
+#![allow(unsafe_code)]
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+
+/// A file descriptor handed out by a [`Sys`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fd(pub i32);
+
+/// How to open a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenMode {
+    /// `O_RDONLY`
+    ReadOnly,
+    /// `O_RDWR`
+    ReadWrite,
+}
+
+/// Page protection of a mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prot {
+    /// `PROT_NONE`: address space only.
+    None,
+    /// `PROT_READ`
+    Read,
+    /// `PROT_READ | PROT_WRITE`
+    ReadWrite,
+}
+
+/// Mapping flags, as `mmap(2)` takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MapFlags(pub i32);
+
+impl MapFlags {
+    /// `MAP_SHARED`
+    pub const SHARED: Self = Self(libc::MAP_SHARED);
+    /// `MAP_PRIVATE`
+    pub const PRIVATE: Self = Self(libc::MAP_PRIVATE);
+    /// `MAP_ANONYMOUS`
+    pub const ANONYMOUS: Self = Self(libc::MAP_ANONYMOUS);
+    /// `MAP_FIXED`
+    pub const FIXED: Self = Self(libc::MAP_FIXED);
+    /// `MAP_NORESERVE`
+    pub const NORESERVE: Self = Self(libc::MAP_NORESERVE);
+
+    /// Both sets of flags.
+    pub const fn with(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// A failed system call: which, on what, and the errno.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{op}{}: {errno} ({})", path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), errno.desc())]
+pub struct SysError {
+    /// The call (`open`, `mmap`, `ioctl AMDKFD_IOC_…`).
+    pub op: String,
+    /// The path involved, if any.
+    pub path: Option<PathBuf>,
+    /// The error number.
+    pub errno: Errno,
+}
+
+impl SysError {
+    /// An error of `op` with `errno`.
+    pub fn new(op: impl Into<String>, errno: Errno) -> Self {
+        SysError { op: op.into(), path: None, errno }
+    }
+
+    /// An error of `op` on `path` with `errno`.
+    pub fn at(op: impl Into<String>, path: &Path, errno: Errno) -> Self {
+        SysError { op: op.into(), path: Some(path.to_path_buf()), errno }
+    }
+}
+
+/// Result of a [`Sys`] call.
+pub type SysResult<T> = Result<T, SysError>;
+
+/// One entry of [`Sys::poll`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PollFd {
+    /// The descriptor.
+    pub fd: Fd,
+    /// Wait until readable.
+    pub readable: bool,
+    /// Set by `poll`: the descriptor is readable.
+    pub ready: bool,
+}
+
+/// Access to the operating system.
+///
+/// # Safety contract of the unsafe methods
+/// `ioctl`, `mmap` and `munmap` are as unsafe as the system calls they stand for: an
+/// implementation may dereference pointers embedded in an ioctl argument, and may
+/// replace or remove mappings of the calling process.
+pub trait Sys: Send + Sync {
+    /// Opens `path`.
+    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd>;
+    /// Closes `fd`.
+    fn close(&self, fd: Fd) -> SysResult<()>;
+
+    /// Issues ioctl `request` (named `name` in errors) on `fd` with `arg`, the
+    /// argument struct's bytes; returns the call's non-negative result.
+    ///
+    /// # Safety
+    /// Every pointer field inside `arg` must be valid for the reads and writes that
+    /// request's ABI defines (sizes and counts as given in `arg`).
+    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32>;
+
+    /// Maps `len` bytes; returns the address. `addr` is a hint, or the exact address
+    /// with [`MapFlags::FIXED`]. `fd` is `None` for anonymous mappings.
+    ///
+    /// # Safety
+    /// With [`MapFlags::FIXED`], `addr..addr + len` must be address space the caller
+    /// owns and no longer accesses through any other mapping (it is replaced).
+    unsafe fn mmap(&self, addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64)
+    -> SysResult<usize>;
+
+    /// Removes the mappings in `addr..addr + len`.
+    ///
+    /// # Safety
+    /// The range must belong to mappings the caller owns, and nothing may access it
+    /// afterwards.
+    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()>;
+
+    /// Reads a small file (sysfs attributes and the like) whole.
+    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>>;
+    /// Writes a small file whole.
+    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()>;
+    /// Names of the entries of a directory, in no particular order.
+    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>>;
+    /// Whether `path` exists.
+    fn exists(&self, path: &Path) -> bool;
+    /// The target of a symbolic link.
+    fn readlink(&self, path: &Path) -> SysResult<PathBuf>;
+
+    /// Creates an eventfd with counter `init`.
+    fn eventfd(&self, init: u32) -> SysResult<Fd>;
+    /// Reads from `fd` (an eventfd: 8 bytes).
+    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize>;
+    /// Writes to `fd` (an eventfd: 8 bytes).
+    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize>;
+    /// Waits until one of `fds` is readable or `timeout_ms` passes (negative: forever);
+    /// returns how many are ready.
+    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize>;
+}
+
+/// The real operating system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HostSys;
+
+fn cpath(path: &Path) -> SysResult<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| SysError::at("open", path, Errno::EINVAL))
+}
+
+fn io_err(op: &str, path: &Path, e: std::io::Error) -> SysError {
+    SysError::at(op, path, Errno::from_raw(e.raw_os_error().unwrap_or(libc::EIO)))
+}
+
+impl Sys for HostSys {
+    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
+        let c = cpath(path)?;
+        let flags = libc::O_CLOEXEC
+            | match mode {
+                OpenMode::ReadOnly => libc::O_RDONLY,
+                OpenMode::ReadWrite => libc::O_RDWR,
+            };
+        // SAFETY: `c` is a NUL-terminated string that outlives the call.
+        let fd = unsafe { libc::open(c.as_ptr(), flags) };
+        if fd < 0 { Err(SysError::at("open", path, Errno::last())) } else { Ok(Fd(fd)) }
+    }
+
+    fn close(&self, fd: Fd) -> SysResult<()> {
+        // SAFETY: closing a descriptor has no memory-safety effect; the caller owns `fd`.
+        let r = unsafe { libc::close(fd.0) };
+        if r < 0 { Err(SysError::new("close", Errno::last())) } else { Ok(()) }
+    }
+
+    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
+        // SAFETY: `arg` is a live, writable buffer of the struct the request names (its
+        // size is encoded in `request`); pointers inside it are valid per this
+        // method's contract.
+        let r = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, arg.as_mut_ptr()) };
+        if r < 0 { Err(SysError::new(format!("ioctl {name}"), Errno::last())) } else { Ok(r) }
+    }
+
+    unsafe fn mmap(
+        &self,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MapFlags,
+        fd: Option<Fd>,
+        offset: u64,
+    ) -> SysResult<usize> {
+        let prot = match prot {
+            Prot::None => libc::PROT_NONE,
+            Prot::Read => libc::PROT_READ,
+            Prot::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
+        };
+        let offset = libc::off_t::try_from(offset).map_err(|_| SysError::new("mmap", Errno::EINVAL))?;
+        // SAFETY: with MAP_FIXED the caller owns the replaced range (contract); without
+        // it the kernel picks free address space, so no existing memory is affected.
+        let p = unsafe { libc::mmap(addr as *mut libc::c_void, len, prot, flags.0, fd.map_or(-1, |f| f.0), offset) };
+        if p == libc::MAP_FAILED { Err(SysError::new("mmap", Errno::last())) } else { Ok(p as usize) }
+    }
+
+    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
+        // SAFETY: the caller owns the range and no longer uses it (contract).
+        let r = unsafe { libc::munmap(addr as *mut libc::c_void, len) };
+        if r < 0 { Err(SysError::new("munmap", Errno::last())) } else { Ok(()) }
+    }
+
+    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        std::fs::read(path).map_err(|e| io_err("read", path, e))
+    }
+
+    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
+        std::fs::write(path, data).map_err(|e| io_err("write", path, e))
+    }
+
+    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(|e| io_err("readdir", path, e))? {
+            let entry = entry.map_err(|e| io_err("readdir", path, e))?;
+            out.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        Ok(out)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
+        std::fs::read_link(path).map_err(|e| io_err("readlink", path, e))
+    }
+
+    fn eventfd(&self, init: u32) -> SysResult<Fd> {
+        // SAFETY: eventfd takes no pointers.
+        let fd = unsafe { libc::eventfd(init, libc::EFD_CLOEXEC) };
+        if fd < 0 { Err(SysError::new("eventfd", Errno::last())) } else { Ok(Fd(fd)) }
+    }
+
+    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
+        // SAFETY: `buf` is writable for `buf.len()` bytes for the duration of the call.
+        let n = unsafe { libc::read(fd.0, buf.as_mut_ptr().cast(), buf.len()) };
+        usize::try_from(n).map_err(|_| SysError::new("read", Errno::last()))
+    }
+
+    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
+        // SAFETY: `buf` is readable for `buf.len()` bytes for the duration of the call.
+        let n = unsafe { libc::write(fd.0, buf.as_ptr().cast(), buf.len()) };
+        usize::try_from(n).map_err(|_| SysError::new("write", Errno::last()))
+    }
+
+    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
+        let mut raw: Vec<libc::pollfd> = fds
+            .iter()
+            .map(|p| libc::pollfd { fd: p.fd.0, events: if p.readable { libc::POLLIN } else { 0 }, revents: 0 })
+            .collect();
+        // SAFETY: `raw` holds `raw.len()` initialised pollfd entries for the call.
+        let n = unsafe { libc::poll(raw.as_mut_ptr(), raw.len() as libc::nfds_t, timeout_ms) };
+        let n = usize::try_from(n).map_err(|_| SysError::new("poll", Errno::last()))?;
+        for (p, r) in fds.iter_mut().zip(&raw) {
+            p.ready = r.revents & libc::POLLIN != 0;
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_files_eventfd_and_anonymous_memory() {
+        let sys = HostSys;
+        assert!(sys.exists(Path::new("/proc/self")));
+        assert!(sys.list_dir(Path::new("/proc/self")).unwrap().iter().any(|n| n == "maps"));
+        let e = sys.open(Path::new("/nonexistent/amd-hcq"), OpenMode::ReadOnly).unwrap_err();
+        assert_eq!(e.errno, Errno::ENOENT);
+        assert!(e.to_string().contains("/nonexistent/amd-hcq"));
+
+        let fd = sys.eventfd(0).unwrap();
+        let mut p = [PollFd { fd, readable: true, ready: false }];
+        assert_eq!(sys.poll(&mut p, 0).unwrap(), 0);
+        sys.write(fd, &1u64.to_ne_bytes()).unwrap();
+        assert_eq!(sys.poll(&mut p, 0).unwrap(), 1);
+        assert!(p[0].ready);
+        let mut b = [0u8; 8];
+        assert_eq!(sys.read(fd, &mut b).unwrap(), 8);
+        assert_eq!(u64::from_ne_bytes(b), 1);
+        sys.close(fd).unwrap();
+
+        // SAFETY: an anonymous mapping at a kernel-chosen address replaces nothing; it
+        // is unmapped below and not used after.
+        unsafe {
+            let a = sys
+                .mmap(0, 8192, Prot::ReadWrite, MapFlags::PRIVATE.with(MapFlags::ANONYMOUS), None, 0)
+                .unwrap();
+            assert_ne!(a, 0);
+            sys.munmap(a, 8192).unwrap();
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! GPU discovery from the KFD sysfs topology
+//! (`/sys/devices/virtual/kfd/kfd/topology/nodes/*`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use amd_packets::GfxTarget;
+
+use crate::sys::Sys;
+use crate::{KfdError, Result};
+
+/// Where KFD publishes its topology.
+pub const TOPOLOGY_NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
+
+/// A GPU node's `properties`, typed; every key (known or not) is also in `all`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeProperties {
+    /// `gfx_target_version` (major·10000 + minor·100 + stepping).
+    pub gfx_target_version: u32,
+    /// `simd_count`: SIMDs on the GPU.
+    pub simd_count: u32,
+    /// `simd_per_cu`
+    pub simd_per_cu: u32,
+    /// `max_waves_per_simd`
+    pub max_waves_per_simd: u32,
+    /// `lds_size_in_kb`: LDS per workgroup processor.
+    pub lds_size_in_kb: u32,
+    /// `max_slots_scratch_cu`: scratch wave slots per CU.
+    pub max_slots_scratch_cu: u32,
+    /// `array_count`: shader arrays.
+    pub array_count: u32,
+    /// `simd_arrays_per_engine`
+    pub simd_arrays_per_engine: u32,
+    /// `cu_per_simd_array`
+    pub cu_per_simd_array: u32,
+    /// `wave_front_size`
+    pub wave_front_size: u32,
+    /// `drm_render_minor`: the render node is `/dev/dri/renderD<minor>`.
+    pub drm_render_minor: u32,
+    /// `num_sdma_engines`
+    pub num_sdma_engines: u32,
+    /// `num_sdma_xgmi_engines`
+    pub num_sdma_xgmi_engines: u32,
+    /// `num_sdma_queues_per_engine`
+    pub num_sdma_queues_per_engine: u32,
+    /// `num_cp_queues`
+    pub num_cp_queues: u32,
+    /// `num_xcc` (1 where absent)
+    pub num_xcc: u32,
+    /// `vendor_id`
+    pub vendor_id: u32,
+    /// `device_id`
+    pub device_id: u32,
+    /// `location_id` (PCI bus/device/function)
+    pub location_id: u32,
+    /// `domain` (PCI domain)
+    pub domain: u32,
+    /// `max_engine_clk_fcompute`, MHz
+    pub max_engine_clk_fcompute: u32,
+    /// `unique_id`
+    pub unique_id: u64,
+    /// Every key and value of the file, including ones not named above.
+    pub all: BTreeMap<String, u64>,
+}
+
+impl NodeProperties {
+    /// Parses the text of a `properties` file. `path` names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let err = |line: Option<usize>, msg: String| KfdError::Topology { path: path.to_path_buf(), line, msg };
+        let mut all = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let mut parts = line.split_whitespace();
+            let Some(key) = parts.next() else { continue };
+            let value = parts.next().ok_or_else(|| err(Some(i + 1), format!("{key:?} has no value")))?;
+            if parts.next().is_some() {
+                return Err(err(Some(i + 1), format!("{line:?} is not `key value`")));
+            }
+            let value: u64 = value
+                .parse()
+                .map_err(|_| err(Some(i + 1), format!("{key}: {value:?} is not a non-negative integer")))?;
+            all.insert(key.to_string(), value);
+        }
+        let get = |key: &'static str| -> Result<u32> {
+            let v = *all.get(key).ok_or_else(|| err(None, format!("missing {key}")))?;
+            u32::try_from(v).map_err(|_| err(None, format!("{key} = {v} does not fit 32 bits")))
+        };
+        let opt = |key: &'static str, default: u32| -> Result<u32> {
+            if all.contains_key(key) { get(key) } else { Ok(default) }
+        };
+        Ok(NodeProperties {
+            gfx_target_version: get("gfx_target_version")?,
+            simd_count: get("simd_count")?,
+            simd_per_cu: get("simd_per_cu")?,
+            max_waves_per_simd: get("max_waves_per_simd")?,
+            lds_size_in_kb: get("lds_size_in_kb")?,
+            max_slots_scratch_cu: get("max_slots_scratch_cu")?,
+            array_count: get("array_count")?,
+            simd_arrays_per_engine: get("simd_arrays_per_engine")?,
+            cu_per_simd_array: opt("cu_per_simd_array", 0)?,
+            wave_front_size: opt("wave_front_size", 64)?,
+            drm_render_minor: get("drm_render_minor")?,
+            num_sdma_engines: opt("num_sdma_engines", 0)?,
+            num_sdma_xgmi_engines: opt("num_sdma_xgmi_engines", 0)?,
+            num_sdma_queues_per_engine: opt("num_sdma_queues_per_engine", 0)?,
+            num_cp_queues: opt("num_cp_queues", 0)?,
+            num_xcc: opt("num_xcc", 1)?,
+            vendor_id: opt("vendor_id", 0)?,
+            device_id: opt("device_id", 0)?,
+            location_id: opt("location_id", 0)?,
+            domain: opt("domain", 0)?,
+            max_engine_clk_fcompute: opt("max_engine_clk_fcompute", 0)?,
+            unique_id: all.get("unique_id").copied().unwrap_or(0),
+            all,
+        })
+    }
+
+    /// The LLVM processor name, e.g. `gfx1100` for 110000 and `gfx90a` for 90010.
+    pub fn arch(&self) -> String {
+        let v = self.gfx_target_version;
+        format!("gfx{}{:x}{:x}", v / 10000, (v / 100) % 100, v % 100)
+    }
+
+    /// The packet family of this GPU, or a clear error for an unsupported one.
+    pub fn target(&self) -> Result<GfxTarget> {
+        GfxTarget::from_version(self.gfx_target_version)
+            .map_err(|_| KfdError::UnsupportedTarget { arch: self.arch(), version: self.gfx_target_version })
+    }
+
+    /// Compute units (`simd_count / simd_per_cu`).
+    pub fn cu_count(&self) -> u32 {
+        self.simd_count.checked_div(self.simd_per_cu).unwrap_or(0)
+    }
+
+    /// Wave slots per CU (`max_waves_per_simd · simd_per_cu`).
+    pub fn waves_per_cu(&self) -> u32 {
+        self.max_waves_per_simd.saturating_mul(self.simd_per_cu)
+    }
+}
+
+/// A usable GPU node: non-zero `gpu_id`, with its parsed properties.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuNode {
+    /// The node number (the directory name).
+    pub node: u32,
+    /// KFD's id for the GPU, used in every ioctl.
+    pub gpu_id: u32,
+    /// The node's properties.
+    pub props: NodeProperties,
+    /// The node directory.
+    pub path: PathBuf,
+}
+
+/// Which GPUs are visible, and in what order, from `VISIBLE_DEVICES` or, if that is
+/// unset, `HIP_VISIBLE_DEVICES`: comma-separated indices into the usable GPUs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Visibility {
+    var: Option<(&'static str, String)>,
+}
+
+impl Visibility {
+    /// All GPUs, in node order.
+    pub fn all() -> Self {
+        Visibility { var: None }
+    }
+
+    /// From the process environment.
+    pub fn from_env() -> Self {
+        for var in ["VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"] {
+            if let Ok(v) = std::env::var(var) {
+                return Visibility { var: Some((var, v)) };
+            }
+        }
+        Visibility::all()
+    }
+
+    /// As if `var` (`VISIBLE_DEVICES` or `HIP_VISIBLE_DEVICES`) were set to `value`.
+    pub fn from_var(var: &'static str, value: impl Into<String>) -> Self {
+        Visibility { var: Some((var, value.into())) }
+    }
+
+    /// Selects and orders `gpus`.
+    pub fn apply(&self, gpus: Vec<GpuNode>) -> Result<Vec<GpuNode>> {
+        let Some((var, value)) = &self.var else { return Ok(gpus) };
+        let err = |msg: String| KfdError::Visibility { var, value: value.clone(), msg };
+        let mut out = Vec::new();
+        for tok in value.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let i: usize = tok.parse().map_err(|_| err(format!("{tok:?} is not a GPU index")))?;
+            let gpu = gpus.get(i).ok_or_else(|| err(format!("GPU {i} does not exist ({} found)", gpus.len())))?;
+            if out.iter().any(|g: &GpuNode| g.node == gpu.node) {
+                return Err(err(format!("GPU {i} is listed twice")));
+            }
+            out.push(gpu.clone());
+        }
+        Ok(out)
+    }
+}
+
+fn read_text(sys: &dyn Sys, path: &Path) -> Result<String> {
+    let bytes = sys.read_file(path)?;
+    String::from_utf8(bytes)
+        .map_err(|_| KfdError::Topology { path: path.to_path_buf(), line: None, msg: "not UTF-8 text".into() })
+}
+
+/// The usable GPUs under `nodes_dir`, ordered by node number, then selected by `vis`.
+pub fn discover(sys: &dyn Sys, nodes_dir: &Path, vis: &Visibility) -> Result<Vec<GpuNode>> {
+    let mut nodes: Vec<(u32, String)> = Vec::new();
+    for name in sys.list_dir(nodes_dir)? {
+        // Entries other than node numbers are not nodes.
+        if let Ok(n) = name.parse::<u32>() {
+            nodes.push((n, name));
+        }
+    }
+    nodes.sort();
+    let mut gpus = Vec::new();
+    for (node, name) in nodes {
+        let path = nodes_dir.join(&name);
+        let id_path = path.join("gpu_id");
+        // A node whose gpu_id cannot be read is not a usable GPU (as KFD's own tools
+        // treat it); one that reads but does not parse is an error.
+        let Ok(text) = read_text(sys, &id_path) else { continue };
+        let gpu_id: u32 = text.trim().parse().map_err(|_| KfdError::Topology {
+            path: id_path.clone(),
+            line: Some(1),
+            msg: format!("{:?} is not a GPU id", text.trim()),
+        })?;
+        if gpu_id == 0 {
+            continue;
+        }
+        let props_path = path.join("properties");
+        let props = NodeProperties::parse(&read_text(sys, &props_path)?, &props_path)?;
+        gpus.push(GpuNode { node, gpu_id, props, path });
+    }
+    vis.apply(gpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "gfx_target_version 110000\nsimd_count 192\nsimd_per_cu 2\nmax_waves_per_simd 16\n\
+        lds_size_in_kb 64\nmax_slots_scratch_cu 32\narray_count 12\nsimd_arrays_per_engine 2\n\
+        drm_render_minor 128\nunique_id 11673270660693242239\nsome_future_key 5\n";
+
+    #[test]
+    fn parses_and_keeps_unknown_keys() {
+        let p = NodeProperties::parse(P, Path::new("props")).unwrap();
+        assert_eq!(p.arch(), "gfx1100");
+        assert_eq!(p.cu_count(), 96);
+        assert_eq!(p.waves_per_cu(), 32);
+        assert_eq!(p.unique_id, 11673270660693242239);
+        assert_eq!(p.all["some_future_key"], 5);
+        assert_eq!(p.num_xcc, 1);
+        assert_eq!(p.target().unwrap(), GfxTarget::Gfx11);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let bad = P.replace("simd_count 192", "simd_count twelve");
+        let e = NodeProperties::parse(&bad, Path::new("/x/properties")).unwrap_err();
+        assert_eq!(e.to_string(), "/x/properties:2: simd_count: \"twelve\" is not a non-negative integer");
+        let e = NodeProperties::parse("simd_count\n", Path::new("p")).unwrap_err();
+        assert!(e.to_string().contains("p:1"), "{e}");
+        let e = NodeProperties::parse("a 1 2\n", Path::new("p")).unwrap_err();
+        assert!(e.to_string().contains("p:1"), "{e}");
+        let missing = P.replace("drm_render_minor 128\n", "");
+        let e = NodeProperties::parse(&missing, Path::new("p")).unwrap_err();
+        assert!(e.to_string().contains("missing drm_render_minor"), "{e}");
+        let huge = P.replace("simd_count 192", "simd_count 99999999999");
+        assert!(NodeProperties::parse(&huge, Path::new("p")).is_err());
+    }
+
+    #[test]
+    fn arch_names_and_unsupported_targets() {
+        let mut p = NodeProperties::parse(P, Path::new("p")).unwrap();
+        p.gfx_target_version = 90010;
+        assert_eq!(p.arch(), "gfx90a");
+        let e = p.target().unwrap_err();
+        assert!(e.to_string().contains("gfx90a"), "{e}");
+        p.gfx_target_version = 100300;
+        assert_eq!(p.arch(), "gfx1030");
+    }
+}
