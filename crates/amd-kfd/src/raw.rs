@@ -22,18 +22,19 @@ pub fn ioctl<T: IntoBytes + FromBytes + NoUserPointers>(sys: &dyn Sys, fd: Fd, r
 /// `gpu_ids`; returns how many of them succeeded (`n_success`) with the call's result.
 pub fn map_memory(sys: &dyn Sys, fd: Fd, map: bool, handle: u64, gpu_ids: &[u32]) -> (SysResult<i32>, u32) {
     let n_devices = u32::try_from(gpu_ids.len()).unwrap_or(u32::MAX);
-    let ptr = gpu_ids.as_ptr() as u64;
-    // SAFETY (both arms): the one pointer in the argument is `gpu_ids`, live for the
-    // call, with `n_devices` no larger than its length; the kernel only reads it.
-    if map {
-        let mut a = abi::kfd_ioctl_map_memory_to_gpu_args { handle, device_ids_array_ptr: ptr, n_devices, n_success: 0 };
-        let r = unsafe { sys.ioctl(fd, abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.request, abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.name, a.as_mut_bytes()) };
-        (r, a.n_success)
-    } else {
-        let mut a = abi::kfd_ioctl_unmap_memory_from_gpu_args { handle, device_ids_array_ptr: ptr, n_devices, n_success: 0 };
-        let r = unsafe { sys.ioctl(fd, abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request, abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name, a.as_mut_bytes()) };
-        (r, a.n_success)
-    }
+    // Map and unmap share one layout (the layout test pins both).
+    let mut a = abi::kfd_ioctl_map_memory_to_gpu_args {
+        handle,
+        device_ids_array_ptr: gpu_ids.as_ptr() as u64,
+        n_devices,
+        n_success: 0,
+    };
+    let req = if map { abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.request } else { abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request };
+    let name = if map { abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.name } else { abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name };
+    // SAFETY: the one pointer in the argument is `gpu_ids`, live for the call, with
+    // `n_devices` no larger than its length; the driver only reads it.
+    let r = unsafe { sys.ioctl(fd, req, name, a.as_mut_bytes()) };
+    (r, a.n_success)
 }
 
 /// `AMDKFD_IOC_WAIT_EVENTS` on `events` (filled in by the driver); returns
