@@ -439,7 +439,10 @@ abi_struct! {
 impl kfd_event_data {
     /// An entry waiting on `event_id`.
     pub fn for_event(event_id: u32) -> Self {
-        kfd_event_data { event_id, ..Default::default() }
+        kfd_event_data {
+            event_id,
+            ..Default::default()
+        }
     }
 
     /// The union read as `hw_exception_data`.
@@ -447,7 +450,9 @@ impl kfd_event_data {
         let bytes = self.memory_exception_data.as_bytes();
         // The union's first 16 bytes are the hw view; `read_from_prefix` only fails on
         // a shorter slice, and the memory view is 32 bytes.
-        kfd_hsa_hw_exception_data::read_from_prefix(bytes).map(|(v, _)| v).unwrap_or_default()
+        kfd_hsa_hw_exception_data::read_from_prefix(bytes)
+            .map(|(v, _)| v)
+            .unwrap_or_default()
     }
 
     /// Writes the union as `hw_exception_data` (the rest of the union is zeroed).
@@ -741,7 +746,12 @@ mod tests {
     #[test]
     fn event_data_union_views() {
         let mut ev = kfd_event_data::for_event(3);
-        let hw = kfd_hsa_hw_exception_data { reset_type: 1, reset_cause: 0, memory_lost: 1, gpu_id: 7 };
+        let hw = kfd_hsa_hw_exception_data {
+            reset_type: 1,
+            reset_cause: 0,
+            memory_lost: 1,
+            gpu_id: 7,
+        };
         ev.set_hw_exception_data(hw);
         assert_eq!(ev.hw_exception_data(), hw);
         assert_eq!(ev.memory_exception_data.failure.NotPresent, 1);

@@ -75,7 +75,10 @@ impl Kfd {
         let mut v = kfd_ioctl_get_version_args::default();
         raw::ioctl(shared.sys.as_ref(), kfd_fd, AMDKFD_IOC_GET_VERSION, &mut v)?;
         if v.major_version != KFD_IOCTL_MAJOR_VERSION {
-            return Err(KfdError::Version { major: v.major_version, minor: v.minor_version });
+            return Err(KfdError::Version {
+                major: v.major_version,
+                minor: v.minor_version,
+            });
         }
         let gpus = discover(shared.sys.as_ref(), Path::new(TOPOLOGY_NODES), vis)?;
         // No device exists yet, so this is the only reference.
@@ -175,20 +178,41 @@ impl KfdEvent {
             ..Default::default()
         };
         raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_CREATE_EVENT, &mut a)?;
-        Ok(KfdEvent { process: process.clone(), id: a.event_id, slot: a.event_slot_index, kind })
+        Ok(KfdEvent {
+            process: process.clone(),
+            id: a.event_id,
+            slot: a.event_slot_index,
+            kind,
+        })
     }
 
     /// Signals the event from the CPU (`AMDKFD_IOC_SET_EVENT`).
     pub fn set(&self) -> Result<()> {
-        let mut a = kfd_ioctl_set_event_args { event_id: self.id, pad: 0 };
-        raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_SET_EVENT, &mut a)?;
+        let mut a = kfd_ioctl_set_event_args {
+            event_id: self.id,
+            pad: 0,
+        };
+        raw::ioctl(
+            self.process.sys.as_ref(),
+            self.process.kfd_fd,
+            AMDKFD_IOC_SET_EVENT,
+            &mut a,
+        )?;
         Ok(())
     }
 
     /// Clears the event (`AMDKFD_IOC_RESET_EVENT`).
     pub fn reset(&self) -> Result<()> {
-        let mut a = kfd_ioctl_reset_event_args { event_id: self.id, pad: 0 };
-        raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_RESET_EVENT, &mut a)?;
+        let mut a = kfd_ioctl_reset_event_args {
+            event_id: self.id,
+            pad: 0,
+        };
+        raw::ioctl(
+            self.process.sys.as_ref(),
+            self.process.kfd_fd,
+            AMDKFD_IOC_RESET_EVENT,
+            &mut a,
+        )?;
         Ok(())
     }
 
@@ -196,7 +220,13 @@ impl KfdEvent {
     /// on timeout.
     pub fn wait(&self, timeout_ms: u32) -> Result<Option<kfd_event_data>> {
         let mut ev = [kfd_event_data::for_event(self.id)];
-        match raw::wait_events(self.process.sys.as_ref(), self.process.kfd_fd, &mut ev, true, timeout_ms)? {
+        match raw::wait_events(
+            self.process.sys.as_ref(),
+            self.process.kfd_fd,
+            &mut ev,
+            true,
+            timeout_ms,
+        )? {
             KFD_IOC_WAIT_RESULT_COMPLETE => Ok(Some(ev[0])),
             KFD_IOC_WAIT_RESULT_TIMEOUT => Ok(None),
             r => Err(KfdError::BadReply(format!("WAIT_EVENTS result {r}"))),
@@ -206,8 +236,16 @@ impl KfdEvent {
 
 impl Drop for KfdEvent {
     fn drop(&mut self) {
-        let mut a = kfd_ioctl_destroy_event_args { event_id: self.id, pad: 0 };
-        if let Err(e) = raw::ioctl(self.process.sys.as_ref(), self.process.kfd_fd, AMDKFD_IOC_DESTROY_EVENT, &mut a) {
+        let mut a = kfd_ioctl_destroy_event_args {
+            event_id: self.id,
+            pad: 0,
+        };
+        if let Err(e) = raw::ioctl(
+            self.process.sys.as_ref(),
+            self.process.kfd_fd,
+            AMDKFD_IOC_DESTROY_EVENT,
+            &mut a,
+        ) {
             self.process.defer(e.into());
         }
     }
@@ -247,11 +285,10 @@ impl KfdDevice {
     /// Opens visible GPU `index` of `kfd`.
     pub fn open(kfd: &Kfd, index: usize) -> Result<Self> {
         let process = &kfd.shared;
-        let node = process
-            .gpus
-            .get(index)
-            .cloned()
-            .ok_or(KfdError::NoDevice { index, available: process.gpus.len() })?;
+        let node = process.gpus.get(index).cloned().ok_or(KfdError::NoDevice {
+            index,
+            available: process.gpus.len(),
+        })?;
         let target = node.props.target()?;
         let render_path = PathBuf::from(format!("/dev/dri/renderD{}", node.props.drm_render_minor));
         let drm_fd = process.sys.open(&render_path, OpenMode::ReadWrite)?;
@@ -261,7 +298,10 @@ impl KfdDevice {
             drm_fd,
             doorbells: Mutex::new(None),
         });
-        let mut vm = kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: node.gpu_id };
+        let mut vm = kfd_ioctl_acquire_vm_args {
+            drm_fd: drm_fd.0 as u32,
+            gpu_id: node.gpu_id,
+        };
         raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
 
         // The event page: allocated by the first device and registered with KFD by its
@@ -283,7 +323,10 @@ impl KfdDevice {
         };
         let queue_event = KfdEvent::create(process, KFD_IOC_EVENT_SIGNAL, true, None)?;
         if (queue_event.slot as usize + 1) * 8 > event_page.size() {
-            return Err(KfdError::BadReply(format!("event slot {} outside the event page", queue_event.slot)));
+            return Err(KfdError::BadReply(format!(
+                "event slot {} outside the event page",
+                queue_event.slot
+            )));
         }
         let mem_fault_event = KfdEvent::create(process, KFD_IOC_EVENT_MEMORY, false, None)?;
         let hw_fault_event = KfdEvent::create(process, KFD_IOC_EVENT_HW_EXCEPTION, false, None)?;
@@ -347,6 +390,12 @@ impl KfdDevice {
         mem.map_to_shared(&self.shared)
     }
 
+    /// Unmaps `mem` from this GPU (it stays mapped on the others); a no-op if it is
+    /// not mapped here.
+    pub fn unmap(&self, mem: &KfdMemory) -> Result<()> {
+        mem.unmap_from_shared(&self.shared)
+    }
+
     /// Creates a queue of `kind` with a ring of `ring_size` bytes.
     pub fn create_queue(&self, kind: QueueKind, ring_size: usize) -> Result<KfdQueue> {
         KfdQueue::create(self, &self.shared, kind, ring_size)
@@ -371,7 +420,10 @@ impl KfdDevice {
 
     /// Free VRAM in bytes (`AMDKFD_IOC_AVAILABLE_MEMORY`).
     pub fn available_memory(&self) -> Result<u64> {
-        let mut a = kfd_ioctl_get_available_memory_args { gpu_id: self.gpu_id(), ..Default::default() };
+        let mut a = kfd_ioctl_get_available_memory_args {
+            gpu_id: self.gpu_id(),
+            ..Default::default()
+        };
         let p = &self.shared.process;
         raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
         Ok(a.available)
@@ -379,7 +431,10 @@ impl KfdDevice {
 
     /// GPU, CPU and system clock counters, read together.
     pub fn clock_counters(&self) -> Result<kfd_ioctl_get_clock_counters_args> {
-        let mut a = kfd_ioctl_get_clock_counters_args { gpu_id: self.gpu_id(), ..Default::default() };
+        let mut a = kfd_ioctl_get_clock_counters_args {
+            gpu_id: self.gpu_id(),
+            ..Default::default()
+        };
         let p = &self.shared.process;
         raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
         Ok(a)

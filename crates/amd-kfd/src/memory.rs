@@ -26,13 +26,29 @@ pub struct MemoryKind {
 
 impl MemoryKind {
     /// VRAM, GPU only.
-    pub const DEVICE: Self = MemoryKind { host: false, uncached: false, cpu_access: false };
+    pub const DEVICE: Self = MemoryKind {
+        host: false,
+        uncached: false,
+        cpu_access: false,
+    };
     /// VRAM the CPU can reach through the BAR (needs resizable BAR for large sizes).
-    pub const DEVICE_CPU_VISIBLE: Self = MemoryKind { host: false, uncached: false, cpu_access: true };
+    pub const DEVICE_CPU_VISIBLE: Self = MemoryKind {
+        host: false,
+        uncached: false,
+        cpu_access: true,
+    };
     /// Uncached coherent GTT, CPU-visible.
-    pub const UNCACHED: Self = MemoryKind { host: false, uncached: true, cpu_access: true };
+    pub const UNCACHED: Self = MemoryKind {
+        host: false,
+        uncached: true,
+        cpu_access: true,
+    };
     /// Host memory (USERPTR), CPU-visible.
-    pub const HOST: Self = MemoryKind { host: true, uncached: false, cpu_access: true };
+    pub const HOST: Self = MemoryKind {
+        host: true,
+        uncached: false,
+        cpu_access: true,
+    };
 
     /// The `KFD_IOC_ALLOC_MEM_FLAGS_*` for this kind: always writable, executable and
     /// no-substitute; uncached → GTT|COHERENT|UNCACHED, else host → USERPTR, else VRAM;
@@ -91,7 +107,11 @@ impl KfdMemory {
         let sys = dev.process.sys.as_ref();
         let flags = kind.flags();
         let userptr = flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0;
-        let addr = if userptr { raw::anon_shared(sys, size)? } else { raw::reserve(sys, size)? };
+        let addr = if userptr {
+            raw::anon_shared(sys, size)?
+        } else {
+            raw::reserve(sys, size)?
+        };
         let mut args = kfd_ioctl_alloc_memory_of_gpu_args {
             va_addr: addr as u64,
             size: size as u64,
@@ -103,16 +123,30 @@ impl KfdMemory {
         if let Err(e) = raw::ioctl(sys, dev.process.kfd_fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut args) {
             let _ = raw::unmap(sys, addr, size);
             return Err(match e.errno {
-                Errno::EINVAL if flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && kind.cpu_access => KfdError::HostVisibleVram,
-                Errno::ENOMEM => KfdError::OutOfMemory { size: size as u64, kind: kind.name() },
+                Errno::EINVAL if flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && kind.cpu_access => {
+                    KfdError::HostVisibleVram
+                }
+                Errno::ENOMEM => KfdError::OutOfMemory {
+                    size: size as u64,
+                    kind: kind.name(),
+                },
                 _ => e.into(),
             });
         }
-        let mem = KfdMemory { va: addr, size, handle: args.handle, kind, owner: dev.clone(), mapped: Mutex::new(Vec::new()) };
+        let mem = KfdMemory {
+            va: addr,
+            size,
+            handle: args.handle,
+            kind,
+            owner: dev.clone(),
+            mapped: Mutex::new(Vec::new()),
+        };
         if !userptr {
             let got = raw::map_over_reservation(sys, dev.drm_fd, addr, size, args.mmap_offset)?;
             if got != addr {
-                return Err(KfdError::BadReply(format!("render node mapped at {got:#x}, asked {addr:#x}")));
+                return Err(KfdError::BadReply(format!(
+                    "render node mapped at {got:#x}, asked {addr:#x}"
+                )));
             }
         }
         mem.map_to_shared(dev)?;
@@ -146,7 +180,9 @@ impl KfdMemory {
             return Ok(());
         }
         if !Arc::ptr_eq(&dev.process, &self.owner.process) {
-            return Err(KfdError::InvalidArgument("memory and device belong to different KFD handles".into()));
+            return Err(KfdError::InvalidArgument(
+                "memory and device belong to different KFD handles".into(),
+            ));
         }
         let mut ids: Vec<u32> = mapped.iter().map(|d| d.gpu_id).collect();
         ids.push(dev.gpu_id);
@@ -161,8 +197,16 @@ impl KfdMemory {
 
     pub(crate) fn unmap_from_shared(&self, dev: &Arc<DeviceShared>) -> Result<()> {
         let mut mapped = self.mapped.lock();
-        let Some(i) = mapped.iter().position(|d| d.gpu_id == dev.gpu_id) else { return Ok(()) };
-        let (r, n) = raw::map_memory(dev.process.sys.as_ref(), dev.process.kfd_fd, false, self.handle, &[dev.gpu_id]);
+        let Some(i) = mapped.iter().position(|d| d.gpu_id == dev.gpu_id) else {
+            return Ok(());
+        };
+        let (r, n) = raw::map_memory(
+            dev.process.sys.as_ref(),
+            dev.process.kfd_fd,
+            false,
+            self.handle,
+            &[dev.gpu_id],
+        );
         r?;
         if n != 1 {
             return Err(KfdError::BadReply(format!("unmapped from {n} of 1 GPUs")));
@@ -187,7 +231,10 @@ impl KfdMemory {
 
     fn cpu_range(&self, offset: usize, len: usize) -> Result<usize> {
         if !self.kind.cpu_visible() {
-            return Err(KfdError::InvalidArgument(format!("{} is not CPU-visible", self.kind.name())));
+            return Err(KfdError::InvalidArgument(format!(
+                "{} is not CPU-visible",
+                self.kind.name()
+            )));
         }
         match offset.checked_add(len) {
             Some(end) if end <= self.size => Ok(self.va + offset),
@@ -232,7 +279,10 @@ mod tests {
         let f = MemoryKind::DEVICE.flags();
         assert_ne!(f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM, 0);
         assert_eq!(f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
-        assert_ne!(MemoryKind::DEVICE_CPU_VISIBLE.flags() & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
+        assert_ne!(
+            MemoryKind::DEVICE_CPU_VISIBLE.flags() & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC,
+            0
+        );
         let u = MemoryKind::UNCACHED.flags();
         let want = KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
         assert_eq!(u & want, want);

@@ -41,16 +41,27 @@ impl CwsrSizes {
         let gfxv = props.gfx_target_version;
         let cu = props.cu_count().checked_div(props.num_xcc.max(1)).unwrap_or(0);
         if cu == 0 {
-            return Err(KfdError::InvalidArgument(format!("{} has no compute units", props.arch())));
+            return Err(KfdError::InvalidArgument(format!(
+                "{} has no compute units",
+                props.arch()
+            )));
         }
         let wave_num = cu * 32;
-        let vgpr_per_cu: u64 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) { 0x60000 } else { 0x40000 };
+        let vgpr_per_cu: u64 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+            0x60000
+        } else {
+            0x40000
+        };
         let round = |v: u64| v.next_multiple_of(PAGE_SIZE as u64);
         let wg = round((vgpr_per_cu + 0x4000 + 0x10000 + 0x1000) * cu as u64);
         let ctl = round(40 + wave_num as u64 * 12 + 8);
         let debug = (wave_num as u64 * 32).next_multiple_of(64);
         let fit = |v: u64| u32::try_from(v).map_err(|_| KfdError::InvalidArgument(format!("CWSR size {v:#x}")));
-        Ok(CwsrSizes { ctl_stack_size: fit(ctl)?, wg_data_size: fit(wg)?, debug_memory_size: fit(debug)? })
+        Ok(CwsrSizes {
+            ctl_stack_size: fit(ctl)?,
+            wg_data_size: fit(wg)?,
+            debug_memory_size: fit(debug)?,
+        })
     }
 
     /// `ctx_save_restore_size` (control stack + workgroup data).
@@ -81,7 +92,12 @@ pub struct KfdQueue {
 }
 
 impl KfdQueue {
-    pub(crate) fn create(dev: &KfdDevice, shared: &Arc<DeviceShared>, kind: QueueKind, ring_size: usize) -> Result<Self> {
+    pub(crate) fn create(
+        dev: &KfdDevice,
+        shared: &Arc<DeviceShared>,
+        kind: QueueKind,
+        ring_size: usize,
+    ) -> Result<Self> {
         if ring_size < KFD_MIN_QUEUE_RING_SIZE as usize || !ring_size.is_power_of_two() || ring_size > 1 << 31 {
             return Err(KfdError::InvalidArgument(format!(
                 "ring size {ring_size:#x}: a power of two from {KFD_MIN_QUEUE_RING_SIZE} bytes to 2 GiB"
@@ -211,7 +227,10 @@ impl KfdQueue {
 impl Drop for KfdQueue {
     fn drop(&mut self) {
         let p = &self.shared.process;
-        let mut d = kfd_ioctl_destroy_queue_args { queue_id: self.id, pad: 0 };
+        let mut d = kfd_ioctl_destroy_queue_args {
+            queue_id: self.id,
+            pad: 0,
+        };
         if let Err(e) = raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d) {
             p.defer(e.into());
         }

@@ -12,7 +12,12 @@ use crate::abi::{self, Ioctl, NoUserPointers};
 use crate::sys::{Fd, MapFlags, Prot, Sys, SysResult};
 
 /// Issues a KFD ioctl whose argument holds no pointers.
-pub fn ioctl<T: IntoBytes + FromBytes + NoUserPointers>(sys: &dyn Sys, fd: Fd, req: Ioctl<T>, arg: &mut T) -> SysResult<i32> {
+pub fn ioctl<T: IntoBytes + FromBytes + NoUserPointers>(
+    sys: &dyn Sys,
+    fd: Fd,
+    req: Ioctl<T>,
+    arg: &mut T,
+) -> SysResult<i32> {
     // SAFETY: `T: NoUserPointers` — the struct embeds no pointer the implementation
     // could follow, and its own bytes are a live, exclusive buffer.
     unsafe { sys.ioctl(fd, req.request, req.name, arg.as_mut_bytes()) }
@@ -29,8 +34,16 @@ pub fn map_memory(sys: &dyn Sys, fd: Fd, map: bool, handle: u64, gpu_ids: &[u32]
         n_devices,
         n_success: 0,
     };
-    let req = if map { abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.request } else { abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request };
-    let name = if map { abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.name } else { abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name };
+    let req = if map {
+        abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.request
+    } else {
+        abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request
+    };
+    let name = if map {
+        abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU.name
+    } else {
+        abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name
+    };
     // SAFETY: the one pointer in the argument is `gpu_ids`, live for the call, with
     // `n_devices` no larger than its length; the driver only reads it.
     let r = unsafe { sys.ioctl(fd, req, name, a.as_mut_bytes()) };
@@ -39,7 +52,13 @@ pub fn map_memory(sys: &dyn Sys, fd: Fd, map: bool, handle: u64, gpu_ids: &[u32]
 
 /// `AMDKFD_IOC_WAIT_EVENTS` on `events` (filled in by the driver); returns
 /// `wait_result`.
-pub fn wait_events(sys: &dyn Sys, fd: Fd, events: &mut [abi::kfd_event_data], wait_all: bool, timeout_ms: u32) -> SysResult<u32> {
+pub fn wait_events(
+    sys: &dyn Sys,
+    fd: Fd,
+    events: &mut [abi::kfd_event_data],
+    wait_all: bool,
+    timeout_ms: u32,
+) -> SysResult<u32> {
     let mut a = abi::kfd_ioctl_wait_events_args {
         events_ptr: events.as_mut_ptr() as u64,
         num_events: u32::try_from(events.len()).unwrap_or(u32::MAX),
@@ -49,7 +68,14 @@ pub fn wait_events(sys: &dyn Sys, fd: Fd, events: &mut [abi::kfd_event_data], wa
     };
     // SAFETY: `events` is live and exclusively borrowed for the call, and `num_events`
     // is its length (a longer slice than u32 can count is clamped, which is shorter).
-    unsafe { sys.ioctl(fd, abi::AMDKFD_IOC_WAIT_EVENTS.request, abi::AMDKFD_IOC_WAIT_EVENTS.name, a.as_mut_bytes()) }?;
+    unsafe {
+        sys.ioctl(
+            fd,
+            abi::AMDKFD_IOC_WAIT_EVENTS.request,
+            abi::AMDKFD_IOC_WAIT_EVENTS.name,
+            a.as_mut_bytes(),
+        )
+    }?;
     Ok(a.wait_result)
 }
 
@@ -70,8 +96,15 @@ pub fn process_apertures(sys: &dyn Sys, fd: Fd, out: &mut [abi::kfd_process_devi
 
 /// `AMDKFD_IOC_SET_CU_MASK` of `queue_id` to `mask` (bit i = CU i).
 pub fn set_cu_mask(sys: &dyn Sys, fd: Fd, queue_id: u32, mask: &[u32]) -> SysResult<i32> {
-    let bits = u32::try_from(mask.len()).ok().and_then(|n| n.checked_mul(32)).unwrap_or(0);
-    let mut a = abi::kfd_ioctl_set_cu_mask_args { queue_id, num_cu_mask: bits, cu_mask_ptr: mask.as_ptr() as u64 };
+    let bits = u32::try_from(mask.len())
+        .ok()
+        .and_then(|n| n.checked_mul(32))
+        .unwrap_or(0);
+    let mut a = abi::kfd_ioctl_set_cu_mask_args {
+        queue_id,
+        num_cu_mask: bits,
+        cu_mask_ptr: mask.as_ptr() as u64,
+    };
     let req = abi::AMDKFD_IOC_SET_CU_MASK;
     // SAFETY: the pointer is `mask`'s, live for the call; `num_cu_mask / 32` is its
     // length (or 0 if that overflows); the kernel only reads it.
@@ -88,7 +121,16 @@ pub fn reserve(sys: &dyn Sys, len: usize) -> SysResult<usize> {
 /// Maps `len` bytes of anonymous shared memory at a kernel-chosen address.
 pub fn anon_shared(sys: &dyn Sys, len: usize) -> SysResult<usize> {
     // SAFETY: not MAP_FIXED: nothing is replaced.
-    unsafe { sys.mmap(0, len, Prot::ReadWrite, MapFlags::SHARED.with(MapFlags::ANONYMOUS), None, 0) }
+    unsafe {
+        sys.mmap(
+            0,
+            len,
+            Prot::ReadWrite,
+            MapFlags::SHARED.with(MapFlags::ANONYMOUS),
+            None,
+            0,
+        )
+    }
 }
 
 /// Maps `fd` at `offset` over the reservation `addr..addr + len` made by [`reserve`].
@@ -97,7 +139,16 @@ pub fn anon_shared(sys: &dyn Sys, len: usize) -> SysResult<usize> {
 pub fn map_over_reservation(sys: &dyn Sys, fd: Fd, addr: usize, len: usize, offset: u64) -> SysResult<usize> {
     // SAFETY: the range is a PROT_NONE reservation owned by the calling buffer and
     // never accessed through another mapping.
-    unsafe { sys.mmap(addr, len, Prot::ReadWrite, MapFlags::SHARED.with(MapFlags::FIXED), Some(fd), offset) }
+    unsafe {
+        sys.mmap(
+            addr,
+            len,
+            Prot::ReadWrite,
+            MapFlags::SHARED.with(MapFlags::FIXED),
+            Some(fd),
+            offset,
+        )
+    }
 }
 
 /// Maps `len` bytes of `fd` at `offset`, shared, read-write, at a kernel-chosen address.

@@ -76,12 +76,20 @@ pub struct SysError {
 impl SysError {
     /// An error of `op` with `errno`.
     pub fn new(op: impl Into<String>, errno: Errno) -> Self {
-        SysError { op: op.into(), path: None, errno }
+        SysError {
+            op: op.into(),
+            path: None,
+            errno,
+        }
     }
 
     /// An error of `op` on `path` with `errno`.
     pub fn at(op: impl Into<String>, path: &Path, errno: Errno) -> Self {
-        SysError { op: op.into(), path: Some(path.to_path_buf()), errno }
+        SysError {
+            op: op.into(),
+            path: Some(path.to_path_buf()),
+            errno,
+        }
     }
 }
 
@@ -125,8 +133,15 @@ pub trait Sys: Send + Sync {
     /// # Safety
     /// With [`MapFlags::FIXED`], `addr..addr + len` must be address space the caller
     /// owns and no longer accesses through any other mapping (it is replaced).
-    unsafe fn mmap(&self, addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64)
-    -> SysResult<usize>;
+    unsafe fn mmap(
+        &self,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MapFlags,
+        fd: Option<Fd>,
+        offset: u64,
+    ) -> SysResult<usize>;
 
     /// Removes the mappings in `addr..addr + len`.
     ///
@@ -179,13 +194,21 @@ impl Sys for HostSys {
             };
         // SAFETY: `c` is a NUL-terminated string that outlives the call.
         let fd = unsafe { libc::open(c.as_ptr(), flags) };
-        if fd < 0 { Err(SysError::at("open", path, Errno::last())) } else { Ok(Fd(fd)) }
+        if fd < 0 {
+            Err(SysError::at("open", path, Errno::last()))
+        } else {
+            Ok(Fd(fd))
+        }
     }
 
     fn close(&self, fd: Fd) -> SysResult<()> {
         // SAFETY: closing a descriptor has no memory-safety effect; the caller owns `fd`.
         let r = unsafe { libc::close(fd.0) };
-        if r < 0 { Err(SysError::new("close", Errno::last())) } else { Ok(()) }
+        if r < 0 {
+            Err(SysError::new("close", Errno::last()))
+        } else {
+            Ok(())
+        }
     }
 
     unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
@@ -193,7 +216,11 @@ impl Sys for HostSys {
         // size is encoded in `request`); pointers inside it are valid per this
         // method's contract.
         let r = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, arg.as_mut_ptr()) };
-        if r < 0 { Err(SysError::new(format!("ioctl {name}"), Errno::last())) } else { Ok(r) }
+        if r < 0 {
+            Err(SysError::new(format!("ioctl {name}"), Errno::last()))
+        } else {
+            Ok(r)
+        }
     }
 
     unsafe fn mmap(
@@ -213,14 +240,31 @@ impl Sys for HostSys {
         let offset = libc::off_t::try_from(offset).map_err(|_| SysError::new("mmap", Errno::EINVAL))?;
         // SAFETY: with MAP_FIXED the caller owns the replaced range (contract); without
         // it the kernel picks free address space, so no existing memory is affected.
-        let p = unsafe { libc::mmap(addr as *mut libc::c_void, len, prot, flags.0, fd.map_or(-1, |f| f.0), offset) };
-        if p == libc::MAP_FAILED { Err(SysError::new("mmap", Errno::last())) } else { Ok(p as usize) }
+        let p = unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                len,
+                prot,
+                flags.0,
+                fd.map_or(-1, |f| f.0),
+                offset,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            Err(SysError::new("mmap", Errno::last()))
+        } else {
+            Ok(p as usize)
+        }
     }
 
     unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
         // SAFETY: the caller owns the range and no longer uses it (contract).
         let r = unsafe { libc::munmap(addr as *mut libc::c_void, len) };
-        if r < 0 { Err(SysError::new("munmap", Errno::last())) } else { Ok(()) }
+        if r < 0 {
+            Err(SysError::new("munmap", Errno::last()))
+        } else {
+            Ok(())
+        }
     }
 
     fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
@@ -251,7 +295,11 @@ impl Sys for HostSys {
     fn eventfd(&self, init: u32) -> SysResult<Fd> {
         // SAFETY: eventfd takes no pointers.
         let fd = unsafe { libc::eventfd(init, libc::EFD_CLOEXEC) };
-        if fd < 0 { Err(SysError::new("eventfd", Errno::last())) } else { Ok(Fd(fd)) }
+        if fd < 0 {
+            Err(SysError::new("eventfd", Errno::last()))
+        } else {
+            Ok(Fd(fd))
+        }
     }
 
     fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
@@ -269,7 +317,11 @@ impl Sys for HostSys {
     fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
         let mut raw: Vec<libc::pollfd> = fds
             .iter()
-            .map(|p| libc::pollfd { fd: p.fd.0, events: if p.readable { libc::POLLIN } else { 0 }, revents: 0 })
+            .map(|p| libc::pollfd {
+                fd: p.fd.0,
+                events: if p.readable { libc::POLLIN } else { 0 },
+                revents: 0,
+            })
             .collect();
         // SAFETY: `raw` holds `raw.len()` initialised pollfd entries for the call.
         let n = unsafe { libc::poll(raw.as_mut_ptr(), raw.len() as libc::nfds_t, timeout_ms) };
@@ -289,13 +341,24 @@ mod tests {
     fn host_files_eventfd_and_anonymous_memory() {
         let sys = HostSys;
         assert!(sys.exists(Path::new("/proc/self")));
-        assert!(sys.list_dir(Path::new("/proc/self")).unwrap().iter().any(|n| n == "maps"));
-        let e = sys.open(Path::new("/nonexistent/amd-hcq"), OpenMode::ReadOnly).unwrap_err();
+        assert!(
+            sys.list_dir(Path::new("/proc/self"))
+                .unwrap()
+                .iter()
+                .any(|n| n == "maps")
+        );
+        let e = sys
+            .open(Path::new("/nonexistent/amd-hcq"), OpenMode::ReadOnly)
+            .unwrap_err();
         assert_eq!(e.errno, Errno::ENOENT);
         assert!(e.to_string().contains("/nonexistent/amd-hcq"));
 
         let fd = sys.eventfd(0).unwrap();
-        let mut p = [PollFd { fd, readable: true, ready: false }];
+        let mut p = [PollFd {
+            fd,
+            readable: true,
+            ready: false,
+        }];
         assert_eq!(sys.poll(&mut p, 0).unwrap(), 0);
         sys.write(fd, &1u64.to_ne_bytes()).unwrap();
         assert_eq!(sys.poll(&mut p, 0).unwrap(), 1);
@@ -309,7 +372,14 @@ mod tests {
         // is unmapped below and not used after.
         unsafe {
             let a = sys
-                .mmap(0, 8192, Prot::ReadWrite, MapFlags::PRIVATE.with(MapFlags::ANONYMOUS), None, 0)
+                .mmap(
+                    0,
+                    8192,
+                    Prot::ReadWrite,
+                    MapFlags::PRIVATE.with(MapFlags::ANONYMOUS),
+                    None,
+                    0,
+                )
                 .unwrap();
             assert_ne!(a, 0);
             sys.munmap(a, 8192).unwrap();

@@ -66,12 +66,18 @@ pub struct NodeProperties {
 impl NodeProperties {
     /// Parses the text of a `properties` file. `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
-        let err = |line: Option<usize>, msg: String| KfdError::Topology { path: path.to_path_buf(), line, msg };
+        let err = |line: Option<usize>, msg: String| KfdError::Topology {
+            path: path.to_path_buf(),
+            line,
+            msg,
+        };
         let mut all = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             let mut parts = line.split_whitespace();
             let Some(key) = parts.next() else { continue };
-            let value = parts.next().ok_or_else(|| err(Some(i + 1), format!("{key:?} has no value")))?;
+            let value = parts
+                .next()
+                .ok_or_else(|| err(Some(i + 1), format!("{key:?} has no value")))?;
             if parts.next().is_some() {
                 return Err(err(Some(i + 1), format!("{line:?} is not `key value`")));
             }
@@ -122,8 +128,10 @@ impl NodeProperties {
 
     /// The packet family of this GPU, or a clear error for an unsupported one.
     pub fn target(&self) -> Result<GfxTarget> {
-        GfxTarget::from_version(self.gfx_target_version)
-            .map_err(|_| KfdError::UnsupportedTarget { arch: self.arch(), version: self.gfx_target_version })
+        GfxTarget::from_version(self.gfx_target_version).map_err(|_| KfdError::UnsupportedTarget {
+            arch: self.arch(),
+            version: self.gfx_target_version,
+        })
     }
 
     /// Compute units (`simd_count / simd_per_cu`).
@@ -165,8 +173,14 @@ impl Visibility {
 
     /// From the process environment.
     pub fn from_env() -> Self {
+        Self::from_lookup(|var| std::env::var(var).ok())
+    }
+
+    /// From the variables `lookup` returns: `VISIBLE_DEVICES` wins over
+    /// `HIP_VISIBLE_DEVICES`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         for var in ["VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"] {
-            if let Ok(v) = std::env::var(var) {
+            if let Some(v) = lookup(var) {
                 return Visibility { var: Some((var, v)) };
             }
         }
@@ -175,17 +189,25 @@ impl Visibility {
 
     /// As if `var` (`VISIBLE_DEVICES` or `HIP_VISIBLE_DEVICES`) were set to `value`.
     pub fn from_var(var: &'static str, value: impl Into<String>) -> Self {
-        Visibility { var: Some((var, value.into())) }
+        Visibility {
+            var: Some((var, value.into())),
+        }
     }
 
     /// Selects and orders `gpus`.
     pub fn apply(&self, gpus: Vec<GpuNode>) -> Result<Vec<GpuNode>> {
         let Some((var, value)) = &self.var else { return Ok(gpus) };
-        let err = |msg: String| KfdError::Visibility { var, value: value.clone(), msg };
+        let err = |msg: String| KfdError::Visibility {
+            var,
+            value: value.clone(),
+            msg,
+        };
         let mut out = Vec::new();
         for tok in value.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let i: usize = tok.parse().map_err(|_| err(format!("{tok:?} is not a GPU index")))?;
-            let gpu = gpus.get(i).ok_or_else(|| err(format!("GPU {i} does not exist ({} found)", gpus.len())))?;
+            let gpu = gpus
+                .get(i)
+                .ok_or_else(|| err(format!("GPU {i} does not exist ({} found)", gpus.len())))?;
             if out.iter().any(|g: &GpuNode| g.node == gpu.node) {
                 return Err(err(format!("GPU {i} is listed twice")));
             }
@@ -197,8 +219,11 @@ impl Visibility {
 
 fn read_text(sys: &dyn Sys, path: &Path) -> Result<String> {
     let bytes = sys.read_file(path)?;
-    String::from_utf8(bytes)
-        .map_err(|_| KfdError::Topology { path: path.to_path_buf(), line: None, msg: "not UTF-8 text".into() })
+    String::from_utf8(bytes).map_err(|_| KfdError::Topology {
+        path: path.to_path_buf(),
+        line: None,
+        msg: "not UTF-8 text".into(),
+    })
 }
 
 /// The usable GPUs under `nodes_dir`, ordered by node number, then selected by `vis`.
@@ -228,7 +253,12 @@ pub fn discover(sys: &dyn Sys, nodes_dir: &Path, vis: &Visibility) -> Result<Vec
         }
         let props_path = path.join("properties");
         let props = NodeProperties::parse(&read_text(sys, &props_path)?, &props_path)?;
-        gpus.push(GpuNode { node, gpu_id, props, path });
+        gpus.push(GpuNode {
+            node,
+            gpu_id,
+            props,
+            path,
+        });
     }
     vis.apply(gpus)
 }
@@ -257,7 +287,10 @@ mod tests {
     fn errors_name_file_and_line() {
         let bad = P.replace("simd_count 192", "simd_count twelve");
         let e = NodeProperties::parse(&bad, Path::new("/x/properties")).unwrap_err();
-        assert_eq!(e.to_string(), "/x/properties:2: simd_count: \"twelve\" is not a non-negative integer");
+        assert_eq!(
+            e.to_string(),
+            "/x/properties:2: simd_count: \"twelve\" is not a non-negative integer"
+        );
         let e = NodeProperties::parse("simd_count\n", Path::new("p")).unwrap_err();
         assert!(e.to_string().contains("p:1"), "{e}");
         let e = NodeProperties::parse("a 1 2\n", Path::new("p")).unwrap_err();

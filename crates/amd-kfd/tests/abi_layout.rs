@@ -12,11 +12,17 @@ use amd_kfd::abi::{REQUESTS, STRUCTS};
 const HEADER: &str = "/usr/include/linux/kfd_ioctl.h";
 
 fn c_program() -> String {
-    let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include <linux/kfd_ioctl.h>\nint main(void) {\n");
+    let mut c =
+        String::from("#include <stdio.h>\n#include <stddef.h>\n#include <linux/kfd_ioctl.h>\nint main(void) {\n");
     for s in STRUCTS {
         writeln!(c, "  printf(\"size {0} %zu\\n\", sizeof(struct {0}));", s.name).unwrap();
         for f in s.fields {
-            writeln!(c, "  printf(\"field {0}.{1} %zu\\n\", offsetof(struct {0}, {1}));", s.name, f.name).unwrap();
+            writeln!(
+                c,
+                "  printf(\"field {0}.{1} %zu\\n\", offsetof(struct {0}, {1}));",
+                s.name, f.name
+            )
+            .unwrap();
         }
     }
     for (name, _) in REQUESTS {
@@ -55,7 +61,11 @@ fn abi_matches_the_system_header() {
         .arg(&exe)
         .output()
         .expect("run the C compiler");
-    assert!(out.status.success(), "C compile failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "C compile failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = Command::new(&exe).output().expect("run the layout program");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(run.status.success());
@@ -71,7 +81,12 @@ fn abi_matches_the_system_header() {
 
     let mut checked = 0;
     for s in STRUCTS {
-        assert_eq!(c[&("size".into(), s.name.into())], s.size as u64, "sizeof(struct {})", s.name);
+        assert_eq!(
+            c[&("size".into(), s.name.into())],
+            s.size as u64,
+            "sizeof(struct {})",
+            s.name
+        );
         for f in s.fields {
             let key = ("field".to_string(), format!("{}.{}", s.name, f.name));
             assert_eq!(c[&key], f.offset as u64, "offsetof(struct {}, {})", s.name, f.name);

@@ -1,0 +1,555 @@
+//! The emulated KFD driver: its state and the ioctl handlers, with the kernel's
+//! validation and errno values.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Instant;
+
+use amd_kfd::abi::*;
+use nix::errno::Errno;
+
+use crate::profile::GpuProfile;
+use crate::ranges::RangeSet;
+
+/// First virtual file descriptor (far above real ones).
+pub(crate) const FIRST_FD: i32 = 1 << 30;
+/// First render minor (`/dev/dri/renderD128`).
+pub(crate) const FIRST_RENDER_MINOR: u32 = 128;
+/// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
+pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+/// First id of events that have no signal slot (as KFD: after the slot range).
+const FIRST_NONSIGNAL_EVENT_ID: u32 = KFD_SIGNAL_EVENT_LIMIT;
+/// Doorbell bytes per GPU (two pages).
+pub(crate) const DOORBELL_PAGE_BYTES: u64 = 0x2000;
+
+/// What an open virtual descriptor is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FdKind {
+    Kfd,
+    Render(usize),
+    /// A real descriptor opened for a read outside `/dev` and `/sys`.
+    Host(i32),
+}
+
+/// A memory fault recorded for the hang report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryFault {
+    /// Faulting address.
+    pub va: u64,
+    /// Page not present.
+    pub not_present: bool,
+    /// Write to a read-only page.
+    pub read_only: bool,
+    /// Execute of a no-execute page.
+    pub no_execute: bool,
+    /// Address imprecise.
+    pub imprecise: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct MemObj {
+    pub(crate) va: u64,
+    pub(crate) size: u64,
+    pub(crate) flags: u32,
+    pub(crate) gpu: usize,
+    pub(crate) mmap_offset: u64,
+    pub(crate) mapped_on: BTreeSet<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct EventState {
+    pub(crate) kind: u32,
+    pub(crate) auto_reset: bool,
+    pub(crate) signaled: bool,
+    pub(crate) slot: Option<u32>,
+    pub(crate) data: kfd_event_data,
+}
+
+/// A queue as the driver registered it, for the hardware half to consume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueInfo {
+    /// KFD queue id.
+    pub id: u32,
+    /// Index of the GPU in the mock.
+    pub gpu: usize,
+    /// `KFD_IOC_QUEUE_TYPE_*`
+    pub queue_type: u32,
+    /// Ring address.
+    pub ring_base: u64,
+    /// Ring bytes.
+    pub ring_size: u32,
+    /// Address of the read pointer the engine writes.
+    pub read_ptr: u64,
+    /// Address of the write pointer the runtime writes.
+    pub write_ptr: u64,
+    /// Address of the queue's doorbell, once the doorbell page is mapped.
+    pub doorbell: Option<u64>,
+    /// Doorbell slot index within the GPU's doorbell page.
+    pub doorbell_index: u32,
+    /// EOP buffer address and size.
+    pub eop: (u64, u64),
+    /// Context-save area address and size.
+    pub ctx_save: (u64, u32),
+    /// Control stack size.
+    pub ctl_stack_size: u32,
+    /// CU mask set with SET_CU_MASK (empty: all CUs).
+    pub cu_mask: Vec<u32>,
+    /// Queue percentage and priority.
+    pub percentage_priority: (u32, u32),
+}
+
+#[derive(Debug)]
+pub(crate) struct GpuState {
+    pub(crate) profile: GpuProfile,
+    pub(crate) gpu_id: u32,
+    pub(crate) vram_used: u64,
+    pub(crate) vm_fd: Option<i32>,
+    pub(crate) doorbell_page: Option<u64>,
+    pub(crate) next_doorbell: u32,
+    /// GPU mappings: va → (size, handle).
+    pub(crate) mapped: BTreeMap<u64, (u64, u64)>,
+    pub(crate) last_fault: Option<MemoryFault>,
+}
+
+/// Faults to inject into the next calls.
+#[derive(Debug, Default)]
+pub(crate) struct Injections {
+    pub(crate) alloc: VecDeque<Errno>,
+    pub(crate) create_queue: VecDeque<Errno>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Driver {
+    pub(crate) gpus: Vec<GpuState>,
+    pub(crate) cpu_node: bool,
+    pub(crate) fds: BTreeMap<i32, FdKind>,
+    pub(crate) next_fd: i32,
+    pub(crate) handles: BTreeMap<u64, MemObj>,
+    pub(crate) next_handle: u64,
+    pub(crate) events: BTreeMap<u32, EventState>,
+    pub(crate) free_slots: BTreeSet<u32>,
+    pub(crate) next_nonsignal_id: u32,
+    pub(crate) event_page: Option<(u64, u64)>,
+    pub(crate) queues: BTreeMap<u32, QueueInfo>,
+    pub(crate) next_queue_id: u32,
+    pub(crate) host_maps: RangeSet,
+    pub(crate) inject: Injections,
+    pub(crate) clock_origin: Instant,
+}
+
+type R<T> = Result<T, Errno>;
+
+/// The expected control-stack and CWSR sizes for a GPU, as `kfd_queue.c` computes them.
+fn cwsr_expectations(p: &GpuProfile) -> Option<(u32, u32, u32)> {
+    let gfxv = p.prop("gfx_target_version")? as u32;
+    let cu =
+        (p.prop("simd_count")? / p.prop("simd_per_cu")?.max(1)) as u32 / (p.prop("num_xcc").unwrap_or(1).max(1) as u32);
+    let wave_num = cu * 32;
+    let vgpr = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+        0x60000
+    } else {
+        0x40000
+    };
+    let wg = ((vgpr + 0x4000 + 0x10000 + 0x1000) * cu).next_multiple_of(4096);
+    let ctl = (40 + wave_num * 12 + 8).next_multiple_of(4096);
+    let debug = (wave_num * 32).next_multiple_of(64);
+    Some((ctl, ctl + wg, debug))
+}
+
+impl Driver {
+    pub(crate) fn new(profiles: Vec<GpuProfile>, cpu_node: bool) -> Self {
+        let gpus = profiles
+            .into_iter()
+            .enumerate()
+            .map(|(i, profile)| GpuState {
+                profile,
+                // KFD's ids look like hashes; distinct and non-zero is what matters.
+                gpu_id: 0xb5e0 + 0x11 * i as u32,
+                vram_used: 0,
+                vm_fd: None,
+                doorbell_page: None,
+                next_doorbell: 0,
+                mapped: BTreeMap::new(),
+                last_fault: None,
+            })
+            .collect();
+        Driver {
+            gpus,
+            cpu_node,
+            fds: BTreeMap::new(),
+            next_fd: FIRST_FD,
+            handles: BTreeMap::new(),
+            next_handle: 1,
+            events: BTreeMap::new(),
+            free_slots: (0..KFD_SIGNAL_EVENT_LIMIT).collect(),
+            next_nonsignal_id: FIRST_NONSIGNAL_EVENT_ID,
+            event_page: None,
+            queues: BTreeMap::new(),
+            next_queue_id: 1,
+            host_maps: RangeSet::default(),
+            inject: Injections::default(),
+            clock_origin: Instant::now(),
+        }
+    }
+
+    pub(crate) fn gpu_index(&self, gpu_id: u32) -> R<usize> {
+        self.gpus.iter().position(|g| g.gpu_id == gpu_id).ok_or(Errno::EINVAL)
+    }
+
+    /// The GPU with a VM acquired (what most ioctls require).
+    fn gpu_with_vm(&self, gpu_id: u32) -> R<usize> {
+        let i = self.gpu_index(gpu_id)?;
+        if self.gpus[i].vm_fd.is_none() {
+            return Err(Errno::EINVAL);
+        }
+        Ok(i)
+    }
+
+    pub(crate) fn alloc_fd(&mut self, kind: FdKind) -> i32 {
+        let fd = self.next_fd;
+        self.next_fd += 1;
+        self.fds.insert(fd, kind);
+        fd
+    }
+
+    /// The mmap offset of a doorbell page of GPU `gpu`.
+    pub(crate) fn doorbell_base(gpu: usize) -> u64 {
+        (gpu as u64 + 1) << 32
+    }
+
+    pub(crate) fn gpu_clock(&self) -> u64 {
+        let ns = self.clock_origin.elapsed().as_nanos() as u64;
+        ns / (1_000_000_000 / GPU_CLOCK_HZ)
+    }
+
+    pub(crate) fn acquire_vm(&mut self, a: &mut kfd_ioctl_acquire_vm_args) -> R<()> {
+        let i = self.gpu_index(a.gpu_id)?;
+        let fd = a.drm_fd as i32;
+        match self.fds.get(&fd) {
+            Some(FdKind::Render(g)) if *g == i => {}
+            Some(_) => return Err(Errno::EINVAL),
+            None => return Err(Errno::EBADF),
+        }
+        match self.gpus[i].vm_fd {
+            Some(existing) if existing != fd => Err(Errno::EBUSY),
+            _ => {
+                self.gpus[i].vm_fd = Some(fd);
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn alloc_memory(&mut self, a: &mut kfd_ioctl_alloc_memory_of_gpu_args) -> R<()> {
+        let i = self.gpu_with_vm(a.gpu_id)?;
+        if a.size == 0 || a.size % 4096 != 0 || a.va_addr % 4096 != 0 || a.va_addr.checked_add(a.size).is_none() {
+            return Err(Errno::EINVAL);
+        }
+        let domains = KFD_IOC_ALLOC_MEM_FLAGS_VRAM
+            | KFD_IOC_ALLOC_MEM_FLAGS_GTT
+            | KFD_IOC_ALLOC_MEM_FLAGS_USERPTR
+            | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL
+            | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP;
+        if (a.flags & domains).count_ones() != 1 {
+            return Err(Errno::EINVAL);
+        }
+        if let Some(e) = self.inject.alloc.pop_front() {
+            return Err(e);
+        }
+        let gpu = &mut self.gpus[i];
+        let vram = a.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0;
+        if vram && a.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC != 0 && !gpu.profile.large_bar {
+            return Err(Errno::EINVAL);
+        }
+        if vram {
+            if gpu.vram_used + a.size > gpu.profile.vram_size {
+                return Err(Errno::ENOMEM);
+            }
+            gpu.vram_used += a.size;
+        }
+        let userptr = a.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0;
+        if userptr && a.mmap_offset != a.va_addr {
+            return Err(Errno::EINVAL);
+        }
+        let handle = self.next_handle;
+        self.next_handle += 1;
+        // Render-node mmap offsets: one page-aligned window per handle.
+        let mmap_offset = if userptr { a.mmap_offset } else { handle << 24 };
+        self.handles.insert(
+            handle,
+            MemObj {
+                va: a.va_addr,
+                size: a.size,
+                flags: a.flags,
+                gpu: i,
+                mmap_offset,
+                mapped_on: BTreeSet::new(),
+            },
+        );
+        a.handle = handle;
+        a.mmap_offset = mmap_offset;
+        Ok(())
+    }
+
+    pub(crate) fn free_memory(&mut self, a: &kfd_ioctl_free_memory_of_gpu_args) -> R<()> {
+        let obj = self.handles.get(&a.handle).ok_or(Errno::EINVAL)?;
+        if !obj.mapped_on.is_empty() {
+            return Err(Errno::EBUSY);
+        }
+        let obj = self.handles.remove(&a.handle).ok_or(Errno::EINVAL)?;
+        if obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 {
+            let g = &mut self.gpus[obj.gpu];
+            g.vram_used = g.vram_used.saturating_sub(obj.size);
+        }
+        if self.event_page.is_some_and(|(va, _)| va == obj.va) {
+            self.event_page = None;
+        }
+        Ok(())
+    }
+
+    /// Maps (or unmaps) `handle` on the GPUs in `ids`, from `n_success` on; returns
+    /// the new `n_success`.
+    pub(crate) fn map_memory(&mut self, handle: u64, ids: &[u32], n_success: u32, map: bool) -> (u32, R<()>) {
+        let mut done = n_success;
+        for &id in ids.iter().skip(n_success as usize) {
+            let r = (|| {
+                let g = self.gpu_with_vm(id)?;
+                let obj = self.handles.get_mut(&handle).ok_or(Errno::EINVAL)?;
+                if map {
+                    obj.mapped_on.insert(g);
+                    self.gpus[g].mapped.insert(obj.va, (obj.size, handle));
+                } else {
+                    if !obj.mapped_on.remove(&g) {
+                        return Err(Errno::EINVAL);
+                    }
+                    self.gpus[g].mapped.remove(&obj.va);
+                }
+                Ok(())
+            })();
+            if let Err(e) = r {
+                return (done, Err(e));
+            }
+            done += 1;
+        }
+        (done, Ok(()))
+    }
+
+    pub(crate) fn create_event(&mut self, a: &mut kfd_ioctl_create_event_args) -> R<()> {
+        if a.event_page_offset != 0 && self.event_page.is_none() {
+            let obj = self.handles.get(&a.event_page_offset).ok_or(Errno::EINVAL)?;
+            if obj.size < KFD_SIGNAL_EVENT_LIMIT as u64 * 8 {
+                return Err(Errno::EINVAL);
+            }
+            self.event_page = Some((obj.va, obj.size));
+        }
+        let signal = matches!(a.event_type, KFD_IOC_EVENT_SIGNAL | KFD_IOC_EVENT_DEBUG_EVENT);
+        let known = a.event_type <= KFD_IOC_EVENT_MEMORY;
+        if !known {
+            return Err(Errno::EINVAL);
+        }
+        let (id, slot) = if signal {
+            let slot = self.free_slots.pop_first().ok_or(Errno::ENOSPC)?;
+            (slot, Some(slot))
+        } else {
+            let id = self.next_nonsignal_id;
+            self.next_nonsignal_id = self.next_nonsignal_id.checked_add(1).ok_or(Errno::ENOSPC)?;
+            (id, None)
+        };
+        self.events.insert(
+            id,
+            EventState {
+                kind: a.event_type,
+                auto_reset: a.auto_reset != 0,
+                signaled: false,
+                slot,
+                data: kfd_event_data::for_event(id),
+            },
+        );
+        a.event_id = id;
+        a.event_slot_index = slot.unwrap_or(0);
+        a.event_trigger_data = id;
+        a.event_page_offset = if signal { 1 << 40 } else { 0 };
+        Ok(())
+    }
+
+    pub(crate) fn destroy_event(&mut self, id: u32) -> R<()> {
+        let ev = self.events.remove(&id).ok_or(Errno::EINVAL)?;
+        if let Some(s) = ev.slot {
+            self.free_slots.insert(s);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_event(&mut self, id: u32, signaled: bool) -> R<()> {
+        let ev = self.events.get_mut(&id).ok_or(Errno::EINVAL)?;
+        ev.signaled = signaled;
+        Ok(())
+    }
+
+    /// Records a memory fault on GPU `gpu` and fires every memory event.
+    pub(crate) fn memory_fault(&mut self, gpu: usize, f: MemoryFault) {
+        let Some(g) = self.gpus.get_mut(gpu) else { return };
+        g.last_fault = Some(f);
+        let gpu_id = g.gpu_id;
+        for ev in self.events.values_mut().filter(|e| e.kind == KFD_IOC_EVENT_MEMORY) {
+            ev.data.memory_exception_data = kfd_hsa_memory_exception_data {
+                failure: kfd_memory_exception_failure {
+                    NotPresent: f.not_present as u32,
+                    ReadOnly: f.read_only as u32,
+                    NoExecute: f.no_execute as u32,
+                    imprecise: f.imprecise as u32,
+                },
+                va: f.va,
+                gpu_id,
+                ErrorType: KFD_MEM_ERR_NO_RAS,
+            };
+            ev.signaled = true;
+        }
+    }
+
+    /// Fires every hardware-exception event for GPU `gpu`.
+    pub(crate) fn hw_exception(&mut self, gpu: usize, reset_cause: u32) {
+        let Some(g) = self.gpus.get(gpu) else { return };
+        let gpu_id = g.gpu_id;
+        for ev in self
+            .events
+            .values_mut()
+            .filter(|e| e.kind == KFD_IOC_EVENT_HW_EXCEPTION)
+        {
+            ev.data.set_hw_exception_data(kfd_hsa_hw_exception_data {
+                reset_type: KFD_HW_EXCEPTION_WHOLE_GPU_RESET,
+                reset_cause,
+                memory_lost: 0,
+                gpu_id,
+            });
+            ev.signaled = true;
+        }
+    }
+
+    /// Checks the events of a wait; `Ok(true)` if the wait is satisfied. Fills in the
+    /// entries' data and consumes auto-reset signals when it is.
+    pub(crate) fn poll_events(&mut self, entries: &mut [kfd_event_data], wait_all: bool) -> R<bool> {
+        let mut fired = Vec::with_capacity(entries.len());
+        for e in entries.iter() {
+            let ev = self.events.get(&e.event_id).ok_or(Errno::EINVAL)?;
+            fired.push(ev.signaled);
+        }
+        let done = if wait_all {
+            fired.iter().all(|&f| f)
+        } else {
+            fired.iter().any(|&f| f)
+        };
+        if done {
+            for (e, &f) in entries.iter_mut().zip(&fired) {
+                let Some(ev) = self.events.get_mut(&e.event_id) else {
+                    continue;
+                };
+                if f {
+                    let id = e.event_id;
+                    *e = ev.data;
+                    e.event_id = id;
+                    if ev.auto_reset || ev.kind != KFD_IOC_EVENT_SIGNAL {
+                        ev.signaled = false;
+                    }
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Whether `[addr, addr + len)` lies in memory mapped to GPU `g`.
+    pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
+        let Some(end) = addr.checked_add(len) else { return false };
+        self.gpus[g]
+            .mapped
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(&va, &(size, _))| end <= va + size)
+    }
+
+    pub(crate) fn create_queue(&mut self, a: &mut kfd_ioctl_create_queue_args) -> R<()> {
+        let g = self.gpu_with_vm(a.gpu_id)?;
+        if let Some(e) = self.inject.create_queue.pop_front() {
+            return Err(e);
+        }
+        if a.queue_percentage > KFD_MAX_QUEUE_PERCENTAGE || a.queue_priority > KFD_MAX_QUEUE_PRIORITY {
+            return Err(Errno::EINVAL);
+        }
+        if a.ring_size != 0 && !a.ring_size.is_power_of_two() {
+            return Err(Errno::EINVAL);
+        }
+        if a.ring_base_address % 256 != 0 {
+            return Err(Errno::EINVAL);
+        }
+        match a.queue_type {
+            KFD_IOC_QUEUE_TYPE_COMPUTE | KFD_IOC_QUEUE_TYPE_SDMA => {}
+            // AQL and XGMI SDMA queues exist in KFD; this mock runs neither.
+            _ => return Err(Errno::EINVAL),
+        }
+        // kfd_queue_acquire_buffers: the ring and both pointers must be mapped buffers.
+        let mapped = |addr: u64, len: u64| self.gpu_mapped(g, addr, len);
+        if !mapped(a.write_pointer_address, 8) || !mapped(a.read_pointer_address, 8) {
+            return Err(Errno::EINVAL);
+        }
+        if !mapped(a.ring_base_address, a.ring_size as u64) {
+            return Err(Errno::EINVAL);
+        }
+        if a.queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE {
+            let (ctl, cwsr, debug) = cwsr_expectations(&self.gpus[g].profile).ok_or(Errno::EINVAL)?;
+            if a.eop_buffer_address != 0
+                && (a.eop_buffer_size < 4096 || !mapped(a.eop_buffer_address, a.eop_buffer_size))
+            {
+                return Err(Errno::EINVAL);
+            }
+            if a.ctl_stack_size != ctl || a.ctx_save_restore_size < cwsr {
+                return Err(Errno::EINVAL);
+            }
+            let total = (a.ctx_save_restore_size as u64 + debug as u64).next_multiple_of(4096);
+            if !mapped(a.ctx_save_restore_address, total) {
+                return Err(Errno::EINVAL);
+            }
+        }
+        let gpu = &mut self.gpus[g];
+        if gpu.next_doorbell as u64 * 8 >= DOORBELL_PAGE_BYTES {
+            return Err(Errno::ENOSPC);
+        }
+        let index = gpu.next_doorbell;
+        gpu.next_doorbell += 1;
+        let id = self.next_queue_id;
+        self.next_queue_id += 1;
+        a.queue_id = id;
+        a.doorbell_offset = Self::doorbell_base(g) + index as u64 * 8;
+        self.queues.insert(
+            id,
+            QueueInfo {
+                id,
+                gpu: g,
+                queue_type: a.queue_type,
+                ring_base: a.ring_base_address,
+                ring_size: a.ring_size,
+                read_ptr: a.read_pointer_address,
+                write_ptr: a.write_pointer_address,
+                doorbell: gpu.doorbell_page.map(|p| p + index as u64 * 8),
+                doorbell_index: index,
+                eop: (a.eop_buffer_address, a.eop_buffer_size),
+                ctx_save: (a.ctx_save_restore_address, a.ctx_save_restore_size),
+                ctl_stack_size: a.ctl_stack_size,
+                cu_mask: Vec::new(),
+                percentage_priority: (a.queue_percentage, a.queue_priority),
+            },
+        );
+        Ok(())
+    }
+
+    pub(crate) fn update_queue(&mut self, a: &kfd_ioctl_update_queue_args) -> R<()> {
+        if a.queue_percentage > KFD_MAX_QUEUE_PERCENTAGE || a.queue_priority > KFD_MAX_QUEUE_PRIORITY {
+            return Err(Errno::EINVAL);
+        }
+        if a.ring_size != 0 && !a.ring_size.is_power_of_two() {
+            return Err(Errno::EINVAL);
+        }
+        let q = self.queues.get_mut(&a.queue_id).ok_or(Errno::EINVAL)?;
+        q.ring_base = a.ring_base_address;
+        q.ring_size = a.ring_size;
+        q.percentage_priority = (a.queue_percentage, a.queue_priority);
+        Ok(())
+    }
+}

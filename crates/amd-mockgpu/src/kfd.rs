@@ -1,0 +1,185 @@
+//! The `/dev/kfd` ioctls of the mock driver: argument decoding, dispatch to the
+//! driver state, and the copies to and from the caller's arrays.
+
+#![allow(unsafe_code)]
+
+use std::time::{Duration, Instant};
+
+use amd_kfd::abi::*;
+use nix::errno::Errno;
+use zerocopy::{FromBytes, IntoBytes};
+
+use crate::{MockSys, uaccess, with_arg};
+
+impl MockSys {
+    pub(crate) fn kfd_ioctl(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+        let mut d = self.driver.lock();
+        match request {
+            r if r == AMDKFD_IOC_GET_VERSION.request => with_arg(arg, |a: &mut kfd_ioctl_get_version_args| {
+                a.major_version = KFD_IOCTL_MAJOR_VERSION;
+                a.minor_version = KFD_IOCTL_MINOR_VERSION;
+                Ok(())
+            })?,
+            r if r == AMDKFD_IOC_ACQUIRE_VM.request => with_arg(arg, |a| d.acquire_vm(a))?,
+            r if r == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request => with_arg(arg, |a| d.alloc_memory(a))?,
+            r if r == AMDKFD_IOC_FREE_MEMORY_OF_GPU.request => with_arg(arg, |a| d.free_memory(a))?,
+            r if r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request || r == AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request => {
+                let map = r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request;
+                with_arg(arg, |a: &mut kfd_ioctl_map_memory_to_gpu_args| {
+                    if a.n_devices == 0 || a.n_success > a.n_devices {
+                        return Err(Errno::EINVAL);
+                    }
+                    // SAFETY: `Sys::ioctl`'s contract: the caller's argument points at
+                    // `n_devices` gpu ids.
+                    let ids: Vec<u32> = unsafe { uaccess::read_array(a.device_ids_array_ptr, a.n_devices as usize) }?;
+                    let (n, r) = d.map_memory(a.handle, &ids, a.n_success, map);
+                    a.n_success = n;
+                    r
+                })?
+            }
+            r if r == AMDKFD_IOC_CREATE_EVENT.request => with_arg(arg, |a| d.create_event(a))?,
+            r if r == AMDKFD_IOC_DESTROY_EVENT.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_destroy_event_args| d.destroy_event(a.event_id))?
+            }
+            r if r == AMDKFD_IOC_SET_EVENT.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_set_event_args| d.set_event(a.event_id, true))?;
+                self.events_changed.notify_all();
+            }
+            r if r == AMDKFD_IOC_RESET_EVENT.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_reset_event_args| d.set_event(a.event_id, false))?
+            }
+            r if r == AMDKFD_IOC_WAIT_EVENTS.request => {
+                let mut a = kfd_ioctl_wait_events_args::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
+                if a.num_events == 0 {
+                    return Err(Errno::EINVAL);
+                }
+                // SAFETY: `Sys::ioctl`'s contract: `events_ptr` points at `num_events`
+                // entries, readable and writable.
+                let mut entries: Vec<kfd_event_data> =
+                    unsafe { uaccess::read_array(a.events_ptr, a.num_events as usize) }?;
+                let deadline = match a.timeout {
+                    0 => None,
+                    u32::MAX => Some(None),
+                    ms => Some(Some(Instant::now() + Duration::from_millis(ms as u64))),
+                };
+                a.wait_result = loop {
+                    if d.poll_events(&mut entries, a.wait_for_all != 0)? {
+                        break KFD_IOC_WAIT_RESULT_COMPLETE;
+                    }
+                    match deadline {
+                        None => break KFD_IOC_WAIT_RESULT_TIMEOUT,
+                        Some(None) => self.events_changed.wait(&mut d),
+                        Some(Some(t)) => {
+                            if self.events_changed.wait_until(&mut d, t).timed_out()
+                                && !d.poll_events(&mut entries, a.wait_for_all != 0)?
+                            {
+                                break KFD_IOC_WAIT_RESULT_TIMEOUT;
+                            } else if Instant::now() >= t {
+                                break KFD_IOC_WAIT_RESULT_COMPLETE;
+                            }
+                        }
+                    }
+                };
+                // SAFETY: as above; the same array, written back whole.
+                unsafe { uaccess::write_array(a.events_ptr, &entries) }?;
+                arg.copy_from_slice(a.as_bytes());
+            }
+            r if r == AMDKFD_IOC_CREATE_QUEUE.request => with_arg(arg, |a| d.create_queue(a))?,
+            r if r == AMDKFD_IOC_DESTROY_QUEUE.request => with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| {
+                d.queues.remove(&a.queue_id).map(|_| ()).ok_or(Errno::EINVAL)
+            })?,
+            r if r == AMDKFD_IOC_UPDATE_QUEUE.request => with_arg(arg, |a| d.update_queue(a))?,
+            r if r == AMDKFD_IOC_SET_CU_MASK.request => with_arg(arg, |a: &mut kfd_ioctl_set_cu_mask_args| {
+                if a.num_cu_mask == 0 || a.num_cu_mask % 32 != 0 {
+                    return Err(Errno::EINVAL);
+                }
+                // SAFETY: `Sys::ioctl`'s contract: `cu_mask_ptr` points at
+                // `num_cu_mask / 32` words.
+                let mask: Vec<u32> = unsafe { uaccess::read_array(a.cu_mask_ptr, a.num_cu_mask as usize / 32) }?;
+                let q = d.queues.get_mut(&a.queue_id).ok_or(Errno::EINVAL)?;
+                q.cu_mask = mask;
+                Ok(())
+            })?,
+            r if r == AMDKFD_IOC_GET_CLOCK_COUNTERS.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_get_clock_counters_args| {
+                    d.gpu_index(a.gpu_id)?;
+                    let now = d.clock_origin.elapsed().as_nanos() as u64;
+                    a.gpu_clock_counter = d.gpu_clock();
+                    a.cpu_clock_counter = now;
+                    a.system_clock_counter = now;
+                    a.system_clock_freq = 1_000_000_000;
+                    Ok(())
+                })?
+            }
+            r if r == AMDKFD_IOC_AVAILABLE_MEMORY.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_get_available_memory_args| {
+                    let g = &d.gpus[d.gpu_index(a.gpu_id)?];
+                    a.available = g.profile.vram_size - g.vram_used;
+                    Ok(())
+                })?
+            }
+            r if r == AMDKFD_IOC_GET_PROCESS_APERTURES_NEW.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_get_process_apertures_new_args| {
+                    let all: Vec<kfd_process_device_apertures> = d
+                        .gpus
+                        .iter()
+                        .map(|g| kfd_process_device_apertures {
+                            lds_base: 0x1_0000_0000_0000,
+                            lds_limit: 0x1_0000_ffff_ffff,
+                            scratch_base: 0x2_0000_0000_0000,
+                            scratch_limit: 0x2_0000_ffff_ffff,
+                            gpuvm_base: 0x1_0000,
+                            gpuvm_limit: 0x7fff_ffff_ffff,
+                            gpu_id: g.gpu_id,
+                            pad: 0,
+                        })
+                        .collect();
+                    if a.num_of_nodes == 0 {
+                        a.num_of_nodes = all.len() as u32;
+                        return Ok(());
+                    }
+                    let n = (a.num_of_nodes as usize).min(all.len());
+                    // SAFETY: `Sys::ioctl`'s contract: the pointer has room for
+                    // `num_of_nodes` entries, and `n` is no more.
+                    unsafe { uaccess::write_array(a.kfd_process_device_apertures_ptr, &all[..n]) }?;
+                    a.num_of_nodes = n as u32;
+                    Ok(())
+                })?
+            }
+            r if r == AMDKFD_IOC_SET_XNACK_MODE.request => with_arg(arg, |a: &mut kfd_ioctl_set_xnack_mode_args| {
+                if a.xnack_enabled < 0 {
+                    a.xnack_enabled = 0;
+                }
+                Ok(())
+            })?,
+            r if r == AMDKFD_IOC_SET_MEMORY_POLICY.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_set_memory_policy_args| {
+                    d.gpu_index(a.gpu_id).map(|_| ())
+                })?
+            }
+            r if r == AMDKFD_IOC_SET_TRAP_HANDLER.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_set_trap_handler_args| {
+                    d.gpu_index(a.gpu_id).map(|_| ())
+                })?
+            }
+            r if r == AMDKFD_IOC_SET_SCRATCH_BACKING_VA.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_set_scratch_backing_va_args| {
+                    d.gpu_index(a.gpu_id).map(|_| ())
+                })?
+            }
+            r if r == AMDKFD_IOC_GET_QUEUE_WAVE_STATE.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_get_queue_wave_state_args| {
+                    let q = d.queues.get(&a.queue_id).ok_or(Errno::EINVAL)?;
+                    if q.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE {
+                        return Err(Errno::EINVAL);
+                    }
+                    a.ctl_stack_used_size = 0;
+                    a.save_area_used_size = 0;
+                    Ok(())
+                })?
+            }
+            _ => return Err(Errno::ENOTTY),
+        }
+        Ok(0)
+    }
+}

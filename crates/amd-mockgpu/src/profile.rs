@@ -1,0 +1,176 @@
+//! The GPUs the mock presents: their KFD topology properties and memory sizes.
+
+/// One mock GPU: what its sysfs `properties` say and how much memory it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuProfile {
+    /// A name for messages (`gfx1100`).
+    pub name: &'static str,
+    /// `properties` entries in file order; `drm_render_minor` is filled in per GPU.
+    pub props: Vec<(String, u64)>,
+    /// VRAM bytes.
+    pub vram_size: u64,
+    /// Whether all of VRAM is CPU-visible (resizable BAR); if not, VRAM allocations
+    /// with CPU access fail with EINVAL, as the driver does.
+    pub large_bar: bool,
+    /// Replaces the generated `properties` text (to test malformed files).
+    pub properties_override: Option<String>,
+}
+
+const GFX1100: &[(&str, u64)] = &[
+    ("cpu_cores_count", 0),
+    ("simd_count", 192),
+    ("mem_banks_count", 1),
+    ("caches_count", 206),
+    ("io_links_count", 1),
+    ("p2p_links_count", 5),
+    ("cpu_core_id_base", 0),
+    ("simd_id_base", 2147488032),
+    ("max_waves_per_simd", 16),
+    ("lds_size_in_kb", 64),
+    ("gds_size_in_kb", 0),
+    ("num_gws", 64),
+    ("wave_front_size", 32),
+    ("array_count", 12),
+    ("simd_arrays_per_engine", 2),
+    ("cu_per_simd_array", 8),
+    ("simd_per_cu", 2),
+    ("max_slots_scratch_cu", 32),
+    ("gfx_target_version", 110000),
+    ("vendor_id", 4098),
+    ("device_id", 29772),
+    ("location_id", 34304),
+    ("domain", 0),
+    ("drm_render_minor", 0),
+    ("hive_id", 0),
+    ("num_sdma_engines", 2),
+    ("num_sdma_xgmi_engines", 0),
+    ("num_sdma_queues_per_engine", 6),
+    ("num_cp_queues", 8),
+    ("max_engine_clk_fcompute", 2482),
+    ("local_mem_size", 0),
+    ("fw_version", 2140),
+    ("capability", 671588992),
+    ("debug_prop", 1495),
+    ("sdma_fw_version", 20),
+    ("unique_id", 11673270660693242239),
+    ("num_xcc", 1),
+    ("max_engine_clk_ccompute", 2400),
+];
+
+const GFX1030: &[(&str, u64)] = &[
+    ("cpu_cores_count", 0),
+    ("simd_count", 160),
+    ("mem_banks_count", 1),
+    ("caches_count", 170),
+    ("io_links_count", 1),
+    ("p2p_links_count", 0),
+    ("cpu_core_id_base", 0),
+    ("simd_id_base", 2147487744),
+    ("max_waves_per_simd", 16),
+    ("lds_size_in_kb", 64),
+    ("gds_size_in_kb", 0),
+    ("num_gws", 64),
+    ("wave_front_size", 32),
+    ("array_count", 8),
+    ("simd_arrays_per_engine", 2),
+    ("cu_per_simd_array", 10),
+    ("simd_per_cu", 2),
+    ("max_slots_scratch_cu", 32),
+    ("gfx_target_version", 100300),
+    ("vendor_id", 4098),
+    ("device_id", 29631),
+    ("location_id", 3072),
+    ("domain", 0),
+    ("drm_render_minor", 0),
+    ("hive_id", 0),
+    ("num_sdma_engines", 4),
+    ("num_sdma_xgmi_engines", 0),
+    ("num_sdma_queues_per_engine", 2),
+    ("num_cp_queues", 8),
+    ("max_engine_clk_fcompute", 2250),
+    ("local_mem_size", 0),
+    ("fw_version", 115),
+    ("capability", 671588992),
+    ("debug_prop", 1495),
+    ("sdma_fw_version", 83),
+    ("unique_id", 9876543210123456789),
+    ("num_xcc", 1),
+    ("max_engine_clk_ccompute", 2100),
+];
+
+fn props(list: &[(&str, u64)]) -> Vec<(String, u64)> {
+    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+impl GpuProfile {
+    /// A Radeon RX 7900 XTX: gfx1100, 96 CUs, 24 GiB, resizable BAR.
+    pub fn gfx1100() -> Self {
+        GpuProfile {
+            name: "gfx1100",
+            props: props(GFX1100),
+            vram_size: 24 << 30,
+            large_bar: true,
+            properties_override: None,
+        }
+    }
+
+    /// A Radeon RX 6800 XT: gfx1030, 80 CUs, 16 GiB, resizable BAR.
+    pub fn gfx1030() -> Self {
+        GpuProfile {
+            name: "gfx1030",
+            props: props(GFX1030),
+            vram_size: 16 << 30,
+            large_bar: true,
+            properties_override: None,
+        }
+    }
+
+    /// Sets (or adds) a property.
+    pub fn with_prop(mut self, key: &str, value: u64) -> Self {
+        match self.props.iter_mut().find(|(k, _)| k == key) {
+            Some(e) => e.1 = value,
+            None => self.props.push((key.to_string(), value)),
+        }
+        self
+    }
+
+    /// Sets the VRAM size.
+    pub fn with_vram(mut self, bytes: u64) -> Self {
+        self.vram_size = bytes;
+        self
+    }
+
+    /// Without resizable BAR: CPU-visible VRAM allocations fail with EINVAL.
+    pub fn without_large_bar(mut self) -> Self {
+        self.large_bar = false;
+        self
+    }
+
+    /// Serves `text` as the `properties` file instead of the generated one.
+    pub fn with_properties_text(mut self, text: impl Into<String>) -> Self {
+        self.properties_override = Some(text.into());
+        self
+    }
+
+    /// A property's value.
+    pub fn prop(&self, key: &str) -> Option<u64> {
+        self.props.iter().find(|(k, _)| k == key).map(|e| e.1)
+    }
+
+    /// The `properties` file with `render_minor` filled in.
+    pub fn properties_text(&self, render_minor: u32) -> String {
+        if let Some(t) = &self.properties_override {
+            return t.clone();
+        }
+        let mut s = String::new();
+        for (k, v) in &self.props {
+            let v = if k == "drm_render_minor" {
+                render_minor as u64
+            } else {
+                *v
+            };
+            s.push_str(&format!("{k} {v}\n"));
+        }
+        s
+    }
+}

@@ -1,0 +1,227 @@
+//! [`Sys`] for [`MockSys`]: the virtual files, descriptors and mappings.
+
+#![allow(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+
+use amd_kfd::abi::*;
+use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
+use nix::errno::Errno;
+
+use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
+use crate::{MockSys, NODES, err};
+
+impl Sys for MockSys {
+    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
+        let kind = if path == Path::new("/dev/kfd") {
+            FdKind::Kfd
+        } else if let Some(i) = Self::render_index(path) {
+            if i >= self.driver.lock().gpus.len() {
+                return Err(SysError::at("open", path, Errno::ENOENT));
+            }
+            FdKind::Render(i)
+        } else if Self::is_virtual(path) {
+            // Readable sysfs files are read with `read_file`; nothing else is emulated.
+            return Err(SysError::at("open", path, Errno::ENOENT));
+        } else if mode == OpenMode::ReadOnly {
+            let fd = self.host.open(path, mode)?;
+            self.driver.lock().fds.insert(fd.0, FdKind::Host(fd.0));
+            return Ok(fd);
+        } else {
+            return Err(SysError::at("open", path, Errno::EACCES));
+        };
+        Ok(Fd(self.driver.lock().alloc_fd(kind)))
+    }
+
+    fn close(&self, fd: Fd) -> SysResult<()> {
+        let kind = self.driver.lock().fds.remove(&fd.0).ok_or(err("close", Errno::EBADF))?;
+        match kind {
+            FdKind::Host(real) => self.host.close(Fd(real)),
+            FdKind::Render(i) => {
+                let mut d = self.driver.lock();
+                if d.gpus[i].vm_fd == Some(fd.0) {
+                    d.gpus[i].vm_fd = None;
+                }
+                Ok(())
+            }
+            FdKind::Kfd => Ok(()),
+        }
+    }
+
+    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
+        let kind = self.driver.lock().fds.get(&fd.0).copied();
+        match kind {
+            Some(FdKind::Kfd) => self
+                .kfd_ioctl(request, arg)
+                .map_err(|e| err(&format!("ioctl {name}"), e)),
+            Some(_) => Err(err(&format!("ioctl {name}"), Errno::ENOTTY)),
+            None => Err(err(&format!("ioctl {name}"), Errno::EBADF)),
+        }
+    }
+
+    unsafe fn mmap(
+        &self,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MapFlags,
+        fd: Option<Fd>,
+        offset: u64,
+    ) -> SysResult<usize> {
+        let e = |errno| err("mmap", errno);
+        let kind = match fd {
+            None => None,
+            Some(fd) => Some(self.driver.lock().fds.get(&fd.0).copied().ok_or(e(Errno::EBADF))?),
+        };
+        let fixed = flags.contains(MapFlags::FIXED);
+        let anon_shared =
+            MapFlags::SHARED
+                .with(MapFlags::ANONYMOUS)
+                .with(if fixed { MapFlags::FIXED } else { MapFlags(0) });
+        let mut d = self.driver.lock();
+        let got = match kind {
+            None => {
+                if !flags.contains(MapFlags::ANONYMOUS) {
+                    return Err(e(Errno::EBADF));
+                }
+                // SAFETY: forwarded unchanged: this call's contract is the caller's.
+                unsafe { self.host.mmap(addr, len, prot, flags, None, offset) }?
+            }
+            Some(FdKind::Render(i)) => {
+                let obj = d
+                    .handles
+                    .values()
+                    .find(|o| o.gpu == i && o.mmap_offset == offset && o.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR == 0)
+                    .ok_or(e(Errno::EINVAL))?;
+                if len as u64 != obj.size || !flags.contains(MapFlags::SHARED) {
+                    return Err(e(Errno::EINVAL));
+                }
+                // The buffer's memory: shared anonymous pages at the address asked for.
+                // SAFETY: same range and FIXED-ness as the caller asked, so this call's
+                // contract (the caller owns a FIXED range) carries over.
+                unsafe { self.host.mmap(addr, len, prot, anon_shared, None, 0) }?
+            }
+            Some(FdKind::Kfd) => {
+                let gpu = (0..d.gpus.len())
+                    .find(|&g| Driver::doorbell_base(g) == offset)
+                    .ok_or(e(Errno::EINVAL))?;
+                if len as u64 > DOORBELL_PAGE_BYTES || d.gpus[gpu].doorbell_page.is_some() {
+                    return Err(e(Errno::EINVAL));
+                }
+                // SAFETY: as above.
+                let a = unsafe { self.host.mmap(addr, len, prot, anon_shared, None, 0) }?;
+                d.gpus[gpu].doorbell_page = Some(a as u64);
+                for q in d.queues.values_mut().filter(|q| q.gpu == gpu) {
+                    q.doorbell = Some(a as u64 + q.doorbell_index as u64 * 8);
+                }
+                a
+            }
+            Some(FdKind::Host(_)) => return Err(e(Errno::ENODEV)),
+        };
+        d.host_maps.insert(got, got + len);
+        Ok(got)
+    }
+
+    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
+        // SAFETY: forwarded unchanged: this call's contract is the caller's.
+        unsafe { self.host.munmap(addr, len) }?;
+        let mut d = self.driver.lock();
+        d.host_maps.remove(addr, addr + len);
+        let end = addr as u64 + len as u64;
+        for g in d.gpus.iter_mut() {
+            if g.doorbell_page.is_some_and(|p| p >= addr as u64 && p < end) {
+                g.doorbell_page = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        if let Some(r) = self.virtual_text(path) {
+            return r;
+        }
+        if Self::is_virtual(path) {
+            return Err(SysError::at("read", path, Errno::ENOENT));
+        }
+        self.host.read_file(path)
+    }
+
+    fn write_file(&self, path: &Path, _data: &[u8]) -> SysResult<()> {
+        Err(SysError::at("write", path, Errno::EACCES))
+    }
+
+    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
+        let d = self.driver.lock();
+        let n_nodes = d.gpus.len() + d.cpu_node as usize;
+        if path == Path::new(NODES) {
+            // Directory order is not node order on real systems either.
+            return Ok((0..n_nodes).rev().map(|i| i.to_string()).collect());
+        }
+        if let Ok(rel) = path.strip_prefix(NODES)
+            && let Some(Ok(n)) = rel.to_str().map(str::parse::<usize>)
+            && n < n_nodes
+        {
+            return Ok(vec!["gpu_id".into(), "properties".into(), "name".into()]);
+        }
+        if path == Path::new("/sys/module/amdgpu") {
+            return Ok(vec!["parameters".into()]);
+        }
+        if Self::is_virtual(path) {
+            return Err(SysError::at("readdir", path, Errno::ENOENT));
+        }
+        drop(d);
+        self.host.list_dir(path)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        if path == Path::new("/dev/kfd")
+            || path == Path::new("/sys/module/amdgpu")
+            || Self::render_index(path).is_some_and(|i| i < self.driver.lock().gpus.len())
+        {
+            return true;
+        }
+        if Self::is_virtual(path) {
+            return self.list_dir(path).is_ok() || self.virtual_text(path).is_some_and(|r| r.is_ok());
+        }
+        self.host.exists(path)
+    }
+
+    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
+        if Self::is_virtual(path) {
+            return Err(SysError::at("readlink", path, Errno::EINVAL));
+        }
+        self.host.readlink(path)
+    }
+
+    fn eventfd(&self, init: u32) -> SysResult<Fd> {
+        let fd = self.host.eventfd(init)?;
+        self.driver.lock().fds.insert(fd.0, FdKind::Host(fd.0));
+        Ok(fd)
+    }
+
+    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
+        match self.driver.lock().fds.get(&fd.0) {
+            Some(FdKind::Host(real)) => self.host.read(Fd(*real), buf),
+            Some(_) => Err(err("read", Errno::EINVAL)),
+            None => Err(err("read", Errno::EBADF)),
+        }
+    }
+
+    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
+        match self.driver.lock().fds.get(&fd.0) {
+            Some(FdKind::Host(real)) => self.host.write(Fd(*real), buf),
+            Some(_) => Err(err("write", Errno::EINVAL)),
+            None => Err(err("write", Errno::EBADF)),
+        }
+    }
+
+    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
+        {
+            let d = self.driver.lock();
+            if fds.iter().any(|p| !matches!(d.fds.get(&p.fd.0), Some(FdKind::Host(_)))) {
+                return Err(err("poll", Errno::EINVAL));
+            }
+        }
+        self.host.poll(fds, timeout_ms)
+    }
+}
