@@ -221,6 +221,7 @@ impl KfdQueue {
         // engine before the new write pointer and the doorbell.
         self.write_ptr.store(write_ptr, Ordering::Release);
         self.doorbell.store(write_ptr, Ordering::Release);
+        self.shared.process.sys.doorbell_written(self.doorbell.addr());
     }
 }
 

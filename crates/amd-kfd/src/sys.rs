@@ -170,6 +170,14 @@ pub trait Sys: Send + Sync {
     /// Waits until one of `fds` is readable or `timeout_ms` passes (negative: forever);
     /// returns how many are ready.
     fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize>;
+
+    /// Called right after the transport stored to the doorbell at `addr`. Hardware
+    /// needs nothing more than the store, so the real implementation does nothing; an
+    /// emulated GPU uses it to wake the engine that owns the doorbell.
+    #[inline(always)]
+    fn doorbell_written(&self, addr: usize) {
+        let _ = addr;
+    }
 }
 
 /// The real operating system.

@@ -12,7 +12,10 @@ use amd_mockgpu::{GpuProfile, MemoryFault, MockConfig, MockStats, MockSys};
 use nix::errno::Errno;
 
 fn mock(gpus: Vec<GpuProfile>) -> Arc<MockSys> {
-    Arc::new(MockSys::new(MockConfig { gpus, cpu_node: true }))
+    Arc::new(MockSys::new(MockConfig {
+        gpus,
+        ..MockConfig::default()
+    }))
 }
 
 fn open(m: &Arc<MockSys>) -> Kfd {

@@ -99,6 +99,14 @@ pub struct QueueInfo {
 
 #[derive(Debug)]
 pub(crate) struct GpuState {
+    pub(crate) target: Option<amd_packets::GfxTarget>,
+    /// Registers written by waits (the HDP flush handshake).
+    pub(crate) regs: BTreeMap<u32, u32>,
+    /// Addresses that fault even where mapped (fault injection).
+    pub(crate) fault_addrs: BTreeSet<u64>,
+    /// Set when a doorbell rings or another engine wrote memory; cleared by the
+    /// device thread before it looks at the queues.
+    pub(crate) kick: bool,
     pub(crate) profile: GpuProfile,
     pub(crate) gpu_id: u32,
     pub(crate) vram_used: u64,
@@ -117,8 +125,18 @@ pub(crate) struct Injections {
     pub(crate) create_queue: VecDeque<Errno>,
 }
 
-#[derive(Debug)]
+/// Dispatches kept for inspection (the oldest are dropped beyond this).
+pub(crate) const DISPATCH_LOG_LIMIT: usize = 1 << 16;
+
 pub(crate) struct Driver {
+    pub(crate) execs: BTreeMap<u32, crate::hw::QueueExec>,
+    pub(crate) kernels: Box<dyn crate::hw::KernelExecutor>,
+    pub(crate) dispatch_log: VecDeque<crate::hw::DispatchInfo>,
+    /// An event fired since waiters were last woken.
+    pub(crate) events_dirty: bool,
+    /// Host mappings the mock made that are readable and writable.
+    pub(crate) accessible: RangeSet,
+    pub(crate) shutdown: bool,
     pub(crate) gpus: Vec<GpuState>,
     pub(crate) cpu_node: bool,
     pub(crate) fds: BTreeMap<i32, FdKind>,
@@ -134,6 +152,17 @@ pub(crate) struct Driver {
     pub(crate) host_maps: RangeSet,
     pub(crate) inject: Injections,
     pub(crate) clock_origin: Instant,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("gpus", &self.gpus.len())
+            .field("handles", &self.handles.len())
+            .field("queues", &self.queues.len())
+            .field("events", &self.events.len())
+            .finish_non_exhaustive()
+    }
 }
 
 type R<T> = Result<T, Errno>;
@@ -161,6 +190,12 @@ impl Driver {
             .into_iter()
             .enumerate()
             .map(|(i, profile)| GpuState {
+                target: profile
+                    .prop("gfx_target_version")
+                    .and_then(|v| amd_packets::GfxTarget::from_version(v as u32).ok()),
+                regs: BTreeMap::new(),
+                fault_addrs: BTreeSet::new(),
+                kick: false,
                 profile,
                 // KFD's ids look like hashes; distinct and non-zero is what matters.
                 gpu_id: 0xb5e0 + 0x11 * i as u32,
@@ -173,6 +208,12 @@ impl Driver {
             })
             .collect();
         Driver {
+            execs: BTreeMap::new(),
+            kernels: Box::new(crate::hw::NoKernels),
+            dispatch_log: VecDeque::new(),
+            events_dirty: false,
+            accessible: RangeSet::default(),
+            shutdown: false,
             gpus,
             cpu_node,
             fds: BTreeMap::new(),
@@ -353,6 +394,11 @@ impl Driver {
             self.next_nonsignal_id = self.next_nonsignal_id.checked_add(1).ok_or(Errno::ENOSPC)?;
             (id, None)
         };
+        if let (Some(slot), Some((va, _))) = (slot, self.event_page) {
+            // KFD marks a fresh slot unsignalled (all ones); the GPU writes the event
+            // id there before raising the interrupt.
+            self.host_store_u64(va + slot as u64 * 8, u64::MAX);
+        }
         self.events.insert(
             id,
             EventState {
@@ -507,16 +553,54 @@ impl Driver {
                 return Err(Errno::EINVAL);
             }
         }
+        let target = self.gpus[g].target.ok_or(Errno::EINVAL)?;
+        if a.ring_size < 1024 {
+            return Err(Errno::EINVAL);
+        }
         let gpu = &mut self.gpus[g];
         if gpu.next_doorbell as u64 * 8 >= DOORBELL_PAGE_BYTES {
             return Err(Errno::ENOSPC);
         }
         let index = gpu.next_doorbell;
         gpu.next_doorbell += 1;
+        let doorbell_page = gpu.doorbell_page;
         let id = self.next_queue_id;
         self.next_queue_id += 1;
         a.queue_id = id;
         a.doorbell_offset = Self::doorbell_base(g) + index as u64 * 8;
+        let engine = if a.queue_type == KFD_IOC_QUEUE_TYPE_SDMA {
+            crate::hw::Engine::Sdma
+        } else {
+            crate::hw::Engine::Pm4
+        };
+        // The engine starts at the read pointer the queue was created with.
+        let start = self.gpu_load_u64(g, a.read_pointer_address).unwrap_or(0);
+        let rptr = match engine {
+            crate::hw::Engine::Pm4 => start,
+            crate::hw::Engine::Sdma => start / 4,
+        };
+        self.execs.insert(
+            id,
+            crate::hw::QueueExec {
+                id,
+                gpu: g,
+                engine,
+                target,
+                ring_base: a.ring_base_address,
+                ring_dwords: a.ring_size as u64 / 4,
+                rptr_addr: a.read_pointer_address,
+                wptr_addr: a.write_pointer_address,
+                rptr,
+                regs: BTreeMap::new(),
+                ib: Vec::new(),
+                ib_ring_len: 0,
+                status: crate::hw::QueueStatus::Running,
+                counters: Default::default(),
+                hung: false,
+                delay: std::time::Duration::ZERO,
+                not_before: None,
+            },
+        );
         self.queues.insert(
             id,
             QueueInfo {
@@ -527,7 +611,7 @@ impl Driver {
                 ring_size: a.ring_size,
                 read_ptr: a.read_pointer_address,
                 write_ptr: a.write_pointer_address,
-                doorbell: gpu.doorbell_page.map(|p| p + index as u64 * 8),
+                doorbell: doorbell_page.map(|p| p + index as u64 * 8),
                 doorbell_index: index,
                 eop: (a.eop_buffer_address, a.eop_buffer_size),
                 ctx_save: (a.ctx_save_restore_address, a.ctx_save_restore_size),
@@ -549,6 +633,10 @@ impl Driver {
         let q = self.queues.get_mut(&a.queue_id).ok_or(Errno::EINVAL)?;
         q.ring_base = a.ring_base_address;
         q.ring_size = a.ring_size;
+        if let Some(e) = self.execs.get_mut(&a.queue_id) {
+            e.ring_base = a.ring_base_address;
+            e.ring_dwords = a.ring_size as u64 / 4;
+        }
         q.percentage_priority = (a.queue_percentage, a.queue_priority);
         Ok(())
     }

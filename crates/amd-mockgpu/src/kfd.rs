@@ -63,6 +63,9 @@ impl MockSys {
                     ms => Some(Some(Instant::now() + Duration::from_millis(ms as u64))),
                 };
                 a.wait_result = loop {
+                    if self.mode == crate::ExecMode::Inline {
+                        self.run_all_inline(&mut d);
+                    }
                     if d.poll_events(&mut entries, a.wait_for_all != 0)? {
                         break KFD_IOC_WAIT_RESULT_COMPLETE;
                     }

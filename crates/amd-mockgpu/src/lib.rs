@@ -20,6 +20,7 @@
 #![deny(unsafe_code)]
 
 mod driver;
+pub mod hw;
 mod kfd;
 mod profile;
 mod ranges;
@@ -27,6 +28,8 @@ mod sys;
 mod uaccess;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use amd_kfd::abi::*;
 use amd_kfd::sys::{HostSys, SysError, SysResult};
@@ -36,6 +39,7 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use driver::{Driver, FIRST_RENDER_MINOR};
 pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
+pub use hw::{DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, QueueCounters, QueueState, QueueStatus};
 pub use profile::GpuProfile;
 
 /// The sysfs directory of KFD's topology nodes.
@@ -48,6 +52,8 @@ pub struct MockConfig {
     pub gpus: Vec<GpuProfile>,
     /// Whether node 0 is a CPU node (gpu_id 0), as on real systems.
     pub cpu_node: bool,
+    /// How the engines run.
+    pub mode: ExecMode,
 }
 
 impl Default for MockConfig {
@@ -56,6 +62,7 @@ impl Default for MockConfig {
         MockConfig {
             gpus: vec![GpuProfile::gfx1100()],
             cpu_node: true,
+            mode: ExecMode::Threaded,
         }
     }
 }
@@ -66,7 +73,14 @@ impl MockConfig {
         MockConfig {
             gpus: vec![GpuProfile::gfx1100(); n],
             cpu_node: true,
+            mode: ExecMode::Threaded,
         }
+    }
+
+    /// The same GPUs, run inline (deterministic).
+    pub fn inline(mut self) -> Self {
+        self.mode = ExecMode::Inline;
+        self
     }
 }
 
@@ -93,9 +107,118 @@ pub struct MockStats {
 /// The mock driver, implementing [`Sys`].
 #[derive(Debug)]
 pub struct MockSys {
+    shared: Arc<Shared>,
+    workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+/// How the engines run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecMode {
+    /// A device thread per GPU consumes its queues, woken by doorbells (realistic,
+    /// concurrent).
+    #[default]
+    Threaded,
+    /// Queues run in the thread that rings the doorbell, and in event waits
+    /// (deterministic).
+    Inline,
+}
+
+/// What the driver and the engines share.
+#[derive(Debug)]
+pub struct Shared {
     pub(crate) driver: Mutex<Driver>,
     pub(crate) events_changed: Condvar,
+    pub(crate) gpu_wake: Vec<Condvar>,
     pub(crate) host: HostSys,
+    pub(crate) mode: ExecMode,
+}
+
+impl std::ops::Deref for MockSys {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.shared
+    }
+}
+
+impl Drop for MockSys {
+    fn drop(&mut self) {
+        self.shared.driver.lock().shutdown = true;
+        for cv in &self.shared.gpu_wake {
+            cv.notify_all();
+        }
+        for w in self.workers.get_mut().drain(..) {
+            // A device thread that panicked has nothing left to report here.
+            let _ = w.join();
+        }
+    }
+}
+
+/// Longest a device thread sleeps between looks at a queue blocked on memory that
+/// only the host may change (host stores do not ring anything).
+pub const BLOCKED_POLL_MAX: Duration = Duration::from_millis(1);
+const BLOCKED_POLL_MIN: Duration = Duration::from_micros(20);
+
+impl Shared {
+    /// Runs GPU `g`'s queues with the driver locked, then wakes whoever that concerns.
+    pub(crate) fn run_locked(&self, d: &mut Driver, g: usize) -> hw::GpuRun {
+        let run = d.run_gpu(g);
+        if run.progressed {
+            // This GPU's writes may release waits of the others.
+            for (i, gpu) in d.gpus.iter_mut().enumerate() {
+                if i != g {
+                    gpu.kick = true;
+                    self.gpu_wake[i].notify_one();
+                }
+            }
+        }
+        if std::mem::take(&mut d.events_dirty) {
+            self.events_changed.notify_all();
+        }
+        run
+    }
+
+    /// Inline mode: runs every GPU until nothing moves.
+    pub(crate) fn run_all_inline(&self, d: &mut Driver) {
+        loop {
+            let mut progressed = false;
+            for g in 0..d.gpus.len() {
+                progressed |= self.run_locked(d, g).progressed;
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn device_thread(self: Arc<Self>, g: usize) {
+        let mut d = self.driver.lock();
+        let mut backoff = BLOCKED_POLL_MIN;
+        while !d.shutdown {
+            d.gpus[g].kick = false;
+            let run = self.run_locked(&mut d, g);
+            if run.progressed {
+                backoff = BLOCKED_POLL_MIN;
+                continue;
+            }
+            if d.gpus[g].kick || d.shutdown {
+                continue;
+            }
+            let mut wait = if run.blocked { Some(backoff) } else { None };
+            if let Some(t) = run.wake_at {
+                let until = t.saturating_duration_since(Instant::now());
+                wait = Some(wait.map_or(until, |w| w.min(until)));
+            }
+            match wait {
+                Some(w) => {
+                    self.gpu_wake[g].wait_for(&mut d, w);
+                    if run.blocked {
+                        backoff = (backoff * 2).min(BLOCKED_POLL_MAX);
+                    }
+                }
+                None => self.gpu_wake[g].wait(&mut d),
+            }
+        }
+    }
 }
 
 impl Default for MockSys {
@@ -122,10 +245,106 @@ pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(
 impl MockSys {
     /// A mock with the GPUs of `config`.
     pub fn new(config: MockConfig) -> Self {
-        MockSys {
+        let n = config.gpus.len();
+        let shared = Arc::new(Shared {
             driver: Mutex::new(Driver::new(config.gpus, config.cpu_node)),
             events_changed: Condvar::new(),
+            gpu_wake: (0..n).map(|_| Condvar::new()).collect(),
             host: HostSys,
+            mode: config.mode,
+        });
+        let workers = match config.mode {
+            ExecMode::Threaded => (0..n)
+                .map(|g| {
+                    let s = shared.clone();
+                    std::thread::Builder::new()
+                        .name(format!("mockgpu{g}"))
+                        .spawn(move || s.device_thread(g))
+                        .expect("spawning a device thread (the process is out of threads)")
+                })
+                .collect(),
+            ExecMode::Inline => Vec::new(),
+        };
+        MockSys {
+            shared,
+            workers: Mutex::new(workers),
+        }
+    }
+
+    /// The execution mode.
+    pub fn mode(&self) -> ExecMode {
+        self.shared.mode
+    }
+
+    /// Replaces the kernel executor (the default runs nothing).
+    pub fn set_kernel_executor(&self, exec: Box<dyn KernelExecutor>) {
+        self.driver.lock().kernels = exec;
+    }
+
+    /// Every dispatch so far (the most recent 65536), oldest first.
+    pub fn dispatches(&self) -> Vec<DispatchInfo> {
+        self.driver.lock().dispatch_log.iter().cloned().collect()
+    }
+
+    /// The engine's view of queue `id`.
+    pub fn queue_state(&self, id: u32) -> Option<QueueState> {
+        self.driver.lock().execs.get(&id).map(|q| q.state())
+    }
+
+    /// Stops (`true`) or resumes (`false`) consumption of queue `id`, as a hung engine.
+    pub fn hang_queue(&self, id: u32, hung: bool) -> bool {
+        let mut d = self.driver.lock();
+        let Some(q) = d.execs.get_mut(&id) else { return false };
+        q.hung = hung;
+        let g = q.gpu;
+        drop(d);
+        self.wake(g);
+        true
+    }
+
+    /// Delays consumption of queue `id`: new work waits `delay` after it is seen.
+    pub fn delay_queue(&self, id: u32, delay: Duration) -> bool {
+        let mut d = self.driver.lock();
+        let Some(q) = d.execs.get_mut(&id) else { return false };
+        q.delay = delay;
+        q.not_before = (!delay.is_zero()).then(|| Instant::now() + delay);
+        true
+    }
+
+    /// Makes every access by GPU `index` that touches `addr` fault.
+    pub fn fault_address(&self, index: usize, addr: u64) {
+        if let Some(g) = self.driver.lock().gpus.get_mut(index) {
+            g.fault_addrs.insert(addr);
+        }
+    }
+
+    /// Wakes every engine, as after host writes to memory a queue waits on (inline
+    /// mode: runs them now).
+    pub fn kick(&self) {
+        let n = self.gpu_wake.len();
+        for g in 0..n {
+            self.wake(g);
+        }
+    }
+
+    /// The GPU clock now (ticks of [`GPU_CLOCK_HZ`]), as packets write it.
+    pub fn gpu_clock(&self) -> u64 {
+        self.driver.lock().gpu_clock()
+    }
+
+    pub(crate) fn wake(&self, g: usize) {
+        let mut d = self.driver.lock();
+        match self.mode {
+            ExecMode::Inline => self.run_all_inline(&mut d),
+            ExecMode::Threaded => {
+                if let Some(gpu) = d.gpus.get_mut(g) {
+                    gpu.kick = true;
+                }
+                drop(d);
+                if let Some(cv) = self.gpu_wake.get(g) {
+                    cv.notify_one();
+                }
+            }
         }
     }
 

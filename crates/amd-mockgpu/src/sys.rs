@@ -119,15 +119,24 @@ impl Sys for MockSys {
             Some(FdKind::Host(_)) => return Err(e(Errno::ENODEV)),
         };
         d.host_maps.insert(got, got + len);
+        if prot == Prot::None {
+            d.accessible.remove(got, got + len);
+        } else {
+            d.accessible.insert(got, got + len);
+        }
         Ok(got)
     }
 
     unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
+        // Take the driver lock first: engines access memory only while holding it, so
+        // none is inside this range when it goes.
+        let mut d = self.driver.lock();
+        let end = addr.saturating_add(len);
+        d.accessible.remove(addr, end);
         // SAFETY: forwarded unchanged: this call's contract is the caller's.
         unsafe { self.host.munmap(addr, len) }?;
-        let mut d = self.driver.lock();
-        d.host_maps.remove(addr, addr + len);
-        let end = addr as u64 + len as u64;
+        d.host_maps.remove(addr, end);
+        let end = end as u64;
         for g in d.gpus.iter_mut() {
             if g.doorbell_page.is_some_and(|p| p >= addr as u64 && p < end) {
                 g.doorbell_page = None;
@@ -212,6 +221,19 @@ impl Sys for MockSys {
             Some(FdKind::Host(real)) => self.host.write(Fd(*real), buf),
             Some(_) => Err(err("write", Errno::EINVAL)),
             None => Err(err("write", Errno::EBADF)),
+        }
+    }
+
+    fn doorbell_written(&self, addr: usize) {
+        let g = {
+            let d = self.driver.lock();
+            d.gpus.iter().position(|g| {
+                g.doorbell_page
+                    .is_some_and(|p| (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES)
+            })
+        };
+        if let Some(g) = g {
+            self.wake(g);
         }
     }
 

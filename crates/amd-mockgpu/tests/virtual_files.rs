@@ -10,7 +10,7 @@ use nix::errno::Errno;
 fn sysfs_topology_and_devices() {
     let m = MockSys::new(MockConfig {
         gpus: vec![GpuProfile::gfx1100(), GpuProfile::gfx1030()],
-        cpu_node: true,
+        ..MockConfig::default()
     });
     let nodes = Path::new("/sys/devices/virtual/kfd/kfd/topology/nodes");
     let mut names = m.list_dir(nodes).unwrap();

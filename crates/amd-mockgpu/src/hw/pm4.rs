@@ -1,0 +1,143 @@
+//! The PM4 engine (MEC): SH registers, dispatches, cache operations, releases with
+//! interrupts, register/memory waits, indirect buffers.
+
+use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
+
+use super::{DispatchInfo, Exec, GpuMemory, KernelError, NoKernels, QueueExec, Stop, decode_stop};
+use crate::driver::Driver;
+
+/// SET_SH_REG offsets the dispatch reads (identical on gfx10.3 and gfx11).
+mod reg {
+    pub const NUM_THREAD_X: u16 = 0x207;
+    pub const PGM_LO: u16 = 0x20c;
+    pub const SCRATCH_BASE_LO: u16 = 0x210;
+    pub const RSRC1: u16 = 0x212;
+    pub const RSRC2: u16 = 0x213;
+    pub const TMPRING_SIZE: u16 = 0x218;
+    pub const RSRC3: u16 = 0x228;
+    pub const USER_DATA_0: u16 = 0x240;
+}
+
+impl Driver {
+    pub(super) fn exec_pm4(
+        &mut self,
+        q: &mut QueueExec,
+        words: &[u32],
+        ring_pos: Option<u64>,
+    ) -> Result<(usize, Exec), Stop> {
+        let (pkt, len) = Pm4Packet::decode(q.target, words)
+            .map_err(|e| decode_stop(e, "PM4", ring_pos.map(|p| p % q.ring_dwords)))?;
+        let g = q.gpu;
+        let exec = match pkt {
+            Pm4Packet::Nop(_) => Exec::Done,
+            Pm4Packet::SetShReg(p) => {
+                for (i, &v) in p.values().iter().enumerate() {
+                    q.regs.insert(p.reg().offset().wrapping_add(i as u16), v);
+                }
+                Exec::Done
+            }
+            Pm4Packet::DispatchDirect(p) => {
+                let r = |o: u16| q.regs.get(&o).copied().unwrap_or(0);
+                let mut user_data = [0u32; 16];
+                for (i, u) in user_data.iter_mut().enumerate() {
+                    *u = r(reg::USER_DATA_0 + i as u16);
+                }
+                let info = DispatchInfo {
+                    gpu: g,
+                    queue: q.id,
+                    code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
+                    rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],
+                    user_data,
+                    block: [r(reg::NUM_THREAD_X), r(reg::NUM_THREAD_X + 1), r(reg::NUM_THREAD_X + 2)],
+                    grid: p.dims,
+                    tmpring_size: r(reg::TMPRING_SIZE),
+                    scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64) << 8,
+                    initiator: p.initiator.0,
+                };
+                q.counters.dispatches += 1;
+                let mut kernels = std::mem::replace(&mut self.kernels, Box::new(NoKernels));
+                let result = kernels.dispatch(&GpuMemory { driver: self, gpu: g }, &info);
+                self.kernels = kernels;
+                if self.dispatch_log.len() >= crate::driver::DISPATCH_LOG_LIMIT {
+                    self.dispatch_log.pop_front();
+                }
+                self.dispatch_log.push_back(info);
+                match result {
+                    Ok(()) => Exec::Done,
+                    Err(KernelError::Fault(f)) => return Err(Stop::Fault(f)),
+                    Err(KernelError::Unsupported(e)) => return Err(Stop::Error(format!("kernel: {e}"))),
+                }
+            }
+            Pm4Packet::EventWrite(_) => {
+                q.counters.event_writes += 1;
+                Exec::Done
+            }
+            Pm4Packet::AcquireMem(_) => {
+                q.counters.cache_ops += 1;
+                Exec::Done
+            }
+            Pm4Packet::ReleaseMem(p) => {
+                // All prior work of this queue is complete: packets run in order and a
+                // dispatch runs to completion before the next packet.
+                match p.data_sel {
+                    DataSel::None => {}
+                    DataSel::Data32 => self.gpu_store_u32(g, p.address, p.data as u32)?,
+                    DataSel::Data64 => self.gpu_store_u64(g, p.address, p.data)?,
+                    DataSel::GpuClock => self.gpu_store_u64(g, p.address, self.gpu_clock())?,
+                    DataSel::SystemClock => {
+                        let ns = self.clock_origin.elapsed().as_nanos() as u64;
+                        self.gpu_store_u64(g, p.address, ns)?
+                    }
+                    DataSel::GdsData => return Err(Stop::Error("RELEASE_MEM of GDS data is not emulated".into())),
+                }
+                if p.int_sel != IntSel::None {
+                    q.counters.interrupts += 1;
+                    self.interrupt(p.int_ctxid);
+                }
+                Exec::Done
+            }
+            Pm4Packet::WaitRegMem(p) => {
+                let value = match p.location {
+                    WaitLocation::Memory { addr } => self.gpu_load_u32(g, addr)?,
+                    WaitLocation::Registers { reg0, reg1 } => match p.operation {
+                        WaitOperation::WaitRegMem => self.reg_read(g, reg0),
+                        WaitOperation::WriteWaitWriteReg => {
+                            self.reg_write(g, reg0, p.reference);
+                            self.reg_read(g, reg1)
+                        }
+                    },
+                };
+                if p.function.test(value, p.mask, p.reference) {
+                    Exec::Done
+                } else {
+                    Exec::Blocked
+                }
+            }
+            Pm4Packet::IndirectBuffer(p) => {
+                if !p.valid {
+                    Exec::Done
+                } else {
+                    Exec::Ib(self.gpu_read_words(g, p.addr(), p.size_dwords() as usize)?)
+                }
+            }
+        };
+        Ok((len, exec))
+    }
+
+    /// A GPU register read by a wait: the HDP flush handshake (DONE mirrors REQ), and
+    /// whatever else was written.
+    pub(crate) fn reg_read(&self, g: usize, reg: u32) -> u32 {
+        self.gpus[g].regs.get(&reg).copied().unwrap_or(0)
+    }
+
+    /// A GPU register write by a wait. Writing the HDP flush request completes the flush
+    /// at once (there is no host data path cache to flush).
+    pub(crate) fn reg_write(&mut self, g: usize, reg: u32, value: u32) {
+        let (req, done) = amd_packets::pm4::recipes::hdp_flush_regs(amd_packets::GfxTarget::Gfx11);
+        let regs = &mut self.gpus[g].regs;
+        regs.insert(reg, value);
+        if reg == req {
+            regs.insert(done, value);
+        }
+    }
+}

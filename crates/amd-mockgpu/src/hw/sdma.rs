@@ -1,0 +1,85 @@
+//! The SDMA engine: copies, fills, fences, traps, polls, timestamps, cache requests
+//! and indirect buffers.
+
+use amd_packets::sdma::{Indirect, SdmaPacket};
+
+use super::{Exec, QueueExec, Stop, decode_stop};
+use crate::driver::Driver;
+
+impl Driver {
+    pub(super) fn exec_sdma(
+        &mut self,
+        q: &mut QueueExec,
+        words: &[u32],
+        ring_pos: Option<u64>,
+    ) -> Result<(usize, Exec), Stop> {
+        let (pkt, len) = SdmaPacket::decode(q.target, words)
+            .map_err(|e| decode_stop(e, "SDMA", ring_pos.map(|p| p % q.ring_dwords)))?;
+        let g = q.gpu;
+        let exec = match pkt {
+            SdmaPacket::Nop(_) => Exec::Done,
+            SdmaPacket::CopyLinear(p) => {
+                let (src, dst, n) = (p.src(), p.dst(), p.bytes() as u64);
+                // Overlapping ranges copy as memmove does, in either direction (the
+                // BACKWARDS bit exists so that overlapping copies come out right).
+                self.gpu_copy(g, dst, src, n)?;
+                q.counters.bytes += n;
+                Exec::Done
+            }
+            SdmaPacket::ConstFill(p) => {
+                self.gpu_fill(g, p.dst(), p.data(), p.bytes() as u64)?;
+                q.counters.bytes += p.bytes() as u64;
+                Exec::Done
+            }
+            SdmaPacket::Fence(p) => {
+                self.gpu_store_u32(g, p.addr, p.data)?;
+                Exec::Done
+            }
+            SdmaPacket::Trap(p) => {
+                q.counters.interrupts += 1;
+                self.interrupt(p.int_context());
+                Exec::Done
+            }
+            SdmaPacket::PollRegmem(p) => {
+                let value = if p.mem_poll {
+                    self.gpu_load_u32(g, p.addr)?
+                } else {
+                    self.reg_read(g, p.addr as u32)
+                };
+                if p.function.test(value, p.mask, p.reference) {
+                    Exec::Done
+                } else {
+                    Exec::Blocked
+                }
+            }
+            SdmaPacket::Timestamp(p) => {
+                // The engine writes the 8-aligned slot (bits 2:0 of the address are ignored).
+                self.gpu_store_u64(g, p.addr() & !7, self.gpu_clock())?;
+                Exec::Done
+            }
+            SdmaPacket::GcrReq(_) => {
+                q.counters.cache_ops += 1;
+                Exec::Done
+            }
+            SdmaPacket::Indirect(p) => {
+                let Some(pos) = ring_pos else {
+                    return Err(Stop::Error("SDMA INDIRECT inside an indirect buffer".into()));
+                };
+                let at = pos % q.ring_dwords;
+                if Indirect::padding_at(at as usize) != 0 {
+                    return Err(Stop::Error(format!(
+                        "SDMA INDIRECT at ring dword {at:#x} does not end on an 8-dword boundary"
+                    )));
+                }
+                if p.addr() % 32 != 0 {
+                    return Err(Stop::Error(format!(
+                        "SDMA INDIRECT base {:#x} is not 32-byte aligned",
+                        p.addr()
+                    )));
+                }
+                Exec::Ib(self.gpu_read_words(g, p.addr(), p.size_dwords() as usize)?)
+            }
+        };
+        Ok((len, exec))
+    }
+}
