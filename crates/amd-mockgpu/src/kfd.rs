@@ -89,6 +89,7 @@ impl MockSys {
             }
             r if r == AMDKFD_IOC_CREATE_QUEUE.request => with_arg(arg, |a| d.create_queue(a))?,
             r if r == AMDKFD_IOC_DESTROY_QUEUE.request => with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| {
+                d.execs.remove(&a.queue_id);
                 d.queues.remove(&a.queue_id).map(|_| ()).ok_or(Errno::EINVAL)
             })?,
             r if r == AMDKFD_IOC_UPDATE_QUEUE.request => with_arg(arg, |a| d.update_queue(a))?,

@@ -1,0 +1,538 @@
+//! The engines, driven through the real `amd-kfd` transport with rings filled by the
+//! `amd-packets` encoders.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use amd_kfd::topology::Visibility;
+use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_mockgpu::{ExecMode, GpuProfile, MemoryFault, MockConfig, MockSys, QueueStatus};
+use amd_packets::GfxTarget;
+use amd_packets::pm4::recipes::{self, Dispatch, Signal};
+use amd_packets::pm4::{self, DispatchInitiator, IndirectBuffer, ReleaseMem, WaitRegMem};
+use amd_packets::sdma::{self, ConstFill, CopyLinear, Fence, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
+
+const T: GfxTarget = GfxTarget::Gfx11;
+
+fn setup(n: usize, mode: ExecMode) -> (Arc<MockSys>, Kfd, Vec<KfdDevice>) {
+    let m = Arc::new(MockSys::new(MockConfig {
+        mode,
+        ..MockConfig::gfx1100s(n)
+    }));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let devs = (0..n).map(|i| kfd.device(i).unwrap()).collect();
+    (m, kfd, devs)
+}
+
+/// A queue and where the next packet goes (dwords for PM4, bytes for SDMA).
+struct Ring {
+    q: KfdQueue,
+    put: u64,
+    bytes: usize,
+}
+
+impl Ring {
+    fn new(dev: &KfdDevice, kind: QueueKind, bytes: usize) -> Self {
+        Ring {
+            q: dev.create_queue(kind, bytes).unwrap(),
+            put: 0,
+            bytes,
+        }
+    }
+
+    /// The ring's length (its buffer may be longer: allocations are whole pages).
+    fn ring_dwords(&self) -> u64 {
+        self.bytes as u64 / 4
+    }
+
+    /// Writes `words` at the put position (wrapping) and rings the doorbell.
+    fn submit(&mut self, words: &[u32]) {
+        let sdma = self.q.kind() == QueueKind::Sdma;
+        let mut pos = if sdma { self.put / 4 } else { self.put };
+        for &w in words {
+            let at = (pos % self.ring_dwords()) as usize * 4;
+            self.q.ring().write(at, &w.to_le_bytes()).unwrap();
+            pos += 1;
+        }
+        self.put = if sdma { pos * 4 } else { pos };
+        self.q.submit(self.put);
+    }
+
+    fn dword_pos(&self) -> u64 {
+        if self.q.kind() == QueueKind::Sdma {
+            self.put / 4
+        } else {
+            self.put
+        }
+    }
+}
+
+fn load_u32(mem: &KfdMemory, off: usize) -> u32 {
+    let mut b = [0u8; 4];
+    mem.read(off, &mut b).unwrap();
+    u32::from_le_bytes(b)
+}
+
+fn load_u64(mem: &KfdMemory, off: usize) -> u64 {
+    let mut b = [0u8; 8];
+    mem.read(off, &mut b).unwrap();
+    u64::from_le_bytes(b)
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
+/// The dwords `f` encodes.
+fn pm4<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> Vec<u32> {
+    let mut v = Vec::new();
+    f(&mut v);
+    v
+}
+
+#[test]
+fn signals_timestamps_and_events_in_both_modes() {
+    for mode in [ExecMode::Inline, ExecMode::Threaded] {
+        let (m, _kfd, devs) = setup(1, mode);
+        let dev = &devs[0];
+        let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+        let s = sig.va() as u64;
+        let mut c = Ring::new(dev, QueueKind::Compute, 0x10000);
+        let mut d = Ring::new(dev, QueueKind::Sdma, 0x10000);
+        c.submit(&pm4(|b| {
+            ReleaseMem::timestamp(s + 8).encode(T, b);
+            Signal {
+                address: s,
+                value: 1,
+                event: Some((dev.queue_event_mailbox(), dev.queue_event().id)),
+            }
+            .encode(T, b);
+            ReleaseMem::timestamp(s + 16).encode(T, b);
+        }));
+        // The timeline's interrupt wakes a sleeper through the event mailbox.
+        assert!(dev.sleep(5000).unwrap(), "{mode:?}: the queue event fired");
+        wait_for("the compute signal", || load_u32(&sig, 0) == 1);
+        wait_for("the second timestamp", || load_u64(&sig, 16) != 0);
+        let (t1, t2) = (load_u64(&sig, 8), load_u64(&sig, 16));
+        assert!(t1 > 0 && t1 <= t2, "{t1} {t2}");
+        assert_eq!(
+            m.queue_state(c.q.id()).unwrap().read_ptr,
+            c.put,
+            "read pointer published in dwords"
+        );
+
+        d.submit(&pm4(|b| {
+            Timestamp::new(s + 24).unwrap().encode(T, b);
+            Fence::new(s + 4, 7).encode(T, b);
+        }));
+        wait_for("the SDMA fence", || load_u32(&sig, 4) == 7);
+        let t3 = load_u64(&sig, 24);
+        assert!(t3 >= t2, "SDMA and compute share one clock: {t2} {t3}");
+        let st = m.queue_state(d.q.id()).unwrap();
+        assert_eq!(st.read_ptr, d.put, "SDMA read pointer in bytes");
+        assert_eq!(st.status, QueueStatus::Running);
+        // A trap with the event's id fires it too, once its mailbox is written.
+        d.submit(&pm4(|b| {
+            Fence::new(dev.queue_event_mailbox(), dev.queue_event().id).encode(T, b);
+            Trap::new(dev.queue_event().id).unwrap().encode(T, b);
+        }));
+        assert!(dev.sleep(5000).unwrap(), "{mode:?}: the SDMA trap fired the event");
+        // An interrupt whose mailbox was not written does not fire the event.
+        d.submit(&pm4(|b| Trap::new(dev.queue_event().id).unwrap().encode(T, b)));
+        wait_for("the bare trap", || m.queue_state(d.q.id()).unwrap().read_ptr == d.put);
+        assert!(!dev.sleep(0).unwrap());
+    }
+}
+
+#[test]
+fn waits_between_queues_and_gpus() {
+    let (_m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let shared = devs[0].alloc(4096, MemoryKind::UNCACHED).unwrap();
+    devs[1].map(&shared).unwrap();
+    let s = shared.va() as u64;
+    let mut c0 = Ring::new(&devs[0], QueueKind::Compute, 0x1000);
+    let mut d0 = Ring::new(&devs[0], QueueKind::Sdma, 0x1000);
+    let mut c1 = Ring::new(&devs[1], QueueKind::Compute, 0x1000);
+
+    // GPU0 compute waits for GPU1, which waits for GPU0's SDMA, which waits for the host.
+    c0.submit(&pm4(|b| {
+        WaitRegMem::memory_ge(s + 4, 2).encode(T, b);
+        ReleaseMem::signal(s + 8, 3).encode(T, b);
+    }));
+    c1.submit(&pm4(|b| {
+        WaitRegMem::memory_ge(s, 1).encode(T, b);
+        ReleaseMem::signal(s + 4, 2).encode(T, b);
+    }));
+    d0.submit(&pm4(|b| {
+        PollRegmem::memory_ge(s + 12, 9).encode(T, b);
+        Fence::new(s, 1).encode(T, b);
+    }));
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(
+        [load_u32(&shared, 0), load_u32(&shared, 4), load_u32(&shared, 8)],
+        [0, 0, 0],
+        "all blocked"
+    );
+    // The host releases the chain with a plain store; nothing rings.
+    shared.write(12, &9u32.to_le_bytes()).unwrap();
+    wait_for("the chain of waits", || load_u32(&shared, 8) == 3);
+    assert_eq!([load_u32(&shared, 0), load_u32(&shared, 4)], [1, 2]);
+}
+
+#[test]
+fn copies_from_one_byte_to_64_mib() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let dev = &devs[0];
+    let max = 64 << 20;
+    let src = dev.alloc(max + 8192, MemoryKind::HOST).unwrap();
+    let dst = dev.alloc(max + 8192, MemoryKind::DEVICE_CPU_VISIBLE).unwrap();
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let mut seed = 0x1234_5678u32;
+    let data: Vec<u8> = (0..max + 8192)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as u8
+        })
+        .collect();
+    src.write(0, &data).unwrap();
+    let mut d = Ring::new(dev, QueueKind::Sdma, 0x10000);
+    for (i, &(size, so, dof)) in [
+        (1usize, 0usize, 0usize),
+        (3, 1, 3),
+        (4097, 5, 2),
+        ((4 << 20) + 5, 7, 1),
+        (max, 0, 0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (s, t) = (src.va() as u64 + so as u64, dst.va() as u64 + dof as u64);
+        let value = i as u32 + 1;
+        d.submit(&pm4(|b| {
+            CopyLinear::encode_split(T, t, s, size as u64, b).unwrap();
+            Fence::new(sig.va() as u64, value).encode(T, b);
+        }));
+        wait_for("the copy's fence", || load_u32(&sig, 0) == value);
+        let mut back = vec![0u8; size];
+        dst.read(dof, &mut back).unwrap();
+        assert!(back == data[so..so + size], "copy of {size} bytes differs");
+    }
+    // A fill, then the byte after it untouched.
+    d.submit(&pm4(|b| {
+        ConstFill::new(dst.va() as u64 + 1, 0xa1b2_c3d4, 7)
+            .unwrap()
+            .encode(T, b);
+        Fence::new(sig.va() as u64, 99).encode(T, b);
+    }));
+    wait_for("the fill", || load_u32(&sig, 0) == 99);
+    let mut back = [0u8; 9];
+    dst.read(0, &mut back).unwrap();
+    assert_eq!(&back[1..8], &[0xd4, 0xc3, 0xb2, 0xa1, 0xd4, 0xc3, 0xb2]);
+    assert_eq!(back[8], data[8]);
+    assert!(m.queue_state(d.q.id()).unwrap().counters.bytes > max as u64);
+}
+
+#[test]
+fn packets_straddle_the_ring_end() {
+    for kind in [QueueKind::Compute, QueueKind::Sdma] {
+        let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+        let dev = &devs[0];
+        let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+        let mut r = Ring::new(dev, kind, 1024); // 256 dwords
+        for round in 1..=40u32 {
+            // Pad so the next signal packet starts 3 dwords before the end at times.
+            let pad = ((253 - r.dword_pos() % 256) % 256).min(if round % 3 == 0 { 200 } else { 0 }) as usize;
+            let words = pm4(|b| match kind {
+                QueueKind::Compute => {
+                    if pad > 0 {
+                        pm4::Nop::new(pad).unwrap().encode(T, b);
+                    }
+                    ReleaseMem::signal(sig.va() as u64, round as u64).encode(T, b);
+                }
+                QueueKind::Sdma => {
+                    if pad > 0 {
+                        SdmaNop::new(pad).unwrap().encode(T, b);
+                    }
+                    Fence::new(sig.va() as u64, round).encode(T, b);
+                }
+            });
+            let start = r.dword_pos() % 256;
+            r.submit(&words);
+            assert_eq!(
+                load_u32(&sig, 0),
+                round,
+                "{kind:?} round {round} (packet at ring dword {start}): {:?}",
+                m.queue_state(r.q.id())
+            );
+        }
+        let st = m.queue_state(r.q.id()).unwrap();
+        assert_eq!(st.status, QueueStatus::Running);
+        assert!(
+            r.put / if kind == QueueKind::Sdma { 4 } else { 1 } > 512,
+            "wrapped more than twice"
+        );
+    }
+}
+
+#[test]
+fn indirect_buffers() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let dev = &devs[0];
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let ib = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let s = sig.va() as u64;
+
+    // PM4: ring → IB → nested IB.
+    let inner = pm4(|b| {
+        ReleaseMem::signal(s + 4, 2).encode(T, b);
+    });
+    ib.write(2048, zerocopy::IntoBytes::as_bytes(&inner[..])).unwrap();
+    let outer = pm4(|b| {
+        ReleaseMem::signal(s, 1).encode(T, b);
+        IndirectBuffer::new(ib.va() as u64 + 2048, inner.len() as u32)
+            .unwrap()
+            .encode(T, b);
+        ReleaseMem::signal(s + 8, 3).encode(T, b);
+    });
+    ib.write(0, zerocopy::IntoBytes::as_bytes(&outer[..])).unwrap();
+    let mut c = Ring::new(dev, QueueKind::Compute, 4096);
+    c.submit(&pm4(|b| {
+        IndirectBuffer::new(ib.va() as u64, outer.len() as u32)
+            .unwrap()
+            .encode(T, b);
+        ReleaseMem::signal(s + 12, 4).encode(T, b);
+    }));
+    assert_eq!([0, 4, 8, 12].map(|o| load_u32(&sig, o)), [1, 2, 3, 4]);
+    assert_eq!(m.queue_state(c.q.id()).unwrap().read_ptr, c.put);
+
+    // SDMA: INDIRECT ending on an 8-dword boundary runs; one that does not stops the queue.
+    let sdma_ib = pm4(|b| {
+        Fence::new(s + 16, 5).encode(T, b);
+    });
+    ib.write(1024, zerocopy::IntoBytes::as_bytes(&sdma_ib[..])).unwrap();
+    let mut d = Ring::new(dev, QueueKind::Sdma, 4096);
+    let pad = Indirect::padding_at(d.dword_pos() as usize);
+    d.submit(&pm4(|b| {
+        if pad > 0 {
+            SdmaNop::new(pad).unwrap().encode(T, b);
+        }
+        Indirect::new(ib.va() as u64 + 1024, sdma_ib.len() as u32)
+            .unwrap()
+            .encode(T, b);
+    }));
+    assert_eq!(load_u32(&sig, 16), 5);
+    d.submit(&pm4(|b| {
+        if Indirect::padding_at(d.dword_pos() as usize) == 0 {
+            SdmaNop::new(1).unwrap().encode(T, b);
+        }
+        Indirect::new(ib.va() as u64 + 1024, sdma_ib.len() as u32)
+            .unwrap()
+            .encode(T, b);
+    }));
+    match m.queue_state(d.q.id()).unwrap().status {
+        QueueStatus::Error(e) => assert!(e.contains("8-dword boundary"), "{e}"),
+        s => panic!("{s:?}"),
+    }
+
+    // IBs nested three deep are refused.
+    let selfref = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let me = pm4(|b| {
+        IndirectBuffer::new(selfref.va() as u64, 4).unwrap().encode(T, b);
+    });
+    selfref.write(0, zerocopy::IntoBytes::as_bytes(&me[..])).unwrap();
+    let mut c2 = Ring::new(dev, QueueKind::Compute, 4096);
+    c2.submit(&me);
+    match m.queue_state(c2.q.id()).unwrap().status {
+        QueueStatus::Error(e) => assert!(e.contains("nested"), "{e}"),
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
+fn faults_hangs_and_garbage_stop_only_their_queue() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let dev = &devs[0];
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let s = sig.va() as u64;
+
+    // A copy to memory the GPU has not mapped: the queue faults, the report names it.
+    let mut d = Ring::new(dev, QueueKind::Sdma, 4096);
+    d.submit(&pm4(|b| {
+        CopyLinear::new(0x7f00_1234_0000, s, 64).unwrap().encode(T, b);
+        Fence::new(s, 1).encode(T, b);
+    }));
+    wait_for("the fault", || {
+        matches!(m.queue_state(d.q.id()).unwrap().status, QueueStatus::Faulted(_))
+    });
+    assert_eq!(
+        dev.hang_report().unwrap(),
+        ["MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"]
+    );
+    assert_eq!(load_u32(&sig, 0), 0, "nothing after the fault ran");
+
+    // An injected fault address inside mapped memory.
+    m.fault_address(0, s + 0x100);
+    let mut c = Ring::new(dev, QueueKind::Compute, 4096);
+    c.submit(&pm4(|b| {
+        ReleaseMem::signal(s + 0x100, 1).encode(T, b);
+    }));
+    wait_for("the injected fault", || {
+        m.queue_state(c.q.id()).unwrap().status
+            == QueueStatus::Faulted(MemoryFault {
+                va: s + 0x100,
+                not_present: true,
+                ..Default::default()
+            })
+    });
+
+    // Garbage: the queue stops with an error naming the opcode and the ring offset.
+    let mut g = Ring::new(dev, QueueKind::Compute, 4096);
+    g.submit(&[0xc000_ee00, 1, 2, 3]);
+    wait_for("the decode error", || {
+        matches!(m.queue_state(g.q.id()).unwrap().status, QueueStatus::Error(_))
+    });
+    let QueueStatus::Error(e) = m.queue_state(g.q.id()).unwrap().status else {
+        unreachable!()
+    };
+    assert!(e.contains("0xee") && e.contains("ring dword 0x0"), "{e}");
+
+    // A hung queue: its waiter times out; released, it completes.
+    let mut h = Ring::new(dev, QueueKind::Compute, 4096);
+    assert!(m.hang_queue(h.q.id(), true));
+    h.submit(&pm4(|b| {
+        Signal {
+            address: s + 8,
+            value: 5,
+            event: Some((dev.queue_event_mailbox(), dev.queue_event().id)),
+        }
+        .encode(T, b);
+    }));
+    assert!(!dev.sleep(50).unwrap(), "a hung queue signals nothing");
+    assert_eq!(load_u32(&sig, 8), 0);
+    m.hang_queue(h.q.id(), false);
+    assert!(dev.sleep(5000).unwrap());
+    assert_eq!(load_u32(&sig, 8), 5);
+
+    // The process and the other queues are fine.
+    let mut ok = Ring::new(dev, QueueKind::Sdma, 4096);
+    ok.submit(&pm4(|b| Fence::new(s + 12, 6).encode(T, b)));
+    wait_for("a healthy queue", || load_u32(&sig, 12) == 6);
+}
+
+#[test]
+fn delayed_consumption() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let dev = &devs[0];
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let mut c = Ring::new(dev, QueueKind::Compute, 4096);
+    assert!(m.delay_queue(c.q.id(), Duration::from_millis(40)));
+    let t = Instant::now();
+    c.submit(&pm4(|b| {
+        ReleaseMem::signal(sig.va() as u64, 1).encode(T, b);
+    }));
+    wait_for("the delayed signal", || load_u32(&sig, 0) == 1);
+    assert!(t.elapsed() >= Duration::from_millis(35), "{:?}", t.elapsed());
+}
+
+#[test]
+fn dispatches_reach_the_kernel_executor_with_their_registers() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let dev = &devs[0];
+    let mut c = Ring::new(dev, QueueKind::Compute, 4096);
+    let user = [0x1111, 0x2222];
+    c.submit(&pm4(|b| {
+        recipes::memory_barrier(T, b);
+        Dispatch {
+            code_addr: 0x7f30_0000_1700,
+            rsrc1: 0x40bf_0080,
+            rsrc2: 0x9e,
+            rsrc3: 0,
+            tmpring_size: 0x10200,
+            scratch_base: 0x7f50_0000_0000,
+            user_data: &user,
+            block: [64, 2, 1],
+            grid: [4, 2, 1],
+            initiator: DispatchInitiator::DEFAULT,
+        }
+        .encode(T, b)
+        .unwrap();
+    }));
+    let ds = m.dispatches();
+    assert_eq!(ds.len(), 1);
+    let d = &ds[0];
+    assert_eq!(d.code_addr, 0x7f30_0000_1700);
+    assert_eq!(d.rsrc, [0x40bf_0080, 0x9e, 0]);
+    assert_eq!(&d.user_data[..2], &user);
+    assert_eq!((d.block, d.grid), ([64, 2, 1], [4, 2, 1]));
+    assert_eq!((d.tmpring_size, d.scratch_base), (0x10200, 0x7f50_0000_0000));
+    assert_eq!(d.initiator, DispatchInitiator::DEFAULT.0);
+    let st = m.queue_state(c.q.id()).unwrap();
+    assert_eq!(
+        (st.counters.dispatches, st.counters.event_writes, st.counters.cache_ops),
+        (1, 1, 2)
+    );
+}
+
+#[test]
+fn many_threads_many_submissions_none_lost() {
+    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let devs = Arc::new(devs);
+    let per_thread = 300u32;
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let devs = devs.clone();
+            let m2 = m.clone();
+            std::thread::spawn(move || {
+                let dev = &devs[t % 2];
+                let kind = if t < 2 { QueueKind::Compute } else { QueueKind::Sdma };
+                let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+                let mut r = Ring::new(dev, kind, 4096);
+                for k in 1..=per_thread {
+                    let words = pm4(|b| match kind {
+                        QueueKind::Compute => {
+                            ReleaseMem::signal(sig.va() as u64, k as u64).encode(T, b);
+                        }
+                        QueueKind::Sdma => {
+                            Fence::new(sig.va() as u64, k).encode(T, b);
+                        }
+                    });
+                    r.submit(&words);
+                    wait_for("a completion", || load_u32(&sig, 0) == k);
+                }
+                (r.q.id(), m2.queue_state(r.q.id()).unwrap())
+            })
+        })
+        .collect();
+    for h in handles {
+        let (id, st) = h.join().unwrap();
+        assert_eq!(st.counters.packets, per_thread as u64, "queue {id}: every packet once");
+        assert_eq!(st.status, QueueStatus::Running);
+        assert!(m.queue_state(id).is_none(), "a destroyed queue is gone from the engine");
+    }
+}
+
+#[test]
+fn gfx1030_runs_the_same_streams() {
+    let m = Arc::new(MockSys::new(MockConfig {
+        gpus: vec![GpuProfile::gfx1030()],
+        mode: ExecMode::Inline,
+        ..MockConfig::default()
+    }));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let dev = kfd.device(0).unwrap();
+    let t = dev.target();
+    assert_eq!(t, GfxTarget::Gfx103);
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let mut d = Ring::new(&dev, QueueKind::Sdma, 4096);
+    let mut words = Vec::new();
+    Fence::new(sig.va() as u64, 3).encode(t, &mut words);
+    d.submit(&words);
+    assert_eq!(load_u32(&sig, 0), 3);
+    let _ = (sdma::MAX_BYTES_PER_PACKET, words.len());
+}
