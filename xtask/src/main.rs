@@ -2,7 +2,7 @@
 //!
 //! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
 //!   `amd-packets` from the Linux amdgpu register headers.
-//! - `bench [NAME]`: run the benchmarks (`encode`), each printing
+//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod gen_regs;
@@ -38,7 +38,10 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// Every benchmark: (name, package, bench target).
-const BENCHES: &[(&str, &str, &str)] = &[("encode", "amd-packets", "encode")];
+const BENCHES: &[(&str, &str, &str)] = &[
+    ("encode", "amd-packets", "encode"),
+    ("engines", "amd-mockgpu", "engines"),
+];
 
 fn bench(args: &[String]) -> Result<()> {
     let wanted = args.first().map(String::as_str);
