@@ -40,6 +40,7 @@ pub mod patch;
 pub mod pm4;
 pub mod sdma;
 mod sink;
+mod stream;
 mod target;
 
 pub use error::PacketError;
@@ -49,6 +50,7 @@ pub use error::PacketError;
 /// dword offset.
 pub type DecodeError = PacketError;
 pub use sink::{CmdSink, SliceSink};
+pub use stream::{Decode, Stream};
 pub use target::{GfxTarget, version_from_name};
 
 /// Splits a 64-bit value into its low and high dwords, the order packets store them in.

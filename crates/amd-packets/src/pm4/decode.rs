@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::packets::*;
 use super::{Opcode, ShReg};
+use crate::stream::{Decode, Stream};
 use crate::{CmdSink, GfxTarget, PacketError, join};
 
 /// One decoded PM4 packet. `SetShReg` borrows its values from the decoded stream.
@@ -249,45 +250,17 @@ impl<'a> Pm4Packet<'a> {
     }
 }
 
-/// Iterator over the packets of a PM4 stream: yields `(dword offset, packet)`, or one
-/// error (with the offset in the whole stream) after which it ends.
-#[derive(Clone, Debug)]
-pub struct Pm4Stream<'a> {
-    target: GfxTarget,
-    words: &'a [u32],
-    pos: usize,
-    failed: bool,
-}
+/// Iterator over the packets of a PM4 stream (see [`crate::Stream`]).
+pub type Pm4Stream<'a> = Stream<'a, Pm4Packet<'a>>;
 
 /// Decodes a PM4 stream.
 pub fn decode(target: GfxTarget, words: &[u32]) -> Pm4Stream<'_> {
-    Pm4Stream {
-        target,
-        words,
-        pos: 0,
-        failed: false,
-    }
+    Stream::new(target, words)
 }
 
-impl<'a> Iterator for Pm4Stream<'a> {
-    type Item = Result<(usize, Pm4Packet<'a>), PacketError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let rest = self.words.get(self.pos..).filter(|r| !r.is_empty())?;
-        match Pm4Packet::decode(self.target, rest) {
-            Ok((pkt, len)) => {
-                let at = self.pos;
-                self.pos += len;
-                Some(Ok((at, pkt)))
-            }
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e.rebased(self.pos)))
-            }
-        }
+impl<'a> Decode<'a> for Pm4Packet<'a> {
+    fn decode_one(target: GfxTarget, words: &'a [u32]) -> Result<(Self, usize), PacketError> {
+        Self::decode(target, words)
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt;
 use super::packets::*;
 use super::{Opcode, SUBOP_COPY_LINEAR, SUBOP_TIMESTAMP_GET_GLOBAL};
 use crate::pm4::CompareFunc;
+use crate::stream::{Decode, Stream};
 use crate::{GfxTarget, PacketError, join};
 
 /// One decoded SDMA packet.
@@ -216,45 +217,17 @@ impl SdmaPacket {
     }
 }
 
-/// Iterator over the packets of an SDMA stream: yields `(dword offset, packet)`, or one
-/// error (with the offset in the whole stream) after which it ends.
-#[derive(Clone, Debug)]
-pub struct SdmaStream<'a> {
-    target: GfxTarget,
-    words: &'a [u32],
-    pos: usize,
-    failed: bool,
-}
+/// Iterator over the packets of an SDMA stream (see [`crate::Stream`]).
+pub type SdmaStream<'a> = Stream<'a, SdmaPacket>;
 
 /// Decodes an SDMA stream.
 pub fn decode(target: GfxTarget, words: &[u32]) -> SdmaStream<'_> {
-    SdmaStream {
-        target,
-        words,
-        pos: 0,
-        failed: false,
-    }
+    Stream::new(target, words)
 }
 
-impl Iterator for SdmaStream<'_> {
-    type Item = Result<(usize, SdmaPacket), PacketError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let rest = self.words.get(self.pos..).filter(|r| !r.is_empty())?;
-        match SdmaPacket::decode(self.target, rest) {
-            Ok((pkt, len)) => {
-                let at = self.pos;
-                self.pos += len;
-                Some(Ok((at, pkt)))
-            }
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e.rebased(self.pos)))
-            }
-        }
+impl Decode<'_> for SdmaPacket {
+    fn decode_one(target: GfxTarget, words: &[u32]) -> Result<(Self, usize), PacketError> {
+        Self::decode(target, words)
     }
 }
 
