@@ -1,6 +1,31 @@
-//! The amd-hcq runtime: devices, buffers, signals, compute and copy queues, programs,
-//! kernel arguments, copies, profiling and graph replay.
+//! The amd-hcq runtime: devices, buffers, signals, compute and copy queues, copies.
 //!
-//! **Not built yet.** This crate is an empty shell in the workspace; the packets it
-//! will write already exist in `amd-packets` (see the README's crate map).
+//! ```text
+//! amd-hcq        Platform · Device · Buffer · Signal · ComputeQueue · CopyQueue
+//!    │            talks to one DeviceInterface (KfdIface), chosen by AMD_IFACE
+//!    ├── amd-kfd  the KFD transport (Sys: the OS, or amd-mockgpu's MockSys)
+//!    └── amd-packets  PM4 + SDMA packets
+//! ```
+//!
+//! Ordering: every runtime operation is ordered on the device's timeline signal —
+//! it waits for the value before it and signals the next — so copies and launches run
+//! in submission order on both engines. Memory freed while work is in flight is held
+//! back until the timeline passes the last value submitted at that moment.
 #![deny(unsafe_code)]
+
+mod copy;
+mod device;
+mod error;
+mod iface;
+mod memory;
+mod platform;
+mod queue;
+mod signal;
+
+pub use device::{Device, RING_SIZE, STAGING_COUNT, STAGING_SIZE, TIMELINE_WRAP, Work};
+pub use error::{HcqError, Result};
+pub use iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
+pub use memory::{Buffer, CACHE_LIMIT};
+pub use platform::{Iface, Platform};
+pub use queue::{ComputeQueue, CopyQueue};
+pub use signal::{DEFAULT_TIMEOUT, SIGNAL_SLOT, SIGNAL_SLOTS, Signal, default_timeout};

@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 
 use crate::abi::*;
 use crate::device::DeviceShared;
+use crate::raw::{Cell64, RawCell};
 use crate::{KfdError, Result, raw};
 
 /// Page size KFD allocations are rounded to.
@@ -227,6 +228,16 @@ impl KfdMemory {
         let addr = self.cpu_range(offset, out.len())?;
         raw::copy_out(addr, out);
         Ok(())
+    }
+
+    /// The 64-bit cell at `offset` (8-aligned) of CPU-visible memory, for values the
+    /// GPU and the CPU both update (signals, pointers). It stays valid while `self`
+    /// lives; the caller keeps the memory alive for as long as it uses the cell.
+    pub fn cell(&self, offset: usize) -> Result<Cell64<'_>> {
+        let addr = self.cpu_range(offset, 8)?;
+        let raw = RawCell::new(addr)
+            .ok_or_else(|| KfdError::InvalidArgument(format!("offset {offset:#x} is not 8-byte aligned")))?;
+        Ok(Cell64::borrowed(raw, self))
     }
 
     fn cpu_range(&self, offset: usize, len: usize) -> Result<usize> {

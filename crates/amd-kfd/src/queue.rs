@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use crate::abi::*;
 use crate::device::{DOORBELL_MAP_SIZE, DeviceShared, Doorbells, KfdDevice};
 use crate::memory::{KfdMemory, MemoryKind, PAGE_SIZE};
-use crate::raw::Cell64;
+use crate::raw::RawCell;
 use crate::topology::NodeProperties;
 use crate::{KfdError, Result, raw};
 
@@ -80,9 +80,10 @@ impl CwsrSizes {
 pub struct KfdQueue {
     id: u32,
     kind: QueueKind,
-    doorbell: Cell64,
-    write_ptr: Cell64,
-    read_ptr: Cell64,
+    ring_size: usize,
+    doorbell: RawCell,
+    write_ptr: RawCell,
+    read_ptr: RawCell,
     shared: Arc<DeviceShared>,
     // Freed after the queue is destroyed (Drop runs before fields drop).
     ring: KfdMemory,
@@ -146,7 +147,7 @@ impl KfdQueue {
         };
         let doorbell = Self::map_doorbell(shared, a.doorbell_offset).map_err(destroy)?;
         let cell = |addr: u64, what: &str| {
-            Cell64::new(addr as usize).ok_or_else(|| KfdError::BadReply(format!("{what} at {addr:#x} is misaligned")))
+            RawCell::new(addr as usize).ok_or_else(|| KfdError::BadReply(format!("{what} at {addr:#x} is misaligned")))
         };
         let doorbell = cell(doorbell as u64, "doorbell").map_err(destroy)?;
         let write_ptr = cell(gart.va() as u64, "write pointer").map_err(destroy)?;
@@ -154,6 +155,7 @@ impl KfdQueue {
         Ok(KfdQueue {
             id,
             kind,
+            ring_size,
             doorbell,
             write_ptr,
             read_ptr,
@@ -196,6 +198,11 @@ impl KfdQueue {
     pub fn kind(&self) -> QueueKind {
         self.kind
     }
+    /// Ring length in bytes (its buffer may be longer: allocations are whole pages).
+    pub fn ring_size(&self) -> usize {
+        self.ring_size
+    }
+
     /// The ring buffer.
     pub fn ring(&self) -> &KfdMemory {
         &self.ring

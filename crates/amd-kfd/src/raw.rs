@@ -165,17 +165,50 @@ pub fn unmap(sys: &dyn Sys, addr: usize, len: usize) -> SysResult<()> {
 }
 
 /// A 64-bit cell in memory a live mapping of this crate holds (write/read pointers,
-/// doorbells, signal slots): 8-byte aligned and mapped for as long as its owner lives.
+/// doorbells): 8-byte aligned and mapped for as long as its owner lives. Only owners
+/// that keep the mapping alive hold one; others get a borrowing [`Cell64`].
 #[derive(Debug, Clone, Copy)]
-pub struct Cell64 {
+pub(crate) struct RawCell {
     addr: usize,
 }
 
-impl Cell64 {
+/// A 64-bit cell of CPU-visible GPU memory (a signal, a pointer), borrowed from the
+/// buffer that holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell64<'a> {
+    raw: RawCell,
+    _mem: std::marker::PhantomData<&'a crate::KfdMemory>,
+}
+
+impl<'a> Cell64<'a> {
+    pub(crate) fn borrowed(raw: RawCell, _mem: &'a crate::KfdMemory) -> Self {
+        Cell64 {
+            raw,
+            _mem: std::marker::PhantomData,
+        }
+    }
+
+    /// The address.
+    pub fn addr(&self) -> usize {
+        self.raw.addr
+    }
+
+    /// Loads the value with `order`.
+    pub fn load(&self, order: Ordering) -> u64 {
+        self.raw.load(order)
+    }
+
+    /// Stores `v` with `order`.
+    pub fn store(&self, v: u64, order: Ordering) {
+        self.raw.store(v, order)
+    }
+}
+
+impl RawCell {
     /// A cell at `addr`, which must be 8-aligned and inside a mapping that outlives
     /// every use of the cell. Returns `None` if misaligned or null.
     pub(crate) fn new(addr: usize) -> Option<Self> {
-        (addr != 0 && addr % 8 == 0).then_some(Cell64 { addr })
+        (addr != 0 && addr % 8 == 0).then_some(RawCell { addr })
     }
 
     /// The address.

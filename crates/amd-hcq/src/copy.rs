@@ -1,0 +1,119 @@
+//! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
+//! while SDMA drains the others), device→host, device→device, and between GPUs.
+
+use crate::device::{Device, STAGING_COUNT, STAGING_SIZE, Staging, Work};
+use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
+use crate::memory::Buffer;
+use crate::{HcqError, Result};
+
+impl<I: DeviceInterface> Device<I> {
+    fn staging(&self) -> Result<parking_lot::MappedMutexGuard<'_, Staging<I>>> {
+        let mut s = self.inner.staging.lock();
+        if s.is_none() {
+            let bufs = (0..STAGING_COUNT)
+                .map(|_| self.inner.iface.alloc(STAGING_SIZE, BufferKind::Host))
+                .collect::<Result<Vec<_>>>()?;
+            *s = Some(Staging {
+                busy_until: vec![0; bufs.len()],
+                bufs,
+                next: 0,
+            });
+        }
+        Ok(parking_lot::MutexGuard::map(s, |s| match s {
+            Some(s) => s,
+            None => unreachable!("filled above"),
+        }))
+    }
+
+    /// Copies `data` into `dst` at `offset`, through the staging buffers; returns once
+    /// the data is in staging memory (the copies complete on the timeline).
+    pub fn copy_in(&self, dst: &Buffer<I>, offset: usize, data: &[u8]) -> Result<()> {
+        dst.check(offset, data.len())?;
+        let mut staging = self.staging()?;
+        for (i, chunk) in data.chunks(STAGING_SIZE).enumerate() {
+            let slot = staging.next;
+            staging.next = (slot + 1) % staging.bufs.len();
+            // The slot may still feed an earlier copy.
+            self.wait_timeline(staging.busy_until[slot])?;
+            staging.bufs[slot].write(0, chunk)?;
+            let src = staging.bufs[slot].va();
+            let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
+            let v = self.submit_ordered(true, |w| match w {
+                Work::Copy(q) => q.copy(to, src, chunk.len() as u64).map(|_| ()),
+                Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+            })?;
+            staging.busy_until[slot] = v;
+        }
+        Ok(())
+    }
+
+    /// Copies `out.len()` bytes of `src` at `offset` to the host; waits for earlier work.
+    pub fn copy_out(&self, out: &mut [u8], src: &Buffer<I>, offset: usize) -> Result<()> {
+        src.check(offset, out.len())?;
+        let staging = self.staging()?;
+        // One staging buffer, reused chunk by chunk: each copy is waited for.
+        let slot = staging.next;
+        self.wait_timeline(staging.busy_until[slot])?;
+        let buf = &staging.bufs[slot];
+        for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
+            let from = src.va() + (offset + i * STAGING_SIZE) as u64;
+            let to = buf.va();
+            let v = self.submit_ordered(true, |w| match w {
+                Work::Copy(q) => q.copy(to, from, chunk.len() as u64).map(|_| ()),
+                Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+            })?;
+            self.wait_timeline(v)?;
+            buf.read(0, chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Copies `size` bytes from `src` to `dst` on this GPU's SDMA queue, ordered on the
+    /// timeline. Host buffers are GPU memory too: copying from or to one needs no
+    /// staging.
+    pub fn copy(
+        &self,
+        dst: &Buffer<I>,
+        dst_offset: usize,
+        src: &Buffer<I>,
+        src_offset: usize,
+        size: usize,
+    ) -> Result<u64> {
+        dst.check(dst_offset, size)?;
+        src.check(src_offset, size)?;
+        let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
+        self.submit_ordered(true, |w| match w {
+            Work::Copy(q) => q.copy(to, from, size as u64).map(|_| ()),
+            Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+        })
+    }
+
+    /// Copies `size` bytes of `src` (on this GPU) to `dst` on GPU `dst_dev`: this
+    /// GPU's SDMA copies once both timelines have passed their earlier work, then
+    /// `dst_dev`'s timeline waits for the copy.
+    pub fn transfer(&self, dst_dev: &Device<I>, dst: &Buffer<I>, src: &Buffer<I>, size: usize) -> Result<()> {
+        dst.check(0, size)?;
+        src.check(0, size)?;
+        self.map_peer(dst)?;
+        let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
+        let (to, from) = (dst.va(), src.va());
+        let v = self.submit_ordered(true, |w| match w {
+            Work::Copy(q) => {
+                q.wait_addr(their_addr, their_last);
+                q.copy(to, from, size as u64).map(|_| ())
+            }
+            Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+        })?;
+        if dst_dev.index() != self.index() {
+            let (my_addr, _) = self.timeline_snapshot()?;
+            dst_dev.submit_ordered(false, |w| match w {
+                Work::Compute(q) => {
+                    q.wait_addr(my_addr, v);
+                    Ok(())
+                }
+                Work::Copy(_) => Err(HcqError::InvalidArgument("wait on the copy queue".into())),
+            })?;
+        }
+        Ok(())
+    }
+}

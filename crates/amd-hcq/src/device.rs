@@ -1,0 +1,452 @@
+//! A GPU: its transport, timeline, rings, staging buffers and the memory it holds
+//! back until the GPU is done with it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::iface::{BufferKind, DeviceInterface, DeviceProps, HwQueue};
+use crate::memory::{Buffer, BufferCache};
+use crate::queue::{ComputeQueue, CopyQueue};
+use crate::signal::{Signal, SignalPool};
+use crate::{HcqError, Result};
+
+/// Ring bytes of each queue (the seed's 8 MiB).
+pub const RING_SIZE: usize = 0x80_0000;
+/// Staging buffers for host↔device copies, and the size of each.
+pub const STAGING_COUNT: usize = 8;
+/// Bytes of one staging buffer (one SDMA packet's worth).
+pub const STAGING_SIZE: usize = 0x40_0000;
+/// The timeline restarts at 1 past this value.
+pub const TIMELINE_WRAP: u64 = 1 << 31;
+
+pub(crate) struct Ring<Q> {
+    pub(crate) q: Q,
+    /// Write pointer: dwords (PM4) or bytes (SDMA), never wrapped.
+    pub(crate) put: u64,
+}
+
+pub(crate) struct Timeline<I: DeviceInterface> {
+    pub(crate) signal: Signal<I>,
+    pub(crate) shadow: Signal<I>,
+    /// The value the next submission signals.
+    pub(crate) next: u64,
+}
+
+pub(crate) struct Staging<I: DeviceInterface> {
+    pub(crate) bufs: Vec<I::Memory>,
+    /// Timeline value after which each buffer is free again.
+    pub(crate) busy_until: Vec<u64>,
+    pub(crate) next: usize,
+}
+
+pub(crate) struct DeviceInner<I: DeviceInterface> {
+    pub(crate) iface: I,
+    pub(crate) index: usize,
+    pub(crate) pool: Arc<SignalPool<I>>,
+    pub(crate) timeline: Mutex<Option<Timeline<I>>>,
+    pub(crate) compute: Mutex<Ring<I::Queue>>,
+    pub(crate) sdma: Mutex<Ring<I::Queue>>,
+    pub(crate) staging: Mutex<Option<Staging<I>>>,
+    /// Freed memory waiting for the timeline to pass the value it was freed at.
+    pub(crate) pending_free: Mutex<Vec<(u64, BufferKind, I::Memory)>>,
+    pub(crate) cache: Mutex<BufferCache<I>>,
+    pub(crate) timeout: Mutex<Duration>,
+}
+
+/// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
+/// releases everything.
+pub struct Device<I: DeviceInterface = crate::KfdIface> {
+    pub(crate) inner: Arc<DeviceInner<I>>,
+}
+
+impl<I: DeviceInterface> Clone for Device<I> {
+    fn clone(&self) -> Self {
+        Device {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<I: DeviceInterface> std::fmt::Debug for Device<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("index", &self.inner.index)
+            .field("arch", &self.props().arch)
+            .finish()
+    }
+}
+
+impl<I: DeviceInterface> DeviceInner<I> {
+    /// Completed timeline value.
+    pub(crate) fn completed(&self) -> u64 {
+        self.timeline.lock().as_ref().map_or(0, |t| t.signal.value())
+    }
+
+    /// The value the last submission signals.
+    pub(crate) fn last_submitted(&self) -> u64 {
+        self.timeline.lock().as_ref().map_or(0, |t| t.next - 1)
+    }
+
+    /// Releases freed memory the GPU is done with into the cache.
+    pub(crate) fn reclaim(&self) {
+        let done = self.completed();
+        let mut pending = self.pending_free.lock();
+        let mut cache = self.cache.lock();
+        let mut i = 0;
+        while i < pending.len() {
+            if pending[i].0 <= done {
+                let (_, kind, mem) = pending.swap_remove(i);
+                cache.put(kind, mem);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Waits for `dwords` (PM4) or `bytes` (SDMA) of room in a ring.
+    fn wait_for_room(&self, ring: &Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
+        let timeout = *self.timeout.lock();
+        let start = Instant::now();
+        while ring.put + needed - ring.q.read_ptr().min(ring.put) > ring_units {
+            if start.elapsed() > timeout {
+                let mut report = self.iface.hang_report();
+                report.push(format!("the {what} ring did not drain"));
+                return Err(HcqError::DeviceHang {
+                    wanted: ring.put + needed - ring_units,
+                    current: ring.q.read_ptr(),
+                    waited_ms: start.elapsed().as_millis() as u64,
+                    report,
+                });
+            }
+            std::thread::yield_now();
+        }
+        Ok(())
+    }
+
+    /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
+    pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
+        let mut ring = self.compute.lock();
+        let dwords = (ring.q.ring_bytes() / 4) as u64;
+        let len = cmds.len() as u64;
+        if len > dwords {
+            return Err(HcqError::InvalidArgument(format!(
+                "{len} dwords do not fit a ring of {dwords}"
+            )));
+        }
+        self.wait_for_room(&ring, len, dwords, "compute")?;
+        let start = ring.put % dwords;
+        let first = len.min(dwords - start) as usize;
+        ring.q.write_ring(start as usize * 4, &cmds[..first])?;
+        if first < cmds.len() {
+            ring.q.write_ring(0, &cmds[first..])?;
+        }
+        ring.put += len;
+        let put = ring.put;
+        ring.q.submit(put);
+        Ok(())
+    }
+
+    /// Writes SDMA packets into the copy ring: whole packets only before the ring's
+    /// end; what does not fit is preceded by zeros (NOPs) to the end and restarts at 0.
+    pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
+        let mut ring = self.sdma.lock();
+        let bytes = ring.q.ring_bytes() as u64;
+        let total = q.cmds.len() as u64 * 4;
+        if total >= bytes {
+            return Err(HcqError::InvalidArgument(format!(
+                "{total} bytes of packets do not fit a ring of {bytes}"
+            )));
+        }
+        let room = bytes - ring.put % bytes;
+        let mut head = 0usize;
+        for &s in &q.sizes {
+            if (head as u64 + s as u64) * 4 >= room {
+                break;
+            }
+            head += s as usize;
+        }
+        // The packets, and the zeros to the ring's end when some restart at 0.
+        let fill = if head < q.cmds.len() { room - head as u64 * 4 } else { 0 };
+        self.wait_for_room(&ring, total + fill, bytes, "SDMA")?;
+        let at = (ring.put % bytes) as usize;
+        ring.q.write_ring(at, &q.cmds[..head])?;
+        ring.put += head as u64 * 4;
+        if head < q.cmds.len() {
+            let zeros = vec![0u32; (fill / 4) as usize];
+            let at = (ring.put % bytes) as usize;
+            ring.q.write_ring(at, &zeros)?;
+            ring.put += fill;
+            ring.q.write_ring(0, &q.cmds[head..])?;
+            ring.put += (q.cmds.len() - head) as u64 * 4;
+        }
+        let put = ring.put;
+        ring.q.submit(put);
+        Ok(())
+    }
+}
+
+impl<I: DeviceInterface> Device<I> {
+    /// Opens a device over `iface`, sharing `pool` (the platform's signal page) or
+    /// creating it.
+    pub(crate) fn with_iface(iface: I, index: usize, pool: Option<Arc<SignalPool<I>>>) -> Result<Self> {
+        let pool = match pool {
+            Some(p) => {
+                iface.map(&p.mem)?;
+                p
+            }
+            None => Arc::new(SignalPool::new(&iface)?),
+        };
+        let compute = Ring {
+            q: iface.create_queue(false, RING_SIZE)?,
+            put: 0,
+        };
+        let sdma = Ring {
+            q: iface.create_queue(true, RING_SIZE)?,
+            put: 0,
+        };
+        let inner = Arc::new(DeviceInner {
+            iface,
+            index,
+            pool,
+            timeline: Mutex::new(None),
+            compute: Mutex::new(compute),
+            sdma: Mutex::new(sdma),
+            staging: Mutex::new(None),
+            pending_free: Mutex::new(Vec::new()),
+            cache: Mutex::new(BufferCache::default()),
+            timeout: Mutex::new(crate::signal::default_timeout()),
+        });
+        let signal = Signal::new(&inner, 0, true)?;
+        let shadow = Signal::new(&inner, 0, true)?;
+        *inner.timeline.lock() = Some(Timeline {
+            signal,
+            shadow,
+            next: 1,
+        });
+        Ok(Device { inner })
+    }
+
+    pub(crate) fn pool(&self) -> Arc<SignalPool<I>> {
+        self.inner.pool.clone()
+    }
+
+    /// The GPU's properties.
+    pub fn props(&self) -> &DeviceProps {
+        self.inner.iface.props()
+    }
+
+    /// The transport.
+    pub fn iface(&self) -> &I {
+        &self.inner.iface
+    }
+
+    /// Index among the platform's GPUs.
+    pub fn index(&self) -> usize {
+        self.inner.index
+    }
+
+    /// A new signal with `value`, owned by this device (its hang report is this
+    /// device's).
+    pub fn new_signal(&self, value: u64) -> Result<Signal<I>> {
+        Signal::new(&self.inner, value, false)
+    }
+
+    /// A compute command list for this device's family.
+    pub fn compute_queue(&self) -> ComputeQueue {
+        ComputeQueue::new(self.props().target)
+    }
+
+    /// A copy command list for this device's family.
+    pub fn copy_queue(&self) -> CopyQueue {
+        CopyQueue::new(self.props().target)
+    }
+
+    /// Submits a compute list as built (the caller orders it with its own signals).
+    pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
+        self.inner.push_compute(&q.cmds)
+    }
+
+    /// Submits a copy list as built.
+    pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
+        self.inner.push_copy(q)
+    }
+
+    /// Submits work ordered on the device timeline: waits for everything submitted
+    /// before, runs `build`, then signals the next timeline value, which it returns.
+    /// Holding the timeline across the submission keeps ring order and value order the
+    /// same, whatever thread submits.
+    pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
+        let mut tl = self.inner.timeline.lock();
+        let t = tl
+            .as_mut()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        if t.next > TIMELINE_WRAP {
+            drop(tl);
+            self.wrap_timeline()?;
+            tl = self.inner.timeline.lock();
+        }
+        let t = tl
+            .as_mut()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let value = t.next;
+        if copy {
+            let mut q = self.copy_queue();
+            q.wait(&t.signal, value - 1);
+            build(&mut Work::Copy(&mut q))?;
+            q.signal(&t.signal, value);
+            self.inner.push_copy(&q)?;
+        } else {
+            let mut q = self.compute_queue();
+            q.wait(&t.signal, value - 1);
+            build(&mut Work::Compute(&mut q))?;
+            q.signal(&t.signal, value);
+            self.inner.push_compute(&q.cmds)?;
+        }
+        t.next += 1;
+        Ok(value)
+    }
+
+    /// Address of the timeline signal and the value the last submission signals.
+    pub fn timeline_snapshot(&self) -> Result<(u64, u64)> {
+        let tl = self.inner.timeline.lock();
+        let t = tl
+            .as_ref()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        Ok((t.signal.addr(), t.next - 1))
+    }
+
+    /// The device timeline signal's current value and the value the last submission
+    /// will signal.
+    pub fn timeline(&self) -> (u64, u64) {
+        (self.inner.completed(), self.inner.last_submitted())
+    }
+
+    /// Waits for timeline `value`: spins, yields, and after 2 s sleeps in the
+    /// transport's queue event; times out with [`HcqError::DeviceHang`] and the
+    /// transport's fault report.
+    pub fn wait_timeline(&self, value: u64) -> Result<()> {
+        let timeout = *self.inner.timeout.lock();
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            let current = self.inner.completed();
+            if current >= value {
+                return Ok(());
+            }
+            let waited = start.elapsed();
+            if waited >= timeout {
+                return Err(HcqError::DeviceHang {
+                    wanted: value,
+                    current,
+                    waited_ms: waited.as_millis() as u64,
+                    report: self.inner.iface.hang_report(),
+                });
+            }
+            if spins < 256 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else if waited < crate::signal::SPIN_BEFORE_SLEEP {
+                std::thread::yield_now();
+            } else {
+                let left = timeout.saturating_sub(waited).min(Duration::from_millis(200));
+                self.inner.iface.sleep(left.as_millis().max(1) as u32)?;
+            }
+        }
+    }
+
+    /// Waits until everything submitted so far is done, then releases memory freed
+    /// meanwhile.
+    pub fn synchronize(&self) -> Result<()> {
+        let last = self.inner.last_submitted();
+        self.wait_timeline(last)?;
+        self.inner.reclaim();
+        Ok(())
+    }
+
+    /// Restarts the timeline at 1 (values are 32 bits on the GPU): waits for all work,
+    /// swaps in the shadow signal, and resets the staging bookkeeping.
+    fn wrap_timeline(&self) -> Result<()> {
+        self.synchronize()?;
+        let mut tl = self.inner.timeline.lock();
+        if let Some(t) = tl.as_mut() {
+            if t.next <= TIMELINE_WRAP {
+                return Ok(());
+            }
+            std::mem::swap(&mut t.signal, &mut t.shadow);
+            t.signal.set(0)?;
+            t.next = 1;
+        }
+        if let Some(s) = self.inner.staging.lock().as_mut() {
+            s.busy_until.iter_mut().for_each(|v| *v = 0);
+        }
+        Ok(())
+    }
+
+    /// Sets the timeline's next value (tests of the wrap).
+    #[doc(hidden)]
+    pub fn set_timeline_next_for_test(&self, next: u64) -> Result<()> {
+        self.synchronize()?;
+        let mut tl = self.inner.timeline.lock();
+        if let Some(t) = tl.as_mut() {
+            t.signal.set(next - 1)?;
+            t.next = next;
+        }
+        Ok(())
+    }
+
+    /// Sets how long waits last before [`HcqError::DeviceHang`] (default: 30 s or
+    /// `HCQDEV_WAIT_TIMEOUT_MS`).
+    pub fn set_timeout(&self, timeout: Duration) {
+        *self.inner.timeout.lock() = timeout;
+    }
+
+    /// Allocations held in the reuse cache, and freed ones waiting for the GPU.
+    pub fn memory_stats(&self) -> (usize, usize) {
+        self.inner.reclaim();
+        (self.inner.cache.lock().len(), self.inner.pending_free.lock().len())
+    }
+
+    /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).
+    pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
+        if size == 0 {
+            return Err(HcqError::InvalidArgument("zero-byte buffer".into()));
+        }
+        self.inner.reclaim();
+        let mem = match self.inner.cache.lock().take(kind, size) {
+            Some(m) => m,
+            None => self.inner.iface.alloc(size, kind)?,
+        };
+        Ok(Buffer::new(self.inner.clone(), mem, kind, size))
+    }
+
+    /// Maps `buf` (of another device of the same platform) into this GPU, for peer
+    /// access.
+    pub fn map_peer(&self, buf: &Buffer<I>) -> Result<()> {
+        self.inner.iface.map(buf.memory())
+    }
+}
+
+/// The list a [`Device::submit_ordered`] closure fills.
+pub enum Work<'a> {
+    /// A compute list.
+    Compute(&'a mut ComputeQueue),
+    /// A copy list.
+    Copy(&'a mut CopyQueue),
+}
+
+impl<I: DeviceInterface> Drop for DeviceInner<I> {
+    fn drop(&mut self) {
+        // Everything submitted must finish before its memory goes; a hang here has no
+        // one to report to, and the transport's own drop then tears the queues down.
+        let last = self.last_submitted();
+        let timeout = *self.timeout.get_mut();
+        if let Some(t) = self.timeline.get_mut().as_ref() {
+            let _ = t.signal.wait_timeout(last, timeout);
+        }
+        self.staging.get_mut().take();
+        self.pending_free.get_mut().clear();
+        self.timeline.get_mut().take();
+    }
+}

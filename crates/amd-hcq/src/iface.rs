@@ -1,0 +1,222 @@
+//! What a transport gives the runtime ([`DeviceInterface`]), and the KFD transport.
+//!
+//! Who validates: the runtime checks what the caller can foresee (sizes, offsets,
+//! kinds, value ranges) before calling the transport; the transport reports only what
+//! cannot be foreseen (out of memory, a lost device, a rejected ioctl).
+
+use std::sync::Arc;
+
+use amd_kfd::{KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_packets::GfxTarget;
+
+use crate::Result;
+
+/// The kinds of memory the runtime allocates (the seed's buffer options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BufferKind {
+    /// VRAM, GPU only.
+    Device,
+    /// VRAM the CPU can map (resizable BAR).
+    DeviceCpuVisible,
+    /// Uncached, coherent system memory visible to GPU and CPU (signals, rings).
+    Uncached,
+    /// Pinned host memory mapped for the GPU.
+    Host,
+}
+
+impl BufferKind {
+    /// Whether the CPU can read and write it.
+    pub fn cpu_visible(self) -> bool {
+        !matches!(self, BufferKind::Device)
+    }
+
+    pub(crate) fn kfd(self) -> MemoryKind {
+        match self {
+            BufferKind::Device => MemoryKind::DEVICE,
+            BufferKind::DeviceCpuVisible => MemoryKind::DEVICE_CPU_VISIBLE,
+            BufferKind::Uncached => MemoryKind::UNCACHED,
+            BufferKind::Host => MemoryKind::HOST,
+        }
+    }
+}
+
+/// A GPU's properties, as the runtime needs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProps {
+    /// LLVM processor name, e.g. `gfx1100`.
+    pub arch: String,
+    /// Packet family.
+    pub target: GfxTarget,
+    /// `gfx_target_version`.
+    pub gfx_version: u32,
+    /// Compute units.
+    pub cu_count: u32,
+    /// SIMDs per CU.
+    pub simd_per_cu: u32,
+    /// Wave slots per SIMD.
+    pub max_waves_per_simd: u32,
+    /// LDS per workgroup, bytes.
+    pub lds_size: u32,
+    /// Scratch wave slots per CU.
+    pub scratch_slots_per_cu: u32,
+    /// Shader arrays.
+    pub array_count: u32,
+    /// Shader arrays per shader engine.
+    pub simd_arrays_per_engine: u32,
+    /// The transport's id of the GPU.
+    pub gpu_id: u32,
+}
+
+/// CPU-visible or not, a buffer of GPU memory owned by a transport.
+pub trait DeviceMemory: Send + Sync {
+    /// GPU (and, where mapped, CPU) address.
+    fn va(&self) -> u64;
+    /// Size in bytes.
+    fn size(&self) -> usize;
+    /// Copies `data` in at `offset` (CPU-visible memory only).
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
+    /// Copies out at `offset` (CPU-visible memory only).
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// Loads the 64-bit value at `offset` (8-aligned) with Acquire.
+    fn load_u64(&self, offset: usize) -> Result<u64>;
+    /// Stores a 64-bit value at `offset` (8-aligned) with Release.
+    fn store_u64(&self, offset: usize, v: u64) -> Result<()>;
+}
+
+/// A hardware queue of a transport.
+pub trait HwQueue: Send + Sync {
+    /// Ring length in bytes.
+    fn ring_bytes(&self) -> usize;
+    /// Writes `words` into the ring at byte `offset` (no wrap; the caller splits).
+    fn write_ring(&self, offset: usize, words: &[u32]) -> Result<()>;
+    /// The read pointer the engine publishes (dwords for PM4, bytes for SDMA).
+    fn read_ptr(&self) -> u64;
+    /// Publishes the write pointer and rings the doorbell.
+    fn submit(&self, write_ptr: u64);
+}
+
+/// What a transport gives the runtime.
+pub trait DeviceInterface: Send + Sync + 'static {
+    /// A buffer of this transport.
+    type Memory: DeviceMemory + 'static;
+    /// A queue of this transport.
+    type Queue: HwQueue + 'static;
+
+    /// The GPU's properties.
+    fn props(&self) -> &DeviceProps;
+    /// Allocates `size` bytes of `kind`, mapped to this GPU.
+    fn alloc(&self, size: usize, kind: BufferKind) -> Result<Self::Memory>;
+    /// Maps memory of another GPU of the same transport into this one.
+    fn map(&self, mem: &Self::Memory) -> Result<()>;
+    /// Creates a compute (`sdma == false`) or SDMA queue with a ring of `ring_size` bytes.
+    fn create_queue(&self, sdma: bool, ring_size: usize) -> Result<Self::Queue>;
+    /// `(mailbox address, event id)` that a timeline signal writes to wake sleepers.
+    fn queue_event(&self) -> Option<(u64, u32)>;
+    /// Sleeps until the queue event fires or `timeout_ms` passes.
+    fn sleep(&self, timeout_ms: u32) -> Result<bool>;
+    /// What the transport knows of a hang (fault addresses and reasons).
+    fn hang_report(&self) -> Vec<String>;
+}
+
+/// The KFD transport of one GPU.
+#[derive(Debug)]
+pub struct KfdIface {
+    dev: KfdDevice,
+    props: DeviceProps,
+}
+
+impl KfdIface {
+    /// Wraps an opened KFD device.
+    pub fn new(dev: KfdDevice) -> Self {
+        let p = &dev.node().props;
+        let props = DeviceProps {
+            arch: p.arch(),
+            target: dev.target(),
+            gfx_version: p.gfx_target_version,
+            cu_count: p.cu_count(),
+            simd_per_cu: p.simd_per_cu,
+            max_waves_per_simd: p.max_waves_per_simd,
+            lds_size: p.lds_size_in_kb * 1024,
+            scratch_slots_per_cu: p.max_slots_scratch_cu,
+            array_count: p.array_count,
+            simd_arrays_per_engine: p.simd_arrays_per_engine,
+            gpu_id: dev.gpu_id(),
+        };
+        KfdIface { dev, props }
+    }
+
+    /// The KFD device.
+    pub fn kfd_device(&self) -> &KfdDevice {
+        &self.dev
+    }
+}
+
+impl DeviceMemory for Arc<KfdMemory> {
+    fn va(&self) -> u64 {
+        KfdMemory::va(self) as u64
+    }
+    fn size(&self) -> usize {
+        KfdMemory::size(self)
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        Ok(KfdMemory::write(self, offset, data)?)
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        Ok(KfdMemory::read(self, offset, out)?)
+    }
+    fn load_u64(&self, offset: usize) -> Result<u64> {
+        // Acquire: what the GPU wrote before the value is visible after it.
+        Ok(self.cell(offset)?.load(std::sync::atomic::Ordering::Acquire))
+    }
+    fn store_u64(&self, offset: usize, v: u64) -> Result<()> {
+        // Release: the CPU's writes before the value are visible to whoever sees it.
+        self.cell(offset)?.store(v, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+}
+
+impl HwQueue for KfdQueue {
+    fn ring_bytes(&self) -> usize {
+        self.ring_size()
+    }
+    fn write_ring(&self, offset: usize, words: &[u32]) -> Result<()> {
+        Ok(self.ring().write(offset, zerocopy::IntoBytes::as_bytes(words))?)
+    }
+    fn read_ptr(&self) -> u64 {
+        KfdQueue::read_ptr(self)
+    }
+    fn submit(&self, write_ptr: u64) {
+        KfdQueue::submit(self, write_ptr)
+    }
+}
+
+impl DeviceInterface for KfdIface {
+    type Memory = Arc<KfdMemory>;
+    type Queue = KfdQueue;
+
+    fn props(&self) -> &DeviceProps {
+        &self.props
+    }
+    fn alloc(&self, size: usize, kind: BufferKind) -> Result<Self::Memory> {
+        Ok(Arc::new(self.dev.alloc(size, kind.kfd())?))
+    }
+    fn map(&self, mem: &Self::Memory) -> Result<()> {
+        Ok(self.dev.map(mem)?)
+    }
+    fn create_queue(&self, sdma: bool, ring_size: usize) -> Result<Self::Queue> {
+        Ok(self
+            .dev
+            .create_queue(if sdma { QueueKind::Sdma } else { QueueKind::Compute }, ring_size)?)
+    }
+    fn queue_event(&self) -> Option<(u64, u32)> {
+        Some((self.dev.queue_event_mailbox(), self.dev.queue_event().id))
+    }
+    fn sleep(&self, timeout_ms: u32) -> Result<bool> {
+        Ok(self.dev.sleep(timeout_ms)?)
+    }
+    fn hang_report(&self) -> Vec<String> {
+        self.dev
+            .hang_report()
+            .unwrap_or_else(|e| vec![format!("(no fault report: {e})")])
+    }
+}

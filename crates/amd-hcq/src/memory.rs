@@ -1,0 +1,174 @@
+//! Buffers: device allocations, sub-buffer views, and the rule that memory a
+//! submitted command may still touch is never released.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::device::DeviceInner;
+use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
+use crate::{HcqError, Result};
+
+/// Most bytes the cache of freed allocations keeps.
+pub const CACHE_LIMIT: usize = 256 << 20;
+
+/// Freed allocations kept for reuse, by kind and size.
+pub(crate) struct BufferCache<I: DeviceInterface> {
+    free: HashMap<(BufferKind, usize), Vec<I::Memory>>,
+    bytes: usize,
+}
+
+impl<I: DeviceInterface> Default for BufferCache<I> {
+    fn default() -> Self {
+        BufferCache {
+            free: HashMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<I: DeviceInterface> BufferCache<I> {
+    /// An allocation of `kind` holding at least `size` bytes, rounded as allocations
+    /// are (whole pages).
+    pub(crate) fn take(&mut self, kind: BufferKind, size: usize) -> Option<I::Memory> {
+        let key = (kind, size.next_multiple_of(4096));
+        let m = self.free.get_mut(&key)?.pop()?;
+        self.bytes -= m.size();
+        Some(m)
+    }
+
+    /// Keeps `mem` for reuse, or drops (frees) it past the limit.
+    pub(crate) fn put(&mut self, kind: BufferKind, mem: I::Memory) {
+        if self.bytes + mem.size() > CACHE_LIMIT {
+            return;
+        }
+        self.bytes += mem.size();
+        self.free.entry((kind, mem.size())).or_default().push(mem);
+    }
+
+    /// Allocations held.
+    pub(crate) fn len(&self) -> usize {
+        self.free.values().map(Vec::len).sum()
+    }
+}
+
+pub(crate) struct Allocation<I: DeviceInterface> {
+    mem: Option<I::Memory>,
+    kind: BufferKind,
+    dev: Arc<DeviceInner<I>>,
+}
+
+impl<I: DeviceInterface> Drop for Allocation<I> {
+    fn drop(&mut self) {
+        let Some(mem) = self.mem.take() else { return };
+        // Any command submitted so far may still use it: release it only once the
+        // timeline has passed the last submitted value.
+        let fence = self.dev.last_submitted();
+        if fence <= self.dev.completed() {
+            self.dev.cache.lock().put(self.kind, mem);
+        } else {
+            self.dev.pending_free.lock().push((fence, self.kind, mem));
+        }
+    }
+}
+
+/// GPU memory, or a view of part of it. Views share the allocation; it is released
+/// when the last view is gone and the GPU is done with it.
+pub struct Buffer<I: DeviceInterface = crate::KfdIface> {
+    alloc: Arc<Allocation<I>>,
+    offset: usize,
+    size: usize,
+}
+
+impl<I: DeviceInterface> Clone for Buffer<I> {
+    fn clone(&self) -> Self {
+        Buffer {
+            alloc: self.alloc.clone(),
+            offset: self.offset,
+            size: self.size,
+        }
+    }
+}
+
+impl<I: DeviceInterface> std::fmt::Debug for Buffer<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("va", &format_args!("{:#x}", self.va()))
+            .field("size", &self.size)
+            .field("kind", &self.alloc.kind)
+            .finish()
+    }
+}
+
+impl<I: DeviceInterface> Buffer<I> {
+    pub(crate) fn new(dev: Arc<DeviceInner<I>>, mem: I::Memory, kind: BufferKind, size: usize) -> Self {
+        Buffer {
+            alloc: Arc::new(Allocation {
+                mem: Some(mem),
+                kind,
+                dev,
+            }),
+            offset: 0,
+            size,
+        }
+    }
+
+    pub(crate) fn memory(&self) -> &I::Memory {
+        // `mem` is only taken in Drop, after the last Buffer is gone.
+        match &self.alloc.mem {
+            Some(m) => m,
+            None => unreachable!("an allocation's memory lives as long as its buffers"),
+        }
+    }
+
+    /// GPU address of the view's first byte.
+    pub fn va(&self) -> u64 {
+        self.memory().va() + self.offset as u64
+    }
+
+    /// Bytes in the view.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The kind of memory.
+    pub fn kind(&self) -> BufferKind {
+        self.alloc.kind
+    }
+
+    /// Index of the device that allocated it.
+    pub fn device_index(&self) -> usize {
+        self.alloc.dev.index
+    }
+
+    /// A view of `size` bytes at `offset` within this one.
+    pub fn view(&self, offset: usize, size: usize) -> Result<Self> {
+        self.check(offset, size)?;
+        Ok(Buffer {
+            alloc: self.alloc.clone(),
+            offset: self.offset + offset,
+            size,
+        })
+    }
+
+    pub(crate) fn check(&self, offset: usize, len: usize) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(HcqError::InvalidArgument(format!(
+                "range {offset:#x}+{len:#x} outside a buffer of {:#x} bytes",
+                self.size
+            ))),
+        }
+    }
+
+    /// Writes `data` at `offset` from the CPU (CPU-visible kinds only).
+    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.check(offset, data.len())?;
+        self.memory().write(self.offset + offset, data)
+    }
+
+    /// Reads at `offset` from the CPU (CPU-visible kinds only).
+    pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.check(offset, out.len())?;
+        self.memory().read(self.offset + offset, out)
+    }
+}

@@ -1,0 +1,279 @@
+//! The runtime on the mock GPU, through the real KFD transport.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use amd_hcq::{BufferKind, Device, HcqError, Iface, Platform, TIMELINE_WRAP, Work};
+use amd_mockgpu::{MemoryFault, MockConfig, MockSys};
+
+fn platform(n: usize) -> (Arc<MockSys>, Platform) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
+    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+    (m, p)
+}
+
+fn pattern(n: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn opens_a_device_with_its_properties() {
+    let (_m, p) = platform(1);
+    assert_eq!(p.device_count(), 1);
+    let dev = p.device(0).unwrap();
+    let props = dev.props();
+    assert_eq!(props.arch, "gfx1100");
+    assert_eq!(
+        (props.cu_count, props.lds_size, props.max_waves_per_simd),
+        (96, 65536, 16)
+    );
+    assert!(matches!(p.device(1), Err(HcqError::NoDevice(_))));
+    assert_eq!(dev.timeline(), (0, 0));
+}
+
+#[test]
+fn signals_across_queues_and_devices() {
+    let (_m, p) = platform(2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let a = d0.new_signal(0).unwrap();
+    let b = d0.new_signal(0).unwrap();
+    // d1's compute waits on a (set by d0's copy queue), then sets b.
+    let mut q1 = d1.compute_queue();
+    q1.wait(&a, 3).signal(&b, 4);
+    d1.submit_compute(&q1).unwrap();
+    let mut q0 = d0.copy_queue();
+    q0.signal(&a, 3);
+    d0.submit_copy(&q0).unwrap();
+    b.wait(4).unwrap();
+    assert_eq!(a.value(), 3);
+
+    // A wait set late by the host.
+    let late = Arc::new(d0.new_signal(0).unwrap());
+    let l2 = late.clone();
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        l2.set(9).unwrap();
+    });
+    let t = Instant::now();
+    late.wait(9).unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(25));
+    setter.join().unwrap();
+
+    // Timestamps: later ones are not smaller.
+    let (s1, s2) = (d0.new_signal(0).unwrap(), d0.new_signal(0).unwrap());
+    let mut q = d0.compute_queue();
+    q.timestamp(&s1).memory_barrier().timestamp(&s2).signal(&s2, 1);
+    d0.submit_compute(&q).unwrap();
+    s2.wait(1).unwrap();
+    assert!(s1.timestamp() > 0 && s1.timestamp() <= s2.timestamp());
+
+    let never = d0.new_signal(0).unwrap();
+    match never.wait_timeout(1, Duration::from_millis(20)) {
+        Err(HcqError::DeviceHang {
+            wanted: 1, current: 0, ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ordered_work_and_the_timeline_wrap() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut last = 0;
+    for i in 1..=50u64 {
+        last = dev
+            .submit_ordered(i % 2 == 0, |w| {
+                match w {
+                    Work::Compute(q) => {
+                        q.signal(&sig, i);
+                    }
+                    Work::Copy(q) => {
+                        q.signal(&sig, i);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    dev.synchronize().unwrap();
+    assert_eq!((sig.value(), last), (50, 50));
+    assert_eq!(dev.timeline(), (50, 50));
+
+    dev.set_timeline_next_for_test(TIMELINE_WRAP - 1).unwrap();
+    for _ in 0..4 {
+        dev.submit_ordered(false, |_| Ok(())).unwrap();
+    }
+    dev.synchronize().unwrap();
+    let (done, submitted) = dev.timeline();
+    assert_eq!(done, submitted);
+    assert!(submitted < 10, "the timeline restarted after 2^31: {submitted}");
+}
+
+#[test]
+fn copies_of_every_size_class() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let big = 33 << 20; // more than all staging buffers together
+    let buf = dev.alloc(big + 64, BufferKind::Device).unwrap();
+    for (i, &(size, off)) in [
+        (1usize, 0usize),
+        (3, 5),
+        (4095, 1),
+        (4096, 0),
+        ((4 << 20) + 3, 7),
+        (9 << 20, 0),
+        (big, 64),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let data = pattern(size, i as u32 + 1);
+        dev.copy_in(&buf, off, &data).unwrap();
+        let mut back = vec![0u8; size];
+        dev.copy_out(&mut back, &buf, off).unwrap();
+        assert!(back == data, "round trip of {size} bytes at {off}");
+    }
+    // Device to device, and host buffers directly.
+    let other = dev.alloc(1 << 20, BufferKind::Device).unwrap();
+    let data = pattern(1 << 20, 77);
+    dev.copy_in(&buf, 0, &data).unwrap();
+    dev.copy(&other, 0, &buf, 0, 1 << 20).unwrap();
+    let host = dev.alloc(1 << 20, BufferKind::Host).unwrap();
+    dev.copy(&host, 0, &other, 0, 1 << 20).unwrap();
+    dev.synchronize().unwrap();
+    let mut back = vec![0u8; 1 << 20];
+    host.read(0, &mut back).unwrap();
+    assert!(back == data);
+    host.write(100, b"written by the CPU").unwrap();
+    dev.copy(&other, 0, &host, 100, 18).unwrap();
+    let mut small = [0u8; 18];
+    dev.copy_out(&mut small, &other, 0).unwrap();
+    assert_eq!(&small, b"written by the CPU");
+    // Views and range checks.
+    let view = buf.view(4096, 100).unwrap();
+    assert_eq!(view.va(), buf.va() + 4096);
+    assert!(buf.view(big, 65).is_err());
+    assert!(dev.copy_in(&view, 1, &[0; 100]).is_err());
+    assert!(matches!(
+        dev.alloc(0, BufferKind::Device),
+        Err(HcqError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn peer_transfers_respect_both_timelines() {
+    let (_m, p) = platform(2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let src = d0.alloc(5 << 20, BufferKind::Device).unwrap();
+    let dst = d1.alloc(5 << 20, BufferKind::Device).unwrap();
+    let data = pattern(5 << 20, 5);
+    d0.copy_in(&src, 0, &data).unwrap();
+    d0.transfer(&d1, &dst, &src, 5 << 20).unwrap();
+    let mut back = vec![0u8; 5 << 20];
+    d1.copy_out(&mut back, &dst, 0).unwrap();
+    assert!(back == data);
+}
+
+#[test]
+fn freed_memory_waits_for_the_gpu_and_is_reused() {
+    let (m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let sdma = m.queues().into_iter().find(|q| q.queue_type == 1).unwrap().id;
+    let a = dev.alloc(1 << 20, BufferKind::Device).unwrap();
+    let va = a.va();
+    m.hang_queue(sdma, true);
+    let b = dev.alloc(1 << 20, BufferKind::Device).unwrap();
+    dev.copy(&b, 0, &a, 0, 1 << 20).unwrap();
+    drop(a);
+    assert_eq!(dev.memory_stats().1, 1, "held back while the copy is in flight");
+    m.hang_queue(sdma, false);
+    dev.synchronize().unwrap();
+    assert_eq!(dev.memory_stats(), (1, 0), "released into the cache");
+    let again = dev.alloc(1 << 20, BufferKind::Device).unwrap();
+    assert_eq!(again.va(), va, "the cached allocation is reused");
+}
+
+#[test]
+fn a_hang_reports_the_fault() {
+    let (m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    dev.set_timeout(Duration::from_millis(300));
+    // A copy from memory the GPU never mapped.
+    let dst = dev.alloc(4096, BufferKind::Device).unwrap();
+    let v = dev
+        .submit_ordered(true, |w| match w {
+            Work::Copy(q) => q.copy(dst.va(), 0x7f00_1234_0000, 64).map(|_| ()),
+            Work::Compute(_) => unreachable!(),
+        })
+        .unwrap();
+    match dev.wait_timeline(v) {
+        Err(HcqError::DeviceHang { report, .. }) => {
+            assert_eq!(
+                report,
+                ["MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = MemoryFault::default();
+    let _ = m;
+}
+
+#[test]
+fn many_threads_submitting() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let dev: Device = dev.clone();
+            std::thread::spawn(move || {
+                let buf = dev.alloc(64 << 10, BufferKind::Device).unwrap();
+                for i in 0..50 {
+                    let data = pattern(1000 + i * 37, (t * 1000 + i) as u32);
+                    dev.copy_in(&buf, i, &data).unwrap();
+                    let mut back = vec![0u8; data.len()];
+                    dev.copy_out(&mut back, &buf, i).unwrap();
+                    assert!(back == data, "thread {t} copy {i}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    dev.synchronize().unwrap();
+    let (done, submitted) = dev.timeline();
+    assert_eq!(done, submitted);
+    assert!(submitted >= 400);
+}
+
+#[test]
+fn dropping_with_work_in_flight_releases_everything() {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    {
+        let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+        let dev = p.device(0).unwrap();
+        let a = dev.alloc(8 << 20, BufferKind::Device).unwrap();
+        let b = dev.alloc(8 << 20, BufferKind::Device).unwrap();
+        for _ in 0..10 {
+            dev.copy(&b, 0, &a, 0, 8 << 20).unwrap();
+        }
+        drop((a, b, dev, p));
+    }
+    let s = m.stats();
+    assert_eq!(
+        (s.memory_handles, s.queues, s.open_fds, s.host_mappings),
+        (0, 0, 0, 0),
+        "{s:?}"
+    );
+}
