@@ -53,6 +53,8 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) pending_free: Mutex<Vec<(u64, BufferKind, I::Memory)>>,
     pub(crate) cache: Mutex<BufferCache<I>>,
     pub(crate) timeout: Mutex<Duration>,
+    pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
+    pub(crate) kernargs: Mutex<Option<crate::program::KernargRing<I>>>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
@@ -217,6 +219,8 @@ impl<I: DeviceInterface> Device<I> {
             pending_free: Mutex::new(Vec::new()),
             cache: Mutex::new(BufferCache::default()),
             timeout: Mutex::new(crate::signal::default_timeout()),
+            scratch: Mutex::new(None),
+            kernargs: Mutex::new(None),
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
@@ -447,6 +451,7 @@ impl<I: DeviceInterface> Drop for DeviceInner<I> {
         }
         self.staging.get_mut().take();
         self.pending_free.get_mut().clear();
+        self.cache.get_mut().clear();
         self.timeline.get_mut().take();
     }
 }

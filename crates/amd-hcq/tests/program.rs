@@ -1,0 +1,197 @@
+//! Code objects, programs and launches, on the mock GPU.
+
+use std::sync::Arc;
+
+use amd_hcq::{ArgKind, BufferKind, CodeObject, HcqError, Iface, LaunchDims, Platform, Program};
+use amd_mockgpu::{MockConfig, MockSys};
+
+const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+
+fn platform() -> (Arc<MockSys>, Platform) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+    (m, p)
+}
+
+#[test]
+fn reads_the_vadd_code_object() {
+    let co = CodeObject::parse(VADD).unwrap();
+    assert_eq!(co.kernel_names(), ["vadd"]);
+    assert_eq!(co.target.as_deref(), Some("amdgcn-amd-amdhsa--gfx1100"));
+    let k = co.kernel("vadd").unwrap();
+    // The golden capture's values: rsrc1 | 1<<20 = 0x40bf0080, rsrc2 = 0x9e.
+    assert_eq!(k.descriptor.rsrc1 | 1 << 20, 0x40bf_0080);
+    assert_eq!(k.descriptor.rsrc2, 0x9e);
+    assert_eq!((k.descriptor.kernarg_size, k.descriptor.group_segment_size), (28, 0));
+    let kinds: Vec<_> = k.args.iter().map(|a| (a.offset, a.size, a.kind.clone())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (0, 8, ArgKind::Buffer),
+            (8, 8, ArgKind::Buffer),
+            (16, 8, ArgKind::Buffer),
+            (24, 4, ArgKind::Value)
+        ]
+    );
+    let e = co.kernel("vmul").unwrap_err();
+    assert!(e.to_string().contains("no kernel \"vmul\" (kernels: vadd)"), "{e}");
+}
+
+#[test]
+fn malformed_code_objects_are_errors() {
+    assert!(CodeObject::parse(b"not an elf").is_err());
+    assert!(CodeObject::parse(&VADD[..200]).is_err());
+    assert!(CodeObject::parse(&[]).is_err());
+    // Flipped bytes anywhere: an error or a parse, never a panic.
+    let mut x = 0x9e37_79b9u32;
+    for _ in 0..3000 {
+        let mut bad = VADD.to_vec();
+        for _ in 0..4 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let i = x as usize % bad.len();
+            bad[i] ^= (x >> 8) as u8 | 1;
+        }
+        if let Ok(co) = CodeObject::parse(&bad) {
+            let _ = co.kernel("vadd");
+            let _ = co.kernel_names();
+        }
+    }
+}
+
+/// The vadd code object with the descriptor patched by `f`.
+fn patched(f: impl Fn(&mut [u8])) -> Vec<u8> {
+    let co = CodeObject::parse(VADD).unwrap();
+    let off = co.kernel("vadd").unwrap().descriptor_offset as usize;
+    let mut bytes = VADD.to_vec();
+    // The descriptor's segment starts at file offset 0 here (its address is its file offset).
+    assert_eq!(&bytes[off..off + 64], &co.image[off..off + 64]);
+    f(&mut bytes[off..off + 64]);
+    bytes
+}
+
+#[test]
+fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
+    let (m, p) = platform();
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    assert_eq!(prg.rsrc(), (0x40bf_0080, 0x9e));
+    assert_eq!(
+        dev.tmpring_size().unwrap(),
+        0x10200,
+        "the golden capture's TMPRING_SIZE"
+    );
+    let (a, b, c) = (
+        dev.alloc(2048, BufferKind::Device).unwrap(),
+        dev.alloc(2048, BufferKind::Device).unwrap(),
+        dev.alloc(2048, BufferKind::Device).unwrap(),
+    );
+    let dims = LaunchDims {
+        global: [4, 2, 1],
+        local: [64, 1, 1],
+    };
+    let args = prg.kernargs(&[&a, &b, &c], &[512], dims).unwrap();
+    let mut want = Vec::new();
+    for buf in [&a, &b, &c] {
+        want.extend(buf.va().to_le_bytes());
+    }
+    want.extend(512u32.to_le_bytes());
+    assert_eq!(args, want, "buffers then the value, as the golden kernarg bytes");
+    let t = prg.launch(&[&a, &b, &c], &[512], dims, true).unwrap();
+    assert!(t.is_some());
+    let ds = m.dispatches();
+    assert_eq!(ds.len(), 1);
+    let d = &ds[0];
+    assert_eq!(d.code_addr, prg.code_addr());
+    assert_eq!(d.rsrc, [0x40bf_0080, 0x9e, 0]);
+    assert_eq!((d.grid, d.block, d.tmpring_size), ([4, 2, 1], [64, 1, 1], 0x10200));
+    let kernarg_ptr = d.user_data[0] as u64 | (d.user_data[1] as u64) << 32;
+    assert_eq!(kernarg_ptr % 64, 0);
+
+    // Two programs, 100 times each, in order.
+    let prg2 = Program::load(&dev, VADD, "vadd").unwrap();
+    for i in 0..100u32 {
+        prg.launch(&[&a, &b, &c], &[i], dims, false).unwrap();
+        prg2.launch(
+            &[&c, &b, &a],
+            &[i],
+            LaunchDims {
+                global: [1, 1, 1],
+                local: [32, 1, 1],
+            },
+            false,
+        )
+        .unwrap();
+    }
+    dev.synchronize().unwrap();
+    let ds = m.dispatches();
+    assert_eq!(ds.len(), 201);
+    for (i, pair) in ds[1..].chunks(2).enumerate() {
+        assert_eq!(
+            (pair[0].grid, pair[1].grid),
+            ([4, 2, 1], [1, 1, 1]),
+            "launch pair {i} in order"
+        );
+        assert_eq!(
+            (pair[0].code_addr, pair[1].code_addr),
+            (prg.code_addr(), prg2.code_addr())
+        );
+    }
+}
+
+#[test]
+fn bad_programs_and_launches_are_refused() {
+    let (_m, p) = platform();
+    let dev = p.device(0).unwrap();
+    let lds = patched(|kd| kd[0..4].copy_from_slice(&0x20000u32.to_le_bytes()));
+    let e = Program::load(&dev, &lds, "vadd").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid argument: Too many resources requested: group_segment_size"
+    );
+    let wave64 = patched(|kd| kd[57] &= !(1 << 2));
+    assert!(
+        Program::load(&dev, &wave64, "vadd")
+            .unwrap_err()
+            .to_string()
+            .contains("wave64")
+    );
+
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let a = dev.alloc(64, BufferKind::Device).unwrap();
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [64, 1, 1],
+    };
+    let e = prg.launch(&[&a, &a], &[1], dims, false).unwrap_err();
+    assert!(
+        e.to_string().contains("takes 3 buffers and 1 values, got 2 and 1"),
+        "{e}"
+    );
+    assert!(matches!(
+        prg.launch(&[&a, &a, &a], &[], dims, false),
+        Err(HcqError::InvalidArgument(_))
+    ));
+    let too_big = LaunchDims {
+        global: [1, 1, 1],
+        local: [2048, 1, 1],
+    };
+    assert!(prg.launch(&[&a, &a, &a], &[1], too_big, false).is_err());
+    let empty = LaunchDims {
+        global: [0, 1, 1],
+        local: [64, 1, 1],
+    };
+    assert!(prg.launch(&[&a, &a, &a], &[1], empty, false).is_err());
+}
+
+#[test]
+fn scratch_grows_with_the_seed_formula() {
+    let (_m, p) = platform();
+    let dev = p.device(0).unwrap();
+    assert_eq!(dev.tmpring_size().unwrap(), 0x10200);
+    dev.ensure_scratch(1024).unwrap();
+    // 32 waves per CU × 1024 bytes = 32 KiB per wave slot group: 128 × 256-byte units,
+    // and the wave size per shader engine: 96 CUs × 32 slots × 32 KiB / (32 KiB × 6).
+    assert_eq!(dev.tmpring_size().unwrap(), (128 << 12) | 512);
+}
