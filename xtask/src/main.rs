@@ -2,7 +2,7 @@
 //!
 //! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
 //!   `amd-packets` from the Linux amdgpu register headers.
-//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`), each printing
+//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod gen_regs;
@@ -41,6 +41,7 @@ pub fn workspace_root() -> PathBuf {
 const BENCHES: &[(&str, &str, &str)] = &[
     ("encode", "amd-packets", "encode"),
     ("engines", "amd-mockgpu", "engines"),
+    ("runtime", "amd-hcq", "runtime"),
 ];
 
 fn bench(args: &[String]) -> Result<()> {
