@@ -55,6 +55,9 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) timeout: Mutex<Duration>,
     pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
     pub(crate) kernargs: Mutex<Option<crate::program::KernargRing<I>>>,
+    pub(crate) profiling: std::sync::atomic::AtomicBool,
+    pub(crate) pending_profile: Mutex<Vec<(String, crate::profile::Engine, crate::profile::Times<I>)>>,
+    pub(crate) clock_offset: Mutex<Option<i128>>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
@@ -221,6 +224,9 @@ impl<I: DeviceInterface> Device<I> {
             timeout: Mutex::new(crate::signal::default_timeout()),
             scratch: Mutex::new(None),
             kernargs: Mutex::new(None),
+            profiling: std::sync::atomic::AtomicBool::new(false),
+            pending_profile: Mutex::new(Vec::new()),
+            clock_offset: Mutex::new(None),
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
@@ -449,6 +455,7 @@ impl<I: DeviceInterface> Drop for DeviceInner<I> {
         if let Some(t) = self.timeline.get_mut().as_ref() {
             let _ = t.signal.wait_timeout(last, timeout);
         }
+        self.pending_profile.get_mut().clear();
         self.staging.get_mut().take();
         self.pending_free.get_mut().clear();
         self.cache.get_mut().clear();

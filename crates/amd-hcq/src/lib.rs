@@ -13,6 +13,7 @@
 //! back until the timeline passes the last value submitted at that moment.
 #![deny(unsafe_code)]
 
+mod bind;
 mod codeobj;
 mod copy;
 mod device;
@@ -21,16 +22,19 @@ mod iface;
 mod memory;
 mod msgpack;
 mod platform;
+mod profile;
 mod program;
 mod queue;
 mod signal;
 
+pub use bind::BoundQueue;
 pub use codeobj::{ArgInfo, ArgKind, CodeObject, KernelDescriptor, KernelInfo};
 pub use device::{Device, RING_SIZE, STAGING_COUNT, STAGING_SIZE, TIMELINE_WRAP, Work};
 pub use error::{HcqError, Result};
 pub use iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
 pub use memory::{Buffer, CACHE_LIMIT};
 pub use platform::{Iface, Platform};
+pub use profile::{Engine, ProfileRecord};
 pub use program::{DEFAULT_SCRATCH_PER_LANE, GPU_CLOCK_HZ, KERNARG_REGION, LaunchDims, Program};
 pub use queue::{ComputeQueue, CopyQueue};
 pub use signal::{DEFAULT_TIMEOUT, SIGNAL_SLOT, SIGNAL_SLOTS, Signal, default_timeout};

@@ -230,11 +230,6 @@ impl<I: DeviceInterface> Program<I> {
         let dispatch_ptr = kd.has(KernelDescriptor::DISPATCH_PTR);
         let block = args.len().next_multiple_of(64) + if dispatch_ptr { DISPATCH_PACKET } else { 0 };
         let dev = &self.dev;
-        let (st, en) = if wait {
-            (Some(dev.new_signal(0)?), Some(dev.new_signal(0)?))
-        } else {
-            (None, None)
-        };
         let scratch = dev.scratch_state()?;
         let mut ring = dev.kernarg_ring()?;
         let align = (self.info.kernarg_align as usize).max(64);
@@ -274,28 +269,22 @@ impl<I: DeviceInterface> Program<I> {
             grid: dims.global,
             initiator: DispatchInitiator::DEFAULT,
         };
-        let v = dev.submit_ordered(false, |w| match w {
+        let (v, times) = dev.submit_timed(false, &self.info.name, wait, true, |w| match w {
             Work::Compute(q) => {
-                q.memory_barrier();
-                if let Some(s) = &st {
-                    q.timestamp(s);
-                }
                 d.encode(q.target, &mut q.cmds)?;
-                if let Some(e) = &en {
-                    q.timestamp(e);
-                }
                 Ok(())
             }
             Work::Copy(_) => Err(HcqError::InvalidArgument("launch on the copy queue".into())),
         })?;
         ring.live.push_back((off, block.max(64), v));
         drop(ring);
-        if let (Some(st), Some(en)) = (st, en) {
-            dev.wait_timeline(v)?;
-            let ticks = en.timestamp().saturating_sub(st.timestamp());
-            return Ok(Some(Duration::from_nanos(ticks * 1_000_000_000 / GPU_CLOCK_HZ)));
+        match times {
+            Some(t) if wait => {
+                dev.wait_timeline(v)?;
+                Ok(Some(Device::<I>::elapsed(&t)))
+            }
+            _ => Ok(None),
         }
-        Ok(None)
     }
 }
 

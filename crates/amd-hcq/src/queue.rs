@@ -32,6 +32,16 @@ impl ComputeQueue {
         &self.cmds
     }
 
+    /// Dwords so far: the offset the next command starts at.
+    pub fn len(&self) -> usize {
+        self.cmds.len()
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.cmds.is_empty()
+    }
+
     /// Stalls the queue until `sig` is at least `value` (compared in 32 bits, as
     /// WAIT_REG_MEM does).
     pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: u64) -> &mut Self {

@@ -277,3 +277,56 @@ fn dropping_with_work_in_flight_releases_everything() {
         "{s:?}"
     );
 }
+
+const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+
+#[test]
+fn profiling_records_launches_and_copies_in_order() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    dev.set_profiling(true);
+    let prg = amd_hcq::Program::load(&dev, VADD, "vadd").unwrap();
+    let bufs: Vec<_> = (0..3).map(|_| dev.alloc(4096, BufferKind::Device).unwrap()).collect();
+    let dims = amd_hcq::LaunchDims {
+        global: [2, 1, 1],
+        local: [64, 1, 1],
+    };
+    prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[64], dims, false).unwrap();
+    let t = prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[64], dims, true).unwrap();
+    assert!(t.is_some());
+    dev.copy_in(&bufs[0], 0, &[1; 100]).unwrap();
+    dev.copy(&bufs[1], 0, &bufs[0], 0, 100).unwrap();
+    let recs = dev.take_profile().unwrap();
+    let names: Vec<_> = recs.iter().map(|r| (r.name.as_str(), r.engine)).collect();
+    use amd_hcq::Engine::*;
+    assert_eq!(
+        names,
+        [("vadd", Compute), ("vadd", Compute), ("copy_in", Copy), ("copy", Copy)]
+    );
+    for w in recs.windows(2) {
+        assert!(w[0].start_ns <= w[0].end_ns && w[0].end_ns <= w[1].start_ns, "{w:?}");
+    }
+    assert!(dev.take_profile().unwrap().is_empty(), "records are taken once");
+}
+
+#[test]
+fn bound_lists_replay_and_patch() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut q = dev.compute_queue();
+    q.memory_barrier();
+    let at = q.len();
+    q.signal(&sig, 7);
+    let bound = dev.bind(&q).unwrap();
+    let v = dev.submit_bound(&bound).unwrap();
+    dev.wait_timeline(v).unwrap();
+    assert_eq!(sig.value(), 7);
+    // The RELEASE_MEM data dword: patched in place, replayed.
+    bound.patch_u32(&dev, at + 5, 8).unwrap();
+    dev.submit_bound(&bound).unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(sig.value(), 8);
+    assert!(bound.patch_u32(&dev, bound.len(), 1).is_err());
+    assert!(dev.bind(&dev.compute_queue()).is_err());
+}

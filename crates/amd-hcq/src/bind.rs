@@ -1,0 +1,102 @@
+//! Bound command lists: PM4 packets copied once into GPU memory and replayed with a
+//! four-dword INDIRECT_BUFFER, patchable in place between runs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use amd_packets::pm4::IndirectBuffer;
+
+use crate::device::{Device, Work};
+use crate::iface::{BufferKind, DeviceInterface};
+use crate::memory::Buffer;
+use crate::queue::ComputeQueue;
+use crate::{HcqError, Result};
+
+/// A compute list living in GPU memory (see [`Device::bind`]).
+pub struct BoundQueue<I: DeviceInterface = crate::KfdIface> {
+    buf: Buffer<I>,
+    dwords: u32,
+    /// Timeline value of the last run (0: never run).
+    last: AtomicU64,
+}
+
+impl<I: DeviceInterface> std::fmt::Debug for BoundQueue<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundQueue")
+            .field("va", &format_args!("{:#x}", self.buf.va()))
+            .field("dwords", &self.dwords)
+            .finish()
+    }
+}
+
+impl<I: DeviceInterface> BoundQueue<I> {
+    /// Dwords in the list.
+    pub fn len(&self) -> usize {
+        self.dwords as usize
+    }
+
+    /// Whether the list is empty (never: binding refuses empty lists).
+    pub fn is_empty(&self) -> bool {
+        self.dwords == 0
+    }
+
+    /// Rewrites dword `at` of the list, after its last run has finished.
+    pub fn patch_u32(&self, dev: &Device<I>, at: usize, value: u32) -> Result<()> {
+        self.patch(dev, at, &[value])
+    }
+
+    /// Rewrites dwords `at`, `at + 1` with `value` (lo, hi), after its last run.
+    pub fn patch_u64(&self, dev: &Device<I>, at: usize, value: u64) -> Result<()> {
+        self.patch(dev, at, &amd_packets::lo_hi(value))
+    }
+
+    fn patch(&self, dev: &Device<I>, at: usize, words: &[u32]) -> Result<()> {
+        if at.checked_add(words.len()).is_none_or(|e| e > self.dwords as usize) {
+            return Err(HcqError::InvalidArgument(format!(
+                "patch at dword {at} outside a list of {}",
+                self.dwords
+            )));
+        }
+        // Acquire: pairs with the Release store of the run's value.
+        dev.wait_timeline(self.last.load(Ordering::Acquire))?;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.buf.write(at * 4, &bytes)
+    }
+}
+
+impl<I: DeviceInterface> Device<I> {
+    /// Copies `q`'s packets into GPU memory once; [`Device::submit_bound`] then runs
+    /// them with a four-dword INDIRECT_BUFFER.
+    pub fn bind(&self, q: &ComputeQueue) -> Result<BoundQueue<I>> {
+        let words = q.dwords();
+        if words.is_empty() || words.len() > IndirectBuffer::MAX_DWORDS as usize {
+            return Err(HcqError::InvalidArgument(format!(
+                "a bound list of {} dwords",
+                words.len()
+            )));
+        }
+        let buf = self.alloc(words.len() * 4, BufferKind::Uncached)?;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        buf.write(0, &bytes)?;
+        Ok(BoundQueue {
+            buf,
+            dwords: words.len() as u32,
+            last: AtomicU64::new(0),
+        })
+    }
+
+    /// Runs a bound list, ordered on the timeline; returns the timeline value that
+    /// marks its end.
+    pub fn submit_bound(&self, b: &BoundQueue<I>) -> Result<u64> {
+        let ib = IndirectBuffer::new(b.buf.va(), b.dwords)?;
+        let v = self.submit_ordered(false, |w| match w {
+            Work::Compute(q) => {
+                ib.encode(q.target, &mut q.cmds);
+                Ok(())
+            }
+            Work::Copy(_) => Err(HcqError::InvalidArgument("a bound list on the copy queue".into())),
+        })?;
+        // Release: a patch that sees this value waits for this run.
+        b.last.store(v, Ordering::Release);
+        Ok(v)
+    }
+}
