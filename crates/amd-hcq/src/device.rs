@@ -406,6 +406,19 @@ impl<I: DeviceInterface> Device<I> {
         Ok(())
     }
 
+    /// Invalidates and writes back every GPU cache (HDP flush + ACQUIRE_MEM), ordered
+    /// on the timeline, and waits for it.
+    pub fn invalidate_caches(&self) -> Result<()> {
+        let v = self.submit_ordered(false, |w| match w {
+            Work::Compute(q) => {
+                q.memory_barrier();
+                Ok(())
+            }
+            Work::Copy(_) => Err(HcqError::InvalidArgument("cache invalidation on the copy queue".into())),
+        })?;
+        self.wait_timeline(v)
+    }
+
     /// Sets how long waits last before [`HcqError::DeviceHang`] (default: 30 s or
     /// `HCQDEV_WAIT_TIMEOUT_MS`).
     pub fn set_timeout(&self, timeout: Duration) {

@@ -23,6 +23,24 @@ pub enum Iface {
     Mock,
 }
 
+/// The process's platform, opened by the first [`Device::open`].
+static GLOBAL: Mutex<Option<Arc<Platform>>> = Mutex::new(None);
+
+impl Device {
+    /// Opens GPU `index` of the process's platform (opened on first use with
+    /// [`Platform::open`]: `AMD_IFACE`, visible-device variables).
+    pub fn open(index: usize) -> Result<Device> {
+        let p = {
+            let mut g = GLOBAL.lock();
+            match g.as_ref() {
+                Some(p) => p.clone(),
+                None => g.insert(Arc::new(Platform::open()?)).clone(),
+            }
+        };
+        p.device(index)
+    }
+}
+
 /// The process's GPUs on one transport.
 pub struct Platform {
     kfd: Kfd,
