@@ -195,3 +195,34 @@ fn scratch_grows_with_the_seed_formula() {
     // and the wave size per shader engine: 96 CUs × 32 slots × 32 KiB / (32 KiB × 6).
     assert_eq!(dev.tmpring_size().unwrap(), (128 << 12) | 512);
 }
+
+#[test]
+fn vadd_runs_on_the_interpreter() {
+    let (_m, p) = platform();
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 5000usize; // not a multiple of the workgroup: the tail is masked by `i < n`
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1000.0 - i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (ba, bb, bc) = (
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4 + 1024, BufferKind::Device).unwrap(),
+    );
+    dev.copy_in(&ba, 0, &bytes(&a)).unwrap();
+    dev.copy_in(&bb, 0, &bytes(&b)).unwrap();
+    dev.copy_in(&bc, 0, &vec![0xff; n * 4 + 1024]).unwrap();
+    let dims = LaunchDims {
+        global: [n.div_ceil(256) as u32, 1, 1],
+        local: [256, 1, 1],
+    };
+    prg.launch(&[&ba, &bb, &bc], &[n as u32], dims, true).unwrap();
+    let mut out = vec![0u8; n * 4 + 1024];
+    dev.copy_out(&mut out, &bc, 0).unwrap();
+    for i in 0..n {
+        let got = f32::from_le_bytes([out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]]);
+        assert_eq!(got, a[i] + b[i], "element {i}");
+    }
+    assert!(out[n * 4..].iter().all(|&x| x == 0xff), "nothing written past n");
+}

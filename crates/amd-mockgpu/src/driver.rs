@@ -209,7 +209,7 @@ impl Driver {
             .collect();
         Driver {
             execs: BTreeMap::new(),
-            kernels: Box::new(crate::hw::NoKernels),
+            kernels: Box::new(crate::rdna3::Rdna3Executor::default()),
             dispatch_log: VecDeque::new(),
             events_dirty: false,
             accessible: RangeSet::default(),

@@ -24,6 +24,7 @@ pub mod hw;
 mod kfd;
 mod profile;
 mod ranges;
+pub mod rdna3;
 mod sys;
 mod uaccess;
 
@@ -39,8 +40,11 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use driver::{Driver, FIRST_RENDER_MINOR};
 pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
-pub use hw::{DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, QueueCounters, QueueState, QueueStatus};
+pub use hw::{
+    DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
+};
 pub use profile::GpuProfile;
+pub use rdna3::Rdna3Executor;
 
 /// The sysfs directory of KFD's topology nodes.
 pub(crate) const NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
@@ -276,7 +280,8 @@ impl MockSys {
         self.shared.mode
     }
 
-    /// Replaces the kernel executor (the default runs nothing).
+    /// Replaces the kernel executor (the default is the RDNA3 interpreter,
+    /// [`Rdna3Executor`]; [`NoKernels`] records dispatches and runs nothing).
     pub fn set_kernel_executor(&self, exec: Box<dyn KernelExecutor>) {
         self.driver.lock().kernels = exec;
     }

@@ -1,0 +1,497 @@
+//! Instruction semantics: scalar ALU and control, scalar memory, vector ALU over the
+//! 32 lanes of the wave at once, and global memory.
+
+use super::decode::{Encoding, Inst};
+use super::wave::{EXEC_LO, VCC_LO, Wave};
+use crate::hw::GpuMemory;
+
+/// What an instruction asks of the scheduler.
+pub(crate) enum Flow {
+    Next,
+    Jump(i16),
+    Barrier,
+    End,
+}
+
+pub(crate) type R<T> = Result<T, String>;
+
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+fn unsupported(i: &Inst) -> String {
+    format!("{:?} opcode {:#x} is not implemented", i.enc, i.op)
+}
+
+/// Runs `i` on `w`.
+pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<Flow> {
+    match i.enc {
+        Encoding::Sopp => sopp(w, i),
+        Encoding::Sop1 => sop1(w, i).map(|_| Flow::Next),
+        Encoding::Sop2 => sop2(w, i).map(|_| Flow::Next),
+        Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
+        Encoding::Sopc => sopc(w, i).map(|_| Flow::Next),
+        Encoding::Smem => smem(w, i, mem).map(|_| Flow::Next),
+        Encoding::Vop1 => {
+            let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
+            valu(w, i, 0x180 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
+        }
+        Encoding::Vop2 => {
+            let (dst, s0, s1) = (
+                i.bits(0, 24, 17) as usize,
+                i.bits(0, 8, 0) as u16,
+                256 + i.bits(0, 16, 9) as u16,
+            );
+            // VOP2 carry ops read and write VCC implicitly; fmac reads its destination.
+            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
+            valu(w, i, 0x100 + i.op, dst, Some(VCC_LO), [s0, s1, s2], Mods::NONE).map(|_| Flow::Next)
+        }
+        Encoding::Vopc => {
+            let (s0, s1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
+            vcmp(w, i, i.op, VCC_LO, [s0, s1], Mods::NONE).map(|_| Flow::Next)
+        }
+        Encoding::Vop3 => {
+            let dst = i.bits(0, 7, 0) as usize;
+            let srcs = [
+                i.bits(1, 8, 0) as u16,
+                i.bits(1, 17, 9) as u16,
+                i.bits(1, 26, 18) as u16,
+            ];
+            let sdst_form = matches!(i.op, 0x300 | 0x301 | 0x302 | 0x2fe | 0x2ff | 0x120 | 0x121 | 0x122);
+            let mods = if sdst_form {
+                Mods {
+                    abs: 0,
+                    neg: i.bits(1, 31, 29) as u8,
+                }
+            } else {
+                Mods {
+                    abs: i.bits(0, 10, 8) as u8,
+                    neg: i.bits(1, 31, 29) as u8,
+                }
+            };
+            if i.bits(1, 28, 27) != 0 || i.bits(0, 15, 15) != 0 {
+                return Err("VOP3 output modifiers (omod, clamp) are not implemented".into());
+            }
+            if i.op < 0x100 {
+                vcmp(w, i, i.op, dst, [srcs[0], srcs[1]], mods).map(|_| Flow::Next)
+            } else {
+                let sdst = sdst_form.then(|| i.bits(0, 14, 8) as usize);
+                valu(w, i, i.op, dst, sdst, srcs, mods).map(|_| Flow::Next)
+            }
+        }
+        Encoding::Flat => flat(w, i, mem).map(|_| Flow::Next),
+        _ => Err(unsupported(i)),
+    }
+}
+
+fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
+    let imm = i.bits(0, 15, 0) as u16 as i16;
+    let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
+    match i.op {
+        // s_nop, s_clause, s_delay_alu, s_waitcnt, s_code_end: ordering hints; the
+        // interpreter runs each instruction to completion.
+        0x00 | 0x05 | 0x07 | 0x09 | 0x1f => Ok(Flow::Next),
+        0x20 => Ok(Flow::Jump(imm)),
+        0x21 => taken(!w.scc),
+        0x22 => taken(w.scc),
+        0x23 => taken(w.vcc() == 0),
+        0x24 => taken(w.vcc() != 0),
+        0x25 => taken(w.exec() == 0),
+        0x26 => taken(w.exec() != 0),
+        0x30 => Ok(Flow::End),
+        // s_sendmsg (MSG_DEALLOC_VGPRS and friends): nothing to do.
+        0x36 => Ok(Flow::Next),
+        0x3d => Ok(Flow::Barrier),
+        _ => Err(unsupported(i)),
+    }
+}
+
+fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
+    let (d, s) = (i.bits(0, 22, 16) as usize, i.bits(0, 7, 0) as u16);
+    let x = w.sread(s, i.literal)?;
+    let exec = w.exec();
+    let saveexec = |w: &mut Wave, new: u32| -> R<()> {
+        w.swrite(d, exec)?;
+        w.s[EXEC_LO] = new;
+        w.scc = new != 0;
+        Ok(())
+    };
+    match i.op {
+        0x00 => w.swrite(d, x),
+        0x01 => {
+            let v = w.sread64(s, i.literal)?;
+            w.swrite64(d, v)
+        }
+        0x1e => {
+            w.scc = !x != 0;
+            w.swrite(d, !x)
+        }
+        0x20 => saveexec(w, x & exec),
+        0x22 => saveexec(w, x | exec),
+        0x30 => saveexec(w, x & !exec),
+        _ => Err(unsupported(i)),
+    }
+}
+
+fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
+    let d = i.bits(0, 22, 16) as usize;
+    let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    if i.op == 0x09 {
+        // s_lshl_b64
+        let a = w.sread64(s0, i.literal)?;
+        let r = a << (w.sread(s1, i.literal)? & 63);
+        w.scc = r != 0;
+        return w.swrite64(d, r);
+    }
+    let (a, b) = (w.sread(s0, i.literal)?, w.sread(s1, i.literal)?);
+    let r = match i.op {
+        0x00 => {
+            let (r, c) = a.overflowing_add(b);
+            w.scc = c;
+            r
+        }
+        0x01 => {
+            let (r, c) = a.overflowing_sub(b);
+            w.scc = c;
+            r
+        }
+        0x02 => {
+            let (r, o) = (a as i32).overflowing_add(b as i32);
+            w.scc = o;
+            r as u32
+        }
+        0x03 => {
+            let (r, o) = (a as i32).overflowing_sub(b as i32);
+            w.scc = o;
+            r as u32
+        }
+        0x04 => {
+            let r = a as u64 + b as u64 + w.scc as u64;
+            w.scc = r >> 32 != 0;
+            r as u32
+        }
+        0x08 | 0x0a | 0x0c | 0x16 | 0x18 | 0x1a | 0x22 => {
+            let r = match i.op {
+                0x08 => a << (b & 31),
+                0x0a => a >> (b & 31),
+                0x0c => ((a as i32) >> (b & 31)) as u32,
+                0x16 => a & b,
+                0x18 => a | b,
+                0x1a => a ^ b,
+                _ => a & !b,
+            };
+            w.scc = r != 0;
+            r
+        }
+        0x2c => a.wrapping_mul(b),
+        0x30 => {
+            if w.scc {
+                a
+            } else {
+                b
+            }
+        }
+        _ => return Err(unsupported(i)),
+    };
+    w.swrite(d, r)
+}
+
+fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
+    let d = i.bits(0, 22, 16) as usize;
+    match i.op {
+        0x00 => w.swrite(d, i.bits(0, 15, 0) as u16 as i16 as i32 as u32),
+        _ => Err(unsupported(i)),
+    }
+}
+
+fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
+    let (a, b) = (
+        w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
+        w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
+    );
+    let (sa, sb) = (a as i32, b as i32);
+    w.scc = match i.op {
+        0x00 => sa == sb,
+        0x01 => sa != sb,
+        0x02 => sa > sb,
+        0x03 => sa >= sb,
+        0x04 => sa < sb,
+        0x05 => sa <= sb,
+        0x06 => a == b,
+        0x07 => a != b,
+        0x08 => a > b,
+        0x09 => a >= b,
+        0x0a => a < b,
+        0x0b => a <= b,
+        _ => return Err(unsupported(i)),
+    };
+    Ok(())
+}
+
+fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
+    let sdata = i.bits(0, 12, 6) as usize;
+    let sbase = (i.bits(0, 5, 0) * 2) as u16;
+    let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
+    let soff = i.bits(1, 31, 25) as u16;
+    let n = match i.op {
+        0 => 1,
+        1 => 2,
+        2 => 4,
+        3 => 8,
+        4 => 16,
+        _ => return Err(unsupported(i)),
+    };
+    let base = w.sread64(sbase, None)?;
+    let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
+    let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
+    let mut buf = vec![0u8; n * 4];
+    mem.read(addr, &mut buf)
+        .map_err(|f| format!("{}memory fault at {:#x}", FAULT, f.va))?;
+    for k in 0..n {
+        let b = &buf[k * 4..k * 4 + 4];
+        w.swrite(sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+    }
+    Ok(())
+}
+
+/// Prefix of errors that are memory faults (the dispatcher turns them into faults).
+pub(crate) const FAULT: &str = "\u{1}";
+
+fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
+    let seg = i.bits(0, 17, 16);
+    if seg != 2 {
+        return Err(format!(
+            "{} (segment {seg}) is not implemented",
+            if seg == 1 { "scratch" } else { "flat" }
+        ));
+    }
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        i.bits(1, 7, 0) as u16,
+    );
+    let (load, n) = match i.op {
+        0x14 => (true, 1),
+        0x15 => (true, 2),
+        0x16 => (true, 3),
+        0x17 => (true, 4),
+        0x1a => (false, 1),
+        0x1b => (false, 2),
+        0x1c => (false, 3),
+        0x1d => (false, 4),
+        _ => return Err(unsupported(i)),
+    };
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = if saddr == 124 {
+            w.vread64(256 + addr, lane, None)?
+        } else {
+            w.sread64(saddr, None)?
+                .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
+        };
+        let a = (a as i64).wrapping_add(offset) as u64;
+        let mut buf = [0u8; 16];
+        if load {
+            mem.read(a, &mut buf[..n * 4])
+                .map_err(|f| format!("{FAULT}memory fault at {:#x}", f.va))?;
+            for k in 0..n {
+                let b = &buf[k * 4..k * 4 + 4];
+                w.vwrite(vdst + k, lane, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+            }
+        } else {
+            for k in 0..n {
+                buf[k * 4..k * 4 + 4].copy_from_slice(&w.vread(data + k as u16, lane, None)?.to_le_bytes());
+            }
+            mem.write(a, &buf[..n * 4])
+                .map_err(|f| format!("{FAULT}memory fault at {:#x}", f.va))?;
+        }
+    }
+    Ok(())
+}
+
+/// VOP3 input modifiers (bit i for source i).
+#[derive(Clone, Copy)]
+pub(crate) struct Mods {
+    abs: u8,
+    neg: u8,
+}
+
+impl Mods {
+    const NONE: Mods = Mods { abs: 0, neg: 0 };
+
+    fn float(&self, k: usize, x: u32) -> u32 {
+        let mut v = x;
+        if self.abs >> k & 1 != 0 {
+            v &= 0x7fff_ffff;
+        }
+        if self.neg >> k & 1 != 0 {
+            v ^= 0x8000_0000;
+        }
+        v
+    }
+}
+
+fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
+    let exec = w.exec();
+    let mut mask = 0u32;
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
+        let (fa, fb) = (f(m.float(0, a)), f(m.float(1, b)));
+        let (sa, sb) = (a as i32, b as i32);
+        let r = match op {
+            0x11 => fa < fb,
+            0x12 => fa == fb,
+            0x13 => fa <= fb,
+            0x14 => fa > fb,
+            // LG: ordered and not equal (false when either is NaN, unlike `!=`).
+            0x15 => fa.partial_cmp(&fb).is_some_and(|o| o != std::cmp::Ordering::Equal),
+            0x16 => fa >= fb,
+            0x1d => fa != fb,
+            0x41 => sa < sb,
+            0x42 => sa == sb,
+            0x43 => sa <= sb,
+            0x44 => sa > sb,
+            0x45 => sa != sb,
+            0x46 => sa >= sb,
+            0x49 => a < b,
+            0x4a => a == b,
+            0x4b => a <= b,
+            0x4c => a > b,
+            0x4d => a != b,
+            0x4e => a >= b,
+            _ => return Err(unsupported(i)),
+        };
+        mask |= (r as u32) << lane;
+    }
+    w.swrite(sdst, mask)
+}
+
+/// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
+fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    let lit = i.literal;
+    let mut carry_out = 0u32;
+    let carry_in = match (op, sdst) {
+        (0x120..=0x122, _) => w.sread(srcs[2], lit)?,
+        _ => 0,
+    };
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = w.vread(srcs[0], lane, lit)?;
+        let b = if matches!(op, 0x180..=0x1ff) {
+            0
+        } else {
+            w.vread(srcs[1], lane, lit)?
+        };
+        let fa = f(m.float(0, a));
+        let fb = f(m.float(1, b));
+        let r: u32 = match op {
+            // VOP1
+            0x181 => a,
+            0x185 => (a as i32 as f32).to_bits(),
+            0x186 => (a as f32).to_bits(),
+            0x187 => fa as u32,
+            0x188 => fa as i32 as u32,
+            0x1aa => (1.0 / fa).to_bits(),
+            0x1b7 => !a,
+            // VOP2 (and their VOP3 forms)
+            0x101 => {
+                let sel = if i.enc == Encoding::Vop3 {
+                    w.sread(srcs[2], lit)?
+                } else {
+                    w.vcc()
+                };
+                if sel >> lane & 1 != 0 { b } else { a }
+            }
+            0x103 => (fa + fb).to_bits(),
+            0x104 => (fa - fb).to_bits(),
+            0x108 => (fa * fb).to_bits(),
+            0x10b => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
+            0x10f => fa.min(fb).to_bits(),
+            0x110 => fa.max(fb).to_bits(),
+            0x111 => (a as i32).min(b as i32) as u32,
+            0x112 => (a as i32).max(b as i32) as u32,
+            0x113 => a.min(b),
+            0x114 => a.max(b),
+            0x118 => b << (a & 31),
+            0x119 => b >> (a & 31),
+            0x11a => ((b as i32) >> (a & 31)) as u32,
+            0x11b => a & b,
+            0x11c => a | b,
+            0x11d => a ^ b,
+            0x120 => {
+                let c = (carry_in >> lane & 1) as u64;
+                let s = a as u64 + b as u64 + c;
+                carry_out |= ((s >> 32) as u32 & 1) << lane;
+                s as u32
+            }
+            0x125 => a.wrapping_add(b),
+            0x126 => a.wrapping_sub(b),
+            0x12b => {
+                let acc = f(w.vread(256 + dst as u16, lane, lit)?);
+                fa.mul_add(fb, acc).to_bits()
+            }
+            // VOP3-only
+            0x210 => {
+                let c = w.vread(srcs[2], lane, lit)?;
+                let (off, width) = (b & 31, c & 31);
+                if width == 0 {
+                    0
+                } else {
+                    (a >> off) & ((1u64 << width) - 1) as u32
+                }
+            }
+            0x213 => {
+                let c = f(m.float(2, w.vread(srcs[2], lane, lit)?));
+                fa.mul_add(fb, c).to_bits()
+            }
+            0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            0x255 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            0x256 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
+            0x2fe => {
+                let c = w.vread64(srcs[2], lane, lit)?;
+                let r = (a as u64 * b as u64).wrapping_add(c);
+                w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
+                r as u32
+            }
+            0x300 | 0x301 => {
+                let (r, c) = if op == 0x300 {
+                    a.overflowing_add(b)
+                } else {
+                    a.overflowing_sub(b)
+                };
+                carry_out |= (c as u32) << lane;
+                r
+            }
+            0x32c => a.wrapping_mul(b),
+            0x32d => ((a as u64 * b as u64) >> 32) as u32,
+            0x33c => {
+                let v = w.vread64(srcs[1], lane, lit)? << (a & 63);
+                w.vwrite(dst + 1, lane, (v >> 32) as u32)?;
+                v as u32
+            }
+            _ => {
+                return Err(format!(
+                    "{:?} opcode {:#x} (VOP3 numbering {op:#x}) is not implemented",
+                    i.enc, i.op
+                ));
+            }
+        };
+        w.vwrite(dst, lane, r)?;
+    }
+    if matches!(op, 0x120 | 0x300 | 0x301) {
+        let d = sdst.unwrap_or(VCC_LO);
+        w.swrite(d, carry_out)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! A wave's registers and its operand reads and writes (wave32).
+
+use super::decode::LITERAL;
+
+/// SGPR numbers of special registers.
+pub const VCC_LO: usize = 106;
+/// `exec_lo`
+pub const EXEC_LO: usize = 126;
+/// `null`
+pub const NULL: usize = 124;
+
+/// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
+pub struct Wave {
+    pub(crate) s: [u32; 128],
+    pub(crate) v: Vec<[u32; 32]>,
+    pub(crate) scc: bool,
+    pub(crate) pc: u64,
+    pub(crate) done: bool,
+    pub(crate) at_barrier: bool,
+}
+
+impl Wave {
+    pub(crate) fn new(vgprs: usize, pc: u64) -> Self {
+        Wave {
+            s: [0; 128],
+            v: vec![[0; 32]; vgprs.clamp(1, 256)],
+            scc: false,
+            pc,
+            done: false,
+            at_barrier: false,
+        }
+    }
+
+    pub(crate) fn exec(&self) -> u32 {
+        self.s[EXEC_LO]
+    }
+
+    pub(crate) fn vcc(&self) -> u32 {
+        self.s[VCC_LO]
+    }
+
+    /// A scalar operand (9-bit space, or 8-bit for SALU), as 32 bits.
+    pub(crate) fn sread(&self, n: u16, lit: Option<u32>) -> Result<u32, String> {
+        Ok(match n {
+            0..=105 | 106 | 107 | 125..=127 => self.s[n as usize],
+            108..=123 => self.s[n as usize],
+            124 => 0,
+            128..=192 => (n - 128) as u32,
+            193..=208 => (-((n - 192) as i32)) as u32,
+            240 => 0.5f32.to_bits(),
+            241 => (-0.5f32).to_bits(),
+            242 => 1.0f32.to_bits(),
+            243 => (-1.0f32).to_bits(),
+            244 => 2.0f32.to_bits(),
+            245 => (-2.0f32).to_bits(),
+            246 => 4.0f32.to_bits(),
+            247 => (-4.0f32).to_bits(),
+            248 => 0x3e22_f983, // 1/(2π)
+            253 => self.scc as u32,
+            LITERAL => lit.ok_or("literal operand without a literal")?,
+            256..=511 => return Err(format!("VGPR operand v{} where a scalar is needed", n - 256)),
+            _ => return Err(format!("operand {n} is not supported")),
+        })
+    }
+
+    /// A 64-bit scalar operand (register pairs; constants sign- or zero-extended).
+    pub(crate) fn sread64(&self, n: u16, lit: Option<u32>) -> Result<u64, String> {
+        Ok(match n {
+            0..=127 => {
+                let lo = self.s[n as usize] as u64;
+                let hi = self.s.get(n as usize + 1).copied().unwrap_or(0) as u64;
+                lo | hi << 32
+            }
+            193..=208 => (-((n - 192) as i64)) as u64,
+            _ => self.sread(n, lit)? as u64,
+        })
+    }
+
+    /// A vector operand of `lane` (VGPRs, else the scalar value).
+    #[inline]
+    pub(crate) fn vread(&self, n: u16, lane: usize, lit: Option<u32>) -> Result<u32, String> {
+        if n >= 256 {
+            let r = (n - 256) as usize;
+            self.v
+                .get(r)
+                .map(|v| v[lane])
+                .ok_or_else(|| format!("v{r} beyond the wave's {} VGPRs", self.v.len()))
+        } else {
+            self.sread(n, lit)
+        }
+    }
+
+    /// A 64-bit vector operand of `lane`.
+    pub(crate) fn vread64(&self, n: u16, lane: usize, lit: Option<u32>) -> Result<u64, String> {
+        if n >= 256 {
+            let lo = self.vread(n, lane, lit)? as u64;
+            let hi = self.vread(n + 1, lane, lit)? as u64;
+            Ok(lo | hi << 32)
+        } else {
+            self.sread64(n, lit)
+        }
+    }
+
+    pub(crate) fn swrite(&mut self, n: usize, v: u32) -> Result<(), String> {
+        match n {
+            NULL => Ok(()),
+            0..=127 => {
+                self.s[n] = v;
+                Ok(())
+            }
+            _ => Err(format!("scalar destination {n}")),
+        }
+    }
+
+    pub(crate) fn swrite64(&mut self, n: usize, v: u64) -> Result<(), String> {
+        if n == NULL {
+            return Ok(());
+        }
+        self.swrite(n, v as u32)?;
+        self.swrite(n + 1, (v >> 32) as u32)
+    }
+
+    pub(crate) fn vwrite(&mut self, r: usize, lane: usize, v: u32) -> Result<(), String> {
+        let n = self.v.len();
+        let reg = self
+            .v
+            .get_mut(r)
+            .ok_or_else(|| format!("v{r} beyond the wave's {n} VGPRs"))?;
+        reg[lane] = v;
+        Ok(())
+    }
+}
