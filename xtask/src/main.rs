@@ -2,10 +2,13 @@
 //!
 //! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
 //!   `amd-packets` from the Linux amdgpu register headers.
+//! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
+//!   clang-19 (or check that the committed ones are current).
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod gen_regs;
+mod kernels;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -17,8 +20,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("gen-regs") => gen_regs::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("kernels") => kernels::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask gen-regs [--linux DIR] [--check] | bench [NAME]");
+            eprintln!("usage: cargo xtask gen-regs [--linux DIR] [--check] | kernels [--check] | bench [NAME]");
             return ExitCode::from(2);
         }
     };

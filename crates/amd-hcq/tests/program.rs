@@ -226,3 +226,33 @@ fn vadd_runs_on_the_interpreter() {
     }
     assert!(out[n * 4..].iter().all(|&x| x == 0xff), "nothing written past n");
 }
+
+#[test]
+fn a_copy_after_a_launch_sees_its_results() {
+    // Compute writes C; the copy engine reads C right after, without a host sync in
+    // between: the timeline (and the barrier before each launch) orders them.
+    let (_m, p) = platform();
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 1024usize;
+    let one: Vec<u8> = (0..n).flat_map(|_| 1.0f32.to_le_bytes()).collect();
+    let (a, b, c, d) = (
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+    );
+    dev.copy_in(&a, 0, &one).unwrap();
+    dev.copy_in(&b, 0, &one).unwrap();
+    let dims = LaunchDims { global: [4, 1, 1], local: [256, 1, 1] };
+    for _ in 0..3 {
+        prg.launch(&[&a, &b, &c], &[n as u32], dims, false).unwrap();
+        dev.copy(&d, 0, &c, 0, n * 4).unwrap();
+        // a += 1 each round, through the copy engine, before the next launch reads it.
+        prg.launch(&[&a, &b, &a], &[n as u32], dims, false).unwrap();
+    }
+    let mut out = vec![0u8; n * 4];
+    dev.copy_out(&mut out, &d, 0).unwrap();
+    // Rounds: a = 1, 2, 3 before each first launch, so the last C is 3 + 1.
+    assert!(out.chunks(4).all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 4.0));
+}

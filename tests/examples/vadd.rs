@@ -1,0 +1,110 @@
+//! The main job: adds two vectors on the first GPU, or on the mock GPU when there is
+//! none (saying so), and checks every element.
+//!
+//! ```text
+//! cargo run --release --example vadd [-- N]
+//! ```
+//!
+//! `AMD_IFACE=KFD` or `AMD_IFACE=MOCK` forces a transport.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use amd_hcq::{BufferKind, Iface, LaunchDims, Platform, Program};
+
+const VADD: &[u8] = include_bytes!("../kernels/vadd.hsaco");
+
+fn run() -> Result<(), String> {
+    let n: usize = match std::env::args().nth(1) {
+        Some(a) => a.parse().map_err(|_| format!("{a:?} is not an element count"))?,
+        None => 1 << 20,
+    };
+    if n == 0 || n > u32::MAX as usize {
+        return Err(format!("element count {n} out of range"));
+    }
+    let platform = Platform::open().map_err(|e| e.to_string())?;
+    match platform.iface() {
+        Iface::Kfd => println!("transport: KFD (/dev/kfd)"),
+        Iface::Mock => {
+            println!("transport: mock GPU (no AMD GPU found, or AMD_IFACE=MOCK): kernels run on the RDNA3 interpreter")
+        }
+    }
+    let dev = platform.device(0).map_err(|e| e.to_string())?;
+    let props = dev.props().clone();
+    println!(
+        "device 0: {} ({} CUs, {} KiB LDS)",
+        props.arch,
+        props.cu_count,
+        props.lds_size / 1024
+    );
+    if props.arch != "gfx1100" {
+        return Err(format!(
+            "the bundled vadd code object is built for gfx1100, not {}",
+            props.arch
+        ));
+    }
+    let prg = Program::load(&dev, VADD, "vadd").map_err(|e| e.to_string())?;
+
+    let a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..n).map(|i| 3.0 - (i % 777) as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let size = n * 4;
+    let alloc = || dev.alloc(size, BufferKind::Device).map_err(|e| e.to_string());
+    let (ba, bb, bc) = (alloc()?, alloc()?, alloc()?);
+
+    let t = Instant::now();
+    dev.copy_in(&ba, 0, &bytes(&a)).map_err(|e| e.to_string())?;
+    dev.copy_in(&bb, 0, &bytes(&b)).map_err(|e| e.to_string())?;
+    dev.synchronize().map_err(|e| e.to_string())?;
+    let copy_in = t.elapsed();
+
+    let dims = LaunchDims {
+        global: [n.div_ceil(256) as u32, 1, 1],
+        local: [256, 1, 1],
+    };
+    let t = Instant::now();
+    let gpu = prg
+        .launch(&[&ba, &bb, &bc], &[n as u32], dims, true)
+        .map_err(|e| e.to_string())?;
+    let launch = t.elapsed();
+
+    let t = Instant::now();
+    let mut out = vec![0u8; size];
+    dev.copy_out(&mut out, &bc, 0).map_err(|e| e.to_string())?;
+    let copy_out = t.elapsed();
+
+    let mut bad = 0usize;
+    for i in 0..n {
+        let got = f32::from_le_bytes([out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]]);
+        if got != a[i] + b[i] {
+            if bad < 5 {
+                eprintln!("element {i}: got {got}, want {}", a[i] + b[i]);
+            }
+            bad += 1;
+        }
+    }
+    let mib = size as f64 / (1 << 20) as f64;
+    println!("vadd of {n} floats ({mib:.1} MiB per vector)");
+    println!("  copy in:  {:>9.3} ms (2 vectors)", copy_in.as_secs_f64() * 1e3);
+    println!(
+        "  kernel:   {:>9.3} ms GPU time, {:.3} ms wall",
+        gpu.map_or(0.0, |d| d.as_secs_f64() * 1e3),
+        launch.as_secs_f64() * 1e3
+    );
+    println!("  copy out: {:>9.3} ms", copy_out.as_secs_f64() * 1e3);
+    if bad > 0 {
+        return Err(format!("{bad} of {n} elements are wrong"));
+    }
+    println!("all {n} elements correct");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vadd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

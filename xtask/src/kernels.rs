@@ -1,0 +1,114 @@
+//! Builds the test kernels (`tests/kernels/*.cl`) into code objects beside them with
+//! clang-19 and ld.lld-19, or checks that the committed ones are current.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{Result, workspace_root};
+
+/// The kernel folder.
+pub fn dir() -> PathBuf {
+    workspace_root().join("tests/kernels")
+}
+
+/// Whether clang-19 and ld.lld-19 are installed.
+pub fn toolchain_present() -> bool {
+    ["clang-19", "ld.lld-19"].iter().all(|t| {
+        Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Builds `src` (`name.cl`) into a code object at `out`.
+pub fn build(src: &Path, out: &Path) -> Result<()> {
+    let obj = out.with_extension("o");
+    let status = Command::new("clang-19")
+        .args([
+            "-x",
+            "cl",
+            "-Xclang",
+            "-finclude-default-header",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1100",
+        ])
+        .args(["-mcumode", "-O2", "-nogpulib", "-c"])
+        .arg(src)
+        .arg("-o")
+        .arg(&obj)
+        .status()?;
+    if !status.success() {
+        return Err(format!("clang-19 failed on {}", src.display()).into());
+    }
+    let status = Command::new("ld.lld-19")
+        .arg("-shared")
+        .arg(&obj)
+        .arg("-o")
+        .arg(out)
+        .status()?;
+    let _ = std::fs::remove_file(&obj);
+    if !status.success() {
+        return Err(format!("ld.lld-19 failed on {}", obj.display()).into());
+    }
+    Ok(())
+}
+
+/// The `.cl` sources.
+pub fn sources() -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// `cargo xtask kernels [--check]`.
+pub fn run(args: &[String]) -> Result<()> {
+    let check = args.iter().any(|a| a == "--check");
+    if !toolchain_present() {
+        return Err("clang-19 and ld.lld-19 are needed (Debian: apt-get install clang-19 lld-19)".into());
+    }
+    let tmp = std::env::temp_dir().join(format!("amd-hcq-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let mut stale = Vec::new();
+    for src in sources()? {
+        let committed = src.with_extension("hsaco");
+        let fresh = tmp.join(committed.file_name().ok_or("kernel without a name")?);
+        build(&src, &fresh)?;
+        if check {
+            if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh)?) {
+                stale.push(committed.display().to_string());
+            }
+        } else {
+            std::fs::copy(&fresh, &committed)?;
+            println!("built {}", committed.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    if !stale.is_empty() {
+        return Err(format!("stale code objects (run `cargo xtask kernels`): {}", stale.join(", ")).into());
+    }
+    if check {
+        println!("test kernels are current");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed code objects are what the sources build to, where the toolchain
+    /// exists here.
+    #[test]
+    fn committed_kernels_are_current() {
+        if !toolchain_present() {
+            eprintln!("skipped: clang-19 / ld.lld-19 not installed");
+            return;
+        }
+        run(&["--check".to_string()]).expect("kernels current");
+    }
+}
