@@ -244,7 +244,10 @@ fn a_copy_after_a_launch_sees_its_results() {
     );
     dev.copy_in(&a, 0, &one).unwrap();
     dev.copy_in(&b, 0, &one).unwrap();
-    let dims = LaunchDims { global: [4, 1, 1], local: [256, 1, 1] };
+    let dims = LaunchDims {
+        global: [4, 1, 1],
+        local: [256, 1, 1],
+    };
     for _ in 0..3 {
         prg.launch(&[&a, &b, &c], &[n as u32], dims, false).unwrap();
         dev.copy(&d, 0, &c, 0, n * 4).unwrap();
@@ -254,5 +257,8 @@ fn a_copy_after_a_launch_sees_its_results() {
     let mut out = vec![0u8; n * 4];
     dev.copy_out(&mut out, &d, 0).unwrap();
     // Rounds: a = 1, 2, 3 before each first launch, so the last C is 3 + 1.
-    assert!(out.chunks(4).all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 4.0));
+    assert!(
+        out.chunks(4)
+            .all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 4.0)
+    );
 }
