@@ -24,7 +24,7 @@ fn unsupported(i: &Inst) -> String {
 }
 
 /// Runs `i` on `w`.
-pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<Flow> {
+pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
     match i.enc {
         Encoding::Sopp => sopp(w, i),
         Encoding::Sop1 => sop1(w, i).map(|_| Flow::Next),
@@ -80,6 +80,8 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<Flow> {
             }
         }
         Encoding::Flat => flat(w, i, mem).map(|_| Flow::Next),
+        Encoding::Ds => ds(w, i, lds).map(|_| Flow::Next),
+        Encoding::Vopd => vopd(w, i).map(|_| Flow::Next),
         _ => Err(unsupported(i)),
     }
 }
@@ -90,7 +92,10 @@ fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
     match i.op {
         // s_nop, s_clause, s_delay_alu, s_waitcnt, s_code_end: ordering hints; the
         // interpreter runs each instruction to completion.
-        0x00 | 0x05 | 0x07 | 0x09 | 0x1f => Ok(Flow::Next),
+        // s_nop, s_set_inst_prefetch_distance, s_clause, s_delay_alu, s_waitcnt_depctr,
+        // s_waitcnt, s_code_end: ordering and scheduling hints; the interpreter runs
+        // each instruction to completion.
+        0x00 | 0x04 | 0x05 | 0x07 | 0x08 | 0x09 | 0x1f => Ok(Flow::Next),
         0x20 => Ok(Flow::Jump(imm)),
         0x21 => taken(!w.scc),
         0x22 => taken(w.scc),
@@ -122,6 +127,12 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
             let v = w.sread64(s, i.literal)?;
             w.swrite64(d, v)
         }
+        0x08 => w.swrite(d, if x == 0 { u32::MAX } else { x.trailing_zeros() }),
+        0x18 => {
+            let c = x.count_ones();
+            w.scc = c != 0;
+            w.swrite(d, c)
+        }
         0x1e => {
             w.scc = !x != 0;
             w.swrite(d, !x)
@@ -136,6 +147,18 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
 fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
     let d = i.bits(0, 22, 16) as usize;
     let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    if matches!(i.op, 0x0b | 0x17 | 0x19 | 0x1b) {
+        // s_lshr_b64, s_and_b64, s_or_b64, s_xor_b64
+        let a = w.sread64(s0, i.literal)?;
+        let r = match i.op {
+            0x0b => a >> (w.sread(s1, i.literal)? & 63),
+            0x17 => a & w.sread64(s1, i.literal)?,
+            0x19 => a | w.sread64(s1, i.literal)?,
+            _ => a ^ w.sread64(s1, i.literal)?,
+        };
+        w.scc = r != 0;
+        return w.swrite64(d, r);
+    }
     if i.op == 0x09 {
         // s_lshl_b64
         let a = w.sread64(s0, i.literal)?;
@@ -183,6 +206,26 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = r != 0;
             r
         }
+        0x12..=0x15 => {
+            let (lt, r) = match i.op {
+                0x12 => ((a as i32) < (b as i32), (a as i32).min(b as i32) as u32),
+                0x13 => (a < b, a.min(b)),
+                0x14 => ((a as i32) > (b as i32), (a as i32).max(b as i32) as u32),
+                _ => (a > b, a.max(b)),
+            };
+            w.scc = lt;
+            r
+        }
+        0x26 => {
+            let (off, width) = (b & 31, (b >> 16) & 0x7f);
+            let r = if width == 0 {
+                0
+            } else {
+                (a >> off) & ((1u64 << width.min(32)) - 1) as u32
+            };
+            w.scc = r != 0;
+            r
+        }
         0x2c => a.wrapping_mul(b),
         0x30 => {
             if w.scc {
@@ -198,8 +241,36 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
 
 fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
     let d = i.bits(0, 22, 16) as usize;
+    let simm = i.bits(0, 15, 0) as u16;
+    let sext = simm as i16 as i32;
+    let cur = w.s[d.min(127)];
     match i.op {
-        0x00 => w.swrite(d, i.bits(0, 15, 0) as u16 as i16 as i32 as u32),
+        0x00 => w.swrite(d, sext as u32),
+        0x03..=0x0e => {
+            let (si, ui) = (cur as i32, cur);
+            let k = simm as u32;
+            w.scc = match i.op {
+                0x03 => si == sext,
+                0x04 => si != sext,
+                0x05 => si > sext,
+                0x06 => si >= sext,
+                0x07 => si < sext,
+                0x08 => si <= sext,
+                0x09 => ui == k,
+                0x0a => ui != k,
+                0x0b => ui > k,
+                0x0c => ui >= k,
+                0x0d => ui < k,
+                _ => ui <= k,
+            };
+            Ok(())
+        }
+        0x0f => {
+            let (r, o) = (cur as i32).overflowing_add(sext);
+            w.scc = o;
+            w.swrite(d, r as u32)
+        }
+        0x10 => w.swrite(d, (cur as i32).wrapping_mul(sext) as u32),
         _ => Err(unsupported(i)),
     }
 }
@@ -272,6 +343,33 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
         256 + i.bits(1, 15, 8) as u16,
         i.bits(1, 7, 0) as u16,
     );
+    if matches!(i.op, 0x33..=0x3e | 0x56) {
+        let glc = i.bits(0, 14, 14) != 0;
+        let exec = w.exec();
+        for lane in 0..32 {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            let a = if saddr == 124 {
+                w.vread64(256 + addr, lane, None)?
+            } else {
+                w.sread64(saddr, None)?
+                    .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
+            };
+            let a = (a as i64).wrapping_add(offset) as u64;
+            let d = w.vread(data, lane, None)?;
+            let cmp = if i.op == 0x34 {
+                w.vread(data + 1, lane, None)?
+            } else {
+                0
+            };
+            let old = atomic(i.op, mem, a, d, cmp)?;
+            if glc {
+                w.vwrite(vdst, lane, old)?;
+            }
+        }
+        return Ok(());
+    }
     let (load, n) = match i.op {
         0x14 => (true, 1),
         0x15 => (true, 2),
@@ -314,6 +412,179 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     Ok(())
 }
 
+fn mem_fault(va: u64) -> String {
+    format!("{FAULT}memory fault at {va:#x}")
+}
+
+/// Global atomics: returns the value before the operation.
+fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
+    let old = mem.load_u32(a).map_err(|f| mem_fault(f.va))?;
+    let new = match op {
+        0x33 => data,
+        0x34 => {
+            if old == cmp {
+                data
+            } else {
+                old
+            }
+        }
+        0x35 => old.wrapping_add(data),
+        0x36 => old.wrapping_sub(data),
+        0x38 => (old as i32).min(data as i32) as u32,
+        0x39 => old.min(data),
+        0x3a => (old as i32).max(data as i32) as u32,
+        0x3b => old.max(data),
+        0x3c => old & data,
+        0x3d => old | data,
+        0x3e => old ^ data,
+        0x56 => (f(old) + f(data)).to_bits(),
+        _ => return Err(format!("global atomic opcode {op:#x} is not implemented")),
+    };
+    mem.store_u32(a, new).map_err(|f| mem_fault(f.va))?;
+    Ok(old)
+}
+
+/// LDS: loads, stores (single and two-address), and read-modify-writes. Accesses
+/// outside the workgroup's allocation read 0 and write nothing, as the hardware does.
+fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
+    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
+    let offset = off0 | off1 << 8;
+    let (addr, d0, d1, vdst) = (
+        256 + i.bits(1, 7, 0) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 23, 16) as u16,
+        i.bits(1, 31, 24) as usize,
+    );
+    let exec = w.exec();
+    let rd = |lds: &[u8], a: u32| -> u32 {
+        lds.get(a as usize..a as usize + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let wr = |lds: &mut [u8], a: u32, v: u32| {
+        if let Some(b) = lds.get_mut(a as usize..a as usize + 4) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+    };
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let base = w.vread(addr, lane, None)?;
+        match i.op {
+            0x0d => wr(lds, base.wrapping_add(offset), w.vread(d0, lane, None)?),
+            0x4d => {
+                let a = base.wrapping_add(offset);
+                wr(lds, a, w.vread(d0, lane, None)?);
+                wr(lds, a.wrapping_add(4), w.vread(d0 + 1, lane, None)?);
+            }
+            0x0e | 0x0f => {
+                let stride = if i.op == 0x0e { 4 } else { 256 };
+                wr(lds, base.wrapping_add(off0 * stride), w.vread(d0, lane, None)?);
+                wr(lds, base.wrapping_add(off1 * stride), w.vread(d1, lane, None)?);
+            }
+            0x36 => {
+                let v = rd(lds, base.wrapping_add(offset));
+                w.vwrite(vdst, lane, v)?;
+            }
+            0x76 => {
+                let a = base.wrapping_add(offset);
+                let (lo, hi) = (rd(lds, a), rd(lds, a.wrapping_add(4)));
+                w.vwrite(vdst, lane, lo)?;
+                w.vwrite(vdst + 1, lane, hi)?;
+            }
+            0x37 | 0x38 => {
+                let stride = if i.op == 0x37 { 4 } else { 256 };
+                let (x, y) = (
+                    rd(lds, base.wrapping_add(off0 * stride)),
+                    rd(lds, base.wrapping_add(off1 * stride)),
+                );
+                w.vwrite(vdst, lane, x)?;
+                w.vwrite(vdst + 1, lane, y)?;
+            }
+            0x00 | 0x07 | 0x08 | 0x10 | 0x15 | 0x20 => {
+                let a = base.wrapping_add(offset);
+                let (old, data) = (rd(lds, a), w.vread(d0, lane, None)?);
+                let new = match i.op {
+                    0x00 | 0x20 => old.wrapping_add(data),
+                    0x07 => old.min(data),
+                    0x08 => old.max(data),
+                    0x10 => {
+                        if old == data {
+                            w.vread(d1, lane, None)?
+                        } else {
+                            old
+                        }
+                    }
+                    _ => (f(old) + f(data)).to_bits(),
+                };
+                wr(lds, a, new);
+                if i.op == 0x20 {
+                    w.vwrite(vdst, lane, old)?;
+                }
+            }
+            _ => return Err(format!("DS opcode {:#x} is not implemented", i.op)),
+        }
+    }
+    Ok(())
+}
+
+/// VOPD: two VALU ops issued together; both read their sources before either writes.
+fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
+    let (opx, opy) = (i.bits(0, 25, 22), i.bits(0, 21, 17));
+    let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
+    let (srcy0, vsrcy1) = (i.bits(1, 8, 0) as u16, 256 + i.bits(1, 16, 9) as u16);
+    let vdstx = i.bits(1, 31, 24) as usize;
+    let vdsty = ((i.bits(1, 23, 17) << 1) | ((vdstx as u32 & 1) ^ 1)) as usize;
+    let exec = w.exec();
+    let lit = i.literal;
+    let mut out = [[0u32; 32]; 2];
+    #[allow(clippy::needless_range_loop)] // lanes index several arrays at once
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        for (k, (op, s0, s1, d)) in [(opx, srcx0, vsrcx1, vdstx), (opy, srcy0, vsrcy1, vdsty)]
+            .into_iter()
+            .enumerate()
+        {
+            let a = w.vread(s0, lane, lit)?;
+            let b = w.vread(s1, lane, lit)?;
+            let acc = w.vread(256 + d as u16, lane, lit)?;
+            let k_lit = f(lit.unwrap_or(0));
+            out[k][lane] = match op {
+                0 => f(a).mul_add(f(b), f(acc)).to_bits(),
+                1 => f(a).mul_add(f(b), k_lit).to_bits(),
+                2 => f(a).mul_add(k_lit, f(b)).to_bits(),
+                3 => (f(a) * f(b)).to_bits(),
+                4 => (f(a) + f(b)).to_bits(),
+                5 => (f(a) - f(b)).to_bits(),
+                6 => (f(b) - f(a)).to_bits(),
+                8 => a,
+                9 => {
+                    if w.vcc() >> lane & 1 != 0 {
+                        b
+                    } else {
+                        a
+                    }
+                }
+                10 => f(a).max(f(b)).to_bits(),
+                11 => f(a).min(f(b)).to_bits(),
+                16 => a.wrapping_add(b),
+                17 => b << (a & 31),
+                18 => a & b,
+                _ => return Err(format!("VOPD operation {op} is not implemented")),
+            };
+        }
+    }
+    for (lane, (x, y)) in out[0].iter().zip(&out[1]).enumerate() {
+        if exec >> lane & 1 != 0 {
+            w.vwrite(vdstx, lane, *x)?;
+            w.vwrite(vdsty, lane, *y)?;
+        }
+    }
+    Ok(())
+}
+
 /// VOP3 input modifiers (bit i for source i).
 #[derive(Clone, Copy)]
 pub(crate) struct Mods {
@@ -337,6 +608,8 @@ impl Mods {
 }
 
 fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
+    // v_cmpx_*: the same compares 0x80 up, writing EXEC instead.
+    let (op, sdst) = if op >= 0x80 { (op - 0x80, EXEC_LO) } else { (op, sdst) };
     let exec = w.exec();
     let mut mask = 0u32;
     for lane in 0..32 {
@@ -378,6 +651,26 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
 fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     let exec = w.exec();
     let lit = i.literal;
+    match op {
+        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
+        0x182 => {
+            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+            let v = w.vread(srcs[0], lane, lit)?;
+            return w.swrite(dst, v);
+        }
+        // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
+        0x360 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.vread(srcs[0], lane, lit)?;
+            return w.swrite(dst, v);
+        }
+        0x361 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.sread(srcs[0], lit)?;
+            return w.vwrite(dst, lane, v);
+        }
+        _ => {}
+    }
     let mut carry_out = 0u32;
     let carry_in = match (op, sdst) {
         (0x120..=0x122, _) => w.sread(srcs[2], lit)?,
@@ -404,6 +697,17 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x188 => fa as i32 as u32,
             0x1aa => (1.0 / fa).to_bits(),
             0x1b7 => !a,
+            0x191 => ((a & 0xff) as f32).to_bits(),
+            0x1a1 => fa.trunc().to_bits(),
+            0x1a4 => fa.floor().to_bits(),
+            0x1a5 => fa.exp2().to_bits(),
+            0x1a7 => fa.log2().to_bits(),
+            0x1ab => (1.0 / fa).to_bits(),
+            0x1ae => (1.0 / fa.sqrt()).to_bits(),
+            0x1b3 => fa.sqrt().to_bits(),
+            0x1b5 => (fa * std::f32::consts::TAU).sin().to_bits(),
+            0x1b6 => (fa * std::f32::consts::TAU).cos().to_bits(),
+            0x127 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
             0x101 => {
                 let sel = if i.enc == Encoding::Vop3 {
@@ -473,6 +777,13 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 carry_out |= (c as u32) << lane;
                 r
             }
+            0x31e => a.count_ones().wrapping_add(b),
+            0x31f => (a & ((1u64 << lane) - 1) as u32).count_ones().wrapping_add(b),
+            0x320 => b,
+            0x240 => a ^ b ^ w.vread(srcs[2], lane, lit)?,
+            0x257 => (a & b) | w.vread(srcs[2], lane, lit)?,
+            0x258 => a | b | w.vread(srcs[2], lane, lit)?,
+            0x32e => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
             0x32c => a.wrapping_mul(b),
             0x32d => ((a as u64 * b as u64) >> 32) as u32,
             0x33c => {

@@ -98,6 +98,8 @@ impl KernelExecutor for Rdna3Executor {
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
         let threads = bx * by * bz;
         let n_waves = threads.div_ceil(32);
+        // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
+        let lds_bytes = (((rsrc2 >> 15) & 0x1ff) * 512) as usize;
         let mut code = CodeCache { insts: HashMap::new() };
         let mut budget = self.max_instructions;
         for gz in 0..d.grid[2] {
@@ -132,7 +134,8 @@ impl KernelExecutor for Rdna3Executor {
                             w
                         })
                         .collect();
-                    run_group(&mut waves, mem, &mut code, &mut budget)?;
+                    let mut lds = vec![0u8; lds_bytes];
+                    run_group(&mut waves, mem, &mut code, &mut budget, &mut lds)?;
                 }
             }
         }
@@ -145,6 +148,7 @@ fn run_group(
     mem: &GpuMemory<'_>,
     code: &mut CodeCache,
     budget: &mut u64,
+    lds: &mut [u8],
 ) -> Result<(), KernelError> {
     loop {
         let mut progressed = false;
@@ -158,7 +162,7 @@ fn run_group(
                 }
                 *budget -= 1;
                 let i = code.fetch(mem, w.pc)?;
-                let flow = exec::step(w, &i, mem).map_err(|e| match fault_of(&e) {
+                let flow = exec::step(w, &i, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(f) => KernelError::Fault(f),
                     None => KernelError::Unsupported(format!("at {:#x}: {i}: {e}", w.pc)),
                 })?;

@@ -1,0 +1,206 @@
+//! The test kernel suite (`tests/kernels`), run through the whole runtime on the mock
+//! GPU's RDNA3 interpreter and checked against Rust references on random inputs.
+
+use std::sync::Arc;
+
+use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
+use amd_mockgpu::{MockConfig, MockSys};
+
+macro_rules! kernel {
+    ($name:literal) => {
+        include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))
+    };
+}
+
+fn device() -> (Platform, Device) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    let p = Platform::with_sys(m, Iface::Mock).unwrap();
+    let d = p.device(0).unwrap();
+    (p, d)
+}
+
+fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect()
+}
+
+fn upload(dev: &Device, words: &[u32]) -> Buffer {
+    let b = dev.alloc(words.len() * 4, BufferKind::Device).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.copy_in(&b, 0, &bytes).unwrap();
+    b
+}
+
+fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {
+    let mut out = vec![0u8; n * 4];
+    dev.copy_out(&mut out, b, 0).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn groups(n: usize) -> LaunchDims {
+    LaunchDims {
+        global: [n.div_ceil(256) as u32, 1, 1],
+        local: [256, 1, 1],
+    }
+}
+
+#[test]
+fn saxpy() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("saxpy"), "saxpy").unwrap();
+    let n = 3000;
+    let x: Vec<f32> = rand_u32(n, 1).iter().map(|&v| (v % 1000) as f32 / 7.0).collect();
+    let y: Vec<f32> = rand_u32(n, 2).iter().map(|&v| (v % 500) as f32 - 250.0).collect();
+    let (bx, by) = (
+        upload(&dev, &x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+        upload(&dev, &y.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+    );
+    let a = 2.5f32;
+    prg.launch(&[&bx, &by], &[a.to_bits(), n as u32], groups(n), true)
+        .unwrap();
+    let out = download(&dev, &by, n);
+    for i in 0..n {
+        assert_eq!(f32::from_bits(out[i]), a.mul_add(x[i], y[i]), "element {i}");
+    }
+}
+
+#[test]
+fn integer_mix() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("intmix"), "intmix").unwrap();
+    let n = 1000;
+    let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
+    let (ba, bb) = (upload(&dev, &a), upload(&dev, &b));
+    let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &out, n * 8);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i] | 1);
+        let (sx, sy) = (x as i32, (y | 0x100) as i32);
+        let want = [
+            x / y,
+            x % y,
+            sx.wrapping_div(sy) as u32,
+            sx.wrapping_rem(sy) as u32,
+            (x << (y & 31)) ^ (x >> (y & 7)) ^ ((sx >> 3) as u32),
+            ((x as u64 * y as u64) >> 32) as u32,
+            ((x >> 5) & 0x3ff) + y.count_ones(),
+            x.max(y).wrapping_sub(sx.min(sy) as u32),
+        ];
+        assert_eq!(got[i * 8..i * 8 + 8], want, "element {i}: x={x:#x} y={y:#x}");
+    }
+}
+
+#[test]
+fn divergent_branches_and_loops() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("divergent"), "divergent").unwrap();
+    let n = 777;
+    let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
+    let ba = upload(&dev, &a);
+    let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &out, n);
+    for i in 0..n {
+        let x = a[i];
+        let mut r = if x & 1 != 0 {
+            x.wrapping_mul(3).wrapping_add(1)
+        } else {
+            x / 2
+        };
+        let mut steps = 0u32;
+        while r != 1 && steps < 200 {
+            r = if r & 1 != 0 {
+                r.wrapping_mul(3).wrapping_add(1)
+            } else {
+                r >> 1
+            };
+            steps += 1;
+            if r == 4242 {
+                break;
+            }
+        }
+        assert_eq!(got[i], steps * 1000 + (r & 0xff), "element {i} (x = {x})");
+    }
+}
+
+#[test]
+fn grid_in_three_dimensions() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("grid3d"), "grid3d").unwrap();
+    let (nx, ny, nz) = (21usize, 10usize, 5usize);
+    let out = upload(&dev, &vec![u32::MAX; nx * ny * nz + 64]);
+    let dims = LaunchDims {
+        global: [nx.div_ceil(8) as u32, ny.div_ceil(4) as u32, nz.div_ceil(2) as u32],
+        local: [8, 4, 2],
+    };
+    prg.launch(&[&out], &[nx as u32, ny as u32, nz as u32], dims, true)
+        .unwrap();
+    let got = download(&dev, &out, nx * ny * nz + 64);
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                assert_eq!(
+                    got[(z * ny + y) * nx + x],
+                    (x | y << 10 | z << 20) as u32,
+                    "({x}, {y}, {z})"
+                );
+            }
+        }
+    }
+    assert!(
+        got[nx * ny * nz..].iter().all(|&v| v == u32::MAX),
+        "partial groups stayed in bounds"
+    );
+}
+
+#[test]
+fn lds_tree_reduction_with_barriers() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("reduce_lds"), "reduce_lds").unwrap();
+    let n = 256 * 7 + 100;
+    let a: Vec<f32> = rand_u32(n, 6).iter().map(|&v| (v % 64) as f32).collect();
+    let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    let g = n.div_ceil(256);
+    let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &sums, g);
+    for (k, s) in got.iter().enumerate() {
+        // Small integers: the float sum is exact in any order.
+        let want: f32 = a[k * 256..((k + 1) * 256).min(n)].iter().sum();
+        assert_eq!(f32::from_bits(*s), want, "group {k}");
+    }
+}
+
+#[test]
+fn global_atomics_under_contention() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("atomics"), "atomics").unwrap();
+    let n = 2000;
+    let a = rand_u32(n, 7);
+    let ba = upload(&dev, &a);
+    let init = [0u32, u32::MAX, 0, u32::MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let acc = upload(&dev, &init);
+    prg.launch(&[&ba, &acc], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &acc, init.len());
+    let mut want = init;
+    for &x in &a {
+        want[0] = want[0].wrapping_add(x);
+        want[1] = want[1].min(x);
+        want[2] = want[2].max(x);
+        want[3] &= x | 0xff00_ff00;
+        want[4] |= x & 0x0f0f_0f0f;
+        want[5] ^= x;
+        want[6 + (x & 7) as usize] += 1;
+    }
+    assert_eq!(got, want);
+}
