@@ -204,3 +204,110 @@ fn global_atomics_under_contention() {
     }
     assert_eq!(got, want);
 }
+
+#[test]
+fn double_precision() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("f64math"), "f64math").unwrap();
+    let n = 600;
+    let a: Vec<f64> = rand_u32(n, 8)
+        .iter()
+        .map(|&v| (v % 100_000) as f64 / 37.0 - 1000.0)
+        .collect();
+    let b: Vec<f64> = rand_u32(n, 9).iter().map(|&v| (v % 3000) as f64 / 11.0).collect();
+    let words = |v: &[f64]| {
+        v.iter()
+            .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
+            .collect::<Vec<u32>>()
+    };
+    let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
+    let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &out, n * 8);
+    let at = |k: usize| f64::from_bits(got[2 * k] as u64 | (got[2 * k + 1] as u64) << 32);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        assert_eq!(at(i * 4), x + y, "add {i}");
+        // OpenCL contracts x * y - y into one fused multiply-add.
+        assert_eq!(at(i * 4 + 1), x.mul_add(y, -y), "mul-sub {i}");
+        assert_eq!(at(i * 4 + 2), x.mul_add(y, 1.0), "fma {i}");
+        assert_eq!(at(i * 4 + 3), (x as i32) as f64 + i as f64 * 0.5, "conversions {i}");
+    }
+}
+
+#[test]
+fn transcendentals_within_their_precision() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("transcend"), "transcend").unwrap();
+    let n = 500;
+    let a: Vec<f32> = rand_u32(n, 10)
+        .iter()
+        .map(|&v| 0.01 + (v % 10_000) as f32 / 1000.0)
+        .collect();
+    let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    let out = dev.alloc(n * 28, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &out, n * 7);
+    for i in 0..n {
+        let x = a[i];
+        // The hardware's instructions are accurate to about 1 ulp; sin/cos take
+        // revolutions (x · 2π radians).
+        let tau = std::f32::consts::TAU;
+        let want = [
+            x.exp2(),
+            x.log2(),
+            1.0 / x,
+            1.0 / x.sqrt(),
+            x.sqrt(),
+            (x * tau).sin(),
+            (x * tau).cos(),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            let g = f32::from_bits(got[i * 7 + k]);
+            let tol = w.abs().max(1.0) * 4e-6;
+            assert!((g - w).abs() <= tol, "x={x} op {k}: {g} vs {w}");
+        }
+    }
+}
+
+#[test]
+fn wave_reduction_with_dpp() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("wavereduce"), "wavereduce").unwrap();
+    let n = 256 * 3 + 40;
+    let a: Vec<u32> = rand_u32(n, 11).iter().map(|v| v % 1000).collect();
+    let ba = upload(&dev, &a);
+    let waves = n.div_ceil(256) * 8;
+    let sums = dev.alloc(waves * 4, BufferKind::Device).unwrap();
+    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &sums, waves);
+    for (k, s) in got.iter().enumerate() {
+        let want: u32 = a.iter().skip(k * 32).take(32).sum();
+        assert_eq!(*s, want, "wave {k}");
+    }
+}
+
+#[test]
+fn tiled_matmul_through_lds() {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, kernel!("matmul"), "matmul").unwrap();
+    let n = 48usize;
+    let a: Vec<f32> = rand_u32(n * n, 12).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = rand_u32(n * n, 13).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
+    let c = dev.alloc(n * n * 4, BufferKind::Device).unwrap();
+    let dims = LaunchDims {
+        global: [(n / 16) as u32, (n / 16) as u32, 1],
+        local: [16, 16, 1],
+    };
+    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).unwrap();
+    let got = download(&dev, &c, n * n);
+    for r in 0..n {
+        for col in 0..n {
+            // Small integers: exact whatever the summation order.
+            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
+            assert_eq!(f32::from_bits(got[r * n + col]), want, "C[{r}][{col}]");
+        }
+    }
+}

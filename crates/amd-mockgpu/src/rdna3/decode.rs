@@ -49,6 +49,8 @@ pub struct Inst {
     pub literal: Option<u32>,
     /// Size in dwords (literal included).
     pub size: u8,
+    /// The DPP16 control dword, when src0 is 250 (VOP1/VOP2/VOPC).
+    pub dpp: Option<u32>,
 }
 
 /// Why an instruction cannot be decoded.
@@ -62,6 +64,8 @@ pub enum DecodeError {
     Unknown(u32),
 }
 
+/// Operand number that announces a DPP16 dword.
+pub const DPP16: u32 = 250;
 /// Operand number of a literal constant.
 pub const LITERAL: u16 = 255;
 
@@ -117,8 +121,21 @@ impl Inst {
             dw: [w0, w1],
             literal: None,
             size: if two { 2 } else { 1 },
+            dpp: None,
         };
-        if inst.srcs().contains(&LITERAL) {
+        let vop = matches!(enc, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc);
+        if vop && w0 & 0x1ff == DPP16 {
+            inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
+            inst.size += 1;
+            return Ok(inst);
+        }
+        if vop && matches!(w0 & 0x1ff, 233 | 234) {
+            // DPP8 is not decoded yet.
+            return Err(DecodeError::Unknown(w0));
+        }
+        // VOPD's FMAAK/FMAMK always carry a literal.
+        let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);
+        if inst.srcs().contains(&LITERAL) || vopd_k {
             let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
             inst.literal = Some(lit);
             inst.size += 1;

@@ -32,6 +32,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
         Encoding::Sopc => sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => smem(w, i, mem).map(|_| Flow::Next),
+        Encoding::Vop1 | Encoding::Vop2 if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vop1 => {
             let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
             valu(w, i, 0x180 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
@@ -528,6 +529,103 @@ fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     Ok(())
 }
 
+/// The source lane DPP16 control `ctrl` reads for `lane`, if any.
+fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
+    let (row, l) = (lane / 16 * 16, lane % 16);
+    let in_row = |k: i32| (0..16).contains(&k).then(|| row + k as usize);
+    match ctrl {
+        0x000..=0x0ff => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
+        0x101..=0x10f => in_row(l as i32 + (ctrl & 0xf) as i32),
+        0x111..=0x11f => in_row(l as i32 - (ctrl & 0xf) as i32),
+        0x121..=0x12f => Some(row + (l + 16 - (ctrl & 0xf) as usize) % 16),
+        0x140 => Some(row + 15 - l),
+        0x141 => Some(lane / 8 * 8 + 7 - lane % 8),
+        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
+        0x160..=0x16f => Some(row + (l ^ (ctrl & 0xf) as usize)),
+        _ => None,
+    }
+}
+
+/// A VOP1/VOP2 with a DPP16 source: src0 comes from another lane of its row; lanes
+/// whose source is invalid read 0 with BOUND_CTRL, else are not written; ROW_MASK and
+/// BANK_MASK disable writes.
+fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
+    let d = i.dpp.ok_or("DPP instruction without its control dword")?;
+    let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
+    if d >> 20 & 0xf != 0 {
+        return Err("DPP source modifiers are not implemented".into());
+    }
+    let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
+    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
+    {
+        return Err(format!("DPP control {ctrl:#x} is not implemented"));
+    }
+    let exec = w.exec();
+    let mut vals = [0u32; 32];
+    let mut write = 0u32;
+    for (lane, v) in vals.iter_mut().enumerate() {
+        if row_mask >> (lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
+            continue;
+        }
+        match dpp_lane(ctrl, lane).filter(|&s| exec >> s & 1 != 0) {
+            Some(s) => *v = w.vread(src, s, None)?,
+            None if bound_zero => *v = 0,
+            None => continue,
+        }
+        write |= 1 << lane;
+    }
+    // Run the operation with src0 taken from a scratch register, on the lanes written.
+    w.v.push(vals);
+    let tmp = 256 + (w.v.len() - 1) as u16;
+    w.s[EXEC_LO] = exec & write;
+    let r = match i.enc {
+        Encoding::Vop1 => valu(
+            w,
+            i,
+            0x180 + i.op,
+            i.bits(0, 24, 17) as usize,
+            None,
+            [tmp, 0, 0],
+            Mods::NONE,
+        ),
+        _ => {
+            let dst = i.bits(0, 24, 17) as usize;
+            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
+            valu(
+                w,
+                i,
+                0x100 + i.op,
+                dst,
+                Some(VCC_LO),
+                [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
+                Mods::NONE,
+            )
+        }
+    };
+    w.s[EXEC_LO] = exec;
+    w.v.pop();
+    r
+}
+
+/// A 64-bit float operand: VGPR or SGPR pairs, f64 inline constants, or a literal as
+/// the high half.
+fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+    let bits = match n {
+        240..=247 => [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][(n - 240) as usize].to_bits(),
+        248 => (1.0 / std::f64::consts::TAU).to_bits(),
+        255 => (lit.ok_or("literal operand without a literal")? as u64) << 32,
+        _ => w.vread64(n, lane, lit)?,
+    };
+    let mut x = f64::from_bits(bits);
+    if m.abs >> k & 1 != 0 {
+        x = x.abs();
+    }
+    if m.neg >> k & 1 != 0 {
+        x = -x;
+    }
+    Ok(x)
+}
+
 /// VOPD: two VALU ops issued together; both read their sources before either writes.
 fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     let (opx, opy) = (i.bits(0, 25, 22), i.bits(0, 21, 17));
@@ -616,6 +714,24 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         if exec >> lane & 1 == 0 {
             continue;
         }
+        if (0x21..=0x2e).contains(&op) {
+            let (x, y) = (
+                f64_src(w, srcs[0], lane, i.literal, m, 0)?,
+                f64_src(w, srcs[1], lane, i.literal, m, 1)?,
+            );
+            let r = match op {
+                0x21 => x < y,
+                0x22 => x == y,
+                0x23 => x <= y,
+                0x24 => x > y,
+                0x25 => x.partial_cmp(&y).is_some_and(|o| o != std::cmp::Ordering::Equal),
+                0x26 => x >= y,
+                0x2d => x != y,
+                _ => return Err(unsupported(i)),
+            };
+            mask |= (r as u32) << lane;
+            continue;
+        }
         let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
         let (fa, fb) = (f(m.float(0, a)), f(m.float(1, b)));
         let (sa, sb) = (a as i32, b as i32);
@@ -670,6 +786,40 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             return w.vwrite(dst, lane, v);
         }
         _ => {}
+    }
+    if matches!(
+        op,
+        0x184 | 0x183 | 0x18f | 0x190 | 0x196 | 0x1af | 0x214 | 0x327..=0x32a
+    ) {
+        for lane in 0..32 {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            let x = |k: usize| f64_src(w, srcs[k], lane, lit, m, k);
+            let r: u64 = match op {
+                0x183 => {
+                    // v_cvt_i32_f64: saturating, NaN to 0.
+                    w.vwrite(dst, lane, x(0)? as i32 as u32)?;
+                    continue;
+                }
+                0x18f => {
+                    w.vwrite(dst, lane, (x(0)? as f32).to_bits())?;
+                    continue;
+                }
+                0x184 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
+                0x190 => (f(w.vread(srcs[0], lane, lit)?) as f64).to_bits(),
+                0x196 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
+                0x1af => (1.0 / x(0)?).to_bits(),
+                0x214 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
+                0x327 => (x(0)? + x(1)?).to_bits(),
+                0x328 => (x(0)? * x(1)?).to_bits(),
+                0x329 => x(0)?.min(x(1)?).to_bits(),
+                _ => x(0)?.max(x(1)?).to_bits(),
+            };
+            w.vwrite(dst, lane, r as u32)?;
+            w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
+        }
+        return Ok(());
     }
     let mut carry_out = 0u32;
     let carry_in = match (op, sdst) {
