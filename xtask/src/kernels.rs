@@ -21,8 +21,11 @@ pub fn toolchain_present() -> bool {
     })
 }
 
+/// Optimisation levels each kernel is built at: `name.hsaco` (-O2) and `name_O0.hsaco`.
+pub const LEVELS: [(&str, &str); 2] = [("-O2", ""), ("-O0", "_O0")];
+
 /// Builds `src` (`name.cl`) into a code object at `out`.
-pub fn build(src: &Path, out: &Path) -> Result<()> {
+pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
     let obj = out.with_extension("o");
     let status = Command::new("clang-19")
         .args([
@@ -34,7 +37,7 @@ pub fn build(src: &Path, out: &Path) -> Result<()> {
             "amdgcn-amd-amdhsa",
             "-mcpu=gfx1100",
         ])
-        .args(["-mcumode", "-O2", "-nogpulib", "-c"])
+        .args(["-mcumode", opt, "-nogpulib", "-c"])
         .arg(src)
         .arg("-o")
         .arg(&obj)
@@ -74,10 +77,14 @@ pub fn run(args: &[String]) -> Result<()> {
     let tmp = std::env::temp_dir().join(format!("amd-hcq-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut stale = Vec::new();
-    for src in sources()? {
-        let committed = src.with_extension("hsaco");
+    for (src, (opt, suffix)) in sources()?.into_iter().flat_map(|s| LEVELS.map(|l| (s.clone(), l))) {
+        let stem = src
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or("kernel without a name")?;
+        let committed = src.with_file_name(format!("{stem}{suffix}.hsaco"));
         let fresh = tmp.join(committed.file_name().ok_or("kernel without a name")?);
-        build(&src, &fresh)?;
+        build(&src, &fresh, opt)?;
         if check {
             if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh)?) {
                 stale.push(committed.display().to_string());

@@ -90,7 +90,6 @@ impl<I: DeviceInterface> Program<I> {
         }
         for unsupported in [
             KernelDescriptor::QUEUE_PTR,
-            KernelDescriptor::DISPATCH_ID,
             KernelDescriptor::FLAT_SCRATCH_INIT,
             KernelDescriptor::PRIVATE_SEGMENT_SIZE,
         ] {
@@ -257,6 +256,10 @@ impl<I: DeviceInterface> Program<I> {
             user.extend(amd_packets::lo_hi(ring.buf.va() + dp_off as u64));
         }
         user.extend(amd_packets::lo_hi(kernarg_va));
+        if kd.has(KernelDescriptor::DISPATCH_ID) {
+            // A 64-bit id unique to the dispatch (the kernarg block's address serves).
+            user.extend(amd_packets::lo_hi(kernarg_va ^ 0x8000_0000_0000_0000));
+        }
         let d = Dispatch {
             code_addr: self.code_addr,
             rsrc1: self.rsrc1,

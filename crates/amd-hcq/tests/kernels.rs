@@ -6,9 +6,14 @@ use std::sync::Arc;
 use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys};
 
+/// The kernel built at -O2 and at -O0 (which keeps values in scratch and runs
+/// unoptimised code).
 macro_rules! kernel {
     ($name:literal) => {
-        include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))
+        [
+            &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
+            &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
+        ]
     };
 }
 
@@ -55,8 +60,14 @@ fn groups(n: usize) -> LaunchDims {
 
 #[test]
 fn saxpy() {
+    for elf in kernel!("saxpy") {
+        saxpy_with(elf);
+    }
+}
+
+fn saxpy_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("saxpy"), "saxpy").unwrap();
+    let prg = Program::load(&dev, elf, "saxpy").unwrap();
     let n = 3000;
     let x: Vec<f32> = rand_u32(n, 1).iter().map(|&v| (v % 1000) as f32 / 7.0).collect();
     let y: Vec<f32> = rand_u32(n, 2).iter().map(|&v| (v % 500) as f32 - 250.0).collect();
@@ -75,8 +86,14 @@ fn saxpy() {
 
 #[test]
 fn integer_mix() {
+    for elf in kernel!("intmix") {
+        integer_mix_with(elf);
+    }
+}
+
+fn integer_mix_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("intmix"), "intmix").unwrap();
+    let prg = Program::load(&dev, elf, "intmix").unwrap();
     let n = 1000;
     let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
     let (ba, bb) = (upload(&dev, &a), upload(&dev, &b));
@@ -102,8 +119,14 @@ fn integer_mix() {
 
 #[test]
 fn divergent_branches_and_loops() {
+    for elf in kernel!("divergent") {
+        divergent_branches_and_loops_with(elf);
+    }
+}
+
+fn divergent_branches_and_loops_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("divergent"), "divergent").unwrap();
+    let prg = Program::load(&dev, elf, "divergent").unwrap();
     let n = 777;
     let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
     let ba = upload(&dev, &a);
@@ -135,8 +158,14 @@ fn divergent_branches_and_loops() {
 
 #[test]
 fn grid_in_three_dimensions() {
+    for elf in kernel!("grid3d") {
+        grid_in_three_dimensions_with(elf);
+    }
+}
+
+fn grid_in_three_dimensions_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("grid3d"), "grid3d").unwrap();
+    let prg = Program::load(&dev, elf, "grid3d").unwrap();
     let (nx, ny, nz) = (21usize, 10usize, 5usize);
     let out = upload(&dev, &vec![u32::MAX; nx * ny * nz + 64]);
     let dims = LaunchDims {
@@ -165,8 +194,14 @@ fn grid_in_three_dimensions() {
 
 #[test]
 fn lds_tree_reduction_with_barriers() {
+    for elf in kernel!("reduce_lds") {
+        lds_tree_reduction_with_barriers_with(elf);
+    }
+}
+
+fn lds_tree_reduction_with_barriers_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("reduce_lds"), "reduce_lds").unwrap();
+    let prg = Program::load(&dev, elf, "reduce_lds").unwrap();
     let n = 256 * 7 + 100;
     let a: Vec<f32> = rand_u32(n, 6).iter().map(|&v| (v % 64) as f32).collect();
     let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
@@ -183,8 +218,14 @@ fn lds_tree_reduction_with_barriers() {
 
 #[test]
 fn global_atomics_under_contention() {
+    for elf in kernel!("atomics") {
+        global_atomics_under_contention_with(elf);
+    }
+}
+
+fn global_atomics_under_contention_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("atomics"), "atomics").unwrap();
+    let prg = Program::load(&dev, elf, "atomics").unwrap();
     let n = 2000;
     let a = rand_u32(n, 7);
     let ba = upload(&dev, &a);
@@ -207,8 +248,14 @@ fn global_atomics_under_contention() {
 
 #[test]
 fn double_precision() {
+    for elf in kernel!("f64math") {
+        double_precision_with(elf);
+    }
+}
+
+fn double_precision_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("f64math"), "f64math").unwrap();
+    let prg = Program::load(&dev, elf, "f64math").unwrap();
     let n = 600;
     let a: Vec<f64> = rand_u32(n, 8)
         .iter()
@@ -237,8 +284,14 @@ fn double_precision() {
 
 #[test]
 fn transcendentals_within_their_precision() {
+    for elf in kernel!("transcend") {
+        transcendentals_within_their_precision_with(elf);
+    }
+}
+
+fn transcendentals_within_their_precision_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("transcend"), "transcend").unwrap();
+    let prg = Program::load(&dev, elf, "transcend").unwrap();
     let n = 500;
     let a: Vec<f32> = rand_u32(n, 10)
         .iter()
@@ -272,8 +325,14 @@ fn transcendentals_within_their_precision() {
 
 #[test]
 fn wave_reduction_with_dpp() {
+    for elf in kernel!("wavereduce") {
+        wave_reduction_with_dpp_with(elf);
+    }
+}
+
+fn wave_reduction_with_dpp_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("wavereduce"), "wavereduce").unwrap();
+    let prg = Program::load(&dev, elf, "wavereduce").unwrap();
     let n = 256 * 3 + 40;
     let a: Vec<u32> = rand_u32(n, 11).iter().map(|v| v % 1000).collect();
     let ba = upload(&dev, &a);
@@ -289,8 +348,14 @@ fn wave_reduction_with_dpp() {
 
 #[test]
 fn tiled_matmul_through_lds() {
+    for elf in kernel!("matmul") {
+        tiled_matmul_through_lds_with(elf);
+    }
+}
+
+fn tiled_matmul_through_lds_with(elf: &[u8]) {
     let (_p, dev) = device();
-    let prg = Program::load(&dev, kernel!("matmul"), "matmul").unwrap();
+    let prg = Program::load(&dev, elf, "matmul").unwrap();
     let n = 48usize;
     let a: Vec<f32> = rand_u32(n * n, 12).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
     let b: Vec<f32> = rand_u32(n * n, 13).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
@@ -308,6 +373,30 @@ fn tiled_matmul_through_lds() {
             // Small integers: exact whatever the summation order.
             let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
             assert_eq!(f32::from_bits(got[r * n + col]), want, "C[{r}][{col}]");
+        }
+    }
+}
+
+#[test]
+fn private_array_in_scratch() {
+    for elf in kernel!("private") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "private_array").unwrap();
+        assert!(
+            prg.info().descriptor.private_segment_size >= 160,
+            "the table lives in scratch"
+        );
+        let n = 700;
+        let idx = rand_u32(n, 14);
+        let bi = upload(&dev, &idx);
+        let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
+        prg.launch(&[&bi, &out], &[n as u32], groups(n), true).unwrap();
+        let got = download(&dev, &out, n);
+        for i in 0..n {
+            let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
+            let j = (idx[i] % 40) as usize;
+            tbl[(j * 7) % 40] += j as u32;
+            assert_eq!(got[i], tbl[j] + tbl[(j + 3) % 40], "element {i}");
         }
     }
 }

@@ -62,7 +62,12 @@ pub struct GpuMemory<'a> {
     gpu: usize,
 }
 
-impl GpuMemory<'_> {
+impl<'a> GpuMemory<'a> {
+    #[cfg(test)]
+    pub(crate) fn for_test(driver: &'a Driver, gpu: usize) -> Self {
+        GpuMemory { driver, gpu }
+    }
+
     /// Reads bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
         self.driver.gpu_read(self.gpu, addr, out)

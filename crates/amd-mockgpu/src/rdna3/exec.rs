@@ -63,11 +63,13 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 Mods {
                     abs: 0,
                     neg: i.bits(1, 31, 29) as u8,
+                    opsel: 0,
                 }
             } else {
                 Mods {
                     abs: i.bits(0, 10, 8) as u8,
                     neg: i.bits(1, 31, 29) as u8,
+                    opsel: i.bits(0, 14, 11) as u8,
                 }
             };
             if i.bits(1, 28, 27) != 0 || i.bits(0, 15, 15) != 0 {
@@ -194,8 +196,9 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = r >> 32 != 0;
             r as u32
         }
-        0x08 | 0x0a | 0x0c | 0x16 | 0x18 | 0x1a | 0x22 => {
+        0x08 | 0x0a | 0x0c | 0x16 | 0x18 | 0x1a | 0x22 | 0x24 => {
             let r = match i.op {
+                0x24 => a | !b,
                 0x08 => a << (b & 31),
                 0x0a => a >> (b & 31),
                 0x0c => ((a as i32) >> (b & 31)) as u32,
@@ -272,6 +275,8 @@ fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
             w.swrite(d, r as u32)
         }
         0x10 => w.swrite(d, (cur as i32).wrapping_mul(sext) as u32),
+        // s_waitcnt_vscnt: a scheduling hint.
+        0x18 => Ok(()),
         _ => Err(unsupported(i)),
     }
 }
@@ -331,11 +336,11 @@ pub(crate) const FAULT: &str = "\u{1}";
 
 fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let seg = i.bits(0, 17, 16);
+    if seg == 1 {
+        return scratch(w, i);
+    }
     if seg != 2 {
-        return Err(format!(
-            "{} (segment {seg}) is not implemented",
-            if seg == 1 { "scratch" } else { "flat" }
-        ));
+        return Err("flat (segment 0) addressing is not implemented".into());
     }
     let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
     let (vdst, saddr, data, addr) = (
@@ -408,6 +413,61 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
             }
             mem.write(a, &buf[..n * 4])
                 .map_err(|f| format!("{FAULT}memory fault at {:#x}", f.va))?;
+        }
+    }
+    Ok(())
+}
+
+/// Private memory each lane may use.
+pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
+
+/// Scratch loads and stores: each lane's private memory, addressed by
+/// `[vaddr if SVE] + [saddr] + offset`.
+fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    let sve = i.bits(1, 23, 23) != 0;
+    let (load, n) = match i.op {
+        0x14..=0x17 => (true, (i.op - 0x13) as usize),
+        0x1a..=0x1d => (false, (i.op - 0x19) as usize),
+        _ => return Err(format!("scratch opcode {:#x} is not implemented", i.op)),
+    };
+    let base = if saddr == 124 { 0 } else { w.sread(saddr, None)? as i64 };
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let v = if sve { w.vread(addr, lane, None)? as i64 } else { 0 };
+        let a = base.wrapping_add(v).wrapping_add(offset);
+        let end = a
+            .checked_add(4 * n as i64)
+            .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT);
+        let Some(end) = end else {
+            return Err(format!(
+                "private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"
+            ));
+        };
+        let (a, end) = (a as usize, end as usize);
+        let mem = &mut w.private[lane];
+        if mem.len() < end {
+            mem.resize(end.next_multiple_of(256), 0);
+        }
+        for k in 0..n {
+            let at = a + 4 * k;
+            if load {
+                let b = &w.private[lane][at..at + 4];
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                w.vwrite(vdst + k, lane, v)?;
+            } else {
+                let v = w.vread(data + k as u16, lane, None)?;
+                w.private[lane][at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
         }
     }
     Ok(())
@@ -688,10 +748,16 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
 pub(crate) struct Mods {
     abs: u8,
     neg: u8,
+    /// VOP3 op_sel: bits 0..=2 pick the high half of a 16-bit source, bit 3 the destination half.
+    opsel: u8,
 }
 
 impl Mods {
-    const NONE: Mods = Mods { abs: 0, neg: 0 };
+    const NONE: Mods = Mods {
+        abs: 0,
+        neg: 0,
+        opsel: 0,
+    };
 
     fn float(&self, k: usize, x: u32) -> u32 {
         let mut v = x;
@@ -763,6 +829,43 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
     w.swrite(sdst, mask)
 }
 
+/// 16-bit integer VOP3 ops: sources and destination are register halves picked by op_sel;
+/// the other half of the destination is preserved.
+fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let half = |w: &Wave, k: usize| -> R<u16> {
+            let v = w.vread(srcs[k], lane, i.literal)?;
+            Ok(if m.opsel >> k & 1 != 0 {
+                (v >> 16) as u16
+            } else {
+                v as u16
+            })
+        };
+        let (a, b) = (half(w, 0)?, half(w, 1)?);
+        let r = match op {
+            0x303 => a.wrapping_add(b),
+            0x304 => a.wrapping_sub(b),
+            0x305 => a.wrapping_mul(b),
+            0x309 => a.max(b),
+            0x30a => (a as i16).max(b as i16) as u16,
+            0x30b => a.min(b),
+            _ => (a as i16).min(b as i16) as u16,
+        };
+        let old = w.vread(256 + dst as u16, lane, None)?;
+        let new = if m.opsel >> 3 & 1 != 0 {
+            (old & 0xffff) | (r as u32) << 16
+        } else {
+            (old & 0xffff_0000) | r as u32
+        };
+        w.vwrite(dst, lane, new)?;
+    }
+    Ok(())
+}
+
 /// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
 fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     let exec = w.exec();
@@ -786,6 +889,9 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             return w.vwrite(dst, lane, v);
         }
         _ => {}
+    }
+    if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
+        return valu16(w, i, op, dst, srcs, m);
     }
     if matches!(
         op,
@@ -910,6 +1016,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 fa.mul_add(fb, c).to_bits()
             }
             0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            0x247 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
             0x255 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             0x256 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
             0x2fe => {
@@ -933,6 +1040,9 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x240 => a ^ b ^ w.vread(srcs[2], lane, lit)?,
             0x257 => (a & b) | w.vread(srcs[2], lane, lit)?,
             0x258 => a | b | w.vread(srcs[2], lane, lit)?,
+            // v_sub_nc_i32 / v_add_nc_i32 (no clamp: wrapping).
+            0x325 => a.wrapping_sub(b),
+            0x326 => a.wrapping_add(b),
             0x32e => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
             0x32c => a.wrapping_mul(b),
             0x32d => ((a as u64 * b as u64) >> 32) as u32,
@@ -955,4 +1065,110 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         w.swrite(d, carry_out)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Single instructions against register state; encodings from
+    //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    use super::*;
+    use crate::GpuProfile;
+    use crate::driver::Driver;
+
+    /// Runs the instruction in `words` on a wave prepared by `setup`.
+    fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
+        let driver = Driver::new(vec![GpuProfile::gfx1100()], false);
+        let mem = GpuMemory::for_test(&driver, 0);
+        let mut w = Wave::new(8, 0);
+        w.s[EXEC_LO] = u32::MAX;
+        setup(&mut w);
+        let i = Inst::decode(words).map_err(|e| e.to_string())?;
+        step(&mut w, &i, &mem, &mut [])?;
+        Ok(w)
+    }
+
+    fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
+        for lane in 0..32 {
+            w.v[r][lane] = f(lane);
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_ops_wrap_and_keep_the_other_half() {
+        // v_add_nc_u16 v1, v2, v3
+        let w = run(&[0xd703_0001, 0x0002_0702], |w| {
+            lanes(w, 1, |_| 0xabcd_0000);
+            lanes(w, 2, |l| 0x1111_fff0 + (l as u32 & 0xf));
+            lanes(w, 3, |_| 0x2222_0020);
+        })
+        .unwrap();
+        for lane in 0..32 {
+            let lo = 0xfff0u16.wrapping_add(lane as u16 & 0xf).wrapping_add(0x20);
+            assert_eq!(w.v[1][lane], 0xabcd_0000 | lo as u32, "lane {lane}");
+        }
+        // op_sel:[1,0,1]: the high half of src0, written to the high half.
+        let w = run(&[0xd703_4801, 0x0002_0702], |w| {
+            lanes(w, 1, |_| 0x0000_beef);
+            lanes(w, 2, |_| 0x0005_0001);
+            lanes(w, 3, |_| 0x0000_0007);
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0], 0x000c_beef);
+    }
+
+    #[test]
+    fn sixteen_bit_min_max_mul_respect_signedness() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |_| 0xfffe); // -2 as i16
+            lanes(w, 3, |_| 0x0003);
+        };
+        // v_mul_lo_u16, v_max_i16, v_min_u16
+        let cases = [(0xd705_0001u32, 0xfffau32), (0xd70a_0001, 3), (0xd70b_0001, 3)];
+        for (w0, want) in cases {
+            let w = run(&[w0, 0x0002_0702], set).unwrap();
+            assert_eq!(w.v[1][5] & 0xffff, want, "{w0:#x}");
+        }
+    }
+
+    #[test]
+    fn signed_add_sub_and_add_lshl() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |l| l as u32);
+            lanes(w, 3, |_| 5);
+        };
+        let w = run(&[0xd725_0001, 0x0002_0702], set).unwrap(); // v_sub_nc_i32
+        assert_eq!(w.v[1][2], (-3i32) as u32);
+        let w = run(&[0xd726_0001, 0x0002_0702], set).unwrap(); // v_add_nc_i32
+        assert_eq!(w.v[1][2], 7);
+        let w = run(&[0xd647_0001, 0x0212_0702], set).unwrap(); // v_add_lshl_u32 v1, v2, v3, 4
+        assert_eq!(w.v[1][3], (3 + 5) << 4);
+    }
+
+    #[test]
+    fn or_not1_and_inactive_lanes() {
+        // s_or_not1_b32 s1, s2, s3
+        let w = run(&[0x9201_0302], |w| {
+            w.s[2] = 0x0000_00f0;
+            w.s[3] = 0xffff_ff0f;
+        })
+        .unwrap();
+        assert_eq!(w.s[1], 0xf0 | 0xf0);
+        assert!(w.scc);
+        // Lanes outside EXEC keep their value.
+        let w = run(&[0xd726_0001, 0x0002_0702], |w| {
+            w.s[EXEC_LO] = 0x0000_ffff;
+            lanes(w, 1, |_| 99);
+        })
+        .unwrap();
+        assert_eq!((w.v[1][0], w.v[1][31]), (0, 99));
+    }
+
+    #[test]
+    fn unknown_opcodes_are_errors_not_panics() {
+        // VOP3 opcode 0x3ff does not exist.
+        match run(&[0xd7ff_0001, 0x0002_0702], |_| {}) {
+            Err(e) => assert!(e.contains("not implemented"), "{e}"),
+            Ok(_) => panic!("opcode 0x3ff executed"),
+        }
+    }
 }

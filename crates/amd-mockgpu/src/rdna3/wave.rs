@@ -17,6 +17,8 @@ pub struct Wave {
     pub(crate) pc: u64,
     pub(crate) done: bool,
     pub(crate) at_barrier: bool,
+    /// Each lane's private (scratch) memory, grown on use.
+    pub(crate) private: Vec<Vec<u8>>,
 }
 
 impl Wave {
@@ -28,6 +30,7 @@ impl Wave {
             pc,
             done: false,
             at_barrier: false,
+            private: vec![Vec::new(); 32],
         }
     }
 
@@ -72,6 +75,9 @@ impl Wave {
                 lo | hi << 32
             }
             193..=208 => (-((n - 192) as i64)) as u64,
+            // 64-bit operands take the float inline constants as doubles.
+            240..=247 => [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][(n - 240) as usize].to_bits(),
+            248 => 0x3fc4_5f30_6dc9_c883, // 1/(2π)
             _ => self.sread(n, lit)? as u64,
         })
     }
