@@ -335,35 +335,11 @@ impl<I: DeviceInterface> Device<I> {
 
     /// Waits for timeline `value`: spins, yields, and after 2 s sleeps in the
     /// transport's queue event; times out with [`HcqError::DeviceHang`] and the
-    /// transport's fault report.
+    /// transport's fault report, or ends early with it when the transport reports a
+    /// memory fault or hardware exception.
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
         let timeout = *self.inner.timeout.lock();
-        let start = Instant::now();
-        let mut spins = 0u32;
-        loop {
-            let current = self.inner.completed();
-            if current >= value {
-                return Ok(());
-            }
-            let waited = start.elapsed();
-            if waited >= timeout {
-                return Err(HcqError::DeviceHang {
-                    wanted: value,
-                    current,
-                    waited_ms: waited.as_millis() as u64,
-                    report: self.inner.iface.hang_report(),
-                });
-            }
-            if spins < 256 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if waited < crate::signal::SPIN_BEFORE_SLEEP {
-                std::thread::yield_now();
-            } else {
-                let left = timeout.saturating_sub(waited).min(Duration::from_millis(200));
-                self.inner.iface.sleep(left.as_millis().max(1) as u32)?;
-            }
-        }
+        crate::signal::wait_until(Some(&self.inner.iface), true, value, timeout, || self.inner.completed())
     }
 
     /// Waits until everything submitted so far is done, then releases memory freed

@@ -126,39 +126,57 @@ impl<I: DeviceInterface> Signal<I> {
     }
 
     /// Waits until the value is at least `value`: spins, then yields, and after 2 s
-    /// sleeps in the transport's queue event (timeline signals). Times out with
-    /// [`HcqError::DeviceHang`] carrying the transport's fault report.
+    /// sleeps in the transport's queue event (timeline signals); see [`wait_until`].
     pub fn wait_timeout(&self, value: u64, timeout: Duration) -> Result<()> {
-        let start = Instant::now();
-        let mut spins = 0u32;
-        loop {
-            if self.value() >= value {
-                return Ok(());
+        let owner = self.owner.upgrade();
+        let iface = owner.as_ref().map(|d| &d.iface);
+        wait_until(iface, self.event.is_some(), value, timeout, || self.value())
+    }
+}
+
+/// Waits until `current()` reaches `value`: spins, then yields, and after
+/// [`SPIN_BEFORE_SLEEP`] sleeps: in `iface`'s queue event when `in_event` (the value
+/// is written by a packet that raises it), else in short sleeps.
+/// Times out with [`HcqError::DeviceHang`] carrying the transport's fault report, and
+/// ends early with it when the transport reports a memory fault or hardware exception.
+pub(crate) fn wait_until<I: DeviceInterface>(
+    iface: Option<&I>,
+    in_event: bool,
+    value: u64,
+    timeout: Duration,
+    current: impl Fn() -> u64,
+) -> Result<()> {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    let hang = |report: Vec<String>| HcqError::DeviceHang {
+        wanted: value,
+        current: current(),
+        waited_ms: start.elapsed().as_millis() as u64,
+        report,
+    };
+    loop {
+        if current() >= value {
+            return Ok(());
+        }
+        let waited = start.elapsed();
+        if waited >= timeout {
+            return Err(hang(iface.map(|i| i.hang_report()).unwrap_or_default()));
+        }
+        if spins < 256 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else if waited < SPIN_BEFORE_SLEEP {
+            std::thread::yield_now();
+        } else if let Some(iface) = iface.filter(|_| in_event) {
+            let left = timeout.saturating_sub(waited).min(Duration::from_millis(200));
+            iface.sleep(left.as_millis().max(1) as u32)?;
+            // A fault or hardware exception the driver reported: the value will not arrive.
+            let report = iface.hang_report();
+            if !report.is_empty() && current() < value {
+                return Err(hang(report));
             }
-            let waited = start.elapsed();
-            if waited >= timeout {
-                let report = self.owner.upgrade().map(|d| d.iface.hang_report()).unwrap_or_default();
-                return Err(HcqError::DeviceHang {
-                    wanted: value,
-                    current: self.value(),
-                    waited_ms: waited.as_millis() as u64,
-                    report,
-                });
-            }
-            if spins < 256 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if waited < SPIN_BEFORE_SLEEP {
-                std::thread::yield_now();
-            } else {
-                match (self.event, self.owner.upgrade()) {
-                    (Some(_), Some(dev)) => {
-                        let left = timeout.saturating_sub(waited).min(Duration::from_millis(200));
-                        dev.iface.sleep(left.as_millis().max(1) as u32)?;
-                    }
-                    _ => std::thread::sleep(Duration::from_micros(200)),
-                }
-            }
+        } else {
+            std::thread::sleep(Duration::from_micros(200));
         }
     }
 }

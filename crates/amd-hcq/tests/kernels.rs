@@ -247,6 +247,55 @@ fn global_atomics_under_contention_with(elf: &[u8]) {
 }
 
 #[test]
+fn lds_atomics_and_compare_swap_loops() {
+    for elf in kernel!("lds_atomics") {
+        lds_atomics_and_compare_swap_loops_with(elf);
+    }
+}
+
+fn lds_atomics_and_compare_swap_loops_with(elf: &[u8]) {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, elf, "lds_atomics").unwrap();
+    // Three full workgroups and a partial one.
+    let n: usize = 3 * 256 + 77;
+    let wgs = n.div_ceil(256);
+    let a = rand_u32(n, 21);
+    let ba = upload(&dev, &a);
+    let out = upload(&dev, &vec![0u32; 16 + 16 * wgs]);
+    let fsum = upload(&dev, &vec![0u32; 1 + wgs]);
+    prg.launch(&[&ba, &out, &fsum], &[n as u32], groups(n), true).unwrap();
+    let got = download(&dev, &out, 16 + 16 * wgs);
+    let fgot: Vec<f32> = download(&dev, &fsum, 1 + wgs).into_iter().map(f32::from_bits).collect();
+    assert_eq!(got[10], n as u32, "global compare-swap increments");
+    let mut ftotal = 0.0f32;
+    for wg in 0..wgs {
+        let items = &a[wg * 256..((wg + 1) * 256).min(n)];
+        let s = &got[16 + wg * 16..16 + wg * 16 + 9];
+        let fold = |init: u32, op: fn(u32, u32) -> u32| items.iter().fold(init, |acc, &x| op(acc, x));
+        assert_eq!(s[0], fold(0, u32::wrapping_add), "add, workgroup {wg}");
+        assert_eq!(s[1], fold(u32::MAX, u32::min), "min, workgroup {wg}");
+        assert_eq!(s[2], fold(0, u32::max), "max, workgroup {wg}");
+        assert_eq!(
+            s[3],
+            fold(u32::MAX, |acc, x| acc & (x | 0xf0f0_f0f0)),
+            "and, workgroup {wg}"
+        );
+        assert_eq!(s[4], fold(0, |acc, x| acc | (x & 0x00ff_00ff)), "or, workgroup {wg}");
+        assert_eq!(s[5], fold(0, |acc, x| acc ^ x), "xor, workgroup {wg}");
+        // The last exchange leaves some item's id + 1; exactly one item saw the initial 0.
+        let ids = (wg * 256 + 1) as u32..=(wg * 256 + items.len()) as u32;
+        assert!(ids.contains(&s[6]), "exchange left {:#x}, workgroup {wg}", s[6]);
+        assert_eq!(s[7], 1, "items that saw 0, workgroup {wg}");
+        assert_eq!(s[8], 3 * items.len() as u32, "compare-swap loop, workgroup {wg}");
+        // Small integers: every order of f32 additions gives the exact sum.
+        let fsum_wg: f32 = items.iter().map(|&x| (x & 0xff) as f32).sum();
+        assert_eq!(fgot[1 + wg], fsum_wg, "LDS f32 add, workgroup {wg}");
+        ftotal += fsum_wg;
+    }
+    assert_eq!(fgot[0], ftotal, "global f32 add");
+}
+
+#[test]
 fn double_precision() {
     for elf in kernel!("f64math") {
         double_precision_with(elf);

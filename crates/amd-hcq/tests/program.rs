@@ -1,9 +1,10 @@
 //! Code objects, programs and launches, on the mock GPU.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use amd_hcq::{ArgKind, BufferKind, CodeObject, HcqError, Iface, LaunchDims, Platform, Program};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 
@@ -260,5 +261,53 @@ fn a_copy_after_a_launch_sees_its_results() {
     assert!(
         out.chunks(4)
             .all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 4.0)
+    );
+}
+
+#[test]
+fn an_instruction_the_interpreter_lacks_stops_the_queue_and_the_wait() {
+    let (m, p) = platform();
+    let dev = p.device(0).unwrap();
+    dev.set_timeout(Duration::from_secs(60));
+    // Replace vadd's first instruction with VOP3 opcode 0x3ff, which does not exist.
+    let co = CodeObject::parse(VADD).unwrap();
+    let kd = co.kernel("vadd").unwrap().descriptor_offset as usize;
+    let mut elf = VADD.to_vec();
+    let entry = kd as i64 + i64::from_le_bytes(co.image[kd + 16..kd + 24].try_into().unwrap());
+    // The entry's address is not its file offset: find its first 16 bytes in the file.
+    let head = &co.image[entry as usize..entry as usize + 16];
+    let at: Vec<usize> = (0..elf.len() - 16).filter(|&o| &elf[o..o + 16] == head).collect();
+    assert_eq!(at.len(), 1);
+    elf[at[0]..at[0] + 8].copy_from_slice(&[0x01, 0x00, 0xff, 0xd7, 0x02, 0x07, 0x02, 0x00]);
+    let prg = Program::load(&dev, &elf, "vadd").unwrap();
+    let buf = dev.alloc(4096, BufferKind::Device).unwrap();
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [32, 1, 1],
+    };
+    let started = std::time::Instant::now();
+    match prg.launch(&[&buf, &buf, &buf], &[8], dims, true) {
+        // The driver's hardware-exception event ends the wait well before the timeout.
+        Err(HcqError::DeviceHang { report, waited_ms, .. }) => {
+            assert!(report.iter().any(|r| r.starts_with("HW fault")), "{report:?}");
+            assert!(waited_ms < 10_000, "waited {waited_ms} ms");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The mock's queue state names the instruction.
+    let errors: Vec<String> = m
+        .queues()
+        .iter()
+        .filter_map(|q| match m.queue_state(q.id)?.status {
+            QueueStatus::Error(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("0x3ff") && errors[0].contains("d7ff0001"),
+        "{}",
+        errors[0]
     );
 }

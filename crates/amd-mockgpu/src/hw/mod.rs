@@ -14,6 +14,7 @@ mod sdma;
 
 use std::time::Instant;
 
+use amd_kfd::abi::KFD_HW_EXCEPTION_GPU_HANG;
 use amd_packets::GfxTarget;
 
 use crate::MemoryFault;
@@ -434,12 +435,18 @@ impl Driver {
                         self.events_dirty = true;
                         break;
                     }
+                    // A queue that stops on bad input is a hung engine to the driver, which
+                    // reports it through the hardware-exception events.
                     Err(Stop::Error(e)) => {
                         q.status = QueueStatus::Error(e);
+                        self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+                        self.events_dirty = true;
                         break;
                     }
                     Err(Stop::NeedMore(n)) => {
                         q.status = QueueStatus::Error(format!("truncated packet needs {n} dwords"));
+                        self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+                        self.events_dirty = true;
                         break;
                     }
                 }

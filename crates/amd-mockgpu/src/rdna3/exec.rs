@@ -3,6 +3,7 @@
 
 use super::decode::{Encoding, Inst};
 use super::wave::{EXEC_LO, VCC_LO, Wave};
+use crate::MemoryFault;
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -376,17 +377,7 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
         }
         return Ok(());
     }
-    let (load, n) = match i.op {
-        0x14 => (true, 1),
-        0x15 => (true, 2),
-        0x16 => (true, 3),
-        0x17 => (true, 4),
-        0x1a => (false, 1),
-        0x1b => (false, 2),
-        0x1c => (false, 3),
-        0x1d => (false, 4),
-        _ => return Err(unsupported(i)),
-    };
+    let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -399,23 +390,125 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
                 .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
         };
         let a = (a as i64).wrapping_add(offset) as u64;
-        let mut buf = [0u8; 16];
-        if load {
-            mem.read(a, &mut buf[..n * 4])
-                .map_err(|f| format!("{FAULT}memory fault at {:#x}", f.va))?;
-            for k in 0..n {
-                let b = &buf[k * 4..k * 4 + 4];
-                w.vwrite(vdst + k, lane, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
-            }
+        let fault = |f: MemoryFault| format!("{FAULT}memory fault at {:#x}", f.va);
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            mem.read(a, &mut buf[..kind.len()]).map_err(fault)?;
+            kind.load(w, lane, vdst, &buf)?;
         } else {
-            for k in 0..n {
-                buf[k * 4..k * 4 + 4].copy_from_slice(&w.vread(data + k as u16, lane, None)?.to_le_bytes());
-            }
-            mem.write(a, &buf[..n * 4])
-                .map_err(|f| format!("{FAULT}memory fault at {:#x}", f.va))?;
+            let (buf, len) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &buf[..len]).map_err(fault)?;
         }
     }
     Ok(())
+}
+
+/// Which half of a register a 16-bit (d16) load fills; the other half is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Whole,
+    Lo,
+    Hi,
+}
+
+/// What a GLOBAL or SCRATCH load or store opcode moves.
+#[derive(Clone, Copy)]
+enum MemOp {
+    /// Whole dwords into consecutive registers.
+    Load(usize),
+    /// Whole dwords from consecutive registers.
+    Store(usize),
+    /// 1 or 2 bytes, zero- or sign-extended, into a register or one of its halves.
+    LoadSmall { bytes: usize, signed: bool, part: Part },
+    /// 1 or 2 bytes from the low or high half of a register.
+    StoreSmall { bytes: usize, hi: bool },
+}
+
+fn mem_op(op: u16) -> Option<MemOp> {
+    let small = |bytes, signed, part| Some(MemOp::LoadSmall { bytes, signed, part });
+    match op {
+        0x10 => small(1, false, Part::Whole),
+        0x11 => small(1, true, Part::Whole),
+        0x12 => small(2, false, Part::Whole),
+        0x13 => small(2, true, Part::Whole),
+        0x14..=0x17 => Some(MemOp::Load((op - 0x13) as usize)),
+        0x18 | 0x19 => Some(MemOp::StoreSmall {
+            bytes: (op - 0x17) as usize,
+            hi: false,
+        }),
+        0x1a..=0x1d => Some(MemOp::Store((op - 0x19) as usize)),
+        0x1e => small(1, false, Part::Lo),
+        0x1f => small(1, true, Part::Lo),
+        0x20 => small(2, false, Part::Lo),
+        0x21 => small(1, false, Part::Hi),
+        0x22 => small(1, true, Part::Hi),
+        0x23 => small(2, false, Part::Hi),
+        0x24 | 0x25 => Some(MemOp::StoreSmall {
+            bytes: (op - 0x23) as usize,
+            hi: true,
+        }),
+        _ => None,
+    }
+}
+
+impl MemOp {
+    fn is_load(self) -> bool {
+        matches!(self, MemOp::Load(_) | MemOp::LoadSmall { .. })
+    }
+
+    /// Bytes moved per lane.
+    fn len(self) -> usize {
+        match self {
+            MemOp::Load(n) | MemOp::Store(n) => 4 * n,
+            MemOp::LoadSmall { bytes, .. } | MemOp::StoreSmall { bytes, .. } => bytes,
+        }
+    }
+
+    /// Puts the bytes a load read into `lane`'s registers from `vdst`.
+    fn load(self, w: &mut Wave, lane: usize, vdst: usize, buf: &[u8; 16]) -> R<()> {
+        match self {
+            MemOp::LoadSmall { bytes, signed, part } => {
+                let v = match (bytes, signed) {
+                    (1, false) => buf[0] as u32,
+                    (1, true) => buf[0] as i8 as i32 as u32,
+                    (_, false) => u16::from_le_bytes([buf[0], buf[1]]) as u32,
+                    (_, true) => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
+                };
+                let old = w.vread(256 + vdst as u16, lane, None)?;
+                let v = match part {
+                    Part::Whole => v,
+                    Part::Lo => (old & 0xffff_0000) | (v & 0xffff),
+                    Part::Hi => (old & 0xffff) | v << 16,
+                };
+                w.vwrite(vdst, lane, v)
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    let b = &buf[k * 4..k * 4 + 4];
+                    w.vwrite(vdst + k, lane, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The bytes a store writes for `lane`, from its registers at `data`.
+    fn store_bytes(self, w: &Wave, lane: usize, data: u16) -> R<([u8; 16], usize)> {
+        let mut buf = [0u8; 16];
+        match self {
+            MemOp::StoreSmall { bytes, hi } => {
+                let v = w.vread(data, lane, None)?;
+                let v = if hi { v >> 16 } else { v };
+                buf[..bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    buf[k * 4..k * 4 + 4].copy_from_slice(&w.vread(data + k as u16, lane, None)?.to_le_bytes());
+                }
+            }
+        }
+        Ok((buf, self.len()))
+    }
 }
 
 /// Private memory each lane may use.
@@ -432,11 +525,7 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
         256 + i.bits(1, 7, 0) as u16,
     );
     let sve = i.bits(1, 23, 23) != 0;
-    let (load, n) = match i.op {
-        0x14..=0x17 => (true, (i.op - 0x13) as usize),
-        0x1a..=0x1d => (false, (i.op - 0x19) as usize),
-        _ => return Err(format!("scratch opcode {:#x} is not implemented", i.op)),
-    };
+    let kind = mem_op(i.op).ok_or_else(|| format!("scratch opcode {:#x} is not implemented", i.op))?;
     let base = if saddr == 124 { 0 } else { w.sread(saddr, None)? as i64 };
     let exec = w.exec();
     for lane in 0..32 {
@@ -446,7 +535,7 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
         let v = if sve { w.vread(addr, lane, None)? as i64 } else { 0 };
         let a = base.wrapping_add(v).wrapping_add(offset);
         let end = a
-            .checked_add(4 * n as i64)
+            .checked_add(kind.len() as i64)
             .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT);
         let Some(end) = end else {
             return Err(format!(
@@ -458,16 +547,13 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
         if mem.len() < end {
             mem.resize(end.next_multiple_of(256), 0);
         }
-        for k in 0..n {
-            let at = a + 4 * k;
-            if load {
-                let b = &w.private[lane][at..at + 4];
-                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                w.vwrite(vdst + k, lane, v)?;
-            } else {
-                let v = w.vread(data + k as u16, lane, None)?;
-                w.private[lane][at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            buf[..end - a].copy_from_slice(&w.private[lane][a..end]);
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (buf, len) = kind.store_bytes(w, lane, data)?;
+            w.private[lane][a..end].copy_from_slice(&buf[..len]);
         }
     }
     Ok(())
@@ -562,24 +648,52 @@ fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                 w.vwrite(vdst, lane, x)?;
                 w.vwrite(vdst + 1, lane, y)?;
             }
-            0x00 | 0x07 | 0x08 | 0x10 | 0x15 | 0x20 => {
+            // Read-modify-writes; the `_rtn` forms (0x20 up, 0x79) also return the old value.
+            0x00..=0x0c | 0x10 | 0x12 | 0x13 | 0x15 | 0x20..=0x2d | 0x30 | 0x32 | 0x33 | 0x79 => {
                 let a = base.wrapping_add(offset);
-                let (old, data) = (rd(lds, a), w.vread(d0, lane, None)?);
+                let (old, x) = (rd(lds, a), w.vread(d0, lane, None)?);
+                let y = || w.vread(d1, lane, None);
                 let new = match i.op {
-                    0x00 | 0x20 => old.wrapping_add(data),
-                    0x07 => old.min(data),
-                    0x08 => old.max(data),
-                    0x10 => {
-                        if old == data {
-                            w.vread(d1, lane, None)?
+                    0x00 | 0x20 => old.wrapping_add(x),
+                    0x01 | 0x21 => old.wrapping_sub(x),
+                    0x02 | 0x22 => x.wrapping_sub(old),
+                    0x03 | 0x23 => {
+                        if old >= x {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    0x04 | 0x24 => {
+                        if old == 0 || old > x {
+                            x
+                        } else {
+                            old - 1
+                        }
+                    }
+                    0x05 | 0x25 => (old as i32).min(x as i32) as u32,
+                    0x06 | 0x26 => (old as i32).max(x as i32) as u32,
+                    0x07 | 0x27 => old.min(x),
+                    0x08 | 0x28 => old.max(x),
+                    0x09 | 0x29 => old & x,
+                    0x0a | 0x2a => old | x,
+                    0x0b | 0x2b => old ^ x,
+                    0x0c | 0x2c => (old & !x) | y()?,
+                    0x2d => x,
+                    // gfx11 compare-store: DATA0 is the new value, DATA1 the comparand.
+                    0x10 | 0x30 => {
+                        if old == y()? {
+                            x
                         } else {
                             old
                         }
                     }
-                    _ => (f(old) + f(data)).to_bits(),
+                    0x12 | 0x32 => f(old).min(f(x)).to_bits(),
+                    0x13 | 0x33 => f(old).max(f(x)).to_bits(),
+                    _ => (f(old) + f(x)).to_bits(),
                 };
                 wr(lds, a, new);
-                if i.op == 0x20 {
+                if i.op >= 0x20 {
                     w.vwrite(vdst, lane, old)?;
                 }
             }
@@ -829,6 +943,20 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
     w.swrite(sdst, mask)
 }
 
+/// `x` as `mant * 2^exp` with `|mant|` in [0.5, 1); zero, infinities and NaN give
+/// themselves and exponent 0.
+fn frexp(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    // f64 holds every f32 (denormals included) as a normal number.
+    let d = x as f64;
+    let bits = d.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1022;
+    let mant = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
+    (mant as f32, exp)
+}
+
 /// 16-bit integer VOP3 ops: sources and destination are register halves picked by op_sel;
 /// the other half of the destination is preserved.
 fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
@@ -953,7 +1081,36 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x188 => fa as i32 as u32,
             0x1aa => (1.0 / fa).to_bits(),
             0x1b7 => !a,
-            0x191 => ((a & 0xff) as f32).to_bits(),
+            0x191..=0x194 => (((a >> (8 * (op - 0x191))) & 0xff) as f32).to_bits(),
+            0x18c => (fa + 0.5).floor() as i32 as u32,
+            0x18d => fa.floor() as i32 as u32,
+            0x1a0 => (fa - fa.floor()).min(f(0x3f7f_ffff)).to_bits(),
+            0x1a2 => fa.ceil().to_bits(),
+            0x1a3 => fa.round_ties_even().to_bits(),
+            0x1b8 => a.reverse_bits(),
+            // v_clz_i32_u32 / v_ctz_i32_b32: -1 when no bit is set.
+            0x1b9 => {
+                if a == 0 {
+                    u32::MAX
+                } else {
+                    a.leading_zeros()
+                }
+            }
+            0x1ba => {
+                if a == 0 {
+                    u32::MAX
+                } else {
+                    a.trailing_zeros()
+                }
+            }
+            // v_cls_i32: bits after the sign bit equal to it; -1 for 0 and -1.
+            0x1bb => match a {
+                0 | u32::MAX => u32::MAX,
+                _ if (a as i32) < 0 => a.leading_ones() - 1,
+                _ => a.leading_zeros() - 1,
+            },
+            0x1bf => frexp(fa).1 as u32,
+            0x1c0 => frexp(fa).0.to_bits(),
             0x1a1 => fa.trunc().to_bits(),
             0x1a4 => fa.floor().to_bits(),
             0x1a5 => fa.exp2().to_bits(),
@@ -1077,13 +1234,20 @@ mod tests {
 
     /// Runs the instruction in `words` on a wave prepared by `setup`.
     fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
+        run_all(&[words], setup)
+    }
+
+    /// Runs the instructions in order (no branches) on one wave.
+    fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
         let driver = Driver::new(vec![GpuProfile::gfx1100()], false);
         let mem = GpuMemory::for_test(&driver, 0);
         let mut w = Wave::new(8, 0);
         w.s[EXEC_LO] = u32::MAX;
         setup(&mut w);
-        let i = Inst::decode(words).map_err(|e| e.to_string())?;
-        step(&mut w, &i, &mem, &mut [])?;
+        for words in prog {
+            let i = Inst::decode(words).map_err(|e| e.to_string())?;
+            step(&mut w, &i, &mem, &mut [])?;
+        }
         Ok(w)
     }
 
@@ -1161,6 +1325,33 @@ mod tests {
         })
         .unwrap();
         assert_eq!((w.v[1][0], w.v[1][31]), (0, 99));
+    }
+
+    #[test]
+    fn sub_dword_scratch_loads_and_stores() {
+        let store_b8 = [0xdc61_0005, 0x00fc_0102]; // scratch_store_b8 v2, v1, off offset:5
+        let load_i8 = [0xdc45_0005, 0x03fc_0002]; // scratch_load_i8 v3, v2, off offset:5
+        let load_u8 = [0xdc41_0005, 0x03fc_0002]; // scratch_load_u8 v3, v2, off offset:5
+        let store_b16 = [0xdc65_0006, 0x00fc_0102]; // scratch_store_b16 v2, v1, off offset:6
+        let load_hi16 = [0xdc8d_0006, 0x04fc_0002]; // scratch_load_d16_hi_b16 v4, v2, off offset:6
+        let store_hi16 = [0xdc95_0008, 0x00fc_0102]; // scratch_store_d16_hi_b16 v2, v1, off offset:8
+        let load_u16 = [0xdc49_0008, 0x03fc_0002]; // scratch_load_u16 v3, v2, off offset:8
+        let setup = |w: &mut Wave| {
+            lanes(w, 1, |l| 0x8765_4380 + l as u32);
+            lanes(w, 2, |l| 16 * l as u32);
+            lanes(w, 4, |_| 0x0000_1234);
+        };
+        let w = run_all(&[&store_b8, &load_i8], setup).unwrap();
+        assert_eq!(w.v[3][1], 0xffff_ff81, "sign-extended byte");
+        let w = run_all(&[&store_b8, &load_u8], setup).unwrap();
+        assert_eq!(w.v[3][1], 0x81, "zero-extended byte");
+        let w = run_all(&[&store_b16, &load_hi16], setup).unwrap();
+        assert_eq!(w.v[4][2], 0x4382_1234, "d16 high half kept the low half");
+        let w = run_all(&[&store_hi16, &load_u16], setup).unwrap();
+        assert_eq!(w.v[3][2], 0x8765, "high half stored");
+        // Outside a lane's private memory: an error, not a panic.
+        let far = |w: &mut Wave| lanes(w, 2, |_| u32::MAX - 2);
+        assert!(run_all(&[&store_b16], far).is_err());
     }
 
     #[test]
