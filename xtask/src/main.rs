@@ -46,6 +46,7 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("encode", "amd-packets", "encode"),
     ("engines", "amd-mockgpu", "engines"),
     ("runtime", "amd-hcq", "runtime"),
+    ("interp", "amd-hcq", "interp"),
 ];
 
 fn bench(args: &[String]) -> Result<()> {

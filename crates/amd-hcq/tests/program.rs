@@ -311,3 +311,34 @@ fn an_instruction_the_interpreter_lacks_stops_the_queue_and_the_wait() {
         errors[0]
     );
 }
+
+#[test]
+fn the_interpreter_counts_the_work_it_does() {
+    let (m, p) = platform();
+    let exec = amd_mockgpu::Rdna3Executor::default();
+    let counters = exec.counters();
+    m.set_kernel_executor(Box::new(exec));
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let buf = dev.alloc(4096, BufferKind::Device).unwrap();
+    // 40 threads: a full wave and a wave with 8 lanes.
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [40, 1, 1],
+    };
+    let read = || {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            counters.instructions.load(Relaxed),
+            counters.lane_instructions.load(Relaxed),
+        )
+    };
+    prg.launch(&[&buf, &buf, &buf], &[40], dims, true).unwrap();
+    let (insts, lanes) = read();
+    assert!(insts > 0 && lanes > insts && lanes < 32 * insts, "{insts} {lanes}");
+    // Both waves run the same straight-line code: 32 + 8 lanes per instruction pair.
+    assert_eq!(insts % 2, 0);
+    assert_eq!(lanes, insts / 2 * 40);
+    prg.launch(&[&buf, &buf, &buf], &[40], dims, true).unwrap();
+    assert_eq!(read(), (2 * insts, 2 * lanes), "the same launch counts the same again");
+}

@@ -15,8 +15,11 @@
 //! Everything above the `Sys` trait is the production path. Paths the mock does not
 //! emulate fall through to the host only for reads outside `/dev` and `/sys`.
 //!
-//! The hardware half (ring executors, the RDNA3 interpreter) is not built yet:
-//! queues are registered ([`MockSys::queues`]) but not consumed.
+//! The hardware half ([`hw`]) consumes the rings: a PM4 engine per compute queue and an
+//! SDMA engine per copy queue, reading and writing the GPU's memory through checked
+//! accesses, raising interrupts through the event page, and handing each
+//! DISPATCH_DIRECT to a [`KernelExecutor`] — by default [`Rdna3Executor`], an RDNA3
+//! interpreter that runs the compiled kernels.
 #![deny(unsafe_code)]
 
 mod driver;

@@ -7,16 +7,22 @@
 //! interpreter does not implement stops the dispatch with an error naming the address,
 //! the dwords and the encoding.
 //!
-//! Implemented so far: the scalar ALU, compare and branch instructions, scalar loads,
-//! the common 32-bit vector integer and float ALU (VOP1/VOP2/VOPC/VOP3, carries,
-//! 64-bit shifts and multiply-add), global loads and stores. Not yet: DS (LDS), scratch
-//! and flat, VOP3P, VOPD, DPP, f16/f64, transcendentals beyond `v_rcp_f32`, atomics.
+//! Implemented: the scalar ALU, compares, branches and scalar loads; the vector ALU
+//! for 32-bit integer and float, 64-bit integer and f64, 16-bit integer (VOP1, VOP2,
+//! VOPC/VOPCX, VOP3 with and without SDST, VOPD dual issue, DPP16 row and quad
+//! permutes, literals); transcendentals; readlane/writelane; LDS loads, stores and every
+//! read-modify-write; global loads, stores (dword and sub-dword, d16) and atomics;
+//! per-lane scratch. Not yet: VOP3P (packed f16) and f16 arithmetic, DPP8, permlane,
+//! flat (segment 0) addressing, the mode register's denormal and rounding controls,
+//! output modifiers (clamp, omod). The README's limits list is the full account.
 
 mod decode;
 mod exec;
 mod wave;
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use decode::{DecodeError, Encoding, Inst};
 
@@ -31,13 +37,32 @@ pub struct Rdna3Executor {
     /// Instructions one dispatch may execute (all waves together) before it is
     /// stopped as a runaway.
     pub max_instructions: u64,
+    counters: Arc<Counters>,
+}
+
+/// Work the interpreter has done, over every dispatch of the executors sharing it.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Wave instructions executed.
+    pub instructions: AtomicU64,
+    /// Lane instructions: each wave instruction counts the lanes EXEC enabled when it
+    /// issued.
+    pub lane_instructions: AtomicU64,
 }
 
 impl Default for Rdna3Executor {
     fn default() -> Self {
         Rdna3Executor {
             max_instructions: 1 << 32,
+            counters: Arc::default(),
         }
+    }
+}
+
+impl Rdna3Executor {
+    /// The counters this executor (and its clones) add to.
+    pub fn counters(&self) -> Arc<Counters> {
+        self.counters.clone()
     }
 }
 
@@ -90,6 +115,27 @@ impl CodeCache {
 
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
+        let mut code = CodeCache { insts: HashMap::new() };
+        let mut budget = self.max_instructions;
+        let mut lanes = 0u64;
+        let result = self.run_grid(mem, d, &mut code, &mut budget, &mut lanes);
+        let c = &self.counters;
+        c.instructions
+            .fetch_add(self.max_instructions - budget, Ordering::Relaxed);
+        c.lane_instructions.fetch_add(lanes, Ordering::Relaxed);
+        result
+    }
+}
+
+impl Rdna3Executor {
+    fn run_grid(
+        &self,
+        mem: &GpuMemory<'_>,
+        d: &DispatchInfo,
+        code: &mut CodeCache,
+        budget: &mut u64,
+        lanes: &mut u64,
+    ) -> Result<(), KernelError> {
         let rsrc2 = d.rsrc[1];
         let user_sgprs = ((rsrc2 >> 1) & 0x1f) as usize;
         let tgid_en = [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0];
@@ -100,8 +146,6 @@ impl KernelExecutor for Rdna3Executor {
         let n_waves = threads.div_ceil(32);
         // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
         let lds_bytes = (((rsrc2 >> 15) & 0x1ff) * 512) as usize;
-        let mut code = CodeCache { insts: HashMap::new() };
-        let mut budget = self.max_instructions;
         for gz in 0..d.grid[2] {
             for gy in 0..d.grid[1] {
                 for gx in 0..d.grid[0] {
@@ -135,7 +179,7 @@ impl KernelExecutor for Rdna3Executor {
                         })
                         .collect();
                     let mut lds = vec![0u8; lds_bytes];
-                    run_group(&mut waves, mem, &mut code, &mut budget, &mut lds)?;
+                    run_group(&mut waves, mem, code, budget, lanes, &mut lds)?;
                 }
             }
         }
@@ -148,6 +192,7 @@ fn run_group(
     mem: &GpuMemory<'_>,
     code: &mut CodeCache,
     budget: &mut u64,
+    lanes: &mut u64,
     lds: &mut [u8],
 ) -> Result<(), KernelError> {
     loop {
@@ -161,6 +206,7 @@ fn run_group(
                     ));
                 }
                 *budget -= 1;
+                *lanes += w.exec().count_ones() as u64;
                 let i = code.fetch(mem, w.pc)?;
                 let flow = exec::step(w, &i, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(f) => KernelError::Fault(f),

@@ -1,0 +1,256 @@
+//! The RDNA3 interpreter's speed: lane instructions per second on vadd, the LDS tree
+//! reduction and the tiled LDS matmul, launched through the runtime on the mock GPU.
+//! References measured in the same run: the same computation in native Rust, and,
+//! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
+//! the same code objects on the same grids.
+//!
+//! `cargo xtask bench interp` (`REMU_LIB=/path/to/libremu.so cargo xtask bench interp`
+//! for the remu ratio). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
+
+mod remu;
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use amd_hcq::{Buffer, BufferKind, CodeObject, Device, Iface, LaunchDims, Platform, Program};
+use amd_mockgpu::{MockConfig, MockSys, Rdna3Executor};
+
+const RUNS: usize = 3;
+
+/// One kernel argument.
+#[derive(Clone, Copy)]
+enum Arg {
+    /// Index into the case's buffers.
+    Buf(usize),
+    U32(u32),
+}
+
+struct Case {
+    name: &'static str,
+    elf: &'static [u8],
+    kernel: &'static str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    buffers: Vec<Vec<u32>>,
+    args: Vec<Arg>,
+    /// The same computation in Rust, on the case's buffers.
+    native: fn(&mut [Vec<u32>]),
+}
+
+fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect()
+}
+
+fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
+    rand_u32(n, seed).iter().map(|&v| ((v % m) as f32).to_bits()).collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn cases() -> Vec<Case> {
+    let vadd_n = 256 * 1024;
+    let red_n = 256 * 256;
+    let mm_n = 64usize;
+    vec![
+        Case {
+            name: "vadd",
+            elf: include_bytes!("../../../../tests/kernels/vadd.hsaco"),
+            kernel: "vadd",
+            grid: [(vadd_n / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+            buffers: vec![floats(vadd_n, 1, 1000), floats(vadd_n, 2, 1000), vec![0; vadd_n]],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(vadd_n as u32)],
+            native: |b| {
+                for i in 0..b[0].len() {
+                    b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
+                }
+            },
+        },
+        Case {
+            name: "reduce_lds",
+            elf: include_bytes!("../../../../tests/kernels/reduce_lds.hsaco"),
+            kernel: "reduce_lds",
+            grid: [(red_n / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+            buffers: vec![floats(red_n, 3, 64), vec![0; red_n / 256]],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32(red_n as u32)],
+            native: |b| {
+                for g in 0..b[1].len() {
+                    let s: f32 = b[0][g * 256..(g + 1) * 256].iter().map(|&x| f32::from_bits(x)).sum();
+                    b[1][g] = s.to_bits();
+                }
+            },
+        },
+        Case {
+            name: "matmul",
+            elf: include_bytes!("../../../../tests/kernels/matmul.hsaco"),
+            kernel: "matmul",
+            grid: [(mm_n / 16) as u32, (mm_n / 16) as u32, 1],
+            block: [16, 16, 1],
+            buffers: vec![
+                floats(mm_n * mm_n, 4, 7),
+                floats(mm_n * mm_n, 5, 5),
+                vec![0; mm_n * mm_n],
+            ],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
+            native: |b| {
+                let n = (b[0].len() as f64).sqrt() as usize;
+                for r in 0..n {
+                    for c in 0..n {
+                        let s: f32 = (0..n)
+                            .map(|k| f32::from_bits(b[0][r * n + k]) * f32::from_bits(b[1][k * n + c]))
+                            .sum();
+                        b[2][r * n + c] = s.to_bits();
+                    }
+                }
+            },
+        },
+    ]
+}
+
+fn upload(dev: &Device, words: &[u32]) -> Buffer {
+    let b = dev.alloc(words.len() * 4 + 256, BufferKind::Device).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.copy_in(&b, 0, &bytes).unwrap();
+    b
+}
+
+/// Seconds per launch and lane/wave instructions per launch, on the interpreter.
+fn ours(case: &Case) -> (f64, u64, u64) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    let exec = Rdna3Executor::default();
+    let counters = exec.counters();
+    m.set_kernel_executor(Box::new(exec));
+    let p = Platform::with_sys(m, Iface::Mock).unwrap();
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, case.elf, case.kernel).unwrap();
+    let bufs: Vec<Buffer> = case.buffers.iter().map(|b| upload(&dev, b)).collect();
+    let buf_args: Vec<&Buffer> = case
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Buf(i) => Some(&bufs[*i]),
+            Arg::U32(_) => None,
+        })
+        .collect();
+    let vals: Vec<u32> = case
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::U32(v) => Some(*v),
+            Arg::Buf(_) => None,
+        })
+        .collect();
+    let dims = LaunchDims {
+        global: case.grid,
+        local: case.block,
+    };
+    // One warm-up launch, then the timed ones.
+    prg.launch(&buf_args, &vals, dims, true).unwrap();
+    let (i0, l0) = (
+        counters.instructions.load(Ordering::Relaxed),
+        counters.lane_instructions.load(Ordering::Relaxed),
+    );
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        prg.launch(&buf_args, &vals, dims, true).unwrap();
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / RUNS as u64;
+    let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / RUNS as u64;
+    (median(times), lanes, insts)
+}
+
+fn native(case: &Case) -> f64 {
+    let mut bufs = case.buffers.clone();
+    let mut times = Vec::new();
+    for _ in 0..RUNS * 5 {
+        let t = Instant::now();
+        (case.native)(black_box(&mut bufs));
+        times.push(t.elapsed().as_secs_f64());
+    }
+    black_box(&bufs);
+    median(times)
+}
+
+/// Seconds for one launch on remu, or why it could not run.
+fn on_remu(r: &remu::Remu, case: &Case) -> Result<f64, String> {
+    let co = CodeObject::parse(case.elf).map_err(|e| e.to_string())?;
+    let k = co.kernel(case.kernel).map_err(|e| e.to_string())?;
+    let entry = (k.descriptor_offset as i64 + k.descriptor.entry_offset) as usize;
+    let code: Vec<u32> = co.image[entry..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // remu reads and writes host memory: the kernargs hold host pointers. The output
+    // buffers get slack past their end, as on the mock.
+    let mut bufs: Vec<Vec<u32>> = case.buffers.iter().map(|b| [b.clone(), vec![0; 64]].concat()).collect();
+    let mut kernargs = vec![0u8; (k.descriptor.kernarg_size as usize).max(64).next_multiple_of(8)];
+    for (a, info) in case.args.iter().zip(&k.args) {
+        let at = info.offset as usize;
+        match a {
+            Arg::Buf(i) => kernargs[at..at + 8].copy_from_slice(&(bufs[*i].as_mut_ptr() as u64).to_le_bytes()),
+            Arg::U32(v) => kernargs[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+        }
+    }
+    let kernargs: Vec<u64> = kernargs
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let t = Instant::now();
+    let status = r.run(&code, case.grid, case.block, &kernargs);
+    let secs = t.elapsed().as_secs_f64();
+    black_box(&mut bufs);
+    if status != 0 {
+        return Err(format!("remu returned {status}"));
+    }
+    Ok(secs)
+}
+
+fn main() {
+    let remu = std::env::var("REMU_LIB").ok().map(|p| remu::Remu::load(&p));
+    if remu.is_none() {
+        println!("(REMU_LIB not set: no remu ratio; build remu yourself and point REMU_LIB at libremu.so)");
+    }
+    for case in cases() {
+        let (secs, lanes, insts) = ours(&case);
+        let rate = lanes as f64 / secs;
+        let nat = native(&case);
+        println!(
+            "bench interp {}: {:.1} M lane-instr/s ({:.2} M wave-instr/s, {} lane-instr per launch, {:.2} ms) ({:.4} × native Rust)",
+            case.name,
+            rate / 1e6,
+            insts as f64 / secs / 1e6,
+            lanes,
+            secs * 1e3,
+            nat / secs,
+        );
+        match &remu {
+            Some(Ok(r)) => match on_remu(r, &case) {
+                Ok(t) => println!(
+                    "bench interp {} vs remu: {:.2} ms on remu ({:.1} × remu)",
+                    case.name,
+                    t * 1e3,
+                    t / secs
+                ),
+                Err(e) => println!("bench interp {} vs remu: not measured: {e}", case.name),
+            },
+            Some(Err(e)) => println!("bench interp {} vs remu: not measured: {e}", case.name),
+            None => {}
+        }
+    }
+}
