@@ -449,3 +449,50 @@ fn private_array_in_scratch() {
         }
     }
 }
+
+#[test]
+fn tiled_f16_matmul_with_packed_math() {
+    for elf in kernel!("matmul_f16") {
+        tiled_f16_matmul_with_packed_math_with(elf);
+    }
+}
+
+fn tiled_f16_matmul_with_packed_math_with(elf: &[u8]) {
+    let (_p, dev) = device();
+    let prg = Program::load(&dev, elf, "matmul_f16").unwrap();
+    let n = 32usize;
+    // Halves of small integers: every product and partial sum (|x| <= 32 * 3 * 2) is exact.
+    let a: Vec<f32> = rand_u32(n * n, 14).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = rand_u32(n * n, 15).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
+    let halves = |v: &[f32]| -> Vec<u32> {
+        let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
+        h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
+    };
+    let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
+    let c = dev.alloc(n * n * 2, BufferKind::Device).unwrap();
+    let dims = LaunchDims {
+        global: [(n / 16) as u32, (n / 16) as u32, 1],
+        local: [8, 16, 1],
+    };
+    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).unwrap();
+    let got = download(&dev, &c, n * n / 2);
+    for r in 0..n {
+        for col in 0..n {
+            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
+            let k = r * n + col;
+            let h = (got[k / 2] >> (16 * (k % 2))) as u16;
+            assert_eq!(h, f32_to_half_exact(want), "C[{r}][{col}]");
+        }
+    }
+}
+
+/// Half bits of a small integer `x` (|x| < 2048), exactly.
+fn f32_to_half_exact(x: f32) -> u16 {
+    assert!(x.fract() == 0.0 && x.abs() < 2048.0);
+    if x == 0.0 {
+        return 0;
+    }
+    let (sign, m) = (if x < 0.0 { 0x8000 } else { 0 }, x.abs() as u32);
+    let e = 31 - m.leading_zeros();
+    sign | ((e + 15) as u16) << 10 | ((m << (10 - e)) & 0x3ff) as u16
+}

@@ -2,6 +2,7 @@
 //! 32 lanes of the wave at once, and global memory.
 
 use super::decode::{Encoding, Inst};
+use super::half;
 use super::wave::{EXEC_LO, VCC_LO, Wave};
 use crate::MemoryFault;
 use crate::hw::GpuMemory;
@@ -86,7 +87,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Flat => flat(w, i, mem).map(|_| Flow::Next),
         Encoding::Ds => ds(w, i, lds).map(|_| Flow::Next),
         Encoding::Vopd => vopd(w, i).map(|_| Flow::Next),
-        _ => Err(unsupported(i)),
+        Encoding::Vop3p => vop3p(w, i).map(|_| Flow::Next),
     }
 }
 
@@ -633,6 +634,41 @@ fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                 let v = rd(lds, base.wrapping_add(offset));
                 w.vwrite(vdst, lane, v)?;
             }
+            // Sub-dword stores and loads (zero- or sign-extended).
+            0x1e | 0x1f => {
+                let (a, n) = (base.wrapping_add(offset) as usize, (i.op - 0x1d) as usize);
+                let v = w.vread(d0, lane, None)?.to_le_bytes();
+                if let Some(b) = lds.get_mut(a..a + n) {
+                    b.copy_from_slice(&v[..n]);
+                }
+            }
+            0x39..=0x3c => {
+                let a = base.wrapping_add(offset) as usize;
+                let n = if i.op < 0x3b { 1 } else { 2 };
+                let mut b = [0u8; 2];
+                if let Some(src) = lds.get(a..a + n) {
+                    b[..n].copy_from_slice(src);
+                }
+                let v = match i.op {
+                    0x39 => b[0] as i8 as i32 as u32,
+                    0x3a => b[0] as u32,
+                    0x3b => i16::from_le_bytes(b) as i32 as u32,
+                    _ => u16::from_le_bytes(b) as u32,
+                };
+                w.vwrite(vdst, lane, v)?;
+            }
+            // Three and four dwords.
+            0xde | 0xdf | 0xfe | 0xff => {
+                let a = base.wrapping_add(offset);
+                for k in 0..if i.op & 1 == 0 { 3 } else { 4 } {
+                    let at = a.wrapping_add(4 * k as u32);
+                    if i.op < 0xfe {
+                        wr(lds, at, w.vread(d0 + k as u16, lane, None)?);
+                    } else {
+                        w.vwrite(vdst + k, lane, rd(lds, at))?;
+                    }
+                }
+            }
             0x76 => {
                 let a = base.wrapping_add(offset);
                 let (lo, hi) = (rd(lds, a), rd(lds, a.wrapping_add(4)));
@@ -943,6 +979,82 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
     w.swrite(sdst, mask)
 }
 
+/// A VOP3P operand as 32 bits: registers and literals as they are; inline constants
+/// replicated into both halves, float ones as halves.
+fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u32> {
+    const HALVES: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+    let h = match n {
+        128..=208 => w.vread(n, lane, lit)? as u16,
+        240..=248 => HALVES[(n - 240) as usize],
+        _ => return w.vread(n, lane, lit),
+    };
+    Ok(h as u32 | (h as u32) << 16)
+}
+
+/// Packed 16-bit math (VOP3P): each half of the result from the source halves
+/// op_sel (low) and op_sel_hi (high) pick, with neg_lo / neg_hi on float operands.
+fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
+    let op = i.bits(0, 22, 16) as u16;
+    let dst = i.bits(0, 7, 0) as usize;
+    let srcs = [
+        i.bits(1, 8, 0) as u16,
+        i.bits(1, 17, 9) as u16,
+        i.bits(1, 26, 18) as u16,
+    ];
+    let op_sel = i.bits(0, 13, 11);
+    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
+    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    if i.bits(0, 15, 15) != 0 {
+        return Err("VOP3P clamp is not implemented".into());
+    }
+    let float = matches!(op, 0x0e..=0x12);
+    if !matches!(op, 0x00..=0x03 | 0x07..=0x12) {
+        return Err(unsupported(i));
+    }
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let mut v = [0u32; 3];
+        for (k, src) in srcs.iter().enumerate() {
+            v[k] = packed_src(w, *src, lane, i.literal)?;
+        }
+        let mut out = 0u32;
+        for hi in [false, true] {
+            let (sel, neg) = if hi { (op_sel_hi, neg_hi) } else { (op_sel, neg_lo) };
+            let x: [u16; 3] = std::array::from_fn(|k| {
+                let h = (v[k] >> (16 * (sel >> k & 1))) as u16;
+                if float && neg >> k & 1 != 0 { h ^ 0x8000 } else { h }
+            });
+            let f = |k: usize| half::to_f32(x[k]) as f64;
+            let (a, b, c) = (x[0], x[1], x[2]);
+            let r: u16 = match op {
+                0x00 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
+                0x01 => a.wrapping_mul(b),
+                0x02 => (a as i16).wrapping_add(b as i16) as u16,
+                0x03 => (a as i16).wrapping_sub(b as i16) as u16,
+                0x07 => (a as i16).max(b as i16) as u16,
+                0x08 => (a as i16).min(b as i16) as u16,
+                0x09 => a.wrapping_mul(b).wrapping_add(c),
+                0x0a => a.wrapping_add(b),
+                0x0b => a.wrapping_sub(b),
+                0x0c => a.max(b),
+                0x0d => a.min(b),
+                // Products of halves are exact in f64; the sum rounds once to f64, then to half.
+                0x0e => half::from_f64(f(0).mul_add(f(1), f(2))),
+                0x0f => half::from_f64(f(0) + f(1)),
+                0x10 => half::from_f64(f(0) * f(1)),
+                0x11 => half::from_f64(f(0).min(f(1))),
+                _ => half::from_f64(f(0).max(f(1))),
+            };
+            out |= (r as u32) << if hi { 16 } else { 0 };
+        }
+        w.vwrite(dst, lane, out)?;
+    }
+    Ok(())
+}
+
 /// `x` as `mant * 2^exp` with `|mant|` in [0.5, 1); zero, infinities and NaN give
 /// themselves and exponent 0.
 fn frexp(x: f32) -> (f32, i32) {
@@ -1173,6 +1285,22 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 fa.mul_add(fb, c).to_bits()
             }
             0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            // v_perm_b32: each result byte picked from {S0, S1} by a selector byte of S2.
+            0x244 => {
+                let (sel, pair) = (w.vread(srcs[2], lane, lit)?, (a as u64) << 32 | b as u64);
+                let byte = |s: u32| -> u32 {
+                    match s {
+                        0..=7 => (pair >> (8 * s)) as u32 & 0xff,
+                        8..=11 => {
+                            let bit = [15, 31, 47, 63][(s - 8) as usize];
+                            if pair >> bit & 1 != 0 { 0xff } else { 0 }
+                        }
+                        12 => 0,
+                        _ => 0xff,
+                    }
+                };
+                (0..4).fold(0, |acc, k| acc | byte((sel >> (8 * k)) & 0xff) << (8 * k))
+            }
             0x247 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
             0x255 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             0x256 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
@@ -1244,9 +1372,10 @@ mod tests {
         let mut w = Wave::new(8, 0);
         w.s[EXEC_LO] = u32::MAX;
         setup(&mut w);
+        let mut lds = vec![0u8; 1024];
         for words in prog {
             let i = Inst::decode(words).map_err(|e| e.to_string())?;
-            step(&mut w, &i, &mem, &mut [])?;
+            step(&mut w, &i, &mem, &mut lds)?;
         }
         Ok(w)
     }
@@ -1352,6 +1481,58 @@ mod tests {
         // Outside a lane's private memory: an error, not a panic.
         let far = |w: &mut Wave| lanes(w, 2, |_| u32::MAX - 2);
         assert!(run_all(&[&store_b16], far).is_err());
+    }
+
+    #[test]
+    fn packed_f16_selects_and_negates_each_half() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |_| 0x4000_4200); // (hi 2.0, lo 3.0)
+            lanes(w, 3, |_| 0x4500_3800); // (hi 5.0, lo 0.5)
+            lanes(w, 4, |_| 0x3c00_4400); // (hi 1.0, lo 4.0)
+        };
+        // v_pk_fma_f16 v1, v2, v3, v4 op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[1,0,0] neg_hi:[0,1,0]
+        let w = run(&[0xcc0e_4a01, 0x3412_0702], set).unwrap();
+        // lo: -(2.0) * 0.5 + 4.0 = 3.0; hi: 3.0 * -(5.0) + 1.0 = -14.0
+        assert_eq!(w.v[1][9], 0xcb00_4200);
+        // v_pk_fma_f16 v1, v2, 1.0, v4: the inline constant is a half in both halves.
+        let w = run(&[0xcc0e_4001, 0x1c11_e502], set).unwrap();
+        assert_eq!(w.v[1][0], 0x4200_4700);
+    }
+
+    #[test]
+    fn perm_picks_bytes_signs_and_constants() {
+        // v_perm_b32 v1, v2, v3, v4
+        let w = run(&[0xd644_0001, 0x0412_0702], |w| {
+            lanes(w, 2, |_| 0x1122_3344);
+            lanes(w, 3, |_| 0x5566_7788);
+            lanes(w, 4, |_| 0x0c07_000d);
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0], 0x0011_88ff);
+    }
+
+    #[test]
+    fn lds_sub_dword_and_wide_accesses() {
+        let store_b16 = [0xd87c_0000, 0x0000_0201]; // ds_store_b16 v1, v2
+        let load_i16 = [0xd8ec_0000, 0x0300_0001]; // ds_load_i16 v3, v1
+        let load_u8 = [0xd8e8_0001, 0x0400_0001]; // ds_load_u8 v4, v1 offset:1
+        let w = run_all(&[&store_b16, &load_i16, &load_u8], |w| {
+            lanes(w, 1, |l| 2 * l as u32);
+            lanes(w, 2, |l| 0xabcd_8001 + l as u32);
+        })
+        .unwrap();
+        assert_eq!(w.v[3][4], 0xffff_8005, "sign-extended half");
+        assert_eq!(w.v[4][4], 0x80, "zero-extended byte");
+        let store_b128 = [0xdb7c_0000, 0x0000_0105]; // ds_store_b128 v5, v[1:4]
+        let load_b128 = [0xdbfc_0000, 0x0100_0005]; // ds_load_b128 v[1:4], v5
+        let w = run_all(&[&store_b128, &load_b128], |w| {
+            for r in 1..5 {
+                lanes(w, r, |l| (r * 100 + l) as u32);
+            }
+            lanes(w, 5, |l| 16 * l as u32);
+        })
+        .unwrap();
+        assert_eq!((1..5).map(|r| w.v[r][7]).collect::<Vec<_>>(), [107, 207, 307, 407]);
     }
 
     #[test]

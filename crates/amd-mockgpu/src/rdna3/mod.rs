@@ -18,6 +18,7 @@
 
 mod decode;
 mod exec;
+mod half;
 mod wave;
 
 use std::collections::HashMap;
