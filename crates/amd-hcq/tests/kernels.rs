@@ -396,6 +396,24 @@ fn wave_reduction_with_dpp_with(elf: &[u8]) {
 }
 
 #[test]
+fn wave_maximum_with_dpp8_and_permlanes() {
+    for elf in kernel!("wavereduce") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "wavemax").unwrap();
+        // A partial last wave: its missing lanes count as 0.
+        let n = 256 * 2 + 45;
+        let a: Vec<u32> = rand_u32(n, 16).iter().map(|v| v % 100_000).collect();
+        let (ba, out) = (upload(&dev, &a), upload(&dev, &vec![0; n]));
+        prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+        let got = download(&dev, &out, n);
+        for (i, g) in got.iter().enumerate() {
+            let wave = &a[i / 32 * 32..(i / 32 * 32 + 32).min(n)];
+            assert_eq!(*g, *wave.iter().max().unwrap(), "lane {i}");
+        }
+    }
+}
+
+#[test]
 fn tiled_matmul_through_lds() {
     for elf in kernel!("matmul") {
         tiled_matmul_through_lds_with(elf);

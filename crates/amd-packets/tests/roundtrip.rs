@@ -40,7 +40,7 @@ impl Pm4Spec {
 }
 
 fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
-    let nop = (1usize..=0x4001).prop_map(|n| Pm4Packet::Nop(Nop::new(n).unwrap()));
+    let nop = (1usize..=0x4000).prop_map(|n| Pm4Packet::Nop(Nop::new(n).unwrap()));
     let dispatch = (any::<[u32; 3]>(), any::<u32>()).prop_map(|(dims, init)| {
         Pm4Packet::DispatchDirect(DispatchDirect::new(dims).initiator(DispatchInitiator(init)))
     });
@@ -423,6 +423,12 @@ fn constructors_reject_out_of_range_values() {
     assert!(IndirectBuffer::new(2, 8).is_err());
     assert!(IndirectBuffer::new(4, 1 << 20).is_err());
     assert!(Nop::new(0).is_err());
+    // 0x4001 dwords would need the count that marks the one-dword NOP.
+    assert!(Nop::new(0x4001).is_err());
+    let mut buf = Vec::new();
+    Nop::new(0x4000).unwrap().encode(GfxTarget::Gfx11, &mut buf);
+    let (back, len) = Pm4Packet::decode(GfxTarget::Gfx11, &buf).unwrap();
+    assert_eq!((back, len), (Pm4Packet::Nop(Nop::new(0x4000).unwrap()), 0x4000));
     assert!(SdmaNop::new(0x4001).is_err());
     assert!(EventType::new(64).is_err());
     assert!(CopyLinear::split(0, u64::MAX - 4, 4).is_ok());

@@ -49,8 +49,10 @@ pub struct Inst {
     pub literal: Option<u32>,
     /// Size in dwords (literal included).
     pub size: u8,
-    /// The DPP16 control dword, when src0 is 250 (VOP1/VOP2/VOPC).
+    /// The DPP control dword, when src0 is 250 (DPP16) or 233/234 (DPP8) (VOP1/VOP2/VOPC).
     pub dpp: Option<u32>,
+    /// The DPP dword is DPP8 lane selects (`Some(fetch_inactive)`), not DPP16 controls.
+    pub dpp8: Option<bool>,
 }
 
 /// Why an instruction cannot be decoded.
@@ -122,6 +124,7 @@ impl Inst {
             literal: None,
             size: if two { 2 } else { 1 },
             dpp: None,
+            dpp8: None,
         };
         let vop = matches!(enc, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc);
         if vop && w0 & 0x1ff == DPP16 {
@@ -130,8 +133,10 @@ impl Inst {
             return Ok(inst);
         }
         if vop && matches!(w0 & 0x1ff, 233 | 234) {
-            // DPP8 is not decoded yet.
-            return Err(DecodeError::Unknown(w0));
+            inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
+            inst.dpp8 = Some(w0 & 0x1ff == 234);
+            inst.size += 1;
+            return Ok(inst);
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
         let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);

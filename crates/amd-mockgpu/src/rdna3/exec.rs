@@ -11,6 +11,8 @@ use crate::hw::GpuMemory;
 pub(crate) enum Flow {
     Next,
     Jump(i16),
+    /// To an absolute address (`s_setpc_b64`, `s_swappc_b64`).
+    Goto(u64),
     Barrier,
     End,
 }
@@ -29,6 +31,7 @@ fn unsupported(i: &Inst) -> String {
 pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
     match i.enc {
         Encoding::Sopp => sopp(w, i),
+        Encoding::Sop1 if matches!(i.op, 0x47..=0x49) => pc_ops(w, i),
         Encoding::Sop1 => sop1(w, i).map(|_| Flow::Next),
         Encoding::Sop2 => sop2(w, i).map(|_| Flow::Next),
         Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
@@ -116,6 +119,21 @@ fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
     }
 }
 
+/// `s_getpc_b64`, `s_setpc_b64`, `s_swappc_b64`: calls and returns.
+fn pc_ops(w: &mut Wave, i: &Inst) -> R<Flow> {
+    let (d, s) = (i.bits(0, 22, 16) as usize, i.bits(0, 7, 0) as u16);
+    let next = w.pc + 4;
+    match i.op {
+        0x47 => w.swrite64(d, next).map(|_| Flow::Next),
+        0x48 => Ok(Flow::Goto(w.sread64(s, None)?)),
+        _ => {
+            let to = w.sread64(s, None)?;
+            w.swrite64(d, next)?;
+            Ok(Flow::Goto(to))
+        }
+    }
+}
+
 fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
     let (d, s) = (i.bits(0, 22, 16) as usize, i.bits(0, 7, 0) as u16);
     let x = w.sread(s, i.literal)?;
@@ -142,9 +160,56 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = !x != 0;
             w.swrite(d, !x)
         }
+        0x02 => {
+            if w.scc {
+                w.swrite(d, x)?;
+            }
+            Ok(())
+        }
+        0x04 => w.swrite(d, x.reverse_bits()),
+        0x0a => w.swrite(d, if x == 0 { u32::MAX } else { x.leading_zeros() }),
+        0x0c => w.swrite(
+            d,
+            match x {
+                0 | u32::MAX => u32::MAX,
+                _ if (x as i32) < 0 => x.leading_ones() - 1,
+                _ => x.leading_zeros() - 1,
+            },
+        ),
+        0x0e => w.swrite(d, x as i8 as i32 as u32),
+        0x0f => w.swrite(d, x as i16 as i32 as u32),
+        0x10 | 0x12 => {
+            let old = w.sread(d as u16, None)?;
+            let bit = 1u32 << (x & 31);
+            w.swrite(d, if i.op == 0x10 { old & !bit } else { old | bit })
+        }
+        0x15 => {
+            let r = (x as i32).unsigned_abs();
+            w.scc = r != 0;
+            w.swrite(d, r)
+        }
+        0x16 => {
+            let c = x.count_zeros();
+            w.scc = c != 0;
+            w.swrite(d, c)
+        }
         0x20 => saveexec(w, x & exec),
         0x22 => saveexec(w, x | exec),
+        0x24 => saveexec(w, x ^ exec),
+        0x26 => saveexec(w, !(x & exec)),
+        0x28 => saveexec(w, !(x | exec)),
+        0x2a => saveexec(w, !(x ^ exec)),
+        0x2c => saveexec(w, !x & exec),
+        0x2e => saveexec(w, !x | exec),
         0x30 => saveexec(w, x & !exec),
+        0x32 => saveexec(w, x | !exec),
+        // s_and_not{0,1}_wrexec_b32: EXEC and the destination both get the result.
+        0x34 | 0x36 => {
+            let new = if i.op == 0x34 { !x & exec } else { x & !exec };
+            w.s[EXEC_LO] = new;
+            w.scc = new != 0;
+            w.swrite(d, new)
+        }
         _ => Err(unsupported(i)),
     }
 }
@@ -761,6 +826,20 @@ fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
 /// BANK_MASK disable writes.
 fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
     let d = i.dpp.ok_or("DPP instruction without its control dword")?;
+    if let Some(fetch_inactive) = i.dpp8 {
+        // DPP8: lane i reads lane (i & !7) + select i of its group of eight; a disabled
+        // source lane reads 0 unless fetch-inactive.
+        let exec = w.exec();
+        let src = 256 + (d & 0xff) as u16;
+        let mut vals = [0u32; 32];
+        for (lane, v) in vals.iter_mut().enumerate() {
+            let s = (lane & !7) + ((d >> (8 + 3 * (lane % 8))) & 7) as usize;
+            if fetch_inactive || exec >> s & 1 != 0 {
+                *v = w.vread(src, s, None)?;
+            }
+        }
+        return dpp_apply(w, i, vals, exec);
+    }
     let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
     if d >> 20 & 0xf != 0 {
         return Err("DPP source modifiers are not implemented".into());
@@ -784,10 +863,16 @@ fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
         }
         write |= 1 << lane;
     }
-    // Run the operation with src0 taken from a scratch register, on the lanes written.
+    dpp_apply(w, i, vals, exec & write)
+}
+
+/// Runs a DPP instruction's operation with src0 taken from `vals` (a scratch register),
+/// on the lanes of `lanes`.
+fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
+    let exec = w.exec();
     w.v.push(vals);
     let tmp = 256 + (w.v.len() - 1) as u16;
-    w.s[EXEC_LO] = exec & write;
+    w.s[EXEC_LO] = lanes;
     let r = match i.enc {
         Encoding::Vop1 => valu(
             w,
@@ -1127,6 +1212,35 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             let lane = (w.sread(srcs[1], lit)? & 31) as usize;
             let v = w.sread(srcs[0], lit)?;
             return w.vwrite(dst, lane, v);
+        }
+        // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
+        // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
+        // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
+        // lane keeps its value.
+        0x25b | 0x25c => {
+            let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
+            let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
+            let mut out = [0u32; 32];
+            let mut write = 0u32;
+            for (lane, o) in out.iter_mut().enumerate() {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let row = if op == 0x25c { (lane / 16) ^ 1 } else { lane / 16 };
+                let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
+                if fetch_inactive || exec >> s & 1 != 0 {
+                    *o = w.vread(srcs[0], s, lit)?;
+                } else if !bound_zero {
+                    continue;
+                }
+                write |= 1 << lane;
+            }
+            for (lane, o) in out.iter().enumerate() {
+                if write >> lane & 1 != 0 {
+                    w.vwrite(dst, lane, *o)?;
+                }
+            }
+            return Ok(());
         }
         _ => {}
     }
@@ -1533,6 +1647,52 @@ mod tests {
         })
         .unwrap();
         assert_eq!((1..5).map(|r| w.v[r][7]).collect::<Vec<_>>(), [107, 207, 307, 407]);
+    }
+
+    #[test]
+    fn permlane_within_and_across_rows() {
+        // v_permlane16_b32 v1, v2, s3, s4 with lane i of a row reading lane 15 - i.
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |l| 100 + l as u32);
+            lanes(w, 1, |_| 7);
+            w.s[3] = 0x89ab_cdef;
+            w.s[4] = 0x0123_4567;
+        };
+        let w = run(&[0xd65b_0001, 0x0010_0702], set).unwrap();
+        let want: Vec<u32> = (0..32).map(|l| 100 + (l / 16 * 16 + 15 - l % 16)).collect();
+        assert_eq!(w.v[1].to_vec(), want);
+        // v_permlanex16_b32: the same selects, from the other row.
+        let w = run(&[0xd65c_0001, 0x0010_0702], set).unwrap();
+        let want: Vec<u32> = (0..32).map(|l| 100 + (((l / 16) ^ 1) * 16 + 15 - l % 16)).collect();
+        assert_eq!(w.v[1].to_vec(), want);
+        // Lane 15 reads the disabled lane 0: it keeps its value, gets 0 with bound
+        // control (op_sel:[0,1]), or fetches lane 0 anyway (op_sel:[1,1]).
+        let off = |w: &mut Wave| {
+            set(w);
+            w.s[EXEC_LO] = 0xffff_fffe;
+        };
+        let w = run(&[0xd65b_0001, 0x0010_0702], off).unwrap();
+        assert_eq!((w.v[1][15], w.v[1][14]), (7, 101));
+        let w = run(&[0xd65b_1001, 0x0010_0702], off).unwrap();
+        assert_eq!(w.v[1][15], 0);
+        let w = run(&[0xd65b_1801, 0x0010_0702], off).unwrap();
+        assert_eq!(w.v[1][15], 100);
+    }
+
+    #[test]
+    fn dpp8_permutes_within_groups_of_eight() {
+        // v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]
+        let w = run(&[0x7e02_02e9, 0x0539_7702], |w| lanes(w, 2, |l| l as u32)).unwrap();
+        let want: Vec<u32> = (0..32).map(|l| (l & !7) + 7 - l % 8).collect();
+        assert_eq!(w.v[1].to_vec(), want);
+        // v_add_f32_dpp v1, v2, v3 dpp8:[1,0,3,2,5,4,7,6]
+        let w = run(&[0x0602_06e9, 0xde54_c102], |w| {
+            lanes(w, 2, |l| (l as f32).to_bits());
+            lanes(w, 3, |_| 0.5f32.to_bits());
+        })
+        .unwrap();
+        assert_eq!(f32::from_bits(w.v[1][4]), 5.5);
+        assert_eq!(f32::from_bits(w.v[1][5]), 4.5);
     }
 
     #[test]

@@ -216,6 +216,7 @@ fn run_group(
                 match flow {
                     Flow::Next => w.pc += i.size as u64 * 4,
                     Flow::Jump(imm) => w.pc = (w.pc + 4).wrapping_add_signed(imm as i64 * 4),
+                    Flow::Goto(to) => w.pc = to,
                     Flow::Barrier => {
                         w.pc += 4;
                         w.at_barrier = true;

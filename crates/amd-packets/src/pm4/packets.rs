@@ -78,21 +78,22 @@ impl CompareFunc {
 /// `PACKET3_NOP`: `dwords` dwords in all (header included) that the CP skips.
 ///
 /// One dword is encoded as the bodiless header with count `0x3fff`; longer NOPs carry
-/// a zero-filled body.
+/// a zero-filled body. That makes 0x4000 dwords the longest NOP: a body of 0x4000
+/// dwords would need count `0x3fff`, which means "no body".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Nop {
     dwords: u16,
 }
 
 impl Nop {
-    /// A NOP spanning `dwords` (1..=0x4001) dwords.
+    /// A NOP spanning `dwords` (1..=0x4000) dwords.
     pub const fn new(dwords: usize) -> Result<Self, PacketError> {
-        if dwords == 0 || dwords > 1 + super::MAX_BODY_DWORDS {
+        if dwords == 0 || dwords > super::MAX_BODY_DWORDS {
             return Err(PacketError::FieldRange {
                 packet: "PACKET3_NOP",
                 field: "dwords",
                 value: dwords as u64,
-                limit: "1..=0x4001",
+                limit: "1..=0x4000",
             });
         }
         Ok(Nop { dwords: dwords as u16 })
