@@ -2,11 +2,14 @@
 //!
 //! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
 //!   `amd-packets` from the Linux amdgpu register headers.
+//! - `gen-mnemonics [--check]`: regenerate the interpreter's mnemonic table from
+//!   llvm-mc-19.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current).
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
+mod gen_mnemonics;
 mod gen_regs;
 mod kernels;
 
@@ -19,10 +22,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("gen-regs") => gen_regs::run(&args[1..]),
+        Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask gen-regs [--linux DIR] [--check] | kernels [--check] | bench [NAME]");
+            eprintln!(
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | bench [NAME]"
+            );
             return ExitCode::from(2);
         }
     };

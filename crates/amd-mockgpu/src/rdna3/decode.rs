@@ -179,11 +179,52 @@ impl Inst {
     }
 }
 
+impl Inst {
+    /// The mnemonic LLVM prints for this opcode (without a DPP suffix), where LLVM
+    /// knows the opcode. VOPD pairs have none.
+    pub fn mnemonic(&self) -> Option<&'static str> {
+        use super::mnemonics as m;
+        let op = self.op as usize;
+        let table: &[&str] = match self.enc {
+            Encoding::Sop2 => &m::SOP2,
+            Encoding::Sopk => &m::SOPK,
+            Encoding::Sop1 => &m::SOP1,
+            Encoding::Sopc => &m::SOPC,
+            Encoding::Sopp => &m::SOPP,
+            Encoding::Smem => &m::SMEM,
+            Encoding::Vop1 => &m::VOP1,
+            Encoding::Vop2 => &m::VOP2,
+            Encoding::Vopc => &m::VOPC,
+            Encoding::Vop3 => &m::VOP3,
+            Encoding::Vop3p => return m::VOP3P.get(op & 0x7f).copied().filter(|n| !n.is_empty()),
+            Encoding::Ds => &m::DS,
+            Encoding::Flat => match self.bits(0, 17, 16) {
+                0 => &m::FLAT,
+                1 => &m::SCRATCH,
+                _ => &m::GLOBAL,
+            },
+            Encoding::Vopd => return None,
+        };
+        table.get(op).copied().filter(|n| !n.is_empty())
+    }
+}
+
+/// The mnemonic as LLVM prints it (DPP forms as `_dpp`) and the raw dwords; the
+/// encoding and opcode where the mnemonic is unknown.
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} op {:#x} [{:08x}", self.enc, self.op, self.dw[0])?;
-        if self.size > 1 && self.literal.is_none() || self.size > 2 {
+        match self.mnemonic() {
+            Some(m) if self.dpp.is_some() => write!(f, "{}_dpp", m.strip_suffix("_e32").unwrap_or(m))?,
+            Some(m) => f.write_str(m)?,
+            None => write!(f, "{:?} op {:#x}", self.enc, self.op)?,
+        }
+        write!(f, " [{:08x}", self.dw[0])?;
+        let base = self.size as usize - self.literal.is_some() as usize - self.dpp.is_some() as usize;
+        if base > 1 {
             write!(f, " {:08x}", self.dw[1])?;
+        }
+        if let Some(d) = self.dpp {
+            write!(f, " {d:08x}")?;
         }
         if let Some(l) = self.literal {
             write!(f, " lit {l:08x}")?;

@@ -19,6 +19,8 @@
 mod decode;
 mod exec;
 mod half;
+#[rustfmt::skip]
+mod mnemonics;
 mod wave;
 
 use std::collections::HashMap;

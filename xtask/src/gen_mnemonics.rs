@@ -1,0 +1,301 @@
+//! Generates `crates/amd-mockgpu/src/rdna3/mnemonics.rs`: the mnemonic LLVM prints for
+//! every opcode of every gfx11 encoding the interpreter decodes, asked of
+//! `llvm-mc-19 -disassemble` (Debian's `llvm-19`) one sample instruction per opcode.
+//!
+//! Opcodes LLVM does not know are left out (the interpreter then prints the encoding
+//! and opcode instead).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use crate::{Result, workspace_root};
+
+const OUTPUT: &str = "crates/amd-mockgpu/src/rdna3/mnemonics.rs";
+const LLVM_MC: &str = "llvm-mc-19";
+
+/// An encoding: the table's name, its opcode count, and sample instructions for an
+/// opcode (registers chosen even, so 64-bit operands are valid). LLVM rejects operand
+/// fields an opcode does not use, so each sample leaves out more of them; the first
+/// one LLVM accepts names the opcode.
+struct Enc {
+    table: &'static str,
+    ops: u32,
+    samples: &'static [fn(u32) -> [u32; 2]],
+}
+
+const VOP3_SRCS: [u32; 3] = [260 | 262 << 9 | 264 << 18, 260 | 262 << 9, 260];
+const DS_FIELDS: [u32; 6] = [
+    2 | 4 << 8 | 6 << 16 | 8 << 24,
+    2 | 4 << 8 | 8 << 24,
+    2 | 8 << 24,
+    2 | 4 << 8 | 6 << 16,
+    2 | 4 << 8,
+    2,
+];
+/// FLAT words 1: address, data, saddr off (and SVE for scratch), destination.
+const FLAT_FIELDS: [u32; 3] = [
+    2 | 0x7c << 16 | 8 << 24,
+    2 | 4 << 8 | 0x7c << 16,
+    2 | 4 << 8 | 0x7c << 16 | 8 << 24,
+];
+
+const ENCODINGS: &[Enc] = &[
+    Enc {
+        table: "SOP2",
+        ops: 0x60,
+        samples: &[|op| [0x8000_0000 | op << 23 | 4 << 16 | 6 << 8 | 2, 0]],
+    },
+    Enc {
+        table: "SOPK",
+        ops: 0x1d,
+        samples: &[|op| [0xb000_0000 | op << 23 | 4 << 16 | 0x10, 0]],
+    },
+    Enc {
+        table: "SOP1",
+        ops: 0x100,
+        samples: &[|op| [0xbe80_0000 | 4 << 16 | op << 8 | 2, 0]],
+    },
+    Enc {
+        table: "SOPC",
+        ops: 0x80,
+        samples: &[|op| [0xbf00_0000 | op << 16 | 4 << 8 | 2, 0]],
+    },
+    Enc {
+        table: "SOPP",
+        ops: 0x80,
+        samples: &[|op| [0xbf80_0000 | op << 16, 0]],
+    },
+    Enc {
+        table: "SMEM",
+        ops: 0x100,
+        samples: &[
+            |op| [0xf400_0000 | op << 18 | 4 << 6 | 1, 0xf800_0000],
+            |op| [0xf400_0000 | op << 18, 0xf800_0000],
+        ],
+    },
+    Enc {
+        table: "VOP1",
+        ops: 0x100,
+        samples: &[|op| [0x7e00_0000 | 2 << 17 | op << 9 | 260, 0]],
+    },
+    Enc {
+        table: "VOP2",
+        ops: 0x3e,
+        samples: &[|op| [op << 25 | 2 << 17 | 6 << 9 | 260, 0]],
+    },
+    Enc {
+        table: "VOPC",
+        ops: 0x100,
+        samples: &[|op| [0x7c00_0000 | op << 17 | 6 << 9 | 260, 0]],
+    },
+    Enc {
+        table: "VOP3",
+        ops: 0x400,
+        samples: &[
+            |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[0]],
+            |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[1]],
+            |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[2]],
+        ],
+    },
+    Enc {
+        table: "VOP3P",
+        ops: 0x80,
+        samples: &[
+            |op| [0xcc00_4000 | op << 16 | 2, 0x1800_0000 | VOP3_SRCS[0]],
+            |op| [0xcc00_4000 | op << 16 | 2, 0x1800_0000 | VOP3_SRCS[1]],
+        ],
+    },
+    Enc {
+        table: "DS",
+        ops: 0x100,
+        samples: &[
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[0]],
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[1]],
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[2]],
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[3]],
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[4]],
+            |op| [0xd800_0000 | op << 18, DS_FIELDS[5]],
+        ],
+    },
+    Enc {
+        table: "FLAT",
+        ops: 0x80,
+        samples: &[
+            |op| [0xdc00_0000 | op << 18, FLAT_FIELDS[0]],
+            |op| [0xdc00_0000 | op << 18, FLAT_FIELDS[1]],
+            |op| [0xdc00_0000 | op << 18, FLAT_FIELDS[2]],
+        ],
+    },
+    Enc {
+        table: "SCRATCH",
+        ops: 0x80,
+        samples: &[
+            |op| [0xdc01_0000 | op << 18, FLAT_FIELDS[0] | 1 << 23],
+            |op| [0xdc01_0000 | op << 18, FLAT_FIELDS[1] | 1 << 23],
+            |op| [0xdc01_0000 | op << 18, FLAT_FIELDS[2] | 1 << 23],
+        ],
+    },
+    Enc {
+        table: "GLOBAL",
+        ops: 0x80,
+        samples: &[
+            |op| [0xdc02_0000 | op << 18, FLAT_FIELDS[0]],
+            |op| [0xdc02_0000 | op << 18, FLAT_FIELDS[1]],
+            |op| [0xdc02_0000 | op << 18, FLAT_FIELDS[2]],
+        ],
+    },
+];
+
+/// Whether an encoding's samples are one dword.
+fn one_dword(table: &str) -> bool {
+    matches!(
+        table,
+        "SOP2" | "SOPK" | "SOP1" | "SOPC" | "SOPP" | "VOP1" | "VOP2" | "VOPC"
+    )
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let check = match args {
+        [] => false,
+        [a] if a == "--check" => true,
+        _ => return Err("usage: cargo xtask gen-mnemonics [--check]".into()),
+    };
+    let text = generate()?;
+    let out = workspace_root().join(OUTPUT);
+    if check {
+        if std::fs::read_to_string(&out)? != text {
+            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-mnemonics`").into());
+        }
+        println!("{OUTPUT} is current");
+    } else {
+        std::fs::write(&out, text)?;
+        println!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+/// `s_nop 0x7f` between the samples: the first instruction after it is the sample's.
+const MARKER: &str = "0x7f 0x00 0x80 0xbf";
+
+/// The mnemonic of each opcode: the first sample LLVM accepts.
+fn mnemonics(enc: &Enc) -> Result<Vec<Option<String>>> {
+    let mut names = vec![None; enc.ops as usize];
+    for sample in enc.samples {
+        let found = disassemble(enc, *sample)?;
+        for (n, f) in names.iter_mut().zip(found) {
+            if n.is_none() {
+                *n = f;
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Disassembles `sample` of every opcode; the mnemonic where LLVM accepts it.
+fn disassemble(enc: &Enc, sample: fn(u32) -> [u32; 2]) -> Result<Vec<Option<String>>> {
+    let mut input = String::new();
+    for op in 0..enc.ops {
+        let w = sample(op);
+        let words = if one_dword(enc.table) { &w[..1] } else { &w[..] };
+        let bytes: Vec<String> = words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .map(|b| format!("{b:#04x}"))
+            .collect();
+        // Trailing zeros: room for a literal the opcode implies (as VOP2 fmamk does).
+        writeln!(input, "{MARKER}\n{} 0x00 0x00 0x00 0x00", bytes.join(" "))?;
+    }
+    writeln!(input, "{MARKER}")?;
+    let mut child = Command::new(LLVM_MC)
+        .args(["-arch=amdgcn", "-mcpu=gfx1100", "-disassemble"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{LLVM_MC}: {e} (install llvm-19)"))?;
+    child.stdin.take().ok_or("no stdin")?.write_all(input.as_bytes())?;
+    let out = child.wait_with_output()?;
+    // Samples LLVM rejects: "<stdin>:LINE:COL: warning: invalid instruction encoding".
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let invalid: std::collections::HashSet<usize> = stderr
+        .lines()
+        .filter(|l| l.contains("invalid instruction encoding"))
+        .filter_map(|l| l.split(':').nth(1)?.parse().ok())
+        .collect();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut names = Vec::new();
+    let mut after_marker = false;
+    for line in stdout.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('.') {
+            continue;
+        }
+        if line == "s_nop 0x7f" {
+            after_marker = true;
+            continue;
+        }
+        if after_marker {
+            names.push(line.split_whitespace().next().map(str::to_string));
+            after_marker = false;
+        }
+    }
+    // A sample that decoded to nothing at all left no line: rebuild by position from
+    // the markers is not possible then, so require one line per sample.
+    if names.len() != enc.ops as usize {
+        return Err(format!(
+            "{}: {} mnemonics for {} samples (an opcode swallowed its marker)",
+            enc.table,
+            names.len(),
+            enc.ops
+        )
+        .into());
+    }
+    Ok(names
+        .into_iter()
+        .enumerate()
+        .map(|(op, n)| if invalid.contains(&(2 * op + 2)) { None } else { n })
+        .collect())
+}
+
+fn generate() -> Result<String> {
+    let mut out = String::new();
+    writeln!(
+        out,
+        "// @generated by `cargo xtask gen-mnemonics` from {LLVM_MC}; do not edit."
+    )?;
+    writeln!(
+        out,
+        "//! gfx11 mnemonics as LLVM prints them, per encoding, indexed by opcode"
+    )?;
+    writeln!(out, "//! (\"\" where LLVM knows no instruction).")?;
+    writeln!(out)?;
+    for enc in ENCODINGS {
+        let names = mnemonics(enc)?;
+        if names.iter().all(Option::is_none) {
+            return Err(format!("{LLVM_MC} decoded no {} instruction", enc.table).into());
+        }
+        writeln!(out, "pub(crate) static {}: [&str; {}] = [", enc.table, enc.ops)?;
+        for n in &names {
+            writeln!(out, "    {:?},", n.as_deref().unwrap_or(""))?;
+        }
+        writeln!(out, "];")?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed table is what llvm-mc-19 gives, where it is installed.
+    #[test]
+    fn generated_mnemonics_are_current() {
+        if Command::new(LLVM_MC).arg("--version").output().is_err() {
+            eprintln!("skipped: {LLVM_MC} is not installed");
+            return;
+        }
+        let fresh = generate().expect("generate");
+        let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed table");
+        assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-mnemonics`");
+    }
+}
