@@ -1,20 +1,25 @@
-//! Bound command lists: PM4 packets copied once into GPU memory and replayed with a
-//! four-dword INDIRECT_BUFFER, patchable in place between runs.
+//! Bound command lists: packets copied once into GPU memory and replayed with one
+//! indirect-buffer packet (PM4 INDIRECT_BUFFER on the compute queue, SDMA INDIRECT on
+//! the copy queue), patchable in place between runs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use amd_packets::pm4::IndirectBuffer;
+use amd_packets::sdma;
 
 use crate::device::{Device, Work};
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
-use crate::queue::ComputeQueue;
+use crate::queue::{ComputeQueue, CopyQueue};
 use crate::{HcqError, Result};
 
-/// A compute list living in GPU memory (see [`Device::bind`]).
+/// A compute or copy list living in GPU memory (see [`Device::bind`],
+/// [`Device::bind_copy`]).
 pub struct BoundQueue<I: DeviceInterface = crate::KfdIface> {
     buf: Buffer<I>,
     dwords: u32,
+    /// Runs on the copy queue (SDMA packets) rather than the compute queue.
+    copy: bool,
     /// Timeline value of the last run (0: never run).
     last: AtomicU64,
 }
@@ -24,6 +29,7 @@ impl<I: DeviceInterface> std::fmt::Debug for BoundQueue<I> {
         f.debug_struct("BoundQueue")
             .field("va", &format_args!("{:#x}", self.buf.va()))
             .field("dwords", &self.dwords)
+            .field("copy", &self.copy)
             .finish()
     }
 }
@@ -32,6 +38,11 @@ impl<I: DeviceInterface> BoundQueue<I> {
     /// Dwords in the list.
     pub fn len(&self) -> usize {
         self.dwords as usize
+    }
+
+    /// Whether it runs on the copy queue.
+    pub fn is_copy(&self) -> bool {
+        self.copy
     }
 
     /// Whether the list is empty (never: binding refuses empty lists).
@@ -74,12 +85,37 @@ impl<I: DeviceInterface> Device<I> {
                 words.len()
             )));
         }
+        self.bind_words(words, false)
+    }
+
+    /// Copies `q`'s SDMA packets into GPU memory once (padded with NOPs to 8 dwords);
+    /// [`Device::submit_bound`] then runs them with one SDMA INDIRECT packet. A list
+    /// that itself holds an INDIRECT packet is refused (the engine does not nest them).
+    pub fn bind_copy(&self, q: &CopyQueue) -> Result<BoundQueue<I>> {
+        if !q.end_aligned.is_empty() {
+            return Err(HcqError::InvalidArgument(
+                "a bound copy list cannot hold an INDIRECT packet".into(),
+            ));
+        }
+        let mut words = q.dwords().to_vec();
+        if words.is_empty() || words.len() > sdma::Indirect::MAX_DWORDS as usize {
+            return Err(HcqError::InvalidArgument(format!(
+                "a bound copy list of {} dwords",
+                words.len()
+            )));
+        }
+        words.resize(words.len().next_multiple_of(8), 0);
+        self.bind_words(&words, true)
+    }
+
+    fn bind_words(&self, words: &[u32], copy: bool) -> Result<BoundQueue<I>> {
         let buf = self.alloc(words.len() * 4, BufferKind::Uncached)?;
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         buf.write(0, &bytes)?;
         Ok(BoundQueue {
             buf,
             dwords: words.len() as u32,
+            copy,
             last: AtomicU64::new(0),
         })
     }
@@ -87,14 +123,21 @@ impl<I: DeviceInterface> Device<I> {
     /// Runs a bound list, ordered on the timeline; returns the timeline value that
     /// marks its end.
     pub fn submit_bound(&self, b: &BoundQueue<I>) -> Result<u64> {
-        let ib = IndirectBuffer::new(b.buf.va(), b.dwords)?;
-        let v = self.submit_ordered(false, |w| match w {
-            Work::Compute(q) => {
-                ib.encode(q.target, &mut q.cmds);
-                Ok(())
-            }
-            Work::Copy(_) => Err(HcqError::InvalidArgument("a bound list on the copy queue".into())),
-        })?;
+        let v = if b.copy {
+            self.submit_ordered(true, |w| match w {
+                Work::Copy(q) => q.indirect(b.buf.va(), b.dwords).map(|_| ()),
+                Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+            })?
+        } else {
+            let ib = IndirectBuffer::new(b.buf.va(), b.dwords)?;
+            self.submit_ordered(false, |w| match w {
+                Work::Compute(q) => {
+                    ib.encode(q.target, &mut q.cmds);
+                    Ok(())
+                }
+                Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+            })?
+        };
         // Release: a patch that sees this value waits for this run.
         b.last.store(v, Ordering::Release);
         Ok(v)

@@ -154,42 +154,57 @@ impl<I: DeviceInterface> DeviceInner<I> {
     }
 
     /// Writes SDMA packets into the copy ring: whole packets only before the ring's
-    /// end; what does not fit is preceded by zeros (NOPs) to the end and restarts at 0.
+    /// end (what does not fit is preceded by zeros — NOPs — to the end and restarts at
+    /// 0), and INDIRECT packets padded with NOPs to end on an 8-dword boundary.
     pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
         let mut ring = self.sdma.lock();
         let bytes = ring.q.ring_bytes() as u64;
-        let total = q.cmds.len() as u64 * 4;
-        if total >= bytes {
-            return Err(HcqError::InvalidArgument(format!(
-                "{total} bytes of packets do not fit a ring of {bytes}"
-            )));
-        }
-        let room = bytes - ring.put % bytes;
-        let mut head = 0usize;
-        for &s in &q.sizes {
-            if (head as u64 + s as u64) * 4 >= room {
-                break;
-            }
-            head += s as usize;
-        }
-        // The packets, and the zeros to the ring's end when some restart at 0.
-        let fill = if head < q.cmds.len() { room - head as u64 * 4 } else { 0 };
-        self.wait_for_room(&ring, total + fill, bytes, "SDMA")?;
+        let words = place_sdma(q, (ring.put % bytes / 4) as usize, (bytes / 4) as usize)?;
+        let total = words.len() as u64 * 4;
+        self.wait_for_room(&ring, total, bytes, "SDMA")?;
         let at = (ring.put % bytes) as usize;
-        ring.q.write_ring(at, &q.cmds[..head])?;
-        ring.put += head as u64 * 4;
-        if head < q.cmds.len() {
-            let zeros = vec![0u32; (fill / 4) as usize];
-            let at = (ring.put % bytes) as usize;
-            ring.q.write_ring(at, &zeros)?;
-            ring.put += fill;
-            ring.q.write_ring(0, &q.cmds[head..])?;
-            ring.put += (q.cmds.len() - head) as u64 * 4;
+        let first = words.len().min((bytes as usize - at) / 4);
+        ring.q.write_ring(at, &words[..first])?;
+        if first < words.len() {
+            ring.q.write_ring(0, &words[first..])?;
         }
+        ring.put += total;
         let put = ring.put;
         ring.q.submit(put);
         Ok(())
     }
+}
+
+/// The dwords to write at ring dword `pos` of a ring of `ring` dwords for `q`: its
+/// packets, none reaching the ring's end (zeros fill to the end and the packet restarts
+/// at 0), with zeros before each end-aligned packet so it ends on 8 dwords.
+fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(q.cmds.len() + 16);
+    let mut pos = start;
+    let mut at = 0usize;
+    let mut aligned = q.end_aligned.iter().peekable();
+    for (k, &s) in q.sizes.iter().enumerate() {
+        let s = s as usize;
+        let align = aligned.next_if_eq(&&k).is_some();
+        let pad = |pos: usize| if align { (8 - (pos + s) % 8) % 8 } else { 0 };
+        if pos + pad(pos) + s >= ring {
+            out.resize(out.len() + (ring - pos), 0);
+            pos = 0;
+        }
+        let p = pad(pos);
+        out.resize(out.len() + p, 0);
+        out.extend_from_slice(&q.cmds[at..at + s]);
+        pos += p + s;
+        at += s;
+        if out.len() >= ring {
+            return Err(HcqError::InvalidArgument(format!(
+                "{} bytes of packets do not fit a ring of {} bytes",
+                q.cmds.len() * 4,
+                ring * 4
+            )));
+        }
+    }
+    Ok(out)
 }
 
 impl<I: DeviceInterface> Device<I> {
@@ -449,5 +464,45 @@ impl<I: DeviceInterface> Drop for DeviceInner<I> {
         self.pending_free.get_mut().clear();
         self.cache.get_mut().clear();
         self.timeline.get_mut().take();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amd_packets::GfxTarget;
+
+    /// Every start position in a small ring: packets never reach the ring's end, the
+    /// INDIRECT packet ends on 8 dwords, and only zeros (NOPs) are added.
+    #[test]
+    fn sdma_placement_wraps_and_aligns_indirect_packets() {
+        let mut q = CopyQueue::new(GfxTarget::Gfx11);
+        q.wait_addr(0x1000, 1);
+        q.indirect(0x2000, 8).unwrap();
+        q.copy(0x3000, 0x4000, 64).unwrap();
+        let ring = 64;
+        for start in 0..ring {
+            let out = place_sdma(&q, start, ring).unwrap();
+            assert!(out.len() < ring);
+            let (mut pos, mut i, mut at) = (start, 0, 0);
+            for (k, &s) in q.sizes.iter().enumerate() {
+                while out[i] == 0 {
+                    i += 1;
+                    pos = (pos + 1) % ring;
+                }
+                let s = s as usize;
+                assert_eq!(&out[i..i + s], &q.cmds[at..at + s], "start {start}, packet {k}");
+                assert!(pos + s < ring, "start {start}: packet {k} reaches the ring's end");
+                if q.end_aligned.contains(&k) {
+                    assert_eq!((pos + s) % 8, 0, "start {start}: INDIRECT ends at {}", pos + s);
+                }
+                i += s;
+                pos += s;
+                at += s;
+            }
+            assert_eq!(i, out.len());
+        }
+        // A list longer than the ring is an error, not a wrap onto itself.
+        assert!(place_sdma(&q, 0, 16).is_err());
     }
 }

@@ -91,6 +91,9 @@ pub struct CopyQueue {
     pub(crate) target: GfxTarget,
     pub(crate) cmds: Vec<u32>,
     pub(crate) sizes: Vec<u32>,
+    /// Indices (into `sizes`) of packets that must end on an 8-dword boundary of the
+    /// ring (SDMA INDIRECT); the ring writer pads before them with NOPs.
+    pub(crate) end_aligned: Vec<usize>,
 }
 
 impl CopyQueue {
@@ -100,6 +103,7 @@ impl CopyQueue {
             target,
             cmds: Vec::with_capacity(64),
             sizes: Vec::with_capacity(8),
+            end_aligned: Vec::new(),
         }
     }
 
@@ -155,6 +159,17 @@ impl CopyQueue {
         let t = Timestamp::new(sig.timestamp_addr())
             .map_err(|e| HcqError::InvalidArgument(format!("timestamp slot: {e}")))?;
         let at = t.encode(self.target, &mut self.cmds);
+        self.mark(at);
+        Ok(self)
+    }
+
+    /// Runs the `dwords` dwords of SDMA packets at `addr` (32-byte aligned) as an
+    /// indirect buffer. The ring writer places the packet so it ends on an 8-dword
+    /// boundary, as the engine requires.
+    pub fn indirect(&mut self, addr: u64, dwords: u32) -> Result<&mut Self> {
+        let ib = sdma::Indirect::new(addr, dwords)?;
+        let at = ib.encode(self.target, &mut self.cmds);
+        self.end_aligned.push(self.sizes.len());
         self.mark(at);
         Ok(self)
     }

@@ -330,3 +330,51 @@ fn bound_lists_replay_and_patch() {
     assert!(bound.patch_u32(&dev, bound.len(), 1).is_err());
     assert!(dev.bind(&dev.compute_queue()).is_err());
 }
+
+#[test]
+fn bound_copy_lists_replay_and_patch() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let (a, b, dst) = (
+        dev.alloc(4096, BufferKind::Device).unwrap(),
+        dev.alloc(4096, BufferKind::Device).unwrap(),
+        dev.alloc(4096, BufferKind::Device).unwrap(),
+    );
+    let (pa, pb) = (pattern(1000, 1), pattern(1000, 2));
+    dev.copy_in(&a, 0, &pa).unwrap();
+    dev.copy_in(&b, 0, &pb).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut q = dev.copy_queue();
+    q.copy(dst.va(), a.va(), 1000).unwrap();
+    q.signal(&sig, 5);
+    let bound = dev.bind_copy(&q).unwrap();
+    assert!(bound.is_copy() && bound.len() % 8 == 0);
+    // Several runs: the INDIRECT packet lands at different ring offsets and must end on
+    // an 8-dword boundary each time (the engine stops the queue otherwise).
+    for _ in 0..5 {
+        dev.submit_bound(&bound).unwrap();
+        dev.submit_ordered(true, |w| match w {
+            Work::Copy(q) => q.copy(dst.va() + 2048, a.va(), 3).map(|_| ()),
+            Work::Compute(_) => unreachable!(),
+        })
+        .unwrap();
+    }
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; 1000];
+    dev.copy_out(&mut out, &dst, 0).unwrap();
+    assert_eq!(out, pa);
+    assert_eq!(sig.value(), 5);
+    // COPY_LINEAR's source address (dwords 3, 4): patched to `b`, replayed.
+    bound.patch_u64(&dev, 3, b.va()).unwrap();
+    sig.set(0).unwrap();
+    dev.submit_bound(&bound).unwrap();
+    dev.synchronize().unwrap();
+    dev.copy_out(&mut out, &dst, 0).unwrap();
+    assert_eq!(out, pb);
+    assert_eq!(sig.value(), 5);
+    // Nothing to bind, and no INDIRECT inside a bound copy list.
+    assert!(dev.bind_copy(&dev.copy_queue()).is_err());
+    let mut nested = dev.copy_queue();
+    nested.indirect(dst.va(), 8).unwrap();
+    assert!(dev.bind_copy(&nested).is_err());
+}
