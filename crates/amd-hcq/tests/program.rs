@@ -342,3 +342,38 @@ fn the_interpreter_counts_the_work_it_does() {
     prg.launch(&[&buf, &buf, &buf], &[40], dims, true).unwrap();
     assert_eq!(read(), (2 * insts, 2 * lanes), "the same launch counts the same again");
 }
+
+#[test]
+fn the_descriptor_float_mode_sets_denormal_flushing() {
+    let (_m, p) = platform();
+    let dev = p.device(0).unwrap();
+    // vadd of denormals: kept as compiled (FLOAT_MODE 0xf0), flushed with RSRC1's f32
+    // denormal bits (FLOAT_DENORM_MODE_32, bits 16-17) cleared.
+    let flushing = patched(|kd| {
+        let rsrc1 = u32::from_le_bytes(kd[48..52].try_into().unwrap()) & !(3 << 16);
+        kd[48..52].copy_from_slice(&rsrc1.to_le_bytes());
+    });
+    let n = 64usize;
+    let tiny = (-140f32).exp2();
+    let bytes: Vec<u8> = (0..n).flat_map(|i| (tiny * (i + 1) as f32).to_le_bytes()).collect();
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [64, 1, 1],
+    };
+    for (elf, flush) in [(VADD, false), (&flushing[..], true)] {
+        let prg = Program::load(&dev, elf, "vadd").unwrap();
+        let (a, c) = (
+            dev.alloc(n * 4, BufferKind::Device).unwrap(),
+            dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        );
+        dev.copy_in(&a, 0, &bytes).unwrap();
+        prg.launch(&[&a, &a, &c], &[n as u32], dims, true).unwrap();
+        let mut out = vec![0u8; n * 4];
+        dev.copy_out(&mut out, &c, 0).unwrap();
+        for i in 0..n {
+            let got = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+            let want = if flush { 0.0 } else { 2.0 * tiny * (i + 1) as f32 };
+            assert_eq!(got, want, "element {i}, flush {flush}");
+        }
+    }
+}

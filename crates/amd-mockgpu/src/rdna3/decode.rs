@@ -140,7 +140,9 @@ impl Inst {
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
         let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);
-        if inst.srcs().contains(&LITERAL) || vopd_k {
+        // s_setreg_imm32_b32 carries its value as a literal.
+        let setreg_imm = enc == Encoding::Sopk && op == 0x13;
+        if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm {
             let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
             inst.literal = Some(lit);
             inst.size += 1;

@@ -98,12 +98,24 @@ fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
     let imm = i.bits(0, 15, 0) as u16 as i16;
     let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
     match i.op {
-        // s_nop, s_clause, s_delay_alu, s_waitcnt, s_code_end: ordering hints; the
-        // interpreter runs each instruction to completion.
         // s_nop, s_set_inst_prefetch_distance, s_clause, s_delay_alu, s_waitcnt_depctr,
         // s_waitcnt, s_code_end: ordering and scheduling hints; the interpreter runs
         // each instruction to completion.
         0x00 | 0x04 | 0x05 | 0x07 | 0x08 | 0x09 | 0x1f => Ok(Flow::Next),
+        // s_round_mode: only round-to-nearest-even is modelled.
+        0x11 if imm & 0xf == 0 => {
+            w.mode &= !0xf;
+            Ok(Flow::Next)
+        }
+        0x11 => Err(format!(
+            "rounding mode {:#x} is not implemented (nearest-even only)",
+            imm & 0xf
+        )),
+        // s_denorm_mode
+        0x12 => {
+            w.mode = (w.mode & !0xf0) | (imm as u32 & 0xf) << 4;
+            Ok(Flow::Next)
+        }
         0x20 => Ok(Flow::Jump(imm)),
         0x21 => taken(!w.scc),
         0x22 => taken(w.scc),
@@ -316,6 +328,31 @@ fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
     let sext = simm as i16 as i32;
     let cur = w.s[d.min(127)];
     match i.op {
+        // s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 on MODE (hwreg 1).
+        0x11..=0x13 => {
+            let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
+            if id != 1 {
+                return Err(format!("hardware register {id} is not implemented (MODE only)"));
+            }
+            let mask = (((1u64 << size) - 1) << offset) as u32;
+            if i.op == 0x11 {
+                return w.swrite(d, (w.mode & mask) >> offset);
+            }
+            let v = if i.op == 0x12 {
+                cur
+            } else {
+                i.literal.ok_or("s_setreg_imm32 without its literal")?
+            };
+            let mode = (w.mode & !mask) | ((v << offset) & mask);
+            if mode & 0xf != 0 {
+                return Err(format!(
+                    "rounding mode {:#x} is not implemented (nearest-even only)",
+                    mode & 0xf
+                ));
+            }
+            w.mode = mode;
+            Ok(())
+        }
         0x00 => w.swrite(d, sext as u32),
         0x03..=0x0e => {
             let (si, ui) = (cur as i32, cur);
@@ -943,30 +980,37 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
             let a = w.vread(s0, lane, lit)?;
             let b = w.vread(s1, lane, lit)?;
             let acc = w.vread(256 + d as u16, lane, lit)?;
-            let k_lit = f(lit.unwrap_or(0));
-            out[k][lane] = match op {
-                0 => f(a).mul_add(f(b), f(acc)).to_bits(),
-                1 => f(a).mul_add(f(b), k_lit).to_bits(),
-                2 => f(a).mul_add(k_lit, f(b)).to_bits(),
-                3 => (f(a) * f(b)).to_bits(),
-                4 => (f(a) + f(b)).to_bits(),
-                5 => (f(a) - f(b)).to_bits(),
-                6 => (f(b) - f(a)).to_bits(),
-                8 => a,
-                9 => {
-                    if w.vcc() >> lane & 1 != 0 {
-                        b
-                    } else {
-                        a
-                    }
+            let fl = |x: u32| w.f32_in(f(x));
+            let k_lit = fl(lit.unwrap_or(0));
+            let r = match op {
+                0 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
+                1 => fl(a).mul_add(fl(b), k_lit).to_bits(),
+                2 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
+                3 => (fl(a) * fl(b)).to_bits(),
+                4 => (fl(a) + fl(b)).to_bits(),
+                5 => (fl(a) - fl(b)).to_bits(),
+                6 => (fl(b) - fl(a)).to_bits(),
+                10 => fl(a).max(fl(b)).to_bits(),
+                11 => fl(a).min(fl(b)).to_bits(),
+                _ => {
+                    out[k][lane] = match op {
+                        8 => a,
+                        9 => {
+                            if w.vcc() >> lane & 1 != 0 {
+                                b
+                            } else {
+                                a
+                            }
+                        }
+                        16 => a.wrapping_add(b),
+                        17 => b << (a & 31),
+                        18 => a & b,
+                        _ => return Err(format!("VOPD operation {op} is not implemented")),
+                    };
+                    continue;
                 }
-                10 => f(a).max(f(b)).to_bits(),
-                11 => f(a).min(f(b)).to_bits(),
-                16 => a.wrapping_add(b),
-                17 => b << (a & 31),
-                18 => a & b,
-                _ => return Err(format!("VOPD operation {op} is not implemented")),
             };
+            out[k][lane] = w.f32_out(r);
         }
     }
     for (lane, (x, y)) in out[0].iter().zip(&out[1]).enumerate() {
@@ -1034,7 +1078,7 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
             continue;
         }
         let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-        let (fa, fb) = (f(m.float(0, a)), f(m.float(1, b)));
+        let (fa, fb) = (w.f32_in(f(m.float(0, a))), w.f32_in(f(m.float(1, b))));
         let (sa, sb) = (a as i32, b as i32);
         let r = match op {
             0x11 => fa < fb,
@@ -1138,6 +1182,15 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         w.vwrite(dst, lane, out)?;
     }
     Ok(())
+}
+
+/// Whether VOP3-numbered `op` produces an f32 (subject to MODE's output denormals).
+fn f32_result(op: u16) -> bool {
+    matches!(
+        op,
+        0x103..=0x105 | 0x108 | 0x10f | 0x110 | 0x12b | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
+            | 0x1a0..=0x1b6 | 0x1c0
+    )
 }
 
 /// `x` as `mant * 2^exp` with `|mant|` in [0.5, 1); zero, infinities and NaN give
@@ -1296,8 +1349,8 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         } else {
             w.vread(srcs[1], lane, lit)?
         };
-        let fa = f(m.float(0, a));
-        let fb = f(m.float(1, b));
+        let fa = w.f32_in(f(m.float(0, a)));
+        let fb = w.f32_in(f(m.float(1, b)));
         let r: u32 = match op {
             // VOP1
             0x181 => a,
@@ -1381,7 +1434,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x125 => a.wrapping_add(b),
             0x126 => a.wrapping_sub(b),
             0x12b => {
-                let acc = f(w.vread(256 + dst as u16, lane, lit)?);
+                let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
                 fa.mul_add(fb, acc).to_bits()
             }
             // VOP3-only
@@ -1395,7 +1448,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 }
             }
             0x213 => {
-                let c = f(m.float(2, w.vread(srcs[2], lane, lit)?));
+                let c = w.f32_in(f(m.float(2, w.vread(srcs[2], lane, lit)?)));
                 fa.mul_add(fb, c).to_bits()
             }
             0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
@@ -1457,6 +1510,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 ));
             }
         };
+        let r = if f32_result(op) { w.f32_out(r) } else { r };
         w.vwrite(dst, lane, r)?;
     }
     if matches!(op, 0x120 | 0x300 | 0x301) {
@@ -1693,6 +1747,37 @@ mod tests {
         .unwrap();
         assert_eq!(f32::from_bits(w.v[1][4]), 5.5);
         assert_eq!(f32::from_bits(w.v[1][5]), 4.5);
+    }
+
+    #[test]
+    fn mode_register_flushes_f32_denormals() {
+        let add = [0x0602_0702]; // v_add_f32_e32 v1, v2, v3
+        let (tiny, least_normal) = ((-127f32).exp2(), (-126f32).exp2());
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |_| tiny.to_bits());
+            lanes(w, 3, |_| least_normal.to_bits());
+        };
+        let sum = |prog: &[&[u32]]| f32::from_bits(run_all(prog, set).unwrap().v[1][0]);
+        // Kept by default (RSRC1's usual FLOAT_MODE 0xf0).
+        assert_eq!(sum(&[&add]), tiny + least_normal);
+        // s_denorm_mode 0xe: f32 inputs flush (bit 4 clear), outputs kept.
+        assert_eq!(sum(&[&[0xbf92_000e], &add]), least_normal);
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0: everything flushes; s_getreg reads it.
+        let w = run_all(&[&[0xb980_f801, 0], &add, &[0xb880_f801]], set).unwrap();
+        assert_eq!((f32::from_bits(w.v[1][0]), w.s[0]), (least_normal, 0));
+        // Outputs flush (bit 5 clear): 2^-130 + 2^-130 is a denormal, written as zero.
+        let smaller = (-130f32).exp2();
+        let twice = |w: &mut Wave| {
+            lanes(w, 2, |_| smaller.to_bits());
+            lanes(w, 3, |_| smaller.to_bits());
+        };
+        let w = run_all(&[&[0xbf92_000d], &add], twice).unwrap();
+        assert_eq!(w.v[1][0], 0);
+        let w = run_all(&[&add], twice).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), 2.0 * smaller);
+        // Rounding modes other than nearest-even, and other hardware registers: errors.
+        assert!(run_all(&[&[0xbf91_0001]], |_| {}).is_err());
+        assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
     }
 
     #[test]

@@ -155,6 +155,8 @@ impl Rdna3Executor {
                     let mut waves: Vec<Wave> = (0..n_waves)
                         .map(|wi| {
                             let mut w = Wave::new(vgprs, d.code_addr);
+                            // RSRC1.FLOAT_MODE has MODE's layout.
+                            w.mode = (d.rsrc[0] >> 12) & 0xff;
                             w.s[..user_sgprs.min(16)].copy_from_slice(&d.user_data[..user_sgprs.min(16)]);
                             let mut next = user_sgprs;
                             for (k, id) in [gx, gy, gz].into_iter().enumerate() {

@@ -19,6 +19,9 @@ pub struct Wave {
     pub(crate) at_barrier: bool,
     /// Each lane's private (scratch) memory, grown on use.
     pub(crate) private: Vec<Vec<u8>>,
+    /// The MODE register: bits 3:0 round modes, 7:4 denormal modes (bit 4 f32 input
+    /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64).
+    pub(crate) mode: u32,
 }
 
 impl Wave {
@@ -31,6 +34,27 @@ impl Wave {
             done: false,
             at_barrier: false,
             private: vec![Vec::new(); 32],
+            // Round to nearest even, every denormal kept.
+            mode: 0xf0,
+        }
+    }
+
+    /// `x` with an f32 denormal flushed to a signed zero when MODE says inputs flush.
+    pub(crate) fn f32_in(&self, x: f32) -> f32 {
+        if self.mode & 0x10 == 0 && x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    }
+
+    /// An f32 result's bits, a denormal flushed to a signed zero when MODE says outputs
+    /// flush.
+    pub(crate) fn f32_out(&self, bits: u32) -> u32 {
+        if self.mode & 0x20 == 0 && bits & 0x7f80_0000 == 0 {
+            bits & 0x8000_0000
+        } else {
+            bits
         }
     }
 
