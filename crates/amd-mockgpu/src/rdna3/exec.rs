@@ -354,23 +354,11 @@ fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
             Ok(())
         }
         0x00 => w.swrite(d, sext as u32),
+        // s_cmpk_*: signed against the sign-extended immediate, then unsigned.
         0x03..=0x0e => {
-            let (si, ui) = (cur as i32, cur);
-            let k = simm as u32;
-            w.scc = match i.op {
-                0x03 => si == sext,
-                0x04 => si != sext,
-                0x05 => si > sext,
-                0x06 => si >= sext,
-                0x07 => si < sext,
-                0x08 => si <= sext,
-                0x09 => ui == k,
-                0x0a => ui != k,
-                0x0b => ui > k,
-                0x0c => ui >= k,
-                0x0d => ui < k,
-                _ => ui <= k,
-            };
+            let signed = i.op < 0x09;
+            let k = if signed { sext as u32 } else { simm as u32 };
+            w.scc = compare((i.op - 0x03) % 6, cur, k, signed);
             Ok(())
         }
         0x0f => {
@@ -390,23 +378,27 @@ fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
         w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
         w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
     );
-    let (sa, sb) = (a as i32, b as i32);
-    w.scc = match i.op {
-        0x00 => sa == sb,
-        0x01 => sa != sb,
-        0x02 => sa > sb,
-        0x03 => sa >= sb,
-        0x04 => sa < sb,
-        0x05 => sa <= sb,
-        0x06 => a == b,
-        0x07 => a != b,
-        0x08 => a > b,
-        0x09 => a >= b,
-        0x0a => a < b,
-        0x0b => a <= b,
-        _ => return Err(unsupported(i)),
-    };
+    if i.op > 0x0b {
+        return Err(unsupported(i));
+    }
+    // s_cmp_*_i32, then s_cmp_*_u32.
+    w.scc = compare(i.op % 6, a, b, i.op < 6);
     Ok(())
+}
+
+/// The scalar comparison `k` of `a` with `b` (0 eq, 1 ne, 2 gt, 3 ge, 4 lt, 5 le),
+/// as signed or unsigned integers.
+fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let o = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    match k {
+        0 => o == Equal,
+        1 => o != Equal,
+        2 => o == Greater,
+        3 => o != Less,
+        4 => o == Less,
+        _ => o != Greater,
+    }
 }
 
 fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
@@ -1778,6 +1770,20 @@ mod tests {
         // Rounding modes other than nearest-even, and other hardware registers: errors.
         assert!(run_all(&[&[0xbf91_0001]], |_| {}).is_err());
         assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
+    }
+
+    #[test]
+    fn scalar_compares_signed_and_unsigned() {
+        // s2 = -2, s3 = 1: less as i32, greater as u32.
+        let set = |w: &mut Wave| {
+            w.s[2] = (-2i32) as u32;
+            w.s[3] = 1;
+        };
+        let scc = |words: u32| run(&[words], set).unwrap().scc;
+        assert!(scc(0xbf04_0302)); // s_cmp_lt_i32 s2, s3
+        assert!(!scc(0xbf0a_0302)); // s_cmp_lt_u32 s2, s3
+        assert!(scc(0xb382_ffff)); // s_cmpk_lt_i32 s2, 0xffff (-1): -2 < -1
+        assert!(!scc(0xb682_ffff)); // s_cmpk_lt_u32 s2, 0xffff: 0xfffffffe < 0xffff fails
     }
 
     #[test]
