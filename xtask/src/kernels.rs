@@ -31,6 +31,8 @@ pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
         .args([
             "-x",
             "cl",
+            // OpenCL C 2.0: unqualified pointers are generic (FLAT) pointers.
+            "-cl-std=CL2.0",
             "-Xclang",
             "-finclude-default-header",
             "-target",

@@ -514,3 +514,27 @@ fn f32_to_half_exact(x: f32) -> u16 {
     let e = 31 - m.leading_zeros();
     sign | ((e + 15) as u16) << 10 | ((m << (10 - e)) & 0x3ff) as u16
 }
+
+#[test]
+fn generic_pointers_to_global_local_and_private_memory() {
+    for elf in kernel!("flat_ptrs") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "flat_ptrs").unwrap();
+        let n = 256 + 100;
+        let g0 = rand_u32(n, 17);
+        let (g, out) = (upload(&dev, &g0), upload(&dev, &vec![0; n]));
+        let dims = LaunchDims {
+            global: [2, 1, 1],
+            local: [256, 1, 1],
+        };
+        prg.launch(&[&g, &out], &[n as u32], dims, true).unwrap();
+        let (g1, got) = (download(&dev, &g, n), download(&dev, &out, n));
+        for i in 0..n {
+            let lid = (i % 256) as u32;
+            let i32_ = i as u32;
+            assert_eq!(g1[i], g0[i].wrapping_add(5), "global through a flat pointer, item {i}");
+            let want = lid + 7 + 28 * i32_ + 8 * (i32_ & 3);
+            assert_eq!(got[i], want, "LDS and private through flat pointers, item {i}");
+        }
+    }
+}

@@ -482,6 +482,60 @@ fn dispatches_reach_the_kernel_executor_with_their_registers() {
 }
 
 #[test]
+fn a_panicking_kernel_executor_stops_only_its_queue() {
+    struct Panics;
+    impl amd_mockgpu::KernelExecutor for Panics {
+        fn dispatch(
+            &mut self,
+            _: &amd_mockgpu::GpuMemory<'_>,
+            _: &amd_mockgpu::DispatchInfo,
+        ) -> Result<(), amd_mockgpu::KernelError> {
+            panic!("executor bug")
+        }
+    }
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    m.set_kernel_executor(Box::new(Panics));
+    let dev = &devs[0];
+    let mut c = Ring::new(dev, QueueKind::Compute, 4096);
+    c.submit(&pm4(|b| {
+        Dispatch {
+            code_addr: 0x7f30_0000_1700,
+            rsrc1: 0x40bf_0080,
+            rsrc2: 0x9e,
+            rsrc3: 0,
+            tmpring_size: 0,
+            scratch_base: 0,
+            user_data: &[],
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            initiator: DispatchInitiator::DEFAULT,
+        }
+        .encode(T, b)
+        .unwrap();
+    }));
+    let t = Instant::now();
+    loop {
+        match m.queue_state(c.q.id()).unwrap().status {
+            QueueStatus::Error(e) => {
+                assert!(e.contains("panicked: executor bug"), "{e}");
+                break;
+            }
+            _ if t.elapsed() > Duration::from_secs(10) => panic!("the queue never stopped"),
+            _ => std::thread::sleep(Duration::from_millis(1)),
+        }
+    }
+    // The device thread lives on: another queue still runs.
+    m.set_kernel_executor(Box::new(amd_mockgpu::NoKernels));
+    let mut c2 = Ring::new(dev, QueueKind::Compute, 4096);
+    c2.submit(&pm4(|b| recipes::memory_barrier(T, b)));
+    let t = Instant::now();
+    while m.queue_state(c2.q.id()).unwrap().read_ptr == 0 {
+        assert!(t.elapsed() < Duration::from_secs(10), "the device thread died");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
 fn many_threads_many_submissions_none_lost() {
     let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
     let devs = Arc::new(devs);

@@ -56,7 +56,18 @@ impl Driver {
                 };
                 q.counters.dispatches += 1;
                 let mut kernels = std::mem::replace(&mut self.kernels, Box::new(NoKernels));
-                let result = kernels.dispatch(&GpuMemory { driver: self, gpu: g }, &info);
+                // An executor that panics (a bug in it) stops this queue with an error
+                // rather than taking the device thread down with it.
+                let mem = GpuMemory { driver: self, gpu: g };
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernels.dispatch(&mem, &info)))
+                    .unwrap_or_else(|p| {
+                        let msg = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Err(KernelError::Unsupported(format!("the kernel executor panicked: {msg}")))
+                    });
                 self.kernels = kernels;
                 if self.dispatch_log.len() >= crate::driver::DISPATCH_LOG_LIMIT {
                     self.dispatch_log.pop_front();

@@ -3,7 +3,7 @@
 
 use super::decode::{Encoding, Inst};
 use super::half;
-use super::wave::{EXEC_LO, VCC_LO, Wave};
+use super::wave::{EXEC_LO, PRIVATE_APERTURE, SHARED_APERTURE, VCC_LO, Wave};
 use crate::MemoryFault;
 use crate::hw::GpuMemory;
 
@@ -87,7 +87,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 valu(w, i, i.op, dst, sdst, srcs, mods).map(|_| Flow::Next)
             }
         }
-        Encoding::Flat => flat(w, i, mem).map(|_| Flow::Next),
+        Encoding::Flat => flat(w, i, mem, lds).map(|_| Flow::Next),
         Encoding::Ds => ds(w, i, lds).map(|_| Flow::Next),
         Encoding::Vopd => vopd(w, i).map(|_| Flow::Next),
         Encoding::Vop3p => vop3p(w, i).map(|_| Flow::Next),
@@ -430,13 +430,12 @@ fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
 /// Prefix of errors that are memory faults (the dispatcher turns them into faults).
 pub(crate) const FAULT: &str = "\u{1}";
 
-fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
-    let seg = i.bits(0, 17, 16);
-    if seg == 1 {
-        return scratch(w, i);
-    }
-    if seg != 2 {
-        return Err("flat (segment 0) addressing is not implemented".into());
+fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
+    match i.bits(0, 17, 16) {
+        0 => return flat_generic(w, i, mem, lds),
+        1 => return scratch(w, i),
+        2 => {}
+        _ => return Err("FLAT segment 3 does not exist".into()),
     }
     let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
     let (vdst, saddr, data, addr) = (
@@ -606,6 +605,73 @@ impl MemOp {
     }
 }
 
+/// FLAT (segment 0) loads and stores: each lane's 64-bit address picks LDS (the shared
+/// aperture), its private memory (the private aperture) or global memory.
+fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
+    // 13 bits, signed as for GLOBAL (LLVM emits only non-negative ones for FLAT).
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    let kind =
+        mem_op(i.op).ok_or_else(|| format!("flat opcode {:#x} is not implemented (loads and stores only)", i.op))?;
+    let len = kind.len();
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let in_aperture = |base: u64| a.checked_sub(base).filter(|&d| d < 1 << 32).map(|d| d as usize);
+        let mut buf = [0u8; 16];
+        if let Some(off) = in_aperture(SHARED_APERTURE) {
+            // LDS outside the allocation reads 0 and ignores writes, as DS does.
+            let range = lds.get_mut(off..off.saturating_add(len));
+            if kind.is_load() {
+                if let Some(r) = range {
+                    buf[..len].copy_from_slice(r);
+                }
+                kind.load(w, lane, vdst, &buf)?;
+            } else if let Some(r) = range {
+                r.copy_from_slice(&kind.store_bytes(w, lane, data)?.0[..len]);
+            }
+        } else if let Some(off) = in_aperture(PRIVATE_APERTURE) {
+            let (load, stored) = (kind.is_load(), kind.store_bytes(w, lane, data)?.0);
+            let r = private_bytes(w, lane, off as i64, len)?;
+            if load {
+                buf[..len].copy_from_slice(r);
+                kind.load(w, lane, vdst, &buf)?;
+            } else {
+                r.copy_from_slice(&stored[..len]);
+            }
+        } else if kind.is_load() {
+            mem.read(a, &mut buf[..len]).map_err(|f| mem_fault(f.va))?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (bytes, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &bytes[..len]).map_err(|f| mem_fault(f.va))?;
+        }
+    }
+    Ok(())
+}
+
+/// `len` bytes of `lane`'s private memory at `a`, grown on first use; an access
+/// outside [`PRIVATE_LIMIT`] is an error.
+fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> {
+    let end = a
+        .checked_add(len as i64)
+        .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)
+        .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
+    let (a, end) = (a as usize, end as usize);
+    let mem = &mut w.private[lane];
+    if mem.len() < end {
+        mem.resize(end.next_multiple_of(256), 0);
+    }
+    Ok(&mut mem[a..end])
+}
+
 /// Private memory each lane may use.
 pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
 
@@ -629,26 +695,14 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
         }
         let v = if sve { w.vread(addr, lane, None)? as i64 } else { 0 };
         let a = base.wrapping_add(v).wrapping_add(offset);
-        let end = a
-            .checked_add(kind.len() as i64)
-            .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT);
-        let Some(end) = end else {
-            return Err(format!(
-                "private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"
-            ));
-        };
-        let (a, end) = (a as usize, end as usize);
-        let mem = &mut w.private[lane];
-        if mem.len() < end {
-            mem.resize(end.next_multiple_of(256), 0);
-        }
+        let len = kind.len();
         if kind.is_load() {
             let mut buf = [0u8; 16];
-            buf[..end - a].copy_from_slice(&w.private[lane][a..end]);
+            buf[..len].copy_from_slice(private_bytes(w, lane, a, len)?);
             kind.load(w, lane, vdst, &buf)?;
         } else {
-            let (buf, len) = kind.store_bytes(w, lane, data)?;
-            w.private[lane][a..end].copy_from_slice(&buf[..len]);
+            let (buf, _) = kind.store_bytes(w, lane, data)?;
+            private_bytes(w, lane, a, len)?.copy_from_slice(&buf[..len]);
         }
     }
     Ok(())
@@ -1404,6 +1458,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x103 => (fa + fb).to_bits(),
             0x104 => (fa - fb).to_bits(),
             0x108 => (fa * fb).to_bits(),
+            0x109 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
             0x10b => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
             0x10f => fa.min(fb).to_bits(),
             0x110 => fa.max(fb).to_bits(),
@@ -1444,6 +1499,14 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 fa.mul_add(fb, c).to_bits()
             }
             0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            // v_mad_i32_i24 / v_mad_u32_u24: 24-bit operands, 32-bit add.
+            0x20a => {
+                let p = ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32;
+                p.wrapping_add(w.vread(srcs[2], lane, lit)?)
+            }
+            0x20b => (a & 0xff_ffff)
+                .wrapping_mul(b & 0xff_ffff)
+                .wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_perm_b32: each result byte picked from {S0, S1} by a selector byte of S2.
             0x244 => {
                 let (sel, pair) = (w.vread(srcs[2], lane, lit)?, (a as u64) << 32 | b as u64);
@@ -1490,8 +1553,14 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x32e => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
             0x32c => a.wrapping_mul(b),
             0x32d => ((a as u64 * b as u64) >> 32) as u32,
-            0x33c => {
-                let v = w.vread64(srcs[1], lane, lit)? << (a & 63);
+            // v_lshlrev_b64, v_lshrrev_b64, v_ashrrev_i64: shift S1 by S0.
+            0x33c..=0x33e => {
+                let x = w.vread64(srcs[1], lane, lit)?;
+                let v = match op {
+                    0x33c => x << (a & 63),
+                    0x33d => x >> (a & 63),
+                    _ => ((x as i64) >> (a & 63)) as u64,
+                };
                 w.vwrite(dst + 1, lane, (v >> 32) as u32)?;
                 v as u32
             }

@@ -2,6 +2,20 @@
 
 use super::decode::LITERAL;
 
+/// Base of the flat aperture that addresses a workgroup's LDS (`src_shared_base`;
+/// the value KFD gives gfx9 and later), 4 GiB long.
+pub const SHARED_APERTURE: u64 = 0x2000_0000_0000_0000;
+/// Base of the flat aperture that addresses a lane's private memory
+/// (`src_private_base`), 4 GiB long.
+pub const PRIVATE_APERTURE: u64 = 0x1000_0000_0000_0000;
+
+/// The aperture registers as 64-bit operands (235 shared base, 236 shared limit, 237
+/// private base, 238 private limit).
+fn aperture(n: u16) -> u64 {
+    let base = if n < 237 { SHARED_APERTURE } else { PRIVATE_APERTURE };
+    if n % 2 == 1 { base } else { base + 0xffff_ffff }
+}
+
 /// SGPR numbers of special registers.
 pub const VCC_LO: usize = 106;
 /// `exec_lo`
@@ -83,6 +97,8 @@ impl Wave {
             246 => 4.0f32.to_bits(),
             247 => (-4.0f32).to_bits(),
             248 => 0x3e22_f983, // 1/(2π)
+            // As 32-bit operands the aperture registers give their high halves.
+            235..=238 => (aperture(n) >> 32) as u32,
             253 => self.scc as u32,
             LITERAL => lit.ok_or("literal operand without a literal")?,
             256..=511 => return Err(format!("VGPR operand v{} where a scalar is needed", n - 256)),
@@ -102,6 +118,7 @@ impl Wave {
             // 64-bit operands take the float inline constants as doubles.
             240..=247 => [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][(n - 240) as usize].to_bits(),
             248 => 0x3fc4_5f30_6dc9_c883, // 1/(2π)
+            235..=238 => aperture(n),
             _ => self.sread(n, lit)? as u64,
         })
     }

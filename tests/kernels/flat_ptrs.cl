@@ -1,0 +1,20 @@
+// Generic (flat) pointers: one helper used on global, local and private memory.
+__attribute__((noinline)) static void bump(uint* p, uint n, uint by) {
+  for (uint k = 0; k < n; k++) p[k] += by;
+}
+
+__kernel void flat_ptrs(__global uint* g, __global uint* out, uint n) {
+  __local uint l[256];
+  uint priv[8];
+  uint lid = __builtin_amdgcn_workitem_id_x();
+  uint i = __builtin_amdgcn_workgroup_id_x() * 256 + lid;
+  l[lid] = lid;
+  for (uint k = 0; k < 8; k++) priv[k] = i * k;
+  __builtin_amdgcn_s_barrier();
+  if (i < n) bump(&g[i], 1, 5);
+  bump(&l[lid], 1, 7);
+  bump(priv, 8, i & 3);
+  uint s = 0;
+  for (uint k = 0; k < 8; k++) s += priv[(k + lid) & 7];
+  if (i < n) out[i] = l[lid] + s;
+}
