@@ -538,3 +538,48 @@ fn generic_pointers_to_global_local_and_private_memory() {
         }
     }
 }
+
+#[test]
+fn scalar_half_precision_arithmetic_and_conversions() {
+    for elf in kernel!("f16scalar") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "f16scalar").unwrap();
+        let n = 300;
+        // Inputs that round to half: quarters in [-64, 64).
+        let a: Vec<f32> = rand_u32(n, 18).iter().map(|&v| (v % 512) as f32 / 4.0 - 64.0).collect();
+        let b: Vec<f32> = rand_u32(n, 19).iter().map(|&v| (v % 512) as f32 / 4.0 - 64.0).collect();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
+        let out = upload(&dev, &vec![0; 4 * n]);
+        prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+        let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
+        // Every value here is a multiple of 1/16 below 2^14 in magnitude, so each half
+        // result is exact except where rounding to 11 bits applies; the reference rounds
+        // each step to half the same way (nearest even).
+        let h = |x: f64| round_half(x);
+        for i in 0..n {
+            let (x, y) = (a[i] as f64, b[i] as f64);
+            let (s, d, p) = (h(x + y), h(x - y), h(x * y));
+            let want = [s, h(d * p), x.max(y), h(x.mul_add(y, s))];
+            for k in 0..4 {
+                assert_eq!(got[4 * i + k] as f64, want[k], "item {i} result {k} (x {x}, y {y})");
+            }
+        }
+    }
+}
+
+/// `x` rounded to the nearest half-precision value (ties to even), overflowing to
+/// infinity.
+fn round_half(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let e = ((((x.abs().to_bits() >> 52) & 0x7ff) as i32) - 1023).max(-14);
+    let ulp = ((e - 10) as f64).exp2();
+    let r = (x / ulp).round_ties_even() * ulp;
+    if r.abs() >= 65520.0 {
+        f64::INFINITY.copysign(x)
+    } else {
+        r
+    }
+}

@@ -1105,36 +1105,28 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         if exec >> lane & 1 == 0 {
             continue;
         }
-        if (0x21..=0x2e).contains(&op) {
-            let (x, y) = (
-                f64_src(w, srcs[0], lane, i.literal, m, 0)?,
-                f64_src(w, srcs[1], lane, i.literal, m, 1)?,
-            );
-            let r = match op {
-                0x21 => x < y,
-                0x22 => x == y,
-                0x23 => x <= y,
-                0x24 => x > y,
-                0x25 => x.partial_cmp(&y).is_some_and(|o| o != std::cmp::Ordering::Equal),
-                0x26 => x >= y,
-                0x2d => x != y,
-                _ => return Err(unsupported(i)),
+        // Float compares: f16 from 0x00, f32 from 0x10, f64 from 0x20.
+        if op < 0x30 {
+            let (x, y) = match op >> 4 {
+                0 => (
+                    f16_src(w, srcs[0], lane, i.literal, m, 0)?,
+                    f16_src(w, srcs[1], lane, i.literal, m, 1)?,
+                ),
+                1 => {
+                    let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
+                    (w.f32_in(f(m.float(0, a))) as f64, w.f32_in(f(m.float(1, b))) as f64)
+                }
+                _ => (
+                    f64_src(w, srcs[0], lane, i.literal, m, 0)?,
+                    f64_src(w, srcs[1], lane, i.literal, m, 1)?,
+                ),
             };
-            mask |= (r as u32) << lane;
+            mask |= (float_compare(op & 0xf, x, y) as u32) << lane;
             continue;
         }
         let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-        let (fa, fb) = (w.f32_in(f(m.float(0, a))), w.f32_in(f(m.float(1, b))));
         let (sa, sb) = (a as i32, b as i32);
         let r = match op {
-            0x11 => fa < fb,
-            0x12 => fa == fb,
-            0x13 => fa <= fb,
-            0x14 => fa > fb,
-            // LG: ordered and not equal (false when either is NaN, unlike `!=`).
-            0x15 => fa.partial_cmp(&fb).is_some_and(|o| o != std::cmp::Ordering::Equal),
-            0x16 => fa >= fb,
-            0x1d => fa != fb,
             0x41 => sa < sb,
             0x42 => sa == sb,
             0x43 => sa <= sb,
@@ -1152,6 +1144,92 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         mask |= (r as u32) << lane;
     }
     w.swrite(sdst, mask)
+}
+
+/// VOPC float predicate `k`: F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE,
+/// NEQ, NLT, T. The N forms are true when unordered.
+fn float_compare(k: u16, x: f64, y: f64) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let o = x.partial_cmp(&y);
+    match k {
+        0 => false,
+        1 => o == Some(Less),
+        2 => o == Some(Equal),
+        3 => matches!(o, Some(Less | Equal)),
+        4 => o == Some(Greater),
+        5 => matches!(o, Some(Less | Greater)),
+        6 => matches!(o, Some(Greater | Equal)),
+        7 => o.is_some(),
+        8 => o.is_none(),
+        9 => o != Some(Greater) && o != Some(Equal),
+        10 => o != Some(Less) && o != Some(Greater),
+        11 => o != Some(Greater),
+        12 => o != Some(Less) && o != Some(Equal),
+        13 => o != Some(Equal),
+        14 => o != Some(Less),
+        _ => true,
+    }
+}
+
+/// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
+/// halves), with abs/neg, as f64.
+fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+    let v = packed_src(w, n, lane, lit)?;
+    let mut h = if m.opsel >> k & 1 != 0 {
+        (v >> 16) as u16
+    } else {
+        v as u16
+    };
+    if m.abs >> k & 1 != 0 {
+        h &= 0x7fff;
+    }
+    if m.neg >> k & 1 != 0 {
+        h ^= 0x8000;
+    }
+    Ok(half::to_f32(h) as f64)
+}
+
+/// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
+/// half op_sel[3] picks, the other half kept; `v_cvt_f32_f16` writes all 32 bits.
+fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    let lit = i.literal;
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let x = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
+        let r: u16 = match op {
+            0x18a => {
+                let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
+                half::from_f64(a as f64)
+            }
+            0x18b => {
+                let v = (x(0)? as f32).to_bits();
+                w.vwrite(dst, lane, v)?;
+                continue;
+            }
+            0x132 => half::from_f64(x(0)? + x(1)?),
+            0x133 => half::from_f64(x(0)? - x(1)?),
+            0x134 => half::from_f64(x(1)? - x(0)?),
+            0x135 => half::from_f64(x(0)? * x(1)?),
+            0x136 => {
+                let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
+                half::from_f64(x(0)?.mul_add(x(1)?, acc))
+            }
+            0x139 => half::from_f64(x(0)?.max(x(1)?)),
+            0x13a => half::from_f64(x(0)?.min(x(1)?)),
+            _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
+        };
+        let old = w.vread(256 + dst as u16, lane, None)?;
+        let new = if m.opsel >> 3 & 1 != 0 {
+            (old & 0xffff) | (r as u32) << 16
+        } else {
+            (old & 0xffff_0000) | r as u32
+        };
+        w.vwrite(dst, lane, new)?;
+    }
+    Ok(())
 }
 
 /// A VOP3P operand as 32 bits: registers and literals as they are; inline constants
@@ -1345,6 +1423,9 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     }
     if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
         return valu16(w, i, op, dst, srcs, m);
+    }
+    if matches!(op, 0x18a | 0x18b | 0x132..=0x136 | 0x139 | 0x13a | 0x248) {
+        return valu_f16(w, i, op, dst, srcs, m);
     }
     if matches!(
         op,
@@ -1853,6 +1934,22 @@ mod tests {
         assert!(!scc(0xbf0a_0302)); // s_cmp_lt_u32 s2, s3
         assert!(scc(0xb382_ffff)); // s_cmpk_lt_i32 s2, 0xffff (-1): -2 < -1
         assert!(!scc(0xb682_ffff)); // s_cmpk_lt_u32 s2, 0xffff: 0xfffffffe < 0xffff fails
+    }
+
+    #[test]
+    fn float_compare_predicates_handle_nan() {
+        let nan = f64::NAN;
+        // LT, LG, O, U, NGE, NEQ with an unordered pair: only the unordered-true ones hold.
+        let got: Vec<bool> = [1, 5, 7, 8, 9, 13]
+            .iter()
+            .map(|&k| float_compare(k, nan, 1.0))
+            .collect();
+        assert_eq!(got, [false, false, false, true, true, true]);
+        let got: Vec<bool> = (0..16).map(|k| float_compare(k, 1.0, 2.0)).collect();
+        let want = [
+            false, true, false, true, false, true, false, true, false, true, false, true, false, true, false, true,
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]
