@@ -218,8 +218,16 @@ fn sdma_packet() -> impl Strategy<Value = SdmaPacket> {
     prop_oneof![nop, copy, fill, fence, trap, poll, ts, gcr, ind]
 }
 
+/// 512 cases per property, or `PROPTEST_CASES` for a longer run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn pm4_roundtrip(t in target(), spec in pm4_packet()) {
