@@ -1,10 +1,41 @@
 //! The test kernel suite (`tests/kernels`), run through the whole runtime on the mock
 //! GPU's RDNA3 interpreter and checked against Rust references on random inputs.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
+
+thread_local! {
+    /// The mock of the test running on this thread, for failure reports.
+    static MOCK: RefCell<Option<Arc<MockSys>>> = const { RefCell::new(None) };
+}
+
+/// `unwrap` that, on an error, also reports why the mock stopped its queues (an
+/// instruction the interpreter lacks, a fault), which `DeviceHang` only sums up.
+trait Explained<T> {
+    fn explained(self) -> T;
+}
+
+impl<T> Explained<T> for amd_hcq::Result<T> {
+    fn explained(self) -> T {
+        self.unwrap_or_else(|e| {
+            let stops: Vec<String> = MOCK.with(|m| {
+                m.borrow()
+                    .iter()
+                    .flat_map(|m| m.queues().into_iter().filter_map(|q| m.queue_state(q.id)))
+                    .filter_map(|st| match st.status {
+                        QueueStatus::Error(msg) => Some(msg),
+                        QueueStatus::Faulted(f) => Some(format!("memory fault at {:#x}", f.va)),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            panic!("{e:?}; the mock's queues stopped with: {stops:?}")
+        })
+    }
+}
 
 /// The kernel built at -O2 and at -O0 (which keeps values in scratch and runs
 /// unoptimised code).
@@ -19,6 +50,7 @@ macro_rules! kernel {
 
 fn device() -> (Platform, Device) {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    MOCK.with(|cell| *cell.borrow_mut() = Some(m.clone()));
     let p = Platform::with_sys(m, Iface::Mock).unwrap();
     let d = p.device(0).unwrap();
     (p, d)
@@ -77,7 +109,7 @@ fn saxpy_with(elf: &[u8]) {
     );
     let a = 2.5f32;
     prg.launch(&[&bx, &by], &[a.to_bits(), n as u32], groups(n), true)
-        .unwrap();
+        .explained();
     let out = download(&dev, &by, n);
     for i in 0..n {
         assert_eq!(f32::from_bits(out[i]), a.mul_add(x[i], y[i]), "element {i}");
@@ -98,7 +130,7 @@ fn integer_mix_with(elf: &[u8]) {
     let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
     let (ba, bb) = (upload(&dev, &a), upload(&dev, &b));
     let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &out, n * 8);
     for i in 0..n {
         let (x, y) = (a[i], b[i] | 1);
@@ -131,7 +163,7 @@ fn divergent_branches_and_loops_with(elf: &[u8]) {
     let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
     let ba = upload(&dev, &a);
     let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &out, n);
     for i in 0..n {
         let x = a[i];
@@ -173,7 +205,7 @@ fn grid_in_three_dimensions_with(elf: &[u8]) {
         local: [8, 4, 2],
     };
     prg.launch(&[&out], &[nx as u32, ny as u32, nz as u32], dims, true)
-        .unwrap();
+        .explained();
     let got = download(&dev, &out, nx * ny * nz + 64);
     for z in 0..nz {
         for y in 0..ny {
@@ -207,7 +239,7 @@ fn lds_tree_reduction_with_barriers_with(elf: &[u8]) {
     let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     let g = n.div_ceil(256);
     let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &sums, g);
     for (k, s) in got.iter().enumerate() {
         // Small integers: the float sum is exact in any order.
@@ -231,7 +263,7 @@ fn global_atomics_under_contention_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let init = [0u32, u32::MAX, 0, u32::MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let acc = upload(&dev, &init);
-    prg.launch(&[&ba, &acc], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &acc], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &acc, init.len());
     let mut want = init;
     for &x in &a {
@@ -263,7 +295,8 @@ fn lds_atomics_and_compare_swap_loops_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let out = upload(&dev, &vec![0u32; 16 + 16 * wgs]);
     let fsum = upload(&dev, &vec![0u32; 1 + wgs]);
-    prg.launch(&[&ba, &out, &fsum], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &out, &fsum], &[n as u32], groups(n), true)
+        .explained();
     let got = download(&dev, &out, 16 + 16 * wgs);
     let fgot: Vec<f32> = download(&dev, &fsum, 1 + wgs).into_iter().map(f32::from_bits).collect();
     assert_eq!(got[10], n as u32, "global compare-swap increments");
@@ -318,7 +351,7 @@ fn double_precision_with(elf: &[u8]) {
     };
     let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
     let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &out, n * 8);
     let at = |k: usize| f64::from_bits(got[2 * k] as u64 | (got[2 * k + 1] as u64) << 32);
     for i in 0..n {
@@ -348,7 +381,7 @@ fn transcendentals_within_their_precision_with(elf: &[u8]) {
         .collect();
     let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     let out = dev.alloc(n * 28, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &out, n * 7);
     for i in 0..n {
         let x = a[i];
@@ -387,7 +420,7 @@ fn wave_reduction_with_dpp_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let waves = n.div_ceil(256) * 8;
     let sums = dev.alloc(waves * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).unwrap();
+    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).explained();
     let got = download(&dev, &sums, waves);
     for (k, s) in got.iter().enumerate() {
         let want: u32 = a.iter().skip(k * 32).take(32).sum();
@@ -404,7 +437,7 @@ fn wave_maximum_with_dpp8_and_permlanes() {
         let n = 256 * 2 + 45;
         let a: Vec<u32> = rand_u32(n, 16).iter().map(|v| v % 100_000).collect();
         let (ba, out) = (upload(&dev, &a), upload(&dev, &vec![0; n]));
-        prg.launch(&[&ba, &out], &[n as u32], groups(n), true).unwrap();
+        prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
         let got = download(&dev, &out, n);
         for (i, g) in got.iter().enumerate() {
             let wave = &a[i / 32 * 32..(i / 32 * 32 + 32).min(n)];
@@ -433,7 +466,7 @@ fn tiled_matmul_through_lds_with(elf: &[u8]) {
         global: [(n / 16) as u32, (n / 16) as u32, 1],
         local: [16, 16, 1],
     };
-    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).unwrap();
+    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).explained();
     let got = download(&dev, &c, n * n);
     for r in 0..n {
         for col in 0..n {
@@ -457,7 +490,7 @@ fn private_array_in_scratch() {
         let idx = rand_u32(n, 14);
         let bi = upload(&dev, &idx);
         let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
-        prg.launch(&[&bi, &out], &[n as u32], groups(n), true).unwrap();
+        prg.launch(&[&bi, &out], &[n as u32], groups(n), true).explained();
         let got = download(&dev, &out, n);
         for i in 0..n {
             let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
@@ -492,7 +525,7 @@ fn tiled_f16_matmul_with_packed_math_with(elf: &[u8]) {
         global: [(n / 16) as u32, (n / 16) as u32, 1],
         local: [8, 16, 1],
     };
-    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).unwrap();
+    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).explained();
     let got = download(&dev, &c, n * n / 2);
     for r in 0..n {
         for col in 0..n {
@@ -527,7 +560,7 @@ fn generic_pointers_to_global_local_and_private_memory() {
             global: [2, 1, 1],
             local: [256, 1, 1],
         };
-        prg.launch(&[&g, &out], &[n as u32], dims, true).unwrap();
+        prg.launch(&[&g, &out], &[n as u32], dims, true).explained();
         let (g1, got) = (download(&dev, &g, n), download(&dev, &out, n));
         for i in 0..n {
             let lid = (i % 256) as u32;
@@ -551,7 +584,7 @@ fn scalar_half_precision_arithmetic_and_conversions() {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
         let out = upload(&dev, &vec![0; 4 * n]);
-        prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).unwrap();
+        prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
         let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
         // Every value here is a multiple of 1/16 below 2^14 in magnitude, so each half
         // result is exact except where rounding to 11 bits applies; the reference rounds
