@@ -377,3 +377,30 @@ fn the_descriptor_float_mode_sets_denormal_flushing() {
         }
     }
 }
+
+#[test]
+fn a_kernel_touching_unmapped_memory_reports_the_faulting_address() {
+    let (m, p) = platform();
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 256usize;
+    let (a, b, c) = (
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+    );
+    // Element 77 of `b` faults, as an unmapped page would.
+    let bad = b.va() + 77 * 4;
+    m.fault_address(0, bad);
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [256, 1, 1],
+    };
+    match prg.launch(&[&a, &b, &c], &[n as u32], dims, true) {
+        Err(HcqError::DeviceHang { report, .. }) => {
+            let want = format!("MMU fault: 0x{bad:X} | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0");
+            assert_eq!(report, [want]);
+        }
+        other => panic!("{other:?}"),
+    }
+}

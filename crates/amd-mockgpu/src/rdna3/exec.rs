@@ -473,24 +473,58 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
     }
     let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let exec = w.exec();
-    for lane in 0..32 {
+    let mut addrs = [0u64; 32];
+    for (lane, a) in addrs.iter_mut().enumerate() {
         if exec >> lane & 1 == 0 {
             continue;
         }
-        let a = if saddr == 124 {
+        let base = if saddr == 124 {
             w.vread64(256 + addr, lane, None)?
         } else {
             w.sread64(saddr, None)?
                 .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
         };
-        let a = (a as i64).wrapping_add(offset) as u64;
-        let fault = |f: MemoryFault| format!("{FAULT}memory fault at {:#x}", f.va);
+        *a = (base as i64).wrapping_add(offset) as u64;
+    }
+    let len = kind.len();
+    let fault = |f: MemoryFault| format!("{FAULT}memory fault at {:#x}", f.va);
+    if kind.is_load() && exec != 0 {
+        // A wave's loads usually fall in one small span: check and read it once.
+        let active = || {
+            addrs
+                .iter()
+                .enumerate()
+                .filter(|(l, _)| exec >> l & 1 != 0)
+                .map(|(_, a)| *a)
+        };
+        let lo = active().min().unwrap_or(0);
+        let hi = active().max().unwrap_or(0).checked_add(len as u64);
+        let mut span = [0u8; 512];
+        if let Some(n) = hi.map(|h| (h - lo) as usize).filter(|&n| n <= span.len()) {
+            if mem.read(lo, &mut span[..n]).is_ok() {
+                for (lane, &a) in addrs.iter().enumerate() {
+                    if exec >> lane & 1 != 0 {
+                        let mut buf = [0u8; 16];
+                        let at = (a - lo) as usize;
+                        buf[..len].copy_from_slice(&span[at..at + len]);
+                        kind.load(w, lane, vdst, &buf)?;
+                    }
+                }
+                return Ok(());
+            }
+        }
+    }
+    // Lane by lane (a span with a hole faults at the first lane that touches it).
+    for (lane, &a) in addrs.iter().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
         if kind.is_load() {
             let mut buf = [0u8; 16];
-            mem.read(a, &mut buf[..kind.len()]).map_err(fault)?;
+            mem.read(a, &mut buf[..len]).map_err(fault)?;
             kind.load(w, lane, vdst, &buf)?;
         } else {
-            let (buf, len) = kind.store_bytes(w, lane, data)?;
+            let (buf, _) = kind.store_bytes(w, lane, data)?;
             mem.write(a, &buf[..len]).map_err(fault)?;
         }
     }
