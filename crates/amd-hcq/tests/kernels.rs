@@ -329,6 +329,44 @@ fn lds_atomics_and_compare_swap_loops_with(elf: &[u8]) {
 }
 
 #[test]
+fn sixty_four_bit_and_wrapping_atomics() {
+    for elf in kernel!("atomics") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "atomics64").unwrap();
+        let n = 1000;
+        let a = rand_u32(n, 20);
+        let init: [u64; 5] = [0, i64::MAX as u64, 0, 0, 0];
+        let words: Vec<u32> = init.iter().flat_map(|v| [*v as u32, (v >> 32) as u32]).collect();
+        let (ba, acc, wrap) = (upload(&dev, &a), upload(&dev, &words), upload(&dev, &[0, 0]));
+        prg.launch(&[&ba, &acc, &wrap], &[n as u32], groups(n), true)
+            .explained();
+        let got = download(&dev, &acc, 10);
+        let got: Vec<u64> = got.chunks(2).map(|p| p[0] as u64 | (p[1] as u64) << 32).collect();
+        let xs: Vec<u64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v as u64) << 20 | i as u64)
+            .collect();
+        let sum = xs.iter().fold(0u64, |s, &x| s.wrapping_add(x));
+        assert_eq!(got[0], sum, "add");
+        assert_eq!(
+            got[1] as i64,
+            xs.iter().map(|&x| x as i64 - (1 << 40)).min().unwrap(),
+            "signed min"
+        );
+        assert_eq!(got[2], *xs.iter().max().unwrap(), "max");
+        assert_eq!(got[3], xs.iter().fold(0, |s, &x| s ^ x), "xor");
+        assert_eq!(got[4], sum, "compare-swap loop");
+        let n = n as u32;
+        assert_eq!(
+            download(&dev, &wrap, 2),
+            [n % 100, (100 - n % 100) % 100],
+            "inc/dec wrap at 99"
+        );
+    }
+}
+
+#[test]
 fn double_precision() {
     for elf in kernel!("f64math") {
         double_precision_with(elf);

@@ -444,34 +444,6 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
         256 + i.bits(1, 15, 8) as u16,
         i.bits(1, 7, 0) as u16,
     );
-    if matches!(i.op, 0x33..=0x3e | 0x56) {
-        let glc = i.bits(0, 14, 14) != 0;
-        let exec = w.exec();
-        for lane in 0..32 {
-            if exec >> lane & 1 == 0 {
-                continue;
-            }
-            let a = if saddr == 124 {
-                w.vread64(256 + addr, lane, None)?
-            } else {
-                w.sread64(saddr, None)?
-                    .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
-            };
-            let a = (a as i64).wrapping_add(offset) as u64;
-            let d = w.vread(data, lane, None)?;
-            let cmp = if i.op == 0x34 {
-                w.vread(data + 1, lane, None)?
-            } else {
-                0
-            };
-            let old = atomic(i.op, mem, a, d, cmp)?;
-            if glc {
-                w.vwrite(vdst, lane, old)?;
-            }
-        }
-        return Ok(());
-    }
-    let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let exec = w.exec();
     let mut addrs = [0u64; 32];
     for (lane, a) in addrs.iter_mut().enumerate() {
@@ -486,6 +458,43 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
         };
         *a = (base as i64).wrapping_add(offset) as u64;
     }
+    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
+        // Atomics: the old value returns when GLC is set. 64-bit ones (0x41..=0x4d)
+        // take register pairs; compare-swaps take the comparand after the data.
+        let glc = i.bits(0, 14, 14) != 0;
+        let wide = (0x41..=0x4d).contains(&i.op);
+        for (lane, &a) in addrs.iter().enumerate() {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            if wide {
+                let d = w.vread64(data, lane, None)?;
+                let cmp = if i.op == 0x42 {
+                    w.vread64(data + 2, lane, None)?
+                } else {
+                    0
+                };
+                let old = atomic64(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old as u32)?;
+                    w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+                }
+            } else {
+                let d = w.vread(data, lane, None)?;
+                let cmp = if matches!(i.op, 0x34 | 0x50) {
+                    w.vread(data + 1, lane, None)?
+                } else {
+                    0
+                };
+                let old = atomic(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
     let fault = |f: MemoryFault| format!("{FAULT}memory fault at {:#x}", f.va);
     if kind.is_load() && exec != 0 {
@@ -746,7 +755,7 @@ fn mem_fault(va: u64) -> String {
     format!("{FAULT}memory fault at {va:#x}")
 }
 
-/// Global atomics: returns the value before the operation.
+/// 32-bit global atomics: returns the value before the operation.
 fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
     let old = mem.load_u32(a).map_err(|f| mem_fault(f.va))?;
     let new = match op {
@@ -760,6 +769,8 @@ fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
         }
         0x35 => old.wrapping_add(data),
         0x36 => old.wrapping_sub(data),
+        // csub: subtract, clamped at 0.
+        0x37 => old.saturating_sub(data),
         0x38 => (old as i32).min(data as i32) as u32,
         0x39 => old.min(data),
         0x3a => (old as i32).max(data as i32) as u32,
@@ -767,10 +778,76 @@ fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
         0x3c => old & data,
         0x3d => old | data,
         0x3e => old ^ data,
+        0x3f => {
+            if old >= data {
+                0
+            } else {
+                old + 1
+            }
+        }
+        0x40 => {
+            if old == 0 || old > data {
+                data
+            } else {
+                old - 1
+            }
+        }
+        // cmpswap_f32: a float comparison (so -0.0 matches 0.0, NaN nothing).
+        0x50 => {
+            if f(old) == f(cmp) {
+                data
+            } else {
+                old
+            }
+        }
+        0x51 => f(old).min(f(data)).to_bits(),
+        0x52 => f(old).max(f(data)).to_bits(),
         0x56 => (f(old) + f(data)).to_bits(),
         _ => return Err(format!("global atomic opcode {op:#x} is not implemented")),
     };
     mem.store_u32(a, new).map_err(|f| mem_fault(f.va))?;
+    Ok(old)
+}
+
+/// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
+fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
+    let mut b = [0u8; 8];
+    mem.read(a, &mut b).map_err(|f| mem_fault(f.va))?;
+    let old = u64::from_le_bytes(b);
+    let new = match op {
+        0x41 => data,
+        0x42 => {
+            if old == cmp {
+                data
+            } else {
+                old
+            }
+        }
+        0x43 => old.wrapping_add(data),
+        0x44 => old.wrapping_sub(data),
+        0x45 => (old as i64).min(data as i64) as u64,
+        0x46 => old.min(data),
+        0x47 => (old as i64).max(data as i64) as u64,
+        0x48 => old.max(data),
+        0x49 => old & data,
+        0x4a => old | data,
+        0x4b => old ^ data,
+        0x4c => {
+            if old >= data {
+                0
+            } else {
+                old + 1
+            }
+        }
+        _ => {
+            if old == 0 || old > data {
+                data
+            } else {
+                old - 1
+            }
+        }
+    };
+    mem.write(a, &new.to_le_bytes()).map_err(|f| mem_fault(f.va))?;
     Ok(old)
 }
 
@@ -1118,6 +1195,15 @@ impl Mods {
         opsel: 0,
     };
 
+    /// The 16-bit half of `x` op_sel picks for source `k`.
+    fn half(&self, k: usize, x: u32) -> u16 {
+        if self.opsel >> k & 1 != 0 {
+            (x >> 16) as u16
+        } else {
+            x as u16
+        }
+    }
+
     fn float(&self, k: usize, x: u32) -> u32 {
         let mut v = x;
         if self.abs >> k & 1 != 0 {
@@ -1158,22 +1244,44 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
             mask |= (float_compare(op & 0xf, x, y) as u32) << lane;
             continue;
         }
-        let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-        let (sa, sb) = (a as i32, b as i32);
-        let r = match op {
-            0x41 => sa < sb,
-            0x42 => sa == sb,
-            0x43 => sa <= sb,
-            0x44 => sa > sb,
-            0x45 => sa != sb,
-            0x46 => sa >= sb,
-            0x49 => a < b,
-            0x4a => a == b,
-            0x4b => a <= b,
-            0x4c => a > b,
-            0x4d => a != b,
-            0x4e => a >= b,
-            _ => return Err(unsupported(i)),
+        // Integer compares: i16, u16, i32, u32, i64, u64 in groups of eight from 0x30.
+        if !(0x30..0x60).contains(&op) {
+            return Err(unsupported(i));
+        }
+        let (family, k) = ((op - 0x30) >> 3, op & 7);
+        let o = if family >= 4 {
+            let (a, b) = (
+                w.vread64(srcs[0], lane, i.literal)?,
+                w.vread64(srcs[1], lane, i.literal)?,
+            );
+            if family == 4 {
+                (a as i64).cmp(&(b as i64))
+            } else {
+                a.cmp(&b)
+            }
+        } else {
+            let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
+            let (a, b) = if family < 2 {
+                (m.half(0, a) as u32, m.half(1, b) as u32)
+            } else {
+                (a, b)
+            };
+            match family {
+                0 => (a as u16 as i16).cmp(&(b as u16 as i16)),
+                2 => (a as i32).cmp(&(b as i32)),
+                _ => a.cmp(&b),
+            }
+        };
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let r = match k {
+            0 => false,
+            1 => o == Less,
+            2 => o == Equal,
+            3 => o != Greater,
+            4 => o == Greater,
+            5 => o != Equal,
+            6 => o != Less,
+            _ => true,
         };
         mask |= (r as u32) << lane;
     }
