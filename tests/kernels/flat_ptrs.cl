@@ -18,3 +18,21 @@ __kernel void flat_ptrs(__global uint* g, __global uint* out, uint n) {
   for (uint k = 0; k < 8; k++) s += priv[(k + lid) & 7];
   if (i < n) out[i] = l[lid] + s;
 }
+
+// Atomics through generic pointers, on LDS and on global memory.
+__attribute__((noinline)) static void count(uint* p, uint v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+
+__kernel void flat_atomics(__global uint* g, __global uint* out) {
+  __local uint l;
+  uint lid = __builtin_amdgcn_workitem_id_x();
+  if (lid == 0) l = 0;
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+  count(&l, lid);
+  count(&g[0], 1);
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+  if (lid == 0) out[__builtin_amdgcn_workgroup_id_x()] = l;
+}

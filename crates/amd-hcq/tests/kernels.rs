@@ -654,3 +654,24 @@ fn round_half(x: f64) -> f64 {
         r
     }
 }
+
+#[test]
+fn atomics_through_generic_pointers() {
+    for elf in kernel!("flat_ptrs") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "flat_atomics").unwrap();
+        let groups = 3;
+        let (g, out) = (upload(&dev, &[0]), upload(&dev, &vec![0; groups]));
+        let dims = LaunchDims {
+            global: [groups as u32, 1, 1],
+            local: [256, 1, 1],
+        };
+        prg.launch(&[&g, &out], &[], dims, true).explained();
+        assert_eq!(download(&dev, &g, 1), [256 * groups as u32], "global counter");
+        assert_eq!(
+            download(&dev, &out, groups),
+            vec![(0..256).sum::<u32>(); groups],
+            "LDS sums"
+        );
+    }
+}

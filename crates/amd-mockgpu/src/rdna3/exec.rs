@@ -658,8 +658,10 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
         256 + i.bits(1, 15, 8) as u16,
         256 + i.bits(1, 7, 0) as u16,
     );
-    let kind =
-        mem_op(i.op).ok_or_else(|| format!("flat opcode {:#x} is not implemented (loads and stores only)", i.op))?;
+    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
+        return flat_atomic(w, i, mem, lds, offset, vdst, data, addr);
+    }
+    let kind = mem_op(i.op).ok_or_else(|| format!("flat opcode {:#x} is not implemented", i.op))?;
     let len = kind.len();
     let exec = w.exec();
     for lane in 0..32 {
@@ -695,6 +697,77 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
         } else {
             let (bytes, _) = kind.store_bytes(w, lane, data)?;
             mem.write(a, &bytes[..len]).map_err(|f| mem_fault(f.va))?;
+        }
+    }
+    Ok(())
+}
+
+/// FLAT atomics: global memory or LDS by aperture (not private memory).
+#[allow(clippy::too_many_arguments)]
+fn flat_atomic(
+    w: &mut Wave,
+    i: &Inst,
+    mem: &GpuMemory<'_>,
+    lds: &mut [u8],
+    offset: i64,
+    vdst: usize,
+    data: u16,
+    addr: u16,
+) -> R<()> {
+    let glc = i.bits(0, 14, 14) != 0;
+    let wide = (0x41..=0x4d).contains(&i.op);
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let (d, cmp) = if wide {
+            let cmp = if i.op == 0x42 {
+                w.vread64(data + 2, lane, None)?
+            } else {
+                0
+            };
+            (w.vread64(data, lane, None)?, cmp)
+        } else {
+            let cmp = if matches!(i.op, 0x34 | 0x50) {
+                w.vread(data + 1, lane, None)? as u64
+            } else {
+                0
+            };
+            (w.vread(data, lane, None)? as u64, cmp)
+        };
+        let old = match a.checked_sub(SHARED_APERTURE).filter(|&o| o < 1 << 32) {
+            Some(off) => {
+                let n = if wide { 8 } else { 4 };
+                let off = off as usize;
+                // Outside the allocation: reads 0, writes nothing, as DS does.
+                let mut b = [0u8; 8];
+                if let Some(src) = lds.get(off..off + n) {
+                    b[..n].copy_from_slice(src);
+                }
+                let old = u64::from_le_bytes(b);
+                let new = if wide {
+                    atomic64_result(i.op, old, d, cmp)
+                } else {
+                    atomic_result(i.op, old as u32, d as u32, cmp as u32)? as u64
+                };
+                if let Some(dst) = lds.get_mut(off..off + n) {
+                    dst.copy_from_slice(&new.to_le_bytes()[..n]);
+                }
+                old
+            }
+            None if a.checked_sub(PRIVATE_APERTURE).is_some_and(|o| o < 1 << 32) => {
+                return Err("flat atomics on private memory are not implemented".into());
+            }
+            None if wide => atomic64(i.op, mem, a, d, cmp)?,
+            None => atomic(i.op, mem, a, d as u32, cmp as u32)? as u64,
+        };
+        if glc {
+            w.vwrite(vdst, lane, old as u32)?;
+            if wide {
+                w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+            }
         }
     }
     Ok(())
@@ -758,7 +831,24 @@ fn mem_fault(va: u64) -> String {
 /// 32-bit global atomics: returns the value before the operation.
 fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
     let old = mem.load_u32(a).map_err(|f| mem_fault(f.va))?;
-    let new = match op {
+    mem.store_u32(a, atomic_result(op, old, data, cmp)?)
+        .map_err(|f| mem_fault(f.va))?;
+    Ok(old)
+}
+
+/// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
+fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
+    let mut b = [0u8; 8];
+    mem.read(a, &mut b).map_err(|f| mem_fault(f.va))?;
+    let old = u64::from_le_bytes(b);
+    mem.write(a, &atomic64_result(op, old, data, cmp).to_le_bytes())
+        .map_err(|f| mem_fault(f.va))?;
+    Ok(old)
+}
+
+/// The value a 32-bit atomic (FLAT/GLOBAL numbering) leaves in memory.
+fn atomic_result(op: u16, old: u32, data: u32, cmp: u32) -> R<u32> {
+    Ok(match op {
         0x33 => data,
         0x34 => {
             if old == cmp {
@@ -803,18 +893,13 @@ fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
         0x51 => f(old).min(f(data)).to_bits(),
         0x52 => f(old).max(f(data)).to_bits(),
         0x56 => (f(old) + f(data)).to_bits(),
-        _ => return Err(format!("global atomic opcode {op:#x} is not implemented")),
-    };
-    mem.store_u32(a, new).map_err(|f| mem_fault(f.va))?;
-    Ok(old)
+        _ => return Err(format!("atomic opcode {op:#x} is not implemented")),
+    })
 }
 
-/// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
-fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
-    let mut b = [0u8; 8];
-    mem.read(a, &mut b).map_err(|f| mem_fault(f.va))?;
-    let old = u64::from_le_bytes(b);
-    let new = match op {
+/// The value a 64-bit atomic (0x41..=0x4d) leaves in memory.
+fn atomic64_result(op: u16, old: u64, data: u64, cmp: u64) -> u64 {
+    match op {
         0x41 => data,
         0x42 => {
             if old == cmp {
@@ -846,9 +931,7 @@ fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64>
                 old - 1
             }
         }
-    };
-    mem.write(a, &new.to_le_bytes()).map_err(|f| mem_fault(f.va))?;
-    Ok(old)
+    }
 }
 
 /// LDS: loads, stores (single and two-address), and read-modify-writes. Accesses
