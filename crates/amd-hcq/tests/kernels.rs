@@ -675,3 +675,99 @@ fn atomics_through_generic_pointers() {
         );
     }
 }
+
+#[test]
+fn ieee_division_square_root_and_classes() {
+    for elf in kernel!("fdiv") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "fdiv").unwrap();
+        let n = 300;
+        let r = rand_u32(2 * n, 22);
+        // Moderate magnitudes (no scaling needed), then special values.
+        let mut a: Vec<f32> = (0..n).map(|i| (r[i] % 20001) as f32 / 7.0 - 1400.0).collect();
+        let mut b: Vec<f32> = (0..n).map(|i| (r[n + i] % 30001) as f32 / 13.0 - 1100.5).collect();
+        let specials = [
+            (0.0, 0.0),
+            (1.0, 0.0),
+            (-1.0, 0.0),
+            (f32::INFINITY, 2.0),
+            (f32::INFINITY, f32::INFINITY),
+            (f32::NAN, 1.0),
+            (3.0, f32::INFINITY),
+            (-0.0, 5.0),
+            (-4.0, 2.0),
+        ];
+        for (k, (x, y)) in specials.iter().enumerate() {
+            (a[k], b[k]) = (*x, *y);
+        }
+        let da: Vec<f64> = (0..n)
+            .flat_map(|i| [a[i] as f64 * 1.000_001, b[i] as f64 + 0.25])
+            .collect();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let dwords: Vec<u32> = da
+            .iter()
+            .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
+            .collect();
+        let (ba, bb, bd) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)), upload(&dev, &dwords));
+        let (out, dout) = (upload(&dev, &vec![0; 4 * n]), upload(&dev, &vec![0; 4 * n]));
+        prg.launch(&[&ba, &bb, &out, &bd, &dout], &[n as u32], groups(n), true)
+            .explained();
+        let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
+        let dgot: Vec<f64> = download(&dev, &dout, 4 * n)
+            .chunks(2)
+            .map(|p| f64::from_bits(p[0] as u64 | (p[1] as u64) << 32))
+            .collect();
+        // OpenCL allows single-precision division 2.5 ulp and sqrt 3 ulp (LLVM's -O2 code
+        // divides with v_rcp); special values must come out exactly.
+        let same = |g: f32, w: f32, tol: u32| {
+            g.to_bits() == w.to_bits()
+                || (g.is_nan() && w.is_nan())
+                || (g.is_finite()
+                    && w.is_finite()
+                    && w != 0.0
+                    && (g.to_bits() as i64 - w.to_bits() as i64).unsigned_abs() <= tol as u64)
+        };
+        let ulps = |g: f64, w: f64| {
+            if g.is_nan() && w.is_nan() || g == w {
+                0
+            } else {
+                (g.to_bits() as i64 - w.to_bits() as i64).unsigned_abs()
+            }
+        };
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let q = x / y;
+            let class = if q.is_nan() {
+                1.0
+            } else if q.is_infinite() {
+                2.0
+            } else {
+                0.0
+            };
+            let want = [q, x.sqrt(), class, x.abs() / 3.0];
+            for (k, tol) in [2, 3, 0, 2].into_iter().enumerate() {
+                let g = got[4 * i + k];
+                assert!(
+                    same(g, want[k], tol),
+                    "item {i} result {k}: {g} for {} ({x} / {y})",
+                    want[k]
+                );
+            }
+            let (p, d) = (da[2 * i], da[2 * i + 1]);
+            assert!(
+                ulps(dgot[2 * i], p / d) <= 1,
+                "item {i}: {} / {} = {}, got {}",
+                p,
+                d,
+                p / d,
+                dgot[2 * i]
+            );
+            assert!(
+                ulps(dgot[2 * i + 1], p.sqrt()) <= 1,
+                "item {i}: sqrt {p} = {}, got {}",
+                p.sqrt(),
+                dgot[2 * i + 1]
+            );
+        }
+    }
+}

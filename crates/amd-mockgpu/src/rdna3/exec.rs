@@ -63,7 +63,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 i.bits(1, 17, 9) as u16,
                 i.bits(1, 26, 18) as u16,
             ];
-            let sdst_form = matches!(i.op, 0x300 | 0x301 | 0x302 | 0x2fe | 0x2ff | 0x120 | 0x121 | 0x122);
+            let sdst_form = matches!(i.op, 0x300 | 0x301 | 0x302 | 0x2fc..=0x2ff | 0x120 | 0x121 | 0x122);
             let mods = if sdst_form {
                 Mods {
                     abs: 0,
@@ -1308,6 +1308,20 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         if exec >> lane & 1 == 0 {
             continue;
         }
+        // v_cmp_class_f16/f32/f64: S1's bit for S0's class.
+        if (0x7d..=0x7f).contains(&op) {
+            let (bits, width) = match op {
+                0x7d => (w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff, 16),
+                0x7e => (w.vread(srcs[0], lane, i.literal)? as u64, 32),
+                _ => (w.vread64(srcs[0], lane, i.literal)?, 64),
+            };
+            let sign = 1u64 << (width - 1);
+            let bits = if m.abs & 1 != 0 { bits & !sign } else { bits };
+            let bits = if m.neg & 1 != 0 { bits ^ sign } else { bits };
+            let select = w.vread(srcs[1], lane, i.literal)?;
+            mask |= (select >> float_class(bits, width) & 1) << lane;
+            continue;
+        }
         // Float compares: f16 from 0x00, f32 from 0x10, f64 from 0x20.
         if op < 0x30 {
             let (x, y) = match op >> 4 {
@@ -1369,6 +1383,37 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         mask |= (r as u32) << lane;
     }
     w.swrite(sdst, mask)
+}
+
+/// The class bit `v_cmp_class` tests for float `bits` of `width` (16, 32, 64): 0
+/// signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
+/// 7 +denormal, 8 +normal, 9 +inf.
+fn float_class(bits: u64, width: u32) -> u32 {
+    let mant_bits = match width {
+        16 => 10,
+        32 => 23,
+        _ => 52,
+    };
+    let exp_mask = (1u64 << (width - 1 - mant_bits)) - 1;
+    let (neg, exp, mant) = (
+        bits >> (width - 1) & 1 != 0,
+        bits >> mant_bits & exp_mask,
+        bits & ((1 << mant_bits) - 1),
+    );
+    let side = |n: u32, p: u32| if neg { n } else { p };
+    match (exp, mant) {
+        (e, m) if e == exp_mask && m != 0 => {
+            if m >> (mant_bits - 1) & 1 != 0 {
+                1
+            } else {
+                0
+            }
+        }
+        (e, _) if e == exp_mask => side(2, 9),
+        (0, 0) => side(5, 6),
+        (0, _) => side(4, 7),
+        _ => side(3, 8),
+    }
 }
 
 /// VOPC float predicate `k`: F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE,
@@ -1542,6 +1587,179 @@ fn f32_result(op: u16) -> bool {
     )
 }
 
+/// The IEEE division and square-root helpers LLVM's expansions use (div_scale,
+/// div_fmas, div_fixup, ldexp, f64 rsq/sqrt/frexp), for f32 and f64.
+fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    let lit = i.literal;
+    let vcc = w.vcc();
+    let wide = matches!(op, 0x2fd | 0x238 | 0x228 | 0x32b | 0x1b1 | 0x1b4 | 0x1bd);
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let x = |k: usize| -> R<f64> {
+            if wide {
+                f64_src(w, srcs[k], lane, lit, m, k)
+            } else {
+                Ok(w.f32_in(f(m.float(k, w.vread(srcs[k], lane, lit)?))) as f64)
+            }
+        };
+        let r: f64 = match op {
+            0x2fc | 0x2fd => {
+                let (s0, s1, s2) = (x(0)?, x(1)?, x(2)?);
+                if s1 == 0.0 || s2 == 0.0 {
+                    f64::NAN
+                } else if div_needs_scaling(s1, s2, wide) {
+                    return Err(format!(
+                        "v_div_scale of {s2:e} / {s1:e}: operands at the range limits need scaling, which is not implemented"
+                    ));
+                } else {
+                    s0
+                }
+            }
+            0x237 | 0x238 => {
+                if vcc >> lane & 1 != 0 {
+                    return Err("v_div_fmas with VCC set (a scaled division) is not implemented".into());
+                }
+                if wide {
+                    x(0)?.mul_add(x(1)?, x(2)?)
+                } else {
+                    (x(0)? as f32).mul_add(x(1)? as f32, x(2)? as f32) as f64
+                }
+            }
+            0x227 | 0x228 => div_fixup(x(0)?, x(1)?, x(2)?, wide),
+            0x31c | 0x32b => {
+                let e = w.vread(srcs[1], lane, lit)? as i32;
+                let r = ldexp(x(0)?, e);
+                if wide {
+                    r
+                } else {
+                    ldexp(x(0)?, e.clamp(-400, 400)) as f32 as f64
+                }
+            }
+            0x1b1 => 1.0 / x(0)?.sqrt(),
+            0x1b4 => x(0)?.sqrt(),
+            0x1bd => frexp64(x(0)?).0,
+            _ => {
+                w.vwrite(dst, lane, frexp64(f64_src(w, srcs[0], lane, lit, m, 0)?).1 as u32)?;
+                continue;
+            }
+        };
+        if wide {
+            let b = r.to_bits();
+            w.vwrite(dst, lane, b as u32)?;
+            w.vwrite(dst + 1, lane, (b >> 32) as u32)?;
+        } else {
+            w.vwrite(dst, lane, w.f32_out((r as f32).to_bits()))?;
+        }
+    }
+    if matches!(op, 0x2fc | 0x2fd) {
+        // No lane scales, so the "post-scale needed" mask is clear.
+        w.swrite(sdst.unwrap_or(VCC_LO), 0)?;
+    }
+    Ok(())
+}
+
+/// Whether `v_div_scale` would scale `s2 / s1` (the hardware's conditions: operands
+/// far apart in exponent, a denormal divisor, reciprocal or quotient, a tiny
+/// numerator).
+fn div_needs_scaling(s1: f64, s2: f64, wide: bool) -> bool {
+    if !s1.is_finite() || !s2.is_finite() {
+        return false;
+    }
+    if wide {
+        let exp = |x: f64| ((x.to_bits() >> 52) & 0x7ff) as i32;
+        exp(s2) - exp(s1) >= 768
+            || s1.is_subnormal()
+            || (1.0 / s1).is_subnormal()
+            || (s2 / s1).is_subnormal()
+            || exp(s2) <= 53
+    } else {
+        let (s1, s2) = (s1 as f32, s2 as f32);
+        let exp = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32;
+        exp(s2) - exp(s1) >= 96
+            || s1.is_subnormal()
+            || (1.0 / s1).is_subnormal()
+            || (s2 / s1).is_subnormal()
+            || exp(s2) <= 23
+    }
+}
+
+/// `v_div_fixup`: the special cases of `s2 / s1` (NaN, infinities, zeros, overflow and
+/// underflow), else the quotient estimate `s0` with the quotient's sign.
+fn div_fixup(s0: f64, s1: f64, s2: f64, wide: bool) -> f64 {
+    let neg = s1.is_sign_negative() != s2.is_sign_negative();
+    let signed = |v: f64| if neg { -v } else { v };
+    let (exp, min_diff, max_exp) = if wide {
+        (
+            ((s2.to_bits() >> 52) & 0x7ff) as i32 - ((s1.to_bits() >> 52) & 0x7ff) as i32,
+            -1075,
+            0x7ff,
+        )
+    } else {
+        let e = |x: f64| (((x as f32).to_bits() >> 23) & 0xff) as i32;
+        (e(s2) - e(s1), -150, 0xff)
+    };
+    let s1_exp = if wide {
+        ((s1.to_bits() >> 52) & 0x7ff) as i32
+    } else {
+        (((s1 as f32).to_bits() >> 23) & 0xff) as i32
+    };
+    if s2.is_nan() {
+        s2
+    } else if s1.is_nan() {
+        s1
+    } else if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
+        f64::NAN
+    } else if s1 == 0.0 || s2.is_infinite() {
+        signed(f64::INFINITY)
+    } else if s1.is_infinite() || s2 == 0.0 || exp < min_diff {
+        signed(0.0)
+    } else if s1_exp == max_exp {
+        signed(f64::INFINITY)
+    } else {
+        signed(s0.abs())
+    }
+}
+
+/// `x * 2^e`, rounded once (to a denormal or zero when it underflows).
+fn ldexp(x: f64, e: i32) -> f64 {
+    let (m, ex) = frexp64(x);
+    if m == 0.0 || !m.is_finite() {
+        return x;
+    }
+    // x = m * 2^ex with |m| in [0.5, 1): the result is m * 2^t.
+    let t = ex.saturating_add(e);
+    let pow = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+    match t {
+        1025.. => f64::INFINITY.copysign(x),
+        1024 => (m * 2.0) * pow(1023),
+        -1021..=1023 => m * pow(t),
+        // 2^t is a denormal power of two (or half the least one): one rounding.
+        -1074..=-1022 => m * f64::from_bits(1 << (t + 1074)),
+        -1075 => (m / 2.0) * f64::from_bits(1),
+        _ => 0.0f64.copysign(x),
+    }
+}
+
+/// `x` as `mant * 2^exp` (f64), `|mant|` in [0.5, 1); zero, infinities and NaN give
+/// themselves and exponent 0.
+fn frexp64(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    // Denormals: scale into the normals first.
+    let (x, bias) = if x.is_subnormal() {
+        (x * 2f64.powi(64), -64)
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1022;
+    (f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52)), exp + bias)
+}
+
 /// `x` as `mant * 2^exp` with `|mant|` in [0.5, 1); zero, infinities and NaN give
 /// themselves and exponent 0.
 fn frexp(x: f32) -> (f32, i32) {
@@ -1651,6 +1869,12 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     }
     if matches!(op, 0x18a | 0x18b | 0x132..=0x136 | 0x139 | 0x13a | 0x248) {
         return valu_f16(w, i, op, dst, srcs, m);
+    }
+    if matches!(
+        op,
+        0x2fc | 0x2fd | 0x237 | 0x238 | 0x227 | 0x228 | 0x31c | 0x32b | 0x1b1 | 0x1b4 | 0x1bc | 0x1bd
+    ) {
+        return valu_div(w, i, op, dst, sdst, srcs, m);
     }
     if matches!(
         op,
@@ -2175,6 +2399,39 @@ mod tests {
             false, true, false, true, false, true, false, true, false, true, false, true, false, true, false, true,
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn division_helpers() {
+        // ldexp rounds once, into the denormals too.
+        assert_eq!(ldexp(1.5, -1074), f64::from_bits(2), "1.5 * 2^-1074 ties to even 2");
+        assert_eq!(ldexp(3.0, 1023), f64::INFINITY);
+        assert_eq!(ldexp(1.0, 1023), 2f64.powi(1023));
+        assert_eq!(ldexp(-0.75, -1075), -0.0);
+        assert_eq!(ldexp(f64::MIN_POSITIVE / 4.0, 2), f64::MIN_POSITIVE);
+        // Classes: NaNs, infinities, normals, denormals, zeros by sign.
+        let c32 = |x: f32| float_class(x.to_bits() as u64, 32);
+        assert_eq!(c32(f32::from_bits(0x7fa0_0000)), 0);
+        assert_eq!(
+            [c32(f32::NAN), c32(f32::NEG_INFINITY), c32(-1.0), c32(-1e-40)],
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            [c32(-0.0), c32(0.0), c32(1e-40), c32(1.0), c32(f32::INFINITY)],
+            [5, 6, 7, 8, 9]
+        );
+        assert_eq!(float_class(0x7c00, 16), 9);
+        assert_eq!(float_class(f64::MIN_POSITIVE.to_bits() / 2, 64), 7);
+        // Fixup special cases.
+        assert!(div_fixup(0.0, 0.0, 0.0, false).is_nan());
+        assert_eq!(div_fixup(0.0, -0.0, 1.0, false), f64::NEG_INFINITY);
+        assert_eq!(div_fixup(5.0, f64::INFINITY, -2.0, true), -0.0);
+        assert_eq!(div_fixup(2.5, -2.0, 5.0, true), -2.5);
+        // Operands that would need the hardware's scaling are refused, not mis-scaled.
+        assert!(div_needs_scaling(1e-40, 1.0, false));
+        assert!(div_needs_scaling(1.0, 1e-33, false));
+        assert!(!div_needs_scaling(3.0, 7.0, false));
+        assert!(div_needs_scaling(1e300, 1e-300, true));
     }
 
     #[test]
