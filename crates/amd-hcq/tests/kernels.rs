@@ -771,3 +771,68 @@ fn ieee_division_square_root_and_classes() {
         }
     }
 }
+
+#[test]
+fn sixty_four_bit_integers_and_rounding_builtins() {
+    for (level, elf) in kernel!("mix64").into_iter().enumerate() {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "mix64").unwrap();
+        let n = 300;
+        let r = rand_u32(4 * n, 23);
+        let mut a: Vec<u64> = (0..n).map(|i| (r[4 * i] as u64) << 32 | r[4 * i + 1] as u64).collect();
+        // Some small dividends and divisors too.
+        let b: Vec<u64> = (0..n)
+            .map(|i| {
+                let v = (r[4 * i + 2] as u64) << 32 | r[4 * i + 3] as u64;
+                if i % 3 == 0 { v >> 40 } else { v }
+            })
+            .collect();
+        for v in a.iter_mut().step_by(5) {
+            *v >>= 33;
+        }
+        let words = |v: &[u64]| {
+            v.iter()
+                .flat_map(|x| [*x as u32, (x >> 32) as u32])
+                .collect::<Vec<u32>>()
+        };
+        let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
+        let (out, fout) = (upload(&dev, &vec![0; 16 * n]), upload(&dev, &vec![0; 4 * n]));
+        prg.launch(&[&ba, &bb, &out, &fout], &[n as u32], groups(n), true)
+            .explained();
+        let got: Vec<u64> = download(&dev, &out, 16 * n)
+            .chunks(2)
+            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .collect();
+        let fgot: Vec<f32> = download(&dev, &fout, 4 * n).into_iter().map(f32::from_bits).collect();
+        for i in 0..n {
+            let (x, y) = (a[i], b[i] | 1);
+            let (sx, sy) = (x as i64, (y >> 1) as i64 - (1i64 << 40));
+            let d = sy | 1;
+            let want = [
+                x / y,
+                x % y,
+                sx.wrapping_div(d) as u64,
+                sx.wrapping_rem(d) as u64,
+                x.rotate_left((y & 63) as u32),
+                (x | 1).leading_zeros() as u64
+                    | (y.count_ones() as u64) << 16
+                    | ((x | 1 << 63).trailing_zeros() as u64) << 32,
+                x.wrapping_mul(y).wrapping_add(x >> 3),
+                (if sx < 0 { sx.wrapping_neg() } else { sx }) as u64 ^ sx.min(sy) as u64 ^ x.max(y),
+            ];
+            assert_eq!(
+                &got[8 * i..8 * i + 8],
+                &want,
+                "level {level}, item {i}: x {x:#x} y {y:#x}"
+            );
+            let f = sx as f32 * 1e-12;
+            let fwant = [
+                x as f32,
+                f.abs().copysign(sy as f32),
+                f.round_ties_even() + f.trunc() * 2.0 + f.ceil() * 4.0 + f.floor() * 8.0,
+                f.min(sy as f32) + f.max(0.5),
+            ];
+            assert_eq!(&fgot[4 * i..4 * i + 4], &fwant, "item {i}: f {f}");
+        }
+    }
+}

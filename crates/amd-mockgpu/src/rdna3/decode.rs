@@ -140,9 +140,10 @@ impl Inst {
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
         let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);
-        // s_setreg_imm32_b32 carries its value as a literal.
+        // s_setreg_imm32_b32, and VOP2's fmamk/fmaak (f32 and f16), carry a literal.
         let setreg_imm = enc == Encoding::Sopk && op == 0x13;
-        if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm {
+        let vop2_k = enc == Encoding::Vop2 && matches!(op, 0x2c | 0x2d | 0x37 | 0x38);
+        if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm || vop2_k {
             let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
             inst.literal = Some(lit);
             inst.size += 1;

@@ -184,8 +184,8 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
             d,
             match x {
                 0 | u32::MAX => u32::MAX,
-                _ if (x as i32) < 0 => x.leading_ones() - 1,
-                _ => x.leading_zeros() - 1,
+                _ if (x as i32) < 0 => x.leading_ones(),
+                _ => x.leading_zeros(),
             },
         ),
         0x0e => w.swrite(d, x as i8 as i32 as u32),
@@ -1487,6 +1487,15 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
                 let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
                 half::from_f64(x(0)?.mul_add(x(1)?, acc))
             }
+            // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
+            0x137 | 0x138 => {
+                let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
+                if op == 0x137 {
+                    half::from_f64(x(0)?.mul_add(k, x(1)?))
+                } else {
+                    half::from_f64(x(0)?.mul_add(x(1)?, k))
+                }
+            }
             0x139 => half::from_f64(x(0)?.max(x(1)?)),
             0x13a => half::from_f64(x(0)?.min(x(1)?)),
             _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
@@ -1582,7 +1591,7 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
 fn f32_result(op: u16) -> bool {
     matches!(
         op,
-        0x103..=0x105 | 0x108 | 0x10f | 0x110 | 0x12b | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
+        0x103..=0x105 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
             | 0x1a0..=0x1b6 | 0x1c0
     )
 }
@@ -1867,7 +1876,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
         return valu16(w, i, op, dst, srcs, m);
     }
-    if matches!(op, 0x18a | 0x18b | 0x132..=0x136 | 0x139 | 0x13a | 0x248) {
+    if matches!(op, 0x18a | 0x18b | 0x132..=0x139 | 0x13a | 0x248) {
         return valu_f16(w, i, op, dst, srcs, m);
     }
     if matches!(
@@ -1958,11 +1967,11 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                     a.trailing_zeros()
                 }
             }
-            // v_cls_i32: bits after the sign bit equal to it; -1 for 0 and -1.
+            // v_cls_i32: leading bits equal to the sign bit, itself included; -1 for 0 and -1.
             0x1bb => match a {
                 0 | u32::MAX => u32::MAX,
-                _ if (a as i32) < 0 => a.leading_ones() - 1,
-                _ => a.leading_zeros() - 1,
+                _ if (a as i32) < 0 => a.leading_ones(),
+                _ => a.leading_zeros(),
             },
             0x1bf => frexp(fa).1 as u32,
             0x1c0 => frexp(fa).0.to_bits(),
@@ -2008,8 +2017,19 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 carry_out |= ((s >> 32) as u32 & 1) << lane;
                 s as u32
             }
+            // v_sub_co_ci_u32 / v_subrev_co_ci_u32: borrow in and out.
+            0x121 | 0x122 => {
+                let (x, y) = if op == 0x121 { (a, b) } else { (b, a) };
+                let c = (carry_in >> lane & 1) as u64;
+                let need = y as u64 + c;
+                carry_out |= ((need > x as u64) as u32) << lane;
+                (x as u64).wrapping_sub(need) as u32
+            }
             0x125 => a.wrapping_add(b),
             0x126 => a.wrapping_sub(b),
+            // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
+            0x12c => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
+            0x12d => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
             0x12b => {
                 let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
                 fa.mul_add(fb, acc).to_bits()
@@ -2029,6 +2049,50 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 fa.mul_add(fb, c).to_bits()
             }
             0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            // v_bfe_i32: signed bitfield extract.
+            0x211 => {
+                let c = w.vread(srcs[2], lane, lit)?;
+                let (off, width) = (b & 31, c & 31);
+                if width == 0 {
+                    0
+                } else {
+                    (((a >> off) << (32 - width)) as i32 >> (32 - width)) as u32
+                }
+            }
+            // v_bfi_b32: bits of S1 where S0 is set, of S2 elsewhere.
+            0x212 => (a & b) | (!a & w.vread(srcs[2], lane, lit)?),
+            // v_alignbit_b32 / v_alignbyte_b32: {S0, S1} shifted right by bits / bytes.
+            0x216 | 0x217 => {
+                let c = w.vread(srcs[2], lane, lit)?;
+                let shift = if op == 0x216 { c & 31 } else { 8 * (c & 3) };
+                ((((a as u64) << 32) | b as u64) >> shift) as u32
+            }
+            0x219..=0x221 => {
+                let c = w.vread(srcs[2], lane, lit)?;
+                let fc = w.f32_in(f(m.float(2, c)));
+                let med = |x: f32, y: f32, z: f32| x.max(y).min(x.min(y).max(z));
+                let r = match op {
+                    0x219 => fa.min(fb).min(fc).to_bits(),
+                    0x21a => (a as i32).min(b as i32).min(c as i32) as u32,
+                    0x21b => a.min(b).min(c),
+                    0x21c => fa.max(fb).max(fc).to_bits(),
+                    0x21d => (a as i32).max(b as i32).max(c as i32) as u32,
+                    0x21e => a.max(b).max(c),
+                    0x21f => med(fa, fb, fc).to_bits(),
+                    0x220 => {
+                        let (x, y, z) = (a as i32, b as i32, c as i32);
+                        x.max(y).min(x.min(y).max(z)) as u32
+                    }
+                    _ => a.max(b).min(a.min(b).max(c)),
+                };
+                if matches!(op, 0x219 | 0x21c | 0x21f) {
+                    w.f32_out(r)
+                } else {
+                    r
+                }
+            }
+            // v_xad_u32: (S0 ^ S1) + S2.
+            0x245 => (a ^ b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_mad_i32_i24 / v_mad_u32_u24: 24-bit operands, 32-bit add.
             0x20a => {
                 let p = ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32;
@@ -2056,17 +2120,24 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             0x247 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
             0x255 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             0x256 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
+            0x2ff => {
+                // v_mad_i64_i32: signed 32 × 32 + 64.
+                let c = w.vread64(srcs[2], lane, lit)?;
+                let r = ((a as i32 as i64) * (b as i32 as i64)).wrapping_add(c as i64) as u64;
+                w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
+                r as u32
+            }
             0x2fe => {
                 let c = w.vread64(srcs[2], lane, lit)?;
                 let r = (a as u64 * b as u64).wrapping_add(c);
                 w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
                 r as u32
             }
-            0x300 | 0x301 => {
-                let (r, c) = if op == 0x300 {
-                    a.overflowing_add(b)
-                } else {
-                    a.overflowing_sub(b)
+            0x300..=0x302 => {
+                let (r, c) = match op {
+                    0x300 => a.overflowing_add(b),
+                    0x301 => a.overflowing_sub(b),
+                    _ => b.overflowing_sub(a),
                 };
                 carry_out |= (c as u32) << lane;
                 r
@@ -2104,7 +2175,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         let r = if f32_result(op) { w.f32_out(r) } else { r };
         w.vwrite(dst, lane, r)?;
     }
-    if matches!(op, 0x120 | 0x300 | 0x301) {
+    if matches!(op, 0x120..=0x122 | 0x300..=0x302) {
         let d = sdst.unwrap_or(VCC_LO);
         w.swrite(d, carry_out)?;
     }
@@ -2128,7 +2199,7 @@ mod tests {
     fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
         let driver = Driver::new(vec![GpuProfile::gfx1100()], false);
         let mem = GpuMemory::for_test(&driver, 0);
-        let mut w = Wave::new(8, 0);
+        let mut w = Wave::new(32, 0);
         w.s[EXEC_LO] = u32::MAX;
         setup(&mut w);
         let mut lds = vec![0u8; 1024];
@@ -2432,6 +2503,17 @@ mod tests {
         assert!(div_needs_scaling(1.0, 1e-33, false));
         assert!(!div_needs_scaling(3.0, 7.0, false));
         assert!(div_needs_scaling(1e300, 1e-300, true));
+    }
+
+    #[test]
+    fn leading_bit_counts() {
+        // v_clz_i32_u32 v5, v20; v_add_nc_u32 v5, 32, v5: the 64-bit clz idiom.
+        let w = run_all(&[&[0x7e0a_7314], &[0x4a0a_0aa0]], |w| lanes(w, 20, |_| 0x2f716b)).unwrap();
+        assert_eq!(w.v[5][0], 42);
+        // v_cls_i32 v5, v20: the sign bit counts.
+        let inputs = [1u32, (-2i32) as u32, 0, u32::MAX, 0x4000_0000];
+        let w = run(&[0x7e0a_7714], |w| lanes(w, 20, |l| inputs[l % 5])).unwrap();
+        assert_eq!(&w.v[5][..5], &[31, 31, u32::MAX, u32::MAX, 1]);
     }
 
     #[test]
