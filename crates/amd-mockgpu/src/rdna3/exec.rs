@@ -747,11 +747,7 @@ fn flat_atomic(
                     b[..n].copy_from_slice(src);
                 }
                 let old = u64::from_le_bytes(b);
-                let new = if wide {
-                    atomic64_result(i.op, old, d, cmp)
-                } else {
-                    atomic_result(i.op, old as u32, d as u32, cmp as u32)? as u64
-                };
+                let new = atomic_result(i.op, old, d, cmp)?;
                 if let Some(dst) = lds.get_mut(off..off + n) {
                     dst.copy_from_slice(&new.to_le_bytes()[..n]);
                 }
@@ -831,8 +827,8 @@ fn mem_fault(va: u64) -> String {
 /// 32-bit global atomics: returns the value before the operation.
 fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
     let old = mem.load_u32(a).map_err(|f| mem_fault(f.va))?;
-    mem.store_u32(a, atomic_result(op, old, data, cmp)?)
-        .map_err(|f| mem_fault(f.va))?;
+    let new = atomic_result(op, old as u64, data as u64, cmp as u64)? as u32;
+    mem.store_u32(a, new).map_err(|f| mem_fault(f.va))?;
     Ok(old)
 }
 
@@ -841,14 +837,27 @@ fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64>
     let mut b = [0u8; 8];
     mem.read(a, &mut b).map_err(|f| mem_fault(f.va))?;
     let old = u64::from_le_bytes(b);
-    mem.write(a, &atomic64_result(op, old, data, cmp).to_le_bytes())
+    mem.write(a, &atomic_result(op, old, data, cmp)?.to_le_bytes())
         .map_err(|f| mem_fault(f.va))?;
     Ok(old)
 }
 
-/// The value a 32-bit atomic (FLAT/GLOBAL numbering) leaves in memory.
-fn atomic_result(op: u16, old: u32, data: u32, cmp: u32) -> R<u32> {
-    Ok(match op {
+/// The value an atomic (FLAT/GLOBAL numbering; 64-bit ones 0x41..=0x4d) leaves in
+/// memory, from the old value, the data and the comparand (zero-extended).
+fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
+    // The 64-bit opcodes mirror the 32-bit ones (without csub).
+    const NARROW: [u16; 13] = [
+        0x33, 0x34, 0x35, 0x36, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f, 0x40,
+    ];
+    let wide = (0x41..=0x4d).contains(&op);
+    let (op, mask) = if wide {
+        (NARROW[(op - 0x41) as usize], u64::MAX)
+    } else {
+        (op, 0xffff_ffff)
+    };
+    let signed = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
+    let float = |g: fn(f32, f32) -> f32| g(f(old as u32), f(data as u32)).to_bits() as u64;
+    let r = match op {
         0x33 => data,
         0x34 => {
             if old == cmp {
@@ -861,13 +870,26 @@ fn atomic_result(op: u16, old: u32, data: u32, cmp: u32) -> R<u32> {
         0x36 => old.wrapping_sub(data),
         // csub: subtract, clamped at 0.
         0x37 => old.saturating_sub(data),
-        0x38 => (old as i32).min(data as i32) as u32,
+        0x38 => {
+            if signed(old) <= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
         0x39 => old.min(data),
-        0x3a => (old as i32).max(data as i32) as u32,
+        0x3a => {
+            if signed(old) >= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
         0x3b => old.max(data),
         0x3c => old & data,
         0x3d => old | data,
         0x3e => old ^ data,
+        // Wrapping increment and decrement against the data as a limit.
         0x3f => {
             if old >= data {
                 0
@@ -884,54 +906,18 @@ fn atomic_result(op: u16, old: u32, data: u32, cmp: u32) -> R<u32> {
         }
         // cmpswap_f32: a float comparison (so -0.0 matches 0.0, NaN nothing).
         0x50 => {
-            if f(old) == f(cmp) {
+            if f(old as u32) == f(cmp as u32) {
                 data
             } else {
                 old
             }
         }
-        0x51 => f(old).min(f(data)).to_bits(),
-        0x52 => f(old).max(f(data)).to_bits(),
-        0x56 => (f(old) + f(data)).to_bits(),
+        0x51 => float(f32::min),
+        0x52 => float(f32::max),
+        0x56 => float(|x, y| x + y),
         _ => return Err(format!("atomic opcode {op:#x} is not implemented")),
-    })
-}
-
-/// The value a 64-bit atomic (0x41..=0x4d) leaves in memory.
-fn atomic64_result(op: u16, old: u64, data: u64, cmp: u64) -> u64 {
-    match op {
-        0x41 => data,
-        0x42 => {
-            if old == cmp {
-                data
-            } else {
-                old
-            }
-        }
-        0x43 => old.wrapping_add(data),
-        0x44 => old.wrapping_sub(data),
-        0x45 => (old as i64).min(data as i64) as u64,
-        0x46 => old.min(data),
-        0x47 => (old as i64).max(data as i64) as u64,
-        0x48 => old.max(data),
-        0x49 => old & data,
-        0x4a => old | data,
-        0x4b => old ^ data,
-        0x4c => {
-            if old >= data {
-                0
-            } else {
-                old + 1
-            }
-        }
-        _ => {
-            if old == 0 || old > data {
-                data
-            } else {
-                old - 1
-            }
-        }
-    }
+    };
+    Ok(r & mask)
 }
 
 /// LDS: loads, stores (single and two-address), and read-modify-writes. Accesses
