@@ -178,11 +178,53 @@ pub fn run(args: &[String]) -> Result<()> {
 /// `s_nop 0x7f` between the samples: the first instruction after it is the sample's.
 const MARKER: &str = "0x7f 0x00 0x80 0xbf";
 
+/// VOPD: v_dual_X v1, v2, v3 :: v_dual_Y v4, v5, v6, the other half a move (whose
+/// second source field must be 0).
+fn vopd_sample(opx: u32, opy: u32) -> [u32; 2] {
+    let vsrcx1 = if opx == 8 { 0 } else { 3 };
+    let vsrcy1 = if opy == 8 { 0 } else { 6 };
+    [
+        0xc800_0000 | opx << 22 | opy << 17 | vsrcx1 << 9 | 258,
+        1 << 24 | 2 << 17 | vsrcy1 << 9 | 261,
+    ]
+}
+
+/// The VOPD halves: X opcodes (16, with Y a move) and Y opcodes (32, with X a move).
+fn vopd_tables() -> Result<[Vec<Option<String>>; 2]> {
+    let x = Enc {
+        table: "VOPD_X",
+        ops: 16,
+        samples: &[|op| vopd_sample(op, 8)],
+    };
+    let y = Enc {
+        table: "VOPD_Y",
+        ops: 32,
+        samples: &[|op| vopd_sample(8, op)],
+    };
+    let first = |l: &str| l.split_whitespace().next().map(str::to_string);
+    let second = |l: &str| {
+        l.split_once(":: ")
+            .and_then(|(_, y)| y.split_whitespace().next().map(str::to_string))
+    };
+    let xs = disassemble(&x, x.samples[0])?
+        .into_iter()
+        .map(|l| l.and_then(|l| first(&l)))
+        .collect();
+    let ys = disassemble(&y, y.samples[0])?
+        .into_iter()
+        .map(|l| l.and_then(|l| second(&l)))
+        .collect();
+    Ok([xs, ys])
+}
+
 /// The mnemonic of each opcode: the first sample LLVM accepts.
 fn mnemonics(enc: &Enc) -> Result<Vec<Option<String>>> {
     let mut names = vec![None; enc.ops as usize];
     for sample in enc.samples {
-        let found = disassemble(enc, *sample)?;
+        let found: Vec<Option<String>> = disassemble(enc, *sample)?
+            .into_iter()
+            .map(|l| l.and_then(|l| l.split_whitespace().next().map(str::to_string)))
+            .collect();
         for (n, f) in names.iter_mut().zip(found) {
             if n.is_none() {
                 *n = f;
@@ -192,7 +234,7 @@ fn mnemonics(enc: &Enc) -> Result<Vec<Option<String>>> {
     Ok(names)
 }
 
-/// Disassembles `sample` of every opcode; the mnemonic where LLVM accepts it.
+/// Disassembles `sample` of every opcode; the printed line where LLVM accepts it.
 fn disassemble(enc: &Enc, sample: fn(u32) -> [u32; 2]) -> Result<Vec<Option<String>>> {
     let mut input = String::new();
     for op in 0..enc.ops {
@@ -235,7 +277,8 @@ fn disassemble(enc: &Enc, sample: fn(u32) -> [u32; 2]) -> Result<Vec<Option<Stri
             continue;
         }
         if after_marker {
-            names.push(line.split_whitespace().next().map(str::to_string));
+            let text = line.split("//").next().unwrap_or(line).trim();
+            names.push((!text.starts_with("v_illegal")).then(|| text.to_string()));
             after_marker = false;
         }
     }
@@ -275,6 +318,13 @@ fn generate() -> Result<String> {
             return Err(format!("{LLVM_MC} decoded no {} instruction", enc.table).into());
         }
         writeln!(out, "pub(crate) static {}: [&str; {}] = [", enc.table, enc.ops)?;
+        for n in &names {
+            writeln!(out, "    {:?},", n.as_deref().unwrap_or(""))?;
+        }
+        writeln!(out, "];")?;
+    }
+    for (table, names) in ["VOPD_X", "VOPD_Y"].into_iter().zip(vopd_tables()?) {
+        writeln!(out, "pub(crate) static {table}: [&str; {}] = [", names.len())?;
         for n in &names {
             writeln!(out, "    {:?},", n.as_deref().unwrap_or(""))?;
         }

@@ -184,7 +184,7 @@ impl Inst {
 
 impl Inst {
     /// The mnemonic LLVM prints for this opcode (without a DPP suffix), where LLVM
-    /// knows the opcode. VOPD pairs have none.
+    /// knows the opcode. VOPD pairs have none here; `Display` prints both halves.
     pub fn mnemonic(&self) -> Option<&'static str> {
         use super::mnemonics as m;
         let op = self.op as usize;
@@ -216,10 +216,18 @@ impl Inst {
 /// encoding and opcode where the mnemonic is unknown.
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.mnemonic() {
-            Some(m) if self.dpp.is_some() => write!(f, "{}_dpp", m.strip_suffix("_e32").unwrap_or(m))?,
-            Some(m) => f.write_str(m)?,
-            None => write!(f, "{:?} op {:#x}", self.enc, self.op)?,
+        let dual = (self.enc == Encoding::Vopd)
+            .then(|| {
+                let (x, y) = (self.bits(0, 25, 22) as usize, self.bits(0, 21, 17) as usize);
+                Some((*super::mnemonics::VOPD_X.get(x)?, *super::mnemonics::VOPD_Y.get(y)?))
+                    .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+            })
+            .flatten();
+        match (self.mnemonic(), dual) {
+            (_, Some((x, y))) => write!(f, "{x} :: {y}")?,
+            (Some(m), _) if self.dpp.is_some() => write!(f, "{}_dpp", m.strip_suffix("_e32").unwrap_or(m))?,
+            (Some(m), _) => f.write_str(m)?,
+            (None, _) => write!(f, "{:?} op {:#x}", self.enc, self.op)?,
         }
         write!(f, " [{:08x}", self.dw[0])?;
         let base = self.size as usize - self.literal.is_some() as usize - self.dpp.is_some() as usize;

@@ -1216,8 +1216,10 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 4 => (fl(a) + fl(b)).to_bits(),
                 5 => (fl(a) - fl(b)).to_bits(),
                 6 => (fl(b) - fl(a)).to_bits(),
+                7 => mul_dx9(fl(a), fl(b)).to_bits(),
                 10 => fl(a).max(fl(b)).to_bits(),
                 11 => fl(a).min(fl(b)).to_bits(),
+                12 => dot2(a, b, fl(acc)).to_bits(),
                 _ => {
                     out[k][lane] = match op {
                         8 => a,
@@ -1402,6 +1404,17 @@ fn float_class(bits: u64, width: u32) -> u32 {
     }
 }
 
+/// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
+fn mul_dx9(x: f32, y: f32) -> f32 {
+    if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
+}
+
+/// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves, rounded once to f32.
+fn dot2(a: u32, b: u32, acc: f32) -> f32 {
+    let h = |v: u32, hi: bool| half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }) as f64;
+    (h(a, false) * h(b, false) + h(a, true) * h(b, true) + acc as f64) as f32
+}
+
 /// VOPC float predicate `k`: F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE,
 /// NEQ, NLT, T. The N forms are true when unordered.
 fn float_compare(k: u16, x: f64, y: f64) -> bool {
@@ -1577,7 +1590,7 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
 fn f32_result(op: u16) -> bool {
     matches!(
         op,
-        0x103..=0x105 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
+        0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
             | 0x1a0..=0x1b6 | 0x1c0
     )
 }
@@ -2013,6 +2026,10 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             }
             0x125 => a.wrapping_add(b),
             0x126 => a.wrapping_sub(b),
+            // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
+            0x107 => mul_dx9(fa, fb).to_bits(),
+            // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
+            0x102 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
             0x12c => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
             0x12d => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
@@ -2500,6 +2517,26 @@ mod tests {
         let inputs = [1u32, (-2i32) as u32, 0, u32::MAX, 0x4000_0000];
         let w = run(&[0x7e0a_7714], |w| lanes(w, 20, |l| inputs[l % 5])).unwrap();
         assert_eq!(&w.v[5][..5], &[31, 31, u32::MAX, u32::MAX, 1]);
+    }
+
+    #[test]
+    fn dx9_multiply_and_half_dot_products() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |l| if l == 0 { 0.0f32.to_bits() } else { 0x4000_3c00 }); // lane 0: 0.0; else halves (2, 1)
+            lanes(w, 3, |l| if l == 0 { f32::INFINITY.to_bits() } else { 0x4200_4400 }); // (3, 4)
+            lanes(w, 1, |_| 0.5f32.to_bits());
+        };
+        // v_mul_dx9_zero_f32 v1, v2, v3: 0 * inf = 0.
+        let w = run(&[0x0e02_0702], set).unwrap();
+        assert_eq!(w.v[1][0], 0);
+        // v_dot2acc_f32_f16 v1, v2, v3: 0.5 + 1*4 + 2*3.
+        let w = run(&[0x0402_0702], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][1]), 10.5);
+        // The VOPD forms: v_dual_dot2acc_f32_f16 v1, v2, v3 :: v_dual_mov_b32 v4, v5.
+        let w = run(&[0xcb10_0702, 0x0104_0105], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][1]), 10.5);
+        let w = run(&[0xc9d0_0702, 0x0104_0105], set).unwrap();
+        assert_eq!(w.v[1][0], 0);
     }
 
     #[test]
