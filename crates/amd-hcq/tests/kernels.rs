@@ -836,3 +836,41 @@ fn sixty_four_bit_integers_and_rounding_builtins() {
         }
     }
 }
+
+#[test]
+fn saturating_arithmetic_and_float_clamps() {
+    for elf in kernel!("sat") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "sat").unwrap();
+        let n = 300;
+        let r = rand_u32(2 * n, 24);
+        let a: Vec<f32> = (0..n).map(|i| (r[i] % 2000) as f32 / 250.0 - 4.0).collect();
+        // Large and small values, so that sums and differences saturate both ways.
+        let b: Vec<u32> = (0..n)
+            .map(|i| if i % 2 == 0 { r[n + i] } else { r[n + i] >> 20 })
+            .collect();
+        let ba = upload(&dev, &a.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let (bb, fout, out) = (
+            upload(&dev, &b),
+            upload(&dev, &vec![0; 2 * n]),
+            upload(&dev, &vec![0; 4 * n]),
+        );
+        prg.launch(&[&ba, &bb, &fout, &out], &[n as u32], groups(n), true)
+            .explained();
+        let fgot: Vec<f32> = download(&dev, &fout, 2 * n).into_iter().map(f32::from_bits).collect();
+        let got = download(&dev, &out, 4 * n);
+        for i in 0..n {
+            let x = a[i];
+            let fwant = [x.mul_add(0.25, 0.5).clamp(0.0, 1.0), (x - 0.75).clamp(0.0, 1.0)];
+            assert_eq!(&fgot[2 * i..2 * i + 2], &fwant, "item {i}: x {x}");
+            let (y, z) = (b[i], b[(i + 1) % n]);
+            let want = [
+                y.saturating_add(z),
+                y.saturating_sub(z),
+                (y as i32).saturating_add(z as i32) as u32,
+                (y as i32).saturating_sub(z as i32) as u32,
+            ];
+            assert_eq!(&got[4 * i..4 * i + 4], &want, "item {i}: {y:#x} {z:#x}");
+        }
+    }
+}

@@ -68,18 +68,21 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 Mods {
                     abs: 0,
                     neg: i.bits(1, 31, 29) as u8,
-                    opsel: 0,
+                    ..Mods::NONE
                 }
             } else {
                 Mods {
                     abs: i.bits(0, 10, 8) as u8,
                     neg: i.bits(1, 31, 29) as u8,
                     opsel: i.bits(0, 14, 11) as u8,
+                    ..Mods::NONE
                 }
             };
-            if i.bits(1, 28, 27) != 0 || i.bits(0, 15, 15) != 0 {
-                return Err("VOP3 output modifiers (omod, clamp) are not implemented".into());
-            }
+            let mods = Mods {
+                clamp: i.bits(0, 15, 15) != 0,
+                omod: i.bits(1, 28, 27) as u8,
+                ..mods
+            };
             if i.op < 0x100 {
                 vcmp(w, i, i.op, dst, [srcs[0], srcs[1]], mods).map(|_| Flow::Next)
             } else {
@@ -1257,6 +1260,10 @@ pub(crate) struct Mods {
     neg: u8,
     /// VOP3 op_sel: bits 0..=2 pick the high half of a 16-bit source, bit 3 the destination half.
     opsel: u8,
+    /// VOP3 clamp: float results to [0, 1], integer adds and subtracts saturate.
+    clamp: bool,
+    /// VOP3 output modifier: float results times 2, 4 or 0.5.
+    omod: u8,
 }
 
 impl Mods {
@@ -1264,6 +1271,8 @@ impl Mods {
         abs: 0,
         neg: 0,
         opsel: 0,
+        clamp: false,
+        omod: 0,
     };
 
     /// The 16-bit half of `x` op_sel picks for source `k`.
@@ -1288,6 +1297,9 @@ impl Mods {
 }
 
 fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
+    if m.clamp || m.omod != 0 {
+        return Err("clamp or omod on a compare is not implemented".into());
+    }
     // v_cmpx_*: the same compares 0x80 up, writing EXEC instead.
     let (op, sdst) = if op >= 0x80 { (op - 0x80, EXEC_LO) } else { (op, sdst) };
     let exec = w.exec();
@@ -1586,11 +1598,38 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     Ok(())
 }
 
+/// An f32 result's bits after VOP3's output modifier and clamp (NaN clamps to 0).
+fn output_mods(bits: u32, m: Mods) -> u32 {
+    let mut x = f(bits);
+    x *= match m.omod {
+        1 => 2.0,
+        2 => 4.0,
+        3 => 0.5,
+        _ => 1.0,
+    };
+    if m.clamp {
+        x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    }
+    x.to_bits()
+}
+
+/// The saturating (clamped) form of a 32-bit integer add or subtract.
+fn saturate(op: u16, a: u32, b: u32) -> u32 {
+    let (sa, sb) = (a as i32, b as i32);
+    match op {
+        0x125 | 0x300 => a.saturating_add(b),
+        0x126 | 0x301 => a.saturating_sub(b),
+        0x127 => b.saturating_sub(a),
+        0x326 => sa.saturating_add(sb) as u32,
+        _ => sa.saturating_sub(sb) as u32,
+    }
+}
+
 /// Whether VOP3-numbered `op` produces an f32 (subject to MODE's output denormals).
 fn f32_result(op: u16) -> bool {
     matches!(
         op,
-        0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x185 | 0x186 | 0x18f | 0x191..=0x194
+        0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x219 | 0x21c | 0x21f | 0x25e | 0x25f | 0x185 | 0x186 | 0x18f | 0x191..=0x194
             | 0x1a0..=0x1b6 | 0x1c0
     )
 }
@@ -1800,6 +1839,8 @@ fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) 
         };
         let (a, b) = (half(w, 0)?, half(w, 1)?);
         let r = match op {
+            0x303 if m.clamp => a.saturating_add(b),
+            0x304 if m.clamp => a.saturating_sub(b),
             0x303 => a.wrapping_add(b),
             0x304 => a.wrapping_sub(b),
             0x305 => a.wrapping_mul(b),
@@ -1871,6 +1912,10 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             return Ok(());
         }
         _ => {}
+    }
+    let saturating = matches!(op, 0x125..=0x127 | 0x325 | 0x326 | 0x300 | 0x301 | 0x303 | 0x304);
+    if (m.clamp && !(saturating || f32_result(op))) || (m.omod != 0 && !f32_result(op)) {
+        return Err(format!("clamp or omod on VOP3 opcode {op:#x} is not implemented"));
     }
     if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
         return valu16(w, i, op, dst, srcs, m);
@@ -2074,7 +2119,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 let c = w.vread(srcs[2], lane, lit)?;
                 let fc = w.f32_in(f(m.float(2, c)));
                 let med = |x: f32, y: f32, z: f32| x.max(y).min(x.min(y).max(z));
-                let r = match op {
+                match op {
                     0x219 => fa.min(fb).min(fc).to_bits(),
                     0x21a => (a as i32).min(b as i32).min(c as i32) as u32,
                     0x21b => a.min(b).min(c),
@@ -2087,11 +2132,18 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                         x.max(y).min(x.min(y).max(z)) as u32
                     }
                     _ => a.max(b).min(a.min(b).max(c)),
-                };
-                if matches!(op, 0x219 | 0x21c | 0x21f) {
-                    w.f32_out(r)
-                } else {
-                    r
+                }
+            }
+            // v_maxmin_*: min(max(S0, S1), S2); v_minmax_*: max(min(S0, S1), S2).
+            0x25e | 0x25f | 0x262..=0x265 => {
+                let c = w.vread(srcs[2], lane, lit)?;
+                match op {
+                    0x25e => fa.max(fb).min(w.f32_in(f(m.float(2, c)))).to_bits(),
+                    0x25f => fa.min(fb).max(w.f32_in(f(m.float(2, c)))).to_bits(),
+                    0x262 => a.max(b).min(c),
+                    0x263 => a.min(b).max(c),
+                    0x264 => (a as i32).max(b as i32).min(c as i32) as u32,
+                    _ => (a as i32).min(b as i32).max(c as i32) as u32,
                 }
             }
             // v_xad_u32: (S0 ^ S1) + S2.
@@ -2175,7 +2227,13 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 ));
             }
         };
-        let r = if f32_result(op) { w.f32_out(r) } else { r };
+        let r = if m.clamp && saturating {
+            saturate(op, a, b)
+        } else if f32_result(op) {
+            w.f32_out(output_mods(r, m))
+        } else {
+            r
+        };
         w.vwrite(dst, lane, r)?;
     }
     if matches!(op, 0x120..=0x122 | 0x300..=0x302) {
