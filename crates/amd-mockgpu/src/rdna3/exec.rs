@@ -2598,6 +2598,22 @@ mod tests {
     }
 
     #[test]
+    fn output_modifiers_and_clamps() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |_| 1.25f32.to_bits());
+            lanes(w, 3, |_| 0.5f32.to_bits());
+        };
+        // v_add_f32_e64 v1, v2, v3 mul:2
+        let w = run(&[0xd503_0001, 0x0802_0702], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), 3.5);
+        // The same with clamp (bit 15): 3.5 clamps to 1.0.
+        let w = run(&[0xd503_8001, 0x0802_0702], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), 1.0);
+        // Clamp on a compare is refused, not ignored.
+        assert!(run(&[0xd411_8001, 0x0002_0702], set).is_err());
+    }
+
+    #[test]
     fn unknown_opcodes_are_errors_not_panics() {
         // VOP3 opcode 0x3ff does not exist.
         match run(&[0xd7ff_0001, 0x0002_0702], |_| {}) {
