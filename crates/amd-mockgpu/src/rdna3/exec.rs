@@ -1416,6 +1416,20 @@ fn float_class(bits: u64, width: u32) -> u32 {
     }
 }
 
+/// `x` as a half, rounded toward zero (overflow to the largest finite half).
+fn half_rtz(x: f32) -> u16 {
+    if x.is_nan() || x.is_infinite() {
+        return half::from_f64(x as f64);
+    }
+    let h = half::from_f64(x as f64);
+    // Nearest-even went away from zero: step back one ulp toward zero.
+    if (half::to_f32(h) as f64).abs() > (x as f64).abs() {
+        h - 1
+    } else {
+        h
+    }
+}
+
 /// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
 fn mul_dx9(x: f32, y: f32) -> f32 {
     if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
@@ -1490,6 +1504,26 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
                 w.vwrite(dst, lane, v)?;
                 continue;
             }
+            // f16 unary ops: conversions with 16-bit integers, then math.
+            0x1d0 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
+            0x1d1 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
+            0x1d2 => x(0)? as u16,
+            0x1d3 => x(0)? as i16 as u16,
+            0x1d4 => half::from_f64(1.0 / x(0)?),
+            0x1d5 => half::from_f64(x(0)?.sqrt()),
+            0x1d6 => half::from_f64(1.0 / x(0)?.sqrt()),
+            0x1d7 => half::from_f64(x(0)?.log2()),
+            0x1d8 => half::from_f64(x(0)?.exp2()),
+            0x1db => half::from_f64(x(0)?.floor()),
+            0x1dc => half::from_f64(x(0)?.ceil()),
+            0x1dd => half::from_f64(x(0)?.trunc()),
+            0x1de => half::from_f64(x(0)?.round_ties_even()),
+            0x1df => {
+                let v = x(0)?;
+                half::from_f64((v - v.floor()).min(half::to_f32(0x3bff) as f64))
+            }
+            0x1e0 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
+            0x1e1 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
             0x132 => half::from_f64(x(0)? + x(1)?),
             0x133 => half::from_f64(x(0)? - x(1)?),
             0x134 => half::from_f64(x(1)? - x(0)?),
@@ -1920,7 +1954,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
         return valu16(w, i, op, dst, srcs, m);
     }
-    if matches!(op, 0x18a | 0x18b | 0x132..=0x139 | 0x13a | 0x248) {
+    if matches!(op, 0x18a | 0x18b | 0x132..=0x139 | 0x13a | 0x248 | 0x1d0..=0x1d8 | 0x1db..=0x1e1) {
         return valu_f16(w, i, op, dst, srcs, m);
     }
     if matches!(
@@ -2071,6 +2105,8 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             }
             0x125 => a.wrapping_add(b),
             0x126 => a.wrapping_sub(b),
+            // v_cvt_pk_rtz_f16_f32: two f32s to halves, rounding toward zero.
+            0x12f => half_rtz(fa) as u32 | (half_rtz(fb) as u32) << 16,
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
             0x107 => mul_dx9(fa, fb).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
@@ -2611,6 +2647,28 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[1][0]), 1.0);
         // Clamp on a compare is refused, not ignored.
         assert!(run(&[0xd411_8001, 0x0002_0702], set).is_err());
+    }
+
+    #[test]
+    fn half_conversions_and_unary_ops() {
+        // v_cvt_pk_rtz_f16_f32 v1, v2, v3: 1 + 2^-11 + 2^-12 rounds toward zero to 1.0;
+        // -70000 to the largest finite negative half.
+        let w = run(&[0x5e02_0702], |w| {
+            lanes(w, 2, |_| (1.0f32 + 3.0 * (-12f32).exp2()).to_bits());
+            lanes(w, 3, |_| (-70000.0f32).to_bits());
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0], 0x3c00 | 0xfbff << 16);
+        // v_sqrt_f16 v1, v2 on 6.25 (0x4640): 2.5 (0x4100), the high half kept.
+        let w = run(&[0x7e02_ab02], |w| {
+            lanes(w, 2, |_| 0x4640);
+            lanes(w, 1, |_| 0xabcd_0000);
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0], 0xabcd_4100);
+        // v_cvt_f16_i16 v1, v2 on -3: 0xc200.
+        let w = run(&[0x7e02_a302], |w| lanes(w, 2, |_| 0xfffd)).unwrap();
+        assert_eq!(w.v[1][0] & 0xffff, 0xc200);
     }
 
     #[test]
