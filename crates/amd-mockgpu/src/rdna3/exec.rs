@@ -37,7 +37,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
         Encoding::Sopc => sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => smem(w, i, mem).map(|_| Flow::Next),
-        Encoding::Vop1 | Encoding::Vop2 if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vop1 => {
             let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
             valu(w, i, 0x180 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
@@ -114,11 +114,12 @@ fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
             "rounding mode {:#x} is not implemented (nearest-even only)",
             imm & 0xf
         )),
-        // s_denorm_mode
-        0x12 => {
+        // s_denorm_mode (f32 bits only: f16/f64 flushing is not modelled).
+        0x12 if imm & 0xc == 0xc => {
             w.mode = (w.mode & !0xf0) | (imm as u32 & 0xf) << 4;
             Ok(Flow::Next)
         }
+        0x12 => Err("f16/f64 denormal flushing is not implemented".into()),
         0x20 => Ok(Flow::Jump(imm)),
         0x21 => taken(!w.scc),
         0x22 => taken(w.scc),
@@ -352,6 +353,9 @@ fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
                     "rounding mode {:#x} is not implemented (nearest-even only)",
                     mode & 0xf
                 ));
+            }
+            if mode & 0xc0 != 0xc0 {
+                return Err("f16/f64 denormal flushing is not implemented".into());
             }
             w.mode = mode;
             Ok(())
@@ -1107,9 +1111,7 @@ fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
         return dpp_apply(w, i, vals, exec);
     }
     let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
-    if d >> 20 & 0xf != 0 {
-        return Err("DPP source modifiers are not implemented".into());
-    }
+    let fetch_inactive = d >> 18 & 1 != 0;
     let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
     if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
     {
@@ -1122,7 +1124,7 @@ fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
         if row_mask >> (lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
             continue;
         }
-        match dpp_lane(ctrl, lane).filter(|&s| exec >> s & 1 != 0) {
+        match dpp_lane(ctrl, lane).filter(|&s| fetch_inactive || exec >> s & 1 != 0) {
             Some(s) => *v = w.vread(src, s, None)?,
             None if bound_zero => *v = 0,
             None => continue,
@@ -1136,19 +1138,24 @@ fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
 /// on the lanes of `lanes`.
 fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
     let exec = w.exec();
+    // DPP16's src0/src1 neg and abs bits (DPP8 has none).
+    let d = i.dpp.unwrap_or(0);
+    let mods = if i.dpp8.is_some() {
+        Mods::NONE
+    } else {
+        Mods {
+            neg: ((d >> 20 & 1) | (d >> 22 & 1) << 1) as u8,
+            abs: ((d >> 21 & 1) | (d >> 23 & 1) << 1) as u8,
+            ..Mods::NONE
+        }
+    };
     w.v.push(vals);
     let tmp = 256 + (w.v.len() - 1) as u16;
     w.s[EXEC_LO] = lanes;
     let r = match i.enc {
-        Encoding::Vop1 => valu(
-            w,
-            i,
-            0x180 + i.op,
-            i.bits(0, 24, 17) as usize,
-            None,
-            [tmp, 0, 0],
-            Mods::NONE,
-        ),
+        Encoding::Vop1 => valu(w, i, 0x180 + i.op, i.bits(0, 24, 17) as usize, None, [tmp, 0, 0], mods),
+        // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
+        Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
         _ => {
             let dst = i.bits(0, 24, 17) as usize;
             let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
@@ -1159,11 +1166,14 @@ fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
                 dst,
                 Some(VCC_LO),
                 [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
-                Mods::NONE,
+                mods,
             )
         }
     };
-    w.s[EXEC_LO] = exec;
+    // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
+    if !(i.enc == Encoding::Vopc && i.op >= 0x80) {
+        w.s[EXEC_LO] = exec;
+    }
     w.v.pop();
     r
 }
@@ -2521,9 +2531,13 @@ mod tests {
         assert_eq!(sum(&[&add]), tiny + least_normal);
         // s_denorm_mode 0xe: f32 inputs flush (bit 4 clear), outputs kept.
         assert_eq!(sum(&[&[0xbf92_000e], &add]), least_normal);
-        // s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0: everything flushes; s_getreg reads it.
-        let w = run_all(&[&[0xb980_f801, 0], &add, &[0xb880_f801]], set).unwrap();
-        assert_eq!((f32::from_bits(w.v[1][0]), w.s[0]), (least_normal, 0));
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0xc0: f32 flushes both ways (f16/f64
+        // kept); s_getreg reads it back.
+        let w = run_all(&[&[0xb980_f801, 0xc0], &add, &[0xb880_f801]], set).unwrap();
+        assert_eq!((f32::from_bits(w.v[1][0]), w.s[0]), (least_normal, 0xc0));
+        // Flushing f16/f64 denormals is refused rather than ignored.
+        assert!(run_all(&[&[0xb980_f801, 0]], set).is_err());
+        assert!(run_all(&[&[0xbf92_0000]], set).is_err());
         // Outputs flush (bit 5 clear): 2^-130 + 2^-130 is a denormal, written as zero.
         let smaller = (-130f32).exp2();
         let twice = |w: &mut Wave| {
@@ -2669,6 +2683,33 @@ mod tests {
         // v_cvt_f16_i16 v1, v2 on -3: 0xc200.
         let w = run(&[0x7e02_a302], |w| lanes(w, 2, |_| 0xfffd)).unwrap();
         assert_eq!(w.v[1][0] & 0xffff, 0xc200);
+    }
+
+    #[test]
+    fn dpp_modifiers_compares_and_fetch_inactive() {
+        let set = |w: &mut Wave| {
+            lanes(w, 2, |l| (l as f32).to_bits());
+            lanes(w, 3, |_| (-0.5f32).to_bits());
+        };
+        // v_add_f32_dpp v1, -v2, |v3| quad_perm:[1,0,3,2]: lane 0 gets -1 + 0.5.
+        let w = run(&[0x0602_06fa, 0xff90_b102], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), -0.5);
+        assert_eq!(f32::from_bits(w.v[1][1]), 0.5);
+        // v_cmp_lt_f32_dpp vcc, v2, v3 quad_perm:[1,0,3,2] against 1.5: the swapped
+        // lane's value is compared.
+        let w = run(&[0x7c22_06fa, 0xff00_b102], |w| {
+            lanes(w, 2, |l| (l as f32).to_bits());
+            lanes(w, 3, |_| 1.5f32.to_bits());
+        })
+        .unwrap();
+        assert_eq!(w.s[VCC_LO] & 0xf, 0b0011, "lanes 0, 1 see 1.0 and 0.0");
+        // v_mov_b32_dpp v1, v2 row_shr:1 fi:1 with lane 0 inactive: lane 1 still reads it.
+        let w = run(&[0x7e02_02fa, 0xff05_1102], |w| {
+            lanes(w, 2, |l| 100 + l as u32);
+            w.s[EXEC_LO] = !1;
+        })
+        .unwrap();
+        assert_eq!(w.v[1][1], 100);
     }
 
     #[test]

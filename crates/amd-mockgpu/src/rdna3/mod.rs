@@ -139,6 +139,13 @@ impl Rdna3Executor {
         budget: &mut u64,
         lanes: &mut u64,
     ) -> Result<(), KernelError> {
+        // FLOAT_MODE: only round-to-nearest-even and kept f16/f64 denormals are modelled.
+        let float_mode = (d.rsrc[0] >> 12) & 0xff;
+        if float_mode & 0xf != 0 || float_mode & 0xc0 != 0xc0 {
+            return Err(KernelError::Unsupported(format!(
+                "RSRC1 FLOAT_MODE {float_mode:#x}: only nearest-even rounding and kept f16/f64 denormals are implemented"
+            )));
+        }
         let rsrc2 = d.rsrc[1];
         let user_sgprs = ((rsrc2 >> 1) & 0x1f) as usize;
         let tgid_en = [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0];
