@@ -19,12 +19,16 @@ __kernel void flat_ptrs(__global uint* g, __global uint* out, uint n) {
   if (i < n) out[i] = l[lid] + s;
 }
 
-// Atomics through generic pointers, on LDS and on global memory.
+// Atomics through generic pointers, on LDS, global and private memory.
 __attribute__((noinline)) static void count(uint* p, uint v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 
-__kernel void flat_atomics(__global uint* g, __global uint* out) {
+__kernel void flat_atomics(__global uint* g, __global uint* out, __global uint* mine_out) {
   __local uint l;
   uint lid = __builtin_amdgcn_workitem_id_x();
+  // A private counter, through the same generic helper.
+  volatile uint mine = lid;
+  count((uint*)&mine, 1000);
+  mine_out[__builtin_amdgcn_workgroup_id_x() * 256 + lid] = mine;
   if (lid == 0) l = 0;
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();

@@ -662,11 +662,14 @@ fn atomics_through_generic_pointers() {
         let prg = Program::load(&dev, elf, "flat_atomics").unwrap();
         let groups = 3;
         let (g, out) = (upload(&dev, &[0]), upload(&dev, &vec![0; groups]));
+        let mine = upload(&dev, &vec![0; 256 * groups]);
         let dims = LaunchDims {
             global: [groups as u32, 1, 1],
             local: [256, 1, 1],
         };
-        prg.launch(&[&g, &out], &[], dims, true).explained();
+        prg.launch(&[&g, &out, &mine], &[], dims, true).explained();
+        let want: Vec<u32> = (0..256 * groups as u32).map(|i| i % 256 + 1000).collect();
+        assert_eq!(download(&dev, &mine, 256 * groups), want, "private counters");
         assert_eq!(download(&dev, &g, 1), [256 * groups as u32], "global counter");
         assert_eq!(
             download(&dev, &out, groups),

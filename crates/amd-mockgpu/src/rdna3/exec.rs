@@ -709,7 +709,7 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
     Ok(())
 }
 
-/// FLAT atomics: global memory or LDS by aperture (not private memory).
+/// FLAT atomics: global memory, LDS or the lane's private memory, by aperture.
 #[allow(clippy::too_many_arguments)]
 fn flat_atomic(
     w: &mut Wave,
@@ -761,7 +761,15 @@ fn flat_atomic(
                 old
             }
             None if a.checked_sub(PRIVATE_APERTURE).is_some_and(|o| o < 1 << 32) => {
-                return Err("flat atomics on private memory are not implemented".into());
+                // The lane's own memory: no other lane can race it.
+                let n = if wide { 8 } else { 4 };
+                let bytes = private_bytes(w, lane, (a - PRIVATE_APERTURE) as i64, n)?;
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(bytes);
+                let old = u64::from_le_bytes(b);
+                let new = atomic_result(i.op, old, d, cmp)?;
+                bytes.copy_from_slice(&new.to_le_bytes()[..n]);
+                old
             }
             None if wide => atomic64(i.op, mem, a, d, cmp)?,
             None => atomic(i.op, mem, a, d as u32, cmp as u32)? as u64,
