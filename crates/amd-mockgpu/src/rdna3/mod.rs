@@ -79,14 +79,29 @@ fn fault_of(msg: &str) -> Option<MemoryFault> {
     })
 }
 
+/// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
+/// (most code), a map for anything outside it (called functions far away).
 struct CodeCache {
+    base: u64,
+    window: Vec<Option<Inst>>,
     insts: HashMap<u64, Inst>,
 }
 
+/// Dwords of code the direct window covers (256 KiB).
+const WINDOW_DWORDS: u64 = 1 << 16;
+
 impl CodeCache {
     fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<Inst, KernelError> {
-        if let Some(i) = self.insts.get(&pc) {
-            return Ok(*i);
+        let slot = pc
+            .checked_sub(self.base)
+            .filter(|d| d % 4 == 0 && d / 4 < WINDOW_DWORDS)
+            .map(|d| (d / 4) as usize);
+        let cached = match slot {
+            Some(k) => self.window.get(k).copied().flatten(),
+            None => self.insts.get(&pc).copied(),
+        };
+        if let Some(i) = cached {
+            return Ok(i);
         }
         // Up to three dwords (an instruction and its literal); fewer at the end of
         // the code's mapping.
@@ -111,14 +126,28 @@ impl CodeCache {
         let i = Inst::decode(&words).map_err(|e| {
             KernelError::Unsupported(format!("at {pc:#x} [{:08x?}]: {e}", &words[..words.len().min(2)]))
         })?;
-        self.insts.insert(pc, i);
+        match slot {
+            Some(k) => {
+                if self.window.len() <= k {
+                    self.window.resize(k + 1, None);
+                }
+                self.window[k] = Some(i);
+            }
+            None => {
+                self.insts.insert(pc, i);
+            }
+        }
         Ok(i)
     }
 }
 
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
-        let mut code = CodeCache { insts: HashMap::new() };
+        let mut code = CodeCache {
+            base: d.code_addr,
+            window: Vec::new(),
+            insts: HashMap::new(),
+        };
         let mut budget = self.max_instructions;
         let mut lanes = 0u64;
         let result = self.run_grid(mem, d, &mut code, &mut budget, &mut lanes);
