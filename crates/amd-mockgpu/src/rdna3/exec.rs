@@ -1448,6 +1448,63 @@ fn half_rtz(x: f32) -> u16 {
     }
 }
 
+/// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
+/// (and `l + 16`) holds row `l` of A and column `l` of B as 16 halves in 8 VGPRs; C and
+/// D element (row, col) live in register `row / 2`, lane `(row % 2) * 16 + col` (f32),
+/// or in that register's low half (f16/bf16 results).
+fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Option<u32>) -> R<()> {
+    if w.exec() != u32::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let bf16 = matches!(op, 0x41 | 0x43);
+    let half_out = matches!(op, 0x42 | 0x43);
+    let elem = |h: u16| -> f64 {
+        if bf16 {
+            f((h as u32) << 16) as f64
+        } else {
+            half::to_f32(h) as f64
+        }
+    };
+    let input = |w: &Wave, base: u16, lane: usize, k: usize| -> R<f64> {
+        let v = w.vread(base + (k / 2) as u16, lane, lit)?;
+        Ok(elem((v >> (16 * (k % 2))) as u16))
+    };
+    let mut out = [[0u32; 32]; 8];
+    for row in 0..16 {
+        for col in 0..16 {
+            let lane = (row % 2) * 16 + col;
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let c = if half_out { elem(c as u16) } else { f(c) as f64 };
+            let mut sum = c;
+            for k in 0..16 {
+                sum += input(w, srcs[0], row, k)? * input(w, srcs[1], col, k)?;
+            }
+            out[row / 2][lane] = if half_out {
+                let h = if bf16 {
+                    // f32 to bf16, nearest-even (NaN stays NaN).
+                    let b = (sum as f32).to_bits();
+                    if (sum as f32).is_nan() {
+                        (b >> 16) as u16 | 0x40
+                    } else {
+                        ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
+                    }
+                } else {
+                    half::from_f64(sum)
+                };
+                (w.vread(256 + (dst + row / 2) as u16, lane, None)? & 0xffff_0000) | h as u32
+            } else {
+                (sum as f32).to_bits()
+            };
+        }
+    }
+    for (r, vals) in out.iter().enumerate() {
+        for (lane, v) in vals.iter().enumerate() {
+            w.vwrite(dst + r, lane, *v)?;
+        }
+    }
+    Ok(())
+}
+
 /// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
 fn mul_dx9(x: f32, y: f32) -> f32 {
     if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
@@ -1601,6 +1658,12 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
     if i.bits(0, 15, 15) != 0 {
         return Err("VOP3P clamp is not implemented".into());
+    }
+    if matches!(op, 0x40..=0x43) {
+        if neg_lo != 0 || neg_hi != 0 {
+            return Err("WMMA with negated operands is not implemented".into());
+        }
+        return wmma(w, op, dst, srcs, i.literal);
     }
     let float = matches!(op, 0x0e..=0x12);
     if !matches!(op, 0x00..=0x03 | 0x07..=0x12) {
@@ -1933,6 +1996,25 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             let lane = (w.sread(srcs[1], lit)? & 31) as usize;
             let v = w.sread(srcs[0], lit)?;
             return w.vwrite(dst, lane, v);
+        }
+        // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
+        // destination, the source, or both).
+        0x1c2..=0x1c4 => {
+            let m0 = w.s[125] as usize;
+            for lane in 0..32 {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let src = match (op, srcs[0]) {
+                    (0x1c2, s) => s,
+                    (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
+                    _ => return Err("v_movrels with a scalar source".into()),
+                };
+                let v = w.vread(src, lane, lit)?;
+                let d = if op == 0x1c3 { dst } else { dst + m0 };
+                w.vwrite(d, lane, v)?;
+            }
+            return Ok(());
         }
         // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
         // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from

@@ -1,0 +1,20 @@
+// One wave multiplies 16×16 f16 matrices with WMMA into f32: C = A · B + C0.
+// Lane l holds row (l % 16) of A and column (l % 16) of B (both halves of the wave
+// hold the same), and C's rows 2i + l / 16 in its eight accumulator registers.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half half16 __attribute__((ext_vector_type(16)));
+typedef float float8 __attribute__((ext_vector_type(8)));
+
+__kernel void wmma(__global const half* A, __global const half* B, __global float* C) {
+  uint lane = __builtin_amdgcn_workitem_id_x();
+  uint r = lane % 16;
+  half16 a, b;
+  for (uint k = 0; k < 16; k++) {
+    a[k] = A[r * 16 + k];
+    b[k] = B[k * 16 + r];
+  }
+  float8 c;
+  for (uint i = 0; i < 8; i++) c[i] = C[(2 * i + lane / 16) * 16 + r];
+  c = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c);
+  for (uint i = 0; i < 8; i++) C[(2 * i + lane / 16) * 16 + r] = c[i];
+}
