@@ -2396,7 +2396,7 @@ mod tests {
     fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
         let driver = Driver::new(vec![GpuProfile::gfx1100()], false);
         let mem = GpuMemory::for_test(&driver, 0);
-        let mut w = Wave::new(32, 0);
+        let mut w = Wave::new(64, 0);
         w.s[EXEC_LO] = u32::MAX;
         setup(&mut w);
         let mut lds = vec![0u8; 1024];
@@ -2800,6 +2800,52 @@ mod tests {
         })
         .unwrap();
         assert_eq!(w.v[1][1], 100);
+    }
+
+    #[test]
+    fn wmma_half_and_bfloat_variants() {
+        // A = 2·I, B(k, col) = col + 1 for k = col (else 0): D(row, col) = C + 2(col+1) if
+        // row == col. A in v2..v9, B in v10..v17, C in v18..v25, D to v26..v33.
+        let set = |w: &mut Wave, one: u16, two: u16, val: fn(usize) -> u16| {
+            for lane in 0..32 {
+                let idx = lane % 16;
+                for reg in 0..8 {
+                    let pick = |k: usize, v: u16| if k == idx { v } else { 0 };
+                    w.v[2 + reg][lane] = pick(2 * reg, two) as u32 | (pick(2 * reg + 1, two) as u32) << 16;
+                    w.v[10 + reg][lane] = pick(2 * reg, val(idx)) as u32 | (pick(2 * reg + 1, val(idx)) as u32) << 16;
+                    w.v[18 + reg][lane] = one as u32;
+                }
+            }
+        };
+        // v_wmma_f16_16x16x16_f16: halves in, halves out (low halves of D), C = 1.0.
+        let w = run(&[0xcc42_401a, 0x1c4a_1502], |w| {
+            set(w, 0x3c00, 0x4000, |c| half::from_f64(c as f64 + 1.0))
+        })
+        .unwrap();
+        for row in 0..16 {
+            for col in 0..16 {
+                let lane = (row % 2) * 16 + col;
+                let want = if row == col {
+                    1.0 + 2.0 * (col as f64 + 1.0)
+                } else {
+                    1.0
+                };
+                let got = half::to_f32(w.v[26 + row / 2][lane] as u16) as f64;
+                assert_eq!(got, want, "f16 D({row}, {col})");
+            }
+        }
+        // v_wmma_f32_16x16x16_bf16: bf16 inputs (2.0 = 0x4000, k+1 as bf16), f32 C = 1.0.
+        let w = run(&[0xcc41_401a, 0x1c4a_1502], |w| {
+            set(w, 0, 0x4000, |c| ((c as f32 + 1.0).to_bits() >> 16) as u16);
+            for reg in 18..26 {
+                lanes(w, reg, |_| 1.0f32.to_bits());
+            }
+        })
+        .unwrap();
+        assert_eq!(f32::from_bits(w.v[26 + 3][16 + 7]), 1.0 + 2.0 * 8.0, "bf16 D(7, 7)");
+        assert_eq!(f32::from_bits(w.v[26][1]), 1.0, "bf16 D(0, 1)");
+        // WMMA with lanes disabled is refused.
+        assert!(run(&[0xcc41_401a, 0x1c4a_1502], |w| w.s[EXEC_LO] = 0xffff).is_err());
     }
 
     #[test]
