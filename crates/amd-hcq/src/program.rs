@@ -144,15 +144,24 @@ impl<I: DeviceInterface> Program<I> {
     }
 
     /// The kernarg bytes for `bufs` and `vals`, laid out as the metadata says (hidden
-    /// arguments filled in for `dims`); checks counts and kinds.
+    /// arguments filled in for `dims`); checks counts and kinds. `vals` holds one word
+    /// per 1-, 2- or 4-byte value argument (which must fit it) and two, low first, per
+    /// 8-byte one (`u64`, `i64`, `f64` bits).
     pub fn kernargs(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<Vec<u8>> {
         let kd = &self.info.descriptor;
         let mut out = vec![0u8; kd.kernarg_size as usize];
         let n_bufs = self.info.args.iter().filter(|a| a.kind == ArgKind::Buffer).count();
-        let n_vals = self.info.args.iter().filter(|a| a.kind == ArgKind::Value).count();
+        // A value argument of 8 bytes takes two words (low, then high); smaller ones one.
+        let n_vals: usize = self
+            .info
+            .args
+            .iter()
+            .filter(|a| a.kind == ArgKind::Value)
+            .map(|a| if a.size == 8 { 2 } else { 1 })
+            .sum();
         if n_bufs != bufs.len() || n_vals != vals.len() {
             return Err(HcqError::InvalidArgument(format!(
-                "kernel {} takes {n_bufs} buffers and {n_vals} values, got {} and {}",
+                "kernel {} takes {n_bufs} buffers and {n_vals} value words, got {} and {}",
                 self.info.name,
                 bufs.len(),
                 vals.len()
@@ -177,13 +186,27 @@ impl<I: DeviceInterface> Program<I> {
                     put(&bi.next().map_or(0, |b| b.va()).to_le_bytes());
                 }
                 ArgKind::Value => {
-                    if a.size != 4 {
-                        return Err(HcqError::InvalidArgument(format!(
-                            "argument {:?} of {} is {} bytes; values are 32-bit",
-                            a.name, self.info.name, a.size
-                        )));
+                    // Counted above: the words are there.
+                    let lo = vi.next().copied().unwrap_or(0);
+                    match a.size {
+                        8 => {
+                            let hi = vi.next().copied().unwrap_or(0);
+                            put(&(lo as u64 | (hi as u64) << 32).to_le_bytes());
+                        }
+                        1 | 2 | 4 if a.size == 4 || lo >> (8 * a.size) == 0 => put(&lo.to_le_bytes()),
+                        1 | 2 => {
+                            return Err(HcqError::InvalidArgument(format!(
+                                "value {lo:#x} does not fit argument {:?} of {} ({} bytes)",
+                                a.name, self.info.name, a.size
+                            )));
+                        }
+                        n => {
+                            return Err(HcqError::InvalidArgument(format!(
+                                "argument {:?} of {} is {n} bytes; values of 1, 2, 4 or 8 bytes are supported",
+                                a.name, self.info.name
+                            )));
+                        }
                     }
-                    put(&vi.next().copied().unwrap_or(0).to_le_bytes());
                 }
                 ArgKind::Hidden(h) => {
                     let axis = |s: &str| match s.chars().last() {

@@ -908,3 +908,38 @@ fn wmma_matrix_multiply_accumulate() {
         }
     }
 }
+
+#[test]
+fn scalar_arguments_of_every_size() {
+    for elf in kernel!("args") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "args").unwrap();
+        let out = upload(&dev, &[0; 10]);
+        let (a, d) = (0x0123_4567_89ab_cdefu64, -1.25e300f64);
+        let db = d.to_bits();
+        let vals = [
+            a as u32,
+            (a >> 32) as u32,
+            db as u32,
+            (db >> 32) as u32,
+            0xdead_beef,
+            0xfff6,
+            200,
+        ];
+        let dims = LaunchDims {
+            global: [1, 1, 1],
+            local: [32, 1, 1],
+        };
+        prg.launch(&[&out], &vals, dims, true).explained();
+        let got: Vec<u64> = download(&dev, &out, 10)
+            .chunks(2)
+            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .collect();
+        assert_eq!(got, [a, (d * 2.0).to_bits(), 0xdead_beef, -10i64 as u64, 200]);
+        // A word too wide for its 1-byte argument, and a missing word, are refused.
+        let mut bad = vals;
+        bad[6] = 300;
+        assert!(prg.launch(&[&out], &bad, dims, true).is_err());
+        assert!(prg.launch(&[&out], &vals[..6], dims, true).is_err());
+    }
+}

@@ -233,17 +233,57 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
 fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
     let d = i.bits(0, 22, 16) as usize;
     let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
-    if matches!(i.op, 0x0b | 0x17 | 0x19 | 0x1b) {
-        // s_lshr_b64, s_and_b64, s_or_b64, s_xor_b64
+    if matches!(
+        i.op,
+        0x0b | 0x0d | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f | 0x21 | 0x23 | 0x25 | 0x28 | 0x29
+    ) {
+        // 64-bit shifts, bitwise ops and bitfield extracts (S1 32-bit for shifts and
+        // extracts); SCC = result != 0.
         let a = w.sread64(s0, i.literal)?;
         let r = match i.op {
             0x0b => a >> (w.sread(s1, i.literal)? & 63),
-            0x17 => a & w.sread64(s1, i.literal)?,
-            0x19 => a | w.sread64(s1, i.literal)?,
-            _ => a ^ w.sread64(s1, i.literal)?,
+            0x0d => ((a as i64) >> (w.sread(s1, i.literal)? & 63)) as u64,
+            0x28 | 0x29 => {
+                let c = w.sread(s1, i.literal)?;
+                let (off, width) = (c & 63, (c >> 16) & 0x7f);
+                if width == 0 {
+                    0
+                } else {
+                    let width = width.min(64);
+                    let v = a >> off;
+                    let v = if width == 64 { v } else { v & ((1u64 << width) - 1) };
+                    if i.op == 0x29 && width < 64 && v >> (width - 1) & 1 != 0 {
+                        v | !((1u64 << width) - 1)
+                    } else {
+                        v
+                    }
+                }
+            }
+            _ => {
+                let b = w.sread64(s1, i.literal)?;
+                match i.op {
+                    0x17 => a & b,
+                    0x19 => a | b,
+                    0x1b => a ^ b,
+                    0x1d => !(a & b),
+                    0x1f => !(a | b),
+                    0x21 => !(a ^ b),
+                    0x23 => a & !b,
+                    _ => a | !b,
+                }
+            }
         };
         w.scc = r != 0;
         return w.swrite64(d, r);
+    }
+    if i.op == 0x31 {
+        // s_cselect_b64
+        let v = if w.scc {
+            w.sread64(s0, i.literal)?
+        } else {
+            w.sread64(s1, i.literal)?
+        };
+        return w.swrite64(d, v);
     }
     if i.op == 0x09 {
         // s_lshl_b64
@@ -279,8 +319,27 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = r >> 32 != 0;
             r as u32
         }
-        0x08 | 0x0a | 0x0c | 0x16 | 0x18 | 0x1a | 0x22 | 0x24 => {
+        0x05 => {
+            let need = b as u64 + w.scc as u64;
+            w.scc = need > a as u64;
+            (a as u64).wrapping_sub(need) as u32
+        }
+        0x06 => {
+            let r = (a as i32).abs_diff(b as i32);
+            w.scc = r != 0;
+            r
+        }
+        // s_lshl{1,2,3,4}_add_u32: SCC is the add's carry.
+        0x0e..=0x11 => {
+            let (r, c) = (a << (i.op - 0x0d)).overflowing_add(b);
+            w.scc = c;
+            r
+        }
+        0x08 | 0x0a | 0x0c | 0x16 | 0x18 | 0x1a | 0x1c | 0x1e | 0x20 | 0x22 | 0x24 => {
             let r = match i.op {
+                0x1c => !(a & b),
+                0x1e => !(a | b),
+                0x20 => !(a ^ b),
                 0x24 => a | !b,
                 0x08 => a << (b & 31),
                 0x0a => a >> (b & 31),
@@ -313,7 +372,25 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = r != 0;
             r
         }
+        0x27 => {
+            let (off, width) = (b & 31, (b >> 16) & 0x7f);
+            let r = if width == 0 {
+                0
+            } else {
+                let width = width.min(32);
+                (((a >> off) << (32 - width)) as i32 >> (32 - width)) as u32
+            };
+            w.scc = r != 0;
+            r
+        }
+        // s_bfm_b32: a mask of S0 bits at S1.
+        0x2a => (((1u64 << (a & 31)) - 1) << (b & 31)) as u32,
         0x2c => a.wrapping_mul(b),
+        0x2d => ((a as u64 * b as u64) >> 32) as u32,
+        0x2e => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
+        0x32 => (a & 0xffff) | b << 16,
+        0x33 => (a & 0xffff) | (b & 0xffff_0000),
+        0x34 => a >> 16 | (b & 0xffff_0000),
         0x30 => {
             if w.scc {
                 a
@@ -2846,6 +2923,31 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[26][1]), 1.0, "bf16 D(0, 1)");
         // WMMA with lanes disabled is refused.
         assert!(run(&[0xcc41_401a, 0x1c4a_1502], |w| w.s[EXEC_LO] = 0xffff).is_err());
+    }
+
+    #[test]
+    fn scalar_bitfields_and_packs() {
+        // s_bfe_i64 s[0:1], s[2:3], s4: 12 bits at 40, sign-extended.
+        let w = run(&[0x9480_0402], |w| {
+            w.s[2] = 0;
+            w.s[3] = 0x0000_ff00; // bits 40..=47 set
+            w.s[4] = 40 | 12 << 16;
+        })
+        .unwrap();
+        assert_eq!(w.s[0] as u64 | (w.s[1] as u64) << 32, 0xff);
+        let w = run(&[0x9480_0402], |w| {
+            w.s[3] = 0x0080_0000; // bit 55: the top bit of a 16-bit field at 40
+            w.s[4] = 40 | 16 << 16;
+        })
+        .unwrap();
+        assert_eq!(w.s[0] as u64 | (w.s[1] as u64) << 32, 0xffff_ffff_ffff_8000);
+        let set = |w: &mut Wave| {
+            w.s[1] = (-5i32) as u32;
+            w.s[2] = 0x1234_5678;
+        };
+        assert_eq!(run(&[0x8300_0201], set).unwrap().s[0], 0x1234_567d, "s_absdiff_i32");
+        assert_eq!(run(&[0x8780_0201], set).unwrap().s[0], 0x1234_5664, "s_lshl2_add_u32");
+        assert_eq!(run(&[0x9980_0201], set).unwrap().s[0], 0x1234_fffb, "s_pack_lh_b32_b16");
     }
 
     #[test]
