@@ -167,7 +167,7 @@ fn bad_programs_and_launches_are_refused() {
     };
     let e = prg.launch(&[&a, &a], &[1], dims, false).unwrap_err();
     assert!(
-        e.to_string().contains("takes 3 buffers and 1 values, got 2 and 1"),
+        e.to_string().contains("takes 3 buffers and 1 value words, got 2 and 1"),
         "{e}"
     );
     assert!(matches!(
