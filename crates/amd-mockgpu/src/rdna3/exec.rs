@@ -501,9 +501,9 @@ fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let base = w.sread64(sbase, None)?;
     let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
     let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
-    let mut buf = vec![0u8; n * 4];
-    mem.read(addr, &mut buf)
-        .map_err(|f| format!("{}memory fault at {:#x}", FAULT, f.va))?;
+    let mut buf = [0u8; 64];
+    let buf = &mut buf[..n * 4];
+    mem.read(addr, buf).map_err(|f| mem_fault(f.va))?;
     for k in 0..n {
         let b = &buf[k * 4..k * 4 + 4];
         w.swrite(sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
@@ -580,7 +580,7 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
     }
     let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
-    let fault = |f: MemoryFault| format!("{FAULT}memory fault at {:#x}", f.va);
+    let fault = |f: MemoryFault| mem_fault(f.va);
     if kind.is_load() && exec != 0 {
         // A wave's loads usually fall in one small span: check and read it once.
         let active = || {
@@ -1109,44 +1109,37 @@ fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                 let a = base.wrapping_add(offset);
                 let (old, x) = (rd(lds, a), w.vread(d0, lane, None)?);
                 let y = || w.vread(d1, lane, None);
-                let new = match i.op {
-                    0x00 | 0x20 => old.wrapping_add(x),
-                    0x01 | 0x21 => old.wrapping_sub(x),
-                    0x02 | 0x22 => x.wrapping_sub(old),
-                    0x03 | 0x23 => {
-                        if old >= x {
-                            0
-                        } else {
-                            old + 1
-                        }
+                // The LDS forms of the global atomics share their arithmetic; rsub and
+                // mskor exist only here. gfx11 compare-store: DATA0 is the new value,
+                // DATA1 the comparand, as the global cmpswap's data pair.
+                let new = match i.op & !0x20 {
+                    0x02 => x.wrapping_sub(old),
+                    0x0c => (old & !x) | y()?,
+                    op => {
+                        const GLOBAL: [(u16, u16); 16] = [
+                            (0x00, 0x35),
+                            (0x01, 0x36),
+                            (0x03, 0x3f),
+                            (0x04, 0x40),
+                            (0x05, 0x38),
+                            (0x06, 0x3a),
+                            (0x07, 0x39),
+                            (0x08, 0x3b),
+                            (0x09, 0x3c),
+                            (0x0a, 0x3d),
+                            (0x0b, 0x3e),
+                            (0x0d, 0x33), // storexchg (0x2d)
+                            (0x10, 0x34),
+                            (0x12, 0x51),
+                            (0x13, 0x52),
+                            (0x15, 0x56), // add_f32 (0x15; its _rtn form is 0x79)
+                        ];
+                        let op = if i.op == 0x79 { 0x15 } else { op };
+                        let global = GLOBAL.iter().find(|(ds, _)| *ds == op).map(|(_, g)| *g);
+                        let global = global.ok_or_else(|| format!("DS opcode {:#x} is not implemented", i.op))?;
+                        let cmp = if global == 0x34 { y()? } else { 0 };
+                        atomic_result(global, old as u64, x as u64, cmp as u64)? as u32
                     }
-                    0x04 | 0x24 => {
-                        if old == 0 || old > x {
-                            x
-                        } else {
-                            old - 1
-                        }
-                    }
-                    0x05 | 0x25 => (old as i32).min(x as i32) as u32,
-                    0x06 | 0x26 => (old as i32).max(x as i32) as u32,
-                    0x07 | 0x27 => old.min(x),
-                    0x08 | 0x28 => old.max(x),
-                    0x09 | 0x29 => old & x,
-                    0x0a | 0x2a => old | x,
-                    0x0b | 0x2b => old ^ x,
-                    0x0c | 0x2c => (old & !x) | y()?,
-                    0x2d => x,
-                    // gfx11 compare-store: DATA0 is the new value, DATA1 the comparand.
-                    0x10 | 0x30 => {
-                        if old == y()? {
-                            x
-                        } else {
-                            old
-                        }
-                    }
-                    0x12 | 0x32 => f(old).min(f(x)).to_bits(),
-                    0x13 | 0x33 => f(old).max(f(x)).to_bits(),
-                    _ => (f(old) + f(x)).to_bits(),
                 };
                 wr(lds, a, new);
                 if i.op >= 0x20 {
@@ -1697,13 +1690,7 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
             0x13a => half::from_f64(x(0)?.min(x(1)?)),
             _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
         };
-        let old = w.vread(256 + dst as u16, lane, None)?;
-        let new = if m.opsel >> 3 & 1 != 0 {
-            (old & 0xffff) | (r as u32) << 16
-        } else {
-            (old & 0xffff_0000) | r as u32
-        };
-        w.vwrite(dst, lane, new)?;
+        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
     }
     Ok(())
 }
@@ -1999,18 +1986,15 @@ fn frexp64(x: f64) -> (f64, i32) {
     (f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52)), exp + bias)
 }
 
-/// `x` as `mant * 2^exp` with `|mant|` in [0.5, 1); zero, infinities and NaN give
-/// themselves and exponent 0.
-fn frexp(x: f32) -> (f32, i32) {
-    if x == 0.0 || !x.is_finite() {
-        return (x, 0);
-    }
-    // f64 holds every f32 (denormals included) as a normal number.
-    let d = x as f64;
-    let bits = d.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32 - 1022;
-    let mant = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
-    (mant as f32, exp)
+/// Writes the 16-bit `r` into the high or low half of `dst`, keeping the other half.
+fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bool) -> R<()> {
+    let old = w.vread(256 + dst as u16, lane, None)?;
+    let new = if high {
+        (old & 0xffff) | (r as u32) << 16
+    } else {
+        (old & 0xffff_0000) | r as u32
+    };
+    w.vwrite(dst, lane, new)
 }
 
 /// 16-bit integer VOP3 ops: sources and destination are register halves picked by op_sel;
@@ -2021,15 +2005,10 @@ fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) 
         if exec >> lane & 1 == 0 {
             continue;
         }
-        let half = |w: &Wave, k: usize| -> R<u16> {
-            let v = w.vread(srcs[k], lane, i.literal)?;
-            Ok(if m.opsel >> k & 1 != 0 {
-                (v >> 16) as u16
-            } else {
-                v as u16
-            })
-        };
-        let (a, b) = (half(w, 0)?, half(w, 1)?);
+        let (a, b) = (
+            m.half(0, w.vread(srcs[0], lane, i.literal)?),
+            m.half(1, w.vread(srcs[1], lane, i.literal)?),
+        );
         let r = match op {
             0x303 if m.clamp => a.saturating_add(b),
             0x304 if m.clamp => a.saturating_sub(b),
@@ -2041,13 +2020,7 @@ fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) 
             0x30b => a.min(b),
             _ => (a as i16).min(b as i16) as u16,
         };
-        let old = w.vread(256 + dst as u16, lane, None)?;
-        let new = if m.opsel >> 3 & 1 != 0 {
-            (old & 0xffff) | (r as u32) << 16
-        } else {
-            (old & 0xffff_0000) | r as u32
-        };
-        w.vwrite(dst, lane, new)?;
+        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
     }
     Ok(())
 }
@@ -2228,8 +2201,9 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 _ if (a as i32) < 0 => a.leading_ones(),
                 _ => a.leading_zeros(),
             },
-            0x1bf => frexp(fa).1 as u32,
-            0x1c0 => frexp(fa).0.to_bits(),
+            // f64 holds every f32 exactly, so its frexp serves.
+            0x1bf => frexp64(fa as f64).1 as u32,
+            0x1c0 => (frexp64(fa as f64).0 as f32).to_bits(),
             0x1a1 => fa.trunc().to_bits(),
             0x1a4 => fa.floor().to_bits(),
             0x1a5 => fa.exp2().to_bits(),
