@@ -109,6 +109,8 @@ pub struct ArgInfo {
     pub size: u32,
     /// What it is.
     pub kind: ArgKind,
+    /// `.type_name` (`float`, `uint*`, …), where given.
+    pub type_name: Option<String>,
 }
 
 /// One kernel of a code object.
@@ -281,11 +283,13 @@ impl CodeObject {
                     )));
                 }
                 let name = a.get(".name").and_then(Value::as_str).map(String::from);
+                let type_name = a.get(".type_name").and_then(Value::as_str).map(String::from);
                 args.push(ArgInfo {
                     name,
                     offset,
                     size,
                     kind,
+                    type_name,
                 });
             }
         }

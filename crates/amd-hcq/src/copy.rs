@@ -1,7 +1,7 @@
 //! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
 //! while SDMA drains the others), device→host, device→device, and between GPUs.
 
-use crate::device::{Device, STAGING_COUNT, STAGING_SIZE, Staging, Work};
+use crate::device::{Device, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
 use crate::{HcqError, Result};
@@ -14,7 +14,7 @@ impl<I: DeviceInterface> Device<I> {
                 .map(|_| self.inner.iface.alloc(STAGING_SIZE, BufferKind::Host))
                 .collect::<Result<Vec<_>>>()?;
             *s = Some(Staging {
-                busy_until: vec![0; bufs.len()],
+                busy_until: vec![Point::default(); bufs.len()],
                 bufs,
                 next: 0,
             });
@@ -34,15 +34,15 @@ impl<I: DeviceInterface> Device<I> {
             let slot = staging.next;
             staging.next = (slot + 1) % staging.bufs.len();
             // The slot may still feed an earlier copy.
-            self.wait_timeline(staging.busy_until[slot])?;
+            self.wait_point(staging.busy_until[slot])?;
             staging.bufs[slot].write(0, chunk)?;
             let src = staging.bufs[slot].va();
             let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
-            let (v, _) = self.submit_timed(true, "copy_in", false, false, |w| match w {
+            let (p, _) = self.submit_timed(true, "copy_in", false, false, |w| match w {
                 Work::Copy(q) => q.copy(to, src, chunk.len() as u64).map(|_| ()),
                 Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
             })?;
-            staging.busy_until[slot] = v;
+            staging.busy_until[slot] = p;
         }
         Ok(())
     }
@@ -53,16 +53,16 @@ impl<I: DeviceInterface> Device<I> {
         let staging = self.staging()?;
         // One staging buffer, reused chunk by chunk: each copy is waited for.
         let slot = staging.next;
-        self.wait_timeline(staging.busy_until[slot])?;
+        self.wait_point(staging.busy_until[slot])?;
         let buf = &staging.bufs[slot];
         for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
             let from = src.va() + (offset + i * STAGING_SIZE) as u64;
             let to = buf.va();
-            let (v, _) = self.submit_timed(true, "copy_out", false, false, |w| match w {
+            let (p, _) = self.submit_timed(true, "copy_out", false, false, |w| match w {
                 Work::Copy(q) => q.copy(to, from, chunk.len() as u64).map(|_| ()),
                 Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
             })?;
-            self.wait_timeline(v)?;
+            self.wait_point(p)?;
             buf.read(0, chunk)?;
         }
         Ok(())
@@ -82,11 +82,11 @@ impl<I: DeviceInterface> Device<I> {
         dst.check(dst_offset, size)?;
         src.check(src_offset, size)?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
-        let (v, _) = self.submit_timed(true, "copy", false, false, |w| match w {
+        let (p, _) = self.submit_timed(true, "copy", false, false, |w| match w {
             Work::Copy(q) => q.copy(to, from, size as u64).map(|_| ()),
             Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
         })?;
-        Ok(v)
+        Ok(p.value)
     }
 
     /// Copies `size` bytes of `src` (on this GPU) to `dst` on GPU `dst_dev`: this
@@ -98,7 +98,7 @@ impl<I: DeviceInterface> Device<I> {
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());
-        let (v, _) = self.submit_timed(true, "transfer", false, false, |w| match w {
+        let (p, _) = self.submit_timed(true, "transfer", false, false, |w| match w {
             Work::Copy(q) => {
                 q.wait_addr(their_addr, their_last);
                 q.copy(to, from, size as u64).map(|_| ())
@@ -109,7 +109,7 @@ impl<I: DeviceInterface> Device<I> {
             let (my_addr, _) = self.timeline_snapshot()?;
             dst_dev.submit_ordered(false, |w| match w {
                 Work::Compute(q) => {
-                    q.wait_addr(my_addr, v);
+                    q.wait_addr(my_addr, p.value);
                     Ok(())
                 }
                 Work::Copy(_) => Err(HcqError::InvalidArgument("wait on the copy queue".into())),

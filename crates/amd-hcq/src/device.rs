@@ -32,12 +32,25 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) shadow: Signal<I>,
     /// The value the next submission signals.
     pub(crate) next: u64,
+    /// How many times the timeline restarted at 1.
+    pub(crate) epoch: u64,
+}
+
+/// A point of a device's timeline: a value within an epoch (the timeline restarts at
+/// 1 past [`TIMELINE_WRAP`], after all work before is done, so a point of an earlier
+/// epoch is complete).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Point {
+    /// Restarts of the timeline before it.
+    pub epoch: u64,
+    /// The timeline value.
+    pub value: u64,
 }
 
 pub(crate) struct Staging<I: DeviceInterface> {
     pub(crate) bufs: Vec<I::Memory>,
-    /// Timeline value after which each buffer is free again.
-    pub(crate) busy_until: Vec<u64>,
+    /// Timeline point after which each buffer is free again.
+    pub(crate) busy_until: Vec<Point>,
     pub(crate) next: usize,
 }
 
@@ -58,6 +71,11 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) profiling: std::sync::atomic::AtomicBool,
     pub(crate) pending_profile: Mutex<Vec<(String, crate::profile::Engine, crate::profile::Times<I>)>>,
     pub(crate) clock_offset: Mutex<Option<i128>>,
+    /// Held while the timeline restarts.
+    pub(crate) wrap_lock: Mutex<()>,
+    /// The fault report of the first wait that ended in one (the device does not
+    /// recover from it).
+    pub(crate) fault: Mutex<Option<Vec<String>>>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
@@ -87,6 +105,14 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// Completed timeline value.
     pub(crate) fn completed(&self) -> u64 {
         self.timeline.lock().as_ref().map_or(0, |t| t.signal.value())
+    }
+
+    /// Whether the work up to `p` is done.
+    pub(crate) fn is_done(&self, p: Point) -> bool {
+        match self.timeline.lock().as_ref() {
+            Some(t) => p.epoch < t.epoch || t.signal.value() >= p.value,
+            None => true,
+        }
     }
 
     /// The value the last submission signals.
@@ -242,6 +268,8 @@ impl<I: DeviceInterface> Device<I> {
             profiling: std::sync::atomic::AtomicBool::new(false),
             pending_profile: Mutex::new(Vec::new()),
             clock_offset: Mutex::new(None),
+            wrap_lock: Mutex::new(()),
+            fault: Mutex::new(None),
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
@@ -249,6 +277,7 @@ impl<I: DeviceInterface> Device<I> {
             signal,
             shadow,
             next: 1,
+            epoch: 0,
         });
         Ok(Device { inner })
     }
@@ -288,13 +317,26 @@ impl<I: DeviceInterface> Device<I> {
         CopyQueue::new(self.props().target)
     }
 
-    /// Submits a compute list as built (the caller orders it with its own signals).
+    /// Submits a compute list as built, not ordered on the timeline (the caller orders
+    /// it with its own signals). A list with symbols or kernel arguments goes through
+    /// [`ComputeQueue::submit`] instead.
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
+        if !q.rec.is_plain() {
+            return Err(HcqError::InvalidArgument(
+                "a list with symbols or kernel arguments is submitted with ComputeQueue::submit".into(),
+            ));
+        }
         self.inner.push_compute(&q.cmds)
     }
 
-    /// Submits a copy list as built.
+    /// Submits a copy list as built, not ordered on the timeline. A list with symbols
+    /// goes through [`CopyQueue::submit`] instead.
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
+        if !q.rec.is_plain() {
+            return Err(HcqError::InvalidArgument(
+                "a list with symbols is submitted with CopyQueue::submit".into(),
+            ));
+        }
         self.inner.push_copy(q)
     }
 
@@ -303,15 +345,12 @@ impl<I: DeviceInterface> Device<I> {
     /// Holding the timeline across the submission keeps ring order and value order the
     /// same, whatever thread submits.
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
-        let mut tl = self.inner.timeline.lock();
-        let t = tl
-            .as_mut()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
-        if t.next > TIMELINE_WRAP {
-            drop(tl);
-            self.wrap_timeline()?;
-            tl = self.inner.timeline.lock();
-        }
+        self.submit_point(copy, build).map(|p| p.value)
+    }
+
+    /// [`Device::submit_ordered`], returning the timeline point.
+    pub(crate) fn submit_point(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<Point> {
+        let mut tl = self.lock_timeline()?;
         let t = tl
             .as_mut()
             .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
@@ -330,7 +369,31 @@ impl<I: DeviceInterface> Device<I> {
             self.inner.push_compute(&q.cmds)?;
         }
         t.next += 1;
-        Ok(value)
+        Ok(Point { epoch: t.epoch, value })
+    }
+
+    /// The timeline, locked with room for one more value (restarting it first when it
+    /// passed [`TIMELINE_WRAP`]).
+    pub(crate) fn lock_timeline(&self) -> Result<parking_lot::MutexGuard<'_, Option<Timeline<I>>>> {
+        loop {
+            let tl = self.inner.timeline.lock();
+            match tl.as_ref() {
+                Some(t) if t.next > TIMELINE_WRAP => {
+                    drop(tl);
+                    self.wrap_timeline()?;
+                }
+                _ => return Ok(tl),
+            }
+        }
+    }
+
+    /// Waits for the work up to timeline point `p`.
+    pub fn wait_point(&self, p: Point) -> Result<()> {
+        let epoch = self.inner.timeline.lock().as_ref().map_or(0, |t| t.epoch);
+        if p.epoch < epoch {
+            return Ok(());
+        }
+        self.wait_timeline(p.value)
     }
 
     /// Address of the timeline signal and the value the last submission signals.
@@ -354,7 +417,13 @@ impl<I: DeviceInterface> Device<I> {
     /// memory fault or hardware exception.
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
         let timeout = *self.inner.timeout.lock();
-        crate::signal::wait_until(Some(&self.inner.iface), true, value, timeout, || self.inner.completed())
+        let r = crate::signal::wait_until(Some(&self.inner.iface), true, value, timeout, || self.inner.completed());
+        if let Err(HcqError::DeviceHang { report, .. }) = &r
+            && !report.is_empty()
+        {
+            self.inner.fault.lock().get_or_insert_with(|| report.clone());
+        }
+        r
     }
 
     /// Waits until everything submitted so far is done, then releases memory freed
@@ -366,21 +435,24 @@ impl<I: DeviceInterface> Device<I> {
         Ok(())
     }
 
-    /// Restarts the timeline at 1 (values are 32 bits on the GPU): waits for all work,
-    /// swaps in the shadow signal, and resets the staging bookkeeping.
+    /// Restarts the timeline at 1 (values are 32 bits on the GPU): waits for all work
+    /// and swaps in the shadow signal. One thread
+    /// restarts; the others wait for it and find nothing left to do.
     fn wrap_timeline(&self) -> Result<()> {
-        self.synchronize()?;
+        let _wrapping = self.inner.wrap_lock.lock();
+        let last = match self.inner.timeline.lock().as_ref() {
+            Some(t) if t.next > TIMELINE_WRAP => t.next - 1,
+            _ => return Ok(()),
+        };
+        // Every submitter now waits for this lock, so `last` stays the last value.
+        self.wait_timeline(last)?;
+        self.inner.reclaim();
         let mut tl = self.inner.timeline.lock();
         if let Some(t) = tl.as_mut() {
-            if t.next <= TIMELINE_WRAP {
-                return Ok(());
-            }
             std::mem::swap(&mut t.signal, &mut t.shadow);
             t.signal.set(0)?;
             t.next = 1;
-        }
-        if let Some(s) = self.inner.staging.lock().as_mut() {
-            s.busy_until.iter_mut().for_each(|v| *v = 0);
+            t.epoch += 1;
         }
         Ok(())
     }
@@ -432,7 +504,7 @@ impl<I: DeviceInterface> Device<I> {
             Some(m) => m,
             None => self.inner.iface.alloc(size, kind)?,
         };
-        Ok(Buffer::new(self.inner.clone(), mem, kind, size))
+        Ok(Buffer::new(&self.inner, mem, kind, size))
     }
 
     /// Maps `buf` (of another device of the same platform) into this GPU, for peer
@@ -454,10 +526,15 @@ impl<I: DeviceInterface> Drop for DeviceInner<I> {
     fn drop(&mut self) {
         // Everything submitted must finish before its memory goes; a hang here has no
         // one to report to, and the transport's own drop then tears the queues down.
+        // A device that reported a fault will not finish: do not wait for it.
         let last = self.last_submitted();
         let timeout = *self.timeout.get_mut();
-        if let Some(t) = self.timeline.get_mut().as_ref() {
-            let _ = t.signal.wait_timeout(last, timeout);
+        if let Some(t) = self.timeline.get_mut().as_ref()
+            && t.signal.value() < last
+            && self.fault.get_mut().is_none()
+            && self.iface.hang_report().is_empty()
+        {
+            let _ = crate::signal::wait_until(Some(&self.iface), true, last, timeout, || t.signal.value());
         }
         self.pending_profile.get_mut().clear();
         self.staging.get_mut().take();

@@ -13,6 +13,7 @@
 //! back until the timeline passes the last value submitted at that moment.
 #![deny(unsafe_code)]
 
+mod args;
 mod bind;
 mod codeobj;
 mod copy;
@@ -26,15 +27,19 @@ mod profile;
 mod program;
 mod queue;
 mod signal;
+mod submit;
+mod sym;
 
-pub use bind::BoundQueue;
+pub use args::{KernArgs, ScalarType};
+pub use bind::{BoundQueue, DEFAULT_COPIES};
 pub use codeobj::{ArgInfo, ArgKind, CodeObject, KernelDescriptor, KernelInfo};
-pub use device::{Device, RING_SIZE, STAGING_COUNT, STAGING_SIZE, TIMELINE_WRAP, Work};
+pub use device::{Device, Point, RING_SIZE, STAGING_COUNT, STAGING_SIZE, TIMELINE_WRAP, Work};
 pub use error::{HcqError, Result};
 pub use iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
 pub use memory::{Buffer, CACHE_LIMIT};
 pub use platform::{Iface, Platform};
 pub use profile::{Engine, ProfileRecord};
-pub use program::{DEFAULT_SCRATCH_PER_LANE, GPU_CLOCK_HZ, KERNARG_REGION, LaunchDims, Program};
-pub use queue::{ComputeQueue, CopyQueue};
+pub use program::{DEFAULT_SCRATCH_PER_LANE, GPU_CLOCK_HZ, KERNARG_REGION, LaunchDims, MAX_SCRATCH, Program};
+pub use queue::{ComputeQueue, CopyQueue, SymDims};
 pub use signal::{DEFAULT_TIMEOUT, SIGNAL_SLOT, SIGNAL_SLOTS, Signal, default_timeout};
+pub use sym::{Bindings, Sym, Var};

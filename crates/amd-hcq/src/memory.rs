@@ -2,7 +2,7 @@
 //! submitted command may still touch is never released.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::device::DeviceInner;
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
@@ -57,22 +57,28 @@ impl<I: DeviceInterface> BufferCache<I> {
     }
 }
 
+/// An allocation and the device it came from. It refers to the device weakly: the
+/// device holds allocations of its own (scratch, kernel arguments), and a strong
+/// reference would keep both alive forever.
 pub(crate) struct Allocation<I: DeviceInterface> {
     mem: Option<I::Memory>,
     kind: BufferKind,
-    dev: Arc<DeviceInner<I>>,
+    dev: Weak<DeviceInner<I>>,
+    index: usize,
 }
 
 impl<I: DeviceInterface> Drop for Allocation<I> {
     fn drop(&mut self) {
         let Some(mem) = self.mem.take() else { return };
+        // A device that is gone waited for its work when it closed: free at once.
+        let Some(dev) = self.dev.upgrade() else { return };
         // Any command submitted so far may still use it: release it only once the
         // timeline has passed the last submitted value.
-        let fence = self.dev.last_submitted();
-        if fence <= self.dev.completed() {
-            self.dev.cache.lock().put(self.kind, mem);
+        let fence = dev.last_submitted();
+        if fence <= dev.completed() {
+            dev.cache.lock().put(self.kind, mem);
         } else {
-            self.dev.pending_free.lock().push((fence, self.kind, mem));
+            dev.pending_free.lock().push((fence, self.kind, mem));
         }
     }
 }
@@ -106,12 +112,13 @@ impl<I: DeviceInterface> std::fmt::Debug for Buffer<I> {
 }
 
 impl<I: DeviceInterface> Buffer<I> {
-    pub(crate) fn new(dev: Arc<DeviceInner<I>>, mem: I::Memory, kind: BufferKind, size: usize) -> Self {
+    pub(crate) fn new(dev: &Arc<DeviceInner<I>>, mem: I::Memory, kind: BufferKind, size: usize) -> Self {
         Buffer {
             alloc: Arc::new(Allocation {
                 mem: Some(mem),
                 kind,
-                dev,
+                dev: Arc::downgrade(dev),
+                index: dev.index,
             }),
             offset: 0,
             size,
@@ -143,7 +150,12 @@ impl<I: DeviceInterface> Buffer<I> {
 
     /// Index of the device that allocated it.
     pub fn device_index(&self) -> usize {
-        self.alloc.dev.index
+        self.alloc.index
+    }
+
+    /// What a recorded list holds so that the memory outlives it.
+    pub(crate) fn keepalive(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.alloc.clone()
     }
 
     /// A view of `size` bytes at `offset` within this one.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::device::{Device, Work};
+use crate::device::{Device, Point, Work};
 use crate::iface::DeviceInterface;
 use crate::program::GPU_CLOCK_HZ;
 use crate::signal::Signal;
@@ -70,11 +70,11 @@ impl<I: DeviceInterface> Device<I> {
         times: bool,
         barrier: bool,
         build: impl FnOnce(&mut Work<'_>) -> Result<()>,
-    ) -> Result<(u64, Option<Times<I>>)> {
+    ) -> Result<(Point, Option<Times<I>>)> {
         let profiling = self.profiling();
         if !times && !profiling {
             return Ok((
-                self.submit_ordered(copy, |w| {
+                self.submit_point(copy, |w| {
                     if let (true, Work::Compute(q)) = (barrier, &mut *w) {
                         q.memory_barrier();
                     }
@@ -84,7 +84,7 @@ impl<I: DeviceInterface> Device<I> {
             ));
         }
         let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
-        let v = self.submit_ordered(copy, |w| {
+        let v = self.submit_point(copy, |w| {
             match w {
                 Work::Compute(q) => {
                     if barrier {

@@ -4,19 +4,22 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use amd_packets::GfxTarget;
-use amd_packets::pm4::DispatchInitiator;
-use amd_packets::pm4::recipes::Dispatch;
 
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::args::KernArgs;
 use crate::codeobj::{ArgKind, CodeObject, KernelDescriptor, KernelInfo};
-use crate::device::{Device, Work};
+use crate::device::Device;
+use crate::device::Point;
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
+use crate::queue::{ComputeQueue, SymDims};
+use crate::sym::Bindings;
 use crate::{HcqError, Result};
 
 /// Bytes of the kernel-argument region of a device.
 pub const KERNARG_REGION: usize = 16 << 20;
-/// Bytes of an AQL dispatch packet (`hsa_kernel_dispatch_packet_t`).
-const DISPATCH_PACKET: usize = 64;
 /// The GPU timestamp clock: 100 MHz on gfx10.3 and gfx11 (the seed divides
 /// timestamps by 100 for microseconds); the mock follows it.
 pub const GPU_CLOCK_HZ: u64 = 100_000_000;
@@ -30,20 +33,67 @@ pub(crate) struct Scratch<I: DeviceInterface> {
     pub(crate) tmpring_size: u32,
 }
 
+/// The scratch a dispatch uses.
+pub(crate) struct ScratchState {
+    pub(crate) addr: u64,
+    pub(crate) tmpring_size: u32,
+    pub(crate) keep: Arc<dyn Any + Send + Sync>,
+}
+
+/// Scratch bytes and COMPUTE_TMPRING_SIZE for `per_lane` bytes per lane, with
+/// tinygrad 0.10.1's formulas; every product is checked (the properties come from
+/// sysfs, the size from a code object).
+fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)> {
+    let over = |what: &str| {
+        HcqError::InvalidArgument(format!(
+            "scratch of {per_lane} bytes per lane overflows ({what}; {} CUs, {} SIMDs per CU, {} waves per SIMD, {} \
+             scratch slots per CU)",
+            p.cu_count, p.simd_per_cu, p.max_waves_per_simd, p.scratch_slots_per_cu
+        ))
+    };
+    let gfx11 = p.target == GfxTarget::Gfx11;
+    let waves_per_cu = (p.max_waves_per_simd as usize)
+        .checked_mul(p.simd_per_cu as usize)
+        .ok_or_else(|| over("waves per CU"))?;
+    let granule = if gfx11 { 256 } else { 1024 };
+    let wave_len = waves_per_cu
+        .checked_mul(per_lane as usize)
+        .and_then(|v| v.checked_next_multiple_of(granule))
+        .ok_or_else(|| over("bytes per wave slot"))?;
+    let bytes = (p.cu_count as usize)
+        .checked_mul(p.scratch_slots_per_cu as usize)
+        .and_then(|v| v.checked_mul(wave_len))
+        .filter(|&b| b > 0 && b <= MAX_SCRATCH)
+        .ok_or_else(|| over(&format!("more than {MAX_SCRATCH} bytes in all, or none")))?;
+    let engines = (p.array_count / p.simd_arrays_per_engine.max(1)).max(1) as usize;
+    let waves = wave_len / granule;
+    let wavesize = bytes
+        / if gfx11 {
+            wave_len.saturating_mul(engines)
+        } else {
+            wave_len
+        };
+    let waves = u32::try_from(waves).map_err(|_| over("waves"))?;
+    Ok((bytes, (waves << 12) | (wavesize as u32 & 0xfff)))
+}
+
+/// Most scratch memory a device allocates (64 GiB).
+pub const MAX_SCRATCH: usize = 64 << 30;
+
 /// The kernarg region: a ring of argument blocks; a block is reused only once the
 /// launch that read it has completed.
 pub(crate) struct KernargRing<I: DeviceInterface> {
     pub(crate) buf: Buffer<I>,
     pub(crate) head: usize,
-    /// Blocks in flight: (offset, length, timeline value that frees them).
-    pub(crate) live: VecDeque<(usize, usize, u64)>,
+    /// Blocks in flight: (offset, length, the timeline point that frees them).
+    pub(crate) live: VecDeque<(usize, usize, Point)>,
 }
 
 /// A kernel loaded on a device.
 pub struct Program<I: DeviceInterface = crate::KfdIface> {
     dev: Device<I>,
     info: KernelInfo,
-    _image: Buffer<I>,
+    image: Buffer<I>,
     code_addr: u64,
     rsrc1: u32,
     rsrc2: u32,
@@ -121,7 +171,7 @@ impl<I: DeviceInterface> Program<I> {
         Ok(Program {
             dev: dev.clone(),
             info,
-            _image: image_buf,
+            image: image_buf,
             code_addr,
             rsrc1,
             rsrc2,
@@ -143,15 +193,21 @@ impl<I: DeviceInterface> Program<I> {
         (self.rsrc1, self.rsrc2)
     }
 
-    /// The kernarg bytes for `bufs` and `vals`, laid out as the metadata says (hidden
-    /// arguments filled in for `dims`); checks counts and kinds. `vals` holds one word
-    /// per 1-, 2- or 4-byte value argument (which must fit it) and two, low first, per
-    /// 8-byte one (`u64`, `i64`, `f64` bits).
-    pub fn kernargs(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<Vec<u8>> {
-        let kd = &self.info.descriptor;
-        let mut out = vec![0u8; kd.kernarg_size as usize];
+    /// The device it is loaded on.
+    pub fn device(&self) -> &Device<I> {
+        &self.dev
+    }
+
+    /// What a recorded list holds to keep the program's code alive.
+    pub(crate) fn keepalive(&self) -> Arc<dyn Any + Send + Sync> {
+        self.image.keepalive()
+    }
+
+    /// The kernel arguments for `bufs` and `vals` in the word form of
+    /// [`Program::launch`]: one word per 1-, 2- or 4-byte value argument (which must
+    /// fit it), two (low first) per 8-byte one.
+    fn word_args(&self, bufs: &[&Buffer<I>], vals: &[u32]) -> Result<KernArgs> {
         let n_bufs = self.info.args.iter().filter(|a| a.kind == ArgKind::Buffer).count();
-        // A value argument of 8 bytes takes two words (low, then high); smaller ones one.
         let n_vals: usize = self
             .info
             .args
@@ -168,156 +224,88 @@ impl<I: DeviceInterface> Program<I> {
             )));
         }
         let (mut bi, mut vi) = (bufs.iter(), vals.iter());
+        let mut args = KernArgs::new();
         for a in &self.info.args {
-            let at = a.offset as usize;
-            let mut put = |bytes: &[u8]| {
-                let n = bytes.len().min(a.size as usize);
-                out[at..at + n].copy_from_slice(&bytes[..n]);
-            };
-            match &a.kind {
+            match a.kind {
+                // Counted above: the buffers and words are there.
                 ArgKind::Buffer => {
-                    if a.size != 8 {
-                        return Err(HcqError::InvalidArgument(format!(
-                            "buffer argument of {} bytes",
-                            a.size
-                        )));
+                    if let Some(b) = bi.next() {
+                        args = args.buffer(b);
                     }
-                    // Counted above: there is one buffer per buffer argument.
-                    put(&bi.next().map_or(0, |b| b.va()).to_le_bytes());
                 }
                 ArgKind::Value => {
-                    // Counted above: the words are there.
-                    let lo = vi.next().copied().unwrap_or(0);
-                    match a.size {
-                        8 => {
-                            let hi = vi.next().copied().unwrap_or(0);
-                            put(&(lo as u64 | (hi as u64) << 32).to_le_bytes());
-                        }
-                        1 | 2 | 4 if a.size == 4 || lo >> (8 * a.size) == 0 => put(&lo.to_le_bytes()),
-                        1 | 2 => {
-                            return Err(HcqError::InvalidArgument(format!(
-                                "value {lo:#x} does not fit argument {:?} of {} ({} bytes)",
-                                a.name, self.info.name, a.size
-                            )));
-                        }
-                        n => {
-                            return Err(HcqError::InvalidArgument(format!(
-                                "argument {:?} of {} is {n} bytes; values of 1, 2, 4 or 8 bytes are supported",
-                                a.name, self.info.name
-                            )));
-                        }
-                    }
-                }
-                ArgKind::Hidden(h) => {
-                    let axis = |s: &str| match s.chars().last() {
-                        Some('x') => 0,
-                        Some('y') => 1,
-                        _ => 2,
+                    let lo = vi.next().copied().unwrap_or(0) as u64;
+                    let hi = if a.size == 8 {
+                        vi.next().copied().unwrap_or(0) as u64
+                    } else {
+                        0
                     };
-                    match h.as_str() {
-                        s if s.starts_with("block_count_") => put(&dims.global[axis(s)].to_le_bytes()),
-                        s if s.starts_with("group_size_") => put(&(dims.local[axis(s)] as u16).to_le_bytes()),
-                        s if s.starts_with("remainder_") => put(&0u16.to_le_bytes()),
-                        "grid_dims" => {
-                            let d = if dims.global[2] * dims.local[2] > 1 {
-                                3
-                            } else if dims.global[1] * dims.local[1] > 1 {
-                                2
-                            } else {
-                                1
-                            };
-                            put(&(d as u16).to_le_bytes())
-                        }
-                        // Offsets, pointers the runtime does not provide: zero.
-                        _ => {}
-                    }
+                    args = args.bits(lo | hi << 32);
                 }
+                ArgKind::Hidden(_) => {}
             }
         }
-        Ok(out)
+        Ok(args)
     }
 
-    /// Launches the kernel with `bufs` and `vals` on `dims`, ordered on the timeline
-    /// after everything before it. With `wait`, waits for it and returns its GPU time.
+    /// The kernarg bytes for `bufs` and `vals` (the word form of [`Program::launch`]),
+    /// laid out as the metadata says, hidden arguments filled in for `dims`; checks
+    /// counts, kinds and sizes. Pointers to the runtime's own data (the dispatch
+    /// packet) are relative to address 0.
+    pub fn kernargs(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<Vec<u8>> {
+        let args = self.word_args(bufs, vals)?;
+        let mut q = ComputeQueue::new(self.dev.props().target);
+        q.exec(self, &args, dims)?;
+        let mut resolved = Vec::new();
+        let base = q.rec.karg_base.clone();
+        let internal: Vec<(&crate::sym::Var, u64)> = base.iter().map(|v| (v, 0)).collect();
+        q.rec.resolve(&Bindings::new(), &internal, &mut resolved)?;
+        let mut kargs = q.rec.kernargs.clone();
+        q.rec.apply(&resolved, &mut q.cmds, &mut kargs)?;
+        kargs.truncate(self.info.descriptor.kernarg_size as usize);
+        Ok(kargs)
+    }
+
+    /// Launches the kernel with typed `args` on `dims`, ordered on the timeline after
+    /// everything before it; returns the timeline value that marks its end.
+    pub fn enqueue(&self, args: &KernArgs, dims: impl Into<SymDims>) -> Result<u64> {
+        self.submit_launch(args, dims.into(), &Bindings::new(), false)
+            .map(|(p, _)| p.value)
+    }
+
+    /// Launches the kernel with `bufs` and `vals` (the word form: one word per value
+    /// argument of up to 4 bytes, two, low first, per 8-byte one) on `dims`, ordered on
+    /// the timeline after everything before it. With `wait`, waits for it and returns
+    /// its GPU time.
     pub fn launch(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims, wait: bool) -> Result<Option<Duration>> {
-        let threads: u64 = dims.local.iter().map(|&l| l as u64).product();
-        if dims.global.contains(&0) || dims.local.contains(&0) || threads > self.info.max_workgroup_size as u64 {
-            return Err(HcqError::InvalidArgument(format!(
-                "launch of {} with grid {:?} and workgroup {:?} (at most {} work-items)",
-                self.info.name, dims.global, dims.local, self.info.max_workgroup_size
-            )));
-        }
-        let kd = self.info.descriptor;
-        let args = self.kernargs(bufs, vals, dims)?;
-        let dispatch_ptr = kd.has(KernelDescriptor::DISPATCH_PTR);
-        let block = args.len().next_multiple_of(64) + if dispatch_ptr { DISPATCH_PACKET } else { 0 };
-        let dev = &self.dev;
-        let scratch = dev.scratch_state()?;
-        let mut ring = dev.kernarg_ring()?;
-        let align = (self.info.kernarg_align as usize).max(64);
-        let off = ring.reserve(dev, block.max(64), align)?;
-        let kernarg_va = ring.buf.va() + off as u64;
-        ring.buf.write(off, &args)?;
-        let mut user = Vec::with_capacity(8);
-        if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
-            let [lo, hi] = amd_packets::lo_hi(scratch.0);
-            // The private segment buffer descriptor: swizzle on, the seed's dword 3.
-            user.extend([lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]);
-        }
-        if dispatch_ptr {
-            let dp_off = off + args.len().next_multiple_of(64);
-            let mut p = [0u8; DISPATCH_PACKET];
-            for (i, l) in dims.local.iter().enumerate() {
-                p[4 + 2 * i..6 + 2 * i].copy_from_slice(&(*l as u16).to_le_bytes());
-                let grid = dims.global[i].saturating_mul(*l);
-                p[12 + 4 * i..16 + 4 * i].copy_from_slice(&grid.to_le_bytes());
-            }
-            p[24..28].copy_from_slice(&kd.private_segment_size.to_le_bytes());
-            p[28..32].copy_from_slice(&kd.group_segment_size.to_le_bytes());
-            p[40..48].copy_from_slice(&kernarg_va.to_le_bytes());
-            ring.buf.write(dp_off, &p)?;
-            user.extend(amd_packets::lo_hi(ring.buf.va() + dp_off as u64));
-        }
-        user.extend(amd_packets::lo_hi(kernarg_va));
-        if kd.has(KernelDescriptor::DISPATCH_ID) {
-            // A 64-bit id unique to the dispatch (the kernarg block's address serves).
-            user.extend(amd_packets::lo_hi(kernarg_va ^ 0x8000_0000_0000_0000));
-        }
-        let d = Dispatch {
-            code_addr: self.code_addr,
-            rsrc1: self.rsrc1,
-            rsrc2: self.rsrc2,
-            rsrc3: 0,
-            tmpring_size: scratch.1,
-            scratch_base: scratch.0,
-            user_data: &user,
-            block: dims.local,
-            grid: dims.global,
-            initiator: DispatchInitiator::DEFAULT,
-        };
-        let (v, times) = dev.submit_timed(false, &self.info.name, wait, true, |w| match w {
-            Work::Compute(q) => {
-                d.encode(q.target, &mut q.cmds)?;
-                Ok(())
-            }
-            Work::Copy(_) => Err(HcqError::InvalidArgument("launch on the copy queue".into())),
-        })?;
-        ring.live.push_back((off, block.max(64), v));
-        drop(ring);
+        let args = self.word_args(bufs, vals)?;
+        let (p, times) = self.submit_launch(&args, dims.into(), &Bindings::new(), wait)?;
         match times {
             Some(t) if wait => {
-                dev.wait_timeline(v)?;
+                self.dev.wait_point(p)?;
                 Ok(Some(Device::<I>::elapsed(&t)))
             }
             _ => Ok(None),
         }
+    }
+
+    fn submit_launch(
+        &self,
+        args: &KernArgs,
+        dims: SymDims,
+        vals: &Bindings,
+        times: bool,
+    ) -> Result<(Point, Option<crate::profile::Times<I>>)> {
+        let mut q = ComputeQueue::new(self.dev.props().target);
+        q.exec(self, args, dims)?;
+        self.dev.run_compute(&q, vals, &self.info.name, true, times)
     }
 }
 
 impl<I: DeviceInterface> KernargRing<I> {
     /// Reserves `len` bytes aligned to `align`, waiting for launches still reading the
     /// space it reuses.
-    fn reserve(&mut self, dev: &Device<I>, len: usize, align: usize) -> Result<usize> {
+    pub(crate) fn reserve(&mut self, dev: &Device<I>, len: usize, align: usize) -> Result<usize> {
         let size = self.buf.size();
         if len > size {
             return Err(HcqError::InvalidArgument(format!("{len} bytes of kernel arguments")));
@@ -329,11 +317,10 @@ impl<I: DeviceInterface> KernargRing<I> {
         let end = off + len;
         // Blocks are handed out in address order until the ring wraps, so the oldest
         // live blocks are the ones the new block can reach: wait for those it overlaps.
-        let done = dev.timeline().0;
-        while let Some(&(o, l, v)) = self.live.front() {
+        while let Some(&(o, l, p)) = self.live.front() {
             if o < end && off < o + l {
-                dev.wait_timeline(v)?;
-            } else if v > done {
+                dev.wait_point(p)?;
+            } else if !dev.inner.is_done(p) {
                 break;
             }
             self.live.pop_front();
@@ -352,17 +339,13 @@ impl<I: DeviceInterface> Device<I> {
         if s.as_ref().is_some_and(|s| s.per_lane >= need) {
             return Ok(());
         }
-        let p = self.props();
-        let gfx11 = p.target == GfxTarget::Gfx11;
-        let waves_per_cu = (p.max_waves_per_simd * p.simd_per_cu) as usize;
-        let granule = if gfx11 { 256 } else { 1024 };
-        let wave_len = (waves_per_cu * need as usize).next_multiple_of(granule);
-        let bytes = p.cu_count as usize * p.scratch_slots_per_cu as usize * wave_len;
-        let buf = self.alloc(bytes, BufferKind::Device)?;
-        let engines = (p.array_count / p.simd_arrays_per_engine.max(1)).max(1) as usize;
-        let waves = wave_len / granule;
-        let wavesize = buf.size() / if gfx11 { wave_len * engines } else { wave_len };
-        let tmpring_size = ((waves as u32) << 12) | (wavesize as u32 & 0xfff);
+        let (bytes, tmpring_size) = scratch_layout(self.props(), need)?;
+        let buf = self.alloc(bytes, BufferKind::Device).map_err(|e| match e {
+            HcqError::Transport(t) => HcqError::InvalidArgument(format!(
+                "scratch of {bytes} bytes ({need} bytes per lane) could not be allocated: {t}"
+            )),
+            e => e,
+        })?;
         // The old buffer is released once the launches before this point are done.
         *s = Some(Scratch {
             buf,
@@ -374,10 +357,20 @@ impl<I: DeviceInterface> Device<I> {
 
     /// Scratch address and COMPUTE_TMPRING_SIZE.
     pub(crate) fn scratch_state(&self) -> Result<(u64, u32)> {
+        let s = self.scratch_state_keep()?;
+        Ok((s.addr, s.tmpring_size))
+    }
+
+    /// The scratch a dispatch records, with what keeps it alive.
+    pub(crate) fn scratch_state_keep(&self) -> Result<ScratchState> {
         self.ensure_scratch(DEFAULT_SCRATCH_PER_LANE)?;
         let s = self.inner.scratch.lock();
         s.as_ref()
-            .map(|s| (s.buf.va(), s.tmpring_size))
+            .map(|s| ScratchState {
+                addr: s.buf.va(),
+                tmpring_size: s.tmpring_size,
+                keep: s.buf.keepalive(),
+            })
             .ok_or_else(|| HcqError::InvalidArgument("no scratch".into()))
     }
 

@@ -1,21 +1,339 @@
-//! Command builders for the compute (PM4) and copy (SDMA) queues. A builder collects
-//! dwords; [`crate::Device::submit_compute`] / [`crate::Device::submit_copy`] put them
-//! in the rings.
+//! Command builders for the compute (PM4) and copy (SDMA) queues.
+//!
+//! A builder collects dwords and, for every value given as a [`Sym`] rather than a
+//! constant, records where it lands (a *site*): dwords of the command list, or bytes
+//! of the kernel arguments the list carries. Submitting binds the variables and writes
+//! each site; a bound list (see [`crate::BoundQueue`]) rewrites only the sites whose
+//! values changed since that copy of the list last ran.
 
-use amd_packets::pm4::recipes::{self, Signal as SignalPkt};
-use amd_packets::pm4::{ReleaseMem, WaitRegMem};
-use amd_packets::sdma::{self, CopyLinear, Fence, PollRegmem, Timestamp, Trap};
+use std::any::Any;
+use std::sync::Arc;
+
+use amd_packets::pm4::recipes::{self, Dispatch, Signal as SignalPkt};
+use amd_packets::pm4::{DispatchInitiator, ReleaseMem, ReleaseMemField, WaitRegMem, WaitRegMemField};
+use amd_packets::sdma::{
+    self, CopyLinear, CopyLinearField, Fence, FenceField, PollRegmem, PollRegmemField, Timestamp, Trap,
+};
 use amd_packets::{CmdSink, GfxTarget};
 
+use crate::args::{KernArgs, Placed};
+use crate::codeobj::{ArgKind, KernelDescriptor};
 use crate::iface::DeviceInterface;
+use crate::program::{LaunchDims, Program};
 use crate::signal::Signal;
+use crate::sym::{Bindings, Expr, Op, Sym, Var, unbound};
 use crate::{HcqError, Result};
+
+/// Bytes of an AQL dispatch packet (`hsa_kernel_dispatch_packet_t`), which the runtime
+/// places after the arguments of kernels that ask for a dispatch pointer.
+pub(crate) const DISPATCH_PACKET: usize = 64;
+
+/// Where a site's value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Dword of the command list.
+    Cmd(usize),
+    /// Byte of the list's kernel arguments.
+    Karg(usize),
+}
+
+/// How a value is encoded, and which values its field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Enc {
+    /// Little-endian bytes written (4 or 8 in the command list).
+    pub(crate) bytes: u8,
+    /// Smallest and largest value accepted.
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    /// Keep only the low `8 * bytes` bits instead of refusing larger values (signal
+    /// values, compared and written in 32 bits by the packets).
+    pub(crate) truncate: bool,
+    /// Write the value minus one (SDMA byte counts).
+    pub(crate) minus_one: bool,
+}
+
+impl Enc {
+    pub(crate) const U64: Enc = Enc::bounded(8, 0, u64::MAX);
+    pub(crate) const U32: Enc = Enc::bounded(4, 0, u32::MAX as u64);
+    pub(crate) const LOW32: Enc = Enc {
+        truncate: true,
+        ..Enc::U32
+    };
+
+    pub(crate) const fn bounded(bytes: u8, min: u64, max: u64) -> Enc {
+        Enc {
+            bytes,
+            min,
+            max,
+            truncate: false,
+            minus_one: false,
+        }
+    }
+
+    /// The bits to write for `v`, or `None` when the field cannot hold it.
+    #[inline]
+    pub(crate) fn encode(self, v: u64) -> Option<u64> {
+        let v = if self.truncate {
+            if self.bytes >= 8 {
+                v
+            } else {
+                v & ((1 << (8 * self.bytes)) - 1)
+            }
+        } else if v < self.min || v > self.max {
+            return None;
+        } else {
+            v
+        };
+        Some(if self.minus_one { v - 1 } else { v })
+    }
+}
+
+/// A value recorded as a symbol: where it lands, how, and what it is (for errors).
+#[derive(Clone, Debug)]
+pub(crate) struct Site {
+    pub(crate) place: Place,
+    pub(crate) enc: Enc,
+    pub(crate) expr: Expr,
+    pub(crate) what: Arc<str>,
+}
+
+/// A launch's sizes, checked at submit when they are symbols.
+#[derive(Clone, Debug)]
+pub(crate) struct LaunchCheck {
+    pub(crate) global: [Expr; 3],
+    pub(crate) local: [Expr; 3],
+    pub(crate) max_workgroup: u32,
+    pub(crate) kernel: Arc<str>,
+}
+
+/// Everything a list carries besides its constant dwords: variables, sites, launch
+/// checks, kernel arguments, and what must outlive it.
+#[derive(Clone, Default)]
+pub(crate) struct Recording {
+    /// The variables, numbered by position.
+    pub(crate) vars: Vec<Var>,
+    pub(crate) sites: Vec<Site>,
+    pub(crate) checks: Vec<LaunchCheck>,
+    /// Kernel-argument bytes of every dispatch, each block at its offset.
+    pub(crate) kernargs: Vec<u8>,
+    /// Alignment the kernel-argument bytes need.
+    pub(crate) karg_align: usize,
+    /// The variable standing for the kernel arguments' GPU address.
+    pub(crate) karg_base: Option<Var>,
+    /// Buffers, programs and scratch the list refers to by address.
+    pub(crate) keep: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("vars", &self.vars)
+            .field("sites", &self.sites.len())
+            .field("kernarg_bytes", &self.kernargs.len())
+            .finish()
+    }
+}
+
+impl Recording {
+    fn index(&mut self, v: &Var) -> u32 {
+        match self.vars.iter().position(|x| x == v) {
+            Some(i) => i as u32,
+            None => {
+                self.vars.push(v.clone());
+                self.vars.len() as u32 - 1
+            }
+        }
+    }
+
+    pub(crate) fn compile(&mut self, s: &Sym) -> Expr {
+        Expr::compile(s, &mut |v| self.index(v))
+    }
+
+    /// Records `s` at `place` for a field that holds any value of its width; returns
+    /// the constant to encode now (0 for a symbol).
+    pub(crate) fn any(&mut self, s: &Sym, place: Place, enc: Enc, what: &'static str) -> u64 {
+        debug_assert!(enc.truncate || enc.max == u64::MAX);
+        // `enc` accepts every value, so only a symbol is recorded and nothing fails.
+        self.value(s, place, enc, &|| what.to_string()).unwrap_or(0)
+    }
+
+    /// Records `s` at `place` when it is a symbol; returns the constant to encode now
+    /// (0 for a symbol, written at submit).
+    pub(crate) fn value(&mut self, s: &Sym, place: Place, enc: Enc, what: &dyn Fn() -> String) -> Result<u64> {
+        match s.as_const() {
+            Some(v) => enc.encode(v).map(|_| v).ok_or_else(|| does_not_fit(&what(), v, enc)),
+            None => {
+                let expr = self.compile(s);
+                self.sites.push(Site {
+                    place,
+                    enc,
+                    expr,
+                    what: what().into(),
+                });
+                Ok(0)
+            }
+        }
+    }
+
+    /// Whether submitting needs anything but the dwords.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.sites.is_empty() && self.kernargs.is_empty()
+    }
+
+    /// The values of the variables, from `vals` and the runtime's own `internal` ones.
+    pub(crate) fn resolve(&self, vals: &Bindings, internal: &[(&Var, u64)], out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
+        for v in &self.vars {
+            let x = match internal.iter().find(|(iv, _)| *iv == v) {
+                Some(&(_, x)) => x,
+                None => vals.get(v).ok_or_else(|| unbound(v))?,
+            };
+            out.push(x);
+        }
+        for c in &self.checks {
+            let ev = |e: &Expr, what: &str| e.eval(out).map_err(|_| overflow_err(&c.kernel, what));
+            let mut g = [0u64; 3];
+            let mut l = [0u64; 3];
+            for i in 0..3 {
+                g[i] = ev(&c.global[i], "grid")?;
+                l[i] = ev(&c.local[i], "workgroup")?;
+            }
+            check_launch(&c.kernel, g, l, c.max_workgroup)?;
+        }
+        Ok(())
+    }
+
+    /// The encoded value of every site for the resolved variables `vals`, in order.
+    #[inline]
+    pub(crate) fn site_values<'a>(&'a self, vals: &'a [u64]) -> impl Iterator<Item = Result<(&'a Site, u64)>> + 'a {
+        self.sites.iter().map(move |s| {
+            let v = s.expr.eval(vals).map_err(|_| {
+                HcqError::InvalidArgument(format!("{} overflows 64 bits, is negative or divides by zero", s.what))
+            })?;
+            let bits = s.enc.encode(v).ok_or_else(|| does_not_fit(&s.what, v, s.enc))?;
+            Ok((s, bits))
+        })
+    }
+
+    /// Writes every site into `cmds` and `kargs` for the resolved `vals`.
+    pub(crate) fn apply(&self, vals: &[u64], cmds: &mut [u32], kargs: &mut [u8]) -> Result<()> {
+        for r in self.site_values(vals) {
+            let (s, bits) = r?;
+            write_site(s, bits, cmds, kargs)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a site's encoded bits.
+#[inline]
+pub(crate) fn write_site(s: &Site, bits: u64, cmds: &mut [u32], kargs: &mut [u8]) -> Result<()> {
+    let out_of_range = || HcqError::InvalidArgument(format!("{}: site outside its list", s.what));
+    match s.place {
+        Place::Cmd(at) => {
+            let n = s.enc.bytes.div_ceil(4) as usize;
+            let d = cmds.get_mut(at..at + n).ok_or_else(out_of_range)?;
+            d[0] = bits as u32;
+            if n == 2 {
+                d[1] = (bits >> 32) as u32;
+            }
+        }
+        Place::Karg(at) => {
+            let n = s.enc.bytes as usize;
+            let d = kargs.get_mut(at..at + n).ok_or_else(out_of_range)?;
+            d.copy_from_slice(&bits.to_le_bytes()[..n]);
+        }
+    }
+    Ok(())
+}
+
+fn does_not_fit(what: &str, v: u64, enc: Enc) -> HcqError {
+    HcqError::InvalidArgument(format!(
+        "{what} = {v} does not fit its field ({}..={})",
+        enc.min, enc.max
+    ))
+}
+
+fn overflow_err(kernel: &str, what: &str) -> HcqError {
+    HcqError::InvalidArgument(format!(
+        "kernel {kernel}: a {what} size overflows 64 bits, is negative or divides by zero"
+    ))
+}
+
+/// The checks of a launch's sizes: every size at least 1, a grid of 32-bit counts, a
+/// workgroup of 16-bit sizes within the kernel's maximum, and grid × workgroup within
+/// 32 bits on each axis (the dispatch packet's and the hidden arguments' width).
+pub(crate) fn check_launch(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup: u32) -> Result<()> {
+    let bad = |why: String| {
+        HcqError::InvalidArgument(format!("launch of {kernel} with grid {g:?} and workgroup {l:?}: {why}"))
+    };
+    if g.contains(&0) || l.contains(&0) {
+        return Err(bad("every size must be at least 1".into()));
+    }
+    if g.iter().any(|&x| x > u32::MAX as u64) {
+        return Err(bad("a grid size does not fit 32 bits".into()));
+    }
+    if l.iter().any(|&x| x > u16::MAX as u64) {
+        return Err(bad("a workgroup size does not fit 16 bits".into()));
+    }
+    let threads = l[0] * l[1] * l[2];
+    if threads > max_workgroup as u64 {
+        return Err(bad(format!(
+            "{threads} work-items per workgroup, the kernel allows at most {max_workgroup}"
+        )));
+    }
+    if (0..3).any(|i| g[i] * l[i] > u32::MAX as u64) {
+        return Err(bad("grid × workgroup does not fit 32 bits".into()));
+    }
+    Ok(())
+}
+
+/// Grid and workgroup sizes whose values may be symbols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymDims {
+    /// Grid in workgroups.
+    pub global: [Sym; 3],
+    /// Workgroup size in work-items.
+    pub local: [Sym; 3],
+}
+
+impl SymDims {
+    /// Sizes from any mix of constants and symbols.
+    pub fn new(global: [impl Into<Sym>; 3], local: [impl Into<Sym>; 3]) -> Self {
+        SymDims {
+            global: global.map(Into::into),
+            local: local.map(Into::into),
+        }
+    }
+
+    /// The sizes when none is a symbol.
+    pub fn as_const(&self) -> Option<LaunchDims> {
+        let c = |s: &[Sym; 3]| -> Option<[u32; 3]> {
+            let mut o = [0; 3];
+            for i in 0..3 {
+                o[i] = u32::try_from(s[i].as_const()?).ok()?;
+            }
+            Some(o)
+        };
+        Some(LaunchDims {
+            global: c(&self.global)?,
+            local: c(&self.local)?,
+        })
+    }
+}
+
+impl From<LaunchDims> for SymDims {
+    fn from(d: LaunchDims) -> Self {
+        SymDims::new(d.global, d.local)
+    }
+}
 
 /// A PM4 command list for the compute queue.
 #[derive(Debug, Clone)]
 pub struct ComputeQueue {
     pub(crate) target: GfxTarget,
     pub(crate) cmds: Vec<u32>,
+    pub(crate) rec: Recording,
 }
 
 impl ComputeQueue {
@@ -24,10 +342,11 @@ impl ComputeQueue {
         ComputeQueue {
             target,
             cmds: Vec::with_capacity(128),
+            rec: Recording::default(),
         }
     }
 
-    /// The dwords so far.
+    /// The dwords so far (sites hold 0 until submitted).
     pub fn dwords(&self) -> &[u32] {
         &self.cmds
     }
@@ -42,24 +361,76 @@ impl ComputeQueue {
         self.cmds.is_empty()
     }
 
+    /// The variables its symbols use (the runtime's own excluded).
+    pub fn vars(&self) -> Vec<Var> {
+        self.rec
+            .vars
+            .iter()
+            .filter(|v| Some(*v) != self.rec.karg_base.as_ref())
+            .cloned()
+            .collect()
+    }
+
+    /// Bytes of kernel arguments the list carries.
+    pub fn kernarg_bytes(&self) -> usize {
+        self.rec.kernargs.len()
+    }
+
     /// Stalls the queue until `sig` is at least `value` (compared in 32 bits, as
     /// WAIT_REG_MEM does).
-    pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: u64) -> &mut Self {
+    pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
         self.wait_addr(sig.addr(), value)
     }
 
-    /// Stalls the queue until the signal value at `addr` is at least `value`.
-    pub fn wait_addr(&mut self, addr: u64, value: u64) -> &mut Self {
-        WaitRegMem::memory_ge(addr, value as u32).encode(self.target, &mut self.cmds);
+    /// Stalls the queue until the signal value at `addr` is at least `value`; either
+    /// may be a symbol.
+    pub fn wait_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>) -> &mut Self {
+        let at = self.cmds.len();
+        let (addr, value) = (addr.into(), value.into());
+        let t = self.target;
+        let a = self.rec.any(
+            &addr,
+            Place::Cmd(at + WaitRegMemField::Address.offset(t)),
+            Enc::U64,
+            "wait address",
+        );
+        let v = self.rec.any(
+            &value,
+            Place::Cmd(at + WaitRegMemField::Reference.offset(t)),
+            Enc::LOW32,
+            "wait value",
+        );
+        WaitRegMem::memory_ge(a, v as u32).encode(self.target, &mut self.cmds);
         self
     }
 
     /// Sets `sig` to `value` once prior work is done (and wakes sleepers of a timeline).
-    pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: u64) -> &mut Self {
+    pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.signal_addr(sig.addr(), value, sig.event())
+    }
+
+    /// Sets the signal at `addr` to `value` once prior work is done, raising the KFD
+    /// `event` (mailbox address, id) when given; address and value may be symbols.
+    pub fn signal_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>, event: Option<(u64, u32)>) -> &mut Self {
+        let at = self.cmds.len();
+        let (addr, value) = (addr.into(), value.into());
+        let t = self.target;
+        let a = self.rec.any(
+            &addr,
+            Place::Cmd(at + ReleaseMemField::Address.offset(t)),
+            Enc::U64,
+            "signal address",
+        );
+        let v = self.rec.any(
+            &value,
+            Place::Cmd(at + ReleaseMemField::Data.offset(t)),
+            Enc::U64,
+            "signal value",
+        );
         SignalPkt {
-            address: sig.addr(),
-            value,
-            event: sig.event(),
+            address: a,
+            value: v,
+            event,
         }
         .encode(self.target, &mut self.cmds);
         self
@@ -82,6 +453,292 @@ impl ComputeQueue {
         self.cmds.put(dwords);
         self
     }
+
+    /// Records a dispatch of `prg` with `args` on `dims` (grid in workgroups and
+    /// workgroup size, constants or symbols): its kernel arguments — checked against
+    /// the code object's metadata, hidden ones filled — scratch, and registers, as
+    /// [`Program::launch`] sends them. Constant sizes are checked now, symbolic ones at
+    /// submit.
+    pub fn exec<I: DeviceInterface>(
+        &mut self,
+        prg: &Program<I>,
+        args: &KernArgs,
+        dims: impl Into<SymDims>,
+    ) -> Result<&mut Self> {
+        let dims = dims.into();
+        let dev = prg.device();
+        if dev.props().target != self.target {
+            return Err(HcqError::InvalidArgument(format!(
+                "kernel {} is for {:?}, this list for {:?}",
+                prg.info().name,
+                dev.props().target,
+                self.target
+            )));
+        }
+        let info = prg.info();
+        let kd = info.descriptor;
+        let name: Arc<str> = info.name.as_str().into();
+        let mut check = LaunchCheck {
+            global: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
+            local: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
+            max_workgroup: info.max_workgroup_size,
+            kernel: name.clone(),
+        };
+        for i in 0..3 {
+            check.global[i] = self.rec.compile(&dims.global[i]);
+            check.local[i] = self.rec.compile(&dims.local[i]);
+        }
+        if let Some(d) = dims.as_const() {
+            check_launch(
+                &name,
+                d.global.map(u64::from),
+                d.local.map(u64::from),
+                info.max_workgroup_size,
+            )?;
+        } else if dims
+            .global
+            .iter()
+            .chain(&dims.local)
+            .any(|s| s.as_const().is_some_and(|v| v == 0))
+        {
+            return Err(HcqError::InvalidArgument(format!(
+                "launch of {name}: every size must be at least 1"
+            )));
+        }
+
+        // Kernel arguments, then the dispatch packet, in this list's argument bytes.
+        let align = (info.kernarg_align as usize).max(64);
+        let off = self.rec.kernargs.len().next_multiple_of(align);
+        let args_len = (kd.kernarg_size as usize).next_multiple_of(64);
+        let dispatch_ptr = kd.has(KernelDescriptor::DISPATCH_PTR);
+        let block = (args_len + if dispatch_ptr { DISPATCH_PACKET } else { 0 }).max(64);
+        self.rec.kernargs.resize(off + block, 0);
+        self.rec.karg_align = self.rec.karg_align.max(align);
+        let base = self.karg_base();
+        let n = self.layout(prg, args, &dims, off)?;
+        if n != args.items.len() {
+            return Err(HcqError::InvalidArgument(format!(
+                "kernel {name} takes {n} arguments, got {}",
+                args.items.len()
+            )));
+        }
+        let kernarg_va = Sym::from(&base) + off as u64;
+
+        // User SGPRs: private segment descriptor, dispatch pointer, kernarg pointer,
+        // dispatch id, as the descriptor asks.
+        let scratch = dev.scratch_state_keep()?;
+        let mut user: Vec<(u32, Option<Sym>)> = Vec::with_capacity(8);
+        if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
+            let [lo, hi] = amd_packets::lo_hi(scratch.addr);
+            // The private segment buffer descriptor: swizzle on, tinygrad's dword 3.
+            user.extend([(lo, None), (hi | 1 << 31, None), (u32::MAX, None), (0x20c1_4000, None)]);
+        }
+        if dispatch_ptr {
+            let dp_off = off + args_len;
+            self.dispatch_packet(prg, &dims, dp_off, &kernarg_va)?;
+            user.push((0, Some(Sym::from(&base) + dp_off as u64)));
+            user.push((0, None));
+        }
+        user.push((0, Some(kernarg_va.clone())));
+        user.push((0, None));
+        if kd.has(KernelDescriptor::DISPATCH_ID) {
+            // A 64-bit id unique to the dispatch: its argument block's address with
+            // the top bit set.
+            user.push((0, Some(kernarg_va + (1u64 << 63))));
+            user.push((0, None));
+        }
+        let user_words: Vec<u32> = user.iter().map(|u| u.0).collect();
+
+        let mut grid = [0u32; 3];
+        let mut local = [0u32; 3];
+        for i in 0..3 {
+            grid[i] = dims.global[i].as_const().unwrap_or(0) as u32;
+            local[i] = dims.local[i].as_const().unwrap_or(0) as u32;
+        }
+        let d = Dispatch {
+            code_addr: prg.code_addr(),
+            rsrc1: prg.rsrc().0,
+            rsrc2: prg.rsrc().1,
+            rsrc3: 0,
+            tmpring_size: scratch.tmpring_size,
+            scratch_base: scratch.addr,
+            user_data: &user_words,
+            block: local,
+            grid,
+            initiator: DispatchInitiator::DEFAULT,
+        };
+        let o = d.encode(self.target, &mut self.cmds)?;
+        for (i, (_, s)) in user.iter().enumerate() {
+            if let Some(s) = s {
+                let what = || format!("{name}: user SGPR {i}");
+                self.rec.value(s, Place::Cmd(o.user_data + i), Enc::U64, &what)?;
+            }
+        }
+        for i in 0..3 {
+            let ax = ["x", "y", "z"][i];
+            self.rec.value(
+                &dims.global[i],
+                Place::Cmd(o.grid + i),
+                Enc::bounded(4, 1, u32::MAX as u64),
+                &|| format!("{name}: grid {ax}"),
+            )?;
+            self.rec.value(
+                &dims.local[i],
+                Place::Cmd(o.block + i),
+                Enc::bounded(4, 1, u16::MAX as u64),
+                &|| format!("{name}: workgroup {ax}"),
+            )?;
+        }
+        if dims.as_const().is_none() {
+            self.rec.checks.push(check);
+        }
+        self.rec.keep.push(prg.keepalive());
+        self.rec.keep.push(scratch.keep);
+        self.rec.keep.extend(args.keep.iter().cloned());
+        Ok(self)
+    }
+
+    /// The variable standing for the kernel arguments' address.
+    fn karg_base(&mut self) -> Var {
+        match &self.rec.karg_base {
+            Some(v) => v.clone(),
+            None => {
+                let v = Var::new("(kernel arguments)");
+                self.rec.karg_base = Some(v.clone());
+                v
+            }
+        }
+    }
+
+    /// Lays `args` out at `off` of the argument bytes as the metadata says; returns how
+    /// many arguments the kernel takes.
+    fn layout<I: DeviceInterface>(
+        &mut self,
+        prg: &Program<I>,
+        args: &KernArgs,
+        dims: &SymDims,
+        off: usize,
+    ) -> Result<usize> {
+        let info = prg.info();
+        let name = info.name.clone();
+        let mut given = args.items.iter();
+        let mut taken = 0;
+        for (i, a) in info.args.iter().enumerate() {
+            let at = off + a.offset as usize;
+            let size = a.size as usize;
+            let put = |rec: &mut Recording, s: &Sym, max: u64, what: String| -> Result<()> {
+                if !matches!(size, 1 | 2 | 4 | 8) {
+                    return Ok(());
+                }
+                let enc = Enc::bounded(
+                    size as u8,
+                    0,
+                    max.min(if size == 8 { u64::MAX } else { (1 << (8 * size)) - 1 }),
+                );
+                let v = rec.value(s, Place::Karg(at), enc, &|| what.clone())?;
+                rec.kernargs[at..at + size].copy_from_slice(&v.to_le_bytes()[..size]);
+                Ok(())
+            };
+            match &a.kind {
+                ArgKind::Buffer | ArgKind::Value => {
+                    taken += 1;
+                    let Some(arg) = given.next() else { continue };
+                    match crate::args::place(&name, i, a, arg)? {
+                        Placed::Bytes(b) => self.rec.kernargs[at..at + b.len()].copy_from_slice(&b),
+                        Placed::Sym { expr, bytes, max } => {
+                            let what = format!("kernel {name}, argument {i}");
+                            let e = Enc::bounded(bytes as u8, 0, max);
+                            self.rec.value(&expr, Place::Karg(at), e, &|| what.clone())?;
+                        }
+                    }
+                }
+                ArgKind::Hidden(h) => {
+                    let axis = |s: &str| match s.chars().last() {
+                        Some('x') => 0,
+                        Some('y') => 1,
+                        _ => 2,
+                    };
+                    match h.as_str() {
+                        s if s.starts_with("block_count_") => put(
+                            &mut self.rec,
+                            &dims.global[axis(s)],
+                            u32::MAX as u64,
+                            format!("{name}: block count"),
+                        )?,
+                        s if s.starts_with("group_size_") => put(
+                            &mut self.rec,
+                            &dims.local[axis(s)],
+                            u16::MAX as u64,
+                            format!("{name}: group size"),
+                        )?,
+                        "grid_dims" => {
+                            let over = |i: usize| Sym::op(Op::Gt, &dims.global[i] * &dims.local[i], Sym::Const(1));
+                            let d = (over(2) * 3u32).max(over(1) * 2u32).max(1u32);
+                            put(&mut self.rec, &d, 3, format!("{name}: grid dimensions"))?
+                        }
+                        // Remainders (no partial workgroups), offsets, and pointers the
+                        // runtime does not provide: zero.
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(taken)
+    }
+
+    /// The AQL dispatch packet at `at` of the argument bytes (for kernels that read
+    /// their sizes through the dispatch pointer).
+    fn dispatch_packet<I: DeviceInterface>(
+        &mut self,
+        prg: &Program<I>,
+        dims: &SymDims,
+        at: usize,
+        kernarg_va: &Sym,
+    ) -> Result<()> {
+        let kd = prg.info().descriptor;
+        let name = prg.info().name.clone();
+        let field = |rec: &mut Recording, off: usize, s: &Sym, enc: Enc, what: &str| -> Result<()> {
+            let v = rec.value(s, Place::Karg(at + off), enc, &|| {
+                format!("{name}: dispatch packet {what}")
+            })?;
+            let n = enc.bytes as usize;
+            rec.kernargs[at + off..at + off + n].copy_from_slice(&v.to_le_bytes()[..n]);
+            Ok(())
+        };
+        for i in 0..3 {
+            field(
+                &mut self.rec,
+                4 + 2 * i,
+                &dims.local[i],
+                Enc::bounded(2, 1, u16::MAX as u64),
+                "workgroup size",
+            )?;
+            let grid = &dims.global[i] * &dims.local[i];
+            field(
+                &mut self.rec,
+                12 + 4 * i,
+                &grid,
+                Enc::bounded(4, 1, u32::MAX as u64),
+                "grid size",
+            )?;
+        }
+        field(
+            &mut self.rec,
+            24,
+            &Sym::Const(kd.private_segment_size as u64),
+            Enc::U32,
+            "private segment size",
+        )?;
+        field(
+            &mut self.rec,
+            28,
+            &Sym::Const(kd.group_segment_size as u64),
+            Enc::U32,
+            "group segment size",
+        )?;
+        field(&mut self.rec, 40, kernarg_va, Enc::U64, "kernarg address")?;
+        Ok(())
+    }
 }
 
 /// An SDMA command list for the copy queue. Packet boundaries are kept, so that no
@@ -94,6 +751,7 @@ pub struct CopyQueue {
     /// Indices (into `sizes`) of packets that must end on an 8-dword boundary of the
     /// ring (SDMA INDIRECT); the ring writer pads before them with NOPs.
     pub(crate) end_aligned: Vec<usize>,
+    pub(crate) rec: Recording,
 }
 
 impl CopyQueue {
@@ -104,6 +762,7 @@ impl CopyQueue {
             cmds: Vec::with_capacity(64),
             sizes: Vec::with_capacity(8),
             end_aligned: Vec::new(),
+            rec: Recording::default(),
         }
     }
 
@@ -111,43 +770,120 @@ impl CopyQueue {
         self.sizes.push((self.cmds.len() - start) as u32);
     }
 
-    /// The dwords so far.
+    /// The dwords so far (sites hold 0 until submitted).
     pub fn dwords(&self) -> &[u32] {
         &self.cmds
     }
 
+    /// The variables its symbols use.
+    pub fn vars(&self) -> Vec<Var> {
+        self.rec.vars.clone()
+    }
+
     /// Copies `size` bytes from `src` to `dst` (split into packets of at most 4 MiB).
-    pub fn copy(&mut self, dst: u64, src: u64, size: u64) -> Result<&mut Self> {
-        for p in CopyLinear::split(dst, src, size)? {
-            let at = p.encode(self.target, &mut self.cmds);
+    /// Addresses may be symbols; a symbolic size must be at most 4 MiB at submit (one
+    /// packet), a constant one is split.
+    pub fn copy(&mut self, dst: impl Into<Sym>, src: impl Into<Sym>, size: impl Into<Sym>) -> Result<&mut Self> {
+        let (dst, src, size) = (dst.into(), src.into(), size.into());
+        let t = self.target;
+        if let (Some(d), Some(s), Some(n)) = (dst.as_const(), src.as_const(), size.as_const()) {
+            for p in CopyLinear::split(d, s, n)? {
+                let at = p.encode(t, &mut self.cmds);
+                self.mark(at);
+            }
+            return Ok(self);
+        }
+        let max = sdma::MAX_BYTES_PER_PACKET as u64;
+        let sizes: Vec<(u64, Sym)> = match size.as_const() {
+            Some(0) => return Ok(self),
+            Some(n) => (0..n.div_ceil(max))
+                .map(|k| (k * max, Sym::Const((n - k * max).min(max))))
+                .collect(),
+            None => vec![(0, size)],
+        };
+        for (k, (off, len)) in sizes.into_iter().enumerate() {
+            let at = self.cmds.len();
+            let place = |f: CopyLinearField| Place::Cmd(at + f.offset(t));
+            let (d, s) = (&dst + off, &src + off);
+            let dv = self.rec.value(&d, place(CopyLinearField::Dst), Enc::U64, &|| {
+                format!("copy destination (packet {k})")
+            })?;
+            let sv = self.rec.value(&s, place(CopyLinearField::Src), Enc::U64, &|| {
+                format!("copy source (packet {k})")
+            })?;
+            let count = Enc {
+                minus_one: true,
+                ..Enc::bounded(4, 1, max)
+            };
+            let nv = self
+                .rec
+                .value(&len, place(CopyLinearField::Count), count, &|| "copy size".into())?;
+            CopyLinear::new(dv, sv, nv.max(1) as u32)?.encode(t, &mut self.cmds);
             self.mark(at);
         }
         Ok(self)
     }
 
     /// Stalls the queue until `sig` is at least `value`.
-    pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: u64) -> &mut Self {
+    pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
         self.wait_addr(sig.addr(), value)
     }
 
-    /// Stalls the queue until the signal value at `addr` is at least `value`.
-    pub fn wait_addr(&mut self, addr: u64, value: u64) -> &mut Self {
-        let at = PollRegmem::memory_ge(addr, value as u32).encode(self.target, &mut self.cmds);
+    /// Stalls the queue until the signal value at `addr` is at least `value` (compared
+    /// in 32 bits); either may be a symbol.
+    pub fn wait_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>) -> &mut Self {
+        let at = self.cmds.len();
+        let t = self.target;
+        let (addr, value) = (addr.into(), value.into());
+        let a = self.rec.any(
+            &addr,
+            Place::Cmd(at + PollRegmemField::Address.offset(t)),
+            Enc::U64,
+            "wait address",
+        );
+        let v = self.rec.any(
+            &value,
+            Place::Cmd(at + PollRegmemField::Reference.offset(t)),
+            Enc::LOW32,
+            "wait value",
+        );
+        let at = PollRegmem::memory_ge(a, v as u32).encode(t, &mut self.cmds);
         self.mark(at);
         self
     }
 
-    /// Sets `sig` to `value` once prior work is done; for a timeline, also writes its
-    /// event mailbox and raises the interrupt.
-    pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: u64) -> &mut Self {
-        let at = Fence::new(sig.addr(), value as u32).encode(self.target, &mut self.cmds);
+    /// Sets `sig` to `value` (written in 32 bits) once prior work is done; for a
+    /// timeline, also writes its event mailbox and raises the interrupt.
+    pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.signal_addr(sig.addr(), value, sig.event())
+    }
+
+    /// Sets the signal at `addr` to `value` (32 bits) once prior work is done, and
+    /// raises the KFD `event` (mailbox address, id) when given.
+    pub fn signal_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>, event: Option<(u64, u32)>) -> &mut Self {
+        let at = self.cmds.len();
+        let t = self.target;
+        let (addr, value) = (addr.into(), value.into());
+        let a = self.rec.any(
+            &addr,
+            Place::Cmd(at + FenceField::Address.offset(t)),
+            Enc::U64,
+            "signal address",
+        );
+        let v = self.rec.any(
+            &value,
+            Place::Cmd(at + FenceField::Data.offset(t)),
+            Enc::LOW32,
+            "signal value",
+        );
+        let at = Fence::new(a, v as u32).encode(t, &mut self.cmds);
         self.mark(at);
-        if let Some((mailbox, id)) = sig.event() {
-            let at = Fence::new(mailbox, id).encode(self.target, &mut self.cmds);
+        if let Some((mailbox, id)) = event {
+            let at = Fence::new(mailbox, id).encode(t, &mut self.cmds);
             self.mark(at);
             // Event ids are below KFD_SIGNAL_EVENT_LIMIT, far inside 28 bits.
-            if let Ok(t) = Trap::new(id) {
-                let at = t.encode(self.target, &mut self.cmds);
+            if let Ok(tr) = Trap::new(id) {
+                let at = tr.encode(t, &mut self.cmds);
                 self.mark(at);
             }
         }

@@ -212,7 +212,7 @@ fn a_hang_reports_the_fault() {
     let dst = dev.alloc(4096, BufferKind::Device).unwrap();
     let v = dev
         .submit_ordered(true, |w| match w {
-            Work::Copy(q) => q.copy(dst.va(), 0x7f00_1234_0000, 64).map(|_| ()),
+            Work::Copy(q) => q.copy(dst.va(), 0x7f00_1234_0000u64, 64).map(|_| ()),
             Work::Compute(_) => unreachable!(),
         })
         .unwrap();
