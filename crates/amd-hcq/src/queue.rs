@@ -215,6 +215,73 @@ impl Recording {
         })
     }
 
+    /// The encoded value of site `k` for the resolved variables `vals`.
+    #[inline]
+    pub(crate) fn site_value(&self, k: usize, vals: &[u64]) -> Result<u64> {
+        let s = &self.sites[k];
+        let v = s.expr.eval(vals).map_err(|_| {
+            HcqError::InvalidArgument(format!("{} overflows 64 bits, is negative or divides by zero", s.what))
+        })?;
+        s.enc.encode(v).ok_or_else(|| does_not_fit(&s.what, v, s.enc))
+    }
+
+    /// Appends another list's recording whose command dwords now start at `cmd_base`:
+    /// its kernel arguments go after ours (aligned), its variables join ours, and its
+    /// kernel-argument address becomes ours plus their offset.
+    pub(crate) fn append(&mut self, other: &Recording, cmd_base: usize) {
+        let karg_off = if other.kernargs.is_empty() {
+            self.kernargs.len()
+        } else {
+            self.kernargs.len().next_multiple_of(other.karg_align.max(1))
+        };
+        let mut map = Vec::with_capacity(other.vars.len());
+        for v in &other.vars {
+            if Some(v) == other.karg_base.as_ref() {
+                let base = match &self.karg_base {
+                    Some(b) => b.clone(),
+                    None => {
+                        let b = Var::new("(kernel arguments)");
+                        self.karg_base = Some(b.clone());
+                        b
+                    }
+                };
+                let i = self.index(&base);
+                map.push(Expr::Op(Box::new((
+                    Op::Add,
+                    Expr::Var(i),
+                    Expr::Const(karg_off as u64),
+                ))));
+            } else {
+                map.push(Expr::Var(self.index(v)));
+            }
+        }
+        for s in &other.sites {
+            self.sites.push(Site {
+                place: match s.place {
+                    Place::Cmd(at) => Place::Cmd(cmd_base + at),
+                    Place::Karg(at) => Place::Karg(karg_off + at),
+                },
+                enc: s.enc,
+                expr: s.expr.substitute(&map),
+                what: s.what.clone(),
+            });
+        }
+        for c in &other.checks {
+            self.checks.push(LaunchCheck {
+                global: c.global.clone().map(|e| e.substitute(&map)),
+                local: c.local.clone().map(|e| e.substitute(&map)),
+                max_workgroup: c.max_workgroup,
+                kernel: c.kernel.clone(),
+            });
+        }
+        if !other.kernargs.is_empty() {
+            self.kernargs.resize(karg_off, 0);
+            self.kernargs.extend_from_slice(&other.kernargs);
+            self.karg_align = self.karg_align.max(other.karg_align);
+        }
+        self.keep.extend(other.keep.iter().cloned());
+    }
+
     /// Writes every site into `cmds` and `kargs` for the resolved `vals`.
     pub(crate) fn apply(&self, vals: &[u64], cmds: &mut [u32], kargs: &mut [u8]) -> Result<()> {
         for r in self.site_values(vals) {

@@ -355,6 +355,27 @@ impl Expr {
         }
     }
 
+    /// Appends the variable indices it uses.
+    pub(crate) fn var_indices(&self, out: &mut Vec<u32>) {
+        match self {
+            Expr::Const(_) => {}
+            Expr::Var(i) => out.push(*i),
+            Expr::Op(n) => {
+                n.1.var_indices(out);
+                n.2.var_indices(out);
+            }
+        }
+    }
+
+    /// The expression with each variable `i` replaced by `map[i]`.
+    pub(crate) fn substitute(&self, map: &[Expr]) -> Expr {
+        match self {
+            Expr::Const(v) => Expr::Const(*v),
+            Expr::Var(i) => map.get(*i as usize).cloned().unwrap_or(Expr::Var(*i)),
+            Expr::Op(n) => Expr::Op(Box::new((n.0, n.1.substitute(map), n.2.substitute(map)))),
+        }
+    }
+
     /// The value with variable `i` at `vals[i]`; `Err` on overflow.
     #[inline]
     pub(crate) fn eval(&self, vals: &[u64]) -> std::result::Result<u64, ()> {

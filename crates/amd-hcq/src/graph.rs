@@ -1,0 +1,542 @@
+//! Graphs: launches and copies over the compute and copy engines of one or more
+//! devices, recorded once, bound into GPU memory, and replayed as one step with new
+//! buffers and values (tinygrad 0.10.1's `HCQGraph`).
+//!
+//! Recording checks each launch and copy as it is added. Binding makes one list per
+//! engine and device: each starts by waiting for the previous value of every graph
+//! device's timeline (so a replay is ordered after everything submitted before it on
+//! each device it touches), waits for the nodes of other engines it depends on (graph
+//! signals carrying the replay number), runs its nodes, and signals those other
+//! engines wait for; on each device one list then waits for the device's other list
+//! and signals the device's timeline. Every list is kept in several copies (see
+//! [`crate::BoundQueue`]), so replays pipeline.
+//!
+//! ```
+//! # #[cfg(feature = "mock")] {
+//! use amd_hcq::{Bindings, BufferKind, Graph, KernArgs, Platform, Program, SymDims, Var};
+//! # let p = Platform::mock(amd_mockgpu::MockConfig::gfx1100s(1)).unwrap();
+//! let dev = p.device(0).unwrap();
+//! # let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/saxpy.hsaco")).unwrap();
+//! let saxpy = Program::load(&dev, &elf, "saxpy").unwrap();
+//! let (x, y) = (Var::new("x"), Var::new("y"));
+//! let n = Var::new("n");
+//! let mut g = Graph::new();
+//! let args = KernArgs::new().buffer_sym(&y).buffer_sym(&x).f32(2.0).sym_u32(&n);
+//! g.exec(&saxpy, &args, SymDims::new([(&n + 63u32) / 64u32, 1.into(), 1.into()], [64, 1, 1]), &[]).unwrap();
+//! let g = g.bind().unwrap();
+//! let xs = dev.alloc(4096, BufferKind::Host).unwrap();
+//! let ys = dev.alloc(4096, BufferKind::Host).unwrap();
+//! xs.write(0, &[0u8; 4096]).unwrap();
+//! ys.write(0, &[0u8; 4096]).unwrap();
+//! let mut vals = Bindings::new();
+//! vals.buffer(&x, &xs).buffer(&y, &ys).set(&n, 1000);
+//! g.replay(&vals).unwrap();
+//! g.synchronize().unwrap();
+//! # }
+//! ```
+
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
+
+use amd_packets::pm4::IndirectBuffer;
+
+use crate::args::KernArgs;
+use crate::bind::{BoundList, DEFAULT_COPIES, Image};
+use crate::device::{Device, Point, TIMELINE_WRAP, Timeline};
+use crate::iface::DeviceInterface;
+use crate::program::Program;
+use crate::queue::{ComputeQueue, CopyQueue, SymDims};
+use crate::signal::Signal;
+use crate::sym::{Bindings, Sym, Var};
+use crate::{HcqError, Result};
+
+/// A node of a [`Graph`]: a launch or a copy, to name as a dependency of later nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Node(usize);
+
+enum Work {
+    Compute(ComputeQueue),
+    Copy(CopyQueue),
+}
+
+struct GraphNode {
+    /// Index into the graph's devices.
+    dev: usize,
+    work: Work,
+    deps: Vec<usize>,
+}
+
+impl GraphNode {
+    fn is_copy(&self) -> bool {
+        matches!(self.work, Work::Copy(_))
+    }
+}
+
+/// Launches and copies recorded for replay (see the module documentation).
+pub struct Graph<I: DeviceInterface = crate::KfdIface> {
+    devices: Vec<Device<I>>,
+    nodes: Vec<GraphNode>,
+}
+
+impl<I: DeviceInterface> Default for Graph<I> {
+    fn default() -> Self {
+        Graph {
+            devices: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
+impl<I: DeviceInterface> std::fmt::Debug for Graph<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("devices", &self.devices.len())
+            .field("nodes", &self.nodes.len())
+            .finish()
+    }
+}
+
+impl<I: DeviceInterface> Graph<I> {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Graph::default()
+    }
+
+    /// Nodes recorded.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    fn device_slot(&mut self, dev: &Device<I>) -> Result<usize> {
+        if let Some(i) = self.devices.iter().position(|d| Arc::ptr_eq(&d.inner, &dev.inner)) {
+            return Ok(i);
+        }
+        if let Some(d0) = self.devices.first()
+            && !Arc::ptr_eq(&d0.inner.pool, &dev.inner.pool)
+        {
+            return Err(HcqError::InvalidArgument(format!(
+                "GPU {} is not of the platform of GPU {}: a graph spans the devices of one platform",
+                dev.index(),
+                d0.index()
+            )));
+        }
+        self.devices.push(dev.clone());
+        Ok(self.devices.len() - 1)
+    }
+
+    fn deps(&self, deps: &[Node]) -> Result<Vec<usize>> {
+        deps.iter()
+            .map(|n| {
+                if n.0 < self.nodes.len() {
+                    Ok(n.0)
+                } else {
+                    Err(HcqError::InvalidArgument(format!("node {} is not of this graph", n.0)))
+                }
+            })
+            .collect()
+    }
+
+    /// Records a launch of `prg` on its device's compute engine, after the earlier
+    /// nodes of that engine and after `deps`.
+    pub fn exec(&mut self, prg: &Program<I>, args: &KernArgs, dims: impl Into<SymDims>, deps: &[Node]) -> Result<Node> {
+        let deps = self.deps(deps)?;
+        let mut q = ComputeQueue::new(prg.device().props().target);
+        q.exec(prg, args, dims)?;
+        let dev = self.device_slot(prg.device())?;
+        self.nodes.push(GraphNode {
+            dev,
+            work: Work::Compute(q),
+            deps,
+        });
+        Ok(Node(self.nodes.len() - 1))
+    }
+
+    /// Records a copy of `size` bytes from `src` to `dst` on `dev`'s copy engine, after
+    /// the earlier nodes of that engine and after `deps`. Addresses are constants or
+    /// symbols; memory of another device must be mapped on `dev` ([`Device::map_peer`]).
+    pub fn copy(
+        &mut self,
+        dev: &Device<I>,
+        dst: impl Into<Sym>,
+        src: impl Into<Sym>,
+        size: impl Into<Sym>,
+        deps: &[Node],
+    ) -> Result<Node> {
+        let deps = self.deps(deps)?;
+        let mut q = CopyQueue::new(dev.props().target);
+        q.copy(dst, src, size)?;
+        let d = self.device_slot(dev)?;
+        self.nodes.push(GraphNode {
+            dev: d,
+            work: Work::Copy(q),
+            deps,
+        });
+        Ok(Node(self.nodes.len() - 1))
+    }
+
+    /// Binds the graph into GPU memory with [`DEFAULT_COPIES`] copies of each list.
+    pub fn bind(&self) -> Result<BoundGraph<I>> {
+        self.bind_copies(DEFAULT_COPIES)
+    }
+
+    /// Binds the graph with `copies` copies of each list (replays beyond that many in
+    /// flight wait for the oldest).
+    pub fn bind_copies(&self, copies: usize) -> Result<BoundGraph<I>> {
+        if self.nodes.is_empty() {
+            return Err(HcqError::InvalidArgument("an empty graph".into()));
+        }
+        let replay = Var::new("(graph replay)");
+        let tl: Vec<[Var; 3]> = self
+            .devices
+            .iter()
+            .map(|d| {
+                let i = d.index();
+                [
+                    Var::new(&format!("(timeline address of GPU {i})")),
+                    Var::new(&format!("(previous timeline value of GPU {i})")),
+                    Var::new(&format!("(timeline value of GPU {i})")),
+                ]
+            })
+            .collect();
+        // The lists, in order of first use: (device, copy engine).
+        let mut keys: Vec<(usize, bool)> = Vec::new();
+        for n in &self.nodes {
+            if !keys.contains(&(n.dev, n.is_copy())) {
+                keys.push((n.dev, n.is_copy()));
+            }
+        }
+        let list_of = |n: &GraphNode| keys.iter().position(|&k| k == (n.dev, n.is_copy())).unwrap_or(0);
+        // Signals for nodes another list waits for, and for lists another list of
+        // their device waits for.
+        let mut node_sig: Vec<Option<Signal<I>>> = (0..self.nodes.len()).map(|_| None).collect();
+        for n in &self.nodes {
+            for &d in &n.deps {
+                if list_of(&self.nodes[d]) != list_of(n) && node_sig[d].is_none() {
+                    node_sig[d] = Some(self.devices[self.nodes[d].dev].new_signal(0)?);
+                }
+            }
+        }
+        let finals: Vec<usize> = (0..self.devices.len())
+            .map(|d| {
+                keys.iter()
+                    .position(|&k| k == (d, false))
+                    .or_else(|| keys.iter().position(|&k| k.0 == d))
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut end_sig: Vec<Option<Signal<I>>> = Vec::with_capacity(keys.len());
+        for (l, &(d, _)) in keys.iter().enumerate() {
+            end_sig.push(if finals[d] == l {
+                None
+            } else {
+                Some(self.devices[d].new_signal(0)?)
+            });
+        }
+
+        let mut lists = Vec::with_capacity(keys.len());
+        for (l, &(d, copy)) in keys.iter().enumerate() {
+            let dev = &self.devices[d];
+            let target = dev.props().target;
+            let mut b = ListBuilder::new(copy, target);
+            for t in &tl {
+                b.wait(Sym::from(&t[0]), Sym::from(&t[1]));
+            }
+            if !copy {
+                b.barrier();
+            }
+            for (i, n) in self.nodes.iter().enumerate() {
+                if list_of(n) != l {
+                    continue;
+                }
+                for &dep in &n.deps {
+                    if let Some(s) = node_sig[dep].as_ref().filter(|_| list_of(&self.nodes[dep]) != l) {
+                        b.wait(Sym::Const(s.addr()), Sym::from(&replay));
+                    }
+                }
+                b.append(&n.work);
+                if let Some(s) = &node_sig[i] {
+                    b.signal(Sym::Const(s.addr()), Sym::from(&replay), None);
+                }
+            }
+            match &end_sig[l] {
+                Some(s) => b.signal(Sym::Const(s.addr()), Sym::from(&replay), None),
+                None => {
+                    for (other, &(od, _)) in keys.iter().enumerate() {
+                        if od == d
+                            && other != l
+                            && let Some(s) = &end_sig[other]
+                        {
+                            b.wait(Sym::Const(s.addr()), Sym::from(&replay));
+                        }
+                    }
+                    let event = dev.iface().queue_event();
+                    b.signal(Sym::from(&tl[d][0]), Sym::from(&tl[d][2]), event);
+                }
+            }
+            lists.push(GraphList {
+                dev: d,
+                list: b.bind(dev, copies)?,
+            });
+        }
+        let signals = node_sig.into_iter().chain(end_sig).flatten().collect();
+        Ok(BoundGraph {
+            devices: self.devices.clone(),
+            lists,
+            signals,
+            replay,
+            tl,
+            state: Mutex::new(ReplayState { count: 0, next: 0 }),
+            copies,
+        })
+    }
+}
+
+/// A list being built for one engine of a graph.
+enum ListBuilder {
+    Compute(ComputeQueue),
+    Copy(CopyQueue),
+}
+
+impl ListBuilder {
+    fn new(copy: bool, target: amd_packets::GfxTarget) -> Self {
+        if copy {
+            ListBuilder::Copy(CopyQueue::new(target))
+        } else {
+            ListBuilder::Compute(ComputeQueue::new(target))
+        }
+    }
+
+    fn wait(&mut self, addr: Sym, value: Sym) {
+        match self {
+            ListBuilder::Compute(q) => {
+                q.wait_addr(addr, value);
+            }
+            ListBuilder::Copy(q) => {
+                q.wait_addr(addr, value);
+            }
+        }
+    }
+
+    fn signal(&mut self, addr: Sym, value: Sym, event: Option<(u64, u32)>) {
+        match self {
+            ListBuilder::Compute(q) => {
+                q.signal_addr(addr, value, event);
+            }
+            ListBuilder::Copy(q) => {
+                q.signal_addr(addr, value, event);
+            }
+        }
+    }
+
+    fn barrier(&mut self) {
+        if let ListBuilder::Compute(q) = self {
+            q.memory_barrier();
+        }
+    }
+
+    fn append(&mut self, w: &Work) {
+        match (self, w) {
+            (ListBuilder::Compute(q), Work::Compute(seg)) => {
+                let base = q.cmds.len();
+                q.cmds.extend_from_slice(&seg.cmds);
+                q.rec.append(&seg.rec, base);
+            }
+            (ListBuilder::Copy(q), Work::Copy(seg)) => {
+                let base = q.cmds.len();
+                q.append_packets(&seg.cmds, &seg.sizes, &seg.end_aligned);
+                q.rec.append(&seg.rec, base);
+            }
+            // Lists are keyed by engine: a node only joins a list of its kind.
+            _ => {}
+        }
+    }
+
+    fn bind<I: DeviceInterface>(self, dev: &Device<I>, copies: usize) -> Result<BoundList<I>> {
+        match self {
+            ListBuilder::Compute(q) => {
+                if q.cmds.len() > IndirectBuffer::MAX_DWORDS as usize {
+                    return Err(HcqError::InvalidArgument(format!(
+                        "a graph's compute list of {} dwords (at most {})",
+                        q.cmds.len(),
+                        IndirectBuffer::MAX_DWORDS
+                    )));
+                }
+                BoundList::new(dev, &q.cmds, q.rec, false, copies)
+            }
+            ListBuilder::Copy(q) => {
+                let mut words = q.cmds;
+                if words.len() > amd_packets::sdma::Indirect::MAX_DWORDS as usize {
+                    return Err(HcqError::InvalidArgument(format!(
+                        "a graph's copy list of {} dwords",
+                        words.len()
+                    )));
+                }
+                words.resize(words.len().next_multiple_of(8), 0);
+                BoundList::new(dev, &words, q.rec, true, copies)
+            }
+        }
+    }
+}
+
+struct GraphList<I: DeviceInterface> {
+    /// Index into the graph's devices.
+    dev: usize,
+    list: BoundList<I>,
+}
+
+struct ReplayState {
+    /// Replays so far (the value graph signals carry), restarting past the wrap.
+    count: u64,
+    /// The copy the next replay uses.
+    next: usize,
+}
+
+/// A graph bound into GPU memory; see [`Graph`].
+pub struct BoundGraph<I: DeviceInterface = crate::KfdIface> {
+    devices: Vec<Device<I>>,
+    lists: Vec<GraphList<I>>,
+    signals: Vec<Signal<I>>,
+    replay: Var,
+    tl: Vec<[Var; 3]>,
+    state: Mutex<ReplayState>,
+    copies: usize,
+}
+
+impl<I: DeviceInterface> std::fmt::Debug for BoundGraph<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoundGraph")
+            .field("devices", &self.devices.len())
+            .field("lists", &self.lists.len())
+            .field("copies", &self.copies)
+            .finish()
+    }
+}
+
+impl<I: DeviceInterface> BoundGraph<I> {
+    /// The devices it runs on, in the order [`BoundGraph::replay`] reports them.
+    pub fn devices(&self) -> &[Device<I>] {
+        &self.devices
+    }
+
+    /// Dwords of each list: (device index, copy engine, dwords).
+    pub fn lists(&self) -> Vec<(usize, bool, usize)> {
+        self.lists
+            .iter()
+            .map(|l| (self.devices[l.dev].index(), l.list.copy, l.list.dwords as usize))
+            .collect()
+    }
+
+    /// The variables its symbols use (the runtime's own excluded).
+    pub fn vars(&self) -> Vec<Var> {
+        let mut out: Vec<Var> = Vec::new();
+        for l in &self.lists {
+            for v in &l.list.rec.vars {
+                let internal = *v == self.replay
+                    || self.tl.iter().any(|t| t.contains(v))
+                    || Some(v) == l.list.rec.karg_base.as_ref();
+                if !internal && !out.contains(v) {
+                    out.push(v.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Replays the graph with `vals` bound, after everything submitted before on each
+    /// of its devices; returns the timeline value marking its end on each device (in
+    /// [`BoundGraph::devices`] order). Only the sites whose values changed since the
+    /// copy it uses last ran are rewritten; an unbound variable, a value that does not
+    /// fit or a launch size a kernel refuses is an error, and nothing is sent.
+    pub fn replay(&self, vals: &Bindings) -> Result<Vec<u64>> {
+        let mut st = self.state.lock();
+        if st.count + 1 > TIMELINE_WRAP {
+            self.restart_count()?;
+            st.count = 0;
+        }
+        let j = st.next;
+        let mut imgs: Vec<MutexGuard<'_, Image<I>>> = Vec::with_capacity(self.lists.len());
+        for l in &self.lists {
+            let img = l.list.images[j].lock();
+            self.devices[l.dev].wait_point(img.last_run)?;
+            imgs.push(img);
+        }
+        // Timelines locked in one order (by address) whatever the graph's order.
+        let mut order: Vec<usize> = (0..self.devices.len()).collect();
+        order.sort_by_key(|&d| Arc::as_ptr(&self.devices[d].inner) as usize);
+        let mut guards: Vec<Option<MutexGuard<'_, Option<Timeline<I>>>>> =
+            (0..self.devices.len()).map(|_| None).collect();
+        for &d in &order {
+            guards[d] = Some(self.devices[d].lock_timeline()?);
+        }
+        let mut points = Vec::with_capacity(self.devices.len());
+        let mut internal: Vec<(&Var, u64)> = Vec::with_capacity(1 + 3 * self.devices.len());
+        let count = st.count + 1;
+        internal.push((&self.replay, count));
+        for (d, g) in guards.iter().enumerate() {
+            let t = g
+                .as_ref()
+                .and_then(|g| g.as_ref())
+                .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+            internal.push((&self.tl[d][0], t.signal.addr()));
+            internal.push((&self.tl[d][1], t.next - 1));
+            internal.push((&self.tl[d][2], t.next));
+            points.push(Point {
+                epoch: t.epoch,
+                value: t.next,
+            });
+        }
+        let mut scratch = Vec::new();
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            l.list.update(img, vals, &internal, &mut scratch)?;
+        }
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            let dev = &self.devices[l.dev];
+            let (va, dwords) = (img.buf.va(), l.list.dwords);
+            if l.list.copy {
+                let mut q = dev.copy_queue();
+                q.indirect(va, dwords)?;
+                dev.inner.push_copy(&q)?;
+            } else {
+                let mut words = Vec::with_capacity(4);
+                IndirectBuffer::new(va, dwords)?.encode(dev.props().target, &mut words);
+                dev.inner.push_compute(&words)?;
+            }
+            img.last_run = points[l.dev];
+        }
+        for g in guards.iter_mut().flatten() {
+            if let Some(t) = g.as_mut() {
+                t.next += 1;
+            }
+        }
+        st.count = count;
+        st.next = (j + 1) % self.copies;
+        Ok(points.iter().map(|p| p.value).collect())
+    }
+
+    /// Waits for every replay so far.
+    pub fn synchronize(&self) -> Result<()> {
+        for l in &self.lists {
+            for img in &l.list.images {
+                let p = img.lock().last_run;
+                self.devices[l.dev].wait_point(p)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Restarts the replay count at 0 once every replay is done (graph signals are
+    /// compared in 32 bits).
+    fn restart_count(&self) -> Result<()> {
+        self.synchronize()?;
+        for s in &self.signals {
+            s.set(0)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,626 @@
+//! Queue programs on the mock GPU: dispatches recorded into queues, symbolic values
+//! bound at submit, bound lists replayed with new values, and graphs over engines and
+//! devices.
+
+use std::sync::Arc;
+
+use amd_hcq::{
+    Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, Platform, Program, Sym, SymDims, Var,
+};
+use amd_mockgpu::{MockConfig, MockSys};
+
+const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+const SAXPY: &[u8] = include_bytes!("../../../tests/kernels/saxpy.hsaco");
+const DIMS3D: &[u8] = include_bytes!("../../../tests/kernels/dims3d.hsaco");
+const PRIVATE_O0: &[u8] = include_bytes!("../../../tests/kernels/private_O0.hsaco");
+const GRID3D: &[u8] = include_bytes!("../../../tests/kernels/grid3d.hsaco");
+
+fn platform(n: usize) -> (Arc<MockSys>, Platform) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
+    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+    (m, p)
+}
+
+fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// A host buffer holding `words` (the GPU reads and writes it directly).
+fn host(dev: &Device, words: &[u32]) -> Buffer {
+    let b = dev.alloc(words.len().max(1) * 4, BufferKind::Host).unwrap();
+    b.write(0, &bytes_of(words)).unwrap();
+    b
+}
+
+fn read(b: &Buffer, n: usize) -> Vec<u32> {
+    let mut out = vec![0u8; n * 4];
+    b.read(0, &mut out).unwrap();
+    words_of(&out)
+}
+
+fn floats(words: &[u32]) -> Vec<f32> {
+    words.iter().map(|&w| f32::from_bits(w)).collect()
+}
+
+fn f32_words(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn groups(n: u32) -> SymDims {
+    SymDims::new([n.div_ceil(256), 1, 1], [256, 1, 1])
+}
+
+#[test]
+fn a_dispatch_recorded_in_a_queue_runs() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let n = 1000u32;
+    let x: Vec<f32> = rand_u32(n as usize, 1)
+        .iter()
+        .map(|&v| (v % 1000) as f32 / 8.0)
+        .collect();
+    let y: Vec<f32> = rand_u32(n as usize, 2)
+        .iter()
+        .map(|&v| (v % 300) as f32 - 150.0)
+        .collect();
+    let (bx, by) = (host(&dev, &f32_words(&x)), host(&dev, &f32_words(&y)));
+    let mut q = dev.compute_queue();
+    let args = KernArgs::new().buffer(&bx).buffer(&by).f32(2.5).u32(n);
+    q.exec(&saxpy, &args, groups(n)).unwrap();
+    assert!(q.vars().is_empty());
+    let v = q.submit(&dev, &Bindings::new()).unwrap();
+    dev.wait_timeline(v).unwrap();
+    let got = floats(&read(&by, n as usize));
+    for i in 0..n as usize {
+        assert_eq!(got[i], 2.5f32.mul_add(x[i], y[i]), "element {i}");
+    }
+    // Program::enqueue is the same path.
+    let v = saxpy.enqueue(&args, groups(n)).unwrap();
+    dev.wait_timeline(v).unwrap();
+    let again = floats(&read(&by, n as usize));
+    assert_eq!(again[7], 2.5f32.mul_add(x[7], got[7]));
+}
+
+#[test]
+fn typed_arguments_are_checked_against_the_metadata() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let b = host(&dev, &[0; 256]);
+    let mut q = dev.compute_queue();
+    let err =
+        |args: KernArgs, q: &mut amd_hcq::ComputeQueue| q.exec(&saxpy, &args, groups(256)).unwrap_err().to_string();
+    // An integer where the kernel takes a float: refused, not reinterpreted.
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).i32(2).u32(256), &mut q);
+    assert!(e.contains("argument 2: a i32 for a float"), "{e}");
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0).f32(1.0), &mut q);
+    assert!(e.contains("argument 3: a f32 for a uint"), "{e}");
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0).i32(-1), &mut q);
+    assert!(e.contains("-1 does not fit a uint"), "{e}");
+    let e = err(KernArgs::new().buffer(&b).f32(1.0).f32(2.0).u32(1), &mut q);
+    assert!(e.contains("argument 1: the kernel takes a buffer"), "{e}");
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0), &mut q);
+    assert!(e.contains("takes 4 arguments, got 3"), "{e}");
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).f64(2.0).u32(1), &mut q);
+    assert!(e.contains("a f64 (8 bytes) for a 4-byte float"), "{e}");
+    // Nothing was recorded by the refused calls; raw bytes of the right size pass.
+    assert!(q.is_empty());
+    q.exec(
+        &saxpy,
+        &KernArgs::new()
+            .buffer(&b)
+            .buffer(&b)
+            .raw(&2.0f32.to_le_bytes())
+            .u32(256),
+        groups(256),
+    )
+    .unwrap();
+    // Too many work-items for the kernel (saxpy allows 256), sizes of zero.
+    let e = q
+        .exec(
+            &saxpy,
+            &KernArgs::new().buffer(&b).buffer(&b).f32(1.0).u32(1),
+            SymDims::new([1, 1, 1], [512, 1, 1]),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("512 work-items per workgroup, the kernel allows at most 256"),
+        "{e}"
+    );
+    assert!(
+        q.exec(
+            &saxpy,
+            &KernArgs::new().buffer(&b).buffer(&b).f32(1.0).u32(1),
+            SymDims::new([0, 1, 1], [1, 1, 1])
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let n = 300u32;
+    let (a, b, c, out) = (Var::new("a"), Var::new("b"), Var::new("c"), Var::new("out"));
+    // c = a + b; out = 3 * c + out.
+    let mut q = dev.compute_queue();
+    q.exec(
+        &vadd,
+        &KernArgs::new().buffer_sym(&a).buffer_sym(&b).buffer_sym(&c).u32(n),
+        groups(n),
+    )
+    .unwrap()
+    .exec(
+        &saxpy,
+        &KernArgs::new().buffer_sym(&c).buffer_sym(&out).f32(3.0).u32(n),
+        groups(n),
+    )
+    .unwrap();
+    let mut names: Vec<String> = q.vars().iter().map(|v| v.name().to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["a", "b", "c", "out"]);
+    let bound = dev.bind(&q).unwrap();
+    let runs = 100;
+    let inputs: Vec<(Vec<f32>, Vec<f32>)> = (0..runs)
+        .map(|r| {
+            let x = rand_u32(n as usize, 3 * r + 1)
+                .iter()
+                .map(|&v| (v % 64) as f32)
+                .collect();
+            let y = rand_u32(n as usize, 3 * r + 2)
+                .iter()
+                .map(|&v| (v % 32) as f32)
+                .collect();
+            (x, y)
+        })
+        .collect();
+    let bufs: Vec<[Buffer; 4]> = inputs
+        .iter()
+        .map(|(x, y)| {
+            [
+                host(&dev, &f32_words(x)),
+                host(&dev, &f32_words(y)),
+                host(&dev, &vec![0; n as usize]),
+                host(&dev, &f32_words(&vec![1.0; n as usize])),
+            ]
+        })
+        .collect();
+    // Half the runs directly, half bound; no host wait in between.
+    let mut last = 0;
+    for (r, bs) in bufs.iter().enumerate() {
+        let mut vals = Bindings::new();
+        vals.buffer(&a, &bs[0])
+            .buffer(&b, &bs[1])
+            .buffer(&c, &bs[2])
+            .buffer(&out, &bs[3]);
+        last = if r % 2 == 0 {
+            bound.submit(&vals).unwrap()
+        } else {
+            q.submit(&dev, &vals).unwrap()
+        };
+    }
+    dev.wait_timeline(last).unwrap();
+    for (r, ((x, y), bs)) in inputs.iter().zip(&bufs).enumerate() {
+        let got = floats(&read(&bs[3], n as usize));
+        for i in 0..n as usize {
+            assert_eq!(got[i], 3.0f32.mul_add(x[i] + y[i], 1.0), "run {r}, element {i}");
+        }
+    }
+    // An unbound variable is an error and sends nothing.
+    let (_, before) = dev.timeline();
+    let mut partial = Bindings::new();
+    partial.buffer(&a, &bufs[0][0]);
+    let e = bound.submit(&partial).unwrap_err().to_string();
+    assert!(e.contains("variable b is not bound"), "{e}");
+    assert!(q.submit(&dev, &partial).is_err());
+    assert_eq!(dev.timeline().1, before);
+}
+
+/// Grid and workgroup sizes as symbols, every x, y, z of each in 1..=3: the kernel
+/// sees the sizes (hidden arguments and dispatch packet) and covers the grid.
+#[test]
+fn grid_and_workgroup_sizes_as_symbols() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, DIMS3D, "dims3d").unwrap();
+    let g: [Var; 3] = [Var::new("gx"), Var::new("gy"), Var::new("gz")];
+    let l: [Var; 3] = [Var::new("lx"), Var::new("ly"), Var::new("lz")];
+    let out = Var::new("out");
+    let mut q = dev.compute_queue();
+    let dims = SymDims::new([&g[0], &g[1], &g[2]], [&l[0], &l[1], &l[2]]);
+    q.exec(&prg, &KernArgs::new().buffer_sym(&out), dims).unwrap();
+    let bound = dev.bind(&q).unwrap();
+    let buf = host(&dev, &[0; 9 * 9 * 9 + 2]);
+    let mut runs = 0;
+    for gi in 0..27u32 {
+        for li in 0..27u32 {
+            let gs = [gi % 3 + 1, gi / 3 % 3 + 1, gi / 9 + 1];
+            let ls = [li % 3 + 1, li / 3 % 3 + 1, li / 9 + 1];
+            let size = [gs[0] * ls[0], gs[1] * ls[1], gs[2] * ls[2]];
+            let n = (size[0] * size[1] * size[2]) as usize;
+            buf.write(0, &vec![0u8; (n + 2) * 4]).unwrap();
+            let mut vals = Bindings::new();
+            vals.buffer(&out, &buf);
+            for i in 0..3 {
+                vals.set(&g[i], gs[i] as u64).set(&l[i], ls[i] as u64);
+            }
+            let v = if (gi + li) % 2 == 0 {
+                bound.submit(&vals).unwrap()
+            } else {
+                q.submit(&dev, &vals).unwrap()
+            };
+            dev.wait_timeline(v).unwrap();
+            let got = read(&buf, n + 2);
+            for z in 0..size[2] {
+                for y in 0..size[1] {
+                    for x in 0..size[0] {
+                        let i = ((z * size[1] + y) * size[0] + x) as usize;
+                        assert_eq!(
+                            got[i],
+                            x | y << 8 | z << 16 | 1 << 24,
+                            "grid {gs:?} workgroup {ls:?} at {x},{y},{z}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(
+                got[n],
+                ls[0] | ls[1] << 8 | ls[2] << 16,
+                "workgroup size seen, grid {gs:?} workgroup {ls:?}"
+            );
+            assert_eq!(got[n + 1], size[0] | size[1] << 8 | size[2] << 16, "grid size seen");
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 729);
+    // Values the fields cannot hold, or the kernel refuses: errors at submit, nothing sent.
+    let (_, before) = dev.timeline();
+    let mut vals = Bindings::new();
+    vals.buffer(&out, &buf);
+    for i in 0..3 {
+        vals.set(&g[i], 1).set(&l[i], 1);
+    }
+    vals.set(&l[0], 16).set(&l[1], 16).set(&l[2], 2);
+    let e = bound.submit(&vals).unwrap_err().to_string();
+    assert!(
+        e.contains("512 work-items per workgroup, the kernel allows at most 256"),
+        "{e}"
+    );
+    vals.set(&l[1], 1).set(&l[2], 1).set(&l[0], 1 << 16);
+    let e = bound.submit(&vals).unwrap_err().to_string();
+    assert!(e.contains("workgroup size does not fit 16 bits"), "{e}");
+    vals.set(&l[0], 1).set(&g[2], 1 << 32);
+    let e = q.submit(&dev, &vals).unwrap_err().to_string();
+    assert!(e.contains("grid size does not fit 32 bits"), "{e}");
+    vals.set(&g[2], 1).set(&g[0], 0);
+    assert!(bound.submit(&vals).is_err());
+    vals.set(&g[0], 1 << 24).set(&l[0], 256);
+    let e = bound.submit(&vals).unwrap_err().to_string();
+    assert!(e.contains("grid × workgroup does not fit 32 bits"), "{e}");
+    assert_eq!(dev.timeline().1, before);
+}
+
+#[test]
+fn copies_with_symbolic_source_and_destination() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let (src, dst, len) = (Var::new("src"), Var::new("dst"), Var::new("len"));
+    // 64 MiB: sixteen 4 MiB packets, each addressed from the symbols.
+    let big = 64usize << 20;
+    let mut q = dev.copy_queue();
+    q.copy(&dst, &src, big).unwrap();
+    assert_eq!(q.dwords().len(), 16 * 7);
+    let bound = dev.bind_copy(&q).unwrap();
+    let a = dev.alloc(big, BufferKind::Host).unwrap();
+    let b = dev.alloc(big, BufferKind::Host).unwrap();
+    let c = dev.alloc(big, BufferKind::Host).unwrap();
+    let pattern: Vec<u8> = bytes_of(&rand_u32(big / 4, 9));
+    a.write(0, &pattern).unwrap();
+    // a -> b (bound), then b -> c (direct).
+    let v = bound.submit(&Bindings::from([(&src, a.va()), (&dst, b.va())])).unwrap();
+    dev.wait_timeline(v).unwrap();
+    let v = q
+        .submit(&dev, &Bindings::from([(&src, b.va()), (&dst, c.va())]))
+        .unwrap();
+    dev.wait_timeline(v).unwrap();
+    let mut got = vec![0u8; big];
+    c.read(0, &mut got).unwrap();
+    assert!(got == pattern, "every packet moved its 4 MiB");
+
+    // A symbolic size: one packet of up to 4 MiB.
+    let mut q = dev.copy_queue();
+    q.copy(Sym::from(&dst) + 8u32, &src, Sym::from(&len) * 4u32).unwrap();
+    let bound = dev.bind_copy(&q).unwrap();
+    for (k, n) in [5u64, 1000, 1 << 20].into_iter().enumerate() {
+        let mut vals = Bindings::new();
+        vals.set(&src, a.va() + k as u64 * 64).set(&dst, b.va()).set(&len, n);
+        b.write(0, &vec![0u8; (n as usize + 4) * 4]).unwrap();
+        dev.wait_timeline(bound.submit(&vals).unwrap()).unwrap();
+        let mut got = vec![0u8; n as usize * 4 + 16];
+        b.read(0, &mut got).unwrap();
+        let from = k * 64;
+        assert_eq!(
+            &got[8..8 + n as usize * 4],
+            &pattern[from..from + n as usize * 4],
+            "size {n}"
+        );
+        assert_eq!(&got[8 + n as usize * 4..], &[0u8; 8], "nothing past the size");
+    }
+    // Past one packet, or zero: refused at submit.
+    let mut vals = Bindings::from([(&src, a.va()), (&dst, b.va()), (&len, (4 << 20) / 4 + 1)]);
+    let e = bound.submit(&vals).unwrap_err().to_string();
+    assert!(
+        e.contains("copy size = 4194308 does not fit its field (1..=4194304)"),
+        "{e}"
+    );
+    vals.set(&len, 0);
+    assert!(bound.submit(&vals).is_err());
+}
+
+#[test]
+fn waits_and_signals_with_symbolic_values_and_addresses() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let (gate, done) = (dev.new_signal(0).unwrap(), dev.new_signal(0).unwrap());
+    let (wa, wv, sa, sv) = (
+        Var::new("wait_at"),
+        Var::new("wait_for"),
+        Var::new("signal_at"),
+        Var::new("value"),
+    );
+    let mut cq = dev.compute_queue();
+    cq.wait_addr(&wa, &wv).signal_addr(&sa, Sym::from(&sv) * 2u32, None);
+    let mut sq = dev.copy_queue();
+    sq.wait_addr(&wa, Sym::from(&wv) + 1u32).signal_addr(&sa, &sv, None);
+    let (bc, bs) = (dev.bind(&cq).unwrap(), dev.bind_copy(&sq).unwrap());
+    for round in 1..=5u64 {
+        let mut vals = Bindings::new();
+        vals.set(&wa, gate.addr())
+            .set(&wv, 10 * round)
+            .set(&sa, done.addr())
+            .set(&sv, 100 * round);
+        // Compute: waits for gate >= 10r, then done = 200r.
+        let v = if round % 2 == 0 {
+            bc.submit(&vals).unwrap()
+        } else {
+            cq.submit(&dev, &vals).unwrap()
+        };
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(done.value(), 100 * (round - 1), "still waiting for the gate");
+        gate.set(10 * round).unwrap();
+        dev.wait_timeline(v).unwrap();
+        assert_eq!(done.value(), 200 * round);
+        // Copy: waits for gate >= 10r + 1, then done = 100r.
+        let v = if round % 2 == 0 {
+            bs.submit(&vals).unwrap()
+        } else {
+            sq.submit(&dev, &vals).unwrap()
+        };
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(done.value(), 200 * round);
+        gate.set(10 * round + 1).unwrap();
+        dev.wait_timeline(v).unwrap();
+        assert_eq!(done.value(), 100 * round);
+    }
+}
+
+/// A graph of 12 launches and 2 copies over both engines, replayed 1000 times back to
+/// back with new input and output buffers and a new element count each time.
+#[test]
+fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let n_max = 64u32;
+    let bytes = n_max as usize * 4;
+    let (input, output, n) = (Var::new("input"), Var::new("output"), Var::new("n"));
+    let a = dev.alloc(bytes, BufferKind::Device).unwrap();
+    let c = dev.alloc(bytes, BufferKind::Device).unwrap();
+    let dims = SymDims::new([1, 1, 1], [256, 1, 1]);
+    let mut g = Graph::new();
+    let load = g.copy(&dev, a.va(), &input, bytes, &[]).unwrap();
+    // c = a + a, then ten times c = c + a (c = 12a), then c = 0.5 a + c.
+    let mut last = g
+        .exec(
+            &vadd,
+            &KernArgs::new().buffer(&a).buffer(&a).buffer(&c).sym_u32(&n),
+            dims.clone(),
+            &[load],
+        )
+        .unwrap();
+    for _ in 0..10 {
+        last = g
+            .exec(
+                &vadd,
+                &KernArgs::new().buffer(&c).buffer(&a).buffer(&c).sym_u32(&n),
+                dims.clone(),
+                &[],
+            )
+            .unwrap();
+    }
+    last = g
+        .exec(
+            &saxpy,
+            &KernArgs::new().buffer(&a).buffer(&c).f32(0.5).sym_u32(&n),
+            dims,
+            &[last],
+        )
+        .unwrap();
+    g.copy(&dev, &output, c.va(), bytes, &[last]).unwrap();
+    assert_eq!(g.len(), 14);
+    let g = g.bind().unwrap();
+    let mut vars: Vec<String> = g.vars().iter().map(|v| v.name().to_string()).collect();
+    vars.sort();
+    assert_eq!(vars, ["input", "n", "output"]);
+    let runs = 1000usize;
+    let ins = dev.alloc(runs * bytes, BufferKind::Host).unwrap();
+    let outs = dev.alloc(runs * bytes, BufferKind::Host).unwrap();
+    let data: Vec<u32> = rand_u32(runs * n_max as usize, 77)
+        .iter()
+        .map(|&v| (v % 1024) as f32)
+        .map(f32::to_bits)
+        .collect();
+    ins.write(0, &bytes_of(&data)).unwrap();
+    outs.write(0, &vec![0xffu8; runs * bytes]).unwrap();
+    let counts: Vec<u32> = (0..runs as u32).map(|r| r % n_max + 1).collect();
+    let mut vals = Bindings::new();
+    let mut ends = Vec::new();
+    for (r, &count) in counts.iter().enumerate() {
+        vals.set(&input, ins.va() + (r * bytes) as u64)
+            .set(&output, outs.va() + (r * bytes) as u64)
+            .set(&n, count as u64);
+        ends = g.replay(&vals).unwrap();
+    }
+    dev.wait_timeline(ends[0]).unwrap();
+    let got = floats(&read(&outs, runs * n_max as usize));
+    let x = floats(&data);
+    for (r, &count) in counts.iter().enumerate() {
+        for i in 0..count as usize {
+            let k = r * n_max as usize + i;
+            assert_eq!(got[k], 0.5f32.mul_add(x[k], 12.0 * x[k]), "replay {r}, element {i}");
+        }
+    }
+}
+
+/// Two GPUs: GPU 0 adds, its copy engine moves the result into GPU 1's memory, GPU 1
+/// adds again; replayed with new inputs.
+#[test]
+fn a_graph_over_two_devices_with_a_peer_copy() {
+    let (_m, p) = platform(2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let v0 = Program::load(&d0, VADD, "vadd").unwrap();
+    let v1 = Program::load(&d1, VADD, "vadd").unwrap();
+    let n = 500u32;
+    let bytes = n as usize * 4;
+    let x = Var::new("x");
+    let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
+    let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
+    let o1 = d1.alloc(bytes, BufferKind::Host).unwrap();
+    d0.map_peer(&r1).unwrap();
+    let mut g = Graph::new();
+    let k0 = g
+        .exec(
+            &v0,
+            &KernArgs::new().buffer_sym(&x).buffer_sym(&x).buffer(&s0).u32(n),
+            groups(n),
+            &[],
+        )
+        .unwrap();
+    let cp = g.copy(&d0, r1.va(), s0.va(), bytes, &[k0]).unwrap();
+    g.exec(
+        &v1,
+        &KernArgs::new().buffer(&r1).buffer(&r1).buffer(&o1).u32(n),
+        groups(n),
+        &[cp],
+    )
+    .unwrap();
+    let g = g.bind().unwrap();
+    assert_eq!(g.devices().len(), 2);
+    let lists = g.lists();
+    assert_eq!(
+        lists.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(),
+        [(0, false), (0, true), (1, false)]
+    );
+    for round in 0..5u32 {
+        let data: Vec<f32> = rand_u32(n as usize, round + 40)
+            .iter()
+            .map(|&v| (v % 100) as f32)
+            .collect();
+        let xb = host(&d0, &f32_words(&data));
+        let ends = g.replay(&Bindings::from([(&x, xb.va())])).unwrap();
+        d1.wait_timeline(ends[1]).unwrap();
+        d0.wait_timeline(ends[0]).unwrap();
+        let got = floats(&read(&o1, n as usize));
+        for i in 0..n as usize {
+            assert_eq!(got[i], 4.0 * data[i], "round {round}, element {i}");
+        }
+    }
+}
+
+#[test]
+fn a_bound_replay_of_a_kernel_that_needs_scratch() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, PRIVATE_O0, "private_array").unwrap();
+    assert!(prg.info().descriptor.private_segment_size >= 160);
+    let (idx, out, n) = (Var::new("idx"), Var::new("out"), Var::new("n"));
+    let mut q = dev.compute_queue();
+    let dims = SymDims::new([(Sym::from(&n) + 255u32) / 256u32, 1.into(), 1.into()], [256, 1, 1]);
+    q.exec(
+        &prg,
+        &KernArgs::new().buffer_sym(&idx).buffer_sym(&out).sym_u32(&n),
+        dims,
+    )
+    .unwrap();
+    let bound = dev.bind(&q).unwrap();
+    for (r, count) in [700usize, 33, 256].into_iter().enumerate() {
+        let ix = rand_u32(count, 14 + r as u32);
+        let (bi, bo) = (host(&dev, &ix), host(&dev, &vec![0; count]));
+        let vals = Bindings::from([(&idx, bi.va()), (&out, bo.va()), (&n, count as u64)]);
+        dev.wait_timeline(bound.submit(&vals).unwrap()).unwrap();
+        let got = read(&bo, count);
+        for i in 0..count {
+            let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
+            let j = (ix[i] % 40) as usize;
+            tbl[(j * 7) % 40] += j as u32;
+            assert_eq!(got[i], tbl[j] + tbl[(j + 3) % 40], "run {r}, element {i}");
+        }
+    }
+}
+
+/// A launch through the word API still goes through the checked path, and a list
+/// recorded for one family is refused by another.
+#[test]
+fn misuse_of_recorded_lists_is_refused() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, GRID3D, "grid3d").unwrap();
+    let b = host(&dev, &[0; 64]);
+    let mut q = dev.compute_queue();
+    q.exec(
+        &prg,
+        &KernArgs::new().buffer(&b).u32(4).u32(4).u32(4),
+        SymDims::new([1, 1, 1], [8, 4, 2]),
+    )
+    .unwrap();
+    // A list with kernel arguments cannot go through the raw, unordered submit.
+    assert!(matches!(dev.submit_compute(&q), Err(HcqError::InvalidArgument(_))));
+    let mut other = amd_hcq::ComputeQueue::new(amd_packets::GfxTarget::Gfx103);
+    assert!(
+        other
+            .exec(
+                &prg,
+                &KernArgs::new().buffer(&b).u32(4).u32(4).u32(4),
+                SymDims::new([1, 1, 1], [8, 4, 2])
+            )
+            .is_err()
+    );
+    other.wait_addr(0x1000u64, 1);
+    assert!(other.submit(&dev, &Bindings::new()).is_err());
+    assert!(dev.bind(&other).is_err());
+}
