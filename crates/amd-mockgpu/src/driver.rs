@@ -112,7 +112,9 @@ pub(crate) struct GpuState {
     pub(crate) vram_used: u64,
     pub(crate) vm_fd: Option<i32>,
     pub(crate) doorbell_page: Option<u64>,
-    pub(crate) next_doorbell: u32,
+    /// Doorbell slots of live queues (KFD's doorbell bitmap: the lowest free slot is
+    /// taken, and a destroyed queue's slot is free again).
+    pub(crate) doorbells_used: BTreeSet<u32>,
     /// GPU mappings: va → (size, handle).
     pub(crate) mapped: BTreeMap<u64, (u64, u64)>,
     pub(crate) last_fault: Option<MemoryFault>,
@@ -202,7 +204,7 @@ impl Driver {
                 vram_used: 0,
                 vm_fd: None,
                 doorbell_page: None,
-                next_doorbell: 0,
+                doorbells_used: BTreeSet::new(),
                 mapped: BTreeMap::new(),
                 last_fault: None,
             })
@@ -558,11 +560,11 @@ impl Driver {
             return Err(Errno::EINVAL);
         }
         let gpu = &mut self.gpus[g];
-        if gpu.next_doorbell as u64 * 8 >= DOORBELL_PAGE_BYTES {
-            return Err(Errno::ENOSPC);
-        }
-        let index = gpu.next_doorbell;
-        gpu.next_doorbell += 1;
+        let slots = (DOORBELL_PAGE_BYTES / 8) as u32;
+        let index = (0..slots)
+            .find(|i| !gpu.doorbells_used.contains(i))
+            .ok_or(Errno::ENOSPC)?;
+        gpu.doorbells_used.insert(index);
         let doorbell_page = gpu.doorbell_page;
         let id = self.next_queue_id;
         self.next_queue_id += 1;
@@ -620,6 +622,16 @@ impl Driver {
                 percentage_priority: (a.queue_percentage, a.queue_priority),
             },
         );
+        Ok(())
+    }
+
+    /// DESTROY_QUEUE's bookkeeping: forgets the queue and frees its doorbell slot.
+    pub(crate) fn destroy_queue(&mut self, id: u32) -> R<()> {
+        let q = self.queues.remove(&id).ok_or(Errno::EINVAL)?;
+        self.execs.remove(&id);
+        if let Some(g) = self.gpus.get_mut(q.gpu) {
+            g.doorbells_used.remove(&q.doorbell_index);
+        }
         Ok(())
     }
 

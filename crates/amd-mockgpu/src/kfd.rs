@@ -88,10 +88,9 @@ impl MockSys {
                 arg.copy_from_slice(a.as_bytes());
             }
             r if r == AMDKFD_IOC_CREATE_QUEUE.request => with_arg(arg, |a| d.create_queue(a))?,
-            r if r == AMDKFD_IOC_DESTROY_QUEUE.request => with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| {
-                d.execs.remove(&a.queue_id);
-                d.queues.remove(&a.queue_id).map(|_| ()).ok_or(Errno::EINVAL)
-            })?,
+            r if r == AMDKFD_IOC_DESTROY_QUEUE.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| d.destroy_queue(a.queue_id))?
+            }
             r if r == AMDKFD_IOC_UPDATE_QUEUE.request => with_arg(arg, |a| d.update_queue(a))?,
             r if r == AMDKFD_IOC_SET_CU_MASK.request => with_arg(arg, |a: &mut kfd_ioctl_set_cu_mask_args| {
                 if a.num_cu_mask == 0 || a.num_cu_mask % 32 != 0 {
