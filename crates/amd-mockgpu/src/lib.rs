@@ -335,6 +335,21 @@ impl MockSys {
         self.driver.lock().execs.get(&id).map(|q| q.state())
     }
 
+    /// Why the stopped queues of GPU `index` stopped, one line per queue, in queue
+    /// order: `queue 3 stopped: memory fault writing 0x7f0000000000 (page not
+    /// present) in kernel at 0x7f…: global_store_b32 […], DISPATCH_DIRECT at ring
+    /// dword 0x2c`. `amd-kfd` reads them through `Sys::stop_reasons` into
+    /// `KfdDevice::fault_report`.
+    pub fn stop_reasons(&self, index: usize) -> Vec<String> {
+        self.driver
+            .lock()
+            .execs
+            .values()
+            .filter(|q| q.gpu == index)
+            .filter_map(|q| q.stop_reason.clone())
+            .collect()
+    }
+
     /// Stops (`true`) or resumes (`false`) consumption of queue `id`, as a hung engine.
     pub fn hang_queue(&self, id: u32, hung: bool) -> bool {
         let mut d = self.driver.lock();

@@ -242,6 +242,11 @@ impl Sys for MockSys {
         }
     }
 
+    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
+        let index = self.driver.lock().gpu_index(gpu_id).ok();
+        index.map(|g| MockSys::stop_reasons(self, g)).unwrap_or_default()
+    }
+
     fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
         {
             let d = self.driver.lock();
