@@ -443,28 +443,96 @@ impl KfdDevice {
     /// What the driver knows of a fault: memory-fault and hardware-exception events,
     /// polled without waiting, as lines such as
     /// `MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0`.
-    /// Empty when neither fired.
+    /// Empty when neither fired. [`KfdDevice::fault_report`] gives the same events
+    /// whole (with the GPU and error type) and the transport's stop reasons; both
+    /// consume the events, so call one of them.
     pub fn hang_report(&self) -> Result<Vec<String>> {
+        let r = self.fault_report()?;
         let mut report = Vec::new();
-        if let Some(ev) = self.mem_fault_event.wait(0)? {
-            let m = ev.memory_exception_data;
-            if m.gpu_id != 0 {
-                let f = m.failure;
-                report.push(format!(
-                    "MMU fault: 0x{:X} | NotPresent={} ReadOnly={} NoExecute={} imprecise={}",
-                    m.va, f.NotPresent, f.ReadOnly, f.NoExecute, f.imprecise
-                ));
-            }
+        if let Some(m) = &r.memory {
+            report.push(FaultReport::memory_line(m));
         }
-        if let Some(ev) = self.hw_fault_event.wait(0)? {
-            let h = ev.hw_exception_data();
-            if h.gpu_id != 0 {
-                report.push(format!(
-                    "HW fault: reset_type={} reset_cause={} memory_lost={} gpu_id={}",
-                    h.reset_type, h.reset_cause, h.memory_lost, h.gpu_id
-                ));
-            }
+        if let Some(h) = &r.hw {
+            report.push(FaultReport::hw_line(h));
         }
         Ok(report)
+    }
+
+    /// The fault events of this GPU (polled without waiting) with all their data,
+    /// and the transport's account of why its queues stopped
+    /// ([`Sys::stop_reasons`]: the mock names the packet or instruction; the real
+    /// driver has no such channel and gives none).
+    pub fn fault_report(&self) -> Result<FaultReport> {
+        let memory = self
+            .mem_fault_event
+            .wait(0)?
+            .map(|ev| ev.memory_exception_data)
+            .filter(|m| m.gpu_id != 0);
+        let hw = self
+            .hw_fault_event
+            .wait(0)?
+            .map(|ev| ev.hw_exception_data())
+            .filter(|h| h.gpu_id != 0);
+        let stop_reasons = self.shared.process.sys.stop_reasons(self.gpu_id());
+        Ok(FaultReport {
+            memory,
+            hw,
+            stop_reasons,
+        })
+    }
+}
+
+/// A GPU's fault events and the transport's stop reasons
+/// ([`KfdDevice::fault_report`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FaultReport {
+    /// The memory-exception event's data (`kfd_hsa_memory_exception_data`), if it
+    /// fired: address, GPU, failure bits, error type.
+    pub memory: Option<kfd_hsa_memory_exception_data>,
+    /// The hardware-exception event's data, if it fired.
+    pub hw: Option<kfd_hsa_hw_exception_data>,
+    /// Why queues stopped, where the transport knows (the mock does; the kernel
+    /// driver does not say).
+    pub stop_reasons: Vec<String>,
+}
+
+impl FaultReport {
+    fn memory_line(m: &kfd_hsa_memory_exception_data) -> String {
+        let f = m.failure;
+        format!(
+            "MMU fault: 0x{:X} | NotPresent={} ReadOnly={} NoExecute={} imprecise={}",
+            m.va, f.NotPresent, f.ReadOnly, f.NoExecute, f.imprecise
+        )
+    }
+
+    fn hw_line(h: &kfd_hsa_hw_exception_data) -> String {
+        format!(
+            "HW fault: reset_type={} reset_cause={} memory_lost={} gpu_id={}",
+            h.reset_type, h.reset_cause, h.memory_lost, h.gpu_id
+        )
+    }
+
+    /// Whether nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        self.memory.is_none() && self.hw.is_none() && self.stop_reasons.is_empty()
+    }
+
+    /// One line per item: the memory fault (with its GPU and error type), the
+    /// hardware exception, then each stop reason.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(m) = &self.memory {
+            out.push(format!(
+                "{} gpu_id={} ErrorType={}",
+                Self::memory_line(m),
+                m.gpu_id,
+                m.ErrorType
+            ));
+        }
+        if let Some(h) = &self.hw {
+            out.push(Self::hw_line(h));
+        }
+        out.extend(self.stop_reasons.iter().cloned());
+        out
     }
 }

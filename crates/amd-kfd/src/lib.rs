@@ -26,7 +26,7 @@ mod raw;
 pub mod sys;
 pub mod topology;
 
-pub use device::{DOORBELL_MAP_SIZE, EVENT_PAGE_SIZE, KFD_PATH, Kfd, KfdDevice, KfdEvent};
+pub use device::{DOORBELL_MAP_SIZE, EVENT_PAGE_SIZE, FaultReport, KFD_PATH, Kfd, KfdDevice, KfdEvent};
 pub use error::{KfdError, Result};
 pub use memory::{KfdMemory, MemoryKind, PAGE_SIZE};
 pub use queue::{CwsrSizes, EOP_BUFFER_SIZE, KfdQueue, QueueKind};

@@ -178,6 +178,15 @@ pub trait Sys: Send + Sync {
     fn doorbell_written(&self, addr: usize) {
         let _ = addr;
     }
+
+    /// Why the queues of GPU `gpu_id` stopped, one line each, naming the packet or
+    /// instruction, where the implementation knows (an emulated GPU does). The kernel
+    /// driver reports faults only through its events, so the real implementation
+    /// returns nothing.
+    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
+        let _ = gpu_id;
+        Vec::new()
+    }
 }
 
 /// The real operating system.

@@ -454,7 +454,7 @@ fn hang_report_reads_the_fault_events() {
     assert_eq!(
         report,
         [format!(
-            "HW fault: reset_type=0 reset_cause=0 memory_lost=0 gpu_id={}",
+            "HW fault: reset_type=0 reset_cause=0 memory_lost=1 gpu_id={}",
             dev.gpu_id()
         )]
     );

@@ -2,11 +2,16 @@
 //! validation and errno values.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use amd_kfd::abi::*;
 use nix::errno::Errno;
+use parking_lot::{Mutex, RwLock};
 
+use crate::hw::SharedExecutor;
+use crate::hw::mem::{AddressSpace, Mapped};
 use crate::profile::GpuProfile;
 use crate::ranges::RangeSet;
 
@@ -30,11 +35,16 @@ pub(crate) enum FdKind {
     Host(i32),
 }
 
-/// A memory fault recorded for the hang report.
+/// A memory fault: what the driver's memory-exception event carries
+/// (`kfd_hsa_memory_exception_data`), plus whether the access was a write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MemoryFault {
-    /// Faulting address.
+    /// Faulting address (the exact byte; hardware reports its page).
     pub va: u64,
+    /// The access was a write. KFD's event data has no such field (only `ReadOnly`
+    /// implies a write), so it reaches the caller only through the mock's stop
+    /// reasons ([`crate::MockSys::stop_reasons`]).
+    pub write: bool,
     /// Page not present.
     pub not_present: bool,
     /// Write to a read-only page.
@@ -102,8 +112,6 @@ pub(crate) struct GpuState {
     pub(crate) target: Option<amd_packets::GfxTarget>,
     /// Registers written by waits (the HDP flush handshake).
     pub(crate) regs: BTreeMap<u32, u32>,
-    /// Addresses that fault even where mapped (fault injection).
-    pub(crate) fault_addrs: BTreeSet<u64>,
     /// Set when a doorbell rings or another engine wrote memory; cleared by the
     /// device thread before it looks at the queues.
     pub(crate) kick: bool,
@@ -112,10 +120,12 @@ pub(crate) struct GpuState {
     pub(crate) vram_used: u64,
     pub(crate) vm_fd: Option<i32>,
     pub(crate) doorbell_page: Option<u64>,
-    pub(crate) next_doorbell: u32,
-    /// GPU mappings: va → (size, handle).
-    pub(crate) mapped: BTreeMap<u64, (u64, u64)>,
+    /// Doorbell slots of live queues (KFD's doorbell bitmap: the lowest free slot is
+    /// taken, and a destroyed queue's slot is free again).
+    pub(crate) doorbells_used: BTreeSet<u32>,
     pub(crate) last_fault: Option<MemoryFault>,
+    /// The queue whose long operation started last (round robin between queues).
+    pub(crate) last_long: u32,
 }
 
 /// Faults to inject into the next calls.
@@ -130,12 +140,17 @@ pub(crate) const DISPATCH_LOG_LIMIT: usize = 1 << 16;
 
 pub(crate) struct Driver {
     pub(crate) execs: BTreeMap<u32, crate::hw::QueueExec>,
-    pub(crate) kernels: Box<dyn crate::hw::KernelExecutor>,
+    /// The kernel executor of each GPU.
+    pub(crate) kernels: Vec<SharedExecutor>,
+    /// The long operation running on a GPU (with the driver lock released): its
+    /// queue and the flag that stops it.
+    pub(crate) running: BTreeMap<usize, (u32, Arc<AtomicBool>)>,
+    /// GPU mappings and host mappings, locked apart from the driver (engines read
+    /// them without the driver lock); the driver changes them holding both.
+    pub(crate) space: Arc<RwLock<AddressSpace>>,
     pub(crate) dispatch_log: VecDeque<crate::hw::DispatchInfo>,
     /// An event fired since waiters were last woken.
     pub(crate) events_dirty: bool,
-    /// Host mappings the mock made that are readable and writable.
-    pub(crate) accessible: RangeSet,
     pub(crate) shutdown: bool,
     pub(crate) gpus: Vec<GpuState>,
     pub(crate) cpu_node: bool,
@@ -194,7 +209,6 @@ impl Driver {
                     .prop("gfx_target_version")
                     .and_then(|v| amd_packets::GfxTarget::from_version(v as u32).ok()),
                 regs: BTreeMap::new(),
-                fault_addrs: BTreeSet::new(),
                 kick: false,
                 profile,
                 // KFD's ids look like hashes; distinct and non-zero is what matters.
@@ -202,17 +216,24 @@ impl Driver {
                 vram_used: 0,
                 vm_fd: None,
                 doorbell_page: None,
-                next_doorbell: 0,
-                mapped: BTreeMap::new(),
+                doorbells_used: BTreeSet::new(),
                 last_fault: None,
+                last_long: 0,
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let n = gpus.len();
         Driver {
             execs: BTreeMap::new(),
-            kernels: Box::new(crate::rdna3::Rdna3Executor::default()),
+            kernels: (0..n)
+                .map(|_| {
+                    let exec: Box<dyn crate::hw::KernelExecutor> = Box::new(crate::rdna3::Rdna3Executor::default());
+                    Arc::new(Mutex::new(exec))
+                })
+                .collect(),
+            running: BTreeMap::new(),
+            space: Arc::new(RwLock::new(AddressSpace::new(n))),
             dispatch_log: VecDeque::new(),
             events_dirty: false,
-            accessible: RangeSet::default(),
             shutdown: false,
             gpus,
             cpu_node,
@@ -354,14 +375,24 @@ impl Driver {
             let r = (|| {
                 let g = self.gpu_with_vm(id)?;
                 let obj = self.handles.get_mut(&handle).ok_or(Errno::EINVAL)?;
+                // Exclusive: no engine is between a check and its access meanwhile.
+                let mut space = self.space.write();
+                let gpu = space.gpus.get_mut(g).ok_or(Errno::EINVAL)?;
                 if map {
                     obj.mapped_on.insert(g);
-                    self.gpus[g].mapped.insert(obj.va, (obj.size, handle));
+                    let writable = obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE != 0;
+                    gpu.mapped.insert(
+                        obj.va,
+                        Mapped {
+                            size: obj.size,
+                            writable,
+                        },
+                    );
                 } else {
                     if !obj.mapped_on.remove(&g) {
                         return Err(Errno::EINVAL);
                     }
-                    self.gpus[g].mapped.remove(&obj.va);
+                    gpu.mapped.remove(&obj.va);
                 }
                 Ok(())
             })();
@@ -463,7 +494,8 @@ impl Driver {
             ev.data.set_hw_exception_data(kfd_hsa_hw_exception_data {
                 reset_type: KFD_HW_EXCEPTION_WHOLE_GPU_RESET,
                 reset_cause,
-                memory_lost: 0,
+                // kfd_signal_reset_event: a whole-GPU reset loses VRAM.
+                memory_lost: 1,
                 gpu_id,
             });
             ev.signaled = true;
@@ -499,16 +531,6 @@ impl Driver {
             }
         }
         Ok(done)
-    }
-
-    /// Whether `[addr, addr + len)` lies in memory mapped to GPU `g`.
-    pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
-        let Some(end) = addr.checked_add(len) else { return false };
-        self.gpus[g]
-            .mapped
-            .range(..=addr)
-            .next_back()
-            .is_some_and(|(&va, &(size, _))| end <= va + size)
     }
 
     pub(crate) fn create_queue(&mut self, a: &mut kfd_ioctl_create_queue_args) -> R<()> {
@@ -558,11 +580,11 @@ impl Driver {
             return Err(Errno::EINVAL);
         }
         let gpu = &mut self.gpus[g];
-        if gpu.next_doorbell as u64 * 8 >= DOORBELL_PAGE_BYTES {
-            return Err(Errno::ENOSPC);
-        }
-        let index = gpu.next_doorbell;
-        gpu.next_doorbell += 1;
+        let slots = (DOORBELL_PAGE_BYTES / 8) as u32;
+        let index = (0..slots)
+            .find(|i| !gpu.doorbells_used.contains(i))
+            .ok_or(Errno::ENOSPC)?;
+        gpu.doorbells_used.insert(index);
         let doorbell_page = gpu.doorbell_page;
         let id = self.next_queue_id;
         self.next_queue_id += 1;
@@ -599,6 +621,8 @@ impl Driver {
                 hung: false,
                 delay: std::time::Duration::ZERO,
                 not_before: None,
+                in_flight: None,
+                stop_reason: None,
             },
         );
         self.queues.insert(
@@ -620,6 +644,29 @@ impl Driver {
                 percentage_priority: (a.queue_percentage, a.queue_priority),
             },
         );
+        Ok(())
+    }
+
+    /// DESTROY_QUEUE's bookkeeping: forgets the queue and frees its doorbell slot.
+    /// Whether queue `id` has a long operation running.
+    pub(crate) fn is_running(&self, id: u32) -> bool {
+        self.running.values().any(|(qid, _)| *qid == id)
+    }
+
+    pub(crate) fn destroy_queue(&mut self, id: u32) -> R<()> {
+        let q = self.queues.remove(&id).ok_or(Errno::EINVAL)?;
+        self.execs.remove(&id);
+        // A long operation of the queue stops at its next slice; the ioctl waits
+        // for that (as KFD waits for the queue's preemption).
+        for (qid, stop) in self.running.values() {
+            if *qid == id {
+                // Release: pairs with the engine's Acquire load between slices.
+                stop.store(true, Ordering::Release);
+            }
+        }
+        if let Some(g) = self.gpus.get_mut(q.gpu) {
+            g.doorbells_used.remove(&q.doorbell_index);
+        }
         Ok(())
     }
 

@@ -88,10 +88,20 @@ impl MockSys {
                 arg.copy_from_slice(a.as_bytes());
             }
             r if r == AMDKFD_IOC_CREATE_QUEUE.request => with_arg(arg, |a| d.create_queue(a))?,
-            r if r == AMDKFD_IOC_DESTROY_QUEUE.request => with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| {
-                d.execs.remove(&a.queue_id);
-                d.queues.remove(&a.queue_id).map(|_| ()).ok_or(Errno::EINVAL)
-            })?,
+            r if r == AMDKFD_IOC_DESTROY_QUEUE.request => {
+                {
+                    let mut id = 0;
+                    with_arg(arg, |a: &mut kfd_ioctl_destroy_queue_args| {
+                        id = a.queue_id;
+                        d.destroy_queue(a.queue_id)
+                    })?;
+                    // As KFD waits for the queue's preemption: its long operation stops at
+                    // the end of its slice. A kernel executor that never yields is not
+                    // waited for past the limit.
+                    let limit = Instant::now() + Duration::from_secs(2);
+                    while d.is_running(id) && !self.long_done.wait_until(&mut d, limit).timed_out() {}
+                }
+            }
             r if r == AMDKFD_IOC_UPDATE_QUEUE.request => with_arg(arg, |a| d.update_queue(a))?,
             r if r == AMDKFD_IOC_SET_CU_MASK.request => with_arg(arg, |a: &mut kfd_ioctl_set_cu_mask_args| {
                 if a.num_cu_mask == 0 || a.num_cu_mask % 32 != 0 {

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use amd_kfd::abi::*;
 use amd_kfd::sys::{HostSys, SysError, SysResult};
 use nix::errno::Errno;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use zerocopy::{FromBytes, IntoBytes};
 
 use driver::{Driver, FIRST_RENDER_MINOR};
@@ -135,6 +135,8 @@ pub enum ExecMode {
 pub struct Shared {
     pub(crate) driver: Mutex<Driver>,
     pub(crate) events_changed: Condvar,
+    /// Notified when a long operation ends (DESTROY_QUEUE waits for its queue's).
+    pub(crate) long_done: Condvar,
     pub(crate) gpu_wake: Vec<Condvar>,
     pub(crate) host: HostSys,
     pub(crate) mode: ExecMode,
@@ -149,7 +151,14 @@ impl std::ops::Deref for MockSys {
 
 impl Drop for MockSys {
     fn drop(&mut self) {
-        self.shared.driver.lock().shutdown = true;
+        {
+            let mut d = self.shared.driver.lock();
+            d.shutdown = true;
+            for (_, stop) in d.running.values() {
+                // Release: pairs with the engine's Acquire load between slices.
+                stop.store(true, std::sync::atomic::Ordering::Release);
+            }
+        }
         for cv in &self.shared.gpu_wake {
             cv.notify_all();
         }
@@ -166,9 +175,22 @@ pub const BLOCKED_POLL_MAX: Duration = Duration::from_millis(1);
 const BLOCKED_POLL_MIN: Duration = Duration::from_micros(20);
 
 impl Shared {
-    /// Runs GPU `g`'s queues with the driver locked, then wakes whoever that concerns.
-    pub(crate) fn run_locked(&self, d: &mut Driver, g: usize) -> hw::GpuRun {
-        let run = d.run_gpu(g);
+    /// Runs GPU `g`'s queues with the driver locked, and the long operation it
+    /// starts (a dispatch, a long copy) with the lock released; then wakes whoever
+    /// that concerns.
+    pub(crate) fn run_locked(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> hw::GpuRun {
+        let mut run = d.run_gpu(g);
+        if let Some(s) = run.started.take() {
+            let space = d.space.clone();
+            let kernels = d.kernels.get(g).cloned();
+            let result = MutexGuard::unlocked(d, || match &kernels {
+                Some(k) => hw::run_long(&space, k, &s),
+                None => Err(hw::Stop::Error("no kernel executor for this GPU".into())),
+            });
+            d.finish_long(&s, result);
+            self.long_done.notify_all();
+            run.progressed = true;
+        }
         if run.progressed {
             // This GPU's writes may release waits of the others.
             for (i, gpu) in d.gpus.iter_mut().enumerate() {
@@ -185,7 +207,7 @@ impl Shared {
     }
 
     /// Inline mode: runs every GPU until nothing moves.
-    pub(crate) fn run_all_inline(&self, d: &mut Driver) {
+    pub(crate) fn run_all_inline(&self, d: &mut MutexGuard<'_, Driver>) {
         loop {
             let mut progressed = false;
             for g in 0..d.gpus.len() {
@@ -256,6 +278,7 @@ impl MockSys {
         let shared = Arc::new(Shared {
             driver: Mutex::new(Driver::new(config.gpus, config.cpu_node)),
             events_changed: Condvar::new(),
+            long_done: Condvar::new(),
             gpu_wake: (0..n).map(|_| Condvar::new()).collect(),
             host: HostSys,
             mode: config.mode,
@@ -284,9 +307,22 @@ impl MockSys {
     }
 
     /// Replaces the kernel executor (the default is the RDNA3 interpreter,
-    /// [`Rdna3Executor`]; [`NoKernels`] records dispatches and runs nothing).
+    /// [`Rdna3Executor`]; [`NoKernels`] records dispatches and runs nothing). Each GPU
+    /// gets its own copy where the executor can [`KernelExecutor::fork`] one (GPUs then
+    /// run kernels at the same time), else they share it. A dispatch already running
+    /// finishes on the executor it started with.
     pub fn set_kernel_executor(&self, exec: Box<dyn KernelExecutor>) {
-        self.driver.lock().kernels = exec;
+        let mut d = self.driver.lock();
+        let n = d.kernels.len();
+        let mut forks: Vec<Box<dyn KernelExecutor>> = (1..n).map_while(|_| exec.fork()).collect();
+        let shared: hw::SharedExecutor = Arc::new(Mutex::new(exec));
+        d.kernels = (0..n)
+            .map(|g| match g {
+                0 => shared.clone(),
+                _ if forks.len() == n - 1 => Arc::new(Mutex::new(forks.remove(0))),
+                _ => shared.clone(),
+            })
+            .collect();
     }
 
     /// Every dispatch so far (the most recent 65536), oldest first.
@@ -297,6 +333,21 @@ impl MockSys {
     /// The engine's view of queue `id`.
     pub fn queue_state(&self, id: u32) -> Option<QueueState> {
         self.driver.lock().execs.get(&id).map(|q| q.state())
+    }
+
+    /// Why the stopped queues of GPU `index` stopped, one line per queue, in queue
+    /// order: `queue 3 stopped: memory fault writing 0x7f0000000000 (page not
+    /// present) in kernel at 0x7f…: global_store_b32 […], DISPATCH_DIRECT at ring
+    /// dword 0x2c`. `amd-kfd` reads them through `Sys::stop_reasons` into
+    /// `KfdDevice::fault_report`.
+    pub fn stop_reasons(&self, index: usize) -> Vec<String> {
+        self.driver
+            .lock()
+            .execs
+            .values()
+            .filter(|q| q.gpu == index)
+            .filter_map(|q| q.stop_reason.clone())
+            .collect()
     }
 
     /// Stops (`true`) or resumes (`false`) consumption of queue `id`, as a hung engine.
@@ -321,7 +372,8 @@ impl MockSys {
 
     /// Makes every access by GPU `index` that touches `addr` fault.
     pub fn fault_address(&self, index: usize, addr: u64) {
-        if let Some(g) = self.driver.lock().gpus.get_mut(index) {
+        let d = self.driver.lock();
+        if let Some(g) = d.space.write().gpus.get_mut(index) {
             g.fault_addrs.insert(addr);
         }
     }
@@ -362,7 +414,7 @@ impl MockSys {
         MockStats {
             open_fds: d.fds.len(),
             memory_handles: d.handles.len(),
-            gpu_mappings: d.gpus.iter().map(|g| g.mapped.len()).sum(),
+            gpu_mappings: d.space.read().gpus.iter().map(|g| g.mapped.len()).sum(),
             host_mappings: d.host_maps.len(),
             events: d.events.len(),
             queues: d.queues.len(),

@@ -119,22 +119,27 @@ impl Sys for MockSys {
             Some(FdKind::Host(_)) => return Err(e(Errno::ENODEV)),
         };
         d.host_maps.insert(got, got + len);
+        let mut space = d.space.write();
         if prot == Prot::None {
-            d.accessible.remove(got, got + len);
+            space.accessible.remove(got, got + len);
         } else {
-            d.accessible.insert(got, got + len);
+            space.accessible.insert(got, got + len);
         }
         Ok(got)
     }
 
     unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
-        // Take the driver lock first: engines access memory only while holding it, so
-        // none is inside this range when it goes.
+        // The driver lock, then the address space exclusively: engines access memory
+        // only under the shared lock, so none is inside this range when it goes, and
+        // later accesses find it gone (a memory fault).
         let mut d = self.driver.lock();
         let end = addr.saturating_add(len);
-        d.accessible.remove(addr, end);
-        // SAFETY: forwarded unchanged: this call's contract is the caller's.
-        unsafe { self.host.munmap(addr, len) }?;
+        {
+            let mut space = d.space.write();
+            space.accessible.remove(addr, end);
+            // SAFETY: forwarded unchanged: this call's contract is the caller's.
+            unsafe { self.host.munmap(addr, len) }?;
+        }
         d.host_maps.remove(addr, end);
         let end = end as u64;
         for g in d.gpus.iter_mut() {
@@ -235,6 +240,11 @@ impl Sys for MockSys {
         if let Some(g) = g {
             self.wake(g);
         }
+    }
+
+    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
+        let index = self.driver.lock().gpu_index(gpu_id).ok();
+        index.map(|g| MockSys::stop_reasons(self, g)).unwrap_or_default()
     }
 
     fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {

@@ -375,6 +375,13 @@ fn faults_hangs_and_garbage_stop_only_their_queue() {
         ["MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"]
     );
     assert_eq!(load_u32(&sig, 0), 0, "nothing after the fault ran");
+    let reason = m.queue_state(d.q.id()).unwrap().stop_reason.unwrap();
+    assert!(
+        reason.contains(
+            "memory fault writing 0x7f0012340000 (page not present) in SDMA_COPY_LINEAR dst = 0x7f0012340000"
+        ) && reason.contains("at ring dword 0x0"),
+        "{reason}"
+    );
 
     // An injected fault address inside mapped memory.
     m.fault_address(0, s + 0x100);
@@ -387,6 +394,7 @@ fn faults_hangs_and_garbage_stop_only_their_queue() {
             == QueueStatus::Faulted(MemoryFault {
                 va: s + 0x100,
                 not_present: true,
+                write: true,
                 ..Default::default()
             })
     });

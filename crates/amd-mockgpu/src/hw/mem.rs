@@ -2,64 +2,113 @@
 //! against the GPU's mappings (from the driver half) and against the host mappings
 //! that back them; only then is host memory touched.
 //!
-//! Accesses run with the driver lock held, and the mock's `munmap` takes that lock
-//! and drops GPU mappings of the range first, so checked memory cannot be unmapped
-//! while it is being read or written.
+//! The mappings live in an [`AddressSpace`] behind a read-write lock of its own,
+//! apart from the driver lock. Engines hold the shared lock for a bounded slice of
+//! work (a few packets, a slice of a copy, a thousand kernel instructions), and the
+//! driver takes the exclusive lock to change mappings: the mock's `munmap` removes
+//! the range from [`AddressSpace::accessible`] under it before the host memory goes,
+//! so checked memory cannot be unmapped while it is being read or written, and an
+//! access after a free is a memory fault. An [`AddressSpace`] exists only behind that
+//! lock (its constructor is crate-private and the driver owns the one instance).
 
 #![allow(unsafe_code)]
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-
-use amd_kfd::abi::KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
 
 use crate::MemoryFault;
 use crate::driver::Driver;
+use crate::ranges::RangeSet;
 
 /// Result of a checked access.
 pub type MemResult<T> = Result<T, MemoryFault>;
 
-fn not_present(va: u64) -> MemoryFault {
+/// A GPU mapping of a buffer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mapped {
+    pub(crate) size: u64,
+    pub(crate) writable: bool,
+}
+
+/// What one GPU may reach.
+#[derive(Debug, Default)]
+pub(crate) struct GpuSpace {
+    /// GPU mappings: va → mapping.
+    pub(crate) mapped: BTreeMap<u64, Mapped>,
+    /// Addresses that fault even where mapped (fault injection).
+    pub(crate) fault_addrs: BTreeSet<u64>,
+}
+
+/// Every GPU's mappings and the host mappings behind them.
+#[derive(Debug, Default)]
+pub(crate) struct AddressSpace {
+    pub(crate) gpus: Vec<GpuSpace>,
+    /// Host mappings the mock made that are readable and writable.
+    pub(crate) accessible: RangeSet,
+}
+
+fn not_present(va: u64, write: bool) -> MemoryFault {
     MemoryFault {
         va,
         not_present: true,
+        write,
         ..Default::default()
     }
 }
 
-impl Driver {
+impl AddressSpace {
+    pub(crate) fn new(n_gpus: usize) -> Self {
+        AddressSpace {
+            gpus: (0..n_gpus).map(|_| GpuSpace::default()).collect(),
+            accessible: RangeSet::default(),
+        }
+    }
+
+    /// Whether `[addr, addr + len)` lies in memory mapped to GPU `g`.
+    pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
+        let Some(end) = addr.checked_add(len) else { return false };
+        self.gpus.get(g).is_some_and(|gpu| {
+            gpu.mapped
+                .range(..=addr)
+                .next_back()
+                .is_some_and(|(&va, m)| va.checked_add(m.size).is_some_and(|e| end <= e))
+        })
+    }
+
     /// Checks that GPU `g` may access `[addr, addr + len)`, for writing if `write`.
     pub(crate) fn gpu_check(&self, g: usize, addr: u64, len: u64, write: bool) -> MemResult<()> {
         if len == 0 {
             return Ok(());
         }
-        let gpu = self.gpus.get(g).ok_or_else(|| not_present(addr))?;
-        let end = addr.checked_add(len).ok_or_else(|| not_present(addr))?;
-        let (&va, &(size, handle)) = gpu.mapped.range(..=addr).next_back().ok_or_else(|| not_present(addr))?;
-        if end > va + size {
+        let gpu = self.gpus.get(g).ok_or_else(|| not_present(addr, write))?;
+        let end = addr.checked_add(len).ok_or_else(|| not_present(addr, write))?;
+        let (&va, m) = gpu
+            .mapped
+            .range(..=addr)
+            .next_back()
+            .ok_or_else(|| not_present(addr, write))?;
+        let map_end = va.saturating_add(m.size);
+        if end > map_end {
             // The access runs off the end of the buffer: the first byte past it faults.
-            return Err(not_present((va + size).max(addr)));
+            return Err(not_present(map_end.max(addr), write));
         }
         if let Some(&bad) = gpu.fault_addrs.range(addr..end).next() {
-            return Err(not_present(bad));
+            return Err(not_present(bad, write));
         }
-        if write
-            && self
-                .handles
-                .get(&handle)
-                .is_some_and(|h| h.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0)
-        {
+        if write && !m.writable {
             return Err(MemoryFault {
                 va: addr,
                 read_only: true,
+                write: true,
                 ..Default::default()
             });
         }
         // The GPU mapping must be backed by a host mapping the mock can touch.
         let (Ok(a), Ok(e)) = (usize::try_from(addr), usize::try_from(end)) else {
-            return Err(not_present(addr));
+            return Err(not_present(addr, write));
         };
         if !self.accessible.contains(a, e) {
-            return Err(not_present(addr));
+            return Err(not_present(addr, write));
         }
         Ok(())
     }
@@ -68,7 +117,8 @@ impl Driver {
     pub(crate) fn gpu_read(&self, g: usize, addr: u64, out: &mut [u8]) -> MemResult<()> {
         self.gpu_check(g, addr, out.len() as u64, false)?;
         // SAFETY: the range is mapped, readable host memory (checked above) that cannot
-        // be unmapped while the driver lock is held; `out` is ordinary memory.
+        // be unmapped while the shared lock on the address space is held; `out` is
+        // ordinary memory.
         unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
         Ok(())
     }
@@ -94,7 +144,7 @@ impl Driver {
     pub(crate) fn gpu_load_u32(&self, g: usize, addr: u64) -> MemResult<u32> {
         self.gpu_check(g, addr, 4, false)?;
         if addr % 4 == 0 {
-            // SAFETY: 4 aligned, mapped readable bytes (checked), pinned by the lock;
+            // SAFETY: 4 aligned, mapped readable bytes (checked), pinned by the shared lock on the address space;
             // the atomic view makes a concurrent CPU store to the same word well defined.
             Ok(unsafe { &*(addr as usize as *const AtomicU32) }.load(Ordering::Acquire))
         } else {
@@ -121,7 +171,7 @@ impl Driver {
     pub(crate) fn gpu_store_u32(&self, g: usize, addr: u64, v: u32) -> MemResult<()> {
         self.gpu_check(g, addr, 4, true)?;
         if addr % 4 == 0 {
-            // SAFETY: 4 aligned, mapped writable bytes (checked), pinned by the lock.
+            // SAFETY: 4 aligned, mapped writable bytes (checked), pinned by the shared lock on the address space.
             unsafe { &*(addr as usize as *const AtomicU32) }.store(v, Ordering::Release);
             Ok(())
         } else {
@@ -133,7 +183,7 @@ impl Driver {
     pub(crate) fn gpu_store_u64(&self, g: usize, addr: u64, v: u64) -> MemResult<()> {
         self.gpu_check(g, addr, 8, true)?;
         if addr % 8 == 0 {
-            // SAFETY: 8 aligned, mapped writable bytes (checked), pinned by the lock.
+            // SAFETY: 8 aligned, mapped writable bytes (checked), pinned by the shared lock on the address space.
             unsafe { &*(addr as usize as *const AtomicU64) }.store(v, Ordering::Release);
             Ok(())
         } else {
@@ -145,9 +195,10 @@ impl Driver {
     pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64) -> MemResult<()> {
         self.gpu_check(g, src, len, false)?;
         self.gpu_check(g, dst, len, true)?;
+        let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: both ranges are mapped host memory (checked), readable and writable
-        // respectively, pinned by the lock; `copy` allows overlap.
-        unsafe { std::ptr::copy(src as usize as *const u8, dst as usize as *mut u8, len as usize) };
+        // respectively, pinned by the shared lock on the address space; `copy` allows overlap.
+        unsafe { std::ptr::copy(src as usize as *const u8, dst as usize as *mut u8, len) };
         Ok(())
     }
 
@@ -155,9 +206,11 @@ impl Driver {
     pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
         self.gpu_check(g, dst, len, true)?;
         let bytes = pattern.to_le_bytes();
+        let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: the range is mapped writable host memory (checked), pinned by the
-        // lock, and no reference to it exists while this slice lives.
-        let out = unsafe { std::slice::from_raw_parts_mut(dst as usize as *mut u8, len as usize) };
+        // shared lock on the address space, and no reference to it exists while this
+        // slice lives.
+        let out = unsafe { std::slice::from_raw_parts_mut(dst as usize as *mut u8, len) };
         if bytes.iter().all(|&b| b == bytes[0]) {
             out.fill(bytes[0]);
         } else {
@@ -175,7 +228,7 @@ impl Driver {
             return None;
         }
         // SAFETY: 8 aligned bytes of a live read-write host mapping made through the
-        // mock (checked), pinned by the driver lock.
+        // mock (checked), pinned by the shared lock on the address space.
         Some(unsafe { &*(a as *const AtomicU64) }.load(Ordering::Acquire))
     }
 
@@ -190,5 +243,109 @@ impl Driver {
         // SAFETY: as for `host_load_u64`.
         unsafe { &*(a as *const AtomicU64) }.store(v, Ordering::Release);
         true
+    }
+
+    /// An atomic read-modify-write of the dword at `addr`: `f` maps the old value to
+    /// the new one; returns the old value. Atomic against every other engine and the
+    /// host where aligned (a compare-exchange loop, as the memory's atomics are).
+    pub(crate) fn gpu_rmw_u32<E>(
+        &self,
+        g: usize,
+        addr: u64,
+        mut f: impl FnMut(u32) -> Result<u32, E>,
+    ) -> Result<Result<u32, E>, MemoryFault> {
+        self.gpu_check(g, addr, 4, true)?;
+        if addr % 4 != 0 {
+            let old = self.gpu_load_u32(g, addr)?;
+            return Ok(match f(old) {
+                Ok(new) => self.gpu_store_u32(g, addr, new).map(|_| Ok(old))?,
+                Err(e) => Err(e),
+            });
+        }
+        // SAFETY: 4 aligned, mapped writable bytes (checked), pinned by the shared lock
+        // on the address space.
+        let cell = unsafe { &*(addr as usize as *const AtomicU32) };
+        // Acquire on the load and AcqRel on the exchange: the atomic orders the
+        // accesses around it, as a device-scope atomic does.
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            let new = match f(old) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Ok(Ok(old)),
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// As [`Self::gpu_rmw_u32`], for the qword at `addr`.
+    pub(crate) fn gpu_rmw_u64<E>(
+        &self,
+        g: usize,
+        addr: u64,
+        mut f: impl FnMut(u64) -> Result<u64, E>,
+    ) -> Result<Result<u64, E>, MemoryFault> {
+        self.gpu_check(g, addr, 8, true)?;
+        if addr % 8 != 0 {
+            let old = self.gpu_load_u64(g, addr)?;
+            return Ok(match f(old) {
+                Ok(new) => self.gpu_store_u64(g, addr, new).map(|_| Ok(old))?,
+                Err(e) => Err(e),
+            });
+        }
+        // SAFETY: 8 aligned, mapped writable bytes (checked), pinned by the shared lock
+        // on the address space.
+        let cell = unsafe { &*(addr as usize as *const AtomicU64) };
+        // Orderings as in `gpu_rmw_u32`.
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            let new = match f(old) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Ok(Ok(old)),
+                Err(now) => old = now,
+            }
+        }
+    }
+}
+
+/// The driver's own accesses (packets run under the driver lock): each takes the
+/// shared lock on the address space for the one access. Every writer of the address
+/// space holds the driver lock, so none is queued while these run and they never
+/// wait; each guard is a temporary, so none nests.
+impl Driver {
+    pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
+        self.space.read().gpu_mapped(g, addr, len)
+    }
+    pub(crate) fn gpu_read_words(&self, g: usize, addr: u64, n: usize) -> MemResult<Vec<u32>> {
+        self.space.read().gpu_read_words(g, addr, n)
+    }
+    pub(crate) fn gpu_load_u32(&self, g: usize, addr: u64) -> MemResult<u32> {
+        self.space.read().gpu_load_u32(g, addr)
+    }
+    pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
+        self.space.read().gpu_load_u64(g, addr)
+    }
+    pub(crate) fn gpu_store_u32(&self, g: usize, addr: u64, v: u32) -> MemResult<()> {
+        self.space.read().gpu_store_u32(g, addr, v)
+    }
+    pub(crate) fn gpu_store_u64(&self, g: usize, addr: u64, v: u64) -> MemResult<()> {
+        self.space.read().gpu_store_u64(g, addr, v)
+    }
+    pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64) -> MemResult<()> {
+        self.space.read().gpu_copy(g, dst, src, len)
+    }
+    pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+        self.space.read().gpu_fill(g, dst, pattern, len)
+    }
+    pub(crate) fn host_load_u64(&self, addr: u64) -> Option<u64> {
+        self.space.read().host_load_u64(addr)
+    }
+    pub(crate) fn host_store_u64(&self, addr: u64, v: u64) -> bool {
+        self.space.read().host_store_u64(addr, v)
     }
 }

@@ -4,6 +4,13 @@
 //! file, indirect-buffer stack, status). [`Driver::run_gpu`] runs every queue of a GPU
 //! until each is empty, blocked or stopped; a device thread per GPU calls it when a
 //! doorbell rings (threaded mode), or the doorbell's caller does (inline mode).
+//!
+//! Short packets run with the driver lock held. A dispatch, and a copy or fill longer
+//! than [`SLICE_BYTES`], is a [`LongOp`]: `run_gpu` marks its packet in flight and
+//! hands it out, and the caller runs it with the driver lock released ([`run_long`]),
+//! holding only the shared lock on the address space, a slice at a time, and checking
+//! between slices whether the queue was destroyed or the mock dropped. The packet
+//! completes when the caller takes the driver lock again ([`Driver::finish_long`]).
 //! Ring contents are hostile input: pointers are bounded by the ring, packets are
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
 //! checked ([`mem`]).
@@ -12,13 +19,19 @@ pub(crate) mod mem;
 mod pm4;
 mod sdma;
 
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use amd_kfd::abi::KFD_HW_EXCEPTION_GPU_HANG;
 use amd_packets::GfxTarget;
 
 use crate::MemoryFault;
 use crate::driver::Driver;
+use mem::AddressSpace;
 
 /// Everything a DISPATCH_DIRECT hands to the kernel executor, read from the queue's
 /// SH registers as the hardware would.
@@ -52,48 +65,117 @@ pub enum KernelError {
     /// A memory access outside the GPU's mappings.
     #[error("memory fault at {:#x}", .0.va)]
     Fault(MemoryFault),
+    /// A memory fault, with where the kernel made it (the instruction).
+    #[error("memory fault at {:#x} ({context})", .fault.va)]
+    FaultAt {
+        /// The fault.
+        fault: MemoryFault,
+        /// The instruction (address, mnemonic, dwords) that made it.
+        context: String,
+    },
     /// The kernel needs something the executor does not do.
     #[error("{0}")]
     Unsupported(String),
+    /// The dispatch was stopped from outside: its queue was destroyed or the mock
+    /// dropped ([`GpuMemory::checkpoint`] returns it).
+    #[error("the dispatch was stopped: its queue was destroyed")]
+    Stopped,
 }
 
 /// Checked access to a GPU's memory, for kernel executors.
+///
+/// It holds the shared lock on the GPUs' address space, so mappings cannot change
+/// (and memory cannot be unmapped) under an access. An executor calls
+/// [`GpuMemory::checkpoint`] every few thousand instructions: that lets a waiting
+/// `munmap` or (un)map ioctl in, and ends the dispatch when its queue is destroyed.
 pub struct GpuMemory<'a> {
-    driver: &'a Driver,
+    space: RefCell<RwLockReadGuard<'a, AddressSpace>>,
     gpu: usize,
+    stop: &'a AtomicBool,
 }
 
 impl<'a> GpuMemory<'a> {
-    #[cfg(test)]
-    pub(crate) fn for_test(driver: &'a Driver, gpu: usize) -> Self {
-        GpuMemory { driver, gpu }
+    pub(crate) fn new(space: &'a RwLock<AddressSpace>, gpu: usize, stop: &'a AtomicBool) -> Self {
+        GpuMemory {
+            space: RefCell::new(space.read()),
+            gpu,
+            stop,
+        }
     }
 
     /// Reads bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
-        self.driver.gpu_read(self.gpu, addr, out)
+        self.space.borrow().gpu_read(self.gpu, addr, out)
     }
     /// Writes bytes at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
-        self.driver.gpu_write(self.gpu, addr, data)
+        self.space.borrow().gpu_write(self.gpu, addr, data)
     }
     /// Loads a dword.
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.driver.gpu_load_u32(self.gpu, addr)
+        self.space.borrow().gpu_load_u32(self.gpu, addr)
     }
     /// Stores a dword.
     pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
-        self.driver.gpu_store_u32(self.gpu, addr, v)
+        self.space.borrow().gpu_store_u32(self.gpu, addr, v)
+    }
+    /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
+    /// `f`'s error, leaving memory as it was). Atomic against other engines and the
+    /// host where aligned.
+    pub fn atomic_u32<E>(
+        &self,
+        addr: u64,
+        f: impl FnMut(u32) -> Result<u32, E>,
+    ) -> Result<Result<u32, E>, MemoryFault> {
+        self.space.borrow().gpu_rmw_u32(self.gpu, addr, f)
+    }
+    /// As [`GpuMemory::atomic_u32`], for a qword.
+    pub fn atomic_u64<E>(
+        &self,
+        addr: u64,
+        f: impl FnMut(u64) -> Result<u64, E>,
+    ) -> Result<Result<u64, E>, MemoryFault> {
+        self.space.borrow().gpu_rmw_u64(self.gpu, addr, f)
+    }
+
+    /// Ends a slice of the dispatch: lets a waiting writer of the address space (an
+    /// unmap) in, and returns [`KernelError::Stopped`] when the queue was destroyed or
+    /// the mock is being dropped.
+    pub fn checkpoint(&self) -> Result<(), KernelError> {
+        // Acquire: pairs with the Release store of DESTROY_QUEUE and of the drop.
+        if self.stop.load(Ordering::Acquire) {
+            return Err(KernelError::Stopped);
+        }
+        // No access is in progress here (accesses do not call back), so the borrow
+        // is free; were it not, skipping one yield point is harmless.
+        if let Ok(mut guard) = self.space.try_borrow_mut() {
+            RwLockReadGuard::bump(&mut guard);
+        }
+        Ok(())
     }
 }
 
 /// Runs the kernels that DISPATCH_DIRECT launches. The mock records every dispatch
 /// whatever the executor ([`crate::MockSys::dispatches`]); the default executor does
 /// nothing more.
+///
+/// The engine calls it with the driver lock released: a long dispatch holds up
+/// neither ioctls nor other GPUs. An executor should call [`GpuMemory::checkpoint`]
+/// every few thousand instructions and return its error, so that destroying the queue
+/// or dropping the mock ends the dispatch promptly.
 pub trait KernelExecutor: Send {
     /// Runs one dispatch to completion.
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError>;
+
+    /// An executor for another GPU, so that GPUs run kernels at the same time. `None`
+    /// (the default) makes every GPU use this one, taking turns.
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        None
+    }
 }
+
+/// An executor shared by the GPUs' engines.
+pub(crate) type SharedExecutor = Arc<Mutex<Box<dyn KernelExecutor>>>;
 
 /// The default executor: accepts every dispatch and runs nothing.
 #[derive(Debug, Default)]
@@ -102,6 +184,9 @@ pub struct NoKernels;
 impl KernelExecutor for NoKernels {
     fn dispatch(&mut self, _mem: &GpuMemory<'_>, _d: &DispatchInfo) -> Result<(), KernelError> {
         Ok(())
+    }
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        Some(Box::new(NoKernels))
     }
 }
 
@@ -155,6 +240,9 @@ pub struct QueueState {
     pub counters: QueueCounters,
     /// Set by [`crate::MockSys::hang_queue`]: the engine stops consuming.
     pub hung: bool,
+    /// Why the queue stopped, naming the packet (and its ring offset) or the kernel
+    /// instruction; `None` while it runs.
+    pub stop_reason: Option<String>,
 }
 
 pub(crate) struct IbFrame {
@@ -183,14 +271,51 @@ pub(crate) struct QueueExec {
     pub(crate) hung: bool,
     pub(crate) delay: std::time::Duration,
     pub(crate) not_before: Option<Instant>,
+    /// The packet a [`LongOp`] runs, handed out and not complete yet.
+    pub(crate) in_flight: Option<InFlight>,
+    pub(crate) stop_reason: Option<String>,
+}
+
+/// The packet of a running [`LongOp`]: what completing it advances.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InFlight {
+    pub(crate) len: usize,
+    pub(crate) from_ring: bool,
+}
+
+/// Bytes a copy or fill moves per slice (with the address space locked); longer ones
+/// run as a [`LongOp`].
+pub const SLICE_BYTES: u64 = 1 << 20;
+
+/// Work an engine does with the driver lock released.
+#[derive(Debug, Clone)]
+pub(crate) enum LongOp {
+    Dispatch(DispatchInfo),
+    Copy { dst: u64, src: u64, len: u64 },
+    Fill { dst: u64, pattern: u32, len: u64 },
+}
+
+/// A [`LongOp`] handed out by [`Driver::run_gpu`].
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub(crate) queue: u32,
+    pub(crate) gpu: usize,
+    pub(crate) op: LongOp,
+    /// Set (Release) to stop it; read (Acquire) between slices.
+    pub(crate) stop: Arc<AtomicBool>,
+    /// The packet, for a stop reason.
+    pub(crate) what: String,
 }
 
 /// One step of a queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
     Progress,
     Empty,
     Blocked,
+    /// The packet is a long operation, now in flight.
+    Long(LongOp, String),
+    /// The packet is a long operation and another one runs on this GPU: try later.
+    Deferred,
 }
 
 /// A packet's outcome.
@@ -199,14 +324,42 @@ pub(crate) enum Exec {
     Blocked,
     /// Run these IB words next.
     Ib(Vec<u32>),
+    /// Run this with the driver lock released; the packet completes after it.
+    Long(LongOp),
 }
 
 /// Why a queue stops (or, for `NeedMore`, waits to read more of a ring packet).
+#[derive(Debug)]
 pub(crate) enum Stop {
     Fault(MemoryFault),
+    /// A fault and what made it (the packet, or the kernel instruction).
+    FaultIn(MemoryFault, String),
     Error(String),
     /// The packet at the ring's read pointer needs this many dwords.
     NeedMore(usize),
+    /// A long operation was stopped from outside (queue destroyed, mock dropped).
+    Cancelled,
+}
+
+/// Where a packet sits, for messages.
+pub(crate) fn packet_place(ring_pos: Option<u64>, ring_dwords: u64) -> String {
+    match ring_pos {
+        Some(p) => format!(" at ring dword {:#x}", p % ring_dwords.max(1)),
+        None => " in an indirect buffer".into(),
+    }
+}
+
+/// A fault in words: `memory fault writing 0x1000 (page not present)`.
+pub fn describe_fault(f: &MemoryFault) -> String {
+    let why = if f.read_only {
+        "write to a read-only page"
+    } else if f.no_execute {
+        "execute of a no-execute page"
+    } else {
+        "page not present"
+    };
+    let how = if f.write { "writing" } else { "reading" };
+    format!("memory fault {how} {:#x} ({why})", f.va)
 }
 
 impl From<MemoryFault> for Stop {
@@ -219,12 +372,15 @@ impl From<MemoryFault> for Stop {
 pub(crate) const MAX_IB_DEPTH: usize = 2;
 
 /// What a run of a GPU's queues did.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct GpuRun {
     pub(crate) progressed: bool,
     pub(crate) blocked: bool,
     /// The earliest time a delayed queue may run.
     pub(crate) wake_at: Option<Instant>,
+    /// A long operation for the caller to run with the driver lock released (at most
+    /// one per run, so a destroyed queue's never waits behind another's).
+    pub(crate) started: Option<Started>,
 }
 
 impl QueueExec {
@@ -237,6 +393,7 @@ impl QueueExec {
             status: self.status.clone(),
             counters: self.counters.clone(),
             hung: self.hung,
+            stop_reason: self.stop_reason.clone(),
         }
     }
 }
@@ -289,8 +446,23 @@ impl Driver {
         Ok(words)
     }
 
-    /// Runs one packet of `q` (from its IB stack, else from the ring).
-    fn step(&mut self, q: &mut QueueExec) -> Result<Step, Stop> {
+    /// Completes the packet of `len` dwords at the front of `q` (ring or IB).
+    fn complete(&self, q: &mut QueueExec, len: usize, from_ring: bool) -> Result<(), Stop> {
+        q.counters.packets += 1;
+        if from_ring {
+            q.rptr += len as u64;
+            self.publish_rptr(q)
+        } else {
+            if let Some(f) = q.ib.last_mut() {
+                f.pos += len;
+            }
+            Ok(())
+        }
+    }
+
+    /// Runs one packet of `q` (from its IB stack, else from the ring). A long
+    /// operation is started only if `may_start`.
+    fn step(&mut self, q: &mut QueueExec, may_start: bool) -> Result<Step, Stop> {
         if let Some(frame) = q.ib.last() {
             if frame.pos >= frame.words.len() {
                 q.ib.pop();
@@ -305,6 +477,7 @@ impl Driver {
             match exec {
                 Exec::Blocked => return Ok(Step::Blocked),
                 Exec::Done => {}
+                Exec::Long(op) => return Ok(self.start_long(q, op, len, false, may_start, None)),
                 Exec::Ib(ib) => {
                     if q.ib.len() >= MAX_IB_DEPTH {
                         return Err(Stop::Error(format!(
@@ -319,10 +492,7 @@ impl Driver {
                     return Ok(Step::Progress);
                 }
             }
-            if let Some(f) = q.ib.last_mut() {
-                f.pos += len;
-            }
-            q.counters.packets += 1;
+            self.complete(q, len, false)?;
             return Ok(Step::Progress);
         }
 
@@ -365,10 +535,11 @@ impl Driver {
                 Err(e) => return Err(e),
                 Ok((_, Exec::Blocked)) => return Ok(Step::Blocked),
                 Ok((len, Exec::Done)) => {
-                    q.rptr += len as u64;
-                    q.counters.packets += 1;
-                    self.publish_rptr(q)?;
+                    self.complete(q, len, true)?;
                     return Ok(Step::Progress);
+                }
+                Ok((len, Exec::Long(op))) => {
+                    return Ok(self.start_long(q, op, len, true, may_start, Some(q.rptr)));
                 }
                 Ok((len, Exec::Ib(ib))) => {
                     q.ib_ring_len = len as u64;
@@ -380,6 +551,36 @@ impl Driver {
         }
     }
 
+    /// Marks the packet of `op` in flight (or defers it when another long operation
+    /// runs on this GPU).
+    fn start_long(
+        &mut self,
+        q: &mut QueueExec,
+        op: LongOp,
+        len: usize,
+        from_ring: bool,
+        may_start: bool,
+        ring_pos: Option<u64>,
+    ) -> Step {
+        if !may_start {
+            return Step::Deferred;
+        }
+        q.in_flight = Some(InFlight { len, from_ring });
+        let what = match &op {
+            LongOp::Dispatch(info) => {
+                q.counters.dispatches += 1;
+                if self.dispatch_log.len() >= crate::driver::DISPATCH_LOG_LIMIT {
+                    self.dispatch_log.pop_front();
+                }
+                self.dispatch_log.push_back(info.clone());
+                format!("DISPATCH_DIRECT{}", packet_place(ring_pos, q.ring_dwords))
+            }
+            LongOp::Copy { .. } => format!("SDMA_COPY_LINEAR{}", packet_place(ring_pos, q.ring_dwords)),
+            LongOp::Fill { .. } => format!("SDMA_CONST_FILL{}", packet_place(ring_pos, q.ring_dwords)),
+        };
+        Step::Long(op, what)
+    }
+
     fn exec_packet(&mut self, q: &mut QueueExec, words: &[u32], ring_pos: Option<u64>) -> Result<(usize, Exec), Stop> {
         match q.engine {
             Engine::Pm4 => self.exec_pm4(q, words, ring_pos),
@@ -387,21 +588,53 @@ impl Driver {
         }
     }
 
+    /// Stops `q` for good on `stop`, recording why, and raises what the driver would:
+    /// the memory-fault events for a fault, the hardware-exception events otherwise.
+    fn stop_queue(&mut self, q: &mut QueueExec, stop: Stop) {
+        let g = q.gpu;
+        let (fault, reason) = match stop {
+            Stop::Cancelled => return,
+            Stop::Fault(f) => (Some(f), describe_fault(&f)),
+            Stop::FaultIn(f, what) => (Some(f), format!("{} in {what}", describe_fault(&f))),
+            Stop::Error(e) => (None, e),
+            Stop::NeedMore(n) => (None, format!("truncated packet needs {n} dwords")),
+        };
+        q.stop_reason = Some(format!("queue {} stopped: {reason}", q.id));
+        match fault {
+            Some(f) => {
+                q.status = QueueStatus::Faulted(f);
+                self.memory_fault(g, f);
+            }
+            None => {
+                q.status = QueueStatus::Error(reason);
+                // A queue that stops on bad input is a hung engine to the driver, which
+                // reports it through the hardware-exception events.
+                self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+            }
+        }
+        self.events_dirty = true;
+    }
+
     /// Runs every queue of GPU `g` until each is empty, blocked, stopped or out of
-    /// its budget of packets.
+    /// its budget of packets; starts at most one long operation.
     pub(crate) fn run_gpu(&mut self, g: usize) -> GpuRun {
         const BUDGET: usize = 1 << 14;
         let mut run = GpuRun::default();
-        let ids: Vec<u32> = self
+        let mut ids: Vec<u32> = self
             .execs
             .iter()
             .filter(|(_, q)| q.gpu == g)
             .map(|(&id, _)| id)
             .collect();
+        // Round robin for long operations: the queue after the last one to start goes
+        // first.
+        let after = self.gpus.get(g).map_or(0, |s| s.last_long);
+        let split = ids.partition_point(|&id| id <= after);
+        ids.rotate_left(split);
         let now = Instant::now();
         for id in ids {
             let Some(mut q) = self.execs.remove(&id) else { continue };
-            if q.hung || matches!(q.status, QueueStatus::Error(_) | QueueStatus::Faulted(_)) {
+            if q.hung || q.in_flight.is_some() || matches!(q.status, QueueStatus::Error(_) | QueueStatus::Faulted(_)) {
                 self.execs.insert(id, q);
                 continue;
             }
@@ -413,7 +646,8 @@ impl Driver {
                 }
             }
             for _ in 0..BUDGET {
-                match self.step(&mut q) {
+                let may_start = run.started.is_none() && !self.running.contains_key(&g);
+                match self.step(&mut q, may_start) {
                     Ok(Step::Progress) => {
                         q.status = QueueStatus::Running;
                         run.progressed = true;
@@ -429,24 +663,25 @@ impl Driver {
                         run.blocked = true;
                         break;
                     }
-                    Err(Stop::Fault(f)) => {
-                        q.status = QueueStatus::Faulted(f);
-                        self.memory_fault(g, f);
-                        self.events_dirty = true;
+                    Ok(Step::Deferred) => break,
+                    Ok(Step::Long(op, what)) => {
+                        q.status = QueueStatus::Running;
+                        let stop = Arc::new(AtomicBool::new(self.shutdown));
+                        self.running.insert(g, (id, stop.clone()));
+                        if let Some(s) = self.gpus.get_mut(g) {
+                            s.last_long = id;
+                        }
+                        run.started = Some(Started {
+                            queue: id,
+                            gpu: g,
+                            op,
+                            stop,
+                            what,
+                        });
                         break;
                     }
-                    // A queue that stops on bad input is a hung engine to the driver, which
-                    // reports it through the hardware-exception events.
-                    Err(Stop::Error(e)) => {
-                        q.status = QueueStatus::Error(e);
-                        self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
-                        self.events_dirty = true;
-                        break;
-                    }
-                    Err(Stop::NeedMore(n)) => {
-                        q.status = QueueStatus::Error(format!("truncated packet needs {n} dwords"));
-                        self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
-                        self.events_dirty = true;
+                    Err(stop) => {
+                        self.stop_queue(&mut q, stop);
                         break;
                     }
                 }
@@ -454,6 +689,115 @@ impl Driver {
             self.execs.insert(id, q);
         }
         run
+    }
+
+    /// Completes (or stops) the queue of a long operation once it ran; a queue
+    /// destroyed meanwhile is gone and nothing happens to it.
+    pub(crate) fn finish_long(&mut self, s: &Started, result: Result<(), Stop>) {
+        if self.running.get(&s.gpu).is_some_and(|(id, _)| *id == s.queue) {
+            self.running.remove(&s.gpu);
+        }
+        let Some(mut q) = self.execs.remove(&s.queue) else {
+            return;
+        };
+        let Some(f) = q.in_flight.take() else {
+            self.execs.insert(s.queue, q);
+            return;
+        };
+        let result = result.and_then(|()| {
+            if let LongOp::Copy { len, .. } | LongOp::Fill { len, .. } = s.op {
+                q.counters.bytes += len;
+            }
+            self.complete(&mut q, f.len, f.from_ring)
+        });
+        match result {
+            Ok(()) => q.status = QueueStatus::Running,
+            // Stopped from outside with the queue still there (the mock is being
+            // dropped): the packet stays where it was.
+            Err(Stop::Cancelled) => {}
+            Err(Stop::Fault(fault)) => self.stop_queue(&mut q, Stop::FaultIn(fault, s.what.clone())),
+            Err(Stop::FaultIn(fault, at)) => self.stop_queue(&mut q, Stop::FaultIn(fault, format!("{at}, {}", s.what))),
+            Err(e) => self.stop_queue(&mut q, e),
+        }
+        self.execs.insert(s.queue, q);
+    }
+}
+
+/// Runs a long operation with the driver lock released: the address space is locked
+/// shared one slice at a time, and the operation ends early when `s.stop` is set.
+pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s: &Started) -> Result<(), Stop> {
+    let g = s.gpu;
+    let stopped = || s.stop.load(Ordering::Acquire);
+    match &s.op {
+        LongOp::Dispatch(info) => {
+            let mut exec = kernels.lock();
+            let mem = GpuMemory::new(space, g, &s.stop);
+            // An executor that panics (a bug in it) stops this queue with an error
+            // rather than taking the device thread down with it.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec.dispatch(&mem, info)))
+                .unwrap_or_else(|p| {
+                    let msg = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    Err(KernelError::Unsupported(format!("the kernel executor panicked: {msg}")))
+                });
+            match result {
+                Ok(()) => Ok(()),
+                Err(KernelError::Fault(f)) => Err(Stop::Fault(f)),
+                Err(KernelError::FaultAt { fault, context }) => Err(Stop::FaultIn(fault, format!("kernel {context}"))),
+                Err(KernelError::Stopped) => Err(Stop::Cancelled),
+                Err(KernelError::Unsupported(e)) => Err(Stop::Error(format!("kernel: {e}"))),
+            }
+        }
+        &LongOp::Copy { dst, src, len } => {
+            let mut space = space.read();
+            // Overlapping ranges copy as memmove: back to front when the destination
+            // starts inside the source.
+            let backward = dst > src && dst - src < len;
+            let mut done = 0u64;
+            while done < len {
+                if stopped() {
+                    return Err(Stop::Cancelled);
+                }
+                let n = (len - done).min(SLICE_BYTES);
+                let off = if backward { len - done - n } else { done };
+                let (Some(d), Some(s)) = (dst.checked_add(off), src.checked_add(off)) else {
+                    return Err(Stop::Fault(MemoryFault {
+                        va: dst,
+                        not_present: true,
+                        write: true,
+                        ..Default::default()
+                    }));
+                };
+                space.gpu_copy(g, d, s, n)?;
+                done += n;
+                RwLockReadGuard::bump(&mut space);
+            }
+            Ok(())
+        }
+        &LongOp::Fill { dst, pattern, len } => {
+            let mut space = space.read();
+            let mut done = 0u64;
+            while done < len {
+                if stopped() {
+                    return Err(Stop::Cancelled);
+                }
+                // Slices of whole dwords keep the pattern in phase.
+                let n = (len - done).min(SLICE_BYTES);
+                let d = dst.checked_add(done).ok_or(MemoryFault {
+                    va: dst,
+                    not_present: true,
+                    write: true,
+                    ..Default::default()
+                })?;
+                space.gpu_fill(g, d, pattern, n)?;
+                done += n;
+                RwLockReadGuard::bump(&mut space);
+            }
+            Ok(())
+        }
     }
 }
 

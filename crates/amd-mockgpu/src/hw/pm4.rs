@@ -3,7 +3,7 @@
 
 use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
 
-use super::{DispatchInfo, Exec, GpuMemory, KernelError, NoKernels, QueueExec, Stop, decode_stop};
+use super::{DispatchInfo, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
 use crate::driver::Driver;
 
 /// SET_SH_REG offsets the dispatch reads (identical on gfx10.3 and gfx11).
@@ -27,6 +27,14 @@ impl Driver {
     ) -> Result<(usize, Exec), Stop> {
         let (pkt, len) = Pm4Packet::decode(q.target, words)
             .map_err(|e| decode_stop(e, "PM4", ring_pos.map(|p| p % q.ring_dwords)))?;
+        let exec = self.pm4_packet(q, pkt).map_err(|e| match e {
+            Stop::Fault(f) => Stop::FaultIn(f, format!("PM4 {pkt}{}", packet_place(ring_pos, q.ring_dwords))),
+            e => e,
+        })?;
+        Ok((len, exec))
+    }
+
+    fn pm4_packet(&mut self, q: &mut QueueExec, pkt: Pm4Packet<'_>) -> Result<Exec, Stop> {
         let g = q.gpu;
         let exec = match pkt {
             Pm4Packet::Nop(_) => Exec::Done,
@@ -54,30 +62,8 @@ impl Driver {
                     scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64) << 8,
                     initiator: p.initiator.0,
                 };
-                q.counters.dispatches += 1;
-                let mut kernels = std::mem::replace(&mut self.kernels, Box::new(NoKernels));
-                // An executor that panics (a bug in it) stops this queue with an error
-                // rather than taking the device thread down with it.
-                let mem = GpuMemory { driver: self, gpu: g };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernels.dispatch(&mem, &info)))
-                    .unwrap_or_else(|p| {
-                        let msg = p
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        Err(KernelError::Unsupported(format!("the kernel executor panicked: {msg}")))
-                    });
-                self.kernels = kernels;
-                if self.dispatch_log.len() >= crate::driver::DISPATCH_LOG_LIMIT {
-                    self.dispatch_log.pop_front();
-                }
-                self.dispatch_log.push_back(info);
-                match result {
-                    Ok(()) => Exec::Done,
-                    Err(KernelError::Fault(f)) => return Err(Stop::Fault(f)),
-                    Err(KernelError::Unsupported(e)) => return Err(Stop::Error(format!("kernel: {e}"))),
-                }
+                // Runs with the driver lock released; the packet completes after it.
+                Exec::Long(LongOp::Dispatch(info))
             }
             Pm4Packet::EventWrite(_) => {
                 q.counters.event_writes += 1;
@@ -132,7 +118,7 @@ impl Driver {
                 }
             }
         };
-        Ok((len, exec))
+        Ok(exec)
     }
 
     /// A GPU register read by a wait: the HDP flush handshake (DONE mirrors REQ), and

@@ -3,7 +3,7 @@
 
 use amd_packets::sdma::{Indirect, SdmaPacket};
 
-use super::{Exec, QueueExec, Stop, decode_stop};
+use super::{Exec, LongOp, QueueExec, SLICE_BYTES, Stop, decode_stop, packet_place};
 use crate::driver::Driver;
 
 impl Driver {
@@ -15,11 +15,23 @@ impl Driver {
     ) -> Result<(usize, Exec), Stop> {
         let (pkt, len) = SdmaPacket::decode(q.target, words)
             .map_err(|e| decode_stop(e, "SDMA", ring_pos.map(|p| p % q.ring_dwords)))?;
+        let exec = self.sdma_packet(q, pkt, ring_pos).map_err(|e| match e {
+            Stop::Fault(f) => Stop::FaultIn(f, format!("{pkt}{}", packet_place(ring_pos, q.ring_dwords))),
+            e => e,
+        })?;
+        Ok((len, exec))
+    }
+
+    fn sdma_packet(&mut self, q: &mut QueueExec, pkt: SdmaPacket, ring_pos: Option<u64>) -> Result<Exec, Stop> {
         let g = q.gpu;
         let exec = match pkt {
             SdmaPacket::Nop(_) => Exec::Done,
             SdmaPacket::CopyLinear(p) => {
                 let (src, dst, n) = (p.src(), p.dst(), p.bytes() as u64);
+                if n > SLICE_BYTES {
+                    // In slices, with the driver lock released.
+                    return Ok(Exec::Long(LongOp::Copy { dst, src, len: n }));
+                }
                 // Overlapping ranges copy as memmove does, in either direction (the
                 // BACKWARDS bit exists so that overlapping copies come out right).
                 self.gpu_copy(g, dst, src, n)?;
@@ -27,6 +39,13 @@ impl Driver {
                 Exec::Done
             }
             SdmaPacket::ConstFill(p) => {
+                if p.bytes() as u64 > SLICE_BYTES {
+                    return Ok(Exec::Long(LongOp::Fill {
+                        dst: p.dst(),
+                        pattern: p.data(),
+                        len: p.bytes() as u64,
+                    }));
+                }
                 self.gpu_fill(g, p.dst(), p.data(), p.bytes() as u64)?;
                 q.counters.bytes += p.bytes() as u64;
                 Exec::Done
@@ -80,6 +99,6 @@ impl Driver {
                 Exec::Ib(self.gpu_read_words(g, p.addr(), p.size_dwords() as usize)?)
             }
         };
-        Ok((len, exec))
+        Ok(exec)
     }
 }

@@ -503,7 +503,7 @@ fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
     let mut buf = [0u8; 64];
     let buf = &mut buf[..n * 4];
-    mem.read(addr, buf).map_err(|f| mem_fault(f.va))?;
+    mem.read(addr, buf).map_err(mem_fault)?;
     for k in 0..n {
         let b = &buf[k * 4..k * 4 + 4];
         w.swrite(sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
@@ -580,7 +580,7 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
     }
     let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
-    let fault = |f: MemoryFault| mem_fault(f.va);
+    let fault = |f: MemoryFault| mem_fault(f);
     if kind.is_load() && exec != 0 {
         // A wave's loads usually fall in one small span: check and read it once.
         let active = || {
@@ -776,11 +776,11 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
                 r.copy_from_slice(&stored[..len]);
             }
         } else if kind.is_load() {
-            mem.read(a, &mut buf[..len]).map_err(|f| mem_fault(f.va))?;
+            mem.read(a, &mut buf[..len]).map_err(mem_fault)?;
             kind.load(w, lane, vdst, &buf)?;
         } else {
             let (bytes, _) = kind.store_bytes(w, lane, data)?;
-            mem.write(a, &bytes[..len]).map_err(|f| mem_fault(f.va))?;
+            mem.write(a, &bytes[..len]).map_err(mem_fault)?;
         }
     }
     Ok(())
@@ -912,26 +912,29 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
     Ok(())
 }
 
-fn mem_fault(va: u64) -> String {
-    format!("{FAULT}memory fault at {va:#x}")
+/// A memory fault as an instruction error: [`FAULT`], then whether the access was a
+/// write and whether it hit a read-only page (`0`/`1` each), then the message.
+/// [`super::fault_of`] reads it back.
+fn mem_fault(f: MemoryFault) -> String {
+    format!(
+        "{FAULT}{}{}memory fault at {:#x}",
+        f.write as u8, f.read_only as u8, f.va
+    )
 }
 
-/// 32-bit global atomics: returns the value before the operation.
+/// 32-bit global atomics: returns the value before the operation (atomic against
+/// other engines and the host).
 fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
-    let old = mem.load_u32(a).map_err(|f| mem_fault(f.va))?;
-    let new = atomic_result(op, old as u64, data as u64, cmp as u64)? as u32;
-    mem.store_u32(a, new).map_err(|f| mem_fault(f.va))?;
-    Ok(old)
+    mem.atomic_u32(a, |old| {
+        atomic_result(op, old as u64, data as u64, cmp as u64).map(|v| v as u32)
+    })
+    .map_err(mem_fault)?
 }
 
 /// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
 fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
-    let mut b = [0u8; 8];
-    mem.read(a, &mut b).map_err(|f| mem_fault(f.va))?;
-    let old = u64::from_le_bytes(b);
-    mem.write(a, &atomic_result(op, old, data, cmp)?.to_le_bytes())
-        .map_err(|f| mem_fault(f.va))?;
-    Ok(old)
+    mem.atomic_u64(a, |old| atomic_result(op, old, data, cmp))
+        .map_err(mem_fault)?
 }
 
 /// The value an atomic (FLAT/GLOBAL numbering; 64-bit ones 0x41..=0x4d) leaves in
@@ -2435,8 +2438,7 @@ mod tests {
     //! Single instructions against register state; encodings from
     //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
-    use crate::GpuProfile;
-    use crate::driver::Driver;
+    use crate::hw::mem::AddressSpace;
 
     /// Runs the instruction in `words` on a wave prepared by `setup`.
     fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
@@ -2445,8 +2447,9 @@ mod tests {
 
     /// Runs the instructions in order (no branches) on one wave.
     fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
-        let driver = Driver::new(vec![GpuProfile::gfx1100()], false);
-        let mem = GpuMemory::for_test(&driver, 0);
+        let space = parking_lot::RwLock::new(AddressSpace::new(1));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let mem = GpuMemory::new(&space, 0, &stop);
         let mut w = Wave::new(64, 0);
         w.s[EXEC_LO] = u32::MAX;
         setup(&mut w);

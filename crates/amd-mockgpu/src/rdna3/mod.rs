@@ -69,15 +69,24 @@ impl Rdna3Executor {
     }
 }
 
+/// Reads back a fault that `exec` encoded in an instruction error.
 fn fault_of(msg: &str) -> Option<MemoryFault> {
-    let hex = msg.strip_prefix(FAULT)?.rsplit("0x").next()?;
+    let rest = msg.strip_prefix(FAULT)?;
+    let bit = |i: usize| rest.as_bytes().get(i).is_some_and(|&b| b == b'1');
+    let (write, read_only) = (bit(0), bit(1));
+    let hex = rest.rsplit("0x").next()?;
     let va = u64::from_str_radix(hex, 16).ok()?;
     Some(MemoryFault {
         va,
-        not_present: true,
+        write,
+        read_only,
+        not_present: !read_only,
         ..Default::default()
     })
 }
+
+/// Instructions between [`GpuMemory::checkpoint`]s (a slice of a dispatch).
+const CHECKPOINT_EVERY: u64 = 1 << 12;
 
 /// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
 /// (most code), a map for anything outside it (called functions far away).
@@ -117,11 +126,14 @@ impl CodeCache {
             }
         }
         if words.is_empty() {
-            return Err(KernelError::Fault(MemoryFault {
-                va: pc,
-                not_present: true,
-                ..Default::default()
-            }));
+            return Err(KernelError::FaultAt {
+                fault: MemoryFault {
+                    va: pc,
+                    not_present: true,
+                    ..Default::default()
+                },
+                context: format!("fetching the instruction at {pc:#x}"),
+            });
         }
         let i = Inst::decode(&words).map_err(|e| {
             KernelError::Unsupported(format!("at {pc:#x} [{:08x?}]: {e}", &words[..words.len().min(2)]))
@@ -142,6 +154,11 @@ impl CodeCache {
 }
 
 impl KernelExecutor for Rdna3Executor {
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        // The copy adds to the same counters.
+        Some(Box::new(self.clone()))
+    }
+
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
         let mut code = CodeCache {
             base: d.code_addr,
@@ -247,10 +264,16 @@ fn run_group(
                     ));
                 }
                 *budget -= 1;
+                if *budget % CHECKPOINT_EVERY == 0 {
+                    mem.checkpoint()?;
+                }
                 *lanes += w.exec().count_ones() as u64;
                 let i = code.fetch(mem, w.pc)?;
                 let flow = exec::step(w, &i, mem, lds).map_err(|e| match fault_of(&e) {
-                    Some(f) => KernelError::Fault(f),
+                    Some(fault) => KernelError::FaultAt {
+                        fault,
+                        context: format!("at {:#x}: {i}", w.pc),
+                    },
                     None => KernelError::Unsupported(format!("at {:#x}: {i}: {e}", w.pc)),
                 })?;
                 match flow {

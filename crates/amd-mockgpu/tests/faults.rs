@@ -1,0 +1,428 @@
+//! Faults, timeouts and leaks: long kernels and copies do not hold up the driver,
+//! runaway work stops when its queue goes, doorbell slots are reused, and a fault's
+//! event data and stop reason say what happened.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use amd_kfd::abi::*;
+use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
+use amd_kfd::topology::Visibility;
+use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_mockgpu::{ExecMode, MemoryFault, MockConfig, MockSys, QueueStatus};
+use amd_packets::GfxTarget;
+use amd_packets::pm4::recipes::Dispatch;
+use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
+use nix::errno::Errno;
+
+const T: GfxTarget = GfxTarget::Gfx11;
+
+/// `s_branch -1`: a wave that never ends.
+const SPIN: &[u32] = &[0xbfa0_ffff];
+/// `s_endpgm`.
+const END: &[u32] = &[0xbfb0_0000];
+/// `v_mov_b32 v1, s0; global_store_b32 v[0:1], v2, off; s_endpgm`: a store to
+/// `s0 << 32 | work-item id`.
+const STORE: &[u32] = &[0x7e02_0200, 0xdc6a_0000, 0x007c_0200, 0xbfb0_0000];
+
+fn setup(n: usize, mode: ExecMode) -> (Arc<MockSys>, Kfd, Vec<KfdDevice>) {
+    let m = Arc::new(MockSys::new(MockConfig {
+        mode,
+        ..MockConfig::gfx1100s(n)
+    }));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let devs = (0..n).map(|i| kfd.device(i).unwrap()).collect();
+    (m, kfd, devs)
+}
+
+#[test]
+fn doorbell_slots_are_reused() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let dev = &devs[0];
+    let t = Instant::now();
+    // Past the page's 1,024 slots: each destroyed queue gives its slot back.
+    for i in 0..2000 {
+        let kind = if i % 2 == 0 {
+            QueueKind::Sdma
+        } else {
+            QueueKind::Compute
+        };
+        let q = dev
+            .create_queue(kind, 0x1000)
+            .unwrap_or_else(|e| panic!("queue {i}: {e}"));
+        drop(q);
+    }
+    // Live queues take distinct slots, the lowest free first.
+    let a = dev.create_queue(QueueKind::Sdma, 0x1000).unwrap();
+    let b = dev.create_queue(QueueKind::Sdma, 0x1000).unwrap();
+    assert_eq!(b.doorbell_addr() - a.doorbell_addr(), 8);
+    drop(a);
+    let c = dev.create_queue(QueueKind::Compute, 0x1000).unwrap();
+    assert_eq!(
+        c.doorbell_addr() + 8,
+        b.doorbell_addr(),
+        "the freed slot is taken again"
+    );
+    assert_eq!(m.stats().queues, 2);
+    eprintln!("2000 queue create/destroy cycles: {:?}", t.elapsed());
+}
+
+/// A compute queue with the code of one kernel, and where the next packet goes.
+struct Kernel {
+    q: KfdQueue,
+    code: KfdMemory,
+    put: u64,
+}
+
+impl Kernel {
+    fn new(dev: &KfdDevice, code: &[u32]) -> Self {
+        let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+        mem.write(0, zerocopy::IntoBytes::as_bytes(code)).unwrap();
+        Kernel {
+            q: dev.create_queue(QueueKind::Compute, 0x1000).unwrap(),
+            code: mem,
+            put: 0,
+        }
+    }
+
+    /// Submits packets (the ring is not wrapped: tests write little).
+    fn submit(&mut self, words: &[u32]) {
+        for &w in words {
+            self.q.ring().write(self.put as usize * 4, &w.to_le_bytes()).unwrap();
+            self.put += 1;
+        }
+        self.q.submit(self.put);
+    }
+
+    /// A dispatch of `grid` one-wave workgroups (`user` in s0).
+    fn dispatch_words(&self, grid: [u32; 3], user: u32) -> Vec<u32> {
+        let mut v = Vec::new();
+        Dispatch {
+            code_addr: self.code.va() as u64,
+            // FLOAT_MODE 0xc0 (f16/f64 denormals kept), 8 VGPRs.
+            rsrc1: 0xc0 << 12,
+            // One user SGPR.
+            rsrc2: 1 << 1,
+            rsrc3: 0,
+            tmpring_size: 0,
+            scratch_base: 0,
+            user_data: &[user],
+            block: [1, 1, 1],
+            grid,
+            initiator: DispatchInitiator::DEFAULT,
+        }
+        .encode(T, &mut v)
+        .unwrap();
+        v
+    }
+}
+
+/// DESTROY_QUEUE straight through the mock (the queue's owner destroys it again on
+/// drop and records the EINVAL).
+fn destroy(m: &MockSys, id: u32) -> Duration {
+    let fd = m.open(Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
+    let mut a = kfd_ioctl_destroy_queue_args { queue_id: id, pad: 0 };
+    let t = Instant::now();
+    // SAFETY: the argument holds no pointers.
+    unsafe {
+        m.ioctl(
+            fd,
+            AMDKFD_IOC_DESTROY_QUEUE.request,
+            AMDKFD_IOC_DESTROY_QUEUE.name,
+            zerocopy::IntoBytes::as_mut_bytes(&mut a),
+        )
+    }
+    .unwrap();
+    let took = t.elapsed();
+    m.close(fd).unwrap();
+    took
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+#[test]
+fn ioctls_and_other_gpus_do_not_wait_for_a_long_kernel() {
+    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let mut k = Kernel::new(&devs[0], SPIN);
+    let words = k.dispatch_words([1, 1, 1], 0);
+    k.submit(&words);
+    wait_for("the dispatch", || m.dispatches().len() == 1);
+    std::thread::sleep(Duration::from_millis(100));
+    // Memory (allocate, map: the address space changes under the running kernel)
+    // and other ioctls, from this thread and another.
+    let mut worst = Duration::ZERO;
+    for _ in 0..20 {
+        let t = Instant::now();
+        let b = devs[0].alloc(1 << 16, MemoryKind::DEVICE).unwrap();
+        devs[1].map(&b).unwrap();
+        drop(b);
+        devs[0].available_memory().unwrap();
+        worst = worst.max(t.elapsed());
+    }
+    let dev1 = &devs[1];
+    let other = std::thread::scope(|s| {
+        s.spawn(|| {
+            let t = Instant::now();
+            let b = dev1.alloc(1 << 16, MemoryKind::UNCACHED).unwrap();
+            // Another GPU's engine runs meanwhile.
+            let mut c = Kernel::new(dev1, END);
+            c.submit(&{
+                let mut v = Vec::new();
+                ReleaseMem::signal(b.va() as u64, 7).encode(T, &mut v);
+                v
+            });
+            let mut w = [0u8; 4];
+            while {
+                b.read(0, &mut w).unwrap();
+                u32::from_le_bytes(w) != 7
+            } {
+                assert!(t.elapsed() < Duration::from_secs(5), "GPU 1's engine waited");
+                std::thread::yield_now();
+            }
+            t.elapsed()
+        })
+        .join()
+        .unwrap()
+    });
+    eprintln!("during a running kernel: alloc+map+free+ioctl worst {worst:?}; another GPU's signal {other:?}");
+    assert!(worst < Duration::from_millis(50), "{worst:?}");
+    assert!(other < Duration::from_millis(500), "{other:?}");
+    let st = m.queue_state(k.q.id()).unwrap();
+    assert!(st.read_ptr < k.put, "the kernel still runs");
+    assert_eq!(st.status, QueueStatus::Running);
+
+    // Destroying its queue ends it; the GPU's engine is free again.
+    let took = destroy(&m, k.q.id());
+    eprintln!("DESTROY_QUEUE of a running kernel: {took:?}");
+    assert!(took < Duration::from_millis(100), "{took:?}");
+    assert!(m.queue_state(k.q.id()).is_none());
+    let mut again = Kernel::new(&devs[0], END);
+    let sig = devs[0].alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let mut words = again.dispatch_words([1, 1, 1], 0);
+    ReleaseMem::signal(sig.va() as u64, 1).encode(T, &mut words);
+    again.submit(&words);
+    wait_for("a kernel after the destroyed one", || {
+        let mut w = [0u8; 4];
+        sig.read(0, &mut w).unwrap();
+        u32::from_le_bytes(w) == 1
+    });
+}
+
+#[test]
+fn destroying_the_queue_of_a_huge_grid_returns_promptly_inline() {
+    // Inline: the dispatch runs in the thread that rings the doorbell.
+    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let mut k = Kernel::new(&devs[0], END);
+    let words = k.dispatch_words([u32::MAX, 1, 1], 0);
+    let id = k.q.id();
+    let ringer = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            let t = Instant::now();
+            k.submit(&words);
+            t.elapsed()
+        });
+        wait_for("the dispatch", || m.dispatches().len() == 1);
+        std::thread::sleep(Duration::from_millis(50));
+        // The driver answers while the grid runs.
+        let t = Instant::now();
+        let b = devs[0].alloc(4096, MemoryKind::DEVICE).unwrap();
+        drop(b);
+        let alloc = t.elapsed();
+        let took = destroy(&m, id);
+        let rang = h.join().unwrap();
+        eprintln!("inline huge grid: alloc {alloc:?}, DESTROY_QUEUE {took:?}, the doorbell returned after {rang:?}");
+        assert!(alloc < Duration::from_millis(50), "{alloc:?}");
+        assert!(took < Duration::from_millis(100), "{took:?}");
+        rang
+    });
+    assert!(ringer < Duration::from_secs(5));
+    assert!(m.queue_state(id).is_none());
+}
+
+#[test]
+fn huge_copies_run_in_slices_and_stop_with_their_queue() {
+    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let dev = &devs[0];
+    let (a, b) = (
+        dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap(),
+        dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap(),
+    );
+    let q = dev.create_queue(QueueKind::Sdma, 0x10000).unwrap();
+    // 2 GiB in 4 MiB packets (each copied in 1 MiB slices), then an ioctl: it does
+    // not wait for the copies.
+    let mut v = Vec::new();
+    for _ in 0..512 {
+        amd_packets::sdma::CopyLinear::new(b.va() as u64, a.va() as u64, 4 << 20)
+            .unwrap()
+            .encode(T, &mut v);
+    }
+    for (i, w) in v.iter().enumerate() {
+        q.ring().write(i * 4, &w.to_le_bytes()).unwrap();
+    }
+    q.submit(v.len() as u64 * 4);
+    wait_for("the copies", || {
+        m.queue_state(q.id()).unwrap().counters.packets == 0
+            && m.queue_state(q.id()).unwrap().status == QueueStatus::Running
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    let t = Instant::now();
+    dev.available_memory().unwrap();
+    let ioctl = t.elapsed();
+    let took = destroy(&m, q.id());
+    eprintln!("during 2 GiB of copies: an ioctl {ioctl:?}, DESTROY_QUEUE {took:?}");
+    assert!(ioctl < Duration::from_millis(50), "{ioctl:?}");
+    assert!(took < Duration::from_millis(100), "{took:?}");
+    assert!(m.queue_state(q.id()).is_none());
+}
+
+/// Forwards to a mock it does not keep alive, so the test can drop the mock while
+/// amd-kfd's handles (and a running queue) still exist.
+struct WeakSys(Weak<MockSys>);
+
+impl WeakSys {
+    fn get(&self, op: &str) -> SysResult<Arc<MockSys>> {
+        self.0.upgrade().ok_or_else(|| SysError::new(op, Errno::ENODEV))
+    }
+}
+
+impl Sys for WeakSys {
+    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
+        self.get("open")?.open(path, mode)
+    }
+    fn close(&self, fd: Fd) -> SysResult<()> {
+        self.get("close")?.close(fd)
+    }
+    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.get("ioctl")?.ioctl(fd, request, name, arg) }
+    }
+    unsafe fn mmap(
+        &self,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MapFlags,
+        fd: Option<Fd>,
+        offset: u64,
+    ) -> SysResult<usize> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.get("mmap")?.mmap(addr, len, prot, flags, fd, offset) }
+    }
+    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.get("munmap")?.munmap(addr, len) }
+    }
+    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        self.get("read")?.read_file(path)
+    }
+    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
+        self.get("write")?.write_file(path, data)
+    }
+    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
+        self.get("readdir")?.list_dir(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.0.upgrade().is_some_and(|m| m.exists(path))
+    }
+    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
+        self.get("readlink")?.readlink(path)
+    }
+    fn eventfd(&self, init: u32) -> SysResult<Fd> {
+        self.get("eventfd")?.eventfd(init)
+    }
+    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
+        self.get("read")?.read(fd, buf)
+    }
+    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
+        self.get("write")?.write(fd, buf)
+    }
+    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
+        self.get("poll")?.poll(fds, timeout_ms)
+    }
+    fn doorbell_written(&self, addr: usize) {
+        if let Some(m) = self.0.upgrade() {
+            m.doorbell_written(addr);
+        }
+    }
+}
+
+#[test]
+fn dropping_the_mock_ends_a_runaway_kernel() {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    let sys = Arc::new(WeakSys(Arc::downgrade(&m)));
+    let kfd = Kfd::open_with(sys, &Visibility::all()).unwrap();
+    let dev = kfd.device(0).unwrap();
+    let mut k = Kernel::new(&dev, SPIN);
+    let words = k.dispatch_words([1, 1, 1], 0);
+    k.submit(&words);
+    wait_for("the dispatch", || m.dispatches().len() == 1);
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    drop(m);
+    let took = t.elapsed();
+    eprintln!("dropping the mock during a runaway kernel: {took:?}");
+    assert!(took < Duration::from_millis(100), "{took:?}");
+    // The handles outlive the mock; their releases fail and are recorded.
+    drop((k, dev));
+    assert!(!kfd.take_deferred_errors().is_empty());
+}
+
+#[test]
+fn a_kernel_fault_reports_address_access_and_instruction() {
+    for mode in [ExecMode::Inline, ExecMode::Threaded] {
+        let (m, _kfd, devs) = setup(1, mode);
+        let dev = &devs[0];
+        let mut k = Kernel::new(dev, STORE);
+        let words = k.dispatch_words([1, 1, 1], 0x7f00);
+        k.submit(&words);
+        wait_for("the fault", || {
+            matches!(m.queue_state(k.q.id()).unwrap().status, QueueStatus::Faulted(_))
+        });
+        let st = m.queue_state(k.q.id()).unwrap();
+        assert_eq!(
+            st.status,
+            QueueStatus::Faulted(MemoryFault {
+                va: 0x7f00_0000_0000,
+                write: true,
+                not_present: true,
+                ..Default::default()
+            })
+        );
+        let reason = st.stop_reason.unwrap();
+        assert!(
+            reason.starts_with(&format!(
+                "queue {} stopped: memory fault writing 0x7f0000000000 (page not present) in kernel at 0x",
+                k.q.id()
+            )) && reason.contains("global_store_b32")
+                && reason.contains("DISPATCH_DIRECT at ring dword"),
+            "{reason}"
+        );
+        // The driver's event data, and the stop reason through the transport.
+        let r = dev.fault_report().unwrap();
+        let mem = r.memory.expect("the memory-fault event fired");
+        assert_eq!(mem.va, 0x7f00_0000_0000);
+        assert_eq!(mem.gpu_id, dev.gpu_id());
+        assert_eq!(mem.ErrorType, KFD_MEM_ERR_NO_RAS);
+        let f = mem.failure;
+        assert_eq!((f.NotPresent, f.ReadOnly, f.NoExecute, f.imprecise), (1, 0, 0, 0));
+        assert_eq!(r.hw, None);
+        assert_eq!(r.stop_reasons, std::slice::from_ref(&reason));
+        assert_eq!(
+            r.lines(),
+            [
+                format!(
+                    "MMU fault: 0x7F0000000000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0 gpu_id={} ErrorType=0",
+                    dev.gpu_id()
+                ),
+                reason
+            ]
+        );
+    }
+}
