@@ -6,7 +6,7 @@
 //!   llvm-mc-19.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current).
-//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`), each printing
+//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod gen_mnemonics;
@@ -53,6 +53,7 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("engines", "amd-mockgpu", "engines"),
     ("runtime", "amd-hcq", "runtime"),
     ("interp", "amd-hcq", "interp"),
+    ("graph", "amd-hcq", "graph"),
 ];
 
 fn bench(args: &[String]) -> Result<()> {

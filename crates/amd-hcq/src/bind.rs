@@ -17,7 +17,7 @@ use crate::device::{Device, Point, Work};
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
 use crate::queue::{ComputeQueue, CopyQueue, Place, Recording, write_site};
-use crate::sym::{Bindings, Var};
+use crate::sym::{Bindings, Expr, Var};
 use crate::{HcqError, Result};
 
 /// Copies of a bound list kept by [`Device::bind`] and [`Device::bind_copy`].
@@ -43,8 +43,8 @@ pub(crate) struct BoundList<I: DeviceInterface> {
     /// Runs on the copy queue (SDMA packets) rather than the compute queue.
     pub(crate) copy: bool,
     pub(crate) karg_off: usize,
-    /// Indices of the sites evaluated at each run.
-    pub(crate) dynamic: Vec<usize>,
+    /// How a run evaluates the sites that change.
+    pub(crate) plan: Plan,
     pub(crate) images: Vec<Mutex<Image<I>>>,
 }
 
@@ -103,12 +103,13 @@ impl<I: DeviceInterface> BoundList<I> {
                 written: false,
             }));
         }
+        let plan = Plan::new(&rec, &dynamic);
         Ok(BoundList {
             rec,
             dwords: words.len() as u32,
             copy,
             karg_off,
-            dynamic,
+            plan,
             images,
         })
     }
@@ -120,83 +121,175 @@ impl<I: DeviceInterface> BoundList<I> {
         img: &mut Image<I>,
         vals: &Bindings,
         internal: &[(&Var, u64)],
-        scratch: &mut Vec<u64>,
+        scratch: &mut Scratch,
     ) -> Result<()> {
         let base = img.buf.va() + self.karg_off as u64;
         let buf = &img.buf;
         let r = update_sites(
             &self.rec,
-            &self.dynamic,
+            &self.plan,
             self.karg_off,
             base,
             (&mut img.values, img.written),
             vals,
             internal,
             scratch,
-            |off, bytes| buf.write(off, bytes),
+            |off, v, n| buf.write_le(off, v, n),
         );
         img.written |= r.is_ok();
         r
     }
 }
 
+/// What a run of a bound list evaluates: each distinct expression of its dynamic sites
+/// once, the distinct launch checks, then each dynamic site from its expression's
+/// value.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    exprs: Vec<Expr>,
+    /// What each expression is (for errors).
+    what: Vec<std::sync::Arc<str>>,
+    /// The dynamic sites, in site order.
+    sites: Vec<PlanSite>,
+    checks: Vec<PlanCheck>,
+}
+
+impl Plan {
+    pub(crate) fn new(rec: &Recording, dynamic: &[usize]) -> Plan {
+        let mut p = Plan::default();
+        let index = |e: &Expr, what: &std::sync::Arc<str>, p: &mut Plan| -> u32 {
+            match p.exprs.iter().position(|x| x == e) {
+                Some(i) => i as u32,
+                None => {
+                    p.exprs.push(e.clone());
+                    p.what.push(what.clone());
+                    p.exprs.len() as u32 - 1
+                }
+            }
+        };
+        for &k in dynamic {
+            let s = &rec.sites[k];
+            let expr = index(&s.expr, &s.what, &mut p);
+            let (at, karg, len) = match s.place {
+                Place::Cmd(at) => (at * 4, false, s.enc.bytes.max(4)),
+                Place::Karg(at) => (at, true, s.enc.bytes),
+            };
+            p.sites.push(PlanSite {
+                site: k,
+                expr,
+                enc: s.enc,
+                at,
+                karg,
+                len,
+            });
+        }
+        for c in &rec.checks {
+            let what: std::sync::Arc<str> = format!("a launch size of {}", c.kernel).into();
+            let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut p));
+            let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut p));
+            let check = PlanCheck(g, l, c.max_workgroup, c.kernel.clone());
+            if !p
+                .checks
+                .iter()
+                .any(|x| x.0 == check.0 && x.1 == check.1 && x.2 == check.2)
+            {
+                p.checks.push(check);
+            }
+        }
+        p
+    }
+
+    /// Every site of `rec` evaluated at each run.
+    #[cfg(test)]
+    pub(crate) fn all(rec: &Recording) -> Plan {
+        Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>())
+    }
+}
+
+/// A launch check: grid and workgroup expression indices, maximum workgroup, kernel.
+#[derive(Debug)]
+struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
+
+/// A dynamic site as a run needs it.
+#[derive(Debug, Clone, Copy)]
+struct PlanSite {
+    /// Index into the recording's sites.
+    site: usize,
+    /// Index into the plan's expressions.
+    expr: u32,
+    enc: crate::queue::Enc,
+    /// Byte offset: in the commands, or (when `karg`) in the kernel arguments.
+    at: usize,
+    karg: bool,
+    /// Bytes written.
+    len: u8,
+}
+
+/// Reused buffers of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    resolved: Vec<u64>,
+    values: Vec<u64>,
+}
+
 /// The core of a bound replay: resolves the variables (`vals`, the runtime's
-/// `internal` ones, and the kernel arguments' address `karg_va`), evaluates every
-/// dynamic site, and only if all are valid calls `write(byte offset, bytes)` for each
-/// site whose encoded value differs from `last` (every site when `!written`), keeping
-/// the new values in `last`.
+/// `internal` ones, and the kernel arguments' address `karg_va`), evaluates the plan,
+/// and only if every value is valid calls `write(byte offset, value, bytes)` for each site
+/// whose encoded value differs from `last` (every site when `!written`), keeping the
+/// new values in `last`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update_sites(
     rec: &Recording,
-    dynamic: &[usize],
+    plan: &Plan,
     karg_off: usize,
     karg_va: u64,
     (last, written): (&mut Vec<u64>, bool),
     vals: &Bindings,
     internal: &[(&Var, u64)],
-    resolved: &mut Vec<u64>,
-    mut write: impl FnMut(usize, &[u8]) -> Result<()>,
+    scratch: &mut Scratch,
+    mut write: impl FnMut(usize, u64, usize) -> Result<()>,
 ) -> Result<()> {
-    match &rec.karg_base {
-        Some(v) => {
-            let mut all: Vec<(&Var, u64)> = Vec::with_capacity(internal.len() + 1);
-            all.extend_from_slice(internal);
-            all.push((v, karg_va));
-            rec.resolve(vals, &all, resolved)?;
-        }
-        None => rec.resolve(vals, internal, resolved)?,
+    let karg = rec.karg_base.as_ref().map(|v| (v, karg_va));
+    rec.resolve_vars(vals, internal, karg, &mut scratch.resolved)?;
+    let r = &scratch.resolved;
+    let ev = &mut scratch.values;
+    ev.clear();
+    for (e, what) in plan.exprs.iter().zip(&plan.what) {
+        ev.push(e.eval(r).map_err(|_| {
+            HcqError::InvalidArgument(format!("{what} overflows 64 bits, is negative or divides by zero"))
+        })?);
     }
-    let n = dynamic.len();
+    for PlanCheck(g, l, max, kernel) in &plan.checks {
+        crate::queue::check_launch(kernel, g.map(|i| ev[i as usize]), l.map(|i| ev[i as usize]), *max)?;
+    }
+    let n = plan.sites.len();
     last.resize(n, 0);
-    // Evaluate all before writing any, the new values after the old.
-    for &k in dynamic {
-        match rec.site_value(k, resolved) {
-            Ok(v) => last.push(v),
-            Err(e) => {
+    // Encode all before writing any, the new values after the old.
+    for p in &plan.sites {
+        let v = ev[p.expr as usize];
+        match p.enc.encode(v) {
+            Some(bits) => last.push(bits),
+            None => {
                 last.truncate(n);
-                return Err(e);
+                let s = &rec.sites[p.site];
+                return Err(crate::queue::does_not_fit(&s.what, v, s.enc));
             }
         }
     }
-    let mut r = Ok(());
-    for (j, &k) in dynamic.iter().enumerate() {
-        let (old, new) = (last[j], last[n + j]);
-        if written && old == new {
+    let (old, new) = last.split_at_mut(n);
+    for ((p, o), &nv) in plan.sites.iter().zip(old.iter_mut()).zip(new.iter()) {
+        if written && *o == nv {
             continue;
         }
-        let s = &rec.sites[k];
-        let (off, len) = match s.place {
-            Place::Cmd(at) => (at * 4, s.enc.bytes.max(4) as usize),
-            Place::Karg(at) => (karg_off + at, s.enc.bytes as usize),
-        };
-        r = write(off, &new.to_le_bytes()[..len]);
-        if r.is_err() {
-            break;
+        let off = if p.karg { karg_off + p.at } else { p.at };
+        if let Err(e) = write(off, nv, p.len as usize) {
+            last.truncate(n);
+            return Err(e);
         }
-        last[j] = new;
+        *o = nv;
     }
     last.truncate(n);
-    r
+    Ok(())
 }
 
 /// A compute or copy list living in GPU memory (see [`Device::bind`],
@@ -280,7 +373,7 @@ impl<I: DeviceInterface> BoundQueue<I> {
         let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % n;
         let mut img = self.list.images[i].lock();
         dev.wait_point(img.last_run)?;
-        let mut scratch = Vec::new();
+        let mut scratch = Scratch::default();
         self.list.update(&mut img, vals, &[], &mut scratch)?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
@@ -488,30 +581,21 @@ mod tests {
         vars: &[Var],
         vals: &[u64],
     ) -> Vec<usize> {
-        let dynamic: Vec<usize> = (0..rec.sites.len()).collect();
+        let plan = Plan::all(rec);
         let mut b = Bindings::new();
         for (v, x) in vars.iter().zip(vals) {
             b.set(v, *x);
         }
         let mut wrote = Vec::new();
-        let mut resolved = Vec::new();
-        update_sites(
-            rec,
-            &dynamic,
-            0,
-            0,
-            (last, written),
-            &b,
-            &[],
-            &mut resolved,
-            |off, bytes| {
-                for (i, w) in bytes.chunks(4).enumerate() {
-                    image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
-                    wrote.push(off / 4 + i);
-                }
-                Ok(())
-            },
-        )
+        let mut scratch = Scratch::default();
+        update_sites(rec, &plan, 0, 0, (last, written), &b, &[], &mut scratch, |off, v, n| {
+            let bytes = &v.to_le_bytes()[..n];
+            for (i, w) in bytes.chunks(4).enumerate() {
+                image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
+                wrote.push(off / 4 + i);
+            }
+            Ok(())
+        })
         .unwrap();
         wrote
     }

@@ -291,7 +291,11 @@ impl<I: DeviceInterface> Graph<I> {
             signals,
             replay,
             tl,
-            state: Mutex::new(ReplayState { count: 0, next: 0 }),
+            state: Mutex::new(ReplayState {
+                count: 0,
+                next: 0,
+                scratch: Default::default(),
+            }),
             copies,
         })
     }
@@ -393,6 +397,7 @@ struct GraphList<I: DeviceInterface> {
 struct ReplayState {
     /// Replays so far (the value graph signals carry), restarting past the wrap.
     count: u64,
+    scratch: crate::bind::Scratch,
     /// The copy the next replay uses.
     next: usize,
 }
@@ -491,9 +496,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 value: t.next,
             });
         }
-        let mut scratch = Vec::new();
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            l.list.update(img, vals, &internal, &mut scratch)?;
+            l.list.update(img, vals, &internal, &mut st.scratch)?;
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             let dev = &self.devices[l.dev];

@@ -77,6 +77,12 @@ pub trait DeviceMemory: Send + Sync {
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
     /// Copies out at `offset` (CPU-visible memory only).
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// Writes the low `bytes` (1, 2, 4 or 8) bytes of `v`, little-endian, at `offset`
+    /// (CPU-visible memory only).
+    fn write_le(&self, offset: usize, v: u64, bytes: usize) -> Result<()> {
+        let b = v.to_le_bytes();
+        self.write(offset, b.get(..bytes).unwrap_or(&b))
+    }
     /// Loads the 64-bit value at `offset` (8-aligned) with Acquire.
     fn load_u64(&self, offset: usize) -> Result<u64>;
     /// Stores a 64-bit value at `offset` (8-aligned) with Release.
@@ -160,6 +166,10 @@ impl DeviceMemory for Arc<KfdMemory> {
     }
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         Ok(KfdMemory::write(self, offset, data)?)
+    }
+    #[inline]
+    fn write_le(&self, offset: usize, v: u64, bytes: usize) -> Result<()> {
+        Ok(KfdMemory::write_le(self, offset, v, bytes)?)
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         Ok(KfdMemory::read(self, offset, out)?)

@@ -184,6 +184,13 @@ impl<I: DeviceInterface> Buffer<I> {
         self.memory().write(self.offset + offset, data)
     }
 
+    /// Writes the low `bytes` (1, 2, 4 or 8) bytes of `v`, little-endian, at `offset`.
+    #[inline]
+    pub(crate) fn write_le(&self, offset: usize, v: u64, bytes: usize) -> Result<()> {
+        self.check(offset, bytes)?;
+        self.memory().write_le(self.offset + offset, v, bytes)
+    }
+
     /// Reads at `offset` from the CPU (CPU-visible kinds only).
     pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check(offset, out.len())?;

@@ -180,6 +180,30 @@ impl Recording {
         self.sites.is_empty() && self.kernargs.is_empty()
     }
 
+    /// The values of the variables, from `vals`, the runtime's own `internal` ones and
+    /// the kernel arguments' address `karg` (launch sizes not checked).
+    #[inline]
+    pub(crate) fn resolve_vars(
+        &self,
+        vals: &Bindings,
+        internal: &[(&Var, u64)],
+        karg: Option<(&Var, u64)>,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        out.clear();
+        for v in &self.vars {
+            let x = match internal.iter().find(|(iv, _)| *iv == v) {
+                Some(&(_, x)) => x,
+                None => match karg {
+                    Some((kv, x)) if kv == v => x,
+                    _ => vals.get(v).ok_or_else(|| unbound(v))?,
+                },
+            };
+            out.push(x);
+        }
+        Ok(())
+    }
+
     /// The values of the variables, from `vals` and the runtime's own `internal` ones.
     pub(crate) fn resolve(&self, vals: &Bindings, internal: &[(&Var, u64)], out: &mut Vec<u64>) -> Result<()> {
         out.clear();
@@ -213,16 +237,6 @@ impl Recording {
             let bits = s.enc.encode(v).ok_or_else(|| does_not_fit(&s.what, v, s.enc))?;
             Ok((s, bits))
         })
-    }
-
-    /// The encoded value of site `k` for the resolved variables `vals`.
-    #[inline]
-    pub(crate) fn site_value(&self, k: usize, vals: &[u64]) -> Result<u64> {
-        let s = &self.sites[k];
-        let v = s.expr.eval(vals).map_err(|_| {
-            HcqError::InvalidArgument(format!("{} overflows 64 bits, is negative or divides by zero", s.what))
-        })?;
-        s.enc.encode(v).ok_or_else(|| does_not_fit(&s.what, v, s.enc))
     }
 
     /// Appends another list's recording whose command dwords now start at `cmd_base`:
@@ -314,7 +328,7 @@ pub(crate) fn write_site(s: &Site, bits: u64, cmds: &mut [u32], kargs: &mut [u8]
     Ok(())
 }
 
-fn does_not_fit(what: &str, v: u64, enc: Enc) -> HcqError {
+pub(crate) fn does_not_fit(what: &str, v: u64, enc: Enc) -> HcqError {
     HcqError::InvalidArgument(format!(
         "{what} = {v} does not fit its field ({}..={})",
         enc.min, enc.max

@@ -216,7 +216,20 @@ impl KfdMemory {
         Ok(())
     }
 
+    /// Writes the low `bytes` (1, 2, 4 or 8) bytes of `v`, little-endian, at `offset`;
+    /// the memory must be CPU-visible.
+    #[inline]
+    pub fn write_le(&self, offset: usize, v: u64, bytes: usize) -> Result<()> {
+        if !matches!(bytes, 1 | 2 | 4 | 8) {
+            return Err(KfdError::InvalidArgument(format!("a store of {bytes} bytes")));
+        }
+        let addr = self.cpu_range(offset, bytes)?;
+        raw::store_le(addr, v, bytes);
+        Ok(())
+    }
+
     /// Copies `data` into the memory at `offset`; the memory must be CPU-visible.
+    #[inline]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         let addr = self.cpu_range(offset, data.len())?;
         raw::copy_in(addr, data);
@@ -224,6 +237,7 @@ impl KfdMemory {
     }
 
     /// Copies from the memory at `offset` into `out`; the memory must be CPU-visible.
+    #[inline]
     pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         let addr = self.cpu_range(offset, out.len())?;
         raw::copy_out(addr, out);
@@ -240,6 +254,7 @@ impl KfdMemory {
         Ok(Cell64::borrowed(raw, self))
     }
 
+    #[inline]
     fn cpu_range(&self, offset: usize, len: usize) -> Result<usize> {
         if !self.kind.cpu_visible() {
             return Err(KfdError::InvalidArgument(format!(

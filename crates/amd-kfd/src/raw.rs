@@ -236,14 +236,34 @@ impl RawCell {
 
 /// Copies `data` into mapped memory at `addr`; the caller checked that
 /// `addr..addr + data.len()` lies inside a CPU-accessible mapping it owns.
+#[inline]
 pub(crate) fn copy_in(addr: usize, data: &[u8]) {
     // SAFETY: the range is inside a live mapping (checked by the caller, the owning
     // buffer) and cannot overlap `data`, which is ordinary process memory.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) }
 }
 
+/// Writes the low `n` (1, 2, 4 or 8) bytes of `v`, little-endian, at `addr`, under
+/// the same conditions as [`copy_in`] for `addr..addr + n`: a fixed-size store rather
+/// than a call to `memcpy`, for the small patches of bound command lists.
+#[inline]
+pub(crate) fn store_le(addr: usize, v: u64, n: usize) {
+    let p = addr as *mut u8;
+    // SAFETY: the caller checked that `addr..addr + n` lies inside a live, writable
+    // mapping; unaligned stores are allowed by `write_unaligned`.
+    unsafe {
+        match n {
+            8 => std::ptr::write_unaligned(p as *mut u64, v.to_le()),
+            4 => std::ptr::write_unaligned(p as *mut u32, (v as u32).to_le()),
+            2 => std::ptr::write_unaligned(p as *mut u16, (v as u16).to_le()),
+            _ => std::ptr::write_unaligned(p, v as u8),
+        }
+    }
+}
+
 /// Copies from mapped memory at `addr` into `out`, under the same conditions as
 /// [`copy_in`].
+#[inline]
 pub(crate) fn copy_out(addr: usize, out: &mut [u8]) {
     // SAFETY: as for `copy_in`, with the roles swapped.
     unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) }

@@ -393,7 +393,12 @@ impl MockSys {
     }
 
     pub(crate) fn wake(&self, g: usize) {
-        let mut d = self.driver.lock();
+        let d = self.driver.lock();
+        self.wake_locked(g, d);
+    }
+
+    /// [`MockSys::wake`] with the driver already locked (the guard is released).
+    pub(crate) fn wake_locked(&self, g: usize, mut d: MutexGuard<'_, Driver>) {
         match self.mode {
             ExecMode::Inline => self.run_all_inline(&mut d),
             ExecMode::Threaded => {

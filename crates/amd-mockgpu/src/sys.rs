@@ -230,15 +230,14 @@ impl Sys for MockSys {
     }
 
     fn doorbell_written(&self, addr: usize) {
-        let g = {
-            let d = self.driver.lock();
-            d.gpus.iter().position(|g| {
-                g.doorbell_page
-                    .is_some_and(|p| (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES)
-            })
-        };
+        // One lock: find the GPU and wake it.
+        let d = self.driver.lock();
+        let g = d.gpus.iter().position(|g| {
+            g.doorbell_page
+                .is_some_and(|p| (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES)
+        });
         if let Some(g) = g {
-            self.wake(g);
+            self.wake_locked(g, d);
         }
     }
 

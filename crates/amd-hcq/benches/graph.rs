@@ -1,0 +1,194 @@
+//! The CPU cost of replaying a graph, on the mock GPU (threaded: the engines consume
+//! off the caller's thread), against launching the same kernels one by one in the same
+//! run.
+//!
+//! `cargo xtask bench graph`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
+//!
+//! The graph: 11 vadd launches (a chain through a scratch buffer) whose input, output
+//! and scratch buffers and two element counts are variables: 5 values change at every
+//! replay, and the grid sizes follow the counts.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use amd_hcq::{Bindings, Buffer, BufferKind, Device, Graph, Iface, KernArgs, Platform, Program, Sym, SymDims, Var};
+use amd_mockgpu::{MockConfig, MockSys};
+
+const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+struct Setup {
+    dev: Device,
+    prg: Program,
+    bufs: Vec<Buffer>,
+}
+
+fn dims(n: &Var) -> SymDims {
+    SymDims::new([(Sym::from(n) + 255u32) / 256u32, 1.into(), 1.into()], [256, 1, 1])
+}
+
+/// Values for replay `i`: buffers rotate, counts change.
+fn values(s: &Setup, vars: &[Var; 5], i: usize, out: &mut Bindings) {
+    let k = s.bufs.len();
+    out.buffer(&vars[0], &s.bufs[i % k])
+        .buffer(&vars[1], &s.bufs[(i + 1) % k])
+        .buffer(&vars[2], &s.bufs[(i + 2) % k])
+        .set(&vars[3], 64 + (i % 64) as u64)
+        .set(&vars[4], 32 + (i % 32) as u64);
+}
+
+/// The same 11 launches, built and submitted one by one.
+fn one_by_one(s: &Setup, i: usize) {
+    let k = s.bufs.len();
+    let (a, out, tmp) = (&s.bufs[i % k], &s.bufs[(i + 1) % k], &s.bufs[(i + 2) % k]);
+    let (n, m) = (64 + (i % 64) as u32, 32 + (i % 32) as u32);
+    let d = |c: u32| SymDims::new([c.div_ceil(256), 1, 1], [256, 1, 1]);
+    s.prg
+        .enqueue(&KernArgs::new().buffer(a).buffer(a).buffer(tmp).u32(n), d(n))
+        .expect("launch");
+    for _ in 0..9 {
+        s.prg
+            .enqueue(&KernArgs::new().buffer(tmp).buffer(a).buffer(tmp).u32(n), d(n))
+            .expect("launch");
+    }
+    s.prg
+        .enqueue(&KernArgs::new().buffer(tmp).buffer(tmp).buffer(out).u32(m), d(m))
+        .expect("launch");
+}
+
+fn main() {
+    let m = Arc::new(MockSys::new(MockConfig::default()));
+    let p = Platform::with_sys(m, Iface::Mock).expect("mock platform");
+    let dev = p.device(0).expect("mock GPU");
+    let prg = Program::load(&dev, VADD, "vadd").expect("vadd");
+    let bufs = (0..6)
+        .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
+        .collect();
+    let s = Setup { dev, prg, bufs };
+    let vars = ["input", "output", "tmp", "n", "m"].map(Var::new);
+    let mut g = Graph::new();
+    let (a, out, tmp, n, mm) = (&vars[0], &vars[1], &vars[2], &vars[3], &vars[4]);
+    g.exec(
+        &s.prg,
+        &KernArgs::new().buffer_sym(a).buffer_sym(a).buffer_sym(tmp).sym_u32(n),
+        dims(n),
+        &[],
+    )
+    .expect("record");
+    for _ in 0..9 {
+        g.exec(
+            &s.prg,
+            &KernArgs::new().buffer_sym(tmp).buffer_sym(a).buffer_sym(tmp).sym_u32(n),
+            dims(n),
+            &[],
+        )
+        .expect("record");
+    }
+    g.exec(
+        &s.prg,
+        &KernArgs::new()
+            .buffer_sym(tmp)
+            .buffer_sym(tmp)
+            .buffer_sym(out)
+            .sym_u32(mm),
+        dims(mm),
+        &[],
+    )
+    .expect("record");
+    let copies = amd_hcq::DEFAULT_COPIES;
+    let graph = g.bind().expect("bind");
+    let mut vals = Bindings::new();
+
+    // Idle engines: every replay starts after the previous one finished.
+    let iters = 2000;
+    let mut idle = Vec::with_capacity(iters);
+    for i in 0..iters {
+        values(&s, &vars, i, &mut vals);
+        let t = Instant::now();
+        graph.replay(&vals).expect("replay");
+        idle.push(t.elapsed().as_secs_f64());
+        graph.synchronize().expect("synchronize");
+        // Let the engine thread go back to sleep.
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+    // Busy engines: bursts of replays back to back (fewer than the copies, so none
+    // waits for a copy to come free) while the engines run the earlier ones.
+    let mut busy = Vec::with_capacity(iters);
+    let mut i = 0;
+    while busy.len() < iters {
+        for _ in 0..copies - 1 {
+            values(&s, &vars, i, &mut vals);
+            let t = Instant::now();
+            graph.replay(&vals).expect("replay");
+            busy.push(t.elapsed().as_secs_f64());
+            i += 1;
+        }
+        graph.synchronize().expect("synchronize");
+    }
+    // The same launches one by one (engines idle at the start of each set).
+    let mut single = Vec::with_capacity(iters);
+    for i in 0..iters {
+        let t = Instant::now();
+        one_by_one(&s, i);
+        single.push(t.elapsed().as_secs_f64());
+        s.dev.synchronize().expect("synchronize");
+    }
+    // The floor under any submission on the mock: one packet through the ring and its
+    // doorbell, engines idle (waking the mock's engine thread is part of it).
+    let sig = s.dev.new_signal(1).expect("signal");
+    let mut q = s.dev.compute_queue();
+    q.wait(&sig, 1);
+    let mut doorbell = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        let t = Instant::now();
+        s.dev.submit_compute(&q).expect("submit");
+        doorbell.push(t.elapsed().as_secs_f64());
+        s.dev.synchronize().expect("synchronize");
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+    let doorbell = median(&mut doorbell);
+    let (idle, busy, single) = (median(&mut idle), median(&mut busy), median(&mut single));
+    println!(
+        "bench graph_replay_idle: {:.2} us median for 11 launches, 5 values changed ({:.3} × launching them one by one, {:.2} us; goal 0.5 us)",
+        idle * 1e6,
+        idle / single,
+        single * 1e6
+    );
+    println!(
+        "bench ring_doorbell_idle: {:.2} us median for one packet through the ring, engines idle (the mock's wake-up; {:.3} × a graph replay)",
+        doorbell * 1e6,
+        doorbell / idle
+    );
+    println!(
+        "bench graph_replay_busy: {:.2} us median, engines running earlier replays ({:.3} × launching them one by one)",
+        busy * 1e6,
+        busy / single
+    );
+
+    // Throughput with no host wait: replays pipelined through the bound copies,
+    // against the same launches one by one.
+    let reps = 2000;
+    let t = Instant::now();
+    for i in 0..reps {
+        values(&s, &vars, i, &mut vals);
+        graph.replay(&vals).expect("replay");
+    }
+    graph.synchronize().expect("synchronize");
+    let pipelined = reps as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for i in 0..reps {
+        one_by_one(&s, i);
+    }
+    s.dev.synchronize().expect("synchronize");
+    let sequential = reps as f64 / t.elapsed().as_secs_f64();
+    println!(
+        "bench graph_replays_per_second: {:.0} /s pipelined, no host wait ({:.2} × the same launches one by one, {:.0} sets/s)",
+        pipelined,
+        pipelined / sequential,
+        sequential
+    );
+}
