@@ -60,6 +60,23 @@ fn one_by_one(s: &Setup, i: usize) {
         .expect("launch");
 }
 
+/// The replays compute what they should: out = 22 × input on the first m elements.
+fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
+    let input: Vec<f32> = (0..1024).map(|i| (i % 97) as f32).collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    s.dev.copy_in(&s.bufs[0], 0, &bytes).expect("copy in");
+    let mut vals = Bindings::new();
+    values(s, vars, 0, &mut vals);
+    graph.replay(&vals).expect("replay");
+    graph.synchronize().expect("synchronize");
+    let mut out = vec![0u8; 32 * 4];
+    s.dev.copy_out(&mut out, &s.bufs[1], 0).expect("copy out");
+    for (i, c) in out.chunks(4).enumerate() {
+        let got = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        assert_eq!(got, 22.0 * input[i], "element {i} of the graph's output");
+    }
+}
+
 fn main() {
     let m = Arc::new(MockSys::new(MockConfig::default()));
     let p = Platform::with_sys(m, Iface::Mock).expect("mock platform");
@@ -185,6 +202,7 @@ fn main() {
     }
     s.dev.synchronize().expect("synchronize");
     let sequential = reps as f64 / t.elapsed().as_secs_f64();
+    check(&s, &graph, &vars);
     println!(
         "bench graph_replays_per_second: {:.0} /s pipelined, no host wait ({:.2} × the same launches one by one, {:.0} sets/s)",
         pipelined,

@@ -166,6 +166,14 @@ impl KernArgs {
         KernArgs::default()
     }
 
+    /// No arguments yet, with room for `n`.
+    pub fn with_capacity(n: usize) -> Self {
+        KernArgs {
+            items: Vec::with_capacity(n),
+            keep: Vec::with_capacity(n),
+        }
+    }
+
     fn push(mut self, a: Arg) -> Self {
         self.items.push(a);
         self
@@ -230,10 +238,16 @@ impl KernArgs {
     }
 }
 
-/// What to place for an argument: constant bytes, or a symbol of `bytes` bytes.
-pub(crate) enum Placed {
-    Bytes(Vec<u8>),
-    Sym { expr: Sym, bytes: u32, max: u64 },
+/// What to place for an argument: constant bytes (up to 8, or a slice), or a symbol
+/// of `bytes` bytes.
+pub(crate) enum Placed<'a> {
+    Small([u8; 8], usize),
+    Slice(&'a [u8]),
+    Sym { expr: &'a Sym, bytes: u32, max: u64 },
+}
+
+fn small(v: u64, n: u32) -> Placed<'static> {
+    Placed::Small(v.to_le_bytes(), n as usize)
 }
 
 fn arg_name(info: &ArgInfo, i: usize) -> String {
@@ -245,7 +259,7 @@ fn arg_name(info: &ArgInfo, i: usize) -> String {
 
 /// Checks `arg` against the metadata's `info` (argument `i` of `kernel`) and says what
 /// to place.
-pub(crate) fn place(kernel: &str, i: usize, info: &ArgInfo, arg: &Arg) -> Result<Placed> {
+pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) -> Result<Placed<'a>> {
     let size = info.size;
     let err = |what: String| HcqError::InvalidArgument(format!("kernel {kernel}, {}: {what}", arg_name(info, i)));
     let declared = info.type_name.as_deref().and_then(ScalarType::from_type_name);
@@ -256,9 +270,9 @@ pub(crate) fn place(kernel: &str, i: usize, info: &ArgInfo, arg: &Arg) -> Result
                 return Err(err(format!("a buffer argument of {size} bytes")));
             }
             Ok(match s.as_const() {
-                Some(v) => Placed::Bytes(v.to_le_bytes().to_vec()),
+                Some(v) => small(v, 8),
                 None => Placed::Sym {
-                    expr: s.clone(),
+                    expr: s,
                     bytes: 8,
                     max: u64::MAX,
                 },
@@ -282,7 +296,7 @@ pub(crate) fn place(kernel: &str, i: usize, info: &ArgInfo, arg: &Arg) -> Result
                     return Err(err(format!("{v} does not fit a {declared_name}")));
                 }
             }
-            Ok(Placed::Bytes((*v as u64).to_le_bytes()[..size as usize].to_vec()))
+            Ok(small(*v as u64, size))
         }
         (ArgKind::Value, Arg::Sym(t, s)) => {
             if t.is_float() {
@@ -305,20 +319,18 @@ pub(crate) fn place(kernel: &str, i: usize, info: &ArgInfo, arg: &Arg) -> Result
                 n => (1u64 << (8 * n)) - 1,
             };
             Ok(match s.as_const() {
-                Some(v) if v <= max => Placed::Bytes(v.to_le_bytes()[..size as usize].to_vec()),
+                Some(v) if v <= max => small(v, size),
                 Some(v) => return Err(err(format!("{v} does not fit a {declared_name}"))),
                 None => Placed::Sym {
-                    expr: s.clone(),
+                    expr: s,
                     bytes: size,
                     max,
                 },
             })
         }
         (ArgKind::Value, Arg::Bits(b)) => match size {
-            8 => Ok(Placed::Bytes(b.to_le_bytes().to_vec())),
-            1 | 2 | 4 if size == 4 && *b <= u32::MAX as u64 || *b >> (8 * size) == 0 => {
-                Ok(Placed::Bytes(b.to_le_bytes()[..size as usize].to_vec()))
-            }
+            8 => Ok(small(*b, 8)),
+            1 | 2 | 4 if size == 4 && *b <= u32::MAX as u64 || *b >> (8 * size) == 0 => Ok(small(*b, size)),
             1 | 2 | 4 => Err(err(format!("value {b:#x} does not fit {size} bytes"))),
             n => Err(err(format!(
                 "{n} bytes; value words fill arguments of 1, 2, 4 or 8 bytes (use KernArgs::raw)"
@@ -328,7 +340,7 @@ pub(crate) fn place(kernel: &str, i: usize, info: &ArgInfo, arg: &Arg) -> Result
             if b.len() != size as usize {
                 return Err(err(format!("{} raw bytes for an argument of {size}", b.len())));
             }
-            Ok(Placed::Bytes(b.clone()))
+            Ok(Placed::Slice(b))
         }
         (ArgKind::Hidden(_), _) => Err(err("a hidden argument is the runtime's".into())),
     }

@@ -148,7 +148,7 @@ impl<I: DeviceInterface> BoundList<I> {
 pub(crate) struct Plan {
     exprs: Vec<Expr>,
     /// What each expression is (for errors).
-    what: Vec<std::sync::Arc<str>>,
+    what: Vec<crate::queue::What>,
     /// The dynamic sites, in site order.
     sites: Vec<PlanSite>,
     checks: Vec<PlanCheck>,
@@ -157,7 +157,7 @@ pub(crate) struct Plan {
 impl Plan {
     pub(crate) fn new(rec: &Recording, dynamic: &[usize]) -> Plan {
         let mut p = Plan::default();
-        let index = |e: &Expr, what: &std::sync::Arc<str>, p: &mut Plan| -> u32 {
+        let index = |e: &Expr, what: &crate::queue::What, p: &mut Plan| -> u32 {
             match p.exprs.iter().position(|x| x == e) {
                 Some(i) => i as u32,
                 None => {
@@ -184,7 +184,7 @@ impl Plan {
             });
         }
         for c in &rec.checks {
-            let what: std::sync::Arc<str> = format!("a launch size of {}", c.kernel).into();
+            let what = crate::queue::What::of(&c.kernel, "launch size", None);
             let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut p));
             let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut p));
             let check = PlanCheck(g, l, c.max_workgroup, c.kernel.clone());

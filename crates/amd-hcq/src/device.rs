@@ -34,6 +34,21 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) next: u64,
     /// How many times the timeline restarted at 1.
     pub(crate) epoch: u64,
+    /// The lists ordered submissions are built in, reused.
+    pub(crate) compute_list: Option<ComputeQueue>,
+    pub(crate) copy_list: Option<CopyQueue>,
+}
+
+/// A device's timeline as other queues see it (see [`Device::timeline_handle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimelineHandle {
+    /// Address of the timeline signal (in the platform's signal page, which every GPU
+    /// of the platform maps).
+    pub addr: u64,
+    /// The KFD event (mailbox address, id) a write of the timeline raises.
+    pub event: Option<(u64, u32)>,
+    /// The point the last submission signals.
+    pub last: Point,
 }
 
 /// A point of a device's timeline: a value within an epoch (the timeline restarts at
@@ -76,6 +91,8 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     /// The fault report of the first wait that ended in one (the device does not
     /// recover from it).
     pub(crate) fault: Mutex<Option<Vec<String>>>,
+    /// The list launches are recorded into, kept for reuse.
+    pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
@@ -270,6 +287,7 @@ impl<I: DeviceInterface> Device<I> {
             clock_offset: Mutex::new(None),
             wrap_lock: Mutex::new(()),
             fault: Mutex::new(None),
+            launch_list: Mutex::new(None),
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
@@ -278,6 +296,8 @@ impl<I: DeviceInterface> Device<I> {
             shadow,
             next: 1,
             epoch: 0,
+            compute_list: None,
+            copy_list: None,
         });
         Ok(Device { inner })
     }
@@ -355,16 +375,21 @@ impl<I: DeviceInterface> Device<I> {
             .as_mut()
             .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
         let value = t.next;
+        // The lists are reused (held under the timeline lock): no allocation per submit.
         if copy {
-            let mut q = self.copy_queue();
+            let q = t.copy_list.get_or_insert_with(|| CopyQueue::new(self.props().target));
+            q.clear();
             q.wait(&t.signal, value - 1);
-            build(&mut Work::Copy(&mut q))?;
+            build(&mut Work::Copy(q))?;
             q.signal(&t.signal, value);
-            self.inner.push_copy(&q)?;
+            self.inner.push_copy(q)?;
         } else {
-            let mut q = self.compute_queue();
+            let q = t
+                .compute_list
+                .get_or_insert_with(|| ComputeQueue::new(self.props().target));
+            q.clear();
             q.wait(&t.signal, value - 1);
-            build(&mut Work::Compute(&mut q))?;
+            build(&mut Work::Compute(q))?;
             q.signal(&t.signal, value);
             self.inner.push_compute(&q.cmds)?;
         }
@@ -394,6 +419,27 @@ impl<I: DeviceInterface> Device<I> {
             return Ok(());
         }
         self.wait_timeline(p.value)
+    }
+
+    /// The timeline as other queues see it: its signal's address, the event a write
+    /// of it raises, and the point the last submission signals. A list that waits for
+    /// `addr` to reach `last.value` runs after everything submitted so far; a list
+    /// submitted with [`ComputeQueue::submit`] or [`CopyQueue::submit`] gets its own
+    /// point. The address changes when the timeline restarts (past
+    /// [`TIMELINE_WRAP`] values): take a new handle for each list.
+    pub fn timeline_handle(&self) -> Result<TimelineHandle> {
+        let tl = self.inner.timeline.lock();
+        let t = tl
+            .as_ref()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        Ok(TimelineHandle {
+            addr: t.signal.addr(),
+            event: t.signal.event(),
+            last: Point {
+                epoch: t.epoch,
+                value: t.next - 1,
+            },
+        })
     }
 
     /// Address of the timeline signal and the value the last submission signals.

@@ -93,6 +93,7 @@ pub(crate) struct KernargRing<I: DeviceInterface> {
 pub struct Program<I: DeviceInterface = crate::KfdIface> {
     dev: Device<I>,
     info: KernelInfo,
+    name: Arc<str>,
     image: Buffer<I>,
     code_addr: u64,
     rsrc1: u32,
@@ -170,6 +171,7 @@ impl<I: DeviceInterface> Program<I> {
         let rsrc2 = kd.rsrc2 | (lds_blocks << 15);
         Ok(Program {
             dev: dev.clone(),
+            name: info.name.as_str().into(),
             info,
             image: image_buf,
             code_addr,
@@ -198,6 +200,11 @@ impl<I: DeviceInterface> Program<I> {
         &self.dev
     }
 
+    /// The kernel's name, shared.
+    pub(crate) fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
     /// What a recorded list holds to keep the program's code alive.
     pub(crate) fn keepalive(&self) -> Arc<dyn Any + Send + Sync> {
         self.image.keepalive()
@@ -224,13 +231,14 @@ impl<I: DeviceInterface> Program<I> {
             )));
         }
         let (mut bi, mut vi) = (bufs.iter(), vals.iter());
-        let mut args = KernArgs::new();
+        let mut args = KernArgs::with_capacity(n_bufs + n_vals);
         for a in &self.info.args {
             match a.kind {
                 // Counted above: the buffers and words are there.
+                // No keepalive: these arguments are submitted once, right away.
                 ArgKind::Buffer => {
                     if let Some(b) = bi.next() {
-                        args = args.buffer(b);
+                        args = args.buffer_sym(b.va());
                     }
                 }
                 ArgKind::Value => {
@@ -296,9 +304,17 @@ impl<I: DeviceInterface> Program<I> {
         vals: &Bindings,
         times: bool,
     ) -> Result<(Point, Option<crate::profile::Times<I>>)> {
-        let mut q = ComputeQueue::new(self.dev.props().target);
-        q.exec(self, args, dims)?;
-        self.dev.run_compute(&q, vals, &self.info.name, true, times)
+        // One list per device, reused: a launch allocates nothing for it.
+        let cached = self.dev.inner.launch_list.lock().take();
+        let mut q = cached.unwrap_or_else(|| ComputeQueue::new(self.dev.props().target));
+        q.clear();
+        q.rec.transient = true;
+        let r = q
+            .exec(self, args, dims)
+            .and_then(|q| self.dev.run_compute(q, vals, &self.info.name, true, times));
+        q.clear();
+        *self.dev.inner.launch_list.lock() = Some(q);
+        r
     }
 }
 
@@ -363,6 +379,13 @@ impl<I: DeviceInterface> Device<I> {
 
     /// The scratch a dispatch records, with what keeps it alive.
     pub(crate) fn scratch_state_keep(&self) -> Result<ScratchState> {
+        if let Some(s) = self.inner.scratch.lock().as_ref() {
+            return Ok(ScratchState {
+                addr: s.buf.va(),
+                tmpring_size: s.tmpring_size,
+                keep: s.buf.keepalive(),
+            });
+        }
         self.ensure_scratch(DEFAULT_SCRATCH_PER_LANE)?;
         let s = self.inner.scratch.lock();
         s.as_ref()

@@ -88,13 +88,53 @@ impl Enc {
     }
 }
 
+/// What a site or a value is, for errors: `kernel saxpy, argument 2`, `copy size`.
+/// Cheap to make (no formatting until an error needs it).
+#[derive(Clone, Debug)]
+pub(crate) struct What {
+    pub(crate) kernel: Option<Arc<str>>,
+    pub(crate) field: &'static str,
+    pub(crate) index: Option<u32>,
+}
+
+impl What {
+    pub(crate) const fn field(field: &'static str) -> What {
+        What {
+            kernel: None,
+            field,
+            index: None,
+        }
+    }
+
+    pub(crate) fn of(kernel: &Arc<str>, field: &'static str, index: Option<u32>) -> What {
+        What {
+            kernel: Some(kernel.clone()),
+            field,
+            index,
+        }
+    }
+}
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(k) = &self.kernel {
+            write!(f, "kernel {k}, ")?;
+        }
+        f.write_str(self.field)?;
+        match self.index {
+            Some(i) => write!(f, " {i}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A value recorded as a symbol: where it lands, how, and what it is (for errors).
 #[derive(Clone, Debug)]
 pub(crate) struct Site {
     pub(crate) place: Place,
     pub(crate) enc: Enc,
     pub(crate) expr: Expr,
-    pub(crate) what: Arc<str>,
+    pub(crate) what: What,
 }
 
 /// A launch's sizes, checked at submit when they are symbols.
@@ -122,6 +162,9 @@ pub(crate) struct Recording {
     pub(crate) karg_base: Option<Var>,
     /// Buffers, programs and scratch the list refers to by address.
     pub(crate) keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The list is submitted once, right away, and never bound: it needs no `keep`
+    /// (memory freed meanwhile waits for the timeline anyway).
+    pub(crate) transient: bool,
 }
 
 impl std::fmt::Debug for Recording {
@@ -135,6 +178,16 @@ impl std::fmt::Debug for Recording {
 }
 
 impl Recording {
+    /// Empties the recording, keeping its capacity and its kernel-argument variable.
+    pub(crate) fn clear(&mut self) {
+        self.vars.clear();
+        self.sites.clear();
+        self.checks.clear();
+        self.kernargs.clear();
+        self.karg_align = 0;
+        self.keep.clear();
+    }
+
     fn index(&mut self, v: &Var) -> u32 {
         match self.vars.iter().position(|x| x == v) {
             Some(i) => i as u32,
@@ -154,12 +207,12 @@ impl Recording {
     pub(crate) fn any(&mut self, s: &Sym, place: Place, enc: Enc, what: &'static str) -> u64 {
         debug_assert!(enc.truncate || enc.max == u64::MAX);
         // `enc` accepts every value, so only a symbol is recorded and nothing fails.
-        self.value(s, place, enc, &|| what.to_string()).unwrap_or(0)
+        self.value(s, place, enc, || What::field(what)).unwrap_or(0)
     }
 
     /// Records `s` at `place` when it is a symbol; returns the constant to encode now
     /// (0 for a symbol, written at submit).
-    pub(crate) fn value(&mut self, s: &Sym, place: Place, enc: Enc, what: &dyn Fn() -> String) -> Result<u64> {
+    pub(crate) fn value(&mut self, s: &Sym, place: Place, enc: Enc, what: impl FnOnce() -> What) -> Result<u64> {
         match s.as_const() {
             Some(v) => enc.encode(v).map(|_| v).ok_or_else(|| does_not_fit(&what(), v, enc)),
             None => {
@@ -168,9 +221,28 @@ impl Recording {
                     place,
                     enc,
                     expr,
-                    what: what().into(),
+                    what: what(),
                 });
                 Ok(0)
+            }
+        }
+    }
+
+    /// Records the site `expr` (already compiled) at `place`.
+    pub(crate) fn site(&mut self, place: Place, enc: Enc, expr: Expr, what: What) {
+        self.sites.push(Site { place, enc, expr, what });
+    }
+
+    /// The index of the kernel arguments' address variable (made on first use).
+    pub(crate) fn karg_index(&mut self) -> u32 {
+        let v = self
+            .karg_base
+            .get_or_insert_with(|| Var::internal("(kernel arguments)"));
+        match self.vars.iter().position(|x| x == v) {
+            Some(i) => i as u32,
+            None => {
+                self.vars.push(v.clone());
+                self.vars.len() as u32 - 1
             }
         }
     }
@@ -304,6 +376,28 @@ impl Recording {
         }
         Ok(())
     }
+
+    /// Writes every site for the resolved `vals`: command sites into `cmds`, argument
+    /// sites through `karg(byte offset, bits, bytes)`. Every value is checked before
+    /// anything is written.
+    pub(crate) fn apply_with(
+        &self,
+        vals: &[u64],
+        cmds: &mut [u32],
+        mut karg: impl FnMut(usize, u64, usize) -> Result<()>,
+    ) -> Result<()> {
+        for r in self.site_values(vals) {
+            r?;
+        }
+        for r in self.site_values(vals) {
+            let (s, bits) = r?;
+            match s.place {
+                Place::Cmd(_) => write_site(s, bits, cmds, &mut [])?,
+                Place::Karg(at) => karg(at, bits, s.enc.bytes as usize)?,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Writes a site's encoded bits.
@@ -328,7 +422,7 @@ pub(crate) fn write_site(s: &Site, bits: u64, cmds: &mut [u32], kargs: &mut [u8]
     Ok(())
 }
 
-pub(crate) fn does_not_fit(what: &str, v: u64, enc: Enc) -> HcqError {
+pub(crate) fn does_not_fit(what: &dyn std::fmt::Display, v: u64, enc: Enc) -> HcqError {
     HcqError::InvalidArgument(format!(
         "{what} = {v} does not fit its field ({}..={})",
         enc.min, enc.max
@@ -430,6 +524,12 @@ impl ComputeQueue {
     /// The dwords so far (sites hold 0 until submitted).
     pub fn dwords(&self) -> &[u32] {
         &self.cmds
+    }
+
+    /// Empties the list for reuse (its buffers keep their capacity).
+    pub fn clear(&mut self) {
+        self.cmds.clear();
+        self.rec.clear();
     }
 
     /// Dwords so far: the offset the next command starts at.
@@ -539,14 +639,30 @@ impl ComputeQueue {
     /// workgroup size, constants or symbols): its kernel arguments — checked against
     /// the code object's metadata, hidden ones filled — scratch, and registers, as
     /// [`Program::launch`] sends them. Constant sizes are checked now, symbolic ones at
-    /// submit.
+    /// submit. Nothing is recorded when it fails.
     pub fn exec<I: DeviceInterface>(
         &mut self,
         prg: &Program<I>,
         args: &KernArgs,
         dims: impl Into<SymDims>,
     ) -> Result<&mut Self> {
-        let dims = dims.into();
+        let (cmds, sites, kargs, checks) = (
+            self.cmds.len(),
+            self.rec.sites.len(),
+            self.rec.kernargs.len(),
+            self.rec.checks.len(),
+        );
+        let r = self.exec_inner(prg, args, dims.into());
+        if r.is_err() {
+            self.cmds.truncate(cmds);
+            self.rec.sites.truncate(sites);
+            self.rec.kernargs.truncate(kargs);
+            self.rec.checks.truncate(checks);
+        }
+        r.map(|()| self)
+    }
+
+    fn exec_inner<I: DeviceInterface>(&mut self, prg: &Program<I>, args: &KernArgs, dims: SymDims) -> Result<()> {
         let dev = prg.device();
         if dev.props().target != self.target {
             return Err(HcqError::InvalidArgument(format!(
@@ -558,33 +674,22 @@ impl ComputeQueue {
         }
         let info = prg.info();
         let kd = info.descriptor;
-        let name: Arc<str> = info.name.as_str().into();
-        let mut check = LaunchCheck {
-            global: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
-            local: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
-            max_workgroup: info.max_workgroup_size,
-            kernel: name.clone(),
-        };
-        for i in 0..3 {
-            check.global[i] = self.rec.compile(&dims.global[i]);
-            check.local[i] = self.rec.compile(&dims.local[i]);
-        }
-        if let Some(d) = dims.as_const() {
-            check_launch(
-                &name,
+        let name = prg.name_arc();
+        let konst = dims.as_const();
+        match konst {
+            Some(d) => check_launch(
+                name,
                 d.global.map(u64::from),
                 d.local.map(u64::from),
                 info.max_workgroup_size,
-            )?;
-        } else if dims
-            .global
-            .iter()
-            .chain(&dims.local)
-            .any(|s| s.as_const().is_some_and(|v| v == 0))
-        {
-            return Err(HcqError::InvalidArgument(format!(
-                "launch of {name}: every size must be at least 1"
-            )));
+            )?,
+            None => {
+                if dims.global.iter().chain(&dims.local).any(|s| s.as_const() == Some(0)) {
+                    return Err(HcqError::InvalidArgument(format!(
+                        "launch of {name}: every size must be at least 1"
+                    )));
+                }
+            }
         }
 
         // Kernel arguments, then the dispatch packet, in this list's argument bytes.
@@ -594,8 +699,6 @@ impl ComputeQueue {
         let dispatch_ptr = kd.has(KernelDescriptor::DISPATCH_PTR);
         let block = (args_len + if dispatch_ptr { DISPATCH_PACKET } else { 0 }).max(64);
         self.rec.kernargs.resize(off + block, 0);
-        self.rec.karg_align = self.rec.karg_align.max(align);
-        let base = self.karg_base();
         let n = self.layout(prg, args, &dims, off)?;
         if n != args.items.len() {
             return Err(HcqError::InvalidArgument(format!(
@@ -603,39 +706,40 @@ impl ComputeQueue {
                 args.items.len()
             )));
         }
-        let kernarg_va = Sym::from(&base) + off as u64;
+        let karg = self.rec.karg_index();
+        let at = |o: usize| Expr::VarAdd(karg, o as u64);
 
         // User SGPRs: private segment descriptor, dispatch pointer, kernarg pointer,
-        // dispatch id, as the descriptor asks.
+        // dispatch id, as the descriptor asks; the pointers are sites.
         let scratch = dev.scratch_state_keep()?;
-        let mut user: Vec<(u32, Option<Sym>)> = Vec::with_capacity(8);
+        let mut user = [0u32; Dispatch::MAX_USER_DATA];
+        let mut ptrs: [Option<(usize, Expr)>; 3] = [None, None, None];
+        let mut u = 0;
         if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
             let [lo, hi] = amd_packets::lo_hi(scratch.addr);
             // The private segment buffer descriptor: swizzle on, tinygrad's dword 3.
-            user.extend([(lo, None), (hi | 1 << 31, None), (u32::MAX, None), (0x20c1_4000, None)]);
+            user[..4].copy_from_slice(&[lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]);
+            u = 4;
         }
         if dispatch_ptr {
             let dp_off = off + args_len;
-            self.dispatch_packet(prg, &dims, dp_off, &kernarg_va)?;
-            user.push((0, Some(Sym::from(&base) + dp_off as u64)));
-            user.push((0, None));
+            self.dispatch_packet(prg, &dims, dp_off, off)?;
+            ptrs[0] = Some((u, at(dp_off)));
+            u += 2;
         }
-        user.push((0, Some(kernarg_va.clone())));
-        user.push((0, None));
+        ptrs[1] = Some((u, at(off)));
+        u += 2;
         if kd.has(KernelDescriptor::DISPATCH_ID) {
             // A 64-bit id unique to the dispatch: its argument block's address with
             // the top bit set.
-            user.push((0, Some(kernarg_va + (1u64 << 63))));
-            user.push((0, None));
+            ptrs[2] = Some((u, Expr::VarAdd(karg, (off as u64) | 1 << 63)));
+            u += 2;
         }
-        let user_words: Vec<u32> = user.iter().map(|u| u.0).collect();
 
-        let mut grid = [0u32; 3];
-        let mut local = [0u32; 3];
-        for i in 0..3 {
-            grid[i] = dims.global[i].as_const().unwrap_or(0) as u32;
-            local[i] = dims.local[i].as_const().unwrap_or(0) as u32;
-        }
+        // Constant sizes are encoded now; symbolic ones are sites (0 until submitted).
+        let c = |s: &Sym| s.as_const().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
+        let grid = [0, 1, 2].map(|i| c(&dims.global[i]));
+        let local = [0, 1, 2].map(|i| c(&dims.local[i]));
         let d = Dispatch {
             code_addr: prg.code_addr(),
             rsrc1: prg.rsrc().0,
@@ -643,52 +747,49 @@ impl ComputeQueue {
             rsrc3: 0,
             tmpring_size: scratch.tmpring_size,
             scratch_base: scratch.addr,
-            user_data: &user_words,
+            user_data: &user[..u],
             block: local,
             grid,
             initiator: DispatchInitiator::DEFAULT,
         };
         let o = d.encode(self.target, &mut self.cmds)?;
-        for (i, (_, s)) in user.iter().enumerate() {
-            if let Some(s) = s {
-                let what = || format!("{name}: user SGPR {i}");
-                self.rec.value(s, Place::Cmd(o.user_data + i), Enc::U64, &what)?;
+        for (i, p) in ptrs.into_iter().enumerate() {
+            if let Some((k, e)) = p {
+                let field = ["dispatch pointer", "kernel argument pointer", "dispatch id"][i];
+                self.rec
+                    .site(Place::Cmd(o.user_data + k), Enc::U64, e, What::of(name, field, None));
             }
         }
-        for i in 0..3 {
-            let ax = ["x", "y", "z"][i];
-            self.rec.value(
-                &dims.global[i],
-                Place::Cmd(o.grid + i),
-                Enc::bounded(4, 1, u32::MAX as u64),
-                &|| format!("{name}: grid {ax}"),
-            )?;
-            self.rec.value(
-                &dims.local[i],
-                Place::Cmd(o.block + i),
-                Enc::bounded(4, 1, u16::MAX as u64),
-                &|| format!("{name}: workgroup {ax}"),
-            )?;
-        }
-        if dims.as_const().is_none() {
+        if konst.is_none() {
+            const GRID: [&str; 3] = ["grid x", "grid y", "grid z"];
+            const LOCAL: [&str; 3] = ["workgroup x", "workgroup y", "workgroup z"];
+            let mut check = LaunchCheck {
+                global: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
+                local: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
+                max_workgroup: info.max_workgroup_size,
+                kernel: name.clone(),
+            };
+            let g = Enc::bounded(4, 1, u32::MAX as u64);
+            let l = Enc::bounded(4, 1, u16::MAX as u64);
+            for i in 0..3 {
+                check.global[i] = self.rec.compile(&dims.global[i]);
+                check.local[i] = self.rec.compile(&dims.local[i]);
+                self.rec.value(&dims.global[i], Place::Cmd(o.grid + i), g, || {
+                    What::of(name, GRID[i], None)
+                })?;
+                self.rec.value(&dims.local[i], Place::Cmd(o.block + i), l, || {
+                    What::of(name, LOCAL[i], None)
+                })?;
+            }
             self.rec.checks.push(check);
         }
-        self.rec.keep.push(prg.keepalive());
-        self.rec.keep.push(scratch.keep);
-        self.rec.keep.extend(args.keep.iter().cloned());
-        Ok(self)
-    }
-
-    /// The variable standing for the kernel arguments' address.
-    fn karg_base(&mut self) -> Var {
-        match &self.rec.karg_base {
-            Some(v) => v.clone(),
-            None => {
-                let v = Var::new("(kernel arguments)");
-                self.rec.karg_base = Some(v.clone());
-                v
-            }
+        self.rec.karg_align = self.rec.karg_align.max(align);
+        if !self.rec.transient {
+            self.rec.keep.push(prg.keepalive());
+            self.rec.keep.push(scratch.keep);
+            self.rec.keep.extend(args.keep.iter().cloned());
         }
+        Ok(())
     }
 
     /// Lays `args` out at `off` of the argument bytes as the metadata says; returns how
@@ -701,13 +802,13 @@ impl ComputeQueue {
         off: usize,
     ) -> Result<usize> {
         let info = prg.info();
-        let name = info.name.clone();
+        let name = prg.name_arc();
         let mut given = args.items.iter();
         let mut taken = 0;
         for (i, a) in info.args.iter().enumerate() {
             let at = off + a.offset as usize;
             let size = a.size as usize;
-            let put = |rec: &mut Recording, s: &Sym, max: u64, what: String| -> Result<()> {
+            let put = |rec: &mut Recording, s: &Sym, max: u64, what: &'static str| -> Result<()> {
                 if !matches!(size, 1 | 2 | 4 | 8) {
                     return Ok(());
                 }
@@ -716,7 +817,7 @@ impl ComputeQueue {
                     0,
                     max.min(if size == 8 { u64::MAX } else { (1 << (8 * size)) - 1 }),
                 );
-                let v = rec.value(s, Place::Karg(at), enc, &|| what.clone())?;
+                let v = rec.value(s, Place::Karg(at), enc, || What::of(name, what, None))?;
                 rec.kernargs[at..at + size].copy_from_slice(&v.to_le_bytes()[..size]);
                 Ok(())
             };
@@ -724,12 +825,13 @@ impl ComputeQueue {
                 ArgKind::Buffer | ArgKind::Value => {
                     taken += 1;
                     let Some(arg) = given.next() else { continue };
-                    match crate::args::place(&name, i, a, arg)? {
-                        Placed::Bytes(b) => self.rec.kernargs[at..at + b.len()].copy_from_slice(&b),
+                    match crate::args::place(name, i, a, arg)? {
+                        Placed::Small(b, n) => self.rec.kernargs[at..at + n].copy_from_slice(&b[..n]),
+                        Placed::Slice(b) => self.rec.kernargs[at..at + b.len()].copy_from_slice(b),
                         Placed::Sym { expr, bytes, max } => {
-                            let what = format!("kernel {name}, argument {i}");
                             let e = Enc::bounded(bytes as u8, 0, max);
-                            self.rec.value(&expr, Place::Karg(at), e, &|| what.clone())?;
+                            let what = || What::of(name, "argument", Some(i as u32));
+                            self.rec.value(expr, Place::Karg(at), e, what)?;
                         }
                     }
                 }
@@ -740,22 +842,16 @@ impl ComputeQueue {
                         _ => 2,
                     };
                     match h.as_str() {
-                        s if s.starts_with("block_count_") => put(
-                            &mut self.rec,
-                            &dims.global[axis(s)],
-                            u32::MAX as u64,
-                            format!("{name}: block count"),
-                        )?,
-                        s if s.starts_with("group_size_") => put(
-                            &mut self.rec,
-                            &dims.local[axis(s)],
-                            u16::MAX as u64,
-                            format!("{name}: group size"),
-                        )?,
+                        s if s.starts_with("block_count_") => {
+                            put(&mut self.rec, &dims.global[axis(s)], u32::MAX as u64, "block count")?
+                        }
+                        s if s.starts_with("group_size_") => {
+                            put(&mut self.rec, &dims.local[axis(s)], u16::MAX as u64, "group size")?
+                        }
                         "grid_dims" => {
                             let over = |i: usize| Sym::op(Op::Gt, &dims.global[i] * &dims.local[i], Sym::Const(1));
                             let d = (over(2) * 3u32).max(over(1) * 2u32).max(1u32);
-                            put(&mut self.rec, &d, 3, format!("{name}: grid dimensions"))?
+                            put(&mut self.rec, &d, 3, "grid dimensions")?
                         }
                         // Remainders (no partial workgroups), offsets, and pointers the
                         // runtime does not provide: zero.
@@ -768,56 +864,41 @@ impl ComputeQueue {
     }
 
     /// The AQL dispatch packet at `at` of the argument bytes (for kernels that read
-    /// their sizes through the dispatch pointer).
+    /// their sizes through the dispatch pointer); its arguments are at `args`.
     fn dispatch_packet<I: DeviceInterface>(
         &mut self,
         prg: &Program<I>,
         dims: &SymDims,
         at: usize,
-        kernarg_va: &Sym,
+        args: usize,
     ) -> Result<()> {
         let kd = prg.info().descriptor;
-        let name = prg.info().name.clone();
-        let field = |rec: &mut Recording, off: usize, s: &Sym, enc: Enc, what: &str| -> Result<()> {
-            let v = rec.value(s, Place::Karg(at + off), enc, &|| {
-                format!("{name}: dispatch packet {what}")
-            })?;
+        let name = prg.name_arc();
+        let field = |rec: &mut Recording, off: usize, s: &Sym, enc: Enc, what: &'static str| -> Result<()> {
+            let v = rec.value(s, Place::Karg(at + off), enc, || What::of(name, what, None))?;
             let n = enc.bytes as usize;
             rec.kernargs[at + off..at + off + n].copy_from_slice(&v.to_le_bytes()[..n]);
             Ok(())
         };
         for i in 0..3 {
+            let wg = Enc::bounded(2, 1, u16::MAX as u64);
             field(
                 &mut self.rec,
                 4 + 2 * i,
                 &dims.local[i],
-                Enc::bounded(2, 1, u16::MAX as u64),
-                "workgroup size",
+                wg,
+                "dispatch packet workgroup size",
             )?;
             let grid = &dims.global[i] * &dims.local[i];
-            field(
-                &mut self.rec,
-                12 + 4 * i,
-                &grid,
-                Enc::bounded(4, 1, u32::MAX as u64),
-                "grid size",
-            )?;
+            let g = Enc::bounded(4, 1, u32::MAX as u64);
+            field(&mut self.rec, 12 + 4 * i, &grid, g, "dispatch packet grid size")?;
         }
-        field(
-            &mut self.rec,
-            24,
-            &Sym::Const(kd.private_segment_size as u64),
-            Enc::U32,
-            "private segment size",
-        )?;
-        field(
-            &mut self.rec,
-            28,
-            &Sym::Const(kd.group_segment_size as u64),
-            Enc::U32,
-            "group segment size",
-        )?;
-        field(&mut self.rec, 40, kernarg_va, Enc::U64, "kernarg address")?;
+        let sizes = [kd.private_segment_size, kd.group_segment_size];
+        self.rec.kernargs[at + 24..at + 32].copy_from_slice(zerocopy::IntoBytes::as_bytes(&sizes));
+        let karg = self.rec.karg_index();
+        let what = What::of(name, "dispatch packet kernarg address", None);
+        self.rec
+            .site(Place::Karg(at + 40), Enc::U64, Expr::VarAdd(karg, args as u64), what);
         Ok(())
     }
 }
@@ -856,6 +937,14 @@ impl CopyQueue {
         &self.cmds
     }
 
+    /// Empties the list for reuse (its buffers keep their capacity).
+    pub fn clear(&mut self) {
+        self.cmds.clear();
+        self.sizes.clear();
+        self.end_aligned.clear();
+        self.rec.clear();
+    }
+
     /// The variables its symbols use.
     pub fn vars(&self) -> Vec<Var> {
         self.rec.vars.clone()
@@ -886,11 +975,15 @@ impl CopyQueue {
             let at = self.cmds.len();
             let place = |f: CopyLinearField| Place::Cmd(at + f.offset(t));
             let (d, s) = (&dst + off, &src + off);
-            let dv = self.rec.value(&d, place(CopyLinearField::Dst), Enc::U64, &|| {
-                format!("copy destination (packet {k})")
+            let packet = |field| What {
+                index: Some(k as u32),
+                ..What::field(field)
+            };
+            let dv = self.rec.value(&d, place(CopyLinearField::Dst), Enc::U64, || {
+                packet("copy destination, packet")
             })?;
-            let sv = self.rec.value(&s, place(CopyLinearField::Src), Enc::U64, &|| {
-                format!("copy source (packet {k})")
+            let sv = self.rec.value(&s, place(CopyLinearField::Src), Enc::U64, || {
+                packet("copy source, packet")
             })?;
             let count = Enc {
                 minus_one: true,
@@ -898,7 +991,7 @@ impl CopyQueue {
             };
             let nv = self
                 .rec
-                .value(&len, place(CopyLinearField::Count), count, &|| "copy size".into())?;
+                .value(&len, place(CopyLinearField::Count), count, || What::field("copy size"))?;
             CopyLinear::new(dv, sv, nv.max(1) as u32)?.encode(t, &mut self.cmds);
             self.mark(at);
         }

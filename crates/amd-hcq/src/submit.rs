@@ -9,6 +9,11 @@ use crate::queue::{ComputeQueue, CopyQueue};
 use crate::sym::Bindings;
 use crate::{HcqError, Result};
 
+thread_local! {
+    /// Variable values of a direct submission, reused.
+    static RESOLVED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl ComputeQueue {
     /// Submits the list with `vals` bound, ordered after everything submitted before on
     /// `dev`; returns the timeline value that marks its end (see
@@ -52,13 +57,30 @@ impl<I: DeviceInterface> Device<I> {
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
         self.check_target(q.target)?;
+        let mut resolved = RESOLVED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+        let r = self.run_compute_with(q, vals, name, barrier, times, &mut resolved);
+        RESOLVED.with(|r| *r.borrow_mut() = resolved);
+        r
+    }
+
+    fn run_compute_with(
+        &self,
+        q: &ComputeQueue,
+        vals: &Bindings,
+        name: &str,
+        barrier: bool,
+        times: bool,
+        resolved: &mut Vec<u64>,
+    ) -> Result<(Point, Option<Times<I>>)> {
         let rec = &q.rec;
-        let mut resolved = Vec::with_capacity(rec.vars.len());
         if rec.kernargs.is_empty() {
-            rec.resolve(vals, &[], &mut resolved)?;
-            let mut cmds = q.cmds.clone();
-            rec.apply(&resolved, &mut cmds, &mut [])?;
-            return self.submit_timed(false, name, times, barrier, |w| push_compute(w, &cmds));
+            rec.resolve(vals, &[], resolved)?;
+            return self.submit_timed(false, name, times, barrier, |w| {
+                let out = compute_of(w)?;
+                let start = out.cmds.len();
+                out.cmds.extend_from_slice(&q.cmds);
+                rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
+            });
         }
         // The argument ring's lock is taken before the timeline's, as everywhere.
         let mut ring = self.kernarg_ring()?;
@@ -66,12 +88,19 @@ impl<I: DeviceInterface> Device<I> {
         let off = ring.reserve(self, len, rec.karg_align.max(256))?;
         let base = ring.buf.va() + off as u64;
         let internal = rec.karg_base.as_ref().map(|v| (v, base));
-        rec.resolve(vals, internal.as_slice(), &mut resolved)?;
-        let mut cmds = q.cmds.clone();
-        let mut kargs = rec.kernargs.clone();
-        rec.apply(&resolved, &mut cmds, &mut kargs)?;
-        ring.buf.write(off, &kargs)?;
-        let (p, t) = self.submit_timed(false, name, times, barrier, |w| push_compute(w, &cmds))?;
+        rec.resolve(vals, internal.as_slice(), resolved)?;
+        // The argument bytes, then their sites, then the commands: a bad value fails
+        // the build before anything reaches the ring (the block is simply not used).
+        ring.buf.write(off, &rec.kernargs)?;
+        let buf = &ring.buf;
+        let (p, t) = self.submit_timed(false, name, times, barrier, |w| {
+            let out = compute_of(w)?;
+            let start = out.cmds.len();
+            out.cmds.extend_from_slice(&q.cmds);
+            rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
+                buf.write_le(off + at, v, n)
+            })
+        })?;
         ring.live.push_back((off, len, p));
         Ok((p, t))
     }
@@ -94,12 +123,9 @@ impl<I: DeviceInterface> Device<I> {
     }
 }
 
-fn push_compute(w: &mut Work<'_>, cmds: &[u32]) -> Result<()> {
+fn compute_of<'a>(w: &'a mut Work<'_>) -> Result<&'a mut ComputeQueue> {
     match w {
-        Work::Compute(out) => {
-            out.cmds.extend_from_slice(cmds);
-            Ok(())
-        }
+        Work::Compute(out) => Ok(out),
         Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
     }
 }

@@ -43,6 +43,22 @@ impl Var {
         Var { id, name: name.into() }
     }
 
+    /// A variable of the runtime's own, with a name shared by all of its kind.
+    pub(crate) fn internal(name: &'static str) -> Var {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static NAMES: OnceLock<Mutex<HashMap<&'static str, Arc<str>>>> = OnceLock::new();
+        let names = NAMES.get_or_init(Default::default);
+        let name = match names.lock() {
+            Ok(mut m) => m.entry(name).or_insert_with(|| name.into()).clone(),
+            Err(_) => name.into(),
+        };
+        static NEXT: AtomicU32 = AtomicU32::new(1 << 31);
+        // Relaxed: the counter only has to hand out distinct ids.
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        Var { id, name }
+    }
+
     /// The name given at creation.
     pub fn name(&self) -> &str {
         &self.name
@@ -338,6 +354,8 @@ impl<const N: usize> From<[(&Var, u64); N]> for Bindings {
 pub(crate) enum Expr {
     Const(u64),
     Var(u32),
+    /// A variable plus a constant (addresses of kernel arguments), without a box.
+    VarAdd(u32, u64),
     Op(Box<(Op, Expr, Expr)>),
 }
 
@@ -359,7 +377,7 @@ impl Expr {
     pub(crate) fn var_indices(&self, out: &mut Vec<u32>) {
         match self {
             Expr::Const(_) => {}
-            Expr::Var(i) => out.push(*i),
+            Expr::Var(i) | Expr::VarAdd(i, _) => out.push(*i),
             Expr::Op(n) => {
                 n.1.var_indices(out);
                 n.2.var_indices(out);
@@ -372,6 +390,12 @@ impl Expr {
         match self {
             Expr::Const(v) => Expr::Const(*v),
             Expr::Var(i) => map.get(*i as usize).cloned().unwrap_or(Expr::Var(*i)),
+            Expr::VarAdd(i, c) => match map.get(*i as usize) {
+                Some(Expr::Var(j)) => Expr::VarAdd(*j, *c),
+                Some(Expr::VarAdd(j, d)) if d.checked_add(*c).is_some() => Expr::VarAdd(*j, d + c),
+                Some(e) => Expr::Op(Box::new((Op::Add, e.clone(), Expr::Const(*c)))),
+                None => Expr::VarAdd(*i, *c),
+            },
             Expr::Op(n) => Expr::Op(Box::new((n.0, n.1.substitute(map), n.2.substitute(map)))),
         }
     }
@@ -382,6 +406,7 @@ impl Expr {
         match self {
             Expr::Const(v) => Ok(*v),
             Expr::Var(i) => vals.get(*i as usize).copied().ok_or(()),
+            Expr::VarAdd(i, c) => vals.get(*i as usize).and_then(|v| v.checked_add(*c)).ok_or(()),
             Expr::Op(n) => n.0.apply(n.1.eval(vals)?, n.2.eval(vals)?).ok_or(()),
         }
     }

@@ -624,3 +624,36 @@ fn misuse_of_recorded_lists_is_refused() {
     assert!(other.submit(&dev, &Bindings::new()).is_err());
     assert!(dev.bind(&other).is_err());
 }
+
+/// A user's own list ordered against the runtime's work through the timeline handle.
+#[test]
+fn the_timeline_in_the_open() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 256u32;
+    let (a, c) = (host(&dev, &f32_words(&vec![1.5; 256])), host(&dev, &[0; 256]));
+    let gate = dev.new_signal(0).unwrap();
+    // The runtime's own work waits for a gate the host opens late.
+    let mut held = dev.compute_queue();
+    held.wait(&gate, 1);
+    let v = held.submit(&dev, &Bindings::new()).unwrap();
+    let h = dev.timeline_handle().unwrap();
+    assert_eq!(h.last.value, v);
+    assert!(h.event.is_some());
+    // A raw list (not ordered by the runtime) waits for that point, then launches.
+    let done = dev.new_signal(0).unwrap();
+    let mut mine = dev.compute_queue();
+    mine.wait_addr(h.addr, h.last.value).signal(&done, 7);
+    dev.submit_compute(&mine).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    assert_eq!(done.value(), 0, "ordered after the runtime's held work");
+    gate.set(1).unwrap();
+    done.wait(7).unwrap();
+    let v = vadd
+        .enqueue(&KernArgs::new().buffer(&a).buffer(&a).buffer(&c).u32(n), groups(n))
+        .unwrap();
+    assert_eq!(dev.timeline_handle().unwrap().last.value, v);
+    dev.wait_timeline(v).unwrap();
+    assert_eq!(floats(&read(&c, 1))[0], 3.0);
+}
