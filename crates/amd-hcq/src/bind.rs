@@ -51,7 +51,14 @@ pub(crate) struct BoundList<I: DeviceInterface> {
 impl<I: DeviceInterface> BoundList<I> {
     /// Copies `words` and `rec`'s kernel arguments into `copies` allocations of `dev`,
     /// with the sites that depend only on the kernel arguments' address written.
-    pub(crate) fn new(dev: &Device<I>, words: &[u32], rec: Recording, copy: bool, copies: usize) -> Result<Self> {
+    pub(crate) fn new(
+        dev: &Device<I>,
+        words: &[u32],
+        rec: Recording,
+        copy: bool,
+        copies: usize,
+        runtime: &[Var],
+    ) -> Result<Self> {
         if copies == 0 {
             return Err(HcqError::InvalidArgument("a bound list needs at least one copy".into()));
         }
@@ -103,7 +110,7 @@ impl<I: DeviceInterface> BoundList<I> {
                 written: false,
             }));
         }
-        let plan = Plan::new(&rec, &dynamic);
+        let plan = Plan::new(&rec, &dynamic, runtime);
         Ok(BoundList {
             rec,
             dwords: words.len() as u32,
@@ -120,7 +127,7 @@ impl<I: DeviceInterface> BoundList<I> {
         &self,
         img: &mut Image<I>,
         vals: &Bindings,
-        internal: &[(&Var, u64)],
+        runtime: &[u64],
         scratch: &mut Scratch,
     ) -> Result<()> {
         let base = img.buf.va() + self.karg_off as u64;
@@ -132,7 +139,7 @@ impl<I: DeviceInterface> BoundList<I> {
             base,
             (&mut img.values, img.written),
             vals,
-            internal,
+            runtime,
             scratch,
             |off, v, n| buf.write_le(off, v, n),
         );
@@ -146,6 +153,8 @@ impl<I: DeviceInterface> BoundList<I> {
 /// value.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
+    /// Where each variable of the recording gets its value.
+    sources: Vec<Source>,
     exprs: Vec<Expr>,
     /// What each expression is (for errors).
     what: Vec<crate::queue::What>,
@@ -154,9 +163,31 @@ pub(crate) struct Plan {
     checks: Vec<PlanCheck>,
 }
 
+/// Where a variable's value comes from at a run.
+#[derive(Debug, Clone)]
+enum Source {
+    /// The caller's bindings.
+    User(Var),
+    /// The runtime's values of the run, by index (graph replay number, timelines).
+    Runtime(usize),
+    /// The kernel arguments' address in the copy that runs.
+    Karg,
+}
+
 impl Plan {
-    pub(crate) fn new(rec: &Recording, dynamic: &[usize]) -> Plan {
+    /// The plan of `rec`'s `dynamic` sites; variables in `runtime` take their values
+    /// from the run's runtime values (same order).
+    pub(crate) fn new(rec: &Recording, dynamic: &[usize], runtime: &[Var]) -> Plan {
         let mut p = Plan::default();
+        for v in &rec.vars {
+            p.sources.push(if Some(v) == rec.karg_base.as_ref() {
+                Source::Karg
+            } else if let Some(i) = runtime.iter().position(|r| r == v) {
+                Source::Runtime(i)
+            } else {
+                Source::User(v.clone())
+            });
+        }
         let index = |e: &Expr, what: &crate::queue::What, p: &mut Plan| -> u32 {
             match p.exprs.iter().position(|x| x == e) {
                 Some(i) => i as u32,
@@ -202,7 +233,7 @@ impl Plan {
     /// Every site of `rec` evaluated at each run.
     #[cfg(test)]
     pub(crate) fn all(rec: &Recording) -> Plan {
-        Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>())
+        Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>(), &[])
     }
 }
 
@@ -232,8 +263,8 @@ pub(crate) struct Scratch {
     values: Vec<u64>,
 }
 
-/// The core of a bound replay: resolves the variables (`vals`, the runtime's
-/// `internal` ones, and the kernel arguments' address `karg_va`), evaluates the plan,
+/// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
+/// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
 /// and only if every value is valid calls `write(byte offset, value, bytes)` for each site
 /// whose encoded value differs from `last` (every site when `!written`), keeping the
 /// new values in `last`.
@@ -245,12 +276,19 @@ pub(crate) fn update_sites(
     karg_va: u64,
     (last, written): (&mut Vec<u64>, bool),
     vals: &Bindings,
-    internal: &[(&Var, u64)],
+    runtime: &[u64],
     scratch: &mut Scratch,
     mut write: impl FnMut(usize, u64, usize) -> Result<()>,
 ) -> Result<()> {
-    let karg = rec.karg_base.as_ref().map(|v| (v, karg_va));
-    rec.resolve_vars(vals, internal, karg, &mut scratch.resolved)?;
+    let r = &mut scratch.resolved;
+    r.clear();
+    for src in &plan.sources {
+        r.push(match src {
+            Source::Karg => karg_va,
+            Source::Runtime(i) => runtime.get(*i).copied().unwrap_or(0),
+            Source::User(v) => vals.get(v).ok_or_else(|| crate::sym::unbound(v))?,
+        });
+    }
     let r = &scratch.resolved;
     let ev = &mut scratch.values;
     ev.clear();
@@ -453,7 +491,7 @@ impl<I: DeviceInterface> Device<I> {
     fn bind_words(&self, words: &[u32], rec: Recording, copy: bool, copies: usize) -> Result<BoundQueue<I>> {
         Ok(BoundQueue {
             dev: self.clone(),
-            list: BoundList::new(self, words, rec, copy, copies)?,
+            list: BoundList::new(self, words, rec, copy, copies, &[])?,
             next: std::sync::atomic::AtomicUsize::new(0),
         })
     }

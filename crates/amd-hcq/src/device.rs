@@ -25,6 +25,9 @@ pub(crate) struct Ring<Q> {
     pub(crate) q: Q,
     /// Write pointer: dwords (PM4) or bytes (SDMA), never wrapped.
     pub(crate) put: u64,
+    /// The read pointer as last read: the engine is at least this far, so room
+    /// computed from it is there without reading the engine's pointer again.
+    pub(crate) seen: u64,
 }
 
 pub(crate) struct Timeline<I: DeviceInterface> {
@@ -154,7 +157,15 @@ impl<I: DeviceInterface> DeviceInner<I> {
     }
 
     /// Waits for `dwords` (PM4) or `bytes` (SDMA) of room in a ring.
-    fn wait_for_room(&self, ring: &Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
+    fn wait_for_room(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
+        let fits = |seen: u64, put: u64| put + needed - seen.min(put) <= ring_units;
+        if fits(ring.seen, ring.put) {
+            return Ok(());
+        }
+        ring.seen = ring.q.read_ptr();
+        if fits(ring.seen, ring.put) {
+            return Ok(());
+        }
         let timeout = *self.timeout.lock();
         let start = Instant::now();
         while ring.put + needed - ring.q.read_ptr().min(ring.put) > ring_units {
@@ -170,6 +181,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
             }
             std::thread::yield_now();
         }
+        ring.seen = ring.q.read_ptr();
         Ok(())
     }
 
@@ -183,7 +195,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
                 "{len} dwords do not fit a ring of {dwords}"
             )));
         }
-        self.wait_for_room(&ring, len, dwords, "compute")?;
+        self.wait_for_room(&mut ring, len, dwords, "compute")?;
         let start = ring.put % dwords;
         let first = len.min(dwords - start) as usize;
         ring.q.write_ring(start as usize * 4, &cmds[..first])?;
@@ -204,7 +216,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let bytes = ring.q.ring_bytes() as u64;
         let words = place_sdma(q, (ring.put % bytes / 4) as usize, (bytes / 4) as usize)?;
         let total = words.len() as u64 * 4;
-        self.wait_for_room(&ring, total, bytes, "SDMA")?;
+        self.wait_for_room(&mut ring, total, bytes, "SDMA")?;
         let at = (ring.put % bytes) as usize;
         let first = words.len().min((bytes as usize - at) / 4);
         ring.q.write_ring(at, &words[..first])?;
@@ -264,10 +276,12 @@ impl<I: DeviceInterface> Device<I> {
         let compute = Ring {
             q: iface.create_queue(false, RING_SIZE)?,
             put: 0,
+            seen: 0,
         };
         let sdma = Ring {
             q: iface.create_queue(true, RING_SIZE)?,
             put: 0,
+            seen: 0,
         };
         let inner = Arc::new(DeviceInner {
             iface,

@@ -239,6 +239,12 @@ impl<I: DeviceInterface> Graph<I> {
             });
         }
 
+        // The runtime's values of a replay, in this order: the replay number, then per
+        // device its timeline's address, previous value and new value.
+        let mut runtime = vec![replay.clone()];
+        for t in &tl {
+            runtime.extend(t.iter().cloned());
+        }
         let mut lists = Vec::with_capacity(keys.len());
         for (l, &(d, copy)) in keys.iter().enumerate() {
             let dev = &self.devices[d];
@@ -281,11 +287,15 @@ impl<I: DeviceInterface> Graph<I> {
             }
             lists.push(GraphList {
                 dev: d,
-                list: b.bind(dev, copies)?,
+                list: b.bind(dev, copies, &runtime)?,
             });
         }
         let signals = node_sig.into_iter().chain(end_sig).flatten().collect();
+        // Timelines are locked in one order (by address) whatever the graph's order.
+        let mut order: Vec<usize> = (0..self.devices.len()).collect();
+        order.sort_by_key(|&d| Arc::as_ptr(&self.devices[d].inner) as usize);
         Ok(BoundGraph {
+            order,
             devices: self.devices.clone(),
             lists,
             signals,
@@ -295,6 +305,8 @@ impl<I: DeviceInterface> Graph<I> {
                 count: 0,
                 next: 0,
                 scratch: Default::default(),
+                runtime: Vec::new(),
+                points: Vec::new(),
             }),
             copies,
         })
@@ -361,7 +373,7 @@ impl ListBuilder {
         }
     }
 
-    fn bind<I: DeviceInterface>(self, dev: &Device<I>, copies: usize) -> Result<BoundList<I>> {
+    fn bind<I: DeviceInterface>(self, dev: &Device<I>, copies: usize, runtime: &[Var]) -> Result<BoundList<I>> {
         match self {
             ListBuilder::Compute(q) => {
                 if q.cmds.len() > IndirectBuffer::MAX_DWORDS as usize {
@@ -371,7 +383,7 @@ impl ListBuilder {
                         IndirectBuffer::MAX_DWORDS
                     )));
                 }
-                BoundList::new(dev, &q.cmds, q.rec, false, copies)
+                BoundList::new(dev, &q.cmds, q.rec, false, copies, runtime)
             }
             ListBuilder::Copy(q) => {
                 let mut words = q.cmds;
@@ -382,7 +394,7 @@ impl ListBuilder {
                     )));
                 }
                 words.resize(words.len().next_multiple_of(8), 0);
-                BoundList::new(dev, &words, q.rec, true, copies)
+                BoundList::new(dev, &words, q.rec, true, copies, runtime)
             }
         }
     }
@@ -398,6 +410,9 @@ struct ReplayState {
     /// Replays so far (the value graph signals carry), restarting past the wrap.
     count: u64,
     scratch: crate::bind::Scratch,
+    /// The runtime's values of the replay (see `Graph::bind_copies`).
+    runtime: Vec<u64>,
+    points: Vec<Point>,
     /// The copy the next replay uses.
     next: usize,
 }
@@ -405,6 +420,8 @@ struct ReplayState {
 /// A graph bound into GPU memory; see [`Graph`].
 pub struct BoundGraph<I: DeviceInterface = crate::KfdIface> {
     devices: Vec<Device<I>>,
+    /// Device indices in the order their timelines are locked.
+    order: Vec<usize>,
     lists: Vec<GraphList<I>>,
     signals: Vec<Signal<I>>,
     replay: Var,
@@ -471,33 +488,29 @@ impl<I: DeviceInterface> BoundGraph<I> {
             self.devices[l.dev].wait_point(img.last_run)?;
             imgs.push(img);
         }
-        // Timelines locked in one order (by address) whatever the graph's order.
-        let mut order: Vec<usize> = (0..self.devices.len()).collect();
-        order.sort_by_key(|&d| Arc::as_ptr(&self.devices[d].inner) as usize);
-        let mut guards: Vec<Option<MutexGuard<'_, Option<Timeline<I>>>>> =
-            (0..self.devices.len()).map(|_| None).collect();
-        for &d in &order {
+        let mut guards: Vec<Option<MutexGuard<'_, Option<Timeline<I>>>>> = Vec::with_capacity(self.devices.len());
+        guards.resize_with(self.devices.len(), || None);
+        for &d in &self.order {
             guards[d] = Some(self.devices[d].lock_timeline()?);
         }
-        let mut points = Vec::with_capacity(self.devices.len());
-        let mut internal: Vec<(&Var, u64)> = Vec::with_capacity(1 + 3 * self.devices.len());
         let count = st.count + 1;
-        internal.push((&self.replay, count));
-        for (d, g) in guards.iter().enumerate() {
+        let st = &mut *st;
+        st.runtime.clear();
+        st.runtime.push(count);
+        st.points.clear();
+        for g in &guards {
             let t = g
                 .as_ref()
                 .and_then(|g| g.as_ref())
                 .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
-            internal.push((&self.tl[d][0], t.signal.addr()));
-            internal.push((&self.tl[d][1], t.next - 1));
-            internal.push((&self.tl[d][2], t.next));
-            points.push(Point {
+            st.runtime.extend([t.signal.addr(), t.next - 1, t.next]);
+            st.points.push(Point {
                 epoch: t.epoch,
                 value: t.next,
             });
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            l.list.update(img, vals, &internal, &mut st.scratch)?;
+            l.list.update(img, vals, &st.runtime, &mut st.scratch)?;
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             let dev = &self.devices[l.dev];
@@ -511,7 +524,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 IndirectBuffer::new(va, dwords)?.encode(dev.props().target, &mut words);
                 dev.inner.push_compute(&words)?;
             }
-            img.last_run = points[l.dev];
+            img.last_run = st.points[l.dev];
         }
         for g in guards.iter_mut().flatten() {
             if let Some(t) = g.as_mut() {
@@ -520,7 +533,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         st.count = count;
         st.next = (j + 1) % self.copies;
-        Ok(points.iter().map(|p| p.value).collect())
+        Ok(st.points.iter().map(|p| p.value).collect())
     }
 
     /// Waits for every replay so far.

@@ -252,30 +252,6 @@ impl Recording {
         self.sites.is_empty() && self.kernargs.is_empty()
     }
 
-    /// The values of the variables, from `vals`, the runtime's own `internal` ones and
-    /// the kernel arguments' address `karg` (launch sizes not checked).
-    #[inline]
-    pub(crate) fn resolve_vars(
-        &self,
-        vals: &Bindings,
-        internal: &[(&Var, u64)],
-        karg: Option<(&Var, u64)>,
-        out: &mut Vec<u64>,
-    ) -> Result<()> {
-        out.clear();
-        for v in &self.vars {
-            let x = match internal.iter().find(|(iv, _)| *iv == v) {
-                Some(&(_, x)) => x,
-                None => match karg {
-                    Some((kv, x)) if kv == v => x,
-                    _ => vals.get(v).ok_or_else(|| unbound(v))?,
-                },
-            };
-            out.push(x);
-        }
-        Ok(())
-    }
-
     /// The values of the variables, from `vals` and the runtime's own `internal` ones.
     pub(crate) fn resolve(&self, vals: &Bindings, internal: &[(&Var, u64)], out: &mut Vec<u64>) -> Result<()> {
         out.clear();

@@ -112,9 +112,6 @@ pub(crate) struct GpuState {
     pub(crate) target: Option<amd_packets::GfxTarget>,
     /// Registers written by waits (the HDP flush handshake).
     pub(crate) regs: BTreeMap<u32, u32>,
-    /// Set when a doorbell rings or another engine wrote memory; cleared by the
-    /// device thread before it looks at the queues.
-    pub(crate) kick: bool,
     pub(crate) profile: GpuProfile,
     pub(crate) gpu_id: u32,
     pub(crate) vram_used: u64,
@@ -209,7 +206,6 @@ impl Driver {
                     .prop("gfx_target_version")
                     .and_then(|v| amd_packets::GfxTarget::from_version(v as u32).ok()),
                 regs: BTreeMap::new(),
-                kick: false,
                 profile,
                 // KFD's ids look like hashes; distinct and non-zero is what matters.
                 gpu_id: 0xb5e0 + 0x11 * i as u32,

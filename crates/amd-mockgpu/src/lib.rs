@@ -33,6 +33,7 @@ mod uaccess;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use amd_kfd::abi::*;
@@ -138,6 +139,14 @@ pub struct Shared {
     /// Notified when a long operation ends (DESTROY_QUEUE waits for its queue's).
     pub(crate) long_done: Condvar,
     pub(crate) gpu_wake: Vec<Condvar>,
+    /// Per GPU: work arrived since the device thread last looked (doorbells, other
+    /// engines' writes).
+    pub(crate) kicks: Vec<AtomicBool>,
+    /// Per GPU: the device thread is about to wait, or waits, on `gpu_wake`.
+    pub(crate) sleeping: Vec<AtomicBool>,
+    /// Per GPU: the address of its mapped doorbell page (0: none), readable without
+    /// the driver lock so that a doorbell to a running engine takes no lock.
+    pub(crate) doorbell_pages: Vec<AtomicU64>,
     pub(crate) host: HostSys,
     pub(crate) mode: ExecMode,
 }
@@ -193,11 +202,11 @@ impl Shared {
         }
         if run.progressed {
             // This GPU's writes may release waits of the others.
-            for (i, gpu) in d.gpus.iter_mut().enumerate() {
-                if i != g {
-                    gpu.kick = true;
-                    self.gpu_wake[i].notify_one();
-                }
+            for i in (0..d.gpus.len()).filter(|&i| i != g) {
+                // SeqCst: see `device_thread` (a kick and a sleeping flag, each side
+                // storing one and loading the other).
+                self.kicks[i].store(true, Ordering::SeqCst);
+                self.gpu_wake[i].notify_one();
             }
         }
         if std::mem::take(&mut d.events_dirty) {
@@ -223,13 +232,19 @@ impl Shared {
         let mut d = self.driver.lock();
         let mut backoff = BLOCKED_POLL_MIN;
         while !d.shutdown {
-            d.gpus[g].kick = false;
+            self.kicks[g].store(false, Ordering::SeqCst);
             let run = self.run_locked(&mut d, g);
             if run.progressed {
                 backoff = BLOCKED_POLL_MIN;
                 continue;
             }
-            if d.gpus[g].kick || d.shutdown {
+            // Announce the sleep, then look for a kick, both SeqCst; a doorbell stores
+            // its kick, then looks at `sleeping`. One of the two sees the other's store:
+            // either this thread finds the kick, or the doorbell notifies, taking the
+            // driver lock that this thread holds until it waits.
+            self.sleeping[g].store(true, Ordering::SeqCst);
+            if self.kicks[g].load(Ordering::SeqCst) || d.shutdown {
+                self.sleeping[g].store(false, Ordering::SeqCst);
                 continue;
             }
             let mut wait = if run.blocked { Some(backoff) } else { None };
@@ -246,6 +261,7 @@ impl Shared {
                 }
                 None => self.gpu_wake[g].wait(&mut d),
             }
+            self.sleeping[g].store(false, Ordering::SeqCst);
         }
     }
 }
@@ -280,6 +296,9 @@ impl MockSys {
             events_changed: Condvar::new(),
             long_done: Condvar::new(),
             gpu_wake: (0..n).map(|_| Condvar::new()).collect(),
+            kicks: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            sleeping: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            doorbell_pages: (0..n).map(|_| AtomicU64::new(0)).collect(),
             host: HostSys,
             mode: config.mode,
         });
@@ -402,8 +421,8 @@ impl MockSys {
         match self.mode {
             ExecMode::Inline => self.run_all_inline(&mut d),
             ExecMode::Threaded => {
-                if let Some(gpu) = d.gpus.get_mut(g) {
-                    gpu.kick = true;
+                if let Some(k) = self.kicks.get(g) {
+                    k.store(true, Ordering::SeqCst);
                 }
                 drop(d);
                 if let Some(cv) = self.gpu_wake.get(g) {

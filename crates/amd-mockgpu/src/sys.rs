@@ -3,13 +3,14 @@
 #![allow(unsafe_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 
 use amd_kfd::abi::*;
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
 use nix::errno::Errno;
 
 use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
-use crate::{MockSys, NODES, err};
+use crate::{ExecMode, MockSys, NODES, err};
 
 impl Sys for MockSys {
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
@@ -111,6 +112,8 @@ impl Sys for MockSys {
                 // SAFETY: as above.
                 let a = unsafe { self.host.mmap(addr, len, prot, anon_shared, None, 0) }?;
                 d.gpus[gpu].doorbell_page = Some(a as u64);
+                // Release: the page is mapped before a doorbell can find it.
+                self.doorbell_pages[gpu].store(a as u64, Ordering::Release);
                 for q in d.queues.values_mut().filter(|q| q.gpu == gpu) {
                     q.doorbell = Some(a as u64 + q.doorbell_index as u64 * 8);
                 }
@@ -142,9 +145,10 @@ impl Sys for MockSys {
         }
         d.host_maps.remove(addr, end);
         let end = end as u64;
-        for g in d.gpus.iter_mut() {
+        for (i, g) in d.gpus.iter_mut().enumerate() {
             if g.doorbell_page.is_some_and(|p| p >= addr as u64 && p < end) {
                 g.doorbell_page = None;
+                self.doorbell_pages[i].store(0, Ordering::Release);
             }
         }
         Ok(())
@@ -230,14 +234,26 @@ impl Sys for MockSys {
     }
 
     fn doorbell_written(&self, addr: usize) {
-        // One lock: find the GPU and wake it.
-        let d = self.driver.lock();
-        let g = d.gpus.iter().position(|g| {
-            g.doorbell_page
-                .is_some_and(|p| (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES)
+        // Acquire: pairs with the Release store of the page's address at mmap.
+        let g = self.doorbell_pages.iter().position(|p| {
+            let p = p.load(Ordering::Acquire);
+            p != 0 && (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES
         });
-        if let Some(g) = g {
-            self.wake_locked(g, d);
+        let Some(g) = g else { return };
+        match self.mode {
+            ExecMode::Inline => {
+                let d = self.driver.lock();
+                self.wake_locked(g, d);
+            }
+            ExecMode::Threaded => {
+                // A running engine only needs the kick; a sleeping one is notified under
+                // the driver lock (see `device_thread` for why SeqCst).
+                self.kicks[g].store(true, Ordering::SeqCst);
+                if self.sleeping[g].load(Ordering::SeqCst) {
+                    let _d = self.driver.lock();
+                    self.gpu_wake[g].notify_one();
+                }
+            }
         }
     }
 
