@@ -1,7 +1,7 @@
 //! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
 //! while SDMA drains the others), device→host, device→device, and between GPUs.
 
-use crate::device::{Device, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
+use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
 use crate::{HcqError, Result};
@@ -38,7 +38,7 @@ impl<I: DeviceInterface> Device<I> {
             staging.bufs[slot].write(0, chunk)?;
             let src = staging.bufs[slot].va();
             let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
-            let (p, _) = self.submit_timed(true, "copy_in", false, false, |w| match w {
+            let (p, _) = self.submit_timed(true, OpName::Static("copy_in"), false, false, |w| match w {
                 Work::Copy(q) => q.copy(to, src, chunk.len() as u64).map(|_| ()),
                 Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
             })?;
@@ -58,7 +58,7 @@ impl<I: DeviceInterface> Device<I> {
         for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
             let from = src.va() + (offset + i * STAGING_SIZE) as u64;
             let to = buf.va();
-            let (p, _) = self.submit_timed(true, "copy_out", false, false, |w| match w {
+            let (p, _) = self.submit_timed(true, OpName::Static("copy_out"), false, false, |w| match w {
                 Work::Copy(q) => q.copy(to, from, chunk.len() as u64).map(|_| ()),
                 Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
             })?;
@@ -82,7 +82,7 @@ impl<I: DeviceInterface> Device<I> {
         dst.check(dst_offset, size)?;
         src.check(src_offset, size)?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
-        let (p, _) = self.submit_timed(true, "copy", false, false, |w| match w {
+        let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| match w {
             Work::Copy(q) => q.copy(to, from, size as u64).map(|_| ()),
             Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
         })?;
@@ -98,7 +98,7 @@ impl<I: DeviceInterface> Device<I> {
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());
-        let (p, _) = self.submit_timed(true, "transfer", false, false, |w| match w {
+        let (p, _) = self.submit_timed(true, OpName::Static("transfer"), false, false, |w| match w {
             Work::Copy(q) => {
                 q.wait_addr(their_addr, their_last);
                 q.copy(to, from, size as u64).map(|_| ())

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::collections::VecDeque;
+
 use parking_lot::Mutex;
 
 use crate::iface::{BufferKind, DeviceInterface, DeviceProps, HwQueue};
@@ -42,6 +44,22 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) copy_list: Option<CopyQueue>,
 }
 
+/// The name of a submission, for profiles and fault reports (cheap to clone).
+#[derive(Clone, Debug)]
+pub(crate) enum OpName {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::fmt::Display for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpName::Static(s) => f.write_str(s),
+            OpName::Shared(s) => f.write_str(s),
+        }
+    }
+}
+
 /// A device's timeline as other queues see it (see [`Device::timeline_handle`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimelineHandle {
@@ -73,12 +91,14 @@ pub(crate) struct Staging<I: DeviceInterface> {
 }
 
 pub(crate) struct DeviceInner<I: DeviceInterface> {
+    // Fields drop in order: the queues first (destroying a queue stops its work),
+    // then the memory the work used.
+    pub(crate) compute: Mutex<Ring<I::Queue>>,
+    pub(crate) sdma: Mutex<Ring<I::Queue>>,
     pub(crate) iface: I,
     pub(crate) index: usize,
     pub(crate) pool: Arc<SignalPool<I>>,
     pub(crate) timeline: Mutex<Option<Timeline<I>>>,
-    pub(crate) compute: Mutex<Ring<I::Queue>>,
-    pub(crate) sdma: Mutex<Ring<I::Queue>>,
     pub(crate) staging: Mutex<Option<Staging<I>>>,
     /// Freed memory waiting for the timeline to pass the value it was freed at.
     pub(crate) pending_free: Mutex<Vec<(u64, BufferKind, I::Memory)>>,
@@ -91,9 +111,13 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) clock_offset: Mutex<Option<i128>>,
     /// Held while the timeline restarts.
     pub(crate) wrap_lock: Mutex<()>,
-    /// The fault report of the first wait that ended in one (the device does not
-    /// recover from it).
-    pub(crate) fault: Mutex<Option<Vec<String>>>,
+    /// Set once the device faulted (it does not recover); the details in `fault`.
+    pub(crate) faulted: std::sync::atomic::AtomicBool,
+    /// The first fault: the kernel or copy running then, and the transport's report.
+    pub(crate) fault: Mutex<Option<(Option<String>, Vec<String>)>>,
+    /// Named submissions not known to be complete (timeline point, name), oldest
+    /// first: the culprit of a fault is the oldest one not done.
+    pub(crate) inflight: Mutex<VecDeque<(Point, OpName)>>,
     /// The list launches are recorded into, kept for reuse.
     pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
 }
@@ -125,6 +149,78 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// Completed timeline value.
     pub(crate) fn completed(&self) -> u64 {
         self.timeline.lock().as_ref().map_or(0, |t| t.signal.value())
+    }
+
+    /// The device's sticky fault, if it has one (no transport call).
+    #[inline]
+    pub(crate) fn check(&self) -> Result<()> {
+        // Acquire: pairs with the Release store in `record_fault`, so the report is there.
+        if self.faulted.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(self.fault_error());
+        }
+        Ok(())
+    }
+
+    /// The sticky fault as an error.
+    pub(crate) fn fault_error(&self) -> HcqError {
+        let (kernel, report) = self.fault.lock().clone().unwrap_or_default();
+        HcqError::DeviceFault {
+            device: self.index,
+            kernel,
+            report,
+        }
+    }
+
+    /// Asks the transport (without waiting) whether the device faulted; records it.
+    pub(crate) fn poll_fault(&self) -> Result<()> {
+        self.check()?;
+        let report = self.iface.hang_report();
+        if report.is_empty() {
+            return Ok(());
+        }
+        self.record_fault(report);
+        Err(self.fault_error())
+    }
+
+    /// Makes the device's fault sticky (the first report wins).
+    pub(crate) fn record_fault(&self, report: Vec<String>) {
+        let culprit = self.culprit();
+        let mut f = self.fault.lock();
+        if f.is_none() {
+            *f = Some((culprit, report));
+        }
+        // Release: the report is stored before the flag says it is there.
+        self.faulted.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The oldest named submission not done (unknown while a submitter holds the
+    /// timeline: this may run under it).
+    fn culprit(&self) -> Option<String> {
+        let (epoch, done) = {
+            let tl = self.timeline.try_lock()?;
+            let t = tl.as_ref()?;
+            (t.epoch, t.signal.value())
+        };
+        let inflight = self.inflight.lock();
+        inflight
+            .iter()
+            .find(|(p, _)| p.epoch == epoch && p.value > done)
+            .map(|(_, n)| n.to_string())
+    }
+
+    /// Notes a named submission (for naming the culprit of a fault); forgets the
+    /// completed ones now and then.
+    pub(crate) fn note_inflight(&self, p: Point, name: OpName) {
+        let mut inflight = self.inflight.lock();
+        if inflight.len() >= 256 {
+            while inflight.front().is_some_and(|(q, _)| self.is_done(*q)) {
+                inflight.pop_front();
+            }
+            if inflight.len() >= 4096 {
+                inflight.pop_front();
+            }
+        }
+        inflight.push_back((p, name));
     }
 
     /// Whether the work up to `p` is done.
@@ -168,15 +264,19 @@ impl<I: DeviceInterface> DeviceInner<I> {
         }
         let timeout = *self.timeout.lock();
         let start = Instant::now();
+        let mut polled = Duration::ZERO;
         while ring.put + needed - ring.q.read_ptr().min(ring.put) > ring_units {
+            // A faulted device never drains its ring.
+            if start.elapsed() >= polled {
+                self.poll_fault()?;
+                polled = start.elapsed() + Duration::from_millis(1);
+            }
             if start.elapsed() > timeout {
-                let mut report = self.iface.hang_report();
-                report.push(format!("the {what} ring did not drain"));
-                return Err(HcqError::DeviceHang {
+                return Err(HcqError::Timeout {
+                    what: format!("room in the {what} ring"),
                     wanted: ring.put + needed - ring_units,
                     current: ring.q.read_ptr(),
                     waited_ms: start.elapsed().as_millis() as u64,
-                    report,
                 });
             }
             std::thread::yield_now();
@@ -300,7 +400,9 @@ impl<I: DeviceInterface> Device<I> {
             pending_profile: Mutex::new(Vec::new()),
             clock_offset: Mutex::new(None),
             wrap_lock: Mutex::new(()),
+            faulted: std::sync::atomic::AtomicBool::new(false),
             fault: Mutex::new(None),
+            inflight: Mutex::new(VecDeque::new()),
             launch_list: Mutex::new(None),
         });
         let signal = Signal::new(&inner, 0, true)?;
@@ -355,6 +457,7 @@ impl<I: DeviceInterface> Device<I> {
     /// it with its own signals). A list with symbols or kernel arguments goes through
     /// [`ComputeQueue::submit`] instead.
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
+        self.inner.check()?;
         if !q.rec.is_plain() {
             return Err(HcqError::InvalidArgument(
                 "a list with symbols or kernel arguments is submitted with ComputeQueue::submit".into(),
@@ -366,6 +469,7 @@ impl<I: DeviceInterface> Device<I> {
     /// Submits a copy list as built, not ordered on the timeline. A list with symbols
     /// goes through [`CopyQueue::submit`] instead.
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
+        self.inner.check()?;
         if !q.rec.is_plain() {
             return Err(HcqError::InvalidArgument(
                 "a list with symbols is submitted with CopyQueue::submit".into(),
@@ -379,11 +483,14 @@ impl<I: DeviceInterface> Device<I> {
     /// Holding the timeline across the submission keeps ring order and value order the
     /// same, whatever thread submits.
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
-        self.submit_point(copy, build).map(|p| p.value)
+        let p = self.submit_point(copy, build)?;
+        self.inner.note_inflight(p, OpName::Static("submission"));
+        Ok(p.value)
     }
 
     /// [`Device::submit_ordered`], returning the timeline point.
     pub(crate) fn submit_point(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<Point> {
+        self.inner.check()?;
         let mut tl = self.lock_timeline()?;
         let t = tl
             .as_mut()
@@ -472,18 +579,21 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Waits for timeline `value`: spins, yields, and after 2 s sleeps in the
-    /// transport's queue event; times out with [`HcqError::DeviceHang`] and the
-    /// transport's fault report, or ends early with it when the transport reports a
-    /// memory fault or hardware exception.
+    /// transport's queue event. A fault of the device ends it at once with
+    /// [`HcqError::DeviceFault`]; the value not coming in time is
+    /// [`HcqError::Timeout`].
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
         let timeout = *self.inner.timeout.lock();
-        let r = crate::signal::wait_until(Some(&self.inner.iface), true, value, timeout, || self.inner.completed());
-        if let Err(HcqError::DeviceHang { report, .. }) = &r
-            && !report.is_empty()
-        {
-            self.inner.fault.lock().get_or_insert_with(|| report.clone());
-        }
-        r
+        crate::signal::wait_until(Some(&*self.inner), true, value, timeout, "the timeline", || {
+            self.inner.completed()
+        })
+    }
+
+    /// The device's state, without waiting: `Ok` while healthy, else the sticky
+    /// [`HcqError::DeviceFault`] every operation returns until the device is dropped
+    /// and opened again.
+    pub fn health(&self) -> Result<()> {
+        self.inner.poll_fault()
     }
 
     /// Waits until everything submitted so far is done, then releases memory freed
@@ -542,7 +652,7 @@ impl<I: DeviceInterface> Device<I> {
         self.wait_timeline(v)
     }
 
-    /// Sets how long waits last before [`HcqError::DeviceHang`] (default: 30 s or
+    /// Sets how long waits last before [`HcqError::Timeout`] (default: 30 s or
     /// `HCQDEV_WAIT_TIMEOUT_MS`).
     pub fn set_timeout(&self, timeout: Duration) {
         *self.inner.timeout.lock() = timeout;
@@ -556,6 +666,7 @@ impl<I: DeviceInterface> Device<I> {
 
     /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).
     pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
+        self.inner.check()?;
         if size == 0 {
             return Err(HcqError::InvalidArgument("zero-byte buffer".into()));
         }
@@ -584,23 +695,10 @@ pub enum Work<'a> {
 
 impl<I: DeviceInterface> Drop for DeviceInner<I> {
     fn drop(&mut self) {
-        // Everything submitted must finish before its memory goes; a hang here has no
-        // one to report to, and the transport's own drop then tears the queues down.
-        // A device that reported a fault will not finish: do not wait for it.
-        let last = self.last_submitted();
-        let timeout = *self.timeout.get_mut();
-        if let Some(t) = self.timeline.get_mut().as_ref()
-            && t.signal.value() < last
-            && self.fault.get_mut().is_none()
-            && self.iface.hang_report().is_empty()
-        {
-            let _ = crate::signal::wait_until(Some(&self.iface), true, last, timeout, || t.signal.value());
-        }
-        self.pending_profile.get_mut().clear();
-        self.staging.get_mut().take();
-        self.pending_free.get_mut().clear();
-        self.cache.get_mut().clear();
-        self.timeline.get_mut().take();
+        // Nothing waits here: work still running when the last handle goes is
+        // abandoned. The fields drop in declaration order, so the queues are destroyed
+        // (the driver preempts them; the mock ends their dispatches) before any memory
+        // their packets or kernels use is freed.
     }
 }
 

@@ -13,17 +13,30 @@ pub enum HcqError {
     /// A packet could not be encoded.
     #[error(transparent)]
     Packet(#[from] PacketError),
-    /// A wait timed out: the GPU did not reach the value. Carries the transport's fault
-    /// report (MMU fault address and reason, if any).
-    #[error("device hang: waited {waited_ms} ms for signal value {wanted}, it is {current}{}", if report.is_empty() { String::new() } else { format!("\n{}", report.join("\n")) })]
-    DeviceHang {
+    /// A wait timed out: the value did not come in time, and the device reports
+    /// nothing wrong (a long kernel, or work waiting on a signal nobody sets).
+    #[error("timeout: waited {waited_ms} ms for {what} to reach {wanted}, it is {current}")]
+    Timeout {
+        /// What was waited for (`the timeline of GPU 0`, `a signal`, `room in the compute ring`).
+        what: String,
         /// The value waited for.
         wanted: u64,
         /// The value found.
         current: u64,
         /// How long the wait lasted.
         waited_ms: u64,
-        /// The transport's report, one line per fault.
+    },
+    /// The device faulted (a memory fault, a hardware exception, a queue the
+    /// engine stopped). Sticky: every later operation on the device returns it at
+    /// once, until the device is dropped and opened again.
+    #[error("GPU {device} faulted{}{}", match kernel { Some(k) => format!(" in {k}"), None => String::new() }, if report.is_empty() { String::new() } else { format!("\n{}", report.join("\n")) })]
+    DeviceFault {
+        /// Index of the device.
+        device: usize,
+        /// The kernel or copy that was running, where the runtime can tell.
+        kernel: Option<String>,
+        /// The transport's report, one line per fault (address, reason, the stopped
+        /// queue's instruction or packet where known).
         report: Vec<String>,
     },
     /// No GPU to open, and what can be done about it.

@@ -225,8 +225,11 @@ impl DeviceInterface for KfdIface {
         Ok(self.dev.sleep(timeout_ms)?)
     }
     fn hang_report(&self) -> Vec<String> {
+        // Every fault event's data, and (on the mock) the instruction or packet that
+        // stopped a queue.
         self.dev
-            .hang_report()
+            .fault_report()
+            .map(|r| r.lines())
             .unwrap_or_else(|e| vec![format!("(no fault report: {e})")])
     }
 }

@@ -45,12 +45,6 @@ impl<I: DeviceInterface> BufferCache<I> {
         self.free.entry((kind, mem.size())).or_default().push(mem);
     }
 
-    /// Frees everything held.
-    pub(crate) fn clear(&mut self) {
-        self.free.clear();
-        self.bytes = 0;
-    }
-
     /// Allocations held.
     pub(crate) fn len(&self) -> usize {
         self.free.values().map(Vec::len).sum()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::device::{Device, Point, Work};
+use crate::device::{Device, OpName, Point, Work};
 use crate::iface::DeviceInterface;
 use crate::program::GPU_CLOCK_HZ;
 use crate::signal::Signal;
@@ -66,22 +66,21 @@ impl<I: DeviceInterface> Device<I> {
     pub(crate) fn submit_timed(
         &self,
         copy: bool,
-        name: &str,
+        name: OpName,
         times: bool,
         barrier: bool,
         build: impl FnOnce(&mut Work<'_>) -> Result<()>,
     ) -> Result<(Point, Option<Times<I>>)> {
         let profiling = self.profiling();
         if !times && !profiling {
-            return Ok((
-                self.submit_point(copy, |w| {
-                    if let (true, Work::Compute(q)) = (barrier, &mut *w) {
-                        q.memory_barrier();
-                    }
-                    build(w)
-                })?,
-                None,
-            ));
+            let p = self.submit_point(copy, |w| {
+                if let (true, Work::Compute(q)) = (barrier, &mut *w) {
+                    q.memory_barrier();
+                }
+                build(w)
+            })?;
+            self.inner.note_inflight(p, name);
+            return Ok((p, None));
         }
         let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
         let v = self.submit_point(copy, |w| {
@@ -114,6 +113,7 @@ impl<I: DeviceInterface> Device<I> {
                 .lock()
                 .push((name.to_string(), engine, t.clone()));
         }
+        self.inner.note_inflight(v, name);
         Ok((v, Some(t)))
     }
 

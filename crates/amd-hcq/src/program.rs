@@ -309,9 +309,10 @@ impl<I: DeviceInterface> Program<I> {
         let mut q = cached.unwrap_or_else(|| ComputeQueue::new(self.dev.props().target));
         q.clear();
         q.rec.transient = true;
-        let r = q
-            .exec(self, args, dims)
-            .and_then(|q| self.dev.run_compute(q, vals, &self.info.name, true, times));
+        let r = q.exec(self, args, dims).and_then(|q| {
+            let name = crate::device::OpName::Shared(self.name.clone());
+            self.dev.run_compute(q, vals, name, true, times)
+        });
         q.clear();
         *self.dev.inner.launch_list.lock() = Some(q);
         r

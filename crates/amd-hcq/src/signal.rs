@@ -127,54 +127,86 @@ impl<I: DeviceInterface> Signal<I> {
 
     /// Waits until the value is at least `value`: spins, then yields, and after 2 s
     /// sleeps in the transport's queue event (timeline signals); see [`wait_until`].
+    /// A fault of the signal's device ends the wait at once with
+    /// [`HcqError::DeviceFault`]; no value in time is [`HcqError::Timeout`].
     pub fn wait_timeout(&self, value: u64, timeout: Duration) -> Result<()> {
         let owner = self.owner.upgrade();
-        let iface = owner.as_ref().map(|d| &d.iface);
-        wait_until(iface, self.event.is_some(), value, timeout, || self.value())
+        wait_until(
+            owner.as_deref(),
+            self.event.is_some(),
+            value,
+            timeout,
+            "a signal",
+            || self.value(),
+        )
     }
 }
 
+/// How often a wait asks the transport whether the device faulted.
+const FAULT_POLL: Duration = Duration::from_millis(1);
+/// The longest single sleep in the transport's event (a fault, which does not raise
+/// the queue event, is noticed within it).
+const SLEEP_SLICE: Duration = Duration::from_millis(20);
+
 /// Waits until `current()` reaches `value`: spins, then yields, and after
-/// [`SPIN_BEFORE_SLEEP`] sleeps: in `iface`'s queue event when `in_event` (the value
-/// is written by a packet that raises it), else in short sleeps.
-/// Times out with [`HcqError::DeviceHang`] carrying the transport's fault report, and
-/// ends early with it when the transport reports a memory fault or hardware exception.
+/// [`SPIN_BEFORE_SLEEP`] sleeps: in the device's queue event when `in_event` (the
+/// value is written by a packet that raises it), else in short sleeps. Every
+/// millisecond (every sleep, once sleeping) it asks `dev`'s transport for faults: a
+/// fault ends the wait at once with the device's sticky [`HcqError::DeviceFault`].
+/// Past `timeout` with the value still short, it is [`HcqError::Timeout`] naming
+/// `what`.
 pub(crate) fn wait_until<I: DeviceInterface>(
-    iface: Option<&I>,
+    dev: Option<&DeviceInner<I>>,
     in_event: bool,
     value: u64,
     timeout: Duration,
+    what: &str,
     current: impl Fn() -> u64,
 ) -> Result<()> {
+    if current() >= value {
+        return Ok(());
+    }
+    if let Some(d) = dev {
+        d.check()?;
+    }
     let start = Instant::now();
     let mut spins = 0u32;
-    let hang = |report: Vec<String>| HcqError::DeviceHang {
-        wanted: value,
-        current: current(),
-        waited_ms: start.elapsed().as_millis() as u64,
-        report,
-    };
+    let mut next_poll = FAULT_POLL;
     loop {
         if current() >= value {
             return Ok(());
         }
         let waited = start.elapsed();
+        if let Some(d) = dev
+            && waited >= next_poll
+        {
+            d.poll_fault()?;
+            next_poll = waited + FAULT_POLL;
+        }
         if waited >= timeout {
-            return Err(hang(iface.map(|i| i.hang_report()).unwrap_or_default()));
+            // The value may have come meanwhile; a fault may explain why it did not.
+            if current() >= value {
+                return Ok(());
+            }
+            if let Some(d) = dev {
+                d.poll_fault()?;
+            }
+            return Err(HcqError::Timeout {
+                what: what.to_string(),
+                wanted: value,
+                current: current(),
+                waited_ms: waited.as_millis() as u64,
+            });
         }
         if spins < 256 {
             spins += 1;
             std::hint::spin_loop();
         } else if waited < SPIN_BEFORE_SLEEP {
             std::thread::yield_now();
-        } else if let Some(iface) = iface.filter(|_| in_event) {
-            let left = timeout.saturating_sub(waited).min(Duration::from_millis(200));
-            iface.sleep(left.as_millis().max(1) as u32)?;
-            // A fault or hardware exception the driver reported: the value will not arrive.
-            let report = iface.hang_report();
-            if !report.is_empty() && current() < value {
-                return Err(hang(report));
-            }
+        } else if let Some(d) = dev.filter(|_| in_event) {
+            let left = timeout.saturating_sub(waited).min(SLEEP_SLICE);
+            d.iface.sleep(left.as_millis().max(1) as u32)?;
+            next_poll = Duration::ZERO;
         } else {
             std::thread::sleep(Duration::from_micros(200));
         }

@@ -2,7 +2,7 @@
 //! in the device's argument ring, write every site, and put the dwords in the ring,
 //! ordered on the timeline.
 
-use crate::device::{Device, Point, Work};
+use crate::device::{Device, OpName, Point, Work};
 use crate::iface::DeviceInterface;
 use crate::profile::Times;
 use crate::queue::{ComputeQueue, CopyQueue};
@@ -20,7 +20,7 @@ impl ComputeQueue {
     /// [`Device::wait_timeline`]). Unbound variables, values that do not fit their
     /// fields and launch sizes the kernel refuses are errors, and nothing is sent.
     pub fn submit<I: DeviceInterface>(&self, dev: &Device<I>, vals: &Bindings) -> Result<u64> {
-        dev.run_compute(self, vals, "compute list", false, false)
+        dev.run_compute(self, vals, OpName::Static("compute list"), false, false)
             .map(|(p, _)| p.value)
     }
 }
@@ -52,7 +52,7 @@ impl<I: DeviceInterface> Device<I> {
         &self,
         q: &ComputeQueue,
         vals: &Bindings,
-        name: &str,
+        name: OpName,
         barrier: bool,
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
@@ -67,7 +67,7 @@ impl<I: DeviceInterface> Device<I> {
         &self,
         q: &ComputeQueue,
         vals: &Bindings,
-        name: &str,
+        name: OpName,
         barrier: bool,
         times: bool,
         resolved: &mut Vec<u64>,
@@ -112,7 +112,7 @@ impl<I: DeviceInterface> Device<I> {
         q.rec.resolve(vals, &[], &mut resolved)?;
         let mut cmds = q.cmds.clone();
         q.rec.apply(&resolved, &mut cmds, &mut [])?;
-        let (p, _) = self.submit_timed(true, "copy list", false, false, |w| match w {
+        let (p, _) = self.submit_timed(true, OpName::Static("copy list"), false, false, |w| match w {
             Work::Copy(out) => {
                 out.append_packets(&cmds, &q.sizes, &q.end_aligned);
                 Ok(())

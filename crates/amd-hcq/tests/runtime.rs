@@ -77,7 +77,7 @@ fn signals_across_queues_and_devices() {
 
     let never = d0.new_signal(0).unwrap();
     match never.wait_timeout(1, Duration::from_millis(20)) {
-        Err(HcqError::DeviceHang {
+        Err(HcqError::Timeout {
             wanted: 1, current: 0, ..
         }) => {}
         other => panic!("{other:?}"),
@@ -217,11 +217,14 @@ fn a_hang_reports_the_fault() {
         })
         .unwrap();
     match dev.wait_timeline(v) {
-        Err(HcqError::DeviceHang { report, .. }) => {
-            assert_eq!(
-                report,
-                ["MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"]
+        Err(HcqError::DeviceFault { report, kernel, .. }) => {
+            assert!(
+                report[0].starts_with("MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"),
+                "{report:?}"
             );
+            // The mock names the packet that stopped the queue.
+            assert!(report.iter().any(|l| l.contains("COPY_LINEAR")), "{report:?}");
+            assert_eq!(kernel.as_deref(), Some("submission"), "{report:?}");
         }
         other => panic!("{other:?}"),
     }
