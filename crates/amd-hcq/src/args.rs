@@ -143,6 +143,8 @@ impl std::fmt::Debug for Arg {
 pub struct KernArgs {
     pub(crate) items: Vec<Arg>,
     pub(crate) keep: Vec<Arc<dyn Any + Send + Sync>>,
+    /// Where each buffer given as a [`Buffer`] is mapped, by item index.
+    pub(crate) resident: Vec<(usize, Arc<crate::memory::Residency>)>,
 }
 
 impl std::fmt::Debug for KernArgs {
@@ -171,6 +173,7 @@ impl KernArgs {
         KernArgs {
             items: Vec::with_capacity(n),
             keep: Vec::with_capacity(n),
+            resident: Vec::with_capacity(n),
         }
     }
 
@@ -192,6 +195,7 @@ impl KernArgs {
     /// A buffer (its address). The recorded queue keeps it alive.
     pub fn buffer<I: DeviceInterface>(mut self, b: &Buffer<I>) -> Self {
         self.keep.push(b.keepalive());
+        self.resident.push((self.items.len(), b.residency().clone()));
         self.push(Arg::Buffer(Sym::Const(b.va())))
     }
 

@@ -430,7 +430,7 @@ impl<I: DeviceInterface> BoundQueue<I> {
             })?
         };
         img.last_run = p;
-        Ok(p.value)
+        Ok(p.logical())
     }
 }
 

@@ -29,6 +29,7 @@ impl<I: DeviceInterface> Device<I> {
     /// the data is in staging memory (the copies complete on the timeline).
     pub fn copy_in(&self, dst: &Buffer<I>, offset: usize, data: &[u8]) -> Result<()> {
         dst.check(offset, data.len())?;
+        dst.check_on(&self.inner, &"the destination")?;
         let mut staging = self.staging()?;
         for (i, chunk) in data.chunks(STAGING_SIZE).enumerate() {
             let slot = staging.next;
@@ -50,6 +51,7 @@ impl<I: DeviceInterface> Device<I> {
     /// Copies `out.len()` bytes of `src` at `offset` to the host; waits for earlier work.
     pub fn copy_out(&self, out: &mut [u8], src: &Buffer<I>, offset: usize) -> Result<()> {
         src.check(offset, out.len())?;
+        src.check_on(&self.inner, &"the source")?;
         let staging = self.staging()?;
         // One staging buffer, reused chunk by chunk: each copy is waited for.
         let slot = staging.next;
@@ -81,12 +83,14 @@ impl<I: DeviceInterface> Device<I> {
     ) -> Result<u64> {
         dst.check(dst_offset, size)?;
         src.check(src_offset, size)?;
+        dst.check_on(&self.inner, &"the destination")?;
+        src.check_on(&self.inner, &"the source")?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
         let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| match w {
             Work::Copy(q) => q.copy(to, from, size as u64).map(|_| ()),
             Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
         })?;
-        Ok(p.value)
+        Ok(p.logical())
     }
 
     /// Copies `size` bytes of `src` (on this GPU) to `dst` on GPU `dst_dev`: this
@@ -95,6 +99,8 @@ impl<I: DeviceInterface> Device<I> {
     pub fn transfer(&self, dst_dev: &Device<I>, dst: &Buffer<I>, src: &Buffer<I>, size: usize) -> Result<()> {
         dst.check(0, size)?;
         src.check(0, size)?;
+        src.check_on(&self.inner, &"the source")?;
+        dst.check_on(&dst_dev.inner, &"the destination")?;
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());

@@ -79,8 +79,26 @@ pub struct TimelineHandle {
 pub struct Point {
     /// Restarts of the timeline before it.
     pub epoch: u64,
-    /// The timeline value.
+    /// The timeline value on the GPU (what its signal holds; at most
+    /// [`TIMELINE_WRAP`] + 1).
     pub value: u64,
+}
+
+impl Point {
+    /// The point as one number that only grows: the epoch in the high 32 bits, the
+    /// GPU value in the low ones. The runtime's operations return these, and
+    /// [`Device::wait_timeline`] takes them.
+    pub const fn logical(self) -> u64 {
+        self.epoch << 32 | self.value
+    }
+
+    /// The point of a [`Point::logical`] number.
+    pub const fn from_logical(v: u64) -> Point {
+        Point {
+            epoch: v >> 32,
+            value: v & 0xffff_ffff,
+        }
+    }
 }
 
 pub(crate) struct Staging<I: DeviceInterface> {
@@ -148,7 +166,13 @@ impl<I: DeviceInterface> std::fmt::Debug for Device<I> {
 impl<I: DeviceInterface> DeviceInner<I> {
     /// Completed timeline value.
     pub(crate) fn completed(&self) -> u64 {
-        self.timeline.lock().as_ref().map_or(0, |t| t.signal.value())
+        self.timeline.lock().as_ref().map_or(0, |t| {
+            Point {
+                epoch: t.epoch,
+                value: t.signal.value(),
+            }
+            .logical()
+        })
     }
 
     /// The device's sticky fault, if it has one (no transport call).
@@ -233,7 +257,13 @@ impl<I: DeviceInterface> DeviceInner<I> {
 
     /// The value the last submission signals.
     pub(crate) fn last_submitted(&self) -> u64 {
-        self.timeline.lock().as_ref().map_or(0, |t| t.next - 1)
+        self.timeline.lock().as_ref().map_or(0, |t| {
+            Point {
+                epoch: t.epoch,
+                value: t.next - 1,
+            }
+            .logical()
+        })
     }
 
     /// Releases freed memory the GPU is done with into the cache.
@@ -485,7 +515,7 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         let p = self.submit_point(copy, build)?;
         self.inner.note_inflight(p, OpName::Static("submission"));
-        Ok(p.value)
+        Ok(p.logical())
     }
 
     /// [`Device::submit_ordered`], returning the timeline point.
@@ -535,11 +565,7 @@ impl<I: DeviceInterface> Device<I> {
 
     /// Waits for the work up to timeline point `p`.
     pub fn wait_point(&self, p: Point) -> Result<()> {
-        let epoch = self.inner.timeline.lock().as_ref().map_or(0, |t| t.epoch);
-        if p.epoch < epoch {
-            return Ok(());
-        }
-        self.wait_timeline(p.value)
+        self.wait_timeline(p.logical())
     }
 
     /// The timeline as other queues see it: its signal's address, the event a write
@@ -572,8 +598,8 @@ impl<I: DeviceInterface> Device<I> {
         Ok((t.signal.addr(), t.next - 1))
     }
 
-    /// The device timeline signal's current value and the value the last submission
-    /// will signal.
+    /// The timeline's completed point and the point the last submission will
+    /// signal, as [`Point::logical`] numbers.
     pub fn timeline(&self) -> (u64, u64) {
         (self.inner.completed(), self.inner.last_submitted())
     }
@@ -584,6 +610,7 @@ impl<I: DeviceInterface> Device<I> {
     /// [`HcqError::Timeout`].
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
         let timeout = *self.inner.timeout.lock();
+        // Logical values only grow, across restarts of the GPU's value too.
         crate::signal::wait_until(Some(&*self.inner), true, value, timeout, "the timeline", || {
             self.inner.completed()
         })
@@ -611,7 +638,11 @@ impl<I: DeviceInterface> Device<I> {
     fn wrap_timeline(&self) -> Result<()> {
         let _wrapping = self.inner.wrap_lock.lock();
         let last = match self.inner.timeline.lock().as_ref() {
-            Some(t) if t.next > TIMELINE_WRAP => t.next - 1,
+            Some(t) if t.next > TIMELINE_WRAP => Point {
+                epoch: t.epoch,
+                value: t.next - 1,
+            }
+            .logical(),
             _ => return Ok(()),
         };
         // Every submitter now waits for this lock, so `last` stays the last value.
@@ -681,7 +712,21 @@ impl<I: DeviceInterface> Device<I> {
     /// Maps `buf` (of another device of the same platform) into this GPU, for peer
     /// access.
     pub fn map_peer(&self, buf: &Buffer<I>) -> Result<()> {
-        self.inner.iface.map(buf.memory())
+        let r = buf.residency();
+        let key = crate::memory::device_key(&self.inner);
+        if r.on(key) {
+            return Ok(());
+        }
+        if r.platform != crate::memory::platform_key(&self.inner) {
+            return Err(HcqError::InvalidArgument(format!(
+                "a buffer of another platform's GPU {} cannot be mapped on GPU {}",
+                r.owner,
+                self.index()
+            )));
+        }
+        self.inner.iface.map(buf.memory())?;
+        r.add(key);
+        Ok(())
     }
 }
 

@@ -533,7 +533,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         st.count = count;
         st.next = (j + 1) % self.copies;
-        Ok(st.points.iter().map(|p| p.value).collect())
+        Ok(st.points.iter().map(|p| p.logical()).collect())
     }
 
     /// Waits for every replay so far.

@@ -59,6 +59,41 @@ pub(crate) struct Allocation<I: DeviceInterface> {
     kind: BufferKind,
     dev: Weak<DeviceInner<I>>,
     index: usize,
+    residency: Arc<Residency>,
+}
+
+/// Where an allocation is mapped: the devices (by identity) whose GPU can reach it.
+#[derive(Debug)]
+pub(crate) struct Residency {
+    /// The allocating device's index, for messages.
+    pub(crate) owner: usize,
+    /// The platform's identity (its signal page).
+    pub(crate) platform: usize,
+    keys: parking_lot::Mutex<Vec<usize>>,
+}
+
+impl Residency {
+    /// Whether the device `key` can reach the memory.
+    pub(crate) fn on(&self, key: usize) -> bool {
+        self.keys.lock().contains(&key)
+    }
+
+    pub(crate) fn add(&self, key: usize) {
+        let mut k = self.keys.lock();
+        if !k.contains(&key) {
+            k.push(key);
+        }
+    }
+}
+
+/// A device's identity for [`Residency`].
+pub(crate) fn device_key<I: DeviceInterface>(dev: &Arc<DeviceInner<I>>) -> usize {
+    Arc::as_ptr(dev) as *const u8 as usize
+}
+
+/// A platform's identity for [`Residency`].
+pub(crate) fn platform_key<I: DeviceInterface>(dev: &DeviceInner<I>) -> usize {
+    Arc::as_ptr(&dev.pool) as *const u8 as usize
 }
 
 impl<I: DeviceInterface> Drop for Allocation<I> {
@@ -75,6 +110,28 @@ impl<I: DeviceInterface> Drop for Allocation<I> {
             dev.pending_free.lock().push((fence, self.kind, mem));
         }
     }
+}
+
+/// Checks that `dev` can reach memory of `r`; `what` names it.
+pub(crate) fn check_resident<I: DeviceInterface>(
+    r: &Residency,
+    dev: &Arc<DeviceInner<I>>,
+    what: &dyn std::fmt::Display,
+) -> Result<()> {
+    if r.on(device_key(dev)) {
+        return Ok(());
+    }
+    Err(HcqError::InvalidArgument(if r.platform != platform_key(dev) {
+        format!(
+            "{what} is memory of another platform's GPU {}, not reachable from GPU {}",
+            r.owner, dev.index
+        )
+    } else {
+        format!(
+            "{what} is memory of GPU {} not mapped on GPU {} (Device::map_peer maps it)",
+            r.owner, dev.index
+        )
+    }))
 }
 
 /// GPU memory, or a view of part of it. Views share the allocation; it is released
@@ -113,6 +170,11 @@ impl<I: DeviceInterface> Buffer<I> {
                 kind,
                 dev: Arc::downgrade(dev),
                 index: dev.index,
+                residency: Arc::new(Residency {
+                    owner: dev.index,
+                    platform: platform_key(dev),
+                    keys: parking_lot::Mutex::new(vec![device_key(dev)]),
+                }),
             }),
             offset: 0,
             size,
@@ -145,6 +207,16 @@ impl<I: DeviceInterface> Buffer<I> {
     /// Index of the device that allocated it.
     pub fn device_index(&self) -> usize {
         self.alloc.index
+    }
+
+    /// Where the buffer is mapped.
+    pub(crate) fn residency(&self) -> &Arc<Residency> {
+        &self.alloc.residency
+    }
+
+    /// Checks that device `dev` can reach the buffer; `what` names the buffer.
+    pub(crate) fn check_on(&self, dev: &Arc<DeviceInner<I>>, what: &dyn std::fmt::Display) -> Result<()> {
+        check_resident(&self.alloc.residency, dev, what)
     }
 
     /// What a recorded list holds so that the memory outlives it.

@@ -45,7 +45,8 @@ impl Device {
 pub struct Platform {
     kfd: Kfd,
     iface: Iface,
-    pool: Mutex<Option<Arc<SignalPool<KfdIface>>>>,
+    /// The signal page its open devices share (freed with the last of them).
+    pool: Mutex<std::sync::Weak<SignalPool<KfdIface>>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -130,7 +131,7 @@ impl Platform {
         Ok(Platform {
             kfd,
             iface,
-            pool: Mutex::new(None),
+            pool: Mutex::new(std::sync::Weak::new()),
         })
     }
 
@@ -159,10 +160,8 @@ impl Platform {
         }
         let iface = KfdIface::new(self.kfd.device(index)?);
         let mut pool = self.pool.lock();
-        let dev = Device::with_iface(iface, index, pool.clone())?;
-        if pool.is_none() {
-            *pool = Some(dev.pool());
-        }
+        let dev = Device::with_iface(iface, index, pool.upgrade())?;
+        *pool = Arc::downgrade(&dev.pool());
         Ok(dev)
     }
 }

@@ -77,6 +77,9 @@ fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)>
     Ok((bytes, (waves << 12) | (wavesize as u32 & 0xfff)))
 }
 
+/// Most VGPRs a wave32 wave can have on gfx10.3 and gfx11.
+pub const MAX_VGPRS: u32 = 256;
+
 /// Most scratch memory a device allocates (64 GiB).
 pub const MAX_SCRATCH: usize = 64 << 30;
 
@@ -125,19 +128,42 @@ impl<I: DeviceInterface> Program<I> {
     /// resources requested: group_segment_size"), and its code is 256-byte aligned.
     pub fn load(dev: &Device<I>, elf: &[u8], name: &str) -> Result<Self> {
         let co = CodeObject::parse(elf)?;
+        let props = dev.props();
+        if let Some(t) = co.target.as_deref() {
+            // `amdgcn-amd-amdhsa--gfx1100`, perhaps with features (`:xnack-`).
+            let processor = t.rsplit("--").next().unwrap_or(t).split(':').next().unwrap_or(t);
+            if processor != props.arch {
+                return Err(HcqError::InvalidArgument(format!(
+                    "the code object is for {processor} ({t}); GPU {} is {}",
+                    dev.index(),
+                    props.arch
+                )));
+            }
+        }
         let info = co.kernel(name)?;
         let kd = info.descriptor;
+        // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32, gfx10+).
+        let vgprs = ((kd.rsrc1 & 0x3f) + 1) * 8;
+        if vgprs > MAX_VGPRS {
+            return Err(HcqError::InvalidArgument(format!(
+                "kernel {name} asks for {vgprs} VGPRs; a wave of GPU {} ({}) has at most {MAX_VGPRS}",
+                dev.index(),
+                props.arch
+            )));
+        }
         if !kd.has(KernelDescriptor::WAVEFRONT_SIZE32) {
             return Err(HcqError::InvalidArgument(format!(
                 "kernel {name} is wave64; this runtime launches wave32 kernels"
             )));
         }
-        let props = dev.props();
         let lds_blocks = kd.group_segment_size.div_ceil(512) & 0x1ff;
         if lds_blocks > props.lds_size / 512 || kd.group_segment_size > props.lds_size {
-            return Err(HcqError::InvalidArgument(
-                "Too many resources requested: group_segment_size".into(),
-            ));
+            return Err(HcqError::InvalidArgument(format!(
+                "Too many resources requested: group_segment_size (kernel {name} asks for {} bytes of LDS; GPU {} has {})",
+                kd.group_segment_size,
+                dev.index(),
+                props.lds_size
+            )));
         }
         for unsupported in [
             KernelDescriptor::QUEUE_PTR,
@@ -238,6 +264,7 @@ impl<I: DeviceInterface> Program<I> {
                 // No keepalive: these arguments are submitted once, right away.
                 ArgKind::Buffer => {
                     if let Some(b) = bi.next() {
+                        args.resident.push((args.items.len(), b.residency().clone()));
                         args = args.buffer_sym(b.va());
                     }
                 }
@@ -278,7 +305,7 @@ impl<I: DeviceInterface> Program<I> {
     /// everything before it; returns the timeline value that marks its end.
     pub fn enqueue(&self, args: &KernArgs, dims: impl Into<SymDims>) -> Result<u64> {
         self.submit_launch(args, dims.into(), &Bindings::new(), false)
-            .map(|(p, _)| p.value)
+            .map(|(p, _)| p.logical())
     }
 
     /// Launches the kernel with `bufs` and `vals` (the word form: one word per value

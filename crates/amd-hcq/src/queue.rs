@@ -651,6 +651,10 @@ impl ComputeQueue {
         let info = prg.info();
         let kd = info.descriptor;
         let name = prg.name_arc();
+        for (i, r) in &args.resident {
+            let what = format_args!("kernel {name}, argument {i}");
+            crate::memory::check_resident(r, &dev.inner, &what)?;
+        }
         let konst = dims.as_const();
         match konst {
             Some(d) => check_launch(

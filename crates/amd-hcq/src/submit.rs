@@ -21,7 +21,7 @@ impl ComputeQueue {
     /// fields and launch sizes the kernel refuses are errors, and nothing is sent.
     pub fn submit<I: DeviceInterface>(&self, dev: &Device<I>, vals: &Bindings) -> Result<u64> {
         dev.run_compute(self, vals, OpName::Static("compute list"), false, false)
-            .map(|(p, _)| p.value)
+            .map(|(p, _)| p.logical())
     }
 }
 
@@ -29,7 +29,7 @@ impl CopyQueue {
     /// Submits the list with `vals` bound, ordered after everything submitted before on
     /// `dev`; returns the timeline value that marks its end.
     pub fn submit<I: DeviceInterface>(&self, dev: &Device<I>, vals: &Bindings) -> Result<u64> {
-        dev.run_copy(self, vals).map(|p| p.value)
+        dev.run_copy(self, vals).map(|p| p.logical())
     }
 }
 

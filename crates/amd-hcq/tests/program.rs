@@ -149,8 +149,20 @@ fn bad_programs_and_launches_are_refused() {
     let e = Program::load(&dev, &lds, "vadd").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "invalid argument: Too many resources requested: group_segment_size"
+        "invalid argument: Too many resources requested: group_segment_size (kernel vadd asks for 131072 bytes of \
+         LDS; GPU 0 has 65536)"
     );
+    // More VGPRs than a wave has (granule field 63: 512 registers).
+    let vgprs = patched(|kd| kd[48] |= 0x3f);
+    let e = Program::load(&dev, &vgprs, "vadd").unwrap_err().to_string();
+    assert!(
+        e.contains("asks for 512 VGPRs; a wave of GPU 0 (gfx1100) has at most 256"),
+        "{e}"
+    );
+    // Scratch no device has: 2^31 bytes per lane.
+    let scratch = patched(|kd| kd[4..8].copy_from_slice(&0x8000_0000u32.to_le_bytes()));
+    let e = Program::load(&dev, &scratch, "vadd").unwrap_err().to_string();
+    assert!(e.contains("scratch of 2147483648 bytes per lane overflows"), "{e}");
     let wave64 = patched(|kd| kd[57] &= !(1 << 2));
     assert!(
         Program::load(&dev, &wave64, "vadd")

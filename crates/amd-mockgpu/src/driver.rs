@@ -128,8 +128,10 @@ pub(crate) struct GpuState {
 /// Faults to inject into the next calls.
 #[derive(Debug, Default)]
 pub(crate) struct Injections {
-    pub(crate) alloc: VecDeque<Errno>,
-    pub(crate) create_queue: VecDeque<Errno>,
+    /// Outcomes of the next allocations: `None` succeeds, `Some` fails with it.
+    pub(crate) alloc: VecDeque<Option<Errno>>,
+    /// Outcomes of the next queue creations, likewise.
+    pub(crate) create_queue: VecDeque<Option<Errno>>,
 }
 
 /// Dispatches kept for inspection (the oldest are dropped beyond this).
@@ -309,7 +311,7 @@ impl Driver {
         if (a.flags & domains).count_ones() != 1 {
             return Err(Errno::EINVAL);
         }
-        if let Some(e) = self.inject.alloc.pop_front() {
+        if let Some(Some(e)) = self.inject.alloc.pop_front() {
             return Err(e);
         }
         let gpu = &mut self.gpus[i];
@@ -531,7 +533,7 @@ impl Driver {
 
     pub(crate) fn create_queue(&mut self, a: &mut kfd_ioctl_create_queue_args) -> R<()> {
         let g = self.gpu_with_vm(a.gpu_id)?;
-        if let Some(e) = self.inject.create_queue.pop_front() {
+        if let Some(Some(e)) = self.inject.create_queue.pop_front() {
             return Err(e);
         }
         if a.queue_percentage > KFD_MAX_QUEUE_PERCENTAGE || a.queue_priority > KFD_MAX_QUEUE_PRIORITY {

@@ -475,12 +475,43 @@ impl MockSys {
 
     /// Makes the next `n` memory allocations fail with `errno`.
     pub fn fail_next_allocs(&self, n: usize, errno: Errno) {
-        self.driver.lock().inject.alloc.extend(std::iter::repeat_n(errno, n));
+        self.driver
+            .lock()
+            .inject
+            .alloc
+            .extend(std::iter::repeat_n(Some(errno), n));
+    }
+
+    /// Lets the next `k` allocations succeed and makes the one after fail with
+    /// `errno` (fault-injection sweeps).
+    pub fn fail_alloc_after(&self, k: usize, errno: Errno) {
+        let mut d = self.driver.lock();
+        d.inject.alloc.clear();
+        d.inject.alloc.extend(std::iter::repeat_n(None, k));
+        d.inject.alloc.push_back(Some(errno));
+    }
+
+    /// Lets the next `k` queue creations succeed and makes the one after fail with
+    /// `errno`.
+    pub fn fail_queue_creation_after(&self, k: usize, errno: Errno) {
+        let mut d = self.driver.lock();
+        d.inject.create_queue.clear();
+        d.inject.create_queue.extend(std::iter::repeat_n(None, k));
+        d.inject.create_queue.push_back(Some(errno));
+    }
+
+    /// Forgets every injected failure not yet reached; returns whether one was left.
+    pub fn clear_injections(&self) -> bool {
+        let mut d = self.driver.lock();
+        let left = d.inject.alloc.iter().chain(&d.inject.create_queue).any(Option::is_some);
+        d.inject.alloc.clear();
+        d.inject.create_queue.clear();
+        left
     }
 
     /// Makes the next queue creation fail with `errno`.
     pub fn fail_next_queue_creation(&self, errno: Errno) {
-        self.driver.lock().inject.create_queue.push_back(errno);
+        self.driver.lock().inject.create_queue.push_back(Some(errno));
     }
 
     /// Records a memory fault on GPU `index` and fires the memory events.

@@ -1,0 +1,433 @@
+//! Faults, timeouts, misuse and leaks, on the mock GPU: a device fails loudly, once,
+//! says why, and releases everything when dropped.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use amd_hcq::{
+    Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, Platform, Program, SymDims,
+    TIMELINE_WRAP,
+};
+use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
+use nix::errno::Errno;
+
+const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+const SPIN: &[u8] = include_bytes!("../../../tests/kernels/spin.hsaco");
+
+fn platform(n: usize) -> (Arc<MockSys>, Platform) {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
+    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+    (m, p)
+}
+
+fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn dims(n: u32) -> LaunchDims {
+    LaunchDims {
+        global: [n.div_ceil(256), 1, 1],
+        local: [256, 1, 1],
+    }
+}
+
+/// Launches the spin kernel for `iters` steps on one wave; returns its timeline value.
+fn spin(prg: &Program, out: &Buffer, iters: u32) -> u64 {
+    let d = SymDims::new([1, 1, 1], [32, 1, 1]);
+    prg.enqueue(&KernArgs::new().buffer(out).u32(iters), d).unwrap()
+}
+
+/// Runs vadd on `dev` and checks it.
+fn vadd_works(dev: &Device) {
+    let prg = Program::load(dev, VADD, "vadd").unwrap();
+    let n = 300;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    dev.copy_in(&bufs[0], 0, &floats(&a)).unwrap();
+    dev.copy_in(&bufs[1], 0, &floats(&a)).unwrap();
+    prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32), true)
+        .unwrap();
+    let mut out = vec![0u8; n * 4];
+    dev.copy_out(&mut out, &bufs[2], 0).unwrap();
+    assert_eq!(out, floats(&a.iter().map(|x| 2.0 * x).collect::<Vec<_>>()));
+}
+
+/// Nothing held but what an open platform holds (its `/dev/kfd` descriptor).
+fn assert_released(m: &MockSys, platform_open: bool) {
+    let s = m.stats();
+    assert_eq!(
+        (
+            s.memory_handles,
+            s.queues,
+            s.events,
+            s.open_fds,
+            s.host_mappings,
+            s.gpu_mappings
+        ),
+        (0, 0, 0, platform_open as usize, 0, 0),
+        "{s:?}"
+    );
+    assert!(s.vram_used.iter().all(|&v| v == 0), "{s:?}");
+}
+
+/// The first error carries the report; every later operation returns the same error
+/// at once; the device works again once dropped and reopened.
+#[test]
+fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
+    let (m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    assert!(dev.health().is_ok());
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 256usize;
+    let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    let bad = bufs[1].va() + 77 * 4;
+    m.fault_address(0, bad);
+    let started = Instant::now();
+    let first = prg
+        .launch(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32), true)
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    let report = match &first {
+        HcqError::DeviceFault {
+            device: 0,
+            kernel,
+            report,
+        } => {
+            assert_eq!(kernel.as_deref(), Some("vadd"));
+            assert!(
+                report[0].starts_with(&format!("MMU fault: 0x{bad:X} | NotPresent=1")),
+                "{report:?}"
+            );
+            assert!(report.iter().any(|l| l.contains("global_load")), "{report:?}");
+            report.clone()
+        }
+        other => panic!("{other:?}"),
+    };
+    let text = first.to_string();
+    assert!(text.starts_with("GPU 0 faulted in vadd\nMMU fault: 0x"), "{text}");
+    // Every later operation: the same error, at once.
+    type Op<'a> = Box<dyn Fn() -> amd_hcq::Result<()> + 'a>;
+    let later: Vec<(&str, Op)> = vec![
+        ("health", Box::new(|| dev.health())),
+        ("alloc", Box::new(|| dev.alloc(4096, BufferKind::Host).map(|_| ()))),
+        (
+            "launch",
+            Box::new(|| {
+                prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[1], dims(1), false)
+                    .map(|_| ())
+            }),
+        ),
+        ("copy", Box::new(|| dev.copy(&bufs[0], 0, &bufs[2], 0, 64).map(|_| ()))),
+        ("copy_in", Box::new(|| dev.copy_in(&bufs[0], 0, &[1, 2, 3, 4]))),
+        ("synchronize", Box::new(|| dev.synchronize())),
+        ("load", Box::new(|| Program::load(&dev, VADD, "vadd").map(|_| ()))),
+        (
+            "signal",
+            Box::new(|| dev.new_signal(0)?.wait_timeout(1, Duration::from_secs(5))),
+        ),
+    ];
+    for (what, op) in &later {
+        let t = Instant::now();
+        match op() {
+            Err(HcqError::DeviceFault { report: r, kernel, .. }) => {
+                assert_eq!(r, report, "{what}");
+                assert_eq!(kernel.as_deref(), Some("vadd"), "{what}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+        assert!(t.elapsed() < Duration::from_millis(10), "{what} took {:?}", t.elapsed());
+    }
+    drop(later);
+    drop((prg, bufs, dev));
+    assert_released(&m, true);
+    // Reopened, the GPU works.
+    let dev = p.device(0).unwrap();
+    assert!(dev.health().is_ok());
+    vadd_works(&dev);
+}
+
+/// A plain timeout is not a fault: a 500 ms wait on a kernel of seconds returns in
+/// time, and the device is fine.
+#[test]
+fn a_timeout_holds_and_is_not_a_fault() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, SPIN, "spin").unwrap();
+    let out = dev.alloc(4096, BufferKind::Host).unwrap();
+    dev.set_timeout(Duration::from_millis(500));
+    let v = spin(&prg, &out, 20_000_000);
+    let t = Instant::now();
+    match dev.wait_timeline(v) {
+        Err(HcqError::Timeout { wanted, current, .. }) => {
+            assert_eq!(wanted, v);
+            assert!(current < v);
+        }
+        other => panic!("{other:?}"),
+    }
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_millis(600),
+        "{took:?}"
+    );
+    assert!(dev.health().is_ok());
+    // An allocation and an ioctl from another thread do not wait for the kernel.
+    let d2 = dev.clone();
+    let t = Instant::now();
+    std::thread::spawn(move || {
+        let b = d2.alloc(1 << 20, BufferKind::Device).unwrap();
+        d2.map_peer(&b).unwrap();
+        drop(b);
+    })
+    .join()
+    .unwrap();
+    assert!(t.elapsed() < Duration::from_millis(100), "{:?}", t.elapsed());
+    assert!(dev.timeline().0 < v, "the kernel still runs");
+}
+
+/// Dropping the last handle during a runaway kernel returns promptly and releases
+/// everything; the GPU opens again.
+#[test]
+fn dropping_a_device_during_a_runaway_kernel() {
+    let (m, p) = platform(1);
+    {
+        let dev = p.device(0).unwrap();
+        let prg = Program::load(&dev, SPIN, "spin").unwrap();
+        let out = dev.alloc(4096, BufferKind::Host).unwrap();
+        let v = spin(&prg, &out, u32::MAX);
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(dev.timeline().0 < v);
+        let t = Instant::now();
+        drop((prg, out, dev));
+        assert!(t.elapsed() < Duration::from_millis(200), "{:?}", t.elapsed());
+    }
+    assert_released(&m, true);
+    vadd_works(&p.device(0).unwrap());
+}
+
+/// Misuse is refused before it reaches the GPU, naming both sides; the device stays
+/// healthy.
+#[test]
+fn misuse_is_refused_before_the_gpu() {
+    let (_m, p) = platform(2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let prg = Program::load(&d0, VADD, "vadd").unwrap();
+    let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
+    let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
+    let e = prg
+        .launch(&[&a0, &b1, &a0], &[8], dims(8), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 1 is memory of GPU 1 not mapped on GPU 0 (Device::map_peer maps it)"),
+        "{e}"
+    );
+    let e = d0.copy(&a0, 0, &b1, 0, 64).unwrap_err().to_string();
+    assert!(e.contains("the source is memory of GPU 1 not mapped on GPU 0"), "{e}");
+    assert!(d0.copy_in(&b1, 0, &[0; 16]).is_err());
+    // Another platform's memory cannot even be mapped.
+    let (_m2, p2) = platform(1);
+    let other = p2.device(0).unwrap();
+    let x = other.alloc(4096, BufferKind::Device).unwrap();
+    let e = prg
+        .launch(&[&a0, &x, &a0], &[8], dims(8), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("memory of another platform's GPU 0, not reachable from GPU 0"),
+        "{e}"
+    );
+    assert!(d0.map_peer(&x).is_err());
+    // A view past its buffer.
+    assert!(a0.view(4000, 200).is_err());
+    assert!(d0.health().is_ok() && d1.health().is_ok());
+    // Mapped, the peer buffer is fine.
+    d0.map_peer(&b1).unwrap();
+    prg.launch(&[&a0, &b1, &a0], &[8], dims(8), true).unwrap();
+
+    // A code object for gfx1100 on a gfx1030.
+    let m = Arc::new(MockSys::new(MockConfig {
+        gpus: vec![GpuProfile::gfx1030()],
+        ..MockConfig::default()
+    }));
+    let p3 = Platform::with_sys(m, Iface::Mock).unwrap();
+    let rdna2 = p3.device(0).unwrap();
+    let e = Program::load(&rdna2, VADD, "vadd").unwrap_err().to_string();
+    assert!(
+        e.contains("the code object is for gfx1100 (amdgcn-amd-amdhsa--gfx1100); GPU 0 is gfx1030"),
+        "{e}"
+    );
+    assert!(rdna2.health().is_ok());
+}
+
+/// Opening, loading, launching, copying, binding and replaying, then dropping it all,
+/// leaves the driver holding nothing, with or without a fault; the GPU opens again.
+#[test]
+fn dropping_everything_releases_everything() {
+    for fault in [false, true] {
+        let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+        {
+            let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+            let dev = p.device(0).unwrap();
+            vadd_works(&dev);
+            let prg = Program::load(&dev, VADD, "vadd").unwrap();
+            let a = dev.alloc(4096, BufferKind::Device).unwrap();
+            let mut q = dev.compute_queue();
+            q.exec(
+                &prg,
+                &KernArgs::new().buffer(&a).buffer(&a).buffer(&a).u32(16),
+                dims(16),
+            )
+            .unwrap();
+            let bound = dev.bind(&q).unwrap();
+            bound.submit(&Bindings::new()).unwrap();
+            let mut g = Graph::new();
+            let k = g
+                .exec(
+                    &prg,
+                    &KernArgs::new().buffer(&a).buffer(&a).buffer(&a).u32(16),
+                    dims(16),
+                    &[],
+                )
+                .unwrap();
+            g.copy(&dev, a.va() + 2048, a.va(), 1024u32, &[k]).unwrap();
+            let g = g.bind().unwrap();
+            g.replay(&Bindings::new()).unwrap();
+            if fault {
+                m.fault_address(0, a.va());
+                let e = prg.launch(&[&a, &a, &a], &[16], dims(16), true).unwrap_err();
+                assert!(matches!(e, HcqError::DeviceFault { .. }), "{e:?}");
+            } else {
+                dev.synchronize().unwrap();
+            }
+            drop((g, bound, q, a, prg, dev, p));
+        }
+        assert_released(&m, false);
+        let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+        if !fault {
+            vadd_works(&p.device(0).unwrap());
+        }
+    }
+}
+
+/// Many threads submitting across the timeline's restart: no error, every value once.
+#[test]
+fn the_timeline_wraps_under_concurrent_submitters() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    dev.set_timeline_next_for_test(TIMELINE_WRAP - 50).unwrap();
+    let threads = 6;
+    let per = 60;
+    let results: Vec<Vec<u64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let dev = dev.clone();
+                s.spawn(move || {
+                    let mut seen = Vec::new();
+                    for _ in 0..per {
+                        let v = dev.submit_ordered(false, |_| Ok(())).unwrap();
+                        dev.wait_timeline(v).unwrap();
+                        seen.push(v);
+                    }
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // Values are logical (epoch in the high half): distinct, increasing per thread,
+    // and the run crossed the GPU value's restart.
+    let mut all: Vec<u64> = results.iter().flatten().copied().collect();
+    all.sort_unstable();
+    let n = all.len();
+    all.dedup();
+    assert_eq!(all.len(), n, "a value was handed out twice");
+    assert_eq!(n, threads * per);
+    assert!(
+        all.iter().any(|v| v >> 32 == 0) && all.iter().any(|v| v >> 32 == 1),
+        "{all:?}"
+    );
+    for r in &results {
+        assert!(r.windows(2).all(|w| w[0] < w[1]), "{r:?}");
+    }
+    let h = dev.timeline_handle().unwrap();
+    assert_eq!((h.last.epoch, h.last.value), (1, all[n - 1] & 0xffff_ffff));
+    dev.synchronize().unwrap();
+}
+
+/// The largest launch sizes are errors, not panics (this runs in a debug build).
+#[test]
+fn the_largest_launch_sizes_are_errors() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let a = dev.alloc(4096, BufferKind::Device).unwrap();
+    for axis in 0..3 {
+        // A grid of 2^32 - 1 single work-item groups is a valid launch; these are not.
+        for (g, l) in [
+            (u32::MAX, 2),
+            (1, u32::MAX),
+            (u32::MAX, 256),
+            (1 << 24, 256),
+            (65536, 65536),
+            (0, 1),
+        ] {
+            let mut d = LaunchDims {
+                global: [1, 1, 1],
+                local: [1, 1, 1],
+            };
+            d.global[axis] = g;
+            d.local[axis] = l;
+            let r = prg.launch(&[&a, &a, &a], &[1], d, false);
+            assert!(matches!(r, Err(HcqError::InvalidArgument(_))), "{d:?}: {r:?}");
+        }
+    }
+    assert!(dev.health().is_ok());
+}
+
+/// The k-th allocation or queue creation failing, for every k, while opening a device
+/// and running vadd: a typed error each time, and nothing leaks.
+#[test]
+fn every_allocation_and_queue_creation_failing_in_turn() {
+    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+    let run = |m: &Arc<MockSys>| -> amd_hcq::Result<()> {
+        let p = Platform::with_sys(m.clone(), Iface::Mock)?;
+        let dev = p.device(0)?;
+        let prg = Program::load(&dev, VADD, "vadd")?;
+        let n = 64;
+        let bufs = (0..3)
+            .map(|_| dev.alloc(n * 4, BufferKind::Device))
+            .collect::<amd_hcq::Result<Vec<_>>>()?;
+        dev.copy_in(&bufs[0], 0, &floats(&[1.0; 64]))?;
+        prg.launch(&[&bufs[0], &bufs[0], &bufs[1]], &[n as u32], dims(n as u32), true)?;
+        let mut out = vec![0u8; n * 4];
+        dev.copy_out(&mut out, &bufs[1], 0)?;
+        assert_eq!(out, floats(&[2.0; 64]));
+        Ok(())
+    };
+    let mut failures = 0;
+    for (queue, errno) in [(false, Errno::ENOMEM), (false, Errno::EINVAL), (true, Errno::ENOSPC)] {
+        for k in 0.. {
+            if queue {
+                m.fail_queue_creation_after(k, errno);
+            } else {
+                m.fail_alloc_after(k, errno);
+            }
+            let r = run(&m);
+            let reached = !m.clear_injections();
+            assert_released(&m, false);
+            if !reached {
+                r.unwrap();
+                break;
+            }
+            match r {
+                Err(HcqError::Transport(_)) | Err(HcqError::InvalidArgument(_)) => failures += 1,
+                other => panic!("failure {k} ({errno}, queue {queue}): {other:?}"),
+            }
+        }
+    }
+    assert!(failures >= 10, "{failures}");
+}
