@@ -698,8 +698,8 @@ impl<I: DeviceInterface> Device<I> {
     /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).
     pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
         self.inner.check()?;
-        if size == 0 {
-            return Err(HcqError::InvalidArgument("zero-byte buffer".into()));
+        if size == 0 || size > isize::MAX as usize {
+            return Err(HcqError::InvalidArgument(format!("a buffer of {size} bytes")));
         }
         self.inner.reclaim();
         let mem = match self.inner.cache.lock().take(kind, size) {

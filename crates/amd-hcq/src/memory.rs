@@ -30,7 +30,7 @@ impl<I: DeviceInterface> BufferCache<I> {
     /// An allocation of `kind` holding at least `size` bytes, rounded as allocations
     /// are (whole pages).
     pub(crate) fn take(&mut self, kind: BufferKind, size: usize) -> Option<I::Memory> {
-        let key = (kind, size.next_multiple_of(4096));
+        let key = (kind, size.checked_next_multiple_of(4096)?);
         let m = self.free.get_mut(&key)?.pop()?;
         self.bytes -= m.size();
         Some(m)

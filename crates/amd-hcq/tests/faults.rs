@@ -431,3 +431,24 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
     }
     assert!(failures >= 10, "{failures}");
 }
+
+/// A failed allocation says how much of which memory.
+#[test]
+fn allocation_failures_name_the_size_and_kind() {
+    let (_m, p) = platform(1);
+    let dev = p.device(0).unwrap();
+    for (kind, name) in [
+        (BufferKind::Host, "host memory"),
+        (BufferKind::Device, "VRAM"),
+        (BufferKind::Uncached, "uncached GTT memory"),
+    ] {
+        let e = dev.alloc(1 << 40, kind).unwrap_err().to_string();
+        assert!(
+            e.starts_with("Cannot allocate memory: no memory is available for 1099511627776 bytes of"),
+            "{kind:?}: {e}"
+        );
+        assert!(e.contains(name), "{kind:?}: {e}");
+    }
+    assert!(dev.alloc(usize::MAX - 10, BufferKind::Host).is_err());
+    assert!(dev.health().is_ok());
+}

@@ -108,11 +108,20 @@ impl KfdMemory {
         let sys = dev.process.sys.as_ref();
         let flags = kind.flags();
         let userptr = flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0;
-        let addr = if userptr {
-            raw::anon_shared(sys, size)?
+        // Address space for the buffer (host memory itself for USERPTR): running out
+        // of it is running out of memory for this request.
+        let space = if userptr {
+            raw::anon_shared(sys, size)
         } else {
-            raw::reserve(sys, size)?
+            raw::reserve(sys, size)
         };
+        let addr = space.map_err(|e| match e.errno {
+            Errno::ENOMEM => KfdError::OutOfMemory {
+                size: size as u64,
+                kind: kind.name(),
+            },
+            _ => e.into(),
+        })?;
         let mut args = kfd_ioctl_alloc_memory_of_gpu_args {
             va_addr: addr as u64,
             size: size as u64,
@@ -143,7 +152,15 @@ impl KfdMemory {
             mapped: Mutex::new(Vec::new()),
         };
         if !userptr {
-            let got = raw::map_over_reservation(sys, dev.drm_fd, addr, size, args.mmap_offset)?;
+            let got = raw::map_over_reservation(sys, dev.drm_fd, addr, size, args.mmap_offset).map_err(|e| match e
+                .errno
+            {
+                Errno::ENOMEM => KfdError::OutOfMemory {
+                    size: size as u64,
+                    kind: kind.name(),
+                },
+                _ => e.into(),
+            })?;
             if got != addr {
                 return Err(KfdError::BadReply(format!(
                     "render node mapped at {got:#x}, asked {addr:#x}"
