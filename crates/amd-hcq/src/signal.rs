@@ -126,7 +126,7 @@ impl<I: DeviceInterface> Signal<I> {
     }
 
     /// Waits until the value is at least `value`: spins, then yields, and after 2 s
-    /// sleeps in the transport's queue event (timeline signals); see [`wait_until`].
+    /// sleeps in the transport's queue event (timeline signals).
     /// A fault of the signal's device ends the wait at once with
     /// [`HcqError::DeviceFault`]; no value in time is [`HcqError::Timeout`].
     pub fn wait_timeout(&self, value: u64, timeout: Duration) -> Result<()> {

@@ -112,7 +112,7 @@ pub struct MockStats {
     pub vram_used: Vec<u64>,
 }
 
-/// The mock driver, implementing [`Sys`].
+/// The mock driver, implementing [`Sys`](amd_kfd::sys::Sys).
 #[derive(Debug)]
 pub struct MockSys {
     shared: Arc<Shared>,

@@ -1,19 +1,19 @@
 //! The hardware half: the engines that consume the rings the driver half registered.
 //!
-//! One [`QueueExec`] per queue holds what the engine keeps (read pointer, SH register
-//! file, indirect-buffer stack, status). [`Driver::run_gpu`] runs every queue of a GPU
+//! One `QueueExec` per queue holds what the engine keeps (read pointer, SH register
+//! file, indirect-buffer stack, status). `Driver::run_gpu` runs every queue of a GPU
 //! until each is empty, blocked or stopped; a device thread per GPU calls it when a
 //! doorbell rings (threaded mode), or the doorbell's caller does (inline mode).
 //!
 //! Short packets run with the driver lock held. A dispatch, and a copy or fill longer
-//! than [`SLICE_BYTES`], is a [`LongOp`]: `run_gpu` marks its packet in flight and
-//! hands it out, and the caller runs it with the driver lock released ([`run_long`]),
+//! than [`SLICE_BYTES`], is a `LongOp`: `run_gpu` marks its packet in flight and
+//! hands it out, and the caller runs it with the driver lock released (`run_long`),
 //! holding only the shared lock on the address space, a slice at a time, and checking
 //! between slices whether the queue was destroyed or the mock dropped. The packet
-//! completes when the caller takes the driver lock again ([`Driver::finish_long`]).
+//! completes when the caller takes the driver lock again (`Driver::finish_long`).
 //! Ring contents are hostile input: pointers are bounded by the ring, packets are
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
-//! checked ([`mem`]).
+//! checked (`mem`).
 
 pub(crate) mod mem;
 mod pm4;
@@ -271,12 +271,12 @@ pub(crate) struct QueueExec {
     pub(crate) hung: bool,
     pub(crate) delay: std::time::Duration,
     pub(crate) not_before: Option<Instant>,
-    /// The packet a [`LongOp`] runs, handed out and not complete yet.
+    /// The packet a `LongOp` runs, handed out and not complete yet.
     pub(crate) in_flight: Option<InFlight>,
     pub(crate) stop_reason: Option<String>,
 }
 
-/// The packet of a running [`LongOp`]: what completing it advances.
+/// The packet of a running `LongOp`: what completing it advances.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct InFlight {
     pub(crate) len: usize,
@@ -284,7 +284,7 @@ pub(crate) struct InFlight {
 }
 
 /// Bytes a copy or fill moves per slice (with the address space locked); longer ones
-/// run as a [`LongOp`].
+/// run as a `LongOp`.
 pub const SLICE_BYTES: u64 = 1 << 20;
 
 /// Work an engine does with the driver lock released.
@@ -295,7 +295,7 @@ pub(crate) enum LongOp {
     Fill { dst: u64, pattern: u32, len: u64 },
 }
 
-/// A [`LongOp`] handed out by [`Driver::run_gpu`].
+/// A `LongOp` handed out by `Driver::run_gpu`.
 #[derive(Debug)]
 pub(crate) struct Started {
     pub(crate) queue: u32,
