@@ -154,6 +154,87 @@ fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
     }
 }
 
+/// The same 11 launches where each of the 5 changing values is used by one launch
+/// (input and its count by the first, output and its count by the last, one operand
+/// in the middle), as a model's input, output and a parameter are.
+fn light(s: &Setup, sys: &TimedSys, single: f64) {
+    let vars = ["input", "output", "n", "m", "b"].map(Var::new);
+    let (input, output, n, m, b) = (&vars[0], &vars[1], &vars[2], &vars[3], &vars[4]);
+    let (t, c) = (&s.bufs[4], &s.bufs[5]);
+    let fixed = SymDims::new([1, 1, 1], [256, 1, 1]);
+    let mut g = Graph::new();
+    g.exec(
+        &s.prg,
+        &KernArgs::new().buffer_sym(input).buffer_sym(input).buffer(t).sym_u32(n),
+        dims(n),
+        &[],
+    )
+    .expect("record");
+    for k in 0..9 {
+        let args = if k == 4 {
+            KernArgs::new().buffer(t).buffer_sym(b).buffer(t).u32(64)
+        } else {
+            KernArgs::new().buffer(t).buffer(c).buffer(t).u32(64)
+        };
+        g.exec(&s.prg, &args, fixed.clone(), &[]).expect("record");
+    }
+    g.exec(
+        &s.prg,
+        &KernArgs::new().buffer(t).buffer(t).buffer_sym(output).sym_u32(m),
+        dims(m),
+        &[],
+    )
+    .expect("record");
+    let graph = g.bind().expect("bind");
+    let mut vals = Bindings::new();
+    let set = |i: usize, vals: &mut Bindings| {
+        let k = 4;
+        vals.buffer(input, &s.bufs[i % k])
+            .buffer(output, &s.bufs[(i + 1) % k])
+            .buffer(b, &s.bufs[(i + 2) % k])
+            .set(n, 64 + (i % 64) as u64)
+            .set(m, 32 + (i % 32) as u64);
+    };
+    let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
+    let iters = 2000;
+    let (mut busy, mut busy_own, mut idle_own) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..iters {
+        set(i, &mut vals);
+        let h = hook();
+        let t = Instant::now();
+        graph.replay(&vals).expect("replay");
+        idle_own.push(t.elapsed().as_secs_f64() - (hook() - h));
+        graph.synchronize().expect("synchronize");
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+    let mut i = 0;
+    while busy.len() < iters {
+        for _ in 0..amd_hcq::DEFAULT_COPIES - 1 {
+            set(i, &mut vals);
+            let h = hook();
+            let t = Instant::now();
+            graph.replay(&vals).expect("replay");
+            let e = t.elapsed().as_secs_f64();
+            busy.push(e);
+            busy_own.push(e - (hook() - h));
+            i += 1;
+        }
+        graph.synchronize().expect("synchronize");
+    }
+    let (busy, busy_own, idle_own) = (median(&mut busy), median(&mut busy_own), median(&mut idle_own));
+    println!(
+        "bench graph_replay_light_busy: {:.2} us median, 5 values each used once, engines busy ({:.3} × launching them one by one; goal 0.5 us)",
+        busy * 1e6,
+        busy / single
+    );
+    println!(
+        "bench graph_replay_light_runtime: {:.2} us busy, {:.2} us idle, medians without the mock's doorbell hook ({:.3} × launching them one by one)",
+        busy_own * 1e6,
+        idle_own * 1e6,
+        busy_own / single
+    );
+}
+
 fn main() {
     let sys = Arc::new(TimedSys {
         mock: Arc::new(MockSys::new(MockConfig::default())),
@@ -303,6 +384,7 @@ fn main() {
     s.dev.synchronize().expect("synchronize");
     let sequential = reps as f64 / t.elapsed().as_secs_f64();
     check(&s, &graph, &vars);
+    light(&s, sys.as_ref(), single);
     println!(
         "bench graph_replays_per_second: {:.0} /s pipelined, no host wait ({:.2} × the same launches one by one, {:.0} sets/s)",
         pipelined,

@@ -4,6 +4,8 @@
 use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
+use zerocopy::IntoBytes;
+
 use crate::{HcqError, Result};
 
 impl<I: DeviceInterface> Device<I> {
@@ -46,6 +48,30 @@ impl<I: DeviceInterface> Device<I> {
             staging.busy_until[slot] = p;
         }
         Ok(())
+    }
+
+    /// Copies `data` (plain-old-data values) into `dst` at byte `offset`, as
+    /// [`Device::copy_in`].
+    pub fn copy_in_slice<T: zerocopy::IntoBytes + zerocopy::Immutable>(
+        &self,
+        dst: &Buffer<I>,
+        offset: usize,
+        data: &[T],
+    ) -> Result<()> {
+        self.copy_in(dst, offset, data.as_bytes())
+    }
+
+    /// Copies `n` plain-old-data values of `src` at byte `offset` to the host, as
+    /// [`Device::copy_out`].
+    pub fn copy_out_vec<T: zerocopy::FromBytes + zerocopy::IntoBytes>(
+        &self,
+        src: &Buffer<I>,
+        offset: usize,
+        n: usize,
+    ) -> Result<Vec<T>> {
+        let mut out: Vec<T> = (0..n).map(|_| T::new_zeroed()).collect();
+        self.copy_out(out.as_mut_bytes(), src, offset)?;
+        Ok(out)
     }
 
     /// Copies `out.len()` bytes of `src` at `offset` to the host; waits for earlier work.

@@ -45,3 +45,10 @@ pub use program::{DEFAULT_SCRATCH_PER_LANE, GPU_CLOCK_HZ, KERNARG_REGION, Launch
 pub use queue::{ComputeQueue, CopyQueue, SymDims};
 pub use signal::{DEFAULT_TIMEOUT, SIGNAL_SLOT, SIGNAL_SLOTS, Signal, default_timeout};
 pub use sym::{Bindings, Sym, Var};
+
+/// The mock GPU's configuration (the `mock` feature): what [`Platform::mock`] takes,
+/// without a direct dependency on `amd-mockgpu`.
+#[cfg(feature = "mock")]
+pub mod mock {
+    pub use amd_mockgpu::{ExecMode, GpuProfile, MockConfig, MockSys};
+}

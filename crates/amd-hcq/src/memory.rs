@@ -6,6 +6,8 @@ use std::sync::{Arc, Weak};
 
 use crate::device::DeviceInner;
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
+use zerocopy::IntoBytes;
+
 use crate::{HcqError, Result};
 
 /// Most bytes the cache of freed allocations keeps.
@@ -255,6 +257,20 @@ impl<I: DeviceInterface> Buffer<I> {
     pub(crate) fn write_le(&self, offset: usize, v: u64, bytes: usize) -> Result<()> {
         self.check(offset, bytes)?;
         self.memory().write_le(self.offset + offset, v, bytes)
+    }
+
+    /// Writes `data` (plain-old-data values) at byte `offset` from the CPU
+    /// (CPU-visible kinds only).
+    pub fn write_slice<T: zerocopy::IntoBytes + zerocopy::Immutable>(&self, offset: usize, data: &[T]) -> Result<()> {
+        self.write(offset, data.as_bytes())
+    }
+
+    /// Reads `n` plain-old-data values at byte `offset` from the CPU (CPU-visible
+    /// kinds only).
+    pub fn read_vec<T: zerocopy::FromBytes + zerocopy::IntoBytes>(&self, offset: usize, n: usize) -> Result<Vec<T>> {
+        let mut out: Vec<T> = (0..n).map(|_| T::new_zeroed()).collect();
+        self.read(offset, out.as_mut_bytes())?;
+        Ok(out)
     }
 
     /// Reads at `offset` from the CPU (CPU-visible kinds only).

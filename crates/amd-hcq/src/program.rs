@@ -121,6 +121,17 @@ pub struct LaunchDims {
     pub local: [u32; 3],
 }
 
+impl LaunchDims {
+    /// A one-dimensional launch covering `n` work-items in workgroups of `local`
+    /// (the last one partial where `n` is not a multiple: the kernel checks its bound).
+    pub fn linear(n: u32, local: u32) -> LaunchDims {
+        LaunchDims {
+            global: [n.div_ceil(local.max(1)).max(1), 1, 1],
+            local: [local.max(1), 1, 1],
+        }
+    }
+}
+
 impl<I: DeviceInterface> Program<I> {
     /// Loads kernel `name` from the code object `elf` onto `dev`.
     ///

@@ -53,7 +53,7 @@ impl<I: DeviceInterface> SignalPool<I> {
 
 /// A signal: a 64-bit value the GPU writes (RELEASE_MEM / SDMA FENCE) and the CPU
 /// or another queue waits on, with a timestamp slot beside it.
-pub struct Signal<I: DeviceInterface> {
+pub struct Signal<I: DeviceInterface = crate::KfdIface> {
     pool: Arc<SignalPool<I>>,
     slot: u32,
     owner: Weak<DeviceInner<I>>,

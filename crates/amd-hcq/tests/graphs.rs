@@ -657,3 +657,32 @@ fn the_timeline_in_the_open() {
     dev.wait_timeline(v).unwrap();
     assert_eq!(floats(&read(&c, 1))[0], 3.0);
 }
+
+/// Typed copies and the linear launch helper, through the mock re-exported by amd-hcq
+/// (the `mock` feature, on in the workspace's test command).
+#[cfg(feature = "mock")]
+#[test]
+fn typed_copies_and_linear_launches() {
+    let p = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1)).unwrap();
+    let dev = p.device(0).unwrap();
+    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    dev.copy_in_slice(&bufs[0], 0, &a).unwrap();
+    dev.copy_in_slice(&bufs[1], 0, &a).unwrap();
+    let d = amd_hcq::LaunchDims::linear(n as u32, 256);
+    assert_eq!((d.global, d.local), ([4, 1, 1], [256, 1, 1]));
+    let args = KernArgs::new()
+        .buffer(&bufs[0])
+        .buffer(&bufs[1])
+        .buffer(&bufs[2])
+        .u32(n as u32);
+    dev.wait_timeline(vadd.enqueue(&args, d).unwrap()).unwrap();
+    let out: Vec<f32> = dev.copy_out_vec(&bufs[2], 0, n).unwrap();
+    assert_eq!(out, a.iter().map(|x| x * 2.0).collect::<Vec<_>>());
+    let h = dev.alloc(64, BufferKind::Host).unwrap();
+    h.write_slice(8, &[1u16, 2, 3]).unwrap();
+    assert_eq!(h.read_vec::<u16>(8, 3).unwrap(), [1, 2, 3]);
+    assert!(h.read_vec::<u64>(60, 1).is_err());
+}
