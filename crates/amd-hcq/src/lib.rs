@@ -40,7 +40,7 @@ pub use graph::{BoundGraph, Graph, Node};
 pub use iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
 pub use memory::{Buffer, CACHE_LIMIT};
 pub use platform::{Iface, Platform};
-pub use profile::{Engine, ProfileRecord};
+pub use profile::{Engine, ProfileRecord, chrome_trace};
 pub use program::{DEFAULT_SCRATCH_PER_LANE, GPU_CLOCK_HZ, KERNARG_REGION, LaunchDims, MAX_SCRATCH, Program};
 pub use queue::{ComputeQueue, CopyQueue, SymDims};
 pub use signal::{DEFAULT_TIMEOUT, SIGNAL_SLOT, SIGNAL_SLOTS, Signal, default_timeout};

@@ -14,11 +14,12 @@ use crate::{HcqError, Result};
 
 /// Which engine ran a profiled operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Engine {
     /// The compute queue (kernel launches).
-    Compute,
+    Compute = 0,
     /// The SDMA queue (copies).
-    Copy,
+    Copy = 1,
 }
 
 /// One profiled operation.
@@ -142,6 +143,16 @@ impl<I: DeviceInterface> Device<I> {
         Ok(offset)
     }
 
+    /// Waits for the profiled work and writes its records to `path` as a Chrome /
+    /// Perfetto trace ([`chrome_trace`]); returns how many were written.
+    pub fn write_trace(&self, path: impl AsRef<std::path::Path>) -> Result<usize> {
+        let recs = self.take_profile()?;
+        let path = path.as_ref();
+        std::fs::write(path, chrome_trace(&recs))
+            .map_err(|e| HcqError::InvalidArgument(format!("writing the trace {}: {e}", path.display())))?;
+        Ok(recs.len())
+    }
+
     /// Waits for the profiled work and returns its records (and forgets them).
     pub fn take_profile(&self) -> Result<Vec<ProfileRecord>> {
         self.synchronize()?;
@@ -162,4 +173,71 @@ impl<I: DeviceInterface> Device<I> {
             })
             .collect())
     }
+}
+
+/// The records as a Chrome trace (the JSON event format Perfetto and
+/// `chrome://tracing` open): one process per device, one thread per engine, one
+/// complete event per launch or copy, times in microseconds.
+pub fn chrome_trace(records: &[ProfileRecord]) -> String {
+    use std::fmt::Write;
+    let mut out = String::from("{\"traceEvents\":[");
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !std::mem::take(&mut first) {
+            out.push(',');
+        }
+    };
+    let mut named: Vec<(usize, Engine)> = Vec::new();
+    for r in records {
+        if !named.contains(&(r.device, r.engine)) {
+            if !named.iter().any(|n| n.0 == r.device) {
+                sep(&mut out);
+                let _ = write!(
+                    out,
+                    "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"GPU {}\"}}}}",
+                    r.device, r.device
+                );
+            }
+            named.push((r.device, r.engine));
+            sep(&mut out);
+            let _ = write!(
+                out,
+                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}",
+                r.device,
+                r.engine as u8,
+                match r.engine {
+                    Engine::Compute => "compute",
+                    Engine::Copy => "copy",
+                }
+            );
+        }
+        sep(&mut out);
+        let _ = write!(
+            out,
+            "{{\"ph\":\"X\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{:.3},\"dur\":{:.3}}}",
+            json_string(&r.name),
+            r.device,
+            r.engine as u8,
+            r.start_ns as f64 / 1e3,
+            (r.end_ns - r.start_ns).max(0) as f64 / 1e3
+        );
+    }
+    out.push_str("]}");
+    out
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

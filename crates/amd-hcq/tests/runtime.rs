@@ -314,6 +314,33 @@ fn profiling_records_launches_and_copies_in_order() {
         assert!(w[0].start_ns <= w[0].end_ns && w[0].end_ns <= w[1].start_ns, "{w:?}");
     }
     assert!(dev.take_profile().unwrap().is_empty(), "records are taken once");
+
+    // As a Chrome / Perfetto trace: valid JSON, one complete event per record, named
+    // tracks per device and engine.
+    let trace: serde_json::Value = serde_json::from_str(&amd_hcq::chrome_trace(&recs)).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let complete: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(complete.len(), recs.len());
+    for (e, r) in complete.iter().zip(&recs) {
+        assert_eq!(e["name"], r.name.as_str());
+        assert_eq!(e["pid"], r.device as u64);
+        assert_eq!(e["tid"], r.engine as u8 as u64);
+        let ts = e["ts"].as_f64().unwrap();
+        assert!((ts - r.start_ns as f64 / 1e3).abs() < 0.01);
+        assert!(e["dur"].as_f64().unwrap() >= 0.0);
+    }
+    let names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .map(|e| e["args"]["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"compute") && names.contains(&"copy"), "{names:?}");
+    let quoted = amd_hcq::chrome_trace(&[amd_hcq::ProfileRecord {
+        name: "a \"b\"\\\n".into(),
+        ..recs[0].clone()
+    }]);
+    let v: serde_json::Value = serde_json::from_str(&quoted).unwrap();
+    assert_eq!(v["traceEvents"][2]["name"], "a \"b\"\\\n");
 }
 
 #[test]
