@@ -14,15 +14,15 @@
 //! ```
 //! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{Bindings, BufferKind, Graph, KernArgs, Platform, Program, SymDims, Var};
-//! # let p = Platform::mock(amd_mockgpu::MockConfig::gfx1100s(1)).unwrap();
+//! # let p = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1)).unwrap();
 //! let dev = p.device(0).unwrap();
 //! # let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/saxpy.hsaco")).unwrap();
 //! let saxpy = Program::load(&dev, &elf, "saxpy").unwrap();
 //! let (x, y) = (Var::new("x"), Var::new("y"));
 //! let n = Var::new("n");
 //! let mut g = Graph::new();
-//! let args = KernArgs::new().buffer_sym(&y).buffer_sym(&x).f32(2.0).sym_u32(&n);
-//! g.exec(&saxpy, &args, SymDims::new([(&n + 63u32) / 64u32, 1.into(), 1.into()], [64, 1, 1]), &[]).unwrap();
+//! let args = KernArgs::new().buffer_sym(&x).buffer_sym(&y).f32(2.0).sym_u32(&n);
+//! g.exec(&saxpy, &args, SymDims::new([(&n + 255u32) / 256u32, 1.into(), 1.into()], [256, 1, 1]), &[]).unwrap();
 //! let g = g.bind().unwrap();
 //! let xs = dev.alloc(4096, BufferKind::Host).unwrap();
 //! let ys = dev.alloc(4096, BufferKind::Host).unwrap();

@@ -1,7 +1,11 @@
-//! The amd-hcq runtime: devices, buffers, signals, compute and copy queues, copies.
+//! The amd-hcq runtime: devices, buffers, signals, compute and copy queues, programs
+//! (kernels from code objects), queue programs with symbolic values, graphs, copies,
+//! profiling — written as command packets straight into the GPU's queues, on the model
+//! of tinygrad 0.10.1's AMD backend.
 //!
 //! ```text
-//! amd-hcq        Platform · Device · Buffer · Signal · ComputeQueue · CopyQueue
+//! amd-hcq        Platform · Device · Buffer · Signal · Program · KernArgs
+//!                ComputeQueue · CopyQueue · BoundQueue · Graph · Var/Sym/Bindings
 //!    │            talks to one DeviceInterface (KfdIface), chosen by AMD_IFACE
 //!    ├── amd-kfd  the KFD transport (Sys: the OS, or amd-mockgpu's MockSys)
 //!    └── amd-packets  PM4 + SDMA packets
@@ -9,8 +13,91 @@
 //!
 //! Ordering: every runtime operation is ordered on the device's timeline signal —
 //! it waits for the value before it and signals the next — so copies and launches run
-//! in submission order on both engines. Memory freed while work is in flight is held
-//! back until the timeline passes the last value submitted at that moment.
+//! in submission order on both engines, and each returns its timeline value to wait
+//! on. Memory freed while work is in flight is held back until the timeline passes the
+//! last value submitted at that moment.
+//!
+//! The examples run on the mock GPU (the `mock` feature); the same code runs on an AMD
+//! GPU through `/dev/kfd`.
+//!
+//! Allocate, copy in, launch, copy out:
+//!
+//! ```
+//! # #[cfg(feature = "mock")] {
+//! use amd_hcq::{BufferKind, KernArgs, LaunchDims, Platform, Program};
+//!
+//! let platform = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?;
+//! let dev = platform.device(0)?;
+//! let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/vadd.hsaco"))?;
+//! let vadd = Program::load(&dev, &elf, "vadd")?;
+//! let n = 1000;
+//! let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+//! let (a, b, c) = (
+//!     dev.alloc(n * 4, BufferKind::Device)?,
+//!     dev.alloc(n * 4, BufferKind::Device)?,
+//!     dev.alloc(n * 4, BufferKind::Device)?,
+//! );
+//! dev.copy_in_slice(&a, 0, &x)?;
+//! dev.copy_in_slice(&b, 0, &x)?;
+//! let args = KernArgs::new().buffer(&a).buffer(&b).buffer(&c).u32(n as u32);
+//! let done = vadd.enqueue(&args, LaunchDims::linear(n as u32, 256))?;
+//! dev.wait_timeline(done)?;
+//! let sum: Vec<f32> = dev.copy_out_vec(&c, 0, n)?;
+//! assert_eq!(sum[10], 20.0);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Signals and queues of your own, a list bound once and replayed with new values:
+//!
+//! ```
+//! # #[cfg(feature = "mock")] {
+//! use amd_hcq::{Bindings, Platform, Sym, Var};
+//!
+//! let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+//! let (gate, done) = (dev.new_signal(0)?, dev.new_signal(0)?);
+//! let step = Var::new("step");
+//! let mut q = dev.compute_queue();
+//! q.wait(&gate, &step).signal(&done, Sym::from(&step) * 10u32);
+//! let bound = dev.bind(&q)?;
+//! for s in 1..=3u64 {
+//!     let v = bound.submit(&Bindings::from([(&step, s)]))?;
+//!     gate.set(s)?;
+//!     dev.wait_timeline(v)?;
+//!     assert_eq!(done.value(), 10 * s);
+//! }
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Profiling, and a fault that stays with the device (see [`HcqError::DeviceFault`]):
+//!
+//! ```
+//! # #[cfg(feature = "mock")] {
+//! use amd_hcq::{BufferKind, HcqError, Platform};
+//!
+//! let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+//! dev.set_profiling(true);
+//! let a = dev.alloc(1 << 20, BufferKind::Device)?;
+//! let b = dev.alloc(1 << 20, BufferKind::Device)?;
+//! dev.copy(&b, 0, &a, 0, 1 << 20)?;
+//! let records = dev.take_profile()?;
+//! assert_eq!(records[0].name, "copy");
+//! let trace = amd_hcq::chrome_trace(&records); // for Perfetto or chrome://tracing
+//! assert!(trace.starts_with("{\"traceEvents\""));
+//!
+//! // A copy from memory the GPU never mapped faults; the device says so from then on.
+//! let v = dev.submit_ordered(true, |w| match w {
+//!     amd_hcq::Work::Copy(q) => q.copy(a.va(), 0x7f00_0000_0000u64, 64).map(|_| ()),
+//!     amd_hcq::Work::Compute(_) => unreachable!(),
+//! })?;
+//! assert!(matches!(dev.wait_timeline(v), Err(HcqError::DeviceFault { .. })));
+//! assert!(matches!(dev.health(), Err(HcqError::DeviceFault { .. })));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Graphs over several engines and devices: see [`Graph`].
 #![deny(unsafe_code)]
 
 mod args;
