@@ -1,0 +1,148 @@
+//! The `hcq` tool, run as users run it, on the mock GPU.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use amd_packets::GfxTarget;
+use amd_packets::pm4::ReleaseMem;
+
+const KERNELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels");
+
+fn hcq(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_hcq"))
+        .args(args)
+        .env("AMD_IFACE", "MOCK")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(s) = stdin {
+        c.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    drop(c.stdin.take());
+    c.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_lists_the_mock_gpu() {
+    let o = hcq(&["info"], None);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("transport: the mock GPU"), "{out}");
+    assert!(
+        out.contains("GPU 0: gfx1100") && out.contains("compute units       96"),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_launches_a_kernel_and_prints_its_buffers() {
+    let vadd = format!("{KERNELS}/vadd.hsaco");
+    let o = hcq(
+        &[
+            "run",
+            &vadd,
+            "vadd",
+            "--grid",
+            "4",
+            "--block",
+            "256",
+            "--arg",
+            "buf:f32:1000=iota",
+            "--arg",
+            "buf:f32:1000=2.5",
+            "--arg",
+            "buf:f32:1000",
+            "--arg",
+            "u32:1000",
+        ],
+        None,
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("kernel vadd: grid [4, 1, 1] × block [256, 1, 1]"), "{out}");
+    assert!(
+        out.contains("arg 2: F32[1000] = 2.5 3.5 4.5 5.5 6.5 7.5 8.5 9.5 10.5 11.5 12.5 13.5 14.5 15.5 16.5 17.5 …"),
+        "{out}"
+    );
+    // A float where the kernel takes uint: the runtime's message, exit 1.
+    let o = hcq(
+        &[
+            "run",
+            &vadd,
+            "vadd",
+            "--grid",
+            "1",
+            "--block",
+            "64",
+            "--arg",
+            "buf:f32:4",
+            "--arg",
+            "buf:f32:4",
+            "--arg",
+            "buf:f32:4",
+            "--arg",
+            "f32:1",
+        ],
+        None,
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("argument 3: a f32 for a uint"), "{err}");
+}
+
+#[test]
+fn disasm_shows_kernels_descriptors_and_code() {
+    let o = hcq(&["disasm", &format!("{KERNELS}/saxpy.hsaco")], None);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("target amdgcn-amd-amdhsa--gfx1100"), "{out}");
+    assert!(out.contains("kernel saxpy"), "{out}");
+    assert!(out.contains("arg 2: Value - at 16 (4 B) float"), "{out}");
+    assert!(out.contains("s_load_b") && out.contains("s_endpgm"), "{out}");
+}
+
+#[test]
+fn decode_reads_hex_dwords() {
+    let mut words = Vec::new();
+    ReleaseMem::signal(0x7ff0_0000_1000, 7).encode(GfxTarget::Gfx11, &mut words);
+    let hex: Vec<String> = words.iter().map(|w| format!("{w:#010x}")).collect();
+    let input = format!("# a signal\n{}\n", hex.join(", "));
+    let o = hcq(&["decode"], Some(&input));
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.trim_start().starts_with("0: RELEASE_MEM"), "{out}");
+    let o = hcq(&["decode"], Some("0x12345678 zz"));
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("line 1: \"zz\" is not a 32-bit hex dword"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2_with_the_usage() {
+    for args in [
+        &[][..],
+        &["bogus"],
+        &["run", "x"],
+        &["decode", "--target", "gfx9"],
+        &["run", "f", "k", "--grid", "0"],
+    ] {
+        let o = hcq(args, None);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("usage:"), "{args:?}: {err}");
+    }
+    let o = hcq(&["disasm", "/nonexistent.hsaco"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("/nonexistent.hsaco: No such file"));
+    let o = hcq(&["--help"], None);
+    assert!(o.status.success() && text(&o).0.contains("hcq run FILE KERNEL"));
+}
