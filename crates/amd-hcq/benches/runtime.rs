@@ -73,8 +73,7 @@ fn main() {
     let mut times = Vec::with_capacity(iters);
     for i in 0..iters as u32 {
         let t = Instant::now();
-        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims, false)
-            .expect("launch");
+        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims).expect("launch");
         times.push(t.elapsed().as_secs_f64());
     }
     dev.synchronize().expect("synchronize");

@@ -321,18 +321,21 @@ impl<I: DeviceInterface> Program<I> {
 
     /// Launches the kernel with `bufs` and `vals` (the word form: one word per value
     /// argument of up to 4 bytes, two, low first, per 8-byte one) on `dims`, ordered on
-    /// the timeline after everything before it. With `wait`, waits for it and returns
-    /// its GPU time.
-    pub fn launch(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims, wait: bool) -> Result<Option<Duration>> {
+    /// the timeline after everything before it; returns the timeline value that marks
+    /// its end (wait with [`Device::wait_timeline`]).
+    pub fn launch(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<u64> {
         let args = self.word_args(bufs, vals)?;
-        let (p, times) = self.submit_launch(&args, dims.into(), &Bindings::new(), wait)?;
-        match times {
-            Some(t) if wait => {
-                self.dev.wait_point(p)?;
-                Ok(Some(Device::<I>::elapsed(&t)))
-            }
-            _ => Ok(None),
-        }
+        let (p, _) = self.submit_launch(&args, dims.into(), &Bindings::new(), false)?;
+        Ok(p.logical())
+    }
+
+    /// [`Program::launch`], then waits for it and returns its GPU time (from
+    /// timestamps taken around the dispatch).
+    pub fn launch_timed(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<Duration> {
+        let args = self.word_args(bufs, vals)?;
+        let (p, times) = self.submit_launch(&args, dims.into(), &Bindings::new(), true)?;
+        self.dev.wait_point(p)?;
+        Ok(times.map(|t| Device::<I>::elapsed(&t)).unwrap_or_default())
     }
 
     fn submit_launch(

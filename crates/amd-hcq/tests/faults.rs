@@ -45,7 +45,7 @@ fn vadd_works(dev: &Device) {
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
     dev.copy_in(&bufs[0], 0, &floats(&a)).unwrap();
     dev.copy_in(&bufs[1], 0, &floats(&a)).unwrap();
-    prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32), true)
+    prg.launch_timed(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32))
         .unwrap();
     let mut out = vec![0u8; n * 4];
     dev.copy_out(&mut out, &bufs[2], 0).unwrap();
@@ -84,7 +84,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
     m.fault_address(0, bad);
     let started = Instant::now();
     let first = prg
-        .launch(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32), true)
+        .launch_timed(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32))
         .unwrap_err();
     assert!(
         started.elapsed() < Duration::from_millis(500),
@@ -116,10 +116,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
         ("alloc", Box::new(|| dev.alloc(4096, BufferKind::Host).map(|_| ()))),
         (
             "launch",
-            Box::new(|| {
-                prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[1], dims(1), false)
-                    .map(|_| ())
-            }),
+            Box::new(|| prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[1], dims(1)).map(|_| ())),
         ),
         ("copy", Box::new(|| dev.copy(&bufs[0], 0, &bufs[2], 0, 64).map(|_| ()))),
         ("copy_in", Box::new(|| dev.copy_in(&bufs[0], 0, &[1, 2, 3, 4]))),
@@ -217,10 +214,7 @@ fn misuse_is_refused_before_the_gpu() {
     let prg = Program::load(&d0, VADD, "vadd").unwrap();
     let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
     let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
-    let e = prg
-        .launch(&[&a0, &b1, &a0], &[8], dims(8), false)
-        .unwrap_err()
-        .to_string();
+    let e = prg.launch(&[&a0, &b1, &a0], &[8], dims(8)).unwrap_err().to_string();
     assert!(
         e.contains("argument 1 is memory of GPU 1 not mapped on GPU 0 (Device::map_peer maps it)"),
         "{e}"
@@ -232,10 +226,7 @@ fn misuse_is_refused_before_the_gpu() {
     let (_m2, p2) = platform(1);
     let other = p2.device(0).unwrap();
     let x = other.alloc(4096, BufferKind::Device).unwrap();
-    let e = prg
-        .launch(&[&a0, &x, &a0], &[8], dims(8), false)
-        .unwrap_err()
-        .to_string();
+    let e = prg.launch(&[&a0, &x, &a0], &[8], dims(8)).unwrap_err().to_string();
     assert!(
         e.contains("memory of another platform's GPU 0, not reachable from GPU 0"),
         "{e}"
@@ -246,7 +237,7 @@ fn misuse_is_refused_before_the_gpu() {
     assert!(d0.health().is_ok() && d1.health().is_ok());
     // Mapped, the peer buffer is fine.
     d0.map_peer(&b1).unwrap();
-    prg.launch(&[&a0, &b1, &a0], &[8], dims(8), true).unwrap();
+    prg.launch_timed(&[&a0, &b1, &a0], &[8], dims(8)).unwrap();
 
     // A code object for gfx1100 on a gfx1030.
     let m = Arc::new(MockSys::new(MockConfig {
@@ -298,7 +289,7 @@ fn dropping_everything_releases_everything() {
             g.replay(&Bindings::new()).unwrap();
             if fault {
                 m.fault_address(0, a.va());
-                let e = prg.launch(&[&a, &a, &a], &[16], dims(16), true).unwrap_err();
+                let e = prg.launch_timed(&[&a, &a, &a], &[16], dims(16)).unwrap_err();
                 assert!(matches!(e, HcqError::DeviceFault { .. }), "{e:?}");
             } else {
                 dev.synchronize().unwrap();
@@ -381,7 +372,7 @@ fn the_largest_launch_sizes_are_errors() {
             };
             d.global[axis] = g;
             d.local[axis] = l;
-            let r = prg.launch(&[&a, &a, &a], &[1], d, false);
+            let r = prg.launch(&[&a, &a, &a], &[1], d);
             assert!(matches!(r, Err(HcqError::InvalidArgument(_))), "{d:?}: {r:?}");
         }
     }
@@ -402,7 +393,7 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
             .map(|_| dev.alloc(n * 4, BufferKind::Device))
             .collect::<amd_hcq::Result<Vec<_>>>()?;
         dev.copy_in(&bufs[0], 0, &floats(&[1.0; 64]))?;
-        prg.launch(&[&bufs[0], &bufs[0], &bufs[1]], &[n as u32], dims(n as u32), true)?;
+        prg.launch_timed(&[&bufs[0], &bufs[0], &bufs[1]], &[n as u32], dims(n as u32))?;
         let mut out = vec![0u8; n * 4];
         dev.copy_out(&mut out, &bufs[1], 0)?;
         assert_eq!(out, floats(&[2.0; 64]));

@@ -43,7 +43,7 @@ fn copies_round_trip_on_the_first_gpu() {
             global: [(n / 256) as u32, 1, 1],
             local: [256, 1, 1],
         };
-        let t = prg.launch(&[&a, &a, &c], &[n as u32], dims, true).expect("launch");
+        let t = prg.launch_timed(&[&a, &a, &c], &[n as u32], dims).expect("launch");
         eprintln!("vadd of {n} floats: {t:?} GPU time");
         let mut out = vec![0u8; n * 4];
         dev.copy_out(&mut out, &c, 0).unwrap();

@@ -108,7 +108,7 @@ fn saxpy_with(elf: &[u8]) {
         upload(&dev, &y.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
     );
     let a = 2.5f32;
-    prg.launch(&[&bx, &by], &[a.to_bits(), n as u32], groups(n), true)
+    prg.launch_timed(&[&bx, &by], &[a.to_bits(), n as u32], groups(n))
         .explained();
     let out = download(&dev, &by, n);
     for i in 0..n {
@@ -130,7 +130,7 @@ fn integer_mix_with(elf: &[u8]) {
     let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
     let (ba, bb) = (upload(&dev, &a), upload(&dev, &b));
     let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
     let got = download(&dev, &out, n * 8);
     for i in 0..n {
         let (x, y) = (a[i], b[i] | 1);
@@ -163,7 +163,7 @@ fn divergent_branches_and_loops_with(elf: &[u8]) {
     let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
     let ba = upload(&dev, &a);
     let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
     let got = download(&dev, &out, n);
     for i in 0..n {
         let x = a[i];
@@ -204,7 +204,7 @@ fn grid_in_three_dimensions_with(elf: &[u8]) {
         global: [nx.div_ceil(8) as u32, ny.div_ceil(4) as u32, nz.div_ceil(2) as u32],
         local: [8, 4, 2],
     };
-    prg.launch(&[&out], &[nx as u32, ny as u32, nz as u32], dims, true)
+    prg.launch_timed(&[&out], &[nx as u32, ny as u32, nz as u32], dims)
         .explained();
     let got = download(&dev, &out, nx * ny * nz + 64);
     for z in 0..nz {
@@ -239,7 +239,7 @@ fn lds_tree_reduction_with_barriers_with(elf: &[u8]) {
     let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     let g = n.div_ceil(256);
     let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
     let got = download(&dev, &sums, g);
     for (k, s) in got.iter().enumerate() {
         // Small integers: the float sum is exact in any order.
@@ -263,7 +263,7 @@ fn global_atomics_under_contention_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let init = [0u32, u32::MAX, 0, u32::MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let acc = upload(&dev, &init);
-    prg.launch(&[&ba, &acc], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &acc], &[n as u32], groups(n)).explained();
     let got = download(&dev, &acc, init.len());
     let mut want = init;
     for &x in &a {
@@ -295,7 +295,7 @@ fn lds_atomics_and_compare_swap_loops_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let out = upload(&dev, &vec![0u32; 16 + 16 * wgs]);
     let fsum = upload(&dev, &vec![0u32; 1 + wgs]);
-    prg.launch(&[&ba, &out, &fsum], &[n as u32], groups(n), true)
+    prg.launch_timed(&[&ba, &out, &fsum], &[n as u32], groups(n))
         .explained();
     let got = download(&dev, &out, 16 + 16 * wgs);
     let fgot: Vec<f32> = download(&dev, &fsum, 1 + wgs).into_iter().map(f32::from_bits).collect();
@@ -338,7 +338,7 @@ fn sixty_four_bit_and_wrapping_atomics() {
         let init: [u64; 5] = [0, i64::MAX as u64, 0, 0, 0];
         let words: Vec<u32> = init.iter().flat_map(|v| [*v as u32, (v >> 32) as u32]).collect();
         let (ba, acc, wrap) = (upload(&dev, &a), upload(&dev, &words), upload(&dev, &[0, 0]));
-        prg.launch(&[&ba, &acc, &wrap], &[n as u32], groups(n), true)
+        prg.launch_timed(&[&ba, &acc, &wrap], &[n as u32], groups(n))
             .explained();
         let got = download(&dev, &acc, 10);
         let got: Vec<u64> = got.chunks(2).map(|p| p[0] as u64 | (p[1] as u64) << 32).collect();
@@ -389,7 +389,7 @@ fn double_precision_with(elf: &[u8]) {
     };
     let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
     let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
     let got = download(&dev, &out, n * 8);
     let at = |k: usize| f64::from_bits(got[2 * k] as u64 | (got[2 * k + 1] as u64) << 32);
     for i in 0..n {
@@ -419,7 +419,7 @@ fn transcendentals_within_their_precision_with(elf: &[u8]) {
         .collect();
     let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     let out = dev.alloc(n * 28, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
     let got = download(&dev, &out, n * 7);
     for i in 0..n {
         let x = a[i];
@@ -458,7 +458,7 @@ fn wave_reduction_with_dpp_with(elf: &[u8]) {
     let ba = upload(&dev, &a);
     let waves = n.div_ceil(256) * 8;
     let sums = dev.alloc(waves * 4, BufferKind::Device).unwrap();
-    prg.launch(&[&ba, &sums], &[n as u32], groups(n), true).explained();
+    prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
     let got = download(&dev, &sums, waves);
     for (k, s) in got.iter().enumerate() {
         let want: u32 = a.iter().skip(k * 32).take(32).sum();
@@ -475,7 +475,7 @@ fn wave_maximum_with_dpp8_and_permlanes() {
         let n = 256 * 2 + 45;
         let a: Vec<u32> = rand_u32(n, 16).iter().map(|v| v % 100_000).collect();
         let (ba, out) = (upload(&dev, &a), upload(&dev, &vec![0; n]));
-        prg.launch(&[&ba, &out], &[n as u32], groups(n), true).explained();
+        prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
         let got = download(&dev, &out, n);
         for (i, g) in got.iter().enumerate() {
             let wave = &a[i / 32 * 32..(i / 32 * 32 + 32).min(n)];
@@ -504,7 +504,7 @@ fn tiled_matmul_through_lds_with(elf: &[u8]) {
         global: [(n / 16) as u32, (n / 16) as u32, 1],
         local: [16, 16, 1],
     };
-    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).explained();
+    prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
     let got = download(&dev, &c, n * n);
     for r in 0..n {
         for col in 0..n {
@@ -528,7 +528,7 @@ fn private_array_in_scratch() {
         let idx = rand_u32(n, 14);
         let bi = upload(&dev, &idx);
         let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
-        prg.launch(&[&bi, &out], &[n as u32], groups(n), true).explained();
+        prg.launch_timed(&[&bi, &out], &[n as u32], groups(n)).explained();
         let got = download(&dev, &out, n);
         for i in 0..n {
             let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
@@ -563,7 +563,7 @@ fn tiled_f16_matmul_with_packed_math_with(elf: &[u8]) {
         global: [(n / 16) as u32, (n / 16) as u32, 1],
         local: [8, 16, 1],
     };
-    prg.launch(&[&ba, &bb, &c], &[n as u32], dims, true).explained();
+    prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
     let got = download(&dev, &c, n * n / 2);
     for r in 0..n {
         for col in 0..n {
@@ -598,7 +598,7 @@ fn generic_pointers_to_global_local_and_private_memory() {
             global: [2, 1, 1],
             local: [256, 1, 1],
         };
-        prg.launch(&[&g, &out], &[n as u32], dims, true).explained();
+        prg.launch_timed(&[&g, &out], &[n as u32], dims).explained();
         let (g1, got) = (download(&dev, &g, n), download(&dev, &out, n));
         for i in 0..n {
             let lid = (i % 256) as u32;
@@ -622,7 +622,7 @@ fn scalar_half_precision_arithmetic_and_conversions() {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
         let out = upload(&dev, &vec![0; 4 * n]);
-        prg.launch(&[&ba, &bb, &out], &[n as u32], groups(n), true).explained();
+        prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
         let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
         // Every value here is a multiple of 1/16 below 2^14 in magnitude, so each half
         // result is exact except where rounding to 11 bits applies; the reference rounds
@@ -667,7 +667,7 @@ fn atomics_through_generic_pointers() {
             global: [groups as u32, 1, 1],
             local: [256, 1, 1],
         };
-        prg.launch(&[&g, &out, &mine], &[], dims, true).explained();
+        prg.launch_timed(&[&g, &out, &mine], &[], dims).explained();
         let want: Vec<u32> = (0..256 * groups as u32).map(|i| i % 256 + 1000).collect();
         assert_eq!(download(&dev, &mine, 256 * groups), want, "private counters");
         assert_eq!(download(&dev, &g, 1), [256 * groups as u32], "global counter");
@@ -713,7 +713,7 @@ fn ieee_division_square_root_and_classes() {
             .collect();
         let (ba, bb, bd) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)), upload(&dev, &dwords));
         let (out, dout) = (upload(&dev, &vec![0; 4 * n]), upload(&dev, &vec![0; 4 * n]));
-        prg.launch(&[&ba, &bb, &out, &bd, &dout], &[n as u32], groups(n), true)
+        prg.launch_timed(&[&ba, &bb, &out, &bd, &dout], &[n as u32], groups(n))
             .explained();
         let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
         let dgot: Vec<f64> = download(&dev, &dout, 4 * n)
@@ -800,7 +800,7 @@ fn sixty_four_bit_integers_and_rounding_builtins() {
         };
         let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
         let (out, fout) = (upload(&dev, &vec![0; 16 * n]), upload(&dev, &vec![0; 4 * n]));
-        prg.launch(&[&ba, &bb, &out, &fout], &[n as u32], groups(n), true)
+        prg.launch_timed(&[&ba, &bb, &out, &fout], &[n as u32], groups(n))
             .explained();
         let got: Vec<u64> = download(&dev, &out, 16 * n)
             .chunks(2)
@@ -858,7 +858,7 @@ fn saturating_arithmetic_and_float_clamps() {
             upload(&dev, &vec![0; 2 * n]),
             upload(&dev, &vec![0; 4 * n]),
         );
-        prg.launch(&[&ba, &bb, &fout, &out], &[n as u32], groups(n), true)
+        prg.launch_timed(&[&ba, &bb, &fout, &out], &[n as u32], groups(n))
             .explained();
         let fgot: Vec<f32> = download(&dev, &fout, 2 * n).into_iter().map(f32::from_bits).collect();
         let got = download(&dev, &out, 4 * n);
@@ -898,7 +898,7 @@ fn wmma_matrix_multiply_accumulate() {
             global: [1, 1, 1],
             local: [32, 1, 1],
         };
-        prg.launch(&[&ba, &bb, &bc], &[], dims, true).explained();
+        prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
         let got: Vec<f32> = download(&dev, &bc, 256).into_iter().map(f32::from_bits).collect();
         for row in 0..16 {
             for col in 0..16 {
@@ -930,7 +930,7 @@ fn scalar_arguments_of_every_size() {
             global: [1, 1, 1],
             local: [32, 1, 1],
         };
-        prg.launch(&[&out], &vals, dims, true).explained();
+        prg.launch_timed(&[&out], &vals, dims).explained();
         let got: Vec<u64> = download(&dev, &out, 10)
             .chunks(2)
             .map(|p| p[0] as u64 | (p[1] as u64) << 32)
@@ -939,7 +939,7 @@ fn scalar_arguments_of_every_size() {
         // A word too wide for its 1-byte argument, and a missing word, are refused.
         let mut bad = vals;
         bad[6] = 300;
-        assert!(prg.launch(&[&out], &bad, dims, true).is_err());
-        assert!(prg.launch(&[&out], &vals[..6], dims, true).is_err());
+        assert!(prg.launch_timed(&[&out], &bad, dims).is_err());
+        assert!(prg.launch_timed(&[&out], &vals[..6], dims).is_err());
     }
 }

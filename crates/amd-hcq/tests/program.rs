@@ -99,8 +99,8 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
     }
     want.extend(512u32.to_le_bytes());
     assert_eq!(args, want, "buffers then the value, as the golden kernarg bytes");
-    let t = prg.launch(&[&a, &b, &c], &[512], dims, true).unwrap();
-    assert!(t.is_some());
+    let t = prg.launch_timed(&[&a, &b, &c], &[512], dims).unwrap();
+    assert!(t > std::time::Duration::ZERO);
     let ds = m.dispatches();
     assert_eq!(ds.len(), 1);
     let d = &ds[0];
@@ -113,7 +113,7 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
     // Two programs, 100 times each, in order.
     let prg2 = Program::load(&dev, VADD, "vadd").unwrap();
     for i in 0..100u32 {
-        prg.launch(&[&a, &b, &c], &[i], dims, false).unwrap();
+        prg.launch(&[&a, &b, &c], &[i], dims).unwrap();
         prg2.launch(
             &[&c, &b, &a],
             &[i],
@@ -121,7 +121,6 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
                 global: [1, 1, 1],
                 local: [32, 1, 1],
             },
-            false,
         )
         .unwrap();
     }
@@ -177,25 +176,25 @@ fn bad_programs_and_launches_are_refused() {
         global: [1, 1, 1],
         local: [64, 1, 1],
     };
-    let e = prg.launch(&[&a, &a], &[1], dims, false).unwrap_err();
+    let e = prg.launch(&[&a, &a], &[1], dims).unwrap_err();
     assert!(
         e.to_string().contains("takes 3 buffers and 1 value words, got 2 and 1"),
         "{e}"
     );
     assert!(matches!(
-        prg.launch(&[&a, &a, &a], &[], dims, false),
+        prg.launch(&[&a, &a, &a], &[], dims),
         Err(HcqError::InvalidArgument(_))
     ));
     let too_big = LaunchDims {
         global: [1, 1, 1],
         local: [2048, 1, 1],
     };
-    assert!(prg.launch(&[&a, &a, &a], &[1], too_big, false).is_err());
+    assert!(prg.launch(&[&a, &a, &a], &[1], too_big).is_err());
     let empty = LaunchDims {
         global: [0, 1, 1],
         local: [64, 1, 1],
     };
-    assert!(prg.launch(&[&a, &a, &a], &[1], empty, false).is_err());
+    assert!(prg.launch(&[&a, &a, &a], &[1], empty).is_err());
 }
 
 #[test]
@@ -230,7 +229,7 @@ fn vadd_runs_on_the_interpreter() {
         global: [n.div_ceil(256) as u32, 1, 1],
         local: [256, 1, 1],
     };
-    prg.launch(&[&ba, &bb, &bc], &[n as u32], dims, true).unwrap();
+    prg.launch_timed(&[&ba, &bb, &bc], &[n as u32], dims).unwrap();
     let mut out = vec![0u8; n * 4 + 1024];
     dev.copy_out(&mut out, &bc, 0).unwrap();
     for i in 0..n {
@@ -262,10 +261,10 @@ fn a_copy_after_a_launch_sees_its_results() {
         local: [256, 1, 1],
     };
     for _ in 0..3 {
-        prg.launch(&[&a, &b, &c], &[n as u32], dims, false).unwrap();
+        prg.launch(&[&a, &b, &c], &[n as u32], dims).unwrap();
         dev.copy(&d, 0, &c, 0, n * 4).unwrap();
         // a += 1 each round, through the copy engine, before the next launch reads it.
-        prg.launch(&[&a, &b, &a], &[n as u32], dims, false).unwrap();
+        prg.launch(&[&a, &b, &a], &[n as u32], dims).unwrap();
     }
     let mut out = vec![0u8; n * 4];
     dev.copy_out(&mut out, &d, 0).unwrap();
@@ -298,7 +297,7 @@ fn an_instruction_the_interpreter_lacks_stops_the_queue_and_the_wait() {
         local: [32, 1, 1],
     };
     let started = std::time::Instant::now();
-    match prg.launch(&[&buf, &buf, &buf], &[8], dims, true) {
+    match prg.launch_timed(&[&buf, &buf, &buf], &[8], dims) {
         // The driver's hardware-exception event ends the wait well before the timeout.
         Err(HcqError::DeviceFault { report, kernel, .. }) => {
             assert!(report.iter().any(|r| r.starts_with("HW fault")), "{report:?}");
@@ -345,13 +344,13 @@ fn the_interpreter_counts_the_work_it_does() {
             counters.lane_instructions.load(Relaxed),
         )
     };
-    prg.launch(&[&buf, &buf, &buf], &[40], dims, true).unwrap();
+    prg.launch_timed(&[&buf, &buf, &buf], &[40], dims).unwrap();
     let (insts, lanes) = read();
     assert!(insts > 0 && lanes > insts && lanes < 32 * insts, "{insts} {lanes}");
     // Both waves run the same straight-line code: 32 + 8 lanes per instruction pair.
     assert_eq!(insts % 2, 0);
     assert_eq!(lanes, insts / 2 * 40);
-    prg.launch(&[&buf, &buf, &buf], &[40], dims, true).unwrap();
+    prg.launch_timed(&[&buf, &buf, &buf], &[40], dims).unwrap();
     assert_eq!(read(), (2 * insts, 2 * lanes), "the same launch counts the same again");
 }
 
@@ -379,7 +378,7 @@ fn the_descriptor_float_mode_sets_denormal_flushing() {
             dev.alloc(n * 4, BufferKind::Device).unwrap(),
         );
         dev.copy_in(&a, 0, &bytes).unwrap();
-        prg.launch(&[&a, &a, &c], &[n as u32], dims, true).unwrap();
+        prg.launch_timed(&[&a, &a, &c], &[n as u32], dims).unwrap();
         let mut out = vec![0u8; n * 4];
         dev.copy_out(&mut out, &c, 0).unwrap();
         for i in 0..n {
@@ -408,7 +407,7 @@ fn a_kernel_touching_unmapped_memory_reports_the_faulting_address() {
         global: [1, 1, 1],
         local: [256, 1, 1],
     };
-    match prg.launch(&[&a, &b, &c], &[n as u32], dims, true) {
+    match prg.launch_timed(&[&a, &b, &c], &[n as u32], dims) {
         Err(HcqError::DeviceFault { report, kernel, .. }) => {
             let want = format!("MMU fault: 0x{bad:X} | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0");
             assert!(report[0].starts_with(&want), "{report:?}");

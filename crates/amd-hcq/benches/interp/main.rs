@@ -159,7 +159,7 @@ fn ours(case: &Case) -> (f64, u64, u64) {
         local: case.block,
     };
     // One warm-up launch, then the timed ones.
-    prg.launch(&buf_args, &vals, dims, true).unwrap();
+    prg.launch_timed(&buf_args, &vals, dims).unwrap();
     let (i0, l0) = (
         counters.instructions.load(Ordering::Relaxed),
         counters.lane_instructions.load(Ordering::Relaxed),
@@ -167,7 +167,7 @@ fn ours(case: &Case) -> (f64, u64, u64) {
     let mut times = Vec::new();
     for _ in 0..RUNS {
         let t = Instant::now();
-        prg.launch(&buf_args, &vals, dims, true).unwrap();
+        prg.launch_timed(&buf_args, &vals, dims).unwrap();
         times.push(t.elapsed().as_secs_f64());
     }
     let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / RUNS as u64;
