@@ -4,9 +4,11 @@
 //!
 //! `cargo xtask bench graph`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 //!
-//! The graph: 11 vadd launches (a chain through a scratch buffer) whose input, output
-//! and scratch buffers and two element counts are variables: 5 values change at every
-//! replay, and the grid sizes follow the counts.
+//! Two graphs of 11 vadd launches with 5 values changed at every replay: `wide`, where
+//! the input, output and scratch buffers and two element counts are used by every
+//! launch, and `narrow`, where each value is used by one launch (as a model's input,
+//! output and a parameter are). Grid sizes follow the counts; each line says how many
+//! sites a replay evaluates.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +17,9 @@ use std::time::Instant;
 
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysResult};
 
-use amd_hcq::{Bindings, Buffer, BufferKind, Device, Graph, Iface, KernArgs, Platform, Program, Sym, SymDims, Var};
+use amd_hcq::{
+    Bindings, BoundGraph, Buffer, BufferKind, Device, Graph, Iface, KernArgs, Platform, Program, Sym, SymDims, Var,
+};
 use amd_mockgpu::{MockConfig, MockSys};
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
@@ -154,85 +158,63 @@ fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
     }
 }
 
-/// The same 11 launches where each of the 5 changing values is used by one launch
-/// (input and its count by the first, output and its count by the last, one operand
-/// in the middle), as a model's input, output and a parameter are.
-fn light(s: &Setup, sys: &TimedSys, single: f64) {
-    let vars = ["input", "output", "n", "m", "b"].map(Var::new);
-    let (input, output, n, m, b) = (&vars[0], &vars[1], &vars[2], &vars[3], &vars[4]);
-    let (t, c) = (&s.bufs[4], &s.bufs[5]);
-    let fixed = SymDims::new([1, 1, 1], [256, 1, 1]);
-    let mut g = Graph::new();
-    g.exec(
-        &s.prg,
-        &KernArgs::new().buffer_sym(input).buffer_sym(input).buffer(t).sym_u32(n),
-        dims(n),
-        &[],
-    )
-    .expect("record");
-    for k in 0..9 {
-        let args = if k == 4 {
-            KernArgs::new().buffer(t).buffer_sym(b).buffer(t).u32(64)
-        } else {
-            KernArgs::new().buffer(t).buffer(c).buffer(t).u32(64)
-        };
-        g.exec(&s.prg, &args, fixed.clone(), &[]).expect("record");
-    }
-    g.exec(
-        &s.prg,
-        &KernArgs::new().buffer(t).buffer(t).buffer_sym(output).sym_u32(m),
-        dims(m),
-        &[],
-    )
-    .expect("record");
-    let graph = g.bind().expect("bind");
-    let mut vals = Bindings::new();
-    let set = |i: usize, vals: &mut Bindings| {
-        let k = 4;
-        vals.buffer(input, &s.bufs[i % k])
-            .buffer(output, &s.bufs[(i + 1) % k])
-            .buffer(b, &s.bufs[(i + 2) % k])
-            .set(n, 64 + (i % 64) as u64)
-            .set(m, 32 + (i % 32) as u64);
-    };
-    let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
+/// Replay times of a graph: medians in seconds, with engines idle (each replay after
+/// the previous one finished and the engine thread went back to sleep) and busy
+/// (bursts of replays, fewer than the bound copies, while the engines run earlier
+/// ones); `own` leaves out the mock's doorbell hook.
+struct Timings {
+    idle: f64,
+    idle_own: f64,
+    busy: f64,
+    busy_own: f64,
+}
+
+fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut Bindings)) -> Timings {
     let iters = 2000;
-    let (mut busy, mut busy_own, mut idle_own) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..iters {
+    let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
+    let mut vals = Bindings::new();
+    let mut timed = |i: usize, total: &mut Vec<f64>, own: &mut Vec<f64>| {
         set(i, &mut vals);
         let h = hook();
         let t = Instant::now();
         graph.replay(&vals).expect("replay");
-        idle_own.push(t.elapsed().as_secs_f64() - (hook() - h));
+        let e = t.elapsed().as_secs_f64();
+        total.push(e);
+        own.push(e - (hook() - h));
+    };
+    let (mut idle, mut idle_own, mut busy, mut busy_own) = (vec![], vec![], vec![], vec![]);
+    for i in 0..iters {
+        timed(i, &mut idle, &mut idle_own);
         graph.synchronize().expect("synchronize");
         std::thread::sleep(std::time::Duration::from_micros(50));
     }
     let mut i = 0;
     while busy.len() < iters {
         for _ in 0..amd_hcq::DEFAULT_COPIES - 1 {
-            set(i, &mut vals);
-            let h = hook();
-            let t = Instant::now();
-            graph.replay(&vals).expect("replay");
-            let e = t.elapsed().as_secs_f64();
-            busy.push(e);
-            busy_own.push(e - (hook() - h));
+            timed(i, &mut busy, &mut busy_own);
             i += 1;
         }
         graph.synchronize().expect("synchronize");
     }
-    let (busy, busy_own, idle_own) = (median(&mut busy), median(&mut busy_own), median(&mut idle_own));
-    println!(
-        "bench graph_replay_light_busy: {:.2} us median, 5 values each used once, engines busy ({:.3} × launching them one by one; goal 0.5 us)",
-        busy * 1e6,
-        busy / single
-    );
-    println!(
-        "bench graph_replay_light_runtime: {:.2} us busy, {:.2} us idle, medians without the mock's doorbell hook ({:.3} × launching them one by one)",
-        busy_own * 1e6,
-        idle_own * 1e6,
-        busy_own / single
-    );
+    Timings {
+        idle: median(&mut idle),
+        idle_own: median(&mut idle_own),
+        busy: median(&mut busy),
+        busy_own: median(&mut busy_own),
+    }
+}
+
+fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
+    for (engines, total, own) in [("idle", t.idle, t.idle_own), ("busy", t.busy, t.busy_own)] {
+        println!(
+            "bench graph_replay_{what}_{engines}: {:.2} us median, {:.2} us without the mock's doorbell hook, {} sites ({:.3} × launching them one by one, {:.2} us; goal 0.5 us)",
+            total * 1e6,
+            own * 1e6,
+            graph.sites(),
+            own / single,
+            single * 1e6
+        );
+    }
 }
 
 fn main() {
@@ -247,76 +229,9 @@ fn main() {
         .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
         .collect();
     let s = Setup { dev, prg, bufs };
-    let vars = ["input", "output", "tmp", "n", "m"].map(Var::new);
-    let mut g = Graph::new();
-    let (a, out, tmp, n, mm) = (&vars[0], &vars[1], &vars[2], &vars[3], &vars[4]);
-    g.exec(
-        &s.prg,
-        &KernArgs::new().buffer_sym(a).buffer_sym(a).buffer_sym(tmp).sym_u32(n),
-        dims(n),
-        &[],
-    )
-    .expect("record");
-    for _ in 0..9 {
-        g.exec(
-            &s.prg,
-            &KernArgs::new().buffer_sym(tmp).buffer_sym(a).buffer_sym(tmp).sym_u32(n),
-            dims(n),
-            &[],
-        )
-        .expect("record");
-    }
-    g.exec(
-        &s.prg,
-        &KernArgs::new()
-            .buffer_sym(tmp)
-            .buffer_sym(tmp)
-            .buffer_sym(out)
-            .sym_u32(mm),
-        dims(mm),
-        &[],
-    )
-    .expect("record");
-    let copies = amd_hcq::DEFAULT_COPIES;
-    let graph = g.bind().expect("bind");
-    let mut vals = Bindings::new();
 
-    // Idle engines: every replay starts after the previous one finished.
-    let iters = 2000;
-    let mut idle = Vec::with_capacity(iters);
-    let mut idle_own = Vec::with_capacity(iters);
-    let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
-    for i in 0..iters {
-        values(&s, &vars, i, &mut vals);
-        let h = hook();
-        let t = Instant::now();
-        graph.replay(&vals).expect("replay");
-        let e = t.elapsed().as_secs_f64();
-        idle.push(e);
-        idle_own.push(e - (hook() - h));
-        graph.synchronize().expect("synchronize");
-        // Let the engine thread go back to sleep.
-        std::thread::sleep(std::time::Duration::from_micros(50));
-    }
-    // Busy engines: bursts of replays back to back (fewer than the copies, so none
-    // waits for a copy to come free) while the engines run the earlier ones.
-    let mut busy = Vec::with_capacity(iters);
-    let mut busy_own = Vec::with_capacity(iters);
-    let mut i = 0;
-    while busy.len() < iters {
-        for _ in 0..copies - 1 {
-            values(&s, &vars, i, &mut vals);
-            let h = hook();
-            let t = Instant::now();
-            graph.replay(&vals).expect("replay");
-            let e = t.elapsed().as_secs_f64();
-            busy.push(e);
-            busy_own.push(e - (hook() - h));
-            i += 1;
-        }
-        graph.synchronize().expect("synchronize");
-    }
     // The same launches one by one (engines idle at the start of each set).
+    let iters = 2000;
     let mut single = Vec::with_capacity(iters);
     for i in 0..iters {
         let t = Instant::now();
@@ -324,6 +239,62 @@ fn main() {
         single.push(t.elapsed().as_secs_f64());
         s.dev.synchronize().expect("synchronize");
     }
+    let single = median(&mut single);
+
+    // Every value used by every launch: 59 sites change at each replay.
+    let vars = ["input", "output", "tmp", "n", "m"].map(Var::new);
+    let (a, out, tmp, n, mm) = (&vars[0], &vars[1], &vars[2], &vars[3], &vars[4]);
+    let mut g = Graph::new();
+    let first = KernArgs::new().buffer_sym(a).buffer_sym(a).buffer_sym(tmp).sym_u32(n);
+    g.exec(&s.prg, &first, dims(n), &[]).expect("record");
+    for _ in 0..9 {
+        let mid = KernArgs::new().buffer_sym(tmp).buffer_sym(a).buffer_sym(tmp).sym_u32(n);
+        g.exec(&s.prg, &mid, dims(n), &[]).expect("record");
+    }
+    let last = KernArgs::new()
+        .buffer_sym(tmp)
+        .buffer_sym(tmp)
+        .buffer_sym(out)
+        .sym_u32(mm);
+    g.exec(&s.prg, &last, dims(mm), &[]).expect("record");
+    let graph = g.bind().expect("bind");
+    let wide = measure(&graph, &sys, |i, vals| values(&s, &vars, i, vals));
+    check(&s, &graph, &vars);
+    report("wide", &graph, &wide, single);
+
+    // Each of the 5 values used by one launch, as a model's input, output and a
+    // parameter are.
+    let lvars = ["input", "output", "n", "m", "b"].map(Var::new);
+    let (input, output, ln, lm, b) = (&lvars[0], &lvars[1], &lvars[2], &lvars[3], &lvars[4]);
+    let (t, c) = (&s.bufs[4], &s.bufs[5]);
+    let fixed = SymDims::new([1, 1, 1], [256, 1, 1]);
+    let mut g = Graph::new();
+    let first = KernArgs::new()
+        .buffer_sym(input)
+        .buffer_sym(input)
+        .buffer(t)
+        .sym_u32(ln);
+    g.exec(&s.prg, &first, dims(ln), &[]).expect("record");
+    for k in 0..9 {
+        let mid = if k == 4 {
+            KernArgs::new().buffer(t).buffer_sym(b).buffer(t).u32(64)
+        } else {
+            KernArgs::new().buffer(t).buffer(c).buffer(t).u32(64)
+        };
+        g.exec(&s.prg, &mid, fixed.clone(), &[]).expect("record");
+    }
+    let last = KernArgs::new().buffer(t).buffer(t).buffer_sym(output).sym_u32(lm);
+    g.exec(&s.prg, &last, dims(lm), &[]).expect("record");
+    let lgraph = g.bind().expect("bind");
+    let narrow = measure(&lgraph, &sys, |i, vals| {
+        vals.buffer(input, &s.bufs[i % 4])
+            .buffer(output, &s.bufs[(i + 1) % 4])
+            .buffer(b, &s.bufs[(i + 2) % 4])
+            .set(ln, 64 + (i % 64) as u64)
+            .set(lm, 32 + (i % 32) as u64);
+    });
+    report("narrow", &lgraph, &narrow, single);
+
     // The floor under any submission on the mock: one packet through the ring and its
     // doorbell, engines idle (waking the mock's engine thread is part of it).
     let sig = s.dev.new_signal(1).expect("signal");
@@ -338,38 +309,16 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_micros(50));
     }
     let doorbell = median(&mut doorbell);
-    let (idle, busy, single) = (median(&mut idle), median(&mut busy), median(&mut single));
-    let (idle_own, busy_own) = (median(&mut idle_own), median(&mut busy_own));
     println!(
-        "bench graph_replay_idle: {:.2} us median for 11 launches, 5 values changed ({:.3} × launching them one by one, {:.2} us; goal 0.5 us)",
-        idle * 1e6,
-        idle / single,
-        single * 1e6
-    );
-    println!(
-        "bench graph_replay_idle_runtime: {:.2} us median without the mock's doorbell hook ({:.3} × launching them one by one; goal 0.5 us)",
-        idle_own * 1e6,
-        idle_own / single
-    );
-    println!(
-        "bench graph_replay_busy_runtime: {:.2} us median without the mock's doorbell hook ({:.3} × launching them one by one; goal 0.5 us)",
-        busy_own * 1e6,
-        busy_own / single
-    );
-    println!(
-        "bench ring_doorbell_idle: {:.2} us median for one packet through the ring, engines idle (the mock's wake-up; {:.3} × a graph replay)",
+        "bench ring_doorbell_idle: {:.2} us median for one packet through the ring, engines idle (the mock's wake-up; {:.3} × a wide replay)",
         doorbell * 1e6,
-        doorbell / idle
-    );
-    println!(
-        "bench graph_replay_busy: {:.2} us median, engines running earlier replays ({:.3} × launching them one by one)",
-        busy * 1e6,
-        busy / single
+        doorbell / wide.idle
     );
 
     // Throughput with no host wait: replays pipelined through the bound copies,
     // against the same launches one by one.
     let reps = 2000;
+    let mut vals = Bindings::new();
     let t = Instant::now();
     for i in 0..reps {
         values(&s, &vars, i, &mut vals);
@@ -384,7 +333,6 @@ fn main() {
     s.dev.synchronize().expect("synchronize");
     let sequential = reps as f64 / t.elapsed().as_secs_f64();
     check(&s, &graph, &vars);
-    light(&s, sys.as_ref(), single);
     println!(
         "bench graph_replays_per_second: {:.0} /s pipelined, no host wait ({:.2} × the same launches one by one, {:.0} sets/s)",
         pipelined,

@@ -230,6 +230,11 @@ impl Plan {
         p
     }
 
+    /// The sites a run evaluates.
+    pub(crate) fn len(&self) -> usize {
+        self.sites.len()
+    }
+
     /// Every site of `rec` evaluated at each run.
     #[cfg(test)]
     pub(crate) fn all(rec: &Recording) -> Plan {

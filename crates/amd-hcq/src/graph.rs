@@ -454,6 +454,12 @@ impl<I: DeviceInterface> BoundGraph<I> {
             .collect()
     }
 
+    /// How many values a replay evaluates and may rewrite (sites whose values depend
+    /// on variables; those that depend only on where a copy lives are written once).
+    pub fn sites(&self) -> usize {
+        self.lists.iter().map(|l| l.list.plan.len()).sum()
+    }
+
     /// The variables its symbols use (the runtime's own excluded).
     pub fn vars(&self) -> Vec<Var> {
         let mut out: Vec<Var> = Vec::new();
