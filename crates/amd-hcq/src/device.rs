@@ -237,8 +237,19 @@ impl<I: DeviceInterface> DeviceInner<I> {
     pub(crate) fn note_inflight(&self, p: Point, name: OpName) {
         let mut inflight = self.inflight.lock();
         if inflight.len() >= 256 {
-            while inflight.front().is_some_and(|(q, _)| self.is_done(*q)) {
-                inflight.pop_front();
+            // One look at the timeline (skipped if a submitter holds it: this may run
+            // under it), then drop what it passed.
+            let done = self
+                .timeline
+                .try_lock()
+                .and_then(|tl| tl.as_ref().map(|t| (t.epoch, t.signal.value())));
+            if let Some((epoch, value)) = done {
+                while inflight
+                    .front()
+                    .is_some_and(|(q, _)| q.epoch < epoch || (q.epoch == epoch && q.value <= value))
+                {
+                    inflight.pop_front();
+                }
             }
             if inflight.len() >= 4096 {
                 inflight.pop_front();

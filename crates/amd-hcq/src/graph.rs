@@ -539,6 +539,13 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         st.count = count;
         st.next = (j + 1) % self.copies;
+        // After the timelines are unlocked: noting a submission may read them.
+        drop(guards);
+        for (d, p) in st.points.iter().enumerate() {
+            self.devices[d]
+                .inner
+                .note_inflight(*p, crate::device::OpName::Static("graph replay"));
+        }
         Ok(st.points.iter().map(|p| p.logical()).collect())
     }
 

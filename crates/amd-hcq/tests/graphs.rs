@@ -686,3 +686,33 @@ fn typed_copies_and_linear_launches() {
     assert_eq!(h.read_vec::<u16>(8, 3).unwrap(), [1, 2, 3]);
     assert!(h.read_vec::<u64>(60, 1).is_err());
 }
+
+/// A graph of copies only (its device's final list is a copy list, which signals the
+/// timeline), replayed with new buffers; and a second device with only a copy list.
+#[test]
+fn graphs_of_copies_only() {
+    let (_m, p) = platform(2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let (src, dst) = (Var::new("src"), Var::new("dst"));
+    let mut g = Graph::new();
+    let first = g.copy(&d0, &dst, &src, 4096u32, &[]).unwrap();
+    // GPU 0's copy engine writes GPU 1's memory; GPU 1's moves it on.
+    let mid = d1.alloc(4096, BufferKind::Host).unwrap();
+    d0.map_peer(&mid).unwrap();
+    let out = d1.alloc(4096, BufferKind::Host).unwrap();
+    let g1 = g.copy(&d1, out.va(), mid.va(), 4096u32, &[first]);
+    assert!(g1.is_ok());
+    let g = g.bind().unwrap();
+    assert_eq!(
+        g.lists().iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(),
+        [(0, true), (1, true)]
+    );
+    for round in 0..20u32 {
+        let data = rand_u32(1024, round + 7);
+        let a = host(&d0, &data);
+        let ends = g.replay(&Bindings::from([(&src, a.va()), (&dst, mid.va())])).unwrap();
+        d0.wait_timeline(ends[0]).unwrap();
+        d1.wait_timeline(ends[1]).unwrap();
+        assert_eq!(read(&out, 1024), data, "round {round}");
+    }
+}
