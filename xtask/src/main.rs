@@ -6,9 +6,11 @@
 //!   llvm-mc-19.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current).
+//! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
+mod fuzz_seeds;
 mod gen_mnemonics;
 mod gen_regs;
 mod kernels;
@@ -25,9 +27,10 @@ fn main() -> ExitCode {
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
+        Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

@@ -16,6 +16,9 @@ use crate::{KfdError, Result, raw};
 /// `/dev/kfd`.
 pub const KFD_PATH: &str = "/dev/kfd";
 
+/// Most GPU apertures [`Kfd::apertures`] accepts from the driver.
+const MAX_APERTURES: u32 = 1024;
+
 /// Size of the shared event page (the seed's 0x8000: 4096 8-byte slots).
 pub const EVENT_PAGE_SIZE: usize = 0x8000;
 
@@ -109,6 +112,11 @@ impl Kfd {
     pub fn apertures(&self) -> Result<Vec<kfd_process_device_apertures>> {
         let (sys, fd) = (self.shared.sys.as_ref(), self.shared.kfd_fd);
         let n = raw::process_apertures(sys, fd, &mut [])?;
+        // KFD drives at most a few dozen GPUs; a larger count is not an allocation
+        // to make.
+        if n > MAX_APERTURES {
+            return Err(KfdError::BadReply(format!("{n} GPU apertures")));
+        }
         let mut out = vec![kfd_process_device_apertures::default(); n as usize];
         let filled = raw::process_apertures(sys, fd, &mut out)?;
         out.truncate(filled as usize);

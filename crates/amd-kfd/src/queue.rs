@@ -36,42 +36,101 @@ pub struct CwsrSizes {
 }
 
 impl CwsrSizes {
-    /// The sizes for a GPU with these properties (gfx10.1 and later).
+    /// The sizes for a GPU with these properties (gfx10.1 and later). An error for
+    /// a GPU without compute units, or whose sizes overflow (the message names the
+    /// values).
     pub fn for_props(props: &NodeProperties) -> Result<Self> {
-        let gfxv = props.gfx_target_version;
-        let cu = props.cu_count().checked_div(props.num_xcc.max(1)).unwrap_or(0);
-        if cu == 0 {
-            return Err(KfdError::InvalidArgument(format!(
+        match Self::compute(props) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(KfdError::InvalidArgument(format!(
                 "{} has no compute units",
                 props.arch()
-            )));
+            ))),
+            Err(msg) => Err(props.invalid(msg)),
         }
-        let wave_num = cu * 32;
-        let vgpr_per_cu: u64 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+    }
+
+    /// [`CwsrSizes::for_props`] with the error as text (`None`: no compute units).
+    /// Every step is checked: the properties come from sysfs. The kernel computes
+    /// these in 32 bits (`u32` fields of `kfd_node_properties`), so a size that
+    /// does not fit 32 bits is an error here, not a wrapped number.
+    pub(crate) fn compute(props: &NodeProperties) -> std::result::Result<Option<Self>, String> {
+        let gfxv = props.gfx_target_version;
+        let xcc = props.num_xcc.max(1);
+        let cu = props.cu_count() / xcc;
+        if cu == 0 {
+            return Ok(None);
+        }
+        let what = || {
+            format!(
+                "simd_count {} / simd_per_cu {} / num_xcc {xcc} = {cu} CUs",
+                props.simd_count, props.simd_per_cu
+            )
+        };
+        let over = |step: &str| format!("{}: {step} overflows 32 bits", what());
+        let wave_num = cu.checked_mul(32).ok_or_else(|| over("× 32 waves per CU"))?;
+        let vgpr_per_cu: u32 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
             0x60000
         } else {
             0x40000
         };
-        let round = |v: u64| v.next_multiple_of(PAGE_SIZE as u64);
-        let wg = round((vgpr_per_cu + 0x4000 + 0x10000 + 0x1000) * cu as u64);
-        let ctl = round(40 + wave_num as u64 * 12 + 8);
-        let debug = (wave_num as u64 * 32).next_multiple_of(64);
-        let fit = |v: u64| u32::try_from(v).map_err(|_| KfdError::InvalidArgument(format!("CWSR size {v:#x}")));
-        Ok(CwsrSizes {
-            ctl_stack_size: fit(ctl)?,
-            wg_data_size: fit(wg)?,
-            debug_memory_size: fit(debug)?,
-        })
+        let page = PAGE_SIZE as u32;
+        let wg = (vgpr_per_cu + 0x4000 + 0x10000 + 0x1000)
+            .checked_mul(cu)
+            .and_then(|v| v.checked_next_multiple_of(page))
+            .ok_or_else(|| over("× the workgroup context data per CU"))?;
+        let ctl = wave_num
+            .checked_mul(12)
+            .and_then(|v| v.checked_add(40 + 8))
+            .and_then(|v| v.checked_next_multiple_of(page))
+            .ok_or_else(|| over("× 12 control-stack bytes per wave"))?;
+        let debug = wave_num
+            .checked_mul(32)
+            .and_then(|v| v.checked_next_multiple_of(64))
+            .ok_or_else(|| over("× 32 debugger bytes per wave"))?;
+        let sizes = CwsrSizes {
+            ctl_stack_size: ctl,
+            wg_data_size: wg,
+            debug_memory_size: debug,
+        };
+        // The ioctl's ctx_save_restore_size, and the allocation, must fit too.
+        sizes.checked_total().ok_or_else(|| {
+            over(&format!(
+                "control stack {ctl:#x} + workgroup data {wg:#x} + debugger {debug:#x}"
+            ))
+        })?;
+        Ok(Some(sizes))
     }
 
-    /// `ctx_save_restore_size` (control stack + workgroup data).
-    pub fn ctx_save_restore_size(&self) -> u32 {
-        self.ctl_stack_size + self.wg_data_size
+    /// (`ctx_save_restore_size`, allocation bytes), if both fit 32 bits.
+    fn checked_total(&self) -> Option<(u32, u32)> {
+        let save = self.ctl_stack_size.checked_add(self.wg_data_size)?;
+        let alloc = save
+            .checked_add(self.debug_memory_size)?
+            .checked_next_multiple_of(PAGE_SIZE as u32)?;
+        Some((save, alloc))
     }
 
-    /// Bytes of the context-save allocation (save area + debugger bytes, page-rounded).
-    pub fn allocation_size(&self) -> usize {
-        (self.ctx_save_restore_size() as usize + self.debug_memory_size as usize).next_multiple_of(PAGE_SIZE)
+    fn total_error(&self) -> KfdError {
+        KfdError::InvalidArgument(format!(
+            "context-save sizes {:#x} + {:#x} + {:#x} overflow 32 bits",
+            self.ctl_stack_size, self.wg_data_size, self.debug_memory_size
+        ))
+    }
+
+    /// `ctx_save_restore_size` (control stack + workgroup data); an error if the
+    /// sum does not fit 32 bits (never for sizes [`CwsrSizes::for_props`] made).
+    pub fn ctx_save_restore_size(&self) -> Result<u32> {
+        self.checked_total().map(|t| t.0).ok_or_else(|| self.total_error())
+    }
+
+    /// Bytes of the context-save allocation (save area + debugger bytes,
+    /// page-rounded); an error if that does not fit 32 bits (never for sizes
+    /// [`CwsrSizes::for_props`] made).
+    pub fn allocation_size(&self) -> Result<usize> {
+        self.checked_total()
+            .map(|t| t.1 as usize)
+            .ok_or_else(|| self.total_error())
     }
 }
 
@@ -106,12 +165,24 @@ impl KfdQueue {
         }
         let ring = dev.alloc(ring_size, MemoryKind::UNCACHED)?;
         let gart = dev.alloc(PAGE_SIZE, MemoryKind::UNCACHED)?;
-        let (eop, cwsr, sizes) = match kind {
+        let (eop, cwsr, sizes): (_, _, Option<(CwsrSizes, u32)>) = match kind {
             QueueKind::Compute => {
-                let sizes = CwsrSizes::for_props(&dev.node().props)?;
+                let node = dev.node();
+                let sizes = match CwsrSizes::compute(&node.props) {
+                    Ok(Some(s)) => s,
+                    Ok(None) => CwsrSizes::for_props(&node.props)?,
+                    // Parsed properties always fit; these were changed after parsing.
+                    Err(msg) => {
+                        return Err(KfdError::Topology {
+                            path: node.path.join("properties"),
+                            line: None,
+                            msg,
+                        });
+                    }
+                };
                 let eop = dev.alloc(EOP_BUFFER_SIZE, MemoryKind::DEVICE)?;
-                let cwsr = dev.alloc(sizes.allocation_size(), MemoryKind::DEVICE)?;
-                (Some(eop), Some(cwsr), Some(sizes))
+                let cwsr = dev.alloc(sizes.allocation_size()?, MemoryKind::DEVICE)?;
+                (Some(eop), Some(cwsr), Some((sizes, sizes.ctx_save_restore_size()?)))
             }
             QueueKind::Sdma => (None, None, None),
         };
@@ -130,8 +201,8 @@ impl KfdQueue {
             eop_buffer_address: eop.as_ref().map_or(0, |m| m.va() as u64),
             eop_buffer_size: eop.as_ref().map_or(0, |m| m.size() as u64),
             ctx_save_restore_address: cwsr.as_ref().map_or(0, |m| m.va() as u64),
-            ctx_save_restore_size: sizes.map_or(0, |s| s.ctx_save_restore_size()),
-            ctl_stack_size: sizes.map_or(0, |s| s.ctl_stack_size),
+            ctx_save_restore_size: sizes.map_or(0, |s| s.1),
+            ctl_stack_size: sizes.map_or(0, |s| s.0.ctl_stack_size),
             ..Default::default()
         };
         let process = &shared.process;
@@ -262,6 +333,6 @@ mod tests {
         assert_eq!(s.wg_data_size, round((0x60000 + 0x4000 + 0x10000 + 0x1000) * 96));
         assert_eq!(s.ctl_stack_size, round(12 * 96 * 32 + 8 + 40));
         assert_eq!(s.debug_memory_size, (96 * 32 * 32u32).next_multiple_of(64));
-        assert_eq!(s.allocation_size() % 4096, 0);
+        assert_eq!(s.allocation_size().unwrap() % 4096, 0);
     }
 }

@@ -2,6 +2,7 @@
 //! (`/sys/devices/virtual/kfd/kfd/topology/nodes/*`).
 
 use std::collections::BTreeMap;
+use std::num::IntErrorKind;
 use std::path::{Path, PathBuf};
 
 use amd_packets::GfxTarget;
@@ -72,28 +73,38 @@ impl NodeProperties {
             msg,
         };
         let mut all = BTreeMap::new();
+        // The line each key came from, to name both lines of a duplicate.
+        let mut lines: BTreeMap<String, usize> = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
+            let n = i + 1;
             let mut parts = line.split_whitespace();
             let Some(key) = parts.next() else { continue };
             let value = parts
                 .next()
-                .ok_or_else(|| err(Some(i + 1), format!("{key:?} has no value")))?;
+                .ok_or_else(|| err(Some(n), format!("{:?} has no value", clip(key))))?;
             if parts.next().is_some() {
-                return Err(err(Some(i + 1), format!("{line:?} is not `key value`")));
+                return Err(err(Some(n), format!("{:?} is not `key value`", clip(line))));
             }
-            let value: u64 = value
-                .parse()
-                .map_err(|_| err(Some(i + 1), format!("{key}: {value:?} is not a non-negative integer")))?;
+            let value: u64 = value.parse().map_err(|e: std::num::ParseIntError| {
+                let why = match e.kind() {
+                    IntErrorKind::PosOverflow => "does not fit 64 bits",
+                    _ => "is not a non-negative integer",
+                };
+                err(Some(n), format!("{}: {:?} {why}", clip(key), clip(value)))
+            })?;
+            if let Some(first) = lines.insert(key.to_string(), n) {
+                return Err(err(Some(n), format!("{} repeats the key of line {first}", clip(key))));
+            }
             all.insert(key.to_string(), value);
         }
         let get = |key: &'static str| -> Result<u32> {
             let v = *all.get(key).ok_or_else(|| err(None, format!("missing {key}")))?;
-            u32::try_from(v).map_err(|_| err(None, format!("{key} = {v} does not fit 32 bits")))
+            u32::try_from(v).map_err(|_| err(lines.get(key).copied(), format!("{key} {v} does not fit 32 bits")))
         };
         let opt = |key: &'static str, default: u32| -> Result<u32> {
             if all.contains_key(key) { get(key) } else { Ok(default) }
         };
-        Ok(NodeProperties {
+        let props = NodeProperties {
             gfx_target_version: get("gfx_target_version")?,
             simd_count: get("simd_count")?,
             simd_per_cu: get("simd_per_cu")?,
@@ -117,7 +128,21 @@ impl NodeProperties {
             max_engine_clk_fcompute: opt("max_engine_clk_fcompute", 0)?,
             unique_id: all.get("unique_id").copied().unwrap_or(0),
             all,
-        })
+        };
+        // Everything computed from these values must be representable: refuse the
+        // file now rather than overflow later.
+        props.derived().map_err(|msg| err(None, msg))?;
+        Ok(props)
+    }
+
+    /// Checks every size amd-kfd and the runtime compute from the properties (CU
+    /// and wave counts, LDS bytes, context-save sizes); the error names the values
+    /// whose arithmetic overflows.
+    fn derived(&self) -> std::result::Result<(), String> {
+        self.checked_waves_per_cu()?;
+        self.checked_lds_size()?;
+        crate::queue::CwsrSizes::compute(self)?;
+        Ok(())
     }
 
     /// The LLVM processor name, e.g. `gfx1100` for 110000 and `gfx90a` for 90010.
@@ -139,9 +164,46 @@ impl NodeProperties {
         self.simd_count.checked_div(self.simd_per_cu).unwrap_or(0)
     }
 
-    /// Wave slots per CU (`max_waves_per_simd · simd_per_cu`).
-    pub fn waves_per_cu(&self) -> u32 {
-        self.max_waves_per_simd.saturating_mul(self.simd_per_cu)
+    /// Wave slots per CU (`max_waves_per_simd · simd_per_cu`); an error when the
+    /// product does not fit 32 bits (properties [`NodeProperties::parse`] accepted
+    /// always fit).
+    pub fn waves_per_cu(&self) -> Result<u32> {
+        self.checked_waves_per_cu().map_err(|m| self.invalid(m))
+    }
+
+    /// LDS bytes per workgroup processor (`lds_size_in_kb · 1024`); an error when
+    /// that does not fit 32 bits (properties [`NodeProperties::parse`] accepted always
+    /// fit).
+    pub fn lds_size(&self) -> Result<u32> {
+        self.checked_lds_size().map_err(|m| self.invalid(m))
+    }
+
+    /// The error for properties whose arithmetic fails outside a file (built by hand).
+    pub(crate) fn invalid(&self, msg: String) -> KfdError {
+        KfdError::InvalidArgument(format!("properties of {}: {msg}", self.arch()))
+    }
+
+    fn checked_waves_per_cu(&self) -> std::result::Result<u32, String> {
+        self.max_waves_per_simd.checked_mul(self.simd_per_cu).ok_or_else(|| {
+            format!(
+                "max_waves_per_simd {} × simd_per_cu {} overflows 32 bits",
+                self.max_waves_per_simd, self.simd_per_cu
+            )
+        })
+    }
+
+    fn checked_lds_size(&self) -> std::result::Result<u32, String> {
+        self.lds_size_in_kb
+            .checked_mul(1024)
+            .ok_or_else(|| format!("lds_size_in_kb {} × 1024 bytes overflows 32 bits", self.lds_size_in_kb))
+    }
+}
+
+/// The first 64 characters of hostile text, for error messages.
+fn clip(s: &str) -> &str {
+    match s.char_indices().nth(64) {
+        Some((i, _)) => &s[..i],
+        None => s,
     }
 }
 
@@ -276,7 +338,8 @@ mod tests {
         let p = NodeProperties::parse(P, Path::new("props")).unwrap();
         assert_eq!(p.arch(), "gfx1100");
         assert_eq!(p.cu_count(), 96);
-        assert_eq!(p.waves_per_cu(), 32);
+        assert_eq!(p.waves_per_cu().unwrap(), 32);
+        assert_eq!(p.lds_size().unwrap(), 65536);
         assert_eq!(p.unique_id, 11673270660693242239);
         assert_eq!(p.all["some_future_key"], 5);
         assert_eq!(p.num_xcc, 1);

@@ -312,7 +312,7 @@ fn a_wrong_context_save_size_is_refused_like_the_kernel_does() {
     let ring = dev.alloc(0x1000, MemoryKind::UNCACHED).unwrap();
     let gart = dev.alloc(0x1000, MemoryKind::UNCACHED).unwrap();
     let eop = dev.alloc(0x1000, MemoryKind::DEVICE).unwrap();
-    let cwsr = dev.alloc(sizes.allocation_size(), MemoryKind::DEVICE).unwrap();
+    let cwsr = dev.alloc(sizes.allocation_size().unwrap(), MemoryKind::DEVICE).unwrap();
     let args = kfd_ioctl_create_queue_args {
         ring_base_address: ring.va() as u64,
         write_pointer_address: gart.va() as u64,
@@ -325,7 +325,7 @@ fn a_wrong_context_save_size_is_refused_like_the_kernel_does() {
         eop_buffer_address: eop.va() as u64,
         eop_buffer_size: 0x1000,
         ctx_save_restore_address: cwsr.va() as u64,
-        ctx_save_restore_size: sizes.ctx_save_restore_size(),
+        ctx_save_restore_size: sizes.ctx_save_restore_size().unwrap(),
         ctl_stack_size: sizes.ctl_stack_size,
         ..Default::default()
     };

@@ -181,21 +181,29 @@ impl std::fmt::Debug for Driver {
 
 type R<T> = Result<T, Errno>;
 
-/// The expected control-stack and CWSR sizes for a GPU, as `kfd_queue.c` computes them.
+/// The expected control-stack and CWSR sizes for a GPU, as `kfd_queue.c` computes them
+/// (in 32 bits); `None` (the ioctl fails with EINVAL) where a property is missing or a
+/// size overflows 32 bits.
 fn cwsr_expectations(p: &GpuProfile) -> Option<(u32, u32, u32)> {
-    let gfxv = p.prop("gfx_target_version")? as u32;
-    let cu =
-        (p.prop("simd_count")? / p.prop("simd_per_cu")?.max(1)) as u32 / (p.prop("num_xcc").unwrap_or(1).max(1) as u32);
-    let wave_num = cu * 32;
-    let vgpr = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+    let prop32 = |key: &str| p.prop(key).and_then(|v| u32::try_from(v).ok());
+    let gfxv = prop32("gfx_target_version")?;
+    let xcc = p.prop("num_xcc").map_or(Some(1), |v| u32::try_from(v).ok())?.max(1);
+    let cu = prop32("simd_count")? / prop32("simd_per_cu")?.max(1) / xcc;
+    let wave_num = cu.checked_mul(32)?;
+    let vgpr: u32 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
         0x60000
     } else {
         0x40000
     };
-    let wg = ((vgpr + 0x4000 + 0x10000 + 0x1000) * cu).next_multiple_of(4096);
-    let ctl = (40 + wave_num * 12 + 8).next_multiple_of(4096);
-    let debug = (wave_num * 32).next_multiple_of(64);
-    Some((ctl, ctl + wg, debug))
+    let wg = (vgpr + 0x4000 + 0x10000 + 0x1000)
+        .checked_mul(cu)?
+        .checked_next_multiple_of(4096)?;
+    let ctl = wave_num
+        .checked_mul(12)?
+        .checked_add(40 + 8)?
+        .checked_next_multiple_of(4096)?;
+    let debug = wave_num.checked_mul(32)?.checked_next_multiple_of(64)?;
+    Some((ctl, ctl.checked_add(wg)?, debug))
 }
 
 impl Driver {
@@ -206,7 +214,8 @@ impl Driver {
             .map(|(i, profile)| GpuState {
                 target: profile
                     .prop("gfx_target_version")
-                    .and_then(|v| amd_packets::GfxTarget::from_version(v as u32).ok()),
+                    .and_then(|v| u32::try_from(v).ok())
+                    .and_then(|v| amd_packets::GfxTarget::from_version(v).ok()),
                 regs: BTreeMap::new(),
                 profile,
                 // KFD's ids look like hashes; distinct and non-zero is what matters.
@@ -684,5 +693,35 @@ impl Driver {
         }
         q.percentage_priority = (a.queue_percentage, a.queue_priority);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cwsr_expectations_refuse_sizes_past_32_bits() {
+        let g = GpuProfile::gfx1100();
+        let (ctl, cwsr, debug) = cwsr_expectations(&g).unwrap();
+        assert_eq!((ctl, debug), (0xa000, 96 * 32 * 32));
+        assert_eq!(cwsr, ctl + (0x75000 * 96u32).next_multiple_of(4096));
+        for (key, value) in [
+            ("simd_count", u32::MAX as u64),
+            ("simd_count", u64::MAX),
+            ("simd_count", 9000 * 2),
+            ("gfx_target_version", u64::MAX),
+            ("num_xcc", u64::MAX),
+            ("simd_per_cu", u32::MAX as u64 + 1),
+        ] {
+            assert_eq!(
+                cwsr_expectations(&g.clone().with_prop(key, value)),
+                None,
+                "{key} {value}"
+            );
+        }
+        // The target is not the low 32 bits of an oversized version.
+        let d = Driver::new(vec![g.with_prop("gfx_target_version", (1 << 32) + 110000)], true);
+        assert_eq!(d.gpus[0].target, None);
     }
 }

@@ -34,6 +34,9 @@ use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};
 use exec::{FAULT, Flow};
 use wave::{EXEC_LO, Wave};
 
+/// Most threads in a workgroup.
+const MAX_WORKGROUP_THREADS: usize = 1024;
+
 /// The interpreter, as the mock's kernel executor.
 #[derive(Debug, Clone)]
 pub struct Rdna3Executor {
@@ -198,7 +201,17 @@ impl Rdna3Executor {
         let tidig = (rsrc2 >> 11) & 3;
         let vgprs = (((d.rsrc[0] & 0x3f) + 1) * 8) as usize;
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
-        let threads = bx * by * bz;
+        // The registers come from the ring: a workgroup has at most 1024 threads.
+        let threads = bx
+            .checked_mul(by)
+            .and_then(|t| t.checked_mul(bz))
+            .filter(|&t| t <= MAX_WORKGROUP_THREADS)
+            .ok_or_else(|| {
+                KernelError::Unsupported(format!(
+                    "a workgroup of {bx}×{by}×{bz} threads (COMPUTE_NUM_THREAD_X/Y/Z): more than \
+                     {MAX_WORKGROUP_THREADS}"
+                ))
+            })?;
         let n_waves = threads.div_ceil(32);
         // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
         let lds_bytes = (((rsrc2 >> 15) & 0x1ff) * 512) as usize;

@@ -1,0 +1,170 @@
+//! `cargo xtask fuzz-seeds`: writes small seed corpora for the cargo-fuzz targets into
+//! `fuzz/corpus/<target>/` (not committed): the committed code objects, their
+//! instruction bytes, encoded PM4 and SDMA streams, and `properties` files.
+
+use std::path::{Path, PathBuf};
+
+use amd_packets::GfxTarget;
+use amd_packets::pm4::recipes::{self, Dispatch, Signal};
+use amd_packets::pm4::{DispatchInitiator, EventType, EventWrite, IndirectBuffer, Nop, ReleaseMem, WaitRegMem};
+use amd_packets::sdma::{ConstFill, CopyLinear, Fence, GcrReq, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
+
+use crate::{Result, kernels, workspace_root};
+
+/// The address of byte `offset` of `mock_rings`'s buffer, as markers it relocates
+/// (`fuzz/src/lib.rs`: `0xb0f0xxxx` is the low half plus xxxx, `0x0000b0f1` the high
+/// half).
+const fn buf(offset: u16) -> u64 {
+    (0xb0f1 << 32) | (0xb0f0_0000 | offset as u64)
+}
+
+/// A gfx1100's `properties` (the mock's 7900 XTX, abridged) and a gfx1030's.
+const PROPERTIES: [(&str, &str); 2] = [
+    (
+        "gfx1100",
+        "cpu_cores_count 0\nsimd_count 192\nmax_waves_per_simd 16\nlds_size_in_kb 64\nwave_front_size 32\n\
+         array_count 12\nsimd_arrays_per_engine 2\ncu_per_simd_array 8\nsimd_per_cu 2\nmax_slots_scratch_cu 32\n\
+         gfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\nlocation_id 34304\ndomain 0\n\
+         drm_render_minor 128\nnum_sdma_engines 2\nnum_sdma_xgmi_engines 0\nnum_sdma_queues_per_engine 6\n\
+         num_cp_queues 8\nmax_engine_clk_fcompute 2482\nunique_id 11673270660693242239\nnum_xcc 1\n",
+    ),
+    (
+        "gfx1030",
+        "simd_count 160\nmax_waves_per_simd 16\nlds_size_in_kb 64\narray_count 8\nsimd_arrays_per_engine 2\n\
+         simd_per_cu 2\nmax_slots_scratch_cu 32\ngfx_target_version 100300\ndrm_render_minor 129\n",
+    ),
+];
+
+fn pm4_stream(t: GfxTarget) -> Result<Vec<u32>> {
+    let mut b = Vec::new();
+    recipes::memory_barrier(t, &mut b);
+    ReleaseMem::timestamp(buf(0x10)).encode(t, &mut b);
+    Signal {
+        address: buf(0),
+        value: 1,
+        event: None,
+    }
+    .encode(t, &mut b);
+    WaitRegMem::memory_ge(buf(0), 1).encode(t, &mut b);
+    EventWrite::new(EventType::new(4)?, 4).encode(t, &mut b);
+    let user = [0xb0f0_0100, 0xb0f1];
+    Dispatch {
+        code_addr: buf(0x1000),
+        rsrc1: 0x40af_0080,
+        rsrc2: 0x9e,
+        rsrc3: 0,
+        tmpring_size: 0,
+        scratch_base: 0,
+        user_data: &user,
+        block: [32, 1, 1],
+        grid: [1, 1, 1],
+        initiator: DispatchInitiator::DEFAULT,
+    }
+    .encode(t, &mut b)?;
+    IndirectBuffer::new(buf(0x200), 4)?.encode(t, &mut b);
+    Nop::new(3)?.encode(t, &mut b);
+    Ok(b)
+}
+
+fn sdma_stream(t: GfxTarget) -> Result<Vec<u32>> {
+    let mut b = Vec::new();
+    CopyLinear::new(buf(0x200), buf(0x100), 64)?.encode(t, &mut b);
+    ConstFill::new(buf(0x300), 0xdead_beef, 64)?.encode(t, &mut b);
+    Fence::new(buf(0), 1).encode(t, &mut b);
+    Trap::new(0)?.encode(t, &mut b);
+    PollRegmem::memory_ge(buf(0), 1).encode(t, &mut b);
+    Timestamp::new(buf(0x10))?.encode(t, &mut b);
+    GcrReq::all(0).encode(t, &mut b);
+    SdmaNop::new(Indirect::padding_at(b.len()).max(1))?.encode(t, &mut b);
+    Indirect::new(buf(0x400), 8)?.encode(t, &mut b);
+    SdmaNop::new(2)?.encode(t, &mut b);
+    Ok(b)
+}
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The `.text` section of an ELF64 little-endian file, if it has one.
+fn text_section(elf: &[u8]) -> Option<&[u8]> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?));
+    let shoff = usize::try_from(u64_at(0x28)?).ok()?;
+    let (entsize, count, strndx) = (u16_at(0x3a)? as usize, u16_at(0x3c)? as usize, u16_at(0x3e)? as usize);
+    let header = |i: usize| shoff.checked_add(i.checked_mul(entsize)?);
+    let strtab = usize::try_from(u64_at(header(strndx)? + 0x18)?).ok()?;
+    (0..count).find_map(|i| {
+        let h = header(i)?;
+        let name_at = strtab.checked_add(u32_at(h)? as usize)?;
+        let name = elf.get(name_at..)?.split(|&c| c == 0).next()?;
+        if name != b".text" {
+            return None;
+        }
+        let (off, size) = (
+            usize::try_from(u64_at(h + 0x18)?).ok()?,
+            usize::try_from(u64_at(h + 0x20)?).ok()?,
+        );
+        elf.get(off..off.checked_add(size)?)
+    })
+}
+
+fn write(dir: &Path, name: &str, data: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(name), data)?;
+    Ok(())
+}
+
+/// Writes the seeds; prints how many files each target got.
+pub fn run(_args: &[String]) -> Result<()> {
+    let corpus: PathBuf = workspace_root().join("fuzz/corpus");
+    let dir = |target: &str| corpus.join(target);
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    let mut put = |target: &'static str, name: &str, data: &[u8]| -> Result<()> {
+        write(&dir(target), name, data)?;
+        *counts.entry(target).or_default() += 1;
+        Ok(())
+    };
+
+    let mut objects: Vec<PathBuf> = std::fs::read_dir(kernels::dir())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "hsaco"))
+        .collect();
+    objects.sort();
+    for path in &objects {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
+        let elf = std::fs::read(path)?;
+        put("code_object", name, &elf)?;
+        let text = text_section(&elf).ok_or_else(|| format!("{}: no .text section", path.display()))?;
+        put("isa_decode", name, text)?;
+        // The control byte picks the RSRC2 of the level it was built at.
+        let ctl = if name.ends_with("_O0") { 1u8 } else { 0 };
+        let mut k = vec![ctl];
+        k.extend_from_slice(text);
+        put("mock_kernels", name, &k)?;
+    }
+
+    for t in GfxTarget::ALL {
+        let (pm4, sdma) = (pm4_stream(t)?, sdma_stream(t)?);
+        put("pm4_decode", &format!("stream_{t:?}"), &bytes(&pm4))?;
+        put("sdma_decode", &format!("stream_{t:?}"), &bytes(&sdma))?;
+        // mock_rings: [control, compute dwords (u16)] + compute stream + SDMA stream.
+        let gfx1030 = (t == GfxTarget::Gfx103) as u8;
+        for (pad, tag) in [(0u8, "start"), (120, "wrapping")] {
+            let mut seed = vec![gfx1030 | (pad << 1)];
+            seed.extend_from_slice(&(pm4.len() as u16).to_le_bytes());
+            seed.extend(bytes(&pm4));
+            seed.extend(bytes(&sdma));
+            put("mock_rings", &format!("{t:?}_{tag}"), &seed)?;
+        }
+    }
+
+    for (name, text) in PROPERTIES {
+        put("sysfs_properties", name, text.as_bytes())?;
+    }
+
+    for (target, n) in counts {
+        println!("fuzz-seeds: {n} file(s) in fuzz/corpus/{target}");
+    }
+    Ok(())
+}
