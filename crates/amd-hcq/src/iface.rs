@@ -133,7 +133,7 @@ pub struct KfdIface {
 
 impl KfdIface {
     /// Wraps an opened KFD device.
-    pub fn new(dev: KfdDevice) -> Self {
+    pub fn new(dev: KfdDevice) -> Result<Self> {
         let p = &dev.node().props;
         let props = DeviceProps {
             arch: p.arch(),
@@ -142,13 +142,13 @@ impl KfdIface {
             cu_count: p.cu_count(),
             simd_per_cu: p.simd_per_cu,
             max_waves_per_simd: p.max_waves_per_simd,
-            lds_size: p.lds_size_in_kb * 1024,
+            lds_size: p.lds_size()?,
             scratch_slots_per_cu: p.max_slots_scratch_cu,
             array_count: p.array_count,
             simd_arrays_per_engine: p.simd_arrays_per_engine,
             gpu_id: dev.gpu_id(),
         };
-        KfdIface { dev, props }
+        Ok(KfdIface { dev, props })
     }
 
     /// The KFD device.

@@ -158,7 +158,7 @@ impl Platform {
                 self.kfd.gpus().len()
             )));
         }
-        let iface = KfdIface::new(self.kfd.device(index)?);
+        let iface = KfdIface::new(self.kfd.device(index)?)?;
         let mut pool = self.pool.lock();
         let dev = Device::with_iface(iface, index, pool.upgrade())?;
         *pool = Arc::downgrade(&dev.pool());
