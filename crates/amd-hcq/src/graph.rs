@@ -482,6 +482,9 @@ impl<I: DeviceInterface> BoundGraph<I> {
     /// copy it uses last ran are rewritten; an unbound variable, a value that does not
     /// fit or a launch size a kernel refuses is an error, and nothing is sent.
     pub fn replay(&self, vals: &Bindings) -> Result<Vec<u64>> {
+        for d in &self.devices {
+            d.inner.check()?;
+        }
         let mut st = self.state.lock();
         if st.count + 1 > TIMELINE_WRAP {
             self.restart_count()?;
@@ -518,6 +521,14 @@ impl<I: DeviceInterface> BoundGraph<I> {
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             l.list.update(img, vals, &st.runtime, &mut st.scratch)?;
         }
+        // The values are taken before the packets go out: a ring that fails midway
+        // leaves its value unsignalled (a wait for it reports the device), never
+        // signalled twice.
+        for g in guards.iter_mut().flatten() {
+            if let Some(t) = g.as_mut() {
+                t.next += 1;
+            }
+        }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             let dev = &self.devices[l.dev];
             let (va, dwords) = (img.buf.va(), l.list.dwords);
@@ -531,11 +542,6 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 dev.inner.push_compute(&words)?;
             }
             img.last_run = st.points[l.dev];
-        }
-        for g in guards.iter_mut().flatten() {
-            if let Some(t) = g.as_mut() {
-                t.next += 1;
-            }
         }
         st.count = count;
         st.next = (j + 1) % self.copies;
