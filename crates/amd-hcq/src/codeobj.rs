@@ -146,10 +146,34 @@ pub struct CodeObject {
     symbols: Vec<(String, u64)>,
 }
 
+/// How many bytes a 64-bit little-endian ELF's header says the file holds at least:
+/// its own 64, and the ends of the program and section header tables (`None` when
+/// the header itself is cut short).
+fn described_size(b: &[u8]) -> Option<u64> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?) as u64);
+    let u64_at = |o: usize| Some(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?));
+    if b.len() < 64 {
+        return Some(64);
+    }
+    let ph = u64_at(0x20)?.saturating_add(u16_at(0x36)?.saturating_mul(u16_at(0x38)?));
+    let sh = u64_at(0x28)?.saturating_add(u16_at(0x3a)?.saturating_mul(u16_at(0x3c)?));
+    Some(64.max(ph).max(sh))
+}
+
 impl CodeObject {
     /// Parses `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self> {
-        let elf = Elf::parse(bytes).map_err(|e| bad(format!("not a readable ELF file ({e})")))?;
+        let magic = b"\x7fELF";
+        if !magic.starts_with(&bytes[..bytes.len().min(4)]) || bytes.is_empty() {
+            return Err(bad("not an ELF file (it does not start with \\x7fELF)"));
+        }
+        let elf = Elf::parse(bytes).map_err(|e| match described_size(bytes) {
+            Some(need) if need > bytes.len() as u64 => bad(format!(
+                "truncated: the file has {} bytes, its headers describe at least {need}",
+                bytes.len()
+            )),
+            _ => bad(format!("not a readable ELF file ({e})")),
+        })?;
         if elf.header.e_machine != goblin::elf::header::EM_AMDGPU {
             return Err(bad(format!("machine {} is not AMDGPU", elf.header.e_machine)));
         }
