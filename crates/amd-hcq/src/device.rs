@@ -125,7 +125,9 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
     pub(crate) kernargs: Mutex<Option<crate::program::KernargRing<I>>>,
     pub(crate) profiling: std::sync::atomic::AtomicBool,
-    pub(crate) pending_profile: Mutex<Vec<(String, crate::profile::Engine, crate::profile::Times<I>)>>,
+    pub(crate) pending_profile: Mutex<Vec<crate::profile::Pending<I>>>,
+    /// Where to write the trace at close (`HCQ_PROFILE`).
+    pub(crate) trace_path: Option<std::path::PathBuf>,
     pub(crate) clock_offset: Mutex<Option<i128>>,
     /// Held while the timeline restarts.
     pub(crate) wrap_lock: Mutex<()>,
@@ -445,6 +447,7 @@ impl<I: DeviceInterface> Device<I> {
             fault: Mutex::new(None),
             inflight: Mutex::new(VecDeque::new()),
             launch_list: Mutex::new(None),
+            trace_path: crate::profile::env_trace_path(index),
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
@@ -456,7 +459,12 @@ impl<I: DeviceInterface> Device<I> {
             compute_list: None,
             copy_list: None,
         });
-        Ok(Device { inner })
+        let dev = Device { inner };
+        if dev.inner.trace_path.is_some() {
+            dev.set_profiling(true);
+            dev.calibrate_clock()?;
+        }
+        Ok(dev)
     }
 
     pub(crate) fn pool(&self) -> Arc<SignalPool<I>> {
@@ -751,6 +759,7 @@ pub enum Work<'a> {
 
 impl<I: DeviceInterface> Drop for DeviceInner<I> {
     fn drop(&mut self) {
+        self.write_env_trace();
         // Nothing waits here: work still running when the last handle goes is
         // abandoned. The fields drop in declaration order, so the queues are destroyed
         // (the driver preempts them; the mock ends their dispatches) before any memory

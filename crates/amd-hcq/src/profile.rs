@@ -162,16 +162,62 @@ impl<I: DeviceInterface> Device<I> {
             None => self.calibrate_clock()?,
         };
         let pending = std::mem::take(&mut *self.inner.pending_profile.lock());
-        Ok(pending
-            .into_iter()
-            .map(|(name, engine, t)| ProfileRecord {
-                name,
-                device: self.index(),
-                engine,
-                start_ns: ticks_to_ns(t.0.timestamp()) + offset,
-                end_ns: ticks_to_ns(t.1.timestamp()) + offset,
-            })
-            .collect())
+        Ok(records(pending, self.index(), offset))
+    }
+}
+
+/// Records of profiled submissions, on the CPU clock by `offset`.
+fn records<I: DeviceInterface>(pending: Vec<Pending<I>>, device: usize, offset: i128) -> Vec<ProfileRecord> {
+    pending
+        .into_iter()
+        .map(|(name, engine, t)| ProfileRecord {
+            name,
+            device,
+            engine,
+            start_ns: ticks_to_ns(t.0.timestamp()) + offset,
+            end_ns: ticks_to_ns(t.1.timestamp()) + offset,
+        })
+        .collect()
+}
+
+/// A profiled submission not yet turned into a record.
+pub(crate) type Pending<I> = (String, Engine, Times<I>);
+
+/// Where `HCQ_PROFILE` (or tinygrad's `PROFILE=1`, to `/tmp/amd_hcq_profile.json`)
+/// asks for the trace of GPU `index`: the path, with `.gpuN` before the extension for
+/// GPUs past the first.
+pub(crate) fn env_trace_path(index: usize) -> Option<std::path::PathBuf> {
+    let base = match std::env::var("HCQ_PROFILE") {
+        Ok(p) if !p.is_empty() => std::path::PathBuf::from(p),
+        _ => match std::env::var("PROFILE").as_deref() {
+            Ok("1") => std::path::PathBuf::from("/tmp/amd_hcq_profile.json"),
+            _ => return None,
+        },
+    };
+    if index == 0 {
+        return Some(base);
+    }
+    let stem = base
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = base
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    Some(base.with_file_name(format!("{stem}.gpu{index}{ext}")))
+}
+
+impl<I: DeviceInterface> crate::device::DeviceInner<I> {
+    /// At close, with `HCQ_PROFILE` set: writes the records whose work finished.
+    pub(crate) fn write_env_trace(&mut self) {
+        let Some(path) = self.trace_path.take() else { return };
+        let offset = self.clock_offset.get_mut().unwrap_or(0);
+        let pending = std::mem::take(self.pending_profile.get_mut());
+        let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.1.timestamp() != 0).collect();
+        let recs = records(done, self.index, offset);
+        // Nothing to report a failure to while closing: the trace is best effort.
+        let _ = std::fs::write(path, chrome_trace(&recs));
     }
 }
 

@@ -319,6 +319,14 @@ impl<I: DeviceInterface> Program<I> {
             .map(|(p, _)| p.logical())
     }
 
+    /// [`Program::enqueue`], then waits for it and returns its GPU time (from
+    /// timestamps taken around the dispatch).
+    pub fn enqueue_timed(&self, args: &KernArgs, dims: impl Into<SymDims>) -> Result<Duration> {
+        let (p, times) = self.submit_launch(args, dims.into(), &Bindings::new(), true)?;
+        self.dev.wait_point(p)?;
+        Ok(times.map(|t| Device::<I>::elapsed(&t)).unwrap_or_default())
+    }
+
     /// Launches the kernel with `bufs` and `vals` (the word form: one word per value
     /// argument of up to 4 bytes, two, low first, per 8-byte one) on `dims`, ordered on
     /// the timeline after everything before it; returns the timeline value that marks

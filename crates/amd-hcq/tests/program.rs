@@ -422,11 +422,17 @@ fn a_kernel_touching_unmapped_memory_reports_the_faulting_address() {
 fn malformed_code_objects_say_what_is_wrong() {
     let e = CodeObject::parse(&VADD[..1000]).unwrap_err().to_string();
     assert!(
-        e.contains(&format!("truncated: the file has 1000 bytes, its headers describe at least {}", VADD.len())),
+        e.contains(&format!(
+            "truncated: the file has 1000 bytes, its headers describe at least {}",
+            VADD.len()
+        )),
         "{e}"
     );
     let e = CodeObject::parse(&VADD[..10]).unwrap_err().to_string();
-    assert!(e.contains("truncated: the file has 10 bytes, its headers describe at least 64"), "{e}");
+    assert!(
+        e.contains("truncated: the file has 10 bytes, its headers describe at least 64"),
+        "{e}"
+    );
     for junk in [&b"not an elf"[..], &[], b"\x7fEL"] {
         let e = CodeObject::parse(junk).unwrap_err().to_string();
         assert!(e.contains("not an ELF file") || e.contains("truncated"), "{e}");

@@ -33,7 +33,8 @@ pub const USAGE: &str = "usage:
                                     (u8 i8 u16 i16 u32 i32 u64 i64 f32 f64) or
                                     buf:TYPE:N[=FILL] for a buffer of N values filled
                                     with FILL (a number, or iota for 0, 1, 2, ...;
-                                    zeros by default), printed after the run
+                                    zeros by default), printed after the run;
+                                    HCQ_PROFILE=FILE writes a Perfetto trace of it
 
 The GPU is the first AMD GPU through /dev/kfd, or the mock GPU where there is none
 (AMD_IFACE=KFD or AMD_IFACE=MOCK forces one).";
@@ -404,21 +405,12 @@ fn run_kernel(args: &[String]) -> Result<()> {
     println!("GPU 0: {}, {transport}", dev.props().arch);
     let prg = Program::load(&dev, &elf, &kernel).map_err(failed)?;
     let (kargs, buffers) = build_args(&dev, &run_args)?;
-    dev.set_profiling(true);
-    let v = prg.enqueue(&kargs, dims).map_err(failed)?;
-    dev.wait_timeline(v).map_err(failed)?;
-    let recs = dev.take_profile().map_err(failed)?;
-    let ns = recs
-        .iter()
-        .rev()
-        .find(|r| r.name == kernel)
-        .map(|r| r.end_ns - r.start_ns);
+    let t = prg.enqueue_timed(&kargs, dims).map_err(failed)?;
     println!(
-        "kernel {kernel}: grid {:?} × block {:?}, {}",
+        "kernel {kernel}: grid {:?} × block {:?}, {:.3} us on the GPU",
         dims.global,
         dims.local,
-        ns.map(|n| format!("{:.3} us on the GPU", n as f64 / 1e3))
-            .unwrap_or_else(|| "no time recorded".into())
+        t.as_secs_f64() * 1e6
     );
     for (i, ty, n, buf) in buffers {
         let size = n * ty.size() as usize;

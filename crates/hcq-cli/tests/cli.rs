@@ -9,9 +9,14 @@ use amd_packets::pm4::ReleaseMem;
 const KERNELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels");
 
 fn hcq(args: &[&str], stdin: Option<&str>) -> Output {
+    hcq_env(args, stdin, &[])
+}
+
+fn hcq_env(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_hcq"))
         .args(args)
         .env("AMD_IFACE", "MOCK")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -145,4 +150,43 @@ fn usage_errors_exit_2_with_the_usage() {
     assert!(text(&o).1.contains("/nonexistent.hsaco: No such file"));
     let o = hcq(&["--help"], None);
     assert!(o.status.success() && text(&o).0.contains("hcq run FILE KERNEL"));
+}
+
+/// `HCQ_PROFILE=FILE` makes the runtime write a Chrome / Perfetto trace when the
+/// device closes.
+#[test]
+fn hcq_profile_writes_a_trace() {
+    let path = std::env::temp_dir().join(format!("hcq-trace-{}.json", std::process::id()));
+    let vadd = format!("{KERNELS}/vadd.hsaco");
+    let o = hcq_env(
+        &[
+            "run",
+            &vadd,
+            "vadd",
+            "--grid",
+            "1",
+            "--block",
+            "64",
+            "--arg",
+            "buf:f32:64=1",
+            "--arg",
+            "buf:f32:64=2",
+            "--arg",
+            "buf:f32:64",
+            "--arg",
+            "u32:64",
+        ],
+        None,
+        &[("HCQ_PROFILE", path.to_str().unwrap())],
+    );
+    assert!(o.status.success(), "{}", text(&o).1);
+    let trace = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let events: Vec<&str> = trace.split("\"ph\":\"X\"").skip(1).collect();
+    assert!(events.iter().any(|e| e.contains("\"name\":\"vadd\"")), "{trace}");
+    assert!(events.iter().any(|e| e.contains("\"name\":\"copy_in\"")), "{trace}");
+    assert!(
+        trace.starts_with("{\"traceEvents\":[") && trace.ends_with("]}"),
+        "{trace}"
+    );
 }
