@@ -249,9 +249,22 @@ impl Sys for MockSys {
                 // A running engine only needs the kick; a sleeping one is notified under
                 // the driver lock (see `device_thread` for why SeqCst).
                 self.kicks[g].store(true, Ordering::SeqCst);
-                if self.sleeping[g].load(Ordering::SeqCst) {
-                    let _d = self.driver.lock();
-                    self.gpu_wake[g].notify_one();
+                // A sleeping engine holds the driver lock only between announcing the
+                // sleep and waiting, or between waking and saying so: wait for one of
+                // those short moments to pass rather than queue for the lock behind
+                // the engine's work.
+                let mut spins = 0u32;
+                while self.sleeping[g].load(Ordering::SeqCst) {
+                    if let Some(_d) = self.driver.try_lock() {
+                        self.gpu_wake[g].notify_one();
+                        break;
+                    }
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
                 }
             }
         }
