@@ -537,9 +537,11 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 q.indirect(va, dwords)?;
                 dev.inner.push_copy(&q)?;
             } else {
-                let mut words = Vec::with_capacity(4);
-                IndirectBuffer::new(va, dwords)?.encode(dev.props().target, &mut words);
-                dev.inner.push_compute(&words)?;
+                let mut words = [0u32; IndirectBuffer::DWORDS];
+                let mut sink = amd_packets::SliceSink::new(&mut words);
+                IndirectBuffer::new(va, dwords)?.encode(dev.props().target, &mut sink);
+                let n = sink.finish().unwrap_or(0);
+                dev.inner.push_compute(&words[..n])?;
             }
             img.last_run = st.points[l.dev];
         }
