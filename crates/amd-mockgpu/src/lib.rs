@@ -313,6 +313,11 @@ pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(
 
 impl MockSys {
     /// A mock with the GPUs of `config`.
+    ///
+    /// # Panics
+    /// If a PCI profile is invalid (VRAM not a whole number of MiB, a BAR size not a
+    /// power of two, a discovery table too large for its format) or the host refuses
+    /// the memory behind a PCI GPU's BARs (`memfd_create`).
     pub fn new(config: MockConfig) -> Self {
         let n = config.gpus.len();
         let mut driver = Driver::new(config.gpus, config.cpu_node);

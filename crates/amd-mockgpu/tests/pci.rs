@@ -534,6 +534,35 @@ fn the_seeds_vfio_sequence() {
 }
 
 #[test]
+fn an_open_device_holds_its_group_in_the_container() {
+    let m = MockSys::new(MockConfig::pci(1));
+    to_vfio(&m);
+    let container = m.open(p("/dev/vfio/vfio"), OpenMode::ReadWrite).unwrap();
+    let group = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+    ioctl(&m, group, VFIO_GROUP_SET_CONTAINER, &mut container.0.to_ne_bytes()).unwrap();
+    ioctl_value(&m, container, VFIO_SET_IOMMU, VFIO_NOIOMMU_IOMMU).unwrap();
+    let device = Fd(ioctl(&m, group, VFIO_GROUP_GET_DEVICE_FD, &mut b"0000:03:00.0\0".to_vec()).unwrap());
+    assert_eq!(ioctl_value(&m, group, VFIO_GROUP_UNSET_CONTAINER, 0), Err(Errno::EBUSY));
+    m.close(group).unwrap();
+    m.close(container).unwrap();
+    let status = |m: &MockSys| {
+        let g = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+        let mut st = vfio_group_status { argsz: 8, flags: 0 };
+        ioctl(m, g, VFIO_GROUP_GET_STATUS, st.as_mut_bytes()).unwrap();
+        m.close(g).unwrap();
+        st.flags
+    };
+    assert_ne!(
+        status(&m) & VFIO_GROUP_FLAGS_CONTAINER_SET,
+        0,
+        "the device still holds it"
+    );
+    m.close(device).unwrap();
+    assert_eq!(status(&m) & VFIO_GROUP_FLAGS_CONTAINER_SET, 0);
+    assert_eq!(m.stats().open_fds, 0);
+}
+
+#[test]
 fn pagemap_resolves_back_to_host_memory() {
     let m = MockSys::new(MockConfig::pci(1));
     let len = 4 * 4096;

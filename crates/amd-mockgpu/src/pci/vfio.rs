@@ -358,7 +358,10 @@ impl Driver {
             FdKind::VfioGroup(g) => {
                 if let Some(s) = bus.groups.get_mut(&g) {
                     s.open = false;
-                    bus.detach_group(g);
+                    // An open device descriptor holds its group in the container.
+                    if !bus.devs.iter().any(|d| d.group == Some(g) && d.vfio_device_fds > 0) {
+                        bus.detach_group(g);
+                    }
                 }
             }
             FdKind::VfioContainer(c) => {
@@ -371,14 +374,20 @@ impl Driver {
                 }
             }
             FdKind::VfioDevice(i) => {
-                if let Some(d) = bus.devs.get_mut(i) {
-                    d.vfio_device_fds = d.vfio_device_fds.saturating_sub(1);
-                    if d.vfio_device_fds == 0 {
-                        // vfio_pci_core_disable: interrupts off, device disabled.
-                        d.msi_eventfd = None;
-                        d.msi_control &= !super::config::MSI_ENABLE;
-                        d.command &= !COMMAND_MASTER;
-                    }
+                let Some(d) = bus.devs.get_mut(i) else { return };
+                d.vfio_device_fds = d.vfio_device_fds.saturating_sub(1);
+                if d.vfio_device_fds > 0 {
+                    return;
+                }
+                // vfio_pci_core_disable: interrupts off, device disabled.
+                d.msi_eventfd = None;
+                d.msi_control &= !super::config::MSI_ENABLE;
+                d.command &= !COMMAND_MASTER;
+                // A group closed while the device was open leaves its container now.
+                if let Some(g) = d.group
+                    && bus.groups.get(&g).is_some_and(|s| !s.open)
+                {
+                    bus.detach_group(g);
                 }
             }
             _ => {}
