@@ -12,9 +12,13 @@
 //!   the hardware ids and the checksum;
 //! - [`Mmio`]: the register boundary (defined in `amd-kfd` beside `Sys`, whose
 //!   [`Sys::mmio`](amd_kfd::sys::Sys::mmio) hands out the mock's register model for a
-//!   mapped register BAR; see [`amd_kfd::mmio`]).
+//!   mapped register BAR; see [`amd_kfd::mmio`]), and [`bar::registers`], which gives
+//!   that model or, on hardware, [`bar::VolatileBar`] over the mapping.
+//!
+//! `unsafe` lives in [`bar`] (volatile access to a mapped BAR).
 #![deny(unsafe_code)]
 
+pub mod bar;
 pub mod discovery;
 pub mod vfio;
 

@@ -9,7 +9,8 @@
 //! must run code. So the mock answers [`Sys::mmio`](crate::sys::Sys::mmio) for the
 //! address of a mapped register BAR with its model, and the transport uses that
 //! instead of the mapping; the host answers `None`, and the transport falls back to
-//! volatile access to the mapping it made.
+//! volatile access to the mapping it made (`amd_am::bar::registers` makes that
+//! choice).
 //!
 //! The trait lives here, beside [`Sys`](crate::sys::Sys), because `Sys::mmio` names it
 //! and `amd-am` (which re-exports it) and `amd-mockgpu` both depend on this crate:

@@ -218,6 +218,17 @@ fn vram_through_bar0() {
     let regs = m.mmio(r).expect("the mock's register model");
     assert_eq!(regs.size_dwords(), (MIB / 4) as u32);
     assert_eq!(regs.read32(RCC_CONFIG_MEMSIZE), 512, "VRAM in MiB");
+    // What the transport will call: the model here, volatile access on hardware.
+    // SAFETY: `r` is the live register mapping made above, unmapped after `via` is
+    // dropped.
+    let via = unsafe { amd_am::bar::registers(&m, r, MIB as usize) };
+    via.write32(0x40, 0x55);
+    assert_eq!(regs.read32(0x40), 0x55);
+    assert_eq!(
+        m.pci_registers(0).unwrap().take_writes(),
+        [RegWrite { reg: 0x40, value: 0x55 }]
+    );
+    drop(via);
     assert!(m.mmio(a).is_none() && m.mmio(r + 0x1000).is_none());
     assert!(amd_kfd::sys::HostSys.mmio(r).is_none());
     unmap(&m, r, MIB as usize);
