@@ -12,6 +12,9 @@
 //!          Sys ─────── HostSys (the OS) or amd-mockgpu's MockSys (an emulated driver)
 //! ```
 //!
+//! [`mmio::Mmio`] is the register boundary of the driverless transport, defined here
+//! beside [`sys::Sys`] so that `amd-am` and the mock can share it.
+//!
 //! `unsafe` lives in two modules: [`sys`] (the system calls of [`sys::HostSys`]) and
 //! `raw` (ioctls with embedded pointers, the mappings this crate owns, and atomic
 //! access to queue pointers and doorbells).
@@ -21,6 +24,7 @@ pub mod abi;
 mod device;
 mod error;
 mod memory;
+pub mod mmio;
 mod queue;
 mod raw;
 pub mod sys;

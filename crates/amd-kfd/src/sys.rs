@@ -7,8 +7,11 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use nix::errno::Errno;
+
+use crate::mmio::Mmio;
 
 /// A file descriptor handed out by a [`Sys`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,6 +130,19 @@ pub trait Sys: Send + Sync {
     /// request's ABI defines (sizes and counts as given in `arg`).
     unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32>;
 
+    /// Issues ioctl `request` (named `name` in errors) on `fd` with an integer
+    /// argument passed by value (VFIO's `VFIO_CHECK_EXTENSION` and `VFIO_SET_IOMMU`
+    /// take one; requests without an argument take 0); returns the call's
+    /// non-negative result. The default refuses (`ENOTTY`).
+    ///
+    /// # Safety
+    /// `request` must be one that takes its argument by value (or none): a request
+    /// that reads `value` as a pointer would dereference an arbitrary address.
+    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
+        let _ = (fd, request, value);
+        Err(SysError::new(format!("ioctl {name}"), Errno::ENOTTY))
+    }
+
     /// Maps `len` bytes; returns the address. `addr` is a hint, or the exact address
     /// with [`MapFlags::FIXED`]. `fd` is `None` for anonymous mappings.
     ///
@@ -149,6 +165,32 @@ pub trait Sys: Send + Sync {
     /// The range must belong to mappings the caller owns, and nothing may access it
     /// afterwards.
     unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()>;
+
+    /// Reads from `fd` at byte `offset` without moving a file position (`pread(2)`):
+    /// PCI configuration space (`config`, or the VFIO device's config region) and
+    /// `/proc/self/pagemap` are read this way. Returns the bytes read (fewer at the
+    /// end of the file). The default refuses (`ENOSYS`).
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
+        let _ = (fd, buf, offset);
+        Err(SysError::new("pread", Errno::ENOSYS))
+    }
+
+    /// Writes to `fd` at byte `offset` (`pwrite(2)`): PCI configuration space.
+    /// Returns the bytes written. The default refuses (`ENOSYS`).
+    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
+        let _ = (fd, buf, offset);
+        Err(SysError::new("pwrite", Errno::ENOSYS))
+    }
+
+    /// The register model behind a register BAR mapped at `addr` (the address an
+    /// [`mmap`](Sys::mmap) of `resource5`, or of the VFIO device's BAR 5 region,
+    /// returned), for an implementation whose registers are not memory (see
+    /// [`crate::mmio`]). The real implementation returns `None`: the caller then
+    /// accesses the mapping with volatile loads and stores.
+    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
+        let _ = addr;
+        None
+    }
 
     /// Reads a small file (sysfs attributes and the like) whole.
     fn read_file(&self, path: &Path) -> SysResult<Vec<u8>>;
@@ -238,6 +280,33 @@ impl Sys for HostSys {
         } else {
             Ok(r)
         }
+    }
+
+    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
+        let value =
+            libc::c_ulong::try_from(value).map_err(|_| SysError::new(format!("ioctl {name}"), Errno::EINVAL))?;
+        // SAFETY: the request takes its argument by value (this method's contract), so
+        // the kernel dereferences nothing.
+        let r = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, value) };
+        if r < 0 {
+            Err(SysError::new(format!("ioctl {name}"), Errno::last()))
+        } else {
+            Ok(r)
+        }
+    }
+
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
+        let offset = libc::off_t::try_from(offset).map_err(|_| SysError::new("pread", Errno::EINVAL))?;
+        // SAFETY: `buf` is writable for `buf.len()` bytes for the duration of the call.
+        let n = unsafe { libc::pread(fd.0, buf.as_mut_ptr().cast(), buf.len(), offset) };
+        usize::try_from(n).map_err(|_| SysError::new("pread", Errno::last()))
+    }
+
+    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
+        let offset = libc::off_t::try_from(offset).map_err(|_| SysError::new("pwrite", Errno::EINVAL))?;
+        // SAFETY: `buf` is readable for `buf.len()` bytes for the duration of the call.
+        let n = unsafe { libc::pwrite(fd.0, buf.as_ptr().cast(), buf.len(), offset) };
+        usize::try_from(n).map_err(|_| SysError::new("pwrite", Errno::last()))
     }
 
     unsafe fn mmap(
@@ -384,6 +453,13 @@ mod tests {
         assert_eq!(sys.read(fd, &mut b).unwrap(), 8);
         assert_eq!(u64::from_ne_bytes(b), 1);
         sys.close(fd).unwrap();
+
+        let f = sys.open(Path::new("/proc/self/pagemap"), OpenMode::ReadOnly).unwrap();
+        let mut entry = [0u8; 8];
+        // Unprivileged readers get the entries with the frame number zeroed.
+        assert_eq!(sys.pread(f, &mut entry, 8 * 16).unwrap(), 8);
+        sys.close(f).unwrap();
+        assert!(sys.mmio(0x1000).is_none());
 
         // SAFETY: an anonymous mapping at a kernel-chosen address replaces nothing; it
         // is unmapped below and not used after.

@@ -33,6 +33,25 @@ pub(crate) enum FdKind {
     Render(usize),
     /// A real descriptor opened for a read outside `/dev` and `/sys`.
     Host(i32),
+    /// `resourceN` of a PCI device.
+    PciBar {
+        dev: usize,
+        bar: usize,
+        writable: bool,
+    },
+    /// `config` of a PCI device.
+    PciConfig {
+        dev: usize,
+        writable: bool,
+    },
+    /// `/proc/self/pagemap`.
+    Pagemap,
+    /// `/dev/vfio/vfio`: a container.
+    VfioContainer(u32),
+    /// `/dev/vfio/noiommu-N`: a group.
+    VfioGroup(u32),
+    /// A VFIO device (of PCI device N).
+    VfioDevice(usize),
 }
 
 /// A memory fault: what the driver's memory-exception event carries
@@ -164,6 +183,8 @@ pub(crate) struct Driver {
     pub(crate) queues: BTreeMap<u32, QueueInfo>,
     pub(crate) next_queue_id: u32,
     pub(crate) host_maps: RangeSet,
+    /// The PCI devices, VFIO and pagemap.
+    pub(crate) pci: crate::pci::PciBus,
     pub(crate) inject: Injections,
     pub(crate) clock_origin: Instant,
 }
@@ -255,6 +276,7 @@ impl Driver {
             queues: BTreeMap::new(),
             next_queue_id: 1,
             host_maps: RangeSet::default(),
+            pci: Default::default(),
             inject: Injections::default(),
             clock_origin: Instant::now(),
         }

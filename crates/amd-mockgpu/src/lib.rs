@@ -9,7 +9,10 @@
 //!    ├── /dev/dri/renderD*: mmap gives shared memory at the address asked for
 //!    ├── /sys/…/kfd/topology: nodes for a CPU and N GPUs (gfx1100, gfx1030 profiles)
 //!    ├── doorbell pages, the event page and its slots, events and waits
-//!    └── bookkeeping of buffers and GPU mappings for the hardware half
+//!    ├── bookkeeping of buffers and GPU mappings for the hardware half
+//!    └── PCI GPUs for the driverless transport (module [`pci`]): sysfs, BARs, config
+//!        space, driver binding, VFIO, pagemap, IP discovery, the BAR 5 register file
+//!        (reached through `Sys::mmio`, as `amd_kfd::mmio::Mmio`)
 //! ```
 //!
 //! Everything above the `Sys` trait is the production path. Paths the mock does not
@@ -25,6 +28,7 @@
 mod driver;
 pub mod hw;
 mod kfd;
+pub mod pci;
 mod profile;
 mod ranges;
 pub mod rdna3;
@@ -47,6 +51,7 @@ pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
 };
+pub use pci::{PciDeviceInfo, PciDriver, PciProfile};
 pub use profile::GpuProfile;
 pub use rdna3::Rdna3Executor;
 
@@ -62,15 +67,25 @@ pub struct MockConfig {
     pub cpu_node: bool,
     /// How the engines run.
     pub mode: ExecMode,
+    /// GPUs on the PCI bus for the driverless transport (`/sys/bus/pci/devices/
+    /// 0000:03:00.0`, `0000:04:00.0`, …; see [`pci`]). They are separate from the
+    /// KFD GPUs above: the mock does not remove a PCI GPU from the KFD topology when
+    /// it leaves amdgpu, nor the reverse.
+    pub pci: Vec<PciProfile>,
+    /// Whether the `vfio` and `vfio-pci` modules are loaded (`/dev/vfio/vfio`,
+    /// `/sys/module/vfio`, the `vfio-pci` driver).
+    pub vfio: bool,
 }
 
 impl Default for MockConfig {
-    /// One gfx1100 (a 7900 XTX) behind a CPU node.
+    /// One gfx1100 (a 7900 XTX) behind a CPU node; no PCI GPU; VFIO loaded.
     fn default() -> Self {
         MockConfig {
             gpus: vec![GpuProfile::gfx1100()],
             cpu_node: true,
             mode: ExecMode::Threaded,
+            pci: Vec::new(),
+            vfio: true,
         }
     }
 }
@@ -80,8 +95,17 @@ impl MockConfig {
     pub fn gfx1100s(n: usize) -> Self {
         MockConfig {
             gpus: vec![GpuProfile::gfx1100(); n],
-            cpu_node: true,
-            mode: ExecMode::Threaded,
+            ..Self::default()
+        }
+    }
+
+    /// `n` 7900 XTXs on the PCI bus ([`PciProfile::navi31`], bound to amdgpu), no KFD
+    /// GPU, VFIO loaded.
+    pub fn pci(n: usize) -> Self {
+        MockConfig {
+            gpus: Vec::new(),
+            pci: vec![PciProfile::navi31(); n],
+            ..Self::default()
         }
     }
 
@@ -289,10 +313,18 @@ pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(
 
 impl MockSys {
     /// A mock with the GPUs of `config`.
+    ///
+    /// # Panics
+    /// If a PCI profile is invalid (VRAM not a whole number of MiB, a BAR size not a
+    /// power of two, a discovery table too large for its format) or the host refuses
+    /// the memory behind a PCI GPU's BARs (`memfd_create`).
     pub fn new(config: MockConfig) -> Self {
         let n = config.gpus.len();
+        let mut driver = Driver::new(config.gpus, config.cpu_node);
+        driver.pci = pci::PciBus::new(config.pci, config.vfio)
+            .unwrap_or_else(|e| panic!("MockSys::new: the PCI configuration is invalid: {e}"));
         let shared = Arc::new(Shared {
-            driver: Mutex::new(Driver::new(config.gpus, config.cpu_node)),
+            driver: Mutex::new(driver),
             events_changed: Condvar::new(),
             long_done: Condvar::new(),
             gpu_wake: (0..n).map(|_| Condvar::new()).collect(),

@@ -2,18 +2,27 @@
 
 #![allow(unsafe_code)]
 
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use amd_kfd::abi::*;
+use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
 use nix::errno::Errno;
 
 use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
+use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM, BarMap, PAGE, PciBus};
 use crate::{ExecMode, MockSys, NODES, err};
 
 impl Sys for MockSys {
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
+        if PciBus::owns(path) {
+            let mut d = self.driver.lock();
+            let kind = d.pci.open(path, mode).map_err(|e| SysError::at("open", path, e))?;
+            return Ok(Fd(d.alloc_fd(kind)));
+        }
         let kind = if path == Path::new("/dev/kfd") {
             FdKind::Kfd
         } else if let Some(i) = Self::render_index(path) {
@@ -37,7 +46,18 @@ impl Sys for MockSys {
     fn close(&self, fd: Fd) -> SysResult<()> {
         let kind = self.driver.lock().fds.remove(&fd.0).ok_or(err("close", Errno::EBADF))?;
         match kind {
-            FdKind::Host(real) => self.host.close(Fd(real)),
+            FdKind::Host(real) => {
+                let mut d = self.driver.lock();
+                if d.pci.eventfds.remove(&fd.0) {
+                    // The mock does not hold the eventfd open: interrupts that
+                    // signalled it are off.
+                    for p in d.pci.devs.iter_mut().filter(|p| p.msi_eventfd == Some(fd.0)) {
+                        p.msi_eventfd = None;
+                    }
+                }
+                drop(d);
+                self.host.close(Fd(real))
+            }
             FdKind::Render(i) => {
                 let mut d = self.driver.lock();
                 if d.gpus[i].vm_fd == Some(fd.0) {
@@ -45,7 +65,11 @@ impl Sys for MockSys {
                 }
                 Ok(())
             }
-            FdKind::Kfd => Ok(()),
+            FdKind::Kfd | FdKind::PciBar { .. } | FdKind::PciConfig { .. } | FdKind::Pagemap => Ok(()),
+            FdKind::VfioContainer(_) | FdKind::VfioGroup(_) | FdKind::VfioDevice(_) => {
+                self.driver.lock().vfio_close(kind);
+                Ok(())
+            }
         }
     }
 
@@ -55,9 +79,89 @@ impl Sys for MockSys {
             Some(FdKind::Kfd) => self
                 .kfd_ioctl(request, arg)
                 .map_err(|e| err(&format!("ioctl {name}"), e)),
+            Some(k @ (FdKind::VfioContainer(_) | FdKind::VfioGroup(_) | FdKind::VfioDevice(_))) => self
+                .driver
+                .lock()
+                .vfio_ioctl(k, request, arg)
+                .map_err(|e| err(&format!("ioctl {name}"), e)),
             Some(_) => Err(err(&format!("ioctl {name}"), Errno::ENOTTY)),
             None => Err(err(&format!("ioctl {name}"), Errno::EBADF)),
         }
+    }
+
+    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
+        let mut d = self.driver.lock();
+        match d.fds.get(&fd.0).copied() {
+            Some(k @ (FdKind::VfioContainer(_) | FdKind::VfioGroup(_) | FdKind::VfioDevice(_))) => d
+                .vfio_ioctl_value(k, request, value)
+                .map_err(|e| err(&format!("ioctl {name}"), e)),
+            Some(_) => Err(err(&format!("ioctl {name}"), Errno::ENOTTY)),
+            None => Err(err(&format!("ioctl {name}"), Errno::EBADF)),
+        }
+    }
+
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
+        let e = |errno| err("pread", errno);
+        let mut d = self.driver.lock();
+        match d.fds.get(&fd.0).copied().ok_or(e(Errno::EBADF))? {
+            FdKind::Host(real) => {
+                drop(d);
+                self.host.pread(Fd(real), buf, offset)
+            }
+            FdKind::PciConfig { dev, .. } => Ok(d.pci.devs[dev].config_read(offset, buf)),
+            FdKind::VfioDevice(dev) => d.vfio_region_read(dev, offset, buf).map_err(e),
+            FdKind::Pagemap => {
+                // fs/proc/task_mmu.c pagemap_read: whole 8-byte entries only.
+                if offset % 8 != 0 || buf.len() % 8 != 0 {
+                    return Err(e(Errno::EINVAL));
+                }
+                let first = offset / 8;
+                for (k, chunk) in buf.chunks_exact_mut(8).enumerate() {
+                    let page = first
+                        .checked_add(k as u64)
+                        .and_then(|vpn| vpn.checked_mul(PAGE as u64))
+                        .and_then(|a| usize::try_from(a).ok());
+                    let entry = match page {
+                        Some(a) => {
+                            let mapped = a
+                                .checked_add(PAGE)
+                                .is_some_and(|e| d.space.read().accessible.contains(a, e))
+                                && !d.pci.maps_contain(a);
+                            d.pci.pagemap_entry(a, mapped)
+                        }
+                        None => 0,
+                    };
+                    chunk.copy_from_slice(&entry.to_ne_bytes());
+                }
+                Ok(buf.len())
+            }
+            _ => Err(e(Errno::EINVAL)),
+        }
+    }
+
+    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
+        let e = |errno| err("pwrite", errno);
+        let mut d = self.driver.lock();
+        match d.fds.get(&fd.0).copied().ok_or(e(Errno::EBADF))? {
+            FdKind::Host(real) => {
+                drop(d);
+                self.host.pwrite(Fd(real), buf, offset)
+            }
+            FdKind::PciConfig { dev, writable: true } => Ok(d.pci.devs[dev].config_write(offset, buf)),
+            FdKind::PciConfig { writable: false, .. } => Err(e(Errno::EBADF)),
+            FdKind::VfioDevice(dev) => d.vfio_region_write(dev, offset, buf).map_err(e),
+            _ => Err(e(Errno::EINVAL)),
+        }
+    }
+
+    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
+        let d = self.driver.lock();
+        let m = d.pci.maps.get(&addr)?;
+        if m.bar != BAR_MMIO || m.offset != 0 {
+            return None;
+        }
+        let regs: Arc<dyn Mmio> = d.pci.devs.get(m.dev)?.regs.clone();
+        Some(regs)
     }
 
     unsafe fn mmap(
@@ -119,7 +223,29 @@ impl Sys for MockSys {
                 }
                 a
             }
-            Some(FdKind::Host(_)) => return Err(e(Errno::ENODEV)),
+            Some(FdKind::PciBar { dev, bar, writable }) => {
+                if prot == Prot::ReadWrite && !writable {
+                    return Err(e(Errno::EACCES));
+                }
+                // SAFETY: this call's contract carries over (same range, same FIXED-ness).
+                let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, offset) }.map_err(e)?;
+                d.pci.maps.insert(got, m);
+                d.host_maps.insert(got, got + len);
+                return Ok(got);
+            }
+            Some(FdKind::VfioDevice(dev)) => {
+                let (index, off) = crate::pci::vfio_split_offset(offset);
+                let bar = match index as usize {
+                    b @ (BAR_VRAM | BAR_DOORBELL | BAR_MMIO) => b,
+                    _ => return Err(e(Errno::EINVAL)),
+                };
+                // SAFETY: as above.
+                let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, off) }.map_err(e)?;
+                d.pci.maps.insert(got, m);
+                d.host_maps.insert(got, got + len);
+                return Ok(got);
+            }
+            Some(_) => return Err(e(Errno::ENODEV)),
         };
         d.host_maps.insert(got, got + len);
         let mut space = d.space.write();
@@ -144,6 +270,8 @@ impl Sys for MockSys {
             unsafe { self.host.munmap(addr, len) }?;
         }
         d.host_maps.remove(addr, end);
+        d.pci.forget_maps(addr, end);
+        d.pci.forget_pages(addr, end);
         let end = end as u64;
         for (i, g) in d.gpus.iter_mut().enumerate() {
             if g.doorbell_page.is_some_and(|p| p >= addr as u64 && p < end) {
@@ -155,6 +283,14 @@ impl Sys for MockSys {
     }
 
     fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        if PciBus::owns(path) {
+            return self
+                .driver
+                .lock()
+                .pci
+                .read_file(path)
+                .map_err(|e| SysError::at("read", path, e));
+        }
         if let Some(r) = self.virtual_text(path) {
             return r;
         }
@@ -164,12 +300,23 @@ impl Sys for MockSys {
         self.host.read_file(path)
     }
 
-    fn write_file(&self, path: &Path, _data: &[u8]) -> SysResult<()> {
+    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
+        if PciBus::owns(path) {
+            return self
+                .driver
+                .lock()
+                .pci
+                .write_file(path, data)
+                .map_err(|e| SysError::at("write", path, e));
+        }
         Err(SysError::at("write", path, Errno::EACCES))
     }
 
     fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
         let d = self.driver.lock();
+        if PciBus::owns(path) {
+            return d.pci.list_dir(path).map_err(|e| SysError::at("readdir", path, e));
+        }
         let n_nodes = d.gpus.len() + d.cpu_node as usize;
         if path == Path::new(NODES) {
             // Directory order is not node order on real systems either.
@@ -192,6 +339,9 @@ impl Sys for MockSys {
     }
 
     fn exists(&self, path: &Path) -> bool {
+        if PciBus::owns(path) {
+            return self.driver.lock().pci.node(path).is_some();
+        }
         if path == Path::new("/dev/kfd")
             || path == Path::new("/sys/module/amdgpu")
             || Self::render_index(path).is_some_and(|i| i < self.driver.lock().gpus.len())
@@ -205,6 +355,14 @@ impl Sys for MockSys {
     }
 
     fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
+        if PciBus::owns(path) {
+            return self
+                .driver
+                .lock()
+                .pci
+                .readlink(path)
+                .map_err(|e| SysError::at("readlink", path, e));
+        }
         if Self::is_virtual(path) {
             return Err(SysError::at("readlink", path, Errno::EINVAL));
         }
@@ -213,7 +371,9 @@ impl Sys for MockSys {
 
     fn eventfd(&self, init: u32) -> SysResult<Fd> {
         let fd = self.host.eventfd(init)?;
-        self.driver.lock().fds.insert(fd.0, FdKind::Host(fd.0));
+        let mut d = self.driver.lock();
+        d.fds.insert(fd.0, FdKind::Host(fd.0));
+        d.pci.eventfds.insert(fd.0);
         Ok(fd)
     }
 
@@ -283,5 +443,60 @@ impl Sys for MockSys {
             }
         }
         self.host.poll(fds, timeout_ms)
+    }
+}
+
+impl MockSys {
+    /// Maps `len` bytes of BAR `bar` of PCI device `dev` from byte `offset`
+    /// (`pci_mmap_resource`: page-aligned, inside the BAR, shared): VRAM and
+    /// doorbells map their memfds; BAR 5 maps inaccessible address space, its
+    /// registers being reached through `Sys::mmio`.
+    ///
+    /// # Safety
+    /// As [`Sys::mmap`]: with `MAP_FIXED` the caller owns the range it replaces.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn map_bar(
+        &self,
+        d: &Driver,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MapFlags,
+        dev: usize,
+        bar: usize,
+        offset: u64,
+    ) -> Result<(usize, BarMap), Errno> {
+        let p = d.pci.devs.get(dev).ok_or(Errno::ENODEV)?;
+        let fits = offset.checked_add(len as u64).is_some_and(|end| end <= p.bar_size(bar));
+        if len == 0 || offset % PAGE as u64 != 0 || !fits || !flags.contains(MapFlags::SHARED) {
+            return Err(Errno::EINVAL);
+        }
+        let fixed = if flags.contains(MapFlags::FIXED) {
+            MapFlags::FIXED
+        } else {
+            MapFlags(0)
+        };
+        let got = match bar {
+            BAR_VRAM | BAR_DOORBELL => {
+                let file = if bar == BAR_VRAM { &p.vram } else { &p.doorbells };
+                let fd = Fd(file.as_raw_fd());
+                // SAFETY: the memfd is open for the call; FIXED-ness as the caller
+                // asked, so this call's contract carries over.
+                unsafe {
+                    self.host
+                        .mmap(addr, len, prot, MapFlags::SHARED.with(fixed), Some(fd), offset)
+                }
+            }
+            _ => {
+                let f = MapFlags::PRIVATE
+                    .with(MapFlags::ANONYMOUS)
+                    .with(MapFlags::NORESERVE)
+                    .with(fixed);
+                // SAFETY: as above; the mapping is address space only.
+                unsafe { self.host.mmap(addr, len, Prot::None, f, None, 0) }
+            }
+        }
+        .map_err(|e| e.errno)?;
+        Ok((got, BarMap { dev, bar, offset, len }))
     }
 }

@@ -1,0 +1,77 @@
+//! What tests and the (future) device model ask of the mock's PCI GPUs.
+
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use amd_kfd::sys::Fd;
+
+use super::{BAR_VRAM, PAGE, PM_PFN_MASK, PciDeviceInfo, RegisterFile};
+use crate::MockSys;
+
+impl MockSys {
+    /// The PCI GPUs' state, in bus order.
+    pub fn pci_devices(&self) -> Vec<PciDeviceInfo> {
+        let d = self.driver.lock();
+        d.pci
+            .devs
+            .iter()
+            .map(|p| PciDeviceInfo {
+                name: p.name.clone(),
+                driver: p.driver,
+                driver_override: p.driver_override.clone(),
+                iommu_group: p.group,
+                command: p.command,
+                bar0_size: p.bar0_size,
+                bar0_phys: p.bar_phys[BAR_VRAM],
+                msi_eventfd: p.msi_eventfd.is_some(),
+            })
+            .collect()
+    }
+
+    /// PCI GPU `dev`'s register file (BAR 5).
+    pub fn pci_registers(&self, dev: usize) -> Option<Arc<RegisterFile>> {
+        self.driver.lock().pci.devs.get(dev).map(|p| p.regs.clone())
+    }
+
+    /// Reads PCI GPU `dev`'s VRAM at byte `offset` (as the GPU sees it); false if
+    /// out of range.
+    pub fn pci_read_vram(&self, dev: usize, offset: u64, buf: &mut [u8]) -> bool {
+        let d = self.driver.lock();
+        let Some(p) = d.pci.devs.get(dev) else { return false };
+        let fits = offset
+            .checked_add(buf.len() as u64)
+            .is_some_and(|end| end <= p.profile.vram_size);
+        fits && p.vram.read_exact_at(buf, offset).is_ok()
+    }
+
+    /// Writes PCI GPU `dev`'s VRAM at byte `offset`; false if out of range.
+    pub fn pci_write_vram(&self, dev: usize, offset: u64, data: &[u8]) -> bool {
+        let d = self.driver.lock();
+        let Some(p) = d.pci.devs.get(dev) else { return false };
+        let fits = offset
+            .checked_add(data.len() as u64)
+            .is_some_and(|end| end <= p.profile.vram_size);
+        fits && p.vram.write_all_at(data, offset).is_ok()
+    }
+
+    /// Raises PCI GPU `dev`'s MSI: signals the eventfd VFIO was given. False if
+    /// none is set (interrupts off).
+    pub fn pci_raise_msi(&self, dev: usize) -> bool {
+        let fd = {
+            let d = self.driver.lock();
+            d.pci.devs.get(dev).and_then(|p| p.msi_eventfd)
+        };
+        fd.is_some_and(|fd| amd_kfd::sys::Sys::write(&self.host, Fd(fd), &1u64.to_ne_bytes()).is_ok())
+    }
+
+    /// The host address behind a system physical address the mock's pagemap handed
+    /// out (what a GPU page table entry with the SYSTEM bit points at), or `None` if
+    /// the page is not one the mock knows (never read through pagemap, or unmapped
+    /// since).
+    pub fn pci_phys_to_host(&self, paddr: u64) -> Option<usize> {
+        let pfn = (paddr / PAGE as u64) & PM_PFN_MASK;
+        let d = self.driver.lock();
+        let page = *d.pci.page_of_pfn.get(&pfn)?;
+        page.checked_add((paddr % PAGE as u64) as usize)
+    }
+}

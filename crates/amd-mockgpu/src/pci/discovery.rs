@@ -1,0 +1,312 @@
+//! The IP discovery binary the firmware leaves at the top of VRAM, generated from a
+//! profile in the layout of amdgpu's `discovery.h` ([`amd_am::discovery`]).
+
+use amd_am::discovery::{
+    self as dsc, BINARY_CHECKSUM_START, BINARY_SIGNATURE, DISCOVERY_TABLE_SIGNATURE, GC_TABLE_ID,
+    HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gpu_info_header, harvest_table,
+    hw_id, ip, ip_discovery_header,
+};
+use zerocopy::IntoBytes;
+
+/// One IP block instance: hardware id, instance, version and register bases (dwords
+/// of BAR 5, one per segment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IpBlock {
+    /// Hardware id ([`amd_am::discovery::hw_id`]).
+    pub hw_id: u16,
+    /// Instance number.
+    pub instance: u8,
+    /// Major, minor, revision.
+    pub version: (u8, u8, u8),
+    /// Register segment bases.
+    pub bases: Vec<u32>,
+}
+
+impl IpBlock {
+    fn new(hw_id: u16, instance: u8, version: (u8, u8, u8), bases: &[u32]) -> Self {
+        IpBlock {
+            hw_id,
+            instance,
+            version,
+            bases: bases.to_vec(),
+        }
+    }
+}
+
+/// The GC info table, in the version the GPU carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcInfo {
+    /// `gc_info_v1_0`
+    V1_0(gc_info_v1_0),
+    /// `gc_info_v1_2`
+    V1_2(gc_info_v1_2),
+}
+
+impl GcInfo {
+    /// The v1.0 fields (every version has them).
+    pub fn v1_0(&self) -> &gc_info_v1_0 {
+        match self {
+            GcInfo::V1_0(g) => g,
+            GcInfo::V1_2(g) => &g.v1_0,
+        }
+    }
+}
+
+/// What the discovery binary describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    /// Version of the IP discovery table (3 or 4; the entry layout is the same with
+    /// 32-bit bases).
+    pub table_version: u16,
+    /// The IP blocks of die 0.
+    pub ips: Vec<IpBlock>,
+    /// The GC table.
+    pub gc: GcInfo,
+    /// Harvested (fused-off) instances: hardware id and instance.
+    pub harvest: Vec<(u16, u8)>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gc_v1_0(
+    major: u16,
+    minor: u16,
+    size: usize,
+    se: u32,
+    wgp0: u32,
+    wgp1: u32,
+    rb_per_se: u32,
+    gl2c: u32,
+    sa_per_se: u32,
+) -> gc_info_v1_0 {
+    gc_info_v1_0 {
+        header: gpu_info_header {
+            table_id: GC_TABLE_ID,
+            version_major: major,
+            version_minor: minor,
+            size: size as u32,
+        },
+        gc_num_se: se,
+        gc_num_wgp0_per_sa: wgp0,
+        gc_num_wgp1_per_sa: wgp1,
+        gc_num_rb_per_se: rb_per_se,
+        gc_num_gl2c: gl2c,
+        gc_num_gprs: 1024,
+        gc_num_max_gs_thds: 32,
+        gc_gs_table_depth: 32,
+        gc_gsprim_buff_depth: 1792,
+        gc_parameter_cache_depth: 1024,
+        gc_double_offchip_lds_buffer: 1,
+        gc_wave_size: 32,
+        gc_max_waves_per_simd: 16,
+        gc_max_scratch_slots_per_cu: 32,
+        gc_lds_size: 64,
+        gc_num_sc_per_se: 2,
+        gc_num_sa_per_se: sa_per_se,
+        gc_num_packer_per_sc: 4,
+        gc_num_gl2a: 4,
+    }
+}
+
+impl Discovery {
+    /// A Radeon RX 7900 XTX (Navi 31): GC 11.0.0, PSP (MP0) 13.0.0, SMU (MP1) 13.0.0,
+    /// NBIO 4.3.0, MMHUB 3.0.0, OSSSYS 6.0.0, SDMA 6.0.0 ×2, HDP 6.0.0, SMUIO 13.0.0;
+    /// table version 4 with 32-bit bases; GC info v1.2 (6 SEs × 2 SAs × 4 WGPs: 96
+    /// CUs, as the KFD profile `gfx1100` says).
+    ///
+    /// Register bases are those of the SOC21 parts (tinygrad's mock AM GPU,
+    /// `test/mockgpu/am/amgpu.py`, lists the same GC, SDMA, MMHUB, NBIO, MP0/MP1, HDP
+    /// and OSSSYS bases); SMUIO, ATHUB and DF bases follow the Navi 2x layout
+    /// (`sienna_cichlid_ip_offset.h`), which SOC21 keeps for those blocks.
+    pub fn navi31() -> Self {
+        let gc_bases = [0x0000_1260, 0x0000_A000, 0x0001_C000, 0x0240_2C00];
+        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
+        let mut gc = gc_info_v1_2 {
+            v1_0: gc_v1_0(1, 2, size_of::<gc_info_v1_2>(), 6, 4, 0, 4, 24, 2),
+            ..Default::default()
+        };
+        gc.gc_num_tcp_per_sa = 8;
+        gc.gc_num_sdp_interface = 24;
+        gc.gc_num_tcps = 96;
+        gc.gc_num_tcp_per_wpg = 2;
+        gc.gc_tcp_l1_size = 16;
+        gc.gc_num_sqc_per_wgp = 1;
+        gc.gc_l1_instruction_cache_size_per_sqc = 32;
+        gc.gc_l1_data_cache_size_per_sqc = 16;
+        gc.gc_gl1c_per_sa = 1;
+        gc.gc_gl1c_size_per_instance = 256;
+        gc.gc_gl2c_per_gpu = 24;
+        Discovery {
+            table_version: 4,
+            ips: vec![
+                IpBlock::new(hw_id::GC, 0, (11, 0, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA0, 0, (6, 0, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA1, 0, (6, 0, 0), &gc_bases),
+                IpBlock::new(hw_id::MMHUB, 0, (3, 0, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::ATHUB, 0, (3, 0, 0), &[0x0000_0C00, 0x0240_8C00]),
+                IpBlock::new(
+                    hw_id::NBIF,
+                    0,
+                    (4, 3, 0),
+                    &[
+                        0x0000_0000,
+                        0x0000_0014,
+                        0x0000_0D20,
+                        0x0001_0400,
+                        0x0241_B000,
+                        0x0404_0000,
+                    ],
+                ),
+                IpBlock::new(hw_id::MP0, 0, (13, 0, 0), &mp_bases),
+                IpBlock::new(hw_id::MP1, 0, (13, 0, 0), &mp_bases),
+                IpBlock::new(hw_id::HDP, 0, (6, 0, 0), &[0x0000_0F20, 0x0240_A400]),
+                IpBlock::new(hw_id::OSSSYS, 0, (6, 0, 0), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(
+                    hw_id::SMUIO,
+                    0,
+                    (13, 0, 0),
+                    &[0x0001_6800, 0x0001_6A00, 0x0044_0000, 0x0240_1000],
+                ),
+                IpBlock::new(hw_id::DF, 0, (4, 3, 0), &[0x0000_7000, 0x0240_B800]),
+            ],
+            gc: GcInfo::V1_2(gc),
+            harvest: Vec::new(),
+        }
+    }
+
+    /// A Radeon RX 6900 XT-class Navi 21 (gfx1030, as the KFD profile `gfx1030`: 4 SEs
+    /// × 2 SAs × 5 WGPs): GC 10.3.0, MP0/MP1 11.0.7, NBIO 2.3.0, MMHUB 2.1.0, OSSSYS
+    /// 5.0.3, SDMA 5.2.0 ×4, HDP 5.0.3, SMUIO 11.0.7; table version 3; GC info v1.0;
+    /// one VCN instance harvested. Register bases from Linux 6.12's
+    /// `sienna_cichlid_ip_offset.h`.
+    pub fn navi21() -> Self {
+        let gc_bases = [0x0000_1260, 0x0000_A000, 0x0001_C000, 0x0240_2C00];
+        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
+        Discovery {
+            table_version: 3,
+            ips: vec![
+                IpBlock::new(hw_id::GC, 0, (10, 3, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA0, 0, (5, 2, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA1, 0, (5, 2, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA2, 0, (5, 2, 0), &gc_bases),
+                IpBlock::new(hw_id::SDMA3, 0, (5, 2, 0), &gc_bases),
+                IpBlock::new(hw_id::MMHUB, 0, (2, 1, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::ATHUB, 0, (2, 1, 0), &[0x0000_0C00, 0x0240_8C00]),
+                IpBlock::new(
+                    hw_id::NBIF,
+                    0,
+                    (2, 3, 0),
+                    &[0x0000_0000, 0x0000_0014, 0x0000_0D20, 0x0001_0400, 0x0241_B000],
+                ),
+                IpBlock::new(hw_id::MP0, 0, (11, 0, 7), &mp_bases),
+                IpBlock::new(hw_id::MP1, 0, (11, 0, 7), &mp_bases),
+                IpBlock::new(hw_id::HDP, 0, (5, 0, 3), &[0x0000_0F20, 0x0240_A400]),
+                IpBlock::new(hw_id::OSSSYS, 0, (5, 0, 3), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(
+                    hw_id::SMUIO,
+                    0,
+                    (11, 0, 7),
+                    &[0x0001_6800, 0x0001_6A00, 0x0044_0000, 0x0240_1000],
+                ),
+                IpBlock::new(hw_id::DF, 0, (3, 7, 0), &[0x0000_7000, 0x0240_B800]),
+                IpBlock::new(hw_id::VCN, 0, (3, 0, 0), &[0x0000_7800, 0x0000_7E00, 0x0240_3000]),
+                IpBlock::new(hw_id::VCN, 1, (3, 0, 0), &[0x0000_7B00, 0x0001_2000, 0x0244_5000]),
+            ],
+            gc: GcInfo::V1_0(gc_v1_0(1, 0, size_of::<gc_info_v1_0>(), 4, 5, 0, 4, 16, 2)),
+            harvest: vec![(hw_id::VCN, 1)],
+        }
+    }
+
+    /// The binary: binary header, IP discovery table (one die), GC table and harvest
+    /// table, each with its checksum, and the binary's checksum. `None` if it does not
+    /// fit the format's 16-bit offsets or its 8-bit counts.
+    pub fn to_bytes(&self) -> Option<Vec<u8>> {
+        let mut out = vec![0u8; size_of::<binary_header>()];
+        let mut bhdr = binary_header {
+            binary_signature: BINARY_SIGNATURE,
+            version_major: 1,
+            version_minor: 0,
+            ..Default::default()
+        };
+
+        // IP discovery table: header, die header, entries.
+        let ihdr_at = out.len();
+        out.resize(ihdr_at + size_of::<ip_discovery_header>(), 0);
+        let die_at = out.len();
+        out.extend_from_slice(
+            die_header {
+                die_id: 0,
+                num_ips: u16::try_from(self.ips.len()).ok()?,
+            }
+            .as_bytes(),
+        );
+        for b in &self.ips {
+            let entry = ip {
+                hw_id: b.hw_id,
+                instance_number: b.instance,
+                num_base_address: u8::try_from(b.bases.len()).ok()?,
+                major: b.version.0,
+                minor: b.version.1,
+                revision: b.version.2,
+                variant_sub_revision: 0,
+            };
+            out.extend_from_slice(entry.as_bytes());
+            for base in &b.bases {
+                out.extend_from_slice(&base.to_le_bytes());
+            }
+        }
+        let ip_size = out.len() - ihdr_at;
+        let mut ihdr = ip_discovery_header {
+            signature: DISCOVERY_TABLE_SIGNATURE,
+            version: self.table_version,
+            size: u16::try_from(ip_size).ok()?,
+            id: 0,
+            num_dies: 1,
+            ..Default::default()
+        };
+        ihdr.die_info[0] = dsc::die_info {
+            die_id: 0,
+            die_offset: u16::try_from(die_at).ok()?,
+        };
+        out[ihdr_at..die_at].copy_from_slice(ihdr.as_bytes());
+        bhdr.table_list[dsc::IP_DISCOVERY] = table(ihdr_at, &out[ihdr_at..])?;
+
+        // GC table.
+        let gc_at = out.len();
+        match &self.gc {
+            GcInfo::V1_0(g) => out.extend_from_slice(g.as_bytes()),
+            GcInfo::V1_2(g) => out.extend_from_slice(g.as_bytes()),
+        }
+        bhdr.table_list[dsc::GC] = table(gc_at, &out[gc_at..])?;
+
+        // Harvest table.
+        let hv_at = out.len();
+        let mut hv = harvest_table::default();
+        hv.header.signature = HARVEST_TABLE_SIGNATURE;
+        hv.header.version = 1;
+        if self.harvest.len() > hv.list.len() {
+            return None;
+        }
+        for (slot, &(id, inst)) in hv.list.iter_mut().zip(&self.harvest) {
+            slot.hw_id = id;
+            slot.number_instance = inst;
+        }
+        out.extend_from_slice(hv.as_bytes());
+        bhdr.table_list[dsc::HARVEST_INFO] = table(hv_at, &out[hv_at..])?;
+
+        bhdr.binary_size = u16::try_from(out.len()).ok()?;
+        out[..size_of::<binary_header>()].copy_from_slice(bhdr.as_bytes());
+        let sum = dsc::checksum(&out[BINARY_CHECKSUM_START..]);
+        bhdr.binary_checksum = sum;
+        out[..size_of::<binary_header>()].copy_from_slice(bhdr.as_bytes());
+        (out.len() <= dsc::DISCOVERY_TMR_SIZE).then_some(out)
+    }
+}
+
+fn table(at: usize, bytes: &[u8]) -> Option<dsc::table_info> {
+    Some(dsc::table_info {
+        offset: u16::try_from(at).ok()?,
+        checksum: dsc::checksum(bytes),
+        size: u16::try_from(bytes.len()).ok()?,
+        padding: 0,
+    })
+}
