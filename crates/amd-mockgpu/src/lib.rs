@@ -429,6 +429,14 @@ impl MockSys {
         }
     }
 
+    /// Forgets the addresses [`MockSys::fault_address`] made fault on GPU `index`.
+    pub fn clear_fault_addresses(&self, index: usize) {
+        let d = self.driver.lock();
+        if let Some(g) = d.space.write().gpus.get_mut(index) {
+            g.fault_addrs.clear();
+        }
+    }
+
     /// Wakes every engine, as after host writes to memory a queue waits on (inline
     /// mode: runs them now).
     pub fn kick(&self) {
