@@ -85,7 +85,7 @@ impl<I: DeviceInterface> Device<I> {
         // The argument ring's lock is taken before the timeline's, as everywhere.
         let mut ring = self.kernarg_ring()?;
         let len = rec.kernargs.len();
-        let off = ring.reserve(self, len, rec.karg_align.max(256))?;
+        let off = ring.reserve(self, len, rec.karg_align.max(64))?;
         let base = ring.buf.va() + off as u64;
         let internal = rec.karg_base.as_ref().map(|v| (v, base));
         rec.resolve(vals, internal.as_slice(), resolved)?;
