@@ -117,8 +117,8 @@ fn run() -> Result<(), String> {
         }
     }
     let Some(path) = file else {
-        println!("No GPU is driven by this command: the runtime is not built yet.");
-        println!("It prints the command streams amd-hcq will put in a GPU's rings.\n");
+        println!("The command streams amd-hcq puts in a GPU's rings for a launch and a copy");
+        println!("(no GPU is driven; `hcq decode` decodes dwords from a file or stdin).\n");
         return samples(target).map_err(|e| e.to_string());
     };
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
