@@ -44,7 +44,7 @@ pub const VFIO_TYPE1_IOMMU: u64 = 1;
 /// `VFIO_TYPE1v2_IOMMU`
 pub const VFIO_TYPE1v2_IOMMU: u64 = 3;
 /// `VFIO_NOIOMMU_IOMMU`: no translation; device DMA uses physical addresses (the
-/// mode of `vfio`'s `enable_unsafe_noiommu_mode`, and the one the seed uses).
+/// mode of `vfio`'s `enable_unsafe_noiommu_mode`, and the one tinygrad 0.10.1 uses).
 pub const VFIO_NOIOMMU_IOMMU: u64 = 8;
 
 vfio_struct! {

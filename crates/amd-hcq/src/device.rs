@@ -14,7 +14,7 @@ use crate::queue::{ComputeQueue, CopyQueue};
 use crate::signal::{Signal, SignalPool};
 use crate::{HcqError, Result};
 
-/// Ring bytes of each queue (the seed's 8 MiB).
+/// Ring bytes of each queue (tinygrad 0.10.1's 8 MiB).
 pub const RING_SIZE: usize = 0x80_0000;
 /// Staging buffers for host↔device copies, and the size of each.
 pub const STAGING_COUNT: usize = 8;

@@ -11,7 +11,7 @@ use amd_packets::GfxTarget;
 
 use crate::Result;
 
-/// The kinds of memory the runtime allocates (the seed's buffer options).
+/// The kinds of memory the runtime allocates (tinygrad 0.10.1's buffer options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BufferKind {
     /// VRAM, GPU only.

@@ -1,5 +1,5 @@
 //! Profiling: GPU start/end timestamps of launches and copies, converted to
-//! nanoseconds on the CPU clock with the offset calibrated as the seed does (a
+//! nanoseconds on the CPU clock with the offset calibrated as tinygrad 0.10.1 does (a
 //! timestamp taken between two CPU readings is placed at their midpoint).
 
 use std::sync::Arc;

@@ -20,10 +20,10 @@ use crate::{HcqError, Result};
 
 /// Bytes of the kernel-argument region of a device.
 pub const KERNARG_REGION: usize = 16 << 20;
-/// The GPU timestamp clock: 100 MHz on gfx10.3 and gfx11 (the seed divides
+/// The GPU timestamp clock: 100 MHz on gfx10.3 and gfx11 (tinygrad 0.10.1 divides
 /// timestamps by 100 for microseconds); the mock follows it.
 pub const GPU_CLOCK_HZ: u64 = 100_000_000;
-/// Scratch bytes per lane provided before any kernel asks for more (the seed's 128).
+/// Scratch bytes per lane provided before any kernel asks for more (tinygrad 0.10.1's 128).
 pub const DEFAULT_SCRATCH_PER_LANE: u32 = 128;
 
 /// A device's scratch buffer and its COMPUTE_TMPRING_SIZE.
@@ -203,7 +203,7 @@ impl<I: DeviceInterface> Program<I> {
             )));
         }
         dev.ensure_scratch(kd.private_segment_size)?;
-        // gfx11: set the privileged bit (a CWSR workaround, as the seed does).
+        // gfx11: set the privileged bit (a CWSR workaround, as tinygrad 0.10.1 does).
         let rsrc1 = kd.rsrc1 | if props.target == GfxTarget::Gfx11 { 1 << 20 } else { 0 };
         let rsrc2 = kd.rsrc2 | (lds_blocks << 15);
         Ok(Program {
@@ -398,7 +398,7 @@ impl<I: DeviceInterface> KernargRing<I> {
 
 impl<I: DeviceInterface> Device<I> {
     /// Makes sure scratch covers `per_lane` bytes per lane, growing it (and
-    /// COMPUTE_TMPRING_SIZE) with the seed's formulas.
+    /// COMPUTE_TMPRING_SIZE) with tinygrad 0.10.1's formulas.
     pub fn ensure_scratch(&self, per_lane: u32) -> Result<()> {
         let mut s = self.inner.scratch.lock();
         let need = per_lane.max(DEFAULT_SCRATCH_PER_LANE);

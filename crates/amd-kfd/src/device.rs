@@ -19,7 +19,7 @@ pub const KFD_PATH: &str = "/dev/kfd";
 /// Most GPU apertures [`Kfd::apertures`] accepts from the driver.
 const MAX_APERTURES: u32 = 1024;
 
-/// Size of the shared event page (the seed's 0x8000: 4096 8-byte slots).
+/// Size of the shared event page (tinygrad 0.10.1's 0x8000: 4096 8-byte slots).
 pub const EVENT_PAGE_SIZE: usize = 0x8000;
 
 #[derive(Debug)]

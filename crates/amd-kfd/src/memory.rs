@@ -14,7 +14,7 @@ use crate::{KfdError, Result, raw};
 /// Page size KFD allocations are rounded to.
 pub const PAGE_SIZE: usize = 4096;
 
-/// What kind of memory to allocate (the seed's buffer options).
+/// What kind of memory to allocate (tinygrad 0.10.1's buffer options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MemoryKind {
     /// System memory the CPU owns (USERPTR), mapped for the GPU.

@@ -24,7 +24,7 @@ pub enum QueueKind {
 pub const EOP_BUFFER_SIZE: usize = 0x1000;
 
 /// Context-save sizes of a compute queue, as the kernel computes them
-/// (`kfd_queue_ctx_save_restore_size`, linux 6.12) and the seed mirrors.
+/// (`kfd_queue_ctx_save_restore_size`, linux 6.12) and tinygrad 0.10.1 mirrors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CwsrSizes {
     /// Control stack bytes (`ctl_stack_size`).
