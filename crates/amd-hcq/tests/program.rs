@@ -198,7 +198,7 @@ fn bad_programs_and_launches_are_refused() {
 }
 
 #[test]
-fn scratch_grows_with_the_seed_formula() {
+fn scratch_grows_with_the_tinygrad_formula() {
     let (_m, p) = platform();
     let dev = p.device(0).unwrap();
     assert_eq!(dev.tmpring_size().unwrap(), 0x10200);

@@ -322,7 +322,7 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn cwsr_sizes_match_the_seed_for_a_7900_xtx() {
+    fn cwsr_sizes_match_tinygrad_for_a_7900_xtx() {
         let text = "gfx_target_version 110000\nsimd_count 192\nsimd_per_cu 2\nmax_waves_per_simd 16\n\
             lds_size_in_kb 64\nmax_slots_scratch_cu 32\narray_count 12\nsimd_arrays_per_engine 2\n\
             drm_render_minor 128\n";

@@ -264,7 +264,7 @@ fn queues_with_the_sizes_the_kernel_checks() {
         assert_eq!(ci.read_ptr, compute.pointers().va() as u64 + 8);
         assert_eq!(ci.eop.1, 0x1000);
         assert_eq!(ci.percentage_priority, (100, 15));
-        // The seed's formulas: 96 CUs (gfx1100) or 80 (gfx1030), 32 waves per CU.
+        // tinygrad 0.10.1's formulas: 96 CUs (gfx1100) or 80 (gfx1030), 32 waves per CU.
         let cus = (profile.prop("simd_count").unwrap() / 2) as u32;
         assert_eq!(ci.ctl_stack_size, (12 * cus * 32 + 8 + 40).next_multiple_of(4096));
         assert_eq!(si.eop, (0, 0));
