@@ -388,3 +388,52 @@ fn installed_sos_firmware_loads() {
     boot_sos(&g, &comps);
     assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
 }
+
+/// Random values in every PSP, SMU and NBIO register the model knows, over random
+/// ring and command memory: statuses or silence, never a panic.
+#[test]
+fn random_register_values_never_panic() {
+    let g = Gpu::new();
+    boot_sos(&g, &synthetic_sos());
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let garbage: Vec<u8> = (0..RING_SIZE as usize + 0x2000)
+        .map(|i| (i as u8).wrapping_mul(37))
+        .collect();
+    assert!(g.m.pci_write_vram(0, CMD, &garbage));
+    let targets = [
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_35),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_36),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_64),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_67),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_69),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_70),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_71),
+        (hw_id::MP0, mp::MP0_SMN_C2PMSG_81),
+        (hw_id::MP1, mp::MP1_SMN_C2PMSG_66),
+        (hw_id::MP1, mp::MP1_SMN_C2PMSG_82),
+        (hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX),
+        (hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA),
+        (hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+    ];
+    for i in 0..20_000u32 {
+        let r = next();
+        let (hw, reg) = targets[(r % targets.len() as u64) as usize];
+        let v = match i % 4 {
+            // Mostly plausible values so the ring is created and walked.
+            0 => (r >> 32) as u32,
+            1 if reg == mp::MP0_SMN_C2PMSG_71 => RING_SIZE,
+            1 if reg == mp::MP0_SMN_C2PMSG_69 => g.mc(RING) as u32,
+            1 if reg == mp::MP0_SMN_C2PMSG_70 => (g.mc(RING) >> 32) as u32,
+            1 if reg == mp::MP0_SMN_C2PMSG_64 => psp::PSP_RING_TYPE__KM << 16,
+            _ => ((r >> 40) as u32) & 0xfff0,
+        };
+        g.wr(hw, reg, v);
+        let _ = g.rd(hw, reg);
+    }
+}

@@ -129,7 +129,7 @@ pub(crate) fn attach(regs: &RegisterFile, d: &Discovery, vram: Arc<File>, vram_s
         reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE),
     ) {
         regs.attach(
-            req..req + 1,
+            req..req.saturating_add(1),
             Box::new(Nbio {
                 req,
                 done,
