@@ -107,6 +107,13 @@ impl Drop for Extracted {
 /// Extracts the headers from Debian's linux-source tarball into a temporary folder,
 /// or `None` if the tarball is not installed.
 pub fn extract_from_tarball() -> Result<Option<Extracted>> {
+    let members: Vec<String> = FAMILIES.iter().map(|f| format!("{HEADER_DIR}/{}", f.header)).collect();
+    extract_members(&members)
+}
+
+/// Extracts `members` (paths inside the kernel tree) from Debian's linux-source
+/// tarball into a temporary folder, or `None` if the tarball is not installed.
+pub fn extract_members(members: &[String]) -> Result<Option<Extracted>> {
     if !Path::new(TARBALL).exists() {
         return Ok(None);
     }
@@ -117,25 +124,21 @@ pub fn extract_from_tarball() -> Result<Option<Extracted>> {
     ));
     std::fs::create_dir_all(&tmp)?;
     let extracted = Extracted { tmp: tmp.clone() };
-    let members: Vec<String> = FAMILIES
-        .iter()
-        .map(|f| format!("linux-source-6.12/{HEADER_DIR}/{}", f.header))
-        .collect();
     let status = Command::new("tar")
         .arg("-xJf")
         .arg(TARBALL)
         .arg("-C")
         .arg(&tmp)
-        .args(&members)
+        .args(members.iter().map(|m| format!("linux-source-6.12/{m}")))
         .status()?;
     if !status.success() {
-        return Err(format!("tar could not extract the GC headers from {TARBALL}").into());
+        return Err(format!("tar could not extract {members:?} from {TARBALL}").into());
     }
     Ok(Some(extracted))
 }
 
 /// Parses `#define <prefix>NAME 0xVALUE` lines into (name, value, base_idx).
-fn parse_header(text: &str, prefix: &str) -> Vec<(String, u32, u32)> {
+pub fn parse_header(text: &str, prefix: &str) -> Vec<(String, u32, u32)> {
     let mut values = std::collections::BTreeMap::new();
     let mut base_idx = std::collections::BTreeMap::new();
     for line in text.lines() {

@@ -2,6 +2,8 @@
 //!
 //! - `gen-regs [--linux DIR] [--check]`: regenerate the SH register tables of
 //!   `amd-packets` from the Linux amdgpu register headers.
+//! - `gen-am-regs [--linux DIR] [--check]`: regenerate the mock PCI GPU's register,
+//!   field and PSP/SMU constant tables from the same headers.
 //! - `gen-mnemonics [--check]`: regenerate the interpreter's mnemonic table from
 //!   llvm-mc-19.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
@@ -11,6 +13,7 @@
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod fuzz_seeds;
+mod gen_am_regs;
 mod gen_mnemonics;
 mod gen_regs;
 mod kernels;
@@ -24,13 +27,14 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("gen-regs") => gen_regs::run(&args[1..]),
+        Some("gen-am-regs") => gen_am_regs::run(&args[1..]),
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

@@ -30,7 +30,10 @@
 mod api;
 mod config;
 pub mod discovery;
+pub mod model;
+pub mod psp;
 pub mod regs;
+pub mod smu;
 mod sysfs;
 mod vfio;
 
@@ -306,6 +309,8 @@ impl PciBus {
                 (p.mmio_size / 4) as u32,
                 &[(RCC_CONFIG_MEMSIZE, (p.vram_size >> 20) as u32)],
             ));
+            let vram_model = vram.try_clone().map_err(|e| format!("duplicating VRAM: {e}"))?;
+            model::attach(&regs, &p.discovery, Arc::new(vram_model), p.vram_size);
             let i = i as u64;
             let high = 0x80_0000_0000 + i * 0x10_0000_0000;
             let bar_phys = [

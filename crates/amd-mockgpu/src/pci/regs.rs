@@ -2,20 +2,55 @@
 //! writes reach under the mock, through [`Mmio`].
 //!
 //! It stores values (sparse: a register never written reads its reset value, 0
-//! unless stated) and records every write in order, for tests. It has no side effects
-//! yet: the PSP, SMU, interrupt handler, TLB invalidation and ring registers are the
-//! next step, and will be modelled here — a write runs the block's model, a read may
-//! be computed.
+//! unless stated) and records every write in order, for tests. Registers with
+//! behaviour belong to blocks ([`RegisterBlock`]) attached by address range: a write
+//! in a block's range is stored, then runs the block (which may change other
+//! registers, read or write VRAM, or ask for a mode1 reset); a read may be computed by
+//! the block. An index/data pair ([`RegisterFile::set_indirect`]) reaches every
+//! register, inside the BAR or past it, by byte address, through the same dispatch.
 
 use std::collections::HashMap;
+use std::fmt::Debug;
+use std::ops::Range;
 
 use amd_kfd::mmio::Mmio;
 use parking_lot::Mutex;
+
+use super::model::Vram;
 
 /// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword offset (NBIO segment 2 base
 /// 0xd20 + 0xc3): VRAM size in MiB. A driver reads it before it knows any IP base, to
 /// find the discovery table at the top of VRAM (tinygrad's `_run_discovery`).
 pub const RCC_CONFIG_MEMSIZE: u32 = 0xde3;
+
+/// A register named in the Linux headers: its dword offset inside its IP's register
+/// segment `seg` (the `_BASE_IDX`); the discovery table's base for that segment plus
+/// `offset` is its dword address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AmReg {
+    /// Name without the `reg` prefix.
+    pub name: &'static str,
+    /// Dword offset inside the segment.
+    pub offset: u32,
+    /// Segment (base index).
+    pub seg: u8,
+}
+
+impl AmReg {
+    /// The dword address given the IP's segment bases, or `None` if the segment is
+    /// missing or the sum overflows.
+    pub fn addr(&self, bases: &[u32]) -> Option<u32> {
+        bases.get(usize::from(self.seg))?.checked_add(self.offset)
+    }
+}
+
+/// Register names, offsets, fields and PSP/SMU constants generated from the Linux
+/// 6.12 amdgpu headers by `cargo xtask gen-am-regs`.
+#[allow(missing_docs, non_upper_case_globals)]
+#[rustfmt::skip]
+pub mod generated {
+    include!("regs_generated.rs");
+}
 
 /// One recorded register write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,17 +61,67 @@ pub struct RegWrite {
     pub value: u32,
 }
 
+/// Stored register values, as a block sees them.
 #[derive(Debug, Default)]
-struct Regs {
+pub struct Values {
     values: HashMap<u32, u32>,
+    resets: HashMap<u32, u32>,
+}
+
+impl Values {
+    /// The register's value (its reset value if never written).
+    pub fn get(&self, reg: u32) -> u32 {
+        self.values
+            .get(&reg)
+            .or_else(|| self.resets.get(&reg))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Sets the register's value.
+    pub fn set(&mut self, reg: u32, value: u32) {
+        self.values.insert(reg, value);
+    }
+}
+
+/// What a block asks of the register file after a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing more.
+    None,
+    /// A mode1 reset of the whole GPU: every register and block back to reset.
+    Mode1Reset,
+}
+
+/// The side of a register block: behaviour for the registers in its range.
+pub trait RegisterBlock: Debug + Send + std::any::Any {
+    /// A write of `value` to `reg` (already stored in `v`).
+    fn write(&mut self, v: &mut Values, vram: Option<&Vram>, reg: u32, value: u32) -> Effect;
+    /// A read of `reg`: `Some` to answer instead of the stored value.
+    fn read(&mut self, _v: &mut Values, _reg: u32) -> Option<u32> {
+        None
+    }
+    /// Back to the state after power-on (a mode1 or function reset).
+    fn reset(&mut self, v: &mut Values);
+    /// For downcasting in [`RegisterFile::with_block`].
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+#[derive(Debug)]
+struct Regs {
+    values: Values,
     writes: Vec<RegWrite>,
+    blocks: Vec<(Range<u32>, Box<dyn RegisterBlock>)>,
+    /// Index and data registers of the indirect pair, and the last index.
+    indirect: Option<(u32, u32)>,
+    vram: Option<Vram>,
+    mode1_resets: u32,
 }
 
 /// A GPU's registers (BAR 5), implementing [`Mmio`].
 #[derive(Debug)]
 pub struct RegisterFile {
     size_dwords: u32,
-    resets: HashMap<u32, u32>,
     regs: Mutex<Regs>,
 }
 
@@ -46,9 +131,56 @@ impl RegisterFile {
     pub fn new(size_dwords: u32, resets: &[(u32, u32)]) -> Self {
         RegisterFile {
             size_dwords,
-            resets: resets.iter().copied().collect(),
-            regs: Mutex::new(Regs::default()),
+            regs: Mutex::new(Regs {
+                values: Values {
+                    values: HashMap::new(),
+                    resets: resets.iter().copied().collect(),
+                },
+                writes: Vec::new(),
+                blocks: Vec::new(),
+                indirect: None,
+                vram: None,
+                mode1_resets: 0,
+            }),
         }
+    }
+
+    /// Attaches `block` to the registers in `range` (dword addresses); the first block
+    /// attached to a register wins. Its reset runs at once.
+    pub fn attach(&self, range: Range<u32>, mut block: Box<dyn RegisterBlock>) {
+        let mut r = self.regs.lock();
+        block.reset(&mut r.values);
+        r.blocks.push((range, block));
+    }
+
+    /// Makes `index`/`data` an indirect pair: a byte address written to `index`
+    /// selects the register `data` reads and writes (RSMU index/data).
+    pub fn set_indirect(&self, index: u32, data: u32) {
+        self.regs.lock().indirect = Some((index, data));
+    }
+
+    /// Gives the blocks the device's VRAM.
+    pub fn set_vram(&self, vram: Vram) {
+        self.regs.lock().vram = Some(vram);
+    }
+
+    /// Sets a reset value (a register reads it until written, and again after a reset).
+    pub fn set_reset_value(&self, reg: u32, value: u32) {
+        self.regs.lock().values.resets.insert(reg, value);
+    }
+
+    /// Runs `f` on the first attached block of type `B`.
+    pub fn with_block<B: RegisterBlock, T>(&self, f: impl FnOnce(&mut B) -> T) -> Option<T> {
+        let mut r = self.regs.lock();
+        r.blocks
+            .iter_mut()
+            .find_map(|(_, b)| b.as_any_mut().downcast_mut::<B>())
+            .map(f)
+    }
+
+    /// How many mode1 resets the device went through.
+    pub fn mode1_resets(&self) -> u32 {
+        self.regs.lock().mode1_resets
     }
 
     /// Every write since the last [`take_writes`](Self::take_writes), in order.
@@ -61,17 +193,65 @@ impl RegisterFile {
         std::mem::take(&mut self.regs.lock().writes)
     }
 
-    /// Sets a register's value without recording a write (as the hardware or
-    /// firmware would change it).
+    /// Sets a register's value without recording a write or running a block (as the
+    /// hardware or firmware would change it).
     pub fn set(&self, reg: u32, value: u32) {
         if reg < self.size_dwords {
-            self.regs.lock().values.insert(reg, value);
+            self.regs.lock().values.set(reg, value);
         }
     }
 
-    /// Back to the reset values; the write log is kept.
+    /// Back to the reset values, blocks included; the write log is kept.
     pub fn reset(&self) {
-        self.regs.lock().values.clear();
+        Self::reset_locked(&mut self.regs.lock());
+    }
+
+    fn reset_locked(r: &mut Regs) {
+        r.values.values.clear();
+        let Regs { values, blocks, .. } = r;
+        for (_, b) in blocks.iter_mut() {
+            b.reset(values);
+        }
+    }
+
+    fn read_locked(r: &mut Regs, reg: u32, depth: u32) -> u32 {
+        if let Some((index, data)) = r.indirect
+            && reg == data
+            && depth == 0
+        {
+            let target = r.values.get(index) / 4;
+            return Self::read_locked(r, target, 1);
+        }
+        let Regs { values, blocks, .. } = r;
+        if let Some((_, b)) = blocks.iter_mut().find(|(range, _)| range.contains(&reg))
+            && let Some(v) = b.read(values, reg)
+        {
+            return v;
+        }
+        values.get(reg)
+    }
+
+    fn write_locked(r: &mut Regs, reg: u32, value: u32, depth: u32) {
+        if let Some((index, data)) = r.indirect
+            && reg == data
+            && depth == 0
+        {
+            r.values.set(data, value);
+            let target = r.values.get(index) / 4;
+            return Self::write_locked(r, target, value, 1);
+        }
+        r.values.set(reg, value);
+        let Regs {
+            values, blocks, vram, ..
+        } = r;
+        let effect = match blocks.iter_mut().find(|(range, _)| range.contains(&reg)) {
+            Some((_, b)) => b.write(values, vram.as_ref(), reg, value),
+            None => Effect::None,
+        };
+        if effect == Effect::Mode1Reset {
+            r.mode1_resets = r.mode1_resets.saturating_add(1);
+            Self::reset_locked(r);
+        }
     }
 }
 
@@ -80,12 +260,7 @@ impl Mmio for RegisterFile {
         if reg >= self.size_dwords {
             return u32::MAX;
         }
-        let r = self.regs.lock();
-        r.values
-            .get(&reg)
-            .or_else(|| self.resets.get(&reg))
-            .copied()
-            .unwrap_or(0)
+        Self::read_locked(&mut self.regs.lock(), reg, 0)
     }
 
     fn write32(&self, reg: u32, value: u32) {
@@ -93,8 +268,8 @@ impl Mmio for RegisterFile {
             return;
         }
         let mut r = self.regs.lock();
-        r.values.insert(reg, value);
         r.writes.push(RegWrite { reg, value });
+        Self::write_locked(&mut r, reg, value, 0);
     }
 
     fn size_dwords(&self) -> u32 {

@@ -1,0 +1,153 @@
+//! The register model of a mock PCI GPU: which blocks sit where (from the discovery
+//! table's base addresses and the generated register offsets), VRAM as the blocks see
+//! it, and the NBIO registers with behaviour (indirect access, HDP flush).
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use amd_am::discovery::hw_id;
+
+use super::discovery::Discovery;
+use super::psp::Psp;
+use super::regs::generated::{gc, mmhub, nbio};
+use super::regs::{AmReg, Effect, RegisterBlock, RegisterFile, Values};
+use super::smu::Smu;
+
+/// `MMMC_VM_FB_LOCATION_BASE`'s reset value: VRAM appears to the GPU's memory
+/// controller at 0x80_0000_0000 (the register holds the address >> 24).
+pub const FB_LOCATION_BASE: u32 = 0x8000;
+
+/// VRAM as the device's blocks see it: byte offsets from the start of VRAM, every
+/// access bounds-checked.
+#[derive(Debug, Clone)]
+pub struct Vram {
+    file: Arc<File>,
+    size: u64,
+    /// Dword address of `MMMC_VM_FB_LOCATION_BASE`, which places VRAM in the memory
+    /// controller's address space.
+    fb_base_reg: Option<u32>,
+}
+
+impl Vram {
+    pub(crate) fn new(file: Arc<File>, size: u64, fb_base_reg: Option<u32>) -> Self {
+        Vram {
+            file,
+            size,
+            fb_base_reg,
+        }
+    }
+
+    /// VRAM bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The VRAM offset of memory-controller address `mc` for a range of `len` bytes,
+    /// or `None` if the range is not wholly inside VRAM.
+    pub fn mc_to_offset(&self, v: &Values, mc: u64, len: u64) -> Option<u64> {
+        let base = self.fb_base_reg.map_or(0, |r| u64::from(v.get(r)) << 24);
+        let off = mc.checked_sub(base)?;
+        (off.checked_add(len)? <= self.size).then_some(off)
+    }
+
+    /// Reads `buf.len()` bytes at VRAM offset `off`.
+    pub fn read(&self, off: u64, buf: &mut [u8]) -> bool {
+        let fits = off.checked_add(buf.len() as u64).is_some_and(|e| e <= self.size);
+        fits && self.file.read_exact_at(buf, off).is_ok()
+    }
+
+    /// Writes `data` at VRAM offset `off`.
+    pub fn write(&self, off: u64, data: &[u8]) -> bool {
+        let fits = off.checked_add(data.len() as u64).is_some_and(|e| e <= self.size);
+        fits && self.file.write_all_at(data, off).is_ok()
+    }
+
+    /// Reads a little-endian dword.
+    pub fn read_u32(&self, off: u64) -> Option<u32> {
+        let mut b = [0; 4];
+        self.read(off, &mut b).then(|| u32::from_le_bytes(b))
+    }
+}
+
+/// NBIO: the HDP flush pair. A write to `GPU_HDP_FLUSH_REQ` completes at once: the
+/// requested bits read back set in `GPU_HDP_FLUSH_DONE`.
+#[derive(Debug)]
+pub struct Nbio {
+    req: u32,
+    done: u32,
+    /// HDP flushes requested since power-on.
+    pub hdp_flushes: u64,
+}
+
+impl RegisterBlock for Nbio {
+    fn write(&mut self, v: &mut Values, _vram: Option<&Vram>, reg: u32, value: u32) -> Effect {
+        if reg == self.req {
+            self.hdp_flushes = self.hdp_flushes.saturating_add(1);
+            v.set(self.done, value);
+        }
+        Effect::None
+    }
+
+    fn reset(&mut self, _v: &mut Values) {
+        self.hdp_flushes = 0;
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+fn bases(d: &Discovery, hw: u16) -> Option<&[u32]> {
+    d.ips
+        .iter()
+        .find(|ip| ip.hw_id == hw && ip.instance == 0)
+        .map(|ip| ip.bases.as_slice())
+}
+
+/// The dword address of `r` in IP `hw`'s segments.
+pub fn reg_addr(d: &Discovery, hw: u16, r: AmReg) -> Option<u32> {
+    r.addr(bases(d, hw)?)
+}
+
+/// Attaches the blocks with behaviour to `regs`, for a device with `d`'s register
+/// bases and VRAM `vram`. Blocks whose IP is absent from the table are left out.
+pub(crate) fn attach(regs: &RegisterFile, d: &Discovery, vram: Arc<File>, vram_size: u64) {
+    let fb = reg_addr(d, hw_id::MMHUB, mmhub::MMMC_VM_FB_LOCATION_BASE);
+    if let Some(fb) = fb {
+        regs.set_reset_value(fb, FB_LOCATION_BASE);
+    }
+    regs.set_vram(Vram::new(vram, vram_size, fb));
+    if let (Some(i), Some(dat)) = (
+        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX),
+        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA),
+    ) {
+        regs.set_indirect(i, dat);
+    }
+    if let (Some(req), Some(done)) = (
+        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE),
+    ) {
+        regs.attach(
+            req..req.saturating_add(1),
+            Box::new(Nbio {
+                req,
+                done,
+                hdp_flushes: 0,
+            }),
+        );
+    }
+    let gc_addr = |r| reg_addr(d, hw_id::GC, r);
+    if let Some(p) = Psp::new(
+        |r| reg_addr(d, hw_id::MP0, r),
+        gc_addr(gc::RLC_RLCS_BOOTLOAD_STATUS),
+        gc_addr(gc::CP_STAT),
+    ) {
+        let r = p.range();
+        regs.attach(r, Box::new(p));
+    }
+    if let Some(s) = Smu::new(|r| reg_addr(d, hw_id::MP1, r)) {
+        let r = s.range();
+        regs.attach(r, Box::new(s));
+    }
+}

@@ -1,0 +1,158 @@
+//! The SMU (MP1 13.0.0) message interface of the mock PCI GPU and its mode1 reset,
+//! driven through `Sys::mmio` as tinygrad 0.10.1's `AM_SMU` sends messages: clear the
+//! response (`C2PMSG_90`), write the argument (`C2PMSG_82`), then the message
+//! (`C2PMSG_66`), and poll the response.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use amd_am::discovery::hw_id;
+use amd_kfd::mmio::Mmio;
+use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
+use amd_mockgpu::pci::model::reg_addr;
+use amd_mockgpu::pci::psp::Psp;
+use amd_mockgpu::pci::regs::generated::{gc, mp, psp, smu};
+use amd_mockgpu::pci::smu::{DPM_LEVELS_MHZ, SMU_VERSION, Smu};
+use amd_mockgpu::pci::{Discovery, RegisterFile};
+use amd_mockgpu::{MockConfig, MockSys};
+
+const MIB: usize = 1 << 20;
+
+struct Gpu {
+    _m: MockSys,
+    regs: Arc<dyn Mmio>,
+    file: Arc<RegisterFile>,
+    msg: u32,
+    arg: u32,
+    resp: u32,
+}
+
+impl Gpu {
+    fn new() -> Self {
+        let m = MockSys::new(MockConfig::pci(1));
+        let fd = m
+            .open(
+                Path::new("/sys/bus/pci/devices/0000:03:00.0/resource5"),
+                OpenMode::ReadWrite,
+            )
+            .unwrap();
+        // SAFETY: a shared mapping at an address the kernel picks replaces nothing.
+        let r = unsafe { m.mmap(0, MIB, Prot::ReadWrite, MapFlags::SHARED, Some(fd), 0) }.unwrap();
+        // SAFETY: `r` is the live register mapping, never unmapped in these tests.
+        let regs = unsafe { amd_am::bar::registers(&m, r, MIB) };
+        let file = m.pci_registers(0).unwrap();
+        let d = Discovery::navi31();
+        let a = |r| reg_addr(&d, hw_id::MP1, r).unwrap();
+        Gpu {
+            msg: a(mp::MP1_SMN_C2PMSG_66),
+            arg: a(mp::MP1_SMN_C2PMSG_82),
+            resp: a(mp::MP1_SMN_C2PMSG_90),
+            _m: m,
+            regs,
+            file,
+        }
+    }
+
+    /// `_send_msg`: (response after at most `polls` reads, argument read back).
+    fn send(&self, msg: u32, arg: u32, polls: u32) -> (u32, u32) {
+        self.regs.write32(self.resp, 0);
+        self.regs.write32(self.arg, arg);
+        self.regs.write32(self.msg, msg);
+        let mut r = 0;
+        for _ in 0..polls {
+            r = self.regs.read32(self.resp);
+            if r != 0 {
+                break;
+            }
+        }
+        (r, self.regs.read32(self.arg))
+    }
+}
+
+#[test]
+fn messages_are_answered() {
+    let g = Gpu::new();
+    assert_eq!(g.regs.read32(g.resp), smu::PPSMC_Result_OK, "idle after power-on");
+    assert_eq!(g.send(smu::PPSMC_MSG_TestMessage, 7, 10), (smu::PPSMC_Result_OK, 8));
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_GetSmuVersion, 0, 10),
+        (smu::PPSMC_Result_OK, SMU_VERSION)
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetDriverDramAddrHigh, 0x80, 10).0,
+        smu::PPSMC_Result_OK
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetDriverDramAddrLow, 0x1000_0000, 10).0,
+        smu::PPSMC_Result_OK
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetToolsDramAddrLow, 0x2000, 10).0,
+        smu::PPSMC_Result_OK
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_EnableAllSmuFeatures, 0, 10).0,
+        smu::PPSMC_Result_OK
+    );
+    assert_eq!(g.send(smu::PPSMC_MSG_PowerUpVcn, 0, 10).0, smu::PPSMC_Result_OK);
+    // set_clocks: the level count, then each level.
+    let clk = 0 << 16;
+    let (r, n) = g.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk | 0xff, 10);
+    assert_eq!((r, n as usize), (smu::PPSMC_Result_OK, DPM_LEVELS_MHZ.len()));
+    for (i, f) in DPM_LEVELS_MHZ.iter().enumerate() {
+        assert_eq!(g.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk | i as u32, 10).1, *f);
+    }
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk | 9, 10).0,
+        smu::PPSMC_Result_Failed
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetSoftMaxByFreq, clk | 2500, 10).0,
+        smu::PPSMC_Result_OK
+    );
+    // An unknown message is not supported.
+    assert_eq!(g.send(0xdead, 0, 10).0, smu::PPSMC_Result_UnknownCmd);
+    let (table, tools, on, n) = g
+        .file
+        .with_block::<Smu, _>(|s| (s.driver_table, s.tools_table, s.features_enabled, s.messages.len()))
+        .unwrap();
+    assert_eq!((table, tools, on, n), (0x80_1000_0000, 0x2000, true, 14));
+}
+
+#[test]
+fn an_unanswering_smu_times_out() {
+    let g = Gpu::new();
+    g.file.with_block::<Smu, _>(|s| s.unresponsive = true).unwrap();
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_GetSmuVersion, 0, 100).0,
+        0,
+        "the response stays 0"
+    );
+    // tinygrad's is_smu_alive reads C2PMSG_90 afterwards: 0, not alive.
+    assert_eq!(g.regs.read32(g.resp), 0);
+    g.file.with_block::<Smu, _>(|s| s.unresponsive = false).unwrap();
+    assert_eq!(g.send(smu::PPSMC_MSG_GetSmuVersion, 0, 1).0, smu::PPSMC_Result_OK);
+}
+
+#[test]
+fn mode1_reset_restores_power_on_state() {
+    let g = Gpu::new();
+    let d = Discovery::navi31();
+    let scratch = reg_addr(&d, hw_id::GC, gc::SCRATCH_REG7).unwrap();
+    let sos = reg_addr(&d, hw_id::MP0, mp::MP0_SMN_C2PMSG_81).unwrap();
+    let bl = reg_addr(&d, hw_id::MP0, mp::MP0_SMN_C2PMSG_35).unwrap();
+    g.regs.write32(scratch, 0xA000_0002);
+    // A bad bootloader command leaves a status behind.
+    g.regs.write32(bl, 0x1234);
+    assert_eq!(g.regs.read32(bl) & 0xffff, psp::PSP_ERR_UNKNOWN_COMMAND);
+    g.send(smu::PPSMC_MSG_EnableAllSmuFeatures, 0, 1);
+    assert_eq!(g.send(smu::PPSMC_MSG_Mode1Reset, 0, 10).0, smu::PPSMC_Result_OK);
+    assert_eq!(g.file.mode1_resets(), 1);
+    assert_eq!(g.regs.read32(scratch), 0, "no partial boot after a reset");
+    assert_eq!(g.regs.read32(sos), 0, "the sOS is gone");
+    assert_eq!(g.regs.read32(bl), 0x8000_0000, "the bootloader is ready again");
+    assert_eq!(g.regs.read32(amd_mockgpu::pci::RCC_CONFIG_MEMSIZE), 512);
+    assert!(g.file.with_block::<Psp, _>(|p| p.bootloader.is_empty()).unwrap());
+    assert!(!g.file.with_block::<Smu, _>(|s| s.features_enabled).unwrap());
+    assert_eq!(g.regs.read32(g.resp), smu::PPSMC_Result_OK, "the SMU is idle again");
+}

@@ -1,0 +1,328 @@
+//! Generates `crates/amd-mockgpu/src/pci/regs_generated.rs`: the registers, register
+//! fields and firmware-interface constants the mock PCI GPU's register model uses, from
+//! the Linux 6.12 amdgpu headers.
+//!
+//! Registers are emitted as `AmReg { offset, seg }` (the dword offset inside the IP's
+//! register segment `seg`, which the discovery table's base addresses place); fields
+//! as masks; constants (PSP commands, firmware types, SMU messages) from the enums and
+//! `#define`s of `psp_gfx_if.h`, `amdgpu_psp.h`, `amdgpu_ucode.h` and
+//! `smu_v13_0_0_ppsmc.h`. Only the names listed below are emitted.
+//!
+//! Headers: `--linux DIR`, `$AMD_LINUX_SRC`, or Debian's `linux-source-6.12` tarball.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::gen_regs::{extract_members, parse_header};
+use crate::{Result, workspace_root};
+
+pub const OUTPUT: &str = "crates/amd-mockgpu/src/pci/regs_generated.rs";
+
+const ASIC: &str = "drivers/gpu/drm/amd/include/asic_reg";
+
+/// (module, doc, offset header, prefix, registers).
+const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
+    (
+        "mp",
+        "MP0 (PSP) and MP1 (SMU) 13.0.0",
+        "mp/mp_13_0_0_offset.h",
+        "reg",
+        &[
+            "MP0_SMN_C2PMSG_35",
+            "MP0_SMN_C2PMSG_36",
+            "MP0_SMN_C2PMSG_64",
+            "MP0_SMN_C2PMSG_67",
+            "MP0_SMN_C2PMSG_69",
+            "MP0_SMN_C2PMSG_70",
+            "MP0_SMN_C2PMSG_71",
+            "MP0_SMN_C2PMSG_81",
+            "MP1_SMN_C2PMSG_66",
+            "MP1_SMN_C2PMSG_82",
+            "MP1_SMN_C2PMSG_90",
+        ],
+    ),
+    (
+        "nbio",
+        "NBIO 4.3.0",
+        "nbio/nbio_4_3_0_offset.h",
+        "reg",
+        &[
+            "BIF_BX_PF0_RSMU_INDEX",
+            "BIF_BX_PF0_RSMU_DATA",
+            "BIF_BX_PF0_GPU_HDP_FLUSH_REQ",
+            "BIF_BX_PF0_GPU_HDP_FLUSH_DONE",
+            "RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE",
+        ],
+    ),
+    (
+        "gc",
+        "GC 11.0.0",
+        "gc/gc_11_0_0_offset.h",
+        "reg",
+        &[
+            "SCRATCH_REG7",
+            "CP_MEC_RS64_CNTL",
+            "CP_STAT",
+            "RLC_RLCS_BOOTLOAD_STATUS",
+        ],
+    ),
+    (
+        "mmhub",
+        "MMHUB 3.0.0",
+        "mmhub/mmhub_3_0_0_offset.h",
+        "reg",
+        &["MMMC_VM_FB_LOCATION_BASE"],
+    ),
+];
+
+/// (module, header, field mask names).
+const FIELDS: &[(&str, &str, &[&str])] = &[(
+    "gc",
+    "gc/gc_11_0_0_sh_mask.h",
+    &[
+        "CP_MEC_RS64_CNTL__MEC_HALT_MASK",
+        "RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK",
+    ],
+)];
+
+/// (module, doc, headers, name prefixes).
+const CONSTS: &[(&str, &str, &[&str], &[&str])] = &[
+    (
+        "psp",
+        "PSP interface (`psp_gfx_if.h`, `amdgpu_psp.h`, `amdgpu_ucode.h`)",
+        &[
+            "drivers/gpu/drm/amd/amdgpu/psp_gfx_if.h",
+            "drivers/gpu/drm/amd/amdgpu/amdgpu_psp.h",
+            "drivers/gpu/drm/amd/amdgpu/amdgpu_ucode.h",
+        ],
+        &[
+            "GFX_CMD_ID_",
+            "GFX_CTRL_CMD_ID_",
+            "GFX_FW_TYPE_",
+            "PSP_BL__",
+            "PSP_RING_TYPE__",
+            "PSP_FW_TYPE_",
+            "PSP_ERR_",
+            "TEE_ERROR_",
+            "PSP_1_MEG",
+            "PSP_CMD_BUFFER_SIZE",
+            "PSP_FENCE_BUFFER_SIZE",
+            "GFX_CMD_RESPONSE_MASK",
+            "GFX_CMD_STATUS_MASK",
+        ],
+    ),
+    (
+        "smu",
+        "SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`)",
+        &["drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/smu_v13_0_0_ppsmc.h"],
+        &["PPSMC_MSG_", "PPSMC_Result_"],
+    ),
+];
+
+fn headers() -> Vec<String> {
+    let mut v: Vec<String> = REG_BLOCKS.iter().map(|b| format!("{ASIC}/{}", b.2)).collect();
+    v.extend(FIELDS.iter().map(|f| format!("{ASIC}/{}", f.1)));
+    for c in CONSTS {
+        v.extend(c.2.iter().map(|h| h.to_string()));
+    }
+    v
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut linux: Option<PathBuf> = None;
+    let mut check = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--linux" => linux = Some(it.next().ok_or("--linux needs a directory")?.into()),
+            "--check" => check = true,
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    let mut extracted = None;
+    let dir = match linux.or_else(|| std::env::var_os("AMD_LINUX_SRC").map(PathBuf::from)) {
+        Some(d) => d,
+        None => extracted
+            .insert(
+                extract_members(&headers())?
+                    .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?,
+            )
+            .root(),
+    };
+    let text = generate(&dir)?;
+    let out = workspace_root().join(OUTPUT);
+    if check {
+        if std::fs::read_to_string(&out)? != text {
+            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-am-regs`").into());
+        }
+        println!("{OUTPUT} is current");
+    } else {
+        std::fs::write(&out, text)?;
+        println!("wrote {OUTPUT}");
+    }
+    Ok(())
+}
+
+fn parse_value(v: &str, known: &BTreeMap<String, u64>) -> Option<u64> {
+    let v = v.trim().trim_end_matches(',').trim_end_matches(['L', 'U', 'u', 'l']);
+    if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if let Ok(n) = v.parse() {
+        Some(n)
+    } else {
+        known.get(v).copied()
+    }
+}
+
+/// Every `#define NAME value` and every enumerator (explicit or counted) in `text`.
+pub fn parse_constants(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut in_enum = false;
+    let mut next = 0u64;
+    for raw in text.lines() {
+        let line = raw
+            .split("/*")
+            .next()
+            .unwrap_or("")
+            .split("//")
+            .next()
+            .unwrap_or("")
+            .trim();
+        if let Some(rest) = line.strip_prefix("#define") {
+            let mut p = rest.split_whitespace();
+            if let (Some(n), Some(v)) = (p.next(), p.next())
+                && let Some(v) = parse_value(v, &out)
+            {
+                out.insert(n.to_string(), v);
+            }
+            continue;
+        }
+        if line.starts_with("enum") && !line.contains(';') {
+            in_enum = true;
+            next = 0;
+            continue;
+        }
+        if !in_enum {
+            continue;
+        }
+        if line.starts_with('}') {
+            in_enum = false;
+            continue;
+        }
+        let item = line.trim_end_matches(',').trim();
+        if item.is_empty() || item == "{" {
+            continue;
+        }
+        let (name, value) = match item.split_once('=') {
+            Some((n, v)) => (n.trim(), parse_value(v, &out)),
+            None => (item, Some(next)),
+        };
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(v) = value {
+            out.insert(name.to_string(), v);
+            next = v.wrapping_add(1);
+        }
+    }
+    out
+}
+
+fn read(linux: &Path, rel: &str) -> Result<String> {
+    let p = linux.join(rel);
+    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()).into())
+}
+
+pub fn generate(linux: &Path) -> Result<String> {
+    let mut out = String::new();
+    writeln!(
+        out,
+        "// @generated by `cargo xtask gen-am-regs` from linux-6.12 drivers/gpu/drm/amd. Do not edit."
+    )?;
+    writeln!(out)?;
+    writeln!(out, "use super::AmReg;")?;
+    for (module, doc, header, prefix, names) in REG_BLOCKS {
+        let text = read(linux, &format!("{ASIC}/{header}"))?;
+        let regs: BTreeMap<String, (u32, u32)> = parse_header(&text, prefix)
+            .into_iter()
+            .map(|(n, v, b)| (n, (v, b)))
+            .collect();
+        writeln!(out)?;
+        writeln!(out, "/// Registers of {doc} (`{header}`).")?;
+        writeln!(out, "pub mod {module} {{")?;
+        writeln!(out, "    use super::AmReg;")?;
+        for name in names.iter() {
+            let (off, seg) = regs.get(*name).ok_or_else(|| format!("{header}: no {prefix}{name}"))?;
+            writeln!(out, "    /// `{prefix}{name}`")?;
+            writeln!(
+                out,
+                "    pub const {name}: AmReg = AmReg {{ name: \"{name}\", offset: {off:#06x}, seg: {seg} }};"
+            )?;
+        }
+        if let Some((_, fheader, fields)) = FIELDS.iter().find(|f| f.0 == *module) {
+            let consts = parse_constants(&read(linux, &format!("{ASIC}/{fheader}"))?);
+            for f in fields.iter() {
+                let v = consts.get(*f).ok_or_else(|| format!("{fheader}: no {f}"))?;
+                writeln!(out, "    /// `{f}` (`{fheader}`)")?;
+                writeln!(out, "    pub const {f}: u32 = {v:#010x};")?;
+            }
+        }
+        writeln!(out, "}}")?;
+    }
+    for (module, doc, headers, prefixes) in CONSTS {
+        let mut all = BTreeMap::new();
+        for h in headers.iter() {
+            all.extend(parse_constants(&read(linux, h)?));
+        }
+        writeln!(out)?;
+        writeln!(out, "/// {doc}.")?;
+        writeln!(out, "pub mod {module} {{")?;
+        let mut n = 0;
+        for (name, v) in &all {
+            if !prefixes.iter().any(|p| name.starts_with(p)) || *v > u32::MAX as u64 {
+                continue;
+            }
+            writeln!(out, "    /// `{name}`")?;
+            writeln!(out, "    pub const {name}: u32 = {v:#x};")?;
+            n += 1;
+        }
+        if n == 0 {
+            return Err(format!("{module}: no constants found").into());
+        }
+        writeln!(out, "}}")?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed file matches what the headers give, where the headers exist here.
+    #[test]
+    fn generated_am_registers_are_current() {
+        let mut extracted = None;
+        let dir = match std::env::var_os("AMD_LINUX_SRC") {
+            Some(d) => PathBuf::from(d),
+            None => match extract_members(&headers()) {
+                Ok(Some(d)) => extracted.insert(d).root(),
+                Ok(None) => {
+                    eprintln!("skipped: no Linux headers here (install linux-source-6.12 or set AMD_LINUX_SRC)");
+                    return;
+                }
+                Err(e) => panic!("extracting the headers failed: {e}"),
+            },
+        };
+        let fresh = generate(&dir).expect("generate");
+        let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed file");
+        assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-am-regs`");
+    }
+
+    #[test]
+    fn parses_enums_and_defines() {
+        let text = "#define A 0x10\nenum e {\n  X = 0x5, /* c */\n  Y,\n  Z = X,\n};\nenum f { };\n";
+        let c = parse_constants(text);
+        assert_eq!((c["A"], c["X"], c["Y"], c["Z"]), (0x10, 5, 6, 5));
+    }
+}
