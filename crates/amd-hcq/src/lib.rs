@@ -97,6 +97,30 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Two GPUs: a peer transfer, and memory of one GPU used by the other once mapped:
+//!
+//! ```
+//! # #[cfg(feature = "mock")] {
+//! use amd_hcq::{BufferKind, Platform};
+//!
+//! let platform = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(2))?;
+//! let (d0, d1) = (platform.device(0)?, platform.device(1)?);
+//! let src = d0.alloc(4096, BufferKind::Device)?;
+//! let dst = d1.alloc(4096, BufferKind::Device)?;
+//! d0.copy_in_slice(&src, 0, &[7u32; 1024])?;
+//! // d0's copy engine writes d1's memory after both GPUs' earlier work; d1 waits for it.
+//! d0.transfer(&d1, &dst, &src, 4096)?;
+//! let back: Vec<u32> = d1.copy_out_vec(&dst, 0, 1024)?;
+//! assert_eq!(back[1023], 7);
+//! // Using d1's memory on d0 needs it mapped there first (`transfer` mapped `dst`).
+//! let other = d1.alloc(4096, BufferKind::Device)?;
+//! assert!(d0.copy(&other, 0, &src, 0, 64).is_err());
+//! d0.map_peer(&other)?;
+//! d0.wait_timeline(d0.copy(&other, 0, &src, 0, 64)?)?;
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Graphs over several engines and devices: see [`Graph`].
 #![deny(unsafe_code)]
 
