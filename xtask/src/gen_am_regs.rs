@@ -65,6 +65,21 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "CP_MEC_RS64_CNTL",
             "CP_STAT",
             "RLC_RLCS_BOOTLOAD_STATUS",
+            "GCVM_CONTEXT0_CNTL",
+            "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32",
+            "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32",
+            "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32",
+            "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32",
+            "GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32",
+            "GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32",
+            "GCVM_INVALIDATE_ENG17_SEM",
+            "GCVM_INVALIDATE_ENG17_REQ",
+            "GCVM_INVALIDATE_ENG17_ACK",
+            "GCVM_L2_BANK_SELECT_RESERVED_CID2",
+            "GCVM_L2_PROTECTION_FAULT_CNTL",
+            "GCVM_L2_PROTECTION_FAULT_STATUS",
+            "GCVM_L2_PROTECTION_FAULT_ADDR_LO32",
+            "GCVM_L2_PROTECTION_FAULT_ADDR_HI32",
         ],
     ),
     (
@@ -72,22 +87,80 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
         "MMHUB 3.0.0",
         "mmhub/mmhub_3_0_0_offset.h",
         "reg",
-        &["MMMC_VM_FB_LOCATION_BASE"],
+        &[
+            "MMMC_VM_FB_LOCATION_BASE",
+            "MMVM_CONTEXT0_CNTL",
+            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32",
+            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32",
+            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32",
+            "MMVM_INVALIDATE_ENG17_SEM",
+            "MMVM_INVALIDATE_ENG17_REQ",
+            "MMVM_INVALIDATE_ENG17_ACK",
+            "MMVM_L2_BANK_SELECT_RESERVED_CID2",
+            "MMVM_L2_PROTECTION_FAULT_CNTL",
+            "MMVM_L2_PROTECTION_FAULT_STATUS",
+            "MMVM_L2_PROTECTION_FAULT_ADDR_LO32",
+            "MMVM_L2_PROTECTION_FAULT_ADDR_HI32",
+        ],
     ),
 ];
 
 /// (module, header, field mask names).
-const FIELDS: &[(&str, &str, &[&str])] = &[(
-    "gc",
-    "gc/gc_11_0_0_sh_mask.h",
-    &[
-        "CP_MEC_RS64_CNTL__MEC_HALT_MASK",
-        "RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK",
-    ],
-)];
+const FIELDS: &[(&str, &str, &[&str])] = &[
+    (
+        "gc",
+        "gc/gc_11_0_0_sh_mask.h",
+        &[
+            "CP_MEC_RS64_CNTL__MEC_HALT_MASK",
+            "RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK",
+            "GCVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK",
+            "GCVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK",
+            "GCVM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK",
+            "GCVM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK",
+            "GCVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+            "GCVM_INVALIDATE_ENG17_ACK__PER_VMID_INVALIDATE_ACK_MASK",
+            "GCVM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+            "GCVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK",
+            "GCVM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK",
+            "GCVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
+            "GCVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
+            "GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+        ],
+    ),
+    (
+        "mmhub",
+        "mmhub/mmhub_3_0_0_sh_mask.h",
+        &[
+            "MMVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK",
+            "MMVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK",
+            "MMVM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK",
+            "MMVM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK",
+            "MMVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+            "MMVM_INVALIDATE_ENG17_ACK__PER_VMID_INVALIDATE_ACK_MASK",
+            "MMVM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+            "MMVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK",
+            "MMVM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK",
+            "MMVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
+            "MMVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
+            "MMVM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+        ],
+    ),
+];
 
-/// (module, doc, headers, name prefixes).
-const CONSTS: &[(&str, &str, &[&str], &[&str])] = &[
+/// (module, doc, headers, names (a trailing `_` makes a prefix), Rust type: `u32` or
+/// `u64`).
+type ConstGroup = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static str,
+);
+
+const CONSTS: &[ConstGroup] = &[
     (
         "psp",
         "PSP interface (`psp_gfx_if.h`, `amdgpu_psp.h`, `amdgpu_ucode.h`)",
@@ -111,12 +184,33 @@ const CONSTS: &[(&str, &str, &[&str], &[&str])] = &[
             "GFX_CMD_RESPONSE_MASK",
             "GFX_CMD_STATUS_MASK",
         ],
+        "u32",
     ),
     (
         "smu",
         "SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`)",
         &["drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/smu_v13_0_0_ppsmc.h"],
         &["PPSMC_MSG_", "PPSMC_Result_"],
+        "u32",
+    ),
+    (
+        "vm",
+        "GPU page-table entry bits (`amdgpu_vm.h`)",
+        &["drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h"],
+        &[
+            "AMDGPU_PTE_VALID",
+            "AMDGPU_PTE_SYSTEM",
+            "AMDGPU_PTE_SNOOPED",
+            "AMDGPU_PTE_EXECUTABLE",
+            "AMDGPU_PTE_READABLE",
+            "AMDGPU_PTE_WRITEABLE",
+            "AMDGPU_PDE_PTE",
+            "AMDGPU_VM_PDB2",
+            "AMDGPU_VM_PDB1",
+            "AMDGPU_VM_PDB0",
+            "AMDGPU_VM_PTB",
+        ],
+        "u64",
     ),
 ];
 
@@ -175,6 +269,15 @@ fn parse_value(v: &str, known: &BTreeMap<String, u64>) -> Option<u64> {
     }
 }
 
+/// `(1ULL << n)` and the like: a constant shifted left.
+fn parse_shift(v: &str) -> Option<u64> {
+    let inner = v.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let (a, b) = inner.split_once("<<")?;
+    let a = parse_value(a, &BTreeMap::new())?;
+    let b: u32 = b.trim().parse().ok()?;
+    a.checked_shl(b).filter(|r| r >> b == a)
+}
+
 /// Every `#define NAME value` and every enumerator (explicit or counted) in `text`.
 pub fn parse_constants(text: &str) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
@@ -191,10 +294,11 @@ pub fn parse_constants(text: &str) -> BTreeMap<String, u64> {
             .trim();
         if let Some(rest) = line.strip_prefix("#define") {
             let mut p = rest.split_whitespace();
-            if let (Some(n), Some(v)) = (p.next(), p.next())
-                && let Some(v) = parse_value(v, &out)
-            {
-                out.insert(n.to_string(), v);
+            if let (Some(n), Some(v)) = (p.next(), p.next()) {
+                let whole: String = p.fold(v.to_string(), |a, t| a + " " + t);
+                if let Some(v) = parse_value(v, &out).or_else(|| parse_shift(&whole)) {
+                    out.insert(n.to_string(), v);
+                }
             }
             continue;
         }
@@ -270,7 +374,7 @@ pub fn generate(linux: &Path) -> Result<String> {
         }
         writeln!(out, "}}")?;
     }
-    for (module, doc, headers, prefixes) in CONSTS {
+    for (module, doc, headers, prefixes, ty) in CONSTS {
         let mut all = BTreeMap::new();
         for h in headers.iter() {
             all.extend(parse_constants(&read(linux, h)?));
@@ -280,11 +384,16 @@ pub fn generate(linux: &Path) -> Result<String> {
         writeln!(out, "pub mod {module} {{")?;
         let mut n = 0;
         for (name, v) in &all {
-            if !prefixes.iter().any(|p| name.starts_with(p)) || *v > u32::MAX as u64 {
+            let fits = *ty == "u64" || *v <= u32::MAX as u64;
+            if !prefixes
+                .iter()
+                .any(|p| name == p || (p.ends_with('_') && name.starts_with(p)))
+                || !fits
+            {
                 continue;
             }
             writeln!(out, "    /// `{name}`")?;
-            writeln!(out, "    pub const {name}: u32 = {v:#x};")?;
+            writeln!(out, "    pub const {name}: {ty} = {v:#x};")?;
             n += 1;
         }
         if n == 0 {
@@ -324,5 +433,8 @@ mod tests {
         let text = "#define A 0x10\nenum e {\n  X = 0x5, /* c */\n  Y,\n  Z = X,\n};\nenum f { };\n";
         let c = parse_constants(text);
         assert_eq!((c["A"], c["X"], c["Y"], c["Z"]), (0x10, 5, 6, 5));
+        let c = parse_constants("#define B\t(1ULL << 54)\n#define C (x << 2)\n");
+        assert_eq!(c.get("B"), Some(&(1 << 54)));
+        assert!(!c.contains_key("C"));
     }
 }

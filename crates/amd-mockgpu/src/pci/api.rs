@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use amd_kfd::sys::Fd;
 
+use super::gmc::{Access, Hub, Target, VmFault};
 use super::{BAR_VRAM, PAGE, PM_PFN_MASK, PciDeviceInfo, RegisterFile};
 use crate::MockSys;
 
@@ -73,5 +74,17 @@ impl MockSys {
         let d = self.driver.lock();
         let page = *d.pci.page_of_pfn.get(&pfn)?;
         page.checked_add((paddr % PAGE as u64) as usize)
+    }
+
+    /// Translates `va` for `access` through PCI GPU `dev`'s `hub` (its TLB or a
+    /// page-table walk in VRAM; a fault is latched in the hub's fault registers). A
+    /// system page the pagemap handed out comes back as [`Target::Host`], another
+    /// one as [`Target::System`]. `None` if there is no such device.
+    pub fn pci_translate(&self, dev: usize, hub: Hub, va: u64, access: Access) -> Option<Result<Target, VmFault>> {
+        let regs = self.pci_registers(dev)?;
+        Some(regs.translate(hub, va, access).map(|t| match t {
+            Target::System(pa) => self.pci_phys_to_host(pa).map_or(t, Target::Host),
+            t => t,
+        }))
     }
 }

@@ -30,6 +30,7 @@
 mod api;
 mod config;
 pub mod discovery;
+pub mod gmc;
 pub mod model;
 pub mod psp;
 pub mod regs;

@@ -178,6 +178,24 @@ impl RegisterFile {
             .map(f)
     }
 
+    /// Runs `f` on the first attached block of type `B` that `pick` accepts, with the
+    /// register values and VRAM.
+    pub(crate) fn with_block_state<B: RegisterBlock, T>(
+        &self,
+        pick: impl Fn(&B) -> bool,
+        f: impl FnOnce(&mut B, &mut Values, Option<&Vram>) -> T,
+    ) -> Option<T> {
+        let mut r = self.regs.lock();
+        let Regs {
+            values, blocks, vram, ..
+        } = &mut *r;
+        let b = blocks
+            .iter_mut()
+            .filter_map(|(_, b)| b.as_any_mut().downcast_mut::<B>())
+            .find(|b| pick(b))?;
+        Some(f(b, values, vram.as_ref()))
+    }
+
     /// How many mode1 resets the device went through.
     pub fn mode1_resets(&self) -> u32 {
         self.regs.lock().mode1_resets
