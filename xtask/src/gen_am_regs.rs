@@ -106,6 +106,32 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "MMVM_L2_PROTECTION_FAULT_ADDR_HI32",
         ],
     ),
+    (
+        "osssys",
+        "OSSSYS 6.0.0 (the interrupt handler)",
+        "oss/osssys_6_0_0_offset.h",
+        "reg",
+        &[
+            "IH_RB_CNTL",
+            "IH_RB_BASE",
+            "IH_RB_BASE_HI",
+            "IH_RB_RPTR",
+            "IH_RB_WPTR",
+            "IH_RB_WPTR_ADDR_HI",
+            "IH_RB_WPTR_ADDR_LO",
+            "IH_DOORBELL_RPTR",
+            "IH_RB_CNTL_RING1",
+            "IH_RB_BASE_RING1",
+            "IH_RB_BASE_HI_RING1",
+            "IH_RB_RPTR_RING1",
+            "IH_RB_WPTR_RING1",
+            "IH_DOORBELL_RPTR_RING1",
+            "IH_CNTL",
+            "IH_INT_FLOOD_CNTL",
+            "IH_STORM_CLIENT_LIST_CNTL",
+            "IH_MSI_STORM_CTRL",
+        ],
+    ),
 ];
 
 /// (module, header, field mask names).
@@ -146,6 +172,25 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
             "MMVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
             "MMVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
             "MMVM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+        ],
+    ),
+    (
+        "osssys",
+        "oss/osssys_6_0_0_sh_mask.h",
+        &[
+            "IH_RB_CNTL__RB_ENABLE_MASK",
+            "IH_RB_CNTL__RB_SIZE_MASK",
+            "IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK",
+            "IH_RB_CNTL__RB_FULL_DRAIN_ENABLE_MASK",
+            "IH_RB_CNTL__WPTR_OVERFLOW_ENABLE_MASK",
+            "IH_RB_CNTL__ENABLE_INTR_MASK",
+            "IH_RB_CNTL__RPTR_REARM_MASK",
+            "IH_RB_CNTL__MC_SPACE_MASK",
+            "IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK",
+            "IH_RB_WPTR__RB_OVERFLOW_MASK",
+            "IH_RB_WPTR__OFFSET_MASK",
+            "IH_DOORBELL_RPTR__OFFSET_MASK",
+            "IH_DOORBELL_RPTR__ENABLE_MASK",
         ],
     ),
 ];
@@ -211,6 +256,22 @@ const CONSTS: &[ConstGroup] = &[
             "AMDGPU_VM_PTB",
         ],
         "u64",
+    ),
+    (
+        "ih",
+        "Interrupt sources (`soc15_ih_clientid.h`, `irqsrcs_gfx_11_0_0.h`, `irqsrcs_vmc_1_0.h`)",
+        &[
+            "drivers/gpu/drm/amd/include/soc15_ih_clientid.h",
+            "drivers/gpu/drm/amd/include/ivsrcid/gfx/irqsrcs_gfx_11_0_0.h",
+            "drivers/gpu/drm/amd/include/ivsrcid/vmc/irqsrcs_vmc_1_0.h",
+        ],
+        &[
+            "SOC21_IH_CLIENTID_",
+            "GFX_11_0_0__SRCID__",
+            "VMC_1_0__SRCID__VM_FAULT",
+            "UTCL2_1_0__SRCID__FAULT",
+        ],
+        "u32",
     ),
 ];
 

@@ -176,6 +176,73 @@ pub mod mmhub {
     pub const MMVM_L2_PROTECTION_FAULT_STATUS__RW_MASK: u32 = 0x00040000;
 }
 
+/// Registers of OSSSYS 6.0.0 (the interrupt handler) (`oss/osssys_6_0_0_offset.h`).
+pub mod osssys {
+    use super::AmReg;
+    /// `regIH_RB_CNTL`
+    pub const IH_RB_CNTL: AmReg = AmReg { name: "IH_RB_CNTL", offset: 0x0080, seg: 0 };
+    /// `regIH_RB_BASE`
+    pub const IH_RB_BASE: AmReg = AmReg { name: "IH_RB_BASE", offset: 0x0081, seg: 0 };
+    /// `regIH_RB_BASE_HI`
+    pub const IH_RB_BASE_HI: AmReg = AmReg { name: "IH_RB_BASE_HI", offset: 0x0082, seg: 0 };
+    /// `regIH_RB_RPTR`
+    pub const IH_RB_RPTR: AmReg = AmReg { name: "IH_RB_RPTR", offset: 0x0083, seg: 0 };
+    /// `regIH_RB_WPTR`
+    pub const IH_RB_WPTR: AmReg = AmReg { name: "IH_RB_WPTR", offset: 0x0084, seg: 0 };
+    /// `regIH_RB_WPTR_ADDR_HI`
+    pub const IH_RB_WPTR_ADDR_HI: AmReg = AmReg { name: "IH_RB_WPTR_ADDR_HI", offset: 0x0085, seg: 0 };
+    /// `regIH_RB_WPTR_ADDR_LO`
+    pub const IH_RB_WPTR_ADDR_LO: AmReg = AmReg { name: "IH_RB_WPTR_ADDR_LO", offset: 0x0086, seg: 0 };
+    /// `regIH_DOORBELL_RPTR`
+    pub const IH_DOORBELL_RPTR: AmReg = AmReg { name: "IH_DOORBELL_RPTR", offset: 0x0087, seg: 0 };
+    /// `regIH_RB_CNTL_RING1`
+    pub const IH_RB_CNTL_RING1: AmReg = AmReg { name: "IH_RB_CNTL_RING1", offset: 0x008c, seg: 0 };
+    /// `regIH_RB_BASE_RING1`
+    pub const IH_RB_BASE_RING1: AmReg = AmReg { name: "IH_RB_BASE_RING1", offset: 0x008d, seg: 0 };
+    /// `regIH_RB_BASE_HI_RING1`
+    pub const IH_RB_BASE_HI_RING1: AmReg = AmReg { name: "IH_RB_BASE_HI_RING1", offset: 0x008e, seg: 0 };
+    /// `regIH_RB_RPTR_RING1`
+    pub const IH_RB_RPTR_RING1: AmReg = AmReg { name: "IH_RB_RPTR_RING1", offset: 0x008f, seg: 0 };
+    /// `regIH_RB_WPTR_RING1`
+    pub const IH_RB_WPTR_RING1: AmReg = AmReg { name: "IH_RB_WPTR_RING1", offset: 0x0090, seg: 0 };
+    /// `regIH_DOORBELL_RPTR_RING1`
+    pub const IH_DOORBELL_RPTR_RING1: AmReg = AmReg { name: "IH_DOORBELL_RPTR_RING1", offset: 0x0093, seg: 0 };
+    /// `regIH_CNTL`
+    pub const IH_CNTL: AmReg = AmReg { name: "IH_CNTL", offset: 0x00c0, seg: 0 };
+    /// `regIH_INT_FLOOD_CNTL`
+    pub const IH_INT_FLOOD_CNTL: AmReg = AmReg { name: "IH_INT_FLOOD_CNTL", offset: 0x00d5, seg: 0 };
+    /// `regIH_STORM_CLIENT_LIST_CNTL`
+    pub const IH_STORM_CLIENT_LIST_CNTL: AmReg = AmReg { name: "IH_STORM_CLIENT_LIST_CNTL", offset: 0x00da, seg: 0 };
+    /// `regIH_MSI_STORM_CTRL`
+    pub const IH_MSI_STORM_CTRL: AmReg = AmReg { name: "IH_MSI_STORM_CTRL", offset: 0x00f1, seg: 0 };
+    /// `IH_RB_CNTL__RB_ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__RB_ENABLE_MASK: u32 = 0x00000001;
+    /// `IH_RB_CNTL__RB_SIZE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__RB_SIZE_MASK: u32 = 0x0000003e;
+    /// `IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK: u32 = 0x00000100;
+    /// `IH_RB_CNTL__RB_FULL_DRAIN_ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__RB_FULL_DRAIN_ENABLE_MASK: u32 = 0x00000200;
+    /// `IH_RB_CNTL__WPTR_OVERFLOW_ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__WPTR_OVERFLOW_ENABLE_MASK: u32 = 0x00010000;
+    /// `IH_RB_CNTL__ENABLE_INTR_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__ENABLE_INTR_MASK: u32 = 0x00020000;
+    /// `IH_RB_CNTL__RPTR_REARM_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__RPTR_REARM_MASK: u32 = 0x00200000;
+    /// `IH_RB_CNTL__MC_SPACE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__MC_SPACE_MASK: u32 = 0x70000000;
+    /// `IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK: u32 = 0x80000000;
+    /// `IH_RB_WPTR__RB_OVERFLOW_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_WPTR__RB_OVERFLOW_MASK: u32 = 0x00000001;
+    /// `IH_RB_WPTR__OFFSET_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_RB_WPTR__OFFSET_MASK: u32 = 0x0003fffc;
+    /// `IH_DOORBELL_RPTR__OFFSET_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_DOORBELL_RPTR__OFFSET_MASK: u32 = 0x03ffffff;
+    /// `IH_DOORBELL_RPTR__ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_DOORBELL_RPTR__ENABLE_MASK: u32 = 0x10000000;
+}
+
 /// PSP interface (`psp_gfx_if.h`, `amdgpu_psp.h`, `amdgpu_ucode.h`).
 pub mod psp {
     /// `GFX_CMD_ID_AUTOLOAD_RLC`
@@ -702,4 +769,148 @@ pub mod vm {
     pub const AMDGPU_VM_PDB2: u64 = 0x0;
     /// `AMDGPU_VM_PTB`
     pub const AMDGPU_VM_PTB: u64 = 0x3;
+}
+
+/// Interrupt sources (`soc15_ih_clientid.h`, `irqsrcs_gfx_11_0_0.h`, `irqsrcs_vmc_1_0.h`).
+pub mod ih {
+    /// `GFX_11_0_0__SRCID__CP_BAD_OPCODE_ERROR`
+    pub const GFX_11_0_0__SRCID__CP_BAD_OPCODE_ERROR: u32 = 0xb7;
+    /// `GFX_11_0_0__SRCID__CP_COMPUTE_QUERY_STATUS`
+    pub const GFX_11_0_0__SRCID__CP_COMPUTE_QUERY_STATUS: u32 = 0xc7;
+    /// `GFX_11_0_0__SRCID__CP_CTX_BUSY_INTERRUPT`
+    pub const GFX_11_0_0__SRCID__CP_CTX_BUSY_INTERRUPT: u32 = 0xbc;
+    /// `GFX_11_0_0__SRCID__CP_CTX_EMPTY_INTERRUPT`
+    pub const GFX_11_0_0__SRCID__CP_CTX_EMPTY_INTERRUPT: u32 = 0xbb;
+    /// `GFX_11_0_0__SRCID__CP_ECC_ERROR`
+    pub const GFX_11_0_0__SRCID__CP_ECC_ERROR: u32 = 0xc5;
+    /// `GFX_11_0_0__SRCID__CP_EOP_INTERRUPT`
+    pub const GFX_11_0_0__SRCID__CP_EOP_INTERRUPT: u32 = 0xb5;
+    /// `GFX_11_0_0__SRCID__CP_FUE_ERROR`
+    pub const GFX_11_0_0__SRCID__CP_FUE_ERROR: u32 = 0xc9;
+    /// `GFX_11_0_0__SRCID__CP_GDS_ALLOC_ERROR`
+    pub const GFX_11_0_0__SRCID__CP_GDS_ALLOC_ERROR: u32 = 0xc4;
+    /// `GFX_11_0_0__SRCID__CP_GENERIC_INT`
+    pub const GFX_11_0_0__SRCID__CP_GENERIC_INT: u32 = 0xb1;
+    /// `GFX_11_0_0__SRCID__CP_GPF`
+    pub const GFX_11_0_0__SRCID__CP_GPF: u32 = 0xc3;
+    /// `GFX_11_0_0__SRCID__CP_ME_WAIT_REG_MEM_POLL_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__CP_ME_WAIT_REG_MEM_POLL_TIMEOUT: u32 = 0xc0;
+    /// `GFX_11_0_0__SRCID__CP_PM4_PKT_RSVD_BIT_ERROR`
+    pub const GFX_11_0_0__SRCID__CP_PM4_PKT_RSVD_BIT_ERROR: u32 = 0xb4;
+    /// `GFX_11_0_0__SRCID__CP_PREEMPT_ACK`
+    pub const GFX_11_0_0__SRCID__CP_PREEMPT_ACK: u32 = 0xc2;
+    /// `GFX_11_0_0__SRCID__CP_PRIV_INSTR_FAULT`
+    pub const GFX_11_0_0__SRCID__CP_PRIV_INSTR_FAULT: u32 = 0xb9;
+    /// `GFX_11_0_0__SRCID__CP_PRIV_REG_FAULT`
+    pub const GFX_11_0_0__SRCID__CP_PRIV_REG_FAULT: u32 = 0xb8;
+    /// `GFX_11_0_0__SRCID__CP_SIG_INCOMPLETE`
+    pub const GFX_11_0_0__SRCID__CP_SIG_INCOMPLETE: u32 = 0xc1;
+    /// `GFX_11_0_0__SRCID__CP_VM_DOORBELL`
+    pub const GFX_11_0_0__SRCID__CP_VM_DOORBELL: u32 = 0xc8;
+    /// `GFX_11_0_0__SRCID__CP_WAIT_MEM_SEM_FAULT`
+    pub const GFX_11_0_0__SRCID__CP_WAIT_MEM_SEM_FAULT: u32 = 0xba;
+    /// `GFX_11_0_0__SRCID__GRBM_RD_TIMEOUT_ERROR`
+    pub const GFX_11_0_0__SRCID__GRBM_RD_TIMEOUT_ERROR: u32 = 0xe8;
+    /// `GFX_11_0_0__SRCID__GRBM_REG_GUI_IDLE`
+    pub const GFX_11_0_0__SRCID__GRBM_REG_GUI_IDLE: u32 = 0xe9;
+    /// `GFX_11_0_0__SRCID__MEM_ACCES_MON`
+    pub const GFX_11_0_0__SRCID__MEM_ACCES_MON: u32 = 0xa;
+    /// `GFX_11_0_0__SRCID__RLC_GC_FED_INTERRUPT`
+    pub const GFX_11_0_0__SRCID__RLC_GC_FED_INTERRUPT: u32 = 0x80;
+    /// `GFX_11_0_0__SRCID__RLC_STRM_PERF_MONITOR_INTERRUPT`
+    pub const GFX_11_0_0__SRCID__RLC_STRM_PERF_MONITOR_INTERRUPT: u32 = 0xca;
+    /// `GFX_11_0_0__SRCID__SDMA_ATOMIC_RTN_DONE`
+    pub const GFX_11_0_0__SRCID__SDMA_ATOMIC_RTN_DONE: u32 = 0x30;
+    /// `GFX_11_0_0__SRCID__SDMA_ATOMIC_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__SDMA_ATOMIC_TIMEOUT: u32 = 0x38;
+    /// `GFX_11_0_0__SRCID__SDMA_CTXEMPTY`
+    pub const GFX_11_0_0__SRCID__SDMA_CTXEMPTY: u32 = 0x33;
+    /// `GFX_11_0_0__SRCID__SDMA_DOORBELL_INVALID`
+    pub const GFX_11_0_0__SRCID__SDMA_DOORBELL_INVALID: u32 = 0x36;
+    /// `GFX_11_0_0__SRCID__SDMA_ECC`
+    pub const GFX_11_0_0__SRCID__SDMA_ECC: u32 = 0x3e;
+    /// `GFX_11_0_0__SRCID__SDMA_FROZEN`
+    pub const GFX_11_0_0__SRCID__SDMA_FROZEN: u32 = 0x3f;
+    /// `GFX_11_0_0__SRCID__SDMA_IB_PREEMPT`
+    pub const GFX_11_0_0__SRCID__SDMA_IB_PREEMPT: u32 = 0x35;
+    /// `GFX_11_0_0__SRCID__SDMA_PAGE_FAULT`
+    pub const GFX_11_0_0__SRCID__SDMA_PAGE_FAULT: u32 = 0x3c;
+    /// `GFX_11_0_0__SRCID__SDMA_PAGE_NULL`
+    pub const GFX_11_0_0__SRCID__SDMA_PAGE_NULL: u32 = 0x3b;
+    /// `GFX_11_0_0__SRCID__SDMA_PAGE_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__SDMA_PAGE_TIMEOUT: u32 = 0x3a;
+    /// `GFX_11_0_0__SRCID__SDMA_POLL_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__SDMA_POLL_TIMEOUT: u32 = 0x39;
+    /// `GFX_11_0_0__SRCID__SDMA_PREEMPT`
+    pub const GFX_11_0_0__SRCID__SDMA_PREEMPT: u32 = 0x34;
+    /// `GFX_11_0_0__SRCID__SDMA_QUEUE_HANG`
+    pub const GFX_11_0_0__SRCID__SDMA_QUEUE_HANG: u32 = 0x37;
+    /// `GFX_11_0_0__SRCID__SDMA_SEM_INCOMPLETE_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__SDMA_SEM_INCOMPLETE_TIMEOUT: u32 = 0x41;
+    /// `GFX_11_0_0__SRCID__SDMA_SEM_WAIT_FAIL_TIMEOUT`
+    pub const GFX_11_0_0__SRCID__SDMA_SEM_WAIT_FAIL_TIMEOUT: u32 = 0x42;
+    /// `GFX_11_0_0__SRCID__SDMA_SRAM_ECC`
+    pub const GFX_11_0_0__SRCID__SDMA_SRAM_ECC: u32 = 0x40;
+    /// `GFX_11_0_0__SRCID__SDMA_SRBMWRITE`
+    pub const GFX_11_0_0__SRCID__SDMA_SRBMWRITE: u32 = 0x32;
+    /// `GFX_11_0_0__SRCID__SDMA_TRAP`
+    pub const GFX_11_0_0__SRCID__SDMA_TRAP: u32 = 0x31;
+    /// `GFX_11_0_0__SRCID__SDMA_VM_HOLE`
+    pub const GFX_11_0_0__SRCID__SDMA_VM_HOLE: u32 = 0x3d;
+    /// `GFX_11_0_0__SRCID__SQ_INTERRUPT_ID`
+    pub const GFX_11_0_0__SRCID__SQ_INTERRUPT_ID: u32 = 0xef;
+    /// `GFX_11_0_0__SRCID__UTCL2_DATA_POISONING`
+    pub const GFX_11_0_0__SRCID__UTCL2_DATA_POISONING: u32 = 0x1;
+    /// `GFX_11_0_0__SRCID__UTCL2_FAULT`
+    pub const GFX_11_0_0__SRCID__UTCL2_FAULT: u32 = 0x0;
+    /// `SOC21_IH_CLIENTID_ATHUB`
+    pub const SOC21_IH_CLIENTID_ATHUB: u32 = 0x2;
+    /// `SOC21_IH_CLIENTID_BIF`
+    pub const SOC21_IH_CLIENTID_BIF: u32 = 0x3;
+    /// `SOC21_IH_CLIENTID_DCN`
+    pub const SOC21_IH_CLIENTID_DCN: u32 = 0x4;
+    /// `SOC21_IH_CLIENTID_DF`
+    pub const SOC21_IH_CLIENTID_DF: u32 = 0x17;
+    /// `SOC21_IH_CLIENTID_GFX`
+    pub const SOC21_IH_CLIENTID_GFX: u32 = 0xa;
+    /// `SOC21_IH_CLIENTID_GRBM_CP`
+    pub const SOC21_IH_CLIENTID_GRBM_CP: u32 = 0x14;
+    /// `SOC21_IH_CLIENTID_IH`
+    pub const SOC21_IH_CLIENTID_IH: u32 = 0x0;
+    /// `SOC21_IH_CLIENTID_IMU`
+    pub const SOC21_IH_CLIENTID_IMU: u32 = 0xb;
+    /// `SOC21_IH_CLIENTID_ISP`
+    pub const SOC21_IH_CLIENTID_ISP: u32 = 0x5;
+    /// `SOC21_IH_CLIENTID_LSDMA`
+    pub const SOC21_IH_CLIENTID_LSDMA: u32 = 0x1a;
+    /// `SOC21_IH_CLIENTID_MAX`
+    pub const SOC21_IH_CLIENTID_MAX: u32 = 0x20;
+    /// `SOC21_IH_CLIENTID_MP0`
+    pub const SOC21_IH_CLIENTID_MP0: u32 = 0x1e;
+    /// `SOC21_IH_CLIENTID_MP1`
+    pub const SOC21_IH_CLIENTID_MP1: u32 = 0x1f;
+    /// `SOC21_IH_CLIENTID_MP3`
+    pub const SOC21_IH_CLIENTID_MP3: u32 = 0x6;
+    /// `SOC21_IH_CLIENTID_PWR`
+    pub const SOC21_IH_CLIENTID_PWR: u32 = 0x19;
+    /// `SOC21_IH_CLIENTID_RLC`
+    pub const SOC21_IH_CLIENTID_RLC: u32 = 0x7;
+    /// `SOC21_IH_CLIENTID_ROM_SMUIO`
+    pub const SOC21_IH_CLIENTID_ROM_SMUIO: u32 = 0x16;
+    /// `SOC21_IH_CLIENTID_THM`
+    pub const SOC21_IH_CLIENTID_THM: u32 = 0xf;
+    /// `SOC21_IH_CLIENTID_VCN`
+    pub const SOC21_IH_CLIENTID_VCN: u32 = 0x10;
+    /// `SOC21_IH_CLIENTID_VCN1`
+    pub const SOC21_IH_CLIENTID_VCN1: u32 = 0xe;
+    /// `SOC21_IH_CLIENTID_VMC`
+    pub const SOC21_IH_CLIENTID_VMC: u32 = 0x12;
+    /// `SOC21_IH_CLIENTID_VPE`
+    pub const SOC21_IH_CLIENTID_VPE: u32 = 0x18;
+    /// `SOC21_IH_CLIENTID_VPE1`
+    pub const SOC21_IH_CLIENTID_VPE1: u32 = 0x11;
+    /// `UTCL2_1_0__SRCID__FAULT`
+    pub const UTCL2_1_0__SRCID__FAULT: u32 = 0x0;
+    /// `VMC_1_0__SRCID__VM_FAULT`
+    pub const VMC_1_0__SRCID__VM_FAULT: u32 = 0x0;
 }
