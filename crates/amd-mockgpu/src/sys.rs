@@ -53,6 +53,7 @@ impl Sys for MockSys {
                     // signalled it are off.
                     for p in d.pci.devs.iter_mut().filter(|p| p.msi_eventfd == Some(fd.0)) {
                         p.msi_eventfd = None;
+                        p.regs.set_msi_eventfd(None);
                     }
                 }
                 drop(d);

@@ -45,6 +45,7 @@
 
 use std::ops::Range;
 
+use super::ih::IvEntry;
 use super::model::Vram;
 use super::regs::generated::vm::{
     AMDGPU_PDE_PTE, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SYSTEM, AMDGPU_PTE_VALID,
@@ -443,10 +444,11 @@ impl Gmc {
         Err(FaultKind::Walker)
     }
 
-    /// Latches `f` in the fault registers (or sets `MORE_FAULTS`) and logs it.
-    /// The interrupt the hardware raises (an IH ring entry) is not modelled yet.
+    /// Latches `f` in the fault registers (or sets `MORE_FAULTS`), logs it and raises
+    /// its interrupt ([`IvEntry::vm_fault`]).
     fn record(&mut self, v: &mut Values, f: VmFault) {
         self.fault_count = self.fault_count.saturating_add(1);
+        v.raise(IvEntry::vm_fault(&f));
         if self.faults.len() < FAULT_LOG {
             self.faults.push(f);
         }

@@ -31,6 +31,7 @@ mod api;
 mod config;
 pub mod discovery;
 pub mod gmc;
+pub mod ih;
 pub mod model;
 pub mod psp;
 pub mod regs;

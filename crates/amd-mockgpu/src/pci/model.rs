@@ -10,6 +10,7 @@ use amd_am::discovery::hw_id;
 
 use super::discovery::Discovery;
 use super::gmc::{Gmc, Hub};
+use super::ih::Ih;
 use super::psp::Psp;
 use super::regs::generated::{gc, mmhub, nbio};
 use super::regs::{AmReg, Effect, RegisterBlock, RegisterFile, Values};
@@ -150,6 +151,10 @@ pub(crate) fn attach(regs: &RegisterFile, d: &Discovery, vram: Arc<File>, vram_s
     if let Some(s) = Smu::new(|r| reg_addr(d, hw_id::MP1, r)) {
         let r = s.range();
         regs.attach(r, Box::new(s));
+    }
+    if let Some(ih) = Ih::new(|r| reg_addr(d, hw_id::OSSSYS, r)) {
+        let r = ih.range();
+        regs.attach(r, Box::new(ih));
     }
     for (hub, hw) in [(Hub::Gc, hw_id::GC), (Hub::Mm, hw_id::MMHUB)] {
         if let Some(g) = Gmc::new(hub, |r| reg_addr(d, hw, r)) {

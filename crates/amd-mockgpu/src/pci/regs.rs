@@ -16,7 +16,11 @@ use std::ops::Range;
 use amd_kfd::mmio::Mmio;
 use parking_lot::Mutex;
 
+use super::ih::{Delivery, Ih, IvEntry};
 use super::model::Vram;
+
+/// Interrupts raised and not yet delivered to the IH, at most.
+const PENDING_IRQS: usize = 256;
 
 /// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword offset (NBIO segment 2 base
 /// 0xd20 + 0xc3): VRAM size in MiB. A driver reads it before it knows any IP base, to
@@ -66,6 +70,7 @@ pub struct RegWrite {
 pub struct Values {
     values: HashMap<u32, u32>,
     resets: HashMap<u32, u32>,
+    irqs: Vec<IvEntry>,
 }
 
 impl Values {
@@ -81,6 +86,14 @@ impl Values {
     /// Sets the register's value.
     pub fn set(&mut self, reg: u32, value: u32) {
         self.values.insert(reg, value);
+    }
+
+    /// Raises an interrupt: `e` goes to the IH once the block returns (dropped if
+    /// too many are pending).
+    pub fn raise(&mut self, e: IvEntry) {
+        if self.irqs.len() < PENDING_IRQS {
+            self.irqs.push(e);
+        }
     }
 }
 
@@ -116,6 +129,8 @@ struct Regs {
     indirect: Option<(u32, u32)>,
     vram: Option<Vram>,
     mode1_resets: u32,
+    /// The eventfd the MSI signals (the mock's descriptor number, a host one).
+    msi_eventfd: Option<i32>,
 }
 
 /// A GPU's registers (BAR 5), implementing [`Mmio`].
@@ -135,12 +150,14 @@ impl RegisterFile {
                 values: Values {
                     values: HashMap::new(),
                     resets: resets.iter().copied().collect(),
+                    irqs: Vec::new(),
                 },
                 writes: Vec::new(),
                 blocks: Vec::new(),
                 indirect: None,
                 vram: None,
                 mode1_resets: 0,
+                msi_eventfd: None,
             }),
         }
     }
@@ -193,7 +210,54 @@ impl RegisterFile {
             .iter_mut()
             .filter_map(|(_, b)| b.as_any_mut().downcast_mut::<B>())
             .find(|b| pick(b))?;
-        Some(f(b, values, vram.as_ref()))
+        let out = f(b, values, vram.as_ref());
+        Self::deliver_locked(&mut r);
+        Some(out)
+    }
+
+    /// Sets the eventfd the device's MSI signals (VFIO SET_IRQS), or none.
+    pub(crate) fn set_msi_eventfd(&self, fd: Option<i32>) {
+        self.regs.lock().msi_eventfd = fd;
+    }
+
+    /// Raises an interrupt from outside the register blocks (an engine's end of pipe
+    /// or trap): the IH writes `e` to its ring and signals the MSI as it is
+    /// programmed. What became of it; [`Delivery::Dropped`] without an IH block.
+    pub fn raise_interrupt(&self, e: IvEntry) -> Delivery {
+        let mut r = self.regs.lock();
+        Self::deliver_locked(&mut r);
+        let d = Self::offer(&mut r, &e);
+        Self::signal(&r, d);
+        d
+    }
+
+    fn offer(r: &mut Regs, e: &IvEntry) -> Delivery {
+        let Regs {
+            values, blocks, vram, ..
+        } = r;
+        blocks
+            .iter_mut()
+            .find_map(|(_, b)| b.as_any_mut().downcast_mut::<Ih>())
+            .map_or(Delivery::Dropped, |ih| ih.push(values, vram.as_ref(), e))
+    }
+
+    fn signal(r: &Regs, d: Delivery) {
+        if d == Delivery::Written(true)
+            && let Some(fd) = r.msi_eventfd
+        {
+            // An eventfd write of 1; a failure (the descriptor went away) loses the
+            // interrupt, as a disabled MSI would.
+            let _ = amd_kfd::sys::Sys::write(&amd_kfd::sys::HostSys, amd_kfd::sys::Fd(fd), &1u64.to_ne_bytes());
+        }
+    }
+
+    /// Delivers the interrupts blocks raised to the IH.
+    fn deliver_locked(r: &mut Regs) {
+        let irqs = std::mem::take(&mut r.values.irqs);
+        for e in &irqs {
+            let d = Self::offer(r, e);
+            Self::signal(r, d);
+        }
     }
 
     /// How many mode1 resets the device went through.
@@ -226,6 +290,7 @@ impl RegisterFile {
 
     fn reset_locked(r: &mut Regs) {
         r.values.values.clear();
+        r.values.irqs.clear();
         let Regs { values, blocks, .. } = r;
         for (_, b) in blocks.iter_mut() {
             b.reset(values);
@@ -288,6 +353,7 @@ impl Mmio for RegisterFile {
         let mut r = self.regs.lock();
         r.writes.push(RegWrite { reg, value });
         Self::write_locked(&mut r, reg, value, 0);
+        Self::deliver_locked(&mut r);
     }
 
     fn size_dwords(&self) -> u32 {

@@ -270,6 +270,7 @@ impl Driver {
         match data_type {
             VFIO_IRQ_SET_DATA_NONE if set.count == 0 => {
                 d.msi_eventfd = None;
+                d.regs.set_msi_eventfd(None);
                 d.msi_control &= !super::config::MSI_ENABLE;
             }
             VFIO_IRQ_SET_DATA_EVENTFD => {
@@ -277,12 +278,14 @@ impl Driver {
                 let fd = i32::from_ne_bytes(fd.try_into().map_err(|_| Errno::EINVAL)?);
                 if fd == -1 {
                     d.msi_eventfd = None;
+                    d.regs.set_msi_eventfd(None);
                     d.msi_control &= !super::config::MSI_ENABLE;
                 } else if fd < 0 || !self.pci.eventfds.contains(&fd) {
                     return Err(Errno::EINVAL);
                 } else {
                     let d = &mut self.pci.devs[i];
                     d.msi_eventfd = Some(fd);
+                    d.regs.set_msi_eventfd(Some(fd));
                     d.msi_control |= super::config::MSI_ENABLE;
                 }
             }
@@ -381,6 +384,7 @@ impl Driver {
                 }
                 // vfio_pci_core_disable: interrupts off, device disabled.
                 d.msi_eventfd = None;
+                d.regs.set_msi_eventfd(None);
                 d.msi_control &= !super::config::MSI_ENABLE;
                 d.command &= !COMMAND_MASTER;
                 // A group closed while the device was open leaves its container now.
