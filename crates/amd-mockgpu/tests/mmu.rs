@@ -164,7 +164,7 @@ impl Gpu {
     fn read(&self, va: u64) -> Result<Target, FaultKind> {
         self.tr(Hub::Gc, va, Access::Read)
     }
-    /// `flush_tlb(ip, vmid=0)` at register level, in the seed's order.
+    /// `flush_tlb(ip, vmid=0)` at register level, in tinygrad 0.10.1's order.
     fn flush_tlb(&self, hub: Hub) {
         self.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 0xffff_ffff);
         match hub {
@@ -252,7 +252,7 @@ fn three_level_tables_translate_pages_fragments_and_huge_pages() {
             Ok(Target::Vram(0x10_0000 + i * 0x1000 + 0x123))
         );
     }
-    // A 2 MiB PDB0 entry that is a PTE (frag 9, as the seed writes it).
+    // A 2 MiB PDB0 entry that is a PTE (frag 9, as tinygrad 0.10.1 writes it).
     let huge = VA_BASE + 2 * MIB;
     g.set(PD0, idx(huge, AMDGPU_VM_PDB0), pte(0x40_0000, AMDGPU_VM_PDB0, 9, false));
     assert_eq!(g.read(huge + 0x1_2345), Ok(Target::Vram(0x41_2345)));

@@ -353,7 +353,7 @@ fn unbind_override_probe_and_resize() {
     );
 }
 
-/// Takes PCI GPU 0 from amdgpu to vfio-pci as the seed does.
+/// Takes PCI GPU 0 from amdgpu to vfio-pci as tinygrad 0.10.1 does.
 fn to_vfio(m: &MockSys) {
     m.write_file(p(&dev("driver/unbind")), b"0000:03:00.0").unwrap();
     m.write_file(p(&dev("resource0_resize")), b"15").unwrap();
@@ -445,7 +445,7 @@ fn the_seeds_vfio_sequence() {
     assert_eq!(cfg.size, 4096);
     assert_eq!(region(9).unwrap_err(), Errno::EINVAL);
 
-    // Bus mastering through the config region, as the seed does through libpciaccess.
+    // Bus mastering through the config region, as tinygrad 0.10.1 does through libpciaccess.
     let mut cmd = [0u8; 2];
     m.pread(device, &mut cmd, cfg.offset + 4).unwrap();
     let cmd = u16::from_le_bytes(cmd);

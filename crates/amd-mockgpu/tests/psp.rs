@@ -18,7 +18,7 @@ use amd_mockgpu::{MockConfig, MockSys};
 
 const MIB: u64 = 1 << 20;
 const VRAM: u64 = 512 * MIB;
-/// The boot allocator's region (VRAM − 64 MiB), as the seed places its buffers.
+/// The boot allocator's region (VRAM − 64 MiB), as tinygrad 0.10.1 places its buffers.
 const BOOT: u64 = VRAM - 64 * MIB;
 const MSG1: u64 = BOOT;
 const CMD: u64 = BOOT + MIB;
@@ -170,7 +170,7 @@ fn sos_image(parts: &[(u32, Vec<u8>)]) -> Vec<u8> {
     img
 }
 
-/// The components of a v2.0 sOS image, as the seed's `AMFirmware` reads them;
+/// The components of a v2.0 sOS image, as tinygrad 0.10.1's `AMFirmware` reads them;
 /// `None` if a field points outside the blob.
 fn sos_components(blob: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> {
     let u = |o: usize| Some(u32::from_le_bytes(blob.get(o..o + 4)?.try_into().ok()?));
