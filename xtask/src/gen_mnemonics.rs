@@ -1,6 +1,8 @@
-//! Generates `crates/amd-mockgpu/src/rdna3/mnemonics.rs`: the mnemonic LLVM prints for
-//! every opcode of every gfx11 encoding the interpreter decodes, asked of
-//! `llvm-mc-19 -disassemble` (Debian's `llvm-19`) one sample instruction per opcode.
+//! Generates `crates/amd-mockgpu/src/rdna3/mnemonics.rs`: what LLVM prints for a
+//! sample of every opcode of every gfx11 encoding the interpreter decodes, asked of
+//! `llvm-mc-19 -disassemble` (Debian's `llvm-19`) one sample instruction per opcode:
+//! the mnemonic, and the operands of the sample, whose distinct register numbers tell
+//! the disassembler which fields an opcode prints and how many registers each spans.
 //!
 //! Opcodes LLVM does not know are left out (the interpreter then prints the encoding
 //! and opcode instead).
@@ -221,10 +223,7 @@ fn vopd_tables() -> Result<[Vec<Option<String>>; 2]> {
 fn mnemonics(enc: &Enc) -> Result<Vec<Option<String>>> {
     let mut names = vec![None; enc.ops as usize];
     for sample in enc.samples {
-        let found: Vec<Option<String>> = disassemble(enc, *sample)?
-            .into_iter()
-            .map(|l| l.and_then(|l| l.split_whitespace().next().map(str::to_string)))
-            .collect();
+        let found = disassemble(enc, *sample)?;
         for (n, f) in names.iter_mut().zip(found) {
             if n.is_none() {
                 *n = f;
@@ -277,8 +276,10 @@ fn disassemble(enc: &Enc, sample: fn(u32) -> [u32; 2]) -> Result<Vec<Option<Stri
             continue;
         }
         if after_marker {
-            let text = line.split("//").next().unwrap_or(line).trim();
-            names.push((!text.starts_with("v_illegal")).then(|| text.to_string()));
+            let text = strip_comments(line.split("//").next().unwrap_or(line))
+                .trim()
+                .to_string();
+            names.push((!text.starts_with("v_illegal")).then_some(text));
             after_marker = false;
         }
     }
@@ -300,6 +301,19 @@ fn disassemble(enc: &Enc, sample: fn(u32) -> [u32; 2]) -> Result<Vec<Option<Stri
         .collect())
 }
 
+/// `text` without LLVM's `/*...*/` remarks (on operands the sample fills with a
+/// register class the opcode does not take).
+fn strip_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some((before, after)) = rest.split_once("/*") {
+        out.push_str(before);
+        rest = after.split_once("*/").map_or("", |(_, a)| a);
+    }
+    out.push_str(rest);
+    out
+}
+
 fn generate() -> Result<String> {
     let mut out = String::new();
     writeln!(
@@ -308,9 +322,12 @@ fn generate() -> Result<String> {
     )?;
     writeln!(
         out,
-        "//! gfx11 mnemonics as LLVM prints them, per encoding, indexed by opcode"
+        "//! gfx11 samples as LLVM prints them (mnemonic and operands), per encoding,"
     )?;
-    writeln!(out, "//! (\"\" where LLVM knows no instruction).")?;
+    writeln!(
+        out,
+        "//! indexed by opcode (\"\" where LLVM knows no instruction); VOPD halves by name."
+    )?;
     writeln!(out)?;
     for enc in ENCODINGS {
         let names = mnemonics(enc)?;

@@ -102,6 +102,10 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if check {
         println!("test kernels are current");
+    } else if crate::listings::objdump_present() {
+        crate::listings::run(&[])?;
+    } else {
+        println!("llvm-objdump-19 not installed: listings not rewritten (cargo xtask listings)");
     }
     Ok(())
 }

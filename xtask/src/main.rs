@@ -4,10 +4,12 @@
 //!   `amd-packets` from the Linux amdgpu register headers.
 //! - `gen-am-regs [--linux DIR] [--check]`: regenerate the mock PCI GPU's register,
 //!   field and PSP/SMU constant tables from the same headers.
-//! - `gen-mnemonics [--check]`: regenerate the interpreter's mnemonic table from
-//!   llvm-mc-19.
+//! - `gen-mnemonics [--check]`: regenerate the interpreter's sample table (mnemonics
+//!   and operand shapes) from llvm-mc-19.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
-//!   clang-19 (or check that the committed ones are current).
+//!   clang-19 (or check that the committed ones are current); then run `listings`.
+//! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
+//!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
@@ -17,6 +19,7 @@ mod gen_am_regs;
 mod gen_mnemonics;
 mod gen_regs;
 mod kernels;
+mod listings;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -31,10 +34,11 @@ fn main() -> ExitCode {
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
+        Some("listings") => listings::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | listings [--check] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

@@ -169,8 +169,15 @@ fn disasm(args: &[String]) -> Result<()> {
             }
             match Inst::decode(&words[at..]) {
                 Ok(inst) => {
-                    println!("  {:8x}: {inst}", start + 4 * at);
-                    at += inst.size.max(1) as usize;
+                    let n = (inst.size.max(1) as usize).min(words.len() - at);
+                    let raw: Vec<String> = words[at..at + n].iter().map(|w| format!("{w:08x}")).collect();
+                    println!(
+                        "  {:8x}: {:<56} // {}",
+                        start + 4 * at,
+                        inst.llvm().to_string(),
+                        raw.join(" ")
+                    );
+                    at += n;
                 }
                 Err(e) => {
                     println!("  {:8x}: {:08x} ({e})", start + 4 * at, words[at]);

@@ -184,52 +184,16 @@ impl Inst {
 
 impl Inst {
     /// The mnemonic LLVM prints for this opcode (without a DPP suffix), where LLVM
-    /// knows the opcode. VOPD pairs have none here; `Display` prints both halves.
+    /// knows the opcode. VOPD pairs have none here; [`Inst::llvm`] prints both halves.
     pub fn mnemonic(&self) -> Option<&'static str> {
-        use super::mnemonics as m;
-        let op = self.op as usize;
-        let table: &[&str] = match self.enc {
-            Encoding::Sop2 => &m::SOP2,
-            Encoding::Sopk => &m::SOPK,
-            Encoding::Sop1 => &m::SOP1,
-            Encoding::Sopc => &m::SOPC,
-            Encoding::Sopp => &m::SOPP,
-            Encoding::Smem => &m::SMEM,
-            Encoding::Vop1 => &m::VOP1,
-            Encoding::Vop2 => &m::VOP2,
-            Encoding::Vopc => &m::VOPC,
-            Encoding::Vop3 => &m::VOP3,
-            Encoding::Vop3p => return m::VOP3P.get(op & 0x7f).copied().filter(|n| !n.is_empty()),
-            Encoding::Ds => &m::DS,
-            Encoding::Flat => match self.bits(0, 17, 16) {
-                0 => &m::FLAT,
-                1 => &m::SCRATCH,
-                _ => &m::GLOBAL,
-            },
-            Encoding::Vopd => return None,
-        };
-        table.get(op).copied().filter(|n| !n.is_empty())
+        self.sample().and_then(|s| s.split(' ').next())
     }
 }
 
-/// The mnemonic as LLVM prints it (DPP forms as `_dpp`) and the raw dwords; the
-/// encoding and opcode where the mnemonic is unknown.
+/// The instruction as LLVM prints it (see [`Inst::llvm`]), then its raw dwords.
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dual = (self.enc == Encoding::Vopd)
-            .then(|| {
-                let (x, y) = (self.bits(0, 25, 22) as usize, self.bits(0, 21, 17) as usize);
-                Some((*super::mnemonics::VOPD_X.get(x)?, *super::mnemonics::VOPD_Y.get(y)?))
-                    .filter(|(x, y)| !x.is_empty() && !y.is_empty())
-            })
-            .flatten();
-        match (self.mnemonic(), dual) {
-            (_, Some((x, y))) => write!(f, "{x} :: {y}")?,
-            (Some(m), _) if self.dpp.is_some() => write!(f, "{}_dpp", m.strip_suffix("_e32").unwrap_or(m))?,
-            (Some(m), _) => f.write_str(m)?,
-            (None, _) => write!(f, "{:?} op {:#x}", self.enc, self.op)?,
-        }
-        write!(f, " [{:08x}", self.dw[0])?;
+        write!(f, "{} [{:08x}", self.llvm(), self.dw[0])?;
         let base = self.size as usize - self.literal.is_some() as usize - self.dpp.is_some() as usize;
         if base > 1 {
             write!(f, " {:08x}", self.dw[1])?;

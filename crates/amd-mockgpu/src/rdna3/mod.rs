@@ -17,6 +17,7 @@
 //! output modifiers (clamp, omod). The README's limits list is the full account.
 
 mod decode;
+mod disasm;
 mod exec;
 mod half;
 #[rustfmt::skip]
@@ -28,6 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use decode::{DecodeError, Encoding, Inst};
+pub use disasm::Llvm;
 
 use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};

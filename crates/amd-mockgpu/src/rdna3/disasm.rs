@@ -1,0 +1,774 @@
+//! gfx11 instructions as text, in the syntax `llvm-objdump-19` prints: mnemonic,
+//! operands (register ranges, special registers, inline constants, literals) and
+//! modifiers.
+//!
+//! Which operands an opcode prints, in which order and how many registers each spans
+//! comes from the generated sample table (`mnemonics.rs`): each opcode's sample was
+//! disassembled by llvm-mc-19 with a distinct register number in every field, so a
+//! register of the sample names the field it came from. The encodings' bit layouts
+//! and LLVM's spelling of constants, counters and modifiers are here.
+
+use std::fmt::{self, Write as _};
+
+use super::decode::{Encoding, Inst};
+
+/// An instruction in LLVM's syntax (see [`Inst::llvm`]).
+pub struct Llvm<'a>(pub(crate) &'a Inst);
+
+impl Inst {
+    /// The instruction as `llvm-objdump-19` prints it (without address and encoding).
+    pub fn llvm(&self) -> Llvm<'_> {
+        Llvm(self)
+    }
+
+    /// The opcode's sample as llvm-mc-19 printed it (mnemonic and operands).
+    pub(crate) fn sample(&self) -> Option<&'static str> {
+        use super::mnemonics as m;
+        let op = self.op as usize;
+        let table: &[&str] = match self.enc {
+            Encoding::Sop2 => &m::SOP2,
+            Encoding::Sopk => &m::SOPK,
+            Encoding::Sop1 => &m::SOP1,
+            Encoding::Sopc => &m::SOPC,
+            Encoding::Sopp => &m::SOPP,
+            Encoding::Smem => &m::SMEM,
+            Encoding::Vop1 => &m::VOP1,
+            Encoding::Vop2 => &m::VOP2,
+            Encoding::Vopc => &m::VOPC,
+            Encoding::Vop3 => &m::VOP3,
+            Encoding::Vop3p => return m::VOP3P.get(op & 0x7f).copied().filter(|n| !n.is_empty()),
+            Encoding::Ds => &m::DS,
+            Encoding::Flat => match self.bits(0, 17, 16) {
+                0 => &m::FLAT,
+                1 => &m::SCRATCH,
+                _ => &m::GLOBAL,
+            },
+            Encoding::Vopd => return None,
+        };
+        table.get(op).copied().filter(|n| !n.is_empty())
+    }
+}
+
+/// One operand of a sample: a register range (class `v` or `s`, first register,
+/// count) or other text (an implicit register, a placeholder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok<'a> {
+    Reg { vgpr: bool, first: u32, count: u32 },
+    Text(&'a str),
+}
+
+fn parse_tok(t: &str) -> Tok<'_> {
+    let reg = |class: char| -> Option<Tok<'_>> {
+        let rest = t.strip_prefix(class)?;
+        let vgpr = class == 'v';
+        if let Some(range) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let (a, b) = range.split_once(':')?;
+            let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+            return Some(Tok::Reg {
+                vgpr,
+                first: a,
+                count: b.checked_sub(a)? + 1,
+            });
+        }
+        Some(Tok::Reg {
+            vgpr,
+            first: rest.parse().ok()?,
+            count: 1,
+        })
+    };
+    reg('v').or_else(|| reg('s')).unwrap_or(Tok::Text(t))
+}
+
+/// A sample split into its mnemonic and operand list (modifiers after the operands
+/// are not operands).
+fn split(sample: &str) -> (&str, Vec<Tok<'_>>) {
+    let (mnem, rest) = sample.split_once(' ').unwrap_or((sample, ""));
+    let toks = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split(", ")
+            .map(|t| parse_tok(t.split(' ').next().unwrap_or(t)))
+            .collect()
+    };
+    (mnem, toks)
+}
+
+/// The scalar operand `n` (of the 9-bit source space) spanning `count` registers.
+fn scalar_reg(out: &mut String, n: u32, count: u32) {
+    let range = |out: &mut String, prefix: &str, first: u32| {
+        if count == 1 {
+            let _ = write!(out, "{prefix}{first}");
+        } else {
+            let _ = write!(out, "{prefix}[{first}:{}]", first + count - 1);
+        }
+    };
+    match n {
+        0..=105 => range(out, "s", n),
+        106 => out.push_str(if count == 1 { "vcc_lo" } else { "vcc" }),
+        107 => out.push_str("vcc_hi"),
+        108..=123 => range(out, "ttmp", n - 108),
+        124 => out.push_str("null"),
+        125 => out.push_str("m0"),
+        126 => out.push_str(if count == 1 { "exec_lo" } else { "exec" }),
+        127 => out.push_str("exec_hi"),
+        235 => out.push_str("src_shared_base"),
+        236 => out.push_str("src_shared_limit"),
+        237 => out.push_str("src_private_base"),
+        238 => out.push_str("src_private_limit"),
+        239 => out.push_str("src_pops_exiting_wave_id"),
+        251 => out.push_str("src_vccz"),
+        252 => out.push_str("src_execz"),
+        253 => out.push_str("src_scc"),
+        254 => out.push_str("src_lds_direct"),
+        256..=511 => range(out, "v", n - 256),
+        _ => {
+            let _ = write!(out, "{n}");
+        }
+    }
+}
+
+/// The width of the values an operand carries, for constants.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    B16,
+    B32,
+    /// 64-bit integer.
+    I64,
+    /// 64-bit float: a literal is the high half.
+    F64,
+}
+
+/// An inline constant (128..=248) as LLVM prints it.
+fn inline_const(n: u32, w: Width) -> Option<String> {
+    Some(match n {
+        128..=192 => (n - 128).to_string(),
+        193..=208 => format!("-{}", n - 192),
+        240 => "0.5".into(),
+        241 => "-0.5".into(),
+        242 => "1.0".into(),
+        243 => "-1.0".into(),
+        244 => "2.0".into(),
+        245 => "-2.0".into(),
+        246 => "4.0".into(),
+        247 => "-4.0".into(),
+        248 if w == Width::F64 => "0.15915494309189532".into(),
+        248 => "0.15915494".into(),
+        _ => return None,
+    })
+}
+
+/// A literal as LLVM prints it: the inline constant it equals, or hex.
+fn literal(lit: u32, w: Width) -> String {
+    let inline = |v: i64| (-16..=64).contains(&v).then(|| v.to_string());
+    match w {
+        Width::B16 => {
+            let h = lit & 0xffff;
+            let named = match h {
+                0x3800 => Some("0.5"),
+                0xb800 => Some("-0.5"),
+                0x3c00 => Some("1.0"),
+                0xbc00 => Some("-1.0"),
+                0x4000 => Some("2.0"),
+                0xc000 => Some("-2.0"),
+                0x4400 => Some("4.0"),
+                0xc400 => Some("-4.0"),
+                0x3118 => Some("0.15915494"),
+                _ => None,
+            };
+            inline(h as u16 as i16 as i64)
+                .or(named.map(str::to_string))
+                .unwrap_or_else(|| format!("{lit:#x}"))
+        }
+        Width::B32 | Width::I64 => {
+            let named = match lit {
+                0x3f00_0000 => Some("0.5"),
+                0xbf00_0000 => Some("-0.5"),
+                0x3f80_0000 => Some("1.0"),
+                0xbf80_0000 => Some("-1.0"),
+                0x4000_0000 => Some("2.0"),
+                0xc000_0000 => Some("-2.0"),
+                0x4080_0000 => Some("4.0"),
+                0xc080_0000 => Some("-4.0"),
+                0x3e22_f983 => Some("0.15915494"),
+                _ => None,
+            };
+            let named = if w == Width::B32 { named } else { None };
+            inline(lit as i32 as i64)
+                .or(named.map(str::to_string))
+                .unwrap_or_else(|| format!("{lit:#x}"))
+        }
+        Width::F64 => {
+            let v = u64::from(lit) << 32;
+            let named = match v {
+                0x3fe0_0000_0000_0000 => Some("0.5"),
+                0xbfe0_0000_0000_0000 => Some("-0.5"),
+                0x3ff0_0000_0000_0000 => Some("1.0"),
+                0xbff0_0000_0000_0000 => Some("-1.0"),
+                0x4000_0000_0000_0000 => Some("2.0"),
+                0xc000_0000_0000_0000 => Some("-2.0"),
+                0x4010_0000_0000_0000 => Some("4.0"),
+                0xc010_0000_0000_0000 => Some("-4.0"),
+                _ => None,
+            };
+            named.map(str::to_string).unwrap_or_else(|| format!("{lit:#x}"))
+        }
+    }
+}
+
+/// Whether an operand of `mnem` carries 16-bit values (its last type is 16-bit).
+fn is_16bit(mnem: &str) -> bool {
+    let base = mnem
+        .trim_end_matches("_e32")
+        .trim_end_matches("_e64")
+        .trim_end_matches("_dpp");
+    ["_f16", "_i16", "_u16", "_b16"].iter().any(|s| base.ends_with(s))
+}
+
+/// A source operand of the 9-bit space.
+fn source(out: &mut String, n: u32, count: u32, lit: Option<u32>, mnem: &str) {
+    let w = if count >= 2 {
+        if mnem.contains("_f64") { Width::F64 } else { Width::I64 }
+    } else if is_16bit(mnem) {
+        Width::B16
+    } else {
+        Width::B32
+    };
+    if n == 255 {
+        out.push_str(&literal(lit.unwrap_or(0), w));
+    } else if let Some(c) = inline_const(n, w) {
+        out.push_str(&c);
+    } else {
+        scalar_reg(out, n, count);
+    }
+}
+
+fn vgpr(out: &mut String, n: u32, count: u32) {
+    scalar_reg(out, 256 + (n & 0xff), count);
+}
+
+/// Signed hex as LLVM formats it (`-0x10`).
+fn signed_hex(v: i64) -> String {
+    if v < 0 {
+        format!("-{:#x}", v.unsigned_abs())
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+fn sext(v: u32, bits: u32) -> i64 {
+    let shift = 64 - bits;
+    (i64::from(v) << shift) >> shift
+}
+
+/// `[a,b,c]` of the low `n` bits of `v`.
+fn bit_list(v: u32, n: usize) -> String {
+    let bits: Vec<String> = (0..n).map(|i| ((v >> i) & 1).to_string()).collect();
+    format!("[{}]", bits.join(","))
+}
+
+impl fmt::Display for Llvm<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        match render(self.0, &mut s) {
+            Some(()) => f.write_str(&s),
+            None => write!(f, "{:?} op {:#x}", self.0.enc, self.0.op),
+        }
+    }
+}
+
+/// The instruction's text; `None` where LLVM knows no instruction of this opcode.
+fn render(i: &Inst, out: &mut String) -> Option<()> {
+    if i.enc == Encoding::Vopd {
+        return vopd(i, out);
+    }
+    let sample = i.sample()?;
+    let (mnem, toks) = split(sample);
+    let [w0, w1] = i.dw;
+    match i.enc {
+        Encoding::Sopp => return sopp(i, mnem, !toks.is_empty(), out),
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => {
+            out.push_str(mnem.strip_suffix("_e32").unwrap_or(mnem));
+            out.push_str("_dpp");
+        }
+        _ => out.push_str(mnem),
+    }
+    let mut ops: Vec<String> = Vec::with_capacity(toks.len());
+    for t in &toks {
+        let mut o = String::new();
+        match (i.enc, *t) {
+            (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopk, Tok::Reg { first: 4, count, .. }) => {
+                scalar_reg(&mut o, (w0 >> 16) & 0x7f, count)
+            }
+            (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopc, Tok::Reg { first: 2, count, .. }) => {
+                source(&mut o, w0 & 0xff, count, i.literal, mnem)
+            }
+            (Encoding::Sop2, Tok::Reg { first: 6, count, .. }) | (Encoding::Sopc, Tok::Reg { first: 4, count, .. }) => {
+                source(&mut o, (w0 >> 8) & 0xff, count, i.literal, mnem)
+            }
+            (Encoding::Sopk, Tok::Text(t)) if t.starts_with("hwreg(") => {
+                let imm = w0 & 0xffff;
+                let _ = write!(
+                    o,
+                    "hwreg({}, {}, {})",
+                    imm & 0x3f,
+                    (imm >> 6) & 0x1f,
+                    ((imm >> 11) & 0x1f) + 1
+                );
+            }
+            (Encoding::Sopk, Tok::Text(_)) => {
+                let imm = match i.literal {
+                    Some(l) if i.op == 0x13 => l,
+                    _ => w0 & 0xffff,
+                };
+                let _ = write!(o, "{imm:#x}");
+            }
+            (Encoding::Smem, Tok::Reg { first: 4, count, .. }) => scalar_reg(&mut o, (w0 >> 6) & 0x7f, count),
+            (Encoding::Smem, Tok::Reg { first: 2, count, .. }) => scalar_reg(&mut o, (w0 & 0x3f) << 1, count),
+            (Encoding::Smem, Tok::Text("null")) => {
+                let soff = w1 >> 25;
+                let off = sext(w1 & 0x1f_ffff, 21);
+                match (soff, off) {
+                    (124, 0) => o.push_str("null"),
+                    (124, off) => o.push_str(&signed_hex(off)),
+                    (s, 0) => scalar_reg(&mut o, s, 1),
+                    (s, off) => {
+                        scalar_reg(&mut o, s, 1);
+                        let _ = write!(o, " offset:{}", signed_hex(off));
+                    }
+                }
+            }
+            (Encoding::Vop1 | Encoding::Vop2, Tok::Reg { first: 2, count, vgpr }) => {
+                if vgpr {
+                    vgpr_field(&mut o, (w0 >> 17) & 0xff, count)
+                } else {
+                    scalar_reg(&mut o, (w0 >> 17) & 0xff, count)
+                }
+            }
+            (Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc, Tok::Reg { first: 4, count, .. }) => match i.dpp {
+                Some(d) => {
+                    let (neg, abs) = ((d >> 20) & 1 == 1, (d >> 21) & 1 == 1 && i.dpp8.is_none());
+                    let mut r = String::new();
+                    vgpr(&mut r, d & 0xff, count);
+                    o.push_str(&modified(r, neg && i.dpp8.is_none(), abs));
+                }
+                None => source(&mut o, w0 & 0x1ff, count, i.literal, mnem),
+            },
+            (Encoding::Vop2 | Encoding::Vopc, Tok::Reg { first: 6, count, .. }) => {
+                let mut r = String::new();
+                vgpr(&mut r, (w0 >> 9) & 0xff, count);
+                match i.dpp {
+                    Some(d) if i.dpp8.is_none() => o.push_str(&modified(r, (d >> 22) & 1 == 1, (d >> 23) & 1 == 1)),
+                    _ => o.push_str(&r),
+                }
+            }
+            (Encoding::Vop2, Tok::Text(t)) if t.starts_with("0x") => o.push_str(&literal(
+                i.literal.unwrap_or(0),
+                if is_16bit(mnem) { Width::B16 } else { Width::B32 },
+            )),
+            (Encoding::Vop3 | Encoding::Vop3p, Tok::Reg { first: 2, count, vgpr }) => {
+                if vgpr {
+                    vgpr_field(&mut o, w0 & 0xff, count)
+                } else {
+                    scalar_reg(&mut o, w0 & 0xff, count)
+                }
+            }
+            (Encoding::Vop3, Tok::Reg { first: 0, count, .. }) => scalar_reg(&mut o, (w0 >> 8) & 0x7f, count),
+            (
+                Encoding::Vop3 | Encoding::Vop3p,
+                Tok::Reg {
+                    first: f @ (4 | 6 | 8),
+                    count,
+                    ..
+                },
+            ) => {
+                let k = (f - 4) / 2;
+                let mut r = String::new();
+                source(&mut r, (w1 >> (9 * k)) & 0x1ff, count, i.literal, mnem);
+                let sd = is_vop3sd(&toks);
+                let neg = (w1 >> (29 + k)) & 1 == 1;
+                let abs = i.enc == Encoding::Vop3 && !sd && (w0 >> (8 + k)) & 1 == 1;
+                o.push_str(&modified(r, neg && i.enc == Encoding::Vop3, abs));
+            }
+            (Encoding::Ds, Tok::Reg { first, count, .. }) => {
+                let n = match first {
+                    2 => w1 & 0xff,
+                    4 => (w1 >> 8) & 0xff,
+                    6 => (w1 >> 16) & 0xff,
+                    _ => w1 >> 24,
+                };
+                vgpr(&mut o, n, count);
+            }
+            (Encoding::Flat, Tok::Reg { first: 2, count, .. }) => {
+                let seg = (w0 >> 16) & 3;
+                let saddr = (w1 >> 16) & 0x7f;
+                if seg == 1 && (w1 >> 23) & 1 == 0 {
+                    o.push_str("off");
+                } else {
+                    let count = if seg == 2 && saddr != 124 && saddr != 125 {
+                        1
+                    } else {
+                        count
+                    };
+                    vgpr(&mut o, w1 & 0xff, count);
+                }
+            }
+            // Stores' samples have data in v0 (LLVM took the first sample).
+            (
+                Encoding::Flat,
+                Tok::Reg {
+                    first: 0 | 4, count, ..
+                },
+            ) => vgpr(&mut o, (w1 >> 8) & 0xff, count),
+            (Encoding::Flat, Tok::Reg { count, .. }) => vgpr(&mut o, w1 >> 24, count),
+            (Encoding::Flat, Tok::Text("off")) => {
+                let saddr = (w1 >> 16) & 0x7f;
+                if saddr == 124 || saddr == 125 {
+                    o.push_str("off");
+                } else {
+                    let count = if (w0 >> 16) & 3 == 1 { 1 } else { 2 };
+                    scalar_reg(&mut o, saddr, count);
+                }
+            }
+            (_, Tok::Text(t)) => o.push_str(t),
+            (_, Tok::Reg { .. }) => return None,
+        }
+        ops.push(o);
+    }
+    // A returning atomic (glc) prints its destination first.
+    if i.enc == Encoding::Flat && mnem.contains("_atomic_") && (w0 >> 14) & 1 == 1 {
+        let data = toks.iter().find_map(|t| match t {
+            Tok::Reg {
+                first: 0 | 4, count, ..
+            } => Some(*count),
+            _ => None,
+        });
+        let count = data.map_or(1, |c| if mnem.contains("cmpswap") { c / 2 } else { c });
+        let mut d = String::new();
+        vgpr(&mut d, w1 >> 24, count.max(1));
+        ops.insert(0, d);
+    }
+    if !ops.is_empty() {
+        out.push(' ');
+        out.push_str(&ops.join(", "));
+    }
+    modifiers(i, mnem, &toks, out);
+    Some(())
+}
+
+fn vgpr_field(out: &mut String, n: u32, count: u32) {
+    vgpr(out, n, count)
+}
+
+/// Whether a VOP3 sample has a scalar carry/condition destination (VOP3SD).
+fn is_vop3sd(toks: &[Tok<'_>]) -> bool {
+    toks.iter().any(|t| {
+        matches!(
+            t,
+            Tok::Reg {
+                vgpr: false,
+                first: 0,
+                ..
+            }
+        )
+    })
+}
+
+fn modified(r: String, neg: bool, abs: bool) -> String {
+    match (neg, abs) {
+        (false, false) => r,
+        (true, false) => format!("-{r}"),
+        (false, true) => format!("|{r}|"),
+        (true, true) => format!("-|{r}|"),
+    }
+}
+
+/// Modifiers after the operands.
+fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
+    let [w0, w1] = i.dw;
+    let srcs = toks
+        .iter()
+        .filter(|t| matches!(t, Tok::Reg { first: 4 | 6 | 8, .. }))
+        .count();
+    match i.enc {
+        Encoding::Smem => {
+            flag(out, w0 >> 14, " glc");
+            flag(out, w0 >> 13, " dlc");
+        }
+        Encoding::Vop3 => {
+            let sd = is_vop3sd(toks);
+            if !sd && (w0 >> 11) & 0xf != 0 {
+                let _ = write!(
+                    out,
+                    " op_sel:{}",
+                    bit_list(((w0 >> 11) & 7) | ((w0 >> 14) & 1) << srcs, srcs + 1)
+                );
+            }
+            flag(out, w0 >> 15, " clamp");
+            match (w1 >> 27) & 3 {
+                1 => out.push_str(" mul:2"),
+                2 => out.push_str(" mul:4"),
+                3 => out.push_str(" div:2"),
+                _ => {}
+            }
+        }
+        Encoding::Vop3p => {
+            let op_sel = (w0 >> 11) & 7;
+            let op_sel_hi = ((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2;
+            let (neg_lo, neg_hi) = (w1 >> 29, (w0 >> 8) & 7);
+            let mask = (1 << srcs) - 1;
+            if op_sel & mask != 0 {
+                let _ = write!(out, " op_sel:{}", bit_list(op_sel, srcs));
+            }
+            if op_sel_hi & mask != mask {
+                let _ = write!(out, " op_sel_hi:{}", bit_list(op_sel_hi, srcs));
+            }
+            if neg_lo & mask != 0 {
+                let _ = write!(out, " neg_lo:{}", bit_list(neg_lo, srcs));
+            }
+            if neg_hi & mask != 0 {
+                let _ = write!(out, " neg_hi:{}", bit_list(neg_hi, srcs));
+            }
+            flag(out, w0 >> 15, " clamp");
+        }
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
+            if let Some(d) = i.dpp {
+                dpp(i, d, out);
+            }
+        }
+        Encoding::Ds => {
+            let (o0, o1) = (w0 & 0xff, (w0 >> 8) & 0xff);
+            if mnem.contains("2addr") {
+                if o0 != 0 {
+                    let _ = write!(out, " offset0:{o0}");
+                }
+                if o1 != 0 {
+                    let _ = write!(out, " offset1:{o1}");
+                }
+            } else if o0 | o1 << 8 != 0 {
+                let _ = write!(out, " offset:{}", o0 | o1 << 8);
+            }
+            flag(out, w0 >> 17, " gds");
+        }
+        Encoding::Flat => {
+            let off = if (w0 >> 16) & 3 == 0 {
+                i64::from(w0 & 0xfff)
+            } else {
+                sext(w0 & 0x1fff, 13)
+            };
+            if off != 0 {
+                let _ = write!(out, " offset:{off}");
+            }
+            flag(out, w0 >> 14, " glc");
+            flag(out, w0 >> 15, " slc");
+            flag(out, w0 >> 13, " dlc");
+        }
+        _ => {}
+    }
+}
+
+fn flag(out: &mut String, bit: u32, text: &str) {
+    if bit & 1 == 1 {
+        out.push_str(text);
+    }
+}
+
+/// The DPP16 or DPP8 controls of a VOP1/VOP2/VOPC instruction.
+fn dpp(i: &Inst, d: u32, out: &mut String) {
+    if let Some(fi) = i.dpp8 {
+        let sel: Vec<String> = (0..8).map(|k| ((d >> (8 + 3 * k)) & 7).to_string()).collect();
+        let _ = write!(out, " dpp8:[{}]", sel.join(","));
+        if fi {
+            out.push_str(" fi:1");
+        }
+        return;
+    }
+    let ctrl = (d >> 8) & 0x1ff;
+    let _ = match ctrl {
+        0..=0xff => write!(
+            out,
+            " quad_perm:[{},{},{},{}]",
+            ctrl & 3,
+            (ctrl >> 2) & 3,
+            (ctrl >> 4) & 3,
+            (ctrl >> 6) & 3
+        ),
+        0x101..=0x10f => write!(out, " row_shl:{}", ctrl & 0xf),
+        0x111..=0x11f => write!(out, " row_shr:{}", ctrl & 0xf),
+        0x121..=0x12f => write!(out, " row_ror:{}", ctrl & 0xf),
+        0x140 => write!(out, " row_mirror"),
+        0x141 => write!(out, " row_half_mirror"),
+        0x150..=0x15f => write!(out, " row_share:{}", ctrl & 0xf),
+        0x160..=0x16f => write!(out, " row_xmask:{}", ctrl & 0xf),
+        _ => write!(out, " dpp_ctrl:{ctrl:#x}"),
+    };
+    let _ = write!(out, " row_mask:{:#x} bank_mask:{:#x}", d >> 28, (d >> 24) & 0xf);
+    if (d >> 19) & 1 == 1 {
+        out.push_str(" bound_ctrl:1");
+    }
+    if (d >> 18) & 1 == 1 {
+        out.push_str(" fi:1");
+    }
+}
+
+/// Program control: counters, delays, messages and branch offsets as LLVM spells them.
+fn sopp(i: &Inst, mnem: &str, has_operand: bool, out: &mut String) -> Option<()> {
+    out.push_str(mnem);
+    if !has_operand {
+        return Some(());
+    }
+    let imm = i.dw[0] & 0xffff;
+    out.push(' ');
+    match mnem {
+        "s_waitcnt" => {
+            let (exp, lgkm, vm) = (imm & 7, (imm >> 4) & 0x3f, (imm >> 10) & 0x3f);
+            let mut parts = Vec::new();
+            if vm != 0x3f {
+                parts.push(format!("vmcnt({vm})"));
+            }
+            if exp != 7 {
+                parts.push(format!("expcnt({exp})"));
+            }
+            if lgkm != 0x3f {
+                parts.push(format!("lgkmcnt({lgkm})"));
+            }
+            if parts.is_empty() {
+                parts = vec![
+                    format!("vmcnt({vm})"),
+                    format!("expcnt({exp})"),
+                    format!("lgkmcnt({lgkm})"),
+                ];
+            }
+            out.push_str(&parts.join(" "));
+        }
+        "s_delay_alu" => {
+            const ID: [&str; 12] = [
+                "NO_DEP",
+                "VALU_DEP_1",
+                "VALU_DEP_2",
+                "VALU_DEP_3",
+                "VALU_DEP_4",
+                "TRANS32_DEP_1",
+                "TRANS32_DEP_2",
+                "TRANS32_DEP_3",
+                "FMA_ACCUM_CYCLE_1",
+                "SALU_CYCLE_1",
+                "SALU_CYCLE_2",
+                "SALU_CYCLE_3",
+            ];
+            const SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+            let (id0, skip, id1) = (imm & 0xf, (imm >> 4) & 7, (imm >> 7) & 0xf);
+            let mut parts = Vec::new();
+            if id0 != 0 {
+                parts.push(format!("instid0({})", ID.get(id0 as usize)?));
+            }
+            if skip != 0 {
+                parts.push(format!("instskip({})", SKIP.get(skip as usize)?));
+            }
+            if id1 != 0 {
+                parts.push(format!("instid1({})", ID.get(id1 as usize)?));
+            }
+            if parts.is_empty() {
+                out.push('0');
+            } else {
+                out.push_str(&parts.join(" | "));
+            }
+        }
+        "s_sendmsg" | "s_sendmsghalt" => {
+            let name = match imm {
+                1 => Some("MSG_INTERRUPT"),
+                2 => Some("MSG_HS_TESSFACTOR"),
+                3 => Some("MSG_DEALLOC_VGPRS"),
+                _ => None,
+            };
+            match name {
+                Some(n) => {
+                    let _ = write!(out, "sendmsg({n})");
+                }
+                None => {
+                    let _ = write!(out, "sendmsg({}, {}, {})", imm & 0xff, (imm >> 8) & 7, (imm >> 11) & 3);
+                }
+            }
+        }
+        "s_waitcnt_depctr" => out.push_str(&depctr(imm)),
+        "s_clause" | "s_set_inst_prefetch_distance" => {
+            let _ = write!(out, "{imm:#x}");
+        }
+        m if m.starts_with("s_branch") || m.starts_with("s_cbranch") => {
+            let _ = write!(out, "{imm}");
+        }
+        _ if imm <= 64 => {
+            let _ = write!(out, "{imm}");
+        }
+        _ => {
+            let _ = write!(out, "{imm:#x}");
+        }
+    }
+    Some(())
+}
+
+/// `s_waitcnt_depctr`'s fields that differ from their defaults, or hex where bits
+/// outside the fields are set.
+fn depctr(imm: u32) -> String {
+    // (name, shift, width, default), in LLVM's order.
+    const FIELDS: [(&str, u32, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1, 1),
+        ("depctr_sa_sdst", 0, 1, 1),
+        ("depctr_va_vdst", 12, 4, 0xf),
+        ("depctr_va_sdst", 9, 3, 7),
+        ("depctr_va_ssrc", 8, 1, 1),
+        ("depctr_va_vcc", 1, 1, 1),
+        ("depctr_vm_vsrc", 2, 3, 7),
+    ];
+    if imm & 0x60 != 0 {
+        return format!("{imm:#x}");
+    }
+    let parts: Vec<String> = FIELDS
+        .iter()
+        .filter_map(|&(name, shift, width, default)| {
+            let v = (imm >> shift) & ((1 << width) - 1);
+            (v != default).then(|| format!("{name}({v})"))
+        })
+        .collect();
+    if parts.is_empty() {
+        format!("{imm:#x}")
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// A VOPD pair: `x :: y`, each half with its own operands.
+fn vopd(i: &Inst, out: &mut String) -> Option<()> {
+    use super::mnemonics as m;
+    let [w0, w1] = i.dw;
+    let (opx, opy) = ((w0 >> 22) & 0xf, (w0 >> 17) & 0x1f);
+    let x = *m::VOPD_X.get(opx as usize).filter(|n| !n.is_empty())?;
+    let y = *m::VOPD_Y.get(opy as usize).filter(|n| !n.is_empty())?;
+    let vdstx = w1 >> 24;
+    let vdsty = (((w1 >> 17) & 0x7f) << 1) | ((vdstx & 1) ^ 1);
+    let half = |name: &str, dst: u32, src0: u32, vsrc1: u32| -> String {
+        let mut s = format!("{name} ");
+        vgpr(&mut s, dst, 1);
+        s.push_str(", ");
+        source(&mut s, src0, 1, i.literal, name);
+        let lit = literal(i.literal.unwrap_or(0), Width::B32);
+        let mut v1 = String::new();
+        vgpr(&mut v1, vsrc1, 1);
+        match name {
+            "v_dual_mov_b32" => {}
+            "v_dual_fmaak_f32" => {
+                let _ = write!(s, ", {v1}, {lit}");
+            }
+            "v_dual_fmamk_f32" => {
+                let _ = write!(s, ", {lit}, {v1}");
+            }
+            _ => {
+                let _ = write!(s, ", {v1}");
+            }
+        }
+        s
+    };
+    out.push_str(&half(x, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff));
+    out.push_str(" :: ");
+    out.push_str(&half(y, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff));
+    Some(())
+}
