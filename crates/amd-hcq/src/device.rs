@@ -715,6 +715,21 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).
+    ///
+    /// ```
+    /// use amd_hcq::{BufferKind, Platform};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// let vram = dev.alloc(4096, BufferKind::Device)?; // not CPU-visible: copy through the GPU
+    /// dev.copy_in_slice(&vram, 0, &[1u32, 2, 3])?;
+    /// let host = dev.alloc(4096, BufferKind::Host)?; // CPU-visible: read and write directly
+    /// dev.wait_timeline(dev.copy(&host, 0, &vram, 0, 12)?)?;
+    /// assert_eq!(host.read_vec::<u32>(0, 3)?, [1, 2, 3]);
+    /// // Sizes the transport cannot give are errors that say what was asked for.
+    /// let e = dev.alloc(1 << 50, BufferKind::Device).unwrap_err();
+    /// assert!(e.to_string().contains("1125899906842624"), "{e}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
         self.inner.check()?;
         if size == 0 || size > isize::MAX as usize {

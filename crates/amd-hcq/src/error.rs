@@ -4,6 +4,26 @@ use amd_kfd::KfdError;
 use amd_packets::PacketError;
 
 /// What went wrong.
+///
+/// Misuse is refused before anything reaches the GPU, with the values involved:
+///
+/// ```
+/// use amd_hcq::{BufferKind, HcqError, KernArgs, LaunchDims, Platform, Program};
+///
+/// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+/// let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/saxpy.hsaco"))?;
+/// let saxpy = Program::load(&dev, &elf, "saxpy")?;
+/// let (x, y) = (dev.alloc(64, BufferKind::Device)?, dev.alloc(64, BufferKind::Device)?);
+/// // saxpy's third argument is a float: an integer there is refused, naming both.
+/// let wrong = KernArgs::new().buffer(&x).buffer(&y).i32(2).u32(16);
+/// match saxpy.enqueue(&wrong, LaunchDims::linear(16, 256)) {
+///     Err(HcqError::InvalidArgument(msg)) => assert!(msg.contains("float"), "{msg}"),
+///     other => panic!("{other:?}"),
+/// }
+/// let right = KernArgs::new().buffer(&x).buffer(&y).f32(2.0).u32(16);
+/// dev.wait_timeline(saxpy.enqueue(&right, LaunchDims::linear(16, 256))?)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HcqError {

@@ -12,7 +12,6 @@
 //! [`crate::BoundQueue`]), so replays pipeline.
 //!
 //! ```
-//! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{Bindings, BufferKind, Graph, KernArgs, Platform, Program, SymDims, Var};
 //! # let p = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1)).unwrap();
 //! let dev = p.device(0).unwrap();
@@ -26,13 +25,14 @@
 //! let g = g.bind().unwrap();
 //! let xs = dev.alloc(4096, BufferKind::Host).unwrap();
 //! let ys = dev.alloc(4096, BufferKind::Host).unwrap();
-//! xs.write(0, &[0u8; 4096]).unwrap();
-//! ys.write(0, &[0u8; 4096]).unwrap();
+//! xs.write_slice(0, &[1.5f32; 1024]).unwrap();
+//! ys.write_slice(0, &[1.0f32; 1024]).unwrap();
 //! let mut vals = Bindings::new();
 //! vals.buffer(&x, &xs).buffer(&y, &ys).set(&n, 1000);
-//! g.replay(&vals).unwrap();
+//! g.replay(&vals).unwrap(); // y = 2x + y on the first n elements
 //! g.synchronize().unwrap();
-//! # }
+//! let y_now: Vec<f32> = ys.read_vec(0, 1024).unwrap();
+//! assert_eq!((y_now[999], y_now[1000]), (4.0, 1.0));
 //! ```
 
 use std::sync::Arc;

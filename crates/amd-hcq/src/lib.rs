@@ -23,7 +23,6 @@
 //! Allocate, copy in, launch, copy out:
 //!
 //! ```
-//! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{BufferKind, KernArgs, LaunchDims, Platform, Program};
 //!
 //! let platform = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?;
@@ -44,14 +43,12 @@
 //! dev.wait_timeline(done)?;
 //! let sum: Vec<f32> = dev.copy_out_vec(&c, 0, n)?;
 //! assert_eq!(sum[10], 20.0);
-//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Signals and queues of your own, a list bound once and replayed with new values:
 //!
 //! ```
-//! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{Bindings, Platform, Sym, Var};
 //!
 //! let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
@@ -66,14 +63,12 @@
 //!     dev.wait_timeline(v)?;
 //!     assert_eq!(done.value(), 10 * s);
 //! }
-//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Profiling, and a fault that stays with the device (see [`HcqError::DeviceFault`]):
 //!
 //! ```
-//! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{BufferKind, HcqError, Platform};
 //!
 //! let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
@@ -93,14 +88,12 @@
 //! })?;
 //! assert!(matches!(dev.wait_timeline(v), Err(HcqError::DeviceFault { .. })));
 //! assert!(matches!(dev.health(), Err(HcqError::DeviceFault { .. })));
-//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Two GPUs: a peer transfer, and memory of one GPU used by the other once mapped:
 //!
 //! ```
-//! # #[cfg(feature = "mock")] {
 //! use amd_hcq::{BufferKind, Platform};
 //!
 //! let platform = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(2))?;
@@ -117,12 +110,18 @@
 //! assert!(d0.copy(&other, 0, &src, 0, 64).is_err());
 //! d0.map_peer(&other)?;
 //! d0.wait_timeline(d0.copy(&other, 0, &src, 0, 64)?)?;
-//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Graphs over several engines and devices: see [`Graph`].
 #![deny(unsafe_code)]
+
+// The documentation's examples run on the mock GPU.
+#[cfg(all(doctest, not(feature = "mock")))]
+compile_error!(
+    "amd-hcq's documentation examples run on the mock GPU: test them with `--features mock` \
+     (the workspace's `cargo test --workspace` enables it through hcq)"
+);
 
 mod args;
 mod bind;

@@ -616,6 +616,28 @@ impl ComputeQueue {
     /// the code object's metadata, hidden ones filled — scratch, and registers, as
     /// [`Program::launch`] sends them. Constant sizes are checked now, symbolic ones at
     /// submit. Nothing is recorded when it fails.
+    ///
+    /// ```
+    /// use amd_hcq::{Bindings, BufferKind, KernArgs, Platform, Program, Sym, SymDims, Var};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/vadd.hsaco"))?;
+    /// let vadd = Program::load(&dev, &elf, "vadd")?;
+    /// let (a, out) = (dev.alloc(4096, BufferKind::Host)?, dev.alloc(4096, BufferKind::Host)?);
+    /// a.write_slice(0, &[3.0f32; 1024])?;
+    /// // out = a + a, on n elements chosen at submit.
+    /// let n = Var::new("n");
+    /// let args = KernArgs::new().buffer(&a).buffer(&a).buffer(&out).sym_u32(&n);
+    /// let grid = (Sym::from(&n) + 255u32) / 256u32;
+    /// let mut q = dev.compute_queue();
+    /// q.exec(&vadd, &args, SymDims::new([grid, 1.into(), 1.into()], [256, 1, 1]))?;
+    /// dev.wait_timeline(q.submit(&dev, &Bindings::from([(&n, 300)]))?)?;
+    /// let got: Vec<f32> = out.read_vec(0, 301)?;
+    /// assert_eq!((got[299], got[300]), (6.0, 0.0));
+    /// // A variable left unbound is an error before anything reaches the GPU.
+    /// assert!(q.submit(&dev, &Bindings::new()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn exec<I: DeviceInterface>(
         &mut self,
         prg: &Program<I>,
@@ -933,6 +955,23 @@ impl CopyQueue {
     /// Copies `size` bytes from `src` to `dst` (split into packets of at most 4 MiB).
     /// Addresses may be symbols; a symbolic size must be at most 4 MiB at submit (one
     /// packet), a constant one is split.
+    ///
+    /// ```
+    /// use amd_hcq::{Bindings, BufferKind, Platform, Var};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// let src = dev.alloc(4096, BufferKind::Host)?;
+    /// let dst = dev.alloc(4096, BufferKind::Host)?;
+    /// src.write_slice(0, &[9u8; 4096])?;
+    /// let (to, len) = (Var::new("to"), Var::new("len"));
+    /// let mut q = dev.copy_queue();
+    /// q.copy(&to, src.va(), &len)?;
+    /// let mut vals = Bindings::new();
+    /// vals.buffer(&to, &dst).set(&len, 100);
+    /// dev.wait_timeline(q.submit(&dev, &vals)?)?;
+    /// assert_eq!(dst.read_vec::<u8>(99, 2)?, [9, 0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn copy(&mut self, dst: impl Into<Sym>, src: impl Into<Sym>, size: impl Into<Sym>) -> Result<&mut Self> {
         let (dst, src, size) = (dst.into(), src.into(), size.into());
         let t = self.target;

@@ -53,6 +53,21 @@ impl<I: DeviceInterface> SignalPool<I> {
 
 /// A signal: a 64-bit value the GPU writes (RELEASE_MEM / SDMA FENCE) and the CPU
 /// or another queue waits on, with a timestamp slot beside it.
+///
+/// ```
+/// use amd_hcq::Platform;
+///
+/// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+/// let (go, done) = (dev.new_signal(0)?, dev.new_signal(0)?);
+/// // The compute engine waits for `go` to reach 1, then sets `done` to 5.
+/// let mut q = dev.compute_queue();
+/// q.wait(&go, 1u64).signal(&done, 5u64);
+/// dev.submit_compute(&q)?;
+/// assert_eq!(done.value(), 0);
+/// go.set(1)?;
+/// done.wait(5)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Signal<I: DeviceInterface = crate::KfdIface> {
     pool: Arc<SignalPool<I>>,
     slot: u32,

@@ -23,6 +23,24 @@
 //! accesses, raising interrupts through the event page, and handing each
 //! DISPATCH_DIRECT to a [`KernelExecutor`] — by default [`Rdna3Executor`], an RDNA3
 //! interpreter that runs the compiled kernels.
+//!
+//! The real KFD transport, opened on two mock GPUs, and the interpreter's decoder:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use amd_mockgpu::{MockConfig, MockSys, rdna3::Inst};
+//!
+//! let sys = Arc::new(MockSys::new(MockConfig::gfx1100s(2)));
+//! let kfd = amd_kfd::Kfd::open(sys.clone())?;
+//! assert_eq!(kfd.gpus().len(), 2);
+//! let dev = amd_kfd::KfdDevice::open(&kfd, 0)?;
+//! let mem = dev.alloc(4096, amd_kfd::MemoryKind::UNCACHED)?;
+//! mem.write(0, &[1, 2, 3])?;
+//! // Instructions print as llvm-objdump-19 prints them.
+//! let i = Inst::decode(&[0xd727_0002, 0x0000_1008])?;
+//! assert_eq!(i.llvm().to_string(), "v_add_f64 v[2:3], s[8:9], s[8:9]");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(unsafe_code)]
 
 mod driver;
