@@ -123,6 +123,9 @@ impl std::fmt::Debug for Arg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Arg::Buffer(s) => write!(f, "buffer {s:#?}"),
+            Arg::Value(ScalarType::F32, v) => write!(f, "f32 {}", f32::from_bits(*v as u32)),
+            Arg::Value(ScalarType::F64, v) => write!(f, "f64 {}", f64::from_bits(*v as u64)),
+            Arg::Value(ScalarType::F16, v) => write!(f, "f16 (bits {:#06x})", *v as u16),
             Arg::Value(t, v) => write!(f, "{} {v}", t.name()),
             Arg::Sym(t, s) => write!(f, "{} {s}", t.name()),
             Arg::Bits(b) => write!(f, "bits {b:#x}"),
@@ -282,7 +285,9 @@ pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) ->
                 },
             })
         }
-        (ArgKind::Buffer, other) => Err(err(format!("the kernel takes a buffer, got {other:?}"))),
+        (ArgKind::Buffer, other) => Err(err(format!(
+            "the kernel takes a buffer, got {other:?} (KernArgs::buffer or buffer_sym)"
+        ))),
         (ArgKind::Value, Arg::Buffer(_)) => Err(err(format!("the kernel takes a {declared_name} value, got a buffer"))),
         (ArgKind::Value, Arg::Value(t, v)) => {
             if t.size() != size {

@@ -733,7 +733,10 @@ impl<I: DeviceInterface> Device<I> {
     pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
         self.inner.check()?;
         if size == 0 || size > isize::MAX as usize {
-            return Err(HcqError::InvalidArgument(format!("a buffer of {size} bytes")));
+            return Err(HcqError::InvalidArgument(format!(
+                "a buffer of {size} bytes (a buffer holds 1 to {} bytes)",
+                isize::MAX
+            )));
         }
         self.inner.reclaim();
         let mem = match self.inner.cache.lock().take(kind, size) {

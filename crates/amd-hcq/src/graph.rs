@@ -189,7 +189,9 @@ impl<I: DeviceInterface> Graph<I> {
     /// flight wait for the oldest).
     pub fn bind_copies(&self, copies: usize) -> Result<BoundGraph<I>> {
         if self.nodes.is_empty() {
-            return Err(HcqError::InvalidArgument("an empty graph".into()));
+            return Err(HcqError::InvalidArgument(
+                "binding an empty graph: record a launch or a copy first".into(),
+            ));
         }
         let replay = Var::new("(graph replay)");
         let tl: Vec<[Var; 3]> = self

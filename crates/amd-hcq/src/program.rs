@@ -164,7 +164,7 @@ impl<I: DeviceInterface> Program<I> {
         }
         if !kd.has(KernelDescriptor::WAVEFRONT_SIZE32) {
             return Err(HcqError::InvalidArgument(format!(
-                "kernel {name} is wave64; this runtime launches wave32 kernels"
+                "kernel {name} is wave64; this runtime launches wave32 kernels (build it without -mwavefrontsize64)"
             )));
         }
         let lds_blocks = kd.group_segment_size.div_ceil(512) & 0x1ff;
