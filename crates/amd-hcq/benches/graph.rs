@@ -159,14 +159,26 @@ fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
 }
 
 /// Replay times of a graph: medians in seconds, with engines idle (each replay after
-/// the previous one finished and the engine thread went back to sleep) and busy
-/// (bursts of replays, fewer than the bound copies, while the engines run earlier
-/// ones); `own` leaves out the mock's doorbell hook.
+/// the previous one finished and the engine thread went back to sleep; the host thread
+/// busy between replays, as a training loop's is), the same with the host thread
+/// asleep between replays (its own wake-up — cold caches, a core leaving its idle
+/// state — counts then), and busy (bursts of replays, fewer than the bound copies,
+/// while the engines run earlier ones); `own` leaves out the mock's doorbell hook.
 struct Timings {
     idle: f64,
     idle_own: f64,
+    slept: f64,
+    slept_own: f64,
     busy: f64,
     busy_own: f64,
+}
+
+/// Keeps the thread busy for `d` (the host's own work between two steps).
+fn spin_for(d: std::time::Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
 }
 
 fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut Bindings)) -> Timings {
@@ -183,10 +195,17 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
         own.push(e - (hook() - h));
     };
     let (mut idle, mut idle_own, mut busy, mut busy_own) = (vec![], vec![], vec![], vec![]);
+    let (mut slept, mut slept_own) = (vec![], vec![]);
+    let pause = std::time::Duration::from_micros(50);
     for i in 0..iters {
         timed(i, &mut idle, &mut idle_own);
         graph.synchronize().expect("synchronize");
-        std::thread::sleep(std::time::Duration::from_micros(50));
+        spin_for(pause);
+    }
+    for i in 0..iters {
+        timed(i, &mut slept, &mut slept_own);
+        graph.synchronize().expect("synchronize");
+        std::thread::sleep(pause);
     }
     let mut i = 0;
     while busy.len() < iters {
@@ -199,15 +218,21 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
     Timings {
         idle: median(&mut idle),
         idle_own: median(&mut idle_own),
+        slept: median(&mut slept),
+        slept_own: median(&mut slept_own),
         busy: median(&mut busy),
         busy_own: median(&mut busy_own),
     }
 }
 
 fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
-    for (engines, total, own) in [("idle", t.idle, t.idle_own), ("busy", t.busy, t.busy_own)] {
+    for (engines, total, own, goal) in [
+        ("idle", t.idle, t.idle_own, "; goal 0.5 us"),
+        ("busy", t.busy, t.busy_own, "; goal 0.5 us"),
+        ("idle_host_slept", t.slept, t.slept_own, ""),
+    ] {
         println!(
-            "bench graph_replay_{what}_{engines}: {:.2} us median, {:.2} us without the mock's doorbell hook, {} sites ({:.3} × launching them one by one, {:.2} us; goal 0.5 us)",
+            "bench graph_replay_{what}_{engines}: {:.2} us median, {:.2} us without the mock's doorbell hook, {} sites ({:.3} × launching them one by one, {:.2} us{goal})",
             total * 1e6,
             own * 1e6,
             graph.sites(),
@@ -306,7 +331,7 @@ fn main() {
         s.dev.submit_compute(&q).expect("submit");
         doorbell.push(t.elapsed().as_secs_f64());
         s.dev.synchronize().expect("synchronize");
-        std::thread::sleep(std::time::Duration::from_micros(50));
+        spin_for(std::time::Duration::from_micros(50));
     }
     let doorbell = median(&mut doorbell);
     println!(

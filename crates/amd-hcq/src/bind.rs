@@ -141,7 +141,7 @@ impl<I: DeviceInterface> BoundList<I> {
             vals,
             runtime,
             scratch,
-            |off, v, n| buf.write_le(off, v, n),
+            |items| buf.write_le_all(items),
         );
         img.written |= r.is_ok();
         r
@@ -266,13 +266,16 @@ struct PlanSite {
 pub(crate) struct Scratch {
     resolved: Vec<u64>,
     values: Vec<u64>,
+    /// The stores of a run: (byte offset, encoded value, bytes).
+    writes: Vec<(usize, u64, usize)>,
 }
 
 /// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
-/// and only if every value is valid calls `write(byte offset, value, bytes)` for each site
-/// whose encoded value differs from `last` (every site when `!written`), keeping the
-/// new values in `last`.
+/// and only if every value is valid calls `write` once with a `(byte offset, value,
+/// bytes)` store for each site whose encoded value differs from `last` (every site when
+/// `!written`), keeping the new values in `last` (emptied when the stores fail, so the
+/// next run writes every site).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update_sites(
     rec: &Recording,
@@ -283,7 +286,7 @@ pub(crate) fn update_sites(
     vals: &Bindings,
     runtime: &[u64],
     scratch: &mut Scratch,
-    mut write: impl FnMut(usize, u64, usize) -> Result<()>,
+    write: impl FnOnce(&[(usize, u64, usize)]) -> Result<()>,
 ) -> Result<()> {
     let r = &mut scratch.resolved;
     r.clear();
@@ -306,6 +309,8 @@ pub(crate) fn update_sites(
         crate::queue::check_launch(kernel, g.map(|i| ev[i as usize]), l.map(|i| ev[i as usize]), *max)?;
     }
     let n = plan.sites.len();
+    // A run whose stores failed left `last` empty: every site is written again.
+    let written = written && last.len() == n;
     last.resize(n, 0);
     // Encode all before writing any, the new values after the old.
     for p in &plan.sites {
@@ -320,18 +325,21 @@ pub(crate) fn update_sites(
         }
     }
     let (old, new) = last.split_at_mut(n);
+    let writes = &mut scratch.writes;
+    writes.clear();
     for ((p, o), &nv) in plan.sites.iter().zip(old.iter_mut()).zip(new.iter()) {
         if written && *o == nv {
             continue;
         }
         let off = if p.karg { karg_off + p.at } else { p.at };
-        if let Err(e) = write(off, nv, p.len as usize) {
-            last.truncate(n);
-            return Err(e);
-        }
+        writes.push((off, nv, p.len as usize));
         *o = nv;
     }
     last.truncate(n);
+    if let Err(e) = write(writes) {
+        last.clear();
+        return Err(e);
+    }
     Ok(())
 }
 
@@ -631,16 +639,56 @@ mod tests {
         }
         let mut wrote = Vec::new();
         let mut scratch = Scratch::default();
-        update_sites(rec, &plan, 0, 0, (last, written), &b, &[], &mut scratch, |off, v, n| {
-            let bytes = &v.to_le_bytes()[..n];
-            for (i, w) in bytes.chunks(4).enumerate() {
-                image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
-                wrote.push(off / 4 + i);
+        update_sites(rec, &plan, 0, 0, (last, written), &b, &[], &mut scratch, |items| {
+            for &(off, v, n) in items {
+                let bytes = &v.to_le_bytes()[..n];
+                for (i, w) in bytes.chunks(4).enumerate() {
+                    image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
+                    wrote.push(off / 4 + i);
+                }
             }
             Ok(())
         })
         .unwrap();
         wrote
+    }
+
+    /// Stores that fail leave no record of what was written: the next run writes every
+    /// site again, so an image never keeps a value its record says it does not have.
+    #[test]
+    fn failed_stores_make_the_next_run_write_every_site() {
+        let vars = [Var::new("a"), Var::new("b"), Var::new("c")];
+        let cmds = [
+            Cmd::Wait(F::Var(0, 1, 0), F::Var(1, 1, 0)),
+            Cmd::Signal(F::Var(2, 1, 8), F::Const(5)),
+        ];
+        let (_, rec) = build(false, &cmds, &vars, None);
+        let plan = Plan::all(&rec);
+        let b = Bindings::from([(&vars[0], 0x1000), (&vars[1], 2), (&vars[2], 0x2000)]);
+        let mut last = Vec::new();
+        let mut scratch = Scratch::default();
+        let run = |last: &mut Vec<u64>, scratch: &mut Scratch, written: bool, fail: bool| {
+            let mut n = 0;
+            let r = update_sites(&rec, &plan, 0, 0, (last, written), &b, &[], scratch, |items| {
+                n = items.len();
+                if fail {
+                    Err(HcqError::InvalidArgument("store refused".into()))
+                } else {
+                    Ok(())
+                }
+            });
+            (r.is_ok(), n)
+        };
+        let all = run(&mut last, &mut scratch, false, false).1;
+        assert!(all >= 3, "{all} sites");
+        assert_eq!(run(&mut last, &mut scratch, true, false), (true, 0), "nothing changed");
+        assert_eq!(run(&mut last, &mut scratch, false, true), (false, all));
+        assert!(last.is_empty());
+        assert_eq!(
+            run(&mut last, &mut scratch, true, false),
+            (true, all),
+            "every site again"
+        );
     }
 
     proptest! {

@@ -493,23 +493,22 @@ impl<I: DeviceInterface> BoundGraph<I> {
             st.count = 0;
         }
         let j = st.next;
-        let mut imgs: Vec<MutexGuard<'_, Image<I>>> = Vec::with_capacity(self.lists.len());
-        for l in &self.lists {
+        let mut imgs: Few<MutexGuard<'_, Image<I>>> = Few::new(self.lists.len());
+        for (k, l) in self.lists.iter().enumerate() {
             let img = l.list.images[j].lock();
             self.devices[l.dev].wait_point(img.last_run)?;
-            imgs.push(img);
+            *imgs.slot(k) = Some(img);
         }
-        let mut guards: Vec<Option<MutexGuard<'_, Option<Timeline<I>>>>> = Vec::with_capacity(self.devices.len());
-        guards.resize_with(self.devices.len(), || None);
+        let mut guards: Few<MutexGuard<'_, Option<Timeline<I>>>> = Few::new(self.devices.len());
         for &d in &self.order {
-            guards[d] = Some(self.devices[d].lock_timeline()?);
+            *guards.slot(d) = Some(self.devices[d].lock_timeline()?);
         }
         let count = st.count + 1;
         let st = &mut *st;
         st.runtime.clear();
         st.runtime.push(count);
         st.points.clear();
-        for g in &guards {
+        for g in guards.slots() {
             let t = g
                 .as_ref()
                 .and_then(|g| g.as_ref())
@@ -520,18 +519,18 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 value: t.next,
             });
         }
-        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+        for (l, img) in self.lists.iter().zip(imgs.slots_mut().iter_mut().flatten()) {
             l.list.update(img, vals, &st.runtime, &mut st.scratch)?;
         }
         // The values are taken before the packets go out: a ring that fails midway
         // leaves its value unsignalled (a wait for it reports the device), never
         // signalled twice.
-        for g in guards.iter_mut().flatten() {
+        for g in guards.slots_mut().iter_mut().flatten() {
             if let Some(t) = g.as_mut() {
                 t.next += 1;
             }
         }
-        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+        for (l, img) in self.lists.iter().zip(imgs.slots_mut().iter_mut().flatten()) {
             let dev = &self.devices[l.dev];
             let (va, dwords) = (img.buf.va(), l.list.dwords);
             if l.list.copy {
@@ -578,5 +577,47 @@ impl<I: DeviceInterface> BoundGraph<I> {
             s.set(0)?;
         }
         Ok(())
+    }
+}
+
+/// How many locks a replay keeps without allocating (graphs mostly span one or two
+/// devices, with a compute and a copy list on each).
+const FEW: usize = 4;
+
+/// Up to [`FEW`] slots inline, more on the heap: the locks a replay holds.
+enum Few<T> {
+    /// The slots and how many are in use.
+    Inline([Option<T>; FEW], usize),
+    Heap(Vec<Option<T>>),
+}
+
+impl<T> Few<T> {
+    /// `n` empty slots.
+    fn new(n: usize) -> Self {
+        if n <= FEW {
+            Few::Inline(std::array::from_fn(|_| None), n)
+        } else {
+            let mut v = Vec::with_capacity(n);
+            v.resize_with(n, || None);
+            Few::Heap(v)
+        }
+    }
+
+    fn slots(&self) -> &[Option<T>] {
+        match self {
+            Few::Inline(a, n) => &a[..*n],
+            Few::Heap(v) => v,
+        }
+    }
+
+    fn slots_mut(&mut self) -> &mut [Option<T>] {
+        match self {
+            Few::Inline(a, n) => &mut a[..*n],
+            Few::Heap(v) => v,
+        }
+    }
+
+    fn slot(&mut self, i: usize) -> &mut Option<T> {
+        &mut self.slots_mut()[i]
     }
 }

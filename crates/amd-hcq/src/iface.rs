@@ -83,6 +83,21 @@ pub trait DeviceMemory: Send + Sync {
         let b = v.to_le_bytes();
         self.write(offset, b.get(..bytes).unwrap_or(&b))
     }
+    /// Stores each `(offset, value, bytes)` of `items` as [`DeviceMemory::write_le`],
+    /// offsets counted from `base`, each inside `base..base + limit`.
+    fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
+        for &(offset, v, bytes) in items {
+            match offset.checked_add(bytes) {
+                Some(end) if end <= limit => self.write_le(base + offset, v, bytes)?,
+                _ => {
+                    return Err(crate::HcqError::InvalidArgument(format!(
+                        "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
     /// Loads the 64-bit value at `offset` (8-aligned) with Acquire.
     fn load_u64(&self, offset: usize) -> Result<u64>;
     /// Stores a 64-bit value at `offset` (8-aligned) with Release.
@@ -173,6 +188,9 @@ impl DeviceMemory for Arc<KfdMemory> {
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         Ok(KfdMemory::read(self, offset, out)?)
+    }
+    fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
+        Ok(KfdMemory::write_le_all(self, base, limit, items)?)
     }
     fn load_u64(&self, offset: usize) -> Result<u64> {
         // Acquire: what the GPU wrote before the value is visible after it.

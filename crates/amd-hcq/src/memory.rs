@@ -259,6 +259,12 @@ impl<I: DeviceInterface> Buffer<I> {
         self.memory().write_le(self.offset + offset, v, bytes)
     }
 
+    /// Stores each `(offset, value, bytes)` of `items` (offsets in this buffer) as
+    /// `write_le` does; stops at the first one outside the buffer.
+    pub(crate) fn write_le_all(&self, items: &[(usize, u64, usize)]) -> Result<()> {
+        self.memory().write_le_all(self.offset, self.size, items)
+    }
+
     /// Writes `data` (plain-old-data values) at byte `offset` from the CPU
     /// (CPU-visible kinds only).
     pub fn write_slice<T: zerocopy::IntoBytes + zerocopy::Immutable>(&self, offset: usize, data: &[T]) -> Result<()> {

@@ -245,6 +245,24 @@ impl KfdMemory {
         Ok(())
     }
 
+    /// Stores each `(offset, value, bytes)` of `items` as [`KfdMemory::write_le`] does,
+    /// offsets counted from `base` and each store inside `base..base + limit` (a view
+    /// of the buffer); the memory must be CPU-visible. Stops at the first bad item,
+    /// after storing the ones before it.
+    pub fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
+        let start = self.cpu_range(base, limit)?;
+        for &(offset, v, bytes) in items {
+            let fits = matches!(bytes, 1 | 2 | 4 | 8) && offset.checked_add(bytes).is_some_and(|end| end <= limit);
+            if !fits {
+                return Err(KfdError::InvalidArgument(format!(
+                    "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
+                )));
+            }
+            raw::store_le(start + offset, v, bytes);
+        }
+        Ok(())
+    }
+
     /// Copies `data` into the memory at `offset`; the memory must be CPU-visible.
     #[inline]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

@@ -509,3 +509,32 @@ fn everything_is_released_in_order_on_drop() {
     }
     assert_released(&m);
 }
+
+/// Batched stores land where asked, within the view; a store outside it is refused
+/// with its offset, after the stores before it.
+#[test]
+fn batched_stores_stay_inside_their_view() {
+    let m = mock(vec![GpuProfile::gfx1100()]);
+    let kfd = open(&m);
+    let dev = kfd.device(0).unwrap();
+    let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    mem.write_le_all(64, 32, &[(0, 0x1122, 2), (8, 0x5566_7788_99aa_bbcc, 8)])
+        .unwrap();
+    let mut back = [0u8; 16];
+    mem.read(64, &mut back).unwrap();
+    assert_eq!(&back[..2], &[0x22, 0x11]);
+    assert_eq!(
+        u64::from_le_bytes(back[8..16].try_into().unwrap()),
+        0x5566_7788_99aa_bbcc
+    );
+    let e = mem.write_le_all(64, 32, &[(4, 7, 4), (28, 1, 8)]).unwrap_err();
+    assert!(e.to_string().contains("0x1c"), "{e}");
+    mem.read(68, &mut back[..4]).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(back[..4].try_into().unwrap()),
+        7,
+        "the store before it"
+    );
+    assert!(mem.write_le_all(64, 32, &[(0, 1, 3)]).is_err(), "3-byte store");
+    assert!(mem.write_le_all(4090, 32, &[]).is_err(), "view outside the buffer");
+}
