@@ -79,7 +79,11 @@ const ENCODINGS: &[Enc] = &[
     Enc {
         table: "VOP1",
         ops: 0x100,
-        samples: &[|op| [0x7e00_0000 | 2 << 17 | op << 9 | 260, 0]],
+        // Without operands for those that take none (v_nop, v_pipeflush).
+        samples: &[
+            |op| [0x7e00_0000 | 2 << 17 | op << 9 | 260, 0],
+            |op| [0x7e00_0000 | op << 9, 0],
+        ],
     },
     Enc {
         table: "VOP2",
@@ -98,6 +102,7 @@ const ENCODINGS: &[Enc] = &[
             |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[0]],
             |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[1]],
             |op| [0xd400_0000 | op << 16 | 2, VOP3_SRCS[2]],
+            |op| [0xd400_0000 | op << 16, 0],
         ],
     },
     Enc {
@@ -118,6 +123,7 @@ const ENCODINGS: &[Enc] = &[
             |op| [0xd800_0000 | op << 18, DS_FIELDS[3]],
             |op| [0xd800_0000 | op << 18, DS_FIELDS[4]],
             |op| [0xd800_0000 | op << 18, DS_FIELDS[5]],
+            |op| [0xd800_0000 | op << 18, 0],
         ],
     },
     Enc {

@@ -6,10 +6,14 @@
 //!   field and PSP/SMU constant tables from the same headers.
 //! - `gen-mnemonics [--check]`: regenerate the interpreter's sample table (mnemonics
 //!   and operand shapes) from llvm-mc-19.
+//! - `gen-opcodes ENUM_PY [--check]`: regenerate the interpreter's opcode enums from
+//!   tinygrad's RDNA3 tables (generated from AMD's ISA XML).
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
 //!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
+//! - `isa-coverage [--check]`: run every RDNA3 opcode through the interpreter and write
+//!   `crates/amd-mockgpu/ISA_COVERAGE.md` (implemented / refused / missing per encoding).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
@@ -17,7 +21,9 @@
 mod fuzz_seeds;
 mod gen_am_regs;
 mod gen_mnemonics;
+mod gen_opcodes;
 mod gen_regs;
+mod isa_coverage;
 mod kernels;
 mod listings;
 
@@ -32,13 +38,15 @@ fn main() -> ExitCode {
         Some("gen-regs") => gen_regs::run(&args[1..]),
         Some("gen-am-regs") => gen_am_regs::run(&args[1..]),
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
+        Some("gen-opcodes") => gen_opcodes::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
+        Some("isa-coverage") => isa_coverage::run(&args[1..]),
         Some("listings") => listings::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | kernels [--check] | listings [--check] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

@@ -16,18 +16,22 @@
 //! flat (segment 0) addressing, the mode register's denormal and rounding controls,
 //! output modifiers (clamp, omod). The README's limits list is the full account.
 
+mod coverage;
 mod decode;
 mod disasm;
 mod exec;
 mod half;
 #[rustfmt::skip]
 mod mnemonics;
+#[rustfmt::skip]
+pub mod opcodes;
 mod wave;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use coverage::{Entry, Status, coverage, report};
 pub use decode::{DecodeError, Encoding, Inst};
 pub use disasm::Llvm;
 

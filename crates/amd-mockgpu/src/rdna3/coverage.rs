@@ -1,0 +1,261 @@
+//! What the interpreter covers of the RDNA3 ISA, opcode by opcode: every opcode of
+//! [`SPEC`] (the ISA's own list, per encoding) is run once on a fresh wave and
+//! classified as implemented, refused on purpose (with the reason), or missing.
+//!
+//! The probe is the interpreter itself, not a list kept beside it: an opcode counts as
+//! implemented when executing it gets past the opcode (it may then fault on the
+//! probe's memory addresses, which is the memory model at work, not a gap).
+
+use super::decode::Inst;
+use super::exec::step;
+use super::opcodes::SPEC;
+use super::wave::{EXEC_LO, Wave};
+use crate::hw::GpuMemory;
+use crate::hw::mem::AddressSpace;
+
+/// How the interpreter treats one opcode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It runs.
+    Implemented,
+    /// Refused on purpose, for this reason (graphics-only, not a gfx1100 instruction).
+    Refused(&'static str),
+    /// Not implemented yet: what the interpreter says when it meets it.
+    Missing(String),
+}
+
+/// One opcode of the ISA and how the interpreter treats it.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The encoding, as the ISA names it (`VOP3`, `GLOBAL`).
+    pub encoding: &'static str,
+    /// The opcode within the encoding.
+    pub op: u16,
+    /// The instruction's name as the ISA and LLVM spell it (`v_add_f32`).
+    pub name: &'static str,
+    /// Implemented, refused or missing.
+    pub status: Status,
+}
+
+/// Why an opcode is refused on purpose, if it is.
+pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
+    match encoding {
+        "MIMG" => return Some("graphics: image and sampler instructions (no image resources in compute)"),
+        "EXP" => return Some("graphics: exports to render targets and positions"),
+        "VINTERP" | "LDSDIR" => return Some("graphics: pixel-shader parameter interpolation"),
+        _ => {}
+    }
+    if name.starts_with("ds_gws_") {
+        return Some("global wave sync (GWS) is a driver-reserved resource KFD compute queues do not get");
+    }
+    if matches!(name, "ds_ordered_count" | "ds_add_gs_reg_rtn" | "ds_sub_gs_reg_rtn") {
+        return Some("GDS and ordered counters are graphics/driver resources KFD compute queues do not get");
+    }
+    if name == "s_endpgm_ordered_ps_done" {
+        return Some("graphics: ends a pixel shader in ordered mode");
+    }
+    // The scalar float ALU (s_add_f32, s_cmp_lt_f16, s_cvt_f32_i32, …) came with
+    // RDNA 3.5 (gfx115x); gfx1100 and LLVM 19's gfx1100 decoder have none of it.
+    let salu_float = matches!(encoding, "SOP1" | "SOP2" | "SOPC") && ["_f32", "_f16"].iter().any(|t| name.contains(t));
+    if salu_float {
+        return Some("RDNA 3.5 scalar float ALU, not a gfx1100 instruction");
+    }
+    None
+}
+
+/// The probe of an opcode: its encoding with distinct registers in every field (and
+/// room for a literal or DPP dword after it).
+fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
+    let op = u32::from(op);
+    let (w0, w1) = match encoding {
+        "SOP1" => (0xbe80_0000 | 4 << 16 | op << 8 | 2, None),
+        "SOP2" => (0x8000_0000 | op << 23 | 4 << 16 | 6 << 8 | 2, None),
+        "SOPK" => (0xb000_0000 | op << 23 | 4 << 16 | 0x10, None),
+        "SOPC" => (0xbf00_0000 | op << 16 | 4 << 8 | 2, None),
+        "SOPP" => (0xbf80_0000 | op << 16, None),
+        "SMEM" => (0xf400_0000 | op << 18 | 4 << 6 | 1, Some(0xf800_0000)),
+        "VOP1" => (0x7e00_0000 | 2 << 17 | op << 9 | 260, None),
+        "VOP2" => (op << 25 | 2 << 17 | 6 << 9 | 260, None),
+        "VOPC" => (0x7c00_0000 | op << 17 | 6 << 9 | 260, None),
+        "VOP3" | "VOP3SD" => (0xd400_0000 | op << 16 | 2, Some(260 | 262 << 9 | 264 << 18)),
+        "VOP3P" => (
+            0xcc00_4000 | op << 16 | 2,
+            Some(0x1800_0000 | 260 | 262 << 9 | 264 << 18),
+        ),
+        // X is the opcode (Y a move) where X has it, else Y is (X a move).
+        "VOPD" if op < 16 => (
+            0xc800_0000 | op << 22 | 8 << 17 | 3 << 9 | 258,
+            Some(1 << 24 | 2 << 17 | 261),
+        ),
+        "VOPD" => (
+            0xc800_0000 | 8 << 22 | op << 17 | 258,
+            Some(1 << 24 | 2 << 17 | 6 << 9 | 261),
+        ),
+        "DS" => (0xd800_0000 | op << 18, Some(2 | 4 << 8 | 6 << 16 | 8 << 24)),
+        "FLAT" => (0xdc00_0000 | op << 18, Some(2 | 4 << 8 | 0x7c << 16 | 8 << 24)),
+        "SCRATCH" => (
+            0xdc01_0000 | op << 18,
+            Some(2 | 4 << 8 | 0x7c << 16 | 1 << 23 | 8 << 24),
+        ),
+        "GLOBAL" => (0xdc02_0000 | op << 18, Some(2 | 4 << 8 | 0x7c << 16 | 8 << 24)),
+        "MUBUF" => (0xe000_0000 | op << 18, Some(2 | 4 << 8 | 8 << 16)),
+        "MTBUF" => (0xe800_0000 | op << 15, Some(2 | 4 << 8 | 8 << 16)),
+        _ => return None,
+    };
+    let mut words = vec![w0];
+    words.extend(w1);
+    // A literal or DPP dword, where the opcode takes one.
+    words.push(0);
+    Some(words)
+}
+
+/// Whether an error of the interpreter says the opcode itself is not implemented.
+fn says_missing(e: &str) -> bool {
+    e.contains("opcode") && e.contains("is not implemented") || e.contains("VOPD operation")
+}
+
+/// Every opcode of the ISA with how the interpreter treats it, in [`SPEC`] order.
+pub fn coverage() -> Vec<Entry> {
+    let space = parking_lot::RwLock::new(AddressSpace::new(1));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mem = GpuMemory::new(&space, 0, &stop);
+    let mut out = Vec::new();
+    for &(encoding, ops) in SPEC {
+        for &(op, name) in ops {
+            let status = match refusal(encoding, name) {
+                Some(why) => Status::Refused(why),
+                None => run_probe(encoding, op, &mem),
+            };
+            out.push(Entry {
+                encoding,
+                op,
+                name,
+                status,
+            });
+        }
+    }
+    out
+}
+
+/// The coverage as a Markdown report: implemented / refused / missing per encoding,
+/// then the refused opcodes with their reasons and the missing ones by name.
+pub fn report() -> String {
+    use std::fmt::Write as _;
+    let c = coverage();
+    let mut out = String::from(
+        "# RDNA3 ISA coverage of the interpreter\n\n\
+         Generated by `cargo xtask isa-coverage` (a test checks it is current): every opcode of the\n\
+         RDNA3 ISA's own list (`rdna3::opcodes`, from AMD's machine-readable ISA) run once through\n\
+         the interpreter.\n\n\
+         | encoding | opcodes | implemented | refused | missing |\n| --- | ---: | ---: | ---: | ---: |\n",
+    );
+    let mut totals = [0usize; 4];
+    for &(encoding, ops) in SPEC {
+        let mine: Vec<&Entry> = c.iter().filter(|e| e.encoding == encoding).collect();
+        let count = |f: fn(&Status) -> bool| mine.iter().filter(|e| f(&e.status)).count();
+        let row = [
+            ops.len(),
+            count(|s| *s == Status::Implemented),
+            count(|s| matches!(s, Status::Refused(_))),
+            count(|s| matches!(s, Status::Missing(_))),
+        ];
+        for (t, r) in totals.iter_mut().zip(row) {
+            *t += r;
+        }
+        let _ = writeln!(
+            out,
+            "| {encoding} | {} | {} | {} | {} |",
+            row[0], row[1], row[2], row[3]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| all | {} | {} | {} | {} |\n",
+        totals[0], totals[1], totals[2], totals[3]
+    );
+    out.push_str("## Refused on purpose\n\n");
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for e in &c {
+        if let Status::Refused(why) = e.status {
+            match reasons.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, names)) => names.push(e.name),
+                None => reasons.push((why, vec![e.name])),
+            }
+        }
+    }
+    for (why, names) in reasons {
+        let _ = writeln!(out, "- {why} ({}): {}", names.len(), names.join(", "));
+    }
+    out.push_str("\n## Missing\n\n");
+    for &(encoding, _) in SPEC {
+        let names: Vec<&str> = c
+            .iter()
+            .filter(|e| e.encoding == encoding && matches!(e.status, Status::Missing(_)))
+            .map(|e| e.name)
+            .collect();
+        if !names.is_empty() {
+            let _ = writeln!(out, "- {encoding} ({}): {}", names.len(), names.join(", "));
+        }
+    }
+    out
+}
+
+fn run_probe(encoding: &str, op: u16, mem: &GpuMemory<'_>) -> Status {
+    let Some(words) = probe(encoding, op) else {
+        return Status::Missing(format!("no probe for {encoding}"));
+    };
+    let inst = match Inst::decode(&words) {
+        Ok(i) => i,
+        Err(e) => return Status::Missing(format!("the decoder refuses it: {e}")),
+    };
+    let mut w = Wave::new(64, 0);
+    w.s[EXEC_LO] = u32::MAX;
+    let mut lds = vec![0u8; 1024];
+    // A panic would be a bug of the interpreter, and a finding of this report.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&mut w, &inst, mem, &mut lds)));
+    match r {
+        Ok(Ok(_)) => Status::Implemented,
+        Ok(Err(e)) if says_missing(&e) => Status::Missing(e),
+        Ok(Err(_)) => Status::Implemented,
+        Err(_) => Status::Missing("the interpreter panicked".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed report is what the interpreter does now (`cargo xtask isa-coverage`
+    /// rewrites it).
+    #[test]
+    fn committed_report_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/ISA_COVERAGE.md");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(committed == report(), "{path} is stale: run `cargo xtask isa-coverage`");
+    }
+
+    #[test]
+    fn classifies_known_opcodes() {
+        let c = coverage();
+        let find = |enc: &str, name: &str| {
+            c.iter()
+                .find(|e| e.encoding == enc && e.name == name)
+                .unwrap_or_else(|| panic!("{enc} {name}"))
+                .status
+                .clone()
+        };
+        assert_eq!(find("VOP2", "v_add_f32_e32"), Status::Implemented);
+        assert_eq!(find("VOP3", "v_fma_f32"), Status::Implemented);
+        assert_eq!(
+            find("GLOBAL", "global_load_b32"),
+            Status::Implemented,
+            "faults on the probe address"
+        );
+        assert_eq!(find("SOPP", "s_endpgm"), Status::Implemented);
+        assert!(matches!(find("MIMG", "image_load"), Status::Refused(_)));
+        assert!(matches!(find("DS", "ds_gws_init"), Status::Refused(_)));
+        assert!(matches!(find("SOP2", "s_add_f32"), Status::Refused(_)));
+        assert!(matches!(find("MUBUF", "buffer_load_b32"), Status::Missing(_)));
+        assert_eq!(c.len(), SPEC.iter().map(|(_, o)| o.len()).sum::<usize>());
+    }
+}
