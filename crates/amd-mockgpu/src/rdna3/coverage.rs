@@ -51,6 +51,9 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     if matches!(name, "ds_ordered_count" | "ds_add_gs_reg_rtn" | "ds_sub_gs_reg_rtn") {
         return Some("GDS and ordered counters are graphics/driver resources KFD compute queues do not get");
     }
+    if name == "s_rfe_b64" {
+        return Some("returns from a trap handler; the interpreter runs no trap handler");
+    }
     if name == "s_endpgm_ordered_ps_done" {
         return Some("graphics: ends a pixel shader in ordered mode");
     }

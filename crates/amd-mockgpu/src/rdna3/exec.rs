@@ -131,7 +131,7 @@ fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
         // s_sendmsg (MSG_DEALLOC_VGPRS and friends): nothing to do.
         0x36 => Ok(Flow::Next),
         0x3d => Ok(Flow::Barrier),
-        _ => Err(unsupported(i)),
+        _ => super::salu::sopp(i),
     }
 }
 
@@ -226,13 +226,18 @@ fn sop1(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = new != 0;
             w.swrite(d, new)
         }
-        _ => Err(unsupported(i)),
+        _ => super::salu::sop1(w, i, d, s),
     }
 }
 
 fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
     let d = i.bits(0, 22, 16) as usize;
     let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    if i.op == super::opcodes::Sop2::S_BFM_B64 as u16 {
+        // A mask of S0[5:0] ones shifted left by S1[5:0].
+        let (width, shift) = (w.sread(s0, i.literal)? & 63, w.sread(s1, i.literal)? & 63);
+        return w.swrite64(d, ((1u64 << width) - 1) << shift);
+    }
     if matches!(
         i.op,
         0x0b | 0x0d | 0x17 | 0x19 | 0x1b | 0x1d | 0x1f | 0x21 | 0x23 | 0x25 | 0x28 | 0x29
@@ -398,6 +403,8 @@ fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
                 b
             }
         }
+        // s_pack_hl_b32_b16: the high half of S0 low, the low half of S1 high.
+        0x35 => a >> 16 | b << 16,
         _ => return Err(unsupported(i)),
     };
     w.swrite(d, r)
@@ -453,7 +460,7 @@ fn sopk(w: &mut Wave, i: &Inst) -> R<()> {
         0x10 => w.swrite(d, (cur as i32).wrapping_mul(sext) as u32),
         // s_waitcnt_vscnt: a scheduling hint.
         0x18 => Ok(()),
-        _ => Err(unsupported(i)),
+        _ => super::salu::sopk(w, i, d, simm),
     }
 }
 
@@ -463,7 +470,7 @@ fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
         w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
     );
     if i.op > 0x0b {
-        return Err(unsupported(i));
+        return super::salu::sopc(w, i);
     }
     // s_cmp_*_i32, then s_cmp_*_u32.
     w.scc = compare(i.op % 6, a, b, i.op < 6);
@@ -496,7 +503,7 @@ fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
         2 => 4,
         3 => 8,
         4 => 16,
-        _ => return Err(unsupported(i)),
+        _ => return super::salu::smem(w, i, mem),
     };
     let base = w.sread64(sbase, None)?;
     let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
@@ -915,7 +922,7 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
 /// A memory fault as an instruction error: [`FAULT`], then whether the access was a
 /// write and whether it hit a read-only page (`0`/`1` each), then the message.
 /// [`super::fault_of`] reads it back.
-fn mem_fault(f: MemoryFault) -> String {
+pub(crate) fn mem_fault(f: MemoryFault) -> String {
     format!(
         "{FAULT}{}{}memory fault at {:#x}",
         f.write as u8, f.read_only as u8, f.va
@@ -2438,34 +2445,8 @@ mod tests {
     //! Single instructions against register state; encodings from
     //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
-    use crate::hw::mem::AddressSpace;
 
-    /// Runs the instruction in `words` on a wave prepared by `setup`.
-    fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
-        run_all(&[words], setup)
-    }
-
-    /// Runs the instructions in order (no branches) on one wave.
-    fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
-        let space = parking_lot::RwLock::new(AddressSpace::new(1));
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        let mem = GpuMemory::new(&space, 0, &stop);
-        let mut w = Wave::new(64, 0);
-        w.s[EXEC_LO] = u32::MAX;
-        setup(&mut w);
-        let mut lds = vec![0u8; 1024];
-        for words in prog {
-            let i = Inst::decode(words).map_err(|e| e.to_string())?;
-            step(&mut w, &i, &mem, &mut lds)?;
-        }
-        Ok(w)
-    }
-
-    fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
-        for lane in 0..32 {
-            w.v[r][lane] = f(lane);
-        }
-    }
+    use crate::rdna3::testing::{lanes, run, run_all};
 
     #[test]
     fn sixteen_bit_ops_wrap_and_keep_the_other_half() {

@@ -21,6 +21,9 @@ mod decode;
 mod disasm;
 mod exec;
 mod half;
+mod salu;
+#[cfg(test)]
+mod testing;
 #[rustfmt::skip]
 mod mnemonics;
 #[rustfmt::skip]

@@ -1,0 +1,489 @@
+//! Scalar ALU and program control, matched by the ISA's names (`opcodes`): the
+//! 64-bit bit operations, the wave64 EXEC forms, relative moves, bit compares and the
+//! hints and no-ops of program control. (The rest of the scalar ALU is in `exec`.)
+
+use super::decode::Inst;
+use super::exec::{Flow, R};
+use super::opcodes::{Smem, Sop1, Sopc, Sopk, Sopp};
+use super::wave::{EXEC_LO, Wave};
+use crate::hw::GpuMemory;
+
+/// `m0`
+const M0: usize = 125;
+
+fn missing(i: &Inst, name: &str) -> String {
+    format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op)
+}
+
+/// Each 4-bit group of `x` → one bit, set where any bit of the group is.
+fn quadmask(x: u64, groups: u32) -> u64 {
+    (0..groups).fold(0, |m, g| m | (((x >> (4 * g)) & 0xf != 0) as u64) << g)
+}
+
+/// Each 4-bit group of `x` all set where any bit of it is (whole quad mode).
+fn wqm(x: u64, groups: u32) -> u64 {
+    (0..groups).fold(0, |m, g| {
+        if (x >> (4 * g)) & 0xf != 0 {
+            m | 0xf << (4 * g)
+        } else {
+            m
+        }
+    })
+}
+
+/// Leading bits equal to the sign, not counting it; -1 (all ones) for 0 and -1.
+fn cls64(x: u64) -> u32 {
+    match x {
+        0 | u64::MAX => u32::MAX,
+        _ if (x as i64) < 0 => x.leading_ones(),
+        _ => x.leading_zeros(),
+    }
+}
+
+/// The SOP1 opcodes `exec::sop1` does not know.
+pub(crate) fn sop1(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
+    use Sop1::*;
+    let Some(op) = Sop1::from_op(i.op) else {
+        return Err(missing(i, "no such opcode"));
+    };
+    let x64 = || w.sread64(s, i.literal);
+    let exec64 = u64::from(w.s[EXEC_LO]) | u64::from(w.s[EXEC_LO + 1]) << 32;
+    match op {
+        S_CMOV_B64 => {
+            let v = x64()?;
+            if w.scc {
+                w.swrite64(d, v)?;
+            }
+            Ok(())
+        }
+        S_BREV_B64 => {
+            let v = x64()?.reverse_bits();
+            w.swrite64(d, v)
+        }
+        S_CTZ_I32_B64 => {
+            let v = x64()?;
+            w.swrite(d, if v == 0 { u32::MAX } else { v.trailing_zeros() })
+        }
+        S_CLZ_I32_U64 => {
+            let v = x64()?;
+            w.swrite(d, if v == 0 { u32::MAX } else { v.leading_zeros() })
+        }
+        S_CLS_I32_I64 => {
+            let v = x64()?;
+            w.swrite(d, cls64(v))
+        }
+        S_BITSET0_B64 | S_BITSET1_B64 => {
+            let bit = 1u64 << (w.sread(s, i.literal)? & 63);
+            let old = w.sread64(d as u16, None)?;
+            w.swrite64(d, if op == S_BITSET0_B64 { old & !bit } else { old | bit })
+        }
+        S_BITREPLICATE_B64_B32 => {
+            let x = w.sread(s, i.literal)?;
+            let r = (0..32).fold(0u64, |r, b| r | (u64::from(x >> b & 1) * 3) << (2 * b));
+            w.swrite64(d, r)
+        }
+        S_BCNT0_I32_B64 | S_BCNT1_I32_B64 => {
+            let v = x64()?;
+            let c = if op == S_BCNT0_I32_B64 {
+                v.count_zeros()
+            } else {
+                v.count_ones()
+            };
+            w.scc = c != 0;
+            w.swrite(d, c)
+        }
+        S_QUADMASK_B32 => {
+            let r = quadmask(u64::from(w.sread(s, i.literal)?), 8) as u32;
+            w.scc = r != 0;
+            w.swrite(d, r)
+        }
+        S_QUADMASK_B64 => {
+            let r = quadmask(x64()?, 16);
+            w.scc = r != 0;
+            w.swrite64(d, r)
+        }
+        S_WQM_B32 => {
+            let r = wqm(u64::from(w.sread(s, i.literal)?), 8) as u32;
+            w.scc = r != 0;
+            w.swrite(d, r)
+        }
+        S_WQM_B64 => {
+            let r = wqm(x64()?, 16);
+            w.scc = r != 0;
+            w.swrite64(d, r)
+        }
+        S_NOT_B64 => {
+            let r = !x64()?;
+            w.scc = r != 0;
+            w.swrite64(d, r)
+        }
+        // The wave64 EXEC forms: the old 64-bit EXEC to the destination, the new one
+        // from it and the source; SCC = new EXEC != 0. (A wave32 wave runs the lanes of
+        // EXEC_LO.)
+        S_AND_SAVEEXEC_B64
+        | S_OR_SAVEEXEC_B64
+        | S_XOR_SAVEEXEC_B64
+        | S_NAND_SAVEEXEC_B64
+        | S_NOR_SAVEEXEC_B64
+        | S_XNOR_SAVEEXEC_B64
+        | S_AND_NOT0_SAVEEXEC_B64
+        | S_OR_NOT0_SAVEEXEC_B64
+        | S_AND_NOT1_SAVEEXEC_B64
+        | S_OR_NOT1_SAVEEXEC_B64
+        | S_AND_NOT0_WREXEC_B64
+        | S_AND_NOT1_WREXEC_B64 => {
+            let x = x64()?;
+            let e = exec64;
+            let new = match op {
+                S_AND_SAVEEXEC_B64 => x & e,
+                S_OR_SAVEEXEC_B64 => x | e,
+                S_XOR_SAVEEXEC_B64 => x ^ e,
+                S_NAND_SAVEEXEC_B64 => !(x & e),
+                S_NOR_SAVEEXEC_B64 => !(x | e),
+                S_XNOR_SAVEEXEC_B64 => !(x ^ e),
+                S_AND_NOT0_SAVEEXEC_B64 | S_AND_NOT0_WREXEC_B64 => !x & e,
+                S_OR_NOT0_SAVEEXEC_B64 => !x | e,
+                S_AND_NOT1_SAVEEXEC_B64 | S_AND_NOT1_WREXEC_B64 => x & !e,
+                _ => x | !e,
+            };
+            let wrexec = matches!(op, S_AND_NOT0_WREXEC_B64 | S_AND_NOT1_WREXEC_B64);
+            w.swrite64(d, if wrexec { new } else { e })?;
+            w.s[EXEC_LO] = new as u32;
+            w.s[EXEC_LO + 1] = (new >> 32) as u32;
+            w.scc = new != 0;
+            Ok(())
+        }
+        // Relative moves: SGPR numbers offset by M0.
+        S_MOVRELS_B32 | S_MOVRELS_B64 => {
+            let from = usize::from(s)
+                .checked_add(w.s[M0] as usize)
+                .filter(|&n| n < 106)
+                .ok_or_else(|| format!("s_movrels source s{s} + m0 {} outside the SGPRs", w.s[M0]))?;
+            if op == S_MOVRELS_B32 {
+                w.swrite(d, w.s[from])
+            } else {
+                let v = w.sread64(from as u16, None)?;
+                w.swrite64(d, v)
+            }
+        }
+        S_MOVRELD_B32 | S_MOVRELD_B64 => {
+            let to = d
+                .checked_add(w.s[M0] as usize)
+                .filter(|&n| n < 106)
+                .ok_or_else(|| format!("s_movreld destination s{d} + m0 {} outside the SGPRs", w.s[M0]))?;
+            if op == S_MOVRELD_B32 {
+                let v = w.sread(s, i.literal)?;
+                w.swrite(to, v)
+            } else {
+                let v = x64()?;
+                w.swrite64(to, v)
+            }
+        }
+        S_MOVRELSD_2_B32 => {
+            let m0 = w.s[M0] as usize;
+            let (from, to) = (usize::from(s) + (m0 & 0x3ff), d + ((m0 >> 16) & 0x3ff));
+            if from >= 106 || to >= 106 {
+                return Err(format!("s_movrelsd_2 s{to} <- s{from} outside the SGPRs"));
+            }
+            w.swrite(to, w.s[from])
+        }
+        S_RFE_B64 => Err("s_rfe_b64 returns from a trap handler; the interpreter runs none".into()),
+        other => Err(missing(i, other.name())),
+    }
+}
+
+/// The SMEM opcodes `exec::smem` does not know: buffer loads through a buffer
+/// resource (V#) and the cache controls.
+pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
+    use Smem::*;
+    let op = Smem::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
+    let dwords = match op {
+        S_BUFFER_LOAD_B32 => 1,
+        S_BUFFER_LOAD_B64 => 2,
+        S_BUFFER_LOAD_B128 => 4,
+        S_BUFFER_LOAD_B256 => 8,
+        S_BUFFER_LOAD_B512 => 16,
+        // The mock has no scalar or L1 cache to invalidate, and no address
+        // translation cache to probe.
+        S_GL1_INV | S_DCACHE_INV | S_ATC_PROBE | S_ATC_PROBE_BUFFER => return Ok(()),
+        other => return Err(missing(i, other.name())),
+    };
+    let sdata = i.bits(0, 12, 6) as usize;
+    let sbase = (i.bits(0, 5, 0) * 2) as u16;
+    // The V#: base address (bits 47:0), the buffer's size in bytes (dword 2).
+    let base = w.sread64(sbase, None)? & 0xffff_ffff_ffff;
+    let records = u64::from(w.sread(sbase + 2, None)?);
+    let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
+    let soff = i.bits(1, 31, 25) as u16;
+    let so = if soff == 124 {
+        0
+    } else {
+        i64::from(w.sread(soff, None)?)
+    };
+    let start = offset.wrapping_add(so) & !3;
+    for k in 0..dwords {
+        // Dwords past the buffer's end read as 0, as the hardware's range check gives.
+        let at = start.wrapping_add(4 * k as i64);
+        let v = if at < 0 || at as u64 + 4 > records {
+            0
+        } else {
+            let mut b = [0u8; 4];
+            mem.read(base.wrapping_add(at as u64), &mut b)
+                .map_err(super::exec::mem_fault)?;
+            u32::from_le_bytes(b)
+        };
+        w.swrite(sdata + k, v)?;
+    }
+    Ok(())
+}
+
+/// The SOPC opcodes `exec::sopc` does not know: bit tests and 64-bit equality.
+pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
+    use Sopc::*;
+    let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    let op = Sopc::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
+    w.scc = match op {
+        S_BITCMP0_B32 | S_BITCMP1_B32 => {
+            let (a, b) = (w.sread(s0, i.literal)?, w.sread(s1, i.literal)?);
+            (a >> (b & 31) & 1 == 1) == (op == S_BITCMP1_B32)
+        }
+        S_BITCMP0_B64 | S_BITCMP1_B64 => {
+            let (a, b) = (w.sread64(s0, i.literal)?, w.sread(s1, i.literal)?);
+            (a >> (b & 63) & 1 == 1) == (op == S_BITCMP1_B64)
+        }
+        S_CMP_EQ_U64 | S_CMP_LG_U64 => {
+            let (a, b) = (w.sread64(s0, i.literal)?, w.sread64(s1, i.literal)?);
+            (a == b) == (op == S_CMP_EQ_U64)
+        }
+        other => return Err(missing(i, other.name())),
+    };
+    Ok(())
+}
+
+/// The SOPK opcodes `exec::sopk` does not know.
+pub(crate) fn sopk(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
+    use Sopk::*;
+    let op = Sopk::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
+    match op {
+        S_CMOVK_I32 => {
+            if w.scc {
+                w.swrite(d, simm as i16 as i32 as u32)?;
+            }
+            Ok(())
+        }
+        // s_version: which ISA the code was built for; s_waitcnt_{vm,exp,lgkm}cnt:
+        // scheduling hints (each instruction completes before the next here).
+        S_VERSION | S_WAITCNT_VMCNT | S_WAITCNT_EXPCNT | S_WAITCNT_LGKMCNT => Ok(()),
+        other => Err(missing(i, other.name())),
+    }
+}
+
+/// The SOPP opcodes `exec::sopp` does not know.
+pub(crate) fn sopp(i: &Inst) -> R<Flow> {
+    use Sopp::*;
+    let op = Sopp::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
+    match op {
+        // Priority, sleep, performance levels, trace data, instruction-cache
+        // invalidation and wake-ups: hints and timing with no effect on results here
+        // (code is never modified while a dispatch runs).
+        S_SLEEP | S_SETPRIO | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA | S_TTRACEDATA_IMM | S_ICACHE_INV
+        | S_WAKEUP | S_WAIT_IDLE | S_SETKILL => Ok(Flow::Next),
+        // Debugger branches: no debugger is attached.
+        S_CBRANCH_CDBGSYS | S_CBRANCH_CDBGUSER | S_CBRANCH_CDBGSYS_OR_USER | S_CBRANCH_CDBGSYS_AND_USER => {
+            Ok(Flow::Next)
+        }
+        S_TRAP => Err(format!(
+            "s_trap {}: the kernel raised a trap (the interpreter runs no trap handler)",
+            i.bits(0, 7, 0)
+        )),
+        S_SETHALT if i.bits(0, 0, 0) == 1 => Err("s_sethalt 1: the wave halted itself".into()),
+        S_SETHALT => Ok(Flow::Next),
+        other => Err(missing(i, other.name())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdna3::testing::run;
+
+    fn pair(w: &mut Wave, n: usize, v: u64) {
+        w.s[n] = v as u32;
+        w.s[n + 1] = (v >> 32) as u32;
+    }
+
+    fn get(w: &Wave, n: usize) -> u64 {
+        u64::from(w.s[n]) | u64::from(w.s[n + 1]) << 32
+    }
+
+    /// Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    #[test]
+    fn sixty_four_bit_bit_operations() {
+        let x = 0x8000_0000_0000_00f1u64;
+        let setx = |w: &mut Wave| pair(w, 4, x);
+        // s_brev_b64 s[2:3], s[4:5]
+        assert_eq!(get(&run(&[0xbe82_0504], setx).unwrap(), 2), x.reverse_bits());
+        // s_bcnt1_i32_b64 s2, s[4:5] / s_bcnt0_i32_b64
+        let w = run(&[0xbe82_1904], setx).unwrap();
+        assert_eq!((w.s[2], w.scc), (6, true));
+        assert_eq!(run(&[0xbe82_1704], setx).unwrap().s[2], 58);
+        // s_clz_i32_u64, s_cls_i32_i64, s_ctz_i32_b64 s2, s[4:5]
+        assert_eq!(run(&[0xbe82_0b04], setx).unwrap().s[2], 0);
+        assert_eq!(run(&[0xbe82_0d04], setx).unwrap().s[2], 1);
+        assert_eq!(run(&[0xbe82_0904], setx).unwrap().s[2], 0);
+        assert_eq!(run(&[0xbe82_0b04], |w| pair(w, 4, 0)).unwrap().s[2], u32::MAX);
+        // s_not_b64 s[2:3], s[4:5]
+        let w = run(&[0xbe82_1f04], setx).unwrap();
+        assert_eq!((get(&w, 2), w.scc), (!x, true));
+        // s_bitset1_b64 / s_bitset0_b64 s[2:3], s4 (bit 40)
+        let w = run(&[0xbe82_1304], |w| w.s[4] = 40).unwrap();
+        assert_eq!(get(&w, 2), 1 << 40);
+        let w = run(&[0xbe82_1104], |w| {
+            w.s[4] = 40;
+            pair(w, 2, u64::MAX);
+        })
+        .unwrap();
+        assert_eq!(get(&w, 2), !(1u64 << 40));
+        // s_bitreplicate_b64_b32 s[2:3], s4
+        assert_eq!(get(&run(&[0xbe82_1404], |w| w.s[4] = 0b101).unwrap(), 2), 0b11_0011);
+        // s_cmov_b64 s[2:3], s[4:5]: only with SCC
+        assert_eq!(get(&run(&[0xbe82_0304], setx).unwrap(), 2), 0);
+        let w = run(&[0xbe82_0304], |w| {
+            setx(w);
+            w.scc = true;
+        })
+        .unwrap();
+        assert_eq!(get(&w, 2), x);
+    }
+
+    #[test]
+    fn quad_masks_and_whole_quad_mode() {
+        // s_quadmask_b32 s2, s3 / s_wqm_b32 s2, s3
+        let w = run(&[0xbe82_1a03], |w| w.s[3] = 0x0100_0f10).unwrap();
+        assert_eq!((w.s[2], w.scc), (0b100_0110, true));
+        assert_eq!(run(&[0xbe82_1c03], |w| w.s[3] = 0x0100_0f10).unwrap().s[2], 0x0f00_0ff0);
+        // s_quadmask_b64 / s_wqm_b64 s[2:3], s[4:5]
+        let w = run(&[0xbe82_1b04], |w| pair(w, 4, 1 << 60)).unwrap();
+        assert_eq!(get(&w, 2), 1 << 15);
+        let w = run(&[0xbe82_1d04], |w| pair(w, 4, 1 << 61)).unwrap();
+        assert_eq!(get(&w, 2), 0xf << 60);
+        let w = run(&[0xbe82_1a03], |_| {}).unwrap();
+        assert!(!w.scc, "an empty mask clears SCC");
+    }
+
+    #[test]
+    fn wave64_exec_forms() {
+        // s_and_saveexec_b64 s[2:3], s[4:5]
+        let w = run(&[0xbe82_2104], |w| {
+            pair(w, 4, 0x0000_0001_0000_00ff);
+            pair(w, EXEC_LO, 0x0000_0003_0000_000f);
+        })
+        .unwrap();
+        assert_eq!(get(&w, 2), 0x0000_0003_0000_000f, "the old EXEC");
+        assert_eq!(get(&w, EXEC_LO), 0x0000_0001_0000_000f);
+        assert!(w.scc);
+        // s_and_not1_wrexec_b64 s[2:3], s[4:5]: the result to both
+        let w = run(&[0xbe82_3704], |w| {
+            pair(w, 4, 0xff);
+            pair(w, EXEC_LO, 0x0f);
+        })
+        .unwrap();
+        assert_eq!((get(&w, 2), get(&w, EXEC_LO)), (0xf0, 0xf0));
+    }
+
+    #[test]
+    fn relative_moves_and_bounds() {
+        // s_movrels_b32 s2, s4 with m0 = 3: s2 = s7
+        let w = run(&[0xbe82_4004], |w| {
+            w.s[M0] = 3;
+            w.s[7] = 77;
+        })
+        .unwrap();
+        assert_eq!(w.s[2], 77);
+        // s_movreld_b32 s2, s4 with m0 = 5: s7 = s4
+        let w = run(&[0xbe82_4204], |w| {
+            w.s[M0] = 5;
+            w.s[4] = 44;
+        })
+        .unwrap();
+        assert_eq!(w.s[7], 44);
+        // s_movrelsd_2_b32 s2, s4: source offset m0[9:0], destination offset m0[25:16]
+        let w = run(&[0xbe82_4404], |w| {
+            w.s[M0] = 2 << 16 | 1;
+            w.s[5] = 55;
+        })
+        .unwrap();
+        assert_eq!(w.s[4], 55);
+        // Past the SGPRs: an error, not a panic.
+        assert!(run(&[0xbe82_4004], |w| w.s[M0] = 1000).is_err());
+        assert!(run(&[0xbe82_4204], |w| w.s[M0] = u32::MAX).is_err());
+    }
+
+    #[test]
+    fn bit_compares_and_64_bit_equality() {
+        // s_bitcmp1_b32 s2, s3
+        assert!(run(&[0xbf0d_0302], |w| (w.s[2], w.s[3]) = (0x10, 4)).unwrap().scc);
+        assert!(!run(&[0xbf0d_0302], |w| (w.s[2], w.s[3]) = (0x10, 3)).unwrap().scc);
+        // s_bitcmp0_b64 s[2:3], s4 (bit 40 clear)
+        assert!(run(&[0xbf0e_0402], |w| w.s[4] = 40).unwrap().scc);
+        // s_cmp_eq_u64 / s_cmp_lg_u64 s[2:3], s[4:5]: the high halves count
+        let differ = |w: &mut Wave| {
+            pair(w, 2, 1 << 33);
+            pair(w, 4, 1 << 34);
+        };
+        assert!(!run(&[0xbf10_0402], differ).unwrap().scc);
+        assert!(run(&[0xbf11_0402], differ).unwrap().scc);
+    }
+
+    #[test]
+    fn buffer_loads_stay_inside_the_buffer() {
+        // s_buffer_load_b64 s[2:3], s[4:7], 0x8 against a V# of 12 bytes: dword 2 of
+        // the buffer and 0 for the dword past its end (no memory access there: the
+        // buffer's base is unmapped, so any read would fault).
+        let vsharp = |w: &mut Wave| {
+            pair(w, 4, 0x7000_0000_0000);
+            w.s[6] = 12;
+        };
+        let e = run(&[0xf424_0082, 0xf800_0008], vsharp).err().unwrap_or_default();
+        assert!(e.contains("memory fault"), "{e}");
+        let w = run(&[0xf424_0082, 0xf800_0008], |w| {
+            vsharp(w);
+            w.s[6] = 8;
+        })
+        .unwrap();
+        assert_eq!((w.s[2], w.s[3]), (0, 0), "past the end reads 0");
+        // s_dcache_inv: nothing to invalidate.
+        run(&[0xf484_0000, 0], |_| {}).unwrap();
+    }
+
+    #[test]
+    fn bitfield_masks_and_half_packs() {
+        // s_bfm_b64 s[2:3], s4, s5: 36 ones shifted by 20
+        let w = run(&[0x9582_0504], |w| (w.s[4], w.s[5]) = (36, 20)).unwrap();
+        assert_eq!(get(&w, 2), ((1u64 << 36) - 1) << 20);
+        // s_pack_hl_b32_b16 s2, s3, s4
+        let w = run(&[0x9a82_0403], |w| (w.s[3], w.s[4]) = (0x1111_2222, 0x3333_4444)).unwrap();
+        assert_eq!(w.s[2], 0x4444_1111);
+    }
+
+    #[test]
+    fn conditional_constants_hints_and_traps() {
+        // s_cmovk_i32 s2, 0xfff0: sign-extended, only with SCC
+        assert_eq!(run(&[0xb102_fff0], |_| {}).unwrap().s[2], 0);
+        assert_eq!(run(&[0xb102_fff0], |w| w.scc = true).unwrap().s[2], 0xffff_fff0);
+        // s_sleep 1: nothing to do
+        run(&[0xbf83_0001], |_| {}).unwrap();
+        // s_trap 2 and s_sethalt 1 stop the wave with what happened.
+        assert!(run(&[0xbf90_0002], |_| {}).err().is_some_and(|e| e.contains("trap")));
+        assert!(run(&[0xbf82_0001], |_| {}).err().is_some_and(|e| e.contains("halt")));
+    }
+
+    #[test]
+    fn masks_and_counts() {
+        assert_eq!(quadmask(0x0000_0f10, 8), 0b110);
+        assert_eq!(wqm(0x0000_0210, 8), 0x0000_0ff0);
+        assert_eq!(cls64(0xffff_0000_0000_0000), 16, "the sign bit counts");
+        assert_eq!(cls64(1), 63);
+        assert_eq!(cls64(0), u32::MAX);
+    }
+}

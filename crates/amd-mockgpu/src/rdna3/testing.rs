@@ -1,0 +1,35 @@
+//! Running single instructions on one wave, for the semantics' unit tests.
+
+use super::decode::Inst;
+use super::exec::step;
+use super::wave::{EXEC_LO, Wave};
+use crate::hw::GpuMemory;
+use crate::hw::mem::AddressSpace;
+
+/// Runs the instruction in `words` on a wave prepared by `setup`.
+pub(crate) fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
+    run_all(&[words], setup)
+}
+
+/// Runs the instructions in order (no branches) on one wave, all lanes on.
+pub(crate) fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
+    let space = parking_lot::RwLock::new(AddressSpace::new(1));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mem = GpuMemory::new(&space, 0, &stop);
+    let mut w = Wave::new(64, 0);
+    w.s[EXEC_LO] = u32::MAX;
+    setup(&mut w);
+    let mut lds = vec![0u8; 1024];
+    for words in prog {
+        let i = Inst::decode(words).map_err(|e| e.to_string())?;
+        step(&mut w, &i, &mem, &mut lds)?;
+    }
+    Ok(w)
+}
+
+/// Sets VGPR `r` of every lane to `f(lane)`.
+pub(crate) fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
+    for lane in 0..32 {
+        w.v[r][lane] = f(lane);
+    }
+}
