@@ -230,8 +230,7 @@ impl Sys for MockSys {
                 }
                 // SAFETY: this call's contract carries over (same range, same FIXED-ness).
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, offset) }.map_err(e)?;
-                d.pci.maps.insert(got, m);
-                d.host_maps.insert(got, got + len);
+                self.note_bar_map(&mut d, got, m);
                 return Ok(got);
             }
             Some(FdKind::VfioDevice(dev)) => {
@@ -242,8 +241,7 @@ impl Sys for MockSys {
                 };
                 // SAFETY: as above.
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, off) }.map_err(e)?;
-                d.pci.maps.insert(got, m);
-                d.host_maps.insert(got, got + len);
+                self.note_bar_map(&mut d, got, m);
                 return Ok(got);
             }
             Some(_) => return Err(e(Errno::ENODEV)),
@@ -272,6 +270,9 @@ impl Sys for MockSys {
         }
         d.host_maps.remove(addr, end);
         d.pci.forget_maps(addr, end);
+        self.pci_doorbells
+            .write()
+            .retain(|&(a, l, _)| a.saturating_add(l) <= addr || a >= end);
         d.pci.forget_pages(addr, end);
         let end = end as u64;
         for (i, g) in d.gpus.iter_mut().enumerate() {
@@ -400,6 +401,15 @@ impl Sys for MockSys {
             let p = p.load(Ordering::Acquire);
             p != 0 && (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES
         });
+        // A PCI GPU's doorbell BAR: the slot written carries the write pointer, so
+        // waking the GPU's engine slot is all that is left to do.
+        let g = g.or_else(|| {
+            self.pci_doorbells
+                .read()
+                .iter()
+                .find(|&&(a, l, _)| addr.wrapping_sub(a) < l)
+                .map(|&(_, _, slot)| slot)
+        });
         let Some(g) = g else { return };
         match self.mode {
             ExecMode::Inline => {
@@ -448,6 +458,17 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// Records a BAR mapping the mock made (and, for doorbells, where a doorbell
+    /// write wakes an engine).
+    fn note_bar_map(&self, d: &mut Driver, got: usize, m: BarMap) {
+        if m.bar == BAR_DOORBELL {
+            let slot = d.pci_slot(m.dev);
+            self.pci_doorbells.write().push((got, m.len, slot));
+        }
+        d.pci.maps.insert(got, m);
+        d.host_maps.insert(got, got + m.len);
+    }
+
     /// Maps `len` bytes of BAR `bar` of PCI device `dev` from byte `offset`
     /// (`pci_mmap_resource`: page-aligned, inside the BAR, shared): VRAM and
     /// doorbells map their memfds; BAR 5 maps inaccessible address space, its

@@ -72,7 +72,7 @@ impl MockSys {
     pub fn pci_phys_to_host(&self, paddr: u64) -> Option<usize> {
         let pfn = (paddr / PAGE as u64) & PM_PFN_MASK;
         let d = self.driver.lock();
-        let page = *d.pci.page_of_pfn.get(&pfn)?;
+        let page = *d.pci.page_of_pfn.read().get(&pfn)?;
         page.checked_add((paddr % PAGE as u64) as usize)
     }
 

@@ -85,6 +85,76 @@ pub mod gc {
     pub const GCVM_L2_PROTECTION_FAULT_ADDR_LO32: AmReg = AmReg { name: "GCVM_L2_PROTECTION_FAULT_ADDR_LO32", offset: 0x15c9, seg: 0 };
     /// `regGCVM_L2_PROTECTION_FAULT_ADDR_HI32`
     pub const GCVM_L2_PROTECTION_FAULT_ADDR_HI32: AmReg = AmReg { name: "GCVM_L2_PROTECTION_FAULT_ADDR_HI32", offset: 0x15ca, seg: 0 };
+    /// `regGRBM_GFX_CNTL`
+    pub const GRBM_GFX_CNTL: AmReg = AmReg { name: "GRBM_GFX_CNTL", offset: 0x0900, seg: 1 };
+    /// `regCP_MQD_BASE_ADDR`
+    pub const CP_MQD_BASE_ADDR: AmReg = AmReg { name: "CP_MQD_BASE_ADDR", offset: 0x1fa9, seg: 0 };
+    /// `regCP_MQD_BASE_ADDR_HI`
+    pub const CP_MQD_BASE_ADDR_HI: AmReg = AmReg { name: "CP_MQD_BASE_ADDR_HI", offset: 0x1faa, seg: 0 };
+    /// `regCP_HQD_ACTIVE`
+    pub const CP_HQD_ACTIVE: AmReg = AmReg { name: "CP_HQD_ACTIVE", offset: 0x1fab, seg: 0 };
+    /// `regCP_HQD_VMID`
+    pub const CP_HQD_VMID: AmReg = AmReg { name: "CP_HQD_VMID", offset: 0x1fac, seg: 0 };
+    /// `regCP_HQD_PQ_BASE`
+    pub const CP_HQD_PQ_BASE: AmReg = AmReg { name: "CP_HQD_PQ_BASE", offset: 0x1fb1, seg: 0 };
+    /// `regCP_HQD_PQ_BASE_HI`
+    pub const CP_HQD_PQ_BASE_HI: AmReg = AmReg { name: "CP_HQD_PQ_BASE_HI", offset: 0x1fb2, seg: 0 };
+    /// `regCP_HQD_PQ_RPTR`
+    pub const CP_HQD_PQ_RPTR: AmReg = AmReg { name: "CP_HQD_PQ_RPTR", offset: 0x1fb3, seg: 0 };
+    /// `regCP_HQD_PQ_RPTR_REPORT_ADDR`
+    pub const CP_HQD_PQ_RPTR_REPORT_ADDR: AmReg = AmReg { name: "CP_HQD_PQ_RPTR_REPORT_ADDR", offset: 0x1fb4, seg: 0 };
+    /// `regCP_HQD_PQ_RPTR_REPORT_ADDR_HI`
+    pub const CP_HQD_PQ_RPTR_REPORT_ADDR_HI: AmReg = AmReg { name: "CP_HQD_PQ_RPTR_REPORT_ADDR_HI", offset: 0x1fb5, seg: 0 };
+    /// `regCP_HQD_PQ_WPTR_POLL_ADDR`
+    pub const CP_HQD_PQ_WPTR_POLL_ADDR: AmReg = AmReg { name: "CP_HQD_PQ_WPTR_POLL_ADDR", offset: 0x1fb6, seg: 0 };
+    /// `regCP_HQD_PQ_WPTR_POLL_ADDR_HI`
+    pub const CP_HQD_PQ_WPTR_POLL_ADDR_HI: AmReg = AmReg { name: "CP_HQD_PQ_WPTR_POLL_ADDR_HI", offset: 0x1fb7, seg: 0 };
+    /// `regCP_HQD_PQ_DOORBELL_CONTROL`
+    pub const CP_HQD_PQ_DOORBELL_CONTROL: AmReg = AmReg { name: "CP_HQD_PQ_DOORBELL_CONTROL", offset: 0x1fb8, seg: 0 };
+    /// `regCP_HQD_PQ_CONTROL`
+    pub const CP_HQD_PQ_CONTROL: AmReg = AmReg { name: "CP_HQD_PQ_CONTROL", offset: 0x1fba, seg: 0 };
+    /// `regCP_HQD_DEQUEUE_REQUEST`
+    pub const CP_HQD_DEQUEUE_REQUEST: AmReg = AmReg { name: "CP_HQD_DEQUEUE_REQUEST", offset: 0x1fc1, seg: 0 };
+    /// `regCP_HQD_EOP_BASE_ADDR`
+    pub const CP_HQD_EOP_BASE_ADDR: AmReg = AmReg { name: "CP_HQD_EOP_BASE_ADDR", offset: 0x1fce, seg: 0 };
+    /// `regCP_HQD_EOP_BASE_ADDR_HI`
+    pub const CP_HQD_EOP_BASE_ADDR_HI: AmReg = AmReg { name: "CP_HQD_EOP_BASE_ADDR_HI", offset: 0x1fcf, seg: 0 };
+    /// `regCP_HQD_EOP_CONTROL`
+    pub const CP_HQD_EOP_CONTROL: AmReg = AmReg { name: "CP_HQD_EOP_CONTROL", offset: 0x1fd0, seg: 0 };
+    /// `regCP_HQD_PQ_WPTR_LO`
+    pub const CP_HQD_PQ_WPTR_LO: AmReg = AmReg { name: "CP_HQD_PQ_WPTR_LO", offset: 0x1fdf, seg: 0 };
+    /// `regCP_HQD_PQ_WPTR_HI`
+    pub const CP_HQD_PQ_WPTR_HI: AmReg = AmReg { name: "CP_HQD_PQ_WPTR_HI", offset: 0x1fe0, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_CNTL`
+    pub const SDMA0_QUEUE0_RB_CNTL: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_CNTL", offset: 0x0080, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_BASE`
+    pub const SDMA0_QUEUE0_RB_BASE: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_BASE", offset: 0x0081, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_BASE_HI`
+    pub const SDMA0_QUEUE0_RB_BASE_HI: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_BASE_HI", offset: 0x0082, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_RPTR`
+    pub const SDMA0_QUEUE0_RB_RPTR: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_RPTR", offset: 0x0083, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_RPTR_HI`
+    pub const SDMA0_QUEUE0_RB_RPTR_HI: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_RPTR_HI", offset: 0x0084, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_WPTR`
+    pub const SDMA0_QUEUE0_RB_WPTR: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_WPTR", offset: 0x0085, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_WPTR_HI`
+    pub const SDMA0_QUEUE0_RB_WPTR_HI: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_WPTR_HI", offset: 0x0086, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_RPTR_ADDR_HI`
+    pub const SDMA0_QUEUE0_RB_RPTR_ADDR_HI: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_RPTR_ADDR_HI", offset: 0x0088, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_RPTR_ADDR_LO`
+    pub const SDMA0_QUEUE0_RB_RPTR_ADDR_LO: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_RPTR_ADDR_LO", offset: 0x0089, seg: 0 };
+    /// `regSDMA0_QUEUE0_IB_CNTL`
+    pub const SDMA0_QUEUE0_IB_CNTL: AmReg = AmReg { name: "SDMA0_QUEUE0_IB_CNTL", offset: 0x008a, seg: 0 };
+    /// `regSDMA0_QUEUE0_DOORBELL`
+    pub const SDMA0_QUEUE0_DOORBELL: AmReg = AmReg { name: "SDMA0_QUEUE0_DOORBELL", offset: 0x0092, seg: 0 };
+    /// `regSDMA0_QUEUE0_DOORBELL_OFFSET`
+    pub const SDMA0_QUEUE0_DOORBELL_OFFSET: AmReg = AmReg { name: "SDMA0_QUEUE0_DOORBELL_OFFSET", offset: 0x00ab, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI`
+    pub const SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI", offset: 0x00b2, seg: 0 };
+    /// `regSDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO`
+    pub const SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO: AmReg = AmReg { name: "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO", offset: 0x00b3, seg: 0 };
+    /// `regSDMA0_QUEUE0_MINOR_PTR_UPDATE`
+    pub const SDMA0_QUEUE0_MINOR_PTR_UPDATE: AmReg = AmReg { name: "SDMA0_QUEUE0_MINOR_PTR_UPDATE", offset: 0x00b5, seg: 0 };
     /// `CP_MEC_RS64_CNTL__MEC_HALT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
     pub const CP_MEC_RS64_CNTL__MEC_HALT_MASK: u32 = 0x40000000;
     /// `RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
@@ -113,6 +183,36 @@ pub mod gc {
     pub const GCVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK: u32 = 0x00000100;
     /// `GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK` (`gc/gc_11_0_0_sh_mask.h`)
     pub const GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK: u32 = 0x00040000;
+    /// `GRBM_GFX_CNTL__PIPEID_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_GFX_CNTL__PIPEID_MASK: u32 = 0x00000003;
+    /// `GRBM_GFX_CNTL__MEID_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_GFX_CNTL__MEID_MASK: u32 = 0x0000000c;
+    /// `GRBM_GFX_CNTL__VMID_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_GFX_CNTL__VMID_MASK: u32 = 0x000000f0;
+    /// `GRBM_GFX_CNTL__QUEUEID_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_GFX_CNTL__QUEUEID_MASK: u32 = 0x00000700;
+    /// `CP_HQD_ACTIVE__ACTIVE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_ACTIVE__ACTIVE_MASK: u32 = 0x00000001;
+    /// `CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK: u32 = 0x0000003f;
+    /// `CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK: u32 = 0x0ffffffc;
+    /// `CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK: u32 = 0x40000000;
+    /// `CP_HQD_DEQUEUE_REQUEST__DEQUEUE_REQ_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_DEQUEUE_REQUEST__DEQUEUE_REQ_MASK: u32 = 0x0000000f;
+    /// `CP_HQD_EOP_CONTROL__EOP_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_EOP_CONTROL__EOP_SIZE_MASK: u32 = 0x0000003f;
+    /// `SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK: u32 = 0x00000001;
+    /// `SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK: u32 = 0x0000003e;
+    /// `SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK: u32 = 0x00001000;
+    /// `SDMA0_QUEUE0_DOORBELL__ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_DOORBELL__ENABLE_MASK: u32 = 0x10000000;
+    /// `SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK: u32 = 0x0ffffffc;
 }
 
 /// Registers of MMHUB 3.0.0 (`mmhub/mmhub_3_0_0_offset.h`).
@@ -913,4 +1013,14 @@ pub mod ih {
     pub const UTCL2_1_0__SRCID__FAULT: u32 = 0x0;
     /// `VMC_1_0__SRCID__VM_FAULT`
     pub const VMC_1_0__SRCID__VM_FAULT: u32 = 0x0;
+}
+
+/// Doorbell indices of Navi 1x and later (`amdgpu_doorbell.h`), in 64-bit slots.
+pub mod doorbell {
+    /// `AMDGPU_NAVI10_DOORBELL_IH`
+    pub const AMDGPU_NAVI10_DOORBELL_IH: u32 = 0x178;
+    /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`
+    pub const AMDGPU_NAVI10_DOORBELL_MEC_RING0: u32 = 0x3;
+    /// `AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0`
+    pub const AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0: u32 = 0x100;
 }
