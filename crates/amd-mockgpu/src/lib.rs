@@ -70,7 +70,7 @@ pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
 };
-pub use pci::{PciDeviceInfo, PciDriver, PciProfile};
+pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciProfile};
 pub use profile::GpuProfile;
 pub use rdna3::Rdna3Executor;
 
@@ -569,13 +569,17 @@ impl MockSys {
         d.inject.create_queue.push_back(Some(errno));
     }
 
-    /// Forgets every injected failure not yet reached; returns whether one was left.
+    /// Forgets every injected failure not yet reached (the PCI GPUs' too, see
+    /// [`MockSys::pci_inject`]); returns whether one was left.
     pub fn clear_injections(&self) -> bool {
-        let mut d = self.driver.lock();
-        let left = d.inject.alloc.iter().chain(&d.inject.create_queue).any(Option::is_some);
-        d.inject.alloc.clear();
-        d.inject.create_queue.clear();
-        left
+        let left = {
+            let mut d = self.driver.lock();
+            let left = d.inject.alloc.iter().chain(&d.inject.create_queue).any(Option::is_some);
+            d.inject.alloc.clear();
+            d.inject.create_queue.clear();
+            left
+        };
+        self.clear_pci_injections() | left
     }
 
     /// Makes the next queue creation fail with `errno`.

@@ -228,6 +228,9 @@ impl Sys for MockSys {
                 if prot == Prot::ReadWrite && !writable {
                     return Err(e(Errno::EACCES));
                 }
+                if let Some(err) = Self::injected_bar_failure(&d, "mmap", dev, bar) {
+                    return Err(err);
+                }
                 // SAFETY: this call's contract carries over (same range, same FIXED-ness).
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, offset) }.map_err(e)?;
                 self.note_bar_map(&mut d, got, m);
@@ -239,6 +242,9 @@ impl Sys for MockSys {
                     b @ (BAR_VRAM | BAR_DOORBELL | BAR_MMIO) => b,
                     _ => return Err(e(Errno::EINVAL)),
                 };
+                if let Some(err) = Self::injected_bar_failure(&d, "mmap of the VFIO region of", dev, bar) {
+                    return Err(err);
+                }
                 // SAFETY: as above.
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, off) }.map_err(e)?;
                 self.note_bar_map(&mut d, got, m);
@@ -458,6 +464,17 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// The failure injected into mappings of BAR `bar` of PCI device `dev`, naming
+    /// the BAR's resource file.
+    fn injected_bar_failure(d: &Driver, op: &str, dev: usize, bar: usize) -> Option<SysError> {
+        let p = d.pci.devs.get(dev)?;
+        let errno = (*p.bar_map_fail.get(bar)?)?;
+        let path = Path::new(crate::pci::PCI_DEVICES)
+            .join(&p.name)
+            .join(format!("resource{bar}"));
+        Some(SysError::at(op, &path, errno))
+    }
+
     /// Records a BAR mapping the mock made (and, for doorbells, where a doorbell
     /// write wakes an engine).
     fn note_bar_map(&self, d: &mut Driver, got: usize, m: BarMap) {

@@ -14,12 +14,12 @@ use amd_mockgpu::pci::psp::Psp;
 use amd_mockgpu::pci::regs::generated::{gc, mp, psp, smu};
 use amd_mockgpu::pci::smu::{DPM_LEVELS_MHZ, SMU_VERSION, Smu};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_mockgpu::{MockConfig, MockSys, PciFault};
 
 const MIB: usize = 1 << 20;
 
 struct Gpu {
-    _m: MockSys,
+    m: MockSys,
     regs: Arc<dyn Mmio>,
     file: Arc<RegisterFile>,
     msg: u32,
@@ -47,7 +47,7 @@ impl Gpu {
             msg: a(mp::MP1_SMN_C2PMSG_66),
             arg: a(mp::MP1_SMN_C2PMSG_82),
             resp: a(mp::MP1_SMN_C2PMSG_90),
-            _m: m,
+            m,
             regs,
             file,
         }
@@ -155,4 +155,20 @@ fn mode1_reset_restores_power_on_state() {
     assert!(g.file.with_block::<Psp, _>(|p| p.bootloader.is_empty()).unwrap());
     assert!(!g.file.with_block::<Smu, _>(|s| s.features_enabled).unwrap());
     assert_eq!(g.regs.read32(g.resp), smu::PPSMC_Result_OK, "the SMU is idle again");
+}
+
+#[test]
+fn an_smu_silenced_through_the_injection_api_answers_nothing_until_cleared() {
+    let g = Gpu::new();
+    assert!(g.m.pci_inject(0, PciFault::SmuSilent));
+    assert!(!g.m.pci_inject(1, PciFault::SmuSilent), "no second GPU");
+    for msg in [smu::PPSMC_MSG_TestMessage, smu::PPSMC_MSG_GetSmuVersion] {
+        assert_eq!(g.send(msg, 1, 50), (0, 1), "no response, argument untouched");
+    }
+    let seen = g.file.with_block::<Smu, _>(|s| s.messages.clone()).unwrap();
+    assert_eq!(seen.len(), 2, "the messages reached the SMU");
+    assert!(seen.iter().all(|m| m.response == 0));
+    assert!(g.m.clear_injections(), "the silence was in force");
+    assert!(!g.m.clear_injections());
+    assert_eq!(g.send(smu::PPSMC_MSG_TestMessage, 1, 1), (smu::PPSMC_Result_OK, 2));
 }

@@ -50,6 +50,7 @@ use std::sync::atomic::AtomicU64;
 use nix::errno::Errno;
 use nix::sys::memfd::{MFdFlags, memfd_create};
 
+pub use api::PciFault;
 pub use discovery::{Discovery, GcInfo, IpBlock};
 pub use queues::{RingBinding, RingKey};
 pub use regs::{RCC_CONFIG_MEMSIZE, RegWrite, RegisterFile};
@@ -135,6 +136,14 @@ impl PciProfile {
     /// Sets the VRAM size.
     pub fn with_vram(mut self, bytes: u64) -> Self {
         self.vram_size = bytes;
+        self
+    }
+
+    /// Leaves every instance of IP `hw_id` (an `amd_am::discovery::hw_id`) out of
+    /// the discovery table: the device has no such block, and the registers it
+    /// would have placed have no behaviour (fault injection: a missing IP block).
+    pub fn without_ip(mut self, hw_id: u16) -> Self {
+        self.discovery.ips.retain(|ip| ip.hw_id != hw_id);
         self
     }
 
@@ -228,6 +237,8 @@ pub(crate) struct PciDev {
     pub(crate) vfio_device_fds: usize,
     /// Physical address of each BAR (0 for absent ones), for `resource` and config.
     pub(crate) bar_phys: [u64; 6],
+    /// Fault injection: mapping BAR n fails with this errno.
+    pub(crate) bar_map_fail: [Option<Errno>; 6],
 }
 
 /// PCI BAR numbers the mock backs.
@@ -367,6 +378,7 @@ impl PciBus {
                 msi_eventfd: None,
                 vfio_device_fds: 0,
                 bar_phys,
+                bar_map_fail: [None; 6],
                 profile: p,
             });
         }
