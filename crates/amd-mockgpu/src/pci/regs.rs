@@ -104,6 +104,8 @@ pub enum Effect {
     None,
     /// A mode1 reset of the whole GPU: every register and block back to reset.
     Mode1Reset,
+    /// Signal the MSI (the IH re-arming on a read-pointer update).
+    Msi,
 }
 
 /// The side of a register block: behaviour for the registers in its range.
@@ -345,6 +347,9 @@ impl RegisterFile {
             Some((_, b)) => b.write(values, vram.as_ref(), reg, value),
             None => Effect::None,
         };
+        if effect == Effect::Msi {
+            Self::signal(r, Delivery::Written(true));
+        }
         if effect == Effect::Mode1Reset {
             r.mode1_resets = r.mode1_resets.saturating_add(1);
             Self::reset_locked(r);
