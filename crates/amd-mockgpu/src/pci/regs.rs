@@ -48,6 +48,17 @@ impl AmReg {
     }
 }
 
+/// A field of a firmware-interface struct: byte offset, element size, element count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CField {
+    /// Byte offset in the struct.
+    pub offset: usize,
+    /// Bytes per element.
+    pub size: usize,
+    /// Elements (1 for a scalar).
+    pub count: usize,
+}
+
 /// Register names, offsets, fields and PSP/SMU constants generated from the Linux
 /// 6.12 amdgpu headers by `cargo xtask gen-am-regs`.
 #[allow(missing_docs, non_upper_case_globals)]
