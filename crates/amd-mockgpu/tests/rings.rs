@@ -706,3 +706,81 @@ fn registers_that_cannot_describe_a_ring_stop_it_with_a_reason() {
     g.gc(gc::SDMA0_QUEUE0_RB_RPTR, 2);
     assert!(matches!(g.state(SDMA).unwrap().status, QueueStatus::Error(e) if e.contains("RB_RPTR")));
 }
+
+#[test]
+fn random_queue_registers_and_doorbells_never_panic() {
+    let g = Gpu::new(ExecMode::Inline);
+    // Some valid packets in both rings' memory, so that a ring that binds has
+    // something to chew on.
+    for i in 0..0x4000u64 {
+        g.write(VA + C_RING + i * 4, &(i as u32 ^ 0xc0de_0000).to_le_bytes());
+    }
+    let first = g.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
+    let last = g.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
+    let sdma = [
+        gc::SDMA0_QUEUE0_RB_CNTL,
+        gc::SDMA0_QUEUE0_RB_BASE,
+        gc::SDMA0_QUEUE0_RB_BASE_HI,
+        gc::SDMA0_QUEUE0_RB_RPTR,
+        gc::SDMA0_QUEUE0_RB_WPTR,
+        gc::SDMA0_QUEUE0_DOORBELL,
+        gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
+        gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE,
+    ];
+    // xorshift: deterministic, no dependency.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut bound = 0;
+    for round in 0..2000 {
+        let r = rnd();
+        match r % 5 {
+            0 => g.gc(gc::GRBM_GFX_CNTL, (rnd() as u32) & 0x7ff),
+            1 => {
+                let a = first + (rnd() as u32) % (last - first + 1);
+                // Mostly small values and the ring's address, sometimes anything.
+                let v = match rnd() % 3 {
+                    0 => rnd() as u32,
+                    1 => (rnd() % 64) as u32,
+                    _ => ((VA + C_RING) >> 8) as u32,
+                };
+                g.regs.write32(a, v);
+            }
+            2 => {
+                let reg = sdma[(rnd() % sdma.len() as u64) as usize];
+                g.gc(
+                    reg,
+                    if rnd() % 2 == 0 {
+                        rnd() as u32
+                    } else {
+                        (rnd() % 32) as u32
+                    },
+                );
+            }
+            3 => g.ring_doorbell((rnd() % 0x400) as u32, rnd() % 0x10000),
+            _ => {
+                let slot =
+                    [AMDGPU_NAVI10_DOORBELL_MEC_RING0, AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0][(rnd() % 2) as usize];
+                g.ring_doorbell(slot, rnd() % 0x100);
+            }
+        }
+        if round % 100 == 0 {
+            bound += g.m.pci_rings(0).len();
+        }
+    }
+    assert!(bound > 0, "some rings were bound along the way");
+    // The device still answers and a fresh, well-formed ring still works.
+    g.gc(gc::GRBM_GFX_CNTL, 0);
+    let mut c = g.setup_compute(VA + C_RING, 0x1000, Some(AMDGPU_NAVI10_DOORBELL_MEC_RING0));
+    g.submit(
+        &mut c,
+        &words(|b| {
+            ReleaseMem::signal(VA + SIG + 32, 0x5151).encode(T, b);
+        }),
+    );
+    assert_eq!(g.u32_at(VA + SIG + 32), 0x5151);
+}

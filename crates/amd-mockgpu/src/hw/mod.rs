@@ -39,7 +39,8 @@ use pcimem::DevMem;
 /// SH registers as the hardware would.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DispatchInfo {
-    /// GPU index in the mock.
+    /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
+    /// `n` + the number of KFD GPUs).
     pub gpu: usize,
     /// Queue id.
     pub queue: u32,
