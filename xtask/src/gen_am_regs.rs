@@ -80,6 +80,41 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "GCVM_L2_PROTECTION_FAULT_STATUS",
             "GCVM_L2_PROTECTION_FAULT_ADDR_LO32",
             "GCVM_L2_PROTECTION_FAULT_ADDR_HI32",
+            "GRBM_GFX_CNTL",
+            "CP_MQD_BASE_ADDR",
+            "CP_MQD_BASE_ADDR_HI",
+            "CP_HQD_ACTIVE",
+            "CP_HQD_VMID",
+            "CP_HQD_PQ_BASE",
+            "CP_HQD_PQ_BASE_HI",
+            "CP_HQD_PQ_RPTR",
+            "CP_HQD_PQ_RPTR_REPORT_ADDR",
+            "CP_HQD_PQ_RPTR_REPORT_ADDR_HI",
+            "CP_HQD_PQ_WPTR_POLL_ADDR",
+            "CP_HQD_PQ_WPTR_POLL_ADDR_HI",
+            "CP_HQD_PQ_DOORBELL_CONTROL",
+            "CP_HQD_PQ_CONTROL",
+            "CP_HQD_DEQUEUE_REQUEST",
+            "CP_HQD_EOP_BASE_ADDR",
+            "CP_HQD_EOP_BASE_ADDR_HI",
+            "CP_HQD_EOP_CONTROL",
+            "CP_HQD_PQ_WPTR_LO",
+            "CP_HQD_PQ_WPTR_HI",
+            "SDMA0_QUEUE0_RB_CNTL",
+            "SDMA0_QUEUE0_RB_BASE",
+            "SDMA0_QUEUE0_RB_BASE_HI",
+            "SDMA0_QUEUE0_RB_RPTR",
+            "SDMA0_QUEUE0_RB_RPTR_HI",
+            "SDMA0_QUEUE0_RB_WPTR",
+            "SDMA0_QUEUE0_RB_WPTR_HI",
+            "SDMA0_QUEUE0_RB_RPTR_ADDR_HI",
+            "SDMA0_QUEUE0_RB_RPTR_ADDR_LO",
+            "SDMA0_QUEUE0_IB_CNTL",
+            "SDMA0_QUEUE0_DOORBELL",
+            "SDMA0_QUEUE0_DOORBELL_OFFSET",
+            "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI",
+            "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO",
+            "SDMA0_QUEUE0_MINOR_PTR_UPDATE",
         ],
     ),
     (
@@ -154,6 +189,21 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
             "GCVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
             "GCVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
             "GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+            "GRBM_GFX_CNTL__PIPEID_MASK",
+            "GRBM_GFX_CNTL__MEID_MASK",
+            "GRBM_GFX_CNTL__VMID_MASK",
+            "GRBM_GFX_CNTL__QUEUEID_MASK",
+            "CP_HQD_ACTIVE__ACTIVE_MASK",
+            "CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK",
+            "CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK",
+            "CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK",
+            "CP_HQD_DEQUEUE_REQUEST__DEQUEUE_REQ_MASK",
+            "CP_HQD_EOP_CONTROL__EOP_SIZE_MASK",
+            "SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK",
+            "SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK",
+            "SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK",
+            "SDMA0_QUEUE0_DOORBELL__ENABLE_MASK",
+            "SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK",
         ],
     ),
     (
@@ -273,14 +323,53 @@ const CONSTS: &[ConstGroup] = &[
         ],
         "u32",
     ),
+    (
+        "smu_if",
+        "SMU 13.0.0 driver interface (`smu13_driver_if_v13_0_0.h`): table ids, clocks, temperatures",
+        &[SMU_IF],
+        &[
+            "TABLE_",
+            "PPCLK_",
+            "TEMP_",
+            "SVI_PLANE_",
+            "THROTTLER_COUNT",
+            "D3HOT_SEQUENCE_COUNT",
+        ],
+        "u32",
+    ),
+    (
+        "doorbell",
+        "Doorbell indices of Navi 1x and later (`amdgpu_doorbell.h`), in 64-bit slots",
+        &["drivers/gpu/drm/amd/amdgpu/amdgpu_doorbell.h"],
+        &[
+            "AMDGPU_NAVI10_DOORBELL_MEC_RING0",
+            "AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0",
+            "AMDGPU_NAVI10_DOORBELL_IH",
+        ],
+        "u32",
+    ),
+];
+
+/// The SMU 13.0.0 driver interface: table ids, clock and temperature indices, and the
+/// metrics table's layout.
+const SMU_IF: &str = "drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/smu13_driver_if_v13_0_0.h";
+/// (struct, Rust module, doc): structs whose field offsets are emitted, in order (a
+/// later one may contain an earlier one).
+const STRUCTS: &[(&str, &str)] = &[
+    ("SmuMetrics_t", "smu_metrics"),
+    ("SmuMetricsExternal_t", "smu_metrics_external"),
 ];
 
 fn headers() -> Vec<String> {
     let mut v: Vec<String> = REG_BLOCKS.iter().map(|b| format!("{ASIC}/{}", b.2)).collect();
+    v.push(SMU_IF.to_string());
     v.extend(FIELDS.iter().map(|f| format!("{ASIC}/{}", f.1)));
     for c in CONSTS {
         v.extend(c.2.iter().map(|h| h.to_string()));
     }
+    // tar refuses a member named twice.
+    v.sort();
+    v.dedup();
     v
 }
 
@@ -363,7 +452,7 @@ pub fn parse_constants(text: &str) -> BTreeMap<String, u64> {
             }
             continue;
         }
-        if line.starts_with("enum") && !line.contains(';') {
+        if (line.starts_with("enum") || line.starts_with("typedef enum")) && !line.contains(';') {
             in_enum = true;
             next = 0;
             continue;
@@ -399,6 +488,69 @@ fn read(linux: &Path, rel: &str) -> Result<String> {
     std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()).into())
 }
 
+/// A field of a C struct: name, byte offset, element size, element count.
+type CMember = (String, usize, usize, usize);
+
+/// The layout of `typedef struct { … } name;` in `text` with natural alignment, its
+/// fields' types among the fixed-width integers and the structs in `known` (size,
+/// alignment), array lengths numbers or constants from `consts`: (fields, size,
+/// alignment).
+pub fn struct_layout(
+    text: &str,
+    name: &str,
+    consts: &BTreeMap<String, u64>,
+    known: &BTreeMap<String, (usize, usize)>,
+) -> Result<(Vec<CMember>, usize, usize)> {
+    let end = text
+        .find(&format!("}} {name};"))
+        .ok_or_else(|| format!("no struct {name}"))?;
+    let start = text[..end]
+        .rfind("typedef struct {")
+        .ok_or_else(|| format!("{name}: no typedef struct"))?;
+    let body = &text[start + "typedef struct {".len()..end];
+    // Comments out: `//` to the end of the line, `/* … */`.
+    let mut clean = String::new();
+    for line in body.lines() {
+        clean.push_str(line.split("//").next().unwrap_or(""));
+        clean.push('\n');
+    }
+    while let Some(a) = clean.find("/*") {
+        let b = clean[a..]
+            .find("*/")
+            .ok_or_else(|| format!("{name}: unterminated comment"))?;
+        clean.replace_range(a..a + b + 2, " ");
+    }
+    let mut fields = Vec::new();
+    let (mut off, mut align) = (0usize, 1usize);
+    for decl in clean.split(';').map(str::trim).filter(|d| !d.is_empty()) {
+        let mut words = decl.split_whitespace();
+        let ty = words.next().ok_or_else(|| format!("{name}: empty declaration"))?;
+        let rest: String = words.collect();
+        let (field, count) = match rest.split_once('[') {
+            Some((f, dim)) => {
+                let dim = dim
+                    .strip_suffix(']')
+                    .ok_or_else(|| format!("{name}.{f}: a multi-dimensional or odd array"))?;
+                let n = parse_value(dim, consts).ok_or_else(|| format!("{name}.{f}: array size {dim}"))?;
+                (f.to_string(), usize::try_from(n)?)
+            }
+            None => (rest, 1),
+        };
+        let (size, al) = match ty {
+            "uint8_t" | "int8_t" => (1, 1),
+            "uint16_t" | "int16_t" => (2, 2),
+            "uint32_t" | "int32_t" => (4, 4),
+            "uint64_t" | "int64_t" => (8, 8),
+            t => *known.get(t).ok_or_else(|| format!("{name}.{field}: type {t}"))?,
+        };
+        off = off.next_multiple_of(al);
+        fields.push((field, off, size, count));
+        off += size * count;
+        align = align.max(al);
+    }
+    Ok((fields, off.next_multiple_of(align), align))
+}
+
 pub fn generate(linux: &Path) -> Result<String> {
     let mut out = String::new();
     writeln!(
@@ -406,7 +558,7 @@ pub fn generate(linux: &Path) -> Result<String> {
         "// @generated by `cargo xtask gen-am-regs` from linux-6.12 drivers/gpu/drm/amd. Do not edit."
     )?;
     writeln!(out)?;
-    writeln!(out, "use super::AmReg;")?;
+    writeln!(out, "use super::{{AmReg, CField}};")?;
     for (module, doc, header, prefix, names) in REG_BLOCKS {
         let text = read(linux, &format!("{ASIC}/{header}"))?;
         let regs: BTreeMap<String, (u32, u32)> = parse_header(&text, prefix)
@@ -432,6 +584,27 @@ pub fn generate(linux: &Path) -> Result<String> {
                 writeln!(out, "    /// `{f}` (`{fheader}`)")?;
                 writeln!(out, "    pub const {f}: u32 = {v:#010x};")?;
             }
+        }
+        writeln!(out, "}}")?;
+    }
+    let smu_if = read(linux, SMU_IF)?;
+    let consts = parse_constants(&smu_if);
+    let mut known = BTreeMap::new();
+    for (name, module) in STRUCTS {
+        let (fields, size, align) = struct_layout(&smu_if, name, &consts, &known)?;
+        known.insert(name.to_string(), (size, align));
+        writeln!(out)?;
+        writeln!(out, "/// `{name}` (`smu13_driver_if_v13_0_0.h`): each field's place.")?;
+        writeln!(out, "pub mod {module} {{")?;
+        writeln!(out, "    use super::CField;")?;
+        writeln!(out, "    /// `sizeof({name})`")?;
+        writeln!(out, "    pub const SIZE: usize = {size:#x};")?;
+        for (f, off, sz, n) in fields {
+            writeln!(out, "    /// `{name}.{f}`")?;
+            writeln!(
+                out,
+                "    pub const {f}: CField = CField {{ offset: {off:#x}, size: {sz}, count: {n} }};"
+            )?;
         }
         writeln!(out, "}}")?;
     }
@@ -487,6 +660,27 @@ mod tests {
         let fresh = generate(&dir).expect("generate");
         let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed file");
         assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-am-regs`");
+    }
+
+    #[test]
+    fn lays_out_structs_with_natural_alignment() {
+        let text = "typedef struct {\n  uint8_t a; // c\n  uint32_t b[N];\n  uint16_t c;\n} S;\n\
+                    typedef struct {\n  uint8_t x;\n  S s; /* in */\n} T;\n";
+        let consts = BTreeMap::from([("N".to_string(), 2u64)]);
+        let (f, size, align) = struct_layout(text, "S", &consts, &BTreeMap::new()).unwrap();
+        assert_eq!(
+            f,
+            [
+                ("a".to_string(), 0, 1, 1),
+                ("b".to_string(), 4, 4, 2),
+                ("c".to_string(), 12, 2, 1)
+            ]
+        );
+        assert_eq!((size, align), (16, 4));
+        let known = BTreeMap::from([("S".to_string(), (16, 4))]);
+        let (f, size, _) = struct_layout(text, "T", &consts, &known).unwrap();
+        assert_eq!((f[1].1, size), (4, 20));
+        assert!(struct_layout(text, "T", &consts, &BTreeMap::new()).is_err());
     }
 
     #[test]

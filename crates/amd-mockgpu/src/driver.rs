@@ -140,8 +140,6 @@ pub(crate) struct GpuState {
     /// taken, and a destroyed queue's slot is free again).
     pub(crate) doorbells_used: BTreeSet<u32>,
     pub(crate) last_fault: Option<MemoryFault>,
-    /// The queue whose long operation started last (round robin between queues).
-    pub(crate) last_long: u32,
 }
 
 /// Faults to inject into the next calls.
@@ -187,6 +185,9 @@ pub(crate) struct Driver {
     pub(crate) pci: crate::pci::PciBus,
     pub(crate) inject: Injections,
     pub(crate) clock_origin: Instant,
+    /// Per engine slot: the queue whose long operation started last (round robin
+    /// between queues).
+    pub(crate) last_long: BTreeMap<usize, u32>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -246,7 +247,6 @@ impl Driver {
                 doorbell_page: None,
                 doorbells_used: BTreeSet::new(),
                 last_fault: None,
-                last_long: 0,
             })
             .collect::<Vec<_>>();
         let n = gpus.len();
@@ -279,6 +279,7 @@ impl Driver {
             pci: Default::default(),
             inject: Injections::default(),
             clock_origin: Instant::now(),
+            last_long: BTreeMap::new(),
         }
     }
 
@@ -639,8 +640,10 @@ impl Driver {
                 target,
                 ring_base: a.ring_base_address,
                 ring_dwords: a.ring_size as u64 / 4,
-                rptr_addr: a.read_pointer_address,
-                wptr_addr: a.write_pointer_address,
+                rptr_addr: Some(a.read_pointer_address),
+                wptr: crate::hw::WptrSource::Memory(a.write_pointer_address),
+                vm: crate::hw::mem::Vm::Kfd(g),
+                ring_id: 0,
                 rptr,
                 regs: BTreeMap::new(),
                 ib: Vec::new(),

@@ -12,7 +12,8 @@
 //!    ├── bookkeeping of buffers and GPU mappings for the hardware half
 //!    └── PCI GPUs for the driverless transport (module [`pci`]): sysfs, BARs, config
 //!        space, driver binding, VFIO, pagemap, IP discovery, the BAR 5 register file
-//!        (reached through `Sys::mmio`, as `amd_kfd::mmio::Mmio`)
+//!        (reached through `Sys::mmio`, as `amd_kfd::mmio::Mmio`); rings bound by the
+//!        HQD / SDMA registers run on the same engines, woken by BAR 2 doorbells
 //! ```
 //!
 //! Everything above the `Sys` trait is the production path. Paths the mock does not
@@ -69,7 +70,7 @@ pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
 };
-pub use pci::{PciDeviceInfo, PciDriver, PciProfile};
+pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciProfile};
 pub use profile::GpuProfile;
 pub use rdna3::Rdna3Executor;
 
@@ -189,6 +190,9 @@ pub struct Shared {
     /// Per GPU: the address of its mapped doorbell page (0: none), readable without
     /// the driver lock so that a doorbell to a running engine takes no lock.
     pub(crate) doorbell_pages: Vec<AtomicU64>,
+    /// Mappings of PCI GPUs' doorbell BARs: (start, length, engine slot). Read
+    /// without the driver lock by `Sys::doorbell_written`; written under it.
+    pub(crate) pci_doorbells: parking_lot::RwLock<Vec<(usize, usize, usize)>>,
     pub(crate) host: HostSys,
     pub(crate) mode: ExecMode,
 }
@@ -244,7 +248,7 @@ impl Shared {
         }
         if run.progressed {
             // This GPU's writes may release waits of the others.
-            for i in (0..d.gpus.len()).filter(|&i| i != g) {
+            for i in (0..d.engine_slots()).filter(|&i| i != g) {
                 // SeqCst: see `device_thread` (a kick and a sleeping flag, each side
                 // storing one and loading the other).
                 self.kicks[i].store(true, Ordering::SeqCst);
@@ -261,7 +265,7 @@ impl Shared {
     pub(crate) fn run_all_inline(&self, d: &mut MutexGuard<'_, Driver>) {
         loop {
             let mut progressed = false;
-            for g in 0..d.gpus.len() {
+            for g in 0..d.engine_slots() {
                 progressed |= self.run_locked(d, g).progressed;
             }
             if !progressed {
@@ -337,10 +341,16 @@ impl MockSys {
     /// power of two, a discovery table too large for its format) or the host refuses
     /// the memory behind a PCI GPU's BARs (`memfd_create`).
     pub fn new(config: MockConfig) -> Self {
-        let n = config.gpus.len();
+        let n_kfd = config.gpus.len();
         let mut driver = Driver::new(config.gpus, config.cpu_node);
         driver.pci = pci::PciBus::new(config.pci, config.vfio)
             .unwrap_or_else(|e| panic!("MockSys::new: the PCI configuration is invalid: {e}"));
+        // Engine slots: the KFD GPUs, then the PCI GPUs, each with its executor.
+        let n = driver.engine_slots();
+        for _ in n_kfd..n {
+            let exec: Box<dyn KernelExecutor> = Box::new(Rdna3Executor::default());
+            driver.kernels.push(Arc::new(Mutex::new(exec)));
+        }
         let shared = Arc::new(Shared {
             driver: Mutex::new(driver),
             events_changed: Condvar::new(),
@@ -348,7 +358,8 @@ impl MockSys {
             gpu_wake: (0..n).map(|_| Condvar::new()).collect(),
             kicks: (0..n).map(|_| AtomicBool::new(false)).collect(),
             sleeping: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            doorbell_pages: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            doorbell_pages: (0..n_kfd).map(|_| AtomicU64::new(0)).collect(),
+            pci_doorbells: parking_lot::RwLock::new(Vec::new()),
             host: HostSys,
             mode: config.mode,
         });
@@ -558,13 +569,17 @@ impl MockSys {
         d.inject.create_queue.push_back(Some(errno));
     }
 
-    /// Forgets every injected failure not yet reached; returns whether one was left.
+    /// Forgets every injected failure not yet reached (the PCI GPUs' too, see
+    /// [`MockSys::pci_inject`]); returns whether one was left.
     pub fn clear_injections(&self) -> bool {
-        let mut d = self.driver.lock();
-        let left = d.inject.alloc.iter().chain(&d.inject.create_queue).any(Option::is_some);
-        d.inject.alloc.clear();
-        d.inject.create_queue.clear();
-        left
+        let left = {
+            let mut d = self.driver.lock();
+            let left = d.inject.alloc.iter().chain(&d.inject.create_queue).any(Option::is_some);
+            d.inject.alloc.clear();
+            d.inject.create_queue.clear();
+            left
+        };
+        self.clear_pci_injections() | left
     }
 
     /// Makes the next queue creation fail with `errno`.

@@ -228,10 +228,12 @@ impl Sys for MockSys {
                 if prot == Prot::ReadWrite && !writable {
                     return Err(e(Errno::EACCES));
                 }
+                if let Some(err) = Self::injected_bar_failure(&d, "mmap", dev, bar) {
+                    return Err(err);
+                }
                 // SAFETY: this call's contract carries over (same range, same FIXED-ness).
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, offset) }.map_err(e)?;
-                d.pci.maps.insert(got, m);
-                d.host_maps.insert(got, got + len);
+                self.note_bar_map(&mut d, got, m);
                 return Ok(got);
             }
             Some(FdKind::VfioDevice(dev)) => {
@@ -240,10 +242,12 @@ impl Sys for MockSys {
                     b @ (BAR_VRAM | BAR_DOORBELL | BAR_MMIO) => b,
                     _ => return Err(e(Errno::EINVAL)),
                 };
+                if let Some(err) = Self::injected_bar_failure(&d, "mmap of the VFIO region of", dev, bar) {
+                    return Err(err);
+                }
                 // SAFETY: as above.
                 let (got, m) = unsafe { self.map_bar(&d, addr, len, prot, flags, dev, bar, off) }.map_err(e)?;
-                d.pci.maps.insert(got, m);
-                d.host_maps.insert(got, got + len);
+                self.note_bar_map(&mut d, got, m);
                 return Ok(got);
             }
             Some(_) => return Err(e(Errno::ENODEV)),
@@ -272,6 +276,9 @@ impl Sys for MockSys {
         }
         d.host_maps.remove(addr, end);
         d.pci.forget_maps(addr, end);
+        self.pci_doorbells
+            .write()
+            .retain(|&(a, l, _)| a.saturating_add(l) <= addr || a >= end);
         d.pci.forget_pages(addr, end);
         let end = end as u64;
         for (i, g) in d.gpus.iter_mut().enumerate() {
@@ -400,6 +407,15 @@ impl Sys for MockSys {
             let p = p.load(Ordering::Acquire);
             p != 0 && (addr as u64).wrapping_sub(p) < DOORBELL_PAGE_BYTES
         });
+        // A PCI GPU's doorbell BAR: the slot written carries the write pointer, so
+        // waking the GPU's engine slot is all that is left to do.
+        let g = g.or_else(|| {
+            self.pci_doorbells
+                .read()
+                .iter()
+                .find(|&&(a, l, _)| addr.wrapping_sub(a) < l)
+                .map(|&(_, _, slot)| slot)
+        });
         let Some(g) = g else { return };
         match self.mode {
             ExecMode::Inline => {
@@ -448,6 +464,28 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// The failure injected into mappings of BAR `bar` of PCI device `dev`, naming
+    /// the BAR's resource file.
+    fn injected_bar_failure(d: &Driver, op: &str, dev: usize, bar: usize) -> Option<SysError> {
+        let p = d.pci.devs.get(dev)?;
+        let errno = (*p.bar_map_fail.get(bar)?)?;
+        let path = Path::new(crate::pci::PCI_DEVICES)
+            .join(&p.name)
+            .join(format!("resource{bar}"));
+        Some(SysError::at(op, &path, errno))
+    }
+
+    /// Records a BAR mapping the mock made (and, for doorbells, where a doorbell
+    /// write wakes an engine).
+    fn note_bar_map(&self, d: &mut Driver, got: usize, m: BarMap) {
+        if m.bar == BAR_DOORBELL {
+            let slot = d.pci_slot(m.dev);
+            self.pci_doorbells.write().push((got, m.len, slot));
+        }
+        d.pci.maps.insert(got, m);
+        d.host_maps.insert(got, got + m.len);
+    }
+
     /// Maps `len` bytes of BAR `bar` of PCI device `dev` from byte `offset`
     /// (`pci_mmap_resource`: page-aligned, inside the BAR, shared): VRAM and
     /// doorbells map their memfds; BAR 5 maps inaccessible address space, its

@@ -206,3 +206,34 @@ fn discovery_tables_of_both_profiles() {
     assert_eq!(ip_of(&c, h, 0).0, &(11, 0, 3));
     assert_eq!(c.harvest, [(dsc::hw_id::SDMA1, 0)]);
 }
+
+#[test]
+fn a_missing_ip_block_is_absent_from_the_table_and_has_no_behaviour() {
+    let m = MockSys::new(MockConfig {
+        pci: vec![PciProfile::navi31().without_ip(dsc::hw_id::MP1)],
+        ..MockConfig::pci(0)
+    });
+    let t = parse(&read_discovery(&m, 0)).unwrap();
+    assert!(t.ips.iter().all(|e| e.0 != dsc::hw_id::MP1), "no MP1 entry");
+    assert_eq!(ip_of(&t, dsc::hw_id::MP0, 0).0, &(13, 0, 0), "the rest is there");
+    let regs = m.pci_registers(0).unwrap();
+    assert!(
+        regs.with_block(|_: &mut amd_mockgpu::pci::smu::Smu| ()).is_none(),
+        "no SMU block"
+    );
+    // Where a 7900 XTX's SMU answers (MP1 segment 0 + C2PMSG_66/90), nothing does:
+    // the response register stays as written.
+    let bases = Discovery::navi31();
+    let mp1 = bases.ips.iter().find(|ip| ip.hw_id == dsc::hw_id::MP1).unwrap();
+    let at = |r: amd_mockgpu::pci::regs::AmReg| r.addr(&mp1.bases).unwrap();
+    use amd_mockgpu::pci::regs::generated::{mp, smu};
+    regs.write32(at(mp::MP1_SMN_C2PMSG_90), 0);
+    regs.write32(at(mp::MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
+    assert_eq!(regs.read32(at(mp::MP1_SMN_C2PMSG_90)), 0);
+    // The same message to a complete device is answered.
+    let full = MockSys::new(MockConfig::pci(1));
+    let regs = full.pci_registers(0).unwrap();
+    regs.write32(at(mp::MP1_SMN_C2PMSG_90), 0);
+    regs.write32(at(mp::MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
+    assert_eq!(regs.read32(at(mp::MP1_SMN_C2PMSG_90)), smu::PPSMC_Result_OK);
+}

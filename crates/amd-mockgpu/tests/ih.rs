@@ -314,3 +314,34 @@ fn hostile_ring_registers_write_nothing_out_of_bounds() {
         let _ = g.raise(i);
     }
 }
+
+#[test]
+fn a_read_pointer_update_with_vectors_left_rearms_the_msi() {
+    let g = Gpu::new();
+    g.program(MC + RING, 16);
+    for i in 0..3 {
+        assert_eq!(g.raise(i), Delivery::Written(true));
+    }
+    assert_eq!(g.msis(), 3);
+    // The handler took one vector: two are left, so RPTR_REARM signals again.
+    g.wr(osssys::IH_RB_RPTR, 32);
+    assert_eq!(g.msis(), 1);
+    // Caught up: nothing.
+    g.wr(osssys::IH_RB_RPTR, 96);
+    assert_eq!(g.msis(), 0);
+    // Without RPTR_REARM a read pointer behind the write pointer signals nothing.
+    assert_eq!(g.raise(7), Delivery::Written(true));
+    assert_eq!(g.msis(), 1);
+    let cntl = g.rd(osssys::IH_RB_CNTL);
+    g.wr(osssys::IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__RPTR_REARM_MASK);
+    g.wr(osssys::IH_RB_RPTR, 96);
+    assert_eq!(g.msis(), 0);
+    assert_eq!(
+        g.m.pci_registers(0)
+            .unwrap()
+            .with_block(|ih: &mut amd_mockgpu::pci::ih::Ih| ih.msis)
+            .unwrap(),
+        5,
+        "four vectors and one re-arm"
+    );
+}

@@ -8,7 +8,7 @@ use amd_am::discovery as dsc;
 use amd_am::vfio::*;
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys};
 use amd_mockgpu::pci::{PM_PFN_MASK, PM_PRESENT, RCC_CONFIG_MEMSIZE, RegWrite};
-use amd_mockgpu::{MockConfig, MockSys, PciDriver, PciProfile};
+use amd_mockgpu::{MockConfig, MockSys, PciDriver, PciFault, PciProfile};
 use nix::errno::Errno;
 use zerocopy::IntoBytes;
 
@@ -834,4 +834,48 @@ fn hostile_ioctls_and_paths_give_errors() {
     m.close(group).unwrap();
     m.close(container).unwrap();
     assert_eq!(m.stats().open_fds, 0);
+}
+
+#[test]
+fn a_bar_that_cannot_be_mapped_fails_with_its_resource_named() {
+    let m = MockSys::new(MockConfig::pci(1));
+    assert!(m.pci_inject(
+        0,
+        PciFault::BarMap {
+            bar: 2,
+            errno: Errno::ENOMEM
+        }
+    ));
+    assert!(!m.pci_inject(
+        0,
+        PciFault::BarMap {
+            bar: 6,
+            errno: Errno::ENOMEM
+        }
+    ));
+    let fd2 = m.open(p(&dev("resource2")), OpenMode::ReadWrite).unwrap();
+    // SAFETY: a shared mapping at an address the kernel picks replaces nothing.
+    let e = unsafe { m.mmap(0, 4096, Prot::ReadWrite, MapFlags::SHARED, Some(fd2), 0) }.unwrap_err();
+    assert_eq!(e.errno, Errno::ENOMEM);
+    assert_eq!(e.path.as_deref(), Some(p(&dev("resource2"))));
+    assert!(e.to_string().contains("resource2"), "{e}");
+    // The other BARs map.
+    let fd0 = m.open(p(&dev("resource0")), OpenMode::ReadWrite).unwrap();
+    let a = map(&m, fd0, 4096, 0).unwrap();
+    unmap(&m, a, 4096);
+    // Through VFIO too: region 2 of the device fails the same way.
+    to_vfio(&m);
+    let c = m.open(p("/dev/vfio/vfio"), OpenMode::ReadWrite).unwrap();
+    let g = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+    let mut cfd = c.0;
+    ioctl(&m, g, VFIO_GROUP_SET_CONTAINER, cfd.as_mut_bytes()).unwrap();
+    ioctl_value(&m, c, VFIO_SET_IOMMU, VFIO_NOIOMMU_IOMMU).unwrap();
+    let d = Fd(ioctl(&m, g, VFIO_GROUP_GET_DEVICE_FD, &mut b"0000:03:00.0\0".to_vec()).unwrap());
+    let e = map(&m, d, 4096, 2u64 << 40).unwrap_err();
+    assert_eq!(e, Errno::ENOMEM);
+    assert!(map(&m, d, 4096, 0).is_ok(), "region 0 maps");
+    // Cleared: BAR 2 maps again.
+    assert!(m.clear_injections());
+    let a = map(&m, fd2, 4096, 0).unwrap();
+    unmap(&m, a, 4096);
 }

@@ -14,7 +14,7 @@ use amd_mockgpu::pci::psp::{Psp, READY, STATUS_BAD_PARAMETER, STATUS_NOT_READY, 
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{gc, mp, nbio, psp};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_mockgpu::{MockConfig, MockSys, PciFault};
 
 const MIB: u64 = 1 << 20;
 const VRAM: u64 = 512 * MIB;
@@ -436,4 +436,57 @@ fn random_register_values_never_panic() {
         g.wr(hw, reg, v);
         let _ = g.rd(hw, reg);
     }
+}
+
+#[test]
+fn an_injected_command_failure_is_answered_with_its_status() {
+    let g = Gpu::new();
+    boot_sos(&g, &synthetic_sos());
+    assert_eq!(g.ring_create() & 0x8000_ffff, READY);
+    let fail = psp::TEE_ERROR_CANCEL & psp::GFX_CMD_STATUS_MASK;
+    assert!(g.m.pci_inject(
+        0,
+        PciFault::PspCommand {
+            cmd_id: Some(psp::GFX_CMD_ID_SETUP_TMR),
+            status: fail,
+        }
+    ));
+    // Another command is not the one injected: it runs.
+    let smu = vec![0xa5; 8192];
+    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_SMU, &smu, 8192), 0);
+    let t = g.mc(TMR);
+    let tmr = [t as u32, (t >> 32) as u32, TMR_SIZE, 2, TMR as u32, (TMR >> 32) as u32];
+    let (st, fence, _) = g.submit(psp::GFX_CMD_ID_SETUP_TMR, &tmr);
+    assert_eq!(
+        (st, fence),
+        (fail, 16),
+        "the status in the response, the fence as usual"
+    );
+    // Not executed: there is no TMR, so an IP firmware is refused for it.
+    let rlc = vec![0x5a; 4096];
+    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096), STATUS_NOT_READY);
+    // One shot: the retry succeeds.
+    assert_eq!(g.submit(psp::GFX_CMD_ID_SETUP_TMR, &tmr).0, 0);
+    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096), 0);
+    let cmds = g.psp(|p| p.commands.clone());
+    assert_eq!(
+        cmds.iter().map(|c| (c.cmd_id, c.status)).collect::<Vec<_>>(),
+        [
+            (psp::GFX_CMD_ID_LOAD_IP_FW, 0),
+            (psp::GFX_CMD_ID_SETUP_TMR, fail),
+            (psp::GFX_CMD_ID_LOAD_IP_FW, STATUS_NOT_READY),
+            (psp::GFX_CMD_ID_SETUP_TMR, 0),
+            (psp::GFX_CMD_ID_LOAD_IP_FW, 0),
+        ]
+    );
+    // Any command, then cleared before it fires.
+    assert!(g.m.pci_inject(
+        0,
+        PciFault::PspCommand {
+            cmd_id: None,
+            status: fail
+        }
+    ));
+    assert!(g.m.clear_injections());
+    assert_eq!(g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]).0, 0);
 }

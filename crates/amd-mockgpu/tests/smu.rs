@@ -14,12 +14,12 @@ use amd_mockgpu::pci::psp::Psp;
 use amd_mockgpu::pci::regs::generated::{gc, mp, psp, smu};
 use amd_mockgpu::pci::smu::{DPM_LEVELS_MHZ, SMU_VERSION, Smu};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_mockgpu::{MockConfig, MockSys, PciFault};
 
 const MIB: usize = 1 << 20;
 
 struct Gpu {
-    _m: MockSys,
+    m: MockSys,
     regs: Arc<dyn Mmio>,
     file: Arc<RegisterFile>,
     msg: u32,
@@ -47,7 +47,7 @@ impl Gpu {
             msg: a(mp::MP1_SMN_C2PMSG_66),
             arg: a(mp::MP1_SMN_C2PMSG_82),
             resp: a(mp::MP1_SMN_C2PMSG_90),
-            _m: m,
+            m,
             regs,
             file,
         }
@@ -155,4 +155,93 @@ fn mode1_reset_restores_power_on_state() {
     assert!(g.file.with_block::<Psp, _>(|p| p.bootloader.is_empty()).unwrap());
     assert!(!g.file.with_block::<Smu, _>(|s| s.features_enabled).unwrap());
     assert_eq!(g.regs.read32(g.resp), smu::PPSMC_Result_OK, "the SMU is idle again");
+}
+
+#[test]
+fn an_smu_silenced_through_the_injection_api_answers_nothing_until_cleared() {
+    let g = Gpu::new();
+    assert!(g.m.pci_inject(0, PciFault::SmuSilent));
+    assert!(!g.m.pci_inject(1, PciFault::SmuSilent), "no second GPU");
+    for msg in [smu::PPSMC_MSG_TestMessage, smu::PPSMC_MSG_GetSmuVersion] {
+        assert_eq!(g.send(msg, 1, 50), (0, 1), "no response, argument untouched");
+    }
+    let seen = g.file.with_block::<Smu, _>(|s| s.messages.clone()).unwrap();
+    assert_eq!(seen.len(), 2, "the messages reached the SMU");
+    assert!(seen.iter().all(|m| m.response == 0));
+    assert!(g.m.clear_injections(), "the silence was in force");
+    assert!(!g.m.clear_injections());
+    assert_eq!(g.send(smu::PPSMC_MSG_TestMessage, 1, 1), (smu::PPSMC_Result_OK, 2));
+}
+
+#[test]
+fn the_metrics_table_lands_at_the_driver_table() {
+    use amd_mockgpu::pci::model::FB_LOCATION_BASE;
+    use amd_mockgpu::pci::regs::CField;
+    use amd_mockgpu::pci::regs::generated::{smu_if, smu_metrics, smu_metrics_external};
+    let g = Gpu::new();
+    // AM_SMU.init: the driver table's memory-controller address, high then low.
+    let table = 0x10_0000u64;
+    let mc = (u64::from(FB_LOCATION_BASE) << 24) + table;
+    let ok = smu::PPSMC_Result_OK;
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetDriverDramAddrHigh, (mc >> 32) as u32, 10).0,
+        ok
+    );
+    assert_eq!(g.send(smu::PPSMC_MSG_SetDriverDramAddrLow, mc as u32, 10).0, ok);
+    let gfx = smu_if::PPCLK_GFXCLK;
+    assert_eq!(g.send(smu::PPSMC_MSG_SetSoftMaxByFreq, gfx << 16 | 1500, 10).0, ok);
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetSoftMaxByFreq, smu_if::PPCLK_UCLK << 16 | 500, 10)
+            .0,
+        ok
+    );
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_SetSoftMaxByFreq, smu_if::PPCLK_COUNT << 16 | 500, 10)
+            .0,
+        smu::PPSMC_Result_Failed,
+        "no such clock"
+    );
+    g.file.with_block::<Smu, _>(|s| s.sensors.temperature_c = 55).unwrap();
+    // read_metrics: TransferTableSmu2Dram(TABLE_SMU_METRICS), then the table.
+    let read = || {
+        let mut b = vec![0u8; smu_metrics_external::SIZE];
+        assert!(g.m.pci_read_vram(0, table, &mut b));
+        b
+    };
+    let get = |b: &[u8], f: CField, i: usize| -> u32 {
+        let at = f.offset + i * f.size;
+        let mut v = [0u8; 4];
+        v[..f.size].copy_from_slice(&b[at..at + f.size]);
+        u32::from_le_bytes(v)
+    };
+    let metrics = smu_if::TABLE_SMU_METRICS;
+    assert_eq!(g.send(smu::PPSMC_MSG_TransferTableSmu2Dram, metrics, 10).0, ok);
+    let t = read();
+    let clk = smu_metrics::CurrClock;
+    assert_eq!(get(&t, clk, gfx as usize), 1500);
+    assert_eq!(get(&t, clk, smu_if::PPCLK_UCLK as usize), 500);
+    assert_eq!(
+        get(&t, clk, smu_if::PPCLK_SOCCLK as usize),
+        DPM_LEVELS_MHZ[2],
+        "no limit: the top level"
+    );
+    assert_eq!(get(&t, smu_metrics::AverageGfxclkFrequencyPostDs, 0), 1500);
+    assert_eq!(get(&t, smu_metrics::AverageMemclkFrequencyPostDs, 0), 500);
+    assert_eq!(get(&t, smu_metrics::AvgTemperature, smu_if::TEMP_EDGE as usize), 55);
+    assert_eq!(get(&t, smu_metrics::AvgTemperature, smu_if::TEMP_HOTSPOT as usize), 55);
+    assert_eq!(get(&t, smu_metrics::MetricsCounter, 0), 1);
+    assert_eq!(g.send(smu::PPSMC_MSG_TransferTableSmu2Dram, metrics, 10).0, ok);
+    assert_eq!(get(&read(), smu_metrics::MetricsCounter, 0), 2);
+    // Another table, or a driver table outside VRAM: refused, memory untouched.
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_TransferTableSmu2Dram, smu_if::TABLE_PPTABLE, 10)
+            .0,
+        smu::PPSMC_Result_Failed
+    );
+    assert_eq!(g.send(smu::PPSMC_MSG_SetDriverDramAddrHigh, 0, 10).0, ok);
+    assert_eq!(
+        g.send(smu::PPSMC_MSG_TransferTableSmu2Dram, metrics, 10).0,
+        smu::PPSMC_Result_Failed
+    );
+    assert_eq!(get(&read(), smu_metrics::MetricsCounter, 0), 2);
 }

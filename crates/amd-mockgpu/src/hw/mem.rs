@@ -313,6 +313,95 @@ impl AddressSpace {
     }
 }
 
+/// Whose memory an engine reaches, and how.
+#[derive(Debug, Clone)]
+pub(crate) enum Vm {
+    /// KFD GPU `n`: its mappings in the [`AddressSpace`].
+    Kfd(usize),
+    /// A PCI GPU's hub: page tables walked by its GMC.
+    Pci(std::sync::Arc<super::pcimem::PciVm>),
+}
+
+/// Accesses through a [`Vm`].
+impl AddressSpace {
+    pub(crate) fn vm_read(&self, vm: &Vm, addr: u64, out: &mut [u8]) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_read(*g, addr, out),
+            Vm::Pci(p) => p.read(self, addr, out),
+        }
+    }
+    pub(crate) fn vm_write(&self, vm: &Vm, addr: u64, data: &[u8]) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_write(*g, addr, data),
+            Vm::Pci(p) => p.write(self, addr, data),
+        }
+    }
+    pub(crate) fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_read_words(*g, addr, n),
+            Vm::Pci(p) => p.read_words(self, addr, n),
+        }
+    }
+    pub(crate) fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_load_u32(*g, addr),
+            Vm::Pci(p) => p.load_u32(self, addr),
+        }
+    }
+    pub(crate) fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_load_u64(*g, addr),
+            Vm::Pci(p) => p.load_u64(self, addr),
+        }
+    }
+    pub(crate) fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_store_u32(*g, addr, v),
+            Vm::Pci(p) => p.store_u32(self, addr, v),
+        }
+    }
+    pub(crate) fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_store_u64(*g, addr, v),
+            Vm::Pci(p) => p.store_u64(self, addr, v),
+        }
+    }
+    pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_copy(*g, dst, src, len),
+            Vm::Pci(p) => p.copy(self, dst, src, len),
+        }
+    }
+    pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_fill(*g, dst, pattern, len),
+            Vm::Pci(p) => p.fill(self, dst, pattern, len),
+        }
+    }
+    pub(crate) fn vm_rmw_u32<E>(
+        &self,
+        vm: &Vm,
+        addr: u64,
+        f: impl FnMut(u32) -> Result<u32, E>,
+    ) -> Result<Result<u32, E>, MemoryFault> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_rmw_u32(*g, addr, f),
+            Vm::Pci(p) => p.rmw_u32(self, addr, f),
+        }
+    }
+    pub(crate) fn vm_rmw_u64<E>(
+        &self,
+        vm: &Vm,
+        addr: u64,
+        f: impl FnMut(u64) -> Result<u64, E>,
+    ) -> Result<Result<u64, E>, MemoryFault> {
+        match vm {
+            Vm::Kfd(g) => self.gpu_rmw_u64(*g, addr, f),
+            Vm::Pci(p) => p.rmw_u64(self, addr, f),
+        }
+    }
+}
+
 /// The driver's own accesses (packets run under the driver lock): each takes the
 /// shared lock on the address space for the one access. Every writer of the address
 /// space holds the driver lock, so none is queued while these run and they never
@@ -321,26 +410,29 @@ impl Driver {
     pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
         self.space.read().gpu_mapped(g, addr, len)
     }
-    pub(crate) fn gpu_read_words(&self, g: usize, addr: u64, n: usize) -> MemResult<Vec<u32>> {
-        self.space.read().gpu_read_words(g, addr, n)
-    }
-    pub(crate) fn gpu_load_u32(&self, g: usize, addr: u64) -> MemResult<u32> {
-        self.space.read().gpu_load_u32(g, addr)
-    }
     pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
         self.space.read().gpu_load_u64(g, addr)
     }
-    pub(crate) fn gpu_store_u32(&self, g: usize, addr: u64, v: u32) -> MemResult<()> {
-        self.space.read().gpu_store_u32(g, addr, v)
+    pub(crate) fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {
+        self.space.read().vm_read_words(vm, addr, n)
     }
-    pub(crate) fn gpu_store_u64(&self, g: usize, addr: u64, v: u64) -> MemResult<()> {
-        self.space.read().gpu_store_u64(g, addr, v)
+    pub(crate) fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
+        self.space.read().vm_load_u32(vm, addr)
     }
-    pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64) -> MemResult<()> {
-        self.space.read().gpu_copy(g, dst, src, len)
+    pub(crate) fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
+        self.space.read().vm_load_u64(vm, addr)
     }
-    pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
-        self.space.read().gpu_fill(g, dst, pattern, len)
+    pub(crate) fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
+        self.space.read().vm_store_u32(vm, addr, v)
+    }
+    pub(crate) fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
+        self.space.read().vm_store_u64(vm, addr, v)
+    }
+    pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
+        self.space.read().vm_copy(vm, dst, src, len)
+    }
+    pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+        self.space.read().vm_fill(vm, dst, pattern, len)
     }
     pub(crate) fn host_load_u64(&self, addr: u64) -> Option<u64> {
         self.space.read().host_load_u64(addr)

@@ -16,6 +16,7 @@
 //! checked (`mem`).
 
 pub(crate) mod mem;
+pub(crate) mod pcimem;
 mod pm4;
 mod sdma;
 
@@ -31,13 +32,15 @@ use amd_packets::GfxTarget;
 
 use crate::MemoryFault;
 use crate::driver::Driver;
-use mem::AddressSpace;
+use mem::{AddressSpace, Vm};
+use pcimem::DevMem;
 
 /// Everything a DISPATCH_DIRECT hands to the kernel executor, read from the queue's
 /// SH registers as the hardware would.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DispatchInfo {
-    /// GPU index in the mock.
+    /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
+    /// `n` + the number of KFD GPUs).
     pub gpu: usize,
     /// Queue id.
     pub queue: u32,
@@ -90,34 +93,34 @@ pub enum KernelError {
 /// `munmap` or (un)map ioctl in, and ends the dispatch when its queue is destroyed.
 pub struct GpuMemory<'a> {
     space: RefCell<RwLockReadGuard<'a, AddressSpace>>,
-    gpu: usize,
+    vm: &'a Vm,
     stop: &'a AtomicBool,
 }
 
 impl<'a> GpuMemory<'a> {
-    pub(crate) fn new(space: &'a RwLock<AddressSpace>, gpu: usize, stop: &'a AtomicBool) -> Self {
+    pub(crate) fn new(space: &'a RwLock<AddressSpace>, vm: &'a Vm, stop: &'a AtomicBool) -> Self {
         GpuMemory {
             space: RefCell::new(space.read()),
-            gpu,
+            vm,
             stop,
         }
     }
 
     /// Reads bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().gpu_read(self.gpu, addr, out)
+        self.space.borrow().vm_read(self.vm, addr, out)
     }
     /// Writes bytes at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().gpu_write(self.gpu, addr, data)
+        self.space.borrow().vm_write(self.vm, addr, data)
     }
     /// Loads a dword.
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.space.borrow().gpu_load_u32(self.gpu, addr)
+        self.space.borrow().vm_load_u32(self.vm, addr)
     }
     /// Stores a dword.
     pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
-        self.space.borrow().gpu_store_u32(self.gpu, addr, v)
+        self.space.borrow().vm_store_u32(self.vm, addr, v)
     }
     /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
     /// `f`'s error, leaving memory as it was). Atomic against other engines and the
@@ -127,7 +130,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u32) -> Result<u32, E>,
     ) -> Result<Result<u32, E>, MemoryFault> {
-        self.space.borrow().gpu_rmw_u32(self.gpu, addr, f)
+        self.space.borrow().vm_rmw_u32(self.vm, addr, f)
     }
     /// As [`GpuMemory::atomic_u32`], for a qword.
     pub fn atomic_u64<E>(
@@ -135,7 +138,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u64) -> Result<u64, E>,
     ) -> Result<Result<u64, E>, MemoryFault> {
-        self.space.borrow().gpu_rmw_u64(self.gpu, addr, f)
+        self.space.borrow().vm_rmw_u64(self.vm, addr, f)
     }
 
     /// Ends a slice of the dispatch: lets a waiting writer of the address space (an
@@ -258,8 +261,14 @@ pub(crate) struct QueueExec {
     pub(crate) target: GfxTarget,
     pub(crate) ring_base: u64,
     pub(crate) ring_dwords: u64,
-    pub(crate) rptr_addr: u64,
-    pub(crate) wptr_addr: u64,
+    /// Where the read pointer is written back (none: not written back).
+    pub(crate) rptr_addr: Option<u64>,
+    pub(crate) wptr: WptrSource,
+    /// The memory the queue reaches.
+    pub(crate) vm: Vm,
+    /// The ring id its interrupts carry (PCI GPUs: the CP's me/pipe/queue encoding,
+    /// or the SDMA queue).
+    pub(crate) ring_id: u8,
     /// Read pointer in dwords.
     pub(crate) rptr: u64,
     pub(crate) regs: std::collections::BTreeMap<u16, u32>,
@@ -274,6 +283,18 @@ pub(crate) struct QueueExec {
     /// The packet a `LongOp` runs, handed out and not complete yet.
     pub(crate) in_flight: Option<InFlight>,
     pub(crate) stop_reason: Option<String>,
+}
+
+/// Where an engine finds a queue's write pointer.
+#[derive(Debug, Clone)]
+pub(crate) enum WptrSource {
+    /// A qword in the queue's memory (KFD queues: the write pointer buffer).
+    Memory(u64),
+    /// The queue's doorbell slot in BAR 2 (PCI GPUs: the doorbell write carries the
+    /// write pointer); byte offset into the doorbell page.
+    Doorbell(Arc<DevMem>, u64),
+    /// No doorbell bound: nothing can move the write pointer.
+    Unbound,
 }
 
 /// The packet of a running `LongOp`: what completing it advances.
@@ -300,6 +321,8 @@ pub(crate) enum LongOp {
 pub(crate) struct Started {
     pub(crate) queue: u32,
     pub(crate) gpu: usize,
+    /// The memory the operation reaches.
+    pub(crate) vm: Vm,
     pub(crate) op: LongOp,
     /// Set (Release) to stop it; read (Acquire) between slices.
     pub(crate) stop: Arc<AtomicBool>,
@@ -426,12 +449,30 @@ impl Driver {
         }
     }
 
+    /// Raises the interrupt of a RELEASE_MEM or TRAP of `q` with context `ctxid`:
+    /// KFD GPUs signal the event ([`Driver::interrupt`]); PCI GPUs write a CP
+    /// end-of-pipe or SDMA trap vector into their IH ring.
+    pub(crate) fn engine_interrupt(&mut self, q: &QueueExec, ctxid: u32) {
+        match &q.vm {
+            Vm::Kfd(_) => self.interrupt(ctxid),
+            Vm::Pci(p) => {
+                let e = match q.engine {
+                    Engine::Pm4 => crate::pci::ih::IvEntry::cp_eop(q.ring_id, 0, 0, ctxid),
+                    Engine::Sdma => crate::pci::ih::IvEntry::sdma_trap(q.ring_id, 0, 0, ctxid),
+                };
+                p.regs.raise_interrupt(e);
+            }
+        }
+    }
+
     fn publish_rptr(&self, q: &QueueExec) -> Result<(), Stop> {
         let v = match q.engine {
             Engine::Pm4 => q.rptr,
             Engine::Sdma => q.rptr * 4,
         };
-        self.gpu_store_u64(q.gpu, q.rptr_addr, v)?;
+        if let Some(a) = q.rptr_addr {
+            self.vm_store_u64(&q.vm, a, v)?;
+        }
         Ok(())
     }
 
@@ -439,9 +480,13 @@ impl Driver {
     fn ring_words(&self, q: &QueueExec, pos: u64, n: u64) -> Result<Vec<u32>, Stop> {
         let start = pos % q.ring_dwords;
         let first = n.min(q.ring_dwords - start);
-        let mut words = self.gpu_read_words(q.gpu, q.ring_base + start * 4, first as usize)?;
+        let at = start
+            .checked_mul(4)
+            .and_then(|o| q.ring_base.checked_add(o))
+            .ok_or_else(|| Stop::Error(format!("ring base {:#x} wraps the address space", q.ring_base)))?;
+        let mut words = self.vm_read_words(&q.vm, at, first as usize)?;
         if first < n {
-            words.extend(self.gpu_read_words(q.gpu, q.ring_base, (n - first) as usize)?);
+            words.extend(self.vm_read_words(&q.vm, q.ring_base, (n - first) as usize)?);
         }
         Ok(words)
     }
@@ -496,7 +541,14 @@ impl Driver {
             return Ok(Step::Progress);
         }
 
-        let wptr_raw = self.gpu_load_u64(q.gpu, q.wptr_addr)?;
+        let wptr_raw = match &q.wptr {
+            WptrSource::Memory(a) => self.vm_load_u64(&q.vm, *a)?,
+            // Bound to a slot inside the page (checked when bound).
+            WptrSource::Doorbell(page, off) => page
+                .load_u64(*off)
+                .ok_or_else(|| Stop::Error(format!("doorbell offset {off:#x} is outside the doorbell page")))?,
+            WptrSource::Unbound => return Ok(Step::Empty),
+        };
         let wptr = match q.engine {
             Engine::Pm4 => wptr_raw,
             Engine::Sdma => {
@@ -591,7 +643,12 @@ impl Driver {
     /// Stops `q` for good on `stop`, recording why, and raises what the driver would:
     /// the memory-fault events for a fault, the hardware-exception events otherwise.
     fn stop_queue(&mut self, q: &mut QueueExec, stop: Stop) {
-        let g = q.gpu;
+        // A PCI GPU's GMC latched a fault itself (status registers, IH vector); a
+        // stopped PCI queue is only seen in its state.
+        let g = match q.vm {
+            Vm::Kfd(g) => Some(g),
+            Vm::Pci(_) => None,
+        };
         let (fault, reason) = match stop {
             Stop::Cancelled => return,
             Stop::Fault(f) => (Some(f), describe_fault(&f)),
@@ -603,13 +660,17 @@ impl Driver {
         match fault {
             Some(f) => {
                 q.status = QueueStatus::Faulted(f);
-                self.memory_fault(g, f);
+                if let Some(g) = g {
+                    self.memory_fault(g, f);
+                }
             }
             None => {
                 q.status = QueueStatus::Error(reason);
                 // A queue that stops on bad input is a hung engine to the driver, which
                 // reports it through the hardware-exception events.
-                self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+                if let Some(g) = g {
+                    self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+                }
             }
         }
         self.events_dirty = true;
@@ -620,6 +681,9 @@ impl Driver {
     pub(crate) fn run_gpu(&mut self, g: usize) -> GpuRun {
         const BUDGET: usize = 1 << 14;
         let mut run = GpuRun::default();
+        if let Some(dev) = self.pci_dev_of_slot(g) {
+            self.sync_pci_rings(dev);
+        }
         let mut ids: Vec<u32> = self
             .execs
             .iter()
@@ -628,7 +692,7 @@ impl Driver {
             .collect();
         // Round robin for long operations: the queue after the last one to start goes
         // first.
-        let after = self.gpus.get(g).map_or(0, |s| s.last_long);
+        let after = self.last_long.get(&g).copied().unwrap_or(0);
         let split = ids.partition_point(|&id| id <= after);
         ids.rotate_left(split);
         let now = Instant::now();
@@ -668,12 +732,11 @@ impl Driver {
                         q.status = QueueStatus::Running;
                         let stop = Arc::new(AtomicBool::new(self.shutdown));
                         self.running.insert(g, (id, stop.clone()));
-                        if let Some(s) = self.gpus.get_mut(g) {
-                            s.last_long = id;
-                        }
+                        self.last_long.insert(g, id);
                         run.started = Some(Started {
                             queue: id,
                             gpu: g,
+                            vm: q.vm.clone(),
                             op,
                             stop,
                             what,
@@ -726,12 +789,12 @@ impl Driver {
 /// Runs a long operation with the driver lock released: the address space is locked
 /// shared one slice at a time, and the operation ends early when `s.stop` is set.
 pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s: &Started) -> Result<(), Stop> {
-    let g = s.gpu;
+    let vm = &s.vm;
     let stopped = || s.stop.load(Ordering::Acquire);
     match &s.op {
         LongOp::Dispatch(info) => {
             let mut exec = kernels.lock();
-            let mem = GpuMemory::new(space, g, &s.stop);
+            let mem = GpuMemory::new(space, vm, &s.stop);
             // An executor that panics (a bug in it) stops this queue with an error
             // rather than taking the device thread down with it.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec.dispatch(&mem, info)))
@@ -771,7 +834,7 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                         ..Default::default()
                     }));
                 };
-                space.gpu_copy(g, d, s, n)?;
+                space.vm_copy(vm, d, s, n)?;
                 done += n;
                 RwLockReadGuard::bump(&mut space);
             }
@@ -792,7 +855,7 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                     write: true,
                     ..Default::default()
                 })?;
-                space.gpu_fill(g, d, pattern, n)?;
+                space.vm_fill(vm, d, pattern, n)?;
                 done += n;
                 RwLockReadGuard::bump(&mut space);
             }

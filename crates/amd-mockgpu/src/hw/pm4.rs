@@ -3,6 +3,7 @@
 
 use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
 
+use super::mem::Vm;
 use super::{DispatchInfo, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
 use crate::driver::Driver;
 
@@ -35,7 +36,7 @@ impl Driver {
     }
 
     fn pm4_packet(&mut self, q: &mut QueueExec, pkt: Pm4Packet<'_>) -> Result<Exec, Stop> {
-        let g = q.gpu;
+        let vm = q.vm.clone();
         let exec = match pkt {
             Pm4Packet::Nop(_) => Exec::Done,
             Pm4Packet::SetShReg(p) => {
@@ -51,7 +52,7 @@ impl Driver {
                     *u = r(reg::USER_DATA_0 + i as u16);
                 }
                 let info = DispatchInfo {
-                    gpu: g,
+                    gpu: q.gpu,
                     queue: q.id,
                     code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
                     rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],
@@ -78,29 +79,29 @@ impl Driver {
                 // dispatch runs to completion before the next packet.
                 match p.data_sel {
                     DataSel::None => {}
-                    DataSel::Data32 => self.gpu_store_u32(g, p.address, p.data as u32)?,
-                    DataSel::Data64 => self.gpu_store_u64(g, p.address, p.data)?,
-                    DataSel::GpuClock => self.gpu_store_u64(g, p.address, self.gpu_clock())?,
+                    DataSel::Data32 => self.vm_store_u32(&vm, p.address, p.data as u32)?,
+                    DataSel::Data64 => self.vm_store_u64(&vm, p.address, p.data)?,
+                    DataSel::GpuClock => self.vm_store_u64(&vm, p.address, self.gpu_clock())?,
                     DataSel::SystemClock => {
                         let ns = self.clock_origin.elapsed().as_nanos() as u64;
-                        self.gpu_store_u64(g, p.address, ns)?
+                        self.vm_store_u64(&vm, p.address, ns)?
                     }
                     DataSel::GdsData => return Err(Stop::Error("RELEASE_MEM of GDS data is not emulated".into())),
                 }
                 if p.int_sel != IntSel::None {
                     q.counters.interrupts += 1;
-                    self.interrupt(p.int_ctxid);
+                    self.engine_interrupt(q, p.int_ctxid);
                 }
                 Exec::Done
             }
             Pm4Packet::WaitRegMem(p) => {
                 let value = match p.location {
-                    WaitLocation::Memory { addr } => self.gpu_load_u32(g, addr)?,
+                    WaitLocation::Memory { addr } => self.vm_load_u32(&vm, addr)?,
                     WaitLocation::Registers { reg0, reg1 } => match p.operation {
-                        WaitOperation::WaitRegMem => self.reg_read(g, reg0),
+                        WaitOperation::WaitRegMem => self.reg_read(&vm, reg0),
                         WaitOperation::WriteWaitWriteReg => {
-                            self.reg_write(g, reg0, p.reference);
-                            self.reg_read(g, reg1)
+                            self.reg_write(&vm, reg0, p.reference);
+                            self.reg_read(&vm, reg1)
                         }
                     },
                 };
@@ -114,27 +115,35 @@ impl Driver {
                 if !p.valid {
                     Exec::Done
                 } else {
-                    Exec::Ib(self.gpu_read_words(g, p.addr(), p.size_dwords() as usize)?)
+                    Exec::Ib(self.vm_read_words(&vm, p.addr(), p.size_dwords() as usize)?)
                 }
             }
         };
         Ok(exec)
     }
 
-    /// A GPU register read by a wait: the HDP flush handshake (DONE mirrors REQ), and
-    /// whatever else was written.
-    pub(crate) fn reg_read(&self, g: usize, reg: u32) -> u32 {
-        self.gpus[g].regs.get(&reg).copied().unwrap_or(0)
+    /// A GPU register read by a wait. KFD GPUs: the HDP flush handshake (DONE mirrors
+    /// REQ), and whatever else was written. PCI GPUs: the register file behind BAR 5.
+    pub(crate) fn reg_read(&self, vm: &Vm, reg: u32) -> u32 {
+        match vm {
+            Vm::Kfd(g) => self.gpus.get(*g).and_then(|s| s.regs.get(&reg).copied()).unwrap_or(0),
+            Vm::Pci(p) => amd_kfd::mmio::Mmio::read32(&*p.regs, reg),
+        }
     }
 
-    /// A GPU register write by a wait. Writing the HDP flush request completes the flush
-    /// at once (there is no host data path cache to flush).
-    pub(crate) fn reg_write(&mut self, g: usize, reg: u32, value: u32) {
+    /// A GPU register write by a wait. KFD GPUs: writing the HDP flush request
+    /// completes the flush at once (there is no host data path cache to flush). PCI
+    /// GPUs: a write to the register file, with its side effects.
+    pub(crate) fn reg_write(&mut self, vm: &Vm, reg: u32, value: u32) {
+        let g = match vm {
+            Vm::Kfd(g) => *g,
+            Vm::Pci(p) => return amd_kfd::mmio::Mmio::write32(&*p.regs, reg, value),
+        };
         let (req, done) = amd_packets::pm4::recipes::hdp_flush_regs(amd_packets::GfxTarget::Gfx11);
-        let regs = &mut self.gpus[g].regs;
-        regs.insert(reg, value);
+        let Some(s) = self.gpus.get_mut(g) else { return };
+        s.regs.insert(reg, value);
         if reg == req {
-            regs.insert(done, value);
+            s.regs.insert(done, value);
         }
     }
 }

@@ -23,7 +23,7 @@ impl Driver {
     }
 
     fn sdma_packet(&mut self, q: &mut QueueExec, pkt: SdmaPacket, ring_pos: Option<u64>) -> Result<Exec, Stop> {
-        let g = q.gpu;
+        let vm = q.vm.clone();
         let exec = match pkt {
             SdmaPacket::Nop(_) => Exec::Done,
             SdmaPacket::CopyLinear(p) => {
@@ -34,7 +34,7 @@ impl Driver {
                 }
                 // Overlapping ranges copy as memmove does, in either direction (the
                 // BACKWARDS bit exists so that overlapping copies come out right).
-                self.gpu_copy(g, dst, src, n)?;
+                self.vm_copy(&vm, dst, src, n)?;
                 q.counters.bytes += n;
                 Exec::Done
             }
@@ -46,24 +46,24 @@ impl Driver {
                         len: p.bytes() as u64,
                     }));
                 }
-                self.gpu_fill(g, p.dst(), p.data(), p.bytes() as u64)?;
+                self.vm_fill(&vm, p.dst(), p.data(), p.bytes() as u64)?;
                 q.counters.bytes += p.bytes() as u64;
                 Exec::Done
             }
             SdmaPacket::Fence(p) => {
-                self.gpu_store_u32(g, p.addr, p.data)?;
+                self.vm_store_u32(&vm, p.addr, p.data)?;
                 Exec::Done
             }
             SdmaPacket::Trap(p) => {
                 q.counters.interrupts += 1;
-                self.interrupt(p.int_context());
+                self.engine_interrupt(q, p.int_context());
                 Exec::Done
             }
             SdmaPacket::PollRegmem(p) => {
                 let value = if p.mem_poll {
-                    self.gpu_load_u32(g, p.addr)?
+                    self.vm_load_u32(&vm, p.addr)?
                 } else {
-                    self.reg_read(g, p.addr as u32)
+                    self.reg_read(&vm, p.addr as u32)
                 };
                 if p.function.test(value, p.mask, p.reference) {
                     Exec::Done
@@ -73,7 +73,7 @@ impl Driver {
             }
             SdmaPacket::Timestamp(p) => {
                 // The engine writes the 8-aligned slot (bits 2:0 of the address are ignored).
-                self.gpu_store_u64(g, p.addr() & !7, self.gpu_clock())?;
+                self.vm_store_u64(&vm, p.addr() & !7, self.gpu_clock())?;
                 Exec::Done
             }
             SdmaPacket::GcrReq(_) => {
@@ -96,7 +96,7 @@ impl Driver {
                         p.addr()
                     )));
                 }
-                Exec::Ib(self.gpu_read_words(g, p.addr(), p.size_dwords() as usize)?)
+                Exec::Ib(self.vm_read_words(&vm, p.addr(), p.size_dwords() as usize)?)
             }
         };
         Ok(exec)

@@ -4,12 +4,76 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use amd_kfd::sys::Fd;
+use nix::errno::Errno;
 
 use super::gmc::{Access, Hub, Target, VmFault};
+use super::psp::Psp;
+use super::smu::Smu;
 use super::{BAR_VRAM, PAGE, PM_PFN_MASK, PciDeviceInfo, RegisterFile};
 use crate::MockSys;
 
+/// A fault injected into a mock PCI GPU at register level ([`MockSys::pci_inject`];
+/// [`MockSys::clear_injections`] forgets them). A missing IP block is a profile
+/// setting: [`PciProfile::without_ip`](super::PciProfile::without_ip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PciFault {
+    /// The PSP does not execute the next ring command with id `cmd_id` (a
+    /// `GFX_CMD_ID_*`; `None`: whatever comes next) and writes `status` into its
+    /// response (the fence is written as usual).
+    PspCommand {
+        /// The command to fail, or any.
+        cmd_id: Option<u32>,
+        /// The response status (non-zero).
+        status: u32,
+    },
+    /// The SMU stops answering: after a message, `C2PMSG_90` stays 0.
+    SmuSilent,
+    /// Every `mmap` of BAR `bar` (sysfs `resourceN`, or the VFIO device's region)
+    /// fails with `errno`, naming the resource file.
+    BarMap {
+        /// BAR number.
+        bar: usize,
+        /// The error the mapping fails with.
+        errno: Errno,
+    },
+}
+
 impl MockSys {
+    /// Injects `fault` into PCI GPU `dev`. False if there is no such device, no such
+    /// BAR, or the device lacks the block (its IP is not in the discovery table).
+    pub fn pci_inject(&self, dev: usize, fault: PciFault) -> bool {
+        let mut d = self.driver.lock();
+        let Some(p) = d.pci.devs.get_mut(dev) else { return false };
+        match fault {
+            PciFault::PspCommand { cmd_id, status } => p
+                .regs
+                .with_block(|b: &mut Psp| b.fail_next = Some((cmd_id, status)))
+                .is_some(),
+            PciFault::SmuSilent => p.regs.with_block(|b: &mut Smu| b.unresponsive = true).is_some(),
+            PciFault::BarMap { bar, errno } => match p.bar_map_fail.get_mut(bar) {
+                Some(slot) => {
+                    *slot = Some(errno);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Forgets the PCI GPUs' injected faults; whether one was still in force.
+    pub(crate) fn clear_pci_injections(&self) -> bool {
+        let mut d = self.driver.lock();
+        let mut left = false;
+        for p in &mut d.pci.devs {
+            left |= p.regs.with_block(|b: &mut Psp| b.fail_next.take().is_some()) == Some(true);
+            left |= p.regs.with_block(|b: &mut Smu| std::mem::take(&mut b.unresponsive)) == Some(true);
+            for slot in &mut p.bar_map_fail {
+                left |= slot.take().is_some();
+            }
+        }
+        left
+    }
+
     /// The PCI GPUs' state, in bus order.
     pub fn pci_devices(&self) -> Vec<PciDeviceInfo> {
         let d = self.driver.lock();
@@ -72,7 +136,7 @@ impl MockSys {
     pub fn pci_phys_to_host(&self, paddr: u64) -> Option<usize> {
         let pfn = (paddr / PAGE as u64) & PM_PFN_MASK;
         let d = self.driver.lock();
-        let page = *d.pci.page_of_pfn.get(&pfn)?;
+        let page = *d.pci.page_of_pfn.read().get(&pfn)?;
         page.checked_add((paddr % PAGE as u64) as usize)
     }
 

@@ -39,8 +39,10 @@
 //! be read (outside VRAM, or a table in system memory, which the mock does not walk)
 //! or a leaf past the end of VRAM; `RW` for writes; `VMID` and `CID` 0.
 //!
-//! Not modelled yet: the interrupt a fault raises (the IH ring; [`Gmc::faults`] keeps
-//! them for it), contexts 1–15, the other invalidation engines, ranged invalidation,
+//! Every fault also raises its IH vector ([`IvEntry::vm_fault`]); engines of bound
+//! rings translate through [`RegisterFile::translate`], so their faults land here.
+//!
+//! Not modelled yet: contexts 1–15, the other invalidation engines, ranged invalidation,
 //! `PDE`'s block-fragment size, `MTYPE`, the system aperture and the AGP aperture.
 
 use std::ops::Range;

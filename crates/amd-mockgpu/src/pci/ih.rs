@@ -11,8 +11,10 @@
 //! `IH_RB_RPTR`) takes nothing: the entry is dropped and `IH_RB_WPTR.RB_OVERFLOW` set
 //! if `WPTR_OVERFLOW_ENABLE` is; writing `IH_RB_CNTL` with `WPTR_OVERFLOW_CLEAR` clears
 //! it. A disabled ring, a ring smaller than one entry or not wholly inside VRAM drops
-//! every entry. Ring 1, the doorbell read pointer, `RPTR_REARM` and interrupt storms
-//! are not modelled (their registers only store).
+//! every entry. With `RPTR_REARM` (and `ENABLE_INTR`), a write to `IH_RB_RPTR` that
+//! leaves vectors unread signals the MSI again. Ring 1 (which nothing the mock raises
+//! is routed to), the doorbell read pointer and interrupt storms are not modelled
+//! (their registers only store).
 
 use std::ops::Range;
 
@@ -279,9 +281,27 @@ impl Ih {
 
 impl RegisterBlock for Ih {
     fn write(&mut self, v: &mut Values, _vram: Option<&Vram>, reg: u32, value: u32) -> Effect {
-        if reg == self.r.cntl && value & osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK != 0 {
-            let w = v.get(self.r.wptr);
-            v.set(self.r.wptr, w & !osssys::IH_RB_WPTR__RB_OVERFLOW_MASK);
+        let r = self.r;
+        if reg == r.cntl && value & osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK != 0 {
+            let w = v.get(r.wptr);
+            v.set(r.wptr, w & !osssys::IH_RB_WPTR__RB_OVERFLOW_MASK);
+        }
+        if reg == r.rptr {
+            // RPTR_REARM: a read-pointer update that leaves vectors unread raises the
+            // MSI again, so an edge-triggered interrupt is not lost (Linux sets it
+            // with MSI, `ih_v6_0_rb_cntl`).
+            let cntl = v.get(r.cntl);
+            let on = osssys::IH_RB_CNTL__RB_ENABLE_MASK
+                | osssys::IH_RB_CNTL__ENABLE_INTR_MASK
+                | osssys::IH_RB_CNTL__RPTR_REARM_MASK;
+            let log2 = (cntl & osssys::IH_RB_CNTL__RB_SIZE_MASK) >> shift_of(osssys::IH_RB_CNTL__RB_SIZE_MASK);
+            let mask = (4u64 << log2) - 1;
+            let wptr = u64::from(v.get(r.wptr) & !3) & mask;
+            let rptr = u64::from(value & !3) & mask;
+            if cntl & on == on && wptr != rptr {
+                self.msis = self.msis.saturating_add(1);
+                return Effect::Msi;
+            }
         }
         Effect::None
     }

@@ -34,7 +34,9 @@ pub mod gmc;
 pub mod ih;
 pub mod model;
 pub mod psp;
+pub mod queues;
 pub mod regs;
+mod rings;
 pub mod smu;
 mod sysfs;
 mod vfio;
@@ -43,12 +45,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use nix::errno::Errno;
 use nix::sys::memfd::{MFdFlags, memfd_create};
 
+pub use api::PciFault;
 pub use discovery::{Discovery, GcInfo, IpBlock};
+pub use queues::{RingBinding, RingKey};
 pub use regs::{RCC_CONFIG_MEMSIZE, RegWrite, RegisterFile};
+pub use rings::PciRing;
 pub(crate) use vfio::split_offset as vfio_split_offset;
 
 /// The sysfs directory of PCI devices.
@@ -133,6 +139,14 @@ impl PciProfile {
         self
     }
 
+    /// Leaves every instance of IP `hw_id` (an `amd_am::discovery::hw_id`) out of
+    /// the discovery table: the device has no such block, and the registers it
+    /// would have placed have no behaviour (fault injection: a missing IP block).
+    pub fn without_ip(mut self, hw_id: u16) -> Self {
+        self.discovery.ips.retain(|ip| ip.hw_id != hw_id);
+        self
+    }
+
     fn check(&self) -> Result<(), String> {
         let mib = 1u64 << 20;
         if self.vram_size < mib || self.vram_size % mib != 0 || self.vram_size >> 20 > u32::MAX as u64 {
@@ -209,12 +223,22 @@ pub(crate) struct PciDev {
     pub(crate) vram: File,
     pub(crate) doorbells: File,
     pub(crate) regs: Arc<RegisterFile>,
+    /// VRAM and the doorbell page as the device's engines reach them.
+    pub(crate) vram_map: Arc<crate::hw::pcimem::DevMem>,
+    pub(crate) doorbell_map: Arc<crate::hw::pcimem::DevMem>,
+    /// The queue block's binding counter, and the value the engines last saw.
+    pub(crate) ring_gen: Option<Arc<AtomicU64>>,
+    pub(crate) ring_gen_seen: u64,
+    /// The rings the queue registers bind, with their engine queues.
+    pub(crate) rings: BTreeMap<RingKey, PciRing>,
     /// The eventfd (the mock's descriptor) VFIO signals for MSI.
     pub(crate) msi_eventfd: Option<i32>,
     /// Open VFIO device descriptors.
     pub(crate) vfio_device_fds: usize,
     /// Physical address of each BAR (0 for absent ones), for `resource` and config.
     pub(crate) bar_phys: [u64; 6],
+    /// Fault injection: mapping BAR n fails with this errno.
+    pub(crate) bar_map_fail: [Option<Errno>; 6],
 }
 
 /// PCI BAR numbers the mock backs.
@@ -277,7 +301,8 @@ pub(crate) struct PciBus {
     pub(crate) eventfds: BTreeSet<i32>,
     /// Fake physical frames of host pages (pagemap), both ways.
     pub(crate) pfn_of_page: HashMap<usize, u64>,
-    pub(crate) page_of_pfn: HashMap<u64, usize>,
+    /// Shared with the engines, which resolve system addresses without the driver lock.
+    pub(crate) page_of_pfn: crate::hw::pcimem::PageOfPfn,
     pub(crate) next_pfn: u64,
 }
 
@@ -312,7 +337,16 @@ impl PciBus {
                 &[(RCC_CONFIG_MEMSIZE, (p.vram_size >> 20) as u32)],
             ));
             let vram_model = vram.try_clone().map_err(|e| format!("duplicating VRAM: {e}"))?;
-            model::attach(&regs, &p.discovery, Arc::new(vram_model), p.vram_size);
+            let vram_map = Arc::new(crate::hw::pcimem::DevMem::map(&vram, p.vram_size)?);
+            let doorbell_map = Arc::new(crate::hw::pcimem::DevMem::map(&doorbells, p.doorbell_size)?);
+            model::attach(
+                &regs,
+                &p.discovery,
+                Arc::new(vram_model),
+                p.vram_size,
+                Some(doorbell_map.clone()),
+            );
+            let ring_gen = regs.with_block(|q: &mut queues::Queues| q.generation());
             let i = i as u64;
             let high = 0x80_0000_0000 + i * 0x10_0000_0000;
             let bar_phys = [
@@ -336,9 +370,15 @@ impl PciBus {
                 vram,
                 doorbells,
                 regs,
+                vram_map,
+                doorbell_map,
+                ring_gen,
+                ring_gen_seen: u64::MAX,
+                rings: BTreeMap::new(),
                 msi_eventfd: None,
                 vfio_device_fds: 0,
                 bar_phys,
+                bar_map_fail: [None; 6],
                 profile: p,
             });
         }
@@ -441,7 +481,7 @@ impl PciBus {
                 let p = self.next_pfn;
                 self.next_pfn += 1;
                 self.pfn_of_page.insert(page, p);
-                self.page_of_pfn.insert(p, page);
+                self.page_of_pfn.write().insert(p, page);
                 p
             }
         };
@@ -459,9 +499,10 @@ impl PciBus {
             .copied()
             .filter(|&p| p >= start && p < end)
             .collect();
+        let mut pages = self.page_of_pfn.write();
         for p in gone {
             if let Some(pfn) = self.pfn_of_page.remove(&p) {
-                self.page_of_pfn.remove(&pfn);
+                pages.remove(&pfn);
             }
         }
     }

@@ -12,6 +12,7 @@ use super::discovery::Discovery;
 use super::gmc::{Gmc, Hub};
 use super::ih::Ih;
 use super::psp::Psp;
+use super::queues::Queues;
 use super::regs::generated::{gc, mmhub, nbio};
 use super::regs::{AmReg, Effect, RegisterBlock, RegisterFile, Values};
 use super::smu::Smu;
@@ -114,7 +115,13 @@ pub fn reg_addr(d: &Discovery, hw: u16, r: AmReg) -> Option<u32> {
 
 /// Attaches the blocks with behaviour to `regs`, for a device with `d`'s register
 /// bases and VRAM `vram`. Blocks whose IP is absent from the table are left out.
-pub(crate) fn attach(regs: &RegisterFile, d: &Discovery, vram: Arc<File>, vram_size: u64) {
+pub(crate) fn attach(
+    regs: &RegisterFile,
+    d: &Discovery,
+    vram: Arc<File>,
+    vram_size: u64,
+    doorbells: Option<Arc<crate::hw::pcimem::DevMem>>,
+) {
     let fb = reg_addr(d, hw_id::MMHUB, mmhub::MMMC_VM_FB_LOCATION_BASE);
     if let Some(fb) = fb {
         regs.set_reset_value(fb, FB_LOCATION_BASE);
@@ -161,5 +168,9 @@ pub(crate) fn attach(regs: &RegisterFile, d: &Discovery, vram: Arc<File>, vram_s
             let r = g.range();
             regs.attach(r, Box::new(g));
         }
+    }
+    if let Some(q) = Queues::new(gc_addr, doorbells) {
+        let r = q.ranges();
+        regs.attach_ranges(r, Box::new(q));
     }
 }

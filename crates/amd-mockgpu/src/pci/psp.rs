@@ -109,6 +109,9 @@ pub struct Psp {
     pub firmware: Vec<LoadedFirmware>,
     /// Whether RLC autoload ran.
     pub rlc_autoloaded: bool,
+    /// Fault injection: the next ring command with this id (`None`: any) is not
+    /// executed and answered with the status (kept across resets until it fires).
+    pub fail_next: Option<(Option<u32>, u32)>,
 }
 
 impl Psp {
@@ -143,6 +146,7 @@ impl Psp {
             commands: Vec::new(),
             firmware: Vec::new(),
             rlc_autoloaded: false,
+            fail_next: None,
         })
     }
 
@@ -262,50 +266,61 @@ impl Psp {
             fence,
         };
         let mut tmr_size = 0;
-        rec.status = match cmd_id {
-            psp::GFX_CMD_ID_LOAD_TOC => {
-                rec.size = arg(2);
-                let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
-                if rec.size == 0 || vram.mc_to_offset(v, mc, u64::from(rec.size)).is_none() {
-                    STATUS_BAD_PARAMETER
-                } else {
-                    tmr_size = TMR_SIZE;
-                    0
-                }
+        let injected = match self.fail_next {
+            Some((want, status)) if want.is_none_or(|w| w == cmd_id) => {
+                self.fail_next = None;
+                Some(status)
             }
-            psp::GFX_CMD_ID_SETUP_TMR => {
-                rec.size = arg(2);
-                let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
-                match vram.mc_to_offset(v, mc, u64::from(rec.size)) {
-                    Some(off) if rec.size != 0 && rec.size % 4096 == 0 && mc % 4096 == 0 => {
-                        self.tmr = Some((off, rec.size));
+            _ => None,
+        };
+        rec.status = if let Some(status) = injected {
+            status
+        } else {
+            match cmd_id {
+                psp::GFX_CMD_ID_LOAD_TOC => {
+                    rec.size = arg(2);
+                    let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
+                    if rec.size == 0 || vram.mc_to_offset(v, mc, u64::from(rec.size)).is_none() {
+                        STATUS_BAD_PARAMETER
+                    } else {
+                        tmr_size = TMR_SIZE;
                         0
                     }
-                    _ => STATUS_BAD_PARAMETER,
                 }
-            }
-            psp::GFX_CMD_ID_LOAD_IP_FW => {
-                let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
-                rec.size = arg(2);
-                rec.fw_type = arg(3);
-                self.load_ip_fw(v, vram, mc, rec.size, rec.fw_type)
-            }
-            psp::GFX_CMD_ID_AUTOLOAD_RLC => {
-                let has_rlc = self.firmware.iter().any(|f| f.fw_type == psp::GFX_FW_TYPE_RLC_G);
-                if self.tmr.is_none() || !has_rlc {
-                    STATUS_NOT_READY
-                } else {
-                    self.rlc_autoloaded = true;
-                    if let Some(r) = self.bootload_status {
-                        v.set(r, gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK);
+                psp::GFX_CMD_ID_SETUP_TMR => {
+                    rec.size = arg(2);
+                    let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
+                    match vram.mc_to_offset(v, mc, u64::from(rec.size)) {
+                        Some(off) if rec.size != 0 && rec.size % 4096 == 0 && mc % 4096 == 0 => {
+                            self.tmr = Some((off, rec.size));
+                            0
+                        }
+                        _ => STATUS_BAD_PARAMETER,
                     }
-                    if let Some(r) = self.cp_stat {
-                        v.set(r, 0);
-                    }
-                    0
                 }
+                psp::GFX_CMD_ID_LOAD_IP_FW => {
+                    let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
+                    rec.size = arg(2);
+                    rec.fw_type = arg(3);
+                    self.load_ip_fw(v, vram, mc, rec.size, rec.fw_type)
+                }
+                psp::GFX_CMD_ID_AUTOLOAD_RLC => {
+                    let has_rlc = self.firmware.iter().any(|f| f.fw_type == psp::GFX_FW_TYPE_RLC_G);
+                    if self.tmr.is_none() || !has_rlc {
+                        STATUS_NOT_READY
+                    } else {
+                        self.rlc_autoloaded = true;
+                        if let Some(r) = self.bootload_status {
+                            v.set(r, gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK);
+                        }
+                        if let Some(r) = self.cp_stat {
+                            v.set(r, 0);
+                        }
+                        0
+                    }
+                }
+                _ => psp::PSP_ERR_UNKNOWN_COMMAND,
             }
-            _ => psp::PSP_ERR_UNKNOWN_COMMAND,
         };
         // The response: status at +864, tmr_size at +880; then the fence.
         let _ = vram.write(cmd_off + RESP_OFFSET as u64, &rec.status.to_le_bytes());

@@ -48,6 +48,17 @@ impl AmReg {
     }
 }
 
+/// A field of a firmware-interface struct: byte offset, element size, element count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CField {
+    /// Byte offset in the struct.
+    pub offset: usize,
+    /// Bytes per element.
+    pub size: usize,
+    /// Elements (1 for a scalar).
+    pub count: usize,
+}
+
 /// Register names, offsets, fields and PSP/SMU constants generated from the Linux
 /// 6.12 amdgpu headers by `cargo xtask gen-am-regs`.
 #[allow(missing_docs, non_upper_case_globals)]
@@ -104,6 +115,8 @@ pub enum Effect {
     None,
     /// A mode1 reset of the whole GPU: every register and block back to reset.
     Mode1Reset,
+    /// Signal the MSI (the IH re-arming on a read-pointer update).
+    Msi,
 }
 
 /// The side of a register block: behaviour for the registers in its range.
@@ -120,11 +133,14 @@ pub trait RegisterBlock: Debug + Send + std::any::Any {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
+/// A block and the register ranges it answers.
+type Attached = (Vec<Range<u32>>, Box<dyn RegisterBlock>);
+
 #[derive(Debug)]
 struct Regs {
     values: Values,
     writes: Vec<RegWrite>,
-    blocks: Vec<(Range<u32>, Box<dyn RegisterBlock>)>,
+    blocks: Vec<Attached>,
     /// Index and data registers of the indirect pair, and the last index.
     indirect: Option<(u32, u32)>,
     vram: Option<Vram>,
@@ -164,10 +180,16 @@ impl RegisterFile {
 
     /// Attaches `block` to the registers in `range` (dword addresses); the first block
     /// attached to a register wins. Its reset runs at once.
-    pub fn attach(&self, range: Range<u32>, mut block: Box<dyn RegisterBlock>) {
+    pub fn attach(&self, range: Range<u32>, block: Box<dyn RegisterBlock>) {
+        self.attach_ranges(vec![range], block);
+    }
+
+    /// Attaches `block` to the registers in each of `ranges` (a block whose
+    /// registers sit in several segments); otherwise as [`attach`](Self::attach).
+    pub fn attach_ranges(&self, ranges: Vec<Range<u32>>, mut block: Box<dyn RegisterBlock>) {
         let mut r = self.regs.lock();
         block.reset(&mut r.values);
-        r.blocks.push((range, block));
+        r.blocks.push((ranges, block));
     }
 
     /// Makes `index`/`data` an indirect pair: a byte address written to `index`
@@ -306,7 +328,9 @@ impl RegisterFile {
             return Self::read_locked(r, target, 1);
         }
         let Regs { values, blocks, .. } = r;
-        if let Some((_, b)) = blocks.iter_mut().find(|(range, _)| range.contains(&reg))
+        if let Some((_, b)) = blocks
+            .iter_mut()
+            .find(|(ranges, _)| ranges.iter().any(|r| r.contains(&reg)))
             && let Some(v) = b.read(values, reg)
         {
             return v;
@@ -327,10 +351,16 @@ impl RegisterFile {
         let Regs {
             values, blocks, vram, ..
         } = r;
-        let effect = match blocks.iter_mut().find(|(range, _)| range.contains(&reg)) {
+        let effect = match blocks
+            .iter_mut()
+            .find(|(ranges, _)| ranges.iter().any(|r| r.contains(&reg)))
+        {
             Some((_, b)) => b.write(values, vram.as_ref(), reg, value),
             None => Effect::None,
         };
+        if effect == Effect::Msi {
+            Self::signal(r, Delivery::Written(true));
+        }
         if effect == Effect::Mode1Reset {
             r.mode1_resets = r.mode1_resets.saturating_add(1);
             Self::reset_locked(r);

@@ -121,7 +121,7 @@ fn says_missing(e: &str) -> bool {
 pub fn coverage() -> Vec<Entry> {
     let space = parking_lot::RwLock::new(AddressSpace::new(1));
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let mem = GpuMemory::new(&space, 0, &stop);
+    let mem = GpuMemory::new(&space, &crate::hw::mem::Vm::Kfd(0), &stop);
     let mut out = Vec::new();
     for &(encoding, ops) in SPEC {
         for &(op, name) in ops {

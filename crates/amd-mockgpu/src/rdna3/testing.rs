@@ -15,7 +15,7 @@ pub(crate) fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, 
 pub(crate) fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
     let space = parking_lot::RwLock::new(AddressSpace::new(1));
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let mem = GpuMemory::new(&space, 0, &stop);
+    let mem = GpuMemory::new(&space, &crate::hw::mem::Vm::Kfd(0), &stop);
     let mut w = Wave::new(64, 0);
     w.s[EXEC_LO] = u32::MAX;
     setup(&mut w);

@@ -1,0 +1,362 @@
+//! How an engine of a mock PCI GPU reaches memory: every access goes through the
+//! device's GMC ([`RegisterFile::translate`]) a 4 KiB page at a time, and lands in
+//! the device's VRAM, in another mock GPU's VRAM (a system address inside its BAR 0),
+//! or in host memory the mock's pagemap handed out.
+//!
+//! VRAM and doorbells are memfds that the mock maps into its own address space once
+//! ([`DevMem`]), so that engine loads and stores are the same atomic accesses as on
+//! the KFD path, against the same pages the host sees through its BAR mappings.
+
+#![allow(unsafe_code)]
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use amd_kfd::sys::{Fd, HostSys, MapFlags, Prot, Sys};
+use parking_lot::RwLock;
+
+use super::mem::{AddressSpace, MemResult};
+use crate::MemoryFault;
+use crate::pci::PAGE;
+use crate::pci::RegisterFile;
+use crate::pci::gmc::{Access, FaultKind, Hub, Target, VmFault};
+
+/// A memfd mapped shared and read-write into the mock's own address space, for the
+/// life of the value: device memory (VRAM, the doorbell page) as the device sees it.
+#[derive(Debug)]
+pub(crate) struct DevMem {
+    addr: usize,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory owned by the value; every access goes
+// through raw pointers with the ordering its caller names, so sharing the owner
+// between threads adds nothing a `&[AtomicU8]` would not allow.
+unsafe impl Send for DevMem {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for DevMem {}
+
+impl DevMem {
+    /// Maps the first `len` bytes of `file` (which must be at least that long, and
+    /// never shrink while mapped: the mock's memfds only grow).
+    pub(crate) fn map(file: &File, len: u64) -> Result<Self, String> {
+        let len = usize::try_from(len).map_err(|_| format!("{len:#x} bytes do not fit the address space"))?;
+        if len == 0 {
+            return Err("an empty device memory".into());
+        }
+        // SAFETY: a fresh mapping at an address the kernel picks (no MAP_FIXED), so
+        // nothing of ours is replaced; the descriptor is open for the call.
+        let addr = unsafe { HostSys.mmap(0, len, Prot::ReadWrite, MapFlags::SHARED, Some(Fd(file.as_raw_fd())), 0) }
+            .map_err(|e| format!("mapping device memory: {e}"))?;
+        Ok(DevMem { addr, len })
+    }
+
+    /// Bytes mapped.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The address of `[off, off + n)`, if inside the mapping.
+    fn ptr(&self, off: u64, n: usize) -> Option<*mut u8> {
+        let off = usize::try_from(off).ok()?;
+        (off.checked_add(n)? <= self.len).then(|| (self.addr + off) as *mut u8)
+    }
+
+    /// Loads the aligned qword at `off` (Acquire: pairs with the host's store before
+    /// it rang the doorbell, or the device's own Release store).
+    pub(crate) fn load_u64(&self, off: u64) -> Option<u64> {
+        if off % 8 != 0 {
+            return None;
+        }
+        let p = self.ptr(off, 8)?;
+        // SAFETY: 8 aligned bytes inside the live mapping (checked above).
+        Some(unsafe { &*(p as *const AtomicU64) }.load(Ordering::Acquire))
+    }
+
+    /// Stores the aligned qword at `off` (Release).
+    pub(crate) fn store_u64(&self, off: u64, v: u64) -> bool {
+        let Some(p) = self.ptr(off, 8).filter(|_| off % 8 == 0) else {
+            return false;
+        };
+        // SAFETY: 8 aligned bytes inside the live mapping (checked above).
+        unsafe { &*(p as *const AtomicU64) }.store(v, Ordering::Release);
+        true
+    }
+}
+
+impl Drop for DevMem {
+    fn drop(&mut self) {
+        // SAFETY: the mapping is ours and no reference into it outlives `self`
+        // (accessors hand out values, never references). A failure leaves the
+        // address space mapped, which is harmless; Drop must not panic.
+        let _ = unsafe { HostSys.munmap(self.addr, self.len) };
+    }
+}
+
+/// Another mock GPU's VRAM as seen through its BAR 0: a system address in
+/// `[phys, phys + window)` reaches VRAM offset `address − phys`.
+#[derive(Debug, Clone)]
+pub(crate) struct Peer {
+    pub(crate) phys: u64,
+    pub(crate) window: u64,
+    pub(crate) mem: Arc<DevMem>,
+}
+
+/// Fake frame number → host page, as the pagemap handed them out (shared with the
+/// driver half, which adds frames when `/proc/self/pagemap` is read and drops them on
+/// `munmap`).
+pub(crate) type PageOfPfn = Arc<RwLock<HashMap<u64, usize>>>;
+
+/// An engine's view of a PCI GPU's memory: one hub of one device.
+#[derive(Debug)]
+pub(crate) struct PciVm {
+    pub(crate) hub: Hub,
+    pub(crate) regs: Arc<RegisterFile>,
+    pub(crate) vram: Arc<DevMem>,
+    /// Every mock PCI GPU's BAR 0 window (this one's included).
+    pub(crate) peers: Vec<Peer>,
+    pub(crate) pages: PageOfPfn,
+}
+
+/// The fault an engine reports for a failed translation.
+pub(crate) fn memory_fault(f: &VmFault) -> MemoryFault {
+    let perm = f.kind == FaultKind::Permission;
+    MemoryFault {
+        va: f.va,
+        write: f.access == Access::Write,
+        not_present: !perm,
+        read_only: perm && f.access == Access::Write,
+        no_execute: perm && f.access == Access::Exec,
+        imprecise: false,
+    }
+}
+
+fn bus_error(va: u64, write: bool) -> MemoryFault {
+    MemoryFault {
+        va,
+        write,
+        not_present: true,
+        ..Default::default()
+    }
+}
+
+/// Splits `[va, va + len)` at 4 KiB boundaries: (address, offset into the access,
+/// bytes).
+fn pages(va: u64, len: usize) -> impl Iterator<Item = (u64, usize, usize)> {
+    let mut done = 0usize;
+    std::iter::from_fn(move || {
+        if done >= len {
+            return None;
+        }
+        let a = va.checked_add(done as u64)?;
+        let room = PAGE - (a % PAGE as u64) as usize;
+        let n = room.min(len - done);
+        let item = (a, done, n);
+        done += n;
+        Some(item)
+    })
+}
+
+impl PciVm {
+    /// The host address of `[va, va + n)` (inside one 4 KiB page) for `access`; a
+    /// failed translation is latched by the GMC (status registers, interrupt).
+    fn resolve(&self, space: &AddressSpace, va: u64, n: usize, access: Access) -> MemResult<*mut u8> {
+        let write = access == Access::Write;
+        if va.checked_add(n as u64).is_none() {
+            return Err(bus_error(va, write));
+        }
+        let target = self
+            .regs
+            .translate(self.hub, va, access)
+            .map_err(|f| memory_fault(&f))?;
+        let host = match target {
+            Target::Vram(off) => return self.vram.ptr(off, n).ok_or_else(|| bus_error(va, write)),
+            Target::Host(a) => a,
+            Target::System(pa) => {
+                if let Some(p) = self.peers.iter().find(|p| pa >= p.phys && pa - p.phys < p.window) {
+                    return p.mem.ptr(pa - p.phys, n).ok_or_else(|| bus_error(va, write));
+                }
+                let pfn = pa / PAGE as u64;
+                let page = *self.pages.read().get(&pfn).ok_or_else(|| bus_error(va, write))?;
+                page.checked_add((pa % PAGE as u64) as usize)
+                    .ok_or_else(|| bus_error(va, write))?
+            }
+        };
+        // Host memory must still be mapped through the mock: it cannot go away while
+        // the shared lock on the address space is held.
+        let end = host.checked_add(n).ok_or_else(|| bus_error(va, write))?;
+        if !space.accessible.contains(host, end) {
+            return Err(bus_error(va, write));
+        }
+        Ok(host as *mut u8)
+    }
+
+    pub(crate) fn read(&self, space: &AddressSpace, va: u64, out: &mut [u8]) -> MemResult<()> {
+        for (a, off, n) in pages(va, out.len()) {
+            let p = self.resolve(space, a, n, Access::Read)?;
+            // SAFETY: `p..p + n` is live device or host memory (resolved above, pinned
+            // by the mapping's owner or the shared lock on the address space); `out`
+            // is ordinary memory and cannot overlap it.
+            unsafe { std::ptr::copy_nonoverlapping(p, out[off..off + n].as_mut_ptr(), n) };
+        }
+        Ok(())
+    }
+
+    pub(crate) fn write(&self, space: &AddressSpace, va: u64, data: &[u8]) -> MemResult<()> {
+        for (a, off, n) in pages(va, data.len()) {
+            let p = self.resolve(space, a, n, Access::Write)?;
+            // SAFETY: as in `read`, writable by the translation's permission.
+            unsafe { std::ptr::copy_nonoverlapping(data[off..off + n].as_ptr(), p, n) };
+        }
+        Ok(())
+    }
+
+    pub(crate) fn read_words(&self, space: &AddressSpace, va: u64, n: usize) -> MemResult<Vec<u32>> {
+        let mut words = vec![0u32; n];
+        self.read(space, va, zerocopy::IntoBytes::as_mut_bytes(words.as_mut_slice()))?;
+        Ok(words)
+    }
+
+    pub(crate) fn load_u32(&self, space: &AddressSpace, va: u64) -> MemResult<u32> {
+        if va % 4 == 0 {
+            let p = self.resolve(space, va, 4, Access::Read)?;
+            // SAFETY: 4 aligned bytes of live memory (resolved above); atomic against
+            // the host's and other engines' accesses.
+            return Ok(unsafe { &*(p as *const AtomicU32) }.load(Ordering::Acquire));
+        }
+        let mut b = [0; 4];
+        self.read(space, va, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    pub(crate) fn load_u64(&self, space: &AddressSpace, va: u64) -> MemResult<u64> {
+        if va % 8 == 0 {
+            let p = self.resolve(space, va, 8, Access::Read)?;
+            // SAFETY: as in `load_u32`, 8 aligned bytes.
+            return Ok(unsafe { &*(p as *const AtomicU64) }.load(Ordering::Acquire));
+        }
+        let mut b = [0; 8];
+        self.read(space, va, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    pub(crate) fn store_u32(&self, space: &AddressSpace, va: u64, v: u32) -> MemResult<()> {
+        if va % 4 == 0 {
+            let p = self.resolve(space, va, 4, Access::Write)?;
+            // SAFETY: as in `load_u32`; Release publishes what the engine did before.
+            unsafe { &*(p as *const AtomicU32) }.store(v, Ordering::Release);
+            return Ok(());
+        }
+        self.write(space, va, &v.to_le_bytes())
+    }
+
+    pub(crate) fn store_u64(&self, space: &AddressSpace, va: u64, v: u64) -> MemResult<()> {
+        if va % 8 == 0 {
+            let p = self.resolve(space, va, 8, Access::Write)?;
+            // SAFETY: as in `store_u32`, 8 aligned bytes.
+            unsafe { &*(p as *const AtomicU64) }.store(v, Ordering::Release);
+            return Ok(());
+        }
+        self.write(space, va, &v.to_le_bytes())
+    }
+
+    /// Copies `len` bytes (memmove semantics: the source is read whole first).
+    pub(crate) fn copy(&self, space: &AddressSpace, dst: u64, src: u64, len: u64) -> MemResult<()> {
+        let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
+        let mut buf = vec![0u8; n];
+        self.read(space, src, &mut buf)?;
+        self.write(space, dst, &buf)
+    }
+
+    /// Fills `len` bytes at `dst` with `pattern`'s little-endian bytes, repeated.
+    pub(crate) fn fill(&self, space: &AddressSpace, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+        let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
+        let bytes = pattern.to_le_bytes();
+        let mut chunk = [0u8; PAGE];
+        for (a, off, k) in pages(dst, n) {
+            for (i, b) in chunk[..k].iter_mut().enumerate() {
+                *b = bytes[(off + i) % 4];
+            }
+            let p = self.resolve(space, a, k, Access::Write)?;
+            // SAFETY: as in `write`.
+            unsafe { std::ptr::copy_nonoverlapping(chunk.as_ptr(), p, k) };
+        }
+        Ok(())
+    }
+
+    pub(crate) fn rmw_u32<E>(
+        &self,
+        space: &AddressSpace,
+        va: u64,
+        mut f: impl FnMut(u32) -> Result<u32, E>,
+    ) -> Result<Result<u32, E>, MemoryFault> {
+        if va % 4 != 0 {
+            let old = self.load_u32(space, va)?;
+            return Ok(match f(old) {
+                Ok(new) => self.store_u32(space, va, new).map(|_| Ok(old))?,
+                Err(e) => Err(e),
+            });
+        }
+        let p = self.resolve(space, va, 4, Access::Write)?;
+        // SAFETY: 4 aligned bytes of live memory, writable (resolved above).
+        let cell = unsafe { &*(p as *const AtomicU32) };
+        // Orderings as the KFD path's `gpu_rmw_u32`: a device-scope atomic.
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            let new = match f(old) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Ok(Ok(old)),
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    pub(crate) fn rmw_u64<E>(
+        &self,
+        space: &AddressSpace,
+        va: u64,
+        mut f: impl FnMut(u64) -> Result<u64, E>,
+    ) -> Result<Result<u64, E>, MemoryFault> {
+        if va % 8 != 0 {
+            let old = self.load_u64(space, va)?;
+            return Ok(match f(old) {
+                Ok(new) => self.store_u64(space, va, new).map(|_| Ok(old))?,
+                Err(e) => Err(e),
+            });
+        }
+        let p = self.resolve(space, va, 8, Access::Write)?;
+        // SAFETY: 8 aligned bytes of live memory, writable (resolved above).
+        let cell = unsafe { &*(p as *const AtomicU64) };
+        // Orderings as in `rmw_u32`.
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            let new = match f(old) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Ok(Ok(old)),
+                Err(now) => old = now,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_split_at_4k_boundaries() {
+        let v: Vec<_> = pages(0xff0, 0x1020).collect();
+        assert_eq!(v, [(0xff0, 0, 0x10), (0x1000, 0x10, 0x1000), (0x2000, 0x1010, 0x10)]);
+        assert_eq!(pages(u64::MAX - 3, 8).count(), 1);
+        assert_eq!(pages(0, 0).count(), 0);
+    }
+}
