@@ -3,7 +3,7 @@
 //! encoding, named as the ISA names it, from the tables tinygrad generates from AMD's
 //! machine-readable RDNA3 ISA (`tinygrad/runtime/autogen/amd/rdna3/enum.py` in
 //! tinygrad's tree; the file is read, not run). Each encoding becomes an enum
-//! (`Vop1::V_MOV_B32 = 1`) with `from_op` and `name`, and [`SPEC`]-style table of all
+//! (`Vop1::V_MOV_B32 = 1`) with `from_op` and `name`, and a `SPEC` table of all
 //! of them for the interpreter's coverage report.
 //!
 //! Get the input with `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/rdna3/enum.py > enum.py`.
