@@ -48,6 +48,9 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     if name.starts_with("ds_gws_") {
         return Some("global wave sync (GWS) is a driver-reserved resource KFD compute queues do not get");
     }
+    if name == "ds_bvh_stack_rtn_b32" {
+        return Some("ray tracing: the BVH traversal stack goes with image_bvh_intersect_ray");
+    }
     if matches!(name, "ds_ordered_count" | "ds_add_gs_reg_rtn" | "ds_sub_gs_reg_rtn") {
         return Some("GDS and ordered counters are graphics/driver resources KFD compute queues do not get");
     }

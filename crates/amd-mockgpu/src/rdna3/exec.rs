@@ -946,7 +946,7 @@ fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64>
 
 /// The value an atomic (FLAT/GLOBAL numbering; 64-bit ones 0x41..=0x4d) leaves in
 /// memory, from the old value, the data and the comparand (zero-extended).
-fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
+pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
     // The 64-bit opcodes mirror the 32-bit ones (without csub).
     const NARROW: [u16; 13] = [
         0x33, 0x34, 0x35, 0x36, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f, 0x40,
@@ -1156,7 +1156,8 @@ fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                     w.vwrite(vdst, lane, old)?;
                 }
             }
-            _ => return Err(format!("DS opcode {:#x} is not implemented", i.op)),
+            // Everything else is in `lds`, for the whole wave.
+            _ => return super::lds::ds(w, i, lds),
         }
     }
     Ok(())

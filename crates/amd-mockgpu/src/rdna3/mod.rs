@@ -21,6 +21,7 @@ mod decode;
 mod disasm;
 mod exec;
 mod half;
+mod lds;
 mod salu;
 #[cfg(test)]
 mod testing;

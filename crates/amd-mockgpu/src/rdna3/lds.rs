@@ -1,0 +1,518 @@
+//! LDS instructions by ISA name (`opcodes::Ds`) that `exec::ds` does not cover: the
+//! 64-bit read-modify-writes and their `_rtn` forms, two-address 64-bit accesses and
+//! exchanges, float compare-stores, wrap, the d16 half-register loads and stores,
+//! lane-indexed accesses (`addtid`), append/consume counters, and the cross-lane
+//! permutes and swizzles that go through the LDS crossbar.
+//!
+//! As in `exec::ds`, an access outside the workgroup's LDS reads 0 and writes
+//! nothing (the hardware's range check).
+
+use super::decode::Inst;
+use super::exec::{R, atomic_result};
+use super::opcodes::Ds;
+use super::wave::Wave;
+
+/// `m0`
+const M0: usize = 125;
+
+fn missing(i: &Inst, name: &str) -> String {
+    format!("DS opcode {:#x} ({name}) is not implemented", i.op)
+}
+
+fn read(lds: &[u8], a: u32, n: usize) -> u64 {
+    let mut b = [0u8; 8];
+    if let Some(src) = lds.get(a as usize..a as usize + n) {
+        b[..n].copy_from_slice(src);
+    }
+    u64::from_le_bytes(b)
+}
+
+fn write(lds: &mut [u8], a: u32, v: u64, n: usize) {
+    if let Some(dst) = lds.get_mut(a as usize..a as usize + n) {
+        dst.copy_from_slice(&v.to_le_bytes()[..n]);
+    }
+}
+
+fn vread64(w: &Wave, r: u16, lane: usize) -> R<u64> {
+    Ok(u64::from(w.vread(r, lane, None)?) | u64::from(w.vread(r + 1, lane, None)?) << 32)
+}
+
+fn vwrite64(w: &mut Wave, r: usize, lane: usize, v: u64) -> R<()> {
+    w.vwrite(r, lane, v as u32)?;
+    w.vwrite(r + 1, lane, (v >> 32) as u32)
+}
+
+/// The global atomic whose arithmetic a 64-bit LDS read-modify-write shares (the
+/// 64-bit global opcodes), by the LDS opcode without its `_rtn` bit.
+fn global64(op: Ds) -> Option<u16> {
+    use Ds::*;
+    Some(match op {
+        DS_ADD_U64 => 0x43,
+        DS_SUB_U64 => 0x44,
+        DS_INC_U64 => 0x4c,
+        DS_DEC_U64 => 0x4d,
+        DS_MIN_I64 => 0x45,
+        DS_MAX_I64 => 0x47,
+        DS_MIN_U64 => 0x46,
+        DS_MAX_U64 => 0x48,
+        DS_AND_B64 => 0x49,
+        DS_OR_B64 => 0x4a,
+        DS_XOR_B64 => 0x4b,
+        _ => return None,
+    })
+}
+
+/// The plain form of a `_rtn` opcode (`_rtn` adds 0x20: 0x20..=0x33 for the 32-bit
+/// forms, 0x60..=0x73 for the 64-bit ones), and whether it returns the old value.
+fn plain(op: u16) -> (u16, bool) {
+    if (0x20..=0x33).contains(&op) || (0x60..=0x73).contains(&op) {
+        (op - 0x20, true)
+    } else {
+        (op, false)
+    }
+}
+
+/// Runs DS opcode `i.op` for every lane of EXEC (`exec::ds` sends what it lacks here).
+pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
+    use Ds::*;
+    let op = Ds::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
+    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
+    let offset = off0 | off1 << 8;
+    let (addr, d0, d1, vdst) = (
+        256 + i.bits(1, 7, 0) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 23, 16) as u16,
+        i.bits(1, 31, 24) as usize,
+    );
+    let exec = w.exec();
+    let lanes = || (0..32).filter(move |l| exec >> l & 1 == 1);
+    match op {
+        DS_NOP => return Ok(()),
+        // Counters at M0's base plus the offset: the old value to every lane, the
+        // counter moved by the number of lanes.
+        DS_APPEND | DS_CONSUME => {
+            let a = (w.s[M0] & 0xffff).wrapping_add(offset);
+            let old = read(lds, a, 4) as u32;
+            let n = exec.count_ones();
+            let new = if op == DS_APPEND {
+                old.wrapping_add(n)
+            } else {
+                old.wrapping_sub(n)
+            };
+            write(lds, a, u64::from(new), 4);
+            for l in lanes() {
+                w.vwrite(vdst, l, old)?;
+            }
+            return Ok(());
+        }
+        // Cross-lane moves through the LDS crossbar (no LDS memory is touched).
+        DS_PERMUTE_B32 | DS_BPERMUTE_B32 => {
+            let mut out = [0u32; 32];
+            let mut hit = [false; 32];
+            for l in 0..32 {
+                let sel = ((w.vread(addr, l, None)?.wrapping_add(offset) / 4) % 32) as usize;
+                if op == DS_PERMUTE_B32 {
+                    if exec >> l & 1 == 1 {
+                        out[sel] = w.vread(d0, l, None)?;
+                        hit[sel] = true;
+                    }
+                } else if exec >> sel & 1 == 1 {
+                    out[l] = w.vread(d0, sel, None)?;
+                }
+            }
+            for l in lanes() {
+                let v = if op == DS_PERMUTE_B32 && !hit[l] { 0 } else { out[l] };
+                w.vwrite(vdst, l, v)?;
+            }
+            return Ok(());
+        }
+        // The source is in the ADDR field (`ds_swizzle_b32 vdst, vsrc offset:…`).
+        DS_SWIZZLE_B32 => {
+            let src: Vec<u32> = (0..32).map(|l| w.vread(addr, l, None)).collect::<R<_>>()?;
+            for l in lanes() {
+                let j = swizzle_lane(offset, l);
+                let v = if exec >> j & 1 == 1 { src[j] } else { 0 };
+                w.vwrite(vdst, l, v)?;
+            }
+            return Ok(());
+        }
+        DS_BVH_STACK_RTN_B32 => {
+            return Err("ds_bvh_stack_rtn_b32 (ray tracing's traversal stack) is refused".into());
+        }
+        _ => {}
+    }
+    for lane in lanes() {
+        let base = w.vread(addr, lane, None)?;
+        let a = base.wrapping_add(offset);
+        match op {
+            DS_STORE_ADDTID_B32 => {
+                let at = (offset + (w.s[M0] & 0xffff)).wrapping_add(4 * lane as u32);
+                write(lds, at, u64::from(w.vread(d0, lane, None)?), 4);
+            }
+            DS_LOAD_ADDTID_B32 => {
+                let at = (offset + (w.s[M0] & 0xffff)).wrapping_add(4 * lane as u32);
+                w.vwrite(vdst, lane, read(lds, at, 4) as u32)?;
+            }
+            // Half-register stores: the high half's byte or half-word.
+            DS_STORE_B8_D16_HI | DS_STORE_B16_D16_HI => {
+                let n = if op == DS_STORE_B8_D16_HI { 1 } else { 2 };
+                write(lds, a, u64::from(w.vread(d0, lane, None)? >> 16), n);
+            }
+            // Half-register loads: into the low or high 16 bits, the other half kept.
+            DS_LOAD_U8_D16 | DS_LOAD_U8_D16_HI | DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI | DS_LOAD_U16_D16
+            | DS_LOAD_U16_D16_HI => {
+                let byte = matches!(
+                    op,
+                    DS_LOAD_U8_D16 | DS_LOAD_U8_D16_HI | DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI
+                );
+                let raw = read(lds, a, if byte { 1 } else { 2 }) as u16;
+                let h = match op {
+                    DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI => raw as u8 as i8 as i16 as u16,
+                    _ => raw,
+                };
+                let hi = matches!(op, DS_LOAD_U8_D16_HI | DS_LOAD_I8_D16_HI | DS_LOAD_U16_D16_HI);
+                let old = w.vread(256 + vdst as u16, lane, None)?;
+                let v = if hi {
+                    (old & 0xffff) | u32::from(h) << 16
+                } else {
+                    (old & 0xffff_0000) | u32::from(h)
+                };
+                w.vwrite(vdst, lane, v)?;
+            }
+            DS_STORE_2ADDR_B64 | DS_STORE_2ADDR_STRIDE64_B64 => {
+                let stride = if op == DS_STORE_2ADDR_B64 { 8 } else { 512 };
+                write(lds, base.wrapping_add(off0 * stride), vread64(w, d0, lane)?, 8);
+                write(lds, base.wrapping_add(off1 * stride), vread64(w, d1, lane)?, 8);
+            }
+            DS_LOAD_2ADDR_B64 | DS_LOAD_2ADDR_STRIDE64_B64 => {
+                let stride = if op == DS_LOAD_2ADDR_B64 { 8 } else { 512 };
+                let x = read(lds, base.wrapping_add(off0 * stride), 8);
+                let y = read(lds, base.wrapping_add(off1 * stride), 8);
+                vwrite64(w, vdst, lane, x)?;
+                vwrite64(w, vdst + 2, lane, y)?;
+            }
+            DS_STOREXCHG_2ADDR_RTN_B32
+            | DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32
+            | DS_STOREXCHG_2ADDR_RTN_B64
+            | DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64 => {
+                let wide = matches!(op, DS_STOREXCHG_2ADDR_RTN_B64 | DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64);
+                let n = if wide { 8 } else { 4 };
+                let stride = n as u32
+                    * if matches!(op, DS_STOREXCHG_2ADDR_RTN_B32 | DS_STOREXCHG_2ADDR_RTN_B64) {
+                        1
+                    } else {
+                        64
+                    };
+                let (a1, a2) = (base.wrapping_add(off0 * stride), base.wrapping_add(off1 * stride));
+                let (old1, old2) = (read(lds, a1, n), read(lds, a2, n));
+                let (x, y) = if wide {
+                    (vread64(w, d0, lane)?, vread64(w, d1, lane)?)
+                } else {
+                    (u64::from(w.vread(d0, lane, None)?), u64::from(w.vread(d1, lane, None)?))
+                };
+                write(lds, a1, x, n);
+                write(lds, a2, y, n);
+                if wide {
+                    vwrite64(w, vdst, lane, old1)?;
+                    vwrite64(w, vdst + 2, lane, old2)?;
+                } else {
+                    w.vwrite(vdst, lane, old1 as u32)?;
+                    w.vwrite(vdst + 1, lane, old2 as u32)?;
+                }
+            }
+            DS_CONDXCHG32_RTN_B64 => {
+                let a0 = a & 0xfff8;
+                let data = vread64(w, d0, lane)?;
+                let (r0, r1) = (read(lds, a0, 4) as u32, read(lds, a0 + 4, 4) as u32);
+                if data >> 31 & 1 == 1 {
+                    write(lds, a0, data & 0x7fff_ffff, 4);
+                }
+                if data >> 63 == 1 {
+                    write(lds, a0 + 4, (data >> 32) & 0x7fff_ffff, 4);
+                }
+                w.vwrite(vdst, lane, r0)?;
+                w.vwrite(vdst + 1, lane, r1)?;
+            }
+            _ => rmw(w, i, op, lds, lane, a, (d0, d1, vdst))?,
+        }
+    }
+    Ok(())
+}
+
+/// The read-modify-writes: 32-bit float compare-store and wrap, and every 64-bit one.
+fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8], lane: usize, a: u32, regs: (u16, u16, usize)) -> R<()> {
+    use Ds::*;
+    let (d0, d1, vdst) = regs;
+    let (base_op, rtn) = plain(i.op);
+    let base = Ds::from_op(base_op).ok_or_else(|| missing(i, op.name()))?;
+    let wide = base_op >= 0x40;
+    let n = if wide { 8 } else { 4 };
+    let old = read(lds, a, n);
+    let (x, y) = if wide {
+        (vread64(w, d0, lane)?, vread64(w, d1, lane).unwrap_or(0))
+    } else {
+        (
+            u64::from(w.vread(d0, lane, None)?),
+            u64::from(w.vread(d1, lane, None).unwrap_or(0)),
+        )
+    };
+    let fmin = |a: f64, b: f64| if b < a { b } else { a };
+    let fmax = |a: f64, b: f64| if b > a { b } else { a };
+    let new = match base {
+        // ds_storexchg_rtn_b64 (its plain number is ds_store_b64's).
+        _ if op == DS_STOREXCHG_RTN_B64 => x,
+        DS_CMPSTORE_F32 => {
+            if f32::from_bits(old as u32) == f32::from_bits(y as u32) {
+                x
+            } else {
+                old
+            }
+        }
+        DS_WRAP_RTN_B32 => {
+            let (o, d, d2) = (old as u32, x as u32, y as u32);
+            u64::from(if o >= d { o - d } else { o.wrapping_add(d2) })
+        }
+        DS_RSUB_U64 => x.wrapping_sub(old),
+        DS_MSKOR_B64 => (old & !x) | y,
+        DS_CMPSTORE_B64 => {
+            if old == y {
+                x
+            } else {
+                old
+            }
+        }
+        DS_CMPSTORE_F64 => {
+            if f64::from_bits(old) == f64::from_bits(y) {
+                x
+            } else {
+                old
+            }
+        }
+        DS_MIN_F64 => fmin(f64::from_bits(old), f64::from_bits(x)).to_bits(),
+        DS_MAX_F64 => fmax(f64::from_bits(old), f64::from_bits(x)).to_bits(),
+        other => match global64(other) {
+            Some(g) => atomic_result(g, old, x, 0)?,
+            None => return Err(missing(i, op.name())),
+        },
+    };
+    write(lds, a, new, n);
+    if rtn || base == DS_WRAP_RTN_B32 {
+        if wide {
+            vwrite64(w, vdst, lane, old)?;
+        } else {
+            w.vwrite(vdst, lane, old as u32)?;
+        }
+    }
+    Ok(())
+}
+
+/// The lane `ds_swizzle_b32` with `offset` reads for lane `l` (wave32).
+fn swizzle_lane(offset: u32, l: usize) -> usize {
+    let i = l as u32;
+    let j = if offset >= 0xe000 {
+        // FFT decomposition.
+        let mask = offset & 0x1f;
+        let j = (i & 0x1f).reverse_bits() >> 27;
+        (j >> mask.count_ones()) | (i & mask)
+    } else if offset >= 0xc000 {
+        // Rotate within the masked bits, by offset[9:5] (right when offset[10]).
+        let (mask, r) = (offset & 0x1f, (offset >> 5) & 0x1f);
+        let rot = if offset >> 10 & 1 == 1 {
+            i.wrapping_sub(r)
+        } else {
+            i.wrapping_add(r)
+        };
+        (i & mask) | (rot & !mask)
+    } else if offset >> 15 & 1 == 1 {
+        // Any of the 4 lanes of a quad, by two bits per lane.
+        (i & !3) | (offset >> (2 * (i & 3))) & 3
+    } else {
+        // Bit masks within 32 lanes: ((lane & and) | or) ^ xor.
+        let (and, or, xor) = (offset & 0x1f, (offset >> 5) & 0x1f, (offset >> 10) & 0x1f);
+        ((i & and) | or) ^ xor
+    };
+    (j & 0x1f) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`. The
+    //! runner's LDS is 1 KiB, zeroed.
+    use super::*;
+    use crate::rdna3::testing::{lanes, run, run_all};
+
+    /// v1 = 8 × lane (an address per lane), v[2:3] and v[4:5] 64-bit data.
+    fn setup(w: &mut Wave, x: impl Fn(usize) -> u64, y: impl Fn(usize) -> u64) {
+        lanes(w, 1, |l| 8 * l as u32);
+        lanes(w, 2, |l| x(l) as u32);
+        lanes(w, 3, |l| (x(l) >> 32) as u32);
+        lanes(w, 4, |l| y(l) as u32);
+        lanes(w, 5, |l| (y(l) >> 32) as u32);
+    }
+
+    fn v64(w: &Wave, r: usize, l: usize) -> u64 {
+        u64::from(w.v[r][l]) | u64::from(w.v[r + 1][l]) << 32
+    }
+
+    const LOAD_B64: [u32; 2] = [0xd9d8_0000, 0x0600_0001]; // ds_load_b64 v[6:7], v1
+
+    #[test]
+    fn sixty_four_bit_read_modify_writes() {
+        let big = |l: usize| (1u64 << 40) + l as u64;
+        // ds_add_u64 v1, v[2:3] twice, then ds_add_rtn_u64 v[6:7], v1, v[2:3]
+        let add = [0xd900_0000, 0x0000_0201];
+        let add_rtn = [0xd980_0000, 0x0600_0201];
+        let w = run_all(&[&add, &add, &add_rtn], |w| setup(w, big, |_| 0)).unwrap();
+        assert_eq!(v64(&w, 6, 5), 2 * big(5), "the old value, with carries across halves");
+        // ds_max_rtn_i64: signed
+        let max = [0xd998_0000, 0x0600_0201];
+        let w = run_all(&[&max, &LOAD_B64], |w| setup(w, |_| (-5i64) as u64, |_| 0)).unwrap();
+        assert_eq!((v64(&w, 6, 0), w.v[6][0]), (0, 0), "max(0, -5) is 0");
+        // ds_rsub_u64: data - old
+        let rsub = [0xd908_0000, 0x0000_0201];
+        let w = run_all(&[&add, &rsub, &rsub, &LOAD_B64], |w| setup(w, big, |_| 0)).unwrap();
+        assert_eq!(v64(&w, 6, 3), big(3), "x - (x - x) = x");
+        // ds_mskor_b64 v1, v[2:3], v[4:5]: (old & !mask) | bits
+        let mskor = [0xd930_0000, 0x0004_0201];
+        let w = run_all(&[&mskor, &LOAD_B64], |w| setup(w, |_| 0, |_| 0xf0 << 32)).unwrap();
+        assert_eq!(v64(&w, 6, 1), 0xf0 << 32);
+    }
+
+    #[test]
+    fn compare_stores_and_exchanges() {
+        // ds_cmpstore_rtn_b64 v[6:7], v1, v[2:3], v[4:5]: store DATA0 where old == DATA1
+        let cmp = [0xd9c0_0000, 0x0604_0201];
+        let w = run_all(&[&cmp, &LOAD_B64], |w| {
+            setup(w, |l| 100 + l as u64, |l| (l % 2) as u64 * 7)
+        })
+        .unwrap();
+        assert_eq!(v64(&w, 6, 0), 100, "lane 0 compared 0 with 0");
+        assert_eq!(v64(&w, 6, 1), 0, "lane 1 compared 0 with 7");
+        // ds_storexchg_rtn_b64 v[6:7], v1, v[2:3]
+        let xchg = [0xd9b4_0000, 0x0600_0201];
+        let w = run_all(&[&xchg, &xchg], |w| setup(w, |l| 9 + l as u64, |_| 0)).unwrap();
+        assert_eq!(v64(&w, 6, 2), 11, "the first exchange's value came back");
+        // ds_cmpstore_f32 v1, v2, v3: a float compare, so -0.0 matches 0.0
+        let cmpf = [0xd844_0000, 0x0003_0201];
+        let ld = [0xd8d8_0000, 0x0600_0001]; // ds_load_b32 v6, v1
+        let w = run_all(&[&cmpf, &ld], |w| {
+            lanes(w, 1, |l| 4 * l as u32);
+            lanes(w, 2, |_| 2.5f32.to_bits());
+            lanes(w, 3, |_| (-0.0f32).to_bits());
+        })
+        .unwrap();
+        assert_eq!(w.v[6][4], 2.5f32.to_bits());
+        // ds_wrap_rtn_b32 v6, v1, v2, v3: old >= d ? old - d : old + d2
+        let wrap = [0xd8d0_0000, 0x0603_0201];
+        let w = run_all(&[&wrap, &wrap], |w| {
+            lanes(w, 1, |l| 4 * l as u32);
+            lanes(w, 2, |_| 1);
+            lanes(w, 3, |_| 10);
+        })
+        .unwrap();
+        assert_eq!(w.v[6][0], 10, "0 + 10 first, then 10 returned before 10 - 1");
+    }
+
+    #[test]
+    fn two_address_64_bit_and_exchange_pairs() {
+        // ds_store_2addr_b64 v1, v[2:3], v[4:5] offset0:1 offset1:3 (×8 bytes), then
+        // ds_load_2addr_b64 v[6:9], v1 offset0:1 offset1:3
+        let st = [0xd938_0301, 0x0004_0201];
+        let ld = [0xd9dc_0301, 0x0600_0001];
+        let w = run_all(&[&st, &ld], |w| {
+            setup(w, |l| 0x1111 << 32 | l as u64, |l| 0x2222 << 32 | l as u64);
+            lanes(w, 1, |l| 32 * l as u32);
+        })
+        .unwrap();
+        assert_eq!((v64(&w, 6, 3), v64(&w, 8, 3)), (0x1111 << 32 | 3, 0x2222 << 32 | 3));
+        // ds_storexchg_2addr_rtn_b32 v[6:7], v1, v2, v3 offset1:2 (×4 bytes) twice
+        let x = [0xd8b8_0200, 0x0603_0201];
+        let w = run_all(&[&x, &x], |w| {
+            lanes(w, 1, |l| 16 * l as u32);
+            lanes(w, 2, |l| 10 + l as u32);
+            lanes(w, 3, |l| 20 + l as u32);
+        })
+        .unwrap();
+        assert_eq!((w.v[6][1], w.v[7][1]), (11, 21));
+    }
+
+    #[test]
+    fn half_register_loads_and_stores() {
+        // ds_store_b16_d16_hi v1, v2 then ds_load_u8_d16_hi v6, v1 and ds_load_i8_d16 v6, v1
+        let st = [0xda84_0000, 0x0000_0201];
+        let hi = [0xda8c_0000, 0x0600_0001];
+        let lo = [0xda90_0000, 0x0600_0001];
+        let w = run_all(&[&st, &hi, &lo], |w| {
+            lanes(w, 1, |l| 4 * l as u32);
+            lanes(w, 2, |_| 0x80f0_0000);
+            lanes(w, 6, |_| 0x1234_5678);
+        })
+        .unwrap();
+        // The stored half is 0x80f0: its low byte 0xf0 (zero-extended) to the high
+        // half, then sign-extended to the low half.
+        assert_eq!(w.v[6][0], 0x00f0_fff0);
+    }
+
+    #[test]
+    fn permutes_and_swizzles() {
+        // ds_bpermute_b32 v6, v1, v2: lane l reads lane (v1/4) % 32
+        let bperm = [0xdacc_0000, 0x0600_0201];
+        let w = run(&bperm, |w| {
+            lanes(w, 1, |l| 4 * (31 - l as u32) + 128);
+            lanes(w, 2, |l| 100 + l as u32);
+        })
+        .unwrap();
+        assert_eq!((w.v[6][0], w.v[6][31]), (131, 100));
+        // ds_permute_b32 v6, v1, v2: lane l writes lane (v1/4) % 32; lanes nobody
+        // writes get 0.
+        let perm = [0xdac8_0000, 0x0600_0201];
+        let w = run(&perm, |w| {
+            lanes(w, 1, |l| 4 * ((l as u32 + 1) % 32));
+            lanes(w, 2, |l| 100 + l as u32);
+            w.s[crate::rdna3::wave::EXEC_LO] = !1;
+        })
+        .unwrap();
+        assert_eq!((w.v[6][2], w.v[6][1]), (101, 0), "lane 0 is off: lane 1 gets nothing");
+        // ds_swizzle_b32 v6, v2 offset:swizzle(BITMASK_PERM,"01pip") and QUAD_PERM 3,2,1,0
+        let bitmask = [0xd8d4_0907, 0x0600_0002];
+        let quad = [0xd8d4_801b, 0x0600_0002];
+        let w = run(&bitmask, |w| lanes(w, 2, |l| l as u32)).unwrap();
+        assert_eq!(w.v[6][0], 0b01010);
+        assert_eq!(w.v[6][7], 0b01101);
+        let w = run(&quad, |w| lanes(w, 2, |l| l as u32)).unwrap();
+        assert_eq!(&w.v[6][4..8], &[7, 6, 5, 4]);
+        // Rotate and FFT modes.
+        assert_eq!(swizzle_lane(0xc000 | 1 << 5, 31), 0, "rotate left by 1 over all bits");
+        assert_eq!(swizzle_lane(0xc000 | 1 << 10 | 1 << 5, 0), 31, "and right");
+        assert_eq!(swizzle_lane(0xe000, 1), 16, "FFT: bit-reversed lane");
+    }
+
+    #[test]
+    fn counters_and_lane_indexed_accesses() {
+        // ds_append v6 then ds_consume v6 offset:4, M0 = 0x20
+        let append = [0xd8f8_0000, 0x0600_0000];
+        let consume = [0xd8f4_0004, 0x0600_0000];
+        let w = run_all(&[&append, &append], |w| {
+            w.s[M0] = 0x20;
+            w.s[crate::rdna3::wave::EXEC_LO] = 0xff;
+        })
+        .unwrap();
+        assert_eq!(w.v[6][3], 8, "the counter before the second append");
+        let w = run(&consume, |w| w.s[M0] = 0x20).unwrap();
+        assert_eq!(w.v[6][0], 0);
+        // ds_store_addtid_b32 v2 offset:16 and ds_load_addtid_b32 v6 offset:16
+        let st = [0xdac0_0010, 0x0000_0200];
+        let ld = [0xdac4_0010, 0x0600_0000];
+        let w = run_all(&[&st, &ld], |w| {
+            lanes(w, 2, |l| 7 * l as u32);
+            w.s[M0] = 0x40;
+        })
+        .unwrap();
+        assert_eq!(w.v[6][9], 63);
+        // ds_nop does nothing; ds_condxchg32_rtn_b64 writes each half whose bit 31 is set.
+        run(&[0xd850_0000, 0], |_| {}).unwrap();
+        let cx = [0xd9f8_0000, 0x0600_0201];
+        let w = run_all(&[&cx, &cx], |w| setup(w, |_| 0x0000_0005_8000_0009, |_| 0)).unwrap();
+        assert_eq!((w.v[6][0], w.v[7][0]), (9, 0), "low half written, high half not");
+    }
+}
