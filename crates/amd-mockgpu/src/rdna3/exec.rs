@@ -1269,7 +1269,7 @@ fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
 
 /// A 64-bit float operand: VGPR or SGPR pairs, f64 inline constants, or a literal as
 /// the high half.
-fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
     let bits = match n {
         240..=247 => [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][(n - 240) as usize].to_bits(),
         248 => (1.0 / std::f64::consts::TAU).to_bits(),
@@ -1355,14 +1355,14 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
 /// VOP3 input modifiers (bit i for source i).
 #[derive(Clone, Copy)]
 pub(crate) struct Mods {
-    abs: u8,
-    neg: u8,
+    pub(crate) abs: u8,
+    pub(crate) neg: u8,
     /// VOP3 op_sel: bits 0..=2 pick the high half of a 16-bit source, bit 3 the destination half.
-    opsel: u8,
+    pub(crate) opsel: u8,
     /// VOP3 clamp: float results to [0, 1], integer adds and subtracts saturate.
-    clamp: bool,
+    pub(crate) clamp: bool,
     /// VOP3 output modifier: float results times 2, 4 or 0.5.
-    omod: u8,
+    pub(crate) omod: u8,
 }
 
 impl Mods {
@@ -1375,7 +1375,7 @@ impl Mods {
     };
 
     /// The 16-bit half of `x` op_sel picks for source `k`.
-    fn half(&self, k: usize, x: u32) -> u16 {
+    pub(crate) fn half(&self, k: usize, x: u32) -> u16 {
         if self.opsel >> k & 1 != 0 {
             (x >> 16) as u16
         } else {
@@ -1383,7 +1383,7 @@ impl Mods {
         }
     }
 
-    fn float(&self, k: usize, x: u32) -> u32 {
+    pub(crate) fn float(&self, k: usize, x: u32) -> u32 {
         let mut v = x;
         if self.abs >> k & 1 != 0 {
             v &= 0x7fff_ffff;
@@ -1624,7 +1624,7 @@ fn float_compare(k: u16, x: f64, y: f64) -> bool {
 
 /// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
 /// halves), with abs/neg, as f64.
-fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+pub(crate) fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
     let v = packed_src(w, n, lane, lit)?;
     let mut h = if m.opsel >> k & 1 != 0 {
         (v >> 16) as u16
@@ -1708,7 +1708,7 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
 
 /// A VOP3P operand as 32 bits: registers and literals as they are; inline constants
 /// replicated into both halves, float ones as halves.
-fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u32> {
+pub(crate) fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u32> {
     const HALVES: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
     let h = match n {
         128..=208 => w.vread(n, lane, lit)? as u16,
@@ -1961,7 +1961,7 @@ fn div_fixup(s0: f64, s1: f64, s2: f64, wide: bool) -> f64 {
 }
 
 /// `x * 2^e`, rounded once (to a denormal or zero when it underflows).
-fn ldexp(x: f64, e: i32) -> f64 {
+pub(crate) fn ldexp(x: f64, e: i32) -> f64 {
     let (m, ex) = frexp64(x);
     if m == 0.0 || !m.is_finite() {
         return x;
@@ -1982,7 +1982,7 @@ fn ldexp(x: f64, e: i32) -> f64 {
 
 /// `x` as `mant * 2^exp` (f64), `|mant|` in [0.5, 1); zero, infinities and NaN give
 /// themselves and exponent 0.
-fn frexp64(x: f64) -> (f64, i32) {
+pub(crate) fn frexp64(x: f64) -> (f64, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
@@ -1998,7 +1998,7 @@ fn frexp64(x: f64) -> (f64, i32) {
 }
 
 /// Writes the 16-bit `r` into the high or low half of `dst`, keeping the other half.
-fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bool) -> R<()> {
+pub(crate) fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bool) -> R<()> {
     let old = w.vread(256 + dst as u16, lane, None)?;
     let new = if high {
         (old & 0xffff) | (r as u32) << 16
@@ -2110,6 +2110,9 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     }
     let saturating = matches!(op, 0x125..=0x127 | 0x325 | 0x326 | 0x300 | 0x301 | 0x303 | 0x304);
     if (m.clamp && !(saturating || f32_result(op))) || (m.omod != 0 && !f32_result(op)) {
+        if m.omod == 0 && super::valu::clamps(op) {
+            return super::valu::valu(w, i, op, dst, srcs, m);
+        }
         return Err(format!("clamp or omod on VOP3 opcode {op:#x} is not implemented"));
     }
     if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
@@ -2418,12 +2421,8 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 w.vwrite(dst + 1, lane, (v >> 32) as u32)?;
                 v as u32
             }
-            _ => {
-                return Err(format!(
-                    "{:?} opcode {:#x} (VOP3 numbering {op:#x}) is not implemented",
-                    i.enc, i.op
-                ));
-            }
+            // The rest, by name, for the whole wave (no lane has been written yet).
+            _ => return super::valu::valu(w, i, op, dst, srcs, m),
         };
         let r = if m.clamp && saturating {
             saturate(op, a, b)

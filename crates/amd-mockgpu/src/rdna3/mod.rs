@@ -25,6 +25,7 @@ mod lds;
 mod salu;
 #[cfg(test)]
 mod testing;
+mod valu;
 #[rustfmt::skip]
 mod mnemonics;
 #[rustfmt::skip]

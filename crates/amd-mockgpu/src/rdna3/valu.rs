@@ -1,0 +1,718 @@
+//! Vector ALU opcodes by ISA name that `exec::valu` does not cover: f64 rounding,
+//! 16-bit integer and f16 arithmetic of VOP3, packs and normalised conversions,
+//! byte sums of absolute differences, cube-map helpers, register swaps and relative
+//! moves, and the VOP2 leftovers (`v_subrev_f32`, `v_xnor_b32`, 24-bit high
+//! multiplies, `v_pk_fmac_f16`).
+//!
+//! Opcodes come in VOP3 numbering (VOP2 at 0x100 up, VOP1 at 0x180 up), as
+//! `exec::valu` receives them; each is matched by its name without the `_e32` /
+//! `_e64` suffix.
+
+use super::decode::Inst;
+use super::exec::{Mods, R, f16_src, f64_src, packed_src, write_half};
+use super::half;
+use super::opcodes::{Vop1, Vop2, Vop3};
+use super::wave::Wave;
+
+/// `m0`
+const M0: usize = 125;
+
+/// The name of VOP3-numbered opcode `op`, without its encoding suffix.
+fn name(op: u16) -> Option<&'static str> {
+    let n = match op {
+        0x100..=0x13f => Vop3::from_op(op)
+            .map(Vop3::name)
+            .or_else(|| Vop2::from_op(op - 0x100).map(Vop2::name)),
+        0x180..=0x1ff => Vop3::from_op(op)
+            .map(Vop3::name)
+            .or_else(|| Vop1::from_op(op - 0x180).map(Vop1::name)),
+        _ => Vop3::from_op(op).map(Vop3::name),
+    }?;
+    Some(n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64")).unwrap_or(n))
+}
+
+fn missing(i: &Inst, op: u16, name: &str) -> String {
+    format!(
+        "{:?} opcode {:#x} (VOP3 numbering {op:#x}, {name}) is not implemented",
+        i.enc, i.op
+    )
+}
+
+/// Absolute difference.
+fn ad(x: u32, y: u32) -> u32 {
+    x.abs_diff(y)
+}
+
+fn sad_u8(a: u32, b: u32, acc: u32) -> u32 {
+    (0..4).fold(acc, |t, k| t.wrapping_add(ad(a >> (8 * k) & 0xff, b >> (8 * k) & 0xff)))
+}
+
+/// Sum of absolute differences skipping the bytes of `b` that are 0.
+fn msad_u8(a: u32, b: u32, acc: u32) -> u32 {
+    (0..4).fold(acc, |t, k| {
+        let (x, y) = (a >> (8 * k) & 0xff, b >> (8 * k) & 0xff);
+        if y == 0 { t } else { t.wrapping_add(ad(x, y)) }
+    })
+}
+
+/// An f32 in [-1, 1] as a signed 16-bit normalised integer (NaN → 0).
+fn snorm16(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0;
+    }
+    (x.clamp(-1.0, 1.0) * 32767.0).round_ties_even() as i16 as u16
+}
+
+/// An f32 in [0, 1] as an unsigned 16-bit normalised integer (NaN → 0).
+fn unorm16(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0;
+    }
+    (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16
+}
+
+/// IEEE minimum/maximum as the VALU's min/max give them (a NaN operand loses).
+fn fmin(a: f64, b: f64) -> f64 {
+    a.min(b)
+}
+fn fmax(a: f64, b: f64) -> f64 {
+    a.max(b)
+}
+
+/// The median of three.
+fn med3<T: PartialOrd + Copy>(a: T, b: T, c: T) -> T {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    if c < lo {
+        lo
+    } else if c > hi {
+        hi
+    } else {
+        c
+    }
+}
+
+/// Cube-map face selection: which of x, y, z is the major axis (2, 1, 0).
+fn cube_axis(x: f32, y: f32, z: f32) -> u8 {
+    if z.abs() >= x.abs() && z.abs() >= y.abs() {
+        2
+    } else if y.abs() >= x.abs() {
+        1
+    } else {
+        0
+    }
+}
+
+/// Runs the VOP3-numbered opcode `op` for every lane of EXEC.
+pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
+    let Some(n) = name(op) else {
+        return Err(missing(i, op, "no such opcode"));
+    };
+    let lit = i.literal;
+    let exec = w.exec();
+    let hi_dst = m.opsel >> 3 & 1 != 0;
+    // Whole-wave and register-file operations first.
+    match n {
+        "v_nop" | "v_pipeflush" => return Ok(()),
+        // Wave64 only: a no-op in a wave32 wave.
+        "v_permlane64_b32" => return Ok(()),
+        "v_swap_b32" | "v_swap_b16" | "v_swaprel_b32" | "v_movrelsd_2_b32" => {
+            let m0 = w.s[M0] as usize;
+            let src = srcs[0]
+                .checked_sub(256)
+                .ok_or_else(|| format!("{n} with a scalar source"))? as usize;
+            let (from, to) = match n {
+                "v_swaprel_b32" | "v_movrelsd_2_b32" => (src + (m0 & 0x3ff), dst + ((m0 >> 16) & 0x3ff)),
+                _ => (src, dst),
+            };
+            for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+                let (a, b) = (
+                    w.vread(256 + from as u16, lane, None)?,
+                    w.vread(256 + to as u16, lane, None)?,
+                );
+                match n {
+                    "v_movrelsd_2_b32" => w.vwrite(to, lane, a)?,
+                    "v_swap_b16" => {
+                        // The halves op_sel picks (low halves without it).
+                        let (ha, hb) = (m.half(0, a), if hi_dst { (b >> 16) as u16 } else { b as u16 });
+                        write_half(w, to, lane, ha, hi_dst)?;
+                        write_half(w, from, lane, hb, m.opsel & 1 != 0)?;
+                    }
+                    _ => {
+                        w.vwrite(to, lane, a)?;
+                        w.vwrite(from, lane, b)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let raw = |k: usize| w.vread(srcs[k], lane, lit);
+        let h = |k: usize| -> R<u16> { Ok(m.half(k, raw(k)?)) };
+        let x16 = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
+        let x64 = |k: usize| f64_src(w, srcs[k], lane, lit, m, k);
+        let f32s = |k: usize| -> R<f32> { Ok(w.f32_in(f32::from_bits(m.float(k, raw(k)?)))) };
+        // A 16-bit result into the half op_sel names; a 32-bit one; a 64-bit one.
+        enum Out {
+            Half(u16),
+            Word(u32),
+            Pair(u64),
+            Quad([u32; 4]),
+        }
+        let out = match n {
+            // f64 rounding and conversions.
+            "v_trunc_f64" => Out::Pair(x64(0)?.trunc().to_bits()),
+            "v_ceil_f64" => Out::Pair(x64(0)?.ceil().to_bits()),
+            "v_floor_f64" => Out::Pair(x64(0)?.floor().to_bits()),
+            "v_rndne_f64" => Out::Pair(x64(0)?.round_ties_even().to_bits()),
+            "v_fract_f64" => {
+                let v = x64(0)?;
+                let r = if v.is_infinite() {
+                    f64::NAN
+                } else {
+                    (v - v.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+                };
+                Out::Pair(r.to_bits())
+            }
+            // Saturating, NaN to 0 (Rust's float-to-int casts do exactly that).
+            "v_cvt_u32_f64" => Out::Word(x64(0)? as u32),
+            "v_cvt_off_f32_i4" => Out::Word((((raw(0)? as i32) << 28 >> 28) as f32 / 16.0).to_bits()),
+            // 16-bit integer moves, conversions and arithmetic.
+            "v_mov_b16" => Out::Half(h(0)?),
+            "v_not_b16" => Out::Half(!h(0)?),
+            "v_cvt_i32_i16" => Out::Word(h(0)? as i16 as i32 as u32),
+            "v_cvt_u32_u16" => Out::Word(u32::from(h(0)?)),
+            "v_add_nc_i16" | "v_sub_nc_i16" => {
+                let (a, b) = (h(0)? as i16, h(1)? as i16);
+                let r = match (n, m.clamp) {
+                    ("v_add_nc_i16", true) => a.saturating_add(b),
+                    ("v_add_nc_i16", false) => a.wrapping_add(b),
+                    (_, true) => a.saturating_sub(b),
+                    _ => a.wrapping_sub(b),
+                };
+                Out::Half(r as u16)
+            }
+            "v_lshlrev_b16" => Out::Half(h(1)? << (h(0)? & 15)),
+            "v_lshrrev_b16" => Out::Half(h(1)? >> (h(0)? & 15)),
+            "v_ashrrev_i16" => Out::Half(((h(1)? as i16) >> (h(0)? & 15)) as u16),
+            "v_and_b16" => Out::Half(h(0)? & h(1)?),
+            "v_or_b16" => Out::Half(h(0)? | h(1)?),
+            "v_xor_b16" => Out::Half(h(0)? ^ h(1)?),
+            "v_mad_u16" => {
+                let r = u32::from(h(0)?) * u32::from(h(1)?) + u32::from(h(2)?);
+                Out::Half(if m.clamp { r.min(0xffff) as u16 } else { r as u16 })
+            }
+            "v_mad_i16" => {
+                let r = i32::from(h(0)? as i16) * i32::from(h(1)? as i16) + i32::from(h(2)? as i16);
+                Out::Half(if m.clamp {
+                    r.clamp(-32768, 32767) as i16 as u16
+                } else {
+                    r as u16
+                })
+            }
+            "v_mad_u32_u16" => Out::Word((u32::from(h(0)?) * u32::from(h(1)?)).wrapping_add(raw(2)?)),
+            "v_mad_i32_i16" => {
+                Out::Word((i32::from(h(0)? as i16) * i32::from(h(1)? as i16)).wrapping_add(raw(2)? as i32) as u32)
+            }
+            "v_min3_i16" => Out::Half((h(0)? as i16).min(h(1)? as i16).min(h(2)? as i16) as u16),
+            "v_max3_i16" => Out::Half((h(0)? as i16).max(h(1)? as i16).max(h(2)? as i16) as u16),
+            "v_med3_i16" => Out::Half(med3(h(0)? as i16, h(1)? as i16, h(2)? as i16) as u16),
+            "v_min3_u16" => Out::Half(h(0)?.min(h(1)?).min(h(2)?)),
+            "v_max3_u16" => Out::Half(h(0)?.max(h(1)?).max(h(2)?)),
+            "v_med3_u16" => Out::Half(med3(h(0)?, h(1)?, h(2)?)),
+            "v_cndmask_b16" => {
+                let mask = w.sread(srcs[2], lit)?;
+                Out::Half(if mask >> lane & 1 == 1 { h(1)? } else { h(0)? })
+            }
+            // f16 arithmetic.
+            "v_min3_f16" => Out::Half(half::from_f64(fmin(fmin(x16(0)?, x16(1)?), x16(2)?))),
+            "v_max3_f16" => Out::Half(half::from_f64(fmax(fmax(x16(0)?, x16(1)?), x16(2)?))),
+            "v_med3_f16" => {
+                let (a, b, c) = (x16(0)?, x16(1)?, x16(2)?);
+                let r = if a.is_nan() || b.is_nan() || c.is_nan() {
+                    fmin(fmin(a, b), c)
+                } else {
+                    med3(a, b, c)
+                };
+                Out::Half(half::from_f64(r))
+            }
+            "v_maxmin_f16" => Out::Half(half::from_f64(fmin(fmax(x16(0)?, x16(1)?), x16(2)?))),
+            "v_minmax_f16" => Out::Half(half::from_f64(fmax(fmin(x16(0)?, x16(1)?), x16(2)?))),
+            "v_ldexp_f16" => {
+                let e = (raw(1)? as i32).clamp(-10_000, 10_000);
+                Out::Half(half::from_f64(super::exec::ldexp(x16(0)?, e)))
+            }
+            "v_frexp_mant_f16" => {
+                let v = x16(0)?;
+                Out::Half(half::from_f64(if v.is_finite() {
+                    super::exec::frexp64(v).0
+                } else {
+                    v
+                }))
+            }
+            "v_frexp_exp_i16_f16" => {
+                let v = x16(0)?;
+                Out::Half(if v.is_finite() {
+                    super::exec::frexp64(v).1 as i16 as u16
+                } else {
+                    0
+                })
+            }
+            "v_div_fixup_f16" => Out::Half(div_fixup16(x16(0)?, x16(1)?, x16(2)?)),
+            "v_dot2_f16_f16" => {
+                let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
+                let c = x16(2)?;
+                let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
+                let r = c + hv(a, false) * hv(b, false) + hv(a, true) * hv(b, true);
+                Out::Half(half::from_f64(r))
+            }
+            "v_dot2_bf16_bf16" => {
+                let (a, b) = (raw(0)?, raw(1)?);
+                let bf = |v: u32| f64::from(f32::from_bits(v << 16));
+                let c = bf(u32::from(h(2)?));
+                let r = (c + bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16)) as f32;
+                // Round to nearest even into bfloat16.
+                let bits = r.to_bits();
+                let rounded = if r.is_nan() {
+                    (bits >> 16) | 0x40
+                } else {
+                    (bits + 0x7fff + (bits >> 16 & 1)) >> 16
+                };
+                Out::Half(rounded as u16)
+            }
+            "v_cvt_norm_i16_f16" => Out::Half(snorm16(x16(0)?)),
+            "v_cvt_norm_u16_f16" => Out::Half(unorm16(x16(0)?)),
+            "v_sat_pk_u8_i16" => {
+                let v = raw(0)?;
+                let sat = |x: i16| x.clamp(0, 255) as u16;
+                Out::Half(sat(v as u16 as i16) | sat((v >> 16) as u16 as i16) << 8)
+            }
+            // Packs of two 16-bit results: S0's in the low half.
+            "v_pack_b32_f16" => {
+                let (a, b) = (half::from_f64(x16(0)?), half::from_f64(x16(1)?));
+                Out::Word(u32::from(a) | u32::from(b) << 16)
+            }
+            "v_cvt_pk_norm_i16_f16" => Out::Word(u32::from(snorm16(x16(0)?)) | u32::from(snorm16(x16(1)?)) << 16),
+            "v_cvt_pk_norm_u16_f16" => Out::Word(u32::from(unorm16(x16(0)?)) | u32::from(unorm16(x16(1)?)) << 16),
+            "v_cvt_pk_norm_i16_f32" => {
+                Out::Word(u32::from(snorm16(f64::from(f32s(0)?))) | u32::from(snorm16(f64::from(f32s(1)?))) << 16)
+            }
+            "v_cvt_pk_norm_u16_f32" => {
+                Out::Word(u32::from(unorm16(f64::from(f32s(0)?))) | u32::from(unorm16(f64::from(f32s(1)?))) << 16)
+            }
+            "v_cvt_pk_u16_u32" => Out::Word(raw(0)?.min(0xffff) | raw(1)?.min(0xffff) << 16),
+            "v_cvt_pk_i16_i32" => {
+                let s = |v: u32| (v as i32).clamp(-32768, 32767) as i16 as u16 as u32;
+                Out::Word(s(raw(0)?) | s(raw(1)?) << 16)
+            }
+            "v_cvt_pk_i16_f32" => {
+                let s = |x: f32| (x as i32).clamp(-32768, 32767) as i16 as u16 as u32;
+                Out::Word(s(f32s(0)?) | s(f32s(1)?) << 16)
+            }
+            "v_cvt_pk_u16_f32" => {
+                let s = |x: f32| (x as u32).min(0xffff);
+                Out::Word(s(f32s(0)?) | s(f32s(1)?) << 16)
+            }
+            "v_cvt_pk_u8_f32" => {
+                let byte = (raw(1)? & 3) * 8;
+                let v = f32s(0)?.round_ties_even() as u8 as u32;
+                Out::Word((raw(2)? & !(0xff << byte)) | v << byte)
+            }
+            "v_bfm_b32" => Out::Word((((1u64 << (raw(0)? & 31)) - 1) as u32) << (raw(1)? & 31)),
+            // Byte arithmetic: sums of absolute differences and averages.
+            "v_sad_u8" => Out::Word(sad_u8(raw(0)?, raw(1)?, raw(2)?)),
+            "v_sad_hi_u8" => Out::Word((sad_u8(raw(0)?, raw(1)?, 0) << 16).wrapping_add(raw(2)?)),
+            "v_sad_u16" => {
+                let (a, b) = (raw(0)?, raw(1)?);
+                Out::Word(
+                    raw(2)?
+                        .wrapping_add(ad(a & 0xffff, b & 0xffff))
+                        .wrapping_add(ad(a >> 16, b >> 16)),
+                )
+            }
+            "v_sad_u32" => Out::Word(ad(raw(0)?, raw(1)?).wrapping_add(raw(2)?)),
+            "v_msad_u8" => Out::Word(msad_u8(raw(0)?, raw(1)?, raw(2)?)),
+            "v_lerp_u8" => {
+                let (a, b, c) = (raw(0)?, raw(1)?, raw(2)?);
+                Out::Word((0..4).fold(0, |t, k| {
+                    let s = 8 * k;
+                    t | (((a >> s & 0xff) + (b >> s & 0xff) + (c >> s & 1)) >> 1) << s
+                }))
+            }
+            "v_qsad_pk_u16_u8" | "v_mqsad_pk_u16_u8" => {
+                let s0 = w.vread64(srcs[0], lane, lit)?;
+                let b = raw(1)?;
+                let acc = w.vread64(srcs[2], lane, lit)?;
+                let f = if n == "v_qsad_pk_u16_u8" { sad_u8 } else { msad_u8 };
+                Out::Pair((0..4).fold(0u64, |t, k| {
+                    let part = f((s0 >> (8 * k)) as u32, b, (acc >> (16 * k) & 0xffff) as u32);
+                    t | u64::from(part & 0xffff) << (16 * k)
+                }))
+            }
+            "v_mqsad_u32_u8" => {
+                let s0 = w.vread64(srcs[0], lane, lit)?;
+                let b = raw(1)?;
+                let mut q = [0u32; 4];
+                for (k, o) in q.iter_mut().enumerate() {
+                    let acc = w.vread(srcs[2] + k as u16, lane, lit)?;
+                    *o = msad_u8((s0 >> (8 * k)) as u32, b, acc);
+                }
+                Out::Quad(q)
+            }
+            // f32 leftovers.
+            "v_subrev_f32" => Out::Word(w.f32_out((f32s(1)? - f32s(0)?).to_bits())),
+            "v_fma_dx9_zero_f32" | "v_fmac_dx9_zero_f32" => {
+                let c = if n == "v_fmac_dx9_zero_f32" {
+                    f32::from_bits(w.vread(256 + dst as u16, lane, None)?)
+                } else {
+                    f32s(2)?
+                };
+                let (a, b) = (f32s(0)?, f32s(1)?);
+                let r = if a == 0.0 || b == 0.0 { c } else { a.mul_add(b, c) };
+                Out::Word(w.f32_out(r.to_bits()))
+            }
+            "v_mullit_f32" => {
+                let (a, b, c) = (f32s(0)?, f32s(1)?, f32s(2)?);
+                let r = if b == -f32::MAX || b == f32::NEG_INFINITY || b.is_nan() || c <= 0.0 || c.is_nan() {
+                    -f32::MAX
+                } else {
+                    a * b
+                };
+                Out::Word(r.to_bits())
+            }
+            "v_cubeid_f32" | "v_cubesc_f32" | "v_cubetc_f32" | "v_cubema_f32" => {
+                let (x, y, z) = (f32s(0)?, f32s(1)?, f32s(2)?);
+                let axis = cube_axis(x, y, z);
+                let r = match (n, axis) {
+                    ("v_cubeid_f32", 2) => {
+                        if z < 0.0 {
+                            5.0
+                        } else {
+                            4.0
+                        }
+                    }
+                    ("v_cubeid_f32", 1) => {
+                        if y < 0.0 {
+                            3.0
+                        } else {
+                            2.0
+                        }
+                    }
+                    ("v_cubeid_f32", _) => {
+                        if x < 0.0 {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    }
+                    ("v_cubesc_f32", 2) => {
+                        if z < 0.0 {
+                            -x
+                        } else {
+                            x
+                        }
+                    }
+                    ("v_cubesc_f32", 1) => x,
+                    ("v_cubesc_f32", _) => {
+                        if x < 0.0 {
+                            z
+                        } else {
+                            -z
+                        }
+                    }
+                    ("v_cubetc_f32", 1) => {
+                        if y < 0.0 {
+                            -z
+                        } else {
+                            z
+                        }
+                    }
+                    ("v_cubetc_f32", _) => -y,
+                    (_, 2) => z * 2.0,
+                    (_, 1) => y * 2.0,
+                    _ => x * 2.0,
+                };
+                Out::Word(r.to_bits())
+            }
+            "v_xnor_b32" => Out::Word(!(raw(0)? ^ raw(1)?)),
+            "v_mul_hi_u32_u24" => {
+                Out::Word(((u64::from(raw(0)? & 0xff_ffff) * u64::from(raw(1)? & 0xff_ffff)) >> 32) as u32)
+            }
+            "v_mul_hi_i32_i24" => {
+                let s24 = |v: u32| i64::from((v << 8) as i32 >> 8);
+                Out::Word(((s24(raw(0)?) * s24(raw(1)?)) >> 32) as u32)
+            }
+            "v_pk_fmac_f16" => {
+                let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
+                let c = w.vread(256 + dst as u16, lane, None)?;
+                let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
+                let lo = half::from_f64(hv(a, false).mul_add(hv(b, false), hv(c, false)));
+                let hi = half::from_f64(hv(a, true).mul_add(hv(b, true), hv(c, true)));
+                Out::Word(u32::from(lo) | u32::from(hi) << 16)
+            }
+            other => return Err(missing(i, op, other)),
+        };
+        match out {
+            Out::Half(r) => write_half(w, dst, lane, r, hi_dst)?,
+            Out::Word(r) => w.vwrite(dst, lane, r)?,
+            Out::Pair(r) => {
+                w.vwrite(dst, lane, r as u32)?;
+                w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
+            }
+            Out::Quad(q) => {
+                for (k, v) in q.into_iter().enumerate() {
+                    w.vwrite(dst + k, lane, v)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `op` is one of this module's that clamp saturates.
+pub(crate) fn clamps(op: u16) -> bool {
+    matches!(
+        name(op),
+        Some("v_add_nc_i16" | "v_sub_nc_i16" | "v_mad_u16" | "v_mad_i16")
+    )
+}
+
+/// `v_div_fixup_f16`: the special cases of a quotient (S1 the denominator, S2 the
+/// numerator), else S0 with the quotient's sign.
+fn div_fixup16(s0: f64, s1: f64, s2: f64) -> u16 {
+    let neg = s1.is_sign_negative() != s2.is_sign_negative();
+    let signed = |v: f64| if neg { -v } else { v };
+    let r = if s2.is_nan() || s1.is_nan() {
+        return half::from_f64(if s2.is_nan() { s2 } else { s1 }) | 0x0200;
+    } else if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
+        return 0xfe00;
+    } else if s1 == 0.0 || s2.is_infinite() {
+        signed(f64::INFINITY)
+    } else if s1.is_infinite() || s2 == 0.0 {
+        signed(0.0)
+    } else {
+        signed(s0.abs())
+    };
+    half::from_f64(r)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    use super::*;
+    use crate::rdna3::testing::{lanes, run};
+
+    /// v4, v6, v8 (and v5, v9 for 64-bit operands) set to the given words.
+    fn set(w: &mut Wave, v4: u32, v6: u32, v8: u32) {
+        lanes(w, 4, |_| v4);
+        lanes(w, 6, |_| v6);
+        lanes(w, 8, |_| v8);
+    }
+
+    fn run3(words: &[u32], v4: u32, v6: u32, v8: u32) -> u32 {
+        run(words, |w| set(w, v4, v6, v8)).unwrap().v[2][0]
+    }
+
+    fn f64_of(w: &Wave, r: usize) -> f64 {
+        f64::from_bits(u64::from(w.v[r][0]) | u64::from(w.v[r + 1][0]) << 32)
+    }
+
+    fn with_f64(x: f64) -> impl FnOnce(&mut Wave) {
+        move |w| {
+            lanes(w, 4, |_| x.to_bits() as u32);
+            lanes(w, 5, |_| (x.to_bits() >> 32) as u32);
+        }
+    }
+
+    const H1: u32 = 0x3c00; // 1.0 as f16
+    const H2: u32 = 0x4000; // 2.0
+    const H3: u32 = 0x4200; // 3.0
+
+    #[test]
+    fn f64_rounding_and_conversion() {
+        assert_eq!(f64_of(&run(&[0x7e04_2f04], with_f64(-2.75)).unwrap(), 2), -2.0, "trunc");
+        assert_eq!(f64_of(&run(&[0x7e04_7d04], with_f64(-2.75)).unwrap(), 2), 0.25, "fract");
+        assert!(f64_of(&run(&[0x7e04_7d04], with_f64(f64::INFINITY)).unwrap(), 2).is_nan());
+        assert_eq!(
+            run(&[0x7e04_2b04], with_f64(-3.5)).unwrap().v[2][0],
+            0,
+            "u32 saturates at 0"
+        );
+        assert_eq!(run(&[0x7e04_2b04], with_f64(5e9)).unwrap().v[2][0], u32::MAX);
+        // v_cvt_off_f32_i4: the low nibble as a signed sixteenth
+        assert_eq!(f32::from_bits(run3(&[0x7e04_1d04], 0xf9, 0, 0)), -7.0 / 16.0);
+    }
+
+    #[test]
+    fn sixteen_bit_integers() {
+        // v_not_b16_e64 keeps the other half of the destination.
+        let w = run(&[0xd5e9_0002, 0x0000_0104], |w| {
+            set(w, 0x1234_00ff, 0, 0);
+            lanes(w, 2, |_| 0xabcd_0000);
+        })
+        .unwrap();
+        assert_eq!(w.v[2][0], 0xabcd_ff00);
+        assert_eq!(run3(&[0x7e04_d504], 0x8001, 0, 0), 0xffff_8001, "v_cvt_i32_i16");
+        // v_add_nc_i16 clamp saturates; shifts take their count from S0
+        assert_eq!(run3(&[0xd70d_8002, 0x0002_0d04], 0x7ff0, 0x0100, 0) & 0xffff, 0x7fff);
+        assert_eq!(run3(&[0xd738_0002, 0x0002_0d04], 4, 0x0123, 0) & 0xffff, 0x1230);
+        assert_eq!(run3(&[0xd73a_0002, 0x0002_0d04], 4, 0x8000, 0) & 0xffff, 0xf800);
+        // v_mad_u16 clamp, v_mad_i32_i16, v_med3_i16
+        assert_eq!(run3(&[0xd641_8002, 0x0422_0d04], 300, 300, 5) & 0xffff, 0xffff);
+        assert_eq!(run3(&[0xd65a_0002, 0x0422_0d04], 0xfffe, 3, 100), 94);
+        assert_eq!(run3(&[0xd650_0002, 0x0422_0d04], 0xfff0, 7, 3) & 0xffff, 3);
+        // v_cndmask_b16 v2, v4, v6, s0: S1 where the lane's mask bit is set
+        let w = run(&[0xd65d_0002, 0x0002_0d04], |w| {
+            set(w, 0x1111, 0x2222, 0);
+            w.s[0] = 0b10;
+        })
+        .unwrap();
+        assert_eq!((w.v[2][0] & 0xffff, w.v[2][1] & 0xffff), (0x1111, 0x2222));
+    }
+
+    #[test]
+    fn f16_arithmetic_and_packs() {
+        // v_min3_f16, v_dot2_f16_f16 (1·3 + 2·1 + 1), v_pack_b32_f16
+        assert_eq!(run3(&[0xd649_0002, 0x0422_0d04], H3, H1, H2) & 0xffff, H1);
+        assert_eq!(
+            run3(&[0xd666_0002, 0x0422_0d04], H2 << 16 | H1, H1 << 16 | H3, H1) & 0xffff,
+            0x4600
+        );
+        assert_eq!(run3(&[0xd711_0002, 0x0002_0d04], H1, H2, 0), H2 << 16 | H1);
+        // v_div_fixup_f16: 0/0 is NaN, x/0 infinite with the quotient's sign
+        assert_eq!(run3(&[0xd654_0002, 0x0422_0d04], H1, 0, 0) & 0xffff, 0xfe00);
+        assert_eq!(run3(&[0xd654_0002, 0x0422_0d04], H1, 0x8000, H2) & 0xffff, 0xfc00);
+        assert_eq!(run3(&[0xd654_0002, 0x0422_0d04], H3, H2, 0xc000) & 0xffff, 0xc200);
+        // v_pk_fmac_f16 v2, v4, v6: both halves accumulate into v2
+        let w = run(&[0x7804_0d04], |w| {
+            set(w, H2 << 16 | H1, H3 << 16 | H3, 0);
+            lanes(w, 2, |_| H1 << 16 | H1);
+        })
+        .unwrap();
+        assert_eq!(w.v[2][0], 0x4700 << 16 | 0x4400, "2·3+1 = 7, 1·3+1 = 4");
+        // v_ldexp_f16, v_frexp_exp_i16_f16, v_cvt_norm_i16_f16, v_sat_pk_u8_i16
+        assert_eq!(run3(&[0x7604_0d04], H3, 2, 0) & 0xffff, 0x4a00, "3·4 = 12");
+        assert_eq!(run3(&[0x7e04_b504], H3, 0, 0) & 0xffff, 2, "3 = 0.75·2^2");
+        assert_eq!(run3(&[0x7e04_c704], 0xbc00, 0, 0) & 0xffff, 0x8001, "-1.0 → -32767");
+        assert_eq!(
+            run3(&[0x7e04_c504], 0xff80_0120, 0, 0) & 0xffff,
+            0x00ff,
+            "(-128, 288) → (0, 255)"
+        );
+    }
+
+    #[test]
+    fn packs_and_conversions_of_32_bit_values() {
+        let one = 1.0f32.to_bits();
+        let w = run3(&[0xd721_0002, 0x0002_0d04], one, (-2.0f32).to_bits(), 0);
+        assert_eq!(w, 0x8001_7fff, "snorm: 1.0 and -2.0 (clamped to -1)");
+        assert_eq!(run3(&[0xd723_0002, 0x0002_0d04], 70_000, 12, 0), 12 << 16 | 0xffff);
+        assert_eq!(
+            run3(
+                &[0xd706_0002, 0x0002_0d04],
+                (-40_000.0f32).to_bits(),
+                3.7f32.to_bits(),
+                0
+            ),
+            3 << 16 | 0x8000
+        );
+        // v_cvt_pk_u8_f32 v2, v4, v6, v8: into byte v6 of v8
+        assert_eq!(
+            run3(&[0xd626_0002, 0x0422_0d04], 200.4f32.to_bits(), 2, 0x1111_1111),
+            0x11c8_1111
+        );
+        assert_eq!(run3(&[0xd71d_0002, 0x0002_0d04], 4, 8, 0), 0xf00, "v_bfm_b32");
+    }
+
+    #[test]
+    fn byte_sums_and_averages() {
+        let (a, b) = (0x0a14_1e28u32, 0x0514_2800u32);
+        // |10-5| + 0 + |30-40| + |40-0| = 55, plus 7
+        assert_eq!(run3(&[0xd622_0002, 0x0422_0d04], a, b, 7), 62);
+        // masked: the zero byte of S1 is skipped
+        assert_eq!(run3(&[0xd639_0002, 0x0422_0d04], a, b, 7), 22);
+        assert_eq!(
+            run3(&[0xd624_0002, 0x0422_0d04], 0x0001_0010, 0x0003_0001, 1),
+            1 + 15 + 2,
+            "v_sad_u16"
+        );
+        // v_lerp_u8: rounded byte averages
+        assert_eq!(
+            run3(&[0xd615_0002, 0x0422_0d04], 0x0001_0203, 0x0001_0302, 0x0000_0101),
+            0x0001_0303
+        );
+        // v_qsad_pk_u16_u8 v[2:3], v[4:5], v6, v[8:9]: four windows of S0
+        let w = run(&[0xd63a_0002, 0x0422_0d04], |w| {
+            lanes(w, 4, |_| 0x0403_0201);
+            lanes(w, 5, |_| 0x0000_0005);
+            lanes(w, 6, |_| 0x0403_0201);
+        })
+        .unwrap();
+        assert_eq!(w.v[2][0] & 0xffff, 0, "window 0 matches");
+        assert_eq!(w.v[2][0] >> 16, 1 + 1 + 1 + 1, "window 1 is one off in each byte");
+        // v_mqsad_u32_u8 v[2:5], v[6:7], v8, v[10:13]
+        let w = run(&[0xd63d_0002, 0x042a_1106], |w| {
+            lanes(w, 6, |_| 0x0403_0201);
+            lanes(w, 8, |_| 0x0403_0201);
+            lanes(w, 12, |_| 100);
+        })
+        .unwrap();
+        // Window 2 is bytes 3,4,0,0 against 1,2,3,4.
+        assert_eq!((w.v[2][0], w.v[4][0]), (0, 100 + 2 + 2 + 3 + 4));
+    }
+
+    #[test]
+    fn float_leftovers_and_cube_maps() {
+        let f = |x: f32| x.to_bits();
+        assert_eq!(run3(&[0x0a04_0d04], f(1.5), f(4.0), 0), f(2.5), "v_subrev_f32");
+        assert_eq!(
+            run3(&[0xd609_0002, 0x0422_0d04], f(0.0), f(f32::INFINITY), f(3.0)),
+            f(3.0),
+            "dx9 zero"
+        );
+        assert_eq!(
+            run3(&[0xd60c_0002, 0x0422_0d04], f(0.5), f(-3.0), f(1.0)),
+            f(3.0),
+            "face -y"
+        );
+        assert_eq!(
+            run3(&[0xd60f_0002, 0x0422_0d04], f(0.5), f(-3.0), f(1.0)),
+            f(-6.0),
+            "2 × major axis"
+        );
+        assert_eq!(
+            run3(&[0x3c04_0d04], 0xf0f0_0000, 0xff00_ff00, 0),
+            !(0xf0f0_0000u32 ^ 0xff00_ff00)
+        );
+        assert_eq!(
+            run3(&[0x1804_0d04], 0xff_ffff, 0xff_ffff, 0),
+            ((0xff_ffffu64 * 0xff_ffff) >> 32) as u32
+        );
+        assert_eq!(
+            run3(&[0x1404_0d04], 0x80_0000, 0x80_0000, 0),
+            ((1i64 << 46) >> 32) as u32,
+            "-2^23 squared"
+        );
+    }
+
+    #[test]
+    fn swaps_relative_moves_and_no_ops() {
+        // v_swap_b32 v2, v4
+        let w = run(&[0x7e04_cb04], |w| {
+            lanes(w, 2, |_| 22);
+            lanes(w, 4, |_| 44);
+        })
+        .unwrap();
+        assert_eq!((w.v[2][0], w.v[4][0]), (44, 22));
+        // v_swaprel_b32 v2, v4 with m0 = (1 << 16) | 2: swaps v3 and v6
+        let w = run(&[0x7e04_d104], |w| {
+            lanes(w, 3, |_| 33);
+            lanes(w, 6, |_| 66);
+            w.s[M0] = 1 << 16 | 2;
+        })
+        .unwrap();
+        assert_eq!((w.v[3][0], w.v[6][0]), (66, 33));
+        run(&[0x7e00_0000], |_| {}).unwrap();
+    }
+}
