@@ -1322,6 +1322,12 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 10 => fl(a).max(fl(b)).to_bits(),
                 11 => fl(a).min(fl(b)).to_bits(),
                 12 => dot2(a, b, fl(acc)).to_bits(),
+                // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
+                13 => {
+                    let bf = |v: u32| f64::from(f(v << 16));
+                    let sum = bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16) + f64::from(fl(acc));
+                    (sum as f32).to_bits()
+                }
                 _ => {
                     out[k][lane] = match op {
                         8 => a,
@@ -1731,6 +1737,10 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let op_sel = i.bits(0, 13, 11);
     let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
     let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    // Mixed precision, dot products and integer WMMA (clamp included) by name.
+    if matches!(op, 0x13..=0x22 | 0x44 | 0x45) {
+        return super::valu::vop3p(w, i);
+    }
     if i.bits(0, 15, 15) != 0 {
         return Err("VOP3P clamp is not implemented".into());
     }
@@ -1741,7 +1751,7 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         return wmma(w, op, dst, srcs, i.literal);
     }
     let float = matches!(op, 0x0e..=0x12);
-    if !matches!(op, 0x00..=0x03 | 0x07..=0x12) {
+    if !matches!(op, 0x00..=0x12) {
         return Err(unsupported(i));
     }
     let exec = w.exec();
@@ -1767,6 +1777,10 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 0x01 => a.wrapping_mul(b),
                 0x02 => (a as i16).wrapping_add(b as i16) as u16,
                 0x03 => (a as i16).wrapping_sub(b as i16) as u16,
+                // Packed shifts: each half of S1 by the low 4 bits of S0's.
+                0x04 => b << (a & 15),
+                0x05 => b >> (a & 15),
+                0x06 => ((b as i16) >> (a & 15)) as u16,
                 0x07 => (a as i16).max(b as i16) as u16,
                 0x08 => (a as i16).min(b as i16) as u16,
                 0x09 => a.wrapping_mul(b).wrapping_add(c),

@@ -11,7 +11,7 @@
 use super::decode::Inst;
 use super::exec::{Mods, R, f16_src, f64_src, packed_src, write_half};
 use super::half;
-use super::opcodes::{Vop1, Vop2, Vop3};
+use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::wave::Wave;
 
 /// `m0`
@@ -470,6 +470,155 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
     Ok(())
 }
 
+/// The VOP3P opcodes `exec::vop3p` does not cover: mixed-precision fma, dot products
+/// and integer WMMA.
+pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
+    use Vop3p::*;
+    let op = Vop3p::from_op(i.bits(0, 22, 16) as u16)
+        .ok_or_else(|| format!("VOP3P opcode {:#x} is not implemented", i.op))?;
+    let dst = i.bits(0, 7, 0) as usize;
+    let srcs = [
+        i.bits(1, 8, 0) as u16,
+        i.bits(1, 17, 9) as u16,
+        i.bits(1, 26, 18) as u16,
+    ];
+    let op_sel = i.bits(0, 13, 11);
+    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
+    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    let clamp = i.bits(0, 15, 15) != 0;
+    let lit = i.literal;
+    if matches!(op, V_WMMA_I32_16X16X16_IU8 | V_WMMA_I32_16X16X16_IU4) {
+        return wmma_int(w, op == V_WMMA_I32_16X16X16_IU4, dst, srcs, neg_lo, clamp, lit);
+    }
+    let dot = matches!(
+        op,
+        V_DOT2_F32_F16 | V_DOT2_F32_BF16 | V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4
+    );
+    if dot && (op_sel != 0 || op_sel_hi != 7) {
+        return Err(format!("{} with op_sel is not implemented", op.name()));
+    }
+    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && (neg_lo | neg_hi != 0 || clamp) {
+        return Err(format!("{} with neg or clamp is not implemented", op.name()));
+    }
+    let exec = w.exec();
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let raw = |k: usize| packed_src(w, srcs[k], lane, lit);
+        let r: u32 = match op {
+            V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16 => {
+                let x = |k: usize| -> R<f64> {
+                    let v = if op_sel_hi >> k & 1 == 0 {
+                        f64::from(f32::from_bits(w.vread(srcs[k], lane, lit)?))
+                    } else {
+                        let v = raw(k)?;
+                        f64::from(half::to_f32((v >> (16 * (op_sel >> k & 1))) as u16))
+                    };
+                    // neg_hi is |x| for the mixed forms, neg_lo -x.
+                    let v = if neg_hi >> k & 1 == 1 { v.abs() } else { v };
+                    Ok(if neg_lo >> k & 1 == 1 { -v } else { v })
+                };
+                let r = x(0)?.mul_add(x(1)?, x(2)?);
+                let r = if clamp { r.clamp(0.0, 1.0) } else { r };
+                match op {
+                    V_FMA_MIX_F32 => (r as f32).to_bits(),
+                    _ => {
+                        let h = u32::from(half::from_f64(r));
+                        let old = w.vread(256 + dst as u16, lane, None)?;
+                        if op == V_FMA_MIXLO_F16 {
+                            (old & 0xffff_0000) | h
+                        } else {
+                            (old & 0xffff) | h << 16
+                        }
+                    }
+                }
+            }
+            V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
+                let (a, b) = (raw(0)?, raw(1)?);
+                let c = f64::from(f32::from_bits(w.vread(srcs[2], lane, lit)?));
+                let e = |v: u32, hi: bool| -> f64 {
+                    let h = if hi { v >> 16 } else { v & 0xffff };
+                    if op == V_DOT2_F32_BF16 {
+                        f64::from(f32::from_bits(h << 16))
+                    } else {
+                        f64::from(half::to_f32(h as u16))
+                    }
+                };
+                ((c + e(a, false) * e(b, false) + e(a, true) * e(b, true)) as f32).to_bits()
+            }
+            V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
+                let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
+                let c = w.vread(srcs[2], lane, lit)?;
+                let (bits, n) = if matches!(op, V_DOT4_I32_IU8 | V_DOT4_U32_U8) {
+                    (8, 4)
+                } else {
+                    (4, 8)
+                };
+                let signed_op = matches!(op, V_DOT4_I32_IU8 | V_DOT8_I32_IU4);
+                let (sa, sb) = (signed_op && neg_lo & 1 == 1, signed_op && neg_lo & 2 == 2);
+                let elem = |v: u32, k: u32, s: bool| -> i64 {
+                    let x = (v >> (bits * k)) & ((1 << bits) - 1);
+                    if s {
+                        i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+                    } else {
+                        i64::from(x)
+                    }
+                };
+                let acc = if signed_op { i64::from(c as i32) } else { i64::from(c) };
+                let sum = (0..n).fold(acc, |t, k| t + elem(a, k, sa) * elem(b, k, sb));
+                match (signed_op, clamp) {
+                    (true, true) => sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32,
+                    (false, true) => sum.clamp(0, i64::from(u32::MAX)) as u32,
+                    _ => sum as u32,
+                }
+            }
+            other => return Err(format!("VOP3P {} is not implemented", other.name())),
+        };
+        w.vwrite(dst, lane, r)?;
+    }
+    Ok(())
+}
+
+/// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
+/// f16 forms, with neg_lo bits 0 and 1 marking A and B signed; clamp saturates.
+fn wmma_int(w: &mut Wave, four: bool, dst: usize, srcs: [u16; 3], neg_lo: u32, clamp: bool, lit: Option<u32>) -> R<()> {
+    if w.exec() != u32::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let bits = if four { 4 } else { 8 };
+    let per = 32 / bits;
+    let input = |w: &Wave, base: u16, lane: usize, k: u32, signed: bool| -> R<i64> {
+        let v = w.vread(base + (k / per) as u16, lane, lit)?;
+        let x = (v >> (bits * (k % per))) & ((1 << bits) - 1);
+        Ok(if signed {
+            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+        } else {
+            i64::from(x)
+        })
+    };
+    let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
+    let mut out = [[0u32; 32]; 8];
+    for row in 0..16 {
+        for col in 0..16 {
+            let lane = (row % 2) * 16 + col;
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let mut sum = i64::from(c as i32);
+            for k in 0..16 {
+                sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
+            }
+            out[row / 2][lane] = if clamp {
+                sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+            } else {
+                sum as u32
+            };
+        }
+    }
+    for (r, vals) in out.iter().enumerate() {
+        for (lane, v) in vals.iter().enumerate() {
+            w.vwrite(dst + r, lane, *v)?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether `op` is one of this module's that clamp saturates.
 pub(crate) fn clamps(op: u16) -> bool {
     matches!(
@@ -714,5 +863,117 @@ mod tests {
         .unwrap();
         assert_eq!((w.v[3][0], w.v[6][0]), (66, 33));
         run(&[0x7e00_0000], |_| {}).unwrap();
+    }
+
+    #[test]
+    fn packed_shifts_mixed_fma_and_dots() {
+        // v_pk_lshlrev_b16 / v_pk_ashrrev_i16 v2, v4, v6: per half
+        assert_eq!(
+            run3(&[0xcc04_4002, 0x1802_0d04], 0x0004_0001, 0x0001_0003, 0),
+            0x0010_0006
+        );
+        assert_eq!(
+            run3(&[0xcc06_4002, 0x1802_0d04], 0x0004_0001, 0x8000_fff0, 0),
+            0xf800_fff8
+        );
+        let f = |x: f32| x.to_bits();
+        // v_fma_mix_f32 v2, v4, v6, v8 op_sel_hi:[1,0,1]: v4 and v8 as low halves (f16)
+        assert_eq!(run3(&[0xcc20_4002, 0x0c22_0d04], H3, f(2.5), H1), f(8.5));
+        // v_fma_mixhi_f16 op_sel:[1,0,0]: v4's high half; the result to v2's high half
+        let w = run(&[0xcc22_4802, 0x0c22_0d04], |w| {
+            set(w, H2 << 16, f(1.5), H1);
+            lanes(w, 2, |_| 0x1234);
+        })
+        .unwrap();
+        assert_eq!(w.v[2][0], 0x4400 << 16 | 0x1234, "2 × 1.5 + 1 = 4");
+        // v_fma_mix_f32 v2, -v4, |v6|, v8: all f32
+        assert_eq!(run3(&[0xcc20_0202, 0x2422_0d04], f(2.0), f(-3.0), f(10.0)), f(4.0));
+        // dots: f16 and bf16 halves into f32
+        assert_eq!(
+            run3(&[0xcc13_4002, 0x1c22_0d04], H2 << 16 | H1, H3 << 16 | H3, f(1.0)),
+            f(10.0)
+        );
+        let bf = |x: f32| x.to_bits() >> 16;
+        assert_eq!(
+            run3(
+                &[0xcc1a_4002, 0x1c22_0d04],
+                bf(2.0) << 16 | bf(1.0),
+                bf(3.0) << 16 | bf(4.0),
+                f(0.5)
+            ),
+            f(10.5)
+        );
+        // v_dot4_i32_iu8 neg_lo:[1,0,0]: A signed, B unsigned
+        assert_eq!(
+            run3(&[0xcc16_4002, 0x3c22_0d04], 0x0000_00ff, 0x0000_00ff, 1000),
+            (1000 - 255) as u32
+        );
+        // v_dot4_u32_u8 clamp saturates
+        assert_eq!(
+            run3(&[0xcc17_c002, 0x1c22_0d04], 0xffff_ffff, 0xffff_ffff, u32::MAX - 5),
+            u32::MAX
+        );
+        // v_dot8_i32_iu4 neg_lo:[1,1,0]: signed nibbles (-1 × -1 eight times)
+        assert_eq!(run3(&[0xcc18_4002, 0x7c22_0d04], 0xffff_ffff, 0xffff_ffff, 2), 10);
+    }
+
+    #[test]
+    fn integer_wmma() {
+        // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,1,0]:
+        // A all -1 (signed), B all 2: each element 16 × -2 plus C.
+        let w = run(&[0xcc44_4000, 0x7c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+            for r in 0..8 {
+                lanes(w, r, |_| 100);
+            }
+        })
+        .unwrap();
+        assert!((0..8).all(|r| w.v[r].iter().all(|&v| v == (100 - 32) as u32)));
+        // Unsigned (no neg_lo): 255 × 2 × 16
+        let w = run(&[0xcc44_4000, 0x1c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+        })
+        .unwrap();
+        assert_eq!(w.v[3][17], 255 * 2 * 16);
+        // v_wmma_i32_16x16x16_iu4: row r of A is r (unsigned nibbles), B all 1
+        let w = run(&[0xcc45_4000, 0x1c02_1908], |w| {
+            for r in 8..10 {
+                lanes(w, r, |l| (l as u32 % 16) * 0x1111_1111);
+            }
+            for r in 12..14 {
+                lanes(w, r, |_| 0x1111_1111);
+            }
+        })
+        .unwrap();
+        // Row 5 (VGPR 2, lanes 16..31), any column: 16 × 5.
+        assert_eq!(w.v[2][16 + 7], 80);
+        // Lanes off: refused.
+        assert!(run(&[0xcc45_4000, 0x1c02_1908], |w| w.s[crate::rdna3::wave::EXEC_LO] = 1).is_err());
+    }
+
+    #[test]
+    fn dual_issue_bfloat_dot() {
+        // v_dual_dot2acc_f32_bf16 v1, v2, v3 :: v_dual_mov_b32 v4, v5 (X opcode 13; LLVM
+        // 19 has no gfx1100 spelling of it, so the encoding is v_dual_dot2acc_f32_f16's
+        // with the X opcode raised by one): 0.5 + 1·4 + 2·3.
+        let bf = |x: f32| x.to_bits() >> 16;
+        let w = run(&[0xcb50_0702, 0x0104_0105], |w| {
+            lanes(w, 1, |_| 0.5f32.to_bits());
+            lanes(w, 2, |_| bf(2.0) << 16 | bf(1.0));
+            lanes(w, 3, |_| bf(3.0) << 16 | bf(4.0));
+            lanes(w, 5, |_| 55);
+        })
+        .unwrap();
+        assert_eq!((f32::from_bits(w.v[1][0]), w.v[4][0]), (10.5, 55));
     }
 }
