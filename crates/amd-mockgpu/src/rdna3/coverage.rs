@@ -54,6 +54,18 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     if matches!(name, "ds_ordered_count" | "ds_add_gs_reg_rtn" | "ds_sub_gs_reg_rtn") {
         return Some("GDS and ordered counters are graphics/driver resources KFD compute queues do not get");
     }
+    if matches!(name, "s_subvector_loop_begin" | "s_subvector_loop_end") {
+        return Some("wave64 subvector looping; the interpreter runs wave32 waves");
+    }
+    if name == "s_endpgm_saved" {
+        return Some("ends a wave after a context save, which only a trap handler does");
+    }
+    if encoding == "FLAT" && name.starts_with("global_") {
+        return Some("a GLOBAL-only instruction: its FLAT-segment encoding is not an instruction");
+    }
+    if name.contains("_load_lds_") {
+        return Some("LDS DMA loads: the ISA gives no pseudocode and LLVM 19 no gfx1100 encoding");
+    }
     if name == "s_rfe_b64" {
         return Some("returns from a trap handler; the interpreter runs no trap handler");
     }

@@ -34,6 +34,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sop1 if matches!(i.op, 0x47..=0x49) => pc_ops(w, i),
         Encoding::Sop1 => sop1(w, i).map(|_| Flow::Next),
         Encoding::Sop2 => sop2(w, i).map(|_| Flow::Next),
+        Encoding::Sopk if i.op == super::opcodes::Sopk::S_CALL_B64 as u16 => super::salu::call(w, i),
         Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
         Encoding::Sopc => sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => smem(w, i, mem).map(|_| Flow::Next),
@@ -537,8 +538,16 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
     );
     let exec = w.exec();
     let mut addrs = [0u64; 32];
+    // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
+    // then a dword load or store.
+    let addtid = matches!(i.op, 40 | 41);
     for (lane, a) in addrs.iter_mut().enumerate() {
         if exec >> lane & 1 == 0 {
+            continue;
+        }
+        if addtid {
+            let base = if saddr == 124 { 0 } else { w.sread64(saddr, None)? };
+            *a = base.wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
             continue;
         }
         let base = if saddr == 124 {
@@ -585,7 +594,12 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
         }
         return Ok(());
     }
-    let kind = mem_op(i.op).ok_or_else(|| unsupported(i))?;
+    let op = match i.op {
+        40 => 0x14,
+        41 => 0x1a,
+        op => op,
+    };
+    let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
     let fault = |f: MemoryFault| mem_fault(f);
     if kind.is_load() && exec != 0 {
@@ -2784,6 +2798,22 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[1][1]), 10.5);
         let w = run(&[0xc9d0_0702, 0x0104_0105], set).unwrap();
         assert_eq!(w.v[1][0], 0);
+    }
+
+    #[test]
+    fn lane_indexed_global_accesses() {
+        // global_store_addtid_b32 v2, s[4:5] offset:16 / global_load_addtid_b32 v2,
+        // s[4:5] offset:16: nothing is mapped, so the fault names the first lane's
+        // address, SADDR + 16 + lane × 4.
+        let set = |w: &mut Wave| {
+            w.s[4] = 0x1000;
+            w.s[5] = 0x7f;
+            w.s[EXEC_LO] = 0b1000;
+        };
+        for words in [[0xdca6_0010u32, 0x0004_0200], [0xdca2_0010, 0x0204_0000]] {
+            let e = run(&words, set).err().unwrap_or_default();
+            assert!(e.contains("memory fault at 0x7f0000101c"), "{e}");
+        }
     }
 
     #[test]

@@ -188,6 +188,20 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
             w.swrite(to, w.s[from])
         }
         S_RFE_B64 => Err("s_rfe_b64 returns from a trap handler; the interpreter runs none".into()),
+        // Messages with a reply: the real-time clock (100 MHz, as REFCLK counts);
+        // no doorbell id, no trap handler addresses, nothing to save.
+        S_SENDMSG_RTN_B32 | S_SENDMSG_RTN_B64 => {
+            let v = match i.bits(0, 7, 0) {
+                0x83 => realtime(),
+                0x80 | 0x81 | 0x82 | 0x84 | 0x85 => 0,
+                m => return Err(format!("{} of message {m:#x}: no such message", op.name())),
+            };
+            if op == S_SENDMSG_RTN_B32 {
+                w.swrite(d, v as u32)
+            } else {
+                w.swrite64(d, v)
+            }
+        }
         other => Err(missing(i, other.name())),
     }
 }
@@ -237,6 +251,12 @@ pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     Ok(())
 }
 
+/// A real-time clock at 100 MHz, from the host's monotonic clock.
+fn realtime() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    (START.get_or_init(std::time::Instant::now).elapsed().as_nanos() / 10) as u64
+}
+
 /// The SOPC opcodes `exec::sopc` does not know: bit tests and 64-bit equality.
 pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
     use Sopc::*;
@@ -258,6 +278,14 @@ pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
         other => return Err(missing(i, other.name())),
     };
     Ok(())
+}
+
+/// `s_call_b64 sdst, simm16`: the return address (the next instruction) to `sdst`,
+/// then a branch by `simm16` dwords.
+pub(crate) fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
+    let d = i.bits(0, 22, 16) as usize;
+    w.swrite64(d, w.pc + 4)?;
+    Ok(Flow::Jump(i.bits(0, 15, 0) as u16 as i16))
 }
 
 /// The SOPK opcodes `exec::sopk` does not know.
@@ -297,6 +325,9 @@ pub(crate) fn sopp(i: &Inst) -> R<Flow> {
             i.bits(0, 7, 0)
         )),
         S_SETHALT if i.bits(0, 0, 0) == 1 => Err("s_sethalt 1: the wave halted itself".into()),
+        S_SENDMSGHALT => Err("s_sendmsghalt: the wave sent a message and halted itself".into()),
+        // Events are exports becoming ready: none in a compute wave.
+        S_WAIT_EVENT => Ok(Flow::Next),
         S_SETHALT => Ok(Flow::Next),
         other => Err(missing(i, other.name())),
     }
@@ -485,5 +516,25 @@ mod tests {
         assert_eq!(cls64(0xffff_0000_0000_0000), 16, "the sign bit counts");
         assert_eq!(cls64(1), 63);
         assert_eq!(cls64(0), u32::MAX);
+    }
+
+    #[test]
+    fn calls_messages_with_replies_and_halts() {
+        use crate::rdna3::decode::Inst;
+        // s_call_b64 s[2:3], 4: the return address, and a jump of 4 dwords.
+        let i = Inst::decode(&[0xba02_0004]).unwrap();
+        let mut w = Wave::new(8, 0x1000);
+        assert!(matches!(call(&mut w, &i), Ok(Flow::Jump(4))));
+        assert_eq!(get(&w, 2), 0x1004);
+        // s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME): a clock that moves.
+        let t0 = run(&[0xbe82_4c83], |_| {}).unwrap().s[2];
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let t1 = run(&[0xbe82_4c83], |_| {}).unwrap().s[2];
+        assert!(t1.wrapping_sub(t0) >= 100_000, "{t0} {t1}: 2 ms at 100 MHz");
+        // s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_TMA): no trap handler, 0.
+        assert_eq!(get(&run(&[0xbe82_4d82], |w| pair(w, 2, 7)).unwrap(), 2), 0);
+        // s_sendmsghalt stops the wave; s_wait_event 0 has nothing to wait for.
+        assert!(run(&[0xbfb7_0001], |_| {}).err().is_some_and(|e| e.contains("halted")));
+        run(&[0xbf8b_0000], |_| {}).unwrap();
     }
 }

@@ -177,6 +177,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             }
             // Saturating, NaN to 0 (Rust's float-to-int casts do exactly that).
             "v_cvt_u32_f64" => Out::Word(x64(0)? as u32),
+            "v_trig_preop_f64" => Out::Pair(trig_preop(x64(0)?, raw(1)? & 31).to_bits()),
             "v_cvt_off_f32_i4" => Out::Word((((raw(0)? as i32) << 28 >> 28) as f32 / 16.0).to_bits()),
             // 16-bit integer moves, conversions and arithmetic.
             "v_mov_b16" => Out::Half(h(0)?),
@@ -619,6 +620,51 @@ fn wmma_int(w: &mut Wave, four: bool, dst: usize, srcs: [u16; 3], neg_lo: u32, c
     Ok(())
 }
 
+/// The first 1216 fraction bits of 2/π, most significant first.
+const TWO_OVER_PI: [u64; 19] = [
+    0xa2f9_836e_4e44_1529,
+    0xfc27_57d1_f534_ddc0,
+    0xdb62_9599_3c43_9041,
+    0xfe51_63ab_debb_c561,
+    0xb724_6e3a_424d_d2e0,
+    0x0649_2eea_09d1_921c,
+    0xfe1d_eb1c_b129_a73e,
+    0xe882_35f5_2ebb_4484,
+    0xe99c_7026_b45f_7e41,
+    0x3991_d639_8353_39f4,
+    0x9c84_5f8b_bdf9_283b,
+    0x1ff8_97ff_de05_980f,
+    0xef2f_118b_5a0a_6d1f,
+    0x6d36_7ecf_27cb_09b7,
+    0x4f46_3f66_9e5f_ea2d,
+    0x7527_bac7_ebe5_f17b,
+    0x3d07_39f7_8a52_92ea,
+    0x6bfb_5fb1_1f8d_5d08,
+    0x5603_3046_fc7b_6bab,
+];
+
+/// `v_trig_preop_f64`: 53 bits of 2/π, from fraction bit 53 × `sel` (further for
+/// large `x`), scaled to their place (the ISA keeps 1201 bits; beyond them, 0).
+fn trig_preop(x: f64, sel: u32) -> f64 {
+    let exp = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    let mut shift = sel as i32 * 53;
+    if exp > 1077 {
+        shift += exp - 1077;
+    }
+    let bit = |n: i32| -> u64 {
+        if n >= 1201 {
+            return 0;
+        }
+        TWO_OVER_PI[(n / 64) as usize] >> (63 - n % 64) & 1
+    };
+    let chunk = (0..53).fold(0u64, |c, k| c << 1 | bit(shift + k));
+    let mut scale = -53 - shift;
+    if exp >= 1968 {
+        scale += 128;
+    }
+    super::exec::ldexp(chunk as f64, scale)
+}
+
 /// Whether `op` is one of this module's that clamp saturates.
 pub(crate) fn clamps(op: u16) -> bool {
     matches!(
@@ -975,5 +1021,30 @@ mod tests {
         })
         .unwrap();
         assert_eq!((f32::from_bits(w.v[1][0]), w.v[4][0]), (10.5, 55));
+    }
+
+    #[test]
+    fn trig_preop_gives_successive_bits_of_two_over_pi() {
+        // v_trig_preop_f64 v[2:3], v[4:5], v6
+        let chunk = |x: f64, sel: u32| {
+            let w = run(&[0xd72f_0002, 0x0002_0d04], |w| {
+                with_f64(x)(w);
+                lanes(w, 6, |_| sel);
+            })
+            .unwrap();
+            f64_of(&w, 2)
+        };
+        // The first 53 bits of 2/π, truncated (the nearest double is …883).
+        assert_eq!(chunk(1.0, 0).to_bits(), 0x3fe4_5f30_6dc9_c882);
+        // The chunks add up to 2/π to far beyond a double's precision.
+        let (a, b, c) = (chunk(1.0, 0), chunk(1.0, 1), chunk(1.0, 2));
+        assert!(b > 0.0 && b < a * 2f64.powi(-52) && c < b * 2f64.powi(-52));
+        assert_eq!(a + b, std::f64::consts::FRAC_2_PI);
+        // Large inputs move the window further down.
+        assert!(chunk(2f64.powi(100), 0) < a * 2f64.powi(-40));
+        // Past the 1201 bits the ISA keeps: 0 (sel 31 with the largest exponent
+        // starts at bit 31 × 53 + 970).
+        assert!(chunk(1.0, 22) > 0.0);
+        assert_eq!(chunk(f64::MAX, 31), 0.0);
     }
 }
