@@ -127,6 +127,18 @@ const ENCODINGS: &[Enc] = &[
         ],
     },
     Enc {
+        table: "MUBUF",
+        ops: 0x100,
+        // vaddr v2, vdata v4, s[8:11], soffset 0 (inline), no offen/idxen.
+        samples: &[|op| [0xe000_0000 | op << 18, 2 | 4 << 8 | 2 << 16 | 0x80 << 24]],
+    },
+    Enc {
+        table: "MTBUF",
+        ops: 0x10,
+        // As MUBUF, format 22 (BUF_FMT_32_FLOAT).
+        samples: &[|op| [0xe800_0000 | 22 << 19 | op << 15, 2 | 4 << 8 | 2 << 16 | 0x80 << 24]],
+    },
+    Enc {
         table: "FLAT",
         ops: 0x80,
         samples: &[

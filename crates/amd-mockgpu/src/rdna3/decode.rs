@@ -34,6 +34,10 @@ pub enum Encoding {
     Ds,
     /// Flat, global, scratch memory.
     Flat,
+    /// Buffer memory through a resource, untyped (and formatted).
+    Mubuf,
+    /// Buffer memory through a resource, with the data format in the instruction.
+    Mtbuf,
 }
 
 /// One decoded instruction.
@@ -88,6 +92,8 @@ impl Inst {
                     0x32 => (Encoding::Vopd, true),
                     0x36 => (Encoding::Ds, true),
                     0x37 => (Encoding::Flat, true),
+                    0x38 => (Encoding::Mubuf, true),
+                    0x3a => (Encoding::Mtbuf, true),
                     _ if w0 >> 24 == 0xcc => (Encoding::Vop3p, true),
                     _ => match w0 >> 25 {
                         0x3f => (Encoding::Vop1, false),
@@ -116,6 +122,8 @@ impl Inst {
             Encoding::Vopd => (w0 >> 22) & 0xf,
             Encoding::Ds => (w0 >> 18) & 0xff,
             Encoding::Flat => (w0 >> 18) & 0x7f,
+            Encoding::Mubuf => (w0 >> 18) & 0xff,
+            Encoding::Mtbuf => (w0 >> 15) & 0xf,
         } as u16;
         let mut inst = Inst {
             enc,

@@ -38,6 +38,8 @@ impl Inst {
             Encoding::Vop3 => &m::VOP3,
             Encoding::Vop3p => return m::VOP3P.get(op & 0x7f).copied().filter(|n| !n.is_empty()),
             Encoding::Ds => &m::DS,
+            Encoding::Mubuf => &m::MUBUF,
+            Encoding::Mtbuf => &m::MTBUF,
             Encoding::Flat => match self.bits(0, 17, 16) {
                 0 => &m::FLAT,
                 1 => &m::SCRATCH,
@@ -429,6 +431,22 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                     scalar_reg(&mut o, saddr, count);
                 }
             }
+            // Buffers: data v4, address "off", resource s[8:11], soffset "0" in the samples.
+            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: true, count, .. }) => {
+                vgpr(&mut o, (w1 >> 8) & 0xff, count)
+            }
+            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: false, count, .. }) => {
+                scalar_reg(&mut o, ((w1 >> 16) & 0x1f) * 4, count)
+            }
+            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text("off")) => {
+                let (offen, idxen) = (w1 >> 22 & 1 == 1, w1 >> 23 & 1 == 1);
+                match (idxen, offen) {
+                    (false, false) => o.push_str("off"),
+                    (true, true) => vgpr(&mut o, w1 & 0xff, 2),
+                    _ => vgpr(&mut o, w1 & 0xff, 1),
+                }
+            }
+            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text(_)) => source(&mut o, w1 >> 24, 1, None, "b32"),
             (_, Tok::Text(t)) => o.push_str(t),
             (_, Tok::Reg { .. }) => return None,
         }
@@ -548,6 +566,30 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
                 let _ = write!(out, " offset:{}", o0 | o1 << 8);
             }
             flag(out, w0 >> 17, " gds");
+        }
+        Encoding::Mubuf | Encoding::Mtbuf => {
+            if i.enc == Encoding::Mtbuf {
+                let f = w0 >> 19 & 0x7f;
+                if f != 1 {
+                    match super::buffer::FORMATS.get(f as usize) {
+                        Some(name) => {
+                            let _ = write!(out, " format:[{name}]");
+                        }
+                        None => {
+                            let _ = write!(out, " format:{f}");
+                        }
+                    }
+                }
+            }
+            flag(out, w1 >> 23, " idxen");
+            flag(out, w1 >> 22, " offen");
+            if w0 & 0xfff != 0 {
+                let _ = write!(out, " offset:{}", w0 & 0xfff);
+            }
+            flag(out, w0 >> 14, " glc");
+            flag(out, w0 >> 12, " slc");
+            flag(out, w0 >> 13, " dlc");
+            flag(out, w1 >> 21, " tfe");
         }
         Encoding::Flat => {
             let off = if (w0 >> 16) & 3 == 0 {

@@ -35,6 +35,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sop1 => sop1(w, i).map(|_| Flow::Next),
         Encoding::Sop2 => sop2(w, i).map(|_| Flow::Next),
         Encoding::Sopk if i.op == super::opcodes::Sopk::S_CALL_B64 as u16 => super::salu::call(w, i),
+        Encoding::Mubuf | Encoding::Mtbuf => {
+            super::buffer::exec(w, i, mem, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
+        }
         Encoding::Sopk => sopk(w, i).map(|_| Flow::Next),
         Encoding::Sopc => sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => smem(w, i, mem).map(|_| Flow::Next),
@@ -647,7 +650,7 @@ fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
 
 /// Which half of a register a 16-bit (d16) load fills; the other half is kept.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
+pub(crate) enum Part {
     Whole,
     Lo,
     Hi,
@@ -655,7 +658,7 @@ enum Part {
 
 /// What a GLOBAL or SCRATCH load or store opcode moves.
 #[derive(Clone, Copy)]
-enum MemOp {
+pub(crate) enum MemOp {
     /// Whole dwords into consecutive registers.
     Load(usize),
     /// Whole dwords from consecutive registers.
@@ -666,7 +669,7 @@ enum MemOp {
     StoreSmall { bytes: usize, hi: bool },
 }
 
-fn mem_op(op: u16) -> Option<MemOp> {
+pub(crate) fn mem_op(op: u16) -> Option<MemOp> {
     let small = |bytes, signed, part| Some(MemOp::LoadSmall { bytes, signed, part });
     match op {
         0x10 => small(1, false, Part::Whole),
@@ -694,12 +697,12 @@ fn mem_op(op: u16) -> Option<MemOp> {
 }
 
 impl MemOp {
-    fn is_load(self) -> bool {
+    pub(crate) fn is_load(self) -> bool {
         matches!(self, MemOp::Load(_) | MemOp::LoadSmall { .. })
     }
 
     /// Bytes moved per lane.
-    fn len(self) -> usize {
+    pub(crate) fn len(self) -> usize {
         match self {
             MemOp::Load(n) | MemOp::Store(n) => 4 * n,
             MemOp::LoadSmall { bytes, .. } | MemOp::StoreSmall { bytes, .. } => bytes,
@@ -707,7 +710,7 @@ impl MemOp {
     }
 
     /// Puts the bytes a load read into `lane`'s registers from `vdst`.
-    fn load(self, w: &mut Wave, lane: usize, vdst: usize, buf: &[u8; 16]) -> R<()> {
+    pub(crate) fn load(self, w: &mut Wave, lane: usize, vdst: usize, buf: &[u8; 16]) -> R<()> {
         match self {
             MemOp::LoadSmall { bytes, signed, part } => {
                 let v = match (bytes, signed) {
@@ -735,7 +738,7 @@ impl MemOp {
     }
 
     /// The bytes a store writes for `lane`, from its registers at `data`.
-    fn store_bytes(self, w: &Wave, lane: usize, data: u16) -> R<([u8; 16], usize)> {
+    pub(crate) fn store_bytes(self, w: &Wave, lane: usize, data: u16) -> R<([u8; 16], usize)> {
         let mut buf = [0u8; 16];
         match self {
             MemOp::StoreSmall { bytes, hi } => {
@@ -945,7 +948,7 @@ pub(crate) fn mem_fault(f: MemoryFault) -> String {
 
 /// 32-bit global atomics: returns the value before the operation (atomic against
 /// other engines and the host).
-fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
+pub(crate) fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
     mem.atomic_u32(a, |old| {
         atomic_result(op, old as u64, data as u64, cmp as u64).map(|v| v as u32)
     })
@@ -953,7 +956,7 @@ fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
 }
 
 /// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
-fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
+pub(crate) fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
     mem.atomic_u64(a, |old| atomic_result(op, old, data, cmp))
         .map_err(mem_fault)?
 }

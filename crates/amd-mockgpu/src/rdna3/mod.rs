@@ -16,6 +16,7 @@
 //! flat (segment 0) addressing, the mode register's denormal and rounding controls,
 //! output modifiers (clamp, omod). The README's limits list is the full account.
 
+mod buffer;
 mod coverage;
 mod decode;
 mod disasm;

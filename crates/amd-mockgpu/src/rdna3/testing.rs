@@ -33,3 +33,31 @@ pub(crate) fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
         w.v[r][lane] = f(lane);
     }
 }
+
+/// Runs the instructions with `data` mapped for the GPU at its own address (the KFD
+/// mock's GPU addresses are host addresses); `setup` gets that address.
+pub(crate) fn run_mem(prog: &[&[u32]], data: &mut [u8], setup: impl FnOnce(&mut Wave, u64)) -> Result<Wave, String> {
+    use crate::hw::mem::Mapped;
+    let base = data.as_mut_ptr() as usize;
+    let mut space = AddressSpace::new(1);
+    space.gpus[0].mapped.insert(
+        base as u64,
+        Mapped {
+            size: data.len() as u64,
+            writable: true,
+        },
+    );
+    space.accessible.insert(base, base + data.len());
+    let space = parking_lot::RwLock::new(space);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mem = GpuMemory::new(&space, &crate::hw::mem::Vm::Kfd(0), &stop);
+    let mut w = Wave::new(64, 0);
+    w.s[EXEC_LO] = u32::MAX;
+    setup(&mut w, base as u64);
+    let mut lds = vec![0u8; 1024];
+    for words in prog {
+        let i = Inst::decode(words).map_err(|e| e.to_string())?;
+        step(&mut w, &i, &mem, &mut lds)?;
+    }
+    Ok(w)
+}

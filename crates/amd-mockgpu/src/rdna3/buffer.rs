@@ -1,0 +1,768 @@
+//! Buffer memory instructions (MUBUF and MTBUF) by ISA name: loads, stores and
+//! atomics through a 128-bit buffer resource (V#), untyped or converted through a
+//! data format.
+//!
+//! Addressing: `base + soffset + stride × index + voffset + offset`, where the index
+//! (IDXEN) and the offset (OFFEN) come from VADDR (index first when both) and the
+//! resource's ADD_TID_ENABLE adds the lane to the index. Range check: a raw buffer
+//! (stride 0) refuses an access whose end passes NUM_RECORDS bytes, a structured one an
+//! index at or past NUM_RECORDS; out-of-range loads read 0, stores and atomics do
+//! nothing (as the hardware's range checking gives). The resource's OOB_SELECT
+//! variants are not told apart, and swizzled resources are refused.
+
+use super::decode::Inst;
+use super::exec::{MemOp, R, atomic, atomic64, mem_fault, mem_op};
+use super::half;
+use super::opcodes::{Mtbuf, Mubuf};
+use super::wave::Wave;
+use crate::hw::GpuMemory;
+
+/// The gfx11 buffer data formats, by number, as LLVM names them (`format:[…]`).
+pub(crate) const FORMATS: [&str; 64] = [
+    "BUF_FMT_INVALID",
+    "BUF_FMT_8_UNORM",
+    "BUF_FMT_8_SNORM",
+    "BUF_FMT_8_USCALED",
+    "BUF_FMT_8_SSCALED",
+    "BUF_FMT_8_UINT",
+    "BUF_FMT_8_SINT",
+    "BUF_FMT_16_UNORM",
+    "BUF_FMT_16_SNORM",
+    "BUF_FMT_16_USCALED",
+    "BUF_FMT_16_SSCALED",
+    "BUF_FMT_16_UINT",
+    "BUF_FMT_16_SINT",
+    "BUF_FMT_16_FLOAT",
+    "BUF_FMT_8_8_UNORM",
+    "BUF_FMT_8_8_SNORM",
+    "BUF_FMT_8_8_USCALED",
+    "BUF_FMT_8_8_SSCALED",
+    "BUF_FMT_8_8_UINT",
+    "BUF_FMT_8_8_SINT",
+    "BUF_FMT_32_UINT",
+    "BUF_FMT_32_SINT",
+    "BUF_FMT_32_FLOAT",
+    "BUF_FMT_16_16_UNORM",
+    "BUF_FMT_16_16_SNORM",
+    "BUF_FMT_16_16_USCALED",
+    "BUF_FMT_16_16_SSCALED",
+    "BUF_FMT_16_16_UINT",
+    "BUF_FMT_16_16_SINT",
+    "BUF_FMT_16_16_FLOAT",
+    "BUF_FMT_10_11_11_FLOAT",
+    "BUF_FMT_11_11_10_FLOAT",
+    "BUF_FMT_10_10_10_2_UNORM",
+    "BUF_FMT_10_10_10_2_SNORM",
+    "BUF_FMT_10_10_10_2_UINT",
+    "BUF_FMT_10_10_10_2_SINT",
+    "BUF_FMT_2_10_10_10_UNORM",
+    "BUF_FMT_2_10_10_10_SNORM",
+    "BUF_FMT_2_10_10_10_USCALED",
+    "BUF_FMT_2_10_10_10_SSCALED",
+    "BUF_FMT_2_10_10_10_UINT",
+    "BUF_FMT_2_10_10_10_SINT",
+    "BUF_FMT_8_8_8_8_UNORM",
+    "BUF_FMT_8_8_8_8_SNORM",
+    "BUF_FMT_8_8_8_8_USCALED",
+    "BUF_FMT_8_8_8_8_SSCALED",
+    "BUF_FMT_8_8_8_8_UINT",
+    "BUF_FMT_8_8_8_8_SINT",
+    "BUF_FMT_32_32_UINT",
+    "BUF_FMT_32_32_SINT",
+    "BUF_FMT_32_32_FLOAT",
+    "BUF_FMT_16_16_16_16_UNORM",
+    "BUF_FMT_16_16_16_16_SNORM",
+    "BUF_FMT_16_16_16_16_USCALED",
+    "BUF_FMT_16_16_16_16_SSCALED",
+    "BUF_FMT_16_16_16_16_UINT",
+    "BUF_FMT_16_16_16_16_SINT",
+    "BUF_FMT_16_16_16_16_FLOAT",
+    "BUF_FMT_32_32_32_UINT",
+    "BUF_FMT_32_32_32_SINT",
+    "BUF_FMT_32_32_32_FLOAT",
+    "BUF_FMT_32_32_32_32_UINT",
+    "BUF_FMT_32_32_32_32_SINT",
+    "BUF_FMT_32_32_32_32_FLOAT",
+];
+
+/// A data format's layout: component widths from the lowest bits up, and their kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    bits: [u8; 4],
+    n: usize,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Unorm,
+    Snorm,
+    Uscaled,
+    Sscaled,
+    Uint,
+    Sint,
+    Float,
+}
+
+impl Kind {
+    /// Whether registers hold the component as a float.
+    fn is_float(self) -> bool {
+        !matches!(self, Kind::Uint | Kind::Sint)
+    }
+}
+
+/// The layout of format `f` (names list components from the highest bits down).
+fn layout(f: u32) -> Option<Layout> {
+    let name = FORMATS.get(f as usize)?.strip_prefix("BUF_FMT_")?;
+    let (sizes, kind) = name.rsplit_once('_')?;
+    let kind = match kind {
+        "UNORM" => Kind::Unorm,
+        "SNORM" => Kind::Snorm,
+        "USCALED" => Kind::Uscaled,
+        "SSCALED" => Kind::Sscaled,
+        "UINT" => Kind::Uint,
+        "SINT" => Kind::Sint,
+        "FLOAT" => Kind::Float,
+        _ => return None,
+    };
+    let mut bits = [0u8; 4];
+    let parts: Vec<u8> = sizes.split('_').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    for (k, b) in parts.iter().rev().enumerate() {
+        bits[k] = *b;
+    }
+    Some(Layout {
+        bits,
+        n: parts.len(),
+        kind,
+    })
+}
+
+impl Layout {
+    fn bytes(&self) -> usize {
+        self.bits.iter().map(|&b| b as usize).sum::<usize>() / 8
+    }
+
+    /// Component `k` of an element's raw bits.
+    fn field(&self, raw: u128, k: usize) -> u64 {
+        let shift: u32 = self.bits[..k].iter().map(|&b| u32::from(b)).sum();
+        let b = u32::from(self.bits[k]);
+        ((raw >> shift) & ((1u128 << b) - 1)) as u64
+    }
+
+    /// Component `k` as the register value a load gives (f32 bits for the float
+    /// kinds); missing components are 0, and 1 for W.
+    fn load(&self, raw: u128, k: usize) -> u32 {
+        if k >= self.n {
+            let one = if self.kind.is_float() { 1.0f32.to_bits() } else { 1 };
+            return if k == 3 { one } else { 0 };
+        }
+        let b = u32::from(self.bits[k]);
+        let v = self.field(raw, k);
+        let signed = || ((v << (64 - b)) as i64) >> (64 - b);
+        let max_u = ((1u64 << b) - 1) as f64;
+        let max_s = ((1u64 << (b - 1)) - 1) as f64;
+        match self.kind {
+            Kind::Unorm => (v as f64 / max_u) as f32,
+            Kind::Snorm => ((signed() as f64 / max_s).max(-1.0)) as f32,
+            Kind::Uscaled => v as f32,
+            Kind::Sscaled => signed() as f32,
+            Kind::Uint => return v as u32,
+            Kind::Sint => return signed() as u32,
+            Kind::Float => return small_float_to_f32(v, b),
+        }
+        .to_bits()
+    }
+
+    /// Register value `x` as component `k`'s bits for a store.
+    fn store(&self, x: u32, k: usize) -> u64 {
+        let b = u32::from(self.bits[k]);
+        let mask = (1u64 << b) - 1;
+        let f = f64::from(f32::from_bits(x));
+        let max_u = mask as f64;
+        let max_s = ((1u64 << (b - 1)) - 1) as f64;
+        let v = match self.kind {
+            Kind::Unorm => (if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) } * max_u).round_ties_even() as u64,
+            Kind::Snorm => (if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) } * max_s).round_ties_even() as i64 as u64,
+            Kind::Uscaled => (f.clamp(0.0, max_u)) as u64,
+            Kind::Sscaled => f.clamp(-max_s - 1.0, max_s) as i64 as u64,
+            Kind::Uint | Kind::Sint => u64::from(x),
+            Kind::Float => f32_to_small_float(f32::from_bits(x), b),
+        };
+        v & mask
+    }
+}
+
+/// A float of `b` bits (16: half; 32: single; 11 and 10: unsigned with a 5-bit
+/// exponent) as f32 bits.
+fn small_float_to_f32(v: u64, b: u32) -> u32 {
+    match b {
+        32 => v as u32,
+        16 => half::to_f32(v as u16).to_bits(),
+        _ => {
+            let mbits = b - 5;
+            let (e, m) = ((v >> mbits) & 0x1f, v & ((1 << mbits) - 1));
+            let x = match e {
+                0 => m as f64 * 2f64.powi(-14 - mbits as i32),
+                31 if m == 0 => f64::INFINITY,
+                31 => f64::NAN,
+                _ => (1.0 + m as f64 / (1u64 << mbits) as f64) * 2f64.powi(e as i32 - 15),
+            };
+            (x as f32).to_bits()
+        }
+    }
+}
+
+/// An f32 as a float of `b` bits (negative values clamp to 0 in the unsigned
+/// 10- and 11-bit floats; nearest-even).
+fn f32_to_small_float(x: f32, b: u32) -> u64 {
+    match b {
+        32 => u64::from(x.to_bits()),
+        16 => u64::from(half::from_f64(f64::from(x))),
+        _ => {
+            let mbits = b - 5;
+            if x.is_nan() {
+                return 0x1f << mbits | 1;
+            }
+            let x = f64::from(x.max(0.0));
+            let max = (2.0 - 2f64.powi(-(mbits as i32))) * 2f64.powi(15);
+            if x > max {
+                return 0x1f << mbits;
+            }
+            // The value in units of the smallest step of its binade, rounded.
+            let e = if x < 2f64.powi(-14) {
+                -14
+            } else {
+                x.log2().floor() as i32
+            };
+            let step = 2f64.powi(e - mbits as i32);
+            let q = (x / step).round_ties_even() as u64;
+            let (e, q) = if q >> (mbits + 1) != 0 { (e + 1, q >> 1) } else { (e, q) };
+            if x < 2f64.powi(-14) && q >> mbits == 0 {
+                return q;
+            }
+            (((e + 15) as u64) << mbits) | (q & ((1 << mbits) - 1))
+        }
+    }
+}
+
+/// The resource fields this model uses.
+struct Resource {
+    base: u64,
+    stride: u64,
+    records: u64,
+    format: u32,
+    add_tid: bool,
+}
+
+fn resource(w: &Wave, srsrc: u16) -> R<Resource> {
+    let d: Vec<u32> = (0..4).map(|k| w.sread(srsrc + k, None)).collect::<R<_>>()?;
+    if d[1] >> 30 != 0 {
+        return Err("a swizzled buffer resource (SWIZZLE_ENABLE) is not implemented".into());
+    }
+    Ok(Resource {
+        base: u64::from(d[0]) | u64::from(d[1] & 0xffff) << 32,
+        stride: u64::from((d[1] >> 16) & 0x3fff),
+        records: u64::from(d[2]),
+        format: (d[3] >> 12) & 0x7f,
+        add_tid: d[3] >> 23 & 1 == 1,
+    })
+}
+
+/// What a buffer opcode does.
+#[derive(Clone, Copy)]
+enum Access {
+    /// Untyped, as the global instruction with the same number.
+    Plain(MemOp),
+    /// Through a data format: components, d16 (`hi`: into or from the high half),
+    /// store.
+    Format {
+        n: usize,
+        d16: bool,
+        hi: bool,
+        store: bool,
+    },
+    Atomic {
+        wide: bool,
+    },
+    Nothing,
+}
+
+fn access(i: &Inst, mtbuf: bool) -> R<Access> {
+    if mtbuf {
+        let op = Mtbuf::from_op(i.op).ok_or_else(|| format!("MTBUF opcode {:#x} is not implemented", i.op))?;
+        let k = op as u16;
+        return Ok(Access::Format {
+            n: (k % 4) as usize + 1,
+            d16: k >= 8,
+            hi: false,
+            store: k % 8 >= 4,
+        });
+    }
+    use Mubuf::*;
+    let op = Mubuf::from_op(i.op).ok_or_else(|| format!("MUBUF opcode {:#x} is not implemented", i.op))?;
+    if op.name().contains("_load_lds_") {
+        return Err(format!(
+            "MUBUF opcode {:#x} ({}) is refused: LDS DMA loads are not modelled",
+            i.op,
+            op.name()
+        ));
+    }
+    let k = op as u16;
+    Ok(match op {
+        _ if k < 16 => Access::Format {
+            n: (k % 4) as usize + 1,
+            d16: k >= 8,
+            hi: false,
+            store: k % 8 >= 4,
+        },
+        BUFFER_LOAD_D16_HI_FORMAT_X | BUFFER_STORE_D16_HI_FORMAT_X => Access::Format {
+            n: 1,
+            d16: true,
+            hi: true,
+            store: op == BUFFER_STORE_D16_HI_FORMAT_X,
+        },
+        BUFFER_GL0_INV | BUFFER_GL1_INV => Access::Nothing,
+        _ if (0x33..=0x4d).contains(&k) || matches!(k, 0x50..=0x52 | 0x56) => Access::Atomic {
+            wide: (0x41..=0x4d).contains(&k),
+        },
+        _ => Access::Plain(
+            mem_op(k).ok_or_else(|| format!("MUBUF opcode {:#x} ({}) is not implemented", i.op, op.name()))?,
+        ),
+    })
+}
+
+/// Runs a MUBUF or MTBUF instruction for every lane of EXEC.
+pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> R<()> {
+    let what = access(i, mtbuf)?;
+    if matches!(what, Access::Nothing) {
+        return Ok(());
+    }
+    let [w0, w1] = i.dw;
+    let inst_offset = u64::from(w0 & 0xfff);
+    let glc = w0 >> 14 & 1 == 1;
+    let (vaddr, vdata) = (256 + (w1 & 0xff) as u16, (w1 >> 8 & 0xff) as usize);
+    let srsrc = ((w1 >> 16 & 0x1f) * 4) as u16;
+    let (offen, idxen) = (w1 >> 22 & 1 == 1, w1 >> 23 & 1 == 1);
+    if w1 >> 21 & 1 == 1 {
+        return Err("buffer accesses with TFE are not implemented".into());
+    }
+    let res = resource(w, srsrc)?;
+    let soffset = u64::from(w.sread((w1 >> 24) as u16, None)?);
+    let format = if mtbuf { w0 >> 19 & 0x7f } else { res.format };
+    let exec = w.exec();
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let index = if idxen {
+            u64::from(w.vread(vaddr, lane, None)?)
+        } else {
+            0
+        } + if res.add_tid { lane as u64 } else { 0 };
+        let voffset = if offen {
+            u64::from(w.vread(vaddr + u16::from(idxen), lane, None)?)
+        } else {
+            0
+        };
+        let offset = (res.stride * index + voffset + inst_offset) & 0xffff_ffff;
+        let addr = res.base.wrapping_add(soffset).wrapping_add(offset);
+        let size = match what {
+            Access::Plain(k) => k.len() as u64,
+            Access::Atomic { wide } => {
+                if wide {
+                    8
+                } else {
+                    4
+                }
+            }
+            Access::Format { .. } => layout(format).map_or(4, |l| l.bytes()) as u64,
+            Access::Nothing => 0,
+        };
+        let inside = if res.stride == 0 {
+            offset + size <= res.records
+        } else {
+            index < res.records
+        };
+        match what {
+            Access::Plain(k) if k.is_load() => {
+                let mut buf = [0u8; 16];
+                if inside {
+                    mem.read(addr, &mut buf[..k.len()]).map_err(mem_fault)?;
+                }
+                k.load(w, lane, vdata, &buf)?;
+            }
+            Access::Plain(k) => {
+                if inside {
+                    let (buf, n) = k.store_bytes(w, lane, 256 + vdata as u16)?;
+                    mem.write(addr, &buf[..n]).map_err(mem_fault)?;
+                }
+            }
+            Access::Atomic { wide } => {
+                let data = 256 + vdata as u16;
+                let old = if !inside {
+                    0
+                } else if wide {
+                    let cmp = if i.op == 0x42 {
+                        w.vread64(data + 2, lane, None)?
+                    } else {
+                        0
+                    };
+                    atomic64(i.op, mem, addr, w.vread64(data, lane, None)?, cmp)?
+                } else {
+                    let cmp = if matches!(i.op, 0x34 | 0x50) {
+                        w.vread(data + 1, lane, None)?
+                    } else {
+                        0
+                    };
+                    u64::from(atomic(i.op, mem, addr, w.vread(data, lane, None)?, cmp)?)
+                };
+                if glc {
+                    w.vwrite(vdata, lane, old as u32)?;
+                    if wide {
+                        w.vwrite(vdata + 1, lane, (old >> 32) as u32)?;
+                    }
+                }
+            }
+            Access::Format { n, d16, hi, store } => {
+                let l = layout(format).ok_or_else(|| {
+                    format!(
+                        "buffer data format {format} ({}) is not a format",
+                        FORMATS.get(format as usize).unwrap_or(&"?")
+                    )
+                })?;
+                let bytes = l.bytes();
+                if store {
+                    let mut raw = 0u128;
+                    let mut shift = 0;
+                    for k in 0..l.n {
+                        let x = if k >= n {
+                            0
+                        } else if d16 {
+                            let v = w.vread(256 + (vdata + k / 2) as u16, lane, None)?;
+                            let h = (v >> (16 * ((k % 2) + usize::from(hi)))) as u16;
+                            if l.kind.is_float() {
+                                half::to_f32(h).to_bits()
+                            } else {
+                                u32::from(h)
+                            }
+                        } else {
+                            w.vread(256 + (vdata + k) as u16, lane, None)?
+                        };
+                        raw |= u128::from(l.store(x, k)) << shift;
+                        shift += u32::from(l.bits[k]);
+                    }
+                    if inside && n >= 1 {
+                        mem.write(addr, &raw.to_le_bytes()[..bytes]).map_err(mem_fault)?;
+                    }
+                } else {
+                    let mut b = [0u8; 16];
+                    if inside {
+                        mem.read(addr, &mut b[..bytes]).map_err(mem_fault)?;
+                    }
+                    let raw = u128::from_le_bytes(b);
+                    for k in 0..n {
+                        let v = if inside { l.load(raw, k) } else { 0 };
+                        if d16 {
+                            let h = if l.kind.is_float() {
+                                half::from_f64(f64::from(f32::from_bits(v)))
+                            } else {
+                                v as u16
+                            };
+                            let r = vdata + k / 2;
+                            let old = w.vread(256 + r as u16, lane, None)?;
+                            let new = if k % 2 == 0 && !hi {
+                                (old & 0xffff_0000) | u32::from(h)
+                            } else {
+                                (old & 0xffff) | u32::from(h) << 16
+                            };
+                            w.vwrite(r, lane, new)?;
+                        } else {
+                            w.vwrite(vdata + k, lane, v)?;
+                        }
+                    }
+                }
+            }
+            Access::Nothing => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Encodings (and the text of the disassembly test) from
+    //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    use super::*;
+    use crate::rdna3::testing::{lanes, run_mem};
+
+    fn fmt(name: &str) -> u32 {
+        FORMATS.iter().position(|f| *f == name).expect("format") as u32
+    }
+
+    /// s[8:11] = a V# at `base` with `stride`, `records` and `format`.
+    fn vsharp(w: &mut Wave, base: u64, stride: u32, records: u32, format: u32) {
+        w.s[8] = base as u32;
+        w.s[9] = (base >> 32) as u32 | stride << 16;
+        w.s[10] = records;
+        w.s[11] = format << 12;
+    }
+
+    fn words(data: &[u8]) -> Vec<u32> {
+        data.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn raw_loads_stores_and_the_range_check() {
+        let mut data: Vec<u8> = (0..256u32).flat_map(|k| (1000 + k).to_le_bytes()).collect();
+        // buffer_load_b32 v4, v2, s[8:11], 0 offen offset:4 against 64 bytes.
+        let w = run_mem(&[&[0xe050_0004, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 64, 0);
+            lanes(w, 2, |l| 4 * l as u32);
+        })
+        .unwrap();
+        assert_eq!(w.v[4][0], 1001);
+        assert_eq!(w.v[4][14], 1015, "the last dword inside");
+        assert_eq!(w.v[4][15], 0, "past NUM_RECORDS: 0");
+        // buffer_store_b32 v4, v2, s[8:11], s5 offen: at base + s5 + v2, where v2 + 4
+        // is within the records (SOFFSET is not range-checked)
+        let w = run_mem(&[&[0xe068_0000, 0x0542_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 256, 0);
+            w.s[5] = 256;
+            lanes(w, 2, |l| 16 * l as u32);
+            lanes(w, 4, |l| 7 + l as u32);
+        });
+        w.unwrap();
+        let v = words(&data);
+        assert_eq!((v[64], v[68], v[65]), (7, 8, 1065));
+        assert_eq!(v[64 + 4 * 15], 7 + 15, "offset 240 + 4 is inside");
+        assert_eq!(v[64 + 4 * 16], 1000 + 64 + 4 * 16, "offset 256 + 4 > 256 is refused");
+        // buffer_load_u16 v4, v2, s[8:11], 0 offen
+        let w = run_mem(&[&[0xe048_0000, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 1024, 0);
+            lanes(w, 2, |_| 2);
+        })
+        .unwrap();
+        assert_eq!(w.v[4][0], 0, "the high half of 1000 (0x3e8)");
+    }
+
+    #[test]
+    fn structured_indexing_and_atomics() {
+        let mut data = vec![0u8; 1024];
+        for (k, c) in data.chunks_mut(4).enumerate() {
+            c.copy_from_slice(&(k as u32).to_le_bytes());
+        }
+        // buffer_load_b32 v4, v[2:3], s[8:11], 0 idxen offen: stride 16, 8 records
+        let w = run_mem(&[&[0xe050_0000, 0x80c2_0402]], &mut data, |w, base| {
+            vsharp(w, base, 16, 8, 0);
+            lanes(w, 2, |l| l as u32);
+            lanes(w, 3, |_| 8);
+        })
+        .unwrap();
+        assert_eq!(w.v[4][3], 3 * 4 + 2);
+        assert_eq!(w.v[4][8], 0, "index 8 is past the records");
+        // buffer_atomic_add_u32 v4, v2, s[8:11], 0 offen glc: every lane adds 1 to dword 0
+        let w = run_mem(&[&[0xe0d4_4000, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 1024, 0);
+            lanes(w, 4, |_| 1);
+        })
+        .unwrap();
+        assert_eq!((w.v[4][0], w.v[4][31]), (0, 31), "each lane sees the ones before it");
+        assert_eq!(words(&data)[0], 32);
+        // buffer_atomic_cmpswap_b64 v[4:7], v2, s[8:11], 0 offen glc
+        let w = run_mem(&[&[0xe108_4000, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 1024, 0);
+            w.s[crate::rdna3::wave::EXEC_LO] = 1;
+            lanes(w, 2, |_| 8);
+            lanes(w, 4, |_| 99);
+            lanes(w, 6, |_| 2);
+            lanes(w, 7, |_| 3);
+        })
+        .unwrap();
+        assert_eq!((w.v[4][0], w.v[5][0]), (2, 3), "the old value came back");
+        assert_eq!(&words(&data)[2..4], &[99, 0]);
+    }
+
+    #[test]
+    fn formatted_loads_and_stores() {
+        let mut data = vec![0u8; 256];
+        data[..4].copy_from_slice(&[0, 255, 51, 128]);
+        // buffer_load_format_xyzw v[4:7], v2, s[8:11], 0 idxen with 8_8_8_8_UNORM
+        let w = run_mem(&[&[0xe00c_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, fmt("BUF_FMT_8_8_8_8_UNORM"));
+        })
+        .unwrap();
+        let got: Vec<f32> = (4..8).map(|r| f32::from_bits(w.v[r][0])).collect();
+        assert_eq!(got, [0.0, 1.0, 0.2, 128.0 / 255.0]);
+        // A two-component format read as four: Z 0, W 1.
+        let w = run_mem(&[&[0xe00c_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, fmt("BUF_FMT_16_16_UINT"));
+        })
+        .unwrap();
+        assert_eq!((w.v[4][0], w.v[5][0], w.v[6][0], w.v[7][0]), (0xff00, 0x8033, 0, 1));
+        // buffer_store_format_xy v[4:5], v2, s[8:11], 0 idxen with 16_16_SINT at index 2
+        run_mem(&[&[0xe014_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, fmt("BUF_FMT_16_16_SINT"));
+            w.s[crate::rdna3::wave::EXEC_LO] = 1;
+            lanes(w, 2, |_| 2);
+            lanes(w, 4, |_| (-2i32) as u32);
+            lanes(w, 5, |_| 0x1234);
+        })
+        .unwrap();
+        assert_eq!(words(&data)[2], 0x1234_fffe);
+        // tbuffer_load_format_xyz v[4:6] format:[BUF_FMT_10_11_11_FLOAT] idxen: R11 1.0,
+        // G11 2.0, B10 0.5
+        let raw: u32 = (15 << 6) | (16 << 6) << 11 | (14 << 5) << 22;
+        data[12..16].copy_from_slice(&raw.to_le_bytes());
+        let w = run_mem(&[&[0xe8f1_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, 0);
+            lanes(w, 2, |_| 3);
+        })
+        .unwrap();
+        assert_eq!([4, 5, 6].map(|r| f32::from_bits(w.v[r][0])), [1.0, 2.0, 0.5]);
+        // tbuffer_store_format_x v4, v2 format:[BUF_FMT_16_SNORM] offen: -1.0, 0.5
+        run_mem(&[&[0xe842_0000, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 256, 0);
+            w.s[crate::rdna3::wave::EXEC_LO] = 0b11;
+            lanes(w, 2, |l| 64 + 2 * l as u32);
+            lanes(w, 4, |l| if l == 0 { (-1.0f32).to_bits() } else { 0.5f32.to_bits() });
+        })
+        .unwrap();
+        assert_eq!(words(&data)[16], 0x4000_8001, "snorm16: -32767 and 16384");
+    }
+
+    #[test]
+    fn half_register_formats_and_refusals() {
+        let mut data = vec![0u8; 64];
+        data[..4].copy_from_slice(&[0x00, 0x3c, 0x00, 0xc0]); // f16 1.0, -2.0
+        // buffer_load_d16_format_xy v4 with 16_16_FLOAT: both halves packed into v4
+        let w = run_mem(&[&[0xe024_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, fmt("BUF_FMT_16_16_FLOAT"));
+        })
+        .unwrap();
+        assert_eq!(w.v[4][0], 0xc000_3c00);
+        // buffer_load_d16_hi_format_x v4: X into the high half, the low half kept
+        let w = run_mem(&[&[0xe098_0000, 0x8082_0402]], &mut data, |w, base| {
+            vsharp(w, base, 4, 4, fmt("BUF_FMT_16_16_FLOAT"));
+            lanes(w, 4, |_| 0x1234);
+        })
+        .unwrap();
+        assert_eq!(w.v[4][0], 0x3c00_1234);
+        // buffer_gl0_inv: nothing to do. A swizzled resource: refused, not guessed.
+        run_mem(&[&[0xe0ac_0000, 0]], &mut data, |_, _| {}).unwrap();
+        let e = run_mem(&[&[0xe050_0004, 0x8042_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 64, 0);
+            w.s[9] |= 1 << 30;
+        });
+        assert!(e.err().is_some_and(|e| e.contains("swizzled")));
+    }
+
+    #[test]
+    fn small_floats_round_trip() {
+        for (b, max) in [(10, 64512.0f32), (11, 65024.0)] {
+            for x in [0.0f32, 1.0, 0.5, max, 6.1035156e-5, 3.0517578e-5] {
+                let bits = f32_to_small_float(x, b);
+                assert_eq!(f32::from_bits(small_float_to_f32(bits, b)), x, "{x} in {b} bits");
+            }
+            assert_eq!(f32_to_small_float(-3.0, b), 0, "unsigned: negatives clamp to 0");
+            assert_eq!(
+                f32::from_bits(small_float_to_f32(f32_to_small_float(max * 1.01, b), b)),
+                f32::INFINITY
+            );
+            assert!(f32::from_bits(small_float_to_f32(f32_to_small_float(f32::NAN, b), b)).is_nan());
+            assert_eq!(
+                f32::from_bits(small_float_to_f32(f32_to_small_float(1e9, b), b)),
+                f32::INFINITY
+            );
+        }
+    }
+
+    #[test]
+    fn buffer_instructions_read_as_llvm_prints_them() {
+        use crate::rdna3::Inst;
+        let cases: &[(&[u32], &str)] = &[
+            (
+                &[0xe050_0004, 0x8042_0402],
+                "buffer_load_b32 v4, v2, s[8:11], 0 offen offset:4",
+            ),
+            (
+                &[0xe068_0000, 0x0542_0402],
+                "buffer_store_b32 v4, v2, s[8:11], s5 offen",
+            ),
+            (
+                &[0xe050_0000, 0x80c2_0402],
+                "buffer_load_b32 v4, v[2:3], s[8:11], 0 idxen offen",
+            ),
+            (
+                &[0xe050_7010, 0x8042_0402],
+                "buffer_load_b32 v4, v2, s[8:11], 0 offen offset:16 glc slc dlc",
+            ),
+            (
+                &[0xe0d4_4000, 0x8042_0402],
+                "buffer_atomic_add_u32 v4, v2, s[8:11], 0 offen glc",
+            ),
+            (
+                &[0xe108_4000, 0x8042_0402],
+                "buffer_atomic_cmpswap_b64 v[4:7], v2, s[8:11], 0 offen glc",
+            ),
+            (
+                &[0xe00c_0000, 0x8082_0402],
+                "buffer_load_format_xyzw v[4:7], v2, s[8:11], 0 idxen",
+            ),
+            (
+                &[0xe8f1_0000, 0x8082_0402],
+                "tbuffer_load_format_xyz v[4:6], v2, s[8:11], 0 format:[BUF_FMT_10_11_11_FLOAT] idxen",
+            ),
+            (
+                &[0xe808_0000, 0x8042_0402],
+                "tbuffer_load_format_x v4, v2, s[8:11], 0 offen",
+            ),
+            (
+                &[0xe024_0000, 0x8082_0402],
+                "buffer_load_d16_format_xy v4, v2, s[8:11], 0 idxen",
+            ),
+            (&[0xe0ac_0000, 0x0000_0000], "buffer_gl0_inv"),
+        ];
+        for (words, text) in cases {
+            let i = Inst::decode(words).unwrap();
+            assert_eq!(i.llvm().to_string(), *text, "{words:08x?}");
+        }
+    }
+
+    /// The format names are LLVM's, where llvm-mc-19 is installed.
+    #[test]
+    fn format_names_are_llvms() {
+        use std::io::Write as _;
+        let mut input = String::new();
+        for f in 0..64u32 {
+            let w0: u32 = 0xe800_0000 | f << 19;
+            let bytes: Vec<String> = [w0, 0x8042_0402]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .map(|b| format!("{b:#04x}"))
+                .collect();
+            input.push_str(&bytes.join(" "));
+            input.push('\n');
+        }
+        let child = std::process::Command::new("llvm-mc-19")
+            .args(["-arch=amdgcn", "-mcpu=gfx1100", "-disassemble"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else {
+            eprintln!("skipped: llvm-mc-19 is not installed");
+            return;
+        };
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains("tbuffer")).collect();
+        assert_eq!(lines.len(), 64);
+        for (f, line) in lines.iter().enumerate() {
+            let name = line.split("format:[").nth(1).and_then(|r| r.split(']').next());
+            // LLVM leaves out the default format (1, BUF_FMT_8_UNORM).
+            let want = name.unwrap_or(if f == 1 { "BUF_FMT_8_UNORM" } else { "?" });
+            assert_eq!(FORMATS[f], want, "format {f}");
+        }
+    }
+}
