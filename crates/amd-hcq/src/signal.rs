@@ -14,8 +14,10 @@ use crate::{HcqError, Result};
 pub const SIGNAL_SLOT: usize = 16;
 /// Slots in the platform's signal page.
 pub const SIGNAL_SLOTS: usize = 65536;
-/// How long a wait spins and yields before it sleeps in the transport.
-pub const SPIN_BEFORE_SLEEP: Duration = Duration::from_secs(2);
+/// How long a wait spins and yields before it sleeps in the transport: long enough
+/// that short work completes without a sleep and its wake-up, short enough that a
+/// long wait leaves the CPU to others (on the mock, to the GPU's own threads).
+pub const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(1);
 /// Default wait timeout (`HCQDEV_WAIT_TIMEOUT_MS` overrides it).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -69,6 +69,7 @@ use driver::{Driver, FIRST_RENDER_MINOR};
 pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
+    SharedMemory,
 };
 pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciProfile};
 pub use profile::GpuProfile;

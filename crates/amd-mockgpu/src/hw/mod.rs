@@ -85,6 +85,14 @@ pub enum KernelError {
     Stopped,
 }
 
+/// A GPU's memory as threads share it (see [`GpuMemory::share`]).
+#[derive(Clone, Copy)]
+pub struct SharedMemory<'a> {
+    space: &'a RwLock<AddressSpace>,
+    vm: &'a Vm,
+    stop: &'a AtomicBool,
+}
+
 /// Checked access to a GPU's memory, for kernel executors.
 ///
 /// It holds the shared lock on the GPUs' address space, so mappings cannot change
@@ -103,6 +111,36 @@ impl<'a> GpuMemory<'a> {
             space: RefCell::new(space.read()),
             vm,
             stop,
+        }
+    }
+
+    /// What another thread needs to open its own view of the same memory
+    /// ([`GpuMemory::open`]): views hold a lock guard and stay on their thread.
+    pub fn share(&self) -> SharedMemory<'a> {
+        SharedMemory {
+            space: RwLockReadGuard::rwlock(&self.space.borrow()),
+            vm: self.vm,
+            stop: self.stop,
+        }
+    }
+
+    /// A view of shared memory for this thread. (A writer of the address space may be
+    /// waiting: the sharing thread lets it in at its checkpoints, and waits for its
+    /// helpers only inside [`GpuMemory::unlocked`].)
+    pub fn open(shared: &SharedMemory<'a>) -> Self {
+        GpuMemory {
+            space: RefCell::new(shared.space.read()),
+            vm: shared.vm,
+            stop: shared.stop,
+        }
+    }
+
+    /// Runs `f` with this view's lock released (to wait for threads that hold views of
+    /// their own). Memory must not be touched through this view meanwhile.
+    pub fn unlocked<T>(&self, f: impl FnOnce() -> T) -> T {
+        match self.space.try_borrow_mut() {
+            Ok(mut guard) => RwLockReadGuard::unlocked(&mut guard, f),
+            Err(_) => f(),
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Rdna3Executor {
     /// Instructions one dispatch may execute (all waves together) before it is
     /// stopped as a runaway.
     pub max_instructions: u64,
+    /// Threads a large dispatch's workgroups run on (the engine's own and helpers
+    /// started for it); default: the machine's cores, or `HCQ_MOCK_THREADS`.
+    pub threads: usize,
     counters: Arc<Counters>,
 }
 
@@ -72,9 +75,19 @@ impl Default for Rdna3Executor {
     fn default() -> Self {
         Rdna3Executor {
             max_instructions: 1 << 32,
+            threads: default_threads(),
             counters: Arc::default(),
         }
     }
+}
+
+/// `HCQ_MOCK_THREADS` when set to a positive number, else the available cores.
+fn default_threads() -> usize {
+    std::env::var("HCQ_MOCK_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 impl Rdna3Executor {
@@ -175,31 +188,30 @@ impl KernelExecutor for Rdna3Executor {
     }
 
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
-        let mut code = CodeCache {
-            base: d.code_addr,
-            window: Vec::new(),
-            insts: HashMap::new(),
-        };
-        let mut budget = self.max_instructions;
-        let mut lanes = 0u64;
-        let result = self.run_grid(mem, d, &mut code, &mut budget, &mut lanes);
+        let grid = Grid::new(d)?;
+        let budget = AtomicU64::new(self.max_instructions);
+        let (instructions, lanes, result) = run_grid(mem, d, &grid, &budget, self.threads);
         let c = &self.counters;
-        c.instructions
-            .fetch_add(self.max_instructions - budget, Ordering::Relaxed);
+        c.instructions.fetch_add(instructions, Ordering::Relaxed);
         c.lane_instructions.fetch_add(lanes, Ordering::Relaxed);
         result
     }
 }
 
-impl Rdna3Executor {
-    fn run_grid(
-        &self,
-        mem: &GpuMemory<'_>,
-        d: &DispatchInfo,
-        code: &mut CodeCache,
-        budget: &mut u64,
-        lanes: &mut u64,
-    ) -> Result<(), KernelError> {
+/// A dispatch's shape and its waves' initial state.
+struct Grid {
+    user_sgprs: usize,
+    tgid_en: [bool; 3],
+    tidig: u32,
+    vgprs: usize,
+    block: [usize; 3],
+    threads: usize,
+    lds_bytes: usize,
+    groups: u64,
+}
+
+impl Grid {
+    fn new(d: &DispatchInfo) -> Result<Grid, KernelError> {
         // FLOAT_MODE: only round-to-nearest-even and kept f16/f64 denormals are modelled.
         let float_mode = (d.rsrc[0] >> 12) & 0xff;
         if float_mode & 0xf != 0 || float_mode & 0xc0 != 0xc0 {
@@ -208,10 +220,6 @@ impl Rdna3Executor {
             )));
         }
         let rsrc2 = d.rsrc[1];
-        let user_sgprs = ((rsrc2 >> 1) & 0x1f) as usize;
-        let tgid_en = [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0];
-        let tidig = (rsrc2 >> 11) & 3;
-        let vgprs = (((d.rsrc[0] & 0x3f) + 1) * 8) as usize;
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
         // The registers come from the ring: a workgroup has at most 1024 threads.
         let threads = bx
@@ -224,58 +232,197 @@ impl Rdna3Executor {
                      {MAX_WORKGROUP_THREADS}"
                 ))
             })?;
-        let n_waves = threads.div_ceil(32);
-        // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
-        let lds_bytes = (((rsrc2 >> 15) & 0x1ff) * 512) as usize;
-        for gz in 0..d.grid[2] {
-            for gy in 0..d.grid[1] {
-                for gx in 0..d.grid[0] {
-                    let mut waves: Vec<Wave> = (0..n_waves)
-                        .map(|wi| {
-                            let mut w = Wave::new(vgprs, d.code_addr);
-                            // RSRC1.FLOAT_MODE has MODE's layout.
-                            w.mode = (d.rsrc[0] >> 12) & 0xff;
-                            w.s[..user_sgprs.min(16)].copy_from_slice(&d.user_data[..user_sgprs.min(16)]);
-                            let mut next = user_sgprs;
-                            for (k, id) in [gx, gy, gz].into_iter().enumerate() {
-                                if tgid_en[k] {
-                                    w.s[next] = id;
-                                    next += 1;
-                                }
-                            }
-                            let mut exec = 0u32;
-                            for lane in 0..32 {
-                                let t = wi * 32 + lane;
-                                if t >= threads {
-                                    continue;
-                                }
-                                exec |= 1 << lane;
-                                let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
-                                w.v[0][lane] = if tidig == 0 {
-                                    x as u32
-                                } else {
-                                    (x | y << 10 | z << 20) as u32
-                                };
-                            }
-                            w.s[EXEC_LO] = exec;
-                            w
-                        })
-                        .collect();
-                    let mut lds = vec![0u8; lds_bytes];
-                    run_group(&mut waves, mem, code, budget, lanes, &mut lds)?;
+        Ok(Grid {
+            user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
+            tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
+            tidig: (rsrc2 >> 11) & 3,
+            vgprs: (((d.rsrc[0] & 0x3f) + 1) * 8) as usize,
+            block: [bx, by, bz],
+            threads,
+            // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
+            lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
+            groups: u64::from(d.grid[0]) * u64::from(d.grid[1]) * u64::from(d.grid[2]),
+        })
+    }
+
+    /// The waves of workgroup `g` (x fastest, then y, then z).
+    fn waves(&self, d: &DispatchInfo, g: u64) -> Vec<Wave> {
+        let (gx, gy, gz) = (
+            (g % u64::from(d.grid[0])) as u32,
+            (g / u64::from(d.grid[0]) % u64::from(d.grid[1])) as u32,
+            (g / (u64::from(d.grid[0]) * u64::from(d.grid[1]))) as u32,
+        );
+        let [bx, by, _] = self.block;
+        (0..self.threads.div_ceil(32))
+            .map(|wi| {
+                let mut w = Wave::new(self.vgprs, d.code_addr);
+                // RSRC1.FLOAT_MODE has MODE's layout.
+                w.mode = (d.rsrc[0] >> 12) & 0xff;
+                let user = self.user_sgprs.min(16);
+                w.s[..user].copy_from_slice(&d.user_data[..user]);
+                let mut next = self.user_sgprs;
+                for (k, id) in [gx, gy, gz].into_iter().enumerate() {
+                    if self.tgid_en[k] {
+                        w.s[next] = id;
+                        next += 1;
+                    }
+                }
+                let mut exec = 0u32;
+                for lane in 0..32 {
+                    let t = wi * 32 + lane;
+                    if t >= self.threads {
+                        continue;
+                    }
+                    exec |= 1 << lane;
+                    let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
+                    w.v[0][lane] = if self.tidig == 0 {
+                        x as u32
+                    } else {
+                        (x | y << 10 | z << 20) as u32
+                    };
+                }
+                w.s[EXEC_LO] = exec;
+                w
+            })
+            .collect()
+    }
+}
+
+/// Workgroups a dispatch needs before a second thread joins in (starting one costs
+/// tens of microseconds; small dispatches stay on the engine's thread).
+const PARALLEL_MIN_GROUPS: u64 = 8;
+
+/// Instructions a thread takes from the dispatch's budget at a time.
+const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
+
+/// One thread's part of a dispatch: its instruction allowance, taken from the shared
+/// budget a chunk at a time, and what it did.
+struct Worker<'b> {
+    budget: &'b AtomicU64,
+    local: u64,
+    used: u64,
+    lanes: u64,
+}
+
+impl Worker<'_> {
+    /// One more instruction: `Ok(true)` at a checkpoint (a new chunk), an error when
+    /// the dispatch's budget is spent.
+    fn tick(&mut self) -> Result<bool, KernelError> {
+        self.used += 1;
+        if self.local > 0 {
+            self.local -= 1;
+            return Ok(false);
+        }
+        // Relaxed: the budget is a counter; nothing is published through it.
+        let got = self
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(b - b.min(BUDGET_CHUNK)))
+            .unwrap_or(0)
+            .min(BUDGET_CHUNK);
+        if got == 0 {
+            return Err(KernelError::Unsupported(
+                "the dispatch ran past its instruction budget".into(),
+            ));
+        }
+        self.local = got - 1;
+        Ok(true)
+    }
+}
+
+/// Runs every workgroup of the dispatch, on this thread and, for large grids, on up
+/// to `threads - 1` more. Workgroups are handed out in order; when one fails, the ones
+/// after it are not started, those before it finish, and the error of the first
+/// failing workgroup is the dispatch's (as running them in order would give).
+/// Returns (instructions, lane instructions, result).
+fn run_grid(
+    mem: &GpuMemory<'_>,
+    d: &DispatchInfo,
+    grid: &Grid,
+    budget: &AtomicU64,
+    threads: usize,
+) -> (u64, u64, Result<(), KernelError>) {
+    let next = AtomicU64::new(0);
+    // The first failing workgroup and its error; no workgroup at or after it starts.
+    let failed: parking_lot::Mutex<Option<(u64, KernelError)>> = parking_lot::Mutex::new(None);
+    let limit = AtomicU64::new(u64::MAX);
+    let work = |mem: &GpuMemory<'_>| -> (u64, u64) {
+        let mut me = Worker {
+            budget,
+            local: 0,
+            used: 0,
+            lanes: 0,
+        };
+        let mut code = CodeCache {
+            base: d.code_addr,
+            window: Vec::new(),
+            insts: HashMap::new(),
+        };
+        loop {
+            // Relaxed: each index is taken once; the limit only narrows.
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= grid.groups || g >= limit.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut waves = grid.waves(d, g);
+            let mut lds = vec![0u8; grid.lds_bytes];
+            if let Err(e) = run_group(&mut waves, mem, &mut code, &mut me, &mut lds) {
+                let mut f = failed.lock();
+                if f.as_ref().is_none_or(|(at, _)| g < *at) {
+                    limit.fetch_min(g, Ordering::Relaxed);
+                    *f = Some((g, e));
                 }
             }
         }
-        Ok(())
+        (me.used, me.lanes)
+    };
+    let helpers = if grid.groups >= PARALLEL_MIN_GROUPS {
+        threads.saturating_sub(1)
+    } else {
+        0
+    };
+    let (mut used, mut lanes) = (0, 0);
+    if helpers == 0 {
+        (used, lanes) = work(mem);
+    } else {
+        let shared = mem.share();
+        let work = &work;
+        std::thread::scope(|s| {
+            let others: Vec<_> = (0..helpers)
+                .map(|_| s.spawn(move || work(&GpuMemory::open(&shared))))
+                .collect();
+            (used, lanes) = work(mem);
+            // Waiting for the helpers with this thread's lock released: one of them may
+            // be waiting for a writer that waits for this thread.
+            mem.unlocked(|| {
+                for h in others {
+                    match h.join() {
+                        Ok((u, l)) => {
+                            used += u;
+                            lanes += l;
+                        }
+                        Err(_) => {
+                            let mut f = failed.lock();
+                            if f.is_none() {
+                                *f = Some((0, KernelError::Unsupported("a dispatch thread panicked".into())));
+                            }
+                        }
+                    }
+                }
+            });
+        });
     }
+    let result = match failed.into_inner() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    };
+    (used, lanes, result)
 }
 
 fn run_group(
     waves: &mut [Wave],
     mem: &GpuMemory<'_>,
     code: &mut CodeCache,
-    budget: &mut u64,
-    lanes: &mut u64,
+    me: &mut Worker<'_>,
     lds: &mut [u8],
 ) -> Result<(), KernelError> {
     loop {
@@ -283,16 +430,10 @@ fn run_group(
         for w in waves.iter_mut().filter(|w| !w.done && !w.at_barrier) {
             progressed = true;
             loop {
-                if *budget == 0 {
-                    return Err(KernelError::Unsupported(
-                        "the dispatch ran past its instruction budget".into(),
-                    ));
-                }
-                *budget -= 1;
-                if *budget % CHECKPOINT_EVERY == 0 {
+                if me.tick()? {
                     mem.checkpoint()?;
                 }
-                *lanes += w.exec().count_ones() as u64;
+                me.lanes += w.exec().count_ones() as u64;
                 let i = code.fetch(mem, w.pc)?;
                 let flow = exec::step(w, &i, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(fault) => KernelError::FaultAt {
@@ -323,6 +464,104 @@ fn run_group(
         if !progressed {
             // Every live wave waits at the barrier: release them.
             waves.iter_mut().for_each(|w| w.at_barrier = false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::mem::{AddressSpace, Mapped, Vm};
+
+    /// Each lane of workgroup g stores g at (g × 32 + lane) × 4: s_lshl_b32 s3, s2, 7;
+    /// v_lshlrev_b32 v2, 2, v0; v_add_nc_u32 v2, s3, v2; v_mov_b32 v1, s2;
+    /// global_store_b32 v2, v1, s[0:1]; s_endpgm.
+    const STORE_GROUP_ID: [u32; 7] = [
+        0x8403_8702,
+        0x3004_0082,
+        0x4a04_0403,
+        0x7e02_0202,
+        0xdc6a_0000,
+        0x0000_0102,
+        0xbfb0_0000,
+    ];
+
+    /// Runs STORE_GROUP_ID over `groups` workgroups on `threads` threads, with room for
+    /// `room` groups' output: (output words, result, lane instructions, the first byte
+    /// past the output).
+    fn dispatch(groups: u32, room: usize, threads: usize) -> (Vec<u32>, Result<(), KernelError>, u64, u64) {
+        let mut mem = vec![0u32; 1024 + room * 32];
+        mem[..STORE_GROUP_ID.len()].copy_from_slice(&STORE_GROUP_ID);
+        let base = mem.as_mut_ptr() as usize;
+        let bytes = mem.len() * 4;
+        let mut space = AddressSpace::new(1);
+        space.gpus[0].mapped.insert(
+            base as u64,
+            Mapped {
+                size: bytes as u64,
+                writable: true,
+            },
+        );
+        space.accessible.insert(base, base + bytes);
+        let space = parking_lot::RwLock::new(space);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let out = base as u64 + 4096;
+        let mut user_data = [0u32; 16];
+        user_data[0] = out as u32;
+        user_data[1] = (out >> 32) as u32;
+        let d = DispatchInfo {
+            gpu: 0,
+            queue: 0,
+            code_addr: base as u64,
+            // FLOAT_MODE 0xf0: nearest-even, denormals kept; 8 VGPRs.
+            rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
+            user_data,
+            block: [32, 1, 1],
+            grid: [groups, 1, 1],
+            tmpring_size: 0,
+            scratch_base: 0,
+            initiator: 0,
+        };
+        let mut exec = Rdna3Executor {
+            threads,
+            ..Rdna3Executor::default()
+        };
+        let counters = exec.counters();
+        let result = exec.dispatch(&GpuMemory::new(&space, &Vm::Kfd(0), &stop), &d);
+        let lanes = counters.lane_instructions.load(Ordering::Relaxed);
+        (mem[1024..].to_vec(), result, lanes, (base + bytes) as u64)
+    }
+
+    #[test]
+    fn workgroups_run_on_several_threads_with_the_same_results() {
+        for threads in [1, 2, 3] {
+            let (out, r, lanes, _) = dispatch(64, 64, threads);
+            r.unwrap();
+            assert!(
+                out.chunks(32)
+                    .enumerate()
+                    .all(|(g, c)| c.iter().all(|&v| v == g as u32)),
+                "{threads} threads"
+            );
+            assert_eq!(lanes, 64 * 32 * 6, "every instruction counted once");
+        }
+    }
+
+    #[test]
+    fn the_first_failing_workgroup_is_the_one_reported() {
+        // Room for 10 groups: groups 10..64 fault; whatever thread gets there first,
+        // the fault reported is group 10's first lane.
+        for threads in [1, 2, 4] {
+            let (out, r, _, end) = dispatch(64, 10, threads);
+            let Err(KernelError::FaultAt { fault, .. }) = r else {
+                panic!("{r:?}");
+            };
+            assert_eq!(fault.va, end, "{threads} threads: group 10's first lane");
+            assert!(
+                out.chunks(32)
+                    .enumerate()
+                    .all(|(g, c)| c.iter().all(|&v| v == g as u32))
+            );
         }
     }
 }
