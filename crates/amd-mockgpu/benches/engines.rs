@@ -1,4 +1,5 @@
-//! The mock's engines: SDMA copy bandwidth against `memcpy` on the same buffers, and
+//! The mock's engines: SDMA copy bandwidth against `memcpy` on the same buffers, the
+//! same copy into a buffer just allocated against one already used, and
 //! doorbell-to-signal latency of a one-packet PM4 submission against a thread wake-up
 //! round trip, all measured in the same run.
 //!
@@ -164,8 +165,54 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
     median(&mut times)
 }
 
+/// An SDMA copy into a buffer just allocated (its pages not yet touched) against the
+/// same copy into it once used.
+fn cold_copy() {
+    let m = Arc::new(MockSys::new(MockConfig::default()));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
+    let dev = kfd.device(0).expect("mock GPU");
+    let size = 256usize << 20;
+    let src = dev.alloc(size, MemoryKind::HOST).expect("src");
+    src.write(0, &vec![0x5au8; size]).expect("fill src");
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
+    let mut ring = Ring {
+        q: dev.create_queue(QueueKind::Sdma, 1 << 16).expect("queue"),
+        put: 0,
+        bytes: 1 << 16,
+    };
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for round in 0..3u32 {
+        let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
+        for (k, times) in [&mut cold, &mut warm].into_iter().enumerate() {
+            let value = round * 2 + k as u32 + 1;
+            let mut words = Vec::new();
+            CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
+            Fence::new(sig.va() as u64, value).encode(T, &mut words);
+            let t = Instant::now();
+            ring.submit(&words);
+            while signal(&sig).load(Ordering::Acquire) != value {
+                std::hint::spin_loop();
+            }
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (c, w) = (median(&mut cold), median(&mut warm));
+    let gbs = |s: f64| size as f64 / s / 1e9;
+    println!(
+        "bench sdma_copy_into_fresh_256mib: {:.2} GB/s ({:.2} × the same copy into the buffer once used, {:.2} GB/s; goal 1.0)",
+        gbs(c),
+        w / c,
+        gbs(w)
+    );
+}
+
 fn main() {
     copy_bandwidth();
+    cold_copy();
     let wake = wake_round_trip(2000);
     for (mode, name, goal) in [
         (ExecMode::Threaded, "threaded", 20.0),

@@ -16,6 +16,9 @@ use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
 use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM, BarMap, PAGE, PciBus};
 use crate::{ExecMode, MockSys, NODES, err};
 
+/// Bytes of a transparent huge page (x86-64, arm64 with 4 KiB pages).
+const HUGE_PAGE: usize = 2 << 20;
+
 impl Sys for MockSys {
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
         if PciBus::owns(path) {
@@ -202,10 +205,22 @@ impl Sys for MockSys {
                 if len as u64 != obj.size || !flags.contains(MapFlags::SHARED) {
                     return Err(e(Errno::EINVAL));
                 }
-                // The buffer's memory: shared anonymous pages at the address asked for.
+                // The buffer's memory: anonymous pages at the address asked for, private
+                // (one process maps them once, and private memory can have transparent
+                // huge pages: large buffers then fault in 2 MiB at a time, as VRAM that
+                // is already there would not fault at all).
+                let anon_private =
+                    MapFlags::PRIVATE
+                        .with(MapFlags::ANONYMOUS)
+                        .with(if fixed { MapFlags::FIXED } else { MapFlags(0) });
                 // SAFETY: same range and FIXED-ness as the caller asked, so this call's
                 // contract (the caller owns a FIXED range) carries over.
-                unsafe { self.host.mmap(addr, len, prot, anon_shared, None, 0) }?
+                let a = unsafe { self.host.mmap(addr, len, prot, anon_private, None, 0) }?;
+                if len >= HUGE_PAGE {
+                    // A hint: without it the buffer works the same, only slower to touch.
+                    let _ = self.host.advise_huge_pages(a, len);
+                }
+                a
             }
             Some(FdKind::Kfd) => {
                 let gpu = (0..d.gpus.len())
