@@ -79,6 +79,27 @@ fn cases() -> Vec<Case> {
                 }
             },
         },
+        // Many one-lane workgroups (as a launch of small independent tasks is): the
+        // fixed cost per workgroup. vadd indexes group × 256 + lane, so every 256th
+        // element is computed.
+        Case {
+            name: "vadd_8192_groups_of_1_lane",
+            elf: include_bytes!("../../../../tests/kernels/vadd.hsaco"),
+            kernel: "vadd",
+            grid: [8192, 1, 1],
+            block: [1, 1, 1],
+            buffers: vec![
+                floats(8192 * 256, 6, 1000),
+                floats(8192 * 256, 7, 1000),
+                vec![0; 8192 * 256],
+            ],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(8192 * 256)],
+            native: |b| {
+                for i in (0..b[0].len()).step_by(256) {
+                    b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
+                }
+            },
+        },
         Case {
             name: "reduce_lds",
             elf: include_bytes!("../../../../tests/kernels/reduce_lds.hsaco"),
