@@ -1,10 +1,9 @@
-//! Scalar ALU and program control, matched by the ISA's names (`opcodes`): the
-//! 64-bit bit operations, the wave64 EXEC forms, relative moves, bit compares and the
-//! hints and no-ops of program control. (The rest of the scalar ALU is in `exec`.)
+//! The scalar ALU, scalar memory and program control (SOP1, SOP2, SOPK, SOPC, SOPP,
+//! SMEM), matched by the ISA's names (`opcodes`).
 
 use super::decode::Inst;
-use super::exec::{Flow, R};
-use super::opcodes::{Smem, Sop1, Sopc, Sopk, Sopp};
+use super::exec::{Flow, R, mem_fault};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp};
 use super::wave::{EXEC_LO, Wave};
 use crate::hw::GpuMemory;
 
@@ -40,8 +39,440 @@ fn cls64(x: u64) -> u32 {
     }
 }
 
-/// The SOP1 opcodes `exec::sop1` does not know.
-pub(crate) fn sop1(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
+/// The scalar comparison `k` of `a` with `b` (0 eq, 1 lg, 2 gt, 3 ge, 4 lt, 5 le),
+/// as signed or unsigned integers.
+fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let o = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    match k {
+        0 => o == Equal,
+        1 => o != Equal,
+        2 => o == Greater,
+        3 => o != Less,
+        4 => o == Less,
+        _ => o != Greater,
+    }
+}
+
+/// Program control: branches, the end, barriers, modes and hints.
+pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
+    use Sopp::*;
+    let imm = i.bits(0, 15, 0) as u16 as i16;
+    let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
+    match Sopp::from_op(i.op) {
+        // Ordering and scheduling hints: the interpreter runs each instruction to
+        // completion.
+        Some(
+            S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END,
+        ) => Ok(Flow::Next),
+        // Only round-to-nearest-even is modelled.
+        Some(S_ROUND_MODE) if imm & 0xf == 0 => {
+            w.mode &= !0xf;
+            Ok(Flow::Next)
+        }
+        Some(S_ROUND_MODE) => Err(format!(
+            "rounding mode {:#x} is not implemented (nearest-even only)",
+            imm & 0xf
+        )),
+        // f32 bits only: f16/f64 flushing is not modelled.
+        Some(S_DENORM_MODE) if imm & 0xc == 0xc => {
+            w.mode = (w.mode & !0xf0) | (imm as u32 & 0xf) << 4;
+            Ok(Flow::Next)
+        }
+        Some(S_DENORM_MODE) => Err("f16/f64 denormal flushing is not implemented".into()),
+        Some(S_BRANCH) => Ok(Flow::Jump(imm)),
+        Some(S_CBRANCH_SCC0) => taken(!w.scc),
+        Some(S_CBRANCH_SCC1) => taken(w.scc),
+        Some(S_CBRANCH_VCCZ) => taken(w.vcc() == 0),
+        Some(S_CBRANCH_VCCNZ) => taken(w.vcc() != 0),
+        Some(S_CBRANCH_EXECZ) => taken(w.exec() == 0),
+        Some(S_CBRANCH_EXECNZ) => taken(w.exec() != 0),
+        Some(S_ENDPGM) => Ok(Flow::End),
+        // MSG_DEALLOC_VGPRS and friends: nothing to do.
+        Some(S_SENDMSG) => Ok(Flow::Next),
+        Some(S_BARRIER) => Ok(Flow::Barrier),
+        _ => sopp_rest(i),
+    }
+}
+
+/// SOP1: moves, counts, EXEC forms, calls and returns, and the rest.
+pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
+    use Sop1::*;
+    let (d, s) = (i.bits(0, 22, 16) as usize, i.bits(0, 7, 0) as u16);
+    let Some(op) = Sop1::from_op(i.op) else {
+        return Err(missing(i, "no such opcode"));
+    };
+    match op {
+        S_GETPC_B64 => return w.swrite64(d, w.pc + 4).map(|_| Flow::Next),
+        S_SETPC_B64 => return Ok(Flow::Goto(w.sread64(s, None)?)),
+        S_SWAPPC_B64 => {
+            let to = w.sread64(s, None)?;
+            w.swrite64(d, w.pc + 4)?;
+            return Ok(Flow::Goto(to));
+        }
+        _ => {}
+    }
+    let x = w.sread(s, i.literal)?;
+    let exec = w.exec();
+    let saveexec = |w: &mut Wave, new: u32| -> R<()> {
+        w.swrite(d, exec)?;
+        w.s[EXEC_LO] = new;
+        w.scc = new != 0;
+        Ok(())
+    };
+    let counted = |w: &mut Wave, c: u32| -> R<()> {
+        w.scc = c != 0;
+        w.swrite(d, c)
+    };
+    match op {
+        S_MOV_B32 => w.swrite(d, x),
+        S_MOV_B64 => {
+            let v = w.sread64(s, i.literal)?;
+            w.swrite64(d, v)
+        }
+        S_CMOV_B32 => {
+            if w.scc {
+                w.swrite(d, x)?;
+            }
+            Ok(())
+        }
+        S_BREV_B32 => w.swrite(d, x.reverse_bits()),
+        S_CTZ_I32_B32 => w.swrite(d, if x == 0 { u32::MAX } else { x.trailing_zeros() }),
+        S_CLZ_I32_U32 => w.swrite(d, if x == 0 { u32::MAX } else { x.leading_zeros() }),
+        // Leading bits equal to the sign, the sign bit included; -1 for 0 and -1.
+        S_CLS_I32 => w.swrite(
+            d,
+            match x {
+                0 | u32::MAX => u32::MAX,
+                _ if (x as i32) < 0 => x.leading_ones(),
+                _ => x.leading_zeros(),
+            },
+        ),
+        S_SEXT_I32_I8 => w.swrite(d, x as i8 as i32 as u32),
+        S_SEXT_I32_I16 => w.swrite(d, x as i16 as i32 as u32),
+        S_BITSET0_B32 | S_BITSET1_B32 => {
+            let old = w.sread(d as u16, None)?;
+            let bit = 1u32 << (x & 31);
+            w.swrite(d, if op == S_BITSET0_B32 { old & !bit } else { old | bit })
+        }
+        S_ABS_I32 => counted(w, (x as i32).unsigned_abs()),
+        S_BCNT0_I32_B32 => counted(w, x.count_zeros()),
+        S_BCNT1_I32_B32 => counted(w, x.count_ones()),
+        S_NOT_B32 => counted(w, !x),
+        S_AND_SAVEEXEC_B32 => saveexec(w, x & exec),
+        S_OR_SAVEEXEC_B32 => saveexec(w, x | exec),
+        S_XOR_SAVEEXEC_B32 => saveexec(w, x ^ exec),
+        S_NAND_SAVEEXEC_B32 => saveexec(w, !(x & exec)),
+        S_NOR_SAVEEXEC_B32 => saveexec(w, !(x | exec)),
+        S_XNOR_SAVEEXEC_B32 => saveexec(w, !(x ^ exec)),
+        S_AND_NOT0_SAVEEXEC_B32 => saveexec(w, !x & exec),
+        S_OR_NOT0_SAVEEXEC_B32 => saveexec(w, !x | exec),
+        S_AND_NOT1_SAVEEXEC_B32 => saveexec(w, x & !exec),
+        S_OR_NOT1_SAVEEXEC_B32 => saveexec(w, x | !exec),
+        // EXEC and the destination both get the result.
+        S_AND_NOT0_WREXEC_B32 | S_AND_NOT1_WREXEC_B32 => {
+            let new = if op == S_AND_NOT0_WREXEC_B32 {
+                !x & exec
+            } else {
+                x & !exec
+            };
+            w.s[EXEC_LO] = new;
+            w.scc = new != 0;
+            w.swrite(d, new)
+        }
+        _ => sop1_rest(w, i, d, s),
+    }
+    .map(|_| Flow::Next)
+}
+
+/// SOP2: 32- and 64-bit arithmetic, logic, shifts, bit fields, multiplies, selects and
+/// packs.
+pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
+    use Sop2::*;
+    let d = i.bits(0, 22, 16) as usize;
+    let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    let Some(op) = Sop2::from_op(i.op) else {
+        return Err(missing(i, "no such opcode"));
+    };
+    let lit = i.literal;
+    // The 64-bit forms (S1 32-bit for shifts, bit-field extracts and masks).
+    let wide = match op {
+        S_BFM_B64 => {
+            let (width, shift) = (w.sread(s0, lit)? & 63, w.sread(s1, lit)? & 63);
+            return w.swrite64(d, ((1u64 << width) - 1) << shift);
+        }
+        S_CSELECT_B64 => {
+            let v = if w.scc {
+                w.sread64(s0, lit)?
+            } else {
+                w.sread64(s1, lit)?
+            };
+            return w.swrite64(d, v);
+        }
+        S_LSHL_B64 => Some(w.sread64(s0, lit)? << (w.sread(s1, lit)? & 63)),
+        S_LSHR_B64 => Some(w.sread64(s0, lit)? >> (w.sread(s1, lit)? & 63)),
+        S_ASHR_I64 => Some(((w.sread64(s0, lit)? as i64) >> (w.sread(s1, lit)? & 63)) as u64),
+        S_BFE_U64 | S_BFE_I64 => {
+            let (a, c) = (w.sread64(s0, lit)?, w.sread(s1, lit)?);
+            let (off, width) = (c & 63, (c >> 16) & 0x7f);
+            Some(if width == 0 {
+                0
+            } else {
+                let width = width.min(64);
+                let v = a >> off;
+                let v = if width == 64 { v } else { v & ((1u64 << width) - 1) };
+                if op == S_BFE_I64 && width < 64 && v >> (width - 1) & 1 != 0 {
+                    v | !((1u64 << width) - 1)
+                } else {
+                    v
+                }
+            })
+        }
+        S_AND_B64 | S_OR_B64 | S_XOR_B64 | S_NAND_B64 | S_NOR_B64 | S_XNOR_B64 | S_AND_NOT1_B64 | S_OR_NOT1_B64 => {
+            let (a, b) = (w.sread64(s0, lit)?, w.sread64(s1, lit)?);
+            Some(match op {
+                S_AND_B64 => a & b,
+                S_OR_B64 => a | b,
+                S_XOR_B64 => a ^ b,
+                S_NAND_B64 => !(a & b),
+                S_NOR_B64 => !(a | b),
+                S_XNOR_B64 => !(a ^ b),
+                S_AND_NOT1_B64 => a & !b,
+                _ => a | !b,
+            })
+        }
+        _ => None,
+    };
+    if let Some(r) = wide {
+        // SCC = result != 0.
+        w.scc = r != 0;
+        return w.swrite64(d, r);
+    }
+    let (a, b) = (w.sread(s0, lit)?, w.sread(s1, lit)?);
+    // Logic, shifts and bit-field extracts set SCC = result != 0.
+    let nonzero = |w: &mut Wave, r: u32| {
+        w.scc = r != 0;
+        r
+    };
+    let r = match op {
+        S_ADD_U32 => {
+            let (r, c) = a.overflowing_add(b);
+            w.scc = c;
+            r
+        }
+        S_SUB_U32 => {
+            let (r, c) = a.overflowing_sub(b);
+            w.scc = c;
+            r
+        }
+        S_ADD_I32 => {
+            let (r, o) = (a as i32).overflowing_add(b as i32);
+            w.scc = o;
+            r as u32
+        }
+        S_SUB_I32 => {
+            let (r, o) = (a as i32).overflowing_sub(b as i32);
+            w.scc = o;
+            r as u32
+        }
+        S_ADDC_U32 => {
+            let r = a as u64 + b as u64 + w.scc as u64;
+            w.scc = r >> 32 != 0;
+            r as u32
+        }
+        S_SUBB_U32 => {
+            let need = b as u64 + w.scc as u64;
+            w.scc = need > a as u64;
+            (a as u64).wrapping_sub(need) as u32
+        }
+        S_ABSDIFF_I32 => nonzero(w, (a as i32).abs_diff(b as i32)),
+        // SCC is the add's carry.
+        S_LSHL1_ADD_U32 | S_LSHL2_ADD_U32 | S_LSHL3_ADD_U32 | S_LSHL4_ADD_U32 => {
+            let (r, c) = (a << (op as u16 - S_LSHL1_ADD_U32 as u16 + 1)).overflowing_add(b);
+            w.scc = c;
+            r
+        }
+        S_NAND_B32 => nonzero(w, !(a & b)),
+        S_NOR_B32 => nonzero(w, !(a | b)),
+        S_XNOR_B32 => nonzero(w, !(a ^ b)),
+        S_OR_NOT1_B32 => nonzero(w, a | !b),
+        S_LSHL_B32 => nonzero(w, a << (b & 31)),
+        S_LSHR_B32 => nonzero(w, a >> (b & 31)),
+        S_ASHR_I32 => nonzero(w, ((a as i32) >> (b & 31)) as u32),
+        S_AND_B32 => nonzero(w, a & b),
+        S_OR_B32 => nonzero(w, a | b),
+        S_XOR_B32 => nonzero(w, a ^ b),
+        S_AND_NOT1_B32 => nonzero(w, a & !b),
+        // SCC: S0 is the one chosen (S0 < S1 for min, S0 > S1 for max).
+        S_MIN_I32 => {
+            w.scc = (a as i32) < (b as i32);
+            (a as i32).min(b as i32) as u32
+        }
+        S_MIN_U32 => {
+            w.scc = a < b;
+            a.min(b)
+        }
+        S_MAX_I32 => {
+            w.scc = (a as i32) > (b as i32);
+            (a as i32).max(b as i32) as u32
+        }
+        S_MAX_U32 => {
+            w.scc = a > b;
+            a.max(b)
+        }
+        S_BFE_U32 => {
+            let (off, width) = (b & 31, (b >> 16) & 0x7f);
+            let r = if width == 0 {
+                0
+            } else {
+                (a >> off) & ((1u64 << width.min(32)) - 1) as u32
+            };
+            nonzero(w, r)
+        }
+        S_BFE_I32 => {
+            let (off, width) = (b & 31, (b >> 16) & 0x7f);
+            let r = if width == 0 {
+                0
+            } else {
+                let width = width.min(32);
+                (((a >> off) << (32 - width)) as i32 >> (32 - width)) as u32
+            };
+            nonzero(w, r)
+        }
+        // A mask of S0 bits at S1.
+        S_BFM_B32 => (((1u64 << (a & 31)) - 1) << (b & 31)) as u32,
+        S_MUL_I32 => a.wrapping_mul(b),
+        S_MUL_HI_U32 => ((a as u64 * b as u64) >> 32) as u32,
+        S_MUL_HI_I32 => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
+        S_CSELECT_B32 => {
+            if w.scc {
+                a
+            } else {
+                b
+            }
+        }
+        S_PACK_LL_B32_B16 => (a & 0xffff) | b << 16,
+        S_PACK_LH_B32_B16 => (a & 0xffff) | (b & 0xffff_0000),
+        S_PACK_HH_B32_B16 => a >> 16 | (b & 0xffff_0000),
+        // The high half of S0 low, the low half of S1 high.
+        S_PACK_HL_B32_B16 => a >> 16 | b << 16,
+        other => return Err(missing(i, other.name())),
+    };
+    w.swrite(d, r)
+}
+
+/// SOPK: 16-bit constants, their compares and adds, hardware registers (MODE), calls.
+pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
+    use Sopk::*;
+    let d = i.bits(0, 22, 16) as usize;
+    let simm = i.bits(0, 15, 0) as u16;
+    let sext = simm as i16 as i32;
+    let cur = w.s[d.min(127)];
+    let Some(op) = Sopk::from_op(i.op) else {
+        return Err(missing(i, "no such opcode"));
+    };
+    match op {
+        S_CALL_B64 => return call(w, i),
+        // On MODE (hardware register 1) only.
+        S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32 => {
+            let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
+            if id != 1 {
+                return Err(format!("hardware register {id} is not implemented (MODE only)"));
+            }
+            let mask = (((1u64 << size) - 1) << offset) as u32;
+            if op == S_GETREG_B32 {
+                w.swrite(d, (w.mode & mask) >> offset)?;
+                return Ok(Flow::Next);
+            }
+            let v = if op == S_SETREG_B32 {
+                cur
+            } else {
+                i.literal.ok_or("s_setreg_imm32 without its literal")?
+            };
+            let mode = (w.mode & !mask) | ((v << offset) & mask);
+            if mode & 0xf != 0 {
+                return Err(format!(
+                    "rounding mode {:#x} is not implemented (nearest-even only)",
+                    mode & 0xf
+                ));
+            }
+            if mode & 0xc0 != 0xc0 {
+                return Err("f16/f64 denormal flushing is not implemented".into());
+            }
+            w.mode = mode;
+        }
+        S_MOVK_I32 => w.swrite(d, sext as u32)?,
+        // Signed against the sign-extended constant, then unsigned.
+        S_CMPK_EQ_I32 | S_CMPK_LG_I32 | S_CMPK_GT_I32 | S_CMPK_GE_I32 | S_CMPK_LT_I32 | S_CMPK_LE_I32
+        | S_CMPK_EQ_U32 | S_CMPK_LG_U32 | S_CMPK_GT_U32 | S_CMPK_GE_U32 | S_CMPK_LT_U32 | S_CMPK_LE_U32 => {
+            let k = op as u16 - S_CMPK_EQ_I32 as u16;
+            let signed = k < 6;
+            let b = if signed { sext as u32 } else { simm as u32 };
+            w.scc = compare(k % 6, cur, b, signed);
+        }
+        S_ADDK_I32 => {
+            let (r, o) = (cur as i32).overflowing_add(sext);
+            w.scc = o;
+            w.swrite(d, r as u32)?;
+        }
+        S_MULK_I32 => w.swrite(d, (cur as i32).wrapping_mul(sext) as u32)?,
+        // A scheduling hint.
+        S_WAITCNT_VSCNT => {}
+        _ => sopk_rest(w, i, d, simm)?,
+    }
+    Ok(Flow::Next)
+}
+
+/// SOPC: 32-bit compares, then bit tests and 64-bit equality.
+pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
+    use Sopc::*;
+    match Sopc::from_op(i.op) {
+        Some(
+            op @ (S_CMP_EQ_I32 | S_CMP_LG_I32 | S_CMP_GT_I32 | S_CMP_GE_I32 | S_CMP_LT_I32 | S_CMP_LE_I32
+            | S_CMP_EQ_U32 | S_CMP_LG_U32 | S_CMP_GT_U32 | S_CMP_GE_U32 | S_CMP_LT_U32 | S_CMP_LE_U32),
+        ) => {
+            let (a, b) = (
+                w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
+                w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
+            );
+            let k = op as u16;
+            w.scc = compare(k % 6, a, b, k < 6);
+            Ok(())
+        }
+        _ => sopc_rest(w, i),
+    }
+}
+
+/// SMEM: scalar loads, buffer loads and cache controls.
+pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
+    use Smem::*;
+    let n = match Smem::from_op(i.op) {
+        Some(S_LOAD_B32) => 1,
+        Some(S_LOAD_B64) => 2,
+        Some(S_LOAD_B128) => 4,
+        Some(S_LOAD_B256) => 8,
+        Some(S_LOAD_B512) => 16,
+        _ => return smem_rest(w, i, mem),
+    };
+    let sdata = i.bits(0, 12, 6) as usize;
+    let sbase = (i.bits(0, 5, 0) * 2) as u16;
+    let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
+    let soff = i.bits(1, 31, 25) as u16;
+    let base = w.sread64(sbase, None)?;
+    let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
+    let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
+    let mut buf = [0u8; 64];
+    let buf = &mut buf[..n * 4];
+    mem.read(addr, buf).map_err(mem_fault)?;
+    for k in 0..n {
+        let b = &buf[k * 4..k * 4 + 4];
+        w.swrite(sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+    }
+    Ok(())
+}
+
+/// The SOP1 opcodes beyond the 32-bit moves, counts and EXEC forms.
+fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
     use Sop1::*;
     let Some(op) = Sop1::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
@@ -206,9 +637,8 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
     }
 }
 
-/// The SMEM opcodes `exec::smem` does not know: buffer loads through a buffer
-/// resource (V#) and the cache controls.
-pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
+/// SMEM buffer loads through a buffer resource (V#) and the cache controls.
+fn smem_rest(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     use Smem::*;
     let op = Smem::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
     let dwords = match op {
@@ -257,8 +687,8 @@ fn realtime() -> u64 {
     (START.get_or_init(std::time::Instant::now).elapsed().as_nanos() / 10) as u64
 }
 
-/// The SOPC opcodes `exec::sopc` does not know: bit tests and 64-bit equality.
-pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
+/// SOPC bit tests and 64-bit equality.
+fn sopc_rest(w: &mut Wave, i: &Inst) -> R<()> {
     use Sopc::*;
     let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
     let op = Sopc::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
@@ -282,14 +712,14 @@ pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
 
 /// `s_call_b64 sdst, simm16`: the return address (the next instruction) to `sdst`,
 /// then a branch by `simm16` dwords.
-pub(crate) fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
+fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
     let d = i.bits(0, 22, 16) as usize;
     w.swrite64(d, w.pc + 4)?;
     Ok(Flow::Jump(i.bits(0, 15, 0) as u16 as i16))
 }
 
-/// The SOPK opcodes `exec::sopk` does not know.
-pub(crate) fn sopk(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
+/// The SOPK conditional move and hints.
+fn sopk_rest(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
     use Sopk::*;
     let op = Sopk::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
     match op {
@@ -306,8 +736,8 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
     }
 }
 
-/// The SOPP opcodes `exec::sopp` does not know.
-pub(crate) fn sopp(i: &Inst) -> R<Flow> {
+/// SOPP hints, no-ops, traps and halts.
+fn sopp_rest(i: &Inst) -> R<Flow> {
     use Sopp::*;
     let op = Sopp::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
     match op {
