@@ -1,11 +1,11 @@
-//! LDS instructions by ISA name (`opcodes::Ds`) that `exec::ds` does not cover: the
-//! 64-bit read-modify-writes and their `_rtn` forms, two-address 64-bit accesses and
-//! exchanges, float compare-stores, wrap, the d16 half-register loads and stores,
-//! lane-indexed accesses (`addtid`), append/consume counters, and the cross-lane
-//! permutes and swizzles that go through the LDS crossbar.
+//! LDS instructions (DS) by ISA name (`opcodes::Ds`): loads and stores of every width
+//! and the two-address forms, the read-modify-writes (32- and 64-bit, with their
+//! `_rtn` forms), exchanges, compare-stores, wrap, the d16 half-register loads and
+//! stores, lane-indexed accesses (`addtid`), append/consume counters, and the
+//! cross-lane permutes and swizzles that go through the LDS crossbar.
 //!
-//! As in `exec::ds`, an access outside the workgroup's LDS reads 0 and writes
-//! nothing (the hardware's range check).
+//! An access outside the workgroup's LDS reads 0 and writes nothing (the hardware's
+//! range check).
 
 use super::decode::Inst;
 use super::exec::{R, atomic_result};
@@ -72,8 +72,177 @@ fn plain(op: u16) -> (u16, bool) {
     }
 }
 
-/// Runs DS opcode `i.op` for every lane of EXEC (`exec::ds` sends what it lacks here).
+/// The global atomic (GLOBAL numbering) whose arithmetic a 32-bit LDS
+/// read-modify-write shares.
+fn global32(op: Ds) -> Option<u16> {
+    use Ds::*;
+    Some(match op {
+        DS_ADD_U32 => 0x35,
+        DS_SUB_U32 => 0x36,
+        DS_INC_U32 => 0x3f,
+        DS_DEC_U32 => 0x40,
+        DS_MIN_I32 => 0x38,
+        DS_MAX_I32 => 0x3a,
+        DS_MIN_U32 => 0x39,
+        DS_MAX_U32 => 0x3b,
+        DS_AND_B32 => 0x3c,
+        DS_OR_B32 => 0x3d,
+        DS_XOR_B32 => 0x3e,
+        DS_CMPSTORE_B32 => 0x34,
+        DS_MIN_F32 => 0x51,
+        DS_MAX_F32 => 0x52,
+        DS_ADD_F32 => 0x56,
+        _ => return None,
+    })
+}
+
+/// Runs DS opcode `i.op` for every lane of EXEC.
 pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
+    use Ds::*;
+    let Some(op) = Ds::from_op(i.op) else {
+        return Err(missing(i, "no such opcode"));
+    };
+    // The 32-bit read-modify-writes: the plain form and, for `_rtn`, whether the old
+    // value returns (ds_add_rtn_f32 is 0x79, apart from the others).
+    let (rmw, rtn) = match op {
+        DS_ADD_RTN_F32 => (Some(DS_ADD_F32), true),
+        _ => match plain(i.op) {
+            (p, r) if p < 0x20 => (
+                Ds::from_op(p).filter(|&p| global32(p).is_some() || matches!(p, DS_RSUB_U32 | DS_MSKOR_B32)),
+                r,
+            ),
+            _ => (None, false),
+        },
+    };
+    let plain_ops = matches!(
+        op,
+        DS_STORE_B32
+            | DS_STORE_B64
+            | DS_STORE_B96
+            | DS_STORE_B128
+            | DS_STORE_2ADDR_B32
+            | DS_STORE_2ADDR_STRIDE64_B32
+            | DS_STORE_B8
+            | DS_STORE_B16
+            | DS_LOAD_B32
+            | DS_LOAD_B64
+            | DS_LOAD_B96
+            | DS_LOAD_B128
+            | DS_LOAD_2ADDR_B32
+            | DS_LOAD_2ADDR_STRIDE64_B32
+            | DS_LOAD_I8
+            | DS_LOAD_U8
+            | DS_LOAD_I16
+            | DS_LOAD_U16
+            | DS_STOREXCHG_RTN_B32
+    );
+    if rmw.is_none() && !plain_ops {
+        return ds_rest(w, i, lds);
+    }
+    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
+    let offset = off0 | off1 << 8;
+    let (addr, d0, d1, vdst) = (
+        256 + i.bits(1, 7, 0) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 23, 16) as u16,
+        i.bits(1, 31, 24) as usize,
+    );
+    let exec = w.exec();
+    let rd = |lds: &[u8], a: u32| read(lds, a, 4) as u32;
+    let wr = |lds: &mut [u8], a: u32, v: u32| write(lds, a, u64::from(v), 4);
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let base = w.vread(addr, lane, None)?;
+        let a = base.wrapping_add(offset);
+        match op {
+            DS_STORE_B32 => wr(lds, a, w.vread(d0, lane, None)?),
+            DS_STORE_B8 | DS_STORE_B16 => {
+                let n = if op == DS_STORE_B8 { 1 } else { 2 };
+                write(lds, a, u64::from(w.vread(d0, lane, None)?), n);
+            }
+            DS_STORE_B64 | DS_STORE_B96 | DS_STORE_B128 => {
+                let n = match op {
+                    DS_STORE_B64 => 2,
+                    DS_STORE_B96 => 3,
+                    _ => 4,
+                };
+                for k in 0..n {
+                    wr(lds, a.wrapping_add(4 * k as u32), w.vread(d0 + k as u16, lane, None)?);
+                }
+            }
+            DS_STORE_2ADDR_B32 | DS_STORE_2ADDR_STRIDE64_B32 => {
+                let stride = if op == DS_STORE_2ADDR_B32 { 4 } else { 256 };
+                wr(lds, base.wrapping_add(off0 * stride), w.vread(d0, lane, None)?);
+                wr(lds, base.wrapping_add(off1 * stride), w.vread(d1, lane, None)?);
+            }
+            DS_LOAD_B32 => w.vwrite(vdst, lane, rd(lds, a))?,
+            DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
+                let n = match op {
+                    DS_LOAD_B64 => 2,
+                    DS_LOAD_B96 => 3,
+                    _ => 4,
+                };
+                for k in 0..n {
+                    w.vwrite(vdst + k, lane, rd(lds, a.wrapping_add(4 * k as u32)))?;
+                }
+            }
+            DS_LOAD_2ADDR_B32 | DS_LOAD_2ADDR_STRIDE64_B32 => {
+                let stride = if op == DS_LOAD_2ADDR_B32 { 4 } else { 256 };
+                let (x, y) = (
+                    rd(lds, base.wrapping_add(off0 * stride)),
+                    rd(lds, base.wrapping_add(off1 * stride)),
+                );
+                w.vwrite(vdst, lane, x)?;
+                w.vwrite(vdst + 1, lane, y)?;
+            }
+            // Sub-dword loads, zero- or sign-extended.
+            DS_LOAD_I8 | DS_LOAD_U8 | DS_LOAD_I16 | DS_LOAD_U16 => {
+                let n = if matches!(op, DS_LOAD_I8 | DS_LOAD_U8) { 1 } else { 2 };
+                let raw = read(lds, a, n);
+                let v = match op {
+                    DS_LOAD_I8 => raw as u8 as i8 as i32 as u32,
+                    DS_LOAD_I16 => raw as u16 as i16 as i32 as u32,
+                    _ => raw as u32,
+                };
+                w.vwrite(vdst, lane, v)?;
+            }
+            DS_STOREXCHG_RTN_B32 => {
+                let old = rd(lds, a);
+                wr(lds, a, w.vread(d0, lane, None)?);
+                w.vwrite(vdst, lane, old)?;
+            }
+            // The read-modify-writes, sharing the global atomics' arithmetic; rsub and
+            // mskor exist only here. gfx11 compare-store: DATA0 is the new value,
+            // DATA1 the comparand, as the global cmpswap's data pair.
+            _ => {
+                let Some(p) = rmw else {
+                    return Err(missing(i, op.name()));
+                };
+                let (old, x) = (rd(lds, a), w.vread(d0, lane, None)?);
+                let new = match p {
+                    DS_RSUB_U32 => x.wrapping_sub(old),
+                    DS_MSKOR_B32 => (old & !x) | w.vread(d1, lane, None)?,
+                    _ => {
+                        let g = global32(p).ok_or_else(|| missing(i, op.name()))?;
+                        let cmp = if p == DS_CMPSTORE_B32 {
+                            w.vread(d1, lane, None)?
+                        } else {
+                            0
+                        };
+                        atomic_result(g, u64::from(old), u64::from(x), u64::from(cmp))? as u32
+                    }
+                };
+                wr(lds, a, new);
+                if rtn {
+                    w.vwrite(vdst, lane, old)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The LDS opcodes beyond the plain loads, stores and 32-bit read-modify-writes.
+fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     use Ds::*;
     let op = Ds::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
     let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
