@@ -11,8 +11,9 @@
 //! variants are not told apart, and swizzled resources are refused.
 
 use super::decode::Inst;
-use super::exec::{MemOp, R, atomic, atomic64, mem_fault, mem_op};
+use super::exec::R;
 use super::half;
+use super::memory::{MemOp, atomic, atomic64, mem_fault, mem_op};
 use super::opcodes::{Mtbuf, Mubuf};
 use super::wave::Wave;
 use crate::hw::GpuMemory;

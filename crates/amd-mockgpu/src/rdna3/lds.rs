@@ -8,7 +8,8 @@
 //! range check).
 
 use super::decode::Inst;
-use super::exec::{R, atomic_result};
+use super::exec::R;
+use super::memory::atomic_result;
 use super::opcodes::Ds;
 use super::wave::Wave;
 

@@ -23,6 +23,7 @@ mod disasm;
 mod exec;
 mod half;
 mod lds;
+mod memory;
 mod salu;
 #[cfg(test)]
 mod testing;
@@ -43,7 +44,8 @@ pub use disasm::Llvm;
 
 use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};
-use exec::{FAULT, Flow};
+use exec::Flow;
+use memory::FAULT;
 use wave::{EXEC_LO, Wave};
 
 /// Most threads in a workgroup.

@@ -2,7 +2,8 @@
 //! SMEM), matched by the ISA's names (`opcodes`).
 
 use super::decode::Inst;
-use super::exec::{Flow, R, mem_fault};
+use super::exec::{Flow, R};
+use super::memory::mem_fault;
 use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp};
 use super::wave::{EXEC_LO, Wave};
 use crate::hw::GpuMemory;
@@ -673,7 +674,7 @@ fn smem_rest(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
         } else {
             let mut b = [0u8; 4];
             mem.read(base.wrapping_add(at as u64), &mut b)
-                .map_err(super::exec::mem_fault)?;
+                .map_err(super::memory::mem_fault)?;
             u32::from_le_bytes(b)
         };
         w.swrite(sdata + k, v)?;

@@ -1,0 +1,549 @@
+//! Vector memory: FLAT, GLOBAL and SCRATCH loads, stores and atomics, the generic
+//! (flat) apertures into LDS and private memory, and the atomics' arithmetic shared
+//! with the LDS and buffer instructions.
+
+use super::decode::Inst;
+use super::exec::{R, f, unsupported};
+use super::opcodes::Global;
+use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
+use crate::MemoryFault;
+use crate::hw::GpuMemory;
+
+/// Prefix of errors that are memory faults (the dispatcher turns them into faults).
+pub(crate) const FAULT: &str = "\u{1}";
+
+/// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
+pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
+    match i.bits(0, 17, 16) {
+        0 => return flat_generic(w, i, mem, lds),
+        1 => return scratch(w, i),
+        2 => {}
+        _ => return Err("FLAT segment 3 does not exist".into()),
+    }
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        i.bits(1, 7, 0) as u16,
+    );
+    let exec = w.exec();
+    let mut addrs = [0u64; 32];
+    // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
+    // then a dword load or store.
+    let addtid = matches!(i.op, 40 | 41);
+    for (lane, a) in addrs.iter_mut().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        if addtid {
+            let base = if saddr == 124 { 0 } else { w.sread64(saddr, None)? };
+            *a = base.wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
+            continue;
+        }
+        let base = if saddr == 124 {
+            w.vread64(256 + addr, lane, None)?
+        } else {
+            w.sread64(saddr, None)?
+                .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
+        };
+        *a = (base as i64).wrapping_add(offset) as u64;
+    }
+    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
+        // Atomics: the old value returns when GLC is set. 64-bit ones (0x41..=0x4d)
+        // take register pairs; compare-swaps take the comparand after the data.
+        let glc = i.bits(0, 14, 14) != 0;
+        let wide = (0x41..=0x4d).contains(&i.op);
+        for (lane, &a) in addrs.iter().enumerate() {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            if wide {
+                let d = w.vread64(data, lane, None)?;
+                let cmp = if i.op == 0x42 {
+                    w.vread64(data + 2, lane, None)?
+                } else {
+                    0
+                };
+                let old = atomic64(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old as u32)?;
+                    w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+                }
+            } else {
+                let d = w.vread(data, lane, None)?;
+                let cmp = if matches!(i.op, 0x34 | 0x50) {
+                    w.vread(data + 1, lane, None)?
+                } else {
+                    0
+                };
+                let old = atomic(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let op = match i.op {
+        40 => 0x14,
+        41 => 0x1a,
+        op => op,
+    };
+    let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
+    let len = kind.len();
+    let fault = |f: MemoryFault| mem_fault(f);
+    if kind.is_load() && exec != 0 {
+        // A wave's loads usually fall in one small span: check and read it once.
+        let active = || {
+            addrs
+                .iter()
+                .enumerate()
+                .filter(|(l, _)| exec >> l & 1 != 0)
+                .map(|(_, a)| *a)
+        };
+        let lo = active().min().unwrap_or(0);
+        let hi = active().max().unwrap_or(0).checked_add(len as u64);
+        let mut span = [0u8; 512];
+        if let Some(n) = hi.map(|h| (h - lo) as usize).filter(|&n| n <= span.len()) {
+            if mem.read(lo, &mut span[..n]).is_ok() {
+                for (lane, &a) in addrs.iter().enumerate() {
+                    if exec >> lane & 1 != 0 {
+                        let mut buf = [0u8; 16];
+                        let at = (a - lo) as usize;
+                        buf[..len].copy_from_slice(&span[at..at + len]);
+                        kind.load(w, lane, vdst, &buf)?;
+                    }
+                }
+                return Ok(());
+            }
+        }
+    }
+    // Lane by lane (a span with a hole faults at the first lane that touches it).
+    for (lane, &a) in addrs.iter().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            mem.read(a, &mut buf[..len]).map_err(fault)?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (buf, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &buf[..len]).map_err(fault)?;
+        }
+    }
+    Ok(())
+}
+
+/// Which half of a register a 16-bit (d16) load fills; the other half is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Whole,
+    Lo,
+    Hi,
+}
+
+/// What a GLOBAL or SCRATCH load or store opcode moves.
+#[derive(Clone, Copy)]
+pub(crate) enum MemOp {
+    /// Whole dwords into consecutive registers.
+    Load(usize),
+    /// Whole dwords from consecutive registers.
+    Store(usize),
+    /// 1 or 2 bytes, zero- or sign-extended, into a register or one of its halves.
+    LoadSmall { bytes: usize, signed: bool, part: Part },
+    /// 1 or 2 bytes from the low or high half of a register.
+    StoreSmall { bytes: usize, hi: bool },
+}
+
+pub(crate) fn mem_op(op: u16) -> Option<MemOp> {
+    // FLAT, GLOBAL, SCRATCH and MUBUF number their plain loads and stores alike.
+    use Global::*;
+    let small = |bytes, signed, part| MemOp::LoadSmall { bytes, signed, part };
+    Some(match Global::from_op(op)? {
+        GLOBAL_LOAD_U8 => small(1, false, Part::Whole),
+        GLOBAL_LOAD_I8 => small(1, true, Part::Whole),
+        GLOBAL_LOAD_U16 => small(2, false, Part::Whole),
+        GLOBAL_LOAD_I16 => small(2, true, Part::Whole),
+        GLOBAL_LOAD_B32 => MemOp::Load(1),
+        GLOBAL_LOAD_B64 => MemOp::Load(2),
+        GLOBAL_LOAD_B96 => MemOp::Load(3),
+        GLOBAL_LOAD_B128 => MemOp::Load(4),
+        GLOBAL_STORE_B8 => MemOp::StoreSmall { bytes: 1, hi: false },
+        GLOBAL_STORE_B16 => MemOp::StoreSmall { bytes: 2, hi: false },
+        GLOBAL_STORE_B32 => MemOp::Store(1),
+        GLOBAL_STORE_B64 => MemOp::Store(2),
+        GLOBAL_STORE_B96 => MemOp::Store(3),
+        GLOBAL_STORE_B128 => MemOp::Store(4),
+        GLOBAL_LOAD_D16_U8 => small(1, false, Part::Lo),
+        GLOBAL_LOAD_D16_I8 => small(1, true, Part::Lo),
+        GLOBAL_LOAD_D16_B16 => small(2, false, Part::Lo),
+        GLOBAL_LOAD_D16_HI_U8 => small(1, false, Part::Hi),
+        GLOBAL_LOAD_D16_HI_I8 => small(1, true, Part::Hi),
+        GLOBAL_LOAD_D16_HI_B16 => small(2, false, Part::Hi),
+        GLOBAL_STORE_D16_HI_B8 => MemOp::StoreSmall { bytes: 1, hi: true },
+        GLOBAL_STORE_D16_HI_B16 => MemOp::StoreSmall { bytes: 2, hi: true },
+        _ => return None,
+    })
+}
+
+impl MemOp {
+    pub(crate) fn is_load(self) -> bool {
+        matches!(self, MemOp::Load(_) | MemOp::LoadSmall { .. })
+    }
+
+    /// Bytes moved per lane.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            MemOp::Load(n) | MemOp::Store(n) => 4 * n,
+            MemOp::LoadSmall { bytes, .. } | MemOp::StoreSmall { bytes, .. } => bytes,
+        }
+    }
+
+    /// Puts the bytes a load read into `lane`'s registers from `vdst`.
+    pub(crate) fn load(self, w: &mut Wave, lane: usize, vdst: usize, buf: &[u8; 16]) -> R<()> {
+        match self {
+            MemOp::LoadSmall { bytes, signed, part } => {
+                let v = match (bytes, signed) {
+                    (1, false) => buf[0] as u32,
+                    (1, true) => buf[0] as i8 as i32 as u32,
+                    (_, false) => u16::from_le_bytes([buf[0], buf[1]]) as u32,
+                    (_, true) => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
+                };
+                let old = w.vread(256 + vdst as u16, lane, None)?;
+                let v = match part {
+                    Part::Whole => v,
+                    Part::Lo => (old & 0xffff_0000) | (v & 0xffff),
+                    Part::Hi => (old & 0xffff) | v << 16,
+                };
+                w.vwrite(vdst, lane, v)
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    let b = &buf[k * 4..k * 4 + 4];
+                    w.vwrite(vdst + k, lane, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The bytes a store writes for `lane`, from its registers at `data`.
+    pub(crate) fn store_bytes(self, w: &Wave, lane: usize, data: u16) -> R<([u8; 16], usize)> {
+        let mut buf = [0u8; 16];
+        match self {
+            MemOp::StoreSmall { bytes, hi } => {
+                let v = w.vread(data, lane, None)?;
+                let v = if hi { v >> 16 } else { v };
+                buf[..bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    buf[k * 4..k * 4 + 4].copy_from_slice(&w.vread(data + k as u16, lane, None)?.to_le_bytes());
+                }
+            }
+        }
+        Ok((buf, self.len()))
+    }
+}
+
+/// FLAT (segment 0) loads and stores: each lane's 64-bit address picks LDS (the shared
+/// aperture), its private memory (the private aperture) or global memory.
+fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<()> {
+    // 13 bits, signed as for GLOBAL (LLVM emits only non-negative ones for FLAT).
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
+        return flat_atomic(w, i, mem, lds, offset, vdst, data, addr);
+    }
+    let kind = mem_op(i.op).ok_or_else(|| format!("flat opcode {:#x} is not implemented", i.op))?;
+    let len = kind.len();
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let in_aperture = |base: u64| a.checked_sub(base).filter(|&d| d < 1 << 32).map(|d| d as usize);
+        let mut buf = [0u8; 16];
+        if let Some(off) = in_aperture(SHARED_APERTURE) {
+            // LDS outside the allocation reads 0 and ignores writes, as DS does.
+            let range = lds.get_mut(off..off.saturating_add(len));
+            if kind.is_load() {
+                if let Some(r) = range {
+                    buf[..len].copy_from_slice(r);
+                }
+                kind.load(w, lane, vdst, &buf)?;
+            } else if let Some(r) = range {
+                r.copy_from_slice(&kind.store_bytes(w, lane, data)?.0[..len]);
+            }
+        } else if let Some(off) = in_aperture(PRIVATE_APERTURE) {
+            let (load, stored) = (kind.is_load(), kind.store_bytes(w, lane, data)?.0);
+            let r = private_bytes(w, lane, off as i64, len)?;
+            if load {
+                buf[..len].copy_from_slice(r);
+                kind.load(w, lane, vdst, &buf)?;
+            } else {
+                r.copy_from_slice(&stored[..len]);
+            }
+        } else if kind.is_load() {
+            mem.read(a, &mut buf[..len]).map_err(mem_fault)?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (bytes, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &bytes[..len]).map_err(mem_fault)?;
+        }
+    }
+    Ok(())
+}
+
+/// FLAT atomics: global memory, LDS or the lane's private memory, by aperture.
+#[allow(clippy::too_many_arguments)]
+fn flat_atomic(
+    w: &mut Wave,
+    i: &Inst,
+    mem: &GpuMemory<'_>,
+    lds: &mut [u8],
+    offset: i64,
+    vdst: usize,
+    data: u16,
+    addr: u16,
+) -> R<()> {
+    let glc = i.bits(0, 14, 14) != 0;
+    let wide = (0x41..=0x4d).contains(&i.op);
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let (d, cmp) = if wide {
+            let cmp = if i.op == 0x42 {
+                w.vread64(data + 2, lane, None)?
+            } else {
+                0
+            };
+            (w.vread64(data, lane, None)?, cmp)
+        } else {
+            let cmp = if matches!(i.op, 0x34 | 0x50) {
+                w.vread(data + 1, lane, None)? as u64
+            } else {
+                0
+            };
+            (w.vread(data, lane, None)? as u64, cmp)
+        };
+        let old = match a.checked_sub(SHARED_APERTURE).filter(|&o| o < 1 << 32) {
+            Some(off) => {
+                let n = if wide { 8 } else { 4 };
+                let off = off as usize;
+                // Outside the allocation: reads 0, writes nothing, as DS does.
+                let mut b = [0u8; 8];
+                if let Some(src) = lds.get(off..off + n) {
+                    b[..n].copy_from_slice(src);
+                }
+                let old = u64::from_le_bytes(b);
+                let new = atomic_result(i.op, old, d, cmp)?;
+                if let Some(dst) = lds.get_mut(off..off + n) {
+                    dst.copy_from_slice(&new.to_le_bytes()[..n]);
+                }
+                old
+            }
+            None if a.checked_sub(PRIVATE_APERTURE).is_some_and(|o| o < 1 << 32) => {
+                // The lane's own memory: no other lane can race it.
+                let n = if wide { 8 } else { 4 };
+                let bytes = private_bytes(w, lane, (a - PRIVATE_APERTURE) as i64, n)?;
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(bytes);
+                let old = u64::from_le_bytes(b);
+                let new = atomic_result(i.op, old, d, cmp)?;
+                bytes.copy_from_slice(&new.to_le_bytes()[..n]);
+                old
+            }
+            None if wide => atomic64(i.op, mem, a, d, cmp)?,
+            None => atomic(i.op, mem, a, d as u32, cmp as u32)? as u64,
+        };
+        if glc {
+            w.vwrite(vdst, lane, old as u32)?;
+            if wide {
+                w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `len` bytes of `lane`'s private memory at `a`, grown on first use; an access
+/// outside [`PRIVATE_LIMIT`] is an error.
+fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> {
+    let end = a
+        .checked_add(len as i64)
+        .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)
+        .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
+    let (a, end) = (a as usize, end as usize);
+    let mem = &mut w.private[lane];
+    if mem.len() < end {
+        mem.resize(end.next_multiple_of(256), 0);
+    }
+    Ok(&mut mem[a..end])
+}
+
+/// Private memory each lane may use.
+pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
+
+/// Scratch loads and stores: each lane's private memory, addressed by
+/// `[vaddr if SVE] + [saddr] + offset`.
+fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    let sve = i.bits(1, 23, 23) != 0;
+    let kind = mem_op(i.op).ok_or_else(|| format!("scratch opcode {:#x} is not implemented", i.op))?;
+    let base = if saddr == 124 { 0 } else { w.sread(saddr, None)? as i64 };
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let v = if sve { w.vread(addr, lane, None)? as i64 } else { 0 };
+        let a = base.wrapping_add(v).wrapping_add(offset);
+        let len = kind.len();
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            buf[..len].copy_from_slice(private_bytes(w, lane, a, len)?);
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (buf, _) = kind.store_bytes(w, lane, data)?;
+            private_bytes(w, lane, a, len)?.copy_from_slice(&buf[..len]);
+        }
+    }
+    Ok(())
+}
+
+/// A memory fault as an instruction error: [`FAULT`], then whether the access was a
+/// write and whether it hit a read-only page (`0`/`1` each), then the message.
+/// [`super::fault_of`] reads it back.
+pub(crate) fn mem_fault(f: MemoryFault) -> String {
+    format!(
+        "{FAULT}{}{}memory fault at {:#x}",
+        f.write as u8, f.read_only as u8, f.va
+    )
+}
+
+/// 32-bit global atomics: returns the value before the operation (atomic against
+/// other engines and the host).
+pub(crate) fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
+    mem.atomic_u32(a, |old| {
+        atomic_result(op, old as u64, data as u64, cmp as u64).map(|v| v as u32)
+    })
+    .map_err(mem_fault)?
+}
+
+/// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
+pub(crate) fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
+    mem.atomic_u64(a, |old| atomic_result(op, old, data, cmp))
+        .map_err(mem_fault)?
+}
+
+/// The value an atomic (FLAT/GLOBAL numbering; 64-bit ones 0x41..=0x4d) leaves in
+/// memory, from the old value, the data and the comparand (zero-extended).
+pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
+    // GLOBAL numbering (FLAT and MUBUF number their atomics alike); the 64-bit forms
+    // share the 32-bit ones' arithmetic.
+    use Global::*;
+    let op = Global::from_op(op).ok_or_else(|| format!("atomic opcode {op:#x} is not implemented"))?;
+    let (op, wide) = match op {
+        GLOBAL_ATOMIC_SWAP_B64 => (GLOBAL_ATOMIC_SWAP_B32, true),
+        GLOBAL_ATOMIC_CMPSWAP_B64 => (GLOBAL_ATOMIC_CMPSWAP_B32, true),
+        GLOBAL_ATOMIC_ADD_U64 => (GLOBAL_ATOMIC_ADD_U32, true),
+        GLOBAL_ATOMIC_SUB_U64 => (GLOBAL_ATOMIC_SUB_U32, true),
+        GLOBAL_ATOMIC_MIN_I64 => (GLOBAL_ATOMIC_MIN_I32, true),
+        GLOBAL_ATOMIC_MIN_U64 => (GLOBAL_ATOMIC_MIN_U32, true),
+        GLOBAL_ATOMIC_MAX_I64 => (GLOBAL_ATOMIC_MAX_I32, true),
+        GLOBAL_ATOMIC_MAX_U64 => (GLOBAL_ATOMIC_MAX_U32, true),
+        GLOBAL_ATOMIC_AND_B64 => (GLOBAL_ATOMIC_AND_B32, true),
+        GLOBAL_ATOMIC_OR_B64 => (GLOBAL_ATOMIC_OR_B32, true),
+        GLOBAL_ATOMIC_XOR_B64 => (GLOBAL_ATOMIC_XOR_B32, true),
+        GLOBAL_ATOMIC_INC_U64 => (GLOBAL_ATOMIC_INC_U32, true),
+        GLOBAL_ATOMIC_DEC_U64 => (GLOBAL_ATOMIC_DEC_U32, true),
+        op => (op, false),
+    };
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let signed = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
+    let float = |g: fn(f32, f32) -> f32| g(f(old as u32), f(data as u32)).to_bits() as u64;
+    let r = match op {
+        GLOBAL_ATOMIC_SWAP_B32 => data,
+        GLOBAL_ATOMIC_CMPSWAP_B32 => {
+            if old == cmp {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_ADD_U32 => old.wrapping_add(data),
+        GLOBAL_ATOMIC_SUB_U32 => old.wrapping_sub(data),
+        // Subtract, clamped at 0.
+        GLOBAL_ATOMIC_CSUB_U32 => old.saturating_sub(data),
+        GLOBAL_ATOMIC_MIN_I32 => {
+            if signed(old) <= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
+        GLOBAL_ATOMIC_MIN_U32 => old.min(data),
+        GLOBAL_ATOMIC_MAX_I32 => {
+            if signed(old) >= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
+        GLOBAL_ATOMIC_MAX_U32 => old.max(data),
+        GLOBAL_ATOMIC_AND_B32 => old & data,
+        GLOBAL_ATOMIC_OR_B32 => old | data,
+        GLOBAL_ATOMIC_XOR_B32 => old ^ data,
+        // Wrapping increment and decrement against the data as a limit.
+        GLOBAL_ATOMIC_INC_U32 => {
+            if old >= data {
+                0
+            } else {
+                old + 1
+            }
+        }
+        GLOBAL_ATOMIC_DEC_U32 => {
+            if old == 0 || old > data {
+                data
+            } else {
+                old - 1
+            }
+        }
+        // A float comparison (so -0.0 matches 0.0, NaN nothing).
+        GLOBAL_ATOMIC_CMPSWAP_F32 => {
+            if f(old as u32) == f(cmp as u32) {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_MIN_F32 => float(f32::min),
+        GLOBAL_ATOMIC_MAX_F32 => float(f32::max),
+        GLOBAL_ATOMIC_ADD_F32 => float(|x, y| x + y),
+        other => {
+            return Err(format!(
+                "atomic opcode {:#x} ({}) is not implemented",
+                other as u16,
+                other.name()
+            ));
+        }
+    };
+    Ok(r & mask)
+}
