@@ -89,6 +89,7 @@ fn generate(text: &str) -> Result<String> {
     writeln!(out, "//! Every RDNA3 opcode per encoding, named as the ISA names it.")?;
     writeln!(out)?;
     let mut spec = String::new();
+    let mut consts = String::new();
     for &(class, name) in ENCODINGS {
         let ops = &classes
             .iter()
@@ -129,6 +130,16 @@ fn generate(text: &str) -> Result<String> {
         writeln!(out, "    }}")?;
         writeln!(out, "}}")?;
         writeln!(out)?;
+        writeln!(
+            consts,
+            "    /// {name} opcode numbers, for matching a raw opcode by name."
+        )?;
+        writeln!(consts, "    #[allow(missing_docs)]")?;
+        writeln!(consts, "    pub mod {} {{", name.to_lowercase())?;
+        for (op, v) in ops {
+            writeln!(consts, "        pub const {op}: u16 = {v};")?;
+        }
+        writeln!(consts, "    }}")?;
         writeln!(spec, "    (\"{}\", &[", name.to_uppercase())?;
         for (op, v) in ops {
             writeln!(spec, "        ({v}, {:?}),", op.to_lowercase())?;
@@ -142,6 +153,14 @@ fn generate(text: &str) -> Result<String> {
     writeln!(out, "pub static SPEC: &[(&str, &[(u16, &str)])] = &[")?;
     out.push_str(&spec);
     writeln!(out, "];")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "/// Opcode numbers as constants, per encoding (`op::vop3::V_ADD_F32_E64`)."
+    )?;
+    writeln!(out, "pub mod op {{")?;
+    out.push_str(&consts);
+    writeln!(out, "}}")?;
     Ok(out)
 }
 

@@ -1,9 +1,13 @@
 //! Instruction dispatch by encoding, and the vector ALU (VOP1, VOP2, VOPC, VOP3,
-//! VOP3P, VOPD, DPP) matched by opcode number; the other families live in files of
-//! their own, matched by the ISA's names (`salu`, `lds`, `memory`, `buffer`, `valu`).
+//! VOP3P, VOPD, DPP). Opcodes are matched by the ISA's names (`op::vop3::V_ADD_F32_E64`,
+//! VOP1 and VOP2 in VOP3 numbering; the few VOP2 opcodes without a VOP3 form as
+//! 0x100 + their number, named in a comment). The other families live in files of
+//! their own (`salu`, `lds`, `memory`, `buffer`, and `valu` for the rest of the vector
+//! ALU).
 
 use super::decode::{Encoding, Inst};
 use super::half;
+use super::opcodes::op::{vop3, vop3p, vop3sd, vopc, vopd};
 use super::wave::{EXEC_LO, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
@@ -224,7 +228,7 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.
 fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
-    let (opx, opy) = (i.bits(0, 25, 22), i.bits(0, 21, 17));
+    let (opx, opy) = (i.bits(0, 25, 22) as u16, i.bits(0, 21, 17) as u16);
     let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
     let (srcy0, vsrcy1) = (i.bits(1, 8, 0) as u16, 256 + i.bits(1, 16, 9) as u16);
     let vdstx = i.bits(1, 31, 24) as usize;
@@ -247,36 +251,36 @@ fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
             let fl = |x: u32| w.f32_in(f(x));
             let k_lit = fl(lit.unwrap_or(0));
             let r = match op {
-                0 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
-                1 => fl(a).mul_add(fl(b), k_lit).to_bits(),
-                2 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
-                3 => (fl(a) * fl(b)).to_bits(),
-                4 => (fl(a) + fl(b)).to_bits(),
-                5 => (fl(a) - fl(b)).to_bits(),
-                6 => (fl(b) - fl(a)).to_bits(),
-                7 => mul_dx9(fl(a), fl(b)).to_bits(),
-                10 => fl(a).max(fl(b)).to_bits(),
-                11 => fl(a).min(fl(b)).to_bits(),
-                12 => dot2(a, b, fl(acc)).to_bits(),
+                vopd::V_DUAL_FMAC_F32 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
+                vopd::V_DUAL_FMAAK_F32 => fl(a).mul_add(fl(b), k_lit).to_bits(),
+                vopd::V_DUAL_FMAMK_F32 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
+                vopd::V_DUAL_MUL_F32 => (fl(a) * fl(b)).to_bits(),
+                vopd::V_DUAL_ADD_F32 => (fl(a) + fl(b)).to_bits(),
+                vopd::V_DUAL_SUB_F32 => (fl(a) - fl(b)).to_bits(),
+                vopd::V_DUAL_SUBREV_F32 => (fl(b) - fl(a)).to_bits(),
+                vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
+                vopd::V_DUAL_MAX_F32 => fl(a).max(fl(b)).to_bits(),
+                vopd::V_DUAL_MIN_F32 => fl(a).min(fl(b)).to_bits(),
+                vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
-                13 => {
+                vopd::V_DUAL_DOT2ACC_F32_BF16 => {
                     let bf = |v: u32| f64::from(f(v << 16));
                     let sum = bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16) + f64::from(fl(acc));
                     (sum as f32).to_bits()
                 }
                 _ => {
                     out[k][lane] = match op {
-                        8 => a,
-                        9 => {
+                        vopd::V_DUAL_MOV_B32 => a,
+                        vopd::V_DUAL_CNDMASK_B32 => {
                             if w.vcc() >> lane & 1 != 0 {
                                 b
                             } else {
                                 a
                             }
                         }
-                        16 => a.wrapping_add(b),
-                        17 => b << (a & 31),
-                        18 => a & b,
+                        vopd::V_DUAL_ADD_NC_U32 => a.wrapping_add(b),
+                        vopd::V_DUAL_LSHLREV_B32 => b << (a & 31),
+                        vopd::V_DUAL_AND_B32 => a & b,
                         _ => return Err(format!("VOPD operation {op} is not implemented")),
                     };
                     continue;
@@ -352,8 +356,8 @@ fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -
         // v_cmp_class_f16/f32/f64: S1's bit for S0's class.
         if (0x7d..=0x7f).contains(&op) {
             let (bits, width) = match op {
-                0x7d => (w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff, 16),
-                0x7e => (w.vread(srcs[0], lane, i.literal)? as u64, 32),
+                vopc::V_CMP_CLASS_F16_E32 => (w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff, 16),
+                vopc::V_CMP_CLASS_F32_E32 => (w.vread(srcs[0], lane, i.literal)? as u64, 32),
                 _ => (w.vread64(srcs[0], lane, i.literal)?, 64),
             };
             let sign = 1u64 << (width - 1);
@@ -479,8 +483,8 @@ fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Option<u32>) -> 
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
-    let bf16 = matches!(op, 0x41 | 0x43);
-    let half_out = matches!(op, 0x42 | 0x43);
+    let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
     let elem = |h: u16| -> f64 {
         if bf16 {
             f((h as u32) << 16) as f64
@@ -593,40 +597,40 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
         }
         let x = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
         let r: u16 = match op {
-            0x18a => {
+            vop3::V_CVT_F16_F32_E64 => {
                 let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
                 half::from_f64(a as f64)
             }
-            0x18b => {
+            vop3::V_CVT_F32_F16_E64 => {
                 let v = (x(0)? as f32).to_bits();
                 w.vwrite(dst, lane, v)?;
                 continue;
             }
             // f16 unary ops: conversions with 16-bit integers, then math.
-            0x1d0 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
-            0x1d1 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
-            0x1d2 => x(0)? as u16,
-            0x1d3 => x(0)? as i16 as u16,
-            0x1d4 => half::from_f64(1.0 / x(0)?),
-            0x1d5 => half::from_f64(x(0)?.sqrt()),
-            0x1d6 => half::from_f64(1.0 / x(0)?.sqrt()),
-            0x1d7 => half::from_f64(x(0)?.log2()),
-            0x1d8 => half::from_f64(x(0)?.exp2()),
-            0x1db => half::from_f64(x(0)?.floor()),
-            0x1dc => half::from_f64(x(0)?.ceil()),
-            0x1dd => half::from_f64(x(0)?.trunc()),
-            0x1de => half::from_f64(x(0)?.round_ties_even()),
-            0x1df => {
+            vop3::V_CVT_F16_U16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
+            vop3::V_CVT_F16_I16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
+            vop3::V_CVT_U16_F16_E64 => x(0)? as u16,
+            vop3::V_CVT_I16_F16_E64 => x(0)? as i16 as u16,
+            vop3::V_RCP_F16_E64 => half::from_f64(1.0 / x(0)?),
+            vop3::V_SQRT_F16_E64 => half::from_f64(x(0)?.sqrt()),
+            vop3::V_RSQ_F16_E64 => half::from_f64(1.0 / x(0)?.sqrt()),
+            vop3::V_LOG_F16_E64 => half::from_f64(x(0)?.log2()),
+            vop3::V_EXP_F16_E64 => half::from_f64(x(0)?.exp2()),
+            vop3::V_FLOOR_F16_E64 => half::from_f64(x(0)?.floor()),
+            vop3::V_CEIL_F16_E64 => half::from_f64(x(0)?.ceil()),
+            vop3::V_TRUNC_F16_E64 => half::from_f64(x(0)?.trunc()),
+            vop3::V_RNDNE_F16_E64 => half::from_f64(x(0)?.round_ties_even()),
+            vop3::V_FRACT_F16_E64 => {
                 let v = x(0)?;
                 half::from_f64((v - v.floor()).min(half::to_f32(0x3bff) as f64))
             }
-            0x1e0 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
-            0x1e1 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
-            0x132 => half::from_f64(x(0)? + x(1)?),
-            0x133 => half::from_f64(x(0)? - x(1)?),
-            0x134 => half::from_f64(x(1)? - x(0)?),
-            0x135 => half::from_f64(x(0)? * x(1)?),
-            0x136 => {
+            vop3::V_SIN_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
+            vop3::V_COS_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
+            vop3::V_ADD_F16_E64 => half::from_f64(x(0)? + x(1)?),
+            vop3::V_SUB_F16_E64 => half::from_f64(x(0)? - x(1)?),
+            vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
+            vop3::V_MUL_F16_E64 => half::from_f64(x(0)? * x(1)?),
+            vop3::V_FMAC_F16_E64 => {
                 let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
                 half::from_f64(x(0)?.mul_add(x(1)?, acc))
             }
@@ -639,8 +643,8 @@ fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods
                     half::from_f64(x(0)?.mul_add(x(1)?, k))
                 }
             }
-            0x139 => half::from_f64(x(0)?.max(x(1)?)),
-            0x13a => half::from_f64(x(0)?.min(x(1)?)),
+            vop3::V_MAX_F16_E64 => half::from_f64(x(0)?.max(x(1)?)),
+            vop3::V_MIN_F16_E64 => half::from_f64(x(0)?.min(x(1)?)),
             _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
         };
         write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
@@ -674,20 +678,24 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
     let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
     // Mixed precision, dot products and integer WMMA (clamp included) by name.
-    if matches!(op, 0x13..=0x22 | 0x44 | 0x45) {
+    if matches!(
+        op,
+        vop3p::V_DOT2_F32_F16
+            ..=vop3p::V_FMA_MIXHI_F16 | vop3p::V_WMMA_I32_16X16X16_IU8 | vop3p::V_WMMA_I32_16X16X16_IU4
+    ) {
         return super::valu::vop3p(w, i);
     }
     if i.bits(0, 15, 15) != 0 {
         return Err("VOP3P clamp is not implemented".into());
     }
-    if matches!(op, 0x40..=0x43) {
+    if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
         if neg_lo != 0 || neg_hi != 0 {
             return Err("WMMA with negated operands is not implemented".into());
         }
         return wmma(w, op, dst, srcs, i.literal);
     }
-    let float = matches!(op, 0x0e..=0x12);
-    if !matches!(op, 0x00..=0x12) {
+    let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
+    if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {
         return Err(unsupported(i));
     }
     let exec = w.exec();
@@ -709,26 +717,26 @@ fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             let f = |k: usize| half::to_f32(x[k]) as f64;
             let (a, b, c) = (x[0], x[1], x[2]);
             let r: u16 = match op {
-                0x00 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
-                0x01 => a.wrapping_mul(b),
-                0x02 => (a as i16).wrapping_add(b as i16) as u16,
-                0x03 => (a as i16).wrapping_sub(b as i16) as u16,
+                vop3p::V_PK_MAD_I16 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
+                vop3p::V_PK_MUL_LO_U16 => a.wrapping_mul(b),
+                vop3p::V_PK_ADD_I16 => (a as i16).wrapping_add(b as i16) as u16,
+                vop3p::V_PK_SUB_I16 => (a as i16).wrapping_sub(b as i16) as u16,
                 // Packed shifts: each half of S1 by the low 4 bits of S0's.
-                0x04 => b << (a & 15),
-                0x05 => b >> (a & 15),
-                0x06 => ((b as i16) >> (a & 15)) as u16,
-                0x07 => (a as i16).max(b as i16) as u16,
-                0x08 => (a as i16).min(b as i16) as u16,
-                0x09 => a.wrapping_mul(b).wrapping_add(c),
-                0x0a => a.wrapping_add(b),
-                0x0b => a.wrapping_sub(b),
-                0x0c => a.max(b),
-                0x0d => a.min(b),
+                vop3p::V_PK_LSHLREV_B16 => b << (a & 15),
+                vop3p::V_PK_LSHRREV_B16 => b >> (a & 15),
+                vop3p::V_PK_ASHRREV_I16 => ((b as i16) >> (a & 15)) as u16,
+                vop3p::V_PK_MAX_I16 => (a as i16).max(b as i16) as u16,
+                vop3p::V_PK_MIN_I16 => (a as i16).min(b as i16) as u16,
+                vop3p::V_PK_MAD_U16 => a.wrapping_mul(b).wrapping_add(c),
+                vop3p::V_PK_ADD_U16 => a.wrapping_add(b),
+                vop3p::V_PK_SUB_U16 => a.wrapping_sub(b),
+                vop3p::V_PK_MAX_U16 => a.max(b),
+                vop3p::V_PK_MIN_U16 => a.min(b),
                 // Products of halves are exact in f64; the sum rounds once to f64, then to half.
-                0x0e => half::from_f64(f(0).mul_add(f(1), f(2))),
-                0x0f => half::from_f64(f(0) + f(1)),
-                0x10 => half::from_f64(f(0) * f(1)),
-                0x11 => half::from_f64(f(0).min(f(1))),
+                vop3p::V_PK_FMA_F16 => half::from_f64(f(0).mul_add(f(1), f(2))),
+                vop3p::V_PK_ADD_F16 => half::from_f64(f(0) + f(1)),
+                vop3p::V_PK_MUL_F16 => half::from_f64(f(0) * f(1)),
+                vop3p::V_PK_MIN_F16 => half::from_f64(f(0).min(f(1))),
                 _ => half::from_f64(f(0).max(f(1))),
             };
             out |= (r as u32) << if hi { 16 } else { 0 };
@@ -757,10 +765,10 @@ fn output_mods(bits: u32, m: Mods) -> u32 {
 fn saturate(op: u16, a: u32, b: u32) -> u32 {
     let (sa, sb) = (a as i32, b as i32);
     match op {
-        0x125 | 0x300 => a.saturating_add(b),
-        0x126 | 0x301 => a.saturating_sub(b),
-        0x127 => b.saturating_sub(a),
-        0x326 => sa.saturating_add(sb) as u32,
+        vop3::V_ADD_NC_U32_E64 | vop3sd::V_ADD_CO_U32 => a.saturating_add(b),
+        vop3::V_SUB_NC_U32_E64 | vop3sd::V_SUB_CO_U32 => a.saturating_sub(b),
+        vop3::V_SUBREV_NC_U32_E64 => b.saturating_sub(a),
+        vop3::V_ADD_NC_I32 => sa.saturating_add(sb) as u32,
         _ => sa.saturating_sub(sb) as u32,
     }
 }
@@ -780,7 +788,16 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
     let exec = w.exec();
     let lit = i.literal;
     let vcc = w.vcc();
-    let wide = matches!(op, 0x2fd | 0x238 | 0x228 | 0x32b | 0x1b1 | 0x1b4 | 0x1bd);
+    let wide = matches!(
+        op,
+        vop3sd::V_DIV_SCALE_F64
+            | vop3::V_DIV_FMAS_F64
+            | vop3::V_DIV_FIXUP_F64
+            | vop3::V_LDEXP_F64
+            | vop3::V_RSQ_F64_E64
+            | vop3::V_SQRT_F64_E64
+            | vop3::V_FREXP_MANT_F64_E64
+    );
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
             continue;
@@ -793,7 +810,7 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
             }
         };
         let r: f64 = match op {
-            0x2fc | 0x2fd => {
+            vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64 => {
                 let (s0, s1, s2) = (x(0)?, x(1)?, x(2)?);
                 if s1 == 0.0 || s2 == 0.0 {
                     f64::NAN
@@ -805,7 +822,7 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
                     s0
                 }
             }
-            0x237 | 0x238 => {
+            vop3::V_DIV_FMAS_F32 | vop3::V_DIV_FMAS_F64 => {
                 if vcc >> lane & 1 != 0 {
                     return Err("v_div_fmas with VCC set (a scaled division) is not implemented".into());
                 }
@@ -815,8 +832,8 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
                     (x(0)? as f32).mul_add(x(1)? as f32, x(2)? as f32) as f64
                 }
             }
-            0x227 | 0x228 => div_fixup(x(0)?, x(1)?, x(2)?, wide),
-            0x31c | 0x32b => {
+            vop3::V_DIV_FIXUP_F32 | vop3::V_DIV_FIXUP_F64 => div_fixup(x(0)?, x(1)?, x(2)?, wide),
+            vop3::V_LDEXP_F32 | vop3::V_LDEXP_F64 => {
                 let e = w.vread(srcs[1], lane, lit)? as i32;
                 let r = ldexp(x(0)?, e);
                 if wide {
@@ -825,9 +842,9 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
                     ldexp(x(0)?, e.clamp(-400, 400)) as f32 as f64
                 }
             }
-            0x1b1 => 1.0 / x(0)?.sqrt(),
-            0x1b4 => x(0)?.sqrt(),
-            0x1bd => frexp64(x(0)?).0,
+            vop3::V_RSQ_F64_E64 => 1.0 / x(0)?.sqrt(),
+            vop3::V_SQRT_F64_E64 => x(0)?.sqrt(),
+            vop3::V_FREXP_MANT_F64_E64 => frexp64(x(0)?).0,
             _ => {
                 w.vwrite(dst, lane, frexp64(f64_src(w, srcs[0], lane, lit, m, 0)?).1 as u32)?;
                 continue;
@@ -841,7 +858,7 @@ fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, sr
             w.vwrite(dst, lane, w.f32_out((r as f32).to_bits()))?;
         }
     }
-    if matches!(op, 0x2fc | 0x2fd) {
+    if matches!(op, vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64) {
         // No lane scales, so the "post-scale needed" mask is clear.
         w.swrite(sdst.unwrap_or(VCC_LO), 0)?;
     }
@@ -971,14 +988,14 @@ fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) 
             m.half(1, w.vread(srcs[1], lane, i.literal)?),
         );
         let r = match op {
-            0x303 if m.clamp => a.saturating_add(b),
-            0x304 if m.clamp => a.saturating_sub(b),
-            0x303 => a.wrapping_add(b),
-            0x304 => a.wrapping_sub(b),
-            0x305 => a.wrapping_mul(b),
-            0x309 => a.max(b),
-            0x30a => (a as i16).max(b as i16) as u16,
-            0x30b => a.min(b),
+            vop3::V_ADD_NC_U16 if m.clamp => a.saturating_add(b),
+            vop3::V_SUB_NC_U16 if m.clamp => a.saturating_sub(b),
+            vop3::V_ADD_NC_U16 => a.wrapping_add(b),
+            vop3::V_SUB_NC_U16 => a.wrapping_sub(b),
+            vop3::V_MUL_LO_U16 => a.wrapping_mul(b),
+            vop3::V_MAX_U16 => a.max(b),
+            vop3::V_MAX_I16 => (a as i16).max(b as i16) as u16,
+            vop3::V_MIN_U16 => a.min(b),
             _ => (a as i16).min(b as i16) as u16,
         };
         write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
@@ -992,37 +1009,37 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
     let lit = i.literal;
     match op {
         // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
-        0x182 => {
+        vop3::V_READFIRSTLANE_B32_E64 => {
             let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
             let v = w.vread(srcs[0], lane, lit)?;
             return w.swrite(dst, v);
         }
         // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
-        0x360 => {
+        vop3::V_READLANE_B32 => {
             let lane = (w.sread(srcs[1], lit)? & 31) as usize;
             let v = w.vread(srcs[0], lane, lit)?;
             return w.swrite(dst, v);
         }
-        0x361 => {
+        vop3::V_WRITELANE_B32 => {
             let lane = (w.sread(srcs[1], lit)? & 31) as usize;
             let v = w.sread(srcs[0], lit)?;
             return w.vwrite(dst, lane, v);
         }
         // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
         // destination, the source, or both).
-        0x1c2..=0x1c4 => {
+        vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
             let m0 = w.s[125] as usize;
             for lane in 0..32 {
                 if exec >> lane & 1 == 0 {
                     continue;
                 }
                 let src = match (op, srcs[0]) {
-                    (0x1c2, s) => s,
+                    (vop3::V_MOVRELD_B32_E64, s) => s,
                     (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
                     _ => return Err("v_movrels with a scalar source".into()),
                 };
                 let v = w.vread(src, lane, lit)?;
-                let d = if op == 0x1c3 { dst } else { dst + m0 };
+                let d = if op == vop3::V_MOVRELS_B32_E64 { dst } else { dst + m0 };
                 w.vwrite(d, lane, v)?;
             }
             return Ok(());
@@ -1031,7 +1048,7 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
         // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
         // lane keeps its value.
-        0x25b | 0x25c => {
+        vop3::V_PERMLANE16_B32 | vop3::V_PERMLANEX16_B32 => {
             let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
             let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
             let mut out = [0u32; 32];
@@ -1040,7 +1057,11 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 if exec >> lane & 1 == 0 {
                     continue;
                 }
-                let row = if op == 0x25c { (lane / 16) ^ 1 } else { lane / 16 };
+                let row = if op == vop3::V_PERMLANEX16_B32 {
+                    (lane / 16) ^ 1
+                } else {
+                    lane / 16
+                };
                 let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
                 if fetch_inactive || exec >> s & 1 != 0 {
                     *o = w.vread(srcs[0], s, lit)?;
@@ -1058,17 +1079,28 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         }
         _ => {}
     }
-    let saturating = matches!(op, 0x125..=0x127 | 0x325 | 0x326 | 0x300 | 0x301 | 0x303 | 0x304);
+    let saturating = matches!(
+        op,
+        vop3::V_ADD_NC_U32_E64
+            ..=vop3::V_SUBREV_NC_U32_E64
+                | vop3::V_SUB_NC_I32
+                | vop3::V_ADD_NC_I32
+                | vop3sd::V_ADD_CO_U32
+                | vop3sd::V_SUB_CO_U32
+                | vop3::V_ADD_NC_U16
+                | vop3::V_SUB_NC_U16
+    );
     if (m.clamp && !(saturating || f32_result(op))) || (m.omod != 0 && !f32_result(op)) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
         }
         return Err(format!("clamp or omod on VOP3 opcode {op:#x} is not implemented"));
     }
-    if matches!(op, 0x303..=0x305 | 0x309..=0x30c) {
+    if matches!(op, vop3::V_ADD_NC_U16..=vop3::V_MUL_LO_U16 | vop3::V_MAX_U16..=vop3::V_MIN_I16) {
         return valu16(w, i, op, dst, srcs, m);
     }
-    if matches!(op, 0x18a | 0x18b | 0x132..=0x139 | 0x13a | 0x248 | 0x1d0..=0x1d8 | 0x1db..=0x1e1) {
+    if matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64)
+    {
         return valu_f16(w, i, op, dst, srcs, m);
     }
     if matches!(
@@ -1087,23 +1119,23 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
             }
             let x = |k: usize| f64_src(w, srcs[k], lane, lit, m, k);
             let r: u64 = match op {
-                0x183 => {
+                vop3::V_CVT_I32_F64_E64 => {
                     // v_cvt_i32_f64: saturating, NaN to 0.
                     w.vwrite(dst, lane, x(0)? as i32 as u32)?;
                     continue;
                 }
-                0x18f => {
+                vop3::V_CVT_F32_F64_E64 => {
                     w.vwrite(dst, lane, (x(0)? as f32).to_bits())?;
                     continue;
                 }
-                0x184 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
-                0x190 => (f(w.vread(srcs[0], lane, lit)?) as f64).to_bits(),
-                0x196 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
-                0x1af => (1.0 / x(0)?).to_bits(),
-                0x214 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
-                0x327 => (x(0)? + x(1)?).to_bits(),
-                0x328 => (x(0)? * x(1)?).to_bits(),
-                0x329 => x(0)?.min(x(1)?).to_bits(),
+                vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
+                vop3::V_CVT_F64_F32_E64 => (f(w.vread(srcs[0], lane, lit)?) as f64).to_bits(),
+                vop3::V_CVT_F64_U32_E64 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
+                vop3::V_RCP_F64_E64 => (1.0 / x(0)?).to_bits(),
+                vop3::V_FMA_F64 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
+                vop3::V_ADD_F64 => (x(0)? + x(1)?).to_bits(),
+                vop3::V_MUL_F64 => (x(0)? * x(1)?).to_bits(),
+                vop3::V_MIN_F64 => x(0)?.min(x(1)?).to_bits(),
                 _ => x(0)?.max(x(1)?).to_bits(),
             };
             w.vwrite(dst, lane, r as u32)?;
@@ -1130,29 +1162,31 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         let fb = w.f32_in(f(m.float(1, b)));
         let r: u32 = match op {
             // VOP1
-            0x181 => a,
-            0x185 => (a as i32 as f32).to_bits(),
-            0x186 => (a as f32).to_bits(),
-            0x187 => fa as u32,
-            0x188 => fa as i32 as u32,
-            0x1aa => (1.0 / fa).to_bits(),
-            0x1b7 => !a,
-            0x191..=0x194 => (((a >> (8 * (op - 0x191))) & 0xff) as f32).to_bits(),
-            0x18c => (fa + 0.5).floor() as i32 as u32,
-            0x18d => fa.floor() as i32 as u32,
-            0x1a0 => (fa - fa.floor()).min(f(0x3f7f_ffff)).to_bits(),
-            0x1a2 => fa.ceil().to_bits(),
-            0x1a3 => fa.round_ties_even().to_bits(),
-            0x1b8 => a.reverse_bits(),
+            vop3::V_MOV_B32_E64 => a,
+            vop3::V_CVT_F32_I32_E64 => (a as i32 as f32).to_bits(),
+            vop3::V_CVT_F32_U32_E64 => (a as f32).to_bits(),
+            vop3::V_CVT_U32_F32_E64 => fa as u32,
+            vop3::V_CVT_I32_F32_E64 => fa as i32 as u32,
+            vop3::V_RCP_F32_E64 => (1.0 / fa).to_bits(),
+            vop3::V_NOT_B32_E64 => !a,
+            vop3::V_CVT_F32_UBYTE0_E64..=vop3::V_CVT_F32_UBYTE3_E64 => {
+                (((a >> (8 * (op - 0x191))) & 0xff) as f32).to_bits()
+            }
+            vop3::V_CVT_NEAREST_I32_F32_E64 => (fa + 0.5).floor() as i32 as u32,
+            vop3::V_CVT_FLOOR_I32_F32_E64 => fa.floor() as i32 as u32,
+            vop3::V_FRACT_F32_E64 => (fa - fa.floor()).min(f(0x3f7f_ffff)).to_bits(),
+            vop3::V_CEIL_F32_E64 => fa.ceil().to_bits(),
+            vop3::V_RNDNE_F32_E64 => fa.round_ties_even().to_bits(),
+            vop3::V_BFREV_B32_E64 => a.reverse_bits(),
             // v_clz_i32_u32 / v_ctz_i32_b32: -1 when no bit is set.
-            0x1b9 => {
+            vop3::V_CLZ_I32_U32_E64 => {
                 if a == 0 {
                     u32::MAX
                 } else {
                     a.leading_zeros()
                 }
             }
-            0x1ba => {
+            vop3::V_CTZ_I32_B32_E64 => {
                 if a == 0 {
                     u32::MAX
                 } else {
@@ -1160,26 +1194,26 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 }
             }
             // v_cls_i32: leading bits equal to the sign bit, itself included; -1 for 0 and -1.
-            0x1bb => match a {
+            vop3::V_CLS_I32_E64 => match a {
                 0 | u32::MAX => u32::MAX,
                 _ if (a as i32) < 0 => a.leading_ones(),
                 _ => a.leading_zeros(),
             },
             // f64 holds every f32 exactly, so its frexp serves.
-            0x1bf => frexp64(fa as f64).1 as u32,
-            0x1c0 => (frexp64(fa as f64).0 as f32).to_bits(),
-            0x1a1 => fa.trunc().to_bits(),
-            0x1a4 => fa.floor().to_bits(),
-            0x1a5 => fa.exp2().to_bits(),
-            0x1a7 => fa.log2().to_bits(),
-            0x1ab => (1.0 / fa).to_bits(),
-            0x1ae => (1.0 / fa.sqrt()).to_bits(),
-            0x1b3 => fa.sqrt().to_bits(),
-            0x1b5 => (fa * std::f32::consts::TAU).sin().to_bits(),
-            0x1b6 => (fa * std::f32::consts::TAU).cos().to_bits(),
-            0x127 => b.wrapping_sub(a),
+            vop3::V_FREXP_EXP_I32_F32_E64 => frexp64(fa as f64).1 as u32,
+            vop3::V_FREXP_MANT_F32_E64 => (frexp64(fa as f64).0 as f32).to_bits(),
+            vop3::V_TRUNC_F32_E64 => fa.trunc().to_bits(),
+            vop3::V_FLOOR_F32_E64 => fa.floor().to_bits(),
+            vop3::V_EXP_F32_E64 => fa.exp2().to_bits(),
+            vop3::V_LOG_F32_E64 => fa.log2().to_bits(),
+            vop3::V_RCP_IFLAG_F32_E64 => (1.0 / fa).to_bits(),
+            vop3::V_RSQ_F32_E64 => (1.0 / fa.sqrt()).to_bits(),
+            vop3::V_SQRT_F32_E64 => fa.sqrt().to_bits(),
+            vop3::V_SIN_F32_E64 => (fa * std::f32::consts::TAU).sin().to_bits(),
+            vop3::V_COS_F32_E64 => (fa * std::f32::consts::TAU).cos().to_bits(),
+            vop3::V_SUBREV_NC_U32_E64 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
-            0x101 => {
+            vop3::V_CNDMASK_B32_E64 => {
                 let sel = if i.enc == Encoding::Vop3 {
                     w.sread(srcs[2], lit)?
                 } else {
@@ -1187,54 +1221,54 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 };
                 if sel >> lane & 1 != 0 { b } else { a }
             }
-            0x103 => (fa + fb).to_bits(),
-            0x104 => (fa - fb).to_bits(),
-            0x108 => (fa * fb).to_bits(),
-            0x109 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
-            0x10b => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
-            0x10f => fa.min(fb).to_bits(),
-            0x110 => fa.max(fb).to_bits(),
-            0x111 => (a as i32).min(b as i32) as u32,
-            0x112 => (a as i32).max(b as i32) as u32,
-            0x113 => a.min(b),
-            0x114 => a.max(b),
-            0x118 => b << (a & 31),
-            0x119 => b >> (a & 31),
-            0x11a => ((b as i32) >> (a & 31)) as u32,
-            0x11b => a & b,
-            0x11c => a | b,
-            0x11d => a ^ b,
-            0x120 => {
+            vop3::V_ADD_F32_E64 => (fa + fb).to_bits(),
+            vop3::V_SUB_F32_E64 => (fa - fb).to_bits(),
+            vop3::V_MUL_F32_E64 => (fa * fb).to_bits(),
+            vop3::V_MUL_I32_I24_E64 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
+            vop3::V_MUL_U32_U24_E64 => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
+            vop3::V_MIN_F32_E64 => fa.min(fb).to_bits(),
+            vop3::V_MAX_F32_E64 => fa.max(fb).to_bits(),
+            vop3::V_MIN_I32_E64 => (a as i32).min(b as i32) as u32,
+            vop3::V_MAX_I32_E64 => (a as i32).max(b as i32) as u32,
+            vop3::V_MIN_U32_E64 => a.min(b),
+            vop3::V_MAX_U32_E64 => a.max(b),
+            vop3::V_LSHLREV_B32_E64 => b << (a & 31),
+            vop3::V_LSHRREV_B32_E64 => b >> (a & 31),
+            vop3::V_ASHRREV_I32_E64 => ((b as i32) >> (a & 31)) as u32,
+            vop3::V_AND_B32_E64 => a & b,
+            vop3::V_OR_B32_E64 => a | b,
+            vop3::V_XOR_B32_E64 => a ^ b,
+            vop3sd::V_ADD_CO_CI_U32 => {
                 let c = (carry_in >> lane & 1) as u64;
                 let s = a as u64 + b as u64 + c;
                 carry_out |= ((s >> 32) as u32 & 1) << lane;
                 s as u32
             }
             // v_sub_co_ci_u32 / v_subrev_co_ci_u32: borrow in and out.
-            0x121 | 0x122 => {
-                let (x, y) = if op == 0x121 { (a, b) } else { (b, a) };
+            vop3sd::V_SUB_CO_CI_U32 | vop3sd::V_SUBREV_CO_CI_U32 => {
+                let (x, y) = if op == vop3sd::V_SUB_CO_CI_U32 { (a, b) } else { (b, a) };
                 let c = (carry_in >> lane & 1) as u64;
                 let need = y as u64 + c;
                 carry_out |= ((need > x as u64) as u32) << lane;
                 (x as u64).wrapping_sub(need) as u32
             }
-            0x125 => a.wrapping_add(b),
-            0x126 => a.wrapping_sub(b),
+            vop3::V_ADD_NC_U32_E64 => a.wrapping_add(b),
+            vop3::V_SUB_NC_U32_E64 => a.wrapping_sub(b),
             // v_cvt_pk_rtz_f16_f32: two f32s to halves, rounding toward zero.
-            0x12f => half_rtz(fa) as u32 | (half_rtz(fb) as u32) << 16,
+            vop3::V_CVT_PK_RTZ_F16_F32_E64 => half_rtz(fa) as u32 | (half_rtz(fb) as u32) << 16,
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
-            0x107 => mul_dx9(fa, fb).to_bits(),
+            vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
             0x102 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
             0x12c => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
             0x12d => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
-            0x12b => {
+            vop3::V_FMAC_F32_E64 => {
                 let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
                 fa.mul_add(fb, acc).to_bits()
             }
             // VOP3-only
-            0x210 => {
+            vop3::V_BFE_U32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let (off, width) = (b & 31, c & 31);
                 if width == 0 {
@@ -1243,13 +1277,13 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                     (a >> off) & ((1u64 << width) - 1) as u32
                 }
             }
-            0x213 => {
+            vop3::V_FMA_F32 => {
                 let c = w.f32_in(f(m.float(2, w.vread(srcs[2], lane, lit)?)));
                 fa.mul_add(fb, c).to_bits()
             }
-            0x246 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            vop3::V_LSHL_ADD_U32 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_bfe_i32: signed bitfield extract.
-            0x211 => {
+            vop3::V_BFE_I32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let (off, width) = (b & 31, c & 31);
                 if width == 0 {
@@ -1259,26 +1293,30 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 }
             }
             // v_bfi_b32: bits of S1 where S0 is set, of S2 elsewhere.
-            0x212 => (a & b) | (!a & w.vread(srcs[2], lane, lit)?),
+            vop3::V_BFI_B32 => (a & b) | (!a & w.vread(srcs[2], lane, lit)?),
             // v_alignbit_b32 / v_alignbyte_b32: {S0, S1} shifted right by bits / bytes.
-            0x216 | 0x217 => {
+            vop3::V_ALIGNBIT_B32 | vop3::V_ALIGNBYTE_B32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
-                let shift = if op == 0x216 { c & 31 } else { 8 * (c & 3) };
+                let shift = if op == vop3::V_ALIGNBIT_B32 {
+                    c & 31
+                } else {
+                    8 * (c & 3)
+                };
                 ((((a as u64) << 32) | b as u64) >> shift) as u32
             }
-            0x219..=0x221 => {
+            vop3::V_MIN3_F32..=vop3::V_MED3_U32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let fc = w.f32_in(f(m.float(2, c)));
                 let med = |x: f32, y: f32, z: f32| x.max(y).min(x.min(y).max(z));
                 match op {
-                    0x219 => fa.min(fb).min(fc).to_bits(),
-                    0x21a => (a as i32).min(b as i32).min(c as i32) as u32,
-                    0x21b => a.min(b).min(c),
-                    0x21c => fa.max(fb).max(fc).to_bits(),
-                    0x21d => (a as i32).max(b as i32).max(c as i32) as u32,
-                    0x21e => a.max(b).max(c),
-                    0x21f => med(fa, fb, fc).to_bits(),
-                    0x220 => {
+                    vop3::V_MIN3_F32 => fa.min(fb).min(fc).to_bits(),
+                    vop3::V_MIN3_I32 => (a as i32).min(b as i32).min(c as i32) as u32,
+                    vop3::V_MIN3_U32 => a.min(b).min(c),
+                    vop3::V_MAX3_F32 => fa.max(fb).max(fc).to_bits(),
+                    vop3::V_MAX3_I32 => (a as i32).max(b as i32).max(c as i32) as u32,
+                    vop3::V_MAX3_U32 => a.max(b).max(c),
+                    vop3::V_MED3_F32 => med(fa, fb, fc).to_bits(),
+                    vop3::V_MED3_I32 => {
                         let (x, y, z) = (a as i32, b as i32, c as i32);
                         x.max(y).min(x.min(y).max(z)) as u32
                     }
@@ -1286,29 +1324,29 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 }
             }
             // v_maxmin_*: min(max(S0, S1), S2); v_minmax_*: max(min(S0, S1), S2).
-            0x25e | 0x25f | 0x262..=0x265 => {
+            vop3::V_MAXMIN_F32 | vop3::V_MINMAX_F32 | vop3::V_MAXMIN_U32..=vop3::V_MINMAX_I32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 match op {
-                    0x25e => fa.max(fb).min(w.f32_in(f(m.float(2, c)))).to_bits(),
-                    0x25f => fa.min(fb).max(w.f32_in(f(m.float(2, c)))).to_bits(),
-                    0x262 => a.max(b).min(c),
-                    0x263 => a.min(b).max(c),
-                    0x264 => (a as i32).max(b as i32).min(c as i32) as u32,
+                    vop3::V_MAXMIN_F32 => fa.max(fb).min(w.f32_in(f(m.float(2, c)))).to_bits(),
+                    vop3::V_MINMAX_F32 => fa.min(fb).max(w.f32_in(f(m.float(2, c)))).to_bits(),
+                    vop3::V_MAXMIN_U32 => a.max(b).min(c),
+                    vop3::V_MINMAX_U32 => a.min(b).max(c),
+                    vop3::V_MAXMIN_I32 => (a as i32).max(b as i32).min(c as i32) as u32,
                     _ => (a as i32).min(b as i32).max(c as i32) as u32,
                 }
             }
             // v_xad_u32: (S0 ^ S1) + S2.
-            0x245 => (a ^ b).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            vop3::V_XAD_U32 => (a ^ b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_mad_i32_i24 / v_mad_u32_u24: 24-bit operands, 32-bit add.
-            0x20a => {
+            vop3::V_MAD_I32_I24 => {
                 let p = ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32;
                 p.wrapping_add(w.vread(srcs[2], lane, lit)?)
             }
-            0x20b => (a & 0xff_ffff)
+            vop3::V_MAD_U32_U24 => (a & 0xff_ffff)
                 .wrapping_mul(b & 0xff_ffff)
                 .wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_perm_b32: each result byte picked from {S0, S1} by a selector byte of S2.
-            0x244 => {
+            vop3::V_PERM_B32 => {
                 let (sel, pair) = (w.vread(srcs[2], lane, lit)?, (a as u64) << 32 | b as u64);
                 let byte = |s: u32| -> u32 {
                     match s {
@@ -1323,49 +1361,49 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
                 };
                 (0..4).fold(0, |acc, k| acc | byte((sel >> (8 * k)) & 0xff) << (8 * k))
             }
-            0x247 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
-            0x255 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
-            0x256 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
-            0x2ff => {
+            vop3::V_ADD_LSHL_U32 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
+            vop3::V_ADD3_U32 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
+            vop3::V_LSHL_OR_B32 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
+            vop3sd::V_MAD_I64_I32 => {
                 // v_mad_i64_i32: signed 32 × 32 + 64.
                 let c = w.vread64(srcs[2], lane, lit)?;
                 let r = ((a as i32 as i64) * (b as i32 as i64)).wrapping_add(c as i64) as u64;
                 w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
                 r as u32
             }
-            0x2fe => {
+            vop3sd::V_MAD_U64_U32 => {
                 let c = w.vread64(srcs[2], lane, lit)?;
                 let r = (a as u64 * b as u64).wrapping_add(c);
                 w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
                 r as u32
             }
-            0x300..=0x302 => {
+            vop3sd::V_ADD_CO_U32..=vop3sd::V_SUBREV_CO_U32 => {
                 let (r, c) = match op {
-                    0x300 => a.overflowing_add(b),
-                    0x301 => a.overflowing_sub(b),
+                    vop3sd::V_ADD_CO_U32 => a.overflowing_add(b),
+                    vop3sd::V_SUB_CO_U32 => a.overflowing_sub(b),
                     _ => b.overflowing_sub(a),
                 };
                 carry_out |= (c as u32) << lane;
                 r
             }
-            0x31e => a.count_ones().wrapping_add(b),
-            0x31f => (a & ((1u64 << lane) - 1) as u32).count_ones().wrapping_add(b),
-            0x320 => b,
-            0x240 => a ^ b ^ w.vread(srcs[2], lane, lit)?,
-            0x257 => (a & b) | w.vread(srcs[2], lane, lit)?,
-            0x258 => a | b | w.vread(srcs[2], lane, lit)?,
+            vop3::V_BCNT_U32_B32 => a.count_ones().wrapping_add(b),
+            vop3::V_MBCNT_LO_U32_B32 => (a & ((1u64 << lane) - 1) as u32).count_ones().wrapping_add(b),
+            vop3::V_MBCNT_HI_U32_B32 => b,
+            vop3::V_XOR3_B32 => a ^ b ^ w.vread(srcs[2], lane, lit)?,
+            vop3::V_AND_OR_B32 => (a & b) | w.vread(srcs[2], lane, lit)?,
+            vop3::V_OR3_B32 => a | b | w.vread(srcs[2], lane, lit)?,
             // v_sub_nc_i32 / v_add_nc_i32 (no clamp: wrapping).
-            0x325 => a.wrapping_sub(b),
-            0x326 => a.wrapping_add(b),
-            0x32e => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
-            0x32c => a.wrapping_mul(b),
-            0x32d => ((a as u64 * b as u64) >> 32) as u32,
+            vop3::V_SUB_NC_I32 => a.wrapping_sub(b),
+            vop3::V_ADD_NC_I32 => a.wrapping_add(b),
+            vop3::V_MUL_HI_I32 => (((a as i32 as i64) * (b as i32 as i64)) >> 32) as u32,
+            vop3::V_MUL_LO_U32 => a.wrapping_mul(b),
+            vop3::V_MUL_HI_U32 => ((a as u64 * b as u64) >> 32) as u32,
             // v_lshlrev_b64, v_lshrrev_b64, v_ashrrev_i64: shift S1 by S0.
-            0x33c..=0x33e => {
+            vop3::V_LSHLREV_B64..=vop3::V_ASHRREV_I64 => {
                 let x = w.vread64(srcs[1], lane, lit)?;
                 let v = match op {
-                    0x33c => x << (a & 63),
-                    0x33d => x >> (a & 63),
+                    vop3::V_LSHLREV_B64 => x << (a & 63),
+                    vop3::V_LSHRREV_B64 => x >> (a & 63),
                     _ => ((x as i64) >> (a & 63)) as u64,
                 };
                 w.vwrite(dst + 1, lane, (v >> 32) as u32)?;
@@ -1383,7 +1421,8 @@ fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: 
         };
         w.vwrite(dst, lane, r)?;
     }
-    if matches!(op, 0x120..=0x122 | 0x300..=0x302) {
+    if matches!(op, vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32 | vop3sd::V_ADD_CO_U32..=vop3sd::V_SUBREV_CO_U32)
+    {
         let d = sdst.unwrap_or(VCC_LO);
         w.swrite(d, carry_out)?;
     }
