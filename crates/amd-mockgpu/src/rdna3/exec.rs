@@ -2,13 +2,22 @@
 //! VOP3P, VOPD, DPP). Opcodes are matched by the ISA's names (`op::vop3::V_ADD_F32_E64`,
 //! VOP1 and VOP2 in VOP3 numbering; the few VOP2 opcodes without a VOP3 form as
 //! 0x100 + their number, named in a comment). The other families live in files of
-//! their own (`salu`, `lds`, `memory`, `buffer`, and `valu` for the rest of the vector
-//! ALU).
+//! their own: `salu` (scalar ALU, scalar memory, program control), `compare`
+//! (VOPC), `crosslane` (DPP, VOPD), `packed` (f16, 16-bit and VOP3P), `divide`
+//! (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
+//! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), and `valu` for the rest
+//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic,
+//! conversions, and the lane-indexed moves.
 
+use super::compare::vcmp;
+use super::crosslane::{dpp, vopd};
 use super::decode::{Encoding, Inst};
+use super::divide::{frexp64, valu_div};
 use super::half;
-use super::opcodes::op::{vop3, vop3p, vop3sd, vopc, vopd};
-use super::wave::{EXEC_LO, VCC_LO, Wave};
+use super::matrix::{dot2, mul_dx9};
+use super::opcodes::op::{vop3, vop3sd};
+use super::packed::{valu_f16, valu16, vop3p};
+use super::wave::{VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -103,110 +112,6 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     }
 }
 
-/// The source lane DPP16 control `ctrl` reads for `lane`, if any.
-fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
-    let (row, l) = (lane / 16 * 16, lane % 16);
-    let in_row = |k: i32| (0..16).contains(&k).then(|| row + k as usize);
-    match ctrl {
-        0x000..=0x0ff => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
-        0x101..=0x10f => in_row(l as i32 + (ctrl & 0xf) as i32),
-        0x111..=0x11f => in_row(l as i32 - (ctrl & 0xf) as i32),
-        0x121..=0x12f => Some(row + (l + 16 - (ctrl & 0xf) as usize) % 16),
-        0x140 => Some(row + 15 - l),
-        0x141 => Some(lane / 8 * 8 + 7 - lane % 8),
-        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
-        0x160..=0x16f => Some(row + (l ^ (ctrl & 0xf) as usize)),
-        _ => None,
-    }
-}
-
-/// A VOP1/VOP2 with a DPP16 source: src0 comes from another lane of its row; lanes
-/// whose source is invalid read 0 with BOUND_CTRL, else are not written; ROW_MASK and
-/// BANK_MASK disable writes.
-fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
-    let d = i.dpp.ok_or("DPP instruction without its control dword")?;
-    if let Some(fetch_inactive) = i.dpp8 {
-        // DPP8: lane i reads lane (i & !7) + select i of its group of eight; a disabled
-        // source lane reads 0 unless fetch-inactive.
-        let exec = w.exec();
-        let src = 256 + (d & 0xff) as u16;
-        let mut vals = [0u32; 32];
-        for (lane, v) in vals.iter_mut().enumerate() {
-            let s = (lane & !7) + ((d >> (8 + 3 * (lane % 8))) & 7) as usize;
-            if fetch_inactive || exec >> s & 1 != 0 {
-                *v = w.vread(src, s, None)?;
-            }
-        }
-        return dpp_apply(w, i, vals, exec);
-    }
-    let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
-    let fetch_inactive = d >> 18 & 1 != 0;
-    let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
-    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
-    {
-        return Err(format!("DPP control {ctrl:#x} is not implemented"));
-    }
-    let exec = w.exec();
-    let mut vals = [0u32; 32];
-    let mut write = 0u32;
-    for (lane, v) in vals.iter_mut().enumerate() {
-        if row_mask >> (lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
-            continue;
-        }
-        match dpp_lane(ctrl, lane).filter(|&s| fetch_inactive || exec >> s & 1 != 0) {
-            Some(s) => *v = w.vread(src, s, None)?,
-            None if bound_zero => *v = 0,
-            None => continue,
-        }
-        write |= 1 << lane;
-    }
-    dpp_apply(w, i, vals, exec & write)
-}
-
-/// Runs a DPP instruction's operation with src0 taken from `vals` (a scratch register),
-/// on the lanes of `lanes`.
-fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
-    let exec = w.exec();
-    // DPP16's src0/src1 neg and abs bits (DPP8 has none).
-    let d = i.dpp.unwrap_or(0);
-    let mods = if i.dpp8.is_some() {
-        Mods::NONE
-    } else {
-        Mods {
-            neg: ((d >> 20 & 1) | (d >> 22 & 1) << 1) as u8,
-            abs: ((d >> 21 & 1) | (d >> 23 & 1) << 1) as u8,
-            ..Mods::NONE
-        }
-    };
-    w.v.push(vals);
-    let tmp = 256 + (w.v.len() - 1) as u16;
-    w.s[EXEC_LO] = lanes;
-    let r = match i.enc {
-        Encoding::Vop1 => valu(w, i, 0x180 + i.op, i.bits(0, 24, 17) as usize, None, [tmp, 0, 0], mods),
-        // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
-        Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
-        _ => {
-            let dst = i.bits(0, 24, 17) as usize;
-            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
-            valu(
-                w,
-                i,
-                0x100 + i.op,
-                dst,
-                Some(VCC_LO),
-                [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
-                mods,
-            )
-        }
-    };
-    // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
-    if !(i.enc == Encoding::Vopc && i.op >= 0x80) {
-        w.s[EXEC_LO] = exec;
-    }
-    w.v.pop();
-    r
-}
-
 /// A 64-bit float operand: VGPR or SGPR pairs, f64 inline constants, or a literal as
 /// the high half.
 pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
@@ -226,78 +131,6 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
     Ok(x)
 }
 
-/// VOPD: two VALU ops issued together; both read their sources before either writes.
-fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
-    let (opx, opy) = (i.bits(0, 25, 22) as u16, i.bits(0, 21, 17) as u16);
-    let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
-    let (srcy0, vsrcy1) = (i.bits(1, 8, 0) as u16, 256 + i.bits(1, 16, 9) as u16);
-    let vdstx = i.bits(1, 31, 24) as usize;
-    let vdsty = ((i.bits(1, 23, 17) << 1) | ((vdstx as u32 & 1) ^ 1)) as usize;
-    let exec = w.exec();
-    let lit = i.literal;
-    let mut out = [[0u32; 32]; 2];
-    #[allow(clippy::needless_range_loop)] // lanes index several arrays at once
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        for (k, (op, s0, s1, d)) in [(opx, srcx0, vsrcx1, vdstx), (opy, srcy0, vsrcy1, vdsty)]
-            .into_iter()
-            .enumerate()
-        {
-            let a = w.vread(s0, lane, lit)?;
-            let b = w.vread(s1, lane, lit)?;
-            let acc = w.vread(256 + d as u16, lane, lit)?;
-            let fl = |x: u32| w.f32_in(f(x));
-            let k_lit = fl(lit.unwrap_or(0));
-            let r = match op {
-                vopd::V_DUAL_FMAC_F32 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
-                vopd::V_DUAL_FMAAK_F32 => fl(a).mul_add(fl(b), k_lit).to_bits(),
-                vopd::V_DUAL_FMAMK_F32 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
-                vopd::V_DUAL_MUL_F32 => (fl(a) * fl(b)).to_bits(),
-                vopd::V_DUAL_ADD_F32 => (fl(a) + fl(b)).to_bits(),
-                vopd::V_DUAL_SUB_F32 => (fl(a) - fl(b)).to_bits(),
-                vopd::V_DUAL_SUBREV_F32 => (fl(b) - fl(a)).to_bits(),
-                vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
-                vopd::V_DUAL_MAX_F32 => fl(a).max(fl(b)).to_bits(),
-                vopd::V_DUAL_MIN_F32 => fl(a).min(fl(b)).to_bits(),
-                vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
-                // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
-                vopd::V_DUAL_DOT2ACC_F32_BF16 => {
-                    let bf = |v: u32| f64::from(f(v << 16));
-                    let sum = bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16) + f64::from(fl(acc));
-                    (sum as f32).to_bits()
-                }
-                _ => {
-                    out[k][lane] = match op {
-                        vopd::V_DUAL_MOV_B32 => a,
-                        vopd::V_DUAL_CNDMASK_B32 => {
-                            if w.vcc() >> lane & 1 != 0 {
-                                b
-                            } else {
-                                a
-                            }
-                        }
-                        vopd::V_DUAL_ADD_NC_U32 => a.wrapping_add(b),
-                        vopd::V_DUAL_LSHLREV_B32 => b << (a & 31),
-                        vopd::V_DUAL_AND_B32 => a & b,
-                        _ => return Err(format!("VOPD operation {op} is not implemented")),
-                    };
-                    continue;
-                }
-            };
-            out[k][lane] = w.f32_out(r);
-        }
-    }
-    for (lane, (x, y)) in out[0].iter().zip(&out[1]).enumerate() {
-        if exec >> lane & 1 != 0 {
-            w.vwrite(vdstx, lane, *x)?;
-            w.vwrite(vdsty, lane, *y)?;
-        }
-    }
-    Ok(())
-}
-
 /// VOP3 input modifiers (bit i for source i).
 #[derive(Clone, Copy)]
 pub(crate) struct Mods {
@@ -312,7 +145,7 @@ pub(crate) struct Mods {
 }
 
 impl Mods {
-    const NONE: Mods = Mods {
+    pub(crate) const NONE: Mods = Mods {
         abs: 0,
         neg: 0,
         opsel: 0,
@@ -341,128 +174,8 @@ impl Mods {
     }
 }
 
-fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
-    if m.clamp || m.omod != 0 {
-        return Err("clamp or omod on a compare is not implemented".into());
-    }
-    // v_cmpx_*: the same compares 0x80 up, writing EXEC instead.
-    let (op, sdst) = if op >= 0x80 { (op - 0x80, EXEC_LO) } else { (op, sdst) };
-    let exec = w.exec();
-    let mut mask = 0u32;
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        // v_cmp_class_f16/f32/f64: S1's bit for S0's class.
-        if (0x7d..=0x7f).contains(&op) {
-            let (bits, width) = match op {
-                vopc::V_CMP_CLASS_F16_E32 => (w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff, 16),
-                vopc::V_CMP_CLASS_F32_E32 => (w.vread(srcs[0], lane, i.literal)? as u64, 32),
-                _ => (w.vread64(srcs[0], lane, i.literal)?, 64),
-            };
-            let sign = 1u64 << (width - 1);
-            let bits = if m.abs & 1 != 0 { bits & !sign } else { bits };
-            let bits = if m.neg & 1 != 0 { bits ^ sign } else { bits };
-            let select = w.vread(srcs[1], lane, i.literal)?;
-            mask |= (select >> float_class(bits, width) & 1) << lane;
-            continue;
-        }
-        // Float compares: f16 from 0x00, f32 from 0x10, f64 from 0x20.
-        if op < 0x30 {
-            let (x, y) = match op >> 4 {
-                0 => (
-                    f16_src(w, srcs[0], lane, i.literal, m, 0)?,
-                    f16_src(w, srcs[1], lane, i.literal, m, 1)?,
-                ),
-                1 => {
-                    let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-                    (w.f32_in(f(m.float(0, a))) as f64, w.f32_in(f(m.float(1, b))) as f64)
-                }
-                _ => (
-                    f64_src(w, srcs[0], lane, i.literal, m, 0)?,
-                    f64_src(w, srcs[1], lane, i.literal, m, 1)?,
-                ),
-            };
-            mask |= (float_compare(op & 0xf, x, y) as u32) << lane;
-            continue;
-        }
-        // Integer compares: i16, u16, i32, u32, i64, u64 in groups of eight from 0x30.
-        if !(0x30..0x60).contains(&op) {
-            return Err(unsupported(i));
-        }
-        let (family, k) = ((op - 0x30) >> 3, op & 7);
-        let o = if family >= 4 {
-            let (a, b) = (
-                w.vread64(srcs[0], lane, i.literal)?,
-                w.vread64(srcs[1], lane, i.literal)?,
-            );
-            if family == 4 {
-                (a as i64).cmp(&(b as i64))
-            } else {
-                a.cmp(&b)
-            }
-        } else {
-            let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-            let (a, b) = if family < 2 {
-                (m.half(0, a) as u32, m.half(1, b) as u32)
-            } else {
-                (a, b)
-            };
-            match family {
-                0 => (a as u16 as i16).cmp(&(b as u16 as i16)),
-                2 => (a as i32).cmp(&(b as i32)),
-                _ => a.cmp(&b),
-            }
-        };
-        use std::cmp::Ordering::{Equal, Greater, Less};
-        let r = match k {
-            0 => false,
-            1 => o == Less,
-            2 => o == Equal,
-            3 => o != Greater,
-            4 => o == Greater,
-            5 => o != Equal,
-            6 => o != Less,
-            _ => true,
-        };
-        mask |= (r as u32) << lane;
-    }
-    w.swrite(sdst, mask)
-}
-
-/// The class bit `v_cmp_class` tests for float `bits` of `width` (16, 32, 64): 0
-/// signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
-/// 7 +denormal, 8 +normal, 9 +inf.
-fn float_class(bits: u64, width: u32) -> u32 {
-    let mant_bits = match width {
-        16 => 10,
-        32 => 23,
-        _ => 52,
-    };
-    let exp_mask = (1u64 << (width - 1 - mant_bits)) - 1;
-    let (neg, exp, mant) = (
-        bits >> (width - 1) & 1 != 0,
-        bits >> mant_bits & exp_mask,
-        bits & ((1 << mant_bits) - 1),
-    );
-    let side = |n: u32, p: u32| if neg { n } else { p };
-    match (exp, mant) {
-        (e, m) if e == exp_mask && m != 0 => {
-            if m >> (mant_bits - 1) & 1 != 0 {
-                1
-            } else {
-                0
-            }
-        }
-        (e, _) if e == exp_mask => side(2, 9),
-        (0, 0) => side(5, 6),
-        (0, _) => side(4, 7),
-        _ => side(3, 8),
-    }
-}
-
 /// `x` as a half, rounded toward zero (overflow to the largest finite half).
-fn half_rtz(x: f32) -> u16 {
+pub(crate) fn half_rtz(x: f32) -> u16 {
     if x.is_nan() || x.is_infinite() {
         return half::from_f64(x as f64);
     }
@@ -475,279 +188,8 @@ fn half_rtz(x: f32) -> u16 {
     }
 }
 
-/// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
-/// (and `l + 16`) holds row `l` of A and column `l` of B as 16 halves in 8 VGPRs; C and
-/// D element (row, col) live in register `row / 2`, lane `(row % 2) * 16 + col` (f32),
-/// or in that register's low half (f16/bf16 results).
-fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Option<u32>) -> R<()> {
-    if w.exec() != u32::MAX {
-        return Err("WMMA needs every lane of the wave enabled".into());
-    }
-    let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
-    let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
-    let elem = |h: u16| -> f64 {
-        if bf16 {
-            f((h as u32) << 16) as f64
-        } else {
-            half::to_f32(h) as f64
-        }
-    };
-    let input = |w: &Wave, base: u16, lane: usize, k: usize| -> R<f64> {
-        let v = w.vread(base + (k / 2) as u16, lane, lit)?;
-        Ok(elem((v >> (16 * (k % 2))) as u16))
-    };
-    let mut out = [[0u32; 32]; 8];
-    for row in 0..16 {
-        for col in 0..16 {
-            let lane = (row % 2) * 16 + col;
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
-            let c = if half_out { elem(c as u16) } else { f(c) as f64 };
-            let mut sum = c;
-            for k in 0..16 {
-                sum += input(w, srcs[0], row, k)? * input(w, srcs[1], col, k)?;
-            }
-            out[row / 2][lane] = if half_out {
-                let h = if bf16 {
-                    // f32 to bf16, nearest-even (NaN stays NaN).
-                    let b = (sum as f32).to_bits();
-                    if (sum as f32).is_nan() {
-                        (b >> 16) as u16 | 0x40
-                    } else {
-                        ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
-                    }
-                } else {
-                    half::from_f64(sum)
-                };
-                (w.vread(256 + (dst + row / 2) as u16, lane, None)? & 0xffff_0000) | h as u32
-            } else {
-                (sum as f32).to_bits()
-            };
-        }
-    }
-    for (r, vals) in out.iter().enumerate() {
-        for (lane, v) in vals.iter().enumerate() {
-            w.vwrite(dst + r, lane, *v)?;
-        }
-    }
-    Ok(())
-}
-
-/// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
-fn mul_dx9(x: f32, y: f32) -> f32 {
-    if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
-}
-
-/// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves, rounded once to f32.
-fn dot2(a: u32, b: u32, acc: f32) -> f32 {
-    let h = |v: u32, hi: bool| half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }) as f64;
-    (h(a, false) * h(b, false) + h(a, true) * h(b, true) + acc as f64) as f32
-}
-
-/// VOPC float predicate `k`: F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE,
-/// NEQ, NLT, T. The N forms are true when unordered.
-fn float_compare(k: u16, x: f64, y: f64) -> bool {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    let o = x.partial_cmp(&y);
-    match k {
-        0 => false,
-        1 => o == Some(Less),
-        2 => o == Some(Equal),
-        3 => matches!(o, Some(Less | Equal)),
-        4 => o == Some(Greater),
-        5 => matches!(o, Some(Less | Greater)),
-        6 => matches!(o, Some(Greater | Equal)),
-        7 => o.is_some(),
-        8 => o.is_none(),
-        9 => o != Some(Greater) && o != Some(Equal),
-        10 => o != Some(Less) && o != Some(Greater),
-        11 => o != Some(Greater),
-        12 => o != Some(Less) && o != Some(Equal),
-        13 => o != Some(Equal),
-        14 => o != Some(Less),
-        _ => true,
-    }
-}
-
-/// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
-/// halves), with abs/neg, as f64.
-pub(crate) fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
-    let v = packed_src(w, n, lane, lit)?;
-    let mut h = if m.opsel >> k & 1 != 0 {
-        (v >> 16) as u16
-    } else {
-        v as u16
-    };
-    if m.abs >> k & 1 != 0 {
-        h &= 0x7fff;
-    }
-    if m.neg >> k & 1 != 0 {
-        h ^= 0x8000;
-    }
-    Ok(half::to_f32(h) as f64)
-}
-
-/// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
-/// half op_sel[3] picks, the other half kept; `v_cvt_f32_f16` writes all 32 bits.
-fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
-    let exec = w.exec();
-    let lit = i.literal;
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let x = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
-        let r: u16 = match op {
-            vop3::V_CVT_F16_F32_E64 => {
-                let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
-                half::from_f64(a as f64)
-            }
-            vop3::V_CVT_F32_F16_E64 => {
-                let v = (x(0)? as f32).to_bits();
-                w.vwrite(dst, lane, v)?;
-                continue;
-            }
-            // f16 unary ops: conversions with 16-bit integers, then math.
-            vop3::V_CVT_F16_U16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
-            vop3::V_CVT_F16_I16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
-            vop3::V_CVT_U16_F16_E64 => x(0)? as u16,
-            vop3::V_CVT_I16_F16_E64 => x(0)? as i16 as u16,
-            vop3::V_RCP_F16_E64 => half::from_f64(1.0 / x(0)?),
-            vop3::V_SQRT_F16_E64 => half::from_f64(x(0)?.sqrt()),
-            vop3::V_RSQ_F16_E64 => half::from_f64(1.0 / x(0)?.sqrt()),
-            vop3::V_LOG_F16_E64 => half::from_f64(x(0)?.log2()),
-            vop3::V_EXP_F16_E64 => half::from_f64(x(0)?.exp2()),
-            vop3::V_FLOOR_F16_E64 => half::from_f64(x(0)?.floor()),
-            vop3::V_CEIL_F16_E64 => half::from_f64(x(0)?.ceil()),
-            vop3::V_TRUNC_F16_E64 => half::from_f64(x(0)?.trunc()),
-            vop3::V_RNDNE_F16_E64 => half::from_f64(x(0)?.round_ties_even()),
-            vop3::V_FRACT_F16_E64 => {
-                let v = x(0)?;
-                half::from_f64((v - v.floor()).min(half::to_f32(0x3bff) as f64))
-            }
-            vop3::V_SIN_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
-            vop3::V_COS_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
-            vop3::V_ADD_F16_E64 => half::from_f64(x(0)? + x(1)?),
-            vop3::V_SUB_F16_E64 => half::from_f64(x(0)? - x(1)?),
-            vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
-            vop3::V_MUL_F16_E64 => half::from_f64(x(0)? * x(1)?),
-            vop3::V_FMAC_F16_E64 => {
-                let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
-                half::from_f64(x(0)?.mul_add(x(1)?, acc))
-            }
-            // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
-            0x137 | 0x138 => {
-                let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
-                if op == 0x137 {
-                    half::from_f64(x(0)?.mul_add(k, x(1)?))
-                } else {
-                    half::from_f64(x(0)?.mul_add(x(1)?, k))
-                }
-            }
-            vop3::V_MAX_F16_E64 => half::from_f64(x(0)?.max(x(1)?)),
-            vop3::V_MIN_F16_E64 => half::from_f64(x(0)?.min(x(1)?)),
-            _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
-        };
-        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
-    }
-    Ok(())
-}
-
-/// A VOP3P operand as 32 bits: registers and literals as they are; inline constants
-/// replicated into both halves, float ones as halves.
-pub(crate) fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u32> {
-    const HALVES: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
-    let h = match n {
-        128..=208 => w.vread(n, lane, lit)? as u16,
-        240..=248 => HALVES[(n - 240) as usize],
-        _ => return w.vread(n, lane, lit),
-    };
-    Ok(h as u32 | (h as u32) << 16)
-}
-
-/// Packed 16-bit math (VOP3P): each half of the result from the source halves
-/// op_sel (low) and op_sel_hi (high) pick, with neg_lo / neg_hi on float operands.
-fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
-    let op = i.bits(0, 22, 16) as u16;
-    let dst = i.bits(0, 7, 0) as usize;
-    let srcs = [
-        i.bits(1, 8, 0) as u16,
-        i.bits(1, 17, 9) as u16,
-        i.bits(1, 26, 18) as u16,
-    ];
-    let op_sel = i.bits(0, 13, 11);
-    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
-    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
-    // Mixed precision, dot products and integer WMMA (clamp included) by name.
-    if matches!(
-        op,
-        vop3p::V_DOT2_F32_F16
-            ..=vop3p::V_FMA_MIXHI_F16 | vop3p::V_WMMA_I32_16X16X16_IU8 | vop3p::V_WMMA_I32_16X16X16_IU4
-    ) {
-        return super::valu::vop3p(w, i);
-    }
-    if i.bits(0, 15, 15) != 0 {
-        return Err("VOP3P clamp is not implemented".into());
-    }
-    if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
-        if neg_lo != 0 || neg_hi != 0 {
-            return Err("WMMA with negated operands is not implemented".into());
-        }
-        return wmma(w, op, dst, srcs, i.literal);
-    }
-    let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
-    if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {
-        return Err(unsupported(i));
-    }
-    let exec = w.exec();
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let mut v = [0u32; 3];
-        for (k, src) in srcs.iter().enumerate() {
-            v[k] = packed_src(w, *src, lane, i.literal)?;
-        }
-        let mut out = 0u32;
-        for hi in [false, true] {
-            let (sel, neg) = if hi { (op_sel_hi, neg_hi) } else { (op_sel, neg_lo) };
-            let x: [u16; 3] = std::array::from_fn(|k| {
-                let h = (v[k] >> (16 * (sel >> k & 1))) as u16;
-                if float && neg >> k & 1 != 0 { h ^ 0x8000 } else { h }
-            });
-            let f = |k: usize| half::to_f32(x[k]) as f64;
-            let (a, b, c) = (x[0], x[1], x[2]);
-            let r: u16 = match op {
-                vop3p::V_PK_MAD_I16 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
-                vop3p::V_PK_MUL_LO_U16 => a.wrapping_mul(b),
-                vop3p::V_PK_ADD_I16 => (a as i16).wrapping_add(b as i16) as u16,
-                vop3p::V_PK_SUB_I16 => (a as i16).wrapping_sub(b as i16) as u16,
-                // Packed shifts: each half of S1 by the low 4 bits of S0's.
-                vop3p::V_PK_LSHLREV_B16 => b << (a & 15),
-                vop3p::V_PK_LSHRREV_B16 => b >> (a & 15),
-                vop3p::V_PK_ASHRREV_I16 => ((b as i16) >> (a & 15)) as u16,
-                vop3p::V_PK_MAX_I16 => (a as i16).max(b as i16) as u16,
-                vop3p::V_PK_MIN_I16 => (a as i16).min(b as i16) as u16,
-                vop3p::V_PK_MAD_U16 => a.wrapping_mul(b).wrapping_add(c),
-                vop3p::V_PK_ADD_U16 => a.wrapping_add(b),
-                vop3p::V_PK_SUB_U16 => a.wrapping_sub(b),
-                vop3p::V_PK_MAX_U16 => a.max(b),
-                vop3p::V_PK_MIN_U16 => a.min(b),
-                // Products of halves are exact in f64; the sum rounds once to f64, then to half.
-                vop3p::V_PK_FMA_F16 => half::from_f64(f(0).mul_add(f(1), f(2))),
-                vop3p::V_PK_ADD_F16 => half::from_f64(f(0) + f(1)),
-                vop3p::V_PK_MUL_F16 => half::from_f64(f(0) * f(1)),
-                vop3p::V_PK_MIN_F16 => half::from_f64(f(0).min(f(1))),
-                _ => half::from_f64(f(0).max(f(1))),
-            };
-            out |= (r as u32) << if hi { 16 } else { 0 };
-        }
-        w.vwrite(dst, lane, out)?;
-    }
-    Ok(())
-}
-
 /// An f32 result's bits after VOP3's output modifier and clamp (NaN clamps to 0).
-fn output_mods(bits: u32, m: Mods) -> u32 {
+pub(crate) fn output_mods(bits: u32, m: Mods) -> u32 {
     let mut x = f(bits);
     x *= match m.omod {
         1 => 2.0,
@@ -762,7 +204,7 @@ fn output_mods(bits: u32, m: Mods) -> u32 {
 }
 
 /// The saturating (clamped) form of a 32-bit integer add or subtract.
-fn saturate(op: u16, a: u32, b: u32) -> u32 {
+pub(crate) fn saturate(op: u16, a: u32, b: u32) -> u32 {
     let (sa, sb) = (a as i32, b as i32);
     match op {
         vop3::V_ADD_NC_U32_E64 | vop3sd::V_ADD_CO_U32 => a.saturating_add(b),
@@ -774,7 +216,7 @@ fn saturate(op: u16, a: u32, b: u32) -> u32 {
 }
 
 /// Whether VOP3-numbered `op` produces an f32 (subject to MODE's output denormals).
-fn f32_result(op: u16) -> bool {
+pub(crate) fn f32_result(op: u16) -> bool {
     matches!(
         op,
         0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x219 | 0x21c | 0x21f | 0x25e | 0x25f | 0x185 | 0x186 | 0x18f | 0x191..=0x194
@@ -782,229 +224,8 @@ fn f32_result(op: u16) -> bool {
     )
 }
 
-/// The IEEE division and square-root helpers LLVM's expansions use (div_scale,
-/// div_fmas, div_fixup, ldexp, f64 rsq/sqrt/frexp), for f32 and f64.
-fn valu_div(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
-    let exec = w.exec();
-    let lit = i.literal;
-    let vcc = w.vcc();
-    let wide = matches!(
-        op,
-        vop3sd::V_DIV_SCALE_F64
-            | vop3::V_DIV_FMAS_F64
-            | vop3::V_DIV_FIXUP_F64
-            | vop3::V_LDEXP_F64
-            | vop3::V_RSQ_F64_E64
-            | vop3::V_SQRT_F64_E64
-            | vop3::V_FREXP_MANT_F64_E64
-    );
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let x = |k: usize| -> R<f64> {
-            if wide {
-                f64_src(w, srcs[k], lane, lit, m, k)
-            } else {
-                Ok(w.f32_in(f(m.float(k, w.vread(srcs[k], lane, lit)?))) as f64)
-            }
-        };
-        let r: f64 = match op {
-            vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64 => {
-                let (s0, s1, s2) = (x(0)?, x(1)?, x(2)?);
-                if s1 == 0.0 || s2 == 0.0 {
-                    f64::NAN
-                } else if div_needs_scaling(s1, s2, wide) {
-                    return Err(format!(
-                        "v_div_scale of {s2:e} / {s1:e}: operands at the range limits need scaling, which is not implemented"
-                    ));
-                } else {
-                    s0
-                }
-            }
-            vop3::V_DIV_FMAS_F32 | vop3::V_DIV_FMAS_F64 => {
-                if vcc >> lane & 1 != 0 {
-                    return Err("v_div_fmas with VCC set (a scaled division) is not implemented".into());
-                }
-                if wide {
-                    x(0)?.mul_add(x(1)?, x(2)?)
-                } else {
-                    (x(0)? as f32).mul_add(x(1)? as f32, x(2)? as f32) as f64
-                }
-            }
-            vop3::V_DIV_FIXUP_F32 | vop3::V_DIV_FIXUP_F64 => div_fixup(x(0)?, x(1)?, x(2)?, wide),
-            vop3::V_LDEXP_F32 | vop3::V_LDEXP_F64 => {
-                let e = w.vread(srcs[1], lane, lit)? as i32;
-                let r = ldexp(x(0)?, e);
-                if wide {
-                    r
-                } else {
-                    ldexp(x(0)?, e.clamp(-400, 400)) as f32 as f64
-                }
-            }
-            vop3::V_RSQ_F64_E64 => 1.0 / x(0)?.sqrt(),
-            vop3::V_SQRT_F64_E64 => x(0)?.sqrt(),
-            vop3::V_FREXP_MANT_F64_E64 => frexp64(x(0)?).0,
-            _ => {
-                w.vwrite(dst, lane, frexp64(f64_src(w, srcs[0], lane, lit, m, 0)?).1 as u32)?;
-                continue;
-            }
-        };
-        if wide {
-            let b = r.to_bits();
-            w.vwrite(dst, lane, b as u32)?;
-            w.vwrite(dst + 1, lane, (b >> 32) as u32)?;
-        } else {
-            w.vwrite(dst, lane, w.f32_out((r as f32).to_bits()))?;
-        }
-    }
-    if matches!(op, vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64) {
-        // No lane scales, so the "post-scale needed" mask is clear.
-        w.swrite(sdst.unwrap_or(VCC_LO), 0)?;
-    }
-    Ok(())
-}
-
-/// Whether `v_div_scale` would scale `s2 / s1` (the hardware's conditions: operands
-/// far apart in exponent, a denormal divisor, reciprocal or quotient, a tiny
-/// numerator).
-fn div_needs_scaling(s1: f64, s2: f64, wide: bool) -> bool {
-    if !s1.is_finite() || !s2.is_finite() {
-        return false;
-    }
-    if wide {
-        let exp = |x: f64| ((x.to_bits() >> 52) & 0x7ff) as i32;
-        exp(s2) - exp(s1) >= 768
-            || s1.is_subnormal()
-            || (1.0 / s1).is_subnormal()
-            || (s2 / s1).is_subnormal()
-            || exp(s2) <= 53
-    } else {
-        let (s1, s2) = (s1 as f32, s2 as f32);
-        let exp = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32;
-        exp(s2) - exp(s1) >= 96
-            || s1.is_subnormal()
-            || (1.0 / s1).is_subnormal()
-            || (s2 / s1).is_subnormal()
-            || exp(s2) <= 23
-    }
-}
-
-/// `v_div_fixup`: the special cases of `s2 / s1` (NaN, infinities, zeros, overflow and
-/// underflow), else the quotient estimate `s0` with the quotient's sign.
-fn div_fixup(s0: f64, s1: f64, s2: f64, wide: bool) -> f64 {
-    let neg = s1.is_sign_negative() != s2.is_sign_negative();
-    let signed = |v: f64| if neg { -v } else { v };
-    let (exp, min_diff, max_exp) = if wide {
-        (
-            ((s2.to_bits() >> 52) & 0x7ff) as i32 - ((s1.to_bits() >> 52) & 0x7ff) as i32,
-            -1075,
-            0x7ff,
-        )
-    } else {
-        let e = |x: f64| (((x as f32).to_bits() >> 23) & 0xff) as i32;
-        (e(s2) - e(s1), -150, 0xff)
-    };
-    let s1_exp = if wide {
-        ((s1.to_bits() >> 52) & 0x7ff) as i32
-    } else {
-        (((s1 as f32).to_bits() >> 23) & 0xff) as i32
-    };
-    if s2.is_nan() {
-        s2
-    } else if s1.is_nan() {
-        s1
-    } else if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
-        f64::NAN
-    } else if s1 == 0.0 || s2.is_infinite() {
-        signed(f64::INFINITY)
-    } else if s1.is_infinite() || s2 == 0.0 || exp < min_diff {
-        signed(0.0)
-    } else if s1_exp == max_exp {
-        signed(f64::INFINITY)
-    } else {
-        signed(s0.abs())
-    }
-}
-
-/// `x * 2^e`, rounded once (to a denormal or zero when it underflows).
-pub(crate) fn ldexp(x: f64, e: i32) -> f64 {
-    let (m, ex) = frexp64(x);
-    if m == 0.0 || !m.is_finite() {
-        return x;
-    }
-    // x = m * 2^ex with |m| in [0.5, 1): the result is m * 2^t.
-    let t = ex.saturating_add(e);
-    let pow = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
-    match t {
-        1025.. => f64::INFINITY.copysign(x),
-        1024 => (m * 2.0) * pow(1023),
-        -1021..=1023 => m * pow(t),
-        // 2^t is a denormal power of two (or half the least one): one rounding.
-        -1074..=-1022 => m * f64::from_bits(1 << (t + 1074)),
-        -1075 => (m / 2.0) * f64::from_bits(1),
-        _ => 0.0f64.copysign(x),
-    }
-}
-
-/// `x` as `mant * 2^exp` (f64), `|mant|` in [0.5, 1); zero, infinities and NaN give
-/// themselves and exponent 0.
-pub(crate) fn frexp64(x: f64) -> (f64, i32) {
-    if x == 0.0 || !x.is_finite() {
-        return (x, 0);
-    }
-    // Denormals: scale into the normals first.
-    let (x, bias) = if x.is_subnormal() {
-        (x * 2f64.powi(64), -64)
-    } else {
-        (x, 0)
-    };
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32 - 1022;
-    (f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52)), exp + bias)
-}
-
-/// Writes the 16-bit `r` into the high or low half of `dst`, keeping the other half.
-pub(crate) fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bool) -> R<()> {
-    let old = w.vread(256 + dst as u16, lane, None)?;
-    let new = if high {
-        (old & 0xffff) | (r as u32) << 16
-    } else {
-        (old & 0xffff_0000) | r as u32
-    };
-    w.vwrite(dst, lane, new)
-}
-
-/// 16-bit integer VOP3 ops: sources and destination are register halves picked by op_sel;
-/// the other half of the destination is preserved.
-fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
-    let exec = w.exec();
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let (a, b) = (
-            m.half(0, w.vread(srcs[0], lane, i.literal)?),
-            m.half(1, w.vread(srcs[1], lane, i.literal)?),
-        );
-        let r = match op {
-            vop3::V_ADD_NC_U16 if m.clamp => a.saturating_add(b),
-            vop3::V_SUB_NC_U16 if m.clamp => a.saturating_sub(b),
-            vop3::V_ADD_NC_U16 => a.wrapping_add(b),
-            vop3::V_SUB_NC_U16 => a.wrapping_sub(b),
-            vop3::V_MUL_LO_U16 => a.wrapping_mul(b),
-            vop3::V_MAX_U16 => a.max(b),
-            vop3::V_MAX_I16 => (a as i16).max(b as i16) as u16,
-            vop3::V_MIN_U16 => a.min(b),
-            _ => (a as i16).min(b as i16) as u16,
-        };
-        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
-    }
-    Ok(())
-}
-
 /// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
-fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     let exec = w.exec();
     let lit = i.literal;
     match op {
@@ -1434,8 +655,10 @@ mod tests {
     //! Single instructions against register state; encodings from
     //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
-
+    use crate::rdna3::compare::{float_class, float_compare};
+    use crate::rdna3::divide::{div_fixup, div_needs_scaling, ldexp};
     use crate::rdna3::testing::{lanes, run, run_all};
+    use crate::rdna3::wave::EXEC_LO;
 
     #[test]
     fn sixteen_bit_ops_wrap_and_keep_the_other_half() {

@@ -17,12 +17,16 @@
 //! output modifiers (clamp, omod). The README's limits list is the full account.
 
 mod buffer;
+mod compare;
 mod coverage;
+mod crosslane;
 mod decode;
 mod disasm;
+mod divide;
 mod exec;
 mod half;
 mod lds;
+mod matrix;
 mod memory;
 mod salu;
 #[cfg(test)]
@@ -32,6 +36,7 @@ mod valu;
 mod mnemonics;
 #[rustfmt::skip]
 pub mod opcodes;
+mod packed;
 mod wave;
 
 use std::collections::HashMap;

@@ -9,9 +9,10 @@
 //! `_e64` suffix.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f16_src, f64_src, packed_src, write_half};
+use super::exec::{Mods, R, f64_src};
 use super::half;
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
+use super::packed::{f16_src, packed_src, write_half};
 use super::wave::Wave;
 
 /// `m0`
@@ -242,12 +243,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_minmax_f16" => Out::Half(half::from_f64(fmax(fmin(x16(0)?, x16(1)?), x16(2)?))),
             "v_ldexp_f16" => {
                 let e = (raw(1)? as i32).clamp(-10_000, 10_000);
-                Out::Half(half::from_f64(super::exec::ldexp(x16(0)?, e)))
+                Out::Half(half::from_f64(super::divide::ldexp(x16(0)?, e)))
             }
             "v_frexp_mant_f16" => {
                 let v = x16(0)?;
                 Out::Half(half::from_f64(if v.is_finite() {
-                    super::exec::frexp64(v).0
+                    super::divide::frexp64(v).0
                 } else {
                     v
                 }))
@@ -255,7 +256,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_frexp_exp_i16_f16" => {
                 let v = x16(0)?;
                 Out::Half(if v.is_finite() {
-                    super::exec::frexp64(v).1 as i16 as u16
+                    super::divide::frexp64(v).1 as i16 as u16
                 } else {
                     0
                 })
@@ -662,7 +663,7 @@ fn trig_preop(x: f64, sel: u32) -> f64 {
     if exp >= 1968 {
         scale += 128;
     }
-    super::exec::ldexp(chunk as f64, scale)
+    super::divide::ldexp(chunk as f64, scale)
 }
 
 /// Whether `op` is one of this module's that clamp saturates.

@@ -1,0 +1,184 @@
+//! Cross-lane data movement: DPP16 and DPP8 operand permutes, and VOPD dual issue.
+
+use super::compare::vcmp;
+use super::decode::{Encoding, Inst};
+use super::exec::{Mods, R, f, valu};
+use super::matrix::{dot2, mul_dx9};
+use super::opcodes::op::vopd;
+use super::wave::{EXEC_LO, VCC_LO, Wave};
+
+/// The source lane DPP16 control `ctrl` reads for `lane`, if any.
+pub(crate) fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
+    let (row, l) = (lane / 16 * 16, lane % 16);
+    let in_row = |k: i32| (0..16).contains(&k).then(|| row + k as usize);
+    match ctrl {
+        0x000..=0x0ff => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
+        0x101..=0x10f => in_row(l as i32 + (ctrl & 0xf) as i32),
+        0x111..=0x11f => in_row(l as i32 - (ctrl & 0xf) as i32),
+        0x121..=0x12f => Some(row + (l + 16 - (ctrl & 0xf) as usize) % 16),
+        0x140 => Some(row + 15 - l),
+        0x141 => Some(lane / 8 * 8 + 7 - lane % 8),
+        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
+        0x160..=0x16f => Some(row + (l ^ (ctrl & 0xf) as usize)),
+        _ => None,
+    }
+}
+
+/// A VOP1/VOP2 with a DPP16 source: src0 comes from another lane of its row; lanes
+/// whose source is invalid read 0 with BOUND_CTRL, else are not written; ROW_MASK and
+/// BANK_MASK disable writes.
+pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
+    let d = i.dpp.ok_or("DPP instruction without its control dword")?;
+    if let Some(fetch_inactive) = i.dpp8 {
+        // DPP8: lane i reads lane (i & !7) + select i of its group of eight; a disabled
+        // source lane reads 0 unless fetch-inactive.
+        let exec = w.exec();
+        let src = 256 + (d & 0xff) as u16;
+        let mut vals = [0u32; 32];
+        for (lane, v) in vals.iter_mut().enumerate() {
+            let s = (lane & !7) + ((d >> (8 + 3 * (lane % 8))) & 7) as usize;
+            if fetch_inactive || exec >> s & 1 != 0 {
+                *v = w.vread(src, s, None)?;
+            }
+        }
+        return dpp_apply(w, i, vals, exec);
+    }
+    let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
+    let fetch_inactive = d >> 18 & 1 != 0;
+    let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
+    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
+    {
+        return Err(format!("DPP control {ctrl:#x} is not implemented"));
+    }
+    let exec = w.exec();
+    let mut vals = [0u32; 32];
+    let mut write = 0u32;
+    for (lane, v) in vals.iter_mut().enumerate() {
+        if row_mask >> (lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
+            continue;
+        }
+        match dpp_lane(ctrl, lane).filter(|&s| fetch_inactive || exec >> s & 1 != 0) {
+            Some(s) => *v = w.vread(src, s, None)?,
+            None if bound_zero => *v = 0,
+            None => continue,
+        }
+        write |= 1 << lane;
+    }
+    dpp_apply(w, i, vals, exec & write)
+}
+
+/// Runs a DPP instruction's operation with src0 taken from `vals` (a scratch register),
+/// on the lanes of `lanes`.
+pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
+    let exec = w.exec();
+    // DPP16's src0/src1 neg and abs bits (DPP8 has none).
+    let d = i.dpp.unwrap_or(0);
+    let mods = if i.dpp8.is_some() {
+        Mods::NONE
+    } else {
+        Mods {
+            neg: ((d >> 20 & 1) | (d >> 22 & 1) << 1) as u8,
+            abs: ((d >> 21 & 1) | (d >> 23 & 1) << 1) as u8,
+            ..Mods::NONE
+        }
+    };
+    w.v.push(vals);
+    let tmp = 256 + (w.v.len() - 1) as u16;
+    w.s[EXEC_LO] = lanes;
+    let r = match i.enc {
+        Encoding::Vop1 => valu(w, i, 0x180 + i.op, i.bits(0, 24, 17) as usize, None, [tmp, 0, 0], mods),
+        // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
+        Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
+        _ => {
+            let dst = i.bits(0, 24, 17) as usize;
+            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
+            valu(
+                w,
+                i,
+                0x100 + i.op,
+                dst,
+                Some(VCC_LO),
+                [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
+                mods,
+            )
+        }
+    };
+    // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
+    if !(i.enc == Encoding::Vopc && i.op >= 0x80) {
+        w.s[EXEC_LO] = exec;
+    }
+    w.v.pop();
+    r
+}
+
+/// VOPD: two VALU ops issued together; both read their sources before either writes.
+pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
+    let (opx, opy) = (i.bits(0, 25, 22) as u16, i.bits(0, 21, 17) as u16);
+    let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
+    let (srcy0, vsrcy1) = (i.bits(1, 8, 0) as u16, 256 + i.bits(1, 16, 9) as u16);
+    let vdstx = i.bits(1, 31, 24) as usize;
+    let vdsty = ((i.bits(1, 23, 17) << 1) | ((vdstx as u32 & 1) ^ 1)) as usize;
+    let exec = w.exec();
+    let lit = i.literal;
+    let mut out = [[0u32; 32]; 2];
+    #[allow(clippy::needless_range_loop)] // lanes index several arrays at once
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        for (k, (op, s0, s1, d)) in [(opx, srcx0, vsrcx1, vdstx), (opy, srcy0, vsrcy1, vdsty)]
+            .into_iter()
+            .enumerate()
+        {
+            let a = w.vread(s0, lane, lit)?;
+            let b = w.vread(s1, lane, lit)?;
+            let acc = w.vread(256 + d as u16, lane, lit)?;
+            let fl = |x: u32| w.f32_in(f(x));
+            let k_lit = fl(lit.unwrap_or(0));
+            let r = match op {
+                vopd::V_DUAL_FMAC_F32 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
+                vopd::V_DUAL_FMAAK_F32 => fl(a).mul_add(fl(b), k_lit).to_bits(),
+                vopd::V_DUAL_FMAMK_F32 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
+                vopd::V_DUAL_MUL_F32 => (fl(a) * fl(b)).to_bits(),
+                vopd::V_DUAL_ADD_F32 => (fl(a) + fl(b)).to_bits(),
+                vopd::V_DUAL_SUB_F32 => (fl(a) - fl(b)).to_bits(),
+                vopd::V_DUAL_SUBREV_F32 => (fl(b) - fl(a)).to_bits(),
+                vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
+                vopd::V_DUAL_MAX_F32 => fl(a).max(fl(b)).to_bits(),
+                vopd::V_DUAL_MIN_F32 => fl(a).min(fl(b)).to_bits(),
+                vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
+                // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
+                vopd::V_DUAL_DOT2ACC_F32_BF16 => {
+                    let bf = |v: u32| f64::from(f(v << 16));
+                    let sum = bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16) + f64::from(fl(acc));
+                    (sum as f32).to_bits()
+                }
+                _ => {
+                    out[k][lane] = match op {
+                        vopd::V_DUAL_MOV_B32 => a,
+                        vopd::V_DUAL_CNDMASK_B32 => {
+                            if w.vcc() >> lane & 1 != 0 {
+                                b
+                            } else {
+                                a
+                            }
+                        }
+                        vopd::V_DUAL_ADD_NC_U32 => a.wrapping_add(b),
+                        vopd::V_DUAL_LSHLREV_B32 => b << (a & 31),
+                        vopd::V_DUAL_AND_B32 => a & b,
+                        _ => return Err(format!("VOPD operation {op} is not implemented")),
+                    };
+                    continue;
+                }
+            };
+            out[k][lane] = w.f32_out(r);
+        }
+    }
+    for (lane, (x, y)) in out[0].iter().zip(&out[1]).enumerate() {
+        if exec >> lane & 1 != 0 {
+            w.vwrite(vdstx, lane, *x)?;
+            w.vwrite(vdsty, lane, *y)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! f16 arithmetic, 16-bit integer VOP3 forms, and packed (VOP3P) math.
+
+use super::decode::Inst;
+use super::exec::{Mods, R, f, unsupported};
+use super::half;
+use super::matrix::wmma;
+use super::opcodes::op::{vop3, vop3p};
+use super::wave::Wave;
+
+/// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
+/// halves), with abs/neg, as f64.
+pub(crate) fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+    let v = packed_src(w, n, lane, lit)?;
+    let mut h = if m.opsel >> k & 1 != 0 {
+        (v >> 16) as u16
+    } else {
+        v as u16
+    };
+    if m.abs >> k & 1 != 0 {
+        h &= 0x7fff;
+    }
+    if m.neg >> k & 1 != 0 {
+        h ^= 0x8000;
+    }
+    Ok(half::to_f32(h) as f64)
+}
+
+/// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
+/// half op_sel[3] picks, the other half kept; `v_cvt_f32_f16` writes all 32 bits.
+pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    let lit = i.literal;
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let x = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
+        let r: u16 = match op {
+            vop3::V_CVT_F16_F32_E64 => {
+                let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
+                half::from_f64(a as f64)
+            }
+            vop3::V_CVT_F32_F16_E64 => {
+                let v = (x(0)? as f32).to_bits();
+                w.vwrite(dst, lane, v)?;
+                continue;
+            }
+            // f16 unary ops: conversions with 16-bit integers, then math.
+            vop3::V_CVT_F16_U16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
+            vop3::V_CVT_F16_I16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
+            vop3::V_CVT_U16_F16_E64 => x(0)? as u16,
+            vop3::V_CVT_I16_F16_E64 => x(0)? as i16 as u16,
+            vop3::V_RCP_F16_E64 => half::from_f64(1.0 / x(0)?),
+            vop3::V_SQRT_F16_E64 => half::from_f64(x(0)?.sqrt()),
+            vop3::V_RSQ_F16_E64 => half::from_f64(1.0 / x(0)?.sqrt()),
+            vop3::V_LOG_F16_E64 => half::from_f64(x(0)?.log2()),
+            vop3::V_EXP_F16_E64 => half::from_f64(x(0)?.exp2()),
+            vop3::V_FLOOR_F16_E64 => half::from_f64(x(0)?.floor()),
+            vop3::V_CEIL_F16_E64 => half::from_f64(x(0)?.ceil()),
+            vop3::V_TRUNC_F16_E64 => half::from_f64(x(0)?.trunc()),
+            vop3::V_RNDNE_F16_E64 => half::from_f64(x(0)?.round_ties_even()),
+            vop3::V_FRACT_F16_E64 => {
+                let v = x(0)?;
+                half::from_f64((v - v.floor()).min(half::to_f32(0x3bff) as f64))
+            }
+            vop3::V_SIN_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
+            vop3::V_COS_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
+            vop3::V_ADD_F16_E64 => half::from_f64(x(0)? + x(1)?),
+            vop3::V_SUB_F16_E64 => half::from_f64(x(0)? - x(1)?),
+            vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
+            vop3::V_MUL_F16_E64 => half::from_f64(x(0)? * x(1)?),
+            vop3::V_FMAC_F16_E64 => {
+                let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
+                half::from_f64(x(0)?.mul_add(x(1)?, acc))
+            }
+            // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
+            0x137 | 0x138 => {
+                let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
+                if op == 0x137 {
+                    half::from_f64(x(0)?.mul_add(k, x(1)?))
+                } else {
+                    half::from_f64(x(0)?.mul_add(x(1)?, k))
+                }
+            }
+            vop3::V_MAX_F16_E64 => half::from_f64(x(0)?.max(x(1)?)),
+            vop3::V_MIN_F16_E64 => half::from_f64(x(0)?.min(x(1)?)),
+            _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
+        };
+        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
+    }
+    Ok(())
+}
+
+/// A VOP3P operand as 32 bits: registers and literals as they are; inline constants
+/// replicated into both halves, float ones as halves.
+pub(crate) fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u32> {
+    const HALVES: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+    let h = match n {
+        128..=208 => w.vread(n, lane, lit)? as u16,
+        240..=248 => HALVES[(n - 240) as usize],
+        _ => return w.vread(n, lane, lit),
+    };
+    Ok(h as u32 | (h as u32) << 16)
+}
+
+/// Packed 16-bit math (VOP3P): each half of the result from the source halves
+/// op_sel (low) and op_sel_hi (high) pick, with neg_lo / neg_hi on float operands.
+pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
+    let op = i.bits(0, 22, 16) as u16;
+    let dst = i.bits(0, 7, 0) as usize;
+    let srcs = [
+        i.bits(1, 8, 0) as u16,
+        i.bits(1, 17, 9) as u16,
+        i.bits(1, 26, 18) as u16,
+    ];
+    let op_sel = i.bits(0, 13, 11);
+    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
+    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    // Mixed precision, dot products and integer WMMA (clamp included) by name.
+    if matches!(
+        op,
+        vop3p::V_DOT2_F32_F16
+            ..=vop3p::V_FMA_MIXHI_F16 | vop3p::V_WMMA_I32_16X16X16_IU8 | vop3p::V_WMMA_I32_16X16X16_IU4
+    ) {
+        return super::valu::vop3p(w, i);
+    }
+    if i.bits(0, 15, 15) != 0 {
+        return Err("VOP3P clamp is not implemented".into());
+    }
+    if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
+        if neg_lo != 0 || neg_hi != 0 {
+            return Err("WMMA with negated operands is not implemented".into());
+        }
+        return wmma(w, op, dst, srcs, i.literal);
+    }
+    let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
+    if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {
+        return Err(unsupported(i));
+    }
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let mut v = [0u32; 3];
+        for (k, src) in srcs.iter().enumerate() {
+            v[k] = packed_src(w, *src, lane, i.literal)?;
+        }
+        let mut out = 0u32;
+        for hi in [false, true] {
+            let (sel, neg) = if hi { (op_sel_hi, neg_hi) } else { (op_sel, neg_lo) };
+            let x: [u16; 3] = std::array::from_fn(|k| {
+                let h = (v[k] >> (16 * (sel >> k & 1))) as u16;
+                if float && neg >> k & 1 != 0 { h ^ 0x8000 } else { h }
+            });
+            let f = |k: usize| half::to_f32(x[k]) as f64;
+            let (a, b, c) = (x[0], x[1], x[2]);
+            let r: u16 = match op {
+                vop3p::V_PK_MAD_I16 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
+                vop3p::V_PK_MUL_LO_U16 => a.wrapping_mul(b),
+                vop3p::V_PK_ADD_I16 => (a as i16).wrapping_add(b as i16) as u16,
+                vop3p::V_PK_SUB_I16 => (a as i16).wrapping_sub(b as i16) as u16,
+                // Packed shifts: each half of S1 by the low 4 bits of S0's.
+                vop3p::V_PK_LSHLREV_B16 => b << (a & 15),
+                vop3p::V_PK_LSHRREV_B16 => b >> (a & 15),
+                vop3p::V_PK_ASHRREV_I16 => ((b as i16) >> (a & 15)) as u16,
+                vop3p::V_PK_MAX_I16 => (a as i16).max(b as i16) as u16,
+                vop3p::V_PK_MIN_I16 => (a as i16).min(b as i16) as u16,
+                vop3p::V_PK_MAD_U16 => a.wrapping_mul(b).wrapping_add(c),
+                vop3p::V_PK_ADD_U16 => a.wrapping_add(b),
+                vop3p::V_PK_SUB_U16 => a.wrapping_sub(b),
+                vop3p::V_PK_MAX_U16 => a.max(b),
+                vop3p::V_PK_MIN_U16 => a.min(b),
+                // Products of halves are exact in f64; the sum rounds once to f64, then to half.
+                vop3p::V_PK_FMA_F16 => half::from_f64(f(0).mul_add(f(1), f(2))),
+                vop3p::V_PK_ADD_F16 => half::from_f64(f(0) + f(1)),
+                vop3p::V_PK_MUL_F16 => half::from_f64(f(0) * f(1)),
+                vop3p::V_PK_MIN_F16 => half::from_f64(f(0).min(f(1))),
+                _ => half::from_f64(f(0).max(f(1))),
+            };
+            out |= (r as u32) << if hi { 16 } else { 0 };
+        }
+        w.vwrite(dst, lane, out)?;
+    }
+    Ok(())
+}
+
+/// 16-bit integer VOP3 ops: sources and destination are register halves picked by op_sel;
+/// the other half of the destination is preserved.
+pub(crate) fn valu16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let (a, b) = (
+            m.half(0, w.vread(srcs[0], lane, i.literal)?),
+            m.half(1, w.vread(srcs[1], lane, i.literal)?),
+        );
+        let r = match op {
+            vop3::V_ADD_NC_U16 if m.clamp => a.saturating_add(b),
+            vop3::V_SUB_NC_U16 if m.clamp => a.saturating_sub(b),
+            vop3::V_ADD_NC_U16 => a.wrapping_add(b),
+            vop3::V_SUB_NC_U16 => a.wrapping_sub(b),
+            vop3::V_MUL_LO_U16 => a.wrapping_mul(b),
+            vop3::V_MAX_U16 => a.max(b),
+            vop3::V_MAX_I16 => (a as i16).max(b as i16) as u16,
+            vop3::V_MIN_U16 => a.min(b),
+            _ => (a as i16).min(b as i16) as u16,
+        };
+        write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
+    }
+    Ok(())
+}
+
+/// Writes the 16-bit `r` into the high or low half of `dst`, keeping the other half.
+pub(crate) fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bool) -> R<()> {
+    let old = w.vread(256 + dst as u16, lane, None)?;
+    let new = if high {
+        (old & 0xffff) | (r as u32) << 16
+    } else {
+        (old & 0xffff_0000) | r as u32
+    };
+    w.vwrite(dst, lane, new)
+}
