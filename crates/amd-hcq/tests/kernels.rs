@@ -775,6 +775,130 @@ fn ieee_division_square_root_and_classes() {
     }
 }
 
+/// 16-bit integers (arithmetic, shifts, min/max, division), bit tests and counts, and
+/// f32 pairs packed into halves (round toward zero) and back, against Rust.
+#[test]
+fn sixteen_bit_integers_bit_tests_and_half_packing() {
+    for elf in kernel!("i16mix") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "i16mix").unwrap();
+        let n = 300;
+        let r = rand_u32(3 * n, 31);
+        let mut a: Vec<i16> = (0..n).map(|i| r[i] as i16).collect();
+        let mut b: Vec<i16> = (0..n).map(|i| (r[n + i] >> 7) as i16).collect();
+        for (k, (x, y)) in [(i16::MIN, -1), (i16::MAX, 1), (0, 0), (-1, i16::MIN)]
+            .into_iter()
+            .enumerate()
+        {
+            (a[k], b[k]) = (x, y);
+        }
+        let f: Vec<f32> = (0..2 * n)
+            .map(|i| match i {
+                0 => 65504.0,
+                1 => 1e6,
+                2 => -0.1,
+                3 => 6.0e-8,
+                _ => (r[2 * n + i / 2] % 20000) as f32 / 37.0 - 270.0 + (i % 2) as f32 * 0.333,
+            })
+            .collect();
+        let halves = |v: &[i16]| {
+            v.chunks(2)
+                .map(|c| c[0] as u16 as u32 | (c.get(1).copied().unwrap_or(0) as u16 as u32) << 16)
+                .collect::<Vec<u32>>()
+        };
+        let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
+        let bf = upload(&dev, &f.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let (bs, bu, bbits) = (
+            upload(&dev, &vec![0; 2 * n]),
+            upload(&dev, &vec![0; 2 * n]),
+            upload(&dev, &vec![0; 4 * n]),
+        );
+        let (bpacked, bback) = (upload(&dev, &vec![0; n]), upload(&dev, &vec![0; 2 * n]));
+        prg.launch_timed(
+            &[&ba, &bb, &bs, &bu, &bbits, &bf, &bpacked, &bback],
+            &[n as u32],
+            groups(n),
+        )
+        .explained();
+        let words = |b: &Buffer, k: usize| download(&dev, b, k);
+        let h16 = |w: Vec<u32>| {
+            w.iter()
+                .flat_map(|v| [*v as u16, (*v >> 16) as u16])
+                .collect::<Vec<u16>>()
+        };
+        let (s16, u16s) = (h16(words(&bs, 2 * n)), h16(words(&bu, 2 * n)));
+        let (bits, packed) = (words(&bbits, 4 * n), words(&bpacked, n));
+        let back: Vec<f32> = words(&bback, 2 * n).into_iter().map(f32::from_bits).collect();
+        // Round to nearest even into a half, as bits (binary search over the positive
+        // halves, which are ordered like their bit patterns).
+        let half_rne = |x: f32| {
+            let (sign, m) = (if x.is_sign_negative() { 0x8000u16 } else { 0 }, (x as f64).abs());
+            if m >= 65520.0 {
+                return sign | 0x7c00;
+            }
+            let (mut lo, mut hi) = (0u16, 0x7bffu16);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if half_f(mid) <= m { lo = mid } else { hi = mid - 1 }
+            }
+            let (d0, d1) = (m - half_f(lo), half_f(lo + 1) - m);
+            sign | if d1 < d0 || (d1 == d0 && lo & 1 == 1) {
+                lo + 1
+            } else {
+                lo
+            }
+        };
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let want_s = [x.wrapping_add(y), x.wrapping_mul(y), x >> (y & 7), x.min(y)];
+            assert_eq!(&s16[4 * i..4 * i + 4], &want_s.map(|v| v as u16), "item {i}: {x}, {y}");
+            let (ux, uy) = (x as u16, y as u16);
+            let want_u = [
+                ux / (uy | 1),
+                ux >> (uy & 15),
+                ux.max(uy),
+                ux.wrapping_mul(3).wrapping_add(uy),
+            ];
+            assert_eq!(&u16s[4 * i..4 * i + 4], &want_u, "item {i}: {ux}, {uy}");
+            let w = x as i32 as u32;
+            let want_bits = [
+                if (w >> (uy & 31)) & 1 == 1 { 7 } else { 9 },
+                (ux ^ uy).count_ones(),
+                (w | 0x8000_0000).trailing_zeros(),
+                ((w & (1u32 << (ux & 31))) != 0) as u32,
+            ];
+            assert_eq!(&bits[4 * i..4 * i + 4], &want_bits, "item {i}: bits of {x}, {y}");
+            let (p, q) = (f[2 * i], f[2 * i + 1]);
+            let rtz = |x: f32| {
+                // Toward zero: the nearest half not larger in magnitude (infinity only for
+                // infinities; overflow saturates to the largest half).
+                let h = half_rne(x);
+                if half_f(h).abs() > (x as f64).abs() { h - 1 } else { h }
+            };
+            assert_eq!(
+                packed[i],
+                rtz(p) as u32 | (rtz(q) as u32) << 16,
+                "item {i}: pack {p}, {q}"
+            );
+            let hp = half_f(half_rne(p)) as f32;
+            assert_eq!(back[2 * i], hp, "item {i}: {p} through half");
+            assert_eq!(back[2 * i + 1], half_f(rtz(q)) as f32 + hp, "item {i}");
+        }
+    }
+}
+
+/// An f16 bit pattern as f64.
+fn half_f(h: u16) -> f64 {
+    let (s, e, m) = ((h >> 15) as i32, ((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f64);
+    let v = match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+    };
+    if s == 1 { -v } else { v }
+}
+
 #[test]
 fn sixty_four_bit_integers_and_rounding_builtins() {
     for (level, elf) in kernel!("mix64").into_iter().enumerate() {
