@@ -132,7 +132,7 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
 }
 
 /// VOP3 input modifiers (bit i for source i).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Mods {
     pub(crate) abs: u8,
     pub(crate) neg: u8,
@@ -222,6 +222,119 @@ pub(crate) fn f32_result(op: u16) -> bool {
         0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x219 | 0x21c | 0x21f | 0x25e | 0x25f | 0x185 | 0x186 | 0x18f | 0x191..=0x194
             | 0x1a0..=0x1b6 | 0x1c0
     )
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests compare the fast path with the lane-by-lane one by turning it off.
+    static SLOW_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+fn slow_only() -> bool {
+    SLOW_ONLY.with(|s| s.get())
+}
+
+#[cfg(not(test))]
+fn slow_only() -> bool {
+    false
+}
+
+/// A source operand resolved once per instruction: a VGPR or one value for every lane.
+enum Lanes {
+    Vgpr(usize),
+    Same(u32),
+}
+
+impl Lanes {
+    fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
+        if n >= 256 {
+            let r = usize::from(n - 256);
+            (r < w.v.len()).then_some(Lanes::Vgpr(r))
+        } else {
+            w.sread(n, lit).ok().map(Lanes::Same)
+        }
+    }
+
+    fn values(&self, w: &Wave) -> [u32; 32] {
+        match *self {
+            Lanes::Vgpr(r) => w.v[r],
+            Lanes::Same(k) => [k; 32],
+        }
+    }
+}
+
+/// The commonest VALU operations without modifiers, a whole wave at a time: the same
+/// results as the lane-by-lane path (which handles everything else, and reports
+/// errors). `Ok(false)` when the instruction is not one of them.
+fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Option<u32>) -> R<bool> {
+    if m != Mods::NONE || dst >= w.v.len() || slow_only() {
+        return Ok(false);
+    }
+    // f32 operations read and write denormals as they are only when MODE keeps them.
+    let denormals_kept = w.mode & 0x30 == 0x30;
+    type F2 = fn(u32, u32) -> u32;
+    type F3 = fn(u32, u32, u32) -> u32;
+    let two: Option<F2> = match op {
+        vop3::V_MOV_B32_E64 => Some(|a, _| a),
+        vop3::V_ADD_NC_U32_E64 => Some(|a, b| a.wrapping_add(b)),
+        vop3::V_SUB_NC_U32_E64 => Some(|a, b| a.wrapping_sub(b)),
+        vop3::V_AND_B32_E64 => Some(|a, b| a & b),
+        vop3::V_OR_B32_E64 => Some(|a, b| a | b),
+        vop3::V_XOR_B32_E64 => Some(|a, b| a ^ b),
+        vop3::V_LSHLREV_B32_E64 => Some(|a, b| b << (a & 31)),
+        vop3::V_LSHRREV_B32_E64 => Some(|a, b| b >> (a & 31)),
+        vop3::V_ASHRREV_I32_E64 => Some(|a, b| ((b as i32) >> (a & 31)) as u32),
+        vop3::V_MUL_LO_U32 => Some(|a, b| a.wrapping_mul(b)),
+        vop3::V_ADD_F32_E64 if denormals_kept => Some(|a, b| (f(a) + f(b)).to_bits()),
+        vop3::V_SUB_F32_E64 if denormals_kept => Some(|a, b| (f(a) - f(b)).to_bits()),
+        vop3::V_MUL_F32_E64 if denormals_kept => Some(|a, b| (f(a) * f(b)).to_bits()),
+        vop3::V_MIN_F32_E64 if denormals_kept => Some(|a, b| f(a).min(f(b)).to_bits()),
+        vop3::V_MAX_F32_E64 if denormals_kept => Some(|a, b| f(a).max(f(b)).to_bits()),
+        _ => None,
+    };
+    let three: Option<F3> = match op {
+        vop3::V_FMA_F32 if denormals_kept => Some(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
+        vop3::V_LSHL_ADD_U32 => Some(|a, b, c| (a << (b & 31)).wrapping_add(c)),
+        vop3::V_ADD3_U32 => Some(|a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        vop3::V_LSHL_OR_B32 => Some(|a, b, c| (a << (b & 31)) | c),
+        _ => None,
+    };
+    // v_fmac_f32: the destination is the addend.
+    let fmac = op == vop3::V_FMAC_F32_E64 && denormals_kept;
+    if two.is_none() && three.is_none() && !fmac {
+        return Ok(false);
+    }
+    let unary = op == vop3::V_MOV_B32_E64;
+    let operand = |k: usize| Lanes::of(w, srcs[k], lit);
+    let (Some(a), Some(b)) = (operand(0), if unary { Some(Lanes::Same(0)) } else { operand(1) }) else {
+        return Ok(false);
+    };
+    let c = match (three, fmac) {
+        (Some(_), _) => match operand(2) {
+            Some(c) => Some(c),
+            None => return Ok(false),
+        },
+        (None, true) => Some(Lanes::Vgpr(dst)),
+        _ => None,
+    };
+    let (av, bv) = (a.values(w), b.values(w));
+    let cv = c.map(|c| c.values(w));
+    let exec = w.exec();
+    let mut out = w.v[dst];
+    for (lane, o) in out.iter_mut().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        *o = match (two, three, &cv) {
+            (Some(g), _, _) => g(av[lane], bv[lane]),
+            (_, Some(g), Some(cv)) => g(av[lane], bv[lane], cv[lane]),
+            (_, _, Some(cv)) => f(av[lane]).mul_add(f(bv[lane]), f(cv[lane])).to_bits(),
+            _ => return Ok(false),
+        };
+    }
+    w.v[dst] = out;
+    Ok(true)
 }
 
 /// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
@@ -362,6 +475,9 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             w.vwrite(dst, lane, r as u32)?;
             w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
         }
+        return Ok(());
+    }
+    if fast_path(w, op, dst, srcs, m, lit)? {
         return Ok(());
     }
     let mut carry_out = 0u32;
@@ -982,6 +1098,69 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[1][1]), 10.5);
         let w = run(&[0xc9d0_0702, 0x0104_0105], set).unwrap();
         assert_eq!(w.v[1][0], 0);
+    }
+
+    /// The whole-wave fast path gives exactly what the lane-by-lane path gives, for
+    /// each of its operations, on random, special and denormal operands, with some
+    /// lanes off, and with scalar and inline-constant sources.
+    #[test]
+    fn fast_path_matches_the_lane_by_lane_path() {
+        // (encoding, sources): VOP2/VOP1 e32 and VOP3 forms, v4/v5/v6 and scalars.
+        let cases: &[&[u32]] = &[
+            &[0x0604_0b04],              // v_add_f32_e32 v2, v4, v5
+            &[0x0804_0b04],              // v_sub_f32_e32 v2, v4, v5
+            &[0x0a04_0b04],              // v_subrev_f32_e32 v2, v4, v5 (not on the fast path)
+            &[0x1004_0b04],              // v_mul_f32_e32 v2, v4, v5
+            &[0x2004_0b04],              // v_max_f32_e32 v2, v4, v5
+            &[0x1e04_0b04],              // v_min_f32_e32 v2, v4, v5
+            &[0x4a04_0b04],              // v_add_nc_u32_e32 v2, v4, v5
+            &[0x4c04_0b04],              // v_sub_nc_u32_e32 v2, v4, v5
+            &[0x3604_0b04],              // v_and_b32_e32 v2, v4, v5
+            &[0x3804_0b04],              // v_or_b32_e32 v2, v4, v5
+            &[0x3a04_0b04],              // v_xor_b32_e32 v2, v4, v5
+            &[0x3004_0b04],              // v_lshlrev_b32_e32 v2, v4, v5
+            &[0x3204_0b04],              // v_lshrrev_b32_e32 v2, v4, v5
+            &[0x3404_0b04],              // v_ashrrev_i32_e32 v2, v4, v5
+            &[0x7e04_0304],              // v_mov_b32_e32 v2, v4
+            &[0x7e04_0203],              // v_mov_b32_e32 v2, s3
+            &[0x5604_0b04],              // v_fmac_f32_e32 v2, v4, v5
+            &[0xd613_0002, 0x041a_0b04], // v_fma_f32 v2, v4, v5, v6
+            &[0xd72c_0002, 0x0002_0b04], // v_mul_lo_u32 v2, v4, v5
+            &[0xd646_0002, 0x041a_0b04], // v_lshl_add_u32 v2, v4, v5, v6
+            &[0xd655_0002, 0x041a_0b04], // v_add3_u32 v2, v4, v5, v6
+            &[0xd656_0002, 0x041a_0b04], // v_lshl_or_b32 v2, v4, v5, v6
+            &[0x0604_0af2],              // v_add_f32_e32 v2, 1.0, v5
+            &[0x4a04_0a03],              // v_add_nc_u32_e32 v2, s3, v5
+        ];
+        let specials = [
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            1,
+            0x807f_ffff,
+            0x3f80_0000,
+            u32::MAX,
+        ];
+        let r = (0..3 * 32)
+            .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
+            .collect::<Vec<_>>();
+        for words in cases {
+            let set = |w: &mut Wave| {
+                lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });
+                lanes(w, 5, |l| if l < 9 { specials[8 - l] } else { r[32 + l] });
+                lanes(w, 6, |l| r[64 + l]);
+                lanes(w, 2, |l| 0xdead_0000 | l as u32);
+                w.s[3] = 0x4049_0fdb;
+                w.s[EXEC_LO] = 0xfffe_fff7;
+            };
+            let fast = run(words, set).unwrap().v[2];
+            SLOW_ONLY.with(|s| s.set(true));
+            let slow = run(words, set);
+            SLOW_ONLY.with(|s| s.set(false));
+            assert_eq!(fast, slow.unwrap().v[2], "{words:08x?}");
+        }
     }
 
     #[test]
