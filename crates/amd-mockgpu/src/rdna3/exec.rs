@@ -337,6 +337,47 @@ fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Op
     Ok(true)
 }
 
+/// 32-bit adds with carry out (`v_add_co_u32`) and carry in and out
+/// (`v_add_co_ci_u32`), a whole wave at a time, as the lane-by-lane path computes them
+/// (the carry mask has 0 for lanes EXEC leaves out).
+fn fast_carry(
+    w: &mut Wave,
+    op: u16,
+    dst: usize,
+    sdst: Option<usize>,
+    srcs: [u16; 3],
+    m: Mods,
+    lit: Option<u32>,
+) -> R<bool> {
+    let with_in = match op {
+        vop3sd::V_ADD_CO_U32 => false,
+        vop3sd::V_ADD_CO_CI_U32 => true,
+        _ => return Ok(false),
+    };
+    if m != Mods::NONE || dst >= w.v.len() || slow_only() {
+        return Ok(false);
+    }
+    let (Some(a), Some(b)) = (Lanes::of(w, srcs[0], lit), Lanes::of(w, srcs[1], lit)) else {
+        return Ok(false);
+    };
+    let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
+    let (av, bv) = (a.values(w), b.values(w));
+    let exec = w.exec();
+    let mut out = w.v[dst];
+    let mut carry_out = 0u32;
+    for (lane, o) in out.iter_mut().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let s = u64::from(av[lane]) + u64::from(bv[lane]) + u64::from(carry_in >> lane & 1);
+        *o = s as u32;
+        carry_out |= ((s >> 32) as u32 & 1) << lane;
+    }
+    w.v[dst] = out;
+    w.swrite(sdst.unwrap_or(VCC_LO), carry_out)?;
+    Ok(true)
+}
+
 /// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
 pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     let exec = w.exec();
@@ -477,7 +518,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
         }
         return Ok(());
     }
-    if fast_path(w, op, dst, srcs, m, lit)? {
+    if fast_path(w, op, dst, srcs, m, lit)? || fast_carry(w, op, dst, sdst, srcs, m, lit)? {
         return Ok(());
     }
     let mut carry_out = 0u32;
@@ -1131,6 +1172,10 @@ mod tests {
             &[0xd656_0002, 0x041a_0b04], // v_lshl_or_b32 v2, v4, v5, v6
             &[0x0604_0af2],              // v_add_f32_e32 v2, 1.0, v5
             &[0x4a04_0a03],              // v_add_nc_u32_e32 v2, s3, v5
+            &[0xd700_6a02, 0x0002_0b04], // v_add_co_u32 v2, vcc_lo, v4, v5
+            &[0x4004_0b04],              // v_add_co_ci_u32_e32 v2, vcc_lo, v4, v5, vcc_lo
+            &[0xd700_0602, 0x0002_0a03], // v_add_co_u32 v2, s6, s3, v5
+            &[0xd520_0602, 0x001e_0b04], // v_add_co_ci_u32_e64 v2, s6, v4, v5, s7
         ];
         let specials = [
             0u32,
@@ -1153,13 +1198,17 @@ mod tests {
                 lanes(w, 6, |l| r[64 + l]);
                 lanes(w, 2, |l| 0xdead_0000 | l as u32);
                 w.s[3] = 0x4049_0fdb;
+                w.s[7] = 0x0f0f_3355;
+                w.s[VCC_LO] = 0x5555_aaab;
                 w.s[EXEC_LO] = 0xfffe_fff7;
             };
-            let fast = run(words, set).unwrap().v[2];
+            let fast = run(words, set).unwrap();
             SLOW_ONLY.with(|s| s.set(true));
             let slow = run(words, set);
             SLOW_ONLY.with(|s| s.set(false));
-            assert_eq!(fast, slow.unwrap().v[2], "{words:08x?}");
+            let slow = slow.unwrap();
+            assert_eq!(fast.v[2], slow.v[2], "{words:08x?}");
+            assert_eq!(fast.s, slow.s, "{words:08x?}: scalars (carries)");
         }
     }
 
