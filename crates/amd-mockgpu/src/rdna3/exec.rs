@@ -1212,6 +1212,24 @@ mod tests {
         }
     }
 
+    /// Address registers past the wave's VGPRs are an error naming them; the last
+    /// VGPR as a 32-bit offset (with SADDR) is fine.
+    #[test]
+    fn global_addresses_from_the_last_vgprs() {
+        // global_load_b32 v1, v[63:64], off in a wave of 64 VGPRs
+        let e = run(&[0xdc52_0000, 0x017c_003f], |_| {}).err().unwrap_or_default();
+        assert!(e.contains("v64"), "{e}");
+        // global_load_b32 v1, v63, s[4:5]: nothing mapped, so a fault at s[4:5] + v63
+        let e = run(&[0xdc52_0000, 0x0104_003f], |w| {
+            w.s[4] = 0x1000;
+            lanes(w, 63, |l| 4 * l as u32);
+            w.s[EXEC_LO] = 0b100;
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(e.contains("memory fault at 0x1008"), "{e}");
+    }
+
     #[test]
     fn lane_indexed_global_accesses() {
         // global_store_addtid_b32 v2, s[4:5] offset:16 / global_load_addtid_b32 v2,

@@ -32,20 +32,36 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
     // then a dword load or store.
     let addtid = matches!(i.op, 40 | 41);
+    // The scalar base once; the address VGPRs (a pair without SADDR) once.
+    let sbase = if saddr == 124 {
+        None
+    } else {
+        Some(w.sread64(saddr, None)?)
+    };
+    let (r, pair) = (addr as usize, saddr == 124 && !addtid);
+    if r + usize::from(pair) >= w.v.len() && !addtid && exec != 0 {
+        // Past the wave's VGPRs: the read says so.
+        let lane = exec.trailing_zeros() as usize;
+        if pair {
+            w.vread64(256 + addr, lane, None)?;
+        } else {
+            w.vread(256 + addr, lane, None)?;
+        }
+    }
     for (lane, a) in addrs.iter_mut().enumerate() {
         if exec >> lane & 1 == 0 {
             continue;
         }
         if addtid {
-            let base = if saddr == 124 { 0 } else { w.sread64(saddr, None)? };
-            *a = base.wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
+            *a = sbase
+                .unwrap_or(0)
+                .wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
             continue;
         }
-        let base = if saddr == 124 {
-            w.vread64(256 + addr, lane, None)?
-        } else {
-            w.sread64(saddr, None)?
-                .wrapping_add(w.vread(256 + addr, lane, None)? as u64)
+        let lo = u64::from(w.v[r][lane]);
+        let base = match sbase {
+            None => lo | u64::from(w.v[r + 1][lane]) << 32,
+            Some(s) => s.wrapping_add(lo),
         };
         *a = (base as i64).wrapping_add(offset) as u64;
     }
