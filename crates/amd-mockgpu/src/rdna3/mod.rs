@@ -252,46 +252,49 @@ impl Grid {
         })
     }
 
-    /// The waves of workgroup `g` (x fastest, then y, then z).
-    fn waves(&self, d: &DispatchInfo, g: u64) -> Vec<Wave> {
+    /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
+    /// allocations are reused).
+    fn waves(&self, d: &DispatchInfo, g: u64, waves: &mut Vec<Wave>) {
         let (gx, gy, gz) = (
             (g % u64::from(d.grid[0])) as u32,
             (g / u64::from(d.grid[0]) % u64::from(d.grid[1])) as u32,
             (g / (u64::from(d.grid[0]) * u64::from(d.grid[1]))) as u32,
         );
         let [bx, by, _] = self.block;
-        (0..self.threads.div_ceil(32))
-            .map(|wi| {
-                let mut w = Wave::new(self.vgprs, d.code_addr);
-                // RSRC1.FLOAT_MODE has MODE's layout.
-                w.mode = (d.rsrc[0] >> 12) & 0xff;
-                let user = self.user_sgprs.min(16);
-                w.s[..user].copy_from_slice(&d.user_data[..user]);
-                let mut next = self.user_sgprs;
-                for (k, id) in [gx, gy, gz].into_iter().enumerate() {
-                    if self.tgid_en[k] {
-                        w.s[next] = id;
-                        next += 1;
-                    }
+        let n = self.threads.div_ceil(32);
+        waves.truncate(n);
+        while waves.len() < n {
+            waves.push(Wave::new(self.vgprs, d.code_addr));
+        }
+        for (wi, w) in waves.iter_mut().enumerate() {
+            w.reset(self.vgprs, d.code_addr);
+            // RSRC1.FLOAT_MODE has MODE's layout.
+            w.mode = (d.rsrc[0] >> 12) & 0xff;
+            let user = self.user_sgprs.min(16);
+            w.s[..user].copy_from_slice(&d.user_data[..user]);
+            let mut next = self.user_sgprs;
+            for (k, id) in [gx, gy, gz].into_iter().enumerate() {
+                if self.tgid_en[k] {
+                    w.s[next] = id;
+                    next += 1;
                 }
-                let mut exec = 0u32;
-                for lane in 0..32 {
-                    let t = wi * 32 + lane;
-                    if t >= self.threads {
-                        continue;
-                    }
-                    exec |= 1 << lane;
-                    let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
-                    w.v[0][lane] = if self.tidig == 0 {
-                        x as u32
-                    } else {
-                        (x | y << 10 | z << 20) as u32
-                    };
+            }
+            let mut exec = 0u32;
+            for lane in 0..32 {
+                let t = wi * 32 + lane;
+                if t >= self.threads {
+                    continue;
                 }
-                w.s[EXEC_LO] = exec;
-                w
-            })
-            .collect()
+                exec |= 1 << lane;
+                let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
+                w.v[0][lane] = if self.tidig == 0 {
+                    x as u32
+                } else {
+                    (x | y << 10 | z << 20) as u32
+                };
+            }
+            w.s[EXEC_LO] = exec;
+        }
     }
 }
 
@@ -364,14 +367,16 @@ fn run_grid(
             window: Vec::new(),
             insts: HashMap::new(),
         };
+        let (mut waves, mut lds) = (Vec::new(), Vec::new());
         loop {
             // Relaxed: each index is taken once; the limit only narrows.
             let g = next.fetch_add(1, Ordering::Relaxed);
             if g >= grid.groups || g >= limit.load(Ordering::Relaxed) {
                 break;
             }
-            let mut waves = grid.waves(d, g);
-            let mut lds = vec![0u8; grid.lds_bytes];
+            grid.waves(d, g, &mut waves);
+            lds.clear();
+            lds.resize(grid.lds_bytes, 0);
             if let Err(e) = run_group(&mut waves, mem, &mut code, &mut me, &mut lds) {
                 let mut f = failed.lock();
                 if f.as_ref().is_none_or(|(at, _)| g < *at) {

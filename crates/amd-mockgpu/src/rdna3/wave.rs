@@ -53,6 +53,22 @@ impl Wave {
         }
     }
 
+    /// The wave `Wave::new(vgprs, pc)` makes, reusing this one's allocations (the next
+    /// workgroup of a dispatch on the same thread).
+    pub(crate) fn reset(&mut self, vgprs: usize, pc: u64) {
+        self.s = [0; 128];
+        self.v.clear();
+        self.v.resize(vgprs.clamp(1, 256), [0; 32]);
+        self.scc = false;
+        self.pc = pc;
+        self.done = false;
+        self.at_barrier = false;
+        for p in &mut self.private {
+            p.clear();
+        }
+        self.mode = 0xf0;
+    }
+
     /// `x` with an f32 denormal flushed to a signed zero when MODE says inputs flush.
     pub(crate) fn f32_in(&self, x: f32) -> f32 {
         if self.mode & 0x10 == 0 && x.is_subnormal() {
