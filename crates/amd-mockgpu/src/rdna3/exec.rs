@@ -380,6 +380,10 @@ fn fast_carry(
 
 /// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
 pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+    // The commonest operations first, a whole wave at a time.
+    if fast_path(w, op, dst, srcs, m, i.literal)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
+        return Ok(());
+    }
     let exec = w.exec();
     let lit = i.literal;
     match op {
@@ -516,9 +520,6 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             w.vwrite(dst, lane, r as u32)?;
             w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
         }
-        return Ok(());
-    }
-    if fast_path(w, op, dst, srcs, m, lit)? || fast_carry(w, op, dst, sdst, srcs, m, lit)? {
         return Ok(());
     }
     let mut carry_out = 0u32;
