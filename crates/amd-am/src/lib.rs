@@ -20,6 +20,11 @@
 
 pub mod bar;
 pub mod discovery;
+mod error;
+mod os;
+pub mod pci;
 pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;
+pub use error::{AmError, Result};
+pub use os::BarMapping;
