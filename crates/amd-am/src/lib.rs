@@ -21,8 +21,10 @@
 pub mod bar;
 pub mod discovery;
 mod error;
+pub mod ip;
 mod os;
 pub mod pci;
+pub mod regs;
 pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;
