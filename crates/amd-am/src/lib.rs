@@ -21,6 +21,7 @@
 pub mod bar;
 pub mod discovery;
 mod error;
+pub mod firmware;
 pub mod ip;
 mod os;
 pub mod pci;
