@@ -277,6 +277,7 @@ const CONSTS: &[ConstGroup] = &[
             "PSP_1_MEG",
             "PSP_CMD_BUFFER_SIZE",
             "PSP_FENCE_BUFFER_SIZE",
+            "PSP_TMR_ALIGNMENT",
             "GFX_CMD_RESPONSE_MASK",
             "GFX_CMD_STATUS_MASK",
         ],
