@@ -65,6 +65,7 @@ impl Gpu {
             gpus: vec![profile],
             cpu_node: true,
             mode: ExecMode::Inline,
+            ..MockConfig::pci(0)
         }));
         let mut exec = Rdna3Executor::default();
         exec.max_instructions = MAX_INSTRUCTIONS;

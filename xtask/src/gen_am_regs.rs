@@ -1,6 +1,7 @@
-//! Generates `crates/amd-mockgpu/src/pci/regs_generated.rs`: the registers, register
-//! fields and firmware-interface constants the mock PCI GPU's register model uses, from
-//! the Linux 6.12 amdgpu headers.
+//! Generates `crates/amd-am/src/regs_generated.rs`: the registers, register fields and
+//! firmware-interface constants the driverless transport (`amd_am::regs::generated`)
+//! and the mock PCI GPU's register model (which re-exports it) use, from the Linux
+//! 6.12 amdgpu headers.
 //!
 //! Registers are emitted as `AmReg { offset, seg }` (the dword offset inside the IP's
 //! register segment `seg`, which the discovery table's base addresses place); fields
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::gen_regs::{extract_members, parse_header};
 use crate::{Result, workspace_root};
 
-pub const OUTPUT: &str = "crates/amd-mockgpu/src/pci/regs_generated.rs";
+pub const OUTPUT: &str = "crates/amd-am/src/regs_generated.rs";
 
 const ASIC: &str = "drivers/gpu/drm/amd/include/asic_reg";
 
@@ -276,6 +277,7 @@ const CONSTS: &[ConstGroup] = &[
             "PSP_1_MEG",
             "PSP_CMD_BUFFER_SIZE",
             "PSP_FENCE_BUFFER_SIZE",
+            "PSP_TMR_ALIGNMENT",
             "GFX_CMD_RESPONSE_MASK",
             "GFX_CMD_STATUS_MASK",
         ],

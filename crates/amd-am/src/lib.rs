@@ -1,25 +1,52 @@
-//! The driverless transport of amd-hcq: PCI BARs, VFIO, IP discovery, firmware via
-//! PSP, GPU page tables, SMU and ring setup, reaching registers through an `Mmio` trait.
+//! The driverless transport of amd-hcq, modelled on tinygrad 0.10.1's `PCIIface` and
+//! `AMDev`: the GPU taken from the kernel driver and driven through its PCI BARs,
+//! reaching the OS only through amd-kfd's [`Sys`](amd_kfd::sys::Sys) and the registers
+//! only through [`Mmio`].
 //!
-//! **Not built yet.** What exists are the pieces the transport and the mock PCI GPU
-//! (`amd-mockgpu`) share:
+//! ```text
+//! psp::Psp         bootloader, ring, TOC/TMR, LOAD_IP_FW, RLC autoload
+//!    │
+//! ip::AmDevice     VRAM size, IP discovery, Registers (by IP block + instance), boot state
+//!    │
+//! pci::PciDevice   taken GPU: BAR 0/2/5 mappings, VFIO (MSI eventfd) or plain sysfs
+//! pci::PciBus      enumeration (1002:744c), visibility, unbind, BAR resize, VFIO container
+//!    │
+//! Sys (files, ioctl, mmap, eventfd, poll)        Mmio (32-bit registers of BAR 5)
+//! ```
 //!
-//! - [`vfio`]: the VFIO ABI of `<linux/vfio.h>` (argument structs named as in the
-//!   header, flags, request numbers), checked against the system header by
-//!   `tests/vfio_layout.rs`;
-//! - [`discovery`]: the IP discovery binary layout of amdgpu's `discovery.h` (the table
-//!   at the top of VRAM that names every IP block, its version and register bases),
-//!   the hardware ids and the checksum;
-//! - [`Mmio`]: the register boundary (defined in `amd-kfd` beside `Sys`, whose
-//!   [`Sys::mmio`](amd_kfd::sys::Sys::mmio) hands out the mock's register model for a
-//!   mapped register BAR; see [`amd_kfd::mmio`]), and [`bar::registers`], which gives
-//!   that model or, on hardware, [`bar::VolatileBar`] over the mapping.
+//! Built so far (the first steps of issue #13):
+//! - [`pci`]: finding and taking the device;
+//! - [`ip`]: the discovery binary read through BAR 0, parsed with every field
+//!   checked, and register access by IP block and instance;
+//! - [`regs`]: register names, offsets and fields generated from the Linux headers
+//!   (`cargo xtask gen-am-regs`), shared with the mock PCI GPU;
+//! - [`firmware`]: the firmware files, found and cut into what the PSP loads, every
+//!   offset and size checked;
+//! - [`psp`]: the PSP bring-up (bootloader components, ring, TMR, `LOAD_IP_FW` of
+//!   each image, RLC autoload) in tinygrad 0.10.1's order and with its timeouts;
+//! - the pieces shared with the mock: [`vfio`] (the VFIO ABI of `<linux/vfio.h>`,
+//!   checked against the system header by `tests/vfio_layout.rs`), [`discovery`]
+//!   (the layout of amdgpu's `discovery.h`), [`Mmio`] and [`bar::registers`] (the
+//!   mock's register model, or [`bar::VolatileBar`] on hardware).
 //!
-//! `unsafe` lives in [`bar`] (volatile access to a mapped BAR).
+//! Not built yet: the SMU, GMC, IH, GFX and SDMA bring-up, memory management and the
+//! `DeviceInterface` of amd-hcq.
+//!
+//! Errors are one enum, [`AmError`]. `unsafe` lives in [`bar`] (volatile access to a
+//! mapped BAR) and the private `os` module (BAR mappings, VFIO ioctls).
 #![deny(unsafe_code)]
 
 pub mod bar;
 pub mod discovery;
+mod error;
+pub mod firmware;
+pub mod ip;
+mod os;
+pub mod pci;
+pub mod psp;
+pub mod regs;
 pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;
+pub use error::{AmError, Result};
+pub use os::BarMapping;

@@ -258,24 +258,33 @@ impl Visibility {
 
     /// Selects and orders `gpus`.
     pub fn apply(&self, gpus: Vec<GpuNode>) -> Result<Vec<GpuNode>> {
-        let Some((var, value)) = &self.var else { return Ok(gpus) };
+        self.select(&gpus)
+    }
+
+    /// Selects and orders `items` (the usable GPUs of a transport, in its order):
+    /// each listed index picks one item; an index that is not a number, past the
+    /// end, or listed twice is an error naming the variable.
+    pub fn select<T: Clone>(&self, items: &[T]) -> Result<Vec<T>> {
+        let Some((var, value)) = &self.var else {
+            return Ok(items.to_vec());
+        };
         let err = |msg: String| KfdError::Visibility {
             var,
             value: value.clone(),
             msg,
         };
-        let mut out = Vec::new();
+        let mut picked: Vec<usize> = Vec::new();
         for tok in value.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let i: usize = tok.parse().map_err(|_| err(format!("{tok:?} is not a GPU index")))?;
-            let gpu = gpus
-                .get(i)
-                .ok_or_else(|| err(format!("GPU {i} does not exist ({} found)", gpus.len())))?;
-            if out.iter().any(|g: &GpuNode| g.node == gpu.node) {
+            if i >= items.len() {
+                return Err(err(format!("GPU {i} does not exist ({} found)", items.len())));
+            }
+            if picked.contains(&i) {
                 return Err(err(format!("GPU {i} is listed twice")));
             }
-            out.push(gpu.clone());
+            picked.push(i);
         }
-        Ok(out)
+        Ok(picked.into_iter().map(|i| items[i].clone()).collect())
     }
 }
 

@@ -118,10 +118,10 @@ impl Driver {
                     return Err(Errno::EINVAL);
                 }
                 let cont = bus.containers.get_mut(&c).ok_or(Errno::EBADF)?;
-                // A container with an IOMMU driver set takes no further no-IOMMU group.
-                if cont.iommu.is_some() {
-                    return Err(Errno::EPERM);
-                }
+                // Every group here is a no-IOMMU group, so they all mix; once the
+                // container has its IOMMU driver, a further group is attached to it,
+                // and the no-IOMMU driver's `attach_group` accepts any group
+                // (drivers/vfio/container.c, `vfio_container_attach_group`).
                 cont.groups.insert(g);
                 s.container = Some(c);
                 Ok(0)

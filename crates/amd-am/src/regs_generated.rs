@@ -775,6 +775,8 @@ pub mod psp {
     pub const PSP_RING_TYPE__KM: u32 = 0x2;
     /// `PSP_RING_TYPE__UM`
     pub const PSP_RING_TYPE__UM: u32 = 0x1;
+    /// `PSP_TMR_ALIGNMENT`
+    pub const PSP_TMR_ALIGNMENT: u32 = 0x100000;
     /// `TEE_ERROR_CANCEL`
     pub const TEE_ERROR_CANCEL: u32 = 0xffff0002;
     /// `TEE_ERROR_NOT_SUPPORTED`

@@ -1,0 +1,169 @@
+//! The crate's unsafe calls into [`Sys`]: BAR mappings (map, volatile copies, unmap)
+//! and the VFIO ioctls, whose arguments hold no pointers.
+
+#![allow(unsafe_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use amd_kfd::mmio::Mmio;
+use amd_kfd::sys::{Fd, MapFlags, Prot, Sys, SysError, SysResult};
+use nix::errno::Errno;
+
+/// A BAR (or a window of one) mapped shared into the process through a [`Sys`]. It
+/// owns the mapping and unmaps it when dropped; every access through it is
+/// bounds-checked and volatile (the memory is the device's).
+pub struct BarMapping {
+    sys: Arc<dyn Sys>,
+    addr: usize,
+    len: usize,
+}
+
+impl std::fmt::Debug for BarMapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BarMapping")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("len", &format_args!("{:#x}", self.len))
+            .finish()
+    }
+}
+
+impl BarMapping {
+    /// Maps `len` bytes of `fd` (a sysfs `resourceN` file) from `offset`, readable and
+    /// writable, shared, at an address the system picks. `path` names the file in
+    /// errors.
+    pub(crate) fn map(sys: &Arc<dyn Sys>, fd: Fd, len: usize, offset: u64, path: &Path) -> SysResult<Self> {
+        if len == 0 {
+            return Err(SysError::at("mmap", path, Errno::EINVAL));
+        }
+        // SAFETY: without MAP_FIXED the system picks free address space, so no mapping
+        // of this process is replaced.
+        let addr =
+            unsafe { sys.mmap(0, len, Prot::ReadWrite, MapFlags::SHARED, Some(fd), offset) }.map_err(|e| SysError {
+                path: e.path.or_else(|| Some(path.to_path_buf())),
+                ..e
+            })?;
+        Ok(BarMapping {
+            sys: sys.clone(),
+            addr,
+            len,
+        })
+    }
+
+    /// The mapping's address in the process.
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty (never: a mapping has at least one byte).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn range(&self, offset: u64, n: usize) -> Option<usize> {
+        let start = usize::try_from(offset).ok()?;
+        (start.checked_add(n)? <= self.len).then_some(start)
+    }
+
+    /// Copies `buf.len()` bytes from `offset` into `buf` with volatile loads; false
+    /// (and nothing read) if the range leaves the mapping.
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> bool {
+        let Some(start) = self.range(offset, buf.len()) else {
+            return false;
+        };
+        for (i, b) in buf.iter_mut().enumerate() {
+            // SAFETY: `start + i < len` (checked above), and `addr..addr + len` is a
+            // live shared mapping this value owns.
+            *b = unsafe { ((self.addr + start + i) as *const u8).read_volatile() };
+        }
+        true
+    }
+
+    /// Copies `data` to `offset` with volatile stores; false (and nothing written)
+    /// if the range leaves the mapping.
+    pub fn write(&self, offset: u64, data: &[u8]) -> bool {
+        let Some(start) = self.range(offset, data.len()) else {
+            return false;
+        };
+        for (i, b) in data.iter().enumerate() {
+            // SAFETY: as in `read`; the mapping is writable.
+            unsafe { ((self.addr + start + i) as *mut u8).write_volatile(*b) };
+        }
+        true
+    }
+
+    /// The registers of this mapping when it is the register BAR: the `Sys`'s model
+    /// (the mock) or volatile access. The result keeps the mapping alive.
+    pub(crate) fn registers(self: &Arc<Self>) -> Arc<dyn Mmio> {
+        // SAFETY: `addr..addr + len` is the live register mapping, and the result
+        // holds an `Arc` of it, so the mapping outlives every access.
+        let inner = unsafe { crate::bar::registers(&*self.sys, self.addr, self.len) };
+        Arc::new(MappedRegisters {
+            inner,
+            _mapping: self.clone(),
+        })
+    }
+}
+
+impl Drop for BarMapping {
+    fn drop(&mut self) {
+        // SAFETY: the mapping is this value's own, and nothing reaches it after drop
+        // (registers over it hold an `Arc` of this value). An error is ignored: the
+        // address space is lost, nothing unsafe follows.
+        let _ = unsafe { self.sys.munmap(self.addr, self.len) };
+    }
+}
+
+/// Registers over a [`BarMapping`] that they keep alive.
+struct MappedRegisters {
+    inner: Arc<dyn Mmio>,
+    _mapping: Arc<BarMapping>,
+}
+
+impl Mmio for MappedRegisters {
+    fn read32(&self, reg: u32) -> u32 {
+        self.inner.read32(reg)
+    }
+    fn write32(&self, reg: u32, value: u32) {
+        self.inner.write32(reg, value)
+    }
+    fn size_dwords(&self) -> u32 {
+        self.inner.size_dwords()
+    }
+}
+
+/// A VFIO ioctl whose argument is passed by value (`VFIO_CHECK_EXTENSION`,
+/// `VFIO_SET_IOMMU`, `VFIO_DEVICE_RESET`).
+pub(crate) fn vfio_value(sys: &dyn Sys, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
+    debug_assert!(matches!(
+        request,
+        crate::vfio::VFIO_CHECK_EXTENSION | crate::vfio::VFIO_SET_IOMMU | crate::vfio::VFIO_DEVICE_RESET
+    ));
+    // SAFETY: these requests take their argument by value (or none): nothing is
+    // dereferenced.
+    unsafe { sys.ioctl_value(fd, request, name, value) }
+}
+
+/// A VFIO ioctl whose argument is a buffer without pointers inside
+/// (`VFIO_GROUP_SET_CONTAINER`: an `int`; `VFIO_GROUP_GET_DEVICE_FD`: a
+/// NUL-terminated name; `VFIO_DEVICE_SET_IRQS`: `vfio_irq_set` and its eventfds;
+/// the `GET_*INFO` structs).
+pub(crate) fn vfio_buf(sys: &dyn Sys, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
+    debug_assert!(matches!(
+        request,
+        crate::vfio::VFIO_GROUP_SET_CONTAINER
+            | crate::vfio::VFIO_GROUP_GET_DEVICE_FD
+            | crate::vfio::VFIO_DEVICE_SET_IRQS
+            | crate::vfio::VFIO_DEVICE_GET_REGION_INFO
+            | crate::vfio::VFIO_DEVICE_GET_INFO
+            | crate::vfio::VFIO_GROUP_GET_STATUS
+    ));
+    // SAFETY: the argument is the whole struct (or string) the request reads and
+    // writes, and holds no pointers (its `argsz`, where it has one, is its length).
+    unsafe { sys.ioctl(fd, request, name, arg) }
+}

@@ -1,0 +1,441 @@
+//! Firmware files: synthetic files of every type tinygrad 0.10.1 loads, built here
+//! word by word from `amdgpu_ucode.h`'s layouts, cut into the images the PSP loads;
+//! missing and corrupt files give errors naming the file and what is wrong; the
+//! installed files are parsed where present.
+
+use std::path::{Path, PathBuf};
+
+use amd_am::AmError;
+use amd_am::firmware::{
+    AmFirmware, FIRMWARE_DIR_ENV, FirmwareFile, FirmwareSource, Rs64, files, parse_imu, parse_psp_components,
+    parse_rlc, parse_rs64, parse_sdma, parse_smu,
+};
+use amd_am::regs::generated::psp;
+use amd_kfd::sys::HostSys;
+use proptest::prelude::*;
+
+/// Distinct bytes per image, so a wrong cut shows.
+fn blob(tag: u8, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| tag.wrapping_mul(31).wrapping_add(i as u8) ^ tag)
+        .collect()
+}
+
+/// A file: `words` of header (the common header's first 8 words included; its
+/// `size_bytes` is set here), then each payload at its offset.
+fn file(mut words: Vec<u32>, payloads: &[(usize, &[u8])]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    let hdr_len = words.len() * 4;
+    words[1] = hdr_len as u32;
+    let end = payloads
+        .iter()
+        .map(|(o, p)| o + p.len())
+        .max()
+        .unwrap_or(0)
+        .max(hdr_len);
+    words[0] = end as u32;
+    for w in &words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.resize(end, 0);
+    for (o, p) in payloads {
+        out[*o..o + p.len()].copy_from_slice(p);
+    }
+    out
+}
+
+/// `common_firmware_header` words: size and header size are filled by `file`.
+fn common(major: u16, minor: u16, ucode_size: u32, ucode_off: u32) -> Vec<u32> {
+    vec![
+        0,
+        0,
+        u32::from(major) | u32::from(minor) << 16,
+        13,
+        0x77,
+        ucode_size,
+        ucode_off,
+        0,
+    ]
+}
+
+/// The sOS components tinygrad 0.10.1 loads, and two it ignores.
+const SOS_PARTS: [(u32, u8, usize); 9] = [
+    (psp::PSP_FW_TYPE_PSP_KDB, 1, 0x40),
+    (psp::PSP_FW_TYPE_PSP_SPL, 2, 0x30),
+    (psp::PSP_FW_TYPE_PSP_SYS_DRV, 3, 0x100),
+    (psp::PSP_FW_TYPE_PSP_SOC_DRV, 4, 0x80),
+    (psp::PSP_FW_TYPE_PSP_INTF_DRV, 5, 0x80),
+    (psp::PSP_FW_TYPE_PSP_DBG_DRV, 6, 0x20),
+    (psp::PSP_FW_TYPE_PSP_RAS_DRV, 7, 0x20),
+    (psp::PSP_FW_TYPE_PSP_SOS, 8, 0x200),
+    (psp::PSP_FW_TYPE_PSP_TOC, 9, 0x60),
+];
+
+fn sos_file(minor: u16) -> Vec<u8> {
+    let base = 0x400usize;
+    let mut words = common(2, minor, 0, base as u32);
+    words.push(SOS_PARTS.len() as u32);
+    if minor == 1 {
+        words.push(0); // psp_aux_fw_bin_index
+    }
+    let mut payloads = Vec::new();
+    let mut off = 0usize;
+    let bodies: Vec<Vec<u8>> = SOS_PARTS.iter().map(|&(_, tag, n)| blob(tag, n)).collect();
+    for (i, &(t, _, n)) in SOS_PARTS.iter().enumerate() {
+        words.extend([t, 0x100 + t, off as u32, n as u32]);
+        payloads.push((base + off, bodies[i].clone()));
+        off += n + 0x10;
+    }
+    let refs: Vec<(usize, &[u8])> = payloads.iter().map(|(o, p)| (*o, p.as_slice())).collect();
+    file(words, &refs)
+}
+
+fn smu_file() -> Vec<u8> {
+    let mut w = common(2, 1, 0x300, 0x100);
+    w.push(0); // ucode_start_addr
+    file(w, &[(0x100, &blob(20, 0x300))])
+}
+
+fn sdma_file() -> Vec<u8> {
+    let mut w = common(2, 0, 0, 0x100);
+    // feature, ctx size, ctx jt, ctx jt size, ctl offset, ctl size, ctl jt, ctl jt size
+    w.extend([1, 0x180, 0, 0, 0x300, 0x120, 0, 0]);
+    file(w, &[(0x100, &blob(30, 0x180)), (0x300, &blob(31, 0x120))])
+}
+
+fn rs64_file(tag: u8, start: u64) -> Vec<u8> {
+    let mut w = common(2, 0, 0, 0x100);
+    // feature, code size, code offset, data size, data offset, start lo, start hi
+    w.extend([1, 0x200, 0x100, 0x80, 0x400, start as u32, (start >> 32) as u32]);
+    file(w, &[(0x100, &blob(tag, 0x200)), (0x400, &blob(tag + 1, 0x80))])
+}
+
+fn imu_file() -> Vec<u8> {
+    let mut w = common(1, 0, 0, 0x100);
+    // iram size, iram offset, dram size, dram offset (tinygrad cuts DRAM right after IRAM)
+    w.extend([0x140, 0x100, 0xc0, 0]);
+    file(w, &[(0x100, &blob(50, 0x140)), (0x240, &blob(51, 0xc0))])
+}
+
+fn rlc_file(minor: u16) -> Vec<u8> {
+    assert!(minor >= 3, "tinygrad 0.10.1 reads v2.3 fields");
+    let mut w = common(2, minor, 0x100, 0x1000);
+    w.extend(std::iter::repeat_n(0, 18)); // rlc_firmware_header_v2_0's own fields
+    // v2_1: direct list length, cntl ver/feature/size/offset, gpm ver/feature/size/
+    // offset, srm ver/feature/size/offset
+    w.extend([0, 0, 0, 0, 0, 0, 0, 0x40, 0x400, 0, 0, 0x50, 0x500]);
+    // v2_2: iram size/offset, dram size/offset
+    w.extend([0x60, 0x600, 0x70, 0x700]);
+    // v2_3: rlcp ver/feature/size/offset, rlcv ver/feature/size/offset
+    w.extend([0, 0, 0x80, 0x800, 0, 0, 0x90, 0x900]);
+    file(
+        w,
+        &[
+            (0x400, &blob(60, 0x40)),
+            (0x500, &blob(61, 0x50)),
+            (0x600, &blob(62, 0x60)),
+            (0x700, &blob(63, 0x70)),
+            (0x800, &blob(64, 0x80)),
+            (0x900, &blob(65, 0x90)),
+            (0x1000, &blob(66, 0x100)),
+        ],
+    )
+}
+
+const PFP_START: u64 = 0x1_2345_6000;
+const ME_START: u64 = 0x2000;
+const MEC_START: u64 = 0xffff_0000_0000_1000;
+
+fn all_files() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        (files::PSP_SOS, sos_file(0)),
+        (files::SMU, smu_file()),
+        (files::SDMA, sdma_file()),
+        (files::PFP, rs64_file(40, PFP_START)),
+        (files::ME, rs64_file(42, ME_START)),
+        (files::MEC, rs64_file(44, MEC_START)),
+        (files::IMU, imu_file()),
+        (files::RLC, rlc_file(3)),
+    ]
+}
+
+/// A fresh directory holding `files`.
+fn dir_with(name: &str, files: &[(&str, Vec<u8>)]) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("amd-am-fw-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for (n, b) in files {
+        std::fs::write(d.join(n), b).unwrap();
+    }
+    d
+}
+
+#[test]
+fn every_image_cut_in_tinygrads_order() {
+    let d = dir_with("all", &all_files());
+    let fw = AmFirmware::load(&HostSys, &FirmwareSource::dir(&d)).unwrap();
+    for &(t, tag, n) in &SOS_PARTS {
+        assert_eq!(fw.sos[&t], blob(tag, n), "PSP_FW_TYPE {t}");
+    }
+    assert_eq!(
+        (fw.smu.fw_type, &fw.smu.bytes),
+        (psp::GFX_FW_TYPE_SMU, &blob(20, 0x300))
+    );
+    let want: Vec<(u32, Vec<u8>)> = vec![
+        (psp::GFX_FW_TYPE_SDMA_UCODE_TH0, blob(30, 0x180)),
+        (psp::GFX_FW_TYPE_SDMA_UCODE_TH1, blob(31, 0x120)),
+        (psp::GFX_FW_TYPE_RS64_PFP, blob(40, 0x200)),
+        (psp::GFX_FW_TYPE_RS64_PFP_P0_STACK, blob(41, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_PFP_P1_STACK, blob(41, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_ME, blob(42, 0x200)),
+        (psp::GFX_FW_TYPE_RS64_ME_P0_STACK, blob(43, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_ME_P1_STACK, blob(43, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_MEC, blob(44, 0x200)),
+        (psp::GFX_FW_TYPE_RS64_MEC_P0_STACK, blob(45, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_MEC_P1_STACK, blob(45, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_MEC_P2_STACK, blob(45, 0x80)),
+        (psp::GFX_FW_TYPE_RS64_MEC_P3_STACK, blob(45, 0x80)),
+        (psp::GFX_FW_TYPE_IMU_I, blob(50, 0x140)),
+        (psp::GFX_FW_TYPE_IMU_D, blob(51, 0xc0)),
+        (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_GPM_MEM, blob(60, 0x40)),
+        (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_SRM_MEM, blob(61, 0x50)),
+        (psp::GFX_FW_TYPE_RLC_IRAM, blob(62, 0x60)),
+        (psp::GFX_FW_TYPE_RLC_DRAM_BOOT, blob(63, 0x70)),
+        (psp::GFX_FW_TYPE_RLC_P, blob(64, 0x80)),
+        (psp::GFX_FW_TYPE_RLC_V, blob(65, 0x90)),
+        (psp::GFX_FW_TYPE_RLC_G, blob(66, 0x100)),
+    ];
+    let got: Vec<(u32, Vec<u8>)> = fw.descs.iter().map(|d| (d.fw_type, d.bytes.clone())).collect();
+    assert_eq!(got, want);
+    assert!(
+        fw.descs
+            .iter()
+            .all(|d| d.name.starts_with("GFX_FW_TYPE_") && !d.name.ends_with('?'))
+    );
+    assert_eq!(
+        fw.ucode_start,
+        [(Rs64::Pfp, PFP_START), (Rs64::Me, ME_START), (Rs64::Mec, MEC_START)]
+    );
+    assert_eq!(fw.paths.len(), files::ALL.len());
+    assert!(fw.paths.iter().all(|p| p.starts_with(&d)));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn psp_v2_1_and_ta_tables() {
+    let f = FirmwareFile::new("/sos.bin", sos_file(1));
+    let parts = parse_psp_components(&f).unwrap();
+    assert_eq!(parts.len(), SOS_PARTS.len());
+    for (p, &(t, tag, n)) in parts.iter().zip(&SOS_PARTS) {
+        assert_eq!((p.fw_type, p.fw_version, &p.bytes), (t, 0x100 + t, &blob(tag, n)));
+    }
+    // The TA file has the same layout (ta_firmware_header_v2_0, ta_fw_bin).
+    let mut w = common(2, 0, 0, 0x100);
+    w.extend([2, 1, 7, 0, 0x20, 4, 8, 0x40, 0x30]);
+    let ta = FirmwareFile::new("/ta.bin", file(w, &[(0x100, &blob(1, 0x20)), (0x140, &blob(2, 0x30))]));
+    let parts = parse_psp_components(&ta).unwrap();
+    assert_eq!(parts[1].fw_type, 4);
+    assert_eq!(parts[1].bytes, blob(2, 0x30));
+}
+
+#[test]
+fn missing_files_name_the_file_and_the_places_tried() {
+    let mut some = all_files();
+    some.retain(|(n, _)| *n != files::IMU);
+    let d = dir_with("missing", &some);
+    let e = AmFirmware::load(&HostSys, &FirmwareSource::dir(&d)).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(&e, AmError::Firmware { path, .. } if path == Path::new(files::IMU)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&d.join(files::IMU).display().to_string()) && text.contains(FIRMWARE_DIR_ENV),
+        "{text}"
+    );
+    let src = FirmwareSource::from_lookup(|v| (v == FIRMWARE_DIR_ENV).then(|| d.display().to_string()));
+    assert_eq!(src.dirs(), std::slice::from_ref(&d));
+    let sys = FirmwareSource::from_lookup(|_| None);
+    assert_eq!(
+        sys.dirs(),
+        [
+            PathBuf::from("/lib/firmware/updates/amdgpu"),
+            PathBuf::from("/lib/firmware/amdgpu")
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Sets word `i` of `b` to `v`.
+fn set(b: &mut [u8], i: usize, v: u32) {
+    b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn corrupt_files_say_what_is_wrong() {
+    type Parse = fn(&FirmwareFile) -> Result<(), AmError>;
+    let sos: Parse = |f| parse_psp_components(f).map(drop);
+    let smu: Parse = |f| parse_smu(f).map(drop);
+    let sdma: Parse = |f| parse_sdma(f).map(drop);
+    let mec: Parse = |f| parse_rs64(f, Rs64::Mec).map(drop);
+    let imu: Parse = |f| parse_imu(f).map(drop);
+    let rlc: Parse = |f| parse_rlc(f).map(drop);
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(Vec<u8>, Parse, Edit, &str)> = vec![
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| b.truncate(b.len() - 1)),
+            "header says the file is",
+        ),
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| set(b, 2, 1)),
+            "header version 1.0: expected major version 2",
+        ),
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| set(b, 8, 100_000)),
+            "psp_fw_bin_count 100000",
+        ),
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| set(b, 8, u32::MAX)),
+            "component table runs past",
+        ),
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| set(b, 9 + 2, 0xffff_fff0)),
+            "component 0 (fw_type",
+        ),
+        (
+            sos_file(0),
+            sos,
+            Box::new(|b| set(b, 6, u32::MAX)),
+            "run past the end of the file",
+        ),
+        (smu_file(), smu, Box::new(|b| set(b, 5, 0x10_0000)), "SMU image"),
+        (
+            smu_file(),
+            smu,
+            Box::new(|b| set(b, 5, 0)),
+            "SMU image (ucode_array_offset_bytes, ucode_size_bytes): empty",
+        ),
+        (
+            sdma_file(),
+            sdma,
+            Box::new(|b| set(b, 12, 0x1000)),
+            "SDMA control thread",
+        ),
+        (
+            sdma_file(),
+            sdma,
+            Box::new(|b| set(b, 9, u32::MAX)),
+            "SDMA context thread",
+        ),
+        (
+            rs64_file(1, 0),
+            mec,
+            Box::new(|b| set(b, 12, 0x4000)),
+            "stack (data_offset_bytes",
+        ),
+        (imu_file(), imu, Box::new(|b| set(b, 8, 0x200)), "IMU DRAM"),
+        (imu_file(), imu, Box::new(|b| set(b, 2, 2)), "expected major version 1"),
+        (
+            rlc_file(3),
+            rlc,
+            Box::new(|b| set(b, 2, 2 | 2 << 16)),
+            "header version 2.2: the RLCP and RLCV images need 2.3",
+        ),
+        (
+            rlc_file(3),
+            rlc,
+            Box::new(|b| set(b, 50, u32::MAX)),
+            "RLCV (rlcv_ucode_offset_bytes",
+        ),
+        (
+            rlc_file(3),
+            rlc,
+            Box::new(|b| b.truncate(b.len() - 4)),
+            "header says the file is",
+        ),
+        (
+            rlc_file(3),
+            rlc,
+            Box::new(|b| b.truncate(20)),
+            "rlc_firmware_header_v2_3 (204 bytes at 0x0) runs past",
+        ),
+    ];
+    for (good, parse, f, what) in cases {
+        assert!(
+            parse(&FirmwareFile::new("/fw/x.bin", good.clone())).is_ok(),
+            "{what}: the good file parses"
+        );
+        let mut b = good;
+        f(&mut b);
+        let e = parse(&FirmwareFile::new("/fw/x.bin", b)).unwrap_err().to_string();
+        assert!(e.starts_with("firmware /fw/x.bin: ") && e.contains(what), "{what}: {e}");
+    }
+}
+
+#[test]
+fn installed_firmware_parses_where_present() {
+    let src = FirmwareSource::system();
+    let present: Vec<&str> = files::ALL
+        .iter()
+        .copied()
+        .filter(|n| src.dirs().iter().any(|d| d.join(n).exists()))
+        .collect();
+    if present.len() < files::ALL.len() {
+        eprintln!(
+            "skipped: tinygrad 0.10.1's firmware files are not all installed in {:?} ({} of {} present; Debian: firmware-amd-graphics)",
+            src.dirs(),
+            present.len(),
+            files::ALL.len()
+        );
+        return;
+    }
+    let fw = AmFirmware::load(&HostSys, &src).unwrap();
+    assert!(fw.sos.contains_key(&psp::PSP_FW_TYPE_PSP_SOS));
+    assert_eq!(fw.descs.len(), 22);
+    assert!(fw.descs.iter().all(|d| !d.bytes.is_empty()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any change to the headers of any file type gives images or an error.
+    #[test]
+    fn hostile_headers_never_panic(
+        which in 0usize..8,
+        edits in prop::collection::vec((0usize..256, any::<u8>()), 1..24),
+        cut in 0usize..0x1200,
+    ) {
+        let (_, mut b) = all_files().swap_remove(which);
+        for (at, v) in edits {
+            if let Some(x) = b.get_mut(at) {
+                *x = v;
+            }
+        }
+        // Keep size_bytes honest half the time, so the deeper checks run.
+        if cut % 2 == 0 {
+            let n = b.len() as u32;
+            b[..4].copy_from_slice(&n.to_le_bytes());
+        }
+        let f = FirmwareFile::new("/fw/p.bin", b.clone());
+        let _ = parse_psp_components(&f);
+        let _ = parse_smu(&f);
+        let _ = parse_sdma(&f);
+        let _ = parse_rs64(&f, Rs64::Pfp);
+        let _ = parse_imu(&f);
+        let _ = parse_rlc(&f);
+        b.truncate(cut);
+        let f = FirmwareFile::new("/fw/p.bin", b);
+        let _ = parse_psp_components(&f);
+        let _ = parse_rlc(&f);
+    }
+}
