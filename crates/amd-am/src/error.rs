@@ -109,6 +109,49 @@ pub enum AmError {
         /// The status the PSP answered.
         status: u32,
     },
+    /// The SMU answered a message with something other than `PPSMC_Result_OK`, or
+    /// did not answer in time (`response` 0).
+    #[error("SMU {msg} (argument {param:#x}): {}", smu_response(*response, *waited_ms))]
+    Smu {
+        /// The message (`PPSMC_MSG_…`).
+        msg: &'static str,
+        /// Its argument.
+        param: u32,
+        /// What `MP1_SMN_C2PMSG_90` held last (0: no answer).
+        response: u32,
+        /// How long the transport waited.
+        waited_ms: u64,
+    },
+    /// VRAM or virtual address space could not be allocated, or a mapping request
+    /// does not fit the page tables (overlap, unmapped range, bad alignment or size).
+    #[error("{op}: {msg}")]
+    Memory {
+        /// The operation (`palloc`, `map_range`, `unmap_range`, …).
+        op: &'static str,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A value read from the device (an interrupt vector, a pointer) that cannot be
+    /// right.
+    #[error("{what}: {msg}")]
+    Device {
+        /// What was read (`IH ring 0 write pointer`, …).
+        what: &'static str,
+        /// What is wrong with it.
+        msg: String,
+    },
+}
+
+fn smu_response(response: u32, waited_ms: u64) -> String {
+    use crate::regs::generated::smu;
+    match response {
+        0 => format!("no response within {waited_ms} ms"),
+        smu::PPSMC_Result_Failed => "response 0xff (PPSMC_Result_Failed)".into(),
+        smu::PPSMC_Result_UnknownCmd => "response 0xfe (PPSMC_Result_UnknownCmd)".into(),
+        smu::PPSMC_Result_CmdRejectedPrereq => "response 0xfd (PPSMC_Result_CmdRejectedPrereq)".into(),
+        smu::PPSMC_Result_CmdRejectedBusy => "response 0xfc (PPSMC_Result_CmdRejectedBusy)".into(),
+        r => format!("response {r:#x}"),
+    }
 }
 
 /// Result of the driverless transport.

@@ -519,6 +519,37 @@ impl Registers {
         Some((i, d, addr.checked_mul(4)?))
     }
 
+    /// tinygrad 0.10.1's `wait_reg`: polls `r` every millisecond until `r & mask ==
+    /// value`, for at most `timeout`; the value read, or [`AmError::Timeout`] naming
+    /// `step`.
+    pub fn wait(&self, step: &'static str, r: Reg, mask: u32, value: u32, timeout: std::time::Duration) -> Result<u32> {
+        let start = std::time::Instant::now();
+        loop {
+            let v = self.read(r);
+            if v & mask == value {
+                return Ok(v);
+            }
+            if start.elapsed() >= timeout {
+                return Err(AmError::Timeout {
+                    step,
+                    reg: r.name,
+                    mask,
+                    value,
+                    last: v,
+                    timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// Read-modify-write of `r` (tinygrad's `update`): each `(mask, value)` field
+    /// set in turn.
+    pub fn update(&self, r: Reg, fields: &[(u32, u32)]) {
+        let v = fields.iter().fold(self.read(r), |v, &(m, f)| with_field(v, m, f));
+        self.write(r, v);
+    }
+
     /// Resolves and reads `reg` of `ip` instance 0.
     pub fn read_reg(&self, ip: Ip, reg: AmReg) -> Result<u32> {
         Ok(self.read(self.resolve(ip, 0, reg)?))

@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! psp::Psp         bootloader, ring, TOC/TMR, LOAD_IP_FW, RLC autoload
+//! gmc::Gmc         VRAM allocators, page tables, hubs, TLB flush, faults
 //!    │
 //! ip::AmDevice     VRAM size, IP discovery, Registers (by IP block + instance), boot state
 //!    │
@@ -24,12 +25,14 @@
 //!   offset and size checked;
 //! - [`psp`]: the PSP bring-up (bootloader components, ring, TMR, `LOAD_IP_FW` of
 //!   each image, RLC autoload) in tinygrad 0.10.1's order and with its timeouts;
+//! - [`gmc`]: VRAM allocators, GPU page tables (VRAM and host pages through the
+//!   pagemap), the hubs' VM context 0, TLB flushes and fault status;
 //! - the pieces shared with the mock: [`vfio`] (the VFIO ABI of `<linux/vfio.h>`,
 //!   checked against the system header by `tests/vfio_layout.rs`), [`discovery`]
 //!   (the layout of amdgpu's `discovery.h`), [`Mmio`] and [`bar::registers`] (the
 //!   mock's register model, or [`bar::VolatileBar`] on hardware).
 //!
-//! Not built yet: the SMU, GMC, IH, GFX and SDMA bring-up, memory management and the
+//! Not built yet: the SMU, IH, GFX and SDMA bring-up, memory management and the
 //! `DeviceInterface` of amd-hcq.
 //!
 //! Errors are one enum, [`AmError`]. `unsafe` lives in [`bar`] (volatile access to a
@@ -40,6 +43,7 @@ pub mod bar;
 pub mod discovery;
 mod error;
 pub mod firmware;
+pub mod gmc;
 pub mod ip;
 mod os;
 pub mod pci;

@@ -651,6 +651,11 @@ impl std::fmt::Debug for PciDevice {
 }
 
 impl PciDevice {
+    /// The system interface the device was taken through.
+    pub fn sys(&self) -> &Arc<dyn Sys> {
+        &self.sys
+    }
+
     /// Which GPU.
     pub fn gpu(&self) -> &PciGpu {
         &self.gpu
