@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! psp::Psp         bootloader, ring, TOC/TMR, LOAD_IP_FW, RLC autoload
+//! smu::Smu         messages, driver/metrics table, DPM clocks
 //! gmc::Gmc         VRAM allocators, page tables, hubs, TLB flush, faults
 //!    │
 //! ip::AmDevice     VRAM size, IP discovery, Registers (by IP block + instance), boot state
@@ -27,12 +28,13 @@
 //!   each image, RLC autoload) in tinygrad 0.10.1's order and with its timeouts;
 //! - [`gmc`]: VRAM allocators, GPU page tables (VRAM and host pages through the
 //!   pagemap), the hubs' VM context 0, TLB flushes and fault status;
+//! - [`smu`]: SMU messages, the metrics table, clocks;
 //! - the pieces shared with the mock: [`vfio`] (the VFIO ABI of `<linux/vfio.h>`,
 //!   checked against the system header by `tests/vfio_layout.rs`), [`discovery`]
 //!   (the layout of amdgpu's `discovery.h`), [`Mmio`] and [`bar::registers`] (the
 //!   mock's register model, or [`bar::VolatileBar`] on hardware).
 //!
-//! Not built yet: the SMU, IH, GFX and SDMA bring-up, memory management and the
+//! Not built yet: the IH, GFX and SDMA bring-up, memory management and the
 //! `DeviceInterface` of amd-hcq.
 //!
 //! Errors are one enum, [`AmError`]. `unsafe` lives in [`bar`] (volatile access to a
@@ -49,6 +51,7 @@ mod os;
 pub mod pci;
 pub mod psp;
 pub mod regs;
+pub mod smu;
 pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;
