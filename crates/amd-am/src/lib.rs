@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! psp::Psp         bootloader, ring, TOC/TMR, LOAD_IP_FW, RLC autoload
+//! ih::Ih           interrupt rings, vectors, VM fault decoding
 //! smu::Smu         messages, driver/metrics table, DPM clocks
 //! gmc::Gmc         VRAM allocators, page tables, hubs, TLB flush, faults
 //!    │
@@ -29,12 +30,15 @@
 //! - [`gmc`]: VRAM allocators, GPU page tables (VRAM and host pages through the
 //!   pagemap), the hubs' VM context 0, TLB flushes and fault status;
 //! - [`smu`]: SMU messages, the metrics table, clocks;
+//! - [`ih`]: the interrupt rings, vectors decoded (VM faults, SDMA traps, CP end of
+//!   pipe), the read pointer;
 //! - the pieces shared with the mock: [`vfio`] (the VFIO ABI of `<linux/vfio.h>`,
 //!   checked against the system header by `tests/vfio_layout.rs`), [`discovery`]
 //!   (the layout of amdgpu's `discovery.h`), [`Mmio`] and [`bar::registers`] (the
 //!   mock's register model, or [`bar::VolatileBar`] on hardware).
 //!
-//! Not built yet: the IH, GFX and SDMA bring-up, memory management and the
+//! Not built yet: the GFX and SDMA bring-up, the boot sequence that runs the blocks
+//! in tinygrad 0.10.1's order (with the mode1 reset and fini), and the
 //! `DeviceInterface` of amd-hcq.
 //!
 //! Errors are one enum, [`AmError`]. `unsafe` lives in [`bar`] (volatile access to a
@@ -46,6 +50,7 @@ pub mod discovery;
 mod error;
 pub mod firmware;
 pub mod gmc;
+pub mod ih;
 pub mod ip;
 mod os;
 pub mod pci;

@@ -687,6 +687,12 @@ pub mod osssys {
     pub const IH_RB_CNTL__MC_RO_MASK: u32 = 0x00400000;
     /// `IH_RB_CNTL__MC_VMID_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
     pub const IH_RB_CNTL__MC_VMID_MASK: u32 = 0x0f000000;
+    /// `IH_STORM_CLIENT_LIST_CNTL__CLIENT18_IS_STORM_CLIENT_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_STORM_CLIENT_LIST_CNTL__CLIENT18_IS_STORM_CLIENT_MASK: u32 = 0x00040000;
+    /// `IH_INT_FLOOD_CNTL__FLOOD_CNTL_ENABLE_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_INT_FLOOD_CNTL__FLOOD_CNTL_ENABLE_MASK: u32 = 0x00000008;
+    /// `IH_MSI_STORM_CTRL__DELAY_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
+    pub const IH_MSI_STORM_CTRL__DELAY_MASK: u32 = 0x00000fff;
     /// `IH_RB_WPTR__RB_OVERFLOW_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
     pub const IH_RB_WPTR__RB_OVERFLOW_MASK: u32 = 0x00000001;
     /// `IH_RB_WPTR__OFFSET_MASK` (`oss/osssys_6_0_0_sh_mask.h`)
