@@ -195,6 +195,7 @@ struct HubRegs {
     req: (AmReg, [u32; 8]),
     ack: AmReg,
     cid2: (AmReg, [u32; 1]),
+    fault_cntl: (AmReg, [u32; 1]),
     fault_status: AmReg,
     fault_addr: (AmReg, AmReg),
     fault_fields: [u32; 5],
@@ -404,6 +405,9 @@ impl<'a> Gmc<'a> {
                     "during the boot only boot memory can be allocated"
                 },
             ));
+        }
+        if !align.is_power_of_two() {
+            return Err(mem_err("palloc", format!("alignment {align:#x} is not a power of two")));
         }
         let rounded = size
             .checked_next_multiple_of(PAGE)
@@ -773,7 +777,7 @@ impl<'a> Gmc<'a> {
     /// `/proc/self/pagemap` gives (as tinygrad 0.10.1's `PCIIface.alloc(host=True)`:
     /// system, snooped, uncached). A page without a frame number is an error.
     pub fn map_host(&mut self, host: u64, len: u64) -> Result<Mapping> {
-        if host % PAGE != 0 || len % PAGE != 0 || len == 0 {
+        if host % PAGE != 0 || len % PAGE != 0 || len == 0 || host.checked_add(len).is_none() {
             return Err(mem_err("map_host", format!("{host:#x} + {len:#x}: not whole pages")));
         }
         let pages = len / PAGE;
@@ -958,14 +962,73 @@ impl<'a> Gmc<'a> {
         }))
     }
 
-    /// Clears `hub`'s latched fault with an invalidation carrying
-    /// `CLEAR_PROTECTION_FAULT_STATUS_ADDR`.
+    /// Clears `hub`'s latched fault as Linux's `gmc_v11_0_process_interrupt` does:
+    /// `VM_L2_PROTECTION_FAULT_CNTL.CLEAR_PROTECTION_FAULT_STATUS_ADDR` set.
     pub fn clear_fault(&mut self, hub: Hub) -> Result<()> {
-        let h = hub.regs();
-        self.write_fields(hub, h.req, 0, [0, 1, 1, 1, 1, 1, 1, 1])?;
-        self.dev
-            .regs()
-            .wait("clear VM fault", self.reg(hub, h.ack)?, 1, 1, FLUSH_TIMEOUT)?;
-        Ok(())
+        self.update(hub, hub.regs().fault_cntl, [1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn entries_encode_as_tinygrad() {
+        let f = MapFlags::default();
+        let e = encode_entry(0x20_0000, vm::AMDGPU_VM_PDB0, false, BIG_FRAGMENT, f);
+        assert_eq!(e & ENTRY_ADDR_MASK, 0x20_0000);
+        assert_ne!(e & vm::AMDGPU_PDE_PTE, 0);
+        assert_eq!((e >> 7) & 0x1f, 9);
+        let t = encode_entry(0x5000, vm::AMDGPU_VM_PDB1, true, 0, f);
+        assert_eq!(t, 0x5000 | vm::AMDGPU_PTE_VALID);
+        let s = encode_entry(
+            0x7000,
+            vm::AMDGPU_VM_PTB,
+            false,
+            0,
+            MapFlags {
+                uncached: true,
+                system: true,
+                snooped: true,
+            },
+        );
+        assert_eq!(s & vm::AMDGPU_PDE_PTE, 0);
+        assert_ne!(s & vm::AMDGPU_PTE_SYSTEM, 0);
+        assert_ne!(s & vm::AMDGPU_PTE_SNOOPED, 0);
+        assert_eq!(s >> 48 & 3, u64::from(MTYPE_UC));
+        assert_eq!(level_covers(vm::AMDGPU_VM_PDB1), 1 << 30);
+        assert_eq!(level_covers(vm::AMDGPU_VM_PTB), PAGE);
+    }
+
+    proptest! {
+        /// Blocks never overlap, respect their alignment, stay in range, and
+        /// freeing everything gives the whole range back as one block.
+        #[test]
+        fn allocator_blocks_are_disjoint(ops in prop::collection::vec((1u64..64, 0u32..6, any::<bool>()), 1..64)) {
+            let mut a = RangeAllocator::new(0x1000, 256 * 0x1000);
+            let mut live: Vec<(u64, u64)> = Vec::new();
+            for (pages, align_log, free_one) in ops {
+                if free_one && !live.is_empty() {
+                    let (at, _) = live.remove(0);
+                    prop_assert!(a.free(at));
+                    prop_assert!(!a.free(at), "double free refused");
+                    continue;
+                }
+                let (size, align) = (pages * 0x1000, 0x1000u64 << align_log);
+                if let Some(at) = a.alloc(size, align) {
+                    prop_assert_eq!(at % align, 0);
+                    prop_assert!(at >= 0x1000 && at + size <= 0x1000 + 256 * 0x1000);
+                    prop_assert!(live.iter().all(|&(b, s)| at + size <= b || b + s <= at));
+                    live.push((at, size));
+                }
+            }
+            for (at, _) in live {
+                prop_assert!(a.free(at));
+            }
+            prop_assert_eq!(a.free_bytes(), 256 * 0x1000);
+            prop_assert_eq!(a.alloc(256 * 0x1000, 0x1000), Some(0x1000));
+        }
     }
 }

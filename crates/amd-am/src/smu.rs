@@ -206,7 +206,7 @@ impl<'a> Smu<'a> {
             let mut all = Vec::new();
             for (clk, name) in CLOCKS {
                 let ask = |i: u32| -> Result<u32> {
-                    Ok(self.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk << 16 | i, false, self.timeout)? & 0x7fff_ffff)
+                    Ok(self.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk << 16 | i, true, self.timeout)? & 0x7fff_ffff)
                 };
                 let count = ask(0xff)?;
                 if count == 0 || count > MAX_DPM_LEVELS {

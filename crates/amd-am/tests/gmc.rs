@@ -56,6 +56,24 @@ fn vram_mappings_translate_through_both_hubs() {
 }
 
 #[test]
+fn a_gib_aligned_range_takes_one_1_gib_leaf() {
+    let (m, dev) = device();
+    let mut g = booted(&dev);
+    let (va, pa) = (VA_BASE + (1 << 30), 1u64 << 40);
+    let flags = MapFlags {
+        system: true,
+        ..MapFlags::default()
+    };
+    let map = g.map_range(va, &[(pa, 1 << 30)], flags).unwrap();
+    let t = m.pci_translate(0, MockHub::Mm, va + 0x1234_5678, Access::Read).unwrap();
+    assert_eq!(t, Ok(Target::System(pa + 0x1234_5678)));
+    // The leaf sits in the root: cutting it is refused, the whole goes at once.
+    assert!(g.unmap_range(va, 2 << 20).is_err());
+    g.unmap_range(map.va, map.size).unwrap();
+    assert!(m.pci_translate(0, MockHub::Mm, va, Access::Read).unwrap().is_err());
+}
+
+#[test]
 fn unmapped_pages_fault_and_the_fault_reads_back() {
     let (m, dev) = device();
     let mut g = booted(&dev);
@@ -131,4 +149,76 @@ fn allocators_refuse_what_does_not_fit() {
             .is_err()
     );
     assert!(g.map_range(VA_BASE + 1, &[(0, PAGE)], MapFlags::default()).is_err());
+}
+
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn start() -> impl Strategy<Value = u64> {
+        // Page numbers in a 32 MiB window, often 2 MiB aligned so large leaves occur.
+        prop_oneof![(0u64..16).prop_map(|x| x * 512), 0u64..8192]
+    }
+
+    fn translate(m: &MockSys, va: u64) -> Option<u64> {
+        match m.pci_translate(0, MockHub::Gc, va, Access::Read).unwrap() {
+            Ok(Target::Vram(p)) => Some(p),
+            Ok(other) => panic!("{va:#x} -> {other:?}"),
+            Err(_) => None,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        /// Random ranges map to exactly their pages, their neighbours stay
+        /// unmapped, and unmapping leaves no entry and no table behind.
+        #[test]
+        fn random_ranges_map_exactly(ranges in prop::collection::vec((start(), 1u64..1100), 1..5)) {
+            let (m, dev) = device();
+            let mut g = booted(&dev);
+            let free0 = g.allocators().0.free_bytes();
+            // Keep the ranges that do not overlap an earlier one.
+            let mut kept: Vec<(u64, u64)> = Vec::new();
+            for (s, n) in ranges {
+                if kept.iter().all(|&(ks, kn)| s + n <= ks || ks + kn <= s) {
+                    kept.push((s, n));
+                }
+            }
+            let inside = |p: u64, kept: &[(u64, u64)]| kept.iter().any(|&(s, n)| p >= s && p < s + n);
+            let mut maps = Vec::new();
+            for &(s, n) in &kept {
+                let p = g.palloc(n * PAGE, 2 << 20, false, false).unwrap();
+                let map = g.map_range(VA_BASE + s * PAGE, &[(p, n * PAGE)], MapFlags::default()).unwrap();
+                maps.push((map, p));
+            }
+            for (map, p) in &maps {
+                let n = map.size / PAGE;
+                for i in [0, n / 2, n - 1] {
+                    prop_assert_eq!(translate(&m, map.va + i * PAGE + 8), Some(p + i * PAGE + 8));
+                }
+                let first = (map.va - VA_BASE) / PAGE;
+                for q in [first.wrapping_sub(1), first + n] {
+                    if q < u64::MAX && !inside(q, &kept) {
+                        prop_assert_eq!(translate(&m, VA_BASE + q * PAGE), None);
+                    }
+                }
+            }
+            for (map, p) in &maps {
+                g.unmap_range(map.va, map.size).unwrap();
+                g.pfree(*p).unwrap();
+            }
+            for (map, _) in &maps {
+                let n = map.size / PAGE;
+                for i in [0, n / 2, n - 1] {
+                    prop_assert_eq!(translate(&m, map.va + i * PAGE), None);
+                }
+            }
+            prop_assert_eq!(g.allocators().0.free_bytes(), free0, "every table freed");
+            // The root holds no valid entry.
+            let mut root = vec![0u8; PAGE as usize];
+            prop_assert!(m.pci_read_vram(0, g.root(), &mut root));
+            prop_assert!(root.chunks_exact(8).all(|e| e[0] & 1 == 0));
+        }
+    }
 }
