@@ -131,6 +131,15 @@ pub enum AmError {
         /// What is wrong.
         msg: String,
     },
+    /// A ring the transport was asked to set up that the queue registers cannot
+    /// describe (size, alignment, pipe, queue or doorbell out of range).
+    #[error("{ring} ring: {msg}")]
+    Ring {
+        /// Which kind (`compute`, `SDMA`).
+        ring: &'static str,
+        /// What is wrong.
+        msg: String,
+    },
     /// A value read from the device (an interrupt vector, a pointer) that cannot be
     /// right.
     #[error("{what}: {msg}")]

@@ -242,6 +242,21 @@ impl<'a> Ih<'a> {
         Ok(())
     }
 
+    /// On a partial boot (the rings left running by an earlier boot): takes the
+    /// read pointer from `IH_RB_RPTR`, so that [`Ih::handle`] reads only what came
+    /// after it. A pointer outside the ring or off a vector boundary is an error.
+    pub fn resume(&mut self) -> Result<()> {
+        let r = u64::from(self.rd(osssys::IH_RB_RPTR)?);
+        if r >= RING_SIZE || r % IV_BYTES != 0 {
+            return Err(AmError::Device {
+                what: "IH ring 0 read pointer",
+                msg: format!("{r:#x}: not a vector boundary inside the {RING_SIZE:#x}-byte ring"),
+            });
+        }
+        self.rptr = r;
+        Ok(())
+    }
+
     fn read_vram(&self, at: u64, buf: &mut [u8]) -> Result<()> {
         if self.dev.pci().vram().read(at, buf) {
             Ok(())

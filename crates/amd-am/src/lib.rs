@@ -46,9 +46,11 @@
 #![deny(unsafe_code)]
 
 pub mod bar;
+pub mod device;
 pub mod discovery;
 mod error;
 pub mod firmware;
+pub mod gfx;
 pub mod gmc;
 pub mod ih;
 pub mod ip;
@@ -56,7 +58,9 @@ mod os;
 pub mod pci;
 pub mod psp;
 pub mod regs;
+pub mod sdma;
 pub mod smu;
+pub mod soc21;
 pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;

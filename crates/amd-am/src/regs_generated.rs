@@ -42,6 +42,12 @@ pub mod nbio {
     pub const BIF_BX_PF0_GPU_HDP_FLUSH_DONE: AmReg = AmReg { name: "BIF_BX_PF0_GPU_HDP_FLUSH_DONE", offset: 0x0107, seg: 2 };
     /// `regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE`
     pub const RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE: AmReg = AmReg { name: "RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE", offset: 0x00c3, seg: 2 };
+    /// `regRCC_DEV0_EPF2_STRAP2`
+    pub const RCC_DEV0_EPF2_STRAP2: AmReg = AmReg { name: "RCC_DEV0_EPF2_STRAP2", offset: 0xd102, seg: 5 };
+    /// `regRCC_DEV0_EPF0_RCC_DOORBELL_APER_EN`
+    pub const RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN: AmReg = AmReg { name: "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN", offset: 0x00c0, seg: 2 };
+    /// `RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK` (`nbio/nbio_4_3_0_sh_mask.h`)
+    pub const RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK: u32 = 0x00000080;
 }
 
 /// Registers of GC 11.0.0 (`gc/gc_11_0_0_offset.h`).
@@ -271,6 +277,84 @@ pub mod gc {
     pub const GCVM_INVALIDATE_ENG17_ADDR_RANGE_LO32: AmReg = AmReg { name: "GCVM_INVALIDATE_ENG17_ADDR_RANGE_LO32", offset: 0x16f1, seg: 0 };
     /// `regGCVM_INVALIDATE_ENG17_ADDR_RANGE_HI32`
     pub const GCVM_INVALIDATE_ENG17_ADDR_RANGE_HI32: AmReg = AmReg { name: "GCVM_INVALIDATE_ENG17_ADDR_RANGE_HI32", offset: 0x16f2, seg: 0 };
+    /// `regCP_PFP_PRGRM_CNTR_START`
+    pub const CP_PFP_PRGRM_CNTR_START: AmReg = AmReg { name: "CP_PFP_PRGRM_CNTR_START", offset: 0x1e44, seg: 0 };
+    /// `regCP_PFP_PRGRM_CNTR_START_HI`
+    pub const CP_PFP_PRGRM_CNTR_START_HI: AmReg = AmReg { name: "CP_PFP_PRGRM_CNTR_START_HI", offset: 0x1e59, seg: 0 };
+    /// `regCP_ME_PRGRM_CNTR_START`
+    pub const CP_ME_PRGRM_CNTR_START: AmReg = AmReg { name: "CP_ME_PRGRM_CNTR_START", offset: 0x1e45, seg: 0 };
+    /// `regCP_ME_PRGRM_CNTR_START_HI`
+    pub const CP_ME_PRGRM_CNTR_START_HI: AmReg = AmReg { name: "CP_ME_PRGRM_CNTR_START_HI", offset: 0x1e79, seg: 0 };
+    /// `regCP_MEC_RS64_PRGRM_CNTR_START`
+    pub const CP_MEC_RS64_PRGRM_CNTR_START: AmReg = AmReg { name: "CP_MEC_RS64_PRGRM_CNTR_START", offset: 0x2900, seg: 1 };
+    /// `regCP_MEC_RS64_PRGRM_CNTR_START_HI`
+    pub const CP_MEC_RS64_PRGRM_CNTR_START_HI: AmReg = AmReg { name: "CP_MEC_RS64_PRGRM_CNTR_START_HI", offset: 0x2938, seg: 1 };
+    /// `regCP_ME_CNTL`
+    pub const CP_ME_CNTL: AmReg = AmReg { name: "CP_ME_CNTL", offset: 0x0803, seg: 1 };
+    /// `regTCP_CNTL`
+    pub const TCP_CNTL: AmReg = AmReg { name: "TCP_CNTL", offset: 0x19a2, seg: 1 };
+    /// `regRLC_SRM_CNTL`
+    pub const RLC_SRM_CNTL: AmReg = AmReg { name: "RLC_SRM_CNTL", offset: 0x4c80, seg: 1 };
+    /// `regGRBM_CNTL`
+    pub const GRBM_CNTL: AmReg = AmReg { name: "GRBM_CNTL", offset: 0x0da0, seg: 0 };
+    /// `regSH_MEM_CONFIG`
+    pub const SH_MEM_CONFIG: AmReg = AmReg { name: "SH_MEM_CONFIG", offset: 0x09e4, seg: 1 };
+    /// `regSH_MEM_BASES`
+    pub const SH_MEM_BASES: AmReg = AmReg { name: "SH_MEM_BASES", offset: 0x09e3, seg: 1 };
+    /// `regCP_MEC_DOORBELL_RANGE_LOWER`
+    pub const CP_MEC_DOORBELL_RANGE_LOWER: AmReg = AmReg { name: "CP_MEC_DOORBELL_RANGE_LOWER", offset: 0x1dfc, seg: 0 };
+    /// `regCP_MEC_DOORBELL_RANGE_UPPER`
+    pub const CP_MEC_DOORBELL_RANGE_UPPER: AmReg = AmReg { name: "CP_MEC_DOORBELL_RANGE_UPPER", offset: 0x1dfd, seg: 0 };
+    /// `regCP_HQD_PERSISTENT_STATE`
+    pub const CP_HQD_PERSISTENT_STATE: AmReg = AmReg { name: "CP_HQD_PERSISTENT_STATE", offset: 0x1fad, seg: 0 };
+    /// `regCP_HQD_PIPE_PRIORITY`
+    pub const CP_HQD_PIPE_PRIORITY: AmReg = AmReg { name: "CP_HQD_PIPE_PRIORITY", offset: 0x1fae, seg: 0 };
+    /// `regCP_HQD_QUEUE_PRIORITY`
+    pub const CP_HQD_QUEUE_PRIORITY: AmReg = AmReg { name: "CP_HQD_QUEUE_PRIORITY", offset: 0x1faf, seg: 0 };
+    /// `regCP_HQD_QUANTUM`
+    pub const CP_HQD_QUANTUM: AmReg = AmReg { name: "CP_HQD_QUANTUM", offset: 0x1fb0, seg: 0 };
+    /// `regCP_HQD_IB_CONTROL`
+    pub const CP_HQD_IB_CONTROL: AmReg = AmReg { name: "CP_HQD_IB_CONTROL", offset: 0x1fbe, seg: 0 };
+    /// `regCP_HQD_HQ_STATUS0`
+    pub const CP_HQD_HQ_STATUS0: AmReg = AmReg { name: "CP_HQD_HQ_STATUS0", offset: 0x1fc9, seg: 0 };
+    /// `regCP_MQD_CONTROL`
+    pub const CP_MQD_CONTROL: AmReg = AmReg { name: "CP_MQD_CONTROL", offset: 0x1fcb, seg: 0 };
+    /// `regCP_ME1_PIPE0_INT_CNTL`
+    pub const CP_ME1_PIPE0_INT_CNTL: AmReg = AmReg { name: "CP_ME1_PIPE0_INT_CNTL", offset: 0x1e25, seg: 0 };
+    /// `regCP_ME1_PIPE1_INT_CNTL`
+    pub const CP_ME1_PIPE1_INT_CNTL: AmReg = AmReg { name: "CP_ME1_PIPE1_INT_CNTL", offset: 0x1e26, seg: 0 };
+    /// `regCP_ME1_PIPE2_INT_CNTL`
+    pub const CP_ME1_PIPE2_INT_CNTL: AmReg = AmReg { name: "CP_ME1_PIPE2_INT_CNTL", offset: 0x1e27, seg: 0 };
+    /// `regCP_ME1_PIPE3_INT_CNTL`
+    pub const CP_ME1_PIPE3_INT_CNTL: AmReg = AmReg { name: "CP_ME1_PIPE3_INT_CNTL", offset: 0x1e28, seg: 0 };
+    /// `regSPI_COMPUTE_QUEUE_RESET`
+    pub const SPI_COMPUTE_QUEUE_RESET: AmReg = AmReg { name: "SPI_COMPUTE_QUEUE_RESET", offset: 0x1f73, seg: 0 };
+    /// `regRLC_SAFE_MODE`
+    pub const RLC_SAFE_MODE: AmReg = AmReg { name: "RLC_SAFE_MODE", offset: 0x0980, seg: 1 };
+    /// `regRLC_CGCG_CGLS_CTRL`
+    pub const RLC_CGCG_CGLS_CTRL: AmReg = AmReg { name: "RLC_CGCG_CGLS_CTRL", offset: 0x4c49, seg: 1 };
+    /// `regCP_RB_WPTR_POLL_CNTL`
+    pub const CP_RB_WPTR_POLL_CNTL: AmReg = AmReg { name: "CP_RB_WPTR_POLL_CNTL", offset: 0x0f62, seg: 0 };
+    /// `regCP_INT_CNTL`
+    pub const CP_INT_CNTL: AmReg = AmReg { name: "CP_INT_CNTL", offset: 0x1de9, seg: 0 };
+    /// `regSDMA0_RLC_CGCG_CTRL`
+    pub const SDMA0_RLC_CGCG_CTRL: AmReg = AmReg { name: "SDMA0_RLC_CGCG_CTRL", offset: 0x005c, seg: 0 };
+    /// `regRLC_CGTT_MGCG_OVERRIDE`
+    pub const RLC_CGTT_MGCG_OVERRIDE: AmReg = AmReg { name: "RLC_CGTT_MGCG_OVERRIDE", offset: 0x4c48, seg: 1 };
+    /// `regSDMA0_SEM_WAIT_FAIL_TIMER_CNTL`
+    pub const SDMA0_SEM_WAIT_FAIL_TIMER_CNTL: AmReg = AmReg { name: "SDMA0_SEM_WAIT_FAIL_TIMER_CNTL", offset: 0x0022, seg: 0 };
+    /// `regSDMA0_WATCHDOG_CNTL`
+    pub const SDMA0_WATCHDOG_CNTL: AmReg = AmReg { name: "SDMA0_WATCHDOG_CNTL", offset: 0x002e, seg: 0 };
+    /// `regSDMA0_UTCL1_CNTL`
+    pub const SDMA0_UTCL1_CNTL: AmReg = AmReg { name: "SDMA0_UTCL1_CNTL", offset: 0x003c, seg: 0 };
+    /// `regSDMA0_UTCL1_PAGE`
+    pub const SDMA0_UTCL1_PAGE: AmReg = AmReg { name: "SDMA0_UTCL1_PAGE", offset: 0x003f, seg: 0 };
+    /// `regSDMA0_F32_CNTL`
+    pub const SDMA0_F32_CNTL: AmReg = AmReg { name: "SDMA0_F32_CNTL", offset: 0x589a, seg: 1 };
+    /// `regSDMA0_CNTL`
+    pub const SDMA0_CNTL: AmReg = AmReg { name: "SDMA0_CNTL", offset: 0x001c, seg: 0 };
+    /// `regGRBM_SOFT_RESET`
+    pub const GRBM_SOFT_RESET: AmReg = AmReg { name: "GRBM_SOFT_RESET", offset: 0x0da8, seg: 0 };
     /// `CP_MEC_RS64_CNTL__MEC_HALT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
     pub const CP_MEC_RS64_CNTL__MEC_HALT_MASK: u32 = 0x40000000;
     /// `RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
@@ -387,6 +471,138 @@ pub mod gc {
     pub const GCVM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE2_MASK: u32 = 0x00400000;
     /// `GCVM_INVALIDATE_ENG17_REQ__INVALIDATE_L1_PTES_MASK` (`gc/gc_11_0_0_sh_mask.h`)
     pub const GCVM_INVALIDATE_ENG17_REQ__INVALIDATE_L1_PTES_MASK: u32 = 0x00800000;
+    /// `CP_ME_CNTL__PFP_PIPE0_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME_CNTL__PFP_PIPE0_RESET_MASK: u32 = 0x00040000;
+    /// `CP_ME_CNTL__PFP_PIPE1_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME_CNTL__PFP_PIPE1_RESET_MASK: u32 = 0x00080000;
+    /// `CP_ME_CNTL__ME_PIPE0_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME_CNTL__ME_PIPE0_RESET_MASK: u32 = 0x00100000;
+    /// `CP_ME_CNTL__ME_PIPE1_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME_CNTL__ME_PIPE1_RESET_MASK: u32 = 0x00200000;
+    /// `CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK: u32 = 0x00000010;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE0_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE0_RESET_MASK: u32 = 0x00010000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE1_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE1_RESET_MASK: u32 = 0x00020000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE2_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE2_RESET_MASK: u32 = 0x00040000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE3_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE3_RESET_MASK: u32 = 0x00080000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE0_ACTIVE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE0_ACTIVE_MASK: u32 = 0x04000000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE1_ACTIVE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE1_ACTIVE_MASK: u32 = 0x08000000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE2_ACTIVE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE2_ACTIVE_MASK: u32 = 0x10000000;
+    /// `CP_MEC_RS64_CNTL__MEC_PIPE3_ACTIVE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MEC_RS64_CNTL__MEC_PIPE3_ACTIVE_MASK: u32 = 0x20000000;
+    /// `RLC_SRM_CNTL__SRM_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_SRM_CNTL__SRM_ENABLE_MASK: u32 = 0x00000001;
+    /// `RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK: u32 = 0x00000002;
+    /// `GRBM_CNTL__READ_TIMEOUT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_CNTL__READ_TIMEOUT_MASK: u32 = 0x000000ff;
+    /// `SH_MEM_CONFIG__ADDRESS_MODE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SH_MEM_CONFIG__ADDRESS_MODE_MASK: u32 = 0x00000001;
+    /// `SH_MEM_CONFIG__ALIGNMENT_MODE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SH_MEM_CONFIG__ALIGNMENT_MODE_MASK: u32 = 0x0000000c;
+    /// `SH_MEM_CONFIG__INITIAL_INST_PREFETCH_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SH_MEM_CONFIG__INITIAL_INST_PREFETCH_MASK: u32 = 0x0000c000;
+    /// `SH_MEM_BASES__SHARED_BASE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SH_MEM_BASES__SHARED_BASE_MASK: u32 = 0xffff0000;
+    /// `SH_MEM_BASES__PRIVATE_BASE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SH_MEM_BASES__PRIVATE_BASE_MASK: u32 = 0x0000ffff;
+    /// `CP_HQD_PERSISTENT_STATE__PRELOAD_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PERSISTENT_STATE__PRELOAD_SIZE_MASK: u32 = 0x0003ff00;
+    /// `CP_HQD_PERSISTENT_STATE__PRELOAD_REQ_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PERSISTENT_STATE__PRELOAD_REQ_MASK: u32 = 0x00000001;
+    /// `CP_HQD_PQ_CONTROL__RPTR_BLOCK_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PQ_CONTROL__RPTR_BLOCK_SIZE_MASK: u32 = 0x00003f00;
+    /// `CP_HQD_PQ_CONTROL__UNORD_DISPATCH_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_PQ_CONTROL__UNORD_DISPATCH_MASK: u32 = 0x10000000;
+    /// `CP_HQD_IB_CONTROL__MIN_IB_AVAIL_SIZE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_HQD_IB_CONTROL__MIN_IB_AVAIL_SIZE_MASK: u32 = 0x00300000;
+    /// `CP_MQD_CONTROL__PRIV_STATE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_MQD_CONTROL__PRIV_STATE_MASK: u32 = 0x00000100;
+    /// `CP_ME1_PIPE0_INT_CNTL__TIME_STAMP_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME1_PIPE0_INT_CNTL__TIME_STAMP_INT_ENABLE_MASK: u32 = 0x04000000;
+    /// `CP_ME1_PIPE0_INT_CNTL__GENERIC0_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_ME1_PIPE0_INT_CNTL__GENERIC0_INT_ENABLE_MASK: u32 = 0x80000000;
+    /// `RLC_SAFE_MODE__CMD_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_SAFE_MODE__CMD_MASK: u32 = 0x00000001;
+    /// `RLC_SAFE_MODE__MESSAGE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_SAFE_MODE__MESSAGE_MASK: u32 = 0x0000001e;
+    /// `RLC_CGCG_CGLS_CTRL__CGCG_GFX_IDLE_THRESHOLD_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGCG_CGLS_CTRL__CGCG_GFX_IDLE_THRESHOLD_MASK: u32 = 0x07ffff00;
+    /// `RLC_CGCG_CGLS_CTRL__CGCG_EN_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGCG_CGLS_CTRL__CGCG_EN_MASK: u32 = 0x00000001;
+    /// `RLC_CGCG_CGLS_CTRL__CGLS_REP_COMPANSAT_DELAY_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGCG_CGLS_CTRL__CGLS_REP_COMPANSAT_DELAY_MASK: u32 = 0x000000fc;
+    /// `RLC_CGCG_CGLS_CTRL__CGLS_EN_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGCG_CGLS_CTRL__CGLS_EN_MASK: u32 = 0x00000002;
+    /// `CP_RB_WPTR_POLL_CNTL__POLL_FREQUENCY_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_RB_WPTR_POLL_CNTL__POLL_FREQUENCY_MASK: u32 = 0x0000ffff;
+    /// `CP_RB_WPTR_POLL_CNTL__IDLE_POLL_COUNT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_RB_WPTR_POLL_CNTL__IDLE_POLL_COUNT_MASK: u32 = 0xffff0000;
+    /// `CP_INT_CNTL__CNTX_BUSY_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_INT_CNTL__CNTX_BUSY_INT_ENABLE_MASK: u32 = 0x00080000;
+    /// `CP_INT_CNTL__CNTX_EMPTY_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_INT_CNTL__CNTX_EMPTY_INT_ENABLE_MASK: u32 = 0x00100000;
+    /// `CP_INT_CNTL__CMP_BUSY_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_INT_CNTL__CMP_BUSY_INT_ENABLE_MASK: u32 = 0x00040000;
+    /// `CP_INT_CNTL__GFX_IDLE_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const CP_INT_CNTL__GFX_IDLE_INT_ENABLE_MASK: u32 = 0x00200000;
+    /// `SDMA0_RLC_CGCG_CTRL__CGCG_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_RLC_CGCG_CTRL__CGCG_INT_ENABLE_MASK: u32 = 0x00000002;
+    /// `RLC_CGTT_MGCG_OVERRIDE__PERFMON_CLOCK_STATE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__PERFMON_CLOCK_STATE_MASK: u32 = 0x00000400;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GFXIP_FGCG_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GFXIP_FGCG_OVERRIDE_MASK: u32 = 0x00000100;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GFXIP_REPEATER_FGCG_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GFXIP_REPEATER_FGCG_OVERRIDE_MASK: u32 = 0x00000200;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GRBM_CGTT_SCLK_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GRBM_CGTT_SCLK_OVERRIDE_MASK: u32 = 0x00000020;
+    /// `RLC_CGTT_MGCG_OVERRIDE__RLC_CGTT_SCLK_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__RLC_CGTT_SCLK_OVERRIDE_MASK: u32 = 0x00000002;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GFXIP_MGCG_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GFXIP_MGCG_OVERRIDE_MASK: u32 = 0x00000004;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GFXIP_CGLS_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GFXIP_CGLS_OVERRIDE_MASK: u32 = 0x00000010;
+    /// `RLC_CGTT_MGCG_OVERRIDE__GFXIP_CGCG_OVERRIDE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const RLC_CGTT_MGCG_OVERRIDE__GFXIP_CGCG_OVERRIDE_MASK: u32 = 0x00000008;
+    /// `SDMA0_WATCHDOG_CNTL__QUEUE_HANG_COUNT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_WATCHDOG_CNTL__QUEUE_HANG_COUNT_MASK: u32 = 0x000000ff;
+    /// `SDMA0_UTCL1_CNTL__RESP_MODE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_UTCL1_CNTL__RESP_MODE_MASK: u32 = 0x00000600;
+    /// `SDMA0_UTCL1_CNTL__REDO_DELAY_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_UTCL1_CNTL__REDO_DELAY_MASK: u32 = 0x0000001f;
+    /// `SDMA0_UTCL1_PAGE__RD_L2_POLICY_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_UTCL1_PAGE__RD_L2_POLICY_MASK: u32 = 0x00003000;
+    /// `SDMA0_UTCL1_PAGE__WR_L2_POLICY_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_UTCL1_PAGE__WR_L2_POLICY_MASK: u32 = 0x0000c000;
+    /// `SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK: u32 = 0x01000000;
+    /// `SDMA0_F32_CNTL__HALT_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_F32_CNTL__HALT_MASK: u32 = 0x00000001;
+    /// `SDMA0_F32_CNTL__TH1_RESET_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_F32_CNTL__TH1_RESET_MASK: u32 = 0x00002000;
+    /// `SDMA0_CNTL__CTXEMPTY_INT_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_CNTL__CTXEMPTY_INT_ENABLE_MASK: u32 = 0x10000000;
+    /// `SDMA0_CNTL__TRAP_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_CNTL__TRAP_ENABLE_MASK: u32 = 0x00000001;
+    /// `SDMA0_QUEUE0_RB_CNTL__RB_VMID_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RB_VMID_MASK: u32 = 0x0f000000;
+    /// `SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_TIMER_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_TIMER_MASK: u32 = 0x001f0000;
+    /// `SDMA0_QUEUE0_RB_CNTL__F32_WPTR_POLL_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__F32_WPTR_POLL_ENABLE_MASK: u32 = 0x00000800;
+    /// `SDMA0_QUEUE0_RB_CNTL__RB_PRIV_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_RB_CNTL__RB_PRIV_MASK: u32 = 0x00800000;
+    /// `SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK: u32 = 0x00000001;
+    /// `GRBM_SOFT_RESET__SOFT_RESET_SDMA0_MASK` (`gc/gc_11_0_0_sh_mask.h`)
+    pub const GRBM_SOFT_RESET__SOFT_RESET_SDMA0_MASK: u32 = 0x00800000;
 }
 
 /// Registers of MMHUB 3.0.0 (`mmhub/mmhub_3_0_0_offset.h`).
@@ -1593,6 +1809,14 @@ pub mod smu_if {
     pub const TEMP_VR_U: u32 = 0x9;
     /// `THROTTLER_COUNT`
     pub const THROTTLER_COUNT: u32 = 0x16;
+}
+
+/// SOC21 register enumerations (`soc21_enum.h`).
+pub mod soc21_enum {
+    /// `SH_MEM_ADDRESS_MODE_64`
+    pub const SH_MEM_ADDRESS_MODE_64: u32 = 0x0;
+    /// `SH_MEM_ALIGNMENT_MODE_UNALIGNED`
+    pub const SH_MEM_ALIGNMENT_MODE_UNALIGNED: u32 = 0x3;
 }
 
 /// Doorbell indices of Navi 1x and later (`amdgpu_doorbell.h`), in 64-bit slots.

@@ -1,0 +1,262 @@
+//! SDMA 6.0.0 (engine 0) as tinygrad 0.10.1's `AM_SDMA` sets it up: `init` (the
+//! semaphore-wait timer off, the queue-hang watchdog at 10 s, the UTCL1 response
+//! mode and L2 policies, the F32 engine released, context-empty and trap interrupts
+//! on), `setup_ring` for queue 0 (ring base, read-pointer write-back and
+//! write-pointer poll addresses, doorbell, `RB_CNTL`), and `fini` (ring and
+//! indirect buffers off, the engine halted and soft-reset).
+
+use std::time::Duration;
+
+use crate::error::{AmError, Result};
+use crate::gfx::build;
+use crate::ip::{AmDevice, Ip, with_field};
+use crate::regs::AmReg;
+use crate::regs::generated::gc;
+
+/// `SDMA0_WATCHDOG_CNTL.QUEUE_HANG_COUNT`: 100 units of 100 ms (tinygrad's 10 s).
+pub const QUEUE_HANG_COUNT: u32 = 100;
+/// How long `fini` holds the soft reset (tinygrad's 10 ms).
+pub const SOFT_RESET_HOLD: Duration = Duration::from_millis(10);
+/// `RB_CNTL.RPTR_WRITEBACK_TIMER` (tinygrad's 4).
+pub const RPTR_WRITEBACK_TIMER: u32 = 4;
+
+/// Where an SDMA queue's memory is (GPU virtual addresses) and its doorbell:
+/// tinygrad's `setup_ring` arguments (engine 0, queue 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SdmaRingDesc {
+    /// The ring (256-byte aligned).
+    pub ring: u64,
+    /// Its size in bytes (a power of two that `RB_CNTL.RB_SIZE` holds).
+    pub ring_size: u64,
+    /// Where the engine writes the read pointer back (`RB_RPTR_ADDR`).
+    pub rptr: u64,
+    /// Where it polls the write pointer (`RB_WPTR_POLL_ADDR`).
+    pub wptr: u64,
+    /// The doorbell, in 64-bit slots of BAR 2 (`AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0`).
+    pub doorbell: u32,
+}
+
+fn ring_err(msg: String) -> AmError {
+    AmError::Ring { ring: "SDMA", msg }
+}
+
+fn fits(mask: u32, v: u32) -> bool {
+    with_field(0, mask, v) >> mask.trailing_zeros() == v
+}
+
+impl SdmaRingDesc {
+    /// `RB_CNTL.RB_SIZE` (log2 of the ring's dwords) and the doorbell offset
+    /// (`doorbell * 2`), or what is wrong.
+    pub fn check(&self) -> Result<(u32, u32)> {
+        let dwords = self.ring_size / 4;
+        if self.ring_size % 4 != 0 || !dwords.is_power_of_two() {
+            return Err(ring_err(format!("size {:#x}: not a power of two", self.ring_size)));
+        }
+        let rb_size = dwords.ilog2();
+        if !fits(gc::SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK, rb_size) {
+            return Err(ring_err(format!("size {:#x}: too large for RB_SIZE", self.ring_size)));
+        }
+        if self.ring % 256 != 0 {
+            return Err(ring_err(format!("ring at {:#x}: not 256-byte aligned", self.ring)));
+        }
+        if self.rptr % 4 != 0 || self.wptr % 4 != 0 {
+            return Err(ring_err(format!(
+                "pointer addresses {:#x}, {:#x}: not dword aligned",
+                self.rptr, self.wptr
+            )));
+        }
+        let db = self
+            .doorbell
+            .checked_mul(2)
+            .filter(|&v| fits(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK, v))
+            .ok_or_else(|| ring_err(format!("doorbell {}: past the doorbell offset field", self.doorbell)))?;
+        Ok((rb_size, db))
+    }
+}
+
+/// The SDMA block of an [`AmDevice`] (engine 0; its registers are GC's).
+#[derive(Debug)]
+pub struct Sdma<'a> {
+    dev: &'a AmDevice,
+    ring: Option<SdmaRingDesc>,
+}
+
+impl<'a> Sdma<'a> {
+    /// The block on `dev`.
+    pub fn new(dev: &'a AmDevice) -> Self {
+        Sdma { dev, ring: None }
+    }
+
+    fn wr(&self, r: AmReg, v: u32) -> Result<()> {
+        self.dev.regs().write_reg(Ip::Gc, r, v)
+    }
+
+    fn upd(&self, r: AmReg, fields: &[(u32, u32)]) -> Result<()> {
+        let reg = self.dev.regs().resolve(Ip::Gc, 0, r)?;
+        self.dev.regs().update(reg, fields);
+        Ok(())
+    }
+
+    fn wr_pair(&self, lo: AmReg, hi: AmReg, v: u64) -> Result<()> {
+        self.wr(lo, v as u32)?;
+        self.wr(hi, (v >> 32) as u32)
+    }
+
+    /// `AM_SDMA.init`.
+    pub fn init(&self) -> Result<()> {
+        self.wr(gc::SDMA0_SEM_WAIT_FAIL_TIMER_CNTL, 0)?;
+        self.upd(
+            gc::SDMA0_WATCHDOG_CNTL,
+            &[(gc::SDMA0_WATCHDOG_CNTL__QUEUE_HANG_COUNT_MASK, QUEUE_HANG_COUNT)],
+        )?;
+        self.upd(
+            gc::SDMA0_UTCL1_CNTL,
+            &[
+                (gc::SDMA0_UTCL1_CNTL__RESP_MODE_MASK, 3),
+                (gc::SDMA0_UTCL1_CNTL__REDO_DELAY_MASK, 9),
+            ],
+        )?;
+        // Reads no-allocate, writes bypass.
+        self.upd(
+            gc::SDMA0_UTCL1_PAGE,
+            &[
+                (gc::SDMA0_UTCL1_PAGE__RD_L2_POLICY_MASK, 2),
+                (gc::SDMA0_UTCL1_PAGE__WR_L2_POLICY_MASK, 3),
+                (gc::SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK, 1),
+            ],
+        )?;
+        self.upd(
+            gc::SDMA0_F32_CNTL,
+            &[
+                (gc::SDMA0_F32_CNTL__HALT_MASK, 0),
+                (gc::SDMA0_F32_CNTL__TH1_RESET_MASK, 0),
+            ],
+        )?;
+        self.upd(
+            gc::SDMA0_CNTL,
+            &[
+                (gc::SDMA0_CNTL__CTXEMPTY_INT_ENABLE_MASK, 1),
+                (gc::SDMA0_CNTL__TRAP_ENABLE_MASK, 1),
+            ],
+        )
+    }
+
+    /// `setup_ring` for SDMA0 queue 0, in tinygrad's order: pointer updates held
+    /// (`MINOR_PTR_UPDATE`), read and write pointers 0, base, read-pointer
+    /// write-back and write-pointer poll addresses, doorbell offset and enable,
+    /// pointer updates released, `RB_CNTL` (size, write-back every 2^4, poll, privileged,
+    /// enabled), indirect buffers on.
+    pub fn setup_ring(&mut self, d: &SdmaRingDesc) -> Result<()> {
+        let (rb_size, db) = d.check()?;
+        self.wr(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 1)?;
+        self.wr_pair(gc::SDMA0_QUEUE0_RB_RPTR, gc::SDMA0_QUEUE0_RB_RPTR_HI, 0)?;
+        self.wr_pair(gc::SDMA0_QUEUE0_RB_WPTR, gc::SDMA0_QUEUE0_RB_WPTR_HI, 0)?;
+        self.wr_pair(gc::SDMA0_QUEUE0_RB_BASE, gc::SDMA0_QUEUE0_RB_BASE_HI, d.ring >> 8)?;
+        self.wr_pair(
+            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
+            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
+            d.rptr,
+        )?;
+        self.wr_pair(
+            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
+            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
+            d.wptr,
+        )?;
+        self.upd(
+            gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
+            &[(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK, db)],
+        )?;
+        self.upd(
+            gc::SDMA0_QUEUE0_DOORBELL,
+            &[(gc::SDMA0_QUEUE0_DOORBELL__ENABLE_MASK, 1)],
+        )?;
+        self.wr(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 0)?;
+        self.wr(
+            gc::SDMA0_QUEUE0_RB_CNTL,
+            build(&[
+                (gc::SDMA0_QUEUE0_RB_CNTL__RB_VMID_MASK, 0),
+                (gc::SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK, 1),
+                (
+                    gc::SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_TIMER_MASK,
+                    RPTR_WRITEBACK_TIMER,
+                ),
+                (gc::SDMA0_QUEUE0_RB_CNTL__F32_WPTR_POLL_ENABLE_MASK, 1),
+                (gc::SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK, rb_size),
+                (gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 1),
+                (gc::SDMA0_QUEUE0_RB_CNTL__RB_PRIV_MASK, 1),
+            ]),
+        )?;
+        self.upd(
+            gc::SDMA0_QUEUE0_IB_CNTL,
+            &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 1)],
+        )?;
+        self.ring = Some(*d);
+        Ok(())
+    }
+
+    /// The ring set up, if any.
+    pub fn ring(&self) -> Option<&SdmaRingDesc> {
+        self.ring.as_ref()
+    }
+
+    /// `AM_SDMA.fini`: the ring and indirect buffers off, the F32 engine halted
+    /// with thread 1 in reset, `GRBM_SOFT_RESET.SOFT_RESET_SDMA0` held 10 ms.
+    pub fn fini(&mut self) -> Result<()> {
+        self.upd(
+            gc::SDMA0_QUEUE0_RB_CNTL,
+            &[(gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 0)],
+        )?;
+        self.upd(
+            gc::SDMA0_QUEUE0_IB_CNTL,
+            &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 0)],
+        )?;
+        self.upd(
+            gc::SDMA0_F32_CNTL,
+            &[
+                (gc::SDMA0_F32_CNTL__HALT_MASK, 1),
+                (gc::SDMA0_F32_CNTL__TH1_RESET_MASK, 1),
+            ],
+        )?;
+        self.wr(
+            gc::GRBM_SOFT_RESET,
+            build(&[(gc::GRBM_SOFT_RESET__SOFT_RESET_SDMA0_MASK, 1)]),
+        )?;
+        std::thread::sleep(SOFT_RESET_HOLD);
+        self.wr(gc::GRBM_SOFT_RESET, 0)?;
+        self.ring = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_are_checked() {
+        let d = SdmaRingDesc {
+            ring: 0x7f00_0000_0000,
+            ring_size: 0x10000,
+            rptr: 0x7f00_0001_0000,
+            wptr: 0x7f00_0001_0010,
+            doorbell: 0x100,
+        };
+        assert_eq!(d.check().unwrap(), (14, 0x200));
+        for bad in [
+            SdmaRingDesc { ring_size: 0x3000, ..d },
+            SdmaRingDesc { ring_size: 0, ..d },
+            SdmaRingDesc { ring: d.ring + 4, ..d },
+            SdmaRingDesc { rptr: d.rptr + 1, ..d },
+            SdmaRingDesc {
+                doorbell: u32::MAX,
+                ..d
+            },
+            SdmaRingDesc {
+                ring_size: 1 << 62,
+                ..d
+            },
+        ] {
+            assert!(matches!(bad.check(), Err(AmError::Ring { .. })), "{bad:?}");
+        }
+    }
+}
