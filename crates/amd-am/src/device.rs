@@ -120,10 +120,11 @@ impl AmDevice {
     pub fn boot(&self, opts: &BootOptions) -> Result<Booted<'_>> {
         let state = self.boot_state()?;
         let partial = state.partial_boot(opts.reset);
-        // The memory manager first (the page-table root), then the firmware, as
-        // tinygrad; nothing is written to the GPU before both succeed.
-        let mut gmc = Gmc::new(self)?;
+        // The firmware first (tinygrad reads it after creating the memory manager;
+        // the boot allocator is deterministic, so the order changes no address), so
+        // that a missing file fails before anything, VRAM included, is written.
         let fw = AmFirmware::load(&**self.pci().sys(), &opts.firmware)?;
+        let mut gmc = Gmc::new(self)?;
         let soc21 = Soc21::new(self);
         let mut ih = Ih::new(self, &mut gmc, !partial)?;
         let mut psp = Psp::new(self)?;
@@ -135,6 +136,7 @@ impl AmDevice {
 
         let kind = if partial {
             ih.resume()?;
+            gmc.resume_hub(Hub::Mm);
             BootKind::Partial
         } else {
             let mode1_reset = psp.is_sos_alive() && smu.is_smu_alive();

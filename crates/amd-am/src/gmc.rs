@@ -906,6 +906,13 @@ impl<'a> Gmc<'a> {
         Ok(())
     }
 
+    /// On a partial boot: `hub` was set up by the boot before and is still live, so
+    /// TLB flushes reach it (tinygrad 0.10.1 skips the MM hub's flushes until it is
+    /// set up again, which a partial boot never does).
+    pub fn resume_hub(&mut self, hub: Hub) {
+        self.hub_initted[hub.index()] = true;
+    }
+
     /// `flush_tlb(ip, vmid=0)`: HDP flush; then, once the hub is set up, the
     /// invalidation request on engine 17 (the MM hub takes its semaphore first and
     /// releases it after, then invalidates the L2's private cache) and the wait for

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, MapFlags, Prot, Sys, SysError, SysResult};
@@ -95,6 +96,29 @@ impl BarMapping {
             unsafe { ((self.addr + start + i) as *mut u8).write_volatile(*b) };
         }
         true
+    }
+
+    /// The 64-bit cell at `offset` (8-aligned, inside the mapping) as an atomic, or
+    /// `None`.
+    fn cell(&self, offset: u64) -> Option<&AtomicU64> {
+        let start = self.range(offset, 8).filter(|s| (self.addr + s) % 8 == 0)?;
+        // SAFETY: `start + 8 <= len` and the address is 8-aligned (checked above);
+        // the shared mapping lives as long as `self`, which the reference borrows.
+        // Device memory is only ever accessed through volatile or atomic operations
+        // by this crate.
+        Some(unsafe { AtomicU64::from_ptr((self.addr + start) as *mut u64) })
+    }
+
+    /// Stores `v` into the 64-bit cell at `offset` with `order` (one 64-bit store, as
+    /// a doorbell needs); false if the cell is misaligned or outside the mapping.
+    pub fn store_u64(&self, offset: u64, v: u64, order: Ordering) -> bool {
+        self.cell(offset).map(|c| c.store(v, order)).is_some()
+    }
+
+    /// Loads the 64-bit cell at `offset` with `order`; `None` if it is misaligned or
+    /// outside the mapping.
+    pub fn load_u64(&self, offset: u64, order: Ordering) -> Option<u64> {
+        self.cell(offset).map(|c| c.load(order))
     }
 
     /// The registers of this mapping when it is the register BAR: the `Sys`'s model

@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, OpenMode, PollFd, Sys, SysError};
@@ -679,6 +680,24 @@ impl PciDevice {
     /// BAR 2 (doorbells), mapped.
     pub fn doorbells(&self) -> &BarMapping {
         &self.doorbells
+    }
+
+    /// Rings doorbell `index` (a 64-bit slot of BAR 2, e.g.
+    /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`) with `wptr`, the ring's new write pointer,
+    /// as tinygrad 0.10.1's `AMDQueueDesc.doorbell[0] = wptr` does. A slot outside
+    /// BAR 2 is `AmError::Ring`.
+    pub fn ring_doorbell(&self, index: u32, wptr: u64) -> Result<()> {
+        let off = u64::from(index) * 8;
+        // Release: the packets (and the write pointer in memory) written before this
+        // call are visible to the engine before the doorbell.
+        if !self.doorbells.store_u64(off, wptr, Ordering::Release) {
+            return Err(AmError::Ring {
+                ring: "doorbell",
+                msg: format!("slot {index} is outside BAR 2 ({:#x} bytes)", self.doorbells.len()),
+            });
+        }
+        self.sys.doorbell_written(self.doorbells.addr() + off as usize);
+        Ok(())
     }
 
     /// The registers of BAR 5 (the mock's model, or volatile access on hardware).

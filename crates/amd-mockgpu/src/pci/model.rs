@@ -1,6 +1,7 @@
 //! The register model of a mock PCI GPU: which blocks sit where (from the discovery
 //! table's base addresses and the generated register offsets), VRAM as the blocks see
-//! it, and the NBIO registers with behaviour (indirect access, HDP flush).
+//! it, the NBIO registers with behaviour (indirect access, HDP flush) and the RLC's
+//! safe-mode handshake.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -101,6 +102,39 @@ impl RegisterBlock for Nbio {
     }
 }
 
+/// The RLC's safe-mode handshake (`RLC_SAFE_MODE`): a write with `CMD` set is taken
+/// at once, so `CMD` reads back 0 (what `gfx_v11_0_set_safe_mode` and tinygrad
+/// 0.10.1's `set_clockgating_state` wait for); `MESSAGE` 1 enters safe mode, 0
+/// leaves it.
+#[derive(Debug)]
+pub struct Rlc {
+    reg: u32,
+    /// Whether the RLC is in safe mode.
+    pub safe_mode: bool,
+    /// Safe-mode commands taken since power-on (enter and leave).
+    pub commands: u64,
+}
+
+impl RegisterBlock for Rlc {
+    fn write(&mut self, v: &mut Values, _vram: Option<&Vram>, reg: u32, value: u32) -> Effect {
+        if reg == self.reg && value & gc::RLC_SAFE_MODE__CMD_MASK != 0 {
+            self.safe_mode = value & gc::RLC_SAFE_MODE__MESSAGE_MASK != 0;
+            self.commands = self.commands.saturating_add(1);
+            v.set(reg, value & !gc::RLC_SAFE_MODE__CMD_MASK);
+        }
+        Effect::None
+    }
+
+    fn reset(&mut self, _v: &mut Values) {
+        self.safe_mode = false;
+        self.commands = 0;
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
 fn bases(d: &Discovery, hw: u16) -> Option<&[u32]> {
     d.ips
         .iter()
@@ -147,6 +181,16 @@ pub(crate) fn attach(
         );
     }
     let gc_addr = |r| reg_addr(d, hw_id::GC, r);
+    if let Some(reg) = gc_addr(gc::RLC_SAFE_MODE) {
+        regs.attach(
+            reg..reg.saturating_add(1),
+            Box::new(Rlc {
+                reg,
+                safe_mode: false,
+                commands: 0,
+            }),
+        );
+    }
     if let Some(p) = Psp::new(
         |r| reg_addr(d, hw_id::MP0, r),
         gc_addr(gc::RLC_RLCS_BOOTLOAD_STATUS),

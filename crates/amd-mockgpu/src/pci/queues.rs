@@ -20,6 +20,10 @@
 //!   `DOORBELL.ENABLE`, `MINOR_PTR_UPDATE` = 0, then `RB_CNTL` (`RB_SIZE`: 2^n
 //!   dwords, `RPTR_WRITEBACK_ENABLE`, `RB_ENABLE`).
 //!
+//! Each activation (`CP_HQD_ACTIVE` or `RB_CNTL.RB_ENABLE` written set) gives the
+//! ring a new epoch in its binding: a ring set up again with the same registers (a
+//! reboot of the driver) gets a fresh engine queue.
+//!
 //! The doorbell slot (64 bits) holds the ring's write pointer: the host's doorbell
 //! write is the write pointer (dwords for compute, bytes for SDMA), and binding a ring
 //! loads the slot from its `WPTR` registers, so a slot left over from an earlier ring
@@ -103,6 +107,10 @@ pub struct RingBinding {
     pub doorbell: Option<u64>,
     /// The read pointer the engine starts at (dwords for compute, bytes for SDMA).
     pub rptr: u64,
+    /// Which activation of the ring this is (`CP_HQD_ACTIVE` or `RB_CNTL.RB_ENABLE`
+    /// written set): a ring set up again with the same registers is a new ring,
+    /// whose engine queue starts afresh.
+    pub epoch: u64,
 }
 
 /// Register addresses of the block.
@@ -165,6 +173,10 @@ pub struct Queues {
     generation: Arc<AtomicU64>,
     /// Dequeue requests served since power-on.
     pub dequeues: u64,
+    /// Activations of rings, ever (kept across resets, so epochs never repeat).
+    activations: u64,
+    /// The epoch of each ring's last activation.
+    epochs: BTreeMap<RingKey, u64>,
 }
 
 impl Queues {
@@ -243,6 +255,8 @@ impl Queues {
             doorbells,
             generation: Arc::new(AtomicU64::new(0)),
             dequeues: 0,
+            activations: 0,
+            epochs: BTreeMap::new(),
         })
     }
 
@@ -264,6 +278,11 @@ impl Queues {
     fn bump(&self) {
         // Release: the registers are stored before the driver half sees the change.
         self.generation.fetch_add(1, Ordering::Release);
+    }
+
+    fn activate(&mut self, key: RingKey) {
+        self.activations = self.activations.wrapping_add(1);
+        self.epochs.insert(key, self.activations);
     }
 
     /// The me/pipe/queue `GRBM_GFX_CNTL` selects.
@@ -329,6 +348,7 @@ impl Queues {
                     wptr_poll_addr: Self::pair(bank[h.wptr_poll] & !3, bank[h.wptr_poll_hi]),
                     doorbell: self.hqd_doorbell(bank),
                     rptr: u64::from(bank[h.rptr]),
+                    epoch: self.epochs.get(&key).copied().unwrap_or(0),
                 }),
             });
         }
@@ -358,6 +378,7 @@ impl Queues {
                     wptr_poll_addr: Self::pair(v.get(s.poll_lo) & !3, v.get(s.poll_hi)),
                     doorbell: self.sdma_doorbell(v),
                     rptr,
+                    epoch: self.epochs.get(&key).copied().unwrap_or(0),
                 }),
             });
         }
@@ -388,6 +409,10 @@ impl RegisterBlock for Queues {
                 bank[h.dequeue] = 0;
                 self.dequeues = self.dequeues.saturating_add(1);
             }
+            if i == h.active && value & gc::CP_HQD_ACTIVE__ACTIVE_MASK != 0 {
+                let (me, pipe, queue) = sel;
+                self.activate(RingKey::Compute { me, pipe, queue });
+            }
             let bank = &self.banks[&sel];
             if [h.active, h.wptr_lo, h.wptr_hi, h.doorbell].contains(&i)
                 && bank[h.active] & gc::CP_HQD_ACTIVE__ACTIVE_MASK != 0
@@ -398,6 +423,9 @@ impl RegisterBlock for Queues {
             return Effect::None;
         }
         let s = r.sdma;
+        if reg == s.cntl && value & gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK != 0 {
+            self.activate(RingKey::Sdma { engine: 0, queue: 0 });
+        }
         if [s.cntl, s.wptr, s.wptr_hi, s.doorbell, s.doorbell_offset, s.minor].contains(&reg) {
             self.set_slot(self.sdma_doorbell(v), Self::pair(v.get(s.wptr), v.get(s.wptr_hi)));
         }
@@ -413,6 +441,7 @@ impl RegisterBlock for Queues {
 
     fn reset(&mut self, _v: &mut Values) {
         self.banks.clear();
+        self.epochs.clear();
         self.dequeues = 0;
         self.bump();
     }
