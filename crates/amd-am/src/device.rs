@@ -20,9 +20,12 @@
 //! without `fini` leaves the MEC running, so the next boot is full, with a mode1
 //! reset first.
 //!
-//! Firmware is read before any register is written: a missing or corrupt file fails
-//! the boot with nothing touched. A boot that fails later leaves `SCRATCH_REG7` as it
-//! was, so the next boot starts over from a full boot.
+//! Firmware is read before anything is written: a missing or corrupt file fails the
+//! boot with no register and no VRAM touched. On a partial boot the IH read pointer
+//! is taken from the device and the MM hub (set up by the boot before) gets its TLB
+//! flushes. A boot that fails later leaves `SCRATCH_REG7` as it
+//! was: after a failed full boot the next boot is full again (with a mode1 reset once
+//! the sOS runs).
 
 use std::time::Duration;
 

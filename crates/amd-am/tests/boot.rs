@@ -568,3 +568,37 @@ fn missing_firmware_fails_before_anything_is_written() {
     assert!(regs.writes().is_empty(), "no register written: {:?}", regs.writes());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_rlc_autoload_that_never_completes_is_a_timeout() {
+    let m = mock();
+    let dir = firmware("rlc");
+    {
+        let dev = open(&m);
+        dev.boot(&opts(&dir)).unwrap().fini().unwrap();
+    }
+    // The next (partial) boot finds the RLC not done: GFX waits out its bound.
+    let dev = open(&m);
+    let regs = m.pci_registers(0).unwrap();
+    regs.set(addr(&dev, Ip::Gc, gc::RLC_RLCS_BOOTLOAD_STATUS), 0);
+    let o = BootOptions {
+        gfx_timeout: Duration::from_millis(50),
+        ..opts(&dir)
+    };
+    let e = dev.boot(&o).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AmError::Timeout {
+                step: "GFX: RLC autoload",
+                reg: "RLC_RLCS_BOOTLOAD_STATUS",
+                timeout_ms: 50,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Nothing the next boot reads changed: it is partial again.
+    assert!(dev.boot_state().unwrap().partial_boot(false));
+    let _ = std::fs::remove_dir_all(&dir);
+}
