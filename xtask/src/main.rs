@@ -14,6 +14,9 @@
 //!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
 //! - `isa-coverage [--check]`: run every RDNA3 opcode through the interpreter and write
 //!   `crates/amd-mockgpu/ISA_COVERAGE.md` (implemented / refused / missing per encoding).
+//! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
+//!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
+//!   python3 and clang-19; offline, never in the test command).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
@@ -26,6 +29,7 @@ mod gen_regs;
 mod isa_coverage;
 mod kernels;
 mod listings;
+mod oracle;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -43,10 +47,11 @@ fn main() -> ExitCode {
         Some("kernels") => kernels::run(&args[1..]),
         Some("isa-coverage") => isa_coverage::run(&args[1..]),
         Some("listings") => listings::run(&args[1..]),
+        Some("oracle") => oracle::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

@@ -4,6 +4,7 @@ use super::compare::vcmp;
 use super::decode::{Encoding, Inst};
 use super::exec::{Mods, R, f, valu};
 use super::matrix::{dot2, mul_dx9};
+use super::minmax;
 use super::opcodes::op::vopd;
 use super::wave::{EXEC_LO, VCC_LO, Wave};
 
@@ -144,8 +145,8 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 vopd::V_DUAL_SUB_F32 => (fl(a) - fl(b)).to_bits(),
                 vopd::V_DUAL_SUBREV_F32 => (fl(b) - fl(a)).to_bits(),
                 vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
-                vopd::V_DUAL_MAX_F32 => fl(a).max(fl(b)).to_bits(),
-                vopd::V_DUAL_MIN_F32 => fl(a).min(fl(b)).to_bits(),
+                vopd::V_DUAL_MAX_F32 => minmax::max(fl(a), fl(b), w.ieee()).to_bits(),
+                vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.ieee()).to_bits(),
                 vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
                 vopd::V_DUAL_DOT2ACC_F32_BF16 => {

@@ -15,6 +15,7 @@ use super::decode::{Encoding, Inst};
 use super::divide::{frexp64, valu_div};
 use super::half;
 use super::matrix::{dot2, mul_dx9};
+use super::minmax;
 use super::opcodes::op::{vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
 use super::wave::{VCC_LO, Wave};
@@ -188,6 +189,16 @@ pub(crate) fn half_rtz(x: f32) -> u16 {
     }
 }
 
+/// The angle of `v_sin`/`v_cos`, whose input counts turns: the whole turns are dropped
+/// first (exactly), so an integer input is angle 0 at any magnitude.
+pub(crate) fn revolutions(x: f64) -> f64 {
+    if x == 0.0 {
+        // ±0 keeps its sign (sin(-0) is -0).
+        return x;
+    }
+    (x - x.trunc()) * std::f64::consts::TAU
+}
+
 /// An f32 result's bits after VOP3's output modifier and clamp (NaN clamps to 0).
 pub(crate) fn output_mods(bits: u32, m: Mods) -> u32 {
     let mut x = f(bits);
@@ -197,6 +208,19 @@ pub(crate) fn output_mods(bits: u32, m: Mods) -> u32 {
         3 => 0.5,
         _ => 1.0,
     };
+    if m.clamp {
+        x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    }
+    x.to_bits()
+}
+
+/// An f64 result's bits after VOP3's output modifier and clamp (NaN clamps to 0).
+pub(crate) fn output_mods64(bits: u64, m: Mods) -> u64 {
+    if m.omod == 0 && !m.clamp {
+        return bits;
+    }
+    let mut x = f64::from_bits(bits);
+    x *= [1.0, 2.0, 4.0, 0.5][usize::from(m.omod & 3)];
     if m.clamp {
         x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
     }
@@ -289,8 +313,6 @@ fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Op
         vop3::V_ADD_F32_E64 if denormals_kept => Some(|a, b| (f(a) + f(b)).to_bits()),
         vop3::V_SUB_F32_E64 if denormals_kept => Some(|a, b| (f(a) - f(b)).to_bits()),
         vop3::V_MUL_F32_E64 if denormals_kept => Some(|a, b| (f(a) * f(b)).to_bits()),
-        vop3::V_MIN_F32_E64 if denormals_kept => Some(|a, b| f(a).min(f(b)).to_bits()),
-        vop3::V_MAX_F32_E64 if denormals_kept => Some(|a, b| f(a).max(f(b)).to_bits()),
         _ => None,
     };
     let three: Option<F3> = match op {
@@ -469,7 +491,20 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
                 | vop3::V_ADD_NC_U16
                 | vop3::V_SUB_NC_U16
     );
-    if (m.clamp && !(saturating || f32_result(op))) || (m.omod != 0 && !f32_result(op)) {
+    let f64_path = matches!(
+        op,
+        vop3::V_CVT_I32_F64_E64
+            | vop3::V_CVT_F64_I32_E64
+            | vop3::V_CVT_F32_F64_E64
+            | vop3::V_CVT_F64_F32_E64
+            | vop3::V_CVT_F64_U32_E64
+            | vop3::V_RCP_F64_E64
+            | vop3::V_FMA_F64
+            | vop3::V_ADD_F64..=vop3::V_MAX_F64
+    );
+    let f16_path = matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64);
+    let modified = f32_result(op) || f64_path;
+    if (m.clamp && !(saturating || modified || f16_path)) || (m.omod != 0 && !modified) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
         }
@@ -478,8 +513,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
     if matches!(op, vop3::V_ADD_NC_U16..=vop3::V_MUL_LO_U16 | vop3::V_MAX_U16..=vop3::V_MIN_I16) {
         return valu16(w, i, op, dst, srcs, m);
     }
-    if matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64)
-    {
+    if f16_path {
         return valu_f16(w, i, op, dst, srcs, m);
     }
     if matches!(
@@ -488,10 +522,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
     ) {
         return valu_div(w, i, op, dst, sdst, srcs, m);
     }
-    if matches!(
-        op,
-        0x184 | 0x183 | 0x18f | 0x190 | 0x196 | 0x1af | 0x214 | 0x327..=0x32a
-    ) {
+    if f64_path {
         for lane in 0..32 {
             if exec >> lane & 1 == 0 {
                 continue;
@@ -504,19 +535,20 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
                     continue;
                 }
                 vop3::V_CVT_F32_F64_E64 => {
-                    w.vwrite(dst, lane, (x(0)? as f32).to_bits())?;
+                    w.vwrite(dst, lane, output_mods((x(0)? as f32).to_bits(), m))?;
                     continue;
                 }
                 vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
-                vop3::V_CVT_F64_F32_E64 => (f(w.vread(srcs[0], lane, lit)?) as f64).to_bits(),
+                vop3::V_CVT_F64_F32_E64 => (w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?))) as f64).to_bits(),
                 vop3::V_CVT_F64_U32_E64 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
                 vop3::V_RCP_F64_E64 => (1.0 / x(0)?).to_bits(),
                 vop3::V_FMA_F64 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
                 vop3::V_ADD_F64 => (x(0)? + x(1)?).to_bits(),
                 vop3::V_MUL_F64 => (x(0)? * x(1)?).to_bits(),
-                vop3::V_MIN_F64 => x(0)?.min(x(1)?).to_bits(),
-                _ => x(0)?.max(x(1)?).to_bits(),
+                vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.ieee()).to_bits(),
+                _ => minmax::max(x(0)?, x(1)?, w.ieee()).to_bits(),
             };
+            let r = output_mods64(r, m);
             w.vwrite(dst, lane, r as u32)?;
             w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
         }
@@ -553,7 +585,9 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             }
             vop3::V_CVT_NEAREST_I32_F32_E64 => (fa + 0.5).floor() as i32 as u32,
             vop3::V_CVT_FLOOR_I32_F32_E64 => fa.floor() as i32 as u32,
-            vop3::V_FRACT_F32_E64 => (fa - fa.floor()).min(f(0x3f7f_ffff)).to_bits(),
+            // v_fract_f32: x + -floor(x) as the ISA's pseudocode has it (a tiny negative
+            // x rounds to 1.0); NaN stays NaN, infinities become NaN.
+            vop3::V_FRACT_F32_E64 => (fa - fa.floor()).to_bits(),
             vop3::V_CEIL_F32_E64 => fa.ceil().to_bits(),
             vop3::V_RNDNE_F32_E64 => fa.round_ties_even().to_bits(),
             vop3::V_BFREV_B32_E64 => a.reverse_bits(),
@@ -588,8 +622,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             vop3::V_RCP_IFLAG_F32_E64 => (1.0 / fa).to_bits(),
             vop3::V_RSQ_F32_E64 => (1.0 / fa.sqrt()).to_bits(),
             vop3::V_SQRT_F32_E64 => fa.sqrt().to_bits(),
-            vop3::V_SIN_F32_E64 => (fa * std::f32::consts::TAU).sin().to_bits(),
-            vop3::V_COS_F32_E64 => (fa * std::f32::consts::TAU).cos().to_bits(),
+            vop3::V_SIN_F32_E64 => (revolutions(fa.into()).sin() as f32).to_bits(),
+            vop3::V_COS_F32_E64 => (revolutions(fa.into()).cos() as f32).to_bits(),
             vop3::V_SUBREV_NC_U32_E64 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
             vop3::V_CNDMASK_B32_E64 => {
@@ -605,8 +639,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             vop3::V_MUL_F32_E64 => (fa * fb).to_bits(),
             vop3::V_MUL_I32_I24_E64 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
             vop3::V_MUL_U32_U24_E64 => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
-            vop3::V_MIN_F32_E64 => fa.min(fb).to_bits(),
-            vop3::V_MAX_F32_E64 => fa.max(fb).to_bits(),
+            vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.ieee()).to_bits(),
+            vop3::V_MAX_F32_E64 => minmax::max(fa, fb, w.ieee()).to_bits(),
             vop3::V_MIN_I32_E64 => (a as i32).min(b as i32) as u32,
             vop3::V_MAX_I32_E64 => (a as i32).max(b as i32) as u32,
             vop3::V_MIN_U32_E64 => a.min(b),
@@ -661,14 +695,15 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
                 fa.mul_add(fb, c).to_bits()
             }
             vop3::V_LSHL_ADD_U32 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
-            // v_bfe_i32: signed bitfield extract.
+            // v_bfe_i32: signed bitfield extract; the shift is arithmetic, so a field
+            // reaching past bit 31 reads copies of the sign.
             vop3::V_BFE_I32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let (off, width) = (b & 31, c & 31);
                 if width == 0 {
                     0
                 } else {
-                    (((a >> off) << (32 - width)) as i32 >> (32 - width)) as u32
+                    (((((a as i32) >> off) as u32) << (32 - width)) as i32 >> (32 - width)) as u32
                 }
             }
             // v_bfi_b32: bits of S1 where S0 is set, of S2 elsewhere.
@@ -686,15 +721,15 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             vop3::V_MIN3_F32..=vop3::V_MED3_U32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let fc = w.f32_in(f(m.float(2, c)));
-                let med = |x: f32, y: f32, z: f32| x.max(y).min(x.min(y).max(z));
+                let ieee = w.ieee();
                 match op {
-                    vop3::V_MIN3_F32 => fa.min(fb).min(fc).to_bits(),
+                    vop3::V_MIN3_F32 => minmax::min3(fa, fb, fc, ieee).to_bits(),
                     vop3::V_MIN3_I32 => (a as i32).min(b as i32).min(c as i32) as u32,
                     vop3::V_MIN3_U32 => a.min(b).min(c),
-                    vop3::V_MAX3_F32 => fa.max(fb).max(fc).to_bits(),
+                    vop3::V_MAX3_F32 => minmax::max3(fa, fb, fc, ieee).to_bits(),
                     vop3::V_MAX3_I32 => (a as i32).max(b as i32).max(c as i32) as u32,
                     vop3::V_MAX3_U32 => a.max(b).max(c),
-                    vop3::V_MED3_F32 => med(fa, fb, fc).to_bits(),
+                    vop3::V_MED3_F32 => minmax::med3(fa, fb, fc, ieee).to_bits(),
                     vop3::V_MED3_I32 => {
                         let (x, y, z) = (a as i32, b as i32, c as i32);
                         x.max(y).min(x.min(y).max(z)) as u32
@@ -706,8 +741,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             vop3::V_MAXMIN_F32 | vop3::V_MINMAX_F32 | vop3::V_MAXMIN_U32..=vop3::V_MINMAX_I32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 match op {
-                    vop3::V_MAXMIN_F32 => fa.max(fb).min(w.f32_in(f(m.float(2, c)))).to_bits(),
-                    vop3::V_MINMAX_F32 => fa.min(fb).max(w.f32_in(f(m.float(2, c)))).to_bits(),
+                    vop3::V_MAXMIN_F32 => minmax::maxmin(fa, fb, w.f32_in(f(m.float(2, c))), w.ieee()).to_bits(),
+                    vop3::V_MINMAX_F32 => minmax::minmax(fa, fb, w.f32_in(f(m.float(2, c))), w.ieee()).to_bits(),
                     vop3::V_MAXMIN_U32 => a.max(b).min(c),
                     vop3::V_MINMAX_U32 => a.min(b).max(c),
                     vop3::V_MAXMIN_I32 => (a as i32).max(b as i32).min(c as i32) as u32,

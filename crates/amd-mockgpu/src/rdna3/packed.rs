@@ -1,15 +1,21 @@
 //! f16 arithmetic, 16-bit integer VOP3 forms, and packed (VOP3P) math.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f, unsupported};
+use super::exec::{Mods, R, f, revolutions, unsupported};
 use super::half;
 use super::matrix::wmma;
+use super::minmax::{self, H};
 use super::opcodes::op::{vop3, vop3p};
 use super::wave::Wave;
 
 /// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
 /// halves), with abs/neg, as f64.
 pub(crate) fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<f64> {
+    Ok(half::to_f32(f16_bits(w, n, lane, lit, m, k)?) as f64)
+}
+
+/// An f16 source operand's bits, op_sel, abs and neg applied.
+pub(crate) fn f16_bits(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, k: usize) -> R<u16> {
     let v = packed_src(w, n, lane, lit)?;
     let mut h = if m.opsel >> k & 1 != 0 {
         (v >> 16) as u16
@@ -22,7 +28,7 @@ pub(crate) fn f16_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
     if m.neg >> k & 1 != 0 {
         h ^= 0x8000;
     }
-    Ok(half::to_f32(h) as f64)
+    Ok(h)
 }
 
 /// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
@@ -35,13 +41,14 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             continue;
         }
         let x = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
+        let hb = |k: usize| f16_bits(w, srcs[k], lane, lit, m, k).map(H);
         let r: u16 = match op {
             vop3::V_CVT_F16_F32_E64 => {
                 let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
                 half::from_f64(a as f64)
             }
             vop3::V_CVT_F32_F16_E64 => {
-                let v = (x(0)? as f32).to_bits();
+                let v = super::exec::output_mods((x(0)? as f32).to_bits(), m);
                 w.vwrite(dst, lane, v)?;
                 continue;
             }
@@ -60,11 +67,12 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             vop3::V_TRUNC_F16_E64 => half::from_f64(x(0)?.trunc()),
             vop3::V_RNDNE_F16_E64 => half::from_f64(x(0)?.round_ties_even()),
             vop3::V_FRACT_F16_E64 => {
+                // x + -floor(x): NaN stays NaN, infinities become NaN.
                 let v = x(0)?;
-                half::from_f64((v - v.floor()).min(half::to_f32(0x3bff) as f64))
+                half::from_f64(v - v.floor())
             }
-            vop3::V_SIN_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).sin()),
-            vop3::V_COS_F16_E64 => half::from_f64((x(0)? * std::f64::consts::TAU).cos()),
+            vop3::V_SIN_F16_E64 => half::from_f64(revolutions(x(0)?).sin()),
+            vop3::V_COS_F16_E64 => half::from_f64(revolutions(x(0)?).cos()),
             vop3::V_ADD_F16_E64 => half::from_f64(x(0)? + x(1)?),
             vop3::V_SUB_F16_E64 => half::from_f64(x(0)? - x(1)?),
             vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
@@ -82,9 +90,15 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
                     half::from_f64(x(0)?.mul_add(x(1)?, k))
                 }
             }
-            vop3::V_MAX_F16_E64 => half::from_f64(x(0)?.max(x(1)?)),
-            vop3::V_MIN_F16_E64 => half::from_f64(x(0)?.min(x(1)?)),
+            vop3::V_MAX_F16_E64 => minmax::max(hb(0)?, hb(1)?, w.ieee()).0,
+            vop3::V_MIN_F16_E64 => minmax::min(hb(0)?, hb(1)?, w.ieee()).0,
             _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
+        };
+        // Clamp bounds a half result to [0, 1]; the integer conversions saturate anyway.
+        let r = if m.clamp && !matches!(op, vop3::V_CVT_U16_F16_E64 | vop3::V_CVT_I16_F16_E64) {
+            super::valu::clamp_half(r)
+        } else {
+            r
         };
         write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
     }
@@ -124,9 +138,9 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     ) {
         return super::valu::vop3p(w, i);
     }
-    if i.bits(0, 15, 15) != 0 {
-        return Err("VOP3P clamp is not implemented".into());
-    }
+    // Clamp: integer sums, differences and multiply-adds saturate, f16 results are
+    // bounded to [0, 1]; shifts, min and max cannot leave their range.
+    let clamp = i.bits(0, 15, 15) != 0;
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
         if neg_lo != 0 || neg_hi != 0 {
             return Err("WMMA with negated operands is not implemented".into());
@@ -156,9 +170,15 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             let f = |k: usize| half::to_f32(x[k]) as f64;
             let (a, b, c) = (x[0], x[1], x[2]);
             let r: u16 = match op {
+                vop3p::V_PK_MAD_I16 if clamp => {
+                    (i32::from(a as i16) * i32::from(b as i16) + i32::from(c as i16)).clamp(-32768, 32767) as u16
+                }
                 vop3p::V_PK_MAD_I16 => (a as i16).wrapping_mul(b as i16).wrapping_add(c as i16) as u16,
+                vop3p::V_PK_MUL_LO_U16 if clamp => (u32::from(a) * u32::from(b)).min(0xffff) as u16,
                 vop3p::V_PK_MUL_LO_U16 => a.wrapping_mul(b),
+                vop3p::V_PK_ADD_I16 if clamp => (a as i16).saturating_add(b as i16) as u16,
                 vop3p::V_PK_ADD_I16 => (a as i16).wrapping_add(b as i16) as u16,
+                vop3p::V_PK_SUB_I16 if clamp => (a as i16).saturating_sub(b as i16) as u16,
                 vop3p::V_PK_SUB_I16 => (a as i16).wrapping_sub(b as i16) as u16,
                 // Packed shifts: each half of S1 by the low 4 bits of S0's.
                 vop3p::V_PK_LSHLREV_B16 => b << (a & 15),
@@ -166,8 +186,11 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 vop3p::V_PK_ASHRREV_I16 => ((b as i16) >> (a & 15)) as u16,
                 vop3p::V_PK_MAX_I16 => (a as i16).max(b as i16) as u16,
                 vop3p::V_PK_MIN_I16 => (a as i16).min(b as i16) as u16,
+                vop3p::V_PK_MAD_U16 if clamp => (u32::from(a) * u32::from(b) + u32::from(c)).min(0xffff) as u16,
                 vop3p::V_PK_MAD_U16 => a.wrapping_mul(b).wrapping_add(c),
+                vop3p::V_PK_ADD_U16 if clamp => a.saturating_add(b),
                 vop3p::V_PK_ADD_U16 => a.wrapping_add(b),
+                vop3p::V_PK_SUB_U16 if clamp => a.saturating_sub(b),
                 vop3p::V_PK_SUB_U16 => a.wrapping_sub(b),
                 vop3p::V_PK_MAX_U16 => a.max(b),
                 vop3p::V_PK_MIN_U16 => a.min(b),
@@ -175,9 +198,10 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 vop3p::V_PK_FMA_F16 => half::from_f64(f(0).mul_add(f(1), f(2))),
                 vop3p::V_PK_ADD_F16 => half::from_f64(f(0) + f(1)),
                 vop3p::V_PK_MUL_F16 => half::from_f64(f(0) * f(1)),
-                vop3p::V_PK_MIN_F16 => half::from_f64(f(0).min(f(1))),
-                _ => half::from_f64(f(0).max(f(1))),
+                vop3p::V_PK_MIN_F16 => minmax::min(H(a), H(b), w.ieee()).0,
+                _ => minmax::max(H(a), H(b), w.ieee()).0,
             };
+            let r = if clamp && float { super::valu::clamp_half(r) } else { r };
             out |= (r as u32) << if hi { 16 } else { 0 };
         }
         w.vwrite(dst, lane, out)?;

@@ -286,12 +286,13 @@ pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
             w.scc = need > a as u64;
             (a as u64).wrapping_sub(need) as u32
         }
-        S_ABSDIFF_I32 => nonzero(w, (a as i32).abs_diff(b as i32)),
-        // SCC is the add's carry.
+        // The difference wraps in 32 bits before its absolute value is taken.
+        S_ABSDIFF_I32 => nonzero(w, (a as i32).wrapping_sub(b as i32).wrapping_abs() as u32),
+        // SCC: the 64-bit sum of the shifted S0 and S1 does not fit 32 bits.
         S_LSHL1_ADD_U32 | S_LSHL2_ADD_U32 | S_LSHL3_ADD_U32 | S_LSHL4_ADD_U32 => {
-            let (r, c) = (a << (op as u16 - S_LSHL1_ADD_U32 as u16 + 1)).overflowing_add(b);
-            w.scc = c;
-            r
+            let sum = (u64::from(a) << (op as u16 - S_LSHL1_ADD_U32 as u16 + 1)) + u64::from(b);
+            w.scc = sum >> 32 != 0;
+            sum as u32
         }
         S_NAND_B32 => nonzero(w, !(a & b)),
         S_NOR_B32 => nonzero(w, !(a | b)),

@@ -11,8 +11,9 @@
 use super::decode::Inst;
 use super::exec::{Mods, R, f64_src};
 use super::half;
+use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
-use super::packed::{f16_src, packed_src, write_half};
+use super::packed::{f16_bits, f16_src, packed_src, write_half};
 use super::wave::Wave;
 
 /// `m0`
@@ -70,14 +71,6 @@ fn unorm16(x: f64) -> u16 {
         return 0;
     }
     (x.clamp(0.0, 1.0) * 65535.0).round_ties_even() as u16
-}
-
-/// IEEE minimum/maximum as the VALU's min/max give them (a NaN operand loses).
-fn fmin(a: f64, b: f64) -> f64 {
-    a.min(b)
-}
-fn fmax(a: f64, b: f64) -> f64 {
-    a.max(b)
 }
 
 /// The median of three.
@@ -152,6 +145,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
         let raw = |k: usize| w.vread(srcs[k], lane, lit);
         let h = |k: usize| -> R<u16> { Ok(m.half(k, raw(k)?)) };
         let x16 = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
+        let hb = |k: usize| f16_bits(w, srcs[k], lane, lit, m, k).map(H);
+        let ieee = w.ieee();
         let x64 = |k: usize| f64_src(w, srcs[k], lane, lit, m, k);
         let f32s = |k: usize| -> R<f32> { Ok(w.f32_in(f32::from_bits(m.float(k, raw(k)?)))) };
         // A 16-bit result into the half op_sel names; a 32-bit one; a 64-bit one.
@@ -169,11 +164,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_rndne_f64" => Out::Pair(x64(0)?.round_ties_even().to_bits()),
             "v_fract_f64" => {
                 let v = x64(0)?;
-                let r = if v.is_infinite() {
-                    f64::NAN
-                } else {
-                    (v - v.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
-                };
+                let r = v - v.floor();
                 Out::Pair(r.to_bits())
             }
             // Saturating, NaN to 0 (Rust's float-to-int casts do exactly that).
@@ -228,19 +219,11 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 Out::Half(if mask >> lane & 1 == 1 { h(1)? } else { h(0)? })
             }
             // f16 arithmetic.
-            "v_min3_f16" => Out::Half(half::from_f64(fmin(fmin(x16(0)?, x16(1)?), x16(2)?))),
-            "v_max3_f16" => Out::Half(half::from_f64(fmax(fmax(x16(0)?, x16(1)?), x16(2)?))),
-            "v_med3_f16" => {
-                let (a, b, c) = (x16(0)?, x16(1)?, x16(2)?);
-                let r = if a.is_nan() || b.is_nan() || c.is_nan() {
-                    fmin(fmin(a, b), c)
-                } else {
-                    med3(a, b, c)
-                };
-                Out::Half(half::from_f64(r))
-            }
-            "v_maxmin_f16" => Out::Half(half::from_f64(fmin(fmax(x16(0)?, x16(1)?), x16(2)?))),
-            "v_minmax_f16" => Out::Half(half::from_f64(fmax(fmin(x16(0)?, x16(1)?), x16(2)?))),
+            "v_min3_f16" => Out::Half(minmax::min3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
+            "v_max3_f16" => Out::Half(minmax::max3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
+            "v_med3_f16" => Out::Half(minmax::med3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
+            "v_maxmin_f16" => Out::Half(minmax::maxmin(hb(0)?, hb(1)?, hb(2)?, ieee).0),
+            "v_minmax_f16" => Out::Half(minmax::minmax(hb(0)?, hb(1)?, hb(2)?, ieee).0),
             "v_ldexp_f16" => {
                 let e = (raw(1)? as i32).clamp(-10_000, 10_000);
                 Out::Half(half::from_f64(super::divide::ldexp(x16(0)?, e)))
@@ -455,6 +438,11 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             }
             other => return Err(missing(i, op, other)),
         };
+        let out = match out {
+            Out::Half(r) if m.clamp && clamped_float(n) => Out::Half(clamp_half(r)),
+            Out::Pair(r) if m.clamp && clamped_float(n) => Out::Pair(super::exec::output_mods64(r, m)),
+            out => out,
+        };
         match out {
             Out::Half(r) => write_half(w, dst, lane, r, hi_dst)?,
             Out::Word(r) => w.vwrite(dst, lane, r)?,
@@ -666,12 +654,47 @@ fn trig_preop(x: f64, sel: u32) -> f64 {
     super::divide::ldexp(chunk as f64, scale)
 }
 
-/// Whether `op` is one of this module's that clamp saturates.
+/// The float results of this module's operations that VOP3's clamp bounds to [0, 1]:
+/// the type right after the operation's name (`v_trunc_f64`, `v_min3_f16`).
+fn clamped_float(name: &str) -> bool {
+    const FLOAT: &[&str] = &[
+        "v_ceil_f64",
+        "v_floor_f64",
+        "v_fract_f64",
+        "v_rndne_f64",
+        "v_trunc_f64",
+        "v_trig_preop_f64",
+        "v_ldexp_f16",
+        "v_max3_f16",
+        "v_maxmin_f16",
+        "v_med3_f16",
+        "v_min3_f16",
+        "v_minmax_f16",
+        "v_div_fixup_f16",
+        "v_frexp_mant_f16",
+    ];
+    FLOAT.contains(&name)
+}
+
+/// A half result clamped to [0, 1] (NaN to 0).
+pub(crate) fn clamp_half(h: u16) -> u16 {
+    let x = half::to_f32(h);
+    if x.is_nan() || x < 0.0 {
+        0
+    } else if x > 1.0 {
+        0x3c00
+    } else {
+        h
+    }
+}
+
+/// Whether `op` is one of this module's that clamp saturates or bounds.
 pub(crate) fn clamps(op: u16) -> bool {
-    matches!(
-        name(op),
-        Some("v_add_nc_i16" | "v_sub_nc_i16" | "v_mad_u16" | "v_mad_i16")
-    )
+    name(op).is_some_and(clamped_float)
+        || matches!(
+            name(op),
+            Some("v_add_nc_i16" | "v_sub_nc_i16" | "v_mad_u16" | "v_mad_i16")
+        )
 }
 
 /// `v_div_fixup_f16`: the special cases of a quotient (S1 the denominator, S2 the

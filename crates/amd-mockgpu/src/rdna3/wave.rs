@@ -34,7 +34,8 @@ pub struct Wave {
     /// Each lane's private (scratch) memory, grown on use.
     pub(crate) private: Vec<Vec<u8>>,
     /// The MODE register: bits 3:0 round modes, 7:4 denormal modes (bit 4 f32 input
-    /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64).
+    /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64),
+    /// bit 8 DX10_CLAMP, bit 9 IEEE (signaling NaNs win min/max, quieted).
     pub(crate) mode: u32,
 }
 
@@ -90,6 +91,11 @@ impl Wave {
 
     pub(crate) fn exec(&self) -> u32 {
         self.s[EXEC_LO]
+    }
+
+    /// MODE.IEEE.
+    pub(crate) fn ieee(&self) -> bool {
+        self.mode >> 9 & 1 != 0
     }
 
     pub(crate) fn vcc(&self) -> u32 {

@@ -1,0 +1,64 @@
+"""Runs `cargo xtask oracle` cases through tinygrad's RDNA3 emulator.
+
+tinygrad's emulator (test/mockgpu/amd/emu.py in tinygrad's current tree) compiles each
+instruction's pseudocode from AMD's ISA manual into a small CPU kernel; it is an
+independent executable reading of the ISA, used here as the reference the interpreter
+is compared with. Nothing of it runs in the test command.
+
+usage: python3 tinygrad_emu.py CASES OUT   (TINYGRAD_DIR: a checkout of tinygrad's tree)
+
+CASES holds records of little-endian u32s:
+  id, nwords, words[4], mode, scc, sgpr[128], vgpr[48][32]
+OUT gets, per case:
+  id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], msg_len, msg (utf-8, padded to 4)
+The emulator runs without its DAZ/FTZ context: every denormal is kept, as MODE 0xf0.
+"""
+import ctypes, os, struct, sys
+
+VGPRS = 48
+HEADER = 8
+RECORD = 4 * (HEADER + 128 + VGPRS * 32)
+
+def main():
+  tg = os.environ.get("TINYGRAD_DIR")
+  if not tg: sys.exit("TINYGRAD_DIR must name a checkout of tinygrad's tree")
+  sys.path.insert(0, tg)
+  from test.mockgpu.amd import emu
+  cases, out_path = sys.argv[1], sys.argv[2]
+  data = open(cases, "rb").read()
+  if len(data) % RECORD: sys.exit(f"{cases}: {len(data)} bytes is not a whole number of {RECORD}-byte records")
+  st = emu.WaveState(32)
+  lds = (ctypes.c_uint8 * 65536)()
+  code = (ctypes.c_char * 32)()
+  vgpr_bytes = VGPRS * 32 * 4
+  out = open(out_path, "wb")
+  for off in range(0, len(data), RECORD):
+    rec = struct.unpack_from(f"<{RECORD // 4}I", data, off)
+    cid, nwords = rec[0], rec[1]
+    words = rec[2:2 + nwords]
+    scc = rec[7]
+    sgprs = rec[HEADER:HEADER + 128]
+    vgprs = data[off + 4 * (HEADER + 128):off + RECORD]
+    ctypes.memmove(code, struct.pack(f"<{len(words)}I", *words) + b"\0" * (32 - 4 * len(words)), 32)
+    ctypes.memset(lds, 0, 65536)
+    for i, v in enumerate(sgprs): st._write_sgpr(i, v)
+    st._write_sgpr(emu.SCC.offset, scc)
+    ctypes.memmove(st.vgpr_buf._buf.va_addr, vgprs, vgpr_bytes)
+    st.pc = ctypes.addressof(code)
+    msg = b""
+    try:
+      (prg, runtime) = emu._get_runner(bytes(code)[:4 * len(words) + 4])
+      bufs = [ctypes.c_uint64(st.sgpr_buf._buf.va_addr), ctypes.c_uint64(st.vgpr_buf._buf.va_addr), ctypes.c_uint64(0),
+              ctypes.c_uint64(ctypes.addressof(lds)), ctypes.c_uint64(0), ctypes.c_uint64(st.vgpr_buf._buf.va_addr)]
+      runtime.fxn(*[bufs[g] for g in prg.arg.globals])
+      status = 0
+    except Exception as e:
+      status, msg = 1, f"{type(e).__name__}: {e}".encode()[:4000]
+    out.write(struct.pack("<3I", cid, status, st._read_sgpr(emu.SCC.offset) & 1))
+    out.write(struct.pack("<128I", *(st._read_sgpr(i) for i in range(128))))
+    out.write(ctypes.string_at(st.vgpr_buf._buf.va_addr, vgpr_bytes))
+    msg += b"\0" * (-len(msg) % 4)
+    out.write(struct.pack("<I", len(msg)) + msg)
+  out.close()
+
+if __name__ == "__main__": main()

@@ -1,0 +1,826 @@
+//! `cargo xtask oracle [--ops PATTERN] [--rounds N] [--seed S]`: the interpreter
+//! against an independent executable reading of the ISA.
+//!
+//! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
+//! VOPC, VOP3, VOP3SD, VOP3P) is run on random and edge-case operands (zeros,
+//! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
+//! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
+//! tinygrad's RDNA3 emulator (its current tree's `test/mockgpu/amd/emu.py`, which
+//! compiles each instruction's pseudocode from AMD's ISA manual), and every register
+//! where they differ is reported, by opcode, with the operands.
+//!
+//! Needs python3, clang-19 (the emulator compiles with `clang`) and tinygrad's tree:
+//! `TINYGRAD_DIR=/path/to/tinygrad` (a clone of github.com/tinygrad/tinygrad). It runs
+//! offline and never in the test command. Disagreements are written, reduced to one
+//! lane's values broadcast, to `target/oracle/disagreements.txt` in the format of
+//! `crates/amd-mockgpu/tests/oracle/*.txt`, where the cases worth keeping become
+//! ordinary tests (`crates/amd-mockgpu/tests/oracle.rs`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute};
+
+use crate::{Result, workspace_root};
+
+/// VGPRs a case carries: v0–v15 scratch, sources at v16, v24, v32 (8 each, for WMMA),
+/// the destination at v40.
+const VGPRS: usize = 48;
+const SRC: [u32; 3] = [16, 24, 32];
+const VDST: u32 = 40;
+/// Scalar sources s10, s12 (and s14 for a carry or mask), destinations s20 and s22.
+const SSRC: [u32; 3] = [10, 12, 14];
+const SDST: u32 = 20;
+const SDST2: u32 = 22;
+const M0: usize = 125;
+const VCC: usize = 106;
+const EXEC: usize = 126;
+const HEADER: usize = 8;
+const RECORD: usize = HEADER + 128 + VGPRS * 32;
+
+/// Scalar instructions whose result is not a function of registers (program
+/// counter, hardware registers, messages, waits, traps).
+const SKIP: &[&str] = &[
+    "s_getpc_b64",
+    "s_setpc_b64",
+    "s_swappc_b64",
+    "s_rfe_b64",
+    "s_call_b64",
+    "s_getreg_b32",
+    "s_setreg_b32",
+    "s_setreg_imm32_b32",
+    "s_sendmsg_rtn_b32",
+    "s_sendmsg_rtn_b64",
+    "s_version",
+    "s_waitcnt_vscnt",
+    "s_waitcnt_vmcnt",
+    "s_waitcnt_expcnt",
+    "s_waitcnt_lgkmcnt",
+    "s_subvector_loop_begin",
+    "s_subvector_loop_end",
+];
+
+/// One case: an instruction and the registers before it.
+struct Case {
+    name: String,
+    encoding: &'static str,
+    words: Vec<u32>,
+    state: WaveState,
+}
+
+/// The outcome of a case on one side.
+type Outcome = std::result::Result<WaveState, String>;
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut pattern = String::new();
+    let mut rounds = 6usize;
+    let mut seed = 0x5eed_u64;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--ops" => pattern = value()?.clone(),
+            "--rounds" => rounds = value()?.parse()?,
+            "--seed" => seed = value()?.parse()?,
+            _ => return Err("usage: cargo xtask oracle [--ops PATTERN] [--rounds N] [--seed S]".into()),
+        }
+    }
+    let tinygrad = std::env::var_os("TINYGRAD_DIR")
+        .map(PathBuf::from)
+        .ok_or("TINYGRAD_DIR must name a checkout of tinygrad's tree (github.com/tinygrad/tinygrad)")?;
+    let dir = workspace_root().join("target/oracle");
+    std::fs::create_dir_all(&dir)?;
+
+    let mut rng = Rng(seed | 1);
+    let mut cases = Vec::new();
+    for e in coverage() {
+        if e.status != Status::Implemented || SKIP.contains(&e.name) || !e.name.contains(pattern.as_str()) {
+            continue;
+        }
+        for variant in 0..2 {
+            let Some(words) = encode(e.encoding, e.op, e.name, variant, &mut rng) else {
+                continue;
+            };
+            for round in 0..rounds {
+                let state = initial(e.name, round, &mut rng);
+                cases.push(Case {
+                    name: e.name.to_string(),
+                    encoding: e.encoding,
+                    words: words.clone(),
+                    state,
+                });
+            }
+        }
+    }
+    println!("oracle: {} cases", cases.len());
+    let ours: Vec<Outcome> = cases
+        .iter()
+        .map(|c| {
+            let mut st = c.state.clone();
+            execute(&c.words, &mut st).map(|()| st)
+        })
+        .collect();
+    let theirs = reference(&cases, &tinygrad, &dir)?;
+    let report = compare(&cases, &ours, &theirs);
+    let disagreements = reduce(&cases, &ours, &theirs, &tinygrad, &dir)?;
+    std::fs::write(dir.join("report.txt"), &report)?;
+    std::fs::write(dir.join("disagreements.txt"), &disagreements)?;
+    print!("{report}");
+    println!(
+        "oracle: report in {}, reduced cases in {}",
+        dir.join("report.txt").display(),
+        dir.join("disagreements.txt").display()
+    );
+    Ok(())
+}
+
+/// The instruction's dwords with operands in the case registers; variant 1 adds
+/// random VOP3/VOP3P modifiers where the operation is float (or 16-bit).
+fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {
+    let op = u32::from(op);
+    let v = |r: u32| 256 + r;
+    let carry_in = name.contains("_co_ci") || name.contains("cndmask");
+    let src2 = if carry_in { SSRC[2] } else { v(SRC[2]) };
+    // Input modifiers apply to float sources: the operand type is the name's last.
+    let float =
+        !name.contains("ubyte") && matches!(operand_type(name), Some(t) if t.starts_with('f') || t.starts_with("bf"));
+    let half = ["16"].iter().any(|t| name.contains(t));
+    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK") {
+        return None;
+    }
+    if variant == 1 && encoding != "SOPK" && !float && !half {
+        return None;
+    }
+    let words = match encoding {
+        "SOP1" => vec![0xbe80_0000 | SDST << 16 | op << 8 | SSRC[0]],
+        "SOP2" => vec![0x8000_0000 | op << 23 | SDST << 16 | SSRC[1] << 8 | SSRC[0]],
+        "SOPK" => {
+            let simm = if variant == 0 {
+                0x8001
+            } else {
+                rng.next() as u32 & 0xffff
+            };
+            // s_setreg/getreg are skipped; the rest read or write sdst.
+            vec![0xb000_0000 | op << 23 | SDST << 16 | simm]
+        }
+        "SOPC" => vec![0xbf00_0000 | op << 16 | SSRC[1] << 8 | SSRC[0]],
+        "VOP1" => vec![0x7e00_0000 | VDST << 17 | op << 9 | v(SRC[0])],
+        "VOP2" => {
+            let mut w = vec![op << 25 | VDST << 17 | SRC[1] << 9 | v(SRC[0])];
+            // The multiply-adds with a constant take a literal.
+            if name.contains("mk_") || name.contains("ak_") {
+                w.push(if name.contains("f16") { 0x3e00 } else { 0x3fc0_0000 });
+            }
+            w
+        }
+        "VOPC" => vec![0x7c00_0000 | op << 17 | SRC[1] << 9 | v(SRC[0])],
+        "VOP3" | "VOP3SD" => {
+            let sd = encoding == "VOP3SD";
+            let vopc = encoding == "VOP3" && op < 256;
+            // v_cmpx writes EXEC, and LLVM puts EXEC_LO in the destination field.
+            let dst = match name {
+                _ if name.starts_with("v_cmpx") => 126,
+                _ if vopc || name == "v_readlane_b32" => SDST2,
+                _ => VDST,
+            };
+            let mut w0 = 0xd400_0000 | op << 16 | dst;
+            let mut w1 = match name {
+                // The lane-access instructions take scalar lane selects.
+                "v_readlane_b32" => v(SRC[0]) | SSRC[1] << 9,
+                "v_writelane_b32" => SSRC[0] | SSRC[1] << 9,
+                "v_permlane16_b32" | "v_permlanex16_b32" => v(SRC[0]) | SSRC[0] << 9 | SSRC[1] << 18,
+                _ => v(SRC[0]) | v(SRC[1]) << 9 | src2 << 18,
+            };
+            if sd {
+                w0 |= SDST2 << 8;
+            }
+            if variant == 1 {
+                let r = rng.next() as u32;
+                if float {
+                    w1 |= (r & 7) << 29; // neg
+                    if !sd {
+                        w0 |= (r >> 3 & 7) << 8; // abs
+                    }
+                    // (No omod: tinygrad's emulator does not implement output modifiers;
+                    // no clamp on compares, whose clamp bit is not an output clamp.)
+                    if !vopc {
+                        w0 |= (r >> 6 & 1) << 15; // clamp
+                    }
+                }
+                if half && !sd {
+                    // op_sel: not on v_cndmask_b16's lane mask.
+                    let mask = if name == "v_cndmask_b16" { 0b1011 } else { 0b1111 };
+                    w0 |= (r >> 9 & mask) << 11;
+                }
+            }
+            vec![w0, w1]
+        }
+        "VOP3P" => {
+            let (mut w0, mut w1) = (
+                0xcc00_4000 | op << 16 | VDST,
+                0x1800_0000 | v(SRC[0]) | v(SRC[1]) << 9 | v(SRC[2]) << 18,
+            );
+            if variant == 1 {
+                let r = rng.next() as u32;
+                // neg and neg_hi only where the sources are floats.
+                let neg = if float { 7 } else { 0 };
+                w0 = 0xcc00_0000
+                    | op << 16
+                    | VDST
+                    | (r & neg) << 8
+                    | (r >> 3 & 7) << 11
+                    | (r >> 6 & 1) << 14
+                    | (r >> 7 & 1) << 15;
+                w1 = v(SRC[0]) | v(SRC[1]) << 9 | v(SRC[2]) << 18 | (r >> 8 & 3) << 27 | (r >> 10 & neg) << 29;
+            }
+            vec![w0, w1]
+        }
+        _ => return None,
+    };
+    Some(words)
+}
+
+/// The registers before a case: sources from the pools of the operation's operand
+/// type, the destinations filled with noise (so a write of half a register shows).
+fn initial(name: &str, round: usize, rng: &mut Rng) -> WaveState {
+    let mut st = WaveState::new(VGPRS);
+    let width = operand_width(name);
+    for r in SSRC {
+        let (lo, hi) = rng.value(width);
+        st.sgpr[r as usize] = lo;
+        st.sgpr[r as usize + 1] = hi;
+    }
+    for r in [SDST, SDST2] {
+        st.sgpr[r as usize] = rng.next() as u32;
+        st.sgpr[r as usize + 1] = rng.next() as u32;
+    }
+    st.sgpr[VCC] = rng.next() as u32;
+    st.sgpr[M0] = rng.next() as u32 & 7;
+    st.sgpr[EXEC] = match round {
+        0 => u32::MAX,
+        1 => 0x5555_5555,
+        2 => 1 << (rng.next() % 32),
+        3 => 0,
+        _ => rng.next() as u32 | 1,
+    };
+    st.scc = rng.next() & 1 == 1;
+    for lane in 0..32 {
+        for base in SRC {
+            for k in (0..8).step_by(2) {
+                let (lo, hi) = rng.value(width);
+                st.vgpr[(base + k) as usize][lane] = lo;
+                st.vgpr[(base + k + 1) as usize][lane] = hi;
+            }
+        }
+        for r in VDST..VDST + 8 {
+            st.vgpr[r as usize][lane] = rng.next() as u32;
+        }
+    }
+    st
+}
+
+/// The width of an operation's source operands, from its name's last type.
+#[derive(Clone, Copy, PartialEq)]
+enum Width {
+    B16,
+    B32,
+    B64,
+}
+
+/// The last operand type in an opcode's name (`v_cvt_f32_i32` → `i32`).
+fn operand_type(name: &str) -> Option<&str> {
+    name.split('_').rev().find(|t| {
+        let digits = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        t.len() >= 2
+            && matches!(&t[..t.len() - digits.len()], "f" | "b" | "i" | "u" | "bf")
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+fn operand_width(name: &str) -> Width {
+    let last = operand_type(name);
+    match last.map(|t| t.trim_start_matches(|c: char| c.is_ascii_alphabetic())) {
+        Some("16") | Some("8") => Width::B16,
+        Some("64") => Width::B64,
+        _ => Width::B32,
+    }
+}
+
+const F32: &[u32] = &[
+    0,
+    0x8000_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f00_0000,
+    0x4000_0000,
+    0x4040_0000,
+    0xc060_0000,
+    0x0001_16c2,
+    1,
+    0x807f_ffff,
+    0x0080_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7f80_0001,
+    0x7fbf_ffff,
+    0x4049_0fdb,
+    0x5015_02f9,
+    0xaedb_e6ff,
+    0x477f_e000,
+    0x4780_0000,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x4f80_0000,
+    0x3f7f_ffff,
+    0x3f80_0001,
+    0x3eaa_aaab,
+    0xc2c8_0000,
+];
+const I32: &[u32] = &[
+    0,
+    1,
+    2,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0x8000_0001,
+    0xffff_fffe,
+    31,
+    32,
+    33,
+    63,
+    64,
+    0xffff,
+    0x8000,
+    0x7fff,
+    0x1_0000,
+    0xff,
+    0x80,
+    0x7f,
+    0xffff_8000,
+    0xffff_ff80,
+    0x1234_5678,
+];
+const F16: &[u32] = &[
+    0, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x4000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
+    0xfe00, 0x7c01, 0x7dff, 0x3555, 0xffff, 0x7fff, 0x4248, 0x5640, 0x1, 0x80, 0x7f, 0x8000, 0x10,
+];
+const F64: &[u64] = &[
+    0,
+    0x8000_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0xbff0_0000_0000_0000,
+    0x3fe0_0000_0000_0000,
+    0x4000_0000_0000_0000,
+    0xc00c_0000_0000_0000,
+    1,
+    0x000f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x7fef_ffff_ffff_ffff,
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff0_0000_0000_0001,
+    0x7e37_e43c_8800_759c,
+    0x01a5_6e1f_c2f8_f359,
+    0x4340_0000_0000_0000,
+    0x43e0_0000_0000_0000,
+    0x43f0_0000_0000_0000,
+    0xc3e0_0000_0000_0000,
+    0x41f0_0000_0000_0000,
+    0x4009_21fb_5444_2d18,
+    0x7fff_ffff_ffff_ffff,
+    0xffff_ffff_ffff_ffff,
+    63,
+    64,
+    0xffff_ffff,
+    0x3fd5_5555_5555_5555,
+];
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn pick<T: Copy>(&mut self, pool: &[T]) -> T {
+        pool[(self.next() % pool.len() as u64) as usize]
+    }
+
+    /// Two dwords of operand data: edge values of the width (a quarter random bits).
+    fn value(&mut self, width: Width) -> (u32, u32) {
+        let r = self.next();
+        if r % 4 == 0 {
+            return (self.next() as u32, self.next() as u32);
+        }
+        match width {
+            Width::B64 => {
+                let x = self.pick(F64);
+                (x as u32, (x >> 32) as u32)
+            }
+            Width::B32 => {
+                let pool = if r % 4 == 1 { I32 } else { F32 };
+                (self.pick(pool), self.pick(F32))
+            }
+            Width::B16 => {
+                let lo = self.pick(F16) | self.pick(F16) << 16;
+                let hi = self.pick(F16) | self.pick(F16) << 16;
+                (lo, hi)
+            }
+        }
+    }
+}
+
+/// Runs the cases through tinygrad's emulator (`xtask/oracle/tinygrad_emu.py`).
+fn reference(cases: &[Case], tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>> {
+    let input = dir.join("cases.bin");
+    let output = dir.join("reference.bin");
+    let mut bytes = Vec::with_capacity(cases.len() * RECORD * 4);
+    for (id, c) in cases.iter().enumerate() {
+        let mut words = [0u32; 4];
+        words[..c.words.len()].copy_from_slice(&c.words);
+        let mut rec = vec![id as u32, c.words.len() as u32];
+        rec.extend(words);
+        rec.extend([c.state.mode, u32::from(c.state.scc)]);
+        rec.extend(c.state.sgpr);
+        for r in &c.state.vgpr {
+            rec.extend(r);
+        }
+        bytes.extend(rec.iter().flat_map(|w| w.to_le_bytes()));
+    }
+    std::fs::write(&input, &bytes)?;
+    // The emulator compiles its kernels with `clang`; clang-19 is what Debian installs.
+    let shim = dir.join("bin");
+    std::fs::create_dir_all(&shim)?;
+    let clang = shim.join("clang");
+    if !clang.exists() {
+        std::os::unix::fs::symlink("/usr/bin/clang-19", &clang)?;
+    }
+    let path = format!("{}:{}", shim.display(), std::env::var("PATH").unwrap_or_default());
+    let script = workspace_root().join("xtask/oracle/tinygrad_emu.py");
+    let status = Command::new("python3")
+        .arg(&script)
+        .arg(&input)
+        .arg(&output)
+        .env("TINYGRAD_DIR", tinygrad)
+        .env("PATH", path)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .status()?;
+    if !status.success() {
+        return Err(format!("{} failed: {status}", script.display()).into());
+    }
+    parse_reference(&std::fs::read(&output)?, cases)
+}
+
+fn parse_reference(bytes: &[u8], cases: &[Case]) -> Result<Vec<Outcome>> {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut out = Vec::with_capacity(cases.len());
+    let mut at = 0usize;
+    for (id, c) in cases.iter().enumerate() {
+        let need = 3 + 128 + VGPRS * 32 + 1;
+        let rec = words.get(at..at + need).ok_or("the emulator's output ends early")?;
+        if rec[0] as usize != id {
+            return Err(format!("the emulator's output has case {} where {id} belongs", rec[0]).into());
+        }
+        let msg_len = rec[need - 1] as usize;
+        let msg_words = msg_len.div_ceil(4);
+        let msg_bytes = bytes
+            .get((at + need) * 4..(at + need) * 4 + msg_len)
+            .ok_or("the emulator's message ends early")?;
+        let mut st = c.state.clone();
+        st.scc = rec[2] & 1 == 1;
+        st.sgpr.copy_from_slice(&rec[3..131]);
+        for (r, regs) in st.vgpr.iter_mut().enumerate() {
+            regs.copy_from_slice(&rec[131 + r * 32..131 + (r + 1) * 32]);
+        }
+        out.push(if rec[1] == 0 {
+            Ok(st)
+        } else {
+            Err(String::from_utf8_lossy(msg_bytes).into_owned())
+        });
+        at += need + msg_words;
+    }
+    Ok(out)
+}
+
+/// How two results of one register differ.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Kind {
+    /// Both are NaNs, with different payloads.
+    NanPayload,
+    /// Floats one unit in the last place apart.
+    OneUlp,
+    /// Anything else.
+    Value,
+}
+
+fn is_nan32(x: u32) -> bool {
+    x & 0x7f80_0000 == 0x7f80_0000 && x & 0x007f_ffff != 0
+}
+
+fn is_nan16(x: u32) -> bool {
+    x & 0x7c00 == 0x7c00 && x & 0x03ff != 0
+}
+
+fn classify(name: &str, a: u32, b: u32, a_hi: Option<(u32, u32)>) -> Kind {
+    if let Some((ah, bh)) = a_hi {
+        let an = f64::from_bits(u64::from(ah) << 32 | u64::from(a));
+        let bn = f64::from_bits(u64::from(bh) << 32 | u64::from(b));
+        if an.is_nan() && bn.is_nan() {
+            return Kind::NanPayload;
+        }
+    }
+    if is_nan32(a) && is_nan32(b) {
+        return Kind::NanPayload;
+    }
+    if (name.contains("f16") || name.contains("_pk_"))
+        && [0, 16].iter().all(|s| {
+            let (x, y) = (a >> s & 0xffff, b >> s & 0xffff);
+            x == y || is_nan16(x) && is_nan16(y)
+        })
+    {
+        return Kind::NanPayload;
+    }
+    if name.contains("f32") && a.abs_diff(b) == 1 && a >> 31 == b >> 31 {
+        return Kind::OneUlp;
+    }
+    Kind::Value
+}
+
+/// The report: per opcode with a disagreement, what kind and an example.
+fn compare(cases: &[Case], ours: &[Outcome], theirs: &[Outcome]) -> String {
+    #[derive(Default)]
+    struct Op {
+        cases: usize,
+        kinds: BTreeMap<Kind, usize>,
+        example: Option<String>,
+        ours_refused: Option<String>,
+        theirs_refused: Option<String>,
+    }
+    let mut ops: BTreeMap<(String, &str), Op> = BTreeMap::new();
+    let mut agree = 0usize;
+    let mut total_ops = std::collections::BTreeSet::new();
+    for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
+        total_ops.insert((c.name.clone(), c.encoding));
+        let op = ops.entry((c.name.clone(), c.encoding)).or_default();
+        op.cases += 1;
+        match (o, t) {
+            (Ok(o), Ok(t)) => {
+                let diffs = differences(c, o, t);
+                if diffs.is_empty() {
+                    agree += 1;
+                    continue;
+                }
+                for (kind, text) in &diffs {
+                    *op.kinds.entry(*kind).or_default() += 1;
+                    if *kind == Kind::Value && op.example.is_none() {
+                        op.example = Some(format!("{} {}", hex_words(&c.words), text));
+                    }
+                }
+            }
+            (Err(e), Ok(_)) => op.ours_refused = Some(e.clone()),
+            (Ok(_), Err(e)) => op.theirs_refused = Some(e.lines().next().unwrap_or("").to_string()),
+            (Err(_), Err(_)) => agree += 1,
+        }
+    }
+    let mut out = String::new();
+    let mut value_ops = 0;
+    let mut minor_ops = 0;
+    let mut unrunnable = 0;
+    for ((name, enc), op) in &ops {
+        let values = op.kinds.get(&Kind::Value).copied().unwrap_or(0);
+        if op.kinds.is_empty() && op.ours_refused.is_none() && op.theirs_refused.is_none() {
+            continue;
+        }
+        if values > 0 || op.ours_refused.is_some() {
+            value_ops += 1;
+        } else if op.theirs_refused.is_some() {
+            unrunnable += 1;
+        } else {
+            minor_ops += 1;
+        }
+        let kinds: Vec<String> = op.kinds.iter().map(|(k, n)| format!("{k:?} {n}")).collect();
+        let _ = writeln!(out, "{name} ({enc}): {} cases; {}", op.cases, kinds.join(", "));
+        if let Some(e) = &op.example {
+            let _ = writeln!(out, "    {e}");
+        }
+        if let Some(e) = &op.ours_refused {
+            let _ = writeln!(out, "    interpreter refuses: {e}");
+        }
+        if let Some(e) = &op.theirs_refused {
+            let _ = writeln!(out, "    emulator cannot run it: {}", &e[..e.len().min(200)]);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "oracle: {} opcodes, {} cases; {agree} cases agree; {value_ops} opcodes disagree on values (or the interpreter refuses), {minor_ops} only on NaN payloads or 1 ulp, {unrunnable} the emulator cannot run",
+        total_ops.len(),
+        cases.len()
+    );
+    out
+}
+
+/// Every register where the two results differ: (kind, "reg[lane]: ours vs theirs, inputs").
+fn differences(c: &Case, o: &WaveState, t: &WaveState) -> Vec<(Kind, String)> {
+    let mut out = Vec::new();
+    if o.scc != t.scc {
+        out.push((Kind::Value, format!("scc: {} vs {}", o.scc as u8, t.scc as u8)));
+    }
+    for s in 0..128 {
+        if o.sgpr[s] != t.sgpr[s] {
+            out.push((
+                Kind::Value,
+                format!(
+                    "s{s}: {:#010x} vs {:#010x}; {}",
+                    o.sgpr[s],
+                    t.sgpr[s],
+                    scalar_inputs(&c.state)
+                ),
+            ));
+        }
+    }
+    for r in 0..VGPRS {
+        for lane in 0..32 {
+            let (a, b) = (o.vgpr[r][lane], t.vgpr[r][lane]);
+            if a == b {
+                continue;
+            }
+            let pair = if operand_width(&c.name) == Width::B64 || c.name.contains("f64") {
+                let hi = r | 1;
+                let lo = r & !1;
+                (r % 2 == 0 && hi < VGPRS)
+                    .then(|| (o.vgpr[hi][lane], t.vgpr[hi][lane]))
+                    .or_else(|| (r % 2 == 1).then(|| (o.vgpr[lo][lane], t.vgpr[lo][lane])))
+            } else {
+                None
+            };
+            let kind = match pair {
+                Some((x, y)) if r % 2 == 1 => classify(&c.name, x, y, Some((a, b))),
+                p => classify(&c.name, a, b, p),
+            };
+            out.push((
+                kind,
+                format!("v{r}[{lane}]: {a:#010x} vs {b:#010x}; {}", lane_inputs(&c.state, lane)),
+            ));
+        }
+    }
+    out
+}
+
+fn scalar_inputs(st: &WaveState) -> String {
+    format!(
+        "s10..15 = {:08x} {:08x} {:08x} {:08x} {:08x} {:08x}, scc {}, vcc {:08x}, exec {:08x}, m0 {}",
+        st.sgpr[10],
+        st.sgpr[11],
+        st.sgpr[12],
+        st.sgpr[13],
+        st.sgpr[14],
+        st.sgpr[15],
+        st.scc as u8,
+        st.sgpr[VCC],
+        st.sgpr[EXEC],
+        st.sgpr[M0]
+    )
+}
+
+fn lane_inputs(st: &WaveState, lane: usize) -> String {
+    let v = |r: u32| {
+        format!(
+            "{:08x}:{:08x}",
+            st.vgpr[r as usize + 1][lane],
+            st.vgpr[r as usize][lane]
+        )
+    };
+    format!(
+        "src {} {} {}, exec {:08x}, vcc {:08x}, s14 {:08x}",
+        v(SRC[0]),
+        v(SRC[1]),
+        v(SRC[2]),
+        st.sgpr[EXEC],
+        st.sgpr[VCC],
+        st.sgpr[14]
+    )
+}
+
+fn hex_words(words: &[u32]) -> String {
+    words.iter().map(|w| format!("{w:08x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The disagreeing cases, reduced: the first disagreeing lane's values broadcast to
+/// every lane, run again on both sides, and written as test lines where they still
+/// disagree (the expected values are the emulator's).
+fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path, dir: &Path) -> Result<String> {
+    let mut reduced = Vec::new();
+    let mut seen = std::collections::BTreeMap::<(String, &str), usize>::new();
+    for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
+        let (Ok(o), Ok(t)) = (o, t) else { continue };
+        let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));
+        let scalar_only = o.sgpr != t.sgpr || o.scc != t.scc;
+        if lane.is_none() && !scalar_only {
+            continue;
+        }
+        if differences(c, o, t).iter().all(|(k, _)| *k != Kind::Value) {
+            continue;
+        }
+        let n = seen.entry((c.name.clone(), c.encoding)).or_default();
+        if *n >= 3 {
+            continue;
+        }
+        *n += 1;
+        let mut st = c.state.clone();
+        if let Some(l) = lane {
+            for r in &mut st.vgpr {
+                let x = r[l];
+                r.fill(x);
+            }
+        }
+        reduced.push(Case {
+            name: c.name.clone(),
+            encoding: c.encoding,
+            words: c.words.clone(),
+            state: st,
+        });
+    }
+    if reduced.is_empty() {
+        return Ok(String::new());
+    }
+    let sub = dir.join("reduced");
+    std::fs::create_dir_all(&sub)?;
+    let theirs = reference(&reduced, tinygrad, &sub)?;
+    let mut out = String::new();
+    for (c, t) in reduced.iter().zip(&theirs) {
+        let Ok(t) = t else { continue };
+        let mut st = c.state.clone();
+        let ours = execute(&c.words, &mut st).map(|()| st);
+        if ours.as_ref().is_ok_and(|o| o == t) {
+            continue;
+        }
+        out.push_str(&test_line(c, t));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// A case as a line of `crates/amd-mockgpu/tests/oracle/*.txt`:
+/// `name encoding | dwords | inputs | expected changes`, registers as `s10=…`,
+/// `v16=…` (one value for every lane, or 32 comma-separated), `scc=…`.
+fn test_line(c: &Case, after: &WaveState) -> String {
+    let mut inputs = Vec::new();
+    let st = &c.state;
+    inputs.push(format!("scc={}", st.scc as u8));
+    for (s, &x) in st.sgpr.iter().enumerate() {
+        if x != 0 {
+            inputs.push(format!("s{s}={x:x}"));
+        }
+    }
+    for (r, lanes) in st.vgpr.iter().enumerate() {
+        if lanes.iter().any(|&x| x != 0) {
+            inputs.push(format!("v{r}={}", lanes_text(lanes)));
+        }
+    }
+    let mut changes = Vec::new();
+    if after.scc != st.scc {
+        changes.push(format!("scc={}", after.scc as u8));
+    }
+    for s in 0..128 {
+        if after.sgpr[s] != st.sgpr[s] {
+            changes.push(format!("s{s}={:x}", after.sgpr[s]));
+        }
+    }
+    for r in 0..VGPRS {
+        if after.vgpr[r] != st.vgpr[r] {
+            changes.push(format!("v{r}={}", lanes_text(&after.vgpr[r])));
+        }
+    }
+    format!(
+        "{} {} | {} | {} | {}",
+        c.name,
+        c.encoding,
+        hex_words(&c.words),
+        inputs.join(" "),
+        changes.join(" ")
+    )
+}
+
+fn lanes_text(lanes: &[u32; 32]) -> String {
+    if lanes.iter().all(|&x| x == lanes[0]) {
+        format!("{:x}", lanes[0])
+    } else {
+        lanes.iter().map(|x| format!("{x:x}")).collect::<Vec<_>>().join(",")
+    }
+}
