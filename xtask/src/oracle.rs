@@ -635,7 +635,7 @@ fn compare(cases: &[Case], ours: &[Outcome], theirs: &[Outcome]) -> String {
     out
 }
 
-/// Every register where the two results differ: (kind, "reg[lane]: ours vs theirs, inputs").
+/// Every register where the two results differ: (kind, `"reg[lane]: ours vs theirs, inputs"`).
 fn differences(c: &Case, o: &WaveState, t: &WaveState) -> Vec<(Kind, String)> {
     let mut out = Vec::new();
     if o.scc != t.scc {
