@@ -267,9 +267,11 @@ fn huge_copies_run_in_slices_and_stop_with_their_queue() {
         q.ring().write(i * 4, &w.to_le_bytes()).unwrap();
     }
     q.submit(v.len() as u64 * 4);
+    // Underway: the engine has taken the ring and not finished every copy (a poll that
+    // comes late on a loaded machine may see some already done).
     wait_for("the copies", || {
-        m.queue_state(q.id()).unwrap().counters.packets == 0
-            && m.queue_state(q.id()).unwrap().status == QueueStatus::Running
+        let st = m.queue_state(q.id()).unwrap();
+        st.counters.packets < 512 && st.status == QueueStatus::Running
     });
     std::thread::sleep(Duration::from_millis(20));
     let t = Instant::now();
