@@ -3,7 +3,7 @@
 //! GPU without AMD's firmware. The mock's PSP takes their images as it takes real
 //! ones (it checks types, sizes and places, not contents).
 //!
-//! [`MockSys`](crate::MockSys) serves [`files`] under [`DIR`] when it has PCI GPUs
+//! [`MockSys`](crate::MockSys) serves [`files()`] under [`DIR`] when it has PCI GPUs
 //! (read-only), so `FirmwareSource::dir(DIR)` finds them through the mock.
 
 use amd_am::firmware::files;
@@ -169,7 +169,7 @@ pub fn files() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// The file `path` names, if it is one of [`files`] under [`DIR`].
+/// The file `path` names, if it is one of [`files()`] under [`DIR`].
 pub fn served(path: &std::path::Path) -> Option<Vec<u8>> {
     let name = path.strip_prefix(DIR).ok()?.to_str()?;
     files().into_iter().find(|(n, _)| *n == name).map(|(_, b)| b)
