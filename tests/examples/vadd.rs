@@ -5,7 +5,7 @@
 //! cargo run --release --example vadd [-- N]
 //! ```
 //!
-//! `AMD_IFACE=KFD` or `AMD_IFACE=MOCK` forces a transport.
+//! `AMD_IFACE=KFD`, `PCI` (driverless), `MOCK` or `MOCK_PCI` forces a transport.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -28,6 +28,11 @@ fn run() -> Result<(), String> {
         Iface::Mock => {
             println!("transport: mock GPU (no AMD GPU found, or AMD_IFACE=MOCK): kernels run on the RDNA3 interpreter")
         }
+        Iface::Pci => println!("transport: PCI (driverless: the GPU's BARs, booted by amd-am)"),
+        Iface::MockPci => println!(
+            "transport: PCI on the mock's PCI GPU (driverless, booted with synthetic firmware; AMD_IFACE=PCI found no \
+             supported GPU, or AMD_IFACE=MOCK_PCI): kernels run on the RDNA3 interpreter"
+        ),
     }
     let dev = platform.device(0).map_err(|e| e.to_string())?;
     let props = dev.props().clone();

@@ -35,14 +35,15 @@
 //! - the pieces shared with the mock: [`vfio`] (the VFIO ABI of `<linux/vfio.h>`,
 //!   checked against the system header by `tests/vfio_layout.rs`), [`discovery`]
 //!   (the layout of amdgpu's `discovery.h`), [`Mmio`] and [`bar::registers`] (the
-//!   mock's register model, or [`bar::VolatileBar`] on hardware).
-//!
-//! Not built yet: the GFX and SDMA bring-up, the boot sequence that runs the blocks
-//! in tinygrad 0.10.1's order (with the mode1 reset and fini), and the
-//! `DeviceInterface` of amd-hcq.
+//!   mock's register model, or [`bar::VolatileBar`] on hardware);
+//! - [`gfx`], [`sdma`], [`soc21`], [`device`]: the GFX and SDMA bring-up and the
+//!   whole boot in tinygrad 0.10.1's order, with `fini`;
+//! - [`owned`]: [`AmGpu`], a booted GPU that owns its device (what amd-hcq's
+//!   driverless `DeviceInterface`, `AmIface`, holds).
 //!
 //! Errors are one enum, [`AmError`]. `unsafe` lives in [`bar`] (volatile access to a
-//! mapped BAR) and the private `os` module (BAR mappings, VFIO ioctls).
+//! mapped BAR), the private `os` module (BAR and host-page mappings, VFIO ioctls) and
+//! [`owned`] (the device borrowed by the blocks of the same [`AmGpu`]).
 #![deny(unsafe_code)]
 
 pub mod bar;
@@ -55,6 +56,7 @@ pub mod gmc;
 pub mod ih;
 pub mod ip;
 mod os;
+pub mod owned;
 pub mod pci;
 pub mod psp;
 pub mod regs;
@@ -66,3 +68,4 @@ pub mod vfio;
 pub use amd_kfd::mmio::Mmio;
 pub use error::{AmError, Result};
 pub use os::BarMapping;
+pub use owned::AmGpu;

@@ -51,6 +51,29 @@ impl BarMapping {
         })
     }
 
+    /// Maps `len` bytes (a whole number of pages) of anonymous, shared, locked host
+    /// memory, each page touched so that it has a frame for `/proc/self/pagemap`
+    /// (tinygrad 0.10.1's `PCIIface.alloc(host=True)`: the GPU reaches it by those
+    /// frames).
+    pub fn anonymous(sys: &Arc<dyn Sys>, len: usize) -> SysResult<Self> {
+        if len == 0 || len % 4096 != 0 {
+            return Err(SysError::new("mmap", Errno::EINVAL));
+        }
+        let flags = MapFlags::SHARED.with(MapFlags::ANONYMOUS).with(MapFlags::LOCKED);
+        // SAFETY: without MAP_FIXED the system picks free address space, so no mapping
+        // of this process is replaced.
+        let addr = unsafe { sys.mmap(0, len, Prot::ReadWrite, flags, None, 0) }?;
+        let m = BarMapping {
+            sys: sys.clone(),
+            addr,
+            len,
+        };
+        for page in (0..len).step_by(4096) {
+            m.write(page as u64, &[0]);
+        }
+        Ok(m)
+    }
+
     /// The mapping's address in the process.
     pub fn addr(&self) -> usize {
         self.addr

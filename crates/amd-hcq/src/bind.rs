@@ -345,7 +345,7 @@ pub(crate) fn update_sites(
 
 /// A compute or copy list living in GPU memory (see [`Device::bind`],
 /// [`Device::bind_copy`]).
-pub struct BoundQueue<I: DeviceInterface = crate::KfdIface> {
+pub struct BoundQueue<I: DeviceInterface = crate::AnyIface> {
     dev: Device<I>,
     list: BoundList<I>,
     next: std::sync::atomic::AtomicUsize,

@@ -144,7 +144,7 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
 /// releases everything.
-pub struct Device<I: DeviceInterface = crate::KfdIface> {
+pub struct Device<I: DeviceInterface = crate::AnyIface> {
     pub(crate) inner: Arc<DeviceInner<I>>,
 }
 

@@ -30,6 +30,10 @@ pub enum HcqError {
     /// The transport failed (an ioctl, a mapping, an allocation).
     #[error(transparent)]
     Transport(#[from] KfdError),
+    /// The driverless transport failed (a register wait, the page tables, VRAM
+    /// exhausted, a ring its registers cannot describe, a system call).
+    #[error(transparent)]
+    Pci(#[from] amd_am::AmError),
     /// A packet could not be encoded.
     #[error(transparent)]
     Packet(#[from] PacketError),

@@ -74,7 +74,7 @@ impl GraphNode {
 }
 
 /// Launches and copies recorded for replay (see the module documentation).
-pub struct Graph<I: DeviceInterface = crate::KfdIface> {
+pub struct Graph<I: DeviceInterface = crate::AnyIface> {
     devices: Vec<Device<I>>,
     nodes: Vec<GraphNode>,
 }
@@ -420,7 +420,7 @@ struct ReplayState {
 }
 
 /// A graph bound into GPU memory; see [`Graph`].
-pub struct BoundGraph<I: DeviceInterface = crate::KfdIface> {
+pub struct BoundGraph<I: DeviceInterface = crate::AnyIface> {
     devices: Vec<Device<I>>,
     /// Device indices in the order their timelines are locked.
     order: Vec<usize>,

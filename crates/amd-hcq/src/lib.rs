@@ -6,8 +6,10 @@
 //! ```text
 //! amd-hcq        Platform · Device · Buffer · Signal · Program · KernArgs
 //!                ComputeQueue · CopyQueue · BoundQueue · Graph · Var/Sym/Bindings
-//!    │            talks to one DeviceInterface (KfdIface), chosen by AMD_IFACE
+//!    │            talks to one DeviceInterface (AnyIface: KfdIface or AmIface),
+//!    │            chosen by AMD_IFACE
 //!    ├── amd-kfd  the KFD transport (Sys: the OS, or amd-mockgpu's MockSys)
+//!    ├── amd-am   the driverless transport (PCI BARs; the OS or the mock's PCI GPU)
 //!    └── amd-packets  PM4 + SDMA packets
 //! ```
 //!
@@ -123,6 +125,8 @@ compile_error!(
      (the workspace's `cargo test --workspace` enables it through hcq)"
 );
 
+mod am;
+mod any;
 mod args;
 mod bind;
 mod codeobj;
@@ -141,6 +145,8 @@ mod signal;
 mod submit;
 mod sym;
 
+pub use am::{AmIface, AmMemory, AmQueue, AmShared};
+pub use any::{AnyIface, AnyMemory, AnyQueue};
 pub use args::{KernArgs, ScalarType};
 pub use bind::{BoundQueue, DEFAULT_COPIES};
 pub use codeobj::{ArgInfo, ArgKind, CodeObject, KernelDescriptor, KernelInfo};

@@ -138,7 +138,7 @@ pub(crate) fn check_resident<I: DeviceInterface>(
 
 /// GPU memory, or a view of part of it. Views share the allocation; it is released
 /// when the last view is gone and the GPU is done with it.
-pub struct Buffer<I: DeviceInterface = crate::KfdIface> {
+pub struct Buffer<I: DeviceInterface = crate::AnyIface> {
     alloc: Arc<Allocation<I>>,
     offset: usize,
     size: usize,

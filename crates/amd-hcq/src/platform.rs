@@ -1,14 +1,21 @@
-//! Opening GPUs: the transport chosen by `AMD_IFACE`, the devices of a process sharing
-//! `/dev/kfd`, the event page and the signal page.
+//! Opening GPUs: the transport chosen by `AMD_IFACE` (KFD, or driverless through the
+//! PCI BARs), the devices of a process sharing `/dev/kfd` (or the PCI bus), the event
+//! page and the signal page.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+use amd_am::AmGpu;
+use amd_am::device::BootOptions;
+use amd_am::ip::AmDevice;
+use amd_am::pci::{PciBus, PciOptions};
 use amd_kfd::Kfd;
 use amd_kfd::sys::{HostSys, Sys};
 use amd_kfd::topology::Visibility;
 use parking_lot::Mutex;
 
+use crate::am::{AmIface, AmShared};
+use crate::any::AnyIface;
 use crate::device::Device;
 use crate::iface::KfdIface;
 use crate::signal::SignalPool;
@@ -19,8 +26,20 @@ use crate::{HcqError, Result};
 pub enum Iface {
     /// `/dev/kfd` of the amdgpu driver.
     Kfd,
-    /// The in-process mock GPU (the `mock` feature).
+    /// The in-process mock GPU behind a mock `/dev/kfd` (the `mock` feature).
     Mock,
+    /// Driverless: the GPU taken from the kernel driver and driven through its PCI
+    /// BARs (tinygrad 0.10.1's `PCIIface`).
+    Pci,
+    /// Driverless, on the mock's PCI GPU (the `mock` feature).
+    MockPci,
+}
+
+impl Iface {
+    /// Whether this is the driverless transport (real or mock).
+    pub fn driverless(self) -> bool {
+        matches!(self, Iface::Pci | Iface::MockPci)
+    }
 }
 
 /// The process's platform, opened by the first [`Device::open`].
@@ -41,27 +60,43 @@ impl Device {
     }
 }
 
+/// The GPUs a platform reaches.
+enum Backend {
+    Kfd(Kfd),
+    Pci {
+        bus: Mutex<PciBus>,
+        boot: BootOptions,
+        /// Each GPU once booted (kept until the platform and everything of the GPU
+        /// is dropped, as tinygrad 0.10.1 keeps its devices for the process).
+        gpus: Vec<Mutex<Option<Arc<AmShared>>>>,
+    },
+}
+
 /// The process's GPUs on one transport.
 pub struct Platform {
-    kfd: Kfd,
+    backend: Backend,
     iface: Iface,
     /// The signal page its open devices share (freed with the last of them).
-    pool: Mutex<std::sync::Weak<SignalPool<KfdIface>>>,
+    pool: Mutex<Weak<SignalPool<AnyIface>>>,
 }
 
 impl std::fmt::Debug for Platform {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Platform")
             .field("iface", &self.iface)
-            .field("gpus", &self.kfd.gpus().len())
+            .field("gpus", &self.device_count())
             .finish()
     }
 }
 
 impl Platform {
-    /// Opens the transport `AMD_IFACE` names (`KFD`, or `MOCK` with the `mock`
-    /// feature). Unset: KFD when it lists a GPU, else, with the `mock` feature, the
-    /// mock; else an error naming the alternatives.
+    /// Opens the transport `AMD_IFACE` names: `KFD`; `PCI` (driverless: the first
+    /// supported GPU on the PCI bus, or, with the `mock` feature and none there, the
+    /// mock's PCI GPU); `MOCK` or `MOCK_PCI` (the `mock` feature: the mock GPU behind
+    /// KFD or on the PCI bus). Unset: KFD when it lists a GPU; else, as tinygrad
+    /// 0.10.1 does, driverless when the amdgpu module is not loaded and the bus has a
+    /// supported GPU; else, with the `mock` feature, the mock; else an error naming
+    /// the alternatives.
     pub fn open() -> Result<Self> {
         match std::env::var("AMD_IFACE")
             .ok()
@@ -70,31 +105,49 @@ impl Platform {
             .as_deref()
         {
             Some("KFD") => Self::kfd(),
-            Some("MOCK") => Self::mock_or_err(),
+            Some("MOCK") => Self::mock_or_err(false),
+            Some("MOCK_PCI") => Self::mock_or_err(true),
+            Some("PCI") => match Self::pci() {
+                Ok(p) if p.device_count() > 0 => Ok(p),
+                _ if cfg!(feature = "mock") => Self::mock_or_err(true),
+                Ok(_) => Err(HcqError::NoDevice(
+                    "AMD_IFACE=PCI: no supported GPU on the PCI bus (tinygrad 0.10.1's driverless transport drives \
+                     the Radeon RX 7900 XTX, 1002:744c)"
+                        .into(),
+                )),
+                Err(e) => Err(e),
+            },
             Some(other) => Err(HcqError::NoDevice(format!(
-                "AMD_IFACE={other} is not a transport: use KFD{}",
+                "AMD_IFACE={other} is not a transport: use KFD or PCI{}",
                 if cfg!(feature = "mock") {
-                    " or MOCK"
+                    ", MOCK or MOCK_PCI"
                 } else {
-                    " (or MOCK, with the `mock` feature)"
+                    " (or MOCK / MOCK_PCI, with the `mock` feature)"
                 }
             ))),
             None => match Self::kfd() {
-                Ok(p) if !p.kfd.gpus().is_empty() => Ok(p),
-                other if cfg!(feature = "mock") => {
-                    let _ = other;
-                    Self::mock_or_err()
+                Ok(p) if p.device_count() > 0 => Ok(p),
+                other => {
+                    if !Path::new("/sys/module/amdgpu").exists()
+                        && let Ok(p) = Self::pci()
+                        && p.device_count() > 0
+                    {
+                        return Ok(p);
+                    }
+                    match other {
+                        _ if cfg!(feature = "mock") => Self::mock_or_err(false),
+                        Ok(_) => Err(Self::no_gpu()),
+                        Err(e) => Err(HcqError::NoDevice(format!("{e}; {}", Self::no_gpu()))),
+                    }
                 }
-                Ok(_) => Err(Self::no_gpu()),
-                Err(e) => Err(HcqError::NoDevice(format!("{e}; {}", Self::no_gpu()))),
             },
         }
     }
 
     fn no_gpu() -> HcqError {
         HcqError::NoDevice(
-            "no AMD GPU found through /dev/kfd (is the amdgpu driver loaded?); to run without one, build with the \
-             `mock` feature and set AMD_IFACE=MOCK"
+            "no AMD GPU found through /dev/kfd (is the amdgpu driver loaded?) or on the PCI bus (AMD_IFACE=PCI); \
+             to run without one, build with the `mock` feature and set AMD_IFACE=MOCK"
                 .into(),
         )
     }
@@ -107,31 +160,76 @@ impl Platform {
         Self::with_sys(Arc::new(HostSys), Iface::Kfd)
     }
 
+    /// Driverless: the supported GPUs of the PCI bus (`VISIBLE_DEVICES`, `VFIO`),
+    /// each taken from its driver and booted when first opened (firmware from
+    /// `AM_FIRMWARE_DIR` or `/lib/firmware`, `AM_RESET`).
+    pub fn pci() -> Result<Self> {
+        Self::pci_with_sys(Arc::new(HostSys), BootOptions::from_env(), Iface::Pci)
+    }
+
     #[cfg(feature = "mock")]
-    fn mock_or_err() -> Result<Self> {
-        Self::mock(amd_mockgpu::MockConfig::default())
+    fn mock_or_err(pci: bool) -> Result<Self> {
+        if pci {
+            Self::mock_pci(amd_mockgpu::MockConfig::pci(1))
+        } else {
+            Self::mock(amd_mockgpu::MockConfig::default())
+        }
     }
 
     #[cfg(not(feature = "mock"))]
-    fn mock_or_err() -> Result<Self> {
+    fn mock_or_err(_pci: bool) -> Result<Self> {
         Err(HcqError::NoDevice(
-            "AMD_IFACE=MOCK needs the `mock` feature of amd-hcq".into(),
+            "the mock GPU (AMD_IFACE=MOCK or MOCK_PCI) needs the `mock` feature of amd-hcq".into(),
         ))
     }
 
-    /// The mock GPU with `config` (the `mock` feature).
+    /// The mock GPU with `config`, behind its mock `/dev/kfd` (the `mock` feature).
     #[cfg(feature = "mock")]
     pub fn mock(config: amd_mockgpu::MockConfig) -> Result<Self> {
         Self::with_sys(Arc::new(amd_mockgpu::MockSys::new(config)), Iface::Mock)
+    }
+
+    /// The PCI GPUs of the mock with `config` (`MockConfig::pci(n)`), driverless, booted
+    /// with the mock's synthetic firmware (the `mock` feature).
+    #[cfg(feature = "mock")]
+    pub fn mock_pci(config: amd_mockgpu::MockConfig) -> Result<Self> {
+        Self::mock_pci_with(Arc::new(amd_mockgpu::MockSys::new(config)))
+    }
+
+    /// The PCI GPUs of `sys`, driverless, booted with the mock's synthetic firmware
+    /// (the `mock` feature).
+    #[cfg(feature = "mock")]
+    pub fn mock_pci_with(sys: Arc<amd_mockgpu::MockSys>) -> Result<Self> {
+        let boot = BootOptions {
+            firmware: amd_am::firmware::FirmwareSource::dir(amd_mockgpu::pci::firmware::DIR),
+            ..BootOptions::from_env()
+        };
+        Self::pci_with_sys(sys, boot, Iface::MockPci)
     }
 
     /// A platform over any [`Sys`] (the mock's, in tests).
     pub fn with_sys(sys: Arc<dyn Sys>, iface: Iface) -> Result<Self> {
         let kfd = Kfd::open_with(sys, &Visibility::from_env())?;
         Ok(Platform {
-            kfd,
+            backend: Backend::Kfd(kfd),
             iface,
-            pool: Mutex::new(std::sync::Weak::new()),
+            pool: Mutex::new(Weak::new()),
+        })
+    }
+
+    /// A driverless platform over any [`Sys`]: its PCI bus scanned, each GPU booted
+    /// with `boot` when first opened.
+    pub fn pci_with_sys(sys: Arc<dyn Sys>, boot: BootOptions, iface: Iface) -> Result<Self> {
+        let bus = PciBus::scan(sys, &PciOptions::from_env())?;
+        let gpus = (0..bus.gpus().len()).map(|_| Mutex::new(None)).collect();
+        Ok(Platform {
+            backend: Backend::Pci {
+                bus: Mutex::new(bus),
+                boot,
+                gpus,
+            },
+            iface,
+            pool: Mutex::new(Weak::new()),
         })
     }
 
@@ -142,23 +240,48 @@ impl Platform {
 
     /// How many GPUs are visible.
     pub fn device_count(&self) -> usize {
-        self.kfd.gpus().len()
+        match &self.backend {
+            Backend::Kfd(k) => k.gpus().len(),
+            Backend::Pci { gpus, .. } => gpus.len(),
+        }
     }
 
-    /// The KFD handle.
-    pub fn kfd_handle(&self) -> &Kfd {
-        &self.kfd
+    /// The KFD handle (the KFD transport only).
+    pub fn kfd_handle(&self) -> Option<&Kfd> {
+        match &self.backend {
+            Backend::Kfd(k) => Some(k),
+            Backend::Pci { .. } => None,
+        }
     }
 
-    /// Opens GPU `index`. Devices of one platform share the signal page.
+    /// Opens GPU `index`. Devices of one platform share the signal page. On the
+    /// driverless transport the first open takes and boots the GPU; it stays booted
+    /// until the platform and every device, buffer and signal of it are dropped
+    /// (then `fini` runs), and one device at a time drives it (a device opened again
+    /// starts without the faults of the one before).
     pub fn device(&self, index: usize) -> Result<Device> {
-        if index >= self.kfd.gpus().len() {
+        if index >= self.device_count() {
             return Err(HcqError::NoDevice(format!(
                 "no GPU {index}: {} visible (VISIBLE_DEVICES / HIP_VISIBLE_DEVICES select them)",
-                self.kfd.gpus().len()
+                self.device_count()
             )));
         }
-        let iface = KfdIface::new(self.kfd.device(index)?)?;
+        let iface = match &self.backend {
+            Backend::Kfd(kfd) => AnyIface::Kfd(KfdIface::new(kfd.device(index)?)?),
+            Backend::Pci { bus, boot, gpus } => {
+                let mut slot = gpus[index].lock();
+                let shared = match &*slot {
+                    Some(s) => s.clone(),
+                    None => {
+                        let pci = bus.lock().open(index)?;
+                        let s = AmShared::new(AmGpu::boot(AmDevice::new(pci)?, boot)?);
+                        *slot = Some(s.clone());
+                        s
+                    }
+                };
+                AnyIface::Am(AmIface::new(shared)?)
+            }
+        };
         let mut pool = self.pool.lock();
         let dev = Device::with_iface(iface, index, pool.upgrade())?;
         *pool = Arc::downgrade(&dev.pool());

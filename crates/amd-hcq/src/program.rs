@@ -93,7 +93,7 @@ pub(crate) struct KernargRing<I: DeviceInterface> {
 }
 
 /// A kernel loaded on a device.
-pub struct Program<I: DeviceInterface = crate::KfdIface> {
+pub struct Program<I: DeviceInterface = crate::AnyIface> {
     dev: Device<I>,
     info: KernelInfo,
     name: Arc<str>,

@@ -70,7 +70,7 @@ impl<I: DeviceInterface> SignalPool<I> {
 /// done.wait(5)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Signal<I: DeviceInterface = crate::KfdIface> {
+pub struct Signal<I: DeviceInterface = crate::AnyIface> {
     pool: Arc<SignalPool<I>>,
     slot: u32,
     owner: Weak<DeviceInner<I>>,

@@ -52,6 +52,8 @@ impl MapFlags {
     pub const FIXED: Self = Self(libc::MAP_FIXED);
     /// `MAP_NORESERVE`
     pub const NORESERVE: Self = Self(libc::MAP_NORESERVE);
+    /// `MAP_LOCKED`
+    pub const LOCKED: Self = Self(libc::MAP_LOCKED);
 
     /// Both sets of flags.
     pub const fn with(self, other: Self) -> Self {

@@ -193,7 +193,11 @@ impl Sys for MockSys {
                 if !flags.contains(MapFlags::ANONYMOUS) {
                     return Err(e(Errno::EBADF));
                 }
-                // SAFETY: forwarded unchanged: this call's contract is the caller's.
+                // No page is locked in the mock (the memory-lock limit of an
+                // unprivileged test would refuse it, and nothing here moves pages).
+                let flags = MapFlags(flags.0 & !MapFlags::LOCKED.0);
+                // SAFETY: forwarded with MAP_LOCKED dropped, which changes no address:
+                // this call's contract is the caller's.
                 unsafe { self.host.mmap(addr, len, prot, flags, None, offset) }?
             }
             Some(FdKind::Render(i)) => {
@@ -306,6 +310,9 @@ impl Sys for MockSys {
     }
 
     fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        if let Some(b) = self.firmware(path) {
+            return Ok(b);
+        }
         if PciBus::owns(path) {
             return self
                 .driver
@@ -362,6 +369,9 @@ impl Sys for MockSys {
     }
 
     fn exists(&self, path: &Path) -> bool {
+        if self.firmware(path).is_some() {
+            return true;
+        }
         if PciBus::owns(path) {
             return self.driver.lock().pci.node(path).is_some();
         }
@@ -479,6 +489,15 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// A synthetic firmware file under [`crate::pci::firmware::DIR`], served when the
+    /// mock has PCI GPUs.
+    fn firmware(&self, path: &Path) -> Option<Vec<u8>> {
+        if !path.starts_with(crate::pci::firmware::DIR) || self.driver.lock().pci.devs.is_empty() {
+            return None;
+        }
+        crate::pci::firmware::served(path)
+    }
+
     /// The failure injected into mappings of BAR `bar` of PCI device `dev`, naming
     /// the BAR's resource file.
     fn injected_bar_failure(d: &Driver, op: &str, dev: usize, bar: usize) -> Option<SysError> {

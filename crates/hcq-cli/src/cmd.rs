@@ -59,6 +59,8 @@ fn open() -> Result<(Platform, &'static str)> {
     let name = match p.iface() {
         Iface::Kfd => "KFD",
         Iface::Mock => "the mock GPU",
+        Iface::Pci => "PCI (driverless)",
+        Iface::MockPci => "PCI (driverless) on the mock GPU",
     };
     Ok((p, name))
 }
@@ -80,12 +82,14 @@ fn info(args: &[String]) -> Result<()> {
     for i in 0..p.device_count() {
         let dev = p.device(i).map_err(failed)?;
         let props = dev.props();
-        let free = dev
-            .iface()
-            .kfd_device()
-            .available_memory()
-            .map(|b| format!("{} MiB", b >> 20))
-            .unwrap_or_else(|e| format!("unknown ({e})"));
+        let free = match dev.iface().kfd() {
+            Some(k) => k
+                .kfd_device()
+                .available_memory()
+                .map(|b| format!("{} MiB", b >> 20))
+                .unwrap_or_else(|e| format!("unknown ({e})")),
+            None => "unknown (driverless)".to_string(),
+        };
         println!("GPU {i}: {}", props.arch);
         println!("  gfx_target_version  {}", props.gfx_version);
         println!("  packet family       {:?}", props.target);

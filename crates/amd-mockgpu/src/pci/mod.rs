@@ -30,6 +30,7 @@
 mod api;
 mod config;
 pub mod discovery;
+pub mod firmware;
 pub mod gmc;
 pub mod ih;
 pub mod model;

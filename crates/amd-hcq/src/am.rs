@@ -1,0 +1,454 @@
+//! The driverless transport ([`AmIface`]): tinygrad 0.10.1's `PCIIface` over amd-am.
+//!
+//! ```text
+//! AmIface ── Arc<AmShared> ── Mutex<AmGpu>   (GMC, IH, GFX, SDMA blocks of amd-am)
+//!    │                      └─ Arc<AmDevice>  (BAR 0 for CPU access, BAR 2 doorbells)
+//!    ├── AmMemory   VRAM (Device: one block per leaf; CPU-visible and uncached: one
+//!    │              contiguous block the CPU reaches through BAR 0), or host pages
+//!    │              mapped into the GPU's page tables at the frames the pagemap gives
+//!    └── AmQueue    a ring and its pointer page in uncached VRAM, set up as an HQD of
+//!                   me 1 pipe 0 queue 0 (compute) or SDMA0 queue 0, rung through BAR 2
+//! ```
+//!
+//! Waiting polls the signal memory (tinygrad 0.10.1's driverless signals raise no
+//! KFD event); faults come from the hubs' `VM_L2_PROTECTION_FAULT_*` registers and
+//! the VM-fault vectors of the interrupt ring.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use amd_am::gfx::ComputeRingDesc;
+use amd_am::gmc::{Hub, Mapping};
+use amd_am::ip::{AmDevice, Ip};
+use amd_am::regs::generated::doorbell::{AMDGPU_NAVI10_DOORBELL_MEC_RING0, AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0};
+use amd_am::sdma::SdmaRingDesc;
+use amd_am::{AmGpu, BarMapping};
+use amd_packets::GfxTarget;
+use parking_lot::Mutex;
+
+use crate::iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue};
+use crate::{HcqError, Result};
+
+/// Bytes of the pointer page of a ring (read pointer at 0, write pointer at 0x10).
+const GART_SIZE: usize = 0x1000;
+/// Bytes of a compute queue's end-of-pipe buffer (tinygrad 0.10.1's size).
+const EOP_SIZE: usize = 0x1000;
+
+/// One booted GPU, shared by its transport handle, its memory and its queues (the
+/// GPU stays booted while any of them lives; the last one runs `fini`).
+pub struct AmShared {
+    gpu: Mutex<AmGpu>,
+    dev: Arc<AmDevice>,
+    /// The faults reported so far (the first report stays in every later one).
+    faults: Mutex<Vec<String>>,
+    compute_taken: AtomicBool,
+    sdma_taken: AtomicBool,
+}
+
+impl std::fmt::Debug for AmShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AmShared")
+            .field("device", &self.dev.pci().address().to_string())
+            .finish()
+    }
+}
+
+impl AmShared {
+    /// Wraps a booted GPU.
+    pub fn new(gpu: AmGpu) -> Arc<Self> {
+        let dev = gpu.device().clone();
+        Arc::new(AmShared {
+            gpu: Mutex::new(gpu),
+            dev,
+            faults: Mutex::new(Vec::new()),
+            compute_taken: AtomicBool::new(false),
+            sdma_taken: AtomicBool::new(false),
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &AmDevice {
+        &self.dev
+    }
+
+    /// Runs `f` on the booted GPU's blocks, under its lock.
+    pub fn with<R>(&self, f: impl for<'x> FnOnce(&mut amd_am::device::Booted<'x>) -> R) -> R {
+        self.gpu.lock().with(f)
+    }
+}
+
+/// The driverless transport of one GPU.
+#[derive(Debug)]
+pub struct AmIface {
+    shared: Arc<AmShared>,
+    props: DeviceProps,
+}
+
+impl AmIface {
+    /// The transport of a booted GPU; its properties from the discovery table, as
+    /// `PCIIface.__init__` computes them.
+    pub fn new(shared: Arc<AmShared>) -> Result<Self> {
+        let d = shared.dev.discovery();
+        let gc = &d.gc.v1_0;
+        let gfx_version = d
+            .ip_version(Ip::Gc)
+            .ok_or_else(|| HcqError::NoDevice("the discovery table has no GC block".into()))?;
+        let arch = format!(
+            "gfx{}{:x}{:x}",
+            gfx_version / 10000,
+            (gfx_version / 100) % 100,
+            gfx_version % 100
+        );
+        let target = GfxTarget::from_version(gfx_version)
+            .map_err(|_| HcqError::NoDevice(format!("{arch} ({gfx_version}) is not a supported target")))?;
+        let bad = |what: &str| HcqError::NoDevice(format!("the discovery table's GC info overflows {what}"));
+        let array_count = gc
+            .gc_num_sa_per_se
+            .checked_mul(gc.gc_num_se)
+            .ok_or_else(|| bad("the shader array count"))?;
+        // tinygrad: simd_count = 2 · (2 · arrays · WGPs per array), 2 SIMDs per CU.
+        let cu_count = gc
+            .gc_num_wgp0_per_sa
+            .checked_add(gc.gc_num_wgp1_per_sa)
+            .and_then(|w| w.checked_mul(array_count))
+            .and_then(|w| w.checked_mul(2))
+            .ok_or_else(|| bad("the CU count"))?;
+        let lds_size = gc.gc_lds_size.checked_mul(1024).ok_or_else(|| bad("the LDS size"))?;
+        let a = shared.dev.pci().address();
+        let props = DeviceProps {
+            arch,
+            target,
+            gfx_version,
+            cu_count,
+            simd_per_cu: 2,
+            max_waves_per_simd: gc.gc_max_waves_per_simd,
+            lds_size,
+            scratch_slots_per_cu: gc.gc_max_scratch_slots_per_cu,
+            array_count,
+            simd_arrays_per_engine: gc.gc_num_sa_per_se,
+            gpu_id: u32::from(a.domain) << 16
+                | u32::from(a.bus) << 8
+                | u32::from(a.device) << 3
+                | u32::from(a.function),
+        };
+        // A new device starts afresh: the faults of the one before were its own.
+        shared.faults.lock().clear();
+        Ok(AmIface { shared, props })
+    }
+
+    /// The booted GPU.
+    pub fn shared(&self) -> &Arc<AmShared> {
+        &self.shared
+    }
+}
+
+/// How the CPU reaches a buffer.
+enum Cpu {
+    /// It does not (VRAM outside one contiguous block).
+    None,
+    /// VRAM at this offset of BAR 0.
+    Vram(u64),
+    /// Host pages.
+    Host(BarMapping),
+}
+
+/// A buffer of the driverless transport. Dropping it unmaps it from the GPU and
+/// frees its VRAM (or unmaps its host pages).
+pub struct AmMemory {
+    shared: Arc<AmShared>,
+    mapping: Mapping,
+    cpu: Cpu,
+}
+
+impl std::fmt::Debug for AmMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AmMemory")
+            .field("va", &format_args!("{:#x}", self.mapping.va))
+            .field("size", &format_args!("{:#x}", self.mapping.size))
+            .finish()
+    }
+}
+
+impl Drop for AmMemory {
+    fn drop(&mut self) {
+        // The GPU's mapping goes first, then (field drop) the host pages.
+        let m = &self.mapping;
+        let _ = self.shared.with(|b| b.gmc.vfree(m));
+    }
+}
+
+impl AmMemory {
+    /// The range `offset..offset + len` checked against the buffer.
+    fn span(&self, offset: usize, len: usize) -> Result<u64> {
+        match offset.checked_add(len) {
+            Some(end) if end as u64 <= self.mapping.size => Ok(offset as u64),
+            _ => Err(HcqError::InvalidArgument(format!(
+                "{len} bytes at {offset:#x} leave a buffer of {:#x} bytes",
+                self.mapping.size
+            ))),
+        }
+    }
+
+    fn no_cpu(&self) -> HcqError {
+        HcqError::InvalidArgument(format!(
+            "the buffer at {:#x} is VRAM the CPU cannot reach",
+            self.mapping.va
+        ))
+    }
+
+    fn out_of_bar(&self) -> HcqError {
+        HcqError::InvalidArgument(format!("the buffer at {:#x} is outside BAR 0", self.mapping.va))
+    }
+}
+
+impl DeviceMemory for Arc<AmMemory> {
+    fn va(&self) -> u64 {
+        self.mapping.va
+    }
+    fn size(&self) -> usize {
+        self.mapping.size as usize
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let off = self.span(offset, data.len())?;
+        let ok = match &self.cpu {
+            Cpu::None => return Err(self.no_cpu()),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().write(p + off, data),
+            Cpu::Host(m) => m.write(off, data),
+        };
+        if ok { Ok(()) } else { Err(self.out_of_bar()) }
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let off = self.span(offset, out.len())?;
+        let ok = match &self.cpu {
+            Cpu::None => return Err(self.no_cpu()),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().read(p + off, out),
+            Cpu::Host(m) => m.read(off, out),
+        };
+        if ok { Ok(()) } else { Err(self.out_of_bar()) }
+    }
+    fn load_u64(&self, offset: usize) -> Result<u64> {
+        let off = self.span(offset, 8)?;
+        // Acquire: what the GPU wrote before the value is visible after it.
+        match &self.cpu {
+            Cpu::None => return Err(self.no_cpu()),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().load_u64(p + off, Ordering::Acquire),
+            Cpu::Host(m) => m.load_u64(off, Ordering::Acquire),
+        }
+        .ok_or_else(|| HcqError::InvalidArgument(format!("unaligned 64-bit load at {offset:#x}")))
+    }
+    fn store_u64(&self, offset: usize, v: u64) -> Result<()> {
+        let off = self.span(offset, 8)?;
+        // Release: the CPU's writes before the value are visible to whoever sees it.
+        let ok = match &self.cpu {
+            Cpu::None => return Err(self.no_cpu()),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().store_u64(p + off, v, Ordering::Release),
+            Cpu::Host(m) => m.store_u64(off, v, Ordering::Release),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(HcqError::InvalidArgument(format!(
+                "unaligned 64-bit store at {offset:#x}"
+            )))
+        }
+    }
+}
+
+/// A hardware queue of the driverless transport: the ring, its pointer page and
+/// (compute) its end-of-pipe buffer, and the doorbell slot.
+#[derive(Debug)]
+pub struct AmQueue {
+    shared: Arc<AmShared>,
+    ring: Arc<AmMemory>,
+    gart: Arc<AmMemory>,
+    _eop: Option<Arc<AmMemory>>,
+    doorbell: u32,
+    sdma: bool,
+}
+
+impl Drop for AmQueue {
+    fn drop(&mut self) {
+        let taken = if self.sdma {
+            &self.shared.sdma_taken
+        } else {
+            &self.shared.compute_taken
+        };
+        // Release: pairs with the Acquire of the next `create_queue`.
+        taken.store(false, Ordering::Release);
+    }
+}
+
+impl HwQueue for AmQueue {
+    fn ring_bytes(&self) -> usize {
+        self.ring.size()
+    }
+    fn write_ring(&self, offset: usize, words: &[u32]) -> Result<()> {
+        self.ring.write(offset, zerocopy::IntoBytes::as_bytes(words))
+    }
+    fn read_ptr(&self) -> u64 {
+        // The engine writes its read pointer back to the page's first 8 bytes.
+        self.gart.load_u64(0).unwrap_or(0)
+    }
+    fn submit(&self, write_ptr: u64) {
+        // The write pointer where the engine polls it, then the doorbell (a Release
+        // store: the packets and the pointer are visible before it). Both places
+        // were checked when the queue was made.
+        let _ = self.gart.store_u64(0x10, write_ptr);
+        let _ = self.shared.dev.pci().ring_doorbell(self.doorbell, write_ptr);
+    }
+}
+
+impl AmIface {
+    fn alloc_arc(&self, size: usize, kind: BufferKind) -> Result<Arc<AmMemory>> {
+        let shared = self.shared.clone();
+        let too_big = || HcqError::InvalidArgument(format!("{size} bytes of {kind:?} memory is too large"));
+        let size64 = u64::try_from(size)
+            .ok()
+            .and_then(|s| s.max(1).checked_next_multiple_of(4096))
+            .ok_or_else(too_big)?;
+        let (mapping, cpu) = match kind {
+            BufferKind::Host => {
+                let len = usize::try_from(size64).map_err(|_| too_big())?;
+                let host = BarMapping::anonymous(shared.dev.pci().sys(), len).map_err(amd_am::AmError::from)?;
+                let mapping = shared.with(|b| b.gmc.map_host(host.addr() as u64, size64))?;
+                (mapping, Cpu::Host(host))
+            }
+            BufferKind::Device => (shared.with(|b| b.gmc.valloc(size64, false, false))?, Cpu::None),
+            BufferKind::DeviceCpuVisible | BufferKind::Uncached => {
+                let uncached = kind == BufferKind::Uncached;
+                let mapping = shared.with(|b| b.gmc.valloc(size64, true, uncached))?;
+                let paddr = mapping.paddrs.first().map_or(0, |p| p.0);
+                (mapping, Cpu::Vram(paddr))
+            }
+        };
+        Ok(Arc::new(AmMemory { shared, mapping, cpu }))
+    }
+}
+
+impl DeviceInterface for AmIface {
+    type Memory = Arc<AmMemory>;
+    type Queue = AmQueue;
+
+    fn props(&self) -> &DeviceProps {
+        &self.props
+    }
+    fn alloc(&self, size: usize, kind: BufferKind) -> Result<Self::Memory> {
+        self.alloc_arc(size, kind)
+    }
+    fn map(&self, mem: &Self::Memory) -> Result<()> {
+        if Arc::ptr_eq(&mem.shared, &self.shared) {
+            return Ok(());
+        }
+        Err(HcqError::InvalidArgument(
+            "mapping memory of another GPU is not supported by the driverless transport yet".into(),
+        ))
+    }
+    fn create_queue(&self, sdma: bool, ring_size: usize) -> Result<Self::Queue> {
+        let taken = if sdma {
+            &self.shared.sdma_taken
+        } else {
+            &self.shared.compute_taken
+        };
+        // Acquire: pairs with the Release of the dropped queue that held the slot.
+        if taken.swap(true, Ordering::Acquire) {
+            return Err(HcqError::InvalidArgument(format!(
+                "the {} queue of GPU {} is in use: the driverless transport drives one compute and one SDMA queue per GPU \
+                 (one Device at a time)",
+                if sdma { "SDMA" } else { "compute" },
+                self.shared.dev.pci().address()
+            )));
+        }
+        let release = || taken.store(false, Ordering::Release);
+        let made = (|| -> Result<AmQueue> {
+            let ring = self.alloc_arc(ring_size, BufferKind::Uncached)?;
+            let gart = self.alloc_arc(GART_SIZE, BufferKind::Uncached)?;
+            let (doorbell, eop) = if sdma {
+                let d = SdmaRingDesc {
+                    ring: ring.va(),
+                    ring_size: ring.size() as u64,
+                    rptr: gart.va(),
+                    wptr: gart.va() + 0x10,
+                    doorbell: AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0,
+                };
+                self.shared.with(|b| b.sdma.setup_ring(&d))?;
+                (AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0, None)
+            } else {
+                let eop = self.alloc_arc(EOP_SIZE, BufferKind::Device)?;
+                let d = ComputeRingDesc {
+                    ring: ring.va(),
+                    ring_size: ring.size() as u64,
+                    rptr: gart.va(),
+                    wptr: gart.va() + 0x10,
+                    eop: eop.va(),
+                    eop_size: EOP_SIZE as u64,
+                    doorbell: AMDGPU_NAVI10_DOORBELL_MEC_RING0,
+                    pipe: 0,
+                    queue: 0,
+                };
+                self.shared.with(|b| b.gfx.setup_ring(&mut b.gmc, &d).map(|_| ()))?;
+                (AMDGPU_NAVI10_DOORBELL_MEC_RING0, Some(eop))
+            };
+            Ok(AmQueue {
+                shared: self.shared.clone(),
+                ring,
+                gart,
+                _eop: eop,
+                doorbell,
+                sdma,
+            })
+        })();
+        if made.is_err() {
+            release();
+        }
+        made
+    }
+    fn queue_event(&self) -> Option<(u64, u32)> {
+        // tinygrad 0.10.1's driverless signals raise no event: waits poll memory.
+        None
+    }
+    fn sleep(&self, timeout_ms: u32) -> Result<bool> {
+        // The MSI eventfd (VFIO only; without it this returns at once and the caller
+        // polls), then the interrupt ring read as tinygrad's `interrupt_handler` does.
+        let n = self
+            .shared
+            .dev
+            .pci()
+            .wait_interrupt(i32::try_from(timeout_ms).unwrap_or(i32::MAX))?;
+        if n > 0 {
+            self.hang_report();
+        }
+        Ok(n > 0)
+    }
+    fn hang_report(&self) -> Vec<String> {
+        let found = self.shared.with(|b| -> amd_am::Result<Vec<String>> {
+            let mut lines = Vec::new();
+            for hub in [Hub::Gc, Hub::Mm] {
+                if let Some(f) = b.gmc.fault(hub)? {
+                    lines.push(format!("MMU fault: {f}"));
+                    b.gmc.clear_fault(hub)?;
+                }
+            }
+            for e in b.ih.handle()?.entries {
+                if let Some(f) = e.vm_fault() {
+                    lines.push(format!(
+                        "IH VM fault: {:?} hub, {} at {:#x} (client {:#x}, source {:#x})",
+                        f.hub,
+                        if f.write { "write" } else { "read" },
+                        f.va,
+                        e.client_id,
+                        e.src_id
+                    ));
+                }
+            }
+            Ok(lines)
+        });
+        let mut faults = self.shared.faults.lock();
+        let lines = found.unwrap_or_else(|e| vec![format!("(no fault report: {e})")]);
+        for l in lines {
+            if !faults.contains(&l) {
+                faults.push(l);
+            }
+        }
+        faults.clone()
+    }
+}

@@ -1,0 +1,176 @@
+//! Synthetic firmware files of every type tinygrad 0.10.1 loads, built word by word
+//! from `amdgpu_ucode.h`'s layouts, so the driverless transport boots on the mock PCI
+//! GPU without AMD's firmware. The mock's PSP takes their images as it takes real
+//! ones (it checks types, sizes and places, not contents).
+//!
+//! [`MockSys`](crate::MockSys) serves [`files()`] under [`DIR`] when it has PCI GPUs
+//! (read-only), so `FirmwareSource::dir(DIR)` finds them through the mock.
+
+use amd_am::firmware::files;
+use amd_am::regs::generated::psp;
+
+/// Where [`MockSys`](crate::MockSys) serves the synthetic files (a path of the mock's
+/// namespace only).
+pub const DIR: &str = "/mock/lib/firmware/amdgpu";
+
+/// Distinct bytes per image, so a wrong cut shows.
+pub fn blob(tag: u8, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| tag.wrapping_mul(31).wrapping_add(i as u8) ^ tag)
+        .collect()
+}
+
+/// A file: `words` of header (the common header's first 8 words included; its
+/// `size_bytes` is set here), then each payload at its offset.
+pub fn build_file(mut words: Vec<u32>, payloads: &[(usize, &[u8])]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    let hdr_len = words.len() * 4;
+    words[1] = hdr_len as u32;
+    let end = payloads
+        .iter()
+        .map(|(o, p)| o + p.len())
+        .max()
+        .unwrap_or(0)
+        .max(hdr_len);
+    words[0] = end as u32;
+    for w in &words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.resize(end, 0);
+    for (o, p) in payloads {
+        out[*o..o + p.len()].copy_from_slice(p);
+    }
+    out
+}
+
+/// `common_firmware_header` words: size and header size are filled by [`build_file`].
+pub fn common(major: u16, minor: u16, ucode_size: u32, ucode_off: u32) -> Vec<u32> {
+    vec![
+        0,
+        0,
+        u32::from(major) | u32::from(minor) << 16,
+        13,
+        0x77,
+        ucode_size,
+        ucode_off,
+        0,
+    ]
+}
+
+/// The sOS components tinygrad 0.10.1 loads, and two it ignores.
+pub const SOS_PARTS: [(u32, u8, usize); 9] = [
+    (psp::PSP_FW_TYPE_PSP_KDB, 1, 0x40),
+    (psp::PSP_FW_TYPE_PSP_SPL, 2, 0x30),
+    (psp::PSP_FW_TYPE_PSP_SYS_DRV, 3, 0x100),
+    (psp::PSP_FW_TYPE_PSP_SOC_DRV, 4, 0x80),
+    (psp::PSP_FW_TYPE_PSP_INTF_DRV, 5, 0x80),
+    (psp::PSP_FW_TYPE_PSP_DBG_DRV, 6, 0x20),
+    (psp::PSP_FW_TYPE_PSP_RAS_DRV, 7, 0x20),
+    (psp::PSP_FW_TYPE_PSP_SOS, 8, 0x200),
+    (psp::PSP_FW_TYPE_PSP_TOC, 9, 0x60),
+];
+
+/// `psp_13_0_0_sos.bin` (`psp_firmware_header_v2_0`, or v2.1 with `minor` 1) with
+/// [`SOS_PARTS`].
+pub fn sos_file(minor: u16) -> Vec<u8> {
+    let base = 0x400usize;
+    let mut words = common(2, minor, 0, base as u32);
+    words.push(SOS_PARTS.len() as u32);
+    if minor == 1 {
+        words.push(0); // psp_aux_fw_bin_index
+    }
+    let mut payloads = Vec::new();
+    let mut off = 0usize;
+    let bodies: Vec<Vec<u8>> = SOS_PARTS.iter().map(|&(_, tag, n)| blob(tag, n)).collect();
+    for (i, &(t, _, n)) in SOS_PARTS.iter().enumerate() {
+        words.extend([t, 0x100 + t, off as u32, n as u32]);
+        payloads.push((base + off, bodies[i].clone()));
+        off += n + 0x10;
+    }
+    let refs: Vec<(usize, &[u8])> = payloads.iter().map(|(o, p)| (*o, p.as_slice())).collect();
+    build_file(words, &refs)
+}
+
+/// `smu_13_0_0.bin` (v2.1).
+pub fn smu_file() -> Vec<u8> {
+    let mut w = common(2, 1, 0x300, 0x100);
+    w.push(0); // ucode_start_addr
+    build_file(w, &[(0x100, &blob(20, 0x300))])
+}
+
+/// `sdma_6_0_0.bin` (v2.0).
+pub fn sdma_file() -> Vec<u8> {
+    let mut w = common(2, 0, 0, 0x100);
+    // feature, ctx size, ctx jt, ctx jt size, ctl offset, ctl size, ctl jt, ctl jt size
+    w.extend([1, 0x180, 0, 0, 0x300, 0x120, 0, 0]);
+    build_file(w, &[(0x100, &blob(30, 0x180)), (0x300, &blob(31, 0x120))])
+}
+
+/// An RS64 engine's file (`gfx_firmware_header_v2_0`) starting at `start`.
+pub fn rs64_file(tag: u8, start: u64) -> Vec<u8> {
+    let mut w = common(2, 0, 0, 0x100);
+    // feature, code size, code offset, data size, data offset, start lo, start hi
+    w.extend([1, 0x200, 0x100, 0x80, 0x400, start as u32, (start >> 32) as u32]);
+    build_file(w, &[(0x100, &blob(tag, 0x200)), (0x400, &blob(tag + 1, 0x80))])
+}
+
+/// `gc_11_0_0_imu.bin` (v1.0).
+pub fn imu_file() -> Vec<u8> {
+    let mut w = common(1, 0, 0, 0x100);
+    // iram size, iram offset, dram size, dram offset (tinygrad cuts DRAM right after IRAM)
+    w.extend([0x140, 0x100, 0xc0, 0]);
+    build_file(w, &[(0x100, &blob(50, 0x140)), (0x240, &blob(51, 0xc0))])
+}
+
+/// `gc_11_0_0_rlc.bin` with header minor version `minor` (3 or more: tinygrad 0.10.1
+/// reads v2.3 fields).
+pub fn rlc_file(minor: u16) -> Vec<u8> {
+    let mut w = common(2, minor, 0x100, 0x1000);
+    w.extend(std::iter::repeat_n(0, 18)); // rlc_firmware_header_v2_0's own fields
+    // v2_1: direct list length, cntl ver/feature/size/offset, gpm ver/feature/size/
+    // offset, srm ver/feature/size/offset
+    w.extend([0, 0, 0, 0, 0, 0, 0, 0x40, 0x400, 0, 0, 0x50, 0x500]);
+    // v2_2: iram size/offset, dram size/offset
+    w.extend([0x60, 0x600, 0x70, 0x700]);
+    // v2_3: rlcp ver/feature/size/offset, rlcv ver/feature/size/offset
+    w.extend([0, 0, 0x80, 0x800, 0, 0, 0x90, 0x900]);
+    build_file(
+        w,
+        &[
+            (0x400, &blob(60, 0x40)),
+            (0x500, &blob(61, 0x50)),
+            (0x600, &blob(62, 0x60)),
+            (0x700, &blob(63, 0x70)),
+            (0x800, &blob(64, 0x80)),
+            (0x900, &blob(65, 0x90)),
+            (0x1000, &blob(66, 0x100)),
+        ],
+    )
+}
+
+/// The PFP's start address.
+pub const PFP_START: u64 = 0x1_2345_6000;
+/// The ME's start address.
+pub const ME_START: u64 = 0x2000;
+/// The MEC's start address.
+pub const MEC_START: u64 = 0xffff_0000_0000_1000;
+
+/// Every file tinygrad 0.10.1's boot reads, by name.
+pub fn files() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        (files::PSP_SOS, sos_file(0)),
+        (files::SMU, smu_file()),
+        (files::SDMA, sdma_file()),
+        (files::PFP, rs64_file(40, PFP_START)),
+        (files::ME, rs64_file(42, ME_START)),
+        (files::MEC, rs64_file(44, MEC_START)),
+        (files::IMU, imu_file()),
+        (files::RLC, rlc_file(3)),
+    ]
+}
+
+/// The file `path` names, if it is one of [`files()`] under [`DIR`].
+pub fn served(path: &std::path::Path) -> Option<Vec<u8>> {
+    let name = path.strip_prefix(DIR).ok()?.to_str()?;
+    files().into_iter().find(|(n, _)| *n == name).map(|(_, b)| b)
+}
