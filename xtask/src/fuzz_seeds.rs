@@ -115,7 +115,7 @@ fn write(dir: &Path, name: &str, data: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Writes the seeds; prints how many files each target got.
+/// Writes the starting inputs; prints how many files each target got.
 pub fn run(_args: &[String]) -> Result<()> {
     let corpus: PathBuf = workspace_root().join("fuzz/corpus");
     let dir = |target: &str| corpus.join(target);
