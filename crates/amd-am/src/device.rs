@@ -32,7 +32,7 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::firmware::{AmFirmware, FirmwareSource};
 use crate::gfx::Gfx;
-use crate::gmc::{Gmc, Hub};
+use crate::gmc::{Gmc, Hub, VaSpace};
 use crate::ih::Ih;
 use crate::ip::{AM_VERSION, AmDevice, BootState, Ip};
 use crate::psp::{Psp, WAIT_REG_TIMEOUT};
@@ -52,6 +52,10 @@ pub struct BootOptions {
     pub smu_timeout: Duration,
     /// The bound on each GFX register wait ([`WAIT_REG_TIMEOUT`]).
     pub gfx_timeout: Duration,
+    /// The GPU virtual address space (shared by every GPU booted with clones of
+    /// these options, as tinygrad 0.10.1's one `va_allocator` is, so that memory can
+    /// be mapped into peers at its own address).
+    pub va_space: VaSpace,
 }
 
 impl Default for BootOptions {
@@ -61,6 +65,7 @@ impl Default for BootOptions {
             reset: false,
             smu_timeout: MSG_TIMEOUT,
             gfx_timeout: WAIT_REG_TIMEOUT,
+            va_space: VaSpace::new(),
         }
     }
 }
@@ -127,7 +132,7 @@ impl AmDevice {
         // the boot allocator is deterministic, so the order changes no address), so
         // that a missing file fails before anything, VRAM included, is written.
         let fw = AmFirmware::load(&**self.pci().sys(), &opts.firmware)?;
-        let mut gmc = Gmc::new(self)?;
+        let mut gmc = Gmc::with_va_space(self, opts.va_space.clone())?;
         let soc21 = Soc21::new(self);
         let mut ih = Ih::new(self, &mut gmc, !partial)?;
         let mut psp = Psp::new(self)?;

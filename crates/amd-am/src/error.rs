@@ -122,8 +122,20 @@ pub enum AmError {
         /// How long the transport waited.
         waited_ms: u64,
     },
-    /// VRAM or virtual address space could not be allocated, or a mapping request
-    /// does not fit the page tables (overlap, unmapped range, bad alignment or size).
+    /// An allocator has no room for the request.
+    #[error("no {size:#x} bytes aligned to {align:#x} left in the {allocator} ({free:#x} bytes free)")]
+    OutOfMemory {
+        /// Which allocator: `VRAM`, `boot VRAM` or `GPU virtual address space`.
+        allocator: &'static str,
+        /// Bytes asked for.
+        size: u64,
+        /// Their alignment.
+        align: u64,
+        /// Bytes free (perhaps in pieces too small).
+        free: u64,
+    },
+    /// A mapping request does not fit the page tables (overlap, unmapped range, bad
+    /// alignment or size), or memory could not be prepared.
     #[error("{op}: {msg}")]
     Memory {
         /// The operation (`palloc`, `map_range`, `unmap_range`, …).

@@ -323,6 +323,17 @@ impl<'a> Gfx<'a> {
         self.wr(gc::GCVM_CONTEXT0_CNTL, 0)
     }
 
+    /// Dequeues me 1 `pipe` `queue` as [`Gfx::fini`] dequeues each queue (waves
+    /// reset) and forgets it; the ring's memory is the caller's to free after.
+    pub fn dequeue(&mut self, pipe: u8, queue: u8) -> Result<()> {
+        self.grbm_select(1, pipe, queue, 0)?;
+        // 1: DRAIN_PIPE, 2: RESET_WAVES.
+        self.wr(gc::CP_HQD_DEQUEUE_REQUEST, 2)?;
+        self.grbm_select(0, 0, 0, 0)?;
+        self.rings.retain(|&r| r != (pipe, queue));
+        Ok(())
+    }
+
     /// The queues set up so far (pipe, queue).
     pub fn queues(&self) -> &[(u8, u8)] {
         &self.rings

@@ -11,7 +11,10 @@
 //! [`AmError::Memory`] and changes nothing.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
+
+use parking_lot::Mutex;
 
 use crate::error::{AmError, Result};
 use crate::ip::{AmDevice, Ip, Reg};
@@ -140,6 +143,47 @@ impl RangeAllocator {
         }
         self.free.insert(start, end - start);
         true
+    }
+}
+
+/// The GPU virtual address space shared by the GPUs of one process (tinygrad 0.10.1's
+/// class-wide `va_allocator`): a buffer keeps the same address on every GPU it is
+/// mapped into, so one GPU's memory can be mapped into a peer's page tables where
+/// the owner has it. Clones share the space; [`VaSpace::default`] is a fresh one over
+/// [`VA_BASE`]`..+`[`VA_SIZE`].
+#[derive(Debug, Clone)]
+pub struct VaSpace(Arc<Mutex<RangeAllocator>>);
+
+impl Default for VaSpace {
+    fn default() -> Self {
+        VaSpace(Arc::new(Mutex::new(RangeAllocator::new(VA_BASE, VA_SIZE))))
+    }
+}
+
+impl VaSpace {
+    /// A fresh space.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes `size` bytes aligned to `align`.
+    pub fn alloc(&self, size: u64, align: u64) -> Option<u64> {
+        self.0.lock().alloc(size, align)
+    }
+
+    /// Gives back the block that starts at `at`.
+    pub fn free(&self, at: u64) -> bool {
+        self.0.lock().free(at)
+    }
+
+    /// Bytes free.
+    pub fn free_bytes(&self) -> u64 {
+        self.0.lock().free_bytes()
+    }
+
+    /// Whether both handles name the same space.
+    pub fn same(&self, other: &VaSpace) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -309,7 +353,7 @@ pub struct Gmc<'a> {
     mc_base: u64,
     vram: RangeAllocator,
     boot: RangeAllocator,
-    va: RangeAllocator,
+    va: VaSpace,
     root: u64,
     memscratch: u64,
     dummy_page: u64,
@@ -326,6 +370,12 @@ impl<'a> Gmc<'a> {
     /// after the PSP's fixed buffers), the root page table (`PDB1`), the scratch and
     /// dummy pages, and the memory-controller base from `MMMC_VM_FB_LOCATION_BASE`.
     pub fn new(dev: &'a AmDevice) -> Result<Self> {
+        Self::with_va_space(dev, VaSpace::new())
+    }
+
+    /// [`Gmc::new`] allocating virtual addresses from `va` (shared with the other
+    /// GPUs of the process).
+    pub fn with_va_space(dev: &'a AmDevice, va: VaSpace) -> Result<Self> {
         let vram_size = dev.vram_size();
         let main = vram_size.checked_sub(TOP_RESERVED).filter(|&m| m > 0).ok_or_else(|| {
             mem_err(
@@ -351,7 +401,7 @@ impl<'a> Gmc<'a> {
             mc_base,
             vram: RangeAllocator::new(0, main),
             boot: RangeAllocator::new(boot_start, boot_len),
-            va: RangeAllocator::new(VA_BASE, VA_SIZE),
+            va,
             root: 0,
             memscratch: 0,
             dummy_page: 0,
@@ -387,6 +437,11 @@ impl<'a> Gmc<'a> {
         self.root
     }
 
+    /// The virtual address space this GMC allocates from.
+    pub fn va_space(&self) -> &VaSpace {
+        &self.va
+    }
+
     /// The main and boot allocators.
     pub fn allocators(&self) -> (&RangeAllocator, &RangeAllocator) {
         (&self.vram, &self.boot)
@@ -414,15 +469,11 @@ impl<'a> Gmc<'a> {
             .filter(|&s| s > 0)
             .ok_or_else(|| mem_err("palloc", format!("bad size {size:#x}")))?;
         let a = if boot { &mut self.boot } else { &mut self.vram };
-        let at = a.alloc(rounded, align.max(PAGE)).ok_or_else(|| {
-            mem_err(
-                "palloc",
-                format!(
-                    "no {rounded:#x} bytes aligned to {align:#x} left in the {} allocator ({:#x} free)",
-                    if boot { "boot" } else { "VRAM" },
-                    a.free_bytes()
-                ),
-            )
+        let at = a.alloc(rounded, align.max(PAGE)).ok_or_else(|| AmError::OutOfMemory {
+            allocator: if boot { "boot VRAM" } else { "VRAM" },
+            size: rounded,
+            align,
+            free: a.free_bytes(),
         })?;
         if zero {
             if let Err(e) = self.zero(at, rounded) {
@@ -446,15 +497,15 @@ impl<'a> Gmc<'a> {
     }
 
     fn zero(&self, at: u64, len: u64) -> Result<()> {
-        let chunk = vec![0u8; 1 << 20];
-        let mut off = 0;
-        while off < len {
-            let n = (len - off).min(chunk.len() as u64);
-            let n_usize = usize::try_from(n).unwrap_or(chunk.len());
-            self.write_vram(at + off, &chunk[..n_usize])?;
-            off += n;
+        let ok = usize::try_from(len).is_ok_and(|n| self.dev.pci().vram().zero(at, n));
+        if ok {
+            Ok(())
+        } else {
+            Err(mem_err(
+                "zero VRAM",
+                format!("{len:#x} bytes at {at:#x} are past BAR 0"),
+            ))
         }
-        Ok(())
     }
 
     fn write_vram(&self, at: u64, data: &[u8]) -> Result<()> {
@@ -652,8 +703,12 @@ impl<'a> Gmc<'a> {
         for &(t, i, _, _) in &leaves {
             self.write_entry(t, i, 0)?;
         }
-        for &(_, _, v, lv) in leaves.iter().rev() {
-            self.free_empty_tables(v, lv)?;
+        // Each table once (the leaves of a table are all cleared by now).
+        let mut seen = std::collections::BTreeSet::new();
+        for &(t, _, v, lv) in leaves.iter().rev() {
+            if seen.insert(t) {
+                self.free_empty_tables(v, lv)?;
+            }
         }
         self.flush_tlb(Hub::Gc)?;
         self.flush_tlb(Hub::Mm)
@@ -715,9 +770,13 @@ impl<'a> Gmc<'a> {
     /// `size` (at least `align`).
     pub fn alloc_vaddr(&mut self, size: u64, align: u64) -> Result<u64> {
         let top = 1u64 << (63 - size.max(1).leading_zeros());
-        self.va
-            .alloc(size, top.max(align).max(PAGE))
-            .ok_or_else(|| mem_err("alloc_vaddr", format!("no {size:#x} bytes of virtual space left")))
+        let align = top.max(align).max(PAGE);
+        self.va.alloc(size, align).ok_or_else(|| AmError::OutOfMemory {
+            allocator: "GPU virtual address space",
+            size,
+            align,
+            free: self.va.free_bytes(),
+        })
     }
 
     /// `valloc`: VRAM mapped at fresh virtual space; `contiguous` takes one block,

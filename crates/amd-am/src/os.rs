@@ -94,29 +94,80 @@ impl BarMapping {
         (start.checked_add(n)? <= self.len).then_some(start)
     }
 
-    /// Copies `buf.len()` bytes from `offset` into `buf` with volatile loads; false
-    /// (and nothing read) if the range leaves the mapping.
+    /// Copies `buf.len()` bytes from `offset` into `buf` with volatile loads (8 bytes
+    /// at a time where aligned); false (and nothing read) if the range leaves the
+    /// mapping.
     pub fn read(&self, offset: u64, buf: &mut [u8]) -> bool {
         let Some(start) = self.range(offset, buf.len()) else {
             return false;
         };
-        for (i, b) in buf.iter_mut().enumerate() {
+        let base = self.addr + start;
+        let (head, words, tail) = split_aligned(base, buf.len());
+        let mut i = 0;
+        for _ in 0..head {
             // SAFETY: `start + i < len` (checked above), and `addr..addr + len` is a
             // live shared mapping this value owns.
-            *b = unsafe { ((self.addr + start + i) as *const u8).read_volatile() };
+            buf[i] = unsafe { ((base + i) as *const u8).read_volatile() };
+            i += 1;
+        }
+        for _ in 0..words {
+            // SAFETY: as above, for the 8 bytes at `base + i`, which is 8-aligned
+            // (`split_aligned`).
+            let w = unsafe { ((base + i) as *const u64).read_volatile() };
+            buf[i..i + 8].copy_from_slice(&w.to_ne_bytes());
+            i += 8;
+        }
+        for _ in 0..tail {
+            // SAFETY: as for the head bytes.
+            buf[i] = unsafe { ((base + i) as *const u8).read_volatile() };
+            i += 1;
         }
         true
     }
 
-    /// Copies `data` to `offset` with volatile stores; false (and nothing written)
-    /// if the range leaves the mapping.
+    /// Copies `data` to `offset` with volatile stores (8 bytes at a time where
+    /// aligned); false (and nothing written) if the range leaves the mapping.
     pub fn write(&self, offset: u64, data: &[u8]) -> bool {
-        let Some(start) = self.range(offset, data.len()) else {
+        self.store(
+            offset,
+            data.len(),
+            |i| data[i],
+            |i| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&data[i..i + 8]);
+                u64::from_ne_bytes(w)
+            },
+        )
+    }
+
+    /// Writes `len` zero bytes at `offset` with volatile stores; false (and nothing
+    /// written) if the range leaves the mapping.
+    pub fn zero(&self, offset: u64, len: usize) -> bool {
+        self.store(offset, len, |_| 0, |_| 0)
+    }
+
+    fn store(&self, offset: u64, len: usize, byte: impl Fn(usize) -> u8, word: impl Fn(usize) -> u64) -> bool {
+        let Some(start) = self.range(offset, len) else {
             return false;
         };
-        for (i, b) in data.iter().enumerate() {
-            // SAFETY: as in `read`; the mapping is writable.
-            unsafe { ((self.addr + start + i) as *mut u8).write_volatile(*b) };
+        let base = self.addr + start;
+        let (head, words, tail) = split_aligned(base, len);
+        let mut i = 0;
+        for _ in 0..head {
+            // SAFETY: `start + i < len` (checked above); the mapping is live, shared
+            // and writable.
+            unsafe { ((base + i) as *mut u8).write_volatile(byte(i)) };
+            i += 1;
+        }
+        for _ in 0..words {
+            // SAFETY: as above, for the 8 bytes at the 8-aligned `base + i`.
+            unsafe { ((base + i) as *mut u64).write_volatile(word(i)) };
+            i += 8;
+        }
+        for _ in 0..tail {
+            // SAFETY: as for the head bytes.
+            unsafe { ((base + i) as *mut u8).write_volatile(byte(i)) };
+            i += 1;
         }
         true
     }
@@ -213,4 +264,12 @@ pub(crate) fn vfio_buf(sys: &dyn Sys, fd: Fd, request: u64, name: &str, arg: &mu
     // SAFETY: the argument is the whole struct (or string) the request reads and
     // writes, and holds no pointers (its `argsz`, where it has one, is its length).
     unsafe { sys.ioctl(fd, request, name, arg) }
+}
+
+/// `len` bytes from address `addr` as unaligned head bytes, whole aligned 8-byte
+/// words, and tail bytes.
+fn split_aligned(addr: usize, len: usize) -> (usize, usize, usize) {
+    let head = (addr.wrapping_neg() % 8).min(len);
+    let words = (len - head) / 8;
+    (head, words, len - head - words * 8)
 }

@@ -194,6 +194,22 @@ impl<'a> Sdma<'a> {
         Ok(())
     }
 
+    /// Stops the ring set up by [`Sdma::setup_ring`] (ring and indirect buffers
+    /// off, as [`Sdma::fini`] begins) without halting the engine; the ring's memory
+    /// is the caller's to free after.
+    pub fn stop_ring(&mut self) -> Result<()> {
+        self.upd(
+            gc::SDMA0_QUEUE0_RB_CNTL,
+            &[(gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 0)],
+        )?;
+        self.upd(
+            gc::SDMA0_QUEUE0_IB_CNTL,
+            &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 0)],
+        )?;
+        self.ring = None;
+        Ok(())
+    }
+
     /// The ring set up, if any.
     pub fn ring(&self) -> Option<&SdmaRingDesc> {
         self.ring.as_ref()

@@ -59,6 +59,7 @@ fn opts(dir: &Path) -> BootOptions {
         reset: false,
         smu_timeout: Duration::from_millis(200),
         gfx_timeout: Duration::from_secs(2),
+        ..BootOptions::default()
     }
 }
 

@@ -10,9 +10,12 @@
 //!                   me 1 pipe 0 queue 0 (compute) or SDMA0 queue 0, rung through BAR 2
 //! ```
 //!
-//! Waiting polls the signal memory (tinygrad 0.10.1's driverless signals raise no
-//! KFD event); faults come from the hubs' `VM_L2_PROTECTION_FAULT_*` registers and
-//! the VM-fault vectors of the interrupt ring.
+//! Waiting sleeps on the interrupt: timeline signals end with an interrupting
+//! RELEASE_MEM (compute) or TRAP (SDMA), whose vector the IH ring takes and whose MSI
+//! wakes the VFIO eventfd; the sleeper then drains the ring as tinygrad 0.10.1's
+//! `PCIIface.sleep` does. Without VFIO there is no eventfd and waits nap and poll.
+//! Faults come from the hubs' `VM_L2_PROTECTION_FAULT_*` registers and the VM-fault
+//! vectors of the interrupt ring.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +36,11 @@ use crate::{HcqError, Result};
 const GART_SIZE: usize = 0x1000;
 /// Bytes of a compute queue's end-of-pipe buffer (tinygrad 0.10.1's size).
 const EOP_SIZE: usize = 0x1000;
+/// The context id of the interrupts timeline signals raise (any value: the sleeper
+/// wakes on every vector).
+const SIGNAL_EVENT_ID: u32 = 1;
+/// How long a wait without VFIO's eventfd naps between looks at the signal.
+const NAP: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// One booted GPU, shared by its transport handle, its memory and its queues (the
 /// GPU stays booted while any of them lives; the last one runs `fini`).
@@ -82,6 +90,9 @@ impl AmShared {
 pub struct AmIface {
     shared: Arc<AmShared>,
     props: DeviceProps,
+    /// Where interrupting signals write their event id (the KFD's event mailbox has
+    /// no counterpart here; the write is the packet's, the interrupt is what counts).
+    mailbox: Arc<AmMemory>,
 }
 
 impl AmIface {
@@ -133,7 +144,8 @@ impl AmIface {
         };
         // A new device starts afresh: the faults of the one before were its own.
         shared.faults.lock().clear();
-        Ok(AmIface { shared, props })
+        let mailbox = alloc_on(&shared, 8, BufferKind::Uncached)?;
+        Ok(AmIface { shared, props, mailbox })
     }
 
     /// The booted GPU.
@@ -158,6 +170,8 @@ pub struct AmMemory {
     shared: Arc<AmShared>,
     mapping: Mapping,
     cpu: Cpu,
+    /// The other GPUs it is mapped into (at the same address), unmapped on drop.
+    peers: Mutex<Vec<Arc<AmShared>>>,
 }
 
 impl std::fmt::Debug for AmMemory {
@@ -171,8 +185,12 @@ impl std::fmt::Debug for AmMemory {
 
 impl Drop for AmMemory {
     fn drop(&mut self) {
-        // The GPU's mapping goes first, then (field drop) the host pages.
+        // The peers' mappings go first, then the owner's, then (field drop) the
+        // host pages.
         let m = &self.mapping;
+        for peer in self.peers.get_mut().drain(..) {
+            let _ = peer.with(|b| b.gmc.unmap_range(m.va, m.size));
+        }
         let _ = self.shared.with(|b| b.gmc.vfree(m));
     }
 }
@@ -262,12 +280,28 @@ pub struct AmQueue {
     ring: Arc<AmMemory>,
     gart: Arc<AmMemory>,
     _eop: Option<Arc<AmMemory>>,
+    /// The compute ring's MQD (VRAM `setup_ring` took), freed after the dequeue.
+    mqd: Option<amd_am::gmc::Mapping>,
     doorbell: u32,
     sdma: bool,
 }
 
 impl Drop for AmQueue {
     fn drop(&mut self) {
+        // The engine lets go of the ring first (a running kernel stops), then its
+        // memory goes (the fields, after this).
+        let (sdma, mqd) = (self.sdma, self.mqd.take());
+        let _ = self.shared.with(|b| -> amd_am::Result<()> {
+            if sdma {
+                b.sdma.stop_ring()
+            } else {
+                b.gfx.dequeue(0, 0)?;
+                match mqd {
+                    Some(m) => b.gmc.vfree(&m),
+                    None => Ok(()),
+                }
+            }
+        });
         let taken = if self.sdma {
             &self.shared.sdma_taken
         } else {
@@ -300,29 +334,66 @@ impl HwQueue for AmQueue {
 
 impl AmIface {
     fn alloc_arc(&self, size: usize, kind: BufferKind) -> Result<Arc<AmMemory>> {
-        let shared = self.shared.clone();
-        let too_big = || HcqError::InvalidArgument(format!("{size} bytes of {kind:?} memory is too large"));
-        let size64 = u64::try_from(size)
-            .ok()
-            .and_then(|s| s.max(1).checked_next_multiple_of(4096))
-            .ok_or_else(too_big)?;
-        let (mapping, cpu) = match kind {
-            BufferKind::Host => {
-                let len = usize::try_from(size64).map_err(|_| too_big())?;
-                let host = BarMapping::anonymous(shared.dev.pci().sys(), len).map_err(amd_am::AmError::from)?;
-                let mapping = shared.with(|b| b.gmc.map_host(host.addr() as u64, size64))?;
-                (mapping, Cpu::Host(host))
-            }
-            BufferKind::Device => (shared.with(|b| b.gmc.valloc(size64, false, false))?, Cpu::None),
-            BufferKind::DeviceCpuVisible | BufferKind::Uncached => {
-                let uncached = kind == BufferKind::Uncached;
-                let mapping = shared.with(|b| b.gmc.valloc(size64, true, uncached))?;
-                let paddr = mapping.paddrs.first().map_or(0, |p| p.0);
-                (mapping, Cpu::Vram(paddr))
-            }
-        };
-        Ok(Arc::new(AmMemory { shared, mapping, cpu }))
+        alloc_on(&self.shared, size, kind)
     }
+}
+
+/// `size` bytes of `kind` memory of the GPU.
+fn alloc_on(shared: &Arc<AmShared>, size: usize, kind: BufferKind) -> Result<Arc<AmMemory>> {
+    // An allocator or the host out of room: the error the KFD transport gives.
+    let name = match kind {
+        BufferKind::Host => "host memory",
+        BufferKind::Device => "VRAM",
+        BufferKind::DeviceCpuVisible => "host-visible VRAM",
+        BufferKind::Uncached => "uncached VRAM",
+    };
+    let oom = |e: amd_am::AmError| -> HcqError {
+        match e {
+            amd_am::AmError::OutOfMemory { .. } => amd_kfd::KfdError::OutOfMemory {
+                size: size as u64,
+                kind: name,
+            }
+            .into(),
+            amd_am::AmError::Sys(s) if s.errno == nix::errno::Errno::ENOMEM => amd_kfd::KfdError::OutOfMemory {
+                size: size as u64,
+                kind: name,
+            }
+            .into(),
+            e => e.into(),
+        }
+    };
+    let shared = shared.clone();
+    let too_big = || HcqError::InvalidArgument(format!("{size} bytes of {kind:?} memory is too large"));
+    let size64 = u64::try_from(size)
+        .ok()
+        .and_then(|s| s.max(1).checked_next_multiple_of(4096))
+        .ok_or_else(too_big)?;
+    let (mapping, cpu) = match kind {
+        BufferKind::Host => {
+            let len = usize::try_from(size64).map_err(|_| too_big())?;
+            let host = BarMapping::anonymous(shared.dev.pci().sys(), len).map_err(|e| oom(amd_am::AmError::from(e)))?;
+            let mapping = shared
+                .with(|b| b.gmc.map_host(host.addr() as u64, size64))
+                .map_err(oom)?;
+            (mapping, Cpu::Host(host))
+        }
+        BufferKind::Device => (
+            shared.with(|b| b.gmc.valloc(size64, false, false)).map_err(oom)?,
+            Cpu::None,
+        ),
+        BufferKind::DeviceCpuVisible | BufferKind::Uncached => {
+            let uncached = kind == BufferKind::Uncached;
+            let mapping = shared.with(|b| b.gmc.valloc(size64, true, uncached)).map_err(oom)?;
+            let paddr = mapping.paddrs.first().map_or(0, |p| p.0);
+            (mapping, Cpu::Vram(paddr))
+        }
+    };
+    Ok(Arc::new(AmMemory {
+        shared,
+        mapping,
+        cpu,
+        peers: Mutex::new(Vec::new()),
+    }))
 }
 
 impl DeviceInterface for AmIface {
@@ -336,12 +407,62 @@ impl DeviceInterface for AmIface {
         self.alloc_arc(size, kind)
     }
     fn map(&self, mem: &Self::Memory) -> Result<()> {
+        // tinygrad 0.10.1's `PCIIface.map`: the owner's pages at the same virtual
+        // address, as system addresses (VRAM through the owner's BAR 0).
         if Arc::ptr_eq(&mem.shared, &self.shared) {
             return Ok(());
         }
-        Err(HcqError::InvalidArgument(
-            "mapping memory of another GPU is not supported by the driverless transport yet".into(),
-        ))
+        let mut peers = mem.peers.lock();
+        if peers.iter().any(|p| Arc::ptr_eq(p, &self.shared)) {
+            return Ok(());
+        }
+        let owner = mem.shared.device().pci();
+        let (own_va, peer_va) = (
+            mem.shared.with(|b| b.gmc.va_space().clone()),
+            self.shared.with(|b| b.gmc.va_space().clone()),
+        );
+        if !own_va.same(&peer_va) {
+            return Err(HcqError::InvalidArgument(format!(
+                "GPU {} and GPU {} were opened by different platforms (their virtual address spaces differ)",
+                owner.address(),
+                self.shared.dev.pci().address()
+            )));
+        }
+        let m = &mem.mapping;
+        let paddrs = if m.flags.system {
+            m.paddrs.clone()
+        } else {
+            let bar = owner.bar(0).filter(|b| b.size > 0).ok_or_else(|| {
+                HcqError::InvalidArgument(format!(
+                    "GPU {} has no BAR 0 to reach its VRAM through",
+                    owner.address()
+                ))
+            })?;
+            m.paddrs
+                .iter()
+                .map(|&(p, size)| {
+                    p.checked_add(size)
+                        .filter(|&end| end <= bar.size)
+                        .and_then(|_| bar.start.checked_add(p))
+                        .map(|a| (a, size))
+                        .ok_or_else(|| {
+                            HcqError::InvalidArgument(format!(
+                                "VRAM at {p:#x} + {size:#x} of GPU {} is past its BAR 0 ({:#x} bytes): \
+                                 peers reach only the VRAM BAR 0 shows",
+                                owner.address(),
+                                bar.size
+                            ))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        let flags = amd_am::gmc::MapFlags {
+            system: true,
+            ..m.flags
+        };
+        self.shared.with(|b| b.gmc.map_range(m.va, &paddrs, flags))?;
+        peers.push(self.shared.clone());
+        Ok(())
     }
     fn create_queue(&self, sdma: bool, ring_size: usize) -> Result<Self::Queue> {
         let taken = if sdma {
@@ -362,7 +483,7 @@ impl DeviceInterface for AmIface {
         let made = (|| -> Result<AmQueue> {
             let ring = self.alloc_arc(ring_size, BufferKind::Uncached)?;
             let gart = self.alloc_arc(GART_SIZE, BufferKind::Uncached)?;
-            let (doorbell, eop) = if sdma {
+            let (doorbell, eop, mqd) = if sdma {
                 let d = SdmaRingDesc {
                     ring: ring.va(),
                     ring_size: ring.size() as u64,
@@ -371,7 +492,7 @@ impl DeviceInterface for AmIface {
                     doorbell: AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0,
                 };
                 self.shared.with(|b| b.sdma.setup_ring(&d))?;
-                (AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0, None)
+                (AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0, None, None)
             } else {
                 let eop = self.alloc_arc(EOP_SIZE, BufferKind::Device)?;
                 let d = ComputeRingDesc {
@@ -385,14 +506,15 @@ impl DeviceInterface for AmIface {
                     pipe: 0,
                     queue: 0,
                 };
-                self.shared.with(|b| b.gfx.setup_ring(&mut b.gmc, &d).map(|_| ()))?;
-                (AMDGPU_NAVI10_DOORBELL_MEC_RING0, Some(eop))
+                let ring = self.shared.with(|b| b.gfx.setup_ring(&mut b.gmc, &d))?;
+                (AMDGPU_NAVI10_DOORBELL_MEC_RING0, Some(eop), Some(ring.mqd))
             };
             Ok(AmQueue {
                 shared: self.shared.clone(),
                 ring,
                 gart,
                 _eop: eop,
+                mqd,
                 doorbell,
                 sdma,
             })
@@ -403,17 +525,17 @@ impl DeviceInterface for AmIface {
         made
     }
     fn queue_event(&self) -> Option<(u64, u32)> {
-        // tinygrad 0.10.1's driverless signals raise no event: waits poll memory.
-        None
+        Some((self.mailbox.va(), SIGNAL_EVENT_ID))
     }
     fn sleep(&self, timeout_ms: u32) -> Result<bool> {
-        // The MSI eventfd (VFIO only; without it this returns at once and the caller
-        // polls), then the interrupt ring read as tinygrad's `interrupt_handler` does.
-        let n = self
-            .shared
-            .dev
-            .pci()
-            .wait_interrupt(i32::try_from(timeout_ms).unwrap_or(i32::MAX))?;
+        let pci = self.shared.dev.pci();
+        if pci.vfio().is_none() {
+            std::thread::sleep(NAP.min(std::time::Duration::from_millis(u64::from(timeout_ms))));
+            return Ok(false);
+        }
+        // The MSI eventfd, then the interrupt ring drained as tinygrad's
+        // `interrupt_handler` does (fault vectors kept for the report).
+        let n = pci.wait_interrupt(i32::try_from(timeout_ms).unwrap_or(i32::MAX))?;
         if n > 0 {
             self.hang_report();
         }

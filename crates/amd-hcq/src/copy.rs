@@ -10,6 +10,8 @@ use crate::{HcqError, Result};
 
 impl<I: DeviceInterface> Device<I> {
     fn staging(&self) -> Result<parking_lot::MappedMutexGuard<'_, Staging<I>>> {
+        // A faulted device allocates nothing: the sticky error, at once.
+        self.inner.check()?;
         let mut s = self.inner.staging.lock();
         if s.is_none() {
             let bufs = (0..STAGING_COUNT)

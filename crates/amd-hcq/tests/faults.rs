@@ -1,23 +1,79 @@
 //! Faults, timeouts, misuse and leaks, on the mock GPU: a device fails loudly, once,
-//! says why, and releases everything when dropped.
+//! says why, and releases everything when dropped — over both transports (KFD and
+//! driverless) from the same code, except where a test steers the KFD mock's driver.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, Platform, Program, SymDims,
-    TIMELINE_WRAP,
+    AnyIface, Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, Platform, Program,
+    SymDims, TIMELINE_WRAP,
 };
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
+use common::Transport;
 use nix::errno::Errno;
+
+on_both_transports!(
+    a_fault_is_sticky_fast_and_cleared_by_reopening,
+    a_timeout_holds_and_is_not_a_fault,
+    dropping_a_device_during_a_runaway_kernel,
+    misuse_is_refused_before_the_gpu,
+    dropping_everything_releases_everything,
+    the_timeline_wraps_under_concurrent_submitters,
+    the_largest_launch_sizes_are_errors,
+    allocation_failures_name_the_size_and_kind,
+);
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 const SPIN: &[u8] = include_bytes!("../../../tests/kernels/spin.hsaco");
 
-fn platform(n: usize) -> (Arc<MockSys>, Platform) {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
-    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
-    (m, p)
+fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
+    common::platform(t, n)
+}
+
+/// Where the faulting launches point (no allocation of either transport is there:
+/// the KFD mock maps nothing this low, and it is outside the driverless transport's
+/// virtual aperture).
+const UNMAPPED: u64 = 0x10_0000;
+
+/// Makes vadd on `bufs` fault: on the KFD mock, an injected fault at element 77 (or the last) of
+/// the second input; on the PCI GPU, the second input pointing at unmapped memory.
+/// Returns the error and the faulting address.
+fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u32) -> (HcqError, u64) {
+    match t {
+        Transport::Kfd => {
+            let bad = bufs[1].va() + u64::from(77.min(n - 1)) * 4;
+            m.fault_address(0, bad);
+            let e = prg
+                .launch_timed(&[&bufs[0], &bufs[1], &bufs[2]], &[n], dims(n))
+                .unwrap_err();
+            (e, bad)
+        }
+        Transport::Pci => {
+            let args = KernArgs::new()
+                .buffer(&bufs[0])
+                .buffer_sym(UNMAPPED)
+                .buffer(&bufs[2])
+                .u32(n);
+            let v = prg
+                .enqueue(&args, SymDims::new([n.div_ceil(256), 1, 1], [256, 1, 1]))
+                .unwrap();
+            (prg.device().wait_timeline(v).unwrap_err(), UNMAPPED)
+        }
+    }
+}
+
+/// What the driverless transport's GPU has free: VRAM and virtual space.
+fn am_free(dev: &Device) -> Option<(u64, u64)> {
+    match dev.iface() {
+        AnyIface::Am(a) => Some(
+            a.shared()
+                .with(|b| (b.gmc.allocators().0.free_bytes(), b.gmc.va_space().free_bytes())),
+        ),
+        AnyIface::Kfd(_) => None,
+    }
 }
 
 fn floats(v: &[f32]) -> Vec<u8> {
@@ -72,20 +128,16 @@ fn assert_released(m: &MockSys, platform_open: bool) {
 
 /// The first error carries the report; every later operation returns the same error
 /// at once; the device works again once dropped and reopened.
-#[test]
-fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
-    let (m, p) = platform(1);
+fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
+    let (m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
+    let fresh = am_free(&dev);
     assert!(dev.health().is_ok());
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     let n = 256usize;
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
-    let bad = bufs[1].va() + 77 * 4;
-    m.fault_address(0, bad);
     let started = Instant::now();
-    let first = prg
-        .launch_timed(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims(n as u32))
-        .unwrap_err();
+    let (first, bad) = faulting_vadd(t, &m, &prg, &bufs, n as u32);
     assert!(
         started.elapsed() < Duration::from_millis(500),
         "{:?}",
@@ -98,17 +150,32 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
             report,
         } => {
             assert_eq!(kernel.as_deref(), Some("vadd"));
-            assert!(
-                report[0].starts_with(&format!("MMU fault: 0x{bad:X} | NotPresent=1")),
-                "{report:?}"
-            );
-            assert!(report.iter().any(|l| l.contains("global_load")), "{report:?}");
+            match t {
+                Transport::Kfd => {
+                    assert!(
+                        report[0].starts_with(&format!("MMU fault: 0x{bad:X} | NotPresent=1")),
+                        "{report:?}"
+                    );
+                    // The KFD mock's report names the instruction.
+                    assert!(report.iter().any(|l| l.contains("global_load")), "{report:?}");
+                }
+                Transport::Pci => {
+                    // The GC hub's fault registers, and the IH's fault vector.
+                    assert!(report[0].starts_with("MMU fault: "), "{report:?}");
+                    assert!(
+                        report
+                            .iter()
+                            .any(|l| l.starts_with("IH VM fault: Gc hub, read at 0x100000")),
+                        "{report:?}"
+                    );
+                }
+            }
             report.clone()
         }
         other => panic!("{other:?}"),
     };
     let text = first.to_string();
-    assert!(text.starts_with("GPU 0 faulted in vadd\nMMU fault: 0x"), "{text}");
+    assert!(text.starts_with("GPU 0 faulted in vadd\nMMU fault: "), "{text}");
     // Every later operation: the same error, at once.
     type Op<'a> = Box<dyn Fn() -> amd_hcq::Result<()> + 'a>;
     let later: Vec<(&str, Op)> = vec![
@@ -140,20 +207,22 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening() {
     }
     drop(later);
     drop((prg, bufs, dev));
-    assert_released(&m, true);
-    // The injected fault stays with the address, which a new device may reuse.
-    m.clear_fault_addresses(0);
-    // Reopened, the GPU works.
+    if t == Transport::Kfd {
+        assert_released(&m, true);
+        // The injected fault stays with the address, which a new device may reuse.
+        m.clear_fault_addresses(0);
+    }
+    // Reopened, the GPU works (and the driverless one has what it had when fresh).
     let dev = p.device(0).unwrap();
+    assert_eq!(am_free(&dev), fresh);
     assert!(dev.health().is_ok());
     vadd_works(&dev);
 }
 
 /// A plain timeout is not a fault: a 500 ms wait on a kernel of seconds returns in
 /// time, and the device is fine.
-#[test]
-fn a_timeout_holds_and_is_not_a_fault() {
-    let (_m, p) = platform(1);
+fn a_timeout_holds_and_is_not_a_fault(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, SPIN, "spin").unwrap();
     let out = dev.alloc(4096, BufferKind::Host).unwrap();
@@ -189,9 +258,9 @@ fn a_timeout_holds_and_is_not_a_fault() {
 
 /// Dropping the last handle during a runaway kernel returns promptly and releases
 /// everything; the GPU opens again.
-#[test]
-fn dropping_a_device_during_a_runaway_kernel() {
-    let (m, p) = platform(1);
+fn dropping_a_device_during_a_runaway_kernel(t: Transport) {
+    let (m, p) = platform(t, 1);
+    let fresh = am_free(&p.device(0).unwrap());
     {
         let dev = p.device(0).unwrap();
         let prg = Program::load(&dev, SPIN, "spin").unwrap();
@@ -203,15 +272,18 @@ fn dropping_a_device_during_a_runaway_kernel() {
         drop((prg, out, dev));
         assert!(t.elapsed() < Duration::from_millis(200), "{:?}", t.elapsed());
     }
-    assert_released(&m, true);
-    vadd_works(&p.device(0).unwrap());
+    if t == Transport::Kfd {
+        assert_released(&m, true);
+    }
+    let dev = p.device(0).unwrap();
+    assert_eq!(am_free(&dev), fresh);
+    vadd_works(&dev);
 }
 
 /// Misuse is refused before it reaches the GPU, naming both sides; the device stays
 /// healthy.
-#[test]
-fn misuse_is_refused_before_the_gpu() {
-    let (_m, p) = platform(2);
+fn misuse_is_refused_before_the_gpu(t: Transport) {
+    let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
     let prg = Program::load(&d0, VADD, "vadd").unwrap();
     let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
@@ -225,7 +297,7 @@ fn misuse_is_refused_before_the_gpu() {
     assert!(e.contains("the source is memory of GPU 1 not mapped on GPU 0"), "{e}");
     assert!(d0.copy_in(&b1, 0, &[0; 16]).is_err());
     // Another platform's memory cannot even be mapped.
-    let (_m2, p2) = platform(1);
+    let (_m2, p2) = platform(t, 1);
     let other = p2.device(0).unwrap();
     let x = other.alloc(4096, BufferKind::Device).unwrap();
     let e = prg.launch(&[&a0, &x, &a0], &[8], dims(8)).unwrap_err().to_string();
@@ -240,6 +312,9 @@ fn misuse_is_refused_before_the_gpu() {
     // Mapped, the peer buffer is fine.
     d0.map_peer(&b1).unwrap();
     prg.launch_timed(&[&a0, &b1, &a0], &[8], dims(8)).unwrap();
+    if t == Transport::Pci {
+        return;
+    }
 
     // A code object for gfx1100 on a gfx1030.
     let m = Arc::new(MockSys::new(MockConfig {
@@ -258,12 +333,11 @@ fn misuse_is_refused_before_the_gpu() {
 
 /// Opening, loading, launching, copying, binding and replaying, then dropping it all,
 /// leaves the driver holding nothing, with or without a fault; the GPU opens again.
-#[test]
-fn dropping_everything_releases_everything() {
+fn dropping_everything_releases_everything(t: Transport) {
     for fault in [false, true] {
-        let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+        let (m, p) = platform(t, 1);
+        let fresh = am_free(&p.device(0).unwrap());
         {
-            let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
             let dev = p.device(0).unwrap();
             vadd_works(&dev);
             let prg = Program::load(&dev, VADD, "vadd").unwrap();
@@ -290,26 +364,39 @@ fn dropping_everything_releases_everything() {
             let g = g.bind().unwrap();
             g.replay(&Bindings::new()).unwrap();
             if fault {
-                m.fault_address(0, a.va());
-                let e = prg.launch_timed(&[&a, &a, &a], &[16], dims(16)).unwrap_err();
+                let bufs = [a.clone(), a.clone(), a.clone()];
+                let (e, _) = faulting_vadd(t, &m, &prg, &bufs, 16);
                 assert!(matches!(e, HcqError::DeviceFault { .. }), "{e:?}");
             } else {
                 dev.synchronize().unwrap();
             }
-            drop((g, bound, q, a, prg, dev, p));
+            drop((g, bound, q, a, prg, dev));
         }
-        assert_released(&m, false);
-        let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
-        if !fault {
-            vadd_works(&p.device(0).unwrap());
+        match t {
+            Transport::Kfd => {
+                drop(p);
+                assert_released(&m, false);
+                let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+                if !fault {
+                    vadd_works(&p.device(0).unwrap());
+                }
+            }
+            Transport::Pci => {
+                // The platform keeps the GPU booted: a new device finds what the
+                // first had, and works, fault or not.
+                let dev = p.device(0).unwrap();
+                assert_eq!(am_free(&dev), fresh);
+                vadd_works(&dev);
+                drop((dev, p));
+                assert_eq!(m.stats().open_fds, 0, "{:?}", m.stats());
+            }
         }
     }
 }
 
 /// Many threads submitting across the timeline's restart: no error, every value once.
-#[test]
-fn the_timeline_wraps_under_concurrent_submitters() {
-    let (_m, p) = platform(1);
+fn the_timeline_wraps_under_concurrent_submitters(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     dev.set_timeline_next_for_test(TIMELINE_WRAP - 50).unwrap();
     let threads = 6;
@@ -352,9 +439,8 @@ fn the_timeline_wraps_under_concurrent_submitters() {
 }
 
 /// The largest launch sizes are errors, not panics (this runs in a debug build).
-#[test]
-fn the_largest_launch_sizes_are_errors() {
-    let (_m, p) = platform(1);
+fn the_largest_launch_sizes_are_errors(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     let a = dev.alloc(4096, BufferKind::Device).unwrap();
@@ -426,14 +512,18 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
 }
 
 /// A failed allocation says how much of which memory.
-#[test]
-fn allocation_failures_name_the_size_and_kind() {
-    let (_m, p) = platform(1);
+fn allocation_failures_name_the_size_and_kind(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
+    let uncached = match t {
+        Transport::Kfd => "uncached GTT memory",
+        Transport::Pci => "uncached VRAM",
+    };
     for (kind, name) in [
         (BufferKind::Host, "host memory"),
         (BufferKind::Device, "VRAM"),
-        (BufferKind::Uncached, "uncached GTT memory"),
+        (BufferKind::Uncached, uncached),
+        (BufferKind::DeviceCpuVisible, "host-visible VRAM"),
     ] {
         let e = dev.alloc(1 << 40, kind).unwrap_err().to_string();
         assert!(

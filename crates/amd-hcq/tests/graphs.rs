@@ -1,13 +1,29 @@
 //! Queue programs on the mock GPU: dispatches recorded into queues, symbolic values
 //! bound at submit, bound lists replayed with new values, and graphs over engines and
-//! devices.
+//! devices — over both transports (KFD and driverless), from the same test code.
+
+mod common;
 
 use std::sync::Arc;
 
-use amd_hcq::{
-    Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, Platform, Program, Sym, SymDims, Var,
-};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_hcq::{Bindings, Buffer, BufferKind, Device, Graph, HcqError, KernArgs, Platform, Program, Sym, SymDims, Var};
+use amd_mockgpu::MockSys;
+use common::Transport;
+
+on_both_transports!(
+    a_dispatch_recorded_in_a_queue_runs,
+    typed_arguments_are_checked_against_the_metadata,
+    two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting,
+    grid_and_workgroup_sizes_as_symbols,
+    copies_with_symbolic_source_and_destination,
+    waits_and_signals_with_symbolic_values_and_addresses,
+    a_graph_replayed_a_thousand_times_with_new_buffers_and_values,
+    a_graph_over_two_devices_with_a_peer_copy,
+    a_bound_replay_of_a_kernel_that_needs_scratch,
+    misuse_of_recorded_lists_is_refused,
+    the_timeline_in_the_open,
+    graphs_of_copies_only,
+);
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 const SAXPY: &[u8] = include_bytes!("../../../tests/kernels/saxpy.hsaco");
@@ -15,10 +31,8 @@ const DIMS3D: &[u8] = include_bytes!("../../../tests/kernels/dims3d.hsaco");
 const PRIVATE_O0: &[u8] = include_bytes!("../../../tests/kernels/private_O0.hsaco");
 const GRID3D: &[u8] = include_bytes!("../../../tests/kernels/grid3d.hsaco");
 
-fn platform(n: usize) -> (Arc<MockSys>, Platform) {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
-    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
-    (m, p)
+fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
+    common::platform(t, n)
 }
 
 fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
@@ -69,9 +83,8 @@ fn groups(n: u32) -> SymDims {
     SymDims::new([n.div_ceil(256), 1, 1], [256, 1, 1])
 }
 
-#[test]
-fn a_dispatch_recorded_in_a_queue_runs() {
-    let (_m, p) = platform(1);
+fn a_dispatch_recorded_in_a_queue_runs(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
     let n = 1000u32;
@@ -101,9 +114,8 @@ fn a_dispatch_recorded_in_a_queue_runs() {
     assert_eq!(again[7], 2.5f32.mul_add(x[7], got[7]));
 }
 
-#[test]
-fn typed_arguments_are_checked_against_the_metadata() {
-    let (_m, p) = platform(1);
+fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
     let b = host(&dev, &[0; 256]);
@@ -158,9 +170,8 @@ fn typed_arguments_are_checked_against_the_metadata() {
     );
 }
 
-#[test]
-fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting() {
-    let (_m, p) = platform(1);
+fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let vadd = Program::load(&dev, VADD, "vadd").unwrap();
     let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
@@ -242,9 +253,8 @@ fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting() {
 
 /// Grid and workgroup sizes as symbols, every x, y, z of each in 1..=3: the kernel
 /// sees the sizes (hidden arguments and dispatch packet) and covers the grid.
-#[test]
-fn grid_and_workgroup_sizes_as_symbols() {
-    let (_m, p) = platform(1);
+fn grid_and_workgroup_sizes_as_symbols(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, DIMS3D, "dims3d").unwrap();
     let g: [Var; 3] = [Var::new("gx"), Var::new("gy"), Var::new("gz")];
@@ -324,9 +334,8 @@ fn grid_and_workgroup_sizes_as_symbols() {
     assert_eq!(dev.timeline().1, before);
 }
 
-#[test]
-fn copies_with_symbolic_source_and_destination() {
-    let (_m, p) = platform(1);
+fn copies_with_symbolic_source_and_destination(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let (src, dst, len) = (Var::new("src"), Var::new("dst"), Var::new("len"));
     // 64 MiB: sixteen 4 MiB packets, each addressed from the symbols.
@@ -381,9 +390,8 @@ fn copies_with_symbolic_source_and_destination() {
     assert!(bound.submit(&vals).is_err());
 }
 
-#[test]
-fn waits_and_signals_with_symbolic_values_and_addresses() {
-    let (_m, p) = platform(1);
+fn waits_and_signals_with_symbolic_values_and_addresses(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let (gate, done) = (dev.new_signal(0).unwrap(), dev.new_signal(0).unwrap());
     let (wa, wv, sa, sv) = (
@@ -430,9 +438,8 @@ fn waits_and_signals_with_symbolic_values_and_addresses() {
 
 /// A graph of 12 launches and 2 copies over both engines, replayed 1000 times back to
 /// back with new input and output buffers and a new element count each time.
-#[test]
-fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values() {
-    let (_m, p) = platform(1);
+fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let vadd = Program::load(&dev, VADD, "vadd").unwrap();
     let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
@@ -509,9 +516,8 @@ fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values() {
 
 /// Two GPUs: GPU 0 adds, its copy engine moves the result into GPU 1's memory, GPU 1
 /// adds again; replayed with new inputs.
-#[test]
-fn a_graph_over_two_devices_with_a_peer_copy() {
-    let (_m, p) = platform(2);
+fn a_graph_over_two_devices_with_a_peer_copy(t: Transport) {
+    let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
     let v0 = Program::load(&d0, VADD, "vadd").unwrap();
     let v1 = Program::load(&d1, VADD, "vadd").unwrap();
@@ -562,9 +568,8 @@ fn a_graph_over_two_devices_with_a_peer_copy() {
     }
 }
 
-#[test]
-fn a_bound_replay_of_a_kernel_that_needs_scratch() {
-    let (_m, p) = platform(1);
+fn a_bound_replay_of_a_kernel_that_needs_scratch(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, PRIVATE_O0, "private_array").unwrap();
     assert!(prg.info().descriptor.private_segment_size >= 160);
@@ -595,9 +600,8 @@ fn a_bound_replay_of_a_kernel_that_needs_scratch() {
 
 /// A launch through the word API still goes through the checked path, and a list
 /// recorded for one family is refused by another.
-#[test]
-fn misuse_of_recorded_lists_is_refused() {
-    let (_m, p) = platform(1);
+fn misuse_of_recorded_lists_is_refused(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, GRID3D, "grid3d").unwrap();
     let b = host(&dev, &[0; 64]);
@@ -626,9 +630,8 @@ fn misuse_of_recorded_lists_is_refused() {
 }
 
 /// A user's own list ordered against the runtime's work through the timeline handle.
-#[test]
-fn the_timeline_in_the_open() {
-    let (_m, p) = platform(1);
+fn the_timeline_in_the_open(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let vadd = Program::load(&dev, VADD, "vadd").unwrap();
     let n = 256u32;
@@ -689,9 +692,8 @@ fn typed_copies_and_linear_launches() {
 
 /// A graph of copies only (its device's final list is a copy list, which signals the
 /// timeline), replayed with new buffers; and a second device with only a copy list.
-#[test]
-fn graphs_of_copies_only() {
-    let (_m, p) = platform(2);
+fn graphs_of_copies_only(t: Transport) {
+    let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
     let (src, dst) = (Var::new("src"), Var::new("dst"));
     let mut g = Graph::new();

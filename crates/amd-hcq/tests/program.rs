@@ -1,12 +1,31 @@
-//! Code objects, programs and launches, on the mock GPU.
+//! Code objects, programs and launches, on the mock GPU; launches over both
+//! transports (KFD and driverless) from the same code, except where a test reads
+//! the KFD mock's queues.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use amd_hcq::{ArgKind, BufferKind, CodeObject, HcqError, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
+use common::Transport;
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+
+on_both_transports!(
+    launches_vadd_with_the_tinygrad_registers_and_arguments,
+    bad_programs_and_launches_are_refused,
+    scratch_grows_with_the_tinygrad_formula,
+    vadd_runs_on_the_interpreter,
+    a_copy_after_a_launch_sees_its_results,
+    the_interpreter_counts_the_work_it_does,
+    the_descriptor_float_mode_sets_denormal_flushing,
+);
+
+fn platform_on(t: Transport) -> (Arc<MockSys>, Platform) {
+    common::platform(t, 1)
+}
 
 fn platform() -> (Arc<MockSys>, Platform) {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
@@ -72,9 +91,8 @@ fn patched(f: impl Fn(&mut [u8])) -> Vec<u8> {
     bytes
 }
 
-#[test]
-fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
-    let (m, p) = platform();
+fn launches_vadd_with_the_tinygrad_registers_and_arguments(t: Transport) {
+    let (m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     assert_eq!(prg.rsrc(), (0x40bf_0080, 0x9e));
@@ -140,9 +158,8 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments() {
     }
 }
 
-#[test]
-fn bad_programs_and_launches_are_refused() {
-    let (_m, p) = platform();
+fn bad_programs_and_launches_are_refused(t: Transport) {
+    let (_m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     let lds = patched(|kd| kd[0..4].copy_from_slice(&0x20000u32.to_le_bytes()));
     let e = Program::load(&dev, &lds, "vadd").unwrap_err();
@@ -197,9 +214,8 @@ fn bad_programs_and_launches_are_refused() {
     assert!(prg.launch(&[&a, &a, &a], &[1], empty).is_err());
 }
 
-#[test]
-fn scratch_grows_with_the_tinygrad_formula() {
-    let (_m, p) = platform();
+fn scratch_grows_with_the_tinygrad_formula(t: Transport) {
+    let (_m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     assert_eq!(dev.tmpring_size().unwrap(), 0x10200);
     dev.ensure_scratch(1024).unwrap();
@@ -208,9 +224,8 @@ fn scratch_grows_with_the_tinygrad_formula() {
     assert_eq!(dev.tmpring_size().unwrap(), (128 << 12) | 512);
 }
 
-#[test]
-fn vadd_runs_on_the_interpreter() {
-    let (_m, p) = platform();
+fn vadd_runs_on_the_interpreter(t: Transport) {
+    let (_m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     let n = 5000usize; // not a multiple of the workgroup: the tail is masked by `i < n`
@@ -239,11 +254,10 @@ fn vadd_runs_on_the_interpreter() {
     assert!(out[n * 4..].iter().all(|&x| x == 0xff), "nothing written past n");
 }
 
-#[test]
-fn a_copy_after_a_launch_sees_its_results() {
+fn a_copy_after_a_launch_sees_its_results(t: Transport) {
     // Compute writes C; the copy engine reads C right after, without a host sync in
     // between: the timeline (and the barrier before each launch) orders them.
-    let (_m, p) = platform();
+    let (_m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     let n = 1024usize;
@@ -323,9 +337,8 @@ fn an_instruction_the_interpreter_lacks_stops_the_queue_and_the_wait() {
     );
 }
 
-#[test]
-fn the_interpreter_counts_the_work_it_does() {
-    let (m, p) = platform();
+fn the_interpreter_counts_the_work_it_does(t: Transport) {
+    let (m, p) = platform_on(t);
     let exec = amd_mockgpu::Rdna3Executor::default();
     let counters = exec.counters();
     m.set_kernel_executor(Box::new(exec));
@@ -354,9 +367,8 @@ fn the_interpreter_counts_the_work_it_does() {
     assert_eq!(read(), (2 * insts, 2 * lanes), "the same launch counts the same again");
 }
 
-#[test]
-fn the_descriptor_float_mode_sets_denormal_flushing() {
-    let (_m, p) = platform();
+fn the_descriptor_float_mode_sets_denormal_flushing(t: Transport) {
+    let (_m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
     // vadd of denormals: kept as compiled (FLOAT_MODE 0xf0), flushed with RSRC1's f32
     // denormal bits (FLOAT_DENORM_MODE_32, bits 16-17) cleared.

@@ -1,32 +1,36 @@
-//! The runtime on the mock GPU, through the real KFD transport.
+//! The runtime on the mock GPU, over both transports (the real KFD transport on the
+//! mock's `/dev/kfd`, the driverless one on its PCI GPUs) from the same test code;
+//! the few tests that steer the KFD mock's queues stay KFD-only.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amd_hcq::{BufferKind, Device, HcqError, Iface, Platform, TIMELINE_WRAP, Work};
-use amd_mockgpu::{MemoryFault, MockConfig, MockSys};
+use amd_hcq::{BufferKind, Device, HcqError, Platform, TIMELINE_WRAP, Work};
+use amd_mockgpu::MockSys;
+use common::{Transport, pattern};
 
-fn platform(n: usize) -> (Arc<MockSys>, Platform) {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
-    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
-    (m, p)
+on_both_transports!(
+    opens_a_device_with_its_properties,
+    signals_across_queues_and_devices,
+    ordered_work_and_the_timeline_wrap,
+    copies_of_every_size_class,
+    peer_transfers_respect_both_timelines,
+    a_hang_reports_the_fault,
+    many_threads_submitting,
+    dropping_with_work_in_flight_releases_everything,
+    profiling_records_launches_and_copies_in_order,
+    bound_lists_replay_and_patch,
+    bound_copy_lists_replay_and_patch,
+);
+
+fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
+    common::platform(t, n)
 }
 
-fn pattern(n: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
-}
-
-#[test]
-fn opens_a_device_with_its_properties() {
-    let (_m, p) = platform(1);
+fn opens_a_device_with_its_properties(t: Transport) {
+    let (_m, p) = platform(t, 1);
     assert_eq!(p.device_count(), 1);
     let dev = p.device(0).unwrap();
     let props = dev.props();
@@ -39,9 +43,8 @@ fn opens_a_device_with_its_properties() {
     assert_eq!(dev.timeline(), (0, 0));
 }
 
-#[test]
-fn signals_across_queues_and_devices() {
-    let (_m, p) = platform(2);
+fn signals_across_queues_and_devices(t: Transport) {
+    let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
     let a = d0.new_signal(0).unwrap();
     let b = d0.new_signal(0).unwrap();
@@ -84,9 +87,8 @@ fn signals_across_queues_and_devices() {
     }
 }
 
-#[test]
-fn ordered_work_and_the_timeline_wrap() {
-    let (_m, p) = platform(1);
+fn ordered_work_and_the_timeline_wrap(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let sig = dev.new_signal(0).unwrap();
     let mut last = 0;
@@ -123,9 +125,8 @@ fn ordered_work_and_the_timeline_wrap() {
     assert_eq!(dev.timeline_handle().unwrap().last, p);
 }
 
-#[test]
-fn copies_of_every_size_class() {
-    let (_m, p) = platform(1);
+fn copies_of_every_size_class(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let big = 33 << 20; // more than all staging buffers together
     let buf = dev.alloc(big + 64, BufferKind::Device).unwrap();
@@ -174,9 +175,8 @@ fn copies_of_every_size_class() {
     ));
 }
 
-#[test]
-fn peer_transfers_respect_both_timelines() {
-    let (_m, p) = platform(2);
+fn peer_transfers_respect_both_timelines(t: Transport) {
+    let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
     let src = d0.alloc(5 << 20, BufferKind::Device).unwrap();
     let dst = d1.alloc(5 << 20, BufferKind::Device).unwrap();
@@ -190,7 +190,7 @@ fn peer_transfers_respect_both_timelines() {
 
 #[test]
 fn freed_memory_waits_for_the_gpu_and_is_reused() {
-    let (m, p) = platform(1);
+    let (m, p) = platform(Transport::Kfd, 1);
     let dev = p.device(0).unwrap();
     let sdma = m.queues().into_iter().find(|q| q.queue_type == 1).unwrap().id;
     let a = dev.alloc(1 << 20, BufferKind::Device).unwrap();
@@ -207,12 +207,12 @@ fn freed_memory_waits_for_the_gpu_and_is_reused() {
     assert_eq!(again.va(), va, "the cached allocation is reused");
 }
 
-#[test]
-fn a_hang_reports_the_fault() {
-    let (m, p) = platform(1);
+fn a_hang_reports_the_fault(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     dev.set_timeout(Duration::from_millis(300));
-    // A copy from memory the GPU never mapped.
+    // A copy from memory the GPU never mapped (inside the driverless transport's
+    // virtual aperture too).
     let dst = dev.alloc(4096, BufferKind::Device).unwrap();
     let v = dev
         .submit_ordered(true, |w| match w {
@@ -222,23 +222,40 @@ fn a_hang_reports_the_fault() {
         .unwrap();
     match dev.wait_timeline(v) {
         Err(HcqError::DeviceFault { report, kernel, .. }) => {
-            assert!(
-                report[0].starts_with("MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"),
-                "{report:?}"
-            );
-            // The mock names the packet that stopped the queue.
-            assert!(report.iter().any(|l| l.contains("COPY_LINEAR")), "{report:?}");
+            match t {
+                Transport::Kfd => {
+                    assert!(
+                        report[0]
+                            .starts_with("MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"),
+                        "{report:?}"
+                    );
+                    // The mock names the packet that stopped the queue.
+                    assert!(report.iter().any(|l| l.contains("COPY_LINEAR")), "{report:?}");
+                }
+                Transport::Pci => {
+                    // The MM hub's fault registers (SDMA), and the IH's VM-fault vector.
+                    assert!(
+                        report
+                            .iter()
+                            .any(|l| l.starts_with("MMU fault:") && l.contains("0x7f0012340000")),
+                        "{report:?}"
+                    );
+                    assert!(
+                        report
+                            .iter()
+                            .any(|l| l.starts_with("IH VM fault: Mm hub, read at 0x7f0012340000")),
+                        "{report:?}"
+                    );
+                }
+            }
             assert_eq!(kernel.as_deref(), Some("submission"), "{report:?}");
         }
         other => panic!("{other:?}"),
     }
-    let _ = MemoryFault::default();
-    let _ = m;
 }
 
-#[test]
-fn many_threads_submitting() {
-    let (_m, p) = platform(1);
+fn many_threads_submitting(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let threads: Vec<_> = (0..4)
         .map(|t| {
@@ -264,11 +281,9 @@ fn many_threads_submitting() {
     assert!(submitted >= 400);
 }
 
-#[test]
-fn dropping_with_work_in_flight_releases_everything() {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+fn dropping_with_work_in_flight_releases_everything(t: Transport) {
+    let (m, p) = platform(t, 1);
     {
-        let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
         let dev = p.device(0).unwrap();
         let a = dev.alloc(8 << 20, BufferKind::Device).unwrap();
         let b = dev.alloc(8 << 20, BufferKind::Device).unwrap();
@@ -283,13 +298,16 @@ fn dropping_with_work_in_flight_releases_everything() {
         (0, 0, 0, 0),
         "{s:?}"
     );
+    if t == Transport::Pci {
+        // fini stopped both rings (no HQD active, the SDMA ring disabled).
+        assert!(m.pci_rings(0).is_empty(), "{:?}", m.pci_rings(0));
+    }
 }
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 
-#[test]
-fn profiling_records_launches_and_copies_in_order() {
-    let (_m, p) = platform(1);
+fn profiling_records_launches_and_copies_in_order(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     dev.set_profiling(true);
     let prg = amd_hcq::Program::load(&dev, VADD, "vadd").unwrap();
@@ -343,9 +361,8 @@ fn profiling_records_launches_and_copies_in_order() {
     assert_eq!(v["traceEvents"][2]["name"], "a \"b\"\\\n");
 }
 
-#[test]
-fn bound_lists_replay_and_patch() {
-    let (_m, p) = platform(1);
+fn bound_lists_replay_and_patch(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let sig = dev.new_signal(0).unwrap();
     let mut q = dev.compute_queue();
@@ -365,9 +382,8 @@ fn bound_lists_replay_and_patch() {
     assert!(dev.bind(&dev.compute_queue()).is_err());
 }
 
-#[test]
-fn bound_copy_lists_replay_and_patch() {
-    let (_m, p) = platform(1);
+fn bound_copy_lists_replay_and_patch(t: Transport) {
+    let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let (a, b, dst) = (
         dev.alloc(4096, BufferKind::Device).unwrap(),

@@ -770,6 +770,7 @@ impl Driver {
                         q.status = QueueStatus::Running;
                         let stop = Arc::new(AtomicBool::new(self.shutdown));
                         self.running.insert(g, (id, stop.clone()));
+                        self.watch_pci_long(g, id, &stop);
                         self.last_long.insert(g, id);
                         run.started = Some(Started {
                             queue: id,

@@ -38,7 +38,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::model::Vram;
 use super::regs::generated::gc;
@@ -177,6 +177,10 @@ pub struct Queues {
     activations: u64,
     /// The epoch of each ring's last activation.
     epochs: BTreeMap<RingKey, u64>,
+    /// Long operations (a dispatch, a copy) running for a ring's activation: a write
+    /// that unbinds or replaces the ring stops them at once, as a dequeue stops the
+    /// waves on hardware, without waiting for the engine to look at the registers.
+    watched: Vec<(RingKey, u64, Arc<AtomicBool>)>,
 }
 
 impl Queues {
@@ -257,6 +261,7 @@ impl Queues {
             dequeues: 0,
             activations: 0,
             epochs: BTreeMap::new(),
+            watched: Vec::new(),
         })
     }
 
@@ -275,9 +280,43 @@ impl Queues {
         self.generation.clone()
     }
 
-    fn bump(&self) {
+    fn bump(&mut self, v: &Values) {
         // Release: the registers are stored before the driver half sees the change.
         self.generation.fetch_add(1, Ordering::Release);
+        if self.watched.is_empty() {
+            return;
+        }
+        let live: Vec<(RingKey, u64)> = self
+            .bindings(v)
+            .into_iter()
+            .filter_map(|b| b.ok().map(|b| (b.key, b.epoch)))
+            .collect();
+        self.watched.retain(|(key, epoch, stop)| {
+            if live.contains(&(*key, *epoch)) {
+                // Kept while the operation runs (its engine holds the other handle).
+                Arc::strong_count(stop) > 1
+            } else {
+                // Release: pairs with the engine's Acquire load between slices.
+                stop.store(true, Ordering::Release);
+                false
+            }
+        });
+    }
+
+    /// Stops `stop`'s operation when activation `epoch` of ring `key` ends (its
+    /// registers unbind or replace it) — at once if it already has.
+    pub(crate) fn watch(&mut self, v: &Values, key: RingKey, epoch: u64, stop: Arc<AtomicBool>) {
+        self.watched.retain(|(_, _, s)| Arc::strong_count(s) > 1);
+        let live = self
+            .bindings(v)
+            .into_iter()
+            .any(|b| b.is_ok_and(|b| b.key == key && b.epoch == epoch));
+        if live {
+            self.watched.push((key, epoch, stop));
+        } else {
+            // Release: pairs with the engine's Acquire load between slices.
+            stop.store(true, Ordering::Release);
+        }
     }
 
     fn activate(&mut self, key: RingKey) {
@@ -419,7 +458,7 @@ impl RegisterBlock for Queues {
             {
                 self.set_slot(self.hqd_doorbell(bank), Self::pair(bank[h.wptr_lo], bank[h.wptr_hi]));
             }
-            self.bump();
+            self.bump(v);
             return Effect::None;
         }
         let s = r.sdma;
@@ -429,7 +468,7 @@ impl RegisterBlock for Queues {
         if [s.cntl, s.wptr, s.wptr_hi, s.doorbell, s.doorbell_offset, s.minor].contains(&reg) {
             self.set_slot(self.sdma_doorbell(v), Self::pair(v.get(s.wptr), v.get(s.wptr_hi)));
         }
-        self.bump();
+        self.bump(v);
         Effect::None
     }
 
@@ -439,11 +478,11 @@ impl RegisterBlock for Queues {
         Some(self.banks.get(&sel).map_or(0, |b| b[i as usize]))
     }
 
-    fn reset(&mut self, _v: &mut Values) {
+    fn reset(&mut self, v: &mut Values) {
         self.banks.clear();
         self.epochs.clear();
         self.dequeues = 0;
-        self.bump();
+        self.bump(v);
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use amd_am::discovery::hw_id;
 use amd_packets::GfxTarget;
@@ -86,6 +86,25 @@ impl Driver {
             }
         }
         self.pci.devs[dev].rings = rings;
+    }
+
+    /// Has the queue registers of PCI engine slot `g` stop `stop`'s long operation of
+    /// engine queue `id` once its ring is unbound or replaced (nothing for KFD GPUs).
+    pub(crate) fn watch_pci_long(&self, g: usize, id: u32, stop: &Arc<AtomicBool>) {
+        let Some(p) = self.pci_dev_of_slot(g).and_then(|d| self.pci.devs.get(d)) else {
+            return;
+        };
+        let Some(b) = p
+            .rings
+            .values()
+            .find(|r| r.id == id)
+            .and_then(|r| r.binding.as_ref().ok())
+        else {
+            return;
+        };
+        let (key, epoch, stop) = (b.key, b.epoch, stop.clone());
+        p.regs
+            .with_block_state(|_: &Queues| true, |q, v, _| q.watch(v, key, epoch, stop));
     }
 
     /// Removes engine queue `id`; a long operation of it stops at its next slice.
