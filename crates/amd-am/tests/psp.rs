@@ -2,18 +2,18 @@
 //! components, ring, TOC, SMU firmware, TMR, every `LOAD_IP_FW`, RLC autoload; and
 //! each refusal an error naming the step.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use amd_am::AmError;
 use amd_am::discovery::hw_id;
-use amd_am::firmware::{AmFirmware, FwImage, Rs64, gfx_fw_type_name};
+use amd_am::firmware::{AmFirmware, FirmwareSource};
 use amd_am::ip::AmDevice;
 use amd_am::pci::{PciBus, PciOptions};
 use amd_am::psp::{Psp, SOS_LOAD_ORDER};
 use amd_am::regs::generated::psp;
 use amd_kfd::sys::Sys;
-use amd_mockgpu::pci::psp::{Psp as MockPsp, TMR_SIZE};
+use amd_mockgpu::pci::firmware::DIR;
+use amd_mockgpu::pci::psp::{Psp as MockPsp, STATUS_BAD_IMAGE, TMR_SIZE};
 use amd_mockgpu::{MockConfig, MockSys, PciFault, PciProfile};
 
 fn device(p: PciProfile) -> (Arc<MockSys>, AmDevice) {
@@ -26,62 +26,17 @@ fn device(p: PciProfile) -> (Arc<MockSys>, AmDevice) {
     (m, dev)
 }
 
-fn image(fw_type: u32, tag: u8, n: usize) -> FwImage {
-    FwImage {
-        fw_type,
-        name: gfx_fw_type_name(fw_type),
-        bytes: (0..n).map(|i| tag ^ i as u8).collect(),
-    }
-}
-
-/// Firmware as `AmFirmware::load` cuts it (the files' parsing is tested in
-/// `firmware.rs`).
-fn firmware() -> AmFirmware {
-    let mut sos = BTreeMap::new();
-    for (i, t) in [
-        psp::PSP_FW_TYPE_PSP_KDB,
-        psp::PSP_FW_TYPE_PSP_SYS_DRV,
-        psp::PSP_FW_TYPE_PSP_SOC_DRV,
-        psp::PSP_FW_TYPE_PSP_INTF_DRV,
-        psp::PSP_FW_TYPE_PSP_DBG_DRV,
-        psp::PSP_FW_TYPE_PSP_RAS_DRV,
-        psp::PSP_FW_TYPE_PSP_SOS,
-        psp::PSP_FW_TYPE_PSP_TOC,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        sos.insert(t, vec![i as u8 + 1; 0x100 * (i + 1)]);
-    }
-    let types = [
-        psp::GFX_FW_TYPE_SDMA_UCODE_TH0,
-        psp::GFX_FW_TYPE_SDMA_UCODE_TH1,
-        psp::GFX_FW_TYPE_RS64_PFP,
-        psp::GFX_FW_TYPE_RS64_PFP_P0_STACK,
-        psp::GFX_FW_TYPE_RS64_MEC,
-        psp::GFX_FW_TYPE_RS64_MEC_P0_STACK,
-        psp::GFX_FW_TYPE_IMU_I,
-        psp::GFX_FW_TYPE_IMU_D,
-        psp::GFX_FW_TYPE_RLC_P,
-        psp::GFX_FW_TYPE_RLC_G,
-    ];
-    AmFirmware {
-        sos,
-        smu: image(psp::GFX_FW_TYPE_SMU, 0x55, 0x4000),
-        descs: types
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| image(t, i as u8, 0x100 + 0x40 * i))
-            .collect(),
-        ucode_start: [(Rs64::Pfp, 0), (Rs64::Me, 0), (Rs64::Mec, 0)],
-        paths: Vec::new(),
-    }
+/// Firmware as `AmFirmware::load` cuts the synthetic files the mock serves (the
+/// files' parsing is tested in `firmware.rs`; the mock's PSP takes only the images
+/// those files hold).
+fn firmware(m: &MockSys) -> AmFirmware {
+    AmFirmware::load(m, &FirmwareSource::dir(DIR)).unwrap()
 }
 
 #[test]
 fn bring_up_in_tinygrads_order() {
     let (m, dev) = device(PciProfile::navi31());
-    let fw = firmware();
+    let fw = firmware(&m);
     let mut p = Psp::new(&dev).unwrap();
     assert!(!p.is_sos_alive());
     p.init(&fw).unwrap();
@@ -140,7 +95,7 @@ fn a_refused_command_names_the_step() {
             status: 7
         }
     ));
-    let e = Psp::new(&dev).unwrap().init(&firmware()).unwrap_err();
+    let e = Psp::new(&dev).unwrap().init(&firmware(&m)).unwrap_err();
     assert_eq!(
         e,
         AmError::Psp {
@@ -158,7 +113,7 @@ fn a_refused_command_names_the_step() {
             status: 0x11,
         },
     );
-    let e = Psp::new(&dev).unwrap().init(&firmware()).unwrap_err();
+    let e = Psp::new(&dev).unwrap().init(&firmware(&m)).unwrap_err();
     assert!(
         matches!(&e, AmError::Psp { step, status: 0x11 } if step == "SETUP_TMR"),
         "{e}"
@@ -168,8 +123,8 @@ fn a_refused_command_names_the_step() {
 #[test]
 fn the_bootloader_refusing_the_sos_is_an_error() {
     // Without its system driver, the mock's bootloader refuses the sOS.
-    let (_m, dev) = device(PciProfile::navi31());
-    let mut fw = firmware();
+    let (m, dev) = device(PciProfile::navi31());
+    let mut fw = firmware(&m);
     fw.sos.remove(&psp::PSP_FW_TYPE_PSP_SYS_DRV);
     let e = Psp::new(&dev).unwrap().init(&fw).unwrap_err();
     match e {
@@ -179,6 +134,52 @@ fn the_bootloader_refusing_the_sos_is_an_error() {
         }
         e => panic!("{e}"),
     }
+}
+
+#[test]
+fn a_wrong_cut_is_a_failed_load_naming_the_step() {
+    // The first image one byte long, the sixth one byte short, the last replaced
+    // by other bytes: the PSP refuses it with its status, and the bring-up names
+    // the image.
+    for i in [0, 5, 21] {
+        let (m, dev) = device(PciProfile::navi31());
+        let mut fw = firmware(&m);
+        let bytes = &mut fw.descs[i].bytes;
+        match i {
+            0 => bytes.push(0),
+            5 => bytes.truncate(bytes.len() - 1),
+            _ => *bytes = vec![0x5a; bytes.len()],
+        }
+        let e = Psp::new(&dev).unwrap().init(&fw).unwrap_err();
+        assert_eq!(
+            e,
+            AmError::Psp {
+                step: format!("LOAD_IP_FW {}", fw.descs[i].name),
+                status: STATUS_BAD_IMAGE
+            }
+        );
+        let loaded = m
+            .pci_registers(0)
+            .unwrap()
+            .with_block::<MockPsp, _>(|b| b.firmware.len())
+            .unwrap();
+        assert_eq!(loaded, i + 1, "the SMU and the images before it");
+    }
+    // An sOS component with its descriptor's neighbour attached.
+    let (m, dev) = device(PciProfile::navi31());
+    let mut fw = firmware(&m);
+    fw.sos
+        .get_mut(&psp::PSP_FW_TYPE_PSP_SYS_DRV)
+        .unwrap()
+        .extend_from_slice(&[1; 16]);
+    let e = Psp::new(&dev).unwrap().init(&fw).unwrap_err();
+    assert_eq!(
+        e,
+        AmError::Psp {
+            step: "bootloader PSP_BL__LOAD_SYSDRV".into(),
+            status: STATUS_BAD_IMAGE
+        }
+    );
 }
 
 #[test]

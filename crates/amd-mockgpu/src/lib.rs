@@ -71,7 +71,7 @@ pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
     SharedMemory,
 };
-pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciProfile};
+pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciFirmware, PciProfile};
 pub use profile::GpuProfile;
 pub use rdna3::Rdna3Executor;
 
@@ -95,6 +95,9 @@ pub struct MockConfig {
     /// Whether the `vfio` and `vfio-pci` modules are loaded (`/dev/vfio/vfio`,
     /// `/sys/module/vfio`, the `vfio-pci` driver).
     pub vfio: bool,
+    /// The PCI GPUs' firmware files: served under [`pci::firmware::DIR`] and checked
+    /// by their PSPs ([`pci::FirmwareCatalogue`]); the synthetic ones by default.
+    pub pci_firmware: PciFirmware,
 }
 
 impl Default for MockConfig {
@@ -106,6 +109,7 @@ impl Default for MockConfig {
             mode: ExecMode::Threaded,
             pci: Vec::new(),
             vfio: true,
+            pci_firmware: PciFirmware::Synthetic,
         }
     }
 }
@@ -127,6 +131,14 @@ impl MockConfig {
             pci: vec![PciProfile::navi31(); n],
             ..Self::default()
         }
+    }
+
+    /// The same GPUs, with the firmware files of the host directory `dir` (such as
+    /// `/lib/firmware/amdgpu`) served under [`pci::firmware::DIR`] and checked by the
+    /// PSPs instead of the synthetic ones ([`PciFirmware::Dir`]).
+    pub fn pci_firmware_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.pci_firmware = PciFirmware::Dir(dir.into());
+        self
     }
 
     /// The same GPUs, run inline (deterministic).
@@ -339,13 +351,21 @@ impl MockSys {
     ///
     /// # Panics
     /// If a PCI profile is invalid (VRAM not a whole number of MiB, a BAR size not a
-    /// power of two, a discovery table too large for its format) or the host refuses
-    /// the memory behind a PCI GPU's BARs (`memfd_create`).
+    /// power of two, a discovery table too large for its format), the firmware
+    /// directory of [`PciFirmware::Dir`] cannot be listed, or the host refuses the
+    /// memory behind a PCI GPU's BARs (`memfd_create`).
     pub fn new(config: MockConfig) -> Self {
         let n_kfd = config.gpus.len();
         let mut driver = Driver::new(config.gpus, config.cpu_node);
-        driver.pci = pci::PciBus::new(config.pci, config.vfio)
-            .unwrap_or_else(|e| panic!("MockSys::new: the PCI configuration is invalid: {e}"));
+        let invalid = |e: String| -> pci::PciBus { panic!("MockSys::new: the PCI configuration is invalid: {e}") };
+        let firmware = if config.pci.is_empty() {
+            Ok(pci::FirmwareCatalogue::default())
+        } else {
+            config.pci_firmware.catalogue()
+        };
+        driver.pci = firmware
+            .and_then(|f| pci::PciBus::new(config.pci, config.vfio, Arc::new(f)))
+            .unwrap_or_else(invalid);
         // Engine slots: the KFD GPUs, then the PCI GPUs, each with its executor.
         let n = driver.engine_slots();
         for _ in n_kfd..n {

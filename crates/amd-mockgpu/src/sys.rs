@@ -489,13 +489,15 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
-    /// A synthetic firmware file under [`crate::pci::firmware::DIR`], served when the
-    /// mock has PCI GPUs.
+    /// A firmware file under [`crate::pci::firmware::DIR`] (one of the configured
+    /// [`PciFirmware`](crate::PciFirmware) files), served when the mock has PCI GPUs.
     fn firmware(&self, path: &Path) -> Option<Vec<u8>> {
-        if !path.starts_with(crate::pci::firmware::DIR) || self.driver.lock().pci.devs.is_empty() {
+        let name = path.strip_prefix(crate::pci::firmware::DIR).ok()?.to_str()?;
+        let d = self.driver.lock();
+        if d.pci.devs.is_empty() {
             return None;
         }
-        crate::pci::firmware::served(path)
+        d.pci.firmware.file(name).map(<[u8]>::to_vec)
     }
 
     /// The failure injected into mappings of BAR `bar` of PCI device `dev`, naming

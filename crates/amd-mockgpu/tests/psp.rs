@@ -1,16 +1,20 @@
 //! The PSP (MP0 13.0.0), HDP flush and indirect register access of the mock PCI GPU,
 //! driven at register level through `Sys::mmio` in the order tinygrad 0.10.1's
 //! `AM_PSP.init` uses them, with firmware images built from the `amdgpu_ucode.h`
-//! header layouts (and the installed firmware's headers where present).
+//! header layouts (and the installed firmware where present): every image type
+//! loads given the right bytes, and a wrong cut of each is a failed load.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use amd_am::discovery::hw_id;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
+use amd_mockgpu::pci::firmware::{DIR, IMAGES, blob, sos_file};
 use amd_mockgpu::pci::model::{FB_LOCATION_BASE, reg_addr};
-use amd_mockgpu::pci::psp::{Psp, READY, STATUS_BAD_PARAMETER, STATUS_NOT_READY, TMR_SIZE};
+use amd_mockgpu::pci::psp::{
+    Psp, READY, STATUS_BAD_IMAGE, STATUS_BAD_PARAMETER, STATUS_NO_FIRMWARE, STATUS_NOT_READY, TMR_SIZE,
+};
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{gc, mp, nbio, psp};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
@@ -36,7 +40,10 @@ struct Gpu {
 
 impl Gpu {
     fn new() -> Self {
-        let m = MockSys::new(MockConfig::pci(1));
+        Self::with(MockConfig::pci(1))
+    }
+    fn with(config: MockConfig) -> Self {
+        let m = MockSys::new(config);
         let fd = m
             .open(
                 Path::new("/sys/bus/pci/devices/0000:03:00.0/resource5"),
@@ -75,15 +82,18 @@ impl Gpu {
     fn psp<T>(&self, f: impl FnOnce(&mut Psp) -> T) -> T {
         self.file.with_block::<Psp, T>(f).unwrap()
     }
-    /// `_bootloader_load_component`: wait for the bootloader, stage, write the
-    /// address and the command; the status the bootloader answers.
+    /// `_bootloader_load_component`: wait for the bootloader, stage (`_prep_msg1`:
+    /// the 1 MiB buffer zeroed, then the data), write the address and the command;
+    /// the status the bootloader answers.
     fn bl_load(&self, comp: u32, data: &[u8]) -> u32 {
         assert_eq!(
             self.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35) & READY,
             READY,
             "bootloader ready"
         );
-        assert!(self.m.pci_write_vram(0, MSG1, data));
+        let mut buf = vec![0u8; MIB as usize];
+        buf[..data.len()].copy_from_slice(data);
+        assert!(self.m.pci_write_vram(0, MSG1, &buf));
         self.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX);
         self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, (self.mc(MSG1) >> 20) as u32);
         self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, comp);
@@ -119,6 +129,28 @@ impl Gpu {
         assert!(self.m.pci_write_vram(0, RING + u64::from(wptr) * 4, &bytes));
         self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
         (self.vram_u32(CMD + 864), self.vram_u32(FENCE), self.vram_u32(CMD + 880))
+    }
+    /// LOAD_TOC of `toc`: (status, tmr_size answered).
+    fn load_toc(&self, toc: &[u8]) -> (u32, u32) {
+        assert!(self.m.pci_write_vram(0, MSG1, toc));
+        let mc = self.mc(MSG1);
+        let (st, _, tmr) = self.submit(
+            psp::GFX_CMD_ID_LOAD_TOC,
+            &[mc as u32, (mc >> 32) as u32, toc.len() as u32],
+        );
+        (st, tmr)
+    }
+    fn setup_tmr(&self) -> u32 {
+        let t = self.mc(TMR);
+        self.submit(
+            psp::GFX_CMD_ID_SETUP_TMR,
+            &[t as u32, (t >> 32) as u32, TMR_SIZE, 2, TMR as u32, (TMR >> 32) as u32],
+        )
+        .0
+    }
+    /// LOAD_IP_FW of `image`, its length as the size.
+    fn load(&self, fw_type: u32, image: &[u8]) -> u32 {
+        self.load_ip_fw(fw_type, image, image.len() as u32)
     }
     fn load_ip_fw(&self, fw_type: u32, image: &[u8], size: u32) -> u32 {
         assert!(self.m.pci_write_vram(0, MSG1, image));
@@ -172,9 +204,9 @@ fn sos_image(parts: &[(u32, Vec<u8>)]) -> Vec<u8> {
 
 /// The components of a v2.0 sOS image, as tinygrad 0.10.1's `AMFirmware` reads them;
 /// `None` if a field points outside the blob.
-fn sos_components(blob: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> {
-    let u = |o: usize| Some(u32::from_le_bytes(blob.get(o..o + 4)?.try_into().ok()?));
-    if u16::from_le_bytes(blob.get(8..10)?.try_into().ok()?) != 2 {
+fn sos_components(file: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> {
+    let u = |o: usize| Some(u32::from_le_bytes(file.get(o..o + 4)?.try_into().ok()?));
+    if u16::from_le_bytes(file.get(8..10)?.try_into().ok()?) != 2 {
         return None;
     }
     let ucode_off = u(24)? as usize;
@@ -184,7 +216,7 @@ fn sos_components(blob: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> {
         let d = 36 + i * 16;
         let start = ucode_off.checked_add(u(d + 8)? as usize)?;
         let end = start.checked_add(u(d + 12)? as usize)?;
-        out.push((u(d)?, blob.get(start..end)?.to_vec()));
+        out.push((u(d)?, file.get(start..end)?.to_vec()));
     }
     Some(out)
 }
@@ -208,14 +240,32 @@ fn boot_sos(g: &Gpu, comps: &[(u32, Vec<u8>)]) {
     }
 }
 
+/// The sOS components of the synthetic `psp_13_0_0_sos.bin` the mock serves, read by
+/// this file's own parser.
 fn synthetic_sos() -> Vec<(u32, Vec<u8>)> {
-    let img = sos_image(&[
-        (psp::PSP_FW_TYPE_PSP_SYS_DRV, vec![0x11; 256]),
-        (psp::PSP_FW_TYPE_PSP_SOS, vec![0x22; 512]),
-        (psp::PSP_FW_TYPE_PSP_KDB, vec![0x33; 64]),
-        (psp::PSP_FW_TYPE_PSP_TOC, vec![0x44; 128]),
-    ]);
-    sos_components(&img).expect("a valid v2.0 header")
+    sos_components(&sos_file(0)).expect("a valid v2.0 header")
+}
+
+/// Every image of the synthetic files, by `GFX_FW_TYPE_*`, in tinygrad 0.10.1's order.
+fn synthetic_images() -> Vec<(u32, Vec<u8>)> {
+    IMAGES.iter().map(|&(t, tag, n)| (t, blob(tag, n))).collect()
+}
+
+/// A GPU with the sOS running, the ring created, the TOC loaded; and the TMR set up
+/// after the SMU firmware if `tmr`.
+fn ready(g: &Gpu, tmr: bool) {
+    boot_sos(g, &synthetic_sos());
+    assert_eq!(g.ring_create() & 0x8000_ffff, READY);
+    let toc = &synthetic_sos()
+        .into_iter()
+        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC)
+        .unwrap()
+        .1;
+    assert_eq!(g.load_toc(toc), (0, TMR_SIZE));
+    if tmr {
+        assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &blob(20, 0x300)), 0);
+        assert_eq!(g.setup_tmr(), 0);
+    }
 }
 
 #[test]
@@ -228,12 +278,8 @@ fn sos_boot_ring_and_firmware_loads() {
     let bl = g.psp(|p| p.bootloader.clone());
     assert_eq!(
         bl.iter().map(|b| b.command).collect::<Vec<_>>(),
-        [
-            psp::PSP_BL__LOAD_KEY_DATABASE,
-            psp::PSP_BL__LOAD_TOS_SPL_TABLE,
-            psp::PSP_BL__LOAD_SYSDRV,
-            psp::PSP_BL__LOAD_SOSDRV
-        ]
+        SOS_ORDER.map(|(_, c)| c),
+        "every component the synthetic sOS file has"
     );
     assert!(bl.iter().all(|b| b.status == 0 && b.vram_offset == MSG1));
 
@@ -251,14 +297,10 @@ fn sos_boot_ring_and_firmware_loads() {
     );
     assert_eq!((st, fence, tmr), (0, 0, TMR_SIZE));
 
-    let rlc = vec![0x5a; 4096];
-    assert_eq!(
-        g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096),
-        STATUS_NOT_READY,
-        "before the TMR"
-    );
-    let smu = vec![0xa5; 8192];
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_SMU, &smu, 8192), 0);
+    let rlc = blob(66, 0x100);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_RLC_G, &rlc), STATUS_NOT_READY, "before the TMR");
+    let smu = blob(20, 0x300);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &smu), 0);
     let t = g.mc(TMR);
     let (st, fence, _) = g.submit(
         psp::GFX_CMD_ID_SETUP_TMR,
@@ -270,10 +312,10 @@ fn sos_boot_ring_and_firmware_loads() {
         3 * 16,
         "the fence carries the frame's write pointer (fourth frame)"
     );
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096), 0);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_RLC_G, &rlc), 0);
     // Hostile commands: a wrong type, a zero size, an image past VRAM.
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_MAX, &rlc, 4096), STATUS_BAD_PARAMETER);
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_NONE, &rlc, 4096), STATUS_BAD_PARAMETER);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_MAX, &rlc), STATUS_BAD_PARAMETER);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_NONE, &rlc), STATUS_BAD_PARAMETER);
     assert_eq!(
         g.load_ip_fw(psp::GFX_FW_TYPE_SDMA_UCODE_TH0, &rlc, 0),
         STATUS_BAD_PARAMETER
@@ -293,7 +335,7 @@ fn sos_boot_ring_and_firmware_loads() {
     let fw = g.psp(|p| p.firmware.clone());
     assert_eq!(
         fw.iter().map(|f| (f.fw_type, f.data.len())).collect::<Vec<_>>(),
-        [(psp::GFX_FW_TYPE_SMU, 8192), (psp::GFX_FW_TYPE_RLC_G, 4096)]
+        [(psp::GFX_FW_TYPE_SMU, 0x300), (psp::GFX_FW_TYPE_RLC_G, 0x100)]
     );
     assert_eq!(fw[0].data, smu);
     assert!(g.psp(|p| p.rlc_autoloaded));
@@ -311,10 +353,228 @@ fn sos_boot_ring_and_firmware_loads() {
 }
 
 #[test]
+fn every_image_type_loads_with_the_right_bytes() {
+    let g = Gpu::new();
+    ready(&g, false);
+    let images = synthetic_images();
+    // The catalogue holds exactly these types: a type loaded by tinygrad 0.10.1 and
+    // missing here would be refused.
+    let mut types: Vec<u32> = images.iter().map(|i| i.0).collect();
+    types.sort();
+    types.dedup();
+    assert_eq!(g.m.pci_firmware().image_types(), types);
+    for (i, (t, img)) in images.iter().enumerate() {
+        assert_eq!(g.load(*t, img), 0, "type {t:#x}");
+        if i == 0 {
+            assert_eq!(g.setup_tmr(), 0);
+        }
+    }
+    let fw = g.psp(|p| p.firmware.clone());
+    assert_eq!(
+        fw.into_iter().map(|f| (f.fw_type, f.data)).collect::<Vec<_>>(),
+        images,
+        "every image counted as loaded, with its bytes"
+    );
+}
+
+/// Where `part` lies in `file`.
+fn find(file: &[u8], part: &[u8]) -> usize {
+    file.windows(part.len())
+        .position(|w| w == part)
+        .expect("the image is in its file")
+}
+
+/// Wrong versions of `image` (a part of `file` of type `t`), each named: a byte
+/// changed at the start and at the end, one byte short, one byte long, shifted by
+/// one byte in the file, with the file's header still attached, and another type's
+/// bytes (`other`).
+fn wrong_cuts(file: &[u8], image: &[u8], other: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let at = find(file, image);
+    let n = image.len();
+    let mut first = image.to_vec();
+    first[0] ^= 1;
+    let mut last = image.to_vec();
+    last[n - 1] ^= 0x80;
+    let mut long = image.to_vec();
+    long.push(file.get(at + n).copied().unwrap_or(0));
+    let shifted = file
+        .get(at + 1..at + 1 + n)
+        .map_or_else(|| image[1..].to_vec(), <[u8]>::to_vec);
+    vec![
+        ("first byte changed", first),
+        ("last byte changed", last),
+        ("one byte short", image[..n - 1].to_vec()),
+        ("one byte long", long),
+        ("shifted by one byte", shifted),
+        ("header still attached", file[..at + n].to_vec()),
+        ("another type's bytes", other.to_vec()),
+    ]
+}
+
+/// The synthetic file holding `image`.
+fn file_of(image: &[u8]) -> Vec<u8> {
+    amd_mockgpu::pci::firmware::files()
+        .into_iter()
+        .map(|(_, b)| b)
+        .find(|b| b.windows(image.len()).any(|w| w == image))
+        .expect("a file holds the image")
+}
+
+#[test]
+fn wrong_cuts_of_every_image_fail_and_load_nothing() {
+    let g = Gpu::new();
+    ready(&g, true);
+    let before = g.psp(|p| (p.firmware.len(), p.commands.len()));
+    let images = synthetic_images();
+    let mut tried = 0;
+    for (i, (t, img)) in images.iter().enumerate() {
+        let other = images
+            .iter()
+            .cycle()
+            .skip(i + 1)
+            .find(|o| o.1 != *img)
+            .map(|o| o.1.clone())
+            .unwrap();
+        for (what, bad) in wrong_cuts(&file_of(img), img, &other) {
+            assert_ne!(&bad, img, "{what}");
+            assert_eq!(g.load(*t, &bad), STATUS_BAD_IMAGE, "type {t:#x}: {what}");
+            tried += 1;
+        }
+    }
+    // A type no served file holds.
+    assert_eq!(g.load(psp::GFX_FW_TYPE_CP_MES, &blob(1, 0x100)), STATUS_NO_FIRMWARE);
+    let (loaded, cmds) = g.psp(|p| (p.firmware.len(), p.commands.clone()));
+    assert_eq!(loaded, before.0, "nothing counted as loaded");
+    assert_eq!(cmds.len(), before.1 + tried + 1);
+    assert!(cmds[before.1..].iter().all(|c| c.status != 0));
+    // The RLC firmware never arrived, so RLC autoload is refused.
+    assert_eq!(g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]).0, STATUS_NOT_READY);
+}
+
+#[test]
+fn the_toc_is_checked() {
+    let g = Gpu::new();
+    boot_sos(&g, &synthetic_sos());
+    assert_eq!(g.ring_create() & 0x8000_ffff, READY);
+    let sos = sos_file(0);
+    let comps = synthetic_sos();
+    let toc = &comps.iter().find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC).unwrap().1;
+    let kdb = &comps.iter().find(|c| c.0 == psp::PSP_FW_TYPE_PSP_KDB).unwrap().1;
+    for (what, bad) in wrong_cuts(&sos, toc, kdb) {
+        assert_eq!(g.load_toc(&bad), (STATUS_BAD_IMAGE, 0), "{what}");
+    }
+    assert_eq!(g.load_toc(toc), (0, TMR_SIZE));
+}
+
+#[test]
+fn the_bootloader_checks_each_component() {
+    let g = Gpu::new();
+    let comps = synthetic_sos();
+    let sos = sos_file(0);
+    let comp = |t: u32| comps.iter().find(|c| c.0 == t).unwrap().1.clone();
+    let last = || g.psp(|p| p.bootloader.last().map(|b| (b.command, b.status)));
+    for (i, &(t, cmd)) in SOS_ORDER.iter().enumerate() {
+        let right = comp(t);
+        // Another component: the first of a type the command does not take.
+        let takes = if cmd == psp::PSP_BL__LOAD_TOS_SPL_TABLE {
+            [psp::PSP_FW_TYPE_PSP_KDB, psp::PSP_FW_TYPE_PSP_SPL]
+        } else {
+            [t, t]
+        };
+        let other = &comps.iter().find(|c| !takes.contains(&c.0)).unwrap().1;
+        // The bootloader is given no size: a component one byte short is caught
+        // only where its last byte is not 0 (true of every synthetic one).
+        assert_ne!(right.last(), Some(&0));
+        for (what, bad) in wrong_cuts(&sos, &right, other) {
+            // Given no size, the bootloader cannot tell trailing zeros (here the gap
+            // before the next component) from the zeroed buffer.
+            if bad.starts_with(&right) && bad[right.len()..].iter().all(|&b| b == 0) {
+                continue;
+            }
+            assert_eq!(g.bl_load(cmd, &bad), STATUS_BAD_IMAGE, "{cmd:#x}: {what}");
+            assert_eq!(last(), Some((cmd, STATUS_BAD_IMAGE)));
+        }
+        // The buffer not zeroed behind the component.
+        let mut junk = right.clone();
+        junk.extend_from_slice(&[0, 0, 7]);
+        assert_eq!(g.bl_load(cmd, &junk), STATUS_BAD_IMAGE, "{cmd:#x}: junk after it");
+        assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS yet");
+        assert_eq!(g.bl_load(cmd, &right), 0, "{cmd:#x}");
+        if i == 0 {
+            // The SPL table is the SPL (amdgpu) or the key database (tinygrad 0.10.1
+            // on MP0 13.0.0).
+            let spl = comp(psp::PSP_FW_TYPE_PSP_SPL);
+            assert_eq!(g.bl_load(psp::PSP_BL__LOAD_TOS_SPL_TABLE, &spl), 0);
+        }
+    }
+    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "the sOS runs");
+}
+
+/// A temporary directory holding `files`, unique to `name`.
+fn dir_with(name: &str, files: &[(&str, Vec<u8>)]) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mockgpu-psp-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for (n, b) in files {
+        std::fs::write(d.join(n), b).unwrap();
+    }
+    d
+}
+
+#[test]
+fn a_firmware_directory_replaces_the_synthetic_files() {
+    // An sOS file built here from the header layout, with no debug driver, and no
+    // other file.
+    let parts = vec![
+        (psp::PSP_FW_TYPE_PSP_SYS_DRV, vec![0x11; 256]),
+        (psp::PSP_FW_TYPE_PSP_SOS, vec![0x22; 512]),
+        (psp::PSP_FW_TYPE_PSP_KDB, vec![0x33; 64]),
+        (psp::PSP_FW_TYPE_PSP_TOC, vec![0x44; 128]),
+    ];
+    let file = sos_image(&parts);
+    let dir = dir_with("sos-only", &[("psp_13_0_0_sos.bin", file.clone())]);
+    let g = Gpu::with(MockConfig::pci(1).pci_firmware_dir(&dir));
+    let cat = g.m.pci_firmware();
+    assert_eq!(cat.problems().len(), 7, "{:?}", cat.problems());
+    assert!(cat.problems().iter().any(|p| p.starts_with("smu_13_0_0.bin: ")));
+    // Served under the mock's firmware directory instead of the synthetic files.
+    let served = g.m.read_file(&Path::new(DIR).join("psp_13_0_0_sos.bin")).unwrap();
+    assert_eq!(served, file);
+    assert!(!g.m.exists(&Path::new(DIR).join("smu_13_0_0.bin")));
+
+    assert_eq!(g.bl_load(psp::PSP_BL__LOAD_DBGDRV, &[0x55; 64]), STATUS_NO_FIRMWARE);
+    // The synthetic sOS's components are not this file's.
+    let kdb = &synthetic_sos()
+        .into_iter()
+        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_KDB)
+        .unwrap()
+        .1;
+    assert_eq!(g.bl_load(psp::PSP_BL__LOAD_KEY_DATABASE, kdb), STATUS_BAD_IMAGE);
+    boot_sos(&g, &parts);
+    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert_eq!(g.ring_create() & 0x8000_ffff, READY);
+    assert_eq!(g.load_toc(&[0x44; 128]), (0, TMR_SIZE));
+    // No SMU file: its firmware is refused as unknown.
+    assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &blob(20, 0x300)), STATUS_NO_FIRMWARE);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[should_panic(expected = "the PCI configuration is invalid: firmware directory /nonexistent/amdgpu")]
+fn a_firmware_directory_that_cannot_be_read_is_refused() {
+    let _ = MockSys::new(MockConfig::pci(1).pci_firmware_dir("/nonexistent/amdgpu"));
+}
+
+#[test]
 fn bootloader_refuses_bad_loads() {
     let g = Gpu::new();
     // The sOS before its system driver, an unknown command, a buffer past VRAM.
-    assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, &[1; 64]), STATUS_NOT_READY);
+    let sos = &synthetic_sos()
+        .into_iter()
+        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SOS)
+        .unwrap()
+        .1;
+    assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, sos), STATUS_NOT_READY);
     assert_eq!(g.bl_load(0x1234, &[1; 64]), psp::PSP_ERR_UNKNOWN_COMMAND);
     g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
     g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, psp::PSP_BL__LOAD_SYSDRV);
@@ -325,6 +585,13 @@ fn bootloader_refuses_bad_loads() {
     // A ring write pointer with no ring, or hostile pointers, never panics.
     g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
     boot_sos(&g, &synthetic_sos());
+    // Any load once the sOS runs.
+    let sys = &synthetic_sos()
+        .into_iter()
+        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SYS_DRV)
+        .unwrap()
+        .1;
+    assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SYSDRV, sys), STATUS_BAD_PARAMETER);
     // A ring outside VRAM or of a bad size.
     g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
     g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, u32::MAX);
@@ -369,24 +636,74 @@ fn hdp_flush_and_indirect_access() {
     assert_eq!(g.regs.read32(data), 0);
 }
 
-/// The installed sOS image, where Debian's `firmware-amd-graphics` is present.
+/// The directory holding every file tinygrad 0.10.1 reads, where Debian's
+/// `firmware-amd-graphics` is installed; `None` (having said why) otherwise.
+fn installed_firmware() -> Option<PathBuf> {
+    let dirs = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
+    let names: Vec<&str> = amd_mockgpu::pci::catalogue::file_names().collect();
+    for d in dirs {
+        if names.iter().all(|n| Path::new(d).join(n).exists()) {
+            return Some(PathBuf::from(d));
+        }
+    }
+    let zst = dirs
+        .iter()
+        .any(|d| names.iter().any(|n| Path::new(d).join(format!("{n}.zst")).exists()));
+    eprintln!(
+        "skipped: {} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
+        names.join(", "),
+        if zst {
+            "; .zst compressed files are present, which the tests do not decompress"
+        } else {
+            ""
+        }
+    );
+    None
+}
+
+/// The installed firmware, where Debian's `firmware-amd-graphics` is present: the
+/// mock's catalogue cuts every type from it, the sOS boots from components this file
+/// reads itself, every image loads, and wrong cuts of each fail.
 #[test]
-fn installed_sos_firmware_loads() {
-    let path = [
-        "/lib/firmware/updates/amdgpu/psp_13_0_0_sos.bin",
-        "/lib/firmware/amdgpu/psp_13_0_0_sos.bin",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists());
-    let Some(path) = path else {
-        eprintln!("skipped: no psp_13_0_0_sos.bin installed (firmware-amd-graphics)");
-        return;
-    };
-    let blob = std::fs::read(path).unwrap();
-    let comps = sos_components(&blob).expect("a v2.0 sOS header");
-    let g = Gpu::new();
+fn installed_firmware_is_catalogued_and_checked() {
+    let Some(dir) = installed_firmware() else { return };
+    let g = Gpu::with(MockConfig::pci(1).pci_firmware_dir(&dir));
+    let cat = g.m.pci_firmware();
+    assert_eq!(cat.problems(), &[] as &[String]);
+    let mut types: Vec<u32> = IMAGES.iter().map(|i| i.0).collect();
+    types.sort();
+    assert_eq!(cat.image_types(), types, "every type tinygrad 0.10.1 loads");
+
+    let sos = std::fs::read(dir.join("psp_13_0_0_sos.bin")).unwrap();
+    let comps = sos_components(&sos).expect("a v2.0 sOS header");
     boot_sos(&g, &comps);
     assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert!(g.psp(|p| p.bootloader.iter().all(|b| b.status == 0)));
+    assert_eq!(g.ring_create() & 0x8000_ffff, READY);
+    let toc = &comps.iter().find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC).unwrap().1;
+    assert_eq!(g.load_toc(toc), (0, TMR_SIZE));
+    let images: Vec<(u32, Vec<u8>)> = IMAGES.iter().map(|&(t, _, _)| (t, cat.images(t)[0].to_vec())).collect();
+    for (i, (t, img)) in images.iter().enumerate() {
+        assert_eq!(g.load(*t, img), 0, "type {t:#x}");
+        if i == 0 {
+            assert_eq!(g.setup_tmr(), 0);
+        }
+    }
+    // Wrong cuts of the real images.
+    let files: Vec<Vec<u8>> = cat.files().map(|(_, b)| b.to_vec()).collect();
+    for (i, (t, img)) in images.iter().enumerate() {
+        let file = files
+            .iter()
+            .find(|f| f.windows(img.len()).any(|w| w == img.as_slice()))
+            .unwrap();
+        let other = &images[(i + 1) % images.len()].1;
+        for (what, bad) in wrong_cuts(file, img, other) {
+            if bad != *img && !cat.images(*t).contains(&bad.as_slice()) {
+                assert_eq!(g.load(*t, &bad), STATUS_BAD_IMAGE, "type {t:#x}: {what}");
+            }
+        }
+    }
+    assert_eq!(g.psp(|p| p.firmware.len()), images.len());
 }
 
 /// Random values in every PSP, SMU and NBIO register the model knows, over random
@@ -452,8 +769,7 @@ fn an_injected_command_failure_is_answered_with_its_status() {
         }
     ));
     // Another command is not the one injected: it runs.
-    let smu = vec![0xa5; 8192];
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_SMU, &smu, 8192), 0);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &blob(20, 0x300)), 0);
     let t = g.mc(TMR);
     let tmr = [t as u32, (t >> 32) as u32, TMR_SIZE, 2, TMR as u32, (TMR >> 32) as u32];
     let (st, fence, _) = g.submit(psp::GFX_CMD_ID_SETUP_TMR, &tmr);
@@ -463,11 +779,11 @@ fn an_injected_command_failure_is_answered_with_its_status() {
         "the status in the response, the fence as usual"
     );
     // Not executed: there is no TMR, so an IP firmware is refused for it.
-    let rlc = vec![0x5a; 4096];
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096), STATUS_NOT_READY);
+    let rlc = blob(66, 0x100);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_RLC_G, &rlc), STATUS_NOT_READY);
     // One shot: the retry succeeds.
     assert_eq!(g.submit(psp::GFX_CMD_ID_SETUP_TMR, &tmr).0, 0);
-    assert_eq!(g.load_ip_fw(psp::GFX_FW_TYPE_RLC_G, &rlc, 4096), 0);
+    assert_eq!(g.load(psp::GFX_FW_TYPE_RLC_G, &rlc), 0);
     let cmds = g.psp(|p| p.commands.clone());
     assert_eq!(
         cmds.iter().map(|c| (c.cmd_id, c.status)).collect::<Vec<_>>(),

@@ -98,6 +98,12 @@ impl MockSys {
         self.driver.lock().pci.devs.get(dev).map(|p| p.regs.clone())
     }
 
+    /// The PCI GPUs' firmware files and what their PSPs check loads against
+    /// ([`MockConfig::pci_firmware`](crate::MockConfig::pci_firmware)).
+    pub fn pci_firmware(&self) -> Arc<super::FirmwareCatalogue> {
+        self.driver.lock().pci.firmware.clone()
+    }
+
     /// Reads PCI GPU `dev`'s VRAM at byte `offset` (as the GPU sees it); false if
     /// out of range.
     pub fn pci_read_vram(&self, dev: usize, offset: u64, buf: &mut [u8]) -> bool {

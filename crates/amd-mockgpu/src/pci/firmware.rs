@@ -1,15 +1,21 @@
 //! Synthetic firmware files of every type tinygrad 0.10.1 loads, built word by word
 //! from `amdgpu_ucode.h`'s layouts, so the driverless transport boots on the mock PCI
-//! GPU without AMD's firmware. The mock's PSP takes their images as it takes real
-//! ones (it checks types, sizes and places, not contents).
+//! GPU without AMD's firmware. Every image holds distinct bytes ([`blob`]; where each
+//! lies is [`IMAGES`] and [`SOS_PARTS`]), so a wrong cut shows.
 //!
 //! [`MockSys`](crate::MockSys) serves [`files()`] under [`DIR`] when it has PCI GPUs
-//! (read-only), so `FirmwareSource::dir(DIR)` finds them through the mock.
+//! (read-only), so `FirmwareSource::dir(DIR)` finds them through the mock; a test may
+//! serve a host directory's files instead
+//! ([`MockConfig::pci_firmware_dir`](crate::MockConfig::pci_firmware_dir)). The
+//! mock's PSP checks contents, not just types, sizes and places: what it loads must
+//! be exactly an image the served files hold for that type, as the mock's own reading
+//! of the headers cuts them ([`super::catalogue`]); anything else is a failed load
+//! with a PSP status ([`super::psp::STATUS_BAD_IMAGE`]).
 
 use amd_am::firmware::files;
 use amd_am::regs::generated::psp;
 
-/// Where [`MockSys`](crate::MockSys) serves the synthetic files (a path of the mock's
+/// Where [`MockSys`](crate::MockSys) serves the firmware files (a path of the mock's
 /// namespace only).
 pub const DIR: &str = "/mock/lib/firmware/amdgpu";
 
@@ -155,6 +161,35 @@ pub const ME_START: u64 = 0x2000;
 /// The MEC's start address.
 pub const MEC_START: u64 = 0xffff_0000_0000_1000;
 
+/// The images [`files()`] places, in tinygrad 0.10.1's load order: `(GFX_FW_TYPE_*,
+/// tag, size)`, each image being [`blob`]`(tag, size)` (a stack is the same for every
+/// pipe). Stated from the builders above, independently of any parser.
+pub const IMAGES: [(u32, u8, usize); 23] = [
+    (psp::GFX_FW_TYPE_SMU, 20, 0x300),
+    (psp::GFX_FW_TYPE_SDMA_UCODE_TH0, 30, 0x180),
+    (psp::GFX_FW_TYPE_SDMA_UCODE_TH1, 31, 0x120),
+    (psp::GFX_FW_TYPE_RS64_PFP, 40, 0x200),
+    (psp::GFX_FW_TYPE_RS64_PFP_P0_STACK, 41, 0x80),
+    (psp::GFX_FW_TYPE_RS64_PFP_P1_STACK, 41, 0x80),
+    (psp::GFX_FW_TYPE_RS64_ME, 42, 0x200),
+    (psp::GFX_FW_TYPE_RS64_ME_P0_STACK, 43, 0x80),
+    (psp::GFX_FW_TYPE_RS64_ME_P1_STACK, 43, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC, 44, 0x200),
+    (psp::GFX_FW_TYPE_RS64_MEC_P0_STACK, 45, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC_P1_STACK, 45, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC_P2_STACK, 45, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC_P3_STACK, 45, 0x80),
+    (psp::GFX_FW_TYPE_IMU_I, 50, 0x140),
+    (psp::GFX_FW_TYPE_IMU_D, 51, 0xc0),
+    (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_GPM_MEM, 60, 0x40),
+    (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_SRM_MEM, 61, 0x50),
+    (psp::GFX_FW_TYPE_RLC_IRAM, 62, 0x60),
+    (psp::GFX_FW_TYPE_RLC_DRAM_BOOT, 63, 0x70),
+    (psp::GFX_FW_TYPE_RLC_P, 64, 0x80),
+    (psp::GFX_FW_TYPE_RLC_V, 65, 0x90),
+    (psp::GFX_FW_TYPE_RLC_G, 66, 0x100),
+];
+
 /// Every file tinygrad 0.10.1's boot reads, by name.
 pub fn files() -> Vec<(&'static str, Vec<u8>)> {
     vec![
@@ -167,10 +202,4 @@ pub fn files() -> Vec<(&'static str, Vec<u8>)> {
         (files::IMU, imu_file()),
         (files::RLC, rlc_file(3)),
     ]
-}
-
-/// The file `path` names, if it is one of [`files()`] under [`DIR`].
-pub fn served(path: &std::path::Path) -> Option<Vec<u8>> {
-    let name = path.strip_prefix(DIR).ok()?.to_str()?;
-    files().into_iter().find(|(n, _)| *n == name).map(|(_, b)| b)
 }

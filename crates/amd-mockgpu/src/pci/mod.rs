@@ -28,6 +28,7 @@
 //! access to the mapping it made.
 
 mod api;
+pub mod catalogue;
 mod config;
 pub mod discovery;
 pub mod firmware;
@@ -52,6 +53,7 @@ use nix::errno::Errno;
 use nix::sys::memfd::{MFdFlags, memfd_create};
 
 pub use api::PciFault;
+pub use catalogue::FirmwareCatalogue;
 pub use discovery::{Discovery, GcInfo, IpBlock};
 pub use queues::{RingBinding, RingKey};
 pub use regs::{RCC_CONFIG_MEMSIZE, RegWrite, RegisterFile};
@@ -175,6 +177,31 @@ impl PciProfile {
             return Err(format!("{}: resize sizes past 1 TiB", self.name));
         }
         Ok(())
+    }
+}
+
+/// The firmware files of the mock's PCI GPUs: what the mock serves under
+/// [`firmware::DIR`] and what their PSPs check loads against (the
+/// [`FirmwareCatalogue`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PciFirmware {
+    /// The synthetic files of [`firmware::files`].
+    #[default]
+    Synthetic,
+    /// tinygrad 0.10.1's files ([`catalogue::file_names`]) read from this host
+    /// directory when the mock is created (such as `/lib/firmware/amdgpu`). A missing
+    /// file is neither served nor catalogued; a directory that cannot be listed is an
+    /// invalid configuration.
+    Dir(std::path::PathBuf),
+}
+
+impl PciFirmware {
+    /// The files and their catalogue.
+    pub fn catalogue(&self) -> Result<FirmwareCatalogue, String> {
+        match self {
+            PciFirmware::Synthetic => Ok(FirmwareCatalogue::synthetic()),
+            PciFirmware::Dir(d) => FirmwareCatalogue::from_dir(d),
+        }
     }
 }
 
@@ -305,6 +332,8 @@ pub(crate) struct PciBus {
     /// Shared with the engines, which resolve system addresses without the driver lock.
     pub(crate) page_of_pfn: crate::hw::pcimem::PageOfPfn,
     pub(crate) next_pfn: u64,
+    /// The firmware files served under [`firmware::DIR`] and the PSPs' catalogue.
+    pub(crate) firmware: Arc<FirmwareCatalogue>,
 }
 
 /// The first fake frame number handed out for host memory: 4 GiB, below every BAR
@@ -312,7 +341,11 @@ pub(crate) struct PciBus {
 pub(crate) const FIRST_HOST_PFN: u64 = (4 << 30) / PAGE as u64;
 
 impl PciBus {
-    pub(crate) fn new(profiles: Vec<PciProfile>, vfio_loaded: bool) -> Result<Self, String> {
+    pub(crate) fn new(
+        profiles: Vec<PciProfile>,
+        vfio_loaded: bool,
+        firmware: Arc<FirmwareCatalogue>,
+    ) -> Result<Self, String> {
         let mut devs = Vec::with_capacity(profiles.len());
         for (i, p) in profiles.into_iter().enumerate() {
             p.check()?;
@@ -346,6 +379,7 @@ impl PciBus {
                 Arc::new(vram_model),
                 p.vram_size,
                 Some(doorbell_map.clone()),
+                firmware.clone(),
             );
             let ring_gen = regs.with_block(|q: &mut queues::Queues| q.generation());
             let i = i as u64;
@@ -387,6 +421,7 @@ impl PciBus {
             devs,
             vfio_loaded,
             next_pfn: FIRST_HOST_PFN,
+            firmware,
             ..Default::default()
         })
     }

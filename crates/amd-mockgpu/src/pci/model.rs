@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use amd_am::discovery::hw_id;
 
+use super::catalogue::FirmwareCatalogue;
 use super::discovery::Discovery;
 use super::gmc::{Gmc, Hub};
 use super::ih::Ih;
@@ -155,6 +156,7 @@ pub(crate) fn attach(
     vram: Arc<File>,
     vram_size: u64,
     doorbells: Option<Arc<crate::hw::pcimem::DevMem>>,
+    firmware: Arc<FirmwareCatalogue>,
 ) {
     let fb = reg_addr(d, hw_id::MMHUB, mmhub::MMMC_VM_FB_LOCATION_BASE);
     if let Some(fb) = fb {
@@ -195,6 +197,7 @@ pub(crate) fn attach(
         |r| reg_addr(d, hw_id::MP0, r),
         gc_addr(gc::RLC_RLCS_BOOTLOAD_STATUS),
         gc_addr(gc::CP_STAT),
+        firmware,
     ) {
         let r = p.range();
         regs.attach(r, Box::new(p));

@@ -7,9 +7,20 @@
 //! Everything read from VRAM is hostile: addresses and sizes are checked against
 //! VRAM, the ring is walked at most once around per write-pointer update, and a bad
 //! command is answered with a status, never a panic.
+//!
+//! What is loaded is checked against the [`FirmwareCatalogue`] of the files the mock
+//! serves: a LOAD_IP_FW image must be exactly one the catalogue holds for its
+//! `GFX_FW_TYPE_*`, a LOAD_TOC table exactly a `PSP_FW_TYPE_PSP_TOC` component, and a
+//! bootloader buffer exactly a component of the command's type followed by zeros.
+//! The hardware's sOS checks each image's signature; a driver that cuts a file
+//! wrongly (a header left on, a size or an offset off, the wrong part) fails that
+//! check, and here fails the comparison: [`STATUS_BAD_IMAGE`], or
+//! [`STATUS_NO_FIRMWARE`] for a type the catalogue has no file for.
 
 use std::ops::Range;
+use std::sync::Arc;
 
+use super::catalogue::FirmwareCatalogue;
 use super::model::Vram;
 use super::regs::generated::{gc, mp, psp};
 use super::regs::{AmReg, Effect, RegisterBlock, Values};
@@ -27,6 +38,20 @@ pub const STATUS_BAD_PARAMETER: u32 = psp::TEE_ERROR_NOT_SUPPORTED & psp::GFX_CM
 /// Status for a command that comes in the wrong order (an IP firmware before the TMR,
 /// the sOS before its system driver, RLC autoload before the RLC firmware).
 pub const STATUS_NOT_READY: u32 = psp::TEE_ERROR_CANCEL & psp::GFX_CMD_STATUS_MASK;
+/// `TEE_ERROR_SECURITY` of the GlobalPlatform TEE API, the family of
+/// `psp_gfx_if.h`'s `TEE_ERROR_CANCEL` and `TEE_ERROR_NOT_SUPPORTED` (which are
+/// GlobalPlatform's values): an image that fails authentication.
+pub const TEE_ERROR_SECURITY: u32 = 0xffff_000f;
+/// `TEE_ERROR_ITEM_NOT_FOUND` of the GlobalPlatform TEE API.
+pub const TEE_ERROR_ITEM_NOT_FOUND: u32 = 0xffff_0008;
+/// Status for an image that is not exactly one the [`FirmwareCatalogue`] holds for
+/// its type (wrong bytes, a wrong size, a header left on, another type's part): the
+/// low 16 bits of [`TEE_ERROR_SECURITY`], as the sOS answers an image whose signature
+/// does not check. Answered by LOAD_IP_FW, LOAD_TOC and the bootloader.
+pub const STATUS_BAD_IMAGE: u32 = TEE_ERROR_SECURITY & psp::GFX_CMD_STATUS_MASK;
+/// Status for a firmware type the [`FirmwareCatalogue`] has no image of (the mock
+/// serves no file holding it): the low 16 bits of [`TEE_ERROR_ITEM_NOT_FOUND`].
+pub const STATUS_NO_FIRMWARE: u32 = TEE_ERROR_ITEM_NOT_FOUND & psp::GFX_CMD_STATUS_MASK;
 
 /// `struct psp_gfx_rb_frame`: 64 bytes.
 const FRAME_BYTES: u32 = 64;
@@ -112,6 +137,7 @@ pub struct Psp {
     /// Fault injection: the next ring command with this id (`None`: any) is not
     /// executed and answered with the status (kept across resets until it fires).
     pub fail_next: Option<(Option<u32>, u32)>,
+    catalogue: Arc<FirmwareCatalogue>,
 }
 
 impl Psp {
@@ -121,6 +147,7 @@ impl Psp {
         addr: impl Fn(AmReg) -> Option<u32>,
         bootload_status: Option<u32>,
         cp_stat: Option<u32>,
+        catalogue: Arc<FirmwareCatalogue>,
     ) -> Option<Self> {
         let a = Addrs {
             c35: addr(mp::MP0_SMN_C2PMSG_35)?,
@@ -147,7 +174,13 @@ impl Psp {
             firmware: Vec::new(),
             rlc_autoloaded: false,
             fail_next: None,
+            catalogue,
         })
+    }
+
+    /// What loads are checked against.
+    pub fn catalogue(&self) -> &FirmwareCatalogue {
+        &self.catalogue
     }
 
     pub(crate) fn range(&self) -> Range<u32> {
@@ -182,7 +215,10 @@ impl Psp {
         } else if command == psp::PSP_BL__LOAD_SOSDRV && !sysdrv_loaded {
             STATUS_NOT_READY
         } else {
-            0
+            match (off, vram) {
+                (Some(off), Some(vram)) => self.check_component(vram, off, command),
+                _ => STATUS_BAD_PARAMETER,
+            }
         };
         if status == 0 && command == psp::PSP_BL__LOAD_SOSDRV {
             v.set(self.a.c81, SOS_VERSION);
@@ -194,6 +230,37 @@ impl Psp {
             status,
         });
         v.set(self.a.c35, READY | status);
+    }
+
+    /// The components `command` takes: `PSP_BL__LOAD_TOS_SPL_TABLE` takes the SPL
+    /// table (what amdgpu sends) or the key database (what tinygrad 0.10.1 sends
+    /// before MP0 14.0.0).
+    fn component_types(command: u32) -> &'static [u32] {
+        match command {
+            psp::PSP_BL__LOAD_KEY_DATABASE => &[psp::PSP_FW_TYPE_PSP_KDB],
+            psp::PSP_BL__LOAD_TOS_SPL_TABLE => &[psp::PSP_FW_TYPE_PSP_SPL, psp::PSP_FW_TYPE_PSP_KDB],
+            psp::PSP_BL__LOAD_SYSDRV => &[psp::PSP_FW_TYPE_PSP_SYS_DRV],
+            psp::PSP_BL__LOAD_SOCDRV => &[psp::PSP_FW_TYPE_PSP_SOC_DRV],
+            psp::PSP_BL__LOAD_INTFDRV => &[psp::PSP_FW_TYPE_PSP_INTF_DRV],
+            psp::PSP_BL__LOAD_DBGDRV => &[psp::PSP_FW_TYPE_PSP_DBG_DRV],
+            psp::PSP_BL__LOAD_RASDRV => &[psp::PSP_FW_TYPE_PSP_RAS_DRV],
+            psp::PSP_BL__LOAD_SOSDRV => &[psp::PSP_FW_TYPE_PSP_SOS],
+            _ => &[],
+        }
+    }
+
+    /// The bootloader's check of the 1 MiB buffer at VRAM offset `off`: a
+    /// component `command` takes, then zeros.
+    fn check_component(&self, vram: &Vram, off: u64, command: u32) -> u32 {
+        let mut buf = vec![0u8; psp::PSP_1_MEG as usize];
+        if !vram.read(off, &mut buf) {
+            return STATUS_BAD_PARAMETER;
+        }
+        match self.catalogue.holds_component(Self::component_types(command), &buf) {
+            None => STATUS_NO_FIRMWARE,
+            Some(false) => STATUS_BAD_IMAGE,
+            Some(true) => 0,
+        }
     }
 
     fn ring_ctrl(&mut self, v: &mut Values, vram: Option<&Vram>, value: u32) {
@@ -280,12 +347,11 @@ impl Psp {
                 psp::GFX_CMD_ID_LOAD_TOC => {
                     rec.size = arg(2);
                     let mc = u64::from(arg(0)) | u64::from(arg(1)) << 32;
-                    if rec.size == 0 || vram.mc_to_offset(v, mc, u64::from(rec.size)).is_none() {
-                        STATUS_BAD_PARAMETER
-                    } else {
+                    let status = self.load_toc(v, vram, mc, rec.size);
+                    if status == 0 {
                         tmr_size = TMR_SIZE;
-                        0
                     }
+                    status
                 }
                 psp::GFX_CMD_ID_SETUP_TMR => {
                     rec.size = arg(2);
@@ -331,6 +397,26 @@ impl Psp {
         self.commands.push(rec);
     }
 
+    /// LOAD_TOC: the table must be a `PSP_FW_TYPE_PSP_TOC` component of the sOS file.
+    fn load_toc(&self, v: &Values, vram: &Vram, mc: u64, size: u32) -> u32 {
+        let off = vram.mc_to_offset(v, mc, u64::from(size));
+        let Some(off) = off.filter(|_| size != 0 && size <= psp::PSP_1_MEG) else {
+            return STATUS_BAD_PARAMETER;
+        };
+        let mut data = vec![0u8; size as usize];
+        if !vram.read(off, &mut data) {
+            return STATUS_BAD_PARAMETER;
+        }
+        let tocs = self.catalogue.components(psp::PSP_FW_TYPE_PSP_TOC);
+        if tocs.is_empty() {
+            STATUS_NO_FIRMWARE
+        } else if tocs.contains(&data.as_slice()) {
+            0
+        } else {
+            STATUS_BAD_IMAGE
+        }
+    }
+
     fn load_ip_fw(&mut self, v: &Values, vram: &Vram, mc: u64, size: u32, fw_type: u32) -> u32 {
         let known = fw_type != psp::GFX_FW_TYPE_NONE && fw_type < psp::GFX_FW_TYPE_MAX;
         let off = vram.mc_to_offset(v, mc, u64::from(size));
@@ -345,8 +431,14 @@ impl Psp {
         if !vram.read(off, &mut data) {
             return STATUS_BAD_PARAMETER;
         }
-        self.firmware.push(LoadedFirmware { fw_type, data });
-        0
+        match self.catalogue.holds_image(fw_type, &data) {
+            None => STATUS_NO_FIRMWARE,
+            Some(false) => STATUS_BAD_IMAGE,
+            Some(true) => {
+                self.firmware.push(LoadedFirmware { fw_type, data });
+                0
+            }
+        }
     }
 }
 
