@@ -18,7 +18,7 @@
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
-//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`), each printing
+//! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
 
 mod fuzz_seeds;
@@ -78,6 +78,7 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("runtime", "amd-hcq", "runtime"),
     ("interp", "amd-hcq", "interp"),
     ("graph", "amd-hcq", "graph"),
+    ("transports", "amd-hcq", "transports"),
 ];
 
 fn bench(args: &[String]) -> Result<()> {

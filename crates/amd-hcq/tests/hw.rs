@@ -1,6 +1,11 @@
 //! On a machine with an AMD GPU: `cargo test -p amd-hcq --features hw`. Opens the first
 //! GPU through `/dev/kfd`, copies data through it and back, and times a transfer.
 //! Where there is no KFD GPU, says so and does nothing.
+//!
+//! With `AMD_IFACE=PCI` as well (as root; see the README's "The driverless transport"),
+//! the driverless test takes the first supported GPU from amdgpu, boots it and runs
+//! vadd. Without that variable it does nothing: taking the GPU away from its driver
+//! must be asked for.
 #![cfg(feature = "hw")]
 
 use amd_hcq::{BufferKind, Platform};
@@ -52,6 +57,44 @@ fn copies_round_trip_on_the_first_gpu() {
                 .all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 3.0)
         );
     }
+}
+
+/// The driverless transport on a real 7900 XTX: take it from amdgpu, boot it with the
+/// installed firmware, run vadd, let `fini` leave it for the next boot.
+#[test]
+fn driverless_vadd_on_the_first_pci_gpu() {
+    if std::env::var("AMD_IFACE").ok().as_deref() != Some("PCI") {
+        eprintln!("skipped: set AMD_IFACE=PCI (as root) to take the GPU from amdgpu and boot it driverless");
+        return;
+    }
+    let p = match Platform::pci() {
+        Ok(p) if p.device_count() > 0 => p,
+        Ok(_) => {
+            eprintln!("skipped: no supported AMD GPU on the PCI bus");
+            return;
+        }
+        Err(e) => panic!("scanning the PCI bus: {e}"),
+    };
+    let dev = p.device(0).expect("take and boot GPU 0 (needs root: see the README)");
+    eprintln!("GPU 0 (driverless): {}", dev.props().arch);
+    assert_eq!(dev.props().arch, "gfx1100", "the committed vadd is for gfx1100");
+    let prg = amd_hcq::Program::load(&dev, VADD, "vadd").expect("vadd");
+    let n = 1usize << 20;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let bufs: Vec<_> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    dev.copy_in_slice(&bufs[0], 0, &a).unwrap();
+    dev.copy_in_slice(&bufs[1], 0, &a).unwrap();
+    let args = amd_hcq::KernArgs::new()
+        .buffer(&bufs[0])
+        .buffer(&bufs[1])
+        .buffer(&bufs[2])
+        .u32(n as u32);
+    let t = std::time::Instant::now();
+    dev.wait_timeline(prg.enqueue(&args, amd_hcq::LaunchDims::linear(n as u32, 256)).unwrap())
+        .expect("vadd on the driverless transport");
+    eprintln!("vadd of {n} floats: {:?} including the launch", t.elapsed());
+    let out: Vec<f32> = dev.copy_out_vec(&bufs[2], 0, n).unwrap();
+    assert!(out.iter().zip(&a).all(|(c, x)| *c == 2.0 * x));
 }
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
