@@ -565,7 +565,11 @@ impl DeviceInterface for AmIface {
             Ok(lines)
         });
         let mut faults = self.shared.faults.lock();
-        let lines = found.unwrap_or_else(|e| vec![format!("(no fault report: {e})")]);
+        let mut lines = found.unwrap_or_else(|e| vec![format!("(no fault report: {e})")]);
+        // Why rings stopped, where the system knows (an emulated GPU names the packet
+        // or instruction; hardware says nothing here).
+        let pci = self.shared.dev.pci();
+        lines.extend(pci.sys().pci_stop_reasons(&pci.address().to_string()));
         for l in lines {
             if !faults.contains(&l) {
                 faults.push(l);

@@ -130,3 +130,41 @@ fn the_driverless_transport_opens_once_per_gpu_and_again_after() {
     let back: Vec<u8> = dev.copy_out_vec(&x, 0, 4096).unwrap();
     assert_eq!(back, vec![9u8; 4096]);
 }
+
+/// A packet the engine refuses stops the ring; the wait ends with the device's fault
+/// naming it (the mock's stop reason), not with a timeout.
+#[test]
+fn a_bad_packet_is_a_fault_naming_it() {
+    let m = Arc::new(MockSys::new(MockConfig::pci(1)));
+    let p = Platform::mock_pci_with(m.clone()).unwrap();
+    let dev = p.device(0).unwrap();
+    dev.set_timeout(std::time::Duration::from_secs(5));
+    // A type-3 header with opcode 0x01 (no such PM4 packet) and one body dword.
+    let v = dev
+        .submit_ordered(false, |w| match w {
+            amd_hcq::Work::Compute(q) => {
+                q.raw(&[0xc000_0100, 0]);
+                Ok(())
+            }
+            amd_hcq::Work::Copy(_) => unreachable!(),
+        })
+        .unwrap();
+    match dev.wait_timeline(v) {
+        Err(amd_hcq::HcqError::DeviceFault { report, .. }) => {
+            assert!(
+                report.iter().any(|l| l.contains("stopped") && l.contains("opcode")),
+                "{report:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(dev.health().is_err());
+    // Reopened, the ring is set up again and runs.
+    drop(dev);
+    let dev = p.device(0).unwrap();
+    let x = dev.alloc(4096, BufferKind::Device).unwrap();
+    dev.copy_in(&x, 0, &[3u8; 64]).unwrap();
+    assert_eq!(dev.copy_out_vec::<u8>(&x, 0, 64).unwrap(), vec![3u8; 64]);
+    let v = dev.submit_ordered(false, |_| Ok(())).unwrap();
+    dev.wait_timeline(v).unwrap();
+}

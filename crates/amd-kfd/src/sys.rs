@@ -231,6 +231,14 @@ pub trait Sys: Send + Sync {
         let _ = gpu_id;
         Vec::new()
     }
+
+    /// [`Sys::stop_reasons`] for the PCI GPU at `address` (`0000:03:00.0`), driven
+    /// without a kernel driver. The real implementation returns nothing (the hardware
+    /// reports faults through its registers and interrupts only).
+    fn pci_stop_reasons(&self, address: &str) -> Vec<String> {
+        let _ = address;
+        Vec::new()
+    }
 }
 
 /// The real operating system.

@@ -477,6 +477,11 @@ impl Sys for MockSys {
         index.map(|g| MockSys::stop_reasons(self, g)).unwrap_or_default()
     }
 
+    fn pci_stop_reasons(&self, address: &str) -> Vec<String> {
+        let dev = self.driver.lock().pci.dev_by_name(address);
+        dev.map(|d| MockSys::pci_stop_reasons(self, d)).unwrap_or_default()
+    }
+
     fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
         {
             let d = self.driver.lock();

@@ -231,9 +231,12 @@ impl MockSys {
         d.execs.get(&id).map(|q| q.state())
     }
 
-    /// Why PCI GPU `dev`'s stopped rings stopped, one line per ring.
+    /// Why PCI GPU `dev`'s stopped rings stopped, one line per ring the queue
+    /// registers still bind (brought up to date first: a ring set up again starts
+    /// afresh).
     pub fn pci_stop_reasons(&self, dev: usize) -> Vec<String> {
-        let d = self.driver.lock();
+        let mut d = self.driver.lock();
+        d.sync_pci_rings(dev);
         let slot = d.pci_slot(dev);
         d.execs
             .values()
