@@ -230,19 +230,23 @@ fn destroying_the_queue_of_a_huge_grid_returns_promptly_inline() {
         });
         wait_for("the dispatch", || m.dispatches().len() == 1);
         std::thread::sleep(Duration::from_millis(50));
-        // The driver answers while the grid runs.
+        // The driver answers while the grid runs: the grid (2^32 - 1 groups) is still
+        // running after the allocation (an allocation that waited for it would never
+        // return; the bounds below are that, with a margin no loaded machine reaches).
         let t = Instant::now();
         let b = devs[0].alloc(4096, MemoryKind::DEVICE).unwrap();
         drop(b);
         let alloc = t.elapsed();
+        // Inline, the doorbell's store returns when the grid ends or is stopped.
+        assert!(!h.is_finished(), "the grid ran to its end");
         let took = destroy(&m, id);
         let rang = h.join().unwrap();
         eprintln!("inline huge grid: alloc {alloc:?}, DESTROY_QUEUE {took:?}, the doorbell returned after {rang:?}");
-        assert!(alloc < Duration::from_millis(50), "{alloc:?}");
-        assert!(took < Duration::from_millis(100), "{took:?}");
+        assert!(alloc < Duration::from_secs(5), "{alloc:?}");
+        assert!(took < Duration::from_secs(5), "{took:?}");
         rang
     });
-    assert!(ringer < Duration::from_secs(5));
+    assert!(ringer < Duration::from_secs(10));
     assert!(m.queue_state(id).is_none());
 }
 
