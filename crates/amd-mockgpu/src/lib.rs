@@ -496,6 +496,26 @@ impl MockSys {
         }
     }
 
+    /// Where KFD GPU `gpu`'s doorbell page is mapped in this process (address and
+    /// bytes), once a client mapped it. A client that stores doorbells with plain
+    /// stores, never calling [`Sys::doorbell_written`](amd_kfd::sys::Sys::doorbell_written)
+    /// (an unmodified program under an interposer), has them noticed by whoever
+    /// watches these pages and calls it.
+    pub fn doorbell_page(&self, gpu: usize) -> Option<(usize, usize)> {
+        // Acquire: pairs with the Release store of the page's address at mmap.
+        let a = self.doorbell_pages.get(gpu)?.load(Ordering::Acquire);
+        (a != 0).then_some((a as usize, driver::DOORBELL_PAGE_BYTES as usize))
+    }
+
+    /// Marks host memory mapped by other means than [`Sys::mmap`](amd_kfd::sys::Sys::mmap)
+    /// (a client's own `mmap`, seen by an interposer) as memory the GPU may reach, as
+    /// the kernel's user-pointer allocations pin it. The caller answers for it staying
+    /// mapped while the GPU may use it.
+    pub fn note_host_memory(&self, addr: usize, len: usize) {
+        let d = self.driver.lock();
+        d.space.write().accessible.insert(addr, addr.saturating_add(len));
+    }
+
     /// The GPU clock now (ticks of [`GPU_CLOCK_HZ`]), as packets write it.
     pub fn gpu_clock(&self) -> u64 {
         self.driver.lock().gpu_clock()

@@ -1,0 +1,92 @@
+//! The doorbell watcher: a client stores a queue's write pointer into its doorbell
+//! page with a plain store, as on hardware; nothing calls the mock. One thread reads
+//! the watched pages every few tens of microseconds and tells the mock which slots
+//! changed ([`Sys::doorbell_written`]).
+
+#![allow(unsafe_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use amd_kfd::sys::Sys;
+use amd_mockgpu::MockSys;
+use parking_lot::Mutex;
+
+/// How long the watcher sleeps when no doorbell changed.
+const POLL: Duration = Duration::from_micros(20);
+
+/// A watched page and the values last seen in it.
+struct Page {
+    addr: usize,
+    seen: Vec<u64>,
+}
+
+/// The watched pages and their thread.
+#[derive(Default)]
+pub struct Watcher {
+    pages: Arc<Mutex<Vec<Page>>>,
+    started: AtomicBool,
+}
+
+/// The 64-bit slots of the page at `addr`.
+///
+/// # Safety
+/// `addr..addr + 8 * n` must be mapped and readable, and 8-aligned.
+unsafe fn read_slots(addr: usize, n: usize, out: &mut Vec<u64>) {
+    out.clear();
+    for i in 0..n {
+        // SAFETY: inside the mapped, aligned page (the caller's contract); the client
+        // and the engines write it concurrently, so the read is volatile.
+        out.push(unsafe { ((addr + i * 8) as *const u64).read_volatile() });
+    }
+}
+
+impl Watcher {
+    /// Watches the doorbell page at `addr` (`len` bytes, just mapped by the mock).
+    pub fn watch(&self, mock: &Arc<MockSys>, addr: usize, len: usize) {
+        let mut seen = Vec::new();
+        // SAFETY: the mock just mapped this page for the client, page-aligned; it stays
+        // mapped until `forget` takes it out of the list (munmap calls `forget` first,
+        // under the same lock the watcher holds while it reads).
+        unsafe { read_slots(addr, len / 8, &mut seen) };
+        self.pages.lock().push(Page { addr, seen });
+        if !self.started.swap(true, Ordering::AcqRel) {
+            let (pages, mock) = (self.pages.clone(), mock.clone());
+            let _ = std::thread::Builder::new()
+                .name("amd-interpose doorbells".into())
+                .spawn(move || crate::within(|| run(&pages, &mock)));
+        }
+    }
+
+    /// Stops watching pages inside `[start, end)` (they are being unmapped).
+    pub fn forget(&self, start: usize, end: usize) {
+        self.pages.lock().retain(|p| p.addr < start || p.addr >= end);
+    }
+}
+
+fn run(pages: &Mutex<Vec<Page>>, mock: &MockSys) -> ! {
+    let (mut now, mut changed) = (Vec::new(), Vec::new());
+    loop {
+        changed.clear();
+        {
+            let mut pages = pages.lock();
+            for p in pages.iter_mut() {
+                // SAFETY: a listed page is mapped (see `Watcher::watch`).
+                unsafe { read_slots(p.addr, p.seen.len(), &mut now) };
+                for (i, (s, &v)) in p.seen.iter_mut().zip(&now).enumerate() {
+                    if *s != v {
+                        *s = v;
+                        changed.push(p.addr + i * 8);
+                    }
+                }
+            }
+        }
+        for &a in &changed {
+            mock.doorbell_written(a);
+        }
+        if changed.is_empty() {
+            std::thread::sleep(POLL);
+        }
+    }
+}

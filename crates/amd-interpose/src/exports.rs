@@ -1,0 +1,395 @@
+//! The C library functions this library defines in front of the real ones. Each
+//! answers for the mock's paths, descriptors and mappings, and hands everything else
+//! (and every call made from inside the mock) to the C library unchanged, without
+//! allocating on that path.
+//!
+//! `open`, `openat` and `ioctl` are variadic in C; they are defined here with their
+//! optional argument as a fixed one, which the x86-64 and AArch64 calling conventions
+//! pass in the same register either way (a caller that passed none leaves a value
+//! that is only read when `O_CREAT`/`O_TMPFILE` or an ioctl argument says it exists).
+
+#![allow(unsafe_code)]
+#![cfg(not(test))]
+
+use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_ulong, c_void};
+use std::os::unix::ffi::OsStringExt;
+
+use amd_kfd::abi::{AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR};
+use amd_kfd::sys::{MapFlags, Prot, Sys};
+
+use crate::real::{self, set_errno};
+use crate::{State, inside, is_device, state, state_or_init, virtual_path, within};
+
+/// The mock path `path` points at, unless this call is the mock's own.
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string.
+unsafe fn mock_path<'a>(path: *const c_char) -> Option<&'a [u8]> {
+    if inside() || path.is_null() {
+        return None;
+    }
+    // SAFETY: non-null and NUL-terminated (the caller's contract).
+    virtual_path(unsafe { CStr::from_ptr(path) })
+}
+
+/// The written-out file for mock path `b`.
+fn rewritten(st: &State, b: &[u8]) -> CString {
+    CString::new(st.rewrite(b).into_os_string().into_vec()).unwrap_or_default()
+}
+
+/// An open of `path` with `flags`: the mock's device nodes get a placeholder
+/// descriptor backed by the mock, its other files their written-out copies.
+///
+/// # Safety
+/// `path` is null or NUL-terminated; `real_open` is the C library's open of the same
+/// kind with the caller's other arguments.
+unsafe fn open_any(path: *const c_char, flags: c_int, real_open: impl Fn(*const c_char, c_int) -> c_int) -> c_int {
+    // SAFETY: the caller's contract.
+    let Some(b) = (unsafe { mock_path(path) }) else {
+        return real_open(path, flags);
+    };
+    let st = state_or_init();
+    let file = rewritten(st, b);
+    if !is_device(b) {
+        return within(|| real_open(file.as_ptr(), flags));
+    }
+    let fd = within(|| real_open(file.as_ptr(), libc::O_RDONLY | (flags & libc::O_CLOEXEC)));
+    if fd < 0 {
+        return fd;
+    }
+    let writable = flags & libc::O_ACCMODE != libc::O_RDONLY;
+    match st.open_device(b, writable, fd) {
+        Ok(()) => fd,
+        Err(e) => {
+            // SAFETY: `fd` was just opened here and is not the client's yet.
+            within(|| unsafe { real::close(fd) });
+            set_errno(e);
+            -1
+        }
+    }
+}
+
+/// `open`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::open(p, f, mode)) }
+}
+
+/// `open64`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::open64(p, f, mode)) }
+}
+
+/// `__open_2` (`open` with fortification).
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __open_2(path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::open_2(p, f)) }
+}
+
+/// `__open64_2`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __open64_2(path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::open64_2(p, f)) }
+}
+
+/// `openat` (the mock's paths are absolute, so `dirfd` does not matter for them).
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::openat(dirfd, p, f, mode)) }
+}
+
+/// `openat64`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::openat64(dirfd, p, f, mode)) }
+}
+
+/// `__openat_2`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __openat_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::openat_2(dirfd, p, f)) }
+}
+
+/// `__openat64_2`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __openat64_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { open_any(path, flags, |p, f| real::openat64_2(dirfd, p, f)) }
+}
+
+/// `close`: a placeholder's mock descriptor is closed with it.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    if !inside()
+        && let Some(st) = state()
+        && st.mock_fd(fd).is_some()
+    {
+        st.close_device(fd);
+    }
+    // SAFETY: forwarded unchanged.
+    unsafe { real::close(fd) }
+}
+
+/// `ioctl`: on a mock descriptor, the mock's driver with the argument struct in
+/// place (`_IOC_SIZE` bytes at `arg`).
+///
+/// # Safety
+/// As the C library's: `arg` points at the request's argument.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
+    let mock = if inside() {
+        None
+    } else {
+        state().and_then(|st| Some((st, st.mock_fd(fd)?)))
+    };
+    let Some((st, mfd)) = mock else {
+        // SAFETY: forwarded unchanged.
+        return unsafe { real::ioctl(fd, request, arg) };
+    };
+    let size = ((request >> 16) & 0x3fff) as usize;
+    if size > 0 && arg.is_null() {
+        set_errno(libc::EFAULT);
+        return -1;
+    }
+    let args: &mut [u8] = if size == 0 {
+        &mut []
+    } else {
+        // SAFETY: the request says its argument is `size` bytes at `arg`, which the
+        // caller provides (the C contract of ioctl).
+        unsafe { std::slice::from_raw_parts_mut(arg.cast::<u8>(), size) }
+    };
+    // `c_ulong` is `u64` on the 64-bit targets this library builds for.
+    #[allow(clippy::useless_conversion)]
+    let request = u64::from(request);
+    if request == AMDKFD_IOC_ACQUIRE_VM.request && args.len() >= 8 {
+        // The render node's descriptor, as the mock knows it (the client holds the
+        // placeholder); the kernel writes nothing back.
+        let drm = i32::from_ne_bytes(args[0..4].try_into().unwrap_or([0; 4]));
+        let mut local = [0u8; 8];
+        local.copy_from_slice(&args[..8]);
+        if let Some(m) = st.mock_fd(drm) {
+            local[0..4].copy_from_slice(&m.0.to_ne_bytes());
+        }
+        // SAFETY: `local` is a whole argument struct of this request.
+        return match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", &mut local) }) {
+            Ok(v) => v,
+            Err(e) => {
+                set_errno(e.errno as c_int);
+                -1
+            }
+        };
+    }
+    if request == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request && args.len() >= 40 {
+        // A user-pointer allocation: the client's own pages become GPU-reachable.
+        let word = |o: usize| u64::from_ne_bytes(args[o..o + 8].try_into().unwrap_or([0; 8]));
+        let flags = u32::from_ne_bytes(args[36..40].try_into().unwrap_or([0; 4]));
+        if flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0 {
+            let (va, len) = (word(0), word(8));
+            within(|| st.mock().note_host_memory(va as usize, len as usize));
+        }
+    }
+    // SAFETY: `args` is the client's argument struct; pointers inside it are the
+    // client's, which the mock reads and writes as the kernel would.
+    match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", args) }) {
+        Ok(v) => v,
+        Err(e) => {
+            set_errno(e.errno as c_int);
+            -1
+        }
+    }
+}
+
+/// The shared body of `mmap` and `mmap64`.
+///
+/// # Safety
+/// As the C library's `mmap`; `real_mmap` is it.
+unsafe fn mmap_any(
+    addr: *mut c_void,
+    len: usize,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    off: i64,
+    real_mmap: impl Fn() -> *mut c_void,
+) -> *mut c_void {
+    let mock = if inside() || fd < 0 {
+        None
+    } else {
+        state().and_then(|st| Some((st, st.mock_fd(fd)?)))
+    };
+    let Some((st, mfd)) = mock else {
+        return real_mmap();
+    };
+    let prot = match prot {
+        libc::PROT_NONE => Prot::None,
+        libc::PROT_READ => Prot::Read,
+        p if p == libc::PROT_READ | libc::PROT_WRITE => Prot::ReadWrite,
+        _ => {
+            set_errno(libc::EINVAL);
+            return libc::MAP_FAILED;
+        }
+    };
+    let Ok(off) = u64::try_from(off) else {
+        set_errno(libc::EINVAL);
+        return libc::MAP_FAILED;
+    };
+    // SAFETY: the client's mmap contract (a FIXED range is the client's to replace).
+    match within(|| unsafe {
+        st.mock()
+            .mmap(addr as usize, len, prot, MapFlags(flags), Some(mfd), off)
+    }) {
+        Ok(a) => {
+            within(|| st.mapped(a, len));
+            a as *mut c_void
+        }
+        Err(e) => {
+            set_errno(e.errno as c_int);
+            libc::MAP_FAILED
+        }
+    }
+}
+
+/// `mmap`: of a mock descriptor, the mock's memory.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mmap(
+    addr: *mut c_void,
+    len: usize,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    off: i64,
+) -> *mut c_void {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe {
+        mmap_any(addr, len, prot, flags, fd, off, || {
+            real::mmap(addr, len, prot, flags, fd, off)
+        })
+    }
+}
+
+/// `mmap64`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mmap64(
+    addr: *mut c_void,
+    len: usize,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    off: i64,
+) -> *mut c_void {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe {
+        mmap_any(addr, len, prot, flags, fd, off, || {
+            real::mmap64(addr, len, prot, flags, fd, off)
+        })
+    }
+}
+
+/// `munmap`: a range the mock mapped goes back through the mock.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn munmap(addr: *mut c_void, len: usize) -> c_int {
+    if !inside()
+        && let Some(st) = state()
+        && within(|| st.unmapping(addr as usize, len))
+    {
+        // SAFETY: the client's munmap contract.
+        return match within(|| unsafe { st.mock().munmap(addr as usize, len) }) {
+            Ok(()) => 0,
+            Err(e) => {
+                set_errno(e.errno as c_int);
+                -1
+            }
+        };
+    }
+    // SAFETY: forwarded unchanged.
+    unsafe { real::munmap(addr, len) }
+}
+
+/// Calls `real_call` with `path`, or with its written-out copy if it is a mock path.
+///
+/// # Safety
+/// `path` is null or NUL-terminated.
+unsafe fn with_path<R>(path: *const c_char, real_call: impl Fn(*const c_char) -> R) -> R {
+    // SAFETY: the caller's contract.
+    match unsafe { mock_path(path) } {
+        None => real_call(path),
+        Some(b) => {
+            let file = rewritten(state_or_init(), b);
+            within(|| real_call(file.as_ptr()))
+        }
+    }
+}
+
+macro_rules! path_fns {
+    ($($name:ident ($($pre:ident : $pt:ty,)* [path] $(, $arg:ident : $t:ty)*) -> $r:ty => $real:path;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: the mock's paths read its written-out files.")]
+        ///
+        /// # Safety
+        /// As the C library's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($pre: $pt,)* path: *const c_char $(, $arg: $t)*) -> $r {
+            // SAFETY: the caller's contract, forwarded.
+            unsafe { with_path(path, |p| $real($($pre,)* p $(, $arg)*)) }
+        }
+    )*};
+}
+
+path_fns! {
+    stat([path], buf: *mut c_void) -> c_int => real::stat;
+    stat64([path], buf: *mut c_void) -> c_int => real::stat64;
+    lstat([path], buf: *mut c_void) -> c_int => real::lstat;
+    lstat64([path], buf: *mut c_void) -> c_int => real::lstat64;
+    fstatat(dirfd: c_int, [path], buf: *mut c_void, flags: c_int) -> c_int => real::fstatat;
+    fstatat64(dirfd: c_int, [path], buf: *mut c_void, flags: c_int) -> c_int => real::fstatat64;
+    statx(dirfd: c_int, [path], flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int => real::statx;
+    access([path], mode: c_int) -> c_int => real::access;
+    faccessat(dirfd: c_int, [path], mode: c_int, flags: c_int) -> c_int => real::faccessat;
+    readlink([path], buf: *mut c_char, size: usize) -> isize => real::readlink;
+    opendir([path]) -> *mut c_void => real::opendir;
+    fopen([path], mode: *const c_char) -> *mut c_void => real::fopen;
+    fopen64([path], mode: *const c_char) -> *mut c_void => real::fopen64;
+}

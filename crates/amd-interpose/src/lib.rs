@@ -1,0 +1,298 @@
+//! `libamd_interpose.so`: preloaded into an unmodified program (`LD_PRELOAD`), it shows
+//! the program amd-mockgpu's GPUs behind `/dev/kfd`: the same mock driver, engines and
+//! RDNA3 interpreter the Rust tests use, reached through the C library calls a real
+//! KFD client makes.
+//!
+//! ```text
+//! client ──open("/dev/kfd")──▶ exports ──▶ MockSys::open   (a placeholder fd is the client's)
+//!        ──ioctl(fd, …)──────▶ exports ──▶ MockSys::ioctl  (argument structs in place)
+//!        ──mmap(fd, …)───────▶ exports ──▶ MockSys::mmap   (ranges remembered for munmap)
+//!        ──open("/sys/…kfd…")─▶ exports ──▶ the mock's topology, written out once to a
+//!                                          directory under $TMPDIR at first use
+//!        ──*doorbell = wptr──▶ (a plain store) ─ the doorbell watcher thread notices
+//!                                          the page changed ─▶ Sys::doorbell_written
+//!        ──anything else─────▶ the real C library (dlsym RTLD_NEXT)
+//! ```
+//!
+//! Configuration, read at first use: `AMD_MOCK_GPUS` (GPUs, default 1),
+//! `AMD_MOCK_PROFILE` (`gfx1100`, the default, or `gfx1030`), `AMD_MOCK_VRAM_MIB`
+//! (VRAM per GPU).
+//!
+//! Calls the mock makes into the C library itself (its host files, its memory) go
+//! straight to the real functions: a thread-local flag marks the time spent inside
+//! the mock, and the doorbell watcher runs with it set.
+
+#![deny(unsafe_code)]
+// The unit tests build without the exported functions (they would interpose the test
+// binary itself), which leaves their helpers unused there.
+#![cfg_attr(test, allow(dead_code))]
+
+mod doorbells;
+mod exports;
+mod real;
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use amd_kfd::sys::{Fd, OpenMode, Sys};
+use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
+use parking_lot::Mutex;
+
+/// File descriptors the table covers (a client's descriptors above it are never the
+/// mock's: placeholders are opened below it or refused).
+pub const MAX_FDS: usize = 1 << 16;
+
+/// Paths the mock answers for; everything else is the host's.
+const VIRTUAL: &[&[u8]] = &[
+    b"/dev/kfd",
+    b"/dev/dri/renderD",
+    b"/sys/devices/virtual/kfd",
+    b"/sys/class/kfd",
+    b"/sys/module/amdgpu",
+];
+
+/// Whether `path` is one the mock answers for.
+pub fn is_virtual(path: &[u8]) -> bool {
+    VIRTUAL.iter().any(|p| {
+        path.starts_with(p)
+            && (*p != b"/dev/kfd" || path.len() == p.len())
+            && (path.len() == p.len() || p.ends_with(b"D") || path[p.len()] == b'/')
+    })
+}
+
+/// Whether `path` is a device node the mock opens (`/dev/kfd`, a render node).
+fn is_device(path: &[u8]) -> bool {
+    path == b"/dev/kfd" || path.starts_with(b"/dev/dri/renderD")
+}
+
+/// What the interposer holds once a client touched a mock path.
+pub struct State {
+    mock: Arc<MockSys>,
+    /// The mock's files, written out (`<root>/sys/…`, `<root>/dev/kfd`, …).
+    root: PathBuf,
+    /// Real descriptor → the mock's descriptor + 1 (0: not the mock's).
+    fds: Box<[AtomicI32]>,
+    /// Ranges the mock mapped for the client (munmap goes back to it).
+    maps: Mutex<Vec<(usize, usize)>>,
+    doorbells: doorbells::Watcher,
+}
+
+static STATE: OnceLock<State> = OnceLock::new();
+
+thread_local! {
+    /// Set while this thread runs inside the mock (or is one of the interposer's own
+    /// threads): its C library calls are the mock's own and go straight through.
+    static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is inside the mock.
+pub fn inside() -> bool {
+    INSIDE.with(|c| c.get())
+}
+
+/// Runs `f` marked as inside the mock.
+pub fn within<R>(f: impl FnOnce() -> R) -> R {
+    let was = INSIDE.with(|c| c.replace(true));
+    let r = f();
+    INSIDE.with(|c| c.set(was));
+    r
+}
+
+/// The state if a client already touched a mock path.
+pub fn state() -> Option<&'static State> {
+    STATE.get()
+}
+
+/// The state, made at first use.
+pub fn state_or_init() -> &'static State {
+    STATE.get_or_init(|| within(State::new))
+}
+
+/// The mock's configuration from the environment.
+pub fn config_from_env() -> MockConfig {
+    let n = std::env::var("AMD_MOCK_GPUS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| (1..=8).contains(&n))
+        .unwrap_or(1);
+    let mut profile = match std::env::var("AMD_MOCK_PROFILE").ok().as_deref().map(str::trim) {
+        Some("gfx1030") => GpuProfile::gfx1030(),
+        _ => GpuProfile::gfx1100(),
+    };
+    if let Some(mib) = std::env::var("AMD_MOCK_VRAM_MIB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&m| (64..=1 << 20).contains(&m))
+    {
+        profile.vram_size = mib << 20;
+    }
+    MockConfig {
+        gpus: vec![profile; n],
+        ..MockConfig::default()
+    }
+}
+
+impl State {
+    fn new() -> State {
+        let config = config_from_env();
+        let renders = config.gpus.len();
+        let mock = Arc::new(MockSys::new(config));
+        let root = std::env::temp_dir().join(format!("amd-interpose-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        materialize(&mock, &root, renders);
+        real::remove_at_exit(&root);
+        State {
+            mock,
+            root,
+            fds: (0..MAX_FDS).map(|_| AtomicI32::new(0)).collect(),
+            maps: Mutex::new(Vec::new()),
+            doorbells: doorbells::Watcher::default(),
+        }
+    }
+
+    /// The mock.
+    pub fn mock(&self) -> &Arc<MockSys> {
+        &self.mock
+    }
+
+    /// Where `path` (a mock path) lives in the written-out tree.
+    pub fn rewrite(&self, path: &[u8]) -> PathBuf {
+        let rel = String::from_utf8_lossy(path.strip_prefix(b"/").unwrap_or(path)).into_owned();
+        self.root.join(rel)
+    }
+
+    /// The mock's descriptor behind real descriptor `fd`.
+    pub fn mock_fd(&self, fd: i32) -> Option<Fd> {
+        let slot = self.fds.get(usize::try_from(fd).ok()?)?;
+        // Acquire: pairs with the Release store when the placeholder was recorded.
+        match slot.load(Ordering::Acquire) {
+            0 => None,
+            m => Some(Fd(m - 1)),
+        }
+    }
+
+    /// Opens device node `path` in the mock; records the placeholder `real_fd` the
+    /// client gets. On failure, the errno.
+    fn open_device(&self, path: &[u8], writable: bool, real_fd: i32) -> Result<(), i32> {
+        let slot = usize::try_from(real_fd)
+            .ok()
+            .and_then(|i| self.fds.get(i))
+            .ok_or(libc::EMFILE)?;
+        let p = Path::new(std::str::from_utf8(path).map_err(|_| libc::ENOENT)?);
+        let mode = if writable {
+            OpenMode::ReadWrite
+        } else {
+            OpenMode::ReadOnly
+        };
+        let fd = within(|| self.mock.open(p, mode)).map_err(|e| e.errno as i32)?;
+        // Release: the mock's descriptor is open before another thread can find it.
+        slot.store(fd.0 + 1, Ordering::Release);
+        Ok(())
+    }
+
+    /// Forgets (and closes in the mock) the descriptor behind `real_fd`.
+    fn close_device(&self, real_fd: i32) {
+        let Some(slot) = usize::try_from(real_fd).ok().and_then(|i| self.fds.get(i)) else {
+            return;
+        };
+        let m = slot.swap(0, Ordering::AcqRel);
+        if m != 0 {
+            let _ = within(|| self.mock.close(Fd(m - 1)));
+        }
+    }
+
+    /// Notes a range the mock mapped, and any doorbell page it now has.
+    fn mapped(&self, addr: usize, len: usize) {
+        self.maps.lock().push((addr, len));
+        let pages: Vec<(usize, usize)> = (0..8).filter_map(|g| self.mock.doorbell_page(g)).collect();
+        for (a, l) in pages {
+            if a >= addr && a < addr.saturating_add(len) {
+                self.doorbells.watch(&self.mock, a, l);
+            }
+        }
+    }
+
+    /// Whether `[addr, addr + len)` touches a range the mock mapped; if so the
+    /// ranges inside it are forgotten (and their doorbells no longer watched).
+    fn unmapping(&self, addr: usize, len: usize) -> bool {
+        let end = addr.saturating_add(len);
+        let mut maps = self.maps.lock();
+        let hit = maps.iter().any(|&(a, l)| a < end && a.saturating_add(l) > addr);
+        if hit {
+            maps.retain(|&(a, l)| !(a >= addr && a.saturating_add(l) <= end));
+            self.doorbells.forget(addr, end);
+        }
+        hit
+    }
+}
+
+/// Writes the mock's topology (and empty device nodes) under `root`.
+fn materialize(mock: &MockSys, root: &Path, renders: usize) {
+    for top in ["/sys/devices/virtual/kfd/kfd/topology/nodes", "/sys/module/amdgpu"] {
+        copy_tree(mock, Path::new(top), root);
+    }
+    let dev = root.join("dev/dri");
+    let _ = std::fs::create_dir_all(&dev);
+    let _ = std::fs::write(root.join("dev/kfd"), b"");
+    for i in 0..renders {
+        let _ = std::fs::write(dev.join(format!("renderD{}", 128 + i)), b"");
+    }
+}
+
+fn copy_tree(mock: &MockSys, path: &Path, root: &Path) {
+    let to = root.join(path.strip_prefix("/").unwrap_or(path));
+    match mock.list_dir(path) {
+        Ok(entries) => {
+            let _ = std::fs::create_dir_all(&to);
+            for e in entries {
+                copy_tree(mock, &path.join(e), root);
+            }
+        }
+        Err(_) => {
+            if let Ok(b) = mock.read_file(path) {
+                if let Some(parent) = to.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::fs::write(&to, b);
+            }
+        }
+    }
+}
+
+/// The bytes of a C path, if it is one the mock answers for.
+fn virtual_path(path: &CStr) -> Option<&[u8]> {
+    let b = path.to_bytes();
+    is_virtual(b).then_some(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn virtual_paths_are_the_mocks_only() {
+        for p in [
+            "/dev/kfd",
+            "/dev/dri/renderD128",
+            "/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties",
+            "/sys/class/kfd",
+            "/sys/module/amdgpu",
+            "/sys/module/amdgpu/parameters",
+        ] {
+            assert!(is_virtual(p.as_bytes()), "{p}");
+        }
+        for p in [
+            "/dev/kfdx",
+            "/dev/dri/card0",
+            "/sys/module/amdgpux",
+            "/sys/devices/virtual/kfdx",
+            "/etc/passwd",
+            "",
+        ] {
+            assert!(!is_virtual(p.as_bytes()), "{p}");
+        }
+        assert!(is_device(b"/dev/kfd") && is_device(b"/dev/dri/renderD129"));
+    }
+}

@@ -1,0 +1,99 @@
+//! The C library's own functions, found past this library (`dlsym(RTLD_NEXT, …)`),
+//! each resolved once at its first call; a symbol the C library lacks fails with
+//! `ENOSYS` rather than a call through a null pointer.
+
+#![allow(unsafe_code)]
+
+use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
+
+/// Sets the calling thread's `errno`.
+pub fn set_errno(e: c_int) {
+    // SAFETY: `__errno_location` returns this thread's errno slot, always valid.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// The address of the next definition of `name` (NUL-terminated), cached in `slot`.
+fn resolve(slot: &AtomicUsize, name: &[u8]) -> usize {
+    let a = slot.load(Ordering::Relaxed);
+    if a != 0 {
+        return a;
+    }
+    // SAFETY: `name` is NUL-terminated (the macro appends the NUL); RTLD_NEXT looks
+    // the symbol up in the objects loaded after this one, never in this library.
+    let a = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) } as usize;
+    slot.store(a, Ordering::Relaxed);
+    a
+}
+
+macro_rules! real_fns {
+    ($(fn $name:ident = $sym:literal ($($arg:ident : $t:ty),*) -> $r:ty, fail = $fail:expr;)*) => {$(
+        #[doc = concat!("The C library's `", $sym, "`.")]
+        ///
+        /// # Safety
+        /// As the C function's own contract.
+        pub unsafe fn $name($($arg: $t),*) -> $r {
+            static SLOT: AtomicUsize = AtomicUsize::new(0);
+            let a = resolve(&SLOT, concat!($sym, "\0").as_bytes());
+            if a == 0 {
+                set_errno(libc::ENOSYS);
+                return $fail;
+            }
+            // SAFETY: `a` is the address of the C library's function of this name,
+            // whose C signature is the one written here.
+            let f = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $r>(a) };
+            // SAFETY: the caller keeps the function's contract.
+            unsafe { f($($arg),*) }
+        }
+    )*};
+}
+
+real_fns! {
+    fn open = "open" (path: *const c_char, flags: c_int, mode: c_uint) -> c_int, fail = -1;
+    fn open64 = "open64" (path: *const c_char, flags: c_int, mode: c_uint) -> c_int, fail = -1;
+    fn openat = "openat" (dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int, fail = -1;
+    fn openat64 = "openat64" (dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int, fail = -1;
+    fn open_2 = "__open_2" (path: *const c_char, flags: c_int) -> c_int, fail = -1;
+    fn open64_2 = "__open64_2" (path: *const c_char, flags: c_int) -> c_int, fail = -1;
+    fn openat_2 = "__openat_2" (dirfd: c_int, path: *const c_char, flags: c_int) -> c_int, fail = -1;
+    fn openat64_2 = "__openat64_2" (dirfd: c_int, path: *const c_char, flags: c_int) -> c_int, fail = -1;
+    fn close = "close" (fd: c_int) -> c_int, fail = -1;
+    fn ioctl = "ioctl" (fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int, fail = -1;
+    fn mmap = "mmap" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
+    fn mmap64 = "mmap64" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
+    fn munmap = "munmap" (addr: *mut c_void, len: usize) -> c_int, fail = -1;
+    fn stat = "stat" (path: *const c_char, buf: *mut c_void) -> c_int, fail = -1;
+    fn stat64 = "stat64" (path: *const c_char, buf: *mut c_void) -> c_int, fail = -1;
+    fn lstat = "lstat" (path: *const c_char, buf: *mut c_void) -> c_int, fail = -1;
+    fn lstat64 = "lstat64" (path: *const c_char, buf: *mut c_void) -> c_int, fail = -1;
+    fn fstatat = "fstatat" (dirfd: c_int, path: *const c_char, buf: *mut c_void, flags: c_int) -> c_int, fail = -1;
+    fn fstatat64 = "fstatat64" (dirfd: c_int, path: *const c_char, buf: *mut c_void, flags: c_int) -> c_int, fail = -1;
+    fn statx = "statx" (dirfd: c_int, path: *const c_char, flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int, fail = -1;
+    fn access = "access" (path: *const c_char, mode: c_int) -> c_int, fail = -1;
+    fn faccessat = "faccessat" (dirfd: c_int, path: *const c_char, mode: c_int, flags: c_int) -> c_int, fail = -1;
+    fn readlink = "readlink" (path: *const c_char, buf: *mut c_char, size: usize) -> isize, fail = -1;
+    fn opendir = "opendir" (path: *const c_char) -> *mut c_void, fail = std::ptr::null_mut();
+    fn fopen = "fopen" (path: *const c_char, mode: *const c_char) -> *mut c_void, fail = std::ptr::null_mut();
+    fn fopen64 = "fopen64" (path: *const c_char, mode: *const c_char) -> *mut c_void, fail = std::ptr::null_mut();
+}
+
+static TREE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+extern "C" fn remove_tree() {
+    if let Some(root) = TREE.lock().take() {
+        crate::within(|| {
+            let _ = std::fs::remove_dir_all(root);
+        });
+    }
+}
+
+/// Removes the written-out tree when the process exits normally.
+pub fn remove_at_exit(root: &Path) {
+    *TREE.lock() = Some(root.to_path_buf());
+    // SAFETY: `remove_tree` is a plain `extern "C" fn()` that lives as long as the
+    // process (this library is never unloaded while it is preloaded).
+    unsafe { libc::atexit(remove_tree) };
+}

@@ -1,0 +1,103 @@
+//! A C program that knows only `<linux/kfd_ioctl.h>` (`tests/c/kfd_client.c`) runs
+//! under the interposer: topology, VM, memory, a compute queue, a PM4 dispatch of the
+//! committed `vadd` code object rung by a plain doorbell store, an event wait and a
+//! memory fault, all answered by the mock. Compiled with the system's C compiler
+//! (`CC`, else `cc`); where there is none, or no `<linux/kfd_ioctl.h>`, the test says
+//! so and passes without running.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The interposer library cargo built for this test run (`target/<profile>/`).
+fn library() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    // target/<profile>/deps/c_client-<hash> -> target/<profile>/libamd_interpose.so
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    dir.join("libamd_interpose.so")
+}
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_raw_kfd_client_in_c_runs_on_the_mock() {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if Command::new(&cc).arg("--version").output().is_err() {
+        eprintln!("skipped: no C compiler ({cc})");
+        return;
+    }
+    if !Path::new("/usr/include/linux/kfd_ioctl.h").exists() {
+        eprintln!("skipped: no <linux/kfd_ioctl.h> (Debian: linux-libc-dev)");
+        return;
+    }
+    let lib = library();
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let src = manifest().join("tests/c/kfd_client.c");
+    let out = std::env::temp_dir().join(format!("kfd_client-{}", std::process::id()));
+    let built = Command::new(&cc)
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-idirafter"])
+        .arg(manifest().join("tests/c/shim"))
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .expect("running the C compiler");
+    assert!(
+        built.status.success(),
+        "compiling {}:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let vadd = manifest().join("../../tests/kernels/vadd.hsaco");
+    let run = Command::new(&out)
+        .arg(&vadd)
+        .env("LD_PRELOAD", &lib)
+        .env("AMD_MOCK_GPUS", "1")
+        .output()
+        .expect("running the C client");
+    let _ = std::fs::remove_file(&out);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    println!("{stdout}{stderr}");
+    assert!(run.status.success(), "the C client failed:\n{stdout}{stderr}");
+    for step in [
+        "topology: gpu_id",
+        "kfd: version 1.",
+        "vm: acquired",
+        "dispatch: vadd of 1000 floats correct",
+        "fault: at 0x10000",
+        "all steps passed",
+    ] {
+        assert!(stdout.contains(step), "missing {step:?} in:\n{stdout}");
+    }
+}
+
+/// Without the interposer, the same client finds no GPU here (no `/dev/kfd` on these
+/// machines): the test above is the mock answering, not a real driver.
+#[test]
+fn the_interposer_only_answers_for_the_mock_paths() {
+    let lib = library();
+    assert!(lib.exists(), "{} was not built", lib.display());
+    // A plain program reads host files through the interposer unchanged.
+    let out = Command::new("cat")
+        .arg(manifest().join("Cargo.toml"))
+        .env("LD_PRELOAD", &lib)
+        .output()
+        .expect("cat");
+    assert!(out.status.success());
+    assert_eq!(
+        out.stdout,
+        std::fs::read(manifest().join("Cargo.toml")).unwrap(),
+        "host files read unchanged"
+    );
+    // And the mock's topology appears under its real path.
+    let out = Command::new("cat")
+        .arg("/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties")
+        .env("LD_PRELOAD", &lib)
+        .env("AMD_MOCK_PROFILE", "gfx1030")
+        .output()
+        .expect("cat");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("gfx_target_version 100300"), "{text}");
+}
