@@ -17,6 +17,9 @@
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
+//! - `interpose tinygrad [--gpus N]`: run tinygrad 0.10.1's `test/test_hcq.py` and a
+//!   small tinygrad program on the mock GPU through `libamd_interpose.so` (downloads
+//!   tinygrad from PyPI; needs python3 and clang-19; never in the test command).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
@@ -26,6 +29,7 @@ mod gen_am_regs;
 mod gen_mnemonics;
 mod gen_opcodes;
 mod gen_regs;
+mod interpose;
 mod isa_coverage;
 mod kernels;
 mod listings;
@@ -49,9 +53,10 @@ fn main() -> ExitCode {
         Some("listings") => listings::run(&args[1..]),
         Some("oracle") => oracle::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
+        Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] | fuzz-seeds | bench [NAME]"
             );
             return ExitCode::from(2);
         }

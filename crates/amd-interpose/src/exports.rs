@@ -393,3 +393,66 @@ path_fns! {
     fopen([path], mode: *const c_char) -> *mut c_void => real::fopen;
     fopen64([path], mode: *const c_char) -> *mut c_void => real::fopen64;
 }
+
+/// This library's definition of `name`, if it defines one in front of the C library.
+fn own(name: &[u8]) -> Option<*mut c_void> {
+    macro_rules! table {
+        ($($f:ident),*) => {
+            match name {
+                $(n if n == stringify!($f).as_bytes() => Some($f as *mut c_void),)*
+                _ => None,
+            }
+        };
+    }
+    table!(
+        open,
+        open64,
+        __open_2,
+        __open64_2,
+        openat,
+        openat64,
+        __openat_2,
+        __openat64_2,
+        close,
+        ioctl,
+        mmap,
+        mmap64,
+        munmap,
+        stat,
+        stat64,
+        lstat,
+        lstat64,
+        fstatat,
+        fstatat64,
+        statx,
+        access,
+        faccessat,
+        readlink,
+        opendir,
+        fopen,
+        fopen64
+    )
+}
+
+/// `dlsym`: a program that looks the C library's functions up by handle (Python's
+/// ctypes does: `CDLL("libc.so.6").mmap`) gets this library's definitions, as a
+/// program linked against them does. `RTLD_NEXT` and `RTLD_DEFAULT` lookups are the
+/// C library's.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void {
+    if handle != libc::RTLD_NEXT && handle != libc::RTLD_DEFAULT && !name.is_null() {
+        // SAFETY: a non-null symbol name is NUL-terminated (dlsym's contract).
+        if let Some(f) = own(unsafe { CStr::from_ptr(name) }.to_bytes()) {
+            return f;
+        }
+    }
+    match real::real_dlsym() {
+        // SAFETY: forwarded unchanged. An `RTLD_NEXT` lookup is now relative to this
+        // library, not to its caller (see the README's limits).
+        Some(f) => unsafe { f(handle, name) },
+        None => std::ptr::null_mut(),
+    }
+}

@@ -51,6 +51,7 @@ const VIRTUAL: &[&[u8]] = &[
     b"/sys/devices/virtual/kfd",
     b"/sys/class/kfd",
     b"/sys/module/amdgpu",
+    b"/proc/modules",
 ];
 
 /// Whether `path` is one the mock answers for.
@@ -233,6 +234,13 @@ fn materialize(mock: &MockSys, root: &Path, renders: usize) {
     for top in ["/sys/devices/virtual/kfd/kfd/topology/nodes", "/sys/module/amdgpu"] {
         copy_tree(mock, Path::new(top), root);
     }
+    // The loaded modules, amdgpu among them (ROCm's tools ask libkmod, which reads this).
+    let mut modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
+    if !modules.lines().any(|l| l.starts_with("amdgpu ")) {
+        modules.push_str("amdgpu 16384 0 - Live 0x0000000000000000\n");
+    }
+    let _ = std::fs::create_dir_all(root.join("proc"));
+    let _ = std::fs::write(root.join("proc/modules"), modules);
     let dev = root.join("dev/dri");
     let _ = std::fs::create_dir_all(&dev);
     let _ = std::fs::write(root.join("dev/kfd"), b"");
@@ -280,6 +288,7 @@ mod tests {
             "/sys/class/kfd",
             "/sys/module/amdgpu",
             "/sys/module/amdgpu/parameters",
+            "/proc/modules",
         ] {
             assert!(is_virtual(p.as_bytes()), "{p}");
         }

@@ -16,15 +16,37 @@ pub fn set_errno(e: c_int) {
     unsafe { *libc::__errno_location() = e };
 }
 
+/// The C library's `dlsym` (this library defines its own, see `exports::dlsym`),
+/// found with `dlvsym` under the versions glibc gives it.
+pub fn real_dlsym() -> Option<unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void> {
+    static SLOT: AtomicUsize = AtomicUsize::new(0);
+    let mut a = SLOT.load(Ordering::Relaxed);
+    if a == 0 {
+        for version in [c"GLIBC_2.34", c"GLIBC_2.2.5", c"GLIBC_2.17"] {
+            // SAFETY: NUL-terminated names; RTLD_NEXT looks past this library.
+            a = unsafe { libc::dlvsym(libc::RTLD_NEXT, c"dlsym".as_ptr(), version.as_ptr()) } as usize;
+            if a != 0 {
+                break;
+            }
+        }
+        SLOT.store(a, Ordering::Relaxed);
+    }
+    // SAFETY: `a` is the C library's `dlsym`, of this signature.
+    (a != 0).then(|| unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void>(a)
+    })
+}
+
 /// The address of the next definition of `name` (NUL-terminated), cached in `slot`.
 fn resolve(slot: &AtomicUsize, name: &[u8]) -> usize {
     let a = slot.load(Ordering::Relaxed);
     if a != 0 {
         return a;
     }
-    // SAFETY: `name` is NUL-terminated (the macro appends the NUL); RTLD_NEXT looks
-    // the symbol up in the objects loaded after this one, never in this library.
-    let a = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) } as usize;
+    let Some(dlsym) = real_dlsym() else { return 0 };
+    // SAFETY: `name` is NUL-terminated (the macro appends the NUL); RTLD_NEXT, asked
+    // from this library, looks the symbol up in the objects loaded after it.
+    let a = unsafe { dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) } as usize;
     slot.store(a, Ordering::Relaxed);
     a
 }

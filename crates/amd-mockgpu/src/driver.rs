@@ -332,7 +332,10 @@ impl Driver {
 
     pub(crate) fn alloc_memory(&mut self, a: &mut kfd_ioctl_alloc_memory_of_gpu_args) -> R<()> {
         let i = self.gpu_with_vm(a.gpu_id)?;
-        if a.size == 0 || a.size % 4096 != 0 || a.va_addr % 4096 != 0 || a.va_addr.checked_add(a.size).is_none() {
+        // The kernel rounds a buffer up to whole pages (tinygrad 0.10.1 asks for 16
+        // bytes); the address must be page-aligned.
+        let size = a.size.checked_next_multiple_of(4096).ok_or(Errno::EINVAL)?;
+        if size == 0 || a.va_addr % 4096 != 0 || a.va_addr.checked_add(size).is_none() {
             return Err(Errno::EINVAL);
         }
         let domains = KFD_IOC_ALLOC_MEM_FLAGS_VRAM
@@ -352,10 +355,10 @@ impl Driver {
             return Err(Errno::EINVAL);
         }
         if vram {
-            if gpu.vram_used + a.size > gpu.profile.vram_size {
+            if gpu.vram_used + size > gpu.profile.vram_size {
                 return Err(Errno::ENOMEM);
             }
-            gpu.vram_used += a.size;
+            gpu.vram_used += size;
         }
         let userptr = a.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0;
         if userptr && a.mmap_offset != a.va_addr {
@@ -369,7 +372,7 @@ impl Driver {
             handle,
             MemObj {
                 va: a.va_addr,
-                size: a.size,
+                size,
                 flags: a.flags,
                 gpu: i,
                 mmap_offset,

@@ -206,7 +206,8 @@ impl Sys for MockSys {
                     .values()
                     .find(|o| o.gpu == i && o.mmap_offset == offset && o.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR == 0)
                     .ok_or(e(Errno::EINVAL))?;
-                if len as u64 != obj.size || !flags.contains(MapFlags::SHARED) {
+                // The whole buffer, as its length was asked (rounded up to pages).
+                if (len as u64).next_multiple_of(4096) != obj.size || !flags.contains(MapFlags::SHARED) {
                     return Err(e(Errno::EINVAL));
                 }
                 // The buffer's memory: anonymous pages at the address asked for, private

@@ -1,0 +1,307 @@
+//! `cargo xtask interpose tinygrad [--gpus N]`: tinygrad 0.10.1's own tests and a
+//! small tinygrad program on the mock GPU, through `libamd_interpose.so`.
+//!
+//! Sets up, under `target/interpose/`: tinygrad 0.10.1's source release from PyPI
+//! (`pip download --no-binary :all: tinygrad==0.10.1`: the package and its `test/`),
+//! completed with `tinygrad/runtime/autogen/am/`, which that release leaves out, from
+//! a git checkout of tag v0.10.1 (`TINYGRAD_DIR`, else a shallow clone from GitHub;
+//! a file neither has becomes an empty stand-in: only the driverless path imports its
+//! contents). Then runs, with `AMD=1`, the interposer preloaded and
+//! `crates/amd-interpose/tinygrad` on `PYTHONPATH` (its `sitecustomize` compiles with
+//! clang-19 instead of ROCm's comgr; the runtime is tinygrad's, unmodified):
+//! `test/test_hcq.py`, `crates/amd-interpose/tinygrad/sample.py` and `speed.py`. With
+//! `REMU_LIB` (a built `libremu.so`, the emulator tinygrad's own mock runs kernels on)
+//! and a checkout that has tinygrad's `test/mockgpu`, the same three run under
+//! tinygrad's own mock (`MOCKGPU=1`) too, for comparison. Needs python3 with pip,
+//! clang-19 and network access to PyPI; never part of the test command.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::{Result, workspace_root};
+
+const VERSION: &str = "0.10.1";
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut gpus = 2u32;
+    let mut what = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--gpus" => {
+                gpus = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|n| (1..=8).contains(n))
+                    .ok_or("--gpus takes 1 to 8")?
+            }
+            "tinygrad" => what = Some(a.clone()),
+            other => {
+                return Err(
+                    format!("unknown argument {other:?}; usage: cargo xtask interpose tinygrad [--gpus N]").into(),
+                );
+            }
+        }
+    }
+    if what.is_none() {
+        return Err("usage: cargo xtask interpose tinygrad [--gpus N]".into());
+    }
+    for (tool, why) in [
+        ("python3", "runs tinygrad"),
+        ("clang-19", "compiles tinygrad's kernels"),
+    ] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            return Err(format!("{tool} is needed ({why}); Debian: apt-get install python3 clang-19").into());
+        }
+    }
+    let root = workspace_root();
+    let work = root.join("target/interpose");
+    std::fs::create_dir_all(&work)?;
+    println!("building libamd_interpose.so (release)");
+    check(
+        Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["build", "--release", "-p", "amd-interpose"]),
+        "cargo build -p amd-interpose",
+    )?;
+    let lib = root.join("target/release/libamd_interpose.so");
+    let tree = tinygrad_tree(&work)?;
+    let plugin = root.join("crates/amd-interpose/tinygrad");
+    let python_path = format!("{}:{}", plugin.display(), tree.display());
+    // Ours: the interposer. Theirs: tinygrad's own mock on remu (MOCKGPU=1).
+    let remu = std::env::var_os("REMU_LIB").map(PathBuf::from).filter(|p| p.exists());
+    let run_py = |script: &Path, args: &[&str], theirs: bool| -> Result<(bool, String, f64)> {
+        let t = Instant::now();
+        let mut cmd = Command::new("python3");
+        cmd.current_dir(&tree)
+            .arg(script)
+            .args(args)
+            .env("AMD", "1")
+            .env("PYTHONPATH", &python_path);
+        if theirs {
+            let dir = remu.as_deref().and_then(Path::parent).unwrap_or(Path::new("."));
+            cmd.env("MOCKGPU", "1").env("LD_LIBRARY_PATH", dir);
+        } else {
+            cmd.env("AMD_MOCK_GPUS", gpus.to_string()).env("LD_PRELOAD", &lib);
+        }
+        let out = cmd.output()?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok((out.status.success(), text, t.elapsed().as_secs_f64()))
+    };
+    let scripts: [(&str, PathBuf, &[&str]); 3] = [
+        ("test_hcq.py", tree.join("test/test_hcq.py"), &["-v"]),
+        ("sample.py", plugin.join("sample.py"), &[]),
+        ("speed.py", plugin.join("speed.py"), &[]),
+    ];
+    let mut summary = Vec::new();
+    println!("tinygrad {VERSION} on {gpus} mock GPU(s) through libamd_interpose.so");
+    for (name, script, args) in &scripts {
+        let (ok, text, secs) = run_py(script, args, false)?;
+        print!("{text}");
+        summary.push(format!(
+            "interpose: {name} {} in {secs:.1} s (amd-mockgpu through the interposer){}",
+            if ok { "passed" } else { "failed" },
+            last_line(&text)
+        ));
+    }
+    let theirs_ready = tree.join("test/mockgpu/mockgpu.py").exists();
+    match (&remu, theirs_ready) {
+        (Some(_), true) => {
+            println!("the same under tinygrad's own mock (MOCKGPU=1, remu)");
+            for (name, script, args) in &scripts {
+                let (ok, text, secs) = run_py(script, args, true)?;
+                print!("{text}");
+                summary.push(format!(
+                    "interpose: {name} {} in {secs:.1} s (tinygrad's own mock, MOCKGPU=1){}",
+                    if ok { "passed" } else { "failed" },
+                    last_line(&text)
+                ));
+            }
+        }
+        (None, _) => println!("note: set REMU_LIB to a built libremu.so to compare with tinygrad's own mock"),
+        (Some(_), false) => println!("note: no test/mockgpu in the checkout: tinygrad's own mock cannot run"),
+    }
+    for l in &summary {
+        println!("{l}");
+    }
+    // test_hcq's bandwidth and launch-time checks hold a GPU's speed unless tinygrad's
+    // own mock (MOCKGPU) is in use; the output above names what failed.
+    Ok(())
+}
+
+/// The `speed:` or `sample:` line of a script's output, as a suffix.
+fn last_line(text: &str) -> String {
+    text.lines()
+        .rev()
+        .find(|l| {
+            l.starts_with("speed:")
+                || l.starts_with("sample:")
+                || l.starts_with("Ran ")
+                || l.starts_with("OK")
+                || l.starts_with("FAILED")
+        })
+        .map(|l| format!(": {l}"))
+        .unwrap_or_default()
+}
+
+fn check(cmd: &mut Command, what: &str) -> Result<()> {
+    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
+    if s.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed: {s}").into())
+    }
+}
+
+/// tinygrad 0.10.1's release tree, completed; made once.
+fn tinygrad_tree(work: &Path) -> Result<PathBuf> {
+    let tree = work.join(format!("tinygrad-{VERSION}"));
+    let done = tree.join(".complete");
+    if done.exists() {
+        return Ok(tree);
+    }
+    let dl = work.join("download");
+    std::fs::create_dir_all(&dl)?;
+    println!("downloading tinygrad {VERSION}'s source release from PyPI");
+    check(
+        Command::new("python3")
+            .args(["-m", "pip", "download", "--no-deps", "--no-binary", ":all:"])
+            .arg(format!("tinygrad=={VERSION}"))
+            .arg("-d")
+            .arg(&dl),
+        "pip download",
+    )?;
+    let sdist = dl.join(format!("tinygrad-{VERSION}.tar.gz"));
+    let _ = std::fs::remove_dir_all(&tree);
+    check(
+        Command::new("tar").arg("xzf").arg(&sdist).arg("-C").arg(work),
+        "unpacking the source release",
+    )?;
+    complete_autogen_am(work, &tree)?;
+    std::fs::write(&done, b"")?;
+    Ok(tree)
+}
+
+/// Adds `tinygrad/runtime/autogen/am/`, which the 0.10.1 release leaves out, from a
+/// checkout of tag v0.10.1.
+fn complete_autogen_am(work: &Path, tree: &Path) -> Result<()> {
+    const DIR: &str = "tinygrad/runtime/autogen/am";
+    let git = match std::env::var_os("TINYGRAD_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let clone = work.join("tinygrad-git");
+            if !clone.exists() {
+                println!("cloning tinygrad v{VERSION} (for {DIR}, missing from the release)");
+                let ok = Command::new("git")
+                    .args(["clone", "--quiet", "--depth", "1", "--branch"])
+                    .arg(format!("v{VERSION}"))
+                    .arg("https://github.com/tinygrad/tinygrad")
+                    .arg(&clone)
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if !ok {
+                    let _ = std::fs::remove_dir_all(&clone);
+                }
+            }
+            clone
+        }
+    };
+    let tag = format!("v{VERSION}");
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(&git)
+        .args(["ls-tree", "--name-only", &tag, &format!("{DIR}/")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    // What tinygrad 0.10.1 imports from the package (ops_amd.py, support/am/amdev.py).
+    let needed = [
+        "am",
+        "mp_11_0",
+        "mp_13_0_0",
+        "nbio_4_3_0",
+        "mmhub_3_0_0",
+        "gc_11_0_0",
+        "osssys_6_0_0",
+        "smu_v13_0_0",
+    ];
+    let out = tree.join(DIR);
+    std::fs::create_dir_all(&out)?;
+    let mut stand_ins = Vec::new();
+    for m in needed {
+        let path = format!("{DIR}/{m}.py");
+        let text = listed
+            .contains(&path)
+            .then(|| {
+                Command::new("git")
+                    .arg("-C")
+                    .arg(&git)
+                    .args(["show", &format!("{tag}:{path}")])
+                    .output()
+                    .ok()
+                    .filter(|o| o.status.success())
+                    .map(|o| o.stdout)
+            })
+            .flatten();
+        match text {
+            Some(t) => std::fs::write(out.join(format!("{m}.py")), t)?,
+            None => {
+                std::fs::write(
+                    out.join(format!("{m}.py")),
+                    "# Stand-in: not readable from the tinygrad checkout here. Only the driverless\n\
+                     # (AM) path uses this module's contents; the KFD path only imports it.\n",
+                )?;
+                stand_ins.push(m);
+            }
+        }
+    }
+    // For tinygrad's own mock (the comparison): its test/mockgpu and the KFD header it
+    // reads, where the checkout has them.
+    for dir in ["test/mockgpu", "extra/hip_gpu_driver"] {
+        let archive = Command::new("git")
+            .arg("-C")
+            .arg(&git)
+            .args(["archive", &tag, dir])
+            .output()
+            .ok()
+            .filter(|o| o.status.success() && !o.stdout.is_empty());
+        if let Some(a) = archive {
+            let mut tar = Command::new("tar")
+                .arg("x")
+                .arg("-C")
+                .arg(tree)
+                .stdin(std::process::Stdio::piped())
+                .spawn()?;
+            if let Some(mut stdin) = tar.stdin.take() {
+                use std::io::Write;
+                stdin.write_all(&a.stdout)?;
+            }
+            tar.wait()?;
+        }
+    }
+    // The release's test/ is not a package; tinygrad's mock imports `test.mockgpu`.
+    let init = tree.join("test/__init__.py");
+    if !init.exists() {
+        std::fs::write(init, b"")?;
+    }
+    if !stand_ins.is_empty() {
+        println!(
+            "note: {} from {} could not be read; empty stand-ins written (the KFD path only imports them)",
+            stand_ins.join(", "),
+            git.display()
+        );
+    }
+    Ok(())
+}
