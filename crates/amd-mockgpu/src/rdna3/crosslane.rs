@@ -2,10 +2,10 @@
 
 use super::compare::vcmp;
 use super::decode::{Encoding, Inst};
-use super::exec::{Mods, R, f, valu};
+use super::exec::{Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, f, valu};
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
-use super::opcodes::op::vopd;
+use super::opcodes::op::{vop2, vopd};
 use super::wave::{EXEC_LO, VCC_LO, Wave};
 
 /// The source lane DPP16 control `ctrl` reads for `lane`, if any.
@@ -87,16 +87,28 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     let tmp = 256 + (w.v.len() - 1) as u16;
     w.s[EXEC_LO] = lanes;
     let r = match i.enc {
-        Encoding::Vop1 => valu(w, i, 0x180 + i.op, i.bits(0, 24, 17) as usize, None, [tmp, 0, 0], mods),
+        Encoding::Vop1 => valu(
+            w,
+            i,
+            VOP1_IN_VOP3 + i.op,
+            i.bits(0, 24, 17) as usize,
+            None,
+            [tmp, 0, 0],
+            mods,
+        ),
         // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
         Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
         _ => {
             let dst = i.bits(0, 24, 17) as usize;
-            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
+            let s2 = if i.op == vop2::V_FMAC_F32_E32 {
+                256 + dst as u16
+            } else {
+                VCC_LO as u16
+            };
             valu(
                 w,
                 i,
-                0x100 + i.op,
+                VOP2_IN_VOP3 + i.op,
                 dst,
                 Some(VCC_LO),
                 [tmp, 256 + i.bits(0, 16, 9) as u16, s2],

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::opcodes::op::{sopk, vop2, vopd};
+
 /// The instruction encodings of gfx11 compute code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -147,10 +149,17 @@ impl Inst {
             return Ok(inst);
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
-        let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);
+        let vopd_k = enc == Encoding::Vopd
+            && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f]
+                .iter()
+                .any(|&o| matches!(o as u16, vopd::V_DUAL_FMAAK_F32 | vopd::V_DUAL_FMAMK_F32));
         // s_setreg_imm32_b32, and VOP2's fmamk/fmaak (f32 and f16), carry a literal.
-        let setreg_imm = enc == Encoding::Sopk && op == 0x13;
-        let vop2_k = enc == Encoding::Vop2 && matches!(op, 0x2c | 0x2d | 0x37 | 0x38);
+        let setreg_imm = enc == Encoding::Sopk && op == sopk::S_SETREG_IMM32_B32;
+        let vop2_k = enc == Encoding::Vop2
+            && matches!(
+                op,
+                vop2::V_FMAMK_F32_E32 | vop2::V_FMAAK_F32_E32 | vop2::V_FMAMK_F16_E32 | vop2::V_FMAAK_F16_E32
+            );
         if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm || vop2_k {
             let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
             inst.literal = Some(lit);

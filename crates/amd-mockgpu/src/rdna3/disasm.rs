@@ -11,6 +11,7 @@
 use std::fmt::{self, Write as _};
 
 use super::decode::{Encoding, Inst};
+use super::opcodes::op::sopk;
 
 /// An instruction in LLVM's syntax (see [`Inst::llvm`]).
 pub struct Llvm<'a>(pub(crate) &'a Inst);
@@ -319,7 +320,7 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
             }
             (Encoding::Sopk, Tok::Text(_)) => {
                 let imm = match i.literal {
-                    Some(l) if i.op == 0x13 => l,
+                    Some(l) if i.op == sopk::S_SETREG_IMM32_B32 => l,
                     _ => w0 & 0xffff,
                 };
                 let _ = write!(o, "{imm:#x}");

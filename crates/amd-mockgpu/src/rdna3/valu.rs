@@ -4,12 +4,12 @@
 //! moves, and the VOP2 leftovers (`v_subrev_f32`, `v_xnor_b32`, 24-bit high
 //! multiplies, `v_pk_fmac_f16`).
 //!
-//! Opcodes come in VOP3 numbering (VOP2 at 0x100 up, VOP1 at 0x180 up), as
-//! `exec::valu` receives them; each is matched by its name without the `_e32` /
+//! Opcodes come in VOP3 numbering (VOP2 from `exec::VOP2_IN_VOP3`, VOP1 from
+//! `exec::VOP1_IN_VOP3`), as `exec::valu` receives them; each is matched by its name without the `_e32` /
 //! `_e64` suffix.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f64_src};
+use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src};
 use super::half;
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
@@ -22,12 +22,12 @@ const M0: usize = 125;
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
 fn name(op: u16) -> Option<&'static str> {
     let n = match op {
-        0x100..=0x13f => Vop3::from_op(op)
+        VOP2_IN_VOP3..=VOP2_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
-            .or_else(|| Vop2::from_op(op - 0x100).map(Vop2::name)),
-        0x180..=0x1ff => Vop3::from_op(op)
+            .or_else(|| Vop2::from_op(op - VOP2_IN_VOP3).map(Vop2::name)),
+        VOP1_IN_VOP3..=VOP1_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
-            .or_else(|| Vop1::from_op(op - 0x180).map(Vop1::name)),
+            .or_else(|| Vop1::from_op(op - VOP1_IN_VOP3).map(Vop1::name)),
         _ => Vop3::from_op(op).map(Vop3::name),
     }?;
     Some(n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64")).unwrap_or(n))
