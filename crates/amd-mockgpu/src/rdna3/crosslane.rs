@@ -1,6 +1,6 @@
 //! Cross-lane data movement: DPP16 and DPP8 operand permutes, and VOPD dual issue.
 
-use super::compare::vcmp;
+use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
 use super::exec::{Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, f, valu};
 use super::matrix::{dot2, mul_dx9};
@@ -117,7 +117,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
         }
     };
     // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
-    if !(i.enc == Encoding::Vopc && i.op >= 0x80) {
+    if !(i.enc == Encoding::Vopc && writes_exec(i.op)) {
         w.s[EXEC_LO] = exec;
     }
     w.v.pop();
