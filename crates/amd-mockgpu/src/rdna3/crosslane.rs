@@ -8,19 +8,65 @@ use super::minmax;
 use super::opcodes::op::{vop2, vopd};
 use super::wave::{EXEC_LO, VCC_LO, Wave};
 
+/// The DPP16 controls (the DPP_CTRL field) gfx11 has, named as LLVM's `DppCtrl`
+/// names them. The ranges' low four bits are the count, lane or mask (`row_shl:1` is
+/// `ROW_SHL_FIRST`).
+pub(crate) mod dpp_ctrl {
+    /// `quad_perm:[a,b,c,d]`: two bits per lane of each quad name its source.
+    pub(crate) const QUAD_PERM_FIRST: u32 = 0x000;
+    pub(crate) const QUAD_PERM_LAST: u32 = 0x0ff;
+    /// `row_shl:1` to `row_shl:15`.
+    pub(crate) const ROW_SHL_FIRST: u32 = 0x101;
+    pub(crate) const ROW_SHL_LAST: u32 = 0x10f;
+    /// `row_shr:1` to `row_shr:15`.
+    pub(crate) const ROW_SHR_FIRST: u32 = 0x111;
+    pub(crate) const ROW_SHR_LAST: u32 = 0x11f;
+    /// `row_ror:1` to `row_ror:15`.
+    pub(crate) const ROW_ROR_FIRST: u32 = 0x121;
+    pub(crate) const ROW_ROR_LAST: u32 = 0x12f;
+    /// `row_mirror`: each row reversed.
+    pub(crate) const ROW_MIRROR: u32 = 0x140;
+    /// `row_half_mirror`: each half row reversed.
+    pub(crate) const ROW_HALF_MIRROR: u32 = 0x141;
+    /// `row_share:0` to `row_share:15`: one lane of each row to the whole row.
+    pub(crate) const ROW_SHARE_FIRST: u32 = 0x150;
+    pub(crate) const ROW_SHARE_LAST: u32 = 0x15f;
+    /// `row_xmask:0` to `row_xmask:15`: the lane at (lane ^ mask) within the row.
+    pub(crate) const ROW_XMASK_FIRST: u32 = 0x160;
+    pub(crate) const ROW_XMASK_LAST: u32 = 0x16f;
+
+    /// Whether `ctrl` is one of them.
+    pub(crate) fn known(ctrl: u32) -> bool {
+        matches!(
+            ctrl,
+            QUAD_PERM_FIRST..=QUAD_PERM_LAST
+                | ROW_SHL_FIRST..=ROW_SHL_LAST
+                | ROW_SHR_FIRST..=ROW_SHR_LAST
+                | ROW_ROR_FIRST..=ROW_ROR_LAST
+                | ROW_MIRROR
+                | ROW_HALF_MIRROR
+                | ROW_SHARE_FIRST..=ROW_SHARE_LAST
+                | ROW_XMASK_FIRST..=ROW_XMASK_LAST
+        )
+    }
+}
+
 /// The source lane DPP16 control `ctrl` reads for `lane`, if any.
 pub(crate) fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
+    use dpp_ctrl::*;
     let (row, l) = (lane / 16 * 16, lane % 16);
     let in_row = |k: i32| (0..16).contains(&k).then(|| row + k as usize);
+    // The count, lane or mask of the row controls.
+    let n = (ctrl & 0xf) as usize;
     match ctrl {
-        0x000..=0x0ff => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
-        0x101..=0x10f => in_row(l as i32 + (ctrl & 0xf) as i32),
-        0x111..=0x11f => in_row(l as i32 - (ctrl & 0xf) as i32),
-        0x121..=0x12f => Some(row + (l + 16 - (ctrl & 0xf) as usize) % 16),
-        0x140 => Some(row + 15 - l),
-        0x141 => Some(lane / 8 * 8 + 7 - lane % 8),
-        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
-        0x160..=0x16f => Some(row + (l ^ (ctrl & 0xf) as usize)),
+        QUAD_PERM_FIRST..=QUAD_PERM_LAST => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
+        ROW_SHL_FIRST..=ROW_SHL_LAST => in_row(l as i32 + n as i32),
+        ROW_SHR_FIRST..=ROW_SHR_LAST => in_row(l as i32 - n as i32),
+        ROW_ROR_FIRST..=ROW_ROR_LAST => Some(row + (l + 16 - n) % 16),
+        ROW_MIRROR => Some(row + 15 - l),
+        ROW_HALF_MIRROR => Some(lane / 8 * 8 + 7 - lane % 8),
+        ROW_SHARE_FIRST..=ROW_SHARE_LAST => Some(row + n),
+        ROW_XMASK_FIRST..=ROW_XMASK_LAST => Some(row + (l ^ n)),
         _ => None,
     }
 }
@@ -47,8 +93,7 @@ pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
     let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
     let fetch_inactive = d >> 18 & 1 != 0;
     let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
-    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
-    {
+    if !dpp_ctrl::known(ctrl) {
         return Err(format!("DPP control {ctrl:#x} is not implemented"));
     }
     let exec = w.exec();

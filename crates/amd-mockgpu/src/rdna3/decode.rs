@@ -55,7 +55,8 @@ pub struct Inst {
     pub literal: Option<u32>,
     /// Size in dwords (literal included).
     pub size: u8,
-    /// The DPP control dword, when src0 is 250 (DPP16) or 233/234 (DPP8) (VOP1/VOP2/VOPC).
+    /// The DPP control dword, when src0 is `DPP16` (250) or `DPP8_FI_0`/`DPP8_FI_1`
+    /// (233/234) (VOP1/VOP2/VOPC).
     pub dpp: Option<u32>,
     /// The DPP dword is DPP8 lane selects (`Some(fetch_inactive)`), not DPP16 controls.
     pub dpp8: Option<bool>,
@@ -74,6 +75,11 @@ pub enum DecodeError {
 
 /// Operand number that announces a DPP16 dword.
 pub const DPP16: u32 = 250;
+/// Operand number that announces a DPP8 dword (disabled lanes read 0).
+pub const DPP8_FI_0: u32 = 233;
+/// Operand number that announces a DPP8 dword with fetch-inactive (disabled lanes are
+/// read too).
+pub const DPP8_FI_1: u32 = 234;
 /// Operand number of a literal constant.
 pub const LITERAL: u16 = 255;
 
@@ -142,9 +148,9 @@ impl Inst {
             inst.size += 1;
             return Ok(inst);
         }
-        if vop && matches!(w0 & 0x1ff, 233 | 234) {
+        if vop && matches!(w0 & 0x1ff, DPP8_FI_0 | DPP8_FI_1) {
             inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
-            inst.dpp8 = Some(w0 & 0x1ff == 234);
+            inst.dpp8 = Some(w0 & 0x1ff == DPP8_FI_1);
             inst.size += 1;
             return Ok(inst);
         }

@@ -19,7 +19,7 @@ use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{VCC_LO, Wave};
+use super::wave::{M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -375,7 +375,8 @@ fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Op
         return Ok(false);
     }
     // f32 operations read and write denormals as they are only when MODE keeps them.
-    let denormals_kept = w.mode & 0x30 == 0x30;
+    let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
+    let denormals_kept = w.mode & f32_denormals == f32_denormals;
     type F2 = fn(u32, u32) -> u32;
     type F3 = fn(u32, u32, u32) -> u32;
     let two: Option<F2> = match op {
@@ -509,7 +510,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
         // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
         // destination, the source, or both).
         vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
-            let m0 = w.s[125] as usize;
+            let m0 = w.s[M0] as usize;
             for lane in 0..32 {
                 if exec >> lane & 1 == 0 {
                     continue;

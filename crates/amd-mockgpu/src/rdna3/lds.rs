@@ -12,10 +12,7 @@ use super::exec::R;
 use super::memory::atomic_result;
 use super::opcodes::Ds;
 use super::opcodes::op::{ds, global};
-use super::wave::Wave;
-
-/// `m0`
-const M0: usize = 125;
+use super::wave::{M0, Wave};
 
 fn missing(i: &Inst, name: &str) -> String {
     format!("DS opcode {:#x} ({name}) is not implemented", i.op)

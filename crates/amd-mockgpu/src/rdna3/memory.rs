@@ -6,7 +6,7 @@ use super::decode::Inst;
 use super::exec::{R, f, unsupported};
 use super::opcodes::Global;
 use super::opcodes::op::global;
-use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
+use super::wave::{NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::MemoryFault;
 use crate::hw::GpuMemory;
 
@@ -34,12 +34,12 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     // then a dword load or store.
     let addtid = matches!(i.op, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
     // The scalar base once; the address VGPRs (a pair without SADDR) once.
-    let sbase = if saddr == 124 {
+    let sbase = if usize::from(saddr) == NULL {
         None
     } else {
         Some(w.sread64(saddr, None)?)
     };
-    let (r, pair) = (addr as usize, saddr == 124 && !addtid);
+    let (r, pair) = (addr as usize, usize::from(saddr) == NULL && !addtid);
     if r + usize::from(pair) >= w.v.len() && !addtid && exec != 0 {
         // Past the wave's VGPRs: the read says so.
         let lane = exec.trailing_zeros() as usize;
@@ -411,7 +411,11 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
     );
     let sve = i.bits(1, 23, 23) != 0;
     let kind = mem_op(i.op).ok_or_else(|| format!("scratch opcode {:#x} is not implemented", i.op))?;
-    let base = if saddr == 124 { 0 } else { w.sread(saddr, None)? as i64 };
+    let base = if usize::from(saddr) == NULL {
+        0
+    } else {
+        w.sread(saddr, None)? as i64
+    };
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {

@@ -225,9 +225,10 @@ struct Grid {
 
 impl Grid {
     fn new(d: &DispatchInfo) -> Result<Grid, KernelError> {
-        // FLOAT_MODE: only round-to-nearest-even and kept f16/f64 denormals are modelled.
+        // FLOAT_MODE (MODE's low byte): only round-to-nearest-even and kept f16/f64
+        // denormals are modelled.
         let float_mode = (d.rsrc[0] >> 12) & 0xff;
-        if float_mode & 0xf != 0 || float_mode & 0xc0 != 0xc0 {
+        if float_mode & wave::MODE_ROUND != 0 || float_mode & wave::MODE_DENORM_F16_F64 != wave::MODE_DENORM_F16_F64 {
             return Err(KernelError::Unsupported(format!(
                 "RSRC1 FLOAT_MODE {float_mode:#x}: only nearest-even rounding and kept f16/f64 denormals are implemented"
             )));

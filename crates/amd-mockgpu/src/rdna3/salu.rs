@@ -5,11 +5,26 @@ use super::decode::Inst;
 use super::exec::{Flow, R};
 use super::memory::mem_fault;
 use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp};
-use super::wave::{EXEC_LO, Wave};
+use super::wave::{EXEC_LO, M0, MODE_DENORM, MODE_DENORM_F16_F64, MODE_ROUND, NULL, SGPRS, Wave};
 use crate::hw::GpuMemory;
 
-/// `m0`
-const M0: usize = 125;
+/// Message ids of `s_sendmsg` and `s_sendmsg_rtn_*` on gfx11, named as the assembler
+/// spells them (`sendmsg(MSG_RTN_GET_REALTIME)`).
+pub(crate) mod msg {
+    pub(crate) const MSG_INTERRUPT: u32 = 1;
+    pub(crate) const MSG_HS_TESSFACTOR: u32 = 2;
+    pub(crate) const MSG_DEALLOC_VGPRS: u32 = 3;
+    pub(crate) const MSG_RTN_GET_DOORBELL: u32 = 128;
+    pub(crate) const MSG_RTN_GET_DDID: u32 = 129;
+    pub(crate) const MSG_RTN_GET_TMA: u32 = 130;
+    pub(crate) const MSG_RTN_GET_REALTIME: u32 = 131;
+    pub(crate) const MSG_RTN_SAVE_WAVE: u32 = 132;
+    pub(crate) const MSG_RTN_GET_TBA: u32 = 133;
+}
+
+/// The hardware register id of MODE (`hwreg(HW_REG_MODE)`), the one
+/// `s_getreg`/`s_setreg` reach here.
+const HW_REG_MODE: u16 = 1;
 
 fn missing(i: &Inst, name: &str) -> String {
     format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op)
@@ -68,7 +83,7 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
         ) => Ok(Flow::Next),
         // Only round-to-nearest-even is modelled.
         Some(S_ROUND_MODE) if imm & 0xf == 0 => {
-            w.mode &= !0xf;
+            w.mode &= !MODE_ROUND;
             Ok(Flow::Next)
         }
         Some(S_ROUND_MODE) => Err(format!(
@@ -77,7 +92,7 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
         )),
         // f32 bits only: f16/f64 flushing is not modelled.
         Some(S_DENORM_MODE) if imm & 0xc == 0xc => {
-            w.mode = (w.mode & !0xf0) | (imm as u32 & 0xf) << 4;
+            w.mode = (w.mode & !MODE_DENORM) | (imm as u32 & 0xf) << 4;
             Ok(Flow::Next)
         }
         Some(S_DENORM_MODE) => Err("f16/f64 denormal flushing is not implemented".into()),
@@ -375,10 +390,10 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
     };
     match op {
         S_CALL_B64 => return call(w, i),
-        // On MODE (hardware register 1) only.
+        // On MODE only.
         S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32 => {
             let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
-            if id != 1 {
+            if id != HW_REG_MODE {
                 return Err(format!("hardware register {id} is not implemented (MODE only)"));
             }
             let mask = (((1u64 << size) - 1) << offset) as u32;
@@ -392,13 +407,13 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
                 i.literal.ok_or("s_setreg_imm32 without its literal")?
             };
             let mode = (w.mode & !mask) | ((v << offset) & mask);
-            if mode & 0xf != 0 {
+            if mode & MODE_ROUND != 0 {
                 return Err(format!(
                     "rounding mode {:#x} is not implemented (nearest-even only)",
-                    mode & 0xf
+                    mode & MODE_ROUND
                 ));
             }
-            if mode & 0xc0 != 0xc0 {
+            if mode & MODE_DENORM_F16_F64 != MODE_DENORM_F16_F64 {
                 return Err("f16/f64 denormal flushing is not implemented".into());
             }
             w.mode = mode;
@@ -461,7 +476,11 @@ pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
     let soff = i.bits(1, 31, 25) as u16;
     let base = w.sread64(sbase, None)?;
-    let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
+    let so = if usize::from(soff) == NULL {
+        0
+    } else {
+        w.sread(soff, None)? as i64
+    };
     let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
     let mut buf = [0u8; 64];
     let buf = &mut buf[..n * 4];
@@ -590,7 +609,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELS_B32 | S_MOVRELS_B64 => {
             let from = usize::from(s)
                 .checked_add(w.s[M0] as usize)
-                .filter(|&n| n < 106)
+                .filter(|&n| n < SGPRS)
                 .ok_or_else(|| format!("s_movrels source s{s} + m0 {} outside the SGPRs", w.s[M0]))?;
             if op == S_MOVRELS_B32 {
                 w.swrite(d, w.s[from])
@@ -602,7 +621,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELD_B32 | S_MOVRELD_B64 => {
             let to = d
                 .checked_add(w.s[M0] as usize)
-                .filter(|&n| n < 106)
+                .filter(|&n| n < SGPRS)
                 .ok_or_else(|| format!("s_movreld destination s{d} + m0 {} outside the SGPRs", w.s[M0]))?;
             if op == S_MOVRELD_B32 {
                 let v = w.sread(s, i.literal)?;
@@ -615,7 +634,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELSD_2_B32 => {
             let m0 = w.s[M0] as usize;
             let (from, to) = (usize::from(s) + (m0 & 0x3ff), d + ((m0 >> 16) & 0x3ff));
-            if from >= 106 || to >= 106 {
+            if from >= SGPRS || to >= SGPRS {
                 return Err(format!("s_movrelsd_2 s{to} <- s{from} outside the SGPRs"));
             }
             w.swrite(to, w.s[from])
@@ -624,9 +643,10 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         // Messages with a reply: the real-time clock (100 MHz, as REFCLK counts);
         // no doorbell id, no trap handler addresses, nothing to save.
         S_SENDMSG_RTN_B32 | S_SENDMSG_RTN_B64 => {
+            use msg::*;
             let v = match i.bits(0, 7, 0) {
-                0x83 => realtime(),
-                0x80 | 0x81 | 0x82 | 0x84 | 0x85 => 0,
+                MSG_RTN_GET_REALTIME => realtime(),
+                MSG_RTN_GET_DOORBELL | MSG_RTN_GET_DDID | MSG_RTN_GET_TMA | MSG_RTN_SAVE_WAVE | MSG_RTN_GET_TBA => 0,
                 m => return Err(format!("{} of message {m:#x}: no such message", op.name())),
             };
             if op == S_SENDMSG_RTN_B32 {
@@ -661,7 +681,7 @@ fn smem_rest(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let records = u64::from(w.sread(sbase + 2, None)?);
     let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
     let soff = i.bits(1, 31, 25) as u16;
-    let so = if soff == 124 {
+    let so = if usize::from(soff) == NULL {
         0
     } else {
         i64::from(w.sread(soff, None)?)

@@ -14,10 +14,7 @@ use super::half;
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::wave::Wave;
-
-/// `m0`
-const M0: usize = 125;
+use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
 fn name(op: u16) -> Option<&'static str> {
