@@ -1,12 +1,13 @@
-//! Cross-lane data movement: DPP16 and DPP8 operand permutes, and VOPD dual issue.
+//! Cross-lane data movement: DPP16 and DPP8 operand permutes, lane reads and writes,
+//! the permlanes and the M0-relative register moves; and VOPD dual issue.
 
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
 use super::exec::{Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, f, valu};
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
-use super::opcodes::op::{vop2, vopd};
-use super::wave::{EXEC_LO, VCC_LO, Wave};
+use super::opcodes::op::{vop2, vop3, vopd};
+use super::wave::{EXEC_LO, M0, VCC_LO, Wave};
 
 /// The DPP16 controls (the DPP_CTRL field) gfx11 has, named as LLVM's `DppCtrl`
 /// names them. The ranges' low four bits are the count, lane or mask (`row_shl:1` is
@@ -167,6 +168,85 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     }
     w.v.pop();
     r
+}
+
+/// The moves that pick a lane or a register by index: `v_readfirstlane_b32`,
+/// `v_readlane_b32` and `v_writelane_b32` (a lane chosen by a scalar), the permlanes,
+/// and `v_movrel{d,s,sd}_b32` (VGPRs offset by M0), VOP3-numbered. `Ok(false)` when
+/// `op` is none of them.
+pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Option<u32>) -> R<bool> {
+    let exec = w.exec();
+    match op {
+        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
+        vop3::V_READFIRSTLANE_B32_E64 => {
+            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+            let v = w.vread(srcs[0], lane, lit)?;
+            w.swrite(dst, v)?;
+        }
+        // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
+        vop3::V_READLANE_B32 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.vread(srcs[0], lane, lit)?;
+            w.swrite(dst, v)?;
+        }
+        vop3::V_WRITELANE_B32 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.sread(srcs[0], lit)?;
+            w.vwrite(dst, lane, v)?;
+        }
+        // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
+        // destination, the source, or both).
+        vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
+            let m0 = w.s[M0] as usize;
+            for lane in 0..32 {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let src = match (op, srcs[0]) {
+                    (vop3::V_MOVRELD_B32_E64, s) => s,
+                    (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
+                    _ => return Err("v_movrels with a scalar source".into()),
+                };
+                let v = w.vread(src, lane, lit)?;
+                let d = if op == vop3::V_MOVRELS_B32_E64 { dst } else { dst + m0 };
+                w.vwrite(d, lane, v)?;
+            }
+        }
+        // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
+        // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
+        // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
+        // lane keeps its value.
+        vop3::V_PERMLANE16_B32 | vop3::V_PERMLANEX16_B32 => {
+            let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
+            let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
+            let mut out = [0u32; 32];
+            let mut write = 0u32;
+            for (lane, o) in out.iter_mut().enumerate() {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let row = if op == vop3::V_PERMLANEX16_B32 {
+                    (lane / 16) ^ 1
+                } else {
+                    lane / 16
+                };
+                let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
+                if fetch_inactive || exec >> s & 1 != 0 {
+                    *o = w.vread(srcs[0], s, lit)?;
+                } else if !bound_zero {
+                    continue;
+                }
+                write |= 1 << lane;
+            }
+            for (lane, o) in out.iter().enumerate() {
+                if write >> lane & 1 != 0 {
+                    w.vwrite(dst, lane, *o)?;
+                }
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.

@@ -1,16 +1,18 @@
 //! Instruction dispatch by encoding, and the vector ALU (VOP1, VOP2, VOPC, VOP3,
 //! VOP3P, VOPD, DPP). Opcodes are matched by the ISA's names (`op::vop3::V_ADD_F32_E64`,
 //! VOP1 and VOP2 in VOP3 numbering, see [`VOP2_IN_VOP3`]; the few VOP2 opcodes without
-//! a VOP3 form by their VOP2 names in that numbering, [`vop2_only`]). The other families live in files of
-//! their own: `salu` (scalar ALU, scalar memory, program control), `compare`
-//! (VOPC), `crosslane` (DPP, VOPD), `packed` (f16, 16-bit and VOP3P), `divide`
-//! (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
+//! a VOP3 form by their VOP2 names in that numbering, [`vop2_only`]).
+//!
+//! The other families live in files of their own: `salu` (scalar ALU and scalar
+//! memory), `control` (program control), `compare` (VOPC), `crosslane` (DPP, lane reads
+//! and writes, permlanes, M0-relative moves, VOPD), `packed` (f16, 16-bit and VOP3P),
+//! `divide` (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
 //! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), and `valu` for the rest
-//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic,
-//! conversions, and the lane-indexed moves.
+//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic and
+//! conversions.
 
 use super::compare::vcmp;
-use super::crosslane::{dpp, vopd};
+use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
 use super::half;
@@ -19,7 +21,7 @@ use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
+use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -80,7 +82,7 @@ pub(crate) fn unsupported(i: &Inst) -> String {
 /// Runs `i` on `w`.
 pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
     match i.enc {
-        Encoding::Sopp => super::salu::sopp(w, i),
+        Encoding::Sopp => super::control::sopp(w, i),
         Encoding::Sop1 => super::salu::sop1(w, i),
         Encoding::Sop2 => super::salu::sop2(w, i).map(|_| Flow::Next),
         Encoding::Sopk => super::salu::sopk(w, i),
@@ -487,80 +489,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
     if fast_path(w, op, dst, srcs, m, i.literal)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
         return Ok(());
     }
+    // Lane reads and writes, the permlanes and the M0-relative moves.
+    if indexed_move(w, op, dst, srcs, m, i.literal)? {
+        return Ok(());
+    }
     let exec = w.exec();
     let lit = i.literal;
-    match op {
-        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
-        vop3::V_READFIRSTLANE_B32_E64 => {
-            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
-            let v = w.vread(srcs[0], lane, lit)?;
-            return w.swrite(dst, v);
-        }
-        // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
-        vop3::V_READLANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
-            let v = w.vread(srcs[0], lane, lit)?;
-            return w.swrite(dst, v);
-        }
-        vop3::V_WRITELANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
-            let v = w.sread(srcs[0], lit)?;
-            return w.vwrite(dst, lane, v);
-        }
-        // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
-        // destination, the source, or both).
-        vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
-            let m0 = w.s[M0] as usize;
-            for lane in 0..32 {
-                if exec >> lane & 1 == 0 {
-                    continue;
-                }
-                let src = match (op, srcs[0]) {
-                    (vop3::V_MOVRELD_B32_E64, s) => s,
-                    (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
-                    _ => return Err("v_movrels with a scalar source".into()),
-                };
-                let v = w.vread(src, lane, lit)?;
-                let d = if op == vop3::V_MOVRELS_B32_E64 { dst } else { dst + m0 };
-                w.vwrite(d, lane, v)?;
-            }
-            return Ok(());
-        }
-        // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
-        // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
-        // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
-        // lane keeps its value.
-        vop3::V_PERMLANE16_B32 | vop3::V_PERMLANEX16_B32 => {
-            let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
-            let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
-            let mut out = [0u32; 32];
-            let mut write = 0u32;
-            for (lane, o) in out.iter_mut().enumerate() {
-                if exec >> lane & 1 == 0 {
-                    continue;
-                }
-                let row = if op == vop3::V_PERMLANEX16_B32 {
-                    (lane / 16) ^ 1
-                } else {
-                    lane / 16
-                };
-                let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
-                if fetch_inactive || exec >> s & 1 != 0 {
-                    *o = w.vread(srcs[0], s, lit)?;
-                } else if !bound_zero {
-                    continue;
-                }
-                write |= 1 << lane;
-            }
-            for (lane, o) in out.iter().enumerate() {
-                if write >> lane & 1 != 0 {
-                    w.vwrite(dst, lane, *o)?;
-                }
-            }
-            return Ok(());
-        }
-        _ => {}
-    }
     let saturating = matches!(
         op,
         vop3::V_ADD_NC_U32_E64

@@ -1,11 +1,12 @@
-//! The scalar ALU, scalar memory and program control (SOP1, SOP2, SOPK, SOPC, SOPP,
-//! SMEM), matched by the ISA's names (`opcodes`).
+//! The scalar ALU and scalar memory (SOP1, SOP2, SOPK, SOPC, SMEM), matched by the
+//! ISA's names (`opcodes`). Program control (SOPP, calls and jumps through registers)
+//! is in `control`.
 
 use super::decode::Inst;
 use super::exec::{Flow, R};
 use super::memory::mem_fault;
-use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp};
-use super::wave::{EXEC_LO, M0, MODE_DENORM, MODE_DENORM_F16_F64, MODE_ROUND, NULL, SGPRS, Wave};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk};
+use super::wave::{EXEC_LO, M0, MODE_DENORM_F16_F64, MODE_ROUND, NULL, SGPRS, Wave};
 use crate::hw::GpuMemory;
 
 /// Message ids of `s_sendmsg` and `s_sendmsg_rtn_*` on gfx11, named as the assembler
@@ -26,7 +27,7 @@ pub(crate) mod msg {
 /// `s_getreg`/`s_setreg` reach here.
 const HW_REG_MODE: u16 = 1;
 
-fn missing(i: &Inst, name: &str) -> String {
+pub(crate) fn missing(i: &Inst, name: &str) -> String {
     format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op)
 }
 
@@ -70,47 +71,6 @@ fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
     }
 }
 
-/// Program control: branches, the end, barriers, modes and hints.
-pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
-    use Sopp::*;
-    let imm = i.bits(0, 15, 0) as u16 as i16;
-    let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
-    match Sopp::from_op(i.op) {
-        // Ordering and scheduling hints: the interpreter runs each instruction to
-        // completion.
-        Some(
-            S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END,
-        ) => Ok(Flow::Next),
-        // Only round-to-nearest-even is modelled.
-        Some(S_ROUND_MODE) if imm & 0xf == 0 => {
-            w.mode &= !MODE_ROUND;
-            Ok(Flow::Next)
-        }
-        Some(S_ROUND_MODE) => Err(format!(
-            "rounding mode {:#x} is not implemented (nearest-even only)",
-            imm & 0xf
-        )),
-        // f32 bits only: f16/f64 flushing is not modelled.
-        Some(S_DENORM_MODE) if imm & 0xc == 0xc => {
-            w.mode = (w.mode & !MODE_DENORM) | (imm as u32 & 0xf) << 4;
-            Ok(Flow::Next)
-        }
-        Some(S_DENORM_MODE) => Err("f16/f64 denormal flushing is not implemented".into()),
-        Some(S_BRANCH) => Ok(Flow::Jump(imm)),
-        Some(S_CBRANCH_SCC0) => taken(!w.scc),
-        Some(S_CBRANCH_SCC1) => taken(w.scc),
-        Some(S_CBRANCH_VCCZ) => taken(w.vcc() == 0),
-        Some(S_CBRANCH_VCCNZ) => taken(w.vcc() != 0),
-        Some(S_CBRANCH_EXECZ) => taken(w.exec() == 0),
-        Some(S_CBRANCH_EXECNZ) => taken(w.exec() != 0),
-        Some(S_ENDPGM) => Ok(Flow::End),
-        // MSG_DEALLOC_VGPRS and friends: nothing to do.
-        Some(S_SENDMSG) => Ok(Flow::Next),
-        Some(S_BARRIER) => Ok(Flow::Barrier),
-        _ => sopp_rest(i),
-    }
-}
-
 /// SOP1: moves, counts, EXEC forms, calls and returns, and the rest.
 pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sop1::*;
@@ -118,15 +78,8 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
     let Some(op) = Sop1::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
-    match op {
-        S_GETPC_B64 => return w.swrite64(d, w.pc + 4).map(|_| Flow::Next),
-        S_SETPC_B64 => return Ok(Flow::Goto(w.sread64(s, None)?)),
-        S_SWAPPC_B64 => {
-            let to = w.sread64(s, None)?;
-            w.swrite64(d, w.pc + 4)?;
-            return Ok(Flow::Goto(to));
-        }
-        _ => {}
+    if let S_GETPC_B64 | S_SETPC_B64 | S_SWAPPC_B64 = op {
+        return super::control::pc(w, op, d, s);
     }
     let x = w.sread(s, i.literal)?;
     let exec = w.exec();
@@ -389,7 +342,7 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
         return Err(missing(i, "no such opcode"));
     };
     match op {
-        S_CALL_B64 => return call(w, i),
+        S_CALL_B64 => return super::control::call(w, i),
         // On MODE only.
         S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32 => {
             let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
@@ -732,14 +685,6 @@ fn sopc_rest(w: &mut Wave, i: &Inst) -> R<()> {
     Ok(())
 }
 
-/// `s_call_b64 sdst, simm16`: the return address (the next instruction) to `sdst`,
-/// then a branch by `simm16` dwords.
-fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
-    let d = i.bits(0, 22, 16) as usize;
-    w.swrite64(d, w.pc + 4)?;
-    Ok(Flow::Jump(i.bits(0, 15, 0) as u16 as i16))
-}
-
 /// The SOPK conditional move and hints.
 fn sopk_rest(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
     use Sopk::*;
@@ -754,33 +699,6 @@ fn sopk_rest(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
         // s_version: which ISA the code was built for; s_waitcnt_{vm,exp,lgkm}cnt:
         // scheduling hints (each instruction completes before the next here).
         S_VERSION | S_WAITCNT_VMCNT | S_WAITCNT_EXPCNT | S_WAITCNT_LGKMCNT => Ok(()),
-        other => Err(missing(i, other.name())),
-    }
-}
-
-/// SOPP hints, no-ops, traps and halts.
-fn sopp_rest(i: &Inst) -> R<Flow> {
-    use Sopp::*;
-    let op = Sopp::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
-    match op {
-        // Priority, sleep, performance levels, trace data, instruction-cache
-        // invalidation and wake-ups: hints and timing with no effect on results here
-        // (code is never modified while a dispatch runs).
-        S_SLEEP | S_SETPRIO | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA | S_TTRACEDATA_IMM | S_ICACHE_INV
-        | S_WAKEUP | S_WAIT_IDLE | S_SETKILL => Ok(Flow::Next),
-        // Debugger branches: no debugger is attached.
-        S_CBRANCH_CDBGSYS | S_CBRANCH_CDBGUSER | S_CBRANCH_CDBGSYS_OR_USER | S_CBRANCH_CDBGSYS_AND_USER => {
-            Ok(Flow::Next)
-        }
-        S_TRAP => Err(format!(
-            "s_trap {}: the kernel raised a trap (the interpreter runs no trap handler)",
-            i.bits(0, 7, 0)
-        )),
-        S_SETHALT if i.bits(0, 0, 0) == 1 => Err("s_sethalt 1: the wave halted itself".into()),
-        S_SENDMSGHALT => Err("s_sendmsghalt: the wave sent a message and halted itself".into()),
-        // Events are exports becoming ready: none in a compute wave.
-        S_WAIT_EVENT => Ok(Flow::Next),
-        S_SETHALT => Ok(Flow::Next),
         other => Err(missing(i, other.name())),
     }
 }
@@ -950,15 +868,10 @@ mod tests {
     }
 
     #[test]
-    fn conditional_constants_hints_and_traps() {
+    fn conditional_constants() {
         // s_cmovk_i32 s2, 0xfff0: sign-extended, only with SCC
         assert_eq!(run(&[0xb102_fff0], |_| {}).unwrap().s[2], 0);
         assert_eq!(run(&[0xb102_fff0], |w| w.scc = true).unwrap().s[2], 0xffff_fff0);
-        // s_sleep 1: nothing to do
-        run(&[0xbf83_0001], |_| {}).unwrap();
-        // s_trap 2 and s_sethalt 1 stop the wave with what happened.
-        assert!(run(&[0xbf90_0002], |_| {}).err().is_some_and(|e| e.contains("trap")));
-        assert!(run(&[0xbf82_0001], |_| {}).err().is_some_and(|e| e.contains("halt")));
     }
 
     #[test]
@@ -971,13 +884,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_messages_with_replies_and_halts() {
-        use crate::rdna3::decode::Inst;
-        // s_call_b64 s[2:3], 4: the return address, and a jump of 4 dwords.
-        let i = Inst::decode(&[0xba02_0004]).unwrap();
-        let mut w = Wave::new(8, 0x1000);
-        assert!(matches!(call(&mut w, &i), Ok(Flow::Jump(4))));
-        assert_eq!(get(&w, 2), 0x1004);
+    fn messages_with_replies() {
         // s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME): a clock that moves.
         let t0 = run(&[0xbe82_4c83], |_| {}).unwrap().s[2];
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -985,8 +892,5 @@ mod tests {
         assert!(t1.wrapping_sub(t0) >= 100_000, "{t0} {t1}: 2 ms at 100 MHz");
         // s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_TMA): no trap handler, 0.
         assert_eq!(get(&run(&[0xbe82_4d82], |w| pair(w, 2, 7)).unwrap(), 2), 0);
-        // s_sendmsghalt stops the wave; s_wait_event 0 has nothing to wait for.
-        assert!(run(&[0xbfb7_0001], |_| {}).err().is_some_and(|e| e.contains("halted")));
-        run(&[0xbf8b_0000], |_| {}).unwrap();
     }
 }
