@@ -9,6 +9,7 @@
 use super::decode::Inst;
 use super::exec::step;
 use super::opcodes::SPEC;
+use super::opcodes::op::vopd;
 use super::wave::{EXEC_LO, Wave};
 use crate::hw::GpuMemory;
 use crate::hw::mem::AddressSpace;
@@ -87,6 +88,7 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
 /// room for a literal or DPP dword after it).
 fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
     let op = u32::from(op);
+    const DUAL_MOV: u32 = vopd::V_DUAL_MOV_B32 as u32;
     let (w0, w1) = match encoding {
         "SOP1" => (0xbe80_0000 | 4 << 16 | op << 8 | 2, None),
         "SOP2" => (0x8000_0000 | op << 23 | 4 << 16 | 6 << 8 | 2, None),
@@ -102,13 +104,14 @@ fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
             0xcc00_4000 | op << 16 | 2,
             Some(0x1800_0000 | 260 | 262 << 9 | 264 << 18),
         ),
-        // X is the opcode (Y a move) where X has it, else Y is (X a move).
-        "VOPD" if op < 16 => (
-            0xc800_0000 | op << 22 | 8 << 17 | 3 << 9 | 258,
+        // X is the opcode (Y a move) where X has it (OPX is 4 bits), else Y is (X a
+        // move).
+        "VOPD" if op < 1 << 4 => (
+            0xc800_0000 | op << 22 | DUAL_MOV << 17 | 3 << 9 | 258,
             Some(1 << 24 | 2 << 17 | 261),
         ),
         "VOPD" => (
-            0xc800_0000 | 8 << 22 | op << 17 | 258,
+            0xc800_0000 | DUAL_MOV << 22 | op << 17 | 258,
             Some(1 << 24 | 2 << 17 | 6 << 9 | 261),
         ),
         "DS" => (0xd800_0000 | op << 18, Some(2 | 4 << 8 | 6 << 16 | 8 << 24)),

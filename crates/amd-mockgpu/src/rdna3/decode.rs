@@ -87,6 +87,10 @@ impl Inst {
     /// Decodes the instruction at the start of `words`.
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
         let w0 = *words.first().ok_or(DecodeError::Truncated)?;
+        // Each format's ENCODING field, as the ISA's microcode formats give it: 9 bits
+        // (31:23) for SOP1, SOPC and SOPP, 4 (31:28) for SOPK, 2 (31:30) for SOP2, 6
+        // (31:26) for the 64-bit formats, 8 (31:24) for VOP3P, 7 (31:25) for VOP1 and
+        // VOPC, and bit 31 clear for VOP2.
         let (enc, two) = match w0 >> 23 {
             0x17d => (Encoding::Sop1, false),
             0x17e => (Encoding::Sopc, false),

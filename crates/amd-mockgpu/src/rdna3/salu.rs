@@ -405,7 +405,7 @@ pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
                 w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
                 w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
             );
-            let k = op as u16;
+            let k = op as u16 - S_CMP_EQ_I32 as u16;
             w.scc = compare(k % 6, a, b, k < 6);
             Ok(())
         }
