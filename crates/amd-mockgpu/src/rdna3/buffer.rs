@@ -13,7 +13,8 @@
 use super::decode::Inst;
 use super::exec::R;
 use super::half;
-use super::memory::{MemOp, atomic, atomic64, mem_fault, mem_op};
+use super::memory::{AtomicOp, MemOp, atomic, atomic_op, atomic64, mem_fault, mem_op};
+use super::opcodes::op::mubuf;
 use super::opcodes::{Mtbuf, Mubuf};
 use super::wave::Wave;
 use crate::hw::GpuMemory;
@@ -285,22 +286,25 @@ enum Access {
         hi: bool,
         store: bool,
     },
-    Atomic {
-        wide: bool,
-    },
+    Atomic(AtomicOp),
     Nothing,
+}
+
+/// A format opcode's access: MTBUF's and MUBUF's first 16, numbered alike, are loads
+/// of x, xy, xyz and xyzw, the stores, then both again with 16-bit data.
+fn format_access(k: u16) -> Access {
+    Access::Format {
+        n: usize::from(k % 4) + 1,
+        d16: k >= mubuf::BUFFER_LOAD_D16_FORMAT_X,
+        hi: false,
+        store: k % 8 >= mubuf::BUFFER_STORE_FORMAT_X,
+    }
 }
 
 fn access(i: &Inst, mtbuf: bool) -> R<Access> {
     if mtbuf {
         let op = Mtbuf::from_op(i.op).ok_or_else(|| format!("MTBUF opcode {:#x} is not implemented", i.op))?;
-        let k = op as u16;
-        return Ok(Access::Format {
-            n: (k % 4) as usize + 1,
-            d16: k >= 8,
-            hi: false,
-            store: k % 8 >= 4,
-        });
+        return Ok(format_access(op as u16));
     }
     use Mubuf::*;
     let op = Mubuf::from_op(i.op).ok_or_else(|| format!("MUBUF opcode {:#x} is not implemented", i.op))?;
@@ -312,13 +316,12 @@ fn access(i: &Inst, mtbuf: bool) -> R<Access> {
         ));
     }
     let k = op as u16;
+    // The atomics, numbered as GLOBAL's.
+    if let Some(atomic) = atomic_op(k) {
+        return Ok(Access::Atomic(atomic));
+    }
     Ok(match op {
-        _ if k < 16 => Access::Format {
-            n: (k % 4) as usize + 1,
-            d16: k >= 8,
-            hi: false,
-            store: k % 8 >= 4,
-        },
+        _ if k <= mubuf::BUFFER_STORE_D16_FORMAT_XYZW => format_access(k),
         BUFFER_LOAD_D16_HI_FORMAT_X | BUFFER_STORE_D16_HI_FORMAT_X => Access::Format {
             n: 1,
             d16: true,
@@ -326,9 +329,6 @@ fn access(i: &Inst, mtbuf: bool) -> R<Access> {
             store: op == BUFFER_STORE_D16_HI_FORMAT_X,
         },
         BUFFER_GL0_INV | BUFFER_GL1_INV => Access::Nothing,
-        _ if (0x33..=0x4d).contains(&k) || matches!(k, 0x50..=0x52 | 0x56) => Access::Atomic {
-            wide: (0x41..=0x4d).contains(&k),
-        },
         _ => Access::Plain(
             mem_op(k).ok_or_else(|| format!("MUBUF opcode {:#x} ({}) is not implemented", i.op, op.name()))?,
         ),
@@ -369,7 +369,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
         let addr = res.base.wrapping_add(soffset).wrapping_add(offset);
         let size = match what {
             Access::Plain(k) => k.len() as u64,
-            Access::Atomic { wide } => {
+            Access::Atomic(AtomicOp { wide, .. }) => {
                 if wide {
                     8
                 } else {
@@ -398,23 +398,15 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
                     mem.write(addr, &buf[..n]).map_err(mem_fault)?;
                 }
             }
-            Access::Atomic { wide } => {
+            Access::Atomic(AtomicOp { wide, cmpswap }) => {
                 let data = 256 + vdata as u16;
                 let old = if !inside {
                     0
                 } else if wide {
-                    let cmp = if i.op == 0x42 {
-                        w.vread64(data + 2, lane, None)?
-                    } else {
-                        0
-                    };
+                    let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
                     atomic64(i.op, mem, addr, w.vread64(data, lane, None)?, cmp)?
                 } else {
-                    let cmp = if matches!(i.op, 0x34 | 0x50) {
-                        w.vread(data + 1, lane, None)?
-                    } else {
-                        0
-                    };
+                    let cmp = if cmpswap { w.vread(data + 1, lane, None)? } else { 0 };
                     u64::from(atomic(i.op, mem, addr, w.vread(data, lane, None)?, cmp)?)
                 };
                 if glc {
@@ -512,6 +504,31 @@ mod tests {
         data.chunks(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect()
+    }
+
+    /// The format opcodes' accesses follow from their names, in MUBUF and MTBUF.
+    #[test]
+    fn format_opcodes_by_name() {
+        use crate::rdna3::opcodes::SPEC;
+        let table = |enc: &str| SPEC.iter().find(|(e, _)| *e == enc).map_or(&[][..], |(_, ops)| *ops);
+        let formats = table("MUBUF")
+            .iter()
+            .filter(|(k, _)| *k <= mubuf::BUFFER_STORE_D16_FORMAT_XYZW)
+            .chain(table("MTBUF"));
+        let mut seen = 0;
+        for &(k, name) in formats {
+            let Access::Format { n, d16, hi, store } = format_access(k) else {
+                panic!("{name}");
+            };
+            let components = name.rsplit('_').next().map_or(0, str::len);
+            assert_eq!(
+                (n, d16, hi, store),
+                (components, name.contains("_d16_"), false, name.contains("_store_")),
+                "{name}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 32);
     }
 
     #[test]

@@ -6,93 +6,135 @@ use super::opcodes::op::vopc;
 use super::packed::f16_src;
 use super::wave::{EXEC_LO, Wave};
 
+/// The `v_cmpx_*` compares, which write EXEC, are the `v_cmp_*` ones this much higher.
+const CMPX: u16 = vopc::V_CMPX_F_F16_E32 - vopc::V_CMP_F_F16_E32;
+
+/// Whether VOPC opcode `op` is a `v_cmpx_*` (writes EXEC).
+pub(crate) fn writes_exec(op: u16) -> bool {
+    op >= vopc::V_CMPX_F_F16_E32
+}
+
+/// The integer compares come in blocks of eight predicates (F, LT, EQ, LE, GT, NE, GE,
+/// T) for i16, u16, i32, u32, i64 and u64, from the F slot before `v_cmp_lt_i16` (gfx11
+/// lists no F and T for the 16-bit types).
+const INT_FIRST: u16 = vopc::V_CMP_LT_I16_E32 - 1;
+
+/// What a `v_cmp_*` opcode compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compare {
+    /// `v_cmp_class_*` of a float this wide: S1's bit for S0's class.
+    Class(u32),
+    /// Floats this wide, by predicate `k` of [`float_compare`] (the opcode's place in
+    /// its type's block of 16).
+    Float(u32, u16),
+    /// Integers of type `t` (i16, u16, i32, u32, i64, u64), by predicate `k`.
+    Int { t: u16, k: u16 },
+}
+
+fn compare_of(op: u16) -> Option<Compare> {
+    Some(match op {
+        vopc::V_CMP_CLASS_F16_E32 => Compare::Class(16),
+        vopc::V_CMP_CLASS_F32_E32 => Compare::Class(32),
+        vopc::V_CMP_CLASS_F64_E32 => Compare::Class(64),
+        vopc::V_CMP_F_F16_E32..=vopc::V_CMP_T_F16_E32 => Compare::Float(16, op - vopc::V_CMP_F_F16_E32),
+        vopc::V_CMP_F_F32_E32..=vopc::V_CMP_T_F32_E32 => Compare::Float(32, op - vopc::V_CMP_F_F32_E32),
+        vopc::V_CMP_F_F64_E32..=vopc::V_CMP_T_F64_E32 => Compare::Float(64, op - vopc::V_CMP_F_F64_E32),
+        INT_FIRST..=vopc::V_CMP_T_U64_E32 => Compare::Int {
+            t: (op - INT_FIRST) / 8,
+            k: (op - INT_FIRST) % 8,
+        },
+        _ => return None,
+    })
+}
+
+/// Compares S0 with S1 in every lane of EXEC into the mask at `sdst` (EXEC for
+/// `v_cmpx_*`); lanes outside EXEC get 0.
 pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
     if m.clamp || m.omod != 0 {
         return Err("clamp or omod on a compare is not implemented".into());
     }
-    // v_cmpx_*: the same compares 0x80 up, writing EXEC instead.
-    let (op, sdst) = if op >= 0x80 { (op - 0x80, EXEC_LO) } else { (op, sdst) };
+    let (op, sdst) = if writes_exec(op) {
+        (op - CMPX, EXEC_LO)
+    } else {
+        (op, sdst)
+    };
+    let compare = compare_of(op);
     let exec = w.exec();
     let mut mask = 0u32;
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
             continue;
         }
-        // v_cmp_class_f16/f32/f64: S1's bit for S0's class.
-        if (0x7d..=0x7f).contains(&op) {
-            let (bits, width) = match op {
-                vopc::V_CMP_CLASS_F16_E32 => (w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff, 16),
-                vopc::V_CMP_CLASS_F32_E32 => (w.vread(srcs[0], lane, i.literal)? as u64, 32),
-                _ => (w.vread64(srcs[0], lane, i.literal)?, 64),
-            };
-            let sign = 1u64 << (width - 1);
-            let bits = if m.abs & 1 != 0 { bits & !sign } else { bits };
-            let bits = if m.neg & 1 != 0 { bits ^ sign } else { bits };
-            let select = w.vread(srcs[1], lane, i.literal)?;
-            mask |= (select >> float_class(bits, width) & 1) << lane;
-            continue;
-        }
-        // Float compares: f16 from 0x00, f32 from 0x10, f64 from 0x20.
-        if op < 0x30 {
-            let (x, y) = match op >> 4 {
-                0 => (
-                    f16_src(w, srcs[0], lane, i.literal, m, 0)?,
-                    f16_src(w, srcs[1], lane, i.literal, m, 1)?,
-                ),
-                1 => {
-                    let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-                    (w.f32_in(f(m.float(0, a))) as f64, w.f32_in(f(m.float(1, b))) as f64)
-                }
-                _ => (
-                    f64_src(w, srcs[0], lane, i.literal, m, 0)?,
-                    f64_src(w, srcs[1], lane, i.literal, m, 1)?,
-                ),
-            };
-            mask |= (float_compare(op & 0xf, x, y) as u32) << lane;
-            continue;
-        }
-        // Integer compares: i16, u16, i32, u32, i64, u64 in groups of eight from 0x30.
-        if !(0x30..0x60).contains(&op) {
-            return Err(unsupported(i));
-        }
-        let (family, k) = ((op - 0x30) >> 3, op & 7);
-        let o = if family >= 4 {
-            let (a, b) = (
-                w.vread64(srcs[0], lane, i.literal)?,
-                w.vread64(srcs[1], lane, i.literal)?,
-            );
-            if family == 4 {
-                (a as i64).cmp(&(b as i64))
-            } else {
-                a.cmp(&b)
+        let r = match compare.ok_or_else(|| unsupported(i))? {
+            Compare::Class(width) => {
+                let bits = match width {
+                    16 => w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff,
+                    32 => w.vread(srcs[0], lane, i.literal)? as u64,
+                    _ => w.vread64(srcs[0], lane, i.literal)?,
+                };
+                let sign = 1u64 << (width - 1);
+                let bits = if m.abs & 1 != 0 { bits & !sign } else { bits };
+                let bits = if m.neg & 1 != 0 { bits ^ sign } else { bits };
+                let select = w.vread(srcs[1], lane, i.literal)?;
+                select >> float_class(bits, width) & 1 != 0
             }
-        } else {
-            let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
-            let (a, b) = if family < 2 {
-                (m.half(0, a) as u32, m.half(1, b) as u32)
-            } else {
-                (a, b)
-            };
-            match family {
-                0 => (a as u16 as i16).cmp(&(b as u16 as i16)),
-                2 => (a as i32).cmp(&(b as i32)),
-                _ => a.cmp(&b),
+            Compare::Float(width, k) => {
+                let (x, y) = match width {
+                    16 => (
+                        f16_src(w, srcs[0], lane, i.literal, m, 0)?,
+                        f16_src(w, srcs[1], lane, i.literal, m, 1)?,
+                    ),
+                    32 => {
+                        let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
+                        (w.f32_in(f(m.float(0, a))) as f64, w.f32_in(f(m.float(1, b))) as f64)
+                    }
+                    _ => (
+                        f64_src(w, srcs[0], lane, i.literal, m, 0)?,
+                        f64_src(w, srcs[1], lane, i.literal, m, 1)?,
+                    ),
+                };
+                float_compare(k, x, y)
             }
-        };
-        use std::cmp::Ordering::{Equal, Greater, Less};
-        let r = match k {
-            0 => false,
-            1 => o == Less,
-            2 => o == Equal,
-            3 => o != Greater,
-            4 => o == Greater,
-            5 => o != Equal,
-            6 => o != Less,
-            _ => true,
+            Compare::Int { t, k } => int_compare(w, i, t, k, lane, srcs, m)?,
         };
         mask |= (r as u32) << lane;
     }
     w.swrite(sdst, mask)
+}
+
+/// Integer compare predicate `k` on `lane`'s operands of type `t` (i16, u16, i32, u32,
+/// i64, u64).
+fn int_compare(w: &Wave, i: &Inst, t: u16, k: u16, lane: usize, srcs: [u16; 2], m: Mods) -> R<bool> {
+    let o = if t >= 4 {
+        let (a, b) = (
+            w.vread64(srcs[0], lane, i.literal)?,
+            w.vread64(srcs[1], lane, i.literal)?,
+        );
+        if t == 4 { (a as i64).cmp(&(b as i64)) } else { a.cmp(&b) }
+    } else {
+        let (a, b) = (w.vread(srcs[0], lane, i.literal)?, w.vread(srcs[1], lane, i.literal)?);
+        let (a, b) = if t < 2 {
+            (m.half(0, a) as u32, m.half(1, b) as u32)
+        } else {
+            (a, b)
+        };
+        match t {
+            0 => (a as u16 as i16).cmp(&(b as u16 as i16)),
+            2 => (a as i32).cmp(&(b as i32)),
+            _ => a.cmp(&b),
+        }
+    };
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    Ok(match k {
+        0 => false,
+        1 => o == Less,
+        2 => o == Equal,
+        3 => o != Greater,
+        4 => o == Greater,
+        5 => o != Equal,
+        6 => o != Less,
+        _ => true,
+    })
 }
 
 /// The class bit `v_cmp_class` tests for float `bits` of `width` (16, 32, 64): 0
@@ -148,5 +190,44 @@ pub(crate) fn float_compare(k: u16, x: f64, y: f64) -> bool {
         13 => o != Some(Equal),
         14 => o != Some(Less),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdna3::opcodes::SPEC;
+
+    /// Each VOPC opcode compares what its name says, and the `v_cmpx_*` ones are the
+    /// `v_cmp_*` ones [`CMPX`] higher.
+    #[test]
+    fn compares_by_name() {
+        const FLOAT: [&str; 16] = [
+            "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "t",
+        ];
+        const INT: [&str; 8] = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"];
+        const TYPES: [&str; 6] = ["i16", "u16", "i32", "u32", "i64", "u64"];
+        let place = |list: &[&str], x: &str| list.iter().position(|&y| y == x).map(|k| k as u16);
+        let vopc = SPEC.iter().find(|(e, _)| *e == "VOPC").map_or(&[][..], |(_, ops)| *ops);
+        assert!(vopc.len() > 100);
+        for &(op, name) in vopc {
+            let body = name.strip_suffix("_e32").unwrap_or(name);
+            let (cmpx, body) = match body.strip_prefix("v_cmpx_") {
+                Some(b) => (true, b),
+                None => (false, body.strip_prefix("v_cmp_").unwrap_or(body)),
+            };
+            assert_eq!(writes_exec(op), cmpx, "{name}");
+            let (predicate, ty) = body.rsplit_once('_').unwrap_or_default();
+            let width = ty[1..].parse().unwrap_or(0);
+            let want = match predicate {
+                "class" => Some(Compare::Class(width)),
+                _ if ty.starts_with('f') => place(&FLOAT, predicate).map(|k| Compare::Float(width, k)),
+                _ => place(&TYPES, ty)
+                    .zip(place(&INT, predicate))
+                    .map(|(t, k)| Compare::Int { t, k }),
+            };
+            assert!(want.is_some(), "{name}");
+            assert_eq!(compare_of(if cmpx { op - CMPX } else { op }), want, "{name}");
+        }
     }
 }

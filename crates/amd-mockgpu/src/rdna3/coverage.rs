@@ -9,6 +9,7 @@
 use super::decode::Inst;
 use super::exec::step;
 use super::opcodes::SPEC;
+use super::opcodes::op::vopd;
 use super::wave::{EXEC_LO, Wave};
 use crate::hw::GpuMemory;
 use crate::hw::mem::AddressSpace;
@@ -87,6 +88,9 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
 /// room for a literal or DPP dword after it).
 fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
     let op = u32::from(op);
+    const DUAL_MOV: u32 = vopd::V_DUAL_MOV_B32 as u32;
+    // VOPD's OPX field is 4 bits, OPY 5.
+    const OPX_END: u32 = 1 << 4;
     let (w0, w1) = match encoding {
         "SOP1" => (0xbe80_0000 | 4 << 16 | op << 8 | 2, None),
         "SOP2" => (0x8000_0000 | op << 23 | 4 << 16 | 6 << 8 | 2, None),
@@ -103,12 +107,12 @@ fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
             Some(0x1800_0000 | 260 | 262 << 9 | 264 << 18),
         ),
         // X is the opcode (Y a move) where X has it, else Y is (X a move).
-        "VOPD" if op < 16 => (
-            0xc800_0000 | op << 22 | 8 << 17 | 3 << 9 | 258,
+        "VOPD" if op < OPX_END => (
+            0xc800_0000 | op << 22 | DUAL_MOV << 17 | 3 << 9 | 258,
             Some(1 << 24 | 2 << 17 | 261),
         ),
         "VOPD" => (
-            0xc800_0000 | 8 << 22 | op << 17 | 258,
+            0xc800_0000 | DUAL_MOV << 22 | op << 17 | 258,
             Some(1 << 24 | 2 << 17 | 6 << 9 | 261),
         ),
         "DS" => (0xd800_0000 | op << 18, Some(2 | 4 << 8 | 6 << 16 | 8 << 24)),
@@ -287,5 +291,90 @@ mod tests {
             .collect();
         assert!(missing.is_empty(), "missing: {missing:?}");
         assert_eq!(c.len(), SPEC.iter().map(|(_, o)| o.len()).sum::<usize>());
+    }
+
+    /// The interpreter compares opcodes with the generated names, not numbers: no
+    /// `i.op == 0x2b`, `matches!(op, 40 | 41)`, `op < 0x100` or `0x180 + i.op` in its
+    /// sources (outside comments).
+    #[test]
+    fn opcodes_are_compared_by_name() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/rdna3");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let file = path
+                .file_name()
+                .and_then(|f| f.to_str())
+                .unwrap_or_default()
+                .to_string();
+            if matches!(file.as_str(), "opcodes.rs" | "mnemonics.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            // Code only: no comments, no string literals.
+            let code: Vec<String> = text
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or_default().split('"').step_by(2).collect())
+                .collect();
+            for (n, line) in code.iter().enumerate() {
+                // A `matches!(` whose operands rustfmt put on the next lines.
+                let line = if line.trim_end().ends_with("matches!(") {
+                    code[n..code.len().min(n + 3)].join(" ")
+                } else {
+                    line.clone()
+                };
+                if numbered_op(&line) {
+                    found.push(format!("{file}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(found.is_empty(), "opcodes compared with numbers:\n{}", found.join("\n"));
+        // The check finds what it is for.
+        for bad in [
+            "if i.op == 0x2b {",
+            "matches!(op, 40 | 41)",
+            "if op < 0x100",
+            "valu(w, 0x180 + i.op)",
+        ] {
+            assert!(numbered_op(bad), "{bad}");
+        }
+        for good in [
+            "op == vop2::V_FMAC_F32_E32",
+            "op << 23",
+            "op as u16 - S_CMP_EQ_I32 as u16",
+            "(op, 0)",
+            "VOP1_IN_VOP3 + i.op",
+        ] {
+            assert!(!numbered_op(good), "{good}");
+        }
+    }
+
+    /// Whether `code` compares, offsets or matches an `op` with a number.
+    fn numbered_op(code: &str) -> bool {
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let number = |s: &str| s.trim_start().starts_with(|c: char| c.is_ascii_digit());
+        code.match_indices("op").any(|(at, _)| {
+            let (before, after) = (&code[..at], &code[at + 2..]);
+            if before.ends_with(word) || after.starts_with(word) {
+                return false;
+            }
+            let before = before.strip_suffix("i.").unwrap_or(before).trim_end();
+            let after = after.trim_start();
+            let compared = ["==", "!=", "<=", ">=", "+", "-"]
+                .iter()
+                .chain(if after.starts_with("<<") || after.starts_with(">>") {
+                    &[][..]
+                } else {
+                    &["<", ">"][..]
+                })
+                .any(|o| after.strip_prefix(o).is_some_and(number));
+            let matched = before.ends_with("matches!(") && after.strip_prefix(',').is_some_and(number);
+            let offset = before.strip_suffix('+').is_some_and(|b| {
+                let b = b.trim_end();
+                let token = &b[b.rfind(|c: char| !word(c)).map_or(0, |k| k + 1)..];
+                number(token)
+            });
+            compared || matched || offset
+        })
     }
 }

@@ -1,26 +1,73 @@
-//! Cross-lane data movement: DPP16 and DPP8 operand permutes, and VOPD dual issue.
+//! Cross-lane data movement: DPP16 and DPP8 operand permutes, lane reads and writes,
+//! the permlanes and the M0-relative register moves; and VOPD dual issue.
 
-use super::compare::vcmp;
+use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Mods, R, f, valu};
+use super::exec::{Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, f, valu};
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
-use super::opcodes::op::vopd;
-use super::wave::{EXEC_LO, VCC_LO, Wave};
+use super::opcodes::op::{vop2, vop3, vopd};
+use super::wave::{EXEC_LO, M0, VCC_LO, Wave};
+
+/// The DPP16 controls (the DPP_CTRL field) gfx11 has, named as LLVM's `DppCtrl`
+/// names them. The ranges' low four bits are the count, lane or mask (`row_shl:1` is
+/// `ROW_SHL_FIRST`).
+pub(crate) mod dpp_ctrl {
+    /// `quad_perm:[a,b,c,d]`: two bits per lane of each quad name its source.
+    pub(crate) const QUAD_PERM_FIRST: u32 = 0x000;
+    pub(crate) const QUAD_PERM_LAST: u32 = 0x0ff;
+    /// `row_shl:1` to `row_shl:15`.
+    pub(crate) const ROW_SHL_FIRST: u32 = 0x101;
+    pub(crate) const ROW_SHL_LAST: u32 = 0x10f;
+    /// `row_shr:1` to `row_shr:15`.
+    pub(crate) const ROW_SHR_FIRST: u32 = 0x111;
+    pub(crate) const ROW_SHR_LAST: u32 = 0x11f;
+    /// `row_ror:1` to `row_ror:15`.
+    pub(crate) const ROW_ROR_FIRST: u32 = 0x121;
+    pub(crate) const ROW_ROR_LAST: u32 = 0x12f;
+    /// `row_mirror`: each row reversed.
+    pub(crate) const ROW_MIRROR: u32 = 0x140;
+    /// `row_half_mirror`: each half row reversed.
+    pub(crate) const ROW_HALF_MIRROR: u32 = 0x141;
+    /// `row_share:0` to `row_share:15`: one lane of each row to the whole row.
+    pub(crate) const ROW_SHARE_FIRST: u32 = 0x150;
+    pub(crate) const ROW_SHARE_LAST: u32 = 0x15f;
+    /// `row_xmask:0` to `row_xmask:15`: the lane at (lane ^ mask) within the row.
+    pub(crate) const ROW_XMASK_FIRST: u32 = 0x160;
+    pub(crate) const ROW_XMASK_LAST: u32 = 0x16f;
+
+    /// Whether `ctrl` is one of them.
+    pub(crate) fn known(ctrl: u32) -> bool {
+        matches!(
+            ctrl,
+            QUAD_PERM_FIRST..=QUAD_PERM_LAST
+                | ROW_SHL_FIRST..=ROW_SHL_LAST
+                | ROW_SHR_FIRST..=ROW_SHR_LAST
+                | ROW_ROR_FIRST..=ROW_ROR_LAST
+                | ROW_MIRROR
+                | ROW_HALF_MIRROR
+                | ROW_SHARE_FIRST..=ROW_SHARE_LAST
+                | ROW_XMASK_FIRST..=ROW_XMASK_LAST
+        )
+    }
+}
 
 /// The source lane DPP16 control `ctrl` reads for `lane`, if any.
 pub(crate) fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
+    use dpp_ctrl::*;
     let (row, l) = (lane / 16 * 16, lane % 16);
     let in_row = |k: i32| (0..16).contains(&k).then(|| row + k as usize);
+    // The count, lane or mask of the row controls.
+    let n = (ctrl & 0xf) as usize;
     match ctrl {
-        0x000..=0x0ff => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
-        0x101..=0x10f => in_row(l as i32 + (ctrl & 0xf) as i32),
-        0x111..=0x11f => in_row(l as i32 - (ctrl & 0xf) as i32),
-        0x121..=0x12f => Some(row + (l + 16 - (ctrl & 0xf) as usize) % 16),
-        0x140 => Some(row + 15 - l),
-        0x141 => Some(lane / 8 * 8 + 7 - lane % 8),
-        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
-        0x160..=0x16f => Some(row + (l ^ (ctrl & 0xf) as usize)),
+        QUAD_PERM_FIRST..=QUAD_PERM_LAST => Some(lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3) as usize),
+        ROW_SHL_FIRST..=ROW_SHL_LAST => in_row(l as i32 + n as i32),
+        ROW_SHR_FIRST..=ROW_SHR_LAST => in_row(l as i32 - n as i32),
+        ROW_ROR_FIRST..=ROW_ROR_LAST => Some(row + (l + 16 - n) % 16),
+        ROW_MIRROR => Some(row + 15 - l),
+        ROW_HALF_MIRROR => Some(lane / 8 * 8 + 7 - lane % 8),
+        ROW_SHARE_FIRST..=ROW_SHARE_LAST => Some(row + n),
+        ROW_XMASK_FIRST..=ROW_XMASK_LAST => Some(row + (l ^ n)),
         _ => None,
     }
 }
@@ -47,8 +94,7 @@ pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
     let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
     let fetch_inactive = d >> 18 & 1 != 0;
     let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
-    if !matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f)
-    {
+    if !dpp_ctrl::known(ctrl) {
         return Err(format!("DPP control {ctrl:#x} is not implemented"));
     }
     let exec = w.exec();
@@ -87,16 +133,28 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     let tmp = 256 + (w.v.len() - 1) as u16;
     w.s[EXEC_LO] = lanes;
     let r = match i.enc {
-        Encoding::Vop1 => valu(w, i, 0x180 + i.op, i.bits(0, 24, 17) as usize, None, [tmp, 0, 0], mods),
+        Encoding::Vop1 => valu(
+            w,
+            i,
+            VOP1_IN_VOP3 + i.op,
+            i.bits(0, 24, 17) as usize,
+            None,
+            [tmp, 0, 0],
+            mods,
+        ),
         // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
         Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
         _ => {
             let dst = i.bits(0, 24, 17) as usize;
-            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
+            let s2 = if i.op == vop2::V_FMAC_F32_E32 {
+                256 + dst as u16
+            } else {
+                VCC_LO as u16
+            };
             valu(
                 w,
                 i,
-                0x100 + i.op,
+                VOP2_IN_VOP3 + i.op,
                 dst,
                 Some(VCC_LO),
                 [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
@@ -105,11 +163,90 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
         }
     };
     // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
-    if !(i.enc == Encoding::Vopc && i.op >= 0x80) {
+    if !(i.enc == Encoding::Vopc && writes_exec(i.op)) {
         w.s[EXEC_LO] = exec;
     }
     w.v.pop();
     r
+}
+
+/// The moves that pick a lane or a register by index: `v_readfirstlane_b32`,
+/// `v_readlane_b32` and `v_writelane_b32` (a lane chosen by a scalar), the permlanes,
+/// and `v_movrel{d,s,sd}_b32` (VGPRs offset by M0), VOP3-numbered. `Ok(false)` when
+/// `op` is none of them.
+pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Option<u32>) -> R<bool> {
+    let exec = w.exec();
+    match op {
+        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
+        vop3::V_READFIRSTLANE_B32_E64 => {
+            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+            let v = w.vread(srcs[0], lane, lit)?;
+            w.swrite(dst, v)?;
+        }
+        // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
+        vop3::V_READLANE_B32 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.vread(srcs[0], lane, lit)?;
+            w.swrite(dst, v)?;
+        }
+        vop3::V_WRITELANE_B32 => {
+            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let v = w.sread(srcs[0], lit)?;
+            w.vwrite(dst, lane, v)?;
+        }
+        // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
+        // destination, the source, or both).
+        vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
+            let m0 = w.s[M0] as usize;
+            for lane in 0..32 {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let src = match (op, srcs[0]) {
+                    (vop3::V_MOVRELD_B32_E64, s) => s,
+                    (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
+                    _ => return Err("v_movrels with a scalar source".into()),
+                };
+                let v = w.vread(src, lane, lit)?;
+                let d = if op == vop3::V_MOVRELS_B32_E64 { dst } else { dst + m0 };
+                w.vwrite(d, lane, v)?;
+            }
+        }
+        // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
+        // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
+        // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
+        // lane keeps its value.
+        vop3::V_PERMLANE16_B32 | vop3::V_PERMLANEX16_B32 => {
+            let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
+            let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
+            let mut out = [0u32; 32];
+            let mut write = 0u32;
+            for (lane, o) in out.iter_mut().enumerate() {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let row = if op == vop3::V_PERMLANEX16_B32 {
+                    (lane / 16) ^ 1
+                } else {
+                    lane / 16
+                };
+                let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
+                if fetch_inactive || exec >> s & 1 != 0 {
+                    *o = w.vread(srcs[0], s, lit)?;
+                } else if !bound_zero {
+                    continue;
+                }
+                write |= 1 << lane;
+            }
+            for (lane, o) in out.iter().enumerate() {
+                if write >> lane & 1 != 0 {
+                    w.vwrite(dst, lane, *o)?;
+                }
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::opcodes::op::{sopk, vop2, vopd};
+
 /// The instruction encodings of gfx11 compute code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -53,7 +55,8 @@ pub struct Inst {
     pub literal: Option<u32>,
     /// Size in dwords (literal included).
     pub size: u8,
-    /// The DPP control dword, when src0 is 250 (DPP16) or 233/234 (DPP8) (VOP1/VOP2/VOPC).
+    /// The DPP control dword, when src0 is `DPP16` (250) or `DPP8_FI_0`/`DPP8_FI_1`
+    /// (233/234) (VOP1/VOP2/VOPC).
     pub dpp: Option<u32>,
     /// The DPP dword is DPP8 lane selects (`Some(fetch_inactive)`), not DPP16 controls.
     pub dpp8: Option<bool>,
@@ -72,6 +75,11 @@ pub enum DecodeError {
 
 /// Operand number that announces a DPP16 dword.
 pub const DPP16: u32 = 250;
+/// Operand number that announces a DPP8 dword (disabled lanes read 0).
+pub const DPP8_FI_0: u32 = 233;
+/// Operand number that announces a DPP8 dword with fetch-inactive (disabled lanes are
+/// read too).
+pub const DPP8_FI_1: u32 = 234;
 /// Operand number of a literal constant.
 pub const LITERAL: u16 = 255;
 
@@ -79,6 +87,10 @@ impl Inst {
     /// Decodes the instruction at the start of `words`.
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
         let w0 = *words.first().ok_or(DecodeError::Truncated)?;
+        // Each format's ENCODING field, as the ISA's microcode formats give it: 9 bits
+        // (31:23) for SOP1, SOPC and SOPP, 4 (31:28) for SOPK, 2 (31:30) for SOP2, 6
+        // (31:26) for the 64-bit formats, 8 (31:24) for VOP3P, 7 (31:25) for VOP1 and
+        // VOPC, and bit 31 clear for VOP2.
         let (enc, two) = match w0 >> 23 {
             0x17d => (Encoding::Sop1, false),
             0x17e => (Encoding::Sopc, false),
@@ -140,17 +152,24 @@ impl Inst {
             inst.size += 1;
             return Ok(inst);
         }
-        if vop && matches!(w0 & 0x1ff, 233 | 234) {
+        if vop && matches!(w0 & 0x1ff, DPP8_FI_0 | DPP8_FI_1) {
             inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
-            inst.dpp8 = Some(w0 & 0x1ff == 234);
+            inst.dpp8 = Some(w0 & 0x1ff == DPP8_FI_1);
             inst.size += 1;
             return Ok(inst);
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
-        let vopd_k = enc == Encoding::Vopd && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f].iter().any(|&o| o == 1 || o == 2);
+        let vopd_k = enc == Encoding::Vopd
+            && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f]
+                .iter()
+                .any(|&o| matches!(o as u16, vopd::V_DUAL_FMAAK_F32 | vopd::V_DUAL_FMAMK_F32));
         // s_setreg_imm32_b32, and VOP2's fmamk/fmaak (f32 and f16), carry a literal.
-        let setreg_imm = enc == Encoding::Sopk && op == 0x13;
-        let vop2_k = enc == Encoding::Vop2 && matches!(op, 0x2c | 0x2d | 0x37 | 0x38);
+        let setreg_imm = enc == Encoding::Sopk && op == sopk::S_SETREG_IMM32_B32;
+        let vop2_k = enc == Encoding::Vop2
+            && matches!(
+                op,
+                vop2::V_FMAMK_F32_E32 | vop2::V_FMAAK_F32_E32 | vop2::V_FMAMK_F16_E32 | vop2::V_FMAAK_F16_E32
+            );
         if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm || vop2_k {
             let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
             inst.literal = Some(lit);

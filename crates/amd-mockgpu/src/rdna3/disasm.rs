@@ -11,6 +11,7 @@
 use std::fmt::{self, Write as _};
 
 use super::decode::{Encoding, Inst};
+use super::opcodes::op::sopk;
 
 /// An instruction in LLVM's syntax (see [`Inst::llvm`]).
 pub struct Llvm<'a>(pub(crate) &'a Inst);
@@ -319,7 +320,7 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
             }
             (Encoding::Sopk, Tok::Text(_)) => {
                 let imm = match i.literal {
-                    Some(l) if i.op == 0x13 => l,
+                    Some(l) if i.op == sopk::S_SETREG_IMM32_B32 => l,
                     _ => w0 & 0xffff,
                 };
                 let _ = write!(o, "{imm:#x}");
@@ -625,8 +626,9 @@ fn dpp(i: &Inst, d: u32, out: &mut String) {
         return;
     }
     let ctrl = (d >> 8) & 0x1ff;
+    use super::crosslane::dpp_ctrl::*;
     let _ = match ctrl {
-        0..=0xff => write!(
+        QUAD_PERM_FIRST..=QUAD_PERM_LAST => write!(
             out,
             " quad_perm:[{},{},{},{}]",
             ctrl & 3,
@@ -634,13 +636,13 @@ fn dpp(i: &Inst, d: u32, out: &mut String) {
             (ctrl >> 4) & 3,
             (ctrl >> 6) & 3
         ),
-        0x101..=0x10f => write!(out, " row_shl:{}", ctrl & 0xf),
-        0x111..=0x11f => write!(out, " row_shr:{}", ctrl & 0xf),
-        0x121..=0x12f => write!(out, " row_ror:{}", ctrl & 0xf),
-        0x140 => write!(out, " row_mirror"),
-        0x141 => write!(out, " row_half_mirror"),
-        0x150..=0x15f => write!(out, " row_share:{}", ctrl & 0xf),
-        0x160..=0x16f => write!(out, " row_xmask:{}", ctrl & 0xf),
+        ROW_SHL_FIRST..=ROW_SHL_LAST => write!(out, " row_shl:{}", ctrl & 0xf),
+        ROW_SHR_FIRST..=ROW_SHR_LAST => write!(out, " row_shr:{}", ctrl & 0xf),
+        ROW_ROR_FIRST..=ROW_ROR_LAST => write!(out, " row_ror:{}", ctrl & 0xf),
+        ROW_MIRROR => write!(out, " row_mirror"),
+        ROW_HALF_MIRROR => write!(out, " row_half_mirror"),
+        ROW_SHARE_FIRST..=ROW_SHARE_LAST => write!(out, " row_share:{}", ctrl & 0xf),
+        ROW_XMASK_FIRST..=ROW_XMASK_LAST => write!(out, " row_xmask:{}", ctrl & 0xf),
         _ => write!(out, " dpp_ctrl:{ctrl:#x}"),
     };
     let _ = write!(out, " row_mask:{:#x} bank_mask:{:#x}", d >> 28, (d >> 24) & 0xf);
@@ -716,10 +718,11 @@ fn sopp(i: &Inst, mnem: &str, has_operand: bool, out: &mut String) -> Option<()>
             }
         }
         "s_sendmsg" | "s_sendmsghalt" => {
+            use super::salu::msg;
             let name = match imm {
-                1 => Some("MSG_INTERRUPT"),
-                2 => Some("MSG_HS_TESSFACTOR"),
-                3 => Some("MSG_DEALLOC_VGPRS"),
+                msg::MSG_INTERRUPT => Some("MSG_INTERRUPT"),
+                msg::MSG_HS_TESSFACTOR => Some("MSG_HS_TESSFACTOR"),
+                msg::MSG_DEALLOC_VGPRS => Some("MSG_DEALLOC_VGPRS"),
                 _ => None,
             };
             match name {

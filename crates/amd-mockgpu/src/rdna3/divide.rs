@@ -6,6 +6,25 @@ use super::exec::{Mods, R, f, f64_src};
 use super::opcodes::op::{vop3, vop3sd};
 use super::wave::{VCC_LO, Wave};
 
+/// Whether VOP3-numbered `op` is one of [`valu_div`]'s.
+pub(crate) fn covers(op: u16) -> bool {
+    matches!(
+        op,
+        vop3sd::V_DIV_SCALE_F32
+            | vop3sd::V_DIV_SCALE_F64
+            | vop3::V_DIV_FMAS_F32
+            | vop3::V_DIV_FMAS_F64
+            | vop3::V_DIV_FIXUP_F32
+            | vop3::V_DIV_FIXUP_F64
+            | vop3::V_LDEXP_F32
+            | vop3::V_LDEXP_F64
+            | vop3::V_RSQ_F64_E64
+            | vop3::V_SQRT_F64_E64
+            | vop3::V_FREXP_EXP_I32_F64_E64
+            | vop3::V_FREXP_MANT_F64_E64
+    )
+}
+
 /// The IEEE division and square-root helpers LLVM's expansions use (div_scale,
 /// div_fmas, div_fixup, ldexp, f64 rsq/sqrt/frexp), for f32 and f64.
 pub(crate) fn valu_div(

@@ -1,24 +1,27 @@
 //! Instruction dispatch by encoding, and the vector ALU (VOP1, VOP2, VOPC, VOP3,
 //! VOP3P, VOPD, DPP). Opcodes are matched by the ISA's names (`op::vop3::V_ADD_F32_E64`,
-//! VOP1 and VOP2 in VOP3 numbering; the few VOP2 opcodes without a VOP3 form as
-//! 0x100 + their number, named in a comment). The other families live in files of
-//! their own: `salu` (scalar ALU, scalar memory, program control), `compare`
-//! (VOPC), `crosslane` (DPP, VOPD), `packed` (f16, 16-bit and VOP3P), `divide`
-//! (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
+//! VOP1 and VOP2 in VOP3 numbering, see [`VOP2_IN_VOP3`]; the few VOP2 opcodes without
+//! a VOP3 form by their VOP2 names in that numbering, [`vop2_only`]).
+//!
+//! The other families live in files of their own: `salu` (scalar ALU and scalar
+//! memory), `control` (program control), `compare` (VOPC), `crosslane` (DPP, lane reads
+//! and writes, permlanes, M0-relative moves, VOPD), `packed` (f16, 16-bit and VOP3P),
+//! `divide` (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
 //! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), and `valu` for the rest
-//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic,
-//! conversions, and the lane-indexed moves.
+//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic and
+//! conversions.
 
 use super::compare::vcmp;
-use super::crosslane::{dpp, vopd};
+use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
-use super::divide::{frexp64, valu_div};
+use super::divide::{self, frexp64, valu_div};
 use super::half;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
-use super::opcodes::op::{vop3, vop3sd};
+use super::opcodes::Vop3sd;
+use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{VCC_LO, Wave};
+use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -33,6 +36,41 @@ pub(crate) enum Flow {
 
 pub(crate) type R<T> = Result<T, String>;
 
+// VOP3's opcode space holds every VOPC, VOP2 and VOP1 opcode in a block of its own,
+// the `_e64` form of an `_e32` opcode at the block's start plus its number (RDNA3 ISA,
+// "VOP3"): VOPC at 0x000..=0x0ff, VOP2 at 0x100..=0x13f, VOP1 at 0x180..=0x1ff. The
+// vector ALU runs the three in this numbering (`valu` takes VOP3 opcodes).
+
+/// The last opcode of VOP3's VOPC block (which starts at 0).
+pub(crate) const VOPC_IN_VOP3_LAST: u16 = 0x0ff;
+/// Where VOP3's VOP2 block starts: VOP2 opcode `n` is VOP3 opcode `VOP2_IN_VOP3 + n`.
+pub(crate) const VOP2_IN_VOP3: u16 = 0x100;
+/// The last opcode of VOP3's VOP2 block (VOP2 opcodes are 6 bits).
+pub(crate) const VOP2_IN_VOP3_LAST: u16 = 0x13f;
+/// Where VOP3's VOP1 block starts: VOP1 opcode `n` is VOP3 opcode `VOP1_IN_VOP3 + n`.
+pub(crate) const VOP1_IN_VOP3: u16 = 0x180;
+/// The last opcode of VOP3's VOP1 block.
+pub(crate) const VOP1_IN_VOP3_LAST: u16 = 0x1ff;
+
+/// The VOP2 opcodes without a VOP3 form, where VOP3 numbering puts them (no VOP3
+/// opcode has these numbers): the f16 dot product into an f32 accumulator and the
+/// multiply-adds with a literal constant. Named as their VOP2 forms.
+pub(crate) mod vop2_only {
+    use super::VOP2_IN_VOP3;
+    use crate::rdna3::opcodes::op::vop2;
+
+    /// `v_dot2acc_f32_f16`: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
+    pub(crate) const V_DOT2ACC_F32_F16_E32: u16 = VOP2_IN_VOP3 + vop2::V_DOT2ACC_F32_F16_E32;
+    /// `v_fmamk_f32`: S0 * K + S1.
+    pub(crate) const V_FMAMK_F32_E32: u16 = VOP2_IN_VOP3 + vop2::V_FMAMK_F32_E32;
+    /// `v_fmaak_f32`: S0 * S1 + K.
+    pub(crate) const V_FMAAK_F32_E32: u16 = VOP2_IN_VOP3 + vop2::V_FMAAK_F32_E32;
+    /// `v_fmamk_f16`: S0 * K + S1.
+    pub(crate) const V_FMAMK_F16_E32: u16 = VOP2_IN_VOP3 + vop2::V_FMAMK_F16_E32;
+    /// `v_fmaak_f16`: S0 * S1 + K.
+    pub(crate) const V_FMAAK_F16_E32: u16 = VOP2_IN_VOP3 + vop2::V_FMAAK_F16_E32;
+}
+
 pub(crate) fn f(x: u32) -> f32 {
     f32::from_bits(x)
 }
@@ -44,7 +82,7 @@ pub(crate) fn unsupported(i: &Inst) -> String {
 /// Runs `i` on `w`.
 pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
     match i.enc {
-        Encoding::Sopp => super::salu::sopp(w, i),
+        Encoding::Sopp => super::control::sopp(w, i),
         Encoding::Sop1 => super::salu::sop1(w, i),
         Encoding::Sop2 => super::salu::sop2(w, i).map(|_| Flow::Next),
         Encoding::Sopk => super::salu::sopk(w, i),
@@ -56,7 +94,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vop1 => {
             let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
-            valu(w, i, 0x180 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
+            valu(w, i, VOP1_IN_VOP3 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
         }
         Encoding::Vop2 => {
             let (dst, s0, s1) = (
@@ -65,8 +103,12 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 256 + i.bits(0, 16, 9) as u16,
             );
             // VOP2 carry ops read and write VCC implicitly; fmac reads its destination.
-            let s2 = if i.op == 0x2b { 256 + dst as u16 } else { VCC_LO as u16 };
-            valu(w, i, 0x100 + i.op, dst, Some(VCC_LO), [s0, s1, s2], Mods::NONE).map(|_| Flow::Next)
+            let s2 = if i.op == vop2::V_FMAC_F32_E32 {
+                256 + dst as u16
+            } else {
+                VCC_LO as u16
+            };
+            valu(w, i, VOP2_IN_VOP3 + i.op, dst, Some(VCC_LO), [s0, s1, s2], Mods::NONE).map(|_| Flow::Next)
         }
         Encoding::Vopc => {
             let (s0, s1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
@@ -79,7 +121,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 i.bits(1, 17, 9) as u16,
                 i.bits(1, 26, 18) as u16,
             ];
-            let sdst_form = matches!(i.op, 0x300 | 0x301 | 0x302 | 0x2fc..=0x2ff | 0x120 | 0x121 | 0x122);
+            // VOP3SD (carries, div_scale, 64-bit multiply-adds): a scalar destination
+            // where VOP3 has abs and op_sel.
+            let sdst_form = Vop3sd::from_op(i.op).is_some();
             let mods = if sdst_form {
                 Mods {
                     abs: 0,
@@ -99,7 +143,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 omod: i.bits(1, 28, 27) as u8,
                 ..mods
             };
-            if i.op < 0x100 {
+            if i.op <= VOPC_IN_VOP3_LAST {
                 vcmp(w, i, i.op, dst, [srcs[0], srcs[1]], mods).map(|_| Flow::Next)
             } else {
                 let sdst = sdst_form.then(|| i.bits(0, 14, 8) as usize);
@@ -243,8 +287,45 @@ pub(crate) fn saturate(op: u16, a: u32, b: u32) -> u32 {
 pub(crate) fn f32_result(op: u16) -> bool {
     matches!(
         op,
-        0x102..=0x105 | 0x107 | 0x108 | 0x10f | 0x110 | 0x12b..=0x12d | 0x213 | 0x219 | 0x21c | 0x21f | 0x25e | 0x25f | 0x185 | 0x186 | 0x18f | 0x191..=0x194
-            | 0x1a0..=0x1b6 | 0x1c0
+        // VOP2
+        vop2_only::V_DOT2ACC_F32_F16_E32
+            | vop3::V_ADD_F32_E64
+            | vop3::V_SUB_F32_E64
+            | vop3::V_SUBREV_F32_E64
+            | vop3::V_MUL_DX9_ZERO_F32_E64
+            | vop3::V_MUL_F32_E64
+            | vop3::V_MIN_F32_E64
+            | vop3::V_MAX_F32_E64
+            | vop3::V_FMAC_F32_E64
+            | vop2_only::V_FMAMK_F32_E32
+            | vop2_only::V_FMAAK_F32_E32
+            // VOP3 only
+            | vop3::V_FMA_F32
+            | vop3::V_MIN3_F32
+            | vop3::V_MAX3_F32
+            | vop3::V_MED3_F32
+            | vop3::V_MAXMIN_F32
+            | vop3::V_MINMAX_F32
+            // VOP1
+            | vop3::V_CVT_F32_I32_E64
+            | vop3::V_CVT_F32_U32_E64
+            | vop3::V_CVT_F32_F64_E64
+            | vop3::V_CVT_F32_UBYTE0_E64
+            ..=vop3::V_CVT_F32_UBYTE3_E64
+                | vop3::V_FRACT_F32_E64
+                | vop3::V_TRUNC_F32_E64
+                | vop3::V_CEIL_F32_E64
+                | vop3::V_RNDNE_F32_E64
+                | vop3::V_FLOOR_F32_E64
+                | vop3::V_EXP_F32_E64
+                | vop3::V_LOG_F32_E64
+                | vop3::V_RCP_F32_E64
+                | vop3::V_RCP_IFLAG_F32_E64
+                | vop3::V_RSQ_F32_E64
+                | vop3::V_SQRT_F32_E64
+                | vop3::V_SIN_F32_E64
+                | vop3::V_COS_F32_E64
+                | vop3::V_FREXP_MANT_F32_E64
     )
 }
 
@@ -296,7 +377,8 @@ fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Op
         return Ok(false);
     }
     // f32 operations read and write denormals as they are only when MODE keeps them.
-    let denormals_kept = w.mode & 0x30 == 0x30;
+    let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
+    let denormals_kept = w.mode & f32_denormals == f32_denormals;
     type F2 = fn(u32, u32) -> u32;
     type F3 = fn(u32, u32, u32) -> u32;
     let two: Option<F2> = match op {
@@ -400,86 +482,19 @@ fn fast_carry(
     Ok(true)
 }
 
-/// Vector ALU in the VOP3 numbering (VOP2 ops at 0x100+, VOP1 at 0x180+).
+/// Vector ALU in the VOP3 numbering (VOP2 ops from [`VOP2_IN_VOP3`], VOP1 from
+/// [`VOP1_IN_VOP3`]).
 pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     // The commonest operations first, a whole wave at a time.
     if fast_path(w, op, dst, srcs, m, i.literal)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
         return Ok(());
     }
+    // Lane reads and writes, the permlanes and the M0-relative moves.
+    if indexed_move(w, op, dst, srcs, m, i.literal)? {
+        return Ok(());
+    }
     let exec = w.exec();
     let lit = i.literal;
-    match op {
-        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
-        vop3::V_READFIRSTLANE_B32_E64 => {
-            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
-            let v = w.vread(srcs[0], lane, lit)?;
-            return w.swrite(dst, v);
-        }
-        // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
-        vop3::V_READLANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
-            let v = w.vread(srcs[0], lane, lit)?;
-            return w.swrite(dst, v);
-        }
-        vop3::V_WRITELANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
-            let v = w.sread(srcs[0], lit)?;
-            return w.vwrite(dst, lane, v);
-        }
-        // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
-        // destination, the source, or both).
-        vop3::V_MOVRELD_B32_E64..=vop3::V_MOVRELSD_B32_E64 => {
-            let m0 = w.s[125] as usize;
-            for lane in 0..32 {
-                if exec >> lane & 1 == 0 {
-                    continue;
-                }
-                let src = match (op, srcs[0]) {
-                    (vop3::V_MOVRELD_B32_E64, s) => s,
-                    (_, s) if s >= 256 => (s as usize + m0).min(u16::MAX as usize) as u16,
-                    _ => return Err("v_movrels with a scalar source".into()),
-                };
-                let v = w.vread(src, lane, lit)?;
-                let d = if op == vop3::V_MOVRELS_B32_E64 { dst } else { dst + m0 };
-                w.vwrite(d, lane, v)?;
-            }
-            return Ok(());
-        }
-        // v_permlane16_b32 / v_permlanex16_b32: within each row of 16 (or from the other
-        // row), lane i reads the lane nibble i of {S2, S1} names. op_sel[0] fetches from
-        // disabled lanes; otherwise op_sel[1] (bound control) writes 0 for them, or the
-        // lane keeps its value.
-        vop3::V_PERMLANE16_B32 | vop3::V_PERMLANEX16_B32 => {
-            let sel = (w.sread(srcs[2], lit)? as u64) << 32 | w.sread(srcs[1], lit)? as u64;
-            let (fetch_inactive, bound_zero) = (m.opsel & 1 != 0, m.opsel & 2 != 0);
-            let mut out = [0u32; 32];
-            let mut write = 0u32;
-            for (lane, o) in out.iter_mut().enumerate() {
-                if exec >> lane & 1 == 0 {
-                    continue;
-                }
-                let row = if op == vop3::V_PERMLANEX16_B32 {
-                    (lane / 16) ^ 1
-                } else {
-                    lane / 16
-                };
-                let s = row * 16 + (sel >> (4 * (lane % 16)) & 0xf) as usize;
-                if fetch_inactive || exec >> s & 1 != 0 {
-                    *o = w.vread(srcs[0], s, lit)?;
-                } else if !bound_zero {
-                    continue;
-                }
-                write |= 1 << lane;
-            }
-            for (lane, o) in out.iter().enumerate() {
-                if write >> lane & 1 != 0 {
-                    w.vwrite(dst, lane, *o)?;
-                }
-            }
-            return Ok(());
-        }
-        _ => {}
-    }
     let saturating = matches!(
         op,
         vop3::V_ADD_NC_U32_E64
@@ -503,7 +518,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             | vop3::V_ADD_F64..=vop3::V_MAX_F64
     );
     let f16_path = matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64);
-    let modified = f32_result(op) || f64_path;
+    // v_rsq_f64 and v_sqrt_f64 accept clamp and omod, which `valu_div` does not apply.
+    let modified = f32_result(op) || f64_path || matches!(op, vop3::V_RSQ_F64_E64 | vop3::V_SQRT_F64_E64);
     if (m.clamp && !(saturating || modified || f16_path)) || (m.omod != 0 && !modified) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
@@ -516,10 +532,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
     if f16_path {
         return valu_f16(w, i, op, dst, srcs, m);
     }
-    if matches!(
-        op,
-        0x2fc | 0x2fd | 0x237 | 0x238 | 0x227 | 0x228 | 0x31c | 0x32b | 0x1b1 | 0x1b4 | 0x1bc | 0x1bd
-    ) {
+    if divide::covers(op) {
         return valu_div(w, i, op, dst, sdst, srcs, m);
     }
     if f64_path {
@@ -555,16 +568,17 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
         return Ok(());
     }
     let mut carry_out = 0u32;
-    let carry_in = match (op, sdst) {
-        (0x120..=0x122, _) => w.sread(srcs[2], lit)?,
-        _ => 0,
+    let carry_in = if matches!(op, vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32) {
+        w.sread(srcs[2], lit)?
+    } else {
+        0
     };
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
             continue;
         }
         let a = w.vread(srcs[0], lane, lit)?;
-        let b = if matches!(op, 0x180..=0x1ff) {
+        let b = if matches!(op, VOP1_IN_VOP3..=VOP1_IN_VOP3_LAST) {
             0
         } else {
             w.vread(srcs[1], lane, lit)?
@@ -581,7 +595,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             vop3::V_RCP_F32_E64 => (1.0 / fa).to_bits(),
             vop3::V_NOT_B32_E64 => !a,
             vop3::V_CVT_F32_UBYTE0_E64..=vop3::V_CVT_F32_UBYTE3_E64 => {
-                (((a >> (8 * (op - 0x191))) & 0xff) as f32).to_bits()
+                (((a >> (8 * (op - vop3::V_CVT_F32_UBYTE0_E64))) & 0xff) as f32).to_bits()
             }
             vop3::V_CVT_NEAREST_I32_F32_E64 => (fa + 0.5).floor() as i32 as u32,
             vop3::V_CVT_FLOOR_I32_F32_E64 => fa.floor() as i32 as u32,
@@ -672,10 +686,10 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
             vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
-            0x102 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
+            vop2_only::V_DOT2ACC_F32_F16_E32 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
-            0x12c => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
-            0x12d => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
+            vop2_only::V_FMAMK_F32_E32 => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
+            vop2_only::V_FMAAK_F32_E32 => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
             vop3::V_FMAC_F32_E64 => {
                 let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
                 fa.mul_add(fb, acc).to_bits()
@@ -1416,6 +1430,48 @@ mod tests {
         assert_eq!(run(&[0x8300_0201], set).unwrap().s[0], 0x1234_567d, "s_absdiff_i32");
         assert_eq!(run(&[0x8780_0201], set).unwrap().s[0], 0x1234_5664, "s_lshl2_add_u32");
         assert_eq!(run(&[0x9980_0201], set).unwrap().s[0], 0x1234_fffb, "s_pack_lh_b32_b16");
+    }
+
+    /// VOP3's blocks hold the `_e64` form of every VOPC, VOP2 and VOP1 opcode at the
+    /// block's start plus its number, by the ISA's tables; the VOP2 opcodes without a
+    /// VOP3 form land where no VOP3 opcode is.
+    #[test]
+    fn vop3_blocks_hold_the_short_encodings() {
+        use crate::rdna3::opcodes::{SPEC, Vop3, Vop3sd};
+        let long = |op: u16| {
+            Vop3::from_op(op)
+                .map(Vop3::name)
+                .or_else(|| Vop3sd::from_op(op).map(Vop3sd::name))
+        };
+        let stem = |n: &'static str| n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64")).unwrap_or(n);
+        let mut short_only = Vec::new();
+        for (enc, base, last) in [
+            ("VOPC", 0, VOPC_IN_VOP3_LAST),
+            ("VOP2", VOP2_IN_VOP3, VOP2_IN_VOP3_LAST),
+            ("VOP1", VOP1_IN_VOP3, VOP1_IN_VOP3_LAST),
+        ] {
+            let ops = SPEC.iter().find(|(e, _)| *e == enc).map_or(&[][..], |(_, ops)| *ops);
+            assert!(!ops.is_empty(), "{enc}");
+            for &(n, name) in ops {
+                let op = base + n;
+                assert!(op <= last, "{name} {op:#x} is past the {enc} block");
+                match long(op) {
+                    Some(l) => assert_eq!(stem(l), stem(name), "VOP3 {op:#x}"),
+                    None => short_only.push(name),
+                }
+            }
+        }
+        // v_pk_fmac_f16, v_swap_b32 and friends have no VOP3 form either.
+        assert_eq!(short_only.len(), 10, "{short_only:?}");
+        for op in [
+            vop2_only::V_DOT2ACC_F32_F16_E32,
+            vop2_only::V_FMAMK_F32_E32,
+            vop2_only::V_FMAAK_F32_E32,
+            vop2_only::V_FMAMK_F16_E32,
+            vop2_only::V_FMAAK_F16_E32,
+        ] {
+            assert_eq!(long(op), None, "{op:#x}");
+        }
     }
 
     #[test]

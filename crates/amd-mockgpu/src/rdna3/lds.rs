@@ -11,10 +11,8 @@ use super::decode::Inst;
 use super::exec::R;
 use super::memory::atomic_result;
 use super::opcodes::Ds;
-use super::wave::Wave;
-
-/// `m0`
-const M0: usize = 125;
+use super::opcodes::op::{ds, global};
+use super::wave::{M0, Wave};
 
 fn missing(i: &Inst, name: &str) -> String {
     format!("DS opcode {:#x} ({name}) is not implemented", i.op)
@@ -43,56 +41,60 @@ fn vwrite64(w: &mut Wave, r: usize, lane: usize, v: u64) -> R<()> {
     w.vwrite(r + 1, lane, (v >> 32) as u32)
 }
 
-/// The global atomic whose arithmetic a 64-bit LDS read-modify-write shares (the
-/// 64-bit global opcodes), by the LDS opcode without its `_rtn` bit.
+/// The global atomic whose arithmetic a 64-bit LDS read-modify-write shares, by the
+/// LDS opcode without its `_rtn` bit.
 fn global64(op: Ds) -> Option<u16> {
     use Ds::*;
     Some(match op {
-        DS_ADD_U64 => 0x43,
-        DS_SUB_U64 => 0x44,
-        DS_INC_U64 => 0x4c,
-        DS_DEC_U64 => 0x4d,
-        DS_MIN_I64 => 0x45,
-        DS_MAX_I64 => 0x47,
-        DS_MIN_U64 => 0x46,
-        DS_MAX_U64 => 0x48,
-        DS_AND_B64 => 0x49,
-        DS_OR_B64 => 0x4a,
-        DS_XOR_B64 => 0x4b,
+        DS_ADD_U64 => global::GLOBAL_ATOMIC_ADD_U64,
+        DS_SUB_U64 => global::GLOBAL_ATOMIC_SUB_U64,
+        DS_INC_U64 => global::GLOBAL_ATOMIC_INC_U64,
+        DS_DEC_U64 => global::GLOBAL_ATOMIC_DEC_U64,
+        DS_MIN_I64 => global::GLOBAL_ATOMIC_MIN_I64,
+        DS_MAX_I64 => global::GLOBAL_ATOMIC_MAX_I64,
+        DS_MIN_U64 => global::GLOBAL_ATOMIC_MIN_U64,
+        DS_MAX_U64 => global::GLOBAL_ATOMIC_MAX_U64,
+        DS_AND_B64 => global::GLOBAL_ATOMIC_AND_B64,
+        DS_OR_B64 => global::GLOBAL_ATOMIC_OR_B64,
+        DS_XOR_B64 => global::GLOBAL_ATOMIC_XOR_B64,
         _ => return None,
     })
 }
 
-/// The plain form of a `_rtn` opcode (`_rtn` adds 0x20: 0x20..=0x33 for the 32-bit
-/// forms, 0x60..=0x73 for the 64-bit ones), and whether it returns the old value.
+/// What `_rtn` adds to a read-modify-write's opcode: `ds_add_rtn_u32` to
+/// `ds_max_rtn_f32` are `ds_add_u32` to `ds_max_f32` plus this, and the 64-bit forms
+/// alike.
+const RTN: u16 = ds::DS_ADD_RTN_U32 - ds::DS_ADD_U32;
+const _: () = assert!(ds::DS_ADD_RTN_U64 - ds::DS_ADD_U64 == RTN && ds::DS_MAX_RTN_F64 - ds::DS_MAX_F64 == RTN);
+
+/// The plain form of a `_rtn` opcode, and whether it returns the old value.
 fn plain(op: u16) -> (u16, bool) {
-    if (0x20..=0x33).contains(&op) || (0x60..=0x73).contains(&op) {
-        (op - 0x20, true)
+    if matches!(op, ds::DS_ADD_RTN_U32..=ds::DS_MAX_RTN_F32 | ds::DS_ADD_RTN_U64..=ds::DS_MAX_RTN_F64) {
+        (op - RTN, true)
     } else {
         (op, false)
     }
 }
 
-/// The global atomic (GLOBAL numbering) whose arithmetic a 32-bit LDS
-/// read-modify-write shares.
+/// The global atomic whose arithmetic a 32-bit LDS read-modify-write shares.
 fn global32(op: Ds) -> Option<u16> {
     use Ds::*;
     Some(match op {
-        DS_ADD_U32 => 0x35,
-        DS_SUB_U32 => 0x36,
-        DS_INC_U32 => 0x3f,
-        DS_DEC_U32 => 0x40,
-        DS_MIN_I32 => 0x38,
-        DS_MAX_I32 => 0x3a,
-        DS_MIN_U32 => 0x39,
-        DS_MAX_U32 => 0x3b,
-        DS_AND_B32 => 0x3c,
-        DS_OR_B32 => 0x3d,
-        DS_XOR_B32 => 0x3e,
-        DS_CMPSTORE_B32 => 0x34,
-        DS_MIN_F32 => 0x51,
-        DS_MAX_F32 => 0x52,
-        DS_ADD_F32 => 0x56,
+        DS_ADD_U32 => global::GLOBAL_ATOMIC_ADD_U32,
+        DS_SUB_U32 => global::GLOBAL_ATOMIC_SUB_U32,
+        DS_INC_U32 => global::GLOBAL_ATOMIC_INC_U32,
+        DS_DEC_U32 => global::GLOBAL_ATOMIC_DEC_U32,
+        DS_MIN_I32 => global::GLOBAL_ATOMIC_MIN_I32,
+        DS_MAX_I32 => global::GLOBAL_ATOMIC_MAX_I32,
+        DS_MIN_U32 => global::GLOBAL_ATOMIC_MIN_U32,
+        DS_MAX_U32 => global::GLOBAL_ATOMIC_MAX_U32,
+        DS_AND_B32 => global::GLOBAL_ATOMIC_AND_B32,
+        DS_OR_B32 => global::GLOBAL_ATOMIC_OR_B32,
+        DS_XOR_B32 => global::GLOBAL_ATOMIC_XOR_B32,
+        DS_CMPSTORE_B32 => global::GLOBAL_ATOMIC_CMPSWAP_B32,
+        DS_MIN_F32 => global::GLOBAL_ATOMIC_MIN_F32,
+        DS_MAX_F32 => global::GLOBAL_ATOMIC_MAX_F32,
+        DS_ADD_F32 => global::GLOBAL_ATOMIC_ADD_F32,
         _ => return None,
     })
 }
@@ -104,11 +106,12 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         return Err(missing(i, "no such opcode"));
     };
     // The 32-bit read-modify-writes: the plain form and, for `_rtn`, whether the old
-    // value returns (ds_add_rtn_f32 is 0x79, apart from the others).
+    // value returns (ds_add_rtn_f32 is apart from the others).
     let (rmw, rtn) = match op {
         DS_ADD_RTN_F32 => (Some(DS_ADD_F32), true),
         _ => match plain(i.op) {
-            (p, r) if p < 0x20 => (
+            // The 32-bit block, below its `_rtn` forms.
+            (p, r) if p < ds::DS_ADD_RTN_U32 => (
                 Ds::from_op(p).filter(|&p| global32(p).is_some() || matches!(p, DS_RSUB_U32 | DS_MSKOR_B32)),
                 r,
             ),
@@ -415,7 +418,8 @@ fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8], lane: usize, a: u32, regs
     let (d0, d1, vdst) = regs;
     let (base_op, rtn) = plain(i.op);
     let base = Ds::from_op(base_op).ok_or_else(|| missing(i, op.name()))?;
-    let wide = base_op >= 0x40;
+    // The 64-bit block, from ds_add_u64.
+    let wide = base_op >= ds::DS_ADD_U64;
     let n = if wide { 8 } else { 4 };
     let old = read(lds, a, n);
     let (x, y) = if wide {

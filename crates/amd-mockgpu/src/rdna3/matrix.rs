@@ -1,8 +1,9 @@
-//! Matrix multiply-accumulate (WMMA with f16 and bf16 inputs) and the dot-product and
-//! DX9 multiply helpers.
+//! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
+//! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
 
 use super::exec::{R, f};
 use super::half;
+use super::opcodes::Vop3p;
 use super::opcodes::op::vop3p;
 use super::wave::Wave;
 
@@ -63,6 +64,98 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Optio
     Ok(())
 }
 
+/// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
+/// f16 forms, with neg_lo bits 0 and 1 marking A and B signed; clamp saturates.
+pub(crate) fn wmma_int(
+    w: &mut Wave,
+    four: bool,
+    dst: usize,
+    srcs: [u16; 3],
+    neg_lo: u32,
+    clamp: bool,
+    lit: Option<u32>,
+) -> R<()> {
+    if w.exec() != u32::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let bits = if four { 4 } else { 8 };
+    let per = 32 / bits;
+    let input = |w: &Wave, base: u16, lane: usize, k: u32, signed: bool| -> R<i64> {
+        let v = w.vread(base + (k / per) as u16, lane, lit)?;
+        let x = (v >> (bits * (k % per))) & ((1 << bits) - 1);
+        Ok(if signed {
+            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+        } else {
+            i64::from(x)
+        })
+    };
+    let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
+    let mut out = [[0u32; 32]; 8];
+    for row in 0..16 {
+        for col in 0..16 {
+            let lane = (row % 2) * 16 + col;
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let mut sum = i64::from(c as i32);
+            for k in 0..16 {
+                sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
+            }
+            out[row / 2][lane] = if clamp {
+                sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+            } else {
+                sum as u32
+            };
+        }
+    }
+    for (r, vals) in out.iter().enumerate() {
+        for (lane, v) in vals.iter().enumerate() {
+            w.vwrite(dst + r, lane, *v)?;
+        }
+    }
+    Ok(())
+}
+
+/// The VOP3P dot products, `c + Σ a[k] · b[k]` over the packed elements of `a` and
+/// `b`: `v_dot2_f32_f16`/`_bf16` (two halves or bfloat16s, an f32 accumulator, rounded
+/// once) and `v_dot4_*_u8`/`v_dot8_*_u4` (bytes or nibbles, a 32-bit accumulator;
+/// neg_lo bits 0 and 1 make A and B signed in the `_iu` forms; clamp saturates).
+pub(crate) fn dot(op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -> u32 {
+    use Vop3p::*;
+    if let V_DOT2_F32_F16 | V_DOT2_F32_BF16 = op {
+        let c = f64::from(f32::from_bits(c));
+        let e = |v: u32, hi: bool| -> f64 {
+            let h = if hi { v >> 16 } else { v & 0xffff };
+            if op == V_DOT2_F32_BF16 {
+                f64::from(f32::from_bits(h << 16))
+            } else {
+                f64::from(half::to_f32(h as u16))
+            }
+        };
+        return ((c + e(a, false) * e(b, false) + e(a, true) * e(b, true)) as f32).to_bits();
+    }
+    let (bits, n) = if matches!(op, V_DOT4_I32_IU8 | V_DOT4_U32_U8) {
+        (8, 4)
+    } else {
+        (4, 8)
+    };
+    let signed_op = matches!(op, V_DOT4_I32_IU8 | V_DOT8_I32_IU4);
+    let (sa, sb) = (signed_op && neg_lo & 1 == 1, signed_op && neg_lo & 2 == 2);
+    let elem = |v: u32, k: u32, s: bool| -> i64 {
+        let x = (v >> (bits * k)) & ((1 << bits) - 1);
+        if s {
+            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+        } else {
+            i64::from(x)
+        }
+    };
+    let acc = if signed_op { i64::from(c as i32) } else { i64::from(c) };
+    let sum = (0..n).fold(acc, |t, k| t + elem(a, k, sa) * elem(b, k, sb));
+    match (signed_op, clamp) {
+        (true, true) => sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32,
+        (false, true) => sum.clamp(0, i64::from(u32::MAX)) as u32,
+        _ => sum as u32,
+    }
+}
+
 /// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
 pub(crate) fn mul_dx9(x: f32, y: f32) -> f32 {
     if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
@@ -72,4 +165,54 @@ pub(crate) fn mul_dx9(x: f32, y: f32) -> f32 {
 pub(crate) fn dot2(a: u32, b: u32, acc: f32) -> f32 {
     let h = |v: u32, hi: bool| half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }) as f64;
     (h(a, false) * h(b, false) + h(a, true) * h(b, true) + acc as f64) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    use crate::rdna3::testing::{lanes, run};
+
+    #[test]
+    fn integer_wmma() {
+        // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,1,0]:
+        // A all -1 (signed), B all 2: each element 16 × -2 plus C.
+        let w = run(&[0xcc44_4000, 0x7c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+            for r in 0..8 {
+                lanes(w, r, |_| 100);
+            }
+        })
+        .unwrap();
+        assert!((0..8).all(|r| w.v[r].iter().all(|&v| v == (100 - 32) as u32)));
+        // Unsigned (no neg_lo): 255 × 2 × 16
+        let w = run(&[0xcc44_4000, 0x1c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+        })
+        .unwrap();
+        assert_eq!(w.v[3][17], 255 * 2 * 16);
+        // v_wmma_i32_16x16x16_iu4: row r of A is r (unsigned nibbles), B all 1
+        let w = run(&[0xcc45_4000, 0x1c02_1908], |w| {
+            for r in 8..10 {
+                lanes(w, r, |l| (l as u32 % 16) * 0x1111_1111);
+            }
+            for r in 12..14 {
+                lanes(w, r, |_| 0x1111_1111);
+            }
+        })
+        .unwrap();
+        // Row 5 (VGPR 2, lanes 16..31), any column: 16 × 5.
+        assert_eq!(w.v[2][16 + 7], 80);
+        // Lanes off: refused.
+        assert!(run(&[0xcc45_4000, 0x1c02_1908], |w| w.s[crate::rdna3::wave::EXEC_LO] = 1).is_err());
+    }
 }

@@ -5,7 +5,8 @@
 use super::decode::Inst;
 use super::exec::{R, f, unsupported};
 use super::opcodes::Global;
-use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
+use super::opcodes::op::global;
+use super::wave::{NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::MemoryFault;
 use crate::hw::GpuMemory;
 
@@ -31,14 +32,14 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     let mut addrs = [0u64; 32];
     // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
     // then a dword load or store.
-    let addtid = matches!(i.op, 40 | 41);
+    let addtid = matches!(i.op, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
     // The scalar base once; the address VGPRs (a pair without SADDR) once.
-    let sbase = if saddr == 124 {
+    let sbase = if usize::from(saddr) == NULL {
         None
     } else {
         Some(w.sread64(saddr, None)?)
     };
-    let (r, pair) = (addr as usize, saddr == 124 && !addtid);
+    let (r, pair) = (addr as usize, usize::from(saddr) == NULL && !addtid);
     if r + usize::from(pair) >= w.v.len() && !addtid && exec != 0 {
         // Past the wave's VGPRs: the read says so.
         let lane = exec.trailing_zeros() as usize;
@@ -65,22 +66,17 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         };
         *a = (base as i64).wrapping_add(offset) as u64;
     }
-    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
-        // Atomics: the old value returns when GLC is set. 64-bit ones (0x41..=0x4d)
-        // take register pairs; compare-swaps take the comparand after the data.
+    if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
+        // Atomics: the old value returns when GLC is set. 64-bit ones take register
+        // pairs; compare-swaps take the comparand after the data.
         let glc = i.bits(0, 14, 14) != 0;
-        let wide = (0x41..=0x4d).contains(&i.op);
         for (lane, &a) in addrs.iter().enumerate() {
             if exec >> lane & 1 == 0 {
                 continue;
             }
             if wide {
                 let d = w.vread64(data, lane, None)?;
-                let cmp = if i.op == 0x42 {
-                    w.vread64(data + 2, lane, None)?
-                } else {
-                    0
-                };
+                let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
                 let old = atomic64(i.op, mem, a, d, cmp)?;
                 if glc {
                     w.vwrite(vdst, lane, old as u32)?;
@@ -88,11 +84,7 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                 }
             } else {
                 let d = w.vread(data, lane, None)?;
-                let cmp = if matches!(i.op, 0x34 | 0x50) {
-                    w.vread(data + 1, lane, None)?
-                } else {
-                    0
-                };
+                let cmp = if cmpswap { w.vread(data + 1, lane, None)? } else { 0 };
                 let old = atomic(i.op, mem, a, d, cmp)?;
                 if glc {
                     w.vwrite(vdst, lane, old)?;
@@ -102,8 +94,8 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         return Ok(());
     }
     let op = match i.op {
-        40 => 0x14,
-        41 => 0x1a,
+        global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
+        global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
         op => op,
     };
     let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
@@ -274,8 +266,8 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
         256 + i.bits(1, 15, 8) as u16,
         256 + i.bits(1, 7, 0) as u16,
     );
-    if matches!(i.op, 0x33..=0x4d | 0x50..=0x52 | 0x56) {
-        return flat_atomic(w, i, mem, lds, offset, vdst, data, addr);
+    if let Some(atomic) = atomic_op(i.op) {
+        return flat_atomic(w, i, atomic, mem, lds, offset, vdst, data, addr);
     }
     let kind = mem_op(i.op).ok_or_else(|| format!("flat opcode {:#x} is not implemented", i.op))?;
     let len = kind.len();
@@ -323,6 +315,7 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) -> 
 fn flat_atomic(
     w: &mut Wave,
     i: &Inst,
+    AtomicOp { wide, cmpswap }: AtomicOp,
     mem: &GpuMemory<'_>,
     lds: &mut [u8],
     offset: i64,
@@ -331,7 +324,6 @@ fn flat_atomic(
     addr: u16,
 ) -> R<()> {
     let glc = i.bits(0, 14, 14) != 0;
-    let wide = (0x41..=0x4d).contains(&i.op);
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -339,14 +331,10 @@ fn flat_atomic(
         }
         let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
         let (d, cmp) = if wide {
-            let cmp = if i.op == 0x42 {
-                w.vread64(data + 2, lane, None)?
-            } else {
-                0
-            };
+            let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
             (w.vread64(data, lane, None)?, cmp)
         } else {
-            let cmp = if matches!(i.op, 0x34 | 0x50) {
+            let cmp = if cmpswap {
                 w.vread(data + 1, lane, None)? as u64
             } else {
                 0
@@ -423,7 +411,11 @@ fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
     );
     let sve = i.bits(1, 23, 23) != 0;
     let kind = mem_op(i.op).ok_or_else(|| format!("scratch opcode {:#x} is not implemented", i.op))?;
-    let base = if saddr == 124 { 0 } else { w.sread(saddr, None)? as i64 };
+    let base = if usize::from(saddr) == NULL {
+        0
+    } else {
+        w.sread(saddr, None)? as i64
+    };
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -454,6 +446,30 @@ pub(crate) fn mem_fault(f: MemoryFault) -> String {
     )
 }
 
+/// What an atomic reads and writes back, by its opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AtomicOp {
+    /// 64-bit: data, comparand and the old value in register pairs.
+    pub(crate) wide: bool,
+    /// A compare-swap: the comparand follows the data.
+    pub(crate) cmpswap: bool,
+}
+
+/// The atomic `op` is, if it is one (GLOBAL numbering; FLAT and MUBUF number their
+/// atomics alike).
+pub(crate) fn atomic_op(op: u16) -> Option<AtomicOp> {
+    let (wide, cmpswap) = match op {
+        global::GLOBAL_ATOMIC_CMPSWAP_B32 | global::GLOBAL_ATOMIC_CMPSWAP_F32 => (false, true),
+        global::GLOBAL_ATOMIC_CMPSWAP_B64 => (true, true),
+        global::GLOBAL_ATOMIC_SWAP_B32..=global::GLOBAL_ATOMIC_DEC_U32
+        | global::GLOBAL_ATOMIC_MIN_F32..=global::GLOBAL_ATOMIC_MAX_F32
+        | global::GLOBAL_ATOMIC_ADD_F32 => (false, false),
+        global::GLOBAL_ATOMIC_SWAP_B64..=global::GLOBAL_ATOMIC_DEC_U64 => (true, false),
+        _ => return None,
+    };
+    Some(AtomicOp { wide, cmpswap })
+}
+
 /// 32-bit global atomics: returns the value before the operation (atomic against
 /// other engines and the host).
 pub(crate) fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) -> R<u32> {
@@ -463,14 +479,15 @@ pub(crate) fn atomic(op: u16, mem: &GpuMemory<'_>, a: u64, data: u32, cmp: u32) 
     .map_err(mem_fault)?
 }
 
-/// 64-bit global atomics (0x41..=0x4d): returns the value before the operation.
+/// 64-bit global atomics (`global_atomic_swap_b64` to `global_atomic_dec_u64`):
+/// returns the value before the operation.
 pub(crate) fn atomic64(op: u16, mem: &GpuMemory<'_>, a: u64, data: u64, cmp: u64) -> R<u64> {
     mem.atomic_u64(a, |old| atomic_result(op, old, data, cmp))
         .map_err(mem_fault)?
 }
 
-/// The value an atomic (FLAT/GLOBAL numbering; 64-bit ones 0x41..=0x4d) leaves in
-/// memory, from the old value, the data and the comparand (zero-extended).
+/// The value an atomic (GLOBAL numbering, see [`atomic_op`]) leaves in memory, from
+/// the old value, the data and the comparand (zero-extended).
 pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
     // GLOBAL numbering (FLAT and MUBUF number their atomics alike); the 64-bit forms
     // share the 32-bit ones' arithmetic.
@@ -562,4 +579,51 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
         }
     };
     Ok(r & mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdna3::opcodes::SPEC;
+
+    fn table(encoding: &str) -> &'static [(u16, &'static str)] {
+        SPEC.iter()
+            .find(|(e, _)| *e == encoding)
+            .map_or(&[][..], |(_, ops)| *ops)
+    }
+
+    /// FLAT, SCRATCH and MUBUF give their loads, stores and atomics GLOBAL's numbers,
+    /// which `mem_op`, `atomic_op` and `atomic_result` rely on.
+    #[test]
+    fn memory_encodings_number_alike() {
+        let global = table("GLOBAL");
+        let mut checked = 0;
+        for (encoding, prefix) in [("FLAT", "flat_"), ("SCRATCH", "scratch_"), ("MUBUF", "buffer_")] {
+            for &(n, name) in table(encoding) {
+                let rest = name.strip_prefix(prefix);
+                if let Some(&(g, _)) = global
+                    .iter()
+                    .find(|(_, gn)| rest.is_some() && gn.strip_prefix("global_") == rest)
+                {
+                    assert_eq!(n, g, "{name}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} pairs");
+    }
+
+    /// Every GLOBAL atomic and nothing else is one; the 64-bit ones are wide and the
+    /// compare-swaps read a comparand.
+    #[test]
+    fn atomics_by_name() {
+        for &(n, name) in table("GLOBAL") {
+            let a = atomic_op(n);
+            assert_eq!(a.is_some(), name.starts_with("global_atomic_"), "{name}");
+            if let Some(a) = a {
+                assert_eq!(a.wide, name.ends_with("64"), "{name}");
+                assert_eq!(a.cmpswap, name.contains("_cmpswap_"), "{name}");
+            }
+        }
+    }
 }

@@ -11,16 +11,17 @@
 //! AMD's machine-readable RDNA3 specification): [`coverage`] classifies each as
 //! implemented or refused on purpose with the reason (graphics-only encodings, GWS,
 //! GDS) and [`report`] is the table in `ISA_COVERAGE.md`. The semantics are split by
-//! family: `salu` (scalar ALU and program control), `exec` (dispatch, 32/64-bit
-//! integer and float), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
-//! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane
-//! reads and writes), `lds`, `memory` (global, flat, scratch) and `buffer`
-//! (MUBUF/MTBUF). [`execute`] runs one instruction on a [`WaveState`] given whole, for
+//! family: `salu` (scalar ALU and scalar memory), `control` (program control), `exec`
+//! (dispatch, 32/64-bit integer and float), `valu` (the rest of VOP1/VOP2/VOP3),
+//! `compare`, `packed` (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP,
+//! permutes, lane reads and writes), `lds`, `memory` (global, flat, scratch) and
+//! `buffer` (MUBUF/MTBUF). Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one instruction on a [`WaveState`] given whole, for
 //! differential tests against another reading of the ISA (`cargo xtask oracle`).
 //! The README's limits list says what is approximate or left out.
 
 mod buffer;
 mod compare;
+mod control;
 mod coverage;
 mod crosslane;
 mod decode;
@@ -225,9 +226,10 @@ struct Grid {
 
 impl Grid {
     fn new(d: &DispatchInfo) -> Result<Grid, KernelError> {
-        // FLOAT_MODE: only round-to-nearest-even and kept f16/f64 denormals are modelled.
+        // FLOAT_MODE (MODE's low byte): only round-to-nearest-even and kept f16/f64
+        // denormals are modelled.
         let float_mode = (d.rsrc[0] >> 12) & 0xff;
-        if float_mode & 0xf != 0 || float_mode & 0xc0 != 0xc0 {
+        if float_mode & wave::MODE_ROUND != 0 || float_mode & wave::MODE_DENORM_F16_F64 != wave::MODE_DENORM_F16_F64 {
             return Err(KernelError::Unsupported(format!(
                 "RSRC1 FLOAT_MODE {float_mode:#x}: only nearest-even rounding and kept f16/f64 denormals are implemented"
             )));

@@ -1,7 +1,7 @@
 //! f16 arithmetic, 16-bit integer VOP3 forms, and packed (VOP3P) math.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f, revolutions, unsupported};
+use super::exec::{Mods, R, f, revolutions, unsupported, vop2_only};
 use super::half;
 use super::matrix::wmma;
 use super::minmax::{self, H};
@@ -82,9 +82,9 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
                 half::from_f64(x(0)?.mul_add(x(1)?, acc))
             }
             // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
-            0x137 | 0x138 => {
+            vop2_only::V_FMAMK_F16_E32 | vop2_only::V_FMAAK_F16_E32 => {
                 let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
-                if op == 0x137 {
+                if op == vop2_only::V_FMAMK_F16_E32 {
                     half::from_f64(x(0)?.mul_add(k, x(1)?))
                 } else {
                     half::from_f64(x(0)?.mul_add(x(1)?, k))

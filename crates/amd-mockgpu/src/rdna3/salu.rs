@@ -1,17 +1,33 @@
-//! The scalar ALU, scalar memory and program control (SOP1, SOP2, SOPK, SOPC, SOPP,
-//! SMEM), matched by the ISA's names (`opcodes`).
+//! The scalar ALU and scalar memory (SOP1, SOP2, SOPK, SOPC, SMEM), matched by the
+//! ISA's names (`opcodes`). Program control (SOPP, calls and jumps through registers)
+//! is in `control`.
 
 use super::decode::Inst;
 use super::exec::{Flow, R};
 use super::memory::mem_fault;
-use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp};
-use super::wave::{EXEC_LO, Wave};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk};
+use super::wave::{EXEC_LO, M0, MODE_DENORM_F16_F64, MODE_ROUND, NULL, SGPRS, Wave};
 use crate::hw::GpuMemory;
 
-/// `m0`
-const M0: usize = 125;
+/// Message ids of `s_sendmsg` and `s_sendmsg_rtn_*` on gfx11, named as the assembler
+/// spells them (`sendmsg(MSG_RTN_GET_REALTIME)`).
+pub(crate) mod msg {
+    pub(crate) const MSG_INTERRUPT: u32 = 1;
+    pub(crate) const MSG_HS_TESSFACTOR: u32 = 2;
+    pub(crate) const MSG_DEALLOC_VGPRS: u32 = 3;
+    pub(crate) const MSG_RTN_GET_DOORBELL: u32 = 128;
+    pub(crate) const MSG_RTN_GET_DDID: u32 = 129;
+    pub(crate) const MSG_RTN_GET_TMA: u32 = 130;
+    pub(crate) const MSG_RTN_GET_REALTIME: u32 = 131;
+    pub(crate) const MSG_RTN_SAVE_WAVE: u32 = 132;
+    pub(crate) const MSG_RTN_GET_TBA: u32 = 133;
+}
 
-fn missing(i: &Inst, name: &str) -> String {
+/// The hardware register id of MODE (`hwreg(HW_REG_MODE)`), the one
+/// `s_getreg`/`s_setreg` reach here.
+const HW_REG_MODE: u16 = 1;
+
+pub(crate) fn missing(i: &Inst, name: &str) -> String {
     format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op)
 }
 
@@ -55,47 +71,6 @@ fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
     }
 }
 
-/// Program control: branches, the end, barriers, modes and hints.
-pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
-    use Sopp::*;
-    let imm = i.bits(0, 15, 0) as u16 as i16;
-    let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
-    match Sopp::from_op(i.op) {
-        // Ordering and scheduling hints: the interpreter runs each instruction to
-        // completion.
-        Some(
-            S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END,
-        ) => Ok(Flow::Next),
-        // Only round-to-nearest-even is modelled.
-        Some(S_ROUND_MODE) if imm & 0xf == 0 => {
-            w.mode &= !0xf;
-            Ok(Flow::Next)
-        }
-        Some(S_ROUND_MODE) => Err(format!(
-            "rounding mode {:#x} is not implemented (nearest-even only)",
-            imm & 0xf
-        )),
-        // f32 bits only: f16/f64 flushing is not modelled.
-        Some(S_DENORM_MODE) if imm & 0xc == 0xc => {
-            w.mode = (w.mode & !0xf0) | (imm as u32 & 0xf) << 4;
-            Ok(Flow::Next)
-        }
-        Some(S_DENORM_MODE) => Err("f16/f64 denormal flushing is not implemented".into()),
-        Some(S_BRANCH) => Ok(Flow::Jump(imm)),
-        Some(S_CBRANCH_SCC0) => taken(!w.scc),
-        Some(S_CBRANCH_SCC1) => taken(w.scc),
-        Some(S_CBRANCH_VCCZ) => taken(w.vcc() == 0),
-        Some(S_CBRANCH_VCCNZ) => taken(w.vcc() != 0),
-        Some(S_CBRANCH_EXECZ) => taken(w.exec() == 0),
-        Some(S_CBRANCH_EXECNZ) => taken(w.exec() != 0),
-        Some(S_ENDPGM) => Ok(Flow::End),
-        // MSG_DEALLOC_VGPRS and friends: nothing to do.
-        Some(S_SENDMSG) => Ok(Flow::Next),
-        Some(S_BARRIER) => Ok(Flow::Barrier),
-        _ => sopp_rest(i),
-    }
-}
-
 /// SOP1: moves, counts, EXEC forms, calls and returns, and the rest.
 pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sop1::*;
@@ -103,15 +78,8 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
     let Some(op) = Sop1::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
-    match op {
-        S_GETPC_B64 => return w.swrite64(d, w.pc + 4).map(|_| Flow::Next),
-        S_SETPC_B64 => return Ok(Flow::Goto(w.sread64(s, None)?)),
-        S_SWAPPC_B64 => {
-            let to = w.sread64(s, None)?;
-            w.swrite64(d, w.pc + 4)?;
-            return Ok(Flow::Goto(to));
-        }
-        _ => {}
+    if let S_GETPC_B64 | S_SETPC_B64 | S_SWAPPC_B64 = op {
+        return super::control::pc(w, op, d, s);
     }
     let x = w.sread(s, i.literal)?;
     let exec = w.exec();
@@ -374,11 +342,11 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
         return Err(missing(i, "no such opcode"));
     };
     match op {
-        S_CALL_B64 => return call(w, i),
-        // On MODE (hardware register 1) only.
+        S_CALL_B64 => return super::control::call(w, i),
+        // On MODE only.
         S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32 => {
             let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
-            if id != 1 {
+            if id != HW_REG_MODE {
                 return Err(format!("hardware register {id} is not implemented (MODE only)"));
             }
             let mask = (((1u64 << size) - 1) << offset) as u32;
@@ -392,13 +360,13 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
                 i.literal.ok_or("s_setreg_imm32 without its literal")?
             };
             let mode = (w.mode & !mask) | ((v << offset) & mask);
-            if mode & 0xf != 0 {
+            if mode & MODE_ROUND != 0 {
                 return Err(format!(
                     "rounding mode {:#x} is not implemented (nearest-even only)",
-                    mode & 0xf
+                    mode & MODE_ROUND
                 ));
             }
-            if mode & 0xc0 != 0xc0 {
+            if mode & MODE_DENORM_F16_F64 != MODE_DENORM_F16_F64 {
                 return Err("f16/f64 denormal flushing is not implemented".into());
             }
             w.mode = mode;
@@ -437,7 +405,7 @@ pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
                 w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
                 w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
             );
-            let k = op as u16;
+            let k = op as u16 - S_CMP_EQ_I32 as u16;
             w.scc = compare(k % 6, a, b, k < 6);
             Ok(())
         }
@@ -461,7 +429,11 @@ pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
     let soff = i.bits(1, 31, 25) as u16;
     let base = w.sread64(sbase, None)?;
-    let so = if soff == 124 { 0 } else { w.sread(soff, None)? as i64 };
+    let so = if usize::from(soff) == NULL {
+        0
+    } else {
+        w.sread(soff, None)? as i64
+    };
     let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
     let mut buf = [0u8; 64];
     let buf = &mut buf[..n * 4];
@@ -590,7 +562,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELS_B32 | S_MOVRELS_B64 => {
             let from = usize::from(s)
                 .checked_add(w.s[M0] as usize)
-                .filter(|&n| n < 106)
+                .filter(|&n| n < SGPRS)
                 .ok_or_else(|| format!("s_movrels source s{s} + m0 {} outside the SGPRs", w.s[M0]))?;
             if op == S_MOVRELS_B32 {
                 w.swrite(d, w.s[from])
@@ -602,7 +574,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELD_B32 | S_MOVRELD_B64 => {
             let to = d
                 .checked_add(w.s[M0] as usize)
-                .filter(|&n| n < 106)
+                .filter(|&n| n < SGPRS)
                 .ok_or_else(|| format!("s_movreld destination s{d} + m0 {} outside the SGPRs", w.s[M0]))?;
             if op == S_MOVRELD_B32 {
                 let v = w.sread(s, i.literal)?;
@@ -615,7 +587,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         S_MOVRELSD_2_B32 => {
             let m0 = w.s[M0] as usize;
             let (from, to) = (usize::from(s) + (m0 & 0x3ff), d + ((m0 >> 16) & 0x3ff));
-            if from >= 106 || to >= 106 {
+            if from >= SGPRS || to >= SGPRS {
                 return Err(format!("s_movrelsd_2 s{to} <- s{from} outside the SGPRs"));
             }
             w.swrite(to, w.s[from])
@@ -624,9 +596,10 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         // Messages with a reply: the real-time clock (100 MHz, as REFCLK counts);
         // no doorbell id, no trap handler addresses, nothing to save.
         S_SENDMSG_RTN_B32 | S_SENDMSG_RTN_B64 => {
+            use msg::*;
             let v = match i.bits(0, 7, 0) {
-                0x83 => realtime(),
-                0x80 | 0x81 | 0x82 | 0x84 | 0x85 => 0,
+                MSG_RTN_GET_REALTIME => realtime(),
+                MSG_RTN_GET_DOORBELL | MSG_RTN_GET_DDID | MSG_RTN_GET_TMA | MSG_RTN_SAVE_WAVE | MSG_RTN_GET_TBA => 0,
                 m => return Err(format!("{} of message {m:#x}: no such message", op.name())),
             };
             if op == S_SENDMSG_RTN_B32 {
@@ -661,7 +634,7 @@ fn smem_rest(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>) -> R<()> {
     let records = u64::from(w.sread(sbase + 2, None)?);
     let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
     let soff = i.bits(1, 31, 25) as u16;
-    let so = if soff == 124 {
+    let so = if usize::from(soff) == NULL {
         0
     } else {
         i64::from(w.sread(soff, None)?)
@@ -712,14 +685,6 @@ fn sopc_rest(w: &mut Wave, i: &Inst) -> R<()> {
     Ok(())
 }
 
-/// `s_call_b64 sdst, simm16`: the return address (the next instruction) to `sdst`,
-/// then a branch by `simm16` dwords.
-fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
-    let d = i.bits(0, 22, 16) as usize;
-    w.swrite64(d, w.pc + 4)?;
-    Ok(Flow::Jump(i.bits(0, 15, 0) as u16 as i16))
-}
-
 /// The SOPK conditional move and hints.
 fn sopk_rest(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
     use Sopk::*;
@@ -734,33 +699,6 @@ fn sopk_rest(w: &mut Wave, i: &Inst, d: usize, simm: u16) -> R<()> {
         // s_version: which ISA the code was built for; s_waitcnt_{vm,exp,lgkm}cnt:
         // scheduling hints (each instruction completes before the next here).
         S_VERSION | S_WAITCNT_VMCNT | S_WAITCNT_EXPCNT | S_WAITCNT_LGKMCNT => Ok(()),
-        other => Err(missing(i, other.name())),
-    }
-}
-
-/// SOPP hints, no-ops, traps and halts.
-fn sopp_rest(i: &Inst) -> R<Flow> {
-    use Sopp::*;
-    let op = Sopp::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
-    match op {
-        // Priority, sleep, performance levels, trace data, instruction-cache
-        // invalidation and wake-ups: hints and timing with no effect on results here
-        // (code is never modified while a dispatch runs).
-        S_SLEEP | S_SETPRIO | S_INCPERFLEVEL | S_DECPERFLEVEL | S_TTRACEDATA | S_TTRACEDATA_IMM | S_ICACHE_INV
-        | S_WAKEUP | S_WAIT_IDLE | S_SETKILL => Ok(Flow::Next),
-        // Debugger branches: no debugger is attached.
-        S_CBRANCH_CDBGSYS | S_CBRANCH_CDBGUSER | S_CBRANCH_CDBGSYS_OR_USER | S_CBRANCH_CDBGSYS_AND_USER => {
-            Ok(Flow::Next)
-        }
-        S_TRAP => Err(format!(
-            "s_trap {}: the kernel raised a trap (the interpreter runs no trap handler)",
-            i.bits(0, 7, 0)
-        )),
-        S_SETHALT if i.bits(0, 0, 0) == 1 => Err("s_sethalt 1: the wave halted itself".into()),
-        S_SENDMSGHALT => Err("s_sendmsghalt: the wave sent a message and halted itself".into()),
-        // Events are exports becoming ready: none in a compute wave.
-        S_WAIT_EVENT => Ok(Flow::Next),
-        S_SETHALT => Ok(Flow::Next),
         other => Err(missing(i, other.name())),
     }
 }
@@ -930,15 +868,10 @@ mod tests {
     }
 
     #[test]
-    fn conditional_constants_hints_and_traps() {
+    fn conditional_constants() {
         // s_cmovk_i32 s2, 0xfff0: sign-extended, only with SCC
         assert_eq!(run(&[0xb102_fff0], |_| {}).unwrap().s[2], 0);
         assert_eq!(run(&[0xb102_fff0], |w| w.scc = true).unwrap().s[2], 0xffff_fff0);
-        // s_sleep 1: nothing to do
-        run(&[0xbf83_0001], |_| {}).unwrap();
-        // s_trap 2 and s_sethalt 1 stop the wave with what happened.
-        assert!(run(&[0xbf90_0002], |_| {}).err().is_some_and(|e| e.contains("trap")));
-        assert!(run(&[0xbf82_0001], |_| {}).err().is_some_and(|e| e.contains("halt")));
     }
 
     #[test]
@@ -951,13 +884,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_messages_with_replies_and_halts() {
-        use crate::rdna3::decode::Inst;
-        // s_call_b64 s[2:3], 4: the return address, and a jump of 4 dwords.
-        let i = Inst::decode(&[0xba02_0004]).unwrap();
-        let mut w = Wave::new(8, 0x1000);
-        assert!(matches!(call(&mut w, &i), Ok(Flow::Jump(4))));
-        assert_eq!(get(&w, 2), 0x1004);
+    fn messages_with_replies() {
         // s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME): a clock that moves.
         let t0 = run(&[0xbe82_4c83], |_| {}).unwrap().s[2];
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -965,8 +892,5 @@ mod tests {
         assert!(t1.wrapping_sub(t0) >= 100_000, "{t0} {t1}: 2 ms at 100 MHz");
         // s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_TMA): no trap handler, 0.
         assert_eq!(get(&run(&[0xbe82_4d82], |w| pair(w, 2, 7)).unwrap(), 2), 0);
-        // s_sendmsghalt stops the wave; s_wait_event 0 has nothing to wait for.
-        assert!(run(&[0xbfb7_0001], |_| {}).err().is_some_and(|e| e.contains("halted")));
-        run(&[0xbf8b_0000], |_| {}).unwrap();
     }
 }

@@ -4,30 +4,28 @@
 //! moves, and the VOP2 leftovers (`v_subrev_f32`, `v_xnor_b32`, 24-bit high
 //! multiplies, `v_pk_fmac_f16`).
 //!
-//! Opcodes come in VOP3 numbering (VOP2 at 0x100 up, VOP1 at 0x180 up), as
-//! `exec::valu` receives them; each is matched by its name without the `_e32` /
-//! `_e64` suffix.
+//! Opcodes come in VOP3 numbering (VOP2 from `exec::VOP2_IN_VOP3`, VOP1 from
+//! `exec::VOP1_IN_VOP3`), as `exec::valu` receives them; each is matched by its name
+//! without the `_e32` / `_e64` suffix.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f64_src};
+use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src};
 use super::half;
+use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::wave::Wave;
-
-/// `m0`
-const M0: usize = 125;
+use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
 fn name(op: u16) -> Option<&'static str> {
     let n = match op {
-        0x100..=0x13f => Vop3::from_op(op)
+        VOP2_IN_VOP3..=VOP2_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
-            .or_else(|| Vop2::from_op(op - 0x100).map(Vop2::name)),
-        0x180..=0x1ff => Vop3::from_op(op)
+            .or_else(|| Vop2::from_op(op - VOP2_IN_VOP3).map(Vop2::name)),
+        VOP1_IN_VOP3..=VOP1_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
-            .or_else(|| Vop1::from_op(op - 0x180).map(Vop1::name)),
+            .or_else(|| Vop1::from_op(op - VOP1_IN_VOP3).map(Vop1::name)),
         _ => Vop3::from_op(op).map(Vop3::name),
     }?;
     Some(n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64")).unwrap_or(n))
@@ -460,8 +458,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
     Ok(())
 }
 
-/// The VOP3P opcodes `exec::vop3p` does not cover: mixed-precision fma, dot products
-/// and integer WMMA.
+/// The VOP3P opcodes `packed::vop3p` does not cover: mixed-precision fma, and the dot
+/// products and integer WMMA (their arithmetic in `matrix`).
 pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     use Vop3p::*;
     let op = Vop3p::from_op(i.bits(0, 22, 16) as u16)
@@ -521,90 +519,18 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                     }
                 }
             }
+            // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
                 let (a, b) = (raw(0)?, raw(1)?);
-                let c = f64::from(f32::from_bits(w.vread(srcs[2], lane, lit)?));
-                let e = |v: u32, hi: bool| -> f64 {
-                    let h = if hi { v >> 16 } else { v & 0xffff };
-                    if op == V_DOT2_F32_BF16 {
-                        f64::from(f32::from_bits(h << 16))
-                    } else {
-                        f64::from(half::to_f32(h as u16))
-                    }
-                };
-                ((c + e(a, false) * e(b, false) + e(a, true) * e(b, true)) as f32).to_bits()
+                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
-                let c = w.vread(srcs[2], lane, lit)?;
-                let (bits, n) = if matches!(op, V_DOT4_I32_IU8 | V_DOT4_U32_U8) {
-                    (8, 4)
-                } else {
-                    (4, 8)
-                };
-                let signed_op = matches!(op, V_DOT4_I32_IU8 | V_DOT8_I32_IU4);
-                let (sa, sb) = (signed_op && neg_lo & 1 == 1, signed_op && neg_lo & 2 == 2);
-                let elem = |v: u32, k: u32, s: bool| -> i64 {
-                    let x = (v >> (bits * k)) & ((1 << bits) - 1);
-                    if s {
-                        i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
-                    } else {
-                        i64::from(x)
-                    }
-                };
-                let acc = if signed_op { i64::from(c as i32) } else { i64::from(c) };
-                let sum = (0..n).fold(acc, |t, k| t + elem(a, k, sa) * elem(b, k, sb));
-                match (signed_op, clamp) {
-                    (true, true) => sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32,
-                    (false, true) => sum.clamp(0, i64::from(u32::MAX)) as u32,
-                    _ => sum as u32,
-                }
+                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             other => return Err(format!("VOP3P {} is not implemented", other.name())),
         };
         w.vwrite(dst, lane, r)?;
-    }
-    Ok(())
-}
-
-/// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
-/// f16 forms, with neg_lo bits 0 and 1 marking A and B signed; clamp saturates.
-fn wmma_int(w: &mut Wave, four: bool, dst: usize, srcs: [u16; 3], neg_lo: u32, clamp: bool, lit: Option<u32>) -> R<()> {
-    if w.exec() != u32::MAX {
-        return Err("WMMA needs every lane of the wave enabled".into());
-    }
-    let bits = if four { 4 } else { 8 };
-    let per = 32 / bits;
-    let input = |w: &Wave, base: u16, lane: usize, k: u32, signed: bool| -> R<i64> {
-        let v = w.vread(base + (k / per) as u16, lane, lit)?;
-        let x = (v >> (bits * (k % per))) & ((1 << bits) - 1);
-        Ok(if signed {
-            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
-        } else {
-            i64::from(x)
-        })
-    };
-    let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
-    let mut out = [[0u32; 32]; 8];
-    for row in 0..16 {
-        for col in 0..16 {
-            let lane = (row % 2) * 16 + col;
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
-            let mut sum = i64::from(c as i32);
-            for k in 0..16 {
-                sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
-            }
-            out[row / 2][lane] = if clamp {
-                sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
-            } else {
-                sum as u32
-            };
-        }
-    }
-    for (r, vals) in out.iter().enumerate() {
-        for (lane, v) in vals.iter().enumerate() {
-            w.vwrite(dst + r, lane, *v)?;
-        }
     }
     Ok(())
 }
@@ -985,50 +911,6 @@ mod tests {
         );
         // v_dot8_i32_iu4 neg_lo:[1,1,0]: signed nibbles (-1 × -1 eight times)
         assert_eq!(run3(&[0xcc18_4002, 0x7c22_0d04], 0xffff_ffff, 0xffff_ffff, 2), 10);
-    }
-
-    #[test]
-    fn integer_wmma() {
-        // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,1,0]:
-        // A all -1 (signed), B all 2: each element 16 × -2 plus C.
-        let w = run(&[0xcc44_4000, 0x7c02_1908], |w| {
-            for r in 8..12 {
-                lanes(w, r, |_| 0xffff_ffff);
-            }
-            for r in 12..16 {
-                lanes(w, r, |_| 0x0202_0202);
-            }
-            for r in 0..8 {
-                lanes(w, r, |_| 100);
-            }
-        })
-        .unwrap();
-        assert!((0..8).all(|r| w.v[r].iter().all(|&v| v == (100 - 32) as u32)));
-        // Unsigned (no neg_lo): 255 × 2 × 16
-        let w = run(&[0xcc44_4000, 0x1c02_1908], |w| {
-            for r in 8..12 {
-                lanes(w, r, |_| 0xffff_ffff);
-            }
-            for r in 12..16 {
-                lanes(w, r, |_| 0x0202_0202);
-            }
-        })
-        .unwrap();
-        assert_eq!(w.v[3][17], 255 * 2 * 16);
-        // v_wmma_i32_16x16x16_iu4: row r of A is r (unsigned nibbles), B all 1
-        let w = run(&[0xcc45_4000, 0x1c02_1908], |w| {
-            for r in 8..10 {
-                lanes(w, r, |l| (l as u32 % 16) * 0x1111_1111);
-            }
-            for r in 12..14 {
-                lanes(w, r, |_| 0x1111_1111);
-            }
-        })
-        .unwrap();
-        // Row 5 (VGPR 2, lanes 16..31), any column: 16 × 5.
-        assert_eq!(w.v[2][16 + 7], 80);
-        // Lanes off: refused.
-        assert!(run(&[0xcc45_4000, 0x1c02_1908], |w| w.s[crate::rdna3::wave::EXEC_LO] = 1).is_err());
     }
 
     #[test]

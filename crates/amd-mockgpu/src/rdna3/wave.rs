@@ -22,6 +22,23 @@ pub const VCC_LO: usize = 106;
 pub const EXEC_LO: usize = 126;
 /// `null`
 pub const NULL: usize = 124;
+/// `m0`
+pub const M0: usize = 125;
+/// The SGPRs proper, s0 to s105 (`vcc_lo` follows).
+pub const SGPRS: usize = 106;
+
+/// MODE's round modes (bits 3:0; 0 rounds to nearest even).
+pub const MODE_ROUND: u32 = 0xf;
+/// MODE's denormal modes (bits 7:4; all set keeps every denormal).
+pub const MODE_DENORM: u32 = 0xf0;
+/// MODE: f32 input denormals kept (not flushed).
+pub const MODE_DENORM_F32_IN: u32 = 1 << 4;
+/// MODE: f32 output denormals kept (not flushed).
+pub const MODE_DENORM_F32_OUT: u32 = 1 << 5;
+/// MODE: f16 and f64 denormals kept, in and out.
+pub const MODE_DENORM_F16_F64: u32 = 3 << 6;
+/// MODE.IEEE: signaling NaNs win min/max, quieted.
+pub const MODE_IEEE: u32 = 1 << 9;
 
 /// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
 pub struct Wave {
@@ -50,7 +67,7 @@ impl Wave {
             at_barrier: false,
             private: vec![Vec::new(); 32],
             // Round to nearest even, every denormal kept.
-            mode: 0xf0,
+            mode: MODE_DENORM,
         }
     }
 
@@ -67,12 +84,12 @@ impl Wave {
         for p in &mut self.private {
             p.clear();
         }
-        self.mode = 0xf0;
+        self.mode = MODE_DENORM;
     }
 
     /// `x` with an f32 denormal flushed to a signed zero when MODE says inputs flush.
     pub(crate) fn f32_in(&self, x: f32) -> f32 {
-        if self.mode & 0x10 == 0 && x.is_subnormal() {
+        if self.mode & MODE_DENORM_F32_IN == 0 && x.is_subnormal() {
             0.0f32.copysign(x)
         } else {
             x
@@ -82,7 +99,7 @@ impl Wave {
     /// An f32 result's bits, a denormal flushed to a signed zero when MODE says outputs
     /// flush.
     pub(crate) fn f32_out(&self, bits: u32) -> u32 {
-        if self.mode & 0x20 == 0 && bits & 0x7f80_0000 == 0 {
+        if self.mode & MODE_DENORM_F32_OUT == 0 && bits & 0x7f80_0000 == 0 {
             bits & 0x8000_0000
         } else {
             bits
@@ -95,7 +112,7 @@ impl Wave {
 
     /// MODE.IEEE.
     pub(crate) fn ieee(&self) -> bool {
-        self.mode >> 9 & 1 != 0
+        self.mode & MODE_IEEE != 0
     }
 
     pub(crate) fn vcc(&self) -> u32 {
