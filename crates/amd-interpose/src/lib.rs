@@ -231,7 +231,7 @@ impl State {
 
 /// Writes the mock's topology (and empty device nodes) under `root`.
 fn materialize(mock: &MockSys, root: &Path, renders: usize) {
-    for top in ["/sys/devices/virtual/kfd/kfd/topology/nodes", "/sys/module/amdgpu"] {
+    for top in ["/sys/devices/virtual/kfd/kfd/topology", "/sys/module/amdgpu"] {
         copy_tree(mock, Path::new(top), root);
     }
     // The loaded modules, amdgpu among them (ROCm's tools ask libkmod, which reads this).

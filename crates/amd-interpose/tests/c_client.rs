@@ -8,12 +8,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The interposer library cargo built for this test run (`target/<profile>/`).
+/// The interposer library cargo built for this test run: beside the test executable
+/// (`target/<profile>/deps/`, where cargo builds the lib target's cdylib with its rlib
+/// before the tests), else one level up (`cargo build`'s copy).
 fn library() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
-    // target/<profile>/deps/c_client-<hash> -> target/<profile>/libamd_interpose.so
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    dir.join("libamd_interpose.so")
+    let deps = exe.parent().expect("target/<profile>/deps");
+    let here = deps.join("libamd_interpose.so");
+    if here.exists() {
+        return here;
+    }
+    deps.parent().unwrap_or(deps).join("libamd_interpose.so")
 }
 
 fn manifest() -> PathBuf {
@@ -100,4 +105,30 @@ fn the_interposer_only_answers_for_the_mock_paths() {
         .expect("cat");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("gfx_target_version 100300"), "{text}");
+}
+
+/// Debian's `rocminfo` (ROCm 5.2.3: libhsakmt and ROCr underneath, both unmodified)
+/// lists the mock's gfx1030 as an HSA agent. Skipped where rocminfo is not installed.
+#[test]
+fn rocminfo_lists_the_mock_gpu() {
+    if Command::new("rocminfo").arg("--help").output().is_err() {
+        eprintln!("skipped: rocminfo is not installed (Debian: apt-get install rocminfo)");
+        return;
+    }
+    let out = Command::new("rocminfo")
+        .env("LD_PRELOAD", library())
+        .env("AMD_MOCK_PROFILE", "gfx1030")
+        .output()
+        .expect("rocminfo");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for want in [
+        "Name:                    gfx1030",
+        "Device Type:             GPU",
+        "Compute Unit:            80",
+        "amdgcn-amd-amdhsa--gfx1030",
+        "*** Done ***",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
 }

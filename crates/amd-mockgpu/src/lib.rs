@@ -77,6 +77,8 @@ pub use rdna3::Rdna3Executor;
 
 /// The sysfs directory of KFD's topology nodes.
 pub(crate) const NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
+/// The KFD topology directory.
+pub(crate) const TOPOLOGY: &str = "/sys/devices/virtual/kfd/kfd/topology";
 
 /// What the mock presents.
 #[derive(Debug, Clone)]
@@ -649,36 +651,104 @@ impl MockSys {
 
     pub(crate) fn virtual_text(&self, path: &Path) -> Option<SysResult<Vec<u8>>> {
         let d = self.driver.lock();
-        let rel = path.strip_prefix(NODES).ok()?;
-        let mut parts = rel.iter().map(|p| p.to_string_lossy().into_owned());
-        let node: usize = parts.next()?.parse().ok()?;
-        let file = parts.next()?;
-        if parts.next().is_some() {
-            return Some(Err(SysError::at("read", path, Errno::ENOENT)));
-        }
-        let first_gpu = d.cpu_node as usize;
-        let text = if d.cpu_node && node == 0 {
-            match file.as_str() {
-                "gpu_id" => "0\n".to_string(),
-                "properties" => "cpu_cores_count 16\nsimd_count 0\nmem_banks_count 1\ngfx_target_version 0\n\
-                                 drm_render_minor 0\n"
-                    .to_string(),
-                "name" => "\n".to_string(),
-                _ => return Some(Err(SysError::at("read", path, Errno::ENOENT))),
+        let missing = || Some(Err(SysError::at("read", path, Errno::ENOENT)));
+        if let Ok(rel) = path.strip_prefix(TOPOLOGY) {
+            match rel.to_str() {
+                // What the thunk (libhsakmt) reads before the nodes.
+                Some("system_properties") => {
+                    return Some(Ok(b"platform_oem 0\nplatform_id 0\nplatform_rev 0\n".to_vec()));
+                }
+                Some("generation_id") => return Some(Ok(b"1\n".to_vec())),
+                _ => {}
             }
-        } else {
-            let Some(g) = node.checked_sub(first_gpu).and_then(|i| d.gpus.get(i).map(|g| (i, g))) else {
-                return Some(Err(SysError::at("read", path, Errno::ENOENT)));
-            };
-            let (i, g) = g;
-            match file.as_str() {
-                "gpu_id" => format!("{}\n", g.gpu_id),
-                "properties" => g.profile.properties_text(FIRST_RENDER_MINOR + i as u32),
-                "name" => format!("{}\n", g.profile.name),
-                _ => return Some(Err(SysError::at("read", path, Errno::ENOENT))),
+        }
+        let rel = path.strip_prefix(NODES).ok()?;
+        let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let node: usize = parts.first()?.parse().ok()?;
+        let first_gpu = d.cpu_node as usize;
+        let gpu = node.checked_sub(first_gpu).and_then(|i| d.gpus.get(i).map(|g| (i, g)));
+        if !(d.cpu_node && node == 0) && gpu.is_none() {
+            return missing();
+        }
+        let counts = |key: &str| -> usize {
+            match gpu {
+                Some((_, g)) => g.profile.prop(key).unwrap_or(0) as usize,
+                None => usize::from(key == "mem_banks_count"),
             }
         };
+        let text = match parts.iter().map(String::as_str).collect::<Vec<_>>()[1..] {
+            ["gpu_id"] => format!("{}\n", gpu.map_or(0, |(_, g)| g.gpu_id)),
+            ["name"] => format!("{}\n", gpu.map_or("", |(_, g)| g.profile.name)),
+            ["properties"] => match gpu {
+                Some((i, g)) => g.profile.properties_text(FIRST_RENDER_MINOR + i as u32),
+                None => "cpu_cores_count 16\nsimd_count 0\nmem_banks_count 1\ngfx_target_version 0\n\
+                         drm_render_minor 0\n"
+                    .to_string(),
+            },
+            // One heap per node: the GPU's VRAM (public frame buffer), the host's memory.
+            ["mem_banks", b, "properties"] if b.parse::<usize>().is_ok_and(|b| b < counts("mem_banks_count")) => {
+                match gpu {
+                    Some((_, g)) => format!(
+                        "heap_type 1\nsize_in_bytes {}\nflags 0\nwidth 2048\nmem_clk_max 1250\n",
+                        g.profile.vram_size
+                    ),
+                    None => "heap_type 0\nsize_in_bytes 17179869184\nflags 0\nwidth 64\nmem_clk_max 3200\n".to_string(),
+                }
+            }
+            // The GPU's PCIe link to the CPU node.
+            ["io_links", l, "properties"] if l.parse::<usize>().is_ok_and(|l| l < counts("io_links_count")) => format!(
+                "type 2\nversion_major 0\nversion_minor 0\nnode_from {node}\nnode_to 0\nweight 20\n\
+                 min_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 64000\n\
+                 recommended_transfer_size 0\nflags 1\n"
+            ),
+            // Caches as many as the properties count, each a 16 KiB L1 data cache of the GPU
+            // (type 9: HSA_CACHE_TYPE_DATA | HSA_CACHE_TYPE_HSACU, as KFD lists a GPU's caches).
+            ["caches", c, "properties"] if c.parse::<usize>().is_ok_and(|c| c < counts("caches_count")) => format!(
+                "processor_id_low {}\nlevel 1\nsize 16\ncache_line_size 128\ncache_lines_per_tag 1\n\
+                 association 4\nlatency 1\ntype 9\nsibling_map 1\n",
+                gpu.map_or(0, |(_, g)| g.profile.prop("simd_id_base").unwrap_or(0))
+            ),
+            _ => return missing(),
+        };
         Some(Ok(text.into_bytes()))
+    }
+
+    /// The entries of a node's sub-directory (`mem_banks`, `caches`, `io_links` and
+    /// their numbered entries), or `None` if `path` is not one.
+    pub(crate) fn virtual_dir(&self, path: &Path) -> Option<Vec<String>> {
+        let d = self.driver.lock();
+        let rel = path.strip_prefix(NODES).ok()?;
+        let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        let node: usize = parts.first()?.parse().ok()?;
+        let first_gpu = d.cpu_node as usize;
+        let gpu = node.checked_sub(first_gpu).and_then(|i| d.gpus.get(i));
+        if !(d.cpu_node && node == 0) && gpu.is_none() {
+            return None;
+        }
+        let count = |key: &str| -> usize {
+            match gpu {
+                Some(g) => g.profile.prop(key).unwrap_or(0) as usize,
+                None => usize::from(key == "mem_banks_count"),
+            }
+        };
+        let key = |dir: &str| match dir {
+            "mem_banks" => Some("mem_banks_count"),
+            "caches" => Some("caches_count"),
+            "io_links" => Some("io_links_count"),
+            _ => None,
+        };
+        match parts.iter().map(String::as_str).collect::<Vec<_>>()[1..] {
+            [] => Some(
+                ["gpu_id", "properties", "name", "mem_banks", "caches", "io_links"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            [dir] => key(dir).map(|k| (0..count(k)).map(|i| i.to_string()).collect()),
+            [dir, i] if key(dir).is_some_and(|k| i.parse::<usize>().is_ok_and(|i| i < count(k))) => {
+                Some(vec!["properties".into()])
+            }
+            _ => None,
+        }
     }
 
     pub(crate) fn is_virtual(path: &Path) -> bool {

@@ -353,11 +353,14 @@ impl Sys for MockSys {
             // Directory order is not node order on real systems either.
             return Ok((0..n_nodes).rev().map(|i| i.to_string()).collect());
         }
-        if let Ok(rel) = path.strip_prefix(NODES)
-            && let Some(Ok(n)) = rel.to_str().map(str::parse::<usize>)
-            && n < n_nodes
-        {
-            return Ok(vec!["gpu_id".into(), "properties".into(), "name".into()]);
+        if path == Path::new(crate::TOPOLOGY) {
+            return Ok(vec!["nodes".into(), "system_properties".into(), "generation_id".into()]);
+        }
+        if path.starts_with(NODES) {
+            drop(d);
+            return self
+                .virtual_dir(path)
+                .ok_or_else(|| SysError::at("readdir", path, Errno::ENOENT));
         }
         if path == Path::new("/sys/module/amdgpu") {
             return Ok(vec!["parameters".into()]);
