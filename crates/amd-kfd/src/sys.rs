@@ -258,6 +258,23 @@ impl HostSys {
             Ok(())
         }
     }
+
+    /// Faults `addr..addr + len` in for writing now (`MADV_POPULATE_WRITE`, Linux
+    /// 5.14), as memory that is resident from the start (VRAM) is; huge pages where
+    /// [`HostSys::advise_huge_pages`] asked for them. An older kernel answers EINVAL.
+    pub fn populate(&self, addr: usize, len: usize) -> SysResult<()> {
+        // MADV_POPULATE_WRITE: not in every libc crate version's constants.
+        const MADV_POPULATE_WRITE: libc::c_int = 23;
+        // SAFETY: populating changes neither the contents (fresh anonymous pages read
+        // as zero either way) nor the extent of any mapping; on a range that is not
+        // mapped it fails with ENOMEM.
+        let r = unsafe { libc::madvise(addr as *mut libc::c_void, len, MADV_POPULATE_WRITE) };
+        if r < 0 {
+            Err(SysError::new("madvise", Errno::last()))
+        } else {
+            Ok(())
+        }
+    }
 }
 
 fn cpath(path: &Path) -> SysResult<CString> {
