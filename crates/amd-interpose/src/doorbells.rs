@@ -1,7 +1,7 @@
 //! The doorbell watcher: a client stores a queue's write pointer into its doorbell
 //! page with a plain store, as on hardware; nothing calls the mock. One thread reads
-//! the watched pages every few tens of microseconds and tells the mock which slots
-//! changed ([`Sys::doorbell_written`]).
+//! the watched pages every 20 µs (every 250 µs after 50 ms without a change) and tells
+//! the mock which slots changed ([`Sys::doorbell_written`]).
 
 #![allow(unsafe_code)]
 
@@ -13,8 +13,13 @@ use amd_kfd::sys::Sys;
 use amd_mockgpu::MockSys;
 use parking_lot::Mutex;
 
-/// How long the watcher sleeps when no doorbell changed.
+/// How long the watcher sleeps when no doorbell changed lately.
 const POLL: Duration = Duration::from_micros(20);
+/// How long it sleeps once none changed for [`IDLE_AFTER`] (the first doorbell after a
+/// quiet spell waits up to this long).
+const POLL_IDLE: Duration = Duration::from_micros(250);
+/// Quiet time after which the watcher polls less often.
+const IDLE_AFTER: Duration = Duration::from_millis(50);
 
 /// A watched page and the values last seen in it.
 struct Page {
@@ -67,6 +72,7 @@ impl Watcher {
 
 fn run(pages: &Mutex<Vec<Page>>, mock: &MockSys) -> ! {
     let (mut now, mut changed) = (Vec::new(), Vec::new());
+    let mut last_change = std::time::Instant::now();
     loop {
         changed.clear();
         {
@@ -86,7 +92,10 @@ fn run(pages: &Mutex<Vec<Page>>, mock: &MockSys) -> ! {
             mock.doorbell_written(a);
         }
         if changed.is_empty() {
-            std::thread::sleep(POLL);
+            let quiet = last_change.elapsed() >= IDLE_AFTER;
+            std::thread::sleep(if quiet { POLL_IDLE } else { POLL });
+        } else {
+            last_change = std::time::Instant::now();
         }
     }
 }

@@ -88,9 +88,19 @@ thread_local! {
     static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether the calling thread is inside the mock.
+/// Set in the child of a `fork`: the mock's threads and locks did not come along, so
+/// everything goes to the C library there (a child that uses the GPU must exec, as a
+/// KFD client must: KFD refuses the child's descriptors too).
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the calling thread is inside the mock (or in a forked child, where the
+/// mock is not).
 pub fn inside() -> bool {
-    INSIDE.with(|c| c.get())
+    FORKED.load(Ordering::Relaxed) || INSIDE.with(|c| c.get())
+}
+
+extern "C" fn forked_child() {
+    FORKED.store(true, Ordering::Relaxed);
 }
 
 /// Runs `f` marked as inside the mock.
@@ -144,6 +154,7 @@ impl State {
         let _ = std::fs::remove_dir_all(&root);
         materialize(&mock, &root, renders);
         real::remove_at_exit(&root);
+        real::at_fork_child(forked_child);
         State {
             mock,
             root,

@@ -119,3 +119,10 @@ pub fn remove_at_exit(root: &Path) {
     // process (this library is never unloaded while it is preloaded).
     unsafe { libc::atexit(remove_tree) };
 }
+
+/// Runs `child` in the child of every later `fork`.
+pub fn at_fork_child(child: extern "C" fn()) {
+    // SAFETY: `child` is a plain `extern "C" fn()` living as long as the process; it
+    // only stores to an atomic, which is async-signal-safe.
+    unsafe { libc::pthread_atfork(None, None, Some(child)) };
+}
