@@ -59,8 +59,12 @@ unsafe fn open_any(path: *const c_char, flags: c_int, real_open: impl Fn(*const 
     }
     let writable = flags & libc::O_ACCMODE != libc::O_RDONLY;
     match st.open_device(b, writable, fd) {
-        Ok(()) => fd,
+        Ok(()) => {
+            within(|| crate::log(&format!("open {} -> fd {fd}", String::from_utf8_lossy(b))));
+            fd
+        }
         Err(e) => {
+            within(|| crate::log(&format!("open {}: errno {e}", String::from_utf8_lossy(b))));
             // SAFETY: `fd` was just opened here and is not the client's yet.
             within(|| unsafe { real::close(fd) });
             set_errno(e);
@@ -228,6 +232,7 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", args) }) {
         Ok(v) => v,
         Err(e) => {
+            within(|| crate::log(&format!("ioctl {request:#x} (nr {:#x}): {}", request & 0xff, e.errno)));
             set_errno(e.errno as c_int);
             -1
         }
@@ -278,6 +283,12 @@ unsafe fn mmap_any(
             a as *mut c_void
         }
         Err(e) => {
+            within(|| {
+                crate::log(&format!(
+                    "mmap of fd {fd} at offset {off:#x}, {len:#x} bytes: {}",
+                    e.errno
+                ))
+            });
             set_errno(e.errno as c_int);
             libc::MAP_FAILED
         }

@@ -16,7 +16,9 @@
 //!
 //! Configuration, read at first use: `AMD_MOCK_GPUS` (GPUs, default 1),
 //! `AMD_MOCK_PROFILE` (`gfx1100`, the default, or `gfx1030`), `AMD_MOCK_VRAM_MIB`
-//! (VRAM per GPU).
+//! (VRAM per GPU), `AMD_INTERPOSE_LOG=1` (a line on stderr for each device opened
+//! and each ioctl or mapping the mock refused: what a client did that the mock does
+//! not do).
 //!
 //! Calls the mock makes into the C library itself (its host files, its memory) go
 //! straight to the real functions: a thread-local flag marks the time spent inside
@@ -109,6 +111,14 @@ pub fn within<R>(f: impl FnOnce() -> R) -> R {
     let r = f();
     INSIDE.with(|c| c.set(was));
     r
+}
+
+/// Writes `line` to stderr when `AMD_INTERPOSE_LOG=1`.
+pub fn log(line: &str) {
+    static ON: OnceLock<bool> = OnceLock::new();
+    if *ON.get_or_init(|| std::env::var("AMD_INTERPOSE_LOG").is_ok_and(|v| v.trim() == "1")) {
+        eprintln!("amd-interpose: {line}");
+    }
 }
 
 /// The state if a client already touched a mock path.
