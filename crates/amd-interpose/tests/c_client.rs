@@ -1,5 +1,6 @@
 //! A C program that knows only `<linux/kfd_ioctl.h>` (`tests/c/kfd_client.c`) runs
-//! under the interposer: topology, VM, memory, a compute queue, a PM4 dispatch of the
+//! under the interposer: topology, VM, memory, a compute queue, a forked child that
+//! closes the devices and execs, a PM4 dispatch of the
 //! committed `vadd` code object rung by a plain doorbell store, an event wait and a
 //! memory fault, all answered by the mock. Compiled with the system's C compiler
 //! (`CC`, else `cc`); where there is none, or no `<linux/kfd_ioctl.h>`, the test says
@@ -70,6 +71,7 @@ fn a_raw_kfd_client_in_c_runs_on_the_mock() {
         "topology: gpu_id",
         "kfd: version 1.",
         "vm: acquired",
+        "fork: the child closed its copies",
         "dispatch: vadd of 1000 floats correct",
         "fault: at 0x10000",
         "all steps passed",

@@ -1,7 +1,8 @@
 /*
  * A KFD client written against <linux/kfd_ioctl.h> alone, as a program that knows
  * nothing of amd-hcq would be: it reads the topology, opens /dev/kfd and the render
- * node, acquires the VM, allocates and maps memory, creates a compute queue, loads a
+ * node, acquires the VM, allocates and maps memory, creates a compute queue, forks a
+ * child that closes the devices and runs /bin/true, loads a
  * code object (ELF program headers, the kernel descriptor), dispatches it with PM4
  * packets rung through the doorbell with a plain store, waits for the end-of-pipe
  * event, checks the result, then runs the kernel on an unmapped address and waits
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define TOPO "/sys/devices/virtual/kfd/kfd/topology/nodes"
@@ -310,6 +312,21 @@ int main(int argc, char **argv) {
     if (doorbell == MAP_FAILED) die("mmap of the doorbell page");
     doorbell += (q.doorbell_offset & 0x1fff) / 8;
     printf("queue: %u\n", q.queue_id);
+
+    /* A child that closes the device and runs another program (as a compiler launched
+     * by the client would) leaves the parent's devices alone. */
+    pid_t child = fork();
+    if (child < 0) die("fork");
+    if (child == 0) {
+        close(kfd);
+        close(drm);
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(child, &status, 0) < 0) die("waitpid");
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the forked child");
+    printf("fork: the child closed its copies and ran /bin/true\n");
 
     /* The kernel and its data. */
     struct mem code;
