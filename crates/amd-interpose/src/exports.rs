@@ -169,6 +169,67 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     unsafe { real::close(fd) }
 }
 
+/// Notes `copy` as a duplicate of `of` when `of` is a mock device's descriptor.
+fn note_dup(of: c_int, copy: c_int) {
+    if copy >= 0
+        && !inside()
+        && let Some(st) = state()
+    {
+        within(|| st.duplicated(of, copy));
+    }
+}
+
+/// `dup`: a duplicate of a mock device's descriptor reaches the same device.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
+    // SAFETY: forwarded unchanged.
+    let copy = unsafe { real::dup(fd) };
+    note_dup(fd, copy);
+    copy
+}
+
+/// `dup2`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dup2(fd: c_int, to: c_int) -> c_int {
+    // SAFETY: forwarded unchanged.
+    let copy = unsafe { real::dup2(fd, to) };
+    note_dup(fd, copy);
+    copy
+}
+
+/// `dup3`.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dup3(fd: c_int, to: c_int, flags: c_int) -> c_int {
+    // SAFETY: forwarded unchanged.
+    let copy = unsafe { real::dup3(fd, to, flags) };
+    note_dup(fd, copy);
+    copy
+}
+
+/// `fcntl` (variadic in C; its optional argument is passed on as it came): a
+/// descriptor duplicated with `F_DUPFD`/`F_DUPFD_CLOEXEC` reaches the same device.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded unchanged.
+    let r = unsafe { real::fcntl(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        note_dup(fd, r);
+    }
+    r
+}
+
 /// `ioctl`: on a mock descriptor, the mock's driver with the argument struct in
 /// place (`_IOC_SIZE` bytes at `arg`).
 ///

@@ -79,6 +79,9 @@ pub struct State {
     fds: Box<[AtomicI32]>,
     /// Ranges the mock mapped for the client (munmap goes back to it).
     maps: Mutex<Vec<(usize, usize)>>,
+    /// How many real descriptors (the placeholder and its duplicates) refer to each
+    /// mock descriptor: the mock's is closed with the last.
+    refs: Mutex<std::collections::BTreeMap<i32, u32>>,
     doorbells: doorbells::Watcher,
 }
 
@@ -170,6 +173,7 @@ impl State {
             root,
             fds: (0..MAX_FDS).map(|_| AtomicI32::new(0)).collect(),
             maps: Mutex::new(Vec::new()),
+            refs: Mutex::new(std::collections::BTreeMap::new()),
             doorbells: doorbells::Watcher::default(),
         }
     }
@@ -209,18 +213,53 @@ impl State {
             OpenMode::ReadOnly
         };
         let fd = within(|| self.mock.open(p, mode)).map_err(|e| e.errno as i32)?;
+        *self.refs.lock().entry(fd.0).or_insert(0) += 1;
         // Release: the mock's descriptor is open before another thread can find it.
         slot.store(fd.0 + 1, Ordering::Release);
         Ok(())
     }
 
-    /// Forgets (and closes in the mock) the descriptor behind `real_fd`.
+    /// Records that real descriptor `copy` (from `dup`, `dup2`, `dup3` or `fcntl`) is a
+    /// duplicate of `of`, a mock device's placeholder.
+    fn duplicated(&self, of: i32, copy: i32) {
+        if copy == of {
+            return;
+        }
+        // `dup2`/`dup3` onto a placeholder closed that one first.
+        self.close_device(copy);
+        let Some(m) = self.mock_fd(of) else { return };
+        let Some(slot) = usize::try_from(copy).ok().and_then(|i| self.fds.get(i)) else {
+            return;
+        };
+        *self.refs.lock().entry(m.0).or_insert(0) += 1;
+        // Release: counted before another thread can find it.
+        slot.store(m.0 + 1, Ordering::Release);
+    }
+
+    /// Forgets the descriptor behind `real_fd`; the mock's is closed with its last
+    /// real descriptor.
     fn close_device(&self, real_fd: i32) {
         let Some(slot) = usize::try_from(real_fd).ok().and_then(|i| self.fds.get(i)) else {
             return;
         };
         let m = slot.swap(0, Ordering::AcqRel);
-        if m != 0 {
+        if m == 0 {
+            return;
+        }
+        let last = {
+            let mut refs = self.refs.lock();
+            match refs.get_mut(&(m - 1)) {
+                Some(n) if *n > 1 => {
+                    *n -= 1;
+                    false
+                }
+                _ => {
+                    refs.remove(&(m - 1));
+                    true
+                }
+            }
+        };
+        if last {
             let _ = within(|| self.mock.close(Fd(m - 1)));
         }
     }

@@ -83,6 +83,10 @@ real_fns! {
     fn openat_2 = "__openat_2" (dirfd: c_int, path: *const c_char, flags: c_int) -> c_int, fail = -1;
     fn openat64_2 = "__openat64_2" (dirfd: c_int, path: *const c_char, flags: c_int) -> c_int, fail = -1;
     fn close = "close" (fd: c_int) -> c_int, fail = -1;
+    fn dup = "dup" (fd: c_int) -> c_int, fail = -1;
+    fn dup2 = "dup2" (fd: c_int, to: c_int) -> c_int, fail = -1;
+    fn dup3 = "dup3" (fd: c_int, to: c_int, flags: c_int) -> c_int, fail = -1;
+    fn fcntl = "fcntl" (fd: c_int, cmd: c_int, arg: c_ulong) -> c_int, fail = -1;
     fn ioctl = "ioctl" (fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int, fail = -1;
     fn mmap = "mmap" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
     fn mmap64 = "mmap64" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;

@@ -70,6 +70,7 @@ fn a_raw_kfd_client_in_c_runs_on_the_mock() {
     for step in [
         "topology: gpu_id",
         "kfd: version 1.",
+        "dup: a duplicate of /dev/kfd answered",
         "vm: acquired",
         "fork: the child closed its copies",
         "dispatch: vadd of 1000 floats correct",

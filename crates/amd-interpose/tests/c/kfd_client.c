@@ -275,6 +275,13 @@ int main(int argc, char **argv) {
     struct kfd_ioctl_get_version_args v = {0};
     if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v) < 0) die("AMDKFD_IOC_GET_VERSION");
     printf("kfd: version %u.%u\n", v.major_version, v.minor_version);
+    /* A duplicate reaches the same device, and closing it leaves the original open. */
+    int kfd2 = fcntl(kfd, F_DUPFD_CLOEXEC, 100);
+    if (kfd2 < 0) die("F_DUPFD_CLOEXEC of /dev/kfd");
+    struct kfd_ioctl_get_version_args v2 = {0};
+    if (ioctl(kfd2, AMDKFD_IOC_GET_VERSION, &v2) < 0 || v2.major_version != v.major_version) die("ioctl on a duplicate");
+    close(kfd2);
+    printf("dup: a duplicate of /dev/kfd answered, then closed\n");
     snprintf(path, sizeof path, "/dev/dri/renderD%llu", (unsigned long long)minor);
     drm = open(path, O_RDWR | O_CLOEXEC);
     if (drm < 0) die("open the render node");
