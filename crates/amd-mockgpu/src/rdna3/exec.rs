@@ -88,14 +88,16 @@ pub(crate) fn fma32(a: f32, b: f32, c: f32) -> f32 {
     }
     let v = s - p;
     let err = (p - (s - v)) + (c64 - v);
+    // Inexact and even: the odd neighbour on the side of the exact sum (one ulp up in
+    // magnitude when the error has the sum's sign, else down). Without branches: the
+    // parity is data, not a pattern a predictor learns.
     let bits = s.to_bits();
-    let odd = if err != 0.0 && bits & 1 == 0 {
-        // Inexact and even: the odd neighbour on the side of the exact sum.
-        f64::from_bits(if (err > 0.0) == (s > 0.0) { bits + 1 } else { bits - 1 })
-    } else {
-        s
-    };
-    odd as f32
+    let adjust = u64::from(err != 0.0) & !bits & 1;
+    let away = u64::from((err > 0.0) == (s > 0.0));
+    let odd = bits
+        .wrapping_add((adjust << 1) & away.wrapping_neg())
+        .wrapping_sub(adjust);
+    f64::from_bits(odd) as f32
 }
 
 pub(crate) fn unsupported(i: &Inst) -> String {
@@ -369,13 +371,13 @@ pub(crate) fn slow_only() -> bool {
 }
 
 /// A source operand resolved once per instruction: a VGPR or one value for every lane.
-enum Lanes {
+pub(crate) enum Lanes {
     Vgpr(usize),
     Same(u32),
 }
 
 impl Lanes {
-    fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
+    pub(crate) fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
         if n >= 256 {
             let r = usize::from(n - 256);
             (r < w.v.len()).then_some(Lanes::Vgpr(r))
@@ -384,7 +386,7 @@ impl Lanes {
         }
     }
 
-    fn values(&self, w: &Wave) -> [u32; 32] {
+    pub(crate) fn values(&self, w: &Wave) -> [u32; 32] {
         match *self {
             Lanes::Vgpr(r) => w.v[r],
             Lanes::Same(k) => [k; 32],
@@ -524,23 +526,13 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
             };
             blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
         }
-        // The fused multiply-adds: only the lanes EXEC enables.
-        _ => {
+        vop3::V_FMA_F32 => blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(cv[l])).to_bits()),
+        vop3::V_FMAC_F32_E64 => {
             let acc = out;
-            for (l, o) in out.iter_mut().enumerate() {
-                if exec >> l & 1 == 0 {
-                    continue;
-                }
-                let (x, y) = (f(av[l]), f(bv[l]));
-                *o = match op {
-                    vop3::V_FMA_F32 => fma32(x, y, f(cv[l])),
-                    vop3::V_FMAC_F32_E64 => fma32(x, y, f(acc[l])),
-                    vop2_only::V_FMAMK_F32_E32 => fma32(x, k, y),
-                    _ => fma32(x, y, k),
-                }
-                .to_bits();
-            }
+            blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(acc[l])).to_bits());
         }
+        vop2_only::V_FMAMK_F32_E32 => blend(&mut out, exec, |l| fma32(f(av[l]), k, f(bv[l])).to_bits()),
+        _ => blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), k).to_bits()),
     }
     w.v[dst] = out;
     Ok(true)
@@ -594,6 +586,13 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
     if fast_path(w, i, op, dst, srcs, m)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
         return Ok(());
     }
+    valu_lanes(w, i, op, dst, sdst, srcs, m)
+}
+
+/// [`valu`] lane by lane (kept out of line: its frame is large, and the whole-wave
+/// operations should not pay for setting it up).
+#[inline(never)]
+fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     // Lane reads and writes, the permlanes and the M0-relative moves.
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
@@ -1410,6 +1409,17 @@ mod tests {
             &[0xd73c_0004, 0x0002_0882], // v_lshlrev_b64 v[4:5], 2, v[4:5]
             &[0x5804_0b04, 0x4049_0fdb], // v_fmamk_f32 v2, v4, 0x40490fdb, v5
             &[0x5a04_0b04, 0x4049_0fdb], // v_fmaak_f32 v2, v4, v5, 0x40490fdb
+            &[0x7c98_0b04],              // v_cmp_gt_u32_e32 vcc_lo, v4, v5
+            &[0x7c9a_0a03],              // v_cmp_ne_u32_e32 vcc_lo, s3, v5
+            &[0x7c82_0b04],              // v_cmp_lt_i32_e32 vcc_lo, v4, v5
+            &[0x7c86_0b04],              // v_cmp_le_i32_e32 vcc_lo, v4, v5
+            &[0x7c22_0b04],              // v_cmp_lt_f32_e32 vcc_lo, v4, v5
+            &[0x7c30_0b04],              // v_cmp_u_f32_e32 vcc_lo, v4, v5
+            &[0x7c32_0b04],              // v_cmp_nge_f32_e32 vcc_lo, v4, v5
+            &[0x7d98_0b04],              // v_cmpx_gt_u32_e32 v4, v5
+            &[0x7d22_0af2],              // v_cmpx_lt_f32_e32 1.0, v5
+            &[0xd44c_0006, 0x0002_0b04], // v_cmp_gt_u32_e64 s6, v4, v5
+            &[0xd411_0006, 0x2002_0b04], // v_cmp_lt_f32_e64 s6, -v4, v5 (modifiers: lane by lane)
         ];
         let specials = [
             0u32,
@@ -1443,6 +1453,51 @@ mod tests {
             let slow = slow.unwrap();
             assert_eq!(fast.v, slow.v, "{words:08x?}");
             assert_eq!(fast.s, slow.s, "{words:08x?}: scalars (carries)");
+        }
+    }
+
+    /// VOPD pairs a whole wave at a time give what the lane-by-lane path gives: every
+    /// X opcode with every Y opcode, VGPR, scalar and constant sources, a literal.
+    #[test]
+    fn whole_wave_vopd_matches_the_lane_by_lane_path() {
+        let r = (0..3 * 32)
+            .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
+            .collect::<Vec<_>>();
+        let set = |w: &mut Wave| {
+            lanes(w, 4, |l| {
+                if l < 4 {
+                    [0, 0x7f80_0000, 1, 0x8000_0000][l]
+                } else {
+                    r[l]
+                }
+            });
+            lanes(w, 5, |l| r[32 + l]);
+            lanes(w, 6, |l| r[64 + l] >> 8);
+            lanes(w, 7, |l| l as u32);
+            lanes(w, 2, |l| 0xdead_0000 | l as u32);
+            lanes(w, 9, |l| 0x3f80_0000 + l as u32);
+            w.s[3] = 0x4049_0fdb;
+            w.s[VCC_LO] = 0x5555_aaab;
+            w.s[EXEC_LO] = 0xfffe_fff7;
+        };
+        for opx in 0..=13u32 {
+            for opy in (0..=13u32).chain(16..=18) {
+                for (srcx0, srcy0) in [(0x104u32, 0x107u32), (3, 0xf2), (0x106, 0x81)] {
+                    // v_dual_<x> v2, srcx0, v5 :: v_dual_<y> v9, srcy0, v6, then a literal.
+                    let w0 = 0xc800_0000 | opx << 22 | opy << 17 | 5 << 9 | srcx0;
+                    let w1 = 2 << 24 | (9 >> 1) << 17 | 6 << 9 | srcy0;
+                    let words = [w0, w1, 0x4049_0fdb];
+                    let fast = run(&words, set);
+                    SLOW_ONLY.with(|s| s.set(true));
+                    let slow = run(&words, set);
+                    SLOW_ONLY.with(|s| s.set(false));
+                    match (fast, slow) {
+                        (Ok(fast), Ok(slow)) => assert_eq!(fast.v, slow.v, "{words:08x?}"),
+                        (Err(_), Err(_)) => {}
+                        (a, b) => panic!("{words:08x?}: {:?} vs {:?}", a.err(), b.err()),
+                    }
+                }
+            }
         }
     }
 

@@ -105,6 +105,9 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     let Some(op) = Ds::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
+    if whole_wave(w, i, op, lds).is_some() {
+        return Ok(());
+    }
     // The 32-bit read-modify-writes: the plain form and, for `_rtn`, whether the old
     // value returns (ds_add_rtn_f32 is apart from the others).
     let (rmw, rtn) = match op {
@@ -142,9 +145,6 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     );
     if rmw.is_none() && !plain_ops {
         return ds_rest(w, i, lds);
-    }
-    if whole_wave(w, i, op, lds).is_some() {
-        return Ok(());
     }
     let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
     let offset = off0 | off1 << 8;
