@@ -4,7 +4,7 @@ use super::decode::Inst;
 use super::exec::{Lanes, Mods, R, f, f64_src, slow_only, unsupported};
 use super::opcodes::op::vopc;
 use super::packed::f16_src;
-use super::wave::{EXEC_LO, MODE_DENORM_F32_IN, Wave};
+use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, SPARSE_LANES, Wave};
 
 /// The `v_cmpx_*` compares, which write EXEC, are the `v_cmp_*` ones this much higher.
 const CMPX: u16 = vopc::V_CMPX_F_F16_E32 - vopc::V_CMP_F_F16_E32;
@@ -60,7 +60,7 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     };
     let compare = compare_of(op);
     let exec = w.exec();
-    if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal)) {
+    if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal, exec)) {
         return w.swrite(sdst, mask & exec);
     }
     let mut mask = 0u32;
@@ -105,15 +105,18 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     w.swrite(sdst, mask)
 }
 
-/// Lane `l`'s bit set where `p(l)`.
+/// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`.
 #[inline(always)]
-fn mask(p: impl Fn(usize) -> bool) -> u32 {
-    (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l)
+fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
+    if exec.count_ones() <= SPARSE_LANES {
+        return Bits(exec).fold(0u32, |m, l| m | u32::from(p(l)) << l);
+    }
+    (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l) & exec
 }
 
 /// The 32-bit integer and f32 compares without modifiers, a whole wave at a time: the
-/// mask for every lane (EXEC is the caller's), or `None` for the lane-by-lane path.
-fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u32>) -> Option<u32> {
+/// mask for the lanes of EXEC, or `None` for the lane-by-lane path.
+fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u32>, exec: u32) -> Option<u32> {
     if m != Mods::NONE || slow_only() {
         return None;
     }
@@ -133,11 +136,11 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
         }
     };
     Some(match compare {
-        Compare::Int { t: 2, k } => mask(|l| ordered(k, (a[l] as i32).cmp(&(b[l] as i32)))),
-        Compare::Int { t: 3, k } => mask(|l| ordered(k, a[l].cmp(&b[l]))),
+        Compare::Int { t: 2, k } => mask(exec, |l| ordered(k, (a[l] as i32).cmp(&(b[l] as i32)))),
+        Compare::Int { t: 3, k } => mask(exec, |l| ordered(k, a[l].cmp(&b[l]))),
         // f32 inputs as they are (MODE keeps input denormals).
         Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => {
-            mask(|l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l]))))
+            mask(exec, |l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l]))))
         }
         _ => return None,
     })

@@ -3,7 +3,7 @@
 
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, fma32, slow_only, valu};
+use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, each_lane, f, fma32, slow_only, valu};
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
 use super::opcodes::op::{vop2, vop3, vopd};
@@ -250,20 +250,20 @@ pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m:
 }
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.
-/// One half of a VOPD pair for every lane (EXEC is the caller's), with MODE keeping
+/// One half of a VOPD pair for the lanes of `exec` (the others 0), with MODE keeping
 /// f32 denormals; `None` for the operations and operands the lane-by-lane path takes.
-fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>) -> Option<[u32; 32]> {
+fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, exec: u32) -> Option<[u32; 32]> {
     let a = Lanes::of(w, s0, lit)?.values(w);
     let b = Lanes::of(w, s1, lit)?.values(w);
     let acc = *w.v.get(d)?;
     let k = f(lit.unwrap_or(0));
     let vcc = w.vcc();
     let mut out = [0u32; 32];
-    let all = u32::MAX;
+    let all = exec;
     match op {
-        vopd::V_DUAL_FMAC_F32 => blend(&mut out, all, |l| fma32(f(a[l]), f(b[l]), f(acc[l])).to_bits()),
-        vopd::V_DUAL_FMAAK_F32 => blend(&mut out, all, |l| fma32(f(a[l]), f(b[l]), k).to_bits()),
-        vopd::V_DUAL_FMAMK_F32 => blend(&mut out, all, |l| fma32(f(a[l]), k, f(b[l])).to_bits()),
+        vopd::V_DUAL_FMAC_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), f(b[l]), f(acc[l])).to_bits()),
+        vopd::V_DUAL_FMAAK_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), f(b[l]), k).to_bits()),
+        vopd::V_DUAL_FMAMK_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), k, f(b[l])).to_bits()),
         vopd::V_DUAL_MUL_F32 => blend(&mut out, all, |l| (f(a[l]) * f(b[l])).to_bits()),
         vopd::V_DUAL_ADD_F32 => blend(&mut out, all, |l| (f(a[l]) + f(b[l])).to_bits()),
         vopd::V_DUAL_SUB_F32 => blend(&mut out, all, |l| (f(a[l]) - f(b[l])).to_bits()),
@@ -289,8 +289,8 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     // Both halves a whole wave at a time when they can be: read before either writes.
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
     if w.mode & f32_denormals == f32_denormals && !slow_only() {
-        let x = vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit);
-        let y = vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit);
+        let x = vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, exec);
+        let y = vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, exec);
         if let (Some(x), Some(y)) = (x, y) {
             for (d, r) in [(vdstx, x), (vdsty, y)] {
                 let mut out = w.v[d];

@@ -21,7 +21,7 @@ use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
+use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, SPARSE_LANES, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -399,11 +399,27 @@ impl Lanes {
 /// be a pure function of the lane's operands.
 #[inline(always)]
 pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
+    // A few lanes (small workgroups, the tail of a divergent branch): just those.
+    if exec.count_ones() <= SPARSE_LANES {
+        for lane in Bits(exec) {
+            out[lane] = f(lane);
+        }
+        return;
+    }
     for (lane, o) in out.iter_mut().enumerate() {
         let r = f(lane);
         if exec >> lane & 1 != 0 {
             *o = r;
         }
+    }
+}
+
+/// `out` with each lane EXEC enables set to `f(lane)`, visiting only those lanes: for
+/// operations that cost more than the loop (a fused multiply-add).
+#[inline(always)]
+pub(crate) fn each_lane(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
+    for lane in Bits(exec) {
+        out[lane] = f(lane);
     }
 }
 
@@ -526,13 +542,13 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
             };
             blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
         }
-        vop3::V_FMA_F32 => blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(cv[l])).to_bits()),
+        vop3::V_FMA_F32 => each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(cv[l])).to_bits()),
         vop3::V_FMAC_F32_E64 => {
             let acc = out;
-            blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(acc[l])).to_bits());
+            each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(acc[l])).to_bits());
         }
-        vop2_only::V_FMAMK_F32_E32 => blend(&mut out, exec, |l| fma32(f(av[l]), k, f(bv[l])).to_bits()),
-        _ => blend(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), k).to_bits()),
+        vop2_only::V_FMAMK_F32_E32 => each_lane(&mut out, exec, |l| fma32(f(av[l]), k, f(bv[l])).to_bits()),
+        _ => each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), k).to_bits()),
     }
     w.v[dst] = out;
     Ok(true)
@@ -564,16 +580,17 @@ fn fast_carry(
     let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
     let (av, bv) = (a.values(w), b.values(w));
     let exec = w.exec();
+    let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
     let mut out = w.v[dst];
-    let mut carry_out = 0u32;
-    for (lane, o) in out.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let s = u64::from(av[lane]) + u64::from(bv[lane]) + u64::from(carry_in >> lane & 1);
-        *o = s as u32;
-        carry_out |= ((s >> 32) as u32 & 1) << lane;
-    }
+    let carry_out = if exec.count_ones() <= SPARSE_LANES {
+        Bits(exec).fold(0u32, |c, l| {
+            out[l] = sum(l) as u32;
+            c | ((sum(l) >> 32) as u32 & 1) << l
+        })
+    } else {
+        blend(&mut out, exec, |l| sum(l) as u32);
+        (0..32).fold(0u32, |c, l| c | ((sum(l) >> 32) as u32 & 1) << l) & exec
+    };
     w.v[dst] = out;
     w.swrite(sdst.unwrap_or(VCC_LO), carry_out)?;
     Ok(true)
@@ -1435,7 +1452,7 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
-        for words in cases {
+        for (words, exec) in cases.iter().flat_map(|c| [(c, 0xfffe_fff7u32), (c, 0x0100_0010)]) {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });
                 lanes(w, 5, |l| if l < 9 { specials[8 - l] } else { r[32 + l] });
@@ -1444,7 +1461,7 @@ mod tests {
                 w.s[3] = 0x4049_0fdb;
                 w.s[7] = 0x0f0f_3355;
                 w.s[VCC_LO] = 0x5555_aaab;
-                w.s[EXEC_LO] = 0xfffe_fff7;
+                w.s[EXEC_LO] = exec;
             };
             let fast = run(words, set).unwrap();
             SLOW_ONLY.with(|s| s.set(true));
@@ -1463,6 +1480,7 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
+        let exec = std::cell::Cell::new(0u32);
         let set = |w: &mut Wave| {
             lanes(w, 4, |l| {
                 if l < 4 {
@@ -1478,9 +1496,10 @@ mod tests {
             lanes(w, 9, |l| 0x3f80_0000 + l as u32);
             w.s[3] = 0x4049_0fdb;
             w.s[VCC_LO] = 0x5555_aaab;
-            w.s[EXEC_LO] = 0xfffe_fff7;
+            w.s[EXEC_LO] = exec.get();
         };
-        for opx in 0..=13u32 {
+        for (opx, mask) in (0..=13u32).flat_map(|op| [(op, 0xfffe_fff7u32), (op, 0x0100_0010)]) {
+            exec.set(mask);
             for opy in (0..=13u32).chain(16..=18) {
                 for (srcx0, srcy0) in [(0x104u32, 0x107u32), (3, 0xf2), (0x106, 0x81)] {
                     // v_dual_<x> v2, srcx0, v5 :: v_dual_<y> v9, srcy0, v6, then a literal.

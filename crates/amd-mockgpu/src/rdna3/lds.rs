@@ -798,6 +798,7 @@ mod tests {
             ds(55, 0, 3, 1, 0, 0, 1),   // ds_load_2addr_b32 v[1:2], v1 offset1:3
         ];
         let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
+        let exec = std::cell::Cell::new(0u32);
         let setup = |w: &mut Wave| {
             // Lanes 0..16 apart, 16..24 on one address, the rest past the 1 KiB LDS.
             lanes(w, 1, |l| match l {
@@ -808,12 +809,15 @@ mod tests {
             for r in 2..8 {
                 lanes(w, r, |l| (r as u32) << 16 | l as u32);
             }
-            w.s[crate::rdna3::wave::EXEC_LO] = 0xbfff_fdff;
+            w.s[crate::rdna3::wave::EXEC_LO] = exec.get();
         };
-        let fast = run_all(&prog, setup).unwrap();
-        crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(true));
-        let slow = run_all(&prog, setup);
-        crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
-        assert_eq!(fast.v, slow.unwrap().v);
+        for mask in [0xbfff_fdff, 0x0001_0004] {
+            exec.set(mask);
+            let fast = run_all(&prog, setup).unwrap();
+            crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(true));
+            let slow = run_all(&prog, setup);
+            crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
+            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}");
+        }
     }
 }
