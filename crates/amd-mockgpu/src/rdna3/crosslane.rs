@@ -3,7 +3,8 @@
 
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, each_lane, f, fma32, slow_only, valu};
+use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_only, valu};
+use super::fma::fma_wave;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
 use super::opcodes::op::{vop2, vop3, vopd};
@@ -261,9 +262,9 @@ fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, ex
     let mut out = [0u32; 32];
     let all = exec;
     match op {
-        vopd::V_DUAL_FMAC_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), f(b[l]), f(acc[l])).to_bits()),
-        vopd::V_DUAL_FMAAK_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), f(b[l]), k).to_bits()),
-        vopd::V_DUAL_FMAMK_F32 => each_lane(&mut out, all, |l| fma32(f(a[l]), k, f(b[l])).to_bits()),
+        vopd::V_DUAL_FMAC_F32 => out = fma_wave(&a, &b, &acc),
+        vopd::V_DUAL_FMAAK_F32 => out = fma_wave(&a, &b, &[k.to_bits(); 32]),
+        vopd::V_DUAL_FMAMK_F32 => out = fma_wave(&a, &[k.to_bits(); 32], &b),
         vopd::V_DUAL_MUL_F32 => blend(&mut out, all, |l| (f(a[l]) * f(b[l])).to_bits()),
         vopd::V_DUAL_ADD_F32 => blend(&mut out, all, |l| (f(a[l]) + f(b[l])).to_bits()),
         vopd::V_DUAL_SUB_F32 => blend(&mut out, all, |l| (f(a[l]) - f(b[l])).to_bits()),

@@ -15,6 +15,7 @@ use super::compare::vcmp;
 use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
+use super::fma::fma_wave;
 use super::half;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
@@ -414,15 +415,6 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
     }
 }
 
-/// `out` with each lane EXEC enables set to `f(lane)`, visiting only those lanes: for
-/// operations that cost more than the loop (a fused multiply-add).
-#[inline(always)]
-pub(crate) fn each_lane(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
-    for lane in Bits(exec) {
-        out[lane] = f(lane);
-    }
-}
-
 /// The commonest VALU operations without modifiers, a whole wave at a time: the same
 /// results as the lane-by-lane path (which handles everything else, and reports
 /// errors). `Ok(false)` when the instruction is not one of them.
@@ -542,13 +534,17 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
             };
             blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
         }
-        vop3::V_FMA_F32 => each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(cv[l])).to_bits()),
-        vop3::V_FMAC_F32_E64 => {
-            let acc = out;
-            each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), f(acc[l])).to_bits());
+        // The fused multiply-adds, on the host's FMA unit where it has one.
+        _ => {
+            let kv = [k.to_bits(); 32];
+            let r = match op {
+                vop3::V_FMA_F32 => fma_wave(&av, &bv, &cv),
+                vop3::V_FMAC_F32_E64 => fma_wave(&av, &bv, &out),
+                vop2_only::V_FMAMK_F32_E32 => fma_wave(&av, &kv, &bv),
+                _ => fma_wave(&av, &bv, &kv),
+            };
+            blend(&mut out, exec, |l| r[l]);
         }
-        vop2_only::V_FMAMK_F32_E32 => each_lane(&mut out, exec, |l| fma32(f(av[l]), k, f(bv[l])).to_bits()),
-        _ => each_lane(&mut out, exec, |l| fma32(f(av[l]), f(bv[l]), k).to_bits()),
     }
     w.v[dst] = out;
     Ok(true)

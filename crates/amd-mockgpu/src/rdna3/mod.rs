@@ -28,6 +28,7 @@ mod decode;
 mod disasm;
 mod divide;
 mod exec;
+mod fma;
 mod half;
 mod lds;
 mod matrix;
