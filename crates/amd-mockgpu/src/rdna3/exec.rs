@@ -408,10 +408,9 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
         return;
     }
     for (lane, o) in out.iter_mut().enumerate() {
-        let r = f(lane);
-        if exec >> lane & 1 != 0 {
-            *o = r;
-        }
+        // All ones where the lane is on: a select without a branch.
+        let on = 0u32.wrapping_sub(exec >> lane & 1);
+        *o = f(lane) & on | *o & !on;
     }
 }
 
@@ -584,8 +583,12 @@ fn fast_carry(
             c | ((sum(l) >> 32) as u32 & 1) << l
         })
     } else {
-        blend(&mut out, exec, |l| sum(l) as u32);
-        (0..32).fold(0u32, |c, l| c | ((sum(l) >> 32) as u32 & 1) << l) & exec
+        let sums: [u64; 32] = std::array::from_fn(sum);
+        blend(&mut out, exec, |l| sums[l] as u32);
+        sums.iter()
+            .enumerate()
+            .fold(0u32, |c, (l, s)| c | ((s >> 32) as u32 & 1) << l)
+            & exec
     };
     w.v[dst] = out;
     w.swrite(sdst.unwrap_or(VCC_LO), carry_out)?;

@@ -192,8 +192,12 @@ fn store_span(
         for k in 0..dwords {
             let b = at + 4 * k;
             span[b..b + 4].copy_from_slice(&w.v[data + k][lane].to_le_bytes());
-            for byte in b..b + 4 {
-                covered[byte / 64] |= 1 << (byte % 64);
+            if b % 64 <= 60 {
+                covered[b / 64] |= 0xf << (b % 64);
+            } else {
+                for byte in b..b + 4 {
+                    covered[byte / 64] |= 1 << (byte % 64);
+                }
             }
         }
     }

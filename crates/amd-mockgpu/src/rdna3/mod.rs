@@ -298,21 +298,27 @@ impl Grid {
                     next += 1;
                 }
             }
-            let mut exec = 0u32;
-            for lane in 0..32 {
-                let t = wi * 32 + lane;
-                if t >= self.threads {
-                    continue;
-                }
-                exec |= 1 << lane;
-                let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
+            // The wave's first thread id divided out once, then counted up (x fastest).
+            let first = wi * 32;
+            let lanes = self.threads.saturating_sub(first).min(32);
+            let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+            for lane in 0..lanes {
                 w.v[0][lane] = if self.tidig == 0 {
                     x as u32
                 } else {
                     (x | y << 10 | z << 20) as u32
                 };
+                x += 1;
+                if x == bx {
+                    x = 0;
+                    y += 1;
+                    if y == by {
+                        y = 0;
+                        z += 1;
+                    }
+                }
             }
-            w.s[EXEC_LO] = exec;
+            w.s[EXEC_LO] = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
         }
     }
 }
