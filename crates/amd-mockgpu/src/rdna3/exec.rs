@@ -583,7 +583,10 @@ fn fast_carry(
             c | ((sum(l) >> 32) as u32 & 1) << l
         })
     } else {
-        let sums: [u64; 32] = std::array::from_fn(sum);
+        let mut sums = [0u64; 32];
+        for (l, s) in sums.iter_mut().enumerate() {
+            *s = sum(l);
+        }
         blend(&mut out, exec, |l| sums[l] as u32);
         sums.iter()
             .enumerate()

@@ -127,7 +127,10 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                             let mut out = w.v[vdst + k];
                             for lane in Bits(exec) {
                                 let at = (addrs[lane] - lo) as usize + 4 * k;
-                                out[lane] = u32::from_le_bytes([span[at], span[at + 1], span[at + 2], span[at + 3]]);
+                                // Inside the span by its construction.
+                                if let Some(b) = span.get(at..at + 4) {
+                                    out[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                }
                             }
                             w.v[vdst + k] = out;
                         }
