@@ -408,11 +408,23 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
         return;
     }
     for (lane, o) in out.iter_mut().enumerate() {
-        // All ones where the lane is on: a select without a branch.
-        let on = 0u32.wrapping_sub(exec >> lane & 1);
+        // All ones where the lane is on: a select without a branch (and, with the bit
+        // from a table rather than a shift by the lane, one that vectorizes).
+        let on = if exec & LANE_BIT[lane] != 0 { u32::MAX } else { 0 };
         *o = f(lane) & on | *o & !on;
     }
 }
+
+/// Lane `l`'s bit in a mask.
+const LANE_BIT: [u32; 32] = {
+    let mut bits = [0; 32];
+    let mut l = 0;
+    while l < 32 {
+        bits[l] = 1 << l;
+        l += 1;
+    }
+    bits
+};
 
 /// The commonest VALU operations without modifiers, a whole wave at a time: the same
 /// results as the lane-by-lane path (which handles everything else, and reports
