@@ -6,6 +6,9 @@
 //!
 //! `cargo xtask bench interp` (`REMU_LIB=/path/to/libremu.so cargo xtask bench interp`
 //! for the remu ratio). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
+//! Arguments that do not start with `-` pick cases by name (`cargo bench -p amd-hcq
+//! --bench interp -- matmul`); `HCQ_BENCH_RUNS` sets the timed launches per case
+//! (default 3), for a profiler to sample a longer run.
 
 mod remu;
 
@@ -17,7 +20,16 @@ use std::time::Instant;
 use amd_hcq::{Buffer, BufferKind, CodeObject, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys, Rdna3Executor};
 
+/// Timed launches per case, unless `HCQ_BENCH_RUNS` says otherwise.
 const RUNS: usize = 3;
+
+fn runs() -> usize {
+    std::env::var("HCQ_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(RUNS)
+}
 
 /// One kernel argument.
 #[derive(Clone, Copy)]
@@ -186,13 +198,14 @@ fn ours(case: &Case) -> (f64, u64, u64) {
         counters.lane_instructions.load(Ordering::Relaxed),
     );
     let mut times = Vec::new();
-    for _ in 0..RUNS {
+    let runs = runs();
+    for _ in 0..runs {
         let t = Instant::now();
         prg.launch_timed(&buf_args, &vals, dims).unwrap();
         times.push(t.elapsed().as_secs_f64());
     }
-    let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / RUNS as u64;
-    let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / RUNS as u64;
+    let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / runs as u64;
+    let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / runs as u64;
     (median(times), lanes, insts)
 }
 
@@ -247,7 +260,11 @@ fn main() {
     if remu.is_none() {
         println!("(REMU_LIB not set: no remu ratio; build remu yourself and point REMU_LIB at libremu.so)");
     }
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     for case in cases() {
+        if !wanted.is_empty() && !wanted.iter().any(|w| w == case.name) {
+            continue;
+        }
         let (secs, lanes, insts) = ours(&case);
         let rate = lanes as f64 / secs;
         let nat = native(&case);

@@ -13,8 +13,11 @@
 
 #![allow(unsafe_code)]
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use parking_lot::{RwLock, RwLockReadGuard};
 
 use crate::MemoryFault;
 use crate::driver::Driver;
@@ -56,7 +59,146 @@ fn not_present(va: u64, write: bool) -> MemoryFault {
     }
 }
 
+/// A whole GPU mapping a check passed: mapped to GPU `g`, backed all through by host
+/// memory the mock can touch, with no injected fault inside; writable or not. It
+/// stays so only while the shared lock it was found under is held ([`Held`] keeps
+/// that true).
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    g: usize,
+    lo: u64,
+    hi: u64,
+    writable: bool,
+}
+
+impl Window {
+    fn covers(&self, g: usize, addr: u64, len: usize, write: bool) -> bool {
+        self.g == g
+            && addr >= self.lo
+            && addr.checked_add(len as u64).is_some_and(|end| end <= self.hi)
+            && (self.writable || !write)
+    }
+}
+
+/// Windows a [`Held`] lock remembers (a kernel reads and writes a few buffers).
+const WINDOWS: usize = 4;
+
+/// The shared lock on the address space as a kernel executor holds it, with the last
+/// few GPU mappings a read or write was checked against ([`Window`]s): accesses that
+/// fall inside one are not checked again. The windows are forgotten whenever the lock
+/// is let go ([`Held::bump`], [`Held::unlocked`]), since mappings may change then.
+pub(crate) struct Held<'a> {
+    guard: RwLockReadGuard<'a, AddressSpace>,
+    windows: [Cell<Option<Window>>; WINDOWS],
+    next: Cell<usize>,
+}
+
+impl<'a> Held<'a> {
+    pub(crate) fn new(guard: RwLockReadGuard<'a, AddressSpace>) -> Self {
+        Held {
+            guard,
+            windows: Default::default(),
+            next: Cell::new(0),
+        }
+    }
+
+    /// The address space.
+    pub(crate) fn space(&self) -> &AddressSpace {
+        &self.guard
+    }
+
+    /// The lock this is a shared hold of.
+    pub(crate) fn lock(&self) -> &'a RwLock<AddressSpace> {
+        RwLockReadGuard::rwlock(&self.guard)
+    }
+
+    fn forget(&self) {
+        self.windows.iter().for_each(|w| w.set(None));
+    }
+
+    /// Lets a waiting writer in (the windows go).
+    pub(crate) fn bump(&mut self) {
+        self.forget();
+        RwLockReadGuard::bump(&mut self.guard);
+    }
+
+    /// Runs `f` with the lock released (the windows go).
+    pub(crate) fn unlocked<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        self.forget();
+        RwLockReadGuard::unlocked(&mut self.guard, f)
+    }
+
+    /// The window that covers the access, if one does.
+    fn window(&self, g: usize, addr: u64, len: usize, write: bool) -> Option<Window> {
+        self.windows
+            .iter()
+            .filter_map(Cell::get)
+            .find(|w| w.covers(g, addr, len, write))
+    }
+
+    /// Remembers the mapping around `addr` after a check passed there.
+    fn remember(&self, g: usize, addr: u64) {
+        if let Some(w) = self.guard.gpu_window(g, addr) {
+            let k = self.next.get();
+            self.windows[k].set(Some(w));
+            self.next.set((k + 1) % WINDOWS);
+        }
+    }
+
+    /// Reads bytes at `addr` of `vm`.
+    pub(crate) fn read(&self, vm: &Vm, addr: u64, out: &mut [u8]) -> MemResult<()> {
+        let Vm::Kfd(g) = *vm else {
+            return self.guard.vm_read(vm, addr, out);
+        };
+        if self.window(g, addr, out.len(), false).is_some() {
+            // SAFETY: a window covers the range: mapped, readable host memory, checked
+            // under the shared lock that has been held since (the windows go when it
+            // is let go), so it cannot have been unmapped; `out` is ordinary memory.
+            unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
+            return Ok(());
+        }
+        self.guard.gpu_read(g, addr, out)?;
+        self.remember(g, addr);
+        Ok(())
+    }
+
+    /// Writes `data` at `addr` of `vm`.
+    pub(crate) fn write(&self, vm: &Vm, addr: u64, data: &[u8]) -> MemResult<()> {
+        let Vm::Kfd(g) = *vm else {
+            return self.guard.vm_write(vm, addr, data);
+        };
+        if self.window(g, addr, data.len(), true).is_some() {
+            // SAFETY: a writable window covers the range: mapped, writable host memory,
+            // checked under the shared lock held since, so still there; `data` is
+            // ordinary memory and cannot overlap it.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as usize as *mut u8, data.len()) };
+            return Ok(());
+        }
+        self.guard.gpu_write(g, addr, data)?;
+        self.remember(g, addr);
+        Ok(())
+    }
+}
+
 impl AddressSpace {
+    /// The whole GPU mapping around `addr` as a [`Window`], when no injected fault
+    /// lies inside it and host memory backs all of it.
+    fn gpu_window(&self, g: usize, addr: u64) -> Option<Window> {
+        let gpu = self.gpus.get(g)?;
+        let (&lo, m) = gpu.mapped.range(..=addr).next_back()?;
+        let hi = lo.checked_add(m.size)?;
+        if addr >= hi || gpu.fault_addrs.range(lo..hi).next().is_some() {
+            return None;
+        }
+        let (a, e) = (usize::try_from(lo).ok()?, usize::try_from(hi).ok()?);
+        self.accessible.contains(a, e).then_some(Window {
+            g,
+            lo,
+            hi,
+            writable: m.writable,
+        })
+    }
+
     pub(crate) fn new(n_gpus: usize) -> Self {
         AddressSpace {
             gpus: (0..n_gpus).map(|_| GpuSpace::default()).collect(),

@@ -32,7 +32,7 @@ use amd_packets::GfxTarget;
 
 use crate::MemoryFault;
 use crate::driver::Driver;
-use mem::{AddressSpace, Vm};
+use mem::{AddressSpace, Held, Vm};
 use pcimem::DevMem;
 
 /// Everything a DISPATCH_DIRECT hands to the kernel executor, read from the queue's
@@ -100,7 +100,7 @@ pub struct SharedMemory<'a> {
 /// [`GpuMemory::checkpoint`] every few thousand instructions: that lets a waiting
 /// `munmap` or (un)map ioctl in, and ends the dispatch when its queue is destroyed.
 pub struct GpuMemory<'a> {
-    space: RefCell<RwLockReadGuard<'a, AddressSpace>>,
+    space: RefCell<Held<'a>>,
     vm: &'a Vm,
     stop: &'a AtomicBool,
 }
@@ -108,7 +108,7 @@ pub struct GpuMemory<'a> {
 impl<'a> GpuMemory<'a> {
     pub(crate) fn new(space: &'a RwLock<AddressSpace>, vm: &'a Vm, stop: &'a AtomicBool) -> Self {
         GpuMemory {
-            space: RefCell::new(space.read()),
+            space: RefCell::new(Held::new(space.read())),
             vm,
             stop,
         }
@@ -118,7 +118,7 @@ impl<'a> GpuMemory<'a> {
     /// ([`GpuMemory::open`]): views hold a lock guard and stay on their thread.
     pub fn share(&self) -> SharedMemory<'a> {
         SharedMemory {
-            space: RwLockReadGuard::rwlock(&self.space.borrow()),
+            space: self.space.borrow().lock(),
             vm: self.vm,
             stop: self.stop,
         }
@@ -129,7 +129,7 @@ impl<'a> GpuMemory<'a> {
     /// helpers only inside [`GpuMemory::unlocked`].)
     pub fn open(shared: &SharedMemory<'a>) -> Self {
         GpuMemory {
-            space: RefCell::new(shared.space.read()),
+            space: RefCell::new(Held::new(shared.space.read())),
             vm: shared.vm,
             stop: shared.stop,
         }
@@ -139,26 +139,26 @@ impl<'a> GpuMemory<'a> {
     /// their own). Memory must not be touched through this view meanwhile.
     pub fn unlocked<T>(&self, f: impl FnOnce() -> T) -> T {
         match self.space.try_borrow_mut() {
-            Ok(mut guard) => RwLockReadGuard::unlocked(&mut guard, f),
+            Ok(mut held) => held.unlocked(f),
             Err(_) => f(),
         }
     }
 
     /// Reads bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().vm_read(self.vm, addr, out)
+        self.space.borrow().read(self.vm, addr, out)
     }
     /// Writes bytes at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().vm_write(self.vm, addr, data)
+        self.space.borrow().write(self.vm, addr, data)
     }
     /// Loads a dword.
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.space.borrow().vm_load_u32(self.vm, addr)
+        self.space.borrow().space().vm_load_u32(self.vm, addr)
     }
     /// Stores a dword.
     pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
-        self.space.borrow().vm_store_u32(self.vm, addr, v)
+        self.space.borrow().space().vm_store_u32(self.vm, addr, v)
     }
     /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
     /// `f`'s error, leaving memory as it was). Atomic against other engines and the
@@ -168,7 +168,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u32) -> Result<u32, E>,
     ) -> Result<Result<u32, E>, MemoryFault> {
-        self.space.borrow().vm_rmw_u32(self.vm, addr, f)
+        self.space.borrow().space().vm_rmw_u32(self.vm, addr, f)
     }
     /// As [`GpuMemory::atomic_u32`], for a qword.
     pub fn atomic_u64<E>(
@@ -176,7 +176,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u64) -> Result<u64, E>,
     ) -> Result<Result<u64, E>, MemoryFault> {
-        self.space.borrow().vm_rmw_u64(self.vm, addr, f)
+        self.space.borrow().space().vm_rmw_u64(self.vm, addr, f)
     }
 
     /// Ends a slice of the dispatch: lets a waiting writer of the address space (an
@@ -189,8 +189,8 @@ impl<'a> GpuMemory<'a> {
         }
         // No access is in progress here (accesses do not call back), so the borrow
         // is free; were it not, skipping one yield point is harmless.
-        if let Ok(mut guard) = self.space.try_borrow_mut() {
-            RwLockReadGuard::bump(&mut guard);
+        if let Ok(mut held) = self.space.try_borrow_mut() {
+            held.bump();
         }
         Ok(())
     }

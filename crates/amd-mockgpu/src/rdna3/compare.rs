@@ -1,10 +1,10 @@
 //! Vector compares (VOPC and their VOP3 forms) and float classes.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f, f64_src, unsupported};
+use super::exec::{Lanes, Mods, R, f, f64_src, slow_only, unsupported};
 use super::opcodes::op::vopc;
 use super::packed::f16_src;
-use super::wave::{EXEC_LO, Wave};
+use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, SPARSE_LANES, Wave};
 
 /// The `v_cmpx_*` compares, which write EXEC, are the `v_cmp_*` ones this much higher.
 const CMPX: u16 = vopc::V_CMPX_F_F16_E32 - vopc::V_CMP_F_F16_E32;
@@ -60,6 +60,9 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     };
     let compare = compare_of(op);
     let exec = w.exec();
+    if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal, exec)) {
+        return w.swrite(sdst, mask & exec);
+    }
     let mut mask = 0u32;
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -100,6 +103,47 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
         mask |= (r as u32) << lane;
     }
     w.swrite(sdst, mask)
+}
+
+/// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`.
+#[inline(always)]
+fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
+    if exec.count_ones() <= SPARSE_LANES {
+        return Bits(exec).fold(0u32, |m, l| m | u32::from(p(l)) << l);
+    }
+    (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l) & exec
+}
+
+/// The 32-bit integer and f32 compares without modifiers, a whole wave at a time: the
+/// mask for the lanes of EXEC, or `None` for the lane-by-lane path.
+fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u32>, exec: u32) -> Option<u32> {
+    if m != Mods::NONE || slow_only() {
+        return None;
+    }
+    let a = Lanes::of(w, srcs[0], lit)?.values(w);
+    let b = Lanes::of(w, srcs[1], lit)?.values(w);
+    let ordered = |k: u16, o: std::cmp::Ordering| {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match k {
+            0 => false,
+            1 => o == Less,
+            2 => o == Equal,
+            3 => o != Greater,
+            4 => o == Greater,
+            5 => o != Equal,
+            6 => o != Less,
+            _ => true,
+        }
+    };
+    Some(match compare {
+        Compare::Int { t: 2, k } => mask(exec, |l| ordered(k, (a[l] as i32).cmp(&(b[l] as i32)))),
+        Compare::Int { t: 3, k } => mask(exec, |l| ordered(k, a[l].cmp(&b[l]))),
+        // f32 inputs as they are (MODE keeps input denormals).
+        Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => {
+            mask(exec, |l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l]))))
+        }
+        _ => return None,
+    })
 }
 
 /// Integer compare predicate `k` on `lane`'s operands of type `t` (i16, u16, i32, u32,

@@ -3,11 +3,12 @@
 
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, f, valu};
+use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_only, valu};
+use super::fma::fma_wave;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
 use super::opcodes::op::{vop2, vop3, vopd};
-use super::wave::{EXEC_LO, M0, VCC_LO, Wave};
+use super::wave::{EXEC_LO, M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
 
 /// The DPP16 controls (the DPP_CTRL field) gfx11 has, named as LLVM's `DppCtrl`
 /// names them. The ranges' low four bits are the count, lane or mask (`row_shl:1` is
@@ -250,6 +251,34 @@ pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m:
 }
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.
+/// One half of a VOPD pair for the lanes of `exec` (the others 0), with MODE keeping
+/// f32 denormals; `None` for the operations and operands the lane-by-lane path takes.
+fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, exec: u32) -> Option<[u32; 32]> {
+    let a = Lanes::of(w, s0, lit)?.values(w);
+    let b = Lanes::of(w, s1, lit)?.values(w);
+    let acc = *w.v.get(d)?;
+    let k = f(lit.unwrap_or(0));
+    let vcc = w.vcc();
+    let mut out = [0u32; 32];
+    let all = exec;
+    match op {
+        vopd::V_DUAL_FMAC_F32 => out = fma_wave(&a, &b, &acc),
+        vopd::V_DUAL_FMAAK_F32 => out = fma_wave(&a, &b, &[k.to_bits(); 32]),
+        vopd::V_DUAL_FMAMK_F32 => out = fma_wave(&a, &[k.to_bits(); 32], &b),
+        vopd::V_DUAL_MUL_F32 => blend(&mut out, all, |l| (f(a[l]) * f(b[l])).to_bits()),
+        vopd::V_DUAL_ADD_F32 => blend(&mut out, all, |l| (f(a[l]) + f(b[l])).to_bits()),
+        vopd::V_DUAL_SUB_F32 => blend(&mut out, all, |l| (f(a[l]) - f(b[l])).to_bits()),
+        vopd::V_DUAL_SUBREV_F32 => blend(&mut out, all, |l| (f(b[l]) - f(a[l])).to_bits()),
+        vopd::V_DUAL_MOV_B32 => out = a,
+        vopd::V_DUAL_CNDMASK_B32 => blend(&mut out, all, |l| if vcc >> l & 1 != 0 { b[l] } else { a[l] }),
+        vopd::V_DUAL_ADD_NC_U32 => blend(&mut out, all, |l| a[l].wrapping_add(b[l])),
+        vopd::V_DUAL_LSHLREV_B32 => blend(&mut out, all, |l| b[l] << (a[l] & 31)),
+        vopd::V_DUAL_AND_B32 => blend(&mut out, all, |l| a[l] & b[l]),
+        _ => return None,
+    }
+    Some(out)
+}
+
 pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     let (opx, opy) = (i.bits(0, 25, 22) as u16, i.bits(0, 21, 17) as u16);
     let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
@@ -258,6 +287,20 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     let vdsty = ((i.bits(1, 23, 17) << 1) | ((vdstx as u32 & 1) ^ 1)) as usize;
     let exec = w.exec();
     let lit = i.literal;
+    // Both halves a whole wave at a time when they can be: read before either writes.
+    let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
+    if w.mode & f32_denormals == f32_denormals && !slow_only() {
+        let x = vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, exec);
+        let y = vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, exec);
+        if let (Some(x), Some(y)) = (x, y) {
+            for (d, r) in [(vdstx, x), (vdsty, y)] {
+                let mut out = w.v[d];
+                blend(&mut out, exec, |l| r[l]);
+                w.v[d] = out;
+            }
+            return Ok(());
+        }
+    }
     let mut out = [[0u32; 32]; 2];
     #[allow(clippy::needless_range_loop)] // lanes index several arrays at once
     for lane in 0..32 {

@@ -15,13 +15,14 @@ use super::compare::vcmp;
 use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
+use super::fma::fma_wave;
 use super::half;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
+use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, SPARSE_LANES, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -73,6 +74,31 @@ pub(crate) mod vop2_only {
 
 pub(crate) fn f(x: u32) -> f32 {
     f32::from_bits(x)
+}
+
+/// `a × b + c` rounded once, as `f32::mul_add`, without its library call (which the
+/// compiler emits when the build does not assume an FMA unit): the product is exact in
+/// f64, the sum is rounded to odd there (TwoSum gives its error), and rounding that to
+/// f32 is then correct (53 bits ≥ 24 + 2). Infinities and NaNs take `mul_add`.
+#[inline(always)]
+pub(crate) fn fma32(a: f32, b: f32, c: f32) -> f32 {
+    let (p, c64) = (f64::from(a) * f64::from(b), f64::from(c));
+    let s = p + c64;
+    if !s.is_finite() {
+        return a.mul_add(b, c);
+    }
+    let v = s - p;
+    let err = (p - (s - v)) + (c64 - v);
+    // Inexact and even: the odd neighbour on the side of the exact sum (one ulp up in
+    // magnitude when the error has the sum's sign, else down). Without branches: the
+    // parity is data, not a pattern a predictor learns.
+    let bits = s.to_bits();
+    let adjust = u64::from(err != 0.0) & !bits & 1;
+    let away = u64::from((err > 0.0) == (s > 0.0));
+    let odd = bits
+        .wrapping_add((adjust << 1) & away.wrapping_neg())
+        .wrapping_sub(adjust);
+    f64::from_bits(odd) as f32
 }
 
 pub(crate) fn unsupported(i: &Inst) -> String {
@@ -332,27 +358,27 @@ pub(crate) fn f32_result(op: u16) -> bool {
 #[cfg(test)]
 thread_local! {
     /// Tests compare the fast path with the lane-by-lane one by turning it off.
-    static SLOW_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    pub(crate) static SLOW_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 #[cfg(test)]
-fn slow_only() -> bool {
+pub(crate) fn slow_only() -> bool {
     SLOW_ONLY.with(|s| s.get())
 }
 
 #[cfg(not(test))]
-fn slow_only() -> bool {
+pub(crate) fn slow_only() -> bool {
     false
 }
 
 /// A source operand resolved once per instruction: a VGPR or one value for every lane.
-enum Lanes {
+pub(crate) enum Lanes {
     Vgpr(usize),
     Same(u32),
 }
 
 impl Lanes {
-    fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
+    pub(crate) fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
         if n >= 256 {
             let r = usize::from(n - 256);
             (r < w.v.len()).then_some(Lanes::Vgpr(r))
@@ -361,7 +387,7 @@ impl Lanes {
         }
     }
 
-    fn values(&self, w: &Wave) -> [u32; 32] {
+    pub(crate) fn values(&self, w: &Wave) -> [u32; 32] {
         match *self {
             Lanes::Vgpr(r) => w.v[r],
             Lanes::Same(k) => [k; 32],
@@ -369,73 +395,167 @@ impl Lanes {
     }
 }
 
+/// `out` with each lane EXEC enables set to `f(lane)`. `f` runs for every lane and the
+/// results are blended by EXEC, so the loop has no branches (and vectorizes); it must
+/// be a pure function of the lane's operands.
+#[inline(always)]
+pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
+    // A few lanes (small workgroups, the tail of a divergent branch): just those.
+    if exec.count_ones() <= SPARSE_LANES {
+        for lane in Bits(exec) {
+            out[lane] = f(lane);
+        }
+        return;
+    }
+    for (lane, o) in out.iter_mut().enumerate() {
+        // All ones where the lane is on: a select without a branch (and, with the bit
+        // from a table rather than a shift by the lane, one that vectorizes).
+        let on = if exec & LANE_BIT[lane] != 0 { u32::MAX } else { 0 };
+        *o = f(lane) & on | *o & !on;
+    }
+}
+
+/// Lane `l`'s bit in a mask.
+const LANE_BIT: [u32; 32] = {
+    let mut bits = [0; 32];
+    let mut l = 0;
+    while l < 32 {
+        bits[l] = 1 << l;
+        l += 1;
+    }
+    bits
+};
+
 /// The commonest VALU operations without modifiers, a whole wave at a time: the same
 /// results as the lane-by-lane path (which handles everything else, and reports
 /// errors). `Ok(false)` when the instruction is not one of them.
-fn fast_path(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Option<u32>) -> R<bool> {
+fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<bool> {
     if m != Mods::NONE || dst >= w.v.len() || slow_only() {
         return Ok(false);
     }
+    let lit = i.literal;
     // f32 operations read and write denormals as they are only when MODE keeps them.
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
     let denormals_kept = w.mode & f32_denormals == f32_denormals;
-    type F2 = fn(u32, u32) -> u32;
-    type F3 = fn(u32, u32, u32) -> u32;
-    let two: Option<F2> = match op {
-        vop3::V_MOV_B32_E64 => Some(|a, _| a),
-        vop3::V_ADD_NC_U32_E64 => Some(|a, b| a.wrapping_add(b)),
-        vop3::V_SUB_NC_U32_E64 => Some(|a, b| a.wrapping_sub(b)),
-        vop3::V_AND_B32_E64 => Some(|a, b| a & b),
-        vop3::V_OR_B32_E64 => Some(|a, b| a | b),
-        vop3::V_XOR_B32_E64 => Some(|a, b| a ^ b),
-        vop3::V_LSHLREV_B32_E64 => Some(|a, b| b << (a & 31)),
-        vop3::V_LSHRREV_B32_E64 => Some(|a, b| b >> (a & 31)),
-        vop3::V_ASHRREV_I32_E64 => Some(|a, b| ((b as i32) >> (a & 31)) as u32),
-        vop3::V_MUL_LO_U32 => Some(|a, b| a.wrapping_mul(b)),
-        vop3::V_ADD_F32_E64 if denormals_kept => Some(|a, b| (f(a) + f(b)).to_bits()),
-        vop3::V_SUB_F32_E64 if denormals_kept => Some(|a, b| (f(a) - f(b)).to_bits()),
-        vop3::V_MUL_F32_E64 if denormals_kept => Some(|a, b| (f(a) * f(b)).to_bits()),
-        _ => None,
-    };
-    let three: Option<F3> = match op {
-        vop3::V_FMA_F32 if denormals_kept => Some(|a, b, c| f(a).mul_add(f(b), f(c)).to_bits()),
-        vop3::V_LSHL_ADD_U32 => Some(|a, b, c| (a << (b & 31)).wrapping_add(c)),
-        vop3::V_ADD3_U32 => Some(|a, b, c| a.wrapping_add(b).wrapping_add(c)),
-        vop3::V_LSHL_OR_B32 => Some(|a, b, c| (a << (b & 31)) | c),
-        _ => None,
-    };
-    // v_fmac_f32: the destination is the addend.
-    let fmac = op == vop3::V_FMAC_F32_E64 && denormals_kept;
-    if two.is_none() && three.is_none() && !fmac {
+    let float = matches!(
+        op,
+        vop3::V_ADD_F32_E64
+            | vop3::V_SUB_F32_E64
+            | vop3::V_SUBREV_F32_E64
+            | vop3::V_MUL_F32_E64
+            | vop3::V_FMA_F32
+            | vop3::V_FMAC_F32_E64
+            | vop2_only::V_FMAMK_F32_E32
+            | vop2_only::V_FMAAK_F32_E32
+    );
+    if float && !denormals_kept {
         return Ok(false);
     }
-    let unary = op == vop3::V_MOV_B32_E64;
+    // Sources: VOP1 reads one, VOP3-only opcodes three.
+    let arity = match op {
+        vop3::V_MOV_B32_E64 => 1,
+        vop3::V_FMA_F32 | vop3::V_LSHL_ADD_U32 | vop3::V_ADD3_U32 | vop3::V_LSHL_OR_B32 | vop3::V_BFE_U32 => 3,
+        vop3::V_ADD_NC_U32_E64
+        | vop3::V_SUB_NC_U32_E64
+        | vop3::V_SUBREV_NC_U32_E64
+        | vop3::V_AND_B32_E64
+        | vop3::V_OR_B32_E64
+        | vop3::V_XOR_B32_E64
+        | vop3::V_LSHLREV_B32_E64
+        | vop3::V_LSHRREV_B32_E64
+        | vop3::V_ASHRREV_I32_E64
+        | vop3::V_MIN_U32_E64
+        | vop3::V_MAX_U32_E64
+        | vop3::V_MIN_I32_E64
+        | vop3::V_MAX_I32_E64
+        | vop3::V_MUL_LO_U32
+        | vop3::V_MUL_U32_U24_E64
+        | vop3::V_ADD_F32_E64
+        | vop3::V_SUB_F32_E64
+        | vop3::V_SUBREV_F32_E64
+        | vop3::V_MUL_F32_E64
+        | vop3::V_FMAC_F32_E64
+        | vop2_only::V_FMAMK_F32_E32
+        | vop2_only::V_FMAAK_F32_E32
+        | vop3::V_CNDMASK_B32_E64
+        | vop3::V_LSHLREV_B64 => 2,
+        _ => return Ok(false),
+    };
     let operand = |k: usize| Lanes::of(w, srcs[k], lit);
-    let (Some(a), Some(b)) = (operand(0), if unary { Some(Lanes::Same(0)) } else { operand(1) }) else {
-        return Ok(false);
-    };
-    let c = match (three, fmac) {
-        (Some(_), _) => match operand(2) {
-            Some(c) => Some(c),
-            None => return Ok(false),
-        },
-        (None, true) => Some(Lanes::Vgpr(dst)),
-        _ => None,
-    };
-    let (av, bv) = (a.values(w), b.values(w));
-    let cv = c.map(|c| c.values(w));
+    let Some(a) = operand(0) else { return Ok(false) };
+    let b = if arity >= 2 { operand(1) } else { Some(Lanes::Same(0)) };
+    let Some(b) = b else { return Ok(false) };
+    let c = if arity == 3 { operand(2) } else { Some(Lanes::Same(0)) };
+    let Some(c) = c else { return Ok(false) };
+    let (av, bv, cv) = (a.values(w), b.values(w), c.values(w));
     let exec = w.exec();
-    let mut out = w.v[dst];
-    for (lane, o) in out.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
+    if op == vop3::V_LSHLREV_B64 {
+        // S1 is a VGPR pair here (64-bit scalars and constants take the long path).
+        let Lanes::Vgpr(r) = b else { return Ok(false) };
+        if r + 1 >= w.v.len() || dst + 1 >= w.v.len() {
+            return Ok(false);
         }
-        *o = match (two, three, &cv) {
-            (Some(g), _, _) => g(av[lane], bv[lane]),
-            (_, Some(g), Some(cv)) => g(av[lane], bv[lane], cv[lane]),
-            (_, _, Some(cv)) => f(av[lane]).mul_add(f(bv[lane]), f(cv[lane])).to_bits(),
-            _ => return Ok(false),
-        };
+        let hi = w.v[r + 1];
+        let wide = |l: usize| (u64::from(bv[l]) | u64::from(hi[l]) << 32) << (av[l] & 63);
+        let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
+        blend(&mut lo_out, exec, |l| wide(l) as u32);
+        blend(&mut hi_out, exec, |l| (wide(l) >> 32) as u32);
+        w.v[dst] = lo_out;
+        w.v[dst + 1] = hi_out;
+        return Ok(true);
+    }
+    let k = f(lit.unwrap_or(0));
+    let mut out = w.v[dst];
+    match op {
+        vop3::V_MOV_B32_E64 => blend(&mut out, exec, |l| av[l]),
+        vop3::V_ADD_NC_U32_E64 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l])),
+        vop3::V_SUB_NC_U32_E64 => blend(&mut out, exec, |l| av[l].wrapping_sub(bv[l])),
+        vop3::V_SUBREV_NC_U32_E64 => blend(&mut out, exec, |l| bv[l].wrapping_sub(av[l])),
+        vop3::V_AND_B32_E64 => blend(&mut out, exec, |l| av[l] & bv[l]),
+        vop3::V_OR_B32_E64 => blend(&mut out, exec, |l| av[l] | bv[l]),
+        vop3::V_XOR_B32_E64 => blend(&mut out, exec, |l| av[l] ^ bv[l]),
+        vop3::V_LSHLREV_B32_E64 => blend(&mut out, exec, |l| bv[l] << (av[l] & 31)),
+        vop3::V_LSHRREV_B32_E64 => blend(&mut out, exec, |l| bv[l] >> (av[l] & 31)),
+        vop3::V_ASHRREV_I32_E64 => blend(&mut out, exec, |l| ((bv[l] as i32) >> (av[l] & 31)) as u32),
+        vop3::V_MIN_U32_E64 => blend(&mut out, exec, |l| av[l].min(bv[l])),
+        vop3::V_MAX_U32_E64 => blend(&mut out, exec, |l| av[l].max(bv[l])),
+        vop3::V_MIN_I32_E64 => blend(&mut out, exec, |l| (av[l] as i32).min(bv[l] as i32) as u32),
+        vop3::V_MAX_I32_E64 => blend(&mut out, exec, |l| (av[l] as i32).max(bv[l] as i32) as u32),
+        vop3::V_MUL_LO_U32 => blend(&mut out, exec, |l| av[l].wrapping_mul(bv[l])),
+        vop3::V_MUL_U32_U24_E64 => blend(&mut out, exec, |l| (av[l] & 0xff_ffff).wrapping_mul(bv[l] & 0xff_ffff)),
+        vop3::V_ADD_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) + f(bv[l])).to_bits()),
+        vop3::V_SUB_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) - f(bv[l])).to_bits()),
+        vop3::V_SUBREV_F32_E64 => blend(&mut out, exec, |l| (f(bv[l]) - f(av[l])).to_bits()),
+        vop3::V_MUL_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) * f(bv[l])).to_bits()),
+        vop3::V_LSHL_ADD_U32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)).wrapping_add(cv[l])),
+        vop3::V_ADD3_U32 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l]).wrapping_add(cv[l])),
+        vop3::V_LSHL_OR_B32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)) | cv[l]),
+        vop3::V_BFE_U32 => blend(&mut out, exec, |l| {
+            let (off, width) = (bv[l] & 31, cv[l] & 31);
+            ((u64::from(av[l] >> off)) & ((1u64 << width) - 1)) as u32
+        }),
+        vop3::V_CNDMASK_B32_E64 => {
+            let sel = if i.enc == Encoding::Vop3 {
+                match w.sread(srcs[2], lit) {
+                    Ok(s) => s,
+                    Err(_) => return Ok(false),
+                }
+            } else {
+                w.vcc()
+            };
+            blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
+        }
+        // The fused multiply-adds, on the host's FMA unit where it has one.
+        _ => {
+            let kv = [k.to_bits(); 32];
+            let r = match op {
+                vop3::V_FMA_F32 => fma_wave(&av, &bv, &cv),
+                vop3::V_FMAC_F32_E64 => fma_wave(&av, &bv, &out),
+                vop2_only::V_FMAMK_F32_E32 => fma_wave(&av, &kv, &bv),
+                _ => fma_wave(&av, &bv, &kv),
+            };
+            blend(&mut out, exec, |l| r[l]);
+        }
     }
     w.v[dst] = out;
     Ok(true)
@@ -467,16 +587,24 @@ fn fast_carry(
     let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
     let (av, bv) = (a.values(w), b.values(w));
     let exec = w.exec();
+    let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
     let mut out = w.v[dst];
-    let mut carry_out = 0u32;
-    for (lane, o) in out.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
+    let carry_out = if exec.count_ones() <= SPARSE_LANES {
+        Bits(exec).fold(0u32, |c, l| {
+            out[l] = sum(l) as u32;
+            c | ((sum(l) >> 32) as u32 & 1) << l
+        })
+    } else {
+        let mut sums = [0u64; 32];
+        for (l, s) in sums.iter_mut().enumerate() {
+            *s = sum(l);
         }
-        let s = u64::from(av[lane]) + u64::from(bv[lane]) + u64::from(carry_in >> lane & 1);
-        *o = s as u32;
-        carry_out |= ((s >> 32) as u32 & 1) << lane;
-    }
+        blend(&mut out, exec, |l| sums[l] as u32);
+        sums.iter()
+            .enumerate()
+            .fold(0u32, |c, (l, s)| c | ((s >> 32) as u32 & 1) << l)
+            & exec
+    };
     w.v[dst] = out;
     w.swrite(sdst.unwrap_or(VCC_LO), carry_out)?;
     Ok(true)
@@ -486,9 +614,16 @@ fn fast_carry(
 /// [`VOP1_IN_VOP3`]).
 pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     // The commonest operations first, a whole wave at a time.
-    if fast_path(w, op, dst, srcs, m, i.literal)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
+    if fast_path(w, i, op, dst, srcs, m)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
         return Ok(());
     }
+    valu_lanes(w, i, op, dst, sdst, srcs, m)
+}
+
+/// [`valu`] lane by lane (kept out of line: its frame is large, and the whole-wave
+/// operations should not pay for setting it up).
+#[inline(never)]
+fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     // Lane reads and writes, the permlanes and the M0-relative moves.
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
@@ -1191,6 +1326,69 @@ mod tests {
         assert_eq!(w.v[1][0], 0);
     }
 
+    /// `fma32` rounds as `f32::mul_add` does: random operands of every magnitude,
+    /// products that land on a rounding tie with a tiny addend, cancellations, signed
+    /// zeros, subnormals, overflow, infinities and NaNs.
+    #[test]
+    fn fma32_rounds_as_mul_add() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let check = |a: f32, b: f32, c: f32| {
+            let (got, want) = (fma32(a, b, c), a.mul_add(b, c));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "fma({a:e}, {b:e}, {c:e}) = {got:e}, want {want:e}"
+            );
+        };
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::EPSILON,
+            1.0 + f32::EPSILON,
+        ];
+        for &a in &specials {
+            for &b in &specials {
+                for &c in &specials {
+                    check(a, b, c);
+                }
+            }
+        }
+        for _ in 0..200_000 {
+            let r = next();
+            let (a, b, c) = (
+                f32::from_bits(r as u32),
+                f32::from_bits((r >> 32) as u32),
+                f32::from_bits(next() as u32),
+            );
+            check(a, b, c);
+            // Exponents close together, so the sum cancels or rounds at a tie.
+            let near = |v: u64| f32::from_bits((v as u32 & 0x807f_ffff) | (120 + (v >> 40) as u32 % 16) << 23);
+            let (a, b) = (near(next()), near(next()));
+            check(a, b, -(a * b));
+            check(a, b, (a * b) * f32::EPSILON * 0.5);
+            check(a, b, -(a * b) * f32::EPSILON * 0.25);
+            // (1 + k·2^-12)² has a 24th-and-beyond tail: ties and near-ties.
+            let t = 1.0 + (next() % 4096) as f32 / 4096.0;
+            check(t, t, f32::from_bits(next() as u32 & 0x80ff_ffff));
+            check(t, -t, 1e-30);
+        }
+    }
+
     /// The whole-wave fast path gives exactly what the lane-by-lane path gives, for
     /// each of its operations, on random, special and denormal operands, with some
     /// lanes off, and with scalar and inline-constant sources.
@@ -1226,6 +1424,33 @@ mod tests {
             &[0x4004_0b04],              // v_add_co_ci_u32_e32 v2, vcc_lo, v4, v5, vcc_lo
             &[0xd700_0602, 0x0002_0a03], // v_add_co_u32 v2, s6, s3, v5
             &[0xd520_0602, 0x001e_0b04], // v_add_co_ci_u32_e64 v2, s6, v4, v5, s7
+            &[0x4c04_0b04],              // v_sub_nc_u32_e32 v2, v4, v5
+            &[0x4e04_0b04],              // v_subrev_nc_u32_e32 v2, v4, v5
+            &[0x0204_0b04],              // v_cndmask_b32_e32 v2, v4, v5, vcc_lo
+            &[0xd501_0002, 0x001e_0b04], // v_cndmask_b32_e64 v2, v4, v5, s7
+            &[0x2204_0b04],              // v_min_i32_e32 v2, v4, v5
+            &[0x2404_0b04],              // v_max_i32_e32 v2, v4, v5
+            &[0x2604_0b04],              // v_min_u32_e32 v2, v4, v5
+            &[0x2804_0b04],              // v_max_u32_e32 v2, v4, v5
+            &[0x1604_0b04],              // v_mul_u32_u24_e32 v2, v4, v5
+            &[0xd610_0002, 0x041a_0b04], // v_bfe_u32 v2, v4, v5, v6
+            &[0xd610_0002, 0x0229_1504], // v_bfe_u32 v2, v4, 10, 10
+            &[0xd73c_0002, 0x0002_0a04], // v_lshlrev_b64 v[2:3], v4, v[5:6]
+            &[0xd73c_0002, 0x0002_0882], // v_lshlrev_b64 v[2:3], 2, v[4:5]
+            &[0xd73c_0004, 0x0002_0882], // v_lshlrev_b64 v[4:5], 2, v[4:5]
+            &[0x5804_0b04, 0x4049_0fdb], // v_fmamk_f32 v2, v4, 0x40490fdb, v5
+            &[0x5a04_0b04, 0x4049_0fdb], // v_fmaak_f32 v2, v4, v5, 0x40490fdb
+            &[0x7c98_0b04],              // v_cmp_gt_u32_e32 vcc_lo, v4, v5
+            &[0x7c9a_0a03],              // v_cmp_ne_u32_e32 vcc_lo, s3, v5
+            &[0x7c82_0b04],              // v_cmp_lt_i32_e32 vcc_lo, v4, v5
+            &[0x7c86_0b04],              // v_cmp_le_i32_e32 vcc_lo, v4, v5
+            &[0x7c22_0b04],              // v_cmp_lt_f32_e32 vcc_lo, v4, v5
+            &[0x7c30_0b04],              // v_cmp_u_f32_e32 vcc_lo, v4, v5
+            &[0x7c32_0b04],              // v_cmp_nge_f32_e32 vcc_lo, v4, v5
+            &[0x7d98_0b04],              // v_cmpx_gt_u32_e32 v4, v5
+            &[0x7d22_0af2],              // v_cmpx_lt_f32_e32 1.0, v5
+            &[0xd44c_0006, 0x0002_0b04], // v_cmp_gt_u32_e64 s6, v4, v5
+            &[0xd411_0006, 0x2002_0b04], // v_cmp_lt_f32_e64 s6, -v4, v5 (modifiers: lane by lane)
         ];
         let specials = [
             0u32,
@@ -1241,7 +1466,7 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
-        for words in cases {
+        for (words, exec) in cases.iter().flat_map(|c| [(c, 0xfffe_fff7u32), (c, 0x0100_0010)]) {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });
                 lanes(w, 5, |l| if l < 9 { specials[8 - l] } else { r[32 + l] });
@@ -1250,15 +1475,62 @@ mod tests {
                 w.s[3] = 0x4049_0fdb;
                 w.s[7] = 0x0f0f_3355;
                 w.s[VCC_LO] = 0x5555_aaab;
-                w.s[EXEC_LO] = 0xfffe_fff7;
+                w.s[EXEC_LO] = exec;
             };
             let fast = run(words, set).unwrap();
             SLOW_ONLY.with(|s| s.set(true));
             let slow = run(words, set);
             SLOW_ONLY.with(|s| s.set(false));
             let slow = slow.unwrap();
-            assert_eq!(fast.v[2], slow.v[2], "{words:08x?}");
+            assert_eq!(fast.v, slow.v, "{words:08x?}");
             assert_eq!(fast.s, slow.s, "{words:08x?}: scalars (carries)");
+        }
+    }
+
+    /// VOPD pairs a whole wave at a time give what the lane-by-lane path gives: every
+    /// X opcode with every Y opcode, VGPR, scalar and constant sources, a literal.
+    #[test]
+    fn whole_wave_vopd_matches_the_lane_by_lane_path() {
+        let r = (0..3 * 32)
+            .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
+            .collect::<Vec<_>>();
+        let exec = std::cell::Cell::new(0u32);
+        let set = |w: &mut Wave| {
+            lanes(w, 4, |l| {
+                if l < 4 {
+                    [0, 0x7f80_0000, 1, 0x8000_0000][l]
+                } else {
+                    r[l]
+                }
+            });
+            lanes(w, 5, |l| r[32 + l]);
+            lanes(w, 6, |l| r[64 + l] >> 8);
+            lanes(w, 7, |l| l as u32);
+            lanes(w, 2, |l| 0xdead_0000 | l as u32);
+            lanes(w, 9, |l| 0x3f80_0000 + l as u32);
+            w.s[3] = 0x4049_0fdb;
+            w.s[VCC_LO] = 0x5555_aaab;
+            w.s[EXEC_LO] = exec.get();
+        };
+        for (opx, mask) in (0..=13u32).flat_map(|op| [(op, 0xfffe_fff7u32), (op, 0x0100_0010)]) {
+            exec.set(mask);
+            for opy in (0..=13u32).chain(16..=18) {
+                for (srcx0, srcy0) in [(0x104u32, 0x107u32), (3, 0xf2), (0x106, 0x81)] {
+                    // v_dual_<x> v2, srcx0, v5 :: v_dual_<y> v9, srcy0, v6, then a literal.
+                    let w0 = 0xc800_0000 | opx << 22 | opy << 17 | 5 << 9 | srcx0;
+                    let w1 = 2 << 24 | (9 >> 1) << 17 | 6 << 9 | srcy0;
+                    let words = [w0, w1, 0x4049_0fdb];
+                    let fast = run(&words, set);
+                    SLOW_ONLY.with(|s| s.set(true));
+                    let slow = run(&words, set);
+                    SLOW_ONLY.with(|s| s.set(false));
+                    match (fast, slow) {
+                        (Ok(fast), Ok(slow)) => assert_eq!(fast.v, slow.v, "{words:08x?}"),
+                        (Err(_), Err(_)) => {}
+                        (a, b) => panic!("{words:08x?}: {:?} vs {:?}", a.err(), b.err()),
+                    }
+                }
+            }
         }
     }
 

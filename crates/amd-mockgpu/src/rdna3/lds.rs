@@ -8,7 +8,7 @@
 //! range check).
 
 use super::decode::Inst;
-use super::exec::R;
+use super::exec::{R, blend};
 use super::memory::atomic_result;
 use super::opcodes::Ds;
 use super::opcodes::op::{ds, global};
@@ -105,6 +105,9 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     let Some(op) = Ds::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
+    if whole_wave(w, i, op, lds).is_some() {
+        return Ok(());
+    }
     // The 32-bit read-modify-writes: the plain form and, for `_rtn`, whether the old
     // value returns (ds_add_rtn_f32 is apart from the others).
     let (rmw, rtn) = match op {
@@ -243,6 +246,84 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The dword loads and stores, a whole wave at a time, as the lane-by-lane path does
+/// them (stores in lane order, so the last lane wins). `None` when the instruction is
+/// not one of them or names registers past the wave's (the lane-by-lane path reports
+/// that).
+fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
+    use Ds::*;
+    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
+    let offset = off0 | off1 << 8;
+    let (addr, d0, d1, vdst) = (
+        i.bits(1, 7, 0) as usize,
+        i.bits(1, 15, 8) as usize,
+        i.bits(1, 23, 16) as usize,
+        i.bits(1, 31, 24) as usize,
+    );
+    let regs = w.v.len();
+    if super::exec::slow_only() {
+        return None;
+    }
+    let base = *w.v.get(addr)?;
+    let exec = w.exec();
+    let rd = |lds: &[u8], a: u32| read(lds, a, 4) as u32;
+    let dwords = |op: Ds| match op {
+        DS_LOAD_B64 | DS_STORE_B64 => 2,
+        DS_LOAD_B96 | DS_STORE_B96 => 3,
+        DS_LOAD_B128 | DS_STORE_B128 => 4,
+        _ => 1,
+    };
+    match op {
+        DS_LOAD_B32 | DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
+            let n = dwords(op);
+            if vdst + n > regs {
+                return None;
+            }
+            for k in 0..n {
+                let at = offset.wrapping_add(4 * k as u32);
+                let mut out = w.v[vdst + k];
+                blend(&mut out, exec, |l| rd(lds, base[l].wrapping_add(at)));
+                w.v[vdst + k] = out;
+            }
+        }
+        DS_LOAD_2ADDR_B32 | DS_LOAD_2ADDR_STRIDE64_B32 => {
+            if vdst + 2 > regs {
+                return None;
+            }
+            let stride = if op == DS_LOAD_2ADDR_B32 { 4 } else { 256 };
+            for (k, off) in [off0, off1].into_iter().enumerate() {
+                let mut out = w.v[vdst + k];
+                blend(&mut out, exec, |l| rd(lds, base[l].wrapping_add(off * stride)));
+                w.v[vdst + k] = out;
+            }
+        }
+        DS_STORE_B32 | DS_STORE_B64 | DS_STORE_B96 | DS_STORE_B128 => {
+            let n = dwords(op);
+            if d0 + n > regs {
+                return None;
+            }
+            for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+                let a = base[lane].wrapping_add(offset);
+                for k in 0..n {
+                    write(lds, a.wrapping_add(4 * k as u32), u64::from(w.v[d0 + k][lane]), 4);
+                }
+            }
+        }
+        DS_STORE_2ADDR_B32 | DS_STORE_2ADDR_STRIDE64_B32 => {
+            if d0.max(d1) >= regs {
+                return None;
+            }
+            let stride = if op == DS_STORE_2ADDR_B32 { 4 } else { 256 };
+            for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+                write(lds, base[lane].wrapping_add(off0 * stride), u64::from(w.v[d0][lane]), 4);
+                write(lds, base[lane].wrapping_add(off1 * stride), u64::from(w.v[d1][lane]), 4);
+            }
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 /// The LDS opcodes beyond the plain loads, stores and 32-bit read-modify-writes.
@@ -688,5 +769,55 @@ mod tests {
         let cx = [0xd9f8_0000, 0x0600_0201];
         let w = run_all(&[&cx, &cx], |w| setup(w, |_| 0x0000_0005_8000_0009, |_| 0)).unwrap();
         assert_eq!((w.v[6][0], w.v[7][0]), (9, 0), "low half written, high half not");
+    }
+
+    /// The whole-wave loads and stores give what the lane-by-lane path gives: lanes
+    /// that collide (the last one wins), addresses past the LDS (read 0, write
+    /// nothing), some lanes off, the destination overlapping the address.
+    #[test]
+    fn whole_wave_matches_the_lane_by_lane_path() {
+        let ds = |op: u32, off0: u32, off1: u32, vdst: u32, d1: u32, d0: u32, addr: u32| {
+            [
+                0xd800_0000 | op << 18 | off1 << 8 | off0,
+                vdst << 24 | d1 << 16 | d0 << 8 | addr,
+            ]
+        };
+        let prog = [
+            ds(13, 4, 0, 0, 0, 2, 1),   // ds_store_b32 v1, v2 offset:4
+            ds(77, 0, 1, 0, 0, 3, 1),   // ds_store_b64 v1, v[3:4] offset:256
+            ds(223, 8, 0, 0, 0, 4, 1),  // ds_store_b128 v1, v[4:7] offset:8
+            ds(222, 0, 2, 0, 0, 5, 1),  // ds_store_b96 v1, v[5:7] offset:512
+            ds(14, 1, 7, 0, 6, 5, 1),   // ds_store_2addr_b32 v1, v5, v6 offset0:1 offset1:7
+            ds(15, 1, 2, 0, 2, 3, 1),   // ds_store_2addr_stride64_b32 v1, v3, v2 offset0:1 offset1:2
+            ds(54, 4, 0, 10, 0, 0, 1),  // ds_load_b32 v10, v1 offset:4
+            ds(118, 0, 1, 11, 0, 0, 1), // ds_load_b64 v[11:12], v1 offset:256
+            ds(255, 8, 0, 13, 0, 0, 1), // ds_load_b128 v[13:16], v1 offset:8
+            ds(254, 0, 2, 17, 0, 0, 1), // ds_load_b96 v[17:19], v1 offset:512
+            ds(55, 1, 7, 20, 0, 0, 1),  // ds_load_2addr_b32 v[20:21], v1 offset0:1 offset1:7
+            ds(56, 1, 2, 22, 0, 0, 1),  // ds_load_2addr_stride64_b32 v[22:23], v1 offset0:1 offset1:2
+            ds(55, 0, 3, 1, 0, 0, 1),   // ds_load_2addr_b32 v[1:2], v1 offset1:3
+        ];
+        let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
+        let exec = std::cell::Cell::new(0u32);
+        let setup = |w: &mut Wave| {
+            // Lanes 0..16 apart, 16..24 on one address, the rest past the 1 KiB LDS.
+            lanes(w, 1, |l| match l {
+                0..16 => 12 * l as u32,
+                16..24 => 40,
+                _ => 1000 + l as u32,
+            });
+            for r in 2..8 {
+                lanes(w, r, |l| (r as u32) << 16 | l as u32);
+            }
+            w.s[crate::rdna3::wave::EXEC_LO] = exec.get();
+        };
+        for mask in [0xbfff_fdff, 0x0001_0004] {
+            exec.set(mask);
+            let fast = run_all(&prog, setup).unwrap();
+            crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(true));
+            let slow = run_all(&prog, setup);
+            crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
+            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}");
+        }
     }
 }

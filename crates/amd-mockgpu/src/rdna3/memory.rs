@@ -6,7 +6,7 @@ use super::decode::Inst;
 use super::exec::{R, f, unsupported};
 use super::opcodes::Global;
 use super::opcodes::op::global;
-use super::wave::{NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
+use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::MemoryFault;
 use crate::hw::GpuMemory;
 
@@ -101,20 +101,42 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
     let fault = |f: MemoryFault| mem_fault(f);
+    // A wave's accesses usually fall in one small span: check and move it once.
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for lane in Bits(exec) {
+        lo = lo.min(addrs[lane]);
+        hi = hi.max(addrs[lane]);
+    }
+    let span_len = hi
+        .checked_add(len as u64)
+        .and_then(|h| h.checked_sub(lo))
+        .map(|n| n as usize)
+        .filter(|&n| n <= SPAN);
+    if let (Some(n), MemOp::Store(dwords)) = (span_len, kind) {
+        if store_span(w, exec, &addrs, lo, n, usize::from(data - 256), dwords, mem) {
+            return Ok(());
+        }
+    }
     if kind.is_load() && exec != 0 {
-        // A wave's loads usually fall in one small span: check and read it once.
-        let active = || {
-            addrs
-                .iter()
-                .enumerate()
-                .filter(|(l, _)| exec >> l & 1 != 0)
-                .map(|(_, a)| *a)
-        };
-        let lo = active().min().unwrap_or(0);
-        let hi = active().max().unwrap_or(0).checked_add(len as u64);
-        let mut span = [0u8; 512];
-        if let Some(n) = hi.map(|h| (h - lo) as usize).filter(|&n| n <= span.len()) {
+        let mut span = [0u8; SPAN];
+        if let Some(n) = span_len {
             if mem.read(lo, &mut span[..n]).is_ok() {
+                if let MemOp::Load(dwords) = kind {
+                    if vdst + dwords <= w.v.len() && !super::exec::slow_only() {
+                        for k in 0..dwords {
+                            let mut out = w.v[vdst + k];
+                            for lane in Bits(exec) {
+                                let at = (addrs[lane] - lo) as usize + 4 * k;
+                                // Inside the span by its construction.
+                                if let Some(b) = span.get(at..at + 4) {
+                                    out[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                }
+                            }
+                            w.v[vdst + k] = out;
+                        }
+                        return Ok(());
+                    }
+                }
                 for (lane, &a) in addrs.iter().enumerate() {
                     if exec >> lane & 1 != 0 {
                         let mut buf = [0u8; 16];
@@ -142,6 +164,50 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         }
     }
     Ok(())
+}
+
+/// Bytes a wave's access may span to be moved in one piece.
+const SPAN: usize = 512;
+
+/// A dword store whose lanes cover `[lo, lo + n)` without a gap, as one write: the
+/// same bytes the lane-by-lane writes leave (later lanes win where lanes overlap), and
+/// no byte the wave does not write (another workgroup may be writing next to it).
+/// `false` (nothing written) when there is a gap, a register past the wave's, or a
+/// fault: the lane-by-lane path then does it.
+#[allow(clippy::too_many_arguments)]
+fn store_span(
+    w: &Wave,
+    exec: u32,
+    addrs: &[u64; 32],
+    lo: u64,
+    n: usize,
+    data: usize,
+    dwords: usize,
+    mem: &GpuMemory<'_>,
+) -> bool {
+    if exec == 0 || data + dwords > w.v.len() || super::exec::slow_only() {
+        return false;
+    }
+    let mut span = [0u8; SPAN];
+    let mut covered = [0u64; SPAN / 64];
+    for lane in Bits(exec) {
+        let at = (addrs[lane] - lo) as usize;
+        for k in 0..dwords {
+            let b = at + 4 * k;
+            span[b..b + 4].copy_from_slice(&w.v[data + k][lane].to_le_bytes());
+            if b % 64 <= 60 {
+                covered[b / 64] |= 0xf << (b % 64);
+            } else {
+                for byte in b..b + 4 {
+                    covered[byte / 64] |= 1 << (byte % 64);
+                }
+            }
+        }
+    }
+    let (full, rest) = (n / 64, n % 64);
+    let tail = (1u64 << rest) - 1;
+    let whole = covered[..full].iter().all(|&c| c == u64::MAX) && (rest == 0 || covered[full] & tail == tail);
+    whole && mem.write(lo, &span[..n]).is_ok()
 }
 
 /// Which half of a register a 16-bit (d16) load fills; the other half is kept.
@@ -623,6 +689,53 @@ mod tests {
             if let Some(a) = a {
                 assert_eq!(a.wide, name.ends_with("64"), "{name}");
                 assert_eq!(a.cmpswap, name.contains("_cmpswap_"), "{name}");
+            }
+        }
+    }
+
+    /// Stores and loads of whole spans give what the lane-by-lane path gives: lanes in
+    /// a row, in reverse, on one address (the last lane wins), with gaps (written lane
+    /// by lane), partly past the buffer (a fault after the lanes before it).
+    #[test]
+    fn whole_span_accesses_match_the_lane_by_lane_path() {
+        use crate::rdna3::exec::SLOW_ONLY;
+        use crate::rdna3::testing::{lanes, run_mem};
+        let global = |op: u32, vdst: u32, data: u32| [0xdc02_0000 | op << 18, vdst << 24 | 4 << 16 | data << 8 | 1];
+        let patterns: [fn(usize) -> u32; 5] = [
+            |l| 4 * l as u32,
+            |l| 16 * (31 - l as u32),
+            |_| 8,
+            |l| 8 * l as u32,
+            |l| 200 + 16 * l as u32,
+        ];
+        for (op, load) in [(26, 20), (27, 21), (28, 22), (29, 23)] {
+            for pattern in patterns {
+                let prog = [global(op, 0, 2), global(load, 10, 0)];
+                let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
+                let run = |slow: bool| {
+                    let mut data = vec![0xeeu8; 512];
+                    SLOW_ONLY.with(|s| s.set(slow));
+                    let at = std::cell::Cell::new(0u64);
+                    let w = run_mem(&prog, &mut data, |w, base| {
+                        at.set(base);
+                        w.s[4] = base as u32;
+                        w.s[5] = (base >> 32) as u32;
+                        lanes(w, 1, pattern);
+                        for r in 2..6 {
+                            lanes(w, r, |l| (r as u32) << 24 | l as u32);
+                        }
+                        w.s[crate::rdna3::wave::EXEC_LO] = 0xffff_bfff;
+                    });
+                    SLOW_ONLY.with(|s| s.set(false));
+                    // A fault as its offset into the buffer.
+                    let offset = |e: String| {
+                        let va = e.rsplit("0x").next().and_then(|h| u64::from_str_radix(h, 16).ok());
+                        va.map(|va| va - at.get())
+                    };
+                    (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)
+                };
+                let (fast, slow) = (run(false), run(true));
+                assert_eq!(fast, slow, "op {op}");
             }
         }
     }

@@ -28,6 +28,7 @@ mod decode;
 mod disasm;
 mod divide;
 mod exec;
+mod fma;
 mod half;
 mod lds;
 mod matrix;
@@ -142,18 +143,27 @@ struct CodeCache {
 const WINDOW_DWORDS: u64 = 1 << 16;
 
 impl CodeCache {
-    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<Inst, KernelError> {
-        let slot = pc
-            .checked_sub(self.base)
+    /// The window slot of `pc`.
+    fn slot(&self, pc: u64) -> Option<usize> {
+        pc.checked_sub(self.base)
             .filter(|d| d % 4 == 0 && d / 4 < WINDOW_DWORDS)
-            .map(|d| (d / 4) as usize);
-        let cached = match slot {
-            Some(k) => self.window.get(k).copied().flatten(),
-            None => self.insts.get(&pc).copied(),
-        };
-        if let Some(i) = cached {
-            return Ok(i);
+            .map(|d| (d / 4) as usize)
+    }
+
+    /// The instruction at `pc` when it has been decoded (no copy, no error to carry:
+    /// the path every instruction takes after its first run).
+    #[inline]
+    fn get(&self, pc: u64) -> Option<&Inst> {
+        match self.slot(pc) {
+            Some(k) => self.window.get(k)?.as_ref(),
+            None => self.insts.get(&pc),
         }
+    }
+
+    /// Decodes the instruction at `pc` into the cache.
+    #[inline(never)]
+    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<Inst, KernelError> {
+        let slot = self.slot(pc);
         // Up to three dwords (an instruction and its literal); fewer at the end of
         // the code's mapping.
         let mut words = Vec::new();
@@ -288,21 +298,27 @@ impl Grid {
                     next += 1;
                 }
             }
-            let mut exec = 0u32;
-            for lane in 0..32 {
-                let t = wi * 32 + lane;
-                if t >= self.threads {
-                    continue;
-                }
-                exec |= 1 << lane;
-                let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
+            // The wave's first thread id divided out once, then counted up (x fastest).
+            let first = wi * 32;
+            let lanes = self.threads.saturating_sub(first).min(32);
+            let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+            for lane in 0..lanes {
                 w.v[0][lane] = if self.tidig == 0 {
                     x as u32
                 } else {
                     (x | y << 10 | z << 20) as u32
                 };
+                x += 1;
+                if x == bx {
+                    x = 0;
+                    y += 1;
+                    if y == by {
+                        y = 0;
+                        z += 1;
+                    }
+                }
             }
-            w.s[EXEC_LO] = exec;
+            w.s[EXEC_LO] = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
         }
     }
 }
@@ -455,8 +471,17 @@ fn run_group(
                     mem.checkpoint()?;
                 }
                 me.lanes += w.exec().count_ones() as u64;
-                let i = code.fetch(mem, w.pc)?;
-                let flow = exec::step(w, &i, mem, lds).map_err(|e| match fault_of(&e) {
+                if code.get(w.pc).is_none() {
+                    code.fetch(mem, w.pc)?;
+                }
+                let Some(i) = code.get(w.pc) else {
+                    // fetch just put it there.
+                    return Err(KernelError::Unsupported(format!(
+                        "no instruction cached at {:#x}",
+                        w.pc
+                    )));
+                };
+                let flow = exec::step(w, i, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(fault) => KernelError::FaultAt {
                         fault,
                         context: format!("at {:#x}: {i}", w.pc),

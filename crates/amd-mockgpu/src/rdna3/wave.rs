@@ -40,6 +40,27 @@ pub const MODE_DENORM_F16_F64: u32 = 3 << 6;
 /// MODE.IEEE: signaling NaNs win min/max, quieted.
 pub const MODE_IEEE: u32 = 1 << 9;
 
+/// The lanes of a mask, lowest first.
+pub(crate) struct Bits(pub(crate) u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let lane = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(lane)
+    }
+}
+
+/// Lanes at or under which a whole-wave operation visits the enabled lanes one by one
+/// rather than computing all 32 and blending.
+pub(crate) const SPARSE_LANES: u32 = 4;
+
 /// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
 pub struct Wave {
     pub(crate) s: [u32; 128],
