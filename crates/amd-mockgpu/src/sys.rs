@@ -225,12 +225,11 @@ impl Sys for MockSys {
                     // A hint: without it the buffer works the same, only slower to touch.
                     let _ = self.host.advise_huge_pages(a, len);
                 }
-                if obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 {
-                    // VRAM is there before anything touches it: the pages are made
-                    // now (a cost of the allocation), so the first copy into a fresh
-                    // buffer runs as fast as later ones, as on the hardware.
-                    let _ = self.host.populate(a, len);
-                }
+                // VRAM is there before anything touches it, and the kernel pins a GTT
+                // buffer's pages when it allocates them: the pages are made now (a
+                // cost of the allocation), so the first copy into or out of a fresh
+                // buffer runs as fast as later ones, as on the hardware.
+                let _ = self.host.populate(a, len);
                 a
             }
             Some(FdKind::Kfd) => {
