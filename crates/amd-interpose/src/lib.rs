@@ -46,6 +46,9 @@ use parking_lot::Mutex;
 /// mock's: placeholders are opened below it or refused).
 pub const MAX_FDS: usize = 1 << 16;
 
+/// Most GPUs `AMD_MOCK_GPUS` asks for.
+pub const MAX_GPUS: usize = 8;
+
 /// Paths the mock answers for; everything else is the host's.
 const VIRTUAL: &[&[u8]] = &[
     b"/dev/kfd",
@@ -139,7 +142,7 @@ pub fn config_from_env() -> MockConfig {
     let n = std::env::var("AMD_MOCK_GPUS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| (1..=8).contains(&n))
+        .filter(|&n| (1..=MAX_GPUS).contains(&n))
         .unwrap_or(1);
     let mut profile = match std::env::var("AMD_MOCK_PROFILE").ok().as_deref().map(str::trim) {
         Some("gfx1030") => GpuProfile::gfx1030(),
@@ -267,7 +270,7 @@ impl State {
     /// Notes a range the mock mapped, and any doorbell page it now has.
     fn mapped(&self, addr: usize, len: usize) {
         self.maps.lock().push((addr, len));
-        let pages: Vec<(usize, usize)> = (0..8).filter_map(|g| self.mock.doorbell_page(g)).collect();
+        let pages: Vec<(usize, usize)> = (0..MAX_GPUS).filter_map(|g| self.mock.doorbell_page(g)).collect();
         for (a, l) in pages {
             if a >= addr && a < addr.saturating_add(len) {
                 self.doorbells.watch(&self.mock, a, l);
