@@ -554,7 +554,11 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
                 vop2_only::V_FMAMK_F32_E32 => fma_wave(&av, &kv, &bv),
                 _ => fma_wave(&av, &bv, &kv),
             };
-            blend(&mut out, exec, |l| r[l]);
+            if exec == u32::MAX {
+                out = r;
+            } else {
+                blend(&mut out, exec, |l| r[l]);
+            }
         }
     }
     w.v[dst] = out;
@@ -1466,7 +1470,10 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
-        for (words, exec) in cases.iter().flat_map(|c| [(c, 0xfffe_fff7u32), (c, 0x0100_0010)]) {
+        for (words, exec) in cases
+            .iter()
+            .flat_map(|c| [(c, u32::MAX), (c, 0xfffe_fff7), (c, 0x0100_0010)])
+        {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });
                 lanes(w, 5, |l| if l < 9 { specials[8 - l] } else { r[32 + l] });
