@@ -307,6 +307,14 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             let (a0, a1) = (off0 * stride, off1 * stride);
             if exec == u32::MAX {
                 // Every lane: both dwords in one pass, without a select.
+                if let (Some(x), Some(y)) = (
+                    super::gather::dwords(lds, &base, a0),
+                    super::gather::dwords(lds, &base, a1),
+                ) {
+                    w.v[vdst] = x;
+                    w.v[vdst + 1] = y;
+                    return Some(());
+                }
                 let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
                 for l in 0..32 {
                     x[l] = rd(lds, base[l].wrapping_add(a0));
@@ -822,12 +830,14 @@ mod tests {
         ];
         let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
         let exec = std::cell::Cell::new(0u32);
+        let past_the_end = std::cell::Cell::new(true);
         let setup = |w: &mut Wave| {
             // Lanes 0..16 apart, 16..24 on one address, the rest at or past the end of the
-            // 1 KiB LDS.
+            // 1 KiB LDS, or (every lane in range) on unaligned addresses.
             lanes(w, 1, |l| match l {
                 0..16 => 12 * l as u32,
                 16..24 => 40,
+                _ if !past_the_end.get() => 7 * l as u32 + 1,
                 // Dwords that straddle the end of the LDS (read 0, write nothing).
                 24 => 1018,
                 25 => 1021,
@@ -838,13 +848,17 @@ mod tests {
             }
             w.s[crate::rdna3::wave::EXEC_LO] = exec.get();
         };
-        for mask in [u32::MAX, 0xbfff_fdff, 0x0001_0004] {
+        let cases = [u32::MAX, 0xbfff_fdff, 0x0001_0004]
+            .into_iter()
+            .flat_map(|m| [(m, true), (m, false)]);
+        for (mask, past) in cases {
             exec.set(mask);
+            past_the_end.set(past);
             let fast = run_all(&prog, setup).unwrap();
             crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(true));
             let slow = run_all(&prog, setup);
             crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
-            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}");
+            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}, past the end {past}");
         }
     }
 }
