@@ -387,6 +387,17 @@ impl Lanes {
         }
     }
 
+    /// The 32 values in place: the VGPR itself, or `tmp` filled with the scalar.
+    pub(crate) fn slice<'a>(&self, w: &'a Wave, tmp: &'a mut [u32; 32]) -> &'a [u32; 32] {
+        match *self {
+            Lanes::Vgpr(r) => &w.v[r],
+            Lanes::Same(k) => {
+                *tmp = [k; 32];
+                tmp
+            }
+        }
+    }
+
     pub(crate) fn values(&self, w: &Wave) -> [u32; 32] {
         match *self {
             Lanes::Vgpr(r) => w.v[r],
@@ -487,7 +498,8 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
     let Some(b) = b else { return Ok(false) };
     let c = if arity == 3 { operand(2) } else { Some(Lanes::Same(0)) };
     let Some(c) = c else { return Ok(false) };
-    let (av, bv, cv) = (a.values(w), b.values(w), c.values(w));
+    let (mut at, mut bt, mut ct) = ([0u32; 32], [0u32; 32], [0u32; 32]);
+    let (av, bv, cv) = (a.slice(w, &mut at), b.slice(w, &mut bt), c.slice(w, &mut ct));
     let exec = w.exec();
     if op == vop3::V_LSHLREV_B64 {
         // S1 is a VGPR pair here (64-bit scalars and constants take the long path).
@@ -549,12 +561,16 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
         _ => {
             let kv = [k.to_bits(); 32];
             let r = match op {
-                vop3::V_FMA_F32 => fma_wave(&av, &bv, &cv),
-                vop3::V_FMAC_F32_E64 => fma_wave(&av, &bv, &out),
-                vop2_only::V_FMAMK_F32_E32 => fma_wave(&av, &kv, &bv),
-                _ => fma_wave(&av, &bv, &kv),
+                vop3::V_FMA_F32 => fma_wave(av, bv, cv),
+                vop3::V_FMAC_F32_E64 => fma_wave(av, bv, &out),
+                vop2_only::V_FMAMK_F32_E32 => fma_wave(av, &kv, bv),
+                _ => fma_wave(av, bv, &kv),
             };
-            blend(&mut out, exec, |l| r[l]);
+            if exec == u32::MAX {
+                out = r;
+            } else {
+                blend(&mut out, exec, |l| r[l]);
+            }
         }
     }
     w.v[dst] = out;
@@ -1466,7 +1482,10 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
-        for (words, exec) in cases.iter().flat_map(|c| [(c, 0xfffe_fff7u32), (c, 0x0100_0010)]) {
+        for (words, exec) in cases
+            .iter()
+            .flat_map(|c| [(c, u32::MAX), (c, 0xfffe_fff7), (c, 0x0100_0010)])
+        {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });
                 lanes(w, 5, |l| if l < 9 { specials[8 - l] } else { r[32 + l] });

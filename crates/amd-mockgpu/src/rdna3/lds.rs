@@ -26,6 +26,17 @@ fn read(lds: &[u8], a: u32, n: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// The dword at `a` (any alignment), 0 when any of its bytes is past the LDS: `read`
+/// for four bytes, as one bounds check and one load.
+#[inline(always)]
+fn read32(lds: &[u8], a: u32) -> u32 {
+    let a = a as usize;
+    match lds.get(a..a + 4) {
+        Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
+        _ => 0,
+    }
+}
+
 fn write(lds: &mut [u8], a: u32, v: u64, n: usize) {
     if let Some(dst) = lds.get_mut(a as usize..a as usize + n) {
         dst.copy_from_slice(&v.to_le_bytes()[..n]);
@@ -155,7 +166,7 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         i.bits(1, 31, 24) as usize,
     );
     let exec = w.exec();
-    let rd = |lds: &[u8], a: u32| read(lds, a, 4) as u32;
+    let rd = read32;
     let wr = |lds: &mut [u8], a: u32, v: u32| write(lds, a, u64::from(v), 4);
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let base = w.vread(addr, lane, None)?;
@@ -293,9 +304,29 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
                 return None;
             }
             let stride = if op == DS_LOAD_2ADDR_B32 { 4 } else { 256 };
-            for (k, off) in [off0, off1].into_iter().enumerate() {
+            let (a0, a1) = (off0 * stride, off1 * stride);
+            if exec == u32::MAX {
+                // Every lane: both dwords in one pass, without a select.
+                if let (Some(x), Some(y)) = (
+                    super::gather::dwords(lds, &base, a0),
+                    super::gather::dwords(lds, &base, a1),
+                ) {
+                    w.v[vdst] = x;
+                    w.v[vdst + 1] = y;
+                    return Some(());
+                }
+                let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
+                for l in 0..32 {
+                    x[l] = rd(lds, base[l].wrapping_add(a0));
+                    y[l] = rd(lds, base[l].wrapping_add(a1));
+                }
+                w.v[vdst] = x;
+                w.v[vdst + 1] = y;
+                return Some(());
+            }
+            for (k, off) in [a0, a1].into_iter().enumerate() {
                 let mut out = w.v[vdst + k];
-                blend(&mut out, exec, |l| rd(lds, base[l].wrapping_add(off * stride)));
+                blend(&mut out, exec, |l| rd(lds, base[l].wrapping_add(off)));
                 w.v[vdst + k] = out;
             }
         }
@@ -799,11 +830,17 @@ mod tests {
         ];
         let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
         let exec = std::cell::Cell::new(0u32);
+        let past_the_end = std::cell::Cell::new(true);
         let setup = |w: &mut Wave| {
-            // Lanes 0..16 apart, 16..24 on one address, the rest past the 1 KiB LDS.
+            // Lanes 0..16 apart, 16..24 on one address, the rest at or past the end of the
+            // 1 KiB LDS, or (every lane in range) on unaligned addresses.
             lanes(w, 1, |l| match l {
                 0..16 => 12 * l as u32,
                 16..24 => 40,
+                _ if !past_the_end.get() => 7 * l as u32 + 1,
+                // Dwords that straddle the end of the LDS (read 0, write nothing).
+                24 => 1018,
+                25 => 1021,
                 _ => 1000 + l as u32,
             });
             for r in 2..8 {
@@ -811,13 +848,17 @@ mod tests {
             }
             w.s[crate::rdna3::wave::EXEC_LO] = exec.get();
         };
-        for mask in [0xbfff_fdff, 0x0001_0004] {
+        let cases = [u32::MAX, 0xbfff_fdff, 0x0001_0004]
+            .into_iter()
+            .flat_map(|m| [(m, true), (m, false)]);
+        for (mask, past) in cases {
             exec.set(mask);
+            past_the_end.set(past);
             let fast = run_all(&prog, setup).unwrap();
             crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(true));
             let slow = run_all(&prog, setup);
             crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
-            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}");
+            assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}, past the end {past}");
         }
     }
 }

@@ -29,6 +29,7 @@ mod disasm;
 mod divide;
 mod exec;
 mod fma;
+mod gather;
 mod half;
 mod lds;
 mod matrix;
