@@ -734,7 +734,11 @@ impl PciDevice {
             return Ok(0);
         }
         let mut n = [0u8; 8];
-        let got = self.sys.read(v.irq, &mut n)?;
+        // Non-blocking: another waiter may have taken the count since the poll.
+        let got = match self.sys.read(v.irq, &mut n) {
+            Err(e) if e.errno == nix::errno::Errno::EAGAIN => return Ok(0),
+            r => r?,
+        };
         if got != 8 {
             return Err(AmError::Take {
                 device: self.gpu.address.to_string(),

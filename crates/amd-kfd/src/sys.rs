@@ -205,7 +205,8 @@ pub trait Sys: Send + Sync {
     /// The target of a symbolic link.
     fn readlink(&self, path: &Path) -> SysResult<PathBuf>;
 
-    /// Creates an eventfd with counter `init`.
+    /// Creates a non-blocking eventfd with counter `init` (a read with nothing pending
+    /// is EAGAIN: several waiters may poll one eventfd).
     fn eventfd(&self, init: u32) -> SysResult<Fd>;
     /// Reads from `fd` (an eventfd: 8 bytes).
     fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize>;
@@ -422,7 +423,7 @@ impl Sys for HostSys {
 
     fn eventfd(&self, init: u32) -> SysResult<Fd> {
         // SAFETY: eventfd takes no pointers.
-        let fd = unsafe { libc::eventfd(init, libc::EFD_CLOEXEC) };
+        let fd = unsafe { libc::eventfd(init, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
         if fd < 0 {
             Err(SysError::new("eventfd", Errno::last()))
         } else {

@@ -420,16 +420,20 @@ impl Sys for MockSys {
     }
 
     fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
-        match self.driver.lock().fds.get(&fd.0) {
-            Some(FdKind::Host(real)) => self.host.read(Fd(*real), buf),
+        // The descriptor looked up, then the lock let go: the read may wait, and the
+        // engines need the lock to signal what it waits for.
+        let kind = self.driver.lock().fds.get(&fd.0).copied();
+        match kind {
+            Some(FdKind::Host(real)) => self.host.read(Fd(real), buf),
             Some(_) => Err(err("read", Errno::EINVAL)),
             None => Err(err("read", Errno::EBADF)),
         }
     }
 
     fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
-        match self.driver.lock().fds.get(&fd.0) {
-            Some(FdKind::Host(real)) => self.host.write(Fd(*real), buf),
+        let kind = self.driver.lock().fds.get(&fd.0).copied();
+        match kind {
+            Some(FdKind::Host(real)) => self.host.write(Fd(real), buf),
             Some(_) => Err(err("write", Errno::EINVAL)),
             None => Err(err("write", Errno::EBADF)),
         }
