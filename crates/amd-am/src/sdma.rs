@@ -198,6 +198,13 @@ impl<'a> Sdma<'a> {
     /// off, as [`Sdma::fini`] begins) without halting the engine; the ring's memory
     /// is the caller's to free after.
     pub fn stop_ring(&mut self) -> Result<()> {
+        self.disable_ring()?;
+        self.ring = None;
+        Ok(())
+    }
+
+    /// The ring and indirect buffers of SDMA0 queue 0 off.
+    fn disable_ring(&self) -> Result<()> {
         self.upd(
             gc::SDMA0_QUEUE0_RB_CNTL,
             &[(gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 0)],
@@ -205,9 +212,7 @@ impl<'a> Sdma<'a> {
         self.upd(
             gc::SDMA0_QUEUE0_IB_CNTL,
             &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 0)],
-        )?;
-        self.ring = None;
-        Ok(())
+        )
     }
 
     /// The ring set up, if any.
@@ -218,14 +223,7 @@ impl<'a> Sdma<'a> {
     /// `AM_SDMA.fini`: the ring and indirect buffers off, the F32 engine halted
     /// with thread 1 in reset, `GRBM_SOFT_RESET.SOFT_RESET_SDMA0` held 10 ms.
     pub fn fini(&mut self) -> Result<()> {
-        self.upd(
-            gc::SDMA0_QUEUE0_RB_CNTL,
-            &[(gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 0)],
-        )?;
-        self.upd(
-            gc::SDMA0_QUEUE0_IB_CNTL,
-            &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 0)],
-        )?;
+        self.disable_ring()?;
         self.upd(
             gc::SDMA0_F32_CNTL,
             &[

@@ -51,6 +51,8 @@ pub struct AmShared {
     faults: Mutex<Vec<String>>,
     compute_taken: AtomicBool,
     sdma_taken: AtomicBool,
+    /// The GPU's virtual address space (shared with the platform's other GPUs).
+    va: amd_am::gmc::VaSpace,
 }
 
 impl std::fmt::Debug for AmShared {
@@ -63,14 +65,16 @@ impl std::fmt::Debug for AmShared {
 
 impl AmShared {
     /// Wraps a booted GPU.
-    pub fn new(gpu: AmGpu) -> Arc<Self> {
+    pub fn new(mut gpu: AmGpu) -> Arc<Self> {
         let dev = gpu.device().clone();
+        let va = gpu.with(|b| b.gmc.va_space().clone());
         Arc::new(AmShared {
             gpu: Mutex::new(gpu),
             dev,
             faults: Mutex::new(Vec::new()),
             compute_taken: AtomicBool::new(false),
             sdma_taken: AtomicBool::new(false),
+            va,
         })
     }
 
@@ -417,11 +421,7 @@ impl DeviceInterface for AmIface {
             return Ok(());
         }
         let owner = mem.shared.device().pci();
-        let (own_va, peer_va) = (
-            mem.shared.with(|b| b.gmc.va_space().clone()),
-            self.shared.with(|b| b.gmc.va_space().clone()),
-        );
-        if !own_va.same(&peer_va) {
+        if !mem.shared.va.same(&self.shared.va) {
             return Err(HcqError::InvalidArgument(format!(
                 "GPU {} and GPU {} were opened by different platforms (their virtual address spaces differ)",
                 owner.address(),

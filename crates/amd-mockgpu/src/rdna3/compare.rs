@@ -122,19 +122,6 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
     }
     let a = Lanes::of(w, srcs[0], lit)?.values(w);
     let b = Lanes::of(w, srcs[1], lit)?.values(w);
-    let ordered = |k: u16, o: std::cmp::Ordering| {
-        use std::cmp::Ordering::{Equal, Greater, Less};
-        match k {
-            0 => false,
-            1 => o == Less,
-            2 => o == Equal,
-            3 => o != Greater,
-            4 => o == Greater,
-            5 => o != Equal,
-            6 => o != Less,
-            _ => true,
-        }
-    };
     Some(match compare {
         Compare::Int { t: 2, k } => mask(exec, |l| ordered(k, (a[l] as i32).cmp(&(b[l] as i32)))),
         Compare::Int { t: 3, k } => mask(exec, |l| ordered(k, a[l].cmp(&b[l]))),
@@ -168,8 +155,14 @@ fn int_compare(w: &Wave, i: &Inst, t: u16, k: u16, lane: usize, srcs: [u16; 2], 
             _ => a.cmp(&b),
         }
     };
+    Ok(ordered(k, o))
+}
+
+/// Integer compare predicate `k` (F, LT, EQ, LE, GT, NE, GE, T) on an ordering.
+#[inline(always)]
+fn ordered(k: u16, o: std::cmp::Ordering) -> bool {
     use std::cmp::Ordering::{Equal, Greater, Less};
-    Ok(match k {
+    match k {
         0 => false,
         1 => o == Less,
         2 => o == Equal,
@@ -178,7 +171,7 @@ fn int_compare(w: &Wave, i: &Inst, t: u16, k: u16, lane: usize, srcs: [u16; 2], 
         5 => o != Equal,
         6 => o != Less,
         _ => true,
-    })
+    }
 }
 
 /// The class bit `v_cmp_class` tests for float `bits` of `width` (16, 32, 64): 0
