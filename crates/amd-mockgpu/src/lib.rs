@@ -56,7 +56,7 @@ mod uaccess;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use amd_kfd::abi::*;
@@ -205,6 +205,11 @@ pub struct Shared {
     /// Per GPU: the address of its mapped doorbell page (0: none), readable without
     /// the driver lock so that a doorbell to a running engine takes no lock.
     pub(crate) doorbell_pages: Vec<AtomicU64>,
+    /// Threads in [`MockSys::wait_for_sleeping_gpu`], and what they wait on: a device
+    /// thread about to sleep notifies them only when there are some.
+    pub(crate) sleep_waiters: AtomicUsize,
+    pub(crate) sleep_lock: Mutex<()>,
+    pub(crate) gpu_slept: Condvar,
     /// Mappings of PCI GPUs' doorbell BARs: (start, length, engine slot). Read
     /// without the driver lock by `Sys::doorbell_written`; written under it.
     pub(crate) pci_doorbells: parking_lot::RwLock<Vec<(usize, usize, usize)>>,
@@ -304,6 +309,11 @@ impl Shared {
             // either this thread finds the kick, or the doorbell notifies, taking the
             // driver lock that this thread holds until it waits.
             self.sleeping[g].store(true, Ordering::SeqCst);
+            // SeqCst against the waiter's count: see `wait_for_sleeping_gpu`.
+            if self.sleep_waiters.load(Ordering::SeqCst) > 0 {
+                let _g = self.sleep_lock.lock();
+                self.gpu_slept.notify_all();
+            }
             if self.kicks[g].load(Ordering::SeqCst) || d.shutdown {
                 self.sleeping[g].store(false, Ordering::SeqCst);
                 continue;
@@ -382,6 +392,9 @@ impl MockSys {
             kicks: (0..n).map(|_| AtomicBool::new(false)).collect(),
             sleeping: (0..n).map(|_| AtomicBool::new(false)).collect(),
             doorbell_pages: (0..n_kfd).map(|_| AtomicU64::new(0)).collect(),
+            sleep_waiters: AtomicUsize::new(0),
+            sleep_lock: Mutex::new(()),
+            gpu_slept: Condvar::new(),
             pci_doorbells: parking_lot::RwLock::new(Vec::new()),
             host: HostSys,
             mode: config.mode,
@@ -507,6 +520,47 @@ impl MockSys {
         // Acquire: pairs with the Release store of the page's address at mmap.
         let a = self.doorbell_pages.get(gpu)?.load(Ordering::Acquire);
         (a != 0).then_some((a as usize, driver::DOORBELL_PAGE_BYTES as usize))
+    }
+
+    /// How many GPUs the mock's KFD shows (indices for [`MockSys::doorbell_page`]).
+    pub fn kfd_gpu_count(&self) -> usize {
+        self.doorbell_pages.len()
+    }
+
+    /// Whether a doorbell stored now into GPU `gpu`'s page needs telling the mock about
+    /// promptly ([`Sys::doorbell_written`](amd_kfd::sys::Sys::doorbell_written)): the
+    /// GPU's device thread sleeps, or is about to. An awake device thread reads every
+    /// queue's write pointer before it sleeps again, so new work for a busy GPU is
+    /// found without a doorbell. Always true in inline mode (no device threads).
+    pub fn waits_for_doorbells(&self, gpu: usize) -> bool {
+        match self.mode {
+            ExecMode::Inline => true,
+            // SeqCst: pairs with the device thread's announcement of its sleep.
+            ExecMode::Threaded => self.sleeping.get(gpu).is_some_and(|s| s.load(Ordering::SeqCst)),
+        }
+    }
+
+    /// Blocks until one of `gpus` waits for doorbells ([`MockSys::waits_for_doorbells`])
+    /// or `timeout` passes; whether one does. For a watcher of doorbell pages, which has
+    /// nothing to watch while every GPU it serves is busy.
+    pub fn wait_for_sleeping_gpu(&self, gpus: &[usize], timeout: Duration) -> bool {
+        let any = || gpus.iter().any(|&g| self.waits_for_doorbells(g));
+        if any() {
+            return true;
+        }
+        let mut guard = self.sleep_lock.lock();
+        // Counted before the second look, both SeqCst: a device thread stores its
+        // sleeping flag and then loads the count. Either this look sees the flag, or
+        // the device thread sees the count and notifies under `sleep_lock`, which it
+        // can take only once this thread waits.
+        self.sleep_waiters.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + timeout;
+        let mut found = any();
+        while !found && !self.gpu_slept.wait_until(&mut guard, deadline).timed_out() {
+            found = any();
+        }
+        self.sleep_waiters.fetch_sub(1, Ordering::SeqCst);
+        found || any()
     }
 
     /// Marks host memory mapped by other means than [`Sys::mmap`](amd_kfd::sys::Sys::mmap)

@@ -339,27 +339,19 @@ impl AddressSpace {
         self.gpu_check(g, dst, len, true)?;
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: both ranges are mapped host memory (checked), readable and writable
-        // respectively, pinned by the shared lock on the address space; `copy` allows overlap.
-        unsafe { std::ptr::copy(src as usize as *const u8, dst as usize as *mut u8, len) };
+        // respectively, pinned by the shared lock on the address space, and nothing
+        // holds a reference into them; `dma::copy` allows overlap.
+        unsafe { super::dma::copy(dst as usize as *mut u8, src as usize as *const u8, len) };
         Ok(())
     }
 
     /// Fills `len` bytes at `dst` with the little-endian bytes of `pattern`, repeated.
     pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
         self.gpu_check(g, dst, len, true)?;
-        let bytes = pattern.to_le_bytes();
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: the range is mapped writable host memory (checked), pinned by the
-        // shared lock on the address space, and no reference to it exists while this
-        // slice lives.
-        let out = unsafe { std::slice::from_raw_parts_mut(dst as usize as *mut u8, len) };
-        if bytes.iter().all(|&b| b == bytes[0]) {
-            out.fill(bytes[0]);
-        } else {
-            for (i, b) in out.iter_mut().enumerate() {
-                *b = bytes[i % 4];
-            }
-        }
+        // shared lock on the address space, and no reference to it exists.
+        unsafe { super::dma::fill(dst as usize as *mut u8, pattern, len) };
         Ok(())
     }
 

@@ -15,6 +15,7 @@
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
 //! checked (`mem`).
 
+pub(crate) mod dma;
 pub(crate) mod mem;
 pub(crate) mod pcimem;
 mod pm4;
