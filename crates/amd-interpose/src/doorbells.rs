@@ -1,19 +1,22 @@
 //! The doorbell watcher: a client stores a queue's write pointer into its doorbell
 //! page with a plain store, as on hardware; nothing calls the mock. One thread reads
-//! the watched pages every 20 µs (every 250 µs after 50 ms without a change) and tells
-//! the mock which slots changed ([`Sys::doorbell_written`]).
+//! the watched pages and tells the mock which slots changed
+//! ([`Sys::doorbell_written`]): each page every 20 µs while it changed in the last
+//! 50 ms, every 250 µs while it changed in the last second, else every millisecond (the
+//! first doorbell after a quiet spell waits up to that long).
 //!
-//! While every GPU it watches is busy the thread sleeps until one of them is about to
-//! wait for a doorbell ([`MockSys::wait_for_sleeping_gpu`]): a busy GPU's device
-//! thread reads every write pointer before it sleeps, and a watcher waking every
-//! 20 µs beside a long copy or dispatch takes a third of the copy's speed on a
-//! 2-core machine (the timer interrupts and switches land on its core).
+//! The page of a busy GPU is not read: its device thread reads every write pointer
+//! before it sleeps ([`MockSys::waits_for_doorbells`]). While every GPU is busy the
+//! thread sleeps until one of them is about to wait for a doorbell
+//! ([`MockSys::wait_for_sleeping_gpu`]). A watcher waking every 20 µs beside a long
+//! copy or dispatch took a third of the copy's speed on a 2-core machine (the timer
+//! interrupts and switches land on its core).
 
 #![allow(unsafe_code)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use amd_kfd::sys::Sys;
 use amd_mockgpu::MockSys;
@@ -24,8 +27,12 @@ const POLL: Duration = Duration::from_micros(20);
 /// How long it sleeps once none changed for [`IDLE_AFTER`] (the first doorbell after a
 /// quiet spell waits up to this long).
 const POLL_IDLE: Duration = Duration::from_micros(250);
-/// Quiet time after which the watcher polls less often.
+/// Quiet time (no change in a page) after which the watcher polls it less often.
 const IDLE_AFTER: Duration = Duration::from_millis(50);
+/// How long it sleeps once none changed for [`QUIET_AFTER`].
+const POLL_QUIET: Duration = Duration::from_millis(1);
+/// Quiet time after which a page is polled least often.
+const QUIET_AFTER: Duration = Duration::from_secs(1);
 
 /// Longest sleep while every watched GPU is busy (a safety net: the mock wakes the
 /// watcher when one of them is about to sleep).
@@ -36,6 +43,8 @@ struct Page {
     addr: usize,
     gpu: Option<usize>,
     seen: Vec<u64>,
+    /// When a slot of the page last changed (or the page was mapped).
+    last_change: Instant,
 }
 
 /// The watched pages and their thread.
@@ -67,7 +76,12 @@ impl Watcher {
         // under the same lock the watcher holds while it reads).
         unsafe { read_slots(addr, len / 8, &mut seen) };
         let gpu = (0..mock.kfd_gpu_count()).find(|&g| mock.doorbell_page(g).is_some_and(|(a, _)| a == addr));
-        self.pages.lock().push(Page { addr, gpu, seen });
+        self.pages.lock().push(Page {
+            addr,
+            gpu,
+            seen,
+            last_change: Instant::now(),
+        });
         if !self.started.swap(true, Ordering::AcqRel) {
             let (pages, mock) = (self.pages.clone(), mock.clone());
             let _ = std::thread::Builder::new()
@@ -83,40 +97,55 @@ impl Watcher {
 }
 
 fn run(pages: &Mutex<Vec<Page>>, mock: &MockSys) -> ! {
-    let (mut now, mut changed, mut gpus) = (Vec::new(), Vec::new(), Vec::new());
-    let mut last_change = std::time::Instant::now();
+    let (mut now, mut changed, mut busy) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         changed.clear();
+        busy.clear();
+        let mut nap = None::<Duration>;
         {
-            gpus.clear();
-            // A page of no known GPU is always read.
-            let pages_now = pages.lock();
-            let all_known = pages_now.iter().all(|p| p.gpu.is_some());
-            gpus.extend(pages_now.iter().filter_map(|p| p.gpu));
-            drop(pages_now);
-            if all_known && !gpus.is_empty() && !mock.wait_for_sleeping_gpu(&gpus, BUSY_WAIT) {
-                continue;
-            }
             let mut pages = pages.lock();
             for p in pages.iter_mut() {
+                // A busy GPU's device thread reads every write pointer before it
+                // sleeps: its page needs no look until then.
+                if let Some(g) = p.gpu
+                    && !mock.waits_for_doorbells(g)
+                {
+                    busy.push(g);
+                    continue;
+                }
                 // SAFETY: a listed page is mapped (see `Watcher::watch`).
                 unsafe { read_slots(p.addr, p.seen.len(), &mut now) };
                 for (i, (s, &v)) in p.seen.iter_mut().zip(&now).enumerate() {
                     if *s != v {
                         *s = v;
                         changed.push(p.addr + i * 8);
+                        p.last_change = Instant::now();
                     }
                 }
+                let quiet = p.last_change.elapsed();
+                let poll = if quiet < IDLE_AFTER {
+                    POLL
+                } else if quiet < QUIET_AFTER {
+                    POLL_IDLE
+                } else {
+                    POLL_QUIET
+                };
+                nap = Some(nap.map_or(poll, |n| n.min(poll)));
             }
         }
         for &a in &changed {
             mock.doorbell_written(a);
         }
-        if changed.is_empty() {
-            let quiet = last_change.elapsed() >= IDLE_AFTER;
-            std::thread::sleep(if quiet { POLL_IDLE } else { POLL });
-        } else {
-            last_change = std::time::Instant::now();
+        if !changed.is_empty() {
+            continue;
+        }
+        match nap {
+            Some(d) => std::thread::sleep(d),
+            // Every page belongs to a busy GPU (or there is none yet).
+            None if busy.is_empty() => std::thread::sleep(POLL_QUIET),
+            None => {
+                mock.wait_for_sleeping_gpu(&busy, BUSY_WAIT);
+            }
         }
     }
 }

@@ -432,3 +432,41 @@ fn a_kernel_fault_reports_address_access_and_instruction() {
         );
     }
 }
+
+#[test]
+fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
+    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    // Both device threads go to sleep with nothing to do.
+    assert!(m.wait_for_sleeping_gpu(&[0], Duration::from_secs(5)));
+    wait_for("both GPUs asleep", || {
+        m.waits_for_doorbells(0) && m.waits_for_doorbells(1)
+    });
+    assert!(!m.waits_for_doorbells(7), "no such GPU");
+    let mut k = Kernel::new(&devs[0], SPIN);
+    let words = k.dispatch_words([1, 1, 1], 0);
+    k.submit(&words);
+    wait_for("the dispatch", || m.dispatches().len() == 1);
+    // GPU 0 runs the kernel: a watcher of its doorbells has nothing to do, and one
+    // waiting for it to sleep times out; GPU 1 still waits for doorbells.
+    assert!(!m.waits_for_doorbells(0));
+    assert!(m.waits_for_doorbells(1));
+    let t = Instant::now();
+    assert!(!m.wait_for_sleeping_gpu(&[0], Duration::from_millis(30)));
+    assert!(t.elapsed() >= Duration::from_millis(30));
+    // Ending the kernel (its queue destroyed) puts GPU 0 back to sleep, which wakes
+    // a waiter well before its timeout.
+    let waiter = std::thread::spawn({
+        let m = m.clone();
+        move || {
+            let t = Instant::now();
+            (m.wait_for_sleeping_gpu(&[0], Duration::from_secs(10)), t.elapsed())
+        }
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    destroy(&m, k.q.id());
+    let (slept, took) = waiter.join().unwrap();
+    assert!(slept, "GPU 0 went back to sleep");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let (m2, _kfd2, _devs2) = setup(1, ExecMode::Inline);
+    assert!(m2.waits_for_doorbells(0), "inline: every doorbell matters");
+}
