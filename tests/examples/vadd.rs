@@ -52,14 +52,13 @@ fn run() -> Result<(), String> {
 
     let a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
     let b: Vec<f32> = (0..n).map(|i| 3.0 - (i % 777) as f32).collect();
-    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let size = n * 4;
     let alloc = || dev.alloc(size, BufferKind::Device).map_err(|e| e.to_string());
     let (ba, bb, bc) = (alloc()?, alloc()?, alloc()?);
 
     let t = Instant::now();
-    dev.copy_in(&ba, 0, &bytes(&a)).map_err(|e| e.to_string())?;
-    dev.copy_in(&bb, 0, &bytes(&b)).map_err(|e| e.to_string())?;
+    dev.copy_in_slice(&ba, 0, &a).map_err(|e| e.to_string())?;
+    dev.copy_in_slice(&bb, 0, &b).map_err(|e| e.to_string())?;
     dev.synchronize().map_err(|e| e.to_string())?;
     let copy_in = t.elapsed();
 
@@ -74,13 +73,12 @@ fn run() -> Result<(), String> {
     let launch = t.elapsed();
 
     let t = Instant::now();
-    let mut out = vec![0u8; size];
-    dev.copy_out(&mut out, &bc, 0).map_err(|e| e.to_string())?;
+    let out: Vec<f32> = dev.copy_out_vec(&bc, 0, n).map_err(|e| e.to_string())?;
     let copy_out = t.elapsed();
 
     let mut bad = 0usize;
     for i in 0..n {
-        let got = f32::from_le_bytes([out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]]);
+        let got = out[i];
         if got != a[i] + b[i] {
             if bad < 5 {
                 eprintln!("element {i}: got {got}, want {}", a[i] + b[i]);

@@ -2,7 +2,7 @@
 //! while SDMA drains the others), device→host, device→device, and between GPUs.
 
 use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
-use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
+use crate::iface::{DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
 use zerocopy::IntoBytes;
 
@@ -14,12 +14,9 @@ impl<I: DeviceInterface> Device<I> {
         self.inner.check()?;
         let mut s = self.inner.staging.lock();
         if s.is_none() {
-            let bufs = (0..STAGING_COUNT)
-                .map(|_| self.inner.iface.alloc(STAGING_SIZE, BufferKind::Host))
-                .collect::<Result<Vec<_>>>()?;
             *s = Some(Staging {
-                busy_until: vec![Point::default(); bufs.len()],
-                bufs,
+                busy_until: vec![Point::default(); STAGING_COUNT],
+                bufs: (0..STAGING_COUNT).map(|_| None).collect(),
                 next: 0,
             });
         }
@@ -40,8 +37,9 @@ impl<I: DeviceInterface> Device<I> {
             staging.next = (slot + 1) % staging.bufs.len();
             // The slot may still feed an earlier copy.
             self.wait_point(staging.busy_until[slot])?;
-            staging.bufs[slot].write(0, chunk)?;
-            let src = staging.bufs[slot].va();
+            let buf = staging.buf(&self.inner.iface, slot)?;
+            buf.write(0, chunk)?;
+            let src = buf.va();
             let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
             let (p, _) = self.submit_timed(true, OpName::Static("copy_in"), false, false, |w| match w {
                 Work::Copy(q) => q.copy(to, src, chunk.len() as u64).map(|_| ()),
@@ -84,7 +82,8 @@ impl<I: DeviceInterface> Device<I> {
         // One staging buffer, reused chunk by chunk: each copy is waited for.
         let slot = staging.next;
         self.wait_point(staging.busy_until[slot])?;
-        let buf = &staging.bufs[slot];
+        let mut staging = staging;
+        let buf = staging.buf(&self.inner.iface, slot)?;
         for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
             let from = src.va() + (offset + i * STAGING_SIZE) as u64;
             let to = buf.va();

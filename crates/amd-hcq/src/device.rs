@@ -102,10 +102,23 @@ impl Point {
 }
 
 pub(crate) struct Staging<I: DeviceInterface> {
-    pub(crate) bufs: Vec<I::Memory>,
+    /// Made at their first use (a copy of a few MiB pins only what it uses).
+    pub(crate) bufs: Vec<Option<I::Memory>>,
     /// Timeline point after which each buffer is free again.
     pub(crate) busy_until: Vec<Point>,
     pub(crate) next: usize,
+}
+
+impl<I: DeviceInterface> Staging<I> {
+    /// Staging buffer `slot`, allocated from `iface` at its first use.
+    pub(crate) fn buf(&mut self, iface: &I, slot: usize) -> Result<&I::Memory> {
+        let b = &mut self.bufs[slot];
+        if b.is_none() {
+            *b = Some(iface.alloc(STAGING_SIZE, BufferKind::Host)?);
+        }
+        b.as_ref()
+            .ok_or_else(|| HcqError::InvalidArgument("staging buffer missing".into()))
+    }
 }
 
 pub(crate) struct DeviceInner<I: DeviceInterface> {
@@ -469,6 +482,11 @@ impl<I: DeviceInterface> Device<I> {
             copy_list: None,
         });
         let dev = Device { inner };
+        // The kernel-argument region is made now, as tinygrad 0.10.1 makes it when it
+        // opens a device: the first launch does not pay for allocating and pinning
+        // 16 MiB, and a device that cannot have it fails to open rather than at its
+        // first launch.
+        drop(dev.kernarg_ring()?);
         if dev.inner.trace_path.is_some() {
             dev.set_profiling(true);
             dev.calibrate_clock()?;

@@ -21,7 +21,27 @@ impl MockSys {
                 Ok(())
             })?,
             r if r == AMDKFD_IOC_ACQUIRE_VM.request => with_arg(arg, |a| d.acquire_vm(a))?,
-            r if r == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request => with_arg(arg, |a| d.alloc_memory(a))?,
+            r if r == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request => {
+                let mut pin = None;
+                with_arg(arg, |a: &mut kfd_ioctl_alloc_memory_of_gpu_args| {
+                    d.alloc_memory(a)?;
+                    if a.flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0 {
+                        pin = Some((a.va_addr, a.size));
+                    }
+                    Ok(())
+                })?;
+                if let Some((va, size)) = pin {
+                    drop(d);
+                    // The kernel pins a user-pointer allocation's pages when it makes
+                    // it: they are faulted in now, not at the first copy through them.
+                    // A range the process has not mapped stays as it is (the error is
+                    // the kernel's to give at the GPU's first touch, as a fault).
+                    if let (Ok(va), Ok(size)) = (usize::try_from(va), usize::try_from(size)) {
+                        let _ = self.host.populate(va, size);
+                    }
+                    return Ok(0);
+                }
+            }
             r if r == AMDKFD_IOC_FREE_MEMORY_OF_GPU.request => with_arg(arg, |a| d.free_memory(a))?,
             r if r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request || r == AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request => {
                 let map = r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request;
