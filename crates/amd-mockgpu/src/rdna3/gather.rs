@@ -3,22 +3,70 @@
 
 #![allow(unsafe_code)]
 
-/// The dwords at `base[l] + off` (any alignment) for every lane `l`, or `None` when
-/// any of them reaches past `lds` (the caller then reads lane by lane).
+/// Writes into `out[k][l]` the dword at `base[l] + offs[k]` (any alignment) for every
+/// lane `l` and every `k < offs.len().min(out.len())`, and returns true; returns false,
+/// writing nothing, when any of them reaches past `lds` (the caller then reads lane by
+/// lane). One bounds check covers every offset.
 #[inline(always)]
-pub(crate) fn dwords(lds: &[u8], base: &[u32; 32], off: u32) -> Option<[u32; 32]> {
-    let top = base.iter().copied().max().unwrap_or(0);
-    // In u64: neither the sum nor `base[l] + off` (at most it) wraps.
-    if u64::from(top) + u64::from(off) + 4 > lds.len() as u64 {
-        return None;
+pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) -> bool {
+    let far = offs.iter().copied().max().unwrap_or(0);
+    // The highest base address any lane may have: every read ends inside `lds`.
+    let Some(lim) = (lds.len() as u64)
+        .checked_sub(u64::from(far) + 4)
+        .map(|l| u32::try_from(l).unwrap_or(u32::MAX))
+    else {
+        return false;
+    };
+    // One compare per lane, folded without a branch (the compiler does it four lanes
+    // at a time).
+    if base.iter().fold(false, |over, &b| over | (b > lim)) {
+        return false;
     }
     let p = lds.as_ptr();
-    let mut out = [0u32; 32];
-    for (o, &b) in out.iter_mut().zip(base) {
-        // SAFETY: b + off + 4 <= top + off + 4 <= lds.len() (checked above, without
-        // overflow), so the four bytes from b + off are inside `lds`; `read_unaligned`
-        // takes any alignment.
-        *o = u32::from_le(unsafe { p.add(b as usize + off as usize).cast::<u32>().read_unaligned() });
+    for (o, &off) in out.iter_mut().zip(offs) {
+        for (o, &b) in o.iter_mut().zip(base) {
+            // SAFETY: b <= lim = lds.len() - far - 4 and off <= far (checked above,
+            // in u64 without overflow), so the four bytes from b + off are inside
+            // `lds`; `read_unaligned` takes any alignment.
+            *o = u32::from_le(unsafe { p.add(b as usize + off as usize).cast::<u32>().read_unaligned() });
+        }
     }
-    Some(out)
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_lane_or_nothing() {
+        let lds: Vec<u8> = (0..256u32).map(|i| i as u8).collect();
+        let mut base = [0u32; 32];
+        for (l, b) in base.iter_mut().enumerate() {
+            *b = (l * 7) as u32; // unaligned for most lanes
+        }
+        let mut out = [[0xdead_beefu32; 32]; 2];
+        assert!(dwords_into(&lds, &base, &[0, 12], &mut out));
+        for (o, off) in out.iter().zip([0usize, 12]) {
+            for (l, &got) in o.iter().enumerate() {
+                let a = l * 7 + off;
+                assert_eq!(got, u32::from_le_bytes([lds[a], lds[a + 1], lds[a + 2], lds[a + 3]]));
+            }
+        }
+        // The last dword exactly at the end is in; one byte further is not, and then
+        // nothing is written.
+        base[31] = 256 - 4 - 12;
+        assert!(dwords_into(&lds, &base, &[0, 12], &mut out));
+        base[31] += 1;
+        let mut out = [[7u32; 32]; 2];
+        assert!(!dwords_into(&lds, &base, &[0, 12], &mut out));
+        assert!(out.iter().all(|o| o.iter().all(|&v| v == 7)));
+        // Addresses near 2^32 do not wrap into range.
+        base[31] = u32::MAX;
+        assert!(!dwords_into(&lds, &base, &[0], &mut out[..1]));
+        assert!(
+            !dwords_into(&[0u8; 3], &[0; 32], &[0], &mut out[..1]),
+            "shorter than a dword"
+        );
+    }
 }

@@ -292,6 +292,10 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             if vdst + n > regs {
                 return None;
             }
+            if n == 1 && exec == u32::MAX && super::gather::dwords_into(lds, &base, &[offset], &mut w.v[vdst..vdst + 1])
+            {
+                return Some(());
+            }
             for k in 0..n {
                 let at = offset.wrapping_add(4 * k as u32);
                 let mut out = w.v[vdst + k];
@@ -307,12 +311,7 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             let (a0, a1) = (off0 * stride, off1 * stride);
             if exec == u32::MAX {
                 // Every lane: both dwords in one pass, without a select.
-                if let (Some(x), Some(y)) = (
-                    super::gather::dwords(lds, &base, a0),
-                    super::gather::dwords(lds, &base, a1),
-                ) {
-                    w.v[vdst] = x;
-                    w.v[vdst + 1] = y;
+                if super::gather::dwords_into(lds, &base, &[a0, a1], &mut w.v[vdst..vdst + 2]) {
                     return Some(());
                 }
                 let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
