@@ -854,32 +854,7 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                 Err(KernelError::Unsupported(e)) => Err(Stop::Error(format!("kernel: {e}"))),
             }
         }
-        &LongOp::Copy { dst, src, len } => {
-            let mut space = space.read();
-            // Overlapping ranges copy as memmove: back to front when the destination
-            // starts inside the source.
-            let backward = dst > src && dst - src < len;
-            let mut done = 0u64;
-            while done < len {
-                if stopped() {
-                    return Err(Stop::Cancelled);
-                }
-                let n = (len - done).min(SLICE_BYTES);
-                let off = if backward { len - done - n } else { done };
-                let (Some(d), Some(s)) = (dst.checked_add(off), src.checked_add(off)) else {
-                    return Err(Stop::Fault(MemoryFault {
-                        va: dst,
-                        not_present: true,
-                        write: true,
-                        ..Default::default()
-                    }));
-                };
-                space.vm_copy(vm, d, s, n)?;
-                done += n;
-                RwLockReadGuard::bump(&mut space);
-            }
-            Ok(())
-        }
+        &LongOp::Copy { dst, src, len } => copy_slices(space, vm, dst, src, len, &stopped),
         &LongOp::Fill { dst, pattern, len } => {
             let mut space = space.read();
             let mut done = 0u64;
@@ -902,6 +877,42 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
             Ok(())
         }
     }
+}
+
+/// `len` bytes from `src` to `dst` a slice at a time, each slice under the shared lock
+/// on the address space (released between slices for a writer that waits), until
+/// `stopped` says so. Overlapping ranges copy as memmove: back to front when the
+/// destination starts inside the source.
+fn copy_slices(
+    space: &RwLock<AddressSpace>,
+    vm: &Vm,
+    dst: u64,
+    src: u64,
+    len: u64,
+    stopped: &dyn Fn() -> bool,
+) -> Result<(), Stop> {
+    let mut space = space.read();
+    let backward = dst > src && dst - src < len;
+    let mut done = 0u64;
+    while done < len {
+        if stopped() {
+            return Err(Stop::Cancelled);
+        }
+        let n = (len - done).min(SLICE_BYTES);
+        let off = if backward { len - done - n } else { done };
+        let (Some(d), Some(s)) = (dst.checked_add(off), src.checked_add(off)) else {
+            return Err(Stop::Fault(MemoryFault {
+                va: dst,
+                not_present: true,
+                write: true,
+                ..Default::default()
+            }));
+        };
+        space.vm_copy(vm, d, s, n)?;
+        done += n;
+        RwLockReadGuard::bump(&mut space);
+    }
+    Ok(())
 }
 
 /// Maps a decode error to a queue stop; a truncated ring packet asks for more dwords

@@ -328,6 +328,9 @@ impl Grid {
 /// tens of microseconds; small dispatches stay on the engine's thread).
 const PARALLEL_MIN_GROUPS: u64 = 8;
 
+/// How long the dispatching thread runs workgroups alone before helpers join it.
+const RECRUIT_AFTER: std::time::Duration = std::time::Duration::from_micros(30);
+
 /// Instructions a thread takes from the dispatch's budget at a time.
 const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
 
@@ -381,7 +384,8 @@ fn run_grid(
     // The first failing workgroup and its error; no workgroup at or after it starts.
     let failed: parking_lot::Mutex<Option<(u64, KernelError)>> = parking_lot::Mutex::new(None);
     let limit = AtomicU64::new(u64::MAX);
-    let work = |mem: &GpuMemory<'_>| -> (u64, u64) {
+    // `tick` runs after each workgroup (the dispatching thread's, to recruit helpers).
+    let work = |mem: &GpuMemory<'_>, tick: Option<&dyn Fn()>| -> (u64, u64) {
         let mut me = Worker {
             budget,
             local: 0,
@@ -410,6 +414,9 @@ fn run_grid(
                     *f = Some((g, e));
                 }
             }
+            if let Some(t) = tick {
+                t();
+            }
         }
         (me.used, me.lanes)
     };
@@ -420,15 +427,28 @@ fn run_grid(
     };
     let (mut used, mut lanes) = (0, 0);
     if helpers == 0 {
-        (used, lanes) = work(mem);
+        (used, lanes) = work(mem, None);
     } else {
         let shared = mem.share();
         let work = &work;
-        std::thread::scope(|s| {
-            let others: Vec<_> = (0..helpers)
-                .map(|_| s.spawn(move || work(&GpuMemory::open(&shared))))
-                .collect();
-            (used, lanes) = work(mem);
+        let start = std::time::Instant::now();
+        crate::pool::scope(|s| {
+            // Helpers join once this thread has worked RECRUIT_AFTER with workgroups
+            // left: handing work to a parked thread costs tens of microseconds, more
+            // than a small dispatch takes on one.
+            let others = parking_lot::Mutex::new(Vec::new());
+            let recruited = std::cell::Cell::new(false);
+            let tick = || {
+                if !recruited.get() && start.elapsed() >= RECRUIT_AFTER {
+                    recruited.set(true);
+                    let mut o = others.lock();
+                    for _ in 0..helpers {
+                        o.push(s.spawn(|| work(&GpuMemory::open(&shared), None)));
+                    }
+                }
+            };
+            (used, lanes) = work(mem, Some(&tick));
+            let others = others.into_inner();
             // Waiting for the helpers with this thread's lock released: one of them may
             // be waiting for a writer that waits for this thread.
             mem.unlocked(|| {
