@@ -263,12 +263,63 @@ impl PciVm {
         self.write(space, va, &v.to_le_bytes())
     }
 
-    /// Copies `len` bytes (memmove semantics: the source is read whole first).
+    /// Copies `len` bytes (memmove semantics where the ranges overlap).
     pub(crate) fn copy(&self, space: &AddressSpace, dst: u64, src: u64, len: u64) -> MemResult<()> {
         let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
-        let mut buf = vec![0u8; n];
-        self.read(space, src, &mut buf)?;
-        self.write(space, dst, &buf)
+        if dst.abs_diff(src) < len {
+            // Overlapping: the source is read whole first.
+            let mut buf = vec![0u8; n];
+            self.read(space, src, &mut buf)?;
+            return self.write(space, dst, &buf);
+        }
+        // Apart: piece by piece, each piece inside one page of both sides, from the
+        // one translation to the other (no bounce buffer). A fault stops the copy
+        // where it is, as the engine's would.
+        // Pieces that continue the previous one on both sides (VRAM, mostly) join it,
+        // so long runs are copied as one.
+        let mut run: Option<(*const u8, *mut u8, usize)> = None;
+        let flush = |run: Option<(*const u8, *mut u8, usize)>| {
+            if let Some((from, to, k)) = run {
+                // SAFETY: every piece of the run was resolved as live device or host
+                // memory (pinned by its owner or the shared lock on the address
+                // space), readable at `from` and writable at `to` by its translation's
+                // permission, and each piece continues the previous one on both
+                // sides; `dma::copy` allows overlap (two pages that map one frame).
+                unsafe { super::dma::copy(to, from, k) };
+            }
+        };
+        let mut done = 0usize;
+        while done < n {
+            let (Some(d), Some(s)) = (dst.checked_add(done as u64), src.checked_add(done as u64)) else {
+                flush(run);
+                return Err(bus_error(dst, true));
+            };
+            let room = |a: u64| PAGE - (a % PAGE as u64) as usize;
+            let k = room(d).min(room(s)).min(n - done);
+            let piece = self
+                .resolve(space, s, k, Access::Read)
+                .and_then(|from| Ok((from, self.resolve(space, d, k, Access::Write)?)));
+            let (from, to) = match piece {
+                Ok(p) => p,
+                Err(e) => {
+                    // What came before the fault is copied, as the engine's would be.
+                    flush(run);
+                    return Err(e);
+                }
+            };
+            run = match run {
+                Some((f, t, len)) if f.wrapping_add(len) == from as *const u8 && t.wrapping_add(len) == to => {
+                    Some((f, t, len + k))
+                }
+                other => {
+                    flush(other);
+                    Some((from as *const u8, to, k))
+                }
+            };
+            done += k;
+        }
+        flush(run);
+        Ok(())
     }
 
     /// Fills `len` bytes at `dst` with `pattern`'s little-endian bytes, repeated.
