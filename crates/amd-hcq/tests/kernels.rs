@@ -775,6 +775,137 @@ fn ieee_division_square_root_and_classes() {
     }
 }
 
+/// Correctly rounded division, f32 and f64, at the range limits: `fdiv_exact` is built
+/// with `-cl-fp32-correctly-rounded-divide-sqrt`, so both divide with LLVM's
+/// `v_div_scale` → `v_rcp` → `v_fma` refinements → `v_div_fmas` → `v_div_fixup`
+/// sequence (its listing shows it; the plain `fdiv` kernel's f32 `/` is a 2.5-ulp
+/// `v_rcp` product). Every quotient must be the host's, bit for bit, NaNs included:
+/// every pair of edge values (zeros, the least and largest denormals, the least
+/// normal, the largest finite values, powers of two far apart — exponent gaps past 96 /
+/// 768 —, infinities, NaN, both signs), so quotients that overflow, underflow to
+/// denormals or zero, and tiny numerators, then random bit patterns of every exponent.
+#[test]
+fn correctly_rounded_division_at_the_range_limits() {
+    let edges32: Vec<f32> = [
+        0.0,
+        1.0,
+        3.0,
+        0.1,
+        1e-45,
+        1e-40,
+        f32::from_bits(0x007f_ffff),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        2f32.powi(127),
+        2f32.powi(-100),
+        2f32.powi(100),
+        1.5 * 2f32.powi(-120),
+        7.0e-30,
+        f32::INFINITY,
+        f32::NAN,
+    ]
+    .into_iter()
+    .flat_map(|x| [x, -x])
+    .collect();
+    let edges64: Vec<f64> = [
+        0.0,
+        1.0,
+        3.0,
+        0.1,
+        5e-324,
+        1e-310,
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        2f64.powi(1023),
+        2f64.powi(-1000),
+        2f64.powi(1000),
+        1.5 * 2f64.powi(-1020),
+        7.0e-300,
+        f64::INFINITY,
+        f64::NAN,
+    ]
+    .into_iter()
+    .flat_map(|x| [x, -x])
+    .collect();
+    let pairs = edges32.len() * edges32.len();
+    let n = pairs + 2000;
+    let r = rand_u32(8 * n, 77);
+    let mut a: Vec<f32> = (0..n).map(|i| f32::from_bits(r[i])).collect();
+    let mut b: Vec<f32> = (0..n).map(|i| f32::from_bits(r[n + i])).collect();
+    let mut da: Vec<f64> = (0..n)
+        .map(|i| f64::from_bits(u64::from(r[2 * n + i]) | u64::from(r[3 * n + i]) << 32))
+        .collect();
+    let mut db: Vec<f64> = (0..n)
+        .map(|i| f64::from_bits(u64::from(r[4 * n + i]) | u64::from(r[5 * n + i]) << 32))
+        .collect();
+    for (k, (x, y)) in edges32
+        .iter()
+        .flat_map(|x| edges32.iter().map(move |y| (*x, *y)))
+        .enumerate()
+    {
+        (a[k], b[k]) = (x, y);
+    }
+    for (k, (x, y)) in edges64
+        .iter()
+        .flat_map(|x| edges64.iter().map(move |y| (*x, *y)))
+        .enumerate()
+    {
+        (da[k], db[k]) = (x, y);
+    }
+    // Random operands of nearby exponents too (quotients near 1, rounding near ties).
+    for i in pairs..pairs + 500 {
+        b[i] = f32::from_bits(a[i].to_bits() ^ (r[6 * n + i] & 0x807f_ffff));
+        db[i] = f64::from_bits(
+            da[i].to_bits() ^ (u64::from(r[6 * n + i]) << 32 | u64::from(r[7 * n + i])) & 0x800f_ffff_ffff_ffff,
+        );
+    }
+    let words64 = |v: &[f64]| -> Vec<u32> {
+        v.iter()
+            .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
+            .collect()
+    };
+    for elf in kernel!("fdiv_exact") {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, "fdiv_exact").unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
+        let (bda, bdb) = (upload(&dev, &words64(&da)), upload(&dev, &words64(&db)));
+        let (out, dout) = (upload(&dev, &vec![0; n]), upload(&dev, &vec![0; 2 * n]));
+        prg.launch_timed(&[&ba, &bb, &out, &bda, &bdb, &dout], &[n as u32], groups(n))
+            .explained();
+        let got = download(&dev, &out, n);
+        let dgot: Vec<u64> = download(&dev, &dout, 2 * n)
+            .chunks(2)
+            .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+            .collect();
+        for i in 0..n {
+            let want = (a[i] / b[i]).to_bits();
+            assert_eq!(
+                got[i],
+                want,
+                "item {i}: f32 {:e} / {:e} = {:e}, got {:e} ({:#010x}, want {want:#010x})",
+                a[i],
+                b[i],
+                a[i] / b[i],
+                f32::from_bits(got[i]),
+                got[i]
+            );
+            let dwant = (da[i] / db[i]).to_bits();
+            assert_eq!(
+                dgot[i],
+                dwant,
+                "item {i}: f64 {:e} / {:e} = {:e}, got {:e} ({:#018x}, want {dwant:#018x})",
+                da[i],
+                db[i],
+                da[i] / db[i],
+                f64::from_bits(dgot[i]),
+                dgot[i]
+            );
+        }
+    }
+}
+
 /// 16-bit integers (arithmetic, shifts, min/max, division), bit tests and counts, and
 /// f32 pairs packed into halves (round toward zero) and back, against Rust.
 #[test]

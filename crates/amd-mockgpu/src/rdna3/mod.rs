@@ -27,6 +27,7 @@ mod crosslane;
 mod decode;
 mod disasm;
 mod divide;
+mod exact;
 mod exec;
 mod fma;
 mod gather;
