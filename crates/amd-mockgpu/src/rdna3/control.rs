@@ -29,12 +29,11 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
             "rounding mode {:#x} is not implemented (nearest-even only)",
             imm & 0xf
         )),
-        // f32 bits only: f16/f64 flushing is not modelled.
-        Some(S_DENORM_MODE) if imm & 0xc == 0xc => {
+        // Bits 1:0 f32, 3:2 f16/f64: MODE's denormal field.
+        Some(S_DENORM_MODE) => {
             w.mode = (w.mode & !MODE_DENORM) | (imm as u32 & 0xf) << 4;
             Ok(Flow::Next)
         }
-        Some(S_DENORM_MODE) => Err("f16/f64 denormal flushing is not implemented".into()),
         Some(S_BRANCH) => Ok(Flow::Jump(imm)),
         Some(S_CBRANCH_SCC0) => taken(!w.scc),
         Some(S_CBRANCH_SCC1) => taken(w.scc),

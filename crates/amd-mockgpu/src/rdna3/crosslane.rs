@@ -327,7 +327,10 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
                 vopd::V_DUAL_MAX_F32 => minmax::max(fl(a), fl(b), w.ieee()).to_bits(),
                 vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.ieee()).to_bits(),
-                vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
+                vopd::V_DUAL_DOT2ACC_F32_F16 => {
+                    w.f16_denormals_kept("v_dual_dot2acc_f32_f16")?;
+                    dot2(a, b, fl(acc)).to_bits()
+                }
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
                 vopd::V_DUAL_DOT2ACC_F32_BF16 => {
                     let bf = |v: u32| f64::from(f(v << 16));

@@ -98,7 +98,7 @@ pub(crate) fn valu_div(
             }
         };
         if wide {
-            let b = r.to_bits();
+            let b = w.f64_out(r.to_bits());
             w.vwrite(dst, lane, b as u32)?;
             w.vwrite(dst + 1, lane, (b >> 32) as u32)?;
         } else {

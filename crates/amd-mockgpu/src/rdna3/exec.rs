@@ -199,7 +199,8 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
     if m.neg >> k & 1 != 0 {
         x = -x;
     }
-    Ok(x)
+    // f64 arithmetic, compares and conversions read denormals as MODE says.
+    Ok(w.f64_in(x))
 }
 
 /// VOP3 input modifiers (bit i for source i).
@@ -699,7 +700,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                     continue;
                 }
                 vop3::V_CVT_F32_F64_E64 => {
-                    w.vwrite(dst, lane, output_mods((x(0)? as f32).to_bits(), m))?;
+                    w.vwrite(dst, lane, w.f32_out(output_mods((x(0)? as f32).to_bits(), m)))?;
                     continue;
                 }
                 vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
@@ -712,7 +713,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                 vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.ieee()).to_bits(),
                 _ => minmax::max(x(0)?, x(1)?, w.ieee()).to_bits(),
             };
-            let r = output_mods64(r, m);
+            let r = w.f64_out(output_mods64(r, m));
             w.vwrite(dst, lane, r as u32)?;
             w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
         }
@@ -837,7 +838,10 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
             vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
-            vop2_only::V_DOT2ACC_F32_F16_E32 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
+            vop2_only::V_DOT2ACC_F32_F16_E32 => {
+                w.f16_denormals_kept("v_dot2acc_f32_f16")?;
+                dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits()
+            }
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
             vop2_only::V_FMAMK_F32_E32 => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
             vop2_only::V_FMAAK_F32_E32 => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
@@ -1230,9 +1234,9 @@ mod tests {
         // kept); s_getreg reads it back.
         let w = run_all(&[&[0xb980_f801, 0xc0], &add, &[0xb880_f801]], set).unwrap();
         assert_eq!((f32::from_bits(w.v[1][0]), w.s[0]), (least_normal, 0xc0));
-        // Flushing f16/f64 denormals is refused rather than ignored.
-        assert!(run_all(&[&[0xb980_f801, 0]], set).is_err());
-        assert!(run_all(&[&[0xbf92_0000]], set).is_err());
+        // MODE 0 flushes every format: f32 inputs here.
+        let w = run_all(&[&[0xb980_f801, 0], &add], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), least_normal);
         // Outputs flush (bit 5 clear): 2^-130 + 2^-130 is a denormal, written as zero.
         let smaller = (-130f32).exp2();
         let twice = |w: &mut Wave| {
@@ -1246,6 +1250,97 @@ mod tests {
         // Rounding modes other than nearest-even, and other hardware registers: errors.
         assert!(run_all(&[&[0xbf91_0001]], |_| {}).is_err());
         assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
+    }
+
+    /// MODE bits 7:6 flush f16 and f64 denormals: inputs of arithmetic, compares and
+    /// conversions (bit 6 clear), results (bit 7 clear); `v_cmp_class` reads the bits
+    /// as they are; the f16 dot products refuse (their flushing is not specified).
+    #[test]
+    fn mode_register_flushes_f16_and_f64_denormals() {
+        let (keep, flush_in, flush_out): (&[u32], &[u32], &[u32]) = (&[0xbf92_000f], &[0xbf92_000b], &[0xbf92_0007]);
+        let pair = |w: &mut Wave, r: usize, x: f64| {
+            lanes(w, r, |_| x.to_bits() as u32);
+            lanes(w, r + 1, |_| (x.to_bits() >> 32) as u32);
+        };
+        let f64_of = |w: &Wave, r: usize| f64::from_bits(u64::from(w.v[r][0]) | u64::from(w.v[r + 1][0]) << 32);
+        let (tiny, least) = ((-1030f64).exp2(), f64::MIN_POSITIVE);
+        // v_add_f64 v[2:3], v[4:5], v[6:7]: a denormal input read as zero.
+        let add64: &[u32] = &[0xd727_0002, 0x0002_0d04];
+        let with = |mode: &[u32], a: f64, b: f64| {
+            let w = run_all(&[mode, add64], |w| {
+                pair(w, 4, a);
+                pair(w, 6, b);
+            })
+            .unwrap();
+            f64_of(&w, 2)
+        };
+        assert_eq!(with(keep, tiny, least), tiny + least);
+        assert_eq!(with(flush_in, tiny, least), least);
+        assert_eq!(with(flush_out, tiny, least), tiny + least, "a normal result stays");
+        // A denormal result is written as a signed zero when outputs flush.
+        assert_eq!(with(keep, tiny, tiny), 2.0 * tiny);
+        assert_eq!(with(flush_out, -tiny, -tiny).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(with(flush_in, tiny, tiny), 0.0);
+        // v_cmp_eq_f64 vcc, v[4:5], v[6:7]: a denormal equals zero when inputs flush.
+        let cmp: &[u32] = &[0x7c44_0d04];
+        let vcc = |mode: &[u32]| {
+            run_all(&[mode, cmp], |w| {
+                pair(w, 4, tiny);
+                pair(w, 6, 0.0);
+            })
+            .unwrap()
+            .vcc()
+        };
+        assert_eq!((vcc(keep), vcc(flush_in)), (0, u32::MAX));
+        // v_cmp_class_f64 s0, v[4:5], v8 (0x80: positive denormal) classifies the bits.
+        let class = run_all(&[flush_in, &[0xd47f_0000, 0x0002_1104]], |w| {
+            pair(w, 4, tiny);
+            lanes(w, 8, |_| 0x80);
+        })
+        .unwrap();
+        assert_eq!(class.s[0], u32::MAX);
+        // v_trunc_f64 and v_cvt_f32_f64 read flushed inputs too.
+        let trunc = run_all(&[flush_in, &[0x7e04_2f04]], |w| pair(w, 4, -tiny)).unwrap();
+        assert_eq!(f64_of(&trunc, 2).to_bits(), (-0.0f64).to_bits());
+        // Halves: v_add_f16 v1, v2, v3 and v_pk_add_f16 v1, v2, v3.
+        let halves = |mode: &[u32], op: &[u32], a: u32, b: u32| {
+            run_all(&[mode, op], |w| {
+                lanes(w, 2, |_| a);
+                lanes(w, 3, |_| b);
+            })
+            .unwrap()
+            .v[1][0]
+        };
+        let (add16, pk_add): (&[u32], &[u32]) = (&[0x6402_0702], &[0xcc0f_4001, 0x1802_0702]);
+        assert_eq!(halves(keep, add16, 0x0001, 0x0400) & 0xffff, 0x0401);
+        assert_eq!(halves(flush_in, add16, 0x0001, 0x0400) & 0xffff, 0x0400);
+        assert_eq!(halves(flush_out, add16, 0x0001, 0x0001) & 0xffff, 0);
+        assert_eq!(halves(keep, add16, 0x0001, 0x0001) & 0xffff, 0x0002);
+        assert_eq!(halves(flush_in, pk_add, 0x0400_0001, 0x0001_0400), 0x0400_0400);
+        assert_eq!(halves(flush_out, pk_add, 0x8001_0001, 0x8001_0001), 0x8000_0000);
+        // v_max_f16 v1, v2, v3: max(least denormal, -0) is +0 once the input flushes.
+        let max16: &[u32] = &[0x7202_0702];
+        assert_eq!(halves(keep, max16, 0x0001, 0x8000) & 0xffff, 0x0001);
+        assert_eq!(halves(flush_in, max16, 0x0001, 0x8000) & 0xffff, 0x0000);
+        // Conversions: v_cvt_f16_f32 v1, v2 flushes its half result; v_cvt_f32_f16 v1,
+        // v2 its half input.
+        let tiny32 = (-20f32).exp2().to_bits();
+        assert_eq!(halves(keep, &[0x7e02_1502], tiny32, 0) & 0xffff, 0x0010);
+        assert_eq!(halves(flush_out, &[0x7e02_1502], tiny32, 0) & 0xffff, 0);
+        assert_eq!(f32::from_bits(halves(keep, &[0x7e02_1702], 1, 0)), (-24f32).exp2());
+        assert_eq!(halves(flush_in, &[0x7e02_1702], 1, 0), 0);
+        // v_dot2_f32_f16 under f16 flushing is refused rather than guessed.
+        let dot: &[u32] = &[0xcc13_4001, 0x1c12_0702];
+        assert!(run_all(&[keep, dot], |_| {}).is_ok());
+        let err = run_all(&[flush_in, dot], |_| {}).err().unwrap();
+        assert!(err.contains("v_dot2_f32_f16") && err.contains("flushed"), "{err}");
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0x30: f32 kept, f16/f64 flushed.
+        let w = run_all(&[&[0xb980_f801, 0x30], add64], |w| {
+            pair(w, 4, tiny);
+            pair(w, 6, tiny);
+        })
+        .unwrap();
+        assert_eq!(f64_of(&w, 2), 0.0);
     }
 
     #[test]

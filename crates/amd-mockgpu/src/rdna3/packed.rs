@@ -28,7 +28,8 @@ pub(crate) fn f16_bits(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods,
     if m.neg >> k & 1 != 0 {
         h ^= 0x8000;
     }
-    Ok(h)
+    // f16 arithmetic, compares and conversions read denormals as MODE says.
+    Ok(w.f16_in(h))
 }
 
 /// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
@@ -48,7 +49,7 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
                 half::from_f64(a as f64)
             }
             vop3::V_CVT_F32_F16_E64 => {
-                let v = super::exec::output_mods((x(0)? as f32).to_bits(), m);
+                let v = w.f32_out(super::exec::output_mods((x(0)? as f32).to_bits(), m));
                 w.vwrite(dst, lane, v)?;
                 continue;
             }
@@ -78,12 +79,12 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
             vop3::V_MUL_F16_E64 => half::from_f64(x(0)? * x(1)?),
             vop3::V_FMAC_F16_E64 => {
-                let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
+                let acc = half::to_f32(w.f16_in(w.vread(256 + dst as u16, lane, None)? as u16)) as f64;
                 half::from_f64(x(0)?.mul_add(x(1)?, acc))
             }
             // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
             vop2_only::V_FMAMK_F16_E32 | vop2_only::V_FMAAK_F16_E32 => {
-                let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
+                let k = half::to_f32(w.f16_in(lit.unwrap_or(0) as u16)) as f64;
                 if op == vop2_only::V_FMAMK_F16_E32 {
                     half::from_f64(x(0)?.mul_add(k, x(1)?))
                 } else {
@@ -95,11 +96,14 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
         };
         // Clamp bounds a half result to [0, 1]; the integer conversions saturate anyway.
-        let r = if m.clamp && !matches!(op, vop3::V_CVT_U16_F16_E64 | vop3::V_CVT_I16_F16_E64) {
+        // Half results flush as MODE says.
+        let float_out = !matches!(op, vop3::V_CVT_U16_F16_E64 | vop3::V_CVT_I16_F16_E64);
+        let r = if m.clamp && float_out {
             super::valu::clamp_half(r)
         } else {
             r
         };
+        let r = if float_out { w.f16_out(r) } else { r };
         write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
     }
     Ok(())
@@ -145,6 +149,9 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         if neg_lo != 0 || neg_hi != 0 {
             return Err("WMMA with negated operands is not implemented".into());
         }
+        if !matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16) {
+            w.f16_denormals_kept("f16 WMMA")?;
+        }
         return wmma(w, op, dst, srcs, i.literal);
     }
     let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
@@ -165,7 +172,11 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             let (sel, neg) = if hi { (op_sel_hi, neg_hi) } else { (op_sel, neg_lo) };
             let x: [u16; 3] = std::array::from_fn(|k| {
                 let h = (v[k] >> (16 * (sel >> k & 1))) as u16;
-                if float && neg >> k & 1 != 0 { h ^ 0x8000 } else { h }
+                match (float, neg >> k & 1 != 0) {
+                    (true, true) => w.f16_in(h ^ 0x8000),
+                    (true, false) => w.f16_in(h),
+                    _ => h,
+                }
             });
             let f = |k: usize| half::to_f32(x[k]) as f64;
             let (a, b, c) = (x[0], x[1], x[2]);
@@ -202,6 +213,7 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 _ => minmax::max(H(a), H(b), w.ieee()).0,
             };
             let r = if clamp && float { super::valu::clamp_half(r) } else { r };
+            let r = if float { w.f16_out(r) } else { r };
             out |= (r as u32) << if hi { 16 } else { 0 };
         }
         w.vwrite(dst, lane, out)?;

@@ -244,6 +244,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             }
             "v_div_fixup_f16" => Out::Half(div_fixup16(x16(0)?, x16(1)?, x16(2)?)),
             "v_dot2_f16_f16" => {
+                w.f16_denormals_kept("v_dot2_f16_f16")?;
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
                 let c = x16(2)?;
                 let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
@@ -429,9 +430,11 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_pk_fmac_f16" => {
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
                 let c = w.vread(256 + dst as u16, lane, None)?;
-                let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
-                let lo = half::from_f64(hv(a, false).mul_add(hv(b, false), hv(c, false)));
-                let hi = half::from_f64(hv(a, true).mul_add(hv(b, true), hv(c, true)));
+                // Inputs and results flush as MODE says, as v_pk_fma_f16's.
+                let hv =
+                    |v: u32, hi: bool| f64::from(half::to_f32(w.f16_in(if hi { (v >> 16) as u16 } else { v as u16 })));
+                let lo = w.f16_out(half::from_f64(hv(a, false).mul_add(hv(b, false), hv(c, false))));
+                let hi = w.f16_out(half::from_f64(hv(a, true).mul_add(hv(b, true), hv(c, true))));
                 Out::Word(u32::from(lo) | u32::from(hi) << 16)
             }
             other => return Err(missing(i, op, other)),
@@ -439,6 +442,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
         let out = match out {
             Out::Half(r) if m.clamp && clamped_float(n) => Out::Half(clamp_half(r)),
             Out::Pair(r) if m.clamp && clamped_float(n) => Out::Pair(super::exec::output_mods64(r, m)),
+            out => out,
+        };
+        // f16 and f64 results flush as MODE says.
+        let out = match out {
+            Out::Half(r) if clamped_float(n) => Out::Half(w.f16_out(r)),
+            Out::Pair(r) if clamped_float(n) => Out::Pair(w.f64_out(r)),
             out => out,
         };
         match out {
@@ -482,6 +491,9 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         op,
         V_DOT2_F32_F16 | V_DOT2_F32_BF16 | V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4
     );
+    if matches!(op, V_DOT2_F32_F16 | V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16) {
+        w.f16_denormals_kept(op.name())?;
+    }
     if dot && (op_sel != 0 || op_sel_hi != 7) {
         return Err(format!("{} with op_sel is not implemented", op.name()));
     }
