@@ -20,15 +20,12 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
         Some(
             S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END,
         ) => Ok(Flow::Next),
-        // Only round-to-nearest-even is modelled.
-        Some(S_ROUND_MODE) if imm & 0xf == 0 => {
-            w.mode &= !MODE_ROUND;
+        // Bits 1:0 f32, 3:2 f16/f64: MODE's round field (`rounding` says what runs in
+        // a directed mode).
+        Some(S_ROUND_MODE) => {
+            w.mode = (w.mode & !MODE_ROUND) | (imm as u32 & 0xf);
             Ok(Flow::Next)
         }
-        Some(S_ROUND_MODE) => Err(format!(
-            "rounding mode {:#x} is not implemented (nearest-even only)",
-            imm & 0xf
-        )),
         // Bits 1:0 f32, 3:2 f16/f64: MODE's denormal field.
         Some(S_DENORM_MODE) => {
             w.mode = (w.mode & !MODE_DENORM) | (imm as u32 & 0xf) << 4;

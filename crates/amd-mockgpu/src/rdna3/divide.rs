@@ -5,6 +5,7 @@ use super::decode::Inst;
 use super::exact::{self, Round};
 use super::exec::{Mods, R, f, f64_src};
 use super::opcodes::op::{vop3, vop3sd};
+use super::rounding::{fma32, fma64};
 use super::wave::{VCC_LO, Wave};
 
 /// Whether VOP3-numbered `op` is one of [`valu_div`]'s.
@@ -52,6 +53,7 @@ pub(crate) fn valu_div(
     );
     // div_scale's VCC: the lanes whose quotient div_fmas must scale back.
     let mut post_scale = 0u32;
+    let mode = if wide { w.round16_64() } else { w.round32() };
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
             continue;
@@ -72,19 +74,25 @@ pub(crate) fn valu_div(
             vop3::V_DIV_FMAS_F32 | vop3::V_DIV_FMAS_F64 => {
                 let (a, b, c) = (x(0)?, x(1)?, x(2)?);
                 if vcc >> lane & 1 != 0 {
-                    div_fmas_scaled(a, b, c, wide)
+                    div_fmas_scaled(a, b, c, wide, mode)
                 } else if wide {
-                    a.mul_add(b, c)
+                    fma64(a, b, c, mode)
                 } else {
-                    (a as f32).mul_add(b as f32, c as f32) as f64
+                    fma32(a as f32, b as f32, c as f32, mode) as f64
                 }
             }
             vop3::V_DIV_FIXUP_F32 | vop3::V_DIV_FIXUP_F64 => div_fixup(x(0)?, x(1)?, x(2)?, wide),
             vop3::V_LDEXP_F32 | vop3::V_LDEXP_F64 => {
                 let e = w.vread(srcs[1], lane, lit)? as i32;
-                let r = ldexp(x(0)?, e);
-                if wide {
-                    r
+                if mode != Round::NearestEven {
+                    let (v, fmt) = (x(0)?, if wide { exact::F64 } else { exact::F32 });
+                    match exact::scale(v, e.clamp(-10_000, 10_000), fmt, mode) {
+                        Some(bits) if wide => f64::from_bits(bits),
+                        Some(bits) => f64::from(f32::from_bits(bits as u32)),
+                        None => v,
+                    }
+                } else if wide {
+                    ldexp(x(0)?, e)
                 } else {
                     ldexp(x(0)?, e.clamp(-400, 400)) as f32 as f64
                 }
@@ -195,14 +203,14 @@ pub(crate) fn div_scale(s0: f64, s1: f64, s2: f64, wide: bool) -> (f64, bool) {
 /// finite value rounds as the unscaled division would. (The ISA's pseudocode says
 /// 2^32 / 2^64, always up: that would leave an f64 1 / 1e-310 at 5.4e290, 2^64 times
 /// too small, where infinity is right.)
-pub(crate) fn div_fmas_scaled(a: f64, b: f64, c: f64, wide: bool) -> f64 {
+pub(crate) fn div_fmas_scaled(a: f64, b: f64, c: f64, wide: bool, mode: Round) -> f64 {
     let (e, bias, fmt) = if wide {
         (128, 1023, exact::F64)
     } else {
         (64, 127, exact::F32)
     };
     let k = if exponent(c, wide) > bias { e } else { -e };
-    match exact::fma(a, b, c, k, fmt, Round::NearestEven) {
+    match exact::fma(a, b, c, k, fmt, mode) {
         Some(bits) if wide => f64::from_bits(bits),
         Some(bits) => f32::from_bits(bits as u32) as f64,
         // Infinities and NaN: scaling changes nothing.
@@ -337,7 +345,7 @@ mod tests {
             let q = mul(num, r);
             let rem = fma(-den, q, num);
             if vcc {
-                div_fmas_scaled(rem, r, q, true)
+                div_fmas_scaled(rem, r, q, true, Round::NearestEven)
             } else {
                 rem.mul_add(r, q)
             }
@@ -349,7 +357,7 @@ mod tests {
             let q = fma(rem, r, q);
             let rem = fma(-den, q, num);
             if vcc {
-                div_fmas_scaled(rem, r, q, false)
+                div_fmas_scaled(rem, r, q, false, Round::NearestEven)
             } else {
                 fma(rem, r, q)
             }
@@ -461,8 +469,14 @@ mod tests {
         // Zeros: NaN, left to div_fixup.
         assert!(div_scale(0.0, 1.0, 0.0, false).0.is_nan());
         // div_fmas: up by 2^64 for a quotient of 2 or more, down below.
-        assert_eq!(div_fmas_scaled(0.0, 1.0, 4.0, false), 4.0 * 2f64.powi(64));
-        assert_eq!(div_fmas_scaled(0.0, 1.0, 1.0, false), 2f64.powi(-64));
+        assert_eq!(
+            div_fmas_scaled(0.0, 1.0, 4.0, false, Round::NearestEven),
+            4.0 * 2f64.powi(64)
+        );
+        assert_eq!(
+            div_fmas_scaled(0.0, 1.0, 1.0, false, Round::NearestEven),
+            2f64.powi(-64)
+        );
         // A NaN estimate from ordinary operands is an overflow.
         assert_eq!(div_fixup(f64::NAN, -1.0, 3.0, true), f64::NEG_INFINITY);
     }

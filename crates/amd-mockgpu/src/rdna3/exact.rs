@@ -6,9 +6,6 @@
 //! rounding mode. Values are integers times powers of two in `u128`, so nothing is
 //! rounded before the one rounding the format asks for.
 
-// The directed modes and the other operations wait for MODE's rounding fields.
-#![allow(dead_code)]
-
 /// An IEEE rounding direction, as MODE's 2-bit round fields encode it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Round {
@@ -310,7 +307,14 @@ pub(crate) fn convert(x: f64, fmt: Format, mode: Round) -> Option<u64> {
     Some(Exact::of(x)?.round(fmt, mode))
 }
 
+/// `x × 2^e` (`x` exact in f64) rounded once to `fmt` in `mode`; `None` for infinities
+/// and NaN.
+pub(crate) fn scale(x: f64, e: i32, fmt: Format, mode: Round) -> Option<u64> {
+    Some(Exact::of(x)?.scaled(e).round(fmt, mode))
+}
+
 /// An integer rounded to `fmt` in `mode`.
+#[cfg(test)]
 pub(crate) fn from_int(x: i64, fmt: Format, mode: Round) -> u64 {
     Exact {
         neg: x < 0,

@@ -22,7 +22,10 @@ use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, SPARSE_LANES, VCC_LO, Wave};
+use super::rounding::{add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
+use super::wave::{
+    Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND, MODE_ROUND_F32, SPARSE_LANES, VCC_LO, Wave,
+};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -446,9 +449,10 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
         return Ok(false);
     }
     let lit = i.literal;
-    // f32 operations read and write denormals as they are only when MODE keeps them.
+    // f32 operations read and write denormals as they are only when MODE keeps them,
+    // and round as the host does only to nearest-even.
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
-    let denormals_kept = w.mode & f32_denormals == f32_denormals;
+    let denormals_kept = w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals;
     let float = matches!(
         op,
         vop3::V_ADD_F32_E64
@@ -645,6 +649,13 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
     }
+    // A directed rounding mode: only what is computed in it runs.
+    if w.mode & MODE_ROUND != 0 {
+        if let Some(name) = super::valu::name(op) {
+            super::rounding::check(w, name)?;
+        }
+    }
+    let (r32, r64) = (w.round32(), w.round16_64());
     let exec = w.exec();
     let lit = i.literal;
     let saturating = matches!(
@@ -700,16 +711,16 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                     continue;
                 }
                 vop3::V_CVT_F32_F64_E64 => {
-                    w.vwrite(dst, lane, w.f32_out(output_mods((x(0)? as f32).to_bits(), m)))?;
+                    w.vwrite(dst, lane, w.f32_out(output_mods(to32(x(0)?, r32).to_bits(), m)))?;
                     continue;
                 }
                 vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
                 vop3::V_CVT_F64_F32_E64 => (w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?))) as f64).to_bits(),
                 vop3::V_CVT_F64_U32_E64 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
                 vop3::V_RCP_F64_E64 => (1.0 / x(0)?).to_bits(),
-                vop3::V_FMA_F64 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
-                vop3::V_ADD_F64 => (x(0)? + x(1)?).to_bits(),
-                vop3::V_MUL_F64 => (x(0)? * x(1)?).to_bits(),
+                vop3::V_FMA_F64 => fma64(x(0)?, x(1)?, x(2)?, r64).to_bits(),
+                vop3::V_ADD_F64 => add64(x(0)?, x(1)?, r64).to_bits(),
+                vop3::V_MUL_F64 => mul64(x(0)?, x(1)?, r64).to_bits(),
                 vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.ieee()).to_bits(),
                 _ => minmax::max(x(0)?, x(1)?, w.ieee()).to_bits(),
             };
@@ -740,8 +751,8 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
         let r: u32 = match op {
             // VOP1
             vop3::V_MOV_B32_E64 => a,
-            vop3::V_CVT_F32_I32_E64 => (a as i32 as f32).to_bits(),
-            vop3::V_CVT_F32_U32_E64 => (a as f32).to_bits(),
+            vop3::V_CVT_F32_I32_E64 => to32(f64::from(a as i32), r32).to_bits(),
+            vop3::V_CVT_F32_U32_E64 => to32(f64::from(a), r32).to_bits(),
             vop3::V_CVT_U32_F32_E64 => fa as u32,
             vop3::V_CVT_I32_F32_E64 => fa as i32 as u32,
             vop3::V_RCP_F32_E64 => (1.0 / fa).to_bits(),
@@ -753,7 +764,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_CVT_FLOOR_I32_F32_E64 => fa.floor() as i32 as u32,
             // v_fract_f32: x + -floor(x) as the ISA's pseudocode has it (a tiny negative
             // x rounds to 1.0); NaN stays NaN, infinities become NaN.
-            vop3::V_FRACT_F32_E64 => (fa - fa.floor()).to_bits(),
+            vop3::V_FRACT_F32_E64 => sub32(fa, fa.floor(), r32).to_bits(),
             vop3::V_CEIL_F32_E64 => fa.ceil().to_bits(),
             vop3::V_RNDNE_F32_E64 => fa.round_ties_even().to_bits(),
             vop3::V_BFREV_B32_E64 => a.reverse_bits(),
@@ -800,9 +811,9 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                 };
                 if sel >> lane & 1 != 0 { b } else { a }
             }
-            vop3::V_ADD_F32_E64 => (fa + fb).to_bits(),
-            vop3::V_SUB_F32_E64 => (fa - fb).to_bits(),
-            vop3::V_MUL_F32_E64 => (fa * fb).to_bits(),
+            vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
+            vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
+            vop3::V_MUL_F32_E64 => mul32(fa, fb, r32).to_bits(),
             vop3::V_MUL_I32_I24_E64 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
             vop3::V_MUL_U32_U24_E64 => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
             vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.ieee()).to_bits(),
@@ -836,18 +847,18 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             // v_cvt_pk_rtz_f16_f32: two f32s to halves, rounding toward zero.
             vop3::V_CVT_PK_RTZ_F16_F32_E64 => half_rtz(fa) as u32 | (half_rtz(fb) as u32) << 16,
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
-            vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb).to_bits(),
+            vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb, r32).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
             vop2_only::V_DOT2ACC_F32_F16_E32 => {
                 w.f16_denormals_kept("v_dot2acc_f32_f16")?;
                 dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits()
             }
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
-            vop2_only::V_FMAMK_F32_E32 => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
-            vop2_only::V_FMAAK_F32_E32 => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
+            vop2_only::V_FMAMK_F32_E32 => fma32_in(fa, w.f32_in(f(lit.unwrap_or(0))), fb, r32).to_bits(),
+            vop2_only::V_FMAAK_F32_E32 => fma32_in(fa, fb, w.f32_in(f(lit.unwrap_or(0))), r32).to_bits(),
             vop3::V_FMAC_F32_E64 => {
                 let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
-                fa.mul_add(fb, acc).to_bits()
+                fma32_in(fa, fb, acc, r32).to_bits()
             }
             // VOP3-only
             vop3::V_BFE_U32 => {
@@ -861,7 +872,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             }
             vop3::V_FMA_F32 => {
                 let c = w.f32_in(f(m.float(2, w.vread(srcs[2], lane, lit)?)));
-                fa.mul_add(fb, c).to_bits()
+                fma32_in(fa, fb, c, r32).to_bits()
             }
             vop3::V_LSHL_ADD_U32 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_bfe_i32: signed bitfield extract; the shift is arithmetic, so a field
@@ -1247,8 +1258,7 @@ mod tests {
         assert_eq!(w.v[1][0], 0);
         let w = run_all(&[&add], twice).unwrap();
         assert_eq!(f32::from_bits(w.v[1][0]), 2.0 * smaller);
-        // Rounding modes other than nearest-even, and other hardware registers: errors.
-        assert!(run_all(&[&[0xbf91_0001]], |_| {}).is_err());
+        // Other hardware registers: errors.
         assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
     }
 
@@ -1341,6 +1351,98 @@ mod tests {
         })
         .unwrap();
         assert_eq!(f64_of(&w, 2), 0.0);
+    }
+
+    /// MODE's round fields (bits 1:0 f32, 3:2 f16/f64) from `s_round_mode` and
+    /// `s_setreg`: IEEE operations round in their direction, the whole-wave paths step
+    /// aside, and what is not computed in a directed mode is refused by name.
+    #[test]
+    fn mode_register_rounds_in_its_direction() {
+        let (near, up, down, zero): (&[u32], &[u32], &[u32], &[u32]) =
+            (&[0xbf91_0000], &[0xbf91_0001], &[0xbf91_0002], &[0xbf91_0003]);
+        let one_ulp = 1.0 + f32::EPSILON;
+        // Just above half an ulp of 1: nearest and up give 1 + ulp, down and zero 1.
+        let above_half = (-24f32).exp2() + (-30f32).exp2();
+        let f32_op = |mode: &[u32], op: &[u32], a: f32, b: f32, c: f32| {
+            let w = run_all(&[mode, op], |w| {
+                lanes(w, 2, |_| a.to_bits());
+                lanes(w, 3, |_| b.to_bits());
+                lanes(w, 4, |_| c.to_bits());
+            })
+            .unwrap();
+            f32::from_bits(w.v[1][0])
+        };
+        let add: &[u32] = &[0x0602_0702];
+        assert_eq!(f32_op(near, add, 1.0, above_half, 0.0), one_ulp);
+        assert_eq!(f32_op(up, add, 1.0, above_half, 0.0), one_ulp);
+        assert_eq!(f32_op(down, add, 1.0, above_half, 0.0), 1.0);
+        assert_eq!(f32_op(zero, add, 1.0, above_half, 0.0), 1.0);
+        assert_eq!(f32_op(down, add, -1.0, -above_half, 0.0), -one_ulp);
+        assert_eq!(
+            f32_op(up, add, 1.0, (-60f32).exp2(), 0.0),
+            one_ulp,
+            "any excess rounds up"
+        );
+        // x - x is -0 rounding toward -infinity.
+        assert_eq!(f32_op(down, add, 1.5, -1.5, 0.0).to_bits(), (-0.0f32).to_bits());
+        // v_mul_f32: overflow gives the largest finite value toward zero.
+        let mul: &[u32] = &[0x1002_0702];
+        assert_eq!(f32_op(zero, mul, f32::MAX, 2.0, 0.0), f32::MAX);
+        assert_eq!(f32_op(up, mul, f32::MAX, 2.0, 0.0), f32::INFINITY);
+        assert_eq!(f32_op(up, mul, -f32::MAX, 2.0, 0.0), -f32::MAX);
+        // v_fma_f32 v1, v2, v3, v4 rounds once: 1 × 1 + 2^-60 up is 1 + ulp.
+        let fma: &[u32] = &[0xd613_0001, 0x0412_0702];
+        assert_eq!(f32_op(up, fma, 1.0, 1.0, (-60f32).exp2()), one_ulp);
+        assert_eq!(f32_op(near, fma, 1.0, 1.0, (-60f32).exp2()), 1.0);
+        // v_cvt_f32_i32 v1, v2: 2^24 + 1 up is 2^24 + 2.
+        let w = run_all(&[up, &[0x7e02_0b02]], |w| lanes(w, 2, |_| (1 << 24) + 1)).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), 16_777_218.0);
+        // VOPD: v_dual_add_f32 v1, v2, v3 :: v_dual_mul_f32 v4, v5, v6, toward zero.
+        let w = run_all(&[zero, &[0xc906_0702, 0x0104_0d05]], |w| {
+            lanes(w, 2, |_| 1.0f32.to_bits());
+            lanes(w, 3, |_| above_half.to_bits());
+            lanes(w, 5, |_| f32::MAX.to_bits());
+            lanes(w, 6, |_| 2.0f32.to_bits());
+        })
+        .unwrap();
+        assert_eq!((f32::from_bits(w.v[1][0]), f32::from_bits(w.v[4][0])), (1.0, f32::MAX));
+        // f16/f64 toward +infinity (s_round_mode 0x4) leaves f32 rounding to nearest.
+        let f16_f64_up: &[u32] = &[0xbf91_0004];
+        assert_eq!(f32_op(f16_f64_up, add, 1.0, (-30f32).exp2(), 0.0), 1.0);
+        let w = run_all(&[f16_f64_up, &[0xd727_0002, 0x0002_0d04]], |w| {
+            lanes(w, 4, |_| 0);
+            lanes(w, 5, |_| (1.0f64.to_bits() >> 32) as u32);
+            lanes(w, 6, |_| (-60f64).exp2().to_bits() as u32);
+            lanes(w, 7, |_| ((-60f64).exp2().to_bits() >> 32) as u32);
+        })
+        .unwrap();
+        let sum = f64::from_bits(u64::from(w.v[2][0]) | u64::from(w.v[3][0]) << 32);
+        assert_eq!(sum, 1.0 + f64::EPSILON, "v_add_f64 1 + 2^-60 up");
+        // v_pk_add_f16 v1, v2, v3 toward -infinity: 1 + 2^-12 (not a half) per half.
+        let w = run_all(&[&[0xbf91_0008], &[0xcc0f_4001, 0x1802_0702]], |w| {
+            lanes(w, 2, |_| 0x3c00_bc00);
+            lanes(w, 3, |_| 0x0c00_8c00);
+        })
+        .unwrap();
+        assert_eq!(
+            w.v[1][0], 0x3c00_bc01,
+            "1 + 2^-12 down is 1, -1 - 2^-12 down is -(1 + 2^-10)"
+        );
+        // v_cvt_f16_f32 v1, v2 toward zero: 65536 is past the largest half, 65504 stays.
+        let w = run_all(&[&[0xbf91_000c], &[0x7e02_1502]], |w| {
+            lanes(w, 2, |_| 65536f32.to_bits())
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0] & 0xffff, 0x7bff);
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 2: f32 toward -infinity.
+        assert_eq!(f32_op(&[0xb980_1801, 2], add, 1.0, above_half, 0.0), 1.0);
+        // v_sqrt_f32 is an approximation whose directed rounding is not modelled.
+        let err = run_all(&[zero, &[0x7e02_6702]], |_| {}).err().unwrap();
+        assert!(err.contains("v_sqrt_f32") && err.contains("toward zero"), "{err}");
+        assert!(
+            run_all(&[f16_f64_up, &[0x7e02_6702]], |_| {}).is_ok(),
+            "f32 still nearest"
+        );
     }
 
     #[test]

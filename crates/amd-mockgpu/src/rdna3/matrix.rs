@@ -1,10 +1,12 @@
 //! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
 //! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
 
+use super::exact::Round;
 use super::exec::{R, f};
 use super::half;
 use super::opcodes::Vop3p;
 use super::opcodes::op::vop3p;
+use super::rounding::mul32;
 use super::wave::Wave;
 
 /// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
@@ -157,8 +159,8 @@ pub(crate) fn dot(op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -
 }
 
 /// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
-pub(crate) fn mul_dx9(x: f32, y: f32) -> f32 {
-    if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
+pub(crate) fn mul_dx9(x: f32, y: f32, mode: Round) -> f32 {
+    if x == 0.0 || y == 0.0 { 0.0 } else { mul32(x, y, mode) }
 }
 
 /// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves, rounded once to f32.

@@ -46,6 +46,7 @@ mod mnemonics;
 #[rustfmt::skip]
 pub mod opcodes;
 mod packed;
+mod rounding;
 mod wave;
 
 use std::collections::HashMap;
@@ -238,13 +239,6 @@ struct Grid {
 
 impl Grid {
     fn new(d: &DispatchInfo) -> Result<Grid, KernelError> {
-        // FLOAT_MODE (MODE's low byte): only round-to-nearest-even is modelled.
-        let float_mode = (d.rsrc[0] >> 12) & 0xff;
-        if float_mode & wave::MODE_ROUND != 0 {
-            return Err(KernelError::Unsupported(format!(
-                "RSRC1 FLOAT_MODE {float_mode:#x}: only nearest-even rounding is implemented"
-            )));
-        }
         let rsrc2 = d.rsrc[1];
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
         // The registers come from the ring: a workgroup has at most 1024 threads.
@@ -580,7 +574,8 @@ mod tests {
     }
 
     /// RSRC1's FLOAT_MODE becomes each wave's MODE: f16/f64 flushing (0x30: f32
-    /// denormals kept, f16/f64 flushed both ways) is taken as it is.
+    /// denormals kept, f16/f64 flushed both ways) and directed rounding are taken as
+    /// they are.
     #[test]
     fn float_mode_sets_the_waves_mode() {
         let d = |float_mode: u32| DispatchInfo {
@@ -595,10 +590,12 @@ mod tests {
             scratch_base: 0,
             initiator: 0,
         };
-        let grid = Grid::new(&d(0x30)).unwrap();
         let mut waves = Vec::new();
-        grid.waves(&d(0x30), 0, &mut waves);
-        assert_eq!(waves[0].mode & 0xff, 0x30);
+        // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
+        for mode in [0x30, 0x39] {
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves);
+            assert_eq!(waves[0].mode & 0xff, mode);
+        }
     }
 
     #[test]

@@ -9,16 +9,18 @@
 //! without the `_e32` / `_e64` suffix.
 
 use super::decode::Inst;
+use super::exact::F16;
 use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src};
 use super::half;
 use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
+use super::rounding::{fma16, ldexp, sub32, sub64};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
-fn name(op: u16) -> Option<&'static str> {
+pub(crate) fn name(op: u16) -> Option<&'static str> {
     let n = match op {
         VOP2_IN_VOP3..=VOP2_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
@@ -162,8 +164,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_rndne_f64" => Out::Pair(x64(0)?.round_ties_even().to_bits()),
             "v_fract_f64" => {
                 let v = x64(0)?;
-                let r = v - v.floor();
-                Out::Pair(r.to_bits())
+                Out::Pair(sub64(v, v.floor(), w.round16_64()).to_bits())
             }
             // Saturating, NaN to 0 (Rust's float-to-int casts do exactly that).
             "v_cvt_u32_f64" => Out::Word(x64(0)? as u32),
@@ -224,7 +225,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_minmax_f16" => Out::Half(minmax::minmax(hb(0)?, hb(1)?, hb(2)?, ieee).0),
             "v_ldexp_f16" => {
                 let e = (raw(1)? as i32).clamp(-10_000, 10_000);
-                Out::Half(half::from_f64(super::divide::ldexp(x16(0)?, e)))
+                let v = x16(0)?;
+                Out::Half(ldexp(v, e, F16, w.round16_64()).map_or_else(|| half::from_f64(v), |r| r as u16))
             }
             "v_frexp_mant_f16" => {
                 let v = x16(0)?;
@@ -345,7 +347,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 Out::Quad(q)
             }
             // f32 leftovers.
-            "v_subrev_f32" => Out::Word(w.f32_out((f32s(1)? - f32s(0)?).to_bits())),
+            "v_subrev_f32" => Out::Word(w.f32_out(sub32(f32s(1)?, f32s(0)?, w.round32()).to_bits())),
             "v_fma_dx9_zero_f32" | "v_fmac_dx9_zero_f32" => {
                 let c = if n == "v_fmac_dx9_zero_f32" {
                     f32::from_bits(w.vread(256 + dst as u16, lane, None)?)
@@ -433,8 +435,9 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 // Inputs and results flush as MODE says, as v_pk_fma_f16's.
                 let hv =
                     |v: u32, hi: bool| f64::from(half::to_f32(w.f16_in(if hi { (v >> 16) as u16 } else { v as u16 })));
-                let lo = w.f16_out(half::from_f64(hv(a, false).mul_add(hv(b, false), hv(c, false))));
-                let hi = w.f16_out(half::from_f64(hv(a, true).mul_add(hv(b, true), hv(c, true))));
+                let r = w.round16_64();
+                let lo = w.f16_out(fma16(hv(a, false), hv(b, false), hv(c, false), r));
+                let hi = w.f16_out(fma16(hv(a, true), hv(b, true), hv(c, true), r));
                 Out::Word(u32::from(lo) | u32::from(hi) << 16)
             }
             other => return Err(missing(i, op, other)),

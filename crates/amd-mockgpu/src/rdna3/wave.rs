@@ -1,6 +1,7 @@
 //! A wave's registers and its operand reads and writes (wave32).
 
 use super::decode::LITERAL;
+use super::exact::Round;
 
 /// Base of the flat aperture that addresses a workgroup's LDS (`src_shared_base`;
 /// the value KFD gives gfx9 and later), 4 GiB long.
@@ -29,6 +30,8 @@ pub const SGPRS: usize = 106;
 
 /// MODE's round modes (bits 3:0; 0 rounds to nearest even).
 pub const MODE_ROUND: u32 = 0xf;
+/// MODE's f32 round mode (bits 1:0; f16 and f64 have bits 3:2).
+pub const MODE_ROUND_F32: u32 = 0x3;
 /// MODE's denormal modes (bits 7:4; all set keeps every denormal).
 pub const MODE_DENORM: u32 = 0xf0;
 /// MODE: f32 input denormals kept (not flushed).
@@ -183,6 +186,16 @@ impl Wave {
                 self.mode & MODE_DENORM
             ))
         }
+    }
+
+    /// The rounding of f32 results (MODE bits 1:0).
+    pub(crate) fn round32(&self) -> Round {
+        Round::from_bits(self.mode)
+    }
+
+    /// The rounding of f16 and f64 results (MODE bits 3:2).
+    pub(crate) fn round16_64(&self) -> Round {
+        Round::from_bits(self.mode >> 2)
     }
 
     pub(crate) fn exec(&self) -> u32 {
