@@ -1888,6 +1888,62 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[26][1]), 1.0, "bf16 D(0, 1)");
         // WMMA with lanes disabled is refused.
         assert!(run(&[0xcc41_401a, 0x1c4a_1502], |w| w.s[EXEC_LO] = 0xffff).is_err());
+        // Modifiers on v_wmma_f16_16x16x16_f16 (the encoding above plus neg_lo in dword 1
+        // bits 31:29, neg_hi in dword 0 bits 10:8, op_sel[2] in dword 0 bit 13): D(row,
+        // row) is C + a·(row + 1) with a = ±2 and C = ±1 as they say.
+        let wmma16 = |d0: u32, d1: u32, c: u16| {
+            let w = run(&[0xcc42_401a | d0, 0x1c4a_1502 | d1], |w| {
+                set(w, c, 0x4000, |c| half::from_f64(c as f64 + 1.0));
+                // The other half of each D register, which the result must leave alone.
+                for reg in 26..34 {
+                    lanes(w, reg, |_| 0x1234_5678);
+                }
+            })
+            .unwrap();
+            let get = |row: usize, col: usize, hi: bool| {
+                let v = w.v[26 + row / 2][(row % 2) * 16 + col];
+                (half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }) as f64, v)
+            };
+            (0..16)
+                .map(|row| (get(row, row, d0 & 0x2000 != 0), get(row, (row + 1) % 16, false)))
+                .collect::<Vec<_>>()
+        };
+        let diag = |row: usize, a: f64, c: f64| c + a * (row as f64 + 1.0);
+        // neg_lo:[1,0,0]: A's low halves (even k) negated; A(row, row) sits at k = row.
+        for (row, ((d, _), _)) in wmma16(0, 0x2000_0000, 0x3c00).into_iter().enumerate() {
+            assert_eq!(
+                d,
+                diag(row, if row % 2 == 0 { -2.0 } else { 2.0 }, 1.0),
+                "neg_lo A, row {row}"
+            );
+        }
+        // neg_lo:[1,0,0] neg_hi:[1,0,0]: all of A negated.
+        for (row, ((d, _), _)) in wmma16(0x100, 0x2000_0000, 0x3c00).into_iter().enumerate() {
+            assert_eq!(d, diag(row, -2.0, 1.0), "neg A, row {row}");
+        }
+        // neg_hi:[0,1,0]: B's high halves (odd k) negated.
+        for (row, ((d, _), _)) in wmma16(0x200, 0, 0x3c00).into_iter().enumerate() {
+            assert_eq!(
+                d,
+                diag(row, if row % 2 == 1 { -2.0 } else { 2.0 }, 1.0),
+                "neg_hi B, row {row}"
+            );
+        }
+        // C = -1: neg_hi:[0,0,1] takes |C| (1), with neg_lo:[0,0,1] too -|C| (-1);
+        // neg_lo:[0,0,1] alone subtracts C (+1).
+        let off = |d0, d1| wmma16(d0, d1, 0xbc00)[0].1.0;
+        assert_eq!(
+            (off(0, 0), off(0x400, 0), off(0x400, 0x8000_0000), off(0, 0x8000_0000)),
+            (-1.0, 1.0, -1.0, 1.0)
+        );
+        // op_sel:[0,0,1]: C from the high halves (0 here, C's registers being 0x3c00 in
+        // the low halves), D to the high halves, the low halves kept.
+        let hi = wmma16(0x2000, 0, 0x3c00);
+        assert_eq!(hi[3].0.0, diag(3, 2.0, 0.0));
+        assert_eq!(hi[3].0.1 & 0xffff, 0x5678, "the low half is kept");
+        // op_sel on an f32 result and the other op_sel bits are refused.
+        assert!(run(&[0xcc40_601a, 0x1c4a_1502], |_| {}).is_err());
+        assert!(run(&[0xcc42_481a, 0x1c4a_1502], |_| {}).is_err());
     }
 
     #[test]

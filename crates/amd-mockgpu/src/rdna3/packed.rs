@@ -3,7 +3,7 @@
 use super::decode::Inst;
 use super::exec::{Mods, R, f, revolutions, unsupported, vop2_only};
 use super::half;
-use super::matrix::wmma;
+use super::matrix::{WmmaMods, wmma};
 use super::minmax::{self, H};
 use super::opcodes::Vop3p;
 use super::opcodes::op::{vop3, vop3p};
@@ -155,13 +155,22 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     // bounded to [0, 1]; shifts, min and max cannot leave their range.
     let clamp = i.bits(0, 15, 15) != 0;
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
-        if neg_lo != 0 || neg_hi != 0 {
-            return Err("WMMA with negated operands is not implemented".into());
+        // op_sel bit 2 picks the 16-bit C/D halves; the other op_sel and op_sel_hi
+        // bits have no meaning for WMMA (LLVM writes op_sel_hi all ones).
+        if op_sel & 3 != 0 || op_sel_hi != 7 || clamp {
+            return Err(format!(
+                "WMMA with op_sel {op_sel:#b}, op_sel_hi {op_sel_hi:#b} or clamp is not implemented"
+            ));
         }
         if !matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16) {
             w.f16_denormals_kept("f16 WMMA")?;
         }
-        return wmma(w, op, dst, srcs, i.literal);
+        let mods = WmmaMods {
+            neg_lo,
+            neg_hi,
+            hi_halves: op_sel & 4 != 0,
+        };
+        return wmma(w, op, dst, srcs, mods, i.literal);
     }
     let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
     if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {

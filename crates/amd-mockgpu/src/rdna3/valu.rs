@@ -497,12 +497,30 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     if matches!(op, V_DOT2_F32_F16 | V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16) {
         w.f16_denormals_kept(op.name())?;
     }
-    if dot && (op_sel != 0 || op_sel_hi != 7) {
-        return Err(format!("{} with op_sel is not implemented", op.name()));
+    // The dot products route S0's and S1's 16-bit halves as every VOP3P op does: the
+    // low half from the half op_sel picks, the high half from the one op_sel_hi picks.
+    // S2 is a 32-bit accumulator, which has no halves to pick.
+    if dot && (op_sel & 4 != 0 || op_sel_hi & 4 == 0) {
+        return Err(format!(
+            "{} with op_sel on its accumulator is not implemented",
+            op.name()
+        ));
     }
-    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && (neg_lo | neg_hi != 0 || clamp) {
-        return Err(format!("{} with neg or clamp is not implemented", op.name()));
+    // neg_lo / neg_hi bits 0 and 1 negate S0's and S1's low / high halves (the float
+    // forms; the integer forms read bits 0 and 1 of neg_lo as signedness); what bit 2
+    // does to the f32 accumulator, and clamp on an f32 result, are not modelled.
+    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && ((neg_lo | neg_hi) & 4 != 0 || clamp) {
+        return Err(format!(
+            "{} with neg on its accumulator or clamp is not implemented",
+            op.name()
+        ));
     }
+    let routed = |v: u32, k: usize| -> u32 {
+        let half = |hi: bool| if hi { v >> 16 } else { v & 0xffff };
+        let float = matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16);
+        let sign = |neg: u32| if float && neg >> k & 1 != 0 { 0x8000 } else { 0 };
+        (half(op_sel >> k & 1 != 0) ^ sign(neg_lo)) | (half(op_sel_hi >> k & 1 != 0) ^ sign(neg_hi)) << 16
+    };
     let exec = w.exec();
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let raw = |k: usize| packed_src(w, srcs[k], lane, lit);
@@ -536,11 +554,12 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             }
             // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
-                let (a, b) = (raw(0)?, raw(1)?);
+                let (a, b) = (routed(raw(0)?, 0), routed(raw(1)?, 1));
                 matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
+                let (a, b) = (routed(a, 0), routed(b, 1));
                 matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             other => return Err(format!("VOP3P {} is not implemented", other.name())),
@@ -926,6 +945,43 @@ mod tests {
         );
         // v_dot8_i32_iu4 neg_lo:[1,1,0]: signed nibbles (-1 × -1 eight times)
         assert_eq!(run3(&[0xcc18_4002, 0x7c22_0d04], 0xffff_ffff, 0xffff_ffff, 2), 10);
+    }
+
+    /// op_sel / op_sel_hi route the dot products' S0 and S1 halves, neg_lo / neg_hi
+    /// negate the float forms' halves; the accumulator's op_sel and neg are refused.
+    #[test]
+    fn dot_products_with_op_sel_and_neg() {
+        let f = |x: f32| x.to_bits();
+        let (a, b) = (H2 << 16 | H1, H3 << 16 | H3);
+        // v_dot2_f32_f16 v2, v4, v6, v8: 1·3 + 2·3 + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x1c22_0d04], a, b, f(1.0)), f(10.0));
+        // op_sel:[1,0,0]: S0's low element from its high half: 2·3 + 2·3 + 1.
+        assert_eq!(run3(&[0xcc13_4802, 0x1c22_0d04], a, b, f(1.0)), f(13.0));
+        // op_sel_hi:[0,1,1]: S0's high element from its low half: 1·3 + 1·3 + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x1422_0d04], a, b, f(1.0)), f(7.0));
+        // neg_lo:[1,0,0]: -1·3 + 2·3 + 1; neg_hi:[0,1,0]: 1·3 + 2·(-3) + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x3c22_0d04], a, b, f(1.0)), f(4.0));
+        assert_eq!(run3(&[0xcc13_4202, 0x1c22_0d04], a, b, f(1.0)), f(-2.0));
+        // v_dot2_f32_bf16 op_sel:[0,1,0] neg_hi:[1,0,0]: S1's low element from its high
+        // half (4), S0's high element negated: 1·4 + (-2)·4 + 0.5.
+        let bf = |x: f32| x.to_bits() >> 16;
+        assert_eq!(
+            run3(
+                &[0xcc1a_5102, 0x1c22_0d04],
+                bf(2.0) << 16 | bf(1.0),
+                bf(4.0) << 16 | bf(3.0),
+                f(0.5)
+            ),
+            f(-3.5)
+        );
+        // v_dot4_u32_u8 v2, v4, v6, v8 op_sel:[1,0,0]: bytes 0-1 from bytes 2-3.
+        assert_eq!(run3(&[0xcc17_4002, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 0), 10);
+        assert_eq!(run3(&[0xcc17_4802, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 0), 14);
+        // v_dot8_u32_u4 op_sel_hi:[1,0,1]: S1's high nibbles from its low half.
+        assert_eq!(run3(&[0xcc19_4002, 0x0c22_0d04], 0x1111_1111, 0x0000_2222, 0), 16);
+        // The accumulator's op_sel (op_sel:[0,0,1]) and neg (neg_lo:[0,0,1]) are refused.
+        assert!(run(&[0xcc13_6002, 0x1c22_0d04], |_| {}).is_err());
+        assert!(run(&[0xcc13_4002, 0x9c22_0d04], |_| {}).is_err());
     }
 
     #[test]
