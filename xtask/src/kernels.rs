@@ -24,9 +24,23 @@ pub fn toolchain_present() -> bool {
 /// Optimisation levels each kernel is built at: `name.hsaco` (-O2) and `name_O0.hsaco`.
 pub const LEVELS: [(&str, &str); 2] = [("-O2", ""), ("-O0", "_O0")];
 
+/// The marker of a source line giving clang-19 options of its own (for example
+/// `// clang-19: -cl-fp32-correctly-rounded-divide-sqrt`).
+const OWN_FLAGS: &str = "// clang-19:";
+
+/// The options a source's `// clang-19:` lines add.
+fn own_flags(src: &Path) -> Result<Vec<String>> {
+    Ok(std::fs::read_to_string(src)?
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(OWN_FLAGS))
+        .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect())
+}
+
 /// Builds `src` (`name.cl`) into a code object at `out`.
 pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
     let obj = out.with_extension("o");
+    let own = own_flags(src)?;
     let status = Command::new("clang-19")
         .args([
             "-x",
@@ -40,6 +54,7 @@ pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
             "-mcpu=gfx1100",
         ])
         .args(["-mcumode", opt, "-nogpulib", "-c"])
+        .args(&own)
         .arg(src)
         .arg("-o")
         .arg(&obj)

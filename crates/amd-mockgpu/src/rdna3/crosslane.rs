@@ -7,8 +7,10 @@ use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_onl
 use super::fma::fma_wave;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
+use super::opcodes::Vopd;
 use super::opcodes::op::{vop2, vop3, vopd};
-use super::wave::{EXEC_LO, M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, VCC_LO, Wave};
+use super::rounding::{add32, fma32, mul32, sub32};
+use super::wave::{EXEC_LO, M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, VCC_LO, Wave};
 
 /// The DPP16 controls (the DPP_CTRL field) gfx11 has, named as LLVM's `DppCtrl`
 /// names them. The ranges' low four bits are the count, lane or mask (`row_shl:1` is
@@ -288,8 +290,9 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     let exec = w.exec();
     let lit = i.literal;
     // Both halves a whole wave at a time when they can be: read before either writes.
+    // (MODE keeping f32 denormals and rounding f32 to nearest-even, as the host does.)
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
-    if w.mode & f32_denormals == f32_denormals && !slow_only() {
+    if w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals && !slow_only() {
         let x = vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, exec);
         let y = vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, exec);
         if let (Some(x), Some(y)) = (x, y) {
@@ -301,6 +304,14 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
             return Ok(());
         }
     }
+    if w.mode & MODE_ROUND_F32 != 0 {
+        for op in [opx, opy] {
+            if let Some(o) = Vopd::from_op(op) {
+                super::rounding::check(w, o.name())?;
+            }
+        }
+    }
+    let r32 = w.round32();
     let mut out = [[0u32; 32]; 2];
     #[allow(clippy::needless_range_loop)] // lanes index several arrays at once
     for lane in 0..32 {
@@ -317,17 +328,20 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
             let fl = |x: u32| w.f32_in(f(x));
             let k_lit = fl(lit.unwrap_or(0));
             let r = match op {
-                vopd::V_DUAL_FMAC_F32 => fl(a).mul_add(fl(b), fl(acc)).to_bits(),
-                vopd::V_DUAL_FMAAK_F32 => fl(a).mul_add(fl(b), k_lit).to_bits(),
-                vopd::V_DUAL_FMAMK_F32 => fl(a).mul_add(k_lit, fl(b)).to_bits(),
-                vopd::V_DUAL_MUL_F32 => (fl(a) * fl(b)).to_bits(),
-                vopd::V_DUAL_ADD_F32 => (fl(a) + fl(b)).to_bits(),
-                vopd::V_DUAL_SUB_F32 => (fl(a) - fl(b)).to_bits(),
-                vopd::V_DUAL_SUBREV_F32 => (fl(b) - fl(a)).to_bits(),
-                vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b)).to_bits(),
+                vopd::V_DUAL_FMAC_F32 => fma32(fl(a), fl(b), fl(acc), r32).to_bits(),
+                vopd::V_DUAL_FMAAK_F32 => fma32(fl(a), fl(b), k_lit, r32).to_bits(),
+                vopd::V_DUAL_FMAMK_F32 => fma32(fl(a), k_lit, fl(b), r32).to_bits(),
+                vopd::V_DUAL_MUL_F32 => mul32(fl(a), fl(b), r32).to_bits(),
+                vopd::V_DUAL_ADD_F32 => add32(fl(a), fl(b), r32).to_bits(),
+                vopd::V_DUAL_SUB_F32 => sub32(fl(a), fl(b), r32).to_bits(),
+                vopd::V_DUAL_SUBREV_F32 => sub32(fl(b), fl(a), r32).to_bits(),
+                vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b), r32).to_bits(),
                 vopd::V_DUAL_MAX_F32 => minmax::max(fl(a), fl(b), w.ieee()).to_bits(),
                 vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.ieee()).to_bits(),
-                vopd::V_DUAL_DOT2ACC_F32_F16 => dot2(a, b, fl(acc)).to_bits(),
+                vopd::V_DUAL_DOT2ACC_F32_F16 => {
+                    w.f16_denormals_kept("v_dual_dot2acc_f32_f16")?;
+                    dot2(a, b, fl(acc)).to_bits()
+                }
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
                 vopd::V_DUAL_DOT2ACC_F32_BF16 => {
                     let bf = |v: u32| f64::from(f(v << 16));

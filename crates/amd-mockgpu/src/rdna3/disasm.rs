@@ -86,14 +86,54 @@ fn parse_tok(t: &str) -> Tok<'_> {
 /// are not operands).
 fn split(sample: &str) -> (&str, Vec<Tok<'_>>) {
     let (mnem, rest) = sample.split_once(' ').unwrap_or((sample, ""));
-    let toks = if rest.is_empty() {
-        Vec::new()
-    } else {
-        rest.split(", ")
-            .map(|t| parse_tok(t.split(' ').next().unwrap_or(t)))
-            .collect()
-    };
+    let mut toks = Vec::new();
+    let mut rest = rest;
+    while !rest.is_empty() {
+        // One operand up to the next ", " outside parentheses (`hwreg(16, 0, 1)` is one).
+        let mut depth = 0;
+        let mut end = rest.len();
+        for (k, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 && rest[k..].starts_with(", ") => {
+                    end = k;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let t = &rest[..end];
+        toks.push(parse_tok(if t.contains('(') {
+            t
+        } else {
+            t.split(' ').next().unwrap_or(t)
+        }));
+        rest = rest[end..].trim_start_matches(',').trim_start();
+    }
     (mnem, toks)
+}
+
+/// gfx11's hardware register names as LLVM prints them in `hwreg(...)`.
+fn hwreg_name(id: u32) -> Option<&'static str> {
+    Some(match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        3 => "HW_REG_TRAPSTS",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        15 => "HW_REG_SH_MEM_BASES",
+        18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        20 => "HW_REG_FLAT_SCR_LO",
+        21 => "HW_REG_FLAT_SCR_HI",
+        23 => "HW_REG_HW_ID1",
+        24 => "HW_REG_HW_ID2",
+        27 => "HW_REG_PERF_SNAPSHOT_DATA",
+        29 => "HW_REG_SHADER_CYCLES",
+        _ => return None,
+    })
 }
 
 /// The scalar operand `n` (of the 9-bit source space) spanning `count` registers.
@@ -309,14 +349,15 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 source(&mut o, (w0 >> 8) & 0xff, count, i.literal, mnem)
             }
             (Encoding::Sopk, Tok::Text(t)) if t.starts_with("hwreg(") => {
+                // LLVM names the registers it knows and leaves out a whole-register
+                // field (offset 0, 32 bits).
                 let imm = w0 & 0xffff;
-                let _ = write!(
-                    o,
-                    "hwreg({}, {}, {})",
-                    imm & 0x3f,
-                    (imm >> 6) & 0x1f,
-                    ((imm >> 11) & 0x1f) + 1
-                );
+                let (id, offset, size) = (imm & 0x3f, (imm >> 6) & 0x1f, ((imm >> 11) & 0x1f) + 1);
+                let _ = match hwreg_name(id) {
+                    Some(name) if (offset, size) == (0, 32) => write!(o, "hwreg({name})"),
+                    Some(name) => write!(o, "hwreg({name}, {offset}, {size})"),
+                    None => write!(o, "hwreg({id}, {offset}, {size})"),
+                };
             }
             (Encoding::Sopk, Tok::Text(_)) => {
                 let imm = match i.literal {

@@ -22,7 +22,10 @@ use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, SPARSE_LANES, VCC_LO, Wave};
+use super::rounding::{add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
+use super::wave::{
+    Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND, MODE_ROUND_F32, SPARSE_LANES, VCC_LO, Wave,
+};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -199,7 +202,8 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
     if m.neg >> k & 1 != 0 {
         x = -x;
     }
-    Ok(x)
+    // f64 arithmetic, compares and conversions read denormals as MODE says.
+    Ok(w.f64_in(x))
 }
 
 /// VOP3 input modifiers (bit i for source i).
@@ -445,9 +449,10 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
         return Ok(false);
     }
     let lit = i.literal;
-    // f32 operations read and write denormals as they are only when MODE keeps them.
+    // f32 operations read and write denormals as they are only when MODE keeps them,
+    // and round as the host does only to nearest-even.
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
-    let denormals_kept = w.mode & f32_denormals == f32_denormals;
+    let denormals_kept = w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals;
     let float = matches!(
         op,
         vop3::V_ADD_F32_E64
@@ -644,6 +649,13 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
     }
+    // A directed rounding mode: only what is computed in it runs.
+    if w.mode & MODE_ROUND != 0 {
+        if let Some(name) = super::valu::name(op) {
+            super::rounding::check(w, name)?;
+        }
+    }
+    let (r32, r64) = (w.round32(), w.round16_64());
     let exec = w.exec();
     let lit = i.literal;
     let saturating = matches!(
@@ -699,20 +711,20 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                     continue;
                 }
                 vop3::V_CVT_F32_F64_E64 => {
-                    w.vwrite(dst, lane, output_mods((x(0)? as f32).to_bits(), m))?;
+                    w.vwrite(dst, lane, w.f32_out(output_mods(to32(x(0)?, r32).to_bits(), m)))?;
                     continue;
                 }
                 vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
                 vop3::V_CVT_F64_F32_E64 => (w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?))) as f64).to_bits(),
                 vop3::V_CVT_F64_U32_E64 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
                 vop3::V_RCP_F64_E64 => (1.0 / x(0)?).to_bits(),
-                vop3::V_FMA_F64 => x(0)?.mul_add(x(1)?, x(2)?).to_bits(),
-                vop3::V_ADD_F64 => (x(0)? + x(1)?).to_bits(),
-                vop3::V_MUL_F64 => (x(0)? * x(1)?).to_bits(),
+                vop3::V_FMA_F64 => fma64(x(0)?, x(1)?, x(2)?, r64).to_bits(),
+                vop3::V_ADD_F64 => add64(x(0)?, x(1)?, r64).to_bits(),
+                vop3::V_MUL_F64 => mul64(x(0)?, x(1)?, r64).to_bits(),
                 vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.ieee()).to_bits(),
                 _ => minmax::max(x(0)?, x(1)?, w.ieee()).to_bits(),
             };
-            let r = output_mods64(r, m);
+            let r = w.f64_out(output_mods64(r, m));
             w.vwrite(dst, lane, r as u32)?;
             w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
         }
@@ -739,8 +751,8 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
         let r: u32 = match op {
             // VOP1
             vop3::V_MOV_B32_E64 => a,
-            vop3::V_CVT_F32_I32_E64 => (a as i32 as f32).to_bits(),
-            vop3::V_CVT_F32_U32_E64 => (a as f32).to_bits(),
+            vop3::V_CVT_F32_I32_E64 => to32(f64::from(a as i32), r32).to_bits(),
+            vop3::V_CVT_F32_U32_E64 => to32(f64::from(a), r32).to_bits(),
             vop3::V_CVT_U32_F32_E64 => fa as u32,
             vop3::V_CVT_I32_F32_E64 => fa as i32 as u32,
             vop3::V_RCP_F32_E64 => (1.0 / fa).to_bits(),
@@ -752,7 +764,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_CVT_FLOOR_I32_F32_E64 => fa.floor() as i32 as u32,
             // v_fract_f32: x + -floor(x) as the ISA's pseudocode has it (a tiny negative
             // x rounds to 1.0); NaN stays NaN, infinities become NaN.
-            vop3::V_FRACT_F32_E64 => (fa - fa.floor()).to_bits(),
+            vop3::V_FRACT_F32_E64 => sub32(fa, fa.floor(), r32).to_bits(),
             vop3::V_CEIL_F32_E64 => fa.ceil().to_bits(),
             vop3::V_RNDNE_F32_E64 => fa.round_ties_even().to_bits(),
             vop3::V_BFREV_B32_E64 => a.reverse_bits(),
@@ -799,9 +811,9 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                 };
                 if sel >> lane & 1 != 0 { b } else { a }
             }
-            vop3::V_ADD_F32_E64 => (fa + fb).to_bits(),
-            vop3::V_SUB_F32_E64 => (fa - fb).to_bits(),
-            vop3::V_MUL_F32_E64 => (fa * fb).to_bits(),
+            vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
+            vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
+            vop3::V_MUL_F32_E64 => mul32(fa, fb, r32).to_bits(),
             vop3::V_MUL_I32_I24_E64 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
             vop3::V_MUL_U32_U24_E64 => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
             vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.ieee()).to_bits(),
@@ -835,15 +847,18 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             // v_cvt_pk_rtz_f16_f32: two f32s to halves, rounding toward zero.
             vop3::V_CVT_PK_RTZ_F16_F32_E64 => half_rtz(fa) as u32 | (half_rtz(fb) as u32) << 16,
             // v_mul_dx9_zero_f32: a zero operand gives +0 whatever the other (inf, NaN).
-            vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb).to_bits(),
+            vop3::V_MUL_DX9_ZERO_F32_E64 => mul_dx9(fa, fb, r32).to_bits(),
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
-            vop2_only::V_DOT2ACC_F32_F16_E32 => dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits(),
+            vop2_only::V_DOT2ACC_F32_F16_E32 => {
+                w.f16_denormals_kept("v_dot2acc_f32_f16")?;
+                dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits()
+            }
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
-            vop2_only::V_FMAMK_F32_E32 => fa.mul_add(w.f32_in(f(lit.unwrap_or(0))), fb).to_bits(),
-            vop2_only::V_FMAAK_F32_E32 => fa.mul_add(fb, w.f32_in(f(lit.unwrap_or(0)))).to_bits(),
+            vop2_only::V_FMAMK_F32_E32 => fma32_in(fa, w.f32_in(f(lit.unwrap_or(0))), fb, r32).to_bits(),
+            vop2_only::V_FMAAK_F32_E32 => fma32_in(fa, fb, w.f32_in(f(lit.unwrap_or(0))), r32).to_bits(),
             vop3::V_FMAC_F32_E64 => {
                 let acc = w.f32_in(f(w.vread(256 + dst as u16, lane, lit)?));
-                fa.mul_add(fb, acc).to_bits()
+                fma32_in(fa, fb, acc, r32).to_bits()
             }
             // VOP3-only
             vop3::V_BFE_U32 => {
@@ -857,7 +872,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             }
             vop3::V_FMA_F32 => {
                 let c = w.f32_in(f(m.float(2, w.vread(srcs[2], lane, lit)?)));
-                fa.mul_add(fb, c).to_bits()
+                fma32_in(fa, fb, c, r32).to_bits()
             }
             vop3::V_LSHL_ADD_U32 => (a << (b & 31)).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_bfe_i32: signed bitfield extract; the shift is arithmetic, so a field
@@ -1014,7 +1029,7 @@ mod tests {
     //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
     use crate::rdna3::compare::{float_class, float_compare};
-    use crate::rdna3::divide::{div_fixup, div_needs_scaling, ldexp};
+    use crate::rdna3::divide::{div_fixup, ldexp};
     use crate::rdna3::testing::{lanes, run, run_all};
     use crate::rdna3::wave::EXEC_LO;
 
@@ -1230,9 +1245,9 @@ mod tests {
         // kept); s_getreg reads it back.
         let w = run_all(&[&[0xb980_f801, 0xc0], &add, &[0xb880_f801]], set).unwrap();
         assert_eq!((f32::from_bits(w.v[1][0]), w.s[0]), (least_normal, 0xc0));
-        // Flushing f16/f64 denormals is refused rather than ignored.
-        assert!(run_all(&[&[0xb980_f801, 0]], set).is_err());
-        assert!(run_all(&[&[0xbf92_0000]], set).is_err());
+        // MODE 0 flushes every format: f32 inputs here.
+        let w = run_all(&[&[0xb980_f801, 0], &add], set).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), least_normal);
         // Outputs flush (bit 5 clear): 2^-130 + 2^-130 is a denormal, written as zero.
         let smaller = (-130f32).exp2();
         let twice = |w: &mut Wave| {
@@ -1243,9 +1258,191 @@ mod tests {
         assert_eq!(w.v[1][0], 0);
         let w = run_all(&[&add], twice).unwrap();
         assert_eq!(f32::from_bits(w.v[1][0]), 2.0 * smaller);
-        // Rounding modes other than nearest-even, and other hardware registers: errors.
-        assert!(run_all(&[&[0xbf91_0001]], |_| {}).is_err());
+        // Other hardware registers: errors.
         assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
+    }
+
+    /// MODE bits 7:6 flush f16 and f64 denormals: inputs of arithmetic, compares and
+    /// conversions (bit 6 clear), results (bit 7 clear); `v_cmp_class` reads the bits
+    /// as they are; the f16 dot products refuse (their flushing is not specified).
+    #[test]
+    fn mode_register_flushes_f16_and_f64_denormals() {
+        let (keep, flush_in, flush_out): (&[u32], &[u32], &[u32]) = (&[0xbf92_000f], &[0xbf92_000b], &[0xbf92_0007]);
+        let pair = |w: &mut Wave, r: usize, x: f64| {
+            lanes(w, r, |_| x.to_bits() as u32);
+            lanes(w, r + 1, |_| (x.to_bits() >> 32) as u32);
+        };
+        let f64_of = |w: &Wave, r: usize| f64::from_bits(u64::from(w.v[r][0]) | u64::from(w.v[r + 1][0]) << 32);
+        let (tiny, least) = ((-1030f64).exp2(), f64::MIN_POSITIVE);
+        // v_add_f64 v[2:3], v[4:5], v[6:7]: a denormal input read as zero.
+        let add64: &[u32] = &[0xd727_0002, 0x0002_0d04];
+        let with = |mode: &[u32], a: f64, b: f64| {
+            let w = run_all(&[mode, add64], |w| {
+                pair(w, 4, a);
+                pair(w, 6, b);
+            })
+            .unwrap();
+            f64_of(&w, 2)
+        };
+        assert_eq!(with(keep, tiny, least), tiny + least);
+        assert_eq!(with(flush_in, tiny, least), least);
+        assert_eq!(with(flush_out, tiny, least), tiny + least, "a normal result stays");
+        // A denormal result is written as a signed zero when outputs flush.
+        assert_eq!(with(keep, tiny, tiny), 2.0 * tiny);
+        assert_eq!(with(flush_out, -tiny, -tiny).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(with(flush_in, tiny, tiny), 0.0);
+        // v_cmp_eq_f64 vcc, v[4:5], v[6:7]: a denormal equals zero when inputs flush.
+        let cmp: &[u32] = &[0x7c44_0d04];
+        let vcc = |mode: &[u32]| {
+            run_all(&[mode, cmp], |w| {
+                pair(w, 4, tiny);
+                pair(w, 6, 0.0);
+            })
+            .unwrap()
+            .vcc()
+        };
+        assert_eq!((vcc(keep), vcc(flush_in)), (0, u32::MAX));
+        // v_cmp_class_f64 s0, v[4:5], v8 (0x80: positive denormal) classifies the bits.
+        let class = run_all(&[flush_in, &[0xd47f_0000, 0x0002_1104]], |w| {
+            pair(w, 4, tiny);
+            lanes(w, 8, |_| 0x80);
+        })
+        .unwrap();
+        assert_eq!(class.s[0], u32::MAX);
+        // v_trunc_f64 and v_cvt_f32_f64 read flushed inputs too.
+        let trunc = run_all(&[flush_in, &[0x7e04_2f04]], |w| pair(w, 4, -tiny)).unwrap();
+        assert_eq!(f64_of(&trunc, 2).to_bits(), (-0.0f64).to_bits());
+        // Halves: v_add_f16 v1, v2, v3 and v_pk_add_f16 v1, v2, v3.
+        let halves = |mode: &[u32], op: &[u32], a: u32, b: u32| {
+            run_all(&[mode, op], |w| {
+                lanes(w, 2, |_| a);
+                lanes(w, 3, |_| b);
+            })
+            .unwrap()
+            .v[1][0]
+        };
+        let (add16, pk_add): (&[u32], &[u32]) = (&[0x6402_0702], &[0xcc0f_4001, 0x1802_0702]);
+        assert_eq!(halves(keep, add16, 0x0001, 0x0400) & 0xffff, 0x0401);
+        assert_eq!(halves(flush_in, add16, 0x0001, 0x0400) & 0xffff, 0x0400);
+        assert_eq!(halves(flush_out, add16, 0x0001, 0x0001) & 0xffff, 0);
+        assert_eq!(halves(keep, add16, 0x0001, 0x0001) & 0xffff, 0x0002);
+        assert_eq!(halves(flush_in, pk_add, 0x0400_0001, 0x0001_0400), 0x0400_0400);
+        assert_eq!(halves(flush_out, pk_add, 0x8001_0001, 0x8001_0001), 0x8000_0000);
+        // v_max_f16 v1, v2, v3: max(least denormal, -0) is +0 once the input flushes.
+        let max16: &[u32] = &[0x7202_0702];
+        assert_eq!(halves(keep, max16, 0x0001, 0x8000) & 0xffff, 0x0001);
+        assert_eq!(halves(flush_in, max16, 0x0001, 0x8000) & 0xffff, 0x0000);
+        // Conversions: v_cvt_f16_f32 v1, v2 flushes its half result; v_cvt_f32_f16 v1,
+        // v2 its half input.
+        let tiny32 = (-20f32).exp2().to_bits();
+        assert_eq!(halves(keep, &[0x7e02_1502], tiny32, 0) & 0xffff, 0x0010);
+        assert_eq!(halves(flush_out, &[0x7e02_1502], tiny32, 0) & 0xffff, 0);
+        assert_eq!(f32::from_bits(halves(keep, &[0x7e02_1702], 1, 0)), (-24f32).exp2());
+        assert_eq!(halves(flush_in, &[0x7e02_1702], 1, 0), 0);
+        // v_dot2_f32_f16 under f16 flushing is refused rather than guessed.
+        let dot: &[u32] = &[0xcc13_4001, 0x1c12_0702];
+        assert!(run_all(&[keep, dot], |_| {}).is_ok());
+        let err = run_all(&[flush_in, dot], |_| {}).err().unwrap();
+        assert!(err.contains("v_dot2_f32_f16") && err.contains("flushed"), "{err}");
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0x30: f32 kept, f16/f64 flushed.
+        let w = run_all(&[&[0xb980_f801, 0x30], add64], |w| {
+            pair(w, 4, tiny);
+            pair(w, 6, tiny);
+        })
+        .unwrap();
+        assert_eq!(f64_of(&w, 2), 0.0);
+    }
+
+    /// MODE's round fields (bits 1:0 f32, 3:2 f16/f64) from `s_round_mode` and
+    /// `s_setreg`: IEEE operations round in their direction, the whole-wave paths step
+    /// aside, and what is not computed in a directed mode is refused by name.
+    #[test]
+    fn mode_register_rounds_in_its_direction() {
+        let (near, up, down, zero): (&[u32], &[u32], &[u32], &[u32]) =
+            (&[0xbf91_0000], &[0xbf91_0001], &[0xbf91_0002], &[0xbf91_0003]);
+        let one_ulp = 1.0 + f32::EPSILON;
+        // Just above half an ulp of 1: nearest and up give 1 + ulp, down and zero 1.
+        let above_half = (-24f32).exp2() + (-30f32).exp2();
+        let f32_op = |mode: &[u32], op: &[u32], a: f32, b: f32, c: f32| {
+            let w = run_all(&[mode, op], |w| {
+                lanes(w, 2, |_| a.to_bits());
+                lanes(w, 3, |_| b.to_bits());
+                lanes(w, 4, |_| c.to_bits());
+            })
+            .unwrap();
+            f32::from_bits(w.v[1][0])
+        };
+        let add: &[u32] = &[0x0602_0702];
+        assert_eq!(f32_op(near, add, 1.0, above_half, 0.0), one_ulp);
+        assert_eq!(f32_op(up, add, 1.0, above_half, 0.0), one_ulp);
+        assert_eq!(f32_op(down, add, 1.0, above_half, 0.0), 1.0);
+        assert_eq!(f32_op(zero, add, 1.0, above_half, 0.0), 1.0);
+        assert_eq!(f32_op(down, add, -1.0, -above_half, 0.0), -one_ulp);
+        assert_eq!(
+            f32_op(up, add, 1.0, (-60f32).exp2(), 0.0),
+            one_ulp,
+            "any excess rounds up"
+        );
+        // x - x is -0 rounding toward -infinity.
+        assert_eq!(f32_op(down, add, 1.5, -1.5, 0.0).to_bits(), (-0.0f32).to_bits());
+        // v_mul_f32: overflow gives the largest finite value toward zero.
+        let mul: &[u32] = &[0x1002_0702];
+        assert_eq!(f32_op(zero, mul, f32::MAX, 2.0, 0.0), f32::MAX);
+        assert_eq!(f32_op(up, mul, f32::MAX, 2.0, 0.0), f32::INFINITY);
+        assert_eq!(f32_op(up, mul, -f32::MAX, 2.0, 0.0), -f32::MAX);
+        // v_fma_f32 v1, v2, v3, v4 rounds once: 1 × 1 + 2^-60 up is 1 + ulp.
+        let fma: &[u32] = &[0xd613_0001, 0x0412_0702];
+        assert_eq!(f32_op(up, fma, 1.0, 1.0, (-60f32).exp2()), one_ulp);
+        assert_eq!(f32_op(near, fma, 1.0, 1.0, (-60f32).exp2()), 1.0);
+        // v_cvt_f32_i32 v1, v2: 2^24 + 1 up is 2^24 + 2.
+        let w = run_all(&[up, &[0x7e02_0b02]], |w| lanes(w, 2, |_| (1 << 24) + 1)).unwrap();
+        assert_eq!(f32::from_bits(w.v[1][0]), 16_777_218.0);
+        // VOPD: v_dual_add_f32 v1, v2, v3 :: v_dual_mul_f32 v4, v5, v6, toward zero.
+        let w = run_all(&[zero, &[0xc906_0702, 0x0104_0d05]], |w| {
+            lanes(w, 2, |_| 1.0f32.to_bits());
+            lanes(w, 3, |_| above_half.to_bits());
+            lanes(w, 5, |_| f32::MAX.to_bits());
+            lanes(w, 6, |_| 2.0f32.to_bits());
+        })
+        .unwrap();
+        assert_eq!((f32::from_bits(w.v[1][0]), f32::from_bits(w.v[4][0])), (1.0, f32::MAX));
+        // f16/f64 toward +infinity (s_round_mode 0x4) leaves f32 rounding to nearest.
+        let f16_f64_up: &[u32] = &[0xbf91_0004];
+        assert_eq!(f32_op(f16_f64_up, add, 1.0, (-30f32).exp2(), 0.0), 1.0);
+        let w = run_all(&[f16_f64_up, &[0xd727_0002, 0x0002_0d04]], |w| {
+            lanes(w, 4, |_| 0);
+            lanes(w, 5, |_| (1.0f64.to_bits() >> 32) as u32);
+            lanes(w, 6, |_| (-60f64).exp2().to_bits() as u32);
+            lanes(w, 7, |_| ((-60f64).exp2().to_bits() >> 32) as u32);
+        })
+        .unwrap();
+        let sum = f64::from_bits(u64::from(w.v[2][0]) | u64::from(w.v[3][0]) << 32);
+        assert_eq!(sum, 1.0 + f64::EPSILON, "v_add_f64 1 + 2^-60 up");
+        // v_pk_add_f16 v1, v2, v3 toward -infinity: 1 + 2^-12 (not a half) per half.
+        let w = run_all(&[&[0xbf91_0008], &[0xcc0f_4001, 0x1802_0702]], |w| {
+            lanes(w, 2, |_| 0x3c00_bc00);
+            lanes(w, 3, |_| 0x0c00_8c00);
+        })
+        .unwrap();
+        assert_eq!(
+            w.v[1][0], 0x3c00_bc01,
+            "1 + 2^-12 down is 1, -1 - 2^-12 down is -(1 + 2^-10)"
+        );
+        // v_cvt_f16_f32 v1, v2 toward zero: 65536 is past the largest half, 65504 stays.
+        let w = run_all(&[&[0xbf91_000c], &[0x7e02_1502]], |w| {
+            lanes(w, 2, |_| 65536f32.to_bits())
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0] & 0xffff, 0x7bff);
+        // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 2: f32 toward -infinity.
+        assert_eq!(f32_op(&[0xb980_1801, 2], add, 1.0, above_half, 0.0), 1.0);
+        // v_sqrt_f32 is an approximation whose directed rounding is not modelled.
+        let err = run_all(&[zero, &[0x7e02_6702]], |_| {}).err().unwrap();
+        assert!(err.contains("v_sqrt_f32") && err.contains("toward zero"), "{err}");
+        assert!(
+            run_all(&[f16_f64_up, &[0x7e02_6702]], |_| {}).is_ok(),
+            "f32 still nearest"
+        );
     }
 
     #[test]
@@ -1304,11 +1501,6 @@ mod tests {
         assert_eq!(div_fixup(0.0, -0.0, 1.0, false), f64::NEG_INFINITY);
         assert_eq!(div_fixup(5.0, f64::INFINITY, -2.0, true), -0.0);
         assert_eq!(div_fixup(2.5, -2.0, 5.0, true), -2.5);
-        // Operands that would need the hardware's scaling are refused, not mis-scaled.
-        assert!(div_needs_scaling(1e-40, 1.0, false));
-        assert!(div_needs_scaling(1.0, 1e-33, false));
-        assert!(!div_needs_scaling(3.0, 7.0, false));
-        assert!(div_needs_scaling(1e300, 1e-300, true));
     }
 
     #[test]
@@ -1696,6 +1888,62 @@ mod tests {
         assert_eq!(f32::from_bits(w.v[26][1]), 1.0, "bf16 D(0, 1)");
         // WMMA with lanes disabled is refused.
         assert!(run(&[0xcc41_401a, 0x1c4a_1502], |w| w.s[EXEC_LO] = 0xffff).is_err());
+        // Modifiers on v_wmma_f16_16x16x16_f16 (the encoding above plus neg_lo in dword 1
+        // bits 31:29, neg_hi in dword 0 bits 10:8, op_sel[2] in dword 0 bit 13): D(row,
+        // row) is C + a·(row + 1) with a = ±2 and C = ±1 as they say.
+        let wmma16 = |d0: u32, d1: u32, c: u16| {
+            let w = run(&[0xcc42_401a | d0, 0x1c4a_1502 | d1], |w| {
+                set(w, c, 0x4000, |c| half::from_f64(c as f64 + 1.0));
+                // The other half of each D register, which the result must leave alone.
+                for reg in 26..34 {
+                    lanes(w, reg, |_| 0x1234_5678);
+                }
+            })
+            .unwrap();
+            let get = |row: usize, col: usize, hi: bool| {
+                let v = w.v[26 + row / 2][(row % 2) * 16 + col];
+                (half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }) as f64, v)
+            };
+            (0..16)
+                .map(|row| (get(row, row, d0 & 0x2000 != 0), get(row, (row + 1) % 16, false)))
+                .collect::<Vec<_>>()
+        };
+        let diag = |row: usize, a: f64, c: f64| c + a * (row as f64 + 1.0);
+        // neg_lo:[1,0,0]: A's low halves (even k) negated; A(row, row) sits at k = row.
+        for (row, ((d, _), _)) in wmma16(0, 0x2000_0000, 0x3c00).into_iter().enumerate() {
+            assert_eq!(
+                d,
+                diag(row, if row % 2 == 0 { -2.0 } else { 2.0 }, 1.0),
+                "neg_lo A, row {row}"
+            );
+        }
+        // neg_lo:[1,0,0] neg_hi:[1,0,0]: all of A negated.
+        for (row, ((d, _), _)) in wmma16(0x100, 0x2000_0000, 0x3c00).into_iter().enumerate() {
+            assert_eq!(d, diag(row, -2.0, 1.0), "neg A, row {row}");
+        }
+        // neg_hi:[0,1,0]: B's high halves (odd k) negated.
+        for (row, ((d, _), _)) in wmma16(0x200, 0, 0x3c00).into_iter().enumerate() {
+            assert_eq!(
+                d,
+                diag(row, if row % 2 == 1 { -2.0 } else { 2.0 }, 1.0),
+                "neg_hi B, row {row}"
+            );
+        }
+        // C = -1: neg_hi:[0,0,1] takes |C| (1), with neg_lo:[0,0,1] too -|C| (-1);
+        // neg_lo:[0,0,1] alone subtracts C (+1).
+        let off = |d0, d1| wmma16(d0, d1, 0xbc00)[0].1.0;
+        assert_eq!(
+            (off(0, 0), off(0x400, 0), off(0x400, 0x8000_0000), off(0, 0x8000_0000)),
+            (-1.0, 1.0, -1.0, 1.0)
+        );
+        // op_sel:[0,0,1]: C from the high halves (0 here, C's registers being 0x3c00 in
+        // the low halves), D to the high halves, the low halves kept.
+        let hi = wmma16(0x2000, 0, 0x3c00);
+        assert_eq!(hi[3].0.0, diag(3, 2.0, 0.0));
+        assert_eq!(hi[3].0.1 & 0xffff, 0x5678, "the low half is kept");
+        // op_sel on an f32 result and the other op_sel bits are refused.
+        assert!(run(&[0xcc40_601a, 0x1c4a_1502], |_| {}).is_err());
+        assert!(run(&[0xcc42_481a, 0x1c4a_1502], |_| {}).is_err());
     }
 
     #[test]

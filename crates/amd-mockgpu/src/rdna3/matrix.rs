@@ -1,22 +1,42 @@
 //! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
 //! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
 
+use super::exact::Round;
 use super::exec::{R, f};
 use super::half;
 use super::opcodes::Vop3p;
 use super::opcodes::op::vop3p;
+use super::rounding::mul32;
 use super::wave::Wave;
+
+/// WMMA's modifiers (gfx11, as AMD's matrix instruction calculator documents them):
+/// `neg_lo` bits 0 and 1 negate the low 16 bits of every A and B register (the even k),
+/// `neg_hi` bits 0 and 1 the high 16 bits (the odd k), so both together negate the
+/// whole matrix; `neg_lo` bit 2 subtracts C instead of adding it and `neg_hi` bit 2
+/// takes its absolute value first (−|C| with both); `op_sel` bit 2 puts 16-bit C and D
+/// in the high halves of their registers instead of the low ones.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct WmmaMods {
+    pub(crate) neg_lo: u32,
+    pub(crate) neg_hi: u32,
+    pub(crate) hi_halves: bool,
+}
 
 /// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
 /// (and `l + 16`) holds row `l` of A and column `l` of B as 16 halves in 8 VGPRs; C and
 /// D element (row, col) live in register `row / 2`, lane `(row % 2) * 16 + col` (f32),
-/// or in that register's low half (f16/bf16 results).
-pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Option<u32>) -> R<()> {
+/// or in that register's low half (f16/bf16 results; the high half with `op_sel` bit
+/// 2), with [`WmmaMods`]' negations applied.
+pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: WmmaMods, lit: Option<u32>) -> R<()> {
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
     let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
     let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    if mods.hi_halves && !half_out {
+        return Err("op_sel on a WMMA with 32-bit results is not defined".into());
+    }
+    let shift = if mods.hi_halves { 16 } else { 0 };
     let elem = |h: u16| -> f64 {
         if bf16 {
             f((h as u32) << 16) as f64
@@ -24,19 +44,29 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Optio
             half::to_f32(h) as f64
         }
     };
-    let input = |w: &Wave, base: u16, lane: usize, k: usize| -> R<f64> {
-        let v = w.vread(base + (k / 2) as u16, lane, lit)?;
-        Ok(elem((v >> (16 * (k % 2))) as u16))
+    // Source `s` (0 for A, 1 for B), element k: the low half of register k / 2 for even
+    // k, the high half for odd, negated as neg_lo / neg_hi say.
+    let input = |w: &Wave, s: usize, lane: usize, k: usize| -> R<f64> {
+        let v = w.vread(srcs[s] + (k / 2) as u16, lane, lit)?;
+        let neg = if k % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
+        let h = (v >> (16 * (k % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
+        Ok(elem(h))
     };
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
         for col in 0..16 {
             let lane = (row % 2) * 16 + col;
             let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
-            let c = if half_out { elem(c as u16) } else { f(c) as f64 };
+            let c = if half_out {
+                elem((c >> shift) as u16)
+            } else {
+                f(c) as f64
+            };
+            let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
+            let c = if mods.neg_lo & 4 != 0 { -c } else { c };
             let mut sum = c;
             for k in 0..16 {
-                sum += input(w, srcs[0], row, k)? * input(w, srcs[1], col, k)?;
+                sum += input(w, 0, row, k)? * input(w, 1, col, k)?;
             }
             out[row / 2][lane] = if half_out {
                 let h = if bf16 {
@@ -50,7 +80,7 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], lit: Optio
                 } else {
                     half::from_f64(sum)
                 };
-                (w.vread(256 + (dst + row / 2) as u16, lane, None)? & 0xffff_0000) | h as u32
+                (w.vread(256 + (dst + row / 2) as u16, lane, None)? & !(0xffff << shift)) | (h as u32) << shift
             } else {
                 (sum as f32).to_bits()
             };
@@ -157,8 +187,8 @@ pub(crate) fn dot(op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -
 }
 
 /// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
-pub(crate) fn mul_dx9(x: f32, y: f32) -> f32 {
-    if x == 0.0 || y == 0.0 { 0.0 } else { x * y }
+pub(crate) fn mul_dx9(x: f32, y: f32, mode: Round) -> f32 {
+    if x == 0.0 || y == 0.0 { 0.0 } else { mul32(x, y, mode) }
 }
 
 /// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves, rounded once to f32.

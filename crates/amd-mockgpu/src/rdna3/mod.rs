@@ -27,6 +27,7 @@ mod crosslane;
 mod decode;
 mod disasm;
 mod divide;
+mod exact;
 mod exec;
 mod fma;
 mod gather;
@@ -45,6 +46,7 @@ mod mnemonics;
 #[rustfmt::skip]
 pub mod opcodes;
 mod packed;
+mod rounding;
 mod wave;
 
 use std::collections::HashMap;
@@ -237,14 +239,6 @@ struct Grid {
 
 impl Grid {
     fn new(d: &DispatchInfo) -> Result<Grid, KernelError> {
-        // FLOAT_MODE (MODE's low byte): only round-to-nearest-even and kept f16/f64
-        // denormals are modelled.
-        let float_mode = (d.rsrc[0] >> 12) & 0xff;
-        if float_mode & wave::MODE_ROUND != 0 || float_mode & wave::MODE_DENORM_F16_F64 != wave::MODE_DENORM_F16_F64 {
-            return Err(KernelError::Unsupported(format!(
-                "RSRC1 FLOAT_MODE {float_mode:#x}: only nearest-even rounding and kept f16/f64 denormals are implemented"
-            )));
-        }
         let rsrc2 = d.rsrc[1];
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
         // The registers come from the ring: a workgroup has at most 1024 threads.
@@ -597,6 +591,31 @@ mod tests {
         let result = exec.dispatch(&GpuMemory::new(&space, &Vm::Kfd(0), &stop), &d);
         let lanes = counters.lane_instructions.load(Ordering::Relaxed);
         (mem[1024..].to_vec(), result, lanes, (base + bytes) as u64)
+    }
+
+    /// RSRC1's FLOAT_MODE becomes each wave's MODE: f16/f64 flushing (0x30: f32
+    /// denormals kept, f16/f64 flushed both ways) and directed rounding are taken as
+    /// they are.
+    #[test]
+    fn float_mode_sets_the_waves_mode() {
+        let d = |float_mode: u32| DispatchInfo {
+            gpu: 0,
+            queue: 0,
+            code_addr: 0,
+            rsrc: [float_mode << 12, 0, 0],
+            user_data: [0; 16],
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            tmpring_size: 0,
+            scratch_base: 0,
+            initiator: 0,
+        };
+        let mut waves = Vec::new();
+        // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
+        for mode in [0x30, 0x39] {
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves);
+            assert_eq!(waves[0].mode & 0xff, mode);
+        }
     }
 
     #[test]

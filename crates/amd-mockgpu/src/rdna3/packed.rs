@@ -3,10 +3,12 @@
 use super::decode::Inst;
 use super::exec::{Mods, R, f, revolutions, unsupported, vop2_only};
 use super::half;
-use super::matrix::wmma;
+use super::matrix::{WmmaMods, wmma};
 use super::minmax::{self, H};
+use super::opcodes::Vop3p;
 use super::opcodes::op::{vop3, vop3p};
-use super::wave::Wave;
+use super::rounding::{add16, fma16, mul16, sub16, to16};
+use super::wave::{MODE_ROUND, Wave};
 
 /// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
 /// halves), with abs/neg, as f64.
@@ -28,7 +30,8 @@ pub(crate) fn f16_bits(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods,
     if m.neg >> k & 1 != 0 {
         h ^= 0x8000;
     }
-    Ok(h)
+    // f16 arithmetic, compares and conversions read denormals as MODE says.
+    Ok(w.f16_in(h))
 }
 
 /// Scalar f16 ops (VOP1/VOP2/VOP3 numbering) and the f16 conversions: results in the
@@ -36,6 +39,7 @@ pub(crate) fn f16_bits(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods,
 pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<()> {
     let exec = w.exec();
     let lit = i.literal;
+    let r16 = w.round16_64();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
             continue;
@@ -45,16 +49,16 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
         let r: u16 = match op {
             vop3::V_CVT_F16_F32_E64 => {
                 let a = w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?)));
-                half::from_f64(a as f64)
+                to16(a as f64, r16)
             }
             vop3::V_CVT_F32_F16_E64 => {
-                let v = super::exec::output_mods((x(0)? as f32).to_bits(), m);
+                let v = w.f32_out(super::exec::output_mods((x(0)? as f32).to_bits(), m));
                 w.vwrite(dst, lane, v)?;
                 continue;
             }
             // f16 unary ops: conversions with 16-bit integers, then math.
-            vop3::V_CVT_F16_U16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as f64),
-            vop3::V_CVT_F16_I16_E64 => half::from_f64(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64),
+            vop3::V_CVT_F16_U16_E64 => to16(m.half(0, w.vread(srcs[0], lane, lit)?) as f64, r16),
+            vop3::V_CVT_F16_I16_E64 => to16(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64, r16),
             vop3::V_CVT_U16_F16_E64 => x(0)? as u16,
             vop3::V_CVT_I16_F16_E64 => x(0)? as i16 as u16,
             vop3::V_RCP_F16_E64 => half::from_f64(1.0 / x(0)?),
@@ -69,37 +73,40 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             vop3::V_FRACT_F16_E64 => {
                 // x + -floor(x): NaN stays NaN, infinities become NaN.
                 let v = x(0)?;
-                half::from_f64(v - v.floor())
+                sub16(v, v.floor(), r16)
             }
             vop3::V_SIN_F16_E64 => half::from_f64(revolutions(x(0)?).sin()),
             vop3::V_COS_F16_E64 => half::from_f64(revolutions(x(0)?).cos()),
-            vop3::V_ADD_F16_E64 => half::from_f64(x(0)? + x(1)?),
-            vop3::V_SUB_F16_E64 => half::from_f64(x(0)? - x(1)?),
-            vop3::V_SUBREV_F16_E64 => half::from_f64(x(1)? - x(0)?),
-            vop3::V_MUL_F16_E64 => half::from_f64(x(0)? * x(1)?),
+            vop3::V_ADD_F16_E64 => add16(x(0)?, x(1)?, r16),
+            vop3::V_SUB_F16_E64 => sub16(x(0)?, x(1)?, r16),
+            vop3::V_SUBREV_F16_E64 => sub16(x(1)?, x(0)?, r16),
+            vop3::V_MUL_F16_E64 => mul16(x(0)?, x(1)?, r16),
             vop3::V_FMAC_F16_E64 => {
-                let acc = half::to_f32(w.vread(256 + dst as u16, lane, None)? as u16) as f64;
-                half::from_f64(x(0)?.mul_add(x(1)?, acc))
+                let acc = half::to_f32(w.f16_in(w.vread(256 + dst as u16, lane, None)? as u16)) as f64;
+                fma16(x(0)?, x(1)?, acc, r16)
             }
             // v_fmamk_f16: S0 * K + S1; v_fmaak_f16: S0 * S1 + K.
             vop2_only::V_FMAMK_F16_E32 | vop2_only::V_FMAAK_F16_E32 => {
-                let k = half::to_f32(lit.unwrap_or(0) as u16) as f64;
+                let k = half::to_f32(w.f16_in(lit.unwrap_or(0) as u16)) as f64;
                 if op == vop2_only::V_FMAMK_F16_E32 {
-                    half::from_f64(x(0)?.mul_add(k, x(1)?))
+                    fma16(x(0)?, k, x(1)?, r16)
                 } else {
-                    half::from_f64(x(0)?.mul_add(x(1)?, k))
+                    fma16(x(0)?, x(1)?, k, r16)
                 }
             }
             vop3::V_MAX_F16_E64 => minmax::max(hb(0)?, hb(1)?, w.ieee()).0,
             vop3::V_MIN_F16_E64 => minmax::min(hb(0)?, hb(1)?, w.ieee()).0,
-            _ => half::from_f64(x(0)?.mul_add(x(1)?, x(2)?)),
+            _ => fma16(x(0)?, x(1)?, x(2)?, r16),
         };
         // Clamp bounds a half result to [0, 1]; the integer conversions saturate anyway.
-        let r = if m.clamp && !matches!(op, vop3::V_CVT_U16_F16_E64 | vop3::V_CVT_I16_F16_E64) {
+        // Half results flush as MODE says.
+        let float_out = !matches!(op, vop3::V_CVT_U16_F16_E64 | vop3::V_CVT_I16_F16_E64);
+        let r = if m.clamp && float_out {
             super::valu::clamp_half(r)
         } else {
             r
         };
+        let r = if float_out { w.f16_out(r) } else { r };
         write_half(w, dst, lane, r, m.opsel >> 3 & 1 != 0)?;
     }
     Ok(())
@@ -130,6 +137,12 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let op_sel = i.bits(0, 13, 11);
     let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
     let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    // A directed rounding mode: only what is computed in it runs.
+    if w.mode & MODE_ROUND != 0 {
+        if let Some(o) = Vop3p::from_op(op) {
+            super::rounding::check(w, o.name())?;
+        }
+    }
     // Mixed precision, dot products and integer WMMA (clamp included) by name.
     if matches!(
         op,
@@ -142,15 +155,28 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     // bounded to [0, 1]; shifts, min and max cannot leave their range.
     let clamp = i.bits(0, 15, 15) != 0;
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
-        if neg_lo != 0 || neg_hi != 0 {
-            return Err("WMMA with negated operands is not implemented".into());
+        // op_sel bit 2 picks the 16-bit C/D halves; the other op_sel and op_sel_hi
+        // bits have no meaning for WMMA (LLVM writes op_sel_hi all ones).
+        if op_sel & 3 != 0 || op_sel_hi != 7 || clamp {
+            return Err(format!(
+                "WMMA with op_sel {op_sel:#b}, op_sel_hi {op_sel_hi:#b} or clamp is not implemented"
+            ));
         }
-        return wmma(w, op, dst, srcs, i.literal);
+        if !matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16) {
+            w.f16_denormals_kept("f16 WMMA")?;
+        }
+        let mods = WmmaMods {
+            neg_lo,
+            neg_hi,
+            hi_halves: op_sel & 4 != 0,
+        };
+        return wmma(w, op, dst, srcs, mods, i.literal);
     }
     let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
     if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {
         return Err(unsupported(i));
     }
+    let r16 = w.round16_64();
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -165,7 +191,11 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             let (sel, neg) = if hi { (op_sel_hi, neg_hi) } else { (op_sel, neg_lo) };
             let x: [u16; 3] = std::array::from_fn(|k| {
                 let h = (v[k] >> (16 * (sel >> k & 1))) as u16;
-                if float && neg >> k & 1 != 0 { h ^ 0x8000 } else { h }
+                match (float, neg >> k & 1 != 0) {
+                    (true, true) => w.f16_in(h ^ 0x8000),
+                    (true, false) => w.f16_in(h),
+                    _ => h,
+                }
             });
             let f = |k: usize| half::to_f32(x[k]) as f64;
             let (a, b, c) = (x[0], x[1], x[2]);
@@ -194,14 +224,15 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 vop3p::V_PK_SUB_U16 => a.wrapping_sub(b),
                 vop3p::V_PK_MAX_U16 => a.max(b),
                 vop3p::V_PK_MIN_U16 => a.min(b),
-                // Products of halves are exact in f64; the sum rounds once to f64, then to half.
-                vop3p::V_PK_FMA_F16 => half::from_f64(f(0).mul_add(f(1), f(2))),
-                vop3p::V_PK_ADD_F16 => half::from_f64(f(0) + f(1)),
-                vop3p::V_PK_MUL_F16 => half::from_f64(f(0) * f(1)),
+                // Rounded once, in MODE's f16 rounding.
+                vop3p::V_PK_FMA_F16 => fma16(f(0), f(1), f(2), r16),
+                vop3p::V_PK_ADD_F16 => add16(f(0), f(1), r16),
+                vop3p::V_PK_MUL_F16 => mul16(f(0), f(1), r16),
                 vop3p::V_PK_MIN_F16 => minmax::min(H(a), H(b), w.ieee()).0,
                 _ => minmax::max(H(a), H(b), w.ieee()).0,
             };
             let r = if clamp && float { super::valu::clamp_half(r) } else { r };
+            let r = if float { w.f16_out(r) } else { r };
             out |= (r as u32) << if hi { 16 } else { 0 };
         }
         w.vwrite(dst, lane, out)?;

@@ -6,7 +6,7 @@ use super::decode::Inst;
 use super::exec::{Flow, R};
 use super::memory::mem_fault;
 use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk};
-use super::wave::{EXEC_LO, M0, MODE_DENORM_F16_F64, MODE_ROUND, NULL, SGPRS, Wave};
+use super::wave::{EXEC_LO, M0, NULL, SGPRS, Wave};
 use crate::hw::GpuMemory;
 
 /// Message ids of `s_sendmsg` and `s_sendmsg_rtn_*` on gfx11, named as the assembler
@@ -359,17 +359,7 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
             } else {
                 i.literal.ok_or("s_setreg_imm32 without its literal")?
             };
-            let mode = (w.mode & !mask) | ((v << offset) & mask);
-            if mode & MODE_ROUND != 0 {
-                return Err(format!(
-                    "rounding mode {:#x} is not implemented (nearest-even only)",
-                    mode & MODE_ROUND
-                ));
-            }
-            if mode & MODE_DENORM_F16_F64 != MODE_DENORM_F16_F64 {
-                return Err("f16/f64 denormal flushing is not implemented".into());
-            }
-            w.mode = mode;
+            w.mode = (w.mode & !mask) | ((v << offset) & mask);
         }
         S_MOVK_I32 => w.swrite(d, sext as u32)?,
         // Signed against the sign-extended constant, then unsigned.

@@ -9,16 +9,18 @@
 //! without the `_e32` / `_e64` suffix.
 
 use super::decode::Inst;
+use super::exact::F16;
 use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src};
 use super::half;
 use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
+use super::rounding::{fma16, ldexp, sub32, sub64};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
-fn name(op: u16) -> Option<&'static str> {
+pub(crate) fn name(op: u16) -> Option<&'static str> {
     let n = match op {
         VOP2_IN_VOP3..=VOP2_IN_VOP3_LAST => Vop3::from_op(op)
             .map(Vop3::name)
@@ -162,8 +164,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_rndne_f64" => Out::Pair(x64(0)?.round_ties_even().to_bits()),
             "v_fract_f64" => {
                 let v = x64(0)?;
-                let r = v - v.floor();
-                Out::Pair(r.to_bits())
+                Out::Pair(sub64(v, v.floor(), w.round16_64()).to_bits())
             }
             // Saturating, NaN to 0 (Rust's float-to-int casts do exactly that).
             "v_cvt_u32_f64" => Out::Word(x64(0)? as u32),
@@ -224,7 +225,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_minmax_f16" => Out::Half(minmax::minmax(hb(0)?, hb(1)?, hb(2)?, ieee).0),
             "v_ldexp_f16" => {
                 let e = (raw(1)? as i32).clamp(-10_000, 10_000);
-                Out::Half(half::from_f64(super::divide::ldexp(x16(0)?, e)))
+                let v = x16(0)?;
+                Out::Half(ldexp(v, e, F16, w.round16_64()).map_or_else(|| half::from_f64(v), |r| r as u16))
             }
             "v_frexp_mant_f16" => {
                 let v = x16(0)?;
@@ -244,6 +246,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             }
             "v_div_fixup_f16" => Out::Half(div_fixup16(x16(0)?, x16(1)?, x16(2)?)),
             "v_dot2_f16_f16" => {
+                w.f16_denormals_kept("v_dot2_f16_f16")?;
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
                 let c = x16(2)?;
                 let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
@@ -344,7 +347,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 Out::Quad(q)
             }
             // f32 leftovers.
-            "v_subrev_f32" => Out::Word(w.f32_out((f32s(1)? - f32s(0)?).to_bits())),
+            "v_subrev_f32" => Out::Word(w.f32_out(sub32(f32s(1)?, f32s(0)?, w.round32()).to_bits())),
             "v_fma_dx9_zero_f32" | "v_fmac_dx9_zero_f32" => {
                 let c = if n == "v_fmac_dx9_zero_f32" {
                     f32::from_bits(w.vread(256 + dst as u16, lane, None)?)
@@ -429,9 +432,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_pk_fmac_f16" => {
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
                 let c = w.vread(256 + dst as u16, lane, None)?;
-                let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
-                let lo = half::from_f64(hv(a, false).mul_add(hv(b, false), hv(c, false)));
-                let hi = half::from_f64(hv(a, true).mul_add(hv(b, true), hv(c, true)));
+                // Inputs and results flush as MODE says, as v_pk_fma_f16's.
+                let hv =
+                    |v: u32, hi: bool| f64::from(half::to_f32(w.f16_in(if hi { (v >> 16) as u16 } else { v as u16 })));
+                let r = w.round16_64();
+                let lo = w.f16_out(fma16(hv(a, false), hv(b, false), hv(c, false), r));
+                let hi = w.f16_out(fma16(hv(a, true), hv(b, true), hv(c, true), r));
                 Out::Word(u32::from(lo) | u32::from(hi) << 16)
             }
             other => return Err(missing(i, op, other)),
@@ -439,6 +445,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
         let out = match out {
             Out::Half(r) if m.clamp && clamped_float(n) => Out::Half(clamp_half(r)),
             Out::Pair(r) if m.clamp && clamped_float(n) => Out::Pair(super::exec::output_mods64(r, m)),
+            out => out,
+        };
+        // f16 and f64 results flush as MODE says.
+        let out = match out {
+            Out::Half(r) if clamped_float(n) => Out::Half(w.f16_out(r)),
+            Out::Pair(r) if clamped_float(n) => Out::Pair(w.f64_out(r)),
             out => out,
         };
         match out {
@@ -482,12 +494,33 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         op,
         V_DOT2_F32_F16 | V_DOT2_F32_BF16 | V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4
     );
-    if dot && (op_sel != 0 || op_sel_hi != 7) {
-        return Err(format!("{} with op_sel is not implemented", op.name()));
+    if matches!(op, V_DOT2_F32_F16 | V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16) {
+        w.f16_denormals_kept(op.name())?;
     }
-    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && (neg_lo | neg_hi != 0 || clamp) {
-        return Err(format!("{} with neg or clamp is not implemented", op.name()));
+    // The dot products route S0's and S1's 16-bit halves as every VOP3P op does: the
+    // low half from the half op_sel picks, the high half from the one op_sel_hi picks.
+    // S2 is a 32-bit accumulator, which has no halves to pick.
+    if dot && (op_sel & 4 != 0 || op_sel_hi & 4 == 0) {
+        return Err(format!(
+            "{} with op_sel on its accumulator is not implemented",
+            op.name()
+        ));
     }
+    // neg_lo / neg_hi bits 0 and 1 negate S0's and S1's low / high halves (the float
+    // forms; the integer forms read bits 0 and 1 of neg_lo as signedness); what bit 2
+    // does to the f32 accumulator, and clamp on an f32 result, are not modelled.
+    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && ((neg_lo | neg_hi) & 4 != 0 || clamp) {
+        return Err(format!(
+            "{} with neg on its accumulator or clamp is not implemented",
+            op.name()
+        ));
+    }
+    let routed = |v: u32, k: usize| -> u32 {
+        let half = |hi: bool| if hi { v >> 16 } else { v & 0xffff };
+        let float = matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16);
+        let sign = |neg: u32| if float && neg >> k & 1 != 0 { 0x8000 } else { 0 };
+        (half(op_sel >> k & 1 != 0) ^ sign(neg_lo)) | (half(op_sel_hi >> k & 1 != 0) ^ sign(neg_hi)) << 16
+    };
     let exec = w.exec();
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let raw = |k: usize| packed_src(w, srcs[k], lane, lit);
@@ -521,11 +554,12 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             }
             // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
-                let (a, b) = (raw(0)?, raw(1)?);
+                let (a, b) = (routed(raw(0)?, 0), routed(raw(1)?, 1));
                 matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
+                let (a, b) = (routed(a, 0), routed(b, 1));
                 matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             other => return Err(format!("VOP3P {} is not implemented", other.name())),
@@ -911,6 +945,43 @@ mod tests {
         );
         // v_dot8_i32_iu4 neg_lo:[1,1,0]: signed nibbles (-1 × -1 eight times)
         assert_eq!(run3(&[0xcc18_4002, 0x7c22_0d04], 0xffff_ffff, 0xffff_ffff, 2), 10);
+    }
+
+    /// op_sel / op_sel_hi route the dot products' S0 and S1 halves, neg_lo / neg_hi
+    /// negate the float forms' halves; the accumulator's op_sel and neg are refused.
+    #[test]
+    fn dot_products_with_op_sel_and_neg() {
+        let f = |x: f32| x.to_bits();
+        let (a, b) = (H2 << 16 | H1, H3 << 16 | H3);
+        // v_dot2_f32_f16 v2, v4, v6, v8: 1·3 + 2·3 + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x1c22_0d04], a, b, f(1.0)), f(10.0));
+        // op_sel:[1,0,0]: S0's low element from its high half: 2·3 + 2·3 + 1.
+        assert_eq!(run3(&[0xcc13_4802, 0x1c22_0d04], a, b, f(1.0)), f(13.0));
+        // op_sel_hi:[0,1,1]: S0's high element from its low half: 1·3 + 1·3 + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x1422_0d04], a, b, f(1.0)), f(7.0));
+        // neg_lo:[1,0,0]: -1·3 + 2·3 + 1; neg_hi:[0,1,0]: 1·3 + 2·(-3) + 1.
+        assert_eq!(run3(&[0xcc13_4002, 0x3c22_0d04], a, b, f(1.0)), f(4.0));
+        assert_eq!(run3(&[0xcc13_4202, 0x1c22_0d04], a, b, f(1.0)), f(-2.0));
+        // v_dot2_f32_bf16 op_sel:[0,1,0] neg_hi:[1,0,0]: S1's low element from its high
+        // half (4), S0's high element negated: 1·4 + (-2)·4 + 0.5.
+        let bf = |x: f32| x.to_bits() >> 16;
+        assert_eq!(
+            run3(
+                &[0xcc1a_5102, 0x1c22_0d04],
+                bf(2.0) << 16 | bf(1.0),
+                bf(4.0) << 16 | bf(3.0),
+                f(0.5)
+            ),
+            f(-3.5)
+        );
+        // v_dot4_u32_u8 v2, v4, v6, v8 op_sel:[1,0,0]: bytes 0-1 from bytes 2-3.
+        assert_eq!(run3(&[0xcc17_4002, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 0), 10);
+        assert_eq!(run3(&[0xcc17_4802, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 0), 14);
+        // v_dot8_u32_u4 op_sel_hi:[1,0,1]: S1's high nibbles from its low half.
+        assert_eq!(run3(&[0xcc19_4002, 0x0c22_0d04], 0x1111_1111, 0x0000_2222, 0), 16);
+        // The accumulator's op_sel (op_sel:[0,0,1]) and neg (neg_lo:[0,0,1]) are refused.
+        assert!(run(&[0xcc13_6002, 0x1c22_0d04], |_| {}).is_err());
+        assert!(run(&[0xcc13_4002, 0x9c22_0d04], |_| {}).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A wave's registers and its operand reads and writes (wave32).
 
 use super::decode::LITERAL;
+use super::exact::Round;
 
 /// Base of the flat aperture that addresses a workgroup's LDS (`src_shared_base`;
 /// the value KFD gives gfx9 and later), 4 GiB long.
@@ -29,6 +30,8 @@ pub const SGPRS: usize = 106;
 
 /// MODE's round modes (bits 3:0; 0 rounds to nearest even).
 pub const MODE_ROUND: u32 = 0xf;
+/// MODE's f32 round mode (bits 1:0; f16 and f64 have bits 3:2).
+pub const MODE_ROUND_F32: u32 = 0x3;
 /// MODE's denormal modes (bits 7:4; all set keeps every denormal).
 pub const MODE_DENORM: u32 = 0xf0;
 /// MODE: f32 input denormals kept (not flushed).
@@ -37,6 +40,10 @@ pub const MODE_DENORM_F32_IN: u32 = 1 << 4;
 pub const MODE_DENORM_F32_OUT: u32 = 1 << 5;
 /// MODE: f16 and f64 denormals kept, in and out.
 pub const MODE_DENORM_F16_F64: u32 = 3 << 6;
+/// MODE: f16 and f64 input denormals kept (not flushed).
+pub const MODE_DENORM_F16_F64_IN: u32 = 1 << 6;
+/// MODE: f16 and f64 output denormals kept (not flushed).
+pub const MODE_DENORM_F16_F64_OUT: u32 = 1 << 7;
 /// MODE.IEEE: signaling NaNs win min/max, quieted.
 pub const MODE_IEEE: u32 = 1 << 9;
 
@@ -125,6 +132,70 @@ impl Wave {
         } else {
             bits
         }
+    }
+
+    /// `x` with an f64 denormal flushed to a signed zero when MODE says f16/f64 inputs
+    /// flush.
+    pub(crate) fn f64_in(&self, x: f64) -> f64 {
+        if self.mode & MODE_DENORM_F16_F64_IN == 0 && x.is_subnormal() {
+            0.0f64.copysign(x)
+        } else {
+            x
+        }
+    }
+
+    /// An f64 result's bits, a denormal flushed to a signed zero when MODE says f16/f64
+    /// outputs flush.
+    pub(crate) fn f64_out(&self, bits: u64) -> u64 {
+        if self.mode & MODE_DENORM_F16_F64_OUT == 0 && bits & 0x7ff0_0000_0000_0000 == 0 {
+            bits & 1 << 63
+        } else {
+            bits
+        }
+    }
+
+    /// Half bits `h`, a denormal flushed to a signed zero when MODE says f16/f64 inputs
+    /// flush.
+    pub(crate) fn f16_in(&self, h: u16) -> u16 {
+        if self.mode & MODE_DENORM_F16_F64_IN == 0 && h & 0x7c00 == 0 {
+            h & 0x8000
+        } else {
+            h
+        }
+    }
+
+    /// A half result's bits, a denormal flushed to a signed zero when MODE says f16/f64
+    /// outputs flush.
+    pub(crate) fn f16_out(&self, h: u16) -> u16 {
+        if self.mode & MODE_DENORM_F16_F64_OUT == 0 && h & 0x7c00 == 0 {
+            h & 0x8000
+        } else {
+            h
+        }
+    }
+
+    /// An error for an f16 instruction whose denormal handling under MODE's f16/f64
+    /// flushing is not modelled (the dot products, mixed-precision fmas and WMMA: the
+    /// ISA does not say whether they flush), `Ok` when MODE keeps f16 denormals.
+    pub(crate) fn f16_denormals_kept(&self, what: &str) -> Result<(), String> {
+        if self.mode & MODE_DENORM_F16_F64 == MODE_DENORM_F16_F64 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} with f16/f64 denormals flushed (MODE {:#x}) is not implemented",
+                self.mode & MODE_DENORM
+            ))
+        }
+    }
+
+    /// The rounding of f32 results (MODE bits 1:0).
+    pub(crate) fn round32(&self) -> Round {
+        Round::from_bits(self.mode)
+    }
+
+    /// The rounding of f16 and f64 results (MODE bits 3:2).
+    pub(crate) fn round16_64(&self) -> Round {
+        Round::from_bits(self.mode >> 2)
     }
 
     pub(crate) fn exec(&self) -> u32 {

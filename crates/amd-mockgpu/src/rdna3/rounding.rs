@@ -1,0 +1,433 @@
+//! MODE's rounding fields: bits 1:0 round f32 results, bits 3:2 f16 and f64 results (0
+//! nearest-even, 1 toward +infinity, 2 toward -infinity, 3 toward zero), set by RSRC1's
+//! FLOAT_MODE, `s_round_mode` and `s_setreg`. The host's floating-point environment is
+//! never changed: in the default mode the host's arithmetic is the hardware's; in the
+//! others the IEEE operations are computed exactly and rounded once in the mode
+//! ([`super::exact`]). Operations whose results do not depend on the mode (exact
+//! ones: min/max, rounding to integers, class tests, conversions that widen or go to
+//! integers) run as they are; the rest — transcendentals, the dot products, WMMA,
+//! mixed-precision fmas — refuse a directed mode, naming the instruction and the
+//! mode.
+
+use super::exact::{self, F16, F32, F64, Format, Round};
+use super::half;
+use super::wave::{MODE_ROUND, Wave};
+
+/// Results exact in every mode (or rounded as the ISA fixes, `v_cvt_pk_rtz`), by name
+/// prefix.
+const EXACT: &[&str] = &[
+    "v_cmp",
+    "v_min",
+    "v_max",
+    "v_med3",
+    "v_trunc",
+    "v_ceil",
+    "v_floor",
+    "v_rndne",
+    "v_frexp",
+    "v_mov",
+    "v_cndmask",
+    "v_div_scale",
+    "v_div_fixup",
+    "v_pack_b32_f16",
+    "v_trig_preop",
+    "v_cube",
+    "v_cvt_f32_f16",
+    "v_cvt_f64_f32",
+    "v_cvt_f64_i32",
+    "v_cvt_f64_u32",
+    "v_cvt_f32_ubyte",
+    "v_cvt_pk_rtz",
+    "v_cvt_off",
+];
+
+/// Results rounded in every mode here.
+const DIRECTED: &[&str] = &[
+    "v_add_f32",
+    "v_sub_f32",
+    "v_subrev_f32",
+    "v_mul_f32",
+    "v_fma_f32",
+    "v_fmac_f32",
+    "v_fmamk_f32",
+    "v_fmaak_f32",
+    "v_mul_dx9_zero_f32",
+    "v_fract_f32",
+    "v_cvt_f32_i32",
+    "v_cvt_f32_u32",
+    "v_cvt_f32_f64",
+    "v_ldexp_f32",
+    "v_div_fmas_f32",
+    "v_add_f64",
+    "v_mul_f64",
+    "v_fma_f64",
+    "v_fract_f64",
+    "v_ldexp_f64",
+    "v_div_fmas_f64",
+    "v_add_f16",
+    "v_sub_f16",
+    "v_subrev_f16",
+    "v_mul_f16",
+    "v_fma_f16",
+    "v_fmac_f16",
+    "v_fmamk_f16",
+    "v_fmaak_f16",
+    "v_fract_f16",
+    "v_ldexp_f16",
+    "v_cvt_f16_f32",
+    "v_cvt_f16_u16",
+    "v_cvt_f16_i16",
+    "v_pk_add_f16",
+    "v_pk_mul_f16",
+    "v_pk_fma_f16",
+    "v_pk_fmac_f16",
+];
+
+/// The float format of an opcode's result, from its name: the first type in it (`f32`
+/// in `v_cvt_f32_i32`; none in `v_cvt_i32_f32`, whose result is an integer).
+fn result_format(name: &str) -> Option<Format> {
+    let ty = name.split('_').skip(1).find(|t| {
+        *t == "bf16"
+            || t.len() >= 2
+                && matches!(t.as_bytes()[0], b'f' | b'i' | b'u' | b'b')
+                && t[1..].bytes().all(|c| c.is_ascii_digit())
+    })?;
+    match ty {
+        "f16" => Some(F16),
+        "f32" | "bf16" => Some(F32),
+        "f64" => Some(F64),
+        _ => None,
+    }
+}
+
+/// The ISA name without its encoding's marks (`v_add_f32_e64` and `v_dual_add_f32` are
+/// `v_add_f32`).
+fn base(name: &str) -> String {
+    let n = name.trim_end_matches("_e32").trim_end_matches("_e64");
+    match n.strip_prefix("v_dual_") {
+        Some(rest) => format!("v_{rest}"),
+        None => n.to_string(),
+    }
+}
+
+/// `Ok` unless MODE rounds `name`'s result format in a direction this interpreter does
+/// not compute for it.
+pub(crate) fn check(w: &Wave, name: &str) -> Result<(), String> {
+    if w.mode & MODE_ROUND == 0 {
+        return Ok(());
+    }
+    let n = base(name);
+    let Some(fmt) = result_format(&n) else {
+        return Ok(());
+    };
+    let mode = if fmt == F32 { w.round32() } else { w.round16_64() };
+    if mode == Round::NearestEven || EXACT.iter().any(|p| n.starts_with(p)) || DIRECTED.contains(&n.as_str()) {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} rounding {} (MODE round bits {:#x}) is not implemented",
+        mode.name(),
+        w.mode & MODE_ROUND
+    ))
+}
+
+/// An exact result's bits in `fmt`, or `host` (the nearest-even result, right in every
+/// mode for infinite and NaN operands) when an operand is not finite.
+fn or_host(r: Option<u64>, host: u64) -> u64 {
+    r.unwrap_or(host)
+}
+
+/// `a + b` in f32, rounded in `mode`.
+pub(crate) fn add32(a: f32, b: f32, mode: Round) -> f32 {
+    if mode == Round::NearestEven {
+        return a + b;
+    }
+    f32::from_bits(or_host(exact::add(a.into(), b.into(), F32, mode), u64::from((a + b).to_bits())) as u32)
+}
+
+/// `a - b` in f32, rounded in `mode` (a subtraction, not an addition of `-b`, so NaN
+/// operands come out as the host's subtraction gives them).
+pub(crate) fn sub32(a: f32, b: f32, mode: Round) -> f32 {
+    if mode == Round::NearestEven {
+        return a - b;
+    }
+    f32::from_bits(or_host(
+        exact::add(a.into(), (-b).into(), F32, mode),
+        u64::from((a - b).to_bits()),
+    ) as u32)
+}
+
+/// `a × b` in f32, rounded in `mode`.
+pub(crate) fn mul32(a: f32, b: f32, mode: Round) -> f32 {
+    if mode == Round::NearestEven {
+        return a * b;
+    }
+    f32::from_bits(or_host(exact::mul(a.into(), b.into(), F32, mode), u64::from((a * b).to_bits())) as u32)
+}
+
+/// `a × b + c` in f32, rounded once in `mode`.
+pub(crate) fn fma32(a: f32, b: f32, c: f32, mode: Round) -> f32 {
+    if mode == Round::NearestEven {
+        return a.mul_add(b, c);
+    }
+    let host = a.mul_add(b, c);
+    f32::from_bits(or_host(
+        exact::fma(a.into(), b.into(), c.into(), 0, F32, mode),
+        u64::from(host.to_bits()),
+    ) as u32)
+}
+
+/// `x` (an f64, or an integer below 2^53) to f32, rounded in `mode`.
+pub(crate) fn to32(x: f64, mode: Round) -> f32 {
+    if mode == Round::NearestEven {
+        return x as f32;
+    }
+    f32::from_bits(or_host(exact::convert(x, F32, mode), u64::from((x as f32).to_bits())) as u32)
+}
+
+/// `a + b` in f64, rounded in `mode`.
+pub(crate) fn add64(a: f64, b: f64, mode: Round) -> f64 {
+    if mode == Round::NearestEven {
+        return a + b;
+    }
+    f64::from_bits(or_host(exact::add(a, b, F64, mode), (a + b).to_bits()))
+}
+
+/// `a - b` in f64, rounded in `mode`.
+pub(crate) fn sub64(a: f64, b: f64, mode: Round) -> f64 {
+    if mode == Round::NearestEven {
+        return a - b;
+    }
+    f64::from_bits(or_host(exact::add(a, -b, F64, mode), (a - b).to_bits()))
+}
+
+/// `a × b` in f64, rounded in `mode`.
+pub(crate) fn mul64(a: f64, b: f64, mode: Round) -> f64 {
+    if mode == Round::NearestEven {
+        return a * b;
+    }
+    f64::from_bits(or_host(exact::mul(a, b, F64, mode), (a * b).to_bits()))
+}
+
+/// `a × b + c` in f64, rounded once in `mode`.
+pub(crate) fn fma64(a: f64, b: f64, c: f64, mode: Round) -> f64 {
+    if mode == Round::NearestEven {
+        return a.mul_add(b, c);
+    }
+    f64::from_bits(or_host(exact::fma(a, b, c, 0, F64, mode), a.mul_add(b, c).to_bits()))
+}
+
+/// `x × 2^e` in `fmt`, rounded once in `mode` (into the denormals too).
+pub(crate) fn ldexp(x: f64, e: i32, fmt: Format, mode: Round) -> Option<u64> {
+    exact::scale(x, e, fmt, mode)
+}
+
+/// `a + b` (halves, or anything exact in f64) as a half, rounded once in `mode`.
+pub(crate) fn add16(a: f64, b: f64, mode: Round) -> u16 {
+    if mode == Round::NearestEven {
+        // Two halves sum exactly in f64.
+        return half::from_f64(a + b);
+    }
+    exact::add(a, b, F16, mode).map_or_else(|| half::from_f64(a + b), |r| r as u16)
+}
+
+/// `a - b` (halves) as a half, rounded once in `mode`.
+pub(crate) fn sub16(a: f64, b: f64, mode: Round) -> u16 {
+    if mode == Round::NearestEven {
+        return half::from_f64(a - b);
+    }
+    exact::add(a, -b, F16, mode).map_or_else(|| half::from_f64(a - b), |r| r as u16)
+}
+
+/// `a × b` (halves) as a half, rounded in `mode`.
+pub(crate) fn mul16(a: f64, b: f64, mode: Round) -> u16 {
+    if mode == Round::NearestEven {
+        return half::from_f64(a * b);
+    }
+    exact::mul(a, b, F16, mode).map_or_else(|| half::from_f64(a * b), |r| r as u16)
+}
+
+/// `a × b + c` (halves) as a half, rounded once in `mode`. The sum of a product of
+/// halves and a half can need more bits than f64 has, so rounding it to f64 first and
+/// then to half would round twice; to nearest, the f64 sum is rounded to odd instead
+/// (its TwoSum error says which way; 53 bits ≥ 11 + 2 make the second rounding right),
+/// as `exec::fma32` does for f32.
+pub(crate) fn fma16(a: f64, b: f64, c: f64, mode: Round) -> u16 {
+    if mode != Round::NearestEven {
+        return exact::fma(a, b, c, 0, F16, mode).map_or_else(|| half::from_f64(a.mul_add(b, c)), |r| r as u16);
+    }
+    // The product of two halves is exact in f64.
+    let p = a * b;
+    let s = p + c;
+    if !s.is_finite() {
+        return half::from_f64(a.mul_add(b, c));
+    }
+    let v = s - p;
+    let err = (p - (s - v)) + (c - v);
+    let bits = s.to_bits();
+    let odd = if err != 0.0 && bits & 1 == 0 {
+        // The odd neighbour on the exact sum's side: up in magnitude when the error has
+        // the sum's sign.
+        if (err > 0.0) == (s > 0.0) { bits + 1 } else { bits - 1 }
+    } else {
+        bits
+    };
+    half::from_f64(f64::from_bits(odd))
+}
+
+/// `x` (exact in f64: an f32 or a 16-bit integer) as a half, rounded in `mode`.
+pub(crate) fn to16(x: f64, mode: Round) -> u16 {
+    if mode == Round::NearestEven {
+        return half::from_f64(x);
+    }
+    exact::convert(x, F16, mode).map_or_else(|| half::from_f64(x), |r| r as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Round::*;
+
+    #[test]
+    fn names_classify_by_their_result() {
+        assert_eq!(result_format("v_cvt_f32_i32"), Some(F32));
+        assert_eq!(result_format("v_cvt_i32_f32"), None);
+        assert_eq!(result_format("v_fma_f16"), Some(F16));
+        assert_eq!(result_format("v_frexp_exp_i32_f64"), None);
+        assert_eq!(result_format("v_add_f64"), Some(F64));
+        assert_eq!(result_format("v_bfe_u32"), None);
+        assert_eq!(base("v_dual_fmac_f32"), "v_fmac_f32");
+        assert_eq!(base("v_sqrt_f32_e64"), "v_sqrt_f32");
+    }
+
+    #[test]
+    fn directed_modes_refuse_what_they_do_not_compute() {
+        let mut w = Wave::new(8, 0);
+        // Toward zero for f32 (bits 1:0 = 3), nearest for f16/f64.
+        w.mode |= 3;
+        assert!(check(&w, "v_add_f32_e64").is_ok());
+        assert!(check(&w, "v_min_f32_e64").is_ok());
+        assert!(check(&w, "v_cvt_i32_f32_e64").is_ok());
+        assert!(check(&w, "v_sqrt_f16_e64").is_ok(), "f16 rounds to nearest here");
+        let e = check(&w, "v_sqrt_f32_e64").unwrap_err();
+        assert!(e.contains("v_sqrt_f32_e64") && e.contains("toward zero"), "{e}");
+        assert!(check(&w, "v_dot2_f32_f16").is_err());
+        // f16/f64 toward +infinity.
+        w.mode = (w.mode & !MODE_ROUND) | 1 << 2;
+        assert!(check(&w, "v_sqrt_f32_e64").is_ok());
+        assert!(check(&w, "v_rcp_f64_e64").is_err());
+        assert!(check(&w, "v_fma_f64").is_ok());
+    }
+
+    /// Directed f32 results against a reference built independently: the host's
+    /// nearest result, moved one ulp when the exact value (the f64 product, or the f64
+    /// sum plus its TwoSum error) lies on the other side of it.
+    #[test]
+    fn directed_f32_matches_a_reference_through_f64() {
+        fn directed(s: f64, err: f64, mode: Round) -> f32 {
+            let r = s as f32;
+            if !r.is_finite() {
+                // Overflow: the reference is the largest finite value or infinity.
+                let max = f32::MAX.copysign(s as f32);
+                return match (mode, s > 0.0) {
+                    (Zero, _) | (Up, false) | (Down, true) => max,
+                    _ => r,
+                };
+            }
+            // Where the exact value s + err lies relative to r.
+            let diff = (s - r as f64) + err;
+            let step_up = |x: f32| {
+                if x == 0.0 {
+                    f32::from_bits(1)
+                } else if x > 0.0 {
+                    f32::from_bits(x.to_bits() + 1)
+                } else {
+                    f32::from_bits(x.to_bits() - 1)
+                }
+            };
+            let step_down = |x: f32| -step_up(-x);
+            match mode {
+                NearestEven => r,
+                Up if diff > 0.0 => step_up(r),
+                Down if diff < 0.0 => step_down(r),
+                Zero if diff != 0.0 && (diff > 0.0) != (r > 0.0) && r != 0.0 => {
+                    if r > 0.0 {
+                        step_down(r)
+                    } else {
+                        step_up(r)
+                    }
+                }
+                Zero if r == 0.0 => 0.0f32.copysign(s as f32),
+                _ => r,
+            }
+        }
+        let mut s = 0x2545_f491u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        for _ in 0..100_000 {
+            let (a, b) = (f32::from_bits(next()), f32::from_bits(next()));
+            // Operands within 2^40 of each other, so the f64 sum's TwoSum error is exact.
+            let b = if (a.abs() / b.abs()).log2().abs() > 40.0 {
+                a * 1.5
+            } else {
+                b
+            };
+            if !a.is_finite() || !b.is_finite() || (a as f64 * b as f64).abs() < f64::from(f32::MIN_POSITIVE) {
+                continue;
+            }
+            for mode in [NearestEven, Up, Down, Zero] {
+                let p = a as f64 * b as f64;
+                let want = directed(p, 0.0, mode);
+                assert_eq!(mul32(a, b, mode).to_bits(), want.to_bits(), "{a:e} * {b:e} {mode:?}");
+                let (x, y) = (a as f64, b as f64);
+                let sum = x + y;
+                let v = sum - x;
+                let err = (x - (sum - v)) + (y - v);
+                let got = add32(a, b, mode);
+                if sum != 0.0 || err != 0.0 {
+                    let want = directed(sum, err, mode);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{a:e} + {b:e} {mode:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn halves_round_once() {
+        // 1 + 2^-11 + 2^-22 as a half: nearest goes up (above the tie), toward zero down.
+        let x = 1.0 + (-11f64).exp2() + (-22f64).exp2();
+        assert_eq!(to16(x, NearestEven), 0x3c01);
+        assert_eq!(to16(x, Zero), 0x3c00);
+        assert_eq!(to16(-x, Down), 0xbc01);
+        // fma of halves whose exact value needs more than 53 bits: 2^-24 × 2^-24 + 1.0
+        // rounds to 1.0 nearest, up to the next half above 1 toward +infinity.
+        let t = (-24f64).exp2();
+        assert_eq!(fma16(t, t, 1.0, NearestEven), 0x3c00);
+        assert_eq!(fma16(t, t, 1.0, Up), 0x3c01);
+        // To nearest, the rounded-to-odd f64 path agrees with the exact one on every
+        // kind of operand.
+        let mut x = 0x1234_5678u32;
+        let mut half_of = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f64::from(half::to_f32(x as u16))
+        };
+        for _ in 0..200_000 {
+            let (a, b, c) = (half_of(), half_of(), half_of());
+            if let Some(r) = exact::fma(a, b, c, 0, F16, NearestEven) {
+                assert_eq!(fma16(a, b, c, NearestEven), r as u16, "fma {a:e} {b:e} {c:e}");
+            }
+        }
+        // Overflow toward zero stays at 65504.
+        assert_eq!(add16(65504.0, 65504.0, Zero), 0x7bff);
+        assert_eq!(add16(65504.0, 65504.0, NearestEven), 0x7c00);
+        // Integer conversions: 2049 is not a half; up gives 2050, down 2048.
+        assert_eq!(to16(2049.0, Up), 0x6801);
+        assert_eq!(to16(2049.0, Down), 0x6800);
+    }
+}
