@@ -308,7 +308,9 @@ impl PciVm {
                 }
             };
             run = match run {
-                Some((f, t, len)) if f.wrapping_add(len) == from as *const u8 && t.wrapping_add(len) == to => {
+                Some((f, t, len))
+                    if std::ptr::eq(f.wrapping_add(len), from) && std::ptr::eq(t.wrapping_add(len), to) =>
+                {
                     Some((f, t, len + k))
                 }
                 other => {
