@@ -7,7 +7,12 @@
 //! [`scope`] works like `std::thread::scope`: jobs may borrow from the caller, and the
 //! scope returns only once every job it spawned has finished (also when the caller's
 //! closure panics). A job never waits for a free thread: when none is parked, a new
-//! one starts, so one engine's long job cannot hold up another's.
+//! one starts, so one engine's long job cannot hold up another's; and a job no thread
+//! has taken yet when its caller joins it runs on the caller.
+//!
+//! The threads are not pinned: keeping a helper off its caller's CPU made it wait for
+//! that one CPU when the machine was oversubscribed, and a helper that is not running
+//! holds its share of the address space's lock (an unmap waited 130–230 ms).
 
 #![allow(unsafe_code)]
 
@@ -30,7 +35,6 @@ struct Worker {
 static IDLE: Mutex<Vec<Arc<Worker>>> = Mutex::new(Vec::new());
 
 fn worker_loop(me: Arc<Worker>) {
-    IN_POOL.with(|p| p.set(true));
     loop {
         let job = {
             let mut slot = me.job.lock();
@@ -161,9 +165,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         let result = Arc::new((Mutex::new(None), Condvar::new()));
         let (out, pending) = (result.clone(), self.pending.clone());
         *pending.count.lock() += 1;
-        let caller = current_cpu();
         let job = move || {
-            avoid_cpu(caller);
             let r = catch_unwind(AssertUnwindSafe(f));
             {
                 let (m, cv) = &*out;
@@ -198,57 +200,6 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             worker,
             _scope: PhantomData,
         }
-    }
-}
-
-/// The CPU this thread runs on, if the system says.
-fn current_cpu() -> Option<usize> {
-    // SAFETY: sched_getcpu takes nothing and returns a CPU number or -1.
-    let c = unsafe { libc::sched_getcpu() };
-    usize::try_from(c).ok()
-}
-
-/// The CPUs a thread may run on, as `sched_getaffinity` says.
-fn affinity() -> Option<libc::cpu_set_t> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        (libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0).then_some(set)
-    }
-}
-
-thread_local! {
-    /// A pool thread's CPUs as it started, before any job narrowed them.
-    static STARTED_ON: Option<libc::cpu_set_t> = affinity();
-    /// Whether this thread is one of the pool's (a job reclaimed by its caller runs
-    /// on the caller's thread, whose CPUs are not the pool's to narrow).
-    static IN_POOL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Keeps this (pool) thread off CPU `cpu`, where the thread that handed it the job
-/// runs: woken by that thread, the scheduler would otherwise often put it on the
-/// waker's CPU, and the two halves of a job would share one core while another idles
-/// or runs the client. Nothing changes when `cpu` is unknown or the only one allowed.
-fn avoid_cpu(cpu: Option<usize>) {
-    if !IN_POOL.with(|p| p.get()) {
-        return;
-    }
-    let (Some(cpu), Some(base)) = (cpu, STARTED_ON.with(|s| *s)) else {
-        return;
-    };
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: CPU_ISSET/CPU_SET touch bits below CPU_SETSIZE only (`i` is), inside
-    // sets that are valid (from sched_getaffinity, or zeroed).
-    unsafe {
-        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        let mut any = false;
-        for i in (0..libc::CPU_SETSIZE as usize).filter(|&i| i != cpu) {
-            if libc::CPU_ISSET(i, &base) {
-                libc::CPU_SET(i, &mut allowed);
-                any = true;
-            }
-        }
-        libc::sched_setaffinity(0, size, if any { &allowed } else { &base });
     }
 }
 
@@ -321,23 +272,6 @@ mod tests {
         assert!(r.is_err());
         // The pool survives a panicking job.
         assert_eq!(scope(|s| s.spawn(|| 5).join().unwrap()), 5);
-    }
-
-    #[test]
-    fn a_job_run_by_its_caller_leaves_the_callers_cpus_alone() {
-        let cpus = |s: libc::cpu_set_t| {
-            (0..64)
-                // SAFETY: bit tests below CPU_SETSIZE of a valid set.
-                .filter(|&i| unsafe { libc::CPU_ISSET(i, &s) })
-                .count()
-        };
-        let before = affinity().map(cpus);
-        for _ in 0..50 {
-            // Joined at once: often reclaimed and run here.
-            assert_eq!(scope(|s| s.spawn(|| 1).join().unwrap()), 1);
-        }
-        let after = affinity().map(cpus);
-        assert_eq!(before, after);
     }
 
     #[test]
