@@ -138,6 +138,8 @@ impl<I: DeviceInterface> Program<I> {
     /// Checks: the kernel exists, is wave32, its LDS fits the device ("Too many
     /// resources requested: group_segment_size"), and its code is 256-byte aligned.
     pub fn load(dev: &Device<I>, elf: &[u8], name: &str) -> Result<Self> {
+        // A faulted device answers at once, before any parsing.
+        dev.inner.check()?;
         let co = CodeObject::parse(elf)?;
         let props = dev.props();
         if let Some(t) = co.target.as_deref() {
