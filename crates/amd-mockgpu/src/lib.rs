@@ -48,6 +48,7 @@ mod driver;
 pub mod hw;
 mod kfd;
 pub mod pci;
+mod pool;
 mod profile;
 mod ranges;
 pub mod rdna3;
@@ -399,6 +400,13 @@ impl MockSys {
             host: HostSys,
             mode: config.mode,
         });
+        // The helper threads of dispatches, started now rather than at the first
+        // dispatch that wants one.
+        pool::prestart(
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .saturating_sub(1),
+        );
         let workers = match config.mode {
             ExecMode::Threaded => (0..n)
                 .map(|g| {

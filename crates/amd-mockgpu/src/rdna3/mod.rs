@@ -426,13 +426,11 @@ fn run_grid(
         let shared = mem.share();
         let work = &work;
         let start = std::time::Instant::now();
-        std::thread::scope(|s| {
+        crate::pool::scope(|s| {
             // Helpers join once this thread has worked RECRUIT_AFTER with workgroups
-            // left: starting a thread costs 40 µs to almost a millisecond on the
-            // virtual machines the project runs on, more than a small dispatch takes
-            // on one. (A pool of parked threads was tried: with it an unmap during a
-            // running kernel waited 130–230 ms for the helpers' share of the
-            // address-space lock in some runs of the fault tests, and it was dropped.)
+            // left: waking a parked thread costs tens of microseconds on the virtual
+            // machines the project runs on (starting one, 40 µs to almost a
+            // millisecond), more than a small dispatch takes on one.
             let others = parking_lot::Mutex::new(Vec::new());
             let recruited = std::cell::Cell::new(false);
             let tick = || {
