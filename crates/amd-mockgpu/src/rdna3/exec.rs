@@ -415,6 +415,13 @@ impl Lanes {
 /// be a pure function of the lane's operands.
 #[inline(always)]
 pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
+    // Every lane (the common case): no select at all.
+    if exec == u32::MAX {
+        for (lane, o) in out.iter_mut().enumerate() {
+            *o = f(lane);
+        }
+        return;
+    }
     // A few lanes (small workgroups, the tail of a divergent branch): just those.
     if exec.count_ones() <= SPARSE_LANES {
         for lane in Bits(exec) {
