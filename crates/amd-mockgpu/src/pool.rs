@@ -1,13 +1,15 @@
-//! Persistent helper threads for the engines: the second half of a long copy, the
-//! other workgroups of a dispatch. Starting a thread costs 40 µs to almost a
-//! millisecond on the virtual machines the project runs on, which a 4 MiB copy
-//! packet (about 300 µs) or a small dispatch cannot carry; the threads here are
-//! started once and parked between jobs.
+//! Persistent helper threads for the engines: the other workgroups of a dispatch.
+//! Starting a thread costs 40 µs to almost a millisecond on the virtual machines the
+//! project runs on, which a small dispatch cannot carry; the threads here are started
+//! once (when a mock is made) and parked between jobs. (Long copies stay on their
+//! engine's thread: split over two, they lost to a client's thread spinning on the
+//! other core.)
 //!
 //! [`scope`] works like `std::thread::scope`: jobs may borrow from the caller, and the
 //! scope returns only once every job it spawned has finished (also when the caller's
 //! closure panics). A job never waits for a free thread: when none is parked, a new
-//! one starts, so one engine's long job cannot hold up another's.
+//! one starts, so one engine's long job cannot hold up another's; and a job no thread
+//! has taken yet when its caller joins it runs on the caller.
 
 #![allow(unsafe_code)]
 
