@@ -391,17 +391,6 @@ impl Lanes {
         }
     }
 
-    /// The 32 values in place: the VGPR itself, or `tmp` filled with the scalar.
-    pub(crate) fn slice<'a>(&self, w: &'a Wave, tmp: &'a mut [u32; 32]) -> &'a [u32; 32] {
-        match *self {
-            Lanes::Vgpr(r) => &w.v[r],
-            Lanes::Same(k) => {
-                *tmp = [k; 32];
-                tmp
-            }
-        }
-    }
-
     pub(crate) fn values(&self, w: &Wave) -> [u32; 32] {
         match *self {
             Lanes::Vgpr(r) => w.v[r],
@@ -510,8 +499,30 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
     let Some(b) = b else { return Ok(false) };
     let c = if arity == 3 { operand(2) } else { Some(Lanes::Same(0)) };
     let Some(c) = c else { return Ok(false) };
-    let (mut at, mut bt, mut ct) = ([0u32; 32], [0u32; 32], [0u32; 32]);
-    let (av, bv, cv) = (a.slice(w, &mut at), b.slice(w, &mut bt), c.slice(w, &mut ct));
+    // A scalar operand's 32 copies only where there is one (no zeroed temporaries
+    // per instruction): each array is initialised in the arm that uses it.
+    let (at, bt, ct): ([u32; 32], [u32; 32], [u32; 32]);
+    let av = match a {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            at = [k; 32];
+            &at
+        }
+    };
+    let bv = match b {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            bt = [k; 32];
+            &bt
+        }
+    };
+    let cv = match c {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            ct = [k; 32];
+            &ct
+        }
+    };
     let exec = w.exec();
     if op == vop3::V_LSHLREV_B64 {
         // S1 is a VGPR pair here (64-bit scalars and constants take the long path).
