@@ -533,8 +533,16 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
         let hi = w.v[r + 1];
         let wide = |l: usize| (u64::from(bv[l]) | u64::from(hi[l]) << 32) << (av[l] & 63);
         let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
-        blend(&mut lo_out, exec, |l| wide(l) as u32);
-        blend(&mut hi_out, exec, |l| (wide(l) >> 32) as u32);
+        if exec == u32::MAX {
+            // Every lane: each shift once, for both halves.
+            for (l, (lo, h)) in lo_out.iter_mut().zip(hi_out.iter_mut()).enumerate() {
+                let x = wide(l);
+                (*lo, *h) = (x as u32, (x >> 32) as u32);
+            }
+        } else {
+            blend(&mut lo_out, exec, |l| wide(l) as u32);
+            blend(&mut hi_out, exec, |l| (wide(l) >> 32) as u32);
+        }
         w.v[dst] = lo_out;
         w.v[dst + 1] = hi_out;
         return Ok(true);
@@ -624,11 +632,34 @@ fn fast_carry(
         return Ok(false);
     };
     let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
-    let (av, bv) = (a.values(w), b.values(w));
+    // A scalar's copies only where there is one (VGPRs are read in place).
+    let (at, bt): ([u32; 32], [u32; 32]);
+    let av = match a {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            at = [k; 32];
+            &at
+        }
+    };
+    let bv = match b {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            bt = [k; 32];
+            &bt
+        }
+    };
     let exec = w.exec();
     let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
     let mut out = w.v[dst];
-    let carry_out = if exec.count_ones() <= SPARSE_LANES {
+    let carry_out = if exec == u32::MAX {
+        // Every lane: the sums straight into the result, the carries gathered after.
+        let mut carries = [0u32; 32];
+        for (l, (o, c)) in out.iter_mut().zip(carries.iter_mut()).enumerate() {
+            let s = sum(l);
+            (*o, *c) = (s as u32, (s >> 32) as u32);
+        }
+        carries.iter().enumerate().fold(0u32, |m, (l, &c)| m | c << l)
+    } else if exec.count_ones() <= SPARSE_LANES {
         Bits(exec).fold(0u32, |c, l| {
             out[l] = sum(l) as u32;
             c | ((sum(l) >> 32) as u32 & 1) << l
