@@ -150,18 +150,54 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         }
     }
     // Lane by lane (a span with a hole faults at the first lane that touches it).
+    if kind.is_load() {
+        for (lane, &a) in addrs.iter().enumerate() {
+            if exec >> lane & 1 != 0 {
+                let mut buf = [0u8; 16];
+                mem.read(a, &mut buf[..len]).map_err(fault)?;
+                kind.load(w, lane, vdst, &buf)?;
+            }
+        }
+        return Ok(());
+    }
+    store_runs(w, exec, &addrs, kind, data, len, mem)
+}
+
+/// The stores of [`flat`] that no single span covers: a run of lanes in order whose
+/// bytes follow each other (a row of a tile) goes out as one write; runs are written
+/// in lane order, so a later lane still wins where two write the same bytes, and no
+/// byte between runs is touched. (Out of line: its buffer would grow every access's
+/// frame.)
+#[inline(never)]
+fn store_runs(
+    w: &Wave,
+    exec: u32,
+    addrs: &[u64; 32],
+    kind: MemOp,
+    data: u16,
+    len: usize,
+    mem: &GpuMemory<'_>,
+) -> R<()> {
+    let mut run = [0u8; SPAN];
+    let (mut start, mut n) = (0u64, 0usize);
     for (lane, &a) in addrs.iter().enumerate() {
         if exec >> lane & 1 == 0 {
             continue;
         }
-        if kind.is_load() {
-            let mut buf = [0u8; 16];
-            mem.read(a, &mut buf[..len]).map_err(fault)?;
-            kind.load(w, lane, vdst, &buf)?;
-        } else {
-            let (buf, _) = kind.store_bytes(w, lane, data)?;
-            mem.write(a, &buf[..len]).map_err(fault)?;
+        let (buf, _) = kind.store_bytes(w, lane, data)?;
+        if n > 0 && start.checked_add(n as u64) == Some(a) && n + len <= SPAN {
+            run[n..n + len].copy_from_slice(&buf[..len]);
+            n += len;
+            continue;
         }
+        if n > 0 {
+            mem.write(start, &run[..n]).map_err(mem_fault)?;
+        }
+        run[..len].copy_from_slice(&buf[..len]);
+        (start, n) = (a, len);
+    }
+    if n > 0 {
+        mem.write(start, &run[..n]).map_err(mem_fault)?;
     }
     Ok(())
 }
