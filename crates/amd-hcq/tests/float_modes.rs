@@ -4,20 +4,13 @@
 //! division at the range limits, the four rounding modes, and f16/f64 denormal
 //! flushing.
 
+mod common;
+
 use std::sync::Arc;
 
-use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
-use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
-
-/// The kernel built at -O2 and at -O0.
-macro_rules! kernel {
-    ($name:literal) => {
-        [
-            &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
-            &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
-        ]
-    };
-}
+use amd_hcq::{Buffer, Device, Iface, LaunchDims, Platform, Program};
+use amd_mockgpu::{MockConfig, MockSys};
+use common::{rand_u32, stop_reasons, upload};
 
 fn device() -> (Arc<MockSys>, Platform, Device) {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
@@ -33,36 +26,8 @@ fn launch(m: &MockSys, prg: &Program, bufs: &[&Buffer], scalars: &[u32], n: usiz
         local: [256, 1, 1],
     };
     if let Err(e) = prg.launch_timed(bufs, scalars, dims) {
-        let stops: Vec<String> = m
-            .queues()
-            .into_iter()
-            .filter_map(|q| m.queue_state(q.id))
-            .filter_map(|st| match st.status {
-                QueueStatus::Error(msg) => Some(msg),
-                _ => None,
-            })
-            .collect();
-        panic!("{e:?}; the mock's queues stopped with: {stops:?}");
+        panic!("{e:?}; the mock's queues stopped with: {:?}", stop_reasons(m));
     }
-}
-
-fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
-}
-
-fn upload(dev: &Device, words: &[u32]) -> Buffer {
-    let b = dev.alloc(words.len().max(1) * 4, BufferKind::Device).unwrap();
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    dev.copy_in(&b, 0, &bytes).unwrap();
-    b
 }
 
 fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use amd_hcq::{Bindings, Buffer, BufferKind, Device, Graph, HcqError, KernArgs, Platform, Program, Sym, SymDims, Var};
 use amd_mockgpu::MockSys;
-use common::Transport;
+use common::{Transport, rand_u32};
 
 on_both_transports!(
     a_dispatch_recorded_in_a_queue_runs,
@@ -33,18 +33,6 @@ const GRID3D: &[u8] = include_bytes!("../../../tests/kernels/grid3d.hsaco");
 
 fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
     common::platform(t, n)
-}
-
-fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
 }
 
 fn bytes_of(words: &[u32]) -> Vec<u8> {

@@ -1,11 +1,14 @@
 //! The test kernel suite (`tests/kernels`), run through the whole runtime on the mock
 //! GPU's RDNA3 interpreter and checked against Rust references on random inputs.
 
+mod common;
+
 use std::cell::RefCell;
 use std::sync::Arc;
 
 use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
-use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
+use amd_mockgpu::{MockConfig, MockSys};
+use common::{rand_u32, stop_reasons, upload};
 
 thread_local! {
     /// The mock of the test running on this thread, for failure reports.
@@ -21,31 +24,10 @@ trait Explained<T> {
 impl<T> Explained<T> for amd_hcq::Result<T> {
     fn explained(self) -> T {
         self.unwrap_or_else(|e| {
-            let stops: Vec<String> = MOCK.with(|m| {
-                m.borrow()
-                    .iter()
-                    .flat_map(|m| m.queues().into_iter().filter_map(|q| m.queue_state(q.id)))
-                    .filter_map(|st| match st.status {
-                        QueueStatus::Error(msg) => Some(msg),
-                        QueueStatus::Faulted(f) => Some(format!("memory fault at {:#x}", f.va)),
-                        _ => None,
-                    })
-                    .collect()
-            });
+            let stops: Vec<String> = MOCK.with(|m| m.borrow().iter().flat_map(|m| stop_reasons(m)).collect());
             panic!("{e:?}; the mock's queues stopped with: {stops:?}")
         })
     }
-}
-
-/// The kernel built at -O2 and at -O0 (which keeps values in scratch and runs
-/// unoptimised code).
-macro_rules! kernel {
-    ($name:literal) => {
-        [
-            &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
-            &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
-        ]
-    };
 }
 
 fn device() -> (Platform, Device) {
@@ -54,25 +36,6 @@ fn device() -> (Platform, Device) {
     let p = Platform::with_sys(m, Iface::Mock).unwrap();
     let d = p.device(0).unwrap();
     (p, d)
-}
-
-fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
-}
-
-fn upload(dev: &Device, words: &[u32]) -> Buffer {
-    let b = dev.alloc(words.len() * 4, BufferKind::Device).unwrap();
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    dev.copy_in(&b, 0, &bytes).unwrap();
-    b
 }
 
 fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {

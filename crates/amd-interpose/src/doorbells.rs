@@ -8,9 +8,9 @@
 //! The page of a busy GPU is not read: its device thread reads every write pointer
 //! before it sleeps ([`MockSys::waits_for_doorbells`]). While every GPU is busy the
 //! thread sleeps until one of them is about to wait for a doorbell
-//! ([`MockSys::wait_for_sleeping_gpu`]). A watcher waking every 20 µs beside a long
-//! copy or dispatch took a third of the copy's speed on a 2-core machine (the timer
-//! interrupts and switches land on its core).
+//! ([`MockSys::wait_for_sleeping_gpu`]). On a 2-core machine a streaming copy loop ran
+//! at 17 GB/s beside a spinning thread and at 11 GB/s once a third thread slept 20 µs
+//! at a time beside them.
 
 #![allow(unsafe_code)]
 

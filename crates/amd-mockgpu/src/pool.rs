@@ -53,28 +53,28 @@ fn worker_loop(me: Arc<Worker>) {
 /// it went to (`None`: it ran here, no thread could be started).
 fn run(id: u64, job: Job) -> Option<Arc<Worker>> {
     let parked = IDLE.lock().pop();
-    let w = match parked {
-        Some(w) => w,
-        None => {
-            let w = Arc::new(Worker {
-                job: Mutex::new(None),
-                ready: Condvar::new(),
-            });
-            let me = w.clone();
-            let started = std::thread::Builder::new()
-                .name("mockgpu pool".into())
-                .spawn(move || worker_loop(me));
-            if started.is_err() {
-                // No thread to be had: the job runs here (the caller then does both
-                // halves of its work one after the other).
-                job();
-                return None;
-            }
-            w
-        }
+    let Some(w) = parked.or_else(start_worker) else {
+        // No thread to be had: the job runs here (the caller then does both halves
+        // of its work one after the other).
+        job();
+        return None;
     };
     *w.job.lock() = Some((id, job));
     w.ready.notify_one();
+    Some(w)
+}
+
+/// A new thread waiting for its first job (`None` if the system refuses one).
+fn start_worker() -> Option<Arc<Worker>> {
+    let w = Arc::new(Worker {
+        job: Mutex::new(None),
+        ready: Condvar::new(),
+    });
+    let me = w.clone();
+    std::thread::Builder::new()
+        .name("mockgpu pool".into())
+        .spawn(move || worker_loop(me))
+        .ok()?;
     Some(w)
 }
 
@@ -83,18 +83,7 @@ fn run(id: u64, job: Job) -> Option<Arc<Worker>> {
 pub(crate) fn prestart(n: usize) {
     let mut idle = IDLE.lock();
     while idle.len() < n {
-        let w = Arc::new(Worker {
-            job: Mutex::new(None),
-            ready: Condvar::new(),
-        });
-        let me = w.clone();
-        if std::thread::Builder::new()
-            .name("mockgpu pool".into())
-            .spawn(move || worker_loop(me))
-            .is_err()
-        {
-            break;
-        }
+        let Some(w) = start_worker() else { break };
         idle.push(w);
     }
 }

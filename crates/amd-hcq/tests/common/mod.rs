@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use amd_hcq::{Iface, Platform};
-use amd_mockgpu::{MockConfig, MockSys};
+use amd_hcq::{Buffer, BufferKind, Device, Iface, Platform};
+use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 
 /// Which transport a test runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,17 +34,56 @@ pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
     }
 }
 
-/// `pattern(n, seed)`: `n` pseudo-random bytes.
-pub fn pattern(n: usize, seed: u32) -> Vec<u8> {
+/// `rand_u32(n, seed)`: `n` pseudo-random words (xorshift32).
+pub fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
     let mut x = seed | 1;
     (0..n)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
-            x as u8
+            x
         })
         .collect()
+}
+
+/// `pattern(n, seed)`: `n` pseudo-random bytes (the low bytes of [`rand_u32`]).
+pub fn pattern(n: usize, seed: u32) -> Vec<u8> {
+    rand_u32(n, seed).into_iter().map(|x| x as u8).collect()
+}
+
+/// A device buffer holding `words` (at least 4 bytes, for an empty slice).
+pub fn upload(dev: &Device, words: &[u32]) -> Buffer {
+    let b = dev.alloc(words.len().max(1) * 4, BufferKind::Device).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.copy_in(&b, 0, &bytes).unwrap();
+    b
+}
+
+/// Why the mock stopped its queues (an instruction the interpreter lacks, a fault),
+/// for failure messages: a runtime error only sums that up.
+pub fn stop_reasons(m: &MockSys) -> Vec<String> {
+    m.queues()
+        .into_iter()
+        .filter_map(|q| m.queue_state(q.id))
+        .filter_map(|st| match st.status {
+            QueueStatus::Error(msg) => Some(msg),
+            QueueStatus::Faulted(f) => Some(format!("memory fault at {:#x}", f.va)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A committed test kernel built at -O2 and at -O0 (which keeps values in scratch and
+/// runs unoptimised code).
+#[macro_export]
+macro_rules! kernel {
+    ($name:literal) => {
+        [
+            &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
+            &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
+        ]
+    };
 }
 
 /// Runs each named `fn name(t: Transport)` of the file as two tests,

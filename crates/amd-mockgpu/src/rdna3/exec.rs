@@ -381,6 +381,21 @@ pub(crate) enum Lanes {
     Same(u32),
 }
 
+/// An operand's 32 values as `&[u32; 32]`: the VGPR read in place, or `$tmp` (an
+/// array the caller declares and leaves uninitialised) filled with the scalar only
+/// when the operand is one, so no temporary is zeroed per instruction.
+macro_rules! lanes_in_place {
+    ($lanes:expr, $w:expr, $tmp:ident) => {
+        match $lanes {
+            Lanes::Vgpr(r) => &$w.v[r],
+            Lanes::Same(k) => {
+                $tmp = [k; 32];
+                &$tmp
+            }
+        }
+    };
+}
+
 impl Lanes {
     pub(crate) fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
         if n >= 256 {
@@ -499,30 +514,12 @@ fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mod
     let Some(b) = b else { return Ok(false) };
     let c = if arity == 3 { operand(2) } else { Some(Lanes::Same(0)) };
     let Some(c) = c else { return Ok(false) };
-    // A scalar operand's 32 copies only where there is one (no zeroed temporaries
-    // per instruction): each array is initialised in the arm that uses it.
     let (at, bt, ct): ([u32; 32], [u32; 32], [u32; 32]);
-    let av = match a {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            at = [k; 32];
-            &at
-        }
-    };
-    let bv = match b {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            bt = [k; 32];
-            &bt
-        }
-    };
-    let cv = match c {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            ct = [k; 32];
-            &ct
-        }
-    };
+    let (av, bv, cv) = (
+        lanes_in_place!(a, w, at),
+        lanes_in_place!(b, w, bt),
+        lanes_in_place!(c, w, ct),
+    );
     let exec = w.exec();
     if op == vop3::V_LSHLREV_B64 {
         // S1 is a VGPR pair here (64-bit scalars and constants take the long path).
@@ -632,22 +629,8 @@ fn fast_carry(
         return Ok(false);
     };
     let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
-    // A scalar's copies only where there is one (VGPRs are read in place).
     let (at, bt): ([u32; 32], [u32; 32]);
-    let av = match a {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            at = [k; 32];
-            &at
-        }
-    };
-    let bv = match b {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            bt = [k; 32];
-            &bt
-        }
-    };
+    let (av, bv) = (lanes_in_place!(a, w, at), lanes_in_place!(b, w, bt));
     let exec = w.exec();
     let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
     let mut out = w.v[dst];
