@@ -8,7 +8,9 @@
 //! the input, output and scratch buffers and two element counts are used by every
 //! launch, and `narrow`, where each value is used by one launch (as a model's input,
 //! output and a parameter are). Grid sizes follow the counts; each line says how many
-//! sites a replay evaluates.
+//! sites a replay evaluates. `HCQ_BENCH_RUNS` sets the timed replays per case (2000;
+//! fewer to count instructions under callgrind, `--toggle-collect='*BoundGraph*replay*'`);
+//! `HCQ_BENCH_ONLY=wide` or `narrow` replays that graph only.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -97,6 +99,15 @@ impl Sys for TimedSys {
     }
 }
 
+/// Timed replays (and sets of launches) per case, unless `HCQ_BENCH_RUNS` says otherwise.
+fn runs() -> usize {
+    std::env::var("HCQ_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(2000)
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -182,7 +193,7 @@ fn spin_for(d: std::time::Duration) {
 }
 
 fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut Bindings)) -> Timings {
-    let iters = 2000;
+    let iters = runs();
     let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
     let mut vals = Bindings::new();
     let mut timed = |i: usize, total: &mut Vec<f64>, own: &mut Vec<f64>| {
@@ -256,7 +267,7 @@ fn main() {
     let s = Setup { dev, prg, bufs };
 
     // The same launches one by one (engines idle at the start of each set).
-    let iters = 2000;
+    let iters = runs();
     let mut single = Vec::with_capacity(iters);
     for i in 0..iters {
         let t = Instant::now();
@@ -283,9 +294,13 @@ fn main() {
         .sym_u32(mm);
     g.exec(&s.prg, &last, dims(mm), &[]).expect("record");
     let graph = g.bind().expect("bind");
-    let wide = measure(&graph, &sys, |i, vals| values(&s, &vars, i, vals));
-    check(&s, &graph, &vars);
-    report("wide", &graph, &wide, single);
+    let only = std::env::var("HCQ_BENCH_ONLY").ok();
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let wide = wanted("wide").then(|| measure(&graph, &sys, |i, vals| values(&s, &vars, i, vals)));
+    if let Some(wide) = &wide {
+        check(&s, &graph, &vars);
+        report("wide", &graph, wide, single);
+    }
 
     // Each of the 5 values used by one launch, as a model's input, output and a
     // parameter are.
@@ -311,6 +326,9 @@ fn main() {
     let last = KernArgs::new().buffer(t).buffer(t).buffer_sym(output).sym_u32(lm);
     g.exec(&s.prg, &last, dims(lm), &[]).expect("record");
     let lgraph = g.bind().expect("bind");
+    if !wanted("narrow") {
+        return;
+    }
     let narrow = measure(&lgraph, &sys, |i, vals| {
         vals.buffer(input, &s.bufs[i % 4])
             .buffer(output, &s.bufs[(i + 1) % 4])
@@ -319,6 +337,7 @@ fn main() {
             .set(lm, 32 + (i % 32) as u64);
     });
     report("narrow", &lgraph, &narrow, single);
+    let Some(wide) = wide else { return };
 
     // The floor under any submission on the mock: one packet through the ring and its
     // doorbell, engines idle (waking the mock's engine thread is part of it).
@@ -342,7 +361,7 @@ fn main() {
 
     // Throughput with no host wait: replays pipelined through the bound copies,
     // against the same launches one by one.
-    let reps = 2000;
+    let reps = runs();
     let mut vals = Bindings::new();
     let t = Instant::now();
     for i in 0..reps {
