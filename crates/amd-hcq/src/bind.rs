@@ -110,7 +110,7 @@ impl<I: DeviceInterface> BoundList<I> {
                 written: false,
             }));
         }
-        let plan = Plan::new(&rec, &dynamic, runtime);
+        let plan = Plan::new(&rec, &dynamic, karg_off, runtime);
         Ok(BoundList {
             rec,
             dwords: words.len() as u32,
@@ -135,7 +135,6 @@ impl<I: DeviceInterface> BoundList<I> {
         let r = update_sites(
             &self.rec,
             &self.plan,
-            self.karg_off,
             base,
             (&mut img.values, img.written),
             vals,
@@ -148,14 +147,17 @@ impl<I: DeviceInterface> BoundList<I> {
     }
 }
 
-/// What a run of a bound list evaluates: each distinct expression of its dynamic sites
-/// once, the distinct launch checks, then each dynamic site from its expression's
-/// value.
+/// What a run of a bound list evaluates: a flat program of nodes (each variable's
+/// source, then the distinct subexpressions of the dynamic sites and launch checks,
+/// each computed once from earlier nodes), the distinct launch checks, then each
+/// dynamic site from its node's value.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
-    /// Where each variable of the recording gets its value.
-    sources: Vec<Source>,
-    exprs: Vec<Expr>,
+    /// Node `i` for `i` below the recording's variable count is that variable's source.
+    nodes: Vec<Node>,
+    /// The last node of each distinct expression, in order (errors name the expression
+    /// of the first root at or after a failing node).
+    roots: Vec<u32>,
     /// What each expression is (for errors).
     what: Vec<crate::queue::What>,
     /// The dynamic sites, in site order.
@@ -163,61 +165,109 @@ pub(crate) struct Plan {
     checks: Vec<PlanCheck>,
 }
 
-/// Where a variable's value comes from at a run.
+/// One step of a run's evaluation; operands are earlier nodes.
 #[derive(Debug, Clone)]
-enum Source {
-    /// The caller's bindings.
+enum Node {
+    /// The caller's binding of a variable.
     User(Var),
     /// The runtime's values of the run, by index (graph replay number, timelines).
     Runtime(usize),
     /// The kernel arguments' address in the copy that runs.
     Karg,
+    Const(u64),
+    /// A node plus a constant (addresses of kernel arguments).
+    AddConst(u32, u64),
+    Op(crate::sym::Op, u32, u32),
+}
+
+/// A computed node, for sharing equal subexpressions.
+#[derive(Hash, PartialEq, Eq)]
+enum Key {
+    Const(u64),
+    AddConst(u32, u64),
+    Op(crate::sym::Op, u32, u32),
+}
+
+/// Builds a plan's nodes.
+struct NodeBuilder<'a> {
+    nodes: &'a mut Vec<Node>,
+    seen: std::collections::HashMap<Key, u32>,
+}
+
+impl NodeBuilder<'_> {
+    fn node(&mut self, key: Key) -> u32 {
+        let nodes = &mut *self.nodes;
+        *self.seen.entry(key).or_insert_with_key(|k| {
+            nodes.push(match *k {
+                Key::Const(c) => Node::Const(c),
+                Key::AddConst(a, c) => Node::AddConst(a, c),
+                Key::Op(op, a, b) => Node::Op(op, a, b),
+            });
+            nodes.len() as u32 - 1
+        })
+    }
+
+    /// The node computing `e` (variables are nodes `0..`).
+    fn expr(&mut self, e: &Expr) -> u32 {
+        match e {
+            Expr::Const(c) => self.node(Key::Const(*c)),
+            Expr::Var(i) => *i,
+            Expr::VarAdd(i, c) => self.node(Key::AddConst(*i, *c)),
+            Expr::Op(n) => {
+                let (a, b) = (self.expr(&n.1), self.expr(&n.2));
+                self.node(Key::Op(n.0, a, b))
+            }
+        }
+    }
 }
 
 impl Plan {
-    /// The plan of `rec`'s `dynamic` sites; variables in `runtime` take their values
-    /// from the run's runtime values (same order).
-    pub(crate) fn new(rec: &Recording, dynamic: &[usize], runtime: &[Var]) -> Plan {
+    /// The plan of `rec`'s `dynamic` sites in an image with the kernel arguments at
+    /// byte `karg_off`; variables in `runtime` take their values from the run's
+    /// runtime values (same order).
+    pub(crate) fn new(rec: &Recording, dynamic: &[usize], karg_off: usize, runtime: &[Var]) -> Plan {
         let mut p = Plan::default();
         for v in &rec.vars {
-            p.sources.push(if Some(v) == rec.karg_base.as_ref() {
-                Source::Karg
+            p.nodes.push(if Some(v) == rec.karg_base.as_ref() {
+                Node::Karg
             } else if let Some(i) = runtime.iter().position(|r| r == v) {
-                Source::Runtime(i)
+                Node::Runtime(i)
             } else {
-                Source::User(v.clone())
+                Node::User(v.clone())
             });
         }
-        let index = |e: &Expr, what: &crate::queue::What, p: &mut Plan| -> u32 {
-            match p.exprs.iter().position(|x| x == e) {
-                Some(i) => i as u32,
-                None => {
-                    p.exprs.push(e.clone());
-                    p.what.push(what.clone());
-                    p.exprs.len() as u32 - 1
-                }
+        let mut b = NodeBuilder {
+            nodes: &mut p.nodes,
+            seen: Default::default(),
+        };
+        let mut roots: Vec<(u32, crate::queue::What)> = Vec::new();
+        let mut index = |e: &Expr, what: &crate::queue::What, b: &mut NodeBuilder<'_>| -> u32 {
+            let before = b.nodes.len();
+            let n = b.expr(e);
+            if b.nodes.len() > before {
+                roots.push((n, what.clone()));
             }
+            n
         };
         for &k in dynamic {
             let s = &rec.sites[k];
-            let expr = index(&s.expr, &s.what, &mut p);
-            let (at, karg, len) = match s.place {
-                Place::Cmd(at) => (at * 4, false, s.enc.bytes.max(4)),
-                Place::Karg(at) => (at, true, s.enc.bytes),
+            let node = index(&s.expr, &s.what, &mut b);
+            let (at, len) = match s.place {
+                Place::Cmd(at) => (at * 4, s.enc.bytes.max(4)),
+                Place::Karg(at) => (karg_off + at, s.enc.bytes),
             };
             p.sites.push(PlanSite {
                 site: k,
-                expr,
+                node,
                 enc: s.enc,
                 at,
-                karg,
                 len,
             });
         }
         for c in &rec.checks {
             let what = crate::queue::What::of(&c.kernel, "launch size", None);
-            let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut p));
-            let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut p));
+            let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut b));
+            let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut b));
             let check = PlanCheck(g, l, c.max_workgroup, c.kernel.clone());
             if !p
                 .checks
@@ -227,6 +277,7 @@ impl Plan {
                 p.checks.push(check);
             }
         }
+        (p.roots, p.what) = roots.into_iter().unzip();
         p
     }
 
@@ -238,11 +289,23 @@ impl Plan {
     /// Every site of `rec` evaluated at each run.
     #[cfg(test)]
     pub(crate) fn all(rec: &Recording) -> Plan {
-        Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>(), &[])
+        Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>(), 0, &[])
+    }
+
+    /// The error of a run whose node `k` overflowed (or divided by zero).
+    #[cold]
+    fn overflow(&self, k: usize) -> HcqError {
+        let what = self
+            .roots
+            .iter()
+            .position(|&r| r as usize >= k)
+            .and_then(|i| self.what.get(i))
+            .map_or_else(|| "a value".to_string(), |w| w.to_string());
+        HcqError::InvalidArgument(format!("{what} overflows 64 bits, is negative or divides by zero"))
     }
 }
 
-/// A launch check: grid and workgroup expression indices, maximum workgroup, kernel.
+/// A launch check: grid and workgroup node indices, maximum workgroup, kernel.
 #[derive(Debug)]
 struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 
@@ -251,12 +314,11 @@ struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 struct PlanSite {
     /// Index into the recording's sites.
     site: usize,
-    /// Index into the plan's expressions.
-    expr: u32,
+    /// Index into the plan's nodes.
+    node: u32,
     enc: crate::queue::Enc,
-    /// Byte offset: in the commands, or (when `karg`) in the kernel arguments.
+    /// Byte offset in the image.
     at: usize,
-    karg: bool,
     /// Bytes written.
     len: u8,
 }
@@ -264,7 +326,7 @@ struct PlanSite {
 /// Reused buffers of a run.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    resolved: Vec<u64>,
+    /// The value of each plan node.
     values: Vec<u64>,
     /// The stores of a run: (byte offset, encoded value, bytes).
     writes: Vec<(usize, u64, usize)>,
@@ -274,13 +336,12 @@ pub(crate) struct Scratch {
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
 /// and only if every value is valid calls `write` once with a `(byte offset, value,
 /// bytes)` store for each site whose encoded value differs from `last` (every site when
-/// `!written`), keeping the new values in `last` (emptied when the stores fail, so the
-/// next run writes every site).
+/// `!written`), keeping the new values in `last` (emptied when a value is refused or
+/// the stores fail, so the next run writes every site).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update_sites(
     rec: &Recording,
     plan: &Plan,
-    karg_off: usize,
     karg_va: u64,
     (last, written): (&mut Vec<u64>, bool),
     vals: &Bindings,
@@ -288,54 +349,49 @@ pub(crate) fn update_sites(
     scratch: &mut Scratch,
     write: impl FnOnce(&[(usize, u64, usize)]) -> Result<()>,
 ) -> Result<()> {
-    let r = &mut scratch.resolved;
-    r.clear();
-    for src in &plan.sources {
-        r.push(match src {
-            Source::Karg => karg_va,
-            Source::Runtime(i) => runtime.get(*i).copied().unwrap_or(0),
-            Source::User(v) => vals.get(v).ok_or_else(|| crate::sym::unbound(v))?,
-        });
-    }
-    let r = &scratch.resolved;
     let ev = &mut scratch.values;
     ev.clear();
-    for (e, what) in plan.exprs.iter().zip(&plan.what) {
-        ev.push(e.eval(r).map_err(|_| {
-            HcqError::InvalidArgument(format!("{what} overflows 64 bits, is negative or divides by zero"))
-        })?);
+    for (k, node) in plan.nodes.iter().enumerate() {
+        // Operands are earlier nodes, so `ev` holds them.
+        let at = |i: &u32| ev.get(*i as usize).copied();
+        let v = match node {
+            Node::User(v) => Some(vals.get(v).ok_or_else(|| crate::sym::unbound(v))?),
+            Node::Runtime(i) => Some(runtime.get(*i).copied().unwrap_or(0)),
+            Node::Karg => Some(karg_va),
+            Node::Const(c) => Some(*c),
+            Node::AddConst(a, c) => at(a).and_then(|a| a.checked_add(*c)),
+            Node::Op(op, a, b) => at(a).zip(at(b)).and_then(|(a, b)| op.apply(a, b)),
+        };
+        ev.push(v.ok_or_else(|| plan.overflow(k))?);
     }
+    let ev = &scratch.values;
+    let value = |i: u32| ev.get(i as usize).copied().unwrap_or(0);
     for PlanCheck(g, l, max, kernel) in &plan.checks {
-        crate::queue::check_launch(kernel, g.map(|i| ev[i as usize]), l.map(|i| ev[i as usize]), *max)?;
+        crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
     }
     let n = plan.sites.len();
     // A run whose stores failed left `last` empty: every site is written again.
     let written = written && last.len() == n;
-    last.resize(n, 0);
-    // Encode all before writing any, the new values after the old.
-    for p in &plan.sites {
-        let v = ev[p.expr as usize];
-        match p.enc.encode(v) {
-            Some(bits) => last.push(bits),
-            None => {
-                last.truncate(n);
-                let s = &rec.sites[p.site];
-                return Err(crate::queue::does_not_fit(&s.what, v, s.enc));
-            }
-        }
+    if !written {
+        last.clear();
+        last.resize(n, 0);
     }
-    let (old, new) = last.split_at_mut(n);
     let writes = &mut scratch.writes;
     writes.clear();
-    for ((p, o), &nv) in plan.sites.iter().zip(old.iter_mut()).zip(new.iter()) {
-        if written && *o == nv {
-            continue;
+    writes.reserve(n);
+    for (p, o) in plan.sites.iter().zip(last.iter_mut()) {
+        let v = value(p.node);
+        let Some(bits) = p.enc.encode(v) else {
+            // Some sites of `last` may hold values never written.
+            last.clear();
+            let s = &rec.sites[p.site];
+            return Err(crate::queue::does_not_fit(&s.what, v, s.enc));
+        };
+        if !written || *o != bits {
+            *o = bits;
+            writes.push((p.at, bits, p.len as usize));
         }
-        let off = if p.karg { karg_off + p.at } else { p.at };
-        writes.push((off, nv, p.len as usize));
-        *o = nv;
     }
-    last.truncate(n);
     if let Err(e) = write(writes) {
         last.clear();
         return Err(e);
@@ -639,7 +695,7 @@ mod tests {
         }
         let mut wrote = Vec::new();
         let mut scratch = Scratch::default();
-        update_sites(rec, &plan, 0, 0, (last, written), &b, &[], &mut scratch, |items| {
+        update_sites(rec, &plan, 0, (last, written), &b, &[], &mut scratch, |items| {
             for &(off, v, n) in items {
                 let bytes = &v.to_le_bytes()[..n];
                 for (i, w) in bytes.chunks(4).enumerate() {
@@ -651,6 +707,48 @@ mod tests {
         })
         .unwrap();
         wrote
+    }
+
+    /// Equal subexpressions are computed once, and a value that overflows names the
+    /// field whose expression it is, even when an earlier field shares part of it.
+    #[test]
+    fn a_plan_shares_subexpressions_and_names_what_overflows() {
+        let (a, b) = (Var::new("a"), Var::new("b"));
+        let mut q = ComputeQueue::new(GfxTarget::Gfx11);
+        let shared = Sym::from(&a) * 4u32;
+        q.wait_addr(&shared + 0x1000u32, Sym::from(&b));
+        q.signal_addr(&shared + 0x2000u32, Sym::from(&b) - 3u32, None);
+        let plan = Plan::all(&q.rec);
+        let nodes = plan.nodes.len();
+        // a, b, `a * 4` with its 4, the two additions and their constants, `b - 3`
+        // and its 3: `a * 4` once.
+        let ops = plan
+            .nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Op(crate::sym::Op::Mul, ..)))
+            .count();
+        assert_eq!(ops, 1, "{:?}", plan.nodes);
+        let mut last = Vec::new();
+        let mut scratch = Scratch::default();
+        let run = |vals: &Bindings, last: &mut Vec<u64>, scratch: &mut Scratch| {
+            update_sites(&q.rec, &plan, 0, (last, false), vals, &[], scratch, |_| Ok(()))
+        };
+        run(&Bindings::from([(&a, 1), (&b, 5)]), &mut last, &mut scratch).unwrap();
+        assert_eq!(scratch.values.len(), nodes);
+        let err = run(&Bindings::from([(&a, 1), (&b, 2)]), &mut last, &mut scratch)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("signal value") && err.contains("negative"), "{err}");
+        // Refused before any site: what the image holds is still what `last` says.
+        assert_eq!(last.len(), plan.len());
+        let err = run(&Bindings::from([(&a, u64::MAX / 2), (&b, 5)]), &mut last, &mut scratch)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wait address") && err.contains("overflows"), "{err}");
+        let err = run(&Bindings::from([(&a, 1)]), &mut last, &mut scratch)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("variable b is not bound"), "{err}");
     }
 
     /// Stores that fail leave no record of what was written: the next run writes every
@@ -669,7 +767,7 @@ mod tests {
         let mut scratch = Scratch::default();
         let run = |last: &mut Vec<u64>, scratch: &mut Scratch, written: bool, fail: bool| {
             let mut n = 0;
-            let r = update_sites(&rec, &plan, 0, 0, (last, written), &b, &[], scratch, |items| {
+            let r = update_sites(&rec, &plan, 0, (last, written), &b, &[], scratch, |items| {
                 n = items.len();
                 if fail {
                     Err(HcqError::InvalidArgument("store refused".into()))

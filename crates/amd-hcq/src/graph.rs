@@ -483,7 +483,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
     /// [`BoundGraph::devices`] order). Only the sites whose values changed since the
     /// copy it uses last ran are rewritten; an unbound variable, a value that does not
     /// fit or a launch size a kernel refuses is an error, and nothing is sent.
-    pub fn replay(&self, vals: &Bindings) -> Result<Vec<u64>> {
+    pub fn replay(&self, vals: &Bindings) -> Result<ReplayEnds> {
         for d in &self.devices {
             d.inner.check()?;
         }
@@ -555,7 +555,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 .inner
                 .note_inflight(*p, crate::device::OpName::Static("graph replay"));
         }
-        Ok(st.points.iter().map(|p| p.logical()).collect())
+        Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
     }
 
     /// Waits for every replay so far.
@@ -577,6 +577,43 @@ impl<I: DeviceInterface> BoundGraph<I> {
             s.set(0)?;
         }
         Ok(())
+    }
+}
+
+/// The timeline values marking the end of a replay, one per device of the graph (in
+/// [`BoundGraph::devices`] order); indexes and iterates like a slice of `u64`, without
+/// an allocation for up to four devices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayEnds(Ends);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Ends {
+    Inline([u64; FEW], usize),
+    Heap(Vec<u64>),
+}
+
+impl ReplayEnds {
+    fn new(values: impl ExactSizeIterator<Item = u64>) -> Self {
+        let n = values.len();
+        if n <= FEW {
+            let mut a = [0; FEW];
+            for (slot, v) in a.iter_mut().zip(values) {
+                *slot = v;
+            }
+            ReplayEnds(Ends::Inline(a, n))
+        } else {
+            ReplayEnds(Ends::Heap(values.collect()))
+        }
+    }
+}
+
+impl std::ops::Deref for ReplayEnds {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match &self.0 {
+            Ends::Inline(a, n) => &a[..*n],
+            Ends::Heap(v) => v,
+        }
     }
 }
 

@@ -414,7 +414,34 @@ fn overflow_err(kernel: &str, what: &str) -> HcqError {
 /// The checks of a launch's sizes: every size at least 1, a grid of 32-bit counts, a
 /// workgroup of 16-bit sizes within the kernel's maximum, and grid × workgroup within
 /// 32 bits on each axis (the dispatch packet's and the hidden arguments' width).
+#[inline]
 pub(crate) fn check_launch(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup: u32) -> Result<()> {
+    // The common case in a few branch-free tests; the error says which one failed.
+    let [g0, g1, g2] = g;
+    let [l0, l1, l2] = l;
+    let max32 = u32::MAX as u64;
+    let ok = (g0 | g1 | g2) <= max32
+        && (l0 | l1 | l2) <= u16::MAX as u64
+        && g0 != 0
+        && g1 != 0
+        && g2 != 0
+        && l0 != 0
+        && l1 != 0
+        && l2 != 0
+        && l0 * l1 * l2 <= max_workgroup as u64
+        && g0 * l0 <= max32
+        && g1 * l1 <= max32
+        && g2 * l2 <= max32;
+    if ok {
+        Ok(())
+    } else {
+        launch_error(kernel, g, l, max_workgroup)
+    }
+}
+
+/// Why a launch's sizes are refused (see [`check_launch`]).
+#[cold]
+fn launch_error(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup: u32) -> Result<()> {
     let bad = |why: String| {
         HcqError::InvalidArgument(format!("launch of {kernel} with grid {g:?} and workgroup {l:?}: {why}"))
     };

@@ -85,7 +85,7 @@ impl fmt::Display for Var {
 }
 
 /// An operator of a [`Sym`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
     Add,
     Sub,
@@ -99,7 +99,8 @@ pub(crate) enum Op {
 }
 
 impl Op {
-    fn apply(self, a: u64, b: u64) -> Option<u64> {
+    #[inline]
+    pub(crate) fn apply(self, a: u64, b: u64) -> Option<u64> {
         match self {
             Op::Add => a.checked_add(b),
             Op::Sub => a.checked_sub(b),
@@ -305,7 +306,11 @@ ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Mod);
 /// Values for the variables of a submission.
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
-    vals: Vec<(Var, u64)>,
+    /// The variables' ids, searched at each lookup (apart from the variables, which
+    /// only errors and debugging need).
+    ids: Vec<u32>,
+    values: Vec<u64>,
+    vars: Vec<Var>,
 }
 
 impl Bindings {
@@ -316,9 +321,13 @@ impl Bindings {
 
     /// Binds `var` to `value` (replacing an earlier value).
     pub fn set(&mut self, var: &Var, value: u64) -> &mut Self {
-        match self.vals.iter_mut().find(|(v, _)| v == var) {
-            Some(slot) => slot.1 = value,
-            None => self.vals.push((var.clone(), value)),
+        match self.position(var) {
+            Some(i) => self.values[i] = value,
+            None => {
+                self.ids.push(var.id);
+                self.values.push(value);
+                self.vars.push(var.clone());
+            }
         }
         self
     }
@@ -328,14 +337,20 @@ impl Bindings {
         self.set(var, buf.va())
     }
 
+    #[inline]
+    fn position(&self, var: &Var) -> Option<usize> {
+        self.ids.iter().position(|&id| id == var.id)
+    }
+
     /// The value of `var`, if bound.
+    #[inline]
     pub fn get(&self, var: &Var) -> Option<u64> {
-        self.vals.iter().find(|(v, _)| v == var).map(|&(_, x)| x)
+        self.position(var).and_then(|i| self.values.get(i).copied())
     }
 
     /// Whether nothing is bound.
     pub fn is_empty(&self) -> bool {
-        self.vals.is_empty()
+        self.ids.is_empty()
     }
 }
 

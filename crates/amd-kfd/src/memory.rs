@@ -252,7 +252,9 @@ impl KfdMemory {
     pub fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
         let start = self.cpu_range(base, limit)?;
         for &(offset, v, bytes) in items {
-            let fits = matches!(bytes, 1 | 2 | 4 | 8) && offset.checked_add(bytes).is_some_and(|end| end <= limit);
+            // `bytes` is 1, 2, 4 or 8 (bit `bytes` of 0x116) and the store ends inside
+            // the view, without an overflow: `offset <= limit - bytes`.
+            let fits = bytes <= 8 && (0x116 >> bytes) & 1 == 1 && limit >= bytes && offset <= limit - bytes;
             if !fits {
                 return Err(KfdError::InvalidArgument(format!(
                     "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
