@@ -49,22 +49,28 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
             w.vread(256 + addr, lane, None)?;
         }
     }
-    for (lane, a) in addrs.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
+    // Every lane's address, the inactive ones too (no later step reads those): a
+    // loop without branches over whole registers.
+    if addtid {
+        let base = sbase.unwrap_or(0).wrapping_add(i.bits(0, 11, 0) as u64);
+        for (lane, a) in addrs.iter_mut().enumerate() {
+            *a = base.wrapping_add(4 * lane as u64);
         }
-        if addtid {
-            *a = sbase
-                .unwrap_or(0)
-                .wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
-            continue;
+    } else if r + usize::from(pair) < w.v.len() {
+        let lo = &w.v[r];
+        match sbase {
+            None => {
+                let hi = &w.v[r + 1];
+                for ((a, &lo), &hi) in addrs.iter_mut().zip(lo).zip(hi) {
+                    *a = ((u64::from(lo) | u64::from(hi) << 32) as i64).wrapping_add(offset) as u64;
+                }
+            }
+            Some(s) => {
+                for (a, &lo) in addrs.iter_mut().zip(lo) {
+                    *a = (s.wrapping_add(u64::from(lo)) as i64).wrapping_add(offset) as u64;
+                }
+            }
         }
-        let lo = u64::from(w.v[r][lane]);
-        let base = match sbase {
-            None => lo | u64::from(w.v[r + 1][lane]) << 32,
-            Some(s) => s.wrapping_add(lo),
-        };
-        *a = (base as i64).wrapping_add(offset) as u64;
     }
     if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
         // Atomics: the old value returns when GLC is set. 64-bit ones take register
@@ -101,6 +107,9 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
     let len = kind.len();
     let fault = |f: MemoryFault| mem_fault(f);
+    if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
+        return Ok(());
+    }
     // A wave's accesses usually fall in one small span: check and move it once.
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for lane in Bits(exec) {
@@ -200,6 +209,73 @@ fn store_runs(
         mem.write(start, &run[..n]).map_err(mem_fault)?;
     }
     Ok(())
+}
+
+/// A whole wave's dword load or store (every lane on) where lane `l`'s address is
+/// the first lane's plus `l` times the access size, as one read or write between
+/// memory and the registers. `false` (nothing moved) otherwise, and on a fault: the
+/// general path then does it, faulting at the right lane.
+fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: usize, mem: &GpuMemory<'_>) -> bool {
+    let (dwords, load) = match kind {
+        MemOp::Load(d) => (d, true),
+        MemOp::Store(d) => (d, false),
+        _ => return false,
+    };
+    let reg = if load { vdst } else { data };
+    if !(1..=4).contains(&dwords) || reg + dwords > w.v.len() || super::exec::slow_only() {
+        return false;
+    }
+    let (base, stride) = (addrs[0], 4 * dwords as u64);
+    // One test for all lanes: any lane off the line sets a bit.
+    let off = addrs
+        .iter()
+        .zip(0u64..)
+        .fold(0u64, |acc, (&a, l)| acc | (a ^ base.wrapping_add(stride * l)));
+    if off != 0 || base.checked_add(32 * stride).is_none() {
+        return false;
+    }
+    let mut buf = [0u8; 4 * 4 * 32];
+    let bytes = &mut buf[..32 * 4 * dwords];
+    let regs = &mut w.v[reg..reg + dwords];
+    if load {
+        if mem.read(base, bytes).is_err() {
+            return false;
+        }
+        match dwords {
+            1 => lanes_from_bytes::<1>(regs, bytes),
+            2 => lanes_from_bytes::<2>(regs, bytes),
+            3 => lanes_from_bytes::<3>(regs, bytes),
+            _ => lanes_from_bytes::<4>(regs, bytes),
+        }
+        true
+    } else {
+        match dwords {
+            1 => lanes_to_bytes::<1>(regs, bytes),
+            2 => lanes_to_bytes::<2>(regs, bytes),
+            3 => lanes_to_bytes::<3>(regs, bytes),
+            _ => lanes_to_bytes::<4>(regs, bytes),
+        }
+        mem.write(base, bytes).is_ok()
+    }
+}
+
+/// Registers `regs[k]` from `D` dwords per lane, lane after lane, little-endian.
+fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]], bytes: &[u8]) {
+    for (lane, chunk) in bytes.chunks_exact(4 * D).enumerate().take(32) {
+        for (k, reg) in regs.iter_mut().enumerate().take(D) {
+            let b = &chunk[4 * k..4 * k + 4];
+            reg[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+}
+
+/// The inverse of [`lanes_from_bytes`].
+fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]], bytes: &mut [u8]) {
+    for (lane, chunk) in bytes.chunks_exact_mut(4 * D).enumerate().take(32) {
+        for (k, reg) in regs.iter().enumerate().take(D) {
+            chunk[4 * k..4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
+        }
+    }
 }
 
 /// Bytes a wave's access may span to be moved in one piece.
@@ -737,15 +813,24 @@ mod tests {
         use crate::rdna3::exec::SLOW_ONLY;
         use crate::rdna3::testing::{lanes, run_mem};
         let global = |op: u32, vdst: u32, data: u32| [0xdc02_0000 | op << 18, vdst << 24 | 4 << 16 | data << 8 | 1];
-        let patterns: [fn(usize) -> u32; 5] = [
+        // Lane after lane at the access size of each op (every lane on: one read or
+        // write), backwards, all on one address, spread, past the buffer's end.
+        let patterns: [fn(usize) -> u32; 8] = [
             |l| 4 * l as u32,
             |l| 16 * (31 - l as u32),
             |_| 8,
             |l| 8 * l as u32,
+            |l| 12 * l as u32,
+            |l| 16 * l as u32,
             |l| 200 + 16 * l as u32,
+            |l| 4 + 8 * l as u32,
         ];
-        for (op, load) in [(26, 20), (27, 21), (28, 22), (29, 23)] {
-            for pattern in patterns {
+        let cases = [(26, 20), (27, 21), (28, 22), (29, 23)]
+            .into_iter()
+            .flat_map(|ops| patterns.map(|p| (ops, p)))
+            .flat_map(|c| [(c, 0xffff_bfffu32), (c, u32::MAX)]);
+        for (((op, load), pattern), exec) in cases {
+            {
                 let prog = [global(op, 0, 2), global(load, 10, 0)];
                 let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
                 let run = |slow: bool| {
@@ -760,7 +845,7 @@ mod tests {
                         for r in 2..6 {
                             lanes(w, r, |l| (r as u32) << 24 | l as u32);
                         }
-                        w.s[crate::rdna3::wave::EXEC_LO] = 0xffff_bfff;
+                        w.s[crate::rdna3::wave::EXEC_LO] = exec;
                     });
                     SLOW_ONLY.with(|s| s.set(false));
                     // A fault as its offset into the buffer.
@@ -771,7 +856,7 @@ mod tests {
                     (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)
                 };
                 let (fast, slow) = (run(false), run(true));
-                assert_eq!(fast, slow, "op {op}");
+                assert_eq!(fast, slow, "op {op}, exec {exec:#x}");
             }
         }
     }
