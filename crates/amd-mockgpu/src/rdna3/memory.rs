@@ -121,10 +121,12 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         .and_then(|h| h.checked_sub(lo))
         .map(|n| n as usize)
         .filter(|&n| n <= SPAN);
-    if let (Some(n), MemOp::Store(dwords)) = (span_len, kind) {
-        if store_span(w, exec, &addrs, lo, n, usize::from(data - 256), dwords, mem) {
-            return Ok(());
-        }
+    if let (Some(n), MemOp::Store(dwords)) = (span_len, kind)
+        // More bytes than the lanes store leave a gap: no single write then.
+        && n <= exec.count_ones() as usize * len
+        && store_span(w, exec, &addrs, lo, n, usize::from(data - 256), dwords, mem)
+    {
+        return Ok(());
     }
     if kind.is_load() && exec != 0 {
         let mut span = [0u8; SPAN];
@@ -187,26 +189,37 @@ fn store_runs(
     len: usize,
     mem: &GpuMemory<'_>,
 ) -> R<()> {
+    // The tests' reference: one write per lane, each lane's bytes read one by one.
+    let slow = super::exec::slow_only();
     let mut run = [0u8; SPAN];
     let (mut start, mut n) = (0u64, 0usize);
     for (lane, &a) in addrs.iter().enumerate() {
         if exec >> lane & 1 == 0 {
             continue;
         }
-        let (buf, _) = kind.store_bytes(w, lane, data)?;
-        if n > 0 && start.checked_add(n as u64) == Some(a) && n + len <= SPAN {
-            run[n..n + len].copy_from_slice(&buf[..len]);
-            n += len;
-            continue;
+        if !(n > 0 && !slow && start.checked_add(n as u64) == Some(a) && n + len <= SPAN) {
+            if n > 0 {
+                write_run(mem, start, &run[..n], len)?;
+            }
+            (start, n) = (a, 0);
         }
-        if n > 0 {
-            mem.write(start, &run[..n]).map_err(mem_fault)?;
+        match kind {
+            // Whole dwords straight from the registers.
+            MemOp::Store(dwords) if !slow && usize::from(data - 256) + dwords <= w.v.len() => {
+                let regs = &w.v[usize::from(data - 256)..][..dwords];
+                for (k, reg) in regs.iter().enumerate() {
+                    run[n + 4 * k..n + 4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
+                }
+            }
+            _ => {
+                let (buf, _) = kind.store_bytes(w, lane, data)?;
+                run[n..n + len].copy_from_slice(&buf[..len]);
+            }
         }
-        run[..len].copy_from_slice(&buf[..len]);
-        (start, n) = (a, len);
+        n += len;
     }
     if n > 0 {
-        mem.write(start, &run[..n]).map_err(mem_fault)?;
+        write_run(mem, start, &run[..n], len)?;
     }
     Ok(())
 }
@@ -276,6 +289,18 @@ fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]], bytes: &mut [u8]) {
             chunk[4 * k..4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
         }
     }
+}
+
+/// Writes a run of lanes' stores (`len` bytes each) at `start` in one piece, or when
+/// that faults, lane by lane up to the lane that faults, as the lanes would alone.
+fn write_run(mem: &GpuMemory<'_>, start: u64, run: &[u8], len: usize) -> R<()> {
+    if mem.write(start, run).is_ok() {
+        return Ok(());
+    }
+    for (k, piece) in run.chunks(len).enumerate() {
+        mem.write(start + (k * len) as u64, piece).map_err(mem_fault)?;
+    }
+    Ok(())
 }
 
 /// Bytes a wave's access may span to be moved in one piece.
