@@ -5,7 +5,7 @@ use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
 use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_only, valu};
 use super::fma::fma_wave;
-use super::matrix::{dot2, mul_dx9};
+use super::matrix::{dot2_f32, mul_dx9};
 use super::minmax;
 use super::opcodes::Vopd;
 use super::opcodes::op::{vop2, vop3, vopd};
@@ -340,14 +340,10 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.ieee()).to_bits(),
                 vopd::V_DUAL_DOT2ACC_F32_F16 => {
                     w.f16_denormals_kept("v_dual_dot2acc_f32_f16")?;
-                    dot2(a, b, fl(acc)).to_bits()
+                    dot2_f32(a, b, fl(acc), false, r32).to_bits()
                 }
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
-                vopd::V_DUAL_DOT2ACC_F32_BF16 => {
-                    let bf = |v: u32| f64::from(f(v << 16));
-                    let sum = bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16) + f64::from(fl(acc));
-                    (sum as f32).to_bits()
-                }
+                vopd::V_DUAL_DOT2ACC_F32_BF16 => dot2_f32(a, b, fl(acc), true, r32).to_bits(),
                 _ => {
                     out[k][lane] = match op {
                         vopd::V_DUAL_MOV_B32 => a,

@@ -17,7 +17,7 @@ use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
 use super::fma::fma_wave;
 use super::half;
-use super::matrix::{dot2, mul_dx9};
+use super::matrix::{dot2_f32, mul_dx9};
 use super::minmax;
 use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
@@ -883,7 +883,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             // v_dot2acc_f32_f16: D += S0.lo * S1.lo + S0.hi * S1.hi (halves).
             vop2_only::V_DOT2ACC_F32_F16_E32 => {
                 w.f16_denormals_kept("v_dot2acc_f32_f16")?;
-                dot2(a, b, f(w.vread(256 + dst as u16, lane, lit)?)).to_bits()
+                dot2_f32(a, b, f(w.vread(256 + dst as u16, lane, lit)?), false, r32).to_bits()
             }
             // v_fmamk_f32: S0 * K + S1; v_fmaak_f32: S0 * S1 + K.
             vop2_only::V_FMAMK_F32_E32 => fma32_in(fa, w.f32_in(f(lit.unwrap_or(0))), fb, r32).to_bits(),

@@ -5,9 +5,9 @@
 //! others the IEEE operations are computed exactly and rounded once in the mode
 //! ([`super::exact`]). Operations whose results do not depend on the mode (exact
 //! ones: min/max, rounding to integers, class tests, conversions that widen or go to
-//! integers) run as they are; the rest — transcendentals, the dot products, WMMA,
-//! mixed-precision fmas — refuse a directed mode, naming the instruction and the
-//! mode.
+//! integers) run as they are; the f16/bf16 dot products and the mixed-precision fmas
+//! are summed exactly and rounded once in the mode; the rest — transcendentals and
+//! WMMA — refuse a directed mode, naming the instruction and the mode.
 
 use super::exact::{self, F16, F32, F64, Format, Round};
 use super::half;
@@ -81,6 +81,13 @@ const DIRECTED: &[&str] = &[
     "v_pk_mul_f16",
     "v_pk_fma_f16",
     "v_pk_fmac_f16",
+    "v_fma_mix_f32",
+    "v_fma_mixlo_f16",
+    "v_fma_mixhi_f16",
+    "v_dot2_f32_f16",
+    "v_dot2_f32_bf16",
+    "v_dot2acc_f32_f16",
+    "v_dot2acc_f32_bf16",
 ];
 
 /// The float format of an opcode's result, from its name: the first type in it (`f32`
@@ -311,7 +318,9 @@ mod tests {
         assert!(check(&w, "v_sqrt_f16_e64").is_ok(), "f16 rounds to nearest here");
         let e = check(&w, "v_sqrt_f32_e64").unwrap_err();
         assert!(e.contains("v_sqrt_f32_e64") && e.contains("toward zero"), "{e}");
-        assert!(check(&w, "v_dot2_f32_f16").is_err());
+        assert!(check(&w, "v_dot2_f32_f16").is_ok());
+        assert!(check(&w, "v_dual_dot2acc_f32_bf16").is_ok());
+        assert!(check(&w, "v_wmma_f32_16x16x16_f16").is_err());
         // f16/f64 toward +infinity.
         w.mode = (w.mode & !MODE_ROUND) | 1 << 2;
         assert!(check(&w, "v_sqrt_f32_e64").is_ok());

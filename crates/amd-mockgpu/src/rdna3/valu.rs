@@ -16,7 +16,7 @@ use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::rounding::{fma16, ldexp, sub32, sub64};
+use super::rounding::{fma16, fma32, ldexp, sub32, sub64};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
@@ -537,12 +537,22 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                     let v = if neg_hi >> k & 1 == 1 { v.abs() } else { v };
                     Ok(if neg_lo >> k & 1 == 1 { -v } else { v })
                 };
-                let r = x(0)?.mul_add(x(1)?, x(2)?);
-                let r = if clamp { r.clamp(0.0, 1.0) } else { r };
+                // Rounded once (an f32 product is exact in f64, its sum not always):
+                // clamping after rounding is clamping before, 0 and 1 being exact.
+                let (a, b, c) = (x(0)?, x(1)?, x(2)?);
                 match op {
-                    V_FMA_MIX_F32 => (r as f32).to_bits(),
+                    V_FMA_MIX_F32 => {
+                        let r = fma32(a as f32, b as f32, c as f32, w.round32());
+                        (if clamp { r.clamp(0.0, 1.0) } else { r }).to_bits()
+                    }
                     _ => {
-                        let h = u32::from(half::from_f64(r));
+                        let h = fma16(a, b, c, w.round16_64());
+                        let h = if clamp {
+                            half::from_f64(half::to_f32(h).clamp(0.0, 1.0).into())
+                        } else {
+                            h
+                        };
+                        let h = u32::from(h);
                         let old = w.vread(256 + dst as u16, lane, None)?;
                         if op == V_FMA_MIXLO_F16 {
                             (old & 0xffff_0000) | h
@@ -555,12 +565,12 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
                 let (a, b) = (routed(raw(0)?, 0), routed(raw(1)?, 1));
-                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
+                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp, w.round32())
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
                 let (a, b) = (routed(a, 0), routed(b, 1));
-                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
+                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp, w.round32())
             }
             other => return Err(format!("VOP3P {} is not implemented", other.name())),
         };
@@ -918,6 +928,29 @@ mod tests {
         assert_eq!(w.v[2][0], 0x4400 << 16 | 0x1234, "2 × 1.5 + 1 = 4");
         // v_fma_mix_f32 v2, -v4, |v6|, v8: all f32
         assert_eq!(run3(&[0xcc20_0202, 0x2422_0d04], f(2.0), f(-3.0), f(10.0)), f(4.0));
+        // Rounded once, in MODE's direction: v_fma_mix_f32 v2, v4, v6, v8 (all f32),
+        // (1 + 2^-23)² = 1 + 2^-22 + 2^-46; v_fma_mixhi_f16 from a half and an f32,
+        // (1 + 2^-10)² = 1 + 2^-9 + 2^-20.
+        let x = f32::from_bits(1f32.to_bits() + 1);
+        for (round, f32_bits, f16_bits) in [
+            (0, 2, 0x3c02),
+            (0b0101, 3, 0x3c03),
+            (0b1010, 2, 0x3c02),
+            (0b1111, 2, 0x3c02),
+        ] {
+            let w = run(&[0xcc20_0002, 0x0422_0d04], |w| {
+                set(w, f(x), f(x), 0);
+                w.mode = w.mode & !0xf | round;
+            })
+            .unwrap();
+            assert_eq!(w.v[2][0], 1f32.to_bits() + f32_bits, "MODE round {round:#b}");
+            let w = run(&[0xcc22_4802, 0x0c22_0d04], |w| {
+                set(w, 0x3c01 << 16, f(1.0 + 2f32.powi(-10)), 0);
+                w.mode = w.mode & !0xf | round;
+            })
+            .unwrap();
+            assert_eq!(w.v[2][0] >> 16, f16_bits, "MODE round {round:#b}");
+        }
         // dots: f16 and bf16 halves into f32
         assert_eq!(
             run3(&[0xcc13_4002, 0x1c22_0d04], H2 << 16 | H1, H3 << 16 | H3, f(1.0)),
