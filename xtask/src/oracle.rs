@@ -2,7 +2,8 @@
 //! against an independent executable reading of the ISA.
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
-//! VOPC, VOP3, VOP3SD, VOP3P) is run on random and edge-case operands (zeros,
+//! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
+//! DPP16 source, `--enc DPP16`) is run on random and edge-case operands (zeros,
 //! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
 //! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
 //! tinygrad's RDNA3 emulator (its current tree's `test/mockgpu/amd/emu.py`, which
@@ -77,6 +78,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut pattern = String::new();
     let mut rounds = 6usize;
     let mut seed = 0x5eed_u64;
+    let mut only_enc = String::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
@@ -84,7 +86,8 @@ pub fn run(args: &[String]) -> Result<()> {
             "--ops" => pattern = value()?.clone(),
             "--rounds" => rounds = value()?.parse()?,
             "--seed" => seed = value()?.parse()?,
-            _ => return Err("usage: cargo xtask oracle [--ops PATTERN] [--rounds N] [--seed S]".into()),
+            "--enc" => only_enc = value()?.clone(),
+            _ => return Err("usage: cargo xtask oracle [--ops PATTERN] [--enc LABEL] [--rounds N] [--seed S]".into()),
         }
     }
     let tinygrad = std::env::var_os("TINYGRAD_DIR")
@@ -103,17 +106,42 @@ pub fn run(args: &[String]) -> Result<()> {
             let Some(words) = encode(e.encoding, e.op, e.name, variant, &mut rng) else {
                 continue;
             };
+            // VOPD's second variant is the Y half (a label of its own).
+            let encoding = match e.encoding {
+                "VOPD" if words.first().is_some_and(|w| w >> 22 & 0xf == DUAL_MOV) => "VOPD.Y",
+                "VOPD" => "VOPD.X",
+                other => other,
+            };
             for round in 0..rounds {
                 let state = initial(e.name, round, &mut rng);
                 cases.push(Case {
                     name: e.name.to_string(),
-                    encoding: e.encoding,
+                    encoding,
                     words: words.clone(),
                     state,
                 });
             }
         }
+        // A DPP16 source in place of src0, with a fresh control each round.
+        if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && dpp_allowed(e.name) {
+            for round in 0..rounds {
+                let Some(words) = encode_dpp16(e.encoding, e.op, e.name, &mut rng) else {
+                    continue;
+                };
+                let state = initial(e.name, round, &mut rng);
+                cases.push(Case {
+                    name: e.name.to_string(),
+                    encoding: DPP_LABEL[["VOP1", "VOP2", "VOPC"]
+                        .iter()
+                        .position(|x| *x == e.encoding)
+                        .unwrap_or(0)],
+                    words,
+                    state,
+                });
+            }
+        }
     }
+    cases.retain(|c| c.encoding.contains(only_enc.as_str()));
     println!("oracle: {} cases", cases.len());
     let ours: Vec<Outcome> = cases
         .iter()
@@ -136,6 +164,62 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Whether input modifiers apply: float sources (the operand type is the name's last).
+fn float_operands(name: &str) -> bool {
+    !name.contains("ubyte") && matches!(operand_type(name), Some(t) if t.starts_with('f') || t.starts_with("bf"))
+}
+
+/// VOPD's move, the other half of a case that tests one operation.
+const DUAL_MOV: u32 = 8;
+/// VOPD opcodes below this are valid in the X half (4 bits); the Y half has 5.
+const OPX_END: u32 = 16;
+/// The labels of DPP16 cases, by encoding.
+const DPP_LABEL: [&str; 3] = ["VOP1.DPP16", "VOP2.DPP16", "VOPC.DPP16"];
+
+/// Whether a VOP1/VOP2/VOPC opcode may take a DPP source: not the 64-bit operations
+/// (DPP moves 32-bit lanes), not the lane reads or swaps (LLVM has no DPP form of
+/// them), not those with a literal.
+fn dpp_allowed(name: &str) -> bool {
+    !name.contains("64")
+        && !name.contains("readfirstlane")
+        && !name.contains("permlane")
+        && !name.contains("mk_")
+        && !name.contains("ak_")
+        && !name.starts_with("v_nop")
+        && !name.starts_with("v_pipeflush")
+        && !name.starts_with("v_swap")
+}
+
+/// A VOP1/VOP2/VOPC instruction reading src0 through a DPP16 dword: a random control
+/// among those tinygrad's emulator models (quad_perm, row_shl, row_shr, row_ror,
+/// row_mirror, row_half_mirror), random row and bank masks, bound_ctrl and
+/// fetch-inactive, and the neg/abs bits of both sources.
+fn encode_dpp16(encoding: &str, op: u16, name: &str, rng: &mut Rng) -> Option<Vec<u32>> {
+    let op = u32::from(op);
+    let r = rng.next();
+    let ctrl = match r % 6 {
+        0 => (r >> 8) as u32 & 0xff,
+        1 => 0x101 + (r >> 8) as u32 % 15,
+        2 => 0x111 + (r >> 8) as u32 % 15,
+        3 => 0x121 + (r >> 8) as u32 % 15,
+        4 => 0x140,
+        _ => 0x141,
+    };
+    let r = rng.next() as u32;
+    // Every row and bank on, out-of-row sources read as 0 (BOUND_CTRL) and inactive
+    // lanes fetched (FI): where the ISA disables a lane's write instead, tinygrad's
+    // emulator computes it from another value. Neg and abs only on float sources.
+    let mods = if float_operands(name) { r >> 14 & 0xf } else { 0 };
+    let dpp = SRC[0] | ctrl << 8 | 1 << 18 | 1 << 19 | mods << 20 | 0xf << 24 | 0xf << 28;
+    let w0 = match encoding {
+        "VOP1" => 0x7e00_0000 | VDST << 17 | op << 9 | 250,
+        "VOP2" => op << 25 | VDST << 17 | SRC[1] << 9 | 250,
+        "VOPC" => 0x7c00_0000 | op << 17 | SRC[1] << 9 | 250,
+        _ => return None,
+    };
+    Some(vec![w0, dpp])
+}
+
 /// The instruction's dwords with operands in the case registers; variant 1 adds
 /// random VOP3/VOP3P modifiers where the operation is float (or 16-bit).
 fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {
@@ -143,14 +227,12 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
     let v = |r: u32| 256 + r;
     let carry_in = name.contains("_co_ci") || name.contains("cndmask");
     let src2 = if carry_in { SSRC[2] } else { v(SRC[2]) };
-    // Input modifiers apply to float sources: the operand type is the name's last.
-    let float =
-        !name.contains("ubyte") && matches!(operand_type(name), Some(t) if t.starts_with('f') || t.starts_with("bf"));
+    let float = float_operands(name);
     let half = ["16"].iter().any(|t| name.contains(t));
-    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK") {
+    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK" | "VOPD") {
         return None;
     }
-    if variant == 1 && encoding != "SOPK" && !float && !half {
+    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD") && !float && !half {
         return None;
     }
     let words = match encoding {
@@ -176,6 +258,29 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             w
         }
         "VOPC" => vec![0x7c00_0000 | op << 17 | SRC[1] << 9 | v(SRC[0])],
+        // Dual issue: the operation in its half (X in variant 0 where X has it, else
+        // Y), the other half a move of src2's registers; X writes v40, Y v41.
+        "VOPD" => {
+            let literal = name.contains("mk_") || name.contains("ak_");
+            let (x, y) = if variant == 0 && op < OPX_END {
+                (
+                    0xc800_0000 | op << 22 | DUAL_MOV << 17 | SRC[1] << 9 | v(SRC[0]),
+                    VDST << 24 | (VDST + 1) >> 1 << 17 | v(SRC[2]),
+                )
+            } else if variant == 1 && op >= OPX_END {
+                return None;
+            } else {
+                (
+                    0xc800_0000 | DUAL_MOV << 22 | op << 17 | v(SRC[2]),
+                    VDST << 24 | (VDST + 1) >> 1 << 17 | SRC[1] << 9 | v(SRC[0]),
+                )
+            };
+            let mut w = vec![x, y];
+            if literal {
+                w.push(0x3fc0_0000);
+            }
+            w
+        }
         "VOP3" | "VOP3SD" => {
             let sd = encoding == "VOP3SD";
             let vopc = encoding == "VOP3" && op < 256;
