@@ -29,6 +29,7 @@ mod disasm;
 mod divide;
 mod exact;
 mod exec;
+mod fast;
 mod fma;
 mod gather;
 mod half;
@@ -60,7 +61,7 @@ pub use single::{LDS_BYTES, WaveState, execute};
 
 use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};
-use exec::Flow;
+use exec::{Decoded, Flow};
 use memory::FAULT;
 use wave::{EXEC_LO, Wave};
 
@@ -138,8 +139,8 @@ const CHECKPOINT_EVERY: u64 = 1 << 12;
 /// (most code), a map for anything outside it (called functions far away).
 struct CodeCache {
     base: u64,
-    window: Vec<Option<Inst>>,
-    insts: HashMap<u64, Inst>,
+    window: Vec<Option<Decoded>>,
+    insts: HashMap<u64, Decoded>,
 }
 
 /// Dwords of code the direct window covers (256 KiB).
@@ -156,7 +157,7 @@ impl CodeCache {
     /// The instruction at `pc` when it has been decoded (no copy, no error to carry:
     /// the path every instruction takes after its first run).
     #[inline]
-    fn get(&self, pc: u64) -> Option<&Inst> {
+    fn get(&self, pc: u64) -> Option<&Decoded> {
         match self.slot(pc) {
             Some(k) => self.window.get(k)?.as_ref(),
             None => self.insts.get(&pc),
@@ -165,7 +166,7 @@ impl CodeCache {
 
     /// Decodes the instruction at `pc` into the cache.
     #[inline(never)]
-    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<Inst, KernelError> {
+    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<(), KernelError> {
         let slot = self.slot(pc);
         // Up to three dwords (an instruction and its literal); fewer at the end of
         // the code's mapping.
@@ -193,6 +194,7 @@ impl CodeCache {
         let i = Inst::decode(&words).map_err(|e| {
             KernelError::Unsupported(format!("at {pc:#x} [{:08x?}]: {e}", &words[..words.len().min(2)]))
         })?;
+        let i = Decoded::new(i);
         match slot {
             Some(k) => {
                 if self.window.len() <= k {
@@ -204,7 +206,7 @@ impl CodeCache {
                 self.insts.insert(pc, i);
             }
         }
-        Ok(i)
+        Ok(())
     }
 }
 
@@ -486,18 +488,25 @@ fn run_group(
                 if me.tick()? {
                     mem.checkpoint()?;
                 }
-                me.lanes += w.exec().count_ones() as u64;
+                // Every lane (most instructions) without counting them.
+                let exec = w.exec();
+                me.lanes += if exec == u32::MAX {
+                    32
+                } else {
+                    u64::from(exec.count_ones())
+                };
                 if code.get(w.pc).is_none() {
                     code.fetch(mem, w.pc)?;
                 }
-                let Some(i) = code.get(w.pc) else {
+                let Some(d) = code.get(w.pc) else {
                     // fetch just put it there.
                     return Err(KernelError::Unsupported(format!(
                         "no instruction cached at {:#x}",
                         w.pc
                     )));
                 };
-                let flow = exec::step(w, i, mem, lds).map_err(|e| match fault_of(&e) {
+                let i = &d.inst;
+                let flow = d.run(w, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(fault) => KernelError::FaultAt {
                         fault,
                         context: format!("at {:#x}: {i}", w.pc),
