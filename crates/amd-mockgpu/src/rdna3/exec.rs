@@ -258,6 +258,13 @@ impl Decoded {
         Decoded { inst, kind }
     }
 
+    /// Whether the instruction is an ordering or scheduling hint: running it changes
+    /// nothing but the PC.
+    #[inline]
+    pub(crate) fn is_hint(&self) -> bool {
+        matches!(self.kind, Kind::Hint)
+    }
+
     /// Runs the instruction on `w`, as [`step`] does.
     #[inline]
     pub(crate) fn run(&self, w: &mut Wave, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
@@ -510,7 +517,7 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
 }
 
 /// Lane `l`'s bit in a mask.
-const LANE_BIT: [u32; 32] = {
+pub(crate) const LANE_BIT: [u32; 32] = {
     let mut bits = [0; 32];
     let mut l = 0;
     while l < 32 {

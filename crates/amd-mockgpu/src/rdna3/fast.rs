@@ -6,10 +6,10 @@
 //! register is out of range or MODE asks for what the host's arithmetic does not do.
 
 use super::decode::{Inst, LITERAL};
-use super::exec::{Mods, R, blend, f, slow_only, vop2_only};
+use super::exec::{LANE_BIT, Mods, R, blend, f, slow_only, vop2_only};
 use super::fma::fma_wave;
 use super::opcodes::op::{vop3, vop3sd};
-use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, SPARSE_LANES, VCC_LO, Wave};
+use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, VCC_LO, Wave};
 
 /// A source operand as decoding resolved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -357,22 +357,24 @@ impl Fast {
     fn lshlrev_b64(&self, w: &mut Wave) {
         let [a, b, _] = self.srcs;
         let (dst, r) = (usize::from(self.dst), b.vgpr().unwrap_or(0));
-        let at: [u32; 32];
-        let av = src_in_place!(a, w, at);
-        let (bv, hi) = (&w.v[r], &w.v[r + 1]);
-        let exec = w.exec();
-        let wide = |l: usize| (u64::from(bv[l]) | u64::from(hi[l]) << 32) << (av[l] & 63);
-        let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
-        if exec == u32::MAX {
-            // Every lane: each shift once, for both halves.
-            for (l, (lo, h)) in lo_out.iter_mut().zip(hi_out.iter_mut()).enumerate() {
-                let x = wide(l);
-                (*lo, *h) = (x as u32, (x >> 32) as u32);
+        let (lo, hi) = (&w.v[r], &w.v[r + 1]);
+        let wide = |l: usize| u64::from(lo[l]) | u64::from(hi[l]) << 32;
+        // A shift the same for every lane (a constant, an SGPR: the common case)
+        // vectorizes; one per lane does not.
+        let shifted: [u64; 32] = match a {
+            Src::Vgpr(s) => {
+                let by = &w.v[usize::from(s)];
+                std::array::from_fn(|l| wide(l) << (by[l] & 63))
             }
-        } else {
-            blend(&mut lo_out, exec, |l| wide(l) as u32);
-            blend(&mut hi_out, exec, |l| (wide(l) >> 32) as u32);
-        }
+            k => {
+                let by = k.scalar(w) & 63;
+                std::array::from_fn(|l| wide(l) << by)
+            }
+        };
+        let exec = w.exec();
+        let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
+        blend(&mut lo_out, exec, |l| shifted[l] as u32);
+        blend(&mut hi_out, exec, |l| (shifted[l] >> 32) as u32);
         w.v[dst] = lo_out;
         w.v[dst + 1] = hi_out;
     }
@@ -387,33 +389,23 @@ impl Fast {
         let (at, bt): ([u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
         let exec = w.exec();
-        let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
-        let mut out = w.v[dst];
-        let carry_out = if exec == u32::MAX {
-            // Every lane: the sums straight into the result, the carries gathered after.
-            let mut carries = [0u32; 32];
-            for (l, (o, c)) in out.iter_mut().zip(carries.iter_mut()).enumerate() {
-                let s = sum(l);
-                (*o, *c) = (s as u32, (s >> 32) as u32);
-            }
-            carries.iter().enumerate().fold(0u32, |m, (l, &c)| m | c << l)
-        } else if exec.count_ones() <= SPARSE_LANES {
-            Bits(exec).fold(0u32, |c, l| {
-                out[l] = sum(l) as u32;
-                c | ((sum(l) >> 32) as u32 & 1) << l
-            })
+        // Every lane's sum and carry (in 32 bits, the lane's bits from a table: the loop
+        // vectorizes), then the lanes EXEC enables.
+        let (mut sums, mut carries) = ([0u32; 32], [0u32; 32]);
+        for (l, (s, c)) in sums.iter_mut().zip(carries.iter_mut()).enumerate() {
+            let (s1, c1) = av[l].overflowing_add(bv[l]);
+            let (s2, c2) = s1.overflowing_add(u32::from(carry_in & LANE_BIT[l] != 0));
+            *s = s2;
+            *c = if c1 | c2 { LANE_BIT[l] } else { 0 };
+        }
+        let carry_out = carries.iter().fold(0, |m, &c| m | c) & exec;
+        if exec == u32::MAX {
+            w.v[dst] = sums;
         } else {
-            let mut sums = [0u64; 32];
-            for (l, s) in sums.iter_mut().enumerate() {
-                *s = sum(l);
-            }
-            blend(&mut out, exec, |l| sums[l] as u32);
-            sums.iter()
-                .enumerate()
-                .fold(0u32, |c, (l, s)| c | ((s >> 32) as u32 & 1) << l)
-                & exec
-        };
-        w.v[dst] = out;
+            let mut out = w.v[dst];
+            blend(&mut out, exec, |l| sums[l]);
+            w.v[dst] = out;
+        }
         let sdst = usize::from(self.sdst);
         if sdst != NULL {
             w.s[sdst] = carry_out;

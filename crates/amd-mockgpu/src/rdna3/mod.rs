@@ -495,16 +495,21 @@ fn run_group(
                 } else {
                     u64::from(exec.count_ones())
                 };
-                if code.get(w.pc).is_none() {
-                    code.fetch(mem, w.pc)?;
-                }
-                let Some(d) = code.get(w.pc) else {
-                    // fetch just put it there.
-                    return Err(KernelError::Unsupported(format!(
-                        "no instruction cached at {:#x}",
-                        w.pc
-                    )));
+                let d = match code.get(w.pc) {
+                    Some(d) => d,
+                    None => {
+                        code.fetch(mem, w.pc)?;
+                        code.get(w.pc).ok_or_else(|| {
+                            // fetch just put it there.
+                            KernelError::Unsupported(format!("no instruction cached at {:#x}", w.pc))
+                        })?
+                    }
                 };
+                if d.is_hint() {
+                    // Nothing to run (one dword: SOPP).
+                    w.pc += 4;
+                    continue;
+                }
                 let i = &d.inst;
                 let flow = d.run(w, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(fault) => KernelError::FaultAt {
