@@ -242,6 +242,8 @@ enum Kind {
     Hint,
     /// The vector ALU.
     Valu(Valu),
+    /// LDS (DS).
+    Lds,
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -252,6 +254,8 @@ impl Decoded {
             Kind::Hint
         } else if let Some(v) = Valu::of(&inst) {
             Kind::Valu(v)
+        } else if inst.enc == Encoding::Ds {
+            Kind::Lds
         } else {
             Kind::Other
         };
@@ -271,6 +275,7 @@ impl Decoded {
         match &self.kind {
             Kind::Hint => Ok(Flow::Next),
             Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
+            Kind::Lds => super::lds::ds(w, &self.inst, lds).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }

@@ -286,71 +286,77 @@ impl Fast {
         Ok(true)
     }
 
-    /// The operations with one 32-bit result and no other output.
+    /// The operations with one 32-bit result and no other output: every lane
+    /// computed (they are pure), then the lanes EXEC enables written.
     #[inline(always)]
     fn plain(&self, w: &mut Wave) {
         use FastOp::*;
+        use std::array::from_fn;
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
-        let (at, bt, ct): ([u32; 32], [u32; 32], [u32; 32]);
-        let (av, bv, cv) = (
-            src_in_place!(a, w, at),
-            src_in_place!(b, w, bt),
-            src_in_place!(c, w, ct),
-        );
+        let (at, bt): ([u32; 32], [u32; 32]);
+        let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
+        let r: [u32; 32] = match self.op {
+            Mov => *av,
+            AddNcU32 => from_fn(|l| av[l].wrapping_add(bv[l])),
+            SubNcU32 => from_fn(|l| av[l].wrapping_sub(bv[l])),
+            SubrevNcU32 => from_fn(|l| bv[l].wrapping_sub(av[l])),
+            And => from_fn(|l| av[l] & bv[l]),
+            Or => from_fn(|l| av[l] | bv[l]),
+            Xor => from_fn(|l| av[l] ^ bv[l]),
+            LshlrevB32 => from_fn(|l| bv[l] << (av[l] & 31)),
+            LshrrevB32 => from_fn(|l| bv[l] >> (av[l] & 31)),
+            AshrrevI32 => from_fn(|l| ((bv[l] as i32) >> (av[l] & 31)) as u32),
+            MinU32 => from_fn(|l| av[l].min(bv[l])),
+            MaxU32 => from_fn(|l| av[l].max(bv[l])),
+            MinI32 => from_fn(|l| (av[l] as i32).min(bv[l] as i32) as u32),
+            MaxI32 => from_fn(|l| (av[l] as i32).max(bv[l] as i32) as u32),
+            MulLoU32 => from_fn(|l| av[l].wrapping_mul(bv[l])),
+            MulU32U24 => from_fn(|l| (av[l] & 0xff_ffff).wrapping_mul(bv[l] & 0xff_ffff)),
+            AddF32 => from_fn(|l| (f(av[l]) + f(bv[l])).to_bits()),
+            SubF32 => from_fn(|l| (f(av[l]) - f(bv[l])).to_bits()),
+            SubrevF32 => from_fn(|l| (f(bv[l]) - f(av[l])).to_bits()),
+            MulF32 => from_fn(|l| (f(av[l]) * f(bv[l])).to_bits()),
+            CndmaskB32 => {
+                let sel = c.scalar(w);
+                from_fn(|l| if sel & LANE_BIT[l] != 0 { bv[l] } else { av[l] })
+            }
+            LshlAddU32 | Add3U32 | LshlOrB32 | BfeU32 | FmaF32 => self.three(w, av, bv),
+            // The fused multiply-adds, on the host's FMA unit where it has one.
+            FmacF32 => fma_wave(av, bv, &w.v[dst]),
+            FmamkF32(k) => fma_wave(av, &[k; 32], bv),
+            FmaakF32(k) => fma_wave(av, bv, &[k; 32]),
+            // Not plain operations: `run` takes them elsewhere.
+            LshlrevB64 | AddCoU32 | AddCoCiU32 => return,
+        };
         let exec = w.exec();
-        let mut out = w.v[dst];
+        if exec == u32::MAX {
+            w.v[dst] = r;
+        } else {
+            let mut out = w.v[dst];
+            blend(&mut out, exec, |l| r[l]);
+            w.v[dst] = out;
+        }
+    }
+
+    /// The plain operations with three sources, every lane.
+    #[inline(always)]
+    fn three(&self, w: &Wave, av: &[u32; 32], bv: &[u32; 32]) -> [u32; 32] {
+        use FastOp::*;
+        use std::array::from_fn;
+        let ct: [u32; 32];
+        let cv = src_in_place!(self.srcs[2], w, ct);
         match self.op {
-            Mov => blend(&mut out, exec, |l| av[l]),
-            AddNcU32 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l])),
-            SubNcU32 => blend(&mut out, exec, |l| av[l].wrapping_sub(bv[l])),
-            SubrevNcU32 => blend(&mut out, exec, |l| bv[l].wrapping_sub(av[l])),
-            And => blend(&mut out, exec, |l| av[l] & bv[l]),
-            Or => blend(&mut out, exec, |l| av[l] | bv[l]),
-            Xor => blend(&mut out, exec, |l| av[l] ^ bv[l]),
-            LshlrevB32 => blend(&mut out, exec, |l| bv[l] << (av[l] & 31)),
-            LshrrevB32 => blend(&mut out, exec, |l| bv[l] >> (av[l] & 31)),
-            AshrrevI32 => blend(&mut out, exec, |l| ((bv[l] as i32) >> (av[l] & 31)) as u32),
-            MinU32 => blend(&mut out, exec, |l| av[l].min(bv[l])),
-            MaxU32 => blend(&mut out, exec, |l| av[l].max(bv[l])),
-            MinI32 => blend(&mut out, exec, |l| (av[l] as i32).min(bv[l] as i32) as u32),
-            MaxI32 => blend(&mut out, exec, |l| (av[l] as i32).max(bv[l] as i32) as u32),
-            MulLoU32 => blend(&mut out, exec, |l| av[l].wrapping_mul(bv[l])),
-            MulU32U24 => blend(&mut out, exec, |l| (av[l] & 0xff_ffff).wrapping_mul(bv[l] & 0xff_ffff)),
-            AddF32 => blend(&mut out, exec, |l| (f(av[l]) + f(bv[l])).to_bits()),
-            SubF32 => blend(&mut out, exec, |l| (f(av[l]) - f(bv[l])).to_bits()),
-            SubrevF32 => blend(&mut out, exec, |l| (f(bv[l]) - f(av[l])).to_bits()),
-            MulF32 => blend(&mut out, exec, |l| (f(av[l]) * f(bv[l])).to_bits()),
-            LshlAddU32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)).wrapping_add(cv[l])),
-            Add3U32 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l]).wrapping_add(cv[l])),
-            LshlOrB32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)) | cv[l]),
-            BfeU32 => blend(&mut out, exec, |l| {
+            LshlAddU32 => from_fn(|l| (av[l] << (bv[l] & 31)).wrapping_add(cv[l])),
+            Add3U32 => from_fn(|l| av[l].wrapping_add(bv[l]).wrapping_add(cv[l])),
+            LshlOrB32 => from_fn(|l| (av[l] << (bv[l] & 31)) | cv[l]),
+            BfeU32 => from_fn(|l| {
                 let (off, width) = (bv[l] & 31, cv[l] & 31);
                 ((u64::from(av[l] >> off)) & ((1u64 << width) - 1)) as u32
             }),
-            CndmaskB32 => {
-                let sel = c.scalar(w);
-                blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
-            }
-            // The fused multiply-adds, on the host's FMA unit where it has one.
-            FmaF32 | FmacF32 | FmamkF32(_) | FmaakF32(_) => {
-                let r = match self.op {
-                    FmaF32 => fma_wave(av, bv, cv),
-                    FmacF32 => fma_wave(av, bv, &out),
-                    FmamkF32(k) => fma_wave(av, &[k; 32], bv),
-                    FmaakF32(k) => fma_wave(av, bv, &[k; 32]),
-                    _ => out,
-                };
-                if exec == u32::MAX {
-                    out = r;
-                } else {
-                    blend(&mut out, exec, |l| r[l]);
-                }
-            }
-            // Not plain operations: `run` takes them elsewhere.
-            LshlrevB64 | AddCoU32 | AddCoCiU32 => {}
+            // v_fma_f32
+            _ => fma_wave(av, bv, cv),
         }
-        w.v[dst] = out;
     }
 
     /// `v_lshlrev_b64`: S1's VGPR pair shifted left by S0.
