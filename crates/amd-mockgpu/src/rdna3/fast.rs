@@ -395,16 +395,18 @@ impl Fast {
         let (at, bt): ([u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
         let exec = w.exec();
-        // Every lane's sum and carry (in 32 bits, the lane's bits from a table: the loop
-        // vectorizes), then the lanes EXEC enables.
-        let (mut sums, mut carries) = ([0u32; 32], [0u32; 32]);
-        for (l, (s, c)) in sums.iter_mut().zip(carries.iter_mut()).enumerate() {
-            let (s1, c1) = av[l].overflowing_add(bv[l]);
-            let (s2, c2) = s1.overflowing_add(u32::from(carry_in & LANE_BIT[l] != 0));
-            *s = s2;
-            *c = if c1 | c2 { LANE_BIT[l] } else { 0 };
+        // Every lane's sum and carry in 32 bits, the carry from the operands' and the
+        // sum's top bits, the lane's bit from a table: the loop vectorizes.
+        let (mut sums, mut carries) = ([0u32; 32], 0u32);
+        for (l, s) in sums.iter_mut().enumerate() {
+            let (x, y) = (av[l], bv[l]);
+            let sum = x.wrapping_add(y).wrapping_add(u32::from(carry_in & LANE_BIT[l] != 0));
+            *s = sum;
+            // Out of bit 31: both top bits set, or one of them without the sum's.
+            let carry = (x & y) | ((x | y) & !sum);
+            carries |= ((carry as i32) >> 31) as u32 & LANE_BIT[l];
         }
-        let carry_out = carries.iter().fold(0, |m, &c| m | c) & exec;
+        let carry_out = carries & exec;
         if exec == u32::MAX {
             w.v[dst] = sums;
         } else {
