@@ -49,22 +49,42 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
             w.vread(256 + addr, lane, None)?;
         }
     }
-    for (lane, a) in addrs.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
+    if exec == u32::MAX && !addtid {
+        // Every lane (the common case): no test per lane, and the loop vectorizes.
+        // The address VGPRs are in range (checked above).
+        let lo = &w.v[r];
+        match sbase {
+            None => {
+                let hi = &w.v[r + 1];
+                for (lane, a) in addrs.iter_mut().enumerate() {
+                    let base = u64::from(lo[lane]) | u64::from(hi[lane]) << 32;
+                    *a = (base as i64).wrapping_add(offset) as u64;
+                }
+            }
+            Some(s) => {
+                for (lane, a) in addrs.iter_mut().enumerate() {
+                    *a = (s.wrapping_add(u64::from(lo[lane])) as i64).wrapping_add(offset) as u64;
+                }
+            }
         }
-        if addtid {
-            *a = sbase
-                .unwrap_or(0)
-                .wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
-            continue;
+    } else {
+        for (lane, a) in addrs.iter_mut().enumerate() {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            if addtid {
+                *a = sbase
+                    .unwrap_or(0)
+                    .wrapping_add(i.bits(0, 11, 0) as u64 + 4 * lane as u64);
+                continue;
+            }
+            let lo = u64::from(w.v[r][lane]);
+            let base = match sbase {
+                None => lo | u64::from(w.v[r + 1][lane]) << 32,
+                Some(s) => s.wrapping_add(lo),
+            };
+            *a = (base as i64).wrapping_add(offset) as u64;
         }
-        let lo = u64::from(w.v[r][lane]);
-        let base = match sbase {
-            None => lo | u64::from(w.v[r + 1][lane]) << 32,
-            Some(s) => s.wrapping_add(lo),
-        };
-        *a = (base as i64).wrapping_add(offset) as u64;
     }
     if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
         // Atomics: the old value returns when GLC is set. 64-bit ones take register
@@ -103,9 +123,16 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     let fault = |f: MemoryFault| mem_fault(f);
     // A wave's accesses usually fall in one small span: check and move it once.
     let (mut lo, mut hi) = (u64::MAX, 0u64);
-    for lane in Bits(exec) {
-        lo = lo.min(addrs[lane]);
-        hi = hi.max(addrs[lane]);
+    if exec == u32::MAX {
+        for &a in &addrs {
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+    } else {
+        for lane in Bits(exec) {
+            lo = lo.min(addrs[lane]);
+            hi = hi.max(addrs[lane]);
+        }
     }
     let span_len = hi
         .checked_add(len as u64)
@@ -125,6 +152,17 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                     if vdst + dwords <= w.v.len() && !super::exec::slow_only() {
                         for k in 0..dwords {
                             let mut out = w.v[vdst + k];
+                            if exec == u32::MAX {
+                                for (lane, o) in out.iter_mut().enumerate() {
+                                    let at = (addrs[lane] - lo) as usize + 4 * k;
+                                    // Inside the span by its construction.
+                                    if let Some(b) = span.get(at..at + 4) {
+                                        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                    }
+                                }
+                                w.v[vdst + k] = out;
+                                continue;
+                            }
                             for lane in Bits(exec) {
                                 let at = (addrs[lane] - lo) as usize + 4 * k;
                                 // Inside the span by its construction.
@@ -223,6 +261,15 @@ fn store_span(
 ) -> bool {
     if exec == 0 || data + dwords > w.v.len() || super::exec::slow_only() {
         return false;
+    }
+    // Every lane a dword after the one before (a row): the register's bytes are the
+    // span, every byte covered.
+    if exec == u32::MAX && dwords == 1 && (0..32).all(|l| addrs[l] == lo.wrapping_add(4 * l as u64)) {
+        let mut row = [0u8; 128];
+        for (b, v) in row.chunks_exact_mut(4).zip(&w.v[data]) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        return mem.write(lo, &row).is_ok();
     }
     let mut span = [0u8; SPAN];
     let mut covered = [0u64; SPAN / 64];
