@@ -19,8 +19,8 @@ use super::fast::Fast;
 use super::half;
 use super::matrix::{dot2, mul_dx9};
 use super::minmax;
-use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
+use super::opcodes::{Ds, Vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
 use super::rounding::{add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
 use super::wave::{Bits, MODE_ROUND, SPARSE_LANES, VCC_LO, Wave};
@@ -242,8 +242,8 @@ enum Kind {
     Hint,
     /// The vector ALU.
     Valu(Valu),
-    /// LDS (DS).
-    Lds,
+    /// LDS (DS), the opcode named.
+    Lds(Ds),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -254,8 +254,8 @@ impl Decoded {
             Kind::Hint
         } else if let Some(v) = Valu::of(&inst) {
             Kind::Valu(v)
-        } else if inst.enc == Encoding::Ds {
-            Kind::Lds
+        } else if let Some(op) = Ds::from_op(inst.op).filter(|_| inst.enc == Encoding::Ds) {
+            Kind::Lds(op)
         } else {
             Kind::Other
         };
@@ -275,7 +275,7 @@ impl Decoded {
         match &self.kind {
             Kind::Hint => Ok(Flow::Next),
             Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
-            Kind::Lds => super::lds::ds(w, &self.inst, lds).map(|_| Flow::Next),
+            Kind::Lds(op) => super::lds::ds_op(w, &self.inst, *op, lds).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }
