@@ -218,6 +218,27 @@ fn store_runs(
 ) -> R<()> {
     let mut run = [0u8; SPAN];
     let (mut start, mut n) = (0u64, 0usize);
+    // Dwords from a register in range (the common case): each lane's four bytes
+    // straight from it.
+    if let (MemOp::Store(1), Some(vals)) = (kind, usize::from(data).checked_sub(256).and_then(|r| w.v.get(r))) {
+        for lane in Bits(exec) {
+            let (a, bytes) = (addrs[lane], vals[lane].to_le_bytes());
+            if n > 0 && start.checked_add(n as u64) == Some(a) && n + 4 <= SPAN {
+                run[n..n + 4].copy_from_slice(&bytes);
+                n += 4;
+                continue;
+            }
+            if n > 0 {
+                mem.write(start, &run[..n]).map_err(mem_fault)?;
+            }
+            run[..4].copy_from_slice(&bytes);
+            (start, n) = (a, 4);
+        }
+        if n > 0 {
+            mem.write(start, &run[..n]).map_err(mem_fault)?;
+        }
+        return Ok(());
+    }
     for (lane, &a) in addrs.iter().enumerate() {
         if exec >> lane & 1 == 0 {
             continue;
