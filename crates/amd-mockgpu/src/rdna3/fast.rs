@@ -83,6 +83,17 @@ macro_rules! src_in_place {
     };
 }
 
+/// `f(lane)` for every lane, as a plain loop (where `std::array::from_fn` stayed a
+/// call).
+#[inline(always)]
+fn each(f: impl Fn(usize) -> u32) -> [u32; 32] {
+    let mut r = [0u32; 32];
+    for (l, o) in r.iter_mut().enumerate() {
+        *o = f(l);
+    }
+    r
+}
+
 /// The operations [`Fast`] runs (VOP3 numbering of the ISA's names in the comments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FastOp {
@@ -364,25 +375,31 @@ impl Fast {
         let [a, b, _] = self.srcs;
         let (dst, r) = (usize::from(self.dst), b.vgpr().unwrap_or(0));
         let (lo, hi) = (&w.v[r], &w.v[r + 1]);
-        let wide = |l: usize| u64::from(lo[l]) | u64::from(hi[l]) << 32;
-        // A shift the same for every lane (a constant, an SGPR: the common case)
-        // vectorizes; one per lane does not.
-        let shifted: [u64; 32] = match a {
+        // The result's halves. A shift the same for every lane (a constant, an SGPR:
+        // the common case) in 32-bit halves, which vectorizes; one per lane in 64 bits.
+        let (lo_r, hi_r): ([u32; 32], [u32; 32]) = match a {
             Src::Vgpr(s) => {
                 let by = &w.v[usize::from(s)];
-                std::array::from_fn(|l| wide(l) << (by[l] & 63))
+                let wide = |l: usize| (u64::from(lo[l]) | u64::from(hi[l]) << 32) << (by[l] & 63);
+                (each(|l| wide(l) as u32), each(|l| (wide(l) >> 32) as u32))
             }
-            k => {
-                let by = k.scalar(w) & 63;
-                std::array::from_fn(|l| wide(l) << by)
-            }
+            k => match k.scalar(w) & 63 {
+                0 => (*lo, *hi),
+                by @ 1..32 => (each(|l| lo[l] << by), each(|l| hi[l] << by | lo[l] >> (32 - by))),
+                by => ([0; 32], each(|l| lo[l] << (by - 32))),
+            },
         };
         let exec = w.exec();
-        let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
-        blend(&mut lo_out, exec, |l| shifted[l] as u32);
-        blend(&mut hi_out, exec, |l| (shifted[l] >> 32) as u32);
-        w.v[dst] = lo_out;
-        w.v[dst + 1] = hi_out;
+        if exec == u32::MAX {
+            w.v[dst] = lo_r;
+            w.v[dst + 1] = hi_r;
+        } else {
+            let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
+            blend(&mut lo_out, exec, |l| lo_r[l]);
+            blend(&mut hi_out, exec, |l| hi_r[l]);
+            w.v[dst] = lo_out;
+            w.v[dst + 1] = hi_out;
+        }
     }
 
     /// 32-bit adds with carry out (`v_add_co_u32`) and carry in and out
