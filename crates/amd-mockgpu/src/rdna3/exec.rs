@@ -7,9 +7,11 @@
 //! memory), `control` (program control), `compare` (VOPC), `crosslane` (DPP, lane reads
 //! and writes, permlanes, M0-relative moves, VOPD), `packed` (f16, 16-bit and VOP3P),
 //! `divide` (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
-//! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), and `valu` for the rest
-//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic and
-//! conversions.
+//! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), `fast` (the commonest
+//! VALU operations a whole wave at a time, their operands resolved when decoded), and
+//! `valu` for the rest of the vector ALU. What stays here: 32/64-bit integer, f32 and
+//! f64 arithmetic and conversions, and decoding VALU instructions' operands ([`Valu`],
+//! [`Decoded`]).
 
 use super::compare::vcmp;
 use super::crosslane::{dpp, indexed_move, vopd};

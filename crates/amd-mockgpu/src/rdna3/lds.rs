@@ -118,7 +118,7 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     ds_op(w, i, op, lds)
 }
 
-/// [`ds`] with the opcode already named (`op` is `i.op`'s).
+/// [`ds()`] with the opcode already named (`op` is `i.op`'s).
 pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
     use Ds::*;
     if whole_wave(w, i, op, lds).is_some() {

@@ -12,12 +12,14 @@
 //! implemented or refused on purpose with the reason (graphics-only encodings, GWS,
 //! GDS) and [`report`] is the table in `ISA_COVERAGE.md`. The semantics are split by
 //! family: `salu` (scalar ALU and scalar memory), `control` (program control), `exec`
-//! (dispatch, 32/64-bit integer and float), `valu` (the rest of VOP1/VOP2/VOP3),
-//! `compare`, `packed` (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP,
-//! permutes, lane reads and writes), `lds`, `memory` (global, flat, scratch) and
-//! `buffer` (MUBUF/MTBUF). Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one instruction on a [`WaveState`] given whole, for
-//! differential tests against another reading of the ISA (`cargo xtask oracle`).
-//! The README's limits list says what is approximate or left out.
+//! (dispatch, 32/64-bit integer and float), `fast` (the commonest VALU operations a
+//! whole wave at a time), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
+//! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane reads
+//! and writes), `lds`, `memory` (global, flat, scratch) and `buffer` (MUBUF/MTBUF).
+//! Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one
+//! instruction on a [`WaveState`] given whole, for differential tests against another
+//! reading of the ISA (`cargo xtask oracle`). The README's limits list says what is
+//! approximate or left out.
 
 mod buffer;
 mod compare;
@@ -136,7 +138,9 @@ fn fault_of(msg: &str) -> Option<MemoryFault> {
 const CHECKPOINT_EVERY: u64 = 1 << 12;
 
 /// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
-/// (most code), a map for anything outside it (called functions far away).
+/// (most code), a map for anything outside it (called functions far away). Each is
+/// decoded once per dispatch and thread, with what running it needs ([`Decoded`]: the
+/// VALU's operands resolved, hints marked).
 struct CodeCache {
     base: u64,
     window: Vec<Option<Decoded>>,
