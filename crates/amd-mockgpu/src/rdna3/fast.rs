@@ -437,3 +437,25 @@ impl Fast {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rdna3::testing::run;
+
+    /// Registers past the wave's (64 VGPRs here) leave the whole-wave form to the
+    /// lane-by-lane path, which reports them: an error, not a panic.
+    #[test]
+    fn registers_past_the_wave_are_errors() {
+        let cases: &[&[u32]] = &[
+            &[0x4a05_9104],              // v_add_nc_u32_e32 v2, v4, v200
+            &[0xd655_00c8, 0x041a_0b04], // v_add3_u32 v200, v4, v5, v6
+            &[0xd73c_003f, 0x0002_0882], // v_lshlrev_b64 v[63:64], 2, v[4:5]
+            &[0xd73c_0002, 0x0002_7e82], // v_lshlrev_b64 v[2:3], 2, v[63:64]
+            &[0x560a_0364],              // v_fmac_f32_e32 v5, v100, v1
+        ];
+        for words in cases {
+            let e = run(words, |_| {}).err();
+            assert!(e.as_ref().is_some_and(|e| e.contains("beyond")), "{words:08x?}: {e:?}");
+        }
+    }
+}
