@@ -1,7 +1,7 @@
 //! Vector compares (VOPC and their VOP3 forms) and float classes.
 
 use super::decode::Inst;
-use super::exec::{Lanes, Mods, R, f, f64_src, slow_only, unsupported};
+use super::exec::{LANE_BIT, Lanes, Mods, R, f, f64_src, slow_only, unsupported};
 use super::opcodes::op::vopc;
 use super::packed::f16_src;
 use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, SPARSE_LANES, Wave};
@@ -114,6 +114,34 @@ fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
     (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l) & exec
 }
 
+/// Integer compare predicate `k` (as [`ordered`] takes it) of every lane's operands,
+/// for the lanes of `exec`: one loop per predicate, each lane's bit from a table, so
+/// the loops vectorize.
+#[inline(always)]
+fn int_mask<T: Ord + Copy>(exec: u32, k: u16, a: &[T; 32], b: &[T; 32]) -> u32 {
+    match k {
+        0 => 0,
+        1 => lanes_where(exec, |l| a[l] < b[l]),
+        2 => lanes_where(exec, |l| a[l] == b[l]),
+        3 => lanes_where(exec, |l| a[l] <= b[l]),
+        4 => lanes_where(exec, |l| a[l] > b[l]),
+        5 => lanes_where(exec, |l| a[l] != b[l]),
+        6 => lanes_where(exec, |l| a[l] >= b[l]),
+        _ => exec,
+    }
+}
+
+/// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`, every lane evaluated.
+#[inline(always)]
+fn lanes_where(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
+    // One loop with the bits ORed in (a reduction the compiler vectorizes).
+    let mut m = 0u32;
+    for (l, &bit) in LANE_BIT.iter().enumerate() {
+        m |= if p(l) { bit } else { 0 };
+    }
+    m & exec
+}
+
 /// The 32-bit integer and f32 compares without modifiers, a whole wave at a time: the
 /// mask for the lanes of EXEC, or `None` for the lane-by-lane path.
 fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u32>, exec: u32) -> Option<u32> {
@@ -123,8 +151,8 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
     let a = Lanes::of(w, srcs[0], lit)?.values(w);
     let b = Lanes::of(w, srcs[1], lit)?.values(w);
     Some(match compare {
-        Compare::Int { t: 2, k } => mask(exec, |l| ordered(k, (a[l] as i32).cmp(&(b[l] as i32)))),
-        Compare::Int { t: 3, k } => mask(exec, |l| ordered(k, a[l].cmp(&b[l]))),
+        Compare::Int { t: 2, k } => int_mask(exec, k, &a.map(|x| x as i32), &b.map(|x| x as i32)),
+        Compare::Int { t: 3, k } => int_mask(exec, k, &a, &b),
         // f32 inputs as they are (MODE keeps input denormals).
         Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => {
             mask(exec, |l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l]))))

@@ -18,11 +18,7 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
     let imm = i.bits(0, 15, 0) as u16 as i16;
     let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
     match Sopp::from_op(i.op) {
-        // Ordering and scheduling hints: the interpreter runs each instruction to
-        // completion.
-        Some(
-            S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END,
-        ) => Ok(Flow::Next),
+        Some(op) if is_hint(op) => Ok(Flow::Next),
         // Bits 1:0 f32, 3:2 f16/f64: MODE's round field (`rounding` says what runs in
         // a directed mode).
         Some(S_ROUND_MODE) => {
@@ -47,6 +43,21 @@ pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
         Some(S_BARRIER) => Ok(Flow::Barrier),
         _ => sopp_rest(i),
     }
+}
+
+/// Ordering and scheduling hints, which change nothing here: the interpreter runs each
+/// instruction to completion.
+fn is_hint(op: Sopp) -> bool {
+    use Sopp::*;
+    matches!(
+        op,
+        S_NOP | S_SET_INST_PREFETCH_DISTANCE | S_CLAUSE | S_DELAY_ALU | S_WAITCNT_DEPCTR | S_WAITCNT | S_CODE_END
+    )
+}
+
+/// Whether SOPP opcode `op` is an ordering or scheduling hint (nothing to run).
+pub(crate) fn hint(op: u16) -> bool {
+    Sopp::from_op(op).is_some_and(is_hint)
 }
 
 /// SOPP hints, no-ops, traps and halts.

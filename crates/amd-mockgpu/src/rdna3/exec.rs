@@ -7,25 +7,25 @@
 //! memory), `control` (program control), `compare` (VOPC), `crosslane` (DPP, lane reads
 //! and writes, permlanes, M0-relative moves, VOPD), `packed` (f16, 16-bit and VOP3P),
 //! `divide` (division and square-root helpers), `matrix` (WMMA, dots), `lds`, `memory`
-//! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), and `valu` for the rest
-//! of the vector ALU. What stays here: 32/64-bit integer, f32 and f64 arithmetic and
-//! conversions.
+//! (FLAT/GLOBAL/SCRATCH and atomics), `buffer` (MUBUF/MTBUF), `fast` (the commonest
+//! VALU operations a whole wave at a time, their operands resolved when decoded), and
+//! `valu` for the rest of the vector ALU. What stays here: 32/64-bit integer, f32 and
+//! f64 arithmetic and conversions, and decoding VALU instructions' operands ([`Valu`],
+//! [`Decoded`]).
 
 use super::compare::vcmp;
 use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
-use super::fma::fma_wave;
+use super::fast::Fast;
 use super::half;
 use super::matrix::{dot2_f32, mul_dx9};
 use super::minmax;
-use super::opcodes::Vop3sd;
 use super::opcodes::op::{vop2, vop3, vop3sd};
+use super::opcodes::{Ds, Vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
 use super::rounding::{add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
-use super::wave::{
-    Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND, MODE_ROUND_F32, SPARSE_LANES, VCC_LO, Wave,
-};
+use super::wave::{Bits, MODE_ROUND, SPARSE_LANES, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
 /// What an instruction asks of the scheduler.
@@ -121,68 +121,165 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
             super::buffer::exec(w, i, mem, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
-        Encoding::Vop1 => {
-            let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
-            valu(w, i, VOP1_IN_VOP3 + i.op, dst, None, [src, 0, 0], Mods::NONE).map(|_| Flow::Next)
-        }
-        Encoding::Vop2 => {
-            let (dst, s0, s1) = (
-                i.bits(0, 24, 17) as usize,
-                i.bits(0, 8, 0) as u16,
-                256 + i.bits(0, 16, 9) as u16,
-            );
-            // VOP2 carry ops read and write VCC implicitly; fmac reads its destination.
-            let s2 = if i.op == vop2::V_FMAC_F32_E32 {
-                256 + dst as u16
-            } else {
-                VCC_LO as u16
-            };
-            valu(w, i, VOP2_IN_VOP3 + i.op, dst, Some(VCC_LO), [s0, s1, s2], Mods::NONE).map(|_| Flow::Next)
-        }
         Encoding::Vopc => {
             let (s0, s1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
             vcmp(w, i, i.op, VCC_LO, [s0, s1], Mods::NONE).map(|_| Flow::Next)
         }
-        Encoding::Vop3 => {
-            let dst = i.bits(0, 7, 0) as usize;
-            let srcs = [
-                i.bits(1, 8, 0) as u16,
-                i.bits(1, 17, 9) as u16,
-                i.bits(1, 26, 18) as u16,
-            ];
-            // VOP3SD (carries, div_scale, 64-bit multiply-adds): a scalar destination
-            // where VOP3 has abs and op_sel.
-            let sdst_form = Vop3sd::from_op(i.op).is_some();
-            let mods = if sdst_form {
-                Mods {
-                    abs: 0,
-                    neg: i.bits(1, 31, 29) as u8,
-                    ..Mods::NONE
-                }
-            } else {
-                Mods {
-                    abs: i.bits(0, 10, 8) as u8,
-                    neg: i.bits(1, 31, 29) as u8,
-                    opsel: i.bits(0, 14, 11) as u8,
-                    ..Mods::NONE
-                }
-            };
-            let mods = Mods {
-                clamp: i.bits(0, 15, 15) != 0,
-                omod: i.bits(1, 28, 27) as u8,
-                ..mods
-            };
-            if i.op <= VOPC_IN_VOP3_LAST {
-                vcmp(w, i, i.op, dst, [srcs[0], srcs[1]], mods).map(|_| Flow::Next)
-            } else {
-                let sdst = sdst_form.then(|| i.bits(0, 14, 8) as usize);
-                valu(w, i, i.op, dst, sdst, srcs, mods).map(|_| Flow::Next)
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3 => match Valu::of(i) {
+            Some(v) => v.run(w, i).map(|_| Flow::Next),
+            // VOP3's VOPC block.
+            None => {
+                let srcs = [i.bits(1, 8, 0) as u16, i.bits(1, 17, 9) as u16];
+                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, vop3_mods(i)).map(|_| Flow::Next)
             }
-        }
+        },
         Encoding::Flat => super::memory::flat(w, i, mem, lds).map(|_| Flow::Next),
         Encoding::Ds => super::lds::ds(w, i, lds).map(|_| Flow::Next),
         Encoding::Vopd => vopd(w, i).map(|_| Flow::Next),
         Encoding::Vop3p => vop3p(w, i).map(|_| Flow::Next),
+    }
+}
+
+/// VOP3's input and output modifiers (VOP3SD has a scalar destination where VOP3 has
+/// abs and op_sel).
+fn vop3_mods(i: &Inst) -> Mods {
+    let (abs, opsel) = if Vop3sd::from_op(i.op).is_some() {
+        (0, 0)
+    } else {
+        (i.bits(0, 10, 8) as u8, i.bits(0, 14, 11) as u8)
+    };
+    Mods {
+        abs,
+        neg: i.bits(1, 31, 29) as u8,
+        opsel,
+        clamp: i.bits(0, 15, 15) != 0,
+        omod: i.bits(1, 28, 27) as u8,
+    }
+}
+
+/// A VOP1, VOP2 or VOP3 instruction (not a compare, not DPP) as [`valu`] takes it:
+/// the opcode in the VOP3 numbering, its registers and modifiers, and its whole-wave
+/// form when it has one. Decoded once per instruction of a dispatch's code.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Valu {
+    op: u16,
+    dst: usize,
+    sdst: Option<usize>,
+    srcs: [u16; 3],
+    mods: Mods,
+    fast: Option<Fast>,
+}
+
+impl Valu {
+    /// `i`'s operands, when it is a VALU instruction other than a compare or DPP.
+    pub(crate) fn of(i: &Inst) -> Option<Valu> {
+        let (op, dst, sdst, srcs, mods) = match i.enc {
+            _ if i.dpp.is_some() => return None,
+            Encoding::Vop1 => {
+                let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
+                (VOP1_IN_VOP3 + i.op, dst, None, [src, 0, 0], Mods::NONE)
+            }
+            Encoding::Vop2 => {
+                let (dst, s0, s1) = (
+                    i.bits(0, 24, 17) as usize,
+                    i.bits(0, 8, 0) as u16,
+                    256 + i.bits(0, 16, 9) as u16,
+                );
+                // VOP2 carry ops read and write VCC implicitly; fmac reads its destination.
+                let s2 = if i.op == vop2::V_FMAC_F32_E32 {
+                    256 + dst as u16
+                } else {
+                    VCC_LO as u16
+                };
+                (VOP2_IN_VOP3 + i.op, dst, Some(VCC_LO), [s0, s1, s2], Mods::NONE)
+            }
+            Encoding::Vop3 if i.op > VOPC_IN_VOP3_LAST => {
+                let srcs = [
+                    i.bits(1, 8, 0) as u16,
+                    i.bits(1, 17, 9) as u16,
+                    i.bits(1, 26, 18) as u16,
+                ];
+                // VOP3SD (carries, div_scale, 64-bit multiply-adds): a scalar
+                // destination where VOP3 has abs and op_sel.
+                let sdst = Vop3sd::from_op(i.op).map(|_| i.bits(0, 14, 8) as usize);
+                (i.op, i.bits(0, 7, 0) as usize, sdst, srcs, vop3_mods(i))
+            }
+            _ => return None,
+        };
+        Some(Valu {
+            op,
+            dst,
+            sdst,
+            srcs,
+            mods,
+            fast: Fast::new(i, op, dst, sdst, srcs, mods),
+        })
+    }
+
+    /// Runs the instruction (`i`, which it was decoded from) on `w`.
+    #[inline]
+    pub(crate) fn run(&self, w: &mut Wave, i: &Inst) -> R<()> {
+        if let Some(f) = &self.fast {
+            if f.run(w)? {
+                return Ok(());
+            }
+        }
+        valu_lanes(w, i, self.op, self.dst, self.sdst, self.srcs, self.mods)
+    }
+}
+
+/// An instruction with what running it needs decoded once (a dispatch decodes each
+/// instruction of its code the first time a wave reaches it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Decoded {
+    pub(crate) inst: Inst,
+    kind: Kind,
+}
+
+/// What [`Decoded`] knows of an instruction.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// An ordering or scheduling hint, which changes nothing here (`s_waitcnt`,
+    /// `s_delay_alu`, `s_clause`, `s_nop`, ...).
+    Hint,
+    /// The vector ALU.
+    Valu(Valu),
+    /// LDS (DS), the opcode named.
+    Lds(Ds),
+    /// The rest, which [`step`] decodes as it runs.
+    Other,
+}
+
+impl Decoded {
+    pub(crate) fn new(inst: Inst) -> Decoded {
+        let kind = if inst.enc == Encoding::Sopp && super::control::hint(inst.op) {
+            Kind::Hint
+        } else if let Some(v) = Valu::of(&inst) {
+            Kind::Valu(v)
+        } else if let Some(op) = Ds::from_op(inst.op).filter(|_| inst.enc == Encoding::Ds) {
+            Kind::Lds(op)
+        } else {
+            Kind::Other
+        };
+        Decoded { inst, kind }
+    }
+
+    /// Whether the instruction is an ordering or scheduling hint: running it changes
+    /// nothing but the PC.
+    #[inline]
+    pub(crate) fn is_hint(&self) -> bool {
+        matches!(self.kind, Kind::Hint)
+    }
+
+    /// Runs the instruction on `w`, as [`step`] does.
+    #[inline]
+    pub(crate) fn run(&self, w: &mut Wave, mem: &GpuMemory<'_>, lds: &mut [u8]) -> R<Flow> {
+        match &self.kind {
+            Kind::Hint => Ok(Flow::Next),
+            Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
+            Kind::Lds(op) => super::lds::ds_op(w, &self.inst, *op, lds).map(|_| Flow::Next),
+            Kind::Other => step(w, &self.inst, mem, lds),
+        }
     }
 }
 
@@ -207,7 +304,7 @@ pub(crate) fn f64_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>, m: Mods, 
 }
 
 /// VOP3 input modifiers (bit i for source i).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Mods {
     pub(crate) abs: u8,
     pub(crate) neg: u8,
@@ -381,21 +478,6 @@ pub(crate) enum Lanes {
     Same(u32),
 }
 
-/// An operand's 32 values as `&[u32; 32]`: the VGPR read in place, or `$tmp` (an
-/// array the caller declares and leaves uninitialised) filled with the scalar only
-/// when the operand is one, so no temporary is zeroed per instruction.
-macro_rules! lanes_in_place {
-    ($lanes:expr, $w:expr, $tmp:ident) => {
-        match $lanes {
-            Lanes::Vgpr(r) => &$w.v[r],
-            Lanes::Same(k) => {
-                $tmp = [k; 32];
-                &$tmp
-            }
-        }
-    };
-}
-
 impl Lanes {
     pub(crate) fn of(w: &Wave, n: u16, lit: Option<u32>) -> Option<Lanes> {
         if n >= 256 {
@@ -442,7 +524,7 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
 }
 
 /// Lane `l`'s bit in a mask.
-const LANE_BIT: [u32; 32] = {
+pub(crate) const LANE_BIT: [u32; 32] = {
     let mut bits = [0; 32];
     let mut l = 0;
     while l < 32 {
@@ -452,223 +534,14 @@ const LANE_BIT: [u32; 32] = {
     bits
 };
 
-/// The commonest VALU operations without modifiers, a whole wave at a time: the same
-/// results as the lane-by-lane path (which handles everything else, and reports
-/// errors). `Ok(false)` when the instruction is not one of them.
-fn fast_path(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], m: Mods) -> R<bool> {
-    if m != Mods::NONE || dst >= w.v.len() || slow_only() {
-        return Ok(false);
-    }
-    let lit = i.literal;
-    // f32 operations read and write denormals as they are only when MODE keeps them,
-    // and round as the host does only to nearest-even.
-    let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
-    let denormals_kept = w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals;
-    let float = matches!(
-        op,
-        vop3::V_ADD_F32_E64
-            | vop3::V_SUB_F32_E64
-            | vop3::V_SUBREV_F32_E64
-            | vop3::V_MUL_F32_E64
-            | vop3::V_FMA_F32
-            | vop3::V_FMAC_F32_E64
-            | vop2_only::V_FMAMK_F32_E32
-            | vop2_only::V_FMAAK_F32_E32
-    );
-    if float && !denormals_kept {
-        return Ok(false);
-    }
-    // Sources: VOP1 reads one, VOP3-only opcodes three.
-    let arity = match op {
-        vop3::V_MOV_B32_E64 => 1,
-        vop3::V_FMA_F32 | vop3::V_LSHL_ADD_U32 | vop3::V_ADD3_U32 | vop3::V_LSHL_OR_B32 | vop3::V_BFE_U32 => 3,
-        vop3::V_ADD_NC_U32_E64
-        | vop3::V_SUB_NC_U32_E64
-        | vop3::V_SUBREV_NC_U32_E64
-        | vop3::V_AND_B32_E64
-        | vop3::V_OR_B32_E64
-        | vop3::V_XOR_B32_E64
-        | vop3::V_LSHLREV_B32_E64
-        | vop3::V_LSHRREV_B32_E64
-        | vop3::V_ASHRREV_I32_E64
-        | vop3::V_MIN_U32_E64
-        | vop3::V_MAX_U32_E64
-        | vop3::V_MIN_I32_E64
-        | vop3::V_MAX_I32_E64
-        | vop3::V_MUL_LO_U32
-        | vop3::V_MUL_U32_U24_E64
-        | vop3::V_ADD_F32_E64
-        | vop3::V_SUB_F32_E64
-        | vop3::V_SUBREV_F32_E64
-        | vop3::V_MUL_F32_E64
-        | vop3::V_FMAC_F32_E64
-        | vop2_only::V_FMAMK_F32_E32
-        | vop2_only::V_FMAAK_F32_E32
-        | vop3::V_CNDMASK_B32_E64
-        | vop3::V_LSHLREV_B64 => 2,
-        _ => return Ok(false),
-    };
-    let operand = |k: usize| Lanes::of(w, srcs[k], lit);
-    let Some(a) = operand(0) else { return Ok(false) };
-    let b = if arity >= 2 { operand(1) } else { Some(Lanes::Same(0)) };
-    let Some(b) = b else { return Ok(false) };
-    let c = if arity == 3 { operand(2) } else { Some(Lanes::Same(0)) };
-    let Some(c) = c else { return Ok(false) };
-    let (at, bt, ct): ([u32; 32], [u32; 32], [u32; 32]);
-    let (av, bv, cv) = (
-        lanes_in_place!(a, w, at),
-        lanes_in_place!(b, w, bt),
-        lanes_in_place!(c, w, ct),
-    );
-    let exec = w.exec();
-    if op == vop3::V_LSHLREV_B64 {
-        // S1 is a VGPR pair here (64-bit scalars and constants take the long path).
-        let Lanes::Vgpr(r) = b else { return Ok(false) };
-        if r + 1 >= w.v.len() || dst + 1 >= w.v.len() {
-            return Ok(false);
-        }
-        let hi = w.v[r + 1];
-        let wide = |l: usize| (u64::from(bv[l]) | u64::from(hi[l]) << 32) << (av[l] & 63);
-        let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
-        if exec == u32::MAX {
-            // Every lane: each shift once, for both halves.
-            for (l, (lo, h)) in lo_out.iter_mut().zip(hi_out.iter_mut()).enumerate() {
-                let x = wide(l);
-                (*lo, *h) = (x as u32, (x >> 32) as u32);
-            }
-        } else {
-            blend(&mut lo_out, exec, |l| wide(l) as u32);
-            blend(&mut hi_out, exec, |l| (wide(l) >> 32) as u32);
-        }
-        w.v[dst] = lo_out;
-        w.v[dst + 1] = hi_out;
-        return Ok(true);
-    }
-    let k = f(lit.unwrap_or(0));
-    let mut out = w.v[dst];
-    match op {
-        vop3::V_MOV_B32_E64 => blend(&mut out, exec, |l| av[l]),
-        vop3::V_ADD_NC_U32_E64 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l])),
-        vop3::V_SUB_NC_U32_E64 => blend(&mut out, exec, |l| av[l].wrapping_sub(bv[l])),
-        vop3::V_SUBREV_NC_U32_E64 => blend(&mut out, exec, |l| bv[l].wrapping_sub(av[l])),
-        vop3::V_AND_B32_E64 => blend(&mut out, exec, |l| av[l] & bv[l]),
-        vop3::V_OR_B32_E64 => blend(&mut out, exec, |l| av[l] | bv[l]),
-        vop3::V_XOR_B32_E64 => blend(&mut out, exec, |l| av[l] ^ bv[l]),
-        vop3::V_LSHLREV_B32_E64 => blend(&mut out, exec, |l| bv[l] << (av[l] & 31)),
-        vop3::V_LSHRREV_B32_E64 => blend(&mut out, exec, |l| bv[l] >> (av[l] & 31)),
-        vop3::V_ASHRREV_I32_E64 => blend(&mut out, exec, |l| ((bv[l] as i32) >> (av[l] & 31)) as u32),
-        vop3::V_MIN_U32_E64 => blend(&mut out, exec, |l| av[l].min(bv[l])),
-        vop3::V_MAX_U32_E64 => blend(&mut out, exec, |l| av[l].max(bv[l])),
-        vop3::V_MIN_I32_E64 => blend(&mut out, exec, |l| (av[l] as i32).min(bv[l] as i32) as u32),
-        vop3::V_MAX_I32_E64 => blend(&mut out, exec, |l| (av[l] as i32).max(bv[l] as i32) as u32),
-        vop3::V_MUL_LO_U32 => blend(&mut out, exec, |l| av[l].wrapping_mul(bv[l])),
-        vop3::V_MUL_U32_U24_E64 => blend(&mut out, exec, |l| (av[l] & 0xff_ffff).wrapping_mul(bv[l] & 0xff_ffff)),
-        vop3::V_ADD_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) + f(bv[l])).to_bits()),
-        vop3::V_SUB_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) - f(bv[l])).to_bits()),
-        vop3::V_SUBREV_F32_E64 => blend(&mut out, exec, |l| (f(bv[l]) - f(av[l])).to_bits()),
-        vop3::V_MUL_F32_E64 => blend(&mut out, exec, |l| (f(av[l]) * f(bv[l])).to_bits()),
-        vop3::V_LSHL_ADD_U32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)).wrapping_add(cv[l])),
-        vop3::V_ADD3_U32 => blend(&mut out, exec, |l| av[l].wrapping_add(bv[l]).wrapping_add(cv[l])),
-        vop3::V_LSHL_OR_B32 => blend(&mut out, exec, |l| (av[l] << (bv[l] & 31)) | cv[l]),
-        vop3::V_BFE_U32 => blend(&mut out, exec, |l| {
-            let (off, width) = (bv[l] & 31, cv[l] & 31);
-            ((u64::from(av[l] >> off)) & ((1u64 << width) - 1)) as u32
-        }),
-        vop3::V_CNDMASK_B32_E64 => {
-            let sel = if i.enc == Encoding::Vop3 {
-                match w.sread(srcs[2], lit) {
-                    Ok(s) => s,
-                    Err(_) => return Ok(false),
-                }
-            } else {
-                w.vcc()
-            };
-            blend(&mut out, exec, |l| if sel >> l & 1 != 0 { bv[l] } else { av[l] });
-        }
-        // The fused multiply-adds, on the host's FMA unit where it has one.
-        _ => {
-            let kv = [k.to_bits(); 32];
-            let r = match op {
-                vop3::V_FMA_F32 => fma_wave(av, bv, cv),
-                vop3::V_FMAC_F32_E64 => fma_wave(av, bv, &out),
-                vop2_only::V_FMAMK_F32_E32 => fma_wave(av, &kv, bv),
-                _ => fma_wave(av, bv, &kv),
-            };
-            if exec == u32::MAX {
-                out = r;
-            } else {
-                blend(&mut out, exec, |l| r[l]);
-            }
-        }
-    }
-    w.v[dst] = out;
-    Ok(true)
-}
-
-/// 32-bit adds with carry out (`v_add_co_u32`) and carry in and out
-/// (`v_add_co_ci_u32`), a whole wave at a time, as the lane-by-lane path computes them
-/// (the carry mask has 0 for lanes EXEC leaves out).
-fn fast_carry(
-    w: &mut Wave,
-    op: u16,
-    dst: usize,
-    sdst: Option<usize>,
-    srcs: [u16; 3],
-    m: Mods,
-    lit: Option<u32>,
-) -> R<bool> {
-    let with_in = match op {
-        vop3sd::V_ADD_CO_U32 => false,
-        vop3sd::V_ADD_CO_CI_U32 => true,
-        _ => return Ok(false),
-    };
-    if m != Mods::NONE || dst >= w.v.len() || slow_only() {
-        return Ok(false);
-    }
-    let (Some(a), Some(b)) = (Lanes::of(w, srcs[0], lit), Lanes::of(w, srcs[1], lit)) else {
-        return Ok(false);
-    };
-    let carry_in = if with_in { w.sread(srcs[2], lit)? } else { 0 };
-    let (at, bt): ([u32; 32], [u32; 32]);
-    let (av, bv) = (lanes_in_place!(a, w, at), lanes_in_place!(b, w, bt));
-    let exec = w.exec();
-    let sum = |l: usize| u64::from(av[l]) + u64::from(bv[l]) + u64::from(carry_in >> l & 1);
-    let mut out = w.v[dst];
-    let carry_out = if exec == u32::MAX {
-        // Every lane: the sums straight into the result, the carries gathered after.
-        let mut carries = [0u32; 32];
-        for (l, (o, c)) in out.iter_mut().zip(carries.iter_mut()).enumerate() {
-            let s = sum(l);
-            (*o, *c) = (s as u32, (s >> 32) as u32);
-        }
-        carries.iter().enumerate().fold(0u32, |m, (l, &c)| m | c << l)
-    } else if exec.count_ones() <= SPARSE_LANES {
-        Bits(exec).fold(0u32, |c, l| {
-            out[l] = sum(l) as u32;
-            c | ((sum(l) >> 32) as u32 & 1) << l
-        })
-    } else {
-        let mut sums = [0u64; 32];
-        for (l, s) in sums.iter_mut().enumerate() {
-            *s = sum(l);
-        }
-        blend(&mut out, exec, |l| sums[l] as u32);
-        sums.iter()
-            .enumerate()
-            .fold(0u32, |c, (l, s)| c | ((s >> 32) as u32 & 1) << l)
-            & exec
-    };
-    w.v[dst] = out;
-    w.swrite(sdst.unwrap_or(VCC_LO), carry_out)?;
-    Ok(true)
-}
-
 /// Vector ALU in the VOP3 numbering (VOP2 ops from [`VOP2_IN_VOP3`], VOP1 from
 /// [`VOP1_IN_VOP3`]).
 pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
     // The commonest operations first, a whole wave at a time.
-    if fast_path(w, i, op, dst, srcs, m)? || fast_carry(w, op, dst, sdst, srcs, m, i.literal)? {
-        return Ok(());
+    if let Some(f) = Fast::new(i, op, dst, sdst, srcs, m) {
+        if f.run(w)? {
+            return Ok(());
+        }
     }
     valu_lanes(w, i, op, dst, sdst, srcs, m)
 }
@@ -1678,6 +1551,11 @@ mod tests {
             &[0xd73c_0002, 0x0002_0a04], // v_lshlrev_b64 v[2:3], v4, v[5:6]
             &[0xd73c_0002, 0x0002_0882], // v_lshlrev_b64 v[2:3], 2, v[4:5]
             &[0xd73c_0004, 0x0002_0882], // v_lshlrev_b64 v[4:5], 2, v[4:5]
+            &[0xd73c_0002, 0x0002_0880], // v_lshlrev_b64 v[2:3], 0, v[4:5]
+            &[0xd73c_0002, 0x0002_08a0], // v_lshlrev_b64 v[2:3], 32, v[4:5]
+            &[0xd73c_0002, 0x0002_08a8], // v_lshlrev_b64 v[2:3], 40, v[4:5]
+            &[0xd73c_0002, 0x0002_08bf], // v_lshlrev_b64 v[2:3], 63, v[4:5]
+            &[0xd73c_0002, 0x0002_0807], // v_lshlrev_b64 v[2:3], s7, v[4:5]
             &[0x5804_0b04, 0x4049_0fdb], // v_fmamk_f32 v2, v4, 0x40490fdb, v5
             &[0x5a04_0b04, 0x4049_0fdb], // v_fmaak_f32 v2, v4, v5, 0x40490fdb
             &[0x7c98_0b04],              // v_cmp_gt_u32_e32 vcc_lo, v4, v5

@@ -1,5 +1,6 @@
 //! Dword reads from the LDS for a whole wave, when every lane's address is in range:
-//! the bounds are checked once for the wave rather than once per lane.
+//! the bounds are checked once for the wave rather than once per lane, and the reads
+//! are AVX2's gathers where the CPU has them (detected at run time, as `fma` does).
 
 #![allow(unsafe_code)]
 
@@ -22,6 +23,14 @@ pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut 
     if base.iter().fold(false, |over, &b| over | (b > lim)) {
         return false;
     }
+    // The gathers' indices are signed 32-bit: an LDS of up to 2 GiB (any real one).
+    #[cfg(target_arch = "x86_64")]
+    if lds.len() <= i32::MAX as usize && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 and `lds` is under 2^31 bytes, checked just above;
+        // every read is inside `lds`, checked above (what `gather_avx2` requires).
+        unsafe { gather_avx2(lds, base, offs, out) };
+        return true;
+    }
     let p = lds.as_ptr();
     for (o, &off) in out.iter_mut().zip(offs) {
         for (o, &b) in o.iter_mut().zip(base) {
@@ -32,6 +41,38 @@ pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut 
         }
     }
     true
+}
+
+/// [`dwords_into`]'s reads with AVX2's gathers, eight lanes at a time.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, and for every lane `l` and every `k < offs.len()` the
+/// four bytes from `base[l] + offs[k]` must be inside `lds` (so each such sum is below
+/// 2^31, as the gathers' signed indices need: `lds` is shorter than that).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_avx2(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_i32gather_epi32, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_storeu_si256,
+    };
+    // Byte addresses: the gathers' scale is 1, and they take any alignment.
+    let p = lds.as_ptr().cast::<i32>();
+    for (o, &off) in out.iter_mut().zip(offs) {
+        for (o8, b8) in o.chunks_exact_mut(8).zip(base.chunks_exact(8)) {
+            // SAFETY: `b8` and `o8` are eight u32s each (unaligned loads and stores
+            // take them as they are); every `b + off` is in range and fits an i32 (the
+            // caller's promise), so each gathered dword is inside `lds`.
+            unsafe {
+                let at = _mm256_add_epi32(
+                    _mm256_loadu_si256(b8.as_ptr().cast::<__m256i>()),
+                    _mm256_set1_epi32(off as i32),
+                );
+                let v = _mm256_i32gather_epi32::<1>(p, at);
+                _mm256_storeu_si256(o8.as_mut_ptr().cast::<__m256i>(), v);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

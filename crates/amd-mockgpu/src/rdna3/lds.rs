@@ -112,10 +112,15 @@ fn global32(op: Ds) -> Option<u16> {
 
 /// Runs DS opcode `i.op` for every lane of EXEC.
 pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
-    use Ds::*;
     let Some(op) = Ds::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
+    ds_op(w, i, op, lds)
+}
+
+/// [`ds()`] with the opcode already named (`op` is `i.op`'s).
+pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
+    use Ds::*;
     if whole_wave(w, i, op, lds).is_some() {
         return Ok(());
     }
@@ -333,6 +338,17 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             let n = dwords(op);
             if d0 + n > regs {
                 return None;
+            }
+            if exec == u32::MAX && n == 1 {
+                // Every lane, one dword each, in lane order (the last lane to a dword
+                // wins).
+                for (&b, &v) in base.iter().zip(&w.v[d0]) {
+                    let a = b.wrapping_add(offset) as usize;
+                    if let Some(dst) = lds.get_mut(a..a + 4) {
+                        dst.copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                return Some(());
             }
             for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
                 let a = base[lane].wrapping_add(offset);

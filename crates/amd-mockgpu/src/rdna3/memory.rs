@@ -112,9 +112,16 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
     }
     // A wave's accesses usually fall in one small span: check and move it once.
     let (mut lo, mut hi) = (u64::MAX, 0u64);
-    for lane in Bits(exec) {
-        lo = lo.min(addrs[lane]);
-        hi = hi.max(addrs[lane]);
+    if exec == u32::MAX {
+        for &a in &addrs {
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+    } else {
+        for lane in Bits(exec) {
+            lo = lo.min(addrs[lane]);
+            hi = hi.max(addrs[lane]);
+        }
     }
     let span_len = hi
         .checked_add(len as u64)
@@ -136,6 +143,17 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
                     if vdst + dwords <= w.v.len() && !super::exec::slow_only() {
                         for k in 0..dwords {
                             let mut out = w.v[vdst + k];
+                            if exec == u32::MAX {
+                                for (lane, o) in out.iter_mut().enumerate() {
+                                    let at = (addrs[lane] - lo) as usize + 4 * k;
+                                    // Inside the span by its construction.
+                                    if let Some(b) = span.get(at..at + 4) {
+                                        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                    }
+                                }
+                                w.v[vdst + k] = out;
+                                continue;
+                            }
                             for lane in Bits(exec) {
                                 let at = (addrs[lane] - lo) as usize + 4 * k;
                                 // Inside the span by its construction.

@@ -12,12 +12,14 @@
 //! implemented or refused on purpose with the reason (graphics-only encodings, GWS,
 //! GDS) and [`report`] is the table in `ISA_COVERAGE.md`. The semantics are split by
 //! family: `salu` (scalar ALU and scalar memory), `control` (program control), `exec`
-//! (dispatch, 32/64-bit integer and float), `valu` (the rest of VOP1/VOP2/VOP3),
-//! `compare`, `packed` (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP,
-//! permutes, lane reads and writes), `lds`, `memory` (global, flat, scratch) and
-//! `buffer` (MUBUF/MTBUF). Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one instruction on a [`WaveState`] given whole, for
-//! differential tests against another reading of the ISA (`cargo xtask oracle`).
-//! The README's limits list says what is approximate or left out.
+//! (dispatch, 32/64-bit integer and float), `fast` (the commonest VALU operations a
+//! whole wave at a time), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
+//! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane reads
+//! and writes), `lds`, `memory` (global, flat, scratch) and `buffer` (MUBUF/MTBUF).
+//! Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one
+//! instruction on a [`WaveState`] given whole, for differential tests against another
+//! reading of the ISA (`cargo xtask oracle`). The README's limits list says what is
+//! approximate or left out.
 
 mod buffer;
 mod compare;
@@ -29,6 +31,7 @@ mod disasm;
 mod divide;
 mod exact;
 mod exec;
+mod fast;
 mod fma;
 mod gather;
 mod half;
@@ -60,7 +63,7 @@ pub use single::{LDS_BYTES, WaveState, execute};
 
 use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};
-use exec::Flow;
+use exec::{Decoded, Flow};
 use memory::FAULT;
 use wave::{EXEC_LO, Wave};
 
@@ -135,11 +138,13 @@ fn fault_of(msg: &str) -> Option<MemoryFault> {
 const CHECKPOINT_EVERY: u64 = 1 << 12;
 
 /// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
-/// (most code), a map for anything outside it (called functions far away).
+/// (most code), a map for anything outside it (called functions far away). Each is
+/// decoded once per dispatch and thread, with what running it needs ([`Decoded`]: the
+/// VALU's operands resolved, hints marked).
 struct CodeCache {
     base: u64,
-    window: Vec<Option<Inst>>,
-    insts: HashMap<u64, Inst>,
+    window: Vec<Option<Decoded>>,
+    insts: HashMap<u64, Decoded>,
 }
 
 /// Dwords of code the direct window covers (256 KiB).
@@ -156,7 +161,7 @@ impl CodeCache {
     /// The instruction at `pc` when it has been decoded (no copy, no error to carry:
     /// the path every instruction takes after its first run).
     #[inline]
-    fn get(&self, pc: u64) -> Option<&Inst> {
+    fn get(&self, pc: u64) -> Option<&Decoded> {
         match self.slot(pc) {
             Some(k) => self.window.get(k)?.as_ref(),
             None => self.insts.get(&pc),
@@ -165,7 +170,7 @@ impl CodeCache {
 
     /// Decodes the instruction at `pc` into the cache.
     #[inline(never)]
-    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<Inst, KernelError> {
+    fn fetch(&mut self, mem: &GpuMemory<'_>, pc: u64) -> Result<(), KernelError> {
         let slot = self.slot(pc);
         // Up to three dwords (an instruction and its literal); fewer at the end of
         // the code's mapping.
@@ -193,6 +198,7 @@ impl CodeCache {
         let i = Inst::decode(&words).map_err(|e| {
             KernelError::Unsupported(format!("at {pc:#x} [{:08x?}]: {e}", &words[..words.len().min(2)]))
         })?;
+        let i = Decoded::new(i);
         match slot {
             Some(k) => {
                 if self.window.len() <= k {
@@ -204,7 +210,7 @@ impl CodeCache {
                 self.insts.insert(pc, i);
             }
         }
-        Ok(i)
+        Ok(())
     }
 }
 
@@ -486,18 +492,30 @@ fn run_group(
                 if me.tick()? {
                     mem.checkpoint()?;
                 }
-                me.lanes += w.exec().count_ones() as u64;
-                if code.get(w.pc).is_none() {
-                    code.fetch(mem, w.pc)?;
-                }
-                let Some(i) = code.get(w.pc) else {
-                    // fetch just put it there.
-                    return Err(KernelError::Unsupported(format!(
-                        "no instruction cached at {:#x}",
-                        w.pc
-                    )));
+                // Every lane (most instructions) without counting them.
+                let exec = w.exec();
+                me.lanes += if exec == u32::MAX {
+                    32
+                } else {
+                    u64::from(exec.count_ones())
                 };
-                let flow = exec::step(w, i, mem, lds).map_err(|e| match fault_of(&e) {
+                let d = match code.get(w.pc) {
+                    Some(d) => d,
+                    None => {
+                        code.fetch(mem, w.pc)?;
+                        code.get(w.pc).ok_or_else(|| {
+                            // fetch just put it there.
+                            KernelError::Unsupported(format!("no instruction cached at {:#x}", w.pc))
+                        })?
+                    }
+                };
+                if d.is_hint() {
+                    // Nothing to run (one dword: SOPP).
+                    w.pc += 4;
+                    continue;
+                }
+                let i = &d.inst;
+                let flow = d.run(w, mem, lds).map_err(|e| match fault_of(&e) {
                     Some(fault) => KernelError::FaultAt {
                         fault,
                         context: format!("at {:#x}: {i}", w.pc),
