@@ -8,16 +8,18 @@ is compared with. Nothing of it runs in the test command.
 usage: python3 tinygrad_emu.py CASES OUT   (TINYGRAD_DIR: a checkout of tinygrad's tree)
 
 CASES holds records of little-endian u32s:
-  id, nwords, words[4], mode, scc, sgpr[128], vgpr[48][32]
+  id, nwords, words[4], mode, scc, sgpr[128], vgpr[48][32], lds[1024] (its first 4 KiB)
 OUT gets, per case:
-  id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], msg_len, msg (utf-8, padded to 4)
+  id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], lds[1024], msg_len, msg (utf-8,
+  padded to 4)
 The emulator runs without its DAZ/FTZ context: every denormal is kept, as MODE 0xf0.
 """
 import ctypes, os, struct, sys
 
 VGPRS = 48
 HEADER = 8
-RECORD = 4 * (HEADER + 128 + VGPRS * 32)
+LDS_WORDS = 1024
+RECORD = 4 * (HEADER + 128 + VGPRS * 32 + LDS_WORDS)
 
 def main():
   tg = os.environ.get("TINYGRAD_DIR")
@@ -38,9 +40,11 @@ def main():
     words = rec[2:2 + nwords]
     scc = rec[7]
     sgprs = rec[HEADER:HEADER + 128]
-    vgprs = data[off + 4 * (HEADER + 128):off + RECORD]
+    vgprs = data[off + 4 * (HEADER + 128):off + 4 * (HEADER + 128) + vgpr_bytes]
+    window = data[off + 4 * (HEADER + 128) + vgpr_bytes:off + RECORD]
     ctypes.memmove(code, struct.pack(f"<{len(words)}I", *words) + b"\0" * (32 - 4 * len(words)), 32)
     ctypes.memset(lds, 0, 65536)
+    ctypes.memmove(lds, window, 4 * LDS_WORDS)
     for i, v in enumerate(sgprs): st._write_sgpr(i, v)
     st._write_sgpr(emu.SCC.offset, scc)
     ctypes.memmove(st.vgpr_buf._buf.va_addr, vgprs, vgpr_bytes)
@@ -57,6 +61,7 @@ def main():
     out.write(struct.pack("<3I", cid, status, st._read_sgpr(emu.SCC.offset) & 1))
     out.write(struct.pack("<128I", *(st._read_sgpr(i) for i in range(128))))
     out.write(ctypes.string_at(st.vgpr_buf._buf.va_addr, vgpr_bytes))
+    out.write(ctypes.string_at(ctypes.addressof(lds), 4 * LDS_WORDS))
     msg += b"\0" * (-len(msg) % 4)
     out.write(struct.pack("<I", len(msg)) + msg)
   out.close()

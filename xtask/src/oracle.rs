@@ -3,7 +3,8 @@
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
-//! DPP16 source, `--enc DPP16`) is run on random and edge-case operands (zeros,
+//! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways) is
+//! run on random and edge-case operands (zeros,
 //! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
 //! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
 //! tinygrad's RDNA3 emulator (its current tree's `test/mockgpu/amd/emu.py`, which
@@ -39,7 +40,9 @@ const M0: usize = 125;
 const VCC: usize = 106;
 const EXEC: usize = 126;
 const HEADER: usize = 8;
-const RECORD: usize = HEADER + 128 + VGPRS * 32;
+/// The LDS a case carries both ways: its first 4 KiB (DS cases address the first 2).
+const LDS_WORDS: usize = 1024;
+const RECORD: usize = HEADER + 128 + VGPRS * 32 + LDS_WORDS;
 
 /// Scalar instructions whose result is not a function of registers (program
 /// counter, hardware registers, messages, waits, traps).
@@ -113,7 +116,10 @@ pub fn run(args: &[String]) -> Result<()> {
                 other => other,
             };
             for round in 0..rounds {
-                let state = initial(e.name, round, &mut rng);
+                let mut state = initial(e.name, round, &mut rng);
+                if e.encoding == "DS" {
+                    ds_addresses(&mut state, e.name, &mut rng);
+                }
                 cases.push(Case {
                     name: e.name.to_string(),
                     encoding,
@@ -162,6 +168,24 @@ pub fn run(args: &[String]) -> Result<()> {
         dir.join("disagreements.txt").display()
     );
     Ok(())
+}
+
+/// A DS case's addresses and LDS: each lane its own slot, in a random order, so no two
+/// lanes' accesses overlap (which lane wins then is not specified) — 32 bytes of the
+/// first KiB, or in the stride-64 forms 8 bytes of the first 256, their second access
+/// 256 to 768 bytes further —, and the first 4 KiB of LDS random.
+fn ds_addresses(st: &mut WaveState, name: &str, rng: &mut Rng) {
+    let mut slots: Vec<u32> = (0..32).collect();
+    for i in (1..32).rev() {
+        slots.swap(i, rng.next() as usize % (i + 1));
+    }
+    let size = if name.contains("stride64") { 8 } else { 32 };
+    for (lane, slot) in slots.into_iter().enumerate() {
+        st.vgpr[SRC[0] as usize][lane] = size * slot;
+    }
+    for b in st.lds[..4 * LDS_WORDS].iter_mut() {
+        *b = rng.next() as u8;
+    }
 }
 
 /// Whether input modifiers apply: float sources (the operand type is the name's last).
@@ -258,6 +282,21 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             w
         }
         "VOPC" => vec![0x7c00_0000 | op << 17 | SRC[1] << 9 | v(SRC[0])],
+        // LDS: the address in v16 (see `ds_addresses`), data in v24 and v32, the result
+        // to v40; offsets of 0 to 3 (times 4, 8 or 256 in the two-address forms, as
+        // bytes in the others).
+        "DS" => {
+            let r = rng.next() as u32;
+            let (off0, off1) = if name.contains("2addr") {
+                (r & 3, r >> 2 & 3)
+            } else {
+                ((r & 3) * 4, 0)
+            };
+            vec![
+                0xd800_0000 | op << 18 | off1 << 8 | off0,
+                SRC[0] | SRC[1] << 8 | SRC[2] << 16 | VDST << 24,
+            ]
+        }
         // Dual issue: the operation in its half (X in variant 0 where X has it, else
         // Y), the other half a move of src2's registers; X writes v40, Y v41.
         "VOPD" => {
@@ -564,6 +603,7 @@ fn reference(cases: &[Case], tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>
             rec.extend(r);
         }
         bytes.extend(rec.iter().flat_map(|w| w.to_le_bytes()));
+        bytes.extend(&c.state.lds[..4 * LDS_WORDS]);
     }
     std::fs::write(&input, &bytes)?;
     // The emulator compiles its kernels with `clang`; clang-19 is what Debian installs.
@@ -597,7 +637,7 @@ fn parse_reference(bytes: &[u8], cases: &[Case]) -> Result<Vec<Outcome>> {
     let mut out = Vec::with_capacity(cases.len());
     let mut at = 0usize;
     for (id, c) in cases.iter().enumerate() {
-        let need = 3 + 128 + VGPRS * 32 + 1;
+        let need = 3 + 128 + VGPRS * 32 + LDS_WORDS + 1;
         let rec = words.get(at..at + need).ok_or("the emulator's output ends early")?;
         if rec[0] as usize != id {
             return Err(format!("the emulator's output has case {} where {id} belongs", rec[0]).into());
@@ -612,6 +652,10 @@ fn parse_reference(bytes: &[u8], cases: &[Case]) -> Result<Vec<Outcome>> {
         st.sgpr.copy_from_slice(&rec[3..131]);
         for (r, regs) in st.vgpr.iter_mut().enumerate() {
             regs.copy_from_slice(&rec[131 + r * 32..131 + (r + 1) * 32]);
+        }
+        let lds = &rec[131 + VGPRS * 32..131 + VGPRS * 32 + LDS_WORDS];
+        for (b, w) in st.lds.chunks_exact_mut(4).zip(lds) {
+            b.copy_from_slice(&w.to_le_bytes());
         }
         out.push(if rec[1] == 0 {
             Ok(st)
@@ -759,6 +803,19 @@ fn differences(c: &Case, o: &WaveState, t: &WaveState) -> Vec<(Kind, String)> {
             ));
         }
     }
+    for (k, (a, b)) in o.lds[..4 * LDS_WORDS]
+        .chunks_exact(4)
+        .zip(t.lds[..4 * LDS_WORDS].chunks_exact(4))
+        .enumerate()
+    {
+        if a != b {
+            let word = |x: &[u8]| u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+            out.push((
+                Kind::Value,
+                format!("lds[{:#x}]: {:#010x} vs {:#010x}", 4 * k, word(a), word(b)),
+            ));
+        }
+    }
     for r in 0..VGPRS {
         for lane in 0..32 {
             let (a, b) = (o.vgpr[r][lane], t.vgpr[r][lane]);
@@ -834,6 +891,10 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     let mut seen = std::collections::BTreeMap::<(String, &str), usize>::new();
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
         let (Ok(o), Ok(t)) = (o, t) else { continue };
+        // Test lines hold registers only, not LDS.
+        if c.encoding == "DS" {
+            continue;
+        }
         let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));
         let scalar_only = o.sgpr != t.sgpr || o.scc != t.scc;
         if lane.is_none() && !scalar_only {

@@ -788,8 +788,23 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
                 old
             }
         }
-        GLOBAL_ATOMIC_MIN_F32 => float(f32::min),
-        GLOBAL_ATOMIC_MAX_F32 => float(f32::max),
+        // As the ISA's pseudocode has it, `src < tmp ? src : tmp`: the memory's value
+        // (its bits, a NaN's too) stays unless the data compares below (above) it, so a
+        // NaN on either side leaves memory as it is.
+        GLOBAL_ATOMIC_MIN_F32 => {
+            if f(data as u32) < f(old as u32) {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_MAX_F32 => {
+            if f(data as u32) > f(old as u32) {
+                data
+            } else {
+                old
+            }
+        }
         GLOBAL_ATOMIC_ADD_F32 => float(|x, y| x + y),
         other => {
             return Err(format!(
