@@ -8,18 +8,36 @@ is compared with. Nothing of it runs in the test command.
 usage: python3 tinygrad_emu.py CASES OUT   (TINYGRAD_DIR: a checkout of tinygrad's tree)
 
 CASES holds records of little-endian u32s:
-  id, nwords, words[4], mode, scc, sgpr[128], vgpr[48][32], lds[1024] (its first 4 KiB)
+  id, nwords, words[4], mode, scc, window_lo, window_hi, reloc, sgpr[128], vgpr[48][32],
+  lds[1024] (its first 4 KiB), global[1024] (the 4 KiB window at window_hi:window_lo)
 OUT gets, per case:
-  id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], lds[1024], msg_len, msg (utf-8,
-  padded to 4)
+  id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], lds[1024], global[1024],
+  msg_len, msg (utf-8, padded to 4)
+The window lives at another address here: the registers reloc names (1: v16:v17 in
+every lane, 2: s10:s11) are moved to it before the instruction and back after.
 The emulator runs without its DAZ/FTZ context: every denormal is kept, as MODE 0xf0.
 """
 import ctypes, os, struct, sys
 
 VGPRS = 48
-HEADER = 8
-LDS_WORDS = 1024
+HEADER = 11
+LDS_WORDS = 2048
+GLOBAL_BYTES = 4096
 RECORD = 4 * (HEADER + 128 + VGPRS * 32 + LDS_WORDS)
+
+def move(st, reloc, delta):
+  """Adds delta (mod 2^64) to the address registers reloc names."""
+  if reloc == 1:
+    base = st.vgpr_buf._buf.va_addr
+    lo = (ctypes.c_uint32 * 32).from_address(base + 16 * 32 * 4)
+    hi = (ctypes.c_uint32 * 32).from_address(base + 17 * 32 * 4)
+    for lane in range(32):
+      a = ((hi[lane] << 32 | lo[lane]) + delta) % (1 << 64)
+      lo[lane], hi[lane] = a & 0xffffffff, a >> 32
+  elif reloc == 2:
+    a = ((st._read_sgpr(11) << 32 | st._read_sgpr(10)) + delta) % (1 << 64)
+    st._write_sgpr(10, a & 0xffffffff)
+    st._write_sgpr(11, a >> 32)
 
 def main():
   tg = os.environ.get("TINYGRAD_DIR")
@@ -32,6 +50,7 @@ def main():
   st = emu.WaveState(32)
   lds = (ctypes.c_uint8 * 65536)()
   code = (ctypes.c_char * 32)()
+  glob = (ctypes.c_uint8 * GLOBAL_BYTES)()
   vgpr_bytes = VGPRS * 32 * 4
   out = open(out_path, "wb")
   for off in range(0, len(data), RECORD):
@@ -44,10 +63,15 @@ def main():
     window = data[off + 4 * (HEADER + 128) + vgpr_bytes:off + RECORD]
     ctypes.memmove(code, struct.pack(f"<{len(words)}I", *words) + b"\0" * (32 - 4 * len(words)), 32)
     ctypes.memset(lds, 0, 65536)
-    ctypes.memmove(lds, window, 4 * LDS_WORDS)
+    lds_bytes = 4 * LDS_WORDS - GLOBAL_BYTES
+    ctypes.memmove(lds, window[:lds_bytes], lds_bytes)
+    ctypes.memmove(glob, window[lds_bytes:], GLOBAL_BYTES)
+    delta = (ctypes.addressof(glob) - (rec[8] | rec[9] << 32)) % (1 << 64)
+    reloc = rec[10]
     for i, v in enumerate(sgprs): st._write_sgpr(i, v)
     st._write_sgpr(emu.SCC.offset, scc)
     ctypes.memmove(st.vgpr_buf._buf.va_addr, vgprs, vgpr_bytes)
+    move(st, reloc, delta)
     st.pc = ctypes.addressof(code)
     msg = b""
     try:
@@ -58,10 +82,12 @@ def main():
       status = 0
     except Exception as e:
       status, msg = 1, f"{type(e).__name__}: {e}".encode()[:4000]
+    move(st, reloc, (1 << 64) - delta)
     out.write(struct.pack("<3I", cid, status, st._read_sgpr(emu.SCC.offset) & 1))
     out.write(struct.pack("<128I", *(st._read_sgpr(i) for i in range(128))))
     out.write(ctypes.string_at(st.vgpr_buf._buf.va_addr, vgpr_bytes))
-    out.write(ctypes.string_at(ctypes.addressof(lds), 4 * LDS_WORDS))
+    out.write(ctypes.string_at(ctypes.addressof(lds), 4 * LDS_WORDS - GLOBAL_BYTES))
+    out.write(ctypes.string_at(ctypes.addressof(glob), GLOBAL_BYTES))
     msg += b"\0" * (-len(msg) % 4)
     out.write(struct.pack("<I", len(msg)) + msg)
   out.close()

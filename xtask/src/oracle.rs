@@ -3,8 +3,9 @@
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
-//! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways) is
-//! run on random and edge-case operands (zeros,
+//! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways;
+//! GLOBAL and FLAT, on a 4 KiB window of memory) is run on random and edge-case
+//! operands (zeros,
 //! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
 //! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
 //! tinygrad's RDNA3 emulator (its current tree's `test/mockgpu/amd/emu.py`, which
@@ -23,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute};
+use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory};
 
 use crate::{Result, workspace_root};
 
@@ -39,9 +40,15 @@ const SDST2: u32 = 22;
 const M0: usize = 125;
 const VCC: usize = 106;
 const EXEC: usize = 126;
-const HEADER: usize = 8;
-/// The LDS a case carries both ways: its first 4 KiB (DS cases address the first 2).
-const LDS_WORDS: usize = 1024;
+/// id, dword count, dwords[4], MODE, SCC, the global window's address (2 words), and
+/// which registers hold addresses into it (0 none, 1 v16:v17, 2 s10:s11).
+const HEADER: usize = 11;
+/// The LDS a case carries both ways: its first 4 KiB (DS cases address the first 2);
+/// then the global window's 4 KiB, kept in the oracle's states as the next 4 KiB of
+/// LDS (no case reaches that far into LDS).
+const LDS_WORDS: usize = 2048;
+/// Bytes of the window global and flat cases address.
+const GLOBAL_BYTES: usize = 4096;
 const RECORD: usize = HEADER + 128 + VGPRS * 32 + LDS_WORDS;
 
 /// Scalar instructions whose result is not a function of registers (program
@@ -72,6 +79,8 @@ struct Case {
     encoding: &'static str,
     words: Vec<u32>,
     state: WaveState,
+    /// Which registers hold addresses into the global window (see [`HEADER`]).
+    reloc: u32,
 }
 
 /// The outcome of a case on one side.
@@ -101,6 +110,10 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let mut rng = Rng(seed | 1);
     let mut cases = Vec::new();
+    // The global window: its address goes into the cases' registers; the emulator's
+    // side moves those registers to a window of its own.
+    let mut window = vec![0u8; GLOBAL_BYTES];
+    let window_va = window.as_ptr() as u64;
     for e in coverage() {
         if e.status != Status::Implemented || SKIP.contains(&e.name) || !e.name.contains(pattern.as_str()) {
             continue;
@@ -117,14 +130,18 @@ pub fn run(args: &[String]) -> Result<()> {
             };
             for round in 0..rounds {
                 let mut state = initial(e.name, round, &mut rng);
-                if e.encoding == "DS" {
-                    ds_addresses(&mut state, e.name, &mut rng);
+                let mut reloc = 0;
+                match e.encoding {
+                    "DS" => ds_addresses(&mut state, e.name, &mut rng),
+                    "GLOBAL" | "FLAT" => reloc = global_addresses(&mut state, variant, window_va, &mut rng),
+                    _ => {}
                 }
                 cases.push(Case {
                     name: e.name.to_string(),
                     encoding,
                     words: words.clone(),
                     state,
+                    reloc,
                 });
             }
         }
@@ -136,6 +153,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 };
                 let state = initial(e.name, round, &mut rng);
                 cases.push(Case {
+                    reloc: 0,
                     name: e.name.to_string(),
                     encoding: DPP_LABEL[["VOP1", "VOP2", "VOPC"]
                         .iter()
@@ -153,10 +171,17 @@ pub fn run(args: &[String]) -> Result<()> {
         .iter()
         .map(|c| {
             let mut st = c.state.clone();
-            execute(&c.words, &mut st).map(|()| st)
+            if c.reloc == 0 {
+                return execute(&c.words, &mut st).map(|()| st);
+            }
+            let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
+            window.copy_from_slice(&st.lds[held.clone()]);
+            let r = execute_with_memory(&c.words, &mut st, &mut window);
+            st.lds[held].copy_from_slice(&window);
+            r.map(|()| st)
         })
         .collect();
-    let theirs = reference(&cases, &tinygrad, &dir)?;
+    let theirs = reference(&cases, window_va, &tinygrad, &dir)?;
     let report = compare(&cases, &ours, &theirs);
     let disagreements = reduce(&cases, &ours, &theirs, &tinygrad, &dir)?;
     std::fs::write(dir.join("report.txt"), &report)?;
@@ -186,6 +211,31 @@ fn ds_addresses(st: &mut WaveState, name: &str, rng: &mut Rng) {
     for b in st.lds[..4 * LDS_WORDS].iter_mut() {
         *b = rng.next() as u8;
     }
+}
+
+/// A global or flat case's addresses and memory: each lane its own 32-byte slot of the
+/// window's first KiB (in a random order, so no two lanes' accesses overlap), as a
+/// 64-bit address in v16:v17 (variant 0) or an offset in v16 from the window's address
+/// in s10:s11; the window's bytes random. Returns the case's `reloc`.
+fn global_addresses(st: &mut WaveState, variant: u32, window: u64, rng: &mut Rng) -> u32 {
+    let mut slots: Vec<u64> = (0..32).collect();
+    for i in (1..32).rev() {
+        slots.swap(i, rng.next() as usize % (i + 1));
+    }
+    for (lane, slot) in slots.into_iter().enumerate() {
+        let a = if variant == 0 { window + 32 * slot } else { 32 * slot };
+        st.vgpr[SRC[0] as usize][lane] = a as u32;
+        st.vgpr[SRC[0] as usize + 1][lane] = (a >> 32) as u32;
+    }
+    if variant == 1 {
+        st.sgpr[SSRC[0] as usize] = window as u32;
+        st.sgpr[SSRC[0] as usize + 1] = (window >> 32) as u32;
+    }
+    let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
+    for b in st.lds[held].iter_mut() {
+        *b = rng.next() as u8;
+    }
+    if variant == 0 { 1 } else { 2 }
 }
 
 /// Whether input modifiers apply: float sources (the operand type is the name's last).
@@ -253,10 +303,10 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
     let src2 = if carry_in { SSRC[2] } else { v(SRC[2]) };
     let float = float_operands(name);
     let half = ["16"].iter().any(|t| name.contains(t));
-    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK" | "VOPD") {
+    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK" | "VOPD" | "GLOBAL" | "FLAT") {
         return None;
     }
-    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD") && !float && !half {
+    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD" | "GLOBAL" | "FLAT") && !float && !half {
         return None;
     }
     let words = match encoding {
@@ -295,6 +345,23 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             vec![
                 0xd800_0000 | op << 18 | off1 << 8 | off0,
                 SRC[0] | SRC[1] << 8 | SRC[2] << 16 | VDST << 24,
+            ]
+        }
+        // Global and flat memory: variant 0 a 64-bit address in v16:v17, variant 1 an
+        // SGPR base in s10:s11 and a 32-bit offset in v16 (global only); data from v24,
+        // v32 (a compare-swap's comparand), the result to v40 (GLC on for atomics);
+        // an offset of 0 to 12.
+        "GLOBAL" | "FLAT" => {
+            if variant == 1 && encoding == "FLAT" {
+                return None;
+            }
+            let seg = if encoding == "GLOBAL" { 2 << 16 } else { 0 };
+            let saddr = if variant == 1 { SSRC[0] } else { 0x7c };
+            let offset = (rng.next() as u32 & 3) * 4;
+            let glc = if name.contains("atomic") { 1 << 14 } else { 0 };
+            vec![
+                0xdc00_0000 | seg | op << 18 | glc | offset,
+                SRC[0] | SRC[1] << 8 | saddr << 16 | VDST << 24,
             ]
         }
         // Dual issue: the operation in its half (X in variant 0 where X has it, else
@@ -588,7 +655,7 @@ impl Rng {
 }
 
 /// Runs the cases through tinygrad's emulator (`xtask/oracle/tinygrad_emu.py`).
-fn reference(cases: &[Case], tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>> {
+fn reference(cases: &[Case], window: u64, tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>> {
     let input = dir.join("cases.bin");
     let output = dir.join("reference.bin");
     let mut bytes = Vec::with_capacity(cases.len() * RECORD * 4);
@@ -598,6 +665,7 @@ fn reference(cases: &[Case], tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>
         let mut rec = vec![id as u32, c.words.len() as u32];
         rec.extend(words);
         rec.extend([c.state.mode, u32::from(c.state.scc)]);
+        rec.extend([window as u32, (window >> 32) as u32, c.reloc]);
         rec.extend(c.state.sgpr);
         for r in &c.state.vgpr {
             rec.extend(r);
@@ -810,10 +878,13 @@ fn differences(c: &Case, o: &WaveState, t: &WaveState) -> Vec<(Kind, String)> {
     {
         if a != b {
             let word = |x: &[u8]| u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
-            out.push((
-                Kind::Value,
-                format!("lds[{:#x}]: {:#010x} vs {:#010x}", 4 * k, word(a), word(b)),
-            ));
+            let at = 4 * k;
+            let place = if at >= 4 * LDS_WORDS - GLOBAL_BYTES {
+                format!("global[{:#x}]", at - (4 * LDS_WORDS - GLOBAL_BYTES))
+            } else {
+                format!("lds[{at:#x}]")
+            };
+            out.push((Kind::Value, format!("{place}: {:#010x} vs {:#010x}", word(a), word(b))));
         }
     }
     for r in 0..VGPRS {
@@ -891,8 +962,8 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     let mut seen = std::collections::BTreeMap::<(String, &str), usize>::new();
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
         let (Ok(o), Ok(t)) = (o, t) else { continue };
-        // Test lines hold registers only, not LDS.
-        if c.encoding == "DS" {
+        // Test lines hold registers only, not LDS or memory.
+        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT") {
             continue;
         }
         let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));
@@ -920,6 +991,7 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
             encoding: c.encoding,
             words: c.words.clone(),
             state: st,
+            reloc: 0,
         });
     }
     if reduced.is_empty() {
@@ -927,7 +999,7 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     }
     let sub = dir.join("reduced");
     std::fs::create_dir_all(&sub)?;
-    let theirs = reference(&reduced, tinygrad, &sub)?;
+    let theirs = reference(&reduced, 0, tinygrad, &sub)?;
     let mut out = String::new();
     for (c, t) in reduced.iter().zip(&theirs) {
         let Ok(t) = t else { continue };

@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use coverage::{Entry, Status, coverage, report};
 pub use decode::{DecodeError, Encoding, Inst};
 pub use disasm::Llvm;
-pub use single::{LDS_BYTES, WaveState, execute};
+pub use single::{LDS_BYTES, WaveState, execute, execute_with_memory};
 
 use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};

@@ -45,12 +45,40 @@ impl WaveState {
 }
 
 /// Runs the instruction in `words` (its dwords, literal or DPP dword included) on
-/// `state`. No memory is mapped: a global, flat or scalar memory access is an error,
+/// `state`. No memory is mapped: a global, flat or scalar memory access is an error
+/// (see [`execute_with_memory`]),
 /// as is an instruction the interpreter does not implement. On error `state` may be
 /// partly written.
 pub fn execute(words: &[u32], state: &mut WaveState) -> Result<(), String> {
+    execute_in(words, state, None)
+}
+
+/// [`execute`] with `memory` mapped for global and flat accesses at its own address
+/// (the mock's GPU addresses are host addresses): an access inside
+/// `memory.as_ptr()..+memory.len()` reads and writes it, one outside faults.
+pub fn execute_with_memory(words: &[u32], state: &mut WaveState, memory: &mut [u8]) -> Result<(), String> {
+    execute_in(words, state, Some(memory))
+}
+
+fn execute_in(words: &[u32], state: &mut WaveState, memory: Option<&mut [u8]>) -> Result<(), String> {
     let inst = Inst::decode(words).map_err(|e| e.to_string())?;
-    let space = parking_lot::RwLock::new(AddressSpace::new(1));
+    let mut space = AddressSpace::new(1);
+    if let Some(m) = memory {
+        // The interpreter reaches the bytes by address, as it does every GPU mapping;
+        // `m` is borrowed for the whole call.
+        let (va, len) = (m.as_mut_ptr() as usize, m.len());
+        if len > 0 {
+            space.gpus[0].mapped.insert(
+                va as u64,
+                crate::hw::mem::Mapped {
+                    size: len as u64,
+                    writable: true,
+                },
+            );
+            space.accessible.insert(va, va + len);
+        }
+    }
+    let space = parking_lot::RwLock::new(space);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let mem = GpuMemory::new(&space, &crate::hw::mem::Vm::Kfd(0), &stop);
     let mut w = Wave::new(state.vgpr.len(), 0);
@@ -72,6 +100,36 @@ pub fn execute(words: &[u32], state: &mut WaveState) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Global loads and stores reach the memory given, at its address; an address
+    /// outside it faults.
+    #[test]
+    fn global_accesses_reach_the_memory_given() {
+        let mut mem = vec![0u8; 256];
+        for (i, b) in mem.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let base = mem.as_ptr() as u64;
+        let mut st = WaveState::new(48);
+        for lane in 0..32 {
+            let a = base + 4 * lane as u64;
+            st.vgpr[16][lane] = a as u32;
+            st.vgpr[17][lane] = (a >> 32) as u32;
+            st.vgpr[24][lane] = 0x1000 + lane as u32;
+        }
+        // global_load_b32 v40, v[16:17], off
+        let load = [0xdc52_0000, 0x287c_0010];
+        execute_with_memory(&load, &mut st, &mut mem).unwrap();
+        assert_eq!(st.vgpr[40][3], u32::from_le_bytes([12, 13, 14, 15]));
+        // global_store_b32 v[16:17], v24, off offset:128
+        let store = [0xdc6a_0080, 0x007c_1810];
+        execute_with_memory(&store, &mut st, &mut mem).unwrap();
+        assert_eq!(&mem[128 + 8..128 + 12], &0x1002u32.to_le_bytes());
+        // Past the end (offset 128 + 31 × 4 + 4 > 256 for the last lanes): a fault.
+        let past = [0xdc6a_00a0, 0x007c_1810];
+        assert!(execute_with_memory(&past, &mut st, &mut mem).is_err());
+        assert!(execute(&load, &mut st).is_err(), "no memory: a fault");
+    }
 
     #[test]
     fn adds_under_exec() {
