@@ -4,7 +4,7 @@
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
 //! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways;
-//! GLOBAL and FLAT, on a 4 KiB window of memory) is run on random and edge-case
+//! GLOBAL, FLAT and SMEM, on a 4 KiB window of memory) is run on random and edge-case
 //! operands (zeros,
 //! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
 //! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
@@ -134,6 +134,8 @@ pub fn run(args: &[String]) -> Result<()> {
                 match e.encoding {
                     "DS" => ds_addresses(&mut state, e.name, &mut rng),
                     "GLOBAL" | "FLAT" => reloc = global_addresses(&mut state, variant, window_va, &mut rng),
+                    // The window's address in s10:s11.
+                    "SMEM" => reloc = global_addresses(&mut state, 1, window_va, &mut rng),
                     _ => {}
                 }
                 cases.push(Case {
@@ -363,6 +365,15 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
                 0xdc00_0000 | seg | op << 18 | glc | offset,
                 SRC[0] | SRC[1] << 8 | saddr << 16 | VDST << 24,
             ]
+        }
+        // Scalar loads from s10:s11 plus an offset of 0 to 12 into s20 onwards (the
+        // buffer loads, which take a resource, are left out).
+        "SMEM" => {
+            if name.starts_with("s_buffer") {
+                return None;
+            }
+            let offset = (rng.next() as u32 & 3) * 4;
+            vec![0xf400_0000 | op << 18 | SDST << 6 | (SSRC[0] / 2), 0x7c << 25 | offset]
         }
         // Dual issue: the operation in its half (X in variant 0 where X has it, else
         // Y), the other half a move of src2's registers; X writes v40, Y v41.
@@ -963,7 +974,7 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
         let (Ok(o), Ok(t)) = (o, t) else { continue };
         // Test lines hold registers only, not LDS or memory.
-        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT") {
+        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT" | "SMEM") {
             continue;
         }
         let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));
