@@ -131,15 +131,6 @@ impl Exact {
         self.mant == 0
     }
 
-    /// The exponent of the value's leading bit (`i32::MIN` for zero).
-    fn top(&self) -> i32 {
-        if self.mant == 0 {
-            i32::MIN
-        } else {
-            self.exp.saturating_add(127 - self.mant.leading_zeros() as i32)
-        }
-    }
-
     /// `self × 2^k`, exactly.
     pub(crate) fn scaled(self, k: i32) -> Exact {
         Exact {
@@ -309,22 +300,6 @@ pub(crate) fn mul(a: f64, b: f64, fmt: Format, mode: Round) -> Option<u64> {
 pub(crate) fn fma(a: f64, b: f64, c: f64, scale: i32, fmt: Format, mode: Round) -> Option<u64> {
     let p = Exact::mul(Exact::of(a)?, Exact::of(b)?);
     Some(Exact::add(p, Exact::of(c)?, mode).scaled(scale).round(fmt, mode))
-}
-
-/// `c + a0 × b0 + a1 × b1` rounded once to `fmt` in `mode`, for factors of at most 26
-/// significant bits each (halves, bfloat16s, f32s' products fit) and `c` exact in f64;
-/// `None` for infinite or NaN operands. The two terms largest in magnitude are added
-/// first: their sum is exact unless they lie over 100 bits apart, and then the third,
-/// no larger than the second, can neither cancel it nor reach the result's last bit
-/// except through the jammed sticky bit.
-pub(crate) fn dot2(c: f64, p: [(f64, f64); 2], fmt: Format, mode: Round) -> Option<u64> {
-    let mut t = [
-        Exact::of(c)?,
-        Exact::mul(Exact::of(p[0].0)?, Exact::of(p[0].1)?),
-        Exact::mul(Exact::of(p[1].0)?, Exact::of(p[1].1)?),
-    ];
-    t.sort_by_key(|e| std::cmp::Reverse(e.top()));
-    Some(Exact::add(Exact::add(t[0], t[1], mode), t[2], mode).round(fmt, mode))
 }
 
 /// `x` (exact in f64) rounded to `fmt` in `mode`; `None` for infinities and NaN.

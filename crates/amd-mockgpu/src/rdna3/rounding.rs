@@ -6,7 +6,7 @@
 //! ([`super::exact`]). Operations whose results do not depend on the mode (exact
 //! ones: min/max, rounding to integers, class tests, conversions that widen or go to
 //! integers) run as they are; the f16/bf16 dot products and the mixed-precision fmas
-//! are summed exactly and rounded once in the mode; the rest — transcendentals and
+//! round each step of their pseudocode in the mode; the rest — transcendentals and
 //! WMMA — refuse a directed mode, naming the instruction and the mode.
 
 use super::exact::{self, F16, F32, F64, Format, Round};

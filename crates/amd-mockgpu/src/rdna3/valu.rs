@@ -16,7 +16,7 @@ use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::rounding::{fma16, fma32, ldexp, sub32, sub64};
+use super::rounding::{fma16, fma32, ldexp, sub32, sub64, to16};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
@@ -537,16 +537,16 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                     let v = if neg_hi >> k & 1 == 1 { v.abs() } else { v };
                     Ok(if neg_lo >> k & 1 == 1 { -v } else { v })
                 };
-                // Rounded once (an f32 product is exact in f64, its sum not always):
-                // clamping after rounding is clamping before, 0 and 1 being exact.
+                // As the pseudocode has it: an f32 fma (rounded once in MODE's f32
+                // direction), then for the f16 forms `f32_to_f16` (rounded in the f16
+                // direction); clamping after rounding is clamping before, 0 and 1 being
+                // exact.
                 let (a, b, c) = (x(0)?, x(1)?, x(2)?);
+                let r = fma32(a as f32, b as f32, c as f32, w.round32());
                 match op {
-                    V_FMA_MIX_F32 => {
-                        let r = fma32(a as f32, b as f32, c as f32, w.round32());
-                        (if clamp { r.clamp(0.0, 1.0) } else { r }).to_bits()
-                    }
+                    V_FMA_MIX_F32 => (if clamp { r.clamp(0.0, 1.0) } else { r }).to_bits(),
                     _ => {
-                        let h = fma16(a, b, c, w.round16_64());
+                        let h = to16(r.into(), w.round16_64());
                         let h = if clamp {
                             half::from_f64(half::to_f32(h).clamp(0.0, 1.0).into())
                         } else {
