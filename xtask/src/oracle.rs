@@ -40,7 +40,7 @@ const SDST2: u32 = 22;
 const M0: usize = 125;
 const VCC: usize = 106;
 const EXEC: usize = 126;
-/// id, dword count, dwords[4], MODE, SCC, the global window's address (2 words), and
+/// id, dword count, four dwords, MODE, SCC, the global window's address (2 words), and
 /// which registers hold addresses into it (0 none, 1 v16:v17, 2 s10:s11).
 const HEADER: usize = 11;
 /// The LDS a case carries both ways: its first 4 KiB (DS cases address the first 2);
