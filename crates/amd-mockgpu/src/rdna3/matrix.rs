@@ -148,10 +148,10 @@ pub(crate) fn wmma_int(
 /// `b`: `v_dot2_f32_f16`/`_bf16` (two halves or bfloat16s, an f32 accumulator, rounded
 /// once) and `v_dot4_*_u8`/`v_dot8_*_u4` (bytes or nibbles, a 32-bit accumulator;
 /// neg_lo bits 0 and 1 make A and B signed in the `_iu` forms; clamp saturates).
-pub(crate) fn dot(op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool, mode: Round) -> u32 {
+pub(crate) fn dot(w: &Wave, op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -> u32 {
     use Vop3p::*;
     if let V_DOT2_F32_F16 | V_DOT2_F32_BF16 = op {
-        return dot2_f32(a, b, f32::from_bits(c), op == V_DOT2_F32_BF16, mode).to_bits();
+        return dot2_f32(w, a, b, f32::from_bits(c), op == V_DOT2_F32_BF16).to_bits();
     }
     let (bits, n) = if matches!(op, V_DOT4_I32_IU8 | V_DOT4_U32_U8) {
         (8, 4)
@@ -184,19 +184,23 @@ pub(crate) fn mul_dx9(x: f32, y: f32, mode: Round) -> f32 {
 
 /// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves (or bfloat16s) in f32, as the
 /// ISA's pseudocode has it: `tmp = S2; tmp += lo product; tmp += hi product`, each
-/// product and each sum rounded to f32 in `mode` (the products of halves and of
-/// bfloat16s are exact but at f32's range limits).
-pub(crate) fn dot2_f32(a: u32, b: u32, acc: f32, bf16: bool, mode: Round) -> f32 {
+/// product and each sum rounded to f32 in MODE's direction (the products of halves and
+/// of bfloat16s are exact but at f32's range limits). Denormals as each step would
+/// have them alone: a half through `f16_to_f32` (MODE's f16 input control), the
+/// accumulator as an f32 input, the result as an f32 output.
+pub(crate) fn dot2_f32(w: &Wave, a: u32, b: u32, acc: f32, bf16: bool) -> f32 {
+    let mode = w.round32();
     let e = |v: u32, hi: bool| -> f32 {
         let h = if hi { v >> 16 } else { v & 0xffff };
         if bf16 {
             f32::from_bits(h << 16)
         } else {
-            half::to_f32(h as u16)
+            half::to_f32(w.f16_in(h as u16))
         }
     };
-    let tmp = add32(acc, mul32(e(a, false), e(b, false), mode), mode);
-    add32(tmp, mul32(e(a, true), e(b, true), mode), mode)
+    let tmp = add32(w.f32_in(acc), mul32(e(a, false), e(b, false), mode), mode);
+    let r = add32(tmp, mul32(e(a, true), e(b, true), mode), mode);
+    f32::from_bits(w.f32_out(r.to_bits()))
 }
 
 #[cfg(test)]
@@ -209,9 +213,15 @@ mod tests {
     /// direction.
     #[test]
     fn dot_products_round_after_each_add() {
-        use super::dot2_f32;
-        use crate::rdna3::exact::Round::*;
+        use crate::rdna3::exact::Round::{self, *};
         use crate::rdna3::half;
+        use crate::rdna3::wave::Wave;
+        // Every denormal kept, f32 results rounded in `mode`.
+        let dot2_f32 = |a: u32, b: u32, acc: f32, bf16: bool, mode: Round| {
+            let mut w = Wave::new(8, 0);
+            w.mode = 0xf0 | mode as u32;
+            super::dot2_f32(&w, a, b, acc, bf16)
+        };
         let h = |x: f32| u32::from(half::from_f64(x.into()));
         let pair = |lo: u32, hi: u32| lo | hi << 16;
         let bf = |x: f32| x.to_bits() >> 16;

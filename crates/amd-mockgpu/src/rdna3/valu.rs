@@ -494,9 +494,6 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         op,
         V_DOT2_F32_F16 | V_DOT2_F32_BF16 | V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4
     );
-    if matches!(op, V_DOT2_F32_F16 | V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16) {
-        w.f16_denormals_kept(op.name())?;
-    }
     // The dot products route S0's and S1's 16-bit halves as every VOP3P op does: the
     // low half from the half op_sel picks, the high half from the one op_sel_hi picks.
     // S2 is a 32-bit accumulator, which has no halves to pick.
@@ -526,12 +523,14 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
         let raw = |k: usize| packed_src(w, srcs[k], lane, lit);
         let r: u32 = match op {
             V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16 => {
+                // Each input as the pseudocode converts it: an f32 (MODE's f32 input
+                // control) or a half through `f16_to_f32` (the f16 input control).
                 let x = |k: usize| -> R<f64> {
                     let v = if op_sel_hi >> k & 1 == 0 {
-                        f64::from(f32::from_bits(w.vread(srcs[k], lane, lit)?))
+                        f64::from(w.f32_in(f32::from_bits(w.vread(srcs[k], lane, lit)?)))
                     } else {
                         let v = raw(k)?;
-                        f64::from(half::to_f32((v >> (16 * (op_sel >> k & 1))) as u16))
+                        f64::from(half::to_f32(w.f16_in((v >> (16 * (op_sel >> k & 1))) as u16)))
                     };
                     // neg_hi is |x| for the mixed forms, neg_lo -x.
                     let v = if neg_hi >> k & 1 == 1 { v.abs() } else { v };
@@ -541,12 +540,14 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 // direction), then for the f16 forms `f32_to_f16` (rounded in the f16
                 // direction); clamping after rounding is clamping before, 0 and 1 being
                 // exact.
+                // Denormal results as an f32 result, then (the f16 forms) as an f32
+                // input and an f16 result of the conversion.
                 let (a, b, c) = (x(0)?, x(1)?, x(2)?);
-                let r = fma32(a as f32, b as f32, c as f32, w.round32());
+                let r = f32::from_bits(w.f32_out(fma32(a as f32, b as f32, c as f32, w.round32()).to_bits()));
                 match op {
                     V_FMA_MIX_F32 => (if clamp { r.clamp(0.0, 1.0) } else { r }).to_bits(),
                     _ => {
-                        let h = to16(r.into(), w.round16_64());
+                        let h = w.f16_out(to16(w.f32_in(r).into(), w.round16_64()));
                         let h = if clamp {
                             half::from_f64(half::to_f32(h).clamp(0.0, 1.0).into())
                         } else {
@@ -565,12 +566,12 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
                 let (a, b) = (routed(raw(0)?, 0), routed(raw(1)?, 1));
-                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp, w.round32())
+                matrix::dot(w, op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
                 let (a, b) = (routed(a, 0), routed(b, 1));
-                matrix::dot(op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp, w.round32())
+                matrix::dot(w, op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
             }
             other => return Err(format!("VOP3P {} is not implemented", other.name())),
         };
@@ -950,6 +951,23 @@ mod tests {
             })
             .unwrap();
             assert_eq!(w.v[2][0] >> 16, f16_bits, "MODE round {round:#b}");
+        }
+        // Denormals as the pseudocode's steps have them: v_fma_mix_f32 v2, v4, v6, v8
+        // op_sel_hi:[1,0,1] with the least f16 denormal × 1.0 + 0 is 2^-24 with f16
+        // denormals kept, 0 when f16 inputs flush (f16_to_f32), 2^-24 again when only
+        // f16 outputs flush (the result is an f32).
+        use crate::rdna3::wave::{MODE_DENORM_F16_F64_IN, MODE_DENORM_F16_F64_OUT};
+        for (clear, want) in [
+            (0, 2f32.powi(-24)),
+            (MODE_DENORM_F16_F64_IN, 0.0),
+            (MODE_DENORM_F16_F64_OUT, 2f32.powi(-24)),
+        ] {
+            let w = run(&[0xcc20_4002, 0x0c22_0d04], |w| {
+                set(w, 0x0001, f(1.0), 0);
+                w.mode &= !clear;
+            })
+            .unwrap();
+            assert_eq!(f32::from_bits(w.v[2][0]), want, "MODE {clear:#x} cleared");
         }
         // dots: f16 and bf16 halves into f32
         assert_eq!(
