@@ -31,16 +31,27 @@ pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut 
         unsafe { gather_avx2(lds, base, offs, out) };
         return true;
     }
+    // SAFETY: every read is inside `lds`, checked above (what `dwords_unchecked`
+    // requires).
+    unsafe { dwords_unchecked(lds, base, offs, out) };
+    true
+}
+
+/// [`dwords_into`]'s reads one lane at a time, on CPUs without AVX2.
+///
+/// # Safety
+///
+/// For every lane `l` and every `k < offs.len()`, the four bytes from
+/// `base[l] + offs[k]` must be inside `lds`.
+unsafe fn dwords_unchecked(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) {
     let p = lds.as_ptr();
     for (o, &off) in out.iter_mut().zip(offs) {
         for (o, &b) in o.iter_mut().zip(base) {
-            // SAFETY: b <= lim = lds.len() - far - 4 and off <= far (checked above,
-            // in u64 without overflow), so the four bytes from b + off are inside
-            // `lds`; `read_unaligned` takes any alignment.
+            // SAFETY: the four bytes from b + off are inside `lds` (the caller's
+            // promise); `read_unaligned` takes any alignment.
             *o = u32::from_le(unsafe { p.add(b as usize + off as usize).cast::<u32>().read_unaligned() });
         }
     }
-    true
 }
 
 /// [`dwords_into`]'s reads with AVX2's gathers, eight lanes at a time.
@@ -78,6 +89,48 @@ unsafe fn gather_avx2(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both ways of reading — the AVX2 gathers where this CPU has them, and the lane
+    /// by lane reads other CPUs take — give what slicing the LDS gives, for random
+    /// in-range bases and offsets.
+    #[test]
+    fn gathers_and_lane_reads_agree() {
+        let lds: Vec<u8> = (0..65536u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let mut s = 0x1234_5678u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        for _ in 0..500 {
+            let offs = [next() % 1024, next() % 1024];
+            let base: [u32; 32] = std::array::from_fn(|_| next() % (65536 - 1024 - 4));
+            let want: Vec<[u32; 32]> = offs
+                .iter()
+                .map(|&o| {
+                    std::array::from_fn(|l| {
+                        let a = (base[l] + o) as usize;
+                        u32::from_le_bytes([lds[a], lds[a + 1], lds[a + 2], lds[a + 3]])
+                    })
+                })
+                .collect();
+            let mut lanes = [[0u32; 32]; 2];
+            // SAFETY: every base + offset + 4 is below 65536 - 1024 - 4 + 1024 + 4.
+            unsafe { dwords_unchecked(&lds, &base, &offs, &mut lanes) };
+            assert_eq!(lanes.to_vec(), want);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let mut gathered = [[0u32; 32]; 2];
+                // SAFETY: AVX2 is there; every read is inside `lds` (as above), which is
+                // far below 2^31 bytes.
+                unsafe { gather_avx2(&lds, &base, &offs, &mut gathered) };
+                assert_eq!(gathered.to_vec(), want);
+            }
+        }
+    }
 
     #[test]
     fn reads_every_lane_or_nothing() {
