@@ -412,6 +412,22 @@ impl Fast {
         let (at, bt): ([u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
         let exec = w.exec();
+        let sdst = usize::from(self.sdst);
+        if exec != u32::MAX && exec.count_ones() <= 4 {
+            // A few lanes (one-lane workgroups, a loop's last lanes): only those.
+            let (mut out, mut carry_out) = (w.v[dst], 0u32);
+            for l in super::wave::Bits(exec) {
+                let (s, o1) = av[l].overflowing_add(bv[l]);
+                let (s, o2) = s.overflowing_add(carry_in >> l & 1);
+                out[l] = s;
+                carry_out |= u32::from(o1 | o2) << l;
+            }
+            w.v[dst] = out;
+            if sdst != NULL {
+                w.s[sdst] = carry_out;
+            }
+            return;
+        }
         // Every lane's sum and carry in 32 bits, the carry from the operands' and the
         // sum's top bits, the lane's bit from a table: the loop vectorizes.
         let (mut sums, mut carries) = ([0u32; 32], 0u32);
@@ -431,7 +447,6 @@ impl Fast {
             blend(&mut out, exec, |l| sums[l]);
             w.v[dst] = out;
         }
-        let sdst = usize::from(self.sdst);
         if sdst != NULL {
             w.s[sdst] = carry_out;
         }
