@@ -1,16 +1,17 @@
-//! `cargo xtask oracle [--ops PATTERN] [--rounds N] [--seed S]`: the interpreter
-//! against an independent executable reading of the ISA.
+//! `cargo xtask oracle [--ops PATTERN] [--enc LABEL] [--rounds N] [--seed S]`: the
+//! interpreter against an independent executable reading of the ISA.
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
 //! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways;
 //! GLOBAL, FLAT and SMEM, on a 4 KiB window of memory) is run on random and edge-case
-//! operands (zeros,
-//! denormals, infinities, NaNs, the extremes of every integer width, several EXEC
-//! patterns) through the interpreter (`amd_mockgpu::rdna3::execute`) and through
-//! tinygrad's RDNA3 emulator (its current tree's `test/mockgpu/amd/emu.py`, which
-//! compiles each instruction's pseudocode from AMD's ISA manual), and every register
-//! where they differ is reported, by opcode, with the operands.
+//! operands (zeros, denormals, infinities, NaNs, the extremes of every integer width,
+//! several EXEC patterns) through the interpreter (`amd_mockgpu::rdna3::execute`, or
+//! `execute_with_memory` for the memory window) and through tinygrad's RDNA3 emulator
+//! (its current tree's `test/mockgpu/amd/emu.py`, which compiles each instruction's
+//! pseudocode from AMD's ISA manual), and every register, LDS or memory word where
+//! they differ is reported, by opcode, with the operands. `--enc` keeps the cases
+//! whose encoding label (`VOPD.X`, `VOP2.DPP16`, `GLOBAL`, …) contains it.
 //!
 //! Needs python3, clang-19 (the emulator compiles with `clang`) and tinygrad's tree:
 //! `TINYGRAD_DIR=/path/to/tinygrad` (a clone of github.com/tinygrad/tinygrad). It runs
@@ -24,7 +25,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory};
+use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, takes_dpp};
 
 use crate::{Result, workspace_root};
 
@@ -148,7 +149,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
         // A DPP16 source in place of src0, with a fresh control each round.
-        if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && dpp_allowed(e.name) {
+        if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && takes_dpp(e.name) {
             for round in 0..rounds {
                 let Some(words) = encode_dpp16(e.encoding, e.op, e.name, &mut rng) else {
                     continue;
@@ -252,24 +253,10 @@ const OPX_END: u32 = 16;
 /// The labels of DPP16 cases, by encoding.
 const DPP_LABEL: [&str; 3] = ["VOP1.DPP16", "VOP2.DPP16", "VOPC.DPP16"];
 
-/// Whether a VOP1/VOP2/VOPC opcode may take a DPP source: not the 64-bit operations
-/// (DPP moves 32-bit lanes), not the lane reads or swaps (LLVM has no DPP form of
-/// them), not those with a literal.
-fn dpp_allowed(name: &str) -> bool {
-    !name.contains("64")
-        && !name.contains("readfirstlane")
-        && !name.contains("permlane")
-        && !name.contains("mk_")
-        && !name.contains("ak_")
-        && !name.starts_with("v_nop")
-        && !name.starts_with("v_pipeflush")
-        && !name.starts_with("v_swap")
-}
-
 /// A VOP1/VOP2/VOPC instruction reading src0 through a DPP16 dword: a random control
 /// among those tinygrad's emulator models (quad_perm, row_shl, row_shr, row_ror,
-/// row_mirror, row_half_mirror), random row and bank masks, bound_ctrl and
-/// fetch-inactive, and the neg/abs bits of both sources.
+/// row_mirror, row_half_mirror), every row and bank on, BOUND_CTRL and FI set, and
+/// random neg/abs bits on float sources.
 fn encode_dpp16(encoding: &str, op: u16, name: &str, rng: &mut Rng) -> Option<Vec<u32>> {
     let op = u32::from(op);
     let r = rng.next();

@@ -174,16 +174,15 @@ enum Node {
     Runtime(usize),
     /// The kernel arguments' address in the copy that runs.
     Karg,
-    Const(u64),
-    /// A node plus a constant (addresses of kernel arguments).
-    AddConst(u32, u64),
-    Op(crate::sym::Op, u32, u32),
+    /// Computed from earlier nodes.
+    Of(Key),
 }
 
-/// A computed node, for sharing equal subexpressions.
-#[derive(Hash, PartialEq, Eq)]
+/// A computed node; also what shares equal subexpressions while a plan is built.
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
 enum Key {
     Const(u64),
+    /// A node plus a constant (addresses of kernel arguments).
     AddConst(u32, u64),
     Op(crate::sym::Op, u32, u32),
 }
@@ -197,12 +196,8 @@ struct NodeBuilder<'a> {
 impl NodeBuilder<'_> {
     fn node(&mut self, key: Key) -> u32 {
         let nodes = &mut *self.nodes;
-        *self.seen.entry(key).or_insert_with_key(|k| {
-            nodes.push(match *k {
-                Key::Const(c) => Node::Const(c),
-                Key::AddConst(a, c) => Node::AddConst(a, c),
-                Key::Op(op, a, b) => Node::Op(op, a, b),
-            });
+        *self.seen.entry(key).or_insert_with(|| {
+            nodes.push(Node::Of(key));
             nodes.len() as u32 - 1
         })
     }
@@ -358,9 +353,9 @@ pub(crate) fn update_sites(
             Node::User(v) => Some(vals.get(v).ok_or_else(|| crate::sym::unbound(v))?),
             Node::Runtime(i) => Some(runtime.get(*i).copied().unwrap_or(0)),
             Node::Karg => Some(karg_va),
-            Node::Const(c) => Some(*c),
-            Node::AddConst(a, c) => at(a).and_then(|a| a.checked_add(*c)),
-            Node::Op(op, a, b) => at(a).zip(at(b)).and_then(|(a, b)| op.apply(a, b)),
+            Node::Of(Key::Const(c)) => Some(*c),
+            Node::Of(Key::AddConst(a, c)) => at(a).and_then(|a| a.checked_add(*c)),
+            Node::Of(Key::Op(op, a, b)) => at(a).zip(at(b)).and_then(|(a, b)| op.apply(a, b)),
         };
         ev.push(v.ok_or_else(|| plan.overflow(k))?);
     }
@@ -725,7 +720,7 @@ mod tests {
         let ops = plan
             .nodes
             .iter()
-            .filter(|n| matches!(n, Node::Op(crate::sym::Op::Mul, ..)))
+            .filter(|n| matches!(n, Node::Of(Key::Op(crate::sym::Op::Mul, ..))))
             .count();
         assert_eq!(ops, 1, "{:?}", plan.nodes);
         let mut last = Vec::new();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use amd_hcq::{Buffer, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys};
-use common::{rand_u32, stop_reasons, upload};
+use common::{download, rand_u32, stop_reasons, upload};
 
 fn device() -> (Arc<MockSys>, Platform, Device) {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
@@ -28,14 +28,6 @@ fn launch(m: &MockSys, prg: &Program, bufs: &[&Buffer], scalars: &[u32], n: usiz
     if let Err(e) = prg.launch_timed(bufs, scalars, dims) {
         panic!("{e:?}; the mock's queues stopped with: {:?}", stop_reasons(m));
     }
-}
-
-fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {
-    let mut out = vec![0u8; n * 4];
-    dev.copy_out(&mut out, b, 0).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 fn words64(v: &[f64]) -> Vec<u32> {

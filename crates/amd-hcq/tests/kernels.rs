@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use amd_hcq::{Buffer, BufferKind, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys};
-use common::{rand_u32, stop_reasons, upload};
+use common::{download, rand_u32, stop_reasons, upload};
 
 thread_local! {
     /// The mock of the test running on this thread, for failure reports.
@@ -36,14 +36,6 @@ fn device() -> (Platform, Device) {
     let p = Platform::with_sys(m, Iface::Mock).unwrap();
     let d = p.device(0).unwrap();
     (p, d)
-}
-
-fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {
-    let mut out = vec![0u8; n * 4];
-    dev.copy_out(&mut out, b, 0).unwrap();
-    out.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 fn groups(n: usize) -> LaunchDims {

@@ -5,27 +5,11 @@
 //! `[0,1,2,3,4,5,6,7]` (fetch-inactive on and off), leaves the same registers (or the
 //! same error).
 
-use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute};
+use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, takes_dpp};
 
 const SRC0: u32 = 16;
 const SRC1: u32 = 24;
 const VDST: u32 = 40;
-
-/// Whether the opcode may take a DPP source (32-bit lanes, no literal, not a lane read).
-fn dpp_allowed(name: &str) -> bool {
-    ![
-        "64",
-        "readfirstlane",
-        "permlane",
-        "mk_",
-        "ak_",
-        "v_nop",
-        "v_pipeflush",
-        "v_swap",
-    ]
-    .iter()
-    .any(|p| name.contains(p))
-}
 
 fn xorshift(s: &mut u64) -> u64 {
     *s ^= *s << 13;
@@ -83,7 +67,7 @@ fn identity_dpp_sources_change_nothing() {
     let mut seed = 0xd15e_a5e5_u64;
     let mut ops = 0;
     for e in coverage() {
-        if e.status != Status::Implemented || !matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") || !dpp_allowed(e.name) {
+        if e.status != Status::Implemented || !matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") || !takes_dpp(e.name) {
             continue;
         }
         ops += 1;

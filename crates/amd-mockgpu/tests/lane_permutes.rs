@@ -1,8 +1,8 @@
 //! `ds_permute_b32` and `ds_bpermute_b32` against the ISA's pseudocode, transcribed
 //! here: the lane is `(address + offset) / 4 % 32`; a permute's disabled lanes send
 //! nothing and the highest-numbered sender wins; a backward permute reads 0 from a
-//! disabled lane; only enabled lanes are written. (tinygrad's emulator disagrees with
-//! both rules, so the oracle cannot check these two.)
+//! disabled lane; only enabled lanes are written. (tinygrad's emulator gives other
+//! lanes, so the oracle cannot check these two.)
 
 use amd_mockgpu::rdna3::{WaveState, execute};
 

@@ -60,6 +60,15 @@ pub fn upload(dev: &Device, words: &[u32]) -> Buffer {
     b
 }
 
+/// The first `n` words of `b`.
+pub fn download(dev: &Device, b: &Buffer, n: usize) -> Vec<u32> {
+    let mut out = vec![0u8; n * 4];
+    dev.copy_out(&mut out, b, 0).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// Why the mock stopped its queues (an instruction the interpreter lacks, a fault),
 /// for failure messages: a runtime error only sums that up.
 pub fn stop_reasons(m: &MockSys) -> Vec<String> {

@@ -84,6 +84,24 @@ pub(crate) fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     None
 }
 
+/// Whether a VOP1, VOP2 or VOPC opcode (by name) may read src0 through DPP, as LLVM
+/// encodes it for gfx11: not the 64-bit operations (DPP moves 32-bit lanes), the lane
+/// reads and swaps, those with a literal constant, or the no-operations.
+pub fn takes_dpp(name: &str) -> bool {
+    ![
+        "64",
+        "readfirstlane",
+        "permlane",
+        "mk_",
+        "ak_",
+        "v_nop",
+        "v_pipeflush",
+        "v_swap",
+    ]
+    .iter()
+    .any(|p| name.contains(p))
+}
+
 /// The probe of an opcode: its encoding with distinct registers in every field (and
 /// room for a literal or DPP dword after it).
 fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {

@@ -336,14 +336,9 @@ mod tests {
     #[test]
     fn nearest_even_matches_the_host() {
         // Random f32 sums, products and fmas against the host (nearest-even).
-        let mut s = 0x1234_5678u32;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            // Every exponent, denormals included.
-            f32::from_bits(s)
-        };
+        let mut bits = crate::rdna3::testing::xorshift32(0x1234_5678);
+        // Every exponent, denormals included.
+        let mut next = || f32::from_bits(bits());
         for _ in 0..200_000 {
             let (a, b, c) = (next(), next(), next());
             if !(a.is_finite() && b.is_finite() && c.is_finite()) {

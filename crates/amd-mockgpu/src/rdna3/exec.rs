@@ -1444,13 +1444,7 @@ mod tests {
     /// zeros, subnormals, overflow, infinities and NaNs.
     #[test]
     fn fma32_rounds_as_mul_add() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::rdna3::testing::xorshift64(0x2545_f491_4f6c_dd1d);
         let check = |a: f32, b: f32, c: f32| {
             let (got, want) = (fma32(a, b, c), a.mul_add(b, c));
             assert!(

@@ -340,14 +340,7 @@ impl Fast {
             // Not plain operations: `run` takes them elsewhere.
             LshlrevB64 | AddCoU32 | AddCoCiU32 => return,
         };
-        let exec = w.exec();
-        if exec == u32::MAX {
-            w.v[dst] = r;
-        } else {
-            let mut out = w.v[dst];
-            blend(&mut out, exec, |l| r[l]);
-            w.v[dst] = out;
-        }
+        write_lanes(w, dst, &r);
     }
 
     /// The plain operations with three sources, every lane.
@@ -440,16 +433,23 @@ impl Fast {
             carries |= ((carry as i32) >> 31) as u32 & LANE_BIT[l];
         }
         let carry_out = carries & exec;
-        if exec == u32::MAX {
-            w.v[dst] = sums;
-        } else {
-            let mut out = w.v[dst];
-            blend(&mut out, exec, |l| sums[l]);
-            w.v[dst] = out;
-        }
+        write_lanes(w, dst, &sums);
         if sdst != NULL {
             w.s[sdst] = carry_out;
         }
+    }
+}
+
+/// Stores `r` into VGPR `dst` for the lanes EXEC enables (all of it with every lane on).
+#[inline]
+fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32]) {
+    let exec = w.exec();
+    if exec == u32::MAX {
+        w.v[dst] = *r;
+    } else {
+        let mut out = w.v[dst];
+        blend(&mut out, exec, |l| r[l]);
+        w.v[dst] = out;
     }
 }
 

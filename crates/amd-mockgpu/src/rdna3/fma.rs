@@ -40,13 +40,8 @@ mod tests {
     /// The FMA unit's results are `mul_add`'s, NaNs and infinities included.
     #[test]
     fn matches_mul_add() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u32
-        };
+        let mut bits = crate::rdna3::testing::xorshift64(0x9e37_79b9_7f4a_7c15);
+        let mut next = || bits() as u32;
         for _ in 0..2000 {
             let a: [u32; 32] = std::array::from_fn(|_| next());
             let b: [u32; 32] = std::array::from_fn(|l| if l % 5 == 0 { 0x7f80_0000 } else { next() });

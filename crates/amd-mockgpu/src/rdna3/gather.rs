@@ -98,13 +98,7 @@ mod tests {
         let lds: Vec<u8> = (0..65536u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let mut s = 0x1234_5678u32;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s
-        };
+        let mut next = crate::rdna3::testing::xorshift32(0x1234_5678);
         for _ in 0..500 {
             let offs = [next() % 1024, next() % 1024];
             let base: [u32; 32] = std::array::from_fn(|_| next() % (65536 - 1024 - 4));

@@ -263,13 +263,7 @@ mod tests {
         assert_eq!(dot2_f32(big, pair(bf(2.0), 0), 0.0, true, NearestEven), f32::INFINITY);
         assert_eq!(dot2_f32(big, pair(bf(2.0), 0), 0.0, true, Zero), f32::MAX);
         // Random halves and accumulators, to nearest: the host's two f32 sums.
-        let mut s = 0x9e37_79b9u32;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s
-        };
+        let mut next = crate::rdna3::testing::xorshift32(0x9e37_79b9);
         for _ in 0..100_000 {
             let (a, b) = (next(), next());
             let acc = f32::from_bits(next());

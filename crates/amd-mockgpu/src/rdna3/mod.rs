@@ -56,7 +56,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use coverage::{Entry, Status, coverage, report};
+pub use coverage::{Entry, Status, coverage, report, takes_dpp};
 pub use decode::{DecodeError, Encoding, Inst};
 pub use disasm::Llvm;
 pub use single::{LDS_BYTES, WaveState, execute, execute_with_memory};

@@ -370,13 +370,7 @@ mod tests {
                 _ => r,
             }
         }
-        let mut s = 0x2545_f491u32;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s
-        };
+        let mut next = crate::rdna3::testing::xorshift32(0x2545_f491);
         for _ in 0..100_000 {
             let (a, b) = (f32::from_bits(next()), f32::from_bits(next()));
             // Operands within 2^40 of each other, so the f64 sum's TwoSum error is exact.
@@ -419,13 +413,8 @@ mod tests {
         assert_eq!(fma16(t, t, 1.0, Up), 0x3c01);
         // To nearest, the rounded-to-odd f64 path agrees with the exact one on every
         // kind of operand.
-        let mut x = 0x1234_5678u32;
-        let mut half_of = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            f64::from(half::to_f32(x as u16))
-        };
+        let mut bits = crate::rdna3::testing::xorshift32(0x1234_5678);
+        let mut half_of = || f64::from(half::to_f32(bits() as u16));
         for _ in 0..200_000 {
             let (a, b, c) = (half_of(), half_of(), half_of());
             if let Some(r) = exact::fma(a, b, c, 0, F16, NearestEven) {

@@ -61,3 +61,23 @@ pub(crate) fn run_mem(prog: &[&[u32]], data: &mut [u8], setup: impl FnOnce(&mut 
     }
     Ok(w)
 }
+
+/// A xorshift32 sequence from `seed` (not 0): the tests' random operands.
+pub(crate) fn xorshift32(mut s: u32) -> impl FnMut() -> u32 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
+/// A xorshift64 sequence from `seed` (not 0).
+pub(crate) fn xorshift64(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
