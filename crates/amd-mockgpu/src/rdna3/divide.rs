@@ -3,9 +3,9 @@
 
 use super::decode::Inst;
 use super::exact::{self, Round};
-use super::exec::{Mods, R, f, f64_src};
+use super::exec::{Mods, R, f, f64_src, trans64};
 use super::opcodes::op::{vop3, vop3sd};
-use super::rounding::{fma32, fma64};
+use super::rounding::{Unary, fma32, fma64};
 use super::wave::{VCC_LO, Wave};
 
 /// Whether VOP3-numbered `op` is one of [`valu_div`]'s.
@@ -97,8 +97,14 @@ pub(crate) fn valu_div(
                     ldexp(x(0)?, e.clamp(-400, 400)) as f32 as f64
                 }
             }
-            vop3::V_RSQ_F64_E64 => 1.0 / x(0)?.sqrt(),
-            vop3::V_SQRT_F64_E64 => x(0)?.sqrt(),
+            vop3::V_RSQ_F64_E64 => {
+                let v = x(0)?;
+                f64::from_bits(trans64(Unary::Rsq, v, mode, 1.0 / v.sqrt()))
+            }
+            vop3::V_SQRT_F64_E64 => {
+                let v = x(0)?;
+                f64::from_bits(trans64(Unary::Sqrt, v, mode, v.sqrt()))
+            }
             vop3::V_FREXP_MANT_F64_E64 => frexp64(x(0)?).0,
             _ => {
                 w.vwrite(dst, lane, frexp64(f64_src(w, srcs[0], lane, lit, m, 0)?).1 as u32)?;

@@ -313,6 +313,186 @@ pub(crate) fn scale(x: f64, e: i32, fmt: Format, mode: Round) -> Option<u64> {
     Some(Exact::of(x)?.scaled(e).round(fmt, mode))
 }
 
+/// bfloat16: f32's exponent range with 8 significant bits.
+pub(crate) const BF16: Format = Format {
+    precision: 8,
+    emax: 127,
+    exp_bits: 8,
+};
+
+/// The weight of [`Sum`]'s lowest bit: below the last bit of a product of two f32
+/// denormals (2^-149 · 2^-149).
+const SUM_LOW: i32 = -320;
+/// [`Sum`]'s width in 64-bit limbs (two's complement): weights up to 2^383, past
+/// any sum of a few thousand f32 products.
+const SUM_LIMBS: usize = 11;
+
+/// An exact sum of finite values (floats of at most f32's range and their exact
+/// products), rounded once at the end: what the matrix and 16-bit dot products
+/// compute, with nothing rounded between their additions.
+#[derive(Clone, Copy)]
+pub(crate) struct Sum {
+    limbs: [u64; SUM_LIMBS],
+    /// Whether every term so far was -0 (the sign an all-zero sum keeps).
+    all_negative_zero: bool,
+}
+
+impl Sum {
+    pub(crate) fn new() -> Sum {
+        Sum {
+            limbs: [0; SUM_LIMBS],
+            all_negative_zero: true,
+        }
+    }
+
+    /// Adds `x` exactly. `false` (nothing added) for a value outside the range above:
+    /// infinities, NaN, or an exponent past f32 products'.
+    #[must_use]
+    pub(crate) fn add(&mut self, x: f64) -> bool {
+        match Exact::of(x) {
+            Some(e) => self.add_exact(e),
+            None => false,
+        }
+    }
+
+    /// Adds `a × b` exactly; `false` as [`Sum::add`].
+    #[must_use]
+    pub(crate) fn add_product(&mut self, a: f64, b: f64) -> bool {
+        match (Exact::of(a), Exact::of(b)) {
+            (Some(a), Some(b)) => self.add_exact(Exact::mul(a, b)),
+            _ => false,
+        }
+    }
+
+    fn add_exact(&mut self, x: Exact) -> bool {
+        self.all_negative_zero &= x.is_zero() && x.neg;
+        if x.is_zero() {
+            return true;
+        }
+        let top = x.exp + (127 - x.mant.leading_zeros() as i32);
+        if x.exp < SUM_LOW || top >= SUM_LOW + 64 * SUM_LIMBS as i32 - 2 {
+            return false;
+        }
+        let at = (x.exp - SUM_LOW) as usize;
+        let (limb, shift) = (at / 64, at % 64);
+        // The significand spread over three limbs from `limb` up.
+        let lo = x.mant << shift;
+        let hi = if shift == 0 {
+            0
+        } else {
+            (x.mant >> (128 - shift)) as u64
+        };
+        let parts = [lo as u64, (lo >> 64) as u64, hi];
+        let mut carry = false;
+        for k in limb..SUM_LIMBS {
+            let p = parts.get(k - limb).copied().unwrap_or(0);
+            let (cur, c) = if x.neg {
+                // Subtract: add the complement, carry (borrow) inverted.
+                let (v, b1) = self.limbs[k].overflowing_sub(p);
+                let (v, b2) = v.overflowing_sub(u64::from(carry));
+                (v, b1 || b2)
+            } else {
+                let (v, c1) = self.limbs[k].overflowing_add(p);
+                let (v, c2) = v.overflowing_add(u64::from(carry));
+                (v, c1 || c2)
+            };
+            self.limbs[k] = cur;
+            carry = c;
+            if !carry && k >= limb + 2 {
+                break;
+            }
+        }
+        true
+    }
+
+    /// The sum's sign (`Equal` for zero).
+    pub(crate) fn sign(&self) -> std::cmp::Ordering {
+        if self.limbs[SUM_LIMBS - 1] >> 63 == 1 {
+            std::cmp::Ordering::Less
+        } else if self.limbs.iter().any(|&l| l != 0) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }
+
+    /// The sum rounded once to `fmt` in `mode`: the encoding's bits. An exact zero is
+    /// -0 when every term was -0, otherwise +0 (-0 rounding toward -infinity), as
+    /// IEEE 754 adds.
+    pub(crate) fn round(&self, fmt: Format, mode: Round) -> u64 {
+        let neg = self.limbs[SUM_LIMBS - 1] >> 63 == 1;
+        let mut mag = self.limbs;
+        if neg {
+            // Two's complement negation.
+            let mut carry = true;
+            for l in mag.iter_mut() {
+                let (v, c) = (!*l).overflowing_add(u64::from(carry));
+                *l = v;
+                carry = c;
+            }
+        }
+        let Some(top_limb) = (0..SUM_LIMBS).rev().find(|&k| mag[k] != 0) else {
+            let neg = self.all_negative_zero || mode == Round::Down;
+            return fmt.sign(neg);
+        };
+        // The top 128 bits, the rest jammed into the last one.
+        let top = top_limb * 64 + 63 - mag[top_limb].leading_zeros() as usize;
+        let bit = |i: usize| mag[i / 64] >> (i % 64) & 1;
+        let (mant, exp) = if top < 128 {
+            (
+                u128::from(mag[0]) | u128::from(mag.get(1).copied().unwrap_or(0)) << 64,
+                SUM_LOW,
+            )
+        } else {
+            let low = top - 127;
+            let mut m = 0u128;
+            for i in (low..=top).rev() {
+                m = m << 1 | u128::from(bit(i));
+            }
+            let sticky = (0..low).any(|i| bit(i) == 1);
+            (m | u128::from(sticky), SUM_LOW + low as i32)
+        };
+        Exact { neg, mant, exp }.round(fmt, mode)
+    }
+}
+
+/// A value known only as the f64 `q` nearest it (or within an ulp) and the side of
+/// `q` it lies on (`Less`: below `q`, `Equal`: `q` itself), rounded to `fmt` in
+/// `mode`. Exact for any format no wider than f64: the value and `q` plus or minus a
+/// quarter of `q`'s last place lie between the same two f64 neighbours of `q`, and
+/// round alike. `None` for an infinite or NaN `q`.
+pub(crate) fn round_beside(q: f64, side: std::cmp::Ordering, fmt: Format, mode: Round) -> Option<u64> {
+    let e = Exact::of(q)?;
+    let e = match side {
+        std::cmp::Ordering::Equal => e,
+        _ if e.is_zero() => return None,
+        side => {
+            // Away from zero when the value is above a positive q or below a negative one.
+            let away = (side == std::cmp::Ordering::Greater) != e.neg;
+            let m = e.mant << 2;
+            Exact {
+                mant: if away { m + 1 } else { m - 1 },
+                exp: e.exp - 2,
+                ..e
+            }
+        }
+    };
+    Some(e.round(fmt, mode))
+}
+
+/// The sign of `a × b − c` (operands finite), exactly.
+pub(crate) fn cmp_product(a: f64, b: f64, c: f64) -> Option<std::cmp::Ordering> {
+    let p = Exact::mul(Exact::of(a)?, Exact::of(b)?);
+    let d = Exact::add(p, Exact::of(-c)?, Round::NearestEven);
+    Some(if d.is_zero() {
+        std::cmp::Ordering::Equal
+    } else if d.neg {
+        std::cmp::Ordering::Less
+    } else {
+        std::cmp::Ordering::Greater
+    })
+}
+
 /// An integer rounded to `fmt` in `mode`.
 #[cfg(test)]
 pub(crate) fn from_int(x: i64, fmt: Format, mode: Round) -> u64 {
@@ -328,6 +508,114 @@ pub(crate) fn from_int(x: i64, fmt: Format, mode: Round) -> u64 {
 mod tests {
     use super::*;
     use Round::*;
+
+    #[test]
+    fn sums_are_exact_and_round_once() {
+        // Random sums of 17 products of halves, as WMMA forms them: the exact sum is
+        // an integer count of 2^-48 below 2^85, so an i128 holds it; Rust rounds i128
+        // to f32 and f64 to nearest-even (the scaling by 2^-48 is then exact), and a
+        // directed result r must bracket it: r·2^48 on the mode's side of the sum,
+        // its neighbour toward the sum on the other.
+        let mut next = crate::rdna3::testing::xorshift32(0x5eed_0017);
+        let half = |bits: u32| {
+            let h = (bits & 0xffff) as u16;
+            let v = f64::from(crate::rdna3::half::to_f32(h));
+            if v.is_finite() { v } else { 1.0 }
+        };
+        let scaled = |x: f64| (x * 2f64.powi(48)) as i128;
+        for _ in 0..20_000 {
+            let mut sum = Sum::new();
+            let mut exact = 0i128;
+            let terms = 1 + next() % 17;
+            for _ in 0..terms {
+                let (a, b) = (half(next()), half(next()));
+                assert!(sum.add_product(a, b));
+                // Halves are multiples of 2^-24.
+                let s24 = |x: f64| (x * 2f64.powi(24)) as i128;
+                exact += s24(a) * s24(b);
+            }
+            let want32 = (exact as f32 * 2f32.powi(-48)).to_bits();
+            assert_eq!(sum.round(F32, NearestEven), u64::from(want32), "{exact}");
+            let want64 = (exact as f64 * 2f64.powi(-48)).to_bits();
+            assert_eq!(sum.round(F64, NearestEven), want64, "{exact}");
+            for mode in [Up, Down, Zero] {
+                let r = f32::from_bits(sum.round(F32, mode) as u32);
+                let r_s = scaled(f64::from(r));
+                let toward = |r: f32| {
+                    if r_s > exact {
+                        f32::from_bits(if r > 0.0 { r.to_bits() - 1 } else { r.to_bits() + 1 })
+                    } else {
+                        f32::from_bits(if r >= 0.0 { r.to_bits() + 1 } else { r.to_bits() - 1 })
+                    }
+                };
+                match mode {
+                    Up => assert!(r_s >= exact),
+                    Down => assert!(r_s <= exact),
+                    _ => assert!(r_s.abs() <= exact.abs() && (r_s == 0 || (r_s > 0) == (exact > 0))),
+                }
+                if r_s != exact {
+                    // The neighbour toward the exact sum lies past it.
+                    let n = scaled(f64::from(toward(r)));
+                    assert!((n - exact).signum() == (exact - r_s).signum(), "{mode:?} {exact} {r}");
+                }
+            }
+        }
+        // Far apart and cancelling: 2^100 + 2^-100 - 2^100 is 2^-100 exactly.
+        let mut s = Sum::new();
+        assert!(s.add(2f64.powi(100)) && s.add(2f64.powi(-100)) && s.add(-(2f64.powi(100))));
+        assert_eq!(s.round(F64, NearestEven), 2f64.powi(-100).to_bits());
+        // A far-below part decides a directed rounding: 1 + 2^-200.
+        let mut s = Sum::new();
+        assert!(s.add(1.0) && s.add_product(2f64.powi(-100), 2f64.powi(-100)));
+        assert_eq!(s.round(F32, Up), u64::from(1f32.to_bits() + 1));
+        assert_eq!(s.round(F32, NearestEven), u64::from(1f32.to_bits()));
+        assert_eq!(s.sign(), std::cmp::Ordering::Greater);
+        // Negative sums, and zeros: -0 only from -0 terms alone or toward -infinity.
+        let mut s = Sum::new();
+        assert!(s.add(-1.0) && s.add_product(-(2f64.powi(-100)), 2f64.powi(-100)));
+        assert_eq!(s.round(F32, Down), u64::from((-1f32).to_bits() + 1));
+        assert_eq!(s.round(F32, Up), u64::from((-1f32).to_bits()));
+        let mut s = Sum::new();
+        assert!(s.add(-0.0) && s.add_product(-0.0, 5.0));
+        assert_eq!(s.round(F32, NearestEven), u64::from((-0f32).to_bits()));
+        let mut s = Sum::new();
+        assert!(s.add(1.5) && s.add(-1.5));
+        assert_eq!(s.round(F16, NearestEven), 0);
+        assert_eq!(s.round(F16, Down), 0x8000);
+        assert_eq!(s.sign(), std::cmp::Ordering::Equal);
+        // bfloat16: 256 + 1 ties to even (256); + 2^-30 more rounds up (258).
+        let mut s = Sum::new();
+        assert!(s.add(256.0) && s.add(1.0));
+        assert_eq!(s.round(BF16, NearestEven), u64::from(256f32.to_bits() >> 16));
+        assert!(s.add_product(2f64.powi(-15), 2f64.powi(-15)));
+        assert_eq!(s.round(BF16, NearestEven), u64::from(258f32.to_bits() >> 16));
+        // Overflow as the mode says; values past the range are not taken.
+        let mut s = Sum::new();
+        assert!(s.add(f64::from(f32::MAX)) && s.add(f64::from(f32::MAX)));
+        assert_eq!(s.round(F32, NearestEven), u64::from(f32::INFINITY.to_bits()));
+        assert_eq!(s.round(F32, Zero), u64::from(f32::MAX.to_bits()));
+        assert!(!s.add(f64::MAX) && !s.add(f64::INFINITY) && !s.add(f64::NAN));
+        assert!(!s.add(f64::from_bits(1)), "an f64 denormal is below the range");
+    }
+
+    #[test]
+    fn a_value_beside_its_nearest_rounds_as_itself() {
+        use std::cmp::Ordering::*;
+        // 1/3 lies above its f64 nearest (0x3fd5555555555555 · 3 < 1).
+        let q = 1.0 / 3.0;
+        assert_eq!(cmp_product(q, 3.0, 1.0), Some(Less));
+        assert_eq!(round_beside(q, Greater, F64, Up), Some(q.to_bits() + 1));
+        assert_eq!(round_beside(q, Greater, F64, Down), Some(q.to_bits()));
+        assert_eq!(round_beside(q, Greater, F64, NearestEven), Some(q.to_bits()));
+        // Coarser formats round the value itself: 1/3 in f32 is 0x3eaaaaab up.
+        assert_eq!(round_beside(q, Greater, F32, Up), Some(0x3eaa_aaab));
+        assert_eq!(round_beside(q, Greater, F32, Zero), Some(0x3eaa_aaaa));
+        // A value equal to q is q in every mode; beside 1.0 from below, down is 1 - ulp/2.
+        assert_eq!(round_beside(1.0, Equal, F64, Down), Some(1f64.to_bits()));
+        assert_eq!(round_beside(1.0, Less, F64, Down), Some(1f64.to_bits() - 1));
+        assert_eq!(round_beside(-1.0, Less, F64, Down), Some((-1f64).to_bits() + 1));
+        assert_eq!(round_beside(f64::INFINITY, Less, F64, Down), None);
+    }
 
     fn f32s(bits: u64) -> f32 {
         f32::from_bits(bits as u32)

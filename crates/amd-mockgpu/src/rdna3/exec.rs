@@ -17,6 +17,7 @@ use super::compare::vcmp;
 use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
+use super::exact::{self, Round};
 use super::fast::Fast;
 use super::half;
 use super::matrix::{dot2_f32, mul_dx9};
@@ -24,7 +25,7 @@ use super::minmax;
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::opcodes::{Ds, Vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
-use super::rounding::{add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
+use super::rounding::{Unary, add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
 use super::wave::{Bits, MODE_ROUND, SPARSE_LANES, VCC_LO, Wave};
 use crate::hw::GpuMemory;
 
@@ -360,6 +361,23 @@ pub(crate) fn half_rtz(x: f32) -> u16 {
     }
 }
 
+/// An f32 transcendental or root: `host`, the host's nearest-even result, unless
+/// MODE's f32 field directs otherwise ([`super::rounding::unary`]).
+fn trans32(op: Unary, x: f32, mode: Round, host: f32) -> u32 {
+    if mode == Round::NearestEven {
+        return host.to_bits();
+    }
+    super::rounding::unary(op, x.into(), exact::F32, mode).map_or(host.to_bits(), |b| b as u32)
+}
+
+/// [`trans32`] for f64 results (MODE's f16/f64 field).
+pub(crate) fn trans64(op: Unary, x: f64, mode: Round, host: f64) -> u64 {
+    if mode == Round::NearestEven {
+        return host.to_bits();
+    }
+    super::rounding::unary(op, x, exact::F64, mode).unwrap_or(host.to_bits())
+}
+
 /// The angle of `v_sin`/`v_cos`, whose input counts turns: the whole turns are dropped
 /// first (exactly), so an integer input is angle 0 at any magnitude.
 pub(crate) fn revolutions(x: f64) -> f64 {
@@ -622,7 +640,10 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                 vop3::V_CVT_F64_I32_E64 => (w.vread(srcs[0], lane, lit)? as i32 as f64).to_bits(),
                 vop3::V_CVT_F64_F32_E64 => (w.f32_in(f(m.float(0, w.vread(srcs[0], lane, lit)?))) as f64).to_bits(),
                 vop3::V_CVT_F64_U32_E64 => (w.vread(srcs[0], lane, lit)? as f64).to_bits(),
-                vop3::V_RCP_F64_E64 => (1.0 / x(0)?).to_bits(),
+                vop3::V_RCP_F64_E64 => {
+                    let v = x(0)?;
+                    trans64(Unary::Rcp, v, r64, 1.0 / v)
+                }
                 vop3::V_FMA_F64 => fma64(x(0)?, x(1)?, x(2)?, r64).to_bits(),
                 vop3::V_ADD_F64 => add64(x(0)?, x(1)?, r64).to_bits(),
                 vop3::V_MUL_F64 => mul64(x(0)?, x(1)?, r64).to_bits(),
@@ -660,7 +681,7 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_CVT_F32_U32_E64 => to32(f64::from(a), r32).to_bits(),
             vop3::V_CVT_U32_F32_E64 => fa as u32,
             vop3::V_CVT_I32_F32_E64 => fa as i32 as u32,
-            vop3::V_RCP_F32_E64 => (1.0 / fa).to_bits(),
+            vop3::V_RCP_F32_E64 => trans32(Unary::Rcp, fa, r32, 1.0 / fa),
             vop3::V_NOT_B32_E64 => !a,
             vop3::V_CVT_F32_UBYTE0_E64..=vop3::V_CVT_F32_UBYTE3_E64 => {
                 (((a >> (8 * (op - vop3::V_CVT_F32_UBYTE0_E64))) & 0xff) as f32).to_bits()
@@ -699,13 +720,13 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_FREXP_MANT_F32_E64 => (frexp64(fa as f64).0 as f32).to_bits(),
             vop3::V_TRUNC_F32_E64 => fa.trunc().to_bits(),
             vop3::V_FLOOR_F32_E64 => fa.floor().to_bits(),
-            vop3::V_EXP_F32_E64 => fa.exp2().to_bits(),
-            vop3::V_LOG_F32_E64 => fa.log2().to_bits(),
-            vop3::V_RCP_IFLAG_F32_E64 => (1.0 / fa).to_bits(),
-            vop3::V_RSQ_F32_E64 => (1.0 / fa.sqrt()).to_bits(),
-            vop3::V_SQRT_F32_E64 => fa.sqrt().to_bits(),
-            vop3::V_SIN_F32_E64 => (revolutions(fa.into()).sin() as f32).to_bits(),
-            vop3::V_COS_F32_E64 => (revolutions(fa.into()).cos() as f32).to_bits(),
+            vop3::V_EXP_F32_E64 => trans32(Unary::Exp, fa, r32, fa.exp2()),
+            vop3::V_LOG_F32_E64 => trans32(Unary::Log, fa, r32, fa.log2()),
+            vop3::V_RCP_IFLAG_F32_E64 => trans32(Unary::Rcp, fa, r32, 1.0 / fa),
+            vop3::V_RSQ_F32_E64 => trans32(Unary::Rsq, fa, r32, 1.0 / fa.sqrt()),
+            vop3::V_SQRT_F32_E64 => trans32(Unary::Sqrt, fa, r32, fa.sqrt()),
+            vop3::V_SIN_F32_E64 => trans32(Unary::Sin, fa, r32, revolutions(fa.into()).sin() as f32),
+            vop3::V_COS_F32_E64 => trans32(Unary::Cos, fa, r32, revolutions(fa.into()).cos() as f32),
             vop3::V_SUBREV_NC_U32_E64 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
             vop3::V_CNDMASK_B32_E64 => {
@@ -1341,13 +1362,19 @@ mod tests {
         assert_eq!(w.v[1][0] & 0xffff, 0x7bff);
         // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 2: f32 toward -infinity.
         assert_eq!(f32_op(&[0xb980_1801, 2], add, 1.0, above_half, 0.0), 1.0);
-        // v_sqrt_f32 is an approximation whose directed rounding is not modelled.
-        let err = run_all(&[zero, &[0x7e02_6702]], |_| {}).err().unwrap();
-        assert!(err.contains("v_sqrt_f32") && err.contains("toward zero"), "{err}");
-        assert!(
-            run_all(&[f16_f64_up, &[0x7e02_6702]], |_| {}).is_ok(),
-            "f32 still nearest"
-        );
+        // v_sqrt_f32 v1, v2 of 2: the f32 nearest √2 (0x3fb504f3) lies below it, so
+        // toward zero keeps it and toward +infinity takes the next; f16/f64 up leaves
+        // f32 to nearest.
+        let sqrt: &[u32] = &[0x7e02_6702];
+        assert_eq!(f32_op(zero, sqrt, 2.0, 0.0, 0.0).to_bits(), 0x3fb5_04f3);
+        assert_eq!(f32_op(up, sqrt, 2.0, 0.0, 0.0).to_bits(), 0x3fb5_04f4);
+        assert_eq!(f32_op(f16_f64_up, sqrt, 2.0, 0.0, 0.0).to_bits(), 0x3fb5_04f3);
+        // v_rcp_f32 v1, v2 of 3: nearest 0x3eaaaaab lies above 1/3, down takes 0x3eaaaaaa.
+        let rcp: &[u32] = &[0x7e02_5502];
+        assert_eq!(f32_op(near, rcp, 3.0, 0.0, 0.0).to_bits(), 0x3eaa_aaab);
+        assert_eq!(f32_op(down, rcp, 3.0, 0.0, 0.0).to_bits(), 0x3eaa_aaaa);
+        assert_eq!(f32_op(up, rcp, 3.0, 0.0, 0.0).to_bits(), 0x3eaa_aaab);
+        assert_eq!(f32_op(up, rcp, 4.0, 0.0, 0.0), 0.25, "exact in every mode");
     }
 
     #[test]

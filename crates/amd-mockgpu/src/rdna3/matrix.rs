@@ -1,7 +1,7 @@
 //! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
 //! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
 
-use super::exact::Round;
+use super::exact::{self, Round};
 use super::exec::{R, f};
 use super::half;
 use super::opcodes::Vop3p;
@@ -37,11 +37,13 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
         return Err("op_sel on a WMMA with 32-bit results is not defined".into());
     }
     let shift = if mods.hi_halves { 16 } else { 0 };
-    let elem = |h: u16| -> f64 {
+    // An element as the hardware reads it: a half through MODE's f16 input control, a
+    // bfloat16 (f32's range) through the f32 one.
+    let elem = |w: &Wave, h: u16| -> f64 {
         if bf16 {
-            f((h as u32) << 16) as f64
+            f64::from(w.f32_in(f(u32::from(h) << 16)))
         } else {
-            half::to_f32(h) as f64
+            f64::from(half::to_f32(w.f16_in(h)))
         }
     };
     // Source `s` (0 for A, 1 for B), element k: the low half of register k / 2 for even
@@ -50,7 +52,13 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
         let v = w.vread(srcs[s] + (k / 2) as u16, lane, lit)?;
         let neg = if k % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
         let h = (v >> (16 * (k % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
-        Ok(elem(h))
+        Ok(elem(w, h))
+    };
+    // f32 and bfloat16 results round in MODE's f32 direction, f16 ones in the f16 one.
+    let (fmt, mode) = match (half_out, bf16) {
+        (false, _) => (exact::F32, w.round32()),
+        (true, true) => (exact::BF16, w.round32()),
+        (true, false) => (exact::F16, w.round16_64()),
     };
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
@@ -58,31 +66,47 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
             let lane = (row % 2) * 16 + col;
             let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
             let c = if half_out {
-                elem((c >> shift) as u16)
+                elem(w, (c >> shift) as u16)
             } else {
-                f(c) as f64
+                f64::from(w.f32_in(f(c)))
             };
             let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
             let c = if mods.neg_lo & 4 != 0 { -c } else { c };
-            let mut sum = c;
+            // The exact sum of C and the 16 products, rounded once; with an infinite
+            // or NaN term, the f64 sum (its infinities and NaN are the result's).
+            let mut sum = exact::Sum::new();
+            let mut finite = sum.add(c);
+            let mut naive = c;
             for k in 0..16 {
-                sum += input(w, 0, row, k)? * input(w, 1, col, k)?;
+                let (a, b) = (input(w, 0, row, k)?, input(w, 1, col, k)?);
+                finite &= sum.add_product(a, b);
+                naive += a * b;
             }
-            out[row / 2][lane] = if half_out {
-                let h = if bf16 {
-                    // f32 to bf16, nearest-even (NaN stays NaN).
-                    let b = (sum as f32).to_bits();
-                    if (sum as f32).is_nan() {
-                        (b >> 16) as u16 | 0x40
-                    } else {
-                        ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
-                    }
+            let bits = if finite {
+                sum.round(fmt, mode)
+            } else if !half_out {
+                u64::from((naive as f32).to_bits())
+            } else if bf16 {
+                let b = (naive as f32).to_bits();
+                u64::from(if (naive as f32).is_nan() {
+                    b >> 16 | 0x40
                 } else {
-                    half::from_f64(sum)
-                };
-                (w.vread(256 + (dst + row / 2) as u16, lane, None)? & !(0xffff << shift)) | (h as u32) << shift
+                    b >> 16
+                })
             } else {
-                (sum as f32).to_bits()
+                u64::from(half::from_f64(naive))
+            };
+            // Denormal results as MODE's output controls say (bfloat16 as f32).
+            out[row / 2][lane] = match (half_out, bf16) {
+                (false, _) => w.f32_out(bits as u32),
+                (true, _) => {
+                    let h = if bf16 {
+                        w.f32_out((bits as u32) << 16) >> 16
+                    } else {
+                        u32::from(w.f16_out(bits as u16))
+                    };
+                    (w.vread(256 + (dst + row / 2) as u16, lane, None)? & !(0xffff << shift)) | h << shift
+                }
             };
         }
     }
@@ -275,6 +299,107 @@ mod tests {
                 "{a:#x} · {b:#x} + {acc:e}"
             );
         }
+    }
+
+    /// Runs a float WMMA (`d0` its first dword: D v26, A v2, B v10, C v18) with A and B
+    /// rows (1, 2^-15, 0, …) — 2^-15 an f16 denormal — so each element is
+    /// C + 1 + 2^-30, in MODE `mode`; returns D(5, 9)'s register.
+    fn wmma_tiny(d0: u32, mode: u32, c: u32, bf16: bool) -> u32 {
+        let (one, tiny) = if bf16 {
+            (1f32.to_bits() >> 16, 2f32.powi(-15).to_bits() >> 16)
+        } else {
+            (0x3c00, 0x0200)
+        };
+        let w = run(&[d0, 0x1c4a_1502], |w| {
+            w.mode = mode;
+            for reg in 2..18 {
+                lanes(w, reg, |_| 0);
+            }
+            lanes(w, 2, |_| tiny << 16 | one);
+            lanes(w, 10, |_| tiny << 16 | one);
+            for reg in 18..26 {
+                lanes(w, reg, |_| c);
+            }
+        })
+        .unwrap();
+        w.v[26 + 5 / 2][16 + 9]
+    }
+
+    #[test]
+    fn float_wmma_sums_exactly_and_rounds_once_in_the_mode() {
+        let (kept, f16_flushed, f32_flushed) = (0xf0, 0x30, 0xc0);
+        // v_wmma_f32_16x16x16_f16: 2^24 + 1 + 2^-30 rounds to 2^24 + 2 (an f64 sum
+        // would drop 2^-30 and tie to 2^24); the f16 input control flushing 2^-15
+        // leaves the tie; toward zero and -infinity 2^24, toward +infinity 2^24 + 2.
+        let f32_wmma = |mode: u32| f32::from_bits(wmma_tiny(0xcc40_401a, mode, 2f32.powi(24).to_bits(), false));
+        let (big, next) = (2f32.powi(24), 2f32.powi(24) + 2.0);
+        assert_eq!(f32_wmma(kept), next);
+        assert_eq!(f32_wmma(f16_flushed), big);
+        assert_eq!(f32_wmma(f32_flushed), next, "halves follow the f16 control");
+        assert_eq!(f32_wmma(kept | 3), big);
+        assert_eq!(f32_wmma(kept | 2), big);
+        assert_eq!(f32_wmma(kept | 1), next);
+        assert_eq!(f32_wmma(kept | 1 << 2), next, "the f16/f64 field leaves f32 results");
+        // v_wmma_f16_16x16x16_f16: 2048 + 1 + 2^-30 in halves (ulp 2 at 2048), in the
+        // f16 field's direction; the other half of D kept.
+        let f16_wmma = |mode: u32| wmma_tiny(0xcc42_401a, mode, 0x6800, false);
+        assert_eq!(f16_wmma(kept) & 0xffff, 0x6801);
+        assert_eq!(f16_wmma(f16_flushed) & 0xffff, 0x6800);
+        assert_eq!(f16_wmma(kept | 2 << 2) & 0xffff, 0x6800);
+        assert_eq!(f16_wmma(kept | 1 << 2) & 0xffff, 0x6801);
+        assert_eq!(f16_wmma(kept | 2) & 0xffff, 0x6801, "the f32 field leaves halves");
+        // v_wmma_bf16_16x16x16_bf16: 256 + 1 + 2^-30 (2^-15 a normal bfloat16) to 258,
+        // down to 256 in the f32 field's direction.
+        let bf16_wmma = |mode: u32| wmma_tiny(0xcc43_401a, mode, 256f32.to_bits() >> 16, true) & 0xffff;
+        assert_eq!(bf16_wmma(kept), 258f32.to_bits() >> 16);
+        assert_eq!(bf16_wmma(kept | 2), 256f32.to_bits() >> 16);
+        assert_eq!(bf16_wmma(f16_flushed), 258f32.to_bits() >> 16);
+        // A denormal f32 C (2^-130) with the halves' 2^-15 flushed: 1 + 2^-130 toward
+        // +infinity is 1 + ulp, or 1 when the f32 input control flushes C.
+        let tiny_c = 2f32.powi(-130).to_bits();
+        let up_kept = f32::from_bits(wmma_tiny(0xcc40_401a, f16_flushed | 1, tiny_c, false));
+        assert_eq!(up_kept, f32::from_bits(1f32.to_bits() + 1));
+        let up_flushed = f32::from_bits(wmma_tiny(0xcc40_401a, 0x20 | 1, tiny_c, false));
+        assert_eq!(up_flushed, 1.0);
+        // Infinities and NaN as the f64 sum has them.
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_401a, kept, f32::INFINITY.to_bits(), false)),
+            f32::INFINITY
+        );
+    }
+
+    #[test]
+    fn half_dot_products_sum_exactly_and_flush() {
+        // v_dot2_f16_f16 v1, v2, v3, v4 / v_dot2_bf16_bf16: S2 + lo·lo + hi·hi.
+        let dot = |op: u32, mode: u32, a: u32, b: u32, c: u32| {
+            let w = run(&[op, 0x0412_0702], |w| {
+                w.mode = mode;
+                lanes(w, 2, |_| a);
+                lanes(w, 3, |_| b);
+                lanes(w, 4, |_| c);
+            })
+            .unwrap();
+            w.v[1][0] & 0xffff
+        };
+        let (f16, bf16) = (0xd666_0001, 0xd667_0001);
+        // 2048 + 1·1 + 2^-15·2^-15 (a denormal half): 2050; flushed inputs 2048; down 2048.
+        let (a, b) = (0x0200_3c00, 0x0200_3c00);
+        assert_eq!(dot(f16, 0xf0, a, b, 0x6800), 0x6801);
+        assert_eq!(dot(f16, 0xb0, a, b, 0x6800), 0x6800, "f16 inputs flushed");
+        assert_eq!(dot(f16, 0xf0 | 2 << 2, a, b, 0x6800), 0x6800);
+        assert_eq!(dot(f16, 0xf0 | 2, a, b, 0x6800), 0x6801, "f32's field");
+        // A denormal result (2^-15 + 0) flushed by the f16 output control to +0.
+        assert_eq!(dot(f16, 0xf0, 0x0200, 0x3c00, 0), 0x0200);
+        assert_eq!(dot(f16, 0x70, 0x0200, 0x3c00, 0), 0);
+        // bfloat16: 256 + 1 + 2^-30 is 258, down 256; a bfloat16 denormal (2^-130)
+        // times 2 flushed by the f32 input control.
+        let bf = |x: f32| x.to_bits() >> 16;
+        let (a, b) = (bf(2f32.powi(-15)) << 16 | bf(1.0), bf(2f32.powi(-15)) << 16 | bf(1.0));
+        assert_eq!(dot(bf16, 0xf0, a, b, bf(256.0)), bf(258.0));
+        assert_eq!(dot(bf16, 0xf0 | 2, a, b, bf(256.0)), bf(256.0));
+        let den = bf(2f32.powi(-130));
+        assert_eq!(dot(bf16, 0xf0, den, bf(2.0), 0), bf(2f32.powi(-129)));
+        assert_eq!(dot(bf16, 0xe0, den, bf(2.0), 0), 0);
     }
 
     #[test]

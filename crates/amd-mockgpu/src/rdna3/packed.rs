@@ -1,13 +1,14 @@
 //! f16 arithmetic, 16-bit integer VOP3 forms, and packed (VOP3P) math.
 
 use super::decode::Inst;
+use super::exact::{F16, Round};
 use super::exec::{Mods, R, f, revolutions, unsupported, vop2_only};
 use super::half;
 use super::matrix::{WmmaMods, wmma};
 use super::minmax::{self, H};
 use super::opcodes::Vop3p;
 use super::opcodes::op::{vop3, vop3p};
-use super::rounding::{add16, fma16, mul16, sub16, to16};
+use super::rounding::{Unary, add16, fma16, mul16, sub16, to16, unary};
 use super::wave::{MODE_ROUND, Wave};
 
 /// A 16-bit float operand of `lane` (the half op_sel picks; inline constants as
@@ -61,11 +62,11 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
             vop3::V_CVT_F16_I16_E64 => to16(m.half(0, w.vread(srcs[0], lane, lit)?) as i16 as f64, r16),
             vop3::V_CVT_U16_F16_E64 => x(0)? as u16,
             vop3::V_CVT_I16_F16_E64 => x(0)? as i16 as u16,
-            vop3::V_RCP_F16_E64 => half::from_f64(1.0 / x(0)?),
-            vop3::V_SQRT_F16_E64 => half::from_f64(x(0)?.sqrt()),
-            vop3::V_RSQ_F16_E64 => half::from_f64(1.0 / x(0)?.sqrt()),
-            vop3::V_LOG_F16_E64 => half::from_f64(x(0)?.log2()),
-            vop3::V_EXP_F16_E64 => half::from_f64(x(0)?.exp2()),
+            vop3::V_RCP_F16_E64 => trans16(Unary::Rcp, x(0)?, r16, |v| 1.0 / v),
+            vop3::V_SQRT_F16_E64 => trans16(Unary::Sqrt, x(0)?, r16, f64::sqrt),
+            vop3::V_RSQ_F16_E64 => trans16(Unary::Rsq, x(0)?, r16, |v| 1.0 / v.sqrt()),
+            vop3::V_LOG_F16_E64 => trans16(Unary::Log, x(0)?, r16, f64::log2),
+            vop3::V_EXP_F16_E64 => trans16(Unary::Exp, x(0)?, r16, f64::exp2),
             vop3::V_FLOOR_F16_E64 => half::from_f64(x(0)?.floor()),
             vop3::V_CEIL_F16_E64 => half::from_f64(x(0)?.ceil()),
             vop3::V_TRUNC_F16_E64 => half::from_f64(x(0)?.trunc()),
@@ -75,8 +76,8 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
                 let v = x(0)?;
                 sub16(v, v.floor(), r16)
             }
-            vop3::V_SIN_F16_E64 => half::from_f64(revolutions(x(0)?).sin()),
-            vop3::V_COS_F16_E64 => half::from_f64(revolutions(x(0)?).cos()),
+            vop3::V_SIN_F16_E64 => trans16(Unary::Sin, x(0)?, r16, |v| revolutions(v).sin()),
+            vop3::V_COS_F16_E64 => trans16(Unary::Cos, x(0)?, r16, |v| revolutions(v).cos()),
             vop3::V_ADD_F16_E64 => add16(x(0)?, x(1)?, r16),
             vop3::V_SUB_F16_E64 => sub16(x(0)?, x(1)?, r16),
             vop3::V_SUBREV_F16_E64 => sub16(x(1)?, x(0)?, r16),
@@ -155,15 +156,15 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     // bounded to [0, 1]; shifts, min and max cannot leave their range.
     let clamp = i.bits(0, 15, 15) != 0;
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
-        // op_sel bit 2 picks the 16-bit C/D halves; the other op_sel and op_sel_hi
-        // bits have no meaning for WMMA (LLVM writes op_sel_hi all ones).
-        if op_sel & 3 != 0 || op_sel_hi != 7 || clamp {
+        // op_sel bit 2 picks the 16-bit C/D halves; op_sel_hi has no meaning for WMMA
+        // (LLVM writes all ones by default and accepts others, which change nothing).
+        // op_sel bits 0 and 1 and clamp on a float WMMA are encodings LLVM rejects
+        // ("not a valid operand", "invalid operand for instruction"): no instruction
+        // LLVM emits or assembles has them, and the ISA gives them no meaning.
+        if op_sel & 3 != 0 || clamp {
             return Err(format!(
-                "WMMA with op_sel {op_sel:#b}, op_sel_hi {op_sel_hi:#b} or clamp is not implemented"
+                "WMMA with op_sel {op_sel:#b} or clamp is refused: an encoding LLVM rejects, with no meaning in the ISA"
             ));
-        }
-        if !matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16) {
-            w.f16_denormals_kept("f16 WMMA")?;
         }
         let mods = WmmaMods {
             neg_lo,
@@ -277,4 +278,14 @@ pub(crate) fn write_half(w: &mut Wave, dst: usize, lane: usize, r: u16, high: bo
         (old & 0xffff_0000) | r as u32
     };
     w.vwrite(dst, lane, new)
+}
+
+/// An f16 transcendental or root of `x` (a half, exact in f64): `host(x)` rounded to
+/// nearest-even, or in MODE's f16 direction ([`unary`]).
+fn trans16(op: Unary, x: f64, mode: Round, host: impl Fn(f64) -> f64) -> u16 {
+    let near = half::from_f64(host(x));
+    if mode == Round::NearestEven {
+        return near;
+    }
+    unary(op, x, F16, mode).map_or(near, |b| b as u16)
 }

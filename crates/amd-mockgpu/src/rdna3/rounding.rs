@@ -88,6 +88,30 @@ const DIRECTED: &[&str] = &[
     "v_dot2_f32_bf16",
     "v_dot2acc_f32_f16",
     "v_dot2acc_f32_bf16",
+    "v_dot2_f16_f16",
+    "v_dot2_bf16_bf16",
+    "v_wmma_f32_16x16x16_f16",
+    "v_wmma_f32_16x16x16_bf16",
+    "v_wmma_f16_16x16x16_f16",
+    "v_wmma_bf16_16x16x16_bf16",
+    "v_rcp_f32",
+    "v_rcp_iflag_f32",
+    "v_rsq_f32",
+    "v_sqrt_f32",
+    "v_exp_f32",
+    "v_log_f32",
+    "v_sin_f32",
+    "v_cos_f32",
+    "v_rcp_f16",
+    "v_rsq_f16",
+    "v_sqrt_f16",
+    "v_exp_f16",
+    "v_log_f16",
+    "v_sin_f16",
+    "v_cos_f16",
+    "v_rcp_f64",
+    "v_rsq_f64",
+    "v_sqrt_f64",
 ];
 
 /// The float format of an opcode's result, from its name: the first type in it (`f32`
@@ -290,10 +314,248 @@ pub(crate) fn to16(x: f64, mode: Round) -> u16 {
     exact::convert(x, F16, mode).map_or_else(|| half::from_f64(x), |r| r as u16)
 }
 
+/// The transcendental and root operations.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Unary {
+    /// `1 / x` (`v_rcp_*`, `v_rcp_iflag_f32`).
+    Rcp,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `1 / sqrt(x)`.
+    Rsq,
+    /// `2^x`.
+    Exp,
+    /// `log2(x)`.
+    Log,
+    /// `sin(2πx)` (the argument in turns, reduced exactly first: `exec::revolutions`).
+    Sin,
+    /// `cos(2πx)`.
+    Cos,
+}
+
+/// `op(x)` for `x` exact in f64 (an f16, f32 or f64 operand), rounded to `fmt` in
+/// `mode`, a directed one (nearest-even results are the host's, computed by the
+/// callers as before). The hardware approximates these (within an ulp or so, more
+/// for f64 `rcp`/`rsq`, which LLVM refines); the pseudocode writes each as exact
+/// arithmetic (`1.0 / S0`, `sqrt(S0)`, `pow(2.0, S0)`, …) in MODE's direction, which
+/// is what this computes:
+/// - `rcp`, `sqrt`, `rsq`: the correctly rounded result in every format — the f64
+///   nearest the exact value, which side of it the exact value lies on (an exact
+///   product's sign: `q·x − 1`, `q² − x`, `q²·x − 1`), then [`exact::round_beside`];
+/// - `exp`, `log`, `sin`, `cos`: the host's f64 result rounded to `fmt` in `mode`
+///   (right unless the exact value lies within an f64 ulp of a representable value
+///   of `fmt`).
+///
+/// `None` where the result does not depend on the mode (infinite, NaN, zero or, for
+/// the roots, negative operands; `exp`/`log`/`sin`/`cos` results that are not finite):
+/// the caller's nearest-even value is right.
+pub(crate) fn unary(op: Unary, x: f64, fmt: Format, mode: Round) -> Option<u64> {
+    use std::cmp::Ordering::*;
+    if !x.is_finite() || x == 0.0 {
+        return None;
+    }
+    match op {
+        Unary::Rcp => {
+            let q = 1.0 / x;
+            if q.is_infinite() {
+                // Past f64's range (x a tiny f64 denormal): beyond the largest finite
+                // value, on x's side.
+                return exact::round_beside(f64::MAX.copysign(x), if x > 0.0 { Greater } else { Less }, fmt, mode);
+            }
+            // 1/x − q has the sign of (1 − q·x)/x.
+            let side = exact::cmp_product(q, x, 1.0)?.reverse();
+            let side = if x < 0.0 { side.reverse() } else { side };
+            exact::round_beside(q, side, fmt, mode)
+        }
+        Unary::Sqrt => {
+            if x < 0.0 {
+                return None;
+            }
+            let q = x.sqrt();
+            // sqrt(x) − q has the sign of x − q².
+            let side = exact::cmp_product(q, q, x)?.reverse();
+            exact::round_beside(q, side, fmt, mode)
+        }
+        Unary::Rsq => {
+            if x < 0.0 {
+                return None;
+            }
+            // x = m · 4^k with m in [1, 4): 1/sqrt(x) = 2^-k / sqrt(m), the scaling
+            // exact (the result is normal for every positive f64).
+            let (f, fe) = super::divide::frexp64(x);
+            let (m, k) = if fe.rem_euclid(2) == 1 {
+                (f * 2.0, (fe - 1) / 2)
+            } else {
+                (f * 4.0, (fe - 2) / 2)
+            };
+            // The f64 nearest 1/sqrt(m), found from the host's (within an ulp) by the
+            // sign of q²·m − 1, which a q² split in two makes exact.
+            let side_of = |q: f64| -> Option<std::cmp::Ordering> {
+                let hi = q * q;
+                let lo = q.mul_add(q, -hi);
+                let mut s = exact::Sum::new();
+                let ok = s.add_product(hi, m) && s.add_product(lo, m) && s.add(-1.0);
+                // 1/sqrt(m) − q has the sign of 1 − q²·m.
+                ok.then(|| s.sign().reverse())
+            };
+            let mut q = 1.0 / m.sqrt();
+            let mut side = side_of(q)?;
+            for _ in 0..2 {
+                let next = match side {
+                    Greater => f64::from_bits(q.to_bits() + 1),
+                    Less => f64::from_bits(q.to_bits() - 1),
+                    Equal => break,
+                };
+                let s = side_of(next)?;
+                if s == side {
+                    q = next;
+                    side = s;
+                } else {
+                    // The value lies between q and next: either brackets it.
+                    break;
+                }
+            }
+            exact::round_beside(q * 2f64.powi(-k), side, fmt, mode)
+        }
+        Unary::Exp | Unary::Log | Unary::Sin | Unary::Cos => {
+            let v = match op {
+                Unary::Exp => x.exp2(),
+                Unary::Log => x.log2(),
+                Unary::Sin => super::exec::revolutions(x).sin(),
+                _ => super::exec::revolutions(x).cos(),
+            };
+            if !v.is_finite() {
+                return None;
+            }
+            exact::convert(v, fmt, mode)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use Round::*;
+
+    /// The neighbour of a positive finite `r` in `dir` (+1 up, -1 down) in `fmt`.
+    fn step(r: f64, dir: i64, fmt: Format) -> f64 {
+        if fmt == F64 {
+            f64::from_bits((r.to_bits() as i64 + dir) as u64)
+        } else {
+            f64::from(f32::from_bits((((r as f32).to_bits() as i64) + dir) as u32))
+        }
+    }
+
+    #[test]
+    fn roots_round_in_every_direction() {
+        use std::cmp::Ordering::{self, *};
+        // Each result r checked by exact products: for positive values, r is on the
+        // mode's side of the exact value and its neighbour toward it is past it.
+        // side(r): the exact value's side of r, from the sign of an exact product.
+        let check = |op: Unary, x: f64, fmt: Format, side: &dyn Fn(f64) -> Option<Ordering>| {
+            for mode in [Up, Down, Zero] {
+                let bits = unary(op, x, fmt, mode).unwrap_or_else(|| panic!("{op:?}({x:e}) {fmt:?} {mode:?}"));
+                let r = if fmt == F64 {
+                    f64::from_bits(bits)
+                } else {
+                    f64::from(f32::from_bits(bits as u32))
+                };
+                // Past the range (an infinite r or neighbour): checked below.
+                let Some(s) = side(r) else { continue };
+                if s == Equal {
+                    continue;
+                }
+                let want = if mode == Up { Less } else { Greater };
+                assert_eq!(s, want, "{op:?}({x:e}) {mode:?} gave {r:e}");
+                let toward = step(r, if mode == Up { -1 } else { 1 }, fmt);
+                if let Some(t) = side(toward) {
+                    assert_eq!(t, want.reverse(), "{op:?}({x:e}) {mode:?}: {r:e} is not the nearest");
+                }
+            }
+        };
+        let mut next = crate::rdna3::testing::xorshift32(0x0dd_5eed);
+        for n in 0..20_000 {
+            // f32 operands of exponents -100..100, and f64 ones over their whole range.
+            let x32 = f64::from(f32::from_bits((next() & 0x007f_ffff) | (27 + next() % 200) << 23));
+            let x64 = f64::from_bits(
+                (u64::from(next()) << 32 | u64::from(next())) & 0x000f_ffff_ffff_ffff
+                    | u64::from(1 + next() % 2046) << 52,
+            );
+            let x64 = if n % 5 == 0 {
+                f64::from_bits(x64.to_bits() & 0x000f_ffff_ffff_ffff | 1)
+            } else {
+                x64
+            };
+            // rcp: the exact value's side of r is that of 1 - r·x.
+            check(Unary::Rcp, x32, F32, &|r| {
+                exact::cmp_product(r, x32, 1.0).map(Ordering::reverse)
+            });
+            check(Unary::Rcp, x64, F64, &|r| {
+                exact::cmp_product(r, x64, 1.0).map(Ordering::reverse)
+            });
+            // sqrt: of x - r².
+            check(Unary::Sqrt, x32, F32, &|r| {
+                exact::cmp_product(r, r, x32).map(Ordering::reverse)
+            });
+            check(Unary::Sqrt, x64, F64, &|r| {
+                exact::cmp_product(r, r, x64).map(Ordering::reverse)
+            });
+            // rsq (f32): of 1 - r²·x, r² exact in f64.
+            check(Unary::Rsq, x32, F32, &|r| {
+                exact::cmp_product(r * r, x32, 1.0).map(Ordering::reverse)
+            });
+        }
+        // f64 rsq: up and down are neighbours unless the root is exact; 1/sqrt(4^k).
+        for x in [2.0, 3.0, 0.7, 1e300, 1e-320, 1.5e-310, f64::MAX] {
+            let (u, d) = (
+                unary(Unary::Rsq, x, F64, Up).unwrap(),
+                unary(Unary::Rsq, x, F64, Down).unwrap(),
+            );
+            assert_eq!(u, d + 1, "rsq({x:e})");
+            let near = 1.0 / x.sqrt();
+            assert!(near.to_bits() == u || near.to_bits() == d, "rsq({x:e})");
+        }
+        assert_eq!(unary(Unary::Rsq, 16.0, F64, Up), Some(0.25f64.to_bits()));
+        assert_eq!(
+            unary(Unary::Rsq, 5e-324, F64, Down),
+            Some(2f64.powi(537).to_bits()),
+            "2^-1074 is 4^-537"
+        );
+        assert_eq!(unary(Unary::Rsq, 0.25, F16, Zero), Some(0x4000));
+        // Halves: 1/3 toward zero is 0x3555 (nearest 0x3555 lies below 1/3), up 0x3556.
+        assert_eq!(unary(Unary::Rcp, 3.0, F16, Zero), Some(0x3555));
+        assert_eq!(unary(Unary::Rcp, 3.0, F16, Up), Some(0x3556));
+        // Past f64's range: 1 / 2^-1074 is infinity up, the largest finite value toward zero.
+        assert_eq!(unary(Unary::Rcp, 5e-324, F64, Up), Some(f64::INFINITY.to_bits()));
+        assert_eq!(unary(Unary::Rcp, 5e-324, F64, Zero), Some(f64::MAX.to_bits()));
+        assert_eq!(unary(Unary::Rcp, -5e-324, F64, Up), Some((-f64::MAX).to_bits()));
+        // Negative operands: -1/3 rounds down in magnitude toward +infinity.
+        assert_eq!(unary(Unary::Rcp, -3.0, F32, Up), Some(0xbeaa_aaaa));
+        assert_eq!(unary(Unary::Rcp, -3.0, F32, Down), Some(0xbeaa_aaab));
+        // Mode-independent results are left to the caller.
+        for x in [0.0, -0.0, f64::INFINITY, f64::NAN] {
+            assert_eq!(unary(Unary::Rcp, x, F32, Up), None);
+        }
+        assert_eq!(unary(Unary::Sqrt, -4.0, F32, Up), None);
+        // The approximations: the host's f64 value rounded, so up and down are
+        // neighbours around it (or equal where it is exact: 2^3).
+        for (op, x) in [
+            (Unary::Exp, 0.3),
+            (Unary::Log, 3.0),
+            (Unary::Sin, 0.1),
+            (Unary::Cos, 0.1),
+        ] {
+            let (u, d) = (unary(op, x, F32, Up).unwrap(), unary(op, x, F32, Down).unwrap());
+            assert_eq!(u, d + 1, "{op:?}({x})");
+        }
+        assert_eq!(unary(Unary::Exp, 3.0, F32, Up), Some(u64::from(8f32.to_bits())));
+        assert_eq!(unary(Unary::Sin, -0.1, F16, Zero).map(|b| b & 0x8000), Some(0x8000));
+        assert_eq!(
+            unary(Unary::Log, 0.5, F16, Down),
+            Some(0xbc00),
+            "log2(0.5) = -1 exactly"
+        );
+    }
 
     #[test]
     fn names_classify_by_their_result() {
@@ -316,16 +578,19 @@ mod tests {
         assert!(check(&w, "v_min_f32_e64").is_ok());
         assert!(check(&w, "v_cvt_i32_f32_e64").is_ok());
         assert!(check(&w, "v_sqrt_f16_e64").is_ok(), "f16 rounds to nearest here");
-        let e = check(&w, "v_sqrt_f32_e64").unwrap_err();
-        assert!(e.contains("v_sqrt_f32_e64") && e.contains("toward zero"), "{e}");
+        assert!(check(&w, "v_sqrt_f32_e64").is_ok());
         assert!(check(&w, "v_dot2_f32_f16").is_ok());
         assert!(check(&w, "v_dual_dot2acc_f32_bf16").is_ok());
-        assert!(check(&w, "v_wmma_f32_16x16x16_f16").is_err());
+        assert!(check(&w, "v_wmma_f32_16x16x16_f16").is_ok());
+        // A float result this module does not know is refused, naming the mode.
+        let e = check(&w, "v_made_up_f32").unwrap_err();
+        assert!(e.contains("v_made_up_f32") && e.contains("toward zero"), "{e}");
         // f16/f64 toward +infinity.
         w.mode = (w.mode & !MODE_ROUND) | 1 << 2;
-        assert!(check(&w, "v_sqrt_f32_e64").is_ok());
-        assert!(check(&w, "v_rcp_f64_e64").is_err());
+        assert!(check(&w, "v_made_up_f32").is_ok(), "f32 rounds to nearest here");
+        assert!(check(&w, "v_rcp_f64_e64").is_ok());
         assert!(check(&w, "v_fma_f64").is_ok());
+        assert!(check(&w, "v_made_up_f64").is_err());
     }
 
     /// Directed f32 results against a reference built independently: the host's

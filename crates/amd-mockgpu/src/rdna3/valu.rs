@@ -9,8 +9,8 @@
 //! without the `_e32` / `_e64` suffix.
 
 use super::decode::Inst;
-use super::exact::F16;
-use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src};
+use super::exact::{self, F16};
+use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f, f64_src};
 use super::half;
 use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
@@ -245,27 +245,45 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 })
             }
             "v_div_fixup_f16" => Out::Half(div_fixup16(x16(0)?, x16(1)?, x16(2)?)),
-            "v_dot2_f16_f16" => {
-                w.f16_denormals_kept("v_dot2_f16_f16")?;
+            // `tmp = S2; tmp += lo product; tmp += hi product` summed exactly and
+            // rounded once (as tinygrad's executable pseudocode has it), in MODE's f16
+            // direction for halves and f32 direction for bfloat16s. Denormals: halves
+            // by the f16 controls, bfloat16s (f32's range) by the f32 ones, inputs
+            // and result.
+            "v_dot2_f16_f16" | "v_dot2_bf16_bf16" => {
+                let bf = n == "v_dot2_bf16_bf16";
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
-                let c = x16(2)?;
-                let hv = |v: u32, hi: bool| f64::from(half::to_f32(if hi { (v >> 16) as u16 } else { v as u16 }));
-                let r = c + hv(a, false) * hv(b, false) + hv(a, true) * hv(b, true);
-                Out::Half(half::from_f64(r))
-            }
-            "v_dot2_bf16_bf16" => {
-                let (a, b) = (raw(0)?, raw(1)?);
-                let bf = |v: u32| f64::from(f32::from_bits(v << 16));
-                let c = bf(u32::from(h(2)?));
-                let r = (c + bf(a & 0xffff) * bf(b & 0xffff) + bf(a >> 16) * bf(b >> 16)) as f32;
-                // Round to nearest even into bfloat16.
-                let bits = r.to_bits();
-                let rounded = if r.is_nan() {
-                    (bits >> 16) | 0x40
-                } else {
-                    (bits + 0x7fff + (bits >> 16 & 1)) >> 16
+                let elem = |h: u16| -> f64 {
+                    if bf {
+                        f64::from(w.f32_in(f(u32::from(h) << 16)))
+                    } else {
+                        f64::from(half::to_f32(w.f16_in(h)))
+                    }
                 };
-                Out::Half(rounded as u16)
+                let c = if bf { elem(h(2)?) } else { x16(2)? };
+                let (av, bv) = (
+                    [elem(a as u16), elem((a >> 16) as u16)],
+                    [elem(b as u16), elem((b >> 16) as u16)],
+                );
+                let mut sum = exact::Sum::new();
+                let finite = sum.add(c) & sum.add_product(av[0], bv[0]) & sum.add_product(av[1], bv[1]);
+                let naive = c + av[0] * bv[0] + av[1] * bv[1];
+                Out::Half(if bf {
+                    let r = if finite {
+                        sum.round(exact::BF16, w.round32()) as u32
+                    } else {
+                        let bits = (naive as f32).to_bits();
+                        if naive.is_nan() { bits >> 16 | 0x40 } else { bits >> 16 }
+                    };
+                    (w.f32_out(r << 16) >> 16) as u16
+                } else {
+                    let r = if finite {
+                        sum.round(exact::F16, w.round16_64()) as u16
+                    } else {
+                        half::from_f64(naive)
+                    };
+                    w.f16_out(r)
+                })
             }
             "v_cvt_norm_i16_f16" => Out::Half(snorm16(x16(0)?)),
             "v_cvt_norm_u16_f16" => Out::Half(unorm16(x16(0)?)),
@@ -490,28 +508,15 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     if matches!(op, V_WMMA_I32_16X16X16_IU8 | V_WMMA_I32_16X16X16_IU4) {
         return wmma_int(w, op == V_WMMA_I32_16X16X16_IU4, dst, srcs, neg_lo, clamp, lit);
     }
-    let dot = matches!(
-        op,
-        V_DOT2_F32_F16 | V_DOT2_F32_BF16 | V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4
-    );
     // The dot products route S0's and S1's 16-bit halves as every VOP3P op does: the
     // low half from the half op_sel picks, the high half from the one op_sel_hi picks.
-    // S2 is a 32-bit accumulator, which has no halves to pick.
-    if dot && (op_sel & 4 != 0 || op_sel_hi & 4 == 0) {
-        return Err(format!(
-            "{} with op_sel on its accumulator is not implemented",
-            op.name()
-        ));
-    }
-    // neg_lo / neg_hi bits 0 and 1 negate S0's and S1's low / high halves (the float
-    // forms; the integer forms read bits 0 and 1 of neg_lo as signedness); what bit 2
-    // does to the f32 accumulator, and clamp on an f32 result, are not modelled.
-    if matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16) && ((neg_lo | neg_hi) & 4 != 0 || clamp) {
-        return Err(format!(
-            "{} with neg on its accumulator or clamp is not implemented",
-            op.name()
-        ));
-    }
+    // S2 is a 32-bit accumulator with no halves to pick: its op_sel and op_sel_hi bits
+    // (LLVM writes op_sel_hi 1) leave it whole. neg_lo / neg_hi bits 0 and 1 negate
+    // S0's and S1's low / high halves in the float forms (the integer forms read bits
+    // 0 and 1 of neg_lo as signedness); on the f32 accumulator, as on the
+    // mixed-precision fmas' 32-bit operands, neg_hi bit 2 takes its absolute value and
+    // neg_lo bit 2 negates it. Clamp bounds an f32 result to [0, 1] and saturates an
+    // integer one.
     let routed = |v: u32, k: usize| -> u32 {
         let half = |hi: bool| if hi { v >> 16 } else { v & 0xffff };
         let float = matches!(op, V_DOT2_F32_F16 | V_DOT2_F32_BF16);
@@ -566,7 +571,15 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             // Dot products: packed halves (inline constants as halves) or packed integers.
             V_DOT2_F32_F16 | V_DOT2_F32_BF16 => {
                 let (a, b) = (routed(raw(0)?, 0), routed(raw(1)?, 1));
-                matrix::dot(w, op, a, b, w.vread(srcs[2], lane, lit)?, neg_lo, clamp)
+                let c = f32::from_bits(w.vread(srcs[2], lane, lit)?);
+                let c = if neg_hi & 4 != 0 { c.abs() } else { c };
+                let c = if neg_lo & 4 != 0 { -c } else { c };
+                let r = matrix::dot(w, op, a, b, c.to_bits(), neg_lo, clamp);
+                if clamp {
+                    f32::from_bits(r).clamp(0.0, 1.0).to_bits()
+                } else {
+                    r
+                }
             }
             V_DOT4_I32_IU8 | V_DOT4_U32_U8 | V_DOT8_I32_IU4 | V_DOT8_U32_U4 => {
                 let (a, b) = (w.vread(srcs[0], lane, lit)?, w.vread(srcs[1], lane, lit)?);
@@ -1030,9 +1043,20 @@ mod tests {
         assert_eq!(run3(&[0xcc17_4802, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 0), 14);
         // v_dot8_u32_u4 op_sel_hi:[1,0,1]: S1's high nibbles from its low half.
         assert_eq!(run3(&[0xcc19_4002, 0x0c22_0d04], 0x1111_1111, 0x0000_2222, 0), 16);
-        // The accumulator's op_sel (op_sel:[0,0,1]) and neg (neg_lo:[0,0,1]) are refused.
-        assert!(run(&[0xcc13_6002, 0x1c22_0d04], |_| {}).is_err());
-        assert!(run(&[0xcc13_4002, 0x9c22_0d04], |_| {}).is_err());
+        // The f32 accumulator: op_sel:[0,0,1] and op_sel_hi:[1,1,0] leave it whole,
+        // neg_lo:[0,0,1] negates it, neg_hi:[0,0,1] takes its absolute value, both -|c|.
+        assert_eq!(run3(&[0xcc13_6002, 0x1c22_0d04], a, b, f(1.0)), f(10.0));
+        assert_eq!(run3(&[0xcc13_0002, 0x1c22_0d04], a, b, f(1.0)), f(10.0));
+        assert_eq!(run3(&[0xcc13_4002, 0x9c22_0d04], a, b, f(1.0)), f(8.0));
+        assert_eq!(run3(&[0xcc13_4402, 0x1c22_0d04], a, b, f(-1.0)), f(10.0));
+        assert_eq!(run3(&[0xcc13_4402, 0x9c22_0d04], a, b, f(1.0)), f(8.0));
+        assert_eq!(run3(&[0xcc13_4002, 0x1c22_0d04], a, b, f(-1.0)), f(8.0));
+        // clamp: 9 + 1 to 1, 9 - 20 to 0, 0.25 - 0.25 + 0.5 kept.
+        assert_eq!(run3(&[0xcc13_c002, 0x1c22_0d04], a, b, f(1.0)), f(1.0));
+        assert_eq!(run3(&[0xcc13_c002, 0x1c22_0d04], a, b, f(-20.0)), f(0.0));
+        assert_eq!(run3(&[0xcc13_c002, 0x1c22_0d04], a, b, f(-8.5)), f(0.5));
+        // v_dot4_i32_iu8 op_sel:[0,0,1]: the 32-bit accumulator whole as well.
+        assert_eq!(run3(&[0xcc16_6002, 0x1c22_0d04], 0x0403_0201, 0x0101_0101, 5), 15);
     }
 
     #[test]

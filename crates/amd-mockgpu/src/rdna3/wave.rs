@@ -38,8 +38,6 @@ pub const MODE_DENORM: u32 = 0xf0;
 pub const MODE_DENORM_F32_IN: u32 = 1 << 4;
 /// MODE: f32 output denormals kept (not flushed).
 pub const MODE_DENORM_F32_OUT: u32 = 1 << 5;
-/// MODE: f16 and f64 denormals kept, in and out.
-pub const MODE_DENORM_F16_F64: u32 = 3 << 6;
 /// MODE: f16 and f64 input denormals kept (not flushed).
 pub const MODE_DENORM_F16_F64_IN: u32 = 1 << 6;
 /// MODE: f16 and f64 output denormals kept (not flushed).
@@ -171,20 +169,6 @@ impl Wave {
             h & 0x8000
         } else {
             h
-        }
-    }
-
-    /// An error for an f16 instruction whose denormal handling under MODE's f16/f64
-    /// flushing is not modelled (the dot products, mixed-precision fmas and WMMA: the
-    /// ISA does not say whether they flush), `Ok` when MODE keeps f16 denormals.
-    pub(crate) fn f16_denormals_kept(&self, what: &str) -> Result<(), String> {
-        if self.mode & MODE_DENORM_F16_F64 == MODE_DENORM_F16_F64 {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what} with f16/f64 denormals flushed (MODE {:#x}) is not implemented",
-                self.mode & MODE_DENORM
-            ))
         }
     }
 
