@@ -50,14 +50,22 @@ fn compare_of(op: u16) -> Option<Compare> {
 /// Compares S0 with S1 in every lane of EXEC into the mask at `sdst` (EXEC for
 /// `v_cmpx_*`); lanes outside EXEC get 0.
 pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
-    if m.clamp || m.omod != 0 {
-        return Err("clamp or omod on a compare is not implemented".into());
-    }
     let (op, sdst) = if writes_exec(op) {
         (op - CMPX, EXEC_LO)
     } else {
         (op, sdst)
     };
+    // A compare's result is a mask, with nothing for clamp to bound: on a float
+    // compare (LLVM assembles `clamp` there) the mask is written as without it. omod,
+    // and clamp on an integer compare, are encodings LLVM rejects.
+    let float = matches!(compare_of(op), Some(Compare::Float(..)));
+    if m.omod != 0 || (m.clamp && !float) {
+        return Err(format!(
+            "{} on an {} compare is refused: an encoding LLVM rejects, with no meaning in the ISA",
+            if m.omod != 0 { "omod" } else { "clamp" },
+            if float { "float" } else { "integer" }
+        ));
+    }
     let compare = compare_of(op);
     let exec = w.exec();
     if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal, exec)) {

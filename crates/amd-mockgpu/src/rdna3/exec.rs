@@ -416,13 +416,31 @@ pub(crate) fn output_mods64(bits: u64, m: Mods) -> u64 {
     x.to_bits()
 }
 
+/// A wide unsigned result in 32 bits: saturated (clamp) or wrapped.
+fn sat_u32(x: u64, clamp: bool) -> u32 {
+    if clamp {
+        x.min(u64::from(u32::MAX)) as u32
+    } else {
+        x as u32
+    }
+}
+
+/// A wide signed result in 32 bits: saturated (clamp) or wrapped.
+fn sat_i32(x: i64, clamp: bool) -> u32 {
+    if clamp {
+        x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+    } else {
+        x as u32
+    }
+}
+
 /// The saturating (clamped) form of a 32-bit integer add or subtract.
 pub(crate) fn saturate(op: u16, a: u32, b: u32) -> u32 {
     let (sa, sb) = (a as i32, b as i32);
     match op {
         vop3::V_ADD_NC_U32_E64 | vop3sd::V_ADD_CO_U32 => a.saturating_add(b),
         vop3::V_SUB_NC_U32_E64 | vop3sd::V_SUB_CO_U32 => a.saturating_sub(b),
-        vop3::V_SUBREV_NC_U32_E64 => b.saturating_sub(a),
+        vop3::V_SUBREV_NC_U32_E64 | vop3sd::V_SUBREV_CO_U32 => b.saturating_sub(a),
         vop3::V_ADD_NC_I32 => sa.saturating_add(sb) as u32,
         _ => sa.saturating_sub(sb) as u32,
     }
@@ -567,7 +585,15 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usi
 /// [`valu`] lane by lane (kept out of line: its frame is large, and the whole-wave
 /// operations should not pay for setting it up).
 #[inline(never)]
-fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+pub(crate) fn valu_lanes(
+    w: &mut Wave,
+    i: &Inst,
+    op: u16,
+    dst: usize,
+    sdst: Option<usize>,
+    srcs: [u16; 3],
+    m: Mods,
+) -> R<()> {
     // Lane reads and writes, the permlanes and the M0-relative moves.
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
@@ -589,8 +615,19 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
                 | vop3::V_ADD_NC_I32
                 | vop3sd::V_ADD_CO_U32
                 | vop3sd::V_SUB_CO_U32
+                | vop3sd::V_SUBREV_CO_U32
                 | vop3::V_ADD_NC_U16
                 | vop3::V_SUB_NC_U16
+    );
+    // Integer multiplies (and multiply-adds) that saturate under clamp in their own arms.
+    let wide_int = matches!(
+        op,
+        vop3::V_MUL_I32_I24_E64
+            | vop3::V_MUL_U32_U24_E64
+            | vop3::V_MAD_I32_I24
+            | vop3::V_MAD_U32_U24
+            | vop3sd::V_MAD_U64_U32
+            | vop3sd::V_MAD_I64_I32
     );
     let f64_path = matches!(
         op,
@@ -606,11 +643,11 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
     let f16_path = matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64);
     // v_rsq_f64 and v_sqrt_f64 accept clamp and omod, which `valu_div` does not apply.
     let modified = f32_result(op) || f64_path || matches!(op, vop3::V_RSQ_F64_E64 | vop3::V_SQRT_F64_E64);
-    if (m.clamp && !(saturating || modified || f16_path)) || (m.omod != 0 && !modified) {
+    if (m.clamp && !(saturating || wide_int || modified || f16_path)) || (m.omod != 0 && !modified) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
         }
-        return Err(format!("clamp or omod on VOP3 opcode {op:#x} is not implemented"));
+        return super::modifiers::apply(w, i, op, dst, sdst, srcs, m);
     }
     if matches!(op, vop3::V_ADD_NC_U16..=vop3::V_MUL_LO_U16 | vop3::V_MAX_U16..=vop3::V_MIN_I16) {
         return valu16(w, i, op, dst, srcs, m);
@@ -740,8 +777,11 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
             vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
             vop3::V_MUL_F32_E64 => mul32(fa, fb, r32).to_bits(),
-            vop3::V_MUL_I32_I24_E64 => ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32,
-            vop3::V_MUL_U32_U24_E64 => (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff),
+            vop3::V_MUL_I32_I24_E64 => {
+                let p = i64::from((a << 8) as i32 >> 8) * i64::from((b << 8) as i32 >> 8);
+                sat_i32(p, m.clamp)
+            }
+            vop3::V_MUL_U32_U24_E64 => sat_u32(u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff), m.clamp),
             vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.ieee()).to_bits(),
             vop3::V_MAX_F32_E64 => minmax::max(fa, fb, w.ieee()).to_bits(),
             vop3::V_MIN_I32_E64 => (a as i32).min(b as i32) as u32,
@@ -858,12 +898,13 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_XAD_U32 => (a ^ b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             // v_mad_i32_i24 / v_mad_u32_u24: 24-bit operands, 32-bit add.
             vop3::V_MAD_I32_I24 => {
-                let p = ((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8) as u32;
-                p.wrapping_add(w.vread(srcs[2], lane, lit)?)
+                let p = i64::from((a << 8) as i32 >> 8) * i64::from((b << 8) as i32 >> 8);
+                sat_i32(p + i64::from(w.vread(srcs[2], lane, lit)? as i32), m.clamp)
             }
-            vop3::V_MAD_U32_U24 => (a & 0xff_ffff)
-                .wrapping_mul(b & 0xff_ffff)
-                .wrapping_add(w.vread(srcs[2], lane, lit)?),
+            vop3::V_MAD_U32_U24 => {
+                let p = u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff);
+                sat_u32(p + u64::from(w.vread(srcs[2], lane, lit)?), m.clamp)
+            }
             // v_perm_b32: each result byte picked from {S0, S1} by a selector byte of S2.
             vop3::V_PERM_B32 => {
                 let (sel, pair) = (w.vread(srcs[2], lane, lit)?, (a as u64) << 32 | b as u64);
@@ -883,16 +924,29 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
             vop3::V_ADD_LSHL_U32 => a.wrapping_add(b) << (w.vread(srcs[2], lane, lit)? & 31),
             vop3::V_ADD3_U32 => a.wrapping_add(b).wrapping_add(w.vread(srcs[2], lane, lit)?),
             vop3::V_LSHL_OR_B32 => (a << (b & 31)) | w.vread(srcs[2], lane, lit)?,
+            // `{ D1, D0.64 } = S0 × S1 + S2` in 65 bits (signed or not): D1, bit 64, to
+            // SDST's lane bit; clamp saturates D0 to 64 bits.
             vop3sd::V_MAD_I64_I32 => {
-                // v_mad_i64_i32: signed 32 × 32 + 64.
                 let c = w.vread64(srcs[2], lane, lit)?;
-                let r = ((a as i32 as i64) * (b as i32 as i64)).wrapping_add(c as i64) as u64;
+                let r = i128::from(a as i32) * i128::from(b as i32) + i128::from(c as i64);
+                carry_out |= ((r as u128 >> 64) as u32 & 1) << lane;
+                let r = if m.clamp {
+                    r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as u64
+                } else {
+                    r as u64
+                };
                 w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
                 r as u32
             }
             vop3sd::V_MAD_U64_U32 => {
                 let c = w.vread64(srcs[2], lane, lit)?;
-                let r = (a as u64 * b as u64).wrapping_add(c);
+                let r = u128::from(a) * u128::from(b) + u128::from(c);
+                carry_out |= ((r >> 64) as u32 & 1) << lane;
+                let r = if m.clamp {
+                    r.min(u128::from(u64::MAX)) as u64
+                } else {
+                    r as u64
+                };
                 w.vwrite(dst + 1, lane, (r >> 32) as u32)?;
                 r as u32
             }
@@ -940,8 +994,13 @@ fn valu_lanes(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, 
         };
         w.vwrite(dst, lane, r)?;
     }
-    if matches!(op, vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32 | vop3sd::V_ADD_CO_U32..=vop3sd::V_SUBREV_CO_U32)
-    {
+    if matches!(
+        op,
+        vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32
+            | vop3sd::V_ADD_CO_U32..=vop3sd::V_SUBREV_CO_U32
+            | vop3sd::V_MAD_U64_U32
+            | vop3sd::V_MAD_I64_I32
+    ) {
         let d = sdst.unwrap_or(VCC_LO);
         w.swrite(d, carry_out)?;
     }
@@ -1722,8 +1781,22 @@ mod tests {
         // The same with clamp (bit 15): 3.5 clamps to 1.0.
         let w = run(&[0xd503_8001, 0x0802_0702], set).unwrap();
         assert_eq!(f32::from_bits(w.v[1][0]), 1.0);
-        // Clamp on a compare is refused, not ignored.
-        assert!(run(&[0xd411_8001, 0x0002_0702], set).is_err());
+        // v_cmp_lt_f32_e64 s1, v2, v3 clamp: the mask as without clamp (1.25 < 0.5 in
+        // no lane); an integer compare's clamp and any compare's omod are refused.
+        let w = run(&[0xd411_8001, 0x0002_0702], |w| {
+            set(w);
+            w.s[1] = 0xdead;
+        })
+        .unwrap();
+        assert_eq!(w.s[1], 0);
+        let w = run(&[0xd411_8001, 0x0002_0702], |w| {
+            lanes(w, 2, |l| (l as f32).to_bits());
+            lanes(w, 3, |_| 4f32.to_bits());
+        })
+        .unwrap();
+        assert_eq!(w.s[1], 0xf);
+        assert!(run(&[0xd411_0001, 0x0802_0702], set).is_err(), "omod");
+        assert!(run(&[0xd441_8001, 0x0002_0702], set).is_err(), "v_cmp_lt_i32 clamp");
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod lds;
 mod matrix;
 mod memory;
 mod minmax;
+mod modifiers;
 mod salu;
 mod single;
 #[cfg(test)]

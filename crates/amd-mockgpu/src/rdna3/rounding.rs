@@ -116,7 +116,7 @@ const DIRECTED: &[&str] = &[
 
 /// The float format of an opcode's result, from its name: the first type in it (`f32`
 /// in `v_cvt_f32_i32`; none in `v_cvt_i32_f32`, whose result is an integer).
-fn result_format(name: &str) -> Option<Format> {
+pub(crate) fn result_format(name: &str) -> Option<Format> {
     let ty = name.split('_').skip(1).find(|t| {
         *t == "bf16"
             || t.len() >= 2

@@ -45,15 +45,27 @@ fn ad(x: u32, y: u32) -> u32 {
     x.abs_diff(y)
 }
 
-fn sad_u8(a: u32, b: u32, acc: u32) -> u32 {
-    (0..4).fold(acc, |t, k| t.wrapping_add(ad(a >> (8 * k) & 0xff, b >> (8 * k) & 0xff)))
+/// (`acc` plus the four byte differences, in 64 bits: the caller wraps or saturates.)
+fn sad_u8(a: u32, b: u32, acc: u32) -> u64 {
+    (0..4).fold(u64::from(acc), |t, k| {
+        t + u64::from(ad(a >> (8 * k) & 0xff, b >> (8 * k) & 0xff))
+    })
+}
+
+/// A sum in 32 bits: saturated (clamp) or wrapped.
+fn sat_u32(x: u64, clamp: bool) -> u32 {
+    if clamp {
+        x.min(u64::from(u32::MAX)) as u32
+    } else {
+        x as u32
+    }
 }
 
 /// Sum of absolute differences skipping the bytes of `b` that are 0.
-fn msad_u8(a: u32, b: u32, acc: u32) -> u32 {
-    (0..4).fold(acc, |t, k| {
+fn msad_u8(a: u32, b: u32, acc: u32) -> u64 {
+    (0..4).fold(u64::from(acc), |t, k| {
         let (x, y) = (a >> (8 * k) & 0xff, b >> (8 * k) & 0xff);
-        if y == 0 { t } else { t.wrapping_add(ad(x, y)) }
+        if y == 0 { t } else { t + u64::from(ad(x, y)) }
     })
 }
 
@@ -203,9 +215,19 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                     r as u16
                 })
             }
-            "v_mad_u32_u16" => Out::Word((u32::from(h(0)?) * u32::from(h(1)?)).wrapping_add(raw(2)?)),
+            // Clamp saturates the 32-bit sum.
+            "v_mad_u32_u16" => Out::Word(sat_u32(
+                u64::from(u32::from(h(0)?) * u32::from(h(1)?)) + u64::from(raw(2)?),
+                m.clamp,
+            )),
             "v_mad_i32_i16" => {
-                Out::Word((i32::from(h(0)? as i16) * i32::from(h(1)? as i16)).wrapping_add(raw(2)? as i32) as u32)
+                let p = i64::from(i32::from(h(0)? as i16) * i32::from(h(1)? as i16));
+                let r = p + i64::from(raw(2)? as i32);
+                Out::Word(if m.clamp {
+                    r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+                } else {
+                    r as u32
+                })
             }
             "v_min3_i16" => Out::Half((h(0)? as i16).min(h(1)? as i16).min(h(2)? as i16) as u16),
             "v_max3_i16" => Out::Half((h(0)? as i16).max(h(1)? as i16).max(h(2)? as i16) as u16),
@@ -325,18 +347,19 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             }
             "v_bfm_b32" => Out::Word((((1u64 << (raw(0)? & 31)) - 1) as u32) << (raw(1)? & 31)),
             // Byte arithmetic: sums of absolute differences and averages.
-            "v_sad_u8" => Out::Word(sad_u8(raw(0)?, raw(1)?, raw(2)?)),
-            "v_sad_hi_u8" => Out::Word((sad_u8(raw(0)?, raw(1)?, 0) << 16).wrapping_add(raw(2)?)),
+            // Clamp saturates each sum at its width (32 bits; 16 for the packed ones).
+            "v_sad_u8" => Out::Word(sat_u32(sad_u8(raw(0)?, raw(1)?, raw(2)?), m.clamp)),
+            "v_sad_hi_u8" => Out::Word(sat_u32(
+                (sad_u8(raw(0)?, raw(1)?, 0) << 16) + u64::from(raw(2)?),
+                m.clamp,
+            )),
             "v_sad_u16" => {
                 let (a, b) = (raw(0)?, raw(1)?);
-                Out::Word(
-                    raw(2)?
-                        .wrapping_add(ad(a & 0xffff, b & 0xffff))
-                        .wrapping_add(ad(a >> 16, b >> 16)),
-                )
+                let sum = u64::from(raw(2)?) + u64::from(ad(a & 0xffff, b & 0xffff)) + u64::from(ad(a >> 16, b >> 16));
+                Out::Word(sat_u32(sum, m.clamp))
             }
-            "v_sad_u32" => Out::Word(ad(raw(0)?, raw(1)?).wrapping_add(raw(2)?)),
-            "v_msad_u8" => Out::Word(msad_u8(raw(0)?, raw(1)?, raw(2)?)),
+            "v_sad_u32" => Out::Word(sat_u32(u64::from(ad(raw(0)?, raw(1)?)) + u64::from(raw(2)?), m.clamp)),
+            "v_msad_u8" => Out::Word(sat_u32(msad_u8(raw(0)?, raw(1)?, raw(2)?), m.clamp)),
             "v_lerp_u8" => {
                 let (a, b, c) = (raw(0)?, raw(1)?, raw(2)?);
                 Out::Word((0..4).fold(0, |t, k| {
@@ -351,7 +374,8 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 let f = if n == "v_qsad_pk_u16_u8" { sad_u8 } else { msad_u8 };
                 Out::Pair((0..4).fold(0u64, |t, k| {
                     let part = f((s0 >> (8 * k)) as u32, b, (acc >> (16 * k) & 0xffff) as u32);
-                    t | u64::from(part & 0xffff) << (16 * k)
+                    let part = if m.clamp { part.min(0xffff) } else { part & 0xffff };
+                    t | part << (16 * k)
                 }))
             }
             "v_mqsad_u32_u8" => {
@@ -360,7 +384,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 let mut q = [0u32; 4];
                 for (k, o) in q.iter_mut().enumerate() {
                     let acc = w.vread(srcs[2] + k as u16, lane, lit)?;
-                    *o = msad_u8((s0 >> (8 * k)) as u32, b, acc);
+                    *o = sat_u32(msad_u8((s0 >> (8 * k)) as u32, b, acc), m.clamp);
                 }
                 Out::Quad(q)
             }
@@ -677,7 +701,22 @@ pub(crate) fn clamps(op: u16) -> bool {
     name(op).is_some_and(clamped_float)
         || matches!(
             name(op),
-            Some("v_add_nc_i16" | "v_sub_nc_i16" | "v_mad_u16" | "v_mad_i16")
+            Some(
+                "v_add_nc_i16"
+                    | "v_sub_nc_i16"
+                    | "v_mad_u16"
+                    | "v_mad_i16"
+                    | "v_mad_u32_u16"
+                    | "v_mad_i32_i16"
+                    | "v_sad_u8"
+                    | "v_sad_hi_u8"
+                    | "v_sad_u16"
+                    | "v_sad_u32"
+                    | "v_msad_u8"
+                    | "v_qsad_pk_u16_u8"
+                    | "v_mqsad_pk_u16_u8"
+                    | "v_mqsad_u32_u8"
+            )
         )
 }
 
