@@ -118,7 +118,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sopc => super::salu::sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => super::salu::smem(w, i, mem).map(|_| Flow::Next),
         Encoding::Mubuf | Encoding::Mtbuf => {
-            super::buffer::exec(w, i, mem, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
+            super::buffer::exec(w, i, mem, lds, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vopc => {
