@@ -1,14 +1,17 @@
 //! Buffer memory instructions (MUBUF and MTBUF) by ISA name: loads, stores and
 //! atomics through a 128-bit buffer resource (V#), untyped or converted through a
-//! data format.
+//! data format, and the LDS DMA loads (`buffer_load_lds_*`), which write LDS instead
+//! of VGPRs.
 //!
 //! Addressing: `base + soffset + stride × index + voffset + offset`, where the index
 //! (IDXEN) and the offset (OFFEN) come from VADDR (index first when both) and the
-//! resource's ADD_TID_ENABLE adds the lane to the index. Range check: a raw buffer
-//! (stride 0) refuses an access whose end passes NUM_RECORDS bytes, a structured one an
-//! index at or past NUM_RECORDS; out-of-range loads read 0, stores and atomics do
-//! nothing (as the hardware's range checking gives). The resource's OOB_SELECT
-//! variants are not told apart, and swizzled resources are refused.
+//! resource's ADD_TID_ENABLE adds the lane to the index; a swizzled resource
+//! (SWIZZLE_ENABLE) interleaves INDEX_STRIDE indices element by element instead
+//! (`Resource::offset`). Range check: a raw buffer (stride 0) refuses an access
+//! whose end passes NUM_RECORDS bytes, a structured one an index at or past
+//! NUM_RECORDS; out-of-range loads read 0, stores and atomics do nothing (as the
+//! hardware's range checking gives). The resource's OOB_SELECT variants are not told
+//! apart.
 
 use super::decode::Inst;
 use super::exec::R;
@@ -16,7 +19,7 @@ use super::half;
 use super::memory::{AtomicOp, MemOp, atomic, atomic_op, atomic64, mem_fault, mem_op};
 use super::opcodes::op::mubuf;
 use super::opcodes::{Mtbuf, Mubuf};
-use super::wave::Wave;
+use super::wave::{M0, Wave};
 use crate::hw::GpuMemory;
 
 /// The gfx11 buffer data formats, by number, as LLVM names them (`format:[…]`).
@@ -250,6 +253,14 @@ fn f32_to_small_float(x: f32, b: u32) -> u64 {
     }
 }
 
+/// A swizzled resource's layout: elements of `element` bytes, `index_stride`
+/// consecutive indices interleaved element by element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Swizzle {
+    element: u64,
+    index_stride: u64,
+}
+
 /// The resource fields this model uses.
 struct Resource {
     base: u64,
@@ -257,20 +268,85 @@ struct Resource {
     records: u64,
     format: u32,
     add_tid: bool,
+    swizzle: Option<Swizzle>,
 }
 
 fn resource(w: &Wave, srsrc: u16) -> R<Resource> {
     let d: Vec<u32> = (0..4).map(|k| w.sread(srsrc + k, None)).collect::<R<_>>()?;
-    if d[1] >> 30 != 0 {
-        return Err("a swizzled buffer resource (SWIZZLE_ENABLE) is not implemented".into());
-    }
+    // gfx11's V#: SWIZZLE_ENABLE is word 1 bits 31:30 and is also the element size (1:
+    // 4 bytes, 2: 8, 3: 16); INDEX_STRIDE is word 3 bits 22:21 (8, 16, 32 or 64
+    // indices). Sources: ROCR's `registers.h` (SQ_BUF_RSRC_WORD3_GFX11: INDEX_STRIDE
+    // 22:21, ADD_TID_ENABLE 23); Mesa's `ac_build_buffer_descriptor` (gfx11:
+    // S_008F04_SWIZZLE_ENABLE_GFX11, two bits) with the descriptors it builds for gfx11:
+    // the attribute ring's `swizzle_enable = 3 /* 16B */` with `index_stride = 2 /* 32
+    // elements */`, and the scratch rings of radeonsi and RADV, SWIZZLE_ENABLE 1 (4-byte
+    // elements, the per-lane dwords of scratch) with INDEX_STRIDE 2 for wave32 and 3 for
+    // wave64 (64 indices). No source here uses 2; it is taken as the size between, 8.
+    let swizzle = match d[1] >> 30 {
+        0 => None,
+        s => Some(Swizzle {
+            element: 2 << s,
+            index_stride: 8 << (d[3] >> 21 & 3),
+        }),
+    };
     Ok(Resource {
         base: u64::from(d[0]) | u64::from(d[1] & 0xffff) << 32,
         stride: u64::from((d[1] >> 16) & 0x3fff),
         records: u64::from(d[2]),
         format: (d[3] >> 12) & 0x7f,
         add_tid: d[3] >> 23 & 1 == 1,
+        swizzle,
     })
+}
+
+impl Resource {
+    /// The byte offset from the base (before SOFFSET) of `size` bytes at `index` and
+    /// `offset` (VGPR offset plus the instruction's), wrapped to 32 bits.
+    ///
+    /// Linear: `stride × index + offset`. Swizzled, as the ISA's "Swizzled Buffer
+    /// Addressing" gives it: with index_msb = index / index_stride, index_lsb = index %
+    /// index_stride, offset_msb = offset / element and offset_lsb = offset % element,
+    /// `(index_msb × stride + offset_msb × element) × index_stride + index_lsb ×
+    /// element + offset_lsb`. The ISA allows no swizzled access larger than an element;
+    /// one that would leave its element is refused.
+    fn offset(&self, index: u64, offset: u64, size: u64, what: &str) -> R<u64> {
+        let overflow = || format!("{what}: the buffer offset of index {index:#x}, offset {offset:#x} overflows");
+        let at = match self.swizzle {
+            None => self
+                .stride
+                .checked_mul(index)
+                .and_then(|a| a.checked_add(offset))
+                .ok_or_else(overflow)?,
+            Some(Swizzle { element, index_stride }) => {
+                let (index_msb, index_lsb) = (index / index_stride, index % index_stride);
+                let (offset_msb, offset_lsb) = (offset / element, offset % element);
+                if offset_lsb + size > element {
+                    return Err(format!(
+                        "{what}: {size} bytes at offset {offset:#x} of a swizzled resource with {element}-byte \
+                         elements leave their element (the ISA allows no access larger than an element)"
+                    ));
+                }
+                index_msb
+                    .checked_mul(self.stride)
+                    .and_then(|a| a.checked_add(offset_msb.checked_mul(element)?))
+                    .and_then(|a| a.checked_mul(index_stride))
+                    .and_then(|a| a.checked_add(index_lsb * element + offset_lsb))
+                    .ok_or_else(overflow)?
+            }
+        };
+        Ok(at & 0xffff_ffff)
+    }
+
+    /// The range check: a raw buffer (stride 0) refuses an access whose end passes
+    /// NUM_RECORDS bytes (`offset` without the index, swizzled or not), a structured
+    /// one an index at or past NUM_RECORDS.
+    fn inside(&self, index: u64, offset: u64, size: u64) -> bool {
+        if self.stride == 0 {
+            (offset & 0xffff_ffff) + size <= self.records
+        } else {
+            index < self.records
+        }
+    }
 }
 
 /// What a buffer opcode does.
@@ -287,7 +363,39 @@ enum Access {
         store: bool,
     },
     Atomic(AtomicOp),
+    /// A load into LDS rather than VGPRs (`buffer_load_lds_*`).
+    Lds(LdsLoad),
     Nothing,
+}
+
+/// What an LDS DMA load reads: 1, 2 or 4 bytes (zero- or sign-extended), or the X
+/// component through the resource's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LdsLoad {
+    Plain { bytes: usize, signed: bool },
+    FormatX,
+}
+
+impl Access {
+    /// The VGPRs a load's data fills (where TFE's status dword follows), for loads into
+    /// VGPRs.
+    fn data_vgprs(self) -> Option<usize> {
+        match self {
+            Access::Plain(MemOp::Load(n)) => Some(n),
+            Access::Plain(MemOp::LoadSmall { .. }) => Some(1),
+            Access::Format {
+                n,
+                d16,
+                hi,
+                store: false,
+            } => Some(match (d16, hi) {
+                (false, _) => n,
+                (true, false) => n.div_ceil(2),
+                (true, true) => 1,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A format opcode's access: MTBUF's and MUBUF's first 16, numbered alike, are loads
@@ -308,12 +416,15 @@ fn access(i: &Inst, mtbuf: bool) -> R<Access> {
     }
     use Mubuf::*;
     let op = Mubuf::from_op(i.op).ok_or_else(|| format!("MUBUF opcode {:#x} is not implemented", i.op))?;
-    if op.name().contains("_load_lds_") {
-        return Err(format!(
-            "MUBUF opcode {:#x} ({}) is refused: LDS DMA loads are not modelled",
-            i.op,
-            op.name()
-        ));
+    let lds = |bytes, signed| Ok(Access::Lds(LdsLoad::Plain { bytes, signed }));
+    match op {
+        BUFFER_LOAD_LDS_U8 => return lds(1, false),
+        BUFFER_LOAD_LDS_I8 => return lds(1, true),
+        BUFFER_LOAD_LDS_U16 => return lds(2, false),
+        BUFFER_LOAD_LDS_I16 => return lds(2, true),
+        BUFFER_LOAD_LDS_B32 => return lds(4, false),
+        BUFFER_LOAD_LDS_FORMAT_X => return Ok(Access::Lds(LdsLoad::FormatX)),
+        _ => {}
     }
     let k = op as u16;
     // The atomics, numbered as GLOBAL's.
@@ -335,24 +446,60 @@ fn access(i: &Inst, mtbuf: bool) -> R<Access> {
     })
 }
 
-/// Runs a MUBUF or MTBUF instruction for every lane of EXEC.
-pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> R<()> {
+/// The instruction's name, for errors.
+fn name(i: &Inst, mtbuf: bool) -> &'static str {
+    if mtbuf {
+        Mtbuf::from_op(i.op).map_or("tbuffer instruction", Mtbuf::name)
+    } else {
+        Mubuf::from_op(i.op).map_or("buffer instruction", Mubuf::name)
+    }
+}
+
+/// The layout of `format`, or an error naming it.
+fn format_layout(format: u32) -> R<Layout> {
+    layout(format).ok_or_else(|| {
+        format!(
+            "buffer data format {format} ({}) is not a format",
+            FORMATS.get(format as usize).unwrap_or(&"?")
+        )
+    })
+}
+
+/// Runs a MUBUF or MTBUF instruction for every lane of EXEC; `lds` is the workgroup's
+/// LDS (the LDS DMA loads' destination).
+///
+/// TFE (word 1 bit 21) on a load into VGPRs writes one more VGPR after the data: the
+/// fail status, nonzero only for memory that is not resident (a partially resident
+/// resource's unmapped page). The mock has no such memory (an unmapped address
+/// faults), and a range-checked access is not a fail (it reads 0), so the status is 0
+/// for every lane. TFE has no meaning for stores and atomics (LLVM's assembler refuses
+/// it there): they ignore it. With an LDS DMA load (no VGPR data) it is refused.
+pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8], mtbuf: bool) -> R<()> {
     let what = access(i, mtbuf)?;
     if matches!(what, Access::Nothing) {
         return Ok(());
     }
+    let name = name(i, mtbuf);
     let [w0, w1] = i.dw;
     let inst_offset = u64::from(w0 & 0xfff);
     let glc = w0 >> 14 & 1 == 1;
     let (vaddr, vdata) = (256 + (w1 & 0xff) as u16, (w1 >> 8 & 0xff) as usize);
     let srsrc = ((w1 >> 16 & 0x1f) * 4) as u16;
     let (offen, idxen) = (w1 >> 22 & 1 == 1, w1 >> 23 & 1 == 1);
-    if w1 >> 21 & 1 == 1 {
-        return Err("buffer accesses with TFE are not implemented".into());
+    let tfe = w1 >> 21 & 1 == 1;
+    if tfe && matches!(what, Access::Lds(_)) {
+        return Err(format!("{name} with TFE: an LDS DMA load has no VGPR for the status"));
     }
+    let status_vgpr = what.data_vgprs().filter(|_| tfe).map(|n| vdata + n);
     let res = resource(w, srsrc)?;
     let soffset = u64::from(w.sread((w1 >> 24) as u16, None)?);
     let format = if mtbuf { w0 >> 19 & 0x7f } else { res.format };
+    // The LDS DMA loads' first byte: M0[15:0] plus the instruction's offset, each lane
+    // a dword further (the GCN/Vega ISA's "LDS_ADDR = LDSbase + LDS_offset +
+    // inst_offset + TID*4" with M0 as LDS_offset; LLVM's `buffer.load.lds` intrinsics:
+    // the LDS base in M0, the immediate offset applied to both addresses, 4 × lane_id
+    // for sizes up to 4 bytes).
+    let lds_base = u64::from(w.s[M0] & 0xffff) + inst_offset;
     let exec = w.exec();
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let index = if idxen {
@@ -365,8 +512,6 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
         } else {
             0
         };
-        let offset = (res.stride * index + voffset + inst_offset) & 0xffff_ffff;
-        let addr = res.base.wrapping_add(soffset).wrapping_add(offset);
         let size = match what {
             Access::Plain(k) => k.len() as u64,
             Access::Atomic(AtomicOp { wide, .. }) => {
@@ -376,14 +521,13 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
                     4
                 }
             }
-            Access::Format { .. } => layout(format).map_or(4, |l| l.bytes()) as u64,
+            Access::Format { .. } | Access::Lds(LdsLoad::FormatX) => layout(format).map_or(4, |l| l.bytes()) as u64,
+            Access::Lds(LdsLoad::Plain { bytes, .. }) => bytes as u64,
             Access::Nothing => 0,
         };
-        let inside = if res.stride == 0 {
-            offset + size <= res.records
-        } else {
-            index < res.records
-        };
+        let offset = res.offset(index, voffset + inst_offset, size, name)?;
+        let addr = res.base.wrapping_add(soffset).wrapping_add(offset);
+        let inside = res.inside(index, voffset + inst_offset, size);
         match what {
             Access::Plain(k) if k.is_load() => {
                 let mut buf = [0u8; 16];
@@ -416,13 +560,49 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
                     }
                 }
             }
+            Access::Lds(kind) => {
+                let mut b = [0u8; 16];
+                if inside {
+                    mem.read(addr, &mut b[..size as usize]).map_err(mem_fault)?;
+                }
+                let v = match kind {
+                    LdsLoad::FormatX => {
+                        let l = format_layout(format)?;
+                        if inside { l.load(u128::from_le_bytes(b), 0) } else { 0 }
+                    }
+                    _ if !inside => 0,
+                    LdsLoad::Plain { bytes: 1, signed } => {
+                        if signed {
+                            b[0] as i8 as u32
+                        } else {
+                            u32::from(b[0])
+                        }
+                    }
+                    LdsLoad::Plain { bytes: 2, signed } => {
+                        let h = u16::from_le_bytes([b[0], b[1]]);
+                        if signed { h as i16 as u32 } else { u32::from(h) }
+                    }
+                    LdsLoad::Plain { .. } => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                };
+                // The lane's dword: an address past the workgroup's LDS is an error.
+                let at = lds_base + 4 * lane as u64;
+                let lds_len = lds.len();
+                let dst = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| lds.get_mut(a..a.checked_add(4)?))
+                    .ok_or_else(|| {
+                        format!(
+                            "{name}: lane {lane} writes LDS bytes {at:#x}..{:#x}, past the workgroup's {} bytes \
+                             (M0 {:#x}, offset {inst_offset})",
+                            at + 4,
+                            lds_len,
+                            w.s[M0]
+                        )
+                    })?;
+                dst.copy_from_slice(&v.to_le_bytes());
+            }
             Access::Format { n, d16, hi, store } => {
-                let l = layout(format).ok_or_else(|| {
-                    format!(
-                        "buffer data format {format} ({}) is not a format",
-                        FORMATS.get(format as usize).unwrap_or(&"?")
-                    )
-                })?;
+                let l = format_layout(format)?;
                 let bytes = l.bytes();
                 if store {
                     let mut raw = 0u128;
@@ -477,6 +657,9 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, mtbuf: bool) -> 
             }
             Access::Nothing => {}
         }
+        if let Some(r) = status_vgpr {
+            w.vwrite(r, lane, 0)?;
+        }
     }
     Ok(())
 }
@@ -486,7 +669,7 @@ mod tests {
     //! Encodings (and the text of the disassembly test) from
     //! `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
-    use crate::rdna3::testing::{lanes, run_mem};
+    use crate::rdna3::testing::{lanes, run_mem, run_mem_lds, xorshift32};
 
     fn fmt(name: &str) -> u32 {
         FORMATS.iter().position(|f| *f == name).expect("format") as u32
@@ -651,7 +834,7 @@ mod tests {
     }
 
     #[test]
-    fn half_register_formats_and_refusals() {
+    fn half_register_formats() {
         let mut data = vec![0u8; 64];
         data[..4].copy_from_slice(&[0x00, 0x3c, 0x00, 0xc0]); // f16 1.0, -2.0
         // buffer_load_d16_format_xy v4 with 16_16_FLOAT: both halves packed into v4
@@ -667,13 +850,196 @@ mod tests {
         })
         .unwrap();
         assert_eq!(w.v[4][0], 0x3c00_1234);
-        // buffer_gl0_inv: nothing to do. A swizzled resource: refused, not guessed.
+        // buffer_gl0_inv: nothing to do.
         run_mem(&[&[0xe0ac_0000, 0]], &mut data, |_, _| {}).unwrap();
-        let e = run_mem(&[&[0xe050_0004, 0x8042_0402]], &mut data, |w, base| {
+    }
+
+    /// s[8:11] = a V# at `base` with `stride`, `records`, SWIZZLE_ENABLE `swizzle`
+    /// (elements of 2 << swizzle bytes), INDEX_STRIDE `index_stride` (8 << it indices)
+    /// and ADD_TID_ENABLE.
+    fn swizzled(w: &mut Wave, base: u64, stride: u32, records: u32, swizzle: u32, index_stride: u32, add_tid: bool) {
+        vsharp(w, base, stride, records, 0);
+        w.s[9] |= swizzle << 30;
+        w.s[11] |= index_stride << 21 | u32::from(add_tid) << 23;
+    }
+
+    #[test]
+    fn swizzled_scratch_layout() {
+        // The scratch resource radeonsi and RADV build for gfx11 wave32: stride 0,
+        // 4-byte elements, 32 indices, ADD_TID. Each lane's dword k is at (32 k +
+        // lane) × 4: lane-interleaved dwords.
+        let mut data: Vec<u8> = (0..1024u32).flat_map(|k| k.to_le_bytes()).collect();
+        let mut next = xorshift32(0x51);
+        let k: Vec<u32> = (0..32).map(|_| next() % 16).collect();
+        // buffer_load_b32 v4, v2, s[8:11], 0 offen
+        let w = run_mem(&[&[0xe050_0000, 0x8042_0402]], &mut data, |w, base| {
+            swizzled(w, base, 0, u32::MAX, 1, 2, true);
+            lanes(w, 2, |l| 4 * k[l]);
+        })
+        .unwrap();
+        for (lane, &k) in k.iter().enumerate() {
+            assert_eq!(w.v[4][lane], 32 * k + lane as u32, "lane {lane}");
+        }
+        // buffer_load_u8 v4, v2, s[8:11], 0 offen at 4k + 3: the top byte of that dword.
+        let w = run_mem(&[&[0xe040_0000, 0x8042_0402]], &mut data, |w, base| {
+            swizzled(w, base, 0, u32::MAX, 1, 2, true);
+            lanes(w, 2, |l| 4 * k[l] + 3);
+        })
+        .unwrap();
+        assert_eq!(w.v[4][9], (32 * k[9] + 9) >> 24);
+        // buffer_store_b32 v4, v[2:3], s[8:11], 0 idxen offen (ADD_TID off: the index
+        // is v2's): lane l stores l + 5000 as index 31 - l's dword 2.
+        run_mem(&[&[0xe068_0000, 0x80c2_0402]], &mut data, |w, base| {
+            swizzled(w, base, 0, u32::MAX, 1, 2, false);
+            lanes(w, 2, |l| 31 - l as u32);
+            lanes(w, 3, |_| 8);
+            lanes(w, 4, |l| l as u32 + 5000);
+        })
+        .unwrap();
+        let v = words(&data);
+        assert!((0..32).all(|i| v[2 * 32 + i] == 31 - i as u32 + 5000));
+        // An access larger than the element: the ISA allows none.
+        // buffer_load_b64 v[4:5], v2, s[8:11], 0 offen
+        let e = run_mem(&[&[0xe054_0000, 0x8042_0402]], &mut data, |w, base| {
+            swizzled(w, base, 0, u32::MAX, 1, 2, true);
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(e.contains("buffer_load_b64") && e.contains("element"), "{e}");
+    }
+
+    #[test]
+    fn swizzled_records_interleave_by_element() {
+        // 16-byte elements (SWIZZLE_ENABLE 3), 8 indices (INDEX_STRIDE 0), records of
+        // 48 bytes: blocks of 8 records, each block element 0 of its 8 records, then
+        // element 1, then element 2.
+        let mut data: Vec<u8> = (0..1024u32).flat_map(|k| k.to_le_bytes()).collect();
+        let mut next = xorshift32(0xb0f);
+        let idx: Vec<u32> = (0..32).map(|_| next() % 40).collect();
+        let off: Vec<u32> = (0..32).map(|_| 4 * (next() % 12)).collect();
+        // buffer_load_b32 v4, v[2:3], s[8:11], 0 idxen offen
+        let w = run_mem(&[&[0xe050_0000, 0x80c2_0402]], &mut data, |w, base| {
+            swizzled(w, base, 48, 36, 3, 0, false);
+            lanes(w, 2, |l| idx[l]);
+            lanes(w, 3, |l| off[l]);
+        })
+        .unwrap();
+        for lane in 0..32 {
+            let (i, o) = (idx[lane], off[lane]);
+            let block = (i / 8) * 48 * 8;
+            let element = (o / 16) * 16 * 8;
+            let byte = block + element + (i % 8) * 16 + o % 16;
+            let want = if i < 36 { byte / 4 } else { 0 };
+            assert_eq!(w.v[4][lane], want, "index {i} offset {o}");
+        }
+    }
+
+    #[test]
+    fn tfe_writes_a_zero_status_after_the_data() {
+        let mut data: Vec<u8> = (0..64u32).flat_map(|k| (100 + k).to_le_bytes()).collect();
+        // buffer_load_b32 v[4:5], v2, s[8:11], 0 offen tfe against 64 bytes: lanes 16
+        // and up out of range, lane 31 off.
+        let w = run_mem(&[&[0xe050_0000, 0x8062_0402]], &mut data, |w, base| {
             vsharp(w, base, 0, 64, 0);
-            w.s[9] |= 1 << 30;
-        });
-        assert!(e.err().is_some_and(|e| e.contains("swizzled")));
+            w.s[crate::rdna3::wave::EXEC_LO] = 0x7fff_ffff;
+            lanes(w, 2, |l| 4 * l as u32);
+            lanes(w, 5, |_| 0xdead);
+        })
+        .unwrap();
+        assert_eq!((w.v[4][3], w.v[5][3]), (103, 0));
+        assert_eq!((w.v[4][20], w.v[5][20]), (0, 0), "out of range reads 0, not a fail");
+        assert_eq!(w.v[5][31], 0xdead, "EXEC off");
+        // buffer_load_d16_format_xyz v[4:6], v2, s[8:11], 0 idxen tfe: XY packed in
+        // v4, Z in v5's low half, the status in v6.
+        let w = run_mem(&[&[0xe028_0000, 0x80a2_0402]], &mut data, |w, base| {
+            vsharp(w, base, 8, 8, fmt("BUF_FMT_16_16_16_16_UINT"));
+            lanes(w, 2, |_| 1);
+            lanes(w, 6, |_| 0xdead);
+        })
+        .unwrap();
+        assert_eq!((w.v[4][0], w.v[5][0] & 0xffff, w.v[6][0]), (102, 103, 0));
+        // buffer_store_b32 v4, v2, s[8:11], 0 offen tfe: TFE means nothing to a store.
+        run_mem(&[&[0xe068_0000, 0x8062_0402]], &mut data, |w, base| {
+            vsharp(w, base, 0, 64, 0);
+            lanes(w, 2, |l| 4 * l as u32);
+            lanes(w, 4, |l| 7 * l as u32);
+            lanes(w, 5, |_| 0xdead);
+        })
+        .unwrap();
+        assert_eq!(words(&data)[..16], (0..16).map(|l| 7 * l).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn lds_dma_loads_write_the_lanes_dwords() {
+        let mut data: Vec<u8> = (0..=255u8).collect();
+        let mut lds = vec![0xeeu8; 1024];
+        // buffer_load_lds_b32 v1, s[8:11], 0 offen offset:4 against 128 bytes; M0 64,
+        // lane 5 off: lane l's dword from byte 4l + 4 into LDS at 64 + 4 + 4l.
+        run_mem_lds(&[&[0xe0c4_0004, 0x8042_0001]], &mut data, &mut lds, |w, base| {
+            vsharp(w, base, 0, 128, 0);
+            w.s[M0] = 64;
+            w.s[crate::rdna3::wave::EXEC_LO] = !(1 << 5);
+            lanes(w, 1, |l| 4 * l as u32);
+        })
+        .unwrap();
+        let dword = |lds: &[u8], at: usize| u32::from_le_bytes(lds[at..at + 4].try_into().unwrap());
+        for lane in 0..32 {
+            let want = match lane {
+                5 => 0xeeee_eeee,
+                // 4l + 4 + 4 > 128: out of range, 0.
+                31 => 0,
+                _ => u32::from_le_bytes(data[4 * lane + 4..4 * lane + 8].try_into().unwrap()),
+            };
+            assert_eq!(dword(&lds, 68 + 4 * lane), want, "lane {lane}");
+        }
+        assert!(lds[..68].iter().chain(&lds[68 + 128..]).all(|&b| b == 0xee));
+        // The small loads widen as into a VGPR: buffer_load_lds_u8, _i8, _i16 v1 with
+        // lane l reading at 100 + 2l (bytes 128 and up are negative as i8).
+        for (w0, f) in [
+            (
+                0xe0b4_0000u32,
+                (|d: &[u8], a: usize| u32::from(d[a])) as fn(&[u8], usize) -> u32,
+            ),
+            (0xe0b8_0000, |d, a| d[a] as i8 as u32),
+            (0xe0c0_0000, |d, a| i16::from_le_bytes([d[a], d[a + 1]]) as u32),
+        ] {
+            run_mem_lds(&[&[w0, 0x8042_0001]], &mut data, &mut lds, |w, base| {
+                vsharp(w, base, 0, 256, 0);
+                // M0's high half is not part of the LDS address.
+                w.s[M0] = 0xabcd_0000;
+                lanes(w, 1, |l| 100 + 2 * l as u32);
+            })
+            .unwrap();
+            assert!((0..32).all(|l| dword(&lds, 4 * l) == f(&data, 100 + 2 * l)), "{w0:#x}");
+        }
+        // buffer_load_lds_format_x v1, s[8:11], 0 idxen through 16_16_UINT: X only.
+        run_mem_lds(&[&[0xe0c8_0000, 0x8082_0001]], &mut data, &mut lds, |w, base| {
+            vsharp(w, base, 4, 64, fmt("BUF_FMT_16_16_UINT"));
+            lanes(w, 1, |l| l as u32);
+        })
+        .unwrap();
+        assert!((0..32).all(|l| dword(&lds, 4 * l) == u32::from(u16::from_le_bytes([data[4 * l], data[4 * l + 1]]))));
+    }
+
+    #[test]
+    fn lds_dma_loads_stay_inside_the_lds() {
+        let mut data = vec![0u8; 256];
+        let mut lds = vec![0u8; 1024];
+        // M0 960 + offset 4: lane 15's dword would end at 1028.
+        let e = run_mem_lds(&[&[0xe0c4_0004, 0x8042_0001]], &mut data, &mut lds, |w, base| {
+            vsharp(w, base, 0, 256, 0);
+            w.s[M0] = 960;
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(e.contains("buffer_load_lds_b32") && e.contains("lane 15"), "{e}");
+        // With TFE (no VGPR for the status): refused.
+        let e = run_mem_lds(&[&[0xe0c4_0004, 0x8062_0001]], &mut data, &mut lds, |w, base| {
+            vsharp(w, base, 0, 256, 0);
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(e.contains("TFE"), "{e}");
     }
 
     #[test]
@@ -741,6 +1107,22 @@ mod tests {
                 "buffer_load_d16_format_xy v4, v2, s[8:11], 0 idxen",
             ),
             (&[0xe0ac_0000, 0x0000_0000], "buffer_gl0_inv"),
+            (
+                &[0xe0c4_0004, 0x8042_0001],
+                "buffer_load_lds_b32 v1, s[8:11], 0 offen offset:4",
+            ),
+            (
+                &[0xe050_0000, 0x8062_0402],
+                "buffer_load_b32 v[4:5], v2, s[8:11], 0 offen tfe",
+            ),
+            (
+                &[0xe028_0000, 0x80a2_0402],
+                "buffer_load_d16_format_xyz v[4:6], v2, s[8:11], 0 idxen tfe",
+            ),
+            (
+                &[0xe068_0000, 0x8062_0402],
+                "buffer_store_b32 v[4:5], v2, s[8:11], 0 offen tfe",
+            ),
         ];
         for (words, text) in cases {
             let i = Inst::decode(words).unwrap();

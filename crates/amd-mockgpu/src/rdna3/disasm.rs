@@ -474,8 +474,9 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 }
             }
             // Buffers: data v4, address "off", resource s[8:11], soffset "0" in the samples.
+            // TFE adds a dword to the data (LLVM counts it for stores too).
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: true, count, .. }) => {
-                vgpr(&mut o, (w1 >> 8) & 0xff, count)
+                vgpr(&mut o, (w1 >> 8) & 0xff, count + ((w1 >> 21) & 1))
             }
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: false, count, .. }) => {
                 scalar_reg(&mut o, ((w1 >> 16) & 0x1f) * 4, count)

@@ -119,7 +119,7 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
         Encoding::Sopc => super::salu::sopc(w, i).map(|_| Flow::Next),
         Encoding::Smem => super::salu::smem(w, i, mem).map(|_| Flow::Next),
         Encoding::Mubuf | Encoding::Mtbuf => {
-            super::buffer::exec(w, i, mem, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
+            super::buffer::exec(w, i, mem, lds, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vopc => {
@@ -1242,8 +1242,8 @@ mod tests {
         assert_eq!(w.v[1][0], 0);
         let w = run_all(&[&add], twice).unwrap();
         assert_eq!(f32::from_bits(w.v[1][0]), 2.0 * smaller);
-        // Other hardware registers: errors.
-        assert!(run_all(&[&[0xb880_f802]], |_| {}).is_err());
+        // A hardware register id gfx11 does not have: an error.
+        assert!(run_all(&[&[0xb880_f804]], |_| {}).is_err());
     }
 
     /// MODE bits 7:6 flush f16 and f64 denormals: inputs of arithmetic, compares and

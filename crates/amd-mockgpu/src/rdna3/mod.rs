@@ -11,7 +11,8 @@
 //! AMD's machine-readable RDNA3 specification): [`coverage`] classifies each as
 //! implemented or refused on purpose with the reason (graphics-only encodings, GWS,
 //! GDS) and [`report`] is the table in `ISA_COVERAGE.md`. The semantics are split by
-//! family: `salu` (scalar ALU and scalar memory), `control` (program control), `exec`
+//! family: `salu` (scalar ALU and scalar memory), `hwreg` (the hardware registers
+//! `s_getreg`/`s_setreg` reach), `control` (program control), `exec`
 //! (dispatch, 32/64-bit integer and float), `fast` (the commonest VALU operations a
 //! whole wave at a time), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
 //! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane reads
@@ -35,6 +36,7 @@ mod fast;
 mod fma;
 mod gather;
 mod half;
+mod hwreg;
 mod lds;
 mod matrix;
 mod memory;
@@ -66,7 +68,7 @@ use crate::MemoryFault;
 use crate::hw::{DispatchInfo, GpuMemory, KernelError, KernelExecutor};
 use exec::{Decoded, Flow};
 use memory::FAULT;
-use wave::{EXEC_LO, Wave};
+use wave::{EXEC_LO, Place, Wave};
 
 /// Most threads in a workgroup.
 const MAX_WORKGROUP_THREADS: usize = 1024;
@@ -288,6 +290,13 @@ impl Grid {
         }
         for (wi, w) in waves.iter_mut().enumerate() {
             w.reset(self.vgprs, d.code_addr);
+            // At most 32 waves (1024 threads), under 256 KiB of LDS (RSRC2.LDS_SIZE is 9
+            // bits of 512 bytes): both fit.
+            w.place = Place {
+                wave: wi as u32,
+                waves: n as u32,
+                lds_bytes: self.lds_bytes as u32,
+            };
             // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
             // (bit 23) are MODE bits 8 and 9.
             w.mode = (d.rsrc[0] >> 12) & 0xff | (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
@@ -636,6 +645,36 @@ mod tests {
             Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves);
             assert_eq!(waves[0].mode & 0xff, mode);
         }
+    }
+
+    /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
+    /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
+    #[test]
+    fn waves_know_their_place() {
+        // 100 threads: 4 waves; RSRC2.LDS_SIZE 3 blocks of 512 bytes.
+        let d = DispatchInfo {
+            gpu: 0,
+            queue: 0,
+            code_addr: 0,
+            rsrc: [0, 3 << 15, 0],
+            user_data: [0; 16],
+            block: [10, 10, 1],
+            grid: [2, 1, 1],
+            tmpring_size: 0,
+            scratch_base: 0,
+            initiator: 0,
+        };
+        let mut waves = Vec::new();
+        Grid::new(&d).unwrap().waves(&d, 1, &mut waves);
+        let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
+        let want: Vec<Place> = (0..4)
+            .map(|wave| Place {
+                wave,
+                waves: 4,
+                lds_bytes: 1536,
+            })
+            .collect();
+        assert_eq!(places, want);
     }
 
     #[test]

@@ -23,10 +23,6 @@ pub(crate) mod msg {
     pub(crate) const MSG_RTN_GET_TBA: u32 = 133;
 }
 
-/// The hardware register id of MODE (`hwreg(HW_REG_MODE)`), the one
-/// `s_getreg`/`s_setreg` reach here.
-const HW_REG_MODE: u16 = 1;
-
 pub(crate) fn missing(i: &Inst, name: &str) -> String {
     format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op)
 }
@@ -331,7 +327,7 @@ pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
     w.swrite(d, r)
 }
 
-/// SOPK: 16-bit constants, their compares and adds, hardware registers (MODE), calls.
+/// SOPK: 16-bit constants, their compares and adds, hardware registers, calls.
 pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sopk::*;
     let d = i.bits(0, 22, 16) as usize;
@@ -343,23 +339,18 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
     };
     match op {
         S_CALL_B64 => return super::control::call(w, i),
-        // On MODE only.
-        S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32 => {
-            let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, (simm >> 11) + 1);
-            if id != HW_REG_MODE {
-                return Err(format!("hardware register {id} is not implemented (MODE only)"));
-            }
-            let mask = (((1u64 << size) - 1) << offset) as u32;
-            if op == S_GETREG_B32 {
-                w.swrite(d, (w.mode & mask) >> offset)?;
-                return Ok(Flow::Next);
-            }
+        // The hardware registers (`hwreg`).
+        S_GETREG_B32 => {
+            let v = super::hwreg::getreg(w, super::hwreg::Field::from_simm16(simm), realtime)?;
+            w.swrite(d, v)?;
+        }
+        S_SETREG_B32 | S_SETREG_IMM32_B32 => {
             let v = if op == S_SETREG_B32 {
                 cur
             } else {
                 i.literal.ok_or("s_setreg_imm32 without its literal")?
             };
-            w.mode = (w.mode & !mask) | ((v << offset) & mask);
+            super::hwreg::setreg(w, super::hwreg::Field::from_simm16(simm), v, op.name())?;
         }
         S_MOVK_I32 => w.swrite(d, sext as u32)?,
         // Signed against the sign-extended constant, then unsigned.

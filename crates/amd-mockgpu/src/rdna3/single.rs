@@ -89,6 +89,12 @@ fn execute_in(words: &[u32], state: &mut WaveState, memory: Option<&mut [u8]>) -
     if state.lds.len() != LDS_BYTES {
         state.lds.resize(LDS_BYTES, 0);
     }
+    // A one-wave workgroup owning the LDS given (what LDS_ALLOC and HW_ID1 report).
+    w.place = super::wave::Place {
+        wave: 0,
+        waves: 1,
+        lds_bytes: LDS_BYTES as u32,
+    };
     let r = step(&mut w, &inst, &mem, &mut state.lds);
     state.sgpr = w.s;
     state.scc = w.scc;

@@ -37,6 +37,16 @@ pub(crate) fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
 /// Runs the instructions with `data` mapped for the GPU at its own address (the KFD
 /// mock's GPU addresses are host addresses); `setup` gets that address.
 pub(crate) fn run_mem(prog: &[&[u32]], data: &mut [u8], setup: impl FnOnce(&mut Wave, u64)) -> Result<Wave, String> {
+    run_mem_lds(prog, data, &mut [0u8; 1024], setup)
+}
+
+/// [`run_mem`] with `lds` as the workgroup's LDS.
+pub(crate) fn run_mem_lds(
+    prog: &[&[u32]],
+    data: &mut [u8],
+    lds: &mut [u8],
+    setup: impl FnOnce(&mut Wave, u64),
+) -> Result<Wave, String> {
     use crate::hw::mem::Mapped;
     let base = data.as_mut_ptr() as usize;
     let mut space = AddressSpace::new(1);
@@ -54,10 +64,9 @@ pub(crate) fn run_mem(prog: &[&[u32]], data: &mut [u8], setup: impl FnOnce(&mut 
     let mut w = Wave::new(64, 0);
     w.s[EXEC_LO] = u32::MAX;
     setup(&mut w, base as u64);
-    let mut lds = vec![0u8; 1024];
     for words in prog {
         let i = Inst::decode(words).map_err(|e| e.to_string())?;
-        step(&mut w, &i, &mem, &mut lds)?;
+        step(&mut w, &i, &mem, lds)?;
     }
     Ok(w)
 }

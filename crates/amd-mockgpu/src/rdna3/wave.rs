@@ -80,6 +80,20 @@ pub struct Wave {
     /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64),
     /// bit 8 DX10_CLAMP, bit 9 IEEE (signaling NaNs win min/max, quieted).
     pub(crate) mode: u32,
+    /// Where the dispatch placed the wave (what `s_getreg` reads of it).
+    pub(crate) place: Place,
+}
+
+/// A wave's place in its dispatch: the facts the hardware registers HW_ID1, STATUS
+/// and LDS_ALLOC report (GPR_ALLOC follows from the wave's VGPRs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The wave's number within its workgroup (0 first).
+    pub(crate) wave: u32,
+    /// The waves of the workgroup.
+    pub(crate) waves: u32,
+    /// The workgroup's LDS allocation in bytes.
+    pub(crate) lds_bytes: u32,
 }
 
 impl Wave {
@@ -94,6 +108,7 @@ impl Wave {
             private: vec![Vec::new(); 32],
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
+            place: Place::default(),
         }
     }
 
@@ -111,6 +126,7 @@ impl Wave {
             p.clear();
         }
         self.mode = MODE_DENORM;
+        self.place = Place::default();
     }
 
     /// `x` with an f32 denormal flushed to a signed zero when MODE says inputs flush.
