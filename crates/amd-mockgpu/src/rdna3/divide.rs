@@ -3,7 +3,7 @@
 
 use super::decode::Inst;
 use super::exact::{self, Round};
-use super::exec::{Mods, R, f, f64_src, trans64};
+use super::exec::{Mods, R, f, f64_src, output_mods, output_mods64, trans64};
 use super::opcodes::op::{vop3, vop3sd};
 use super::rounding::{Unary, fma32, fma64};
 use super::wave::{VCC_LO, Wave};
@@ -111,12 +111,13 @@ pub(crate) fn valu_div(
                 continue;
             }
         };
+        // VOP3's output modifier and clamp, then MODE's denormal flushing.
         if wide {
-            let b = w.f64_out(r.to_bits());
+            let b = w.f64_out(output_mods64(r.to_bits(), m));
             w.vwrite(dst, lane, b as u32)?;
             w.vwrite(dst + 1, lane, (b >> 32) as u32)?;
         } else {
-            w.vwrite(dst, lane, w.f32_out((r as f32).to_bits()))?;
+            w.vwrite(dst, lane, w.f32_out(output_mods((r as f32).to_bits(), m)))?;
         }
     }
     if matches!(op, vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64) {

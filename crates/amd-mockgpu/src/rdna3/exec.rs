@@ -641,8 +641,8 @@ pub(crate) fn valu_lanes(
             | vop3::V_ADD_F64..=vop3::V_MAX_F64
     );
     let f16_path = matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64);
-    // v_rsq_f64 and v_sqrt_f64 accept clamp and omod, which `valu_div` does not apply.
-    let modified = f32_result(op) || f64_path || matches!(op, vop3::V_RSQ_F64_E64 | vop3::V_SQRT_F64_E64);
+    // Operations that apply clamp and omod themselves (`valu_div` to its float results).
+    let modified = f32_result(op) || f64_path || (divide::covers(op) && op != vop3::V_FREXP_EXP_I32_F64_E64);
     if (m.clamp && !(saturating || wide_int || modified || f16_path)) || (m.omod != 0 && !modified) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);

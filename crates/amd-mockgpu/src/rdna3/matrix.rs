@@ -20,6 +20,8 @@ pub(crate) struct WmmaMods {
     pub(crate) neg_lo: u32,
     pub(crate) neg_hi: u32,
     pub(crate) hi_halves: bool,
+    /// VOP3P clamp: results bounded to [0, 1] (NaN to 0), as every float result's.
+    pub(crate) clamp: bool,
 }
 
 /// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
@@ -96,7 +98,18 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
             } else {
                 u64::from(half::from_f64(naive))
             };
-            // Denormal results as MODE's output controls say (bfloat16 as f32).
+            // Clamp (0 and 1 are exact in every format, so clamping the rounded value
+            // is clamping the exact one), then denormal results as MODE's output
+            // controls say (bfloat16 as f32).
+            let bits = if mods.clamp {
+                match (half_out, bf16) {
+                    (false, _) => u64::from(super::exec::output_mods(bits as u32, clamp_only())),
+                    (true, true) => u64::from(super::exec::output_mods((bits as u32) << 16, clamp_only()) >> 16),
+                    (true, false) => u64::from(super::valu::clamp_half(bits as u16)),
+                }
+            } else {
+                bits
+            };
             out[row / 2][lane] = match (half_out, bf16) {
                 (false, _) => w.f32_out(bits as u32),
                 (true, _) => {
@@ -116,6 +129,14 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
         }
     }
     Ok(())
+}
+
+/// Modifiers that only clamp.
+fn clamp_only() -> super::exec::Mods {
+    super::exec::Mods {
+        clamp: true,
+        ..super::exec::Mods::NONE
+    }
 }
 
 /// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
@@ -361,6 +382,21 @@ mod tests {
         assert_eq!(up_kept, f32::from_bits(1f32.to_bits() + 1));
         let up_flushed = f32::from_bits(wmma_tiny(0xcc40_401a, 0x20 | 1, tiny_c, false));
         assert_eq!(up_flushed, 1.0);
+        // clamp (dword 0 bit 15): 2^24 + 2 to 1; 2048 + 1 to 1 (0x3c00, the high half
+        // kept); a negative C below -1 - 2^-30 to 0.
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_c01a, kept, 2f32.powi(24).to_bits(), false)),
+            1.0
+        );
+        assert_eq!(wmma_tiny(0xcc42_c01a, kept, 0x6800, false), 0x3c00);
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_c01a, kept, (-4f32).to_bits(), false)),
+            0.0
+        );
+        assert_eq!(
+            wmma_tiny(0xcc43_c01a, kept, 256f32.to_bits() >> 16, true) & 0xffff,
+            1f32.to_bits() >> 16
+        );
         // Infinities and NaN as the f64 sum has them.
         assert_eq!(
             f32::from_bits(wmma_tiny(0xcc40_401a, kept, f32::INFINITY.to_bits(), false)),

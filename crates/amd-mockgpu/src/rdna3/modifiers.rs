@@ -204,6 +204,23 @@ mod tests {
         })
         .unwrap();
         assert_eq!(u64::from(w.v[1][0]) | u64::from(w.v[2][0]) << 32, 0);
+        // The division helpers apply them too: v_sqrt_f64 v[1:2], v[2:3] of 16 with
+        // clamp is 1, with mul:4 16; v_div_fixup_f32 v1, v2, v3, v4 div:2 (S0 = 3 with
+        // the quotient's sign, + / +) 1.5.
+        let sqrt64 = |d0: u32, d1: u32| {
+            let w = run(&[d0, d1], |w| {
+                lanes(w, 2, |_| 0);
+                lanes(w, 3, |_| (16f64.to_bits() >> 32) as u32);
+            })
+            .unwrap();
+            f64::from_bits(u64::from(w.v[1][0]) | u64::from(w.v[2][0]) << 32)
+        };
+        assert_eq!(sqrt64(0xd5b4_8001, 0x0000_0102), 1.0);
+        assert_eq!(sqrt64(0xd5b4_0001, 0x1000_0102), 16.0);
+        assert_eq!(
+            one(&[0xd627_0001, 0x1c12_0702], f(3.0), f(2.0), f(6.0)).unwrap().0,
+            f(1.5)
+        );
         // v_cvt_pk_rtz_f16_f32 v1, v2, v3 clamp: both halves clamped (2 → 1, -1 → 0).
         assert_eq!(
             one(&[0xd52f_8001, 0x0002_0702], f(2.0), f(-1.0), 0).unwrap().0,

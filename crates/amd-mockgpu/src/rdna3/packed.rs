@@ -158,18 +158,20 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
         // op_sel bit 2 picks the 16-bit C/D halves; op_sel_hi has no meaning for WMMA
         // (LLVM writes all ones by default and accepts others, which change nothing).
-        // op_sel bits 0 and 1 and clamp on a float WMMA are encodings LLVM rejects
-        // ("not a valid operand", "invalid operand for instruction"): no instruction
-        // LLVM emits or assembles has them, and the ISA gives them no meaning.
-        if op_sel & 3 != 0 || clamp {
+        // op_sel bits 0 and 1 are an encoding LLVM rejects ("not a valid operand"):
+        // no instruction LLVM emits or assembles has them, and the ISA gives them no
+        // meaning. Clamp (which LLVM's assembler does not offer on float WMMA) bounds
+        // the results as VOP3P clamp bounds every float result.
+        if op_sel & 3 != 0 {
             return Err(format!(
-                "WMMA with op_sel {op_sel:#b} or clamp is refused: an encoding LLVM rejects, with no meaning in the ISA"
+                "WMMA with op_sel {op_sel:#b} is refused: an encoding LLVM rejects, with no meaning in the ISA"
             ));
         }
         let mods = WmmaMods {
             neg_lo,
             neg_hi,
             hi_halves: op_sel & 4 != 0,
+            clamp,
         };
         return wmma(w, op, dst, srcs, mods, i.literal);
     }
