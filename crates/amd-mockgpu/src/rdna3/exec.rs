@@ -760,7 +760,7 @@ pub(crate) fn valu_lanes(
             vop3::V_EXP_F32_E64 => trans32(Unary::Exp, fa, r32, fa.exp2()),
             vop3::V_LOG_F32_E64 => trans32(Unary::Log, fa, r32, fa.log2()),
             vop3::V_RCP_IFLAG_F32_E64 => trans32(Unary::Rcp, fa, r32, 1.0 / fa),
-            vop3::V_RSQ_F32_E64 => trans32(Unary::Rsq, fa, r32, 1.0 / fa.sqrt()),
+            vop3::V_RSQ_F32_E64 => trans32(Unary::Rsq, fa, r32, (1.0 / f64::from(fa).sqrt()) as f32),
             vop3::V_SQRT_F32_E64 => trans32(Unary::Sqrt, fa, r32, fa.sqrt()),
             vop3::V_SIN_F32_E64 => trans32(Unary::Sin, fa, r32, revolutions(fa.into()).sin() as f32),
             vop3::V_COS_F32_E64 => trans32(Unary::Cos, fa, r32, revolutions(fa.into()).cos() as f32),
@@ -1766,6 +1766,72 @@ mod tests {
         for words in [[0xdca6_0010u32, 0x0004_0200], [0xdca2_0010, 0x0204_0000]] {
             let e = run(&words, set).err().unwrap_or_default();
             assert!(e.contains("memory fault at 0x7f0000101c"), "{e}");
+        }
+    }
+
+    /// How close the f32 transcendentals are: the largest error, in units of the
+    /// result's last place, against the f64 value of the same function, over random
+    /// operands (the hardware's approximations are documented to about 1 ulp).
+    fn worst_ulps(op: u32, operand: impl Fn(u32) -> f32, reference: impl Fn(f64) -> f64) -> f64 {
+        let mut next = crate::rdna3::testing::xorshift32(op);
+        let mut worst = 0f64;
+        for _ in 0..64 {
+            let xs: Vec<f32> = (0..32).map(|_| operand(next())).collect();
+            let w = run(&[op], |w| lanes(w, 2, |l| xs[l].to_bits())).unwrap();
+            for (l, &x) in xs.iter().enumerate() {
+                let (got, want) = (f32::from_bits(w.v[1][l]), reference(f64::from(x)));
+                let ulp = {
+                    let a = (want as f32).abs();
+                    f64::from(f32::from_bits(a.to_bits() + 1) - a)
+                };
+                worst = worst.max((f64::from(got) - want).abs() / ulp);
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn transcendentals_are_within_half_an_ulp_or_so() {
+        let normal = |b: u32| f32::from_bits(b & 0x807f_ffff | (1 + b % 253) << 23);
+        let positive = |b: u32| normal(b).abs();
+        let in_range = |lo: f32, hi: f32| move |b: u32| lo + (hi - lo) * (b as f32 / u32::MAX as f32);
+        let turns = revolutions;
+        let cases: [(&str, u32, Box<dyn Fn(u32) -> f32>, Box<dyn Fn(f64) -> f64>, f64); 7] = [
+            ("rcp", 0x7e02_5502, Box::new(normal), Box::new(|x| 1.0 / x), 0.5),
+            ("sqrt", 0x7e02_6702, Box::new(positive), Box::new(f64::sqrt), 0.5),
+            (
+                "rsq",
+                0x7e02_5d02,
+                Box::new(positive),
+                Box::new(|x| 1.0 / x.sqrt()),
+                0.501,
+            ),
+            (
+                "exp",
+                0x7e02_4b02,
+                Box::new(in_range(-125.0, 127.0)),
+                Box::new(f64::exp2),
+                0.51,
+            ),
+            ("log", 0x7e02_4f02, Box::new(positive), Box::new(f64::log2), 0.51),
+            (
+                "sin",
+                0x7e02_6b02,
+                Box::new(in_range(-256.0, 256.0)),
+                Box::new(move |x| turns(x).sin()),
+                0.501,
+            ),
+            (
+                "cos",
+                0x7e02_6d02,
+                Box::new(in_range(-256.0, 256.0)),
+                Box::new(move |x| turns(x).cos()),
+                0.501,
+            ),
+        ];
+        for (name, op, operand, reference, bound) in cases {
+            let worst = worst_ulps(op, operand, reference);
+            assert!(worst <= bound, "v_{name}_f32: {worst} ulp");
         }
     }
 
