@@ -1772,7 +1772,7 @@ mod tests {
     /// How close the f32 transcendentals are: the largest error, in units of the
     /// result's last place, against the f64 value of the same function, over random
     /// operands (the hardware's approximations are documented to about 1 ulp).
-    fn worst_ulps(op: u32, operand: impl Fn(u32) -> f32, reference: impl Fn(f64) -> f64) -> f64 {
+    fn worst_ulps(op: u32, operand: &dyn Fn(u32) -> f32, reference: &dyn Fn(f64) -> f64) -> f64 {
         let mut next = crate::rdna3::testing::xorshift32(op);
         let mut worst = 0f64;
         for _ in 0..64 {
@@ -1796,43 +1796,17 @@ mod tests {
         let positive = |b: u32| normal(b).abs();
         let in_range = |lo: f32, hi: f32| move |b: u32| lo + (hi - lo) * (b as f32 / u32::MAX as f32);
         let turns = revolutions;
-        let cases: [(&str, u32, Box<dyn Fn(u32) -> f32>, Box<dyn Fn(f64) -> f64>, f64); 7] = [
-            ("rcp", 0x7e02_5502, Box::new(normal), Box::new(|x| 1.0 / x), 0.5),
-            ("sqrt", 0x7e02_6702, Box::new(positive), Box::new(f64::sqrt), 0.5),
-            (
-                "rsq",
-                0x7e02_5d02,
-                Box::new(positive),
-                Box::new(|x| 1.0 / x.sqrt()),
-                0.501,
-            ),
-            (
-                "exp",
-                0x7e02_4b02,
-                Box::new(in_range(-125.0, 127.0)),
-                Box::new(f64::exp2),
-                0.51,
-            ),
-            ("log", 0x7e02_4f02, Box::new(positive), Box::new(f64::log2), 0.51),
-            (
-                "sin",
-                0x7e02_6b02,
-                Box::new(in_range(-256.0, 256.0)),
-                Box::new(move |x| turns(x).sin()),
-                0.501,
-            ),
-            (
-                "cos",
-                0x7e02_6d02,
-                Box::new(in_range(-256.0, 256.0)),
-                Box::new(move |x| turns(x).cos()),
-                0.501,
-            ),
-        ];
-        for (name, op, operand, reference, bound) in cases {
+        let check = |name: &str, op: u32, operand: &dyn Fn(u32) -> f32, reference: &dyn Fn(f64) -> f64, bound: f64| {
             let worst = worst_ulps(op, operand, reference);
             assert!(worst <= bound, "v_{name}_f32: {worst} ulp");
-        }
+        };
+        check("rcp", 0x7e02_5502, &normal, &|x| 1.0 / x, 0.5);
+        check("sqrt", 0x7e02_6702, &positive, &f64::sqrt, 0.5);
+        check("rsq", 0x7e02_5d02, &positive, &|x| 1.0 / x.sqrt(), 0.501);
+        check("exp", 0x7e02_4b02, &in_range(-125.0, 127.0), &f64::exp2, 0.51);
+        check("log", 0x7e02_4f02, &positive, &f64::log2, 0.51);
+        check("sin", 0x7e02_6b02, &in_range(-256.0, 256.0), &|x| turns(x).sin(), 0.501);
+        check("cos", 0x7e02_6d02, &in_range(-256.0, 256.0), &|x| turns(x).cos(), 0.501);
     }
 
     #[test]
