@@ -215,7 +215,8 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
     // Reopened, the GPU works (and the driverless one has what it had when fresh).
     let dev = p.device(0).unwrap();
     assert_eq!(am_free(&dev), fresh);
-    assert!(dev.health().is_ok());
+    let health = dev.health();
+    assert!(health.is_ok(), "{health:?}");
     vadd_works(&dev);
 }
 

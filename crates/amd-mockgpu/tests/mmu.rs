@@ -387,6 +387,39 @@ fn faults_latch_in_the_status_and_address_registers() {
     assert_eq!(faults[0].va, bad);
 }
 
+/// An operation stopped by the unbinding or reset of its ring latches no fault: a
+/// dispatch finishing a workgroup after the driver reset the GPU must not leave one in
+/// the registers of the GPU set up again.
+#[test]
+fn a_stopped_operation_latches_no_fault() {
+    use std::sync::atomic::AtomicBool;
+    let g = Gpu::new();
+    g.seed_tables();
+    let stopped = AtomicBool::new(true);
+    let r = g
+        .file
+        .translate_unless(Hub::Gc, VA_END + 1, Access::Read, Some(&stopped));
+    assert!(matches!(r, Err(None)), "{r:?}");
+    assert_eq!(g.fault_regs(Hub::Gc), (0, 0));
+    assert_eq!(g.file.with_gmc(Hub::Gc, |x| x.faults.len()), Some(0));
+    // Running, the same access faults and latches as any other.
+    let running = AtomicBool::new(false);
+    let r = g
+        .file
+        .translate_unless(Hub::Gc, VA_END + 1, Access::Read, Some(&running));
+    assert!(matches!(r, Err(Some(f)) if f.kind == FaultKind::OutOfRange), "{r:?}");
+    assert_eq!(
+        g.fault_regs(Hub::Gc),
+        (gc::GCVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK, VA_END + 1)
+    );
+    // A stopped operation reaches no memory at all, mapped or not.
+    assert_eq!(
+        g.file
+            .translate_unless(Hub::Gc, VA_BASE + 8, Access::Read, Some(&stopped)),
+        Err(None)
+    );
+}
+
 #[test]
 fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
     let g = Gpu::new();

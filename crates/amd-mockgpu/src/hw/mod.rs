@@ -773,10 +773,16 @@ impl Driver {
                         self.running.insert(g, (id, stop.clone()));
                         self.watch_pci_long(g, id, &stop);
                         self.last_long.insert(g, id);
+                        // A PCI GPU's view carries the stop flag: an operation stopped
+                        // by an unbinding or reset latches no more faults.
+                        let vm = match &q.vm {
+                            Vm::Pci(p) => Vm::Pci(Arc::new(p.for_operation(&stop))),
+                            vm => vm.clone(),
+                        };
                         run.started = Some(Started {
                             queue: id,
                             gpu: g,
-                            vm: q.vm.clone(),
+                            vm,
                             op,
                             stop,
                             what,
@@ -848,6 +854,8 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                 });
             match result {
                 Ok(()) => Ok(()),
+                // Whatever a stopped dispatch met after its stop is not its queue's.
+                Err(_) if stopped() => Err(Stop::Cancelled),
                 Err(KernelError::Fault(f)) => Err(Stop::Fault(f)),
                 Err(KernelError::FaultAt { fault, context }) => Err(Stop::FaultIn(fault, format!("kernel {context}"))),
                 Err(KernelError::Stopped) => Err(Stop::Cancelled),

@@ -111,7 +111,7 @@ pub(crate) struct Peer {
 pub(crate) type PageOfPfn = Arc<RwLock<HashMap<u64, usize>>>;
 
 /// An engine's view of a PCI GPU's memory: one hub of one device.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct PciVm {
     pub(crate) hub: Hub,
     pub(crate) regs: Arc<RegisterFile>,
@@ -119,6 +119,22 @@ pub(crate) struct PciVm {
     /// Every mock PCI GPU's BAR 0 window (this one's included).
     pub(crate) peers: Vec<Peer>,
     pub(crate) pages: PageOfPfn,
+    /// The stop flag of the long operation this view serves (a dispatch, a copy): once
+    /// it is set — by the unbinding or reset that ended the operation's ring, under
+    /// the register file's lock — a failed translation is not latched, so a dispatch
+    /// still finishing a workgroup cannot leave a fault in the GMC of the GPU the
+    /// driver has reset and set up again.
+    pub(crate) stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl PciVm {
+    /// This view for the long operation `stop` stops.
+    pub(crate) fn for_operation(&self, stop: &Arc<std::sync::atomic::AtomicBool>) -> PciVm {
+        PciVm {
+            stop: Some(stop.clone()),
+            ..self.clone()
+        }
+    }
 }
 
 /// The fault an engine reports for a failed translation.
@@ -170,8 +186,8 @@ impl PciVm {
         }
         let target = self
             .regs
-            .translate(self.hub, va, access)
-            .map_err(|f| memory_fault(&f))?;
+            .translate_unless(self.hub, va, access, self.stop.as_deref())
+            .map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
         let host = match target {
             Target::Vram(off) => return self.vram.ptr(off, n).ok_or_else(|| bus_error(va, write)),
             Target::Host(a) => a,

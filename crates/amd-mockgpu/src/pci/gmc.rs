@@ -550,6 +550,34 @@ impl RegisterFile {
             }))
     }
 
+    /// [`RegisterFile::translate`], unless `stop` is set (read under the register
+    /// file's lock, which the unbinding or reset that sets it holds too): then
+    /// `Err(None)`, with nothing latched.
+    pub fn translate_unless(
+        &self,
+        hub: Hub,
+        va: u64,
+        access: Access,
+        stop: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Target, Option<VmFault>> {
+        self.with_block_state(
+            |g: &Gmc| g.hub == hub,
+            |g, v, vram| {
+                // Acquire: pairs with the Release store of the unbinding or reset.
+                if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Acquire)) {
+                    return Err(None);
+                }
+                g.translate(v, vram, va, access).map_err(Some)
+            },
+        )
+        .unwrap_or(Err(Some(VmFault {
+            hub,
+            va,
+            access,
+            kind: FaultKind::Walker,
+        })))
+    }
+
     /// Runs `f` on `hub`'s GMC block.
     pub fn with_gmc<T>(&self, hub: Hub, f: impl FnOnce(&mut Gmc) -> T) -> Option<T> {
         self.with_block_state(|g: &Gmc| g.hub == hub, |g, _, _| f(g))

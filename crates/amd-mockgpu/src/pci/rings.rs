@@ -144,6 +144,7 @@ impl Driver {
             vram: p.vram_map.clone(),
             peers,
             pages: self.pci.page_of_pfn.clone(),
+            stop: None,
         }));
         let gc = p
             .profile
