@@ -14,7 +14,8 @@ OUT gets, per case:
   id, status (0 ran, 1 error), scc, sgpr[128], vgpr[48][32], lds[1024], global[1024],
   msg_len, msg (utf-8, padded to 4)
 The window lives at another address here: the registers reloc names (1: v16:v17 in
-every lane, 2: s10:s11) are moved to it before the instruction and back after.
+every lane, 2: s10:s11) are moved to it before the instruction and back after; reloc 3
+makes the window the lanes' scratch memory instead (128 bytes each, SCRATCH_STRIDE).
 The emulator runs without its DAZ/FTZ context: every denormal is kept, as MODE 0xf0.
 """
 import ctypes, os, struct, sys
@@ -76,8 +77,12 @@ def main():
     msg = b""
     try:
       (prg, runtime) = emu._get_runner(bytes(code)[:4 * len(words) + 4])
+      scratch = 0
+      if reloc == 3:
+        st._write_sgpr(emu.SCRATCH_STRIDE_IDX, GLOBAL_BYTES // 32)
+        scratch = ctypes.addressof(glob)
       bufs = [ctypes.c_uint64(st.sgpr_buf._buf.va_addr), ctypes.c_uint64(st.vgpr_buf._buf.va_addr), ctypes.c_uint64(0),
-              ctypes.c_uint64(ctypes.addressof(lds)), ctypes.c_uint64(0), ctypes.c_uint64(st.vgpr_buf._buf.va_addr)]
+              ctypes.c_uint64(ctypes.addressof(lds)), ctypes.c_uint64(scratch), ctypes.c_uint64(st.vgpr_buf._buf.va_addr)]
       runtime.fxn(*[bufs[g] for g in prg.arg.globals])
       status = 0
     except Exception as e:

@@ -4,7 +4,8 @@
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
 //! DPP16 source, `--enc DPP16`; DS, with the first 4 KiB of LDS carried both ways;
-//! GLOBAL, FLAT and SMEM, on a 4 KiB window of memory) is run on random and edge-case
+//! GLOBAL, FLAT and SMEM, on a 4 KiB window of memory; SCRATCH, on each lane's private
+//! memory, the window's 128-byte slice per lane) is run on random and edge-case
 //! operands (zeros, denormals, infinities, NaNs, the extremes of every integer width,
 //! several EXEC patterns) through the interpreter (`amd_mockgpu::rdna3::execute`, or
 //! `execute_with_memory` for the memory window) and through tinygrad's RDNA3 emulator
@@ -137,6 +138,7 @@ pub fn run(args: &[String]) -> Result<()> {
                     "GLOBAL" | "FLAT" => reloc = global_addresses(&mut state, variant, window_va, &mut rng),
                     // The window's address in s10:s11.
                     "SMEM" => reloc = global_addresses(&mut state, 1, window_va, &mut rng),
+                    "SCRATCH" => reloc = scratch_addresses(&mut state, &mut rng),
                     _ => {}
                 }
                 cases.push(Case {
@@ -178,6 +180,21 @@ pub fn run(args: &[String]) -> Result<()> {
                 return execute(&c.words, &mut st).map(|()| st);
             }
             let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
+            if c.reloc == SCRATCH_RELOC {
+                // The window is the lanes' private memory, SCRATCH_STRIDE bytes each.
+                st.private = st.lds[held.clone()]
+                    .chunks(SCRATCH_STRIDE)
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                let r = execute(&c.words, &mut st);
+                for (lane, p) in st.private.iter().enumerate() {
+                    let at = held.start + lane * SCRATCH_STRIDE;
+                    let n = p.len().min(SCRATCH_STRIDE);
+                    st.lds[at..at + n].copy_from_slice(&p[..n]);
+                }
+                st.private.clear();
+                return r.map(|()| st);
+            }
             window.copy_from_slice(&st.lds[held.clone()]);
             let r = execute_with_memory(&c.words, &mut st, &mut window);
             st.lds[held].copy_from_slice(&window);
@@ -241,6 +258,26 @@ fn global_addresses(st: &mut WaveState, variant: u32, window: u64, rng: &mut Rng
     if variant == 0 { 1 } else { 2 }
 }
 
+/// The `reloc` of a scratch case: the window is the 32 lanes' private memory.
+const SCRATCH_RELOC: u32 = 3;
+/// Private bytes per lane in a scratch case (the window's 4 KiB over 32 lanes).
+const SCRATCH_STRIDE: usize = GLOBAL_BYTES / 32;
+
+/// A scratch case's addresses and memory: each lane's private memory (its slice of the
+/// window, random bytes) addressed by a random dword-aligned offset below 64 in v16
+/// (SVE) and, for the SGPR form, a base below 16 in s10. Returns [`SCRATCH_RELOC`].
+fn scratch_addresses(st: &mut WaveState, rng: &mut Rng) -> u32 {
+    for lane in 0..32 {
+        st.vgpr[SRC[0] as usize][lane] = rng.next() as u32 % 16 * 4;
+    }
+    st.sgpr[SSRC[0] as usize] = rng.next() as u32 % 4 * 4;
+    let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
+    for b in st.lds[held].iter_mut() {
+        *b = rng.next() as u8;
+    }
+    SCRATCH_RELOC
+}
+
 /// Whether input modifiers apply: float sources (the operand type is the name's last).
 fn float_operands(name: &str) -> bool {
     !name.contains("ubyte") && matches!(operand_type(name), Some(t) if t.starts_with('f') || t.starts_with("bf"))
@@ -292,10 +329,15 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
     let src2 = if carry_in { SSRC[2] } else { v(SRC[2]) };
     let float = float_operands(name);
     let half = ["16"].iter().any(|t| name.contains(t));
-    if variant == 1 && !matches!(encoding, "VOP3" | "VOP3P" | "SOPK" | "VOPD" | "GLOBAL" | "FLAT") {
+    if variant == 1
+        && !matches!(
+            encoding,
+            "VOP3" | "VOP3P" | "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH"
+        )
+    {
         return None;
     }
-    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD" | "GLOBAL" | "FLAT") && !float && !half {
+    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH") && !float && !half {
         return None;
     }
     let words = match encoding {
@@ -351,6 +393,16 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             vec![
                 0xdc00_0000 | seg | op << 18 | glc | offset,
                 SRC[0] | SRC[1] << 8 | saddr << 16 | VDST << 24,
+            ]
+        }
+        // Scratch: variant 0 the offset in v16 (SVE), variant 1 a base in s10 plus v16;
+        // data from v24, the result to v40; an offset of 0 to 12.
+        "SCRATCH" => {
+            let saddr = if variant == 1 { SSRC[0] } else { 0x7c };
+            let offset = (rng.next() as u32 & 3) * 4;
+            vec![
+                0xdc00_0000 | 1 << 16 | op << 18 | offset,
+                SRC[0] | SRC[1] << 8 | saddr << 16 | 1 << 23 | VDST << 24,
             ]
         }
         // Scalar loads from s10:s11 plus an offset of 0 to 12 into s20 onwards (the
@@ -961,7 +1013,7 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
         let (Ok(o), Ok(t)) = (o, t) else { continue };
         // Test lines hold registers only, not LDS or memory.
-        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT" | "SMEM") {
+        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT" | "SMEM" | "SCRATCH") {
             continue;
         }
         let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));

@@ -27,6 +27,10 @@ pub struct WaveState {
     pub mode: u32,
     /// The workgroup's LDS, [`LDS_BYTES`] long.
     pub lds: Vec<u8>,
+    /// Each lane's private (scratch) memory from address 0: 32 byte vectors, or none
+    /// (empty: every lane's starts zeroed). Scratch accesses past a lane's bytes grow
+    /// it with zeros (up to 64 KiB).
+    pub private: Vec<Vec<u8>>,
 }
 
 impl WaveState {
@@ -40,6 +44,7 @@ impl WaveState {
             vgpr: vec![[0; 32]; vgprs.clamp(1, 256)],
             mode: 0x2f0,
             lds: vec![0; LDS_BYTES],
+            private: Vec::new(),
         }
     }
 }
@@ -95,7 +100,13 @@ fn execute_in(words: &[u32], state: &mut WaveState, memory: Option<&mut [u8]>) -
         waves: 1,
         lds_bytes: LDS_BYTES as u32,
     };
+    if state.private.len() == 32 {
+        w.private = std::mem::take(&mut state.private);
+    }
     let r = step(&mut w, &inst, &mem, &mut state.lds);
+    if w.private.iter().any(|p| !p.is_empty()) {
+        state.private = std::mem::take(&mut w.private);
+    }
     state.sgpr = w.s;
     state.scc = w.scc;
     state.vgpr.copy_from_slice(&w.v);
@@ -106,6 +117,29 @@ fn execute_in(words: &[u32], state: &mut WaveState, memory: Option<&mut [u8]>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scratch accesses reach each lane's private memory given in the state, and what
+    /// they store comes back in it.
+    #[test]
+    fn private_memory_goes_in_and_comes_back() {
+        let mut st = WaveState::new(48);
+        st.private = (0..32).map(|l| vec![l as u8; 16]).collect();
+        for lane in 0..32 {
+            st.vgpr[16][lane] = 4 * (lane as u32 % 3);
+            st.vgpr[24][lane] = 0xa000 + lane as u32;
+        }
+        // scratch_load_b32 v40, v16, off: lane l's bytes are all l.
+        execute(&[0xdc51_0000, 0x28fc_0010], &mut st).unwrap();
+        assert_eq!(st.vgpr[40][7], 0x0707_0707);
+        // scratch_store_b32 v16, v24, off offset:4
+        execute(&[0xdc69_0004, 0x00fc_1810], &mut st).unwrap();
+        assert_eq!(st.private[5][4 + 8..4 + 12], 0xa005u32.to_le_bytes());
+        assert_eq!(st.private[5][..4], [5; 4], "the rest kept");
+        // Without private memory given, each lane's starts zeroed.
+        let mut fresh = WaveState::new(48);
+        execute(&[0xdc51_0000, 0x28fc_0010], &mut fresh).unwrap();
+        assert_eq!(fresh.vgpr[40][3], 0);
+    }
 
     /// Global loads and stores reach the memory given, at its address; an address
     /// outside it faults.
