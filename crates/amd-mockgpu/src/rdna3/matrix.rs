@@ -377,7 +377,8 @@ mod tests {
         assert_eq!(bf16_wmma(f16_flushed), 258f32.to_bits() >> 16);
         // A denormal f32 C (2^-130) with the halves' 2^-15 flushed: 1 + 2^-130 toward
         // +infinity is 1 + ulp, or 1 when the f32 input control flushes C.
-        let tiny_c = 2f32.powi(-130).to_bits();
+        // 2^-130 = 2^19 · 2^-149 (`powi` of -130 would underflow through 2^130).
+        let tiny_c = 0x0008_0000;
         let up_kept = f32::from_bits(wmma_tiny(0xcc40_401a, f16_flushed | 1, tiny_c, false));
         assert_eq!(up_kept, f32::from_bits(1f32.to_bits() + 1));
         let up_flushed = f32::from_bits(wmma_tiny(0xcc40_401a, 0x20 | 1, tiny_c, false));
@@ -433,8 +434,8 @@ mod tests {
         let (a, b) = (bf(2f32.powi(-15)) << 16 | bf(1.0), bf(2f32.powi(-15)) << 16 | bf(1.0));
         assert_eq!(dot(bf16, 0xf0, a, b, bf(256.0)), bf(258.0));
         assert_eq!(dot(bf16, 0xf0 | 2, a, b, bf(256.0)), bf(256.0));
-        let den = bf(2f32.powi(-130));
-        assert_eq!(dot(bf16, 0xf0, den, bf(2.0), 0), bf(2f32.powi(-129)));
+        let den = bf(f32::from_bits(0x0008_0000)); // 2^-130
+        assert_eq!(dot(bf16, 0xf0, den, bf(2.0), 0), bf(f32::from_bits(0x0010_0000)));
         assert_eq!(dot(bf16, 0xe0, den, bf(2.0), 0), 0);
     }
 
