@@ -19,18 +19,19 @@ use super::exec::{Mods, R, output_mods, output_mods64, valu_lanes};
 use super::half;
 use super::wave::Wave;
 
-/// How a result takes clamp and omod.
+/// Which halves of the destination a 16-bit float result fills.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Result16 {
+enum Halves {
     /// One half (op_sel[3] picks which).
     One,
     /// Both halves of the register.
     Both,
 }
 
+/// How a result takes clamp and omod.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
-    F16(Result16),
+    F16(Halves),
     F32,
     F64,
     /// An integer result that clamp leaves as it is.
@@ -59,13 +60,13 @@ const CLAMP_CHANGES_NOTHING: &[&str] = &[
 
 fn kind(name: &str) -> Option<Kind> {
     if matches!(name, "v_cvt_pk_rtz_f16_f32" | "v_pack_b32_f16") {
-        return Some(Kind::F16(Result16::Both));
+        return Some(Kind::F16(Halves::Both));
     }
     if CLAMP_CHANGES_NOTHING.iter().any(|p| name.starts_with(p)) {
         return Some(Kind::ClampChangesNothing);
     }
     match super::rounding::result_format(name)? {
-        f if f == F16 => Some(Kind::F16(Result16::One)),
+        f if f == F16 => Some(Kind::F16(Halves::One)),
         f if f == F32 => Some(Kind::F32),
         f if f == F64 => Some(Kind::F64),
         _ => None,
@@ -139,9 +140,9 @@ pub(crate) fn apply(
                 let v = w.vread(256 + dst as u16, lane, None)?;
                 let (lo, hi) = (half_mods(v as u16, m), half_mods((v >> 16) as u16, m));
                 let v = match (which, m.opsel & 8 != 0) {
-                    (Result16::Both, _) => u32::from(lo) | u32::from(hi) << 16,
-                    (Result16::One, false) => (v & 0xffff_0000) | u32::from(lo),
-                    (Result16::One, true) => (v & 0xffff) | u32::from(hi) << 16,
+                    (Halves::Both, _) => u32::from(lo) | u32::from(hi) << 16,
+                    (Halves::One, false) => (v & 0xffff_0000) | u32::from(lo),
+                    (Halves::One, true) => (v & 0xffff) | u32::from(hi) << 16,
                 };
                 w.vwrite(dst, lane, v)?;
             }
