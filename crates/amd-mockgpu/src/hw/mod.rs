@@ -38,7 +38,7 @@ use pcimem::DevMem;
 
 /// Everything a DISPATCH_DIRECT hands to the kernel executor, read from the queue's
 /// SH registers as the hardware would.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DispatchInfo {
     /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
     /// `n` + the number of KFD GPUs).

@@ -58,7 +58,8 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     // A compare's result is a mask, with nothing for clamp to bound: on a float
     // compare (LLVM assembles `clamp` there) the mask is written as without it. omod,
     // and clamp on an integer compare, are encodings LLVM rejects.
-    let float = matches!(compare_of(op), Some(Compare::Float(..)));
+    let compare = compare_of(op);
+    let float = matches!(compare, Some(Compare::Float(..)));
     if m.omod != 0 || (m.clamp && !float) {
         return Err(format!(
             "{} on an {} compare is refused: an encoding LLVM rejects, with no meaning in the ISA",
@@ -66,7 +67,6 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
             if float { "float" } else { "integer" }
         ));
     }
-    let compare = compare_of(op);
     let exec = w.exec();
     if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal, exec)) {
         return w.swrite(sdst, mask & exec);

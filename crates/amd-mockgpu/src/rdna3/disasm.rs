@@ -114,24 +114,26 @@ fn split(sample: &str) -> (&str, Vec<Tok<'_>>) {
     (mnem, toks)
 }
 
-/// gfx11's hardware register names as LLVM prints them in `hwreg(...)`.
+/// gfx11's hardware register names as LLVM prints them in `hwreg(...)` (the ids
+/// [`super::hwreg::id`] numbers).
 fn hwreg_name(id: u32) -> Option<&'static str> {
-    Some(match id {
-        1 => "HW_REG_MODE",
-        2 => "HW_REG_STATUS",
-        3 => "HW_REG_TRAPSTS",
-        5 => "HW_REG_GPR_ALLOC",
-        6 => "HW_REG_LDS_ALLOC",
-        7 => "HW_REG_IB_STS",
-        15 => "HW_REG_SH_MEM_BASES",
-        18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
-        19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
-        20 => "HW_REG_FLAT_SCR_LO",
-        21 => "HW_REG_FLAT_SCR_HI",
-        23 => "HW_REG_HW_ID1",
-        24 => "HW_REG_HW_ID2",
-        27 => "HW_REG_PERF_SNAPSHOT_DATA",
-        29 => "HW_REG_SHADER_CYCLES",
+    use super::hwreg::id::*;
+    Some(match u16::try_from(id).ok()? {
+        HW_REG_MODE => "HW_REG_MODE",
+        HW_REG_STATUS => "HW_REG_STATUS",
+        HW_REG_TRAPSTS => "HW_REG_TRAPSTS",
+        HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
+        HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
+        HW_REG_IB_STS => "HW_REG_IB_STS",
+        HW_REG_SH_MEM_BASES => "HW_REG_SH_MEM_BASES",
+        HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        HW_REG_FLAT_SCR_LO => "HW_REG_FLAT_SCR_LO",
+        HW_REG_FLAT_SCR_HI => "HW_REG_FLAT_SCR_HI",
+        HW_REG_HW_ID1 => "HW_REG_HW_ID1",
+        HW_REG_HW_ID2 => "HW_REG_HW_ID2",
+        HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
+        HW_REG_SHADER_CYCLES => "HW_REG_SHADER_CYCLES",
         _ => return None,
     })
 }

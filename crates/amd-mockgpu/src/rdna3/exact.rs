@@ -435,23 +435,18 @@ impl Sum {
             let neg = self.all_negative_zero || mode == Round::Down;
             return fmt.sign(neg);
         };
-        // The top 128 bits, the rest jammed into the last one.
+        // The 128 bits from `low` up (the top ones), the rest jammed into the last one:
+        // whole limbs, each shifted once.
         let top = top_limb * 64 + 63 - mag[top_limb].leading_zeros() as usize;
-        let bit = |i: usize| mag[i / 64] >> (i % 64) & 1;
-        let (mant, exp) = if top < 128 {
-            (
-                u128::from(mag[0]) | u128::from(mag.get(1).copied().unwrap_or(0)) << 64,
-                SUM_LOW,
-            )
-        } else {
-            let low = top - 127;
-            let mut m = 0u128;
-            for i in (low..=top).rev() {
-                m = m << 1 | u128::from(bit(i));
-            }
-            let sticky = (0..low).any(|i| bit(i) == 1);
-            (m | u128::from(sticky), SUM_LOW + low as i32)
-        };
+        let low = top.saturating_sub(127);
+        let (limb, shift) = (low / 64, low % 64);
+        let at = |k: usize| u128::from(mag.get(k).copied().unwrap_or(0));
+        let mut mant = at(limb) >> shift | at(limb + 1) << (64 - shift);
+        if shift > 0 {
+            mant |= at(limb + 2) << (128 - shift);
+        }
+        let below = mag[..limb].iter().any(|&l| l != 0) || mag[limb] & ((1u64 << shift) - 1) != 0;
+        let (mant, exp) = (mant | u128::from(below), SUM_LOW + low as i32);
         Exact { neg, mant, exp }.round(fmt, mode)
     }
 }

@@ -417,7 +417,7 @@ pub(crate) fn output_mods64(bits: u64, m: Mods) -> u64 {
 }
 
 /// A wide unsigned result in 32 bits: saturated (clamp) or wrapped.
-fn sat_u32(x: u64, clamp: bool) -> u32 {
+pub(crate) fn sat_u32(x: u64, clamp: bool) -> u32 {
     if clamp {
         x.min(u64::from(u32::MAX)) as u32
     } else {
@@ -426,7 +426,7 @@ fn sat_u32(x: u64, clamp: bool) -> u32 {
 }
 
 /// A wide signed result in 32 bits: saturated (clamp) or wrapped.
-fn sat_i32(x: i64, clamp: bool) -> u32 {
+pub(crate) fn sat_i32(x: i64, clamp: bool) -> u32 {
     if clamp {
         x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
     } else {

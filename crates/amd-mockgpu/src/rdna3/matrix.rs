@@ -39,22 +39,13 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
         return Err("op_sel on a WMMA with 32-bit results is not defined".into());
     }
     let shift = if mods.hi_halves { 16 } else { 0 };
-    // An element as the hardware reads it: a half through MODE's f16 input control, a
-    // bfloat16 (f32's range) through the f32 one.
-    let elem = |w: &Wave, h: u16| -> f64 {
-        if bf16 {
-            f64::from(w.f32_in(f(u32::from(h) << 16)))
-        } else {
-            f64::from(half::to_f32(w.f16_in(h)))
-        }
-    };
     // Source `s` (0 for A, 1 for B), element k: the low half of register k / 2 for even
     // k, the high half for odd, negated as neg_lo / neg_hi say.
     let input = |w: &Wave, s: usize, lane: usize, k: usize| -> R<f64> {
         let v = w.vread(srcs[s] + (k / 2) as u16, lane, lit)?;
         let neg = if k % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
         let h = (v >> (16 * (k % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
-        Ok(elem(w, h))
+        Ok(element(w, h, bf16))
     };
     // f32 and bfloat16 results round in MODE's f32 direction, f16 ones in the f16 one.
     let (fmt, mode) = match (half_out, bf16) {
@@ -68,36 +59,17 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
             let lane = (row % 2) * 16 + col;
             let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
             let c = if half_out {
-                elem(w, (c >> shift) as u16)
+                element(w, (c >> shift) as u16, bf16)
             } else {
                 f64::from(w.f32_in(f(c)))
             };
             let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
             let c = if mods.neg_lo & 4 != 0 { -c } else { c };
-            // The exact sum of C and the 16 products, rounded once; with an infinite
-            // or NaN term, the f64 sum (its infinities and NaN are the result's).
-            let mut sum = exact::Sum::new();
-            let mut finite = sum.add(c);
-            let mut naive = c;
-            for k in 0..16 {
-                let (a, b) = (input(w, 0, row, k)?, input(w, 1, col, k)?);
-                finite &= sum.add_product(a, b);
-                naive += a * b;
+            let mut products = [(0.0, 0.0); 16];
+            for (k, p) in products.iter_mut().enumerate() {
+                *p = (input(w, 0, row, k)?, input(w, 1, col, k)?);
             }
-            let bits = if finite {
-                sum.round(fmt, mode)
-            } else if !half_out {
-                u64::from((naive as f32).to_bits())
-            } else if bf16 {
-                let b = (naive as f32).to_bits();
-                u64::from(if (naive as f32).is_nan() {
-                    b >> 16 | 0x40
-                } else {
-                    b >> 16
-                })
-            } else {
-                u64::from(half::from_f64(naive))
-            };
+            let bits = sum_rounded(c, products, fmt, mode);
             // Clamp (0 and 1 are exact in every format, so clamping the rounded value
             // is clamping the exact one), then denormal results as MODE's output
             // controls say (bfloat16 as f32).
@@ -129,6 +101,50 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
         }
     }
     Ok(())
+}
+
+/// A 16-bit float element as the hardware reads it: a half through MODE's f16 input
+/// control, a bfloat16 (f32's range) through the f32 one.
+pub(crate) fn element(w: &Wave, h: u16, bf16: bool) -> f64 {
+    if bf16 {
+        f64::from(w.f32_in(f(u32::from(h) << 16)))
+    } else {
+        f64::from(half::to_f32(w.f16_in(h)))
+    }
+}
+
+/// `c + Σ a·b` as WMMA and the 16-bit dot products compute it: summed exactly and
+/// rounded once to `fmt` (f32, f16 or bfloat16) in `mode`, the encoding's bits. With an
+/// infinite or NaN term, the f64 sum instead (its infinities and NaN are the result's;
+/// a bfloat16 NaN quieted).
+pub(crate) fn sum_rounded(
+    c: f64,
+    products: impl IntoIterator<Item = (f64, f64)>,
+    fmt: exact::Format,
+    mode: Round,
+) -> u64 {
+    let mut sum = exact::Sum::new();
+    let mut finite = sum.add(c);
+    let mut naive = c;
+    for (a, b) in products {
+        finite &= sum.add_product(a, b);
+        naive += a * b;
+    }
+    if finite {
+        return sum.round(fmt, mode);
+    }
+    let single = (naive as f32).to_bits();
+    if fmt == exact::F16 {
+        u64::from(half::from_f64(naive))
+    } else if fmt == exact::BF16 {
+        u64::from(if naive.is_nan() {
+            single >> 16 | 0x40
+        } else {
+            single >> 16
+        })
+    } else {
+        u64::from(single)
+    }
 }
 
 /// Modifiers that only clamp.
@@ -190,8 +206,8 @@ pub(crate) fn wmma_int(
 }
 
 /// The VOP3P dot products, `c + Σ a[k] · b[k]` over the packed elements of `a` and
-/// `b`: `v_dot2_f32_f16`/`_bf16` (two halves or bfloat16s, an f32 accumulator, rounded
-/// once) and `v_dot4_*_u8`/`v_dot8_*_u4` (bytes or nibbles, a 32-bit accumulator;
+/// `b`: `v_dot2_f32_f16`/`_bf16` (two halves or bfloat16s, an f32 accumulator, each
+/// add rounded as [`dot2_f32`] says) and `v_dot4_*_u8`/`v_dot8_*_u4` (bytes or nibbles, a 32-bit accumulator;
 /// neg_lo bits 0 and 1 make A and B signed in the `_iu` forms; clamp saturates).
 pub(crate) fn dot(w: &Wave, op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -> u32 {
     use Vop3p::*;

@@ -600,17 +600,13 @@ mod tests {
         user_data[0] = out as u32;
         user_data[1] = (out >> 32) as u32;
         let d = DispatchInfo {
-            gpu: 0,
-            queue: 0,
             code_addr: base as u64,
             // FLOAT_MODE 0xf0: nearest-even, denormals kept; 8 VGPRs.
             rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
             user_data,
             block: [32, 1, 1],
             grid: [groups, 1, 1],
-            tmpring_size: 0,
-            scratch_base: 0,
-            initiator: 0,
+            ..DispatchInfo::default()
         };
         let mut exec = Rdna3Executor {
             threads,
@@ -628,16 +624,10 @@ mod tests {
     #[test]
     fn float_mode_sets_the_waves_mode() {
         let d = |float_mode: u32| DispatchInfo {
-            gpu: 0,
-            queue: 0,
-            code_addr: 0,
             rsrc: [float_mode << 12, 0, 0],
-            user_data: [0; 16],
             block: [32, 1, 1],
             grid: [1, 1, 1],
-            tmpring_size: 0,
-            scratch_base: 0,
-            initiator: 0,
+            ..DispatchInfo::default()
         };
         let mut waves = Vec::new();
         // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
@@ -653,16 +643,10 @@ mod tests {
     fn waves_know_their_place() {
         // 100 threads: 4 waves; RSRC2.LDS_SIZE 3 blocks of 512 bytes.
         let d = DispatchInfo {
-            gpu: 0,
-            queue: 0,
-            code_addr: 0,
             rsrc: [0, 3 << 15, 0],
-            user_data: [0; 16],
             block: [10, 10, 1],
             grid: [2, 1, 1],
-            tmpring_size: 0,
-            scratch_base: 0,
-            initiator: 0,
+            ..DispatchInfo::default()
         };
         let mut waves = Vec::new();
         Grid::new(&d).unwrap().waves(&d, 1, &mut waves);

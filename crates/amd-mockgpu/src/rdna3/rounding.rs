@@ -5,9 +5,11 @@
 //! others the IEEE operations are computed exactly and rounded once in the mode
 //! ([`super::exact`]). Operations whose results do not depend on the mode (exact
 //! ones: min/max, rounding to integers, class tests, conversions that widen or go to
-//! integers) run as they are; the f16/bf16 dot products and the mixed-precision fmas
-//! round each step of their pseudocode in the mode; the rest — transcendentals and
-//! WMMA — refuse a directed mode, naming the instruction and the mode.
+//! integers) run as they are; the f16/bf16 dot products into f32 and the
+//! mixed-precision fmas round each step of their pseudocode in the mode; WMMA and the
+//! 16-bit dot products round their exact sum once; the transcendentals and roots round
+//! as [`unary`] says. A float result this module does not list refuses a directed
+//! mode, naming the instruction and the mode.
 
 use super::exact::{self, F16, F32, F64, Format, Round};
 use super::half;

@@ -10,7 +10,9 @@
 
 use super::decode::Inst;
 use super::exact::{self, F16};
-use super::exec::{Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f, f64_src};
+use super::exec::{
+    Mods, R, VOP1_IN_VOP3, VOP1_IN_VOP3_LAST, VOP2_IN_VOP3, VOP2_IN_VOP3_LAST, f64_src, sat_i32, sat_u32,
+};
 use super::half;
 use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
@@ -45,20 +47,12 @@ fn ad(x: u32, y: u32) -> u32 {
     x.abs_diff(y)
 }
 
-/// (`acc` plus the four byte differences, in 64 bits: the caller wraps or saturates.)
+/// `acc` plus the absolute differences of the four bytes, in 64 bits (the caller wraps
+/// or saturates).
 fn sad_u8(a: u32, b: u32, acc: u32) -> u64 {
     (0..4).fold(u64::from(acc), |t, k| {
         t + u64::from(ad(a >> (8 * k) & 0xff, b >> (8 * k) & 0xff))
     })
-}
-
-/// A sum in 32 bits: saturated (clamp) or wrapped.
-fn sat_u32(x: u64, clamp: bool) -> u32 {
-    if clamp {
-        x.min(u64::from(u32::MAX)) as u32
-    } else {
-        x as u32
-    }
 }
 
 /// Sum of absolute differences skipping the bytes of `b` that are 0.
@@ -222,12 +216,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             )),
             "v_mad_i32_i16" => {
                 let p = i64::from(i32::from(h(0)? as i16) * i32::from(h(1)? as i16));
-                let r = p + i64::from(raw(2)? as i32);
-                Out::Word(if m.clamp {
-                    r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
-                } else {
-                    r as u32
-                })
+                Out::Word(sat_i32(p + i64::from(raw(2)? as i32), m.clamp))
             }
             "v_min3_i16" => Out::Half((h(0)? as i16).min(h(1)? as i16).min(h(2)? as i16) as u16),
             "v_max3_i16" => Out::Half((h(0)? as i16).max(h(1)? as i16).max(h(2)? as i16) as u16),
@@ -275,36 +264,17 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_dot2_f16_f16" | "v_dot2_bf16_bf16" => {
                 let bf = n == "v_dot2_bf16_bf16";
                 let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
-                let elem = |h: u16| -> f64 {
-                    if bf {
-                        f64::from(w.f32_in(f(u32::from(h) << 16)))
-                    } else {
-                        f64::from(half::to_f32(w.f16_in(h)))
-                    }
-                };
+                let elem = |h: u16| matrix::element(w, h, bf);
                 let c = if bf { elem(h(2)?) } else { x16(2)? };
-                let (av, bv) = (
-                    [elem(a as u16), elem((a >> 16) as u16)],
-                    [elem(b as u16), elem((b >> 16) as u16)],
-                );
-                let mut sum = exact::Sum::new();
-                let finite = sum.add(c) & sum.add_product(av[0], bv[0]) & sum.add_product(av[1], bv[1]);
-                let naive = c + av[0] * bv[0] + av[1] * bv[1];
+                let products = [
+                    (elem(a as u16), elem(b as u16)),
+                    (elem((a >> 16) as u16), elem((b >> 16) as u16)),
+                ];
                 Out::Half(if bf {
-                    let r = if finite {
-                        sum.round(exact::BF16, w.round32()) as u32
-                    } else {
-                        let bits = (naive as f32).to_bits();
-                        if naive.is_nan() { bits >> 16 | 0x40 } else { bits >> 16 }
-                    };
+                    let r = matrix::sum_rounded(c, products, exact::BF16, w.round32()) as u32;
                     (w.f32_out(r << 16) >> 16) as u16
                 } else {
-                    let r = if finite {
-                        sum.round(exact::F16, w.round16_64()) as u16
-                    } else {
-                        half::from_f64(naive)
-                    };
-                    w.f16_out(r)
+                    w.f16_out(matrix::sum_rounded(c, products, exact::F16, w.round16_64()) as u16)
                 })
             }
             "v_cvt_norm_i16_f16" => Out::Half(snorm16(x16(0)?)),
@@ -1051,7 +1021,8 @@ mod tests {
     }
 
     /// op_sel / op_sel_hi route the dot products' S0 and S1 halves, neg_lo / neg_hi
-    /// negate the float forms' halves; the accumulator's op_sel and neg are refused.
+    /// negate the float forms' halves; the f32 accumulator is read whole, negated by
+    /// neg_lo[2], made absolute by neg_hi[2]; clamp bounds the f32 result.
     #[test]
     fn dot_products_with_op_sel_and_neg() {
         let f = |x: f32| x.to_bits();
