@@ -32,12 +32,24 @@ pub(crate) struct Image<I: DeviceInterface> {
     /// The encoded value of each dynamic site as last written (valid once `written`).
     pub(crate) values: Vec<u64>,
     pub(crate) written: bool,
+    /// The INDIRECT_BUFFER packet that runs it (a compute list's), encoded once.
+    pub(crate) ib: [u32; IndirectBuffer::DWORDS],
+    pub(crate) ib_len: usize,
+    /// The buffers of its runs.
+    scratch: Scratch,
 }
 
-/// A list in GPU memory, in several copies: the recording, and which of its sites
-/// change between runs (the others depend only on where the copy lives and were
-/// written when it was bound).
-pub(crate) struct BoundList<I: DeviceInterface> {
+impl<I: DeviceInterface> Image<I> {
+    /// The packet that runs a compute list's copy from the ring.
+    pub(crate) fn indirect(&self) -> &[u32] {
+        &self.ib[..self.ib_len]
+    }
+}
+
+/// A list in GPU memory, in several copies ([`Image`]s, kept by its owner): the
+/// recording, and which of its sites change between runs (the others depend only on
+/// where the copy lives and were written when it was bound).
+pub(crate) struct BoundList {
     pub(crate) rec: Recording,
     pub(crate) dwords: u32,
     /// Runs on the copy queue (SDMA packets) rather than the compute queue.
@@ -45,20 +57,20 @@ pub(crate) struct BoundList<I: DeviceInterface> {
     pub(crate) karg_off: usize,
     /// How a run evaluates the sites that change.
     pub(crate) plan: Plan,
-    pub(crate) images: Vec<Mutex<Image<I>>>,
 }
 
-impl<I: DeviceInterface> BoundList<I> {
+impl BoundList {
     /// Copies `words` and `rec`'s kernel arguments into `copies` allocations of `dev`,
-    /// with the sites that depend only on the kernel arguments' address written.
-    pub(crate) fn new(
+    /// with the sites that depend only on the kernel arguments' address written;
+    /// returns the list and its copies.
+    pub(crate) fn new<I: DeviceInterface>(
         dev: &Device<I>,
         words: &[u32],
         rec: Recording,
         copy: bool,
         copies: usize,
         runtime: &[Var],
-    ) -> Result<Self> {
+    ) -> Result<(Self, Vec<Image<I>>)> {
         if copies == 0 {
             return Err(HcqError::InvalidArgument("a bound list needs at least one copy".into()));
         }
@@ -103,32 +115,43 @@ impl<I: DeviceInterface> BoundList<I> {
             if !kargs.is_empty() {
                 buf.write(karg_off, &kargs)?;
             }
-            images.push(Mutex::new(Image {
+            let mut ib = [0; IndirectBuffer::DWORDS];
+            let ib_len = if copy {
+                0
+            } else {
+                let mut sink = amd_packets::SliceSink::new(&mut ib);
+                IndirectBuffer::new(buf.va(), words.len() as u32)?.encode(dev.props().target, &mut sink);
+                sink.finish()
+                    .ok_or_else(|| HcqError::InvalidArgument("an INDIRECT_BUFFER packet".into()))?
+            };
+            images.push(Image {
                 buf,
                 last_run: Point::default(),
                 values: Vec::new(),
                 written: false,
-            }));
+                ib,
+                ib_len,
+                scratch: Scratch::default(),
+            });
         }
         let plan = Plan::new(&rec, &dynamic, karg_off, runtime);
-        Ok(BoundList {
+        let list = BoundList {
             rec,
             dwords: words.len() as u32,
             copy,
             karg_off,
             plan,
-            images,
-        })
+        };
+        Ok((list, images))
     }
 
     /// Writes the dynamic sites of `img` whose values changed, with `vals` and the
-    /// runtime's `internal` values bound; checks every value before writing any.
-    pub(crate) fn update(
+    /// runtime's `runtime` values bound; checks every value before writing any.
+    pub(crate) fn update<I: DeviceInterface>(
         &self,
         img: &mut Image<I>,
         vals: &Bindings,
         runtime: &[u64],
-        scratch: &mut Scratch,
     ) -> Result<()> {
         let base = img.buf.va() + self.karg_off as u64;
         let buf = &img.buf;
@@ -139,7 +162,7 @@ impl<I: DeviceInterface> BoundList<I> {
             (&mut img.values, img.written),
             vals,
             runtime,
-            scratch,
+            &mut img.scratch,
             |items| buf.write_le_all(items),
         );
         img.written |= r.is_ok();
@@ -147,70 +170,94 @@ impl<I: DeviceInterface> BoundList<I> {
     }
 }
 
-/// What a run of a bound list evaluates: a flat program of nodes (each variable's
-/// source, then the distinct subexpressions of the dynamic sites and launch checks,
-/// each computed once from earlier nodes), the distinct launch checks, then each
-/// dynamic site from its node's value.
+/// What a run of a bound list evaluates: a flat program over a table of values (each
+/// variable's, then the constants and the distinct subexpressions of the dynamic sites
+/// and launch checks, each computed once from earlier entries), the distinct launch
+/// checks, then each dynamic site from its entry.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
-    /// Node `i` for `i` below the recording's variable count is that variable's source.
-    nodes: Vec<Node>,
-    /// The last node of each distinct expression, in order (errors name the expression
-    /// of the first root at or after a failing node).
+    /// Where variable `i`'s value (entry `i`) comes from.
+    sources: Vec<Source>,
+    /// The variables bound by the caller (for errors), by [`Source::User`] index.
+    users: Vec<Var>,
+    /// Every entry before a run: the constants in their places, the rest 0.
+    init: Vec<u64>,
+    /// The computed entries, in order.
+    steps: Vec<Step>,
+    /// The last entry of each distinct expression, in order (errors name the
+    /// expression of the first root at or after a failing entry).
     roots: Vec<u32>,
     /// What each expression is (for errors).
     what: Vec<crate::queue::What>,
     /// The dynamic sites, in site order.
     sites: Vec<PlanSite>,
+    /// The recording's index of each dynamic site (for errors).
+    site_index: Vec<usize>,
     checks: Vec<PlanCheck>,
 }
 
-/// One step of a run's evaluation; operands are earlier nodes.
-#[derive(Debug, Clone)]
-enum Node {
-    /// The caller's binding of a variable.
-    User(Var),
+/// Where a variable's value comes from at a run.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// The caller's binding of a variable: its id and its index in `Plan::users`.
+    User(u32, u32),
     /// The runtime's values of the run, by index (graph replay number, timelines).
     Runtime(usize),
     /// The kernel arguments' address in the copy that runs.
     Karg,
-    /// Computed from earlier nodes.
-    Of(Key),
 }
 
-/// A computed node; also what shares equal subexpressions while a plan is built.
+/// A computed entry: `out = op(a, b)`, operands earlier entries.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    op: crate::sym::Op,
+    out: u32,
+    a: u32,
+    b: u32,
+}
+
+/// What shares equal subexpressions while a plan is built.
 #[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
 enum Key {
     Const(u64),
-    /// A node plus a constant (addresses of kernel arguments).
-    AddConst(u32, u64),
     Op(crate::sym::Op, u32, u32),
 }
 
-/// Builds a plan's nodes.
-struct NodeBuilder<'a> {
-    nodes: &'a mut Vec<Node>,
+/// Builds a plan's entries.
+struct StepBuilder<'a> {
+    plan: &'a mut Plan,
     seen: std::collections::HashMap<Key, u32>,
 }
 
-impl NodeBuilder<'_> {
-    fn node(&mut self, key: Key) -> u32 {
-        let nodes = &mut *self.nodes;
-        *self.seen.entry(key).or_insert_with(|| {
-            nodes.push(Node::Of(key));
-            nodes.len() as u32 - 1
-        })
+impl StepBuilder<'_> {
+    fn entry(&mut self, key: Key) -> u32 {
+        if let Some(&e) = self.seen.get(&key) {
+            return e;
+        }
+        let out = self.plan.init.len() as u32;
+        match key {
+            Key::Const(c) => self.plan.init.push(c),
+            Key::Op(op, a, b) => {
+                self.plan.init.push(0);
+                self.plan.steps.push(Step { op, out, a, b });
+            }
+        }
+        self.seen.insert(key, out);
+        out
     }
 
-    /// The node computing `e` (variables are nodes `0..`).
+    /// The entry computing `e` (variables are entries `0..`).
     fn expr(&mut self, e: &Expr) -> u32 {
         match e {
-            Expr::Const(c) => self.node(Key::Const(*c)),
+            Expr::Const(c) => self.entry(Key::Const(*c)),
             Expr::Var(i) => *i,
-            Expr::VarAdd(i, c) => self.node(Key::AddConst(*i, *c)),
+            Expr::VarAdd(i, c) => {
+                let c = self.entry(Key::Const(*c));
+                self.entry(Key::Op(crate::sym::Op::Add, *i, c))
+            }
             Expr::Op(n) => {
                 let (a, b) = (self.expr(&n.1), self.expr(&n.2));
-                self.node(Key::Op(n.0, a, b))
+                self.entry(Key::Op(n.0, a, b))
             }
         }
     }
@@ -223,55 +270,63 @@ impl Plan {
     pub(crate) fn new(rec: &Recording, dynamic: &[usize], karg_off: usize, runtime: &[Var]) -> Plan {
         let mut p = Plan::default();
         for v in &rec.vars {
-            p.nodes.push(if Some(v) == rec.karg_base.as_ref() {
-                Node::Karg
+            let src = if Some(v) == rec.karg_base.as_ref() {
+                Source::Karg
             } else if let Some(i) = runtime.iter().position(|r| r == v) {
-                Node::Runtime(i)
+                Source::Runtime(i)
             } else {
-                Node::User(v.clone())
-            });
+                p.users.push(v.clone());
+                Source::User(v.id(), p.users.len() as u32 - 1)
+            };
+            p.sources.push(src);
+            p.init.push(0);
         }
-        let mut b = NodeBuilder {
-            nodes: &mut p.nodes,
+        let mut b = StepBuilder {
+            plan: &mut p,
             seen: Default::default(),
         };
         let mut roots: Vec<(u32, crate::queue::What)> = Vec::new();
-        let mut index = |e: &Expr, what: &crate::queue::What, b: &mut NodeBuilder<'_>| -> u32 {
-            let before = b.nodes.len();
+        let mut index = |e: &Expr, what: &crate::queue::What, b: &mut StepBuilder<'_>| -> u32 {
+            let before = b.plan.init.len();
             let n = b.expr(e);
-            if b.nodes.len() > before {
+            if b.plan.init.len() > before {
                 roots.push((n, what.clone()));
             }
             n
         };
+        let mut sites = Vec::new();
         for &k in dynamic {
             let s = &rec.sites[k];
-            let node = index(&s.expr, &s.what, &mut b);
+            let entry = index(&s.expr, &s.what, &mut b);
             let (at, len) = match s.place {
                 Place::Cmd(at) => (at * 4, s.enc.bytes.max(4)),
                 Place::Karg(at) => (karg_off + at, s.enc.bytes),
             };
-            p.sites.push(PlanSite {
-                site: k,
-                node,
-                enc: s.enc,
-                at,
-                len,
-            });
+            sites.push((
+                k,
+                PlanSite {
+                    entry,
+                    enc: s.enc,
+                    at,
+                    len,
+                },
+            ));
         }
+        let mut checks: Vec<PlanCheck> = Vec::new();
         for c in &rec.checks {
             let what = crate::queue::What::of(&c.kernel, "launch size", None);
             let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut b));
             let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut b));
             let check = PlanCheck(g, l, c.max_workgroup, c.kernel.clone());
-            if !p
-                .checks
+            if !checks
                 .iter()
                 .any(|x| x.0 == check.0 && x.1 == check.1 && x.2 == check.2)
             {
-                p.checks.push(check);
+                checks.push(check);
             }
         }
+        (p.site_index, p.sites) = sites.into_iter().unzip();
+        p.checks = checks;
         (p.roots, p.what) = roots.into_iter().unzip();
         p
     }
@@ -287,30 +342,46 @@ impl Plan {
         Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>(), 0, &[])
     }
 
-    /// The error of a run whose node `k` overflowed (or divided by zero).
+    /// The error of a run whose entry `k` overflowed (or divided by zero).
     #[cold]
-    fn overflow(&self, k: usize) -> HcqError {
+    fn overflow(&self, k: u32) -> HcqError {
         let what = self
             .roots
             .iter()
-            .position(|&r| r as usize >= k)
+            .position(|&r| r >= k)
             .and_then(|i| self.what.get(i))
             .map_or_else(|| "a value".to_string(), |w| w.to_string());
         HcqError::InvalidArgument(format!("{what} overflows 64 bits, is negative or divides by zero"))
     }
+
+    /// The error of a run missing the caller's variable `i`.
+    #[cold]
+    fn unbound(&self, i: u32) -> HcqError {
+        match self.users.get(i as usize) {
+            Some(v) => crate::sym::unbound(v),
+            None => HcqError::InvalidArgument("a variable is not bound".into()),
+        }
+    }
+
+    /// The error of a run whose dynamic site `i` does not fit its field.
+    #[cold]
+    fn does_not_fit(&self, rec: &Recording, i: usize, v: u64) -> HcqError {
+        match self.site_index.get(i).and_then(|&k| rec.sites.get(k)) {
+            Some(s) => crate::queue::does_not_fit(&s.what, v, s.enc),
+            None => HcqError::InvalidArgument(format!("a value {v} does not fit its field")),
+        }
+    }
 }
 
-/// A launch check: grid and workgroup node indices, maximum workgroup, kernel.
+/// A launch check: grid and workgroup entries, maximum workgroup, kernel.
 #[derive(Debug)]
 struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 
 /// A dynamic site as a run needs it.
 #[derive(Debug, Clone, Copy)]
 struct PlanSite {
-    /// Index into the recording's sites.
-    site: usize,
-    /// Index into the plan's nodes.
-    node: u32,
+    /// Index into the run's values.
+    entry: u32,
     enc: crate::queue::Enc,
     /// Byte offset in the image.
     at: usize,
@@ -318,10 +389,10 @@ struct PlanSite {
     len: u8,
 }
 
-/// Reused buffers of a run.
+/// Reused buffers of the runs of one plan.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    /// The value of each plan node.
+    /// The value of each plan entry (the constants stay from run to run).
     values: Vec<u64>,
     /// The stores of a run: (byte offset, encoded value, bytes).
     writes: Vec<(usize, u64, usize)>,
@@ -345,22 +416,24 @@ pub(crate) fn update_sites(
     write: impl FnOnce(&[(usize, u64, usize)]) -> Result<()>,
 ) -> Result<()> {
     let ev = &mut scratch.values;
-    ev.clear();
-    for (k, node) in plan.nodes.iter().enumerate() {
-        // Operands are earlier nodes, so `ev` holds them.
-        let at = |i: &u32| ev.get(*i as usize).copied();
-        let v = match node {
-            Node::User(v) => Some(vals.get(v).ok_or_else(|| crate::sym::unbound(v))?),
-            Node::Runtime(i) => Some(runtime.get(*i).copied().unwrap_or(0)),
-            Node::Karg => Some(karg_va),
-            Node::Of(Key::Const(c)) => Some(*c),
-            Node::Of(Key::AddConst(a, c)) => at(a).and_then(|a| a.checked_add(*c)),
-            Node::Of(Key::Op(op, a, b)) => at(a).zip(at(b)).and_then(|(a, b)| op.apply(a, b)),
+    if ev.len() != plan.init.len() {
+        ev.clear();
+        ev.extend_from_slice(&plan.init);
+    }
+    for (slot, src) in ev.iter_mut().zip(&plan.sources) {
+        *slot = match *src {
+            Source::User(id, i) => vals.get_id(id).ok_or_else(|| plan.unbound(i))?,
+            Source::Runtime(i) => runtime.get(i).copied().unwrap_or(0),
+            Source::Karg => karg_va,
         };
-        ev.push(v.ok_or_else(|| plan.overflow(k))?);
+    }
+    for s in &plan.steps {
+        // Operands are earlier entries and every entry is in `ev` (`init`'s length).
+        let (a, b) = (ev[s.a as usize], ev[s.b as usize]);
+        ev[s.out as usize] = s.op.apply(a, b).ok_or_else(|| plan.overflow(s.out))?;
     }
     let ev = &scratch.values;
-    let value = |i: u32| ev.get(i as usize).copied().unwrap_or(0);
+    let value = |i: u32| ev[i as usize];
     for PlanCheck(g, l, max, kernel) in &plan.checks {
         crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
     }
@@ -373,14 +446,12 @@ pub(crate) fn update_sites(
     }
     let writes = &mut scratch.writes;
     writes.clear();
-    writes.reserve(n);
-    for (p, o) in plan.sites.iter().zip(last.iter_mut()) {
-        let v = value(p.node);
+    for (i, (p, o)) in plan.sites.iter().zip(last.iter_mut()).enumerate() {
+        let v = value(p.entry);
         let Some(bits) = p.enc.encode(v) else {
             // Some sites of `last` may hold values never written.
             last.clear();
-            let s = &rec.sites[p.site];
-            return Err(crate::queue::does_not_fit(&s.what, v, s.enc));
+            return Err(plan.does_not_fit(rec, i, v));
         };
         if !written || *o != bits {
             *o = bits;
@@ -398,7 +469,8 @@ pub(crate) fn update_sites(
 /// [`Device::bind_copy`]).
 pub struct BoundQueue<I: DeviceInterface = crate::AnyIface> {
     dev: Device<I>,
-    list: BoundList<I>,
+    list: BoundList,
+    images: Vec<Mutex<Image<I>>>,
     next: std::sync::atomic::AtomicUsize,
 }
 
@@ -407,7 +479,7 @@ impl<I: DeviceInterface> std::fmt::Debug for BoundQueue<I> {
         f.debug_struct("BoundQueue")
             .field("dwords", &self.list.dwords)
             .field("copy", &self.list.copy)
-            .field("copies", &self.list.images.len())
+            .field("copies", &self.images.len())
             .field("vars", &self.list.rec.vars)
             .finish()
     }
@@ -431,7 +503,7 @@ impl<I: DeviceInterface> BoundQueue<I> {
 
     /// Copies kept for pipelined replays.
     pub fn copies(&self) -> usize {
-        self.list.images.len()
+        self.images.len()
     }
 
     /// Rewrites dword `at` of the list (every copy, each after its last run). A site
@@ -456,7 +528,7 @@ impl<I: DeviceInterface> BoundQueue<I> {
             )));
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        for img in &self.list.images {
+        for img in &self.images {
             let img = img.lock();
             dev.wait_point(img.last_run)?;
             img.buf.write(at * 4, &bytes)?;
@@ -471,12 +543,11 @@ impl<I: DeviceInterface> BoundQueue<I> {
     /// kernel refuses are errors, and nothing is sent.
     pub fn submit(&self, vals: &Bindings) -> Result<u64> {
         let dev = &self.dev;
-        let n = self.list.images.len();
+        let n = self.images.len();
         let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % n;
-        let mut img = self.list.images[i].lock();
+        let mut img = self.images[i].lock();
         dev.wait_point(img.last_run)?;
-        let mut scratch = Scratch::default();
-        self.list.update(&mut img, vals, &[], &mut scratch)?;
+        self.list.update(&mut img, vals, &[])?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
             dev.submit_point(true, |w| match w {
@@ -484,10 +555,9 @@ impl<I: DeviceInterface> BoundQueue<I> {
                 Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
             })?
         } else {
-            let ib = IndirectBuffer::new(va, dwords)?;
             dev.submit_point(false, |w| match w {
                 Work::Compute(q) => {
-                    ib.encode(q.target, &mut q.cmds);
+                    q.cmds.extend_from_slice(img.indirect());
                     Ok(())
                 }
                 Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
@@ -553,9 +623,11 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     fn bind_words(&self, words: &[u32], rec: Recording, copy: bool, copies: usize) -> Result<BoundQueue<I>> {
+        let (list, images) = BoundList::new(self, words, rec, copy, copies, &[])?;
         Ok(BoundQueue {
             dev: self.clone(),
-            list: BoundList::new(self, words, rec, copy, copies, &[])?,
+            list,
+            images: images.into_iter().map(Mutex::new).collect(),
             next: std::sync::atomic::AtomicUsize::new(0),
         })
     }
@@ -714,15 +786,11 @@ mod tests {
         q.wait_addr(&shared + 0x1000u32, Sym::from(&b));
         q.signal_addr(&shared + 0x2000u32, Sym::from(&b) - 3u32, None);
         let plan = Plan::all(&q.rec);
-        let nodes = plan.nodes.len();
+        let nodes = plan.init.len();
         // a, b, `a * 4` with its 4, the two additions and their constants, `b - 3`
         // and its 3: `a * 4` once.
-        let ops = plan
-            .nodes
-            .iter()
-            .filter(|n| matches!(n, Node::Of(Key::Op(crate::sym::Op::Mul, ..))))
-            .count();
-        assert_eq!(ops, 1, "{:?}", plan.nodes);
+        let ops = plan.steps.iter().filter(|s| s.op == crate::sym::Op::Mul).count();
+        assert_eq!(ops, 1, "{:?}", plan.steps);
         let mut last = Vec::new();
         let mut scratch = Scratch::default();
         let run = |vals: &Bindings, last: &mut Vec<u64>, scratch: &mut Scratch| {

@@ -256,23 +256,15 @@ impl<I: DeviceInterface> DeviceInner<I> {
     }
 
     /// Notes a named submission (for naming the culprit of a fault); forgets the
-    /// completed ones now and then.
+    /// completed ones now and then. Takes no lock but the list's: submitters call it
+    /// while they hold the timeline, before they ring the doorbell.
     pub(crate) fn note_inflight(&self, p: Point, name: OpName) {
         let mut inflight = self.inflight.lock();
         if inflight.len() >= 256 {
-            // One look at the timeline (skipped if a submitter holds it: this may run
-            // under it), then drop what it passed.
-            let done = self
-                .timeline
-                .try_lock()
-                .and_then(|tl| tl.as_ref().map(|t| (t.epoch, t.signal.value())));
-            if let Some((epoch, value)) = done {
-                while inflight
-                    .front()
-                    .is_some_and(|(q, _)| q.epoch < epoch || (q.epoch == epoch && q.value <= value))
-                {
-                    inflight.pop_front();
-                }
+            // Drop what the last wait saw done (Acquire: pairs with `completed`).
+            let done = self.done_seen.load(std::sync::atomic::Ordering::Acquire);
+            while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
+                inflight.pop_front();
             }
             if inflight.len() >= 4096 {
                 inflight.pop_front();

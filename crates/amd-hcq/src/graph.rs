@@ -248,6 +248,7 @@ impl<I: DeviceInterface> Graph<I> {
             runtime.extend(t.iter().cloned());
         }
         let mut lists = Vec::with_capacity(keys.len());
+        let mut images = Vec::with_capacity(keys.len());
         for (l, &(d, copy)) in keys.iter().enumerate() {
             let dev = &self.devices[d];
             let target = dev.props().target;
@@ -287,12 +288,16 @@ impl<I: DeviceInterface> Graph<I> {
                     b.signal(Sym::from(&tl[d][0]), Sym::from(&tl[d][2]), event);
                 }
             }
-            lists.push(GraphList {
-                dev: d,
-                list: b.bind(dev, copies, &runtime)?,
-            });
+            let (list, copies_of) = b.bind(dev, copies, &runtime)?;
+            lists.push(GraphList { dev: d, list });
+            images.push(copies_of);
         }
         let signals = node_sig.into_iter().chain(end_sig).flatten().collect();
+        // By copy, then list.
+        let mut per_list: Vec<_> = images.into_iter().map(Vec::into_iter).collect();
+        let images = (0..copies)
+            .map(|_| per_list.iter_mut().filter_map(Iterator::next).collect())
+            .collect();
         // Timelines are locked in one order (by address) whatever the graph's order.
         let mut order: Vec<usize> = (0..self.devices.len()).collect();
         order.sort_by_key(|&d| Arc::as_ptr(&self.devices[d].inner) as usize);
@@ -306,7 +311,7 @@ impl<I: DeviceInterface> Graph<I> {
             state: Mutex::new(ReplayState {
                 count: 0,
                 next: 0,
-                scratch: Default::default(),
+                images,
                 runtime: Vec::new(),
                 points: Vec::new(),
             }),
@@ -375,7 +380,12 @@ impl ListBuilder {
         }
     }
 
-    fn bind<I: DeviceInterface>(self, dev: &Device<I>, copies: usize, runtime: &[Var]) -> Result<BoundList<I>> {
+    fn bind<I: DeviceInterface>(
+        self,
+        dev: &Device<I>,
+        copies: usize,
+        runtime: &[Var],
+    ) -> Result<(BoundList, Vec<Image<I>>)> {
         match self {
             ListBuilder::Compute(q) => {
                 if q.cmds.len() > IndirectBuffer::MAX_DWORDS as usize {
@@ -402,16 +412,17 @@ impl ListBuilder {
     }
 }
 
-struct GraphList<I: DeviceInterface> {
+struct GraphList {
     /// Index into the graph's devices.
     dev: usize,
-    list: BoundList<I>,
+    list: BoundList,
 }
 
-struct ReplayState {
+struct ReplayState<I: DeviceInterface> {
     /// Replays so far (the value graph signals carry), restarting past the wrap.
     count: u64,
-    scratch: crate::bind::Scratch,
+    /// Each copy of the graph: one image per list.
+    images: Vec<Vec<Image<I>>>,
     /// The runtime's values of the replay (see `Graph::bind_copies`).
     runtime: Vec<u64>,
     points: Vec<Point>,
@@ -424,11 +435,11 @@ pub struct BoundGraph<I: DeviceInterface = crate::AnyIface> {
     devices: Vec<Device<I>>,
     /// Device indices in the order their timelines are locked.
     order: Vec<usize>,
-    lists: Vec<GraphList<I>>,
+    lists: Vec<GraphList>,
     signals: Vec<Signal<I>>,
     replay: Var,
     tl: Vec<[Var; 3]>,
-    state: Mutex<ReplayState>,
+    state: Mutex<ReplayState<I>>,
     copies: usize,
 }
 
@@ -489,22 +500,26 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         let mut st = self.state.lock();
         if st.count + 1 > TIMELINE_WRAP {
-            self.restart_count()?;
+            self.wait_all(&st)?;
+            for s in &self.signals {
+                s.set(0)?;
+            }
             st.count = 0;
         }
+        let st = &mut *st;
         let j = st.next;
-        let mut imgs: Few<MutexGuard<'_, Image<I>>> = Few::new(self.lists.len());
-        for (k, l) in self.lists.iter().enumerate() {
-            let img = l.list.images[j].lock();
+        let imgs = st
+            .images
+            .get_mut(j)
+            .ok_or_else(|| HcqError::InvalidArgument("a graph without that copy".into()))?;
+        for (l, img) in self.lists.iter().zip(imgs.iter()) {
             self.devices[l.dev].wait_point(img.last_run)?;
-            *imgs.slot(k) = Some(img);
         }
         let mut guards: Few<MutexGuard<'_, Option<Timeline<I>>>> = Few::new(self.devices.len());
         for &d in &self.order {
             *guards.slot(d) = Some(self.devices[d].lock_timeline()?);
         }
         let count = st.count + 1;
-        let st = &mut *st;
         st.runtime.clear();
         st.runtime.push(count);
         st.points.clear();
@@ -519,8 +534,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 value: t.next,
             });
         }
-        for (l, img) in self.lists.iter().zip(imgs.slots_mut().iter_mut().flatten()) {
-            l.list.update(img, vals, &st.runtime, &mut st.scratch)?;
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            l.list.update(img, vals, &st.runtime)?;
         }
         // The values are taken before the packets go out: a ring that fails midway
         // leaves its value unsignalled (a wait for it reports the device), never
@@ -530,51 +545,52 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 t.next += 1;
             }
         }
-        for (l, img) in self.lists.iter().zip(imgs.slots_mut().iter_mut().flatten()) {
-            let dev = &self.devices[l.dev];
-            let (va, dwords) = (img.buf.va(), l.list.dwords);
-            if l.list.copy {
-                let mut q = dev.copy_queue();
-                q.indirect(va, dwords)?;
-                dev.inner.push_copy(&q)?;
-            } else {
-                let mut words = [0u32; IndirectBuffer::DWORDS];
-                let mut sink = amd_packets::SliceSink::new(&mut words);
-                IndirectBuffer::new(va, dwords)?.encode(dev.props().target, &mut sink);
-                let n = sink.finish().unwrap_or(0);
-                dev.inner.push_compute(&words[..n])?;
-            }
-            img.last_run = st.points[l.dev];
-        }
-        st.count = count;
-        st.next = (j + 1) % self.copies;
-        // After the timelines are unlocked: noting a submission may read them.
-        drop(guards);
+        // Bookkeeping before the doorbells: the GPU starts at the first one, and what
+        // the host does after it only delays the return.
         for (d, p) in st.points.iter().enumerate() {
             self.devices[d]
                 .inner
                 .note_inflight(*p, crate::device::OpName::Static("graph replay"));
         }
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            let dev = &self.devices[l.dev];
+            if l.list.copy {
+                let mut q = dev.copy_queue();
+                q.indirect(img.buf.va(), l.list.dwords)?;
+                dev.inner.push_copy(&q)?;
+            } else {
+                dev.inner.push_compute(img.indirect())?;
+            }
+            img.last_run = st.points[l.dev];
+        }
+        st.count = count;
+        st.next = (j + 1) % self.copies;
         Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
     }
 
     /// Waits for every replay so far.
     pub fn synchronize(&self) -> Result<()> {
-        for l in &self.lists {
-            for img in &l.list.images {
-                let p = img.lock().last_run;
-                self.devices[l.dev].wait_point(p)?;
-            }
+        let last: Vec<(usize, Point)> = {
+            let st = self.state.lock();
+            self.last_runs(&st).collect()
+        };
+        for (d, p) in last {
+            self.devices[d].wait_point(p)?;
         }
         Ok(())
     }
 
-    /// Restarts the replay count at 0 once every replay is done (graph signals are
-    /// compared in 32 bits).
-    fn restart_count(&self) -> Result<()> {
-        self.synchronize()?;
-        for s in &self.signals {
-            s.set(0)?;
+    /// The last run of each copy of each list: (device index, point).
+    fn last_runs<'a>(&'a self, st: &'a ReplayState<I>) -> impl Iterator<Item = (usize, Point)> + 'a {
+        st.images
+            .iter()
+            .flat_map(|copy| self.lists.iter().zip(copy).map(|(l, img)| (l.dev, img.last_run)))
+    }
+
+    /// Waits for every replay so far, under the replay lock.
+    fn wait_all(&self, st: &ReplayState<I>) -> Result<()> {
+        for (d, p) in self.last_runs(st) {
+            self.devices[d].wait_point(p)?;
         }
         Ok(())
     }

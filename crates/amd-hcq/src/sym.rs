@@ -63,6 +63,11 @@ impl Var {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// What tells it from every other variable.
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
 }
 
 impl PartialEq for Var {
@@ -346,6 +351,13 @@ impl Bindings {
     #[inline]
     pub fn get(&self, var: &Var) -> Option<u64> {
         self.position(var).and_then(|i| self.values.get(i).copied())
+    }
+
+    /// The value of the variable with id `id`, if bound.
+    #[inline]
+    pub(crate) fn get_id(&self, id: u32) -> Option<u64> {
+        let i = self.ids.iter().position(|&x| x == id)?;
+        self.values.get(i).copied()
     }
 
     /// Whether nothing is bound.
