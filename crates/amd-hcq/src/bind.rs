@@ -550,12 +550,12 @@ impl<I: DeviceInterface> BoundQueue<I> {
         self.list.update(&mut img, vals, &[])?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
-            dev.submit_point(true, |w| match w {
+            dev.submit_point(true, crate::device::OpName::Static("bound list"), |w| match w {
                 Work::Copy(q) => q.indirect(va, dwords).map(|_| ()),
                 Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
             })?
         } else {
-            dev.submit_point(false, |w| match w {
+            dev.submit_point(false, crate::device::OpName::Static("bound list"), |w| match w {
                 Work::Compute(q) => {
                     q.cmds.extend_from_slice(img.indirect());
                     Ok(())

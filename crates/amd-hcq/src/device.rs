@@ -42,6 +42,24 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     /// The lists ordered submissions are built in, reused.
     pub(crate) compute_list: Option<ComputeQueue>,
     pub(crate) copy_list: Option<CopyQueue>,
+    /// Named submissions not known to be complete (timeline point, name), oldest
+    /// first: the culprit of a fault is the oldest one not done.
+    pub(crate) inflight: VecDeque<(Point, OpName)>,
+}
+
+/// Notes a named submission in a timeline's `inflight` (for naming the culprit of a
+/// fault), forgetting those up to `done` (a [`Point::logical`] known complete) now
+/// and then. A submitter notes its work before it rings the doorbell.
+pub(crate) fn note_inflight(inflight: &mut VecDeque<(Point, OpName)>, p: Point, name: OpName, done: u64) {
+    if inflight.len() >= 256 {
+        while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
+            inflight.pop_front();
+        }
+        if inflight.len() >= 4096 {
+            inflight.pop_front();
+        }
+    }
+    inflight.push_back((p, name));
 }
 
 /// The name of a submission, for profiles and fault reports (cheap to clone).
@@ -152,9 +170,6 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) done_seen: std::sync::atomic::AtomicU64,
     /// The first fault: the kernel or copy running then, and the transport's report.
     pub(crate) fault: Mutex<Option<(Option<String>, Vec<String>)>>,
-    /// Named submissions not known to be complete (timeline point, name), oldest
-    /// first: the culprit of a fault is the oldest one not done.
-    pub(crate) inflight: Mutex<VecDeque<(Point, OpName)>>,
     /// The list launches are recorded into, kept for reuse.
     pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
 }
@@ -243,34 +258,19 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// The oldest named submission not done (unknown while a submitter holds the
     /// timeline: this may run under it).
     fn culprit(&self) -> Option<String> {
-        let (epoch, done) = {
-            let tl = self.timeline.try_lock()?;
-            let t = tl.as_ref()?;
-            (t.epoch, t.signal.value())
-        };
-        let inflight = self.inflight.lock();
-        inflight
+        let tl = self.timeline.try_lock()?;
+        let t = tl.as_ref()?;
+        let done = t.signal.value();
+        t.inflight
             .iter()
-            .find(|(p, _)| p.epoch == epoch && p.value > done)
+            .find(|(p, _)| p.epoch == t.epoch && p.value > done)
             .map(|(_, n)| n.to_string())
     }
 
-    /// Notes a named submission (for naming the culprit of a fault); forgets the
-    /// completed ones now and then. Takes no lock but the list's: submitters call it
-    /// while they hold the timeline, before they ring the doorbell.
-    pub(crate) fn note_inflight(&self, p: Point, name: OpName) {
-        let mut inflight = self.inflight.lock();
-        if inflight.len() >= 256 {
-            // Drop what the last wait saw done (Acquire: pairs with `completed`).
-            let done = self.done_seen.load(std::sync::atomic::Ordering::Acquire);
-            while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
-                inflight.pop_front();
-            }
-            if inflight.len() >= 4096 {
-                inflight.pop_front();
-            }
-        }
-        inflight.push_back((p, name));
+    /// What the last wait saw complete, as a [`Point::logical`] number.
+    pub(crate) fn seen_done(&self) -> u64 {
+        // Acquire: pairs with `completed`.
+        self.done_seen.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether the work up to `p` is done.
@@ -343,7 +343,11 @@ impl<I: DeviceInterface> DeviceInner<I> {
 
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
-        let mut ring = self.compute.lock();
+        self.push_compute_to(&mut self.compute.lock(), cmds)
+    }
+
+    /// [`DeviceInner::push_compute`] into the compute ring its caller holds.
+    pub(crate) fn push_compute_to(&self, ring: &mut Ring<I::Queue>, cmds: &[u32]) -> Result<()> {
         let dwords = (ring.q.ring_bytes() / 4) as u64;
         let len = cmds.len() as u64;
         if len > dwords {
@@ -351,7 +355,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
                 "{len} dwords do not fit a ring of {dwords}"
             )));
         }
-        self.wait_for_room(&mut ring, len, dwords, "compute")?;
+        self.wait_for_room(ring, len, dwords, "compute")?;
         let start = ring.put % dwords;
         let first = len.min(dwords - start) as usize;
         ring.q.write_ring(start as usize * 4, &cmds[..first])?;
@@ -368,11 +372,15 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// end (what does not fit is preceded by zeros — NOPs — to the end and restarts at
     /// 0), and INDIRECT packets padded with NOPs to end on an 8-dword boundary.
     pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
-        let mut ring = self.sdma.lock();
+        self.push_copy_to(&mut self.sdma.lock(), q)
+    }
+
+    /// [`DeviceInner::push_copy`] into the copy ring its caller holds.
+    pub(crate) fn push_copy_to(&self, ring: &mut Ring<I::Queue>, q: &CopyQueue) -> Result<()> {
         let bytes = ring.q.ring_bytes() as u64;
         let words = place_sdma(q, (ring.put % bytes / 4) as usize, (bytes / 4) as usize)?;
         let total = words.len() as u64 * 4;
-        self.wait_for_room(&mut ring, total, bytes, "SDMA")?;
+        self.wait_for_room(ring, total, bytes, "SDMA")?;
         let at = (ring.put % bytes) as usize;
         let first = words.len().min((bytes as usize - at) / 4);
         ring.q.write_ring(at, &words[..first])?;
@@ -459,7 +467,6 @@ impl<I: DeviceInterface> Device<I> {
             faulted: std::sync::atomic::AtomicBool::new(false),
             done_seen: std::sync::atomic::AtomicU64::new(0),
             fault: Mutex::new(None),
-            inflight: Mutex::new(VecDeque::new()),
             launch_list: Mutex::new(None),
             trace_path: crate::profile::env_trace_path(index),
         });
@@ -472,6 +479,7 @@ impl<I: DeviceInterface> Device<I> {
             epoch: 0,
             compute_list: None,
             copy_list: None,
+            inflight: VecDeque::new(),
         });
         let dev = Device { inner };
         // The kernel-argument region is made now, as tinygrad 0.10.1 makes it when it
@@ -551,19 +559,24 @@ impl<I: DeviceInterface> Device<I> {
     /// Holding the timeline across the submission keeps ring order and value order the
     /// same, whatever thread submits.
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
-        let p = self.submit_point(copy, build)?;
-        self.inner.note_inflight(p, OpName::Static("submission"));
+        let p = self.submit_point(copy, OpName::Static("submission"), build)?;
         Ok(p.logical())
     }
 
     /// [`Device::submit_ordered`], returning the timeline point.
-    pub(crate) fn submit_point(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<Point> {
+    pub(crate) fn submit_point(
+        &self,
+        copy: bool,
+        name: OpName,
+        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+    ) -> Result<Point> {
         self.inner.check()?;
         let mut tl = self.lock_timeline()?;
         let t = tl
             .as_mut()
             .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
         let value = t.next;
+        let point = Point { epoch: t.epoch, value };
         // The lists are reused (held under the timeline lock): no allocation per submit.
         if copy {
             let q = t.copy_list.get_or_insert_with(|| CopyQueue::new(self.props().target));
@@ -571,7 +584,11 @@ impl<I: DeviceInterface> Device<I> {
             q.wait(&t.signal, value - 1);
             build(&mut Work::Copy(q))?;
             q.signal(&t.signal, value);
-            self.inner.push_copy(q)?;
+            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+            if let Err(e) = self.inner.push_copy(q) {
+                t.inflight.pop_back();
+                return Err(e);
+            }
         } else {
             let q = t
                 .compute_list
@@ -580,10 +597,14 @@ impl<I: DeviceInterface> Device<I> {
             q.wait(&t.signal, value - 1);
             build(&mut Work::Compute(q))?;
             q.signal(&t.signal, value);
-            self.inner.push_compute(&q.cmds)?;
+            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+            if let Err(e) = self.inner.push_compute(&q.cmds) {
+                t.inflight.pop_back();
+                return Err(e);
+            }
         }
         t.next += 1;
-        Ok(Point { epoch: t.epoch, value })
+        Ok(point)
     }
 
     /// The timeline, locked with room for one more value (restarting it first when it

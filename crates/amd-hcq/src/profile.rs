@@ -74,17 +74,17 @@ impl<I: DeviceInterface> Device<I> {
     ) -> Result<(Point, Option<Times<I>>)> {
         let profiling = self.profiling();
         if !times && !profiling {
-            let p = self.submit_point(copy, |w| {
+            let p = self.submit_point(copy, name, |w| {
                 if let (true, Work::Compute(q)) = (barrier, &mut *w) {
                     q.memory_barrier();
                 }
                 build(w)
             })?;
-            self.inner.note_inflight(p, name);
             return Ok((p, None));
         }
         let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
-        let v = self.submit_point(copy, |w| {
+        let label = profiling.then(|| name.to_string());
+        let v = self.submit_point(copy, name, |w| {
             match w {
                 Work::Compute(q) => {
                     if barrier {
@@ -107,14 +107,10 @@ impl<I: DeviceInterface> Device<I> {
             }
             Ok(())
         })?;
-        if profiling {
+        if let Some(label) = label {
             let engine = if copy { Engine::Copy } else { Engine::Compute };
-            self.inner
-                .pending_profile
-                .lock()
-                .push((name.to_string(), engine, t.clone()));
+            self.inner.pending_profile.lock().push((label, engine, t.clone()));
         }
-        self.inner.note_inflight(v, name);
         Ok((v, Some(t)))
     }
 

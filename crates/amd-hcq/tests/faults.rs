@@ -24,6 +24,7 @@ on_both_transports!(
     the_timeline_wraps_under_concurrent_submitters,
     the_largest_launch_sizes_are_errors,
     allocation_failures_name_the_size_and_kind,
+    a_fault_in_a_graph_replay_names_it,
 );
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
@@ -63,6 +64,43 @@ fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u
             (prg.device().wait_timeline(v).unwrap_err(), UNMAPPED)
         }
     }
+}
+
+/// A replay whose launch faults is what the fault report names, on the replay that
+/// faulted, not on earlier good ones.
+fn a_fault_in_a_graph_replay_names_it(t: Transport) {
+    let (m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 256u32;
+    let bufs: Vec<Buffer> = (0..3)
+        .map(|_| dev.alloc(n as usize * 4, BufferKind::Device).unwrap())
+        .collect();
+    let b = amd_hcq::Var::new("b");
+    let mut g = Graph::new();
+    let args = KernArgs::new().buffer(&bufs[0]).buffer_sym(&b).buffer(&bufs[2]).u32(n);
+    g.exec(&prg, &args, SymDims::new([1, 1, 1], [256, 1, 1]), &[]).unwrap();
+    let graph = g.bind().unwrap();
+    let good = Bindings::from([(&b, bufs[1].va())]);
+    for _ in 0..3 {
+        graph.replay(&good).unwrap();
+    }
+    graph.synchronize().unwrap();
+    let bad = match t {
+        Transport::Kfd => {
+            m.fault_address(0, bufs[1].va() + 77 * 4);
+            good.clone()
+        }
+        Transport::Pci => Bindings::from([(&b, UNMAPPED)]),
+    };
+    graph.replay(&bad).unwrap();
+    match graph.synchronize().unwrap_err() {
+        HcqError::DeviceFault { kernel, report, .. } => {
+            assert_eq!(kernel.as_deref(), Some("graph replay"), "{report:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(graph.replay(&good), Err(HcqError::DeviceFault { .. })));
 }
 
 /// What the driverless transport's GPU has free: VRAM and virtual space.
