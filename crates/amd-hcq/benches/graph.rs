@@ -123,7 +123,8 @@ fn dims(n: &Var) -> SymDims {
     SymDims::new([(Sym::from(n) + 255u32) / 256u32, 1.into(), 1.into()], [256, 1, 1])
 }
 
-/// Values for replay `i`: buffers rotate, counts change.
+/// Values for replay `i`: buffers rotate (over 7, so each of the 4 bound copies sees
+/// new addresses at every run it makes), counts change.
 fn values(s: &Setup, vars: &[Var; 5], i: usize, out: &mut Bindings) {
     let k = s.bufs.len();
     out.buffer(&vars[0], &s.bufs[i % k])
@@ -175,13 +176,27 @@ fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
 /// asleep between replays (its own wake-up — cold caches, a core leaving its idle
 /// state — counts then), and busy (bursts of replays, fewer than the bound copies,
 /// while the engines run earlier ones); `own` leaves out the mock's doorbell hook.
+/// `reference` is a fixed loop of host work timed as the idle replays are (after a
+/// replay finished and the same pause): how fast this machine was during the run.
 struct Timings {
+    reference: f64,
     idle: f64,
     idle_own: f64,
     slept: f64,
     slept_own: f64,
     busy: f64,
     busy_own: f64,
+}
+
+/// A fixed piece of host work (400 dependent multiply-adds over a 4 KiB table, about
+/// 2,000 instructions), the reference the replays are measured against.
+fn reference_work(seed: u64, table: &[u64]) -> u64 {
+    let mut x = seed;
+    for k in 0..400usize {
+        let at = ((x >> 40) as usize + k) % table.len();
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(table[at]);
+    }
+    x
 }
 
 /// Keeps the thread busy for `d` (the host's own work between two steps).
@@ -196,6 +211,17 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
     let iters = runs();
     let hook = || sys.hook_ns.load(Ordering::Relaxed) as f64 * 1e-9;
     let mut vals = Bindings::new();
+    let table: Vec<u64> = (0..512u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    let mut reference = Vec::with_capacity(iters);
+    for i in 0..iters {
+        set(i, &mut vals);
+        graph.replay(&vals).expect("replay");
+        graph.synchronize().expect("synchronize");
+        spin_for(std::time::Duration::from_micros(50));
+        let t = Instant::now();
+        std::hint::black_box(reference_work(std::hint::black_box(i as u64), &table));
+        reference.push(t.elapsed().as_secs_f64());
+    }
     let mut timed = |i: usize, total: &mut Vec<f64>, own: &mut Vec<f64>| {
         set(i, &mut vals);
         let h = hook();
@@ -227,6 +253,7 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
         graph.synchronize().expect("synchronize");
     }
     Timings {
+        reference: median(&mut reference),
         idle: median(&mut idle),
         idle_own: median(&mut idle_own),
         slept: median(&mut slept),
@@ -243,14 +270,19 @@ fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
         ("idle_host_slept", t.slept, t.slept_own, ""),
     ] {
         println!(
-            "bench graph_replay_{what}_{engines}: {:.2} us median, {:.2} us without the mock's doorbell hook, {} sites ({:.3} × launching them one by one, {:.2} us{goal})",
+            "bench graph_replay_{what}_{engines}: {:.2} us median, {:.2} us without the mock's doorbell hook, {} sites ({:.3} × launching them one by one, {:.2} us; {:.2} × the reference loop{goal})",
             total * 1e6,
             own * 1e6,
             graph.sites(),
             own / single,
-            single * 1e6
+            single * 1e6,
+            own / t.reference,
         );
     }
+    println!(
+        "bench reference_loop_{what}: {:.2} us median for 400 dependent multiply-adds, timed as the idle replays are (this machine's speed in this run)",
+        t.reference * 1e6
+    );
 }
 
 fn main() {
@@ -261,7 +293,7 @@ fn main() {
     let p = Platform::with_sys(sys.clone(), Iface::Mock).expect("mock platform");
     let dev = p.device(0).expect("mock GPU");
     let prg = Program::load(&dev, VADD, "vadd").expect("vadd");
-    let bufs = (0..6)
+    let bufs = (0..7)
         .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
         .collect();
     let s = Setup { dev, prg, bufs };
@@ -306,7 +338,7 @@ fn main() {
     // parameter are.
     let lvars = ["input", "output", "n", "m", "b"].map(Var::new);
     let (input, output, ln, lm, b) = (&lvars[0], &lvars[1], &lvars[2], &lvars[3], &lvars[4]);
-    let (t, c) = (&s.bufs[4], &s.bufs[5]);
+    let (t, c) = (&s.bufs[5], &s.bufs[6]);
     let fixed = SymDims::new([1, 1, 1], [256, 1, 1]);
     let mut g = Graph::new();
     let first = KernArgs::new()
@@ -330,9 +362,10 @@ fn main() {
         return;
     }
     let narrow = measure(&lgraph, &sys, |i, vals| {
-        vals.buffer(input, &s.bufs[i % 4])
-            .buffer(output, &s.bufs[(i + 1) % 4])
-            .buffer(b, &s.bufs[(i + 2) % 4])
+        // Over 5 buffers: each bound copy sees new addresses at every run.
+        vals.buffer(input, &s.bufs[i % 5])
+            .buffer(output, &s.bufs[(i + 1) % 5])
+            .buffer(b, &s.bufs[(i + 2) % 5])
             .set(ln, 64 + (i % 64) as u64)
             .set(lm, 32 + (i % 32) as u64);
     });

@@ -189,10 +189,15 @@ pub(crate) struct Plan {
     roots: Vec<u32>,
     /// What each expression is (for errors).
     what: Vec<crate::queue::What>,
-    /// The dynamic sites, in site order.
-    sites: Vec<PlanSite>,
-    /// The recording's index of each dynamic site (for errors).
-    site_index: Vec<usize>,
+    /// The dynamic sites that take one value the same way, in the order of their
+    /// first sites.
+    groups: Vec<Group>,
+    /// Where each group's value goes besides its first site, group by group.
+    targets: Vec<Target>,
+    /// The recording's index of each group's first site (for errors).
+    group_site: Vec<usize>,
+    /// How many dynamic sites the groups hold.
+    sites: usize,
     checks: Vec<PlanCheck>,
 }
 
@@ -294,7 +299,8 @@ impl Plan {
             }
             n
         };
-        let mut sites = Vec::new();
+        // (entry, encoding, first site, its target, the other sites' targets).
+        let mut groups: Vec<(u32, crate::queue::Enc, usize, Target, Vec<Target>)> = Vec::new();
         for &k in dynamic {
             let s = &rec.sites[k];
             let entry = index(&s.expr, &s.what, &mut b);
@@ -302,15 +308,11 @@ impl Plan {
                 Place::Cmd(at) => (at * 4, s.enc.bytes.max(4)),
                 Place::Karg(at) => (karg_off + at, s.enc.bytes),
             };
-            sites.push((
-                k,
-                PlanSite {
-                    entry,
-                    enc: s.enc,
-                    at,
-                    len,
-                },
-            ));
+            let target = Target { at, len };
+            match groups.iter_mut().find(|g| g.0 == entry && g.1 == s.enc) {
+                Some(g) => g.4.push(target),
+                None => groups.push((entry, s.enc, k, target, Vec::new())),
+            }
         }
         let mut checks: Vec<PlanCheck> = Vec::new();
         for c in &rec.checks {
@@ -325,7 +327,18 @@ impl Plan {
                 checks.push(check);
             }
         }
-        (p.site_index, p.sites) = sites.into_iter().unzip();
+        p.sites = dynamic.len();
+        for (entry, enc, site, first, more) in groups {
+            let start = p.targets.len() as u32;
+            p.targets.extend(more);
+            p.groups.push(Group {
+                entry,
+                enc,
+                first,
+                more: (start, p.targets.len() as u32),
+            });
+            p.group_site.push(site);
+        }
         p.checks = checks;
         (p.roots, p.what) = roots.into_iter().unzip();
         p
@@ -333,7 +346,7 @@ impl Plan {
 
     /// The sites a run evaluates.
     pub(crate) fn len(&self) -> usize {
-        self.sites.len()
+        self.sites
     }
 
     /// Every site of `rec` evaluated at each run.
@@ -363,10 +376,11 @@ impl Plan {
         }
     }
 
-    /// The error of a run whose dynamic site `i` does not fit its field.
+    /// The error of a run whose group `i`'s value does not fit its field (named by the
+    /// group's first site, the first in the list to refuse it).
     #[cold]
     fn does_not_fit(&self, rec: &Recording, i: usize, v: u64) -> HcqError {
-        match self.site_index.get(i).and_then(|&k| rec.sites.get(k)) {
+        match self.group_site.get(i).and_then(|&k| rec.sites.get(k)) {
             Some(s) => crate::queue::does_not_fit(&s.what, v, s.enc),
             None => HcqError::InvalidArgument(format!("a value {v} does not fit its field")),
         }
@@ -377,12 +391,22 @@ impl Plan {
 #[derive(Debug)]
 struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 
-/// A dynamic site as a run needs it.
+/// Dynamic sites that take one value the same way: a run encodes and compares it
+/// once, and writes every target when it changed.
 #[derive(Debug, Clone, Copy)]
-struct PlanSite {
+struct Group {
     /// Index into the run's values.
     entry: u32,
     enc: crate::queue::Enc,
+    /// Its first site's target (most groups have one site).
+    first: Target,
+    /// The other sites' targets: `Plan::targets[more.0..more.1]`.
+    more: (u32, u32),
+}
+
+/// Where a dynamic site's value is stored.
+#[derive(Debug, Clone, Copy)]
+struct Target {
     /// Byte offset in the image.
     at: usize,
     /// Bytes written.
@@ -401,9 +425,10 @@ pub(crate) struct Scratch {
 /// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
 /// and only if every value is valid calls `write` once with a `(byte offset, value,
-/// bytes)` store for each site whose encoded value differs from `last` (every site when
-/// `!written`), keeping the new values in `last` (emptied when a value is refused or
-/// the stores fail, so the next run writes every site).
+/// bytes)` store for each site whose encoded value differs from `last` (one value per
+/// group of sites; every site when `!written`), keeping the new values in `last`
+/// (emptied when a value is refused or the stores fail, so the next run writes every
+/// site).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update_sites(
     rec: &Recording,
@@ -437,7 +462,7 @@ pub(crate) fn update_sites(
     for PlanCheck(g, l, max, kernel) in &plan.checks {
         crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
     }
-    let n = plan.sites.len();
+    let n = plan.groups.len();
     // A run whose stores failed left `last` empty: every site is written again.
     let written = written && last.len() == n;
     if !written {
@@ -446,16 +471,25 @@ pub(crate) fn update_sites(
     }
     let writes = &mut scratch.writes;
     writes.clear();
-    for (i, (p, o)) in plan.sites.iter().zip(last.iter_mut()).enumerate() {
-        let v = value(p.entry);
-        let Some(bits) = p.enc.encode(v) else {
-            // Some sites of `last` may hold values never written.
+    for (i, (g, o)) in plan.groups.iter().zip(last.iter_mut()).enumerate() {
+        let v = value(g.entry);
+        let Some(bits) = g.enc.encode(v) else {
+            // Some groups of `last` may hold values never written.
             last.clear();
             return Err(plan.does_not_fit(rec, i, v));
         };
         if !written || *o != bits {
             *o = bits;
-            writes.push((p.at, bits, p.len as usize));
+            writes.push((g.first.at, bits, g.first.len as usize));
+            if g.more.1 > g.more.0 {
+                for t in plan
+                    .targets
+                    .get(g.more.0 as usize..g.more.1 as usize)
+                    .unwrap_or_default()
+                {
+                    writes.push((t.at, bits, t.len as usize));
+                }
+            }
         }
     }
     if let Err(e) = write(writes) {
@@ -803,7 +837,7 @@ mod tests {
             .to_string();
         assert!(err.contains("signal value") && err.contains("negative"), "{err}");
         // Refused before any site: what the image holds is still what `last` says.
-        assert_eq!(last.len(), plan.len());
+        assert_eq!(last.len(), plan.groups.len());
         let err = run(&Bindings::from([(&a, u64::MAX / 2), (&b, 5)]), &mut last, &mut scratch)
             .unwrap_err()
             .to_string();
@@ -850,6 +884,47 @@ mod tests {
             (true, all),
             "every site again"
         );
+    }
+
+    /// Sites that take one value the same way are one group: the value is checked
+    /// once, and every one of its sites is written when it changes (and none when it
+    /// does not).
+    #[test]
+    fn sites_sharing_a_value_are_written_together() {
+        let vars = [Var::new("a"), Var::new("b"), Var::new("c")];
+        let addr = F::Var(0, 2, 8);
+        let cmds = [
+            Cmd::Wait(addr.clone(), F::Var(1, 1, 0)),
+            Cmd::Wait(addr.clone(), F::Const(3)),
+            Cmd::Copy(addr, F::Var(2, 1, 0), F::Const(64)),
+        ];
+        for copy in [false, true] {
+            let (mut image, rec) = build(copy, &cmds, &vars, None);
+            let plan = Plan::all(&rec);
+            assert!(
+                plan.groups.len() < plan.len(),
+                "{} groups of {} sites",
+                plan.groups.len(),
+                plan.len()
+            );
+            let mut last = Vec::new();
+            let (v1, v2, v3) = ([0x1000, 5, 0x8000], [0x2000, 5, 0x8000], [0x2000, 6, 0x8000]);
+            replay(&rec, &mut image, &mut last, false, &vars, &v1);
+            let fresh1 = build(copy, &cmds, &vars, Some(&v1)).0;
+            assert_eq!(image, fresh1);
+            let wrote = replay(&rec, &mut image, &mut last, true, &vars, &v2);
+            let fresh2 = build(copy, &cmds, &vars, Some(&v2)).0;
+            assert_eq!(image, fresh2);
+            // Every address site (two dwords each), nothing else.
+            let differ: Vec<usize> = (0..image.len()).filter(|&i| fresh1[i] != fresh2[i]).collect();
+            assert_eq!(differ.len(), 3, "copy list: {copy}");
+            assert!(differ.iter().all(|d| wrote.contains(d)), "{differ:?} {wrote:?}");
+            assert_eq!(wrote.len(), 6, "copy list: {copy}");
+            // Only b changed: the address group is left alone.
+            let wrote = replay(&rec, &mut image, &mut last, true, &vars, &v3);
+            assert_eq!(image, build(copy, &cmds, &vars, Some(&v3)).0);
+            assert!(wrote.len() <= 1, "{wrote:?}");
+        }
     }
 
     proptest! {
