@@ -471,9 +471,10 @@ pub(crate) fn update_sites(
     }
     let writes = &mut scratch.writes;
     writes.clear();
-    for (i, (g, o)) in plan.groups.iter().zip(last.iter_mut()).enumerate() {
+    for (g, o) in plan.groups.iter().zip(last.iter_mut()) {
         let v = value(g.entry);
         let Some(bits) = g.enc.encode(v) else {
+            let i = plan.groups.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0);
             // Some groups of `last` may hold values never written.
             last.clear();
             return Err(plan.does_not_fit(rec, i, v));
@@ -482,13 +483,7 @@ pub(crate) fn update_sites(
             *o = bits;
             writes.push((g.first.at, bits, g.first.len as usize));
             if g.more.1 > g.more.0 {
-                for t in plan
-                    .targets
-                    .get(g.more.0 as usize..g.more.1 as usize)
-                    .unwrap_or_default()
-                {
-                    writes.push((t.at, bits, t.len as usize));
-                }
+                push_more(writes, &plan.targets, g.more, bits);
             }
         }
     }
@@ -497,6 +492,15 @@ pub(crate) fn update_sites(
         return Err(e);
     }
     Ok(())
+}
+
+/// Queues the stores of `bits` to `targets[more.0..more.1]` (out of the run's loop:
+/// most groups have one site).
+#[inline(never)]
+fn push_more(writes: &mut Vec<(usize, u64, usize)>, targets: &[Target], more: (u32, u32), bits: u64) {
+    for t in targets.get(more.0 as usize..more.1 as usize).unwrap_or_default() {
+        writes.push((t.at, bits, t.len as usize));
+    }
 }
 
 /// A compute or copy list living in GPU memory (see [`Device::bind`],
