@@ -8,8 +8,11 @@
 //! the input, output and scratch buffers and two element counts are used by every
 //! launch, and `narrow`, where each value is used by one launch (as a model's input,
 //! output and a parameter are). Grid sizes follow the counts; each line says how many
-//! sites a replay evaluates. `HCQ_BENCH_RUNS` sets the timed replays per case (2000;
-//! fewer to count instructions under callgrind, `--toggle-collect='*BoundGraph*replay*'`);
+//! sites a replay evaluates. Each replay's figure is also given against a fixed loop of
+//! host work timed the same way (`reference_loop_*`), which shows how fast the machine
+//! was in that run. `HCQ_BENCH_RUNS` sets the timed replays per case (2000; fewer to
+//! count instructions under callgrind, `--toggle-collect='*BoundGraph*replay*'`: each
+//! graph is replayed four times that many, the reference loop's phase included);
 //! `HCQ_BENCH_ONLY=wide` or `narrow` replays that graph only.
 
 use std::path::{Path, PathBuf};
