@@ -343,11 +343,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
 
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
-        self.push_compute_to(&mut self.compute.lock(), cmds)
-    }
-
-    /// [`DeviceInner::push_compute`] into the compute ring its caller holds.
-    pub(crate) fn push_compute_to(&self, ring: &mut Ring<I::Queue>, cmds: &[u32]) -> Result<()> {
+        let mut ring = self.compute.lock();
         let dwords = (ring.q.ring_bytes() / 4) as u64;
         let len = cmds.len() as u64;
         if len > dwords {
@@ -355,7 +351,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
                 "{len} dwords do not fit a ring of {dwords}"
             )));
         }
-        self.wait_for_room(ring, len, dwords, "compute")?;
+        self.wait_for_room(&mut ring, len, dwords, "compute")?;
         let start = ring.put % dwords;
         let first = len.min(dwords - start) as usize;
         ring.q.write_ring(start as usize * 4, &cmds[..first])?;
@@ -372,15 +368,11 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// end (what does not fit is preceded by zeros — NOPs — to the end and restarts at
     /// 0), and INDIRECT packets padded with NOPs to end on an 8-dword boundary.
     pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
-        self.push_copy_to(&mut self.sdma.lock(), q)
-    }
-
-    /// [`DeviceInner::push_copy`] into the copy ring its caller holds.
-    pub(crate) fn push_copy_to(&self, ring: &mut Ring<I::Queue>, q: &CopyQueue) -> Result<()> {
+        let mut ring = self.sdma.lock();
         let bytes = ring.q.ring_bytes() as u64;
         let words = place_sdma(q, (ring.put % bytes / 4) as usize, (bytes / 4) as usize)?;
         let total = words.len() as u64 * 4;
-        self.wait_for_room(ring, total, bytes, "SDMA")?;
+        self.wait_for_room(&mut ring, total, bytes, "SDMA")?;
         let at = (ring.put % bytes) as usize;
         let first = words.len().min((bytes as usize - at) / 4);
         ring.q.write_ring(at, &words[..first])?;

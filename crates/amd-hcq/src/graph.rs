@@ -43,7 +43,7 @@ use amd_packets::pm4::IndirectBuffer;
 
 use crate::args::KernArgs;
 use crate::bind::{BoundList, DEFAULT_COPIES, Image};
-use crate::device::{Device, Point, Ring, TIMELINE_WRAP, Timeline, note_inflight};
+use crate::device::{Device, Point, TIMELINE_WRAP, Timeline, note_inflight};
 use crate::iface::DeviceInterface;
 use crate::program::Program;
 use crate::queue::{ComputeQueue, CopyQueue, SymDims};
@@ -519,17 +519,6 @@ impl<I: DeviceInterface> BoundGraph<I> {
         for &d in &self.order {
             *guards.slot(d) = Some(self.devices[d].lock_timeline()?);
         }
-        // The rings too, after the timelines (as every submitter takes them): nothing
-        // between the writes of the copy and the doorbells waits for a lock.
-        let mut rings: Few<MutexGuard<'_, Ring<I::Queue>>> = Few::new(self.lists.len());
-        for (k, l) in self.lists.iter().enumerate() {
-            let inner = &self.devices[l.dev].inner;
-            *rings.slot(k) = Some(if l.list.copy {
-                inner.sdma.lock()
-            } else {
-                inner.compute.lock()
-            });
-        }
         let count = st.count + 1;
         st.runtime.clear();
         st.runtime.push(count);
@@ -548,11 +537,10 @@ impl<I: DeviceInterface> BoundGraph<I> {
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             l.list.update(img, vals, &st.runtime)?;
         }
-        // The values are taken before the packets go out: a ring that fails midway
-        // leaves its value unsignalled (a wait for it reports the device), never
-        // signalled twice.
-        // Bookkeeping before the doorbells: the GPU starts at the first one, and what
-        // the host does after it only delays the return.
+        // The values are taken, and the replay noted, before the packets go out: a ring
+        // that fails midway leaves its value unsignalled (a wait for it reports the
+        // device), never signalled twice; and the GPU starts at the first doorbell, so
+        // what the host does after it only delays the return.
         for ((g, p), dev) in guards.slots_mut().iter_mut().zip(&st.points).zip(&self.devices) {
             if let Some(t) = g.as_mut().and_then(|g| g.as_mut()) {
                 t.next += 1;
@@ -560,17 +548,14 @@ impl<I: DeviceInterface> BoundGraph<I> {
                 note_inflight(&mut t.inflight, *p, name, dev.inner.seen_done());
             }
         }
-        for ((l, img), ring) in self.lists.iter().zip(imgs.iter_mut()).zip(rings.slots_mut()) {
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             let dev = &self.devices[l.dev];
-            let ring = ring
-                .as_mut()
-                .ok_or_else(|| HcqError::InvalidArgument("a graph list without its ring".into()))?;
             if l.list.copy {
                 let mut q = dev.copy_queue();
                 q.indirect(img.buf.va(), l.list.dwords)?;
-                dev.inner.push_copy_to(ring, &q)?;
+                dev.inner.push_copy(&q)?;
             } else {
-                dev.inner.push_compute_to(ring, img.indirect())?;
+                dev.inner.push_compute(img.indirect())?;
             }
             img.last_run = st.points[l.dev];
         }
