@@ -418,6 +418,8 @@ struct Target {
 pub(crate) struct Scratch {
     /// The value of each plan entry (the constants stay from run to run).
     values: Vec<u64>,
+    /// Where each of the caller's variables was in the bindings of the last run.
+    hints: Vec<usize>,
     /// The stores of a run: (byte offset, encoded value, bytes).
     writes: Vec<(usize, u64, usize)>,
 }
@@ -444,10 +446,16 @@ pub(crate) fn update_sites(
     if ev.len() != plan.init.len() {
         ev.clear();
         ev.extend_from_slice(&plan.init);
+        scratch.hints.resize(plan.users.len(), 0);
     }
+    let hints = &mut scratch.hints;
     for (slot, src) in ev.iter_mut().zip(&plan.sources) {
         *slot = match *src {
-            Source::User(id, i) => vals.get_id(id).ok_or_else(|| plan.unbound(i))?,
+            Source::User(id, i) => {
+                let mut none = 0;
+                let hint = hints.get_mut(i as usize).unwrap_or(&mut none);
+                vals.get_id(id, hint).ok_or_else(|| plan.unbound(i))?
+            }
             Source::Runtime(i) => runtime.get(i).copied().unwrap_or(0),
             Source::Karg => karg_va,
         };
@@ -836,6 +844,12 @@ mod tests {
         };
         run(&Bindings::from([(&a, 1), (&b, 5)]), &mut last, &mut scratch).unwrap();
         assert_eq!(scratch.values.len(), nodes);
+        // The same variables bound in another order are still found (each run looks
+        // first where the last found it).
+        run(&Bindings::from([(&b, 6), (&a, 2)]), &mut last, &mut scratch).unwrap();
+        assert_eq!(scratch.values[..2], [2, 6]);
+        run(&Bindings::from([(&a, 1), (&b, 5)]), &mut last, &mut scratch).unwrap();
+        assert_eq!(scratch.values[..2], [1, 5]);
         let err = run(&Bindings::from([(&a, 1), (&b, 2)]), &mut last, &mut scratch)
             .unwrap_err()
             .to_string();

@@ -48,10 +48,11 @@ pub(crate) struct Timeline<I: DeviceInterface> {
 }
 
 /// Notes a named submission in a timeline's `inflight` (for naming the culprit of a
-/// fault), forgetting those up to `done` (a [`Point::logical`] known complete) now
-/// and then. A submitter notes its work before it rings the doorbell.
+/// fault), forgetting those up to `done` (a [`Point::logical`] known complete) once it
+/// holds 32 (a short list stays in a few cache lines) and the oldest past 4,096. A
+/// submitter notes its work before it rings the doorbell.
 pub(crate) fn note_inflight(inflight: &mut VecDeque<(Point, OpName)>, p: Point, name: OpName, done: u64) {
-    if inflight.len() >= 256 {
+    if inflight.len() >= 32 {
         while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
             inflight.pop_front();
         }

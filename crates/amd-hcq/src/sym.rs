@@ -353,11 +353,15 @@ impl Bindings {
         self.position(var).and_then(|i| self.values.get(i).copied())
     }
 
-    /// The value of the variable with id `id`, if bound.
+    /// The value of the variable with id `id`, if bound, looked for first where `hint`
+    /// says (then set to where it is): a caller reusing its bindings finds each
+    /// variable at once.
     #[inline]
-    pub(crate) fn get_id(&self, id: u32) -> Option<u64> {
-        let i = self.ids.iter().position(|&x| x == id)?;
-        self.values.get(i).copied()
+    pub(crate) fn get_id(&self, id: u32, hint: &mut usize) -> Option<u64> {
+        if self.ids.get(*hint) != Some(&id) {
+            *hint = self.ids.iter().position(|&x| x == id)?;
+        }
+        self.values.get(*hint).copied()
     }
 
     /// Whether nothing is bound.
