@@ -29,12 +29,13 @@ pub(crate) struct Image<I: DeviceInterface> {
     pub(crate) buf: Buffer<I>,
     /// Timeline point of its last run.
     pub(crate) last_run: Point,
-    /// The encoded value of each dynamic site as last written (valid once `written`).
+    /// The encoded value of each group of dynamic sites as last written (valid once
+    /// `written`).
     pub(crate) values: Vec<u64>,
     pub(crate) written: bool,
     /// The INDIRECT_BUFFER packet that runs it (a compute list's), encoded once.
-    pub(crate) ib: [u32; IndirectBuffer::DWORDS],
-    pub(crate) ib_len: usize,
+    ib: [u32; IndirectBuffer::DWORDS],
+    ib_len: usize,
     /// The buffers of its runs.
     scratch: Scratch,
 }
@@ -173,7 +174,7 @@ impl BoundList {
 /// What a run of a bound list evaluates: a flat program over a table of values (each
 /// variable's, then the constants and the distinct subexpressions of the dynamic sites
 /// and launch checks, each computed once from earlier entries), the distinct launch
-/// checks, then each dynamic site from its entry.
+/// checks, then each group of dynamic sites from its entry.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     /// Where variable `i`'s value (entry `i`) comes from.
