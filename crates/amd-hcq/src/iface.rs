@@ -173,6 +173,7 @@ impl KfdIface {
 }
 
 impl DeviceMemory for Arc<KfdMemory> {
+    #[inline]
     fn va(&self) -> u64 {
         KfdMemory::va(self) as u64
     }
@@ -189,6 +190,7 @@ impl DeviceMemory for Arc<KfdMemory> {
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         Ok(KfdMemory::read(self, offset, out)?)
     }
+    #[inline]
     fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
         Ok(KfdMemory::write_le_all(self, base, limit, items)?)
     }
@@ -204,15 +206,19 @@ impl DeviceMemory for Arc<KfdMemory> {
 }
 
 impl HwQueue for KfdQueue {
+    #[inline]
     fn ring_bytes(&self) -> usize {
         self.ring_size()
     }
+    #[inline]
     fn write_ring(&self, offset: usize, words: &[u32]) -> Result<()> {
         Ok(self.ring().write(offset, zerocopy::IntoBytes::as_bytes(words))?)
     }
+    #[inline]
     fn read_ptr(&self) -> u64 {
         KfdQueue::read_ptr(self)
     }
+    #[inline]
     fn submit(&self, write_ptr: u64) {
         KfdQueue::submit(self, write_ptr)
     }
