@@ -104,6 +104,16 @@ impl DeviceMemory for AnyMemory {
         each!(self, m => m.write_le_all(base, limit, items))
     }
     #[inline]
+    fn write_le_spread(
+        &self,
+        base: usize,
+        limit: usize,
+        values: &[(u64, u32, u32)],
+        places: &[(usize, usize)],
+    ) -> Result<()> {
+        each!(self, m => m.write_le_spread(base, limit, values, places))
+    }
+    #[inline]
     fn load_u64(&self, offset: usize) -> Result<u64> {
         each!(self, m => m.load_u64(offset))
     }

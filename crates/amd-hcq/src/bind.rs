@@ -164,7 +164,7 @@ impl BoundList {
             vals,
             runtime,
             &mut img.scratch,
-            |items| buf.write_le_all(items),
+            |values, places| buf.write_le_spread(values, places),
         );
         img.written |= r.is_ok();
         r
@@ -193,8 +193,8 @@ pub(crate) struct Plan {
     /// The dynamic sites that take one value the same way, in the order of their
     /// first sites.
     groups: Vec<Group>,
-    /// Where each group's value goes besides its first site, group by group.
-    targets: Vec<Target>,
+    /// Where each group's value goes, group by group: (byte offset in the image, bytes).
+    targets: Vec<(usize, usize)>,
     /// The recording's index of each group's first site (for errors).
     group_site: Vec<usize>,
     /// How many dynamic sites the groups hold.
@@ -301,7 +301,9 @@ impl Plan {
             n
         };
         // (entry, encoding, first site, its target, the other sites' targets).
-        let mut groups: Vec<(u32, crate::queue::Enc, usize, Target, Vec<Target>)> = Vec::new();
+        /// A group being gathered: entry, encoding, first site, the sites' places.
+        struct Draft(u32, crate::queue::Enc, usize, Vec<(usize, usize)>);
+        let mut groups: Vec<Draft> = Vec::new();
         for &k in dynamic {
             let s = &rec.sites[k];
             let entry = index(&s.expr, &s.what, &mut b);
@@ -309,10 +311,10 @@ impl Plan {
                 Place::Cmd(at) => (at * 4, s.enc.bytes.max(4)),
                 Place::Karg(at) => (karg_off + at, s.enc.bytes),
             };
-            let target = Target { at, len };
+            let target = (at, usize::from(len));
             match groups.iter_mut().find(|g| g.0 == entry && g.1 == s.enc) {
-                Some(g) => g.4.push(target),
-                None => groups.push((entry, s.enc, k, target, Vec::new())),
+                Some(g) => g.3.push(target),
+                None => groups.push(Draft(entry, s.enc, k, vec![target])),
             }
         }
         let mut checks: Vec<PlanCheck> = Vec::new();
@@ -329,14 +331,13 @@ impl Plan {
             }
         }
         p.sites = dynamic.len();
-        for (entry, enc, site, first, more) in groups {
+        for Draft(entry, enc, site, targets) in groups {
             let start = p.targets.len() as u32;
-            p.targets.extend(more);
+            p.targets.extend(targets);
             p.groups.push(Group {
                 entry,
                 enc,
-                first,
-                more: (start, p.targets.len() as u32),
+                targets: (start, p.targets.len() as u32),
             });
             p.group_site.push(site);
         }
@@ -393,25 +394,14 @@ impl Plan {
 struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 
 /// Dynamic sites that take one value the same way: a run encodes and compares it
-/// once, and writes every target when it changed.
+/// once, and stores it at every site when it changed.
 #[derive(Debug, Clone, Copy)]
 struct Group {
     /// Index into the run's values.
     entry: u32,
     enc: crate::queue::Enc,
-    /// Its first site's target (most groups have one site).
-    first: Target,
-    /// The other sites' targets: `Plan::targets[more.0..more.1]`.
-    more: (u32, u32),
-}
-
-/// Where a dynamic site's value is stored.
-#[derive(Debug, Clone, Copy)]
-struct Target {
-    /// Byte offset in the image.
-    at: usize,
-    /// Bytes written.
-    len: u8,
+    /// Its sites' places: `Plan::targets[targets.0..targets.1]`.
+    targets: (u32, u32),
 }
 
 /// Reused buffers of the runs of one plan.
@@ -421,17 +411,18 @@ pub(crate) struct Scratch {
     values: Vec<u64>,
     /// Where each of the caller's variables was in the bindings of the last run.
     hints: Vec<usize>,
-    /// The stores of a run: (byte offset, encoded value, bytes).
-    writes: Vec<(usize, u64, usize)>,
+    /// The groups whose values changed in a run: (value, its places in the plan's
+    /// targets).
+    changed: Vec<(u64, u32, u32)>,
 }
 
 /// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
-/// and only if every value is valid calls `write` once with a `(byte offset, value,
-/// bytes)` store for each site whose encoded value differs from `last` (one value per
-/// group of sites; every site when `!written`), keeping the new values in `last`
-/// (emptied when a value is refused or the stores fail, so the next run writes every
-/// site).
+/// and only if every value is valid calls `write(values, places)` once: a `(value, from,
+/// to)` for each group of sites whose encoded value differs from `last` (every group
+/// when `!written`), its sites' `(byte offset, bytes)` being `places[from..to]`; keeps
+/// the new values in `last` (emptied when a value is refused or the stores fail, so the
+/// next run writes every site).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update_sites(
     rec: &Recording,
@@ -441,7 +432,7 @@ pub(crate) fn update_sites(
     vals: &Bindings,
     runtime: &[u64],
     scratch: &mut Scratch,
-    write: impl FnOnce(&[(usize, u64, usize)]) -> Result<()>,
+    write: impl FnOnce(&[(u64, u32, u32)], &[(usize, usize)]) -> Result<()>,
 ) -> Result<()> {
     let ev = &mut scratch.values;
     if ev.len() != plan.init.len() {
@@ -478,38 +469,25 @@ pub(crate) fn update_sites(
         last.clear();
         last.resize(n, 0);
     }
-    let writes = &mut scratch.writes;
-    writes.clear();
-    for (g, o) in plan.groups.iter().zip(last.iter_mut()) {
+    let changed = &mut scratch.changed;
+    changed.clear();
+    for (i, (g, o)) in plan.groups.iter().zip(last.iter_mut()).enumerate() {
         let v = value(g.entry);
         let Some(bits) = g.enc.encode(v) else {
-            let i = plan.groups.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0);
             // Some groups of `last` may hold values never written.
             last.clear();
             return Err(plan.does_not_fit(rec, i, v));
         };
         if !written || *o != bits {
             *o = bits;
-            writes.push((g.first.at, bits, g.first.len as usize));
-            if g.more.1 > g.more.0 {
-                push_more(writes, &plan.targets, g.more, bits);
-            }
+            changed.push((bits, g.targets.0, g.targets.1));
         }
     }
-    if let Err(e) = write(writes) {
+    if let Err(e) = write(changed, &plan.targets) {
         last.clear();
         return Err(e);
     }
     Ok(())
-}
-
-/// Queues the stores of `bits` to `targets[more.0..more.1]` (out of the run's loop:
-/// most groups have one site).
-#[inline(never)]
-fn push_more(writes: &mut Vec<(usize, u64, usize)>, targets: &[Target], more: (u32, u32), bits: u64) {
-    for t in targets.get(more.0 as usize..more.1 as usize).unwrap_or_default() {
-        writes.push((t.at, bits, t.len as usize));
-    }
 }
 
 /// A compute or copy list living in GPU memory (see [`Device::bind`],
@@ -809,16 +787,27 @@ mod tests {
         }
         let mut wrote = Vec::new();
         let mut scratch = Scratch::default();
-        update_sites(rec, &plan, 0, (last, written), &b, &[], &mut scratch, |items| {
-            for &(off, v, n) in items {
-                let bytes = &v.to_le_bytes()[..n];
-                for (i, w) in bytes.chunks(4).enumerate() {
-                    image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
-                    wrote.push(off / 4 + i);
+        update_sites(
+            rec,
+            &plan,
+            0,
+            (last, written),
+            &b,
+            &[],
+            &mut scratch,
+            |values, places| {
+                for &(v, from, to) in values {
+                    for &(off, n) in &places[from as usize..to as usize] {
+                        let bytes = &v.to_le_bytes()[..n];
+                        for (i, w) in bytes.chunks(4).enumerate() {
+                            image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
+                            wrote.push(off / 4 + i);
+                        }
+                    }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
         .unwrap();
         wrote
     }
@@ -841,7 +830,7 @@ mod tests {
         let mut last = Vec::new();
         let mut scratch = Scratch::default();
         let run = |vals: &Bindings, last: &mut Vec<u64>, scratch: &mut Scratch| {
-            update_sites(&q.rec, &plan, 0, (last, false), vals, &[], scratch, |_| Ok(()))
+            update_sites(&q.rec, &plan, 0, (last, false), vals, &[], scratch, |_, _| Ok(()))
         };
         run(&Bindings::from([(&a, 1), (&b, 5)]), &mut last, &mut scratch).unwrap();
         assert_eq!(scratch.values.len(), nodes);
@@ -883,8 +872,8 @@ mod tests {
         let mut scratch = Scratch::default();
         let run = |last: &mut Vec<u64>, scratch: &mut Scratch, written: bool, fail: bool| {
             let mut n = 0;
-            let r = update_sites(&rec, &plan, 0, (last, written), &b, &[], scratch, |items| {
-                n = items.len();
+            let r = update_sites(&rec, &plan, 0, (last, written), &b, &[], scratch, |values, _| {
+                n = values.iter().map(|&(_, from, to)| (to - from) as usize).sum();
                 if fail {
                     Err(HcqError::InvalidArgument("store refused".into()))
                 } else {

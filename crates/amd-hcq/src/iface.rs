@@ -98,6 +98,26 @@ pub trait DeviceMemory: Send + Sync {
         }
         Ok(())
     }
+    /// For each `(v, from, to)` of `values`, stores `v` at each `(offset, bytes)` of
+    /// `places[from..to]` as [`DeviceMemory::write_le_all`] does (one value at several
+    /// places, as a bound list's sites take them).
+    fn write_le_spread(
+        &self,
+        base: usize,
+        limit: usize,
+        values: &[(u64, u32, u32)],
+        places: &[(usize, usize)],
+    ) -> Result<()> {
+        for &(v, from, to) in values {
+            let at = places
+                .get(from as usize..to as usize)
+                .ok_or_else(|| crate::HcqError::InvalidArgument(format!("places {from}..{to} of {}", places.len())))?;
+            for &(offset, bytes) in at {
+                self.write_le_all(base, limit, &[(offset, v, bytes)])?;
+            }
+        }
+        Ok(())
+    }
     /// Loads the 64-bit value at `offset` (8-aligned) with Acquire.
     fn load_u64(&self, offset: usize) -> Result<u64>;
     /// Stores a 64-bit value at `offset` (8-aligned) with Release.
@@ -193,6 +213,16 @@ impl DeviceMemory for Arc<KfdMemory> {
     #[inline]
     fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
         Ok(KfdMemory::write_le_all(self, base, limit, items)?)
+    }
+    #[inline]
+    fn write_le_spread(
+        &self,
+        base: usize,
+        limit: usize,
+        values: &[(u64, u32, u32)],
+        places: &[(usize, usize)],
+    ) -> Result<()> {
+        Ok(KfdMemory::write_le_spread(self, base, limit, values, places)?)
     }
     fn load_u64(&self, offset: usize) -> Result<u64> {
         // Acquire: what the GPU wrote before the value is visible after it.

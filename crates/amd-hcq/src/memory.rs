@@ -259,10 +259,11 @@ impl<I: DeviceInterface> Buffer<I> {
         self.memory().write_le(self.offset + offset, v, bytes)
     }
 
-    /// Stores each `(offset, value, bytes)` of `items` (offsets in this buffer) as
-    /// `write_le` does; stops at the first one outside the buffer.
-    pub(crate) fn write_le_all(&self, items: &[(usize, u64, usize)]) -> Result<()> {
-        self.memory().write_le_all(self.offset, self.size, items)
+    /// For each `(v, from, to)` of `values`, stores `v` at each `(offset, bytes)` of
+    /// `places[from..to]` (offsets in this buffer) as `write_le` does; stops at the
+    /// first place outside the buffer.
+    pub(crate) fn write_le_spread(&self, values: &[(u64, u32, u32)], places: &[(usize, usize)]) -> Result<()> {
+        self.memory().write_le_spread(self.offset, self.size, values, places)
     }
 
     /// Writes `data` (plain-old-data values) at byte `offset` from the CPU

@@ -265,6 +265,40 @@ impl KfdMemory {
         Ok(())
     }
 
+    /// For each `(v, from, to)` of `values`, stores the low `bytes` of `v` at each
+    /// `(offset, bytes)` of `places[from..to]` (offsets from `base`, each store inside
+    /// `base..base + limit`; `bytes` 1, 2, 4 or 8): one value at several places, as a
+    /// bound command list's sites take them. The memory must be CPU-visible. Stops at
+    /// the first bad place, after storing the ones before it.
+    pub fn write_le_spread(
+        &self,
+        base: usize,
+        limit: usize,
+        values: &[(u64, u32, u32)],
+        places: &[(usize, usize)],
+    ) -> Result<()> {
+        let start = self.cpu_range(base, limit)?;
+        for &(v, from, to) in values {
+            let Some(at) = places.get(from as usize..to as usize) else {
+                return Err(KfdError::InvalidArgument(format!(
+                    "places {from}..{to} of {}",
+                    places.len()
+                )));
+            };
+            for &(offset, bytes) in at {
+                // As in `write_le_all`.
+                let fits = bytes <= 8 && (0x116 >> bytes) & 1 == 1 && limit >= bytes && offset <= limit - bytes;
+                if !fits {
+                    return Err(KfdError::InvalidArgument(format!(
+                        "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
+                    )));
+                }
+                raw::store_le(start + offset, v, bytes);
+            }
+        }
+        Ok(())
+    }
+
     /// Copies `data` into the memory at `offset`; the memory must be CPU-visible.
     #[inline]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

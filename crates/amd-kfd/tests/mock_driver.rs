@@ -538,3 +538,42 @@ fn batched_stores_stay_inside_their_view() {
     assert!(mem.write_le_all(64, 32, &[(0, 1, 3)]).is_err(), "3-byte store");
     assert!(mem.write_le_all(4090, 32, &[]).is_err(), "view outside the buffer");
 }
+
+/// One value spread over several places lands at each, within the view; a place
+/// outside it, a size that is not 1, 2, 4 or 8, and a range of places past the list
+/// are refused.
+#[test]
+fn spread_stores_stay_inside_their_view() {
+    let m = mock(vec![GpuProfile::gfx1100()]);
+    let kfd = open(&m);
+    let dev = kfd.device(0).unwrap();
+    let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let places = [(0, 4), (8, 8), (20, 2), (24, 4)];
+    mem.write_le_spread(64, 32, &[(0x1122_3344, 0, 2), (0xabcd, 2, 4)], &places)
+        .unwrap();
+    let mut back = [0u8; 28];
+    mem.read(64, &mut back).unwrap();
+    let word = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(word(&back, 0), 0x1122_3344);
+    assert_eq!(u64::from_le_bytes(back[8..16].try_into().unwrap()), 0x1122_3344);
+    assert_eq!(&back[20..22], &[0xcd, 0xab]);
+    assert_eq!(word(&back, 24), 0xabcd);
+    let e = mem
+        .write_le_spread(64, 32, &[(9, 0, 1), (9, 1, 2)], &[(4, 4), (30, 4)])
+        .unwrap_err();
+    assert!(e.to_string().contains("0x1e"), "{e}");
+    mem.read(68, &mut back[..4]).unwrap();
+    assert_eq!(word(&back, 0), 9, "the store before it");
+    assert!(
+        mem.write_le_spread(64, 32, &[(1, 0, 1)], &[(0, 3)]).is_err(),
+        "3-byte store"
+    );
+    assert!(
+        mem.write_le_spread(64, 32, &[(1, 1, 3)], &places[..2]).is_err(),
+        "places past the list"
+    );
+    assert!(
+        mem.write_le_spread(4090, 32, &[], &[]).is_err(),
+        "view outside the buffer"
+    );
+}
