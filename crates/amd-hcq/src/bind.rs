@@ -177,10 +177,15 @@ impl BoundList {
 /// checks, then each group of dynamic sites from its entry.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
-    /// Where variable `i`'s value (entry `i`) comes from.
-    sources: Vec<Source>,
-    /// The variables bound by the caller (for errors), by [`Source::User`] index.
+    /// The variables bound by the caller: (entry, variable id), the variables
+    /// themselves (for errors) at the same index in `users`.
+    user_entries: Vec<(u32, u32)>,
     users: Vec<Var>,
+    /// The variables the runtime gives values (graph replay number, timelines):
+    /// (entry, index in the run's runtime values).
+    runtime_entries: Vec<(u32, usize)>,
+    /// The entries of the kernel arguments' address in the copy that runs.
+    karg_entries: Vec<u32>,
     /// Every entry before a run: the constants in their places, the rest 0.
     init: Vec<u64>,
     /// The computed entries, in order.
@@ -200,17 +205,6 @@ pub(crate) struct Plan {
     /// How many dynamic sites the groups hold.
     sites: usize,
     checks: Vec<PlanCheck>,
-}
-
-/// Where a variable's value comes from at a run.
-#[derive(Debug, Clone, Copy)]
-enum Source {
-    /// The caller's binding of a variable: its id and its index in `Plan::users`.
-    User(u32, u32),
-    /// The runtime's values of the run, by index (graph replay number, timelines).
-    Runtime(usize),
-    /// The kernel arguments' address in the copy that runs.
-    Karg,
 }
 
 /// A computed entry: `out = op(a, b)`, operands earlier entries.
@@ -275,16 +269,16 @@ impl Plan {
     /// runtime values (same order).
     pub(crate) fn new(rec: &Recording, dynamic: &[usize], karg_off: usize, runtime: &[Var]) -> Plan {
         let mut p = Plan::default();
-        for v in &rec.vars {
-            let src = if Some(v) == rec.karg_base.as_ref() {
-                Source::Karg
+        for (entry, v) in rec.vars.iter().enumerate() {
+            let entry = entry as u32;
+            if Some(v) == rec.karg_base.as_ref() {
+                p.karg_entries.push(entry);
             } else if let Some(i) = runtime.iter().position(|r| r == v) {
-                Source::Runtime(i)
+                p.runtime_entries.push((entry, i));
             } else {
+                p.user_entries.push((entry, v.id()));
                 p.users.push(v.clone());
-                Source::User(v.id(), p.users.len() as u32 - 1)
-            };
-            p.sources.push(src);
+            }
             p.init.push(0);
         }
         let mut b = StepBuilder {
@@ -438,19 +432,20 @@ pub(crate) fn update_sites(
     if ev.len() != plan.init.len() {
         ev.clear();
         ev.extend_from_slice(&plan.init);
-        scratch.hints.resize(plan.users.len(), 0);
     }
-    let hints = &mut scratch.hints;
-    for (slot, src) in ev.iter_mut().zip(&plan.sources) {
-        *slot = match *src {
-            Source::User(id, i) => {
-                let mut none = 0;
-                let hint = hints.get_mut(i as usize).unwrap_or(&mut none);
-                vals.get_id(id, hint).ok_or_else(|| plan.unbound(i))?
-            }
-            Source::Runtime(i) => runtime.get(i).copied().unwrap_or(0),
-            Source::Karg => karg_va,
-        };
+    // One hint per variable of the caller's (the loop below takes them in pairs).
+    if scratch.hints.len() != plan.user_entries.len() {
+        scratch.hints.resize(plan.user_entries.len(), 0);
+    }
+    // Every entry index is below `init`'s length, as `ev`'s is.
+    for (k, (&(e, id), hint)) in plan.user_entries.iter().zip(scratch.hints.iter_mut()).enumerate() {
+        ev[e as usize] = vals.get_id(id, hint).ok_or_else(|| plan.unbound(k as u32))?;
+    }
+    for &(e, i) in &plan.runtime_entries {
+        ev[e as usize] = runtime.get(i).copied().unwrap_or(0);
+    }
+    for &e in &plan.karg_entries {
+        ev[e as usize] = karg_va;
     }
     for s in &plan.steps {
         // Operands are earlier entries and every entry is in `ev` (`init`'s length).
