@@ -576,6 +576,19 @@ impl<I: DeviceInterface> BoundGraph<I> {
         Ok(())
     }
 
+    /// Sets the replay count, and the graph's signals, as if `count` replays had run
+    /// (tests of its restart past [`TIMELINE_WRAP`]); waits for every replay first.
+    #[doc(hidden)]
+    pub fn set_replay_count_for_test(&self, count: u64) -> Result<()> {
+        let mut st = self.state.lock();
+        self.wait_all(&st)?;
+        for s in &self.signals {
+            s.set(count)?;
+        }
+        st.count = count;
+        Ok(())
+    }
+
     /// The last run of each copy of each list: (device index, point).
     fn last_runs<'a>(&'a self, st: &'a ReplayState<I>) -> impl Iterator<Item = (usize, Point)> + 'a {
         st.images

@@ -23,6 +23,7 @@ on_both_transports!(
     misuse_of_recorded_lists_is_refused,
     the_timeline_in_the_open,
     graphs_of_copies_only,
+    a_graph_replay_count_restarts_past_the_wrap,
 );
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
@@ -499,6 +500,45 @@ fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values(t: Transport) {
             let k = r * n_max as usize + i;
             assert_eq!(got[k], 0.5f32.mul_add(x[k], 12.0 * x[k]), "replay {r}, element {i}");
         }
+    }
+}
+
+/// A graph's replay count (what its signals between engines carry, compared in 32
+/// bits) restarts past `TIMELINE_WRAP` once every replay is done; the replays on both
+/// sides of the restart compute what they should.
+fn a_graph_replay_count_restarts_past_the_wrap(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let n = 64u32;
+    let bytes = n as usize * 4;
+    let (input, output) = (Var::new("input"), Var::new("output"));
+    let a = dev.alloc(bytes, BufferKind::Device).unwrap();
+    let c = dev.alloc(bytes, BufferKind::Device).unwrap();
+    let mut g = Graph::new();
+    // Copy engine, compute engine, copy engine: each waits for the other's signal.
+    let load = g.copy(&dev, a.va(), &input, bytes, &[]).unwrap();
+    let args = KernArgs::new().buffer(&a).buffer(&a).buffer(&c).u32(n);
+    let add = g
+        .exec(&vadd, &args, SymDims::new([1, 1, 1], [256, 1, 1]), &[load])
+        .unwrap();
+    g.copy(&dev, &output, c.va(), bytes, &[add]).unwrap();
+    let g = g.bind().unwrap();
+    g.set_replay_count_for_test(amd_hcq::TIMELINE_WRAP - 3).unwrap();
+    let runs = 7usize;
+    let data: Vec<u32> = (0..runs * n as usize).map(|i| ((i % 1000) as f32).to_bits()).collect();
+    let ins = host(&dev, &data);
+    let outs = host(&dev, &vec![0; runs * n as usize]);
+    let mut vals = Bindings::new();
+    for r in 0..runs {
+        vals.set(&input, ins.va() + (r * bytes) as u64)
+            .set(&output, outs.va() + (r * bytes) as u64);
+        g.replay(&vals).unwrap();
+    }
+    g.synchronize().unwrap();
+    let got = floats(&read(&outs, runs * n as usize));
+    for (k, (&y, x)) in got.iter().zip(floats(&data)).enumerate() {
+        assert_eq!(y, 2.0 * x, "replay {}, element {}", k / n as usize, k % n as usize);
     }
 }
 
