@@ -294,7 +294,6 @@ impl Plan {
             }
             n
         };
-        // (entry, encoding, first site, its target, the other sites' targets).
         /// A group being gathered: entry, encoding, first site, the sites' places.
         struct Draft(u32, crate::queue::Enc, usize, Vec<(usize, usize)>);
         let mut groups: Vec<Draft> = Vec::new();

@@ -500,11 +500,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         let mut st = self.state.lock();
         if st.count + 1 > TIMELINE_WRAP {
-            self.wait_all(&st)?;
-            for s in &self.signals {
-                s.set(0)?;
-            }
-            st.count = 0;
+            self.restart_count(&mut st, 0)?;
         }
         let st = &mut *st;
         let j = st.next;
@@ -580,8 +576,13 @@ impl<I: DeviceInterface> BoundGraph<I> {
     /// (tests of its restart past [`TIMELINE_WRAP`]); waits for every replay first.
     #[doc(hidden)]
     pub fn set_replay_count_for_test(&self, count: u64) -> Result<()> {
-        let mut st = self.state.lock();
-        self.wait_all(&st)?;
+        self.restart_count(&mut self.state.lock(), count)
+    }
+
+    /// Once every replay is done, sets the replay count and the graph's signals to
+    /// `count` (0 past [`TIMELINE_WRAP`]: graph signals compare in 32 bits).
+    fn restart_count(&self, st: &mut ReplayState<I>, count: u64) -> Result<()> {
+        self.wait_all(st)?;
         for s in &self.signals {
             s.set(count)?;
         }

@@ -250,17 +250,15 @@ impl KfdMemory {
     /// of the buffer); the memory must be CPU-visible. Stops at the first bad item,
     /// after storing the ones before it.
     pub fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
-        let start = self.cpu_range(base, limit)?;
+        let view = View {
+            start: self.cpu_range(base, limit)?,
+            base,
+            limit,
+        };
         for &(offset, v, bytes) in items {
-            // `bytes` is 1, 2, 4 or 8 (bit `bytes` of 0x116) and the store ends inside
-            // the view, without an overflow: `offset <= limit - bytes`.
-            let fits = bytes <= 8 && (0x116 >> bytes) & 1 == 1 && limit >= bytes && offset <= limit - bytes;
-            if !fits {
-                return Err(KfdError::InvalidArgument(format!(
-                    "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
-                )));
+            if !view.store(offset, v, bytes) {
+                return Err(view.refused(offset, bytes));
             }
-            raw::store_le(start + offset, v, bytes);
         }
         Ok(())
     }
@@ -277,7 +275,11 @@ impl KfdMemory {
         values: &[(u64, u32, u32)],
         places: &[(usize, usize)],
     ) -> Result<()> {
-        let start = self.cpu_range(base, limit)?;
+        let view = View {
+            start: self.cpu_range(base, limit)?,
+            base,
+            limit,
+        };
         for &(v, from, to) in values {
             let Some(at) = places.get(from as usize..to as usize) else {
                 return Err(KfdError::InvalidArgument(format!(
@@ -286,14 +288,9 @@ impl KfdMemory {
                 )));
             };
             for &(offset, bytes) in at {
-                // As in `write_le_all`.
-                let fits = bytes <= 8 && (0x116 >> bytes) & 1 == 1 && limit >= bytes && offset <= limit - bytes;
-                if !fits {
-                    return Err(KfdError::InvalidArgument(format!(
-                        "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
-                    )));
+                if !view.store(offset, v, bytes) {
+                    return Err(view.refused(offset, bytes));
                 }
-                raw::store_le(start + offset, v, bytes);
             }
         }
         Ok(())
@@ -340,6 +337,38 @@ impl KfdMemory {
                 self.size
             ))),
         }
+    }
+}
+
+/// `limit` bytes of CPU-visible memory at `start`, byte `base` of their buffer: where
+/// the batched stores go.
+struct View {
+    start: usize,
+    base: usize,
+    limit: usize,
+}
+
+impl View {
+    /// Stores the low `bytes` of `v` at byte `offset` of the view; false (nothing
+    /// stored) when that is not 1, 2, 4 or 8 bytes inside it.
+    #[inline(always)]
+    fn store(&self, offset: usize, v: u64, bytes: usize) -> bool {
+        let limit = self.limit;
+        // `bytes` is 1, 2, 4 or 8 (bit `bytes` of 0x116) and the store ends inside the
+        // view, without an overflow: `offset <= limit - bytes`.
+        let fits = bytes <= 8 && (0x116 >> bytes) & 1 == 1 && limit >= bytes && offset <= limit - bytes;
+        if fits {
+            raw::store_le(self.start + offset, v, bytes);
+        }
+        fits
+    }
+
+    /// The error of a store [`View::store`] refused.
+    fn refused(&self, offset: usize, bytes: usize) -> KfdError {
+        let View { base, limit, .. } = *self;
+        KfdError::InvalidArgument(format!(
+            "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes at {base:#x}"
+        ))
     }
 }
 
