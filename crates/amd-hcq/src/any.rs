@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use amd_kfd::{KfdMemory, KfdQueue};
+use amd_kfd::{KfdMemory, KfdQueue, Spread};
 
 use crate::am::{AmIface, AmMemory, AmQueue};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
@@ -104,14 +104,8 @@ impl DeviceMemory for AnyMemory {
         each!(self, m => m.write_le_all(base, limit, items))
     }
     #[inline]
-    fn write_le_spread(
-        &self,
-        base: usize,
-        limit: usize,
-        values: &[(u64, u32, u32)],
-        places: &[(usize, usize)],
-    ) -> Result<()> {
-        each!(self, m => m.write_le_spread(base, limit, values, places))
+    fn write_le_spread(&self, base: usize, limit: usize, values: &[Spread], offsets: &[usize]) -> Result<()> {
+        each!(self, m => m.write_le_spread(base, limit, values, offsets))
     }
     #[inline]
     fn load_u64(&self, offset: usize) -> Result<u64> {

@@ -10,6 +10,7 @@
 
 use parking_lot::Mutex;
 
+use amd_kfd::Spread;
 use amd_packets::pm4::IndirectBuffer;
 use amd_packets::sdma;
 
@@ -198,13 +199,29 @@ pub(crate) struct Plan {
     /// The dynamic sites that take one value the same way, in the order of their
     /// first sites.
     groups: Vec<Group>,
-    /// Where each group's value goes, group by group: (byte offset in the image, bytes).
-    targets: Vec<(usize, usize)>,
+    /// Where each group's value goes, group by group: byte offsets in the image.
+    targets: Vec<usize>,
     /// The recording's index of each group's first site (for errors).
     group_site: Vec<usize>,
     /// How many dynamic sites the groups hold.
     sites: usize,
+    /// The distinct launch checks (errors name the launch from them).
     checks: Vec<PlanCheck>,
+    /// The checks evaluated in full at each run (a workgroup size not constant, or a
+    /// constant part refused), as indices into `checks`.
+    full: Vec<u32>,
+    /// What the other checks come down to: each grid size that is not constant must
+    /// lie in `1..=max` (it fits 32 bits, and so does its product with the constant
+    /// workgroup size).
+    limits: Vec<Limit>,
+}
+
+/// A grid size's range: `1..=max` at entry `entry`, from the launch check `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Limit {
+    entry: u32,
+    max: u64,
+    check: u32,
 }
 
 /// A computed entry: `out = op(a, b)`, operands earlier entries.
@@ -294,8 +311,9 @@ impl Plan {
             }
             n
         };
-        /// A group being gathered: entry, encoding, first site, the sites' places.
-        struct Draft(u32, crate::queue::Enc, usize, Vec<(usize, usize)>);
+        /// A group being gathered: entry, encoding, bytes stored, first site, the
+        /// sites' offsets.
+        struct Draft(u32, crate::queue::Enc, u8, usize, Vec<usize>);
         let mut groups: Vec<Draft> = Vec::new();
         for &k in dynamic {
             let s = &rec.sites[k];
@@ -304,10 +322,9 @@ impl Plan {
                 Place::Cmd(at) => (at * 4, s.enc.bytes.max(4)),
                 Place::Karg(at) => (karg_off + at, s.enc.bytes),
             };
-            let target = (at, usize::from(len));
-            match groups.iter_mut().find(|g| g.0 == entry && g.1 == s.enc) {
-                Some(g) => g.3.push(target),
-                None => groups.push(Draft(entry, s.enc, k, vec![target])),
+            match groups.iter_mut().find(|g| g.0 == entry && g.1 == s.enc && g.2 == len) {
+                Some(g) => g.4.push(at),
+                None => groups.push(Draft(entry, s.enc, len, k, vec![at])),
             }
         }
         let mut checks: Vec<PlanCheck> = Vec::new();
@@ -324,19 +341,97 @@ impl Plan {
             }
         }
         p.sites = dynamic.len();
-        for Draft(entry, enc, site, targets) in groups {
+        for Draft(entry, enc, bytes, site, targets) in groups {
             let start = p.targets.len() as u32;
             p.targets.extend(targets);
             p.groups.push(Group {
                 entry,
                 enc,
+                bytes,
                 targets: (start, p.targets.len() as u32),
             });
             p.group_site.push(site);
         }
+        p.limits_of(&checks);
         p.checks = checks;
         (p.roots, p.what) = roots.into_iter().unzip();
         p
+    }
+
+    /// Splits `checks` into those evaluated in full and the grid sizes' limits (a
+    /// check whose workgroup size and maximum are constant and valid only bounds its
+    /// grid sizes that are not constant).
+    fn limits_of(&mut self, checks: &[PlanCheck]) {
+        // The constant entries and their values: the constants, and what is computed
+        // from constants only (each run computes the same; what overflows is left to
+        // the runs, to report).
+        let vars = self.users.len() + self.runtime_entries.len() + self.karg_entries.len();
+        let mut known: Vec<Option<u64>> = self.init.iter().map(|&c| Some(c)).collect();
+        for k in known.iter_mut().take(vars) {
+            *k = None;
+        }
+        for s in &self.steps {
+            let v = match (known[s.a as usize], known[s.b as usize]) {
+                (Some(a), Some(b)) => s.op.apply(a, b),
+                _ => None,
+            };
+            known[s.out as usize] = v;
+        }
+        let max32 = u32::MAX as u64;
+        for (i, PlanCheck(g, l, max, _)) in checks.iter().enumerate() {
+            let i = i as u32;
+            let local = l.map(|e| known[e as usize]);
+            let limits = match local {
+                [Some(l0), Some(l1), Some(l2)]
+                    if [l0, l1, l2].iter().all(|&x| (1..=u16::MAX as u64).contains(&x))
+                        && l0 * l1 * l2 <= u64::from(*max) =>
+                {
+                    let mut out = Vec::new();
+                    let ok = g.iter().zip([l0, l1, l2]).all(|(&e, l)| {
+                        let most = max32 / l;
+                        match known[e as usize] {
+                            Some(v) => (1..=most).contains(&v),
+                            None => {
+                                out.push(Limit {
+                                    entry: e,
+                                    max: most,
+                                    check: i,
+                                });
+                                true
+                            }
+                        }
+                    });
+                    ok.then_some(out)
+                }
+                _ => None,
+            };
+            match limits {
+                Some(out) => {
+                    for l in out {
+                        if !self.limits.iter().any(|x| x.entry == l.entry && x.max == l.max) {
+                            self.limits.push(l);
+                        }
+                    }
+                }
+                None => self.full.push(i),
+            }
+        }
+    }
+
+    /// The error of a run whose grid size at a limit's entry is out of its range: the
+    /// launch check's own.
+    #[cold]
+    fn limit_error(&self, lim: &Limit, values: &[u64]) -> HcqError {
+        let value = |i: u32| values.get(i as usize).copied().unwrap_or(0);
+        match self.checks.get(lim.check as usize) {
+            Some(PlanCheck(g, l, max, kernel)) => {
+                match crate::queue::check_launch(kernel, g.map(value), l.map(value), *max) {
+                    Err(e) => e,
+                    Ok(()) => HcqError::InvalidArgument(format!("a grid size of {kernel} is out of range")),
+                }
+            }
+            None => HcqError::InvalidArgument("a grid size is out of range".into()),
+        }
     }
 
     /// The sites a run evaluates.
@@ -393,7 +488,9 @@ struct Group {
     /// Index into the run's values.
     entry: u32,
     enc: crate::queue::Enc,
-    /// Its sites' places: `Plan::targets[targets.0..targets.1]`.
+    /// Bytes stored at each site (a command dword takes at least 4).
+    bytes: u8,
+    /// Its sites' offsets: `Plan::targets[targets.0..targets.1]`.
     targets: (u32, u32),
 }
 
@@ -404,16 +501,16 @@ pub(crate) struct Scratch {
     values: Vec<u64>,
     /// Where each of the caller's variables was in the bindings of the last run.
     hints: Vec<usize>,
-    /// The groups whose values changed in a run: (value, its places in the plan's
-    /// targets).
-    changed: Vec<(u64, u32, u32)>,
+    /// The groups whose values changed in a run: each value, its offsets in the
+    /// plan's targets and its size.
+    changed: Vec<Spread>,
 }
 
 /// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
-/// and only if every value is valid calls `write(values, places)` once: a `(value, from,
-/// to)` for each group of sites whose encoded value differs from `last` (every group
-/// when `!written`), its sites' `(byte offset, bytes)` being `places[from..to]`; keeps
+/// and only if every value is valid calls `write(values, offsets)` once: a [`Spread`]
+/// for each group of sites whose encoded value differs from `last` (every group when
+/// `!written`), its sites' byte offsets being `offsets[from..to]`; keeps
 /// the new values in `last` (emptied when a value is refused or the stores fail, so the
 /// next run writes every site).
 #[allow(clippy::too_many_arguments)]
@@ -425,7 +522,7 @@ pub(crate) fn update_sites(
     vals: &Bindings,
     runtime: &[u64],
     scratch: &mut Scratch,
-    write: impl FnOnce(&[(u64, u32, u32)], &[(usize, usize)]) -> Result<()>,
+    write: impl FnOnce(&[Spread], &[usize]) -> Result<()>,
 ) -> Result<()> {
     let ev = &mut scratch.values;
     if ev.len() != plan.init.len() {
@@ -453,8 +550,16 @@ pub(crate) fn update_sites(
     }
     let ev = &scratch.values;
     let value = |i: u32| ev[i as usize];
-    for PlanCheck(g, l, max, kernel) in &plan.checks {
-        crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
+    for lim in &plan.limits {
+        let v = value(lim.entry);
+        if v == 0 || v > lim.max {
+            return Err(plan.limit_error(lim, ev));
+        }
+    }
+    for &i in &plan.full {
+        if let Some(PlanCheck(g, l, max, kernel)) = plan.checks.get(i as usize) {
+            crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
+        }
     }
     let n = plan.groups.len();
     // A run whose stores failed left `last` empty: every site is written again.
@@ -474,7 +579,12 @@ pub(crate) fn update_sites(
         };
         if !written || *o != bits {
             *o = bits;
-            changed.push((bits, g.targets.0, g.targets.1));
+            changed.push(Spread {
+                value: bits,
+                from: g.targets.0,
+                to: g.targets.1,
+                bytes: g.bytes,
+            });
         }
     }
     if let Err(e) = write(changed, &plan.targets) {
@@ -789,10 +899,10 @@ mod tests {
             &b,
             &[],
             &mut scratch,
-            |values, places| {
-                for &(v, from, to) in values {
-                    for &(off, n) in &places[from as usize..to as usize] {
-                        let bytes = &v.to_le_bytes()[..n];
+            |values, offsets| {
+                for s in values {
+                    for &off in &offsets[s.from as usize..s.to as usize] {
+                        let bytes = &s.value.to_le_bytes()[..usize::from(s.bytes)];
                         for (i, w) in bytes.chunks(4).enumerate() {
                             image[off / 4 + i] = u32::from_le_bytes(w.try_into().unwrap());
                             wrote.push(off / 4 + i);
@@ -867,7 +977,7 @@ mod tests {
         let run = |last: &mut Vec<u64>, scratch: &mut Scratch, written: bool, fail: bool| {
             let mut n = 0;
             let r = update_sites(&rec, &plan, 0, (last, written), &b, &[], scratch, |values, _| {
-                n = values.iter().map(|&(_, from, to)| (to - from) as usize).sum();
+                n = values.iter().map(|s| (s.to - s.from) as usize).sum();
                 if fail {
                     Err(HcqError::InvalidArgument("store refused".into()))
                 } else {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use amd_kfd::{KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_kfd::{KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind, Spread};
 use amd_packets::GfxTarget;
 
 use crate::Result;
@@ -98,22 +98,16 @@ pub trait DeviceMemory: Send + Sync {
         }
         Ok(())
     }
-    /// For each `(v, from, to)` of `values`, stores `v` at each `(offset, bytes)` of
-    /// `places[from..to]` as [`DeviceMemory::write_le_all`] does (one value at several
-    /// places, as a bound list's sites take them).
-    fn write_le_spread(
-        &self,
-        base: usize,
-        limit: usize,
-        values: &[(u64, u32, u32)],
-        places: &[(usize, usize)],
-    ) -> Result<()> {
-        for &(v, from, to) in values {
-            let at = places
-                .get(from as usize..to as usize)
-                .ok_or_else(|| crate::HcqError::InvalidArgument(format!("places {from}..{to} of {}", places.len())))?;
-            for &(offset, bytes) in at {
-                self.write_le_all(base, limit, &[(offset, v, bytes)])?;
+    /// For each [`Spread`] of `values`, stores the low `bytes` of its value at each
+    /// offset of `offsets[from..to]` as [`DeviceMemory::write_le_all`] does (one value
+    /// at several places, as a bound list's sites take them).
+    fn write_le_spread(&self, base: usize, limit: usize, values: &[Spread], offsets: &[usize]) -> Result<()> {
+        for s in values {
+            let at = offsets.get(s.from as usize..s.to as usize).ok_or_else(|| {
+                crate::HcqError::InvalidArgument(format!("offsets {}..{} of {}", s.from, s.to, offsets.len()))
+            })?;
+            for &offset in at {
+                self.write_le_all(base, limit, &[(offset, s.value, usize::from(s.bytes))])?;
             }
         }
         Ok(())
@@ -215,14 +209,8 @@ impl DeviceMemory for Arc<KfdMemory> {
         Ok(KfdMemory::write_le_all(self, base, limit, items)?)
     }
     #[inline]
-    fn write_le_spread(
-        &self,
-        base: usize,
-        limit: usize,
-        values: &[(u64, u32, u32)],
-        places: &[(usize, usize)],
-    ) -> Result<()> {
-        Ok(KfdMemory::write_le_spread(self, base, limit, values, places)?)
+    fn write_le_spread(&self, base: usize, limit: usize, values: &[Spread], offsets: &[usize]) -> Result<()> {
+        Ok(KfdMemory::write_le_spread(self, base, limit, values, offsets)?)
     }
     fn load_u64(&self, offset: usize) -> Result<u64> {
         // Acquire: what the GPU wrote before the value is visible after it.

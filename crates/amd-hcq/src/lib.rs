@@ -146,6 +146,7 @@ mod submit;
 mod sym;
 
 pub use am::{AmIface, AmMemory, AmQueue, AmShared};
+pub use amd_kfd::Spread;
 pub use any::{AnyIface, AnyMemory, AnyQueue};
 pub use args::{KernArgs, ScalarType};
 pub use bind::{BoundQueue, DEFAULT_COPIES};

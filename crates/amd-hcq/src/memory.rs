@@ -259,11 +259,11 @@ impl<I: DeviceInterface> Buffer<I> {
         self.memory().write_le(self.offset + offset, v, bytes)
     }
 
-    /// For each `(v, from, to)` of `values`, stores `v` at each `(offset, bytes)` of
-    /// `places[from..to]` (offsets in this buffer) as `write_le` does; stops at the
-    /// first place outside the buffer.
-    pub(crate) fn write_le_spread(&self, values: &[(u64, u32, u32)], places: &[(usize, usize)]) -> Result<()> {
-        self.memory().write_le_spread(self.offset, self.size, values, places)
+    /// For each [`Spread`](crate::Spread) of `values`, stores its value at each offset
+    /// of `offsets[from..to]` (offsets in this buffer) as `write_le` does; stops at
+    /// the first place outside the buffer.
+    pub(crate) fn write_le_spread(&self, values: &[crate::Spread], offsets: &[usize]) -> Result<()> {
+        self.memory().write_le_spread(self.offset, self.size, values, offsets)
     }
 
     /// Writes `data` (plain-old-data values) at byte `offset` from the CPU

@@ -15,6 +15,7 @@ on_both_transports!(
     typed_arguments_are_checked_against_the_metadata,
     two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting,
     grid_and_workgroup_sizes_as_symbols,
+    grid_sizes_as_symbols_with_a_fixed_workgroup,
     copies_with_symbolic_source_and_destination,
     waits_and_signals_with_symbolic_values_and_addresses,
     a_graph_replayed_a_thousand_times_with_new_buffers_and_values,
@@ -320,6 +321,61 @@ fn grid_and_workgroup_sizes_as_symbols(t: Transport) {
     vals.set(&g[0], 1 << 24).set(&l[0], 256);
     let e = bound.submit(&vals).unwrap_err().to_string();
     assert!(e.contains("grid × workgroup does not fit 32 bits"), "{e}");
+    assert_eq!(dev.timeline().1, before);
+}
+
+/// Grid sizes as symbols (one a variable, one an expression, one constant) with a
+/// constant workgroup size: each run covers its grid, and a size out of range (0, past
+/// 32 bits, or a grid × workgroup past 32 bits) is refused at submit, nothing sent.
+fn grid_sizes_as_symbols_with_a_fixed_workgroup(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, DIMS3D, "dims3d").unwrap();
+    let (gx, gz, out) = (Var::new("gx"), Var::new("gz"), Var::new("out"));
+    let ls = [4u32, 2, 1];
+    let mut q = dev.compute_queue();
+    let dims = SymDims::new([Sym::from(&gx), Sym::from(2u32), Sym::from(&gz) + 1u32], ls);
+    q.exec(&prg, &KernArgs::new().buffer_sym(&out), dims).unwrap();
+    let bound = dev.bind(&q).unwrap();
+    let buf = host(&dev, &[0; 16 * 4 * 4 + 2]);
+    for (x, z) in [(1u32, 0u32), (3, 2), (4, 3), (2, 1)] {
+        let gs = [x, 2, z + 1];
+        let size = [gs[0] * ls[0], gs[1] * ls[1], gs[2] * ls[2]];
+        let n = (size[0] * size[1] * size[2]) as usize;
+        buf.write(0, &vec![0u8; (n + 2) * 4]).unwrap();
+        let mut vals = Bindings::new();
+        vals.buffer(&out, &buf).set(&gx, x as u64).set(&gz, z as u64);
+        let v = bound.submit(&vals).unwrap();
+        dev.wait_timeline(v).unwrap();
+        let got = read(&buf, n + 2);
+        for (i, w) in got[..n].iter().enumerate() {
+            let (px, py, pz) = (
+                i as u32 % size[0],
+                i as u32 / size[0] % size[1],
+                i as u32 / (size[0] * size[1]),
+            );
+            assert_eq!(*w, px | py << 8 | pz << 16 | 1 << 24, "grid {gs:?} at {px},{py},{pz}");
+        }
+        assert_eq!(got[n], ls[0] | ls[1] << 8 | ls[2] << 16, "workgroup size seen");
+        assert_eq!(got[n + 1], size[0] | size[1] << 8 | size[2] << 16, "grid size seen");
+    }
+    let (_, before) = dev.timeline();
+    let mut vals = Bindings::new();
+    vals.buffer(&out, &buf).set(&gz, 0);
+    for (x, why) in [
+        (0, "every size must be at least 1"),
+        (1 << 32, "grid size does not fit 32 bits"),
+        (u32::MAX as u64 / 4 + 1, "grid × workgroup does not fit 32 bits"),
+    ] {
+        vals.set(&gx, x);
+        let e = bound.submit(&vals).unwrap_err().to_string();
+        assert!(e.contains(why) && e.contains("dims3d"), "grid x {x}: {e}");
+        let e = q.submit(&dev, &vals).unwrap_err().to_string();
+        assert!(e.contains(why), "grid x {x}, direct submit: {e}");
+    }
+    vals.set(&gx, 1).set(&gz, u32::MAX as u64);
+    let e = bound.submit(&vals).unwrap_err().to_string();
+    assert!(e.contains("grid size does not fit 32 bits"), "{e}");
     assert_eq!(dev.timeline().1, before);
 }
 

@@ -32,6 +32,6 @@ pub mod topology;
 
 pub use device::{DOORBELL_MAP_SIZE, EVENT_PAGE_SIZE, FaultReport, KFD_PATH, Kfd, KfdDevice, KfdEvent};
 pub use error::{KfdError, Result};
-pub use memory::{KfdMemory, MemoryKind, PAGE_SIZE};
+pub use memory::{KfdMemory, MemoryKind, PAGE_SIZE, Spread};
 pub use queue::{CwsrSizes, EOP_BUFFER_SIZE, KfdQueue, QueueKind};
 pub use raw::Cell64;

@@ -263,34 +263,36 @@ impl KfdMemory {
         Ok(())
     }
 
-    /// For each `(v, from, to)` of `values`, stores the low `bytes` of `v` at each
-    /// `(offset, bytes)` of `places[from..to]` (offsets from `base`, each store inside
-    /// `base..base + limit`; `bytes` 1, 2, 4 or 8): one value at several places, as a
-    /// bound command list's sites take them. The memory must be CPU-visible. Stops at
-    /// the first bad place, after storing the ones before it.
-    pub fn write_le_spread(
-        &self,
-        base: usize,
-        limit: usize,
-        values: &[(u64, u32, u32)],
-        places: &[(usize, usize)],
-    ) -> Result<()> {
+    /// For each [`Spread`] of `values`, stores the low `bytes` of its value at each
+    /// offset of `offsets[from..to]` (offsets from `base`, each store inside
+    /// `base..base + limit`): one value at several places, as a bound command list's
+    /// sites take them. The memory must be CPU-visible. Stops at the first bad
+    /// spread or offset, after storing the ones before it.
+    pub fn write_le_spread(&self, base: usize, limit: usize, values: &[Spread], offsets: &[usize]) -> Result<()> {
         let view = View {
             start: self.cpu_range(base, limit)?,
             base,
             limit,
         };
-        for &(v, from, to) in values {
-            let Some(at) = places.get(from as usize..to as usize) else {
+        for s in values {
+            let Some(at) = offsets.get(s.from as usize..s.to as usize) else {
                 return Err(KfdError::InvalidArgument(format!(
-                    "places {from}..{to} of {}",
-                    places.len()
+                    "offsets {}..{} of {}",
+                    s.from,
+                    s.to,
+                    offsets.len()
                 )));
             };
-            for &(offset, bytes) in at {
-                if !view.store(offset, v, bytes) {
-                    return Err(view.refused(offset, bytes));
-                }
+            let bytes = usize::from(s.bytes);
+            let stored = match bytes {
+                8 => view.store_each(at, s.value, 8),
+                4 => view.store_each(at, s.value, 4),
+                2 => view.store_each(at, s.value, 2),
+                1 => view.store_each(at, s.value, 1),
+                _ => false,
+            };
+            if !stored {
+                return Err(view.refused_any(at, bytes));
             }
         }
         Ok(())
@@ -340,6 +342,20 @@ impl KfdMemory {
     }
 }
 
+/// One value for [`KfdMemory::write_le_spread`]: its low `bytes` (1, 2, 4 or 8),
+/// little-endian, go to each offset of `offsets[from..to]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spread {
+    /// The value (its low `bytes` are stored).
+    pub value: u64,
+    /// Its first offset: `offsets[from]`.
+    pub from: u32,
+    /// The end of its offsets: `offsets[from..to]`.
+    pub to: u32,
+    /// Bytes stored at each offset: 1, 2, 4 or 8.
+    pub bytes: u8,
+}
+
 /// `limit` bytes of CPU-visible memory at `start`, byte `base` of their buffer: where
 /// the batched stores go.
 struct View {
@@ -363,7 +379,37 @@ impl View {
         fits
     }
 
-    /// The error of a store [`View::store`] refused.
+    /// Stores the low `bytes` (1, 2, 4 or 8) of `v` at each offset of `at`, in order,
+    /// up to the first that is not inside the view; whether it stored them all.
+    #[inline(always)]
+    fn store_each(&self, at: &[usize], v: u64, bytes: usize) -> bool {
+        // The store ends inside the view, without an overflow: `offset <= last`.
+        let Some(last) = self.limit.checked_sub(bytes) else {
+            return at.is_empty();
+        };
+        for &offset in at {
+            if offset > last {
+                return false;
+            }
+            raw::store_le(self.start + offset, v, bytes);
+        }
+        true
+    }
+
+    /// The error of [`View::store_each`] refusing `bytes` at one of `at`'s offsets.
+    #[cold]
+    fn refused_any(&self, at: &[usize], bytes: usize) -> KfdError {
+        if !matches!(bytes, 1 | 2 | 4 | 8) {
+            return KfdError::InvalidArgument(format!("a store of {bytes} bytes"));
+        }
+        let bad = at
+            .iter()
+            .copied()
+            .find(|&o| o.checked_add(bytes).is_none_or(|end| end > self.limit));
+        self.refused(bad.unwrap_or(0), bytes)
+    }
+
+    /// The error of a store [`View::store`] or [`View::store_each`] refused.
     fn refused(&self, offset: usize, bytes: usize) -> KfdError {
         let View { base, limit, .. } = *self;
         KfdError::InvalidArgument(format!(

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use amd_kfd::abi::*;
 use amd_kfd::sys::Sys;
 use amd_kfd::topology::Visibility;
-use amd_kfd::{Kfd, KfdError, MemoryKind, QueueKind};
+use amd_kfd::{Kfd, KfdError, MemoryKind, QueueKind, Spread};
 use amd_mockgpu::{GpuProfile, MemoryFault, MockConfig, MockStats, MockSys};
 use nix::errno::Errno;
 
@@ -540,7 +540,7 @@ fn batched_stores_stay_inside_their_view() {
 }
 
 /// One value spread over several places lands at each, within the view; a place
-/// outside it, a size that is not 1, 2, 4 or 8, and a range of places past the list
+/// outside it, a size that is not 1, 2, 4 or 8, and a range of offsets past the list
 /// are refused.
 #[test]
 fn spread_stores_stay_inside_their_view() {
@@ -548,29 +548,44 @@ fn spread_stores_stay_inside_their_view() {
     let kfd = open(&m);
     let dev = kfd.device(0).unwrap();
     let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
-    let places = [(0, 4), (8, 8), (20, 2), (24, 4)];
-    mem.write_le_spread(64, 32, &[(0x1122_3344, 0, 2), (0xabcd, 2, 4)], &places)
-        .unwrap();
-    let mut back = [0u8; 28];
+    let spread = |value, from, to, bytes| Spread { value, from, to, bytes };
+    let offsets = [0, 24, 8, 20, 30];
+    let values = [
+        spread(0x1122_3344, 0, 2, 4),
+        spread(0x5566_7788_99aa_bbcc, 2, 3, 8),
+        spread(0xabcd, 3, 4, 2),
+        spread(0xef, 4, 5, 1),
+    ];
+    mem.write_le_spread(64, 32, &values, &offsets).unwrap();
+    let mut back = [0u8; 32];
     mem.read(64, &mut back).unwrap();
     let word = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     assert_eq!(word(&back, 0), 0x1122_3344);
-    assert_eq!(u64::from_le_bytes(back[8..16].try_into().unwrap()), 0x1122_3344);
+    assert_eq!(word(&back, 24), 0x1122_3344);
+    assert_eq!(
+        u64::from_le_bytes(back[8..16].try_into().unwrap()),
+        0x5566_7788_99aa_bbcc
+    );
     assert_eq!(&back[20..22], &[0xcd, 0xab]);
-    assert_eq!(word(&back, 24), 0xabcd);
+    assert_eq!(back[30], 0xef);
+    assert_eq!(back[31], 0, "a 1-byte store writes one byte");
     let e = mem
-        .write_le_spread(64, 32, &[(9, 0, 1), (9, 1, 2)], &[(4, 4), (30, 4)])
+        .write_le_spread(64, 32, &[spread(9, 0, 3, 4)], &[4, 28, 29])
         .unwrap_err();
-    assert!(e.to_string().contains("0x1e"), "{e}");
-    mem.read(68, &mut back[..4]).unwrap();
-    assert_eq!(word(&back, 0), 9, "the store before it");
+    assert!(e.to_string().contains("0x1d"), "{e}");
+    mem.read(64, &mut back).unwrap();
+    assert_eq!(word(&back, 4), 9, "the stores before it");
+    assert_eq!(word(&back, 28), 9, "the stores before it");
+    let e = mem.write_le_spread(64, 32, &[spread(1, 0, 1, 3)], &[0]).unwrap_err();
+    assert!(e.to_string().contains("a store of 3 bytes"), "{e}");
     assert!(
-        mem.write_le_spread(64, 32, &[(1, 0, 1)], &[(0, 3)]).is_err(),
-        "3-byte store"
+        mem.write_le_spread(64, 4, &[spread(1, 0, 1, 8)], &[0]).is_err(),
+        "a store wider than the view"
     );
     assert!(
-        mem.write_le_spread(64, 32, &[(1, 1, 3)], &places[..2]).is_err(),
-        "places past the list"
+        mem.write_le_spread(64, 32, &[spread(1, 1, 3, 4)], &offsets[..2])
+            .is_err(),
+        "offsets past the list"
     );
     assert!(
         mem.write_le_spread(4090, 32, &[], &[]).is_err(),
