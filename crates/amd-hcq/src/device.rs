@@ -51,16 +51,23 @@ pub(crate) struct Timeline<I: DeviceInterface> {
 /// fault), forgetting those up to `done` (a [`Point::logical`] known complete) once it
 /// holds 32 (a short list stays in a few cache lines) and the oldest past 4,096. A
 /// submitter notes its work before it rings the doorbell.
+#[inline]
 pub(crate) fn note_inflight(inflight: &mut VecDeque<(Point, OpName)>, p: Point, name: OpName, done: u64) {
     if inflight.len() >= 32 {
-        while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
-            inflight.pop_front();
-        }
-        if inflight.len() >= 4096 {
-            inflight.pop_front();
-        }
+        prune_inflight(inflight, done);
     }
     inflight.push_back((p, name));
+}
+
+/// Forgets the submissions up to `done`, and the oldest once 4,096 are noted.
+#[cold]
+fn prune_inflight(inflight: &mut VecDeque<(Point, OpName)>, done: u64) {
+    while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
+        inflight.pop_front();
+    }
+    if inflight.len() >= 4096 {
+        inflight.pop_front();
+    }
 }
 
 /// The name of a submission, for profiles and fault reports (cheap to clone).
@@ -310,11 +317,19 @@ impl<I: DeviceInterface> DeviceInner<I> {
     }
 
     /// Waits for `dwords` (PM4) or `bytes` (SDMA) of room in a ring.
+    #[inline]
     fn wait_for_room(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
-        let fits = |seen: u64, put: u64| put + needed - seen.min(put) <= ring_units;
-        if fits(ring.seen, ring.put) {
+        // Room known from the last look at the read pointer: the common case.
+        if ring.put + needed - ring.seen.min(ring.put) <= ring_units {
             return Ok(());
         }
+        self.wait_for_room_slow(ring, needed, ring_units, what)
+    }
+
+    /// [`DeviceInner::wait_for_room`] past what the last look at the read pointer saw.
+    #[cold]
+    fn wait_for_room_slow(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
+        let fits = |seen: u64, put: u64| put + needed - seen.min(put) <= ring_units;
         ring.seen = ring.q.read_ptr();
         if fits(ring.seen, ring.put) {
             return Ok(());
@@ -602,6 +617,7 @@ impl<I: DeviceInterface> Device<I> {
 
     /// The timeline, locked with room for one more value (restarting it first when it
     /// passed [`TIMELINE_WRAP`]).
+    #[inline]
     pub(crate) fn lock_timeline(&self) -> Result<parking_lot::MutexGuard<'_, Option<Timeline<I>>>> {
         loop {
             let tl = self.inner.timeline.lock();
