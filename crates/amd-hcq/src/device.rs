@@ -632,6 +632,7 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Waits for the work up to timeline point `p`.
+    #[inline]
     pub fn wait_point(&self, p: Point) -> Result<()> {
         self.wait_timeline(p.logical())
     }
@@ -676,10 +677,17 @@ impl<I: DeviceInterface> Device<I> {
     /// transport's queue event. A fault of the device ends it at once with
     /// [`HcqError::DeviceFault`]; the value not coming in time is
     /// [`HcqError::Timeout`].
+    #[inline]
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
         if value <= self.inner.done_seen.load(std::sync::atomic::Ordering::Acquire) {
             return Ok(());
         }
+        self.wait_timeline_slow(value)
+    }
+
+    /// [`Device::wait_timeline`] for a value the last wait did not see done.
+    #[cold]
+    fn wait_timeline_slow(&self, value: u64) -> Result<()> {
         let timeout = *self.inner.timeout.lock();
         // Logical values only grow, across restarts of the GPU's value too.
         crate::signal::wait_until(Some(&*self.inner), true, value, timeout, "the timeline", || {
