@@ -556,7 +556,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
             img.last_run = st.points[l.dev];
         }
         st.count = count;
-        st.next = (j + 1) % self.copies;
+        // The next copy, round the `copies` (no division on this path).
+        st.next = if j + 1 >= self.copies { 0 } else { j + 1 };
         Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
     }
 

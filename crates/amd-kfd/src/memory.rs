@@ -276,12 +276,7 @@ impl KfdMemory {
         };
         for s in values {
             let Some(at) = offsets.get(s.from as usize..s.to as usize) else {
-                return Err(KfdError::InvalidArgument(format!(
-                    "offsets {}..{} of {}",
-                    s.from,
-                    s.to,
-                    offsets.len()
-                )));
+                return Err(offsets_error(s, offsets.len()));
             };
             let bytes = usize::from(s.bytes);
             let stored = match bytes {
@@ -326,20 +321,29 @@ impl KfdMemory {
 
     #[inline]
     fn cpu_range(&self, offset: usize, len: usize) -> Result<usize> {
-        if !self.kind.cpu_visible() {
-            return Err(KfdError::InvalidArgument(format!(
-                "{} is not CPU-visible",
-                self.kind.name()
-            )));
-        }
         match offset.checked_add(len) {
-            Some(end) if end <= self.size => Ok(self.va + offset),
-            _ => Err(KfdError::InvalidArgument(format!(
-                "range {offset:#x}+{len:#x} outside a buffer of {:#x} bytes",
-                self.size
-            ))),
+            Some(end) if end <= self.size && self.kind.cpu_visible() => Ok(self.va + offset),
+            _ => Err(self.range_error(offset, len)),
         }
     }
+
+    /// Why [`KfdMemory::cpu_range`] refused `offset..offset + len`.
+    #[cold]
+    fn range_error(&self, offset: usize, len: usize) -> KfdError {
+        if !self.kind.cpu_visible() {
+            return KfdError::InvalidArgument(format!("{} is not CPU-visible", self.kind.name()));
+        }
+        KfdError::InvalidArgument(format!(
+            "range {offset:#x}+{len:#x} outside a buffer of {:#x} bytes",
+            self.size
+        ))
+    }
+}
+
+/// The error of a [`Spread`] whose offsets are not in the list of `len`.
+#[cold]
+fn offsets_error(s: &Spread, len: usize) -> KfdError {
+    KfdError::InvalidArgument(format!("offsets {}..{} of {len}", s.from, s.to))
 }
 
 /// One value for [`KfdMemory::write_le_spread`]: its low `bytes` (1, 2, 4 or 8),
