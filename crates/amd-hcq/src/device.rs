@@ -47,6 +47,17 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) inflight: VecDeque<(Point, OpName)>,
 }
 
+/// Where the running count `put` falls in a ring of `size` units: a mask for the
+/// power-of-two sizes rings have, no division on the submission path.
+#[inline]
+fn ring_pos(put: u64, size: u64) -> u64 {
+    if size.is_power_of_two() {
+        put & (size - 1)
+    } else {
+        put % size
+    }
+}
+
 /// Notes a named submission in a timeline's `inflight` (for naming the culprit of a
 /// fault), forgetting those up to `done` (a [`Point::logical`] known complete) once it
 /// holds 32 (a short list stays in a few cache lines) and the oldest past 4,096. A
@@ -368,7 +379,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
             )));
         }
         self.wait_for_room(&mut ring, len, dwords, "compute")?;
-        let start = ring.put % dwords;
+        let start = ring_pos(ring.put, dwords);
         let first = len.min(dwords - start) as usize;
         ring.q.write_ring(start as usize * 4, &cmds[..first])?;
         if first < cmds.len() {
@@ -386,10 +397,10 @@ impl<I: DeviceInterface> DeviceInner<I> {
     pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
         let mut ring = self.sdma.lock();
         let bytes = ring.q.ring_bytes() as u64;
-        let words = place_sdma(q, (ring.put % bytes / 4) as usize, (bytes / 4) as usize)?;
+        let words = place_sdma(q, (ring_pos(ring.put, bytes) / 4) as usize, (bytes / 4) as usize)?;
         let total = words.len() as u64 * 4;
         self.wait_for_room(&mut ring, total, bytes, "SDMA")?;
-        let at = (ring.put % bytes) as usize;
+        let at = ring_pos(ring.put, bytes) as usize;
         let first = words.len().min((bytes as usize - at) / 4);
         ring.q.write_ring(at, &words[..first])?;
         if first < words.len() {
