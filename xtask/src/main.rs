@@ -23,7 +23,11 @@
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
+//! - `bench-count`: a graph replay's instructions and the cache lines it touches, counted
+//!   under callgrind against launching the same kernels one by one (needs valgrind;
+//!   the figure a loaded machine does not move).
 
+mod bench_count;
 mod fuzz_seeds;
 mod gen_am_regs;
 mod gen_mnemonics;
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("gen-opcodes") => gen_opcodes::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("bench-count") => bench_count::run(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
         Some("isa-coverage") => isa_coverage::run(&args[1..]),
         Some("listings") => listings::run(&args[1..]),
@@ -56,7 +61,7 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] | fuzz-seeds | bench [NAME]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] | fuzz-seeds | bench [NAME] | bench-count"
             );
             return ExitCode::from(2);
         }

@@ -137,7 +137,9 @@ fn values(s: &Setup, vars: &[Var; 5], i: usize, out: &mut Bindings) {
         .set(&vars[4], 32 + (i % 32) as u64);
 }
 
-/// The same 11 launches, built and submitted one by one.
+/// The same 11 launches, built and submitted one by one (never inlined: `cargo xtask
+/// bench-count` counts inside it).
+#[inline(never)]
 fn one_by_one(s: &Setup, i: usize) {
     let k = s.bufs.len();
     let (a, out, tmp) = (&s.bufs[i % k], &s.bufs[(i + 1) % k], &s.bufs[(i + 2) % k]);
