@@ -47,6 +47,13 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) inflight: VecDeque<(Point, OpName)>,
 }
 
+/// Whether a ring of `units` written up to the running count `put` and read up to
+/// `seen` has room for `needed` more.
+#[inline]
+fn has_room(seen: u64, put: u64, needed: u64, units: u64) -> bool {
+    put + needed - seen.min(put) <= units
+}
+
 /// Where the running count `put` falls in a ring of `size` units: a mask for the
 /// power-of-two sizes rings have, no division on the submission path.
 #[inline]
@@ -331,7 +338,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
     #[inline]
     fn wait_for_room(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
         // Room known from the last look at the read pointer: the common case.
-        if ring.put + needed - ring.seen.min(ring.put) <= ring_units {
+        if has_room(ring.seen, ring.put, needed, ring_units) {
             return Ok(());
         }
         self.wait_for_room_slow(ring, needed, ring_units, what)
@@ -340,15 +347,14 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// [`DeviceInner::wait_for_room`] past what the last look at the read pointer saw.
     #[cold]
     fn wait_for_room_slow(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
-        let fits = |seen: u64, put: u64| put + needed - seen.min(put) <= ring_units;
         ring.seen = ring.q.read_ptr();
-        if fits(ring.seen, ring.put) {
+        if has_room(ring.seen, ring.put, needed, ring_units) {
             return Ok(());
         }
         let timeout = *self.timeout.lock();
         let start = Instant::now();
         let mut polled = Duration::ZERO;
-        while ring.put + needed - ring.q.read_ptr().min(ring.put) > ring_units {
+        while !has_room(ring.q.read_ptr(), ring.put, needed, ring_units) {
             // A faulted device never drains its ring.
             if start.elapsed() >= polled {
                 self.poll_fault()?;
