@@ -445,6 +445,18 @@ impl Plan {
         Plan::new(rec, &(0..rec.sites.len()).collect::<Vec<_>>(), 0, &[])
     }
 
+    /// The launch checks a run evaluates in full (see `full`), over the entries' values.
+    #[inline(never)]
+    fn check_in_full(&self, values: &[u64]) -> Result<()> {
+        let value = |i: u32| values.get(i as usize).copied().unwrap_or(0);
+        for &i in &self.full {
+            if let Some(PlanCheck(g, l, max, kernel)) = self.checks.get(i as usize) {
+                crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The error of a run whose entry `k` overflowed (or divided by zero).
     #[cold]
     fn overflow(&self, k: u32) -> HcqError {
@@ -506,6 +518,25 @@ pub(crate) struct Scratch {
     changed: Vec<Spread>,
 }
 
+impl Scratch {
+    /// Sized for `plan` (a copy's first run): every entry from the plan's `init`, a
+    /// hint per variable of the caller's.
+    #[cold]
+    fn prepare(&mut self, plan: &Plan) {
+        self.values.clear();
+        self.values.extend_from_slice(&plan.init);
+        self.hints.clear();
+        self.hints.resize(plan.user_entries.len(), 0);
+    }
+}
+
+/// `last` as `n` groups never written (a copy's first run, or after a failed one).
+#[cold]
+fn fresh(last: &mut Vec<u64>, n: usize) {
+    last.clear();
+    last.resize(n, 0);
+}
+
 /// The core of a bound replay: resolves the variables (`vals`, the `runtime` values
 /// of the run, and the kernel arguments' address `karg_va`), evaluates the plan,
 /// and only if every value is valid calls `write(values, offsets)` once: a [`Spread`]
@@ -524,15 +555,10 @@ pub(crate) fn update_sites(
     scratch: &mut Scratch,
     write: impl FnOnce(&[Spread], &[usize]) -> Result<()>,
 ) -> Result<()> {
+    if scratch.values.len() != plan.init.len() || scratch.hints.len() != plan.user_entries.len() {
+        scratch.prepare(plan);
+    }
     let ev = &mut scratch.values;
-    if ev.len() != plan.init.len() {
-        ev.clear();
-        ev.extend_from_slice(&plan.init);
-    }
-    // One hint per variable of the caller's (the loop below takes them in pairs).
-    if scratch.hints.len() != plan.user_entries.len() {
-        scratch.hints.resize(plan.user_entries.len(), 0);
-    }
     // Every entry index is below `init`'s length, as `ev`'s is.
     for (k, (&(e, id), hint)) in plan.user_entries.iter().zip(scratch.hints.iter_mut()).enumerate() {
         ev[e as usize] = vals.get_id(id, hint).ok_or_else(|| plan.unbound(k as u32))?;
@@ -556,17 +582,14 @@ pub(crate) fn update_sites(
             return Err(plan.limit_error(lim, ev));
         }
     }
-    for &i in &plan.full {
-        if let Some(PlanCheck(g, l, max, kernel)) = plan.checks.get(i as usize) {
-            crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
-        }
+    if !plan.full.is_empty() {
+        plan.check_in_full(ev)?;
     }
     let n = plan.groups.len();
     // A run whose stores failed left `last` empty: every site is written again.
     let written = written && last.len() == n;
     if !written {
-        last.clear();
-        last.resize(n, 0);
+        fresh(last, n);
     }
     let changed = &mut scratch.changed;
     changed.clear();

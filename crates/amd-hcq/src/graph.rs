@@ -495,19 +495,16 @@ impl<I: DeviceInterface> BoundGraph<I> {
     /// copy it uses last ran are rewritten; an unbound variable, a value that does not
     /// fit or a launch size a kernel refuses is an error, and nothing is sent.
     pub fn replay(&self, vals: &Bindings) -> Result<ReplayEnds> {
+        if let [dev] = &self.devices[..] {
+            return self.replay_on(dev, vals);
+        }
         for d in &self.devices {
             d.inner.check()?;
         }
         let mut st = self.state.lock();
-        if st.count + 1 > TIMELINE_WRAP {
-            self.restart_count(&mut st, 0)?;
-        }
         let st = &mut *st;
-        let j = st.next;
-        let imgs = st
-            .images
-            .get_mut(j)
-            .ok_or_else(|| HcqError::InvalidArgument("a graph without that copy".into()))?;
+        let j = self.next_copy(st)?;
+        let imgs = &mut st.images[j];
         for (l, img) in self.lists.iter().zip(imgs.iter()) {
             self.devices[l.dev].wait_point(img.last_run)?;
         }
@@ -545,20 +542,68 @@ impl<I: DeviceInterface> BoundGraph<I> {
             }
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            let dev = &self.devices[l.dev];
-            if l.list.copy {
-                let mut q = dev.copy_queue();
-                q.indirect(img.buf.va(), l.list.dwords)?;
-                dev.inner.push_copy(&q)?;
-            } else {
-                dev.inner.push_compute(img.indirect())?;
-            }
+            push_list(&self.devices[l.dev], &l.list, img)?;
             img.last_run = st.points[l.dev];
         }
+        self.finish(st, j, count);
+        Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
+    }
+
+    /// [`BoundGraph::replay`] of a graph on one device: the same steps, with its one
+    /// timeline lock held directly (the common case, kept short).
+    fn replay_on(&self, dev: &Device<I>, vals: &Bindings) -> Result<ReplayEnds> {
+        dev.inner.check()?;
+        let mut st = self.state.lock();
+        let st = &mut *st;
+        let j = self.next_copy(st)?;
+        let imgs = &mut st.images[j];
+        for img in imgs.iter() {
+            dev.wait_point(img.last_run)?;
+        }
+        let mut guard = dev.lock_timeline()?;
+        let t = guard
+            .as_mut()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let count = st.count + 1;
+        let runtime = [count, t.signal.addr(), t.next - 1, t.next];
+        let point = Point {
+            epoch: t.epoch,
+            value: t.next,
+        };
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            l.list.update(img, vals, &runtime)?;
+        }
+        // Noted before the packets go out, as in `replay`.
+        t.next += 1;
+        let name = crate::device::OpName::Static("graph replay");
+        note_inflight(&mut t.inflight, point, name, dev.inner.seen_done());
+        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
+            push_list(dev, &l.list, img)?;
+            img.last_run = point;
+        }
+        self.finish(st, j, count);
+        Ok(ReplayEnds::one(point.logical()))
+    }
+
+    /// The copy the next replay uses (an index into `st.images`), restarting the
+    /// replay count first when it passed [`TIMELINE_WRAP`].
+    #[inline]
+    fn next_copy(&self, st: &mut ReplayState<I>) -> Result<usize> {
+        if st.count + 1 > TIMELINE_WRAP {
+            self.restart_count(st, 0)?;
+        }
+        if st.next >= st.images.len() {
+            return Err(HcqError::InvalidArgument("a graph without that copy".into()));
+        }
+        Ok(st.next)
+    }
+
+    /// Notes replay `count` sent from copy `j`.
+    #[inline]
+    fn finish(&self, st: &mut ReplayState<I>, j: usize, count: u64) {
         st.count = count;
         // The next copy, round the `copies` (no division on this path).
         st.next = if j + 1 >= self.copies { 0 } else { j + 1 };
-        Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
     }
 
     /// Waits for every replay so far.
@@ -582,6 +627,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
 
     /// Once every replay is done, sets the replay count and the graph's signals to
     /// `count` (0 past [`TIMELINE_WRAP`]: graph signals compare in 32 bits).
+    #[cold]
     fn restart_count(&self, st: &mut ReplayState<I>, count: u64) -> Result<()> {
         self.wait_all(st)?;
         for s in &self.signals {
@@ -607,6 +653,18 @@ impl<I: DeviceInterface> BoundGraph<I> {
     }
 }
 
+/// Sends a copy of a bound list to its engine: one indirect packet.
+#[inline]
+fn push_list<I: DeviceInterface>(dev: &Device<I>, list: &BoundList, img: &Image<I>) -> Result<()> {
+    if list.copy {
+        let mut q = dev.copy_queue();
+        q.indirect(img.buf.va(), list.dwords)?;
+        dev.inner.push_copy(&q)
+    } else {
+        dev.inner.push_compute(img.indirect())
+    }
+}
+
 /// The timeline values marking the end of a replay, one per device of the graph (in
 /// [`BoundGraph::devices`] order); indexes and iterates like a slice of `u64`, without
 /// an allocation for up to four devices.
@@ -620,6 +678,11 @@ enum Ends {
 }
 
 impl ReplayEnds {
+    /// The end of a replay on one device.
+    fn one(value: u64) -> Self {
+        ReplayEnds(Ends::Inline([value, 0, 0, 0], 1))
+    }
+
     fn new(values: impl ExactSizeIterator<Item = u64>) -> Self {
         let n = values.len();
         if n <= FEW {
