@@ -185,6 +185,9 @@ fn check(s: &Setup, graph: &amd_hcq::BoundGraph, vars: &[Var; 5]) {
 /// replay finished and the same pause): how fast this machine was during the run.
 struct Timings {
     reference: f64,
+    /// What timing adds to an idle replay's time without the hook: the stopwatch
+    /// around it and the hook's own.
+    timer: f64,
     idle: f64,
     idle_own: f64,
     slept: f64,
@@ -239,9 +242,20 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
     let (mut idle, mut idle_own, mut busy, mut busy_own) = (vec![], vec![], vec![], vec![]);
     let (mut slept, mut slept_own) = (vec![], vec![]);
     let pause = std::time::Duration::from_micros(50);
+    let mut timer = Vec::with_capacity(iters);
     for i in 0..iters {
         timed(i, &mut idle, &mut idle_own);
         graph.synchronize().expect("synchronize");
+        spin_for(pause);
+        // The stopwatch around a hook timed as `TimedSys` times it, with nothing in
+        // either, in the same state: what timing adds to `idle_own`.
+        let h = hook();
+        let t = Instant::now();
+        let inner = Instant::now();
+        std::hint::black_box(&sys.mock);
+        sys.hook_ns
+            .fetch_add(inner.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        timer.push(t.elapsed().as_secs_f64() - (hook() - h));
         spin_for(pause);
     }
     for i in 0..iters {
@@ -259,6 +273,7 @@ fn measure(graph: &BoundGraph, sys: &TimedSys, mut set: impl FnMut(usize, &mut B
     }
     Timings {
         reference: median(&mut reference),
+        timer: median(&mut timer),
         idle: median(&mut idle),
         idle_own: median(&mut idle_own),
         slept: median(&mut slept),
@@ -287,6 +302,10 @@ fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
     println!(
         "bench reference_loop_{what}: {:.2} us median for 400 dependent multiply-adds, timed as the idle replays are (this machine's speed in this run)",
         t.reference * 1e6
+    );
+    println!(
+        "bench timer_{what}: {:.3} us median for the stopwatch and the hook's timing around nothing, after the same pause (included in each figure without the hook)",
+        t.timer * 1e6
     );
 }
 
