@@ -454,6 +454,25 @@ impl<I: DeviceInterface> Device<I> {
         Ok(self.scratch_state()?.1)
     }
 
+    /// Replaces the kernel-argument region with one of `bytes` (at least 64), after
+    /// every launch so far is done (tests of its reuse as it wraps).
+    #[doc(hidden)]
+    pub fn set_kernarg_region_for_test(&self, bytes: usize) -> Result<()> {
+        if bytes < 64 {
+            return Err(HcqError::InvalidArgument(format!(
+                "a kernel-argument region of {bytes} bytes"
+            )));
+        }
+        self.synchronize()?;
+        let buf = self.alloc(bytes, BufferKind::Uncached)?;
+        *self.inner.kernargs.lock() = Some(KernargRing {
+            buf,
+            head: 0,
+            live: VecDeque::new(),
+        });
+        Ok(())
+    }
+
     pub(crate) fn kernarg_ring(&self) -> Result<parking_lot::MappedMutexGuard<'_, KernargRing<I>>> {
         let mut k = self.inner.kernargs.lock();
         if k.is_none() {

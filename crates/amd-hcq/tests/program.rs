@@ -21,6 +21,7 @@ on_both_transports!(
     a_copy_after_a_launch_sees_its_results,
     the_interpreter_counts_the_work_it_does,
     the_descriptor_float_mode_sets_denormal_flushing,
+    kernel_arguments_are_reused_only_after_their_launch,
 );
 
 fn platform_on(t: Transport) -> (Arc<MockSys>, Platform) {
@@ -448,5 +449,62 @@ fn malformed_code_objects_say_what_is_wrong() {
     for junk in [&b"not an elf"[..], &[], b"\x7fEL"] {
         let e = CodeObject::parse(junk).unwrap_err().to_string();
         assert!(e.contains("not an ELF file") || e.contains("truncated"), "{e}");
+    }
+}
+
+/// The kernel-argument region is a ring: once it wraps, a block is handed out again
+/// only after the launch that read it is done. With the engine held at a signal,
+/// launches fill a 1 KiB region; the next ones wait for room until the signal opens,
+/// and every launch computes with its own arguments (its own output and length).
+fn kernel_arguments_are_reused_only_after_their_launch(t: Transport) {
+    use amd_hcq::{KernArgs, SymDims};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const LAUNCHES: usize = 100;
+    const N: usize = 64;
+    let (_m, p) = platform_on(t);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    assert!(dev.set_kernarg_region_for_test(63).is_err());
+    dev.set_kernarg_region_for_test(1024).unwrap();
+    let input: Vec<u32> = (0..N as u32).map(|i| (i as f32 + 0.5).to_bits()).collect();
+    let a = common::upload(&dev, &input);
+    let outs: Vec<_> = (0..LAUNCHES).map(|_| common::upload(&dev, &[0; N])).collect();
+
+    let gate = Arc::new(dev.new_signal(0).unwrap());
+    let mut q = dev.compute_queue();
+    q.wait(&gate, 1);
+    dev.submit_compute(&q).unwrap();
+    let opened = Arc::new(AtomicBool::new(false));
+    let opener = {
+        let (gate, opened) = (gate.clone(), opened.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            // SeqCst: seen set by any launch that returns after the gate opens.
+            opened.store(true, Ordering::SeqCst);
+            gate.set(1).unwrap();
+        })
+    };
+    for (i, out) in outs.iter().enumerate() {
+        let n = 1 + (i * 7) % N;
+        let args = KernArgs::new().buffer(&a).buffer(&a).buffer(out).u32(n as u32);
+        prg.enqueue(&args, SymDims::new([1, 1, 1], [256, 1, 1])).unwrap();
+        // Blocks are at least 64 bytes: past 16 launches the region must have wrapped
+        // onto blocks whose launches could run only once the gate opened.
+        if i >= 16 {
+            assert!(
+                opened.load(Ordering::SeqCst),
+                "launch {i} reused a block before its launch ran"
+            );
+        }
+    }
+    opener.join().unwrap();
+    dev.synchronize().unwrap();
+    for (i, out) in outs.iter().enumerate() {
+        let n = 1 + (i * 7) % N;
+        let got = common::download(&dev, out, N);
+        for (k, &w) in got.iter().enumerate() {
+            let want = if k < n { (2.0 * (k as f32 + 0.5)).to_bits() } else { 0 };
+            assert_eq!(w, want, "launch {i} (n = {n}), element {k}");
+        }
     }
 }
