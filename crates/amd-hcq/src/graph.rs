@@ -680,7 +680,9 @@ enum Ends {
 impl ReplayEnds {
     /// The end of a replay on one device.
     fn one(value: u64) -> Self {
-        ReplayEnds(Ends::Inline([value, 0, 0, 0], 1))
+        let mut a = [0; FEW];
+        a[0] = value;
+        ReplayEnds(Ends::Inline(a, 1))
     }
 
     fn new(values: impl ExactSizeIterator<Item = u64>) -> Self {
