@@ -37,6 +37,8 @@ pub(crate) struct Image<I: DeviceInterface> {
     /// The INDIRECT_BUFFER packet that runs it (a compute list's), encoded once.
     ib: [u32; IndirectBuffer::DWORDS],
     ib_len: usize,
+    /// The SDMA INDIRECT packet that runs it (a copy list's), built once.
+    copy_ib: Option<CopyQueue>,
     /// The buffers of its runs.
     scratch: Scratch,
 }
@@ -45,6 +47,12 @@ impl<I: DeviceInterface> Image<I> {
     /// The packet that runs a compute list's copy from the ring.
     pub(crate) fn indirect(&self) -> &[u32] {
         &self.ib[..self.ib_len]
+    }
+
+    /// The list that runs a copy list's copy from the SDMA ring (`None` for a compute
+    /// list's).
+    pub(crate) fn copy_indirect(&self) -> Option<&CopyQueue> {
+        self.copy_ib.as_ref()
     }
 }
 
@@ -118,6 +126,13 @@ impl BoundList {
                 buf.write(karg_off, &kargs)?;
             }
             let mut ib = [0; IndirectBuffer::DWORDS];
+            let copy_ib = if copy {
+                let mut q = CopyQueue::new(dev.props().target);
+                q.indirect(buf.va(), words.len() as u32)?;
+                Some(q)
+            } else {
+                None
+            };
             let ib_len = if copy {
                 0
             } else {
@@ -133,6 +148,7 @@ impl BoundList {
                 written: false,
                 ib,
                 ib_len,
+                copy_ib,
                 scratch: Scratch::default(),
             });
         }

@@ -542,7 +542,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
             }
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            push_list(&self.devices[l.dev], &l.list, img)?;
+            push_list(&self.devices[l.dev], img)?;
             img.last_run = st.points[l.dev];
         }
         self.finish(st, j, count);
@@ -577,8 +577,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
         t.next += 1;
         let name = crate::device::OpName::Static("graph replay");
         note_inflight(&mut t.inflight, point, name, dev.inner.seen_done());
-        for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            push_list(dev, &l.list, img)?;
+        for img in imgs.iter_mut() {
+            push_list(dev, img)?;
             img.last_run = point;
         }
         self.finish(st, j, count);
@@ -653,15 +653,13 @@ impl<I: DeviceInterface> BoundGraph<I> {
     }
 }
 
-/// Sends a copy of a bound list to its engine: one indirect packet.
+/// Sends a copy of a bound list to its engine: one indirect packet, built when the
+/// list was bound.
 #[inline]
-fn push_list<I: DeviceInterface>(dev: &Device<I>, list: &BoundList, img: &Image<I>) -> Result<()> {
-    if list.copy {
-        let mut q = dev.copy_queue();
-        q.indirect(img.buf.va(), list.dwords)?;
-        dev.inner.push_copy(&q)
-    } else {
-        dev.inner.push_compute(img.indirect())
+fn push_list<I: DeviceInterface>(dev: &Device<I>, img: &Image<I>) -> Result<()> {
+    match img.copy_indirect() {
+        Some(q) => dev.inner.push_copy(q),
+        None => dev.inner.push_compute(img.indirect()),
     }
 }
 
