@@ -86,3 +86,36 @@ fn a_workgroup_of_more_than_1024_threads_stops_the_queue() {
         assert_eq!(st.read_ptr, words.len() as u64);
     }
 }
+
+/// Found by `mock_rings`: COMPUTE_DIM_X/Y/Z whose product passes 2^64 workgroups
+/// overflowed the count of workgroups (a panic in a debug build, a wrong count in a
+/// release one).
+#[test]
+fn a_grid_of_more_than_2_pow_64_workgroups_stops_the_queue() {
+    let (m, dev) = setup();
+    for grid in [[u32::MAX; 3], [u32::MAX, u32::MAX, 2], [1 << 31, 1 << 31, 4]] {
+        let q = dev.create_queue(QueueKind::Compute, 0x1000).unwrap();
+        let (_code, words) = dispatch(&dev, [32, 1, 1], grid);
+        submit(&q, &words);
+        match m.queue_state(q.id()).unwrap().status {
+            QueueStatus::Error(e) => assert!(e.contains("more than 2^64"), "{grid:?}: {e}"),
+            s => panic!("{grid:?}: {s:?}"),
+        }
+    }
+    // 3 × 2^62 is accepted, and runs until the instruction budget stops it; a grid with a zero dimension runs nothing.
+    let q = dev.create_queue(QueueKind::Compute, 0x1000).unwrap();
+    let (_code, words) = dispatch(&dev, [32, 1, 1], [1 << 31, 1 << 31, 3]);
+    submit(&q, &words);
+    match m.queue_state(q.id()).unwrap().status {
+        QueueStatus::Error(e) => assert!(!e.contains("more than 2^64"), "{e}"),
+        s => panic!("{s:?}"),
+    }
+    for grid in [[0, u32::MAX, u32::MAX], [u32::MAX, 0, 1]] {
+        let q = dev.create_queue(QueueKind::Compute, 0x1000).unwrap();
+        let (_code, words) = dispatch(&dev, [32, 1, 1], grid);
+        submit(&q, &words);
+        let st = m.queue_state(q.id()).unwrap();
+        assert_eq!(st.status, QueueStatus::Running, "{grid:?}");
+        assert_eq!(st.read_ptr, words.len() as u64);
+    }
+}

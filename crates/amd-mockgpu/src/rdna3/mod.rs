@@ -261,6 +261,12 @@ impl Grid {
                      {MAX_WORKGROUP_THREADS}"
                 ))
             })?;
+        let [gx, gy, gz] = d.grid.map(u64::from);
+        let groups = gx.checked_mul(gy).and_then(|t| t.checked_mul(gz)).ok_or_else(|| {
+            KernelError::Unsupported(format!(
+                "a grid of {gx}×{gy}×{gz} workgroups (COMPUTE_DIM_X/Y/Z): more than 2^64 in all"
+            ))
+        })?;
         Ok(Grid {
             user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
@@ -270,7 +276,7 @@ impl Grid {
             threads,
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
             lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
-            groups: u64::from(d.grid[0]) * u64::from(d.grid[1]) * u64::from(d.grid[2]),
+            groups,
         })
     }
 
