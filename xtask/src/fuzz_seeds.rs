@@ -1,6 +1,7 @@
 //! `cargo xtask fuzz-seeds`: writes small seed corpora for the cargo-fuzz targets into
 //! `fuzz/corpus/<target>/` (not committed): the committed code objects, their
-//! instruction bytes, encoded PM4 and SDMA streams, and `properties` files.
+//! instruction bytes, encoded PM4 and SDMA streams, `properties` files, and the mock
+//! PCI GPU's synthetic firmware files and IP discovery table.
 
 use std::path::{Path, PathBuf};
 
@@ -109,6 +110,22 @@ fn text_section(elf: &[u8]) -> Option<&[u8]> {
     })
 }
 
+/// The `am_firmware` selector byte of the parser for firmware file `name` (as
+/// tinygrad 0.10.1 names them).
+fn firmware_selector(name: &str) -> Option<u8> {
+    let kinds: [(&str, u8); 8] = [
+        ("_sos.", 0),
+        ("smu_", 1),
+        ("sdma_", 2),
+        ("_pfp.", 3),
+        ("_me.", 3),
+        ("_mec.", 4),
+        ("_imu.", 5),
+        ("_rlc.", 6),
+    ];
+    kinds.iter().find(|(part, _)| name.contains(part)).map(|&(_, k)| k)
+}
+
 fn write(dir: &Path, name: &str, data: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(name), data)?;
@@ -162,6 +179,21 @@ pub fn run(_args: &[String]) -> Result<()> {
     for (name, text) in PROPERTIES {
         put("sysfs_properties", name, text.as_bytes())?;
     }
+
+    // The mock PCI GPU's synthetic firmware, each file behind the selector byte of its
+    // parser (see `fuzz_targets/am_firmware.rs`), and its IP discovery table.
+    for (name, body) in amd_mockgpu::pci::firmware::files() {
+        let Some(which) = firmware_selector(name) else {
+            return Err(format!("no am_firmware parser for the mock's {name}").into());
+        };
+        let mut seed = vec![which];
+        seed.extend_from_slice(&body);
+        put("am_firmware", name, &seed)?;
+    }
+    let table = amd_mockgpu::pci::Discovery::navi31()
+        .to_bytes()
+        .ok_or("the mock's discovery table does not fit its format")?;
+    put("am_discovery", "navi31", &table)?;
 
     for (target, n) in counts {
         println!("fuzz-seeds: {n} file(s) in fuzz/corpus/{target}");
