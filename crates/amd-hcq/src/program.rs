@@ -371,6 +371,15 @@ impl<I: DeviceInterface> Program<I> {
 }
 
 impl<I: DeviceInterface> KernargRing<I> {
+    /// A ring over `buf` with nothing in flight.
+    fn new(buf: Buffer<I>) -> Self {
+        KernargRing {
+            buf,
+            head: 0,
+            live: VecDeque::new(),
+        }
+    }
+
     /// Reserves `len` bytes aligned to `align`, waiting for launches still reading the
     /// space it reuses.
     pub(crate) fn reserve(&mut self, dev: &Device<I>, len: usize, align: usize) -> Result<usize> {
@@ -460,28 +469,18 @@ impl<I: DeviceInterface> Device<I> {
     pub fn set_kernarg_region_for_test(&self, bytes: usize) -> Result<()> {
         if bytes < 64 {
             return Err(HcqError::InvalidArgument(format!(
-                "a kernel-argument region of {bytes} bytes"
+                "a kernel-argument region of {bytes} bytes (at least 64)"
             )));
         }
         self.synchronize()?;
-        let buf = self.alloc(bytes, BufferKind::Uncached)?;
-        *self.inner.kernargs.lock() = Some(KernargRing {
-            buf,
-            head: 0,
-            live: VecDeque::new(),
-        });
+        *self.inner.kernargs.lock() = Some(KernargRing::new(self.alloc(bytes, BufferKind::Uncached)?));
         Ok(())
     }
 
     pub(crate) fn kernarg_ring(&self) -> Result<parking_lot::MappedMutexGuard<'_, KernargRing<I>>> {
         let mut k = self.inner.kernargs.lock();
         if k.is_none() {
-            let buf = self.alloc(KERNARG_REGION, BufferKind::Uncached)?;
-            *k = Some(KernargRing {
-                buf,
-                head: 0,
-                live: VecDeque::new(),
-            });
+            *k = Some(KernargRing::new(self.alloc(KERNARG_REGION, BufferKind::Uncached)?));
         }
         Ok(parking_lot::MutexGuard::map(k, |k| match k {
             Some(k) => k,
