@@ -360,12 +360,8 @@ impl Plan {
         for Draft(entry, enc, bytes, site, targets) in groups {
             let start = p.targets.len() as u32;
             p.targets.extend(targets);
-            p.groups.push(Group {
-                entry,
-                enc,
-                bytes,
-                targets: (start, p.targets.len() as u32),
-            });
+            p.groups
+                .push(Group::new(entry, enc, bytes, (start, p.targets.len() as u32)));
             p.group_site.push(site);
         }
         p.limits_of(&checks);
@@ -515,11 +511,49 @@ struct PlanCheck([u32; 3], [u32; 3], u32, std::sync::Arc<str>);
 struct Group {
     /// Index into the run's values.
     entry: u32,
-    enc: crate::queue::Enc,
+    /// Its encoding without branches: a value `v` fits when `v - lo` (wrapping) is
+    /// at most `span`, and is written as `(v & mask) - sub` (see
+    /// [`crate::queue::Enc::encode`], which this agrees with).
+    lo: u64,
+    span: u64,
+    mask: u64,
+    sub: u64,
     /// Bytes stored at each site (a command dword takes at least 4).
     bytes: u8,
     /// Its sites' offsets: `Plan::targets[targets.0..targets.1]`.
     targets: (u32, u32),
+}
+
+impl Group {
+    fn new(entry: u32, enc: crate::queue::Enc, bytes: u8, targets: (u32, u32)) -> Group {
+        let (lo, span, mask) = if enc.truncate {
+            let mask = if enc.bytes >= 8 {
+                u64::MAX
+            } else {
+                (1 << (8 * enc.bytes)) - 1
+            };
+            (0, u64::MAX, mask)
+        } else {
+            // Every field holds `min..=max` with `min` 0 or 1 and `max` at least 1.
+            (enc.min, enc.max.saturating_sub(enc.min), u64::MAX)
+        };
+        Group {
+            entry,
+            lo,
+            span,
+            mask,
+            sub: u64::from(enc.minus_one),
+            bytes,
+            targets,
+        }
+    }
+
+    /// The bits to write for `v`, or `None` when the field cannot hold it.
+    #[inline]
+    fn encode(&self, v: u64) -> Option<u64> {
+        // `sub` (1) only comes with a `min` of at least 1, so the result never wraps.
+        (v.wrapping_sub(self.lo) <= self.span).then_some((v & self.mask).wrapping_sub(self.sub))
+    }
 }
 
 /// Reused buffers of the runs of one plan.
@@ -611,7 +645,7 @@ pub(crate) fn update_sites(
     changed.clear();
     for (i, (g, o)) in plan.groups.iter().zip(last.iter_mut()).enumerate() {
         let v = value(g.entry);
-        let Some(bits) = g.enc.encode(v) else {
+        let Some(bits) = g.encode(v) else {
             // Some groups of `last` may hold values never written.
             last.clear();
             return Err(plan.does_not_fit(rec, i, v));
@@ -816,6 +850,7 @@ impl<I: DeviceInterface> Device<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::Enc;
     use crate::sym::Sym;
     use amd_packets::GfxTarget;
     use proptest::prelude::*;
@@ -1040,6 +1075,38 @@ mod tests {
     /// Sites that take one value the same way are one group: the value is checked
     /// once, and every one of its sites is written when it changes (and none when it
     /// does not).
+    /// A group's branch-free encoding takes and refuses what its field's does, and
+    /// writes the same bits, for every kind of field a recording makes.
+    #[test]
+    fn group_encoding_agrees_with_the_fields() {
+        let count = Enc {
+            minus_one: true,
+            ..Enc::bounded(4, 1, 0x3f_ffff)
+        };
+        let fields = [
+            Enc::U64,
+            Enc::U32,
+            Enc::LOW32,
+            Enc::bounded(4, 1, u32::MAX as u64),
+            Enc::bounded(2, 1, u16::MAX as u64),
+            Enc::bounded(1, 0, 0xff),
+            Enc::bounded(2, 0, 1000),
+            count,
+            Enc {
+                truncate: true,
+                ..Enc::U64
+            },
+        ];
+        for enc in fields {
+            let g = Group::new(0, enc, enc.bytes, (0, 0));
+            let mut values = vec![0, 1, 2, 0xff, 0x100, 1000, 1001, 0xffff, 0x1_0000, 0x3f_ffff, 0x40_0000];
+            values.extend([u32::MAX as u64 - 1, u32::MAX as u64, 1 << 32, u64::MAX - 1, u64::MAX]);
+            for v in values {
+                assert_eq!(g.encode(v), enc.encode(v), "{enc:?} with {v:#x}");
+            }
+        }
+    }
+
     #[test]
     fn sites_sharing_a_value_are_written_together() {
         let vars = [Var::new("a"), Var::new("b"), Var::new("c")];
