@@ -534,7 +534,7 @@ impl Group {
             };
             (0, u64::MAX, mask)
         } else {
-            // Every field holds `min..=max` with `min` 0 or 1 and `max` at least 1.
+            // Every field a recording makes has `min` 0 or 1 and `max` at least `min`.
             (enc.min, enc.max.saturating_sub(enc.min), u64::MAX)
         };
         Group {
@@ -1072,9 +1072,6 @@ mod tests {
         );
     }
 
-    /// Sites that take one value the same way are one group: the value is checked
-    /// once, and every one of its sites is written when it changes (and none when it
-    /// does not).
     /// A group's branch-free encoding takes and refuses what its field's does, and
     /// writes the same bits, for every kind of field a recording makes.
     #[test]
@@ -1107,6 +1104,9 @@ mod tests {
         }
     }
 
+    /// Sites that take one value the same way are one group: the value is checked
+    /// once, and every one of its sites is written when it changes (and none when it
+    /// does not).
     #[test]
     fn sites_sharing_a_value_are_written_together() {
         let vars = [Var::new("a"), Var::new("b"), Var::new("c")];
