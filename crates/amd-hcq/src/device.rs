@@ -307,6 +307,22 @@ impl<I: DeviceInterface> DeviceInner<I> {
         }
     }
 
+    /// Whether the work up to logical timeline value `v` is done (a closed timeline's
+    /// queues are gone: nothing more runs).
+    pub(crate) fn passed(&self, v: u64) -> bool {
+        match self.timeline.lock().as_ref() {
+            Some(t) => {
+                Point {
+                    epoch: t.epoch,
+                    value: t.signal.value(),
+                }
+                .logical()
+                    >= v
+            }
+            None => true,
+        }
+    }
+
     /// The value the last submission signals.
     pub(crate) fn last_submitted(&self) -> u64 {
         self.timeline.lock().as_ref().map_or(0, |t| {
@@ -506,6 +522,7 @@ impl<I: DeviceInterface> Device<I> {
             copy_list: None,
             inflight: VecDeque::new(),
         });
+        inner.pool.register(&inner);
         let dev = Device { inner };
         // The kernel-argument region is made now, as tinygrad 0.10.1 makes it when it
         // opens a device: the first launch does not pay for allocating and pinning
@@ -604,7 +621,13 @@ impl<I: DeviceInterface> Device<I> {
         let point = Point { epoch: t.epoch, value };
         // The lists are reused (held under the timeline lock): no allocation per submit.
         if copy {
-            let q = t.copy_list.get_or_insert_with(|| CopyQueue::new(self.props().target));
+            // The timeline's lists are sent as soon as built, under its lock: what they
+            // refer to is covered by the timeline when freed, so they keep nothing alive.
+            let q = t.copy_list.get_or_insert_with(|| {
+                let mut q = CopyQueue::new(self.props().target);
+                q.rec.transient = true;
+                q
+            });
             q.clear();
             q.wait(&t.signal, value - 1);
             build(&mut Work::Copy(q))?;
@@ -615,9 +638,11 @@ impl<I: DeviceInterface> Device<I> {
                 return Err(e);
             }
         } else {
-            let q = t
-                .compute_list
-                .get_or_insert_with(|| ComputeQueue::new(self.props().target));
+            let q = t.compute_list.get_or_insert_with(|| {
+                let mut q = ComputeQueue::new(self.props().target);
+                q.rec.transient = true;
+                q
+            });
             q.clear();
             q.wait(&t.signal, value - 1);
             build(&mut Work::Compute(q))?;

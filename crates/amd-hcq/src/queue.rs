@@ -248,6 +248,14 @@ impl Recording {
     }
 
     /// Whether submitting needs anything but the dwords.
+    /// Keeps `sig`'s slot from being reused while the list may still write or wait
+    /// for it (a transient list's work is covered by the timeline instead).
+    fn hold<I: DeviceInterface>(&mut self, sig: &Signal<I>) {
+        if !self.transient {
+            self.keep.push(sig.keepalive());
+        }
+    }
+
     pub(crate) fn is_plain(&self) -> bool {
         self.sites.is_empty() && self.kernargs.is_empty()
     }
@@ -341,7 +349,9 @@ impl Recording {
             self.kernargs.extend_from_slice(&other.kernargs);
             self.karg_align = self.karg_align.max(other.karg_align);
         }
-        self.keep.extend(other.keep.iter().cloned());
+        if !self.transient {
+            self.keep.extend(other.keep.iter().cloned());
+        }
     }
 
     /// Writes every site into `cmds` and `kargs` for the resolved `vals`.
@@ -563,6 +573,7 @@ impl ComputeQueue {
     /// Stalls the queue until `sig` is at least `value` (compared in 32 bits, as
     /// WAIT_REG_MEM does).
     pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.rec.hold(sig);
         self.wait_addr(sig.addr(), value)
     }
 
@@ -590,6 +601,7 @@ impl ComputeQueue {
 
     /// Sets `sig` to `value` once prior work is done (and wakes sleepers of a timeline).
     pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.rec.hold(sig);
         self.signal_addr(sig.addr(), value, sig.event())
     }
 
@@ -622,6 +634,7 @@ impl ComputeQueue {
 
     /// Writes the GPU clock into `sig`'s timestamp once prior work is done.
     pub fn timestamp<I: DeviceInterface>(&mut self, sig: &Signal<I>) -> &mut Self {
+        self.rec.hold(sig);
         ReleaseMem::timestamp(sig.timestamp_addr()).encode(self.target, &mut self.cmds);
         self
     }
@@ -1046,6 +1059,7 @@ impl CopyQueue {
 
     /// Stalls the queue until `sig` is at least `value`.
     pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.rec.hold(sig);
         self.wait_addr(sig.addr(), value)
     }
 
@@ -1075,6 +1089,7 @@ impl CopyQueue {
     /// Sets `sig` to `value` (written in 32 bits) once prior work is done; for a
     /// timeline, also writes its event mailbox and raises the interrupt.
     pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
+        self.rec.hold(sig);
         self.signal_addr(sig.addr(), value, sig.event())
     }
 
@@ -1116,6 +1131,7 @@ impl CopyQueue {
             .map_err(|e| HcqError::InvalidArgument(format!("timestamp slot: {e}")))?;
         let at = t.encode(self.target, &mut self.cmds);
         self.mark(at);
+        self.rec.hold(sig);
         Ok(self)
     }
 

@@ -1,6 +1,7 @@
 //! Signals: 16-byte slots (value at +0, GPU timestamp at +8) in a page of uncached
 //! host memory that every GPU of the platform maps.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -31,9 +32,31 @@ pub fn default_timeout() -> Duration {
 }
 
 /// The shared page of signal slots.
+///
+/// A slot whose last holder (its [`Signal`], or a recorded list that writes or waits
+/// for it) is gone may still be written by commands already sent to a GPU: it is
+/// reused only once every device of the platform has finished the work submitted on
+/// its timeline before the slot was given back.
 pub(crate) struct SignalPool<I: DeviceInterface> {
     pub(crate) mem: I::Memory,
     free: Mutex<Vec<u32>>,
+    /// Slots given back, not yet checked against the devices' timelines.
+    dropped: Mutex<Vec<u32>>,
+    /// Slots waiting for the devices' work: each batch's slots are free once every
+    /// device listed has completed its value (a logical timeline value).
+    pending: Mutex<Vec<Pending<I>>>,
+    /// Whether `dropped` or `pending` may hold slots (checked without a lock on the
+    /// path that takes one).
+    deferred: AtomicBool,
+    /// The platform's devices (those still open are asked for their timelines).
+    devices: Mutex<Vec<Weak<DeviceInner<I>>>>,
+}
+
+/// Slots given back together, and the timeline value each device must complete before
+/// they are free.
+struct Pending<I: DeviceInterface> {
+    fences: Vec<(Weak<DeviceInner<I>>, u64)>,
+    slots: Vec<u32>,
 }
 
 impl<I: DeviceInterface> SignalPool<I> {
@@ -42,19 +65,104 @@ impl<I: DeviceInterface> SignalPool<I> {
         Ok(SignalPool {
             mem,
             free: Mutex::new((0..SIGNAL_SLOTS as u32).rev().collect()),
+            dropped: Mutex::new(Vec::new()),
+            pending: Mutex::new(Vec::new()),
+            deferred: AtomicBool::new(false),
+            devices: Mutex::new(Vec::new()),
         })
     }
 
+    /// Adds a device whose work may write the slots.
+    pub(crate) fn register(&self, dev: &Arc<DeviceInner<I>>) {
+        let mut devices = self.devices.lock();
+        devices.retain(|d| d.strong_count() > 0);
+        devices.push(Arc::downgrade(dev));
+    }
+
     fn take(&self) -> Result<u32> {
-        self.free
-            .lock()
-            .pop()
-            .ok_or_else(|| HcqError::InvalidArgument(format!("all {SIGNAL_SLOTS} signals are in use")))
+        if self.deferred.load(Ordering::Acquire) {
+            self.reclaim();
+        }
+        if let Some(slot) = self.free.lock().pop() {
+            return Ok(slot);
+        }
+        let waiting: usize = self.pending.lock().iter().map(|p| p.slots.len()).sum();
+        Err(HcqError::InvalidArgument(format!(
+            "all {SIGNAL_SLOTS} signals are in use ({waiting} of them wait for work that may still write them: \
+             synchronize the devices to release those)"
+        )))
+    }
+
+    /// Gives `slot` back; it is free again once the work submitted so far is done.
+    fn give_back(&self, slot: u32) {
+        // No device lock here: a signal may be dropped while its device's timeline is
+        // locked (the timeline's own, when the device closes).
+        self.dropped.lock().push(slot);
+        self.deferred.store(true, Ordering::Release);
+    }
+
+    /// Frees the slots given back whose work is done. The pool's locks are never held
+    /// while a device's timeline is locked.
+    #[cold]
+    fn reclaim(&self) {
+        self.deferred.store(false, Ordering::Release);
+        let dropped = std::mem::take(&mut *self.dropped.lock());
+        let mut batches = std::mem::take(&mut *self.pending.lock());
+        if !dropped.is_empty() {
+            // What was submitted until now covers what was submitted before the slots
+            // came back (a later value only waits a little longer).
+            let devices = self.devices.lock().clone();
+            let fences = devices
+                .into_iter()
+                .filter_map(|w| {
+                    let d = w.upgrade()?;
+                    let last = d.last_submitted();
+                    (!d.passed(last)).then_some((w, last))
+                })
+                .collect();
+            batches.push(Pending { fences, slots: dropped });
+        }
+        let mut done = Vec::new();
+        batches.retain_mut(|b| {
+            b.fences.retain(|(w, v)| w.upgrade().is_some_and(|d| !d.passed(*v)));
+            if b.fences.is_empty() {
+                done.append(&mut b.slots);
+                false
+            } else {
+                true
+            }
+        });
+        if !done.is_empty() {
+            self.free.lock().append(&mut done);
+        }
+        if !batches.is_empty() {
+            self.pending.lock().append(&mut batches);
+            self.deferred.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// A slot of the pool, given back when its last holder drops it.
+struct Slot<I: DeviceInterface> {
+    pool: Arc<SignalPool<I>>,
+    index: u32,
+}
+
+impl<I: DeviceInterface> Drop for Slot<I> {
+    fn drop(&mut self) {
+        self.pool.give_back(self.index);
     }
 }
 
 /// A signal: a 64-bit value the GPU writes (RELEASE_MEM / SDMA FENCE) and the CPU
 /// or another queue waits on, with a timestamp slot beside it.
+///
+/// Dropping a signal does not make its slot reusable at once: a list that waits for or
+/// writes it (recorded, bound, or in a graph) keeps the slot while the list lives, and
+/// once the last holder is gone the slot is reused only after every device of the
+/// platform has finished the work submitted on its timeline until then. Lists sent
+/// with [`crate::Device::submit_compute`] or [`crate::Device::submit_copy`] are not on
+/// the timeline: keep their signals until their work is done.
 ///
 /// ```
 /// use amd_hcq::Platform;
@@ -71,8 +179,7 @@ impl<I: DeviceInterface> SignalPool<I> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Signal<I: DeviceInterface = crate::AnyIface> {
-    pool: Arc<SignalPool<I>>,
-    slot: u32,
+    slot: Arc<Slot<I>>,
     owner: Weak<DeviceInner<I>>,
     event: Option<(u64, u32)>,
 }
@@ -89,26 +196,35 @@ impl<I: DeviceInterface> std::fmt::Debug for Signal<I> {
 impl<I: DeviceInterface> Signal<I> {
     pub(crate) fn new(dev: &Arc<DeviceInner<I>>, value: u64, timeline: bool) -> Result<Self> {
         let pool = dev.pool.clone();
-        let slot = pool.take()?;
+        let index = pool.take()?;
         let event = if timeline { dev.iface.queue_event() } else { None };
         let s = Signal {
-            pool,
-            slot,
+            slot: Arc::new(Slot { pool, index }),
             owner: Arc::downgrade(dev),
             event,
         };
         s.set(value)?;
-        s.pool.mem.store_u64(s.offset() + 8, 0)?;
+        s.mem().store_u64(s.offset() + 8, 0)?;
         Ok(s)
     }
 
+    fn mem(&self) -> &I::Memory {
+        &self.slot.pool.mem
+    }
+
     fn offset(&self) -> usize {
-        self.slot as usize * SIGNAL_SLOT
+        self.slot.index as usize * SIGNAL_SLOT
+    }
+
+    /// What a recorded list holds so that the slot is not reused while it may still
+    /// write or wait for it.
+    pub(crate) fn keepalive(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.slot.clone()
     }
 
     /// Address of the value.
     pub fn addr(&self) -> u64 {
-        self.pool.mem.va() + self.offset() as u64
+        self.mem().va() + self.offset() as u64
     }
 
     /// Address of the timestamp.
@@ -124,17 +240,17 @@ impl<I: DeviceInterface> Signal<I> {
     /// The current value.
     pub fn value(&self) -> u64 {
         // The slot is inside the pool page (slot < SIGNAL_SLOTS) and 8-aligned.
-        self.pool.mem.load_u64(self.offset()).unwrap_or(0)
+        self.mem().load_u64(self.offset()).unwrap_or(0)
     }
 
     /// Sets the value from the CPU.
     pub fn set(&self, value: u64) -> Result<()> {
-        self.pool.mem.store_u64(self.offset(), value)
+        self.mem().store_u64(self.offset(), value)
     }
 
     /// The raw GPU timestamp written by a `timestamp` command (ticks of the GPU clock).
     pub fn timestamp(&self) -> u64 {
-        self.pool.mem.load_u64(self.offset() + 8).unwrap_or(0)
+        self.mem().load_u64(self.offset() + 8).unwrap_or(0)
     }
 
     /// Waits until the value is at least `value`, up to [`default_timeout`].
@@ -227,11 +343,5 @@ pub(crate) fn wait_until<I: DeviceInterface>(
         } else {
             std::thread::sleep(Duration::from_micros(200));
         }
-    }
-}
-
-impl<I: DeviceInterface> Drop for Signal<I> {
-    fn drop(&mut self) {
-        self.pool.free.lock().push(self.slot);
     }
 }

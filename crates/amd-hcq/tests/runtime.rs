@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amd_hcq::{BufferKind, Device, HcqError, Platform, TIMELINE_WRAP, Work};
+use amd_hcq::{Bindings, BufferKind, Device, HcqError, Platform, TIMELINE_WRAP, Work};
 use amd_mockgpu::MockSys;
 use common::{Transport, pattern};
 
@@ -23,6 +23,7 @@ on_both_transports!(
     profiling_records_launches_and_copies_in_order,
     bound_lists_replay_and_patch,
     bound_copy_lists_replay_and_patch,
+    dropped_signals_wait_for_the_work_that_writes_them,
 );
 
 fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
@@ -427,4 +428,95 @@ fn bound_copy_lists_replay_and_patch(t: Transport) {
     let mut nested = dev.copy_queue();
     nested.indirect(dst.va(), 8).unwrap();
     assert!(dev.bind_copy(&nested).is_err());
+}
+
+/// A signal dropped while submitted work still writes it keeps its slot until that work
+/// is done: a new signal never sees the old work's write. A list that writes or waits
+/// for a signal keeps its slot as long as the list lives. Slots come back once the work
+/// is done.
+fn dropped_signals_wait_for_the_work_that_writes_them(t: Transport) {
+    let (_m, p) = platform(t, 2);
+    let (dev, other) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let gate = dev.new_signal(0).unwrap();
+
+    // A recorded list keeps its signals' slots while it lives, bound or not (nothing
+    // is in flight yet: only the list holds the slot).
+    let kept = dev.new_signal(0).unwrap();
+    let kept_addr = kept.addr();
+    let mut r = dev.compute_queue();
+    r.signal(&kept, 5);
+    let bound = dev.bind(&r).unwrap();
+    drop((r, kept));
+    let after: Vec<_> = (0..4).map(|_| dev.new_signal(0).unwrap()).collect();
+    assert!(
+        after.iter().all(|s| s.addr() != kept_addr),
+        "a bound list holds its signal"
+    );
+
+    // Submitted on the timeline, waiting for the gate: the signal is dropped meanwhile.
+    let old = dev.new_signal(0).unwrap();
+    let old_addr = old.addr();
+    let mut q = dev.compute_queue();
+    q.wait(&gate, 1).signal(&old, 7);
+    q.submit(&dev, &Bindings::new()).unwrap();
+    drop((q, old));
+    let fresh: Vec<_> = (0..4).map(|_| dev.new_signal(0).unwrap()).collect();
+    assert!(
+        fresh.iter().all(|s| s.addr() != old_addr),
+        "the slot is held while its work runs"
+    );
+    // The same on the copy engine, and a signal of the other device (the platform
+    // shares one page of signals).
+    let copied = other.new_signal(0).unwrap();
+    let copied_addr = copied.addr();
+    let mut c = dev.copy_queue();
+    c.wait(&gate, 1).signal(&copied, 9);
+    c.submit(&dev, &Bindings::new()).unwrap();
+    drop((c, copied));
+    let more: Vec<_> = (0..4).map(|_| other.new_signal(0).unwrap()).collect();
+    assert!(more.iter().all(|s| s.addr() != copied_addr && s.addr() != old_addr));
+
+    gate.set(1).unwrap();
+    dev.synchronize().unwrap();
+    for s in fresh.iter().chain(&more).chain(&after) {
+        assert_eq!(s.value(), 0, "no new signal took an old command's write");
+    }
+    // Once the work is done (and the bound list gone), the slots are free again.
+    drop(bound);
+    let free_again: Vec<_> = (0..8).map(|_| dev.new_signal(0).unwrap()).collect();
+    for a in [old_addr, copied_addr, kept_addr] {
+        assert!(
+            free_again.iter().any(|s| s.addr() == a),
+            "slot {a:#x} is reused once its work is done"
+        );
+    }
+}
+
+/// With every slot taken, a new signal is a clear error that counts the slots still
+/// waiting for work; they come back when it is done.
+#[test]
+fn signal_slots_run_out_with_a_clear_error() {
+    let (_m, p) = platform(Transport::Kfd, 1);
+    let dev = p.device(0).unwrap();
+    let gate = dev.new_signal(0).unwrap();
+    let mut q = dev.compute_queue();
+    q.wait(&gate, 1);
+    q.submit(&dev, &Bindings::new()).unwrap();
+    let mut held = Vec::new();
+    let e = loop {
+        match dev.new_signal(0) {
+            Ok(s) => held.push(s),
+            Err(e) => break e,
+        }
+    };
+    assert!(held.len() > 60_000, "{}", held.len());
+    assert!(e.to_string().contains("65536 signals are in use"), "{e}");
+    held.truncate(held.len() - 10);
+    let e = dev.new_signal(0).unwrap_err();
+    assert!(e.to_string().contains("(10 of them wait for work"), "{e}");
+    gate.set(1).unwrap();
+    dev.synchronize().unwrap();
+    let again: Vec<_> = (0..10).map(|_| dev.new_signal(0).unwrap()).collect();
+    assert!(dev.new_signal(0).is_err());
+    drop(again);
 }
