@@ -307,20 +307,14 @@ impl<I: DeviceInterface> DeviceInner<I> {
         }
     }
 
-    /// Whether the work up to logical timeline value `v` is done (a closed timeline's
-    /// queues are gone: nothing more runs).
-    pub(crate) fn passed(&self, v: u64) -> bool {
-        match self.timeline.lock().as_ref() {
-            Some(t) => {
-                Point {
-                    epoch: t.epoch,
-                    value: t.signal.value(),
-                }
-                .logical()
-                    >= v
-            }
-            None => true,
-        }
+    /// The logical timeline values of the last submission and of the work done, read
+    /// together; `None` once the timeline is closed (its queues are gone: nothing more
+    /// runs).
+    pub(crate) fn progress(&self) -> Option<(u64, u64)> {
+        self.timeline.lock().as_ref().map(|t| {
+            let at = |value| Point { epoch: t.epoch, value }.logical();
+            (at(t.next - 1), at(t.signal.value()))
+        })
     }
 
     /// The value the last submission signals.

@@ -44,7 +44,7 @@ pub(crate) struct SignalPool<I: DeviceInterface> {
     dropped: Mutex<Vec<u32>>,
     /// Slots waiting for the devices' work: each batch's slots are free once every
     /// device listed has completed its value (a logical timeline value).
-    pending: Mutex<Vec<Pending<I>>>,
+    pending: Mutex<std::collections::VecDeque<Pending<I>>>,
     /// Whether `dropped` or `pending` may hold slots (checked without a lock on the
     /// path that takes one).
     deferred: AtomicBool,
@@ -66,7 +66,7 @@ impl<I: DeviceInterface> SignalPool<I> {
             mem,
             free: Mutex::new((0..SIGNAL_SLOTS as u32).rev().collect()),
             dropped: Mutex::new(Vec::new()),
-            pending: Mutex::new(Vec::new()),
+            pending: Mutex::new(std::collections::VecDeque::new()),
             deferred: AtomicBool::new(false),
             devices: Mutex::new(Vec::new()),
         })
@@ -107,37 +107,53 @@ impl<I: DeviceInterface> SignalPool<I> {
     fn reclaim(&self) {
         self.deferred.store(false, Ordering::Release);
         let dropped = std::mem::take(&mut *self.dropped.lock());
-        let mut batches = std::mem::take(&mut *self.pending.lock());
+        // Each open device's last submission and work done, read once.
+        let devices = self.devices.lock().clone();
+        let now: Vec<(Weak<DeviceInner<I>>, u64, u64)> = devices
+            .into_iter()
+            .filter_map(|w| {
+                let (last, done) = w.upgrade()?.progress()?;
+                Some((w, last, done))
+            })
+            .collect();
+        // A device closed since (or not in `now`) runs nothing more.
+        let passed = |w: &Weak<DeviceInner<I>>, v: u64| {
+            now.iter()
+                .find(|(d, ..)| d.ptr_eq(w))
+                .is_none_or(|&(_, _, done)| done >= v)
+        };
+        let mut free = Vec::new();
+        let mut pending = self.pending.lock();
+        // Batches are in the order they came back, their fences never lower than an
+        // earlier batch's: the first not done ends the search.
+        while pending
+            .front()
+            .is_some_and(|b| b.fences.iter().all(|(w, v)| passed(w, *v)))
+        {
+            if let Some(mut b) = pending.pop_front() {
+                free.append(&mut b.slots);
+            }
+        }
         if !dropped.is_empty() {
             // What was submitted until now covers what was submitted before the slots
             // came back (a later value only waits a little longer).
-            let devices = self.devices.lock().clone();
-            let fences = devices
-                .into_iter()
-                .filter_map(|w| {
-                    let d = w.upgrade()?;
-                    let last = d.last_submitted();
-                    (!d.passed(last)).then_some((w, last))
-                })
+            let fences: Vec<_> = now
+                .iter()
+                .filter(|&&(_, last, done)| last > done)
+                .map(|(w, last, _)| (w.clone(), *last))
                 .collect();
-            batches.push(Pending { fences, slots: dropped });
-        }
-        let mut done = Vec::new();
-        batches.retain_mut(|b| {
-            b.fences.retain(|(w, v)| w.upgrade().is_some_and(|d| !d.passed(*v)));
-            if b.fences.is_empty() {
-                done.append(&mut b.slots);
-                false
+            if fences.is_empty() && pending.is_empty() {
+                free.extend(dropped);
             } else {
-                true
+                pending.push_back(Pending { fences, slots: dropped });
             }
-        });
-        if !done.is_empty() {
-            self.free.lock().append(&mut done);
         }
-        if !batches.is_empty() {
-            self.pending.lock().append(&mut batches);
+        if !pending.is_empty() {
             self.deferred.store(true, Ordering::Release);
+        }
+        drop(pending);
+        if !free.is_empty() {
+            self.free.lock().append(&mut free);
         }
     }
 }
