@@ -24,6 +24,7 @@ on_both_transports!(
     bound_lists_replay_and_patch,
     bound_copy_lists_replay_and_patch,
     dropped_signals_wait_for_the_work_that_writes_them,
+    signals_dropped_and_made_by_many_threads,
 );
 
 fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
@@ -519,4 +520,40 @@ fn signal_slots_run_out_with_a_clear_error() {
     let again: Vec<_> = (0..10).map(|_| dev.new_signal(0).unwrap()).collect();
     assert!(dev.new_signal(0).is_err());
     drop(again);
+}
+
+/// Threads submitting writes of signals they drop at once, and making new signals they
+/// keep: no kept signal ever takes one of the dropped ones' writes, while the engines
+/// run concurrently on both queues.
+fn signals_dropped_and_made_by_many_threads(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let threads: Vec<_> = (0..4u64)
+        .map(|k| {
+            let dev = dev.clone();
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                for i in 0..150u64 {
+                    let old = dev.new_signal(0).unwrap();
+                    let value = 1 + k * 1000 + i;
+                    if i % 2 == 0 {
+                        let mut q = dev.compute_queue();
+                        q.signal(&old, value);
+                        q.submit(&dev, &Bindings::new()).unwrap();
+                    } else {
+                        let mut q = dev.copy_queue();
+                        q.signal(&old, value);
+                        q.submit(&dev, &Bindings::new()).unwrap();
+                    }
+                    drop(old);
+                    kept.push(dev.new_signal(0).unwrap());
+                }
+                kept
+            })
+        })
+        .collect();
+    let kept: Vec<_> = threads.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    dev.synchronize().unwrap();
+    let written: Vec<u64> = kept.iter().map(|s| s.value()).filter(|&v| v != 0).collect();
+    assert!(written.is_empty(), "kept signals took old writes: {written:?}");
 }
