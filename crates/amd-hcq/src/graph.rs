@@ -45,6 +45,7 @@ use crate::args::KernArgs;
 use crate::bind::{BoundList, DEFAULT_COPIES, Image};
 use crate::device::{Device, Point, TIMELINE_WRAP, Timeline, note_inflight};
 use crate::iface::DeviceInterface;
+use crate::profile::{Engine, GraphRun, Stamps};
 use crate::program::Program;
 use crate::queue::{ComputeQueue, CopyQueue, SymDims};
 use crate::signal::Signal;
@@ -65,6 +66,8 @@ struct GraphNode {
     dev: usize,
     work: Work,
     deps: Vec<usize>,
+    /// What a profile calls it: the kernel's name, or `copy`.
+    name: Arc<str>,
 }
 
 impl GraphNode {
@@ -153,6 +156,7 @@ impl<I: DeviceInterface> Graph<I> {
             dev,
             work: Work::Compute(q),
             deps,
+            name: prg.name_arc().clone(),
         });
         Ok(Node(self.nodes.len() - 1))
     }
@@ -176,6 +180,7 @@ impl<I: DeviceInterface> Graph<I> {
             dev: d,
             work: Work::Copy(q),
             deps,
+            name: "copy".into(),
         });
         Ok(Node(self.nodes.len() - 1))
     }
@@ -253,6 +258,9 @@ impl<I: DeviceInterface> Graph<I> {
             let dev = &self.devices[d];
             let target = dev.props().target;
             let mut b = ListBuilder::new(copy, target);
+            // Nodes of a device profiling when bound write their start and end times.
+            let profiled = dev.profiling();
+            let mut stamps = Vec::new();
             for t in &tl {
                 b.wait(Sym::from(&t[0]), Sym::from(&t[1]));
             }
@@ -268,7 +276,11 @@ impl<I: DeviceInterface> Graph<I> {
                         b.wait(Sym::Const(s.addr()), Sym::from(&replay));
                     }
                 }
+                let start = if profiled { Some(b.timestamp()?) } else { None };
                 b.append(&n.work);
+                if let Some(start) = start {
+                    stamps.push((i, start, b.timestamp()?));
+                }
                 if let Some(s) = &node_sig[i] {
                     b.signal(Sym::Const(s.addr()), Sym::from(&replay), None);
                 }
@@ -289,10 +301,22 @@ impl<I: DeviceInterface> Graph<I> {
                 }
             }
             let (list, copies_of) = b.bind(dev, copies, &runtime)?;
-            lists.push(GraphList { dev: d, list });
+            let engine = if copy { Engine::Copy } else { Engine::Compute };
+            let profile = ListProfile {
+                names: stamps
+                    .iter()
+                    .map(|&(i, ..)| (self.nodes[i].name.clone(), engine))
+                    .collect(),
+                slots: stamps
+                    .iter()
+                    .map(|&(_, s, e)| (list.karg_off + s, list.karg_off + e))
+                    .collect(),
+            };
+            lists.push(GraphList { dev: d, list, profile });
             images.push(copies_of);
         }
         let signals = node_sig.into_iter().chain(end_sig).flatten().collect();
+        let profiled = lists.iter().any(|l| !l.profile.names.is_empty());
         // By copy, then list.
         let mut per_list: Vec<_> = images.into_iter().map(Vec::into_iter).collect();
         let images = (0..copies)
@@ -313,9 +337,11 @@ impl<I: DeviceInterface> Graph<I> {
                 next: 0,
                 images,
                 runtime: Vec::new(),
+                runs: (0..copies).map(|_| (0..keys.len()).map(|_| None).collect()).collect(),
                 points: Vec::new(),
             }),
             copies,
+            profiled,
         })
     }
 }
@@ -354,6 +380,15 @@ impl ListBuilder {
             ListBuilder::Copy(q) => {
                 q.signal_addr(addr, value, event);
             }
+        }
+    }
+
+    /// Writes the GPU clock into a new slot of the list's kernel arguments; returns
+    /// its offset there.
+    fn timestamp(&mut self) -> Result<usize> {
+        match self {
+            ListBuilder::Compute(q) => Ok(q.timestamp_in_kernargs()),
+            ListBuilder::Copy(q) => q.timestamp_in_kernargs(),
         }
     }
 
@@ -416,6 +451,14 @@ struct GraphList {
     /// Index into the graph's devices.
     dev: usize,
     list: BoundList,
+    profile: ListProfile,
+}
+
+/// The profiled nodes of a list: each one's name and engine, and where in a copy of
+/// the list its start and end timestamps are (byte offsets).
+struct ListProfile {
+    names: Vec<(Arc<str>, Engine)>,
+    slots: Arc<[(usize, usize)]>,
 }
 
 struct ReplayState<I: DeviceInterface> {
@@ -428,6 +471,8 @@ struct ReplayState<I: DeviceInterface> {
     points: Vec<Point>,
     /// The copy the next replay uses.
     next: usize,
+    /// By copy, then list: the profiled run whose timestamps that copy holds.
+    runs: Vec<Vec<Option<Arc<GraphRun<I>>>>>,
 }
 
 /// A graph bound into GPU memory; see [`Graph`].
@@ -441,6 +486,8 @@ pub struct BoundGraph<I: DeviceInterface = crate::AnyIface> {
     tl: Vec<[Var; 3]>,
     state: Mutex<ReplayState<I>>,
     copies: usize,
+    /// Whether some list writes timestamps (see [`BoundGraph::profile_runs`]).
+    profiled: bool,
 }
 
 impl<I: DeviceInterface> std::fmt::Debug for BoundGraph<I> {
@@ -508,6 +555,10 @@ impl<I: DeviceInterface> BoundGraph<I> {
         for (l, img) in self.lists.iter().zip(imgs.iter()) {
             self.devices[l.dev].wait_point(img.last_run)?;
         }
+        if self.profiled {
+            collect_runs(&mut st.runs[j]);
+        }
+        let imgs = &mut st.images[j];
         let mut guards: Few<MutexGuard<'_, Option<Timeline<I>>>> = Few::new(self.devices.len());
         for &d in &self.order {
             *guards.slot(d) = Some(self.devices[d].lock_timeline()?);
@@ -545,6 +596,9 @@ impl<I: DeviceInterface> BoundGraph<I> {
             push_list(&self.devices[l.dev], img)?;
             img.last_run = st.points[l.dev];
         }
+        if self.profiled {
+            self.profile_runs(st, j);
+        }
         self.finish(st, j, count);
         Ok(ReplayEnds::new(st.points.iter().map(|p| p.logical())))
     }
@@ -560,6 +614,10 @@ impl<I: DeviceInterface> BoundGraph<I> {
         for img in imgs.iter() {
             dev.wait_point(img.last_run)?;
         }
+        if self.profiled {
+            collect_runs(&mut st.runs[j]);
+        }
+        let imgs = &mut st.images[j];
         let mut guard = dev.lock_timeline()?;
         let t = guard
             .as_mut()
@@ -581,8 +639,32 @@ impl<I: DeviceInterface> BoundGraph<I> {
             push_list(dev, img)?;
             img.last_run = point;
         }
+        if self.profiled {
+            self.profile_runs(st, j);
+        }
         self.finish(st, j, count);
         Ok(ReplayEnds::one(point.logical()))
+    }
+
+    /// Notes the run copy `j` just started of each profiled list: its nodes join their
+    /// devices' profiles, their times read when the run is done (see [`GraphRun`]).
+    #[cold]
+    fn profile_runs(&self, st: &mut ReplayState<I>, j: usize) {
+        for (l, list) in self.lists.iter().enumerate() {
+            let p = &list.profile;
+            if p.names.is_empty() {
+                continue;
+            }
+            let (Some(img), Some(slot)) = (st.images[j].get(l), st.runs[j].get_mut(l)) else {
+                continue;
+            };
+            let run = GraphRun::new(img.buf.clone(), p.slots.clone());
+            *slot = Some(run.clone());
+            let mut pending = self.devices[list.dev].inner.pending_profile.lock();
+            for (k, (name, engine)) in p.names.iter().enumerate() {
+                pending.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k)));
+            }
+        }
     }
 
     /// The copy the next replay uses (an index into `st.images`), restarting the
@@ -656,6 +738,14 @@ impl<I: DeviceInterface> BoundGraph<I> {
 /// Sends a copy of a bound list to its engine: one indirect packet, built when the
 /// list was bound.
 #[inline]
+/// Reads the timestamps of a copy's previous runs (done by now) before it runs again.
+#[cold]
+fn collect_runs<I: DeviceInterface>(runs: &mut [Option<Arc<GraphRun<I>>>]) {
+    for r in runs.iter_mut().filter_map(Option::take) {
+        r.collect();
+    }
+}
+
 fn push_list<I: DeviceInterface>(dev: &Device<I>, img: &Image<I>) -> Result<()> {
     match img.copy_indirect() {
         Some(q) => dev.inner.push_copy(q),

@@ -31,7 +31,8 @@ pub struct ProfileRecord {
     pub device: usize,
     /// Engine.
     pub engine: Engine,
-    /// Start, ns on the CPU clock (nanoseconds since the platform's epoch).
+    /// Start, ns on the CPU clock: nanoseconds since the process first turned
+    /// profiling on or calibrated a clock.
     pub start_ns: i128,
     /// End, ns on the CPU clock.
     pub end_ns: i128,
@@ -53,6 +54,8 @@ pub(crate) fn cpu_ns() -> i128 {
 impl<I: DeviceInterface> Device<I> {
     /// Turns recording of launch and copy timestamps on or off.
     pub fn set_profiling(&self, on: bool) {
+        // The records' clock starts no later than the first profiled work.
+        cpu_ns();
         self.inner.profiling.store(on, Ordering::Relaxed);
     }
 
@@ -109,7 +112,10 @@ impl<I: DeviceInterface> Device<I> {
         })?;
         if let Some(label) = label {
             let engine = if copy { Engine::Copy } else { Engine::Compute };
-            self.inner.pending_profile.lock().push((label, engine, t.clone()));
+            self.inner
+                .pending_profile
+                .lock()
+                .push((label, engine, Stamps::Signals(t.clone())));
         }
         Ok((v, Some(t)))
     }
@@ -166,18 +172,85 @@ impl<I: DeviceInterface> Device<I> {
 fn records<I: DeviceInterface>(pending: Vec<Pending<I>>, device: usize, offset: i128) -> Vec<ProfileRecord> {
     pending
         .into_iter()
-        .map(|(name, engine, t)| ProfileRecord {
-            name,
-            device,
-            engine,
-            start_ns: ticks_to_ns(t.0.timestamp()) + offset,
-            end_ns: ticks_to_ns(t.1.timestamp()) + offset,
+        .map(|(name, engine, t)| {
+            let (start, end) = t.ticks();
+            ProfileRecord {
+                name,
+                device,
+                engine,
+                start_ns: ticks_to_ns(start) + offset,
+                end_ns: ticks_to_ns(end) + offset,
+            }
         })
         .collect()
 }
 
-/// A profiled submission not yet turned into a record.
-pub(crate) type Pending<I> = (String, Engine, Times<I>);
+/// A profiled operation not yet turned into a record.
+pub(crate) type Pending<I> = (String, Engine, Stamps<I>);
+
+/// Where a profiled operation's start and end timestamps are.
+pub(crate) enum Stamps<I: DeviceInterface> {
+    /// In two signals' timestamp slots (a launch or copy).
+    Signals(Times<I>),
+    /// Node `k` of a graph replay's run of one list.
+    Graph(Arc<GraphRun<I>>, usize),
+}
+
+impl<I: DeviceInterface> Stamps<I> {
+    /// The start and end, in GPU ticks (0 where not written).
+    fn ticks(&self) -> (u64, u64) {
+        match self {
+            Stamps::Signals(t) => (t.0.timestamp(), t.1.timestamp()),
+            Stamps::Graph(run, k) => run.ticks(*k),
+        }
+    }
+}
+
+/// One run of a bound graph list: the timestamps its profiled nodes wrote into the
+/// kernel arguments of the copy it ran from. They are read once, when that copy is
+/// about to run again or when the records are taken (its run is done then), and the
+/// slots are zeroed (a run that has not reached a slot leaves 0 there).
+pub(crate) struct GraphRun<I: DeviceInterface> {
+    /// The copy's memory.
+    buf: crate::memory::Buffer<I>,
+    /// Byte offsets in `buf` of each profiled node's start and end timestamps.
+    slots: Arc<[(usize, usize)]>,
+    ticks: parking_lot::Mutex<Option<Vec<(u64, u64)>>>,
+}
+
+impl<I: DeviceInterface> GraphRun<I> {
+    pub(crate) fn new(buf: crate::memory::Buffer<I>, slots: Arc<[(usize, usize)]>) -> Arc<Self> {
+        Arc::new(GraphRun {
+            buf,
+            slots,
+            ticks: parking_lot::Mutex::new(None),
+        })
+    }
+
+    /// Reads the run's timestamps if not yet read (and zeroes their slots).
+    pub(crate) fn collect(&self) {
+        let mut ticks = self.ticks.lock();
+        if ticks.is_some() {
+            return;
+        }
+        let read = |off: usize| -> u64 {
+            let v = self.buf.read_vec::<u64>(off, 1).ok().and_then(|v| v.first().copied());
+            // A slot that cannot be read (never: it is inside the copy) reads as 0.
+            let _ = self.buf.write(off, &0u64.to_le_bytes());
+            v.unwrap_or(0)
+        };
+        *ticks = Some(self.slots.iter().map(|&(s, e)| (read(s), read(e))).collect());
+    }
+
+    fn ticks(&self, k: usize) -> (u64, u64) {
+        self.collect();
+        self.ticks
+            .lock()
+            .as_ref()
+            .and_then(|t| t.get(k).copied())
+            .unwrap_or((0, 0))
+    }
+}
 
 /// Where `HCQ_PROFILE` (or tinygrad's `PROFILE=1`, to `/tmp/amd_hcq_profile.json`)
 /// asks for the trace of GPU `index`: the path, with `.gpuN` before the extension for
@@ -210,7 +283,7 @@ impl<I: DeviceInterface> crate::device::DeviceInner<I> {
         let Some(path) = self.trace_path.take() else { return };
         let offset = self.clock_offset.get_mut().unwrap_or(0);
         let pending = std::mem::take(self.pending_profile.get_mut());
-        let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.1.timestamp() != 0).collect();
+        let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.ticks().1 != 0).collect();
         let recs = records(done, self.index, offset);
         // Nothing to report a failure to while closing: the trace is best effort.
         let _ = std::fs::write(path, chrome_trace(&recs));

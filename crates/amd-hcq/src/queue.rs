@@ -233,6 +233,16 @@ impl Recording {
         self.sites.push(Site { place, enc, expr, what });
     }
 
+    /// Reserves an 8-byte slot (zeroed) in the kernel arguments for a GPU timestamp;
+    /// returns its offset and the site expression of its address.
+    pub(crate) fn stamp_slot(&mut self) -> (usize, Expr) {
+        let off = self.kernargs.len().next_multiple_of(8);
+        self.kernargs.resize(off + 8, 0);
+        self.karg_align = self.karg_align.max(8);
+        let k = self.karg_index();
+        (off, Expr::VarAdd(k, off as u64))
+    }
+
     /// The index of the kernel arguments' address variable (made on first use).
     pub(crate) fn karg_index(&mut self) -> u32 {
         let v = self
@@ -637,6 +647,17 @@ impl ComputeQueue {
         self.rec.hold(sig);
         ReleaseMem::timestamp(sig.timestamp_addr()).encode(self.target, &mut self.cmds);
         self
+    }
+
+    /// Writes the GPU clock, once prior work is done, into a slot of the list's own
+    /// kernel arguments (each bound copy its own); returns the slot's offset there.
+    pub(crate) fn timestamp_in_kernargs(&mut self) -> usize {
+        let at = self.cmds.len();
+        let (off, expr) = self.rec.stamp_slot();
+        let place = Place::Cmd(at + ReleaseMemField::Address.offset(self.target));
+        self.rec.site(place, Enc::U64, expr, What::field("timestamp address"));
+        ReleaseMem::timestamp(0).encode(self.target, &mut self.cmds);
+        off
     }
 
     /// Flushes HDP and invalidates/writes back every cache level.
@@ -1133,6 +1154,19 @@ impl CopyQueue {
         self.mark(at);
         self.rec.hold(sig);
         Ok(self)
+    }
+
+    /// Writes the GPU clock into a slot of the list's own kernel arguments (each bound
+    /// copy its own); returns the slot's offset there.
+    pub(crate) fn timestamp_in_kernargs(&mut self) -> Result<usize> {
+        let t = Timestamp::new(0).map_err(|e| HcqError::InvalidArgument(format!("timestamp: {e}")))?;
+        let at = self.cmds.len();
+        let (off, expr) = self.rec.stamp_slot();
+        let place = Place::Cmd(at + sdma::TimestampField::Address.offset(self.target));
+        self.rec.site(place, Enc::U64, expr, What::field("timestamp address"));
+        let at = t.encode(self.target, &mut self.cmds);
+        self.mark(at);
+        Ok(off)
     }
 
     /// Runs the `dwords` dwords of SDMA packets at `addr` (32-byte aligned) as an

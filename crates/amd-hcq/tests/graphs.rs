@@ -25,6 +25,7 @@ on_both_transports!(
     the_timeline_in_the_open,
     graphs_of_copies_only,
     a_graph_replay_count_restarts_past_the_wrap,
+    graph_replays_are_profiled_node_by_node,
 );
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
@@ -801,4 +802,97 @@ fn graphs_of_copies_only(t: Transport) {
         d1.wait_timeline(ends[1]).unwrap();
         assert_eq!(read(&out, 1024), data, "round {round}");
     }
+}
+
+/// A graph bound while its devices profile writes each node's start and end times at
+/// every replay (more replays than bound copies, so copies are reused): one record per
+/// node and replay, in order on each engine, results unchanged. Bound without
+/// profiling, the lists carry no timestamps and nothing is recorded.
+fn graph_replays_are_profiled_node_by_node(t: Transport) {
+    use amd_hcq::Engine::{Compute, Copy};
+    let (_m, p) = platform(t, 2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let v0 = Program::load(&d0, VADD, "vadd").unwrap();
+    let v1 = Program::load(&d1, VADD, "vadd").unwrap();
+    let n = 300u32;
+    let bytes = n as usize * 4;
+    let x = Var::new("x");
+    let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
+    let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
+    let o1 = d1.alloc(bytes, BufferKind::Host).unwrap();
+    d0.map_peer(&r1).unwrap();
+    let record = || {
+        let mut g = Graph::new();
+        let k0 = g
+            .exec(
+                &v0,
+                &KernArgs::new().buffer_sym(&x).buffer_sym(&x).buffer(&s0).u32(n),
+                groups(n),
+                &[],
+            )
+            .unwrap();
+        let cp = g.copy(&d0, r1.va(), s0.va(), bytes, &[k0]).unwrap();
+        g.exec(
+            &v1,
+            &KernArgs::new().buffer(&r1).buffer(&r1).buffer(&o1).u32(n),
+            groups(n),
+            &[cp],
+        )
+        .unwrap();
+        g
+    };
+    let plain = record().bind().unwrap();
+    d0.set_profiling(true);
+    d1.set_profiling(true);
+    let g = record().bind().unwrap();
+    let (a, b) = (plain.lists(), g.lists());
+    // (A copy list is padded to 8 dwords: its 6 more may fit the padding.)
+    for (pl, pr) in a.iter().zip(&b) {
+        assert!(
+            pr.2 > pl.2 || (pr.1 && pr.2 >= pl.2),
+            "timestamps add packets: {a:?} {b:?}"
+        );
+    }
+    const REPLAYS: usize = 6;
+    for round in 0..REPLAYS as u32 {
+        let data: Vec<f32> = rand_u32(n as usize, round + 90)
+            .iter()
+            .map(|&v| (v % 100) as f32)
+            .collect();
+        let xb = host(&d0, &f32_words(&data));
+        let ends = g.replay(&Bindings::from([(&x, xb.va())])).unwrap();
+        d1.wait_timeline(ends[1]).unwrap();
+        let got = floats(&read(&o1, n as usize));
+        for i in 0..n as usize {
+            assert_eq!(got[i], 4.0 * data[i], "round {round}, element {i}");
+        }
+    }
+    let r0 = d0.take_profile().unwrap();
+    let r1 = d1.take_profile().unwrap();
+    fn kinds(r: &[amd_hcq::ProfileRecord]) -> Vec<(&str, amd_hcq::Engine)> {
+        r.iter().map(|x| (x.name.as_str(), x.engine)).collect()
+    }
+    assert_eq!(kinds(&r0), [("vadd", Compute), ("copy", Copy)].repeat(REPLAYS));
+    assert_eq!(kinds(&r1), [("vadd", Compute)].repeat(REPLAYS));
+    for r in r0.iter().chain(&r1) {
+        // The clock's epoch is no later than profiling being turned on.
+        assert!(0 <= r.start_ns && r.start_ns <= r.end_ns, "{r:?}");
+    }
+    // On GPU 0, each copy runs after its launch, and each replay after the last.
+    for w in r0.windows(2) {
+        assert!(w[0].end_ns <= w[1].start_ns, "{w:?}");
+    }
+    for w in r1.windows(2) {
+        assert!(w[0].end_ns <= w[1].start_ns, "{w:?}");
+    }
+    // Distinct runs: no two records of a device share their times.
+    for w in r0.windows(2) {
+        assert_ne!((w[0].start_ns, w[0].end_ns), (w[1].start_ns, w[1].end_ns));
+    }
+
+    d0.set_profiling(false);
+    d1.set_profiling(false);
+    plain.replay(&Bindings::from([(&x, s0.va())])).unwrap();
+    plain.synchronize().unwrap();
+    assert!(d0.take_profile().unwrap().is_empty() && d1.take_profile().unwrap().is_empty());
 }
