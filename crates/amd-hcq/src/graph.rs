@@ -735,9 +735,6 @@ impl<I: DeviceInterface> BoundGraph<I> {
     }
 }
 
-/// Sends a copy of a bound list to its engine: one indirect packet, built when the
-/// list was bound.
-#[inline]
 /// Reads the timestamps of a copy's previous runs (done by now) before it runs again.
 #[cold]
 fn collect_runs<I: DeviceInterface>(runs: &mut [Option<Arc<GraphRun<I>>>]) {
@@ -746,6 +743,9 @@ fn collect_runs<I: DeviceInterface>(runs: &mut [Option<Arc<GraphRun<I>>>]) {
     }
 }
 
+/// Sends a copy of a bound list to its engine: one indirect packet, built when the
+/// list was bound.
+#[inline]
 fn push_list<I: DeviceInterface>(dev: &Device<I>, img: &Image<I>) -> Result<()> {
     match img.copy_indirect() {
         Some(q) => dev.inner.push_copy(q),
