@@ -1,7 +1,7 @@
 //! A GPU: its transport, timeline, rings, staging buffers and the memory it holds
 //! back until the GPU is done with it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use std::collections::VecDeque;
@@ -30,6 +30,32 @@ pub(crate) struct Ring<Q> {
     /// The read pointer as last read: the engine is at least this far, so room
     /// computed from it is there without reading the engine's pointer again.
     pub(crate) seen: u64,
+    /// Lists sent outside the timeline ([`Device::submit_compute`],
+    /// [`Device::submit_copy`]) so far; each is followed by a fence writing its count.
+    pub(crate) plain: u64,
+}
+
+/// The devices whose work may still use something freed, each with how far its work
+/// must be done first.
+pub(crate) type Fences<I> = Vec<(Weak<DeviceInner<I>>, Marks)>;
+
+/// Memory freed while work may still use it: the fences to wait for, its kind, itself.
+pub(crate) type Freed<I> = (Fences<I>, BufferKind, <I as DeviceInterface>::Memory);
+
+/// How far a device's work goes: its timeline (a logical value) and the count of lists
+/// sent outside the timeline on each ring (compute, copy). Taken when something is
+/// freed (what was submitted), it is the point past which nothing can still use it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Marks {
+    pub(crate) timeline: u64,
+    pub(crate) plain: [u64; 2],
+}
+
+impl Marks {
+    /// Whether work done up to `self` covers everything up to `f`.
+    pub(crate) fn covers(&self, f: &Marks) -> bool {
+        self.timeline >= f.timeline && self.plain[0] >= f.plain[0] && self.plain[1] >= f.plain[1]
+    }
 }
 
 pub(crate) struct Timeline<I: DeviceInterface> {
@@ -173,10 +199,13 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) iface: I,
     pub(crate) index: usize,
     pub(crate) pool: Arc<SignalPool<I>>,
+    /// Written by the fence after each list sent outside the timeline: the count of
+    /// such lists done on the compute ring (64 bits) and on the copy ring (32 bits).
+    pub(crate) plain_done: std::sync::OnceLock<[Signal<I>; 2]>,
     pub(crate) timeline: Mutex<Option<Timeline<I>>>,
     pub(crate) staging: Mutex<Option<Staging<I>>>,
     /// Freed memory waiting for the timeline to pass the value it was freed at.
-    pub(crate) pending_free: Mutex<Vec<(u64, BufferKind, I::Memory)>>,
+    pub(crate) pending_free: Mutex<Vec<Freed<I>>>,
     pub(crate) cache: Mutex<BufferCache<I>>,
     pub(crate) timeout: Mutex<Duration>,
     pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
@@ -200,8 +229,8 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
 }
 
-/// A GPU opened by the runtime. Cheap to clone; the last clone synchronizes and
-/// releases everything.
+/// A GPU opened by the runtime. Cheap to clone; the last clone releases everything
+/// (work still running is abandoned: [`Device::synchronize`] first to finish it).
 pub struct Device<I: DeviceInterface = crate::AnyIface> {
     pub(crate) inner: Arc<DeviceInner<I>>,
 }
@@ -328,19 +357,71 @@ impl<I: DeviceInterface> DeviceInner<I> {
         })
     }
 
-    /// Releases freed memory the GPU is done with into the cache.
+    /// The lists sent outside the timeline so far and those done, per ring.
+    fn plain_marks(&self) -> ([u64; 2], [u64; 2]) {
+        let sent = [self.compute.lock().plain, self.sdma.lock().plain];
+        let done = match self.plain_done.get() {
+            Some([c, s]) => [c.value(), count_from_low32(sent[1], s.value() as u32)],
+            None => sent,
+        };
+        (sent, done)
+    }
+
+    /// What was submitted so far and what is done; `None` once the timeline is closed
+    /// (the queues are gone: nothing more runs).
+    pub(crate) fn marks(&self) -> Option<(Marks, Marks)> {
+        let (last, done) = self.progress()?;
+        let (sent, plain_done) = self.plain_marks();
+        Some((
+            Marks {
+                timeline: last,
+                plain: sent,
+            },
+            Marks {
+                timeline: done,
+                plain: plain_done,
+            },
+        ))
+    }
+
+    /// Releases freed memory the GPU is done with into the cache. No lock of this
+    /// device's is held while other devices are asked how far their work is.
     pub(crate) fn reclaim(&self) {
-        let done = self.completed();
-        let mut pending = self.pending_free.lock();
-        let mut cache = self.cache.lock();
-        let mut i = 0;
-        while i < pending.len() {
-            if pending[i].0 <= done {
-                let (_, kind, mem) = pending.swap_remove(i);
-                cache.put(kind, mem);
+        // Notes the timeline's progress for later waits.
+        self.completed();
+        let pending = std::mem::take(&mut *self.pending_free.lock());
+        if pending.is_empty() {
+            return;
+        }
+        // Each device's work done, asked once.
+        let mut seen: Vec<(Weak<DeviceInner<I>>, Option<Marks>)> = Vec::new();
+        let mut done = |w: &Weak<DeviceInner<I>>, f: &Marks| {
+            let at = match seen.iter().position(|(d, _)| d.ptr_eq(w)) {
+                Some(i) => i,
+                None => {
+                    let m = w.upgrade().and_then(|d| d.marks()).map(|m| m.1);
+                    seen.push((w.clone(), m));
+                    seen.len() - 1
+                }
+            };
+            // A device closed (or its timeline) runs nothing more.
+            seen[at].1.is_none_or(|m| m.covers(f))
+        };
+        let mut free = Vec::new();
+        let mut still = Vec::new();
+        for (fences, kind, mem) in pending {
+            if fences.iter().all(|(w, f)| done(w, f)) {
+                free.push((kind, mem));
             } else {
-                i += 1;
+                still.push((fences, kind, mem));
             }
+        }
+        if !still.is_empty() {
+            self.pending_free.lock().append(&mut still);
+        }
+        let mut cache = self.cache.lock();
+        for (kind, mem) in free {
+            cache.put(kind, mem);
         }
     }
 
@@ -387,6 +468,12 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
         let mut ring = self.compute.lock();
+        self.write_compute(&mut ring, cmds)
+    }
+
+    /// Writes `cmds` into the locked compute ring and rings the doorbell.
+    #[inline(always)]
+    fn write_compute(&self, ring: &mut Ring<I::Queue>, cmds: &[u32]) -> Result<()> {
         let dwords = (ring.q.ring_bytes() / 4) as u64;
         let len = cmds.len() as u64;
         if len > dwords {
@@ -394,7 +481,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
                 "{len} dwords do not fit a ring of {dwords}"
             )));
         }
-        self.wait_for_room(&mut ring, len, dwords, "compute")?;
+        self.wait_for_room(ring, len, dwords, "compute")?;
         let start = ring_pos(ring.put, dwords);
         let first = len.min(dwords - start) as usize;
         ring.q.write_ring(start as usize * 4, &cmds[..first])?;
@@ -407,15 +494,59 @@ impl<I: DeviceInterface> DeviceInner<I> {
         Ok(())
     }
 
+    /// Sends a compute list outside the timeline, followed by the fence that counts it
+    /// done (so that what it uses is not freed before).
+    pub(crate) fn push_compute_plain(&self, cmds: &[u32], target: amd_packets::GfxTarget) -> Result<()> {
+        let sig = self
+            .plain_done
+            .get()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let mut ring = self.compute.lock();
+        let count = ring.plain + 1;
+        let mut all = Vec::with_capacity(cmds.len() + 16);
+        all.extend_from_slice(cmds);
+        amd_packets::pm4::recipes::Signal {
+            address: sig[0].addr(),
+            value: count,
+            event: None,
+        }
+        .encode(target, &mut all);
+        self.write_compute(&mut ring, &all)?;
+        ring.plain = count;
+        Ok(())
+    }
+
+    /// Sends a copy list outside the timeline, followed by the fence that counts it
+    /// done (32 bits of the count).
+    pub(crate) fn push_copy_plain(&self, q: &CopyQueue) -> Result<()> {
+        let sig = self
+            .plain_done
+            .get()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let mut ring = self.sdma.lock();
+        let count = ring.plain + 1;
+        let mut all = q.clone();
+        all.signal_addr(sig[1].addr(), count, None);
+        self.write_copy(&mut ring, &all)?;
+        ring.plain = count;
+        Ok(())
+    }
+
     /// Writes SDMA packets into the copy ring: whole packets only before the ring's
     /// end (what does not fit is preceded by zeros — NOPs — to the end and restarts at
     /// 0), and INDIRECT packets padded with NOPs to end on an 8-dword boundary.
     pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
         let mut ring = self.sdma.lock();
+        self.write_copy(&mut ring, q)
+    }
+
+    /// Writes `q` into the locked copy ring and rings the doorbell.
+    #[inline(always)]
+    fn write_copy(&self, ring: &mut Ring<I::Queue>, q: &CopyQueue) -> Result<()> {
         let bytes = ring.q.ring_bytes() as u64;
         let words = place_sdma(q, (ring_pos(ring.put, bytes) / 4) as usize, (bytes / 4) as usize)?;
         let total = words.len() as u64 * 4;
-        self.wait_for_room(&mut ring, total, bytes, "SDMA")?;
+        self.wait_for_room(ring, total, bytes, "SDMA")?;
         let at = ring_pos(ring.put, bytes) as usize;
         let first = words.len().min((bytes as usize - at) / 4);
         ring.q.write_ring(at, &words[..first])?;
@@ -427,6 +558,13 @@ impl<I: DeviceInterface> DeviceInner<I> {
         ring.q.submit(put);
         Ok(())
     }
+}
+
+/// The count whose low 32 bits are `low`, at most `sent` and within 2^32 below it: what
+/// a 32-bit fence of a running count says is done.
+fn count_from_low32(sent: u64, low: u32) -> u64 {
+    let behind = (sent as u32).wrapping_sub(low);
+    sent.saturating_sub(u64::from(behind))
 }
 
 /// The dwords to write at ring dword `pos` of a ring of `ring` dwords for `q`: its
@@ -476,16 +614,19 @@ impl<I: DeviceInterface> Device<I> {
             q: iface.create_queue(false, RING_SIZE)?,
             put: 0,
             seen: 0,
+            plain: 0,
         };
         let sdma = Ring {
             q: iface.create_queue(true, RING_SIZE)?,
             put: 0,
             seen: 0,
+            plain: 0,
         };
         let inner = Arc::new(DeviceInner {
             iface,
             index,
             pool,
+            plain_done: std::sync::OnceLock::new(),
             timeline: Mutex::new(None),
             compute: Mutex::new(compute),
             sdma: Mutex::new(sdma),
@@ -507,6 +648,9 @@ impl<I: DeviceInterface> Device<I> {
         });
         let signal = Signal::new(&inner, 0, true)?;
         let shadow = Signal::new(&inner, 0, true)?;
+        let _ = inner
+            .plain_done
+            .set([Signal::new(&inner, 0, false)?, Signal::new(&inner, 0, false)?]);
         *inner.timeline.lock() = Some(Timeline {
             signal,
             shadow,
@@ -566,8 +710,9 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Submits a compute list as built, not ordered on the timeline (the caller orders
-    /// it with its own signals). A list with symbols or kernel arguments goes through
-    /// [`ComputeQueue::submit`] instead.
+    /// it with its own signals). A fence after it counts it done, so the buffers and
+    /// signals it uses are not reused before. A list with symbols or kernel arguments
+    /// goes through [`ComputeQueue::submit`] instead.
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
         self.inner.check()?;
         if !q.rec.is_plain() {
@@ -575,11 +720,12 @@ impl<I: DeviceInterface> Device<I> {
                 "a list with symbols or kernel arguments is submitted with ComputeQueue::submit".into(),
             ));
         }
-        self.inner.push_compute(&q.cmds)
+        self.inner.push_compute_plain(&q.cmds, self.props().target)
     }
 
-    /// Submits a copy list as built, not ordered on the timeline. A list with symbols
-    /// goes through [`CopyQueue::submit`] instead.
+    /// Submits a copy list as built, not ordered on the timeline (followed by a fence, as
+    /// [`Device::submit_compute`]). A list with symbols goes through
+    /// [`CopyQueue::submit`] instead.
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
         self.inner.check()?;
         if !q.rec.is_plain() {
@@ -587,7 +733,7 @@ impl<I: DeviceInterface> Device<I> {
                 "a list with symbols is submitted with CopyQueue::submit".into(),
             ));
         }
-        self.inner.push_copy(q)
+        self.inner.push_copy_plain(q)
     }
 
     /// Submits work ordered on the device timeline: waits for everything submitted
@@ -885,6 +1031,21 @@ impl<I: DeviceInterface> Drop for DeviceInner<I> {
 mod tests {
     use super::*;
     use amd_packets::GfxTarget;
+
+    /// A 32-bit fence of a running count: the count done, across the 32-bit wrap.
+    #[test]
+    fn counts_from_their_low_32_bits() {
+        assert_eq!(count_from_low32(0, 0), 0);
+        assert_eq!(count_from_low32(5, 5), 5);
+        assert_eq!(count_from_low32(5, 3), 3);
+        let w = 1u64 << 32;
+        assert_eq!(count_from_low32(w + 2, 2), w + 2);
+        assert_eq!(count_from_low32(w + 2, u32::MAX), w - 1);
+        assert_eq!(count_from_low32(w + 2, 0), w);
+        assert_eq!(count_from_low32(3 * w + 7, 7), 3 * w + 7);
+        // Never above what was sent, never below 0.
+        assert_eq!(count_from_low32(3, u32::MAX), 0);
+    }
 
     /// Every start position in a small ring: packets never reach the ring's end, the
     /// INDIRECT packet ends on 8 dwords, and only zeros (NOPs) are added.

@@ -103,13 +103,27 @@ impl<I: DeviceInterface> Drop for Allocation<I> {
         let Some(mem) = self.mem.take() else { return };
         // A device that is gone waited for its work when it closed: free at once.
         let Some(dev) = self.dev.upgrade() else { return };
-        // Any command submitted so far may still use it: release it only once the
-        // timeline has passed the last submitted value.
-        let fence = dev.last_submitted();
-        if fence <= dev.completed() {
+        // Any command submitted so far may still use it, on this device or on one it is
+        // mapped to: release it only once the work submitted until now on each (on the
+        // timeline and outside it) is done.
+        let mut fences = Vec::new();
+        let mut note = |d: &Arc<DeviceInner<I>>| {
+            if let Some((sent, done)) = d.marks()
+                && !done.covers(&sent)
+            {
+                fences.push((Arc::downgrade(d), sent));
+            }
+        };
+        note(&dev);
+        for peer in dev.pool.devices().iter().filter_map(Weak::upgrade) {
+            if !Arc::ptr_eq(&peer, &dev) && self.residency.on(device_key(&peer)) {
+                note(&peer);
+            }
+        }
+        if fences.is_empty() {
             dev.cache.lock().put(self.kind, mem);
         } else {
-            dev.pending_free.lock().push((fence, self.kind, mem));
+            dev.pending_free.lock().push((fences, self.kind, mem));
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::device::DeviceInner;
+use crate::device::{DeviceInner, Marks};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::{HcqError, Result};
 
@@ -35,8 +35,8 @@ pub fn default_timeout() -> Duration {
 ///
 /// A slot whose last holder (its [`Signal`], or a recorded list that writes or waits
 /// for it) is gone may still be written by commands already sent to a GPU: it is
-/// reused only once every device of the platform has finished the work submitted on
-/// its timeline before the slot was given back.
+/// reused only once every device of the platform has finished the work submitted
+/// (on its timeline and outside it) before the slot was given back.
 pub(crate) struct SignalPool<I: DeviceInterface> {
     pub(crate) mem: I::Memory,
     free: Mutex<Vec<u32>>,
@@ -52,10 +52,10 @@ pub(crate) struct SignalPool<I: DeviceInterface> {
     devices: Mutex<Vec<Weak<DeviceInner<I>>>>,
 }
 
-/// Slots given back together, and the timeline value each device must complete before
-/// they are free.
+/// Slots given back together, and how far each device's work must be done before they
+/// are free.
 struct Pending<I: DeviceInterface> {
-    fences: Vec<(Weak<DeviceInner<I>>, u64)>,
+    fences: Vec<(Weak<DeviceInner<I>>, Marks)>,
     slots: Vec<u32>,
 }
 
@@ -77,6 +77,11 @@ impl<I: DeviceInterface> SignalPool<I> {
         let mut devices = self.devices.lock();
         devices.retain(|d| d.strong_count() > 0);
         devices.push(Arc::downgrade(dev));
+    }
+
+    /// The platform's devices (some may be closed).
+    pub(crate) fn devices(&self) -> Vec<Weak<DeviceInner<I>>> {
+        self.devices.lock().clone()
     }
 
     fn take(&self) -> Result<u32> {
@@ -109,18 +114,18 @@ impl<I: DeviceInterface> SignalPool<I> {
         let dropped = std::mem::take(&mut *self.dropped.lock());
         // Each open device's last submission and work done, read once.
         let devices = self.devices.lock().clone();
-        let now: Vec<(Weak<DeviceInner<I>>, u64, u64)> = devices
+        let now: Vec<(Weak<DeviceInner<I>>, Marks, Marks)> = devices
             .into_iter()
             .filter_map(|w| {
-                let (last, done) = w.upgrade()?.progress()?;
-                Some((w, last, done))
+                let (sent, done) = w.upgrade()?.marks()?;
+                Some((w, sent, done))
             })
             .collect();
         // A device closed since (or not in `now`) runs nothing more.
-        let passed = |w: &Weak<DeviceInner<I>>, v: u64| {
+        let passed = |w: &Weak<DeviceInner<I>>, f: &Marks| {
             now.iter()
                 .find(|(d, ..)| d.ptr_eq(w))
-                .is_none_or(|&(_, _, done)| done >= v)
+                .is_none_or(|(_, _, done)| done.covers(f))
         };
         let mut free = Vec::new();
         let mut pending = self.pending.lock();
@@ -128,7 +133,7 @@ impl<I: DeviceInterface> SignalPool<I> {
         // earlier batch's: the first not done ends the search.
         while pending
             .front()
-            .is_some_and(|b| b.fences.iter().all(|(w, v)| passed(w, *v)))
+            .is_some_and(|b| b.fences.iter().all(|(w, f)| passed(w, f)))
         {
             if let Some(mut b) = pending.pop_front() {
                 free.append(&mut b.slots);
@@ -139,8 +144,8 @@ impl<I: DeviceInterface> SignalPool<I> {
             // came back (a later value only waits a little longer).
             let fences: Vec<_> = now
                 .iter()
-                .filter(|&&(_, last, done)| last > done)
-                .map(|(w, last, _)| (w.clone(), *last))
+                .filter(|(_, sent, done)| !done.covers(sent))
+                .map(|(w, sent, _)| (w.clone(), *sent))
                 .collect();
             if fences.is_empty() && pending.is_empty() {
                 free.extend(dropped);
@@ -176,9 +181,9 @@ impl<I: DeviceInterface> Drop for Slot<I> {
 /// Dropping a signal does not make its slot reusable at once: a list that waits for or
 /// writes it (recorded, bound, or in a graph) keeps the slot while the list lives, and
 /// once the last holder is gone the slot is reused only after every device of the
-/// platform has finished the work submitted on its timeline until then. Lists sent
-/// with [`crate::Device::submit_compute`] or [`crate::Device::submit_copy`] are not on
-/// the timeline: keep their signals until their work is done.
+/// platform has finished the work submitted until then (on its timeline, and lists
+/// sent outside it with [`crate::Device::submit_compute`] or
+/// [`crate::Device::submit_copy`]).
 ///
 /// ```
 /// use amd_hcq::Platform;

@@ -25,6 +25,8 @@ on_both_transports!(
     bound_copy_lists_replay_and_patch,
     dropped_signals_wait_for_the_work_that_writes_them,
     signals_dropped_and_made_by_many_threads,
+    lists_sent_outside_the_timeline_hold_what_they_use,
+    memory_mapped_on_a_peer_waits_for_the_peers_work,
 );
 
 fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
@@ -556,4 +558,103 @@ fn signals_dropped_and_made_by_many_threads(t: Transport) {
     dev.synchronize().unwrap();
     let written: Vec<u64> = kept.iter().map(|s| s.value()).filter(|&v| v != 0).collect();
     assert!(written.is_empty(), "kept signals took old writes: {written:?}");
+}
+
+/// Lists sent with `submit_compute` / `submit_copy` are outside the timeline, yet a
+/// buffer or signal they use, dropped while they wait, is not reused before they are
+/// done: each such list is followed by a fence that counts it done.
+fn lists_sent_outside_the_timeline_hold_what_they_use(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let gate = dev.new_signal(0).unwrap();
+    let finished = dev.new_signal(0).unwrap();
+    let data = pattern(4096, 3);
+    let src = dev.alloc(4096, BufferKind::Host).unwrap();
+    src.write(0, &data).unwrap();
+    let dst = dev.alloc(4096, BufferKind::Host).unwrap();
+
+    // A copy waiting for the gate reads `src`, dropped meanwhile.
+    let mut c = dev.copy_queue();
+    c.wait(&gate, 1);
+    c.copy(dst.va(), src.va(), 4096).unwrap();
+    c.signal(&finished, 1);
+    dev.submit_copy(&c).unwrap();
+    drop((c, src));
+    assert_eq!(dev.memory_stats().1, 1, "held back while the copy waits");
+    // A launch-free compute list waiting for the gate writes a signal, dropped too.
+    let old = dev.new_signal(0).unwrap();
+    let old_addr = old.addr();
+    let mut q = dev.compute_queue();
+    q.wait(&gate, 1).signal(&old, 7);
+    dev.submit_compute(&q).unwrap();
+    drop((q, old));
+    let fresh: Vec<_> = (0..4).map(|_| dev.new_signal(0).unwrap()).collect();
+    assert!(
+        fresh.iter().all(|s| s.addr() != old_addr),
+        "the slot is held while its list waits"
+    );
+    // Memory allocated meanwhile does not get `src`'s.
+    let other = dev.alloc(4096, BufferKind::Host).unwrap();
+    other.write(0, &[0xee; 4096]).unwrap();
+
+    gate.set(1).unwrap();
+    finished.wait(1).unwrap();
+    let mut got = vec![0u8; 4096];
+    dst.read(0, &mut got).unwrap();
+    assert!(got == data, "the copy read what the dropped buffer held");
+    // Once the lists are done, both come back.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while dev.memory_stats().1 != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the buffer is released once the copy is done"
+        );
+        dev.synchronize().unwrap();
+        std::thread::yield_now();
+    }
+    for s in &fresh {
+        assert_eq!(s.value(), 0);
+    }
+    let again: Vec<_> = (0..8).map(|_| dev.new_signal(0).unwrap()).collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut reused = again.iter().any(|s| s.addr() == old_addr);
+    let mut extra = Vec::new();
+    while !reused {
+        assert!(
+            Instant::now() < deadline,
+            "the signal's slot is reused once its list is done"
+        );
+        let s = dev.new_signal(0).unwrap();
+        reused = s.addr() == old_addr;
+        extra.push(s);
+    }
+}
+
+/// Memory of one GPU mapped on another and read by the other's copy engine, dropped
+/// while that copy waits: it is released only once the other GPU's work is done (its
+/// own GPU being idle all along).
+fn memory_mapped_on_a_peer_waits_for_the_peers_work(t: Transport) {
+    let (_m, p) = platform(t, 2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let gate = d0.new_signal(0).unwrap();
+    let data = pattern(4096, 11);
+    let src = d1.alloc(4096, BufferKind::Host).unwrap();
+    src.write(0, &data).unwrap();
+    d0.map_peer(&src).unwrap();
+    let dst = d0.alloc(4096, BufferKind::Host).unwrap();
+    let mut c = d0.copy_queue();
+    c.wait(&gate, 1);
+    c.copy(dst.va(), src.va(), 4096).unwrap();
+    let done = c.submit(&d0, &Bindings::new()).unwrap();
+    drop((c, src));
+    assert_eq!(d1.memory_stats().1, 1, "held while GPU 0's copy may still read it");
+    let other = d1.alloc(4096, BufferKind::Host).unwrap();
+    other.write(0, &[0xee; 4096]).unwrap();
+    gate.set(1).unwrap();
+    d0.wait_timeline(done).unwrap();
+    let mut got = vec![0u8; 4096];
+    dst.read(0, &mut got).unwrap();
+    assert!(got == data, "the copy read what the dropped buffer held");
+    d1.synchronize().unwrap();
+    assert_eq!(d1.memory_stats().1, 0, "released once GPU 0's work is done");
 }
