@@ -739,7 +739,10 @@ impl<I: DeviceInterface> Device<I> {
     /// Submits work ordered on the device timeline: waits for everything submitted
     /// before, runs `build`, then signals the next timeline value, which it returns.
     /// Holding the timeline across the submission keeps ring order and value order the
-    /// same, whatever thread submits.
+    /// same, whatever thread submits. `build` runs with the timeline locked: it should
+    /// only record into the list it is given — submitting, allocating, waiting on this
+    /// device, or dropping the last handle of one of its buffers inside it
+    /// would wait for the lock it holds.
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         let p = self.submit_point(copy, OpName::Static("submission"), build)?;
         Ok(p.logical())
