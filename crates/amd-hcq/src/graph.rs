@@ -11,6 +11,10 @@
 //! and signals the device's timeline. Every list is kept in several copies (see
 //! [`crate::BoundQueue`]), so replays pipeline.
 //!
+//! A graph bound while its devices profile ([`Device::set_profiling`]) times each node
+//! of every replay: [`Device::take_profile`] returns a record per node and replay, as
+//! for launches and copies.
+//!
 //! ```
 //! use amd_hcq::{Bindings, BufferKind, Graph, KernArgs, Platform, Program, SymDims, Var};
 //! # let p = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1)).unwrap();
