@@ -211,7 +211,7 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
     pub(crate) kernargs: Mutex<Option<crate::program::KernargRing<I>>>,
     pub(crate) profiling: std::sync::atomic::AtomicBool,
-    pub(crate) pending_profile: Mutex<Vec<crate::profile::Pending<I>>>,
+    pub(crate) pending_profile: Mutex<crate::profile::ProfileLog<I>>,
     /// Where to write the trace at close (`HCQ_PROFILE`).
     pub(crate) trace_path: Option<std::path::PathBuf>,
     pub(crate) clock_offset: Mutex<Option<i128>>,
@@ -637,7 +637,7 @@ impl<I: DeviceInterface> Device<I> {
             scratch: Mutex::new(None),
             kernargs: Mutex::new(None),
             profiling: std::sync::atomic::AtomicBool::new(false),
-            pending_profile: Mutex::new(Vec::new()),
+            pending_profile: Mutex::new(crate::profile::ProfileLog::default()),
             clock_offset: Mutex::new(None),
             wrap_lock: Mutex::new(()),
             faulted: std::sync::atomic::AtomicBool::new(false),

@@ -664,9 +664,9 @@ impl<I: DeviceInterface> BoundGraph<I> {
             };
             let run = GraphRun::new(img.buf.clone(), p.slots.clone());
             *slot = Some(run.clone());
-            let mut pending = self.devices[list.dev].inner.pending_profile.lock();
+            let mut log = self.devices[list.dev].inner.pending_profile.lock();
             for (k, (name, engine)) in p.names.iter().enumerate() {
-                pending.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k)));
+                log.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k)));
             }
         }
     }

@@ -163,7 +163,7 @@ impl<I: DeviceInterface> Device<I> {
             Some(o) => o,
             None => self.calibrate_clock()?,
         };
-        let pending = std::mem::take(&mut *self.inner.pending_profile.lock());
+        let pending = std::mem::take(&mut *self.inner.pending_profile.lock()).entries;
         Ok(records(pending, self.index(), offset))
     }
 }
@@ -188,12 +188,46 @@ fn records<I: DeviceInterface>(pending: Vec<Pending<I>>, device: usize, offset: 
 /// A profiled operation not yet turned into a record.
 pub(crate) type Pending<I> = (String, Engine, Stamps<I>);
 
+/// A device's profiled operations not yet taken, in submission order. Those whose
+/// times are final are read as new ones come (the first `settled`), so their signals
+/// and graph copies are released while a long run goes on.
+pub(crate) struct ProfileLog<I: DeviceInterface> {
+    pub(crate) entries: Vec<Pending<I>>,
+    settled: usize,
+}
+
+impl<I: DeviceInterface> Default for ProfileLog<I> {
+    fn default() -> Self {
+        ProfileLog {
+            entries: Vec::new(),
+            settled: 0,
+        }
+    }
+}
+
+impl<I: DeviceInterface> ProfileLog<I> {
+    /// Adds `p`, after reading the times of the earlier operations that are done (up
+    /// to the first that is not).
+    pub(crate) fn push(&mut self, p: Pending<I>) {
+        while let Some((_, _, s)) = self.entries.get_mut(self.settled) {
+            match s.settled() {
+                Some((start, end)) => *s = Stamps::Ticks(start, end),
+                None => break,
+            }
+            self.settled += 1;
+        }
+        self.entries.push(p);
+    }
+}
+
 /// Where a profiled operation's start and end timestamps are.
 pub(crate) enum Stamps<I: DeviceInterface> {
     /// In two signals' timestamp slots (a launch or copy).
     Signals(Times<I>),
     /// Node `k` of a graph replay's run of one list.
     Graph(Arc<GraphRun<I>>, usize),
+    /// Read: start and end ticks.
+    Ticks(u64, u64),
 }
 
 impl<I: DeviceInterface> Stamps<I> {
@@ -202,6 +236,17 @@ impl<I: DeviceInterface> Stamps<I> {
         match self {
             Stamps::Signals(t) => (t.0.timestamp(), t.1.timestamp()),
             Stamps::Graph(run, k) => run.ticks(*k),
+            Stamps::Ticks(start, end) => (*start, *end),
+        }
+    }
+
+    /// The start and end if the operation is done (its end written; the start is
+    /// written before it), without waiting.
+    fn settled(&self) -> Option<(u64, u64)> {
+        match self {
+            Stamps::Signals(t) => (t.1.timestamp() != 0).then(|| (t.0.timestamp(), t.1.timestamp())),
+            Stamps::Graph(run, k) => run.read_ticks(*k),
+            Stamps::Ticks(start, end) => Some((*start, *end)),
         }
     }
 }
@@ -240,6 +285,11 @@ impl<I: DeviceInterface> GraphRun<I> {
             v.unwrap_or(0)
         };
         *ticks = Some(self.slots.iter().map(|&(s, e)| (read(s), read(e))).collect());
+    }
+
+    /// Node `k`'s times if the run's were read (its copy ran again since).
+    fn read_ticks(&self, k: usize) -> Option<(u64, u64)> {
+        self.ticks.lock().as_ref().and_then(|t| t.get(k).copied())
     }
 
     fn ticks(&self, k: usize) -> (u64, u64) {
@@ -282,7 +332,7 @@ impl<I: DeviceInterface> crate::device::DeviceInner<I> {
     pub(crate) fn write_env_trace(&mut self) {
         let Some(path) = self.trace_path.take() else { return };
         let offset = self.clock_offset.get_mut().unwrap_or(0);
-        let pending = std::mem::take(self.pending_profile.get_mut());
+        let pending = std::mem::take(self.pending_profile.get_mut()).entries;
         let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.ticks().1 != 0).collect();
         let recs = records(done, self.index, offset);
         // Nothing to report a failure to while closing: the trace is best effort.
