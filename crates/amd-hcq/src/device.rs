@@ -404,7 +404,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
                     seen.len() - 1
                 }
             };
-            // A device closed (or its timeline) runs nothing more.
+            // A device that is closed, or whose timeline is, runs nothing more.
             seen[at].1.is_none_or(|m| m.covers(f))
         };
         let mut free = Vec::new();

@@ -40,15 +40,15 @@ pub fn default_timeout() -> Duration {
 pub(crate) struct SignalPool<I: DeviceInterface> {
     pub(crate) mem: I::Memory,
     free: Mutex<Vec<u32>>,
-    /// Slots given back, not yet checked against the devices' timelines.
+    /// Slots given back, not yet checked against the devices' work.
     dropped: Mutex<Vec<u32>>,
     /// Slots waiting for the devices' work: each batch's slots are free once every
-    /// device listed has completed its value (a logical timeline value).
+    /// device listed has done the work its marks name.
     pending: Mutex<std::collections::VecDeque<Pending<I>>>,
     /// Whether `dropped` or `pending` may hold slots (checked without a lock on the
     /// path that takes one).
     deferred: AtomicBool,
-    /// The platform's devices (those still open are asked for their timelines).
+    /// The platform's devices (those still open are asked how far their work is).
     devices: Mutex<Vec<Weak<DeviceInner<I>>>>,
 }
 
@@ -107,7 +107,7 @@ impl<I: DeviceInterface> SignalPool<I> {
     }
 
     /// Frees the slots given back whose work is done. The pool's locks are never held
-    /// while a device's timeline is locked.
+    /// while a device's timeline or rings are locked.
     #[cold]
     fn reclaim(&self) {
         self.deferred.store(false, Ordering::Release);
