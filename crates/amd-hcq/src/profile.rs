@@ -287,9 +287,20 @@ impl<I: DeviceInterface> GraphRun<I> {
         *ticks = Some(self.slots.iter().map(|&(s, e)| (read(s), read(e))).collect());
     }
 
-    /// Node `k`'s times if the run's were read (its copy ran again since).
+    /// Node `k`'s times once it is done (its end written), without waiting: as read
+    /// when its copy ran again, or from the copy (which cannot run again meanwhile:
+    /// that reads the times first, under the same lock).
     fn read_ticks(&self, k: usize) -> Option<(u64, u64)> {
-        self.ticks.lock().as_ref().and_then(|t| t.get(k).copied())
+        let ticks = self.ticks.lock();
+        if let Some(t) = ticks.as_ref() {
+            return t.get(k).copied();
+        }
+        let &(start, end) = self.slots.get(k)?;
+        let read = |off: usize| self.buf.read_vec::<u64>(off, 1).ok()?.first().copied();
+        match read(end)? {
+            0 => None,
+            e => Some((read(start)?, e)),
+        }
     }
 
     fn ticks(&self, k: usize) -> (u64, u64) {
