@@ -601,6 +601,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
             img.last_run = st.points[l.dev];
         }
         if self.profiled {
+            // Without the timelines held: reading earlier records may free memory.
+            drop(guards);
             self.profile_runs(st, j);
         }
         self.finish(st, j, count);
@@ -644,6 +646,8 @@ impl<I: DeviceInterface> BoundGraph<I> {
             img.last_run = point;
         }
         if self.profiled {
+            // Without the timeline held: reading earlier records may free memory.
+            drop(guard);
             self.profile_runs(st, j);
         }
         self.finish(st, j, count);
@@ -665,9 +669,13 @@ impl<I: DeviceInterface> BoundGraph<I> {
             let run = GraphRun::new(img.buf.clone(), p.slots.clone());
             *slot = Some(run.clone());
             let mut log = self.devices[list.dev].inner.pending_profile.lock();
+            let mut released = Vec::new();
             for (k, (name, engine)) in p.names.iter().enumerate() {
-                log.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k)));
+                released.extend(log.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k))));
             }
+            // Released without the log held (it may free memory).
+            drop(log);
+            drop(released);
         }
     }
 

@@ -112,10 +112,13 @@ impl<I: DeviceInterface> Device<I> {
         })?;
         if let Some(label) = label {
             let engine = if copy { Engine::Copy } else { Engine::Compute };
-            self.inner
+            let released = self
+                .inner
                 .pending_profile
                 .lock()
                 .push((label, engine, Stamps::Signals(t.clone())));
+            // Dropped with the log unlocked.
+            drop(released);
         }
         Ok((v, Some(t)))
     }
@@ -207,16 +210,21 @@ impl<I: DeviceInterface> Default for ProfileLog<I> {
 
 impl<I: DeviceInterface> ProfileLog<I> {
     /// Adds `p`, after reading the times of the earlier operations that are done (up
-    /// to the first that is not).
-    pub(crate) fn push(&mut self, p: Pending<I>) {
+    /// to the first that is not); returns what held those times, for the caller to drop
+    /// once the log is unlocked (a graph's last copy frees memory, which asks the
+    /// device how far its work is).
+    #[must_use]
+    pub(crate) fn push(&mut self, p: Pending<I>) -> Vec<Stamps<I>> {
+        let mut released = Vec::new();
         while let Some((_, _, s)) = self.entries.get_mut(self.settled) {
             match s.settled() {
-                Some((start, end)) => *s = Stamps::Ticks(start, end),
+                Some((start, end)) => released.push(std::mem::replace(s, Stamps::Ticks(start, end))),
                 None => break,
             }
             self.settled += 1;
         }
         self.entries.push(p);
+        released
     }
 }
 

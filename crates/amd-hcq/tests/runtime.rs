@@ -687,3 +687,37 @@ fn profiling_more_operations_than_signal_slots() {
         assert!(w[0].end_ns <= w[1].start_ns, "{w:?}");
     }
 }
+
+/// A profiled graph dropped after its replay, then another profiled graph replayed on
+/// the same device: reading the first one's times releases its last copy (freeing
+/// memory, which asks the device how far its work is) while the second replays — on a
+/// thread that must not be holding the device's timeline then.
+#[test]
+fn a_dropped_profiled_graph_is_released_while_another_replays() {
+    let (_m, p) = platform(Transport::Kfd, 1);
+    let dev = p.device(0).unwrap();
+    dev.set_profiling(true);
+    let a = dev.alloc(4096, BufferKind::Device).unwrap();
+    let b = dev.alloc(4096, BufferKind::Device).unwrap();
+    let graph = || {
+        let mut g = amd_hcq::Graph::new();
+        g.copy(&dev, b.va(), a.va(), 64u32, &[]).unwrap();
+        g.bind().unwrap()
+    };
+    let first = graph();
+    first.replay(&Bindings::new()).unwrap();
+    first.synchronize().unwrap();
+    drop(first);
+    let second = graph();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for _ in 0..3 {
+            second.replay(&Bindings::new()).unwrap();
+        }
+        second.synchronize().unwrap();
+        tx.send(()).unwrap();
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("the second graph's replays finish (no lock held twice)");
+    assert_eq!(dev.take_profile().unwrap().len(), 4);
+}
