@@ -526,6 +526,9 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let mut ring = self.sdma.lock();
         let count = ring.plain + 1;
         let mut all = q.clone();
+        // The caller's list keeps what it refers to alive: the copy holds nothing (so
+        // nothing is freed under the ring's lock).
+        all.rec.keep.clear();
         all.signal_addr(sig[1].addr(), count, None);
         self.write_copy(&mut ring, &all)?;
         ring.plain = count;
