@@ -201,6 +201,8 @@ impl<I: DeviceInterface> Drop for Slot<I> {
 /// ```
 pub struct Signal<I: DeviceInterface = crate::AnyIface> {
     slot: Arc<Slot<I>>,
+    /// The value's GPU address (the slot's, kept at hand: queues record it often).
+    addr: u64,
     owner: Weak<DeviceInner<I>>,
     event: Option<(u64, u32)>,
 }
@@ -219,7 +221,9 @@ impl<I: DeviceInterface> Signal<I> {
         let pool = dev.pool.clone();
         let index = pool.take()?;
         let event = if timeline { dev.iface.queue_event() } else { None };
+        let addr = pool.mem.va() + (index as usize * SIGNAL_SLOT) as u64;
         let s = Signal {
+            addr,
             slot: Arc::new(Slot { pool, index }),
             owner: Arc::downgrade(dev),
             event,
@@ -245,7 +249,7 @@ impl<I: DeviceInterface> Signal<I> {
 
     /// Address of the value.
     pub fn addr(&self) -> u64 {
-        self.mem().va() + self.offset() as u64
+        self.addr
     }
 
     /// Address of the timestamp.
