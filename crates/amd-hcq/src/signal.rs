@@ -200,8 +200,12 @@ impl<I: DeviceInterface> Drop for Slot<I> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Signal<I: DeviceInterface = crate::AnyIface> {
+    /// The pool and the slot's index, at hand for reads and writes of the value.
+    pool: Arc<SignalPool<I>>,
+    index: u32,
+    /// What gives the slot back when the last holder (this, or a list) is gone.
     slot: Arc<Slot<I>>,
-    /// The value's GPU address (the slot's, kept at hand: queues record it often).
+    /// The value's GPU address (kept at hand: queues record it often).
     addr: u64,
     owner: Weak<DeviceInner<I>>,
     event: Option<(u64, u32)>,
@@ -224,7 +228,12 @@ impl<I: DeviceInterface> Signal<I> {
         let addr = pool.mem.va() + (index as usize * SIGNAL_SLOT) as u64;
         let s = Signal {
             addr,
-            slot: Arc::new(Slot { pool, index }),
+            slot: Arc::new(Slot {
+                pool: pool.clone(),
+                index,
+            }),
+            pool,
+            index,
             owner: Arc::downgrade(dev),
             event,
         };
@@ -234,11 +243,11 @@ impl<I: DeviceInterface> Signal<I> {
     }
 
     fn mem(&self) -> &I::Memory {
-        &self.slot.pool.mem
+        &self.pool.mem
     }
 
     fn offset(&self) -> usize {
-        self.slot.index as usize * SIGNAL_SLOT
+        self.index as usize * SIGNAL_SLOT
     }
 
     /// What a recorded list holds so that the slot is not reused while it may still
