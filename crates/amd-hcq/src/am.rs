@@ -542,6 +542,12 @@ impl DeviceInterface for AmIface {
         Ok(n > 0)
     }
     fn hang_report(&self) -> Vec<String> {
+        // Why rings stopped, where the system knows (an emulated GPU names the packet
+        // or instruction; hardware says nothing here) — read first: a fault latched
+        // before a ring stopped is then in the registers read next, never missed
+        // between them.
+        let pci = self.shared.dev.pci();
+        let stops = pci.sys().pci_stop_reasons(&pci.address().to_string());
         let found = self.shared.with(|b| -> amd_am::Result<Vec<String>> {
             let mut lines = Vec::new();
             for hub in [Hub::Gc, Hub::Mm] {
@@ -566,10 +572,7 @@ impl DeviceInterface for AmIface {
         });
         let mut faults = self.shared.faults.lock();
         let mut lines = found.unwrap_or_else(|e| vec![format!("(no fault report: {e})")]);
-        // Why rings stopped, where the system knows (an emulated GPU names the packet
-        // or instruction; hardware says nothing here).
-        let pci = self.shared.dev.pci();
-        lines.extend(pci.sys().pci_stop_reasons(&pci.address().to_string()));
+        lines.extend(stops);
         for l in lines {
             if !faults.contains(&l) {
                 faults.push(l);
