@@ -468,25 +468,34 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
         let mut ring = self.compute.lock();
-        self.write_compute(&mut ring, cmds)
+        self.write_compute(&mut ring, cmds, &[])
     }
 
-    /// Writes `cmds` into the locked compute ring and rings the doorbell.
+    /// Writes `cmds`, then `tail`, into the locked compute ring and rings the doorbell
+    /// once (`tail` is empty but for the fence of a list sent outside the timeline).
     #[inline(always)]
-    fn write_compute(&self, ring: &mut Ring<I::Queue>, cmds: &[u32]) -> Result<()> {
+    fn write_compute(&self, ring: &mut Ring<I::Queue>, cmds: &[u32], tail: &[u32]) -> Result<()> {
         let dwords = (ring.q.ring_bytes() / 4) as u64;
-        let len = cmds.len() as u64;
+        let len = (cmds.len() + tail.len()) as u64;
         if len > dwords {
             return Err(HcqError::InvalidArgument(format!(
                 "{len} dwords do not fit a ring of {dwords}"
             )));
         }
         self.wait_for_room(ring, len, dwords, "compute")?;
-        let start = ring_pos(ring.put, dwords);
-        let first = len.min(dwords - start) as usize;
-        ring.q.write_ring(start as usize * 4, &cmds[..first])?;
-        if first < cmds.len() {
-            ring.q.write_ring(0, &cmds[first..])?;
+        let mut at = ring.put;
+        for part in [cmds, tail] {
+            if part.is_empty() {
+                // (The usual empty tail costs nothing once inlined.)
+                continue;
+            }
+            let start = ring_pos(at, dwords);
+            let first = (part.len() as u64).min(dwords - start) as usize;
+            ring.q.write_ring(start as usize * 4, &part[..first])?;
+            if first < part.len() {
+                ring.q.write_ring(0, &part[first..])?;
+            }
+            at += part.len() as u64;
         }
         ring.put += len;
         let put = ring.put;
@@ -494,24 +503,29 @@ impl<I: DeviceInterface> DeviceInner<I> {
         Ok(())
     }
 
+    /// The address of the signal counting the lists sent outside the timeline that are
+    /// done on ring `ring` (0 compute, 1 copy).
+    fn plain_done_addr(&self, ring: usize) -> Result<u64> {
+        self.plain_done
+            .get()
+            .and_then(|s| s.get(ring))
+            .map(Signal::addr)
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))
+    }
+
     /// Sends a compute list outside the timeline, followed by the fence that counts it
     /// done (so that what it uses is not freed before).
     pub(crate) fn push_compute_plain(&self, cmds: &[u32], target: amd_packets::GfxTarget) -> Result<()> {
-        let sig = self
-            .plain_done
-            .get()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let addr = self.plain_done_addr(0)?;
         let mut ring = self.compute.lock();
         let count = ring.plain + 1;
-        let mut all = Vec::with_capacity(cmds.len() + 16);
-        all.extend_from_slice(cmds);
-        amd_packets::pm4::recipes::Signal {
-            address: sig[0].addr(),
-            value: count,
-            event: None,
-        }
-        .encode(target, &mut all);
-        self.write_compute(&mut ring, &all)?;
+        let mut fence = [0u32; 16];
+        let mut sink = amd_packets::SliceSink::new(&mut fence);
+        amd_packets::pm4::ReleaseMem::signal(addr, count).encode(target, &mut sink);
+        let n = sink
+            .finish()
+            .ok_or_else(|| HcqError::InvalidArgument("a RELEASE_MEM packet".into()))?;
+        self.write_compute(&mut ring, cmds, &fence[..n])?;
         ring.plain = count;
         Ok(())
     }
@@ -519,17 +533,14 @@ impl<I: DeviceInterface> DeviceInner<I> {
     /// Sends a copy list outside the timeline, followed by the fence that counts it
     /// done (32 bits of the count).
     pub(crate) fn push_copy_plain(&self, q: &CopyQueue) -> Result<()> {
-        let sig = self
-            .plain_done
-            .get()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let addr = self.plain_done_addr(1)?;
         let mut ring = self.sdma.lock();
         let count = ring.plain + 1;
         let mut all = q.clone();
         // The caller's list keeps what it refers to alive: the copy holds nothing (so
         // nothing is freed under the ring's lock).
         all.rec.keep.clear();
-        all.signal_addr(sig[1].addr(), count, None);
+        all.signal_addr(addr, count, None);
         self.write_copy(&mut ring, &all)?;
         ring.plain = count;
         Ok(())

@@ -257,7 +257,6 @@ impl Recording {
         }
     }
 
-    /// Whether submitting needs anything but the dwords.
     /// Keeps `sig`'s slot from being reused while the list may still write or wait
     /// for it (a transient list's work is covered by the timeline instead).
     fn hold<I: DeviceInterface>(&mut self, sig: &Signal<I>) {
@@ -266,6 +265,7 @@ impl Recording {
         }
     }
 
+    /// Whether submitting needs anything but the dwords.
     pub(crate) fn is_plain(&self) -> bool {
         self.sites.is_empty() && self.kernargs.is_empty()
     }

@@ -599,38 +599,84 @@ fn a_graph_replay_count_restarts_past_the_wrap(t: Transport) {
     }
 }
 
+/// A chain over two GPUs: GPU 0 adds `x` to itself into `s0`, its copy engine moves
+/// the sum into GPU 1's `r1`, GPU 1 adds that to itself into host memory `o1` (four
+/// times `x`, over `n` floats).
+struct PeerChain {
+    d0: Device,
+    d1: Device,
+    v0: Program,
+    v1: Program,
+    x: Var,
+    s0: Buffer,
+    r1: Buffer,
+    o1: Buffer,
+    n: u32,
+}
+
+impl PeerChain {
+    fn new(p: &Platform, n: u32) -> Self {
+        let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+        let v0 = Program::load(&d0, VADD, "vadd").unwrap();
+        let v1 = Program::load(&d1, VADD, "vadd").unwrap();
+        let bytes = n as usize * 4;
+        let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
+        let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
+        let o1 = d1.alloc(bytes, BufferKind::Host).unwrap();
+        d0.map_peer(&r1).unwrap();
+        PeerChain {
+            d0,
+            d1,
+            v0,
+            v1,
+            x: Var::new("x"),
+            s0,
+            r1,
+            o1,
+            n,
+        }
+    }
+
+    fn record(&self) -> Graph {
+        let (n, bytes) = (self.n, self.n as usize * 4);
+        let mut g = Graph::new();
+        let args = KernArgs::new()
+            .buffer_sym(&self.x)
+            .buffer_sym(&self.x)
+            .buffer(&self.s0)
+            .u32(n);
+        let k0 = g.exec(&self.v0, &args, groups(n), &[]).unwrap();
+        let cp = g.copy(&self.d0, self.r1.va(), self.s0.va(), bytes, &[k0]).unwrap();
+        let args = KernArgs::new()
+            .buffer(&self.r1)
+            .buffer(&self.r1)
+            .buffer(&self.o1)
+            .u32(n);
+        g.exec(&self.v1, &args, groups(n), &[cp]).unwrap();
+        g
+    }
+
+    /// Replays `g` with new input for `round` and checks GPU 1's output.
+    fn replay_checked(&self, g: &amd_hcq::BoundGraph, round: u32) {
+        let n = self.n as usize;
+        let data: Vec<f32> = rand_u32(n, round).iter().map(|&v| (v % 100) as f32).collect();
+        let xb = host(&self.d0, &f32_words(&data));
+        let ends = g.replay(&Bindings::from([(&self.x, xb.va())])).unwrap();
+        self.d1.wait_timeline(ends[1]).unwrap();
+        self.d0.wait_timeline(ends[0]).unwrap();
+        let got = floats(&read(&self.o1, n));
+        for i in 0..n {
+            assert_eq!(got[i], 4.0 * data[i], "round {round}, element {i}");
+        }
+    }
+}
+
 /// Two GPUs: GPU 0 adds, its copy engine moves the result into GPU 1's memory, GPU 1
 /// adds again; replayed with new inputs.
 fn a_graph_over_two_devices_with_a_peer_copy(t: Transport) {
     let (_m, p) = platform(t, 2);
-    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
-    let v0 = Program::load(&d0, VADD, "vadd").unwrap();
-    let v1 = Program::load(&d1, VADD, "vadd").unwrap();
-    let n = 500u32;
-    let bytes = n as usize * 4;
-    let x = Var::new("x");
-    let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
-    let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
-    let o1 = d1.alloc(bytes, BufferKind::Host).unwrap();
-    d0.map_peer(&r1).unwrap();
-    let mut g = Graph::new();
-    let k0 = g
-        .exec(
-            &v0,
-            &KernArgs::new().buffer_sym(&x).buffer_sym(&x).buffer(&s0).u32(n),
-            groups(n),
-            &[],
-        )
-        .unwrap();
-    let cp = g.copy(&d0, r1.va(), s0.va(), bytes, &[k0]).unwrap();
-    g.exec(
-        &v1,
-        &KernArgs::new().buffer(&r1).buffer(&r1).buffer(&o1).u32(n),
-        groups(n),
-        &[cp],
-    )
-    .unwrap();
-    let g = g.bind().unwrap();
+    let c = PeerChain::new(&p, 500);
+    let g = c.record().bind().unwrap();
     assert_eq!(g.devices().len(), 2);
     let lists = g.lists();
     assert_eq!(
@@ -638,18 +684,7 @@ fn a_graph_over_two_devices_with_a_peer_copy(t: Transport) {
         [(0, false), (0, true), (1, false)]
     );
     for round in 0..5u32 {
-        let data: Vec<f32> = rand_u32(n as usize, round + 40)
-            .iter()
-            .map(|&v| (v % 100) as f32)
-            .collect();
-        let xb = host(&d0, &f32_words(&data));
-        let ends = g.replay(&Bindings::from([(&x, xb.va())])).unwrap();
-        d1.wait_timeline(ends[1]).unwrap();
-        d0.wait_timeline(ends[0]).unwrap();
-        let got = floats(&read(&o1, n as usize));
-        for i in 0..n as usize {
-            assert_eq!(got[i], 4.0 * data[i], "round {round}, element {i}");
-        }
+        c.replay_checked(&g, round + 40);
     }
 }
 
@@ -811,40 +846,12 @@ fn graphs_of_copies_only(t: Transport) {
 fn graph_replays_are_profiled_node_by_node(t: Transport) {
     use amd_hcq::Engine::{Compute, Copy};
     let (_m, p) = platform(t, 2);
-    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
-    let v0 = Program::load(&d0, VADD, "vadd").unwrap();
-    let v1 = Program::load(&d1, VADD, "vadd").unwrap();
-    let n = 300u32;
-    let bytes = n as usize * 4;
-    let x = Var::new("x");
-    let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
-    let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
-    let o1 = d1.alloc(bytes, BufferKind::Host).unwrap();
-    d0.map_peer(&r1).unwrap();
-    let record = || {
-        let mut g = Graph::new();
-        let k0 = g
-            .exec(
-                &v0,
-                &KernArgs::new().buffer_sym(&x).buffer_sym(&x).buffer(&s0).u32(n),
-                groups(n),
-                &[],
-            )
-            .unwrap();
-        let cp = g.copy(&d0, r1.va(), s0.va(), bytes, &[k0]).unwrap();
-        g.exec(
-            &v1,
-            &KernArgs::new().buffer(&r1).buffer(&r1).buffer(&o1).u32(n),
-            groups(n),
-            &[cp],
-        )
-        .unwrap();
-        g
-    };
-    let plain = record().bind().unwrap();
+    let c = PeerChain::new(&p, 300);
+    let (d0, d1) = (&c.d0, &c.d1);
+    let plain = c.record().bind().unwrap();
     d0.set_profiling(true);
     d1.set_profiling(true);
-    let g = record().bind().unwrap();
+    let g = c.record().bind().unwrap();
     let (a, b) = (plain.lists(), g.lists());
     // (A copy list is padded to 8 dwords: its 6 more may fit the padding.)
     for (pl, pr) in a.iter().zip(&b) {
@@ -855,17 +862,7 @@ fn graph_replays_are_profiled_node_by_node(t: Transport) {
     }
     const REPLAYS: usize = 6;
     for round in 0..REPLAYS as u32 {
-        let data: Vec<f32> = rand_u32(n as usize, round + 90)
-            .iter()
-            .map(|&v| (v % 100) as f32)
-            .collect();
-        let xb = host(&d0, &f32_words(&data));
-        let ends = g.replay(&Bindings::from([(&x, xb.va())])).unwrap();
-        d1.wait_timeline(ends[1]).unwrap();
-        let got = floats(&read(&o1, n as usize));
-        for i in 0..n as usize {
-            assert_eq!(got[i], 4.0 * data[i], "round {round}, element {i}");
-        }
+        c.replay_checked(&g, round + 90);
     }
     let r0 = d0.take_profile().unwrap();
     let r1 = d1.take_profile().unwrap();
@@ -892,7 +889,7 @@ fn graph_replays_are_profiled_node_by_node(t: Transport) {
 
     d0.set_profiling(false);
     d1.set_profiling(false);
-    plain.replay(&Bindings::from([(&x, s0.va())])).unwrap();
+    plain.replay(&Bindings::from([(&c.x, c.s0.va())])).unwrap();
     plain.synchronize().unwrap();
     assert!(d0.take_profile().unwrap().is_empty() && d1.take_profile().unwrap().is_empty());
 }
