@@ -65,7 +65,8 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) next: u64,
     /// How many times the timeline restarted at 1.
     pub(crate) epoch: u64,
-    /// The lists ordered submissions are built in, reused.
+    /// The lists that frame ordered submissions (the wait for the last value and the
+    /// signal of the next), reused.
     pub(crate) compute_list: Option<ComputeQueue>,
     pub(crate) copy_list: Option<CopyQueue>,
     /// Named submissions not known to be complete (timeline point, name), oldest
@@ -227,6 +228,10 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     pub(crate) fault: Mutex<Option<(Option<String>, Vec<String>)>>,
     /// The list launches are recorded into, kept for reuse.
     pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
+    /// The lists [`Device::submit_ordered`] builds are recorded into, reused (only
+    /// ever `try_lock`ed: a build runs with its list locked).
+    pub(crate) ordered_compute: Mutex<ComputeQueue>,
+    pub(crate) ordered_copy: Mutex<CopyQueue>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone releases everything
@@ -465,18 +470,20 @@ impl<I: DeviceInterface> DeviceInner<I> {
         Ok(())
     }
 
-    /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
-    pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
+    /// Writes PM4 dwords, `parts` one after the other, into the compute ring (wrapping
+    /// anywhere) and rings it once.
+    #[inline]
+    pub(crate) fn push_compute<const N: usize>(&self, parts: [&[u32]; N]) -> Result<()> {
         let mut ring = self.compute.lock();
-        self.write_compute(&mut ring, cmds, &[])
+        self.write_compute(&mut ring, parts)
     }
 
-    /// Writes `cmds`, then `tail`, into the locked compute ring and rings the doorbell
-    /// once (`tail` is empty but for the fence of a list sent outside the timeline).
+    /// Writes `parts` one after the other into the locked compute ring and rings the
+    /// doorbell once.
     #[inline(always)]
-    fn write_compute(&self, ring: &mut Ring<I::Queue>, cmds: &[u32], tail: &[u32]) -> Result<()> {
+    fn write_compute<const N: usize>(&self, ring: &mut Ring<I::Queue>, parts: [&[u32]; N]) -> Result<()> {
         let dwords = (ring.q.ring_bytes() / 4) as u64;
-        let len = (cmds.len() + tail.len()) as u64;
+        let len = parts.iter().map(|p| p.len() as u64).sum::<u64>();
         if len > dwords {
             return Err(HcqError::InvalidArgument(format!(
                 "{len} dwords do not fit a ring of {dwords}"
@@ -484,9 +491,8 @@ impl<I: DeviceInterface> DeviceInner<I> {
         }
         self.wait_for_room(ring, len, dwords, "compute")?;
         let mut at = ring.put;
-        for part in [cmds, tail] {
+        for part in parts {
             if part.is_empty() {
-                // (The usual empty tail costs nothing once inlined.)
                 continue;
             }
             let start = ring_pos(at, dwords);
@@ -525,7 +531,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let n = sink
             .finish()
             .ok_or_else(|| HcqError::InvalidArgument("a RELEASE_MEM packet".into()))?;
-        self.write_compute(&mut ring, cmds, &fence[..n])?;
+        self.write_compute(&mut ring, [cmds, &fence[..n]])?;
         ring.plain = count;
         Ok(())
     }
@@ -613,6 +619,26 @@ fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+/// Whether a list built for [`Device::submit_ordered`] can go out as built (no symbol
+/// to bind, no kernel arguments to place).
+fn sent_as_built(rec: &crate::queue::Recording) -> Result<()> {
+    if !rec.kernargs.is_empty() {
+        return Err(HcqError::InvalidArgument(
+            "a kernel launch in a list of Device::submit_ordered, which sends its list as built: \
+             launch with Program::enqueue, or submit the list with ComputeQueue::submit"
+                .into(),
+        ));
+    }
+    if !rec.sites.is_empty() {
+        let name = rec.vars.first().map_or("a symbol", |v| v.name());
+        return Err(HcqError::InvalidArgument(format!(
+            "variable {name} in a list of Device::submit_ordered, which binds no symbols: submit \
+             the list with ComputeQueue::submit or CopyQueue::submit"
+        )));
+    }
+    Ok(())
+}
+
 impl<I: DeviceInterface> Device<I> {
     /// Opens a device over `iface`, sharing `pool` (the platform's signal page) or
     /// creating it.
@@ -636,6 +662,7 @@ impl<I: DeviceInterface> Device<I> {
             seen: 0,
             plain: 0,
         };
+        let iface_target = iface.props().target;
         let inner = Arc::new(DeviceInner {
             iface,
             index,
@@ -658,6 +685,8 @@ impl<I: DeviceInterface> Device<I> {
             done_seen: std::sync::atomic::AtomicU64::new(0),
             fault: Mutex::new(None),
             launch_list: Mutex::new(None),
+            ordered_compute: Mutex::new(ComputeQueue::new(iface_target)),
+            ordered_copy: Mutex::new(CopyQueue::new(iface_target)),
             trace_path: crate::profile::env_trace_path(index),
         });
         let signal = Signal::new(&inner, 0, true)?;
@@ -752,11 +781,15 @@ impl<I: DeviceInterface> Device<I> {
 
     /// Submits work ordered on the device timeline: waits for everything submitted
     /// before, runs `build`, then signals the next timeline value, which it returns.
-    /// Holding the timeline across the submission keeps ring order and value order the
-    /// same, whatever thread submits. `build` runs with the timeline locked: it should
-    /// only record into the list it is given — submitting, allocating, waiting on this
-    /// device, or dropping the last handle of one of its buffers inside it
-    /// would wait for the lock it holds.
+    /// `build` records into the list it is given and runs before any of the runtime's
+    /// locks is taken, so it may allocate, wait or submit other work; the list is then
+    /// sent with the timeline held, so ring order and value order are the same,
+    /// whatever thread submits. The list goes out as built: a symbol or a kernel launch
+    /// in it is an error and nothing is sent (submit those with
+    /// [`ComputeQueue::submit`], [`CopyQueue::submit`] or [`Program::enqueue`]), and
+    /// the memory it names by address must outlive the work, as with any list.
+    ///
+    /// [`Program::enqueue`]: crate::Program::enqueue
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         let p = self.submit_point(copy, OpName::Static("submission"), build)?;
         Ok(p.logical())
@@ -770,45 +803,96 @@ impl<I: DeviceInterface> Device<I> {
         build: impl FnOnce(&mut Work<'_>) -> Result<()>,
     ) -> Result<Point> {
         self.inner.check()?;
+        // The device's list is reused (no allocation per submit) unless another build
+        // has it (another thread's, or the one this build runs in): then a new one.
+        // Lists hold the signals they name until sent (what is freed before waits for
+        // the timeline only from then), and are emptied with no lock of the timeline
+        // or the rings held (what they kept may be freed then).
+        if copy {
+            let mut spare = self.inner.ordered_copy.try_lock();
+            let mut own;
+            let q = match spare.as_deref_mut() {
+                Some(q) => q,
+                None => {
+                    own = self.copy_queue();
+                    &mut own
+                }
+            };
+            let r = build(&mut Work::Copy(q))
+                .and_then(|()| sent_as_built(&q.rec))
+                .and_then(|()| self.push_ordered_copy(q, name));
+            q.clear();
+            r
+        } else {
+            let mut spare = self.inner.ordered_compute.try_lock();
+            let mut own;
+            let q = match spare.as_deref_mut() {
+                Some(q) => q,
+                None => {
+                    own = self.compute_queue();
+                    &mut own
+                }
+            };
+            let r = build(&mut Work::Compute(q))
+                .and_then(|()| sent_as_built(&q.rec))
+                .and_then(|()| self.push_ordered_compute(&q.cmds, name));
+            q.clear();
+            r
+        }
+    }
+
+    /// Sends `cmds` on the compute ring after a wait for the timeline's last value and
+    /// before the signal of its next, which it takes; returns its point.
+    fn push_ordered_compute(&self, cmds: &[u32], name: OpName) -> Result<Point> {
         let mut tl = self.lock_timeline()?;
         let t = tl
             .as_mut()
             .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
         let value = t.next;
         let point = Point { epoch: t.epoch, value };
-        // The lists are reused (held under the timeline lock): no allocation per submit.
-        if copy {
-            // The timeline's lists are sent as soon as built, under its lock: what they
-            // refer to is covered by the timeline when freed, so they keep nothing alive.
-            let q = t.copy_list.get_or_insert_with(|| {
-                let mut q = CopyQueue::new(self.props().target);
-                q.rec.transient = true;
-                q
-            });
-            q.clear();
-            q.wait(&t.signal, value - 1);
-            build(&mut Work::Copy(q))?;
-            q.signal(&t.signal, value);
-            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-            if let Err(e) = self.inner.push_copy(q) {
-                t.inflight.pop_back();
-                return Err(e);
-            }
-        } else {
-            let q = t.compute_list.get_or_insert_with(|| {
-                let mut q = ComputeQueue::new(self.props().target);
-                q.rec.transient = true;
-                q
-            });
-            q.clear();
-            q.wait(&t.signal, value - 1);
-            build(&mut Work::Compute(q))?;
-            q.signal(&t.signal, value);
-            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-            if let Err(e) = self.inner.push_compute(&q.cmds) {
-                t.inflight.pop_back();
-                return Err(e);
-            }
+        // The wait, `cmds` and the signal go to the ring in one write from the
+        // timeline's own list, reused; it keeps nothing alive (the timeline signal
+        // lives as long as the timeline).
+        let all = t.compute_list.get_or_insert_with(|| {
+            let mut q = ComputeQueue::new(self.props().target);
+            q.rec.transient = true;
+            q
+        });
+        all.clear();
+        all.wait(&t.signal, value - 1);
+        all.cmds.extend_from_slice(cmds);
+        all.signal(&t.signal, value);
+        note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+        if let Err(e) = self.inner.push_compute([&all.cmds]) {
+            t.inflight.pop_back();
+            return Err(e);
+        }
+        t.next += 1;
+        Ok(point)
+    }
+
+    /// [`Device::push_ordered_compute`] on the copy ring: the wait, `q`'s packets and
+    /// the signal are placed as one list.
+    fn push_ordered_copy(&self, q: &CopyQueue, name: OpName) -> Result<Point> {
+        let mut tl = self.lock_timeline()?;
+        let t = tl
+            .as_mut()
+            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let value = t.next;
+        let point = Point { epoch: t.epoch, value };
+        let all = t.copy_list.get_or_insert_with(|| {
+            let mut q = CopyQueue::new(self.props().target);
+            q.rec.transient = true;
+            q
+        });
+        all.clear();
+        all.wait(&t.signal, value - 1);
+        all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
+        all.signal(&t.signal, value);
+        note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+        if let Err(e) = self.inner.push_copy(all) {
+            t.inflight.pop_back();
+            return Err(e);
         }
         t.next += 1;
         Ok(point)

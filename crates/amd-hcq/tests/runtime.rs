@@ -7,7 +7,9 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amd_hcq::{Bindings, BufferKind, Device, HcqError, Platform, TIMELINE_WRAP, Work};
+use amd_hcq::{
+    Bindings, BufferKind, Device, HcqError, KernArgs, LaunchDims, Platform, Program, TIMELINE_WRAP, Var, Work,
+};
 use amd_mockgpu::MockSys;
 use common::{Transport, pattern};
 
@@ -27,6 +29,8 @@ on_both_transports!(
     signals_dropped_and_made_by_many_threads,
     lists_sent_outside_the_timeline_hold_what_they_use,
     memory_mapped_on_a_peer_waits_for_the_peers_work,
+    ordered_submissions_are_built_before_any_lock,
+    ordered_submissions_are_sent_as_built,
 );
 
 fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
@@ -720,4 +724,164 @@ fn a_dropped_profiled_graph_is_released_while_another_replays() {
     rx.recv_timeout(Duration::from_secs(20))
         .expect("the second graph's replays finish (no lock held twice)");
     assert_eq!(dev.take_profile().unwrap().len(), 4);
+}
+
+/// Runs `f` on its own thread and fails (rather than hanging) if it has not finished
+/// within a minute.
+fn within_a_minute(f: impl FnOnce() + Send + 'static) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = std::thread::spawn(move || {
+        f();
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(()) => h.join().unwrap(),
+        // The thread panicked (and dropped the sender): its panic is the failure.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
+            }
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("deadlocked: still running after a minute"),
+    }
+}
+
+/// The closure of `submit_ordered` runs with no lock of the runtime's held: it may
+/// allocate, free, make and drop signals, wait, and submit other work to the same
+/// device (which then comes first on the timeline); the list it builds still runs
+/// after everything before it.
+fn ordered_submissions_are_built_before_any_lock(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    within_a_minute(move || {
+        let src = dev.alloc(4096, BufferKind::Device).unwrap();
+        let pa = pattern(4096, 11);
+        dev.copy_in(&src, 0, &pa).unwrap();
+        let before = dev.submit_ordered(false, |_| Ok(())).unwrap();
+        for copy in [false, true] {
+            let sig = dev.new_signal(0).unwrap();
+            let dst = dev.alloc(4096, BufferKind::Device).unwrap();
+            let mut inner = 0;
+            let outer = dev
+                .submit_ordered(copy, |w| {
+                    // Everything a closure used to deadlock on.
+                    let tmp = dev.alloc(1 << 20, BufferKind::Device)?;
+                    dev.copy_in(&tmp, 0, &[1, 2, 3])?;
+                    drop(tmp);
+                    drop(dev.new_signal(5)?);
+                    dev.synchronize()?;
+                    let _ = dev.timeline_handle()?;
+                    inner = dev.submit_ordered(copy, |w| {
+                        match w {
+                            Work::Compute(q) => {
+                                q.signal(&sig, 1);
+                            }
+                            Work::Copy(q) => {
+                                q.signal(&sig, 1);
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    match w {
+                        Work::Compute(q) => {
+                            q.wait(&sig, 1).signal(&sig, 2);
+                        }
+                        Work::Copy(q) => {
+                            q.wait(&sig, 1);
+                            q.copy(dst.va(), src.va(), 4096)?;
+                            q.signal(&sig, 2);
+                        }
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            assert!(before < inner && inner < outer, "{before} {inner} {outer}");
+            dev.wait_timeline(outer).unwrap();
+            assert_eq!(sig.value(), 2);
+            if copy {
+                let mut out = vec![0u8; 4096];
+                dev.copy_out(&mut out, &dst, 0).unwrap();
+                assert_eq!(out, pa);
+            }
+        }
+        // A failing closure sends nothing and leaves the device usable.
+        let last = dev.timeline().1;
+        let e = dev.submit_ordered(false, |_| Err(HcqError::InvalidArgument("mine".into())));
+        assert_eq!(e, Err(HcqError::InvalidArgument("mine".into())));
+        assert_eq!(dev.timeline().1, last);
+        dev.synchronize().unwrap();
+    });
+}
+
+/// `submit_ordered` sends its list as built: a symbol (it binds none) or a kernel
+/// launch (it places no kernel arguments) is an error naming what to use instead, and
+/// nothing is sent — neither the list nor its timeline value.
+fn ordered_submissions_are_sent_as_built(t: Transport) {
+    let (_m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let x = Var::new("x");
+    let saxpy = Program::load(&dev, kernel!("saxpy")[0], "saxpy").unwrap();
+    let (a, b) = (
+        dev.alloc(256, BufferKind::Device).unwrap(),
+        dev.alloc(256, BufferKind::Device).unwrap(),
+    );
+    let args = KernArgs::new().buffer(&a).buffer(&b).f32(2.0).u32(64);
+    dev.synchronize().unwrap();
+    let last = dev.timeline();
+    for copy in [false, true] {
+        let e = dev
+            .submit_ordered(copy, |w| {
+                match w {
+                    Work::Compute(q) => {
+                        q.signal(&sig, x.clone() + 1);
+                    }
+                    Work::Copy(q) => {
+                        q.signal(&sig, x.clone() + 1);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap_err();
+        let what = if copy {
+            "CopyQueue::submit"
+        } else {
+            "ComputeQueue::submit"
+        };
+        assert!(
+            matches!(&e, HcqError::InvalidArgument(m) if m.contains("variable x") && m.contains(what)),
+            "{e}"
+        );
+    }
+    let e = dev
+        .submit_ordered(false, |w| match w {
+            Work::Compute(q) => q.exec(&saxpy, &args, LaunchDims::linear(64, 64)).map(|_| ()),
+            Work::Copy(_) => unreachable!(),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, HcqError::InvalidArgument(m) if m.contains("Program::enqueue")),
+        "{e}"
+    );
+    assert_eq!(dev.timeline(), last);
+    // The same list through the door that binds: the value arrives.
+    let mut q = dev.compute_queue();
+    q.signal(&sig, x.clone() + 1);
+    let v = q.submit(&dev, Bindings::new().set(&x, 41)).unwrap();
+    dev.wait_timeline(v).unwrap();
+    assert_eq!(sig.value(), 42);
+    // Nothing else ran: the refused lists would have set the signal to 1.
+    assert_eq!(dev.timeline().1, last.1 + 1);
+    // And the plain list still goes out.
+    let v = dev
+        .submit_ordered(false, |w| match w {
+            Work::Compute(q) => {
+                q.signal(&sig, 43);
+                Ok(())
+            }
+            Work::Copy(_) => unreachable!(),
+        })
+        .unwrap();
+    dev.wait_timeline(v).unwrap();
+    assert_eq!(sig.value(), 43);
 }
