@@ -232,6 +232,9 @@ pub(crate) struct DeviceInner<I: DeviceInterface> {
     /// ever `try_lock`ed: a build runs with its list locked).
     pub(crate) ordered_compute: Mutex<ComputeQueue>,
     pub(crate) ordered_copy: Mutex<CopyQueue>,
+    /// The list a copy list sent outside the timeline is placed in with its fence
+    /// (locked only under the copy ring's lock).
+    pub(crate) plain_copy: Mutex<CopyQueue>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone releases everything
@@ -542,10 +545,11 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let addr = self.plain_done_addr(1)?;
         let mut ring = self.sdma.lock();
         let count = ring.plain + 1;
-        let mut all = q.clone();
-        // The caller's list keeps what it refers to alive: the copy holds nothing (so
-        // nothing is freed under the ring's lock).
-        all.rec.keep.clear();
+        // The packets and the fence, placed as one list in a list reused under the
+        // ring's lock; it holds nothing (the caller's list keeps what it refers to).
+        let mut all = self.plain_copy.lock();
+        all.clear();
+        all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
         all.signal_addr(addr, count, None);
         self.write_copy(&mut ring, &all)?;
         ring.plain = count;
@@ -687,6 +691,7 @@ impl<I: DeviceInterface> Device<I> {
             launch_list: Mutex::new(None),
             ordered_compute: Mutex::new(ComputeQueue::new(iface_target)),
             ordered_copy: Mutex::new(CopyQueue::new(iface_target)),
+            plain_copy: Mutex::new(CopyQueue::new(iface_target)),
             trace_path: crate::profile::env_trace_path(index),
         });
         let signal = Signal::new(&inner, 0, true)?;
