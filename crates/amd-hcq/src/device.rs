@@ -812,7 +812,8 @@ impl<I: DeviceInterface> Device<I> {
         // has it (another thread's, or the one this build runs in): then a new one.
         // Lists hold the signals they name until sent (what is freed before waits for
         // the timeline only from then), and are emptied with no lock of the timeline
-        // or the rings held (what they kept may be freed then).
+        // or the rings held (what they kept may be freed then); emptied first too, in
+        // case a build panicked halfway.
         if copy {
             let mut spare = self.inner.ordered_copy.try_lock();
             let mut own;
@@ -823,6 +824,7 @@ impl<I: DeviceInterface> Device<I> {
                     &mut own
                 }
             };
+            q.clear();
             let r = build(&mut Work::Copy(q))
                 .and_then(|()| sent_as_built(&q.rec))
                 .and_then(|()| self.push_ordered_copy(q, name));
@@ -838,6 +840,7 @@ impl<I: DeviceInterface> Device<I> {
                     &mut own
                 }
             };
+            q.clear();
             let r = build(&mut Work::Compute(q))
                 .and_then(|()| sent_as_built(&q.rec))
                 .and_then(|()| self.push_ordered_compute(&q.cmds, name));

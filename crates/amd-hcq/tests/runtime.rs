@@ -804,12 +804,44 @@ fn ordered_submissions_are_built_before_any_lock(t: Transport) {
                 assert_eq!(out, pa);
             }
         }
-        // A failing closure sends nothing and leaves the device usable.
+        // A failing or panicking closure sends nothing and leaves the device usable: what
+        // it recorded (a wait nothing satisfies) does not reach the next submission.
         let last = dev.timeline().1;
-        let e = dev.submit_ordered(false, |_| Err(HcqError::InvalidArgument("mine".into())));
-        assert_eq!(e, Err(HcqError::InvalidArgument("mine".into())));
+        let never = dev.new_signal(0).unwrap();
+        for copy in [false, true] {
+            let e = dev.submit_ordered(copy, |w| {
+                match w {
+                    Work::Compute(q) => {
+                        q.wait(&never, 1);
+                    }
+                    Work::Copy(q) => {
+                        q.wait(&never, 1);
+                    }
+                }
+                Err(HcqError::InvalidArgument("mine".into()))
+            });
+            assert_eq!(e, Err(HcqError::InvalidArgument("mine".into())));
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                dev.submit_ordered(copy, |w| {
+                    match w {
+                        Work::Compute(q) => {
+                            q.wait(&never, 1);
+                        }
+                        Work::Copy(q) => {
+                            q.wait(&never, 1);
+                        }
+                    }
+                    panic!("a closure's panic")
+                })
+            }));
+            assert!(caught.is_err());
+        }
         assert_eq!(dev.timeline().1, last);
-        dev.synchronize().unwrap();
+        dev.set_timeout(Duration::from_secs(5));
+        for copy in [false, true] {
+            let v = dev.submit_ordered(copy, |_| Ok(())).unwrap();
+            dev.wait_timeline(v).unwrap();
+        }
     });
 }
 
