@@ -9,11 +9,18 @@
 //! contents). Then runs, with `AMD=1`, the interposer preloaded and
 //! `crates/amd-interpose/tinygrad` on `PYTHONPATH` (its `sitecustomize` compiles with
 //! clang-19 instead of ROCm's comgr; the runtime is tinygrad's, unmodified):
-//! `test/test_hcq.py`, `crates/amd-interpose/tinygrad/sample.py` and `speed.py`. With
+//! `test/test_hcq.py`, `crates/amd-interpose/tinygrad/sample.py`, `speed.py` and
+//! `replay.py` (tinygrad's graph replay, timed). With
 //! `REMU_LIB` (a built `libremu.so`, the emulator tinygrad's own mock runs kernels on)
 //! and a checkout that has tinygrad's `test/mockgpu`, the same three run under
 //! tinygrad's own mock (`MOCKGPU=1`) too, for comparison. Needs python3 with pip,
 //! clang-19 and network access to PyPI; never part of the test command.
+//!
+//! `cargo xtask interpose tinygrad --vs-graph [ROUNDS]` instead alternates, ROUNDS
+//! times (3 by default), `cargo bench -p amd-hcq --bench graph` with `replay.py`, and
+//! prints each of the graph benchmark's replay figures (without the mock's doorbell
+//! hook) as a ratio of tinygrad's replay measured in the same round: the reference
+//! `cargo xtask bench graph`'s 0.5 µs goal was set against (tinygrad's ~16 µs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,13 +29,28 @@ use std::time::Instant;
 use crate::{Result, workspace_root};
 
 const VERSION: &str = "0.10.1";
+const USAGE: &str = "cargo xtask interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]]";
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut gpus = 2u32;
     let mut what = None;
-    let mut it = args.iter();
+    let mut vs_graph = None;
+    let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--vs-graph" => {
+                let rounds = match it.peek().map(|v| v.parse::<u32>()) {
+                    Some(Ok(n)) => {
+                        it.next();
+                        n
+                    }
+                    _ => 3,
+                };
+                if !(1..=100).contains(&rounds) {
+                    return Err("--vs-graph takes 1 to 100 rounds".into());
+                }
+                vs_graph = Some(rounds);
+            }
             "--gpus" => {
                 gpus = it
                     .next()
@@ -38,14 +60,12 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             "tinygrad" => what = Some(a.clone()),
             other => {
-                return Err(
-                    format!("unknown argument {other:?}; usage: cargo xtask interpose tinygrad [--gpus N]").into(),
-                );
+                return Err(format!("unknown argument {other:?}; usage: {USAGE}").into());
             }
         }
     }
     if what.is_none() {
-        return Err("usage: cargo xtask interpose tinygrad [--gpus N]".into());
+        return Err(format!("usage: {USAGE}").into());
     }
     for (tool, why) in [
         ("python3", "runs tinygrad"),
@@ -93,10 +113,14 @@ pub fn run(args: &[String]) -> Result<()> {
         );
         Ok((out.status.success(), text, t.elapsed().as_secs_f64()))
     };
-    let scripts: [(&str, PathBuf, &[&str]); 3] = [
+    if let Some(rounds) = vs_graph {
+        return vs_graph_rounds(rounds, &|| run_py(&plugin.join("replay.py"), &[], false));
+    }
+    let scripts: [(&str, PathBuf, &[&str]); 4] = [
         ("test_hcq.py", tree.join("test/test_hcq.py"), &["-v"]),
         ("sample.py", plugin.join("sample.py"), &[]),
         ("speed.py", plugin.join("speed.py"), &[]),
+        ("replay.py", plugin.join("replay.py"), &[]),
     ];
     let mut summary = Vec::new();
     println!("tinygrad {VERSION} on {gpus} mock GPU(s) through libamd_interpose.so");
@@ -141,12 +165,89 @@ fn last_line(text: &str) -> String {
         .find(|l| {
             l.starts_with("speed:")
                 || l.starts_with("sample:")
+                || l.starts_with("replay:")
                 || l.starts_with("Ran ")
                 || l.starts_with("OK")
                 || l.starts_with("FAILED")
         })
         .map(|l| format!(": {l}"))
         .unwrap_or_default()
+}
+
+/// The `--vs-graph` rounds: the graph benchmark, then tinygrad's replay (`replay`, a
+/// run of `replay.py`), `rounds` times; each replay figure of ours as a ratio of
+/// tinygrad's from the same round, then the ranges over the rounds.
+fn vs_graph_rounds(rounds: u32, replay: &dyn Fn() -> Result<(bool, String, f64)>) -> Result<()> {
+    let root = workspace_root();
+    // (figure, ours in µs, ratio) of every round.
+    let mut all: Vec<(String, f64, f64)> = Vec::new();
+    let mut theirs_all = Vec::new();
+    println!("building the graph benchmark");
+    check(
+        Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["bench", "--no-run", "--quiet", "-p", "amd-hcq", "--bench", "graph"]),
+        "cargo bench --no-run --bench graph",
+    )?;
+    for round in 1..=rounds {
+        let out = Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["bench", "--quiet", "-p", "amd-hcq", "--bench", "graph"])
+            .output()?;
+        let ours = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !out.status.success() {
+            return Err(format!("the graph benchmark failed: {}\n{ours}", out.status).into());
+        }
+        let (ok, text, _) = replay()?;
+        let theirs = text
+            .lines()
+            .find_map(|l| l.strip_prefix("replay: "))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|_| ok)
+            .ok_or_else(|| format!("replay.py gave no figure:\n{text}"))?;
+        theirs_all.push(theirs);
+        println!("round {round}: tinygrad {VERSION} replays its graph in {theirs:.2} us (median, engines idle)");
+        for (name, us) in graph_figures(&ours) {
+            let ratio = us / theirs;
+            println!("  {name}: {us:.2} us without the mock's doorbell hook = {ratio:.3} × tinygrad's replay");
+            all.push((name, us, ratio));
+        }
+    }
+    let range = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[0], v[v.len() - 1])
+    };
+    let (lo, hi) = range(&mut theirs_all);
+    println!(
+        "vs-graph: tinygrad {VERSION}'s replay {lo:.2}–{hi:.2} us over {rounds} round(s); the 0.5 us goal against its ~16 us is {:.3} ×",
+        0.5 / 16.0
+    );
+    let mut names: Vec<&String> = all.iter().map(|a| &a.0).collect();
+    names.dedup();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let mut us: Vec<f64> = all.iter().filter(|a| &a.0 == name).map(|a| a.1).collect();
+        let mut r: Vec<f64> = all.iter().filter(|a| &a.0 == name).map(|a| a.2).collect();
+        let ((ulo, uhi), (rlo, rhi)) = (range(&mut us), range(&mut r));
+        println!("vs-graph: {name}: {ulo:.2}–{uhi:.2} us, {rlo:.3}–{rhi:.3} × tinygrad's replay");
+    }
+    Ok(())
+}
+
+/// Each replay figure of the graph benchmark's output: its name and the median
+/// without the mock's doorbell hook, in µs.
+fn graph_figures(out: &str) -> Vec<(String, f64)> {
+    out.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("bench graph_replay_")?;
+            let (name, rest) = rest.split_once(": ")?;
+            let (_, after) = rest.split_once(" us median, ")?;
+            let us = after.split_whitespace().next()?.parse().ok()?;
+            Some((name.to_string(), us))
+        })
+        .collect()
 }
 
 fn check(cmd: &mut Command, what: &str) -> Result<()> {
