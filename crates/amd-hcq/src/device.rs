@@ -65,8 +65,7 @@ pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) next: u64,
     /// How many times the timeline restarted at 1.
     pub(crate) epoch: u64,
-    /// The lists that frame ordered submissions (the wait for the last value and the
-    /// signal of the next), reused.
+    /// The lists ordered submissions are sent in, reused.
     pub(crate) compute_list: Option<ComputeQueue>,
     pub(crate) copy_list: Option<CopyQueue>,
     /// Named submissions not known to be complete (timeline point, name), oldest
@@ -796,25 +795,15 @@ impl<I: DeviceInterface> Device<I> {
     ///
     /// [`Program::enqueue`]: crate::Program::enqueue
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
-        let p = self.submit_point(copy, OpName::Static("submission"), build)?;
-        Ok(p.logical())
-    }
-
-    /// [`Device::submit_ordered`], returning the timeline point.
-    pub(crate) fn submit_point(
-        &self,
-        copy: bool,
-        name: OpName,
-        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
-    ) -> Result<Point> {
         self.inner.check()?;
+        let name = OpName::Static("submission");
         // The device's list is reused (no allocation per submit) unless another build
         // has it (another thread's, or the one this build runs in): then a new one.
         // Lists hold the signals they name until sent (what is freed before waits for
         // the timeline only from then), and are emptied with no lock of the timeline
         // or the rings held (what they kept may be freed then); emptied first too, in
         // case a build panicked halfway.
-        if copy {
+        let r = if copy {
             let mut spare = self.inner.ordered_copy.try_lock();
             let mut own;
             let q = match spare.as_deref_mut() {
@@ -827,7 +816,15 @@ impl<I: DeviceInterface> Device<I> {
             q.clear();
             let r = build(&mut Work::Copy(q))
                 .and_then(|()| sent_as_built(&q.rec))
-                .and_then(|()| self.push_ordered_copy(q, name));
+                .and_then(|()| {
+                    self.submit_point(true, name, |w| match w {
+                        Work::Copy(all) => {
+                            all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
+                            Ok(())
+                        }
+                        Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+                    })
+                });
             q.clear();
             r
         } else {
@@ -843,64 +840,72 @@ impl<I: DeviceInterface> Device<I> {
             q.clear();
             let r = build(&mut Work::Compute(q))
                 .and_then(|()| sent_as_built(&q.rec))
-                .and_then(|()| self.push_ordered_compute(&q.cmds, name));
+                .and_then(|()| {
+                    self.submit_point(false, name, |w| match w {
+                        Work::Compute(all) => {
+                            all.cmds.extend_from_slice(&q.cmds);
+                            Ok(())
+                        }
+                        Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+                    })
+                });
             q.clear();
             r
-        }
+        };
+        r.map(|p| p.logical())
     }
 
-    /// Sends `cmds` on the compute ring after a wait for the timeline's last value and
-    /// before the signal of its next, which it takes; returns its point.
-    fn push_ordered_compute(&self, cmds: &[u32], name: OpName) -> Result<Point> {
+    /// The runtime's own ordered submissions: `build` records into the timeline's list,
+    /// with the timeline locked, between the wait for its last value and the signal of
+    /// its next (which it returns), and the list goes to the ring in one write. Only
+    /// the runtime's code runs there (it takes no lock of the device and frees
+    /// nothing): a user's list is built first, by [`Device::submit_ordered`].
+    pub(crate) fn submit_point(
+        &self,
+        copy: bool,
+        name: OpName,
+        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+    ) -> Result<Point> {
+        self.inner.check()?;
         let mut tl = self.lock_timeline()?;
         let t = tl
             .as_mut()
             .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
         let value = t.next;
         let point = Point { epoch: t.epoch, value };
-        // The wait, `cmds` and the signal go to the ring in one write from the
-        // timeline's own list, reused; it keeps nothing alive (the timeline signal
-        // lives as long as the timeline).
-        let all = t.compute_list.get_or_insert_with(|| {
-            let mut q = ComputeQueue::new(self.props().target);
-            q.rec.transient = true;
-            q
-        });
-        all.clear();
-        all.wait(&t.signal, value - 1);
-        all.cmds.extend_from_slice(cmds);
-        all.signal(&t.signal, value);
-        note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-        if let Err(e) = self.inner.push_compute([&all.cmds]) {
-            t.inflight.pop_back();
-            return Err(e);
-        }
-        t.next += 1;
-        Ok(point)
-    }
-
-    /// [`Device::push_ordered_compute`] on the copy ring: the wait, `q`'s packets and
-    /// the signal are placed as one list.
-    fn push_ordered_copy(&self, q: &CopyQueue, name: OpName) -> Result<Point> {
-        let mut tl = self.lock_timeline()?;
-        let t = tl
-            .as_mut()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
-        let value = t.next;
-        let point = Point { epoch: t.epoch, value };
-        let all = t.copy_list.get_or_insert_with(|| {
-            let mut q = CopyQueue::new(self.props().target);
-            q.rec.transient = true;
-            q
-        });
-        all.clear();
-        all.wait(&t.signal, value - 1);
-        all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
-        all.signal(&t.signal, value);
-        note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-        if let Err(e) = self.inner.push_copy(all) {
-            t.inflight.pop_back();
-            return Err(e);
+        // The timeline's lists are reused (no allocation per submit) and sent as soon as
+        // built, under its lock: what they refer to is covered by the timeline when
+        // freed, so they keep nothing alive.
+        if copy {
+            let q = t.copy_list.get_or_insert_with(|| {
+                let mut q = CopyQueue::new(self.props().target);
+                q.rec.transient = true;
+                q
+            });
+            q.clear();
+            q.wait(&t.signal, value - 1);
+            build(&mut Work::Copy(q))?;
+            q.signal(&t.signal, value);
+            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+            if let Err(e) = self.inner.push_copy(q) {
+                t.inflight.pop_back();
+                return Err(e);
+            }
+        } else {
+            let q = t.compute_list.get_or_insert_with(|| {
+                let mut q = ComputeQueue::new(self.props().target);
+                q.rec.transient = true;
+                q
+            });
+            q.clear();
+            q.wait(&t.signal, value - 1);
+            build(&mut Work::Compute(q))?;
+            q.signal(&t.signal, value);
+            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
+            if let Err(e) = self.inner.push_compute([&q.cmds]) {
+                t.inflight.pop_back();
+                return Err(e);
+            }
         }
         t.next += 1;
         Ok(point)
