@@ -472,12 +472,10 @@ impl<I: DeviceInterface> DeviceInner<I> {
         Ok(())
     }
 
-    /// Writes PM4 dwords, `parts` one after the other, into the compute ring (wrapping
-    /// anywhere) and rings it once.
-    #[inline]
-    pub(crate) fn push_compute<const N: usize>(&self, parts: [&[u32]; N]) -> Result<()> {
+    /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
+    pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
         let mut ring = self.compute.lock();
-        self.write_compute(&mut ring, parts)
+        self.write_compute(&mut ring, [cmds])
     }
 
     /// Writes `parts` one after the other into the locked compute ring and rings the
@@ -620,6 +618,25 @@ fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
         }
     }
     Ok(out)
+}
+
+/// Runs `f` on the list in `spare`, or on a new one (`fresh`) when another build has it
+/// (another thread's, or the one `f` is called from); the list is emptied (`clear`)
+/// before `f`, in case an earlier `f` panicked, and after, outside any other lock.
+fn on_spare<Q, R>(spare: &Mutex<Q>, fresh: impl FnOnce() -> Q, clear: fn(&mut Q), f: impl FnOnce(&mut Q) -> R) -> R {
+    let mut held = spare.try_lock();
+    let mut own;
+    let q = match held.as_deref_mut() {
+        Some(q) => q,
+        None => {
+            own = fresh();
+            &mut own
+        }
+    };
+    clear(q);
+    let r = f(q);
+    clear(q);
+    r
 }
 
 /// Whether a list built for [`Device::submit_ordered`] can go out as built (no symbol
@@ -797,26 +814,18 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         self.inner.check()?;
         let name = OpName::Static("submission");
-        // The device's list is reused (no allocation per submit) unless another build
-        // has it (another thread's, or the one this build runs in): then a new one.
-        // Lists hold the signals they name until sent (what is freed before waits for
-        // the timeline only from then), and are emptied with no lock of the timeline
-        // or the rings held (what they kept may be freed then); emptied first too, in
-        // case a build panicked halfway.
-        let r = if copy {
-            let mut spare = self.inner.ordered_copy.try_lock();
-            let mut own;
-            let q = match spare.as_deref_mut() {
-                Some(q) => q,
-                None => {
-                    own = self.copy_queue();
-                    &mut own
-                }
-            };
-            q.clear();
-            let r = build(&mut Work::Copy(q))
-                .and_then(|()| sent_as_built(&q.rec))
-                .and_then(|()| {
+        // The device's list is reused (no allocation per submit). Lists hold the signals
+        // they name until sent (what is freed before waits for the timeline only from
+        // then), and are emptied with no lock of the timeline or the rings held (what
+        // they kept may be freed then).
+        let p = if copy {
+            on_spare(
+                &self.inner.ordered_copy,
+                || self.copy_queue(),
+                CopyQueue::clear,
+                |q| {
+                    build(&mut Work::Copy(q))?;
+                    sent_as_built(&q.rec)?;
                     self.submit_point(true, name, |w| match w {
                         Work::Copy(all) => {
                             all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
@@ -824,23 +833,16 @@ impl<I: DeviceInterface> Device<I> {
                         }
                         Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
                     })
-                });
-            q.clear();
-            r
+                },
+            )?
         } else {
-            let mut spare = self.inner.ordered_compute.try_lock();
-            let mut own;
-            let q = match spare.as_deref_mut() {
-                Some(q) => q,
-                None => {
-                    own = self.compute_queue();
-                    &mut own
-                }
-            };
-            q.clear();
-            let r = build(&mut Work::Compute(q))
-                .and_then(|()| sent_as_built(&q.rec))
-                .and_then(|()| {
+            on_spare(
+                &self.inner.ordered_compute,
+                || self.compute_queue(),
+                ComputeQueue::clear,
+                |q| {
+                    build(&mut Work::Compute(q))?;
+                    sent_as_built(&q.rec)?;
                     self.submit_point(false, name, |w| match w {
                         Work::Compute(all) => {
                             all.cmds.extend_from_slice(&q.cmds);
@@ -848,11 +850,10 @@ impl<I: DeviceInterface> Device<I> {
                         }
                         Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
                     })
-                });
-            q.clear();
-            r
+                },
+            )?
         };
-        r.map(|p| p.logical())
+        Ok(p.logical())
     }
 
     /// The runtime's own ordered submissions: `build` records into the timeline's list,
@@ -902,7 +903,7 @@ impl<I: DeviceInterface> Device<I> {
             build(&mut Work::Compute(q))?;
             q.signal(&t.signal, value);
             note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-            if let Err(e) = self.inner.push_compute([&q.cmds]) {
+            if let Err(e) = self.inner.push_compute(&q.cmds) {
                 t.inflight.pop_back();
                 return Err(e);
             }

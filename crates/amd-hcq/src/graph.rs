@@ -761,7 +761,7 @@ fn collect_runs<I: DeviceInterface>(runs: &mut [Option<Arc<GraphRun<I>>>]) {
 fn push_list<I: DeviceInterface>(dev: &Device<I>, img: &Image<I>) -> Result<()> {
     match img.copy_indirect() {
         Some(q) => dev.inner.push_copy(q),
-        None => dev.inner.push_compute([img.indirect()]),
+        None => dev.inner.push_compute(img.indirect()),
     }
 }
 
