@@ -226,7 +226,6 @@ fn vs_graph_rounds(rounds: u32, replay: &dyn Fn() -> Result<(bool, String, f64)>
         "vs-graph: tinygrad {VERSION}'s replay {lo:.2}–{hi:.2} us over {rounds} round(s); the 0.5 us goal against its ~16 us is {GOAL_RATIO:.3} ×"
     );
     let mut names: Vec<&String> = all.iter().map(|a| &a.0).collect();
-    names.dedup();
     names.sort();
     names.dedup();
     for name in names {

@@ -14,7 +14,7 @@ use amd_kfd::Spread;
 use amd_packets::pm4::IndirectBuffer;
 use amd_packets::sdma;
 
-use crate::device::{Device, Point, Work};
+use crate::device::{Device, Point};
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
 use crate::queue::{ComputeQueue, CopyQueue, Place, Recording, write_site};
@@ -752,17 +752,13 @@ impl<I: DeviceInterface> BoundQueue<I> {
         self.list.update(&mut img, vals, &[])?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
-            dev.submit_point(true, crate::device::OpName::Static("bound list"), |w| match w {
-                Work::Copy(q) => q.indirect(va, dwords).map(|_| ()),
-                Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+            dev.submit_point(true, crate::device::OpName::Static("bound list"), |w| {
+                w.copy()?.indirect(va, dwords).map(|_| ())
             })?
         } else {
-            dev.submit_point(false, crate::device::OpName::Static("bound list"), |w| match w {
-                Work::Compute(q) => {
-                    q.cmds.extend_from_slice(img.indirect());
-                    Ok(())
-                }
-                Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+            dev.submit_point(false, crate::device::OpName::Static("bound list"), |w| {
+                w.compute()?.cmds.extend_from_slice(img.indirect());
+                Ok(())
             })?
         };
         img.last_run = p;

@@ -58,6 +58,47 @@ impl Marks {
     }
 }
 
+/// How far some devices' work is, each device asked once: what was submitted and what
+/// is done. A device that is closed, or whose timeline is, is left out: it runs nothing
+/// more.
+pub(crate) struct Progress<I: DeviceInterface>(Vec<(Weak<DeviceInner<I>>, Marks, Marks)>);
+
+impl<I: DeviceInterface> Progress<I> {
+    pub(crate) fn of(devices: impl IntoIterator<Item = Arc<DeviceInner<I>>>) -> Self {
+        let mut asked: Vec<(Weak<DeviceInner<I>>, Marks, Marks)> = Vec::new();
+        for d in devices {
+            let w = Arc::downgrade(&d);
+            if asked.iter().any(|(x, ..)| x.ptr_eq(&w)) {
+                continue;
+            }
+            if let Some((sent, done)) = d.marks() {
+                asked.push((w, sent, done));
+            }
+        }
+        Progress(asked)
+    }
+
+    /// Whether the work every fence names is done.
+    pub(crate) fn passed(&self, fences: &Fences<I>) -> bool {
+        fences.iter().all(|(w, f)| {
+            self.0
+                .iter()
+                .find(|(d, ..)| d.ptr_eq(w))
+                .is_none_or(|(_, _, done)| done.covers(f))
+        })
+    }
+
+    /// The fences of the work submitted so far and not yet done: what something given
+    /// back now waits for.
+    pub(crate) fn outstanding(&self) -> Fences<I> {
+        self.0
+            .iter()
+            .filter(|(_, sent, done)| !done.covers(sent))
+            .map(|(w, sent, _)| (w.clone(), *sent))
+            .collect()
+    }
+}
+
 pub(crate) struct Timeline<I: DeviceInterface> {
     pub(crate) signal: Signal<I>,
     pub(crate) shadow: Signal<I>,
@@ -400,24 +441,15 @@ impl<I: DeviceInterface> DeviceInner<I> {
         if pending.is_empty() {
             return;
         }
-        // Each device's work done, asked once.
-        let mut seen: Vec<(Weak<DeviceInner<I>>, Option<Marks>)> = Vec::new();
-        let mut done = |w: &Weak<DeviceInner<I>>, f: &Marks| {
-            let at = match seen.iter().position(|(d, _)| d.ptr_eq(w)) {
-                Some(i) => i,
-                None => {
-                    let m = w.upgrade().and_then(|d| d.marks()).map(|m| m.1);
-                    seen.push((w.clone(), m));
-                    seen.len() - 1
-                }
-            };
-            // A device that is closed, or whose timeline is, runs nothing more.
-            seen[at].1.is_none_or(|m| m.covers(f))
-        };
+        let now = Progress::of(
+            pending
+                .iter()
+                .flat_map(|(fences, ..)| fences.iter().filter_map(|(w, _)| w.upgrade())),
+        );
         let mut free = Vec::new();
         let mut still = Vec::new();
         for (fences, kind, mem) in pending {
-            if fences.iter().all(|(w, f)| done(w, f)) {
+            if now.passed(&fences) {
                 free.push((kind, mem));
             } else {
                 still.push((fences, kind, mem));
@@ -826,12 +858,9 @@ impl<I: DeviceInterface> Device<I> {
                 |q| {
                     build(&mut Work::Copy(q))?;
                     sent_as_built(&q.rec)?;
-                    self.submit_point(true, name, |w| match w {
-                        Work::Copy(all) => {
-                            all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
-                            Ok(())
-                        }
-                        Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+                    self.submit_point(true, name, |w| {
+                        w.copy()?.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
+                        Ok(())
                     })
                 },
             )?
@@ -843,12 +872,9 @@ impl<I: DeviceInterface> Device<I> {
                 |q| {
                     build(&mut Work::Compute(q))?;
                     sent_as_built(&q.rec)?;
-                    self.submit_point(false, name, |w| match w {
-                        Work::Compute(all) => {
-                            all.cmds.extend_from_slice(&q.cmds);
-                            Ok(())
-                        }
-                        Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+                    self.submit_point(false, name, |w| {
+                        w.compute()?.cmds.extend_from_slice(&q.cmds);
+                        Ok(())
                     })
                 },
             )?
@@ -1130,6 +1156,24 @@ pub enum Work<'a> {
     Compute(&'a mut ComputeQueue),
     /// A copy list.
     Copy(&'a mut CopyQueue),
+}
+
+impl Work<'_> {
+    /// The compute list, or an error for a copy list.
+    pub(crate) fn compute(&mut self) -> Result<&mut ComputeQueue> {
+        match self {
+            Work::Compute(q) => Ok(q),
+            Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+        }
+    }
+
+    /// The copy list, or an error for a compute list.
+    pub(crate) fn copy(&mut self) -> Result<&mut CopyQueue> {
+        match self {
+            Work::Copy(q) => Ok(q),
+            Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+        }
+    }
 }
 
 impl<I: DeviceInterface> Drop for DeviceInner<I> {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
-use crate::device::DeviceInner;
+use crate::device::{DeviceInner, Progress};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use zerocopy::IntoBytes;
 
@@ -106,20 +106,12 @@ impl<I: DeviceInterface> Drop for Allocation<I> {
         // Any command submitted so far may still use it, on this device or on one it is
         // mapped to: release it only once the work submitted until now on each (on the
         // timeline and outside it) is done.
-        let mut fences = Vec::new();
-        let mut note = |d: &Arc<DeviceInner<I>>| {
-            if let Some((sent, done)) = d.marks()
-                && !done.covers(&sent)
-            {
-                fences.push((Arc::downgrade(d), sent));
-            }
-        };
-        note(&dev);
-        for peer in dev.pool.devices().iter().filter_map(Weak::upgrade) {
-            if !Arc::ptr_eq(&peer, &dev) && self.residency.on(device_key(&peer)) {
-                note(&peer);
-            }
-        }
+        let devices = dev.pool.devices();
+        let on = devices
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|p| self.residency.on(device_key(p)));
+        let fences = Progress::of(std::iter::once(dev.clone()).chain(on)).outstanding();
         if fences.is_empty() {
             dev.cache.lock().put(self.kind, mem);
         } else {

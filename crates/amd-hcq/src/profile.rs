@@ -287,7 +287,7 @@ impl<I: DeviceInterface> GraphRun<I> {
             return;
         }
         let read = |off: usize| -> u64 {
-            let v = self.buf.read_vec::<u64>(off, 1).ok().and_then(|v| v.first().copied());
+            let v = self.slot(off);
             // A slot that cannot be read (never: it is inside the copy) reads as 0.
             let _ = self.buf.write(off, &0u64.to_le_bytes());
             v.unwrap_or(0)
@@ -304,11 +304,17 @@ impl<I: DeviceInterface> GraphRun<I> {
             return t.get(k).copied();
         }
         let &(start, end) = self.slots.get(k)?;
-        let read = |off: usize| self.buf.read_vec::<u64>(off, 1).ok()?.first().copied();
-        match read(end)? {
+        match self.slot(end)? {
             0 => None,
-            e => Some((read(start)?, e)),
+            e => Some((self.slot(start)?, e)),
         }
+    }
+
+    /// The timestamp at byte `off` of the copy.
+    fn slot(&self, off: usize) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.buf.read(off, &mut b).ok()?;
+        Some(u64::from_le_bytes(b))
     }
 
     fn ticks(&self, k: usize) -> (u64, u64) {

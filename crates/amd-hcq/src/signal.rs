@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::device::{DeviceInner, Marks};
+use crate::device::{DeviceInner, Fences, Progress};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::{HcqError, Result};
 
@@ -55,7 +55,7 @@ pub(crate) struct SignalPool<I: DeviceInterface> {
 /// Slots given back together, and how far each device's work must be done before they
 /// are free.
 struct Pending<I: DeviceInterface> {
-    fences: Vec<(Weak<DeviceInner<I>>, Marks)>,
+    fences: Fences<I>,
     slots: Vec<u32>,
 }
 
@@ -112,29 +112,15 @@ impl<I: DeviceInterface> SignalPool<I> {
     fn reclaim(&self) {
         self.deferred.store(false, Ordering::Release);
         let dropped = std::mem::take(&mut *self.dropped.lock());
-        // Each open device's last submission and work done, read once.
+        // Each open device's last submission and work done, read once (a device closed
+        // since runs nothing more).
         let devices = self.devices.lock().clone();
-        let now: Vec<(Weak<DeviceInner<I>>, Marks, Marks)> = devices
-            .into_iter()
-            .filter_map(|w| {
-                let (sent, done) = w.upgrade()?.marks()?;
-                Some((w, sent, done))
-            })
-            .collect();
-        // A device closed since (or not in `now`) runs nothing more.
-        let passed = |w: &Weak<DeviceInner<I>>, f: &Marks| {
-            now.iter()
-                .find(|(d, ..)| d.ptr_eq(w))
-                .is_none_or(|(_, _, done)| done.covers(f))
-        };
+        let now = Progress::of(devices.iter().filter_map(Weak::upgrade));
         let mut free = Vec::new();
         let mut pending = self.pending.lock();
         // Batches are in the order they came back, their fences never lower than an
         // earlier batch's: the first not done ends the search.
-        while pending
-            .front()
-            .is_some_and(|b| b.fences.iter().all(|(w, f)| passed(w, f)))
-        {
+        while pending.front().is_some_and(|b| now.passed(&b.fences)) {
             if let Some(mut b) = pending.pop_front() {
                 free.append(&mut b.slots);
             }
@@ -142,11 +128,7 @@ impl<I: DeviceInterface> SignalPool<I> {
         if !dropped.is_empty() {
             // What was submitted until now covers what was submitted before the slots
             // came back (a later value only waits a little longer).
-            let fences: Vec<_> = now
-                .iter()
-                .filter(|(_, sent, done)| !done.covers(sent))
-                .map(|(w, sent, _)| (w.clone(), *sent))
-                .collect();
+            let fences = now.outstanding();
             if fences.is_empty() && pending.is_empty() {
                 free.extend(dropped);
             } else {

@@ -2,7 +2,7 @@
 //! in the device's argument ring, write every site, and put the dwords in the ring,
 //! ordered on the timeline.
 
-use crate::device::{Device, OpName, Point, Work};
+use crate::device::{Device, OpName, Point};
 use crate::iface::DeviceInterface;
 use crate::profile::Times;
 use crate::queue::{ComputeQueue, CopyQueue};
@@ -76,7 +76,7 @@ impl<I: DeviceInterface> Device<I> {
         if rec.kernargs.is_empty() {
             rec.resolve(vals, &[], resolved)?;
             return self.submit_timed(false, name, times, barrier, |w| {
-                let out = compute_of(w)?;
+                let out = w.compute()?;
                 let start = out.cmds.len();
                 out.cmds.extend_from_slice(&q.cmds);
                 rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
@@ -94,7 +94,7 @@ impl<I: DeviceInterface> Device<I> {
         ring.buf.write(off, &rec.kernargs)?;
         let buf = &ring.buf;
         let (p, t) = self.submit_timed(false, name, times, barrier, |w| {
-            let out = compute_of(w)?;
+            let out = w.compute()?;
             let start = out.cmds.len();
             out.cmds.extend_from_slice(&q.cmds);
             rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
@@ -112,21 +112,11 @@ impl<I: DeviceInterface> Device<I> {
         q.rec.resolve(vals, &[], &mut resolved)?;
         let mut cmds = q.cmds.clone();
         q.rec.apply(&resolved, &mut cmds, &mut [])?;
-        let (p, _) = self.submit_timed(true, OpName::Static("copy list"), false, false, |w| match w {
-            Work::Copy(out) => {
-                out.append_packets(&cmds, &q.sizes, &q.end_aligned);
-                Ok(())
-            }
-            Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+        let (p, _) = self.submit_timed(true, OpName::Static("copy list"), false, false, |w| {
+            w.copy()?.append_packets(&cmds, &q.sizes, &q.end_aligned);
+            Ok(())
         })?;
         Ok(p)
-    }
-}
-
-fn compute_of<'a>(w: &'a mut Work<'_>) -> Result<&'a mut ComputeQueue> {
-    match w {
-        Work::Compute(out) => Ok(out),
-        Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
     }
 }
 

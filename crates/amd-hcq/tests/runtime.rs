@@ -448,40 +448,37 @@ fn dropped_signals_wait_for_the_work_that_writes_them(t: Transport) {
 
     // A recorded list keeps its signals' slots while it lives, bound or not (nothing
     // is in flight yet: only the list holds the slot).
-    let kept = dev.new_signal(0).unwrap();
-    let kept_addr = kept.addr();
-    let mut r = dev.compute_queue();
-    r.signal(&kept, 5);
-    let bound = dev.bind(&r).unwrap();
-    drop((r, kept));
-    let after: Vec<_> = (0..4).map(|_| dev.new_signal(0).unwrap()).collect();
-    assert!(
-        after.iter().all(|s| s.addr() != kept_addr),
-        "a bound list holds its signal"
+    let (kept_addr, bound, after) = dropped_but_held(
+        &dev,
+        |s| {
+            let mut r = dev.compute_queue();
+            r.signal(s, 5);
+            dev.bind(&r).unwrap()
+        },
+        "a bound list holds its signal",
     );
-
     // Submitted on the timeline, waiting for the gate: the signal is dropped meanwhile.
-    let old = dev.new_signal(0).unwrap();
-    let old_addr = old.addr();
-    let mut q = dev.compute_queue();
-    q.wait(&gate, 1).signal(&old, 7);
-    q.submit(&dev, &Bindings::new()).unwrap();
-    drop((q, old));
-    let fresh: Vec<_> = (0..4).map(|_| dev.new_signal(0).unwrap()).collect();
-    assert!(
-        fresh.iter().all(|s| s.addr() != old_addr),
-        "the slot is held while its work runs"
+    let (old_addr, (), fresh) = dropped_but_held(
+        &dev,
+        |s| {
+            let mut q = dev.compute_queue();
+            q.wait(&gate, 1).signal(s, 7);
+            q.submit(&dev, &Bindings::new()).unwrap();
+        },
+        "the slot is held while its work runs",
     );
     // The same on the copy engine, and a signal of the other device (the platform
     // shares one page of signals).
-    let copied = other.new_signal(0).unwrap();
-    let copied_addr = copied.addr();
-    let mut c = dev.copy_queue();
-    c.wait(&gate, 1).signal(&copied, 9);
-    c.submit(&dev, &Bindings::new()).unwrap();
-    drop((c, copied));
-    let more: Vec<_> = (0..4).map(|_| other.new_signal(0).unwrap()).collect();
-    assert!(more.iter().all(|s| s.addr() != copied_addr && s.addr() != old_addr));
+    let (copied_addr, (), more) = dropped_but_held(
+        &other,
+        |s| {
+            let mut c = dev.copy_queue();
+            c.wait(&gate, 1).signal(s, 9);
+            c.submit(&dev, &Bindings::new()).unwrap();
+        },
+        "the slot is held while its copy runs",
+    );
+    assert!(more.iter().all(|s| s.addr() != old_addr));
 
     gate.set(1).unwrap();
     dev.synchronize().unwrap();
@@ -497,6 +494,23 @@ fn dropped_signals_wait_for_the_work_that_writes_them(t: Transport) {
             "slot {a:#x} is reused once its work is done"
         );
     }
+}
+
+/// Makes a signal on `owner`, has `hold` record it in a list (kept or submitted, which
+/// it returns) and drops it; then four new signals of `owner` must not take its slot
+/// (`why`). Returns the slot's address, what `hold` returned and the new signals.
+fn dropped_but_held<T>(
+    owner: &Device,
+    hold: impl FnOnce(&amd_hcq::Signal) -> T,
+    why: &str,
+) -> (u64, T, Vec<amd_hcq::Signal>) {
+    let s = owner.new_signal(0).unwrap();
+    let addr = s.addr();
+    let held = hold(&s);
+    drop(s);
+    let fresh: Vec<_> = (0..4).map(|_| owner.new_signal(0).unwrap()).collect();
+    assert!(fresh.iter().all(|n| n.addr() != addr), "{why}");
+    (addr, held, fresh)
 }
 
 /// With every slot taken, a new signal is a clear error that counts the slots still
