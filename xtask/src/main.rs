@@ -25,6 +25,9 @@
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
+//! - `miri`: the unit tests of the raw-memory code (the mock's streaming copies, thread
+//!   pool and lane gathers, the register window, bound-list stores) under Miri (needs
+//!   nightly's `miri` component; never in the test command).
 //! - `bench-count`: a graph replay's instructions and the cache lines it touches, counted
 //!   under callgrind against launching the same kernels one by one (needs valgrind;
 //!   the figure a loaded machine does not move).
@@ -39,6 +42,7 @@ mod interpose;
 mod isa_coverage;
 mod kernels;
 mod listings;
+mod miri;
 mod oracle;
 
 use std::path::PathBuf;
@@ -59,11 +63,12 @@ fn main() -> ExitCode {
         Some("isa-coverage") => isa_coverage::run(&args[1..]),
         Some("listings") => listings::run(&args[1..]),
         Some("oracle") => oracle::run(&args[1..]),
+        Some("miri") => miri::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri"
             );
             return ExitCode::from(2);
         }

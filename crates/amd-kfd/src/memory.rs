@@ -450,6 +450,47 @@ impl Drop for KfdMemory {
 mod tests {
     use super::*;
 
+    /// A view's stores (the raw stores of every bound replay) land little-endian at
+    /// any alignment, only inside the view: a store reaching past its end, or of a width
+    /// other than 1, 2, 4 or 8, stores nothing. Runs under Miri (`cargo xtask miri`),
+    /// which checks the raw stores themselves.
+    #[test]
+    fn view_stores_stay_inside_and_are_little_endian() {
+        let mut mem = vec![0xeeu8; 32];
+        // The view is bytes 8..24 of `mem`: 8 guard bytes either side.
+        let view = View {
+            start: mem.as_mut_ptr() as usize + 8,
+            base: 0x1000,
+            limit: 16,
+        };
+        assert!(view.store_each(&[0, 9], 0x0102_0304_0506_0708, 4));
+        assert!(view.store(13, 0xa1a2, 2));
+        assert!(view.store(15, 0x77, 1));
+        assert!(view.store_each(&[1], 0x1122_3344_5566_7788, 8));
+        let mut want = vec![0xeeu8; 32];
+        want[8..12].copy_from_slice(&[8, 7, 6, 5]);
+        want[17..21].copy_from_slice(&[8, 7, 6, 5]);
+        want[21..23].copy_from_slice(&[0xa2, 0xa1]);
+        want[23] = 0x77;
+        want[9..17].copy_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
+        assert_eq!(mem, want);
+        for (at, bytes) in [(9, 8), (13, 4), (15, 2), (16, 1), (usize::MAX, 1), (0, 3), (0, 16)] {
+            assert!(!view.store(at, u64::MAX, bytes), "{bytes} bytes at {at}");
+        }
+        // The stores before the first refused offset are made, none after it.
+        assert!(!view.store_each(&[0, 14, 2], 0, 4));
+        want[8..12].fill(0);
+        assert_eq!(mem, want);
+        let e = view.refused_any(&[0, 14, 2], 4).to_string();
+        assert!(e.contains("4 bytes at 0xe outside 0x10 bytes at 0x1000"), "{e}");
+        let tiny = View {
+            start: view.start,
+            base: 0,
+            limit: 2,
+        };
+        assert!(!tiny.store_each(&[0], 0, 4) && tiny.store_each(&[], 0, 4));
+    }
+
     #[test]
     fn flag_rules() {
         let f = MemoryKind::DEVICE.flags();

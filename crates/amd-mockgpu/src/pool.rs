@@ -194,6 +194,10 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 
 /// The CPU this thread runs on, if the system says.
 fn current_cpu() -> Option<usize> {
+    // Miri has no `sched_getcpu`: the system does not say there.
+    if cfg!(miri) {
+        return None;
+    }
     // SAFETY: sched_getcpu takes nothing and returns a CPU number or -1.
     let c = unsafe { libc::sched_getcpu() };
     usize::try_from(c).ok()
