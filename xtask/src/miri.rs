@@ -2,13 +2,15 @@
 //! each access for undefined behaviour (out of bounds, misaligned, use after free,
 //! data races between the threads it runs, invalid values).
 //!
-//! Covered: the mock's streaming copies and fills (`amd-mockgpu` `hw::dma`; Miri runs
+//! Covered: the mock's checked GPU memory accesses over heap memory (`amd-mockgpu`
+//! `hw::mem`: every access kind, faults, an executor's windows, atomics from two
+//! threads), its streaming copies and fills (`hw::dma`; Miri runs
 //! the streaming stores as aligned plain stores and its copy threshold is 1 KiB
 //! instead of 64, so the tests that size themselves from it finish), its scoped thread
 //! pool (`pool`), the interpreter's lane gathers (`rdna3::gather`), the driverless
 //! transport's volatile register window (`amd-am` `bar`) and the stores of bound-list
 //! patches (`amd-kfd` `memory`'s view). What cannot run under Miri: ioctls, file and
-//! fixed or shared mappings (the KFD and VFIO paths, the mock's GPU memory), and the
+//! fixed or shared mappings (the KFD and VFIO paths, the mock's mappings), and the
 //! mock's memory model itself, in which the engine threads and the host share GPU
 //! memory without synchronisation as a GPU and its host do.
 //!
@@ -22,7 +24,7 @@ use crate::{Result, workspace_root};
 
 /// (package, test-name filters) run under Miri.
 const RUNS: &[(&str, &[&str])] = &[
-    ("amd-mockgpu", &["hw::dma::", "pool::", "rdna3::gather::"]),
+    ("amd-mockgpu", &["hw::mem::", "hw::dma::", "pool::", "rdna3::gather::"]),
     ("amd-am", &["bar::"]),
     ("amd-kfd", &["memory::tests::view_"]),
 ];

@@ -575,3 +575,192 @@ impl Driver {
         self.space.read().host_store_u64(addr, v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Heap memory standing in for the mock's host mappings: `words` qwords, the GPU
+    /// address of each byte being its host address, as in the mock. The first half is
+    /// mapped writable to GPU 0, the second half read-only; the space knows all of it
+    /// as host memory it may touch.
+    struct Heap {
+        words: Vec<u64>,
+        space: RwLock<AddressSpace>,
+    }
+
+    impl Heap {
+        fn new(words: usize) -> Heap {
+            let mut words = vec![0u64; words];
+            let base = words.as_mut_ptr() as usize;
+            let len = words.len() * 8;
+            let mut space = AddressSpace::new(1);
+            space.accessible.insert(base, base + len);
+            let half = (len / 2) as u64;
+            let gpu = &mut space.gpus[0];
+            gpu.mapped.insert(
+                base as u64,
+                Mapped {
+                    size: half,
+                    writable: true,
+                },
+            );
+            gpu.mapped.insert(
+                base as u64 + half,
+                Mapped {
+                    size: half,
+                    writable: false,
+                },
+            );
+            Heap {
+                words,
+                space: RwLock::new(space),
+            }
+        }
+
+        fn base(&self) -> u64 {
+            self.words.as_ptr() as u64
+        }
+    }
+
+    /// Every kind of access lands where it should, little-endian, aligned or not; an
+    /// access that leaves the mapping, writes the read-only half, reaches an injected
+    /// fault or another GPU faults at the right byte and touches nothing. Runs under
+    /// Miri (`cargo xtask miri`), which checks the raw accesses themselves.
+    #[test]
+    fn checked_accesses_land_inside_their_mapping() {
+        let heap = Heap::new(32);
+        let b = heap.base();
+        let half = 128u64;
+        {
+            let s = heap.space.read();
+            s.gpu_write(0, b + 1, &[1, 2, 3]).unwrap();
+            s.gpu_store_u32(0, b + 8, 0xdead_beef).unwrap();
+            s.gpu_store_u32(0, b + 45, 0x0403_0201).unwrap();
+            s.gpu_store_u64(0, b + 16, 0x1122_3344_5566_7788).unwrap();
+            s.gpu_store_u64(0, b + 49, 0xaabb_ccdd_eeff_0011).unwrap();
+            assert_eq!(s.gpu_load_u32(0, b + 8), Ok(0xdead_beef));
+            assert_eq!(s.gpu_load_u32(0, b + 45), Ok(0x0403_0201));
+            assert_eq!(s.gpu_load_u64(0, b + 16), Ok(0x1122_3344_5566_7788));
+            assert_eq!(s.gpu_load_u64(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
+            let mut out = [0u8; 4];
+            s.gpu_read(0, b, &mut out).unwrap();
+            assert_eq!(out, [0, 1, 2, 3]);
+            assert_eq!(s.gpu_read_words(0, b + 8, 1), Ok(vec![0xdead_beef]));
+            // Read-modify-writes, aligned (the compare-exchange) and not.
+            let add = |x: u32| Ok::<_, ()>(x.wrapping_add(1));
+            assert_eq!(s.gpu_rmw_u32(0, b + 8, add), Ok(Ok(0xdead_beef)));
+            assert_eq!(s.gpu_rmw_u32(0, b + 45, add), Ok(Ok(0x0403_0201)));
+            assert_eq!(
+                s.gpu_rmw_u64(0, b + 16, |x| Ok::<_, ()>(x ^ 1)),
+                Ok(Ok(0x1122_3344_5566_7788))
+            );
+            assert_eq!(
+                s.gpu_rmw_u64(0, b + 49, |_| Err::<u64, _>("refused")),
+                Ok(Err("refused"))
+            );
+            assert_eq!(s.gpu_load_u32(0, b + 8), Ok(0xdead_bef0));
+            assert_eq!(s.gpu_load_u32(0, b + 45), Ok(0x0403_0202));
+            assert_eq!(s.gpu_load_u64(0, b + 16), Ok(0x1122_3344_5566_7789));
+            assert_eq!(s.gpu_load_u64(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
+            // An overlapping copy is a memmove; a fill keeps its pattern's phase.
+            s.gpu_copy(0, b + 2, b, 8).unwrap();
+            assert_eq!(s.gpu_read_words(0, b, 1), Ok(vec![0x0100_0100]));
+            s.gpu_fill(0, b + 33, 0x0a0b_0c0d, 7).unwrap();
+            let mut f = [0u8; 9];
+            s.gpu_read(0, b + 32, &mut f).unwrap();
+            assert_eq!(f, [0, 0x0d, 0x0c, 0x0b, 0x0a, 0x0d, 0x0c, 0x0b, 0]);
+            // Event-page slots: aligned qwords of host memory the space knows.
+            assert!(s.host_store_u64(b + 40, 77));
+            assert_eq!(s.host_load_u64(b + 40), Some(77));
+            assert!(!s.host_store_u64(b + 41, 1) && s.host_load_u64(b + 41).is_none());
+            assert!(!s.host_store_u64(b + 256, 1) && s.host_load_u64(b - 8).is_none());
+        }
+        let before = heap.words.clone();
+        {
+            let mut s = heap.space.write();
+            s.gpus[0].fault_addrs.insert(b + 64);
+        }
+        let s = heap.space.read();
+        let fault = |va, write| MemoryFault {
+            va,
+            write,
+            not_present: true,
+            ..Default::default()
+        };
+        // Past the end of the read-only half (the end of everything mapped).
+        assert_eq!(s.gpu_read(0, b + 250, &mut [0; 8]), Err(fault(b + 256, false)));
+        assert_eq!(s.gpu_load_u64(0, b + 256), Err(fault(b + 256, false)));
+        // The writable half's end is the read-only half's start: a write across it is
+        // checked against the writable mapping, whose end it passes.
+        assert_eq!(s.gpu_store_u64(0, b + half - 4, 1), Err(fault(b + half, true)));
+        assert_eq!(
+            s.gpu_store_u32(0, b + half, 1),
+            Err(MemoryFault {
+                va: b + half,
+                write: true,
+                read_only: true,
+                ..Default::default()
+            })
+        );
+        assert_eq!(
+            s.gpu_copy(0, b + half, b, 8),
+            Err(s.gpu_check(0, b + half, 8, true).unwrap_err())
+        );
+        assert_eq!(s.gpu_fill(0, b + 60, 0, 8), Err(fault(b + 64, true)));
+        assert_eq!(s.gpu_rmw_u32(0, b + 64, |x| Ok::<_, ()>(x)), Err(fault(b + 64, true)));
+        assert_eq!(s.gpu_read(1, b, &mut [0; 1]), Err(fault(b, false)));
+        assert_eq!(s.gpu_read(0, b - 1, &mut [0; 1]), Err(fault(b - 1, false)));
+        assert_eq!(s.gpu_read(0, u64::MAX, &mut [0; 2]), Err(fault(u64::MAX, false)));
+        drop(s);
+        assert_eq!(heap.words, before, "a refused access touched memory");
+    }
+
+    /// An executor's windows: accesses inside a mapping already checked skip the
+    /// check and land in the same place; letting the lock go forgets them, so a
+    /// mapping removed meanwhile faults.
+    #[test]
+    fn windows_are_forgotten_with_the_lock() {
+        let heap = Heap::new(32);
+        let b = heap.base();
+        let vm = Vm::Kfd(0);
+        let mut held = Held::new(heap.space.read());
+        held.write(&vm, b + 3, &[9, 8, 7]).unwrap();
+        held.write(&vm, b + 100, &[5]).unwrap();
+        let mut out = [0u8; 4];
+        held.read(&vm, b + 2, &mut out).unwrap();
+        assert_eq!(out, [0, 9, 8, 7]);
+        // The read-only half: reads through a window, writes refused.
+        held.read(&vm, b + 200, &mut out).unwrap();
+        assert!(held.write(&vm, b + 200, &[1]).unwrap_err().read_only);
+        assert!(held.read(&vm, b + 250, &mut [0; 8]).is_err());
+        held.unlocked(|| {
+            heap.space.write().gpus[0].mapped.remove(&b);
+        });
+        assert!(held.read(&vm, b + 2, &mut out).unwrap_err().not_present);
+        assert!(held.write(&vm, b + 3, &[1]).unwrap_err().not_present);
+        drop(held);
+        assert_eq!(heap.words[0], u64::from_le_bytes([0, 0, 0, 9, 8, 7, 0, 0]));
+    }
+
+    /// Engines on two threads incrementing the same dword through the address space
+    /// (an aligned compare-exchange) lose no update; under Miri, its data-race
+    /// detector checks the atomics.
+    #[test]
+    fn atomics_from_two_threads_lose_nothing() {
+        let heap = Heap::new(4);
+        let b = heap.base();
+        let n = if cfg!(miri) { 50 } else { 10_000 };
+        std::thread::scope(|t| {
+            for _ in 0..2 {
+                t.spawn(|| {
+                    let s = heap.space.read();
+                    for _ in 0..n {
+                        s.gpu_rmw_u32(0, b + 4, |x| Ok::<_, ()>(x + 1)).unwrap().unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(heap.space.read().gpu_load_u32(0, b + 4), Ok(2 * n));
+    }
+}
