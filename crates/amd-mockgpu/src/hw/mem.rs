@@ -708,7 +708,7 @@ mod tests {
             Err(s.gpu_check(0, b + half, 8, true).unwrap_err())
         );
         assert_eq!(s.gpu_fill(0, b + 60, 0, 8), Err(fault(b + 64, true)));
-        assert_eq!(s.gpu_rmw_u32(0, b + 64, |x| Ok::<_, ()>(x)), Err(fault(b + 64, true)));
+        assert_eq!(s.gpu_rmw_u32(0, b + 64, Ok::<u32, ()>), Err(fault(b + 64, true)));
         assert_eq!(s.gpu_read(1, b, &mut [0; 1]), Err(fault(b, false)));
         assert_eq!(s.gpu_read(0, b - 1, &mut [0; 1]), Err(fault(b - 1, false)));
         assert_eq!(s.gpu_read(0, u64::MAX, &mut [0; 2]), Err(fault(u64::MAX, false)));
