@@ -52,3 +52,36 @@ pub unsafe fn write_array<T: IntoBytes + Immutable>(ptr: u64, items: &[T]) -> Re
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr as *mut u8, bytes.len()) };
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arrays cross at any alignment of the caller's pointer, exactly their bytes; a
+    /// null pointer, an empty array and too many elements are answered before any
+    /// access. Runs under Miri (`cargo xtask miri`).
+    #[test]
+    fn arrays_cross_at_any_alignment_and_no_further() {
+        let mut user = [0xeeu8; 24];
+        let at = user.as_mut_ptr() as u64 + 1;
+        // SAFETY: bytes 1..13 of `user` are writable (three u32s at an odd address).
+        unsafe { write_array(at, &[0x0403_0201u32, 0x0807_0605, 0x0c0b_0a09]) }.unwrap();
+        assert_eq!(user[0], 0xee);
+        assert_eq!(&user[1..13], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        assert!(user[13..].iter().all(|&b| b == 0xee));
+        // SAFETY: bytes 1..13 of `user` are readable.
+        let back: Vec<u32> = unsafe { read_array(at, 3) }.unwrap();
+        assert_eq!(back, [0x0403_0201, 0x0807_0605, 0x0c0b_0a09]);
+        // SAFETY: bytes 3..19 of `user` are readable (two u64s).
+        let wide: Vec<u64> = unsafe { read_array(at + 2, 2) }.unwrap();
+        assert_eq!(wide[0], u64::from_le_bytes([3, 4, 5, 6, 7, 8, 9, 10]));
+        // SAFETY: none of these reads or writes memory.
+        unsafe {
+            assert_eq!(read_array::<u32>(0, 1), Err(Errno::EFAULT));
+            assert_eq!(write_array(0, &[1u32]), Err(Errno::EFAULT));
+            assert_eq!(read_array::<u32>(0, 0), Ok(vec![]));
+            assert_eq!(write_array::<u32>(0, &[]), Ok(()));
+            assert_eq!(read_array::<u32>(at, MAX_ELEMENTS + 1), Err(Errno::EINVAL));
+        }
+    }
+}
