@@ -157,15 +157,17 @@ fn ioctls_and_other_gpus_do_not_wait_for_a_long_kernel() {
     std::thread::sleep(Duration::from_millis(100));
     // Memory (allocate, map: the address space changes under the running kernel)
     // and other ioctls, from this thread and another.
-    let mut worst = Duration::ZERO;
+    let mut times = Vec::new();
     for _ in 0..20 {
         let t = Instant::now();
         let b = devs[0].alloc(1 << 16, MemoryKind::DEVICE).unwrap();
         devs[1].map(&b).unwrap();
         drop(b);
         devs[0].available_memory().unwrap();
-        worst = worst.max(t.elapsed());
+        times.push(t.elapsed());
     }
+    times.sort();
+    let (median, worst) = (times[times.len() / 2], times[times.len() - 1]);
     let dev1 = &devs[1];
     let other = std::thread::scope(|s| {
         s.spawn(|| {
@@ -191,9 +193,18 @@ fn ioctls_and_other_gpus_do_not_wait_for_a_long_kernel() {
         .join()
         .unwrap()
     });
-    eprintln!("during a running kernel: alloc+map+free+ioctl worst {worst:?}; another GPU's signal {other:?}");
-    assert!(worst < Duration::from_millis(50), "{worst:?}");
-    assert!(other < Duration::from_millis(500), "{other:?}");
+    eprintln!(
+        "during a running kernel: alloc+map+free+ioctl median {median:?}, worst {worst:?}; another GPU's signal {other:?}"
+    );
+    // Waiting for the kernel would never end (it spins until stopped); waiting for the
+    // engine's slices of it would show in every round. A round the machine's other
+    // work delays (the host's own mapping lock, a thread not scheduled: up to ~100 ms
+    // seen on 2 cores with the other tests running) shows only in the worst.
+    assert!(median < Duration::from_millis(50), "median {median:?}");
+    assert!(worst < Duration::from_secs(2), "worst {worst:?}");
+    // Up to ~180 ms seen with the other tests running; waiting for the kernel would
+    // reach the 5 s limit above.
+    assert!(other < Duration::from_secs(2), "{other:?}");
     let st = m.queue_state(k.q.id()).unwrap();
     assert!(st.read_ptr < k.put, "the kernel still runs");
     assert_eq!(st.status, QueueStatus::Running);
