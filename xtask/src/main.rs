@@ -25,9 +25,10 @@
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
-//! - `miri`: the unit tests of the raw-memory code (the mock's streaming copies, thread
-//!   pool and lane gathers, the register window, bound-list stores) under Miri (needs
-//!   nightly's `miri` component; never in the test command).
+//! - `miri`: the unit tests of the raw-memory code (the mock's checked GPU memory,
+//!   streaming copies, thread pool, lane gathers and ioctl array copies, the register
+//!   window, bound-list stores) under Miri (needs nightly's `miri` component; never in
+//!   the test command).
 //! - `bench-count`: a graph replay's instructions and the cache lines it touches, counted
 //!   under callgrind against launching the same kernels one by one (needs valgrind;
 //!   the figure a loaded machine does not move).

@@ -149,11 +149,11 @@ mod imp {
             }
             i += STEP;
         }
-        // SAFETY: the tail `i..len` lies in both ranges; they do not overlap. The fence
-        // orders the streaming stores before every later store of this thread.
+        // SAFETY: the tail `i..len` lies in both ranges; they do not overlap.
         unsafe {
             std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i);
         }
+        // The streaming stores before every later store of this thread.
         store_fence();
     }
 
@@ -180,10 +180,11 @@ mod imp {
             i += STEP;
         }
         let p = pattern.rotate_right(8 * (i % 4) as u32);
-        // SAFETY: the tail of the caller's range; the fence as in `copy_streaming`.
+        // SAFETY: the tail of the caller's range.
         unsafe {
             super::fill_plain(std::slice::from_raw_parts_mut(dst.add(i), len - i), p);
         }
+        // As in `copy_streaming`.
         store_fence();
     }
 }
