@@ -14,7 +14,9 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStringExt;
 
-use amd_kfd::abi::{AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR};
+use amd_kfd::abi::{
+    AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, AMDKFD_IOCTL_BASE, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+};
 use amd_kfd::sys::{MapFlags, Prot, Sys};
 
 use crate::real::{self, set_errno};
@@ -261,7 +263,14 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     // `c_ulong` is `u64` on the 64-bit targets this library builds for.
     #[allow(clippy::useless_conversion)]
     let request = u64::from(request);
-    if request == AMDKFD_IOC_ACQUIRE_VM.request && args.len() >= 8 {
+    // KFD takes a command by its number at any argument size (older and newer
+    // headers alike): so are the two it needs to see here.
+    let kfd_command = if (request >> 8) & 0xff == u64::from(AMDKFD_IOCTL_BASE) {
+        amd_kfd::abi::command(request).map(|c| c.request)
+    } else {
+        None
+    };
+    if kfd_command == Some(AMDKFD_IOC_ACQUIRE_VM.request) && args.len() >= 8 {
         // The render node's descriptor, as the mock knows it (the client holds the
         // placeholder); the kernel writes nothing back.
         let drm = i32::from_ne_bytes(args[0..4].try_into().unwrap_or([0; 4]));
@@ -270,8 +279,10 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         if let Some(m) = st.mock_fd(drm) {
             local[0..4].copy_from_slice(&m.0.to_ne_bytes());
         }
-        // SAFETY: `local` is a whole argument struct of this request.
-        return match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", &mut local) }) {
+        let acquire = AMDKFD_IOC_ACQUIRE_VM.request;
+        // SAFETY: `local` is a whole argument struct of the current header's request
+        // (what the kernel reads of a larger one; it writes nothing back).
+        return match within(|| unsafe { st.mock().ioctl(mfd, acquire, "interposed", &mut local) }) {
             Ok(v) => v,
             Err(e) => {
                 set_errno(e.errno as c_int);
@@ -279,7 +290,7 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
             }
         };
     }
-    if request == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request && args.len() >= 40 {
+    if kfd_command == Some(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request) && args.len() >= 40 {
         // A user-pointer allocation: the client's own pages become GPU-reachable.
         let word = |o: usize| u64::from_ne_bytes(args[o..o + 8].try_into().unwrap_or([0; 8]));
         let flags = u32::from_ne_bytes(args[36..40].try_into().unwrap_or([0; 4]));

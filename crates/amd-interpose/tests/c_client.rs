@@ -3,8 +3,9 @@
 //! closes the devices and execs, a PM4 dispatch of the
 //! committed `vadd` code object rung by a plain doorbell store, an event wait and a
 //! memory fault, all answered by the mock. Compiled with the system's C compiler
-//! (`CC`, else `cc`); where there is none, or no `<linux/kfd_ioctl.h>`, the test says
-//! so and passes without running.
+//! (`CC`, else `cc`) against the KFD headers of interfaces 1.17 and 1.11 kept in
+//! `crates/amd-kfd/include`; where there is no compiler, or no `<linux/types.h>`,
+//! the test says so and passes without running.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,23 +27,26 @@ fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-#[test]
-fn a_raw_kfd_client_in_c_runs_on_the_mock() {
+/// Builds `tests/c/kfd_client.c` against the KFD header in `include` and runs it
+/// under the interposer, checking each step and the header's create-queue size.
+fn raw_client_against(include: &Path, create_queue_bytes: usize) {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     if Command::new(&cc).arg("--version").output().is_err() {
         eprintln!("skipped: no C compiler ({cc})");
         return;
     }
-    if !Path::new("/usr/include/linux/kfd_ioctl.h").exists() {
-        eprintln!("skipped: no <linux/kfd_ioctl.h> (Debian: linux-libc-dev)");
+    if !Path::new("/usr/include/linux/types.h").exists() {
+        eprintln!("skipped: no <linux/types.h> (Debian: linux-libc-dev)");
         return;
     }
     let lib = library();
     assert!(lib.exists(), "{} was not built", lib.display());
     let src = manifest().join("tests/c/kfd_client.c");
-    let out = std::env::temp_dir().join(format!("kfd_client-{}", std::process::id()));
+    let out = std::env::temp_dir().join(format!("kfd_client-{}-{create_queue_bytes}", std::process::id()));
     let built = Command::new(&cc)
-        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-idirafter"])
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(include)
+        .arg("-idirafter")
         .arg(manifest().join("tests/c/shim"))
         .arg("-o")
         .arg(&out)
@@ -67,9 +71,11 @@ fn a_raw_kfd_client_in_c_runs_on_the_mock() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     println!("{stdout}{stderr}");
     assert!(run.status.success(), "the C client failed:\n{stdout}{stderr}");
+    let abi = format!("create_queue {create_queue_bytes} bytes");
     for step in [
         "topology: gpu_id",
-        "kfd: version 1.",
+        "kfd: version 1.17",
+        &abi,
         "dup: a duplicate of /dev/kfd answered",
         "vm: acquired",
         "fork: the child closed its copies",
@@ -79,6 +85,19 @@ fn a_raw_kfd_client_in_c_runs_on_the_mock() {
     ] {
         assert!(stdout.contains(step), "missing {step:?} in:\n{stdout}");
     }
+}
+
+/// The header of Linux 6.12 (interface 1.17: a 96-byte CREATE_QUEUE).
+#[test]
+fn a_raw_kfd_client_in_c_runs_on_the_mock() {
+    raw_client_against(&manifest().join("../amd-kfd/include"), 96);
+}
+
+/// The header of Linux 6.1 (interface 1.11: an 88-byte CREATE_QUEUE), as older
+/// clients are built: the mock takes its smaller structs as the kernel does.
+#[test]
+fn a_client_built_against_the_older_header_runs_too() {
+    raw_client_against(&manifest().join("../amd-kfd/include/kfd-1.11"), 88);
 }
 
 /// Without the interposer, the same client finds no GPU here (no `/dev/kfd` on these

@@ -1,9 +1,16 @@
-//! The KFD ioctl ABI of `include/uapi/linux/kfd_ioctl.h` (interface 1.11): argument
-//! structs named as in the header, flags and constants, and typed request numbers.
+//! The KFD ioctl ABI of `include/uapi/linux/kfd_ioctl.h` (interface 1.17, Linux 6.12):
+//! argument structs named as in the header, flags and constants, typed request
+//! numbers, and the kernel's table of every command ([`COMMANDS`]).
 //!
 //! Layouts are pinned twice: `const` size assertions here, and a test that compiles a C
-//! program against the system header and compares every size, field offset and
-//! request number (`tests/abi_layout.rs`).
+//! program against that header (a copy is in `include/linux/kfd_ioctl.h`) and
+//! compares every size, field offset and request number (`tests/abi_layout.rs`).
+//!
+//! The kernel takes every command at any argument size (the size is part of the
+//! request number): it copies what the caller passed, zero-fills the rest of its own
+//! struct and copies back the caller's size (`kfd_ioctl()` in `kfd_chardev.c`). So an
+//! older header's smaller struct (interface 1.11's 88-byte `CREATE_QUEUE`) works
+//! against a newer kernel, the new fields reading as zero.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
@@ -14,7 +21,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// `KFD_IOCTL_MAJOR_VERSION`
 pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
 /// `KFD_IOCTL_MINOR_VERSION` of the header this ABI follows.
-pub const KFD_IOCTL_MINOR_VERSION: u32 = 11;
+pub const KFD_IOCTL_MINOR_VERSION: u32 = 17;
 
 /// One field of an ABI struct: its C name and offset.
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +82,9 @@ pub const KFD_IOC_QUEUE_TYPE_SDMA: u32 = 0x1;
 pub const KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: u32 = 0x2;
 /// `KFD_IOC_QUEUE_TYPE_SDMA_XGMI`
 pub const KFD_IOC_QUEUE_TYPE_SDMA_XGMI: u32 = 0x3;
+/// `KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID` (interface 1.17): an SDMA queue on the engine
+/// `sdma_engine_id` names.
+pub const KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID: u32 = 0x4;
 /// `KFD_MAX_QUEUE_PERCENTAGE`
 pub const KFD_MAX_QUEUE_PERCENTAGE: u32 = 100;
 /// `KFD_MAX_QUEUE_PRIORITY`
@@ -115,9 +125,17 @@ abi_struct! {
         pub ctx_save_restore_size: u32,
         /// to KFD
         pub ctl_stack_size: u32,
+        /// to KFD: the SDMA engine of an SDMA queue (interface 1.17; 0 is engine 0)
+        pub sdma_engine_id: u32,
+        /// padding
+        pub pad: u32,
     }
-    size = 88;
+    size = 96;
 }
+
+/// `sizeof(struct kfd_ioctl_create_queue_args)` before interface 1.17 (no
+/// `sdma_engine_id`), as older headers and clients pass it.
+pub const KFD_CREATE_QUEUE_ARGS_SIZE_1_11: usize = 88;
 
 abi_struct! {
     /// `AMDKFD_IOC_DESTROY_QUEUE`
@@ -611,8 +629,28 @@ abi_struct! {
     size = 4;
 }
 
+/// `KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK`: turn the debugger's runtime on (else off).
+pub const KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK: u32 = 1;
+/// `KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK`: save trap temporaries.
+pub const KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK: u32 = 2;
+
+abi_struct! {
+    /// `AMDKFD_IOC_RUNTIME_ENABLE` (interface 1.13): the runtime tells KFD it runs
+    /// (or no longer runs) under a debugger's eye.
+    pub struct kfd_ioctl_runtime_enable_args {
+        /// to KFD: the runtime's `r_debug` address
+        pub r_debug: u64,
+        /// to KFD: `KFD_RUNTIME_ENABLE_MODE_*`
+        pub mode_mask: u32,
+        /// from KFD: `KFD_RUNTIME_ENABLE_CAPS_*`
+        pub capabilities_mask: u32,
+    }
+    size = 16;
+}
+
 /// Every ABI struct, for the layout test.
 pub const STRUCTS: &[StructLayout] = &[
+    kfd_ioctl_runtime_enable_args::LAYOUT,
     kfd_ioctl_get_version_args::LAYOUT,
     kfd_ioctl_create_queue_args::LAYOUT,
     kfd_ioctl_destroy_queue_args::LAYOUT,
@@ -729,6 +767,97 @@ ioctls! {
     AMDKFD_IOC_GET_QUEUE_WAVE_STATE = WR(0x1B, kfd_ioctl_get_queue_wave_state_args);
     AMDKFD_IOC_SET_XNACK_MODE = WR(0x21, kfd_ioctl_set_xnack_mode_args), plain;
     AMDKFD_IOC_AVAILABLE_MEMORY = WR(0x23, kfd_ioctl_get_available_memory_args), plain;
+    AMDKFD_IOC_RUNTIME_ENABLE = WR(0x25, kfd_ioctl_runtime_enable_args), plain;
+}
+
+/// One command of the kernel's table (`amdkfd_ioctls[]` in `kfd_chardev.c`): its
+/// number, name and the request number of the current header, whose size is the
+/// kernel's own struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KfdCommand {
+    /// Name in the header (`AMDKFD_IOC_…`).
+    pub name: &'static str,
+    /// The request number of the current header.
+    pub request: u64,
+}
+
+impl KfdCommand {
+    /// `_IOC_NR`.
+    pub const fn nr(&self) -> u8 {
+        self.request as u8
+    }
+    /// `_IOC_SIZE`: the size of the kernel's argument struct.
+    pub const fn size(&self) -> usize {
+        ((self.request >> 16) & 0x3fff) as usize
+    }
+    /// The kernel copies the caller's argument in (`_IOC_WRITE`).
+    pub const fn copies_in(&self) -> bool {
+        (self.request >> 30) & IOC_WRITE != 0
+    }
+    /// The kernel copies the argument back out (`_IOC_READ`).
+    pub const fn copies_out(&self) -> bool {
+        (self.request >> 30) & IOC_READ != 0
+    }
+}
+
+macro_rules! commands {
+    ($($name:ident = $dir:ident($nr:literal, $size:literal);)*) => {
+        /// Every command of interface 1.17, in number order (`AMDKFD_COMMAND_START`
+        /// 0x01 to `AMDKFD_COMMAND_END` 0x27, exclusive): `COMMANDS[nr - 1]`.
+        pub const COMMANDS: &[KfdCommand] = &[$(KfdCommand {
+            name: stringify!($name),
+            request: ioc(ioctls!(@dir $dir), $nr, $size),
+        },)*];
+    };
+}
+
+commands! {
+    AMDKFD_IOC_GET_VERSION = R(0x01, 8);
+    AMDKFD_IOC_CREATE_QUEUE = WR(0x02, 96);
+    AMDKFD_IOC_DESTROY_QUEUE = WR(0x03, 8);
+    AMDKFD_IOC_SET_MEMORY_POLICY = W(0x04, 32);
+    AMDKFD_IOC_GET_CLOCK_COUNTERS = WR(0x05, 40);
+    AMDKFD_IOC_GET_PROCESS_APERTURES = R(0x06, 400);
+    AMDKFD_IOC_UPDATE_QUEUE = W(0x07, 24);
+    AMDKFD_IOC_CREATE_EVENT = WR(0x08, 32);
+    AMDKFD_IOC_DESTROY_EVENT = W(0x09, 8);
+    AMDKFD_IOC_SET_EVENT = W(0x0A, 8);
+    AMDKFD_IOC_RESET_EVENT = W(0x0B, 8);
+    AMDKFD_IOC_WAIT_EVENTS = WR(0x0C, 24);
+    AMDKFD_IOC_DBG_REGISTER_DEPRECATED = W(0x0D, 8);
+    AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED = W(0x0E, 8);
+    AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED = W(0x0F, 16);
+    AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED = W(0x10, 16);
+    AMDKFD_IOC_SET_SCRATCH_BACKING_VA = WR(0x11, 16);
+    AMDKFD_IOC_GET_TILE_CONFIG = WR(0x12, 40);
+    AMDKFD_IOC_SET_TRAP_HANDLER = W(0x13, 24);
+    AMDKFD_IOC_GET_PROCESS_APERTURES_NEW = WR(0x14, 16);
+    AMDKFD_IOC_ACQUIRE_VM = W(0x15, 8);
+    AMDKFD_IOC_ALLOC_MEMORY_OF_GPU = WR(0x16, 40);
+    AMDKFD_IOC_FREE_MEMORY_OF_GPU = W(0x17, 8);
+    AMDKFD_IOC_MAP_MEMORY_TO_GPU = WR(0x18, 24);
+    AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU = WR(0x19, 24);
+    AMDKFD_IOC_SET_CU_MASK = W(0x1A, 16);
+    AMDKFD_IOC_GET_QUEUE_WAVE_STATE = WR(0x1B, 24);
+    AMDKFD_IOC_GET_DMABUF_INFO = WR(0x1C, 32);
+    AMDKFD_IOC_IMPORT_DMABUF = WR(0x1D, 24);
+    AMDKFD_IOC_ALLOC_QUEUE_GWS = WR(0x1E, 16);
+    AMDKFD_IOC_SMI_EVENTS = WR(0x1F, 8);
+    AMDKFD_IOC_SVM = WR(0x20, 24);
+    AMDKFD_IOC_SET_XNACK_MODE = WR(0x21, 4);
+    AMDKFD_IOC_CRIU_OP = WR(0x22, 56);
+    AMDKFD_IOC_AVAILABLE_MEMORY = WR(0x23, 16);
+    AMDKFD_IOC_EXPORT_DMABUF = WR(0x24, 16);
+    AMDKFD_IOC_RUNTIME_ENABLE = WR(0x25, 16);
+    AMDKFD_IOC_DBG_TRAP = WR(0x26, 32);
+}
+
+/// The kernel's command of number `_IOC_NR(request)`, whatever the request's size
+/// and direction bits (the kernel reads only the number; `None` where it answers
+/// ENOTTY).
+pub fn command(request: u64) -> Option<&'static KfdCommand> {
+    let nr = (request & 0xff) as usize;
+    nr.checked_sub(1).and_then(|i| COMMANDS.get(i))
 }
 
 #[cfg(test)]
@@ -741,6 +870,22 @@ mod tests {
         assert_eq!(AMDKFD_IOC_GET_VERSION.request, 0x8008_4b01);
         assert_eq!(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request, 0xc028_4b16);
         assert_eq!(AMDKFD_IOC_ACQUIRE_VM.nr(), 0x15);
+    }
+
+    #[test]
+    fn the_command_table_is_in_number_order_and_agrees_with_the_typed_requests() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert_eq!(c.nr() as usize, i + 1, "{}", c.name);
+        }
+        for (name, req) in REQUESTS {
+            let c = command(*req).unwrap();
+            assert_eq!((c.name, c.request), (*name, *req));
+        }
+        // Another size or direction names the same command; 0 and 0x27 none.
+        let old = (AMDKFD_IOC_CREATE_QUEUE.request & !(0x3fff << 16)) | (88 << 16);
+        assert_eq!(command(old).unwrap().size(), 96);
+        assert!(command(0x4b00).is_none() && command(0x4b27).is_none());
+        assert!(!command(AMDKFD_IOC_GET_VERSION.request).unwrap().copies_in());
     }
 
     #[test]

@@ -124,6 +124,21 @@ pub struct QueueInfo {
     pub cu_mask: Vec<u32>,
     /// Queue percentage and priority.
     pub percentage_priority: (u32, u32),
+    /// The SDMA engine and queue of an SDMA queue.
+    pub sdma: Option<SdmaQueue>,
+}
+
+/// Where KFD placed an SDMA queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SdmaQueue {
+    /// An XGMI engine's queue.
+    pub xgmi: bool,
+    /// KFD's queue id among the PCIe (or XGMI) SDMA queues.
+    pub sdma_id: u32,
+    /// The engine (`sdma_engine_id`: XGMI engines count after the PCIe ones).
+    pub engine: u32,
+    /// The queue on its engine.
+    pub queue: u32,
 }
 
 #[derive(Debug)]
@@ -139,6 +154,8 @@ pub(crate) struct GpuState {
     /// Doorbell slots of live queues (KFD's doorbell bitmap: the lowest free slot is
     /// taken, and a destroyed queue's slot is free again).
     pub(crate) doorbells_used: BTreeSet<u32>,
+    /// SDMA queues in use: (XGMI, KFD's SDMA queue id).
+    pub(crate) sdma_used: BTreeSet<(bool, u32)>,
     pub(crate) last_fault: Option<MemoryFault>,
 }
 
@@ -188,6 +205,15 @@ pub(crate) struct Driver {
     /// Per engine slot: the queue whose long operation started last (round robin
     /// between queues).
     pub(crate) last_long: BTreeMap<usize, u32>,
+    /// The process's debugger runtime, once `AMDKFD_IOC_RUNTIME_ENABLE` turned it on.
+    pub(crate) runtime: Option<RuntimeInfo>,
+}
+
+/// What `AMDKFD_IOC_RUNTIME_ENABLE` recorded (`kfd_runtime_info`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RuntimeInfo {
+    pub(crate) r_debug: u64,
+    pub(crate) ttmp_setup: bool,
 }
 
 impl std::fmt::Debug for Driver {
@@ -246,6 +272,7 @@ impl Driver {
                 vm_fd: None,
                 doorbell_page: None,
                 doorbells_used: BTreeSet::new(),
+                sdma_used: BTreeSet::new(),
                 last_fault: None,
             })
             .collect::<Vec<_>>();
@@ -280,6 +307,7 @@ impl Driver {
             inject: Injections::default(),
             clock_origin: Instant::now(),
             last_long: BTreeMap::new(),
+            runtime: None,
         }
     }
 
@@ -328,6 +356,27 @@ impl Driver {
                 Ok(())
             }
         }
+    }
+
+    /// `kfd_ioctl_runtime_enable` (`kfd_chardev.c`): enabling twice is EBUSY, and
+    /// with a queue already made EEXIST; disabling always succeeds (tinygrad 0.14
+    /// calls it with `mode_mask` 0 at open). The kernel writes no capabilities.
+    pub(crate) fn runtime_enable(&mut self, a: &mut kfd_ioctl_runtime_enable_args) -> R<()> {
+        if a.mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK == 0 {
+            self.runtime = None;
+            return Ok(());
+        }
+        if self.runtime.is_some() {
+            return Err(Errno::EBUSY);
+        }
+        if !self.queues.is_empty() {
+            return Err(Errno::EEXIST);
+        }
+        self.runtime = Some(RuntimeInfo {
+            r_debug: a.r_debug,
+            ttmp_setup: a.mode_mask & KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK != 0,
+        });
+        Ok(())
     }
 
     pub(crate) fn alloc_memory(&mut self, a: &mut kfd_ioctl_alloc_memory_of_gpu_args) -> R<()> {
@@ -581,9 +630,19 @@ impl Driver {
             return Err(Errno::EINVAL);
         }
         match a.queue_type {
-            KFD_IOC_QUEUE_TYPE_COMPUTE | KFD_IOC_QUEUE_TYPE_SDMA => {}
-            // AQL and XGMI SDMA queues exist in KFD; this mock runs neither.
+            KFD_IOC_QUEUE_TYPE_COMPUTE
+            | KFD_IOC_QUEUE_TYPE_SDMA
+            | KFD_IOC_QUEUE_TYPE_SDMA_XGMI
+            | KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID => {}
+            // AQL queues exist in KFD; this mock does not run them.
             _ => return Err(Errno::EINVAL),
+        }
+        if a.queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID {
+            // kfd_ioctl_create_queue: an engine past the PCIe and XGMI ones.
+            let (pcie, xgmi, _) = Self::sdma_layout(&self.gpus[g].profile);
+            if a.sdma_engine_id >= pcie + xgmi {
+                return Err(Errno::EINVAL);
+            }
         }
         // kfd_queue_acquire_buffers: the ring and both pointers must be mapped buffers.
         let mapped = |addr: u64, len: u64| self.gpu_mapped(g, addr, len);
@@ -612,18 +671,26 @@ impl Driver {
         if a.ring_size < 1024 {
             return Err(Errno::EINVAL);
         }
+        let sdma = if a.queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE {
+            None
+        } else {
+            Some(self.allocate_sdma_queue(g, a.queue_type, a.sdma_engine_id)?)
+        };
         let gpu = &mut self.gpus[g];
         let slots = (DOORBELL_PAGE_BYTES / 8) as u32;
         let index = (0..slots)
             .find(|i| !gpu.doorbells_used.contains(i))
             .ok_or(Errno::ENOSPC)?;
         gpu.doorbells_used.insert(index);
+        if let Some(q) = sdma {
+            gpu.sdma_used.insert((q.xgmi, q.sdma_id));
+        }
         let doorbell_page = gpu.doorbell_page;
         let id = self.next_queue_id;
         self.next_queue_id += 1;
         a.queue_id = id;
         a.doorbell_offset = Self::doorbell_base(g) + index as u64 * 8;
-        let engine = if a.queue_type == KFD_IOC_QUEUE_TYPE_SDMA {
+        let engine = if sdma.is_some() {
             crate::hw::Engine::Sdma
         } else {
             crate::hw::Engine::Pm4
@@ -665,7 +732,12 @@ impl Driver {
             QueueInfo {
                 id,
                 gpu: g,
-                queue_type: a.queue_type,
+                queue_type: match sdma {
+                    Some(q) if q.xgmi => KFD_IOC_QUEUE_TYPE_SDMA_XGMI,
+                    Some(_) => KFD_IOC_QUEUE_TYPE_SDMA,
+                    None => a.queue_type,
+                },
+                sdma,
                 ring_base: a.ring_base_address,
                 ring_size: a.ring_size,
                 read_ptr: a.read_pointer_address,
@@ -701,8 +773,50 @@ impl Driver {
         }
         if let Some(g) = self.gpus.get_mut(q.gpu) {
             g.doorbells_used.remove(&q.doorbell_index);
+            if let Some(s) = q.sdma {
+                g.sdma_used.remove(&(s.xgmi, s.sdma_id));
+            }
         }
         Ok(())
+    }
+
+    /// The GPU's SDMA engines as its topology gives them: PCIe engines, XGMI
+    /// engines, queues per engine.
+    fn sdma_layout(profile: &GpuProfile) -> (u32, u32, u32) {
+        let prop = |k| profile.prop(k).and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
+        (
+            prop("num_sdma_engines"),
+            prop("num_sdma_xgmi_engines"),
+            prop("num_sdma_queues_per_engine"),
+        )
+    }
+
+    /// `allocate_sdma_queue` (`kfd_device_queue_manager.c`): a plain SDMA (or XGMI)
+    /// queue takes the lowest free queue id, its engine the id modulo the engine
+    /// count; a queue for a chosen engine (interface 1.17) takes the lowest free id
+    /// on that engine. None free is ENOMEM.
+    fn allocate_sdma_queue(&self, g: usize, queue_type: u32, engine_id: u32) -> R<SdmaQueue> {
+        let (pcie, xgmi_engines, per_engine) = Self::sdma_layout(&self.gpus[g].profile);
+        let used = &self.gpus[g].sdma_used;
+        let (xgmi, engines, first) = match queue_type {
+            KFD_IOC_QUEUE_TYPE_SDMA => (false, pcie, None),
+            KFD_IOC_QUEUE_TYPE_SDMA_XGMI => (true, xgmi_engines, None),
+            _ if engine_id < pcie => (false, pcie, Some(engine_id)),
+            _ => (true, xgmi_engines, Some(engine_id - pcie)),
+        };
+        let total = engines.saturating_mul(per_engine);
+        let step = if first.is_some() { engines } else { 1 };
+        let sdma_id = (first.unwrap_or(0)..total)
+            .step_by(step.max(1) as usize)
+            .find(|i| !used.contains(&(xgmi, *i)))
+            .ok_or(Errno::ENOMEM)?;
+        let engine = sdma_id % engines.max(1);
+        Ok(SdmaQueue {
+            xgmi,
+            sdma_id,
+            engine: if xgmi { pcie + engine } else { engine },
+            queue: sdma_id / engines.max(1),
+        })
     }
 
     pub(crate) fn update_queue(&mut self, a: &kfd_ioctl_update_queue_args) -> R<()> {

@@ -11,8 +11,45 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use crate::{MockSys, uaccess, with_arg};
 
+/// Argument structs up to this size are staged on the stack (`stack_kdata` in
+/// `kfd_ioctl()`).
+const STACK_KDATA: usize = 128;
+
 impl MockSys {
-    pub(crate) fn kfd_ioctl(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+    /// An ioctl on `/dev/kfd` as `kfd_ioctl()` in `kfd_chardev.c` takes it: the
+    /// command is chosen by its number alone; the caller's argument (the size its
+    /// request number gives, `user`) is copied into a buffer of the kernel's own
+    /// struct size or more, zero-filled past what the caller passed, so an older or
+    /// newer header's struct works; the kernel's own direction decides what is copied
+    /// in and back, and the caller's size is copied back even when the command
+    /// failed (fields such as MAP's `n_success` report partial work).
+    pub(crate) fn kfd_ioctl(&self, request: u64, user: &mut [u8]) -> Result<i32, Errno> {
+        let cmd = amd_kfd::abi::command(request).ok_or(Errno::ENOTTY)?;
+        let usize = ((request >> 16) & 0x3fff) as usize;
+        // The kernel would read past the caller's memory (copy_from_user fails).
+        let user = user.get_mut(..usize).ok_or(Errno::EFAULT)?;
+        let asize = usize.max(cmd.size());
+        let mut stack = [0u8; STACK_KDATA];
+        let mut heap = Vec::new();
+        let kdata: &mut [u8] = if asize <= STACK_KDATA {
+            &mut stack[..asize]
+        } else {
+            heap.resize(asize, 0);
+            &mut heap
+        };
+        if cmd.copies_in() {
+            kdata[..usize].copy_from_slice(user);
+        }
+        let r = self.kfd_command(cmd.request, &mut kdata[..cmd.size()]);
+        if cmd.copies_out() {
+            user.copy_from_slice(&kdata[..usize]);
+        }
+        r
+    }
+
+    /// One command with the kernel's own argument struct (`request` is the current
+    /// header's number, `arg` exactly its struct).
+    fn kfd_command(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
         let mut d = self.driver.lock();
         match request {
             r if r == AMDKFD_IOC_GET_VERSION.request => with_arg(arg, |a: &mut kfd_ioctl_get_version_args| {
@@ -21,6 +58,7 @@ impl MockSys {
                 Ok(())
             })?,
             r if r == AMDKFD_IOC_ACQUIRE_VM.request => with_arg(arg, |a| d.acquire_vm(a))?,
+            r if r == AMDKFD_IOC_RUNTIME_ENABLE.request => with_arg(arg, |a| d.runtime_enable(a))?,
             r if r == AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request => {
                 let mut pin = None;
                 with_arg(arg, |a: &mut kfd_ioctl_alloc_memory_of_gpu_args| {

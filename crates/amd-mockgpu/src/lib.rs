@@ -67,7 +67,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use zerocopy::{FromBytes, IntoBytes};
 
 use driver::{Driver, FIRST_RENDER_MINOR};
-pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo};
+pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo, SdmaQueue};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
     SharedMemory,
@@ -354,9 +354,11 @@ pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(
     f: impl FnOnce(&mut T) -> Result<(), Errno>,
 ) -> Result<(), Errno> {
     let mut t = T::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
-    f(&mut t)?;
+    let r = f(&mut t);
+    // As the kernel's handlers work in the copied argument itself, what they wrote
+    // before failing is copied back too.
     arg.copy_from_slice(t.as_bytes());
-    Ok(())
+    r
 }
 
 impl MockSys {

@@ -275,6 +275,8 @@ int main(int argc, char **argv) {
     struct kfd_ioctl_get_version_args v = {0};
     if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v) < 0) die("AMDKFD_IOC_GET_VERSION");
     printf("kfd: version %u.%u\n", v.major_version, v.minor_version);
+    printf("abi: header %d.%d, create_queue %zu bytes\n", KFD_IOCTL_MAJOR_VERSION, KFD_IOCTL_MINOR_VERSION,
+           sizeof(struct kfd_ioctl_create_queue_args));
     /* A duplicate reaches the same device, and closing it leaves the original open. */
     int kfd2 = fcntl(kfd, F_DUPFD_CLOEXEC, 100);
     if (kfd2 < 0) die("F_DUPFD_CLOEXEC of /dev/kfd");
