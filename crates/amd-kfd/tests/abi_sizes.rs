@@ -72,6 +72,7 @@ fn get_version_at_any_size_and_direction() {
 struct Setup {
     m: Arc<MockSys>,
     _kfd: Kfd,
+    dev: amd_kfd::KfdDevice,
     fd: Fd,
     gpu_id: u32,
     ring: amd_kfd::KfdMemory,
@@ -87,6 +88,7 @@ fn setup() -> Setup {
     let fd = m.open(std::path::Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
     Setup {
         gpu_id: dev.gpu_id(),
+        dev,
         m,
         _kfd: kfd,
         fd,
@@ -269,5 +271,96 @@ fn runtime_enable_as_the_kernel_takes_it() {
     );
     s.destroy(queue_id(&q));
     call(KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK).unwrap();
+    s.m.close(s.fd).unwrap();
+}
+
+/// Memory the GPU reaches is whole pages, as the kernel maps it: a buffer of 12 bytes
+/// (tinygrad 0.14 asks for such) is readable to the end of its page — a 16-byte
+/// scalar load of it is legal on hardware — and the next page is not. Render-node
+/// memory mapped with the length asked, and user-pointer memory of an odd length.
+#[test]
+fn the_gpu_reaches_whole_pages() {
+    use amd_packets::GfxTarget;
+    use amd_packets::sdma::CopyLinear;
+
+    let s = setup();
+    let dev = &s.dev;
+    let dst = dev.alloc(0x2000, MemoryKind::UNCACHED).unwrap();
+    let q = dev.create_queue(amd_kfd::QueueKind::Sdma, 0x1000).unwrap();
+    let render = s
+        .m
+        .open(std::path::Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite)
+        .unwrap();
+    // SAFETY: a fresh anonymous reservation (the address the buffer will live at).
+    let va = unsafe {
+        s.m.mmap(
+            0,
+            0x2000,
+            amd_kfd::sys::Prot::None,
+            amd_kfd::sys::MapFlags::PRIVATE.with(amd_kfd::sys::MapFlags::ANONYMOUS),
+            None,
+            0,
+        )
+    }
+    .unwrap();
+    let mut a = kfd_ioctl_alloc_memory_of_gpu_args {
+        va_addr: va as u64,
+        size: 12,
+        gpu_id: s.gpu_id,
+        flags: KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+        ..Default::default()
+    };
+    raw(&s.m, s.fd, IOC_READ | IOC_WRITE, 0x16, a.as_mut_bytes()).unwrap();
+    // SAFETY: the buffer's own range, reserved above; mapped with the 12 bytes asked.
+    let got = unsafe {
+        s.m.mmap(
+            va,
+            12,
+            amd_kfd::sys::Prot::ReadWrite,
+            amd_kfd::sys::MapFlags::SHARED.with(amd_kfd::sys::MapFlags::FIXED),
+            Some(render),
+            a.mmap_offset,
+        )
+    }
+    .unwrap();
+    assert_eq!(got, va);
+    let ids = [s.gpu_id];
+    let mut m = kfd_ioctl_map_memory_to_gpu_args {
+        handle: a.handle,
+        device_ids_array_ptr: ids.as_ptr() as u64,
+        n_devices: 1,
+        n_success: 0,
+    };
+    raw(&s.m, s.fd, IOC_READ | IOC_WRITE, 0x18, m.as_mut_bytes()).unwrap();
+
+    let mut ring = Vec::new();
+    let copy = |ring: &mut Vec<u32>, src: u64, dst_off: u64, n: u32| {
+        let c = CopyLinear::new(dst.va() as u64 + dst_off, src, n).unwrap();
+        ring.extend_from_slice(&c.to_dwords(GfxTarget::Gfx11));
+    };
+    let run = |ring: &Vec<u32>| {
+        q.ring().write(0, ring.as_bytes()).unwrap();
+        q.submit(ring.len() as u64 * 4);
+        s.m.kick();
+        let t = std::time::Instant::now();
+        while q.read_ptr() < ring.len() as u64 * 4 && s.m.stop_reasons(0).is_empty() {
+            assert!(t.elapsed() < std::time::Duration::from_secs(10), "the copy did not finish");
+            std::thread::yield_now();
+        }
+    };
+    // 16 bytes of the 12-byte buffer, and its page's last 4 bytes.
+    copy(&mut ring, va as u64, 0, 16);
+    copy(&mut ring, va as u64 + 0xffc, 16, 4);
+    run(&ring);
+    assert!(s.m.stop_reasons(0).is_empty(), "{:?}", s.m.stop_reasons(0));
+    // The next page is outside the buffer: a fault.
+    copy(&mut ring, va as u64 + 0x1000, 32, 4);
+    run(&ring);
+    let reasons = s.m.stop_reasons(0);
+    assert!(
+        reasons.iter().any(|r| r.contains(&format!("{:#x}", va + 0x1000))),
+        "{reasons:?}"
+    );
+    s.m.close(render).unwrap();
     s.m.close(s.fd).unwrap();
 }

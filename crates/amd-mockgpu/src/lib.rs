@@ -578,8 +578,13 @@ impl MockSys {
     /// the kernel's user-pointer allocations pin it. The caller answers for it staying
     /// mapped while the GPU may use it.
     pub fn note_host_memory(&self, addr: usize, len: usize) {
+        if addr.checked_add(len).is_none() {
+            return;
+        }
         let d = self.driver.lock();
-        d.space.write().accessible.insert(addr, addr.saturating_add(len));
+        // The kernel pins whole pages: the last one's tail is reachable too.
+        let end = sys::page_end(addr, len);
+        d.space.write().accessible.insert(addr, end);
     }
 
     /// The GPU clock now (ticks of [`GPU_CLOCK_HZ`]), as packets write it.

@@ -277,12 +277,16 @@ impl Sys for MockSys {
             }
             Some(_) => return Err(e(Errno::ENODEV)),
         };
-        d.host_maps.insert(got, got + len);
+        // mmap maps whole pages: the tail of the last page is the client's too, and
+        // the GPU may read it (a 16-byte scalar load of a 12-byte buffer is legal on
+        // hardware).
+        let end = page_end(got, len);
+        d.host_maps.insert(got, end);
         let mut space = d.space.write();
         if prot == Prot::None {
-            space.accessible.remove(got, got + len);
+            space.accessible.remove(got, end);
         } else {
-            space.accessible.insert(got, got + len);
+            space.accessible.insert(got, end);
         }
         Ok(got)
     }
@@ -292,7 +296,8 @@ impl Sys for MockSys {
         // only under the shared lock, so none is inside this range when it goes, and
         // later accesses find it gone (a memory fault).
         let mut d = self.driver.lock();
-        let end = addr.saturating_add(len);
+        // munmap unmaps whole pages, as mmap maps them.
+        let end = page_end(addr, len);
         {
             let mut space = d.space.write();
             space.accessible.remove(addr, end);
@@ -593,3 +598,12 @@ impl MockSys {
         Ok((got, BarMap { dev, bar, offset, len }))
     }
 }
+
+/// The end of the whole pages `len` bytes from `addr` cover (the address space's
+/// end where that overflows: nothing is mapped there).
+pub(crate) fn page_end(addr: usize, len: usize) -> usize {
+    addr.checked_add(len)
+        .and_then(|e| e.checked_next_multiple_of(PAGE))
+        .unwrap_or(usize::MAX)
+}
+
