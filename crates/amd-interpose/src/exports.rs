@@ -171,6 +171,37 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     unsafe { real::close(fd) }
 }
 
+/// `close_range`: placeholders in the range are forgotten as `close` forgets them
+/// (unless the range is only marked close-on-exec).
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn close_range(first: c_uint, last: c_uint, flags: c_int) -> c_int {
+    if flags & libc::CLOSE_RANGE_CLOEXEC as c_int == 0
+        && first <= last
+        && !inside()
+        && let Some(st) = state()
+    {
+        st.close_devices_in(first, last);
+    }
+    // SAFETY: forwarded unchanged.
+    unsafe { real::close_range(first, last, flags) }
+}
+
+/// `closefrom`: `close_range(low, ~0, 0)`, as the C library's does it (a negative
+/// `low` closes nothing).
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn closefrom(low: c_int) {
+    if let Ok(first) = u32::try_from(low) {
+        // SAFETY: as close_range's contract (closing descriptors the caller owns).
+        unsafe { close_range(first, u32::MAX, 0) };
+    }
+}
+
 /// Notes `copy` as a duplicate of `of` when `of` is a mock device's descriptor.
 fn note_dup(of: c_int, copy: c_int) {
     if copy >= 0
@@ -497,6 +528,12 @@ fn own(name: &[u8]) -> Option<*mut c_void> {
         __openat_2,
         __openat64_2,
         close,
+        close_range,
+        closefrom,
+        dup,
+        dup2,
+        dup3,
+        fcntl,
         ioctl,
         mmap,
         mmap64,

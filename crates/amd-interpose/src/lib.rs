@@ -55,6 +55,7 @@ const VIRTUAL: &[&[u8]] = &[
     b"/dev/dri/renderD",
     b"/sys/devices/virtual/kfd",
     b"/sys/class/kfd",
+    b"/sys/class/drm",
     b"/sys/module/amdgpu",
     b"/proc/modules",
 ];
@@ -104,7 +105,7 @@ static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// Whether the calling thread is inside the mock (or in a forked child, where the
 /// mock is not).
 pub fn inside() -> bool {
-    FORKED.load(Ordering::Relaxed) || INSIDE.with(|c| c.get())
+    FORKED.load(Ordering::Relaxed) || INSIDE.with(|c| c.get()) || real::foreign_process()
 }
 
 extern "C" fn forked_child() {
@@ -267,6 +268,17 @@ impl State {
         }
     }
 
+    /// Forgets every placeholder in `first..=last` (`close_range`, `closefrom`).
+    fn close_devices_in(&self, first: u32, last: u32) {
+        let last = (last as usize).min(MAX_FDS - 1);
+        for fd in first as usize..=last {
+            if self.fds[fd].load(Ordering::Relaxed) != 0 {
+                // `fd` < MAX_FDS fits an i32.
+                self.close_device(fd as i32);
+            }
+        }
+    }
+
     /// Notes a range the mock mapped, and any doorbell page it now has.
     fn mapped(&self, addr: usize, len: usize) {
         self.maps.lock().push((addr, len));
@@ -294,7 +306,11 @@ impl State {
 
 /// Writes the mock's topology (and empty device nodes) under `root`.
 fn materialize(mock: &MockSys, root: &Path, renders: usize) {
-    for top in ["/sys/devices/virtual/kfd/kfd/topology", "/sys/module/amdgpu"] {
+    for top in [
+        "/sys/devices/virtual/kfd/kfd/topology",
+        "/sys/module/amdgpu",
+        "/sys/class/drm",
+    ] {
         copy_tree(mock, Path::new(top), root);
     }
     // The loaded modules, amdgpu among them (ROCm's tools ask libkmod, which reads this).
@@ -314,6 +330,14 @@ fn materialize(mock: &MockSys, root: &Path, renders: usize) {
 
 fn copy_tree(mock: &MockSys, path: &Path, root: &Path) {
     let to = root.join(path.strip_prefix("/").unwrap_or(path));
+    if let Ok(target) = mock.readlink(path) {
+        // A link of the mock's (sysfs names IP blocks by links): the same link.
+        if let Some(parent) = to.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::os::unix::fs::symlink(target, &to);
+        return;
+    }
     match mock.list_dir(path) {
         Ok(entries) => {
             let _ = std::fs::create_dir_all(&to);

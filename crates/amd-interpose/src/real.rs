@@ -6,7 +6,7 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -87,6 +87,7 @@ real_fns! {
     fn dup2 = "dup2" (fd: c_int, to: c_int) -> c_int, fail = -1;
     fn dup3 = "dup3" (fd: c_int, to: c_int, flags: c_int) -> c_int, fail = -1;
     fn fcntl = "fcntl" (fd: c_int, cmd: c_int, arg: c_ulong) -> c_int, fail = -1;
+    fn close_range = "close_range" (first: c_uint, last: c_uint, flags: c_int) -> c_int, fail = -1;
     fn ioctl = "ioctl" (fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int, fail = -1;
     fn mmap = "mmap" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
     fn mmap64 = "mmap64" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
@@ -129,4 +130,28 @@ pub fn at_fork_child(child: extern "C" fn()) {
     // SAFETY: `child` is a plain `extern "C" fn()` living as long as the process; it
     // only stores to an atomic, which is async-signal-safe.
     unsafe { libc::pthread_atfork(None, None, Some(child)) };
+}
+
+/// The process this library was loaded into (0 before its constructor ran).
+static OWNER: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn note_owner() {
+    // SAFETY: getpid has no preconditions.
+    OWNER.store(unsafe { libc::getpid() }, Ordering::Relaxed);
+}
+
+/// Runs `note_owner` when the library is loaded (before `main` and before any
+/// interposed call can make the mock).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NOTE_OWNER: extern "C" fn() = note_owner;
+
+/// Whether the caller runs in another process than the one the library was loaded
+/// into: the child of a `vfork` (or `clone(CLONE_VM)`), which shares the parent's
+/// memory, and with it the mock's state, until it execs, but has its own
+/// descriptors — or the child of a `fork`. Its calls must not touch that state.
+pub fn foreign_process() -> bool {
+    let owner = OWNER.load(Ordering::Relaxed);
+    // SAFETY: getpid has no preconditions.
+    owner != 0 && owner != unsafe { libc::getpid() }
 }

@@ -1,6 +1,7 @@
 //! A C program that knows only `<linux/kfd_ioctl.h>` (`tests/c/kfd_client.c`) runs
 //! under the interposer: topology, VM, memory, a compute queue, a forked child that
-//! closes the devices and execs, a PM4 dispatch of the
+//! closes the devices and execs, a vforked one that also close_range's and dup2's
+//! over them (as CPython's subprocess does), posix_spawn, a PM4 dispatch of the
 //! committed `vadd` code object rung by a plain doorbell store, an event wait and a
 //! memory fault, all answered by the mock. Compiled with the system's C compiler
 //! (`CC`, else `cc`) against the KFD headers of interfaces 1.17 and 1.11 kept in
@@ -79,6 +80,7 @@ fn raw_client_against(include: &Path, create_queue_bytes: usize) {
         "dup: a duplicate of /dev/kfd answered",
         "vm: acquired",
         "fork: the child closed its copies",
+        "vfork: the child closed the devices",
         "dispatch: vadd of 1000 floats correct",
         "fault: at 0x10000",
         "all steps passed",

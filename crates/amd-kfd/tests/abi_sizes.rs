@@ -287,10 +287,9 @@ fn the_gpu_reaches_whole_pages() {
     let dev = &s.dev;
     let dst = dev.alloc(0x2000, MemoryKind::UNCACHED).unwrap();
     let q = dev.create_queue(amd_kfd::QueueKind::Sdma, 0x1000).unwrap();
-    let render = s
-        .m
-        .open(std::path::Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite)
-        .unwrap();
+    let render =
+        s.m.open(std::path::Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite)
+            .unwrap();
     // SAFETY: a fresh anonymous reservation (the address the buffer will live at).
     let va = unsafe {
         s.m.mmap(
@@ -344,7 +343,10 @@ fn the_gpu_reaches_whole_pages() {
         s.m.kick();
         let t = std::time::Instant::now();
         while q.read_ptr() < ring.len() as u64 * 4 && s.m.stop_reasons(0).is_empty() {
-            assert!(t.elapsed() < std::time::Duration::from_secs(10), "the copy did not finish");
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(10),
+                "the copy did not finish"
+            );
             std::thread::yield_now();
         }
     };

@@ -45,6 +45,7 @@
 #![deny(unsafe_code)]
 
 mod driver;
+mod drm;
 pub mod hw;
 mod kfd;
 pub mod pci;
@@ -68,6 +69,7 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use driver::{Driver, FIRST_RENDER_MINOR};
 pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo, SdmaQueue};
+pub use drm::{DRM_MAJOR, PciIdentity};
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
     SharedMemory,

@@ -1,4 +1,8 @@
-//! The GPUs the mock presents: their KFD topology properties and memory sizes.
+//! The GPUs the mock presents: their KFD topology properties, memory sizes, PCI
+//! identity and IP blocks.
+
+use crate::drm::PciIdentity;
+use crate::pci::discovery::Discovery;
 
 /// One mock GPU: what its sysfs `properties` say and how much memory it has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +18,12 @@ pub struct GpuProfile {
     pub large_bar: bool,
     /// Replaces the generated `properties` text (to test malformed files).
     pub properties_override: Option<String>,
+    /// GTT bytes (`mem_info_gtt_total`).
+    pub gtt_size: u64,
+    /// What the render node's `device/` says of the PCI function.
+    pub pci: PciIdentity,
+    /// The IP blocks (`device/ip_discovery`), as the card's discovery table has them.
+    pub discovery: Discovery,
 }
 
 const GFX1100: &[(&str, u64)] = &[
@@ -111,6 +121,14 @@ impl GpuProfile {
             vram_size: 24 << 30,
             large_bar: true,
             properties_override: None,
+            gtt_size: 16 << 30,
+            pci: PciIdentity {
+                subsystem_vendor: 0x1002,
+                subsystem_device: 0x0e3b,
+                revision: 0xc8,
+                class: 0x03_0000,
+            },
+            discovery: Discovery::navi31(),
         }
     }
 
@@ -122,6 +140,14 @@ impl GpuProfile {
             vram_size: 16 << 30,
             large_bar: true,
             properties_override: None,
+            gtt_size: 16 << 30,
+            pci: PciIdentity {
+                subsystem_vendor: 0x1002,
+                subsystem_device: 0x0e3a,
+                revision: 0xc1,
+                class: 0x03_0000,
+            },
+            discovery: Discovery::navi21(),
         }
     }
 

@@ -13,6 +13,7 @@ use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResul
 use nix::errno::Errno;
 
 use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
+use crate::drm::SysNode;
 use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM, BarMap, PAGE, PciBus};
 use crate::{ExecMode, MockSys, NODES, err};
 
@@ -332,6 +333,12 @@ impl Sys for MockSys {
                 .read_file(path)
                 .map_err(|e| SysError::at("read", path, e));
         }
+        if let Some(n) = self.drm_node(path) {
+            return match n {
+                SysNode::File(b) => Ok(b),
+                _ => Err(SysError::at("read", path, Errno::EISDIR)),
+            };
+        }
         if let Some(r) = self.virtual_text(path) {
             return r;
         }
@@ -354,6 +361,12 @@ impl Sys for MockSys {
     }
 
     fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
+        if let Some(n) = self.drm_node(path) {
+            return match n {
+                SysNode::Dir(names) => Ok(names),
+                _ => Err(SysError::at("readdir", path, Errno::ENOTDIR)),
+            };
+        }
         let d = self.driver.lock();
         if PciBus::owns(path) {
             return d.pci.list_dir(path).map_err(|e| SysError::at("readdir", path, e));
@@ -389,6 +402,9 @@ impl Sys for MockSys {
         if PciBus::owns(path) {
             return self.driver.lock().pci.node(path).is_some();
         }
+        if self.drm_node(path).is_some() {
+            return true;
+        }
         if path == Path::new("/dev/kfd")
             || path == Path::new("/sys/module/amdgpu")
             || Self::render_index(path).is_some_and(|i| i < self.driver.lock().gpus.len())
@@ -409,6 +425,9 @@ impl Sys for MockSys {
                 .pci
                 .readlink(path)
                 .map_err(|e| SysError::at("readlink", path, e));
+        }
+        if let Some(SysNode::Link(t)) = self.driver.lock().drm_sysfs(path) {
+            return Ok(t);
         }
         if Self::is_virtual(path) {
             return Err(SysError::at("readlink", path, Errno::EINVAL));
@@ -599,6 +618,19 @@ impl MockSys {
     }
 }
 
+impl MockSys {
+    /// The render nodes' sysfs node at `path`, with a final link followed (as
+    /// `open` and `opendir` follow it).
+    fn drm_node(&self, path: &Path) -> Option<SysNode> {
+        let d = self.driver.lock();
+        let n = d.drm_sysfs(path)?;
+        match n.link_target(path.parent()?) {
+            Some(t) => d.drm_sysfs(&t),
+            None => Some(n),
+        }
+    }
+}
+
 /// The end of the whole pages `len` bytes from `addr` cover (the address space's
 /// end where that overflows: nothing is mapped there).
 pub(crate) fn page_end(addr: usize, len: usize) -> usize {
@@ -606,4 +638,3 @@ pub(crate) fn page_end(addr: usize, len: usize) -> usize {
         .and_then(|e| e.checked_next_multiple_of(PAGE))
         .unwrap_or(usize::MAX)
 }
-

@@ -74,3 +74,85 @@ fn reads_outside_dev_and_sys_reach_the_host() {
     );
     assert_eq!(m.stats().open_fds, 0);
 }
+
+/// Each render node's sysfs directory, as amdgpu writes it: what tinygrad 0.14 reads
+/// before it opens anything (`ip_discovery/die/0/<hw_id>/0/{major,minor,revision}` of
+/// GC, SDMA0 and NBIF), the PCI identity and the named links to the hardware ids.
+#[test]
+fn render_node_sysfs_and_ip_discovery() {
+    let m = MockSys::new(MockConfig {
+        gpus: vec![GpuProfile::gfx1100(), GpuProfile::gfx1030()],
+        ..MockConfig::default()
+    });
+    let read = |p: &str| String::from_utf8(m.read_file(Path::new(p)).unwrap()).unwrap();
+    let list = |p: &str| {
+        let mut v = m.list_dir(Path::new(p)).unwrap();
+        v.sort();
+        v
+    };
+    assert_eq!(list("/sys/class/drm"), ["renderD128", "renderD129"]);
+    assert_eq!(read("/sys/class/drm/renderD129/dev"), "226:129\n");
+    let dev = "/sys/class/drm/renderD128/device";
+    assert_eq!(read(&format!("{dev}/vendor")), "0x1002\n");
+    assert_eq!(read(&format!("{dev}/device")), "0x744c\n");
+    assert_eq!(read(&format!("{dev}/class")), "0x030000\n");
+    let uevent = read(&format!("{dev}/uevent"));
+    assert!(
+        uevent.starts_with("DRIVER=amdgpu\nPCI_CLASS=30000\nPCI_ID=1002:744C\n"),
+        "{uevent}"
+    );
+    // location_id 34304 = bus 0x86, device 0, function 0.
+    assert!(uevent.contains("PCI_SLOT_NAME=0000:86:00.0\n"), "{uevent}");
+    assert_eq!(
+        read(&format!("{dev}/mem_info_vram_total")),
+        format!("{}\n", 24u64 << 30)
+    );
+    // What tinygrad 0.14 does: list die/0, keep the numeric names, read three files.
+    let die = |d: &str| format!("/sys/class/drm/{d}/device/ip_discovery/die/0");
+    let version = |d: &str, hw: u16| {
+        let base = format!("{}/{hw}/0", die(d));
+        ["major", "minor", "revision"].map(|f| read(&format!("{base}/{f}")).trim().parse::<u32>().unwrap())
+    };
+    let entries = list(&die("renderD128"));
+    for hw in ["11", "42", "43", "108", "num_ips", "GC", "SDMA0", "NBIF"] {
+        assert!(entries.iter().any(|e| e == hw), "{hw} missing from {entries:?}");
+    }
+    assert_eq!(version("renderD128", 11), [11, 0, 0], "GC");
+    assert_eq!(version("renderD128", 42), [6, 0, 0], "SDMA0");
+    assert_eq!(version("renderD128", 108), [4, 3, 0], "NBIF");
+    assert_eq!(version("renderD129", 11), [10, 3, 0], "GC of the gfx1030");
+    assert_eq!(version("renderD129", 68), [5, 2, 0], "SDMA2 of the gfx1030");
+    assert_eq!(read(&format!("{}/num_ips", die("renderD128"))), "12\n");
+    // The named link, and reads through it.
+    assert_eq!(
+        m.readlink(Path::new(&format!("{}/GC", die("renderD128")))).unwrap(),
+        Path::new("11")
+    );
+    assert_eq!(read(&format!("{}/GC/0/major", die("renderD128"))), "11\n");
+    assert_eq!(list(&format!("{}/GC", die("renderD128"))), ["0"]);
+    let gc = format!("{}/11/0", die("renderD128"));
+    assert_eq!(read(&format!("{gc}/hw_id")), "11\n");
+    assert_eq!(read(&format!("{gc}/harvest")), "0x0\n");
+    assert_eq!(read(&format!("{gc}/num_base_addresses")), "4\n");
+    assert_eq!(
+        read(&format!("{gc}/base_addr")),
+        "0x00001260\n0x0000A000\n0x0001C000\n0x02402C00\n"
+    );
+    // The gfx1030's second VCN is fused off.
+    assert_eq!(read(&format!("{}/12/1/harvest", die("renderD129"))), "0x1\n");
+    // What is not there.
+    for p in [
+        "/sys/class/drm/renderD130/dev",
+        "/sys/class/drm/renderD128/device/nothing",
+        "/sys/class/drm/renderD128/device/ip_discovery/die/1",
+        "/sys/class/drm/renderD128/device/ip_discovery/die/0/11/1/major",
+        "/sys/class/drm/renderD128/device/ip_discovery/die/0/9999/0/major",
+    ] {
+        assert_eq!(m.read_file(Path::new(p)).unwrap_err().errno, Errno::ENOENT, "{p}");
+    }
+    assert_eq!(
+        m.read_file(Path::new(dev)).unwrap_err().errno,
+        Errno::EISDIR,
+        "a directory is no file"
+    );
+}

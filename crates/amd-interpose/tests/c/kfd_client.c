@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -336,6 +337,39 @@ int main(int argc, char **argv) {
     if (waitpid(child, &status, 0) < 0) die("waitpid");
     check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the forked child");
     printf("fork: the child closed its copies and ran /bin/true\n");
+
+    /* CPython starts subprocesses with vfork: the child runs in the parent's memory
+     * until it execs, and closes descriptors (here also with close_range and dup2
+     * over them) on its way. None of that may reach the parent's emulated devices. */
+    child = vfork();
+    if (child < 0) die("vfork");
+    if (child == 0) {
+        close(kfd);
+        dup2(2, drm);
+        close_range(3, ~0U, 0);
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(127);
+    }
+    if (waitpid(child, &status, 0) < 0) die("waitpid");
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the vforked child");
+    char *spawn_argv[] = {"true", NULL};
+    if (posix_spawn(&child, "/bin/true", NULL, NULL, spawn_argv, environ) != 0) die("posix_spawn");
+    if (waitpid(child, &status, 0) < 0) die("waitpid");
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the spawned child");
+    struct kfd_ioctl_get_version_args v3 = {0};
+    if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v3) < 0 || v3.major_version != v.major_version)
+        die("/dev/kfd after the children");
+    /* The parent's own close_range of a duplicate: the number is free again, and a
+     * file opened on it is the host's, not the mock's. */
+    int extra = dup(kfd);
+    if (extra < 0) die("dup");
+    if (close_range((unsigned)extra, (unsigned)extra, 0) != 0) die("close_range");
+    int reused = open("/dev/null", O_RDONLY);
+    if (reused < 0) die("open /dev/null");
+    check(ioctl(reused, AMDKFD_IOC_GET_VERSION, &v3) < 0 && errno == ENOTTY, "a closed duplicate's number");
+    close(reused);
+    if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v3) < 0) die("/dev/kfd after close_range of its duplicate");
+    printf("vfork: the child closed the devices, close_range'd and dup2'd over them; posix_spawn and close_range left them working\n");
 
     /* The kernel and its data. */
     struct mem code;
