@@ -45,7 +45,7 @@
 #![deny(unsafe_code)]
 
 mod driver;
-mod drm;
+pub mod drm;
 pub mod hw;
 mod kfd;
 pub mod pci;

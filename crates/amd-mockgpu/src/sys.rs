@@ -89,6 +89,9 @@ impl Sys for MockSys {
                 .lock()
                 .vfio_ioctl(k, request, arg)
                 .map_err(|e| err(&format!("ioctl {name}"), e)),
+            Some(FdKind::Render(g)) => self
+                .drm_ioctl(g, request, arg)
+                .map_err(|e| err(&format!("ioctl {name}"), e)),
             Some(_) => Err(err(&format!("ioctl {name}"), Errno::ENOTTY)),
             None => Err(err(&format!("ioctl {name}"), Errno::EBADF)),
         }

@@ -9,6 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod abi;
+mod ioctl;
+
+pub use ioctl::{AMDGPU_KMS_VERSION, GB_ADDR_CONFIG};
+
 use crate::driver::{Driver, FIRST_RENDER_MINOR};
 use crate::pci::discovery::{Discovery, IpBlock};
 
