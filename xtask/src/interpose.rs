@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{Result, workspace_root};
+use crate::{Result, tinygrad_tests, workspace_root};
 
 const VERSION: &str = "0.10.1";
 /// `cargo xtask bench graph`'s goal (0.5 µs) as a ratio of tinygrad's replay when it
@@ -36,15 +36,24 @@ const VERSION: &str = "0.10.1";
 const GOAL_RATIO: f64 = GOAL_US / 16.0;
 /// The graph replay goal in µs.
 const GOAL_US: f64 = 0.5;
-const USAGE: &str = "cargo xtask interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]]";
+const USAGE: &str = "cargo xtask interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]]";
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut gpus = 2u32;
     let mut what = None;
     let mut vs_graph = None;
+    let mut releases = vec![VERSION, tinygrad_tests::CURRENT];
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--release" => {
+                let r = it.next().map(String::as_str);
+                releases = match r {
+                    Some(VERSION) => vec![VERSION],
+                    Some(tinygrad_tests::CURRENT) => vec![tinygrad_tests::CURRENT],
+                    _ => return Err(format!("--release takes {VERSION} or {}", tinygrad_tests::CURRENT).into()),
+                };
+            }
             "--vs-graph" => {
                 let rounds = match it.peek().map(|v| v.parse::<u32>()) {
                     Some(Ok(n)) => {
@@ -93,6 +102,9 @@ pub fn run(args: &[String]) -> Result<()> {
         "cargo build -p amd-interpose",
     )?;
     let lib = root.join("target/release/libamd_interpose.so");
+    if vs_graph.is_none() && !releases.contains(&VERSION) {
+        return run_current(&work, &lib, gpus);
+    }
     let tree = tinygrad_tree(&work)?;
     let plugin = root.join("crates/amd-interpose/tinygrad");
     let python_path = format!("{}:{}", plugin.display(), tree.display());
@@ -157,11 +169,89 @@ pub fn run(args: &[String]) -> Result<()> {
         (None, _) => println!("note: set REMU_LIB to a built libremu.so to compare with tinygrad's own mock"),
         (Some(_), false) => println!("note: no test/mockgpu in the checkout: tinygrad's own mock cannot run"),
     }
+    // test_ops.py's subset, against torch on the CPU.
+    let python = tinygrad_tests::python_env(&work)?;
+    let ops = tree.join("test/test_ops.py");
+    for (group, expr) in tinygrad_tests::TEST_OPS_SUBSET {
+        let out = Command::new(&python)
+            .current_dir(&tree)
+            .args(["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"])
+            .arg(&ops)
+            .args(["-k", expr])
+            .env("AMD", "1")
+            .env("PYTHONPATH", &python_path)
+            .env("AMD_MOCK_GPUS", gpus.to_string())
+            .env("LD_PRELOAD", &lib)
+            .output()?;
+        summary.push(pytest_line(VERSION, &format!("test_ops.py {group}"), &out));
+    }
     for l in &summary {
         println!("{l}");
     }
     // test_hcq's bandwidth and launch-time checks hold a GPU's speed unless tinygrad's
     // own mock (MOCKGPU) is in use; the output above names what failed.
+    if releases.contains(&tinygrad_tests::CURRENT) {
+        run_current(&work, &lib, gpus)?;
+    }
+    Ok(())
+}
+
+/// A summary line of one pytest run, its failures after it, and the output itself
+/// when it gave no summary.
+fn pytest_line(version: &str, what: &str, out: &std::process::Output) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match tinygrad_tests::PytestCounts::parse(&text) {
+        Some(c) => {
+            let mut l = format!("interpose: tinygrad {version} {what}: {}", c.line());
+            for f in &c.failures {
+                l.push_str(&format!("\n    {f}"));
+            }
+            l
+        }
+        None => format!("interpose: tinygrad {version} {what}: no pytest summary:\n{text}"),
+    }
+}
+
+/// tinygrad's current release, unmodified, on the mock: its `test_hcq.py` and the
+/// `test_ops.py` subset, compiling with LLVM (`DEV=AMD:LLVM`, tinygrad's own
+/// libLLVM backend) and its compile worker pool on, as it defaults.
+fn run_current(work: &Path, lib: &Path, gpus: u32) -> Result<()> {
+    let version = tinygrad_tests::CURRENT;
+    let python = tinygrad_tests::python_env(work)?;
+    let (site, tree) = tinygrad_tests::current_release(work, &python)?;
+    let bin = tinygrad_tests::clang_dir(work)?;
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    println!("tinygrad {version} on {gpus} mock GPU(s) through libamd_interpose.so (DEV=AMD:LLVM)");
+    let pytest = |file: &str, expr: Option<&str>| -> Result<std::process::Output> {
+        let mut cmd = Command::new(&python);
+        cmd.current_dir(&tree)
+            .args(["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", file])
+            .env("DEV", "AMD:LLVM")
+            .env("PYTHONPATH", &site)
+            .env("PATH", &path)
+            .env("AMD_MOCK_GPUS", gpus.to_string())
+            .env("LD_PRELOAD", lib);
+        if let Some(e) = expr {
+            cmd.args(["-k", e]);
+        }
+        Ok(cmd.output()?)
+    };
+    let mut summary = vec![pytest_line(
+        version,
+        "test_hcq.py",
+        &pytest("test/device/test_hcq.py", None)?,
+    )];
+    for (group, expr) in tinygrad_tests::TEST_OPS_SUBSET {
+        let out = pytest("test/backend/test_ops.py", Some(expr))?;
+        summary.push(pytest_line(version, &format!("test_ops.py {group}"), &out));
+    }
+    for l in &summary {
+        println!("{l}");
+    }
     Ok(())
 }
 

@@ -17,11 +17,12 @@
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
-//! - `interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]]`: run tinygrad 0.10.1's
-//!   `test/test_hcq.py` and small tinygrad programs on the mock GPU through
-//!   `libamd_interpose.so`, or (`--vs-graph`) alternate the graph benchmark with
-//!   tinygrad's own graph replay, timed (downloads tinygrad from PyPI; needs python3 and
-//!   clang-19; never in the test command).
+//! - `interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]]`:
+//!   run tinygrad 0.10.1's and 0.14.0's `test_hcq.py` and a named subset of their
+//!   `test_ops.py` (against torch on the CPU), and small tinygrad programs, on the mock
+//!   GPU through `libamd_interpose.so`, or (`--vs-graph`) alternate the graph benchmark
+//!   with tinygrad 0.10.1's own graph replay, timed (downloads tinygrad, numpy, torch
+//!   and pytest from PyPI; needs python3 and clang-19; never in the test command).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
 //!   `bench <name>: <value> <unit> (<ratio> × <reference>)` lines.
@@ -45,6 +46,7 @@ mod kernels;
 mod listings;
 mod miri;
 mod oracle;
+mod tinygrad_tests;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -69,7 +71,7 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri"
             );
             return ExitCode::from(2);
         }

@@ -363,6 +363,24 @@ fn the_gpu_reaches_whole_pages() {
         reasons.iter().any(|r| r.contains(&format!("{:#x}", va + 0x1000))),
         "{reasons:?}"
     );
+    // The faulted queue stays stopped; a queue made afterwards in the same process
+    // runs (what a client that reopens its device after a fault gets).
+    let q2 = dev.create_queue(amd_kfd::QueueKind::Sdma, 0x1000).unwrap();
+    let one = CopyLinear::new(dst.va() as u64 + 64, va as u64, 12)
+        .unwrap()
+        .to_dwords(GfxTarget::Gfx11);
+    q2.ring().write(0, one.as_bytes()).unwrap();
+    q2.submit(one.len() as u64 * 4);
+    s.m.kick();
+    let t = std::time::Instant::now();
+    while q2.read_ptr() < one.len() as u64 * 4 {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(10),
+            "the new queue did not run"
+        );
+        std::thread::yield_now();
+    }
+    assert_eq!(s.m.stop_reasons(0).len(), 1, "only the first queue stopped");
     s.m.close(render).unwrap();
     s.m.close(s.fd).unwrap();
 }
