@@ -335,6 +335,20 @@ impl Mods {
         }
     }
 
+    /// The 16-bit half of `x` op_sel picks for source `k`, with abs and neg applied to
+    /// its sign bit (no flushing: for `v_cndmask_b16`, which moves bits).
+    pub(crate) fn half_signed(&self, k: usize, x: u32) -> u16 {
+        let mut h = self.half(k, x);
+        if self.abs >> k & 1 != 0 {
+            h &= 0x7fff;
+        }
+        if self.neg >> k & 1 != 0 {
+            h ^= 0x8000;
+        }
+        h
+    }
+
+    /// `x` with abs and neg of source `k` applied to its sign bit (bit 31).
     pub(crate) fn float(&self, k: usize, x: u32) -> u32 {
         let mut v = x;
         if self.abs >> k & 1 != 0 {
@@ -766,13 +780,21 @@ pub(crate) fn valu_lanes(
             vop3::V_COS_F32_E64 => trans32(Unary::Cos, fa, r32, revolutions(fa.into()).cos() as f32),
             vop3::V_SUBREV_NC_U32_E64 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
+            // v_cndmask_b32: the VOP3 and DPP16 forms take neg and abs on S0 and S1
+            // (LLVM assembles them and folds float negations and absolute values into
+            // them), applied to the sign bit as the float operands' are, with no
+            // flushing: the selected bits are moved as they are.
             vop3::V_CNDMASK_B32_E64 => {
                 let sel = if i.enc == Encoding::Vop3 {
                     w.sread(srcs[2], lit)?
                 } else {
                     w.vcc()
                 };
-                if sel >> lane & 1 != 0 { b } else { a }
+                if sel >> lane & 1 != 0 {
+                    m.float(1, b)
+                } else {
+                    m.float(0, a)
+                }
             }
             vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
             vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
@@ -1837,6 +1859,51 @@ mod tests {
         assert_eq!(w.s[1], 0xf);
         assert!(run(&[0xd411_0001, 0x0802_0702], set).is_err(), "omod");
         assert!(run(&[0xd441_8001, 0x0002_0702], set).is_err(), "v_cmp_lt_i32 clamp");
+    }
+
+    /// `where(c, x, -x)` compiles to a VOP3 `v_cndmask_b32` with neg on a source: the
+    /// selected value's sign bit flips (abs clears it), in the VOP3, VOP3 16-bit and
+    /// DPP16 forms. Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    #[test]
+    fn cndmask_takes_neg_and_abs() {
+        let (x, y) = (0.75f32.to_bits(), (-2.5f32).to_bits());
+        let set = |w: &mut Wave| {
+            lanes(w, 1, |_| x);
+            lanes(w, 2, |_| x);
+            lanes(w, 3, |_| y);
+            w.s[0] = 0b10;
+            w.s[VCC_LO] = 0b10;
+        };
+        let neg = |v: u32| v ^ 0x8000_0000;
+        // v_cndmask_b32_e64 v1, v2, -v2, vcc_lo: x where the mask is clear, -x where set.
+        let w = run(&[0xd501_0001, 0x41aa_0502], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (x, neg(x)));
+        // v_cndmask_b32_e64 v0, -v1, v1, s0
+        let w = run(&[0xd501_0000, 0x2002_0301], set).unwrap();
+        assert_eq!((w.v[0][0], w.v[0][1]), (neg(x), x));
+        // v_cndmask_b32_e64 v1, |v2|, -|v3|, s0: |x| and -|y| (= y, negative already).
+        let w = run(&[0xd501_0301, 0x4002_0702], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (x, y));
+        // The sign bit of a NaN flips too (no quieting, no flushing of denormals).
+        let w = run(&[0xd501_0001, 0x41aa_0502], |w| {
+            set(w);
+            lanes(w, 2, |_| 0x7f80_0001);
+        })
+        .unwrap();
+        assert_eq!(w.v[1][1], 0xff80_0001);
+        // v_cndmask_b16 v1, -v2, |v3|, s0 (halves 0x3a00 = 0.75, 0xc100 = -2.5): -0.75
+        // and 2.5, the high half of v1 kept.
+        let w = run(&[0xd65d_0201, 0x2002_0702], |w| {
+            set(w);
+            lanes(w, 1, |_| 0x1234_0000);
+            lanes(w, 2, |_| 0x3a00);
+            lanes(w, 3, |_| 0xc100);
+        })
+        .unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (0x1234_ba00, 0x1234_4100));
+        // v_cndmask_b32_dpp v1, -v2, |v3|, vcc_lo quad_perm:[0,1,2,3]
+        let w = run(&[0x0202_06fa, 0xff90_e402], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (neg(x), y & 0x7fff_ffff));
     }
 
     #[test]

@@ -224,9 +224,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_min3_u16" => Out::Half(h(0)?.min(h(1)?).min(h(2)?)),
             "v_max3_u16" => Out::Half(h(0)?.max(h(1)?).max(h(2)?)),
             "v_med3_u16" => Out::Half(med3(h(0)?, h(1)?, h(2)?)),
+            // The halves op_sel picks, their sign bits under abs and neg (as LLVM
+            // assembles them on S0 and S1).
             "v_cndmask_b16" => {
                 let mask = w.sread(srcs[2], lit)?;
-                Out::Half(if mask >> lane & 1 == 1 { h(1)? } else { h(0)? })
+                let k = usize::from(mask >> lane & 1 == 1);
+                Out::Half(m.half_signed(k, raw(k)?))
             }
             // f16 arithmetic.
             "v_min3_f16" => Out::Half(minmax::min3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
