@@ -798,6 +798,7 @@ pub(crate) fn valu_lanes(
             }
             vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
             vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
+            vop3::V_SUBREV_F32_E64 => sub32(fb, fa, r32).to_bits(),
             vop3::V_MUL_F32_E64 => mul32(fa, fb, r32).to_bits(),
             vop3::V_MUL_I32_I24_E64 => {
                 let p = i64::from((a << 8) as i32 >> 8) * i64::from((b << 8) as i32 >> 8);

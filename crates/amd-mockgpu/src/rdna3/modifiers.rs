@@ -191,6 +191,10 @@ mod tests {
         // v_ldexp_f32 v1, v2, v3 clamp: 0.75 · 2^1 clamped to 1; omod 0.5 (div:2) 0.75.
         assert_eq!(one(&[0xd71c_8001, 0x0002_0702], f(0.75), 1, 0).unwrap().0, f(1.0));
         assert_eq!(one(&[0xd71c_0001, 0x1802_0702], f(0.75), 1, 0).unwrap().0, f(0.75));
+        // v_subrev_f32_e64 v1, v2, v3 clamp: 1 - 3 = -2 clamps to 0; mul:4 gives 8 from
+        // 3 - 1.
+        assert_eq!(one(&[0xd505_8001, 0x0002_0702], f(3.0), f(1.0), 0).unwrap().0, 0);
+        assert_eq!(one(&[0xd505_0001, 0x1002_0702], f(1.0), f(3.0), 0).unwrap().0, f(8.0));
         // v_floor_f64 v[1:2], v[2:3] mul:2 (v2:v3 = -1.5): floor -2, times 2 is -4;
         // with clamp 0.
         let w = run(&[0xd59a_0001, 0x0800_0102], |w| {

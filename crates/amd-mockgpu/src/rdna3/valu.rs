@@ -1,7 +1,7 @@
 //! Vector ALU opcodes by ISA name that `exec::valu` does not cover: f64 rounding,
 //! 16-bit integer and f16 arithmetic of VOP3, packs and normalised conversions,
 //! byte sums of absolute differences, cube-map helpers, register swaps and relative
-//! moves, and the VOP2 leftovers (`v_subrev_f32`, `v_xnor_b32`, 24-bit high
+//! moves, and the VOP2 leftovers (`v_xnor_b32`, 24-bit high
 //! multiplies, `v_pk_fmac_f16`).
 //!
 //! Opcodes come in VOP3 numbering (VOP2 from `exec::VOP2_IN_VOP3`, VOP1 from
@@ -18,7 +18,7 @@ use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::rounding::{fma16, fma32, ldexp, sub32, sub64, to16};
+use super::rounding::{fma16, fma32, ldexp, sub64, to16};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
@@ -362,7 +362,6 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 Out::Quad(q)
             }
             // f32 leftovers.
-            "v_subrev_f32" => Out::Word(w.f32_out(sub32(f32s(1)?, f32s(0)?, w.round32()).to_bits())),
             "v_fma_dx9_zero_f32" | "v_fmac_dx9_zero_f32" => {
                 let c = if n == "v_fmac_dx9_zero_f32" {
                     f32::from_bits(w.vread(256 + dst as u16, lane, None)?)
