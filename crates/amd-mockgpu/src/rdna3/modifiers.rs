@@ -281,9 +281,24 @@ mod tests {
         );
         // v_subrev_co_u32 v1, s10, v2, v3 clamp: 1 - 2 saturates to 0.
         assert_eq!(one(&[0xd702_8a01, 0x0002_0702], 2, 1, 0).unwrap().0, 0);
-        // omod on an integer result is refused, naming the instruction.
+        // omod on an integer result is refused, naming the instruction (the f64
+        // conversion too).
         let e = one(&[0xd588_0001, 0x0800_0102], 0, 0, 0).unwrap_err();
         assert!(e.contains("v_cvt_i32_f32") && e.contains("float results only"), "{e}");
+        let e = one(&[0xd583_0001, 0x0800_0102], 0, 0, 0).unwrap_err();
+        assert!(e.contains("v_cvt_i32_f64") && e.contains("float results only"), "{e}");
+        // With clamp it saturates as without (v2:v3 = 2^40).
+        assert_eq!(
+            one(
+                &[0xd583_8001, 0x0000_0102],
+                0,
+                (2f64.powi(40).to_bits() >> 32) as u32,
+                0
+            )
+            .unwrap()
+            .0,
+            i32::MAX as u32
+        );
         // Clamp on v_mul_lo_u32 (LLVM rejects it) is refused.
         assert!(
             one(&[0xd72c_8001, 0x0002_0702], 1, 1, 0)
