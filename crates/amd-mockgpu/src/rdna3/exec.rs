@@ -131,7 +131,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
             // VOP3's VOPC block.
             None => {
                 let srcs = [i.bits(1, 8, 0) as u16, i.bits(1, 17, 9) as u16];
-                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, vop3_mods(i)).map(|_| Flow::Next)
+                let m = vop3_mods(i);
+                super::modifiers::check_vop3(i.op, m)?;
+                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, m).map(|_| Flow::Next)
             }
         },
         Encoding::Flat => super::memory::flat(w, i, mem, lds).map(|_| Flow::Next),
@@ -608,6 +610,11 @@ pub(crate) fn valu_lanes(
     srcs: [u16; 3],
     m: Mods,
 ) -> R<()> {
+    // Modifiers the ISA does not allow on this VOP3 instruction are refused (VOP1,
+    // VOP2 and VOPD carry none; DPP16's are checked where they are read).
+    if m != Mods::NONE && i.enc == Encoding::Vop3 {
+        super::modifiers::check_vop3(op, m)?;
+    }
     // Lane reads and writes, the permlanes and the M0-relative moves.
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
