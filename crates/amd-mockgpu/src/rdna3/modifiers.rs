@@ -170,6 +170,80 @@ pub(crate) fn check_vop3p(op: u16, neg_lo: u32, neg_hi: u32) -> R<()> {
     Ok(())
 }
 
+/// The modifiers the interpreter takes on one instruction form: what [`check_vop3`],
+/// [`check_dpp16`] and [`check_vop3p`] let through, and omod only where the result is
+/// a float (for generators of test cases, such as `cargo xtask oracle`). Bit k of each
+/// mask is source k (op_sel bit 3 the destination). In VOP3P, `neg` is neg_lo and
+/// `abs` neg_hi, whose bits they are in the encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    /// neg (VOP3P: neg_lo) per source.
+    pub neg: u8,
+    /// abs (VOP3P: neg_hi) per source.
+    pub abs: u8,
+    /// op_sel per operand.
+    pub op_sel: u8,
+    /// op_sel_hi per source (VOP3P only).
+    pub op_sel_hi: u8,
+    /// clamp.
+    pub clamp: bool,
+    /// omod.
+    pub omod: bool,
+}
+
+/// The modifiers the interpreter takes on opcode `op` of `encoding`: `"VOP3"` (VOP3
+/// numbering, VOPC's block included), `"VOP3SD"`, `"VOP3P"`, or `"VOP1"`, `"VOP2"`,
+/// `"VOPC"` for their DPP16 forms (neg and abs only). None for anything else.
+pub fn modifiers(encoding: &str, op: u16) -> Modifiers {
+    let at = |table: &[Accepts]| table.get(usize::from(op)).copied().unwrap_or(Accepts::NONE);
+    let signs = |a: Accepts| Modifiers {
+        neg: a.neg,
+        abs: a.abs,
+        ..Modifiers::default()
+    };
+    match encoding {
+        "VOP1" => signs(at(&VOP1_DPP16_MODIFIERS)),
+        "VOP2" => signs(at(&VOP2_DPP16_MODIFIERS)),
+        "VOPC" => signs(at(&VOPC_DPP16_MODIFIERS)),
+        "VOP3" | "VOP3SD" => {
+            let a = at(&VOP3_MODIFIERS);
+            let name = super::valu::name(op).or_else(|| Vop3sd::from_op(op).map(Vop3sd::name));
+            let float = name.and_then(kind).is_some_and(|k| k != Kind::ClampChangesNothing);
+            let sd = encoding == "VOP3SD";
+            Modifiers {
+                neg: a.neg,
+                // VOP3SD has its scalar destination where VOP3 has abs and op_sel.
+                abs: if sd { 0 } else { a.abs },
+                op_sel: if sd { 0 } else { op_sel_allowed(op) },
+                op_sel_hi: 0,
+                clamp: a.clamp,
+                omod: a.omod && float,
+            }
+        }
+        "VOP3P" => {
+            // What check_vop3p leaves: every neg bit on float operands, the signedness
+            // bits on the integer dot products and WMMA, none on the other integers.
+            let neg = match Vop3p::from_op(op) {
+                None => return Modifiers::default(),
+                Some(_) if check_vop3p(op, 0b111, 0).is_ok() => 0b111,
+                Some(_) if check_vop3p(op, 0b011, 0).is_ok() => 0b011,
+                Some(_) => 0,
+            };
+            let wmma = Vop3p::from_op(op).is_some_and(|o| o.name().starts_with("v_wmma"));
+            Modifiers {
+                neg,
+                abs: if check_vop3p(op, 0, 0b111).is_ok() { 0b111 } else { 0 },
+                // WMMA's op_sel bits 0 and 1 are refused (packed::vop3p).
+                op_sel: if wmma { 0b100 } else { 0b111 },
+                op_sel_hi: 0b111,
+                clamp: true,
+                omod: false,
+            }
+        }
+        _ => Modifiers::default(),
+    }
+}
+
 /// Which halves of the destination a 16-bit float result fills.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Halves {
