@@ -803,10 +803,13 @@ fn float_result(name: &str, w0: u32) -> Option<FloatResult> {
     }
 }
 
-/// The ISA's output modifiers on an f64 value: times 2, 4 or 0.5, then clamp to [0, 1]
-/// (NaN to 0).
-fn scaled(x: f64, omod: u32, clamp: bool) -> f64 {
-    let x = x * [1.0, 2.0, 4.0, 0.5][(omod & 3) as usize];
+/// omod's factor: times 2, 4 or 0.5.
+fn omod_factor(omod: u32) -> f64 {
+    [1.0, 2.0, 4.0, 0.5][(omod & 3) as usize]
+}
+
+/// Clamp to [0, 1], NaN to 0 (-0 stays -0).
+fn clamped(x: f64, clamp: bool) -> f64 {
     match clamp {
         true if x.is_nan() => 0.0,
         true => x.clamp(0.0, 1.0),
@@ -815,7 +818,10 @@ fn scaled(x: f64, omod: u32, clamp: bool) -> f64 {
 }
 
 /// An output-modifier case's omod and clamp applied to the emulator's result
-/// (`reference_words` ran it without them), in the lanes EXEC enables.
+/// (`reference_words` ran it without them), in the lanes EXEC enables: the result
+/// times the factor, rounded to its format, then clamped (as the interpreter reads
+/// the ISA; whether the hardware rounds before or after clamping has not been
+/// compared, and differs only where scaling rounds a tiny negative value to -0).
 fn output_modifiers(c: &Case, st: &mut WaveState) {
     let (Some(&w0), Some(&w1)) = (c.words.first(), c.words.get(1)) else {
         return;
@@ -828,23 +834,21 @@ fn output_modifiers(c: &Case, st: &mut WaveState) {
     };
     let (omod, clamp) = (w1 >> 27 & 3, w0 >> 15 & 1 == 1);
     let d = VDST as usize;
-    let half = |h: u32| u32::from(f16_from_f64(scaled(f16_to_f64(h as u16), omod, clamp)));
+    let half = |h: u32| {
+        let scaled = f16_from_f64(f16_to_f64(h as u16) * omod_factor(omod));
+        u32::from(f16_from_f64(clamped(f16_to_f64(scaled), clamp)))
+    };
     for lane in (0..32).filter(|l| c.state.sgpr[EXEC] >> l & 1 == 1) {
         let v = st.vgpr[d][lane];
         match format {
             FloatResult::F32 => {
                 // f32 arithmetic on the host: the product rounds as the GPU's does.
-                let x = f32::from_bits(v) * [1.0, 2.0, 4.0, 0.5][omod as usize];
-                let x = match clamp {
-                    true if x.is_nan() => 0.0,
-                    true => x.clamp(0.0, 1.0),
-                    false => x,
-                };
-                st.vgpr[d][lane] = x.to_bits();
+                let x = f32::from_bits(v) * omod_factor(omod) as f32;
+                st.vgpr[d][lane] = (clamped(f64::from(x), clamp) as f32).to_bits();
             }
             FloatResult::F64 => {
                 let x = f64::from_bits(u64::from(st.vgpr[d + 1][lane]) << 32 | u64::from(v));
-                let r = scaled(x, omod, clamp).to_bits();
+                let r = clamped(x * omod_factor(omod), clamp).to_bits();
                 st.vgpr[d][lane] = r as u32;
                 st.vgpr[d + 1][lane] = (r >> 32) as u32;
             }
