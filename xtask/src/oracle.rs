@@ -134,6 +134,13 @@ pub fn run(args: &[String]) -> Result<()> {
                 other => other,
             };
             for round in 0..rounds {
+                // The VOP3, VOP3SD and VOP3P modifiers are drawn afresh each round.
+                let words = match (variant, e.encoding) {
+                    (1 | 2, "VOP3" | "VOP3SD" | "VOP3P") if round > 0 => {
+                        encode(e.encoding, e.op, e.name, variant, &mut rng).unwrap_or_else(|| words.clone())
+                    }
+                    _ => words.clone(),
+                };
                 let mut state = initial(e.name, round, &mut rng);
                 let mut reloc = 0;
                 match e.encoding {
@@ -147,7 +154,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 cases.push(Case {
                     name: e.name.to_string(),
                     encoding,
-                    words: words.clone(),
+                    words,
                     state,
                     reloc,
                 });
