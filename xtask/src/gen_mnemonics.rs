@@ -6,10 +6,18 @@
 //!
 //! Opcodes LLVM does not know are left out (the interpreter then prints the encoding
 //! and opcode instead).
+//!
+//! The same file gets, per opcode, the modifiers `llvm-mc-19` assembles on it: each
+//! VOP3 sample (VOPC's and VOP3SD's forms included) is assembled with neg and abs on
+//! each source in turn, with clamp and with omod (`mul:2`), and each VOP1, VOP2 and
+//! VOPC sample as its DPP16 form with neg and abs on src0 and src1; the interpreter
+//! refuses what LLVM rejects.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
+
+use amd_mockgpu::rdna3::opcodes::Vop3sd;
 
 use crate::{Result, workspace_root};
 
@@ -332,6 +340,188 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
+/// Assembles `lines` (one instruction each); whether LLVM accepts each.
+fn assembles(lines: &[String]) -> Result<Vec<bool>> {
+    let mut child = Command::new(LLVM_MC)
+        .args(["-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{LLVM_MC}: {e} (install llvm-19)"))?;
+    let mut input = lines.join("\n");
+    input.push('\n');
+    child.stdin.take().ok_or("no stdin")?.write_all(input.as_bytes())?;
+    let out = child.wait_with_output()?;
+    // "<stdin>:LINE:COL: error: ..." for each line LLVM rejects.
+    let rejected: std::collections::HashSet<usize> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(": error:"))
+        .filter_map(|l| l.split(':').nth(1)?.parse().ok())
+        .collect();
+    Ok((1..=lines.len()).map(|n| !rejected.contains(&n)).collect())
+}
+
+/// A mnemonic and its operands.
+type Form = (String, Vec<String>);
+
+/// A sample split into its mnemonic and operands, with a form LLVM assembles: the
+/// disassembler prints some operands in a register class the assembler refuses there
+/// (`v_cndmask_b32_e64`'s mask as a VGPR), so the last, then every source after the
+/// first, becomes an SGPR where that is what it takes.
+fn assemblable(
+    samples: &[Option<String>],
+    ndst: impl Fn(usize, &str) -> usize,
+    tail: &str,
+) -> Result<Vec<Option<Form>>> {
+    let split = |s: &str| -> (String, Vec<String>) {
+        let (m, rest) = s.split_once(' ').unwrap_or((s, ""));
+        let ops = rest.split(", ").filter(|o| !o.is_empty()).map(str::to_string).collect();
+        (m.to_string(), ops)
+    };
+    let sgpr = |o: &str| {
+        o.strip_prefix('v')
+            .filter(|r| r.bytes().all(|b| b.is_ascii_digit()))
+            .map(|r| format!("s{r}"))
+    };
+    let mut forms: Vec<Vec<Form>> = Vec::new();
+    for (op, s) in samples.iter().enumerate() {
+        let Some(s) = s else {
+            forms.push(Vec::new());
+            continue;
+        };
+        let (m, ops) = split(s);
+        let mut last = ops.clone();
+        if let Some(l) = last.last_mut().and_then(|l| sgpr(l).map(|s| (l, s))) {
+            *l.0 = l.1;
+        }
+        let d = ndst(op, &m);
+        let mut scalars = ops.clone();
+        for o in scalars.iter_mut().skip(d + 1) {
+            if let Some(s) = sgpr(o) {
+                *o = s;
+            }
+        }
+        forms.push(vec![(m.clone(), ops), (m.clone(), last), (m, scalars)]);
+    }
+    let lines: Vec<String> = forms
+        .iter()
+        .flatten()
+        .map(|(m, o)| format!("{m} {}{tail}", o.join(", ")))
+        .collect();
+    let mut ok = assembles(&lines)?.into_iter();
+    Ok(forms
+        .into_iter()
+        .map(|f| {
+            let good: Vec<bool> = ok.by_ref().take(f.len()).collect();
+            f.into_iter().zip(good).find(|(_, good)| *good).map(|(f, _)| f)
+        })
+        .collect())
+}
+
+/// One opcode's probes: `(what, line)` for neg and abs on each source, clamp and omod.
+fn probes(m: &str, ops: &[String], ndst: usize, dpp: bool) -> Vec<(Probe, String)> {
+    let tail = if dpp {
+        " quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"
+    } else {
+        ""
+    };
+    let line = |ops: &[String], extra: &str| format!("{m} {}{tail}{extra}", ops.join(", "));
+    let mut out = Vec::new();
+    for k in 0..ops.len().saturating_sub(ndst).min(if dpp { 2 } else { 3 }) {
+        let mut o = ops.to_vec();
+        o[ndst + k] = format!("-{}", ops[ndst + k]);
+        out.push((Probe::Neg(k), line(&o, "")));
+        o[ndst + k] = format!("|{}|", ops[ndst + k]);
+        out.push((Probe::Abs(k), line(&o, "")));
+    }
+    if !dpp {
+        out.push((Probe::Clamp, line(ops, " clamp")));
+        out.push((Probe::Omod, line(ops, " mul:2")));
+    }
+    out
+}
+
+/// A modifier a probe asks LLVM for.
+#[derive(Clone, Copy)]
+enum Probe {
+    Neg(usize),
+    Abs(usize),
+    Clamp,
+    Omod,
+}
+
+/// What LLVM assembles on each opcode of an encoding, as `Accepts` literals (`None`
+/// where the opcode has no sample LLVM assembles). `dpp`: the VOP1/VOP2/VOPC sample
+/// as its DPP16 form.
+fn accepted(table: &str, samples: &[Option<String>], dpp: bool) -> Result<Vec<Option<String>>> {
+    let ndst = |op: usize, m: &str| {
+        if m.starts_with("v_cmpx") {
+            0
+        } else if table == "VOP3" && u16::try_from(op).ok().and_then(Vop3sd::from_op).is_some() {
+            2
+        } else {
+            1
+        }
+    };
+    // `_e32` becomes `_dpp`; a VOP2-only name (`v_dot2acc_f32_f16`) stays, LLVM taking
+    // the DPP16 form from the controls.
+    let dpp_name = |m: &str| {
+        m.strip_suffix("_e32")
+            .map_or_else(|| m.to_string(), |b| format!("{b}_dpp"))
+    };
+    let renamed: Vec<Option<String>> = samples
+        .iter()
+        .map(|s| {
+            let s = s.as_ref()?;
+            if !dpp {
+                return Some(s.clone());
+            }
+            let (m, rest) = s.split_once(' ')?;
+            Some(format!("{} {rest}", dpp_name(m)))
+        })
+        .collect();
+    // (The DPP16 form must assemble itself: fmamk, readfirstlane, ... have none.)
+    let tail = if dpp {
+        " quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"
+    } else {
+        ""
+    };
+    let forms = assemblable(&renamed, ndst, tail)?;
+    let mut lines = Vec::new();
+    let mut owner = Vec::new();
+    for (op, f) in forms.iter().enumerate() {
+        let Some((m, ops)) = f else { continue };
+        for (probe, line) in probes(m, ops, ndst(op, m), dpp) {
+            lines.push(line);
+            owner.push((op, probe));
+        }
+    }
+    let ok = assembles(&lines)?;
+    // (neg, abs, clamp, omod) per opcode, or none.
+    let mut acc: Vec<Option<(u8, u8, bool, bool)>> =
+        forms.iter().map(|f| f.as_ref().map(|_| (0, 0, false, false))).collect();
+    for ((op, probe), good) in owner.into_iter().zip(ok) {
+        let Some(a) = acc[op].as_mut().filter(|_| good) else {
+            continue;
+        };
+        match probe {
+            Probe::Neg(k) => a.0 |= 1 << k,
+            Probe::Abs(k) => a.1 |= 1 << k,
+            Probe::Clamp => a.2 = true,
+            Probe::Omod => a.3 = true,
+        }
+    }
+    Ok(acc
+        .into_iter()
+        .map(|a| {
+            a.map(|(neg, abs, clamp, omod)| {
+                format!("Accepts {{ neg: {neg:#05b}, abs: {abs:#05b}, clamp: {clamp}, omod: {omod} }}")
+            })
+        })
+        .collect())
+}
+
 fn generate() -> Result<String> {
     let mut out = String::new();
     writeln!(
@@ -344,9 +534,17 @@ fn generate() -> Result<String> {
     )?;
     writeln!(
         out,
-        "//! indexed by opcode (\"\" where LLVM knows no instruction); VOPD halves by name."
+        "//! indexed by opcode (\"\" where LLVM knows no instruction); VOPD halves by name;"
     )?;
+    writeln!(
+        out,
+        "//! and the modifiers LLVM assembles on each VOP3 opcode and each VOP1, VOP2 and"
+    )?;
+    writeln!(out, "//! VOPC opcode's DPP16 form.")?;
     writeln!(out)?;
+    writeln!(out, "use super::modifiers::Accepts;")?;
+    writeln!(out)?;
+    let mut tables = String::new();
     for enc in ENCODINGS {
         let names = mnemonics(enc)?;
         if names.iter().all(Option::is_none) {
@@ -357,7 +555,32 @@ fn generate() -> Result<String> {
             writeln!(out, "    {:?},", n.as_deref().unwrap_or(""))?;
         }
         writeln!(out, "];")?;
+        let which = match enc.table {
+            "VOP3" => Some(("VOP3_MODIFIERS", false)),
+            "VOP1" | "VOP2" | "VOPC" => Some(("", true)),
+            _ => None,
+        };
+        if let Some((name, dpp)) = which {
+            let name = if dpp {
+                format!("{}_DPP16_MODIFIERS", enc.table)
+            } else {
+                name.to_string()
+            };
+            let acc = accepted(enc.table, &names, dpp)?;
+            let what = if dpp { "DPP16 form" } else { "VOP3 opcode" };
+            writeln!(
+                tables,
+                "/// The modifiers LLVM assembles on each {} {what} (none where it has none).",
+                enc.table
+            )?;
+            writeln!(tables, "pub(crate) static {name}: [Accepts; {}] = [", enc.ops)?;
+            for a in &acc {
+                writeln!(tables, "    {},", a.as_deref().unwrap_or("Accepts::NONE"))?;
+            }
+            writeln!(tables, "];")?;
+        }
     }
+    out.push_str(&tables);
     for (table, names) in ["VOPD_X", "VOPD_Y"].into_iter().zip(vopd_tables()?) {
         writeln!(out, "pub(crate) static {table}: [&str; {}] = [", names.len())?;
         for n in &names {

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, takes_dpp};
+use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, modifiers, takes_dpp};
 
 use crate::{Result, workspace_root};
 
@@ -120,17 +120,27 @@ pub fn run(args: &[String]) -> Result<()> {
         if e.status != Status::Implemented || SKIP.contains(&e.name) || !e.name.contains(pattern.as_str()) {
             continue;
         }
-        for variant in 0..2 {
+        for variant in 0..3 {
             let Some(words) = encode(e.encoding, e.op, e.name, variant, &mut rng) else {
                 continue;
             };
-            // VOPD's second variant is the Y half (a label of its own).
+            // VOPD's second variant is the Y half, VOP3's third its output modifier
+            // (labels of their own).
             let encoding = match e.encoding {
                 "VOPD" if words.first().is_some_and(|w| w >> 22 & 0xf == DUAL_MOV) => "VOPD.Y",
                 "VOPD" => "VOPD.X",
+                "VOP3" if variant == 2 => "VOP3.OMOD",
+                "VOP3SD" if variant == 2 => "VOP3SD.OMOD",
                 other => other,
             };
             for round in 0..rounds {
+                // The VOP3, VOP3SD and VOP3P modifiers are drawn afresh each round.
+                let words = match (variant, e.encoding) {
+                    (1 | 2, "VOP3" | "VOP3SD" | "VOP3P") if round > 0 => {
+                        encode(e.encoding, e.op, e.name, variant, &mut rng).unwrap_or_else(|| words.clone())
+                    }
+                    _ => words.clone(),
+                };
                 let mut state = initial(e.name, round, &mut rng);
                 let mut reloc = 0;
                 match e.encoding {
@@ -144,7 +154,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 cases.push(Case {
                     name: e.name.to_string(),
                     encoding,
-                    words: words.clone(),
+                    words,
                     state,
                     reloc,
                 });
@@ -153,7 +163,7 @@ pub fn run(args: &[String]) -> Result<()> {
         // A DPP16 source in place of src0, with a fresh control each round.
         if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && takes_dpp(e.name) {
             for round in 0..rounds {
-                let Some(words) = encode_dpp16(e.encoding, e.op, e.name, &mut rng) else {
+                let Some(words) = encode_dpp16(e.encoding, e.op, &mut rng) else {
                     continue;
                 };
                 let state = initial(e.name, round, &mut rng);
@@ -278,11 +288,6 @@ fn scratch_addresses(st: &mut WaveState, rng: &mut Rng) -> u32 {
     SCRATCH_RELOC
 }
 
-/// Whether input modifiers apply: float sources (the operand type is the name's last).
-fn float_operands(name: &str) -> bool {
-    !name.contains("ubyte") && matches!(operand_type(name), Some(t) if t.starts_with('f') || t.starts_with("bf"))
-}
-
 /// VOPD's move, the other half of a case that tests one operation.
 const DUAL_MOV: u32 = 8;
 /// VOPD opcodes below this are valid in the X half (4 bits); the Y half has 5.
@@ -293,8 +298,10 @@ const DPP_LABEL: [&str; 3] = ["VOP1.DPP16", "VOP2.DPP16", "VOPC.DPP16"];
 /// A VOP1/VOP2/VOPC instruction reading src0 through a DPP16 dword: a random control
 /// among those tinygrad's emulator models (quad_perm, row_shl, row_shr, row_ror,
 /// row_mirror, row_half_mirror), every row and bank on, BOUND_CTRL and FI set, and
-/// random neg/abs bits on float sources.
-fn encode_dpp16(encoding: &str, op: u16, name: &str, rng: &mut Rng) -> Option<Vec<u32>> {
+/// random neg/abs bits on the sources where the form takes them
+/// (`amd_mockgpu::rdna3::modifiers`, from what LLVM assembles).
+fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
+    let allowed = modifiers(encoding, op);
     let op = u32::from(op);
     let r = rng.next();
     let ctrl = match r % 6 {
@@ -308,8 +315,9 @@ fn encode_dpp16(encoding: &str, op: u16, name: &str, rng: &mut Rng) -> Option<Ve
     let r = rng.next() as u32;
     // Every row and bank on, out-of-row sources read as 0 (BOUND_CTRL) and inactive
     // lanes fetched (FI): where the ISA disables a lane's write instead, tinygrad's
-    // emulator computes it from another value. Neg and abs only on float sources.
-    let mods = if float_operands(name) { r >> 14 & 0xf } else { 0 };
+    // emulator computes it from another value. The DPP dword's neg0, abs0, neg1, abs1.
+    let (neg, abs) = (u32::from(allowed.neg), u32::from(allowed.abs));
+    let mods = r >> 14 & ((neg & 1) | (abs & 1) << 1 | (neg >> 1 & 1) << 2 | (abs >> 1 & 1) << 3);
     let dpp = SRC[0] | ctrl << 8 | 1 << 18 | 1 << 19 | mods << 20 | 0xf << 24 | 0xf << 28;
     let w0 = match encoding {
         "VOP1" => 0x7e00_0000 | VDST << 17 | op << 9 | 250,
@@ -321,23 +329,26 @@ fn encode_dpp16(encoding: &str, op: u16, name: &str, rng: &mut Rng) -> Option<Ve
 }
 
 /// The instruction's dwords with operands in the case registers; variant 1 adds
-/// random VOP3/VOP3P modifiers where the operation is float (or 16-bit).
+/// random VOP3/VOP3SD/VOP3P modifiers where the form takes any (neg, abs, op_sel,
+/// clamp; in VOP3P neg_lo, neg_hi, op_sel, op_sel_hi, clamp), variant 2 a random
+/// output modifier with them where the form takes omod (VOP3, VOP3SD). Which
+/// modifiers a form takes is `amd_mockgpu::rdna3::modifiers`: what LLVM assembles,
+/// op_sel on the operands the ISA makes 16 bits wide, omod on float results.
 fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {
+    let allowed = modifiers(encoding, op);
     let op = u32::from(op);
     let v = |r: u32| 256 + r;
     let carry_in = name.contains("_co_ci") || name.contains("cndmask");
     let src2 = if carry_in { SSRC[2] } else { v(SRC[2]) };
-    let float = float_operands(name);
-    let half = ["16"].iter().any(|t| name.contains(t));
-    if variant == 1
-        && !matches!(
-            encoding,
-            "VOP3" | "VOP3P" | "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH"
-        )
-    {
-        return None;
-    }
-    if variant == 1 && !matches!(encoding, "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH") && !float && !half {
+    let any = allowed.neg | allowed.abs | allowed.op_sel | allowed.op_sel_hi != 0 || allowed.clamp;
+    let modified = match (variant, encoding) {
+        (0, _) => true,
+        (1, "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH") => true,
+        (1, "VOP3" | "VOP3SD" | "VOP3P") => any,
+        (2, "VOP3" | "VOP3SD") => allowed.omod,
+        _ => false,
+    };
+    if !modified {
         return None;
     }
     let words = match encoding {
@@ -457,23 +468,16 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             if sd {
                 w0 |= SDST2 << 8;
             }
-            if variant == 1 {
+            if variant >= 1 {
                 let r = rng.next() as u32;
-                if float {
-                    w1 |= (r & 7) << 29; // neg
-                    if !sd {
-                        w0 |= (r >> 3 & 7) << 8; // abs
-                    }
-                    // (No omod: tinygrad's emulator does not implement output modifiers;
-                    // no clamp on compares, whose clamp bit is not an output clamp.)
-                    if !vopc {
-                        w0 |= (r >> 6 & 1) << 15; // clamp
-                    }
-                }
-                if half && !sd {
-                    // op_sel: not on v_cndmask_b16's lane mask.
-                    let mask = if name == "v_cndmask_b16" { 0b1011 } else { 0b1111 };
-                    w0 |= (r >> 9 & mask) << 11;
+                w1 |= (r & u32::from(allowed.neg)) << 29;
+                // (VOP3SD: no abs or op_sel, its scalar destination is there.)
+                w0 |= (r >> 3 & u32::from(allowed.abs)) << 8;
+                w0 |= (r >> 6 & u32::from(allowed.clamp)) << 15;
+                w0 |= (r >> 9 & u32::from(allowed.op_sel)) << 11;
+                if variant == 2 {
+                    // mul:2, mul:4 or div:2 (see `reference` for the emulator's side).
+                    w1 |= (1 + (r >> 13) % 3) << 27;
                 }
             }
             vec![w0, w1]
@@ -485,16 +489,19 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> O
             );
             if variant == 1 {
                 let r = rng.next() as u32;
-                // neg and neg_hi only where the sources are floats.
-                let neg = if float { 7 } else { 0 };
+                // neg_hi (dword 0 bits 10:8), op_sel (13:11), op_sel_hi[2] (14), clamp;
+                // op_sel_hi[1:0] (dword 1 bits 28:27), neg_lo (31:29).
+                let (neg_lo, neg_hi) = (u32::from(allowed.neg), u32::from(allowed.abs));
+                let (sel, sel_hi) = (u32::from(allowed.op_sel), u32::from(allowed.op_sel_hi));
+                let hi = r >> 6 & sel_hi;
                 w0 = 0xcc00_0000
                     | op << 16
                     | VDST
-                    | (r & neg) << 8
-                    | (r >> 3 & 7) << 11
-                    | (r >> 6 & 1) << 14
-                    | (r >> 7 & 1) << 15;
-                w1 = v(SRC[0]) | v(SRC[1]) << 9 | v(SRC[2]) << 18 | (r >> 8 & 3) << 27 | (r >> 10 & neg) << 29;
+                    | (r & neg_hi) << 8
+                    | (r >> 3 & sel) << 11
+                    | (hi >> 2 & 1) << 14
+                    | (r >> 9 & u32::from(allowed.clamp)) << 15;
+                w1 = v(SRC[0]) | v(SRC[1]) << 9 | v(SRC[2]) << 18 | (hi & 3) << 27 | (r >> 10 & neg_lo) << 29;
             }
             vec![w0, w1]
         }
@@ -711,7 +718,7 @@ fn reference(cases: &[Case], window: u64, tinygrad: &Path, dir: &Path) -> Result
     let mut bytes = Vec::with_capacity(cases.len() * RECORD * 4);
     for (id, c) in cases.iter().enumerate() {
         let mut words = [0u32; 4];
-        words[..c.words.len()].copy_from_slice(&c.words);
+        words[..c.words.len()].copy_from_slice(&reference_words(c));
         let mut rec = vec![id as u32, c.words.len() as u32];
         rec.extend(words);
         rec.extend([c.state.mode, u32::from(c.state.scc)]);
@@ -744,7 +751,153 @@ fn reference(cases: &[Case], window: u64, tinygrad: &Path, dir: &Path) -> Result
     if !status.success() {
         return Err(format!("{} failed: {status}", script.display()).into());
     }
-    parse_reference(&std::fs::read(&output)?, cases)
+    let mut outcomes = parse_reference(&std::fs::read(&output)?, cases)?;
+    for (c, o) in cases.iter().zip(&mut outcomes) {
+        if let Ok(st) = o {
+            output_modifiers(c, st);
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Whether a case tests VOP3's output modifier (its label ends `.OMOD`).
+fn omod_case(c: &Case) -> bool {
+    c.encoding.ends_with(".OMOD")
+}
+
+/// The dwords the emulator runs: the case's, except that an output-modifier case runs
+/// without omod and clamp (tinygrad's emulator does not implement omod;
+/// [`output_modifiers`] applies both to its result).
+fn reference_words(c: &Case) -> Vec<u32> {
+    let mut w = c.words.clone();
+    if omod_case(c) && w.len() >= 2 {
+        w[0] &= !(1 << 15);
+        w[1] &= !(3 << 27);
+    }
+    w
+}
+
+/// A float result's format, for applying omod and clamp to it.
+#[derive(Clone, Copy)]
+enum FloatResult {
+    /// A half, in the high half of the register where op_sel[3] says.
+    F16 {
+        high: bool,
+    },
+    /// Two halves (`v_cvt_pk_rtz_f16_f32`).
+    F16Pair,
+    F32,
+    F64,
+}
+
+/// The result format of a VOP3 opcode: the first type its name gives.
+fn float_result(name: &str, w0: u32) -> Option<FloatResult> {
+    if name.starts_with("v_cvt_pk_rtz_f16") {
+        return Some(FloatResult::F16Pair);
+    }
+    let ty = name.split('_').skip(1).find(|t| {
+        t.len() >= 2
+            && matches!(t.as_bytes()[0], b'f' | b'i' | b'u' | b'b')
+            && t[1..].bytes().all(|c| c.is_ascii_digit())
+    })?;
+    match ty {
+        "f16" => Some(FloatResult::F16 {
+            high: w0 >> 14 & 1 == 1,
+        }),
+        "f32" => Some(FloatResult::F32),
+        "f64" => Some(FloatResult::F64),
+        _ => None,
+    }
+}
+
+/// omod's factor: times 2, 4 or 0.5.
+fn omod_factor(omod: u32) -> f64 {
+    [1.0, 2.0, 4.0, 0.5][(omod & 3) as usize]
+}
+
+/// Clamp to [0, 1], NaN to 0 (-0 stays -0).
+fn clamped(x: f64, clamp: bool) -> f64 {
+    match clamp {
+        true if x.is_nan() => 0.0,
+        true => x.clamp(0.0, 1.0),
+        false => x,
+    }
+}
+
+/// An output-modifier case's omod and clamp applied to the emulator's result
+/// (`reference_words` ran it without them), in the lanes EXEC enables: the result
+/// times the factor, rounded to its format, then clamped (as the interpreter reads
+/// the ISA; whether the hardware rounds before or after clamping has not been
+/// compared, and differs only where scaling rounds a tiny negative value to -0).
+fn output_modifiers(c: &Case, st: &mut WaveState) {
+    let (Some(&w0), Some(&w1)) = (c.words.first(), c.words.get(1)) else {
+        return;
+    };
+    if !omod_case(c) {
+        return;
+    }
+    let Some(format) = float_result(&c.name, w0) else {
+        return;
+    };
+    let (omod, clamp) = (w1 >> 27 & 3, w0 >> 15 & 1 == 1);
+    let d = VDST as usize;
+    let half = |h: u32| {
+        let scaled = f16_from_f64(f16_to_f64(h as u16) * omod_factor(omod));
+        u32::from(f16_from_f64(clamped(f16_to_f64(scaled), clamp)))
+    };
+    for lane in (0..32).filter(|l| c.state.sgpr[EXEC] >> l & 1 == 1) {
+        let v = st.vgpr[d][lane];
+        match format {
+            FloatResult::F32 => {
+                // f32 arithmetic on the host: the product rounds as the GPU's does.
+                let x = f32::from_bits(v) * omod_factor(omod) as f32;
+                st.vgpr[d][lane] = (clamped(f64::from(x), clamp) as f32).to_bits();
+            }
+            FloatResult::F64 => {
+                let x = f64::from_bits(u64::from(st.vgpr[d + 1][lane]) << 32 | u64::from(v));
+                let r = clamped(x * omod_factor(omod), clamp).to_bits();
+                st.vgpr[d][lane] = r as u32;
+                st.vgpr[d + 1][lane] = (r >> 32) as u32;
+            }
+            FloatResult::F16 { high: false } => st.vgpr[d][lane] = v & 0xffff_0000 | half(v & 0xffff),
+            FloatResult::F16 { high: true } => st.vgpr[d][lane] = v & 0xffff | half(v >> 16) << 16,
+            FloatResult::F16Pair => st.vgpr[d][lane] = half(v & 0xffff) | half(v >> 16) << 16,
+        }
+    }
+}
+
+/// A half's value.
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
+    match e {
+        0 => sign * m * (-24f64).exp2(),
+        0x1f if m == 0.0 => sign * f64::INFINITY,
+        // A NaN keeps its payload (quieted) through f64 and back.
+        0x1f => f64::from_bits(u64::from(h >> 15) << 63 | 0x7ff8 << 48 | u64::from(h & 0x1ff) << 42),
+        _ => sign * (1024.0 + m) * f64::from(e - 25).exp2(),
+    }
+}
+
+/// `x` as a half, rounded to nearest even (overflow to infinity).
+fn f16_from_f64(x: f64) -> u16 {
+    let sign = u16::from(x.is_sign_negative()) << 15;
+    let a = x.abs();
+    if a.is_nan() {
+        return sign | 0x7e00 | (x.to_bits() >> 42 & 0x1ff) as u16;
+    }
+    // Halfway between the largest half (65504) and 2^16 rounds to even: infinity.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < (-14f64).exp2() {
+        // Denormal (or zero): units of 2^-24; 1024 of them is the least normal.
+        return sign | (a * 24f64.exp2()).round_ties_even() as u16;
+    }
+    let e = ((a.to_bits() >> 52) as i32) - 1023;
+    let m = (a * f64::from(10 - e).exp2()).round_ties_even() as u32;
+    let (e, m) = if m == 2048 { (e + 1, 1024) } else { (e, m) };
+    sign | ((e + 15) as u16) << 10 | (m - 1024) as u16
 }
 
 fn parse_reference(bytes: &[u8], cases: &[Case]) -> Result<Vec<Outcome>> {
@@ -1110,5 +1263,77 @@ fn lanes_text(lanes: &[u32; 32]) -> String {
         format!("{:x}", lanes[0])
     } else {
         lanes.iter().map(|x| format!("{x:x}")).collect::<Vec<_>>().join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every half survives the trip through f64; values between halves round to
+    /// nearest even.
+    #[test]
+    fn halves_convert_exactly_and_round_to_even() {
+        for h in 0..=u16::MAX {
+            let back = f16_from_f64(f16_to_f64(h));
+            let nan = h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+            assert_eq!(back, if nan { h | 0x200 } else { h }, "{h:#06x}");
+        }
+        // 1 + 2^-11 is halfway between 1 and the next half: to even (1.0); 1 + 3·2^-11
+        // to 1 + 2^-9 (odd below, even above); 65520 to infinity, 65519 to 65504.
+        assert_eq!(f16_from_f64(1.0 + (-11f64).exp2()), 0x3c00);
+        assert_eq!(f16_from_f64(1.0 + 3.0 * (-11f64).exp2()), 0x3c02);
+        assert_eq!(f16_from_f64(65520.0), 0x7c00);
+        assert_eq!(f16_from_f64(65519.0), 0x7bff);
+        // Half the least denormal is a tie to even (0); a bit more rounds up.
+        assert_eq!(f16_from_f64(-(-25f64).exp2()), 0x8000);
+        assert_eq!(f16_from_f64((-25f64).exp2() * 1.5), 0x0001);
+    }
+
+    /// Output-modifier cases run on the emulator without omod and clamp, which are
+    /// applied to its result: the half op_sel[3] picks, f32, f64, both halves of a pack.
+    #[test]
+    fn output_modifiers_scale_then_clamp_the_reference() {
+        let case = |name: &str, w0: u32, w1: u32| Case {
+            name: name.to_string(),
+            encoding: "VOP3.OMOD",
+            words: vec![w0, w1],
+            state: WaveState::new(VGPRS),
+            reloc: 0,
+        };
+        // v_add_f32_e64 v40, v16, v24 mul:4 clamp
+        let c = case("v_add_f32_e64", 0xd503_8028, 0x1002_3110);
+        assert_eq!(reference_words(&c), [0xd503_0028, 0x0002_3110]);
+        let mut st = c.state.clone();
+        st.vgpr[40] = [0.125f32.to_bits(); 32];
+        output_modifiers(&c, &mut st);
+        assert_eq!(st.vgpr[40][0], 0.5f32.to_bits());
+        st.vgpr[40] = [f32::NAN.to_bits(); 32];
+        output_modifiers(&c, &mut st);
+        assert_eq!(st.vgpr[40][0], 0);
+        // v_add_f16_e64 div:2 with op_sel[3]: the high half halved, the low one kept.
+        let c = case("v_add_f16_e64", 0xd532_4028, 0x1802_3110);
+        let mut st = c.state.clone();
+        st.vgpr[40] = [0x4000_1234; 32];
+        output_modifiers(&c, &mut st);
+        assert_eq!(st.vgpr[40][0], 0x3c00_1234);
+        // v_add_f64 mul:2: -3 to -6.
+        let c = case("v_add_f64", 0xd727_0028, 0x0802_3110);
+        let mut st = c.state.clone();
+        let x = (-3f64).to_bits();
+        st.vgpr[40] = [x as u32; 32];
+        st.vgpr[41] = [(x >> 32) as u32; 32];
+        output_modifiers(&c, &mut st);
+        assert_eq!(
+            u64::from(st.vgpr[41][0]) << 32 | u64::from(st.vgpr[40][0]),
+            (-6f64).to_bits()
+        );
+        // Lanes EXEC leaves out are the emulator's as they are.
+        let mut c = case("v_cvt_pk_rtz_f16_f32_e64", 0xd52f_0028, 0x0802_3110);
+        c.state.sgpr[EXEC] = 1;
+        let mut st = c.state.clone();
+        st.vgpr[40] = [0x3c00_c000; 32];
+        output_modifiers(&c, &mut st);
+        assert_eq!((st.vgpr[40][0], st.vgpr[40][1]), (0x4000_c400, 0x3c00_c000));
     }
 }

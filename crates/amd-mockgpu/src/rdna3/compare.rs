@@ -77,9 +77,10 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
             continue;
         }
         let r = match compare.ok_or_else(|| unsupported(i))? {
+            // The f16 form's operands are both 16 bits wide: op_sel picks their halves.
             Compare::Class(width) => {
                 let bits = match width {
-                    16 => w.vread(srcs[0], lane, i.literal)? as u64 & 0xffff,
+                    16 => u64::from(m.half(0, w.vread(srcs[0], lane, i.literal)?)),
                     32 => w.vread(srcs[0], lane, i.literal)? as u64,
                     _ => w.vread64(srcs[0], lane, i.literal)?,
                 };
@@ -87,6 +88,11 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
                 let bits = if m.abs & 1 != 0 { bits & !sign } else { bits };
                 let bits = if m.neg & 1 != 0 { bits ^ sign } else { bits };
                 let select = w.vread(srcs[1], lane, i.literal)?;
+                let select = if width == 16 {
+                    u32::from(m.half(1, select))
+                } else {
+                    select
+                };
                 select >> float_class(bits, width) & 1 != 0
             }
             Compare::Float(width, k) => {

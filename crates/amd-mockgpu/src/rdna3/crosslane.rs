@@ -132,6 +132,9 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
             ..Mods::NONE
         }
     };
+    if mods != Mods::NONE {
+        super::modifiers::check_dpp16(i, mods)?;
+    }
     w.v.push(vals);
     let tmp = 256 + (w.v.len() - 1) as u16;
     w.s[EXEC_LO] = lanes;

@@ -131,7 +131,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &GpuMemory<'_>, lds: &mut [u8]) 
             // VOP3's VOPC block.
             None => {
                 let srcs = [i.bits(1, 8, 0) as u16, i.bits(1, 17, 9) as u16];
-                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, vop3_mods(i)).map(|_| Flow::Next)
+                let m = vop3_mods(i);
+                super::modifiers::check_vop3(i.op, m)?;
+                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, m).map(|_| Flow::Next)
             }
         },
         Encoding::Flat => super::memory::flat(w, i, mem, lds).map(|_| Flow::Next),
@@ -335,6 +337,20 @@ impl Mods {
         }
     }
 
+    /// The 16-bit half of `x` op_sel picks for source `k`, with abs and neg applied to
+    /// its sign bit (no flushing: for `v_cndmask_b16`, which moves bits).
+    pub(crate) fn half_signed(&self, k: usize, x: u32) -> u16 {
+        let mut h = self.half(k, x);
+        if self.abs >> k & 1 != 0 {
+            h &= 0x7fff;
+        }
+        if self.neg >> k & 1 != 0 {
+            h ^= 0x8000;
+        }
+        h
+    }
+
+    /// `x` with abs and neg of source `k` applied to its sign bit (bit 31).
     pub(crate) fn float(&self, k: usize, x: u32) -> u32 {
         let mut v = x;
         if self.abs >> k & 1 != 0 {
@@ -594,6 +610,11 @@ pub(crate) fn valu_lanes(
     srcs: [u16; 3],
     m: Mods,
 ) -> R<()> {
+    // Modifiers the ISA does not allow on this VOP3 instruction are refused (VOP1,
+    // VOP2 and VOPD carry none; DPP16's are checked where they are read).
+    if m != Mods::NONE && i.enc == Encoding::Vop3 {
+        super::modifiers::check_vop3(op, m)?;
+    }
     // Lane reads and writes, the permlanes and the M0-relative moves.
     if indexed_move(w, op, dst, srcs, m, i.literal)? {
         return Ok(());
@@ -619,6 +640,8 @@ pub(crate) fn valu_lanes(
                 | vop3::V_ADD_NC_U16
                 | vop3::V_SUB_NC_U16
     );
+    // The carry-in forms saturate under clamp in their own arms (the carry counts).
+    let carry_in_clamp = m.clamp && matches!(op, vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32);
     // Integer multiplies (and multiply-adds) that saturate under clamp in their own arms.
     let wide_int = matches!(
         op,
@@ -641,9 +664,12 @@ pub(crate) fn valu_lanes(
             | vop3::V_ADD_F64..=vop3::V_MAX_F64
     );
     let f16_path = matches!(op, vop3::V_CVT_F16_F32_E64 | vop3::V_CVT_F32_F16_E64 | vop3::V_ADD_F16_E64..=vop3::V_MAX_F16_E64 | vop3::V_MIN_F16_E64 | vop3::V_FMA_F16 | vop3::V_CVT_F16_U16_E64..=vop3::V_EXP_F16_E64 | vop3::V_FLOOR_F16_E64..=vop3::V_COS_F16_E64);
-    // Operations that apply clamp and omod themselves (`valu_div` to its float results).
-    let modified = f32_result(op) || f64_path || (divide::covers(op) && op != vop3::V_FREXP_EXP_I32_F64_E64);
-    if (m.clamp && !(saturating || wide_int || modified || f16_path)) || (m.omod != 0 && !modified) {
+    // Operations that apply clamp and omod themselves (`valu_div` to its float results;
+    // the f64 path's integer result, `v_cvt_i32_f64`, takes neither: `modifiers`
+    // decides).
+    let modified = (f32_result(op) || f64_path || divide::covers(op))
+        && !matches!(op, vop3::V_FREXP_EXP_I32_F64_E64 | vop3::V_CVT_I32_F64_E64);
+    if (m.clamp && !(saturating || wide_int || modified || f16_path || carry_in_clamp)) || (m.omod != 0 && !modified) {
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
         }
@@ -766,16 +792,25 @@ pub(crate) fn valu_lanes(
             vop3::V_COS_F32_E64 => trans32(Unary::Cos, fa, r32, revolutions(fa.into()).cos() as f32),
             vop3::V_SUBREV_NC_U32_E64 => b.wrapping_sub(a),
             // VOP2 (and their VOP3 forms)
+            // v_cndmask_b32: the VOP3 and DPP16 forms take neg and abs on S0 and S1
+            // (LLVM assembles them and folds float negations and absolute values into
+            // them), applied to the sign bit as the float operands' are, with no
+            // flushing: the selected bits are moved as they are.
             vop3::V_CNDMASK_B32_E64 => {
                 let sel = if i.enc == Encoding::Vop3 {
                     w.sread(srcs[2], lit)?
                 } else {
                     w.vcc()
                 };
-                if sel >> lane & 1 != 0 { b } else { a }
+                if sel >> lane & 1 != 0 {
+                    m.float(1, b)
+                } else {
+                    m.float(0, a)
+                }
             }
             vop3::V_ADD_F32_E64 => add32(fa, fb, r32).to_bits(),
             vop3::V_SUB_F32_E64 => sub32(fa, fb, r32).to_bits(),
+            vop3::V_SUBREV_F32_E64 => sub32(fb, fa, r32).to_bits(),
             vop3::V_MUL_F32_E64 => mul32(fa, fb, r32).to_bits(),
             vop3::V_MUL_I32_I24_E64 => {
                 let p = i64::from((a << 8) as i32 >> 8) * i64::from((b << 8) as i32 >> 8);
@@ -794,19 +829,27 @@ pub(crate) fn valu_lanes(
             vop3::V_AND_B32_E64 => a & b,
             vop3::V_OR_B32_E64 => a | b,
             vop3::V_XOR_B32_E64 => a ^ b,
+            // Clamp saturates the sum at 2^32 - 1 (the carry out is written as without
+            // it).
             vop3sd::V_ADD_CO_CI_U32 => {
                 let c = (carry_in >> lane & 1) as u64;
                 let s = a as u64 + b as u64 + c;
                 carry_out |= ((s >> 32) as u32 & 1) << lane;
-                s as u32
+                sat_u32(s, m.clamp)
             }
-            // v_sub_co_ci_u32 / v_subrev_co_ci_u32: borrow in and out.
+            // v_sub_co_ci_u32 / v_subrev_co_ci_u32: borrow in and out; clamp gives 0
+            // where they borrow.
             vop3sd::V_SUB_CO_CI_U32 | vop3sd::V_SUBREV_CO_CI_U32 => {
                 let (x, y) = if op == vop3sd::V_SUB_CO_CI_U32 { (a, b) } else { (b, a) };
                 let c = (carry_in >> lane & 1) as u64;
                 let need = y as u64 + c;
-                carry_out |= ((need > x as u64) as u32) << lane;
-                (x as u64).wrapping_sub(need) as u32
+                let borrow = need > x as u64;
+                carry_out |= (borrow as u32) << lane;
+                if borrow && m.clamp {
+                    0
+                } else {
+                    (x as u64).wrapping_sub(need) as u32
+                }
             }
             vop3::V_ADD_NC_U32_E64 => a.wrapping_add(b),
             vop3::V_SUB_NC_U32_E64 => a.wrapping_sub(b),
@@ -854,8 +897,9 @@ pub(crate) fn valu_lanes(
             // v_bfi_b32: bits of S1 where S0 is set, of S2 elsewhere.
             vop3::V_BFI_B32 => (a & b) | (!a & w.vread(srcs[2], lane, lit)?),
             // v_alignbit_b32 / v_alignbyte_b32: {S0, S1} shifted right by bits / bytes.
+            // S2 is 16 bits wide in the ISA's operand table: op_sel[2] picks its half.
             vop3::V_ALIGNBIT_B32 | vop3::V_ALIGNBYTE_B32 => {
-                let c = w.vread(srcs[2], lane, lit)?;
+                let c = u32::from(m.half(2, w.vread(srcs[2], lane, lit)?));
                 let shift = if op == vop3::V_ALIGNBIT_B32 {
                     c & 31
                 } else {
@@ -1837,6 +1881,105 @@ mod tests {
         assert_eq!(w.s[1], 0xf);
         assert!(run(&[0xd411_0001, 0x0802_0702], set).is_err(), "omod");
         assert!(run(&[0xd441_8001, 0x0002_0702], set).is_err(), "v_cmp_lt_i32 clamp");
+    }
+
+    /// `where(c, x, -x)` compiles to a VOP3 `v_cndmask_b32` with neg on a source: the
+    /// selected value's sign bit flips (abs clears it), in the VOP3, VOP3 16-bit and
+    /// DPP16 forms. Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    #[test]
+    fn cndmask_takes_neg_and_abs() {
+        let (x, y) = (0.75f32.to_bits(), (-2.5f32).to_bits());
+        let set = |w: &mut Wave| {
+            lanes(w, 1, |_| x);
+            lanes(w, 2, |_| x);
+            lanes(w, 3, |_| y);
+            w.s[0] = 0b10;
+            w.s[VCC_LO] = 0b10;
+        };
+        let neg = |v: u32| v ^ 0x8000_0000;
+        // v_cndmask_b32_e64 v1, v2, -v2, vcc_lo: x where the mask is clear, -x where set.
+        let w = run(&[0xd501_0001, 0x41aa_0502], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (x, neg(x)));
+        // v_cndmask_b32_e64 v0, -v1, v1, s0
+        let w = run(&[0xd501_0000, 0x2002_0301], set).unwrap();
+        assert_eq!((w.v[0][0], w.v[0][1]), (neg(x), x));
+        // v_cndmask_b32_e64 v1, |v2|, -|v3|, s0: |x| and -|y| (= y, negative already).
+        let w = run(&[0xd501_0301, 0x4002_0702], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (x, y));
+        // The sign bit of a NaN flips too (no quieting, no flushing of denormals).
+        let w = run(&[0xd501_0001, 0x41aa_0502], |w| {
+            set(w);
+            lanes(w, 2, |_| 0x7f80_0001);
+        })
+        .unwrap();
+        assert_eq!(w.v[1][1], 0xff80_0001);
+        // v_cndmask_b16 v1, -v2, |v3|, s0 (halves 0x3a00 = 0.75, 0xc100 = -2.5): -0.75
+        // and 2.5, the high half of v1 kept.
+        let w = run(&[0xd65d_0201, 0x2002_0702], |w| {
+            set(w);
+            lanes(w, 1, |_| 0x1234_0000);
+            lanes(w, 2, |_| 0x3a00);
+            lanes(w, 3, |_| 0xc100);
+        })
+        .unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (0x1234_ba00, 0x1234_4100));
+        // v_cndmask_b32_dpp v1, -v2, |v3|, vcc_lo quad_perm:[0,1,2,3]
+        let w = run(&[0x0202_06fa, 0xff90_e402], set).unwrap();
+        assert_eq!((w.v[1][0], w.v[1][1]), (neg(x), y & 0x7fff_ffff));
+    }
+
+    #[test]
+    fn carry_in_clamp_and_sixteen_bit_shift_operands() {
+        // v_add_co_ci_u32_e64 v1, s10, v2, v3, s12 clamp: 2^32 - 1 + 0 + 1 saturates,
+        // the carry out as without clamp; v_sub_co_ci_u32 0 - 0 - 1 borrows and gives 0;
+        // without clamp both wrap.
+        let carry = |d0: u32, a: u32| {
+            let w = run(&[d0, 0x0032_0702], |w| {
+                lanes(w, 2, |_| a);
+                lanes(w, 3, |_| 0);
+                w.s[12] = u32::MAX;
+            })
+            .unwrap();
+            (w.v[1][0], w.s[10])
+        };
+        assert_eq!(carry(0xd520_8a01, u32::MAX), (u32::MAX, u32::MAX));
+        assert_eq!(carry(0xd520_0a01, u32::MAX), (0, u32::MAX));
+        assert_eq!(carry(0xd521_8a01, 0), (0, u32::MAX));
+        assert_eq!(carry(0xd521_0a01, 0), (u32::MAX, u32::MAX));
+        // v_subrev_co_ci_u32: 0 - (5 + 1) borrows.
+        assert_eq!(carry(0xd522_8a01, 5), (0, u32::MAX));
+        // v_alignbit_b32 v1, v2, v3, v4 and v_alignbyte_b32: S2 is 16 bits wide, so
+        // op_sel[2] (dword 0 bit 13, no LLVM 19 spelling) takes the shift from its high
+        // half (1) rather than the low one (8): {v2, v3} >> 1 bit instead of 8, and
+        // >> 1 byte instead of 0 (8 & 3).
+        let align = |d0: u32| {
+            run(&[d0, 0x0412_0702], |w| {
+                lanes(w, 2, |_| 0x1234_5678);
+                lanes(w, 3, |_| 0x9abc_def0);
+                lanes(w, 4, |_| 0x0001_0008);
+            })
+            .unwrap()
+            .v[1][0]
+        };
+        assert_eq!(align(0xd616_0001), 0x789a_bcde);
+        assert_eq!(align(0xd616_2001), 0x4d5e_6f78);
+        assert_eq!(align(0xd617_0001), 0x9abc_def0);
+        assert_eq!(align(0xd617_2001), 0x789a_bcde);
+        // v_cmp_class_f16_e64 s1, v2, v3: op_sel picks each operand's half (bit 11 S0,
+        // bit 12 S1). v2 holds +0 low, +inf high; v3 the +0 class bit (6) low, the
+        // +inf one (9) high.
+        let class = |d0: u32| {
+            run(&[d0, 0x0002_0702], |w| {
+                lanes(w, 2, |_| 0x7c00_0000);
+                lanes(w, 3, |_| 0x0200_0040);
+            })
+            .unwrap()
+            .s[1]
+        };
+        assert_eq!(class(0xd47d_0001), u32::MAX);
+        assert_eq!(class(0xd47d_0801), 0);
+        assert_eq!(class(0xd47d_1801), u32::MAX);
+        assert_eq!(class(0xd47d_1001), 0);
     }
 
     #[test]

@@ -62,6 +62,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use coverage::{Entry, Status, coverage, report, takes_dpp};
 pub use decode::{DecodeError, Encoding, Inst};
 pub use disasm::Llvm;
+pub use modifiers::{Modifiers, modifiers};
 pub use single::{LDS_BYTES, WaveState, execute, execute_with_memory};
 
 use crate::MemoryFault;

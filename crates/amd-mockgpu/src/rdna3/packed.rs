@@ -138,6 +138,7 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let op_sel = i.bits(0, 13, 11);
     let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
     let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    super::modifiers::check_vop3p(op, neg_lo, neg_hi)?;
     // A directed rounding mode: only what is computed in it runs.
     if w.mode & MODE_ROUND != 0 {
         if let Some(o) = Vop3p::from_op(op) {

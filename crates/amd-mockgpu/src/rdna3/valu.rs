@@ -1,7 +1,7 @@
 //! Vector ALU opcodes by ISA name that `exec::valu` does not cover: f64 rounding,
 //! 16-bit integer and f16 arithmetic of VOP3, packs and normalised conversions,
 //! byte sums of absolute differences, cube-map helpers, register swaps and relative
-//! moves, and the VOP2 leftovers (`v_subrev_f32`, `v_xnor_b32`, 24-bit high
+//! moves, and the VOP2 leftovers (`v_xnor_b32`, 24-bit high
 //! multiplies, `v_pk_fmac_f16`).
 //!
 //! Opcodes come in VOP3 numbering (VOP2 from `exec::VOP2_IN_VOP3`, VOP1 from
@@ -18,7 +18,7 @@ use super::matrix::{self, wmma_int};
 use super::minmax::{self, H};
 use super::opcodes::{Vop1, Vop2, Vop3, Vop3p};
 use super::packed::{f16_bits, f16_src, packed_src, write_half};
-use super::rounding::{fma16, fma32, ldexp, sub32, sub64, to16};
+use super::rounding::{fma16, fma32, ldexp, sub64, to16};
 use super::wave::{M0, Wave};
 
 /// The name of VOP3-numbered opcode `op`, without its encoding suffix.
@@ -224,9 +224,12 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_min3_u16" => Out::Half(h(0)?.min(h(1)?).min(h(2)?)),
             "v_max3_u16" => Out::Half(h(0)?.max(h(1)?).max(h(2)?)),
             "v_med3_u16" => Out::Half(med3(h(0)?, h(1)?, h(2)?)),
+            // The halves op_sel picks, their sign bits under abs and neg (as LLVM
+            // assembles them on S0 and S1).
             "v_cndmask_b16" => {
                 let mask = w.sread(srcs[2], lit)?;
-                Out::Half(if mask >> lane & 1 == 1 { h(1)? } else { h(0)? })
+                let k = usize::from(mask >> lane & 1 == 1);
+                Out::Half(m.half_signed(k, raw(k)?))
             }
             // f16 arithmetic.
             "v_min3_f16" => Out::Half(minmax::min3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
@@ -234,8 +237,11 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             "v_med3_f16" => Out::Half(minmax::med3(hb(0)?, hb(1)?, hb(2)?, ieee).0),
             "v_maxmin_f16" => Out::Half(minmax::maxmin(hb(0)?, hb(1)?, hb(2)?, ieee).0),
             "v_minmax_f16" => Out::Half(minmax::minmax(hb(0)?, hb(1)?, hb(2)?, ieee).0),
+            // `S0.f16 * 2.0 ** 32'I(S1.i16)`: the exponent is S1's 16 bits (the half
+            // op_sel picks) as a signed integer; S1 is typed f16 in the ISA's operand
+            // table and LLVM assembles neg and abs on it, which act on its bit 15.
             "v_ldexp_f16" => {
-                let e = (raw(1)? as i32).clamp(-10_000, 10_000);
+                let e = i32::from(m.half_signed(1, raw(1)?) as i16);
                 let v = x16(0)?;
                 Out::Half(ldexp(v, e, F16, w.round16_64()).map_or_else(|| half::from_f64(v), |r| r as u16))
             }
@@ -261,11 +267,18 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
             // direction for halves and f32 direction for bfloat16s. Denormals: halves
             // by the f16 controls, bfloat16s (f32's range) by the f32 ones, inputs
             // and result.
+            // neg and abs on the packed S0 and S1 act on both halves (LLVM folds a
+            // negated or absolute `<2 x half>` into them); on S2 on the half op_sel picks.
             "v_dot2_f16_f16" | "v_dot2_bf16_bf16" => {
                 let bf = n == "v_dot2_bf16_bf16";
-                let (a, b) = (packed_src(w, srcs[0], lane, lit)?, packed_src(w, srcs[1], lane, lit)?);
+                let packed = |k: usize| -> R<u32> {
+                    let v = packed_src(w, srcs[k], lane, lit)?;
+                    let v = if m.abs >> k & 1 != 0 { v & 0x7fff_7fff } else { v };
+                    Ok(if m.neg >> k & 1 != 0 { v ^ 0x8000_8000 } else { v })
+                };
+                let (a, b) = (packed(0)?, packed(1)?);
                 let elem = |h: u16| matrix::element(w, h, bf);
-                let c = if bf { elem(h(2)?) } else { x16(2)? };
+                let c = if bf { elem(m.half_signed(2, raw(2)?)) } else { x16(2)? };
                 let products = [
                     (elem(a as u16), elem(b as u16)),
                     (elem((a >> 16) as u16), elem((b >> 16) as u16)),
@@ -359,7 +372,6 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
                 Out::Quad(q)
             }
             // f32 leftovers.
-            "v_subrev_f32" => Out::Word(w.f32_out(sub32(f32s(1)?, f32s(0)?, w.round32()).to_bits())),
             "v_fma_dx9_zero_f32" | "v_fmac_dx9_zero_f32" => {
                 let c = if n == "v_fmac_dx9_zero_f32" {
                     f32::from_bits(w.vread(256 + dst as u16, lane, None)?)
@@ -781,6 +793,30 @@ mod tests {
         })
         .unwrap();
         assert_eq!((w.v[2][0] & 0xffff, w.v[2][1] & 0xffff), (0x1111, 0x2222));
+    }
+
+    #[test]
+    fn source_modifiers_on_sixteen_bit_and_packed_operands() {
+        // v_ldexp_f16_e32 v2, v4, v6: the exponent is S1's low half as a signed
+        // integer (1 · 2^2), whatever its high half holds.
+        assert_eq!(run3(&[0x7604_0d04], H1, 0x0001_0002, 0) & 0xffff, 0x4400);
+        assert_eq!(run3(&[0x7604_0d04], H1, 0x7fff_fffe, 0) & 0xffff, 0x3400);
+        // v_ldexp_f16_e64 v2, v4, -v6: neg flips the exponent's bit 15 (S1 is typed
+        // f16): 0x8001 becomes 1, so 1 · 2^1. With op_sel:[0,1,0] (dword 0 bit 12, no
+        // LLVM 19 spelling) the exponent is S1's high half: 1 · 2^3.
+        assert_eq!(run3(&[0xd53b_0002, 0x4002_0d04], H1, 0x8001, 0) & 0xffff, 0x4000);
+        assert_eq!(run3(&[0xd53b_1002, 0x0002_0d04], H1, 0x0003_0001, 0) & 0xffff, 0x4800);
+        // v_dot2_f16_f16 v2, -v4, v6, v8: both halves of S0 negated, 1 - 2·1 - 1·3.
+        let (a, b) = (H1 << 16 | H2, H3 << 16 | H1);
+        assert_eq!(run3(&[0xd666_0002, 0x2422_0d04], a, b, H1) & 0xffff, 0xc400);
+        // v_dot2_f16_f16 v2, |v4|, v6, -v8: |(-2, -1)|, -1 + 2 + 3.
+        assert_eq!(
+            run3(&[0xd666_0102, 0x8422_0d04], a | 0x8000_8000, b, H1) & 0xffff,
+            0x4400
+        );
+        // v_dot2_bf16_bf16 v2, v4, -v6, v8 (1.0 = 0x3f80): 1 - 2 - 3 = -4 (0xc080).
+        let (a, b) = (0x3f80_4000, 0x4040_3f80);
+        assert_eq!(run3(&[0xd667_0002, 0x4422_0d04], a, b, 0x3f80) & 0xffff, 0xc080);
     }
 
     #[test]
