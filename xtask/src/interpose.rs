@@ -106,6 +106,9 @@ pub fn run(args: &[String]) -> Result<()> {
         return run_current(&work, &lib, gpus);
     }
     let tree = tinygrad_tree(&work)?;
+    // tinygrad caches compiled kernels by their source: a fresh cache per run, so a
+    // changed compiler stand-in (sitecustomize.py) takes effect.
+    let cache = fresh_cache(&work, VERSION)?;
     let plugin = root.join("crates/amd-interpose/tinygrad");
     let python_path = format!("{}:{}", plugin.display(), tree.display());
     // Ours: the interposer. Theirs: tinygrad's own mock on remu (MOCKGPU=1).
@@ -117,6 +120,7 @@ pub fn run(args: &[String]) -> Result<()> {
             .arg(script)
             .args(args)
             .env("AMD", "1")
+            .env("CACHEDB", &cache)
             .env("PYTHONPATH", &python_path);
         if theirs {
             let dir = remu.as_deref().and_then(Path::parent).unwrap_or(Path::new("."));
@@ -179,6 +183,7 @@ pub fn run(args: &[String]) -> Result<()> {
             .arg(&ops)
             .args(["-k", expr])
             .env("AMD", "1")
+            .env("CACHEDB", &cache)
             .env("PYTHONPATH", &python_path)
             .env("AMD_MOCK_GPUS", gpus.to_string())
             .env("LD_PRELOAD", &lib)
@@ -194,6 +199,15 @@ pub fn run(args: &[String]) -> Result<()> {
         run_current(&work, &lib, gpus)?;
     }
     Ok(())
+}
+
+/// tinygrad's kernel cache for `version` (`CACHEDB`), emptied.
+fn fresh_cache(work: &Path, version: &str) -> Result<PathBuf> {
+    let cache = work.join(format!("cache-{version}.db"));
+    match std::fs::remove_file(&cache) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+        _ => Ok(cache),
+    }
 }
 
 /// A summary line of one pytest run, its failures after it, and the output itself
@@ -224,6 +238,7 @@ fn run_current(work: &Path, lib: &Path, gpus: u32) -> Result<()> {
     let python = tinygrad_tests::python_env(work)?;
     let (site, tree) = tinygrad_tests::current_release(work, &python)?;
     let bin = tinygrad_tests::clang_dir(work)?;
+    let cache = fresh_cache(work, version)?;
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     println!("tinygrad {version} on {gpus} mock GPU(s) through libamd_interpose.so (DEV=AMD:LLVM)");
     let pytest = |file: &str, expr: Option<&str>| -> Result<std::process::Output> {
@@ -231,6 +246,7 @@ fn run_current(work: &Path, lib: &Path, gpus: u32) -> Result<()> {
         cmd.current_dir(&tree)
             .args(["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", file])
             .env("DEV", "AMD:LLVM")
+            .env("CACHEDB", &cache)
             .env("PYTHONPATH", &site)
             .env("PATH", &path)
             .env("AMD_MOCK_GPUS", gpus.to_string())

@@ -7,8 +7,9 @@ imports `sitecustomize` at startup) and tinygrad's `AMDCompiler.compile` calls
 under test (ops_amd.py, support/hcq.py) is tinygrad's, unmodified.
 
 Without ROCm's device libraries, the few functions tinygrad's renderer declares from
-them (`__ockl_get_*`, `__ocml_*`) are defined here from clang builtins; the local size
-comes from the dispatch packet, which tinygrad fills.
+them (`__ockl_get_*`, `__ocml_*`) are defined here from clang builtins (sine with its
+range reduced first, as ocml's is); the local size comes from the dispatch packet,
+which tinygrad fills.
 """
 import importlib.abc, importlib.machinery, os, subprocess, sys, tempfile, types
 
@@ -29,12 +30,17 @@ AI_DEV __attribute__((const)) size_t __ockl_get_local_size(unsigned int d) {
 AI_F(__ocml_exp2_f32, float, __builtin_exp2f(x))
 AI_F(__ocml_log2_f32, float, __builtin_log2f(x))
 AI_F(__ocml_sqrt_f32, float, __builtin_sqrtf(x))
-AI_F(__ocml_sin_f32, float, __builtin_sinf(x))
+/* llvm.sin lowers to v_sin_f32 on x / 2pi rounded to f32, which keeps no fraction of a
+   large argument (sin(1e5) off by 0.03); ocml reduces the range first. So does this:
+   the turns in f64, their fraction, then the hardware's sine of turns. */
+AI_DEV float __ocml_sin_f32(float x) {
+  double t = (double)x * 0.15915494309189533577;
+  return __builtin_amdgcn_sinf((float)(t - __builtin_floor(t))); }
 AI_F(__ocml_sqrt_f64, double, __builtin_sqrt(x))
 AI_F(__ocml_exp2_f16, _Float16, (_Float16)__builtin_exp2f((float)x))
 AI_F(__ocml_log2_f16, _Float16, (_Float16)__builtin_log2f((float)x))
 AI_F(__ocml_sqrt_f16, _Float16, (_Float16)__builtin_sqrtf((float)x))
-AI_F(__ocml_sin_f16, _Float16, (_Float16)__builtin_sinf((float)x))
+AI_F(__ocml_sin_f16, _Float16, (_Float16)__ocml_sin_f32((float)x))
 AI_DEV float __ocml_fmax_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 AI_DEV double __ocml_fmax_f64(double a, double b) { return __builtin_fmax(a, b); }
 AI_DEV _Float16 __ocml_fmax_f16(_Float16 a, _Float16 b) { return __builtin_fmaxf16(a, b); }
