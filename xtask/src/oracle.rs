@@ -780,7 +780,7 @@ fn reference_words(c: &Case) -> Vec<u32> {
 /// A float result's format, for applying omod and clamp to it.
 #[derive(Clone, Copy)]
 enum FloatResult {
-    /// A half, in the high half of the register where op_sel[3] says.
+    /// A half, in the high half of the register where op_sel bit 3 says.
     F16 {
         high: bool,
     },

@@ -170,8 +170,8 @@ pub(crate) fn check_vop3p(op: u16, neg_lo: u32, neg_hi: u32) -> R<()> {
     Ok(())
 }
 
-/// The modifiers the interpreter takes on one instruction form: what [`check_vop3`],
-/// [`check_dpp16`] and [`check_vop3p`] let through, and omod only where the result is
+/// The modifiers the interpreter takes on one instruction form: what `check_vop3`,
+/// `check_dpp16` and `check_vop3p` let through, and omod only where the result is
 /// a float (for generators of test cases, such as `cargo xtask oracle`). Bit k of each
 /// mask is source k (op_sel bit 3 the destination). In VOP3P, `neg` is neg_lo and
 /// `abs` neg_hi, whose bits they are in the encoding.
