@@ -7,7 +7,9 @@
 //! GLOBAL, FLAT and SMEM, on a 4 KiB window of memory; SCRATCH, on each lane's private
 //! memory, the window's 128-byte slice per lane) is run on random and edge-case
 //! operands (zeros, denormals, infinities, NaNs, the extremes of every integer width,
-//! several EXEC patterns) through the interpreter (`amd_mockgpu::rdna3::execute`, or
+//! several EXEC patterns; VOP3, VOP3SD and VOP3P also with the modifiers
+//! `amd_mockgpu::rdna3::modifiers` says each form takes, and with omod, `VOP3.OMOD`)
+//! through the interpreter (`amd_mockgpu::rdna3::execute`, or
 //! `execute_with_memory` for the memory window) and through tinygrad's RDNA3 emulator
 //! (its current tree's `test/mockgpu/amd/emu.py`, which compiles each instruction's
 //! pseudocode from AMD's ISA manual), and every register, LDS or memory word where
@@ -331,7 +333,8 @@ fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
 /// The instruction's dwords with operands in the case registers; variant 1 adds
 /// random VOP3/VOP3SD/VOP3P modifiers where the form takes any (neg, abs, op_sel,
 /// clamp; in VOP3P neg_lo, neg_hi, op_sel, op_sel_hi, clamp), variant 2 a random
-/// output modifier with them where the form takes omod (VOP3, VOP3SD). Which
+/// output modifier with them where the form takes omod (VOP3, VOP3SD); `run` draws
+/// them again for each round. Which
 /// modifiers a form takes is `amd_mockgpu::rdna3::modifiers`: what LLVM assembles,
 /// op_sel on the operands the ISA makes 16 bits wide, omod on float results.
 fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {

@@ -16,7 +16,9 @@
 //! (dispatch, 32/64-bit integer and float), `fast` (the commonest VALU operations a
 //! whole wave at a time), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
 //! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane reads
-//! and writes), `lds`, `memory` (global, flat, scratch) and `buffer` (MUBUF/MTBUF).
+//! and writes), `lds`, `memory` (global, flat, scratch) and `buffer` (MUBUF/MTBUF);
+//! `modifiers` says which modifiers each instruction form takes ([`modifiers()`]) and
+//! applies clamp and omod where the operation's own code does not.
 //! Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one
 //! instruction on a [`WaveState`] given whole, for differential tests against another
 //! reading of the ISA (`cargo xtask oracle`). The README's limits list says what is

@@ -170,11 +170,11 @@ pub(crate) fn check_vop3p(op: u16, neg_lo: u32, neg_hi: u32) -> R<()> {
     Ok(())
 }
 
-/// The modifiers the interpreter takes on one instruction form: what `check_vop3`,
-/// `check_dpp16` and `check_vop3p` let through, and omod only where the result is
-/// a float (for generators of test cases, such as `cargo xtask oracle`). Bit k of each
-/// mask is source k (op_sel bit 3 the destination). In VOP3P, `neg` is neg_lo and
-/// `abs` neg_hi, whose bits they are in the encoding.
+/// The modifiers the interpreter takes on one instruction form: what it does not
+/// refuse (what LLVM assembles, op_sel on 16-bit operands), and omod only where the
+/// result is a float (for generators of test cases, such as `cargo xtask oracle`). Bit
+/// k of each mask is source k (op_sel bit 3 the destination). In VOP3P, `neg` is
+/// neg_lo and `abs` neg_hi, whose bits they are in the encoding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Modifiers {
     /// neg (VOP3P: neg_lo) per source.
@@ -193,7 +193,8 @@ pub struct Modifiers {
 
 /// The modifiers the interpreter takes on opcode `op` of `encoding`: `"VOP3"` (VOP3
 /// numbering, VOPC's block included), `"VOP3SD"`, `"VOP3P"`, or `"VOP1"`, `"VOP2"`,
-/// `"VOPC"` for their DPP16 forms (neg and abs only). None for anything else.
+/// `"VOPC"` for their DPP16 forms (neg and abs only); none (`Modifiers::default()`) for
+/// anything else.
 pub fn modifiers(encoding: &str, op: u16) -> Modifiers {
     let at = |table: &[Accepts]| table.get(usize::from(op)).copied().unwrap_or(Accepts::NONE);
     let signs = |a: Accepts| Modifiers {
