@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{Result, tinygrad_tests, workspace_root};
+use crate::{Result, check, tinygrad_tests, workspace_root};
 
 const VERSION: &str = "0.10.1";
 /// `cargo xtask bench graph`'s goal (0.5 µs) as a ratio of tinygrad's replay when it
@@ -383,15 +383,6 @@ fn graph_figures(out: &str) -> Vec<(String, f64)> {
             Some((name.to_string(), us))
         })
         .collect()
-}
-
-fn check(cmd: &mut Command, what: &str) -> Result<()> {
-    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
-    if s.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed: {s}").into())
-    }
 }
 
 /// tinygrad 0.10.1's release tree, completed; made once.

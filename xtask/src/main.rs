@@ -85,6 +85,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs `cmd`; an error naming `what` if it cannot start or fails.
+pub fn check(cmd: &mut std::process::Command, what: &str) -> Result<()> {
+    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
+    if s.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed: {s}").into())
+    }
+}
+
 /// The workspace root (the parent of this crate).
 pub fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

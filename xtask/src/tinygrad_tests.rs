@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::Result;
+use crate::{Result, check};
 
 /// tinygrad's current release.
 pub const CURRENT: &str = "0.14.0";
@@ -91,15 +91,6 @@ impl PytestCounts {
                 String::new()
             }
         )
-    }
-}
-
-fn check(cmd: &mut Command, what: &str) -> Result<()> {
-    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
-    if s.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed: {s}").into())
     }
 }
 
