@@ -45,7 +45,7 @@ fn raw_client_against(include: &Path, create_queue_bytes: usize) {
     let src = manifest().join("tests/c/kfd_client.c");
     let out = std::env::temp_dir().join(format!("kfd_client-{}-{create_queue_bytes}", std::process::id()));
     let built = Command::new(&cc)
-        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .args(["-O1", "-pthread", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(include)
         .arg("-idirafter")
         .arg(manifest().join("tests/c/shim"))

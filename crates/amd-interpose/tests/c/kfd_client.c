@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -238,6 +239,19 @@ static void dispatch(struct ring *r, struct kernel *k, uint64_t kernargs, uint32
     put(r, 0x8005); /* COMPUTE_SHADER_EN | FORCE_START_AT_000 | CS_W32_EN */
 }
 
+/* A thread asking /dev/kfd for its version while the main thread starts children:
+ * the children's calls must not disturb it, nor it them. */
+static volatile int asking = 1;
+static void *ask_versions(void *arg) {
+    long *answers = arg;
+    while (asking) {
+        struct kfd_ioctl_get_version_args v = {0};
+        if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v) < 0 || v.major_version != 1) return NULL;
+        (*answers)++;
+    }
+    return answers;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s <vadd.hsaco>\n", argv[0]);
@@ -341,6 +355,9 @@ int main(int argc, char **argv) {
     /* CPython starts subprocesses with vfork: the child runs in the parent's memory
      * until it execs, and closes descriptors (here also with close_range and dup2
      * over them) on its way. None of that may reach the parent's emulated devices. */
+    long answers = 0;
+    pthread_t asker;
+    if (pthread_create(&asker, NULL, ask_versions, &answers) != 0) die("pthread_create");
     child = vfork();
     if (child < 0) die("vfork");
     if (child == 0) {
@@ -356,6 +373,10 @@ int main(int argc, char **argv) {
     if (posix_spawn(&child, "/bin/true", NULL, NULL, spawn_argv, environ) != 0) die("posix_spawn");
     if (waitpid(child, &status, 0) < 0) die("waitpid");
     check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the spawned child");
+    asking = 0;
+    void *asked = NULL;
+    if (pthread_join(asker, &asked) != 0) die("pthread_join");
+    check(asked == &answers && answers > 0, "a thread's ioctls while the children ran");
     struct kfd_ioctl_get_version_args v3 = {0};
     if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v3) < 0 || v3.major_version != v.major_version)
         die("/dev/kfd after the children");
@@ -369,7 +390,7 @@ int main(int argc, char **argv) {
     check(ioctl(reused, AMDKFD_IOC_GET_VERSION, &v3) < 0 && errno == ENOTTY, "a closed duplicate's number");
     close(reused);
     if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v3) < 0) die("/dev/kfd after close_range of its duplicate");
-    printf("vfork: the child closed the devices, close_range'd and dup2'd over them; posix_spawn and close_range left them working\n");
+    printf("vfork: the child closed the devices, close_range'd and dup2'd over them; posix_spawn and close_range left them working; a thread's %ld ioctls meanwhile answered\n", answers);
 
     /* The kernel and its data. */
     struct mem code;
