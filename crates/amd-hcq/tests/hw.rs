@@ -2,7 +2,7 @@
 //! GPU through `/dev/kfd`, copies data through it and back, and times a transfer.
 //! Where there is no KFD GPU, says so and does nothing.
 //!
-//! With `AMD_IFACE=PCI` as well (as root; see the README's "The driverless transport"),
+//! With `AMD_IFACE=PCI` as well (as root; see docs/runtime.md, "The driverless transport"),
 //! the driverless test takes the first supported GPU from amdgpu, boots it and runs
 //! vadd. Without that variable it does nothing: taking the GPU away from its driver
 //! must be asked for.
@@ -75,7 +75,7 @@ fn driverless_vadd_on_the_first_pci_gpu() {
         }
         Err(e) => panic!("scanning the PCI bus: {e}"),
     };
-    let dev = p.device(0).expect("take and boot GPU 0 (needs root: see the README)");
+    let dev = p.device(0).expect("take and boot GPU 0 (needs root: see docs/runtime.md)");
     eprintln!("GPU 0 (driverless): {}", dev.props().arch);
     assert_eq!(dev.props().arch, "gfx1100", "the committed vadd is for gfx1100");
     let prg = amd_hcq::Program::load(&dev, VADD, "vadd").expect("vadd");

@@ -571,7 +571,7 @@ pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut
     }
     match real::real_dlsym() {
         // SAFETY: forwarded unchanged. An `RTLD_NEXT` lookup is now relative to this
-        // library, not to its caller (see the README's limits).
+        // library, not to its caller (see docs/limits.md).
         Some(f) => unsafe { f(handle, name) },
         None => std::ptr::null_mut(),
     }

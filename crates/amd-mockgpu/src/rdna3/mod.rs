@@ -21,7 +21,7 @@
 //! applies clamp and omod where the operation's own code does not.
 //! Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one
 //! instruction on a [`WaveState`] given whole, for differential tests against another
-//! reading of the ISA (`cargo xtask oracle`). The README's limits list says what is
+//! reading of the ISA (`cargo xtask oracle`). `docs/limits.md` says what is
 //! approximate or left out.
 
 mod buffer;
