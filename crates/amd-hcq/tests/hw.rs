@@ -75,7 +75,9 @@ fn driverless_vadd_on_the_first_pci_gpu() {
         }
         Err(e) => panic!("scanning the PCI bus: {e}"),
     };
-    let dev = p.device(0).expect("take and boot GPU 0 (needs root: see docs/runtime.md)");
+    let dev = p
+        .device(0)
+        .expect("take and boot GPU 0 (needs root: see docs/runtime.md)");
     eprintln!("GPU 0 (driverless): {}", dev.props().arch);
     assert_eq!(dev.props().arch, "gfx1100", "the committed vadd is for gfx1100");
     let prg = amd_hcq::Program::load(&dev, VADD, "vadd").expect("vadd");
