@@ -1,4 +1,4 @@
-//! Generates `crates/amd-am/src/regs_generated.rs`: the registers, register fields and
+//! Generates `crates/amd-regs/src/regs_generated.rs`: the registers, register fields and
 //! firmware-interface constants the driverless transport (`amd_am::regs::generated`)
 //! and the mock PCI GPU's register model (which re-exports it) use, from the Linux
 //! 6.12 amdgpu headers.
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::gen_regs::{extract_members, parse_header};
 use crate::{Result, workspace_root};
 
-pub const OUTPUT: &str = "crates/amd-am/src/regs_generated.rs";
+pub const OUTPUT: &str = "crates/amd-regs/src/regs_generated.rs";
 
 const ASIC: &str = "drivers/gpu/drm/amd/include/asic_reg";
 

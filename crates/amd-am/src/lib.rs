@@ -48,7 +48,6 @@
 
 pub mod bar;
 pub mod device;
-pub mod discovery;
 mod error;
 pub mod firmware;
 pub mod gfx;
@@ -59,13 +58,14 @@ mod os;
 pub mod owned;
 pub mod pci;
 pub mod psp;
-pub mod regs;
 pub mod sdma;
 pub mod smu;
 pub mod soc21;
-pub mod vfio;
 
 pub use amd_kfd::mmio::Mmio;
+/// The IP discovery binary's layout, register tables and the VFIO ABI, from
+/// `amd-regs` (shared with the mock GPU).
+pub use amd_regs::{discovery, regs, vfio};
 pub use error::{AmError, Result};
 pub use os::BarMapping;
 pub use owned::AmGpu;

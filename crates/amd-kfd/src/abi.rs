@@ -23,25 +23,7 @@ pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
 /// `KFD_IOCTL_MINOR_VERSION` of the header this ABI follows.
 pub const KFD_IOCTL_MINOR_VERSION: u32 = 17;
 
-/// One field of an ABI struct: its C name and offset.
-#[derive(Debug, Clone, Copy)]
-pub struct FieldLayout {
-    /// Field name as in the header.
-    pub name: &'static str,
-    /// Byte offset.
-    pub offset: usize,
-}
-
-/// An ABI struct's C name, size and fields, for the layout test.
-#[derive(Debug, Clone, Copy)]
-pub struct StructLayout {
-    /// Struct name as in the header (without `struct`).
-    pub name: &'static str,
-    /// `sizeof`.
-    pub size: usize,
-    /// Fields in declaration order.
-    pub fields: &'static [FieldLayout],
-}
+pub use amd_regs::layout::{FieldLayout, StructLayout};
 
 macro_rules! abi_struct {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } size = $size:literal;) => {

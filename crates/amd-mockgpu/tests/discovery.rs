@@ -2,10 +2,10 @@
 //! size from the register file, the binary 64 KiB below the top of VRAM) and parsed
 //! with a parser written here from `discovery.h`'s byte layout.
 
-use amd_am::discovery as dsc;
 use amd_kfd::mmio::Mmio;
 use amd_mockgpu::pci::{Discovery, RCC_CONFIG_MEMSIZE};
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys, PciProfile};
+use amd_regs::discovery as dsc;
 use zerocopy::FromBytes;
 
 const MIB: u64 = 1 << 20;

@@ -7,8 +7,6 @@
 
 use std::path::Path;
 
-use amd_am::discovery::hw_id;
-use amd_am::vfio::*;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, OpenMode, PollFd, Sys};
 use amd_mockgpu::pci::Discovery;
@@ -18,6 +16,8 @@ use amd_mockgpu::pci::model::reg_addr;
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{ih, osssys};
 use amd_mockgpu::{MockConfig, MockSys};
+use amd_regs::discovery::hw_id;
+use amd_regs::vfio::*;
 use nix::errno::Errno;
 use zerocopy::IntoBytes;
 

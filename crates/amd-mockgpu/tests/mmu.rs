@@ -7,7 +7,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use amd_am::discovery::hw_id;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
 use amd_mockgpu::pci::gmc::{Access, FaultKind, Hub, PTE_FRAG_SHIFT, Target};
@@ -20,6 +19,7 @@ use amd_mockgpu::pci::regs::generated::vm::{
 use amd_mockgpu::pci::regs::generated::{gc, mmhub, nbio};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
 use amd_mockgpu::{MockConfig, MockSys};
+use amd_regs::discovery::hw_id;
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;

@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use amd_am::discovery as dsc;
-use amd_am::vfio::*;
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys};
 use amd_mockgpu::pci::{PM_PFN_MASK, PM_PRESENT, RCC_CONFIG_MEMSIZE, RegWrite};
 use amd_mockgpu::{MockConfig, MockSys, PciDriver, PciFault, PciProfile};
+use amd_regs::discovery as dsc;
+use amd_regs::vfio::*;
 use nix::errno::Errno;
 use zerocopy::IntoBytes;
 

@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use amd_am::discovery::hw_id;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
 use amd_mockgpu::pci::firmware::{DIR, IMAGES, blob, sos_file};
@@ -19,6 +18,7 @@ use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{gc, mp, nbio, psp};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
 use amd_mockgpu::{MockConfig, MockSys, PciFault};
+use amd_regs::discovery::hw_id;
 
 const MIB: u64 = 1 << 20;
 const VRAM: u64 = 512 * MIB;

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amd_am::discovery::hw_id;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
 use amd_mockgpu::pci::gmc::PTE_FRAG_SHIFT;
@@ -34,6 +33,7 @@ use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{Dispatch, Signal};
 use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
+use amd_regs::discovery::hw_id;
 
 const T: GfxTarget = GfxTarget::Gfx11;
 const MIB: u64 = 1 << 20;

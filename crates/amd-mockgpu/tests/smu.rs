@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use amd_am::discovery::hw_id;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
 use amd_mockgpu::pci::model::reg_addr;
@@ -15,6 +14,7 @@ use amd_mockgpu::pci::regs::generated::{gc, mp, psp, smu};
 use amd_mockgpu::pci::smu::{DPM_LEVELS_MHZ, SMU_VERSION, Smu};
 use amd_mockgpu::pci::{Discovery, RegisterFile};
 use amd_mockgpu::{MockConfig, MockSys, PciFault};
+use amd_regs::discovery::hw_id;
 
 const MIB: usize = 1 << 20;
 

@@ -185,7 +185,8 @@ impl Driver {
 
     /// The GC version (major, minor, revision) of GPU `gpu`.
     fn gc_version(&self, gpu: usize) -> (u8, u8, u8) {
-        self.ip_version(gpu, amd_am::discovery::hw_id::GC).unwrap_or((0, 0, 0))
+        self.ip_version(gpu, amd_regs::discovery::hw_id::GC)
+            .unwrap_or((0, 0, 0))
     }
 
     fn ip_version(&self, gpu: usize, hw_id: u16) -> Option<(u8, u8, u8)> {
@@ -198,7 +199,7 @@ impl Driver {
 
     /// SDMA engines: the discovery table's SDMA0..SDMA3 blocks.
     fn sdma_instances(&self, gpu: usize) -> u32 {
-        use amd_am::discovery::hw_id::{SDMA0, SDMA1, SDMA2, SDMA3};
+        use amd_regs::discovery::hw_id::{SDMA0, SDMA1, SDMA2, SDMA3};
         let d = &self.gpus[gpu].profile.discovery;
         d.ips
             .iter()
@@ -217,7 +218,7 @@ impl Driver {
         let packed = |(a, b, c): (u8, u8, u8)| (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
         let gc = self.gc_version(gpu);
         let sdma = self
-            .ip_version(gpu, amd_am::discovery::hw_id::SDMA0)
+            .ip_version(gpu, amd_regs::discovery::hw_id::SDMA0)
             .unwrap_or((0, 0, 0));
         Ok(match ty {
             AMDGPU_HW_IP_GFX | AMDGPU_HW_IP_COMPUTE => drm_amdgpu_info_hw_ip {

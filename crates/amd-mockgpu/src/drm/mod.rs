@@ -48,7 +48,7 @@ pub(crate) enum SysNode {
 /// `hw_id_names[]` of `amdgpu_discovery.c` for the blocks the mock's profiles have:
 /// the links `ip_discovery/die/<die>/<NAME>` to `<hw_id>`.
 fn hw_id_name(hw_id: u16) -> Option<&'static str> {
-    use amd_am::discovery::hw_id::*;
+    use amd_regs::discovery::hw_id::*;
     Some(match hw_id {
         MP1 => "MP1",
         THM => "THM",

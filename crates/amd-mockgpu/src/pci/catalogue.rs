@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
-use amd_am::firmware::files;
+use amd_regs::firmware::files;
 
 use super::regs::generated::psp;
 

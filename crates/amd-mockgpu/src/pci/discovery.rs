@@ -1,7 +1,7 @@
 //! The IP discovery binary the firmware leaves at the top of VRAM, generated from a
-//! profile in the layout of amdgpu's `discovery.h` ([`amd_am::discovery`]).
+//! profile in the layout of amdgpu's `discovery.h` ([`amd_regs::discovery`]).
 
-use amd_am::discovery::{
+use amd_regs::discovery::{
     self as dsc, BINARY_CHECKSUM_START, BINARY_SIGNATURE, DISCOVERY_TABLE_SIGNATURE, GC_TABLE_ID,
     HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gpu_info_header, harvest_table,
     hw_id, ip, ip_discovery_header,
@@ -12,7 +12,7 @@ use zerocopy::IntoBytes;
 /// of BAR 5, one per segment).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IpBlock {
-    /// Hardware id ([`amd_am::discovery::hw_id`]).
+    /// Hardware id ([`amd_regs::discovery::hw_id`]).
     pub hw_id: u16,
     /// Instance number.
     pub instance: u8,

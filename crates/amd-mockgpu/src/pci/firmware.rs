@@ -12,8 +12,8 @@
 //! of the headers cuts them ([`super::catalogue`]); anything else is a failed load
 //! with a PSP status ([`super::psp::STATUS_BAD_IMAGE`]).
 
-use amd_am::firmware::files;
-use amd_am::regs::generated::psp;
+use amd_regs::firmware::files;
+use amd_regs::regs::generated::psp;
 
 /// Where [`MockSys`](crate::MockSys) serves the firmware files (a path of the mock's
 /// namespace only).

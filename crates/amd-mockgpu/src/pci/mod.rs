@@ -142,7 +142,7 @@ impl PciProfile {
         self
     }
 
-    /// Leaves every instance of IP `hw_id` (an `amd_am::discovery::hw_id`) out of
+    /// Leaves every instance of IP `hw_id` (an `amd_regs::discovery::hw_id`) out of
     /// the discovery table: the device has no such block, and the registers it
     /// would have placed have no behaviour (fault injection: a missing IP block).
     pub fn without_ip(mut self, hw_id: u16) -> Self {
@@ -364,7 +364,7 @@ impl PciBus {
                 .discovery
                 .to_bytes()
                 .ok_or_else(|| format!("{}: the discovery table does not fit its format", p.name))?;
-            vram.write_all_at(&bin, p.vram_size - amd_am::discovery::DISCOVERY_TMR_OFFSET)
+            vram.write_all_at(&bin, p.vram_size - amd_regs::discovery::DISCOVERY_TMR_OFFSET)
                 .map_err(|e| format!("writing the discovery table: {e}"))?;
             let regs = Arc::new(RegisterFile::new(
                 (p.mmio_size / 4) as u32,

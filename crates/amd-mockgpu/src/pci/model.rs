@@ -7,7 +7,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
-use amd_am::discovery::hw_id;
+use amd_regs::discovery::hw_id;
 
 use super::catalogue::FirmwareCatalogue;
 use super::discovery::Discovery;

@@ -27,7 +27,7 @@ const PENDING_IRQS: usize = 256;
 /// find the discovery table at the top of VRAM (tinygrad's `_run_discovery`).
 pub const RCC_CONFIG_MEMSIZE: u32 = 0xde3;
 
-pub use amd_am::regs::{AmReg, CField, generated};
+pub use amd_regs::regs::{AmReg, CField, generated};
 
 /// One recorded register write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

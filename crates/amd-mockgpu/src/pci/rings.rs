@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use amd_am::discovery::hw_id;
 use amd_packets::GfxTarget;
+use amd_regs::discovery::hw_id;
 
 use super::gmc::Hub;
 use super::queues::{Queues, RingBinding, RingKey};

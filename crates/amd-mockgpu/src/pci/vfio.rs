@@ -5,8 +5,8 @@
 
 use std::os::unix::fs::FileExt;
 
-use amd_am::vfio::*;
 use amd_kfd::mmio::Mmio;
+use amd_regs::vfio::*;
 use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 

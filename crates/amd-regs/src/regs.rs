@@ -1,7 +1,7 @@
 //! Register names, offsets and fields, and the PSP/SMU/firmware constants, generated
 //! from the Linux 6.12 amdgpu headers by `cargo xtask gen-am-regs` (never typed by
 //! hand): [`generated`]. The transport reaches a register by its IP block, instance
-//! and [`AmReg`] through [`crate::ip::Registers`]; the mock PCI GPU's register model
+//! and [`AmReg`] through `amd_am::ip::Registers`; the mock PCI GPU's register model
 //! uses the same table (`amd_mockgpu::pci::regs` re-exports it).
 
 /// A register named in the Linux headers: its dword offset inside its IP's register

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use amd_am::vfio::{CONSTANTS, STRUCTS};
+use amd_regs::vfio::{CONSTANTS, STRUCTS};
 
 const HEADER: &str = "/usr/include/linux/vfio.h";
 

@@ -14,7 +14,7 @@
 
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use amd_kfd::abi::{FieldLayout, StructLayout};
+use crate::layout::{FieldLayout, StructLayout};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 macro_rules! vfio_struct {
