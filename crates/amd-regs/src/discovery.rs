@@ -16,6 +16,8 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+use crate::layout::{FieldLayout, StructLayout};
+
 /// `BINARY_SIGNATURE`: bytes 0x07 0x14 0x21 0x28.
 pub const BINARY_SIGNATURE: u32 = 0x2821_1407;
 /// `DISCOVERY_TABLE_SIGNATURE`: "IPDS".
@@ -317,6 +319,43 @@ pub fn checksum(data: &[u8]) -> u16 {
 
 /// Where the binary header's checksum starts: right after `binary_checksum`.
 pub const BINARY_CHECKSUM_START: usize = std::mem::offset_of!(binary_header, binary_size);
+
+/// Each struct's C name, size and field offsets, for the test that compares them with
+/// `include/discovery.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
+macro_rules! layouts {
+    ($($t:ident { $($f:ident),* $(,)? })*) => {
+        /// Every struct of this module: name, size, field offsets.
+        pub const STRUCTS: &[StructLayout] = &[$(StructLayout {
+            name: stringify!($t),
+            size: size_of::<$t>(),
+            fields: &[$(FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($t, $f) },)*],
+        },)*];
+    };
+}
+
+layouts! {
+    table_info { offset, checksum, size, padding }
+    binary_header { binary_signature, version_major, version_minor, binary_checksum, binary_size, table_list }
+    die_info { die_id, die_offset }
+    ip_discovery_header { signature, version, size, id, num_dies, die_info, flags }
+    die_header { die_id, num_ips }
+    ip { hw_id, instance_number, num_base_address, major, minor, revision, variant_sub_revision }
+    gpu_info_header { table_id, version_major, version_minor, size }
+    gc_info_v1_0 {
+        header, gc_num_se, gc_num_wgp0_per_sa, gc_num_wgp1_per_sa, gc_num_rb_per_se, gc_num_gl2c,
+        gc_num_gprs, gc_num_max_gs_thds, gc_gs_table_depth, gc_gsprim_buff_depth, gc_parameter_cache_depth,
+        gc_double_offchip_lds_buffer, gc_wave_size, gc_max_waves_per_simd, gc_max_scratch_slots_per_cu,
+        gc_lds_size, gc_num_sc_per_se, gc_num_sa_per_se, gc_num_packer_per_sc, gc_num_gl2a,
+    }
+    gc_info_v1_2 {
+        v1_0, gc_num_tcp_per_sa, gc_num_sdp_interface, gc_num_tcps, gc_num_tcp_per_wpg, gc_tcp_l1_size,
+        gc_num_sqc_per_wgp, gc_l1_instruction_cache_size_per_sqc, gc_l1_data_cache_size_per_sqc,
+        gc_gl1c_per_sa, gc_gl1c_size_per_instance, gc_gl2c_per_gpu,
+    }
+    harvest_info_header { signature, version }
+    harvest_info { hw_id, number_instance, reserved }
+    harvest_table { header, list }
+}
 
 #[cfg(test)]
 mod tests {
