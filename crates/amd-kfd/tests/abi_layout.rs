@@ -4,12 +4,11 @@
 //! also takes. Skipped, saying so, where no C compiler or no `<linux/types.h>` is
 //! present.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use amd_kfd::abi::{COMMANDS, KFD_CREATE_QUEUE_ARGS_SIZE_1_11, KFD_IOCTL_MINOR_VERSION, REQUESTS, STRUCTS};
+use amd_regs::layout::{CValues, run_c_program};
 
 const INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
 const INCLUDE_1_11: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/kfd-1.11");
@@ -36,57 +35,21 @@ fn c_program() -> String {
     c
 }
 
-/// Compiles and runs `program` with `include` searched first; its output lines
-/// `kind name value` as a map. `None` (after saying why) where no C compiler or no
-/// `<linux/types.h>` is present.
-fn run_c(include: &str, program: &str) -> Option<BTreeMap<(String, String), u64>> {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    if Command::new(&cc).arg("--version").output().is_err() {
-        eprintln!("skipped: no C compiler ({cc}) to check the KFD ABI against {include}");
-        return None;
-    }
+/// Runs `program` with `include` searched first (and a stand-in `<drm/drm.h>` after
+/// the system's headers: kfd_ioctl.h includes it only for the `__u32`/`__u64` types,
+/// and Debian's linux-libc-dev lacks libdrm's). `None` (after saying why) where no C
+/// compiler or no `<linux/types.h>` is present.
+fn run_c(include: &str, program: &str) -> Option<CValues> {
     if !Path::new("/usr/include/linux/types.h").exists() {
         eprintln!("skipped: <linux/types.h> is not installed (Debian: linux-libc-dev)");
         return None;
     }
-    let dir = std::env::temp_dir().join(format!("amd-kfd-abi-{}-{}", std::process::id(), program.len()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("abi.c");
-    let exe = dir.join("abi");
-    std::fs::write(&src, program).unwrap();
-    // kfd_ioctl.h includes <drm/drm.h> only for the __u32/__u64 types. Where libdrm's
-    // headers are absent, a stand-in that brings <linux/types.h> is searched after
-    // the system directories, so a real drm.h still wins.
-    std::fs::create_dir_all(dir.join("drm")).unwrap();
-    std::fs::write(dir.join("drm/drm.h"), "#include <linux/types.h>\n").unwrap();
-    let out = Command::new(&cc)
-        .arg("-I")
-        .arg(include)
-        .arg("-idirafter")
-        .arg(&dir)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "C compile failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run the layout program");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
-    Some(
-        text.lines()
-            .map(|l| {
-                let mut p = l.split_whitespace();
-                let (kind, name, v) = (p.next().unwrap(), p.next().unwrap(), p.next().unwrap());
-                ((kind.to_string(), name.to_string()), v.parse().unwrap())
-            })
-            .collect(),
-    )
+    let stand_in = [("drm/drm.h", "#include <linux/types.h>\n")];
+    let c = run_c_program(program, &[Path::new(include)], &stand_in).unwrap();
+    if c.is_none() {
+        eprintln!("skipped: no C compiler to check the KFD ABI against {include}");
+    }
+    c
 }
 
 #[test]

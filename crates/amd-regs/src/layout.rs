@@ -20,3 +20,82 @@ pub struct StructLayout {
     /// Fields in declaration order.
     pub fields: &'static [FieldLayout],
 }
+
+/// What a layout test's C program printed: `kind name value` lines, by (kind, name).
+#[cfg(feature = "test-utils")]
+pub type CValues = std::collections::BTreeMap<(String, String), u64>;
+
+/// Compiles `source` with the system's C compiler (`CC`, else `cc`), the folders of
+/// `include` searched first and the `stand_ins` (relative path, contents) after the
+/// system's own headers, runs it and reads its `kind name value` lines. `Ok(None)`
+/// where there is no C compiler (the caller says it skipped); a compile or run failure
+/// is an error with the compiler's message. For the layout tests of the crates that
+/// pin C layouts (behind the `test-utils` feature).
+#[cfg(feature = "test-utils")]
+pub fn run_c_program(
+    source: &str,
+    include: &[&std::path::Path],
+    stand_ins: &[(&str, &str)],
+) -> Result<Option<CValues>, String> {
+    use std::process::Command;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if Command::new(&cc).arg("--version").output().is_err() {
+        return Ok(None);
+    }
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "amd-regs-layout-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    for (path, text) in stand_ins {
+        let p = dir.join("stand-ins").join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        std::fs::write(p, text).map_err(io)?;
+    }
+    let (src, exe) = (dir.join("layout.c"), dir.join("layout"));
+    std::fs::write(&src, source).map_err(io)?;
+    let mut cmd = Command::new(&cc);
+    for i in include {
+        cmd.arg("-I").arg(i);
+    }
+    let built = cmd
+        .arg("-idirafter")
+        .arg(dir.join("stand-ins"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .map_err(|e| format!("{cc}: {e}"))?;
+    let run = built
+        .status
+        .success()
+        .then(|| Command::new(&exe).output())
+        .transpose()
+        .map_err(|e| format!("{}: {e}", exe.display()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(run) = run? else {
+        return Err(format!("C compile failed:\n{}", String::from_utf8_lossy(&built.stderr)));
+    };
+    if !run.status.success() {
+        return Err(format!("the layout program failed: {}", run.status));
+    }
+    let text = String::from_utf8_lossy(&run.stdout);
+    let mut values = CValues::new();
+    for l in text.lines() {
+        let mut p = l.split_whitespace();
+        match (p.next(), p.next(), p.next().and_then(|v| v.parse().ok())) {
+            (Some(kind), Some(name), Some(v)) => {
+                values.insert((kind.to_string(), name.to_string()), v);
+            }
+            _ => return Err(format!("the layout program printed {l:?}")),
+        }
+    }
+    Ok(Some(values))
+}

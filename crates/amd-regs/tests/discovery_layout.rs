@@ -2,11 +2,10 @@
 //! `include/`), as a C compiler lays it out: every struct's size and field offsets.
 //! Skipped, saying so, where no C compiler is present.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::process::Command;
 
 use amd_regs::discovery::STRUCTS;
+use amd_regs::layout::run_c_program;
 
 const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/discovery.h");
 
@@ -33,11 +32,6 @@ fn c_offset(s: &str, f: &str) -> String {
 
 #[test]
 fn discovery_layouts_match_the_header() {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    if Command::new(&cc).arg("--version").output().is_err() {
-        eprintln!("skipped: no C compiler ({cc}) to check the layouts against {HEADER}");
-        return;
-    }
     // What the kernel's build gives the header: its flexible-array helper
     // (`include/uapi/linux/stddef.h`) and the byte order amdgpu defines.
     let prelude = "#define DECLARE_FLEX_ARRAY(T, N) struct { struct { } __empty_##N; T N[]; }\n\
@@ -65,44 +59,21 @@ fn discovery_layouts_match_the_header() {
         }
     }
     c.push_str("  return 0;\n}\n");
-    let dir = std::env::temp_dir().join(format!("amd-regs-discovery-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, exe) = (dir.join("layout.c"), dir.join("layout"));
-    std::fs::write(&src, c).unwrap();
-    let out = Command::new(&cc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "C compile failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run the layout program");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
-    let got: BTreeMap<(String, String), usize> = text
-        .lines()
-        .map(|l| {
-            let mut p = l.split_whitespace();
-            let (kind, name, v) = (p.next().unwrap(), p.next().unwrap(), p.next().unwrap());
-            ((kind.to_string(), name.to_string()), v.parse().unwrap())
-        })
-        .collect();
+    let Some(got) = run_c_program(&c, &[], &[]).unwrap() else {
+        eprintln!("skipped: no C compiler to check the layouts against {HEADER}");
+        return;
+    };
     let mut fields = 0;
     for s in STRUCTS {
         assert_eq!(
             got[&("size".into(), s.name.into())],
-            s.size,
+            s.size as u64,
             "sizeof(struct {})",
             c_struct(s.name)
         );
         for f in s.fields {
             let key = ("field".to_string(), format!("{}.{}", s.name, f.name));
-            assert_eq!(got[&key], f.offset, "offset of {}.{}", s.name, f.name);
+            assert_eq!(got[&key], f.offset as u64, "offset of {}.{}", s.name, f.name);
             fields += 1;
         }
     }

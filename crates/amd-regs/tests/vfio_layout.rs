@@ -3,11 +3,10 @@
 //! compiler sees them.
 //! Skipped, saying so, where no C compiler or no header is present.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
+use amd_regs::layout::run_c_program;
 use amd_regs::vfio::{CONSTANTS, STRUCTS};
 
 const HEADER: &str = "/usr/include/linux/vfio.h";
@@ -34,44 +33,14 @@ fn c_program() -> String {
 
 #[test]
 fn abi_matches_the_system_header() {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    if Command::new(&cc).arg("--version").output().is_err() {
-        eprintln!("skipped: no C compiler ({cc}) to check the VFIO ABI against {HEADER}");
-        return;
-    }
     if !Path::new(HEADER).exists() {
         eprintln!("skipped: {HEADER} is not installed (Debian: linux-libc-dev)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("amd-am-vfio-abi-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("abi.c");
-    let exe = dir.join("abi");
-    std::fs::write(&src, c_program()).unwrap();
-    let out = Command::new(&cc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "C compile failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("run the layout program");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(run.status.success());
-    let text = String::from_utf8(run.stdout).unwrap();
-    let c: BTreeMap<(String, String), u64> = text
-        .lines()
-        .map(|l| {
-            let mut p = l.split_whitespace();
-            let (kind, name, v) = (p.next().unwrap(), p.next().unwrap(), p.next().unwrap());
-            ((kind.to_string(), name.to_string()), v.parse().unwrap())
-        })
-        .collect();
-
+    let Some(c) = run_c_program(&c_program(), &[], &[]).unwrap() else {
+        eprintln!("skipped: no C compiler to check the VFIO ABI against {HEADER}");
+        return;
+    };
     let mut checked = 0;
     for s in STRUCTS {
         assert_eq!(
