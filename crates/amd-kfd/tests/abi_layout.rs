@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use amd_kfd::abi::{COMMANDS, KFD_CREATE_QUEUE_ARGS_SIZE_1_11, KFD_IOCTL_MINOR_VERSION, REQUESTS, STRUCTS};
-use amd_regs::layout::{CValues, run_c_program};
+use amd_regs::layout::{CValues, assert_layouts, run_c_program};
 
 const INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
 const INCLUDE_1_11: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/kfd-1.11");
@@ -17,15 +17,7 @@ fn c_program() -> String {
     let mut c =
         String::from("#include <stdio.h>\n#include <stddef.h>\n#include <linux/kfd_ioctl.h>\nint main(void) {\n");
     for s in STRUCTS {
-        writeln!(c, "  printf(\"size {0} %zu\\n\", sizeof(struct {0}));", s.name).unwrap();
-        for f in s.fields {
-            writeln!(
-                c,
-                "  printf(\"field {0}.{1} %zu\\n\", offsetof(struct {0}, {1}));",
-                s.name, f.name
-            )
-            .unwrap();
-        }
+        c.push_str(&s.c_lines(s.name));
     }
     for name in REQUESTS.iter().map(|r| r.0).chain(COMMANDS.iter().map(|c| c.name)) {
         writeln!(c, "  printf(\"request {name} %lu\\n\", (unsigned long){name});").unwrap();
@@ -57,20 +49,7 @@ fn abi_matches_the_current_header() {
     let Some(c) = run_c(INCLUDE, &c_program()) else {
         return;
     };
-    let mut checked = 0;
-    for s in STRUCTS {
-        assert_eq!(
-            c[&("size".into(), s.name.into())],
-            s.size as u64,
-            "sizeof(struct {})",
-            s.name
-        );
-        for f in s.fields {
-            let key = ("field".to_string(), format!("{}.{}", s.name, f.name));
-            assert_eq!(c[&key], f.offset as u64, "offsetof(struct {}, {})", s.name, f.name);
-            checked += 1;
-        }
-    }
+    let checked = assert_layouts(&c, STRUCTS);
     for (name, req) in REQUESTS
         .iter()
         .copied()

@@ -99,3 +99,37 @@ pub fn run_c_program(
     }
     Ok(Some(values))
 }
+
+#[cfg(feature = "test-utils")]
+impl StructLayout {
+    /// The lines of a C layout program that print this struct's size and field
+    /// offsets, as `struct c_name` (`size NAME n`, `field NAME.FIELD n`).
+    pub fn c_lines(&self, c_name: &str) -> String {
+        let mut c = format!("  printf(\"size {} %zu\\n\", sizeof(struct {c_name}));\n", self.name);
+        for f in self.fields {
+            c.push_str(&format!(
+                "  printf(\"field {}.{} %zu\\n\", offsetof(struct {c_name}, {}));\n",
+                self.name, f.name, f.name
+            ));
+        }
+        c
+    }
+}
+
+/// Compares what a C layout program printed with `structs`: each size and field
+/// offset, panicking with the one that differs (a test helper). Returns how many
+/// fields were compared.
+#[cfg(feature = "test-utils")]
+pub fn assert_layouts(c: &CValues, structs: &[StructLayout]) -> usize {
+    let mut fields = 0;
+    for s in structs {
+        let size = c.get(&("size".to_string(), s.name.to_string()));
+        assert_eq!(size, Some(&(s.size as u64)), "sizeof(struct {})", s.name);
+        for f in s.fields {
+            let got = c.get(&("field".to_string(), format!("{}.{}", s.name, f.name)));
+            assert_eq!(got, Some(&(f.offset as u64)), "offset of {}.{}", s.name, f.name);
+            fields += 1;
+        }
+    }
+    fields
+}

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use amd_regs::discovery::STRUCTS;
-use amd_regs::layout::run_c_program;
+use amd_regs::layout::{assert_layouts, run_c_program};
 
 const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/discovery.h");
 
@@ -63,19 +63,6 @@ fn discovery_layouts_match_the_header() {
         eprintln!("skipped: no C compiler to check the layouts against {HEADER}");
         return;
     };
-    let mut fields = 0;
-    for s in STRUCTS {
-        assert_eq!(
-            got[&("size".into(), s.name.into())],
-            s.size as u64,
-            "sizeof(struct {})",
-            c_struct(s.name)
-        );
-        for f in s.fields {
-            let key = ("field".to_string(), format!("{}.{}", s.name, f.name));
-            assert_eq!(got[&key], f.offset as u64, "offset of {}.{}", s.name, f.name);
-            fields += 1;
-        }
-    }
+    let fields = assert_layouts(&got, STRUCTS);
     assert!(STRUCTS.len() >= 12 && fields > 60, "the layout list lost entries");
 }
