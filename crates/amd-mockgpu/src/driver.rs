@@ -205,15 +205,9 @@ pub(crate) struct Driver {
     /// Per engine slot: the queue whose long operation started last (round robin
     /// between queues).
     pub(crate) last_long: BTreeMap<usize, u32>,
-    /// The process's debugger runtime, once `AMDKFD_IOC_RUNTIME_ENABLE` turned it on.
-    pub(crate) runtime: Option<RuntimeInfo>,
-}
-
-/// What `AMDKFD_IOC_RUNTIME_ENABLE` recorded (`kfd_runtime_info`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RuntimeInfo {
-    pub(crate) r_debug: u64,
-    pub(crate) ttmp_setup: bool,
+    /// `AMDKFD_IOC_RUNTIME_ENABLE` turned the debugger runtime on (its `r_debug` and
+    /// trap-temporary setting concern a debugger, which the mock does not have).
+    pub(crate) runtime_enabled: bool,
 }
 
 impl std::fmt::Debug for Driver {
@@ -307,7 +301,7 @@ impl Driver {
             inject: Injections::default(),
             clock_origin: Instant::now(),
             last_long: BTreeMap::new(),
-            runtime: None,
+            runtime_enabled: false,
         }
     }
 
@@ -363,19 +357,16 @@ impl Driver {
     /// calls it with `mode_mask` 0 at open). The kernel writes no capabilities.
     pub(crate) fn runtime_enable(&mut self, a: &mut kfd_ioctl_runtime_enable_args) -> R<()> {
         if a.mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK == 0 {
-            self.runtime = None;
+            self.runtime_enabled = false;
             return Ok(());
         }
-        if self.runtime.is_some() {
+        if self.runtime_enabled {
             return Err(Errno::EBUSY);
         }
         if !self.queues.is_empty() {
             return Err(Errno::EEXIST);
         }
-        self.runtime = Some(RuntimeInfo {
-            r_debug: a.r_debug,
-            ttmp_setup: a.mode_mask & KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK != 0,
-        });
+        self.runtime_enabled = true;
         Ok(())
     }
 
@@ -804,18 +795,20 @@ impl Driver {
             _ if engine_id < pcie => (false, pcie, Some(engine_id)),
             _ => (true, xgmi_engines, Some(engine_id - pcie)),
         };
-        let total = engines.saturating_mul(per_engine);
+        if engines == 0 {
+            return Err(Errno::ENOMEM);
+        }
         let step = if first.is_some() { engines } else { 1 };
-        let sdma_id = (first.unwrap_or(0)..total)
-            .step_by(step.max(1) as usize)
+        let sdma_id = (first.unwrap_or(0)..engines.saturating_mul(per_engine))
+            .step_by(step as usize)
             .find(|i| !used.contains(&(xgmi, *i)))
             .ok_or(Errno::ENOMEM)?;
-        let engine = sdma_id % engines.max(1);
+        let engine = sdma_id % engines;
         Ok(SdmaQueue {
             xgmi,
             sdma_id,
             engine: if xgmi { pcie + engine } else { engine },
-            queue: sdma_id / engines.max(1),
+            queue: sdma_id / engines,
         })
     }
 

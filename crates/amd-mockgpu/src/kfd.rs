@@ -11,40 +11,17 @@ use zerocopy::{FromBytes, IntoBytes};
 
 use crate::{MockSys, uaccess, with_arg};
 
-/// Argument structs up to this size are staged on the stack (`stack_kdata` in
-/// `kfd_ioctl()`).
-const STACK_KDATA: usize = 128;
-
 impl MockSys {
     /// An ioctl on `/dev/kfd` as `kfd_ioctl()` in `kfd_chardev.c` takes it: the
-    /// command is chosen by its number alone; the caller's argument (the size its
-    /// request number gives, `user`) is copied into a buffer of the kernel's own
-    /// struct size or more, zero-filled past what the caller passed, so an older or
-    /// newer header's struct works; the kernel's own direction decides what is copied
-    /// in and back, and the caller's size is copied back even when the command
-    /// failed (fields such as MAP's `n_success` report partial work).
+    /// command is chosen by its number alone and its argument staged at the kernel's
+    /// size ([`uaccess::staged`]), so an older or newer header's struct works; the
+    /// kernel's own direction decides what is copied in and back.
     pub(crate) fn kfd_ioctl(&self, request: u64, user: &mut [u8]) -> Result<i32, Errno> {
         let cmd = amd_kfd::abi::command(request).ok_or(Errno::ENOTTY)?;
-        let usize = ((request >> 16) & 0x3fff) as usize;
-        // The kernel would read past the caller's memory (copy_from_user fails).
-        let user = user.get_mut(..usize).ok_or(Errno::EFAULT)?;
-        let asize = usize.max(cmd.size());
-        let mut stack = [0u8; STACK_KDATA];
-        let mut heap = Vec::new();
-        let kdata: &mut [u8] = if asize <= STACK_KDATA {
-            &mut stack[..asize]
-        } else {
-            heap.resize(asize, 0);
-            &mut heap
-        };
-        if cmd.copies_in() {
-            kdata[..usize].copy_from_slice(user);
-        }
-        let r = self.kfd_command(cmd.request, &mut kdata[..cmd.size()]);
-        if cmd.copies_out() {
-            user.copy_from_slice(&kdata[..usize]);
-        }
-        r
+        let (user_size, copy_in, copy_out) = (uaccess::ioc_size(request), cmd.copies_in(), cmd.copies_out());
+        uaccess::staged(user, user_size, cmd.size(), copy_in, copy_out, |arg| {
+            self.kfd_command(cmd.request, arg)
+        })?
     }
 
     /// One command with the kernel's own argument struct (`request` is the current

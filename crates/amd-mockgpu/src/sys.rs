@@ -621,19 +621,6 @@ impl MockSys {
     }
 }
 
-impl MockSys {
-    /// The render nodes' sysfs node at `path`, with a final link followed (as
-    /// `open` and `opendir` follow it).
-    fn drm_node(&self, path: &Path) -> Option<SysNode> {
-        let d = self.driver.lock();
-        let n = d.drm_sysfs(path)?;
-        match n.link_target(path.parent()?) {
-            Some(t) => d.drm_sysfs(&t),
-            None => Some(n),
-        }
-    }
-}
-
 /// The end of the whole pages `len` bytes from `addr` cover (the address space's
 /// end where that overflows: nothing is mapped there).
 pub(crate) fn page_end(addr: usize, len: usize) -> usize {

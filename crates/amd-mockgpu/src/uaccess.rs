@@ -53,6 +53,50 @@ pub unsafe fn write_array<T: IntoBytes + Immutable>(ptr: u64, items: &[T]) -> Re
     Ok(())
 }
 
+/// Argument structs up to this size are staged on the stack (`stack_kdata` in
+/// `kfd_ioctl()`).
+const STACK_KDATA: usize = 128;
+
+/// An ioctl argument staged as the kernel stages it (`kfd_ioctl()` in
+/// `kfd_chardev.c`, `drm_ioctl()` in `drm_ioctl.c`): a buffer of the larger of the
+/// caller's size (`user_size`, from the request number) and the kernel's struct
+/// (`kernel_size`), the caller's bytes copied in when `copy_in`, the rest zero; `f`
+/// runs on the kernel's struct; the caller's size is copied back when `copy_out`, also
+/// when `f` failed (fields such as KFD MAP's `n_success` report partial work). A size
+/// past the caller's buffer is EFAULT, as the kernel's `copy_from_user` fails.
+pub fn staged<R>(
+    user: &mut [u8],
+    user_size: usize,
+    kernel_size: usize,
+    copy_in: bool,
+    copy_out: bool,
+    f: impl FnOnce(&mut [u8]) -> R,
+) -> Result<R, Errno> {
+    let user = user.get_mut(..user_size).ok_or(Errno::EFAULT)?;
+    let size = user_size.max(kernel_size);
+    let mut stack = [0u8; STACK_KDATA];
+    let mut heap = Vec::new();
+    let kdata: &mut [u8] = if size <= STACK_KDATA {
+        &mut stack[..size]
+    } else {
+        heap.resize(size, 0);
+        &mut heap
+    };
+    if copy_in {
+        kdata[..user_size].copy_from_slice(user);
+    }
+    let r = f(&mut kdata[..kernel_size]);
+    if copy_out {
+        user.copy_from_slice(&kdata[..user_size]);
+    }
+    Ok(r)
+}
+
+/// `_IOC_SIZE` of an ioctl request number.
+pub fn ioc_size(request: u64) -> usize {
+    ((request >> 16) & 0x3fff) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

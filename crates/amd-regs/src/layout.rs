@@ -73,15 +73,11 @@ pub fn run_c_program(
         .arg(&exe)
         .output()
         .map_err(|e| format!("{cc}: {e}"))?;
-    let run = built
-        .status
-        .success()
-        .then(|| Command::new(&exe).output())
-        .transpose()
-        .map_err(|e| format!("{}: {e}", exe.display()));
+    let run = built.status.success().then(|| Command::new(&exe).output());
     let _ = std::fs::remove_dir_all(&dir);
-    let Some(run) = run? else {
-        return Err(format!("C compile failed:\n{}", String::from_utf8_lossy(&built.stderr)));
+    let run = match run {
+        None => return Err(format!("C compile failed:\n{}", String::from_utf8_lossy(&built.stderr))),
+        Some(r) => r.map_err(|e| format!("{}: {e}", exe.display()))?,
     };
     if !run.status.success() {
         return Err(format!("the layout program failed: {}", run.status));

@@ -59,28 +59,25 @@ impl MockSys {
             return Err(Errno::EACCES);
         }
         let cmd = command(nr).ok_or(Errno::ENOTTY)?;
-        let usize = ((request >> 16) & 0x3fff) as usize;
-        let udir = request >> 30;
-        let user = user.get_mut(..usize).ok_or(Errno::EFAULT)?;
-        let mut kdata = vec![0u8; usize.max(cmd.size)];
-        if udir & cmd.dir & IOC_WRITE != 0 {
-            kdata[..usize].copy_from_slice(user);
-        }
-        let arg = &mut kdata[..cmd.size];
-        let d = self.driver.lock();
-        let r = match nr {
-            DRM_IOCTL_VERSION_NR => crate::with_arg(arg, version),
-            DRM_IOCTL_GET_CAP_NR => crate::with_arg(arg, get_cap),
-            _ => {
-                let a = drm_amdgpu_info::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
-                d.amdgpu_info(gpu, &a)
-            }
-        };
-        drop(d);
-        if udir & cmd.dir & IOC_READ != 0 {
-            user.copy_from_slice(&kdata[..usize]);
-        }
-        r.map(|()| 0)
+        // Copied in (out) only where both the caller's and the kernel's direction say so.
+        let both = (request >> 30) & cmd.dir;
+        let (copy_in, copy_out) = (both & IOC_WRITE != 0, both & IOC_READ != 0);
+        uaccess::staged(
+            user,
+            uaccess::ioc_size(request),
+            cmd.size,
+            copy_in,
+            copy_out,
+            |arg| match nr {
+                DRM_IOCTL_VERSION_NR => crate::with_arg(arg, version),
+                DRM_IOCTL_GET_CAP_NR => crate::with_arg(arg, get_cap),
+                _ => {
+                    let a = drm_amdgpu_info::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
+                    self.driver.lock().amdgpu_info(gpu, &a)
+                }
+            },
+        )?
+        .map(|()| 0)
     }
 }
 

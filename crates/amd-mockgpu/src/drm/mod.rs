@@ -23,13 +23,14 @@ pub(crate) const DRM_CLASS: &str = "/sys/class/drm";
 /// The character-device major of DRM nodes (`DRM_MAJOR`).
 pub const DRM_MAJOR: u32 = 226;
 
-impl SysNode {
-    /// The node a link leads to, from the directory `parent` it is in (`None`: the
-    /// node itself is no link).
-    pub(crate) fn link_target(&self, parent: &Path) -> Option<PathBuf> {
-        match self {
-            SysNode::Link(t) => Some(parent.join(t)),
-            _ => None,
+impl crate::MockSys {
+    /// The render nodes' sysfs node at `path`, with a final link followed (as
+    /// `open` and `opendir` follow it).
+    pub(crate) fn drm_node(&self, path: &Path) -> Option<SysNode> {
+        let d = self.driver.lock();
+        match d.drm_sysfs(path)? {
+            SysNode::Link(t) => d.drm_sysfs(&path.parent()?.join(t)),
+            n => Some(n),
         }
     }
 }
