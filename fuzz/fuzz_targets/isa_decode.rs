@@ -1,11 +1,11 @@
-//! Random dwords through the RDNA3 decoder (`amd_mockgpu::rdna3::Inst::decode`), one
+//! Random dwords through the RDNA3 decoder (`amd_isa::rdna3::Inst::decode`), one
 //! instruction after another (skipping a dword after an error), with `Display`, the
 //! mnemonic and the source operands of each. Sizes stay within what was decoded.
 #![no_main]
 
 use std::fmt::Write;
 
-use amd_mockgpu::rdna3::Inst;
+use amd_isa::rdna3::Inst;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

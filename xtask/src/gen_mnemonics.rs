@@ -1,4 +1,4 @@
-//! Generates `crates/amd-mockgpu/src/rdna3/mnemonics.rs`: what LLVM prints for a
+//! Generates `crates/amd-isa/src/rdna3/generated/mnemonics.rs`: what LLVM prints for a
 //! sample of every opcode of every gfx11 encoding the interpreter decodes, asked of
 //! `llvm-mc-19 -disassemble` (Debian's `llvm-19`) one sample instruction per opcode:
 //! the mnemonic, and the operands of the sample, whose distinct register numbers tell
@@ -17,11 +17,11 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use amd_mockgpu::rdna3::opcodes::Vop3sd;
+use amd_isa::rdna3::opcodes::Vop3sd;
 
 use crate::{Result, workspace_root};
 
-const OUTPUT: &str = "crates/amd-mockgpu/src/rdna3/mnemonics.rs";
+const OUTPUT: &str = "crates/amd-isa/src/rdna3/generated/mnemonics.rs";
 const LLVM_MC: &str = "llvm-mc-19";
 
 /// An encoding: the table's name, its opcode count, and sample instructions for an

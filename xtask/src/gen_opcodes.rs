@@ -1,5 +1,5 @@
 //! `cargo xtask gen-opcodes ENUM_PY [--check]`: generates
-//! `crates/amd-mockgpu/src/rdna3/opcodes.rs`, the RDNA3 opcode of every instruction per
+//! `crates/amd-isa/src/rdna3/generated/opcodes.rs`, the RDNA3 opcode of every instruction per
 //! encoding, named as the ISA names it, from the tables tinygrad generates from AMD's
 //! machine-readable RDNA3 ISA (`tinygrad/runtime/autogen/amd/rdna3/enum.py` in
 //! tinygrad's tree, and `operands.py` beside it; the files are read, not run). Each
@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use crate::{Result, workspace_root};
 
-const OUTPUT: &str = "crates/amd-mockgpu/src/rdna3/opcodes.rs";
+const OUTPUT: &str = "crates/amd-isa/src/rdna3/generated/opcodes.rs";
 
 /// The instruction encodings, as tinygrad's classes name them, and our enum names.
 const ENCODINGS: &[(&str, &str)] = &[

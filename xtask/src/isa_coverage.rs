@@ -1,11 +1,11 @@
 //! `cargo xtask isa-coverage [--check]`: runs every RDNA3 opcode through the mock's
-//! interpreter and writes the report (`crates/amd-mockgpu/ISA_COVERAGE.md`): per
+//! interpreter and writes the report (`crates/amd-isa/coverage/rdna3.md`): per
 //! encoding, how many opcodes are implemented, refused on purpose (with the reason),
 //! and missing; then prints the table.
 
 use crate::{Result, workspace_root};
 
-const OUTPUT: &str = "crates/amd-mockgpu/ISA_COVERAGE.md";
+const OUTPUT: &str = "crates/amd-isa/coverage/rdna3.md";
 
 pub fn run(args: &[String]) -> Result<()> {
     let check = match args {
@@ -13,7 +13,7 @@ pub fn run(args: &[String]) -> Result<()> {
         [a] if a == "--check" => true,
         _ => return Err("usage: cargo xtask isa-coverage [--check]".into()),
     };
-    let report = amd_mockgpu::rdna3::report();
+    let report = amd_isa::rdna3::report();
     let path = workspace_root().join(OUTPUT);
     if check {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(report.as_str()) {

@@ -13,7 +13,7 @@
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
 //!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
 //! - `isa-coverage [--check]`: run every RDNA3 opcode through the interpreter and write
-//!   `crates/amd-mockgpu/ISA_COVERAGE.md` (implemented / refused / missing per encoding).
+//!   `crates/amd-isa/coverage/rdna3.md` (implemented / refused / missing per encoding).
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).

@@ -6,8 +6,9 @@
 //! `hw::mem`: every access kind, faults, an executor's windows, atomics from two
 //! threads), its streaming copies and fills (`hw::dma`; Miri runs
 //! the streaming stores as aligned plain stores and its copy threshold is 1 KiB
-//! instead of 64, so the tests that size themselves from it finish), its scoped thread
-//! pool (`pool`), the interpreter's lane gathers (`rdna3::gather`), the mock driver's
+//! instead of 64, so the tests that size themselves from it finish), the interpreter's
+//! scoped thread pool and lane gathers and its slice memory (`amd-isa` `pool`,
+//! `rdna3::gather`, `memory`), the mock driver's
 //! copies of ioctl arrays (`uaccess`), the driverless
 //! transport's volatile register window (`amd-am` `bar`) and the stores of bound-list
 //! patches (`amd-kfd` `memory`'s view). What cannot run under Miri: ioctls, file and
@@ -25,10 +26,8 @@ use crate::{Result, workspace_root};
 
 /// (package, test-name filters) run under Miri.
 const RUNS: &[(&str, &[&str])] = &[
-    (
-        "amd-mockgpu",
-        &["hw::mem::", "hw::dma::", "pool::", "rdna3::gather::", "uaccess::"],
-    ),
+    ("amd-mockgpu", &["hw::mem::", "hw::dma::", "uaccess::"]),
+    ("amd-isa", &["pool::", "rdna3::gather::", "memory::"]),
     ("amd-am", &["bar::"]),
     ("amd-kfd", &["memory::tests::view_"]),
 ];

@@ -8,8 +8,8 @@
 //! memory, the window's 128-byte slice per lane) is run on random and edge-case
 //! operands (zeros, denormals, infinities, NaNs, the extremes of every integer width,
 //! several EXEC patterns; VOP3, VOP3SD and VOP3P also with the modifiers
-//! `amd_mockgpu::rdna3::modifiers` says each form takes, and with omod, `VOP3.OMOD`)
-//! through the interpreter (`amd_mockgpu::rdna3::execute`, or
+//! `amd_isa::rdna3::modifiers` says each form takes, and with omod, `VOP3.OMOD`)
+//! through the interpreter (`amd_isa::rdna3::execute`, or
 //! `execute_with_memory` for the memory window) and through tinygrad's RDNA3 emulator
 //! (its current tree's `test/mockgpu/amd/emu.py`, which compiles each instruction's
 //! pseudocode from AMD's ISA manual), and every register, LDS or memory word where
@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use amd_mockgpu::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, modifiers, takes_dpp};
+use amd_isa::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, modifiers, takes_dpp};
 
 use crate::{Result, workspace_root};
 
@@ -189,7 +189,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .map(|c| {
             let mut st = c.state.clone();
             if c.reloc == 0 {
-                return execute(&c.words, &mut st).map(|()| st);
+                return execute(&c.words, &mut st).map(|()| st).map_err(|e| e.to_string());
             }
             let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
             if c.reloc == SCRATCH_RELOC {
@@ -205,12 +205,12 @@ pub fn run(args: &[String]) -> Result<()> {
                     st.lds[at..at + n].copy_from_slice(&p[..n]);
                 }
                 st.private.clear();
-                return r.map(|()| st);
+                return r.map(|()| st).map_err(|e| e.to_string());
             }
             window.copy_from_slice(&st.lds[held.clone()]);
             let r = execute_with_memory(&c.words, &mut st, &mut window);
             st.lds[held].copy_from_slice(&window);
-            r.map(|()| st)
+            r.map(|()| st).map_err(|e| e.to_string())
         })
         .collect();
     let theirs = reference(&cases, window_va, &tinygrad, &dir)?;
@@ -301,7 +301,7 @@ const DPP_LABEL: [&str; 3] = ["VOP1.DPP16", "VOP2.DPP16", "VOPC.DPP16"];
 /// among those tinygrad's emulator models (quad_perm, row_shl, row_shr, row_ror,
 /// row_mirror, row_half_mirror), every row and bank on, BOUND_CTRL and FI set, and
 /// random neg/abs bits on the sources where the form takes them
-/// (`amd_mockgpu::rdna3::modifiers`, from what LLVM assembles).
+/// (`amd_isa::rdna3::modifiers`, from what LLVM assembles).
 fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
     let allowed = modifiers(encoding, op);
     let op = u32::from(op);
@@ -335,7 +335,7 @@ fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
 /// clamp; in VOP3P neg_lo, neg_hi, op_sel, op_sel_hi, clamp), variant 2 a random
 /// output modifier with them where the form takes omod (VOP3, VOP3SD); `run` draws
 /// them again for each round. Which
-/// modifiers a form takes is `amd_mockgpu::rdna3::modifiers`: what LLVM assembles,
+/// modifiers a form takes is `amd_isa::rdna3::modifiers`: what LLVM assembles,
 /// op_sel on the operands the ISA makes 16 bits wide, omod on float results.
 fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {
     let allowed = modifiers(encoding, op);

@@ -123,10 +123,13 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments(t: Transport) {
     let ds = m.dispatches();
     assert_eq!(ds.len(), 1);
     let d = &ds[0];
-    assert_eq!(d.code_addr, prg.code_addr());
-    assert_eq!(d.rsrc, [0x40bf_0080, 0x9e, 0]);
-    assert_eq!((d.grid, d.block, d.tmpring_size), ([4, 2, 1], [64, 1, 1], 0x10200));
-    let kernarg_ptr = d.user_data[0] as u64 | (d.user_data[1] as u64) << 32;
+    assert_eq!(d.regs.code_addr, prg.code_addr());
+    assert_eq!(d.regs.rsrc, [0x40bf_0080, 0x9e, 0]);
+    assert_eq!(
+        (d.regs.grid, d.regs.block, d.regs.tmpring_size),
+        ([4, 2, 1], [64, 1, 1], 0x10200)
+    );
+    let kernarg_ptr = d.regs.user_data[0] as u64 | (d.regs.user_data[1] as u64) << 32;
     assert_eq!(kernarg_ptr % 64, 0);
 
     // Two programs, 100 times each, in order.
@@ -148,12 +151,12 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments(t: Transport) {
     assert_eq!(ds.len(), 201);
     for (i, pair) in ds[1..].chunks(2).enumerate() {
         assert_eq!(
-            (pair[0].grid, pair[1].grid),
+            (pair[0].regs.grid, pair[1].regs.grid),
             ([4, 2, 1], [1, 1, 1]),
             "launch pair {i} in order"
         );
         assert_eq!(
-            (pair[0].code_addr, pair[1].code_addr),
+            (pair[0].regs.code_addr, pair[1].regs.code_addr),
             (prg.code_addr(), prg2.code_addr())
         );
     }

@@ -54,25 +54,7 @@ pub(crate) enum FdKind {
     VfioDevice(usize),
 }
 
-/// A memory fault: what the driver's memory-exception event carries
-/// (`kfd_hsa_memory_exception_data`), plus whether the access was a write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct MemoryFault {
-    /// Faulting address (the exact byte; hardware reports its page).
-    pub va: u64,
-    /// The access was a write. KFD's event data has no such field (only `ReadOnly`
-    /// implies a write), so it reaches the caller only through the mock's stop
-    /// reasons ([`crate::MockSys::stop_reasons`]).
-    pub write: bool,
-    /// Page not present.
-    pub not_present: bool,
-    /// Write to a read-only page.
-    pub read_only: bool,
-    /// Execute of a no-execute page.
-    pub no_execute: bool,
-    /// Address imprecise.
-    pub imprecise: bool,
-}
+pub use amd_isa::MemoryFault;
 
 #[derive(Debug, Clone)]
 pub(crate) struct MemObj {
@@ -275,7 +257,7 @@ impl Driver {
             execs: BTreeMap::new(),
             kernels: (0..n)
                 .map(|_| {
-                    let exec: Box<dyn crate::hw::KernelExecutor> = Box::new(crate::rdna3::Rdna3Executor::default());
+                    let exec: Box<dyn crate::hw::KernelExecutor> = Box::new(crate::Rdna3Executor::default());
                     Arc::new(Mutex::new(exec))
                 })
                 .collect(),

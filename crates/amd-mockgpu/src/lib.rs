@@ -25,11 +25,11 @@
 //! DISPATCH_DIRECT to a [`KernelExecutor`] — by default [`Rdna3Executor`], an RDNA3
 //! interpreter that runs the compiled kernels.
 //!
-//! The real KFD transport, opened on two mock GPUs, and the interpreter's decoder:
+//! The real KFD transport, opened on two mock GPUs:
 //!
 //! ```
 //! use std::sync::Arc;
-//! use amd_mockgpu::{MockConfig, MockSys, rdna3::Inst};
+//! use amd_mockgpu::{MockConfig, MockSys};
 //!
 //! let sys = Arc::new(MockSys::new(MockConfig::gfx1100s(2)));
 //! let kfd = amd_kfd::Kfd::open(sys.clone())?;
@@ -37,9 +37,6 @@
 //! let dev = amd_kfd::KfdDevice::open(&kfd, 0)?;
 //! let mem = dev.alloc(4096, amd_kfd::MemoryKind::UNCACHED)?;
 //! mem.write(0, &[1, 2, 3])?;
-//! // Instructions print as llvm-objdump-19 prints them.
-//! let i = Inst::decode(&[0xd727_0002, 0x0000_1008])?;
-//! assert_eq!(i.llvm().to_string(), "v_add_f64 v[2:3], s[8:9], s[8:9]");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(unsafe_code)]
@@ -49,10 +46,8 @@ pub mod drm;
 pub mod hw;
 mod kfd;
 pub mod pci;
-mod pool;
 mod profile;
 mod ranges;
-pub mod rdna3;
 mod sys;
 mod uaccess;
 
@@ -70,13 +65,13 @@ use zerocopy::{FromBytes, IntoBytes};
 use driver::{Driver, FIRST_RENDER_MINOR};
 pub use driver::{GPU_CLOCK_HZ, MemoryFault, QueueInfo, SdmaQueue};
 pub use drm::{DRM_MAJOR, PciIdentity};
+pub use hw::Rdna3Executor;
 pub use hw::{
     DispatchInfo, Engine, GpuMemory, KernelError, KernelExecutor, NoKernels, QueueCounters, QueueState, QueueStatus,
     SharedMemory,
 };
 pub use pci::{PciDeviceInfo, PciDriver, PciFault, PciFirmware, PciProfile};
 pub use profile::GpuProfile;
-pub use rdna3::Rdna3Executor;
 
 /// The sysfs directory of KFD's topology nodes.
 pub(crate) const NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
@@ -406,7 +401,7 @@ impl MockSys {
         });
         // The helper threads of dispatches, started now rather than at the first
         // dispatch that wants one.
-        pool::prestart(
+        amd_isa::pool::prestart(
             std::thread::available_parallelism()
                 .map_or(1, |n| n.get())
                 .saturating_sub(1),

@@ -476,12 +476,12 @@ fn dispatches_reach_the_kernel_executor_with_their_registers() {
     let ds = m.dispatches();
     assert_eq!(ds.len(), 1);
     let d = &ds[0];
-    assert_eq!(d.code_addr, 0x7f30_0000_1700);
-    assert_eq!(d.rsrc, [0x40bf_0080, 0x9e, 0]);
-    assert_eq!(&d.user_data[..2], &user);
-    assert_eq!((d.block, d.grid), ([64, 2, 1], [4, 2, 1]));
-    assert_eq!((d.tmpring_size, d.scratch_base), (0x10200, 0x7f50_0000_0000));
-    assert_eq!(d.initiator, DispatchInitiator::DEFAULT.0);
+    assert_eq!(d.regs.code_addr, 0x7f30_0000_1700);
+    assert_eq!(d.regs.rsrc, [0x40bf_0080, 0x9e, 0]);
+    assert_eq!(&d.regs.user_data[..2], &user);
+    assert_eq!((d.regs.block, d.regs.grid), ([64, 2, 1], [4, 2, 1]));
+    assert_eq!((d.regs.tmpring_size, d.regs.scratch_base), (0x10200, 0x7f50_0000_0000));
+    assert_eq!(d.regs.initiator, DispatchInitiator::DEFAULT.0);
     let st = m.queue_state(c.q.id()).unwrap();
     assert_eq!(
         (st.counters.dispatches, st.counters.event_writes, st.counters.cache_ops),

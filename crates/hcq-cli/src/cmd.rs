@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use amd_hcq::{BufferKind, CodeObject, Device, Iface, KernArgs, LaunchDims, Platform, Program, ScalarType};
-use amd_mockgpu::rdna3::Inst;
+use amd_isa::rdna3::Inst;
 use amd_packets::{GfxTarget, pm4, sdma};
 
 /// What went wrong: the user's command line (exit 2, with the usage) or the work.

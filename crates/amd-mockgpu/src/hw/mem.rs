@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use parking_lot::{RwLock, RwLockReadGuard};
+use parking_lot::RwLockReadGuard;
 
 use crate::MemoryFault;
 use crate::driver::Driver;
@@ -105,11 +105,6 @@ impl<'a> Held<'a> {
     /// The address space.
     pub(crate) fn space(&self) -> &AddressSpace {
         &self.guard
-    }
-
-    /// The lock this is a shared hold of.
-    pub(crate) fn lock(&self) -> &'a RwLock<AddressSpace> {
-        RwLockReadGuard::rwlock(&self.guard)
     }
 
     fn forget(&self) {
@@ -579,6 +574,7 @@ impl Driver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parking_lot::RwLock;
 
     /// Heap memory standing in for the mock's host mappings: `words` qwords, the GPU
     /// address of each byte being its host address, as in the mock. The first half is

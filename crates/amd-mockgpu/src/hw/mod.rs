@@ -36,8 +36,9 @@ use crate::driver::Driver;
 use mem::{AddressSpace, Held, Vm};
 use pcimem::DevMem;
 
-/// Everything a DISPATCH_DIRECT hands to the kernel executor, read from the queue's
-/// SH registers as the hardware would.
+/// Everything a DISPATCH_DIRECT hands to the kernel executor: which GPU and queue,
+/// and the dispatch's registers read from the queue's SH registers as the hardware
+/// would.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DispatchInfo {
     /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
@@ -45,22 +46,8 @@ pub struct DispatchInfo {
     pub gpu: usize,
     /// Queue id.
     pub queue: u32,
-    /// Address of the first instruction (COMPUTE_PGM_LO/HI << 8).
-    pub code_addr: u64,
-    /// COMPUTE_PGM_RSRC1..3.
-    pub rsrc: [u32; 3],
-    /// COMPUTE_USER_DATA_0..15.
-    pub user_data: [u32; 16],
-    /// COMPUTE_NUM_THREAD_X/Y/Z (workgroup size).
-    pub block: [u32; 3],
-    /// Grid in workgroups.
-    pub grid: [u32; 3],
-    /// COMPUTE_TMPRING_SIZE.
-    pub tmpring_size: u32,
-    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI << 8.
-    pub scratch_base: u64,
-    /// DISPATCH_INITIATOR.
-    pub initiator: u32,
+    /// The dispatch's registers (entry, RSRC1..3, user data, sizes, scratch).
+    pub regs: amd_isa::Dispatch,
 }
 
 /// Why a kernel could not run to completion.
@@ -69,14 +56,10 @@ pub enum KernelError {
     /// A memory access outside the GPU's mappings.
     #[error("memory fault at {:#x}", .0.va)]
     Fault(MemoryFault),
-    /// A memory fault, with where the kernel made it (the instruction).
-    #[error("memory fault at {:#x} ({context})", .fault.va)]
-    FaultAt {
-        /// The fault.
-        fault: MemoryFault,
-        /// The instruction (address, mnemonic, dwords) that made it.
-        context: String,
-    },
+    /// The interpreter stopped: a memory fault with the access and the instruction,
+    /// an instruction it refuses, a runaway.
+    #[error(transparent)]
+    Exec(#[from] amd_isa::ExecError),
     /// The kernel needs something the executor does not do.
     #[error("{0}")]
     Unsupported(String),
@@ -104,6 +87,8 @@ pub struct GpuMemory<'a> {
     space: RefCell<Held<'a>>,
     vm: &'a Vm,
     stop: &'a AtomicBool,
+    /// What other threads open views from (see [`GpuMemory::share`]).
+    shared: SharedMemory<'a>,
 }
 
 impl<'a> GpuMemory<'a> {
@@ -112,17 +97,14 @@ impl<'a> GpuMemory<'a> {
             space: RefCell::new(Held::new(space.read())),
             vm,
             stop,
+            shared: SharedMemory { space, vm, stop },
         }
     }
 
     /// What another thread needs to open its own view of the same memory
     /// ([`GpuMemory::open`]): views hold a lock guard and stay on their thread.
     pub fn share(&self) -> SharedMemory<'a> {
-        SharedMemory {
-            space: self.space.borrow().lock(),
-            vm: self.vm,
-            stop: self.stop,
-        }
+        self.shared
     }
 
     /// A view of shared memory for this thread. (A writer of the address space may be
@@ -133,6 +115,7 @@ impl<'a> GpuMemory<'a> {
             space: RefCell::new(Held::new(shared.space.read())),
             vm: shared.vm,
             stop: shared.stop,
+            shared: *shared,
         }
     }
 
@@ -194,6 +177,51 @@ impl<'a> GpuMemory<'a> {
             held.bump();
         }
         Ok(())
+    }
+}
+
+impl amd_isa::Memory for GpuMemory<'_> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        GpuMemory::read(self, addr, out)
+    }
+    fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        GpuMemory::write(self, addr, data)
+    }
+    fn atomic_u32(&self, addr: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
+        GpuMemory::atomic_u32(self, addr, |v| f(v).ok_or(())).map(Result::ok)
+    }
+    fn atomic_u64(&self, addr: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
+        GpuMemory::atomic_u64(self, addr, |v| f(v).ok_or(())).map(Result::ok)
+    }
+    fn checkpoint(&self) -> Result<(), amd_isa::Stopped> {
+        GpuMemory::checkpoint(self).map_err(|_| amd_isa::Stopped)
+    }
+    fn share(&self) -> Option<&dyn amd_isa::SharedMemory> {
+        Some(&self.shared)
+    }
+    fn unlocked(&self, f: &mut dyn FnMut()) {
+        GpuMemory::unlocked(self, f)
+    }
+}
+
+impl amd_isa::SharedMemory for SharedMemory<'_> {
+    fn open(&self) -> Box<dyn amd_isa::Memory + '_> {
+        Box::new(GpuMemory::open(self))
+    }
+}
+
+/// The RDNA3 interpreter ([`amd_isa::rdna3::Interpreter`]), the mock's default kernel
+/// executor.
+pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
+
+impl KernelExecutor for Rdna3Executor {
+    fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
+        amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs).map_err(KernelError::Exec)
+    }
+
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        // The copy adds to the same counters.
+        Some(Box::new(self.clone()))
     }
 }
 
@@ -857,8 +885,15 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                 // Whatever a stopped dispatch met after its stop is not its queue's.
                 Err(_) if stopped() => Err(Stop::Cancelled),
                 Err(KernelError::Fault(f)) => Err(Stop::Fault(f)),
-                Err(KernelError::FaultAt { fault, context }) => Err(Stop::FaultIn(fault, format!("kernel {context}"))),
-                Err(KernelError::Stopped) => Err(Stop::Cancelled),
+                Err(KernelError::Exec(amd_isa::ExecError::Stopped)) | Err(KernelError::Stopped) => Err(Stop::Cancelled),
+                Err(KernelError::Exec(amd_isa::ExecError::Fault { fault, at, .. })) => {
+                    Err(Stop::FaultIn(fault, format!("kernel {at}")))
+                }
+                Err(KernelError::Exec(amd_isa::ExecError::Fetch { fault, pc })) => Err(Stop::FaultIn(
+                    fault,
+                    format!("kernel fetching the instruction at {pc:#x}"),
+                )),
+                Err(KernelError::Exec(e)) => Err(Stop::Error(format!("kernel: {e}"))),
                 Err(KernelError::Unsupported(e)) => Err(Stop::Error(format!("kernel: {e}"))),
             }
         }

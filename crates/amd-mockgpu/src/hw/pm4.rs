@@ -54,14 +54,17 @@ impl Driver {
                 let info = DispatchInfo {
                     gpu: q.gpu,
                     queue: q.id,
-                    code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
-                    rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],
-                    user_data,
-                    block: [r(reg::NUM_THREAD_X), r(reg::NUM_THREAD_X + 1), r(reg::NUM_THREAD_X + 2)],
-                    grid: p.dims,
-                    tmpring_size: r(reg::TMPRING_SIZE),
-                    scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64) << 8,
-                    initiator: p.initiator.0,
+                    regs: amd_isa::Dispatch {
+                        code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
+                        rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],
+                        user_data,
+                        block: [r(reg::NUM_THREAD_X), r(reg::NUM_THREAD_X + 1), r(reg::NUM_THREAD_X + 2)],
+                        grid: p.dims,
+                        tmpring_size: r(reg::TMPRING_SIZE),
+                        scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64)
+                            << 8,
+                        initiator: p.initiator.0,
+                    },
                 };
                 // Runs with the driver lock released; the packet completes after it.
                 Exec::Long(LongOp::Dispatch(info))

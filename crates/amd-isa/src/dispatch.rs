@@ -1,0 +1,214 @@
+//! What every generation's interpreter shares to run a dispatch: the dispatch's
+//! registers ([`Dispatch`]), the instruction budget, the work counters, and the
+//! scheduler that hands workgroups to threads.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::error::ExecError;
+use crate::memory::Memory;
+
+/// What a dispatch hands the interpreter, read from the queue's registers as the
+/// hardware would (a PM4 DISPATCH_DIRECT's SH registers, or an AQL packet turned
+/// into them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Address of the first instruction (COMPUTE_PGM_LO/HI << 8).
+    pub code_addr: u64,
+    /// COMPUTE_PGM_RSRC1..3.
+    pub rsrc: [u32; 3],
+    /// COMPUTE_USER_DATA_0..15.
+    pub user_data: [u32; 16],
+    /// COMPUTE_NUM_THREAD_X/Y/Z (workgroup size).
+    pub block: [u32; 3],
+    /// Grid in workgroups.
+    pub grid: [u32; 3],
+    /// COMPUTE_TMPRING_SIZE.
+    pub tmpring_size: u32,
+    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI << 8.
+    pub scratch_base: u64,
+    /// DISPATCH_INITIATOR.
+    pub initiator: u32,
+}
+
+impl Dispatch {
+    /// Workgroup `g`'s coordinates (x fastest, then y, then z).
+    pub fn group_id(&self, g: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.grid.map(|v| u64::from(v.max(1)));
+        [(g % gx) as u32, (g / gx % gy) as u32, (g / (gx * gy)) as u32]
+    }
+}
+
+/// Work an interpreter has done, over every dispatch of the interpreters sharing it.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Wave instructions executed.
+    pub instructions: AtomicU64,
+    /// Lane instructions: each wave instruction counts the lanes EXEC enabled when it
+    /// issued.
+    pub lane_instructions: AtomicU64,
+}
+
+/// `HCQ_MOCK_THREADS` when set to a positive number, else the available cores.
+pub fn default_threads() -> usize {
+    std::env::var("HCQ_MOCK_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Instructions between [`Memory::checkpoint`]s (a slice of a dispatch).
+pub(crate) const CHECKPOINT_EVERY: u64 = 1 << 12;
+
+/// Workgroups a dispatch needs before a second thread joins in (starting one costs
+/// tens of microseconds; small dispatches stay on the engine's thread).
+const PARALLEL_MIN_GROUPS: u64 = 8;
+
+/// How long the dispatching thread runs workgroups alone before helpers join it.
+const RECRUIT_AFTER: Duration = Duration::from_micros(30);
+
+/// Instructions a thread takes from the dispatch's budget at a time.
+const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
+
+/// One thread's part of a dispatch: its instruction allowance, taken from the shared
+/// budget a chunk at a time, and what it did.
+pub(crate) struct Worker<'b> {
+    budget: &'b AtomicU64,
+    limit: u64,
+    local: u64,
+    pub(crate) used: u64,
+    pub(crate) lanes: u64,
+}
+
+impl Worker<'_> {
+    /// One more instruction: `Ok(true)` at a checkpoint (a new chunk), an error when
+    /// the dispatch's budget is spent.
+    #[inline]
+    pub(crate) fn tick(&mut self) -> Result<bool, ExecError> {
+        self.used += 1;
+        if self.local > 0 {
+            self.local -= 1;
+            return Ok(false);
+        }
+        // Relaxed: the budget is a counter; nothing is published through it.
+        let got = self
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(b - b.min(BUDGET_CHUNK)))
+            .unwrap_or(0)
+            .min(BUDGET_CHUNK);
+        if got == 0 {
+            return Err(ExecError::Budget { budget: self.limit });
+        }
+        self.local = got - 1;
+        Ok(true)
+    }
+}
+
+/// Runs workgroups `0..groups`, on this thread and, for large grids, on up to
+/// `threads - 1` more (when `mem` can be shared). Each thread makes its own state with
+/// `state` (code cache, waves, LDS: reused from one workgroup to the next) and runs a
+/// workgroup with `run`. Workgroups are handed out in order; when one fails, the ones
+/// after it are not started, those before it finish, and the error of the first
+/// failing workgroup is the dispatch's (as running them in order would give).
+/// Returns (instructions, lane instructions, result).
+pub(crate) fn run_workgroups<S>(
+    mem: &dyn Memory,
+    groups: u64,
+    threads: usize,
+    budget: u64,
+    state: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, &dyn Memory, &mut Worker<'_>, u64) -> Result<(), ExecError> + Sync,
+) -> (u64, u64, Result<(), ExecError>) {
+    let left = AtomicU64::new(budget);
+    let next = AtomicU64::new(0);
+    // The first failing workgroup and its error; no workgroup at or after it starts.
+    let failed: parking_lot::Mutex<Option<(u64, ExecError)>> = parking_lot::Mutex::new(None);
+    let limit = AtomicU64::new(u64::MAX);
+    // `tick` runs after each workgroup (the dispatching thread's, to recruit helpers).
+    let work = |mem: &dyn Memory, tick: Option<&dyn Fn()>| -> (u64, u64) {
+        let mut me = Worker {
+            budget: &left,
+            limit: budget,
+            local: 0,
+            used: 0,
+            lanes: 0,
+        };
+        let mut s = state();
+        loop {
+            // Relaxed: each index is taken once; the limit only narrows.
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= groups || g >= limit.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Err(e) = run(&mut s, mem, &mut me, g) {
+                let mut f = failed.lock();
+                if f.as_ref().is_none_or(|(at, _)| g < *at) {
+                    limit.fetch_min(g, Ordering::Relaxed);
+                    *f = Some((g, e));
+                }
+            }
+            if let Some(t) = tick {
+                t();
+            }
+        }
+        (me.used, me.lanes)
+    };
+    let shared = if groups >= PARALLEL_MIN_GROUPS && threads > 1 {
+        mem.share()
+    } else {
+        None
+    };
+    let (mut used, mut lanes) = (0, 0);
+    match shared {
+        None => (used, lanes) = work(mem, None),
+        Some(shared) => {
+            let helpers = threads - 1;
+            let work = &work;
+            let start = Instant::now();
+            crate::pool::scope(|s| {
+                // Helpers join once this thread has worked RECRUIT_AFTER with
+                // workgroups left: waking a parked thread costs tens of microseconds on
+                // the virtual machines the project runs on (starting one, 40 µs to
+                // almost a millisecond), more than a small dispatch takes on one.
+                let others = parking_lot::Mutex::new(Vec::new());
+                let recruited = std::cell::Cell::new(false);
+                let tick = || {
+                    if !recruited.get() && start.elapsed() >= RECRUIT_AFTER {
+                        recruited.set(true);
+                        let mut o = others.lock();
+                        for _ in 0..helpers {
+                            o.push(s.spawn(|| work(&*shared.open(), None)));
+                        }
+                    }
+                };
+                (used, lanes) = work(mem, Some(&tick));
+                let others = others.into_inner();
+                // Waiting for the helpers with this thread's hold released: one of
+                // them may be waiting for a writer that waits for this thread.
+                let mut others = Some(others);
+                mem.unlocked(&mut || {
+                    for h in others.take().into_iter().flatten() {
+                        match h.join() {
+                            Ok((u, l)) => {
+                                used += u;
+                                lanes += l;
+                            }
+                            Err(_) => {
+                                let mut f = failed.lock();
+                                if f.is_none() {
+                                    *f = Some((0, ExecError::Panicked));
+                                }
+                            }
+                        }
+                    }
+                });
+            });
+        }
+    }
+    let result = match failed.into_inner() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    };
+    (used, lanes, result)
+}

@@ -1,0 +1,160 @@
+//! Why an interpreter stopped: [`ExecError`], typed, with the instruction.
+
+use crate::memory::{Access, MemoryFault};
+
+/// Where in a kernel something happened: the instruction's address and its text as
+/// `llvm-objdump` prints it, followed by its dwords (`s_trap 2 [bf900002]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At {
+    /// Address of the instruction.
+    pub pc: u64,
+    /// The instruction, disassembled, with its dwords.
+    pub inst: String,
+}
+
+impl std::fmt::Display for At {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at {:#x}: {}", self.pc, self.inst)
+    }
+}
+
+/// Why a dispatch (or one instruction) could not run to completion.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecError {
+    /// An instruction's access to memory faulted.
+    #[error("memory fault at {:#x} ({access}) {at}", fault.va)]
+    Fault {
+        /// What the memory reported.
+        fault: MemoryFault,
+        /// The access that faulted.
+        access: Access,
+        /// The instruction that made it.
+        at: At,
+    },
+    /// The instruction could not be fetched: its address is not mapped.
+    #[error("memory fault at {:#x} fetching the instruction at {pc:#x}", fault.va)]
+    Fetch {
+        /// What the memory reported.
+        fault: MemoryFault,
+        /// Where the wave was.
+        pc: u64,
+    },
+    /// The dwords at `pc` are no instruction this decoder knows (or are truncated).
+    #[error("at {pc:#x} {words:08x?}: {reason}")]
+    Decode {
+        /// Where the wave was.
+        pc: u64,
+        /// The dwords read there (up to two).
+        words: Vec<u32>,
+        /// What the decoder said.
+        reason: String,
+    },
+    /// The instruction is one the interpreter refuses (not implemented, or an operand
+    /// or mode it does not do), with the reason.
+    #[error("{at}: {reason}")]
+    Unsupported {
+        /// The instruction.
+        at: At,
+        /// Why it cannot run.
+        reason: String,
+    },
+    /// The dispatch's registers describe something no GPU runs (a workgroup of more
+    /// than 1024 threads, a grid of more than 2^64 workgroups).
+    #[error("{0}")]
+    BadDispatch(String),
+    /// The dispatch ran past its instruction budget (a runaway kernel).
+    #[error("the dispatch ran past its instruction budget of {budget} instructions")]
+    Budget {
+        /// The budget.
+        budget: u64,
+    },
+    /// The dispatch was stopped from outside ([`crate::Memory::checkpoint`]).
+    #[error("the dispatch was stopped: its queue was destroyed")]
+    Stopped,
+    /// A thread running the dispatch's workgroups panicked (a bug of the interpreter).
+    #[error("a dispatch thread panicked")]
+    Panicked,
+}
+
+impl ExecError {
+    /// The memory fault, where the error is one.
+    pub fn fault(&self) -> Option<MemoryFault> {
+        match self {
+            ExecError::Fault { fault, .. } | ExecError::Fetch { fault, .. } => Some(*fault),
+            _ => None,
+        }
+    }
+}
+
+/// Why one instruction stopped, before the dispatch names the instruction: a memory
+/// access that faulted, or a refusal with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Trap {
+    /// The memory reported a fault on this access.
+    Fault(MemoryFault, Access),
+    /// The instruction's opcode (or a VOPD operation) is not implemented.
+    Missing(String),
+    /// The interpreter does not run this form or operand (the reason, for the user).
+    Refused(String),
+}
+
+impl Trap {
+    /// A fault of a load of `bytes`.
+    pub(crate) fn load(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
+        move |f| {
+            Trap::Fault(
+                f,
+                Access {
+                    kind: crate::AccessKind::Load,
+                    bytes,
+                },
+            )
+        }
+    }
+    /// A fault of a store of `bytes`.
+    pub(crate) fn store(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
+        move |f| {
+            Trap::Fault(
+                f,
+                Access {
+                    kind: crate::AccessKind::Store,
+                    bytes,
+                },
+            )
+        }
+    }
+    /// A fault of an atomic of `bytes`.
+    pub(crate) fn atomic(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
+        move |f| {
+            Trap::Fault(
+                f,
+                Access {
+                    kind: crate::AccessKind::Atomic,
+                    bytes,
+                },
+            )
+        }
+    }
+}
+
+impl From<String> for Trap {
+    fn from(s: String) -> Self {
+        Trap::Refused(s)
+    }
+}
+
+impl From<&str> for Trap {
+    fn from(s: &str) -> Self {
+        Trap::Refused(s.to_owned())
+    }
+}
+
+impl std::fmt::Display for Trap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trap::Fault(fault, access) => write!(f, "memory fault at {:#x} ({access})", fault.va),
+            Trap::Missing(s) | Trap::Refused(s) => f.write_str(s),
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The VALU's float minimum and maximum as the ISA's pseudocode gives them: -0 is less
+//! than +0; a quiet NaN operand loses to the other; with MODE.IEEE set (as compute
+//! kernels run), a signaling NaN operand wins, quieted. The three-operand forms are
+//! built from these as the ISA defines them (`v_min3 = min(min(a, b), c)`,
+//! `v_minmax = max(min(a, b), c)`, `v_med3` through max3).
+
+/// A float format's bits as the min/max pseudocode needs them.
+pub(crate) trait MinMax: Copy {
+    fn nan(self) -> bool;
+    /// A NaN whose quiet bit is clear.
+    fn signaling(self) -> bool;
+    fn quieted(self) -> Self;
+    /// `self < other`, with -0 < +0.
+    fn less(self, other: Self) -> bool;
+    /// `self == other` as floats (+0 == -0).
+    fn same(self, other: Self) -> bool;
+}
+
+impl MinMax for f32 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn signaling(self) -> bool {
+        self.is_nan() && self.to_bits() & 0x0040_0000 == 0
+    }
+    fn quieted(self) -> Self {
+        f32::from_bits(self.to_bits() | 0x0040_0000)
+    }
+    fn less(self, other: Self) -> bool {
+        self < other || (self == 0.0 && other == 0.0 && self.is_sign_negative() && !other.is_sign_negative())
+    }
+    fn same(self, other: Self) -> bool {
+        self == other
+    }
+}
+
+impl MinMax for f64 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn signaling(self) -> bool {
+        self.is_nan() && self.to_bits() & 0x0008_0000_0000_0000 == 0
+    }
+    fn quieted(self) -> Self {
+        f64::from_bits(self.to_bits() | 0x0008_0000_0000_0000)
+    }
+    fn less(self, other: Self) -> bool {
+        self < other || (self == 0.0 && other == 0.0 && self.is_sign_negative() && !other.is_sign_negative())
+    }
+    fn same(self, other: Self) -> bool {
+        self == other
+    }
+}
+
+/// Half-precision bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct H(pub(crate) u16);
+
+impl MinMax for H {
+    fn nan(self) -> bool {
+        self.0 & 0x7c00 == 0x7c00 && self.0 & 0x03ff != 0
+    }
+    fn signaling(self) -> bool {
+        self.nan() && self.0 & 0x0200 == 0
+    }
+    fn quieted(self) -> Self {
+        H(self.0 | 0x0200)
+    }
+    fn less(self, other: Self) -> bool {
+        crate::float::half::to_f32(self.0).less(crate::float::half::to_f32(other.0))
+    }
+    fn same(self, other: Self) -> bool {
+        crate::float::half::to_f32(self.0) == crate::float::half::to_f32(other.0)
+    }
+}
+
+/// `v_min_*`.
+pub(crate) fn min<T: MinMax>(a: T, b: T, ieee: bool) -> T {
+    pick(a, b, ieee, a.less(b))
+}
+
+/// `v_max_*`.
+pub(crate) fn max<T: MinMax>(a: T, b: T, ieee: bool) -> T {
+    pick(a, b, ieee, b.less(a))
+}
+
+fn pick<T: MinMax>(a: T, b: T, ieee: bool, a_wins: bool) -> T {
+    if ieee && a.signaling() {
+        a.quieted()
+    } else if ieee && b.signaling() {
+        b.quieted()
+    } else if b.nan() {
+        a
+    } else if a.nan() || !a_wins {
+        b
+    } else {
+        a
+    }
+}
+
+/// `v_min3_*`.
+pub(crate) fn min3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+    min(min(a, b, ieee), c, ieee)
+}
+
+/// `v_max3_*`.
+pub(crate) fn max3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+    max(max(a, b, ieee), c, ieee)
+}
+
+/// `v_med3_*`: with a NaN operand, min3; else the largest is dropped and the larger of
+/// the other two kept.
+pub(crate) fn med3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+    if a.nan() || b.nan() || c.nan() {
+        return min3(a, b, c, ieee);
+    }
+    let top = max3(a, b, c, ieee);
+    if top.same(a) {
+        max(b, c, ieee)
+    } else if top.same(b) {
+        max(a, c, ieee)
+    } else {
+        max(a, b, ieee)
+    }
+}
+
+/// `v_minmax_*`: max(min(a, b), c).
+pub(crate) fn minmax<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+    max(min(a, b, ieee), c, ieee)
+}
+
+/// `v_maxmin_*`: min(max(a, b), c).
+pub(crate) fn maxmin<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+    min(max(a, b, ieee), c, ieee)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_zeros_order() {
+        assert_eq!(min(0.0f32, -0.0, true).to_bits(), 0x8000_0000);
+        assert_eq!(min(-0.0f32, 0.0, true).to_bits(), 0x8000_0000);
+        assert_eq!(max(-0.0f32, 0.0, false).to_bits(), 0);
+        assert_eq!(max(0.0f64, -0.0, true).to_bits(), 0);
+    }
+
+    #[test]
+    fn nans_by_mode() {
+        let snan = f32::from_bits(0x7f80_0001);
+        let qnan = f32::from_bits(0x7fc0_0000);
+        assert_eq!(min(snan, 1.0, true).to_bits(), 0x7fc0_0001);
+        assert_eq!(max(1.0, snan, true).to_bits(), 0x7fc0_0001);
+        assert_eq!(min(snan, 1.0, false), 1.0);
+        assert_eq!(min(qnan, 1.0, true), 1.0);
+        assert_eq!(max(2.0, qnan, true), 2.0);
+        assert_eq!(min(H(0x7c01), H(0x3c00), true), H(0x7e01));
+        assert_eq!(min(H(0x7e00), H(0x3c00), true), H(0x3c00));
+        assert_eq!(med3(H(0x3c00), H(0x4000), H(0x4200), true), H(0x4000));
+    }
+
+    #[test]
+    fn med3_is_the_middle() {
+        for (a, b, c) in [(1.0f32, 2.0, 3.0), (3.0, 1.0, 2.0), (2.0, 3.0, 1.0), (2.0, 2.0, 1.0)] {
+            let mut v = [a, b, c];
+            v.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            assert_eq!(med3(a, b, c, true), v[1]);
+        }
+        // A NaN operand: min3.
+        assert_eq!(med3(f32::NAN, 5.0, 4.0, true), 4.0);
+    }
+}

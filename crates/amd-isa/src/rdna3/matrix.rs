@@ -1,0 +1,501 @@
+//! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
+//! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
+
+use super::exec::{R, f};
+use super::opcodes::Vop3p;
+use super::opcodes::op::vop3p;
+use super::rounding::{add32, mul32};
+use super::wave::Wave;
+use crate::float::exact::{self, Round};
+use crate::float::half;
+
+/// WMMA's modifiers (gfx11, as AMD's matrix instruction calculator documents them):
+/// `neg_lo` bits 0 and 1 negate the low 16 bits of every A and B register (the even k),
+/// `neg_hi` bits 0 and 1 the high 16 bits (the odd k), so both together negate the
+/// whole matrix; `neg_lo` bit 2 subtracts C instead of adding it and `neg_hi` bit 2
+/// takes its absolute value first (−|C| with both); `op_sel` bit 2 puts 16-bit C and D
+/// in the high halves of their registers instead of the low ones.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct WmmaMods {
+    pub(crate) neg_lo: u32,
+    pub(crate) neg_hi: u32,
+    pub(crate) hi_halves: bool,
+    /// VOP3P clamp: results bounded to [0, 1] (NaN to 0), as every float result's.
+    pub(crate) clamp: bool,
+}
+
+/// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
+/// (and `l + 16`) holds row `l` of A and column `l` of B as 16 halves in 8 VGPRs; C and
+/// D element (row, col) live in register `row / 2`, lane `(row % 2) * 16 + col` (f32),
+/// or in that register's low half (f16/bf16 results; the high half with `op_sel` bit
+/// 2), with [`WmmaMods`]' negations applied.
+pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: WmmaMods, lit: Option<u32>) -> R<()> {
+    if w.exec() != u32::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    if mods.hi_halves && !half_out {
+        return Err("op_sel on a WMMA with 32-bit results is not defined".into());
+    }
+    let shift = if mods.hi_halves { 16 } else { 0 };
+    // Source `s` (0 for A, 1 for B), element k: the low half of register k / 2 for even
+    // k, the high half for odd, negated as neg_lo / neg_hi say.
+    let input = |w: &Wave, s: usize, lane: usize, k: usize| -> R<f64> {
+        let v = w.vread(srcs[s] + (k / 2) as u16, lane, lit)?;
+        let neg = if k % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
+        let h = (v >> (16 * (k % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
+        Ok(element(w, h, bf16))
+    };
+    // f32 and bfloat16 results round in MODE's f32 direction, f16 ones in the f16 one.
+    let (fmt, mode) = match (half_out, bf16) {
+        (false, _) => (exact::F32, w.round32()),
+        (true, true) => (exact::BF16, w.round32()),
+        (true, false) => (exact::F16, w.round16_64()),
+    };
+    let mut out = [[0u32; 32]; 8];
+    for row in 0..16 {
+        for col in 0..16 {
+            let lane = (row % 2) * 16 + col;
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let c = if half_out {
+                element(w, (c >> shift) as u16, bf16)
+            } else {
+                f64::from(w.f32_in(f(c)))
+            };
+            let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
+            let c = if mods.neg_lo & 4 != 0 { -c } else { c };
+            let mut products = [(0.0, 0.0); 16];
+            for (k, p) in products.iter_mut().enumerate() {
+                *p = (input(w, 0, row, k)?, input(w, 1, col, k)?);
+            }
+            let bits = sum_rounded(c, products, fmt, mode);
+            // Clamp (0 and 1 are exact in every format, so clamping the rounded value
+            // is clamping the exact one), then denormal results as MODE's output
+            // controls say (bfloat16 as f32).
+            let bits = if mods.clamp {
+                match (half_out, bf16) {
+                    (false, _) => u64::from(super::exec::output_mods(bits as u32, clamp_only())),
+                    (true, true) => u64::from(super::exec::output_mods((bits as u32) << 16, clamp_only()) >> 16),
+                    (true, false) => u64::from(super::valu::clamp_half(bits as u16)),
+                }
+            } else {
+                bits
+            };
+            out[row / 2][lane] = match (half_out, bf16) {
+                (false, _) => w.f32_out(bits as u32),
+                (true, _) => {
+                    let h = if bf16 {
+                        w.f32_out((bits as u32) << 16) >> 16
+                    } else {
+                        u32::from(w.f16_out(bits as u16))
+                    };
+                    (w.vread(256 + (dst + row / 2) as u16, lane, None)? & !(0xffff << shift)) | h << shift
+                }
+            };
+        }
+    }
+    for (r, vals) in out.iter().enumerate() {
+        for (lane, v) in vals.iter().enumerate() {
+            w.vwrite(dst + r, lane, *v)?;
+        }
+    }
+    Ok(())
+}
+
+/// A 16-bit float element as the hardware reads it: a half through MODE's f16 input
+/// control, a bfloat16 (f32's range) through the f32 one.
+pub(crate) fn element(w: &Wave, h: u16, bf16: bool) -> f64 {
+    if bf16 {
+        f64::from(w.f32_in(f(u32::from(h) << 16)))
+    } else {
+        f64::from(half::to_f32(w.f16_in(h)))
+    }
+}
+
+/// `c + Σ a·b` as WMMA and the 16-bit dot products compute it: summed exactly and
+/// rounded once to `fmt` (f32, f16 or bfloat16) in `mode`, the encoding's bits. With an
+/// infinite or NaN term, the f64 sum instead (its infinities and NaN are the result's;
+/// a bfloat16 NaN quieted).
+pub(crate) fn sum_rounded(
+    c: f64,
+    products: impl IntoIterator<Item = (f64, f64)>,
+    fmt: exact::Format,
+    mode: Round,
+) -> u64 {
+    let mut sum = exact::Sum::new();
+    let mut finite = sum.add(c);
+    let mut naive = c;
+    for (a, b) in products {
+        finite &= sum.add_product(a, b);
+        naive += a * b;
+    }
+    if finite {
+        return sum.round(fmt, mode);
+    }
+    let single = (naive as f32).to_bits();
+    if fmt == exact::F16 {
+        u64::from(half::from_f64(naive))
+    } else if fmt == exact::BF16 {
+        u64::from(if naive.is_nan() {
+            single >> 16 | 0x40
+        } else {
+            single >> 16
+        })
+    } else {
+        u64::from(single)
+    }
+}
+
+/// Modifiers that only clamp.
+fn clamp_only() -> super::exec::Mods {
+    super::exec::Mods {
+        clamp: true,
+        ..super::exec::Mods::NONE
+    }
+}
+
+/// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
+/// f16 forms, with neg_lo bits 0 and 1 marking A and B signed; clamp saturates.
+pub(crate) fn wmma_int(
+    w: &mut Wave,
+    four: bool,
+    dst: usize,
+    srcs: [u16; 3],
+    neg_lo: u32,
+    clamp: bool,
+    lit: Option<u32>,
+) -> R<()> {
+    if w.exec() != u32::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let bits = if four { 4 } else { 8 };
+    let per = 32 / bits;
+    let input = |w: &Wave, base: u16, lane: usize, k: u32, signed: bool| -> R<i64> {
+        let v = w.vread(base + (k / per) as u16, lane, lit)?;
+        let x = (v >> (bits * (k % per))) & ((1 << bits) - 1);
+        Ok(if signed {
+            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+        } else {
+            i64::from(x)
+        })
+    };
+    let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
+    let mut out = [[0u32; 32]; 8];
+    for row in 0..16 {
+        for col in 0..16 {
+            let lane = (row % 2) * 16 + col;
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let mut sum = i64::from(c as i32);
+            for k in 0..16 {
+                sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
+            }
+            out[row / 2][lane] = if clamp {
+                sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
+            } else {
+                sum as u32
+            };
+        }
+    }
+    for (r, vals) in out.iter().enumerate() {
+        for (lane, v) in vals.iter().enumerate() {
+            w.vwrite(dst + r, lane, *v)?;
+        }
+    }
+    Ok(())
+}
+
+/// The VOP3P dot products, `c + Σ a[k] · b[k]` over the packed elements of `a` and
+/// `b`: `v_dot2_f32_f16`/`_bf16` (two halves or bfloat16s, an f32 accumulator, each
+/// add rounded as [`dot2_f32`] says) and `v_dot4_*_u8`/`v_dot8_*_u4` (bytes or nibbles, a 32-bit accumulator;
+/// neg_lo bits 0 and 1 make A and B signed in the `_iu` forms; clamp saturates).
+pub(crate) fn dot(w: &Wave, op: Vop3p, a: u32, b: u32, c: u32, neg_lo: u32, clamp: bool) -> u32 {
+    use Vop3p::*;
+    if let V_DOT2_F32_F16 | V_DOT2_F32_BF16 = op {
+        return dot2_f32(w, a, b, f32::from_bits(c), op == V_DOT2_F32_BF16).to_bits();
+    }
+    let (bits, n) = if matches!(op, V_DOT4_I32_IU8 | V_DOT4_U32_U8) {
+        (8, 4)
+    } else {
+        (4, 8)
+    };
+    let signed_op = matches!(op, V_DOT4_I32_IU8 | V_DOT8_I32_IU4);
+    let (sa, sb) = (signed_op && neg_lo & 1 == 1, signed_op && neg_lo & 2 == 2);
+    let elem = |v: u32, k: u32, s: bool| -> i64 {
+        let x = (v >> (bits * k)) & ((1 << bits) - 1);
+        if s {
+            i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
+        } else {
+            i64::from(x)
+        }
+    };
+    let acc = if signed_op { i64::from(c as i32) } else { i64::from(c) };
+    let sum = (0..n).fold(acc, |t, k| t + elem(a, k, sa) * elem(b, k, sb));
+    match (signed_op, clamp) {
+        (true, true) => sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32,
+        (false, true) => sum.clamp(0, i64::from(u32::MAX)) as u32,
+        _ => sum as u32,
+    }
+}
+
+/// DX9 multiply: a zero operand gives +0 (even against infinity or NaN).
+pub(crate) fn mul_dx9(x: f32, y: f32, mode: Round) -> f32 {
+    if x == 0.0 || y == 0.0 { 0.0 } else { mul32(x, y, mode) }
+}
+
+/// `acc + a.lo * b.lo + a.hi * b.hi` over packed halves (or bfloat16s) in f32, as the
+/// ISA's pseudocode has it: `tmp = S2; tmp += lo product; tmp += hi product`, each
+/// product and each sum rounded to f32 in MODE's direction (the products of halves and
+/// of bfloat16s are exact but at f32's range limits). Denormals as each step would
+/// have them alone: a half through `f16_to_f32` (MODE's f16 input control), the
+/// accumulator as an f32 input, the result as an f32 output.
+pub(crate) fn dot2_f32(w: &Wave, a: u32, b: u32, acc: f32, bf16: bool) -> f32 {
+    let mode = w.round32();
+    let e = |v: u32, hi: bool| -> f32 {
+        let h = if hi { v >> 16 } else { v & 0xffff };
+        if bf16 {
+            f32::from_bits(h << 16)
+        } else {
+            half::to_f32(w.f16_in(h as u16))
+        }
+    };
+    let tmp = add32(w.f32_in(acc), mul32(e(a, false), e(b, false), mode), mode);
+    let r = add32(tmp, mul32(e(a, true), e(b, true), mode), mode);
+    f32::from_bits(w.f32_out(r.to_bits()))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
+    use crate::rdna3::testing::{lanes, run};
+
+    /// The f16/bf16 dot products round as the ISA's pseudocode adds: the accumulator
+    /// and the low product first, then the high product, each sum rounded in MODE's
+    /// direction.
+    #[test]
+    fn dot_products_round_after_each_add() {
+        use crate::float::exact::Round::{self, *};
+        use crate::float::half;
+        use crate::rdna3::wave::Wave;
+        // Every denormal kept, f32 results rounded in `mode`.
+        let dot2_f32 = |a: u32, b: u32, acc: f32, bf16: bool, mode: Round| {
+            let mut w = Wave::new(8, 0);
+            w.mode = 0xf0 | mode as u32;
+            super::dot2_f32(&w, a, b, acc, bf16)
+        };
+        let h = |x: f32| u32::from(half::from_f64(x.into()));
+        let pair = |lo: u32, hi: u32| lo | hi << 16;
+        let bf = |x: f32| x.to_bits() >> 16;
+        // 2^24 + 1 ties to even (2^24) before 2^-48 comes: 2^24, where one rounding of
+        // the whole sum would give 2^24 + 2.
+        let tiny = h(2f32.powi(-24));
+        let (a, b) = (pair(h(1.0), tiny), pair(h(1.0), tiny));
+        assert_eq!(dot2_f32(a, b, 2f32.powi(24), false, NearestEven), 2f32.powi(24));
+        // Toward +infinity each sum rounds up: 2^24 + 2, then 2^24 + 4.
+        assert_eq!(dot2_f32(a, b, 2f32.powi(24), false, Up), 2f32.powi(24) + 4.0);
+        // The order matters: 2^60 + 2^-120 rounds to 2^60, then - 2^60 leaves 0.
+        let (a, b) = (
+            pair(bf(2f32.powi(-60)), bf(2f32.powi(30))),
+            pair(bf(2f32.powi(-60)), bf(-(2f32.powi(30)))),
+        );
+        assert_eq!(dot2_f32(a, b, 2f32.powi(60), true, NearestEven), 0.0);
+        // 1 ± 2^-30 in each direction.
+        let eps = h(2f32.powi(-15));
+        let up = f32::from_bits(1f32.to_bits() + 1);
+        let down = f32::from_bits(1f32.to_bits() - 1);
+        for (mode, plus, minus) in [
+            (NearestEven, 1.0, 1.0),
+            (Up, up, 1.0),
+            (Down, 1.0, down),
+            (Zero, 1.0, down),
+        ] {
+            let (a, b) = (pair(eps, 0), pair(eps, 0));
+            assert_eq!(dot2_f32(a, b, 1.0, false, mode), plus, "{mode:?}");
+            let (a, b) = (pair(eps | 0x8000, 0), pair(eps, 0));
+            assert_eq!(dot2_f32(a, b, 1.0, false, mode), minus, "{mode:?}");
+        }
+        // An exact cancellation is +0, or -0 rounding down; infinities and NaN as the
+        // host has them; overflow to infinity, or the largest finite value toward zero.
+        let (a, b) = (pair(h(1.0), 0), pair(h(1.0), 0));
+        assert_eq!(dot2_f32(a, b, -1.0, false, NearestEven).to_bits(), 0);
+        assert_eq!(dot2_f32(a, b, -1.0, false, Down).to_bits(), (-0.0f32).to_bits());
+        assert!(dot2_f32(pair(h(f32::INFINITY), 0), b, f32::NEG_INFINITY, false, Up).is_nan());
+        let big = pair(bf(f32::MAX), 0);
+        assert_eq!(dot2_f32(big, pair(bf(2.0), 0), 0.0, true, NearestEven), f32::INFINITY);
+        assert_eq!(dot2_f32(big, pair(bf(2.0), 0), 0.0, true, Zero), f32::MAX);
+        // Random halves and accumulators, to nearest: the host's two f32 sums.
+        let mut next = crate::rdna3::testing::xorshift32(0x9e37_79b9);
+        for _ in 0..100_000 {
+            let (a, b) = (next(), next());
+            let acc = f32::from_bits(next());
+            let e = |v: u32| half::to_f32(v as u16);
+            let want = acc + e(a) * e(b) + e(a >> 16) * e(b >> 16);
+            let got = dot2_f32(a, b, acc, false, NearestEven);
+            assert!(
+                got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                "{a:#x} · {b:#x} + {acc:e}"
+            );
+        }
+    }
+
+    /// Runs a float WMMA (`d0` its first dword: D v26, A v2, B v10, C v18) with A and B
+    /// rows (1, 2^-15, 0, …) — 2^-15 an f16 denormal — so each element is
+    /// C + 1 + 2^-30, in MODE `mode`; returns D(5, 9)'s register.
+    fn wmma_tiny(d0: u32, mode: u32, c: u32, bf16: bool) -> u32 {
+        let (one, tiny) = if bf16 {
+            (1f32.to_bits() >> 16, 2f32.powi(-15).to_bits() >> 16)
+        } else {
+            (0x3c00, 0x0200)
+        };
+        let w = run(&[d0, 0x1c4a_1502], |w| {
+            w.mode = mode;
+            for reg in 2..18 {
+                lanes(w, reg, |_| 0);
+            }
+            lanes(w, 2, |_| tiny << 16 | one);
+            lanes(w, 10, |_| tiny << 16 | one);
+            for reg in 18..26 {
+                lanes(w, reg, |_| c);
+            }
+        })
+        .unwrap();
+        w.v[26 + 5 / 2][16 + 9]
+    }
+
+    #[test]
+    fn float_wmma_sums_exactly_and_rounds_once_in_the_mode() {
+        let (kept, f16_flushed, f32_flushed) = (0xf0, 0x30, 0xc0);
+        // v_wmma_f32_16x16x16_f16: 2^24 + 1 + 2^-30 rounds to 2^24 + 2 (an f64 sum
+        // would drop 2^-30 and tie to 2^24); the f16 input control flushing 2^-15
+        // leaves the tie; toward zero and -infinity 2^24, toward +infinity 2^24 + 2.
+        let f32_wmma = |mode: u32| f32::from_bits(wmma_tiny(0xcc40_401a, mode, 2f32.powi(24).to_bits(), false));
+        let (big, next) = (2f32.powi(24), 2f32.powi(24) + 2.0);
+        assert_eq!(f32_wmma(kept), next);
+        assert_eq!(f32_wmma(f16_flushed), big);
+        assert_eq!(f32_wmma(f32_flushed), next, "halves follow the f16 control");
+        assert_eq!(f32_wmma(kept | 3), big);
+        assert_eq!(f32_wmma(kept | 2), big);
+        assert_eq!(f32_wmma(kept | 1), next);
+        assert_eq!(f32_wmma(kept | 1 << 2), next, "the f16/f64 field leaves f32 results");
+        // v_wmma_f16_16x16x16_f16: 2048 + 1 + 2^-30 in halves (ulp 2 at 2048), in the
+        // f16 field's direction; the other half of D kept.
+        let f16_wmma = |mode: u32| wmma_tiny(0xcc42_401a, mode, 0x6800, false);
+        assert_eq!(f16_wmma(kept) & 0xffff, 0x6801);
+        assert_eq!(f16_wmma(f16_flushed) & 0xffff, 0x6800);
+        assert_eq!(f16_wmma(kept | 2 << 2) & 0xffff, 0x6800);
+        assert_eq!(f16_wmma(kept | 1 << 2) & 0xffff, 0x6801);
+        assert_eq!(f16_wmma(kept | 2) & 0xffff, 0x6801, "the f32 field leaves halves");
+        // v_wmma_bf16_16x16x16_bf16: 256 + 1 + 2^-30 (2^-15 a normal bfloat16) to 258,
+        // down to 256 in the f32 field's direction.
+        let bf16_wmma = |mode: u32| wmma_tiny(0xcc43_401a, mode, 256f32.to_bits() >> 16, true) & 0xffff;
+        assert_eq!(bf16_wmma(kept), 258f32.to_bits() >> 16);
+        assert_eq!(bf16_wmma(kept | 2), 256f32.to_bits() >> 16);
+        assert_eq!(bf16_wmma(f16_flushed), 258f32.to_bits() >> 16);
+        // A denormal f32 C (2^-130) with the halves' 2^-15 flushed: 1 + 2^-130 toward
+        // +infinity is 1 + ulp, or 1 when the f32 input control flushes C.
+        // 2^-130 = 2^19 · 2^-149 (`powi` of -130 would underflow through 2^130).
+        let tiny_c = 0x0008_0000;
+        let up_kept = f32::from_bits(wmma_tiny(0xcc40_401a, f16_flushed | 1, tiny_c, false));
+        assert_eq!(up_kept, f32::from_bits(1f32.to_bits() + 1));
+        let up_flushed = f32::from_bits(wmma_tiny(0xcc40_401a, 0x20 | 1, tiny_c, false));
+        assert_eq!(up_flushed, 1.0);
+        // clamp (dword 0 bit 15): 2^24 + 2 to 1; 2048 + 1 to 1 (0x3c00, the high half
+        // kept); a negative C below -1 - 2^-30 to 0.
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_c01a, kept, 2f32.powi(24).to_bits(), false)),
+            1.0
+        );
+        assert_eq!(wmma_tiny(0xcc42_c01a, kept, 0x6800, false), 0x3c00);
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_c01a, kept, (-4f32).to_bits(), false)),
+            0.0
+        );
+        assert_eq!(
+            wmma_tiny(0xcc43_c01a, kept, 256f32.to_bits() >> 16, true) & 0xffff,
+            1f32.to_bits() >> 16
+        );
+        // Infinities and NaN as the f64 sum has them.
+        assert_eq!(
+            f32::from_bits(wmma_tiny(0xcc40_401a, kept, f32::INFINITY.to_bits(), false)),
+            f32::INFINITY
+        );
+    }
+
+    #[test]
+    fn half_dot_products_sum_exactly_and_flush() {
+        // v_dot2_f16_f16 v1, v2, v3, v4 / v_dot2_bf16_bf16: S2 + lo·lo + hi·hi.
+        let dot = |op: u32, mode: u32, a: u32, b: u32, c: u32| {
+            let w = run(&[op, 0x0412_0702], |w| {
+                w.mode = mode;
+                lanes(w, 2, |_| a);
+                lanes(w, 3, |_| b);
+                lanes(w, 4, |_| c);
+            })
+            .unwrap();
+            w.v[1][0] & 0xffff
+        };
+        let (f16, bf16) = (0xd666_0001, 0xd667_0001);
+        // 2048 + 1·1 + 2^-15·2^-15 (a denormal half): 2050; flushed inputs 2048; down 2048.
+        let (a, b) = (0x0200_3c00, 0x0200_3c00);
+        assert_eq!(dot(f16, 0xf0, a, b, 0x6800), 0x6801);
+        assert_eq!(dot(f16, 0xb0, a, b, 0x6800), 0x6800, "f16 inputs flushed");
+        assert_eq!(dot(f16, 0xf0 | 2 << 2, a, b, 0x6800), 0x6800);
+        assert_eq!(dot(f16, 0xf0 | 2, a, b, 0x6800), 0x6801, "f32's field");
+        // A denormal result (2^-15 + 0) flushed by the f16 output control to +0.
+        assert_eq!(dot(f16, 0xf0, 0x0200, 0x3c00, 0), 0x0200);
+        assert_eq!(dot(f16, 0x70, 0x0200, 0x3c00, 0), 0);
+        // bfloat16: 256 + 1 + 2^-30 is 258, down 256; a bfloat16 denormal (2^-130)
+        // times 2 flushed by the f32 input control.
+        let bf = |x: f32| x.to_bits() >> 16;
+        let (a, b) = (bf(2f32.powi(-15)) << 16 | bf(1.0), bf(2f32.powi(-15)) << 16 | bf(1.0));
+        assert_eq!(dot(bf16, 0xf0, a, b, bf(256.0)), bf(258.0));
+        assert_eq!(dot(bf16, 0xf0 | 2, a, b, bf(256.0)), bf(256.0));
+        let den = bf(f32::from_bits(0x0008_0000)); // 2^-130
+        assert_eq!(dot(bf16, 0xf0, den, bf(2.0), 0), bf(f32::from_bits(0x0010_0000)));
+        assert_eq!(dot(bf16, 0xe0, den, bf(2.0), 0), 0);
+    }
+
+    #[test]
+    fn integer_wmma() {
+        // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,1,0]:
+        // A all -1 (signed), B all 2: each element 16 × -2 plus C.
+        let w = run(&[0xcc44_4000, 0x7c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+            for r in 0..8 {
+                lanes(w, r, |_| 100);
+            }
+        })
+        .unwrap();
+        assert!((0..8).all(|r| w.v[r].iter().all(|&v| v == (100 - 32) as u32)));
+        // Unsigned (no neg_lo): 255 × 2 × 16
+        let w = run(&[0xcc44_4000, 0x1c02_1908], |w| {
+            for r in 8..12 {
+                lanes(w, r, |_| 0xffff_ffff);
+            }
+            for r in 12..16 {
+                lanes(w, r, |_| 0x0202_0202);
+            }
+        })
+        .unwrap();
+        assert_eq!(w.v[3][17], 255 * 2 * 16);
+        // v_wmma_i32_16x16x16_iu4: row r of A is r (unsigned nibbles), B all 1
+        let w = run(&[0xcc45_4000, 0x1c02_1908], |w| {
+            for r in 8..10 {
+                lanes(w, r, |l| (l as u32 % 16) * 0x1111_1111);
+            }
+            for r in 12..14 {
+                lanes(w, r, |_| 0x1111_1111);
+            }
+        })
+        .unwrap();
+        // Row 5 (VGPR 2, lanes 16..31), any column: 16 × 5.
+        assert_eq!(w.v[2][16 + 7], 80);
+        // Lanes off: refused.
+        assert!(run(&[0xcc45_4000, 0x1c02_1908], |w| w.s[crate::rdna3::wave::EXEC_LO] = 1).is_err());
+    }
+}

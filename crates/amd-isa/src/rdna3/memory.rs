@@ -1,0 +1,911 @@
+//! Vector memory: FLAT, GLOBAL and SCRATCH loads, stores and atomics, the generic
+//! (flat) apertures into LDS and private memory, and the atomics' arithmetic shared
+//! with the LDS and buffer instructions.
+
+use super::decode::Inst;
+use super::exec::{R, f, unsupported};
+use super::opcodes::Global;
+use super::opcodes::op::global;
+use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
+use crate::error::Trap;
+use crate::memory::Memory;
+
+/// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
+pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
+    match i.bits(0, 17, 16) {
+        0 => return flat_generic(w, i, mem, lds),
+        1 => return scratch(w, i),
+        2 => {}
+        _ => return Err("FLAT segment 3 does not exist".into()),
+    }
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        i.bits(1, 7, 0) as u16,
+    );
+    let exec = w.exec();
+    let mut addrs = [0u64; 32];
+    // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
+    // then a dword load or store.
+    let addtid = matches!(i.op, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
+    // The scalar base once; the address VGPRs (a pair without SADDR) once.
+    let sbase = if usize::from(saddr) == NULL {
+        None
+    } else {
+        Some(w.sread64(saddr, None)?)
+    };
+    let (r, pair) = (addr as usize, usize::from(saddr) == NULL && !addtid);
+    if r + usize::from(pair) >= w.v.len() && !addtid && exec != 0 {
+        // Past the wave's VGPRs: the read says so.
+        let lane = exec.trailing_zeros() as usize;
+        if pair {
+            w.vread64(256 + addr, lane, None)?;
+        } else {
+            w.vread(256 + addr, lane, None)?;
+        }
+    }
+    // Every lane's address, the inactive ones too (no later step reads those): a
+    // loop without branches over whole registers.
+    if addtid {
+        let base = sbase.unwrap_or(0).wrapping_add(i.bits(0, 11, 0) as u64);
+        for (lane, a) in addrs.iter_mut().enumerate() {
+            *a = base.wrapping_add(4 * lane as u64);
+        }
+    } else if r + usize::from(pair) < w.v.len() {
+        let lo = &w.v[r];
+        match sbase {
+            None => {
+                let hi = &w.v[r + 1];
+                for ((a, &lo), &hi) in addrs.iter_mut().zip(lo).zip(hi) {
+                    *a = ((u64::from(lo) | u64::from(hi) << 32) as i64).wrapping_add(offset) as u64;
+                }
+            }
+            Some(s) => {
+                for (a, &lo) in addrs.iter_mut().zip(lo) {
+                    *a = (s.wrapping_add(u64::from(lo)) as i64).wrapping_add(offset) as u64;
+                }
+            }
+        }
+    }
+    if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
+        // Atomics: the old value returns when GLC is set. 64-bit ones take register
+        // pairs; compare-swaps take the comparand after the data.
+        let glc = i.bits(0, 14, 14) != 0;
+        for (lane, &a) in addrs.iter().enumerate() {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            if wide {
+                let d = w.vread64(data, lane, None)?;
+                let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
+                let old = atomic64(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old as u32)?;
+                    w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+                }
+            } else {
+                let d = w.vread(data, lane, None)?;
+                let cmp = if cmpswap { w.vread(data + 1, lane, None)? } else { 0 };
+                let old = atomic(i.op, mem, a, d, cmp)?;
+                if glc {
+                    w.vwrite(vdst, lane, old)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let op = match i.op {
+        global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
+        global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
+        op => op,
+    };
+    let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
+    let len = kind.len();
+    if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
+        return Ok(());
+    }
+    // A wave's accesses usually fall in one small span: check and move it once.
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    if exec == u32::MAX {
+        for &a in &addrs {
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+    } else {
+        for lane in Bits(exec) {
+            lo = lo.min(addrs[lane]);
+            hi = hi.max(addrs[lane]);
+        }
+    }
+    let span_len = hi
+        .checked_add(len as u64)
+        .and_then(|h| h.checked_sub(lo))
+        .map(|n| n as usize)
+        .filter(|&n| n <= SPAN);
+    if let (Some(n), MemOp::Store(dwords)) = (span_len, kind)
+        // More bytes than the lanes store leave a gap: no single write then.
+        && n <= exec.count_ones() as usize * len
+        && store_span(w, exec, &addrs, lo, n, usize::from(data - 256), dwords, mem)
+    {
+        return Ok(());
+    }
+    if kind.is_load() && exec != 0 {
+        let mut span = [0u8; SPAN];
+        if let Some(n) = span_len {
+            if mem.read(lo, &mut span[..n]).is_ok() {
+                if let MemOp::Load(dwords) = kind {
+                    if vdst + dwords <= w.v.len() && !super::exec::slow_only() {
+                        for k in 0..dwords {
+                            let mut out = w.v[vdst + k];
+                            if exec == u32::MAX {
+                                for (lane, o) in out.iter_mut().enumerate() {
+                                    let at = (addrs[lane] - lo) as usize + 4 * k;
+                                    // Inside the span by its construction.
+                                    if let Some(b) = span.get(at..at + 4) {
+                                        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                    }
+                                }
+                                w.v[vdst + k] = out;
+                                continue;
+                            }
+                            for lane in Bits(exec) {
+                                let at = (addrs[lane] - lo) as usize + 4 * k;
+                                // Inside the span by its construction.
+                                if let Some(b) = span.get(at..at + 4) {
+                                    out[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                                }
+                            }
+                            w.v[vdst + k] = out;
+                        }
+                        return Ok(());
+                    }
+                }
+                for (lane, &a) in addrs.iter().enumerate() {
+                    if exec >> lane & 1 != 0 {
+                        let mut buf = [0u8; 16];
+                        let at = (a - lo) as usize;
+                        buf[..len].copy_from_slice(&span[at..at + len]);
+                        kind.load(w, lane, vdst, &buf)?;
+                    }
+                }
+                return Ok(());
+            }
+        }
+    }
+    // Lane by lane (a span with a hole faults at the first lane that touches it).
+    if kind.is_load() {
+        for (lane, &a) in addrs.iter().enumerate() {
+            if exec >> lane & 1 != 0 {
+                let mut buf = [0u8; 16];
+                mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
+                kind.load(w, lane, vdst, &buf)?;
+            }
+        }
+        return Ok(());
+    }
+    store_runs(w, exec, &addrs, kind, data, len, mem)
+}
+
+/// The stores of [`flat`] that no single span covers: a run of lanes in order whose
+/// bytes follow each other (a row of a tile) goes out as one write; runs are written
+/// in lane order, so a later lane still wins where two write the same bytes, and no
+/// byte between runs is touched. (Out of line: its buffer would grow every access's
+/// frame.)
+#[inline(never)]
+fn store_runs(w: &Wave, exec: u32, addrs: &[u64; 32], kind: MemOp, data: u16, len: usize, mem: &dyn Memory) -> R<()> {
+    // The tests' reference: one write per lane, each lane's bytes read one by one.
+    let slow = super::exec::slow_only();
+    let mut run = [0u8; SPAN];
+    let (mut start, mut n) = (0u64, 0usize);
+    for (lane, &a) in addrs.iter().enumerate() {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        if !(n > 0 && !slow && start.checked_add(n as u64) == Some(a) && n + len <= SPAN) {
+            if n > 0 {
+                write_run(mem, start, &run[..n], len)?;
+            }
+            (start, n) = (a, 0);
+        }
+        match kind {
+            // Whole dwords straight from the registers.
+            MemOp::Store(dwords) if !slow && usize::from(data - 256) + dwords <= w.v.len() => {
+                let regs = &w.v[usize::from(data - 256)..][..dwords];
+                for (k, reg) in regs.iter().enumerate() {
+                    run[n + 4 * k..n + 4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
+                }
+            }
+            _ => {
+                let (buf, _) = kind.store_bytes(w, lane, data)?;
+                run[n..n + len].copy_from_slice(&buf[..len]);
+            }
+        }
+        n += len;
+    }
+    if n > 0 {
+        write_run(mem, start, &run[..n], len)?;
+    }
+    Ok(())
+}
+
+/// A whole wave's dword load or store (every lane on) where lane `l`'s address is
+/// the first lane's plus `l` times the access size, as one read or write between
+/// memory and the registers. `false` (nothing moved) otherwise, and on a fault: the
+/// general path then does it, faulting at the right lane.
+fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: usize, mem: &dyn Memory) -> bool {
+    let (dwords, load) = match kind {
+        MemOp::Load(d) => (d, true),
+        MemOp::Store(d) => (d, false),
+        _ => return false,
+    };
+    let reg = if load { vdst } else { data };
+    if !(1..=4).contains(&dwords) || reg + dwords > w.v.len() || super::exec::slow_only() {
+        return false;
+    }
+    let (base, stride) = (addrs[0], 4 * dwords as u64);
+    // One test for all lanes: any lane off the line sets a bit.
+    let off = addrs
+        .iter()
+        .zip(0u64..)
+        .fold(0u64, |acc, (&a, l)| acc | (a ^ base.wrapping_add(stride * l)));
+    if off != 0 || base.checked_add(32 * stride).is_none() {
+        return false;
+    }
+    let mut buf = [0u8; 4 * 4 * 32];
+    let bytes = &mut buf[..32 * 4 * dwords];
+    let regs = &mut w.v[reg..reg + dwords];
+    if load {
+        if mem.read(base, bytes).is_err() {
+            return false;
+        }
+        match dwords {
+            1 => lanes_from_bytes::<1>(regs, bytes),
+            2 => lanes_from_bytes::<2>(regs, bytes),
+            3 => lanes_from_bytes::<3>(regs, bytes),
+            _ => lanes_from_bytes::<4>(regs, bytes),
+        }
+        true
+    } else {
+        match dwords {
+            1 => lanes_to_bytes::<1>(regs, bytes),
+            2 => lanes_to_bytes::<2>(regs, bytes),
+            3 => lanes_to_bytes::<3>(regs, bytes),
+            _ => lanes_to_bytes::<4>(regs, bytes),
+        }
+        mem.write(base, bytes).is_ok()
+    }
+}
+
+/// Registers `regs[k]` from `D` dwords per lane, lane after lane, little-endian.
+fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]], bytes: &[u8]) {
+    for (lane, chunk) in bytes.chunks_exact(4 * D).enumerate().take(32) {
+        for (k, reg) in regs.iter_mut().enumerate().take(D) {
+            let b = &chunk[4 * k..4 * k + 4];
+            reg[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+}
+
+/// The inverse of [`lanes_from_bytes`].
+fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]], bytes: &mut [u8]) {
+    for (lane, chunk) in bytes.chunks_exact_mut(4 * D).enumerate().take(32) {
+        for (k, reg) in regs.iter().enumerate().take(D) {
+            chunk[4 * k..4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
+        }
+    }
+}
+
+/// Writes a run of lanes' stores (`len` bytes each) at `start` in one piece, or when
+/// that faults, lane by lane up to the lane that faults, as the lanes would alone.
+fn write_run(mem: &dyn Memory, start: u64, run: &[u8], len: usize) -> R<()> {
+    if mem.write(start, run).is_ok() {
+        return Ok(());
+    }
+    for (k, piece) in run.chunks(len).enumerate() {
+        mem.write(start + (k * len) as u64, piece)
+            .map_err(Trap::store(piece.len()))?;
+    }
+    Ok(())
+}
+
+/// Bytes a wave's access may span to be moved in one piece.
+const SPAN: usize = 512;
+
+/// A dword store whose lanes cover `[lo, lo + n)` without a gap, as one write: the
+/// same bytes the lane-by-lane writes leave (later lanes win where lanes overlap), and
+/// no byte the wave does not write (another workgroup may be writing next to it).
+/// `false` (nothing written) when there is a gap, a register past the wave's, or a
+/// fault: the lane-by-lane path then does it.
+#[allow(clippy::too_many_arguments)]
+fn store_span(
+    w: &Wave,
+    exec: u32,
+    addrs: &[u64; 32],
+    lo: u64,
+    n: usize,
+    data: usize,
+    dwords: usize,
+    mem: &dyn Memory,
+) -> bool {
+    if exec == 0 || data + dwords > w.v.len() || super::exec::slow_only() {
+        return false;
+    }
+    let mut span = [0u8; SPAN];
+    let mut covered = [0u64; SPAN / 64];
+    for lane in Bits(exec) {
+        let at = (addrs[lane] - lo) as usize;
+        for k in 0..dwords {
+            let b = at + 4 * k;
+            span[b..b + 4].copy_from_slice(&w.v[data + k][lane].to_le_bytes());
+            if b % 64 <= 60 {
+                covered[b / 64] |= 0xf << (b % 64);
+            } else {
+                for byte in b..b + 4 {
+                    covered[byte / 64] |= 1 << (byte % 64);
+                }
+            }
+        }
+    }
+    let (full, rest) = (n / 64, n % 64);
+    let tail = (1u64 << rest) - 1;
+    let whole = covered[..full].iter().all(|&c| c == u64::MAX) && (rest == 0 || covered[full] & tail == tail);
+    whole && mem.write(lo, &span[..n]).is_ok()
+}
+
+/// Which half of a register a 16-bit (d16) load fills; the other half is kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Whole,
+    Lo,
+    Hi,
+}
+
+/// What a GLOBAL or SCRATCH load or store opcode moves.
+#[derive(Clone, Copy)]
+pub(crate) enum MemOp {
+    /// Whole dwords into consecutive registers.
+    Load(usize),
+    /// Whole dwords from consecutive registers.
+    Store(usize),
+    /// 1 or 2 bytes, zero- or sign-extended, into a register or one of its halves.
+    LoadSmall { bytes: usize, signed: bool, part: Part },
+    /// 1 or 2 bytes from the low or high half of a register.
+    StoreSmall { bytes: usize, hi: bool },
+}
+
+pub(crate) fn mem_op(op: u16) -> Option<MemOp> {
+    // FLAT, GLOBAL, SCRATCH and MUBUF number their plain loads and stores alike.
+    use Global::*;
+    let small = |bytes, signed, part| MemOp::LoadSmall { bytes, signed, part };
+    Some(match Global::from_op(op)? {
+        GLOBAL_LOAD_U8 => small(1, false, Part::Whole),
+        GLOBAL_LOAD_I8 => small(1, true, Part::Whole),
+        GLOBAL_LOAD_U16 => small(2, false, Part::Whole),
+        GLOBAL_LOAD_I16 => small(2, true, Part::Whole),
+        GLOBAL_LOAD_B32 => MemOp::Load(1),
+        GLOBAL_LOAD_B64 => MemOp::Load(2),
+        GLOBAL_LOAD_B96 => MemOp::Load(3),
+        GLOBAL_LOAD_B128 => MemOp::Load(4),
+        GLOBAL_STORE_B8 => MemOp::StoreSmall { bytes: 1, hi: false },
+        GLOBAL_STORE_B16 => MemOp::StoreSmall { bytes: 2, hi: false },
+        GLOBAL_STORE_B32 => MemOp::Store(1),
+        GLOBAL_STORE_B64 => MemOp::Store(2),
+        GLOBAL_STORE_B96 => MemOp::Store(3),
+        GLOBAL_STORE_B128 => MemOp::Store(4),
+        GLOBAL_LOAD_D16_U8 => small(1, false, Part::Lo),
+        GLOBAL_LOAD_D16_I8 => small(1, true, Part::Lo),
+        GLOBAL_LOAD_D16_B16 => small(2, false, Part::Lo),
+        GLOBAL_LOAD_D16_HI_U8 => small(1, false, Part::Hi),
+        GLOBAL_LOAD_D16_HI_I8 => small(1, true, Part::Hi),
+        GLOBAL_LOAD_D16_HI_B16 => small(2, false, Part::Hi),
+        GLOBAL_STORE_D16_HI_B8 => MemOp::StoreSmall { bytes: 1, hi: true },
+        GLOBAL_STORE_D16_HI_B16 => MemOp::StoreSmall { bytes: 2, hi: true },
+        _ => return None,
+    })
+}
+
+impl MemOp {
+    pub(crate) fn is_load(self) -> bool {
+        matches!(self, MemOp::Load(_) | MemOp::LoadSmall { .. })
+    }
+
+    /// Bytes moved per lane.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            MemOp::Load(n) | MemOp::Store(n) => 4 * n,
+            MemOp::LoadSmall { bytes, .. } | MemOp::StoreSmall { bytes, .. } => bytes,
+        }
+    }
+
+    /// Puts the bytes a load read into `lane`'s registers from `vdst`.
+    pub(crate) fn load(self, w: &mut Wave, lane: usize, vdst: usize, buf: &[u8; 16]) -> R<()> {
+        match self {
+            MemOp::LoadSmall { bytes, signed, part } => {
+                let v = match (bytes, signed) {
+                    (1, false) => buf[0] as u32,
+                    (1, true) => buf[0] as i8 as i32 as u32,
+                    (_, false) => u16::from_le_bytes([buf[0], buf[1]]) as u32,
+                    (_, true) => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
+                };
+                let old = w.vread(256 + vdst as u16, lane, None)?;
+                let v = match part {
+                    Part::Whole => v,
+                    Part::Lo => (old & 0xffff_0000) | (v & 0xffff),
+                    Part::Hi => (old & 0xffff) | v << 16,
+                };
+                w.vwrite(vdst, lane, v)
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    let b = &buf[k * 4..k * 4 + 4];
+                    w.vwrite(vdst + k, lane, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The bytes a store writes for `lane`, from its registers at `data`.
+    pub(crate) fn store_bytes(self, w: &Wave, lane: usize, data: u16) -> R<([u8; 16], usize)> {
+        let mut buf = [0u8; 16];
+        match self {
+            MemOp::StoreSmall { bytes, hi } => {
+                let v = w.vread(data, lane, None)?;
+                let v = if hi { v >> 16 } else { v };
+                buf[..bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+            }
+            _ => {
+                for k in 0..self.len() / 4 {
+                    buf[k * 4..k * 4 + 4].copy_from_slice(&w.vread(data + k as u16, lane, None)?.to_le_bytes());
+                }
+            }
+        }
+        Ok((buf, self.len()))
+    }
+}
+
+/// FLAT (segment 0) loads and stores: each lane's 64-bit address picks LDS (the shared
+/// aperture), its private memory (the private aperture) or global memory.
+fn flat_generic(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
+    // 13 bits, signed as for GLOBAL (LLVM emits only non-negative ones for FLAT).
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    if let Some(atomic) = atomic_op(i.op) {
+        return flat_atomic(w, i, atomic, mem, lds, offset, vdst, data, addr);
+    }
+    let kind = mem_op(i.op).ok_or_else(|| Trap::Missing(format!("flat opcode {:#x} is not implemented", i.op)))?;
+    let len = kind.len();
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let in_aperture = |base: u64| a.checked_sub(base).filter(|&d| d < 1 << 32).map(|d| d as usize);
+        let mut buf = [0u8; 16];
+        if let Some(off) = in_aperture(SHARED_APERTURE) {
+            // LDS outside the allocation reads 0 and ignores writes, as DS does.
+            let range = lds.get_mut(off..off.saturating_add(len));
+            if kind.is_load() {
+                if let Some(r) = range {
+                    buf[..len].copy_from_slice(r);
+                }
+                kind.load(w, lane, vdst, &buf)?;
+            } else if let Some(r) = range {
+                r.copy_from_slice(&kind.store_bytes(w, lane, data)?.0[..len]);
+            }
+        } else if let Some(off) = in_aperture(PRIVATE_APERTURE) {
+            let (load, stored) = (kind.is_load(), kind.store_bytes(w, lane, data)?.0);
+            let r = private_bytes(w, lane, off as i64, len)?;
+            if load {
+                buf[..len].copy_from_slice(r);
+                kind.load(w, lane, vdst, &buf)?;
+            } else {
+                r.copy_from_slice(&stored[..len]);
+            }
+        } else if kind.is_load() {
+            mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (bytes, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
+        }
+    }
+    Ok(())
+}
+
+/// FLAT atomics: global memory, LDS or the lane's private memory, by aperture.
+#[allow(clippy::too_many_arguments)]
+fn flat_atomic(
+    w: &mut Wave,
+    i: &Inst,
+    AtomicOp { wide, cmpswap }: AtomicOp,
+    mem: &dyn Memory,
+    lds: &mut [u8],
+    offset: i64,
+    vdst: usize,
+    data: u16,
+    addr: u16,
+) -> R<()> {
+    let glc = i.bits(0, 14, 14) != 0;
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let a = (w.vread64(addr, lane, None)? as i64).wrapping_add(offset) as u64;
+        let (d, cmp) = if wide {
+            let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
+            (w.vread64(data, lane, None)?, cmp)
+        } else {
+            let cmp = if cmpswap {
+                w.vread(data + 1, lane, None)? as u64
+            } else {
+                0
+            };
+            (w.vread(data, lane, None)? as u64, cmp)
+        };
+        let old = match a.checked_sub(SHARED_APERTURE).filter(|&o| o < 1 << 32) {
+            Some(off) => {
+                let n = if wide { 8 } else { 4 };
+                let off = off as usize;
+                // Outside the allocation: reads 0, writes nothing, as DS does.
+                let mut b = [0u8; 8];
+                if let Some(src) = lds.get(off..off + n) {
+                    b[..n].copy_from_slice(src);
+                }
+                let old = u64::from_le_bytes(b);
+                let new = atomic_result(i.op, old, d, cmp)?;
+                if let Some(dst) = lds.get_mut(off..off + n) {
+                    dst.copy_from_slice(&new.to_le_bytes()[..n]);
+                }
+                old
+            }
+            None if a.checked_sub(PRIVATE_APERTURE).is_some_and(|o| o < 1 << 32) => {
+                // The lane's own memory: no other lane can race it.
+                let n = if wide { 8 } else { 4 };
+                let bytes = private_bytes(w, lane, (a - PRIVATE_APERTURE) as i64, n)?;
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(bytes);
+                let old = u64::from_le_bytes(b);
+                let new = atomic_result(i.op, old, d, cmp)?;
+                bytes.copy_from_slice(&new.to_le_bytes()[..n]);
+                old
+            }
+            None if wide => atomic64(i.op, mem, a, d, cmp)?,
+            None => atomic(i.op, mem, a, d as u32, cmp as u32)? as u64,
+        };
+        if glc {
+            w.vwrite(vdst, lane, old as u32)?;
+            if wide {
+                w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `len` bytes of `lane`'s private memory at `a`, grown on first use; an access
+/// outside [`PRIVATE_LIMIT`] is an error.
+fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> {
+    let end = a
+        .checked_add(len as i64)
+        .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)
+        .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
+    let (a, end) = (a as usize, end as usize);
+    let mem = &mut w.private[lane];
+    if mem.len() < end {
+        mem.resize(end.next_multiple_of(256), 0);
+    }
+    Ok(&mut mem[a..end])
+}
+
+/// Private memory each lane may use.
+pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
+
+/// Scratch loads and stores: each lane's private memory, addressed by
+/// `[vaddr if SVE] + [saddr] + offset`.
+fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
+    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    let (vdst, saddr, data, addr) = (
+        i.bits(1, 31, 24) as usize,
+        i.bits(1, 22, 16) as u16,
+        256 + i.bits(1, 15, 8) as u16,
+        256 + i.bits(1, 7, 0) as u16,
+    );
+    let sve = i.bits(1, 23, 23) != 0;
+    let kind = mem_op(i.op).ok_or_else(|| Trap::Missing(format!("scratch opcode {:#x} is not implemented", i.op)))?;
+    let base = if usize::from(saddr) == NULL {
+        0
+    } else {
+        w.sread(saddr, None)? as i64
+    };
+    let exec = w.exec();
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        let v = if sve { w.vread(addr, lane, None)? as i64 } else { 0 };
+        let a = base.wrapping_add(v).wrapping_add(offset);
+        let len = kind.len();
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            buf[..len].copy_from_slice(private_bytes(w, lane, a, len)?);
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (buf, _) = kind.store_bytes(w, lane, data)?;
+            private_bytes(w, lane, a, len)?.copy_from_slice(&buf[..len]);
+        }
+    }
+    Ok(())
+}
+
+/// What an atomic reads and writes back, by its opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AtomicOp {
+    /// 64-bit: data, comparand and the old value in register pairs.
+    pub(crate) wide: bool,
+    /// A compare-swap: the comparand follows the data.
+    pub(crate) cmpswap: bool,
+}
+
+/// The atomic `op` is, if it is one (GLOBAL numbering; FLAT and MUBUF number their
+/// atomics alike).
+pub(crate) fn atomic_op(op: u16) -> Option<AtomicOp> {
+    let (wide, cmpswap) = match op {
+        global::GLOBAL_ATOMIC_CMPSWAP_B32 | global::GLOBAL_ATOMIC_CMPSWAP_F32 => (false, true),
+        global::GLOBAL_ATOMIC_CMPSWAP_B64 => (true, true),
+        global::GLOBAL_ATOMIC_SWAP_B32..=global::GLOBAL_ATOMIC_DEC_U32
+        | global::GLOBAL_ATOMIC_MIN_F32..=global::GLOBAL_ATOMIC_MAX_F32
+        | global::GLOBAL_ATOMIC_ADD_F32 => (false, false),
+        global::GLOBAL_ATOMIC_SWAP_B64..=global::GLOBAL_ATOMIC_DEC_U64 => (true, false),
+        _ => return None,
+    };
+    Some(AtomicOp { wide, cmpswap })
+}
+
+/// 32-bit global atomics: returns the value before the operation (atomic against
+/// other engines and the host).
+pub(crate) fn atomic(op: u16, mem: &dyn Memory, a: u64, data: u32, cmp: u32) -> R<u32> {
+    let mut refused = None;
+    let old = mem
+        .atomic_u32(a, &mut |old| {
+            atomic_result(op, old.into(), data.into(), cmp.into())
+                .map(|v| v as u32)
+                .map_err(|e| refused = Some(e))
+                .ok()
+        })
+        .map_err(Trap::atomic(4))?;
+    old.ok_or_else(|| refused.unwrap_or_else(|| "the atomic was refused".into()))
+}
+
+/// 64-bit global atomics (`global_atomic_swap_b64` to `global_atomic_dec_u64`):
+/// returns the value before the operation.
+pub(crate) fn atomic64(op: u16, mem: &dyn Memory, a: u64, data: u64, cmp: u64) -> R<u64> {
+    let mut refused = None;
+    let old = mem
+        .atomic_u64(a, &mut |old| {
+            atomic_result(op, old, data, cmp).map_err(|e| refused = Some(e)).ok()
+        })
+        .map_err(Trap::atomic(8))?;
+    old.ok_or_else(|| refused.unwrap_or_else(|| "the atomic was refused".into()))
+}
+
+/// The value an atomic (GLOBAL numbering, see [`atomic_op`]) leaves in memory, from
+/// the old value, the data and the comparand (zero-extended).
+pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
+    // GLOBAL numbering (FLAT and MUBUF number their atomics alike); the 64-bit forms
+    // share the 32-bit ones' arithmetic.
+    use Global::*;
+    let op = Global::from_op(op).ok_or_else(|| Trap::Missing(format!("atomic opcode {op:#x} is not implemented")))?;
+    let (op, wide) = match op {
+        GLOBAL_ATOMIC_SWAP_B64 => (GLOBAL_ATOMIC_SWAP_B32, true),
+        GLOBAL_ATOMIC_CMPSWAP_B64 => (GLOBAL_ATOMIC_CMPSWAP_B32, true),
+        GLOBAL_ATOMIC_ADD_U64 => (GLOBAL_ATOMIC_ADD_U32, true),
+        GLOBAL_ATOMIC_SUB_U64 => (GLOBAL_ATOMIC_SUB_U32, true),
+        GLOBAL_ATOMIC_MIN_I64 => (GLOBAL_ATOMIC_MIN_I32, true),
+        GLOBAL_ATOMIC_MIN_U64 => (GLOBAL_ATOMIC_MIN_U32, true),
+        GLOBAL_ATOMIC_MAX_I64 => (GLOBAL_ATOMIC_MAX_I32, true),
+        GLOBAL_ATOMIC_MAX_U64 => (GLOBAL_ATOMIC_MAX_U32, true),
+        GLOBAL_ATOMIC_AND_B64 => (GLOBAL_ATOMIC_AND_B32, true),
+        GLOBAL_ATOMIC_OR_B64 => (GLOBAL_ATOMIC_OR_B32, true),
+        GLOBAL_ATOMIC_XOR_B64 => (GLOBAL_ATOMIC_XOR_B32, true),
+        GLOBAL_ATOMIC_INC_U64 => (GLOBAL_ATOMIC_INC_U32, true),
+        GLOBAL_ATOMIC_DEC_U64 => (GLOBAL_ATOMIC_DEC_U32, true),
+        op => (op, false),
+    };
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let signed = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
+    let float = |g: fn(f32, f32) -> f32| g(f(old as u32), f(data as u32)).to_bits() as u64;
+    let r = match op {
+        GLOBAL_ATOMIC_SWAP_B32 => data,
+        GLOBAL_ATOMIC_CMPSWAP_B32 => {
+            if old == cmp {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_ADD_U32 => old.wrapping_add(data),
+        GLOBAL_ATOMIC_SUB_U32 => old.wrapping_sub(data),
+        // Subtract, clamped at 0.
+        GLOBAL_ATOMIC_CSUB_U32 => old.saturating_sub(data),
+        GLOBAL_ATOMIC_MIN_I32 => {
+            if signed(old) <= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
+        GLOBAL_ATOMIC_MIN_U32 => old.min(data),
+        GLOBAL_ATOMIC_MAX_I32 => {
+            if signed(old) >= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
+        GLOBAL_ATOMIC_MAX_U32 => old.max(data),
+        GLOBAL_ATOMIC_AND_B32 => old & data,
+        GLOBAL_ATOMIC_OR_B32 => old | data,
+        GLOBAL_ATOMIC_XOR_B32 => old ^ data,
+        // Wrapping increment and decrement against the data as a limit.
+        GLOBAL_ATOMIC_INC_U32 => {
+            if old >= data {
+                0
+            } else {
+                old + 1
+            }
+        }
+        GLOBAL_ATOMIC_DEC_U32 => {
+            if old == 0 || old > data {
+                data
+            } else {
+                old - 1
+            }
+        }
+        // A float comparison (so -0.0 matches 0.0, NaN nothing).
+        GLOBAL_ATOMIC_CMPSWAP_F32 => {
+            if f(old as u32) == f(cmp as u32) {
+                data
+            } else {
+                old
+            }
+        }
+        // As the ISA's pseudocode has it, `src < tmp ? src : tmp`: the memory's value
+        // (its bits, a NaN's too) stays unless the data compares below (above) it, so a
+        // NaN on either side leaves memory as it is.
+        GLOBAL_ATOMIC_MIN_F32 => {
+            if f(data as u32) < f(old as u32) {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_MAX_F32 => {
+            if f(data as u32) > f(old as u32) {
+                data
+            } else {
+                old
+            }
+        }
+        GLOBAL_ATOMIC_ADD_F32 => float(|x, y| x + y),
+        other => {
+            return Err(Trap::Missing(format!(
+                "atomic opcode {:#x} ({}) is not implemented",
+                other as u16,
+                other.name()
+            )));
+        }
+    };
+    Ok(r & mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdna3::opcodes::SPEC;
+
+    fn table(encoding: &str) -> &'static [(u16, &'static str)] {
+        SPEC.iter()
+            .find(|(e, _)| *e == encoding)
+            .map_or(&[][..], |(_, ops)| *ops)
+    }
+
+    /// FLAT, SCRATCH and MUBUF give their loads, stores and atomics GLOBAL's numbers,
+    /// which `mem_op`, `atomic_op` and `atomic_result` rely on.
+    #[test]
+    fn memory_encodings_number_alike() {
+        let global = table("GLOBAL");
+        let mut checked = 0;
+        for (encoding, prefix) in [("FLAT", "flat_"), ("SCRATCH", "scratch_"), ("MUBUF", "buffer_")] {
+            for &(n, name) in table(encoding) {
+                let rest = name.strip_prefix(prefix);
+                if let Some(&(g, _)) = global
+                    .iter()
+                    .find(|(_, gn)| rest.is_some() && gn.strip_prefix("global_") == rest)
+                {
+                    assert_eq!(n, g, "{name}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} pairs");
+    }
+
+    /// Every GLOBAL atomic and nothing else is one; the 64-bit ones are wide and the
+    /// compare-swaps read a comparand.
+    #[test]
+    fn atomics_by_name() {
+        for &(n, name) in table("GLOBAL") {
+            let a = atomic_op(n);
+            assert_eq!(a.is_some(), name.starts_with("global_atomic_"), "{name}");
+            if let Some(a) = a {
+                assert_eq!(a.wide, name.ends_with("64"), "{name}");
+                assert_eq!(a.cmpswap, name.contains("_cmpswap_"), "{name}");
+            }
+        }
+    }
+
+    /// Stores and loads of whole spans give what the lane-by-lane path gives: lanes in
+    /// a row, in reverse, on one address (the last lane wins), with gaps (written lane
+    /// by lane), partly past the buffer (a fault after the lanes before it).
+    #[test]
+    fn whole_span_accesses_match_the_lane_by_lane_path() {
+        use crate::rdna3::exec::SLOW_ONLY;
+        use crate::rdna3::testing::{lanes, run_mem_trap};
+        let global = |op: u32, vdst: u32, data: u32| [0xdc02_0000 | op << 18, vdst << 24 | 4 << 16 | data << 8 | 1];
+        // Lane after lane at the access size of each op (every lane on: one read or
+        // write), backwards, all on one address, spread, past the buffer's end.
+        let patterns: [fn(usize) -> u32; 8] = [
+            |l| 4 * l as u32,
+            |l| 16 * (31 - l as u32),
+            |_| 8,
+            |l| 8 * l as u32,
+            |l| 12 * l as u32,
+            |l| 16 * l as u32,
+            |l| 200 + 16 * l as u32,
+            |l| 4 + 8 * l as u32,
+        ];
+        let cases = [(26, 20), (27, 21), (28, 22), (29, 23)]
+            .into_iter()
+            .flat_map(|ops| patterns.map(|p| (ops, p)))
+            .flat_map(|c| [(c, 0xffff_bfffu32), (c, u32::MAX)]);
+        for (((op, load), pattern), exec) in cases {
+            {
+                let prog = [global(op, 0, 2), global(load, 10, 0)];
+                let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
+                let run = |slow: bool| {
+                    let mut data = vec![0xeeu8; 512];
+                    SLOW_ONLY.with(|s| s.set(slow));
+                    let at = std::cell::Cell::new(0u64);
+                    let w = run_mem_trap(&prog, &mut data, &mut [0u8; 1024], |w, base| {
+                        at.set(base);
+                        w.s[4] = base as u32;
+                        w.s[5] = (base >> 32) as u32;
+                        lanes(w, 1, pattern);
+                        for r in 2..6 {
+                            lanes(w, r, |l| (r as u32) << 24 | l as u32);
+                        }
+                        w.s[crate::rdna3::wave::EXEC_LO] = exec;
+                    });
+                    SLOW_ONLY.with(|s| s.set(false));
+                    // A fault as its offset into the buffer.
+                    let offset = |e: Trap| match e {
+                        Trap::Fault(f, _) => Some(f.va - at.get()),
+                        _ => None,
+                    };
+                    (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)
+                };
+                let (fast, slow) = (run(false), run(true));
+                assert_eq!(fast, slow, "op {op}, exec {exec:#x}");
+            }
+        }
+    }
+}

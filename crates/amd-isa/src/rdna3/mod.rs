@@ -1,0 +1,596 @@
+//! RDNA3 (gfx11, wave32): the decoder ([`Inst`]), the disassembler ([`Llvm`]) and the
+//! interpreter ([`Interpreter`]), which runs whole dispatches.
+//!
+//! Each workgroup's waves run round-robin until each ends or reaches `s_barrier`,
+//! which releases once every live wave of the group is there. A wave executes one
+//! decoded instruction across its 32 lanes at a time, under EXEC. Memory goes through
+//! the embedder's [`Memory`]: a miss is a memory fault, reported as
+//! [`ExecError::Fault`] with the access and the instruction. An instruction the
+//! interpreter does not implement stops the dispatch with an error naming the address,
+//! the instruction and the reason.
+//!
+//! Coverage is per opcode of the ISA's own list ([`opcodes::SPEC`], generated from
+//! AMD's machine-readable RDNA3 specification): [`coverage`] classifies each as
+//! implemented or refused on purpose with the reason (graphics-only encodings, GWS,
+//! GDS) and [`report`] is the table in `coverage/rdna3.md`. The semantics are split by
+//! family: `salu` (scalar ALU and scalar memory), `hwreg` (the hardware registers
+//! `s_getreg`/`s_setreg` reach), `control` (program control), `exec`
+//! (dispatch, 32/64-bit integer and float), `fast` (the commonest VALU operations a
+//! whole wave at a time), `valu` (the rest of VOP1/VOP2/VOP3), `compare`, `packed`
+//! (VOP3P), `divide`, `matrix` (WMMA and dots), `crosslane` (DPP, permutes, lane reads
+//! and writes), `lds`, `memory` (global, flat, scratch) and `buffer` (MUBUF/MTBUF);
+//! `modifiers` says which modifiers each instruction form takes ([`modifiers()`]) and
+//! applies clamp and omod where the operation's own code does not.
+//! Opcodes are matched by the names [`opcodes`] generates. [`execute`] runs one
+//! instruction on a [`WaveState`] given whole, for differential tests against another
+//! reading of the ISA (`cargo xtask oracle`). `docs/limits.md` says what is
+//! approximate or left out.
+
+mod buffer;
+mod compare;
+mod control;
+mod coverage;
+mod crosslane;
+mod decode;
+mod disasm;
+mod divide;
+mod exec;
+mod fast;
+mod fma;
+mod gather;
+mod hwreg;
+mod lds;
+mod matrix;
+mod memory;
+mod modifiers;
+mod salu;
+mod single;
+#[cfg(test)]
+pub(crate) mod testing;
+mod valu;
+#[rustfmt::skip]
+#[path = "generated/mnemonics.rs"]
+mod mnemonics;
+#[rustfmt::skip]
+#[path = "generated/opcodes.rs"]
+pub mod opcodes;
+mod packed;
+mod rounding;
+mod wave;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+pub use coverage::{Entry, Status, coverage, report, takes_dpp};
+pub use decode::{DecodeError, Encoding, Inst};
+pub use disasm::Llvm;
+pub use modifiers::{Modifiers, modifiers};
+pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory};
+
+use crate::dispatch::{self, Dispatch, Worker};
+use crate::error::{At, ExecError, Trap};
+use crate::memory::{Memory, MemoryFault};
+use exec::{Decoded, Flow};
+use wave::{EXEC_LO, Place, Wave};
+
+pub use crate::dispatch::Counters;
+
+/// Most threads in a workgroup.
+const MAX_WORKGROUP_THREADS: usize = 1024;
+
+/// The RDNA3 interpreter: runs whole dispatches on a [`Memory`].
+#[derive(Debug, Clone)]
+pub struct Interpreter {
+    /// Instructions one dispatch may execute (all waves together) before it is
+    /// stopped as a runaway.
+    pub max_instructions: u64,
+    /// Threads a large dispatch's workgroups run on (the caller's own and helpers
+    /// started for it); default: the machine's cores, or `HCQ_MOCK_THREADS`.
+    pub threads: usize,
+    counters: Arc<Counters>,
+}
+
+impl Default for Interpreter {
+    fn default() -> Self {
+        Interpreter {
+            max_instructions: 1 << 32,
+            threads: dispatch::default_threads(),
+            counters: Arc::default(),
+        }
+    }
+}
+
+impl Interpreter {
+    /// The counters this interpreter (and its clones) add to.
+    pub fn counters(&self) -> Arc<Counters> {
+        self.counters.clone()
+    }
+
+    /// Runs dispatch `d` to completion: every workgroup, on up to
+    /// [`Interpreter::threads`] threads when `mem` can be shared.
+    pub fn dispatch(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
+        let grid = Grid::new(d)?;
+        let (instructions, lanes, result) = dispatch::run_workgroups(
+            mem,
+            grid.groups,
+            self.threads,
+            self.max_instructions,
+            || Group {
+                code: CodeCache {
+                    base: d.code_addr,
+                    window: Vec::new(),
+                    insts: HashMap::new(),
+                },
+                waves: Vec::new(),
+                lds: Vec::new(),
+            },
+            |s, mem, me, g| {
+                grid.waves(d, g, &mut s.waves);
+                s.lds.clear();
+                s.lds.resize(grid.lds_bytes, 0);
+                run_group(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
+            },
+        );
+        let c = &self.counters;
+        c.instructions.fetch_add(instructions, Ordering::Relaxed);
+        c.lane_instructions.fetch_add(lanes, Ordering::Relaxed);
+        result
+    }
+}
+
+/// What a thread keeps from one workgroup to the next.
+struct Group {
+    code: CodeCache,
+    waves: Vec<Wave>,
+    lds: Vec<u8>,
+}
+
+/// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
+/// (most code), a map for anything outside it (called functions far away). Each is
+/// decoded once per dispatch and thread, with what running it needs ([`Decoded`]: the
+/// VALU's operands resolved, hints marked).
+struct CodeCache {
+    base: u64,
+    window: Vec<Option<Decoded>>,
+    insts: HashMap<u64, Decoded>,
+}
+
+/// Dwords of code the direct window covers (256 KiB).
+const WINDOW_DWORDS: u64 = 1 << 16;
+
+impl CodeCache {
+    /// The window slot of `pc`.
+    fn slot(&self, pc: u64) -> Option<usize> {
+        pc.checked_sub(self.base)
+            .filter(|d| d % 4 == 0 && d / 4 < WINDOW_DWORDS)
+            .map(|d| (d / 4) as usize)
+    }
+
+    /// The instruction at `pc` when it has been decoded (no copy, no error to carry:
+    /// the path every instruction takes after its first run).
+    #[inline]
+    fn get(&self, pc: u64) -> Option<&Decoded> {
+        match self.slot(pc) {
+            Some(k) => self.window.get(k)?.as_ref(),
+            None => self.insts.get(&pc),
+        }
+    }
+
+    /// Decodes the instruction at `pc` into the cache.
+    #[inline(never)]
+    fn fetch(&mut self, mem: &dyn Memory, pc: u64) -> Result<(), ExecError> {
+        let slot = self.slot(pc);
+        // Up to three dwords (an instruction and its literal); fewer at the end of
+        // the code's mapping.
+        let mut words = Vec::new();
+        let mut fault = None;
+        for n in (1..=3usize).rev() {
+            let mut b = vec![0u8; n * 4];
+            match mem.read(pc, &mut b) {
+                Ok(()) => {
+                    words = b
+                        .chunks(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    break;
+                }
+                Err(f) => fault = Some(f),
+            }
+        }
+        if words.is_empty() {
+            let fault = fault.unwrap_or_else(|| MemoryFault::not_present(pc, false));
+            return Err(ExecError::Fetch { fault, pc });
+        }
+        let i = Inst::decode(&words).map_err(|e| ExecError::Decode {
+            pc,
+            words: words[..words.len().min(2)].to_vec(),
+            reason: e.to_string(),
+        })?;
+        let i = Decoded::new(i);
+        match slot {
+            Some(k) => {
+                if self.window.len() <= k {
+                    self.window.resize(k + 1, None);
+                }
+                self.window[k] = Some(i);
+            }
+            None => {
+                self.insts.insert(pc, i);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A dispatch's shape and its waves' initial state.
+struct Grid {
+    user_sgprs: usize,
+    tgid_en: [bool; 3],
+    tidig: u32,
+    vgprs: usize,
+    block: [usize; 3],
+    threads: usize,
+    lds_bytes: usize,
+    groups: u64,
+}
+
+impl Grid {
+    fn new(d: &Dispatch) -> Result<Grid, ExecError> {
+        let rsrc2 = d.rsrc[1];
+        let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
+        // The registers come from the ring: a workgroup has at most 1024 threads.
+        let threads = bx
+            .checked_mul(by)
+            .and_then(|t| t.checked_mul(bz))
+            .filter(|&t| t <= MAX_WORKGROUP_THREADS)
+            .ok_or_else(|| {
+                ExecError::BadDispatch(format!(
+                    "a workgroup of {bx}×{by}×{bz} threads (COMPUTE_NUM_THREAD_X/Y/Z): more than \
+                     {MAX_WORKGROUP_THREADS}"
+                ))
+            })?;
+        let [gx, gy, gz] = d.grid.map(u64::from);
+        let groups = gx.checked_mul(gy).and_then(|t| t.checked_mul(gz)).ok_or_else(|| {
+            ExecError::BadDispatch(format!(
+                "a grid of {gx}×{gy}×{gz} workgroups (COMPUTE_DIM_X/Y/Z): more than 2^64 in all"
+            ))
+        })?;
+        Ok(Grid {
+            user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
+            tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
+            tidig: (rsrc2 >> 11) & 3,
+            vgprs: (((d.rsrc[0] & 0x3f) + 1) * 8) as usize,
+            block: [bx, by, bz],
+            threads,
+            // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
+            lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
+            groups,
+        })
+    }
+
+    /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
+    /// allocations are reused).
+    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>) {
+        let [gx, gy, gz] = d.group_id(g);
+        let [bx, by, _] = self.block;
+        let n = self.threads.div_ceil(32);
+        waves.truncate(n);
+        while waves.len() < n {
+            waves.push(Wave::new(self.vgprs, d.code_addr));
+        }
+        for (wi, w) in waves.iter_mut().enumerate() {
+            w.reset(self.vgprs, d.code_addr);
+            // At most 32 waves (1024 threads), under 256 KiB of LDS (RSRC2.LDS_SIZE is 9
+            // bits of 512 bytes): both fit.
+            w.place = Place {
+                wave: wi as u32,
+                waves: n as u32,
+                lds_bytes: self.lds_bytes as u32,
+            };
+            // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
+            // (bit 23) are MODE bits 8 and 9.
+            w.mode = (d.rsrc[0] >> 12) & 0xff | (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
+            let user = self.user_sgprs.min(16);
+            w.s[..user].copy_from_slice(&d.user_data[..user]);
+            let mut next = self.user_sgprs;
+            for (k, id) in [gx, gy, gz].into_iter().enumerate() {
+                if self.tgid_en[k] {
+                    w.s[next] = id;
+                    next += 1;
+                }
+            }
+            // The wave's first thread id divided out once, then counted up (x fastest).
+            let first = wi * 32;
+            let lanes = self.threads.saturating_sub(first).min(32);
+            let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+            for lane in 0..lanes {
+                w.v[0][lane] = if self.tidig == 0 {
+                    x as u32
+                } else {
+                    (x | y << 10 | z << 20) as u32
+                };
+                x += 1;
+                if x == bx {
+                    x = 0;
+                    y += 1;
+                    if y == by {
+                        y = 0;
+                        z += 1;
+                    }
+                }
+            }
+            w.s[EXEC_LO] = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+        }
+    }
+}
+
+/// An instruction's trap as the dispatch's error, naming the instruction.
+fn exec_error(t: Trap, pc: u64, i: &Inst) -> ExecError {
+    let at = At {
+        pc,
+        inst: i.to_string(),
+    };
+    match t {
+        Trap::Fault(fault, access) => ExecError::Fault { fault, access, at },
+        Trap::Missing(reason) | Trap::Refused(reason) => ExecError::Unsupported { at, reason },
+    }
+}
+
+fn run_group(
+    waves: &mut [Wave],
+    mem: &dyn Memory,
+    code: &mut CodeCache,
+    me: &mut Worker<'_>,
+    lds: &mut [u8],
+) -> Result<(), ExecError> {
+    loop {
+        let mut progressed = false;
+        for w in waves.iter_mut().filter(|w| !w.done && !w.at_barrier) {
+            progressed = true;
+            loop {
+                if me.tick()? {
+                    mem.checkpoint().map_err(|_| ExecError::Stopped)?;
+                }
+                // Every lane (most instructions) without counting them.
+                let exec = w.exec();
+                me.lanes += if exec == u32::MAX {
+                    32
+                } else {
+                    u64::from(exec.count_ones())
+                };
+                let d = match code.get(w.pc) {
+                    Some(d) => d,
+                    None => {
+                        code.fetch(mem, w.pc)?;
+                        code.get(w.pc).ok_or(ExecError::Fetch {
+                            // fetch just put it there.
+                            fault: MemoryFault::not_present(w.pc, false),
+                            pc: w.pc,
+                        })?
+                    }
+                };
+                if d.is_hint() {
+                    // Nothing to run (one dword: SOPP).
+                    w.pc += 4;
+                    continue;
+                }
+                let i = &d.inst;
+                let flow = d.run(w, mem, lds).map_err(|t| exec_error(t, w.pc, i))?;
+                match flow {
+                    Flow::Next => w.pc += i.size as u64 * 4,
+                    Flow::Jump(imm) => w.pc = (w.pc + 4).wrapping_add_signed(imm as i64 * 4),
+                    Flow::Goto(to) => w.pc = to,
+                    Flow::Barrier => {
+                        w.pc += 4;
+                        w.at_barrier = true;
+                        break;
+                    }
+                    Flow::End => {
+                        w.done = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if waves.iter().all(|w| w.done) {
+            return Ok(());
+        }
+        if !progressed {
+            // Every live wave waits at the barrier: release them.
+            waves.iter_mut().for_each(|w| w.at_barrier = false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::SharedMemory;
+    use std::sync::atomic::AtomicU8;
+
+    /// Bytes at one address that several threads' views reach (relaxed byte
+    /// accesses: the workgroups of these tests write disjoint words).
+    struct Shared {
+        base: u64,
+        bytes: Vec<AtomicU8>,
+    }
+
+    impl Shared {
+        fn at(&self, addr: u64, len: usize, write: bool) -> Result<&[AtomicU8], MemoryFault> {
+            usize::try_from(addr.wrapping_sub(self.base))
+                .ok()
+                .and_then(|off| self.bytes.get(off..off.checked_add(len)?))
+                .ok_or(MemoryFault::not_present(addr, write))
+        }
+    }
+
+    impl Memory for Shared {
+        fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+            let b = self.at(addr, out.len(), false)?;
+            out.iter_mut().zip(b).for_each(|(o, b)| *o = b.load(Ordering::Relaxed));
+            Ok(())
+        }
+        fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+            let b = self.at(addr, data.len(), true)?;
+            b.iter().zip(data).for_each(|(b, &v)| b.store(v, Ordering::Relaxed));
+            Ok(())
+        }
+        fn atomic_u32(&self, _: u64, _: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
+            unimplemented!("not used by these tests")
+        }
+        fn atomic_u64(&self, _: u64, _: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
+            unimplemented!("not used by these tests")
+        }
+        fn share(&self) -> Option<&dyn SharedMemory> {
+            Some(self)
+        }
+    }
+
+    impl SharedMemory for Shared {
+        fn open(&self) -> Box<dyn Memory + '_> {
+            Box::new(self)
+        }
+    }
+
+    impl Memory for &Shared {
+        fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+            (**self).read(addr, out)
+        }
+        fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+            (**self).write(addr, data)
+        }
+        fn atomic_u32(&self, a: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
+            (**self).atomic_u32(a, f)
+        }
+        fn atomic_u64(&self, a: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
+            (**self).atomic_u64(a, f)
+        }
+    }
+
+    /// Each lane of workgroup g stores g at (g × 32 + lane) × 4: s_lshl_b32 s3, s2, 7;
+    /// v_lshlrev_b32 v2, 2, v0; v_add_nc_u32 v2, s3, v2; v_mov_b32 v1, s2;
+    /// global_store_b32 v2, v1, s[0:1]; s_endpgm.
+    const STORE_GROUP_ID: [u32; 7] = [
+        0x8403_8702,
+        0x3004_0082,
+        0x4a04_0403,
+        0x7e02_0202,
+        0xdc6a_0000,
+        0x0000_0102,
+        0xbfb0_0000,
+    ];
+
+    /// Runs STORE_GROUP_ID over `groups` workgroups on `threads` threads, with room for
+    /// `room` groups' output: (output words, result, lane instructions, the first byte
+    /// past the output).
+    fn dispatch(groups: u32, room: usize, threads: usize) -> (Vec<u32>, Result<(), ExecError>, u64, u64) {
+        let mut mem = vec![0u32; 1024 + room * 32];
+        mem[..STORE_GROUP_ID.len()].copy_from_slice(&STORE_GROUP_ID);
+        let base = 0x7f00_0000_0000u64;
+        let m = Shared {
+            base,
+            bytes: mem.iter().flat_map(|w| w.to_le_bytes()).map(AtomicU8::new).collect(),
+        };
+        let end = base + m.bytes.len() as u64;
+        let out = base + 4096;
+        let mut user_data = [0u32; 16];
+        user_data[0] = out as u32;
+        user_data[1] = (out >> 32) as u32;
+        let d = Dispatch {
+            code_addr: base,
+            // FLOAT_MODE 0xf0: nearest-even, denormals kept; 8 VGPRs.
+            rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
+            user_data,
+            block: [32, 1, 1],
+            grid: [groups, 1, 1],
+            ..Dispatch::default()
+        };
+        let exec = Interpreter {
+            threads,
+            ..Interpreter::default()
+        };
+        let counters = exec.counters();
+        let result = exec.dispatch(&m, &d);
+        let lanes = counters.lane_instructions.load(Ordering::Relaxed);
+        let bytes: Vec<u8> = m.bytes.iter().map(|b| b.load(Ordering::Relaxed)).collect();
+        let words = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        (words.skip(1024).collect(), result, lanes, end)
+    }
+
+    /// RSRC1's FLOAT_MODE becomes each wave's MODE: f16/f64 flushing (0x30: f32
+    /// denormals kept, f16/f64 flushed both ways) and directed rounding are taken as
+    /// they are.
+    #[test]
+    fn float_mode_sets_the_waves_mode() {
+        let d = |float_mode: u32| Dispatch {
+            rsrc: [float_mode << 12, 0, 0],
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            ..Dispatch::default()
+        };
+        let mut waves = Vec::new();
+        // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
+        for mode in [0x30, 0x39] {
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves);
+            assert_eq!(waves[0].mode & 0xff, mode);
+        }
+    }
+
+    /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
+    /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
+    #[test]
+    fn waves_know_their_place() {
+        // 100 threads: 4 waves; RSRC2.LDS_SIZE 3 blocks of 512 bytes.
+        let d = Dispatch {
+            rsrc: [0, 3 << 15, 0],
+            block: [10, 10, 1],
+            grid: [2, 1, 1],
+            ..Dispatch::default()
+        };
+        let mut waves = Vec::new();
+        Grid::new(&d).unwrap().waves(&d, 1, &mut waves);
+        let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
+        let want: Vec<Place> = (0..4)
+            .map(|wave| Place {
+                wave,
+                waves: 4,
+                lds_bytes: 1536,
+            })
+            .collect();
+        assert_eq!(places, want);
+    }
+
+    #[test]
+    fn workgroups_run_on_several_threads_with_the_same_results() {
+        for threads in [1, 2, 3] {
+            let (out, r, lanes, _) = dispatch(64, 64, threads);
+            r.unwrap();
+            assert!(
+                out.chunks(32)
+                    .enumerate()
+                    .all(|(g, c)| c.iter().all(|&v| v == g as u32)),
+                "{threads} threads"
+            );
+            assert_eq!(lanes, 64 * 32 * 6, "every instruction counted once");
+        }
+    }
+
+    #[test]
+    fn the_first_failing_workgroup_is_the_one_reported() {
+        // Room for 10 groups: groups 10..64 fault; whatever thread gets there first,
+        // the fault reported is group 10's first lane.
+        for threads in [1, 2, 4] {
+            let (out, r, _, end) = dispatch(64, 10, threads);
+            let Err(ExecError::Fault { fault, .. }) = r else {
+                panic!("{r:?}");
+            };
+            assert_eq!(fault.va, end, "{threads} threads: group 10's first lane");
+            assert!(
+                out.chunks(32)
+                    .enumerate()
+                    .all(|(g, c)| c.iter().all(|&v| v == g as u32))
+            );
+        }
+    }
+}

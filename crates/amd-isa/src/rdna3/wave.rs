@@ -1,0 +1,311 @@
+//! A wave's registers and its operand reads and writes (wave32).
+
+use super::decode::LITERAL;
+use crate::error::Trap;
+use crate::float::exact::Round;
+
+/// Base of the flat aperture that addresses a workgroup's LDS (`src_shared_base`;
+/// the value KFD gives gfx9 and later), 4 GiB long.
+pub const SHARED_APERTURE: u64 = 0x2000_0000_0000_0000;
+/// Base of the flat aperture that addresses a lane's private memory
+/// (`src_private_base`), 4 GiB long.
+pub const PRIVATE_APERTURE: u64 = 0x1000_0000_0000_0000;
+
+/// The aperture registers as 64-bit operands (235 shared base, 236 shared limit, 237
+/// private base, 238 private limit).
+fn aperture(n: u16) -> u64 {
+    let base = if n < 237 { SHARED_APERTURE } else { PRIVATE_APERTURE };
+    if n % 2 == 1 { base } else { base + 0xffff_ffff }
+}
+
+/// SGPR numbers of special registers.
+pub const VCC_LO: usize = 106;
+/// `exec_lo`
+pub const EXEC_LO: usize = 126;
+/// `null`
+pub const NULL: usize = 124;
+/// `m0`
+pub const M0: usize = 125;
+/// The SGPRs proper, s0 to s105 (`vcc_lo` follows).
+pub const SGPRS: usize = 106;
+
+/// MODE's round modes (bits 3:0; 0 rounds to nearest even).
+pub const MODE_ROUND: u32 = 0xf;
+/// MODE's f32 round mode (bits 1:0; f16 and f64 have bits 3:2).
+pub const MODE_ROUND_F32: u32 = 0x3;
+/// MODE's denormal modes (bits 7:4; all set keeps every denormal).
+pub const MODE_DENORM: u32 = 0xf0;
+/// MODE: f32 input denormals kept (not flushed).
+pub const MODE_DENORM_F32_IN: u32 = 1 << 4;
+/// MODE: f32 output denormals kept (not flushed).
+pub const MODE_DENORM_F32_OUT: u32 = 1 << 5;
+/// MODE: f16 and f64 input denormals kept (not flushed).
+pub const MODE_DENORM_F16_F64_IN: u32 = 1 << 6;
+/// MODE: f16 and f64 output denormals kept (not flushed).
+pub const MODE_DENORM_F16_F64_OUT: u32 = 1 << 7;
+/// MODE.IEEE: signaling NaNs win min/max, quieted.
+pub const MODE_IEEE: u32 = 1 << 9;
+
+/// The lanes of a mask, lowest first.
+pub(crate) struct Bits(pub(crate) u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let lane = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(lane)
+    }
+}
+
+/// Lanes at or under which a whole-wave operation visits the enabled lanes one by one
+/// rather than computing all 32 and blending.
+pub(crate) const SPARSE_LANES: u32 = 4;
+
+/// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
+pub struct Wave {
+    pub(crate) s: [u32; 128],
+    pub(crate) v: Vec<[u32; 32]>,
+    pub(crate) scc: bool,
+    pub(crate) pc: u64,
+    pub(crate) done: bool,
+    pub(crate) at_barrier: bool,
+    /// Each lane's private (scratch) memory, grown on use.
+    pub(crate) private: Vec<Vec<u8>>,
+    /// The MODE register: bits 3:0 round modes, 7:4 denormal modes (bit 4 f32 input
+    /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64),
+    /// bit 8 DX10_CLAMP, bit 9 IEEE (signaling NaNs win min/max, quieted).
+    pub(crate) mode: u32,
+    /// Where the dispatch placed the wave (what `s_getreg` reads of it).
+    pub(crate) place: Place,
+}
+
+/// A wave's place in its dispatch: the facts the hardware registers HW_ID1, STATUS
+/// and LDS_ALLOC report (GPR_ALLOC follows from the wave's VGPRs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The wave's number within its workgroup (0 first).
+    pub(crate) wave: u32,
+    /// The waves of the workgroup.
+    pub(crate) waves: u32,
+    /// The workgroup's LDS allocation in bytes.
+    pub(crate) lds_bytes: u32,
+}
+
+impl Wave {
+    pub(crate) fn new(vgprs: usize, pc: u64) -> Self {
+        Wave {
+            s: [0; 128],
+            v: vec![[0; 32]; vgprs.clamp(1, 256)],
+            scc: false,
+            pc,
+            done: false,
+            at_barrier: false,
+            private: vec![Vec::new(); 32],
+            // Round to nearest even, every denormal kept.
+            mode: MODE_DENORM,
+            place: Place::default(),
+        }
+    }
+
+    /// The wave `Wave::new(vgprs, pc)` makes, reusing this one's allocations (the next
+    /// workgroup of a dispatch on the same thread).
+    pub(crate) fn reset(&mut self, vgprs: usize, pc: u64) {
+        self.s = [0; 128];
+        self.v.clear();
+        self.v.resize(vgprs.clamp(1, 256), [0; 32]);
+        self.scc = false;
+        self.pc = pc;
+        self.done = false;
+        self.at_barrier = false;
+        for p in &mut self.private {
+            p.clear();
+        }
+        self.mode = MODE_DENORM;
+        self.place = Place::default();
+    }
+
+    /// `x` with an f32 denormal flushed to a signed zero when MODE says inputs flush.
+    pub(crate) fn f32_in(&self, x: f32) -> f32 {
+        if self.mode & MODE_DENORM_F32_IN == 0 && x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    }
+
+    /// An f32 result's bits, a denormal flushed to a signed zero when MODE says outputs
+    /// flush.
+    pub(crate) fn f32_out(&self, bits: u32) -> u32 {
+        if self.mode & MODE_DENORM_F32_OUT == 0 && bits & 0x7f80_0000 == 0 {
+            bits & 0x8000_0000
+        } else {
+            bits
+        }
+    }
+
+    /// `x` with an f64 denormal flushed to a signed zero when MODE says f16/f64 inputs
+    /// flush.
+    pub(crate) fn f64_in(&self, x: f64) -> f64 {
+        if self.mode & MODE_DENORM_F16_F64_IN == 0 && x.is_subnormal() {
+            0.0f64.copysign(x)
+        } else {
+            x
+        }
+    }
+
+    /// An f64 result's bits, a denormal flushed to a signed zero when MODE says f16/f64
+    /// outputs flush.
+    pub(crate) fn f64_out(&self, bits: u64) -> u64 {
+        if self.mode & MODE_DENORM_F16_F64_OUT == 0 && bits & 0x7ff0_0000_0000_0000 == 0 {
+            bits & 1 << 63
+        } else {
+            bits
+        }
+    }
+
+    /// Half bits `h`, a denormal flushed to a signed zero when MODE says f16/f64 inputs
+    /// flush.
+    pub(crate) fn f16_in(&self, h: u16) -> u16 {
+        if self.mode & MODE_DENORM_F16_F64_IN == 0 && h & 0x7c00 == 0 {
+            h & 0x8000
+        } else {
+            h
+        }
+    }
+
+    /// A half result's bits, a denormal flushed to a signed zero when MODE says f16/f64
+    /// outputs flush.
+    pub(crate) fn f16_out(&self, h: u16) -> u16 {
+        if self.mode & MODE_DENORM_F16_F64_OUT == 0 && h & 0x7c00 == 0 {
+            h & 0x8000
+        } else {
+            h
+        }
+    }
+
+    /// The rounding of f32 results (MODE bits 1:0).
+    pub(crate) fn round32(&self) -> Round {
+        Round::from_bits(self.mode)
+    }
+
+    /// The rounding of f16 and f64 results (MODE bits 3:2).
+    pub(crate) fn round16_64(&self) -> Round {
+        Round::from_bits(self.mode >> 2)
+    }
+
+    pub(crate) fn exec(&self) -> u32 {
+        self.s[EXEC_LO]
+    }
+
+    /// MODE.IEEE.
+    pub(crate) fn ieee(&self) -> bool {
+        self.mode & MODE_IEEE != 0
+    }
+
+    pub(crate) fn vcc(&self) -> u32 {
+        self.s[VCC_LO]
+    }
+
+    /// A scalar operand (9-bit space, or 8-bit for SALU), as 32 bits.
+    pub(crate) fn sread(&self, n: u16, lit: Option<u32>) -> Result<u32, Trap> {
+        Ok(match n {
+            0..=105 | 106 | 107 | 125..=127 => self.s[n as usize],
+            108..=123 => self.s[n as usize],
+            124 => 0,
+            128..=192 => (n - 128) as u32,
+            193..=208 => (-((n - 192) as i32)) as u32,
+            240 => 0.5f32.to_bits(),
+            241 => (-0.5f32).to_bits(),
+            242 => 1.0f32.to_bits(),
+            243 => (-1.0f32).to_bits(),
+            244 => 2.0f32.to_bits(),
+            245 => (-2.0f32).to_bits(),
+            246 => 4.0f32.to_bits(),
+            247 => (-4.0f32).to_bits(),
+            248 => 0x3e22_f983, // 1/(2π)
+            // As 32-bit operands the aperture registers give their high halves.
+            235..=238 => (aperture(n) >> 32) as u32,
+            253 => self.scc as u32,
+            LITERAL => lit.ok_or("literal operand without a literal")?,
+            256..=511 => return Err(format!("VGPR operand v{} where a scalar is needed", n - 256).into()),
+            _ => return Err(format!("operand {n} is not supported").into()),
+        })
+    }
+
+    /// A 64-bit scalar operand (register pairs; constants sign- or zero-extended).
+    pub(crate) fn sread64(&self, n: u16, lit: Option<u32>) -> Result<u64, Trap> {
+        Ok(match n {
+            0..=127 => {
+                let lo = self.s[n as usize] as u64;
+                let hi = self.s.get(n as usize + 1).copied().unwrap_or(0) as u64;
+                lo | hi << 32
+            }
+            193..=208 => (-((n - 192) as i64)) as u64,
+            // 64-bit operands take the float inline constants as doubles.
+            240..=247 => [0.5f64, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0][(n - 240) as usize].to_bits(),
+            248 => 0x3fc4_5f30_6dc9_c883, // 1/(2π)
+            235..=238 => aperture(n),
+            _ => self.sread(n, lit)? as u64,
+        })
+    }
+
+    /// A vector operand of `lane` (VGPRs, else the scalar value).
+    #[inline]
+    pub(crate) fn vread(&self, n: u16, lane: usize, lit: Option<u32>) -> Result<u32, Trap> {
+        if n >= 256 {
+            let r = (n - 256) as usize;
+            self.v
+                .get(r)
+                .map(|v| v[lane])
+                .ok_or_else(|| Trap::Refused(format!("v{r} beyond the wave's {} VGPRs", self.v.len())))
+        } else {
+            self.sread(n, lit)
+        }
+    }
+
+    /// A 64-bit vector operand of `lane`.
+    pub(crate) fn vread64(&self, n: u16, lane: usize, lit: Option<u32>) -> Result<u64, Trap> {
+        if n >= 256 {
+            let lo = self.vread(n, lane, lit)? as u64;
+            let hi = self.vread(n + 1, lane, lit)? as u64;
+            Ok(lo | hi << 32)
+        } else {
+            self.sread64(n, lit)
+        }
+    }
+
+    pub(crate) fn swrite(&mut self, n: usize, v: u32) -> Result<(), Trap> {
+        match n {
+            NULL => Ok(()),
+            0..=127 => {
+                self.s[n] = v;
+                Ok(())
+            }
+            _ => Err(format!("scalar destination {n}").into()),
+        }
+    }
+
+    pub(crate) fn swrite64(&mut self, n: usize, v: u64) -> Result<(), Trap> {
+        if n == NULL {
+            return Ok(());
+        }
+        self.swrite(n, v as u32)?;
+        self.swrite(n + 1, (v >> 32) as u32)
+    }
+
+    pub(crate) fn vwrite(&mut self, r: usize, lane: usize, v: u32) -> Result<(), Trap> {
+        let n = self.v.len();
+        let reg = self
+            .v
+            .get_mut(r)
+            .ok_or_else(|| format!("v{r} beyond the wave's {n} VGPRs"))?;
+        reg[lane] = v;
+        Ok(())
+    }
+}
