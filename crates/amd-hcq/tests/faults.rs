@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    AnyIface, Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, Platform, Program,
-    SymDims, TIMELINE_WRAP,
+    AnyIface, Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, LaunchLimit,
+    Platform, Program, SymDims, TIMELINE_WRAP,
 };
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
 use common::Transport;
@@ -495,13 +495,13 @@ fn the_largest_launch_sizes_are_errors(t: Transport) {
     let a = dev.alloc(4096, BufferKind::Device).unwrap();
     for axis in 0..3 {
         // A grid of 2^32 - 1 single work-item groups is a valid launch; these are not.
-        for (g, l) in [
-            (u32::MAX, 2),
-            (1, u32::MAX),
-            (u32::MAX, 256),
-            (1 << 24, 256),
-            (65536, 65536),
-            (0, 1),
+        for (g, l, want) in [
+            (u32::MAX, 2, LaunchLimit::Total32),
+            (1, u32::MAX, LaunchLimit::Workgroup16),
+            (u32::MAX, 256, LaunchLimit::Total32),
+            (1 << 24, 256, LaunchLimit::Total32),
+            (65536, 65536, LaunchLimit::Workgroup16),
+            (0, 1, LaunchLimit::ZeroSize),
         ] {
             let mut d = LaunchDims {
                 global: [1, 1, 1],
@@ -510,7 +510,20 @@ fn the_largest_launch_sizes_are_errors(t: Transport) {
             d.global[axis] = g;
             d.local[axis] = l;
             let r = prg.launch(&[&a, &a, &a], &[1], d);
-            assert!(matches!(r, Err(HcqError::InvalidArgument(_))), "{d:?}: {r:?}");
+            match r {
+                Err(HcqError::LaunchDims {
+                    kernel,
+                    grid,
+                    workgroup,
+                    limit,
+                }) => {
+                    assert_eq!(kernel, "vadd");
+                    assert_eq!(grid, d.global.map(u64::from), "{d:?}");
+                    assert_eq!(workgroup, d.local.map(u64::from), "{d:?}");
+                    assert_eq!(limit, want, "{d:?}");
+                }
+                other => panic!("{d:?}: {other:?}"),
+            }
         }
     }
     assert!(dev.health().is_ok());
@@ -552,7 +565,12 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
                 break;
             }
             match r {
-                Err(HcqError::Transport(_)) | Err(HcqError::InvalidArgument(_)) => failures += 1,
+                Err(HcqError::Transport(_)) => failures += 1,
+                // The scratch buffer's allocation, named with its size.
+                Err(HcqError::ScratchAlloc { bytes, per_lane, .. }) => {
+                    assert!(bytes > 0 && per_lane > 0, "{bytes} {per_lane}");
+                    failures += 1
+                }
                 other => panic!("failure {k} ({errno}, queue {queue}): {other:?}"),
             }
         }

@@ -175,12 +175,63 @@ fn copies_of_every_size_class(t: Transport) {
     // Views and range checks.
     let view = buf.view(4096, 100).unwrap();
     assert_eq!(view.va(), buf.va() + 4096);
-    assert!(buf.view(big, 65).is_err());
-    assert!(dev.copy_in(&view, 1, &[0; 100]).is_err());
-    assert!(matches!(
-        dev.alloc(0, BufferKind::Device),
-        Err(HcqError::InvalidArgument(_))
-    ));
+    let size = big + 64;
+    let e = buf.view(big, 65).err().unwrap();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: big,
+            len: 65,
+            size
+        }
+    );
+    let e = dev.copy_in(&view, 1, &[0; 100]).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 1,
+            len: 100,
+            size: 100
+        }
+    );
+    let e = dev.copy(&other, 1 << 20, &buf, 0, 1).unwrap_err();
+    let size = 1 << 20;
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: size,
+            len: 1,
+            size
+        }
+    );
+    let mut out = [0u8; 8];
+    let e = dev.copy_out(&mut out, &view, 96).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 96,
+            len: 8,
+            size: 100
+        }
+    );
+    let e = host.write(1 << 20, b"x").unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 1 << 20,
+            len: 1,
+            size: 1 << 20
+        }
+    );
+    let max = isize::MAX as usize;
+    assert_eq!(
+        dev.alloc(0, BufferKind::Device).err(),
+        Some(HcqError::BufferSize { size: 0, max })
+    );
+    assert_eq!(
+        dev.alloc(usize::MAX, BufferKind::Host).err(),
+        Some(HcqError::BufferSize { size: usize::MAX, max })
+    );
 }
 
 fn peer_transfers_respect_both_timelines(t: Transport) {
@@ -532,9 +583,15 @@ fn signal_slots_run_out_with_a_clear_error() {
     };
     assert!(held.len() > 60_000, "{}", held.len());
     assert!(e.to_string().contains("65536 signals are in use"), "{e}");
+    assert!(matches!(e, HcqError::SignalsExhausted { slots: 65536, .. }), "{e:?}");
     held.truncate(held.len() - 10);
     let e = dev.new_signal(0).unwrap_err();
     assert!(e.to_string().contains("(10 of them wait for work"), "{e}");
+    let want = HcqError::SignalsExhausted {
+        slots: 65536,
+        waiting: 10,
+    };
+    assert_eq!(e, want);
     gate.set(1).unwrap();
     dev.synchronize().unwrap();
     let again: Vec<_> = (0..10).map(|_| dev.new_signal(0).unwrap()).collect();
@@ -889,13 +946,19 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
                 Ok(())
             })
             .unwrap_err();
+        let want = HcqError::NotSentAsBuilt {
+            call: "Device::submit_ordered",
+            variable: Some("x".into()),
+            launch: false,
+        };
+        assert_eq!(e, want);
         let what = if copy {
             "CopyQueue::submit"
         } else {
             "ComputeQueue::submit"
         };
         assert!(
-            matches!(&e, HcqError::InvalidArgument(m) if m.contains("variable x") && m.contains(what)),
+            e.to_string().contains("variable x") && e.to_string().contains(what),
             "{e}"
         );
     }
@@ -905,10 +968,13 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
             Work::Copy(_) => unreachable!(),
         })
         .unwrap_err();
-    assert!(
-        matches!(&e, HcqError::InvalidArgument(m) if m.contains("Program::enqueue")),
-        "{e}"
-    );
+    let want = HcqError::NotSentAsBuilt {
+        call: "Device::submit_ordered",
+        variable: None,
+        launch: true,
+    };
+    assert_eq!(e, want);
+    assert!(e.to_string().contains("Program::enqueue"), "{e}");
     assert_eq!(dev.timeline(), last);
     // The same list through the door that binds: the value arrives.
     let mut q = dev.compute_queue();
