@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    Bindings, BufferKind, Device, HcqError, KernArgs, LaunchDims, Platform, Program, TIMELINE_WRAP, Var, Work,
+    Bindings, BufferKind, Device, Graph, HcqError, KernArgs, LaunchDims, Platform, Program, Sym, TIMELINE_WRAP, Var,
+    Work,
 };
 use amd_mockgpu::MockSys;
 use common::{Transport, pattern};
 
 on_both_transports!(
+    misuse_of_lists_and_graphs_names_the_values,
     opens_a_device_with_its_properties,
     signals_across_queues_and_devices,
     ordered_work_and_the_timeline_wrap,
@@ -232,6 +234,72 @@ fn copies_of_every_size_class(t: Transport) {
         dev.alloc(usize::MAX, BufferKind::Host).err(),
         Some(HcqError::BufferSize { size: usize::MAX, max })
     );
+}
+
+/// Each misuse of a bound list or a graph has its own error, holding the values.
+fn misuse_of_lists_and_graphs_names_the_values(t: Transport) {
+    let (_m, p) = platform(t, 2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let sig = d0.new_signal(0).unwrap();
+    let mut q = d0.compute_queue();
+    q.signal(&sig, 1u64);
+    assert_eq!(d0.bind_copies(&q, 0).err(), Some(HcqError::ZeroCopies));
+    let bound = d0.bind(&q).unwrap();
+    let dwords = q.dwords().len();
+    let e = bound.patch_u64(&d0, dwords - 1, 7).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::PatchRange {
+            at: dwords - 1,
+            len: 2,
+            dwords
+        }
+    );
+    assert_eq!(
+        d1.submit_bound(&bound).unwrap_err(),
+        HcqError::WrongDevice { bound: 0, device: 1 }
+    );
+    // An empty list, and a copy list holding an INDIRECT packet.
+    let e = d0.bind(&d0.compute_queue()).err().unwrap();
+    assert!(
+        matches!(e, HcqError::ListSize { list: "bound list", dwords: 0, max } if max > 0),
+        "{e:?}"
+    );
+    let mut c = d0.copy_queue();
+    c.indirect(0x10000, 8).unwrap();
+    assert_eq!(d0.bind_copy(&c).err(), Some(HcqError::NestedIndirect));
+    // A symbol that goes negative with the values bound.
+    let x = Var::new("x");
+    let mut q = d0.compute_queue();
+    q.signal(&sig, Sym::from(&x) - 1u32);
+    let e = q.submit(&d0, &Bindings::from([(&x, 0)])).unwrap_err();
+    assert!(
+        matches!(&e, HcqError::SymbolOverflow { what } if what.contains("signal value")),
+        "{e:?}"
+    );
+    // Graphs: empty, a node of another graph, a GPU of another platform.
+    let mut g: Graph = Graph::new();
+    assert_eq!(g.bind().err(), Some(HcqError::EmptyGraph));
+    let buf = d0.alloc(64, BufferKind::Device).unwrap();
+    let mut other: Graph = Graph::new();
+    other.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let n = other.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let e = g.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[n]).unwrap_err();
+    assert_eq!(e, HcqError::UnknownNode { node: 1, nodes: 0 });
+    g.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let (_m2, p2) = platform(t, 1);
+    let far = p2.device(0).unwrap();
+    let e = g.copy(&far, 0x1000u64, 0x2000u64, 16u64, &[]).unwrap_err();
+    assert_eq!(e, HcqError::GraphPlatform { device: 0, first: 0 });
+    // A trace that cannot be written names the file.
+    let path = std::path::Path::new("/nonexistent-dir/trace.json");
+    match d0.write_trace(path) {
+        Err(HcqError::Io { path: p, kind, .. }) => {
+            assert_eq!((p.as_path(), kind), (path, std::io::ErrorKind::NotFound));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(d0.health().is_ok() && d1.health().is_ok());
 }
 
 fn peer_transfers_respect_both_timelines(t: Transport) {
