@@ -202,24 +202,22 @@ impl Drop for AmMemory {
 impl AmMemory {
     /// The range `offset..offset + len` checked against the buffer.
     fn span(&self, offset: usize, len: usize) -> Result<u64> {
-        match offset.checked_add(len) {
-            Some(end) if end as u64 <= self.mapping.size => Ok(offset as u64),
-            _ => Err(HcqError::InvalidArgument(format!(
-                "{len} bytes at {offset:#x} leave a buffer of {:#x} bytes",
-                self.mapping.size
-            ))),
-        }
+        let size = usize::try_from(self.mapping.size).unwrap_or(usize::MAX);
+        crate::error::check_range(size, offset, len).map(|()| offset as u64)
     }
 
     fn no_cpu(&self) -> HcqError {
-        HcqError::InvalidArgument(format!(
-            "the buffer at {:#x} is VRAM the CPU cannot reach",
-            self.mapping.va
-        ))
+        HcqError::CpuUnreachable {
+            va: self.mapping.va,
+            why: "is VRAM the CPU cannot reach",
+        }
     }
 
     fn out_of_bar(&self) -> HcqError {
-        HcqError::InvalidArgument(format!("the buffer at {:#x} is outside BAR 0", self.mapping.va))
+        HcqError::CpuUnreachable {
+            va: self.mapping.va,
+            why: "is outside BAR 0",
+        }
     }
 }
 
@@ -256,7 +254,11 @@ impl DeviceMemory for Arc<AmMemory> {
             Cpu::Vram(p) => self.shared.dev.pci().vram().load_u64(p + off, Ordering::Acquire),
             Cpu::Host(m) => m.load_u64(off, Ordering::Acquire),
         }
-        .ok_or_else(|| HcqError::InvalidArgument(format!("unaligned 64-bit load at {offset:#x}")))
+        .ok_or(HcqError::Unaligned {
+            what: "64-bit load",
+            offset,
+            align: 8,
+        })
     }
     fn store_u64(&self, offset: usize, v: u64) -> Result<()> {
         let off = self.span(offset, 8)?;
@@ -269,9 +271,11 @@ impl DeviceMemory for Arc<AmMemory> {
         if ok {
             Ok(())
         } else {
-            Err(HcqError::InvalidArgument(format!(
-                "unaligned 64-bit store at {offset:#x}"
-            )))
+            Err(HcqError::Unaligned {
+                what: "64-bit store",
+                offset,
+                align: 8,
+            })
         }
     }
 }
@@ -367,7 +371,10 @@ fn alloc_on(shared: &Arc<AmShared>, size: usize, kind: BufferKind) -> Result<Arc
         }
     };
     let shared = shared.clone();
-    let too_big = || HcqError::InvalidArgument(format!("{size} bytes of {kind:?} memory is too large"));
+    let too_big = || HcqError::BufferSize {
+        size,
+        max: isize::MAX as usize,
+    };
     let size64 = u64::try_from(size)
         .ok()
         .and_then(|s| s.max(1).checked_next_multiple_of(4096))
@@ -422,6 +429,8 @@ impl DeviceInterface for AmIface {
         }
         let owner = mem.shared.device().pci();
         if !mem.shared.va.same(&self.shared.va) {
+            // One-off: Device::map_peer refuses this as HcqError::OtherPlatform before
+            // the transport sees it; here the GPUs have only their PCI addresses.
             return Err(HcqError::InvalidArgument(format!(
                 "GPU {} and GPU {} were opened by different platforms (their virtual address spaces differ)",
                 owner.address(),
@@ -432,12 +441,15 @@ impl DeviceInterface for AmIface {
         let paddrs = if m.flags.system {
             m.paddrs.clone()
         } else {
-            let bar = owner.bar(0).filter(|b| b.size > 0).ok_or_else(|| {
-                HcqError::InvalidArgument(format!(
-                    "GPU {} has no BAR 0 to reach its VRAM through",
-                    owner.address()
-                ))
-            })?;
+            let bar = owner
+                .bar(0)
+                .filter(|b| b.size > 0)
+                .ok_or_else(|| HcqError::PeerUnreachable {
+                    gpu: owner.address().to_string(),
+                    paddr: m.paddrs.first().map_or(0, |p| p.0),
+                    size: m.size,
+                    bar_size: 0,
+                })?;
             m.paddrs
                 .iter()
                 .map(|&(p, size)| {
@@ -445,13 +457,11 @@ impl DeviceInterface for AmIface {
                         .filter(|&end| end <= bar.size)
                         .and_then(|_| bar.start.checked_add(p))
                         .map(|a| (a, size))
-                        .ok_or_else(|| {
-                            HcqError::InvalidArgument(format!(
-                                "VRAM at {p:#x} + {size:#x} of GPU {} is past its BAR 0 ({:#x} bytes): \
-                                 peers reach only the VRAM BAR 0 shows",
-                                owner.address(),
-                                bar.size
-                            ))
+                        .ok_or_else(|| HcqError::PeerUnreachable {
+                            gpu: owner.address().to_string(),
+                            paddr: p,
+                            size,
+                            bar_size: bar.size,
                         })
                 })
                 .collect::<Result<Vec<_>>>()?
@@ -472,12 +482,10 @@ impl DeviceInterface for AmIface {
         };
         // Acquire: pairs with the Release of the dropped queue that held the slot.
         if taken.swap(true, Ordering::Acquire) {
-            return Err(HcqError::InvalidArgument(format!(
-                "the {} queue of GPU {} is in use: the driverless transport drives one compute and one SDMA queue per GPU \
-                 (one Device at a time)",
-                if sdma { "SDMA" } else { "compute" },
-                self.shared.dev.pci().address()
-            )));
+            return Err(HcqError::QueueInUse {
+                engine: if sdma { "SDMA" } else { "compute" },
+                gpu: self.shared.dev.pci().address().to_string(),
+            });
         }
         let release = || taken.store(false, Ordering::Release);
         let made = (|| -> Result<AmQueue> {

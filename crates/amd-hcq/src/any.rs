@@ -156,6 +156,8 @@ impl DeviceInterface for AnyIface {
         match (self, mem) {
             (AnyIface::Kfd(k), AnyMemory::Kfd(m)) => k.map(m),
             (AnyIface::Am(a), AnyMemory::Am(m)) => a.map(m),
+            // One-off: Device::map_peer refuses memory of another platform (so of
+            // another transport) as HcqError::OtherPlatform before this trait call.
             _ => Err(HcqError::InvalidArgument(
                 "memory of one transport cannot be mapped on a GPU of the other".into(),
             )),

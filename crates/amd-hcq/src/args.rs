@@ -11,6 +11,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::codeobj::{ArgInfo, ArgKind};
+use crate::error::ArgProblem;
 use crate::iface::DeviceInterface;
 use crate::memory::Buffer;
 use crate::sym::Sym;
@@ -245,6 +246,19 @@ impl KernArgs {
     }
 }
 
+impl Arg {
+    /// What the argument is, for an error (`u32 value`, `f32 symbol`).
+    fn describe(&self) -> String {
+        match self {
+            Arg::Buffer(_) => "buffer".into(),
+            Arg::Value(t, _) => format!("{} value", t.name()),
+            Arg::Sym(t, _) => format!("{} symbol", t.name()),
+            Arg::Bits(_) => "value word".into(),
+            Arg::Raw(_) => "raw byte string".into(),
+        }
+    }
+}
+
 /// What to place for an argument: constant bytes (up to 8, or a slice), or a symbol
 /// of `bytes` bytes.
 pub(crate) enum Placed<'a> {
@@ -257,24 +271,42 @@ fn small(v: u64, n: u32) -> Placed<'static> {
     Placed::Small(v.to_le_bytes(), n as usize)
 }
 
-fn arg_name(info: &ArgInfo, i: usize) -> String {
-    match &info.name {
-        Some(n) => format!("argument {i} ({n})"),
-        None => format!("argument {i}"),
-    }
-}
-
 /// Checks `arg` against the metadata's `info` (argument `i` of `kernel`) and says what
 /// to place.
 pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) -> Result<Placed<'a>> {
     let size = info.size;
-    let err = |what: String| HcqError::InvalidArgument(format!("kernel {kernel}, {}: {what}", arg_name(info, i)));
+    let err = |problem: ArgProblem| HcqError::KernelArgument {
+        kernel: kernel.to_string(),
+        index: i,
+        name: info.name.clone(),
+        problem: Box::new(problem),
+    };
     let declared = info.type_name.as_deref().and_then(ScalarType::from_type_name);
     let declared_name = info.type_name.as_deref().unwrap_or("by value");
+    let wrong_type = |expected: &str, given: String| {
+        err(ArgProblem::Type {
+            expected: expected.to_string(),
+            given,
+        })
+    };
+    let wrong_size = |given: &str, given_bytes: usize| {
+        err(ArgProblem::Size {
+            expected: declared_name.to_string(),
+            expected_bytes: size as usize,
+            given: given.to_string(),
+            given_bytes,
+        })
+    };
+    let too_big = |value: i128, ty: String| err(ArgProblem::Range { value, ty });
     match (&info.kind, arg) {
         (ArgKind::Buffer, Arg::Buffer(s)) => {
             if size != 8 {
-                return Err(err(format!("a buffer argument of {size} bytes")));
+                return Err(err(ArgProblem::Size {
+                    expected: "buffer".into(),
+                    expected_bytes: size as usize,
+                    given: "buffer address".into(),
+                    given_bytes: 8,
+                }));
             }
             Ok(match s.as_const() {
                 Some(v) => small(v, 8),
@@ -285,41 +317,31 @@ pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) ->
                 },
             })
         }
-        (ArgKind::Buffer, other) => Err(err(format!(
-            "the kernel takes a buffer, got {other:?} (KernArgs::buffer or buffer_sym)"
-        ))),
-        (ArgKind::Value, Arg::Buffer(_)) => Err(err(format!("the kernel takes a {declared_name} value, got a buffer"))),
+        (ArgKind::Buffer, other) => Err(wrong_type("buffer", other.describe())),
+        (ArgKind::Value, Arg::Buffer(_)) => Err(wrong_type(declared_name, "buffer".into())),
         (ArgKind::Value, Arg::Value(t, v)) => {
             if t.size() != size {
-                return Err(err(format!(
-                    "a {} ({} bytes) for a {size}-byte {declared_name}",
-                    t.name(),
-                    t.size()
-                )));
+                return Err(wrong_size(t.name(), t.size() as usize));
             }
             if let Some(d) = declared {
                 if d.is_float() != t.is_float() || (t.is_float() && d != *t) {
-                    return Err(err(format!("a {} for a {declared_name}", t.name())));
+                    return Err(wrong_type(declared_name, t.name().into()));
                 }
                 if !d.is_float() && !int_fits(d, *v) {
-                    return Err(err(format!("{v} does not fit a {declared_name}")));
+                    return Err(too_big(*v, declared_name.into()));
                 }
             }
             Ok(small(*v as u64, size))
         }
         (ArgKind::Value, Arg::Sym(t, s)) => {
             if t.is_float() {
-                return Err(err(format!("a symbol must be an integer, not {}", t.name())));
+                return Err(wrong_type("integer", t.name().into()));
             }
             if t.size() != size {
-                return Err(err(format!(
-                    "a {} ({} bytes) for a {size}-byte {declared_name}",
-                    t.name(),
-                    t.size()
-                )));
+                return Err(wrong_size(t.name(), t.size() as usize));
             }
             if declared.is_some_and(|d| d.is_float()) {
-                return Err(err(format!("a {} symbol for a {declared_name}", t.name())));
+                return Err(wrong_type(declared_name, format!("{} symbol", t.name())));
             }
             let ty = declared.unwrap_or(*t);
             let max = match ty.size() {
@@ -329,7 +351,7 @@ pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) ->
             };
             Ok(match s.as_const() {
                 Some(v) if v <= max => small(v, size),
-                Some(v) => return Err(err(format!("{v} does not fit a {declared_name}"))),
+                Some(v) => return Err(too_big(i128::from(v), declared_name.into())),
                 None => Placed::Sym {
                     expr: s,
                     bytes: size,
@@ -340,18 +362,20 @@ pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) ->
         (ArgKind::Value, Arg::Bits(b)) => match size {
             8 => Ok(small(*b, 8)),
             1 | 2 | 4 if size == 4 && *b <= u32::MAX as u64 || *b >> (8 * size) == 0 => Ok(small(*b, size)),
-            1 | 2 | 4 => Err(err(format!("value {b:#x} does not fit {size} bytes"))),
-            n => Err(err(format!(
-                "{n} bytes; value words fill arguments of 1, 2, 4 or 8 bytes (use KernArgs::raw)"
-            ))),
+            1 | 2 | 4 => Err(too_big(i128::from(*b), format!("{size}-byte argument"))),
+            _ => Err(wrong_size("value word", 4)),
         },
         (ArgKind::Value, Arg::Raw(b)) => {
             if b.len() != size as usize {
-                return Err(err(format!("{} raw bytes for an argument of {size}", b.len())));
+                return Err(wrong_size("raw bytes", b.len()));
             }
             Ok(Placed::Slice(b))
         }
-        (ArgKind::Hidden(_), _) => Err(err("a hidden argument is the runtime's".into())),
+        // Hidden arguments are the runtime's: the caller's arguments are matched to the
+        // buffer and value ones only.
+        (ArgKind::Hidden(_), _) => Err(HcqError::Internal {
+            what: "a hidden kernel argument matched to a caller's argument",
+        }),
     }
 }
 
@@ -407,9 +431,18 @@ mod tests {
         let e = place("saxpy", 2, &float, &Arg::Value(ScalarType::I32, 2))
             .err()
             .unwrap();
+        assert_eq!(e.to_string(), "kernel saxpy, argument 2 (x): a i32 for a float");
         assert_eq!(
-            e.to_string(),
-            "invalid argument: kernel saxpy, argument 2 (x): a i32 for a float"
+            e,
+            HcqError::KernelArgument {
+                kernel: "saxpy".into(),
+                index: 2,
+                name: Some("x".into()),
+                problem: Box::new(ArgProblem::Type {
+                    expected: "float".into(),
+                    given: "i32".into(),
+                }),
+            }
         );
     }
 }

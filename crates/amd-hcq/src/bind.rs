@@ -82,7 +82,7 @@ impl BoundList {
         runtime: &[Var],
     ) -> Result<(Self, Vec<Image<I>>)> {
         if copies == 0 {
-            return Err(HcqError::InvalidArgument("a bound list needs at least one copy".into()));
+            return Err(HcqError::ZeroCopies);
         }
         let karg = rec
             .karg_base
@@ -111,14 +111,13 @@ impl BoundList {
             }
             for &k in &fixed {
                 let s = &rec.sites[k];
-                let v = s
-                    .expr
-                    .eval(&vals)
-                    .map_err(|_| HcqError::InvalidArgument(format!("{}: overflows 64 bits", s.what)))?;
+                let v = s.expr.eval(&vals).map_err(|_| HcqError::SymbolOverflow {
+                    what: s.what.to_string(),
+                })?;
                 let bits = s
                     .enc
                     .encode(v)
-                    .ok_or_else(|| HcqError::InvalidArgument(format!("{} = {v} does not fit its field", s.what)))?;
+                    .ok_or_else(|| crate::queue::does_not_fit(&s.what, v, s.enc))?;
                 write_site(s, bits, &mut cmds, &mut kargs)?;
             }
             buf.write(0, zerocopy::IntoBytes::as_bytes(cmds.as_slice()))?;
@@ -138,8 +137,9 @@ impl BoundList {
             } else {
                 let mut sink = amd_packets::SliceSink::new(&mut ib);
                 IndirectBuffer::new(buf.va(), words.len() as u32)?.encode(dev.props().target, &mut sink);
-                sink.finish()
-                    .ok_or_else(|| HcqError::InvalidArgument("an INDIRECT_BUFFER packet".into()))?
+                sink.finish().ok_or(HcqError::Internal {
+                    what: "an INDIRECT_BUFFER packet does not fit its buffer",
+                })?
             };
             images.push(Image {
                 buf,
@@ -439,10 +439,14 @@ impl Plan {
             Some(PlanCheck(g, l, max, kernel)) => {
                 match crate::queue::check_launch(kernel, g.map(value), l.map(value), *max) {
                     Err(e) => e,
-                    Ok(()) => HcqError::InvalidArgument(format!("a grid size of {kernel} is out of range")),
+                    Ok(()) => HcqError::Internal {
+                        what: "a launch's plan refused sizes its check takes",
+                    },
                 }
             }
-            None => HcqError::InvalidArgument("a grid size is out of range".into()),
+            None => HcqError::Internal {
+                what: "a launch limit without its check",
+            },
         }
     }
 
@@ -478,7 +482,7 @@ impl Plan {
             .position(|&r| r >= k)
             .and_then(|i| self.what.get(i))
             .map_or_else(|| "a value".to_string(), |w| w.to_string());
-        HcqError::InvalidArgument(format!("{what} overflows 64 bits, is negative or divides by zero"))
+        HcqError::SymbolOverflow { what }
     }
 
     /// The error of a run missing the caller's variable `i`.
@@ -486,7 +490,9 @@ impl Plan {
     fn unbound(&self, i: u32) -> HcqError {
         match self.users.get(i as usize) {
             Some(v) => crate::sym::unbound(v),
-            None => HcqError::InvalidArgument("a variable is not bound".into()),
+            None => HcqError::Internal {
+                what: "a plan's variable outside its list of variables",
+            },
         }
     }
 
@@ -496,7 +502,9 @@ impl Plan {
     fn does_not_fit(&self, rec: &Recording, i: usize, v: u64) -> HcqError {
         match self.group_site.get(i).and_then(|&k| rec.sites.get(k)) {
             Some(s) => crate::queue::does_not_fit(&s.what, v, s.enc),
-            None => HcqError::InvalidArgument(format!("a value {v} does not fit its field")),
+            None => HcqError::Internal {
+                what: "a plan's group without its site",
+            },
         }
     }
 }
@@ -724,10 +732,11 @@ impl<I: DeviceInterface> BoundQueue<I> {
             .checked_add(words.len())
             .is_none_or(|e| e > self.list.dwords as usize)
         {
-            return Err(HcqError::InvalidArgument(format!(
-                "patch at dword {at} outside a list of {}",
-                self.list.dwords
-            )));
+            return Err(HcqError::PatchRange {
+                at,
+                len: words.len(),
+                dwords: self.list.dwords as usize,
+            });
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         for img in &self.images {
@@ -784,17 +793,20 @@ impl<I: DeviceInterface> Device<I> {
     pub fn bind_copies(&self, q: &ComputeQueue, copies: usize) -> Result<BoundQueue<I>> {
         let words = q.dwords();
         if words.is_empty() || words.len() > IndirectBuffer::MAX_DWORDS as usize {
-            return Err(HcqError::InvalidArgument(format!(
-                "a bound list of {} dwords",
-                words.len()
-            )));
+            return Err(HcqError::ListSize {
+                list: "bound list",
+                dwords: words.len(),
+                max: IndirectBuffer::MAX_DWORDS as usize,
+            });
         }
         if q.target != self.props().target {
-            return Err(HcqError::InvalidArgument(format!(
-                "a list built for {:?} bound on {}",
-                q.target,
-                self.props().arch
-            )));
+            return Err(HcqError::ListTarget {
+                kernel: None,
+                list: q.target,
+                action: "bound on",
+                arch: self.props().arch.clone(),
+                target: self.props().target,
+            });
         }
         self.bind_words(words, q.rec.clone(), false, copies)
     }
@@ -805,16 +817,15 @@ impl<I: DeviceInterface> Device<I> {
     /// engine does not nest them).
     pub fn bind_copy(&self, q: &CopyQueue) -> Result<BoundQueue<I>> {
         if !q.end_aligned.is_empty() {
-            return Err(HcqError::InvalidArgument(
-                "a bound copy list cannot hold an INDIRECT packet".into(),
-            ));
+            return Err(HcqError::NestedIndirect);
         }
         let mut words = q.dwords().to_vec();
         if words.is_empty() || words.len() > sdma::Indirect::MAX_DWORDS as usize {
-            return Err(HcqError::InvalidArgument(format!(
-                "a bound copy list of {} dwords",
-                words.len()
-            )));
+            return Err(HcqError::ListSize {
+                list: "bound copy list",
+                dwords: words.len(),
+                max: sdma::Indirect::MAX_DWORDS as usize,
+            });
         }
         words.resize(words.len().next_multiple_of(8), 0);
         self.bind_words(&words, q.rec.clone(), true, DEFAULT_COPIES)
@@ -833,11 +844,10 @@ impl<I: DeviceInterface> Device<I> {
     /// Runs a bound list of this device without variables (see [`BoundQueue::submit`]).
     pub fn submit_bound(&self, b: &BoundQueue<I>) -> Result<u64> {
         if !std::sync::Arc::ptr_eq(&b.dev.inner, &self.inner) {
-            return Err(HcqError::InvalidArgument(format!(
-                "a list bound on GPU {} submitted to GPU {}",
-                b.dev.index(),
-                self.index()
-            )));
+            return Err(HcqError::WrongDevice {
+                bound: b.dev.index(),
+                device: self.index(),
+            });
         }
         b.submit(&Bindings::new())
     }
@@ -1049,7 +1059,7 @@ mod tests {
             let r = update_sites(&rec, &plan, 0, (last, written), &b, &[], scratch, |values, _| {
                 n = values.iter().map(|s| (s.to - s.from) as usize).sum();
                 if fail {
-                    Err(HcqError::InvalidArgument("store refused".into()))
+                    Err(HcqError::Internal { what: "store refused" })
                 } else {
                     Ok(())
                 }

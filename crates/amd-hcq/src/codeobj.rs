@@ -17,7 +17,7 @@ const R_AMDGPU_RELATIVE64: u32 = 13;
 const MAX_IMAGE: u64 = 256 << 20;
 
 fn bad(msg: impl Into<String>) -> HcqError {
-    HcqError::InvalidArgument(format!("code object: {}", msg.into()))
+    HcqError::CodeObject { msg: msg.into() }
 }
 
 /// The 64-byte kernel descriptor (`amd_kernel_code_t` of code object v3+,
@@ -266,12 +266,14 @@ impl CodeObject {
     /// The kernel `name`: its descriptor and metadata.
     pub fn kernel(&self, name: &str) -> Result<KernelInfo> {
         let kd = format!("{name}.kd");
-        let &(_, off) = self.symbols.iter().find(|(n, _)| *n == kd).ok_or_else(|| {
-            bad(format!(
-                "no kernel {name:?} (kernels: {})",
-                self.kernel_names().join(", ")
-            ))
-        })?;
+        let &(_, off) = self
+            .symbols
+            .iter()
+            .find(|(n, _)| *n == kd)
+            .ok_or_else(|| HcqError::NoKernel {
+                name: name.to_string(),
+                available: self.kernel_names(),
+            })?;
         let bytes = (off as usize)
             .checked_add(64)
             .and_then(|end| self.image.get(off as usize..end))

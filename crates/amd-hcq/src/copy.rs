@@ -1,12 +1,12 @@
 //! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
 //! while SDMA drains the others), device→host, device→device, and between GPUs.
 
-use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging, Work};
+use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging};
 use crate::iface::{DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
 use zerocopy::IntoBytes;
 
-use crate::{HcqError, Result};
+use crate::Result;
 
 impl<I: DeviceInterface> Device<I> {
     fn staging(&self) -> Result<parking_lot::MappedMutexGuard<'_, Staging<I>>> {
@@ -41,9 +41,8 @@ impl<I: DeviceInterface> Device<I> {
             buf.write(0, chunk)?;
             let src = buf.va();
             let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
-            let (p, _) = self.submit_timed(true, OpName::Static("copy_in"), false, false, |w| match w {
-                Work::Copy(q) => q.copy(to, src, chunk.len() as u64).map(|_| ()),
-                Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+            let (p, _) = self.submit_timed(true, OpName::Static("copy_in"), false, false, |w| {
+                w.copy()?.copy(to, src, chunk.len() as u64).map(|_| ())
             })?;
             staging.busy_until[slot] = p;
         }
@@ -87,9 +86,8 @@ impl<I: DeviceInterface> Device<I> {
         for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
             let from = src.va() + (offset + i * STAGING_SIZE) as u64;
             let to = buf.va();
-            let (p, _) = self.submit_timed(true, OpName::Static("copy_out"), false, false, |w| match w {
-                Work::Copy(q) => q.copy(to, from, chunk.len() as u64).map(|_| ()),
-                Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+            let (p, _) = self.submit_timed(true, OpName::Static("copy_out"), false, false, |w| {
+                w.copy()?.copy(to, from, chunk.len() as u64).map(|_| ())
             })?;
             self.wait_point(p)?;
             buf.read(0, chunk)?;
@@ -113,9 +111,8 @@ impl<I: DeviceInterface> Device<I> {
         dst.check_on(&self.inner, &"the destination")?;
         src.check_on(&self.inner, &"the source")?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
-        let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| match w {
-            Work::Copy(q) => q.copy(to, from, size as u64).map(|_| ()),
-            Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+        let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| {
+            w.copy()?.copy(to, from, size as u64).map(|_| ())
         })?;
         Ok(p.logical())
     }
@@ -131,21 +128,16 @@ impl<I: DeviceInterface> Device<I> {
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());
-        let (p, _) = self.submit_timed(true, OpName::Static("transfer"), false, false, |w| match w {
-            Work::Copy(q) => {
-                q.wait_addr(their_addr, their_last);
-                q.copy(to, from, size as u64).map(|_| ())
-            }
-            Work::Compute(_) => Err(HcqError::InvalidArgument("copy on the compute queue".into())),
+        let (p, _) = self.submit_timed(true, OpName::Static("transfer"), false, false, |w| {
+            let q = w.copy()?;
+            q.wait_addr(their_addr, their_last);
+            q.copy(to, from, size as u64).map(|_| ())
         })?;
         if dst_dev.index() != self.index() {
             let (my_addr, _) = self.timeline_snapshot()?;
-            dst_dev.submit_ordered(false, |w| match w {
-                Work::Compute(q) => {
-                    q.wait_addr(my_addr, p.value);
-                    Ok(())
-                }
-                Work::Copy(_) => Err(HcqError::InvalidArgument("wait on the copy queue".into())),
+            dst_dev.submit_ordered(false, |w| {
+                w.compute()?.wait_addr(my_addr, p.value);
+                Ok(())
             })?;
         }
         Ok(())

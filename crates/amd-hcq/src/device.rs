@@ -227,8 +227,9 @@ impl<I: DeviceInterface> Staging<I> {
         if b.is_none() {
             *b = Some(iface.alloc(STAGING_SIZE, BufferKind::Host)?);
         }
-        b.as_ref()
-            .ok_or_else(|| HcqError::InvalidArgument("staging buffer missing".into()))
+        b.as_ref().ok_or(HcqError::Internal {
+            what: "a staging buffer is missing after its allocation",
+        })
     }
 }
 
@@ -517,9 +518,11 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let dwords = (ring.q.ring_bytes() / 4) as u64;
         let len = parts.iter().map(|p| p.len() as u64).sum::<u64>();
         if len > dwords {
-            return Err(HcqError::InvalidArgument(format!(
-                "{len} dwords do not fit a ring of {dwords}"
-            )));
+            return Err(HcqError::ListSize {
+                list: "list for the compute ring",
+                dwords: len as usize,
+                max: dwords as usize,
+            });
         }
         self.wait_for_room(ring, len, dwords, "compute")?;
         let mut at = ring.put;
@@ -548,7 +551,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
             .get()
             .and_then(|s| s.get(ring))
             .map(Signal::addr)
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))
+            .ok_or(HcqError::DeviceClosing { device: self.index })
     }
 
     /// Sends a compute list outside the timeline, followed by the fence that counts it
@@ -560,9 +563,9 @@ impl<I: DeviceInterface> DeviceInner<I> {
         let mut fence = [0u32; 16];
         let mut sink = amd_packets::SliceSink::new(&mut fence);
         amd_packets::pm4::ReleaseMem::signal(addr, count).encode(target, &mut sink);
-        let n = sink
-            .finish()
-            .ok_or_else(|| HcqError::InvalidArgument("a RELEASE_MEM packet".into()))?;
+        let n = sink.finish().ok_or(HcqError::Internal {
+            what: "a RELEASE_MEM packet does not fit its buffer",
+        })?;
         self.write_compute(&mut ring, [cmds, &fence[..n]])?;
         ring.plain = count;
         Ok(())
@@ -642,11 +645,11 @@ fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
         pos += p + s;
         at += s;
         if out.len() >= ring {
-            return Err(HcqError::InvalidArgument(format!(
-                "{} bytes of packets do not fit a ring of {} bytes",
-                q.cmds.len() * 4,
-                ring * 4
-            )));
+            return Err(HcqError::ListSize {
+                list: "list for the copy ring",
+                dwords: q.cmds.len(),
+                max: ring - 1,
+            });
         }
     }
     Ok(out)
@@ -674,21 +677,26 @@ fn on_spare<Q, R>(spare: &Mutex<Q>, fresh: impl FnOnce() -> Q, clear: fn(&mut Q)
 /// Whether a list built for [`Device::submit_ordered`] can go out as built (no symbol
 /// to bind, no kernel arguments to place).
 fn sent_as_built(rec: &crate::queue::Recording) -> Result<()> {
-    if !rec.kernargs.is_empty() {
-        return Err(HcqError::InvalidArgument(
-            "a kernel launch in a list of Device::submit_ordered, which sends its list as built: \
-             launch with Program::enqueue, or submit the list with ComputeQueue::submit"
-                .into(),
-        ));
+    not_plain(rec, "Device::submit_ordered")
+}
+
+/// [`HcqError::NotSentAsBuilt`] for a list `call` sends as built, unless it holds no
+/// symbol and no kernel arguments.
+fn not_plain(rec: &crate::queue::Recording, call: &'static str) -> Result<()> {
+    if rec.is_plain() {
+        return Ok(());
     }
-    if !rec.sites.is_empty() {
-        let name = rec.vars.first().map_or("a symbol", |v| v.name());
-        return Err(HcqError::InvalidArgument(format!(
-            "variable {name} in a list of Device::submit_ordered, which binds no symbols: submit \
-             the list with ComputeQueue::submit or CopyQueue::submit"
-        )));
-    }
-    Ok(())
+    let launch = !rec.kernargs.is_empty();
+    Err(HcqError::NotSentAsBuilt {
+        call,
+        // A launch's own variables (its kernel-argument address) are not the caller's.
+        variable: if launch {
+            None
+        } else {
+            rec.vars.first().map(|v| v.name().to_string())
+        },
+        launch,
+    })
 }
 
 impl<I: DeviceInterface> Device<I> {
@@ -811,11 +819,7 @@ impl<I: DeviceInterface> Device<I> {
     /// goes through [`ComputeQueue::submit`] instead.
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
         self.inner.check()?;
-        if !q.rec.is_plain() {
-            return Err(HcqError::InvalidArgument(
-                "a list with symbols or kernel arguments is submitted with ComputeQueue::submit".into(),
-            ));
-        }
+        not_plain(&q.rec, "Device::submit_compute")?;
         self.inner.push_compute_plain(&q.cmds, self.props().target)
     }
 
@@ -824,11 +828,7 @@ impl<I: DeviceInterface> Device<I> {
     /// [`CopyQueue::submit`] instead.
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
         self.inner.check()?;
-        if !q.rec.is_plain() {
-            return Err(HcqError::InvalidArgument(
-                "a list with symbols is submitted with CopyQueue::submit".into(),
-            ));
-        }
+        not_plain(&q.rec, "Device::submit_copy")?;
         self.inner.push_copy_plain(q)
     }
 
@@ -895,9 +895,7 @@ impl<I: DeviceInterface> Device<I> {
     ) -> Result<Point> {
         self.inner.check()?;
         let mut tl = self.lock_timeline()?;
-        let t = tl
-            .as_mut()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let t = tl.as_mut().ok_or(HcqError::DeviceClosing { device: self.index() })?;
         let value = t.next;
         let point = Point { epoch: t.epoch, value };
         // The timeline's lists are reused (no allocation per submit) and sent as soon as
@@ -968,9 +966,7 @@ impl<I: DeviceInterface> Device<I> {
     /// [`TIMELINE_WRAP`] values): take a new handle for each list.
     pub fn timeline_handle(&self) -> Result<TimelineHandle> {
         let tl = self.inner.timeline.lock();
-        let t = tl
-            .as_ref()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let t = tl.as_ref().ok_or(HcqError::DeviceClosing { device: self.index() })?;
         Ok(TimelineHandle {
             addr: t.signal.addr(),
             event: t.signal.event(),
@@ -984,9 +980,7 @@ impl<I: DeviceInterface> Device<I> {
     /// Address of the timeline signal and the value the last submission signals.
     pub fn timeline_snapshot(&self) -> Result<(u64, u64)> {
         let tl = self.inner.timeline.lock();
-        let t = tl
-            .as_ref()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let t = tl.as_ref().ok_or(HcqError::DeviceClosing { device: self.index() })?;
         Ok((t.signal.addr(), t.next - 1))
     }
 
@@ -1075,12 +1069,9 @@ impl<I: DeviceInterface> Device<I> {
     /// Invalidates and writes back every GPU cache (HDP flush + ACQUIRE_MEM), ordered
     /// on the timeline, and waits for it.
     pub fn invalidate_caches(&self) -> Result<()> {
-        let v = self.submit_ordered(false, |w| match w {
-            Work::Compute(q) => {
-                q.memory_barrier();
-                Ok(())
-            }
-            Work::Copy(_) => Err(HcqError::InvalidArgument("cache invalidation on the copy queue".into())),
+        let v = self.submit_ordered(false, |w| {
+            w.compute()?.memory_barrier();
+            Ok(())
         })?;
         self.wait_timeline(v)
     }
@@ -1116,10 +1107,10 @@ impl<I: DeviceInterface> Device<I> {
     pub fn alloc(&self, size: usize, kind: BufferKind) -> Result<Buffer<I>> {
         self.inner.check()?;
         if size == 0 || size > isize::MAX as usize {
-            return Err(HcqError::InvalidArgument(format!(
-                "a buffer of {size} bytes (a buffer holds 1 to {} bytes)",
-                isize::MAX
-            )));
+            return Err(HcqError::BufferSize {
+                size,
+                max: isize::MAX as usize,
+            });
         }
         self.inner.reclaim();
         let mem = match self.inner.cache.lock().take(kind, size) {
@@ -1138,11 +1129,11 @@ impl<I: DeviceInterface> Device<I> {
             return Ok(());
         }
         if r.platform != crate::memory::platform_key(&self.inner) {
-            return Err(HcqError::InvalidArgument(format!(
-                "a buffer of another platform's GPU {} cannot be mapped on GPU {}",
-                r.owner,
-                self.index()
-            )));
+            return Err(HcqError::OtherPlatform {
+                what: "a buffer".into(),
+                owner: r.owner,
+                device: self.index(),
+            });
         }
         self.inner.iface.map(buf.memory())?;
         r.add(key);
@@ -1163,7 +1154,9 @@ impl Work<'_> {
     pub(crate) fn compute(&mut self) -> Result<&mut ComputeQueue> {
         match self {
             Work::Compute(q) => Ok(q),
-            Work::Copy(_) => Err(HcqError::InvalidArgument("a compute list on the copy queue".into())),
+            Work::Copy(_) => Err(HcqError::Internal {
+                what: "a compute submission got the copy list",
+            }),
         }
     }
 
@@ -1171,7 +1164,9 @@ impl Work<'_> {
     pub(crate) fn copy(&mut self) -> Result<&mut CopyQueue> {
         match self {
             Work::Copy(q) => Ok(q),
-            Work::Compute(_) => Err(HcqError::InvalidArgument("a copy list on the compute queue".into())),
+            Work::Compute(_) => Err(HcqError::Internal {
+                what: "a copy submission got the compute list",
+            }),
         }
     }
 }

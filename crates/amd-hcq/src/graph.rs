@@ -127,11 +127,10 @@ impl<I: DeviceInterface> Graph<I> {
         if let Some(d0) = self.devices.first()
             && !Arc::ptr_eq(&d0.inner.pool, &dev.inner.pool)
         {
-            return Err(HcqError::InvalidArgument(format!(
-                "GPU {} is not of the platform of GPU {}: a graph spans the devices of one platform",
-                dev.index(),
-                d0.index()
-            )));
+            return Err(HcqError::GraphPlatform {
+                device: dev.index(),
+                first: d0.index(),
+            });
         }
         self.devices.push(dev.clone());
         Ok(self.devices.len() - 1)
@@ -143,7 +142,10 @@ impl<I: DeviceInterface> Graph<I> {
                 if n.0 < self.nodes.len() {
                     Ok(n.0)
                 } else {
-                    Err(HcqError::InvalidArgument(format!("node {} is not of this graph", n.0)))
+                    Err(HcqError::UnknownNode {
+                        node: n.0,
+                        nodes: self.nodes.len(),
+                    })
                 }
             })
             .collect()
@@ -198,9 +200,7 @@ impl<I: DeviceInterface> Graph<I> {
     /// flight wait for the oldest).
     pub fn bind_copies(&self, copies: usize) -> Result<BoundGraph<I>> {
         if self.nodes.is_empty() {
-            return Err(HcqError::InvalidArgument(
-                "binding an empty graph: record a launch or a copy first".into(),
-            ));
+            return Err(HcqError::EmptyGraph);
         }
         let replay = Var::new("(graph replay)");
         let tl: Vec<[Var; 3]> = self
@@ -428,21 +428,22 @@ impl ListBuilder {
         match self {
             ListBuilder::Compute(q) => {
                 if q.cmds.len() > IndirectBuffer::MAX_DWORDS as usize {
-                    return Err(HcqError::InvalidArgument(format!(
-                        "a graph's compute list of {} dwords (at most {})",
-                        q.cmds.len(),
-                        IndirectBuffer::MAX_DWORDS
-                    )));
+                    return Err(HcqError::ListSize {
+                        list: "graph's compute list",
+                        dwords: q.cmds.len(),
+                        max: IndirectBuffer::MAX_DWORDS as usize,
+                    });
                 }
                 BoundList::new(dev, &q.cmds, q.rec, false, copies, runtime)
             }
             ListBuilder::Copy(q) => {
                 let mut words = q.cmds;
                 if words.len() > amd_packets::sdma::Indirect::MAX_DWORDS as usize {
-                    return Err(HcqError::InvalidArgument(format!(
-                        "a graph's copy list of {} dwords",
-                        words.len()
-                    )));
+                    return Err(HcqError::ListSize {
+                        list: "graph's copy list",
+                        dwords: words.len(),
+                        max: amd_packets::sdma::Indirect::MAX_DWORDS as usize,
+                    });
                 }
                 words.resize(words.len().next_multiple_of(8), 0);
                 BoundList::new(dev, &words, q.rec, true, copies, runtime)
@@ -571,11 +572,13 @@ impl<I: DeviceInterface> BoundGraph<I> {
         st.runtime.clear();
         st.runtime.push(count);
         st.points.clear();
-        for g in guards.slots() {
+        for (d, g) in guards.slots().iter().enumerate() {
             let t = g
                 .as_ref()
                 .and_then(|g| g.as_ref())
-                .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+                .ok_or_else(|| HcqError::DeviceClosing {
+                    device: self.devices[d].index(),
+                })?;
             st.runtime.extend([t.signal.addr(), t.next - 1, t.next]);
             st.points.push(Point {
                 epoch: t.epoch,
@@ -625,9 +628,7 @@ impl<I: DeviceInterface> BoundGraph<I> {
         }
         let imgs = &mut st.images[j];
         let mut guard = dev.lock_timeline()?;
-        let t = guard
-            .as_mut()
-            .ok_or_else(|| HcqError::InvalidArgument("device is closing".into()))?;
+        let t = guard.as_mut().ok_or(HcqError::DeviceClosing { device: dev.index() })?;
         let count = st.count + 1;
         let runtime = [count, t.signal.addr(), t.next - 1, t.next];
         let point = Point {
@@ -687,7 +688,9 @@ impl<I: DeviceInterface> BoundGraph<I> {
             self.restart_count(st, 0)?;
         }
         if st.next >= st.images.len() {
-            return Err(HcqError::InvalidArgument("a graph without that copy".into()));
+            return Err(HcqError::Internal {
+                what: "a replay's copy index past the graph's copies",
+            });
         }
         Ok(st.next)
     }

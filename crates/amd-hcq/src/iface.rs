@@ -87,14 +87,8 @@ pub trait DeviceMemory: Send + Sync {
     /// offsets counted from `base`, each inside `base..base + limit`.
     fn write_le_all(&self, base: usize, limit: usize, items: &[(usize, u64, usize)]) -> Result<()> {
         for &(offset, v, bytes) in items {
-            match offset.checked_add(bytes) {
-                Some(end) if end <= limit => self.write_le(base + offset, v, bytes)?,
-                _ => {
-                    return Err(crate::HcqError::InvalidArgument(format!(
-                        "a store of {bytes} bytes at {offset:#x} outside {limit:#x} bytes"
-                    )));
-                }
-            }
+            crate::error::check_range(limit, offset, bytes)?;
+            self.write_le(base + offset, v, bytes)?;
         }
         Ok(())
     }
@@ -103,9 +97,11 @@ pub trait DeviceMemory: Send + Sync {
     /// at several places, as a bound list's sites take them).
     fn write_le_spread(&self, base: usize, limit: usize, values: &[Spread], offsets: &[usize]) -> Result<()> {
         for s in values {
-            let at = offsets.get(s.from as usize..s.to as usize).ok_or_else(|| {
-                crate::HcqError::InvalidArgument(format!("offsets {}..{} of {}", s.from, s.to, offsets.len()))
-            })?;
+            let at = offsets
+                .get(s.from as usize..s.to as usize)
+                .ok_or(crate::HcqError::Internal {
+                    what: "a spread's offsets lie outside the list of offsets",
+                })?;
             for &offset in at {
                 self.write_le_all(base, limit, &[(offset, s.value, usize::from(s.bytes))])?;
             }

@@ -152,7 +152,7 @@ pub use args::{KernArgs, ScalarType};
 pub use bind::{BoundQueue, DEFAULT_COPIES};
 pub use codeobj::{ArgInfo, ArgKind, CodeObject, KernelDescriptor, KernelInfo};
 pub use device::{Device, Point, RING_SIZE, STAGING_COUNT, STAGING_SIZE, TIMELINE_WRAP, TimelineHandle, Work};
-pub use error::{HcqError, Result};
+pub use error::{ArgProblem, HcqError, KernelLimit, LaunchLimit, Result};
 pub use graph::{BoundGraph, Graph, Node, ReplayEnds};
 pub use iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps, HwQueue, KfdIface};
 pub use memory::{Buffer, CACHE_LIMIT};

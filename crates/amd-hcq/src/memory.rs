@@ -129,17 +129,12 @@ pub(crate) fn check_resident<I: DeviceInterface>(
     if r.on(device_key(dev)) {
         return Ok(());
     }
-    Err(HcqError::InvalidArgument(if r.platform != platform_key(dev) {
-        format!(
-            "{what} is memory of another platform's GPU {}, not reachable from GPU {}",
-            r.owner, dev.index
-        )
+    let (what, owner, device) = (what.to_string(), r.owner, dev.index);
+    Err(if r.platform != platform_key(dev) {
+        HcqError::OtherPlatform { what, owner, device }
     } else {
-        format!(
-            "{what} is memory of GPU {} not mapped on GPU {} (Device::map_peer maps it)",
-            r.owner, dev.index
-        )
-    }))
+        HcqError::NotMapped { what, owner, device }
+    })
 }
 
 /// GPU memory, or a view of part of it. Views share the allocation; it is released
@@ -243,13 +238,7 @@ impl<I: DeviceInterface> Buffer<I> {
     }
 
     pub(crate) fn check(&self, offset: usize, len: usize) -> Result<()> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.size => Ok(()),
-            _ => Err(HcqError::InvalidArgument(format!(
-                "range {offset:#x}+{len:#x} outside a buffer of {:#x} bytes",
-                self.size
-            ))),
-        }
+        crate::error::check_range(self.size, offset, len)
     }
 
     /// Writes `data` at `offset` from the CPU (CPU-visible kinds only).

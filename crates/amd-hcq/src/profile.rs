@@ -134,12 +134,9 @@ impl<I: DeviceInterface> Device<I> {
     pub fn calibrate_clock(&self) -> Result<i128> {
         let sig = self.new_signal(0)?;
         let before = cpu_ns();
-        let v = self.submit_ordered(false, |w| match w {
-            Work::Compute(q) => {
-                q.timestamp(&sig);
-                Ok(())
-            }
-            Work::Copy(_) => Err(HcqError::InvalidArgument("calibration on the copy queue".into())),
+        let v = self.submit_ordered(false, |w| {
+            w.compute()?.timestamp(&sig);
+            Ok(())
         })?;
         self.wait_timeline(v)?;
         let after = cpu_ns();
@@ -153,8 +150,11 @@ impl<I: DeviceInterface> Device<I> {
     pub fn write_trace(&self, path: impl AsRef<std::path::Path>) -> Result<usize> {
         let recs = self.take_profile()?;
         let path = path.as_ref();
-        std::fs::write(path, chrome_trace(&recs))
-            .map_err(|e| HcqError::InvalidArgument(format!("writing the trace {}: {e}", path.display())))?;
+        std::fs::write(path, chrome_trace(&recs)).map_err(|e| HcqError::Io {
+            path: path.to_path_buf(),
+            kind: e.kind(),
+            msg: e.to_string(),
+        })?;
         Ok(recs.len())
     }
 

@@ -12,6 +12,7 @@ use crate::args::KernArgs;
 use crate::codeobj::{ArgKind, CodeObject, KernelDescriptor, KernelInfo};
 use crate::device::Device;
 use crate::device::Point;
+use crate::error::KernelLimit;
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
 use crate::queue::{ComputeQueue, SymDims};
@@ -44,12 +45,13 @@ pub(crate) struct ScratchState {
 /// tinygrad 0.10.1's formulas; every product is checked (the properties come from
 /// sysfs, the size from a code object).
 fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)> {
-    let over = |what: &str| {
-        HcqError::InvalidArgument(format!(
-            "scratch of {per_lane} bytes per lane overflows ({what}; {} CUs, {} SIMDs per CU, {} waves per SIMD, {} \
-             scratch slots per CU)",
-            p.cu_count, p.simd_per_cu, p.max_waves_per_simd, p.scratch_slots_per_cu
-        ))
+    let over = |what: &'static str| HcqError::ScratchOverflow {
+        per_lane,
+        what,
+        cu_count: p.cu_count,
+        simd_per_cu: p.simd_per_cu,
+        waves_per_simd: p.max_waves_per_simd,
+        slots_per_cu: p.scratch_slots_per_cu,
     };
     let gfx11 = p.target == GfxTarget::Gfx11;
     let waves_per_cu = (p.max_waves_per_simd as usize)
@@ -64,7 +66,7 @@ fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)>
         .checked_mul(p.scratch_slots_per_cu as usize)
         .and_then(|v| v.checked_mul(wave_len))
         .filter(|&b| b > 0 && b <= MAX_SCRATCH)
-        .ok_or_else(|| over(&format!("more than {MAX_SCRATCH} bytes in all, or none")))?;
+        .ok_or_else(|| over("more than MAX_SCRATCH (64 GiB) in all, or none"))?;
     let engines = (p.array_count / p.simd_arrays_per_engine.max(1)).max(1) as usize;
     let waves = wave_len / granule;
     let wavesize = bytes
@@ -146,48 +148,50 @@ impl<I: DeviceInterface> Program<I> {
             // `amdgcn-amd-amdhsa--gfx1100`, perhaps with features (`:xnack-`).
             let processor = t.rsplit("--").next().unwrap_or(t).split(':').next().unwrap_or(t);
             if processor != props.arch {
-                return Err(HcqError::InvalidArgument(format!(
-                    "the code object is for {processor} ({t}); GPU {} is {}",
-                    dev.index(),
-                    props.arch
-                )));
+                return Err(HcqError::CodeObjectTarget {
+                    processor: processor.to_string(),
+                    target: t.to_string(),
+                    device: dev.index(),
+                    arch: props.arch.clone(),
+                });
             }
         }
         let info = co.kernel(name)?;
+        let unsupported = |limit| HcqError::KernelUnsupported {
+            kernel: name.to_string(),
+            limit,
+        };
         let kd = info.descriptor;
         // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32, gfx10+).
         let vgprs = ((kd.rsrc1 & 0x3f) + 1) * 8;
         if vgprs > MAX_VGPRS {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {name} asks for {vgprs} VGPRs; a wave of GPU {} ({}) has at most {MAX_VGPRS}",
-                dev.index(),
-                props.arch
-            )));
+            return Err(unsupported(KernelLimit::Vgprs {
+                vgprs,
+                max: MAX_VGPRS,
+                device: dev.index(),
+                arch: props.arch.clone(),
+            }));
         }
         if !kd.has(KernelDescriptor::WAVEFRONT_SIZE32) {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {name} is wave64; this runtime launches wave32 kernels (build it without -mwavefrontsize64)"
-            )));
+            return Err(unsupported(KernelLimit::Wave64));
         }
         let lds_blocks = kd.group_segment_size.div_ceil(512) & 0x1ff;
         if lds_blocks > props.lds_size / 512 || kd.group_segment_size > props.lds_size {
-            return Err(HcqError::InvalidArgument(format!(
-                "Too many resources requested: group_segment_size (kernel {name} asks for {} bytes of LDS; GPU {} has {})",
-                kd.group_segment_size,
-                dev.index(),
-                props.lds_size
-            )));
+            return Err(unsupported(KernelLimit::Lds {
+                bytes: kd.group_segment_size,
+                available: props.lds_size,
+                device: dev.index(),
+            }));
         }
-        for unsupported in [
+        for sgpr in [
             KernelDescriptor::QUEUE_PTR,
             KernelDescriptor::FLAT_SCRATCH_INIT,
             KernelDescriptor::PRIVATE_SEGMENT_SIZE,
         ] {
-            if kd.has(unsupported) {
-                return Err(HcqError::InvalidArgument(format!(
-                    "kernel {name} asks for user SGPRs ({:#x}) this runtime does not set up",
-                    kd.properties
-                )));
+            if kd.has(sgpr) {
+                return Err(unsupported(KernelLimit::UserSgprs {
+                    properties: kd.properties,
+                }));
             }
         }
         let mut image = co.image.clone();
@@ -200,9 +204,7 @@ impl<I: DeviceInterface> Program<I> {
         image_buf.write(0, &image)?;
         let code_addr = (base + info.descriptor_offset).wrapping_add_signed(kd.entry_offset);
         if code_addr % 256 != 0 {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {name}: entry {code_addr:#x} is not 256-byte aligned"
-            )));
+            return Err(unsupported(KernelLimit::EntryAlign { entry: code_addr }));
         }
         dev.ensure_scratch(kd.private_segment_size)?;
         // gfx11: set the privileged bit (a CWSR workaround, as tinygrad 0.10.1 does).
@@ -262,12 +264,13 @@ impl<I: DeviceInterface> Program<I> {
             .map(|a| if a.size == 8 { 2 } else { 1 })
             .sum();
         if n_bufs != bufs.len() || n_vals != vals.len() {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {} takes {n_bufs} buffers and {n_vals} value words, got {} and {}",
-                self.info.name,
-                bufs.len(),
-                vals.len()
-            )));
+            return Err(HcqError::ArgumentWords {
+                kernel: self.info.name.clone(),
+                buffers: n_bufs,
+                words: n_vals,
+                given_buffers: bufs.len(),
+                given_words: vals.len(),
+            });
         }
         let (mut bi, mut vi) = (bufs.iter(), vals.iter());
         let mut args = KernArgs::with_capacity(n_bufs + n_vals);
@@ -385,7 +388,7 @@ impl<I: DeviceInterface> KernargRing<I> {
     pub(crate) fn reserve(&mut self, dev: &Device<I>, len: usize, align: usize) -> Result<usize> {
         let size = self.buf.size();
         if len > size {
-            return Err(HcqError::InvalidArgument(format!("{len} bytes of kernel arguments")));
+            return Err(HcqError::KernargsTooLarge { len, region: size });
         }
         let mut off = self.head.next_multiple_of(align);
         if off + len > size {
@@ -418,9 +421,11 @@ impl<I: DeviceInterface> Device<I> {
         }
         let (bytes, tmpring_size) = scratch_layout(self.props(), need)?;
         let buf = self.alloc(bytes, BufferKind::Device).map_err(|e| match e {
-            HcqError::Transport(t) => HcqError::InvalidArgument(format!(
-                "scratch of {bytes} bytes ({need} bytes per lane) could not be allocated: {t}"
-            )),
+            HcqError::Transport(source) => HcqError::ScratchAlloc {
+                bytes,
+                per_lane: need,
+                source,
+            },
             e => e,
         })?;
         // The old buffer is released once the launches before this point are done.
@@ -455,7 +460,9 @@ impl<I: DeviceInterface> Device<I> {
                 tmpring_size: s.tmpring_size,
                 keep: s.buf.keepalive(),
             })
-            .ok_or_else(|| HcqError::InvalidArgument("no scratch".into()))
+            .ok_or(HcqError::Internal {
+                what: "no scratch buffer after Device::ensure_scratch",
+            })
     }
 
     /// COMPUTE_TMPRING_SIZE in use.
@@ -468,6 +475,7 @@ impl<I: DeviceInterface> Device<I> {
     #[doc(hidden)]
     pub fn set_kernarg_region_for_test(&self, bytes: usize) -> Result<()> {
         if bytes < 64 {
+            // One-off: a hidden test hook.
             return Err(HcqError::InvalidArgument(format!(
                 "a kernel-argument region of {bytes} bytes (at least 64)"
             )));

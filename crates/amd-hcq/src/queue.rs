@@ -18,6 +18,7 @@ use amd_packets::{CmdSink, GfxTarget};
 
 use crate::args::{KernArgs, Placed};
 use crate::codeobj::{ArgKind, KernelDescriptor};
+use crate::error::LaunchLimit;
 use crate::iface::DeviceInterface;
 use crate::program::{LaunchDims, Program};
 use crate::signal::Signal;
@@ -297,8 +298,8 @@ impl Recording {
     #[inline]
     pub(crate) fn site_values<'a>(&'a self, vals: &'a [u64]) -> impl Iterator<Item = Result<(&'a Site, u64)>> + 'a {
         self.sites.iter().map(move |s| {
-            let v = s.expr.eval(vals).map_err(|_| {
-                HcqError::InvalidArgument(format!("{} overflows 64 bits, is negative or divides by zero", s.what))
+            let v = s.expr.eval(vals).map_err(|_| HcqError::SymbolOverflow {
+                what: s.what.to_string(),
             })?;
             let bits = s.enc.encode(v).ok_or_else(|| does_not_fit(&s.what, v, s.enc))?;
             Ok((s, bits))
@@ -399,7 +400,9 @@ impl Recording {
 /// Writes a site's encoded bits.
 #[inline]
 pub(crate) fn write_site(s: &Site, bits: u64, cmds: &mut [u32], kargs: &mut [u8]) -> Result<()> {
-    let out_of_range = || HcqError::InvalidArgument(format!("{}: site outside its list", s.what));
+    let out_of_range = || HcqError::Internal {
+        what: "a symbol's site lies outside its list",
+    };
     match s.place {
         Place::Cmd(at) => {
             let n = s.enc.bytes.div_ceil(4) as usize;
@@ -419,16 +422,18 @@ pub(crate) fn write_site(s: &Site, bits: u64, cmds: &mut [u32], kargs: &mut [u8]
 }
 
 pub(crate) fn does_not_fit(what: &dyn std::fmt::Display, v: u64, enc: Enc) -> HcqError {
-    HcqError::InvalidArgument(format!(
-        "{what} = {v} does not fit its field ({}..={})",
-        enc.min, enc.max
-    ))
+    HcqError::FieldRange {
+        what: what.to_string(),
+        value: v,
+        min: enc.min,
+        max: enc.max,
+    }
 }
 
 fn overflow_err(kernel: &str, what: &str) -> HcqError {
-    HcqError::InvalidArgument(format!(
-        "kernel {kernel}: a {what} size overflows 64 bits, is negative or divides by zero"
-    ))
+    HcqError::SymbolOverflow {
+        what: format!("kernel {kernel}: a {what} size"),
+    }
 }
 
 /// The checks of a launch's sizes: every size at least 1, a grid of 32-bit counts, a
@@ -462,26 +467,30 @@ pub(crate) fn check_launch(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup
 /// Why a launch's sizes are refused (see [`check_launch`]).
 #[cold]
 fn launch_error(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup: u32) -> Result<()> {
-    let bad = |why: String| {
-        HcqError::InvalidArgument(format!("launch of {kernel} with grid {g:?} and workgroup {l:?}: {why}"))
+    let bad = |limit| HcqError::LaunchDims {
+        kernel: kernel.to_string(),
+        grid: g,
+        workgroup: l,
+        limit,
     };
     if g.contains(&0) || l.contains(&0) {
-        return Err(bad("every size must be at least 1".into()));
+        return Err(bad(LaunchLimit::ZeroSize));
     }
     if g.iter().any(|&x| x > u32::MAX as u64) {
-        return Err(bad("a grid size does not fit 32 bits".into()));
+        return Err(bad(LaunchLimit::Grid32));
     }
     if l.iter().any(|&x| x > u16::MAX as u64) {
-        return Err(bad("a workgroup size does not fit 16 bits".into()));
+        return Err(bad(LaunchLimit::Workgroup16));
     }
     let threads = l[0] * l[1] * l[2];
     if threads > max_workgroup as u64 {
-        return Err(bad(format!(
-            "{threads} work-items per workgroup, the kernel allows at most {max_workgroup}"
-        )));
+        return Err(bad(LaunchLimit::WorkgroupSize {
+            work_items: threads,
+            max: max_workgroup,
+        }));
     }
     if (0..3).any(|i| g[i] * l[i] > u32::MAX as u64) {
-        return Err(bad("grid × workgroup does not fit 32 bits".into()));
+        return Err(bad(LaunchLimit::Total32));
     }
     Ok(())
 }
@@ -724,12 +733,13 @@ impl ComputeQueue {
     fn exec_inner<I: DeviceInterface>(&mut self, prg: &Program<I>, args: &KernArgs, dims: SymDims) -> Result<()> {
         let dev = prg.device();
         if dev.props().target != self.target {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {} is for {:?}, this list for {:?}",
-                prg.info().name,
-                dev.props().target,
-                self.target
-            )));
+            return Err(HcqError::ListTarget {
+                kernel: Some(prg.info().name.clone()),
+                list: self.target,
+                action: "launched from",
+                arch: dev.props().arch.clone(),
+                target: dev.props().target,
+            });
         }
         let info = prg.info();
         let kd = info.descriptor;
@@ -747,10 +757,16 @@ impl ComputeQueue {
                 info.max_workgroup_size,
             )?,
             None => {
-                if dims.global.iter().chain(&dims.local).any(|s| s.as_const() == Some(0)) {
-                    return Err(HcqError::InvalidArgument(format!(
-                        "launch of {name}: every size must be at least 1"
-                    )));
+                let zero = |s: &[Sym; 3]| s.iter().position(|s| s.as_const() == Some(0));
+                let at = zero(&dims.global)
+                    .map(|i| ("grid", i))
+                    .or_else(|| zero(&dims.local).map(|i| ("workgroup", i)));
+                if let Some((axis, index)) = at {
+                    return Err(HcqError::ZeroLaunchSize {
+                        kernel: name.to_string(),
+                        axis,
+                        index,
+                    });
                 }
             }
         }
@@ -764,10 +780,11 @@ impl ComputeQueue {
         self.rec.kernargs.resize(off + block, 0);
         let n = self.layout(prg, args, &dims, off)?;
         if n != args.items.len() {
-            return Err(HcqError::InvalidArgument(format!(
-                "kernel {name} takes {n} arguments, got {}",
-                args.items.len()
-            )));
+            return Err(HcqError::ArgumentCount {
+                kernel: name.to_string(),
+                expected: n,
+                given: args.items.len(),
+            });
         }
         let karg = self.rec.karg_index();
         let at = |o: usize| Expr::VarAdd(karg, o as u64);
@@ -1148,8 +1165,7 @@ impl CopyQueue {
 
     /// Writes the GPU clock into `sig`'s timestamp.
     pub fn timestamp<I: DeviceInterface>(&mut self, sig: &Signal<I>) -> Result<&mut Self> {
-        let t = Timestamp::new(sig.timestamp_addr())
-            .map_err(|e| HcqError::InvalidArgument(format!("timestamp slot: {e}")))?;
+        let t = Timestamp::new(sig.timestamp_addr())?;
         let at = t.encode(self.target, &mut self.cmds);
         self.mark(at);
         self.rec.hold(sig);
@@ -1159,7 +1175,7 @@ impl CopyQueue {
     /// Writes the GPU clock into a slot of the list's own kernel arguments (each bound
     /// copy its own); returns the slot's offset there.
     pub(crate) fn timestamp_in_kernargs(&mut self) -> Result<usize> {
-        let t = Timestamp::new(0).map_err(|e| HcqError::InvalidArgument(format!("timestamp: {e}")))?;
+        let t = Timestamp::new(0)?;
         let at = self.cmds.len();
         let (off, expr) = self.rec.stamp_slot();
         let place = Place::Cmd(at + sdma::TimestampField::Address.offset(self.target));

@@ -92,10 +92,10 @@ impl<I: DeviceInterface> SignalPool<I> {
             return Ok(slot);
         }
         let waiting: usize = self.pending.lock().iter().map(|p| p.slots.len()).sum();
-        Err(HcqError::InvalidArgument(format!(
-            "all {SIGNAL_SLOTS} signals are in use ({waiting} of them wait for work that may still write them: \
-             synchronize the devices to release those)"
-        )))
+        Err(HcqError::SignalsExhausted {
+            slots: SIGNAL_SLOTS,
+            waiting,
+        })
     }
 
     /// Gives `slot` back; it is free again once the work submitted so far is done.

@@ -36,11 +36,13 @@ impl CopyQueue {
 impl<I: DeviceInterface> Device<I> {
     fn check_target(&self, target: amd_packets::GfxTarget) -> Result<()> {
         if target != self.props().target {
-            return Err(HcqError::InvalidArgument(format!(
-                "a list built for {target:?} submitted to {} ({:?})",
-                self.props().arch,
-                self.props().target
-            )));
+            return Err(HcqError::ListTarget {
+                kernel: None,
+                list: target,
+                action: "submitted to",
+                arch: self.props().arch.to_string(),
+                target: self.props().target,
+            });
         }
         Ok(())
     }

@@ -208,11 +208,13 @@ impl Sym {
 }
 
 pub(crate) fn unbound(v: &Var) -> HcqError {
-    HcqError::InvalidArgument(format!("variable {} is not bound", v.name()))
+    HcqError::Unbound {
+        name: v.name().to_string(),
+    }
 }
 
 fn overflow(s: &Sym) -> HcqError {
-    HcqError::InvalidArgument(format!("{s} overflows 64 bits, is negative or divides by zero"))
+    HcqError::SymbolOverflow { what: s.to_string() }
 }
 
 impl fmt::Display for Sym {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    AnyIface, Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, Platform, Program,
-    SymDims, TIMELINE_WRAP,
+    AnyIface, Bindings, Buffer, BufferKind, Device, Graph, HcqError, Iface, KernArgs, LaunchDims, LaunchLimit,
+    Platform, Program, SymDims, TIMELINE_WRAP,
 };
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
 use common::Transport;
@@ -337,26 +337,53 @@ fn misuse_is_refused_before_the_gpu(t: Transport) {
     let prg = Program::load(&d0, VADD, "vadd").unwrap();
     let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
     let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
-    let e = prg.launch(&[&a0, &b1, &a0], &[8], dims(8)).unwrap_err().to_string();
+    let not_mapped = |what: &str| HcqError::NotMapped {
+        what: what.into(),
+        owner: 1,
+        device: 0,
+    };
+    let e = prg.launch(&[&a0, &b1, &a0], &[8], dims(8)).unwrap_err();
     assert!(
-        e.contains("argument 1 is memory of GPU 1 not mapped on GPU 0 (Device::map_peer maps it)"),
+        e.to_string()
+            .contains("argument 1 is memory of GPU 1 not mapped on GPU 0 (Device::map_peer maps it)"),
         "{e}"
     );
-    let e = d0.copy(&a0, 0, &b1, 0, 64).unwrap_err().to_string();
-    assert!(e.contains("the source is memory of GPU 1 not mapped on GPU 0"), "{e}");
+    assert_eq!(e, not_mapped("kernel vadd, argument 1"));
+    let e = d0.copy(&a0, 0, &b1, 0, 64).unwrap_err();
+    assert_eq!(e, not_mapped("the source"));
+    assert!(
+        e.to_string()
+            .contains("the source is memory of GPU 1 not mapped on GPU 0"),
+        "{e}"
+    );
     assert!(d0.copy_in(&b1, 0, &[0; 16]).is_err());
     // Another platform's memory cannot even be mapped.
     let (_m2, p2) = platform(t, 1);
     let other = p2.device(0).unwrap();
     let x = other.alloc(4096, BufferKind::Device).unwrap();
-    let e = prg.launch(&[&a0, &x, &a0], &[8], dims(8)).unwrap_err().to_string();
+    let e = prg.launch(&[&a0, &x, &a0], &[8], dims(8)).unwrap_err();
     assert!(
-        e.contains("memory of another platform's GPU 0, not reachable from GPU 0"),
+        e.to_string()
+            .contains("memory of another platform's GPU 0, not reachable from GPU 0"),
         "{e}"
     );
-    assert!(d0.map_peer(&x).is_err());
+    let other_platform = |what: &str| HcqError::OtherPlatform {
+        what: what.into(),
+        owner: 0,
+        device: 0,
+    };
+    assert_eq!(e, other_platform("kernel vadd, argument 1"));
+    assert_eq!(d0.map_peer(&x).unwrap_err(), other_platform("a buffer"));
     // A view past its buffer.
-    assert!(a0.view(4000, 200).is_err());
+    let e = a0.view(4000, 200).err().unwrap();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 4000,
+            len: 200,
+            size: 4096
+        }
+    );
     assert!(d0.health().is_ok() && d1.health().is_ok());
     // Mapped, the peer buffer is fine.
     d0.map_peer(&b1).unwrap();
@@ -372,11 +399,19 @@ fn misuse_is_refused_before_the_gpu(t: Transport) {
     }));
     let p3 = Platform::with_sys(m, Iface::Mock).unwrap();
     let rdna2 = p3.device(0).unwrap();
-    let e = Program::load(&rdna2, VADD, "vadd").unwrap_err().to_string();
+    let e = Program::load(&rdna2, VADD, "vadd").unwrap_err();
     assert!(
-        e.contains("the code object is for gfx1100 (amdgcn-amd-amdhsa--gfx1100); GPU 0 is gfx1030"),
+        e.to_string()
+            .contains("the code object is for gfx1100 (amdgcn-amd-amdhsa--gfx1100); GPU 0 is gfx1030"),
         "{e}"
     );
+    let want = HcqError::CodeObjectTarget {
+        processor: "gfx1100".into(),
+        target: "amdgcn-amd-amdhsa--gfx1100".into(),
+        device: 0,
+        arch: "gfx1030".into(),
+    };
+    assert_eq!(e, want);
     assert!(rdna2.health().is_ok());
 }
 
@@ -495,13 +530,13 @@ fn the_largest_launch_sizes_are_errors(t: Transport) {
     let a = dev.alloc(4096, BufferKind::Device).unwrap();
     for axis in 0..3 {
         // A grid of 2^32 - 1 single work-item groups is a valid launch; these are not.
-        for (g, l) in [
-            (u32::MAX, 2),
-            (1, u32::MAX),
-            (u32::MAX, 256),
-            (1 << 24, 256),
-            (65536, 65536),
-            (0, 1),
+        for (g, l, want) in [
+            (u32::MAX, 2, LaunchLimit::Total32),
+            (1, u32::MAX, LaunchLimit::Workgroup16),
+            (u32::MAX, 256, LaunchLimit::Total32),
+            (1 << 24, 256, LaunchLimit::Total32),
+            (65536, 65536, LaunchLimit::Workgroup16),
+            (0, 1, LaunchLimit::ZeroSize),
         ] {
             let mut d = LaunchDims {
                 global: [1, 1, 1],
@@ -510,7 +545,20 @@ fn the_largest_launch_sizes_are_errors(t: Transport) {
             d.global[axis] = g;
             d.local[axis] = l;
             let r = prg.launch(&[&a, &a, &a], &[1], d);
-            assert!(matches!(r, Err(HcqError::InvalidArgument(_))), "{d:?}: {r:?}");
+            match r {
+                Err(HcqError::LaunchDims {
+                    kernel,
+                    grid,
+                    workgroup,
+                    limit,
+                }) => {
+                    assert_eq!(kernel, "vadd");
+                    assert_eq!(grid, d.global.map(u64::from), "{d:?}");
+                    assert_eq!(workgroup, d.local.map(u64::from), "{d:?}");
+                    assert_eq!(limit, want, "{d:?}");
+                }
+                other => panic!("{d:?}: {other:?}"),
+            }
         }
     }
     assert!(dev.health().is_ok());
@@ -552,7 +600,12 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
                 break;
             }
             match r {
-                Err(HcqError::Transport(_)) | Err(HcqError::InvalidArgument(_)) => failures += 1,
+                Err(HcqError::Transport(_)) => failures += 1,
+                // The scratch buffer's allocation, named with its size.
+                Err(HcqError::ScratchAlloc { bytes, per_lane, .. }) => {
+                    assert!(bytes > 0 && per_lane > 0, "{bytes} {per_lane}");
+                    failures += 1
+                }
                 other => panic!("failure {k} ({errno}, queue {queue}): {other:?}"),
             }
         }

@@ -6,7 +6,10 @@ mod common;
 
 use std::sync::Arc;
 
-use amd_hcq::{Bindings, Buffer, BufferKind, Device, Graph, HcqError, KernArgs, Platform, Program, Sym, SymDims, Var};
+use amd_hcq::{
+    ArgProblem, Bindings, Buffer, BufferKind, Device, Graph, HcqError, KernArgs, LaunchLimit, Platform, Program, Sym,
+    SymDims, Var,
+};
 use amd_mockgpu::MockSys;
 use common::{Transport, rand_u32};
 
@@ -111,21 +114,66 @@ fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
     let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
     let b = host(&dev, &[0; 256]);
     let mut q = dev.compute_queue();
-    let err =
-        |args: KernArgs, q: &mut amd_hcq::ComputeQueue| q.exec(&saxpy, &args, groups(256)).unwrap_err().to_string();
+    let err = |args: KernArgs, q: &mut amd_hcq::ComputeQueue| q.exec(&saxpy, &args, groups(256)).unwrap_err();
+    let arg = |index: usize, problem: ArgProblem| HcqError::KernelArgument {
+        kernel: "saxpy".into(),
+        index,
+        name: None,
+        problem: Box::new(problem),
+    };
+    let wrong_type = |index, expected: &str, given: &str| {
+        arg(
+            index,
+            ArgProblem::Type {
+                expected: expected.into(),
+                given: given.into(),
+            },
+        )
+    };
     // An integer where the kernel takes a float: refused, not reinterpreted.
     let e = err(KernArgs::new().buffer(&b).buffer(&b).i32(2).u32(256), &mut q);
-    assert!(e.contains("argument 2: a i32 for a float"), "{e}");
+    assert_eq!(e, wrong_type(2, "float", "i32"));
+    assert!(e.to_string().contains("argument 2: a i32 for a float"), "{e}");
     let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0).f32(1.0), &mut q);
-    assert!(e.contains("argument 3: a f32 for a uint"), "{e}");
+    assert_eq!(e, wrong_type(3, "uint", "f32"));
     let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0).i32(-1), &mut q);
-    assert!(e.contains("-1 does not fit a uint"), "{e}");
+    let range = ArgProblem::Range {
+        value: -1,
+        ty: "uint".into(),
+    };
+    assert_eq!(e, arg(3, range));
+    assert!(e.to_string().contains("-1 does not fit a uint"), "{e}");
     let e = err(KernArgs::new().buffer(&b).f32(1.0).f32(2.0).u32(1), &mut q);
-    assert!(e.contains("argument 1: the kernel takes a buffer"), "{e}");
+    assert_eq!(e, wrong_type(1, "buffer", "f32 value"));
+    assert!(e.to_string().contains("argument 1: the kernel takes a buffer"), "{e}");
     let e = err(KernArgs::new().buffer(&b).buffer(&b).f32(2.0), &mut q);
-    assert!(e.contains("takes 4 arguments, got 3"), "{e}");
+    let count = HcqError::ArgumentCount {
+        kernel: "saxpy".into(),
+        expected: 4,
+        given: 3,
+    };
+    assert_eq!(e, count);
+    assert!(e.to_string().contains("takes 4 arguments, got 3"), "{e}");
     let e = err(KernArgs::new().buffer(&b).buffer(&b).f64(2.0).u32(1), &mut q);
-    assert!(e.contains("a f64 (8 bytes) for a 4-byte float"), "{e}");
+    let size = ArgProblem::Size {
+        expected: "float".into(),
+        expected_bytes: 4,
+        given: "f64".into(),
+        given_bytes: 8,
+    };
+    assert_eq!(e, arg(2, size));
+    assert!(e.to_string().contains("a f64 (8 bytes) for a 4-byte float"), "{e}");
+    // A buffer where the kernel takes a value; raw bytes of another size.
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).buffer(&b).u32(1), &mut q);
+    assert_eq!(e, wrong_type(2, "float", "buffer"));
+    let e = err(KernArgs::new().buffer(&b).buffer(&b).raw(&[0; 3]).u32(1), &mut q);
+    let size = ArgProblem::Size {
+        expected: "float".into(),
+        expected_bytes: 4,
+        given: "raw bytes".into(),
+        given_bytes: 3,
+    };
+    assert_eq!(e, arg(2, size));
     // Nothing was recorded by the refused calls; raw bytes of the right size pass.
     assert!(q.is_empty());
     q.exec(
@@ -145,20 +193,57 @@ fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
             &KernArgs::new().buffer(&b).buffer(&b).f32(1.0).u32(1),
             SymDims::new([1, 1, 1], [512, 1, 1]),
         )
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+    let want = HcqError::LaunchDims {
+        kernel: "saxpy".into(),
+        grid: [1, 1, 1],
+        workgroup: [512, 1, 1],
+        limit: LaunchLimit::WorkgroupSize {
+            work_items: 512,
+            max: 256,
+        },
+    };
+    assert_eq!(e, want);
     assert!(
-        e.contains("512 work-items per workgroup, the kernel allows at most 256"),
+        e.to_string()
+            .contains("512 work-items per workgroup, the kernel allows at most 256"),
         "{e}"
     );
-    assert!(
-        q.exec(
+    let e = q
+        .exec(
             &saxpy,
             &KernArgs::new().buffer(&b).buffer(&b).f32(1.0).u32(1),
-            SymDims::new([0, 1, 1], [1, 1, 1])
+            SymDims::new([0, 1, 1], [1, 1, 1]),
         )
-        .is_err()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            HcqError::LaunchDims {
+                grid: [0, 1, 1],
+                limit: LaunchLimit::ZeroSize,
+                ..
+            }
+        ),
+        "{e:?}"
     );
+    // A constant 0 among symbolic sizes is refused at once.
+    let e = q
+        .exec(
+            &saxpy,
+            &KernArgs::new().buffer(&b).buffer(&b).f32(1.0).u32(1),
+            SymDims::new(
+                [Sym::from(Var::new("n")), Sym::from(1), Sym::from(1)],
+                [Sym::from(1), Sym::from(0), Sym::from(1)],
+            ),
+        )
+        .unwrap_err();
+    let want = HcqError::ZeroLaunchSize {
+        kernel: "saxpy".into(),
+        axis: "workgroup",
+        index: 1,
+    };
+    assert_eq!(e, want);
 }
 
 fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting(t: Transport) {
@@ -236,8 +321,9 @@ fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting(t: Transpo
     let (_, before) = dev.timeline();
     let mut partial = Bindings::new();
     partial.buffer(&a, &bufs[0][0]);
-    let e = bound.submit(&partial).unwrap_err().to_string();
-    assert!(e.contains("variable b is not bound"), "{e}");
+    let e = bound.submit(&partial).unwrap_err();
+    assert_eq!(e, HcqError::Unbound { name: "b".into() });
+    assert!(e.to_string().contains("variable b is not bound"), "{e}");
     assert!(q.submit(&dev, &partial).is_err());
     assert_eq!(dev.timeline().1, before);
 }
@@ -306,22 +392,37 @@ fn grid_and_workgroup_sizes_as_symbols(t: Transport) {
         vals.set(&g[i], 1).set(&l[i], 1);
     }
     vals.set(&l[0], 16).set(&l[1], 16).set(&l[2], 2);
-    let e = bound.submit(&vals).unwrap_err().to_string();
+    let limit = |e: HcqError| match e {
+        HcqError::LaunchDims {
+            grid, workgroup, limit, ..
+        } => (grid, workgroup, limit),
+        other => panic!("{other:?}"),
+    };
+    let e = bound.submit(&vals).unwrap_err();
     assert!(
-        e.contains("512 work-items per workgroup, the kernel allows at most 256"),
+        e.to_string()
+            .contains("512 work-items per workgroup, the kernel allows at most 256"),
         "{e}"
     );
+    let work_items = LaunchLimit::WorkgroupSize {
+        work_items: 512,
+        max: 256,
+    };
+    assert_eq!(limit(e), ([1, 1, 1], [16, 16, 2], work_items));
     vals.set(&l[1], 1).set(&l[2], 1).set(&l[0], 1 << 16);
-    let e = bound.submit(&vals).unwrap_err().to_string();
-    assert!(e.contains("workgroup size does not fit 16 bits"), "{e}");
+    let e = bound.submit(&vals).unwrap_err();
+    assert!(e.to_string().contains("workgroup size does not fit 16 bits"), "{e}");
+    assert_eq!(limit(e), ([1, 1, 1], [1 << 16, 1, 1], LaunchLimit::Workgroup16));
     vals.set(&l[0], 1).set(&g[2], 1 << 32);
-    let e = q.submit(&dev, &vals).unwrap_err().to_string();
-    assert!(e.contains("grid size does not fit 32 bits"), "{e}");
+    let e = q.submit(&dev, &vals).unwrap_err();
+    assert!(e.to_string().contains("grid size does not fit 32 bits"), "{e}");
+    assert_eq!(limit(e), ([1, 1, 1 << 32], [1, 1, 1], LaunchLimit::Grid32));
     vals.set(&g[2], 1).set(&g[0], 0);
-    assert!(bound.submit(&vals).is_err());
+    assert_eq!(limit(bound.submit(&vals).unwrap_err()).2, LaunchLimit::ZeroSize);
     vals.set(&g[0], 1 << 24).set(&l[0], 256);
-    let e = bound.submit(&vals).unwrap_err().to_string();
-    assert!(e.contains("grid × workgroup does not fit 32 bits"), "{e}");
+    let e = bound.submit(&vals).unwrap_err();
+    assert!(e.to_string().contains("grid × workgroup does not fit 32 bits"), "{e}");
+    assert_eq!(limit(e), ([1 << 24, 1, 1], [256, 1, 1], LaunchLimit::Total32));
     assert_eq!(dev.timeline().1, before);
 }
 
@@ -427,10 +528,15 @@ fn copies_with_symbolic_source_and_destination(t: Transport) {
     }
     // Past one packet, or zero: refused at submit.
     let mut vals = Bindings::from([(&src, a.va()), (&dst, b.va()), (&len, (4 << 20) / 4 + 1)]);
-    let e = bound.submit(&vals).unwrap_err().to_string();
+    let e = bound.submit(&vals).unwrap_err();
     assert!(
-        e.contains("copy size = 4194308 does not fit its field (1..=4194304)"),
+        e.to_string()
+            .contains("copy size = 4194308 does not fit its field (1..=4194304)"),
         "{e}"
+    );
+    assert!(
+        matches!(&e, HcqError::FieldRange { what, value: 4194308, min: 1, max: 4194304 } if what.ends_with("copy size")),
+        "{e:?}"
     );
     vals.set(&len, 0);
     assert!(bound.submit(&vals).is_err());
@@ -733,20 +839,33 @@ fn misuse_of_recorded_lists_is_refused(t: Transport) {
     )
     .unwrap();
     // A list with kernel arguments cannot go through the raw, unordered submit.
-    assert!(matches!(dev.submit_compute(&q), Err(HcqError::InvalidArgument(_))));
+    let e = dev.submit_compute(&q).unwrap_err();
+    let want = HcqError::NotSentAsBuilt {
+        call: "Device::submit_compute",
+        variable: None,
+        launch: true,
+    };
+    assert_eq!(e, want);
     let mut other = amd_hcq::ComputeQueue::new(amd_packets::GfxTarget::Gfx103);
-    assert!(
-        other
-            .exec(
-                &prg,
-                &KernArgs::new().buffer(&b).u32(4).u32(4).u32(4),
-                SymDims::new([1, 1, 1], [8, 4, 2])
-            )
-            .is_err()
-    );
+    let target = |kernel: Option<&str>, action| HcqError::ListTarget {
+        kernel: kernel.map(String::from),
+        list: amd_packets::GfxTarget::Gfx103,
+        action,
+        arch: dev.props().arch.clone(),
+        target: dev.props().target,
+    };
+    let e = other
+        .exec(
+            &prg,
+            &KernArgs::new().buffer(&b).u32(4).u32(4).u32(4),
+            SymDims::new([1, 1, 1], [8, 4, 2]),
+        )
+        .unwrap_err();
+    assert_eq!(e, target(Some("grid3d"), "launched from"));
     other.wait_addr(0x1000u64, 1);
-    assert!(other.submit(&dev, &Bindings::new()).is_err());
-    assert!(dev.bind(&other).is_err());
+    let e = other.submit(&dev, &Bindings::new()).unwrap_err();
+    assert_eq!(e, target(None, "submitted to"));
+    assert_eq!(dev.bind(&other).unwrap_err(), target(None, "bound on"));
 }
 
 /// A user's own list ordered against the runtime's work through the timeline handle.

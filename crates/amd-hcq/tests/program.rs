@@ -7,7 +7,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use amd_hcq::{ArgKind, BufferKind, CodeObject, HcqError, Iface, LaunchDims, Platform, Program};
+use amd_hcq::{
+    ArgKind, BufferKind, CodeObject, HcqError, Iface, KernelDescriptor, KernelLimit, LaunchDims, LaunchLimit, Platform,
+    Program,
+};
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 use common::Transport;
 
@@ -56,6 +59,11 @@ fn reads_the_vadd_code_object() {
     );
     let e = co.kernel("vmul").unwrap_err();
     assert!(e.to_string().contains("no kernel \"vmul\" (kernels: vadd)"), "{e}");
+    let want = HcqError::NoKernel {
+        name: "vmul".into(),
+        available: vec!["vadd".into()],
+    };
+    assert_eq!(e, want);
 }
 
 #[test]
@@ -169,26 +177,66 @@ fn bad_programs_and_launches_are_refused(t: Transport) {
     let e = Program::load(&dev, &lds, "vadd").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "invalid argument: Too many resources requested: group_segment_size (kernel vadd asks for 131072 bytes of \
-         LDS; GPU 0 has 65536)"
+        "kernel vadd: Too many resources requested: group_segment_size (asks for 131072 bytes of LDS; GPU 0 has \
+         65536)"
     );
+    let unsupported = |limit| HcqError::KernelUnsupported {
+        kernel: "vadd".into(),
+        limit,
+    };
+    let lds = KernelLimit::Lds {
+        bytes: 131072,
+        available: 65536,
+        device: 0,
+    };
+    assert_eq!(e, unsupported(lds));
     // More VGPRs than a wave has (granule field 63: 512 registers).
     let vgprs = patched(|kd| kd[48] |= 0x3f);
-    let e = Program::load(&dev, &vgprs, "vadd").unwrap_err().to_string();
+    let e = Program::load(&dev, &vgprs, "vadd").unwrap_err();
     assert!(
-        e.contains("asks for 512 VGPRs; a wave of GPU 0 (gfx1100) has at most 256"),
+        e.to_string()
+            .contains("asks for 512 VGPRs; a wave of GPU 0 (gfx1100) has at most 256"),
         "{e}"
     );
+    let vgprs = KernelLimit::Vgprs {
+        vgprs: 512,
+        max: 256,
+        device: 0,
+        arch: "gfx1100".into(),
+    };
+    assert_eq!(e, unsupported(vgprs));
     // Scratch no device has: 2^31 bytes per lane.
     let scratch = patched(|kd| kd[4..8].copy_from_slice(&0x8000_0000u32.to_le_bytes()));
-    let e = Program::load(&dev, &scratch, "vadd").unwrap_err().to_string();
-    assert!(e.contains("scratch of 2147483648 bytes per lane overflows"), "{e}");
-    let wave64 = patched(|kd| kd[57] &= !(1 << 2));
+    let e = Program::load(&dev, &scratch, "vadd").unwrap_err();
     assert!(
-        Program::load(&dev, &wave64, "vadd")
-            .unwrap_err()
-            .to_string()
-            .contains("wave64")
+        e.to_string().contains("scratch of 2147483648 bytes per lane overflows"),
+        "{e}"
+    );
+    let props = dev.props();
+    assert!(
+        matches!(e, HcqError::ScratchOverflow { per_lane: 0x8000_0000, cu_count, simd_per_cu, .. }
+            if cu_count == props.cu_count && simd_per_cu == props.simd_per_cu),
+        "{e:?}"
+    );
+    let wave64 = patched(|kd| kd[57] &= !(1 << 2));
+    let e = Program::load(&dev, &wave64, "vadd").unwrap_err();
+    assert!(e.to_string().contains("wave64"), "{e}");
+    assert_eq!(e, unsupported(KernelLimit::Wave64));
+    // User SGPRs the runtime does not set up (the queue pointer).
+    let queue_ptr = patched(|kd| kd[56] |= KernelDescriptor::QUEUE_PTR as u8);
+    let e = Program::load(&dev, &queue_ptr, "vadd").unwrap_err();
+    let vadd = CodeObject::parse(VADD).unwrap().kernel("vadd").unwrap().descriptor;
+    let properties = vadd.properties | KernelDescriptor::QUEUE_PTR;
+    assert_eq!(e, unsupported(KernelLimit::UserSgprs { properties }));
+    // An entry 4 bytes past where it should be.
+    let entry = patched(|kd| {
+        let off = i64::from_le_bytes(kd[16..24].try_into().unwrap()) + 4;
+        kd[16..24].copy_from_slice(&off.to_le_bytes());
+    });
+    let e = Program::load(&dev, &entry, "vadd").unwrap_err();
+    assert!(
+        matches!(&e, HcqError::KernelUnsupported { limit: KernelLimit::EntryAlign { entry }, .. } if entry % 256 == 4),
+        "{e:?}"
     );
 
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
@@ -202,15 +250,31 @@ fn bad_programs_and_launches_are_refused(t: Transport) {
         e.to_string().contains("takes 3 buffers and 1 value words, got 2 and 1"),
         "{e}"
     );
-    assert!(matches!(
-        prg.launch(&[&a, &a, &a], &[], dims),
-        Err(HcqError::InvalidArgument(_))
-    ));
+    let words = |given_buffers, given_words| HcqError::ArgumentWords {
+        kernel: "vadd".into(),
+        buffers: 3,
+        words: 1,
+        given_buffers,
+        given_words,
+    };
+    assert_eq!(e, words(2, 1));
+    assert_eq!(prg.launch(&[&a, &a, &a], &[], dims).unwrap_err(), words(3, 0));
     let too_big = LaunchDims {
         global: [1, 1, 1],
         local: [2048, 1, 1],
     };
-    assert!(prg.launch(&[&a, &a, &a], &[1], too_big).is_err());
+    let e = prg.launch(&[&a, &a, &a], &[1], too_big).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            HcqError::LaunchDims {
+                workgroup: [2048, 1, 1],
+                limit: LaunchLimit::WorkgroupSize { work_items: 2048, .. },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     let empty = LaunchDims {
         global: [0, 1, 1],
         local: [64, 1, 1],
@@ -450,8 +514,11 @@ fn malformed_code_objects_say_what_is_wrong() {
         "{e}"
     );
     for junk in [&b"not an elf"[..], &[], b"\x7fEL"] {
-        let e = CodeObject::parse(junk).unwrap_err().to_string();
-        assert!(e.contains("not an ELF file") || e.contains("truncated"), "{e}");
+        let e = CodeObject::parse(junk).unwrap_err();
+        assert!(
+            matches!(&e, HcqError::CodeObject { msg } if msg.contains("not an ELF file") || msg.contains("truncated")),
+            "{e:?}"
+        );
     }
 }
 

@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    Bindings, BufferKind, Device, HcqError, KernArgs, LaunchDims, Platform, Program, TIMELINE_WRAP, Var, Work,
+    Bindings, BufferKind, Device, Graph, HcqError, KernArgs, LaunchDims, Platform, Program, Sym, TIMELINE_WRAP, Var,
+    Work,
 };
 use amd_mockgpu::MockSys;
 use common::{Transport, pattern};
 
 on_both_transports!(
+    misuse_of_lists_and_graphs_names_the_values,
     opens_a_device_with_its_properties,
     signals_across_queues_and_devices,
     ordered_work_and_the_timeline_wrap,
@@ -175,12 +177,129 @@ fn copies_of_every_size_class(t: Transport) {
     // Views and range checks.
     let view = buf.view(4096, 100).unwrap();
     assert_eq!(view.va(), buf.va() + 4096);
-    assert!(buf.view(big, 65).is_err());
-    assert!(dev.copy_in(&view, 1, &[0; 100]).is_err());
-    assert!(matches!(
-        dev.alloc(0, BufferKind::Device),
-        Err(HcqError::InvalidArgument(_))
-    ));
+    let size = big + 64;
+    let e = buf.view(big, 65).err().unwrap();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: big,
+            len: 65,
+            size
+        }
+    );
+    let e = dev.copy_in(&view, 1, &[0; 100]).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 1,
+            len: 100,
+            size: 100
+        }
+    );
+    let e = dev.copy(&other, 1 << 20, &buf, 0, 1).unwrap_err();
+    let size = 1 << 20;
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: size,
+            len: 1,
+            size
+        }
+    );
+    let mut out = [0u8; 8];
+    let e = dev.copy_out(&mut out, &view, 96).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 96,
+            len: 8,
+            size: 100
+        }
+    );
+    let e = host.write(1 << 20, b"x").unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::OutOfBounds {
+            offset: 1 << 20,
+            len: 1,
+            size: 1 << 20
+        }
+    );
+    let max = isize::MAX as usize;
+    assert_eq!(
+        dev.alloc(0, BufferKind::Device).err(),
+        Some(HcqError::BufferSize { size: 0, max })
+    );
+    assert_eq!(
+        dev.alloc(usize::MAX, BufferKind::Host).err(),
+        Some(HcqError::BufferSize { size: usize::MAX, max })
+    );
+}
+
+/// Each misuse of a bound list or a graph has its own error, holding the values.
+fn misuse_of_lists_and_graphs_names_the_values(t: Transport) {
+    let (_m, p) = platform(t, 2);
+    let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    let sig = d0.new_signal(0).unwrap();
+    let mut q = d0.compute_queue();
+    q.signal(&sig, 1u64);
+    assert_eq!(d0.bind_copies(&q, 0).err(), Some(HcqError::ZeroCopies));
+    let bound = d0.bind(&q).unwrap();
+    let dwords = q.dwords().len();
+    let e = bound.patch_u64(&d0, dwords - 1, 7).unwrap_err();
+    assert_eq!(
+        e,
+        HcqError::PatchRange {
+            at: dwords - 1,
+            len: 2,
+            dwords
+        }
+    );
+    assert_eq!(
+        d1.submit_bound(&bound).unwrap_err(),
+        HcqError::WrongDevice { bound: 0, device: 1 }
+    );
+    // An empty list, and a copy list holding an INDIRECT packet.
+    let e = d0.bind(&d0.compute_queue()).err().unwrap();
+    assert!(
+        matches!(e, HcqError::ListSize { list: "bound list", dwords: 0, max } if max > 0),
+        "{e:?}"
+    );
+    let mut c = d0.copy_queue();
+    c.indirect(0x10000, 8).unwrap();
+    assert_eq!(d0.bind_copy(&c).err(), Some(HcqError::NestedIndirect));
+    // A symbol that goes negative with the values bound.
+    let x = Var::new("x");
+    let mut q = d0.compute_queue();
+    q.signal(&sig, Sym::from(&x) - 1u32);
+    let e = q.submit(&d0, &Bindings::from([(&x, 0)])).unwrap_err();
+    assert!(
+        matches!(&e, HcqError::SymbolOverflow { what } if what.contains("signal value")),
+        "{e:?}"
+    );
+    // Graphs: empty, a node of another graph, a GPU of another platform.
+    let mut g: Graph = Graph::new();
+    assert_eq!(g.bind().err(), Some(HcqError::EmptyGraph));
+    let buf = d0.alloc(64, BufferKind::Device).unwrap();
+    let mut other: Graph = Graph::new();
+    other.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let n = other.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let e = g.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[n]).unwrap_err();
+    assert_eq!(e, HcqError::UnknownNode { node: 1, nodes: 0 });
+    g.copy(&d0, buf.va(), buf.va() + 32, 16u64, &[]).unwrap();
+    let (_m2, p2) = platform(t, 1);
+    let far = p2.device(0).unwrap();
+    let e = g.copy(&far, 0x1000u64, 0x2000u64, 16u64, &[]).unwrap_err();
+    assert_eq!(e, HcqError::GraphPlatform { device: 0, first: 0 });
+    // A trace that cannot be written names the file.
+    let path = std::path::Path::new("/nonexistent-dir/trace.json");
+    match d0.write_trace(path) {
+        Err(HcqError::Io { path: p, kind, .. }) => {
+            assert_eq!((p.as_path(), kind), (path, std::io::ErrorKind::NotFound));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(d0.health().is_ok() && d1.health().is_ok());
 }
 
 fn peer_transfers_respect_both_timelines(t: Transport) {
@@ -532,9 +651,15 @@ fn signal_slots_run_out_with_a_clear_error() {
     };
     assert!(held.len() > 60_000, "{}", held.len());
     assert!(e.to_string().contains("65536 signals are in use"), "{e}");
+    assert!(matches!(e, HcqError::SignalsExhausted { slots: 65536, .. }), "{e:?}");
     held.truncate(held.len() - 10);
     let e = dev.new_signal(0).unwrap_err();
     assert!(e.to_string().contains("(10 of them wait for work"), "{e}");
+    let want = HcqError::SignalsExhausted {
+        slots: 65536,
+        waiting: 10,
+    };
+    assert_eq!(e, want);
     gate.set(1).unwrap();
     dev.synchronize().unwrap();
     let again: Vec<_> = (0..10).map(|_| dev.new_signal(0).unwrap()).collect();
@@ -889,13 +1014,19 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
                 Ok(())
             })
             .unwrap_err();
+        let want = HcqError::NotSentAsBuilt {
+            call: "Device::submit_ordered",
+            variable: Some("x".into()),
+            launch: false,
+        };
+        assert_eq!(e, want);
         let what = if copy {
             "CopyQueue::submit"
         } else {
             "ComputeQueue::submit"
         };
         assert!(
-            matches!(&e, HcqError::InvalidArgument(m) if m.contains("variable x") && m.contains(what)),
+            e.to_string().contains("variable x") && e.to_string().contains(what),
             "{e}"
         );
     }
@@ -905,10 +1036,13 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
             Work::Copy(_) => unreachable!(),
         })
         .unwrap_err();
-    assert!(
-        matches!(&e, HcqError::InvalidArgument(m) if m.contains("Program::enqueue")),
-        "{e}"
-    );
+    let want = HcqError::NotSentAsBuilt {
+        call: "Device::submit_ordered",
+        variable: None,
+        launch: true,
+    };
+    assert_eq!(e, want);
+    assert!(e.to_string().contains("Program::enqueue"), "{e}");
     assert_eq!(dev.timeline(), last);
     // The same list through the door that binds: the value arrives.
     let mut q = dev.compute_queue();

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use amd_hcq::{BufferKind, Iface, Platform};
+use amd_hcq::{BufferKind, HcqError, Iface, Platform};
 use amd_kfd::mmio::Mmio;
 use amd_mockgpu::pci::gmc::{Access, Hub, Target};
 use amd_mockgpu::pci::ih::Ih;
@@ -122,6 +122,10 @@ fn the_driverless_transport_opens_once_per_gpu_and_again_after() {
     // One device at a time drives the GPU's queues.
     let e = p.device(0).unwrap_err();
     assert!(e.to_string().contains("in use"), "{e}");
+    assert!(
+        matches!(&e, HcqError::QueueInUse { engine: "compute" | "SDMA", gpu } if !gpu.is_empty()),
+        "{e:?}"
+    );
     drop(dev);
     // Opened again: the platform keeps the booted GPU.
     let dev = p.device(0).unwrap();

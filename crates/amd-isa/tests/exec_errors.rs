@@ -31,7 +31,13 @@ fn faults_name_the_access_and_the_instruction() {
     match run(&load, base + 64, &mem) {
         Err(ExecError::Fault { fault, access, at }) => {
             assert_eq!(fault, MemoryFault::not_present(base + 64, false));
-            assert_eq!(access, Access { kind: AccessKind::Load, bytes: 4 });
+            assert_eq!(
+                access,
+                Access {
+                    kind: AccessKind::Load,
+                    bytes: 4
+                }
+            );
             assert_eq!(at.inst, "global_load_b32 v1, v0, s[0:1] [dc520000 01000000]");
         }
         other => panic!("{other:?}"),
@@ -40,7 +46,13 @@ fn faults_name_the_access_and_the_instruction() {
     match run(&[0xdc6e_0000, 0x0000_0200], base + 60, &mem) {
         Err(ExecError::Fault { fault, access, .. }) => {
             assert_eq!(fault, MemoryFault::not_present(base + 64, true));
-            assert_eq!(access, Access { kind: AccessKind::Store, bytes: 8 });
+            assert_eq!(
+                access,
+                Access {
+                    kind: AccessKind::Store,
+                    bytes: 8
+                }
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -50,12 +62,23 @@ fn faults_name_the_access_and_the_instruction() {
     rom.map_read_only(base, &ro);
     match run(&[0xdcd6_0000, 0x0000_0100], base + 4, &rom) {
         Err(e @ ExecError::Fault { .. }) => {
-            let ExecError::Fault { fault, access, .. } = &e else { unreachable!() };
+            let ExecError::Fault { fault, access, .. } = &e else {
+                unreachable!()
+            };
             assert_eq!(*fault, MemoryFault::read_only(base + 4));
-            assert_eq!(*access, Access { kind: AccessKind::Atomic, bytes: 4 });
+            assert_eq!(
+                *access,
+                Access {
+                    kind: AccessKind::Atomic,
+                    bytes: 4
+                }
+            );
             assert_eq!(e.fault(), Some(*fault));
             let text = e.to_string();
-            assert!(text.contains("4-byte atomic") && text.contains("global_atomic_add_u32"), "{text}");
+            assert!(
+                text.contains("4-byte atomic") && text.contains("global_atomic_add_u32"),
+                "{text}"
+            );
         }
         other => panic!("{other:?}"),
     }
