@@ -59,10 +59,20 @@ pub enum ExecError {
         /// Why it cannot run.
         reason: String,
     },
-    /// The dispatch's registers describe something no GPU runs (a workgroup of more
-    /// than 1024 threads, a grid of more than 2^64 workgroups).
-    #[error("{0}")]
-    BadDispatch(String),
+    /// A workgroup of more threads than a GPU runs (COMPUTE_NUM_THREAD_X/Y/Z).
+    #[error("a workgroup of {}×{}×{} threads (COMPUTE_NUM_THREAD_X/Y/Z): more than {max}", block[0], block[1], block[2])]
+    WorkgroupTooLarge {
+        /// The workgroup's size.
+        block: [u32; 3],
+        /// The most threads a workgroup may have.
+        max: usize,
+    },
+    /// A grid of more than 2^64 workgroups (COMPUTE_DIM_X/Y/Z).
+    #[error("a grid of {}×{}×{} workgroups (COMPUTE_DIM_X/Y/Z): more than 2^64 in all", grid[0], grid[1], grid[2])]
+    GridTooLarge {
+        /// The grid, in workgroups.
+        grid: [u32; 3],
+    },
     /// The dispatch ran past its instruction budget (a runaway kernel).
     #[error("the dispatch ran past its instruction budget of {budget} instructions")]
     Budget {

@@ -244,18 +244,15 @@ impl Grid {
             .checked_mul(by)
             .and_then(|t| t.checked_mul(bz))
             .filter(|&t| t <= MAX_WORKGROUP_THREADS)
-            .ok_or_else(|| {
-                ExecError::BadDispatch(format!(
-                    "a workgroup of {bx}×{by}×{bz} threads (COMPUTE_NUM_THREAD_X/Y/Z): more than \
-                     {MAX_WORKGROUP_THREADS}"
-                ))
+            .ok_or(ExecError::WorkgroupTooLarge {
+                block: d.block,
+                max: MAX_WORKGROUP_THREADS,
             })?;
         let [gx, gy, gz] = d.grid.map(u64::from);
-        let groups = gx.checked_mul(gy).and_then(|t| t.checked_mul(gz)).ok_or_else(|| {
-            ExecError::BadDispatch(format!(
-                "a grid of {gx}×{gy}×{gz} workgroups (COMPUTE_DIM_X/Y/Z): more than 2^64 in all"
-            ))
-        })?;
+        let groups = gx
+            .checked_mul(gy)
+            .and_then(|t| t.checked_mul(gz))
+            .ok_or(ExecError::GridTooLarge { grid: d.grid })?;
         Ok(Grid {
             user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
@@ -559,6 +556,30 @@ mod tests {
             })
             .collect();
         assert_eq!(places, want);
+    }
+
+    /// Registers no GPU runs are refused with their values.
+    #[test]
+    fn impossible_shapes_are_typed_errors() {
+        let d = Dispatch {
+            block: [1024, 2, 1],
+            grid: [1, 1, 1],
+            ..Dispatch::default()
+        };
+        let e = Interpreter::default().dispatch(&crate::SliceMemory::new(), &d);
+        assert_eq!(
+            e,
+            Err(ExecError::WorkgroupTooLarge {
+                block: [1024, 2, 1],
+                max: 1024
+            })
+        );
+        let d = Dispatch {
+            grid: [u32::MAX; 3],
+            ..Dispatch::default()
+        };
+        let e = Interpreter::default().dispatch(&crate::SliceMemory::new(), &d);
+        assert_eq!(e, Err(ExecError::GridTooLarge { grid: [u32::MAX; 3] }));
     }
 
     #[test]
