@@ -33,6 +33,8 @@
 //! - `bench-count`: a graph replay's instructions and the cache lines it touches, counted
 //!   under callgrind against launching the same kernels one by one (needs valgrind;
 //!   the figure a loaded machine does not move).
+//! - `modgraph [--check]`: each library crate's module graph, import circles and layer
+//!   order, written into `docs/architecture.md` (or checked against it and the rules).
 
 mod bench_count;
 mod fuzz_seeds;
@@ -45,6 +47,7 @@ mod isa_coverage;
 mod kernels;
 mod listings;
 mod miri;
+mod modgraph;
 mod oracle;
 mod tinygrad_tests;
 
@@ -67,11 +70,12 @@ fn main() -> ExitCode {
         Some("listings") => listings::run(&args[1..]),
         Some("oracle") => oracle::run(&args[1..]),
         Some("miri") => miri::run(&args[1..]),
+        Some("modgraph") => modgraph::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

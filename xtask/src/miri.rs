@@ -3,8 +3,8 @@
 //! data races between the threads it runs, invalid values).
 //!
 //! Covered: the mock's checked GPU memory accesses over heap memory (`amd-mockgpu`
-//! `hw::mem`: every access kind, faults, an executor's windows, atomics from two
-//! threads), its streaming copies and fills (`hw::dma`; Miri runs
+//! `mem`: every access kind, faults, an executor's windows, atomics from two
+//! threads), its streaming copies and fills (`mem::dma`; Miri runs
 //! the streaming stores as aligned plain stores and its copy threshold is 1 KiB
 //! instead of 64, so the tests that size themselves from it finish), the interpreter's
 //! scoped thread pool and lane gathers and its slice memory (`amd-isa` `pool`,
@@ -26,7 +26,7 @@ use crate::{Result, workspace_root};
 
 /// (package, test-name filters) run under Miri.
 const RUNS: &[(&str, &[&str])] = &[
-    ("amd-mockgpu", &["hw::mem::", "hw::dma::", "uaccess::"]),
+    ("amd-mockgpu", &["mem::tests", "mem::dma::", "driver::uaccess::"]),
     ("amd-isa", &["pool::", "rdna3::gather::", "memory::"]),
     ("amd-am", &["bar::"]),
     ("amd-kfd", &["memory::tests::view_"]),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
-use amd_mockgpu::pci::gmc::{Access, FaultKind, Hub, PTE_FRAG_SHIFT, Target};
+use amd_mockgpu::pci::gmc::{Access, FaultKind, Hub, PTE_FRAG_SHIFT, Target, Translate};
 use amd_mockgpu::pci::model::reg_addr;
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::vm::{

@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys};
-use amd_mockgpu::pci::{PM_PFN_MASK, PM_PRESENT, RCC_CONFIG_MEMSIZE, RegWrite};
+use amd_mockgpu::pci::{RCC_CONFIG_MEMSIZE, RegWrite};
 use amd_mockgpu::{MockConfig, MockSys, PciDriver, PciFault, PciProfile};
+use amd_mockgpu::{PM_PFN_MASK, PM_PRESENT};
 use amd_regs::discovery as dsc;
 use amd_regs::vfio::*;
 use nix::errno::Errno;

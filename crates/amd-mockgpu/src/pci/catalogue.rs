@@ -29,7 +29,7 @@ use std::path::Path;
 
 use amd_regs::firmware::files;
 
-use super::regs::generated::psp;
+use super::block::generated::psp;
 
 /// How a file of the catalogue is cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

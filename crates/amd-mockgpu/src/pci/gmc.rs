@@ -47,14 +47,16 @@
 
 use std::ops::Range;
 
-use super::ih::IvEntry;
-use super::model::Vram;
-use super::regs::generated::vm::{
+use super::block::Vram;
+use super::block::generated::vm::{
     AMDGPU_PDE_PTE, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SYSTEM, AMDGPU_PTE_VALID,
     AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PTB,
 };
-use super::regs::generated::{gc, mmhub};
-use super::regs::{AmReg, Effect, RegisterBlock, RegisterFile, Values};
+use super::block::generated::{gc, mmhub};
+use super::block::{AmReg, Effect, RegisterBlock, Values};
+use super::iv::IvEntry;
+use super::regs::RegisterFile;
+pub use crate::mem::gpuvm::{Access, FaultKind, Hub, Target, Translate, VmFault};
 
 /// `AMDGPU_PTE_FRAG(x)` is `((x & 0x1f) << 7)` (`amdgpu_vm.h`; a function-like macro,
 /// so not generated).
@@ -69,72 +71,6 @@ pub const TLB_ENTRIES: usize = 64;
 /// Faults kept for inspection (and the future interrupt ring); later ones are counted
 /// only.
 pub const FAULT_LOG: usize = 256;
-
-/// Which hub a translation goes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hub {
-    /// The GC hub (GFX, compute).
-    Gc,
-    /// The MM hub (SDMA, multimedia).
-    Mm,
-}
-
-/// The kind of access a translation is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// A read: needs `AMDGPU_PTE_READABLE`.
-    Read,
-    /// A write: needs `AMDGPU_PTE_WRITEABLE`.
-    Write,
-    /// An instruction fetch: needs `AMDGPU_PTE_EXECUTABLE`.
-    Exec,
-}
-
-/// Where a virtual address lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    /// A byte offset in VRAM.
-    Vram(u64),
-    /// A system physical address (an `AMDGPU_PTE_SYSTEM` page) the caller resolves
-    /// through the pagemap ([`MockSys::pci_translate`](crate::MockSys::pci_translate)).
-    System(u64),
-    /// A host address: a system page the mock's pagemap handed out.
-    Host(usize),
-}
-
-/// Why a translation failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FaultKind {
-    /// `CONTEXT0_CNTL.ENABLE_CONTEXT` is 0.
-    ContextDisabled,
-    /// `PAGE_TABLE_BASE_ADDR` lacks its valid bit.
-    NoRoot,
-    /// The address is outside `PAGE_TABLE_START_ADDR..=END_ADDR` (or the root's reach).
-    OutOfRange,
-    /// The entry at `level` is not valid.
-    Invalid {
-        /// `AMDGPU_VM_PDB2` (0) to `AMDGPU_VM_PTB` (3).
-        level: u8,
-    },
-    /// The leaf denies the access.
-    Permission,
-    /// An entry could not be read (outside VRAM, or a table in system memory), or a
-    /// VRAM leaf points past the end of VRAM.
-    Walker,
-}
-
-/// A translation fault, as recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VmFault {
-    /// The hub.
-    pub hub: Hub,
-    /// The virtual address.
-    pub va: u64,
-    /// The access.
-    pub access: Access,
-    /// Why.
-    pub kind: FaultKind,
-}
 
 /// One hub's registers (dword addresses) and field masks.
 #[derive(Debug, Clone, Copy)]
@@ -550,10 +486,17 @@ impl RegisterFile {
             }))
     }
 
+    /// Runs `f` on `hub`'s GMC block.
+    pub fn with_gmc<T>(&self, hub: Hub, f: impl FnOnce(&mut Gmc) -> T) -> Option<T> {
+        self.with_block_state(|g: &Gmc| g.hub == hub, |g, _, _| f(g))
+    }
+}
+
+impl Translate for RegisterFile {
     /// [`RegisterFile::translate`], unless `stop` is set (read under the register
     /// file's lock, which the unbinding or reset that sets it holds too): then
     /// `Err(None)`, with nothing latched.
-    pub fn translate_unless(
+    fn translate_unless(
         &self,
         hub: Hub,
         va: u64,
@@ -576,10 +519,5 @@ impl RegisterFile {
             access,
             kind: FaultKind::Walker,
         })))
-    }
-
-    /// Runs `f` on `hub`'s GMC block.
-    pub fn with_gmc<T>(&self, hub: Hub, f: impl FnOnce(&mut Gmc) -> T) -> Option<T> {
-        self.with_block_state(|g: &Gmc| g.hub == hub, |g, _, _| f(g))
     }
 }

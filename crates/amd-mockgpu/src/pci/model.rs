@@ -4,76 +4,25 @@
 //! safe-mode handshake.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use amd_regs::discovery::hw_id;
 
+pub use super::block::Vram;
+use super::block::generated::{gc, mmhub, nbio};
+use super::block::{AmReg, Effect, RegisterBlock, Values};
 use super::catalogue::FirmwareCatalogue;
 use super::discovery::Discovery;
 use super::gmc::{Gmc, Hub};
 use super::ih::Ih;
 use super::psp::Psp;
 use super::queues::Queues;
-use super::regs::generated::{gc, mmhub, nbio};
-use super::regs::{AmReg, Effect, RegisterBlock, RegisterFile, Values};
+use super::regs::RegisterFile;
 use super::smu::Smu;
 
 /// `MMMC_VM_FB_LOCATION_BASE`'s reset value: VRAM appears to the GPU's memory
 /// controller at 0x80_0000_0000 (the register holds the address >> 24).
 pub const FB_LOCATION_BASE: u32 = 0x8000;
-
-/// VRAM as the device's blocks see it: byte offsets from the start of VRAM, every
-/// access bounds-checked.
-#[derive(Debug, Clone)]
-pub struct Vram {
-    file: Arc<File>,
-    size: u64,
-    /// Dword address of `MMMC_VM_FB_LOCATION_BASE`, which places VRAM in the memory
-    /// controller's address space.
-    fb_base_reg: Option<u32>,
-}
-
-impl Vram {
-    pub(crate) fn new(file: Arc<File>, size: u64, fb_base_reg: Option<u32>) -> Self {
-        Vram {
-            file,
-            size,
-            fb_base_reg,
-        }
-    }
-
-    /// VRAM bytes.
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
-    /// The VRAM offset of memory-controller address `mc` for a range of `len` bytes,
-    /// or `None` if the range is not wholly inside VRAM.
-    pub fn mc_to_offset(&self, v: &Values, mc: u64, len: u64) -> Option<u64> {
-        let base = self.fb_base_reg.map_or(0, |r| u64::from(v.get(r)) << 24);
-        let off = mc.checked_sub(base)?;
-        (off.checked_add(len)? <= self.size).then_some(off)
-    }
-
-    /// Reads `buf.len()` bytes at VRAM offset `off`.
-    pub fn read(&self, off: u64, buf: &mut [u8]) -> bool {
-        let fits = off.checked_add(buf.len() as u64).is_some_and(|e| e <= self.size);
-        fits && self.file.read_exact_at(buf, off).is_ok()
-    }
-
-    /// Writes `data` at VRAM offset `off`.
-    pub fn write(&self, off: u64, data: &[u8]) -> bool {
-        let fits = off.checked_add(data.len() as u64).is_some_and(|e| e <= self.size);
-        fits && self.file.write_all_at(data, off).is_ok()
-    }
-
-    /// Reads a little-endian dword.
-    pub fn read_u32(&self, off: u64) -> Option<u32> {
-        let mut b = [0; 4];
-        self.read(off, &mut b).then(|| u32::from_le_bytes(b))
-    }
-}
 
 /// NBIO: the HDP flush pair. A write to `GPU_HDP_FLUSH_REQ` completes at once: the
 /// requested bits read back set in `GPU_HDP_FLUSH_DONE`.
@@ -155,7 +104,7 @@ pub(crate) fn attach(
     d: &Discovery,
     vram: Arc<File>,
     vram_size: u64,
-    doorbells: Option<Arc<crate::hw::pcimem::DevMem>>,
+    doorbells: Option<Arc<crate::mem::pci::DevMem>>,
     firmware: Arc<FirmwareCatalogue>,
 ) {
     let fb = reg_addr(d, hw_id::MMHUB, mmhub::MMMC_VM_FB_LOCATION_BASE);

@@ -20,10 +20,10 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::block::Vram;
+use super::block::generated::{gc, mp, psp};
+use super::block::{AmReg, Effect, RegisterBlock, Values};
 use super::catalogue::FirmwareCatalogue;
-use super::model::Vram;
-use super::regs::generated::{gc, mp, psp};
-use super::regs::{AmReg, Effect, RegisterBlock, Values};
 
 /// The bootloader is ready for a command (`C2PMSG_35` bit 31); the sOS ring
 /// interface is ready (`C2PMSG_64` bit 31).

@@ -40,10 +40,10 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::model::Vram;
-use super::regs::generated::gc;
-use super::regs::{AmReg, Effect, RegisterBlock, Values};
-use crate::hw::pcimem::DevMem;
+use super::block::Vram;
+use super::block::generated::gc;
+use super::block::{AmReg, Effect, RegisterBlock, Values};
+use crate::mem::pci::DevMem;
 
 fn shift_of(mask: u32) -> u32 {
     mask.trailing_zeros() & 31

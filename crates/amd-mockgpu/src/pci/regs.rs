@@ -16,18 +16,17 @@ use std::ops::Range;
 use amd_kfd::mmio::Mmio;
 use parking_lot::Mutex;
 
-use super::ih::{Delivery, Ih, IvEntry};
-use super::model::Vram;
-
-/// Interrupts raised and not yet delivered to the IH, at most.
-const PENDING_IRQS: usize = 256;
+use super::block::Vram;
+use super::ih::{Delivery, Ih};
+use super::iv::IvEntry;
+use crate::engine::{DevicePort, Engine};
 
 /// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword offset (NBIO segment 2 base
 /// 0xd20 + 0xc3): VRAM size in MiB. A driver reads it before it knows any IP base, to
 /// find the discovery table at the top of VRAM (tinygrad's `_run_discovery`).
 pub const RCC_CONFIG_MEMSIZE: u32 = 0xde3;
 
-pub use amd_regs::regs::{AmReg, CField, generated};
+pub use super::block::{AmReg, CField, Effect, RegisterBlock, Values, generated};
 
 /// One recorded register write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,63 +35,6 @@ pub struct RegWrite {
     pub reg: u32,
     /// Value written.
     pub value: u32,
-}
-
-/// Stored register values, as a block sees them.
-#[derive(Debug, Default)]
-pub struct Values {
-    values: HashMap<u32, u32>,
-    resets: HashMap<u32, u32>,
-    irqs: Vec<IvEntry>,
-}
-
-impl Values {
-    /// The register's value (its reset value if never written).
-    pub fn get(&self, reg: u32) -> u32 {
-        self.values
-            .get(&reg)
-            .or_else(|| self.resets.get(&reg))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Sets the register's value.
-    pub fn set(&mut self, reg: u32, value: u32) {
-        self.values.insert(reg, value);
-    }
-
-    /// Raises an interrupt: `e` goes to the IH once the block returns (dropped if
-    /// too many are pending).
-    pub fn raise(&mut self, e: IvEntry) {
-        if self.irqs.len() < PENDING_IRQS {
-            self.irqs.push(e);
-        }
-    }
-}
-
-/// What a block asks of the register file after a write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    /// Nothing more.
-    None,
-    /// A mode1 reset of the whole GPU: every register and block back to reset.
-    Mode1Reset,
-    /// Signal the MSI (the IH re-arming on a read-pointer update).
-    Msi,
-}
-
-/// The side of a register block: behaviour for the registers in its range.
-pub trait RegisterBlock: Debug + Send + std::any::Any {
-    /// A write of `value` to `reg` (already stored in `v`).
-    fn write(&mut self, v: &mut Values, vram: Option<&Vram>, reg: u32, value: u32) -> Effect;
-    /// A read of `reg`: `Some` to answer instead of the stored value.
-    fn read(&mut self, _v: &mut Values, _reg: u32) -> Option<u32> {
-        None
-    }
-    /// Back to the state after power-on (a mode1 or function reset).
-    fn reset(&mut self, v: &mut Values);
-    /// For downcasting in [`RegisterFile::with_block`].
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// A block and the register ranges it answers.
@@ -327,6 +269,26 @@ impl RegisterFile {
             r.mode1_resets = r.mode1_resets.saturating_add(1);
             Self::reset_locked(r);
         }
+    }
+}
+
+/// The device as its engines reach it: register reads and writes through the same
+/// dispatch as BAR 5, and the CP end-of-pipe and SDMA trap interrupts into the IH.
+impl DevicePort for RegisterFile {
+    fn read_reg(&self, reg: u32) -> u32 {
+        Mmio::read32(self, reg)
+    }
+
+    fn write_reg(&self, reg: u32, value: u32) {
+        Mmio::write32(self, reg, value)
+    }
+
+    fn interrupt(&self, engine: Engine, ring_id: u8, ctxid: u32) {
+        let e = match engine {
+            Engine::Pm4 => IvEntry::cp_eop(ring_id, 0, 0, ctxid),
+            Engine::Sdma => IvEntry::sdma_trap(ring_id, 0, 0, ctxid),
+        };
+        self.raise_interrupt(e);
     }
 }
 

@@ -13,9 +13,9 @@
 
 use std::ops::Range;
 
-use super::model::Vram;
-use super::regs::generated::{mp, smu, smu_if, smu_metrics, smu_metrics_external};
-use super::regs::{AmReg, CField, Effect, RegisterBlock, Values};
+use super::block::Vram;
+use super::block::generated::{mp, smu, smu_if, smu_metrics, smu_metrics_external};
+use super::block::{AmReg, CField, Effect, RegisterBlock, Values};
 
 /// What GetSmuVersion answers (PMFW 78.72.0).
 pub const SMU_VERSION: u32 = 0x004e_4800;

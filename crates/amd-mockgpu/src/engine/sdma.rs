@@ -3,10 +3,9 @@
 
 use amd_packets::sdma::{Indirect, SdmaPacket};
 
-use super::{Exec, LongOp, QueueExec, SLICE_BYTES, Stop, decode_stop, packet_place};
-use crate::driver::Driver;
+use super::{Engines, Exec, LongOp, QueueExec, SLICE_BYTES, Stop, decode_stop, packet_place};
 
-impl Driver {
+impl Engines {
     pub(super) fn exec_sdma(
         &mut self,
         q: &mut QueueExec,
@@ -56,14 +55,14 @@ impl Driver {
             }
             SdmaPacket::Trap(p) => {
                 q.counters.interrupts += 1;
-                self.engine_interrupt(q, p.int_context());
+                self.interrupt(q, p.int_context());
                 Exec::Done
             }
             SdmaPacket::PollRegmem(p) => {
                 let value = if p.mem_poll {
                     self.vm_load_u32(&vm, p.addr)?
                 } else {
-                    self.reg_read(&vm, p.addr as u32)
+                    self.reg_read(q, p.addr as u32)
                 };
                 if p.function.test(value, p.mask, p.reference) {
                     Exec::Done

@@ -19,9 +19,17 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::RwLockReadGuard;
 
-use crate::MemoryFault;
-use crate::driver::Driver;
-use crate::ranges::RangeSet;
+pub(crate) mod dma;
+pub(crate) mod gpuvm;
+pub(crate) mod pci;
+pub(crate) mod ranges;
+
+pub use amd_isa::MemoryFault;
+use ranges::RangeSet;
+
+/// Bytes of a page, as the host's page tables, the pagemap and the GPU's PTEs count
+/// them.
+pub(crate) const PAGE: usize = 4096;
 
 /// Result of a checked access.
 pub type MemResult<T> = Result<T, MemoryFault>;
@@ -336,7 +344,7 @@ impl AddressSpace {
         // SAFETY: both ranges are mapped host memory (checked), readable and writable
         // respectively, pinned by the shared lock on the address space, and nothing
         // holds a reference into them; `dma::copy` allows overlap.
-        unsafe { super::dma::copy(dst as usize as *mut u8, src as usize as *const u8, len) };
+        unsafe { dma::copy(dst as usize as *mut u8, src as usize as *const u8, len) };
         Ok(())
     }
 
@@ -346,7 +354,7 @@ impl AddressSpace {
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: the range is mapped writable host memory (checked), pinned by the
         // shared lock on the address space, and no reference to it exists.
-        unsafe { super::dma::fill(dst as usize as *mut u8, pattern, len) };
+        unsafe { dma::fill(dst as usize as *mut u8, pattern, len) };
         Ok(())
     }
 
@@ -448,7 +456,7 @@ pub(crate) enum Vm {
     /// KFD GPU `n`: its mappings in the [`AddressSpace`].
     Kfd(usize),
     /// A PCI GPU's hub: page tables walked by its GMC.
-    Pci(std::sync::Arc<super::pcimem::PciVm>),
+    Pci(std::sync::Arc<pci::PciVm>),
 }
 
 /// Accesses through a [`Vm`].
@@ -528,46 +536,6 @@ impl AddressSpace {
             Vm::Kfd(g) => self.gpu_rmw_u64(*g, addr, f),
             Vm::Pci(p) => p.rmw_u64(self, addr, f),
         }
-    }
-}
-
-/// The driver's own accesses (packets run under the driver lock): each takes the
-/// shared lock on the address space for the one access. Every writer of the address
-/// space holds the driver lock, so none is queued while these run and they never
-/// wait; each guard is a temporary, so none nests.
-impl Driver {
-    pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
-        self.space.read().gpu_mapped(g, addr, len)
-    }
-    pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
-        self.space.read().gpu_load_u64(g, addr)
-    }
-    pub(crate) fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {
-        self.space.read().vm_read_words(vm, addr, n)
-    }
-    pub(crate) fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
-        self.space.read().vm_load_u32(vm, addr)
-    }
-    pub(crate) fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
-        self.space.read().vm_load_u64(vm, addr)
-    }
-    pub(crate) fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
-        self.space.read().vm_store_u32(vm, addr, v)
-    }
-    pub(crate) fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
-        self.space.read().vm_store_u64(vm, addr, v)
-    }
-    pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
-        self.space.read().vm_copy(vm, dst, src, len)
-    }
-    pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
-        self.space.read().vm_fill(vm, dst, pattern, len)
-    }
-    pub(crate) fn host_load_u64(&self, addr: u64) -> Option<u64> {
-        self.space.read().host_load_u64(addr)
-    }
-    pub(crate) fn host_store_u64(&self, addr: u64, v: u64) -> bool {
-        self.space.read().host_store_u64(addr, v)
     }
 }
 

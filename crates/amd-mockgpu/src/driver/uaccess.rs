@@ -97,6 +97,19 @@ pub fn ioc_size(request: u64) -> usize {
     ((request >> 16) & 0x3fff) as usize
 }
 
+/// Decodes an ioctl argument as `T`, runs `f`, and writes `T` back.
+pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(
+    arg: &mut [u8],
+    f: impl FnOnce(&mut T) -> Result<(), Errno>,
+) -> Result<(), Errno> {
+    let mut t = T::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
+    let r = f(&mut t);
+    // As the kernel's handlers work in the copied argument itself, what they wrote
+    // before failing is copied back too.
+    arg.copy_from_slice(t.as_bytes());
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

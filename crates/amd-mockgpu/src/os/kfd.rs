@@ -9,7 +9,8 @@ use amd_kfd::abi::*;
 use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 
-use crate::{MockSys, uaccess, with_arg};
+use super::MockSys;
+use crate::driver::uaccess::{self, with_arg};
 
 impl MockSys {
     /// An ioctl on `/dev/kfd` as `kfd_ioctl()` in `kfd_chardev.c` takes it: the
@@ -152,7 +153,7 @@ impl MockSys {
             r if r == AMDKFD_IOC_GET_CLOCK_COUNTERS.request => {
                 with_arg(arg, |a: &mut kfd_ioctl_get_clock_counters_args| {
                     d.gpu_index(a.gpu_id)?;
-                    let now = d.clock_origin.elapsed().as_nanos() as u64;
+                    let now = d.engines.clock_origin.elapsed().as_nanos() as u64;
                     a.gpu_clock_counter = d.gpu_clock();
                     a.cpu_clock_counter = now;
                     a.system_clock_counter = now;

@@ -3,24 +3,29 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
 
 use amd_kfd::abi::*;
 use nix::errno::Errno;
 use parking_lot::{Mutex, RwLock};
 
-use crate::hw::SharedExecutor;
-use crate::hw::mem::{AddressSpace, Mapped};
-use crate::profile::GpuProfile;
-use crate::ranges::RangeSet;
+pub(crate) mod bus;
+pub mod drm;
+mod engines;
+pub(crate) mod profile;
+pub(crate) mod uaccess;
+
+use crate::engine::executor::{KernelExecutor, Rdna3Executor};
+use crate::engine::{Engine, Engines, QueueExec, QueueStatus, WptrSource};
+use crate::mem::ranges::RangeSet;
+use crate::mem::{AddressSpace, Mapped, MemoryFault, Vm};
+use profile::GpuProfile;
 
 /// First virtual file descriptor (far above real ones).
 pub(crate) const FIRST_FD: i32 = 1 << 30;
 /// First render minor (`/dev/dri/renderD128`).
 pub(crate) const FIRST_RENDER_MINOR: u32 = 128;
-/// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
-pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+pub use crate::engine::GPU_CLOCK_HZ;
 /// First id of events that have no signal slot (as KFD: after the slot range).
 const FIRST_NONSIGNAL_EVENT_ID: u32 = KFD_SIGNAL_EVENT_LIMIT;
 /// Doorbell bytes per GPU (two pages).
@@ -53,8 +58,6 @@ pub(crate) enum FdKind {
     /// A VFIO device (of PCI device N).
     VfioDevice(usize),
 }
-
-pub use amd_isa::MemoryFault;
 
 #[derive(Debug, Clone)]
 pub(crate) struct MemObj {
@@ -126,8 +129,6 @@ pub struct SdmaQueue {
 #[derive(Debug)]
 pub(crate) struct GpuState {
     pub(crate) target: Option<amd_packets::GfxTarget>,
-    /// Registers written by waits (the HDP flush handshake).
-    pub(crate) regs: BTreeMap<u32, u32>,
     pub(crate) profile: GpuProfile,
     pub(crate) gpu_id: u32,
     pub(crate) vram_used: u64,
@@ -150,20 +151,13 @@ pub(crate) struct Injections {
     pub(crate) create_queue: VecDeque<Option<Errno>>,
 }
 
-/// Dispatches kept for inspection (the oldest are dropped beyond this).
-pub(crate) const DISPATCH_LOG_LIMIT: usize = 1 << 16;
-
 pub(crate) struct Driver {
-    pub(crate) execs: BTreeMap<u32, crate::hw::QueueExec>,
-    /// The kernel executor of each GPU.
-    pub(crate) kernels: Vec<SharedExecutor>,
-    /// The long operation running on a GPU (with the driver lock released): its
-    /// queue and the flag that stops it.
-    pub(crate) running: BTreeMap<usize, (u32, Arc<AtomicBool>)>,
+    /// The engines (their queues, the kernel executors, the long operations).
+    pub(crate) engines: Engines,
     /// GPU mappings and host mappings, locked apart from the driver (engines read
-    /// them without the driver lock); the driver changes them holding both.
+    /// them without the driver lock); the driver changes them holding both. The
+    /// engines hold the same.
     pub(crate) space: Arc<RwLock<AddressSpace>>,
-    pub(crate) dispatch_log: VecDeque<crate::hw::DispatchInfo>,
     /// An event fired since waiters were last woken.
     pub(crate) events_dirty: bool,
     pub(crate) shutdown: bool,
@@ -181,12 +175,8 @@ pub(crate) struct Driver {
     pub(crate) next_queue_id: u32,
     pub(crate) host_maps: RangeSet,
     /// The PCI devices, VFIO and pagemap.
-    pub(crate) pci: crate::pci::PciBus,
+    pub(crate) pci: bus::PciBus,
     pub(crate) inject: Injections,
-    pub(crate) clock_origin: Instant,
-    /// Per engine slot: the queue whose long operation started last (round robin
-    /// between queues).
-    pub(crate) last_long: BTreeMap<usize, u32>,
     /// `AMDKFD_IOC_RUNTIME_ENABLE` turned the debugger runtime on (its `r_debug` and
     /// trap-temporary setting concern a debugger, which the mock does not have).
     pub(crate) runtime_enabled: bool,
@@ -240,7 +230,6 @@ impl Driver {
                     .prop("gfx_target_version")
                     .and_then(|v| u32::try_from(v).ok())
                     .and_then(|v| amd_packets::GfxTarget::from_version(v).ok()),
-                regs: BTreeMap::new(),
                 profile,
                 // KFD's ids look like hashes; distinct and non-zero is what matters.
                 gpu_id: 0xb5e0 + 0x11 * i as u32,
@@ -253,17 +242,16 @@ impl Driver {
             })
             .collect::<Vec<_>>();
         let n = gpus.len();
+        let space = Arc::new(RwLock::new(AddressSpace::new(n)));
+        let kernels = (0..n)
+            .map(|_| {
+                let exec: Box<dyn KernelExecutor> = Box::new(Rdna3Executor::default());
+                Arc::new(Mutex::new(exec))
+            })
+            .collect();
         Driver {
-            execs: BTreeMap::new(),
-            kernels: (0..n)
-                .map(|_| {
-                    let exec: Box<dyn crate::hw::KernelExecutor> = Box::new(crate::Rdna3Executor::default());
-                    Arc::new(Mutex::new(exec))
-                })
-                .collect(),
-            running: BTreeMap::new(),
-            space: Arc::new(RwLock::new(AddressSpace::new(n))),
-            dispatch_log: VecDeque::new(),
+            engines: Engines::new(space.clone(), kernels, n),
+            space,
             events_dirty: false,
             shutdown: false,
             gpus,
@@ -281,8 +269,6 @@ impl Driver {
             host_maps: RangeSet::default(),
             pci: Default::default(),
             inject: Injections::default(),
-            clock_origin: Instant::now(),
-            last_long: BTreeMap::new(),
             runtime_enabled: false,
         }
     }
@@ -313,8 +299,7 @@ impl Driver {
     }
 
     pub(crate) fn gpu_clock(&self) -> u64 {
-        let ns = self.clock_origin.elapsed().as_nanos() as u64;
-        ns / (1_000_000_000 / GPU_CLOCK_HZ)
+        self.engines.gpu_clock()
     }
 
     pub(crate) fn acquire_vm(&mut self, a: &mut kfd_ioctl_acquire_vm_args) -> R<()> {
@@ -663,20 +648,16 @@ impl Driver {
         self.next_queue_id += 1;
         a.queue_id = id;
         a.doorbell_offset = Self::doorbell_base(g) + index as u64 * 8;
-        let engine = if sdma.is_some() {
-            crate::hw::Engine::Sdma
-        } else {
-            crate::hw::Engine::Pm4
-        };
+        let engine = if sdma.is_some() { Engine::Sdma } else { Engine::Pm4 };
         // The engine starts at the read pointer the queue was created with.
         let start = self.gpu_load_u64(g, a.read_pointer_address).unwrap_or(0);
         let rptr = match engine {
-            crate::hw::Engine::Pm4 => start,
-            crate::hw::Engine::Sdma => start / 4,
+            Engine::Pm4 => start,
+            Engine::Sdma => start / 4,
         };
-        self.execs.insert(
+        self.engines.execs.insert(
             id,
-            crate::hw::QueueExec {
+            QueueExec {
                 id,
                 gpu: g,
                 engine,
@@ -684,14 +665,15 @@ impl Driver {
                 ring_base: a.ring_base_address,
                 ring_dwords: a.ring_size as u64 / 4,
                 rptr_addr: Some(a.read_pointer_address),
-                wptr: crate::hw::WptrSource::Memory(a.write_pointer_address),
-                vm: crate::hw::mem::Vm::Kfd(g),
+                wptr: WptrSource::Memory(a.write_pointer_address),
+                vm: Vm::Kfd(g),
+                port: None,
                 ring_id: 0,
                 rptr,
                 regs: BTreeMap::new(),
                 ib: Vec::new(),
                 ib_ring_len: 0,
-                status: crate::hw::QueueStatus::Running,
+                status: QueueStatus::Running,
                 counters: Default::default(),
                 hung: false,
                 delay: std::time::Duration::ZERO,
@@ -730,15 +712,15 @@ impl Driver {
     /// DESTROY_QUEUE's bookkeeping: forgets the queue and frees its doorbell slot.
     /// Whether queue `id` has a long operation running.
     pub(crate) fn is_running(&self, id: u32) -> bool {
-        self.running.values().any(|(qid, _)| *qid == id)
+        self.engines.running.values().any(|(qid, _)| *qid == id)
     }
 
     pub(crate) fn destroy_queue(&mut self, id: u32) -> R<()> {
         let q = self.queues.remove(&id).ok_or(Errno::EINVAL)?;
-        self.execs.remove(&id);
+        self.engines.execs.remove(&id);
         // A long operation of the queue stops at its next slice; the ioctl waits
         // for that (as KFD waits for the queue's preemption).
-        for (qid, stop) in self.running.values() {
+        for (qid, stop) in self.engines.running.values() {
             if *qid == id {
                 // Release: pairs with the engine's Acquire load between slices.
                 stop.store(true, Ordering::Release);
@@ -804,7 +786,7 @@ impl Driver {
         let q = self.queues.get_mut(&a.queue_id).ok_or(Errno::EINVAL)?;
         q.ring_base = a.ring_base_address;
         q.ring_size = a.ring_size;
-        if let Some(e) = self.execs.get_mut(&a.queue_id) {
+        if let Some(e) = self.engines.execs.get_mut(&a.queue_id) {
             e.ring_base = a.ring_base_address;
             e.ring_dwords = a.ring_size as u64 / 4;
         }

@@ -1,5 +1,5 @@
 //! How an engine of a mock PCI GPU reaches memory: every access goes through the
-//! device's GMC ([`RegisterFile::translate`]) a 4 KiB page at a time, and lands in
+//! device's GMC (`crate::pci::RegisterFile::translate`, through [`Translate`]) a 4 KiB page at a time, and lands in
 //! the device's VRAM, in another mock GPU's VRAM (a system address inside its BAR 0),
 //! or in host memory the mock's pagemap handed out.
 //!
@@ -18,11 +18,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use amd_kfd::sys::{Fd, HostSys, MapFlags, Prot, Sys};
 use parking_lot::RwLock;
 
-use super::mem::{AddressSpace, MemResult};
-use crate::MemoryFault;
-use crate::pci::PAGE;
-use crate::pci::RegisterFile;
-use crate::pci::gmc::{Access, FaultKind, Hub, Target, VmFault};
+use super::gpuvm::{Access, FaultKind, Hub, Target, Translate, VmFault};
+use super::{AddressSpace, MemResult, MemoryFault, PAGE};
 
 /// A memfd mapped shared and read-write into the mock's own address space, for the
 /// life of the value: device memory (VRAM, the doorbell page) as the device sees it.
@@ -114,7 +111,7 @@ pub(crate) type PageOfPfn = Arc<RwLock<HashMap<u64, usize>>>;
 #[derive(Debug, Clone)]
 pub(crate) struct PciVm {
     pub(crate) hub: Hub,
-    pub(crate) regs: Arc<RegisterFile>,
+    pub(crate) gmc: Arc<dyn Translate>,
     pub(crate) vram: Arc<DevMem>,
     /// Every mock PCI GPU's BAR 0 window (this one's included).
     pub(crate) peers: Vec<Peer>,
@@ -185,7 +182,7 @@ impl PciVm {
             return Err(bus_error(va, write));
         }
         let target = self
-            .regs
+            .gmc
             .translate_unless(self.hub, va, access, self.stop.as_deref())
             .map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
         let host = match target {

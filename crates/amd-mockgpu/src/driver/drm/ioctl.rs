@@ -8,9 +8,10 @@
 use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 
+use parking_lot::Mutex;
+
 use super::abi::*;
-use crate::driver::Driver;
-use crate::{MockSys, uaccess};
+use crate::driver::{Driver, uaccess};
 
 /// `KMS_DRIVER_MAJOR.MINOR.PATCHLEVEL` of Linux 6.12's amdgpu.
 pub const AMDGPU_KMS_VERSION: (i32, i32, i32) = (3, 61, 0);
@@ -41,44 +42,42 @@ fn command(nr: u8) -> Option<DrmCommand> {
     Some(DrmCommand { size, dir })
 }
 
-impl MockSys {
-    /// An ioctl on GPU `gpu`'s render node. As `drm_ioctl()`: another type than
-    /// `'d'` is ENOTTY; the core ioctls a render client may not use (GET_UNIQUE,
-    /// GET_MAGIC, GET_CLIENT, SET_CLIENT_CAP) are EACCES; the argument is copied by
-    /// the larger of the caller's and the kernel's size, in and out only where both
-    /// directions say so. Commands the mock does not answer are ENOTTY.
-    pub(crate) fn drm_ioctl(&self, gpu: usize, request: u64, user: &mut [u8]) -> Result<i32, Errno> {
-        if (request >> 8) & 0xff != u64::from(DRM_IOCTL_BASE) {
-            return Err(Errno::ENOTTY);
-        }
-        let nr = request as u8;
-        if matches!(
-            nr,
-            DRM_IOCTL_GET_UNIQUE_NR | DRM_IOCTL_GET_MAGIC_NR | DRM_IOCTL_GET_CLIENT_NR | DRM_IOCTL_SET_CLIENT_CAP_NR
-        ) {
-            return Err(Errno::EACCES);
-        }
-        let cmd = command(nr).ok_or(Errno::ENOTTY)?;
-        // Copied in (out) only where both the caller's and the kernel's direction say so.
-        let both = (request >> 30) & cmd.dir;
-        let (copy_in, copy_out) = (both & IOC_WRITE != 0, both & IOC_READ != 0);
-        uaccess::staged(
-            user,
-            uaccess::ioc_size(request),
-            cmd.size,
-            copy_in,
-            copy_out,
-            |arg| match nr {
-                DRM_IOCTL_VERSION_NR => crate::with_arg(arg, version),
-                DRM_IOCTL_GET_CAP_NR => crate::with_arg(arg, get_cap),
-                _ => {
-                    let a = drm_amdgpu_info::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
-                    self.driver.lock().amdgpu_info(gpu, &a)
-                }
-            },
-        )?
-        .map(|()| 0)
+/// An ioctl on GPU `gpu`'s render node. As `drm_ioctl()`: another type than
+/// `'d'` is ENOTTY; the core ioctls a render client may not use (GET_UNIQUE,
+/// GET_MAGIC, GET_CLIENT, SET_CLIENT_CAP) are EACCES; the argument is copied by
+/// the larger of the caller's and the kernel's size, in and out only where both
+/// directions say so. Commands the mock does not answer are ENOTTY.
+pub(crate) fn drm_ioctl(driver: &Mutex<Driver>, gpu: usize, request: u64, user: &mut [u8]) -> Result<i32, Errno> {
+    if (request >> 8) & 0xff != u64::from(DRM_IOCTL_BASE) {
+        return Err(Errno::ENOTTY);
     }
+    let nr = request as u8;
+    if matches!(
+        nr,
+        DRM_IOCTL_GET_UNIQUE_NR | DRM_IOCTL_GET_MAGIC_NR | DRM_IOCTL_GET_CLIENT_NR | DRM_IOCTL_SET_CLIENT_CAP_NR
+    ) {
+        return Err(Errno::EACCES);
+    }
+    let cmd = command(nr).ok_or(Errno::ENOTTY)?;
+    // Copied in (out) only where both the caller's and the kernel's direction say so.
+    let both = (request >> 30) & cmd.dir;
+    let (copy_in, copy_out) = (both & IOC_WRITE != 0, both & IOC_READ != 0);
+    uaccess::staged(
+        user,
+        uaccess::ioc_size(request),
+        cmd.size,
+        copy_in,
+        copy_out,
+        |arg| match nr {
+            DRM_IOCTL_VERSION_NR => uaccess::with_arg(arg, version),
+            DRM_IOCTL_GET_CAP_NR => uaccess::with_arg(arg, get_cap),
+            _ => {
+                let a = drm_amdgpu_info::read_from_bytes(arg).map_err(|_| Errno::EINVAL)?;
+                driver.lock().amdgpu_info(gpu, &a)
+            }
+        },
+    )?
+    .map(|()| 0)
 }
 
 /// `drm_copy_field`: up to the caller's length of `value` (no NUL), and the whole

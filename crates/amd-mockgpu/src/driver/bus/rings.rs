@@ -17,18 +17,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use amd_packets::GfxTarget;
 use amd_regs::discovery::hw_id;
 
-use super::gmc::Hub;
-use super::queues::{Queues, RingBinding, RingKey};
-use crate::MockSys;
 use crate::driver::Driver;
-use crate::hw::mem::Vm;
-use crate::hw::pcimem::{PciVm, Peer};
-use crate::hw::{Engine, QueueExec, QueueState, QueueStatus, WptrSource};
+use crate::engine::{Engine, QueueExec, QueueStatus, WptrSource};
+use crate::mem::Vm;
+use crate::mem::gpuvm::Hub;
+use crate::mem::pci::{PciVm, Peer};
+use crate::pci::BAR_VRAM;
+use crate::pci::queues::{Queues, RingBinding, RingKey};
 
 /// A ring the queue registers bind, and the engine queue that consumes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PciRing {
-    /// The engine queue's id ([`MockSys::queue_state`]).
+    /// The engine queue's id (`MockSys::queue_state`).
     pub id: u32,
     /// What the registers said, or why they could not bind the ring.
     pub binding: Result<RingBinding, String>,
@@ -109,8 +109,8 @@ impl Driver {
 
     /// Removes engine queue `id`; a long operation of it stops at its next slice.
     fn unbind_exec(&mut self, id: u32) {
-        self.execs.remove(&id);
-        for (qid, stop) in self.running.values() {
+        self.engines.execs.remove(&id);
+        for (qid, stop) in self.engines.running.values() {
             if *qid == id {
                 // Release: pairs with the engine's Acquire load between slices.
                 stop.store(true, Ordering::Release);
@@ -128,7 +128,7 @@ impl Driver {
             .devs
             .iter()
             .map(|d| Peer {
-                phys: d.bar_phys[super::BAR_VRAM],
+                phys: d.bar_phys[BAR_VRAM],
                 window: d.bar0_size.min(d.profile.vram_size),
                 mem: d.vram_map.clone(),
             })
@@ -140,7 +140,7 @@ impl Driver {
         };
         let vm = Vm::Pci(Arc::new(PciVm {
             hub,
-            regs: p.regs.clone(),
+            gmc: p.regs.clone(),
             vram: p.vram_map.clone(),
             peers,
             pages: self.pci.page_of_pfn.clone(),
@@ -181,7 +181,7 @@ impl Driver {
             Engine::Pm4 => b.rptr,
             Engine::Sdma => b.rptr / 4,
         });
-        self.execs.insert(
+        self.engines.execs.insert(
             id,
             QueueExec {
                 id,
@@ -193,6 +193,7 @@ impl Driver {
                 rptr_addr: b.as_ref().and_then(|b| b.rptr_addr),
                 wptr,
                 vm,
+                port: Some(p.regs.clone()),
                 ring_id: key.ring_id(),
                 rptr,
                 regs: BTreeMap::new(),
@@ -208,41 +209,5 @@ impl Driver {
             },
         );
         id
-    }
-}
-
-impl MockSys {
-    /// The rings PCI GPU `dev`'s queue registers bind now, as its engines see them
-    /// (brought up to date first).
-    pub fn pci_rings(&self, dev: usize) -> Vec<(RingKey, PciRing)> {
-        let mut d = self.driver.lock();
-        d.sync_pci_rings(dev);
-        d.pci
-            .devs
-            .get(dev)
-            .map(|p| p.rings.iter().map(|(k, r)| (*k, r.clone())).collect())
-            .unwrap_or_default()
-    }
-
-    /// The engine's view of ring `key` of PCI GPU `dev`, if the registers bind it.
-    pub fn pci_ring_state(&self, dev: usize, key: RingKey) -> Option<QueueState> {
-        let mut d = self.driver.lock();
-        d.sync_pci_rings(dev);
-        let id = d.pci.devs.get(dev)?.rings.get(&key)?.id;
-        d.execs.get(&id).map(|q| q.state())
-    }
-
-    /// Why PCI GPU `dev`'s stopped rings stopped, one line per ring the queue
-    /// registers still bind (brought up to date first: a ring set up again starts
-    /// afresh).
-    pub fn pci_stop_reasons(&self, dev: usize) -> Vec<String> {
-        let mut d = self.driver.lock();
-        d.sync_pci_rings(dev);
-        let slot = d.pci_slot(dev);
-        d.execs
-            .values()
-            .filter(|q| q.gpu == slot)
-            .filter_map(|q| q.stop_reason.clone())
-            .collect()
     }
 }

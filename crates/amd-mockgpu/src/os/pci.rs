@@ -1,4 +1,5 @@
-//! What tests and the (future) device model ask of the mock's PCI GPUs.
+//! What tests ask of the mock's PCI GPUs: their state, registers, VRAM and rings,
+//! and faults to inject.
 
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
@@ -6,15 +7,19 @@ use std::sync::Arc;
 use amd_kfd::sys::Fd;
 use nix::errno::Errno;
 
-use super::gmc::{Access, Hub, Target, VmFault};
-use super::psp::Psp;
-use super::smu::Smu;
-use super::{BAR_VRAM, PAGE, PM_PFN_MASK, PciDeviceInfo, RegisterFile};
-use crate::MockSys;
+use super::MockSys;
+use crate::driver::bus::{PM_PFN_MASK, PciDeviceInfo, PciRing};
+use crate::engine::QueueState;
+use crate::mem::PAGE;
+use crate::mem::gpuvm::{Access, Hub, Target, VmFault};
+use crate::pci::psp::Psp;
+use crate::pci::queues::RingKey;
+use crate::pci::smu::Smu;
+use crate::pci::{BAR_VRAM, FirmwareCatalogue, RegisterFile};
 
 /// A fault injected into a mock PCI GPU at register level ([`MockSys::pci_inject`];
 /// [`MockSys::clear_injections`] forgets them). A missing IP block is a profile
-/// setting: [`PciProfile::without_ip`](super::PciProfile::without_ip).
+/// setting: [`PciProfile::without_ip`](crate::pci::PciProfile::without_ip).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PciFault {
     /// The PSP does not execute the next ring command with id `cmd_id` (a
@@ -100,7 +105,7 @@ impl MockSys {
 
     /// The PCI GPUs' firmware files and what their PSPs check loads against
     /// ([`MockConfig::pci_firmware`](crate::MockConfig::pci_firmware)).
-    pub fn pci_firmware(&self) -> Arc<super::FirmwareCatalogue> {
+    pub fn pci_firmware(&self) -> Arc<FirmwareCatalogue> {
         self.driver.lock().pci.firmware.clone()
     }
 
@@ -156,5 +161,42 @@ impl MockSys {
             Target::System(pa) => self.pci_phys_to_host(pa).map_or(t, Target::Host),
             t => t,
         }))
+    }
+}
+
+impl MockSys {
+    /// The rings PCI GPU `dev`'s queue registers bind now, as its engines see them
+    /// (brought up to date first).
+    pub fn pci_rings(&self, dev: usize) -> Vec<(RingKey, PciRing)> {
+        let mut d = self.driver.lock();
+        d.sync_pci_rings(dev);
+        d.pci
+            .devs
+            .get(dev)
+            .map(|p| p.rings.iter().map(|(k, r)| (*k, r.clone())).collect())
+            .unwrap_or_default()
+    }
+
+    /// The engine's view of ring `key` of PCI GPU `dev`, if the registers bind it.
+    pub fn pci_ring_state(&self, dev: usize, key: RingKey) -> Option<QueueState> {
+        let mut d = self.driver.lock();
+        d.sync_pci_rings(dev);
+        let id = d.pci.devs.get(dev)?.rings.get(&key)?.id;
+        d.engines.execs.get(&id).map(|q| q.state())
+    }
+
+    /// Why PCI GPU `dev`'s stopped rings stopped, one line per ring the queue
+    /// registers still bind (brought up to date first: a ring set up again starts
+    /// afresh).
+    pub fn pci_stop_reasons(&self, dev: usize) -> Vec<String> {
+        let mut d = self.driver.lock();
+        d.sync_pci_rings(dev);
+        let slot = d.pci_slot(dev);
+        d.engines
+            .execs
+            .values()
+            .filter(|q| q.gpu == slot)
+            .filter_map(|q| q.stop_reason.clone())
+            .collect()
     }
 }

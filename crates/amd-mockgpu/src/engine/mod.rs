@@ -15,250 +15,22 @@
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
 //! checked (`mem`).
 
-pub(crate) mod dma;
-pub(crate) mod mem;
-pub(crate) mod pcimem;
+pub(crate) mod executor;
 mod pm4;
 mod sdma;
 
-use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+use parking_lot::{RwLock, RwLockReadGuard};
 
-use amd_kfd::abi::KFD_HW_EXCEPTION_GPU_HANG;
 use amd_packets::GfxTarget;
 
-use crate::MemoryFault;
-use crate::driver::Driver;
-use mem::{AddressSpace, Held, Vm};
-use pcimem::DevMem;
-
-/// Everything a DISPATCH_DIRECT hands to the kernel executor: which GPU and queue,
-/// and the dispatch's registers read from the queue's SH registers as the hardware
-/// would.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DispatchInfo {
-    /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
-    /// `n` + the number of KFD GPUs).
-    pub gpu: usize,
-    /// Queue id.
-    pub queue: u32,
-    /// The dispatch's registers (entry, RSRC1..3, user data, sizes, scratch).
-    pub regs: amd_isa::Dispatch,
-}
-
-/// Why a kernel could not run to completion.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum KernelError {
-    /// A memory access outside the GPU's mappings.
-    #[error("memory fault at {:#x}", .0.va)]
-    Fault(MemoryFault),
-    /// The interpreter stopped: a memory fault with the access and the instruction,
-    /// an instruction it refuses, a runaway.
-    #[error(transparent)]
-    Exec(#[from] amd_isa::ExecError),
-    /// The kernel needs something the executor does not do.
-    #[error("{0}")]
-    Unsupported(String),
-    /// The dispatch was stopped from outside: its queue was destroyed or the mock
-    /// dropped ([`GpuMemory::checkpoint`] returns it).
-    #[error("the dispatch was stopped: its queue was destroyed")]
-    Stopped,
-}
-
-/// A GPU's memory as threads share it (see [`GpuMemory::share`]).
-#[derive(Clone, Copy)]
-pub struct SharedMemory<'a> {
-    space: &'a RwLock<AddressSpace>,
-    vm: &'a Vm,
-    stop: &'a AtomicBool,
-}
-
-/// Checked access to a GPU's memory, for kernel executors.
-///
-/// It holds the shared lock on the GPUs' address space, so mappings cannot change
-/// (and memory cannot be unmapped) under an access. An executor calls
-/// [`GpuMemory::checkpoint`] every few thousand instructions: that lets a waiting
-/// `munmap` or (un)map ioctl in, and ends the dispatch when its queue is destroyed.
-pub struct GpuMemory<'a> {
-    space: RefCell<Held<'a>>,
-    vm: &'a Vm,
-    stop: &'a AtomicBool,
-    /// What other threads open views from (see [`GpuMemory::share`]).
-    shared: SharedMemory<'a>,
-}
-
-impl<'a> GpuMemory<'a> {
-    pub(crate) fn new(space: &'a RwLock<AddressSpace>, vm: &'a Vm, stop: &'a AtomicBool) -> Self {
-        GpuMemory {
-            space: RefCell::new(Held::new(space.read())),
-            vm,
-            stop,
-            shared: SharedMemory { space, vm, stop },
-        }
-    }
-
-    /// What another thread needs to open its own view of the same memory
-    /// ([`GpuMemory::open`]): views hold a lock guard and stay on their thread.
-    pub fn share(&self) -> SharedMemory<'a> {
-        self.shared
-    }
-
-    /// A view of shared memory for this thread. (A writer of the address space may be
-    /// waiting: the sharing thread lets it in at its checkpoints, and waits for its
-    /// helpers only inside [`GpuMemory::unlocked`].)
-    pub fn open(shared: &SharedMemory<'a>) -> Self {
-        GpuMemory {
-            space: RefCell::new(Held::new(shared.space.read())),
-            vm: shared.vm,
-            stop: shared.stop,
-            shared: *shared,
-        }
-    }
-
-    /// Runs `f` with this view's lock released (to wait for threads that hold views of
-    /// their own). Memory must not be touched through this view meanwhile.
-    pub fn unlocked<T>(&self, f: impl FnOnce() -> T) -> T {
-        match self.space.try_borrow_mut() {
-            Ok(mut held) => held.unlocked(f),
-            Err(_) => f(),
-        }
-    }
-
-    /// Reads bytes at `addr`.
-    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().read(self.vm, addr, out)
-    }
-    /// Writes bytes at `addr`.
-    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
-        self.space.borrow().write(self.vm, addr, data)
-    }
-    /// Loads a dword.
-    pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.space.borrow().space().vm_load_u32(self.vm, addr)
-    }
-    /// Stores a dword.
-    pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
-        self.space.borrow().space().vm_store_u32(self.vm, addr, v)
-    }
-    /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
-    /// `f`'s error, leaving memory as it was). Atomic against other engines and the
-    /// host where aligned.
-    pub fn atomic_u32<E>(
-        &self,
-        addr: u64,
-        f: impl FnMut(u32) -> Result<u32, E>,
-    ) -> Result<Result<u32, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw_u32(self.vm, addr, f)
-    }
-    /// As [`GpuMemory::atomic_u32`], for a qword.
-    pub fn atomic_u64<E>(
-        &self,
-        addr: u64,
-        f: impl FnMut(u64) -> Result<u64, E>,
-    ) -> Result<Result<u64, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw_u64(self.vm, addr, f)
-    }
-
-    /// Ends a slice of the dispatch: lets a waiting writer of the address space (an
-    /// unmap) in, and returns [`KernelError::Stopped`] when the queue was destroyed or
-    /// the mock is being dropped.
-    pub fn checkpoint(&self) -> Result<(), KernelError> {
-        // Acquire: pairs with the Release store of DESTROY_QUEUE and of the drop.
-        if self.stop.load(Ordering::Acquire) {
-            return Err(KernelError::Stopped);
-        }
-        // No access is in progress here (accesses do not call back), so the borrow
-        // is free; were it not, skipping one yield point is harmless.
-        if let Ok(mut held) = self.space.try_borrow_mut() {
-            held.bump();
-        }
-        Ok(())
-    }
-}
-
-impl amd_isa::Memory for GpuMemory<'_> {
-    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
-        GpuMemory::read(self, addr, out)
-    }
-    fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
-        GpuMemory::write(self, addr, data)
-    }
-    fn atomic_u32(&self, addr: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
-        GpuMemory::atomic_u32(self, addr, |v| f(v).ok_or(())).map(Result::ok)
-    }
-    fn atomic_u64(&self, addr: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
-        GpuMemory::atomic_u64(self, addr, |v| f(v).ok_or(())).map(Result::ok)
-    }
-    fn checkpoint(&self) -> Result<(), amd_isa::Stopped> {
-        GpuMemory::checkpoint(self).map_err(|_| amd_isa::Stopped)
-    }
-    fn share(&self) -> Option<&dyn amd_isa::SharedMemory> {
-        Some(&self.shared)
-    }
-    fn unlocked(&self, f: &mut dyn FnMut()) {
-        GpuMemory::unlocked(self, f)
-    }
-}
-
-impl amd_isa::SharedMemory for SharedMemory<'_> {
-    fn open(&self) -> Box<dyn amd_isa::Memory + '_> {
-        Box::new(GpuMemory::open(self))
-    }
-}
-
-/// The RDNA3 interpreter ([`amd_isa::rdna3::Interpreter`]), the mock's default kernel
-/// executor.
-pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
-
-impl KernelExecutor for Rdna3Executor {
-    fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
-        amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs).map_err(KernelError::Exec)
-    }
-
-    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
-        // The copy adds to the same counters.
-        Some(Box::new(self.clone()))
-    }
-}
-
-/// Runs the kernels that DISPATCH_DIRECT launches. The mock records every dispatch
-/// whatever the executor ([`crate::MockSys::dispatches`]); the default executor does
-/// nothing more.
-///
-/// The engine calls it with the driver lock released: a long dispatch holds up
-/// neither ioctls nor other GPUs. An executor should call [`GpuMemory::checkpoint`]
-/// every few thousand instructions and return its error, so that destroying the queue
-/// or dropping the mock ends the dispatch promptly.
-pub trait KernelExecutor: Send {
-    /// Runs one dispatch to completion.
-    fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError>;
-
-    /// An executor for another GPU, so that GPUs run kernels at the same time. `None`
-    /// (the default) makes every GPU use this one, taking turns.
-    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
-        None
-    }
-}
-
-/// An executor shared by the GPUs' engines.
-pub(crate) type SharedExecutor = Arc<Mutex<Box<dyn KernelExecutor>>>;
-
-/// The default executor: accepts every dispatch and runs nothing.
-#[derive(Debug, Default)]
-pub struct NoKernels;
-
-impl KernelExecutor for NoKernels {
-    fn dispatch(&mut self, _mem: &GpuMemory<'_>, _d: &DispatchInfo) -> Result<(), KernelError> {
-        Ok(())
-    }
-    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
-        Some(Box::new(NoKernels))
-    }
-}
+use crate::mem::pci::DevMem;
+use crate::mem::{AddressSpace, MemResult, MemoryFault, Vm};
+use executor::{DispatchInfo, GpuMemory, KernelError, SharedExecutor};
 
 /// Engine of a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -333,6 +105,8 @@ pub(crate) struct QueueExec {
     pub(crate) wptr: WptrSource,
     /// The memory the queue reaches.
     pub(crate) vm: Vm,
+    /// A PCI GPU's registers and interrupt handler (none for a KFD GPU).
+    pub(crate) port: Option<Arc<dyn DevicePort>>,
     /// The ring id its interrupts carry (PCI GPUs: the CP's me/pipe/queue encoding,
     /// or the SDMA queue).
     pub(crate) ring_id: u8,
@@ -488,48 +262,145 @@ impl QueueExec {
     }
 }
 
-impl Driver {
-    /// Raises the interrupt of a RELEASE_MEM or TRAP with context `ctxid`: as KFD's
-    /// handler, a signal event with that id fires if its event-page slot was written.
-    pub(crate) fn interrupt(&mut self, ctxid: u32) {
-        let page = self.event_page;
-        let Some(ev) = self.events.get(&ctxid) else { return };
-        if ev.kind != amd_kfd::abi::KFD_IOC_EVENT_SIGNAL {
-            return;
-        }
-        let fire = match (page, ev.slot) {
-            (Some((va, _)), Some(slot)) => {
-                let addr = va + slot as u64 * 8;
-                match self.host_load_u64(addr) {
-                    Some(v) if v != u64::MAX => {
-                        self.host_store_u64(addr, u64::MAX);
-                        true
-                    }
-                    _ => false,
-                }
-            }
-            _ => true,
-        };
-        if fire && let Some(ev) = self.events.get_mut(&ctxid) {
-            ev.signaled = true;
-            self.events_dirty = true;
+/// What an engine of a PCI GPU reaches besides memory: the device's registers (a
+/// wait on a register, the HDP flush) and its interrupt handler. The device model
+/// implements it; a KFD GPU's engines have none (their interrupts go to the driver
+/// as [`Report`]s, their registers are [`Engines`]' own).
+pub(crate) trait DevicePort: std::fmt::Debug + Send + Sync {
+    /// Reads register `reg` (a dword offset).
+    fn read_reg(&self, reg: u32) -> u32;
+    /// Writes register `reg`, with its side effects.
+    fn write_reg(&self, reg: u32, value: u32);
+    /// Raises the end-of-pipe (PM4) or trap (SDMA) interrupt of ring `ring_id` with
+    /// context `ctxid`.
+    fn interrupt(&self, engine: Engine, ring_id: u8, ctxid: u32);
+}
+
+/// What the engines ask of the driver, in order, after a run: KFD GPUs' interrupts
+/// and faults become events there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Report {
+    /// A RELEASE_MEM or TRAP interrupt of a KFD GPU with context `ctxid`.
+    Interrupt { ctxid: u32 },
+    /// A queue of KFD GPU `gpu` stopped on a memory fault.
+    MemoryFault { gpu: usize, fault: MemoryFault },
+    /// A queue of KFD GPU `gpu` stopped on bad input: a hung engine to the driver.
+    Hang { gpu: usize },
+    /// A queue stopped: waiters should look at its state.
+    Stopped,
+}
+
+/// Dispatches kept for inspection (the oldest are dropped beyond this).
+pub(crate) const DISPATCH_LOG_LIMIT: usize = 1 << 16;
+
+/// Every engine of the mock: the queues they consume and what they share.
+pub(crate) struct Engines {
+    pub(crate) execs: BTreeMap<u32, QueueExec>,
+    /// The kernel executor of each GPU (engine slot).
+    pub(crate) kernels: Vec<SharedExecutor>,
+    /// The long operation running on a GPU (with the driver lock released): its
+    /// queue and the flag that stops it.
+    pub(crate) running: BTreeMap<usize, (u32, Arc<AtomicBool>)>,
+    /// GPU mappings and host mappings, locked apart from the driver (engines read
+    /// them without the driver lock); the driver changes them holding both.
+    pub(crate) space: Arc<RwLock<AddressSpace>>,
+    pub(crate) dispatch_log: VecDeque<DispatchInfo>,
+    /// Per engine slot: the queue whose long operation started last (round robin
+    /// between queues).
+    pub(crate) last_long: BTreeMap<usize, u32>,
+    /// Where the GPU clock starts.
+    pub(crate) clock_origin: Instant,
+    /// KFD GPUs' registers written by waits (the HDP flush handshake).
+    pub(crate) kfd_regs: Vec<BTreeMap<u32, u32>>,
+    /// What the driver is to do, in order (see [`Report`]).
+    pub(crate) reports: Vec<Report>,
+}
+
+/// The GPU clock in ticks of [`GPU_CLOCK_HZ`] since `origin`.
+pub(crate) fn gpu_clock(origin: Instant) -> u64 {
+    origin.elapsed().as_nanos() as u64 / (1_000_000_000 / GPU_CLOCK_HZ)
+}
+
+/// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
+pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+
+impl Engines {
+    pub(crate) fn new(space: Arc<RwLock<AddressSpace>>, kernels: Vec<SharedExecutor>, kfd_gpus: usize) -> Self {
+        Engines {
+            execs: BTreeMap::new(),
+            kernels,
+            running: BTreeMap::new(),
+            space,
+            dispatch_log: VecDeque::new(),
+            last_long: BTreeMap::new(),
+            clock_origin: Instant::now(),
+            kfd_regs: vec![BTreeMap::new(); kfd_gpus],
+            reports: Vec::new(),
         }
     }
 
+    pub(crate) fn gpu_clock(&self) -> u64 {
+        gpu_clock(self.clock_origin)
+    }
+
     /// Raises the interrupt of a RELEASE_MEM or TRAP of `q` with context `ctxid`:
-    /// KFD GPUs signal the event ([`Driver::interrupt`]); PCI GPUs write a CP
-    /// end-of-pipe or SDMA trap vector into their IH ring.
-    pub(crate) fn engine_interrupt(&mut self, q: &QueueExec, ctxid: u32) {
-        match &q.vm {
-            Vm::Kfd(_) => self.interrupt(ctxid),
-            Vm::Pci(p) => {
-                let e = match q.engine {
-                    Engine::Pm4 => crate::pci::ih::IvEntry::cp_eop(q.ring_id, 0, 0, ctxid),
-                    Engine::Sdma => crate::pci::ih::IvEntry::sdma_trap(q.ring_id, 0, 0, ctxid),
-                };
-                p.regs.raise_interrupt(e);
-            }
+    /// KFD GPUs report it to the driver, which signals the event; PCI GPUs write a
+    /// CP end-of-pipe or SDMA trap vector into their IH ring.
+    pub(crate) fn interrupt(&mut self, q: &QueueExec, ctxid: u32) {
+        match &q.port {
+            Some(p) => p.interrupt(q.engine, q.ring_id, ctxid),
+            None => self.reports.push(Report::Interrupt { ctxid }),
         }
+    }
+
+    /// A GPU register read by a wait. KFD GPUs: the HDP flush handshake (DONE mirrors
+    /// REQ), and whatever else was written. PCI GPUs: the register file behind BAR 5.
+    pub(crate) fn reg_read(&self, q: &QueueExec, reg: u32) -> u32 {
+        match &q.port {
+            Some(p) => p.read_reg(reg),
+            None => self.kfd_regs.get(q.gpu).and_then(|r| r.get(&reg).copied()).unwrap_or(0),
+        }
+    }
+
+    /// A GPU register write by a wait. KFD GPUs: writing the HDP flush request
+    /// completes the flush at once (there is no host data path cache to flush). PCI
+    /// GPUs: a write to the register file, with its side effects.
+    pub(crate) fn reg_write(&mut self, q: &QueueExec, reg: u32, value: u32) {
+        if let Some(p) = &q.port {
+            return p.write_reg(reg, value);
+        }
+        let (req, done) = amd_packets::pm4::recipes::hdp_flush_regs(q.target);
+        let Some(r) = self.kfd_regs.get_mut(q.gpu) else { return };
+        r.insert(reg, value);
+        if reg == req {
+            r.insert(done, value);
+        }
+    }
+
+    // The engines' own accesses (packets run under the driver lock): each takes the
+    // shared lock on the address space for the one access. Every writer of the
+    // address space holds the driver lock, so none is queued while these run and they
+    // never wait; each guard is a temporary, so none nests.
+    fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {
+        self.space.read().vm_read_words(vm, addr, n)
+    }
+    fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
+        self.space.read().vm_load_u32(vm, addr)
+    }
+    fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
+        self.space.read().vm_load_u64(vm, addr)
+    }
+    fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
+        self.space.read().vm_store_u32(vm, addr, v)
+    }
+    fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
+        self.space.read().vm_store_u64(vm, addr, v)
+    }
+    fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
+        self.space.read().vm_copy(vm, dst, src, len)
+    }
+    fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+        self.space.read().vm_fill(vm, dst, pattern, len)
     }
 
     fn publish_rptr(&self, q: &QueueExec) -> Result<(), Stop> {
@@ -688,7 +559,7 @@ impl Driver {
         let what = match &op {
             LongOp::Dispatch(info) => {
                 q.counters.dispatches += 1;
-                if self.dispatch_log.len() >= crate::driver::DISPATCH_LOG_LIMIT {
+                if self.dispatch_log.len() >= DISPATCH_LOG_LIMIT {
                     self.dispatch_log.pop_front();
                 }
                 self.dispatch_log.push_back(info.clone());
@@ -712,10 +583,7 @@ impl Driver {
     fn stop_queue(&mut self, q: &mut QueueExec, stop: Stop) {
         // A PCI GPU's GMC latched a fault itself (status registers, IH vector); a
         // stopped PCI queue is only seen in its state.
-        let g = match q.vm {
-            Vm::Kfd(g) => Some(g),
-            Vm::Pci(_) => None,
-        };
+        let g = q.port.is_none().then_some(q.gpu);
         let (fault, reason) = match stop {
             Stop::Cancelled => return,
             Stop::Fault(f) => (Some(f), describe_fault(&f)),
@@ -727,30 +595,27 @@ impl Driver {
         match fault {
             Some(f) => {
                 q.status = QueueStatus::Faulted(f);
-                if let Some(g) = g {
-                    self.memory_fault(g, f);
+                if let Some(gpu) = g {
+                    self.reports.push(Report::MemoryFault { gpu, fault: f });
                 }
             }
             None => {
                 q.status = QueueStatus::Error(reason);
                 // A queue that stops on bad input is a hung engine to the driver, which
                 // reports it through the hardware-exception events.
-                if let Some(g) = g {
-                    self.hw_exception(g, KFD_HW_EXCEPTION_GPU_HANG);
+                if let Some(gpu) = g {
+                    self.reports.push(Report::Hang { gpu });
                 }
             }
         }
-        self.events_dirty = true;
+        self.reports.push(Report::Stopped);
     }
 
     /// Runs every queue of GPU `g` until each is empty, blocked, stopped or out of
     /// its budget of packets; starts at most one long operation.
-    pub(crate) fn run_gpu(&mut self, g: usize) -> GpuRun {
+    pub(crate) fn run_gpu(&mut self, g: usize, shutdown: bool) -> GpuRun {
         const BUDGET: usize = 1 << 14;
         let mut run = GpuRun::default();
-        if let Some(dev) = self.pci_dev_of_slot(g) {
-            self.sync_pci_rings(dev);
-        }
         let mut ids: Vec<u32> = self
             .execs
             .iter()
@@ -797,9 +662,8 @@ impl Driver {
                     Ok(Step::Deferred) => break,
                     Ok(Step::Long(op, what)) => {
                         q.status = QueueStatus::Running;
-                        let stop = Arc::new(AtomicBool::new(self.shutdown));
+                        let stop = Arc::new(AtomicBool::new(shutdown));
                         self.running.insert(g, (id, stop.clone()));
-                        self.watch_pci_long(g, id, &stop);
                         self.last_long.insert(g, id);
                         // A PCI GPU's view carries the stop flag: an operation stopped
                         // by an unbinding or reset latches no more faults.

@@ -3,9 +3,8 @@
 
 use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
 
-use super::mem::Vm;
-use super::{DispatchInfo, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
-use crate::driver::Driver;
+use super::executor::DispatchInfo;
+use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
 
 /// SET_SH_REG offsets the dispatch reads (identical on gfx10.3 and gfx11).
 mod reg {
@@ -19,7 +18,7 @@ mod reg {
     pub const USER_DATA_0: u16 = 0x240;
 }
 
-impl Driver {
+impl Engines {
     pub(super) fn exec_pm4(
         &mut self,
         q: &mut QueueExec,
@@ -93,7 +92,7 @@ impl Driver {
                 }
                 if p.int_sel != IntSel::None {
                     q.counters.interrupts += 1;
-                    self.engine_interrupt(q, p.int_ctxid);
+                    self.interrupt(q, p.int_ctxid);
                 }
                 Exec::Done
             }
@@ -101,10 +100,10 @@ impl Driver {
                 let value = match p.location {
                     WaitLocation::Memory { addr } => self.vm_load_u32(&vm, addr)?,
                     WaitLocation::Registers { reg0, reg1 } => match p.operation {
-                        WaitOperation::WaitRegMem => self.reg_read(&vm, reg0),
+                        WaitOperation::WaitRegMem => self.reg_read(q, reg0),
                         WaitOperation::WriteWaitWriteReg => {
-                            self.reg_write(&vm, reg0, p.reference);
-                            self.reg_read(&vm, reg1)
+                            self.reg_write(q, reg0, p.reference);
+                            self.reg_read(q, reg1)
                         }
                     },
                 };
@@ -123,30 +122,5 @@ impl Driver {
             }
         };
         Ok(exec)
-    }
-
-    /// A GPU register read by a wait. KFD GPUs: the HDP flush handshake (DONE mirrors
-    /// REQ), and whatever else was written. PCI GPUs: the register file behind BAR 5.
-    pub(crate) fn reg_read(&self, vm: &Vm, reg: u32) -> u32 {
-        match vm {
-            Vm::Kfd(g) => self.gpus.get(*g).and_then(|s| s.regs.get(&reg).copied()).unwrap_or(0),
-            Vm::Pci(p) => amd_kfd::mmio::Mmio::read32(&*p.regs, reg),
-        }
-    }
-
-    /// A GPU register write by a wait. KFD GPUs: writing the HDP flush request
-    /// completes the flush at once (there is no host data path cache to flush). PCI
-    /// GPUs: a write to the register file, with its side effects.
-    pub(crate) fn reg_write(&mut self, vm: &Vm, reg: u32, value: u32) {
-        let g = match vm {
-            Vm::Kfd(g) => *g,
-            Vm::Pci(p) => return amd_kfd::mmio::Mmio::write32(&*p.regs, reg, value),
-        };
-        let (req, done) = amd_packets::pm4::recipes::hdp_flush_regs(amd_packets::GfxTarget::Gfx11);
-        let Some(s) = self.gpus.get_mut(g) else { return };
-        s.regs.insert(reg, value);
-        if reg == req {
-            s.regs.insert(done, value);
-        }
     }
 }

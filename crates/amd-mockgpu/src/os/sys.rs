@@ -12,10 +12,13 @@ use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
 use nix::errno::Errno;
 
+use super::{ExecMode, MockSys, NODES, TOPOLOGY, err};
+use crate::driver::bus::{self, BarMap, PCI_DEVICES, PciBus};
+use crate::driver::drm::SysNode;
+use crate::driver::drm::ioctl::drm_ioctl;
 use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
-use crate::drm::SysNode;
-use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM, BarMap, PAGE, PciBus};
-use crate::{ExecMode, MockSys, NODES, err};
+use crate::mem::PAGE;
+use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM};
 
 /// Bytes of a transparent huge page (x86-64, arm64 with 4 KiB pages).
 const HUGE_PAGE: usize = 2 << 20;
@@ -89,9 +92,9 @@ impl Sys for MockSys {
                 .lock()
                 .vfio_ioctl(k, request, arg)
                 .map_err(|e| err(&format!("ioctl {name}"), e)),
-            Some(FdKind::Render(g)) => self
-                .drm_ioctl(g, request, arg)
-                .map_err(|e| err(&format!("ioctl {name}"), e)),
+            Some(FdKind::Render(g)) => {
+                drm_ioctl(&self.driver, g, request, arg).map_err(|e| err(&format!("ioctl {name}"), e))
+            }
             Some(_) => Err(err(&format!("ioctl {name}"), Errno::ENOTTY)),
             None => Err(err(&format!("ioctl {name}"), Errno::EBADF)),
         }
@@ -266,7 +269,7 @@ impl Sys for MockSys {
                 return Ok(got);
             }
             Some(FdKind::VfioDevice(dev)) => {
-                let (index, off) = crate::pci::vfio_split_offset(offset);
+                let (index, off) = bus::vfio_split_offset(offset);
                 let bar = match index as usize {
                     b @ (BAR_VRAM | BAR_DOORBELL | BAR_MMIO) => b,
                     _ => return Err(e(Errno::EINVAL)),
@@ -336,7 +339,7 @@ impl Sys for MockSys {
                 .read_file(path)
                 .map_err(|e| SysError::at("read", path, e));
         }
-        if let Some(n) = self.drm_node(path) {
+        if let Some(n) = self.driver.lock().drm_node(path) {
             return match n {
                 SysNode::File(b) => Ok(b),
                 _ => Err(SysError::at("read", path, Errno::EISDIR)),
@@ -364,7 +367,7 @@ impl Sys for MockSys {
     }
 
     fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
-        if let Some(n) = self.drm_node(path) {
+        if let Some(n) = self.driver.lock().drm_node(path) {
             return match n {
                 SysNode::Dir(names) => Ok(names),
                 _ => Err(SysError::at("readdir", path, Errno::ENOTDIR)),
@@ -379,7 +382,7 @@ impl Sys for MockSys {
             // Directory order is not node order on real systems either.
             return Ok((0..n_nodes).rev().map(|i| i.to_string()).collect());
         }
-        if path == Path::new(crate::TOPOLOGY) {
+        if path == Path::new(TOPOLOGY) {
             return Ok(vec!["nodes".into(), "system_properties".into(), "generation_id".into()]);
         }
         if path.starts_with(NODES) {
@@ -405,7 +408,7 @@ impl Sys for MockSys {
         if PciBus::owns(path) {
             return self.driver.lock().pci.node(path).is_some();
         }
-        if self.drm_node(path).is_some() {
+        if self.driver.lock().drm_node(path).is_some() {
             return true;
         }
         if path == Path::new("/dev/kfd")
@@ -550,9 +553,7 @@ impl MockSys {
     fn injected_bar_failure(d: &Driver, op: &str, dev: usize, bar: usize) -> Option<SysError> {
         let p = d.pci.devs.get(dev)?;
         let errno = (*p.bar_map_fail.get(bar)?)?;
-        let path = Path::new(crate::pci::PCI_DEVICES)
-            .join(&p.name)
-            .join(format!("resource{bar}"));
+        let path = Path::new(PCI_DEVICES).join(&p.name).join(format!("resource{bar}"));
         Some(SysError::at(op, &path, errno))
     }
 

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod abi;
-mod ioctl;
+pub(crate) mod ioctl;
 
 pub use ioctl::{AMDGPU_KMS_VERSION, GB_ADDR_CONFIG};
 
@@ -23,13 +23,12 @@ pub(crate) const DRM_CLASS: &str = "/sys/class/drm";
 /// The character-device major of DRM nodes (`DRM_MAJOR`).
 pub const DRM_MAJOR: u32 = 226;
 
-impl crate::MockSys {
+impl Driver {
     /// The render nodes' sysfs node at `path`, with a final link followed (as
     /// `open` and `opendir` follow it).
     pub(crate) fn drm_node(&self, path: &Path) -> Option<SysNode> {
-        let d = self.driver.lock();
-        match d.drm_sysfs(path)? {
-            SysNode::Link(t) => d.drm_sysfs(&path.parent()?.join(t)),
+        match self.drm_sysfs(path)? {
+            SysNode::Link(t) => self.drm_sysfs(&path.parent()?.join(t)),
             n => Some(n),
         }
     }

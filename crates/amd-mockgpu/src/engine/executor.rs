@@ -1,0 +1,234 @@
+//! The kernel executor a dispatch hands its registers to, and the memory it gives
+//! the executor: [`GpuMemory`], the checked address space behind `amd_isa::Memory`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::mem::{AddressSpace, Held, MemoryFault, Vm};
+
+/// Everything a DISPATCH_DIRECT hands to the kernel executor: which GPU and queue,
+/// and the dispatch's registers read from the queue's SH registers as the hardware
+/// would.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DispatchInfo {
+    /// GPU index in the mock: the KFD GPUs first, then the PCI GPUs (PCI GPU `n` is
+    /// `n` + the number of KFD GPUs).
+    pub gpu: usize,
+    /// Queue id.
+    pub queue: u32,
+    /// The dispatch's registers (entry, RSRC1..3, user data, sizes, scratch).
+    pub regs: amd_isa::Dispatch,
+}
+
+/// Why a kernel could not run to completion.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    /// A memory access outside the GPU's mappings.
+    #[error("memory fault at {:#x}", .0.va)]
+    Fault(MemoryFault),
+    /// The interpreter stopped: a memory fault with the access and the instruction,
+    /// an instruction it refuses, a runaway.
+    #[error(transparent)]
+    Exec(#[from] amd_isa::ExecError),
+    /// The kernel needs something the executor does not do.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The dispatch was stopped from outside: its queue was destroyed or the mock
+    /// dropped ([`GpuMemory::checkpoint`] returns it).
+    #[error("the dispatch was stopped: its queue was destroyed")]
+    Stopped,
+}
+
+/// A GPU's memory as threads share it (see [`GpuMemory::share`]).
+#[derive(Clone, Copy)]
+pub struct SharedMemory<'a> {
+    space: &'a RwLock<AddressSpace>,
+    vm: &'a Vm,
+    stop: &'a AtomicBool,
+}
+
+/// Checked access to a GPU's memory, for kernel executors.
+///
+/// It holds the shared lock on the GPUs' address space, so mappings cannot change
+/// (and memory cannot be unmapped) under an access. An executor calls
+/// [`GpuMemory::checkpoint`] every few thousand instructions: that lets a waiting
+/// `munmap` or (un)map ioctl in, and ends the dispatch when its queue is destroyed.
+pub struct GpuMemory<'a> {
+    space: RefCell<Held<'a>>,
+    vm: &'a Vm,
+    stop: &'a AtomicBool,
+    /// What other threads open views from (see [`GpuMemory::share`]).
+    shared: SharedMemory<'a>,
+}
+
+impl<'a> GpuMemory<'a> {
+    pub(crate) fn new(space: &'a RwLock<AddressSpace>, vm: &'a Vm, stop: &'a AtomicBool) -> Self {
+        GpuMemory {
+            space: RefCell::new(Held::new(space.read())),
+            vm,
+            stop,
+            shared: SharedMemory { space, vm, stop },
+        }
+    }
+
+    /// What another thread needs to open its own view of the same memory
+    /// ([`GpuMemory::open`]): views hold a lock guard and stay on their thread.
+    pub fn share(&self) -> SharedMemory<'a> {
+        self.shared
+    }
+
+    /// A view of shared memory for this thread. (A writer of the address space may be
+    /// waiting: the sharing thread lets it in at its checkpoints, and waits for its
+    /// helpers only inside [`GpuMemory::unlocked`].)
+    pub fn open(shared: &SharedMemory<'a>) -> Self {
+        GpuMemory {
+            space: RefCell::new(Held::new(shared.space.read())),
+            vm: shared.vm,
+            stop: shared.stop,
+            shared: *shared,
+        }
+    }
+
+    /// Runs `f` with this view's lock released (to wait for threads that hold views of
+    /// their own). Memory must not be touched through this view meanwhile.
+    pub fn unlocked<T>(&self, f: impl FnOnce() -> T) -> T {
+        match self.space.try_borrow_mut() {
+            Ok(mut held) => held.unlocked(f),
+            Err(_) => f(),
+        }
+    }
+
+    /// Reads bytes at `addr`.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        self.space.borrow().read(self.vm, addr, out)
+    }
+    /// Writes bytes at `addr`.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        self.space.borrow().write(self.vm, addr, data)
+    }
+    /// Loads a dword.
+    pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
+        self.space.borrow().space().vm_load_u32(self.vm, addr)
+    }
+    /// Stores a dword.
+    pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
+        self.space.borrow().space().vm_store_u32(self.vm, addr, v)
+    }
+    /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
+    /// `f`'s error, leaving memory as it was). Atomic against other engines and the
+    /// host where aligned.
+    pub fn atomic_u32<E>(
+        &self,
+        addr: u64,
+        f: impl FnMut(u32) -> Result<u32, E>,
+    ) -> Result<Result<u32, E>, MemoryFault> {
+        self.space.borrow().space().vm_rmw_u32(self.vm, addr, f)
+    }
+    /// As [`GpuMemory::atomic_u32`], for a qword.
+    pub fn atomic_u64<E>(
+        &self,
+        addr: u64,
+        f: impl FnMut(u64) -> Result<u64, E>,
+    ) -> Result<Result<u64, E>, MemoryFault> {
+        self.space.borrow().space().vm_rmw_u64(self.vm, addr, f)
+    }
+
+    /// Ends a slice of the dispatch: lets a waiting writer of the address space (an
+    /// unmap) in, and returns [`KernelError::Stopped`] when the queue was destroyed or
+    /// the mock is being dropped.
+    pub fn checkpoint(&self) -> Result<(), KernelError> {
+        // Acquire: pairs with the Release store of DESTROY_QUEUE and of the drop.
+        if self.stop.load(Ordering::Acquire) {
+            return Err(KernelError::Stopped);
+        }
+        // No access is in progress here (accesses do not call back), so the borrow
+        // is free; were it not, skipping one yield point is harmless.
+        if let Ok(mut held) = self.space.try_borrow_mut() {
+            held.bump();
+        }
+        Ok(())
+    }
+}
+
+impl amd_isa::Memory for GpuMemory<'_> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        GpuMemory::read(self, addr, out)
+    }
+    fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        GpuMemory::write(self, addr, data)
+    }
+    fn atomic_u32(&self, addr: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
+        GpuMemory::atomic_u32(self, addr, |v| f(v).ok_or(())).map(Result::ok)
+    }
+    fn atomic_u64(&self, addr: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
+        GpuMemory::atomic_u64(self, addr, |v| f(v).ok_or(())).map(Result::ok)
+    }
+    fn checkpoint(&self) -> Result<(), amd_isa::Stopped> {
+        GpuMemory::checkpoint(self).map_err(|_| amd_isa::Stopped)
+    }
+    fn share(&self) -> Option<&dyn amd_isa::SharedMemory> {
+        Some(&self.shared)
+    }
+    fn unlocked(&self, f: &mut dyn FnMut()) {
+        GpuMemory::unlocked(self, f)
+    }
+}
+
+impl amd_isa::SharedMemory for SharedMemory<'_> {
+    fn open(&self) -> Box<dyn amd_isa::Memory + '_> {
+        Box::new(GpuMemory::open(self))
+    }
+}
+
+/// The RDNA3 interpreter ([`amd_isa::rdna3::Interpreter`]), the mock's default kernel
+/// executor.
+pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
+
+impl KernelExecutor for Rdna3Executor {
+    fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
+        amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs).map_err(KernelError::Exec)
+    }
+
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        // The copy adds to the same counters.
+        Some(Box::new(self.clone()))
+    }
+}
+
+/// Runs the kernels that DISPATCH_DIRECT launches. The mock records every dispatch
+/// whatever the executor ([`crate::MockSys::dispatches`]); the default executor does
+/// nothing more.
+///
+/// The engine calls it with the driver lock released: a long dispatch holds up
+/// neither ioctls nor other GPUs. An executor should call [`GpuMemory::checkpoint`]
+/// every few thousand instructions and return its error, so that destroying the queue
+/// or dropping the mock ends the dispatch promptly.
+pub trait KernelExecutor: Send {
+    /// Runs one dispatch to completion.
+    fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError>;
+
+    /// An executor for another GPU, so that GPUs run kernels at the same time. `None`
+    /// (the default) makes every GPU use this one, taking turns.
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        None
+    }
+}
+
+/// An executor shared by the GPUs' engines.
+pub(crate) type SharedExecutor = Arc<Mutex<Box<dyn KernelExecutor>>>;
+
+/// The default executor: accepts every dispatch and runs nothing.
+#[derive(Debug, Default)]
+pub struct NoKernels;
+
+impl KernelExecutor for NoKernels {
+    fn dispatch(&mut self, _mem: &GpuMemory<'_>, _d: &DispatchInfo) -> Result<(), KernelError> {
+        Ok(())
+    }
+    fn fork(&self) -> Option<Box<dyn KernelExecutor>> {
+        Some(Box::new(NoKernels))
+    }
+}

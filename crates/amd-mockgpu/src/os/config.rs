@@ -1,0 +1,75 @@
+//! What the mock presents: its GPUs, PCI devices and how its engines run.
+
+use super::ExecMode;
+use crate::driver::profile::GpuProfile;
+use crate::pci::{PciFirmware, PciProfile};
+
+/// What the mock presents.
+#[derive(Debug, Clone)]
+pub struct MockConfig {
+    /// The GPUs, in node order (nodes 1..=N when a CPU node is present).
+    pub gpus: Vec<GpuProfile>,
+    /// Whether node 0 is a CPU node (gpu_id 0), as on real systems.
+    pub cpu_node: bool,
+    /// How the engines run.
+    pub mode: ExecMode,
+    /// GPUs on the PCI bus for the driverless transport (`/sys/bus/pci/devices/
+    /// 0000:03:00.0`, `0000:04:00.0`, …; see [`crate::pci`]). They are separate from the
+    /// KFD GPUs above: the mock does not remove a PCI GPU from the KFD topology when
+    /// it leaves amdgpu, nor the reverse.
+    pub pci: Vec<PciProfile>,
+    /// Whether the `vfio` and `vfio-pci` modules are loaded (`/dev/vfio/vfio`,
+    /// `/sys/module/vfio`, the `vfio-pci` driver).
+    pub vfio: bool,
+    /// The PCI GPUs' firmware files: served under [`crate::pci::firmware::DIR`] and checked
+    /// by their PSPs ([`crate::pci::FirmwareCatalogue`]); the synthetic ones by default.
+    pub pci_firmware: PciFirmware,
+}
+
+impl Default for MockConfig {
+    /// One gfx1100 (a 7900 XTX) behind a CPU node; no PCI GPU; VFIO loaded.
+    fn default() -> Self {
+        MockConfig {
+            gpus: vec![GpuProfile::gfx1100()],
+            cpu_node: true,
+            mode: ExecMode::Threaded,
+            pci: Vec::new(),
+            vfio: true,
+            pci_firmware: PciFirmware::Synthetic,
+        }
+    }
+}
+
+impl MockConfig {
+    /// `n` gfx1100 GPUs behind a CPU node.
+    pub fn gfx1100s(n: usize) -> Self {
+        MockConfig {
+            gpus: vec![GpuProfile::gfx1100(); n],
+            ..Self::default()
+        }
+    }
+
+    /// `n` 7900 XTXs on the PCI bus ([`PciProfile::navi31`], bound to amdgpu), no KFD
+    /// GPU, VFIO loaded.
+    pub fn pci(n: usize) -> Self {
+        MockConfig {
+            gpus: Vec::new(),
+            pci: vec![PciProfile::navi31(); n],
+            ..Self::default()
+        }
+    }
+
+    /// The same GPUs, with the firmware files of the host directory `dir` (such as
+    /// `/lib/firmware/amdgpu`) served under [`crate::pci::firmware::DIR`] and checked by the
+    /// PSPs instead of the synthetic ones ([`PciFirmware::Dir`]).
+    pub fn pci_firmware_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.pci_firmware = PciFirmware::Dir(dir.into());
+        self
+    }
+
+    /// The same GPUs, run inline (deterministic).
+    pub fn inline(mut self) -> Self {
+        self.mode = ExecMode::Inline;
+        self
+    }
+}
