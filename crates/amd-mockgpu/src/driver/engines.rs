@@ -84,7 +84,7 @@ impl Driver {
         self.space.read().gpu_mapped(g, addr, len)
     }
     pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
-        self.space.read().gpu_load_u64(g, addr)
+        self.space.read().gpu_load(g, addr)
     }
     pub(crate) fn host_load_u64(&self, addr: u64) -> Option<u64> {
         self.space.read().host_load_u64(addr)

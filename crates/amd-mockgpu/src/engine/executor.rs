@@ -111,11 +111,11 @@ impl<'a> GpuMemory<'a> {
     }
     /// Loads a dword.
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.space.borrow().space().vm_load_u32(self.vm, addr)
+        self.space.borrow().space().vm_load::<u32>(self.vm, addr)
     }
     /// Stores a dword.
     pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
-        self.space.borrow().space().vm_store_u32(self.vm, addr, v)
+        self.space.borrow().space().vm_store::<u32>(self.vm, addr, v)
     }
     /// Atomically replaces the dword at `addr` with `f(old)`, returning `old` (or
     /// `f`'s error, leaving memory as it was). Atomic against other engines and the
@@ -125,7 +125,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u32) -> Result<u32, E>,
     ) -> Result<Result<u32, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw_u32(self.vm, addr, f)
+        self.space.borrow().space().vm_rmw::<u32, _>(self.vm, addr, f)
     }
     /// As [`GpuMemory::atomic_u32`], for a qword.
     pub fn atomic_u64<E>(
@@ -133,7 +133,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u64) -> Result<u64, E>,
     ) -> Result<Result<u64, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw_u64(self.vm, addr, f)
+        self.space.borrow().space().vm_rmw::<u64, _>(self.vm, addr, f)
     }
 
     /// Ends a slice of the dispatch: lets a waiting writer of the address space (an

@@ -29,6 +29,7 @@ use parking_lot::{RwLock, RwLockReadGuard};
 use amd_packets::GfxTarget;
 
 use crate::mem::pci::DevMem;
+use crate::mem::word::Word;
 use crate::mem::{AddressSpace, MemResult, MemoryFault, Vm};
 use executor::{DispatchInfo, GpuMemory, KernelError, SharedExecutor};
 
@@ -384,17 +385,11 @@ impl Engines {
     fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {
         self.space.read().vm_read_words(vm, addr, n)
     }
-    fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
-        self.space.read().vm_load_u32(vm, addr)
+    fn vm_load<W: Word>(&self, vm: &Vm, addr: u64) -> MemResult<W> {
+        self.space.read().vm_load(vm, addr)
     }
-    fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
-        self.space.read().vm_load_u64(vm, addr)
-    }
-    fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
-        self.space.read().vm_store_u32(vm, addr, v)
-    }
-    fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
-        self.space.read().vm_store_u64(vm, addr, v)
+    fn vm_store<W: Word>(&self, vm: &Vm, addr: u64, v: W) -> MemResult<()> {
+        self.space.read().vm_store(vm, addr, v)
     }
     fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
         self.space.read().vm_copy(vm, dst, src, len)
@@ -409,7 +404,7 @@ impl Engines {
             Engine::Sdma => q.rptr * 4,
         };
         if let Some(a) = q.rptr_addr {
-            self.vm_store_u64(&q.vm, a, v)?;
+            self.vm_store::<u64>(&q.vm, a, v)?;
         }
         Ok(())
     }
@@ -480,7 +475,7 @@ impl Engines {
         }
 
         let wptr_raw = match &q.wptr {
-            WptrSource::Memory(a) => self.vm_load_u64(&q.vm, *a)?,
+            WptrSource::Memory(a) => self.vm_load::<u64>(&q.vm, *a)?,
             // Bound to a slot inside the page (checked when bound).
             WptrSource::Doorbell(page, off) => page
                 .load_u64(*off)

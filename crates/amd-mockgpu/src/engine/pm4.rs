@@ -81,12 +81,12 @@ impl Engines {
                 // dispatch runs to completion before the next packet.
                 match p.data_sel {
                     DataSel::None => {}
-                    DataSel::Data32 => self.vm_store_u32(&vm, p.address, p.data as u32)?,
-                    DataSel::Data64 => self.vm_store_u64(&vm, p.address, p.data)?,
-                    DataSel::GpuClock => self.vm_store_u64(&vm, p.address, self.gpu_clock())?,
+                    DataSel::Data32 => self.vm_store::<u32>(&vm, p.address, p.data as u32)?,
+                    DataSel::Data64 => self.vm_store::<u64>(&vm, p.address, p.data)?,
+                    DataSel::GpuClock => self.vm_store::<u64>(&vm, p.address, self.gpu_clock())?,
                     DataSel::SystemClock => {
                         let ns = self.clock_origin.elapsed().as_nanos() as u64;
-                        self.vm_store_u64(&vm, p.address, ns)?
+                        self.vm_store::<u64>(&vm, p.address, ns)?
                     }
                     DataSel::GdsData => return Err(Stop::Error("RELEASE_MEM of GDS data is not emulated".into())),
                 }
@@ -98,7 +98,7 @@ impl Engines {
             }
             Pm4Packet::WaitRegMem(p) => {
                 let value = match p.location {
-                    WaitLocation::Memory { addr } => self.vm_load_u32(&vm, addr)?,
+                    WaitLocation::Memory { addr } => self.vm_load::<u32>(&vm, addr)?,
                     WaitLocation::Registers { reg0, reg1 } => match p.operation {
                         WaitOperation::WaitRegMem => self.reg_read(q, reg0),
                         WaitOperation::WriteWaitWriteReg => {

@@ -50,7 +50,7 @@ impl Engines {
                 Exec::Done
             }
             SdmaPacket::Fence(p) => {
-                self.vm_store_u32(&vm, p.addr, p.data)?;
+                self.vm_store::<u32>(&vm, p.addr, p.data)?;
                 Exec::Done
             }
             SdmaPacket::Trap(p) => {
@@ -60,7 +60,7 @@ impl Engines {
             }
             SdmaPacket::PollRegmem(p) => {
                 let value = if p.mem_poll {
-                    self.vm_load_u32(&vm, p.addr)?
+                    self.vm_load::<u32>(&vm, p.addr)?
                 } else {
                     self.reg_read(q, p.addr as u32)
                 };
@@ -72,7 +72,7 @@ impl Engines {
             }
             SdmaPacket::Timestamp(p) => {
                 // The engine writes the 8-aligned slot (bits 2:0 of the address are ignored).
-                self.vm_store_u64(&vm, p.addr() & !7, self.gpu_clock())?;
+                self.vm_store::<u64>(&vm, p.addr() & !7, self.gpu_clock())?;
                 Exec::Done
             }
             SdmaPacket::GcrReq(_) => {

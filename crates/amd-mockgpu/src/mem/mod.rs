@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::RwLockReadGuard;
 
@@ -23,9 +23,11 @@ pub(crate) mod dma;
 pub(crate) mod gpuvm;
 pub(crate) mod pci;
 pub(crate) mod ranges;
+pub(crate) mod word;
 
 pub use amd_isa::MemoryFault;
 use ranges::RangeSet;
+use word::Word;
 
 /// Bytes of a page, as the host's page tables, the pagemap and the GPU's PTEs count
 /// them.
@@ -285,54 +287,29 @@ impl AddressSpace {
         Ok(())
     }
 
-    /// Loads a dword (atomically, with Acquire, where aligned: signals and pointers).
-    pub(crate) fn gpu_load_u32(&self, g: usize, addr: u64) -> MemResult<u32> {
-        self.gpu_check(g, addr, 4, false)?;
-        if addr % 4 == 0 {
-            // SAFETY: 4 aligned, mapped readable bytes (checked), pinned by the shared lock on the address space;
-            // the atomic view makes a concurrent CPU store to the same word well defined.
-            Ok(unsafe { &*(addr as usize as *const AtomicU32) }.load(Ordering::Acquire))
+    /// Loads a word (atomically, with Acquire, where aligned: signals and pointers).
+    pub(crate) fn gpu_load<W: Word>(&self, g: usize, addr: u64) -> MemResult<W> {
+        self.gpu_check(g, addr, W::BYTES as u64, false)?;
+        if addr % W::BYTES as u64 == 0 {
+            // SAFETY: aligned, mapped readable bytes (checked), pinned by the shared
+            // lock on the address space.
+            Ok(unsafe { W::load(addr as usize as *const u8) })
         } else {
-            let mut b = [0u8; 4];
-            self.gpu_read(g, addr, &mut b)?;
-            Ok(u32::from_le_bytes(b))
+            word::read_unaligned(|b| self.gpu_read(g, addr, b))
         }
     }
 
-    /// Loads a qword (atomically, Acquire, where aligned).
-    pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
-        self.gpu_check(g, addr, 8, false)?;
-        if addr % 8 == 0 {
-            // SAFETY: as for `gpu_load_u32`, with 8 aligned bytes.
-            Ok(unsafe { &*(addr as usize as *const AtomicU64) }.load(Ordering::Acquire))
-        } else {
-            let mut b = [0u8; 8];
-            self.gpu_read(g, addr, &mut b)?;
-            Ok(u64::from_le_bytes(b))
-        }
-    }
-
-    /// Stores a dword (atomically, with Release, where aligned).
-    pub(crate) fn gpu_store_u32(&self, g: usize, addr: u64, v: u32) -> MemResult<()> {
-        self.gpu_check(g, addr, 4, true)?;
-        if addr % 4 == 0 {
-            // SAFETY: 4 aligned, mapped writable bytes (checked), pinned by the shared lock on the address space.
-            unsafe { &*(addr as usize as *const AtomicU32) }.store(v, Ordering::Release);
+    /// Stores a word (atomically, with Release, where aligned).
+    pub(crate) fn gpu_store<W: Word>(&self, g: usize, addr: u64, v: W) -> MemResult<()> {
+        self.gpu_check(g, addr, W::BYTES as u64, true)?;
+        if addr % W::BYTES as u64 == 0 {
+            // SAFETY: aligned, mapped writable bytes (checked), pinned by the shared
+            // lock on the address space.
+            unsafe { W::store(addr as usize as *mut u8, v) };
             Ok(())
         } else {
-            self.gpu_write(g, addr, &v.to_le_bytes())
-        }
-    }
-
-    /// Stores a qword (atomically, Release, where aligned).
-    pub(crate) fn gpu_store_u64(&self, g: usize, addr: u64, v: u64) -> MemResult<()> {
-        self.gpu_check(g, addr, 8, true)?;
-        if addr % 8 == 0 {
-            // SAFETY: 8 aligned, mapped writable bytes (checked), pinned by the shared lock on the address space.
-            unsafe { &*(addr as usize as *const AtomicU64) }.store(v, Ordering::Release);
-            Ok(())
-        } else {
-            self.gpu_write(g, addr, &v.to_le_bytes())
+            let (b, n) = word::bytes_of(v);
+            self.gpu_write(g, addr, &b[..n])
         }
     }
 
@@ -382,71 +359,26 @@ impl AddressSpace {
         true
     }
 
-    /// An atomic read-modify-write of the dword at `addr`: `f` maps the old value to
-    /// the new one; returns the old value. Atomic against every other engine and the
-    /// host where aligned (a compare-exchange loop, as the memory's atomics are).
-    pub(crate) fn gpu_rmw_u32<E>(
+    /// Replaces the word at `addr` by `f(old)` unless `f` refuses (its error is
+    /// returned, memory unchanged); returns the old word. Atomic against every other
+    /// engine and the host where aligned ([`Word::update`]).
+    pub(crate) fn gpu_rmw<W: Word, E>(
         &self,
         g: usize,
         addr: u64,
-        mut f: impl FnMut(u32) -> Result<u32, E>,
-    ) -> Result<Result<u32, E>, MemoryFault> {
-        self.gpu_check(g, addr, 4, true)?;
-        if addr % 4 != 0 {
-            let old = self.gpu_load_u32(g, addr)?;
+        mut f: impl FnMut(W) -> Result<W, E>,
+    ) -> Result<Result<W, E>, MemoryFault> {
+        self.gpu_check(g, addr, W::BYTES as u64, true)?;
+        if addr % W::BYTES as u64 != 0 {
+            let old = self.gpu_load(g, addr)?;
             return Ok(match f(old) {
-                Ok(new) => self.gpu_store_u32(g, addr, new).map(|_| Ok(old))?,
+                Ok(new) => self.gpu_store(g, addr, new).map(|_| Ok(old))?,
                 Err(e) => Err(e),
             });
         }
-        // SAFETY: 4 aligned, mapped writable bytes (checked), pinned by the shared lock
+        // SAFETY: aligned, mapped writable bytes (checked), pinned by the shared lock
         // on the address space.
-        let cell = unsafe { &*(addr as usize as *const AtomicU32) };
-        // Acquire on the load and AcqRel on the exchange: the atomic orders the
-        // accesses around it, as a device-scope atomic does.
-        let mut old = cell.load(Ordering::Acquire);
-        loop {
-            let new = match f(old) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Ok(Ok(old)),
-                Err(now) => old = now,
-            }
-        }
-    }
-
-    /// As [`Self::gpu_rmw_u32`], for the qword at `addr`.
-    pub(crate) fn gpu_rmw_u64<E>(
-        &self,
-        g: usize,
-        addr: u64,
-        mut f: impl FnMut(u64) -> Result<u64, E>,
-    ) -> Result<Result<u64, E>, MemoryFault> {
-        self.gpu_check(g, addr, 8, true)?;
-        if addr % 8 != 0 {
-            let old = self.gpu_load_u64(g, addr)?;
-            return Ok(match f(old) {
-                Ok(new) => self.gpu_store_u64(g, addr, new).map(|_| Ok(old))?,
-                Err(e) => Err(e),
-            });
-        }
-        // SAFETY: 8 aligned, mapped writable bytes (checked), pinned by the shared lock
-        // on the address space.
-        let cell = unsafe { &*(addr as usize as *const AtomicU64) };
-        // Orderings as in `gpu_rmw_u32`.
-        let mut old = cell.load(Ordering::Acquire);
-        loop {
-            let new = match f(old) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Ok(Ok(old)),
-                Err(now) => old = now,
-            }
-        }
+        Ok(unsafe { W::update(addr as usize as *mut u8, f) })
     }
 }
 
@@ -479,28 +411,16 @@ impl AddressSpace {
             Vm::Pci(p) => p.read_words(self, addr, n),
         }
     }
-    pub(crate) fn vm_load_u32(&self, vm: &Vm, addr: u64) -> MemResult<u32> {
+    pub(crate) fn vm_load<W: Word>(&self, vm: &Vm, addr: u64) -> MemResult<W> {
         match vm {
-            Vm::Kfd(g) => self.gpu_load_u32(*g, addr),
-            Vm::Pci(p) => p.load_u32(self, addr),
+            Vm::Kfd(g) => self.gpu_load(*g, addr),
+            Vm::Pci(p) => p.load(self, addr),
         }
     }
-    pub(crate) fn vm_load_u64(&self, vm: &Vm, addr: u64) -> MemResult<u64> {
+    pub(crate) fn vm_store<W: Word>(&self, vm: &Vm, addr: u64, v: W) -> MemResult<()> {
         match vm {
-            Vm::Kfd(g) => self.gpu_load_u64(*g, addr),
-            Vm::Pci(p) => p.load_u64(self, addr),
-        }
-    }
-    pub(crate) fn vm_store_u32(&self, vm: &Vm, addr: u64, v: u32) -> MemResult<()> {
-        match vm {
-            Vm::Kfd(g) => self.gpu_store_u32(*g, addr, v),
-            Vm::Pci(p) => p.store_u32(self, addr, v),
-        }
-    }
-    pub(crate) fn vm_store_u64(&self, vm: &Vm, addr: u64, v: u64) -> MemResult<()> {
-        match vm {
-            Vm::Kfd(g) => self.gpu_store_u64(*g, addr, v),
-            Vm::Pci(p) => p.store_u64(self, addr, v),
+            Vm::Kfd(g) => self.gpu_store(*g, addr, v),
+            Vm::Pci(p) => p.store(self, addr, v),
         }
     }
     pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
@@ -515,26 +435,15 @@ impl AddressSpace {
             Vm::Pci(p) => p.fill(self, dst, pattern, len),
         }
     }
-    pub(crate) fn vm_rmw_u32<E>(
+    pub(crate) fn vm_rmw<W: Word, E>(
         &self,
         vm: &Vm,
         addr: u64,
-        f: impl FnMut(u32) -> Result<u32, E>,
-    ) -> Result<Result<u32, E>, MemoryFault> {
+        f: impl FnMut(W) -> Result<W, E>,
+    ) -> Result<Result<W, E>, MemoryFault> {
         match vm {
-            Vm::Kfd(g) => self.gpu_rmw_u32(*g, addr, f),
-            Vm::Pci(p) => p.rmw_u32(self, addr, f),
-        }
-    }
-    pub(crate) fn vm_rmw_u64<E>(
-        &self,
-        vm: &Vm,
-        addr: u64,
-        f: impl FnMut(u64) -> Result<u64, E>,
-    ) -> Result<Result<u64, E>, MemoryFault> {
-        match vm {
-            Vm::Kfd(g) => self.gpu_rmw_u64(*g, addr, f),
-            Vm::Pci(p) => p.rmw_u64(self, addr, f),
+            Vm::Kfd(g) => self.gpu_rmw(*g, addr, f),
+            Vm::Pci(p) => p.rmw(self, addr, f),
         }
     }
 }
@@ -599,34 +508,34 @@ mod tests {
         {
             let s = heap.space.read();
             s.gpu_write(0, b + 1, &[1, 2, 3]).unwrap();
-            s.gpu_store_u32(0, b + 8, 0xdead_beef).unwrap();
-            s.gpu_store_u32(0, b + 45, 0x0403_0201).unwrap();
-            s.gpu_store_u64(0, b + 16, 0x1122_3344_5566_7788).unwrap();
-            s.gpu_store_u64(0, b + 49, 0xaabb_ccdd_eeff_0011).unwrap();
-            assert_eq!(s.gpu_load_u32(0, b + 8), Ok(0xdead_beef));
-            assert_eq!(s.gpu_load_u32(0, b + 45), Ok(0x0403_0201));
-            assert_eq!(s.gpu_load_u64(0, b + 16), Ok(0x1122_3344_5566_7788));
-            assert_eq!(s.gpu_load_u64(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
+            s.gpu_store::<u32>(0, b + 8, 0xdead_beef).unwrap();
+            s.gpu_store::<u32>(0, b + 45, 0x0403_0201).unwrap();
+            s.gpu_store::<u64>(0, b + 16, 0x1122_3344_5566_7788).unwrap();
+            s.gpu_store::<u64>(0, b + 49, 0xaabb_ccdd_eeff_0011).unwrap();
+            assert_eq!(s.gpu_load::<u32>(0, b + 8), Ok(0xdead_beef));
+            assert_eq!(s.gpu_load::<u32>(0, b + 45), Ok(0x0403_0201));
+            assert_eq!(s.gpu_load::<u64>(0, b + 16), Ok(0x1122_3344_5566_7788));
+            assert_eq!(s.gpu_load::<u64>(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
             let mut out = [0u8; 4];
             s.gpu_read(0, b, &mut out).unwrap();
             assert_eq!(out, [0, 1, 2, 3]);
             assert_eq!(s.gpu_read_words(0, b + 8, 1), Ok(vec![0xdead_beef]));
             // Read-modify-writes, aligned (the compare-exchange) and not.
             let add = |x: u32| Ok::<_, ()>(x.wrapping_add(1));
-            assert_eq!(s.gpu_rmw_u32(0, b + 8, add), Ok(Ok(0xdead_beef)));
-            assert_eq!(s.gpu_rmw_u32(0, b + 45, add), Ok(Ok(0x0403_0201)));
+            assert_eq!(s.gpu_rmw::<u32, _>(0, b + 8, add), Ok(Ok(0xdead_beef)));
+            assert_eq!(s.gpu_rmw::<u32, _>(0, b + 45, add), Ok(Ok(0x0403_0201)));
             assert_eq!(
-                s.gpu_rmw_u64(0, b + 16, |x| Ok::<_, ()>(x ^ 1)),
+                s.gpu_rmw::<u64, _>(0, b + 16, |x| Ok::<_, ()>(x ^ 1)),
                 Ok(Ok(0x1122_3344_5566_7788))
             );
             assert_eq!(
-                s.gpu_rmw_u64(0, b + 49, |_| Err::<u64, _>("refused")),
+                s.gpu_rmw::<u64, _>(0, b + 49, |_| Err::<u64, _>("refused")),
                 Ok(Err("refused"))
             );
-            assert_eq!(s.gpu_load_u32(0, b + 8), Ok(0xdead_bef0));
-            assert_eq!(s.gpu_load_u32(0, b + 45), Ok(0x0403_0202));
-            assert_eq!(s.gpu_load_u64(0, b + 16), Ok(0x1122_3344_5566_7789));
-            assert_eq!(s.gpu_load_u64(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
+            assert_eq!(s.gpu_load::<u32>(0, b + 8), Ok(0xdead_bef0));
+            assert_eq!(s.gpu_load::<u32>(0, b + 45), Ok(0x0403_0202));
+            assert_eq!(s.gpu_load::<u64>(0, b + 16), Ok(0x1122_3344_5566_7789));
+            assert_eq!(s.gpu_load::<u64>(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
             // An overlapping copy is a memmove; a fill keeps its pattern's phase.
             s.gpu_copy(0, b + 2, b, 8).unwrap();
             assert_eq!(s.gpu_read_words(0, b, 1), Ok(vec![0x0100_0100]));
@@ -654,20 +563,20 @@ mod tests {
         };
         // Past the end of the read-only half (the end of everything mapped).
         assert_eq!(s.gpu_read(0, b + 250, &mut [0; 8]), Err(fault(b + 256, false)));
-        assert_eq!(s.gpu_load_u64(0, b + 256), Err(fault(b + 256, false)));
+        assert_eq!(s.gpu_load::<u64>(0, b + 256), Err(fault(b + 256, false)));
         // The writable half's end is the read-only half's start: a write across it is
         // checked against the writable mapping, whose end it passes.
-        assert_eq!(s.gpu_store_u64(0, b + half - 4, 1), Err(fault(b + half, true)));
+        assert_eq!(s.gpu_store::<u64>(0, b + half - 4, 1), Err(fault(b + half, true)));
         let read_only = MemoryFault {
             va: b + half,
             write: true,
             read_only: true,
             ..Default::default()
         };
-        assert_eq!(s.gpu_store_u32(0, b + half, 1), Err(read_only));
+        assert_eq!(s.gpu_store::<u32>(0, b + half, 1), Err(read_only));
         assert_eq!(s.gpu_copy(0, b + half, b, 8), Err(read_only));
         assert_eq!(s.gpu_fill(0, b + 60, 0, 8), Err(fault(b + 64, true)));
-        assert_eq!(s.gpu_rmw_u32(0, b + 64, Ok::<u32, ()>), Err(fault(b + 64, true)));
+        assert_eq!(s.gpu_rmw::<u32, _>(0, b + 64, Ok::<u32, ()>), Err(fault(b + 64, true)));
         assert_eq!(s.gpu_read(1, b, &mut [0; 1]), Err(fault(b, false)));
         assert_eq!(s.gpu_read(0, b - 1, &mut [0; 1]), Err(fault(b - 1, false)));
         assert_eq!(s.gpu_read(0, u64::MAX, &mut [0; 2]), Err(fault(u64::MAX, false)));
@@ -715,11 +624,11 @@ mod tests {
                 t.spawn(|| {
                     let s = heap.space.read();
                     for _ in 0..n {
-                        s.gpu_rmw_u32(0, b + 4, |x| Ok::<_, ()>(x + 1)).unwrap().unwrap();
+                        s.gpu_rmw::<u32, _>(0, b + 4, |x| Ok::<_, ()>(x + 1)).unwrap().unwrap();
                     }
                 });
             }
         });
-        assert_eq!(heap.space.read().gpu_load_u32(0, b + 4), Ok(2 * n));
+        assert_eq!(heap.space.read().gpu_load::<u32>(0, b + 4), Ok(2 * n));
     }
 }

@@ -13,12 +13,13 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use amd_kfd::sys::{Fd, HostSys, MapFlags, Prot, Sys};
 use parking_lot::RwLock;
 
 use super::gpuvm::{Access, FaultKind, Hub, Target, Translate, VmFault};
+use super::word::{self, Word};
 use super::{AddressSpace, MemResult, MemoryFault, PAGE};
 
 /// A memfd mapped shared and read-write into the mock's own address space, for the
@@ -233,47 +234,28 @@ impl PciVm {
         Ok(words)
     }
 
-    pub(crate) fn load_u32(&self, space: &AddressSpace, va: u64) -> MemResult<u32> {
-        if va % 4 == 0 {
-            let p = self.resolve(space, va, 4, Access::Read)?;
-            // SAFETY: 4 aligned bytes of live memory (resolved above); atomic against
-            // the host's and other engines' accesses.
-            return Ok(unsafe { &*(p as *const AtomicU32) }.load(Ordering::Acquire));
+    /// Loads a word (atomically, Acquire, where aligned).
+    pub(crate) fn load<W: Word>(&self, space: &AddressSpace, va: u64) -> MemResult<W> {
+        if va % W::BYTES as u64 == 0 {
+            let p = self.resolve(space, va, W::BYTES, Access::Read)?;
+            // SAFETY: aligned bytes of live memory (resolved above); atomic against the
+            // host's and other engines' accesses.
+            return Ok(unsafe { W::load(p) });
         }
-        let mut b = [0; 4];
-        self.read(space, va, &mut b)?;
-        Ok(u32::from_le_bytes(b))
+        word::read_unaligned(|b| self.read(space, va, b))
     }
 
-    pub(crate) fn load_u64(&self, space: &AddressSpace, va: u64) -> MemResult<u64> {
-        if va % 8 == 0 {
-            let p = self.resolve(space, va, 8, Access::Read)?;
-            // SAFETY: as in `load_u32`, 8 aligned bytes.
-            return Ok(unsafe { &*(p as *const AtomicU64) }.load(Ordering::Acquire));
-        }
-        let mut b = [0; 8];
-        self.read(space, va, &mut b)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    pub(crate) fn store_u32(&self, space: &AddressSpace, va: u64, v: u32) -> MemResult<()> {
-        if va % 4 == 0 {
-            let p = self.resolve(space, va, 4, Access::Write)?;
-            // SAFETY: as in `load_u32`; Release publishes what the engine did before.
-            unsafe { &*(p as *const AtomicU32) }.store(v, Ordering::Release);
+    /// Stores a word (atomically, Release, where aligned: it publishes what the
+    /// engine did before).
+    pub(crate) fn store<W: Word>(&self, space: &AddressSpace, va: u64, v: W) -> MemResult<()> {
+        if va % W::BYTES as u64 == 0 {
+            let p = self.resolve(space, va, W::BYTES, Access::Write)?;
+            // SAFETY: as in `load`, the bytes writable.
+            unsafe { W::store(p, v) };
             return Ok(());
         }
-        self.write(space, va, &v.to_le_bytes())
-    }
-
-    pub(crate) fn store_u64(&self, space: &AddressSpace, va: u64, v: u64) -> MemResult<()> {
-        if va % 8 == 0 {
-            let p = self.resolve(space, va, 8, Access::Write)?;
-            // SAFETY: as in `store_u32`, 8 aligned bytes.
-            unsafe { &*(p as *const AtomicU64) }.store(v, Ordering::Release);
-            return Ok(());
-        }
-        self.write(space, va, &v.to_le_bytes())
+        let (b, n) = word::bytes_of(v);
+        self.write(space, va, &b[..n])
     }
 
     /// Copies `len` bytes (memmove semantics where the ranges overlap).
@@ -353,64 +335,24 @@ impl PciVm {
         Ok(())
     }
 
-    pub(crate) fn rmw_u32<E>(
+    /// As the KFD path's `gpu_rmw`: `f(old)` replaces the word unless it refuses;
+    /// atomic where aligned.
+    pub(crate) fn rmw<W: Word, E>(
         &self,
         space: &AddressSpace,
         va: u64,
-        mut f: impl FnMut(u32) -> Result<u32, E>,
-    ) -> Result<Result<u32, E>, MemoryFault> {
-        if va % 4 != 0 {
-            let old = self.load_u32(space, va)?;
+        mut f: impl FnMut(W) -> Result<W, E>,
+    ) -> Result<Result<W, E>, MemoryFault> {
+        if va % W::BYTES as u64 != 0 {
+            let old = self.load(space, va)?;
             return Ok(match f(old) {
-                Ok(new) => self.store_u32(space, va, new).map(|_| Ok(old))?,
+                Ok(new) => self.store(space, va, new).map(|_| Ok(old))?,
                 Err(e) => Err(e),
             });
         }
-        let p = self.resolve(space, va, 4, Access::Write)?;
-        // SAFETY: 4 aligned bytes of live memory, writable (resolved above).
-        let cell = unsafe { &*(p as *const AtomicU32) };
-        // Orderings as the KFD path's `gpu_rmw_u32`: a device-scope atomic.
-        let mut old = cell.load(Ordering::Acquire);
-        loop {
-            let new = match f(old) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Ok(Ok(old)),
-                Err(now) => old = now,
-            }
-        }
-    }
-
-    pub(crate) fn rmw_u64<E>(
-        &self,
-        space: &AddressSpace,
-        va: u64,
-        mut f: impl FnMut(u64) -> Result<u64, E>,
-    ) -> Result<Result<u64, E>, MemoryFault> {
-        if va % 8 != 0 {
-            let old = self.load_u64(space, va)?;
-            return Ok(match f(old) {
-                Ok(new) => self.store_u64(space, va, new).map(|_| Ok(old))?,
-                Err(e) => Err(e),
-            });
-        }
-        let p = self.resolve(space, va, 8, Access::Write)?;
-        // SAFETY: 8 aligned bytes of live memory, writable (resolved above).
-        let cell = unsafe { &*(p as *const AtomicU64) };
-        // Orderings as in `rmw_u32`.
-        let mut old = cell.load(Ordering::Acquire);
-        loop {
-            let new = match f(old) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Ok(Ok(old)),
-                Err(now) => old = now,
-            }
-        }
+        let p = self.resolve(space, va, W::BYTES, Access::Write)?;
+        // SAFETY: aligned bytes of live memory, writable (resolved above).
+        Ok(unsafe { W::update(p, f) })
     }
 }
 
