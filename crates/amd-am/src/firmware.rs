@@ -433,7 +433,8 @@ impl FirmwareSource {
         &self.dirs
     }
 
-    /// Reads `name` from the first directory that has it.
+    /// Reads `name` from the first directory that has it; in none is
+    /// [`AmError::FirmwareMissing`] naming the paths tried.
     pub fn read(&self, sys: &dyn Sys, name: &str) -> Result<FirmwareFile> {
         for d in &self.dirs {
             let p = d.join(name);
@@ -445,13 +446,9 @@ impl FirmwareSource {
                 return Ok(FirmwareFile::new(p, data));
             }
         }
-        let tried: Vec<String> = self.dirs.iter().map(|d| d.join(name).display().to_string()).collect();
-        Err(AmError::Firmware {
-            path: PathBuf::from(name),
-            msg: format!(
-                "not found (tried {}; Debian ships it in firmware-amd-graphics, or set {FIRMWARE_DIR_ENV})",
-                tried.join(", ")
-            ),
+        Err(AmError::FirmwareMissing {
+            name: name.to_string(),
+            tried: self.dirs.iter().map(|d| d.join(name)).collect(),
         })
     }
 }

@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{AmError, Result};
+use crate::error::{AmError, Result, RingProblem};
 use crate::firmware::{AmFirmware, Rs64};
 use crate::gmc::{Gmc, Hub, Mapping, PAGE};
 use crate::ip::{AmDevice, Ip, Reg, field, with_field};
@@ -76,24 +76,33 @@ pub struct ComputeRing {
     pub image: Vec<u32>,
 }
 
-fn ring_err(msg: String) -> AmError {
-    AmError::Ring { ring: "compute", msg }
+fn ring_err(field: &'static str, value: u64, problem: RingProblem) -> AmError {
+    AmError::RingSetup {
+        ring: "compute",
+        field,
+        value,
+        problem,
+    }
+}
+
+/// The largest value of the register field `mask`.
+pub(crate) fn field_max(mask: u32) -> u32 {
+    mask >> mask.trailing_zeros()
 }
 
 /// `(size / 4).bit_length() - 2` of a power-of-two `size` in bytes: log2 of its
-/// dwords minus one (the CP's `2^(n + 1)` dwords), if it fits `mask`.
-fn log2_dwords_minus_1(size: u64, what: &str, mask: u32) -> Result<u32> {
+/// dwords minus one (the CP's `2^(n + 1)` dwords), if it fits `mask`; `field` names
+/// the size in errors.
+fn log2_dwords_minus_1(size: u64, field: &'static str, mask: u32) -> Result<u32> {
     let dwords = size / 4;
     if size % 4 != 0 || !dwords.is_power_of_two() || dwords < 2 {
-        return Err(ring_err(format!(
-            "{what} size {size:#x}: not a power of two of at least 8 bytes"
-        )));
+        return Err(ring_err(field, size, RingProblem::NotPowerOfTwo { min: 8 }));
     }
     let v = dwords.ilog2() - 1;
-    if with_field(0, mask, v) >> mask.trailing_zeros() != v {
-        return Err(ring_err(format!(
-            "{what} size {size:#x}: too large for the register field"
-        )));
+    if v > field_max(mask) {
+        // 2^(max + 1) dwords of 4 bytes; `v` is at most 61, so the shift is below 64.
+        let max = 1u64.checked_shl(field_max(mask) + 3).unwrap_or(u64::MAX);
+        return Err(ring_err(field, size, RingProblem::TooLarge { max }));
     }
     Ok(v)
 }
@@ -343,28 +352,35 @@ impl<'a> Gfx<'a> {
     /// CP_HQD_PQ_WPTR_HI`), as tinygrad's `v11_compute_mqd` fills it, with the MQD
     /// at GPU address `mqd_va`.
     pub fn mqd_image(d: &ComputeRingDesc, mqd_va: u64) -> Result<Vec<u32>> {
-        if d.pipe >= MEC_PIPES || d.queue >= QUEUES_PER_PIPE {
-            return Err(ring_err(format!(
-                "pipe {} queue {}: the MEC has {MEC_PIPES} pipes of {QUEUES_PER_PIPE} queues",
-                d.pipe, d.queue
-            )));
-        }
-        for (what, a) in [("ring", d.ring), ("EOP buffer", d.eop)] {
-            if a % 256 != 0 {
-                return Err(ring_err(format!("{what} at {a:#x}: not 256-byte aligned")));
+        for (field, value, count) in [("pipe", d.pipe, MEC_PIPES), ("queue", d.queue, QUEUES_PER_PIPE)] {
+            if value >= count {
+                return Err(AmError::RingIndex {
+                    ring: "compute",
+                    field,
+                    value: value.into(),
+                    max: u32::from(count) - 1,
+                });
             }
         }
-        let queue_size = log2_dwords_minus_1(d.ring_size, "ring", gc::CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK)?;
-        let eop_size = log2_dwords_minus_1(d.eop_size, "EOP buffer", gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK)?;
+        for (field, a) in [("ring", d.ring), ("eop", d.eop)] {
+            if a % 256 != 0 {
+                return Err(ring_err(field, a, RingProblem::Misaligned { align: 256 }));
+            }
+        }
+        let queue_size = log2_dwords_minus_1(d.ring_size, "ring_size", gc::CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK)?;
+        let eop_size = log2_dwords_minus_1(d.eop_size, "eop_size", gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK)?;
+        // The doorbell offset field counts 32-bit slots: `doorbell * 2`.
+        let db_max = field_max(gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK);
         let db = d
             .doorbell
             .checked_mul(2)
-            .filter(|&v| {
-                with_field(0, gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK, v)
-                    >> gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK.trailing_zeros()
-                    == v
-            })
-            .ok_or_else(|| ring_err(format!("doorbell {}: past the doorbell offset field", d.doorbell)))?;
+            .filter(|&v| v <= db_max)
+            .ok_or(AmError::RingIndex {
+                ring: "compute",
+                field: "doorbell",
+                value: d.doorbell,
+                max: db_max / 2,
+            })?;
         let first = gc::CP_MQD_BASE_ADDR.offset;
         let len = gc::CP_HQD_PQ_WPTR_HI.offset - first + 1;
         let mut img = vec![0u32; len as usize];
@@ -449,10 +465,7 @@ impl<'a> Gfx<'a> {
         let paddr = mqd.paddrs.first().map_or(0, |p| p.0);
         if !self.dev.pci().vram().write(paddr, &bytes) {
             let _ = gmc.vfree(&mqd);
-            return Err(AmError::Memory {
-                op: "write the MQD",
-                msg: format!("VRAM offset {paddr:#x} is past BAR 0"),
-            });
+            return Err(self.dev.past_bar("the MQD", paddr, MQD_SIZE));
         }
         gmc.flush_hdp()?;
 
@@ -660,27 +673,85 @@ mod tests {
     }
 
     #[test]
-    fn bad_descriptions_are_refused() {
-        for d in [
-            ComputeRingDesc {
-                ring_size: 0x3000,
-                ..desc()
-            },
-            ComputeRingDesc { ring_size: 0, ..desc() },
-            ComputeRingDesc {
-                ring: 0x7f00_0001_0010,
-                ..desc()
-            },
-            ComputeRingDesc { eop_size: 6, ..desc() },
-            ComputeRingDesc { pipe: 4, ..desc() },
-            ComputeRingDesc { queue: 8, ..desc() },
-            ComputeRingDesc {
-                doorbell: u32::MAX,
-                ..desc()
-            },
-        ] {
-            let e = Gfx::mqd_image(&d, 0).unwrap_err();
-            assert!(matches!(e, AmError::Ring { .. }), "{e}");
+    fn bad_descriptions_are_refused_naming_the_field() {
+        let setup = |field, value, problem| AmError::RingSetup {
+            ring: "compute",
+            field,
+            value,
+            problem,
+        };
+        let index = |field, value, max| AmError::RingIndex {
+            ring: "compute",
+            field,
+            value,
+            max,
+        };
+        let pow2 = RingProblem::NotPowerOfTwo { min: 8 };
+        let cases = [
+            (
+                ComputeRingDesc {
+                    ring_size: 0x3000,
+                    ..desc()
+                },
+                setup("ring_size", 0x3000, pow2),
+            ),
+            (ComputeRingDesc { ring_size: 0, ..desc() }, setup("ring_size", 0, pow2)),
+            (ComputeRingDesc { ring_size: 4, ..desc() }, setup("ring_size", 4, pow2)),
+            (
+                ComputeRingDesc {
+                    ring: 0x7f00_0001_0010,
+                    ..desc()
+                },
+                setup("ring", 0x7f00_0001_0010, RingProblem::Misaligned { align: 256 }),
+            ),
+            (
+                ComputeRingDesc {
+                    eop: 0x7f00_0003_0080,
+                    ..desc()
+                },
+                setup("eop", 0x7f00_0003_0080, RingProblem::Misaligned { align: 256 }),
+            ),
+            (ComputeRingDesc { eop_size: 6, ..desc() }, setup("eop_size", 6, pow2)),
+            (ComputeRingDesc { pipe: 4, ..desc() }, index("pipe", 4, 3)),
+            (ComputeRingDesc { queue: 8, ..desc() }, index("queue", 8, 7)),
+            (
+                ComputeRingDesc {
+                    doorbell: 0x200_0000,
+                    ..desc()
+                },
+                index("doorbell", 0x200_0000, 0x1ff_ffff),
+            ),
+            (
+                ComputeRingDesc {
+                    doorbell: u32::MAX,
+                    ..desc()
+                },
+                index("doorbell", u32::MAX, 0x1ff_ffff),
+            ),
+        ];
+        for (d, want) in cases {
+            assert_eq!(Gfx::mqd_image(&d, 0).unwrap_err(), want, "{d:?}");
         }
+        // The largest doorbell the field holds is taken.
+        let top = ComputeRingDesc {
+            doorbell: 0x1ff_ffff,
+            ..desc()
+        };
+        assert!(Gfx::mqd_image(&top, 0).is_ok());
+        assert_eq!(
+            setup("ring_size", 0x3000, pow2).to_string(),
+            "compute ring: ring_size 0x3000: not a power of two of at least 8 bytes: pass a power of two"
+        );
+        assert_eq!(
+            index("pipe", 4, 3).to_string(),
+            "compute ring: pipe 4 is out of range: use 0 to 3"
+        );
+        // QUEUE_SIZE and EOP_SIZE hold more than a `u64` size reaches; a narrower
+        // field (3 bits: at most 2^8 dwords) names its limit.
+        assert_eq!(log2_dwords_minus_1(1 << 10, "ring_size", 0x7), Ok(7));
+        assert_eq!(
+            log2_dwords_minus_1(1 << 11, "ring_size", 0x7),
+            Err(setup("ring_size", 1 << 11, RingProblem::TooLarge { max: 1 << 10 }))
+        );
     }
 }

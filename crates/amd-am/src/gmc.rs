@@ -8,7 +8,9 @@
 //!
 //! Every address, size and entry is checked: a request that overlaps a mapping,
 //! unmaps what is not mapped, or falls outside VRAM or the VM aperture is an
-//! [`AmError::Memory`] and changes nothing.
+//! [`AmError::MapRange`] naming the range and the [`MapProblem`], and changes
+//! nothing; allocation requests that cannot be met are [`AmError::AllocSize`],
+//! [`AmError::AllocAlign`], [`AmError::AllocPhase`] or [`AmError::OutOfMemory`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::error::{AmError, Result};
+use crate::error::{AmError, HostProblem, MapProblem, Result};
 use crate::ip::{AmDevice, Ip, Reg};
 use crate::psp::PspBuffers;
 use crate::regs::AmReg;
@@ -62,8 +64,38 @@ pub const fn level_covers(level: u64) -> u64 {
     1 << (9 * (3 - level) + 12)
 }
 
-fn mem_err(op: &'static str, msg: impl Into<String>) -> AmError {
-    AmError::Memory { op, msg: msg.into() }
+/// The least VRAM [`Gmc::new`] lays out: the 64 MiB kept at the top (the boot
+/// region and the firmware's reserve) and 1 MiB for the main allocator.
+pub const MIN_VRAM: u64 = TOP_RESERVED + (1 << 20);
+
+fn map_err(op: &'static str, va: u64, size: u64, problem: MapProblem) -> AmError {
+    AmError::MapRange { op, va, size, problem }
+}
+
+fn host_err(host: u64, len: u64, problem: HostProblem) -> AmError {
+    AmError::MapHost { host, len, problem }
+}
+
+/// Where the walk of [`Gmc::find`] ended.
+enum Slot {
+    /// The entry at the level asked for: table and index.
+    Entry(u64, u64),
+    /// A valid leaf above that level covers the address.
+    InLeaf {
+        /// The leaf's entry.
+        entry: u64,
+        /// Its level.
+        level: u64,
+    },
+    /// No table below `table`'s entry `idx` at `level` (the entry is invalid).
+    NoTable {
+        /// The table whose entry is invalid.
+        table: u64,
+        /// The entry's index.
+        idx: u64,
+        /// The table's level.
+        level: u64,
+    },
 }
 
 /// A first-fit allocator over `[base, base + size)` with alignment, merging freed
@@ -377,24 +409,21 @@ impl<'a> Gmc<'a> {
     /// GPUs of the process).
     pub fn with_va_space(dev: &'a AmDevice, va: VaSpace) -> Result<Self> {
         let vram_size = dev.vram_size();
-        let main = vram_size.checked_sub(TOP_RESERVED).filter(|&m| m > 0).ok_or_else(|| {
-            mem_err(
-                "VRAM allocator",
-                format!("{vram_size:#x} bytes of VRAM: less than the 64 MiB kept at the top"),
-            )
-        })?;
-        let psp =
-            PspBuffers::place(vram_size).ok_or_else(|| mem_err("VRAM allocator", "no room for the PSP's buffers"))?;
-        let boot_start = psp
-            .tmr
-            .checked_add(crate::psp::MAX_TMR_SIZE)
-            .ok_or_else(|| mem_err("VRAM allocator", "boot region overflows"))?;
-        let boot_end = main
-            .checked_add(BOOT_SIZE)
-            .ok_or_else(|| mem_err("VRAM allocator", "boot region overflows"))?;
-        let boot_len = boot_end
-            .checked_sub(boot_start)
-            .ok_or_else(|| mem_err("VRAM allocator", "the PSP's buffers fill the boot region"))?;
+        let too_small = || AmError::VramTooSmall {
+            vram_size,
+            min: MIN_VRAM,
+            what: "the 64 MiB kept at the top and the main allocator",
+        };
+        let main = vram_size
+            .checked_sub(TOP_RESERVED)
+            .filter(|&m| m > 0)
+            .ok_or_else(too_small)?;
+        // With `main` above 0 the PSP's buffers fit the boot region (their sizes
+        // are fixed); each step stays checked all the same.
+        let psp = PspBuffers::place(vram_size).ok_or_else(too_small)?;
+        let boot_start = psp.tmr.checked_add(crate::psp::MAX_TMR_SIZE).ok_or_else(too_small)?;
+        let boot_end = main.checked_add(BOOT_SIZE).ok_or_else(too_small)?;
+        let boot_len = boot_end.checked_sub(boot_start).ok_or_else(too_small)?;
         let mc_base = u64::from(dev.regs().read_reg(Ip::Mmhub, mmhub::MMMC_VM_FB_LOCATION_BASE)?) << 24;
         let mut g = Gmc {
             dev,
@@ -427,9 +456,10 @@ impl<'a> Gmc<'a> {
 
     /// The memory-controller address of VRAM offset `paddr` (`paddr2mc`).
     pub fn mc(&self, paddr: u64) -> Result<u64> {
-        self.mc_base
-            .checked_add(paddr)
-            .ok_or_else(|| mem_err("paddr2mc", format!("{:#x} + {paddr:#x} overflows", self.mc_base)))
+        self.mc_base.checked_add(paddr).ok_or(AmError::McOverflow {
+            mc_base: self.mc_base,
+            offset: paddr,
+        })
     }
 
     /// The root page table's VRAM offset.
@@ -452,22 +482,15 @@ impl<'a> Gmc<'a> {
     /// state (tinygrad's assertion, here an error).
     pub fn palloc(&mut self, size: u64, align: u64, zero: bool, boot: bool) -> Result<u64> {
         if boot != self.booting {
-            return Err(mem_err(
-                "palloc",
-                if boot {
-                    "boot memory asked for after the boot"
-                } else {
-                    "during the boot only boot memory can be allocated"
-                },
-            ));
+            return Err(AmError::AllocPhase { boot });
         }
         if !align.is_power_of_two() {
-            return Err(mem_err("palloc", format!("alignment {align:#x} is not a power of two")));
+            return Err(AmError::AllocAlign { op: "palloc", align });
         }
         let rounded = size
             .checked_next_multiple_of(PAGE)
             .filter(|&s| s > 0)
-            .ok_or_else(|| mem_err("palloc", format!("bad size {size:#x}")))?;
+            .ok_or(AmError::AllocSize { op: "palloc", size })?;
         let a = if boot { &mut self.boot } else { &mut self.vram };
         let at = a.alloc(rounded, align.max(PAGE)).ok_or_else(|| AmError::OutOfMemory {
             allocator: if boot { "boot VRAM" } else { "VRAM" },
@@ -489,11 +512,12 @@ impl<'a> Gmc<'a> {
         if self.vram.free(paddr) {
             Ok(())
         } else {
-            Err(mem_err(
-                "pfree",
-                format!("no allocation starts at VRAM offset {paddr:#x}"),
-            ))
+            Err(AmError::NotAllocated { op: "pfree", paddr })
         }
+    }
+
+    fn past_bar(&self, what: &'static str, offset: u64, len: u64) -> AmError {
+        self.dev.past_bar(what, offset, len)
     }
 
     fn zero(&self, at: u64, len: u64) -> Result<()> {
@@ -501,73 +525,55 @@ impl<'a> Gmc<'a> {
         if ok {
             Ok(())
         } else {
-            Err(mem_err(
-                "zero VRAM",
-                format!("{len:#x} bytes at {at:#x} are past BAR 0"),
-            ))
+            Err(self.past_bar("zeroing VRAM", at, len))
         }
     }
 
-    fn write_vram(&self, at: u64, data: &[u8]) -> Result<()> {
-        if self.dev.pci().vram().write(at, data) {
-            Ok(())
-        } else {
-            Err(mem_err(
-                "write VRAM",
-                format!("{:#x} bytes at {at:#x} are past BAR 0", data.len()),
-            ))
-        }
+    /// The VRAM offset of entry `idx` (below [`ENTRIES`]) of `table` (saturated:
+    /// past BAR 0 where the sum overflows).
+    fn entry_at(table: u64, idx: u64) -> u64 {
+        table.saturating_add(idx.saturating_mul(8))
     }
 
     fn read_entry(&self, table: u64, idx: u64) -> Result<u64> {
         let mut b = [0u8; 8];
-        let at = table
-            .checked_add(idx * 8)
-            .ok_or_else(|| mem_err("page table", "entry address overflows"))?;
+        let at = Self::entry_at(table, idx);
         if self.dev.pci().vram().read(at, &mut b) {
             Ok(u64::from_le_bytes(b))
         } else {
-            Err(mem_err(
-                "page table",
-                format!("entry at VRAM offset {at:#x} is past BAR 0"),
-            ))
+            Err(self.past_bar("a page-table entry", at, 8))
         }
     }
 
     fn write_entry(&self, table: u64, idx: u64, e: u64) -> Result<()> {
-        let at = table
-            .checked_add(idx * 8)
-            .ok_or_else(|| mem_err("page table", "entry address overflows"))?;
-        self.write_vram(at, &e.to_le_bytes())
+        let at = Self::entry_at(table, idx);
+        if self.dev.pci().vram().write(at, &e.to_le_bytes()) {
+            Ok(())
+        } else {
+            Err(self.past_bar("a page-table entry", at, 8))
+        }
     }
 
-    /// The page-table entry of `va` (its table, index, level), descending from the
-    /// root through valid table entries; `None` where a table is missing.
-    fn find(&mut self, va: u64, level: u64, create: bool) -> Result<Option<(u64, u64)>> {
+    /// The page-table entry of `va` at `level` (its table and index), descending
+    /// from the root through valid table entries; or the leaf above `level` that
+    /// covers `va`, or the first entry without a table below it.
+    fn find(&self, va: u64, level: u64) -> Result<Slot> {
         let rel = va - VA_BASE;
         let mut table = self.root;
         let mut lv = vm::AMDGPU_VM_PDB1;
         loop {
             let idx = (rel / level_covers(lv)) % ENTRIES;
             if lv == level {
-                return Ok(Some((table, idx)));
+                return Ok(Slot::Entry(table, idx));
             }
             let e = self.read_entry(table, idx)?;
-            if is_valid(e) && is_leaf(e, lv) {
-                return Err(mem_err(
-                    "map_range",
-                    format!("{va:#x} lies in a page mapped at level {lv}"),
-                ));
+            if !is_valid(e) {
+                return Ok(Slot::NoTable { table, idx, level: lv });
             }
-            let next = if is_valid(e) {
-                e & ENTRY_ADDR_MASK
-            } else if create {
-                let t = self.palloc(PAGE, PAGE, true, self.booting)?;
-                self.write_entry(table, idx, encode_entry(t, lv, true, 0, MapFlags::default()))?;
-                t
-            } else {
-                return Ok(None);
-            };
+            if is_leaf(e, lv) {
+                return Ok(Slot::InLeaf { entry: e, level: lv });
+            }
+            let next = e & ENTRY_ADDR_MASK;
             if next.checked_add(PAGE).is_none_or(|end| end > self.dev.vram_size()) {
                 return Err(AmError::Device {
                     what: "page-table entry",
@@ -577,6 +583,27 @@ impl<'a> Gmc<'a> {
             table = next;
             lv += 1;
         }
+    }
+
+    /// The entry of `va` at `level` as [`Gmc::find`] finds it, adding the missing
+    /// tables on the way (from boot memory during the boot); a leaf above `level`
+    /// in the way is `in_leaf(entry, its level)`.
+    fn find_or_create(&mut self, va: u64, level: u64, in_leaf: impl Fn(u64, u64) -> AmError) -> Result<(u64, u64)> {
+        // At most one table to add per level above `level`, then the entry.
+        for _ in vm::AMDGPU_VM_PDB1..=level {
+            match self.find(va, level)? {
+                Slot::Entry(t, i) => return Ok((t, i)),
+                Slot::InLeaf { entry, level } => return Err(in_leaf(entry, level)),
+                Slot::NoTable { table, idx, level: lv } => {
+                    let t = self.palloc(PAGE, PAGE, true, self.booting)?;
+                    self.write_entry(table, idx, encode_entry(t, lv, true, 0, MapFlags::default()))?;
+                }
+            }
+        }
+        Err(AmError::Device {
+            what: "page-table entry",
+            msg: format!("the tables written for {va:#x} do not read back valid from VRAM"),
+        })
     }
 
     /// The level of the largest leaf at `va` for `remaining` bytes at physical
@@ -592,20 +619,21 @@ impl<'a> Gmc<'a> {
     }
 
     fn check_va(op: &'static str, va: u64, size: u64) -> Result<()> {
-        let end = va
-            .checked_add(size)
-            .ok_or_else(|| mem_err(op, format!("{va:#x} + {size:#x} overflows")))?;
-        if va % PAGE != 0 || size % PAGE != 0 || size == 0 {
-            return Err(mem_err(op, format!("{va:#x} + {size:#x}: not whole 4 KiB pages")));
+        let err = |problem| Err(map_err(op, va, size, problem));
+        let Some(end) = va.checked_add(size) else {
+            return err(MapProblem::Overflow);
+        };
+        if size == 0 {
+            return err(MapProblem::Empty { page: PAGE });
+        }
+        if va % PAGE != 0 || size % PAGE != 0 {
+            return err(MapProblem::Misaligned { align: PAGE });
         }
         if va < VA_BASE || end > VA_BASE + VA_SIZE {
-            return Err(mem_err(
-                op,
-                format!(
-                    "{va:#x}..{end:#x} is outside the VM aperture {VA_BASE:#x}..{:#x}",
-                    VA_BASE + VA_SIZE
-                ),
-            ));
+            return err(MapProblem::OutsideAperture {
+                base: VA_BASE,
+                end: VA_BASE + VA_SIZE,
+            });
         }
         Ok(())
     }
@@ -615,42 +643,62 @@ impl<'a> Gmc<'a> {
     /// pages), then flushes both hubs' TLBs. Nothing is written unless every entry
     /// is free.
     pub fn map_range(&mut self, va: u64, paddrs: &[(u64, u64)], flags: MapFlags) -> Result<Mapping> {
-        let size = paddrs
-            .iter()
-            .try_fold(0u64, |a, &(_, s)| a.checked_add(s))
-            .ok_or_else(|| mem_err("map_range", "sizes overflow"))?;
-        Self::check_va("map_range", va, size)?;
-        for &(p, s) in paddrs {
-            let end = p
-                .checked_add(s)
-                .ok_or_else(|| mem_err("map_range", format!("{p:#x} + {s:#x} overflows")))?;
-            if p % PAGE != 0 || s % PAGE != 0 || s == 0 || end - 1 > ADDRESS_SPACE_MASK {
-                return Err(mem_err(
-                    "map_range",
-                    format!("physical {p:#x} + {s:#x}: not whole pages in the 44-bit space"),
-                ));
+        const OP: &str = "map_range";
+        let Some(size) = paddrs.iter().try_fold(0u64, |a, &(_, s)| a.checked_add(s)) else {
+            let sum = paddrs.iter().fold(0u64, |a, &(_, s)| a.saturating_add(s));
+            return Err(map_err(OP, va, sum, MapProblem::Overflow));
+        };
+        Self::check_va(OP, va, size)?;
+        let err = |problem| Err(map_err(OP, va, size, problem));
+        for &(paddr, len) in paddrs {
+            if paddr % PAGE != 0 || len % PAGE != 0 || len == 0 {
+                return err(MapProblem::PhysicalMisaligned {
+                    paddr,
+                    len,
+                    align: PAGE,
+                });
             }
-            if !flags.system && end > self.dev.vram_size() {
-                return Err(mem_err(
-                    "map_range",
-                    format!("VRAM {p:#x}..{end:#x} is past VRAM ({:#x})", self.dev.vram_size()),
-                ));
+            let end = paddr.checked_add(len).filter(|&end| end - 1 <= ADDRESS_SPACE_MASK);
+            let Some(end) = end else {
+                return err(MapProblem::PastAddressSpace {
+                    paddr,
+                    len,
+                    limit: ADDRESS_SPACE_MASK + 1,
+                });
+            };
+            let vram_size = self.dev.vram_size();
+            if !flags.system && end > vram_size {
+                return err(MapProblem::PastVram { paddr, len, vram_size });
             }
         }
         let plan = Self::plan(va, paddrs);
         // Check first: every target entry free and no huge page in the way.
+        let mapped = |at, level, entry| {
+            map_err(
+                OP,
+                va,
+                size,
+                MapProblem::AlreadyMapped {
+                    at,
+                    page_size: level_covers(level),
+                    entry,
+                },
+            )
+        };
         for &(v, _, lv) in &plan {
-            if let Some((t, i)) = self.find(v, lv, false)? {
-                let e = self.read_entry(t, i)?;
-                if is_valid(e) {
-                    return Err(mem_err("map_range", format!("{v:#x} is already mapped ({e:#x})")));
+            match self.find(v, lv)? {
+                Slot::Entry(t, i) => {
+                    let e = self.read_entry(t, i)?;
+                    if is_valid(e) {
+                        return Err(mapped(v, lv, e));
+                    }
                 }
+                Slot::InLeaf { entry, level } => return Err(mapped(v, level, entry)),
+                Slot::NoTable { .. } => {}
             }
         }
         for &(v, p, lv) in &plan {
-            let (t, i) = self
-                .find(v, lv, true)?
-                .ok_or_else(|| mem_err("map_range", "table missing"))?;
+            let (t, i) = self.find_or_create(v, lv, |entry, level| mapped(v, level, entry))?;
             let frag = if lv == vm::AMDGPU_VM_PTB { 0 } else { BIG_FRAGMENT };
             self.write_entry(t, i, encode_entry(p, lv, false, frag, flags))?;
         }
@@ -689,12 +737,16 @@ impl<'a> Gmc<'a> {
         let mut v = va;
         let end = va + size;
         while v < end {
-            let (t, i, lv) = self.leaf_of(v)?;
+            let (t, i, lv) = self
+                .leaf_of(v)?
+                .ok_or_else(|| map_err("unmap_range", va, size, MapProblem::NotMapped { at: v }))?;
             let c = level_covers(lv);
             if (v - VA_BASE) % c != 0 || end - v < c {
-                return Err(mem_err(
+                return Err(map_err(
                     "unmap_range",
-                    format!("{v:#x} is inside a {c:#x}-byte page that the range cuts"),
+                    va,
+                    size,
+                    MapProblem::CutsPage { at: v, page_size: c },
                 ));
             }
             leaves.push((t, i, v, lv));
@@ -714,18 +766,19 @@ impl<'a> Gmc<'a> {
         self.flush_tlb(Hub::Mm)
     }
 
-    /// The valid leaf mapping `va`: table, index, level.
-    fn leaf_of(&mut self, va: u64) -> Result<(u64, u64, u64)> {
+    /// The valid leaf mapping `va`: table, index, level; `None` if `va` is not
+    /// mapped.
+    fn leaf_of(&self, va: u64) -> Result<Option<(u64, u64, u64)>> {
         let rel = va - VA_BASE;
         let mut table = self.root;
         for lv in vm::AMDGPU_VM_PDB1..=vm::AMDGPU_VM_PTB {
             let idx = (rel / level_covers(lv)) % ENTRIES;
             let e = self.read_entry(table, idx)?;
             if !is_valid(e) {
-                return Err(mem_err("unmap_range", format!("{va:#x} is not mapped")));
+                return Ok(None);
             }
             if is_leaf(e, lv) {
-                return Ok((table, idx, lv));
+                return Ok(Some((table, idx, lv)));
             }
             table = e & ENTRY_ADDR_MASK;
             if table.checked_add(PAGE).is_none_or(|x| x > self.dev.vram_size()) {
@@ -735,14 +788,14 @@ impl<'a> Gmc<'a> {
                 });
             }
         }
-        Err(mem_err("unmap_range", format!("{va:#x} is not mapped")))
+        Ok(None)
     }
 
     /// Frees the tables on `va`'s path below the root that hold no valid entry
     /// (tinygrad's `_try_free_pt`), deepest first.
     fn free_empty_tables(&mut self, va: u64, leaf_lv: u64) -> Result<()> {
         for lv in (vm::AMDGPU_VM_PDB0..=leaf_lv).rev() {
-            let Some((parent, pidx)) = self.find(va, lv - 1, false)? else {
+            let Slot::Entry(parent, pidx) = self.find(va, lv - 1)? else {
                 continue;
             };
             let pe = self.read_entry(parent, pidx)?;
@@ -752,7 +805,7 @@ impl<'a> Gmc<'a> {
             let t = pe & ENTRY_ADDR_MASK;
             let mut page = vec![0u8; PAGE as usize];
             if !self.dev.pci().vram().read(t, &mut page) {
-                return Err(mem_err("unmap_range", format!("table at {t:#x} is past BAR 0")));
+                return Err(self.past_bar("a page table", t, PAGE));
             }
             if page.chunks_exact(8).any(|c| c.first().is_some_and(|b| b & 1 != 0)) {
                 continue;
@@ -786,7 +839,7 @@ impl<'a> Gmc<'a> {
         let size = size
             .checked_next_multiple_of(PAGE)
             .filter(|&s| s > 0)
-            .ok_or_else(|| mem_err("valloc", format!("bad size {size:#x}")))?;
+            .ok_or(AmError::AllocSize { op: "valloc", size })?;
         let va = self.alloc_vaddr(size, PAGE)?;
         let mut paddrs = Vec::new();
         let res = (|| -> Result<Mapping> {
@@ -836,40 +889,39 @@ impl<'a> Gmc<'a> {
     /// `/proc/self/pagemap` gives (as tinygrad 0.10.1's `PCIIface.alloc(host=True)`:
     /// system, snooped, uncached). A page without a frame number is an error.
     pub fn map_host(&mut self, host: u64, len: u64) -> Result<Mapping> {
+        let err = |problem| host_err(host, len, problem);
         if host % PAGE != 0 || len % PAGE != 0 || len == 0 || host.checked_add(len).is_none() {
-            return Err(mem_err("map_host", format!("{host:#x} + {len:#x}: not whole pages")));
+            return Err(err(HostProblem::NotPages { align: PAGE }));
         }
-        let pages = len / PAGE;
-        let n = usize::try_from(pages.checked_mul(8).ok_or_else(|| mem_err("map_host", "too long"))?)
-            .map_err(|_| mem_err("map_host", "too long"))?;
-        let mut buf = vec![0u8; n];
         let pci = self.dev.pci();
-        let got = pci.sys().pread(pci.pagemap(), &mut buf, host / PAGE * 8)?;
-        if got != n {
-            return Err(mem_err(
-                "map_host",
-                format!("/proc/self/pagemap gave {got} of {n} bytes"),
-            ));
-        }
         let mut paddrs: Vec<(u64, u64)> = Vec::new();
-        for (i, c) in buf.chunks_exact(8).enumerate() {
-            let e = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]));
-            let pfn = e & ((1 << 55) - 1);
-            if e >> 63 == 0 || pfn == 0 {
-                return Err(mem_err(
-                    "map_host",
-                    format!(
-                        "page {:#x}: /proc/self/pagemap gives no frame (entry {e:#x}; reading frames needs CAP_SYS_ADMIN)",
-                        host + i as u64 * PAGE
-                    ),
-                ));
+        // The pagemap, one 64-bit entry a page, read 512 entries (4 KiB) at a time.
+        let mut buf = [0u8; 4096];
+        let end = host + len;
+        let mut page = host;
+        while page < end {
+            let n = usize::try_from((end - page) / PAGE).map_or(512, |p| p.min(512)) * 8;
+            // `n` is at most 512 * 8, the buffer's length.
+            let chunk = &mut buf[..n];
+            let got = pci.sys().pread(pci.pagemap(), chunk, page / PAGE * 8)?;
+            if got != n {
+                return Err(err(HostProblem::ShortPagemap { got, wanted: n }));
             }
-            let pa = pfn
-                .checked_mul(PAGE)
-                .ok_or_else(|| mem_err("map_host", "frame overflows"))?;
-            match paddrs.last_mut() {
-                Some((p, s)) if *p + *s == pa => *s += PAGE,
-                _ => paddrs.push((pa, PAGE)),
+            for c in chunk.chunks_exact(8) {
+                let e = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]));
+                let pfn = e & ((1 << 55) - 1);
+                if e >> 63 == 0 || pfn == 0 {
+                    return Err(err(HostProblem::NoFrame { page, entry: e }));
+                }
+                let pa = pfn
+                    .checked_mul(PAGE)
+                    .ok_or_else(|| err(HostProblem::FrameOverflow { page, entry: e }))?;
+                match paddrs.last_mut() {
+                    // A piece ends at most at `pa + PAGE` of a frame checked above.
+                    Some((p, s)) if p.checked_add(*s) == Some(pa) => *s += PAGE,
+                    _ => paddrs.push((pa, PAGE)),
+                }
+                page += PAGE;
             }
         }
         let va = self.alloc_vaddr(len, PAGE)?;
@@ -934,7 +986,10 @@ impl<'a> Gmc<'a> {
         let mc_end = self
             .mc_base
             .checked_add(self.dev.vram_size() - 1)
-            .ok_or_else(|| mem_err("init_hub", "VRAM end overflows"))?;
+            .ok_or(AmError::McOverflow {
+                mc_base: self.mc_base,
+                offset: self.dev.vram_size() - 1,
+            })?;
         self.wr(hub, h.agp_base, 0)?;
         self.wr(hub, h.agp_bot, (0xffff_ffff_ffffu64 >> 24) as u32)?;
         self.wr(hub, h.agp_top, 0)?;

@@ -261,10 +261,7 @@ impl<'a> Ih<'a> {
         if self.dev.pci().vram().read(at, buf) {
             Ok(())
         } else {
-            Err(AmError::Memory {
-                op: "read the IH ring",
-                msg: format!("VRAM offset {at:#x} is past BAR 0"),
-            })
+            Err(self.dev.past_bar("the IH ring", at, buf.len() as u64))
         }
     }
 

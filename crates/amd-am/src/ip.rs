@@ -601,23 +601,21 @@ impl AmDevice {
         let mmio = pci.registers();
         let mib = mmio.read32(RCC_CONFIG_MEMSIZE);
         let vram_size = u64::from(mib) << 20;
-        let device = pci.address().to_string();
-        let at = vram_size.checked_sub(DISCOVERY_TMR_OFFSET).ok_or_else(|| AmError::Take {
-            device: device.clone(),
-            step: "read the VRAM size",
-            msg: format!(
-                "RCC_CONFIG_MEMSIZE says {mib} MiB of VRAM: too little to hold the discovery binary 64 KiB below its top"
-            ),
-        })?;
+        let at = vram_size
+            .checked_sub(DISCOVERY_TMR_OFFSET)
+            .ok_or(AmError::VramTooSmall {
+                vram_size,
+                min: DISCOVERY_TMR_OFFSET,
+                what: "the IP discovery binary 64 KiB below its top",
+            })?;
         let mut bin = vec![0u8; DISCOVERY_TMR_SIZE];
         if !pci.vram().read(at, &mut bin) {
-            return Err(AmError::Take {
-                device,
-                step: "read the IP discovery binary",
-                msg: format!(
-                    "it lies at VRAM offset {at:#x}, past BAR 0 ({:#x} bytes): BAR 0 could not be resized to show all {mib} MiB of VRAM",
-                    pci.vram().len()
-                ),
+            return Err(AmError::PastBar {
+                what: "the IP discovery binary",
+                offset: at,
+                len: DISCOVERY_TMR_SIZE as u64,
+                bar_size: pci.vram().len() as u64,
+                vram_size,
             });
         }
         let discovery = Arc::new(Discovery::parse(&bin).map_err(|msg| AmError::Discovery { vram_offset: at, msg })?);
@@ -638,6 +636,17 @@ impl AmDevice {
     /// VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
         self.vram_size
+    }
+
+    /// [`AmError::PastBar`] for `len` bytes of `what` at VRAM offset `offset`.
+    pub(crate) fn past_bar(&self, what: &'static str, offset: u64, len: u64) -> AmError {
+        AmError::PastBar {
+            what,
+            offset,
+            len,
+            bar_size: self.pci.vram().len() as u64,
+            vram_size: self.vram_size,
+        }
     }
 
     /// The discovery table.

@@ -66,6 +66,6 @@ pub use amd_kfd::mmio::Mmio;
 /// The IP discovery binary's layout, register tables and the VFIO ABI, from
 /// `amd-regs` (shared with the mock GPU).
 pub use amd_regs::{discovery, regs, vfio};
-pub use error::{AmError, Result};
+pub use error::{AmError, HostProblem, MapProblem, Result, RingProblem};
 pub use os::BarMapping;
 pub use owned::AmGpu;

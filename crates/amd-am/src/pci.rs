@@ -685,15 +685,15 @@ impl PciDevice {
     /// Rings doorbell `index` (a 64-bit slot of BAR 2, e.g.
     /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`) with `wptr`, the ring's new write pointer,
     /// as tinygrad 0.10.1's `AMDQueueDesc.doorbell[0] = wptr` does. A slot outside
-    /// BAR 2 is `AmError::Ring`.
+    /// BAR 2 is [`AmError::DoorbellSlot`].
     pub fn ring_doorbell(&self, index: u32, wptr: u64) -> Result<()> {
         let off = u64::from(index) * 8;
         // Release: the packets (and the write pointer in memory) written before this
         // call are visible to the engine before the doorbell.
         if !self.doorbells.store_u64(off, wptr, Ordering::Release) {
-            return Err(AmError::Ring {
-                ring: "doorbell",
-                msg: format!("slot {index} is outside BAR 2 ({:#x} bytes)", self.doorbells.len()),
+            return Err(AmError::DoorbellSlot {
+                index,
+                bar_size: self.doorbells.len() as u64,
             });
         }
         self.sys.doorbell_written(self.doorbells.addr() + off as usize);

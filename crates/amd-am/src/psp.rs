@@ -143,10 +143,10 @@ impl<'a> Psp<'a> {
     pub fn new(dev: &'a AmDevice) -> Result<Self> {
         let r = dev.regs();
         let mp0 = |reg| r.resolve(Ip::Mp0, 0, reg);
-        let bufs = PspBuffers::place(dev.vram_size()).ok_or_else(|| AmError::Take {
-            device: dev.pci().address().to_string(),
-            step: "place the PSP buffers",
-            msg: format!("{:#x} bytes of VRAM is too little for the boot region", dev.vram_size()),
+        let bufs = PspBuffers::place(dev.vram_size()).ok_or(AmError::VramTooSmall {
+            vram_size: dev.vram_size(),
+            min: crate::gmc::MIN_VRAM,
+            what: "the PSP's buffers in the boot region",
         })?;
         let mc_base = u64::from(r.read_reg(Ip::Mmhub, mmhub::MMMC_VM_FB_LOCATION_BASE)?) << 24;
         Ok(Psp {
@@ -207,11 +207,7 @@ impl<'a> Psp<'a> {
         if self.dev.pci().vram().write(offset, data) {
             Ok(())
         } else {
-            Err(AmError::Take {
-                device: self.dev.pci().address().to_string(),
-                step: what,
-                msg: format!("{:#x} bytes at VRAM offset {offset:#x} are past BAR 0", data.len()),
-            })
+            Err(self.dev.past_bar(what, offset, data.len() as u64))
         }
     }
 
@@ -220,11 +216,7 @@ impl<'a> Psp<'a> {
         if self.dev.pci().vram().read(offset, &mut b) {
             Ok(u32::from_le_bytes(b))
         } else {
-            Err(AmError::Take {
-                device: self.dev.pci().address().to_string(),
-                step: "read a PSP buffer",
-                msg: format!("VRAM offset {offset:#x} is past BAR 0"),
-            })
+            Err(self.dev.past_bar("a PSP buffer", offset, 4))
         }
     }
 
@@ -243,7 +235,7 @@ impl<'a> Psp<'a> {
         }
         let mut buf = vec![0u8; size];
         buf[..data.len()].copy_from_slice(data);
-        self.write_vram(self.bufs.msg1, &buf, "stage PSP firmware")?;
+        self.write_vram(self.bufs.msg1, &buf, "the PSP firmware staging buffer")?;
         self.flush_hdp();
         Ok(())
     }
@@ -346,7 +338,7 @@ impl<'a> Psp<'a> {
             let o = CMD_UNION as usize + 4 * i;
             cmd[o..o + 4].copy_from_slice(&a.to_le_bytes());
         }
-        self.write_vram(self.bufs.cmd, &cmd, "write a PSP command")?;
+        self.write_vram(self.bufs.cmd, &cmd, "the PSP command buffer")?;
         let regs = self.dev.regs();
         let wptr = regs.read(self.c2p67);
         let at = (u64::from(wptr) * 4) % u64::from(RING_SIZE);
@@ -358,7 +350,7 @@ impl<'a> Psp<'a> {
         frame[4] = (f >> 32) as u32;
         frame[5] = wptr;
         let bytes: Vec<u8> = frame.iter().flat_map(|d| d.to_le_bytes()).collect();
-        self.write_vram(self.bufs.ring + at, &bytes, "write a PSP ring frame")?;
+        self.write_vram(self.bufs.ring + at, &bytes, "a PSP ring frame")?;
         regs.write(self.c2p67, wptr.wrapping_add(FRAME_SIZE / 4));
         let fence = self.bufs.fence;
         self.wait("PSP ring fence", "fence", |p| {

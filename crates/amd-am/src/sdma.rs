@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use crate::error::{AmError, Result};
-use crate::gfx::build;
-use crate::ip::{AmDevice, Ip, with_field};
+use crate::error::{AmError, Result, RingProblem};
+use crate::gfx::{build, field_max};
+use crate::ip::{AmDevice, Ip};
 use crate::regs::AmReg;
 use crate::regs::generated::gc;
 
@@ -36,12 +36,13 @@ pub struct SdmaRingDesc {
     pub doorbell: u32,
 }
 
-fn ring_err(msg: String) -> AmError {
-    AmError::Ring { ring: "SDMA", msg }
-}
-
-fn fits(mask: u32, v: u32) -> bool {
-    with_field(0, mask, v) >> mask.trailing_zeros() == v
+fn ring_err(field: &'static str, value: u64, problem: RingProblem) -> AmError {
+    AmError::RingSetup {
+        ring: "SDMA",
+        field,
+        value,
+        problem,
+    }
 }
 
 impl SdmaRingDesc {
@@ -50,26 +51,39 @@ impl SdmaRingDesc {
     pub fn check(&self) -> Result<(u32, u32)> {
         let dwords = self.ring_size / 4;
         if self.ring_size % 4 != 0 || !dwords.is_power_of_two() {
-            return Err(ring_err(format!("size {:#x}: not a power of two", self.ring_size)));
+            return Err(ring_err(
+                "ring_size",
+                self.ring_size,
+                RingProblem::NotPowerOfTwo { min: 4 },
+            ));
         }
         let rb_size = dwords.ilog2();
-        if !fits(gc::SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK, rb_size) {
-            return Err(ring_err(format!("size {:#x}: too large for RB_SIZE", self.ring_size)));
+        let rb_max = field_max(gc::SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK);
+        if rb_size > rb_max {
+            // 2^max dwords of 4 bytes; `rb_size` is at most 61, so the shift is below 64.
+            let max = 1u64.checked_shl(rb_max + 2).unwrap_or(u64::MAX);
+            return Err(ring_err("ring_size", self.ring_size, RingProblem::TooLarge { max }));
         }
         if self.ring % 256 != 0 {
-            return Err(ring_err(format!("ring at {:#x}: not 256-byte aligned", self.ring)));
+            return Err(ring_err("ring", self.ring, RingProblem::Misaligned { align: 256 }));
         }
-        if self.rptr % 4 != 0 || self.wptr % 4 != 0 {
-            return Err(ring_err(format!(
-                "pointer addresses {:#x}, {:#x}: not dword aligned",
-                self.rptr, self.wptr
-            )));
+        for (field, a) in [("rptr", self.rptr), ("wptr", self.wptr)] {
+            if a % 4 != 0 {
+                return Err(ring_err(field, a, RingProblem::Misaligned { align: 4 }));
+            }
         }
+        // The doorbell offset field counts 32-bit slots: `doorbell * 2`.
+        let db_max = field_max(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK);
         let db = self
             .doorbell
             .checked_mul(2)
-            .filter(|&v| fits(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK, v))
-            .ok_or_else(|| ring_err(format!("doorbell {}: past the doorbell offset field", self.doorbell)))?;
+            .filter(|&v| v <= db_max)
+            .ok_or(AmError::RingIndex {
+                ring: "SDMA",
+                field: "doorbell",
+                value: self.doorbell,
+                max: db_max / 2,
+            })?;
         Ok((rb_size, db))
     }
 }
@@ -256,21 +270,67 @@ mod tests {
             doorbell: 0x100,
         };
         assert_eq!(d.check().unwrap(), (14, 0x200));
-        for bad in [
-            SdmaRingDesc { ring_size: 0x3000, ..d },
-            SdmaRingDesc { ring_size: 0, ..d },
-            SdmaRingDesc { ring: d.ring + 4, ..d },
-            SdmaRingDesc { rptr: d.rptr + 1, ..d },
-            SdmaRingDesc {
-                doorbell: u32::MAX,
-                ..d
-            },
-            SdmaRingDesc {
-                ring_size: 1 << 62,
-                ..d
-            },
-        ] {
-            assert!(matches!(bad.check(), Err(AmError::Ring { .. })), "{bad:?}");
+        let setup = |field, value, problem| AmError::RingSetup {
+            ring: "SDMA",
+            field,
+            value,
+            problem,
+        };
+        let pow2 = RingProblem::NotPowerOfTwo { min: 4 };
+        let cases = [
+            (
+                SdmaRingDesc { ring_size: 0x3000, ..d },
+                setup("ring_size", 0x3000, pow2),
+            ),
+            (SdmaRingDesc { ring_size: 0, ..d }, setup("ring_size", 0, pow2)),
+            (
+                SdmaRingDesc { ring: d.ring + 4, ..d },
+                setup("ring", d.ring + 4, RingProblem::Misaligned { align: 256 }),
+            ),
+            (
+                SdmaRingDesc { rptr: d.rptr + 1, ..d },
+                setup("rptr", d.rptr + 1, RingProblem::Misaligned { align: 4 }),
+            ),
+            (
+                SdmaRingDesc { wptr: d.wptr + 2, ..d },
+                setup("wptr", d.wptr + 2, RingProblem::Misaligned { align: 4 }),
+            ),
+            (
+                SdmaRingDesc {
+                    doorbell: u32::MAX,
+                    ..d
+                },
+                AmError::RingIndex {
+                    ring: "SDMA",
+                    field: "doorbell",
+                    value: u32::MAX,
+                    max: 0x1ff_ffff,
+                },
+            ),
+            // RB_SIZE holds log2 of at most 2^31 dwords: 8 GiB.
+            (
+                SdmaRingDesc {
+                    ring_size: 1 << 62,
+                    ..d
+                },
+                setup("ring_size", 1 << 62, RingProblem::TooLarge { max: 1 << 33 }),
+            ),
+        ];
+        for (bad, want) in cases {
+            assert_eq!(bad.check(), Err(want), "{bad:?}");
         }
+        assert_eq!(
+            SdmaRingDesc {
+                ring_size: 1 << 33,
+                ..d
+            }
+            .check()
+            .map(|c| c.0),
+            Ok(31)
+        );
+        assert_eq!(
+            setup("ring_size", 1 << 62, RingProblem::TooLarge { max: 1 << 33 }).to_string(),
+            "SDMA ring: ring_size 0x4000000000000000: larger than the register field holds: pass at most 0x200000000"
+        );
     }
 }

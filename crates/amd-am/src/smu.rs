@@ -191,10 +191,9 @@ impl<'a> Smu<'a> {
         )?;
         let mut bytes = vec![0u8; smu_metrics_external::SIZE];
         if !self.dev.pci().vram().read(self.driver_table, &mut bytes) {
-            return Err(AmError::Memory {
-                op: "read the SMU metrics table",
-                msg: format!("VRAM offset {:#x} is past BAR 0", self.driver_table),
-            });
+            return Err(self
+                .dev
+                .past_bar("the SMU metrics table", self.driver_table, bytes.len() as u64));
         }
         Ok(SmuMetrics { bytes })
     }

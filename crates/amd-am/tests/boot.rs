@@ -570,9 +570,12 @@ fn missing_firmware_fails_before_anything_is_written() {
     let regs = m.pci_registers(0).unwrap();
     regs.take_writes();
     let e = dev.boot(&opts(&dir)).unwrap_err();
-    assert!(
-        matches!(&e, AmError::Firmware { path, .. } if path == Path::new(files::MEC)),
-        "{e}"
+    assert_eq!(
+        e,
+        AmError::FirmwareMissing {
+            name: files::MEC.to_string(),
+            tried: vec![dir.join(files::MEC)],
+        }
     );
     assert!(regs.writes().is_empty(), "no register written: {:?}", regs.writes());
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,21 +2,124 @@
 //! 0.10.1 maps them, translated by the mock's walker; fragments, unmapping, TLB
 //! flushes and faults read back from the fault status registers.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use amd_am::AmError;
-use amd_am::gmc::{Gmc, Hub, MapFlags, PAGE, VA_BASE};
+use amd_am::gmc::{ADDRESS_SPACE_MASK, ENTRY_ADDR_MASK, Gmc, Hub, MIN_VRAM, MapFlags, PAGE, VA_BASE, VA_SIZE};
 use amd_am::ip::AmDevice;
 use amd_am::pci::{PciBus, PciOptions};
-use amd_kfd::sys::{MapFlags as MmapFlags, Prot, Sys};
+use amd_am::psp::Psp;
+use amd_am::{AmError, HostProblem, MapProblem};
+use amd_kfd::mmio::Mmio;
+use amd_kfd::sys::{Fd, MapFlags as MmapFlags, OpenMode, PollFd, Prot, Sys, SysResult};
+use amd_mockgpu::pci::PciProfile;
 use amd_mockgpu::pci::gmc::{Access, Hub as MockHub, Target};
 use amd_mockgpu::{MockConfig, MockSys};
+use parking_lot::Mutex;
 
 fn device() -> (Arc<MockSys>, AmDevice) {
     let m = Arc::new(MockSys::new(MockConfig::pci(1)));
     let mut bus = PciBus::scan(m.clone() as Arc<dyn Sys>, &PciOptions::default()).unwrap();
     let dev = AmDevice::new(bus.open(0).unwrap()).unwrap();
     (m, dev)
+}
+
+/// What a hostile `/proc/self/pagemap` gives for a read of `len` bytes: the bytes
+/// read, filled into the buffer.
+type PagemapFake = Box<dyn Fn(&mut [u8]) -> usize + Send + Sync>;
+
+/// The mock, except that reads of `/proc/self/pagemap` go to `fake` once it is set.
+struct PagemapSys {
+    mock: Arc<MockSys>,
+    pagemap: Mutex<Option<Fd>>,
+    fake: Mutex<Option<PagemapFake>>,
+}
+
+impl Sys for PagemapSys {
+    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
+        let fd = self.mock.open(path, mode)?;
+        if path == Path::new("/proc/self/pagemap") {
+            *self.pagemap.lock() = Some(fd);
+        }
+        Ok(fd)
+    }
+    fn close(&self, fd: Fd) -> SysResult<()> {
+        self.mock.close(fd)
+    }
+    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.mock.ioctl(fd, request, name, arg) }
+    }
+    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.mock.ioctl_value(fd, request, name, value) }
+    }
+    unsafe fn mmap(
+        &self,
+        addr: usize,
+        len: usize,
+        prot: Prot,
+        flags: MmapFlags,
+        fd: Option<Fd>,
+        offset: u64,
+    ) -> SysResult<usize> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.mock.mmap(addr, len, prot, flags, fd, offset) }
+    }
+    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
+        // SAFETY: forwarded unchanged: the caller's contract.
+        unsafe { self.mock.munmap(addr, len) }
+    }
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
+        if *self.pagemap.lock() == Some(fd)
+            && let Some(fake) = &*self.fake.lock()
+        {
+            return Ok(fake(buf));
+        }
+        self.mock.pread(fd, buf, offset)
+    }
+    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
+        self.mock.pwrite(fd, buf, offset)
+    }
+    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
+        self.mock.mmio(addr)
+    }
+    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
+        self.mock.read_file(path)
+    }
+    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
+        self.mock.write_file(path, data)
+    }
+    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
+        self.mock.list_dir(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.mock.exists(path)
+    }
+    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
+        self.mock.readlink(path)
+    }
+    fn eventfd(&self, init: u32) -> SysResult<Fd> {
+        self.mock.eventfd(init)
+    }
+    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
+        self.mock.read(fd, buf)
+    }
+    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
+        self.mock.write(fd, buf)
+    }
+    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
+        self.mock.poll(fds, timeout_ms)
+    }
+    fn doorbell_written(&self, addr: usize) {
+        self.mock.doorbell_written(addr);
+    }
+    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
+        Sys::stop_reasons(&*self.mock, gpu_id)
+    }
+    fn pci_stop_reasons(&self, address: &str) -> Vec<String> {
+        Sys::pci_stop_reasons(&*self.mock, address)
+    }
 }
 
 fn booted(dev: &AmDevice) -> Gmc<'_> {
@@ -48,11 +151,186 @@ fn vram_mappings_translate_through_both_hubs() {
         off += s;
     }
     assert!(g.flushes[0] >= 1 && g.flushes[1] >= 1);
-    // Mapping over it again is refused and changes nothing.
-    let e = g.map_range(map.va, &[(0, PAGE)], MapFlags::default()).unwrap_err();
-    assert!(matches!(e, AmError::Memory { op: "map_range", .. }), "{e}");
+    // Mapping over it again is refused, naming the 2 MiB leaf in the way, and
+    // changes nothing: a 2 MiB range meets the leaf's own entry, a page inside it
+    // meets the leaf on the way down.
+    for (at, size) in [(map.va, 2 << 20), (map.va + PAGE, PAGE)] {
+        let e = g.map_range(at, &[(0, size)], MapFlags::default()).unwrap_err();
+        let AmError::MapRange {
+            op: "map_range",
+            va,
+            size: s,
+            problem:
+                MapProblem::AlreadyMapped {
+                    at: found,
+                    page_size,
+                    entry,
+                },
+        } = e
+        else {
+            panic!("{e}");
+        };
+        assert_eq!((va, s, found, page_size), (at, size, at, 2 << 20), "{e}");
+        assert_eq!(entry & ENTRY_ADDR_MASK, map.paddrs[0].0, "{e}");
+        assert!(e.to_string().contains("already mapped by a 0x200000-byte page"), "{e}");
+    }
     let t = m.pci_translate(0, MockHub::Gc, map.va, Access::Read).unwrap();
     assert_eq!(t, Ok(Target::Vram(map.paddrs[0].0)));
+    // A 4 KiB page after the leaf: its own entry is taken.
+    let tail = map.va + (2 << 20);
+    let e = g.map_range(tail, &[(0, PAGE)], MapFlags::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AmError::MapRange {
+                problem: MapProblem::AlreadyMapped { at, page_size: PAGE, .. },
+                ..
+            } if at == tail
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_ranges_are_refused_naming_the_range_and_the_problem() {
+    let (m, dev) = device();
+    let mut g = booted(&dev);
+    let vram = dev.vram_size();
+    let map = |g: &mut Gmc<'_>, va, paddrs: &[(u64, u64)], flags| g.map_range(va, paddrs, flags).unwrap_err();
+    let err = |va, size, problem| AmError::MapRange {
+        op: "map_range",
+        va,
+        size,
+        problem,
+    };
+    let vram_flags = MapFlags::default();
+    let system = MapFlags {
+        system: true,
+        ..MapFlags::default()
+    };
+    assert_eq!(
+        map(&mut g, VA_BASE, &[(0, u64::MAX - PAGE + 1), (0, 2 * PAGE)], system),
+        err(VA_BASE, u64::MAX, MapProblem::Overflow),
+        "the pieces' sizes overflow"
+    );
+    assert_eq!(
+        map(&mut g, u64::MAX - PAGE + 1, &[(0, 2 * PAGE)], vram_flags),
+        err(u64::MAX - PAGE + 1, 2 * PAGE, MapProblem::Overflow)
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE, &[], vram_flags),
+        err(VA_BASE, 0, MapProblem::Empty { page: PAGE })
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE + 1, &[(0, PAGE)], vram_flags),
+        err(VA_BASE + 1, PAGE, MapProblem::Misaligned { align: PAGE })
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE, &[(0, 0x800)], vram_flags),
+        err(VA_BASE, 0x800, MapProblem::Misaligned { align: PAGE })
+    );
+    let outside = MapProblem::OutsideAperture {
+        base: VA_BASE,
+        end: VA_BASE + VA_SIZE,
+    };
+    assert_eq!(
+        map(&mut g, VA_BASE - PAGE, &[(0, PAGE)], vram_flags),
+        err(VA_BASE - PAGE, PAGE, outside)
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE + VA_SIZE - PAGE, &[(0, 2 * PAGE)], vram_flags),
+        err(VA_BASE + VA_SIZE - PAGE, 2 * PAGE, outside)
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE, &[(0x10, PAGE)], vram_flags),
+        err(
+            VA_BASE,
+            PAGE,
+            MapProblem::PhysicalMisaligned {
+                paddr: 0x10,
+                len: PAGE,
+                align: PAGE
+            }
+        )
+    );
+    assert_eq!(
+        map(&mut g, VA_BASE, &[(0, PAGE), (PAGE, 0)], vram_flags),
+        err(
+            VA_BASE,
+            PAGE,
+            MapProblem::PhysicalMisaligned {
+                paddr: PAGE,
+                len: 0,
+                align: PAGE
+            }
+        ),
+        "an empty piece"
+    );
+    let top = ADDRESS_SPACE_MASK + 1;
+    for paddr in [top, u64::MAX - PAGE + 1] {
+        assert_eq!(
+            map(&mut g, VA_BASE, &[(paddr, PAGE)], system),
+            err(
+                VA_BASE,
+                PAGE,
+                MapProblem::PastAddressSpace {
+                    paddr,
+                    len: PAGE,
+                    limit: top
+                }
+            )
+        );
+    }
+    let e = map(&mut g, VA_BASE, &[(vram - PAGE, 2 * PAGE)], vram_flags);
+    assert_eq!(
+        e,
+        err(
+            VA_BASE,
+            2 * PAGE,
+            MapProblem::PastVram {
+                paddr: vram - PAGE,
+                len: 2 * PAGE,
+                vram_size: vram
+            }
+        )
+    );
+    assert!(
+        e.to_string().contains("MapFlags::system") && e.to_string().starts_with("map_range of 0x2000 bytes at"),
+        "{e}"
+    );
+    // Nothing was written: the aperture's start is still unmapped.
+    assert!(m.pci_translate(0, MockHub::Gc, VA_BASE, Access::Read).unwrap().is_err());
+
+    // Unmapping: the same checks on the range, then every page mapped, by leaves
+    // wholly inside it.
+    assert_eq!(
+        g.unmap_range(VA_BASE + 0x10, PAGE).unwrap_err(),
+        AmError::MapRange {
+            op: "unmap_range",
+            va: VA_BASE + 0x10,
+            size: PAGE,
+            problem: MapProblem::Misaligned { align: PAGE }
+        }
+    );
+    let two = g.valloc(2 * PAGE, true, false).unwrap();
+    let e = g.unmap_range(two.va, 3 * PAGE).unwrap_err();
+    assert_eq!(
+        e,
+        AmError::MapRange {
+            op: "unmap_range",
+            va: two.va,
+            size: 3 * PAGE,
+            problem: MapProblem::NotMapped { at: two.va + 2 * PAGE }
+        }
+    );
+    assert!(
+        e.to_string()
+            .ends_with("is not mapped: unmap only what map_range mapped"),
+        "{e}"
+    );
+    // Refused before anything is cleared.
+    assert!(m.pci_translate(0, MockHub::Gc, two.va, Access::Read).unwrap().is_ok());
+    g.vfree(&two).unwrap();
 }
 
 #[test]
@@ -68,7 +346,17 @@ fn a_gib_aligned_range_takes_one_1_gib_leaf() {
     let t = m.pci_translate(0, MockHub::Mm, va + 0x1234_5678, Access::Read).unwrap();
     assert_eq!(t, Ok(Target::System(pa + 0x1234_5678)));
     // The leaf sits in the root: cutting it is refused, the whole goes at once.
-    assert!(g.unmap_range(va, 2 << 20).is_err());
+    for (at, size) in [(va, 2 << 20), (va + (2 << 20), 2 << 20)] {
+        assert_eq!(
+            g.unmap_range(at, size).unwrap_err(),
+            AmError::MapRange {
+                op: "unmap_range",
+                va: at,
+                size,
+                problem: MapProblem::CutsPage { at, page_size: 1 << 30 }
+            }
+        );
+    }
     g.unmap_range(map.va, map.size).unwrap();
     assert!(m.pci_translate(0, MockHub::Mm, va, Access::Read).unwrap().is_err());
 }
@@ -96,8 +384,27 @@ fn unmapped_pages_fault_and_the_fault_reads_back() {
     g.clear_fault(Hub::Gc).unwrap();
     assert_eq!(g.fault(Hub::Gc).unwrap(), None);
     // Unmapping what is not mapped is an error.
-    assert!(g.unmap_range(map.va, PAGE).is_err());
-    assert!(g.unmap_range(VA_BASE - PAGE, PAGE).is_err());
+    assert_eq!(
+        g.unmap_range(map.va, PAGE).unwrap_err(),
+        AmError::MapRange {
+            op: "unmap_range",
+            va: map.va,
+            size: PAGE,
+            problem: MapProblem::NotMapped { at: map.va }
+        }
+    );
+    assert_eq!(
+        g.unmap_range(VA_BASE - PAGE, PAGE).unwrap_err(),
+        AmError::MapRange {
+            op: "unmap_range",
+            va: VA_BASE - PAGE,
+            size: PAGE,
+            problem: MapProblem::OutsideAperture {
+                base: VA_BASE,
+                end: VA_BASE + VA_SIZE
+            }
+        }
+    );
 }
 
 #[test]
@@ -126,29 +433,221 @@ fn host_pages_map_through_the_pagemap() {
         assert_eq!(t, Ok(Target::Host(a + (i * PAGE + 4) as usize)));
     }
     // Memory the pagemap has no frame for is refused.
-    assert!(g.map_host(0x1000, PAGE).is_err());
+    let e = g.map_host(0x1000, PAGE).unwrap_err();
+    let AmError::MapHost {
+        host: 0x1000,
+        len: PAGE,
+        problem: HostProblem::NoFrame { page: 0x1000, entry },
+    } = e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(entry >> 63, 0, "not present");
+    assert!(e.to_string().contains("CAP_SYS_ADMIN"), "{e}");
+    // Ranges that are not whole pages.
+    for (host, len) in [
+        (a as u64 + 8, PAGE),
+        (a as u64, PAGE + 8),
+        (a as u64, 0),
+        (u64::MAX - PAGE + 1, 2 * PAGE),
+    ] {
+        assert_eq!(
+            g.map_host(host, len).unwrap_err(),
+            AmError::MapHost {
+                host,
+                len,
+                problem: HostProblem::NotPages { align: PAGE }
+            }
+        );
+    }
+}
+
+#[test]
+fn a_hostile_pagemap_is_refused() {
+    let mock = Arc::new(MockSys::new(MockConfig::pci(1)));
+    let sys = Arc::new(PagemapSys {
+        mock,
+        pagemap: Mutex::new(None),
+        fake: Mutex::new(None),
+    });
+    let mut bus = PciBus::scan(sys.clone() as Arc<dyn Sys>, &PciOptions::default()).unwrap();
+    let dev = AmDevice::new(bus.open(0).unwrap()).unwrap();
+    let mut g = booted(&dev);
+    let host = 0x10_0000u64;
+    // A short read.
+    *sys.fake.lock() = Some(Box::new(|b: &mut [u8]| b.len() - 8));
+    assert_eq!(
+        g.map_host(host, 3 * PAGE).unwrap_err(),
+        AmError::MapHost {
+            host,
+            len: 3 * PAGE,
+            problem: HostProblem::ShortPagemap { got: 16, wanted: 24 }
+        }
+    );
+    // Present, with the largest frame number: its bus address passes 64 bits.
+    let huge = (1u64 << 63) | ((1 << 55) - 1);
+    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+        for c in b.chunks_exact_mut(8) {
+            c.copy_from_slice(&huge.to_ne_bytes());
+        }
+        b.len()
+    }));
+    assert_eq!(
+        g.map_host(host, PAGE).unwrap_err(),
+        AmError::MapHost {
+            host,
+            len: PAGE,
+            problem: HostProblem::FrameOverflow {
+                page: host,
+                entry: huge
+            }
+        }
+    );
+    // The highest frame whose address fits: the mapping is refused as past the
+    // 44-bit space, no sum overflows.
+    let last = (1u64 << 63) | ((u64::MAX >> 12) & ((1 << 55) - 1));
+    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+        for c in b.chunks_exact_mut(8) {
+            c.copy_from_slice(&last.to_ne_bytes());
+        }
+        b.len()
+    }));
+    let e = g.map_host(host, 2 * PAGE).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AmError::MapRange {
+                op: "map_range",
+                problem: MapProblem::PastAddressSpace { .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // 513 pages are read as 512 entries, then 1; the second read gives nothing.
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let seen = calls.clone();
+    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+        let mut seen = seen.lock();
+        seen.push(b.len());
+        if seen.len() > 1 {
+            return 0;
+        }
+        for (i, c) in b.chunks_exact_mut(8).enumerate() {
+            c.copy_from_slice(&((1u64 << 63) | (0x100 + i as u64)).to_ne_bytes());
+        }
+        b.len()
+    }));
+    assert_eq!(
+        g.map_host(host, 513 * PAGE).unwrap_err(),
+        AmError::MapHost {
+            host,
+            len: 513 * PAGE,
+            problem: HostProblem::ShortPagemap { got: 0, wanted: 8 }
+        }
+    );
+    assert_eq!(*calls.lock(), [4096, 8]);
 }
 
 #[test]
 fn allocators_refuse_what_does_not_fit() {
     let (_m, dev) = device();
     let mut g = Gmc::new(&dev).unwrap();
-    assert!(
-        g.palloc(PAGE, PAGE, true, false).is_err(),
-        "main memory during the boot"
-    );
+    let e = g.palloc(PAGE, PAGE, true, false).unwrap_err();
+    assert_eq!(e, AmError::AllocPhase { boot: false }, "main memory during the boot");
+    assert!(e.to_string().contains("pass boot = true"), "{e}");
     g.booting = false;
-    assert!(g.palloc(1 << 40, PAGE, false, false).is_err());
-    assert!(g.palloc(0, PAGE, false, false).is_err());
-    assert!(g.pfree(0x1234_5000).is_err());
+    let e = g.palloc(PAGE, PAGE, true, true).unwrap_err();
+    assert_eq!(e, AmError::AllocPhase { boot: true }, "boot memory after the boot");
+    assert!(e.to_string().contains("pass boot = false"), "{e}");
+    let free = g.allocators().0.free_bytes();
+    assert_eq!(
+        g.palloc(1 << 40, PAGE, false, false).unwrap_err(),
+        AmError::OutOfMemory {
+            allocator: "VRAM",
+            size: 1 << 40,
+            align: PAGE,
+            free
+        }
+    );
+    for size in [0, u64::MAX] {
+        assert_eq!(
+            g.palloc(size, PAGE, false, false).unwrap_err(),
+            AmError::AllocSize { op: "palloc", size }
+        );
+        assert_eq!(
+            g.valloc(size, false, false).unwrap_err(),
+            AmError::AllocSize { op: "valloc", size }
+        );
+    }
+    for align in [0, 3, 0x1800] {
+        let e = g.palloc(PAGE, align, false, false).unwrap_err();
+        assert_eq!(e, AmError::AllocAlign { op: "palloc", align });
+        assert!(
+            e.to_string().ends_with("is not a power of two: pass a power of two"),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        g.pfree(0x1234_5000).unwrap_err(),
+        AmError::NotAllocated {
+            op: "pfree",
+            paddr: 0x1234_5000
+        }
+    );
     let a = g.palloc(PAGE, 1 << 20, false, false).unwrap();
     assert_eq!(a % (1 << 20), 0);
     g.pfree(a).unwrap();
-    assert!(
-        g.map_range(VA_BASE, &[(dev.vram_size(), PAGE)], MapFlags::default())
-            .is_err()
+    assert_eq!(
+        g.pfree(a).unwrap_err(),
+        AmError::NotAllocated { op: "pfree", paddr: a },
+        "freed twice"
     );
-    assert!(g.map_range(VA_BASE + 1, &[(0, PAGE)], MapFlags::default()).is_err());
+    // A VRAM offset whose memory-controller address passes 64 bits.
+    let mc_base = g.mc_base();
+    assert_ne!(mc_base, 0, "the mock places VRAM above 0");
+    assert_eq!(
+        g.mc(u64::MAX).unwrap_err(),
+        AmError::McOverflow {
+            mc_base,
+            offset: u64::MAX
+        }
+    );
+    assert_eq!(g.mc(0x1000).unwrap(), mc_base + 0x1000);
+}
+
+#[test]
+fn too_little_vram_is_refused_naming_the_size_and_the_least() {
+    for (mib, psp_fits) in [(64u64, true), (32, false)] {
+        let m = Arc::new(MockSys::new(MockConfig {
+            pci: vec![PciProfile::navi31().with_vram(mib << 20)],
+            ..MockConfig::pci(0)
+        }));
+        let mut bus = PciBus::scan(m.clone() as Arc<dyn Sys>, &PciOptions::default()).unwrap();
+        let dev = AmDevice::new(bus.open(0).unwrap()).unwrap();
+        let e = Gmc::new(&dev).unwrap_err();
+        assert_eq!(
+            e,
+            AmError::VramTooSmall {
+                vram_size: mib << 20,
+                min: MIN_VRAM,
+                what: "the 64 MiB kept at the top and the main allocator"
+            }
+        );
+        assert!(e.to_string().contains(&format!("({mib} MiB)")), "{e}");
+        let psp = Psp::new(&dev);
+        assert_eq!(psp.is_ok(), psp_fits, "{mib} MiB");
+        if let Err(e) = psp {
+            assert_eq!(
+                e,
+                AmError::VramTooSmall {
+                    vram_size: mib << 20,
+                    min: MIN_VRAM,
+                    what: "the PSP's buffers in the boot region"
+                }
+            );
+        }
+    }
 }
 
 mod property {

@@ -233,10 +233,21 @@ fn a_bar_too_small_for_the_discovery_binary_says_so() {
     let mut p = PciProfile::navi31();
     p.bar0_resize_sizes = 0;
     let (_m, mut devs) = open(vec![p]);
-    let e = devs.remove(0).unwrap_err().to_string();
+    let e = devs.remove(0).unwrap_err();
+    assert_eq!(
+        e,
+        AmError::PastBar {
+            what: "the IP discovery binary",
+            offset: (512 << 20) - amd_am::discovery::DISCOVERY_TMR_OFFSET,
+            len: amd_am::discovery::DISCOVERY_TMR_SIZE as u64,
+            bar_size: 256 << 20,
+            vram_size: 512 << 20,
+        }
+    );
+    let text = e.to_string();
     assert!(
-        e.contains("past BAR 0 (0x10000000 bytes)") && e.contains("512 MiB"),
-        "{e}"
+        text.contains("past BAR 0 (0x10000000 bytes)") && text.contains("resized to show all 512 MiB"),
+        "{text}"
     );
 }
 

@@ -106,6 +106,20 @@ fn vfio_sequence_unbinds_resizes_and_routes_msi() {
     assert!(!dev.vram().read((32 << 30) - 2, &mut got), "past the BAR");
     assert!(!dev.vram().write(u64::MAX, b"x"));
 
+    // Doorbells: the 64-bit slots of BAR 2, the last one included.
+    dev.ring_doorbell((2 * MIB / 8 - 1) as u32, 0).unwrap();
+    for index in [(2 * MIB / 8) as u32, u32::MAX] {
+        let e = dev.ring_doorbell(index, 0).unwrap_err();
+        assert_eq!(
+            e,
+            AmError::DoorbellSlot {
+                index,
+                bar_size: 2 * MIB
+            }
+        );
+        assert!(e.to_string().contains("slots 0 to 262143"), "{e}");
+    }
+
     // MSI arrives in the eventfd.
     assert_eq!(dev.wait_interrupt(0).unwrap(), 0);
     assert!(m.pci_raise_msi(0));
