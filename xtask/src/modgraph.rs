@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::Result;
 
-/// A crate the tool reads, its largest allowed circle (files), and its layers from
+/// A crate the tool reads, its largest allowed circle (modules; 1: none), and its layers from
 /// the top (top-level modules; a module may import only its own layer's or lower
 /// ones').
 struct CrateRule {
@@ -28,27 +28,34 @@ struct CrateRule {
 const CRATES: &[CrateRule] = &[
     CrateRule {
         dir: "crates/amd-packets",
-        max_circle: 2,
+        max_circle: 1,
         layers: &[],
     },
     CrateRule {
         dir: "crates/amd-regs",
-        max_circle: 2,
+        max_circle: 1,
+        layers: &[],
+    },
+    CrateRule {
+        dir: "crates/amd-isa",
+        // The RDNA3 interpreter's families call each other through `exec` (16 modules
+        // today): a limit, not a goal; it may only shrink.
+        max_circle: 16,
         layers: &[],
     },
     CrateRule {
         dir: "crates/amd-kfd",
-        max_circle: 4,
+        max_circle: 1,
         layers: &[],
     },
     CrateRule {
         dir: "crates/amd-am",
-        max_circle: 2,
+        max_circle: 1,
         layers: &[],
     },
     CrateRule {
         dir: "crates/amd-hcq",
-        max_circle: 8,
+        max_circle: 1,
         layers: &[],
     },
     CrateRule {
@@ -58,7 +65,7 @@ const CRATES: &[CrateRule] = &[
     },
     CrateRule {
         dir: "crates/amd-interpose",
-        max_circle: 2,
+        max_circle: 1,
         layers: &[],
     },
 ];

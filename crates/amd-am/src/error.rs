@@ -127,9 +127,8 @@ pub enum AmError {
     },
     /// A firmware file found in none of the directories searched.
     #[error(
-        "firmware {name}: not found (tried {}; Debian ships it in firmware-amd-graphics, or set {})",
-        tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        crate::firmware::FIRMWARE_DIR_ENV
+        "firmware {name}: not found (tried {}; Debian ships it in firmware-amd-graphics, or set AM_FIRMWARE_DIR)",
+        tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     FirmwareMissing {
         /// The file's name (`gc_11_0_0_mec.bin`).

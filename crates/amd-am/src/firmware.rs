@@ -518,6 +518,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_missing_file_names_the_variable_that_points_elsewhere() {
+        let e = crate::AmError::FirmwareMissing {
+            name: "gc_11_0_0_mec.bin".into(),
+            tried: vec!["/lib/firmware/amdgpu".into()],
+        };
+        assert!(e.to_string().contains(FIRMWARE_DIR_ENV), "{e}");
+    }
+
+    #[test]
     fn header_offsets_follow_amdgpu_ucode_h() {
         use std::mem::offset_of;
         assert_eq!(offset_of!(common_firmware_header, ucode_array_offset_bytes), 24);

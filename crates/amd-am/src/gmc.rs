@@ -23,14 +23,12 @@ use crate::ip::{AmDevice, Ip, Reg};
 use crate::psp::PspBuffers;
 use crate::regs::AmReg;
 use crate::regs::generated::{gc, mmhub, nbio, vm};
+pub use crate::vram_layout::{MIN_VRAM, TOP_RESERVED};
 
 /// A GPU page.
 pub const PAGE: u64 = 0x1000;
 /// Entries in one page-table level.
 pub const ENTRIES: u64 = 512;
-/// The VRAM at the top tinygrad keeps from the main allocator (the boot region is
-/// its first half; the discovery binary and firmware reserve live above).
-pub const TOP_RESERVED: u64 = 64 << 20;
 /// The boot region's size (tinygrad's `boot_allocator`).
 pub const BOOT_SIZE: u64 = 32 << 20;
 /// The VM aperture's base (tinygrad's `va_allocator`).
@@ -63,10 +61,6 @@ pub const fn pte_mtype_nv10(mtype: u64) -> u64 {
 pub const fn level_covers(level: u64) -> u64 {
     1 << (9 * (3 - level) + 12)
 }
-
-/// The least VRAM [`Gmc::new`] lays out: the 64 MiB kept at the top (the boot
-/// region and the firmware's reserve) and 1 MiB for the main allocator.
-pub const MIN_VRAM: u64 = TOP_RESERVED + (1 << 20);
 
 fn map_err(op: &'static str, va: u64, size: u64, problem: MapProblem) -> AmError {
     AmError::MapRange { op, va, size, problem }

@@ -61,6 +61,7 @@ pub mod psp;
 pub mod sdma;
 pub mod smu;
 pub mod soc21;
+mod vram_layout;
 
 pub use amd_kfd::mmio::Mmio;
 /// The IP discovery binary's layout, register tables and the VFIO ABI, from

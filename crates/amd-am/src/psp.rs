@@ -145,7 +145,7 @@ impl<'a> Psp<'a> {
         let mp0 = |reg| r.resolve(Ip::Mp0, 0, reg);
         let bufs = PspBuffers::place(dev.vram_size()).ok_or(AmError::VramTooSmall {
             vram_size: dev.vram_size(),
-            min: crate::gmc::MIN_VRAM,
+            min: crate::vram_layout::MIN_VRAM,
             what: "the PSP's buffers in the boot region",
         })?;
         let mc_base = u64::from(r.read_reg(Ip::Mmhub, mmhub::MMMC_VM_FB_LOCATION_BASE)?) << 24;

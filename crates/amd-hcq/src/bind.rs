@@ -14,11 +14,12 @@ use amd_kfd::Spread;
 use amd_packets::pm4::IndirectBuffer;
 use amd_packets::sdma;
 
-use crate::device::{Device, Point};
+use crate::device::Device;
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
 use crate::queue::{ComputeQueue, CopyQueue, Place, Recording, write_site};
 use crate::sym::{Bindings, Expr, Var};
+use crate::timeline::{OpName, Point};
 use crate::{HcqError, Result};
 
 /// Copies of a bound list kept by [`Device::bind`] and [`Device::bind_copy`].
@@ -761,11 +762,11 @@ impl<I: DeviceInterface> BoundQueue<I> {
         self.list.update(&mut img, vals, &[])?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
-            dev.submit_point(true, crate::device::OpName::Static("bound list"), |w| {
+            dev.submit_point(true, OpName::Static("bound list"), |w| {
                 w.copy()?.indirect(va, dwords).map(|_| ())
             })?
         } else {
-            dev.submit_point(false, crate::device::OpName::Static("bound list"), |w| {
+            dev.submit_point(false, OpName::Static("bound list"), |w| {
                 w.compute()?.cmds.extend_from_slice(img.indirect());
                 Ok(())
             })?

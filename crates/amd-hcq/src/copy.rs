@@ -1,36 +1,27 @@
 //! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
 //! while SDMA drains the others), device→host, device→device, and between GPUs.
 
-use crate::device::{Device, OpName, Point, STAGING_COUNT, STAGING_SIZE, Staging};
-use crate::iface::{DeviceInterface, DeviceMemory};
-use crate::memory::Buffer;
 use zerocopy::IntoBytes;
 
 use crate::Result;
+use crate::device::Device;
+use crate::iface::{DeviceInterface, DeviceMemory};
+use crate::memory::Buffer;
+use crate::resources::{STAGING_SIZE, Staging};
+use crate::timeline::OpName;
 
 impl<I: DeviceInterface> Device<I> {
-    fn staging(&self) -> Result<parking_lot::MappedMutexGuard<'_, Staging<I>>> {
+    fn staging(&self) -> Result<parking_lot::MutexGuard<'_, Staging<I>>> {
         // A faulted device allocates nothing: the sticky error, at once.
         self.inner.check()?;
-        let mut s = self.inner.staging.lock();
-        if s.is_none() {
-            *s = Some(Staging {
-                busy_until: vec![Point::default(); STAGING_COUNT],
-                bufs: (0..STAGING_COUNT).map(|_| None).collect(),
-                next: 0,
-            });
-        }
-        Ok(parking_lot::MutexGuard::map(s, |s| match s {
-            Some(s) => s,
-            None => unreachable!("filled above"),
-        }))
+        Ok(self.inner.resources.staging.lock())
     }
 
     /// Copies `data` into `dst` at `offset`, through the staging buffers; returns once
     /// the data is in staging memory (the copies complete on the timeline).
     pub fn copy_in(&self, dst: &Buffer<I>, offset: usize, data: &[u8]) -> Result<()> {
         dst.check(offset, data.len())?;
-        dst.check_on(&self.inner, &"the destination")?;
+        dst.check_on(self.inner.id(), &"the destination")?;
         let mut staging = self.staging()?;
         for (i, chunk) in data.chunks(STAGING_SIZE).enumerate() {
             let slot = staging.next;
@@ -76,7 +67,7 @@ impl<I: DeviceInterface> Device<I> {
     /// Copies `out.len()` bytes of `src` at `offset` to the host; waits for earlier work.
     pub fn copy_out(&self, out: &mut [u8], src: &Buffer<I>, offset: usize) -> Result<()> {
         src.check(offset, out.len())?;
-        src.check_on(&self.inner, &"the source")?;
+        src.check_on(self.inner.id(), &"the source")?;
         let staging = self.staging()?;
         // One staging buffer, reused chunk by chunk: each copy is waited for.
         let slot = staging.next;
@@ -108,8 +99,8 @@ impl<I: DeviceInterface> Device<I> {
     ) -> Result<u64> {
         dst.check(dst_offset, size)?;
         src.check(src_offset, size)?;
-        dst.check_on(&self.inner, &"the destination")?;
-        src.check_on(&self.inner, &"the source")?;
+        dst.check_on(self.inner.id(), &"the destination")?;
+        src.check_on(self.inner.id(), &"the source")?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
         let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| {
             w.copy()?.copy(to, from, size as u64).map(|_| ())
@@ -123,8 +114,8 @@ impl<I: DeviceInterface> Device<I> {
     pub fn transfer(&self, dst_dev: &Device<I>, dst: &Buffer<I>, src: &Buffer<I>, size: usize) -> Result<()> {
         dst.check(0, size)?;
         src.check(0, size)?;
-        src.check_on(&self.inner, &"the source")?;
-        dst.check_on(&dst_dev.inner, &"the destination")?;
+        src.check_on(self.inner.id(), &"the source")?;
+        dst.check_on(dst_dev.inner.id(), &"the destination")?;
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());

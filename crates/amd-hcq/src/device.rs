@@ -1,281 +1,51 @@
-//! A GPU: its transport, timeline, rings, staging buffers and the memory it holds
-//! back until the GPU is done with it.
+//! A GPU: its transport, and its state split by concern — submission (the timeline
+//! and the rings), health, memory given back, the resources of the runtime's own
+//! operations, profiling. See "Locks" in `docs/runtime.md` for the locks they hold.
 
+use std::cell::RefCell;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
-
-use std::collections::VecDeque;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::iface::{BufferKind, DeviceInterface, DeviceProps, HwQueue};
-use crate::memory::{Buffer, BufferCache};
-use crate::queue::{ComputeQueue, CopyQueue};
+use crate::fence::{DeviceId, DeviceLink, Fences, Link, Marks, Progress};
+use crate::health::Health;
+use crate::iface::{BufferKind, DeviceInterface, DeviceProps};
+use crate::memory::{Buffer, Reuse};
+use crate::profile::Profiling;
+use crate::queue::{ComputeQueue, CopyQueue, Recording, Work};
+use crate::resources::{Launcher, Staging};
+use crate::rings::{Engines, RING_SIZE, Ring, Submission};
 use crate::signal::{Signal, SignalPool};
+use crate::timeline::{OpName, Point, Timeline, TimelineHandle};
 use crate::{HcqError, Result};
 
-/// Ring bytes of each queue (tinygrad 0.10.1's 8 MiB).
-pub const RING_SIZE: usize = 0x80_0000;
-/// Staging buffers for host↔device copies, and the size of each.
-pub const STAGING_COUNT: usize = 8;
-/// Bytes of one staging buffer (one SDMA packet's worth).
-pub const STAGING_SIZE: usize = 0x40_0000;
-/// The timeline restarts at 1 past this value.
-pub const TIMELINE_WRAP: u64 = 1 << 31;
-
-pub(crate) struct Ring<Q> {
-    pub(crate) q: Q,
-    /// Write pointer: dwords (PM4) or bytes (SDMA), never wrapped.
-    pub(crate) put: u64,
-    /// The read pointer as last read: the engine is at least this far, so room
-    /// computed from it is there without reading the engine's pointer again.
-    pub(crate) seen: u64,
-    /// Lists sent outside the timeline ([`Device::submit_compute`],
-    /// [`Device::submit_copy`]) so far; each is followed by a fence writing its count.
-    pub(crate) plain: u64,
-}
-
-/// The devices whose work may still use something freed, each with how far its work
-/// must be done first.
-pub(crate) type Fences<I> = Vec<(Weak<DeviceInner<I>>, Marks)>;
-
-/// Memory freed while work may still use it: the fences to wait for, its kind, itself.
-pub(crate) type Freed<I> = (Fences<I>, BufferKind, <I as DeviceInterface>::Memory);
-
-/// How far a device's work goes: its timeline (a logical value) and the count of lists
-/// sent outside the timeline on each ring (compute, copy). Taken when something is
-/// freed (what was submitted), it is the point past which nothing can still use it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Marks {
-    pub(crate) timeline: u64,
-    pub(crate) plain: [u64; 2],
-}
-
-impl Marks {
-    /// Whether work done up to `self` covers everything up to `f`.
-    pub(crate) fn covers(&self, f: &Marks) -> bool {
-        self.timeline >= f.timeline && self.plain[0] >= f.plain[0] && self.plain[1] >= f.plain[1]
-    }
-}
-
-/// How far some devices' work is, each device asked once: what was submitted and what
-/// is done. A device that is closed, or whose timeline is, is left out: it runs nothing
-/// more.
-pub(crate) struct Progress<I: DeviceInterface>(Vec<(Weak<DeviceInner<I>>, Marks, Marks)>);
-
-impl<I: DeviceInterface> Progress<I> {
-    pub(crate) fn of(devices: impl IntoIterator<Item = Arc<DeviceInner<I>>>) -> Self {
-        let mut asked: Vec<(Weak<DeviceInner<I>>, Marks, Marks)> = Vec::new();
-        for d in devices {
-            let w = Arc::downgrade(&d);
-            if asked.iter().any(|(x, ..)| x.ptr_eq(&w)) {
-                continue;
-            }
-            if let Some((sent, done)) = d.marks() {
-                asked.push((w, sent, done));
-            }
-        }
-        Progress(asked)
-    }
-
-    /// Whether the work every fence names is done.
-    pub(crate) fn passed(&self, fences: &Fences<I>) -> bool {
-        fences.iter().all(|(w, f)| {
-            self.0
-                .iter()
-                .find(|(d, ..)| d.ptr_eq(w))
-                .is_none_or(|(_, _, done)| done.covers(f))
-        })
-    }
-
-    /// The fences of the work submitted so far and not yet done: what something given
-    /// back now waits for.
-    pub(crate) fn outstanding(&self) -> Fences<I> {
-        self.0
-            .iter()
-            .filter(|(_, sent, done)| !done.covers(sent))
-            .map(|(w, sent, _)| (w.clone(), *sent))
-            .collect()
-    }
-}
-
-pub(crate) struct Timeline<I: DeviceInterface> {
-    pub(crate) signal: Signal<I>,
-    pub(crate) shadow: Signal<I>,
-    /// The value the next submission signals.
-    pub(crate) next: u64,
-    /// How many times the timeline restarted at 1.
-    pub(crate) epoch: u64,
-    /// The lists ordered submissions are sent in, reused.
-    pub(crate) compute_list: Option<ComputeQueue>,
-    pub(crate) copy_list: Option<CopyQueue>,
-    /// Named submissions not known to be complete (timeline point, name), oldest
-    /// first: the culprit of a fault is the oldest one not done.
-    pub(crate) inflight: VecDeque<(Point, OpName)>,
-}
-
-/// Whether a ring of `units` written up to the running count `put` and read up to
-/// `seen` has room for `needed` more.
-#[inline]
-fn has_room(seen: u64, put: u64, needed: u64, units: u64) -> bool {
-    put + needed - seen.min(put) <= units
-}
-
-/// Where the running count `put` falls in a ring of `size` units: a mask for the
-/// power-of-two sizes rings have, no division on the submission path.
-#[inline]
-fn ring_pos(put: u64, size: u64) -> u64 {
-    if size.is_power_of_two() {
-        put & (size - 1)
-    } else {
-        put % size
-    }
-}
-
-/// Notes a named submission in a timeline's `inflight` (for naming the culprit of a
-/// fault), forgetting those up to `done` (a [`Point::logical`] known complete) once it
-/// holds 32 (a short list stays in a few cache lines) and the oldest past 4,096. A
-/// submitter notes its work before it rings the doorbell.
-#[inline]
-pub(crate) fn note_inflight(inflight: &mut VecDeque<(Point, OpName)>, p: Point, name: OpName, done: u64) {
-    if inflight.len() >= 32 {
-        prune_inflight(inflight, done);
-    }
-    inflight.push_back((p, name));
-}
-
-/// Forgets the submissions up to `done`, and the oldest once 4,096 are noted.
-#[cold]
-fn prune_inflight(inflight: &mut VecDeque<(Point, OpName)>, done: u64) {
-    while inflight.front().is_some_and(|(q, _)| q.logical() <= done) {
-        inflight.pop_front();
-    }
-    if inflight.len() >= 4096 {
-        inflight.pop_front();
-    }
-}
-
-/// The name of a submission, for profiles and fault reports (cheap to clone).
-#[derive(Clone, Debug)]
-pub(crate) enum OpName {
-    Static(&'static str),
-    Shared(Arc<str>),
-}
-
-impl std::fmt::Display for OpName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OpName::Static(s) => f.write_str(s),
-            OpName::Shared(s) => f.write_str(s),
-        }
-    }
-}
-
-/// A device's timeline as other queues see it (see [`Device::timeline_handle`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimelineHandle {
-    /// Address of the timeline signal (in the platform's signal page, which every GPU
-    /// of the platform maps).
-    pub addr: u64,
-    /// The KFD event (mailbox address, id) a write of the timeline raises.
-    pub event: Option<(u64, u32)>,
-    /// The point the last submission signals.
-    pub last: Point,
-}
-
-/// A point of a device's timeline: a value within an epoch (the timeline restarts at
-/// 1 past [`TIMELINE_WRAP`], after all work before is done, so a point of an earlier
-/// epoch is complete).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Point {
-    /// Restarts of the timeline before it.
-    pub epoch: u64,
-    /// The timeline value on the GPU (what its signal holds; at most
-    /// [`TIMELINE_WRAP`] + 1).
-    pub value: u64,
-}
-
-impl Point {
-    /// The point as one number that only grows: the epoch in the high 32 bits, the
-    /// GPU value in the low ones. The runtime's operations return these, and
-    /// [`Device::wait_timeline`] takes them.
-    pub const fn logical(self) -> u64 {
-        self.epoch << 32 | self.value
-    }
-
-    /// The point of a [`Point::logical`] number.
-    pub const fn from_logical(v: u64) -> Point {
-        Point {
-            epoch: v >> 32,
-            value: v & 0xffff_ffff,
-        }
-    }
-}
-
-pub(crate) struct Staging<I: DeviceInterface> {
-    /// Made at their first use (a copy of a few MiB pins only what it uses).
-    pub(crate) bufs: Vec<Option<I::Memory>>,
-    /// Timeline point after which each buffer is free again.
-    pub(crate) busy_until: Vec<Point>,
-    pub(crate) next: usize,
-}
-
-impl<I: DeviceInterface> Staging<I> {
-    /// Staging buffer `slot`, allocated from `iface` at its first use.
-    pub(crate) fn buf(&mut self, iface: &I, slot: usize) -> Result<&I::Memory> {
-        let b = &mut self.bufs[slot];
-        if b.is_none() {
-            *b = Some(iface.alloc(STAGING_SIZE, BufferKind::Host)?);
-        }
-        b.as_ref().ok_or(HcqError::Internal {
-            what: "a staging buffer is missing after its allocation",
-        })
-    }
-}
-
+/// The state of an open GPU, shared by its handles, split by concern.
 pub(crate) struct DeviceInner<I: DeviceInterface> {
-    // Fields drop in order: the queues first (destroying a queue stops its work),
-    // then the memory the work used.
-    pub(crate) compute: Mutex<Ring<I::Queue>>,
-    pub(crate) sdma: Mutex<Ring<I::Queue>>,
+    // Fields drop in order: the queues first (destroying a queue stops its work), then
+    // the memory the work used.
+    /// The timeline and the rings.
+    pub(crate) submission: Submission<I>,
     pub(crate) iface: I,
     pub(crate) index: usize,
+    /// The platform's signal page (and its list of devices).
     pub(crate) pool: Arc<SignalPool<I>>,
-    /// Written by the fence after each list sent outside the timeline: the count of
-    /// such lists done on the compute ring (64 bits) and on the copy ring (32 bits).
-    pub(crate) plain_done: std::sync::OnceLock<[Signal<I>; 2]>,
-    pub(crate) timeline: Mutex<Option<Timeline<I>>>,
-    pub(crate) staging: Mutex<Option<Staging<I>>>,
-    /// Freed memory waiting for the timeline to pass the value it was freed at.
-    pub(crate) pending_free: Mutex<Vec<Freed<I>>>,
-    pub(crate) cache: Mutex<BufferCache<I>>,
-    pub(crate) timeout: Mutex<Duration>,
-    pub(crate) scratch: Mutex<Option<crate::program::Scratch<I>>>,
-    pub(crate) kernargs: Mutex<Option<crate::program::KernargRing<I>>>,
-    pub(crate) profiling: std::sync::atomic::AtomicBool,
-    pub(crate) pending_profile: Mutex<crate::profile::ProfileLog<I>>,
-    /// Where to write the trace at close (`HCQ_PROFILE`).
-    pub(crate) trace_path: Option<std::path::PathBuf>,
-    pub(crate) clock_offset: Mutex<Option<i128>>,
-    /// Held while the timeline restarts.
-    pub(crate) wrap_lock: Mutex<()>,
-    /// Set once the device faulted (it does not recover); the details in `fault`.
-    pub(crate) faulted: std::sync::atomic::AtomicBool,
-    /// The highest logical timeline value seen completed: a wait for a value at or
-    /// below it returns without reading the signal, which the engine last wrote (a
-    /// cache line another core holds, on the mock).
-    pub(crate) done_seen: std::sync::atomic::AtomicU64,
-    /// The first fault: the kernel or copy running then, and the transport's report.
-    pub(crate) fault: Mutex<Option<(Option<String>, Vec<String>)>>,
-    /// The list launches are recorded into, kept for reuse.
-    pub(crate) launch_list: Mutex<Option<ComputeQueue>>,
-    /// The lists [`Device::submit_ordered`] builds are recorded into, reused (only
-    /// ever `try_lock`ed: a build runs with its list locked).
-    pub(crate) ordered_compute: Mutex<ComputeQueue>,
-    pub(crate) ordered_copy: Mutex<CopyQueue>,
-    /// The list a copy list sent outside the timeline is placed in with its fence
-    /// (locked only under the copy ring's lock).
-    pub(crate) plain_copy: Mutex<CopyQueue>,
+    /// The sticky fault and the wait timeout.
+    pub(crate) health: Health,
+    /// What the runtime's own operations use: scratch, kernel arguments, staging.
+    pub(crate) resources: Resources<I>,
+    pub(crate) profile: Profiling<I>,
+    /// Memory given back: reusable, or waiting for the work that may use it.
+    pub(crate) memory: Mutex<Reuse<I>>,
+}
+
+/// The device's resources for its own operations.
+pub(crate) struct Resources<I: DeviceInterface> {
+    /// Scratch, the kernel-argument ring and the launch list: a launch takes all three.
+    pub(crate) launcher: Mutex<Launcher<I>>,
+    /// Held for a whole host copy (each chunk waits for its staging buffer).
+    pub(crate) staging: Mutex<Staging<I>>,
 }
 
 /// A GPU opened by the runtime. Cheap to clone; the last clone releases everything
@@ -302,39 +72,44 @@ impl<I: DeviceInterface> std::fmt::Debug for Device<I> {
 }
 
 impl<I: DeviceInterface> DeviceInner<I> {
+    /// The device as signals and buffers hold it.
+    pub(crate) fn link(self: &Arc<Self>) -> Link<I> {
+        let w: Weak<Self> = Arc::downgrade(self);
+        w
+    }
+
+    /// The device's identity, index and platform.
+    #[inline]
+    pub(crate) fn id(self: &Arc<Self>) -> DeviceId {
+        DeviceId {
+            key: Arc::as_ptr(self) as *const () as usize,
+            index: self.index,
+            platform: self.pool.key(),
+        }
+    }
+
+    /// The timeline and the rings, locked.
+    #[inline]
+    pub(crate) fn engines(&self) -> parking_lot::MutexGuard<'_, Engines<I>> {
+        self.submission.engines.lock()
+    }
+
     /// Completed timeline value.
     pub(crate) fn completed(&self) -> u64 {
-        let done = self.timeline.lock().as_ref().map_or(0, |t| {
-            Point {
-                epoch: t.epoch,
-                value: t.signal.value(),
-            }
-            .logical()
-        });
+        let done = self.engines().timeline.done().logical();
         // Release: a thread that finds a value here (Acquire) sees what the GPU wrote
         // before it, as this thread does after its read of the signal.
-        self.done_seen.fetch_max(done, std::sync::atomic::Ordering::AcqRel);
+        self.submission.done_seen.fetch_max(done, Ordering::AcqRel);
         done
     }
 
     /// The device's sticky fault, if it has one (no transport call).
     #[inline]
     pub(crate) fn check(&self) -> Result<()> {
-        // Acquire: pairs with the Release store in `record_fault`, so the report is there.
-        if self.faulted.load(std::sync::atomic::Ordering::Acquire) {
-            return Err(self.fault_error());
+        if self.health.faulted() {
+            return Err(self.health.error(self.index));
         }
         Ok(())
-    }
-
-    /// The sticky fault as an error.
-    pub(crate) fn fault_error(&self) -> HcqError {
-        let (kernel, report) = self.fault.lock().clone().unwrap_or_default();
-        HcqError::DeviceFault {
-            device: self.index,
-            kernel,
-            report,
-        }
     }
 
     /// Asks the transport (without waiting) whether the device faulted; records it.
@@ -345,92 +120,32 @@ impl<I: DeviceInterface> DeviceInner<I> {
             return Ok(());
         }
         self.record_fault(report);
-        Err(self.fault_error())
+        Err(self.health.error(self.index))
     }
 
     /// Makes the device's fault sticky (the first report wins).
     pub(crate) fn record_fault(&self, report: Vec<String>) {
-        let culprit = self.culprit();
-        let mut f = self.fault.lock();
-        if f.is_none() {
-            *f = Some((culprit, report));
-        }
-        // Release: the report is stored before the flag says it is there.
-        self.faulted.store(true, std::sync::atomic::Ordering::Release);
-    }
-
-    /// The oldest named submission not done (unknown while a submitter holds the
-    /// timeline: this may run under it).
-    fn culprit(&self) -> Option<String> {
-        let tl = self.timeline.try_lock()?;
-        let t = tl.as_ref()?;
-        let done = t.signal.value();
-        t.inflight
-            .iter()
-            .find(|(p, _)| p.epoch == t.epoch && p.value > done)
-            .map(|(_, n)| n.to_string())
+        // The oldest named submission not done (unknown while a submitter holds the
+        // timeline: this may run under it).
+        let culprit = self.submission.engines.try_lock().and_then(|e| e.timeline.culprit());
+        self.health.record(culprit, report);
     }
 
     /// What the last wait saw complete, as a [`Point::logical`] number.
+    #[inline]
     pub(crate) fn seen_done(&self) -> u64 {
         // Acquire: pairs with `completed`.
-        self.done_seen.load(std::sync::atomic::Ordering::Acquire)
+        self.submission.done_seen.load(Ordering::Acquire)
     }
 
     /// Whether the work up to `p` is done.
     pub(crate) fn is_done(&self, p: Point) -> bool {
-        match self.timeline.lock().as_ref() {
-            Some(t) => p.epoch < t.epoch || t.signal.value() >= p.value,
-            None => true,
-        }
-    }
-
-    /// The logical timeline values of the last submission and of the work done, read
-    /// together; `None` once the timeline is closed (its queues are gone: nothing more
-    /// runs).
-    pub(crate) fn progress(&self) -> Option<(u64, u64)> {
-        self.timeline.lock().as_ref().map(|t| {
-            let at = |value| Point { epoch: t.epoch, value }.logical();
-            (at(t.next - 1), at(t.signal.value()))
-        })
+        self.engines().timeline.is_done(p)
     }
 
     /// The value the last submission signals.
     pub(crate) fn last_submitted(&self) -> u64 {
-        self.timeline.lock().as_ref().map_or(0, |t| {
-            Point {
-                epoch: t.epoch,
-                value: t.next - 1,
-            }
-            .logical()
-        })
-    }
-
-    /// The lists sent outside the timeline so far and those done, per ring.
-    fn plain_marks(&self) -> ([u64; 2], [u64; 2]) {
-        let sent = [self.compute.lock().plain, self.sdma.lock().plain];
-        let done = match self.plain_done.get() {
-            Some([c, s]) => [c.value(), count_from_low32(sent[1], s.value() as u32)],
-            None => sent,
-        };
-        (sent, done)
-    }
-
-    /// What was submitted so far and what is done; `None` once the timeline is closed
-    /// (the queues are gone: nothing more runs).
-    pub(crate) fn marks(&self) -> Option<(Marks, Marks)> {
-        let (last, done) = self.progress()?;
-        let (sent, plain_done) = self.plain_marks();
-        Some((
-            Marks {
-                timeline: last,
-                plain: sent,
-            },
-            Marks {
-                timeline: done,
-                plain: plain_done,
-            },
-        ))
+        self.engines().timeline.last().logical()
     }
 
     /// Releases freed memory the GPU is done with into the cache. No lock of this
@@ -438,7 +153,7 @@ impl<I: DeviceInterface> DeviceInner<I> {
     pub(crate) fn reclaim(&self) {
         // Notes the timeline's progress for later waits.
         self.completed();
-        let pending = std::mem::take(&mut *self.pending_free.lock());
+        let pending = std::mem::take(&mut self.memory.lock().pending);
         if pending.is_empty() {
             return;
         }
@@ -447,242 +162,83 @@ impl<I: DeviceInterface> DeviceInner<I> {
                 .iter()
                 .flat_map(|(fences, ..)| fences.iter().filter_map(|(w, _)| w.upgrade())),
         );
-        let mut free = Vec::new();
-        let mut still = Vec::new();
+        let mut m = self.memory.lock();
         for (fences, kind, mem) in pending {
             if now.passed(&fences) {
-                free.push((kind, mem));
+                m.cache.put(kind, mem);
             } else {
-                still.push((fences, kind, mem));
+                m.pending.push((fences, kind, mem));
             }
         }
-        if !still.is_empty() {
-            self.pending_free.lock().append(&mut still);
-        }
-        let mut cache = self.cache.lock();
-        for (kind, mem) in free {
-            cache.put(kind, mem);
-        }
-    }
-
-    /// Waits for `dwords` (PM4) or `bytes` (SDMA) of room in a ring.
-    #[inline]
-    fn wait_for_room(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
-        // Room known from the last look at the read pointer: the common case.
-        if has_room(ring.seen, ring.put, needed, ring_units) {
-            return Ok(());
-        }
-        self.wait_for_room_slow(ring, needed, ring_units, what)
-    }
-
-    /// [`DeviceInner::wait_for_room`] past what the last look at the read pointer saw.
-    #[cold]
-    fn wait_for_room_slow(&self, ring: &mut Ring<I::Queue>, needed: u64, ring_units: u64, what: &str) -> Result<()> {
-        ring.seen = ring.q.read_ptr();
-        if has_room(ring.seen, ring.put, needed, ring_units) {
-            return Ok(());
-        }
-        let timeout = *self.timeout.lock();
-        let start = Instant::now();
-        let mut polled = Duration::ZERO;
-        while !has_room(ring.q.read_ptr(), ring.put, needed, ring_units) {
-            // A faulted device never drains its ring.
-            if start.elapsed() >= polled {
-                self.poll_fault()?;
-                polled = start.elapsed() + Duration::from_millis(1);
-            }
-            if start.elapsed() > timeout {
-                return Err(HcqError::Timeout {
-                    what: format!("room in the {what} ring"),
-                    wanted: ring.put + needed - ring_units,
-                    current: ring.q.read_ptr(),
-                    waited_ms: start.elapsed().as_millis() as u64,
-                });
-            }
-            std::thread::yield_now();
-        }
-        ring.seen = ring.q.read_ptr();
-        Ok(())
-    }
-
-    /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
-    pub(crate) fn push_compute(&self, cmds: &[u32]) -> Result<()> {
-        let mut ring = self.compute.lock();
-        self.write_compute(&mut ring, [cmds])
-    }
-
-    /// Writes `parts` one after the other into the locked compute ring and rings the
-    /// doorbell once.
-    #[inline(always)]
-    fn write_compute<const N: usize>(&self, ring: &mut Ring<I::Queue>, parts: [&[u32]; N]) -> Result<()> {
-        let dwords = (ring.q.ring_bytes() / 4) as u64;
-        let len = parts.iter().map(|p| p.len() as u64).sum::<u64>();
-        if len > dwords {
-            return Err(HcqError::ListSize {
-                list: "list for the compute ring",
-                dwords: len as usize,
-                max: dwords as usize,
-            });
-        }
-        self.wait_for_room(ring, len, dwords, "compute")?;
-        let mut at = ring.put;
-        for part in parts {
-            if part.is_empty() {
-                continue;
-            }
-            let start = ring_pos(at, dwords);
-            let first = (part.len() as u64).min(dwords - start) as usize;
-            ring.q.write_ring(start as usize * 4, &part[..first])?;
-            if first < part.len() {
-                ring.q.write_ring(0, &part[first..])?;
-            }
-            at += part.len() as u64;
-        }
-        ring.put += len;
-        let put = ring.put;
-        ring.q.submit(put);
-        Ok(())
-    }
-
-    /// The address of the signal counting the lists sent outside the timeline that are
-    /// done on ring `ring` (0 compute, 1 copy).
-    fn plain_done_addr(&self, ring: usize) -> Result<u64> {
-        self.plain_done
-            .get()
-            .and_then(|s| s.get(ring))
-            .map(Signal::addr)
-            .ok_or(HcqError::DeviceClosing { device: self.index })
-    }
-
-    /// Sends a compute list outside the timeline, followed by the fence that counts it
-    /// done (so that what it uses is not freed before).
-    pub(crate) fn push_compute_plain(&self, cmds: &[u32], target: amd_packets::GfxTarget) -> Result<()> {
-        let addr = self.plain_done_addr(0)?;
-        let mut ring = self.compute.lock();
-        let count = ring.plain + 1;
-        let mut fence = [0u32; 16];
-        let mut sink = amd_packets::SliceSink::new(&mut fence);
-        amd_packets::pm4::ReleaseMem::signal(addr, count).encode(target, &mut sink);
-        let n = sink.finish().ok_or(HcqError::Internal {
-            what: "a RELEASE_MEM packet does not fit its buffer",
-        })?;
-        self.write_compute(&mut ring, [cmds, &fence[..n]])?;
-        ring.plain = count;
-        Ok(())
-    }
-
-    /// Sends a copy list outside the timeline, followed by the fence that counts it
-    /// done (32 bits of the count).
-    pub(crate) fn push_copy_plain(&self, q: &CopyQueue) -> Result<()> {
-        let addr = self.plain_done_addr(1)?;
-        let mut ring = self.sdma.lock();
-        let count = ring.plain + 1;
-        // The packets and the fence, placed as one list in a list reused under the
-        // ring's lock; it holds nothing (the caller's list keeps what it refers to).
-        let mut all = self.plain_copy.lock();
-        all.clear();
-        all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
-        all.signal_addr(addr, count, None);
-        self.write_copy(&mut ring, &all)?;
-        ring.plain = count;
-        Ok(())
-    }
-
-    /// Writes SDMA packets into the copy ring: whole packets only before the ring's
-    /// end (what does not fit is preceded by zeros — NOPs — to the end and restarts at
-    /// 0), and INDIRECT packets padded with NOPs to end on an 8-dword boundary.
-    pub(crate) fn push_copy(&self, q: &CopyQueue) -> Result<()> {
-        let mut ring = self.sdma.lock();
-        self.write_copy(&mut ring, q)
-    }
-
-    /// Writes `q` into the locked copy ring and rings the doorbell.
-    #[inline(always)]
-    fn write_copy(&self, ring: &mut Ring<I::Queue>, q: &CopyQueue) -> Result<()> {
-        let bytes = ring.q.ring_bytes() as u64;
-        let words = place_sdma(q, (ring_pos(ring.put, bytes) / 4) as usize, (bytes / 4) as usize)?;
-        let total = words.len() as u64 * 4;
-        self.wait_for_room(ring, total, bytes, "SDMA")?;
-        let at = ring_pos(ring.put, bytes) as usize;
-        let first = words.len().min((bytes as usize - at) / 4);
-        ring.q.write_ring(at, &words[..first])?;
-        if first < words.len() {
-            ring.q.write_ring(0, &words[first..])?;
-        }
-        ring.put += total;
-        let put = ring.put;
-        ring.q.submit(put);
-        Ok(())
     }
 }
 
-/// The count whose low 32 bits are `low`, at most `sent` and within 2^32 below it: what
-/// a 32-bit fence of a running count says is done.
-fn count_from_low32(sent: u64, low: u32) -> u64 {
-    let behind = (sent as u32).wrapping_sub(low);
-    sent.saturating_sub(u64::from(behind))
-}
-
-/// The dwords to write at ring dword `pos` of a ring of `ring` dwords for `q`: its
-/// packets, none reaching the ring's end (zeros fill to the end and the packet restarts
-/// at 0), with zeros before each end-aligned packet so it ends on 8 dwords.
-fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
-    let mut out = Vec::with_capacity(q.cmds.len() + 16);
-    let mut pos = start;
-    let mut at = 0usize;
-    let mut aligned = q.end_aligned.iter().peekable();
-    for (k, &s) in q.sizes.iter().enumerate() {
-        let s = s as usize;
-        let align = aligned.next_if_eq(&&k).is_some();
-        let pad = |pos: usize| if align { (8 - (pos + s) % 8) % 8 } else { 0 };
-        if pos + pad(pos) + s >= ring {
-            out.resize(out.len() + (ring - pos), 0);
-            pos = 0;
-        }
-        let p = pad(pos);
-        out.resize(out.len() + p, 0);
-        out.extend_from_slice(&q.cmds[at..at + s]);
-        pos += p + s;
-        at += s;
-        if out.len() >= ring {
-            return Err(HcqError::ListSize {
-                list: "list for the copy ring",
-                dwords: q.cmds.len(),
-                max: ring - 1,
-            });
-        }
+impl<I: DeviceInterface> DeviceLink<I> for DeviceInner<I> {
+    fn marks(&self) -> (Marks, Marks) {
+        self.engines().marks()
     }
-    Ok(out)
+
+    fn check(&self) -> Result<()> {
+        DeviceInner::check(self)
+    }
+
+    fn poll_fault(&self) -> Result<()> {
+        DeviceInner::poll_fault(self)
+    }
+
+    fn sleep(&self, ms: u32) -> Result<()> {
+        self.iface.sleep(ms).map(|_| ())
+    }
+
+    fn timeout(&self) -> Duration {
+        self.health.timeout()
+    }
+
+    fn peers(&self) -> Vec<Link<I>> {
+        self.pool.devices()
+    }
+
+    fn take_back(&self, fences: Fences<I>, kind: BufferKind, mem: I::Memory) {
+        self.memory.lock().give_back(fences, kind, mem);
+    }
 }
 
-/// Runs `f` on the list in `spare`, or on a new one (`fresh`) when another build has it
-/// (another thread's, or the one `f` is called from); the list is emptied (`clear`)
-/// before `f`, in case an earlier `f` panicked, and after, outside any other lock.
-fn on_spare<Q, R>(spare: &Mutex<Q>, fresh: impl FnOnce() -> Q, clear: fn(&mut Q), f: impl FnOnce(&mut Q) -> R) -> R {
-    let mut held = spare.try_lock();
-    let mut own;
-    let q = match held.as_deref_mut() {
-        Some(q) => q,
-        None => {
-            own = fresh();
-            &mut own
-        }
-    };
-    clear(q);
-    let r = f(q);
-    clear(q);
+/// A thread's spare lists for [`Device::submit_ordered`].
+type Spare = (Option<ComputeQueue>, Option<CopyQueue>);
+
+thread_local! {
+    /// The lists [`Device::submit_ordered`] builds are recorded into, reused by each
+    /// thread (a build that submits again, from its closure, gets a fresh one).
+    static SPARE: RefCell<Spare> = const { RefCell::new((None, None)) };
+}
+
+/// Runs `f` on this thread's spare list (taken out of `slot`), or on a new one when a
+/// build on this thread has it; the list is emptied before `f` and after it, outside
+/// any other lock, and put back.
+fn on_spare<Q, R>(
+    slot: fn(&mut Spare) -> &mut Option<Q>,
+    fresh: impl FnOnce() -> Q,
+    prepare: impl FnOnce(&mut Q),
+    clear: fn(&mut Q),
+    f: impl FnOnce(&mut Q) -> R,
+) -> R {
+    let mut q = SPARE.with_borrow_mut(|s| slot(s).take()).unwrap_or_else(fresh);
+    prepare(&mut q);
+    let r = f(&mut q);
+    clear(&mut q);
+    SPARE.with_borrow_mut(|s| *slot(s) = Some(q));
     r
 }
 
 /// Whether a list built for [`Device::submit_ordered`] can go out as built (no symbol
 /// to bind, no kernel arguments to place).
-fn sent_as_built(rec: &crate::queue::Recording) -> Result<()> {
+fn sent_as_built(rec: &Recording) -> Result<()> {
     not_plain(rec, "Device::submit_ordered")
 }
 
 /// [`HcqError::NotSentAsBuilt`] for a list `call` sends as built, unless it holds no
 /// symbol and no kernel arguments.
-fn not_plain(rec: &crate::queue::Recording, call: &'static str) -> Result<()> {
+fn not_plain(rec: &Recording, call: &'static str) -> Result<()> {
     if rec.is_plain() {
         return Ok(());
     }
@@ -710,68 +266,46 @@ impl<I: DeviceInterface> Device<I> {
             }
             None => Arc::new(SignalPool::new(&iface)?),
         };
-        let compute = Ring {
-            q: iface.create_queue(false, RING_SIZE)?,
-            put: 0,
-            seen: 0,
-            plain: 0,
-        };
-        let sdma = Ring {
-            q: iface.create_queue(true, RING_SIZE)?,
-            put: 0,
-            seen: 0,
-            plain: 0,
-        };
-        let iface_target = iface.props().target;
+        let compute = Ring::new(iface.create_queue(false, RING_SIZE)?);
+        let sdma = Ring::new(iface.create_queue(true, RING_SIZE)?);
+        // The timeline's and the fences' signals belong to the device; no wait goes
+        // through them as signals (waits for the timeline go through the device).
+        let none = || -> Link<I> { Weak::<DeviceInner<I>>::new() };
+        let event = iface.queue_event();
+        let timeline = Timeline::new(
+            Signal::new(&pool, none(), event, 0)?,
+            Signal::new(&pool, none(), event, 0)?,
+        );
+        let plain_done = [
+            Signal::new(&pool, none(), None, 0)?,
+            Signal::new(&pool, none(), None, 0)?,
+        ];
+        let target = iface.props().target;
         let inner = Arc::new(DeviceInner {
+            submission: Submission {
+                engines: Mutex::new(Engines::new(compute, sdma, timeline, plain_done, target)),
+                restart: Mutex::new(()),
+                done_seen: std::sync::atomic::AtomicU64::new(0),
+            },
             iface,
             index,
             pool,
-            plain_done: std::sync::OnceLock::new(),
-            timeline: Mutex::new(None),
-            compute: Mutex::new(compute),
-            sdma: Mutex::new(sdma),
-            staging: Mutex::new(None),
-            pending_free: Mutex::new(Vec::new()),
-            cache: Mutex::new(BufferCache::default()),
-            timeout: Mutex::new(crate::signal::default_timeout()),
-            scratch: Mutex::new(None),
-            kernargs: Mutex::new(None),
-            profiling: std::sync::atomic::AtomicBool::new(false),
-            pending_profile: Mutex::new(crate::profile::ProfileLog::default()),
-            clock_offset: Mutex::new(None),
-            wrap_lock: Mutex::new(()),
-            faulted: std::sync::atomic::AtomicBool::new(false),
-            done_seen: std::sync::atomic::AtomicU64::new(0),
-            fault: Mutex::new(None),
-            launch_list: Mutex::new(None),
-            ordered_compute: Mutex::new(ComputeQueue::new(iface_target)),
-            ordered_copy: Mutex::new(CopyQueue::new(iface_target)),
-            plain_copy: Mutex::new(CopyQueue::new(iface_target)),
-            trace_path: crate::profile::env_trace_path(index),
+            health: Health::new(crate::signal::default_timeout()),
+            resources: Resources {
+                launcher: Mutex::new(Launcher::default()),
+                staging: Mutex::new(Staging::default()),
+            },
+            profile: Profiling::new(index),
+            memory: Mutex::new(Reuse::default()),
         });
-        let signal = Signal::new(&inner, 0, true)?;
-        let shadow = Signal::new(&inner, 0, true)?;
-        let _ = inner
-            .plain_done
-            .set([Signal::new(&inner, 0, false)?, Signal::new(&inner, 0, false)?]);
-        *inner.timeline.lock() = Some(Timeline {
-            signal,
-            shadow,
-            next: 1,
-            epoch: 0,
-            compute_list: None,
-            copy_list: None,
-            inflight: VecDeque::new(),
-        });
-        inner.pool.register(&inner);
+        inner.pool.register(inner.link());
         let dev = Device { inner };
         // The kernel-argument region is made now, as tinygrad 0.10.1 makes it when it
         // opens a device: the first launch does not pay for allocating and pinning
         // 16 MiB, and a device that cannot have it fails to open rather than at its
         // first launch.
-        drop(dev.kernarg_ring()?);
-        if dev.inner.trace_path.is_some() {
+        dev.make_kernarg_region()?;
+        if dev.inner.profile.trace_path.is_some() {
             dev.set_profiling(true);
             dev.calibrate_clock()?;
         }
@@ -800,7 +334,7 @@ impl<I: DeviceInterface> Device<I> {
     /// A new signal with `value`, owned by this device (its hang report is this
     /// device's).
     pub fn new_signal(&self, value: u64) -> Result<Signal<I>> {
-        Signal::new(&self.inner, value, false)
+        Signal::new(&self.inner.pool, self.inner.link(), None, value)
     }
 
     /// A compute command list for this device's family.
@@ -820,7 +354,8 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
         self.inner.check()?;
         not_plain(&q.rec, "Device::submit_compute")?;
-        self.inner.push_compute_plain(&q.cmds, self.props().target)
+        let target = self.props().target;
+        self.inner.engines().push_compute_plain(&q.cmds, target, &*self.inner)
     }
 
     /// Submits a copy list as built, not ordered on the timeline (followed by a fence, as
@@ -829,7 +364,7 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
         self.inner.check()?;
         not_plain(&q.rec, "Device::submit_copy")?;
-        self.inner.push_copy_plain(q)
+        self.inner.engines().push_copy_plain(q, &*self.inner)
     }
 
     /// Submits work ordered on the device timeline: waits for everything submitted
@@ -846,14 +381,19 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         self.inner.check()?;
         let name = OpName::Static("submission");
-        // The device's list is reused (no allocation per submit). Lists hold the signals
-        // they name until sent (what is freed before waits for the timeline only from
-        // then), and are emptied with no lock of the timeline or the rings held (what
-        // they kept may be freed then).
+        let target = self.props().target;
+        // This thread's list is reused (no allocation per submit). Lists hold the
+        // signals they name until sent (what is freed before waits for the timeline
+        // only from then), and are emptied with no lock of the device held (what they
+        // kept may be freed then).
         let p = if copy {
             on_spare(
-                &self.inner.ordered_copy,
+                |s| &mut s.1,
                 || self.copy_queue(),
+                |q| {
+                    q.clear();
+                    q.target = target;
+                },
                 CopyQueue::clear,
                 |q| {
                     build(&mut Work::Copy(q))?;
@@ -866,8 +406,12 @@ impl<I: DeviceInterface> Device<I> {
             )?
         } else {
             on_spare(
-                &self.inner.ordered_compute,
+                |s| &mut s.0,
                 || self.compute_queue(),
+                |q| {
+                    q.clear();
+                    q.target = target;
+                },
                 ComputeQueue::clear,
                 |q| {
                     build(&mut Work::Compute(q))?;
@@ -887,6 +431,7 @@ impl<I: DeviceInterface> Device<I> {
     /// its next (which it returns), and the list goes to the ring in one write. Only
     /// the runtime's code runs there (it takes no lock of the device and frees
     /// nothing): a user's list is built first, by [`Device::submit_ordered`].
+    #[inline]
     pub(crate) fn submit_point(
         &self,
         copy: bool,
@@ -894,61 +439,23 @@ impl<I: DeviceInterface> Device<I> {
         build: impl FnOnce(&mut Work<'_>) -> Result<()>,
     ) -> Result<Point> {
         self.inner.check()?;
-        let mut tl = self.lock_timeline()?;
-        let t = tl.as_mut().ok_or(HcqError::DeviceClosing { device: self.index() })?;
-        let value = t.next;
-        let point = Point { epoch: t.epoch, value };
-        // The timeline's lists are reused (no allocation per submit) and sent as soon as
-        // built, under its lock: what they refer to is covered by the timeline when
-        // freed, so they keep nothing alive.
-        if copy {
-            let q = t.copy_list.get_or_insert_with(|| {
-                let mut q = CopyQueue::new(self.props().target);
-                q.rec.transient = true;
-                q
-            });
-            q.clear();
-            q.wait(&t.signal, value - 1);
-            build(&mut Work::Copy(q))?;
-            q.signal(&t.signal, value);
-            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-            if let Err(e) = self.inner.push_copy(q) {
-                t.inflight.pop_back();
-                return Err(e);
-            }
-        } else {
-            let q = t.compute_list.get_or_insert_with(|| {
-                let mut q = ComputeQueue::new(self.props().target);
-                q.rec.transient = true;
-                q
-            });
-            q.clear();
-            q.wait(&t.signal, value - 1);
-            build(&mut Work::Compute(q))?;
-            q.signal(&t.signal, value);
-            note_inflight(&mut t.inflight, point, name, self.inner.seen_done());
-            if let Err(e) = self.inner.push_compute(&q.cmds) {
-                t.inflight.pop_back();
-                return Err(e);
-            }
-        }
-        t.next += 1;
-        Ok(point)
+        let mut e = self.lock_engines()?;
+        e.ordered(copy, name, self.inner.seen_done(), &*self.inner, build)
     }
 
-    /// The timeline, locked with room for one more value (restarting it first when it
-    /// passed [`TIMELINE_WRAP`]).
+    /// The timeline and the rings, locked with room for one more timeline value
+    /// (restarting the timeline first when it passed [`TIMELINE_WRAP`]).
+    ///
+    /// [`TIMELINE_WRAP`]: crate::TIMELINE_WRAP
     #[inline]
-    pub(crate) fn lock_timeline(&self) -> Result<parking_lot::MutexGuard<'_, Option<Timeline<I>>>> {
+    pub(crate) fn lock_engines(&self) -> Result<parking_lot::MutexGuard<'_, Engines<I>>> {
         loop {
-            let tl = self.inner.timeline.lock();
-            match tl.as_ref() {
-                Some(t) if t.next > TIMELINE_WRAP => {
-                    drop(tl);
-                    self.wrap_timeline()?;
-                }
-                _ => return Ok(tl),
+            let e = self.inner.engines();
+            if !e.timeline.must_restart() {
+                return Ok(e);
             }
+            drop(e);
+            self.restart_timeline()?;
         }
     }
 
@@ -963,25 +470,15 @@ impl<I: DeviceInterface> Device<I> {
     /// `addr` to reach `last.value` runs after everything submitted so far; a list
     /// submitted with [`ComputeQueue::submit`] or [`CopyQueue::submit`] gets its own
     /// point. The address changes when the timeline restarts (past
-    /// [`TIMELINE_WRAP`] values): take a new handle for each list.
+    /// [`TIMELINE_WRAP`](crate::TIMELINE_WRAP) values): take a new handle for each list.
     pub fn timeline_handle(&self) -> Result<TimelineHandle> {
-        let tl = self.inner.timeline.lock();
-        let t = tl.as_ref().ok_or(HcqError::DeviceClosing { device: self.index() })?;
-        Ok(TimelineHandle {
-            addr: t.signal.addr(),
-            event: t.signal.event(),
-            last: Point {
-                epoch: t.epoch,
-                value: t.next - 1,
-            },
-        })
+        Ok(self.inner.engines().timeline.handle())
     }
 
     /// Address of the timeline signal and the value the last submission signals.
     pub fn timeline_snapshot(&self) -> Result<(u64, u64)> {
-        let tl = self.inner.timeline.lock();
-        let t = tl.as_ref().ok_or(HcqError::DeviceClosing { device: self.index() })?;
-        Ok((t.signal.addr(), t.next - 1))
+        let e = self.inner.engines();
+        Ok((e.timeline.signal().addr(), e.timeline.last().value))
     }
 
     /// The timeline's completed point and the point the last submission will
@@ -996,7 +493,7 @@ impl<I: DeviceInterface> Device<I> {
     /// [`HcqError::Timeout`].
     #[inline]
     pub fn wait_timeline(&self, value: u64) -> Result<()> {
-        if value <= self.inner.done_seen.load(std::sync::atomic::Ordering::Acquire) {
+        if value <= self.inner.seen_done() {
             return Ok(());
         }
         self.wait_timeline_slow(value)
@@ -1005,7 +502,7 @@ impl<I: DeviceInterface> Device<I> {
     /// [`Device::wait_timeline`] for a value the last wait did not see done.
     #[cold]
     fn wait_timeline_slow(&self, value: u64) -> Result<()> {
-        let timeout = *self.inner.timeout.lock();
+        let timeout = self.inner.health.timeout();
         // Logical values only grow, across restarts of the GPU's value too.
         crate::signal::wait_until(Some(&*self.inner), true, value, timeout, "the timeline", || {
             self.inner.completed()
@@ -1029,41 +526,28 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Restarts the timeline at 1 (values are 32 bits on the GPU): waits for all work
-    /// and swaps in the shadow signal. One thread
-    /// restarts; the others wait for it and find nothing left to do.
-    fn wrap_timeline(&self) -> Result<()> {
-        let _wrapping = self.inner.wrap_lock.lock();
-        let last = match self.inner.timeline.lock().as_ref() {
-            Some(t) if t.next > TIMELINE_WRAP => Point {
-                epoch: t.epoch,
-                value: t.next - 1,
+    /// and swaps in the shadow signal. One thread restarts; the others wait for it and
+    /// find nothing left to do.
+    fn restart_timeline(&self) -> Result<()> {
+        let _restarting = self.inner.submission.restart.lock();
+        let last = {
+            let e = self.inner.engines();
+            if !e.timeline.must_restart() {
+                return Ok(());
             }
-            .logical(),
-            _ => return Ok(()),
+            e.timeline.last().logical()
         };
         // Every submitter now waits for this lock, so `last` stays the last value.
         self.wait_timeline(last)?;
         self.inner.reclaim();
-        let mut tl = self.inner.timeline.lock();
-        if let Some(t) = tl.as_mut() {
-            std::mem::swap(&mut t.signal, &mut t.shadow);
-            t.signal.set(0)?;
-            t.next = 1;
-            t.epoch += 1;
-        }
-        Ok(())
+        self.inner.engines().timeline.restart()
     }
 
     /// Sets the timeline's next value (tests of the wrap).
     #[doc(hidden)]
     pub fn set_timeline_next_for_test(&self, next: u64) -> Result<()> {
         self.synchronize()?;
-        let mut tl = self.inner.timeline.lock();
-        if let Some(t) = tl.as_mut() {
-            t.signal.set(next - 1)?;
-            t.next = next;
-        }
-        Ok(())
+        self.inner.engines().timeline.set_next_for_test(next)
     }
 
     /// Invalidates and writes back every GPU cache (HDP flush + ACQUIRE_MEM), ordered
@@ -1079,13 +563,14 @@ impl<I: DeviceInterface> Device<I> {
     /// Sets how long waits last before [`HcqError::Timeout`] (default: 30 s or
     /// `HCQDEV_WAIT_TIMEOUT_MS`).
     pub fn set_timeout(&self, timeout: Duration) {
-        *self.inner.timeout.lock() = timeout;
+        self.inner.health.set_timeout(timeout);
     }
 
     /// Allocations held in the reuse cache, and freed ones waiting for the GPU.
     pub fn memory_stats(&self) -> (usize, usize) {
         self.inner.reclaim();
-        (self.inner.cache.lock().len(), self.inner.pending_free.lock().len())
+        let m = self.inner.memory.lock();
+        (m.cache.len(), m.pending.len())
     }
 
     /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).
@@ -1113,22 +598,23 @@ impl<I: DeviceInterface> Device<I> {
             });
         }
         self.inner.reclaim();
-        let mem = match self.inner.cache.lock().take(kind, size) {
+        let cached = self.inner.memory.lock().cache.take(kind, size);
+        let mem = match cached {
             Some(m) => m,
             None => self.inner.iface.alloc(size, kind)?,
         };
-        Ok(Buffer::new(&self.inner, mem, kind, size))
+        Ok(Buffer::new(self.inner.link(), self.inner.id(), mem, kind, size))
     }
 
     /// Maps `buf` (of another device of the same platform) into this GPU, for peer
     /// access.
     pub fn map_peer(&self, buf: &Buffer<I>) -> Result<()> {
         let r = buf.residency();
-        let key = crate::memory::device_key(&self.inner);
-        if r.on(key) {
+        let id = self.inner.id();
+        if r.on(id.key) {
             return Ok(());
         }
-        if r.platform != crate::memory::platform_key(&self.inner) {
+        if r.platform != id.platform {
             return Err(HcqError::OtherPlatform {
                 what: "a buffer".into(),
                 owner: r.owner,
@@ -1136,102 +622,17 @@ impl<I: DeviceInterface> Device<I> {
             });
         }
         self.inner.iface.map(buf.memory())?;
-        r.add(key);
+        r.add(id.key);
         Ok(())
-    }
-}
-
-/// The list a [`Device::submit_ordered`] closure fills.
-pub enum Work<'a> {
-    /// A compute list.
-    Compute(&'a mut ComputeQueue),
-    /// A copy list.
-    Copy(&'a mut CopyQueue),
-}
-
-impl Work<'_> {
-    /// The compute list, or an error for a copy list.
-    pub(crate) fn compute(&mut self) -> Result<&mut ComputeQueue> {
-        match self {
-            Work::Compute(q) => Ok(q),
-            Work::Copy(_) => Err(HcqError::Internal {
-                what: "a compute submission got the copy list",
-            }),
-        }
-    }
-
-    /// The copy list, or an error for a compute list.
-    pub(crate) fn copy(&mut self) -> Result<&mut CopyQueue> {
-        match self {
-            Work::Copy(q) => Ok(q),
-            Work::Compute(_) => Err(HcqError::Internal {
-                what: "a copy submission got the compute list",
-            }),
-        }
     }
 }
 
 impl<I: DeviceInterface> Drop for DeviceInner<I> {
     fn drop(&mut self) {
-        self.write_env_trace();
+        self.profile.write_env_trace(self.index);
         // Nothing waits here: work still running when the last handle goes is
         // abandoned. The fields drop in declaration order, so the queues are destroyed
         // (the driver preempts them; the mock ends their dispatches) before any memory
         // their packets or kernels use is freed.
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use amd_packets::GfxTarget;
-
-    /// A 32-bit fence of a running count: the count done, across the 32-bit wrap.
-    #[test]
-    fn counts_from_their_low_32_bits() {
-        assert_eq!(count_from_low32(0, 0), 0);
-        assert_eq!(count_from_low32(5, 5), 5);
-        assert_eq!(count_from_low32(5, 3), 3);
-        let w = 1u64 << 32;
-        assert_eq!(count_from_low32(w + 2, 2), w + 2);
-        assert_eq!(count_from_low32(w + 2, u32::MAX), w - 1);
-        assert_eq!(count_from_low32(w + 2, 0), w);
-        assert_eq!(count_from_low32(3 * w + 7, 7), 3 * w + 7);
-        // Never above what was sent, never below 0.
-        assert_eq!(count_from_low32(3, u32::MAX), 0);
-    }
-
-    /// Every start position in a small ring: packets never reach the ring's end, the
-    /// INDIRECT packet ends on 8 dwords, and only zeros (NOPs) are added.
-    #[test]
-    fn sdma_placement_wraps_and_aligns_indirect_packets() {
-        let mut q = CopyQueue::new(GfxTarget::Gfx11);
-        q.wait_addr(0x1000, 1);
-        q.indirect(0x2000, 8).unwrap();
-        q.copy(0x3000, 0x4000, 64).unwrap();
-        let ring = 64;
-        for start in 0..ring {
-            let out = place_sdma(&q, start, ring).unwrap();
-            assert!(out.len() < ring);
-            let (mut pos, mut i, mut at) = (start, 0, 0);
-            for (k, &s) in q.sizes.iter().enumerate() {
-                while out[i] == 0 {
-                    i += 1;
-                    pos = (pos + 1) % ring;
-                }
-                let s = s as usize;
-                assert_eq!(&out[i..i + s], &q.cmds[at..at + s], "start {start}, packet {k}");
-                assert!(pos + s < ring, "start {start}: packet {k} reaches the ring's end");
-                if q.end_aligned.contains(&k) {
-                    assert_eq!((pos + s) % 8, 0, "start {start}: INDIRECT ends at {}", pos + s);
-                }
-                i += s;
-                pos += s;
-                at += s;
-            }
-            assert_eq!(i, out.len());
-        }
-        // A list longer than the ring is an error, not a wrap onto itself.
-        assert!(place_sdma(&q, 0, 16).is_err());
     }
 }

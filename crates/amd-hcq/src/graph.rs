@@ -47,13 +47,16 @@ use amd_packets::pm4::IndirectBuffer;
 
 use crate::args::KernArgs;
 use crate::bind::{BoundList, DEFAULT_COPIES, Image};
-use crate::device::{Device, Point, TIMELINE_WRAP, Timeline, note_inflight};
+use crate::device::Device;
 use crate::iface::DeviceInterface;
+use crate::launch::SymDims;
 use crate::profile::{Engine, GraphRun, Stamps};
 use crate::program::Program;
-use crate::queue::{ComputeQueue, CopyQueue, SymDims};
+use crate::queue::{ComputeQueue, CopyQueue};
+use crate::rings::Engines;
 use crate::signal::Signal;
 use crate::sym::{Bindings, Sym, Var};
+use crate::timeline::{OpName, Point, TIMELINE_WRAP};
 use crate::{HcqError, Result};
 
 /// A node of a [`Graph`]: a launch or a copy, to name as a dependency of later nodes.
@@ -564,26 +567,23 @@ impl<I: DeviceInterface> BoundGraph<I> {
             collect_runs(&mut st.runs[j]);
         }
         let imgs = &mut st.images[j];
-        let mut guards: Few<MutexGuard<'_, Option<Timeline<I>>>> = Few::new(self.devices.len());
+        let mut guards: Few<MutexGuard<'_, Engines<I>>> = Few::new(self.devices.len());
         for &d in &self.order {
-            *guards.slot(d) = Some(self.devices[d].lock_timeline()?);
+            *guards.slot(d) = Some(self.devices[d].lock_engines()?);
         }
         let count = st.count + 1;
         st.runtime.clear();
         st.runtime.push(count);
         st.points.clear();
-        for (d, g) in guards.slots().iter().enumerate() {
-            let t = g
+        for g in guards.slots() {
+            let t = &g
                 .as_ref()
-                .and_then(|g| g.as_ref())
-                .ok_or_else(|| HcqError::DeviceClosing {
-                    device: self.devices[d].index(),
-                })?;
-            st.runtime.extend([t.signal.addr(), t.next - 1, t.next]);
-            st.points.push(Point {
-                epoch: t.epoch,
-                value: t.next,
-            });
+                .ok_or(HcqError::Internal {
+                    what: "a graph device's timeline not locked",
+                })?
+                .timeline;
+            st.runtime.extend([t.signal().addr(), t.last().value, t.next().value]);
+            st.points.push(t.next());
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             l.list.update(img, vals, &st.runtime)?;
@@ -592,15 +592,17 @@ impl<I: DeviceInterface> BoundGraph<I> {
         // that fails midway leaves its value unsignalled (a wait for it reports the
         // device), never signalled twice; and the GPU starts at the first doorbell, so
         // what the host does after it only delays the return.
-        for ((g, p), dev) in guards.slots_mut().iter_mut().zip(&st.points).zip(&self.devices) {
-            if let Some(t) = g.as_mut().and_then(|g| g.as_mut()) {
-                t.next += 1;
-                let name = crate::device::OpName::Static("graph replay");
-                note_inflight(&mut t.inflight, *p, name, dev.inner.seen_done());
+        for (g, dev) in guards.slots_mut().iter_mut().zip(&self.devices) {
+            if let Some(e) = g.as_mut() {
+                e.timeline
+                    .advance(OpName::Static("graph replay"), dev.inner.seen_done());
             }
         }
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
-            push_list(&self.devices[l.dev], img)?;
+            let e = guards.slot(l.dev).as_mut().ok_or(HcqError::Internal {
+                what: "a graph device's timeline not locked",
+            })?;
+            push_list(e, &self.devices[l.dev], img)?;
             img.last_run = st.points[l.dev];
         }
         if self.profiled {
@@ -627,23 +629,20 @@ impl<I: DeviceInterface> BoundGraph<I> {
             collect_runs(&mut st.runs[j]);
         }
         let imgs = &mut st.images[j];
-        let mut guard = dev.lock_timeline()?;
-        let t = guard.as_mut().ok_or(HcqError::DeviceClosing { device: dev.index() })?;
+        let mut guard = dev.lock_engines()?;
+        let e = &mut *guard;
         let count = st.count + 1;
-        let runtime = [count, t.signal.addr(), t.next - 1, t.next];
-        let point = Point {
-            epoch: t.epoch,
-            value: t.next,
-        };
+        let t = &e.timeline;
+        let runtime = [count, t.signal().addr(), t.last().value, t.next().value];
         for (l, img) in self.lists.iter().zip(imgs.iter_mut()) {
             l.list.update(img, vals, &runtime)?;
         }
-        // Noted before the packets go out, as in `replay`.
-        t.next += 1;
-        let name = crate::device::OpName::Static("graph replay");
-        note_inflight(&mut t.inflight, point, name, dev.inner.seen_done());
+        // Taken before the packets go out, as in `replay`.
+        let point = e
+            .timeline
+            .advance(OpName::Static("graph replay"), dev.inner.seen_done());
         for img in imgs.iter_mut() {
-            push_list(dev, img)?;
+            push_list(e, dev, img)?;
             img.last_run = point;
         }
         if self.profiled {
@@ -669,13 +668,17 @@ impl<I: DeviceInterface> BoundGraph<I> {
             };
             let run = GraphRun::new(img.buf.clone(), p.slots.clone());
             *slot = Some(run.clone());
-            let mut log = self.devices[list.dev].inner.pending_profile.lock();
+            let mut state = self.devices[list.dev].inner.profile.state.lock();
             let mut released = Vec::new();
             for (k, (name, engine)) in p.names.iter().enumerate() {
-                released.extend(log.push((name.to_string(), *engine, Stamps::Graph(run.clone(), k))));
+                released.extend(
+                    state
+                        .log
+                        .push((name.to_string(), *engine, Stamps::Graph(run.clone(), k))),
+                );
             }
             // Released without the log held (it may free memory).
-            drop(log);
+            drop(state);
             drop(released);
         }
     }
@@ -761,10 +764,10 @@ fn collect_runs<I: DeviceInterface>(runs: &mut [Option<Arc<GraphRun<I>>>]) {
 /// Sends a copy of a bound list to its engine: one indirect packet, built when the
 /// list was bound.
 #[inline]
-fn push_list<I: DeviceInterface>(dev: &Device<I>, img: &Image<I>) -> Result<()> {
+fn push_list<I: DeviceInterface>(e: &mut Engines<I>, dev: &Device<I>, img: &Image<I>) -> Result<()> {
     match img.copy_indirect() {
-        Some(q) => dev.inner.push_copy(q),
-        None => dev.inner.push_compute(img.indirect()),
+        Some(q) => e.push_copy(q, &*dev.inner),
+        None => e.push_compute(img.indirect(), &*dev.inner),
     }
 }
 

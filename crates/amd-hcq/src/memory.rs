@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
-use crate::device::{DeviceInner, Progress};
+use crate::fence::{DeviceId, Fences, Link, Progress, link_key};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
+use crate::sym::{Bindings, Var};
 use zerocopy::IntoBytes;
 
 use crate::{HcqError, Result};
@@ -53,13 +54,45 @@ impl<I: DeviceInterface> BufferCache<I> {
     }
 }
 
+/// Memory freed while work may still use it: the fences to wait for, its kind, itself.
+pub(crate) type Freed<I> = (Fences<I>, BufferKind, <I as DeviceInterface>::Memory);
+
+/// A device's memory given back: reusable allocations, and those freed while work may
+/// still use them, waiting for it (one lock: each is taken briefly, and reclaiming
+/// moves allocations from one to the other).
+pub(crate) struct Reuse<I: DeviceInterface> {
+    pub(crate) cache: BufferCache<I>,
+    /// Freed memory waiting for the work submitted when it was freed.
+    pub(crate) pending: Vec<Freed<I>>,
+}
+
+impl<I: DeviceInterface> Default for Reuse<I> {
+    fn default() -> Self {
+        Reuse {
+            cache: BufferCache::default(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<I: DeviceInterface> Reuse<I> {
+    /// Keeps `mem`, freed while the work `fences` name may still use it.
+    pub(crate) fn give_back(&mut self, fences: Fences<I>, kind: BufferKind, mem: I::Memory) {
+        if fences.is_empty() {
+            self.cache.put(kind, mem);
+        } else {
+            self.pending.push((fences, kind, mem));
+        }
+    }
+}
+
 /// An allocation and the device it came from. It refers to the device weakly: the
 /// device holds allocations of its own (scratch, kernel arguments), and a strong
 /// reference would keep both alive forever.
 pub(crate) struct Allocation<I: DeviceInterface> {
     mem: Option<I::Memory>,
     kind: BufferKind,
-    dev: Weak<DeviceInner<I>>,
+    dev: Link<I>,
     index: usize,
     residency: Arc<Residency>,
 }
@@ -88,16 +121,6 @@ impl Residency {
     }
 }
 
-/// A device's identity for [`Residency`].
-pub(crate) fn device_key<I: DeviceInterface>(dev: &Arc<DeviceInner<I>>) -> usize {
-    Arc::as_ptr(dev) as *const u8 as usize
-}
-
-/// A platform's identity for [`Residency`].
-pub(crate) fn platform_key<I: DeviceInterface>(dev: &DeviceInner<I>) -> usize {
-    Arc::as_ptr(&dev.pool) as *const u8 as usize
-}
-
 impl<I: DeviceInterface> Drop for Allocation<I> {
     fn drop(&mut self) {
         let Some(mem) = self.mem.take() else { return };
@@ -106,31 +129,24 @@ impl<I: DeviceInterface> Drop for Allocation<I> {
         // Any command submitted so far may still use it, on this device or on one it is
         // mapped to: release it only once the work submitted until now on each (on the
         // timeline and outside it) is done.
-        let devices = dev.pool.devices();
-        let on = devices
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter(|p| self.residency.on(device_key(p)));
+        let on: Vec<_> = dev
+            .peers()
+            .into_iter()
+            .filter(|p| self.residency.on(link_key(p)))
+            .filter_map(|p| Weak::upgrade(&p))
+            .collect();
         let fences = Progress::of(std::iter::once(dev.clone()).chain(on)).outstanding();
-        if fences.is_empty() {
-            dev.cache.lock().put(self.kind, mem);
-        } else {
-            dev.pending_free.lock().push((fences, self.kind, mem));
-        }
+        dev.take_back(fences, self.kind, mem);
     }
 }
 
-/// Checks that `dev` can reach memory of `r`; `what` names it.
-pub(crate) fn check_resident<I: DeviceInterface>(
-    r: &Residency,
-    dev: &Arc<DeviceInner<I>>,
-    what: &dyn std::fmt::Display,
-) -> Result<()> {
-    if r.on(device_key(dev)) {
+/// Checks that device `dev` can reach memory of `r`; `what` names it.
+pub(crate) fn check_resident(r: &Residency, dev: DeviceId, what: &dyn std::fmt::Display) -> Result<()> {
+    if r.on(dev.key) {
         return Ok(());
     }
     let (what, owner, device) = (what.to_string(), r.owner, dev.index);
-    Err(if r.platform != platform_key(dev) {
+    Err(if r.platform != dev.platform {
         HcqError::OtherPlatform { what, owner, device }
     } else {
         HcqError::NotMapped { what, owner, device }
@@ -166,17 +182,18 @@ impl<I: DeviceInterface> std::fmt::Debug for Buffer<I> {
 }
 
 impl<I: DeviceInterface> Buffer<I> {
-    pub(crate) fn new(dev: &Arc<DeviceInner<I>>, mem: I::Memory, kind: BufferKind, size: usize) -> Self {
+    /// `size` bytes of `mem`, allocated by device `id` (`dev`).
+    pub(crate) fn new(dev: Link<I>, id: DeviceId, mem: I::Memory, kind: BufferKind, size: usize) -> Self {
         Buffer {
             alloc: Arc::new(Allocation {
                 mem: Some(mem),
                 kind,
-                dev: Arc::downgrade(dev),
-                index: dev.index,
+                dev,
+                index: id.index,
                 residency: Arc::new(Residency {
-                    owner: dev.index,
-                    platform: platform_key(dev),
-                    keys: parking_lot::Mutex::new(vec![device_key(dev)]),
+                    owner: id.index,
+                    platform: id.platform,
+                    keys: parking_lot::Mutex::new(vec![id.key]),
                 }),
             }),
             offset: 0,
@@ -218,7 +235,7 @@ impl<I: DeviceInterface> Buffer<I> {
     }
 
     /// Checks that device `dev` can reach the buffer; `what` names the buffer.
-    pub(crate) fn check_on(&self, dev: &Arc<DeviceInner<I>>, what: &dyn std::fmt::Display) -> Result<()> {
+    pub(crate) fn check_on(&self, dev: DeviceId, what: &dyn std::fmt::Display) -> Result<()> {
         check_resident(&self.alloc.residency, dev, what)
     }
 
@@ -279,5 +296,12 @@ impl<I: DeviceInterface> Buffer<I> {
     pub fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check(offset, out.len())?;
         self.memory().read(self.offset + offset, out)
+    }
+}
+
+impl Bindings {
+    /// Binds `var` to the address of `buf`.
+    pub fn buffer<I: DeviceInterface>(&mut self, var: &Var, buf: &Buffer<I>) -> &mut Self {
+        self.set(var, buf.va())
     }
 }

@@ -3,14 +3,60 @@
 //! timestamp taken between two CPU readings is placed at their midpoint).
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::device::{Device, OpName, Point, Work};
+use parking_lot::Mutex;
+
 use crate::iface::DeviceInterface;
-use crate::program::GPU_CLOCK_HZ;
 use crate::signal::Signal;
-use crate::{HcqError, Result};
+
+/// The GPU timestamp clock: 100 MHz on gfx10.3 and gfx11 (tinygrad 0.10.1 divides
+/// timestamps by 100 for microseconds); the mock follows it.
+pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+
+/// A device's profiling: whether it is on, and the records so far with the clock
+/// offset they are read with (one lock: taking the records reads both).
+pub(crate) struct Profiling<I: DeviceInterface> {
+    /// Read when a submission is built (Relaxed: no data hangs on it).
+    pub(crate) on: AtomicBool,
+    pub(crate) state: Mutex<ProfileState<I>>,
+    /// Where to write the trace at close (`HCQ_PROFILE`).
+    pub(crate) trace_path: Option<std::path::PathBuf>,
+}
+
+/// The profiled operations not yet taken, and the offset from GPU ticks to the CPU
+/// clock once calibrated.
+pub(crate) struct ProfileState<I: DeviceInterface> {
+    pub(crate) log: ProfileLog<I>,
+    pub(crate) clock_offset: Option<i128>,
+}
+
+impl<I: DeviceInterface> Profiling<I> {
+    /// Off, with the trace path `HCQ_PROFILE` (or `PROFILE=1`) gives GPU `index`.
+    pub(crate) fn new(index: usize) -> Self {
+        Profiling {
+            on: AtomicBool::new(false),
+            state: Mutex::new(ProfileState {
+                log: ProfileLog::default(),
+                clock_offset: None,
+            }),
+            trace_path: env_trace_path(index),
+        }
+    }
+
+    /// At close, with `HCQ_PROFILE` set: writes the records whose work finished.
+    pub(crate) fn write_env_trace(&mut self, device: usize) {
+        let Some(path) = self.trace_path.take() else { return };
+        let state = self.state.get_mut();
+        let offset = state.clock_offset.unwrap_or(0);
+        let pending = std::mem::take(&mut state.log).entries;
+        let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.ticks().1 != 0).collect();
+        let recs = records(done, device, offset);
+        // Nothing to report a failure to while closing: the trace is best effort.
+        let _ = std::fs::write(path, chrome_trace(&recs));
+    }
+}
 
 /// Which engine ran a profiled operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,7 +87,7 @@ pub struct ProfileRecord {
 /// Start and end timestamp signals of one submission.
 pub(crate) type Times<I> = Arc<(Signal<I>, Signal<I>)>;
 
-fn ticks_to_ns(ticks: u64) -> i128 {
+pub(crate) fn ticks_to_ns(ticks: u64) -> i128 {
     ticks as i128 * 1_000_000_000 / GPU_CLOCK_HZ as i128
 }
 
@@ -51,128 +97,8 @@ pub(crate) fn cpu_ns() -> i128 {
     EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as i128
 }
 
-impl<I: DeviceInterface> Device<I> {
-    /// Turns recording of launch and copy timestamps on or off.
-    pub fn set_profiling(&self, on: bool) {
-        // The records' clock starts no later than the first profiled work.
-        cpu_ns();
-        self.inner.profiling.store(on, Ordering::Relaxed);
-    }
-
-    /// Whether profiling is on.
-    pub fn profiling(&self) -> bool {
-        // Relaxed: a flag read when building a submission; no data hangs on it.
-        self.inner.profiling.load(Ordering::Relaxed)
-    }
-
-    /// Submits like [`Device::submit_ordered`], with GPU timestamps around `build`'s
-    /// work when `times` is asked or profiling is on (then also recorded as `name`).
-    pub(crate) fn submit_timed(
-        &self,
-        copy: bool,
-        name: OpName,
-        times: bool,
-        barrier: bool,
-        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
-    ) -> Result<(Point, Option<Times<I>>)> {
-        let profiling = self.profiling();
-        if !times && !profiling {
-            let p = self.submit_point(copy, name, |w| {
-                if let (true, Work::Compute(q)) = (barrier, &mut *w) {
-                    q.memory_barrier();
-                }
-                build(w)
-            })?;
-            return Ok((p, None));
-        }
-        let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
-        let label = profiling.then(|| name.to_string());
-        let v = self.submit_point(copy, name, |w| {
-            match w {
-                Work::Compute(q) => {
-                    if barrier {
-                        q.memory_barrier();
-                    }
-                    q.timestamp(&t.0);
-                }
-                Work::Copy(q) => {
-                    q.timestamp(&t.0)?;
-                }
-            }
-            build(w)?;
-            match w {
-                Work::Compute(q) => {
-                    q.timestamp(&t.1);
-                }
-                Work::Copy(q) => {
-                    q.timestamp(&t.1)?;
-                }
-            }
-            Ok(())
-        })?;
-        if let Some(label) = label {
-            let engine = if copy { Engine::Copy } else { Engine::Compute };
-            let released = self
-                .inner
-                .pending_profile
-                .lock()
-                .push((label, engine, Stamps::Signals(t.clone())));
-            // Dropped with the log unlocked.
-            drop(released);
-        }
-        Ok((v, Some(t)))
-    }
-
-    /// The GPU time between a submission's two timestamps.
-    pub(crate) fn elapsed(t: &Times<I>) -> std::time::Duration {
-        let ticks = t.1.timestamp().saturating_sub(t.0.timestamp());
-        std::time::Duration::from_nanos(ticks_to_ns(ticks) as u64)
-    }
-
-    /// The offset from GPU ticks (as ns) to the CPU clock: a timestamp is taken between
-    /// two CPU readings and placed at their midpoint.
-    pub fn calibrate_clock(&self) -> Result<i128> {
-        let sig = self.new_signal(0)?;
-        let before = cpu_ns();
-        let v = self.submit_ordered(false, |w| {
-            w.compute()?.timestamp(&sig);
-            Ok(())
-        })?;
-        self.wait_timeline(v)?;
-        let after = cpu_ns();
-        let offset = (before + after) / 2 - ticks_to_ns(sig.timestamp());
-        *self.inner.clock_offset.lock() = Some(offset);
-        Ok(offset)
-    }
-
-    /// Waits for the profiled work and writes its records to `path` as a Chrome /
-    /// Perfetto trace ([`chrome_trace`]); returns how many were written.
-    pub fn write_trace(&self, path: impl AsRef<std::path::Path>) -> Result<usize> {
-        let recs = self.take_profile()?;
-        let path = path.as_ref();
-        std::fs::write(path, chrome_trace(&recs)).map_err(|e| HcqError::Io {
-            path: path.to_path_buf(),
-            kind: e.kind(),
-            msg: e.to_string(),
-        })?;
-        Ok(recs.len())
-    }
-
-    /// Waits for the profiled work and returns its records (and forgets them).
-    pub fn take_profile(&self) -> Result<Vec<ProfileRecord>> {
-        self.synchronize()?;
-        let cached = *self.inner.clock_offset.lock();
-        let offset = match cached {
-            Some(o) => o,
-            None => self.calibrate_clock()?,
-        };
-        let pending = std::mem::take(&mut *self.inner.pending_profile.lock()).entries;
-        Ok(records(pending, self.index(), offset))
-    }
-}
-
 /// Records of profiled submissions, on the CPU clock by `offset`.
-fn records<I: DeviceInterface>(pending: Vec<Pending<I>>, device: usize, offset: i128) -> Vec<ProfileRecord> {
+pub(crate) fn records<I: DeviceInterface>(pending: Vec<Pending<I>>, device: usize, offset: i128) -> Vec<ProfileRecord> {
     pending
         .into_iter()
         .map(|(name, engine, t)| {
@@ -350,19 +276,6 @@ pub(crate) fn env_trace_path(index: usize) -> Option<std::path::PathBuf> {
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
     Some(base.with_file_name(format!("{stem}.gpu{index}{ext}")))
-}
-
-impl<I: DeviceInterface> crate::device::DeviceInner<I> {
-    /// At close, with `HCQ_PROFILE` set: writes the records whose work finished.
-    pub(crate) fn write_env_trace(&mut self) {
-        let Some(path) = self.trace_path.take() else { return };
-        let offset = self.clock_offset.get_mut().unwrap_or(0);
-        let pending = std::mem::take(self.pending_profile.get_mut()).entries;
-        let done: Vec<_> = pending.into_iter().filter(|(_, _, t)| t.ticks().1 != 0).collect();
-        let recs = records(done, self.index, offset);
-        // Nothing to report a failure to while closing: the trace is best effort.
-        let _ = std::fs::write(path, chrome_trace(&recs));
-    }
 }
 
 /// The records as a Chrome trace (the JSON event format Perfetto and

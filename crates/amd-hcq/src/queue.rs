@@ -9,25 +9,18 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use amd_packets::pm4::recipes::{self, Dispatch, Signal as SignalPkt};
-use amd_packets::pm4::{DispatchInitiator, ReleaseMem, ReleaseMemField, WaitRegMem, WaitRegMemField};
+use amd_packets::pm4::recipes::{self, Signal as SignalPkt};
+use amd_packets::pm4::{ReleaseMem, ReleaseMemField, WaitRegMem, WaitRegMemField};
 use amd_packets::sdma::{
     self, CopyLinear, CopyLinearField, Fence, FenceField, PollRegmem, PollRegmemField, Timestamp, Trap,
 };
 use amd_packets::{CmdSink, GfxTarget};
 
-use crate::args::{KernArgs, Placed};
-use crate::codeobj::{ArgKind, KernelDescriptor};
 use crate::error::LaunchLimit;
 use crate::iface::DeviceInterface;
-use crate::program::{LaunchDims, Program};
 use crate::signal::Signal;
 use crate::sym::{Bindings, Expr, Op, Sym, Var, unbound};
 use crate::{HcqError, Result};
-
-/// Bytes of an AQL dispatch packet (`hsa_kernel_dispatch_packet_t`), which the runtime
-/// places after the arguments of kernels that ask for a dispatch pointer.
-pub(crate) const DISPATCH_PACKET: usize = 64;
 
 /// Where a site's value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -495,46 +488,6 @@ fn launch_error(kernel: &str, g: [u64; 3], l: [u64; 3], max_workgroup: u32) -> R
     Ok(())
 }
 
-/// Grid and workgroup sizes whose values may be symbols.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SymDims {
-    /// Grid in workgroups.
-    pub global: [Sym; 3],
-    /// Workgroup size in work-items.
-    pub local: [Sym; 3],
-}
-
-impl SymDims {
-    /// Sizes from any mix of constants and symbols.
-    pub fn new(global: [impl Into<Sym>; 3], local: [impl Into<Sym>; 3]) -> Self {
-        SymDims {
-            global: global.map(Into::into),
-            local: local.map(Into::into),
-        }
-    }
-
-    /// The sizes when none is a symbol.
-    pub fn as_const(&self) -> Option<LaunchDims> {
-        let c = |s: &[Sym; 3]| -> Option<[u32; 3]> {
-            let mut o = [0; 3];
-            for i in 0..3 {
-                o[i] = u32::try_from(s[i].as_const()?).ok()?;
-            }
-            Some(o)
-        };
-        Some(LaunchDims {
-            global: c(&self.global)?,
-            local: c(&self.local)?,
-        })
-    }
-}
-
-impl From<LaunchDims> for SymDims {
-    fn from(d: LaunchDims) -> Self {
-        SymDims::new(d.global, d.local)
-    }
-}
-
 /// A PM4 command list for the compute queue.
 #[derive(Debug, Clone)]
 pub struct ComputeQueue {
@@ -679,307 +632,6 @@ impl ComputeQueue {
     pub fn raw(&mut self, dwords: &[u32]) -> &mut Self {
         self.cmds.put(dwords);
         self
-    }
-
-    /// Records a dispatch of `prg` with `args` on `dims` (grid in workgroups and
-    /// workgroup size, constants or symbols): its kernel arguments — checked against
-    /// the code object's metadata, hidden ones filled — scratch, and registers, as
-    /// [`Program::launch`] sends them. Constant sizes are checked now, symbolic ones at
-    /// submit. Nothing is recorded when it fails.
-    ///
-    /// ```
-    /// use amd_hcq::{Bindings, BufferKind, KernArgs, Platform, Program, Sym, SymDims, Var};
-    ///
-    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
-    /// let elf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels/vadd.hsaco"))?;
-    /// let vadd = Program::load(&dev, &elf, "vadd")?;
-    /// let (a, out) = (dev.alloc(4096, BufferKind::Host)?, dev.alloc(4096, BufferKind::Host)?);
-    /// a.write_slice(0, &[3.0f32; 1024])?;
-    /// // out = a + a, on n elements chosen at submit.
-    /// let n = Var::new("n");
-    /// let args = KernArgs::new().buffer(&a).buffer(&a).buffer(&out).sym_u32(&n);
-    /// let grid = (Sym::from(&n) + 255u32) / 256u32;
-    /// let mut q = dev.compute_queue();
-    /// q.exec(&vadd, &args, SymDims::new([grid, 1.into(), 1.into()], [256, 1, 1]))?;
-    /// dev.wait_timeline(q.submit(&dev, &Bindings::from([(&n, 300)]))?)?;
-    /// let got: Vec<f32> = out.read_vec(0, 301)?;
-    /// assert_eq!((got[299], got[300]), (6.0, 0.0));
-    /// // A variable left unbound is an error before anything reaches the GPU.
-    /// assert!(q.submit(&dev, &Bindings::new()).is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn exec<I: DeviceInterface>(
-        &mut self,
-        prg: &Program<I>,
-        args: &KernArgs,
-        dims: impl Into<SymDims>,
-    ) -> Result<&mut Self> {
-        let (cmds, sites, kargs, checks) = (
-            self.cmds.len(),
-            self.rec.sites.len(),
-            self.rec.kernargs.len(),
-            self.rec.checks.len(),
-        );
-        let r = self.exec_inner(prg, args, dims.into());
-        if r.is_err() {
-            self.cmds.truncate(cmds);
-            self.rec.sites.truncate(sites);
-            self.rec.kernargs.truncate(kargs);
-            self.rec.checks.truncate(checks);
-        }
-        r.map(|()| self)
-    }
-
-    fn exec_inner<I: DeviceInterface>(&mut self, prg: &Program<I>, args: &KernArgs, dims: SymDims) -> Result<()> {
-        let dev = prg.device();
-        if dev.props().target != self.target {
-            return Err(HcqError::ListTarget {
-                kernel: Some(prg.info().name.clone()),
-                list: self.target,
-                action: "launched from",
-                arch: dev.props().arch.clone(),
-                target: dev.props().target,
-            });
-        }
-        let info = prg.info();
-        let kd = info.descriptor;
-        let name = prg.name_arc();
-        for (i, r) in &args.resident {
-            let what = format_args!("kernel {name}, argument {i}");
-            crate::memory::check_resident(r, &dev.inner, &what)?;
-        }
-        let konst = dims.as_const();
-        match konst {
-            Some(d) => check_launch(
-                name,
-                d.global.map(u64::from),
-                d.local.map(u64::from),
-                info.max_workgroup_size,
-            )?,
-            None => {
-                let zero = |s: &[Sym; 3]| s.iter().position(|s| s.as_const() == Some(0));
-                let at = zero(&dims.global)
-                    .map(|i| ("grid", i))
-                    .or_else(|| zero(&dims.local).map(|i| ("workgroup", i)));
-                if let Some((axis, index)) = at {
-                    return Err(HcqError::ZeroLaunchSize {
-                        kernel: name.to_string(),
-                        axis,
-                        index,
-                    });
-                }
-            }
-        }
-
-        // Kernel arguments, then the dispatch packet, in this list's argument bytes.
-        let align = (info.kernarg_align as usize).max(64);
-        let off = self.rec.kernargs.len().next_multiple_of(align);
-        let args_len = (kd.kernarg_size as usize).next_multiple_of(64);
-        let dispatch_ptr = kd.has(KernelDescriptor::DISPATCH_PTR);
-        let block = (args_len + if dispatch_ptr { DISPATCH_PACKET } else { 0 }).max(64);
-        self.rec.kernargs.resize(off + block, 0);
-        let n = self.layout(prg, args, &dims, off)?;
-        if n != args.items.len() {
-            return Err(HcqError::ArgumentCount {
-                kernel: name.to_string(),
-                expected: n,
-                given: args.items.len(),
-            });
-        }
-        let karg = self.rec.karg_index();
-        let at = |o: usize| Expr::VarAdd(karg, o as u64);
-
-        // User SGPRs: private segment descriptor, dispatch pointer, kernarg pointer,
-        // dispatch id, as the descriptor asks; the pointers are sites.
-        let scratch = dev.scratch_state_keep()?;
-        let mut user = [0u32; Dispatch::MAX_USER_DATA];
-        let mut ptrs: [Option<(usize, Expr)>; 3] = [None, None, None];
-        let mut u = 0;
-        if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
-            let [lo, hi] = amd_packets::lo_hi(scratch.addr);
-            // The private segment buffer descriptor: swizzle on, tinygrad's dword 3.
-            user[..4].copy_from_slice(&[lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]);
-            u = 4;
-        }
-        if dispatch_ptr {
-            let dp_off = off + args_len;
-            self.dispatch_packet(prg, &dims, dp_off, off)?;
-            ptrs[0] = Some((u, at(dp_off)));
-            u += 2;
-        }
-        ptrs[1] = Some((u, at(off)));
-        u += 2;
-        if kd.has(KernelDescriptor::DISPATCH_ID) {
-            // A 64-bit id unique to the dispatch: its argument block's address with
-            // the top bit set.
-            ptrs[2] = Some((u, Expr::VarAdd(karg, (off as u64) | 1 << 63)));
-            u += 2;
-        }
-
-        // Constant sizes are encoded now; symbolic ones are sites (0 until submitted).
-        let c = |s: &Sym| s.as_const().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
-        let grid = [0, 1, 2].map(|i| c(&dims.global[i]));
-        let local = [0, 1, 2].map(|i| c(&dims.local[i]));
-        let d = Dispatch {
-            code_addr: prg.code_addr(),
-            rsrc1: prg.rsrc().0,
-            rsrc2: prg.rsrc().1,
-            rsrc3: 0,
-            tmpring_size: scratch.tmpring_size,
-            scratch_base: scratch.addr,
-            user_data: &user[..u],
-            block: local,
-            grid,
-            initiator: DispatchInitiator::DEFAULT,
-        };
-        let o = d.encode(self.target, &mut self.cmds)?;
-        for (i, p) in ptrs.into_iter().enumerate() {
-            if let Some((k, e)) = p {
-                let field = ["dispatch pointer", "kernel argument pointer", "dispatch id"][i];
-                self.rec
-                    .site(Place::Cmd(o.user_data + k), Enc::U64, e, What::of(name, field, None));
-            }
-        }
-        if konst.is_none() {
-            const GRID: [&str; 3] = ["grid x", "grid y", "grid z"];
-            const LOCAL: [&str; 3] = ["workgroup x", "workgroup y", "workgroup z"];
-            let mut check = LaunchCheck {
-                global: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
-                local: [Expr::Const(0), Expr::Const(0), Expr::Const(0)],
-                max_workgroup: info.max_workgroup_size,
-                kernel: name.clone(),
-            };
-            let g = Enc::bounded(4, 1, u32::MAX as u64);
-            let l = Enc::bounded(4, 1, u16::MAX as u64);
-            for i in 0..3 {
-                check.global[i] = self.rec.compile(&dims.global[i]);
-                check.local[i] = self.rec.compile(&dims.local[i]);
-                self.rec.value(&dims.global[i], Place::Cmd(o.grid + i), g, || {
-                    What::of(name, GRID[i], None)
-                })?;
-                self.rec.value(&dims.local[i], Place::Cmd(o.block + i), l, || {
-                    What::of(name, LOCAL[i], None)
-                })?;
-            }
-            self.rec.checks.push(check);
-        }
-        self.rec.karg_align = self.rec.karg_align.max(align);
-        if !self.rec.transient {
-            self.rec.keep.push(prg.keepalive());
-            self.rec.keep.push(scratch.keep);
-            self.rec.keep.extend(args.keep.iter().cloned());
-        }
-        Ok(())
-    }
-
-    /// Lays `args` out at `off` of the argument bytes as the metadata says; returns how
-    /// many arguments the kernel takes.
-    fn layout<I: DeviceInterface>(
-        &mut self,
-        prg: &Program<I>,
-        args: &KernArgs,
-        dims: &SymDims,
-        off: usize,
-    ) -> Result<usize> {
-        let info = prg.info();
-        let name = prg.name_arc();
-        let mut given = args.items.iter();
-        let mut taken = 0;
-        for (i, a) in info.args.iter().enumerate() {
-            let at = off + a.offset as usize;
-            let size = a.size as usize;
-            let put = |rec: &mut Recording, s: &Sym, max: u64, what: &'static str| -> Result<()> {
-                if !matches!(size, 1 | 2 | 4 | 8) {
-                    return Ok(());
-                }
-                let enc = Enc::bounded(
-                    size as u8,
-                    0,
-                    max.min(if size == 8 { u64::MAX } else { (1 << (8 * size)) - 1 }),
-                );
-                let v = rec.value(s, Place::Karg(at), enc, || What::of(name, what, None))?;
-                rec.kernargs[at..at + size].copy_from_slice(&v.to_le_bytes()[..size]);
-                Ok(())
-            };
-            match &a.kind {
-                ArgKind::Buffer | ArgKind::Value => {
-                    taken += 1;
-                    let Some(arg) = given.next() else { continue };
-                    match crate::args::place(name, i, a, arg)? {
-                        Placed::Small(b, n) => self.rec.kernargs[at..at + n].copy_from_slice(&b[..n]),
-                        Placed::Slice(b) => self.rec.kernargs[at..at + b.len()].copy_from_slice(b),
-                        Placed::Sym { expr, bytes, max } => {
-                            let e = Enc::bounded(bytes as u8, 0, max);
-                            let what = || What::of(name, "argument", Some(i as u32));
-                            self.rec.value(expr, Place::Karg(at), e, what)?;
-                        }
-                    }
-                }
-                ArgKind::Hidden(h) => {
-                    let axis = |s: &str| match s.chars().last() {
-                        Some('x') => 0,
-                        Some('y') => 1,
-                        _ => 2,
-                    };
-                    match h.as_str() {
-                        s if s.starts_with("block_count_") => {
-                            put(&mut self.rec, &dims.global[axis(s)], u32::MAX as u64, "block count")?
-                        }
-                        s if s.starts_with("group_size_") => {
-                            put(&mut self.rec, &dims.local[axis(s)], u16::MAX as u64, "group size")?
-                        }
-                        "grid_dims" => {
-                            let over = |i: usize| Sym::op(Op::Gt, &dims.global[i] * &dims.local[i], Sym::Const(1));
-                            let d = (over(2) * 3u32).max(over(1) * 2u32).max(1u32);
-                            put(&mut self.rec, &d, 3, "grid dimensions")?
-                        }
-                        // Remainders (no partial workgroups), offsets, and pointers the
-                        // runtime does not provide: zero.
-                        _ => {}
-                    }
-                }
-            }
-        }
-        Ok(taken)
-    }
-
-    /// The AQL dispatch packet at `at` of the argument bytes (for kernels that read
-    /// their sizes through the dispatch pointer); its arguments are at `args`.
-    fn dispatch_packet<I: DeviceInterface>(
-        &mut self,
-        prg: &Program<I>,
-        dims: &SymDims,
-        at: usize,
-        args: usize,
-    ) -> Result<()> {
-        let kd = prg.info().descriptor;
-        let name = prg.name_arc();
-        let field = |rec: &mut Recording, off: usize, s: &Sym, enc: Enc, what: &'static str| -> Result<()> {
-            let v = rec.value(s, Place::Karg(at + off), enc, || What::of(name, what, None))?;
-            let n = enc.bytes as usize;
-            rec.kernargs[at + off..at + off + n].copy_from_slice(&v.to_le_bytes()[..n]);
-            Ok(())
-        };
-        for i in 0..3 {
-            let wg = Enc::bounded(2, 1, u16::MAX as u64);
-            field(
-                &mut self.rec,
-                4 + 2 * i,
-                &dims.local[i],
-                wg,
-                "dispatch packet workgroup size",
-            )?;
-            let grid = &dims.global[i] * &dims.local[i];
-            let g = Enc::bounded(4, 1, u32::MAX as u64);
-            field(&mut self.rec, 12 + 4 * i, &grid, g, "dispatch packet grid size")?;
-        }
-        let sizes = [kd.private_segment_size, kd.group_segment_size];
-        self.rec.kernargs[at + 24..at + 32].copy_from_slice(zerocopy::IntoBytes::as_bytes(&sizes));
-        let karg = self.rec.karg_index();
-        let what = What::of(name, "dispatch packet kernarg address", None);
-        self.rec
-            .site(Place::Karg(at + 40), Enc::U64, Expr::VarAdd(karg, args as u64), what);
-        Ok(())
     }
 }
 
@@ -1198,4 +850,34 @@ impl CopyQueue {
 
     /// Largest single copy packet.
     pub const MAX_COPY: u32 = sdma::MAX_BYTES_PER_PACKET;
+}
+
+/// The list a [`Device::submit_ordered`](crate::Device::submit_ordered) closure fills.
+pub enum Work<'a> {
+    /// A compute list.
+    Compute(&'a mut ComputeQueue),
+    /// A copy list.
+    Copy(&'a mut CopyQueue),
+}
+
+impl Work<'_> {
+    /// The compute list, or an error for a copy list.
+    pub(crate) fn compute(&mut self) -> Result<&mut ComputeQueue> {
+        match self {
+            Work::Compute(q) => Ok(q),
+            Work::Copy(_) => Err(HcqError::Internal {
+                what: "a compute submission got the copy list",
+            }),
+        }
+    }
+
+    /// The copy list, or an error for a compute list.
+    pub(crate) fn copy(&mut self) -> Result<&mut CopyQueue> {
+        match self {
+            Work::Copy(q) => Ok(q),
+            Work::Compute(_) => Err(HcqError::Internal {
+                what: "a copy submission got the compute list",
+            }),
+        }
+    }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::device::{DeviceInner, Fences, Progress};
+use crate::fence::{DeviceLink, Fences, Link, Progress};
 use crate::iface::{BufferKind, DeviceInterface, DeviceMemory};
 use crate::{HcqError, Result};
 
@@ -49,7 +49,7 @@ pub(crate) struct SignalPool<I: DeviceInterface> {
     /// path that takes one).
     deferred: AtomicBool,
     /// The platform's devices (those still open are asked how far their work is).
-    devices: Mutex<Vec<Weak<DeviceInner<I>>>>,
+    devices: Mutex<Vec<Link<I>>>,
 }
 
 /// Slots given back together, and how far each device's work must be done before they
@@ -73,14 +73,19 @@ impl<I: DeviceInterface> SignalPool<I> {
     }
 
     /// Adds a device whose work may write the slots.
-    pub(crate) fn register(&self, dev: &Arc<DeviceInner<I>>) {
+    pub(crate) fn register(&self, dev: Link<I>) {
         let mut devices = self.devices.lock();
         devices.retain(|d| d.strong_count() > 0);
-        devices.push(Arc::downgrade(dev));
+        devices.push(dev);
+    }
+
+    /// The platform's identity: where its pool is.
+    pub(crate) fn key(self: &Arc<Self>) -> usize {
+        Arc::as_ptr(self) as *const u8 as usize
     }
 
     /// The platform's devices (some may be closed).
-    pub(crate) fn devices(&self) -> Vec<Weak<DeviceInner<I>>> {
+    pub(crate) fn devices(&self) -> Vec<Link<I>> {
         self.devices.lock().clone()
     }
 
@@ -189,7 +194,7 @@ pub struct Signal<I: DeviceInterface = crate::AnyIface> {
     slot: Arc<Slot<I>>,
     /// The value's GPU address (kept at hand: queues record it often).
     addr: u64,
-    owner: Weak<DeviceInner<I>>,
+    owner: Link<I>,
     event: Option<(u64, u32)>,
 }
 
@@ -203,10 +208,16 @@ impl<I: DeviceInterface> std::fmt::Debug for Signal<I> {
 }
 
 impl<I: DeviceInterface> Signal<I> {
-    pub(crate) fn new(dev: &Arc<DeviceInner<I>>, value: u64, timeline: bool) -> Result<Self> {
-        let pool = dev.pool.clone();
+    /// A signal of `pool` set to `value`, owned by `owner` (whose faults end its
+    /// waits); writes of it raise `event` (a timeline's).
+    pub(crate) fn new(
+        pool: &Arc<SignalPool<I>>,
+        owner: Link<I>,
+        event: Option<(u64, u32)>,
+        value: u64,
+    ) -> Result<Self> {
+        let pool = pool.clone();
         let index = pool.take()?;
-        let event = if timeline { dev.iface.queue_event() } else { None };
         let addr = pool.mem.va() + (index as usize * SIGNAL_SLOT) as u64;
         let s = Signal {
             addr,
@@ -216,7 +227,7 @@ impl<I: DeviceInterface> Signal<I> {
             }),
             pool,
             index,
-            owner: Arc::downgrade(dev),
+            owner,
             event,
         };
         s.set(value)?;
@@ -304,8 +315,8 @@ const SLEEP_SLICE: Duration = Duration::from_millis(20);
 /// fault ends the wait at once with the device's sticky [`HcqError::DeviceFault`].
 /// Past `timeout` with the value still short, it is [`HcqError::Timeout`] naming
 /// `what`.
-pub(crate) fn wait_until<I: DeviceInterface>(
-    dev: Option<&DeviceInner<I>>,
+pub(crate) fn wait_until<I: DeviceInterface, D: DeviceLink<I> + ?Sized>(
+    dev: Option<&D>,
     in_event: bool,
     value: u64,
     timeout: Duration,
@@ -354,7 +365,7 @@ pub(crate) fn wait_until<I: DeviceInterface>(
             std::thread::yield_now();
         } else if let Some(d) = dev.filter(|_| in_event) {
             let left = timeout.saturating_sub(waited).min(SLEEP_SLICE);
-            d.iface.sleep(left.as_millis().max(1) as u32)?;
+            d.sleep(left.as_millis().max(1) as u32)?;
             next_poll = Duration::ZERO;
         } else {
             std::thread::sleep(Duration::from_micros(200));

@@ -2,11 +2,13 @@
 //! in the device's argument ring, write every site, and put the dwords in the ring,
 //! ordered on the timeline.
 
-use crate::device::{Device, OpName, Point};
+use crate::device::Device;
 use crate::iface::DeviceInterface;
 use crate::profile::Times;
 use crate::queue::{ComputeQueue, CopyQueue};
+use crate::resources::KernargRing;
 use crate::sym::Bindings;
+use crate::timeline::{OpName, Point};
 use crate::{HcqError, Result};
 
 thread_local! {
@@ -58,15 +60,39 @@ impl<I: DeviceInterface> Device<I> {
         barrier: bool,
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
+        if q.rec.kernargs.is_empty() {
+            return self.run_compute_in(None, q, vals, name, barrier, times);
+        }
+        let mut l = self.launcher();
+        let ring = l.kernargs.as_mut().ok_or(HcqError::Internal {
+            what: "no kernel-argument region on an open device",
+        })?;
+        self.run_compute_in(Some(ring), q, vals, name, barrier, times)
+    }
+
+    /// [`Device::run_compute`] with the kernel-argument ring at hand (the device's
+    /// launcher held; `None` for a list without kernel arguments).
+    #[inline]
+    pub(crate) fn run_compute_in(
+        &self,
+        ring: Option<&mut KernargRing<I>>,
+        q: &ComputeQueue,
+        vals: &Bindings,
+        name: OpName,
+        barrier: bool,
+        times: bool,
+    ) -> Result<(Point, Option<Times<I>>)> {
         self.check_target(q.target)?;
         let mut resolved = RESOLVED.with(|r| std::mem::take(&mut *r.borrow_mut()));
-        let r = self.run_compute_with(q, vals, name, barrier, times, &mut resolved);
+        let r = self.run_compute_with(ring, q, vals, name, barrier, times, &mut resolved);
         RESOLVED.with(|r| *r.borrow_mut() = resolved);
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run_compute_with(
         &self,
+        ring: Option<&mut KernargRing<I>>,
         q: &ComputeQueue,
         vals: &Bindings,
         name: OpName,
@@ -75,19 +101,27 @@ impl<I: DeviceInterface> Device<I> {
         resolved: &mut Vec<u64>,
     ) -> Result<(Point, Option<Times<I>>)> {
         let rec = &q.rec;
-        if rec.kernargs.is_empty() {
-            rec.resolve(vals, &[], resolved)?;
-            return self.submit_timed(false, name, times, barrier, |w| {
-                let out = w.compute()?;
-                let start = out.cmds.len();
-                out.cmds.extend_from_slice(&q.cmds);
-                rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
-            });
-        }
-        // The argument ring's lock is taken before the timeline's, as everywhere.
-        let mut ring = self.kernarg_ring()?;
+        let ring = match ring {
+            Some(r) if !rec.kernargs.is_empty() => r,
+            _ => {
+                rec.resolve(vals, &[], resolved)?;
+                return self.submit_timed(false, name, times, barrier, |w| {
+                    let out = w.compute()?;
+                    let start = out.cmds.len();
+                    out.cmds.extend_from_slice(&q.cmds);
+                    rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
+                });
+            }
+        };
+        // The launcher (with the argument ring) is taken before the timeline, as
+        // everywhere.
         let len = rec.kernargs.len();
-        let off = ring.reserve(self, len, rec.karg_align.max(64))?;
+        let off = ring.reserve(
+            len,
+            rec.karg_align.max(64),
+            |p| self.wait_point(p),
+            |p| self.inner.is_done(p),
+        )?;
         let base = ring.buf.va() + off as u64;
         let internal = rec.karg_base.as_ref().map(|v| (v, base));
         rec.resolve(vals, internal.as_slice(), resolved)?;
@@ -103,7 +137,7 @@ impl<I: DeviceInterface> Device<I> {
                 buf.write_le(off + at, v, n)
             })
         })?;
-        ring.live.push_back((off, len, p));
+        ring.in_use(off, len, p);
         Ok((p, t))
     }
 

@@ -22,8 +22,6 @@ use std::ops;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::iface::DeviceInterface;
-use crate::memory::Buffer;
 use crate::{HcqError, Result};
 
 /// A named variable. Each `Var::new` is a distinct variable, even with the same name;
@@ -337,11 +335,6 @@ impl Bindings {
             }
         }
         self
-    }
-
-    /// Binds `var` to the address of `buf`.
-    pub fn buffer<I: DeviceInterface>(&mut self, var: &Var, buf: &Buffer<I>) -> &mut Self {
-        self.set(var, buf.va())
     }
 
     #[inline]

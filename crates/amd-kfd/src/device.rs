@@ -8,9 +8,11 @@ use parking_lot::Mutex;
 
 use crate::abi::*;
 use crate::memory::{KfdMemory, MemoryKind};
+use crate::process::{DeviceShared, ProcessShared};
 use crate::queue::{KfdQueue, QueueKind};
-use crate::sys::{Fd, OpenMode, Sys};
+use crate::sys::{OpenMode, Sys};
 use crate::topology::{GpuNode, TOPOLOGY_NODES, Visibility, discover};
+
 use crate::{KfdError, Result, raw};
 
 /// `/dev/kfd`.
@@ -22,40 +24,13 @@ const MAX_APERTURES: u32 = 1024;
 /// Size of the shared event page (tinygrad 0.10.1's 0x8000: 4096 8-byte slots).
 pub const EVENT_PAGE_SIZE: usize = 0x8000;
 
-#[derive(Debug)]
-pub(crate) struct ProcessShared {
-    pub(crate) sys: Arc<dyn Sys>,
-    pub(crate) kfd_fd: Fd,
-    pub(crate) gpus: Vec<GpuNode>,
-    pub(crate) event_page: Mutex<Weak<KfdMemory>>,
-    deferred: Mutex<Vec<KfdError>>,
-}
-
-impl ProcessShared {
-    /// Records an error that happened where it could not be returned (in `Drop`).
-    pub(crate) fn defer(&self, e: KfdError) {
-        self.deferred.lock().push(e);
-    }
-}
-
-impl Drop for ProcessShared {
-    fn drop(&mut self) {
-        // Nothing is left to report to: the last handle is gone.
-        let _ = self.sys.close(self.kfd_fd);
-    }
-}
-
-impl std::fmt::Debug for dyn Sys {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("dyn Sys")
-    }
-}
-
 /// The process's KFD handle: `/dev/kfd`, opened once and shared by every device, and
 /// the list of visible GPUs.
 #[derive(Debug, Clone)]
 pub struct Kfd {
     shared: Arc<ProcessShared>,
+    /// The event page every device of the process shares, while one holds it.
+    event_page: Arc<Mutex<Weak<KfdMemory>>>,
 }
 
 impl Kfd {
@@ -72,7 +47,6 @@ impl Kfd {
             sys,
             kfd_fd,
             gpus: Vec::new(),
-            event_page: Mutex::new(Weak::new()),
             deferred: Mutex::new(Vec::new()),
         });
         let mut v = kfd_ioctl_get_version_args::default();
@@ -90,7 +64,10 @@ impl Kfd {
             Some(s) => s.gpus = gpus,
             None => return Err(KfdError::BadReply("KFD handle shared before it was built".into())),
         }
-        Ok(Kfd { shared })
+        Ok(Kfd {
+            shared,
+            event_page: Arc::new(Mutex::new(Weak::new())),
+        })
     }
 
     /// The visible GPUs, in order.
@@ -126,42 +103,6 @@ impl Kfd {
     /// Opens visible GPU `index`.
     pub fn device(&self, index: usize) -> Result<KfdDevice> {
         KfdDevice::open(self, index)
-    }
-}
-
-/// What memory, queues and events of one GPU share: the render node (and with it the
-/// GPU VM), the doorbell page, and the process handle.
-#[derive(Debug)]
-pub(crate) struct DeviceShared {
-    pub(crate) process: Arc<ProcessShared>,
-    pub(crate) gpu_id: u32,
-    pub(crate) drm_fd: Fd,
-    pub(crate) doorbells: Mutex<Option<Doorbells>>,
-}
-
-/// The two doorbell pages of a GPU, mapped from `/dev/kfd` once.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Doorbells {
-    pub(crate) base_offset: u64,
-    pub(crate) addr: usize,
-}
-
-/// Bytes of the doorbell mapping (two pages).
-pub const DOORBELL_MAP_SIZE: usize = 0x2000;
-
-impl Drop for DeviceShared {
-    fn drop(&mut self) {
-        let sys = self.process.sys.as_ref();
-        if let Some(db) = self.doorbells.get_mut().take()
-            && let Err(e) = raw::unmap(sys, db.addr, DOORBELL_MAP_SIZE)
-        {
-            self.process.defer(e.into());
-        }
-        // Closing the render node releases the GPU VM; all memory is gone by now (each
-        // buffer holds this struct alive).
-        if let Err(e) = sys.close(self.drm_fd) {
-            self.process.defer(e.into());
-        }
     }
 }
 
@@ -315,7 +256,7 @@ impl KfdDevice {
         // The event page: allocated by the first device and registered with KFD by its
         // first event; mapped into every later device.
         let (event_page, page_event) = {
-            let mut slot = process.event_page.lock();
+            let mut slot = kfd.event_page.lock();
             match slot.upgrade() {
                 Some(page) => {
                     page.map_to_shared(&shared)?;
@@ -406,7 +347,7 @@ impl KfdDevice {
 
     /// Creates a queue of `kind` with a ring of `ring_size` bytes.
     pub fn create_queue(&self, kind: QueueKind, ring_size: usize) -> Result<KfdQueue> {
-        KfdQueue::create(self, &self.shared, kind, ring_size)
+        KfdQueue::create(&self.shared, &self.node, kind, ring_size)
     }
 
     /// Sleeps until the queue event fires or `timeout_ms` passes; returns whether it

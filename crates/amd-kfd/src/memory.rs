@@ -7,12 +7,10 @@ use nix::errno::Errno;
 use parking_lot::Mutex;
 
 use crate::abi::*;
-use crate::device::DeviceShared;
+use crate::process::DeviceShared;
+use crate::raw::PAGE_SIZE;
 use crate::raw::{Cell64, RawCell};
 use crate::{KfdError, Result, raw};
-
-/// Page size KFD allocations are rounded to.
-pub const PAGE_SIZE: usize = 4096;
 
 /// What kind of memory to allocate (tinygrad 0.10.1's buffer options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

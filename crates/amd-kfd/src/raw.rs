@@ -167,6 +167,9 @@ pub fn unmap(sys: &dyn Sys, addr: usize, len: usize) -> SysResult<()> {
 /// A 64-bit cell in memory a live mapping of this crate holds (write/read pointers,
 /// doorbells): 8-byte aligned and mapped for as long as its owner lives. Only owners
 /// that keep the mapping alive hold one; others get a borrowing [`Cell64`].
+/// Page size KFD allocations are rounded to.
+pub const PAGE_SIZE: usize = 4096;
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RawCell {
     addr: usize,
@@ -177,11 +180,11 @@ pub(crate) struct RawCell {
 #[derive(Debug, Clone, Copy)]
 pub struct Cell64<'a> {
     raw: RawCell,
-    _mem: std::marker::PhantomData<&'a crate::KfdMemory>,
+    _mem: std::marker::PhantomData<&'a ()>,
 }
 
 impl<'a> Cell64<'a> {
-    pub(crate) fn borrowed(raw: RawCell, _mem: &'a crate::KfdMemory) -> Self {
+    pub(crate) fn borrowed<T>(raw: RawCell, _mem: &'a T) -> Self {
         Cell64 {
             raw,
             _mem: std::marker::PhantomData,

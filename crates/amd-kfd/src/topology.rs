@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use amd_packets::GfxTarget;
 
+use crate::raw::PAGE_SIZE;
 use crate::sys::Sys;
 use crate::{KfdError, Result};
 
@@ -141,7 +142,7 @@ impl NodeProperties {
     fn derived(&self) -> std::result::Result<(), String> {
         self.checked_waves_per_cu()?;
         self.checked_lds_size()?;
-        crate::queue::CwsrSizes::compute(self)?;
+        CwsrSizes::compute(self)?;
         Ok(())
     }
 
@@ -334,6 +335,117 @@ pub fn discover(sys: &dyn Sys, nodes_dir: &Path, vis: &Visibility) -> Result<Vec
     vis.apply(gpus)
 }
 
+/// Context-save sizes of a compute queue, as the kernel computes them
+/// (`kfd_queue_ctx_save_restore_size`, linux 6.12) and tinygrad 0.10.1 mirrors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwsrSizes {
+    /// Control stack bytes (`ctl_stack_size`).
+    pub ctl_stack_size: u32,
+    /// Workgroup data bytes.
+    pub wg_data_size: u32,
+    /// Debugger bytes after the save area.
+    pub debug_memory_size: u32,
+}
+
+impl CwsrSizes {
+    /// The sizes for a GPU with these properties (gfx10.1 and later). An error for
+    /// a GPU without compute units, or whose sizes overflow (the message names the
+    /// values).
+    pub fn for_props(props: &NodeProperties) -> Result<Self> {
+        match Self::compute(props) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(KfdError::InvalidArgument(format!(
+                "{} has no compute units",
+                props.arch()
+            ))),
+            Err(msg) => Err(props.invalid(msg)),
+        }
+    }
+
+    /// [`CwsrSizes::for_props`] with the error as text (`None`: no compute units).
+    /// Every step is checked: the properties come from sysfs. The kernel computes
+    /// these in 32 bits (`u32` fields of `kfd_node_properties`), so a size that
+    /// does not fit 32 bits is an error here, not a wrapped number.
+    pub(crate) fn compute(props: &NodeProperties) -> std::result::Result<Option<Self>, String> {
+        let gfxv = props.gfx_target_version;
+        let xcc = props.num_xcc.max(1);
+        let cu = props.cu_count() / xcc;
+        if cu == 0 {
+            return Ok(None);
+        }
+        let what = || {
+            format!(
+                "simd_count {} / simd_per_cu {} / num_xcc {xcc} = {cu} CUs",
+                props.simd_count, props.simd_per_cu
+            )
+        };
+        let over = |step: &str| format!("{}: {step} overflows 32 bits", what());
+        let wave_num = cu.checked_mul(32).ok_or_else(|| over("× 32 waves per CU"))?;
+        let vgpr_per_cu: u32 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+            0x60000
+        } else {
+            0x40000
+        };
+        let page = PAGE_SIZE as u32;
+        let wg = (vgpr_per_cu + 0x4000 + 0x10000 + 0x1000)
+            .checked_mul(cu)
+            .and_then(|v| v.checked_next_multiple_of(page))
+            .ok_or_else(|| over("× the workgroup context data per CU"))?;
+        let ctl = wave_num
+            .checked_mul(12)
+            .and_then(|v| v.checked_add(40 + 8))
+            .and_then(|v| v.checked_next_multiple_of(page))
+            .ok_or_else(|| over("× 12 control-stack bytes per wave"))?;
+        let debug = wave_num
+            .checked_mul(32)
+            .and_then(|v| v.checked_next_multiple_of(64))
+            .ok_or_else(|| over("× 32 debugger bytes per wave"))?;
+        let sizes = CwsrSizes {
+            ctl_stack_size: ctl,
+            wg_data_size: wg,
+            debug_memory_size: debug,
+        };
+        // The ioctl's ctx_save_restore_size, and the allocation, must fit too.
+        sizes.checked_total().ok_or_else(|| {
+            over(&format!(
+                "control stack {ctl:#x} + workgroup data {wg:#x} + debugger {debug:#x}"
+            ))
+        })?;
+        Ok(Some(sizes))
+    }
+
+    /// (`ctx_save_restore_size`, allocation bytes), if both fit 32 bits.
+    fn checked_total(&self) -> Option<(u32, u32)> {
+        let save = self.ctl_stack_size.checked_add(self.wg_data_size)?;
+        let alloc = save
+            .checked_add(self.debug_memory_size)?
+            .checked_next_multiple_of(PAGE_SIZE as u32)?;
+        Some((save, alloc))
+    }
+
+    fn total_error(&self) -> KfdError {
+        KfdError::InvalidArgument(format!(
+            "context-save sizes {:#x} + {:#x} + {:#x} overflow 32 bits",
+            self.ctl_stack_size, self.wg_data_size, self.debug_memory_size
+        ))
+    }
+
+    /// `ctx_save_restore_size` (control stack + workgroup data); an error if the
+    /// sum does not fit 32 bits (never for sizes [`CwsrSizes::for_props`] made).
+    pub fn ctx_save_restore_size(&self) -> Result<u32> {
+        self.checked_total().map(|t| t.0).ok_or_else(|| self.total_error())
+    }
+
+    /// Bytes of the context-save allocation (save area + debugger bytes,
+    /// page-rounded); an error if that does not fit 32 bits (never for sizes
+    /// [`CwsrSizes::for_props`] made).
+    pub fn allocation_size(&self) -> Result<usize> {
+        self.checked_total()
+            .map(|t| t.1 as usize)
+            .ok_or_else(|| self.total_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,5 +495,20 @@ mod tests {
         assert!(e.to_string().contains("gfx90a"), "{e}");
         p.gfx_target_version = 100300;
         assert_eq!(p.arch(), "gfx1030");
+    }
+
+    #[test]
+    fn cwsr_sizes_match_tinygrad_for_a_7900_xtx() {
+        let text = "gfx_target_version 110000\nsimd_count 192\nsimd_per_cu 2\nmax_waves_per_simd 16\n\
+            lds_size_in_kb 64\nmax_slots_scratch_cu 32\narray_count 12\nsimd_arrays_per_engine 2\n\
+            drm_render_minor 128\n";
+        let props = NodeProperties::parse(text, Path::new("p")).unwrap();
+        let s = CwsrSizes::for_props(&props).unwrap();
+        // The seed: max_cu_id + 1 = 96 CUs, max_wave_id + 1 = 32 waves per CU.
+        let round = |v: u32| v.next_multiple_of(4096);
+        assert_eq!(s.wg_data_size, round((0x60000 + 0x4000 + 0x10000 + 0x1000) * 96));
+        assert_eq!(s.ctl_stack_size, round(12 * 96 * 32 + 8 + 40));
+        assert_eq!(s.debug_memory_size, (96 * 32 * 32u32).next_multiple_of(64));
+        assert_eq!(s.allocation_size().unwrap() % 4096, 0);
     }
 }

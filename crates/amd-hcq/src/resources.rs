@@ -1,0 +1,133 @@
+//! What the runtime's own operations use of a device: the scratch buffer, the
+//! kernel-argument ring and the list launches are recorded in (one lock, [`Launcher`]:
+//! a launch takes all three), and the staging buffers of host copies.
+
+use std::collections::VecDeque;
+
+use crate::iface::{BufferKind, DeviceInterface};
+use crate::memory::Buffer;
+use crate::queue::ComputeQueue;
+use crate::timeline::Point;
+use crate::{HcqError, Result};
+
+/// Staging buffers for host↔device copies, and the size of each.
+pub const STAGING_COUNT: usize = 8;
+/// Bytes of one staging buffer (one SDMA packet's worth).
+pub const STAGING_SIZE: usize = 0x40_0000;
+
+/// A device's scratch buffer and its COMPUTE_TMPRING_SIZE.
+pub(crate) struct Scratch<I: DeviceInterface> {
+    pub(crate) buf: Buffer<I>,
+    pub(crate) per_lane: u32,
+    pub(crate) tmpring_size: u32,
+}
+
+/// The kernarg region: a ring of argument blocks; a block is reused only once the
+/// launch that read it has completed.
+pub(crate) struct KernargRing<I: DeviceInterface> {
+    pub(crate) buf: Buffer<I>,
+    head: usize,
+    /// Blocks in flight: (offset, length, the timeline point that frees them).
+    live: VecDeque<(usize, usize, Point)>,
+}
+
+impl<I: DeviceInterface> KernargRing<I> {
+    /// A ring over `buf` with nothing in flight.
+    pub(crate) fn new(buf: Buffer<I>) -> Self {
+        KernargRing {
+            buf,
+            head: 0,
+            live: VecDeque::new(),
+        }
+    }
+
+    /// Reserves `len` bytes aligned to `align`, waiting (`wait`) for launches still
+    /// reading the space it reuses; `done` says whether a point is complete.
+    #[inline]
+    pub(crate) fn reserve(
+        &mut self,
+        len: usize,
+        align: usize,
+        mut wait: impl FnMut(Point) -> Result<()>,
+        done: impl Fn(Point) -> bool,
+    ) -> Result<usize> {
+        let size = self.buf.size();
+        if len > size {
+            return Err(HcqError::KernargsTooLarge { len, region: size });
+        }
+        let mut off = self.head.next_multiple_of(align);
+        if off + len > size {
+            off = 0;
+        }
+        let end = off + len;
+        // Blocks are handed out in address order until the ring wraps, so the oldest
+        // live blocks are the ones the new block can reach: wait for those it overlaps.
+        while let Some(&(o, l, p)) = self.live.front() {
+            if o < end && off < o + l {
+                wait(p)?;
+            } else if !done(p) {
+                break;
+            }
+            self.live.pop_front();
+        }
+        self.head = end;
+        Ok(off)
+    }
+
+    /// Notes the block at `off` of `len` bytes in use until `p`.
+    #[inline]
+    pub(crate) fn in_use(&mut self, off: usize, len: usize, p: Point) {
+        self.live.push_back((off, len, p));
+    }
+}
+
+/// What launches take of their device, together: the scratch buffer their dispatches
+/// name, the ring their kernel arguments go to, and the list a launch is recorded in
+/// (kept for reuse: a launch allocates nothing for it).
+pub(crate) struct Launcher<I: DeviceInterface> {
+    pub(crate) scratch: Option<Scratch<I>>,
+    pub(crate) kernargs: Option<KernargRing<I>>,
+    pub(crate) list: Option<ComputeQueue>,
+}
+
+impl<I: DeviceInterface> Default for Launcher<I> {
+    fn default() -> Self {
+        Launcher {
+            scratch: None,
+            kernargs: None,
+            list: None,
+        }
+    }
+}
+
+/// The staging buffers of host copies.
+pub(crate) struct Staging<I: DeviceInterface> {
+    /// Made at their first use (a copy of a few MiB pins only what it uses).
+    pub(crate) bufs: Vec<Option<I::Memory>>,
+    /// Timeline point after which each buffer is free again.
+    pub(crate) busy_until: Vec<Point>,
+    pub(crate) next: usize,
+}
+
+impl<I: DeviceInterface> Default for Staging<I> {
+    fn default() -> Self {
+        Staging {
+            busy_until: vec![Point::default(); STAGING_COUNT],
+            bufs: (0..STAGING_COUNT).map(|_| None).collect(),
+            next: 0,
+        }
+    }
+}
+
+impl<I: DeviceInterface> Staging<I> {
+    /// Staging buffer `slot`, allocated from `iface` at its first use.
+    pub(crate) fn buf(&mut self, iface: &I, slot: usize) -> Result<&I::Memory> {
+        let b = &mut self.bufs[slot];
+        if b.is_none() {
+            *b = Some(iface.alloc(STAGING_SIZE, BufferKind::Host)?);
+        }
+        b.as_ref().ok_or(HcqError::Internal {
+            what: "a staging buffer is missing after its allocation",
+        })
+    }
+}

@@ -1,0 +1,134 @@
+//! Profiling a device: GPU timestamps around its submissions, turned into records on
+//! the CPU clock (see [`crate::profile`] for the records and the trace).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::device::Device;
+use crate::iface::DeviceInterface;
+use crate::profile::{Engine, ProfileRecord, Stamps, Times, chrome_trace, cpu_ns, records, ticks_to_ns};
+use crate::queue::Work;
+use crate::timeline::{OpName, Point};
+use crate::{HcqError, Result};
+
+impl<I: DeviceInterface> Device<I> {
+    /// Turns recording of launch and copy timestamps on or off.
+    pub fn set_profiling(&self, on: bool) {
+        // The records' clock starts no later than the first profiled work.
+        cpu_ns();
+        self.inner.profile.on.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether profiling is on.
+    pub fn profiling(&self) -> bool {
+        // Relaxed: a flag read when building a submission; no data hangs on it.
+        self.inner.profile.on.load(Ordering::Relaxed)
+    }
+
+    /// Submits like [`Device::submit_ordered`], with GPU timestamps around `build`'s
+    /// work when `times` is asked or profiling is on (then also recorded as `name`).
+    pub(crate) fn submit_timed(
+        &self,
+        copy: bool,
+        name: OpName,
+        times: bool,
+        barrier: bool,
+        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+    ) -> Result<(Point, Option<Times<I>>)> {
+        let profiling = self.profiling();
+        if !times && !profiling {
+            let p = self.submit_point(copy, name, |w| {
+                if let (true, Work::Compute(q)) = (barrier, &mut *w) {
+                    q.memory_barrier();
+                }
+                build(w)
+            })?;
+            return Ok((p, None));
+        }
+        let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
+        let label = profiling.then(|| name.to_string());
+        let v = self.submit_point(copy, name, |w| {
+            match w {
+                Work::Compute(q) => {
+                    if barrier {
+                        q.memory_barrier();
+                    }
+                    q.timestamp(&t.0);
+                }
+                Work::Copy(q) => {
+                    q.timestamp(&t.0)?;
+                }
+            }
+            build(w)?;
+            match w {
+                Work::Compute(q) => {
+                    q.timestamp(&t.1);
+                }
+                Work::Copy(q) => {
+                    q.timestamp(&t.1)?;
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(label) = label {
+            let engine = if copy { Engine::Copy } else { Engine::Compute };
+            let released = self
+                .inner
+                .profile
+                .state
+                .lock()
+                .log
+                .push((label, engine, Stamps::Signals(t.clone())));
+            // Dropped with the log unlocked.
+            drop(released);
+        }
+        Ok((v, Some(t)))
+    }
+
+    /// The GPU time between a submission's two timestamps.
+    pub(crate) fn elapsed(t: &Times<I>) -> std::time::Duration {
+        let ticks = t.1.timestamp().saturating_sub(t.0.timestamp());
+        std::time::Duration::from_nanos(ticks_to_ns(ticks) as u64)
+    }
+
+    /// The offset from GPU ticks (as ns) to the CPU clock: a timestamp is taken between
+    /// two CPU readings and placed at their midpoint.
+    pub fn calibrate_clock(&self) -> Result<i128> {
+        let sig = self.new_signal(0)?;
+        let before = cpu_ns();
+        let v = self.submit_ordered(false, |w| {
+            w.compute()?.timestamp(&sig);
+            Ok(())
+        })?;
+        self.wait_timeline(v)?;
+        let after = cpu_ns();
+        let offset = (before + after) / 2 - ticks_to_ns(sig.timestamp());
+        self.inner.profile.state.lock().clock_offset = Some(offset);
+        Ok(offset)
+    }
+
+    /// Waits for the profiled work and writes its records to `path` as a Chrome /
+    /// Perfetto trace ([`chrome_trace`]); returns how many were written.
+    pub fn write_trace(&self, path: impl AsRef<std::path::Path>) -> Result<usize> {
+        let recs = self.take_profile()?;
+        let path = path.as_ref();
+        std::fs::write(path, chrome_trace(&recs)).map_err(|e| HcqError::Io {
+            path: path.to_path_buf(),
+            kind: e.kind(),
+            msg: e.to_string(),
+        })?;
+        Ok(recs.len())
+    }
+
+    /// Waits for the profiled work and returns its records (and forgets them).
+    pub fn take_profile(&self) -> Result<Vec<ProfileRecord>> {
+        self.synchronize()?;
+        let cached = self.inner.profile.state.lock().clock_offset;
+        let offset = match cached {
+            Some(o) => o,
+            None => self.calibrate_clock()?,
+        };
+        let pending = std::mem::take(&mut self.inner.profile.state.lock().log).entries;
+        Ok(records(pending, self.index(), offset))
+    }
+}
