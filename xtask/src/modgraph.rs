@@ -1,5 +1,5 @@
-//! `cargo xtask modgraph [--check]`: each library crate's module graph, read from its
-//! sources, with its import circles and, where a crate declares layers, the imports
+//! `cargo xtask modgraph [--check]`: the workspace's crate table, read from the
+//! manifests, and each library crate's module graph, read from its sources, with its import circles and, where a crate declares layers, the imports
 //! that point up a layer; written into `docs/architecture.md` between the
 //! `modgraph` markers (or, with `--check`, compared with what is there, and the
 //! rules below enforced).
@@ -72,6 +72,23 @@ const CRATES: &[CrateRule] = &[
 
 const BEGIN: &str = "<!-- modgraph:begin (cargo xtask modgraph writes this) -->";
 const END: &str = "<!-- modgraph:end -->";
+const CRATES_BEGIN: &str = "<!-- crategraph:begin (cargo xtask modgraph writes this) -->";
+const CRATES_END: &str = "<!-- crategraph:end -->";
+
+/// Every workspace member whose manifest the crate table reads, in the table's order.
+const MEMBERS: &[&str] = &[
+    "crates/amd-packets",
+    "crates/amd-regs",
+    "crates/amd-isa",
+    "crates/amd-kfd",
+    "crates/amd-am",
+    "crates/amd-mockgpu",
+    "crates/amd-hcq",
+    "crates/amd-interpose",
+    "crates/hcq-cli",
+    "tests",
+    "xtask",
+];
 
 pub fn run(args: &[String]) -> Result<()> {
     let check = match args {
@@ -81,33 +98,119 @@ pub fn run(args: &[String]) -> Result<()> {
     };
     let root = crate::workspace_root();
     let (text, problems) = report(&root)?;
+    let crates = crate_table(&root)?;
     let doc_path = root.join("docs/architecture.md");
     let doc = std::fs::read_to_string(&doc_path)?;
-    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
-        return Err(format!("{} has no modgraph markers", doc_path.display()).into());
-    };
-    let current = &doc[b + BEGIN.len()..e];
+    let sections = [(CRATES_BEGIN, CRATES_END, &crates), (BEGIN, END, &text)];
     if check {
         let mut errs = problems;
-        if current != text {
-            errs.push(format!(
-                "{}: the module graphs differ from the code (run cargo xtask modgraph)",
-                doc_path.display()
-            ));
+        for (b, e, want) in sections {
+            if section(&doc, b, e)? != want.as_str() {
+                errs.push(format!(
+                    "{}: the generated section after {b} differs from the code (run cargo xtask modgraph)",
+                    doc_path.display()
+                ));
+            }
         }
         if errs.is_empty() {
-            println!("module graphs: current, no circle or layer violation");
+            println!("crate and module graphs: current, no circle or layer violation");
             return Ok(());
         }
         return Err(errs.join("\n").into());
     }
-    let new_doc = format!("{}{BEGIN}{text}{}", &doc[..b], &doc[e..]);
-    std::fs::write(&doc_path, new_doc)?;
+    let mut doc = doc;
+    for (b, e, want) in sections {
+        let old = section(&doc, b, e)?.to_string();
+        doc = doc.replacen(&format!("{b}{old}{e}"), &format!("{b}{want}{e}"), 1);
+    }
+    std::fs::write(&doc_path, doc)?;
     println!("wrote {}", doc_path.display());
     for p in &problems {
         println!("problem: {p}");
     }
     Ok(())
+}
+
+/// The text between markers `b` and `e` of `doc`.
+fn section<'a>(doc: &'a str, b: &str, e: &str) -> Result<&'a str> {
+    let start = doc
+        .find(b)
+        .ok_or_else(|| format!("docs/architecture.md has no marker {b}"))?
+        + b.len();
+    let end = doc[start..]
+        .find(e)
+        .ok_or_else(|| format!("docs/architecture.md has no marker {e}"))?;
+    Ok(&doc[start..start + end])
+}
+
+/// The workspace crates each member's manifest depends on: `[dependencies]` (optional
+/// ones marked) and, apart, `[dev-dependencies]`.
+pub fn crate_table(root: &Path) -> Result<String> {
+    let names: Vec<String> = MEMBERS
+        .iter()
+        .map(|m| package_name(&root.join(m).join("Cargo.toml")))
+        .collect::<Result<_>>()?;
+    let mut out = String::from("\n| crate | uses | its tests also use |\n| --- | --- | --- |\n");
+    for (m, name) in MEMBERS.iter().zip(&names) {
+        let manifest = std::fs::read_to_string(root.join(m).join("Cargo.toml"))?;
+        let deps = workspace_deps(&manifest, "[dependencies]", &names, name);
+        let dev = workspace_deps(&manifest, "[dev-dependencies]", &names, name);
+        let dev: Vec<&String> = dev.iter().filter(|d| !deps.contains(d)).collect();
+        let list = |v: Vec<&String>| {
+            if v.is_empty() {
+                "—".to_string()
+            } else {
+                v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        };
+        let label = if *m == "tests" || *m == "xtask" {
+            format!("`{m}/`")
+        } else {
+            format!("`{name}`")
+        };
+        out.push_str(&format!(
+            "| {label} | {} | {} |\n",
+            list(deps.iter().collect()),
+            list(dev)
+        ));
+    }
+    Ok(out)
+}
+
+fn package_name(manifest: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(manifest)?;
+    text.lines()
+        .skip_while(|l| l.trim() != "[package]")
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("name = ")
+                .map(|v| v.trim_matches('"').to_string())
+        })
+        .ok_or_else(|| format!("{}: no package name", manifest.display()).into())
+}
+
+/// The workspace crates named in `table` of `manifest` (other than `me`), sorted;
+/// optional ones end with " (optional)".
+fn workspace_deps(manifest: &str, table: &str, names: &[String], me: &str) -> Vec<String> {
+    let mut out: Vec<String> = manifest
+        .lines()
+        .skip_while(|l| l.trim() != table)
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .filter_map(|l| {
+            let key = l.split(['=', '.', ' ']).next()?.trim();
+            let known = names.iter().any(|n| n == key) && key != me;
+            known.then(|| {
+                if l.contains("optional = true") {
+                    format!("{key} (optional)")
+                } else {
+                    key.to_string()
+                }
+            })
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The Markdown the docs hold, and the rule violations.
@@ -487,15 +590,18 @@ mod tests {
     }
 
     #[test]
-    fn module_graphs_in_the_docs_match_the_code() {
+    fn crate_and_module_graphs_in_the_docs_match_the_code() {
         let root = crate::workspace_root();
         let (text, problems) = report(&root).unwrap();
         assert!(problems.is_empty(), "{}", problems.join("\n"));
         let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
-        let (b, e) = (doc.find(BEGIN).unwrap(), doc.find(END).unwrap());
         assert!(
-            doc[b + BEGIN.len()..e] == text,
+            section(&doc, BEGIN, END).unwrap() == text,
             "docs/architecture.md's module graphs are stale: run cargo xtask modgraph"
+        );
+        assert!(
+            section(&doc, CRATES_BEGIN, CRATES_END).unwrap() == crate_table(&root).unwrap(),
+            "docs/architecture.md's crate table is stale: run cargo xtask modgraph"
         );
     }
 }
