@@ -266,7 +266,8 @@ fn a_timeout_holds_and_is_not_a_fault(t: Transport) {
     let prg = Program::load(&dev, SPIN, "spin").unwrap();
     let out = dev.alloc(4096, BufferKind::Host).unwrap();
     dev.set_timeout(Duration::from_millis(500));
-    let v = spin(&prg, &out, 20_000_000);
+    // A kernel that does not end by itself (dropping the device at the end stops it).
+    let v = spin(&prg, &out, u32::MAX);
     let t = Instant::now();
     match dev.wait_timeline(v) {
         Err(HcqError::Timeout { wanted, current, .. }) => {
@@ -275,15 +276,18 @@ fn a_timeout_holds_and_is_not_a_fault(t: Transport) {
         }
         other => panic!("{other:?}"),
     }
+    // The upper bound catches a wait that ignores its timeout (the kernel never
+    // ends), with room for a loaded machine.
     let took = t.elapsed();
     assert!(
-        took >= Duration::from_millis(500) && took < Duration::from_millis(600),
+        took >= Duration::from_millis(500) && took < Duration::from_millis(2000),
         "{took:?}"
     );
     assert!(dev.health().is_ok());
-    // An allocation and an ioctl from another thread do not wait for the kernel.
-    // (Timed inside the thread: starting and joining a thread can take longer than
-    // that on a loaded 2-core machine running the other tests.)
+    // An allocation and an ioctl from another thread do not wait for the kernel
+    // (were they to, they would not return); the bound leaves room for a loaded
+    // machine. (Timed inside the thread: starting and joining a thread takes long on
+    // a loaded 2-core machine.)
     let d2 = dev.clone();
     let (took, parts) = std::thread::spawn(move || {
         let t = Instant::now();
@@ -297,7 +301,7 @@ fn a_timeout_holds_and_is_not_a_fault(t: Transport) {
     .join()
     .unwrap();
     assert!(
-        took < Duration::from_millis(100),
+        took < Duration::from_millis(1000),
         "{took:?} (allocated at {:?}, mapped at {:?})",
         parts.0,
         parts.1
@@ -319,7 +323,8 @@ fn dropping_a_device_during_a_runaway_kernel(t: Transport) {
         assert!(dev.timeline().0 < v);
         let t = Instant::now();
         drop((prg, out, dev));
-        assert!(t.elapsed() < Duration::from_millis(200), "{:?}", t.elapsed());
+        // The kernel never ends by itself: a drop that waited for it would not return.
+        assert!(t.elapsed() < Duration::from_millis(2000), "{:?}", t.elapsed());
     }
     if t == Transport::Kfd {
         assert_released(&m, true);
