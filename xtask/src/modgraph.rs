@@ -67,11 +67,7 @@ const BEGIN: &str = "<!-- modgraph:begin (cargo xtask modgraph writes this) -->"
 const END: &str = "<!-- modgraph:end -->";
 
 pub fn run(args: &[String]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        [a] if a == "--check" => true,
-        _ => return Err("usage: cargo xtask modgraph [--check]".into()),
-    };
+    let check = crate::check_flag(args, "modgraph")?;
     let root = crate::workspace_root();
     let (text, problems) = report(&root)?;
     let doc_path = root.join("docs/architecture.md");
