@@ -13,6 +13,7 @@ use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{self, Dispatch, Signal};
 use amd_packets::pm4::{self, DispatchInitiator, IndirectBuffer, ReleaseMem, WaitRegMem};
 use amd_packets::sdma::{self, ConstFill, CopyLinear, Fence, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
+use amd_packets::testing::sample_dispatch;
 use common::kfd_gpus;
 
 const T: GfxTarget = GfxTarget::Gfx11;
@@ -452,16 +453,8 @@ fn dispatches_reach_the_kernel_executor_with_their_registers() {
     c.submit(&pm4(|b| {
         recipes::memory_barrier(T, b);
         Dispatch {
-            code_addr: 0x7f30_0000_1700,
-            rsrc1: 0x40bf_0080,
-            rsrc2: 0x9e,
-            rsrc3: 0,
-            tmpring_size: 0x10200,
-            scratch_base: 0x7f50_0000_0000,
-            user_data: &user,
             block: [64, 2, 1],
-            grid: [4, 2, 1],
-            initiator: DispatchInitiator::DEFAULT,
+            ..sample_dispatch(&user)
         }
         .encode(T, b)
         .unwrap();
