@@ -233,11 +233,15 @@ impl FirmwareCatalogue {
             .unwrap_or(&[])
     }
 
+    /// The bytes of `kind`'s pieces of type `fw_type`.
+    fn pieces(&self, kind: &BTreeMap<u32, Vec<Piece>>, fw_type: u32) -> Vec<&[u8]> {
+        kind.get(&fw_type)
+            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+    }
+
     /// The images of `GFX_FW_TYPE_*` `fw_type`.
     pub fn images(&self, fw_type: u32) -> Vec<&[u8]> {
-        self.images
-            .get(&fw_type)
-            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+        self.pieces(&self.images, fw_type)
     }
 
     /// The `GFX_FW_TYPE_*` values with at least one image.
@@ -247,9 +251,7 @@ impl FirmwareCatalogue {
 
     /// The sOS file's components of `PSP_FW_TYPE_*` `fw_type`.
     pub fn components(&self, fw_type: u32) -> Vec<&[u8]> {
-        self.components
-            .get(&fw_type)
-            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+        self.pieces(&self.components, fw_type)
     }
 
     /// The `PSP_FW_TYPE_*` values with at least one component.
