@@ -296,18 +296,18 @@ type Cuts = Vec<(Map, u32, Range<usize>)>;
 
 impl File<'_> {
     fn u32_at(&self, off: usize, what: &str) -> Result<u32, String> {
-        off.checked_add(4)
-            .and_then(|end| self.data.get(off..end))
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(u32::from_le_bytes)
-            .ok_or_else(|| format!("{what} at byte {off:#x} is past the end ({:#x} bytes)", self.data.len()))
+        self.bytes_at(off, what).map(u32::from_le_bytes)
     }
 
     fn u16_at(&self, off: usize, what: &str) -> Result<u16, String> {
-        off.checked_add(2)
+        self.bytes_at(off, what).map(u16::from_le_bytes)
+    }
+
+    /// The `N` bytes at `off`; `what` names them where they are past the end.
+    fn bytes_at<const N: usize>(&self, off: usize, what: &str) -> Result<[u8; N], String> {
+        off.checked_add(N)
             .and_then(|end| self.data.get(off..end))
-            .and_then(|b| <[u8; 2]>::try_from(b).ok())
-            .map(u16::from_le_bytes)
+            .and_then(|b| <[u8; N]>::try_from(b).ok())
             .ok_or_else(|| format!("{what} at byte {off:#x} is past the end ({:#x} bytes)", self.data.len()))
     }
 

@@ -65,14 +65,7 @@ impl<'a> Pm4Packet<'a> {
     /// Decodes the packet at the start of `words`; returns it and the dwords it spans.
     /// Error offsets are relative to `words`.
     pub fn decode(_target: GfxTarget, words: &'a [u32]) -> Result<(Self, usize), PacketError> {
-        let Some(&hdr) = words.first() else {
-            return Err(PacketError::Truncated {
-                offset: 0,
-                packet: "header",
-                needed: 1,
-                available: 0,
-            });
-        };
+        let hdr = PacketError::header(words)?;
         let ty = (hdr >> 30) as u8;
         if ty != 3 {
             return Err(PacketError::BadPacketType {

@@ -48,14 +48,7 @@ impl SdmaPacket {
     /// Decodes the packet at the start of `words`; returns it and the dwords it spans.
     /// Error offsets are relative to `words`.
     pub fn decode(target: GfxTarget, words: &[u32]) -> Result<(Self, usize), PacketError> {
-        let Some(&hdr) = words.first() else {
-            return Err(PacketError::Truncated {
-                offset: 0,
-                packet: "header",
-                needed: 1,
-                available: 0,
-            });
-        };
+        let hdr = PacketError::header(words)?;
         let op = hdr as u8;
         let sub_op = (hdr >> 8) as u8;
         let unknown = PacketError::UnknownOpcode {
