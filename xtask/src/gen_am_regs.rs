@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::gen_regs::{extract_members, parse_header};
-use crate::{Result, workspace_root};
+use crate::Result;
+use crate::gen_regs::{parse_header, run_from_linux};
 
 pub const OUTPUT: &str = "crates/amd-regs/src/regs_generated.rs";
 
@@ -675,38 +675,7 @@ fn headers() -> Vec<String> {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    let mut linux: Option<PathBuf> = None;
-    let mut check = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--linux" => linux = Some(it.next().ok_or("--linux needs a directory")?.into()),
-            "--check" => check = true,
-            other => return Err(format!("unknown argument {other}").into()),
-        }
-    }
-    let mut extracted = None;
-    let dir = match linux.or_else(|| std::env::var_os("AMD_LINUX_SRC").map(PathBuf::from)) {
-        Some(d) => d,
-        None => extracted
-            .insert(
-                extract_members(&headers())?
-                    .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?,
-            )
-            .root(),
-    };
-    let text = generate(&dir)?;
-    let out = workspace_root().join(OUTPUT);
-    if check {
-        if std::fs::read_to_string(&out)? != text {
-            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-am-regs`").into());
-        }
-        println!("{OUTPUT} is current");
-    } else {
-        std::fs::write(&out, text)?;
-        println!("wrote {OUTPUT}");
-    }
-    Ok(())
+    run_from_linux(args, &headers(), OUTPUT, "gen-am-regs", generate)
 }
 
 fn parse_value(v: &str, known: &BTreeMap<String, u64>) -> Option<u64> {
@@ -946,21 +915,7 @@ mod tests {
     /// The committed file matches what the headers give, where the headers exist here.
     #[test]
     fn generated_am_registers_are_current() {
-        let mut extracted = None;
-        let dir = match std::env::var_os("AMD_LINUX_SRC") {
-            Some(d) => PathBuf::from(d),
-            None => match extract_members(&headers()) {
-                Ok(Some(d)) => extracted.insert(d).root(),
-                Ok(None) => {
-                    eprintln!("skipped: no Linux headers here (install linux-source-6.12 or set AMD_LINUX_SRC)");
-                    return;
-                }
-                Err(e) => panic!("extracting the headers failed: {e}"),
-            },
-        };
-        let fresh = generate(&dir).expect("generate");
-        let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed file");
-        assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-am-regs`");
+        crate::gen_regs::assert_current(&headers(), OUTPUT, "gen-am-regs", generate);
     }
 
     #[test]

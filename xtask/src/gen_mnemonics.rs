@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use amd_isa::rdna3::opcodes::Vop3sd;
 
-use crate::{Result, workspace_root};
+use crate::Result;
 
 const OUTPUT: &str = "crates/amd-isa/src/rdna3/generated/mnemonics.rs";
 const LLVM_MC: &str = "llvm-mc-19";
@@ -184,23 +184,8 @@ fn one_dword(table: &str) -> bool {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        [a] if a == "--check" => true,
-        _ => return Err("usage: cargo xtask gen-mnemonics [--check]".into()),
-    };
-    let text = generate()?;
-    let out = workspace_root().join(OUTPUT);
-    if check {
-        if std::fs::read_to_string(&out)? != text {
-            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-mnemonics`").into());
-        }
-        println!("{OUTPUT} is current");
-    } else {
-        std::fs::write(&out, text)?;
-        println!("wrote {}", out.display());
-    }
-    Ok(())
+    let check = crate::check_flag(args, "gen-mnemonics")?;
+    crate::write_or_check(OUTPUT, &generate()?, check, "cargo xtask gen-mnemonics")
 }
 
 /// `s_nop 0x7f` between the samples: the first instruction after it is the sample's.
@@ -603,7 +588,7 @@ mod tests {
             return;
         }
         let fresh = generate().expect("generate");
-        let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed table");
+        let committed = std::fs::read_to_string(crate::workspace_root().join(OUTPUT)).expect("read committed table");
         assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-mnemonics`");
     }
 }

@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{Result, workspace_root};
+use crate::Result;
 
 const OUTPUT: &str = "crates/amd-isa/src/rdna3/generated/opcodes.rs";
 
@@ -243,17 +243,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let beside = std::path::Path::new(input).with_file_name("operands.py");
     let operands = std::fs::read_to_string(&beside).map_err(|e| format!("{}: {e}", beside.display()))?;
     let fresh = generate(&text, &operands)?;
-    let out = workspace_root().join(OUTPUT);
-    if check {
-        if std::fs::read_to_string(&out)? != fresh {
-            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-opcodes {input}`").into());
-        }
-        println!("{OUTPUT} is current");
-    } else {
-        std::fs::write(&out, fresh)?;
-        println!("wrote {}", out.display());
-    }
-    Ok(())
+    crate::write_or_check(OUTPUT, &fresh, check, &format!("cargo xtask gen-opcodes {input}"))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, workspace_root};
+use crate::Result;
 
 /// GC register segment 0 base (`GC_BASE__INST0_SEG0`, sienna_cichlid_ip_offset.h; the
 /// same value on gfx11 parts).
@@ -50,6 +50,23 @@ const FAMILIES: [Family; 2] = [
 pub const OUTPUT: &str = "crates/amd-packets/src/pm4/regs_generated.rs";
 
 pub fn run(args: &[String]) -> Result<()> {
+    run_from_linux(args, &members(), OUTPUT, "gen-regs", generate)
+}
+
+fn members() -> Vec<String> {
+    FAMILIES.iter().map(|f| format!("{HEADER_DIR}/{}", f.header)).collect()
+}
+
+/// A generator's task `[--linux DIR] [--check]`: `generate` from the Linux sources
+/// (see [`linux_sources`]; `members` are the files it reads) writes or checks
+/// `output`.
+pub fn run_from_linux(
+    args: &[String],
+    members: &[String],
+    output: &str,
+    task: &str,
+    generate: fn(&Path) -> Result<String>,
+) -> Result<()> {
     let mut linux: Option<PathBuf> = None;
     let mut check = false;
     let mut it = args.iter();
@@ -60,29 +77,54 @@ pub fn run(args: &[String]) -> Result<()> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let mut extracted = None;
-    let dir = match linux.or_else(|| std::env::var_os("AMD_LINUX_SRC").map(PathBuf::from)) {
-        Some(d) => d,
-        None => extracted
-            .insert(
-                extract_from_tarball()?
-                    .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?,
-            )
-            .root(),
-    };
-    let text = generate(&dir)?;
-    let out = workspace_root().join(OUTPUT);
-    if check {
-        let current = std::fs::read_to_string(&out)?;
-        if current != text {
-            return Err(format!("{OUTPUT} is stale: run `cargo xtask gen-regs`").into());
+    let sources = linux_sources(linux, members)?
+        .ok_or("no Linux headers: pass --linux DIR, set AMD_LINUX_SRC, or install linux-source-6.12")?;
+    let text = generate(&sources.root())?;
+    crate::write_or_check(output, &text, check, &format!("cargo xtask {task}"))
+}
+
+/// A Linux source tree: one given, or headers extracted from the tarball.
+pub enum LinuxSources {
+    /// A directory named by `--linux` or `AMD_LINUX_SRC`.
+    Given(PathBuf),
+    /// Headers extracted into a temporary folder.
+    Extracted(Extracted),
+}
+
+impl LinuxSources {
+    /// The kernel source root.
+    pub fn root(&self) -> PathBuf {
+        match self {
+            LinuxSources::Given(d) => d.clone(),
+            LinuxSources::Extracted(e) => e.root(),
         }
-        println!("{OUTPUT} is current");
-    } else {
-        std::fs::write(&out, text)?;
-        println!("wrote {OUTPUT}");
     }
-    Ok(())
+}
+
+/// Where the headers come from, first match wins: `given`, `$AMD_LINUX_SRC`, or
+/// `members` extracted from Debian's tarball (`None` where it is not installed).
+pub fn linux_sources(given: Option<PathBuf>, members: &[String]) -> Result<Option<LinuxSources>> {
+    match given.or_else(|| std::env::var_os("AMD_LINUX_SRC").map(PathBuf::from)) {
+        Some(d) => Ok(Some(LinuxSources::Given(d))),
+        None => Ok(extract_members(members)?.map(LinuxSources::Extracted)),
+    }
+}
+
+/// For a test: the committed `output` is what `generate` makes of the headers, where
+/// they exist here.
+#[cfg(test)]
+pub fn assert_current(members: &[String], output: &str, task: &str, generate: fn(&Path) -> Result<String>) {
+    let sources = match linux_sources(None, members) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            eprintln!("skipped: no Linux headers here (install linux-source-6.12 or set AMD_LINUX_SRC)");
+            return;
+        }
+        Err(e) => panic!("extracting the headers failed: {e}"),
+    };
+    let fresh = generate(&sources.root()).expect("generate");
+    let committed = std::fs::read_to_string(crate::workspace_root().join(output)).expect("read the committed file");
+    assert!(fresh == committed, "{output} is stale: run `cargo xtask {task}`");
 }
 
 /// Headers extracted into a temporary folder, removed on drop.
@@ -102,13 +144,6 @@ impl Drop for Extracted {
         // A leftover temporary folder is harmless; nothing to report.
         let _ = std::fs::remove_dir_all(&self.tmp);
     }
-}
-
-/// Extracts the headers from Debian's linux-source tarball into a temporary folder,
-/// or `None` if the tarball is not installed.
-pub fn extract_from_tarball() -> Result<Option<Extracted>> {
-    let members: Vec<String> = FAMILIES.iter().map(|f| format!("{HEADER_DIR}/{}", f.header)).collect();
-    extract_members(&members)
 }
 
 /// Extracts `members` (paths inside the kernel tree) from Debian's linux-source
@@ -238,21 +273,7 @@ mod tests {
     /// The committed tables match what the headers give, where the headers exist here.
     #[test]
     fn generated_registers_are_current() {
-        let mut extracted = None;
-        let dir = match std::env::var_os("AMD_LINUX_SRC") {
-            Some(d) => PathBuf::from(d),
-            None => match extract_from_tarball() {
-                Ok(Some(d)) => extracted.insert(d).root(),
-                Ok(None) => {
-                    eprintln!("skipped: no Linux headers here (install linux-source-6.12 or set AMD_LINUX_SRC)");
-                    return;
-                }
-                Err(e) => panic!("extracting the headers failed: {e}"),
-            },
-        };
-        let fresh = generate(&dir).expect("generate");
-        let committed = std::fs::read_to_string(workspace_root().join(OUTPUT)).expect("read committed tables");
-        assert!(fresh == committed, "{OUTPUT} is stale: run `cargo xtask gen-regs`");
+        assert_current(&members(), OUTPUT, "gen-regs", generate);
     }
 
     #[test]

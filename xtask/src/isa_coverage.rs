@@ -3,25 +3,14 @@
 //! encoding, how many opcodes are implemented, refused on purpose (with the reason),
 //! and missing; then prints the table.
 
-use crate::{Result, workspace_root};
+use crate::Result;
 
 const OUTPUT: &str = "crates/amd-isa/coverage/rdna3.md";
 
 pub fn run(args: &[String]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        [a] if a == "--check" => true,
-        _ => return Err("usage: cargo xtask isa-coverage [--check]".into()),
-    };
+    let check = crate::check_flag(args, "isa-coverage")?;
     let report = amd_isa::rdna3::report();
-    let path = workspace_root().join(OUTPUT);
-    if check {
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(report.as_str()) {
-            return Err(format!("{OUTPUT} is stale: run `cargo xtask isa-coverage`").into());
-        }
-    } else {
-        std::fs::write(&path, &report)?;
-    }
+    crate::write_or_check(OUTPUT, &report, check, "cargo xtask isa-coverage")?;
     for line in report.lines().filter(|l| l.starts_with('|')) {
         println!("{line}");
     }

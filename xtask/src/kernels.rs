@@ -133,10 +133,6 @@ mod tests {
     /// exists here.
     #[test]
     fn committed_kernels_are_current() {
-        if !toolchain_present() {
-            eprintln!("skipped: clang-19 / ld.lld-19 not installed");
-            return;
-        }
-        run(&["--check".to_string()]).expect("kernels current");
+        crate::check_current_where(toolchain_present(), "clang-19 / ld.lld-19 not installed", run);
     }
 }

@@ -58,11 +58,7 @@ pub fn listing(hsaco: &Path) -> Result<String> {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        [a] if a == "--check" => true,
-        _ => return Err("usage: cargo xtask listings [--check]".into()),
-    };
+    let check = crate::check_flag(args, "listings")?;
     if !objdump_present() {
         return Err(format!("{OBJDUMP} is needed (Debian: apt-get install llvm-19)").into());
     }
@@ -105,10 +101,7 @@ mod tests {
     /// The committed listings are what llvm-objdump-19 prints, where it is installed.
     #[test]
     fn committed_listings_are_current() {
-        if !objdump_present() {
-            eprintln!("skipped: {OBJDUMP} is not installed");
-            return;
-        }
-        run(&["--check".to_string()]).expect("listings current");
+        let missing = format!("{OBJDUMP} is not installed");
+        crate::check_current_where(objdump_present(), &missing, run);
     }
 }

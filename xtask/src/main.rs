@@ -99,6 +99,44 @@ pub fn check(cmd: &mut std::process::Command, what: &str) -> Result<()> {
     }
 }
 
+/// The arguments of a task that takes only `[--check]`: whether to check.
+pub fn check_flag(args: &[String], task: &str) -> Result<bool> {
+    match args {
+        [] => Ok(false),
+        [a] if a == "--check" => Ok(true),
+        _ => Err(format!("usage: cargo xtask {task} [--check]").into()),
+    }
+}
+
+/// Writes `text` to `output` (a path from the workspace root), or with `check` fails
+/// where the committed file differs; `regen` is the command that rewrites it.
+pub fn write_or_check(output: &str, text: &str, check: bool, regen: &str) -> Result<()> {
+    let path = workspace_root().join(output);
+    if check {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            return Err(format!("{output} is stale: run `{regen}`").into());
+        }
+        println!("{output} is current");
+    } else {
+        std::fs::write(&path, text)?;
+        println!("wrote {output}");
+    }
+    Ok(())
+}
+
+/// For a test that the committed outputs of `run` are current: runs `run --check`
+/// where the tool it needs is `present`, else says what was `missing`.
+#[cfg(test)]
+pub fn check_current_where(present: bool, missing: &str, run: fn(&[String]) -> Result<()>) {
+    if !present {
+        eprintln!("skipped: {missing}");
+        return;
+    }
+    if let Err(e) = run(&["--check".to_string()]) {
+        panic!("{e}");
+    }
+}
+
 /// The workspace root (the parent of this crate).
 pub fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

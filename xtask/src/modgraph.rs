@@ -91,11 +91,7 @@ const MEMBERS: &[&str] = &[
 ];
 
 pub fn run(args: &[String]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        [a] if a == "--check" => true,
-        _ => return Err("usage: cargo xtask modgraph [--check]".into()),
-    };
+    let check = crate::check_flag(args, "modgraph")?;
     let root = crate::workspace_root();
     let (text, problems) = report(&root)?;
     let crates = crate_table(&root)?;

@@ -25,14 +25,12 @@ use std::sync::atomic::Ordering;
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, OpenMode, PollFd, Sys, SysError};
 use amd_kfd::topology::Visibility;
-use zerocopy::IntoBytes;
 
 use crate::error::{AmError, Result};
 use crate::os::{BarMapping, vfio_buf, vfio_value};
 use crate::vfio::{
-    VFIO_DEVICE_SET_IRQS, VFIO_GROUP_GET_DEVICE_FD, VFIO_GROUP_SET_CONTAINER, VFIO_IRQ_SET_ACTION_TRIGGER,
-    VFIO_IRQ_SET_DATA_EVENTFD, VFIO_NOIOMMU_IOMMU, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_MSI_IRQ_INDEX,
-    VFIO_SET_IOMMU, vfio_irq_set, vfio_pci_index_to_offset,
+    VFIO_DEVICE_SET_IRQS, VFIO_GROUP_GET_DEVICE_FD, VFIO_GROUP_SET_CONTAINER, VFIO_NOIOMMU_IOMMU,
+    VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_MSI_IRQ_INDEX, VFIO_SET_IOMMU, vfio_irq_set, vfio_pci_index_to_offset,
 };
 
 /// Where the kernel lists PCI devices.
@@ -588,16 +586,7 @@ impl PciBus {
         fds.fds.push(device);
         let irq = sys.eventfd(0)?;
         fds.fds.push(irq);
-        let mut set = vfio_irq_set {
-            argsz: (size_of::<vfio_irq_set>() + 4) as u32,
-            flags: VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-            index: VFIO_PCI_MSI_IRQ_INDEX,
-            start: 0,
-            count: 1,
-        }
-        .as_bytes()
-        .to_vec();
-        set.extend_from_slice(&irq.0.to_ne_bytes());
+        let mut set = vfio_irq_set::trigger_eventfd(VFIO_PCI_MSI_IRQ_INDEX, irq.0);
         vfio_buf(&*sys, device, VFIO_DEVICE_SET_IRQS, "VFIO_DEVICE_SET_IRQS", &mut set)
             .map_err(|e| take("VFIO_DEVICE_SET_IRQS (MSI)", e))?;
         Ok(VfioDevice {

@@ -263,25 +263,7 @@ impl<'a> Psp<'a> {
 
     /// `wait_reg`: `reg & mask == value` within [`WAIT_REG_TIMEOUT`].
     fn wait_reg(&self, step: &'static str, reg: Reg, mask: u32, value: u32) -> Result<u32> {
-        let regs = self.dev.regs();
-        let start = Instant::now();
-        loop {
-            let v = regs.read(reg);
-            if v & mask == value {
-                return Ok(v);
-            }
-            if start.elapsed() >= WAIT_REG_TIMEOUT {
-                return Err(AmError::Timeout {
-                    step,
-                    reg: reg.name,
-                    mask,
-                    value,
-                    last: v,
-                    timeout_ms: WAIT_REG_TIMEOUT.as_millis() as u64,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        self.dev.regs().wait(step, reg, mask, value, WAIT_REG_TIMEOUT)
     }
 
     /// Waits for the bootloader: ready, and a status of 0 in the low bits.

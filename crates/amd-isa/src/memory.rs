@@ -226,20 +226,28 @@ impl Memory for SliceMemory<'_> {
     }
 
     fn atomic_u32(&self, addr: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
-        let mut b = [0u8; 4];
-        self.read(addr, &mut b)?;
-        let old = u32::from_le_bytes(b);
-        let Some(new) = f(old) else { return Ok(None) };
-        self.write(addr, &new.to_le_bytes())?;
-        Ok(Some(old))
+        let old = self.rmw(addr, |b| f(u32::from_le_bytes(b)).map(u32::to_le_bytes))?;
+        Ok(old.map(u32::from_le_bytes))
     }
 
     fn atomic_u64(&self, addr: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
-        let mut b = [0u8; 8];
-        self.read(addr, &mut b)?;
-        let old = u64::from_le_bytes(b);
+        let old = self.rmw(addr, |b| f(u64::from_le_bytes(b)).map(u64::to_le_bytes))?;
+        Ok(old.map(u64::from_le_bytes))
+    }
+}
+
+impl SliceMemory<'_> {
+    /// Replaces the `N` bytes at `addr` by what `f` makes of them (nothing where it
+    /// gives `None`); the old bytes where it wrote.
+    fn rmw<const N: usize>(
+        &self,
+        addr: u64,
+        f: impl FnOnce([u8; N]) -> Option<[u8; N]>,
+    ) -> Result<Option<[u8; N]>, MemoryFault> {
+        let mut old = [0u8; N];
+        self.read(addr, &mut old)?;
         let Some(new) = f(old) else { return Ok(None) };
-        self.write(addr, &new.to_le_bytes())?;
+        self.write(addr, &new)?;
         Ok(Some(old))
     }
 }

@@ -1,6 +1,8 @@
 //! The engines, driven through the real `amd-kfd` transport with rings filled by the
 //! `amd-packets` encoders.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,18 +13,10 @@ use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{self, Dispatch, Signal};
 use amd_packets::pm4::{self, DispatchInitiator, IndirectBuffer, ReleaseMem, WaitRegMem};
 use amd_packets::sdma::{self, ConstFill, CopyLinear, Fence, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
+use amd_packets::testing::sample_dispatch;
+use common::kfd_gpus;
 
 const T: GfxTarget = GfxTarget::Gfx11;
-
-fn setup(n: usize, mode: ExecMode) -> (Arc<MockSys>, Kfd, Vec<KfdDevice>) {
-    let m = Arc::new(MockSys::new(MockConfig {
-        mode,
-        ..MockConfig::gfx1100s(n)
-    }));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
-    let devs = (0..n).map(|i| kfd.device(i).unwrap()).collect();
-    (m, kfd, devs)
-}
 
 /// A queue and where the next packet goes (dwords for PM4, bytes for SDMA).
 struct Ring {
@@ -97,7 +91,7 @@ fn pm4<R>(f: impl FnOnce(&mut Vec<u32>) -> R) -> Vec<u32> {
 #[test]
 fn signals_timestamps_and_events_in_both_modes() {
     for mode in [ExecMode::Inline, ExecMode::Threaded] {
-        let (m, _kfd, devs) = setup(1, mode);
+        let (m, _kfd, devs) = kfd_gpus(1, mode);
         let dev = &devs[0];
         let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
         let s = sig.va() as u64;
@@ -150,7 +144,7 @@ fn signals_timestamps_and_events_in_both_modes() {
 
 #[test]
 fn waits_between_queues_and_gpus() {
-    let (_m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let (_m, _kfd, devs) = kfd_gpus(2, ExecMode::Threaded);
     let shared = devs[0].alloc(4096, MemoryKind::UNCACHED).unwrap();
     devs[1].map(&shared).unwrap();
     let s = shared.va() as u64;
@@ -185,7 +179,7 @@ fn waits_between_queues_and_gpus() {
 
 #[test]
 fn copies_from_one_byte_to_64_mib() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     let dev = &devs[0];
     let max = 64 << 20;
     let src = dev.alloc(max + 8192, MemoryKind::HOST).unwrap();
@@ -241,7 +235,7 @@ fn copies_from_one_byte_to_64_mib() {
 #[test]
 fn packets_straddle_the_ring_end() {
     for kind in [QueueKind::Compute, QueueKind::Sdma] {
-        let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+        let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
         let dev = &devs[0];
         let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
         let mut r = Ring::new(dev, kind, 1024); // 256 dwords
@@ -282,7 +276,7 @@ fn packets_straddle_the_ring_end() {
 
 #[test]
 fn indirect_buffers() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
     let dev = &devs[0];
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let ib = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
@@ -356,7 +350,7 @@ fn indirect_buffers() {
 
 #[test]
 fn faults_hangs_and_garbage_stop_only_their_queue() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     let dev = &devs[0];
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let s = sig.va() as u64;
@@ -435,7 +429,7 @@ fn faults_hangs_and_garbage_stop_only_their_queue() {
 
 #[test]
 fn delayed_consumption() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     let dev = &devs[0];
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let mut c = Ring::new(dev, QueueKind::Compute, 4096);
@@ -450,7 +444,7 @@ fn delayed_consumption() {
 
 #[test]
 fn dispatches_reach_the_kernel_executor_with_their_registers() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
     // The code address is made up: record the dispatch, run nothing.
     m.set_kernel_executor(Box::new(amd_mockgpu::NoKernels));
     let dev = &devs[0];
@@ -459,16 +453,8 @@ fn dispatches_reach_the_kernel_executor_with_their_registers() {
     c.submit(&pm4(|b| {
         recipes::memory_barrier(T, b);
         Dispatch {
-            code_addr: 0x7f30_0000_1700,
-            rsrc1: 0x40bf_0080,
-            rsrc2: 0x9e,
-            rsrc3: 0,
-            tmpring_size: 0x10200,
-            scratch_base: 0x7f50_0000_0000,
-            user_data: &user,
             block: [64, 2, 1],
-            grid: [4, 2, 1],
-            initiator: DispatchInitiator::DEFAULT,
+            ..sample_dispatch(&user)
         }
         .encode(T, b)
         .unwrap();
@@ -501,7 +487,7 @@ fn a_panicking_kernel_executor_stops_only_its_queue() {
             panic!("executor bug")
         }
     }
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     m.set_kernel_executor(Box::new(Panics));
     let dev = &devs[0];
     let mut c = Ring::new(dev, QueueKind::Compute, 4096);
@@ -545,7 +531,7 @@ fn a_panicking_kernel_executor_stops_only_its_queue() {
 
 #[test]
 fn many_threads_many_submissions_none_lost() {
-    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(2, ExecMode::Threaded);
     let devs = Arc::new(devs);
     let per_thread = 300u32;
     let handles: Vec<_> = (0..4)

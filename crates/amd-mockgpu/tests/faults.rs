@@ -2,6 +2,8 @@
 //! runaway work stops when its queue goes, doorbell slots are reused, and a fault's
 //! event data and stop reason say what happened.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -14,6 +16,7 @@ use amd_mockgpu::{ExecMode, MemoryFault, MockConfig, MockSys, QueueStatus};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::Dispatch;
 use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
+use common::kfd_gpus;
 use nix::errno::Errno;
 
 const T: GfxTarget = GfxTarget::Gfx11;
@@ -26,19 +29,9 @@ const END: &[u32] = &[0xbfb0_0000];
 /// `s0 << 32 | work-item id`.
 const STORE: &[u32] = &[0x7e02_0200, 0xdc6a_0000, 0x007c_0200, 0xbfb0_0000];
 
-fn setup(n: usize, mode: ExecMode) -> (Arc<MockSys>, Kfd, Vec<KfdDevice>) {
-    let m = Arc::new(MockSys::new(MockConfig {
-        mode,
-        ..MockConfig::gfx1100s(n)
-    }));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
-    let devs = (0..n).map(|i| kfd.device(i).unwrap()).collect();
-    (m, kfd, devs)
-}
-
 #[test]
 fn doorbell_slots_are_reused() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     let dev = &devs[0];
     let t = Instant::now();
     // Past the page's 1,024 slots: each destroyed queue gives its slot back.
@@ -149,7 +142,7 @@ fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn ioctls_and_other_gpus_do_not_wait_for_a_long_kernel() {
-    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(2, ExecMode::Threaded);
     let mut k = Kernel::new(&devs[0], SPIN);
     let words = k.dispatch_words([1, 1, 1], 0);
     k.submit(&words);
@@ -229,7 +222,7 @@ fn ioctls_and_other_gpus_do_not_wait_for_a_long_kernel() {
 #[test]
 fn destroying_the_queue_of_a_huge_grid_returns_promptly_inline() {
     // Inline: the dispatch runs in the thread that rings the doorbell.
-    let (m, _kfd, devs) = setup(1, ExecMode::Inline);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
     let mut k = Kernel::new(&devs[0], END);
     let words = k.dispatch_words([u32::MAX, 1, 1], 0);
     let id = k.q.id();
@@ -263,7 +256,7 @@ fn destroying_the_queue_of_a_huge_grid_returns_promptly_inline() {
 
 #[test]
 fn huge_copies_run_in_slices_and_stop_with_their_queue() {
-    let (m, _kfd, devs) = setup(1, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
     let dev = &devs[0];
     let (a, b) = (
         dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap(),
@@ -394,7 +387,7 @@ fn dropping_the_mock_ends_a_runaway_kernel() {
 #[test]
 fn a_kernel_fault_reports_address_access_and_instruction() {
     for mode in [ExecMode::Inline, ExecMode::Threaded] {
-        let (m, _kfd, devs) = setup(1, mode);
+        let (m, _kfd, devs) = kfd_gpus(1, mode);
         let dev = &devs[0];
         let mut k = Kernel::new(dev, STORE);
         let words = k.dispatch_words([1, 1, 1], 0x7f00);
@@ -446,7 +439,7 @@ fn a_kernel_fault_reports_address_access_and_instruction() {
 
 #[test]
 fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
-    let (m, _kfd, devs) = setup(2, ExecMode::Threaded);
+    let (m, _kfd, devs) = kfd_gpus(2, ExecMode::Threaded);
     // Both device threads go to sleep with nothing to do.
     assert!(m.wait_for_sleeping_gpu(&[0], Duration::from_secs(5)));
     wait_for("both GPUs asleep", || {
@@ -478,6 +471,6 @@ fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
     let (slept, took) = waiter.join().unwrap();
     assert!(slept, "GPU 0 went back to sleep");
     assert!(took < Duration::from_secs(5), "{took:?}");
-    let (m2, _kfd2, _devs2) = setup(1, ExecMode::Inline);
+    let (m2, _kfd2, _devs2) = kfd_gpus(1, ExecMode::Inline);
     assert!(m2.waits_for_doorbells(0), "inline: every doorbell matters");
 }

@@ -5,7 +5,7 @@
 //! eventfd set through VFIO; the ring wraps; a full ring drops and flags overflow; a
 //! disabled or hostile ring writes nothing.
 
-use std::path::Path;
+mod common;
 
 use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, OpenMode, PollFd, Sys};
@@ -18,29 +18,13 @@ use amd_mockgpu::pci::regs::generated::{ih, osssys};
 use amd_mockgpu::{MockConfig, MockSys};
 use amd_regs::discovery::hw_id;
 use amd_regs::vfio::*;
-use nix::errno::Errno;
-use zerocopy::IntoBytes;
+use common::{DEV, ioctl, ioctl_value, msi_to_eventfd, p};
 
-const DEV: &str = "/sys/bus/pci/devices/0000:03:00.0";
 /// VRAM at the memory controller's reset location.
 const MC: u64 = 0x80_0000_0000;
 const RING: u64 = 0x10_0000;
 const WB: u64 = 0x20_0000;
 const VRAM: u64 = 512 << 20;
-
-fn p(s: &str) -> &Path {
-    Path::new(s)
-}
-
-fn ioctl(m: &MockSys, fd: Fd, req: u64, arg: &mut [u8]) -> Result<i32, Errno> {
-    // SAFETY: the arguments hold no pointers; the mock reads and writes only `arg`.
-    unsafe { m.ioctl(fd, req, "vfio", arg) }.map_err(|e| e.errno)
-}
-
-fn ioctl_value(m: &MockSys, fd: Fd, req: u64, value: u64) -> Result<i32, Errno> {
-    // SAFETY: the requests used take their argument by value.
-    unsafe { m.ioctl_value(fd, req, "vfio", value) }.map_err(|e| e.errno)
-}
 
 struct Gpu {
     m: MockSys,
@@ -67,18 +51,7 @@ impl Gpu {
         ioctl(&m, group, VFIO_GROUP_SET_CONTAINER, &mut container.0.to_ne_bytes()).unwrap();
         ioctl_value(&m, container, VFIO_SET_IOMMU, VFIO_NOIOMMU_IOMMU).unwrap();
         let device = Fd(ioctl(&m, group, VFIO_GROUP_GET_DEVICE_FD, &mut b"0000:03:00.0\0".to_vec()).unwrap());
-        let efd = m.eventfd(0).unwrap();
-        let mut set = vfio_irq_set {
-            argsz: 24,
-            flags: VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-            index: VFIO_PCI_MSI_IRQ_INDEX,
-            start: 0,
-            count: 1,
-        }
-        .as_bytes()
-        .to_vec();
-        set.extend_from_slice(&efd.0.to_ne_bytes());
-        ioctl(&m, device, VFIO_DEVICE_SET_IRQS, &mut set).unwrap();
+        let efd = msi_to_eventfd(&m, device);
         Gpu {
             m,
             efd,

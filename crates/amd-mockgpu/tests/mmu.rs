@@ -4,24 +4,23 @@
 //! pages, system pages through the pagemap), faults in the fault registers, the TLB
 //! and its invalidation handshake in `flush_tlb`'s order, and hostile tables.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
-use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
+use amd_mockgpu::pci::RegisterFile;
 use amd_mockgpu::pci::gmc::{Access, FaultKind, Hub, PTE_FRAG_SHIFT, Target, Translate};
-use amd_mockgpu::pci::model::reg_addr;
-use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::vm::{
     AMDGPU_PDE_PTE, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SNOOPED, AMDGPU_PTE_SYSTEM,
     AMDGPU_PTE_VALID, AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PDB0, AMDGPU_VM_PDB1, AMDGPU_VM_PDB2, AMDGPU_VM_PTB,
 };
 use amd_mockgpu::pci::regs::generated::{gc, mmhub, nbio};
-use amd_mockgpu::pci::{Discovery, RegisterFile};
 use amd_mockgpu::{MockConfig, MockSys};
 use amd_regs::discovery::hw_id;
+use common::{DEV, MIB, Regs, map_resource, p};
 
-const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 const VRAM: u64 = 512 * MIB;
 /// tinygrad's `va_allocator`: 512 GiB from 0x7F00_0000_0000.
@@ -68,50 +67,22 @@ fn idx(va: u64, lv: u64) -> u64 {
 
 struct Gpu {
     m: MockSys,
-    regs: Arc<dyn Mmio>,
+    r: Regs,
     file: Arc<RegisterFile>,
-    d: Discovery,
     bar0: usize,
 }
 
 impl Gpu {
     fn new() -> Self {
         let m = MockSys::new(MockConfig::pci(1));
-        let dev = "/sys/bus/pci/devices/0000:03:00.0";
-        let fd = m
-            .open(Path::new(&format!("{dev}/resource5")), OpenMode::ReadWrite)
-            .unwrap();
-        // SAFETY: a shared mapping at an address the kernel picks replaces nothing.
-        let r = unsafe { m.mmap(0, MIB as usize, Prot::ReadWrite, MapFlags::SHARED, Some(fd), 0) }.unwrap();
-        // SAFETY: `r` is the live register mapping, never unmapped in these tests.
-        let regs = unsafe { amd_am::bar::registers(&m, r, MIB as usize) };
+        let r = Regs::map(&m);
         // The seed's large-BAR sequence: unbind amdgpu, resize BAR 0 (index 15).
-        m.write_file(Path::new(&format!("{dev}/driver/unbind")), b"0000:03:00.0")
+        m.write_file(p(&format!("{DEV}/driver/unbind")), b"0000:03:00.0")
             .unwrap();
-        m.write_file(Path::new(&format!("{dev}/resource0_resize")), b"15\n")
-            .unwrap();
-        let fd0 = m
-            .open(Path::new(&format!("{dev}/resource0")), OpenMode::ReadWrite)
-            .unwrap();
-        // SAFETY: as above; VRAM, kept mapped for the test's life.
-        let bar0 = unsafe { m.mmap(0, VRAM as usize, Prot::ReadWrite, MapFlags::SHARED, Some(fd0), 0) }.unwrap();
+        m.write_file(p(&format!("{DEV}/resource0_resize")), b"15\n").unwrap();
+        let bar0 = map_resource(&m, "resource0", VRAM);
         let file = m.pci_registers(0).unwrap();
-        Gpu {
-            m,
-            regs,
-            file,
-            d: Discovery::navi31(),
-            bar0,
-        }
-    }
-    fn addr(&self, hw: u16, r: AmReg) -> u32 {
-        reg_addr(&self.d, hw, r).unwrap()
-    }
-    fn rd(&self, hw: u16, r: AmReg) -> u32 {
-        self.regs.read32(self.addr(hw, r))
-    }
-    fn wr(&self, hw: u16, r: AmReg, v: u32) {
-        self.regs.write32(self.addr(hw, r), v)
+        Gpu { m, r, file, bar0 }
     }
     /// Writes entry `i` of the table at VRAM offset `table` through BAR 0, as
     /// `AMPageTableEntry.entries[i] = …` does.
@@ -153,10 +124,10 @@ impl Gpu {
         };
         let pairs = [(start >> 12, 0), (end >> 12, 2), (root | 1, 4)];
         for (v, i) in pairs {
-            self.wr(hw, r[i], v as u32);
-            self.wr(hw, r[i + 1], (v >> 32) as u32);
+            self.r.wr(hw, r[i], v as u32);
+            self.r.wr(hw, r[i + 1], (v >> 32) as u32);
         }
-        self.wr(hw, r[6], 0x1fffe00 | 1 | (((3 - lv) as u32) << 1));
+        self.r.wr(hw, r[6], 0x1fffe00 | 1 | (((3 - lv) as u32) << 1));
     }
     fn tr(&self, hub: Hub, va: u64, a: Access) -> Result<Target, FaultKind> {
         self.m.pci_translate(0, hub, va, a).unwrap().map_err(|f| f.kind)
@@ -166,28 +137,28 @@ impl Gpu {
     }
     /// `flush_tlb(ip, vmid=0)` at register level, in tinygrad 0.10.1's order.
     fn flush_tlb(&self, hub: Hub) {
-        self.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 0xffff_ffff);
+        self.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 0xffff_ffff);
         match hub {
             Hub::Mm => {
                 let sem = mmhub::MMVM_INVALIDATE_ENG17_SEM;
                 assert!(
-                    (0..10).any(|_| self.rd(hw_id::MMHUB, sem) & 1 == 1),
+                    (0..10).any(|_| self.r.rd(hw_id::MMHUB, sem) & 1 == 1),
                     "semaphore granted"
                 );
-                self.wr(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
-                assert_eq!(self.rd(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_ACK) & 1, 1);
-                self.wr(hw_id::MMHUB, sem, 0);
+                self.r.wr(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
+                assert_eq!(self.r.rd(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_ACK) & 1, 1);
+                self.r.wr(hw_id::MMHUB, sem, 0);
                 let cid2 = mmhub::MMVM_L2_BANK_SELECT_RESERVED_CID2;
-                let v = self.rd(hw_id::MMHUB, cid2);
-                self.wr(hw_id::MMHUB, cid2, v | CID2_PRIVATE_INVALIDATION);
+                let v = self.r.rd(hw_id::MMHUB, cid2);
+                self.r.wr(hw_id::MMHUB, cid2, v | CID2_PRIVATE_INVALIDATION);
                 assert_eq!(
-                    self.rd(hw_id::MMHUB, cid2) & CID2_PRIVATE_INVALIDATION,
+                    self.r.rd(hw_id::MMHUB, cid2) & CID2_PRIVATE_INVALIDATION,
                     CID2_PRIVATE_INVALIDATION
                 );
             }
             Hub::Gc => {
-                self.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
-                assert_eq!(self.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK) & 1, 1);
+                self.r.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
+                assert_eq!(self.r.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK) & 1, 1);
             }
         }
     }
@@ -210,8 +181,8 @@ impl Gpu {
             ),
         };
         // As `on_interrupt` reads it: (LO | HI << 32) << 12.
-        let va = (u64::from(self.rd(hw, lo)) | (u64::from(self.rd(hw, hi)) << 32)) << 12;
-        (self.rd(hw, s), va)
+        let va = (u64::from(self.r.rd(hw, lo)) | (u64::from(self.r.rd(hw, hi)) << 32)) << 12;
+        (self.r.rd(hw, s), va)
     }
     /// The seed's 3-level layout: root at PDB1 (depth 2) over the 512 GiB VA range.
     fn seed_tables(&self) {
@@ -226,8 +197,8 @@ impl Gpu {
 #[test]
 fn hubs_read_their_registers_from_the_generated_headers() {
     let g = Gpu::new();
-    let gc_base = g.d.ips.iter().find(|i| i.hw_id == hw_id::GC).unwrap().bases[0];
-    assert_eq!(g.addr(hw_id::GC, gc::GCVM_CONTEXT0_CNTL), gc_base + 0x1688);
+    let gc_base = g.r.d.ips.iter().find(|i| i.hw_id == hw_id::GC).unwrap().bases[0];
+    assert_eq!(g.r.addr(hw_id::GC, gc::GCVM_CONTEXT0_CNTL), gc_base + 0x1688);
     assert!(g.file.with_gmc(Hub::Gc, |_| ()).is_some());
     assert!(g.file.with_gmc(Hub::Mm, |_| ()).is_some());
     assert_eq!(
@@ -354,7 +325,7 @@ fn faults_latch_in_the_status_and_address_registers() {
         (st | gc::GCVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK, va)
     );
     // CLEAR_PROTECTION_FAULT_STATUS_ADDR in the fault CNTL clears them.
-    g.wr(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_CNTL, 1);
+    g.r.wr(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_CNTL, 1);
     assert_eq!(g.fault_regs(Hub::Gc), (0, 0));
     // Out of range: MAPPING_ERROR.
     assert_eq!(g.read(VA_BASE - 0x1000), Err(FaultKind::OutOfRange));
@@ -365,7 +336,7 @@ fn faults_latch_in_the_status_and_address_registers() {
             VA_BASE - 0x1000
         )
     );
-    g.wr(
+    g.r.wr(
         hw_id::GC,
         gc::GCVM_INVALIDATE_ENG17_REQ,
         1 | gc::GCVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
@@ -379,7 +350,7 @@ fn faults_latch_in_the_status_and_address_registers() {
     assert_eq!(va, VA_BASE);
     assert_eq!(g.fault_regs(Hub::Gc), (0, 0), "the hubs are separate");
     // No root: the valid bit missing from BASE_ADDR.
-    g.wr(hw_id::GC, gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, ROOT as u32);
+    g.r.wr(hw_id::GC, gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, ROOT as u32);
     g.flush_tlb(Hub::Gc);
     assert_eq!(g.read(VA_BASE), Err(FaultKind::NoRoot));
     let faults = g.file.with_gmc(Hub::Gc, |x| x.faults.clone()).unwrap();
@@ -446,9 +417,9 @@ fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
     assert_eq!(g.tr(Hub::Gc, VA_BASE, Access::Read), Ok(Target::Vram(0x20_0000)));
     // The writes the handshake made, in order.
     let w: Vec<u32> = g.file.writes().iter().map(|w| w.reg).collect();
-    let mm = |r| g.addr(hw_id::MMHUB, r);
+    let mm = |r| g.r.addr(hw_id::MMHUB, r);
     let want_mm = [
-        g.addr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
         mm(mmhub::MMVM_INVALIDATE_ENG17_REQ),
         mm(mmhub::MMVM_INVALIDATE_ENG17_SEM),
         mm(mmhub::MMVM_L2_BANK_SELECT_RESERVED_CID2),
@@ -457,14 +428,14 @@ fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
     // The semaphore: held after a granted read (a second read is refused), free
     // after writing 0.
     let sem = mmhub::MMVM_INVALIDATE_ENG17_SEM;
-    assert_eq!(g.rd(hw_id::MMHUB, sem), 1);
-    assert_eq!(g.rd(hw_id::MMHUB, sem), 0);
-    g.wr(hw_id::MMHUB, sem, 0);
-    assert_eq!(g.rd(hw_id::MMHUB, sem), 1);
+    assert_eq!(g.r.rd(hw_id::MMHUB, sem), 1);
+    assert_eq!(g.r.rd(hw_id::MMHUB, sem), 0);
+    g.r.wr(hw_id::MMHUB, sem, 0);
+    assert_eq!(g.r.rd(hw_id::MMHUB, sem), 1);
     // A request for another VM id leaves context 0's translations.
     g.set(PT, 0, pte(0x30_0000, AMDGPU_VM_PTB, 0, false));
-    g.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, 2);
-    assert_eq!(g.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK), 2);
+    g.r.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, 2);
+    assert_eq!(g.r.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK), 2);
     assert_eq!(g.read(VA_BASE), Ok(Target::Vram(0x20_0000)));
 }
 
@@ -502,13 +473,13 @@ fn hostile_tables_end_in_faults() {
     g.enable(Hub::Mm, ROOT, AMDGPU_VM_PDB1, VA_BASE, VA_END);
     for round in 0..2000 {
         if round % 200 == 0 {
-            g.wr(hw_id::MMHUB, mmhub::MMVM_CONTEXT0_CNTL, next() as u32);
-            g.wr(
+            g.r.wr(hw_id::MMHUB, mmhub::MMVM_CONTEXT0_CNTL, next() as u32);
+            g.r.wr(
                 hw_id::MMHUB,
                 mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
                 next() as u32,
             );
-            g.wr(
+            g.r.wr(
                 hw_id::MMHUB,
                 mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
                 next() as u32 & 0x1f,

@@ -2,6 +2,8 @@
 //! pagemap and the register boundary; hostile input gives errno values (the IP
 //! discovery binary: `discovery.rs`).
 
+mod common;
+
 use std::path::Path;
 
 use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys};
@@ -10,15 +12,9 @@ use amd_mockgpu::{MockConfig, MockSys, PciDriver, PciFault, PciProfile};
 use amd_mockgpu::{PM_PFN_MASK, PM_PRESENT};
 use amd_regs::discovery as dsc;
 use amd_regs::vfio::*;
+use common::{DEV, MIB, ioctl, ioctl_value, msi_to_eventfd, p};
 use nix::errno::Errno;
 use zerocopy::IntoBytes;
-
-const DEV: &str = "/sys/bus/pci/devices/0000:03:00.0";
-const MIB: u64 = 1 << 20;
-
-fn p(s: &str) -> &Path {
-    Path::new(s)
-}
 
 fn dev(f: &str) -> String {
     format!("{DEV}/{f}")
@@ -33,18 +29,6 @@ fn two_gpus() -> MockSys {
         pci: vec![PciProfile::navi31(), PciProfile::navi21()],
         ..MockConfig::pci(0)
     })
-}
-
-/// ioctl with a struct argument.
-fn ioctl(m: &MockSys, fd: Fd, req: u64, arg: &mut [u8]) -> Result<i32, Errno> {
-    // SAFETY: the arguments hold no pointers; the mock reads and writes only `arg`.
-    unsafe { m.ioctl(fd, req, "vfio", arg) }.map_err(|e| e.errno)
-}
-
-/// ioctl with a value argument.
-fn ioctl_value(m: &MockSys, fd: Fd, req: u64, value: u64) -> Result<i32, Errno> {
-    // SAFETY: the requests used take their argument by value (or are refused).
-    unsafe { m.ioctl_value(fd, req, "vfio", value) }.map_err(|e| e.errno)
 }
 
 fn map(m: &MockSys, fd: Fd, len: usize, offset: u64) -> Result<usize, Errno> {
@@ -463,18 +447,7 @@ fn the_seeds_vfio_sequence() {
     ioctl(&m, device, VFIO_DEVICE_GET_IRQ_INFO, irq.as_mut_bytes()).unwrap();
     assert_eq!(irq.count, 1);
     assert_ne!(irq.flags & VFIO_IRQ_INFO_EVENTFD, 0);
-    let efd = m.eventfd(0).unwrap();
-    let mut set = vfio_irq_set {
-        argsz: 24,
-        flags: VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-        index: VFIO_PCI_MSI_IRQ_INDEX,
-        start: 0,
-        count: 1,
-    }
-    .as_bytes()
-    .to_vec();
-    set.extend_from_slice(&efd.0.to_ne_bytes());
-    ioctl(&m, device, VFIO_DEVICE_SET_IRQS, &mut set).unwrap();
+    let efd = msi_to_eventfd(&m, device);
     assert!(m.pci_devices()[0].msi_eventfd);
     let mut pfd = [PollFd {
         fd: efd,

@@ -4,23 +4,23 @@
 //! header layouts (and the installed firmware where present): every image type
 //! loads given the right bytes, and a wrong cut of each is a failed load.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use amd_kfd::mmio::Mmio;
-use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
+use amd_kfd::sys::Sys;
+use amd_mockgpu::pci::RegisterFile;
 use amd_mockgpu::pci::firmware::{DIR, IMAGES, blob, sos_file};
-use amd_mockgpu::pci::model::{FB_LOCATION_BASE, reg_addr};
+use amd_mockgpu::pci::model::FB_LOCATION_BASE;
 use amd_mockgpu::pci::psp::{
     Psp, READY, STATUS_BAD_IMAGE, STATUS_BAD_PARAMETER, STATUS_NO_FIRMWARE, STATUS_NOT_READY, TMR_SIZE,
 };
-use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{gc, mp, nbio, psp};
-use amd_mockgpu::pci::{Discovery, RegisterFile};
 use amd_mockgpu::{MockConfig, MockSys, PciFault};
 use amd_regs::discovery::hw_id;
+use common::{MIB, Regs};
 
-const MIB: u64 = 1 << 20;
 const VRAM: u64 = 512 * MIB;
 /// The boot allocator's region (VRAM − 64 MiB), as tinygrad 0.10.1 places its buffers.
 const BOOT: u64 = VRAM - 64 * MIB;
@@ -33,9 +33,8 @@ const TMR: u64 = BOOT + 2 * MIB;
 
 struct Gpu {
     m: MockSys,
-    regs: Arc<dyn Mmio>,
+    r: Regs,
     file: Arc<RegisterFile>,
-    d: Discovery,
 }
 
 impl Gpu {
@@ -44,32 +43,9 @@ impl Gpu {
     }
     fn with(config: MockConfig) -> Self {
         let m = MockSys::new(config);
-        let fd = m
-            .open(
-                Path::new("/sys/bus/pci/devices/0000:03:00.0/resource5"),
-                OpenMode::ReadWrite,
-            )
-            .unwrap();
-        // SAFETY: a shared mapping at an address the kernel picks replaces nothing.
-        let r = unsafe { m.mmap(0, MIB as usize, Prot::ReadWrite, MapFlags::SHARED, Some(fd), 0) }.unwrap();
-        // SAFETY: `r` is the live register mapping, never unmapped in these tests.
-        let regs = unsafe { amd_am::bar::registers(&m, r, MIB as usize) };
+        let r = Regs::map(&m);
         let file = m.pci_registers(0).unwrap();
-        Gpu {
-            m,
-            regs,
-            file,
-            d: Discovery::navi31(),
-        }
-    }
-    fn addr(&self, hw: u16, r: AmReg) -> u32 {
-        reg_addr(&self.d, hw, r).unwrap()
-    }
-    fn rd(&self, hw: u16, r: AmReg) -> u32 {
-        self.regs.read32(self.addr(hw, r))
-    }
-    fn wr(&self, hw: u16, r: AmReg, v: u32) {
-        self.regs.write32(self.addr(hw, r), v)
+        Gpu { m, r, file }
     }
     fn mc(&self, paddr: u64) -> u64 {
         (u64::from(FB_LOCATION_BASE) << 24) + paddr
@@ -87,26 +63,29 @@ impl Gpu {
     /// the status the bootloader answers.
     fn bl_load(&self, comp: u32, data: &[u8]) -> u32 {
         assert_eq!(
-            self.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35) & READY,
+            self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35) & READY,
             READY,
             "bootloader ready"
         );
         let mut buf = vec![0u8; MIB as usize];
         buf[..data.len()].copy_from_slice(data);
         assert!(self.m.pci_write_vram(0, MSG1, &buf));
-        self.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX);
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, (self.mc(MSG1) >> 20) as u32);
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, comp);
-        let r = self.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35);
+        self.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX);
+        self.r
+            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, (self.mc(MSG1) >> 20) as u32);
+        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, comp);
+        let r = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35);
         assert_eq!(r & READY, READY);
         r & !READY
     }
     fn ring_create(&self) -> u32 {
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, self.mc(RING) as u32);
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, (self.mc(RING) >> 32) as u32);
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_71, RING_SIZE);
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
-        self.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64)
+        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, self.mc(RING) as u32);
+        self.r
+            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, (self.mc(RING) >> 32) as u32);
+        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_71, RING_SIZE);
+        self.r
+            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
+        self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64)
     }
     /// `_ring_submit` of a command whose union dwords are `args`: (status, fence
     /// seen, tmr_size answered).
@@ -117,7 +96,7 @@ impl Gpu {
             cmd[28 + 4 * i..32 + 4 * i].copy_from_slice(&a.to_le_bytes());
         }
         assert!(self.m.pci_write_vram(0, CMD, &cmd));
-        let wptr = self.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_67);
+        let wptr = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_67);
         let mut frame = [0u32; 16];
         let (c, f) = (self.mc(CMD), self.mc(FENCE));
         frame[0] = c as u32;
@@ -127,7 +106,7 @@ impl Gpu {
         frame[5] = wptr;
         let bytes: Vec<u8> = frame.iter().flat_map(|d| d.to_le_bytes()).collect();
         assert!(self.m.pci_write_vram(0, RING + u64::from(wptr) * 4, &bytes));
-        self.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
+        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
         (self.vram_u32(CMD + 864), self.vram_u32(FENCE), self.vram_u32(CMD + 880))
     }
     /// LOAD_TOC of `toc`: (status, tmr_size answered).
@@ -271,10 +250,10 @@ fn ready(g: &Gpu, tmr: bool) {
 #[test]
 fn sos_boot_ring_and_firmware_loads() {
     let g = Gpu::new();
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS after power-on");
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS after power-on");
     let comps = synthetic_sos();
     boot_sos(&g, &comps);
-    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "sOS alive");
+    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "sOS alive");
     let bl = g.psp(|p| p.bootloader.clone());
     assert_eq!(
         bl.iter().map(|b| b.command).collect::<Vec<_>>(),
@@ -284,7 +263,7 @@ fn sos_boot_ring_and_firmware_loads() {
     assert!(bl.iter().all(|b| b.status == 0 && b.vram_offset == MSG1));
 
     // Ring: the sOS is ready, the ring is created.
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64) & READY, READY);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64) & READY, READY);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
 
     // TOC, then SMU firmware, TMR, the rest, RLC autoload.
@@ -326,10 +305,10 @@ fn sos_boot_ring_and_firmware_loads() {
     );
     assert_eq!(g.submit(0x7777, &[]).0, psp::PSP_ERR_UNKNOWN_COMMAND);
 
-    assert_eq!(g.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS), 0);
     assert_eq!(g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]).0, 0);
     assert_eq!(
-        g.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS) & gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK,
+        g.r.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS) & gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK,
         gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK
     );
     let fw = g.psp(|p| p.firmware.clone());
@@ -341,9 +320,9 @@ fn sos_boot_ring_and_firmware_loads() {
     assert!(g.psp(|p| p.rlc_autoloaded));
 
     // Destroy and re-create, as a second boot does when C2PMSG_71 is set.
-    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_71), 0);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::GFX_CTRL_CMD_ID_DESTROY_RINGS);
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_71), 0);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::GFX_CTRL_CMD_ID_DESTROY_RINGS);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     assert_eq!(
         g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]),
@@ -498,7 +477,7 @@ fn the_bootloader_checks_each_component() {
         let mut junk = right.clone();
         junk.extend_from_slice(&[0, 0, 7]);
         assert_eq!(g.bl_load(cmd, &junk), STATUS_BAD_IMAGE, "{cmd:#x}: junk after it");
-        assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS yet");
+        assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS yet");
         assert_eq!(g.bl_load(cmd, &right), 0, "{cmd:#x}");
         if i == 0 {
             // The SPL table is the SPL (amdgpu) or the key database (tinygrad 0.10.1
@@ -507,7 +486,7 @@ fn the_bootloader_checks_each_component() {
             assert_eq!(g.bl_load(psp::PSP_BL__LOAD_TOS_SPL_TABLE, &spl), 0);
         }
     }
-    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "the sOS runs");
+    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "the sOS runs");
 }
 
 /// A temporary directory holding `files`, unique to `name`.
@@ -551,7 +530,7 @@ fn a_firmware_directory_replaces_the_synthetic_files() {
         .1;
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_KEY_DATABASE, kdb), STATUS_BAD_IMAGE);
     boot_sos(&g, &parts);
-    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     assert_eq!(g.load_toc(&[0x44; 128]), (0, TMR_SIZE));
     // No SMU file: its firmware is refused as unknown.
@@ -576,14 +555,14 @@ fn bootloader_refuses_bad_loads() {
         .1;
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, sos), STATUS_NOT_READY);
     assert_eq!(g.bl_load(0x1234, &[1; 64]), psp::PSP_ERR_UNKNOWN_COMMAND);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, psp::PSP_BL__LOAD_SYSDRV);
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35), READY | STATUS_BAD_PARAMETER);
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS");
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, psp::PSP_BL__LOAD_SYSDRV);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35), READY | STATUS_BAD_PARAMETER);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS");
     // Without a sOS nobody answers the ring registers.
     assert_eq!(g.ring_create(), psp::PSP_RING_TYPE__KM << 16);
     // A ring write pointer with no ring, or hostile pointers, never panics.
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
     boot_sos(&g, &synthetic_sos());
     // Any load once the sOS runs.
     let sys = &synthetic_sos()
@@ -593,47 +572,47 @@ fn bootloader_refuses_bad_loads() {
         .1;
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SYSDRV, sys), STATUS_BAD_PARAMETER);
     // A ring outside VRAM or of a bad size.
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, u32::MAX);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
-    assert_eq!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY | STATUS_BAD_PARAMETER);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY | STATUS_BAD_PARAMETER);
     assert_eq!(g.ring_create() & 0xffff, 0);
     // Ring frames of garbage: answered or skipped, never a panic.
     assert!(g.m.pci_write_vram(0, RING, &vec![0xff; RING_SIZE as usize]));
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, RING_SIZE / 4 - 16);
-    g.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 17);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, RING_SIZE / 4 - 16);
+    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 17);
     assert!(g.psp(|p| p.firmware.is_empty()));
 }
 
 #[test]
 fn hdp_flush_and_indirect_access() {
     let g = Gpu::new();
-    g.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 1 << 5);
-    assert_eq!(g.rd(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE), 1 << 5);
+    g.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 1 << 5);
+    assert_eq!(g.r.rd(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE), 1 << 5);
 
     // RSMU index/data: a byte address selects any register, past the BAR included.
-    let index = g.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX);
-    let data = g.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA);
-    let memsize = g.addr(hw_id::NBIF, nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE);
-    g.regs.write32(index, memsize * 4);
-    assert_eq!(g.regs.read32(data), 512);
+    let index = g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX);
+    let data = g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA);
+    let memsize = g.r.addr(hw_id::NBIF, nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE);
+    g.r.mmio.write32(index, memsize * 4);
+    assert_eq!(g.r.mmio.read32(data), 512);
     let far = 0x0240_2c00 + 0x10; // GC segment 3, past the 1 MiB BAR
-    assert!(far >= g.regs.size_dwords());
-    g.regs.write32(index, far * 4);
-    g.regs.write32(data, 0xabcd);
-    assert_eq!(g.regs.read32(data), 0xabcd);
+    assert!(far >= g.r.mmio.size_dwords());
+    g.r.mmio.write32(index, far * 4);
+    g.r.mmio.write32(data, 0xabcd);
+    assert_eq!(g.r.mmio.read32(data), 0xabcd);
     // The same model: an SMU message through the pair is answered.
-    let smu_resp = g.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_90);
-    g.regs.write32(index, g.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_82) * 4);
-    g.regs.write32(data, 41);
-    g.regs.write32(index, g.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_66) * 4);
-    g.regs
+    let smu_resp = g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_90);
+    g.r.mmio.write32(index, g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_82) * 4);
+    g.r.mmio.write32(data, 41);
+    g.r.mmio.write32(index, g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_66) * 4);
+    g.r.mmio
         .write32(data, amd_mockgpu::pci::regs::generated::smu::PPSMC_MSG_TestMessage);
-    assert_eq!(g.regs.read32(smu_resp), 1);
-    assert_eq!(g.rd(hw_id::MP1, mp::MP1_SMN_C2PMSG_82), 42);
+    assert_eq!(g.r.mmio.read32(smu_resp), 1);
+    assert_eq!(g.r.rd(hw_id::MP1, mp::MP1_SMN_C2PMSG_82), 42);
     // Unknown registers read their reset value; an index past everything reads 0.
-    g.regs.write32(index, u32::MAX);
-    assert_eq!(g.regs.read32(data), 0);
+    g.r.mmio.write32(index, u32::MAX);
+    assert_eq!(g.r.mmio.read32(data), 0);
 }
 
 /// The directory holding every file tinygrad 0.10.1 reads, where Debian's
@@ -677,7 +656,7 @@ fn installed_firmware_is_catalogued_and_checked() {
     let sos = std::fs::read(dir.join("psp_13_0_0_sos.bin")).unwrap();
     let comps = sos_components(&sos).expect("a v2.0 sOS header");
     boot_sos(&g, &comps);
-    assert_ne!(g.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
     assert!(g.psp(|p| p.bootloader.iter().all(|b| b.status == 0)));
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     let toc = &comps.iter().find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC).unwrap().1;
@@ -750,8 +729,8 @@ fn random_register_values_never_panic() {
             1 if reg == mp::MP0_SMN_C2PMSG_64 => psp::PSP_RING_TYPE__KM << 16,
             _ => ((r >> 40) as u32) & 0xfff0,
         };
-        g.wr(hw, reg, v);
-        let _ = g.rd(hw, reg);
+        g.r.wr(hw, reg, v);
+        let _ = g.r.rd(hw, reg);
     }
 }
 

@@ -6,15 +6,16 @@
 //! disabled, unbound or dequeued, rings whose memory is unmapped (a GMC fault), and
 //! registers that cannot describe a ring.
 
+mod common;
+
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amd_kfd::mmio::Mmio;
-use amd_kfd::sys::{MapFlags, OpenMode, Prot, Sys};
+use amd_kfd::sys::Sys;
+use amd_mockgpu::pci::RingKey;
 use amd_mockgpu::pci::gmc::PTE_FRAG_SHIFT;
 use amd_mockgpu::pci::ih::IvEntry;
-use amd_mockgpu::pci::model::{FB_LOCATION_BASE, reg_addr};
+use amd_mockgpu::pci::model::FB_LOCATION_BASE;
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::doorbell::{
     AMDGPU_NAVI10_DOORBELL_MEC_RING0, AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0,
@@ -27,16 +28,15 @@ use amd_mockgpu::pci::regs::generated::vm::{
     AMDGPU_PDE_PTE, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_VALID, AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PDB0,
 };
 use amd_mockgpu::pci::regs::generated::{gc, mmhub, osssys};
-use amd_mockgpu::pci::{Discovery, RingKey};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys, QueueStatus};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{Dispatch, Signal};
 use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
 use amd_regs::discovery::hw_id;
+use common::{MIB, Regs, map_resource};
 
 const T: GfxTarget = GfxTarget::Gfx11;
-const MIB: u64 = 1 << 20;
 /// tinygrad's `va_allocator` base.
 const VA: u64 = 0x7F00_0000_0000;
 /// The page-table root (a PDB0 table of 2 MiB pages) in VRAM.
@@ -68,8 +68,7 @@ fn field(v: u32, mask: u32) -> u32 {
 
 struct Gpu {
     m: MockSys,
-    regs: Arc<dyn Mmio>,
-    d: Discovery,
+    r: Regs,
     bar0: usize,
     bell: usize,
 }
@@ -89,27 +88,10 @@ impl Gpu {
             mode,
             ..MockConfig::pci(1)
         });
-        let dev = "/sys/bus/pci/devices/0000:03:00.0";
-        let map = |file: &str, len: u64| {
-            let fd = m
-                .open(Path::new(&format!("{dev}/{file}")), OpenMode::ReadWrite)
-                .unwrap();
-            // SAFETY: a shared mapping at an address the kernel picks replaces nothing;
-            // it stays mapped for the test's life.
-            unsafe { m.mmap(0, len as usize, Prot::ReadWrite, MapFlags::SHARED, Some(fd), 0) }.unwrap()
-        };
-        let r = map("resource5", MIB);
-        // SAFETY: `r` is the live register mapping, never unmapped in these tests.
-        let regs = unsafe { amd_am::bar::registers(&m, r, MIB as usize) };
-        let bar0 = map("resource0", 256 * MIB);
-        let bell = map("resource2", 2 * MIB);
-        let g = Gpu {
-            m,
-            regs,
-            d: Discovery::navi31(),
-            bar0,
-            bell,
-        };
+        let r = Regs::map(&m);
+        let bar0 = map_resource(&m, "resource0", 256 * MIB);
+        let bell = map_resource(&m, "resource2", 2 * MIB);
+        let g = Gpu { m, r, bar0, bell };
         // `set_entry` for 64 2 MiB pages at the PDB0 level, readable, writeable,
         // executable, fragment 9 (2 MiB).
         for i in 0..MAPPED / (2 * MIB) {
@@ -129,17 +111,8 @@ impl Gpu {
         g
     }
 
-    fn addr(&self, hw: u16, r: AmReg) -> u32 {
-        reg_addr(&self.d, hw, r).unwrap()
-    }
-    fn rd(&self, hw: u16, r: AmReg) -> u32 {
-        self.regs.read32(self.addr(hw, r))
-    }
-    fn wr(&self, hw: u16, r: AmReg, v: u32) {
-        self.regs.write32(self.addr(hw, r), v)
-    }
     fn gc(&self, r: AmReg, v: u32) {
-        self.wr(hw_id::GC, r, v)
+        self.r.wr(hw_id::GC, r, v)
     }
 
     fn vram_write(&self, off: u64, data: &[u8]) {
@@ -196,16 +169,16 @@ impl Gpu {
         };
         let end = VA + (1 << 30) - 1;
         for (v, i) in [(VA >> 12, 0), (end >> 12, 2), (ROOT | 1, 4)] {
-            self.wr(hw, r[i], v as u32);
-            self.wr(hw, r[i + 1], (v >> 32) as u32);
+            self.r.wr(hw, r[i], v as u32);
+            self.r.wr(hw, r[i + 1], (v >> 32) as u32);
         }
         // Depth 1: a PDB0 root.
-        self.wr(hw, r[6], 1 | ((3 - AMDGPU_VM_PDB0 as u32) << 1));
+        self.r.wr(hw, r[6], 1 | ((3 - AMDGPU_VM_PDB0 as u32) << 1));
     }
 
     /// `AM_IH` ring 0 with write-back.
     fn program_ih(&self) {
-        let w = |r, v| self.wr(hw_id::OSSSYS, r, v);
+        let w = |r, v| self.r.wr(hw_id::OSSSYS, r, v);
         let ring = MC + IH_RING;
         w(osssys::IH_RB_BASE, (ring >> 8) as u32);
         w(osssys::IH_RB_BASE_HI, (ring >> 40) as u32);
@@ -224,7 +197,7 @@ impl Gpu {
 
     /// Every vector in the IH ring so far.
     fn vectors(&self) -> Vec<IvEntry> {
-        let wptr = self.rd(hw_id::OSSSYS, osssys::IH_RB_WPTR) & osssys::IH_RB_WPTR__OFFSET_MASK;
+        let wptr = self.r.rd(hw_id::OSSSYS, osssys::IH_RB_WPTR) & osssys::IH_RB_WPTR__OFFSET_MASK;
         (0..u64::from(wptr) / 32)
             .map(|i| {
                 let mut b = [0u8; 32];
@@ -244,7 +217,7 @@ impl Gpu {
         let dwords = bytes / 4;
         let mut vals = std::collections::BTreeMap::new();
         let mut set = |r: AmReg, v: u32| {
-            vals.insert(self.addr(hw_id::GC, r), v);
+            vals.insert(self.r.addr(hw_id::GC, r), v);
         };
         set(gc::CP_MQD_BASE_ADDR, (VA + 0x60000) as u32);
         set(gc::CP_MQD_BASE_ADDR_HI, ((VA + 0x60000) >> 32) as u32);
@@ -268,10 +241,10 @@ impl Gpu {
             field((4096u32 / 4).ilog2() - 1, gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK),
         );
         self.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-        let first = self.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
-        let last = self.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
+        let first = self.r.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
+        let last = self.r.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
         for a in first..=last {
-            self.regs.write32(a, vals.get(&a).copied().unwrap_or(0));
+            self.r.mmio.write32(a, vals.get(&a).copied().unwrap_or(0));
         }
         self.gc(gc::CP_HQD_ACTIVE, 1);
         self.gc(gc::GRBM_GFX_CNTL, 0);
@@ -602,8 +575,8 @@ fn disabled_unbound_and_dequeued_rings_do_nothing() {
     // A dequeue request unmaps the HQD: it reads back 0 and later doorbells do nothing.
     g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
     g.gc(gc::CP_HQD_DEQUEUE_REQUEST, 2);
-    assert_eq!(g.rd(hw_id::GC, gc::CP_HQD_ACTIVE), 0);
-    assert_eq!(g.rd(hw_id::GC, gc::CP_HQD_DEQUEUE_REQUEST), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_ACTIVE), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_DEQUEUE_REQUEST), 0);
     g.gc(gc::GRBM_GFX_CNTL, 0);
     assert_eq!(g.m.pci_rings(0).len(), 1, "only the SDMA ring is left");
     g.submit(&mut c, &words(|b| sig(b, 5)));
@@ -613,9 +586,9 @@ fn disabled_unbound_and_dequeued_rings_do_nothing() {
         gc::GRBM_GFX_CNTL,
         field(1, gc::GRBM_GFX_CNTL__MEID_MASK) | field(1, gc::GRBM_GFX_CNTL__QUEUEID_MASK),
     );
-    assert_eq!(g.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), 0);
     g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-    assert_eq!(g.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), ((VA + C_RING) >> 8) as u32);
+    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), ((VA + C_RING) >> 8) as u32);
 }
 
 #[test]
@@ -631,9 +604,9 @@ fn a_ring_in_unmapped_memory_faults_through_the_gmc() {
         s => panic!("expected a fault, got {s:?}"),
     }
     assert!(st.stop_reason.unwrap().contains(&format!("{hole:#x}")));
-    assert_ne!(g.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_STATUS), 0);
+    assert_ne!(g.r.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_STATUS), 0);
     assert_eq!(
-        g.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32),
+        g.r.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32),
         (hole >> 12) as u32
     );
     let v = g.vectors();
@@ -653,7 +626,7 @@ fn a_ring_in_unmapped_memory_faults_through_the_gmc() {
     let mut s = g.setup_sdma(hole, 0x1000, true);
     g.submit(&mut s, &[0; 4]);
     assert!(matches!(g.state(SDMA).unwrap().status, QueueStatus::Faulted(_)));
-    assert_ne!(g.rd(hw_id::MMHUB, mmhub::MMVM_L2_PROTECTION_FAULT_STATUS), 0);
+    assert_ne!(g.r.rd(hw_id::MMHUB, mmhub::MMVM_L2_PROTECTION_FAULT_STATUS), 0);
     let v = g.vectors();
     assert_eq!(
         (v[1].client_id as u32, v[1].src_id as u32, v[1].src_data[0]),
@@ -715,8 +688,8 @@ fn random_queue_registers_and_doorbells_never_panic() {
     for i in 0..0x4000u64 {
         g.write(VA + C_RING + i * 4, &(i as u32 ^ 0xc0de_0000).to_le_bytes());
     }
-    let first = g.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
-    let last = g.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
+    let first = g.r.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
+    let last = g.r.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
     let sdma = [
         gc::SDMA0_QUEUE0_RB_CNTL,
         gc::SDMA0_QUEUE0_RB_BASE,
@@ -748,7 +721,7 @@ fn random_queue_registers_and_doorbells_never_panic() {
                     1 => (rnd() % 64) as u32,
                     _ => ((VA + C_RING) >> 8) as u32,
                 };
-                g.regs.write32(a, v);
+                g.r.mmio.write32(a, v);
             }
             2 => {
                 let reg = sdma[(rnd() % sdma.len() as u64) as usize];

@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use amd_packets::pm4::recipes::{self, Dispatch, Signal};
-use amd_packets::pm4::{self, DispatchInitiator, WaitRegMem};
+use amd_packets::pm4::{self, WaitRegMem};
+use amd_packets::testing::sample_dispatch;
 use amd_packets::{GfxTarget, lo_hi};
 
 /// Counts allocations so the benchmark can report allocations per sequence.
@@ -59,16 +60,8 @@ fn encode_launch(out: &mut Vec<u32>, value: u32, kernargs: u64, grid: [u32; 3]) 
     recipes::memory_barrier(T, out);
     let user = lo_hi(kernargs);
     let d = Dispatch {
-        code_addr: 0x7f30_0000_1700,
-        rsrc1: 0x40bf_0080,
-        rsrc2: 0x9e,
-        rsrc3: 0,
-        tmpring_size: 0x10200,
-        scratch_base: 0x7f50_0000_0000,
-        user_data: &user,
-        block: [64, 1, 1],
         grid,
-        initiator: DispatchInitiator::DEFAULT,
+        ..sample_dispatch(&user)
     };
     // The inputs are fixed and valid; an error here is a bug in the benchmark.
     d.encode(T, out).expect("valid dispatch");

@@ -12,9 +12,10 @@
 
 use std::process::ExitCode;
 
-use amd_packets::pm4::recipes::{self, Dispatch, Signal};
-use amd_packets::pm4::{self, DispatchInitiator, WaitRegMem};
+use amd_packets::pm4::recipes::{self, Signal};
+use amd_packets::pm4::{self, WaitRegMem};
 use amd_packets::sdma::{self, CopyLinear, Fence, PollRegmem, Timestamp, Trap};
+use amd_packets::testing::sample_dispatch;
 use amd_packets::{GfxTarget, PacketError, lo_hi};
 
 fn print_pm4(target: GfxTarget, words: &[u32]) -> Result<(), PacketError> {
@@ -40,19 +41,7 @@ fn samples(target: GfxTarget) -> Result<(), PacketError> {
     let mut compute = Vec::new();
     WaitRegMem::memory_ge(timeline, 4).encode(target, &mut compute);
     recipes::memory_barrier(target, &mut compute);
-    Dispatch {
-        code_addr: 0x7f30_0000_1700,
-        rsrc1: 0x40bf_0080,
-        rsrc2: 0x9e,
-        rsrc3: 0,
-        tmpring_size: 0x10200,
-        scratch_base: 0x7f50_0000_0000,
-        user_data: &kernargs,
-        block: [64, 1, 1],
-        grid: [4, 2, 1],
-        initiator: DispatchInitiator::DEFAULT,
-    }
-    .encode(target, &mut compute)?;
+    sample_dispatch(&kernargs).encode(target, &mut compute)?;
     Signal {
         address: timeline,
         value: 5,

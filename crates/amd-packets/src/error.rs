@@ -104,6 +104,26 @@ pub enum PacketError {
 }
 
 impl PacketError {
+    /// The header dword at the start of `words`, or the error an empty stream gives.
+    pub(crate) fn header(words: &[u32]) -> Result<u32, Self> {
+        words.first().copied().ok_or(PacketError::Truncated {
+            offset: 0,
+            packet: "header",
+            needed: 1,
+            available: 0,
+        })
+    }
+
+    /// A field a decoder does not accept, at offset 0 of the packet.
+    pub(crate) fn invalid(packet: &'static str, field: &'static str, value: u32) -> Self {
+        PacketError::InvalidField {
+            offset: 0,
+            packet,
+            field,
+            value,
+        }
+    }
+
     /// The same error with its stream offset moved by `base` (used when a packet is
     /// decoded from a sub-slice of a larger stream).
     pub fn rebased(self, base: usize) -> Self {

@@ -42,6 +42,8 @@ pub mod sdma;
 mod sink;
 mod stream;
 mod target;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testing;
 
 pub use error::PacketError;
 

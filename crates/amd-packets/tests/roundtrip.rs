@@ -4,7 +4,7 @@
 
 use amd_packets::pm4::{self, *};
 use amd_packets::sdma::{self, *};
-use amd_packets::{GfxTarget, patch};
+use amd_packets::{GfxTarget, PacketError, patch};
 use proptest::prelude::*;
 
 fn target() -> impl Strategy<Value = GfxTarget> {
@@ -226,6 +226,28 @@ fn cases() -> u32 {
         .unwrap_or(512)
 }
 
+/// Every item of a decoded stream of `len` dwords prints; an error points inside the
+/// stream and ends it.
+fn check_stream<P: std::fmt::Display>(
+    items: Vec<Result<(usize, P), PacketError>>,
+    len: usize,
+) -> Result<(), TestCaseError> {
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Ok((at, p)) => {
+                prop_assert!(*at < len);
+                let _ = p.to_string();
+            }
+            Err(e) => {
+                prop_assert!(e.offset().is_some_and(|o| o < len));
+                prop_assert_eq!(i, items.len() - 1);
+                let _ = e.to_string();
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
@@ -319,29 +341,8 @@ proptest! {
 
     #[test]
     fn random_dwords_never_panic(t in target(), words in proptest::collection::vec(any::<u32>(), 0..64)) {
-        // Every item prints; an error points inside the stream and ends it.
-        let pm4: Vec<_> = pm4::decode(t, &words).collect();
-        for (i, item) in pm4.iter().enumerate() {
-            match item {
-                Ok((at, p)) => { prop_assert!(*at < words.len()); let _ = p.to_string(); }
-                Err(e) => {
-                    prop_assert!(e.offset().is_some_and(|o| o < words.len()));
-                    prop_assert_eq!(i, pm4.len() - 1);
-                    let _ = e.to_string();
-                }
-            }
-        }
-        let sdma: Vec<_> = sdma::decode(t, &words).collect();
-        for (i, item) in sdma.iter().enumerate() {
-            match item {
-                Ok((at, p)) => { prop_assert!(*at < words.len()); let _ = p.to_string(); }
-                Err(e) => {
-                    prop_assert!(e.offset().is_some_and(|o| o < words.len()));
-                    prop_assert_eq!(i, sdma.len() - 1);
-                    let _ = e.to_string();
-                }
-            }
-        }
+        check_stream(pm4::decode(t, &words).collect(), words.len())?;
+        check_stream(sdma::decode(t, &words).collect(), words.len())?;
     }
 
     /// Random bodies behind plausible headers reach the per-packet field checks.

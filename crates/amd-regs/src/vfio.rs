@@ -168,6 +168,25 @@ pub const VFIO_IRQ_SET_ACTION_MASK: u32 = 1 << 3;
 pub const VFIO_IRQ_SET_ACTION_UNMASK: u32 = 1 << 4;
 /// `VFIO_IRQ_SET_ACTION_TRIGGER`
 pub const VFIO_IRQ_SET_ACTION_TRIGGER: u32 = 1 << 5;
+impl vfio_irq_set {
+    /// The argument of `VFIO_DEVICE_SET_IRQS` that signals `eventfd` on the first
+    /// vector of interrupt `index` (`VFIO_PCI_*_IRQ_INDEX`): the struct, then the
+    /// descriptor, with `argsz` covering both.
+    pub fn trigger_eventfd(index: u32, eventfd: i32) -> Vec<u8> {
+        let mut arg = vfio_irq_set {
+            argsz: (size_of::<vfio_irq_set>() + size_of::<i32>()) as u32,
+            flags: VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+            index,
+            start: 0,
+            count: 1,
+        }
+        .as_bytes()
+        .to_vec();
+        arg.extend_from_slice(&eventfd.to_ne_bytes());
+        arg
+    }
+}
+
 /// `VFIO_IRQ_SET_DATA_TYPE_MASK`
 pub const VFIO_IRQ_SET_DATA_TYPE_MASK: u32 =
     VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_DATA_BOOL | VFIO_IRQ_SET_DATA_EVENTFD;

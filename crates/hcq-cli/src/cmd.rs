@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use amd_hcq::{BufferKind, CodeObject, Device, Iface, KernArgs, LaunchDims, Platform, Program, ScalarType};
 use amd_isa::rdna3::Inst;
-use amd_packets::{GfxTarget, pm4, sdma};
+use amd_packets::{GfxTarget, PacketError, pm4, sdma};
 
 /// What went wrong: the user's command line (exit 2, with the usage) or the work.
 pub enum Error {
@@ -230,34 +230,34 @@ fn decode(args: &[String]) -> Result<()> {
         Some(f) => String::from_utf8(read_file(f)?).map_err(|_| failed(format!("{f}: not text")))?,
     };
     let words = parse_dwords(&text)?;
-    let mut out = String::new();
-    let mut err = None;
-    if sdma_stream {
-        for item in sdma::decode(target, &words) {
-            match item {
-                Ok((at, p)) => writeln!(out, "{at:6}: {p}").map_err(failed)?,
-                Err(e) => {
-                    err = Some(e);
-                    break;
-                }
-            }
-        }
+    let (out, err) = if sdma_stream {
+        listing(sdma::decode(target, &words))
     } else {
-        for item in pm4::decode(target, &words) {
-            match item {
-                Ok((at, p)) => writeln!(out, "{at:6}: {p}").map_err(failed)?,
-                Err(e) => {
-                    err = Some(e);
-                    break;
-                }
-            }
-        }
-    }
+        listing(pm4::decode(target, &words))
+    };
     print!("{out}");
     match err {
         Some(e) => Err(failed(e)),
         None => Ok(()),
     }
+}
+
+/// A decoded stream's packets, one a line with its dword offset, and the error that
+/// ended it, if one did.
+fn listing<P: std::fmt::Display>(
+    stream: impl Iterator<Item = std::result::Result<(usize, P), PacketError>>,
+) -> (String, Option<PacketError>) {
+    let mut out = String::new();
+    for item in stream {
+        match item {
+            Ok((at, p)) => {
+                // Writing into a String cannot fail.
+                let _ = writeln!(out, "{at:6}: {p}");
+            }
+            Err(e) => return (out, Some(e)),
+        }
+    }
+    (out, None)
 }
 
 /// Dwords written in hex: `0x` optional, separated by spaces, commas or new lines,

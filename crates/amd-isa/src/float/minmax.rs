@@ -16,41 +16,31 @@ pub(crate) trait MinMax: Copy {
     fn same(self, other: Self) -> bool;
 }
 
-impl MinMax for f32 {
-    fn nan(self) -> bool {
-        self.is_nan()
-    }
-    fn signaling(self) -> bool {
-        self.is_nan() && self.to_bits() & 0x0040_0000 == 0
-    }
-    fn quieted(self) -> Self {
-        f32::from_bits(self.to_bits() | 0x0040_0000)
-    }
-    fn less(self, other: Self) -> bool {
-        self < other || (self == 0.0 && other == 0.0 && self.is_sign_negative() && !other.is_sign_negative())
-    }
-    fn same(self, other: Self) -> bool {
-        self == other
-    }
+/// `MinMax` for a native float type whose quiet bit is `$quiet`.
+macro_rules! native_min_max {
+    ($t:ty, $quiet:expr) => {
+        impl MinMax for $t {
+            fn nan(self) -> bool {
+                self.is_nan()
+            }
+            fn signaling(self) -> bool {
+                self.is_nan() && self.to_bits() & $quiet == 0
+            }
+            fn quieted(self) -> Self {
+                <$t>::from_bits(self.to_bits() | $quiet)
+            }
+            fn less(self, other: Self) -> bool {
+                self < other || (self == 0.0 && other == 0.0 && self.is_sign_negative() && !other.is_sign_negative())
+            }
+            fn same(self, other: Self) -> bool {
+                self == other
+            }
+        }
+    };
 }
 
-impl MinMax for f64 {
-    fn nan(self) -> bool {
-        self.is_nan()
-    }
-    fn signaling(self) -> bool {
-        self.is_nan() && self.to_bits() & 0x0008_0000_0000_0000 == 0
-    }
-    fn quieted(self) -> Self {
-        f64::from_bits(self.to_bits() | 0x0008_0000_0000_0000)
-    }
-    fn less(self, other: Self) -> bool {
-        self < other || (self == 0.0 && other == 0.0 && self.is_sign_negative() && !other.is_sign_negative())
-    }
-    fn same(self, other: Self) -> bool {
-        self == other
-    }
-}
+native_min_max!(f32, 0x0040_0000);
+native_min_max!(f64, 0x0008_0000_0000_0000);
 
 /// Half-precision bits.
 #[derive(Clone, Copy, Debug, PartialEq)]

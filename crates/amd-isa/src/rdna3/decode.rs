@@ -207,6 +207,58 @@ impl Inst {
     pub fn bits(&self, i: usize, hi: u32, lo: u32) -> u32 {
         (self.dw[i] >> lo) & ((1u64 << (hi - lo + 1)) - 1) as u32
     }
+
+    /// The fields of a DS instruction.
+    pub(crate) fn ds(&self) -> DsFields {
+        DsFields {
+            offsets: [self.bits(0, 7, 0), self.bits(0, 15, 8)],
+            vgprs: [self.bits(1, 7, 0), self.bits(1, 15, 8), self.bits(1, 23, 16)].map(|v| 256 + v as u16),
+            vdst: self.bits(1, 31, 24) as usize,
+        }
+    }
+
+    /// The fields of a VOP3P instruction.
+    pub(crate) fn vop3p(&self) -> Vop3pFields {
+        Vop3pFields {
+            dst: self.bits(0, 7, 0) as usize,
+            srcs: [self.bits(1, 8, 0), self.bits(1, 17, 9), self.bits(1, 26, 18)].map(|v| v as u16),
+            op_sel: [self.bits(0, 13, 11), self.bits(1, 28, 27) | self.bits(0, 14, 14) << 2],
+            neg: [self.bits(1, 31, 29), self.bits(0, 10, 8)],
+        }
+    }
+}
+
+/// A DS instruction's fields (LDS and GDS).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DsFields {
+    /// OFFSET0 and OFFSET1: the two-address forms' offsets in elements, together
+    /// ([`DsFields::offset`]) the others' byte offset.
+    pub(crate) offsets: [u32; 2],
+    /// ADDR, DATA0 and DATA1: VGPRs as source operand numbers (256 + index).
+    pub(crate) vgprs: [u16; 3],
+    /// VDST: the destination VGPR index.
+    pub(crate) vdst: usize,
+}
+
+impl DsFields {
+    /// OFFSET1:OFFSET0 as one 16-bit byte offset.
+    pub(crate) fn offset(&self) -> u32 {
+        self.offsets[0] | self.offsets[1] << 8
+    }
+}
+
+/// A VOP3P instruction's fields.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Vop3pFields {
+    /// VDST: the destination VGPR index.
+    pub(crate) dst: usize,
+    /// SRC0..SRC2: operand numbers (9-bit space).
+    pub(crate) srcs: [u16; 3],
+    /// OP_SEL and OP_SEL_HI, one bit per source: which half feeds the low and the
+    /// high half of the result.
+    pub(crate) op_sel: [u32; 2],
+    /// NEG_LO and NEG_HI, one bit per source.
+    pub(crate) neg: [u32; 2],
 }
 
 impl Inst {

@@ -163,14 +163,8 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
     if rmw.is_none() && !plain_ops {
         return ds_rest(w, i, lds);
     }
-    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
-    let offset = off0 | off1 << 8;
-    let (addr, d0, d1, vdst) = (
-        256 + i.bits(1, 7, 0) as u16,
-        256 + i.bits(1, 15, 8) as u16,
-        256 + i.bits(1, 23, 16) as u16,
-        i.bits(1, 31, 24) as usize,
-    );
+    let f = i.ds();
+    let ([off0, off1], offset, [addr, d0, d1], vdst) = (f.offsets, f.offset(), f.vgprs, f.vdst);
     let exec = w.exec();
     let rd = read32;
     let wr = |lds: &mut [u8], a: u32, v: u32| write(lds, a, u64::from(v), 4);
@@ -271,14 +265,10 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
 /// that).
 fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
     use Ds::*;
-    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
-    let offset = off0 | off1 << 8;
-    let (addr, d0, d1, vdst) = (
-        i.bits(1, 7, 0) as usize,
-        i.bits(1, 15, 8) as usize,
-        i.bits(1, 23, 16) as usize,
-        i.bits(1, 31, 24) as usize,
-    );
+    let f = i.ds();
+    let ([off0, off1], offset, vdst) = (f.offsets, f.offset(), f.vdst);
+    // VGPR indices (the fields are source operand numbers, 256 + index).
+    let [addr, d0, d1] = f.vgprs.map(|v| usize::from(v - 256));
     let regs = w.v.len();
     if super::exec::slow_only() {
         return None;
@@ -377,14 +367,8 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
 fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     use Ds::*;
     let op = Ds::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
-    let (off0, off1) = (i.bits(0, 7, 0), i.bits(0, 15, 8));
-    let offset = off0 | off1 << 8;
-    let (addr, d0, d1, vdst) = (
-        256 + i.bits(1, 7, 0) as u16,
-        256 + i.bits(1, 15, 8) as u16,
-        256 + i.bits(1, 23, 16) as u16,
-        i.bits(1, 31, 24) as usize,
-    );
+    let f = i.ds();
+    let ([off0, off1], offset, [addr, d0, d1], vdst) = (f.offsets, f.offset(), f.vgprs, f.vdst);
     let exec = w.exec();
     let lanes = || (0..32).filter(move |l| exec >> l & 1 == 1);
     match op {

@@ -129,15 +129,8 @@ pub(crate) fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u
 /// op_sel (low) and op_sel_hi (high) pick, with neg_lo / neg_hi on float operands.
 pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let op = i.bits(0, 22, 16) as u16;
-    let dst = i.bits(0, 7, 0) as usize;
-    let srcs = [
-        i.bits(1, 8, 0) as u16,
-        i.bits(1, 17, 9) as u16,
-        i.bits(1, 26, 18) as u16,
-    ];
-    let op_sel = i.bits(0, 13, 11);
-    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
-    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    let f = i.vop3p();
+    let (dst, srcs, [op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.dst, f.srcs, f.op_sel, f.neg);
     super::modifiers::check_vop3p(op, neg_lo, neg_hi)?;
     // A directed rounding mode: only what is computed in it runs.
     if w.mode & MODE_ROUND != 0 {

@@ -478,23 +478,15 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
             w.scc = c != 0;
             w.swrite(d, c)
         }
-        S_QUADMASK_B32 => {
-            let r = quadmask(u64::from(w.sread(s, i.literal)?), 8) as u32;
+        S_QUADMASK_B32 | S_WQM_B32 => {
+            let mask = if op == S_QUADMASK_B32 { quadmask } else { wqm };
+            let r = mask(u64::from(w.sread(s, i.literal)?), 8) as u32;
             w.scc = r != 0;
             w.swrite(d, r)
         }
-        S_QUADMASK_B64 => {
-            let r = quadmask(x64()?, 16);
-            w.scc = r != 0;
-            w.swrite64(d, r)
-        }
-        S_WQM_B32 => {
-            let r = wqm(u64::from(w.sread(s, i.literal)?), 8) as u32;
-            w.scc = r != 0;
-            w.swrite(d, r)
-        }
-        S_WQM_B64 => {
-            let r = wqm(x64()?, 16);
+        S_QUADMASK_B64 | S_WQM_B64 => {
+            let mask = if op == S_QUADMASK_B64 { quadmask } else { wqm };
+            let r = mask(x64()?, 16);
             w.scc = r != 0;
             w.swrite64(d, r)
         }

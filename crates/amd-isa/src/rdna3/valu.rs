@@ -501,15 +501,8 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     use Vop3p::*;
     let op = Vop3p::from_op(i.bits(0, 22, 16) as u16)
         .ok_or_else(|| Trap::Missing(format!("VOP3P opcode {:#x} is not implemented", i.op)))?;
-    let dst = i.bits(0, 7, 0) as usize;
-    let srcs = [
-        i.bits(1, 8, 0) as u16,
-        i.bits(1, 17, 9) as u16,
-        i.bits(1, 26, 18) as u16,
-    ];
-    let op_sel = i.bits(0, 13, 11);
-    let op_sel_hi = i.bits(1, 28, 27) | i.bits(0, 14, 14) << 2;
-    let (neg_lo, neg_hi) = (i.bits(1, 31, 29), i.bits(0, 10, 8));
+    let f = i.vop3p();
+    let (dst, srcs, [op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.dst, f.srcs, f.op_sel, f.neg);
     let clamp = i.bits(0, 15, 15) != 0;
     let lit = i.literal;
     if matches!(op, V_WMMA_I32_16X16X16_IU8 | V_WMMA_I32_16X16X16_IU4) {

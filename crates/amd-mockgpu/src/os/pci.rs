@@ -1,6 +1,7 @@
 //! What tests ask of the mock's PCI GPUs: their state, registers, VRAM and rings,
 //! and faults to inject.
 
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
@@ -112,22 +113,24 @@ impl MockSys {
     /// Reads PCI GPU `dev`'s VRAM at byte `offset` (as the GPU sees it); false if
     /// out of range.
     pub fn pci_read_vram(&self, dev: usize, offset: u64, buf: &mut [u8]) -> bool {
-        let d = self.driver.lock();
-        let Some(p) = d.pci.devs.get(dev) else { return false };
-        let fits = offset
-            .checked_add(buf.len() as u64)
-            .is_some_and(|end| end <= p.profile.vram_size);
-        fits && p.vram.read_exact_at(buf, offset).is_ok()
+        let len = buf.len();
+        self.with_vram(dev, offset, len, |vram| vram.read_exact_at(buf, offset))
     }
 
     /// Writes PCI GPU `dev`'s VRAM at byte `offset`; false if out of range.
     pub fn pci_write_vram(&self, dev: usize, offset: u64, data: &[u8]) -> bool {
+        self.with_vram(dev, offset, data.len(), |vram| vram.write_all_at(data, offset))
+    }
+
+    /// Runs `io` on PCI GPU `dev`'s VRAM file where its `len` bytes at `offset` lie
+    /// inside VRAM; whether they did and `io` succeeded.
+    fn with_vram(&self, dev: usize, offset: u64, len: usize, io: impl FnOnce(&File) -> std::io::Result<()>) -> bool {
         let d = self.driver.lock();
         let Some(p) = d.pci.devs.get(dev) else { return false };
         let fits = offset
-            .checked_add(data.len() as u64)
+            .checked_add(len as u64)
             .is_some_and(|end| end <= p.profile.vram_size);
-        fits && p.vram.write_all_at(data, offset).is_ok()
+        fits && io(&p.vram).is_ok()
     }
 
     /// Raises PCI GPU `dev`'s MSI: signals the eventfd VFIO was given. False if

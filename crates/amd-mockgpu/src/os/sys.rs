@@ -331,13 +331,8 @@ impl Sys for MockSys {
         if let Some(b) = self.firmware(path) {
             return Ok(b);
         }
-        if PciBus::owns(path) {
-            return self
-                .driver
-                .lock()
-                .pci
-                .read_file(path)
-                .map_err(|e| SysError::at("read", path, e));
+        if let Some(r) = self.on_pci_bus("read", path, |pci| pci.read_file(path)) {
+            return r;
         }
         if let Some(n) = self.driver.lock().drm_node(path) {
             return match n {
@@ -355,13 +350,8 @@ impl Sys for MockSys {
     }
 
     fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
-        if PciBus::owns(path) {
-            return self
-                .driver
-                .lock()
-                .pci
-                .write_file(path, data)
-                .map_err(|e| SysError::at("write", path, e));
+        if let Some(r) = self.on_pci_bus("write", path, |pci| pci.write_file(path, data)) {
+            return r;
         }
         Err(SysError::at("write", path, Errno::EACCES))
     }
@@ -424,13 +414,8 @@ impl Sys for MockSys {
     }
 
     fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
-        if PciBus::owns(path) {
-            return self
-                .driver
-                .lock()
-                .pci
-                .readlink(path)
-                .map_err(|e| SysError::at("readlink", path, e));
+        if let Some(r) = self.on_pci_bus("readlink", path, |pci| pci.readlink(path)) {
+            return r;
         }
         if let Some(SysNode::Link(t)) = self.driver.lock().drm_sysfs(path) {
             return Ok(t);
@@ -537,6 +522,16 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// `op` on `path` by the PCI bus where the path is its (`None` where not).
+    fn on_pci_bus<T>(
+        &self,
+        op: &'static str,
+        path: &Path,
+        f: impl FnOnce(&mut PciBus) -> Result<T, Errno>,
+    ) -> Option<SysResult<T>> {
+        PciBus::owns(path).then(|| f(&mut self.driver.lock().pci).map_err(|e| SysError::at(op, path, e)))
+    }
+
     /// A firmware file under [`crate::pci::firmware::DIR`] (one of the configured
     /// [`PciFirmware`](crate::PciFirmware) files), served when the mock has PCI GPUs.
     fn firmware(&self, path: &Path) -> Option<Vec<u8>> {

@@ -233,11 +233,15 @@ impl FirmwareCatalogue {
             .unwrap_or(&[])
     }
 
+    /// The bytes of `kind`'s pieces of type `fw_type`.
+    fn pieces(&self, kind: &BTreeMap<u32, Vec<Piece>>, fw_type: u32) -> Vec<&[u8]> {
+        kind.get(&fw_type)
+            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+    }
+
     /// The images of `GFX_FW_TYPE_*` `fw_type`.
     pub fn images(&self, fw_type: u32) -> Vec<&[u8]> {
-        self.images
-            .get(&fw_type)
-            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+        self.pieces(&self.images, fw_type)
     }
 
     /// The `GFX_FW_TYPE_*` values with at least one image.
@@ -247,9 +251,7 @@ impl FirmwareCatalogue {
 
     /// The sOS file's components of `PSP_FW_TYPE_*` `fw_type`.
     pub fn components(&self, fw_type: u32) -> Vec<&[u8]> {
-        self.components
-            .get(&fw_type)
-            .map_or_else(Vec::new, |v| v.iter().map(|p| self.bytes(p)).collect())
+        self.pieces(&self.components, fw_type)
     }
 
     /// The `PSP_FW_TYPE_*` values with at least one component.
@@ -294,18 +296,18 @@ type Cuts = Vec<(Map, u32, Range<usize>)>;
 
 impl File<'_> {
     fn u32_at(&self, off: usize, what: &str) -> Result<u32, String> {
-        off.checked_add(4)
-            .and_then(|end| self.data.get(off..end))
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(u32::from_le_bytes)
-            .ok_or_else(|| format!("{what} at byte {off:#x} is past the end ({:#x} bytes)", self.data.len()))
+        self.bytes_at(off, what).map(u32::from_le_bytes)
     }
 
     fn u16_at(&self, off: usize, what: &str) -> Result<u16, String> {
-        off.checked_add(2)
+        self.bytes_at(off, what).map(u16::from_le_bytes)
+    }
+
+    /// The `N` bytes at `off`; `what` names them where they are past the end.
+    fn bytes_at<const N: usize>(&self, off: usize, what: &str) -> Result<[u8; N], String> {
+        off.checked_add(N)
             .and_then(|end| self.data.get(off..end))
-            .and_then(|b| <[u8; 2]>::try_from(b).ok())
-            .map(u16::from_le_bytes)
+            .and_then(|b| <[u8; N]>::try_from(b).ok())
             .ok_or_else(|| format!("{what} at byte {off:#x} is past the end ({:#x} bytes)", self.data.len()))
     }
 

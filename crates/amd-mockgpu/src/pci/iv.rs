@@ -82,23 +82,23 @@ impl IvEntry {
     /// for `ring_id` (me, pipe, queue as the CP encodes them), with `context` (a
     /// RELEASE_MEM's interrupt context) in `src_data[0]`.
     pub fn cp_eop(ring_id: u8, vmid: u8, pasid: u16, context: u32) -> IvEntry {
-        IvEntry {
-            client_id: ih::SOC21_IH_CLIENTID_GRBM_CP as u8,
-            src_id: ih::GFX_11_0_0__SRCID__CP_EOP_INTERRUPT as u8,
-            ring_id,
-            vmid,
-            pasid,
-            node_id: 0,
-            src_data: [context, 0, 0, 0],
-        }
+        let (client, src) = (ih::SOC21_IH_CLIENTID_GRBM_CP, ih::GFX_11_0_0__SRCID__CP_EOP_INTERRUPT);
+        Self::ring_event(client, src, ring_id, vmid, pasid, context)
     }
 
     /// An SDMA trap (`SOC21_IH_CLIENTID_GFX`, `SDMA_TRAP`) for `ring_id`, with the
     /// trap packet's context in `src_data[0]`.
     pub fn sdma_trap(ring_id: u8, vmid: u8, pasid: u16, context: u32) -> IvEntry {
+        let (client, src) = (ih::SOC21_IH_CLIENTID_GFX, ih::GFX_11_0_0__SRCID__SDMA_TRAP);
+        Self::ring_event(client, src, ring_id, vmid, pasid, context)
+    }
+
+    /// An engine's interrupt from `client`'s `src` for `ring_id`, with `context` in
+    /// `src_data[0]`.
+    fn ring_event(client: u32, src: u32, ring_id: u8, vmid: u8, pasid: u16, context: u32) -> IvEntry {
         IvEntry {
-            client_id: ih::SOC21_IH_CLIENTID_GFX as u8,
-            src_id: ih::GFX_11_0_0__SRCID__SDMA_TRAP as u8,
+            client_id: client as u8,
+            src_id: src as u8,
             ring_id,
             vmid,
             pasid,

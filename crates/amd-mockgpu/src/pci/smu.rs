@@ -106,25 +106,31 @@ impl Smu {
     }
 
     fn answer(&mut self, msg: u32, arg: u32) -> (u32, Option<u32>, Effect) {
-        let set_hi = |t: &mut u64| *t = (*t & 0xffff_ffff) | u64::from(arg) << 32;
-        let set_lo = |t: &mut u64| *t = (*t & !0xffff_ffff) | u64::from(arg);
         match msg {
             smu::PPSMC_MSG_TestMessage => (smu::PPSMC_Result_OK, Some(arg.wrapping_add(1)), Effect::None),
             smu::PPSMC_MSG_GetSmuVersion => (smu::PPSMC_Result_OK, Some(SMU_VERSION), Effect::None),
-            smu::PPSMC_MSG_SetDriverDramAddrHigh => {
-                set_hi(&mut self.driver_table);
-                (smu::PPSMC_Result_OK, None, Effect::None)
-            }
-            smu::PPSMC_MSG_SetDriverDramAddrLow => {
-                set_lo(&mut self.driver_table);
-                (smu::PPSMC_Result_OK, None, Effect::None)
-            }
-            smu::PPSMC_MSG_SetToolsDramAddrHigh => {
-                set_hi(&mut self.tools_table);
-                (smu::PPSMC_Result_OK, None, Effect::None)
-            }
-            smu::PPSMC_MSG_SetToolsDramAddrLow => {
-                set_lo(&mut self.tools_table);
+            smu::PPSMC_MSG_SetDriverDramAddrHigh
+            | smu::PPSMC_MSG_SetDriverDramAddrLow
+            | smu::PPSMC_MSG_SetToolsDramAddrHigh
+            | smu::PPSMC_MSG_SetToolsDramAddrLow => {
+                let driver = matches!(
+                    msg,
+                    smu::PPSMC_MSG_SetDriverDramAddrHigh | smu::PPSMC_MSG_SetDriverDramAddrLow
+                );
+                let table = if driver {
+                    &mut self.driver_table
+                } else {
+                    &mut self.tools_table
+                };
+                // The message sets one half of the table's address.
+                *table = if matches!(
+                    msg,
+                    smu::PPSMC_MSG_SetDriverDramAddrHigh | smu::PPSMC_MSG_SetToolsDramAddrHigh
+                ) {
+                    (*table & 0xffff_ffff) | u64::from(arg) << 32
+                } else {
+                    (*table & !0xffff_ffff) | u64::from(arg)
+                };
                 (smu::PPSMC_Result_OK, None, Effect::None)
             }
             smu::PPSMC_MSG_EnableAllSmuFeatures => {

@@ -30,15 +30,6 @@ pub enum Pm4Packet<'a> {
 
 const P: &str = "PM4";
 
-fn invalid(packet: &'static str, field: &'static str, value: u32) -> PacketError {
-    PacketError::InvalidField {
-        offset: 0,
-        packet,
-        field,
-        value,
-    }
-}
-
 fn expect_count(
     op: Opcode,
     body: &[u32],
@@ -74,14 +65,7 @@ impl<'a> Pm4Packet<'a> {
     /// Decodes the packet at the start of `words`; returns it and the dwords it spans.
     /// Error offsets are relative to `words`.
     pub fn decode(_target: GfxTarget, words: &'a [u32]) -> Result<(Self, usize), PacketError> {
-        let Some(&hdr) = words.first() else {
-            return Err(PacketError::Truncated {
-                offset: 0,
-                packet: "header",
-                needed: 1,
-                available: 0,
-            });
-        };
+        let hdr = PacketError::header(words)?;
         let ty = (hdr >> 30) as u8;
         if ty != 3 {
             return Err(PacketError::BadPacketType {
@@ -122,7 +106,7 @@ impl<'a> Pm4Packet<'a> {
                 expect_count(op, body, |n| n >= 2, "at least 2")?;
                 let reg = body[0];
                 if reg > u16::MAX as u32 {
-                    return Err(invalid(op.name(), "register offset", reg));
+                    return Err(PacketError::invalid(op.name(), "register offset", reg));
                 }
                 Pm4Packet::SetShReg(SetShReg::new(ShReg::new(reg as u16), &body[1..])?)
             }
@@ -157,7 +141,7 @@ impl<'a> Pm4Packet<'a> {
             Opcode::ReleaseMem => {
                 let [ev, sel, al, ah, dl, dh, ctx] = fixed(op, body)?;
                 let name = op.name();
-                let field = |v: u32, f: &'static str| invalid(name, f, v);
+                let field = |v: u32, f: &'static str| PacketError::invalid(name, f, v);
                 Pm4Packet::ReleaseMem(ReleaseMem {
                     event: EventType::new((ev & 0x3f) as u8)?,
                     event_index: ((ev >> 8) & 0xf) as u8,
@@ -175,7 +159,8 @@ impl<'a> Pm4Packet<'a> {
             Opcode::WaitRegMem => {
                 let [info, a, b, reference, mask, interval] = fixed(op, body)?;
                 let name = op.name();
-                let function = CompareFunc::from_bits(info & 7).ok_or(invalid(name, "FUNCTION", info & 7))?;
+                let function =
+                    CompareFunc::from_bits(info & 7).ok_or(PacketError::invalid(name, "FUNCTION", info & 7))?;
                 let location = if info & (1 << 4) != 0 {
                     WaitLocation::Memory { addr: join(a, b) }
                 } else {
@@ -184,15 +169,15 @@ impl<'a> Pm4Packet<'a> {
                 let operation = match (info >> 6) & 3 {
                     0 => WaitOperation::WaitRegMem,
                     1 => WaitOperation::WriteWaitWriteReg,
-                    v => return Err(invalid(name, "OPERATION", v)),
+                    v => return Err(PacketError::invalid(name, "OPERATION", v)),
                 };
                 let engine = match (info >> 8) & 3 {
                     0 => EngineSel::Me,
                     1 => EngineSel::Pfp,
-                    v => return Err(invalid(name, "ENGINE", v)),
+                    v => return Err(PacketError::invalid(name, "ENGINE", v)),
                 };
                 if interval > u16::MAX as u32 {
-                    return Err(invalid(name, "POLL_INTERVAL", interval));
+                    return Err(PacketError::invalid(name, "POLL_INTERVAL", interval));
                 }
                 Pm4Packet::WaitRegMem(WaitRegMem {
                     function,
@@ -207,13 +192,16 @@ impl<'a> Pm4Packet<'a> {
             Opcode::IndirectBuffer => {
                 let [lo, hi, ctl] = fixed(op, body)?;
                 let mut ib = IndirectBuffer::new(join(lo, hi), ctl & IndirectBuffer::MAX_DWORDS)
-                    .map_err(|_| invalid(op.name(), "IB_BASE/IB_SIZE", ctl))?;
+                    .map_err(|_| PacketError::invalid(op.name(), "IB_BASE/IB_SIZE", ctl))?;
                 ib.chain = ctl & (1 << 20) != 0;
                 ib.pre_ena = ctl & (1 << 21) != 0;
                 ib.valid = ctl & (1 << 23) != 0;
                 ib.vmid = ((ctl >> 24) & 0xf) as u8;
-                ib.cache_policy =
-                    CachePolicy::from_bits((ctl >> 28) & 3).ok_or(invalid(op.name(), "CACHE_POLICY", ctl))?;
+                ib.cache_policy = CachePolicy::from_bits((ctl >> 28) & 3).ok_or(PacketError::invalid(
+                    op.name(),
+                    "CACHE_POLICY",
+                    ctl,
+                ))?;
                 ib.pre_resume = ctl & (1 << 30) != 0;
                 Pm4Packet::IndirectBuffer(ib)
             }

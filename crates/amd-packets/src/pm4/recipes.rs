@@ -238,21 +238,7 @@ pub const USER_DATA_0: ShReg = gfx11::COMPUTE_USER_DATA_0;
 mod tests {
     use super::*;
     use crate::pm4::{Pm4Packet, decode};
-
-    fn dispatch(user_data: &[u32]) -> Dispatch<'_> {
-        Dispatch {
-            code_addr: 0x7f30_0000_1700,
-            rsrc1: 0x40bf_0080,
-            rsrc2: 0x9e,
-            rsrc3: 0,
-            tmpring_size: 0x10200,
-            scratch_base: 0x7f50_0000_0000,
-            user_data,
-            block: [64, 1, 1],
-            grid: [4, 2, 1],
-            initiator: DispatchInitiator::DEFAULT,
-        }
-    }
+    use crate::testing::sample_dispatch as dispatch;
 
     #[test]
     fn offsets_point_at_the_values() {

@@ -31,15 +31,6 @@ pub enum SdmaPacket {
     Indirect(Indirect),
 }
 
-fn invalid(packet: &'static str, field: &'static str, value: u32) -> PacketError {
-    PacketError::InvalidField {
-        offset: 0,
-        packet,
-        field,
-        value,
-    }
-}
-
 /// The `N` dwords of a fixed-size packet, header included.
 fn take<const N: usize>(words: &[u32], packet: &'static str) -> Result<[u32; N], PacketError> {
     words
@@ -57,14 +48,7 @@ impl SdmaPacket {
     /// Decodes the packet at the start of `words`; returns it and the dwords it spans.
     /// Error offsets are relative to `words`.
     pub fn decode(target: GfxTarget, words: &[u32]) -> Result<(Self, usize), PacketError> {
-        let Some(&hdr) = words.first() else {
-            return Err(PacketError::Truncated {
-                offset: 0,
-                packet: "header",
-                needed: 1,
-                available: 0,
-            });
-        };
+        let hdr = PacketError::header(words)?;
         let op = hdr as u8;
         let sub_op = (hdr >> 8) as u8;
         let unknown = PacketError::UnknownOpcode {
@@ -79,7 +63,7 @@ impl SdmaPacket {
             let count = field & count_mask;
             // Bytes = count + 1; the widest count field (30 bits) cannot overflow.
             if field & !count_mask != 0 {
-                return Err(invalid(packet, "count", field));
+                return Err(PacketError::invalid(packet, "count", field));
             }
             Ok(count + 1)
         };
@@ -99,7 +83,7 @@ impl SdmaPacket {
             (1, SUBOP_COPY_LINEAR) => {
                 let [h, count, param, sl, sh, dl, dh] = take(words, "SDMA_COPY_LINEAR")?;
                 if h & (1 << 27) != 0 {
-                    return Err(invalid("SDMA_COPY_LINEAR", "broadcast", 1));
+                    return Err(PacketError::invalid("SDMA_COPY_LINEAR", "broadcast", 1));
                 }
                 let mut p = CopyLinear::raw(join(dl, dh), join(sl, sh), byte_count("SDMA_COPY_LINEAR", count)?);
                 p.tmz = h & (1 << 18) != 0;
@@ -132,7 +116,11 @@ impl SdmaPacket {
                 let [h, lo, hi, reference, mask, dw5] = take(words, "SDMA_POLL_REGMEM")?;
                 let func = (h >> 28) & 7;
                 SdmaPacket::PollRegmem(PollRegmem {
-                    function: CompareFunc::from_bits(func).ok_or(invalid("SDMA_POLL_REGMEM", "func", func))?,
+                    function: CompareFunc::from_bits(func).ok_or(PacketError::invalid(
+                        "SDMA_POLL_REGMEM",
+                        "func",
+                        func,
+                    ))?,
                     mem_poll: h & (1 << 31) != 0,
                     hdp_flush: h & (1 << 26) != 0,
                     addr: join(lo, hi),
@@ -157,7 +145,7 @@ impl SdmaPacket {
                 let [h, al, ah, size, cl, ch] = take(words, "SDMA_INDIRECT")?;
                 let size = size & Indirect::MAX_DWORDS;
                 if size == 0 {
-                    return Err(invalid("SDMA_INDIRECT", "ib_size", 0));
+                    return Err(PacketError::invalid("SDMA_INDIRECT", "ib_size", 0));
                 }
                 let mut p = Indirect::raw(join(al, ah), size);
                 p.vmid = ((h >> 16) & 0xf) as u8;

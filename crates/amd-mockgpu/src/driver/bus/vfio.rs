@@ -3,6 +3,7 @@
 //! container (`/dev/vfio/vfio`), the group (`/dev/vfio/noiommu-N`) and the device
 //! descriptor with its regions and interrupts.
 
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 use amd_kfd::mmio::Mmio;
@@ -11,7 +12,7 @@ use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 
 use super::config::{COMMAND_IO, COMMAND_MASTER, COMMAND_MEMORY, CONFIG_SIZE};
-use super::{BAR_DOORBELL, BAR_IO, BAR_MMIO, BAR_VRAM};
+use super::{BAR_DOORBELL, BAR_IO, BAR_MMIO, BAR_VRAM, PciDev};
 use crate::driver::{Driver, FdKind};
 
 /// Decodes a struct whose first field is `argsz` from the front of `arg`: `argsz`
@@ -35,6 +36,27 @@ fn write_arg<T: IntoBytes + zerocopy::Immutable>(arg: &mut [u8], t: &T) {
 fn clamp(off: u64, len: usize, size: u64) -> Result<usize, Errno> {
     let room = size.checked_sub(off).filter(|&r| r > 0).ok_or(Errno::EINVAL)?;
     Ok(usize::try_from(room).map_or(len, |r| r.min(len)))
+}
+
+/// The file behind memory BAR `index` (VRAM or doorbells) and how many of `len` bytes
+/// at `off` it holds.
+fn memory_bar(d: &PciDev, index: u32, off: u64, len: usize) -> Result<(&File, usize), Errno> {
+    let bar = index as usize;
+    let n = clamp(off, len, d.bar_size(bar))?;
+    Ok((if bar == BAR_VRAM { &d.vram } else { &d.doorbells }, n))
+}
+
+/// The register BAR's part of `len` bytes at `off`: the first register and the bytes,
+/// whole aligned dwords or `EINVAL`.
+fn register_span(d: &PciDev, off: u64, len: usize) -> Result<(u32, usize), Errno> {
+    let n = clamp(off, len, d.bar_size(BAR_MMIO))?;
+    if off % 4 != 0 || n % 4 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // The end's index must fit as well, so `first + k` cannot overflow.
+    u32::try_from((off + n as u64) / 4).map_err(|_| Errno::EINVAL)?;
+    let first = u32::try_from(off / 4).map_err(|_| Errno::EINVAL)?;
+    Ok((first, n))
 }
 
 /// A region of the device descriptor: (index, offset within it).
@@ -304,20 +326,14 @@ impl Driver {
         match index {
             VFIO_PCI_CONFIG_REGION_INDEX => Ok(d.config_read(off, buf)),
             0 | 2 => {
-                let bar = index as usize;
-                let n = clamp(off, buf.len(), d.bar_size(bar))?;
-                let file = if bar == BAR_VRAM { &d.vram } else { &d.doorbells };
+                let (file, n) = memory_bar(d, index, off, buf.len())?;
                 file.read_exact_at(&mut buf[..n], off).map_err(|_| Errno::EIO)?;
                 Ok(n)
             }
             5 => {
-                let n = clamp(off, buf.len(), d.bar_size(BAR_MMIO))?;
-                if off % 4 != 0 || n % 4 != 0 {
-                    return Err(Errno::EINVAL);
-                }
+                let (first, n) = register_span(d, off, buf.len())?;
                 for (k, chunk) in buf[..n].chunks_exact_mut(4).enumerate() {
-                    let reg = u32::try_from(off / 4 + k as u64).map_err(|_| Errno::EINVAL)?;
-                    chunk.copy_from_slice(&d.regs.read32(reg).to_le_bytes());
+                    chunk.copy_from_slice(&d.regs.read32(first + k as u32).to_le_bytes());
                 }
                 Ok(n)
             }
@@ -332,21 +348,15 @@ impl Driver {
         match index {
             VFIO_PCI_CONFIG_REGION_INDEX => Ok(d.config_write(off, data)),
             0 | 2 => {
-                let bar = index as usize;
-                let n = clamp(off, data.len(), d.bar_size(bar))?;
-                let file = if bar == BAR_VRAM { &d.vram } else { &d.doorbells };
+                let (file, n) = memory_bar(d, index, off, data.len())?;
                 file.write_all_at(&data[..n], off).map_err(|_| Errno::EIO)?;
                 Ok(n)
             }
             5 => {
-                let n = clamp(off, data.len(), d.bar_size(BAR_MMIO))?;
-                if off % 4 != 0 || n % 4 != 0 {
-                    return Err(Errno::EINVAL);
-                }
+                let (first, n) = register_span(d, off, data.len())?;
                 for (k, chunk) in data[..n].chunks_exact(4).enumerate() {
-                    let reg = u32::try_from(off / 4 + k as u64).map_err(|_| Errno::EINVAL)?;
                     let v = u32::from_le_bytes(chunk.try_into().map_err(|_| Errno::EINVAL)?);
-                    d.regs.write32(reg, v);
+                    d.regs.write32(first + k as u32, v);
                 }
                 Ok(n)
             }
