@@ -6,8 +6,8 @@
 //!   field and PSP/SMU constant tables from the same headers.
 //! - `gen-mnemonics [--check]`: regenerate the interpreter's sample table (mnemonics
 //!   and operand shapes) from llvm-mc-19.
-//! - `gen-opcodes ENUM_PY [--check]`: regenerate the interpreter's opcode enums from
-//!   tinygrad's RDNA3 tables (generated from AMD's ISA XML).
+//! - `gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: regenerate a generation's opcode enums from
+//!   tinygrad's tables of that generation (generated from AMD's ISA XML).
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
@@ -75,7 +75,7 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

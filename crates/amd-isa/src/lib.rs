@@ -34,6 +34,7 @@ mod float;
 pub mod memory;
 pub mod pool;
 pub mod rdna3;
+pub mod rdna4;
 
 pub use dispatch::{Counters, Dispatch};
 pub use error::{At, ExecError};

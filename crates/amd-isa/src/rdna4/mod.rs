@@ -1,0 +1,64 @@
+//! RDNA4 (gfx1200, gfx1201): the instruction set's opcode tables, generated from AMD's
+//! machine-readable RDNA4 ISA as tinygrad's tables give it (`cargo xtask gen-opcodes
+//! --gen rdna4`), 1,563 opcodes in 23 encodings. The decoder, disassembler and
+//! interpreter of RDNA4 are not written yet: what changes against RDNA3 is in
+//! `docs/reference/rdna4.md`.
+
+#[rustfmt::skip]
+#[path = "generated/opcodes.rs"]
+pub mod opcodes;
+
+#[cfg(test)]
+mod tests {
+    use super::opcodes::*;
+
+    /// Opcode numbers read out of `llvm-mc-19 -arch=amdgcn -mcpu=gfx1201 -show-encoding`'s
+    /// encodings (the words below, little-endian dwords), against the generated tables.
+    #[test]
+    fn opcodes_agree_with_llvm_encodings() {
+        // s_wait_loadcnt 0x0: 0xbfc00000; s_wait_kmcnt 0x0: 0xbfc70000 (SOPP op 22:16).
+        assert_eq!(
+            Sopp::from_op(((0xbfc0_0000u32 >> 16) & 0x7f) as u16),
+            Some(Sopp::S_WAIT_LOADCNT)
+        );
+        assert_eq!(
+            Sopp::from_op(((0xbfc7_0000u32 >> 16) & 0x7f) as u16),
+            Some(Sopp::S_WAIT_KMCNT)
+        );
+        // s_barrier_signal -1: 0xbe804ec1 (SOP1 op 15:8).
+        assert_eq!(
+            Sop1::from_op(((0xbe80_4ec1u32 >> 8) & 0xff) as u16),
+            Some(Sop1::S_BARRIER_SIGNAL)
+        );
+        // v_add_f32_e32 v0, v1, v2: 0x06000501 (VOP2 op 30:25).
+        assert_eq!(
+            Vop2::from_op(((0x0600_0501u32 >> 25) & 0x3f) as u16),
+            Some(Vop2::V_ADD_F32_E32)
+        );
+        // global_load_b32 v0, v1, s[0:1]: 0xee050000 (VGLOBAL op 21:14).
+        assert_eq!(
+            Vglobal::from_op(((0xee05_0000u32 >> 14) & 0xff) as u16),
+            Some(Vglobal::GLOBAL_LOAD_B32)
+        );
+        // buffer_load_b32 v0, v1, s[0:3], null offen: 0xc405007c (VBUFFER op 21:14).
+        assert_eq!(
+            Vbuffer::from_op(((0xc405_007cu32 >> 14) & 0xff) as u16),
+            Some(Vbuffer::BUFFER_LOAD_B32)
+        );
+        // v_wmma_f32_16x16x16_f16: 0xcc404000 (VOP3P op 22:16).
+        assert_eq!(
+            Vop3p::from_op(((0xcc40_4000u32 >> 16) & 0x7f) as u16),
+            Some(Vop3p::V_WMMA_F32_16X16X16_F16)
+        );
+    }
+
+    #[test]
+    fn every_encoding_is_listed_once_with_its_opcodes() {
+        let total: usize = SPEC.iter().map(|(_, ops)| ops.len()).sum();
+        assert_eq!((SPEC.len(), total), (23, 1563));
+        for (enc, ops) in SPEC {
+            let mut seen = std::collections::BTreeSet::new();
+            assert!(ops.iter().all(|(op, _)| seen.insert(*op)), "{enc}: an opcode twice");
+        }
+    }
+}
