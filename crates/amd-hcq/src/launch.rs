@@ -522,10 +522,11 @@ impl<I: DeviceInterface> Program<I> {
         let dev = self.device();
         let mut l = dev.launcher();
         let l = &mut *l;
-        let mut q = l.list.take().unwrap_or_else(|| ComputeQueue::new(dev.props().target));
-        q.clear();
-        q.rec.transient = true;
         let made = dev.scratch_in(l).map(|_| ());
+        let q = l
+            .list
+            .get_or_insert_with(|| ComputeQueue::transient(dev.props().target));
+        q.clear();
         let r = made.and_then(|()| match (&l.scratch, &mut l.kernargs) {
             (Some(scratch), Some(ring)) => q.exec_with(self, args, dims, scratch).and_then(|q| {
                 let name = OpName::Shared(self.name_arc().clone());
@@ -536,7 +537,6 @@ impl<I: DeviceInterface> Program<I> {
             }),
         });
         q.clear();
-        l.list = Some(q);
         r
     }
 }

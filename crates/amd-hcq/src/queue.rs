@@ -315,6 +315,7 @@ impl<E: Encoding> CmdList<E> {
 
     /// Stalls the queue until `sig` is at least `value` (compared in 32 bits, as
     /// WAIT_REG_MEM and POLL_REGMEM do).
+    #[inline]
     pub fn wait<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
         self.rec.hold(sig);
         self.wait_addr(sig.addr(), value)
@@ -322,6 +323,7 @@ impl<E: Encoding> CmdList<E> {
 
     /// Stalls the queue until the signal value at `addr` is at least `value` (compared
     /// in 32 bits); either may be a symbol.
+    #[inline]
     pub fn wait_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>) -> &mut Self {
         let at = self.cmds.len();
         let (addr, value) = (addr.into(), value.into());
@@ -335,6 +337,7 @@ impl<E: Encoding> CmdList<E> {
 
     /// Sets `sig` to `value` once prior work is done (the copy engine writes its low
     /// 32 bits); for a timeline, also raises its event to wake sleepers.
+    #[inline]
     pub fn signal<I: DeviceInterface>(&mut self, sig: &Signal<I>, value: impl Into<Sym>) -> &mut Self {
         self.rec.hold(sig);
         self.signal_addr(sig.addr(), value, sig.event())
@@ -343,6 +346,7 @@ impl<E: Encoding> CmdList<E> {
     /// Sets the signal at `addr` to `value` once prior work is done (the copy engine
     /// writes its low 32 bits), raising the KFD `event` (mailbox address, id) when
     /// given; address and value may be symbols.
+    #[inline]
     pub fn signal_addr(&mut self, addr: impl Into<Sym>, value: impl Into<Sym>, event: Option<(u64, u32)>) -> &mut Self {
         let at = self.cmds.len();
         let (addr, value) = (addr.into(), value.into());

@@ -106,33 +106,16 @@ pub(crate) struct Engines<I: DeviceInterface> {
     pub(crate) timeline: Timeline<I>,
 }
 
-/// What differs in sending an engine's lists: which lane of a device they go to, and
-/// how they are written into its ring.
+/// Which lane of a device an engine's lists go to.
 pub(crate) trait OnRing: Encoding {
     /// The engine's lane, and the timeline.
     fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>);
-
-    /// Writes `q` into `ring` and rings the doorbell.
-    fn write<Q: HwQueue, I: DeviceInterface>(
-        ring: &mut Ring<Q>,
-        q: &CmdList<Self>,
-        dev: &dyn DeviceLink<I>,
-    ) -> Result<()>;
 }
 
 impl OnRing for Pm4 {
     #[inline(always)]
     fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>) {
         (&mut e.compute, &mut e.timeline)
-    }
-
-    #[inline(always)]
-    fn write<Q: HwQueue, I: DeviceInterface>(
-        ring: &mut Ring<Q>,
-        q: &CmdList<Self>,
-        dev: &dyn DeviceLink<I>,
-    ) -> Result<()> {
-        write_compute(ring, [&q.cmds], dev)
     }
 }
 
@@ -141,14 +124,20 @@ impl OnRing for Sdma {
     fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>) {
         (&mut e.sdma, &mut e.timeline)
     }
+}
 
-    #[inline(always)]
-    fn write<Q: HwQueue, I: DeviceInterface>(
-        ring: &mut Ring<Q>,
-        q: &CmdList<Self>,
-        dev: &dyn DeviceLink<I>,
-    ) -> Result<()> {
+/// Writes `q` into `ring` and rings the doorbell: PM4 dwords wrap anywhere, SDMA
+/// packets are placed whole.
+#[inline(always)]
+fn write_list<E: Encoding, Q: HwQueue, I: DeviceInterface>(
+    ring: &mut Ring<Q>,
+    q: &CmdList<E>,
+    dev: &dyn DeviceLink<I>,
+) -> Result<()> {
+    if E::WHOLE_PACKETS {
         write_copy(ring, q, dev)
+    } else {
+        write_compute(ring, [&q.cmds], dev)
     }
 }
 
@@ -197,7 +186,7 @@ impl<I: DeviceInterface> Engines<I> {
         q.wait(sig, value - 1);
         build(q)?;
         q.signal(sig, value);
-        E::write(&mut lane.ring, q, dev)?;
+        write_list(&mut lane.ring, q, dev)?;
         Ok(timeline.advance(name, done))
     }
 
@@ -225,7 +214,7 @@ impl<I: DeviceInterface> Engines<I> {
         all.clear();
         all.put_packets(&q.cmds, q);
         all.signal_addr(addr, count, None);
-        E::write(&mut lane.ring, all, dev)?;
+        write_list(&mut lane.ring, all, dev)?;
         lane.ring.plain = count;
         Ok(())
     }
@@ -341,9 +330,9 @@ fn write_compute<Q: HwQueue, I: DeviceInterface, const N: usize>(
 /// (what does not fit is preceded by zeros — NOPs — to the end and restarts at 0), and
 /// INDIRECT packets padded with NOPs to end on an 8-dword boundary; rings the doorbell.
 #[inline(always)]
-fn write_copy<Q: HwQueue, I: DeviceInterface>(
+fn write_copy<E: Encoding, Q: HwQueue, I: DeviceInterface>(
     ring: &mut Ring<Q>,
-    q: &CopyQueue,
+    q: &CmdList<E>,
     dev: &dyn DeviceLink<I>,
 ) -> Result<()> {
     let bytes = ring.q.ring_bytes() as u64;
@@ -371,7 +360,7 @@ fn count_from_low32(sent: u64, low: u32) -> u64 {
 /// The dwords to write at ring dword `pos` of a ring of `ring` dwords for `q`: its
 /// packets, none reaching the ring's end (zeros fill to the end and the packet restarts
 /// at 0), with zeros before each end-aligned packet so it ends on 8 dwords.
-fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
+fn place_sdma<E: Encoding>(q: &CmdList<E>, start: usize, ring: usize) -> Result<Vec<u32>> {
     let mut out = Vec::with_capacity(q.cmds.len() + 16);
     let mut pos = start;
     let mut at = 0usize;

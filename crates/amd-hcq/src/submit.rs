@@ -90,57 +90,47 @@ impl<I: DeviceInterface> Device<I> {
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
         self.check_target(q.target)?;
-        let mut resolved = RESOLVED.with(|r| std::mem::take(&mut *r.borrow_mut()));
-        let r = self.run_with(ring, q, vals, name, barrier, times, &mut resolved);
-        RESOLVED.with(|r| *r.borrow_mut() = resolved);
+        let mut values = RESOLVED.take();
+        // The submission in a closure: whatever it returns, the vector goes back.
+        let r = (|| {
+            let resolved = &mut values;
+            let rec = &q.rec;
+            let ring = match ring {
+                Some(r) if !rec.kernargs.is_empty() => r,
+                _ => {
+                    rec.resolve(vals, &[], resolved)?;
+                    return self.submit_timed(name, times, barrier, |out| {
+                        let start = out.put_packets(&q.cmds, q);
+                        rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
+                    });
+                }
+            };
+            // The launcher (with the argument ring) is taken before the timeline, as
+            // everywhere.
+            let len = rec.kernargs.len();
+            let off = ring.reserve(
+                len,
+                rec.karg_align.max(64),
+                |p| self.wait_point(p),
+                |p| self.inner.is_done(p),
+            )?;
+            let base = ring.buf.va() + off as u64;
+            let internal = rec.karg_base.as_ref().map(|v| (v, base));
+            rec.resolve(vals, internal.as_slice(), resolved)?;
+            // The argument bytes, then their sites, then the commands: a bad value fails
+            // the build before anything reaches the ring (the block is simply not used).
+            ring.buf.write(off, &rec.kernargs)?;
+            let buf = &ring.buf;
+            let (p, t) = self.submit_timed(name, times, barrier, |out| {
+                let start = out.put_packets(&q.cmds, q);
+                rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
+                    buf.write_le(off + at, v, n)
+                })
+            })?;
+            ring.in_use(off, len, p);
+            Ok((p, t))
+        })();
+        RESOLVED.set(values);
         r
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_with<E: OnRing>(
-        &self,
-        ring: Option<&mut KernargRing<I>>,
-        q: &CmdList<E>,
-        vals: &Bindings,
-        name: OpName,
-        barrier: bool,
-        times: bool,
-        resolved: &mut Vec<u64>,
-    ) -> Result<(Point, Option<Times<I>>)> {
-        let rec = &q.rec;
-        let ring = match ring {
-            Some(r) if !rec.kernargs.is_empty() => r,
-            _ => {
-                rec.resolve(vals, &[], resolved)?;
-                return self.submit_timed(name, times, barrier, |out| {
-                    let start = out.put_packets(&q.cmds, q);
-                    rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
-                });
-            }
-        };
-        // The launcher (with the argument ring) is taken before the timeline, as
-        // everywhere.
-        let len = rec.kernargs.len();
-        let off = ring.reserve(
-            len,
-            rec.karg_align.max(64),
-            |p| self.wait_point(p),
-            |p| self.inner.is_done(p),
-        )?;
-        let base = ring.buf.va() + off as u64;
-        let internal = rec.karg_base.as_ref().map(|v| (v, base));
-        rec.resolve(vals, internal.as_slice(), resolved)?;
-        // The argument bytes, then their sites, then the commands: a bad value fails
-        // the build before anything reaches the ring (the block is simply not used).
-        ring.buf.write(off, &rec.kernargs)?;
-        let buf = &ring.buf;
-        let (p, t) = self.submit_timed(name, times, barrier, |out| {
-            let start = out.put_packets(&q.cmds, q);
-            rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
-                buf.write_le(off + at, v, n)
-            })
-        })?;
-        ring.in_use(off, len, p);
-        Ok((p, t))
     }
 }
