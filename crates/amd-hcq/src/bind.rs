@@ -17,7 +17,8 @@ use amd_packets::sdma;
 use crate::device::Device;
 use crate::iface::{BufferKind, DeviceInterface};
 use crate::memory::Buffer;
-use crate::queue::{ComputeQueue, CopyQueue, Place, Recording, write_site};
+use crate::queue::{ComputeQueue, CopyQueue, Pm4, Sdma};
+use crate::record::{Place, Recording, write_site};
 use crate::sym::{Bindings, Expr, Var};
 use crate::timeline::{OpName, Point};
 use crate::{HcqError, Result};
@@ -118,7 +119,7 @@ impl BoundList {
                 let bits = s
                     .enc
                     .encode(v)
-                    .ok_or_else(|| crate::queue::does_not_fit(&s.what, v, s.enc))?;
+                    .ok_or_else(|| crate::record::does_not_fit(&s.what, v, s.enc))?;
                 write_site(s, bits, &mut cmds, &mut kargs)?;
             }
             buf.write(0, zerocopy::IntoBytes::as_bytes(cmds.as_slice()))?;
@@ -212,7 +213,7 @@ pub(crate) struct Plan {
     /// expression of the first root at or after a failing entry).
     roots: Vec<u32>,
     /// What each expression is (for errors).
-    what: Vec<crate::queue::What>,
+    what: Vec<crate::record::What>,
     /// The dynamic sites that take one value the same way, in the order of their
     /// first sites.
     groups: Vec<Group>,
@@ -319,8 +320,8 @@ impl Plan {
             plan: &mut p,
             seen: Default::default(),
         };
-        let mut roots: Vec<(u32, crate::queue::What)> = Vec::new();
-        let mut index = |e: &Expr, what: &crate::queue::What, b: &mut StepBuilder<'_>| -> u32 {
+        let mut roots: Vec<(u32, crate::record::What)> = Vec::new();
+        let mut index = |e: &Expr, what: &crate::record::What, b: &mut StepBuilder<'_>| -> u32 {
             let before = b.plan.init.len();
             let n = b.expr(e);
             if b.plan.init.len() > before {
@@ -330,7 +331,7 @@ impl Plan {
         };
         /// A group being gathered: entry, encoding, bytes stored, first site, the
         /// sites' offsets.
-        struct Draft(u32, crate::queue::Enc, u8, usize, Vec<usize>);
+        struct Draft(u32, crate::record::Enc, u8, usize, Vec<usize>);
         let mut groups: Vec<Draft> = Vec::new();
         for &k in dynamic {
             let s = &rec.sites[k];
@@ -346,7 +347,7 @@ impl Plan {
         }
         let mut checks: Vec<PlanCheck> = Vec::new();
         for c in &rec.checks {
-            let what = crate::queue::What::of(&c.kernel, "launch size", None);
+            let what = crate::record::What::of(&c.kernel, "launch size", None);
             let g = [0, 1, 2].map(|a| index(&c.global[a], &what, &mut b));
             let l = [0, 1, 2].map(|a| index(&c.local[a], &what, &mut b));
             let check = PlanCheck(g, l, c.max_workgroup, c.kernel.clone());
@@ -438,7 +439,7 @@ impl Plan {
         let value = |i: u32| values.get(i as usize).copied().unwrap_or(0);
         match self.checks.get(lim.check as usize) {
             Some(PlanCheck(g, l, max, kernel)) => {
-                match crate::queue::check_launch(kernel, g.map(value), l.map(value), *max) {
+                match crate::record::check_launch(kernel, g.map(value), l.map(value), *max) {
                     Err(e) => e,
                     Ok(()) => HcqError::Internal {
                         what: "a launch's plan refused sizes its check takes",
@@ -468,7 +469,7 @@ impl Plan {
         let value = |i: u32| values.get(i as usize).copied().unwrap_or(0);
         for &i in &self.full {
             if let Some(PlanCheck(g, l, max, kernel)) = self.checks.get(i as usize) {
-                crate::queue::check_launch(kernel, g.map(value), l.map(value), *max)?;
+                crate::record::check_launch(kernel, g.map(value), l.map(value), *max)?;
             }
         }
         Ok(())
@@ -502,7 +503,7 @@ impl Plan {
     #[cold]
     fn does_not_fit(&self, rec: &Recording, i: usize, v: u64) -> HcqError {
         match self.group_site.get(i).and_then(|&k| rec.sites.get(k)) {
-            Some(s) => crate::queue::does_not_fit(&s.what, v, s.enc),
+            Some(s) => crate::record::does_not_fit(&s.what, v, s.enc),
             None => HcqError::Internal {
                 what: "a plan's group without its site",
             },
@@ -522,7 +523,7 @@ struct Group {
     entry: u32,
     /// Its encoding without branches: a value `v` fits when `v - lo` (wrapping) is
     /// at most `span`, and is written as `(v & mask) - sub` (see
-    /// [`crate::queue::Enc::encode`], which this agrees with).
+    /// [`crate::record::Enc::encode`], which this agrees with).
     lo: u64,
     span: u64,
     mask: u64,
@@ -534,7 +535,7 @@ struct Group {
 }
 
 impl Group {
-    fn new(entry: u32, enc: crate::queue::Enc, bytes: u8, targets: (u32, u32)) -> Group {
+    fn new(entry: u32, enc: crate::record::Enc, bytes: u8, targets: (u32, u32)) -> Group {
         let (lo, span, mask) = if enc.truncate {
             let mask = if enc.bytes >= 8 {
                 u64::MAX
@@ -762,12 +763,10 @@ impl<I: DeviceInterface> BoundQueue<I> {
         self.list.update(&mut img, vals, &[])?;
         let (va, dwords) = (img.buf.va(), self.list.dwords);
         let p = if self.list.copy {
-            dev.submit_point(true, OpName::Static("bound list"), |w| {
-                w.copy()?.indirect(va, dwords).map(|_| ())
-            })?
+            dev.submit_point::<Sdma>(OpName::Static("bound list"), |q| q.indirect(va, dwords).map(|_| ()))?
         } else {
-            dev.submit_point(false, OpName::Static("bound list"), |w| {
-                w.compute()?.cmds.extend_from_slice(img.indirect());
+            dev.submit_point::<Pm4>(OpName::Static("bound list"), |q| {
+                q.cmds.extend_from_slice(img.indirect());
                 Ok(())
             })?
         };
@@ -857,7 +856,7 @@ impl<I: DeviceInterface> Device<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Enc;
+    use crate::record::Enc;
     use crate::sym::Sym;
     use amd_packets::GfxTarget;
     use proptest::prelude::*;

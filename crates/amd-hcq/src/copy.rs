@@ -7,10 +7,20 @@ use crate::Result;
 use crate::device::Device;
 use crate::iface::{DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
+use crate::queue::Sdma;
 use crate::resources::{STAGING_SIZE, Staging};
-use crate::timeline::OpName;
+use crate::timeline::{OpName, Point};
 
 impl<I: DeviceInterface> Device<I> {
+    /// `size` bytes from GPU address `from` to `to` on the SDMA queue, ordered on the
+    /// timeline (profiled as `name`).
+    fn copy_on_timeline(&self, name: &'static str, to: u64, from: u64, size: usize) -> Result<Point> {
+        let (p, _) = self.submit_timed::<Sdma>(OpName::Static(name), false, false, |q| {
+            q.copy(to, from, size as u64).map(|_| ())
+        })?;
+        Ok(p)
+    }
+
     fn staging(&self) -> Result<parking_lot::MutexGuard<'_, Staging<I>>> {
         // A faulted device allocates nothing: the sticky error, at once.
         self.inner.check()?;
@@ -32,9 +42,7 @@ impl<I: DeviceInterface> Device<I> {
             buf.write(0, chunk)?;
             let src = buf.va();
             let to = dst.va() + (offset + i * STAGING_SIZE) as u64;
-            let (p, _) = self.submit_timed(true, OpName::Static("copy_in"), false, false, |w| {
-                w.copy()?.copy(to, src, chunk.len() as u64).map(|_| ())
-            })?;
+            let p = self.copy_on_timeline("copy_in", to, src, chunk.len())?;
             staging.busy_until[slot] = p;
         }
         Ok(())
@@ -77,9 +85,7 @@ impl<I: DeviceInterface> Device<I> {
         for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
             let from = src.va() + (offset + i * STAGING_SIZE) as u64;
             let to = buf.va();
-            let (p, _) = self.submit_timed(true, OpName::Static("copy_out"), false, false, |w| {
-                w.copy()?.copy(to, from, chunk.len() as u64).map(|_| ())
-            })?;
+            let p = self.copy_on_timeline("copy_out", to, from, chunk.len())?;
             self.wait_point(p)?;
             buf.read(0, chunk)?;
         }
@@ -102,10 +108,7 @@ impl<I: DeviceInterface> Device<I> {
         dst.check_on(self.inner.id(), &"the destination")?;
         src.check_on(self.inner.id(), &"the source")?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
-        let (p, _) = self.submit_timed(true, OpName::Static("copy"), false, false, |w| {
-            w.copy()?.copy(to, from, size as u64).map(|_| ())
-        })?;
-        Ok(p.logical())
+        Ok(self.copy_on_timeline("copy", to, from, size)?.logical())
     }
 
     /// Copies `size` bytes of `src` (on this GPU) to `dst` on GPU `dst_dev`: this
@@ -119,8 +122,7 @@ impl<I: DeviceInterface> Device<I> {
         self.map_peer(dst)?;
         let (their_addr, their_last) = dst_dev.timeline_snapshot()?;
         let (to, from) = (dst.va(), src.va());
-        let (p, _) = self.submit_timed(true, OpName::Static("transfer"), false, false, |w| {
-            let q = w.copy()?;
+        let (p, _) = self.submit_timed::<Sdma>(OpName::Static("transfer"), false, false, |q| {
             q.wait_addr(their_addr, their_last);
             q.copy(to, from, size as u64).map(|_| ())
         })?;

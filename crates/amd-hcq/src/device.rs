@@ -14,9 +14,10 @@ use crate::health::Health;
 use crate::iface::{BufferKind, DeviceInterface, DeviceProps};
 use crate::memory::{Buffer, Reuse};
 use crate::profile::Profiling;
-use crate::queue::{ComputeQueue, CopyQueue, Recording, Work};
+use crate::queue::{CmdList, ComputeQueue, CopyQueue, Pm4, Sdma, Work};
+use crate::record::Recording;
 use crate::resources::{Launcher, Staging};
-use crate::rings::{Engines, RING_SIZE, Ring, Submission};
+use crate::rings::{Engines, Lane, OnRing, RING_SIZE, Ring, Submission};
 use crate::signal::{Signal, SignalPool};
 use crate::timeline::{OpName, Point, Timeline, TimelineHandle};
 use crate::{HcqError, Result};
@@ -212,24 +213,6 @@ thread_local! {
     static SPARE: RefCell<Spare> = const { RefCell::new((None, None)) };
 }
 
-/// Runs `f` on this thread's spare list (taken out of `slot`), or on a new one when a
-/// build on this thread has it; the list is emptied before `f` and after it, outside
-/// any other lock, and put back.
-fn on_spare<Q, R>(
-    slot: fn(&mut Spare) -> &mut Option<Q>,
-    fresh: impl FnOnce() -> Q,
-    prepare: impl FnOnce(&mut Q),
-    clear: fn(&mut Q),
-    f: impl FnOnce(&mut Q) -> R,
-) -> R {
-    let mut q = SPARE.with_borrow_mut(|s| slot(s).take()).unwrap_or_else(fresh);
-    prepare(&mut q);
-    let r = f(&mut q);
-    clear(&mut q);
-    SPARE.with_borrow_mut(|s| *slot(s) = Some(q));
-    r
-}
-
 /// Whether a list built for [`Device::submit_ordered`] can go out as built (no symbol
 /// to bind, no kernel arguments to place).
 fn sent_as_built(rec: &Recording) -> Result<()> {
@@ -266,24 +249,21 @@ impl<I: DeviceInterface> Device<I> {
             }
             None => Arc::new(SignalPool::new(&iface)?),
         };
-        let compute = Ring::new(iface.create_queue(false, RING_SIZE)?);
-        let sdma = Ring::new(iface.create_queue(true, RING_SIZE)?);
+        let target = iface.props().target;
         // The timeline's and the fences' signals belong to the device; no wait goes
         // through them as signals (waits for the timeline go through the device).
         let none = || -> Link<I> { Weak::<DeviceInner<I>>::new() };
+        let fence = || Signal::new(&pool, none(), None, 0);
+        let compute = Lane::new(Ring::new(iface.create_queue(false, RING_SIZE)?), fence()?, target);
+        let sdma = Lane::new(Ring::new(iface.create_queue(true, RING_SIZE)?), fence()?, target);
         let event = iface.queue_event();
         let timeline = Timeline::new(
             Signal::new(&pool, none(), event, 0)?,
             Signal::new(&pool, none(), event, 0)?,
         );
-        let plain_done = [
-            Signal::new(&pool, none(), None, 0)?,
-            Signal::new(&pool, none(), None, 0)?,
-        ];
-        let target = iface.props().target;
         let inner = Arc::new(DeviceInner {
             submission: Submission {
-                engines: Mutex::new(Engines::new(compute, sdma, timeline, plain_done, target)),
+                engines: Mutex::new(Engines::new(compute, sdma, timeline)),
                 restart: Mutex::new(()),
                 done_seen: std::sync::atomic::AtomicU64::new(0),
             },
@@ -354,8 +334,7 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_compute(&self, q: &ComputeQueue) -> Result<()> {
         self.inner.check()?;
         not_plain(&q.rec, "Device::submit_compute")?;
-        let target = self.props().target;
-        self.inner.engines().push_compute_plain(&q.cmds, target, &*self.inner)
+        self.inner.engines().push_plain(q, &*self.inner)
     }
 
     /// Submits a copy list as built, not ordered on the timeline (followed by a fence, as
@@ -364,7 +343,7 @@ impl<I: DeviceInterface> Device<I> {
     pub fn submit_copy(&self, q: &CopyQueue) -> Result<()> {
         self.inner.check()?;
         not_plain(&q.rec, "Device::submit_copy")?;
-        self.inner.engines().push_copy_plain(q, &*self.inner)
+        self.inner.engines().push_plain(q, &*self.inner)
     }
 
     /// Submits work ordered on the device timeline: waits for everything submitted
@@ -380,50 +359,39 @@ impl<I: DeviceInterface> Device<I> {
     /// [`Program::enqueue`]: crate::Program::enqueue
     pub fn submit_ordered(&self, copy: bool, build: impl FnOnce(&mut Work<'_>) -> Result<()>) -> Result<u64> {
         self.inner.check()?;
-        let name = OpName::Static("submission");
-        let target = self.props().target;
-        // This thread's list is reused (no allocation per submit). Lists hold the
-        // signals they name until sent (what is freed before waits for the timeline
-        // only from then), and are emptied with no lock of the device held (what they
-        // kept may be freed then).
         let p = if copy {
-            on_spare(
-                |s| &mut s.1,
-                || self.copy_queue(),
-                |q| {
-                    q.clear();
-                    q.target = target;
-                },
-                CopyQueue::clear,
-                |q| {
-                    build(&mut Work::Copy(q))?;
-                    sent_as_built(&q.rec)?;
-                    self.submit_point(true, name, |w| {
-                        w.copy()?.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
-                        Ok(())
-                    })
-                },
-            )?
+            self.submit_built::<Sdma>(|s| &mut s.1, build)?
         } else {
-            on_spare(
-                |s| &mut s.0,
-                || self.compute_queue(),
-                |q| {
-                    q.clear();
-                    q.target = target;
-                },
-                ComputeQueue::clear,
-                |q| {
-                    build(&mut Work::Compute(q))?;
-                    sent_as_built(&q.rec)?;
-                    self.submit_point(false, name, |w| {
-                        w.compute()?.cmds.extend_from_slice(&q.cmds);
-                        Ok(())
-                    })
-                },
-            )?
+            self.submit_built::<Pm4>(|s| &mut s.0, build)?
         };
         Ok(p.logical())
+    }
+
+    /// [`Device::submit_ordered`] on the engine of `E`. This thread's list (in `slot`)
+    /// is reused: no allocation per submit. Lists hold the signals they name until
+    /// sent (what is freed before waits for the timeline only from then), and are
+    /// emptied with no lock of the device held (what they kept may be freed then).
+    fn submit_built<E: OnRing>(
+        &self,
+        slot: fn(&mut Spare) -> &mut Option<CmdList<E>>,
+        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+    ) -> Result<Point> {
+        let target = self.props().target;
+        let mut q = SPARE
+            .with_borrow_mut(|s| slot(s).take())
+            .unwrap_or_else(|| CmdList::new(target));
+        q.clear();
+        q.target = target;
+        let r = build(&mut E::work(&mut q)).and_then(|()| {
+            sent_as_built(&q.rec)?;
+            self.submit_point::<E>(OpName::Static("submission"), |w| {
+                w.put_packets(&q.cmds, &q);
+                Ok(())
+            })
+        });
+        q.clear();
+        SPARE.with_borrow_mut(|s| *slot(s) = Some(q));
+        r
     }
 
     /// The runtime's own ordered submissions: `build` records into the timeline's list,
@@ -432,15 +400,14 @@ impl<I: DeviceInterface> Device<I> {
     /// the runtime's code runs there (it takes no lock of the device and frees
     /// nothing): a user's list is built first, by [`Device::submit_ordered`].
     #[inline]
-    pub(crate) fn submit_point(
+    pub(crate) fn submit_point<E: OnRing>(
         &self,
-        copy: bool,
         name: OpName,
-        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+        build: impl FnOnce(&mut CmdList<E>) -> Result<()>,
     ) -> Result<Point> {
         self.inner.check()?;
         let mut e = self.lock_engines()?;
-        e.ordered(copy, name, self.inner.seen_done(), &*self.inner, build)
+        e.ordered(name, self.inner.seen_done(), &*self.inner, build)
     }
 
     /// The timeline and the rings, locked with room for one more timeline value

@@ -454,6 +454,13 @@ pub enum HcqError {
     InvalidArgument(String),
 }
 
+/// What cannot fail fails into any error (a PM4 timestamp refuses no address).
+impl From<std::convert::Infallible> for HcqError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
 /// What is wrong with a kernel argument ([`HcqError::KernelArgument`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

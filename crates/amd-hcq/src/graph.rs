@@ -394,7 +394,10 @@ impl ListBuilder {
     /// its offset there.
     fn timestamp(&mut self) -> Result<usize> {
         match self {
-            ListBuilder::Compute(q) => Ok(q.timestamp_in_kernargs()),
+            ListBuilder::Compute(q) => {
+                let Ok(off) = q.timestamp_in_kernargs();
+                Ok(off)
+            }
             ListBuilder::Copy(q) => q.timestamp_in_kernargs(),
         }
     }
@@ -407,16 +410,8 @@ impl ListBuilder {
 
     fn append(&mut self, w: &Work) {
         match (self, w) {
-            (ListBuilder::Compute(q), Work::Compute(seg)) => {
-                let base = q.cmds.len();
-                q.cmds.extend_from_slice(&seg.cmds);
-                q.rec.append(&seg.rec, base);
-            }
-            (ListBuilder::Copy(q), Work::Copy(seg)) => {
-                let base = q.cmds.len();
-                q.append_packets(&seg.cmds, &seg.sizes, &seg.end_aligned);
-                q.rec.append(&seg.rec, base);
-            }
+            (ListBuilder::Compute(q), Work::Compute(seg)) => q.append(seg),
+            (ListBuilder::Copy(q), Work::Copy(seg)) => q.append(seg),
             // Lists are keyed by engine: a node only joins a list of its kind.
             _ => {}
         }

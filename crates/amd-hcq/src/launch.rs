@@ -14,7 +14,8 @@ use crate::iface::DeviceInterface;
 use crate::memory::{Buffer, check_resident};
 use crate::profile::Times;
 use crate::program::Program;
-use crate::queue::{ComputeQueue, Enc, LaunchCheck, Place, Recording, What, check_launch};
+use crate::queue::ComputeQueue;
+use crate::record::{Enc, LaunchCheck, Place, Recording, What, check_launch};
 use crate::resources::Scratch;
 use crate::sym::Expr;
 use crate::sym::{Bindings, Op, Sym, Var};
@@ -521,21 +522,21 @@ impl<I: DeviceInterface> Program<I> {
         let dev = self.device();
         let mut l = dev.launcher();
         let l = &mut *l;
-        let mut q = l.list.take().unwrap_or_else(|| ComputeQueue::new(dev.props().target));
-        q.clear();
-        q.rec.transient = true;
         let made = dev.scratch_in(l).map(|_| ());
+        let q = l
+            .list
+            .get_or_insert_with(|| ComputeQueue::transient(dev.props().target));
+        q.clear();
         let r = made.and_then(|()| match (&l.scratch, &mut l.kernargs) {
             (Some(scratch), Some(ring)) => q.exec_with(self, args, dims, scratch).and_then(|q| {
                 let name = OpName::Shared(self.name_arc().clone());
-                dev.run_compute_in(Some(ring), q, vals, name, true, times)
+                dev.run_in(Some(ring), q, vals, name, true, times)
             }),
             _ => Err(HcqError::Internal {
                 what: "no scratch or kernel-argument region on an open device",
             }),
         });
         q.clear();
-        l.list = Some(q);
         r
     }
 }

@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use crate::fence::{DeviceLink, Marks};
 use crate::iface::{DeviceInterface, HwQueue};
-use crate::queue::{ComputeQueue, CopyQueue, Work};
+use crate::queue::{CmdList, CopyQueue, Encoding, Pm4, Sdma};
 use crate::signal::Signal;
 use crate::timeline::{OpName, Point, Timeline};
 use crate::{HcqError, Result};
@@ -59,145 +59,163 @@ impl<Q: HwQueue> Ring<Q> {
     }
 }
 
-/// The timeline, the rings, and the lists the runtime's own ordered submissions are
-/// built in (reused: no allocation per submission; transient: they keep nothing
-/// alive, the timeline covers what they name).
-pub(crate) struct Engines<I: DeviceInterface> {
-    // The rings first: fields drop in order, and destroying a queue stops its work
+/// One engine's part of the submission state: its ring, the list the runtime's own
+/// ordered submissions are built in, the list a list sent outside the timeline is
+/// placed in with its fence, and the fence's signal. The lists are reused (no
+/// allocation per submission) and transient (they keep nothing alive: the timeline
+/// covers what they name).
+pub(crate) struct Lane<I: DeviceInterface, E> {
+    // The ring first: fields drop in order, and destroying a queue stops its work
     // before the signals it writes go.
-    pub(crate) compute: Ring<I::Queue>,
-    pub(crate) sdma: Ring<I::Queue>,
-    pub(crate) timeline: Timeline<I>,
-    compute_list: ComputeQueue,
-    copy_list: CopyQueue,
-    /// The list a copy list sent outside the timeline is placed in with its fence.
-    plain_copy: CopyQueue,
+    pub(crate) ring: Ring<I::Queue>,
+    ordered: CmdList<E>,
+    plain: CmdList<E>,
     /// Written by the fence after each list sent outside the timeline: the count of
-    /// such lists done on the compute ring (64 bits) and on the copy ring (32 bits).
-    plain_done: [Signal<I>; 2],
+    /// such lists done (its low 32 bits where the engine writes 32).
+    plain_done: Signal<I>,
+}
+
+impl<I: DeviceInterface, E: Encoding> Lane<I, E> {
+    pub(crate) fn new(ring: Ring<I::Queue>, plain_done: Signal<I>, target: amd_packets::GfxTarget) -> Self {
+        Lane {
+            ring,
+            ordered: CmdList::transient(target),
+            plain: CmdList::transient(target),
+            plain_done,
+        }
+    }
+
+    /// The lists sent outside the timeline so far, and those done.
+    fn plain_marks(&self) -> (u64, u64) {
+        let sent = self.ring.plain;
+        let v = self.plain_done.value();
+        let done = if E::SIGNAL_BYTES == 8 {
+            v
+        } else {
+            count_from_low32(sent, v as u32)
+        };
+        (sent, done)
+    }
+}
+
+/// The timeline and each engine's lane.
+pub(crate) struct Engines<I: DeviceInterface> {
+    // The lanes first: their rings stop their work before the timeline's signals go.
+    pub(crate) compute: Lane<I, Pm4>,
+    pub(crate) sdma: Lane<I, Sdma>,
+    pub(crate) timeline: Timeline<I>,
+}
+
+/// Which lane of a device an engine's lists go to.
+pub(crate) trait OnRing: Encoding {
+    /// The engine's lane, and the timeline.
+    fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>);
+}
+
+impl OnRing for Pm4 {
+    #[inline(always)]
+    fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>) {
+        (&mut e.compute, &mut e.timeline)
+    }
+}
+
+impl OnRing for Sdma {
+    #[inline(always)]
+    fn lane<I: DeviceInterface>(e: &mut Engines<I>) -> (&mut Lane<I, Self>, &mut Timeline<I>) {
+        (&mut e.sdma, &mut e.timeline)
+    }
+}
+
+/// Writes `q` into `ring` and rings the doorbell: PM4 dwords wrap anywhere, SDMA
+/// packets are placed whole.
+#[inline(always)]
+fn write_list<E: Encoding, Q: HwQueue, I: DeviceInterface>(
+    ring: &mut Ring<Q>,
+    q: &CmdList<E>,
+    dev: &dyn DeviceLink<I>,
+) -> Result<()> {
+    if E::WHOLE_PACKETS {
+        write_copy(ring, q, dev)
+    } else {
+        write_compute(ring, [&q.cmds], dev)
+    }
 }
 
 impl<I: DeviceInterface> Engines<I> {
-    pub(crate) fn new(
-        compute: Ring<I::Queue>,
-        sdma: Ring<I::Queue>,
-        timeline: Timeline<I>,
-        plain_done: [Signal<I>; 2],
-        target: amd_packets::GfxTarget,
-    ) -> Self {
-        let mut compute_list = ComputeQueue::new(target);
-        compute_list.rec.transient = true;
-        let mut copy_list = CopyQueue::new(target);
-        copy_list.rec.transient = true;
-        let mut plain_copy = CopyQueue::new(target);
-        plain_copy.rec.transient = true;
+    pub(crate) fn new(compute: Lane<I, Pm4>, sdma: Lane<I, Sdma>, timeline: Timeline<I>) -> Self {
         Engines {
             compute,
             sdma,
             timeline,
-            compute_list,
-            copy_list,
-            plain_copy,
-            plain_done,
         }
     }
 
     /// What was submitted so far and what is done.
     pub(crate) fn marks(&self) -> (Marks, Marks) {
-        let sent = [self.compute.plain, self.sdma.plain];
-        let [c, s] = &self.plain_done;
-        let done = [c.value(), count_from_low32(sent[1], s.value() as u32)];
+        let (c_sent, c_done) = self.compute.plain_marks();
+        let (s_sent, s_done) = self.sdma.plain_marks();
         (
             Marks {
                 timeline: self.timeline.last().logical(),
-                plain: sent,
+                plain: [c_sent, s_sent],
             },
             Marks {
                 timeline: self.timeline.done().logical(),
-                plain: done,
+                plain: [c_done, s_done],
             },
         )
     }
 
-    /// An ordered submission of the runtime's: `build` records into the timeline's
-    /// list of the engine, between the wait for the last value and the signal of the
-    /// next; the list goes to the ring in one write, then the timeline advances (a list
-    /// that cannot be sent takes no value). `done` is what the device saw complete.
+    /// An ordered submission of the runtime's: `build` records into the timeline's list
+    /// of the engine, between the wait for the last value and the signal of the next;
+    /// the list goes to the ring in one write, then the timeline advances (a list that
+    /// cannot be sent takes no value). `done` is what the device saw complete.
     #[inline]
-    pub(crate) fn ordered(
+    pub(crate) fn ordered<E: OnRing>(
         &mut self,
-        copy: bool,
         name: OpName,
         done: u64,
         dev: &dyn DeviceLink<I>,
-        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+        build: impl FnOnce(&mut CmdList<E>) -> Result<()>,
     ) -> Result<Point> {
-        let value = self.timeline.next().value;
-        let sig = self.timeline.signal();
-        if copy {
-            let q = &mut self.copy_list;
-            q.clear();
-            q.wait(sig, value - 1);
-            build(&mut Work::Copy(q))?;
-            q.signal(sig, value);
-            write_copy(&mut self.sdma, q, dev)?;
-        } else {
-            let q = &mut self.compute_list;
-            q.clear();
-            q.wait(sig, value - 1);
-            build(&mut Work::Compute(q))?;
-            q.signal(sig, value);
-            write_compute(&mut self.compute, [&q.cmds], dev)?;
-        }
-        Ok(self.timeline.advance(name, done))
+        let (lane, timeline) = E::lane(self);
+        let value = timeline.next().value;
+        let sig = timeline.signal();
+        let q = &mut lane.ordered;
+        q.clear();
+        q.wait(sig, value - 1);
+        build(q)?;
+        q.signal(sig, value);
+        write_list(&mut lane.ring, q, dev)?;
+        Ok(timeline.advance(name, done))
     }
 
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     #[inline]
     pub(crate) fn push_compute(&mut self, cmds: &[u32], dev: &dyn DeviceLink<I>) -> Result<()> {
-        write_compute(&mut self.compute, [cmds], dev)
+        write_compute(&mut self.compute.ring, [cmds], dev)
     }
 
     /// Writes SDMA packets into the copy ring and rings it.
     #[inline]
     pub(crate) fn push_copy(&mut self, q: &CopyQueue, dev: &dyn DeviceLink<I>) -> Result<()> {
-        write_copy(&mut self.sdma, q, dev)
+        write_copy(&mut self.sdma.ring, q, dev)
     }
 
-    /// Sends a compute list outside the timeline, followed by the fence that counts it
-    /// done (so that what it uses is not freed before).
-    pub(crate) fn push_compute_plain(
-        &mut self,
-        cmds: &[u32],
-        target: amd_packets::GfxTarget,
-        dev: &dyn DeviceLink<I>,
-    ) -> Result<()> {
-        let addr = self.plain_done[0].addr();
-        let count = self.compute.plain + 1;
-        let mut fence = [0u32; 16];
-        let mut sink = amd_packets::SliceSink::new(&mut fence);
-        amd_packets::pm4::ReleaseMem::signal(addr, count).encode(target, &mut sink);
-        let n = sink.finish().ok_or(HcqError::Internal {
-            what: "a RELEASE_MEM packet does not fit its buffer",
-        })?;
-        write_compute(&mut self.compute, [cmds, &fence[..n]], dev)?;
-        self.compute.plain = count;
-        Ok(())
-    }
-
-    /// Sends a copy list outside the timeline, followed by the fence that counts it
-    /// done (32 bits of the count).
-    pub(crate) fn push_copy_plain(&mut self, q: &CopyQueue, dev: &dyn DeviceLink<I>) -> Result<()> {
-        let addr = self.plain_done[1].addr();
-        let count = self.sdma.plain + 1;
+    /// Sends a list outside the timeline, followed by the fence that counts it done
+    /// (so that what it uses is not freed before).
+    pub(crate) fn push_plain<E: OnRing>(&mut self, q: &CmdList<E>, dev: &dyn DeviceLink<I>) -> Result<()> {
+        let (lane, _) = E::lane(self);
+        let addr = lane.plain_done.addr();
+        let count = lane.ring.plain + 1;
         // The packets and the fence, placed as one list; it holds nothing (the caller's
         // list keeps what it refers to).
-        let all = &mut self.plain_copy;
+        let all = &mut lane.plain;
         all.clear();
-        all.append_packets(&q.cmds, &q.sizes, &q.end_aligned);
+        all.put_packets(&q.cmds, q);
         all.signal_addr(addr, count, None);
-        write_copy(&mut self.sdma, all, dev)?;
-        self.sdma.plain = count;
+        write_list(&mut lane.ring, all, dev)?;
+        lane.ring.plain = count;
         Ok(())
     }
 }
@@ -312,9 +330,9 @@ fn write_compute<Q: HwQueue, I: DeviceInterface, const N: usize>(
 /// (what does not fit is preceded by zeros — NOPs — to the end and restarts at 0), and
 /// INDIRECT packets padded with NOPs to end on an 8-dword boundary; rings the doorbell.
 #[inline(always)]
-fn write_copy<Q: HwQueue, I: DeviceInterface>(
+fn write_copy<E: Encoding, Q: HwQueue, I: DeviceInterface>(
     ring: &mut Ring<Q>,
-    q: &CopyQueue,
+    q: &CmdList<E>,
     dev: &dyn DeviceLink<I>,
 ) -> Result<()> {
     let bytes = ring.q.ring_bytes() as u64;
@@ -342,7 +360,7 @@ fn count_from_low32(sent: u64, low: u32) -> u64 {
 /// The dwords to write at ring dword `pos` of a ring of `ring` dwords for `q`: its
 /// packets, none reaching the ring's end (zeros fill to the end and the packet restarts
 /// at 0), with zeros before each end-aligned packet so it ends on 8 dwords.
-fn place_sdma(q: &CopyQueue, start: usize, ring: usize) -> Result<Vec<u32>> {
+fn place_sdma<E: Encoding>(q: &CmdList<E>, start: usize, ring: usize) -> Result<Vec<u32>> {
     let mut out = Vec::with_capacity(q.cmds.len() + 16);
     let mut pos = start;
     let mut at = 0usize;

@@ -5,8 +5,9 @@
 use crate::device::Device;
 use crate::iface::DeviceInterface;
 use crate::profile::Times;
-use crate::queue::{ComputeQueue, CopyQueue};
+use crate::queue::{CmdList, ComputeQueue, CopyQueue};
 use crate::resources::KernargRing;
+use crate::rings::OnRing;
 use crate::sym::Bindings;
 use crate::timeline::{OpName, Point};
 use crate::{HcqError, Result};
@@ -22,16 +23,16 @@ impl ComputeQueue {
     /// [`Device::wait_timeline`]). Unbound variables, values that do not fit their
     /// fields and launch sizes the kernel refuses are errors, and nothing is sent.
     pub fn submit<I: DeviceInterface>(&self, dev: &Device<I>, vals: &Bindings) -> Result<u64> {
-        dev.run_compute(self, vals, OpName::Static("compute list"), false, false)
-            .map(|(p, _)| p.logical())
+        dev.run_list(self, vals, OpName::Static("compute list"))
     }
 }
 
 impl CopyQueue {
     /// Submits the list with `vals` bound, ordered after everything submitted before on
-    /// `dev`; returns the timeline value that marks its end.
+    /// `dev`; returns the timeline value that marks its end. Unbound variables and
+    /// values that do not fit their fields are errors, and nothing is sent.
     pub fn submit<I: DeviceInterface>(&self, dev: &Device<I>, vals: &Bindings) -> Result<u64> {
-        dev.run_copy(self, vals).map(|p| p.logical())
+        dev.run_list(self, vals, OpName::Static("copy list"))
     }
 }
 
@@ -49,119 +50,87 @@ impl<I: DeviceInterface> Device<I> {
         Ok(())
     }
 
+    /// A user's list submitted with `vals` on the timeline, recorded as `name` when
+    /// profiling; the logical value of its point.
+    fn run_list<E: OnRing>(&self, q: &CmdList<E>, vals: &Bindings, name: OpName) -> Result<u64> {
+        self.run(q, vals, name, false, false).map(|(p, _)| p.logical())
+    }
+
     /// Submits `q` with `vals` on the timeline (a memory barrier first with
     /// `barrier`; GPU timestamps around it with `times` or profiling on, recorded as
     /// `name`).
-    pub(crate) fn run_compute(
+    pub(crate) fn run<E: OnRing>(
         &self,
-        q: &ComputeQueue,
+        q: &CmdList<E>,
         vals: &Bindings,
         name: OpName,
         barrier: bool,
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
         if q.rec.kernargs.is_empty() {
-            return self.run_compute_in(None, q, vals, name, barrier, times);
+            return self.run_in(None, q, vals, name, barrier, times);
         }
         let mut l = self.launcher();
         let ring = l.kernargs.as_mut().ok_or(HcqError::Internal {
             what: "no kernel-argument region on an open device",
         })?;
-        self.run_compute_in(Some(ring), q, vals, name, barrier, times)
+        self.run_in(Some(ring), q, vals, name, barrier, times)
     }
 
-    /// [`Device::run_compute`] with the kernel-argument ring at hand (the device's
-    /// launcher held; `None` for a list without kernel arguments).
+    /// [`Device::run`] with the kernel-argument ring at hand (the device's launcher
+    /// held; `None` for a list without kernel arguments).
     #[inline]
-    pub(crate) fn run_compute_in(
+    pub(crate) fn run_in<E: OnRing>(
         &self,
         ring: Option<&mut KernargRing<I>>,
-        q: &ComputeQueue,
+        q: &CmdList<E>,
         vals: &Bindings,
         name: OpName,
         barrier: bool,
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
         self.check_target(q.target)?;
-        let mut resolved = RESOLVED.with(|r| std::mem::take(&mut *r.borrow_mut()));
-        let r = self.run_compute_with(ring, q, vals, name, barrier, times, &mut resolved);
-        RESOLVED.with(|r| *r.borrow_mut() = resolved);
+        let mut values = RESOLVED.take();
+        // The submission in a closure: whatever it returns, the vector goes back.
+        let r = (|| {
+            let resolved = &mut values;
+            let rec = &q.rec;
+            let ring = match ring {
+                Some(r) if !rec.kernargs.is_empty() => r,
+                _ => {
+                    rec.resolve(vals, &[], resolved)?;
+                    return self.submit_timed(name, times, barrier, |out| {
+                        let start = out.put_packets(&q.cmds, q);
+                        rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
+                    });
+                }
+            };
+            // The launcher (with the argument ring) is taken before the timeline, as
+            // everywhere.
+            let len = rec.kernargs.len();
+            let off = ring.reserve(
+                len,
+                rec.karg_align.max(64),
+                |p| self.wait_point(p),
+                |p| self.inner.is_done(p),
+            )?;
+            let base = ring.buf.va() + off as u64;
+            let internal = rec.karg_base.as_ref().map(|v| (v, base));
+            rec.resolve(vals, internal.as_slice(), resolved)?;
+            // The argument bytes, then their sites, then the commands: a bad value fails
+            // the build before anything reaches the ring (the block is simply not used).
+            ring.buf.write(off, &rec.kernargs)?;
+            let buf = &ring.buf;
+            let (p, t) = self.submit_timed(name, times, barrier, |out| {
+                let start = out.put_packets(&q.cmds, q);
+                rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
+                    buf.write_le(off + at, v, n)
+                })
+            })?;
+            ring.in_use(off, len, p);
+            Ok((p, t))
+        })();
+        RESOLVED.set(values);
         r
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_compute_with(
-        &self,
-        ring: Option<&mut KernargRing<I>>,
-        q: &ComputeQueue,
-        vals: &Bindings,
-        name: OpName,
-        barrier: bool,
-        times: bool,
-        resolved: &mut Vec<u64>,
-    ) -> Result<(Point, Option<Times<I>>)> {
-        let rec = &q.rec;
-        let ring = match ring {
-            Some(r) if !rec.kernargs.is_empty() => r,
-            _ => {
-                rec.resolve(vals, &[], resolved)?;
-                return self.submit_timed(false, name, times, barrier, |w| {
-                    let out = w.compute()?;
-                    let start = out.cmds.len();
-                    out.cmds.extend_from_slice(&q.cmds);
-                    rec.apply_with(resolved, &mut out.cmds[start..], |_, _, _| Ok(()))
-                });
-            }
-        };
-        // The launcher (with the argument ring) is taken before the timeline, as
-        // everywhere.
-        let len = rec.kernargs.len();
-        let off = ring.reserve(
-            len,
-            rec.karg_align.max(64),
-            |p| self.wait_point(p),
-            |p| self.inner.is_done(p),
-        )?;
-        let base = ring.buf.va() + off as u64;
-        let internal = rec.karg_base.as_ref().map(|v| (v, base));
-        rec.resolve(vals, internal.as_slice(), resolved)?;
-        // The argument bytes, then their sites, then the commands: a bad value fails
-        // the build before anything reaches the ring (the block is simply not used).
-        ring.buf.write(off, &rec.kernargs)?;
-        let buf = &ring.buf;
-        let (p, t) = self.submit_timed(false, name, times, barrier, |w| {
-            let out = w.compute()?;
-            let start = out.cmds.len();
-            out.cmds.extend_from_slice(&q.cmds);
-            rec.apply_with(resolved, &mut out.cmds[start..], |at, v, n| {
-                buf.write_le(off + at, v, n)
-            })
-        })?;
-        ring.in_use(off, len, p);
-        Ok((p, t))
-    }
-
-    /// Submits copy list `q` with `vals` on the timeline.
-    pub(crate) fn run_copy(&self, q: &CopyQueue, vals: &Bindings) -> Result<Point> {
-        self.check_target(q.target)?;
-        let mut resolved = Vec::with_capacity(q.rec.vars.len());
-        q.rec.resolve(vals, &[], &mut resolved)?;
-        let mut cmds = q.cmds.clone();
-        q.rec.apply(&resolved, &mut cmds, &mut [])?;
-        let (p, _) = self.submit_timed(true, OpName::Static("copy list"), false, false, |w| {
-            w.copy()?.append_packets(&cmds, &q.sizes, &q.end_aligned);
-            Ok(())
-        })?;
-        Ok(p)
-    }
-}
-
-impl CopyQueue {
-    /// Appends packets (`sizes` in dwords; `end_aligned` indexes into `sizes`).
-    pub(crate) fn append_packets(&mut self, cmds: &[u32], sizes: &[u32], end_aligned: &[usize]) {
-        let first = self.sizes.len();
-        self.cmds.extend_from_slice(cmds);
-        self.sizes.extend_from_slice(sizes);
-        self.end_aligned.extend(end_aligned.iter().map(|k| k + first));
     }
 }

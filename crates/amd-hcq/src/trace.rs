@@ -6,8 +6,9 @@ use std::sync::atomic::Ordering;
 
 use crate::device::Device;
 use crate::iface::DeviceInterface;
-use crate::profile::{Engine, ProfileRecord, Stamps, Times, chrome_trace, cpu_ns, records, ticks_to_ns};
-use crate::queue::Work;
+use crate::profile::{ProfileRecord, Stamps, Times, chrome_trace, cpu_ns, records, ticks_to_ns};
+use crate::queue::CmdList;
+use crate::rings::OnRing;
 use crate::timeline::{OpName, Point};
 use crate::{HcqError, Result};
 
@@ -25,60 +26,44 @@ impl<I: DeviceInterface> Device<I> {
         self.inner.profile.on.load(Ordering::Relaxed)
     }
 
-    /// Submits like [`Device::submit_ordered`], with GPU timestamps around `build`'s
-    /// work when `times` is asked or profiling is on (then also recorded as `name`).
-    pub(crate) fn submit_timed(
+    /// Submits like [`Device::submit_ordered`] on the engine of `E`, with GPU
+    /// timestamps around `build`'s work when `times` is asked or profiling is on (then
+    /// also recorded as `name`); a memory barrier first with `barrier`.
+    pub(crate) fn submit_timed<E: OnRing>(
         &self,
-        copy: bool,
         name: OpName,
         times: bool,
         barrier: bool,
-        build: impl FnOnce(&mut Work<'_>) -> Result<()>,
+        build: impl FnOnce(&mut CmdList<E>) -> Result<()>,
     ) -> Result<(Point, Option<Times<I>>)> {
         let profiling = self.profiling();
         if !times && !profiling {
-            let p = self.submit_point(copy, name, |w| {
-                if let (true, Work::Compute(q)) = (barrier, &mut *w) {
-                    q.memory_barrier();
+            let p = self.submit_point::<E>(name, |q| {
+                if barrier {
+                    E::barrier(q);
                 }
-                build(w)
+                build(q)
             })?;
             return Ok((p, None));
         }
         let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
         let label = profiling.then(|| name.to_string());
-        let v = self.submit_point(copy, name, |w| {
-            match w {
-                Work::Compute(q) => {
-                    if barrier {
-                        q.memory_barrier();
-                    }
-                    q.timestamp(&t.0);
-                }
-                Work::Copy(q) => {
-                    q.timestamp(&t.0)?;
-                }
+        let v = self.submit_point::<E>(name, |q| {
+            if barrier {
+                E::barrier(q);
             }
-            build(w)?;
-            match w {
-                Work::Compute(q) => {
-                    q.timestamp(&t.1);
-                }
-                Work::Copy(q) => {
-                    q.timestamp(&t.1)?;
-                }
-            }
-            Ok(())
+            q.stamp(&t.0).map_err(Into::into)?;
+            build(q)?;
+            q.stamp(&t.1).map_err(Into::into)
         })?;
         if let Some(label) = label {
-            let engine = if copy { Engine::Copy } else { Engine::Compute };
             let released = self
                 .inner
                 .profile
                 .state
                 .lock()
                 .log
-                .push((label, engine, Stamps::Signals(t.clone())));
+                .push((label, E::ENGINE, Stamps::Signals(t.clone())));
             // Dropped with the log unlocked.
             drop(released);
         }

@@ -12,7 +12,7 @@ use amd_hcq::{
     Platform, Program, SymDims, TIMELINE_WRAP,
 };
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
-use common::Transport;
+use common::{SPIN, Transport, VADD, platform};
 use nix::errno::Errno;
 
 on_both_transports!(
@@ -26,13 +26,6 @@ on_both_transports!(
     allocation_failures_name_the_size_and_kind,
     a_fault_in_a_graph_replay_names_it,
 );
-
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
-const SPIN: &[u8] = include_bytes!("../../../tests/kernels/spin.hsaco");
-
-fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
-    common::platform(t, n)
-}
 
 /// Where the faulting launches point (no allocation of either transport is there:
 /// the KFD mock maps nothing this low, and it is outside the driverless transport's

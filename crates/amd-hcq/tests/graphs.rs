@@ -4,14 +4,11 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use amd_hcq::{
     ArgProblem, Bindings, Buffer, BufferKind, Device, Graph, HcqError, KernArgs, LaunchLimit, Platform, Program, Sym,
     SymDims, Var,
 };
-use amd_mockgpu::MockSys;
-use common::{Transport, rand_u32};
+use common::{DIMS3D, GRID3D, PRIVATE_O0, SAXPY, Transport, VADD, platform, rand_u32};
 
 on_both_transports!(
     a_dispatch_recorded_in_a_queue_runs,
@@ -30,16 +27,6 @@ on_both_transports!(
     a_graph_replay_count_restarts_past_the_wrap,
     graph_replays_are_profiled_node_by_node,
 );
-
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
-const SAXPY: &[u8] = include_bytes!("../../../tests/kernels/saxpy.hsaco");
-const DIMS3D: &[u8] = include_bytes!("../../../tests/kernels/dims3d.hsaco");
-const PRIVATE_O0: &[u8] = include_bytes!("../../../tests/kernels/private_O0.hsaco");
-const GRID3D: &[u8] = include_bytes!("../../../tests/kernels/grid3d.hsaco");
-
-fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
-    common::platform(t, n)
-}
 
 fn bytes_of(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()

@@ -8,11 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_hcq::{
-    Bindings, BufferKind, Device, Graph, HcqError, KernArgs, LaunchDims, Platform, Program, Sym, TIMELINE_WRAP, Var,
-    Work,
+    Bindings, BufferKind, Device, Graph, HcqError, KernArgs, LaunchDims, Program, Sym, TIMELINE_WRAP, Var, Work,
 };
-use amd_mockgpu::MockSys;
-use common::{Transport, pattern};
+use common::{Transport, VADD, pattern, platform};
 
 on_both_transports!(
     misuse_of_lists_and_graphs_names_the_values,
@@ -34,10 +32,6 @@ on_both_transports!(
     ordered_submissions_are_built_before_any_lock,
     ordered_submissions_are_sent_as_built,
 );
-
-fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
-    common::platform(t, n)
-}
 
 fn opens_a_device_with_its_properties(t: Transport) {
     let (_m, p) = platform(t, 1);
@@ -430,8 +424,6 @@ fn dropping_with_work_in_flight_releases_everything(t: Transport) {
         assert!(m.pci_rings(0).is_empty(), "{:?}", m.pci_rings(0));
     }
 }
-
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 
 fn profiling_records_launches_and_copies_in_order(t: Transport) {
     let (_m, p) = platform(t, 1);

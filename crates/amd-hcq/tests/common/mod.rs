@@ -8,6 +8,19 @@ use std::sync::Arc;
 use amd_hcq::{Buffer, BufferKind, Device, Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 
+/// The `dims3d` kernel (`tests/kernels/dims3d.hsaco`).
+pub const DIMS3D: &[u8] = include_bytes!("../../../../tests/kernels/dims3d.hsaco");
+/// The `grid3d` kernel (`tests/kernels/grid3d.hsaco`).
+pub const GRID3D: &[u8] = include_bytes!("../../../../tests/kernels/grid3d.hsaco");
+/// The `private_o0` kernel (`tests/kernels/private_o0.hsaco`).
+pub const PRIVATE_O0: &[u8] = include_bytes!("../../../../tests/kernels/private_O0.hsaco");
+/// The `saxpy` kernel (`tests/kernels/saxpy.hsaco`).
+pub const SAXPY: &[u8] = include_bytes!("../../../../tests/kernels/saxpy.hsaco");
+/// The `spin` kernel (`tests/kernels/spin.hsaco`).
+pub const SPIN: &[u8] = include_bytes!("../../../../tests/kernels/spin.hsaco");
+/// The `vadd` kernel (`tests/kernels/vadd.hsaco`).
+pub const VADD: &[u8] = include_bytes!("../../../../tests/kernels/vadd.hsaco");
+
 /// Which transport a test runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
