@@ -20,6 +20,7 @@ use crate::Result;
 struct Generation {
     name: &'static str,
     output: &'static str,
+    /// The shared encodings, then these.
     encodings: &'static [(&'static str, &'static str)],
 }
 
@@ -35,9 +36,8 @@ const RDNA4: Generation = Generation {
     encodings: RDNA4_ENCODINGS,
 };
 
-/// RDNA4's encodings: the memory ones renamed and split (VBUFFER for MUBUF and MTBUF,
-/// VIMAGE and VSAMPLE for MIMG, VFLAT/VGLOBAL/VSCRATCH, VEXPORT, VDSDIR).
-const RDNA4_ENCODINGS: &[(&str, &str)] = &[
+/// The encodings RDNA3 and RDNA4 share (tinygrad's class, our enum).
+const SHARED_ENCODINGS: &[(&str, &str)] = &[
     ("SOP1Op", "Sop1"),
     ("SOP2Op", "Sop2"),
     ("SOPKOp", "Sopk"),
@@ -52,6 +52,11 @@ const RDNA4_ENCODINGS: &[(&str, &str)] = &[
     ("VOP3POp", "Vop3p"),
     ("VOPDOp", "Vopd"),
     ("DSOp", "Ds"),
+];
+
+/// RDNA4's own encodings: the memory ones renamed and split (VBUFFER for MUBUF and
+/// MTBUF, VIMAGE and VSAMPLE for MIMG, VFLAT/VGLOBAL/VSCRATCH, VEXPORT, VDSDIR).
+const RDNA4_ENCODINGS: &[(&str, &str)] = &[
     ("VFLATOp", "Vflat"),
     ("VGLOBALOp", "Vglobal"),
     ("VSCRATCHOp", "Vscratch"),
@@ -63,22 +68,8 @@ const RDNA4_ENCODINGS: &[(&str, &str)] = &[
     ("VDSDIROp", "Vdsdir"),
 ];
 
-/// RDNA3's encodings, as tinygrad's classes name them, and our enum names.
+/// RDNA3's own encodings.
 const RDNA3_ENCODINGS: &[(&str, &str)] = &[
-    ("SOP1Op", "Sop1"),
-    ("SOP2Op", "Sop2"),
-    ("SOPKOp", "Sopk"),
-    ("SOPCOp", "Sopc"),
-    ("SOPPOp", "Sopp"),
-    ("SMEMOp", "Smem"),
-    ("VOP1Op", "Vop1"),
-    ("VOP2Op", "Vop2"),
-    ("VOPCOp", "Vopc"),
-    ("VOP3Op", "Vop3"),
-    ("VOP3SDOp", "Vop3sd"),
-    ("VOP3POp", "Vop3p"),
-    ("VOPDOp", "Vopd"),
-    ("DSOp", "Ds"),
     ("FLATOp", "Flat"),
     ("GLOBALOp", "Global"),
     ("SCRATCHOp", "Scratch"),
@@ -186,7 +177,7 @@ fn generate(generation: &Generation, text: &str, operands: &str) -> Result<Strin
     writeln!(out)?;
     let mut spec = String::new();
     let mut consts = String::new();
-    for &(class, name) in generation.encodings {
+    for &(class, name) in SHARED_ENCODINGS.iter().chain(generation.encodings) {
         let ops = &classes
             .iter()
             .find(|(c, _)| c == class)
