@@ -16,8 +16,6 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use crate::layout::{FieldLayout, StructLayout};
-
 /// `BINARY_SIGNATURE`: bytes 0x07 0x14 0x21 0x28.
 pub const BINARY_SIGNATURE: u32 = 0x2821_1407;
 /// `DISCOVERY_TABLE_SIGNATURE`: "IPDS".
@@ -320,20 +318,9 @@ pub fn checksum(data: &[u8]) -> u16 {
 /// Where the binary header's checksum starts: right after `binary_checksum`.
 pub const BINARY_CHECKSUM_START: usize = std::mem::offset_of!(binary_header, binary_size);
 
-/// Each struct's C name, size and field offsets, for the test that compares them with
-/// `include/discovery.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
-macro_rules! layouts {
-    ($($t:ident { $($f:ident),* $(,)? })*) => {
-        /// Every struct of this module: name, size, field offsets.
-        pub const STRUCTS: &[StructLayout] = &[$(StructLayout {
-            name: stringify!($t),
-            size: size_of::<$t>(),
-            fields: &[$(FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($t, $f) },)*],
-        },)*];
-    };
-}
-
-layouts! {
+// Each struct's C name, size and field offsets, for the test that compares them with
+// `include/discovery.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
+crate::layout::layouts! {
     table_info { offset, checksum, size, padding }
     binary_header { binary_signature, version_major, version_minor, binary_checksum, binary_size, table_list }
     die_info { die_id, die_offset }

@@ -275,6 +275,53 @@ pub struct rlc_firmware_header_v2_3 {
     pub rlcv_ucode_offset_bytes: u32,
 }
 
+// Each header's C name, size and field offsets, for the test that compares them with
+// `include/amdgpu_ucode.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
+crate::layout::layouts! {
+    common_firmware_header {
+        size_bytes, header_size_bytes, header_version_major, header_version_minor, ip_version_major,
+        ip_version_minor, ucode_version, ucode_size_bytes, ucode_array_offset_bytes, crc32,
+    }
+    psp_fw_bin_desc { fw_type, fw_version, offset_bytes, size_bytes }
+    psp_firmware_header_v2_0 { header, psp_fw_bin_count }
+    smc_firmware_header_v1_0 { header, ucode_start_addr }
+    sdma_firmware_header_v2_0 {
+        header, ucode_feature_version, ctx_ucode_size_bytes, ctx_jt_offset, ctx_jt_size, ctl_ucode_offset,
+        ctl_ucode_size_bytes, ctl_jt_offset, ctl_jt_size,
+    }
+    gfx_firmware_header_v2_0 {
+        header, ucode_feature_version, ucode_size_bytes, ucode_offset_bytes, data_size_bytes, data_offset_bytes,
+        ucode_start_addr_lo, ucode_start_addr_hi,
+    }
+    imu_firmware_header_v1_0 {
+        header, imu_iram_ucode_size_bytes, imu_iram_ucode_offset_bytes, imu_dram_ucode_size_bytes,
+        imu_dram_ucode_offset_bytes,
+    }
+    rlc_firmware_header_v2_0 {
+        header, ucode_feature_version, jt_offset, jt_size, save_and_restore_offset, clear_state_descriptor_offset,
+        avail_scratch_ram_locations, reg_restore_list_size, reg_list_format_start, reg_list_format_separate_start,
+        starting_offsets_start, reg_list_format_size_bytes, reg_list_format_array_offset_bytes, reg_list_size_bytes,
+        reg_list_array_offset_bytes, reg_list_format_separate_size_bytes,
+        reg_list_format_separate_array_offset_bytes, reg_list_separate_size_bytes,
+        reg_list_separate_array_offset_bytes,
+    }
+    rlc_firmware_header_v2_1 {
+        v2_0, reg_list_format_direct_reg_list_length, save_restore_list_cntl_ucode_ver,
+        save_restore_list_cntl_feature_ver, save_restore_list_cntl_size_bytes, save_restore_list_cntl_offset_bytes,
+        save_restore_list_gpm_ucode_ver, save_restore_list_gpm_feature_ver, save_restore_list_gpm_size_bytes,
+        save_restore_list_gpm_offset_bytes, save_restore_list_srm_ucode_ver, save_restore_list_srm_feature_ver,
+        save_restore_list_srm_size_bytes, save_restore_list_srm_offset_bytes,
+    }
+    rlc_firmware_header_v2_2 {
+        v2_1, rlc_iram_ucode_size_bytes, rlc_iram_ucode_offset_bytes, rlc_dram_ucode_size_bytes,
+        rlc_dram_ucode_offset_bytes,
+    }
+    rlc_firmware_header_v2_3 {
+        v2_2, rlcp_ucode_version, rlcp_ucode_feature_version, rlcp_ucode_size_bytes, rlcp_ucode_offset_bytes,
+        rlcv_ucode_version, rlcv_ucode_feature_version, rlcv_ucode_size_bytes, rlcv_ucode_offset_bytes,
+    }
+}
+
 const _: () = assert!(size_of::<common_firmware_header>() == 32);
 const _: () = assert!(size_of::<psp_fw_bin_desc>() == 16);
 const _: () = assert!(size_of::<psp_firmware_header_v2_0>() == 36);

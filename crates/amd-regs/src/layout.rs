@@ -129,3 +129,18 @@ pub fn assert_layouts(c: &CValues, structs: &[StructLayout]) -> usize {
     }
     fields
 }
+
+/// `STRUCTS`, every listed struct's C name, size and field offsets (the fields named
+/// as in the header), for a test that compares them with the header as a C compiler
+/// lays it out.
+macro_rules! layouts {
+    ($($t:ident { $($f:ident),* $(,)? })*) => {
+        /// Every struct of this module: name, size, field offsets.
+        pub const STRUCTS: &[$crate::layout::StructLayout] = &[$($crate::layout::StructLayout {
+            name: stringify!($t),
+            size: size_of::<$t>(),
+            fields: &[$($crate::layout::FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($t, $f) },)*],
+        },)*];
+    };
+}
+pub(crate) use layouts;
