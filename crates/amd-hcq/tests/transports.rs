@@ -172,3 +172,26 @@ fn a_bad_packet_is_a_fault_naming_it() {
     let v = dev.submit_ordered(false, |_| Ok(())).unwrap();
     dev.wait_timeline(v).unwrap();
 }
+
+/// On the driverless transport, device memory is not mapped for the CPU (only
+/// host-visible VRAM is, through BAR 0): a CPU access to it is refused naming the
+/// buffer, and copies go through the copy engine.
+#[test]
+fn device_memory_is_not_the_cpus_on_the_driverless_transport() {
+    let p = Platform::mock_pci(MockConfig::pci(1)).unwrap();
+    let dev = p.device(0).unwrap();
+    let buf = dev.alloc(4096, BufferKind::Device).unwrap();
+    match buf.write(0, &[1, 2, 3]) {
+        Err(HcqError::CpuUnreachable { va, why }) => {
+            assert_eq!(va, buf.va());
+            assert!(why.contains("VRAM"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut out = [0u8; 4];
+    assert!(matches!(buf.read(0, &mut out), Err(HcqError::CpuUnreachable { .. })));
+    dev.copy_in(&buf, 0, &[9u8; 16]).unwrap();
+    assert_eq!(dev.copy_out_vec::<u8>(&buf, 0, 16).unwrap(), vec![9u8; 16]);
+    let visible = dev.alloc(4096, BufferKind::DeviceCpuVisible).unwrap();
+    visible.write(0, &[5u8; 8]).unwrap();
+}
