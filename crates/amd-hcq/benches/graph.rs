@@ -26,7 +26,9 @@ use amd_hcq::{
 };
 use amd_mockgpu::{MockConfig, MockSys};
 
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+mod common;
+
+use common::{VADD, median};
 
 /// The mock, with the time its doorbell hook takes counted in `hook_ns`: that hook is
 /// the mock's engine wake-up (a store to a doorbell is all hardware needs), so replay
@@ -63,11 +65,6 @@ fn runs() -> usize {
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
         .unwrap_or(2000)
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 struct Setup {

@@ -9,15 +9,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{BufferKind, Device, Iface, LaunchDims, Platform, Program};
+use amd_hcq::{BufferKind, Device, Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys};
 
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+mod common;
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use common::{launch_cost, median};
 
 /// A fresh platform of each transport and its first device opened, in seconds.
 fn open(pci: bool) -> (f64, Platform, Device) {
@@ -33,26 +30,6 @@ fn open(pci: bool) -> (f64, Platform, Device) {
     };
     let dev = p.device(0).expect("device 0");
     (t.elapsed().as_secs_f64(), p, dev)
-}
-
-fn launch_cost(dev: &Device) -> f64 {
-    let prg = Program::load(dev, VADD, "vadd").expect("vadd");
-    let bufs: Vec<_> = (0..3)
-        .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
-        .collect();
-    let dims = LaunchDims {
-        global: [4, 2, 1],
-        local: [64, 1, 1],
-    };
-    let iters = 5_000;
-    let mut times = Vec::with_capacity(iters);
-    for i in 0..iters as u32 {
-        let t = Instant::now();
-        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims).expect("launch");
-        times.push(t.elapsed().as_secs_f64());
-    }
-    dev.synchronize().expect("synchronize");
-    median(&mut times)
 }
 
 /// Best of three 64 MiB copies in and out, in seconds.
@@ -91,7 +68,7 @@ fn main() {
     );
     let (_, _kp, kfd) = open(false);
     let (_, _pp, pci) = open(true);
-    let (kl, pl) = (launch_cost(&kfd), launch_cost(&pci));
+    let (kl, pl) = (launch_cost(&kfd, 5_000), launch_cost(&pci, 5_000));
     println!(
         "bench launch_cpu_cost_pci: {:.2} us median ({:.2} × KFD, {:.2} us)",
         pl * 1e6,
