@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{BufferKind, Iface, Platform};
+use amd_hcq::{Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys};
 use amd_packets::pm4::WaitRegMem;
 use amd_packets::pm4::recipes::{self, Signal};
@@ -16,7 +16,7 @@ use amd_packets::{GfxTarget, lo_hi};
 
 mod common;
 
-use common::{launch_cost, median};
+use common::{COPY_BYTES, copies, launch_cost, median};
 
 /// The pure-encoding cost of the same launch sequence (amd-packets' benchmark shape).
 fn encode_only(iters: usize) -> f64 {
@@ -57,25 +57,14 @@ fn main() {
         encode * 1e6
     );
 
-    let size = 64usize << 20;
-    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-    let mut back = vec![0u8; size];
-    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
-    let (mut best_in, mut best_out, mut best_memcpy) = (f64::MAX, f64::MAX, f64::MAX);
-    for _ in 0..5 {
+    // memcpy of the same bytes, timed in the same rounds.
+    let mut best_memcpy = f64::MAX;
+    let (best_in, best_out) = copies(&dev, 5, |host, back| {
         let t = Instant::now();
-        back.copy_from_slice(black_box(&host));
+        back.copy_from_slice(black_box(host));
         best_memcpy = best_memcpy.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_in(&buf, 0, &host).expect("copy in");
-        dev.synchronize().expect("synchronize");
-        best_in = best_in.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_out(&mut back, &buf, 0).expect("copy out");
-        best_out = best_out.min(t.elapsed().as_secs_f64());
-    }
-    assert!(back == host, "round trip");
-    let gbs = |s: f64| size as f64 / s / 1e9;
+    });
+    let gbs = |s: f64| COPY_BYTES as f64 / s / 1e9;
     println!(
         "bench copy_in_64mib: {:.2} GB/s ({:.2} × memcpy, {:.2} GB/s; goal 0.5)",
         gbs(best_in),

@@ -5,16 +5,15 @@
 //!
 //! `cargo xtask bench transports`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 
-use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{BufferKind, Device, Iface, Platform};
+use amd_hcq::{Device, Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys};
 
 mod common;
 
-use common::{launch_cost, median};
+use common::{COPY_BYTES, copies, launch_cost, median};
 
 /// A fresh platform of each transport and its first device opened, in seconds.
 fn open(pci: bool) -> (f64, Platform, Device) {
@@ -30,26 +29,6 @@ fn open(pci: bool) -> (f64, Platform, Device) {
     };
     let dev = p.device(0).expect("device 0");
     (t.elapsed().as_secs_f64(), p, dev)
-}
-
-/// Best of three 64 MiB copies in and out, in seconds.
-fn copies(dev: &Device) -> (f64, f64) {
-    let size = 64usize << 20;
-    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-    let mut back = vec![0u8; size];
-    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
-    let (mut best_in, mut best_out) = (f64::MAX, f64::MAX);
-    for _ in 0..3 {
-        let t = Instant::now();
-        dev.copy_in(&buf, 0, black_box(&host)).expect("copy in");
-        dev.synchronize().expect("synchronize");
-        best_in = best_in.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_out(&mut back, &buf, 0).expect("copy out");
-        best_out = best_out.min(t.elapsed().as_secs_f64());
-    }
-    assert!(back == host, "round trip");
-    (best_in, best_out)
 }
 
 fn main() {
@@ -75,8 +54,8 @@ fn main() {
         pl / kl,
         kl * 1e6
     );
-    let ((ki, ko), (pi, po)) = (copies(&kfd), copies(&pci));
-    let gbs = |s: f64| (64u64 << 20) as f64 / s / 1e9;
+    let ((ki, ko), (pi, po)) = (copies(&kfd, 3, |_, _| ()), copies(&pci, 3, |_, _| ()));
+    let gbs = |s: f64| COPY_BYTES as f64 / s / 1e9;
     println!(
         "bench copy_in_64mib_pci: {:.2} GB/s ({:.2} × KFD, {:.2} GB/s)",
         gbs(pi),

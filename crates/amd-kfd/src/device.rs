@@ -362,8 +362,7 @@ impl KfdDevice {
             gpu_id: self.gpu_id(),
             ..Default::default()
         };
-        let p = &self.shared.process;
-        p.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
+        self.shared.process.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
         Ok(a.available)
     }
 
@@ -373,8 +372,7 @@ impl KfdDevice {
             gpu_id: self.gpu_id(),
             ..Default::default()
         };
-        let p = &self.shared.process;
-        p.ioctl(AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
+        self.shared.process.ioctl(AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
         Ok(a)
     }
 
