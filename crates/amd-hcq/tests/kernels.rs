@@ -389,8 +389,7 @@ fn wave_maximum_with_dpp8_and_permlanes() {
 fn tiled_matmul_through_lds() {
     for_each_build(kernel!("matmul"), "matmul", |dev, prg| {
         let n = 48usize;
-        let a: Vec<f32> = rand_u32(n * n, 12).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-        let b: Vec<f32> = rand_u32(n * n, 13).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
+        let [a, b, want] = small_integer_matmul(n, 12);
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (ba, bb) = (upload(dev, &bits(&a)), upload(dev, &bits(&b)));
         let c = dev.alloc(n * n * 4, BufferKind::Device).unwrap();
@@ -402,9 +401,7 @@ fn tiled_matmul_through_lds() {
         let got = download(dev, &c, n * n);
         for r in 0..n {
             for col in 0..n {
-                // Small integers: exact whatever the summation order.
-                let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
-                assert_eq!(f32::from_bits(got[r * n + col]), want, "C[{r}][{col}]");
+                assert_eq!(f32::from_bits(got[r * n + col]), want[r * n + col], "C[{r}][{col}]");
             }
         }
     });
@@ -437,8 +434,7 @@ fn tiled_f16_matmul_with_packed_math() {
     for_each_build(kernel!("matmul_f16"), "matmul_f16", |dev, prg| {
         let n = 32usize;
         // Halves of small integers: every product and partial sum (|x| <= 32 * 3 * 2) is exact.
-        let a: Vec<f32> = rand_u32(n * n, 14).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-        let b: Vec<f32> = rand_u32(n * n, 15).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
+        let [a, b, want] = small_integer_matmul(n, 14);
         let halves = |v: &[f32]| -> Vec<u32> {
             let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
             h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
@@ -453,13 +449,27 @@ fn tiled_f16_matmul_with_packed_math() {
         let got = download(dev, &c, n * n / 2);
         for r in 0..n {
             for col in 0..n {
-                let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
                 let k = r * n + col;
                 let h = (got[k / 2] >> (16 * (k % 2))) as u16;
-                assert_eq!(h, f32_to_half_exact(want), "C[{r}][{col}]");
+                assert_eq!(h, f32_to_half_exact(want[k]), "C[{r}][{col}]");
             }
         }
     });
+}
+
+/// Two random `n` × `n` matrices of small integers (seeds `seed` and `seed + 1`) and
+/// their product, exact whatever the summation order (in f16 too, for `n` ≤ 32:
+/// |x| ≤ 32 × 3 × 2).
+fn small_integer_matmul(n: usize, seed: u32) -> [Vec<f32>; 3] {
+    let a: Vec<f32> = rand_u32(n * n, seed).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = rand_u32(n * n, seed + 1)
+        .iter()
+        .map(|&v| (v % 5) as f32 - 2.0)
+        .collect();
+    let c = (0..n * n)
+        .map(|i| (0..n).map(|k| a[i / n * n + k] * b[k * n + i % n]).sum())
+        .collect();
+    [a, b, c]
 }
 
 /// Half bits of a small integer `x` (|x| < 2048), exactly.
