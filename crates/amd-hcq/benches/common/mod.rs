@@ -1,5 +1,5 @@
-//! What the benchmarks share: the kernel they launch, the median, the CPU cost of a
-//! launch, and copy bandwidth.
+//! What the benchmarks share: the kernel they launch, pseudo-random inputs, the
+//! median, the CPU cost of a launch, and copy bandwidth.
 
 #![allow(dead_code)]
 
@@ -7,6 +7,13 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use amd_hcq::{BufferKind, Device, LaunchDims, Program};
+
+/// The whole-stack tests' helpers, for their pseudo-random inputs.
+#[path = "../../tests/common/mod.rs"]
+mod tests_common;
+
+#[allow(unused_imports)] // Not every benchmark takes random inputs.
+pub use tests_common::rand_u32;
 
 /// The `vadd` kernel (`tests/kernels/vadd.hsaco`).
 pub const VADD: &[u8] = include_bytes!("../../../../tests/kernels/vadd.hsaco");
