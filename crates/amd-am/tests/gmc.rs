@@ -402,13 +402,13 @@ fn host_pages_map_through_the_pagemap() {
 #[test]
 fn a_hostile_pagemap_is_refused() {
     let mock = Arc::new(MockSys::new(MockConfig::pci(1)));
-    let (sys, pagemap) = pagemap_sys(mock);
-    let mut bus = PciBus::scan(pagemap, &PciOptions::default()).unwrap();
+    let (pagemap, sys) = pagemap_sys(mock);
+    let mut bus = PciBus::scan(sys, &PciOptions::default()).unwrap();
     let dev = AmDevice::new(bus.open(0).unwrap()).unwrap();
     let mut g = booted(&dev);
     let host = 0x10_0000u64;
     // A short read.
-    *sys.fake.lock() = Some(Box::new(|b: &mut [u8]| b.len() - 8));
+    *pagemap.fake.lock() = Some(Box::new(|b: &mut [u8]| b.len() - 8));
     assert_eq!(
         g.map_host(host, 3 * PAGE).unwrap_err(),
         AmError::MapHost {
@@ -419,7 +419,7 @@ fn a_hostile_pagemap_is_refused() {
     );
     // Present, with the largest frame number: its bus address passes 64 bits.
     let huge = (1u64 << 63) | ((1 << 55) - 1);
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         for c in b.chunks_exact_mut(8) {
             c.copy_from_slice(&huge.to_ne_bytes());
         }
@@ -439,7 +439,7 @@ fn a_hostile_pagemap_is_refused() {
     // The highest frame whose address fits: the mapping is refused as past the
     // 44-bit space, no sum overflows.
     let last = (1u64 << 63) | ((u64::MAX >> 12) & ((1 << 55) - 1));
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         for c in b.chunks_exact_mut(8) {
             c.copy_from_slice(&last.to_ne_bytes());
         }
@@ -460,7 +460,7 @@ fn a_hostile_pagemap_is_refused() {
     // 513 pages are read as 512 entries, then 1; the second read gives nothing.
     let calls = Arc::new(Mutex::new(Vec::new()));
     let seen = calls.clone();
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         let mut seen = seen.lock();
         seen.push(b.len());
         if seen.len() > 1 {
