@@ -2,7 +2,7 @@
 //! 0.10.1 maps them, translated by the mock's walker; fragments, unmapping, TLB
 //! flushes and faults read back from the fault status registers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use amd_am::gmc::{ADDRESS_SPACE_MASK, ENTRY_ADDR_MASK, Gmc, Hub, MIN_VRAM, MapFlags, PAGE, VA_BASE, VA_SIZE};
@@ -10,8 +10,7 @@ use amd_am::ip::AmDevice;
 use amd_am::pci::{PciBus, PciOptions};
 use amd_am::psp::Psp;
 use amd_am::{AmError, HostProblem, MapProblem};
-use amd_kfd::mmio::Mmio;
-use amd_kfd::sys::{Fd, MapFlags as MmapFlags, OpenMode, PollFd, Prot, Sys, SysResult};
+use amd_kfd::sys::{Fd, ForwardSys, MapFlags as MmapFlags, Prot, Sys};
 use amd_mockgpu::pci::PciProfile;
 use amd_mockgpu::pci::gmc::{Access, Hub as MockHub, Target};
 use amd_mockgpu::{MockConfig, MockSys};
@@ -28,98 +27,36 @@ fn device() -> (Arc<MockSys>, AmDevice) {
 /// read, filled into the buffer.
 type PagemapFake = Box<dyn Fn(&mut [u8]) -> usize + Send + Sync>;
 
-/// The mock, except that reads of `/proc/self/pagemap` go to `fake` once it is set.
-struct PagemapSys {
-    mock: Arc<MockSys>,
-    pagemap: Mutex<Option<Fd>>,
+/// The pagemap descriptor opened through [`pagemap_sys`], and the fake its reads go to
+/// once one is set.
+#[derive(Default)]
+struct Pagemap {
+    fd: Mutex<Option<Fd>>,
     fake: Mutex<Option<PagemapFake>>,
 }
 
-impl Sys for PagemapSys {
-    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
-        let fd = self.mock.open(path, mode)?;
-        if path == Path::new("/proc/self/pagemap") {
-            *self.pagemap.lock() = Some(fd);
-        }
-        Ok(fd)
-    }
-    fn close(&self, fd: Fd) -> SysResult<()> {
-        self.mock.close(fd)
-    }
-    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.mock.ioctl(fd, request, name, arg) }
-    }
-    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.mock.ioctl_value(fd, request, name, value) }
-    }
-    unsafe fn mmap(
-        &self,
-        addr: usize,
-        len: usize,
-        prot: Prot,
-        flags: MmapFlags,
-        fd: Option<Fd>,
-        offset: u64,
-    ) -> SysResult<usize> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.mock.mmap(addr, len, prot, flags, fd, offset) }
-    }
-    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.mock.munmap(addr, len) }
-    }
-    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
-        if *self.pagemap.lock() == Some(fd)
-            && let Some(fake) = &*self.fake.lock()
-        {
-            return Ok(fake(buf));
-        }
-        self.mock.pread(fd, buf, offset)
-    }
-    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
-        self.mock.pwrite(fd, buf, offset)
-    }
-    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
-        self.mock.mmio(addr)
-    }
-    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
-        self.mock.read_file(path)
-    }
-    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
-        self.mock.write_file(path, data)
-    }
-    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
-        self.mock.list_dir(path)
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.mock.exists(path)
-    }
-    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
-        self.mock.readlink(path)
-    }
-    fn eventfd(&self, init: u32) -> SysResult<Fd> {
-        self.mock.eventfd(init)
-    }
-    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
-        self.mock.read(fd, buf)
-    }
-    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
-        self.mock.write(fd, buf)
-    }
-    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
-        self.mock.poll(fds, timeout_ms)
-    }
-    fn doorbell_written(&self, addr: usize) {
-        self.mock.doorbell_written(addr);
-    }
-    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
-        Sys::stop_reasons(&*self.mock, gpu_id)
-    }
-    fn pci_stop_reasons(&self, address: &str) -> Vec<String> {
-        Sys::pci_stop_reasons(&*self.mock, address)
-    }
+/// The mock, except that reads of `/proc/self/pagemap` go to the returned state's
+/// `fake` once it is set.
+fn pagemap_sys(mock: Arc<MockSys>) -> (Arc<Pagemap>, Arc<dyn Sys>) {
+    let state = Arc::new(Pagemap::default());
+    let (opened, read) = (state.clone(), state.clone());
+    let sys = ForwardSys::new(mock)
+        .on_open(move |s, path, mode| {
+            let fd = s.open(path, mode)?;
+            if path == Path::new("/proc/self/pagemap") {
+                *opened.fd.lock() = Some(fd);
+            }
+            Ok(fd)
+        })
+        .on_pread(move |s, fd, buf, offset| {
+            if *read.fd.lock() == Some(fd)
+                && let Some(fake) = &*read.fake.lock()
+            {
+                return Ok(fake(buf));
+            }
+            s.pread(fd, buf, offset)
+        });
+    (state, Arc::new(sys))
 }
 
 fn booted(dev: &AmDevice) -> Gmc<'_> {
@@ -465,17 +402,13 @@ fn host_pages_map_through_the_pagemap() {
 #[test]
 fn a_hostile_pagemap_is_refused() {
     let mock = Arc::new(MockSys::new(MockConfig::pci(1)));
-    let sys = Arc::new(PagemapSys {
-        mock,
-        pagemap: Mutex::new(None),
-        fake: Mutex::new(None),
-    });
-    let mut bus = PciBus::scan(sys.clone() as Arc<dyn Sys>, &PciOptions::default()).unwrap();
+    let (pagemap, sys) = pagemap_sys(mock);
+    let mut bus = PciBus::scan(sys, &PciOptions::default()).unwrap();
     let dev = AmDevice::new(bus.open(0).unwrap()).unwrap();
     let mut g = booted(&dev);
     let host = 0x10_0000u64;
     // A short read.
-    *sys.fake.lock() = Some(Box::new(|b: &mut [u8]| b.len() - 8));
+    *pagemap.fake.lock() = Some(Box::new(|b: &mut [u8]| b.len() - 8));
     assert_eq!(
         g.map_host(host, 3 * PAGE).unwrap_err(),
         AmError::MapHost {
@@ -486,7 +419,7 @@ fn a_hostile_pagemap_is_refused() {
     );
     // Present, with the largest frame number: its bus address passes 64 bits.
     let huge = (1u64 << 63) | ((1 << 55) - 1);
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         for c in b.chunks_exact_mut(8) {
             c.copy_from_slice(&huge.to_ne_bytes());
         }
@@ -506,7 +439,7 @@ fn a_hostile_pagemap_is_refused() {
     // The highest frame whose address fits: the mapping is refused as past the
     // 44-bit space, no sum overflows.
     let last = (1u64 << 63) | ((u64::MAX >> 12) & ((1 << 55) - 1));
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         for c in b.chunks_exact_mut(8) {
             c.copy_from_slice(&last.to_ne_bytes());
         }
@@ -527,7 +460,7 @@ fn a_hostile_pagemap_is_refused() {
     // 513 pages are read as 512 entries, then 1; the second read gives nothing.
     let calls = Arc::new(Mutex::new(Vec::new()));
     let seen = calls.clone();
-    *sys.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
+    *pagemap.fake.lock() = Some(Box::new(move |b: &mut [u8]| {
         let mut seen = seen.lock();
         seen.push(b.len());
         if seen.len() > 1 {

@@ -15,90 +15,46 @@
 //! graph is replayed four times that many, the reference loop's phase included);
 //! `HCQ_BENCH_ONLY=wide` or `narrow` replays that graph only.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysResult};
+use amd_kfd::sys::{ForwardSys, Sys};
 
 use amd_hcq::{
     Bindings, BoundGraph, Buffer, BufferKind, Device, Graph, Iface, KernArgs, Platform, Program, Sym, SymDims, Var,
 };
 use amd_mockgpu::{MockConfig, MockSys};
 
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+mod common;
 
-/// The mock, with the time its doorbell hook takes counted: that hook is the mock's
-/// engine wake-up (a store to a doorbell is all hardware needs), so replay time minus
-/// hook time is what the runtime itself spends.
+use common::{VADD, median};
+
+/// The mock, with the time its doorbell hook takes counted in `hook_ns`: that hook is
+/// the mock's engine wake-up (a store to a doorbell is all hardware needs), so replay
+/// time minus hook time is what the runtime itself spends.
 struct TimedSys {
     mock: Arc<MockSys>,
-    hook_ns: AtomicU64,
+    hook_ns: Arc<AtomicU64>,
+    /// The mock with its doorbell hook timed, for the platform.
+    sys: Arc<dyn Sys>,
 }
 
-impl Sys for TimedSys {
-    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
-        self.mock.open(path, mode)
-    }
-    fn close(&self, fd: Fd) -> SysResult<()> {
-        self.mock.close(fd)
-    }
-    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged; the caller's contract is the mock's.
-        unsafe { self.mock.ioctl(fd, request, name, arg) }
-    }
-    unsafe fn mmap(
-        &self,
-        addr: usize,
-        len: usize,
-        prot: Prot,
-        flags: MapFlags,
-        fd: Option<Fd>,
-        offset: u64,
-    ) -> SysResult<usize> {
-        // SAFETY: forwarded unchanged; the caller's contract is the mock's.
-        unsafe { self.mock.mmap(addr, len, prot, flags, fd, offset) }
-    }
-    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
-        // SAFETY: forwarded unchanged; the caller's contract is the mock's.
-        unsafe { self.mock.munmap(addr, len) }
-    }
-    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
-        self.mock.read_file(path)
-    }
-    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
-        self.mock.write_file(path, data)
-    }
-    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
-        self.mock.list_dir(path)
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.mock.exists(path)
-    }
-    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
-        self.mock.readlink(path)
-    }
-    fn eventfd(&self, init: u32) -> SysResult<Fd> {
-        self.mock.eventfd(init)
-    }
-    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
-        self.mock.read(fd, buf)
-    }
-    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
-        self.mock.write(fd, buf)
-    }
-    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
-        self.mock.poll(fds, timeout_ms)
-    }
-    fn doorbell_written(&self, addr: usize) {
-        let t = Instant::now();
-        self.mock.doorbell_written(addr);
-        // Relaxed: read by the same thread after the submission returns.
-        self.hook_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-    }
-    fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
-        Sys::stop_reasons(&*self.mock, gpu_id)
+impl TimedSys {
+    fn new(mock: Arc<MockSys>) -> Self {
+        let hook_ns = Arc::new(AtomicU64::new(0));
+        let counted = hook_ns.clone();
+        let sys = ForwardSys::new(mock.clone()).on_doorbell_written(move |mock, addr| {
+            let t = Instant::now();
+            mock.doorbell_written(addr);
+            // Relaxed: read by the same thread after the submission returns.
+            counted.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        });
+        TimedSys {
+            mock,
+            hook_ns,
+            sys: Arc::new(sys),
+        }
     }
 }
 
@@ -109,11 +65,6 @@ fn runs() -> usize {
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
         .unwrap_or(2000)
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 struct Setup {
@@ -310,11 +261,8 @@ fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
 }
 
 fn main() {
-    let sys = Arc::new(TimedSys {
-        mock: Arc::new(MockSys::new(MockConfig::default())),
-        hook_ns: AtomicU64::new(0),
-    });
-    let p = Platform::with_sys(sys.clone(), Iface::Mock).expect("mock platform");
+    let sys = TimedSys::new(Arc::new(MockSys::new(MockConfig::default())));
+    let p = Platform::with_sys(sys.sys.clone(), Iface::Mock).expect("mock platform");
     let dev = p.device(0).expect("mock GPU");
     let prg = Program::load(&dev, VADD, "vadd").expect("vadd");
     let bufs = (0..7)

@@ -7,18 +7,16 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{BufferKind, Iface, LaunchDims, Platform, Program};
+use amd_hcq::{Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys};
-use amd_packets::pm4::recipes::{self, Dispatch, Signal};
-use amd_packets::pm4::{DispatchInitiator, WaitRegMem};
+use amd_packets::pm4::WaitRegMem;
+use amd_packets::pm4::recipes::{self, Signal};
+use amd_packets::testing::sample_dispatch;
 use amd_packets::{GfxTarget, lo_hi};
 
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+mod common;
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use common::{COPY_BYTES, copies, launch_cost, median};
 
 /// The pure-encoding cost of the same launch sequence (amd-packets' benchmark shape).
 fn encode_only(iters: usize) -> f64 {
@@ -30,20 +28,9 @@ fn encode_only(iters: usize) -> f64 {
         WaitRegMem::memory_ge(0x7ff0_0000_1010, i).encode(GfxTarget::Gfx11, &mut buf);
         recipes::memory_barrier(GfxTarget::Gfx11, &mut buf);
         let user = lo_hi(0x7f40_0000_0000 + i as u64);
-        Dispatch {
-            code_addr: 0x7f30_0000_1700,
-            rsrc1: 0x40bf_0080,
-            rsrc2: 0x9e,
-            rsrc3: 0,
-            tmpring_size: 0x10200,
-            scratch_base: 0x7f50_0000_0000,
-            user_data: &user,
-            block: [64, 1, 1],
-            grid: [4, 2, 1],
-            initiator: DispatchInitiator::DEFAULT,
-        }
-        .encode(GfxTarget::Gfx11, &mut buf)
-        .expect("valid dispatch");
+        sample_dispatch(&user)
+            .encode(GfxTarget::Gfx11, &mut buf)
+            .expect("valid dispatch");
         Signal {
             address: 0x7ff0_0000_1010,
             value: i as u64 + 1,
@@ -60,24 +47,8 @@ fn main() {
     let m = Arc::new(MockSys::new(MockConfig::default()));
     let p = Platform::with_sys(m, Iface::Mock).expect("mock platform");
     let dev = p.device(0).expect("mock GPU");
-    let prg = Program::load(&dev, VADD, "vadd").expect("vadd");
-    let bufs: Vec<_> = (0..3)
-        .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
-        .collect();
-    let dims = LaunchDims {
-        global: [4, 2, 1],
-        local: [64, 1, 1],
-    };
-
     let iters = 20_000;
-    let mut times = Vec::with_capacity(iters);
-    for i in 0..iters as u32 {
-        let t = Instant::now();
-        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims).expect("launch");
-        times.push(t.elapsed().as_secs_f64());
-    }
-    dev.synchronize().expect("synchronize");
-    let launch = median(&mut times);
+    let launch = launch_cost(&dev, iters);
     let encode = encode_only(iters);
     println!(
         "bench launch_cpu_cost: {:.2} us median ({:.1} × encoding the same sequence, {:.3} us; goal 1 us)",
@@ -86,25 +57,14 @@ fn main() {
         encode * 1e6
     );
 
-    let size = 64usize << 20;
-    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-    let mut back = vec![0u8; size];
-    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
-    let (mut best_in, mut best_out, mut best_memcpy) = (f64::MAX, f64::MAX, f64::MAX);
-    for _ in 0..5 {
+    // memcpy of the same bytes, timed in the same rounds.
+    let mut best_memcpy = f64::MAX;
+    let (best_in, best_out) = copies(&dev, 5, |host, back| {
         let t = Instant::now();
-        back.copy_from_slice(black_box(&host));
+        back.copy_from_slice(black_box(host));
         best_memcpy = best_memcpy.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_in(&buf, 0, &host).expect("copy in");
-        dev.synchronize().expect("synchronize");
-        best_in = best_in.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_out(&mut back, &buf, 0).expect("copy out");
-        best_out = best_out.min(t.elapsed().as_secs_f64());
-    }
-    assert!(back == host, "round trip");
-    let gbs = |s: f64| size as f64 / s / 1e9;
+    });
+    let gbs = |s: f64| COPY_BYTES as f64 / s / 1e9;
     println!(
         "bench copy_in_64mib: {:.2} GB/s ({:.2} × memcpy, {:.2} GB/s; goal 0.5)",
         gbs(best_in),

@@ -5,19 +5,15 @@
 //!
 //! `cargo xtask bench transports`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 
-use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{BufferKind, Device, Iface, LaunchDims, Platform, Program};
+use amd_hcq::{Device, Iface, Platform};
 use amd_mockgpu::{MockConfig, MockSys};
 
-const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
+mod common;
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use common::{COPY_BYTES, copies, launch_cost, median};
 
 /// A fresh platform of each transport and its first device opened, in seconds.
 fn open(pci: bool) -> (f64, Platform, Device) {
@@ -33,46 +29,6 @@ fn open(pci: bool) -> (f64, Platform, Device) {
     };
     let dev = p.device(0).expect("device 0");
     (t.elapsed().as_secs_f64(), p, dev)
-}
-
-fn launch_cost(dev: &Device) -> f64 {
-    let prg = Program::load(dev, VADD, "vadd").expect("vadd");
-    let bufs: Vec<_> = (0..3)
-        .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
-        .collect();
-    let dims = LaunchDims {
-        global: [4, 2, 1],
-        local: [64, 1, 1],
-    };
-    let iters = 5_000;
-    let mut times = Vec::with_capacity(iters);
-    for i in 0..iters as u32 {
-        let t = Instant::now();
-        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims).expect("launch");
-        times.push(t.elapsed().as_secs_f64());
-    }
-    dev.synchronize().expect("synchronize");
-    median(&mut times)
-}
-
-/// Best of three 64 MiB copies in and out, in seconds.
-fn copies(dev: &Device) -> (f64, f64) {
-    let size = 64usize << 20;
-    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-    let mut back = vec![0u8; size];
-    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
-    let (mut best_in, mut best_out) = (f64::MAX, f64::MAX);
-    for _ in 0..3 {
-        let t = Instant::now();
-        dev.copy_in(&buf, 0, black_box(&host)).expect("copy in");
-        dev.synchronize().expect("synchronize");
-        best_in = best_in.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_out(&mut back, &buf, 0).expect("copy out");
-        best_out = best_out.min(t.elapsed().as_secs_f64());
-    }
-    assert!(back == host, "round trip");
-    (best_in, best_out)
 }
 
 fn main() {
@@ -91,15 +47,15 @@ fn main() {
     );
     let (_, _kp, kfd) = open(false);
     let (_, _pp, pci) = open(true);
-    let (kl, pl) = (launch_cost(&kfd), launch_cost(&pci));
+    let (kl, pl) = (launch_cost(&kfd, 5_000), launch_cost(&pci, 5_000));
     println!(
         "bench launch_cpu_cost_pci: {:.2} us median ({:.2} × KFD, {:.2} us)",
         pl * 1e6,
         pl / kl,
         kl * 1e6
     );
-    let ((ki, ko), (pi, po)) = (copies(&kfd), copies(&pci));
-    let gbs = |s: f64| (64u64 << 20) as f64 / s / 1e9;
+    let ((ki, ko), (pi, po)) = (copies(&kfd, 3, |_, _| ()), copies(&pci, 3, |_, _| ()));
+    let gbs = |s: f64| COPY_BYTES as f64 / s / 1e9;
     println!(
         "bench copy_in_64mib_pci: {:.2} GB/s ({:.2} × KFD, {:.2} GB/s)",
         gbs(pi),

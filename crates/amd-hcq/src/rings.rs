@@ -220,11 +220,22 @@ impl<I: DeviceInterface> Engines<I> {
     }
 }
 
-/// Whether a ring of `units` written up to the running count `put` and read up to
-/// `seen` has room for `needed` more.
-#[inline]
-fn has_room(seen: u64, put: u64, needed: u64, units: u64) -> bool {
-    put + needed - seen.min(put) <= units
+/// Room wanted in a ring: `needed` more of its `units` (dwords for PM4, bytes for
+/// SDMA); `what` names the ring in a timeout.
+#[derive(Clone, Copy)]
+struct Room<'a> {
+    needed: u64,
+    units: u64,
+    what: &'a str,
+}
+
+impl Room<'_> {
+    /// Whether the ring, written up to the running count `put` and read up to `seen`,
+    /// has the room.
+    #[inline]
+    fn fits(self, seen: u64, put: u64) -> bool {
+        put + self.needed - seen.min(put) <= self.units
+    }
 }
 
 /// Where the running count `put` falls in a ring of `size` units: a mask for the
@@ -238,56 +249,46 @@ fn ring_pos(put: u64, size: u64) -> u64 {
     }
 }
 
-/// Waits for `needed` units (dwords for PM4, bytes for SDMA) of room in a ring.
-#[inline]
-fn wait_for_room<Q: HwQueue, I: DeviceInterface>(
-    ring: &mut Ring<Q>,
-    needed: u64,
-    units: u64,
-    what: &str,
-    dev: &dyn DeviceLink<I>,
-) -> Result<()> {
-    // Room known from the last look at the read pointer: the common case.
-    if has_room(ring.seen, ring.put, needed, units) {
-        return Ok(());
+impl<Q: HwQueue> Ring<Q> {
+    /// Waits for `room` in the ring.
+    #[inline]
+    fn wait_for_room<I: DeviceInterface>(&mut self, room: Room<'_>, dev: &dyn DeviceLink<I>) -> Result<()> {
+        // Room known from the last look at the read pointer: the common case.
+        if room.fits(self.seen, self.put) {
+            return Ok(());
+        }
+        self.wait_for_room_slow(room, dev)
     }
-    wait_for_room_slow(ring, needed, units, what, dev)
-}
 
-/// [`wait_for_room`] past what the last look at the read pointer saw.
-#[cold]
-fn wait_for_room_slow<Q: HwQueue, I: DeviceInterface>(
-    ring: &mut Ring<Q>,
-    needed: u64,
-    units: u64,
-    what: &str,
-    dev: &dyn DeviceLink<I>,
-) -> Result<()> {
-    ring.seen = ring.q.read_ptr();
-    if has_room(ring.seen, ring.put, needed, units) {
-        return Ok(());
-    }
-    let timeout = dev.timeout();
-    let start = Instant::now();
-    let mut polled = Duration::ZERO;
-    while !has_room(ring.q.read_ptr(), ring.put, needed, units) {
-        // A faulted device never drains its ring.
-        if start.elapsed() >= polled {
-            dev.poll_fault()?;
-            polled = start.elapsed() + Duration::from_millis(1);
+    /// [`Ring::wait_for_room`] past what the last look at the read pointer saw.
+    #[cold]
+    fn wait_for_room_slow<I: DeviceInterface>(&mut self, room: Room<'_>, dev: &dyn DeviceLink<I>) -> Result<()> {
+        self.seen = self.q.read_ptr();
+        if room.fits(self.seen, self.put) {
+            return Ok(());
         }
-        if start.elapsed() > timeout {
-            return Err(HcqError::Timeout {
-                what: format!("room in the {what} ring"),
-                wanted: ring.put + needed - units,
-                current: ring.q.read_ptr(),
-                waited_ms: start.elapsed().as_millis() as u64,
-            });
+        let timeout = dev.timeout();
+        let start = Instant::now();
+        let mut polled = Duration::ZERO;
+        while !room.fits(self.q.read_ptr(), self.put) {
+            // A faulted device never drains its ring.
+            if start.elapsed() >= polled {
+                dev.poll_fault()?;
+                polled = start.elapsed() + Duration::from_millis(1);
+            }
+            if start.elapsed() > timeout {
+                return Err(HcqError::Timeout {
+                    what: format!("room in the {} ring", room.what),
+                    wanted: self.put + room.needed - room.units,
+                    current: self.q.read_ptr(),
+                    waited_ms: start.elapsed().as_millis() as u64,
+                });
+            }
+            std::thread::yield_now();
         }
-        std::thread::yield_now();
+        self.seen = self.q.read_ptr();
+        Ok(())
     }
-    ring.seen = ring.q.read_ptr();
-    Ok(())
 }
 
 /// Writes `parts` one after the other into the compute ring and rings the doorbell
@@ -307,7 +308,12 @@ fn write_compute<Q: HwQueue, I: DeviceInterface, const N: usize>(
             max: dwords as usize,
         });
     }
-    wait_for_room(ring, len, dwords, "compute", dev)?;
+    let room = Room {
+        needed: len,
+        units: dwords,
+        what: "compute",
+    };
+    ring.wait_for_room(room, dev)?;
     let mut at = ring.put;
     for part in parts {
         if part.is_empty() {
@@ -338,7 +344,12 @@ fn write_copy<E: Encoding, Q: HwQueue, I: DeviceInterface>(
     let bytes = ring.q.ring_bytes() as u64;
     let words = place_sdma(q, (ring_pos(ring.put, bytes) / 4) as usize, (bytes / 4) as usize)?;
     let total = words.len() as u64 * 4;
-    wait_for_room(ring, total, bytes, "SDMA", dev)?;
+    let room = Room {
+        needed: total,
+        units: bytes,
+        what: "SDMA",
+    };
+    ring.wait_for_room(room, dev)?;
     let at = ring_pos(ring.put, bytes) as usize;
     let first = words.len().min((bytes as usize - at) / 4);
     ring.q.write_ring(at, &words[..first])?;

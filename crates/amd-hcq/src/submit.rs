@@ -53,32 +53,22 @@ impl<I: DeviceInterface> Device<I> {
     /// A user's list submitted with `vals` on the timeline, recorded as `name` when
     /// profiling; the logical value of its point.
     fn run_list<E: OnRing>(&self, q: &CmdList<E>, vals: &Bindings, name: OpName) -> Result<u64> {
-        self.run(q, vals, name, false, false).map(|(p, _)| p.logical())
+        let r = if q.rec.kernargs.is_empty() {
+            self.run_in(None, q, vals, name, false, false)
+        } else {
+            let mut l = self.launcher();
+            let ring = l.kernargs.as_mut().ok_or(HcqError::Internal {
+                what: "no kernel-argument region on an open device",
+            })?;
+            self.run_in(Some(ring), q, vals, name, false, false)
+        };
+        r.map(|(p, _)| p.logical())
     }
 
     /// Submits `q` with `vals` on the timeline (a memory barrier first with
     /// `barrier`; GPU timestamps around it with `times` or profiling on, recorded as
-    /// `name`).
-    pub(crate) fn run<E: OnRing>(
-        &self,
-        q: &CmdList<E>,
-        vals: &Bindings,
-        name: OpName,
-        barrier: bool,
-        times: bool,
-    ) -> Result<(Point, Option<Times<I>>)> {
-        if q.rec.kernargs.is_empty() {
-            return self.run_in(None, q, vals, name, barrier, times);
-        }
-        let mut l = self.launcher();
-        let ring = l.kernargs.as_mut().ok_or(HcqError::Internal {
-            what: "no kernel-argument region on an open device",
-        })?;
-        self.run_in(Some(ring), q, vals, name, barrier, times)
-    }
-
-    /// [`Device::run`] with the kernel-argument ring at hand (the device's launcher
-    /// held; `None` for a list without kernel arguments).
+    /// `name`), with the kernel-argument ring at hand (the device's launcher held;
+    /// `None` for a list without kernel arguments).
     #[inline]
     pub(crate) fn run_in<E: OnRing>(
         &self,

@@ -185,54 +185,38 @@ trait Float: Copy + PartialEq + PartialOrd + std::fmt::Debug {
     fn bits(self) -> u64;
 }
 
-impl Float for f32 {
-    const MAX: f32 = f32::MAX;
-    const ZERO: f32 = 0.0;
-    fn next_up(self) -> f32 {
-        // (f32::next_up is newer than the workspace's MSRV.)
-        match self.to_bits() {
-            0x8000_0000 | 0 => f32::from_bits(1),
-            b if self > 0.0 => f32::from_bits(b + 1),
-            b => f32::from_bits(b - 1),
+/// [`Float`] for a primitive float type whose negative zero has the bits `$neg_zero`.
+macro_rules! impl_float {
+    ($t:ident, $neg_zero:literal) => {
+        impl Float for $t {
+            const MAX: $t = $t::MAX;
+            const ZERO: $t = 0.0;
+            fn next_up(self) -> $t {
+                // (`next_up` of the float types is newer than the workspace's MSRV.)
+                match self.to_bits() {
+                    $neg_zero | 0 => $t::from_bits(1),
+                    b if self > 0.0 => $t::from_bits(b + 1),
+                    b => $t::from_bits(b - 1),
+                }
+            }
+            fn next_down(self) -> $t {
+                -Float::next_up(-self)
+            }
+            fn neg(self) -> $t {
+                -self
+            }
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+            fn bits(self) -> u64 {
+                u64::from(self.to_bits())
+            }
         }
-    }
-    fn next_down(self) -> f32 {
-        -Float::next_up(-self)
-    }
-    fn neg(self) -> f32 {
-        -self
-    }
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-    fn bits(self) -> u64 {
-        u64::from(self.to_bits())
-    }
+    };
 }
 
-impl Float for f64 {
-    const MAX: f64 = f64::MAX;
-    const ZERO: f64 = 0.0;
-    fn next_up(self) -> f64 {
-        match self.to_bits() {
-            0x8000_0000_0000_0000 | 0 => f64::from_bits(1),
-            b if self > 0.0 => f64::from_bits(b + 1),
-            b => f64::from_bits(b - 1),
-        }
-    }
-    fn next_down(self) -> f64 {
-        -Float::next_up(-self)
-    }
-    fn neg(self) -> f64 {
-        -self
-    }
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-    fn bits(self) -> u64 {
-        self.to_bits()
-    }
-}
+impl_float!(f32, 0x8000_0000);
+impl_float!(f64, 0x8000_0000_0000_0000);
 
 /// The result in direction `dir` of an operation on finite operands, from the host's
 /// correctly rounded nearest result `r` and `side`, the sign of (exact − r) (computed

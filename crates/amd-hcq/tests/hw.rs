@@ -8,6 +8,8 @@
 //! must be asked for.
 #![cfg(feature = "hw")]
 
+mod common;
+
 use amd_hcq::{BufferKind, Platform};
 
 #[test]
@@ -50,12 +52,8 @@ fn copies_round_trip_on_the_first_gpu() {
         };
         let t = prg.launch_timed(&[&a, &a, &c], &[n as u32], dims).expect("launch");
         eprintln!("vadd of {n} floats: {t:?} GPU time");
-        let mut out = vec![0u8; n * 4];
-        dev.copy_out(&mut out, &c, 0).unwrap();
-        assert!(
-            out.chunks(4)
-                .all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 3.0)
-        );
+        let out = common::download(&dev, &c, n);
+        assert!(out.iter().all(|&w| f32::from_bits(w) == 3.0));
     }
 }
 

@@ -38,6 +38,16 @@ fn device() -> (Platform, Device) {
     (p, d)
 }
 
+/// Runs `test` on a fresh mock device with kernel `name` of each build in `elfs`
+/// loaded.
+fn for_each_build(elfs: [&[u8]; 2], name: &str, test: impl Fn(&Device, &Program)) {
+    for elf in elfs {
+        let (_p, dev) = device();
+        let prg = Program::load(&dev, elf, name).unwrap();
+        test(&dev, &prg);
+    }
+}
+
 fn groups(n: usize) -> LaunchDims {
     LaunchDims {
         global: [n.div_ceil(256) as u32, 1, 1],
@@ -47,255 +57,211 @@ fn groups(n: usize) -> LaunchDims {
 
 #[test]
 fn saxpy() {
-    for elf in kernel!("saxpy") {
-        saxpy_with(elf);
-    }
-}
-
-fn saxpy_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "saxpy").unwrap();
-    let n = 3000;
-    let x: Vec<f32> = rand_u32(n, 1).iter().map(|&v| (v % 1000) as f32 / 7.0).collect();
-    let y: Vec<f32> = rand_u32(n, 2).iter().map(|&v| (v % 500) as f32 - 250.0).collect();
-    let (bx, by) = (
-        upload(&dev, &x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
-        upload(&dev, &y.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
-    );
-    let a = 2.5f32;
-    prg.launch_timed(&[&bx, &by], &[a.to_bits(), n as u32], groups(n))
-        .explained();
-    let out = download(&dev, &by, n);
-    for i in 0..n {
-        assert_eq!(f32::from_bits(out[i]), a.mul_add(x[i], y[i]), "element {i}");
-    }
+    for_each_build(kernel!("saxpy"), "saxpy", |dev, prg| {
+        let n = 3000;
+        let x: Vec<f32> = rand_u32(n, 1).iter().map(|&v| (v % 1000) as f32 / 7.0).collect();
+        let y: Vec<f32> = rand_u32(n, 2).iter().map(|&v| (v % 500) as f32 - 250.0).collect();
+        let (bx, by) = (
+            upload(dev, &x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+            upload(dev, &y.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
+        );
+        let a = 2.5f32;
+        prg.launch_timed(&[&bx, &by], &[a.to_bits(), n as u32], groups(n))
+            .explained();
+        let out = download(dev, &by, n);
+        for i in 0..n {
+            assert_eq!(f32::from_bits(out[i]), a.mul_add(x[i], y[i]), "element {i}");
+        }
+    });
 }
 
 #[test]
 fn integer_mix() {
-    for elf in kernel!("intmix") {
-        integer_mix_with(elf);
-    }
-}
-
-fn integer_mix_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "intmix").unwrap();
-    let n = 1000;
-    let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
-    let (ba, bb) = (upload(&dev, &a), upload(&dev, &b));
-    let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &out, n * 8);
-    for i in 0..n {
-        let (x, y) = (a[i], b[i] | 1);
-        let (sx, sy) = (x as i32, (y | 0x100) as i32);
-        let want = [
-            x / y,
-            x % y,
-            sx.wrapping_div(sy) as u32,
-            sx.wrapping_rem(sy) as u32,
-            (x << (y & 31)) ^ (x >> (y & 7)) ^ ((sx >> 3) as u32),
-            ((x as u64 * y as u64) >> 32) as u32,
-            ((x >> 5) & 0x3ff) + y.count_ones(),
-            x.max(y).wrapping_sub(sx.min(sy) as u32),
-        ];
-        assert_eq!(got[i * 8..i * 8 + 8], want, "element {i}: x={x:#x} y={y:#x}");
-    }
+    for_each_build(kernel!("intmix"), "intmix", |dev, prg| {
+        let n = 1000;
+        let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
+        let (ba, bb) = (upload(dev, &a), upload(dev, &b));
+        let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
+        let got = download(dev, &out, n * 8);
+        for i in 0..n {
+            let (x, y) = (a[i], b[i] | 1);
+            let (sx, sy) = (x as i32, (y | 0x100) as i32);
+            let want = [
+                x / y,
+                x % y,
+                sx.wrapping_div(sy) as u32,
+                sx.wrapping_rem(sy) as u32,
+                (x << (y & 31)) ^ (x >> (y & 7)) ^ ((sx >> 3) as u32),
+                ((x as u64 * y as u64) >> 32) as u32,
+                ((x >> 5) & 0x3ff) + y.count_ones(),
+                x.max(y).wrapping_sub(sx.min(sy) as u32),
+            ];
+            assert_eq!(got[i * 8..i * 8 + 8], want, "element {i}: x={x:#x} y={y:#x}");
+        }
+    });
 }
 
 #[test]
 fn divergent_branches_and_loops() {
-    for elf in kernel!("divergent") {
-        divergent_branches_and_loops_with(elf);
-    }
-}
-
-fn divergent_branches_and_loops_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "divergent").unwrap();
-    let n = 777;
-    let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
-    let ba = upload(&dev, &a);
-    let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &out, n);
-    for i in 0..n {
-        let x = a[i];
-        let mut r = if x & 1 != 0 {
-            x.wrapping_mul(3).wrapping_add(1)
-        } else {
-            x / 2
-        };
-        let mut steps = 0u32;
-        while r != 1 && steps < 200 {
-            r = if r & 1 != 0 {
-                r.wrapping_mul(3).wrapping_add(1)
+    for_each_build(kernel!("divergent"), "divergent", |dev, prg| {
+        let n = 777;
+        let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
+        let ba = upload(dev, &a);
+        let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
+        let got = download(dev, &out, n);
+        for i in 0..n {
+            let x = a[i];
+            let mut r = if x & 1 != 0 {
+                x.wrapping_mul(3).wrapping_add(1)
             } else {
-                r >> 1
+                x / 2
             };
-            steps += 1;
-            if r == 4242 {
-                break;
+            let mut steps = 0u32;
+            while r != 1 && steps < 200 {
+                r = if r & 1 != 0 {
+                    r.wrapping_mul(3).wrapping_add(1)
+                } else {
+                    r >> 1
+                };
+                steps += 1;
+                if r == 4242 {
+                    break;
+                }
             }
+            assert_eq!(got[i], steps * 1000 + (r & 0xff), "element {i} (x = {x})");
         }
-        assert_eq!(got[i], steps * 1000 + (r & 0xff), "element {i} (x = {x})");
-    }
+    });
 }
 
 #[test]
 fn grid_in_three_dimensions() {
-    for elf in kernel!("grid3d") {
-        grid_in_three_dimensions_with(elf);
-    }
-}
-
-fn grid_in_three_dimensions_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "grid3d").unwrap();
-    let (nx, ny, nz) = (21usize, 10usize, 5usize);
-    let out = upload(&dev, &vec![u32::MAX; nx * ny * nz + 64]);
-    let dims = LaunchDims {
-        global: [nx.div_ceil(8) as u32, ny.div_ceil(4) as u32, nz.div_ceil(2) as u32],
-        local: [8, 4, 2],
-    };
-    prg.launch_timed(&[&out], &[nx as u32, ny as u32, nz as u32], dims)
-        .explained();
-    let got = download(&dev, &out, nx * ny * nz + 64);
-    for z in 0..nz {
-        for y in 0..ny {
-            for x in 0..nx {
-                assert_eq!(
-                    got[(z * ny + y) * nx + x],
-                    (x | y << 10 | z << 20) as u32,
-                    "({x}, {y}, {z})"
-                );
+    for_each_build(kernel!("grid3d"), "grid3d", |dev, prg| {
+        let (nx, ny, nz) = (21usize, 10usize, 5usize);
+        let out = upload(dev, &vec![u32::MAX; nx * ny * nz + 64]);
+        let dims = LaunchDims {
+            global: [nx.div_ceil(8) as u32, ny.div_ceil(4) as u32, nz.div_ceil(2) as u32],
+            local: [8, 4, 2],
+        };
+        prg.launch_timed(&[&out], &[nx as u32, ny as u32, nz as u32], dims)
+            .explained();
+        let got = download(dev, &out, nx * ny * nz + 64);
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    assert_eq!(
+                        got[(z * ny + y) * nx + x],
+                        (x | y << 10 | z << 20) as u32,
+                        "({x}, {y}, {z})"
+                    );
+                }
             }
         }
-    }
-    assert!(
-        got[nx * ny * nz..].iter().all(|&v| v == u32::MAX),
-        "partial groups stayed in bounds"
-    );
+        assert!(
+            got[nx * ny * nz..].iter().all(|&v| v == u32::MAX),
+            "partial groups stayed in bounds"
+        );
+    });
 }
 
 #[test]
 fn lds_tree_reduction_with_barriers() {
-    for elf in kernel!("reduce_lds") {
-        lds_tree_reduction_with_barriers_with(elf);
-    }
-}
-
-fn lds_tree_reduction_with_barriers_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "reduce_lds").unwrap();
-    let n = 256 * 7 + 100;
-    let a: Vec<f32> = rand_u32(n, 6).iter().map(|&v| (v % 64) as f32).collect();
-    let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-    let g = n.div_ceil(256);
-    let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &sums, g);
-    for (k, s) in got.iter().enumerate() {
-        // Small integers: the float sum is exact in any order.
-        let want: f32 = a[k * 256..((k + 1) * 256).min(n)].iter().sum();
-        assert_eq!(f32::from_bits(*s), want, "group {k}");
-    }
+    for_each_build(kernel!("reduce_lds"), "reduce_lds", |dev, prg| {
+        let n = 256 * 7 + 100;
+        let a: Vec<f32> = rand_u32(n, 6).iter().map(|&v| (v % 64) as f32).collect();
+        let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        let g = n.div_ceil(256);
+        let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
+        let got = download(dev, &sums, g);
+        for (k, s) in got.iter().enumerate() {
+            // Small integers: the float sum is exact in any order.
+            let want: f32 = a[k * 256..((k + 1) * 256).min(n)].iter().sum();
+            assert_eq!(f32::from_bits(*s), want, "group {k}");
+        }
+    });
 }
 
 #[test]
 fn global_atomics_under_contention() {
-    for elf in kernel!("atomics") {
-        global_atomics_under_contention_with(elf);
-    }
-}
-
-fn global_atomics_under_contention_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "atomics").unwrap();
-    let n = 2000;
-    let a = rand_u32(n, 7);
-    let ba = upload(&dev, &a);
-    let init = [0u32, u32::MAX, 0, u32::MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    let acc = upload(&dev, &init);
-    prg.launch_timed(&[&ba, &acc], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &acc, init.len());
-    let mut want = init;
-    for &x in &a {
-        want[0] = want[0].wrapping_add(x);
-        want[1] = want[1].min(x);
-        want[2] = want[2].max(x);
-        want[3] &= x | 0xff00_ff00;
-        want[4] |= x & 0x0f0f_0f0f;
-        want[5] ^= x;
-        want[6 + (x & 7) as usize] += 1;
-    }
-    assert_eq!(got, want);
+    for_each_build(kernel!("atomics"), "atomics", |dev, prg| {
+        let n = 2000;
+        let a = rand_u32(n, 7);
+        let ba = upload(dev, &a);
+        let init = [0u32, u32::MAX, 0, u32::MAX, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let acc = upload(dev, &init);
+        prg.launch_timed(&[&ba, &acc], &[n as u32], groups(n)).explained();
+        let got = download(dev, &acc, init.len());
+        let mut want = init;
+        for &x in &a {
+            want[0] = want[0].wrapping_add(x);
+            want[1] = want[1].min(x);
+            want[2] = want[2].max(x);
+            want[3] &= x | 0xff00_ff00;
+            want[4] |= x & 0x0f0f_0f0f;
+            want[5] ^= x;
+            want[6 + (x & 7) as usize] += 1;
+        }
+        assert_eq!(got, want);
+    });
 }
 
 #[test]
 fn lds_atomics_and_compare_swap_loops() {
-    for elf in kernel!("lds_atomics") {
-        lds_atomics_and_compare_swap_loops_with(elf);
-    }
-}
-
-fn lds_atomics_and_compare_swap_loops_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "lds_atomics").unwrap();
-    // Three full workgroups and a partial one.
-    let n: usize = 3 * 256 + 77;
-    let wgs = n.div_ceil(256);
-    let a = rand_u32(n, 21);
-    let ba = upload(&dev, &a);
-    let out = upload(&dev, &vec![0u32; 16 + 16 * wgs]);
-    let fsum = upload(&dev, &vec![0u32; 1 + wgs]);
-    prg.launch_timed(&[&ba, &out, &fsum], &[n as u32], groups(n))
-        .explained();
-    let got = download(&dev, &out, 16 + 16 * wgs);
-    let fgot: Vec<f32> = download(&dev, &fsum, 1 + wgs).into_iter().map(f32::from_bits).collect();
-    assert_eq!(got[10], n as u32, "global compare-swap increments");
-    let mut ftotal = 0.0f32;
-    for wg in 0..wgs {
-        let items = &a[wg * 256..((wg + 1) * 256).min(n)];
-        let s = &got[16 + wg * 16..16 + wg * 16 + 9];
-        let fold = |init: u32, op: fn(u32, u32) -> u32| items.iter().fold(init, |acc, &x| op(acc, x));
-        assert_eq!(s[0], fold(0, u32::wrapping_add), "add, workgroup {wg}");
-        assert_eq!(s[1], fold(u32::MAX, u32::min), "min, workgroup {wg}");
-        assert_eq!(s[2], fold(0, u32::max), "max, workgroup {wg}");
-        assert_eq!(
-            s[3],
-            fold(u32::MAX, |acc, x| acc & (x | 0xf0f0_f0f0)),
-            "and, workgroup {wg}"
-        );
-        assert_eq!(s[4], fold(0, |acc, x| acc | (x & 0x00ff_00ff)), "or, workgroup {wg}");
-        assert_eq!(s[5], fold(0, |acc, x| acc ^ x), "xor, workgroup {wg}");
-        // The last exchange leaves some item's id + 1; exactly one item saw the initial 0.
-        let ids = (wg * 256 + 1) as u32..=(wg * 256 + items.len()) as u32;
-        assert!(ids.contains(&s[6]), "exchange left {:#x}, workgroup {wg}", s[6]);
-        assert_eq!(s[7], 1, "items that saw 0, workgroup {wg}");
-        assert_eq!(s[8], 3 * items.len() as u32, "compare-swap loop, workgroup {wg}");
-        // Small integers: every order of f32 additions gives the exact sum.
-        let fsum_wg: f32 = items.iter().map(|&x| (x & 0xff) as f32).sum();
-        assert_eq!(fgot[1 + wg], fsum_wg, "LDS f32 add, workgroup {wg}");
-        ftotal += fsum_wg;
-    }
-    assert_eq!(fgot[0], ftotal, "global f32 add");
+    for_each_build(kernel!("lds_atomics"), "lds_atomics", |dev, prg| {
+        // Three full workgroups and a partial one.
+        let n: usize = 3 * 256 + 77;
+        let wgs = n.div_ceil(256);
+        let a = rand_u32(n, 21);
+        let ba = upload(dev, &a);
+        let out = upload(dev, &vec![0u32; 16 + 16 * wgs]);
+        let fsum = upload(dev, &vec![0u32; 1 + wgs]);
+        prg.launch_timed(&[&ba, &out, &fsum], &[n as u32], groups(n))
+            .explained();
+        let got = download(dev, &out, 16 + 16 * wgs);
+        let fgot: Vec<f32> = download(dev, &fsum, 1 + wgs).into_iter().map(f32::from_bits).collect();
+        assert_eq!(got[10], n as u32, "global compare-swap increments");
+        let mut ftotal = 0.0f32;
+        for wg in 0..wgs {
+            let items = &a[wg * 256..((wg + 1) * 256).min(n)];
+            let s = &got[16 + wg * 16..16 + wg * 16 + 9];
+            let fold = |init: u32, op: fn(u32, u32) -> u32| items.iter().fold(init, |acc, &x| op(acc, x));
+            assert_eq!(s[0], fold(0, u32::wrapping_add), "add, workgroup {wg}");
+            assert_eq!(s[1], fold(u32::MAX, u32::min), "min, workgroup {wg}");
+            assert_eq!(s[2], fold(0, u32::max), "max, workgroup {wg}");
+            assert_eq!(
+                s[3],
+                fold(u32::MAX, |acc, x| acc & (x | 0xf0f0_f0f0)),
+                "and, workgroup {wg}"
+            );
+            assert_eq!(s[4], fold(0, |acc, x| acc | (x & 0x00ff_00ff)), "or, workgroup {wg}");
+            assert_eq!(s[5], fold(0, |acc, x| acc ^ x), "xor, workgroup {wg}");
+            // The last exchange leaves some item's id + 1; exactly one item saw the initial 0.
+            let ids = (wg * 256 + 1) as u32..=(wg * 256 + items.len()) as u32;
+            assert!(ids.contains(&s[6]), "exchange left {:#x}, workgroup {wg}", s[6]);
+            assert_eq!(s[7], 1, "items that saw 0, workgroup {wg}");
+            assert_eq!(s[8], 3 * items.len() as u32, "compare-swap loop, workgroup {wg}");
+            // Small integers: every order of f32 additions gives the exact sum.
+            let fsum_wg: f32 = items.iter().map(|&x| (x & 0xff) as f32).sum();
+            assert_eq!(fgot[1 + wg], fsum_wg, "LDS f32 add, workgroup {wg}");
+            ftotal += fsum_wg;
+        }
+        assert_eq!(fgot[0], ftotal, "global f32 add");
+    });
 }
 
 #[test]
 fn sixty_four_bit_and_wrapping_atomics() {
-    for elf in kernel!("atomics") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "atomics64").unwrap();
+    for_each_build(kernel!("atomics"), "atomics64", |dev, prg| {
         let n = 1000;
         let a = rand_u32(n, 20);
         let init: [u64; 5] = [0, i64::MAX as u64, 0, 0, 0];
         let words: Vec<u32> = init.iter().flat_map(|v| [*v as u32, (v >> 32) as u32]).collect();
-        let (ba, acc, wrap) = (upload(&dev, &a), upload(&dev, &words), upload(&dev, &[0, 0]));
+        let (ba, acc, wrap) = (upload(dev, &a), upload(dev, &words), upload(dev, &[0, 0]));
         prg.launch_timed(&[&ba, &acc, &wrap], &[n as u32], groups(n))
             .explained();
-        let got = download(&dev, &acc, 10);
+        let got = download(dev, &acc, 10);
         let got: Vec<u64> = got.chunks(2).map(|p| p[0] as u64 | (p[1] as u64) << 32).collect();
         let xs: Vec<u64> = a
             .iter()
@@ -314,220 +280,196 @@ fn sixty_four_bit_and_wrapping_atomics() {
         assert_eq!(got[4], sum, "compare-swap loop");
         let n = n as u32;
         assert_eq!(
-            download(&dev, &wrap, 2),
+            download(dev, &wrap, 2),
             [n % 100, (100 - n % 100) % 100],
             "inc/dec wrap at 99"
         );
-    }
+    });
 }
 
 #[test]
 fn double_precision() {
-    for elf in kernel!("f64math") {
-        double_precision_with(elf);
-    }
-}
-
-fn double_precision_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "f64math").unwrap();
-    let n = 600;
-    let a: Vec<f64> = rand_u32(n, 8)
-        .iter()
-        .map(|&v| (v % 100_000) as f64 / 37.0 - 1000.0)
-        .collect();
-    let b: Vec<f64> = rand_u32(n, 9).iter().map(|&v| (v % 3000) as f64 / 11.0).collect();
-    let words = |v: &[f64]| {
-        v.iter()
-            .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
-            .collect::<Vec<u32>>()
-    };
-    let (ba, bb) = (upload(&dev, &words(&a)), upload(&dev, &words(&b)));
-    let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &out, n * 8);
-    let at = |k: usize| f64::from_bits(got[2 * k] as u64 | (got[2 * k + 1] as u64) << 32);
-    for i in 0..n {
-        let (x, y) = (a[i], b[i]);
-        assert_eq!(at(i * 4), x + y, "add {i}");
-        // OpenCL contracts x * y - y into one fused multiply-add.
-        assert_eq!(at(i * 4 + 1), x.mul_add(y, -y), "mul-sub {i}");
-        assert_eq!(at(i * 4 + 2), x.mul_add(y, 1.0), "fma {i}");
-        assert_eq!(at(i * 4 + 3), (x as i32) as f64 + i as f64 * 0.5, "conversions {i}");
-    }
+    for_each_build(kernel!("f64math"), "f64math", |dev, prg| {
+        let n = 600;
+        let a: Vec<f64> = rand_u32(n, 8)
+            .iter()
+            .map(|&v| (v % 100_000) as f64 / 37.0 - 1000.0)
+            .collect();
+        let b: Vec<f64> = rand_u32(n, 9).iter().map(|&v| (v % 3000) as f64 / 11.0).collect();
+        let words = |v: &[f64]| {
+            v.iter()
+                .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
+                .collect::<Vec<u32>>()
+        };
+        let (ba, bb) = (upload(dev, &words(&a)), upload(dev, &words(&b)));
+        let out = dev.alloc(n * 32, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
+        let got = download(dev, &out, n * 8);
+        let at = |k: usize| f64::from_bits(got[2 * k] as u64 | (got[2 * k + 1] as u64) << 32);
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            assert_eq!(at(i * 4), x + y, "add {i}");
+            // OpenCL contracts x * y - y into one fused multiply-add.
+            assert_eq!(at(i * 4 + 1), x.mul_add(y, -y), "mul-sub {i}");
+            assert_eq!(at(i * 4 + 2), x.mul_add(y, 1.0), "fma {i}");
+            assert_eq!(at(i * 4 + 3), (x as i32) as f64 + i as f64 * 0.5, "conversions {i}");
+        }
+    });
 }
 
 #[test]
 fn transcendentals_within_their_precision() {
-    for elf in kernel!("transcend") {
-        transcendentals_within_their_precision_with(elf);
-    }
-}
-
-fn transcendentals_within_their_precision_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "transcend").unwrap();
-    let n = 500;
-    let a: Vec<f32> = rand_u32(n, 10)
-        .iter()
-        .map(|&v| 0.01 + (v % 10_000) as f32 / 1000.0)
-        .collect();
-    let ba = upload(&dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-    let out = dev.alloc(n * 28, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &out, n * 7);
-    for i in 0..n {
-        let x = a[i];
-        // The hardware's instructions are accurate to about 1 ulp; sin/cos take
-        // revolutions (x · 2π radians).
-        let tau = std::f32::consts::TAU;
-        let want = [
-            x.exp2(),
-            x.log2(),
-            1.0 / x,
-            1.0 / x.sqrt(),
-            x.sqrt(),
-            (x * tau).sin(),
-            (x * tau).cos(),
-        ];
-        for (k, w) in want.iter().enumerate() {
-            let g = f32::from_bits(got[i * 7 + k]);
-            let tol = w.abs().max(1.0) * 4e-6;
-            assert!((g - w).abs() <= tol, "x={x} op {k}: {g} vs {w}");
+    for_each_build(kernel!("transcend"), "transcend", |dev, prg| {
+        let n = 500;
+        let a: Vec<f32> = rand_u32(n, 10)
+            .iter()
+            .map(|&v| 0.01 + (v % 10_000) as f32 / 1000.0)
+            .collect();
+        let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        let out = dev.alloc(n * 28, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
+        let got = download(dev, &out, n * 7);
+        for i in 0..n {
+            let x = a[i];
+            // The hardware's instructions are accurate to about 1 ulp; sin/cos take
+            // revolutions (x · 2π radians).
+            let tau = std::f32::consts::TAU;
+            let want = [
+                x.exp2(),
+                x.log2(),
+                1.0 / x,
+                1.0 / x.sqrt(),
+                x.sqrt(),
+                (x * tau).sin(),
+                (x * tau).cos(),
+            ];
+            for (k, w) in want.iter().enumerate() {
+                let g = f32::from_bits(got[i * 7 + k]);
+                let tol = w.abs().max(1.0) * 4e-6;
+                assert!((g - w).abs() <= tol, "x={x} op {k}: {g} vs {w}");
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn wave_reduction_with_dpp() {
-    for elf in kernel!("wavereduce") {
-        wave_reduction_with_dpp_with(elf);
-    }
-}
-
-fn wave_reduction_with_dpp_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "wavereduce").unwrap();
-    let n = 256 * 3 + 40;
-    let a: Vec<u32> = rand_u32(n, 11).iter().map(|v| v % 1000).collect();
-    let ba = upload(&dev, &a);
-    let waves = n.div_ceil(256) * 8;
-    let sums = dev.alloc(waves * 4, BufferKind::Device).unwrap();
-    prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
-    let got = download(&dev, &sums, waves);
-    for (k, s) in got.iter().enumerate() {
-        let want: u32 = a.iter().skip(k * 32).take(32).sum();
-        assert_eq!(*s, want, "wave {k}");
-    }
+    for_each_build(kernel!("wavereduce"), "wavereduce", |dev, prg| {
+        let n = 256 * 3 + 40;
+        let a: Vec<u32> = rand_u32(n, 11).iter().map(|v| v % 1000).collect();
+        let ba = upload(dev, &a);
+        let waves = n.div_ceil(256) * 8;
+        let sums = dev.alloc(waves * 4, BufferKind::Device).unwrap();
+        prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
+        let got = download(dev, &sums, waves);
+        for (k, s) in got.iter().enumerate() {
+            let want: u32 = a.iter().skip(k * 32).take(32).sum();
+            assert_eq!(*s, want, "wave {k}");
+        }
+    });
 }
 
 #[test]
 fn wave_maximum_with_dpp8_and_permlanes() {
-    for elf in kernel!("wavereduce") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "wavemax").unwrap();
+    for_each_build(kernel!("wavereduce"), "wavemax", |dev, prg| {
         // A partial last wave: its missing lanes count as 0.
         let n = 256 * 2 + 45;
         let a: Vec<u32> = rand_u32(n, 16).iter().map(|v| v % 100_000).collect();
-        let (ba, out) = (upload(&dev, &a), upload(&dev, &vec![0; n]));
+        let (ba, out) = (upload(dev, &a), upload(dev, &vec![0; n]));
         prg.launch_timed(&[&ba, &out], &[n as u32], groups(n)).explained();
-        let got = download(&dev, &out, n);
+        let got = download(dev, &out, n);
         for (i, g) in got.iter().enumerate() {
             let wave = &a[i / 32 * 32..(i / 32 * 32 + 32).min(n)];
             assert_eq!(*g, *wave.iter().max().unwrap(), "lane {i}");
         }
-    }
+    });
 }
 
 #[test]
 fn tiled_matmul_through_lds() {
-    for elf in kernel!("matmul") {
-        tiled_matmul_through_lds_with(elf);
-    }
-}
-
-fn tiled_matmul_through_lds_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "matmul").unwrap();
-    let n = 48usize;
-    let a: Vec<f32> = rand_u32(n * n, 12).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-    let b: Vec<f32> = rand_u32(n * n, 13).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
-    let c = dev.alloc(n * n * 4, BufferKind::Device).unwrap();
-    let dims = LaunchDims {
-        global: [(n / 16) as u32, (n / 16) as u32, 1],
-        local: [16, 16, 1],
-    };
-    prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
-    let got = download(&dev, &c, n * n);
-    for r in 0..n {
-        for col in 0..n {
-            // Small integers: exact whatever the summation order.
-            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
-            assert_eq!(f32::from_bits(got[r * n + col]), want, "C[{r}][{col}]");
+    for_each_build(kernel!("matmul"), "matmul", |dev, prg| {
+        let n = 48usize;
+        let [a, b, want] = small_integer_matmul(n, 12);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (ba, bb) = (upload(dev, &bits(&a)), upload(dev, &bits(&b)));
+        let c = dev.alloc(n * n * 4, BufferKind::Device).unwrap();
+        let dims = LaunchDims {
+            global: [(n / 16) as u32, (n / 16) as u32, 1],
+            local: [16, 16, 1],
+        };
+        prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
+        let got = download(dev, &c, n * n);
+        for r in 0..n {
+            for col in 0..n {
+                assert_eq!(f32::from_bits(got[r * n + col]), want[r * n + col], "C[{r}][{col}]");
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn private_array_in_scratch() {
-    for elf in kernel!("private") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "private_array").unwrap();
+    for_each_build(kernel!("private"), "private_array", |dev, prg| {
         assert!(
             prg.info().descriptor.private_segment_size >= 160,
             "the table lives in scratch"
         );
         let n = 700;
         let idx = rand_u32(n, 14);
-        let bi = upload(&dev, &idx);
+        let bi = upload(dev, &idx);
         let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
         prg.launch_timed(&[&bi, &out], &[n as u32], groups(n)).explained();
-        let got = download(&dev, &out, n);
+        let got = download(dev, &out, n);
         for i in 0..n {
             let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
             let j = (idx[i] % 40) as usize;
             tbl[(j * 7) % 40] += j as u32;
             assert_eq!(got[i], tbl[j] + tbl[(j + 3) % 40], "element {i}");
         }
-    }
+    });
 }
 
 #[test]
 fn tiled_f16_matmul_with_packed_math() {
-    for elf in kernel!("matmul_f16") {
-        tiled_f16_matmul_with_packed_math_with(elf);
-    }
+    for_each_build(kernel!("matmul_f16"), "matmul_f16", |dev, prg| {
+        let n = 32usize;
+        // Halves of small integers: every product and partial sum (|x| <= 32 * 3 * 2) is exact.
+        let [a, b, want] = small_integer_matmul(n, 14);
+        let halves = |v: &[f32]| -> Vec<u32> {
+            let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
+            h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
+        };
+        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
+        let c = dev.alloc(n * n * 2, BufferKind::Device).unwrap();
+        let dims = LaunchDims {
+            global: [(n / 16) as u32, (n / 16) as u32, 1],
+            local: [8, 16, 1],
+        };
+        prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
+        let got = download(dev, &c, n * n / 2);
+        for r in 0..n {
+            for col in 0..n {
+                let k = r * n + col;
+                let h = (got[k / 2] >> (16 * (k % 2))) as u16;
+                assert_eq!(h, f32_to_half_exact(want[k]), "C[{r}][{col}]");
+            }
+        }
+    });
 }
 
-fn tiled_f16_matmul_with_packed_math_with(elf: &[u8]) {
-    let (_p, dev) = device();
-    let prg = Program::load(&dev, elf, "matmul_f16").unwrap();
-    let n = 32usize;
-    // Halves of small integers: every product and partial sum (|x| <= 32 * 3 * 2) is exact.
-    let a: Vec<f32> = rand_u32(n * n, 14).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-    let b: Vec<f32> = rand_u32(n * n, 15).iter().map(|&v| (v % 5) as f32 - 2.0).collect();
-    let halves = |v: &[f32]| -> Vec<u32> {
-        let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
-        h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
-    };
-    let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
-    let c = dev.alloc(n * n * 2, BufferKind::Device).unwrap();
-    let dims = LaunchDims {
-        global: [(n / 16) as u32, (n / 16) as u32, 1],
-        local: [8, 16, 1],
-    };
-    prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
-    let got = download(&dev, &c, n * n / 2);
-    for r in 0..n {
-        for col in 0..n {
-            let want: f32 = (0..n).map(|k| a[r * n + k] * b[k * n + col]).sum();
-            let k = r * n + col;
-            let h = (got[k / 2] >> (16 * (k % 2))) as u16;
-            assert_eq!(h, f32_to_half_exact(want), "C[{r}][{col}]");
-        }
-    }
+/// Two random `n` × `n` matrices of small integers (seeds `seed` and `seed + 1`) and
+/// their product, exact whatever the summation order (in f16 too, for `n` ≤ 32:
+/// |x| ≤ 32 × 3 × 2).
+fn small_integer_matmul(n: usize, seed: u32) -> [Vec<f32>; 3] {
+    let a: Vec<f32> = rand_u32(n * n, seed).iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = rand_u32(n * n, seed + 1)
+        .iter()
+        .map(|&v| (v % 5) as f32 - 2.0)
+        .collect();
+    let c = (0..n * n)
+        .map(|i| (0..n).map(|k| a[i / n * n + k] * b[k * n + i % n]).sum())
+        .collect();
+    [a, b, c]
 }
 
 /// Half bits of a small integer `x` (|x| < 2048), exactly.
@@ -543,18 +485,16 @@ fn f32_to_half_exact(x: f32) -> u16 {
 
 #[test]
 fn generic_pointers_to_global_local_and_private_memory() {
-    for elf in kernel!("flat_ptrs") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "flat_ptrs").unwrap();
+    for_each_build(kernel!("flat_ptrs"), "flat_ptrs", |dev, prg| {
         let n = 256 + 100;
         let g0 = rand_u32(n, 17);
-        let (g, out) = (upload(&dev, &g0), upload(&dev, &vec![0; n]));
+        let (g, out) = (upload(dev, &g0), upload(dev, &vec![0; n]));
         let dims = LaunchDims {
             global: [2, 1, 1],
             local: [256, 1, 1],
         };
         prg.launch_timed(&[&g, &out], &[n as u32], dims).explained();
-        let (g1, got) = (download(&dev, &g, n), download(&dev, &out, n));
+        let (g1, got) = (download(dev, &g, n), download(dev, &out, n));
         for i in 0..n {
             let lid = (i % 256) as u32;
             let i32_ = i as u32;
@@ -562,23 +502,21 @@ fn generic_pointers_to_global_local_and_private_memory() {
             let want = lid + 7 + 28 * i32_ + 8 * (i32_ & 3);
             assert_eq!(got[i], want, "LDS and private through flat pointers, item {i}");
         }
-    }
+    });
 }
 
 #[test]
 fn scalar_half_precision_arithmetic_and_conversions() {
-    for elf in kernel!("f16scalar") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "f16scalar").unwrap();
+    for_each_build(kernel!("f16scalar"), "f16scalar", |dev, prg| {
         let n = 300;
         // Inputs that round to half: quarters in [-64, 64).
         let a: Vec<f32> = rand_u32(n, 18).iter().map(|&v| (v % 512) as f32 / 4.0 - 64.0).collect();
         let b: Vec<f32> = rand_u32(n, 19).iter().map(|&v| (v % 512) as f32 / 4.0 - 64.0).collect();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
-        let out = upload(&dev, &vec![0; 4 * n]);
+        let (ba, bb) = (upload(dev, &bits(&a)), upload(dev, &bits(&b)));
+        let out = upload(dev, &vec![0; 4 * n]);
         prg.launch_timed(&[&ba, &bb, &out], &[n as u32], groups(n)).explained();
-        let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
+        let got: Vec<f32> = download(dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
         // Every value here is a multiple of 1/16 below 2^14 in magnitude, so each half
         // result is exact except where rounding to 11 bits applies; the reference rounds
         // each step to half the same way (nearest even).
@@ -591,7 +529,7 @@ fn scalar_half_precision_arithmetic_and_conversions() {
                 assert_eq!(got[4 * i + k] as f64, want[k], "item {i} result {k} (x {x}, y {y})");
             }
         }
-    }
+    });
 }
 
 /// `x` rounded to the nearest half-precision value (ties to even), overflowing to
@@ -612,33 +550,29 @@ fn round_half(x: f64) -> f64 {
 
 #[test]
 fn atomics_through_generic_pointers() {
-    for elf in kernel!("flat_ptrs") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "flat_atomics").unwrap();
+    for_each_build(kernel!("flat_ptrs"), "flat_atomics", |dev, prg| {
         let groups = 3;
-        let (g, out) = (upload(&dev, &[0]), upload(&dev, &vec![0; groups]));
-        let mine = upload(&dev, &vec![0; 256 * groups]);
+        let (g, out) = (upload(dev, &[0]), upload(dev, &vec![0; groups]));
+        let mine = upload(dev, &vec![0; 256 * groups]);
         let dims = LaunchDims {
             global: [groups as u32, 1, 1],
             local: [256, 1, 1],
         };
         prg.launch_timed(&[&g, &out, &mine], &[], dims).explained();
         let want: Vec<u32> = (0..256 * groups as u32).map(|i| i % 256 + 1000).collect();
-        assert_eq!(download(&dev, &mine, 256 * groups), want, "private counters");
-        assert_eq!(download(&dev, &g, 1), [256 * groups as u32], "global counter");
+        assert_eq!(download(dev, &mine, 256 * groups), want, "private counters");
+        assert_eq!(download(dev, &g, 1), [256 * groups as u32], "global counter");
         assert_eq!(
-            download(&dev, &out, groups),
+            download(dev, &out, groups),
             vec![(0..256).sum::<u32>(); groups],
             "LDS sums"
         );
-    }
+    });
 }
 
 #[test]
 fn ieee_division_square_root_and_classes() {
-    for elf in kernel!("fdiv") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "fdiv").unwrap();
+    for_each_build(kernel!("fdiv"), "fdiv", |dev, prg| {
         let n = 300;
         let r = rand_u32(2 * n, 22);
         // Moderate magnitudes (no scaling needed), then special values.
@@ -666,12 +600,12 @@ fn ieee_division_square_root_and_classes() {
             .iter()
             .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
             .collect();
-        let (ba, bb, bd) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)), upload(&dev, &dwords));
-        let (out, dout) = (upload(&dev, &vec![0; 4 * n]), upload(&dev, &vec![0; 4 * n]));
+        let (ba, bb, bd) = (upload(dev, &bits(&a)), upload(dev, &bits(&b)), upload(dev, &dwords));
+        let (out, dout) = (upload(dev, &vec![0; 4 * n]), upload(dev, &vec![0; 4 * n]));
         prg.launch_timed(&[&ba, &bb, &out, &bd, &dout], &[n as u32], groups(n))
             .explained();
-        let got: Vec<f32> = download(&dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
-        let dgot: Vec<f64> = download(&dev, &dout, 4 * n)
+        let got: Vec<f32> = download(dev, &out, 4 * n).into_iter().map(f32::from_bits).collect();
+        let dgot: Vec<f64> = download(dev, &dout, 4 * n)
             .chunks(2)
             .map(|p| f64::from_bits(p[0] as u64 | (p[1] as u64) << 32))
             .collect();
@@ -727,16 +661,14 @@ fn ieee_division_square_root_and_classes() {
                 dgot[2 * i + 1]
             );
         }
-    }
+    });
 }
 
 /// 16-bit integers (arithmetic, shifts, min/max, division), bit tests and counts, and
 /// f32 pairs packed into halves (round toward zero) and back, against Rust.
 #[test]
 fn sixteen_bit_integers_bit_tests_and_half_packing() {
-    for elf in kernel!("i16mix") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "i16mix").unwrap();
+    for_each_build(kernel!("i16mix"), "i16mix", |dev, prg| {
         let n = 300;
         let r = rand_u32(3 * n, 31);
         let mut a: Vec<i16> = (0..n).map(|i| r[i] as i16).collect();
@@ -761,21 +693,21 @@ fn sixteen_bit_integers_bit_tests_and_half_packing() {
                 .map(|c| c[0] as u16 as u32 | (c.get(1).copied().unwrap_or(0) as u16 as u32) << 16)
                 .collect::<Vec<u32>>()
         };
-        let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
-        let bf = upload(&dev, &f.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
+        let bf = upload(dev, &f.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
         let (bs, bu, bbits) = (
-            upload(&dev, &vec![0; 2 * n]),
-            upload(&dev, &vec![0; 2 * n]),
-            upload(&dev, &vec![0; 4 * n]),
+            upload(dev, &vec![0; 2 * n]),
+            upload(dev, &vec![0; 2 * n]),
+            upload(dev, &vec![0; 4 * n]),
         );
-        let (bpacked, bback) = (upload(&dev, &vec![0; n]), upload(&dev, &vec![0; 2 * n]));
+        let (bpacked, bback) = (upload(dev, &vec![0; n]), upload(dev, &vec![0; 2 * n]));
         prg.launch_timed(
             &[&ba, &bb, &bs, &bu, &bbits, &bf, &bpacked, &bback],
             &[n as u32],
             groups(n),
         )
         .explained();
-        let words = |b: &Buffer, k: usize| download(&dev, b, k);
+        let words = |b: &Buffer, k: usize| download(dev, b, k);
         let h16 = |w: Vec<u32>| {
             w.iter()
                 .flat_map(|v| [*v as u16, (*v >> 16) as u16])
@@ -839,7 +771,7 @@ fn sixteen_bit_integers_bit_tests_and_half_packing() {
             assert_eq!(back[2 * i], hp, "item {i}: {p} through half");
             assert_eq!(back[2 * i + 1], half_f(rtz(q)) as f32 + hp, "item {i}");
         }
-    }
+    });
 }
 
 /// An f16 bit pattern as f64.
@@ -921,9 +853,7 @@ fn sixty_four_bit_integers_and_rounding_builtins() {
 
 #[test]
 fn saturating_arithmetic_and_float_clamps() {
-    for elf in kernel!("sat") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "sat").unwrap();
+    for_each_build(kernel!("sat"), "sat", |dev, prg| {
         let n = 300;
         let r = rand_u32(2 * n, 24);
         let a: Vec<f32> = (0..n).map(|i| (r[i] % 2000) as f32 / 250.0 - 4.0).collect();
@@ -931,16 +861,16 @@ fn saturating_arithmetic_and_float_clamps() {
         let b: Vec<u32> = (0..n)
             .map(|i| if i % 2 == 0 { r[n + i] } else { r[n + i] >> 20 })
             .collect();
-        let ba = upload(&dev, &a.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let ba = upload(dev, &a.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
         let (bb, fout, out) = (
-            upload(&dev, &b),
-            upload(&dev, &vec![0; 2 * n]),
-            upload(&dev, &vec![0; 4 * n]),
+            upload(dev, &b),
+            upload(dev, &vec![0; 2 * n]),
+            upload(dev, &vec![0; 4 * n]),
         );
         prg.launch_timed(&[&ba, &bb, &fout, &out], &[n as u32], groups(n))
             .explained();
-        let fgot: Vec<f32> = download(&dev, &fout, 2 * n).into_iter().map(f32::from_bits).collect();
-        let got = download(&dev, &out, 4 * n);
+        let fgot: Vec<f32> = download(dev, &fout, 2 * n).into_iter().map(f32::from_bits).collect();
+        let got = download(dev, &out, 4 * n);
         for i in 0..n {
             let x = a[i];
             let fwant = [x.mul_add(0.25, 0.5).clamp(0.0, 1.0), (x - 0.75).clamp(0.0, 1.0)];
@@ -954,14 +884,12 @@ fn saturating_arithmetic_and_float_clamps() {
             ];
             assert_eq!(&got[4 * i..4 * i + 4], &want, "item {i}: {y:#x} {z:#x}");
         }
-    }
+    });
 }
 
 #[test]
 fn wmma_matrix_multiply_accumulate() {
-    for elf in kernel!("wmma") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "wmma").unwrap();
+    for_each_build(kernel!("wmma"), "wmma", |dev, prg| {
         let r = rand_u32(3 * 256, 25);
         // Small integers: every product and sum is exact in f16 inputs and f32 results.
         let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
@@ -971,29 +899,27 @@ fn wmma_matrix_multiply_accumulate() {
             let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
             h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
         };
-        let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
-        let bc = upload(&dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
+        let bc = upload(dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
         let dims = LaunchDims {
             global: [1, 1, 1],
             local: [32, 1, 1],
         };
         prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
-        let got: Vec<f32> = download(&dev, &bc, 256).into_iter().map(f32::from_bits).collect();
+        let got: Vec<f32> = download(dev, &bc, 256).into_iter().map(f32::from_bits).collect();
         for row in 0..16 {
             for col in 0..16 {
                 let want = c0[row * 16 + col] + (0..16).map(|k| a[row * 16 + k] * b[k * 16 + col]).sum::<f32>();
                 assert_eq!(got[row * 16 + col], want, "C[{row}][{col}]");
             }
         }
-    }
+    });
 }
 
 #[test]
 fn scalar_arguments_of_every_size() {
-    for elf in kernel!("args") {
-        let (_p, dev) = device();
-        let prg = Program::load(&dev, elf, "args").unwrap();
-        let out = upload(&dev, &[0; 10]);
+    for_each_build(kernel!("args"), "args", |dev, prg| {
+        let out = upload(dev, &[0; 10]);
         let (a, d) = (0x0123_4567_89ab_cdefu64, -1.25e300f64);
         let db = d.to_bits();
         let vals = [
@@ -1010,7 +936,7 @@ fn scalar_arguments_of_every_size() {
             local: [32, 1, 1],
         };
         prg.launch_timed(&[&out], &vals, dims).explained();
-        let got: Vec<u64> = download(&dev, &out, 10)
+        let got: Vec<u64> = download(dev, &out, 10)
             .chunks(2)
             .map(|p| p[0] as u64 | (p[1] as u64) << 32)
             .collect();
@@ -1020,5 +946,5 @@ fn scalar_arguments_of_every_size() {
         bad[6] = 300;
         assert!(prg.launch_timed(&[&out], &bad, dims).is_err());
         assert!(prg.launch_timed(&[&out], &vals[..6], dims).is_err());
-    }
+    });
 }

@@ -348,13 +348,9 @@ fn a_copy_after_a_launch_sees_its_results(t: Transport) {
         // a += 1 each round, through the copy engine, before the next launch reads it.
         prg.launch(&[&a, &b, &a], &[n as u32], dims).unwrap();
     }
-    let mut out = vec![0u8; n * 4];
-    dev.copy_out(&mut out, &d, 0).unwrap();
+    let out = common::download(&dev, &d, n);
     // Rounds: a = 1, 2, 3 before each first launch, so the last C is 3 + 1.
-    assert!(
-        out.chunks(4)
-            .all(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]]) == 4.0)
-    );
+    assert!(out.iter().all(|&w| f32::from_bits(w) == 4.0));
 }
 
 #[test]

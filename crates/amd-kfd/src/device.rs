@@ -5,6 +5,7 @@ use std::sync::{Arc, Weak};
 
 use amd_packets::GfxTarget;
 use parking_lot::Mutex;
+use zerocopy::{FromBytes, IntoBytes};
 
 use crate::abi::*;
 use crate::memory::{KfdMemory, MemoryKind};
@@ -50,7 +51,7 @@ impl Kfd {
             deferred: Mutex::new(Vec::new()),
         });
         let mut v = kfd_ioctl_get_version_args::default();
-        raw::ioctl(shared.sys.as_ref(), kfd_fd, AMDKFD_IOC_GET_VERSION, &mut v)?;
+        shared.ioctl(AMDKFD_IOC_GET_VERSION, &mut v)?;
         if v.major_version != KFD_IOCTL_MAJOR_VERSION {
             return Err(KfdError::Version {
                 major: v.major_version,
@@ -126,7 +127,7 @@ impl KfdEvent {
             auto_reset: auto_reset as u32,
             ..Default::default()
         };
-        raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_CREATE_EVENT, &mut a)?;
+        process.ioctl(AMDKFD_IOC_CREATE_EVENT, &mut a)?;
         Ok(KfdEvent {
             process: process.clone(),
             id: a.event_id,
@@ -135,34 +136,30 @@ impl KfdEvent {
         })
     }
 
+    /// Issues `req` on `/dev/kfd` with the argument `args` makes of this event's id.
+    fn by_id<T: IntoBytes + FromBytes + NoUserPointers>(
+        &self,
+        req: Ioctl<T>,
+        args: impl FnOnce(u32) -> T,
+    ) -> Result<()> {
+        self.process.ioctl(req, &mut args(self.id))?;
+        Ok(())
+    }
+
     /// Signals the event from the CPU (`AMDKFD_IOC_SET_EVENT`).
     pub fn set(&self) -> Result<()> {
-        let mut a = kfd_ioctl_set_event_args {
-            event_id: self.id,
+        self.by_id(AMDKFD_IOC_SET_EVENT, |event_id| kfd_ioctl_set_event_args {
+            event_id,
             pad: 0,
-        };
-        raw::ioctl(
-            self.process.sys.as_ref(),
-            self.process.kfd_fd,
-            AMDKFD_IOC_SET_EVENT,
-            &mut a,
-        )?;
-        Ok(())
+        })
     }
 
     /// Clears the event (`AMDKFD_IOC_RESET_EVENT`).
     pub fn reset(&self) -> Result<()> {
-        let mut a = kfd_ioctl_reset_event_args {
-            event_id: self.id,
+        self.by_id(AMDKFD_IOC_RESET_EVENT, |event_id| kfd_ioctl_reset_event_args {
+            event_id,
             pad: 0,
-        };
-        raw::ioctl(
-            self.process.sys.as_ref(),
-            self.process.kfd_fd,
-            AMDKFD_IOC_RESET_EVENT,
-            &mut a,
-        )?;
-        Ok(())
+        })
     }
 
     /// Waits up to `timeout_ms` for the event; returns its data if it fired, `None`
@@ -185,17 +182,9 @@ impl KfdEvent {
 
 impl Drop for KfdEvent {
     fn drop(&mut self) {
-        let mut a = kfd_ioctl_destroy_event_args {
-            event_id: self.id,
-            pad: 0,
-        };
-        if let Err(e) = raw::ioctl(
-            self.process.sys.as_ref(),
-            self.process.kfd_fd,
-            AMDKFD_IOC_DESTROY_EVENT,
-            &mut a,
-        ) {
-            self.process.defer(e.into());
+        let destroy = |event_id| kfd_ioctl_destroy_event_args { event_id, pad: 0 };
+        if let Err(e) = self.by_id(AMDKFD_IOC_DESTROY_EVENT, destroy) {
+            self.process.defer(e);
         }
     }
 }
@@ -251,7 +240,7 @@ impl KfdDevice {
             drm_fd: drm_fd.0 as u32,
             gpu_id: node.gpu_id,
         };
-        raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
+        process.ioctl(AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
 
         // The event page: allocated by the first device and registered with KFD by its
         // first event; mapped into every later device.
@@ -373,8 +362,7 @@ impl KfdDevice {
             gpu_id: self.gpu_id(),
             ..Default::default()
         };
-        let p = &self.shared.process;
-        raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
+        self.shared.process.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut a)?;
         Ok(a.available)
     }
 
@@ -384,8 +372,7 @@ impl KfdDevice {
             gpu_id: self.gpu_id(),
             ..Default::default()
         };
-        let p = &self.shared.process;
-        raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
+        self.shared.process.ioctl(AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut a)?;
         Ok(a)
     }
 

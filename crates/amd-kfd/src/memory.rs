@@ -128,7 +128,7 @@ impl KfdMemory {
             gpu_id: dev.gpu_id,
             flags,
         };
-        if let Err(e) = raw::ioctl(sys, dev.process.kfd_fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut args) {
+        if let Err(e) = dev.process.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut args) {
             let _ = raw::unmap(sys, addr, size);
             return Err(match e.errno {
                 Errno::EINVAL if flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && kind.cpu_access => {
@@ -437,7 +437,7 @@ impl Drop for KfdMemory {
             process.defer(e.into());
         }
         let mut args = kfd_ioctl_free_memory_of_gpu_args { handle: self.handle };
-        if let Err(e) = raw::ioctl(sys, process.kfd_fd, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args) {
+        if let Err(e) = process.ioctl(AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args) {
             process.defer(e.into());
         }
         // `mapped` drops here, releasing the devices (and their VMs) after the memory.

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::sys::{Fd, Sys};
+use zerocopy::{FromBytes, IntoBytes};
+
+use crate::abi::{Ioctl, NoUserPointers};
+use crate::sys::{Fd, Sys, SysResult};
 use crate::topology::GpuNode;
 use crate::{KfdError, raw};
 
@@ -24,6 +27,15 @@ impl ProcessShared {
     /// Records an error that happened where it could not be returned (in `Drop`).
     pub(crate) fn defer(&self, e: KfdError) {
         self.deferred.lock().push(e);
+    }
+
+    /// [`raw::ioctl`] on the process's `/dev/kfd`.
+    pub(crate) fn ioctl<T: IntoBytes + FromBytes + NoUserPointers>(
+        &self,
+        req: Ioctl<T>,
+        arg: &mut T,
+    ) -> SysResult<i32> {
+        raw::ioctl(self.sys.as_ref(), self.kfd_fd, req, arg)
     }
 }
 

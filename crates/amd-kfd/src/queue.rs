@@ -94,12 +94,12 @@ impl KfdQueue {
             ..Default::default()
         };
         let process = &shared.process;
-        raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_CREATE_QUEUE, &mut a)?;
+        process.ioctl(AMDKFD_IOC_CREATE_QUEUE, &mut a)?;
         let id = a.queue_id;
         // From here on a failure must destroy the queue: build the owner first.
         let destroy = |e: KfdError| {
             let mut d = kfd_ioctl_destroy_queue_args { queue_id: id, pad: 0 };
-            if let Err(e2) = raw::ioctl(process.sys.as_ref(), process.kfd_fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d) {
+            if let Err(e2) = process.ioctl(AMDKFD_IOC_DESTROY_QUEUE, &mut d) {
                 process.defer(e2.into());
             }
             e
@@ -198,7 +198,7 @@ impl Drop for KfdQueue {
             queue_id: self.id,
             pad: 0,
         };
-        if let Err(e) = raw::ioctl(p.sys.as_ref(), p.kfd_fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d) {
+        if let Err(e) = p.ioctl(AMDKFD_IOC_DESTROY_QUEUE, &mut d) {
             p.defer(e.into());
         }
     }

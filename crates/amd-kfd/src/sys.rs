@@ -13,6 +13,11 @@ use nix::errno::Errno;
 
 use crate::mmio::Mmio;
 
+#[cfg(feature = "test-utils")]
+mod forward;
+#[cfg(feature = "test-utils")]
+pub use forward::ForwardSys;
+
 /// A file descriptor handed out by a [`Sys`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Fd(pub i32);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use amd_kfd::abi::*;
 use amd_kfd::sys::Sys;
 use amd_kfd::topology::Visibility;
-use amd_kfd::{Kfd, KfdError, MemoryKind, QueueKind, Spread};
+use amd_kfd::{Kfd, KfdDevice, KfdError, MemoryKind, QueueKind, Spread};
 use amd_mockgpu::{GpuProfile, MemoryFault, MockConfig, MockStats, MockSys};
 use nix::errno::Errno;
 
@@ -20,6 +20,14 @@ fn mock(gpus: Vec<GpuProfile>) -> Arc<MockSys> {
 
 fn open(m: &Arc<MockSys>) -> Kfd {
     Kfd::open_with(m.clone(), &Visibility::all()).expect("open /dev/kfd on the mock")
+}
+
+/// A mock with one gfx1100, KFD opened on it, and its device.
+fn one_gfx1100() -> (Arc<MockSys>, Kfd, KfdDevice) {
+    let m = mock(vec![GpuProfile::gfx1100()]);
+    let kfd = open(&m);
+    let dev = kfd.device(0).unwrap();
+    (m, kfd, dev)
 }
 
 fn assert_released(m: &MockSys) {
@@ -305,9 +313,7 @@ fn queues_with_the_sizes_the_kernel_checks() {
 fn a_wrong_context_save_size_is_refused_like_the_kernel_does() {
     // The mock checks compute queues against its own copy of kfd_queue.c: the right
     // sizes pass, a control stack of another size or a short save area do not.
-    let m = mock(vec![GpuProfile::gfx1100()]);
-    let kfd = open(&m);
-    let dev = kfd.device(0).unwrap();
+    let (m, _kfd, dev) = one_gfx1100();
     let sizes = amd_kfd::CwsrSizes::for_props(&dev.node().props).unwrap();
     let ring = dev.alloc(0x1000, MemoryKind::UNCACHED).unwrap();
     let gart = dev.alloc(0x1000, MemoryKind::UNCACHED).unwrap();
@@ -375,9 +381,7 @@ fn a_wrong_context_save_size_is_refused_like_the_kernel_does() {
 
 #[test]
 fn freeing_mapped_memory_is_busy_and_unknown_handles_are_invalid() {
-    let m = mock(vec![GpuProfile::gfx1100()]);
-    let kfd = open(&m);
-    let dev = kfd.device(0).unwrap();
+    let (m, _kfd, dev) = one_gfx1100();
     let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let fd = m
         .open(std::path::Path::new("/dev/kfd"), amd_kfd::sys::OpenMode::ReadWrite)
@@ -433,9 +437,7 @@ fn events_wait_time_out_and_wake() {
 
 #[test]
 fn hang_report_reads_the_fault_events() {
-    let m = mock(vec![GpuProfile::gfx1100()]);
-    let kfd = open(&m);
-    let dev = kfd.device(0).unwrap();
+    let (m, _kfd, dev) = one_gfx1100();
     assert!(dev.hang_report().unwrap().is_empty());
     m.inject_memory_fault(
         0,
@@ -514,9 +516,7 @@ fn everything_is_released_in_order_on_drop() {
 /// with its offset, after the stores before it.
 #[test]
 fn batched_stores_stay_inside_their_view() {
-    let m = mock(vec![GpuProfile::gfx1100()]);
-    let kfd = open(&m);
-    let dev = kfd.device(0).unwrap();
+    let (_m, _kfd, dev) = one_gfx1100();
     let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     mem.write_le_all(64, 32, &[(0, 0x1122, 2), (8, 0x5566_7788_99aa_bbcc, 8)])
         .unwrap();
@@ -544,9 +544,7 @@ fn batched_stores_stay_inside_their_view() {
 /// are refused.
 #[test]
 fn spread_stores_stay_inside_their_view() {
-    let m = mock(vec![GpuProfile::gfx1100()]);
-    let kfd = open(&m);
-    let dev = kfd.device(0).unwrap();
+    let (_m, _kfd, dev) = one_gfx1100();
     let mem = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let spread = |value, from, to, bytes| Spread { value, from, to, bytes };
     let offsets = [0, 24, 8, 20, 30];

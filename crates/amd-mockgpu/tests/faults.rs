@@ -4,12 +4,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use amd_kfd::abi::*;
-use amd_kfd::sys::{Fd, MapFlags, OpenMode, PollFd, Prot, Sys, SysError, SysResult};
+use amd_kfd::sys::{ForwardSys, OpenMode, Sys};
 use amd_kfd::topology::Visibility;
 use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
 use amd_mockgpu::{ExecMode, MemoryFault, MockConfig, MockSys, QueueStatus};
@@ -17,7 +17,6 @@ use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::Dispatch;
 use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
 use common::kfd_gpus;
-use nix::errno::Errno;
 
 const T: GfxTarget = GfxTarget::Gfx11;
 
@@ -292,81 +291,13 @@ fn huge_copies_run_in_slices_and_stop_with_their_queue() {
     assert!(m.queue_state(q.id()).is_none());
 }
 
-/// Forwards to a mock it does not keep alive, so the test can drop the mock while
-/// amd-kfd's handles (and a running queue) still exist.
-struct WeakSys(Weak<MockSys>);
-
-impl WeakSys {
-    fn get(&self, op: &str) -> SysResult<Arc<MockSys>> {
-        self.0.upgrade().ok_or_else(|| SysError::new(op, Errno::ENODEV))
-    }
-}
-
-impl Sys for WeakSys {
-    fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
-        self.get("open")?.open(path, mode)
-    }
-    fn close(&self, fd: Fd) -> SysResult<()> {
-        self.get("close")?.close(fd)
-    }
-    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.get("ioctl")?.ioctl(fd, request, name, arg) }
-    }
-    unsafe fn mmap(
-        &self,
-        addr: usize,
-        len: usize,
-        prot: Prot,
-        flags: MapFlags,
-        fd: Option<Fd>,
-        offset: u64,
-    ) -> SysResult<usize> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.get("mmap")?.mmap(addr, len, prot, flags, fd, offset) }
-    }
-    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        unsafe { self.get("munmap")?.munmap(addr, len) }
-    }
-    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
-        self.get("read")?.read_file(path)
-    }
-    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
-        self.get("write")?.write_file(path, data)
-    }
-    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
-        self.get("readdir")?.list_dir(path)
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.0.upgrade().is_some_and(|m| m.exists(path))
-    }
-    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
-        self.get("readlink")?.readlink(path)
-    }
-    fn eventfd(&self, init: u32) -> SysResult<Fd> {
-        self.get("eventfd")?.eventfd(init)
-    }
-    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
-        self.get("read")?.read(fd, buf)
-    }
-    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
-        self.get("write")?.write(fd, buf)
-    }
-    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
-        self.get("poll")?.poll(fds, timeout_ms)
-    }
-    fn doorbell_written(&self, addr: usize) {
-        if let Some(m) = self.0.upgrade() {
-            m.doorbell_written(addr);
-        }
-    }
-}
-
 #[test]
 fn dropping_the_mock_ends_a_runaway_kernel() {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
-    let sys = Arc::new(WeakSys(Arc::downgrade(&m)));
+    // Forwards to the mock without keeping it alive, so the test can drop the mock
+    // while amd-kfd's handles (and a running queue) still exist.
+    let weak: Weak<dyn Sys> = Arc::downgrade(&m) as Weak<MockSys>;
+    let sys = Arc::new(ForwardSys::weak(weak));
     let kfd = Kfd::open_with(sys, &Visibility::all()).unwrap();
     let dev = kfd.device(0).unwrap();
     let mut k = Kernel::new(&dev, SPIN);

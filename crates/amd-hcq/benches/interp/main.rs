@@ -10,7 +10,11 @@
 //! --bench interp -- matmul`); `HCQ_BENCH_RUNS` sets the timed launches per case
 //! (default 3), for a profiler to sample a longer run.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod remu;
+
+use common::{median, rand_u32};
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -51,25 +55,8 @@ struct Case {
     native: fn(&mut [Vec<u32>]),
 }
 
-fn rand_u32(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        })
-        .collect()
-}
-
 fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
     rand_u32(n, seed).iter().map(|&v| ((v % m) as f32).to_bits()).collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn cases() -> Vec<Case> {
@@ -206,7 +193,7 @@ fn ours(case: &Case) -> (f64, u64, u64) {
     }
     let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / runs as u64;
     let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / runs as u64;
-    (median(times), lanes, insts)
+    (median(&mut times), lanes, insts)
 }
 
 fn native(case: &Case) -> f64 {
@@ -218,7 +205,7 @@ fn native(case: &Case) -> f64 {
         times.push(t.elapsed().as_secs_f64());
     }
     black_box(&bufs);
-    median(times)
+    median(&mut times)
 }
 
 /// Seconds for one launch on remu, or why it could not run.

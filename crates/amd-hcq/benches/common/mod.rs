@@ -1,0 +1,72 @@
+//! What the benchmarks share: the kernel they launch, pseudo-random inputs, the
+//! median, the CPU cost of a launch, and copy bandwidth.
+
+#![allow(dead_code)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use amd_hcq::{BufferKind, Device, LaunchDims, Program};
+
+/// The whole-stack tests' helpers, for their pseudo-random inputs.
+#[path = "../../tests/common/mod.rs"]
+mod tests_common;
+
+#[allow(unused_imports)] // Not every benchmark takes random inputs.
+pub use tests_common::rand_u32;
+
+/// The `vadd` kernel (`tests/kernels/vadd.hsaco`).
+pub const VADD: &[u8] = include_bytes!("../../../../tests/kernels/vadd.hsaco");
+
+/// The median of `v` (sorted in place).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The median CPU time, in seconds, of `iters` vadd launches of 4 × 2 workgroups on
+/// `dev` (the engines consume them meanwhile).
+pub fn launch_cost(dev: &Device, iters: usize) -> f64 {
+    let prg = Program::load(dev, VADD, "vadd").expect("vadd");
+    let bufs: Vec<_> = (0..3)
+        .map(|_| dev.alloc(4096, BufferKind::Device).expect("buffer"))
+        .collect();
+    let dims = LaunchDims {
+        global: [4, 2, 1],
+        local: [64, 1, 1],
+    };
+    let mut times = Vec::with_capacity(iters);
+    for i in 0..iters as u32 {
+        let t = Instant::now();
+        prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[i], dims).expect("launch");
+        times.push(t.elapsed().as_secs_f64());
+    }
+    dev.synchronize().expect("synchronize");
+    median(&mut times)
+}
+
+/// Bytes of each copy [`copies`] times.
+pub const COPY_BYTES: usize = 64 << 20;
+
+/// Best of `rounds` copies of [`COPY_BYTES`] into a device buffer and back, in seconds (in, out);
+/// `each` runs at the start of every round with the source bytes and the buffer they
+/// come back to.
+pub fn copies(dev: &Device, rounds: usize, mut each: impl FnMut(&[u8], &mut [u8])) -> (f64, f64) {
+    let size = COPY_BYTES;
+    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
+    let mut back = vec![0u8; size];
+    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
+    let (mut best_in, mut best_out) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        each(&host, &mut back);
+        let t = Instant::now();
+        dev.copy_in(&buf, 0, black_box(&host)).expect("copy in");
+        dev.synchronize().expect("synchronize");
+        best_in = best_in.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        dev.copy_out(&mut back, &buf, 0).expect("copy out");
+        best_out = best_out.min(t.elapsed().as_secs_f64());
+    }
+    assert!(back == host, "round trip");
+    (best_in, best_out)
+}
