@@ -458,13 +458,7 @@ fn hostile_tables_end_in_faults() {
     assert_eq!(g.tr(Hub::Mm, VA_BASE, Access::Read), Err(FaultKind::Walker));
     // Garbage tables and garbage registers: every translation ends, in a fault or
     // a target inside VRAM.
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = common::xorshift64(0x9e37_79b9_7f4a_7c15);
     for t in [ROOT, PD0, PT] {
         for i in 0..512 {
             g.set(t, i, next());

@@ -608,18 +608,6 @@ fn pagemap_resolves_back_to_host_memory() {
     m.close(pm).unwrap();
 }
 
-/// A small deterministic generator for hostile bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 #[test]
 fn hostile_ioctls_and_paths_give_errors() {
     let m = MockSys::new(MockConfig::pci(1));
@@ -742,17 +730,17 @@ fn hostile_ioctls_and_paths_give_errors() {
     irq(ev, 1, 0, 1, &(-1i32).to_ne_bytes(), None).unwrap();
     irq(VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER, 1, 0, 0, &[], None).unwrap();
     // Random arguments to every request never panic.
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = common::xorshift64(0x9e37_79b9_7f4a_7c15);
     for _ in 0..20_000 {
-        let len = (rng.next() % 48) as usize;
-        let mut arg: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-        if len >= 4 && rng.next() % 2 == 0 {
+        let len = (next() % 48) as usize;
+        let mut arg: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if len >= 4 && next() % 2 == 0 {
             arg[..4].copy_from_slice(&(len as u32).to_ne_bytes());
         }
-        let req = VFIO_GET_API_VERSION + rng.next() % 14;
-        let fd = [container, group, device][(rng.next() % 3) as usize];
+        let req = VFIO_GET_API_VERSION + next() % 14;
+        let fd = [container, group, device][(next() % 3) as usize];
         let _ = ioctl(&m, fd, req, &mut arg);
-        let _ = ioctl_value(&m, fd, req, rng.next());
+        let _ = ioctl_value(&m, fd, req, next());
     }
     // Region reads and maps out of range.
     let mut b = [0u8; 16];

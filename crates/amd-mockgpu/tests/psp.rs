@@ -691,13 +691,7 @@ fn installed_firmware_is_catalogued_and_checked() {
 fn random_register_values_never_panic() {
     let g = Gpu::new();
     boot_sos(&g, &synthetic_sos());
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = common::xorshift64(0x9e37_79b9_7f4a_7c15);
     let garbage: Vec<u8> = (0..RING_SIZE as usize + 0x2000)
         .map(|i| (i as u8).wrapping_mul(37))
         .collect();

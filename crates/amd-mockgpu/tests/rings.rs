@@ -700,14 +700,7 @@ fn random_queue_registers_and_doorbells_never_panic() {
         gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
         gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE,
     ];
-    // xorshift: deterministic, no dependency.
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = common::xorshift64(0x9e37_79b9_7f4a_7c15);
     let mut bound = 0;
     for round in 0..2000 {
         let r = rnd();

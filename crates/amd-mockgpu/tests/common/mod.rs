@@ -95,3 +95,14 @@ pub fn msi_to_eventfd(m: &MockSys, device: Fd) -> Fd {
     ioctl(m, device, VFIO_DEVICE_SET_IRQS, &mut set).unwrap();
     efd
 }
+
+/// A deterministic xorshift generator for hostile values (no dependency), from `seed`
+/// (not 0).
+pub fn xorshift64(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
