@@ -81,15 +81,15 @@ impl Driver {
 /// a temporary, so none nests.
 impl Driver {
     pub(crate) fn gpu_mapped(&self, g: usize, addr: u64, len: u64) -> bool {
-        self.space.read().gpu_mapped(g, addr, len)
+        self.engines.space.read().gpu_mapped(g, addr, len)
     }
     pub(crate) fn gpu_load_u64(&self, g: usize, addr: u64) -> MemResult<u64> {
-        self.space.read().gpu_load(g, addr)
+        self.engines.space.read().gpu_load(g, addr)
     }
     pub(crate) fn host_load_u64(&self, addr: u64) -> Option<u64> {
-        self.space.read().host_load_u64(addr)
+        self.engines.space.read().host_load_u64(addr)
     }
     pub(crate) fn host_store_u64(&self, addr: u64, v: u64) -> bool {
-        self.space.read().host_store_u64(addr, v)
+        self.engines.space.read().host_store_u64(addr, v)
     }
 }

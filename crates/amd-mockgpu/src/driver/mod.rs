@@ -152,12 +152,10 @@ pub(crate) struct Injections {
 }
 
 pub(crate) struct Driver {
-    /// The engines (their queues, the kernel executors, the long operations).
+    /// The engines (their queues, the kernel executors, the long operations) and the
+    /// address space they reach, which the driver changes holding its lock and the
+    /// space's write lock.
     pub(crate) engines: Engines,
-    /// GPU mappings and host mappings, locked apart from the driver (engines read
-    /// them without the driver lock); the driver changes them holding both. The
-    /// engines hold the same.
-    pub(crate) space: Arc<RwLock<AddressSpace>>,
     /// An event fired since waiters were last woken.
     pub(crate) events_dirty: bool,
     pub(crate) shutdown: bool,
@@ -250,8 +248,7 @@ impl Driver {
             })
             .collect();
         Driver {
-            engines: Engines::new(space.clone(), kernels, n),
-            space,
+            engines: Engines::new(space, kernels, n),
             events_dirty: false,
             shutdown: false,
             gpus,
@@ -416,7 +413,7 @@ impl Driver {
                 let g = self.gpu_with_vm(id)?;
                 let obj = self.handles.get_mut(&handle).ok_or(Errno::EINVAL)?;
                 // Exclusive: no engine is between a check and its access meanwhile.
-                let mut space = self.space.write();
+                let mut space = self.engines.space.write();
                 let gpu = space.gpus.get_mut(g).ok_or(Errno::EINVAL)?;
                 if map {
                     obj.mapped_on.insert(g);

@@ -1,16 +1,17 @@
-//! The hardware half: the engines that consume the rings the driver half registered.
+//! The engines: the command processors that consume the rings the driver registered.
 //!
 //! One `QueueExec` per queue holds what the engine keeps (read pointer, SH register
-//! file, indirect-buffer stack, status). `Driver::run_gpu` runs every queue of a GPU
-//! until each is empty, blocked or stopped; a device thread per GPU calls it when a
-//! doorbell rings (threaded mode), or the doorbell's caller does (inline mode).
+//! file, indirect-buffer stack, status). `Engines::run_gpu` runs every queue of a GPU
+//! until each is empty, blocked or stopped (the driver calls it, then applies what
+//! the engines report); a device thread per GPU does so when a doorbell rings
+//! (threaded mode), or the doorbell's caller does (inline mode).
 //!
 //! Short packets run with the driver lock held. A dispatch, and a copy or fill longer
 //! than [`SLICE_BYTES`], is a `LongOp`: `run_gpu` marks its packet in flight and
 //! hands it out, and the caller runs it with the driver lock released (`run_long`),
 //! holding only the shared lock on the address space, a slice at a time, and checking
 //! between slices whether the queue was destroyed or the mock dropped. The packet
-//! completes when the caller takes the driver lock again (`Driver::finish_long`).
+//! completes when the caller takes the driver lock again (`Engines::finish_long`).
 //! Ring contents are hostile input: pointers are bounded by the ring, packets are
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
 //! checked (`mem`).
@@ -158,7 +159,7 @@ pub(crate) enum LongOp {
     Fill { dst: u64, pattern: u32, len: u64 },
 }
 
-/// A `LongOp` handed out by `Driver::run_gpu`.
+/// A `LongOp` handed out by `Engines::run_gpu`.
 #[derive(Debug)]
 pub(crate) struct Started {
     pub(crate) queue: u32,
@@ -317,11 +318,6 @@ pub(crate) struct Engines {
     pub(crate) reports: Vec<Report>,
 }
 
-/// The GPU clock in ticks of [`GPU_CLOCK_HZ`] since `origin`.
-pub(crate) fn gpu_clock(origin: Instant) -> u64 {
-    origin.elapsed().as_nanos() as u64 / (1_000_000_000 / GPU_CLOCK_HZ)
-}
-
 /// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
 pub const GPU_CLOCK_HZ: u64 = 100_000_000;
 
@@ -340,8 +336,9 @@ impl Engines {
         }
     }
 
+    /// The GPU clock in ticks of [`GPU_CLOCK_HZ`] since the engines started.
     pub(crate) fn gpu_clock(&self) -> u64 {
-        gpu_clock(self.clock_origin)
+        self.clock_origin.elapsed().as_nanos() as u64 / (1_000_000_000 / GPU_CLOCK_HZ)
     }
 
     /// Raises the interrupt of a RELEASE_MEM or TRAP of `q` with context `ctxid`:

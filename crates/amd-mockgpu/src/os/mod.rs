@@ -137,7 +137,7 @@ impl Shared {
     pub(crate) fn run_locked(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> GpuRun {
         let mut run = d.run_gpu(g);
         if let Some(s) = run.started.take() {
-            let space = d.space.clone();
+            let space = d.engines.space.clone();
             let kernels = d.engines.kernels.get(g).cloned();
             let result = MutexGuard::unlocked(d, || match &kernels {
                 Some(k) => run_long(&space, k, &s),
@@ -371,7 +371,7 @@ impl MockSys {
     /// Makes every access by GPU `index` that touches `addr` fault.
     pub fn fault_address(&self, index: usize, addr: u64) {
         let d = self.driver.lock();
-        if let Some(g) = d.space.write().gpus.get_mut(index) {
+        if let Some(g) = d.engines.space.write().gpus.get_mut(index) {
             g.fault_addrs.insert(addr);
         }
     }
@@ -379,7 +379,7 @@ impl MockSys {
     /// Forgets the addresses [`MockSys::fault_address`] made fault on GPU `index`.
     pub fn clear_fault_addresses(&self, index: usize) {
         let d = self.driver.lock();
-        if let Some(g) = d.space.write().gpus.get_mut(index) {
+        if let Some(g) = d.engines.space.write().gpus.get_mut(index) {
             g.fault_addrs.clear();
         }
     }
@@ -456,7 +456,7 @@ impl MockSys {
         let d = self.driver.lock();
         // The kernel pins whole pages: the last one's tail is reachable too.
         let end = sys::page_end(addr, len);
-        d.space.write().accessible.insert(addr, end);
+        d.engines.space.write().accessible.insert(addr, end);
     }
 
     /// The GPU clock now (ticks of [`GPU_CLOCK_HZ`](crate::GPU_CLOCK_HZ)), as packets write it.
@@ -491,7 +491,7 @@ impl MockSys {
         MockStats {
             open_fds: d.fds.len(),
             memory_handles: d.handles.len(),
-            gpu_mappings: d.space.read().gpus.iter().map(|g| g.mapped.len()).sum(),
+            gpu_mappings: d.engines.space.read().gpus.iter().map(|g| g.mapped.len()).sum(),
             host_mappings: d.host_maps.len(),
             events: d.events.len(),
             queues: d.queues.len(),

@@ -136,7 +136,7 @@ impl Sys for MockSys {
                         Some(a) => {
                             let mapped = a
                                 .checked_add(PAGE)
-                                .is_some_and(|e| d.space.read().accessible.contains(a, e))
+                                .is_some_and(|e| d.engines.space.read().accessible.contains(a, e))
                                 && !d.pci.maps_contain(a);
                             d.pci.pagemap_entry(a, mapped)
                         }
@@ -289,7 +289,7 @@ impl Sys for MockSys {
         // hardware).
         let end = page_end(got, len);
         d.host_maps.insert(got, end);
-        let mut space = d.space.write();
+        let mut space = d.engines.space.write();
         if prot == Prot::None {
             space.accessible.remove(got, end);
         } else {
@@ -306,7 +306,7 @@ impl Sys for MockSys {
         // munmap unmaps whole pages, as mmap maps them.
         let end = page_end(addr, len);
         {
-            let mut space = d.space.write();
+            let mut space = d.engines.space.write();
             space.accessible.remove(addr, end);
             // SAFETY: forwarded unchanged: this call's contract is the caller's.
             unsafe { self.host.munmap(addr, len) }?;

@@ -17,7 +17,6 @@
 //! /dev/vfio/vfio, /dev/vfio/noiommu-N  (see `vfio`)
 //! /proc/self/pagemap                   fake frame numbers for the mock's host pages
 //! ```
-//!
 
 mod config;
 mod rings;
