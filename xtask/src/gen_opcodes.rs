@@ -8,8 +8,11 @@
 //! gets `halves`, which operands the ISA's operand table makes 16 bits wide (those
 //! VOP3's op_sel picks a half of).
 //!
+//! From `ins.py` beside them it also writes `generated/fields.rs`, where every field of
+//! every encoding lies (see `gen_fields`).
+//!
 //! Get the inputs with `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/rdna3/enum.py > enum.py`
-//! and the same for `operands.py`, into one directory (`rdna4/` for RDNA4).
+//! and the same for `operands.py` and `ins.py`, into one directory (`rdna4/` for RDNA4).
 
 use std::fmt::Write as _;
 
@@ -20,6 +23,7 @@ use crate::Result;
 struct Generation {
     name: &'static str,
     output: &'static str,
+    fields: &'static str,
     /// The shared encodings, then these.
     encodings: &'static [(&'static str, &'static str)],
 }
@@ -27,12 +31,14 @@ struct Generation {
 const RDNA3: Generation = Generation {
     name: "RDNA3",
     output: "crates/amd-isa/src/rdna3/generated/opcodes.rs",
+    fields: "crates/amd-isa/src/rdna3/generated/fields.rs",
     encodings: RDNA3_ENCODINGS,
 };
 
 const RDNA4: Generation = Generation {
     name: "RDNA4",
     output: "crates/amd-isa/src/rdna4/generated/opcodes.rs",
+    fields: "crates/amd-isa/src/rdna4/generated/fields.rs",
     encodings: RDNA4_ENCODINGS,
 };
 
@@ -290,17 +296,17 @@ pub fn run(args: &[String]) -> Result<()> {
     let beside = std::path::Path::new(input).with_file_name("operands.py");
     let operands = std::fs::read_to_string(&beside).map_err(|e| format!("{}: {e}", beside.display()))?;
     let fresh = generate(generation, &text, &operands)?;
+    let ins = std::path::Path::new(input).with_file_name("ins.py");
+    let ins = std::fs::read_to_string(&ins).map_err(|e| format!("{}: {e}", ins.display()))?;
+    let fields = crate::gen_fields::generate(generation.name, &ins)?;
     let gen_flag = if generation.name == "RDNA3" {
         String::new()
     } else {
         format!("--gen {} ", generation.name.to_lowercase())
     };
-    crate::write_or_check(
-        generation.output,
-        &fresh,
-        check,
-        &format!("cargo xtask gen-opcodes {gen_flag}{input}"),
-    )
+    let regen = format!("cargo xtask gen-opcodes {gen_flag}{input}");
+    crate::write_or_check(generation.output, &fresh, check, &regen)?;
+    crate::write_or_check(generation.fields, &fields, check, &regen)
 }
 
 #[cfg(test)]

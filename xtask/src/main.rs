@@ -6,8 +6,9 @@
 //!   field and PSP/SMU constant tables from the same headers.
 //! - `gen-mnemonics [--check]`: regenerate the interpreter's sample table (mnemonics
 //!   and operand shapes) from llvm-mc-19.
-//! - `gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: regenerate a generation's opcode enums from
-//!   tinygrad's tables of that generation (generated from AMD's ISA XML).
+//! - `gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: regenerate a generation's opcode enums
+//!   and instruction fields from tinygrad's tables of that generation (`enum.py`, with
+//!   `operands.py` and `ins.py` beside it; generated from AMD's ISA XML).
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
@@ -39,6 +40,7 @@
 mod bench_count;
 mod fuzz_seeds;
 mod gen_am_regs;
+mod gen_fields;
 mod gen_mnemonics;
 mod gen_opcodes;
 mod gen_regs;

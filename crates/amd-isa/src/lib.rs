@@ -30,6 +30,7 @@
 
 pub mod dispatch;
 pub mod error;
+pub mod field;
 mod float;
 pub mod memory;
 pub mod pool;

@@ -485,20 +485,26 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8], mtb
         return Ok(());
     }
     let name = name(i, mtbuf);
-    let [w0, w1] = i.dw;
-    let inst_offset = u64::from(w0 & 0xfff);
-    let glc = w0 >> 14 & 1 == 1;
-    let (vaddr, vdata) = (256 + (w1 & 0xff) as u16, (w1 >> 8 & 0xff) as usize);
-    let srsrc = ((w1 >> 16 & 0x1f) * 4) as u16;
-    let (offen, idxen) = (w1 >> 22 & 1 == 1, w1 >> 23 & 1 == 1);
-    let tfe = w1 >> 21 & 1 == 1;
+    // MUBUF's fields; MTBUF's stand in the same places, but for its FORMAT.
+    use super::fields::mubuf::*;
+    let iw = i.words();
+    let inst_offset = u64::from(OFFSET.get(&iw));
+    let glc = GLC.is_set(&iw);
+    let (vaddr, vdata) = (VADDR.operand(&iw), VDATA.index(&iw));
+    let srsrc = SRSRC.operand(&iw);
+    let (offen, idxen) = (OFFEN.is_set(&iw), IDXEN.is_set(&iw));
+    let tfe = TFE.is_set(&iw);
     if tfe && matches!(what, Access::Lds(_)) {
         return Err(format!("{name} with TFE: an LDS DMA load has no VGPR for the status").into());
     }
     let status_vgpr = what.data_vgprs().filter(|_| tfe).map(|n| vdata + n);
     let res = resource(w, srsrc)?;
-    let soffset = u64::from(w.sread((w1 >> 24) as u16, None)?);
-    let format = if mtbuf { w0 >> 19 & 0x7f } else { res.format };
+    let soffset = u64::from(w.sread(SOFFSET.operand(&iw), None)?);
+    let format = if mtbuf {
+        super::fields::mtbuf::FORMAT.get(&iw)
+    } else {
+        res.format
+    };
     // The LDS DMA loads' first byte: M0[15:0] plus the instruction's offset, each lane
     // a dword further (the GCN/Vega ISA's "LDS_ADDR = LDSbase + LDS_offset +
     // inst_offset + TID*4" with M0 as LDS_offset; LLVM's `buffer.load.lds` intrinsics:

@@ -5,6 +5,7 @@
 
 use super::decode::Inst;
 use super::exec::{Flow, R};
+use super::fields as fld;
 use super::opcodes::{Sop1, Sopp};
 use super::salu::missing;
 use super::wave::{MODE_DENORM, MODE_ROUND, Wave};
@@ -15,7 +16,7 @@ use super::wave::{MODE_DENORM, MODE_ROUND, Wave};
 #[inline]
 pub(crate) fn sopp(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sopp::*;
-    let imm = i.bits(0, 15, 0) as u16 as i16;
+    let imm = fld::sopp::SIMM16.signed(&i.words()) as i16;
     let taken = |c: bool| Ok(if c { Flow::Jump(imm) } else { Flow::Next });
     match Sopp::from_op(i.op) {
         Some(op) if is_hint(op) => Ok(Flow::Next),
@@ -76,10 +77,10 @@ fn sopp_rest(i: &Inst) -> R<Flow> {
         }
         S_TRAP => Err(format!(
             "s_trap {}: the kernel raised a trap (the interpreter runs no trap handler)",
-            i.bits(0, 7, 0)
+            fld::sopp::SIMM16.get(&i.words()) & 0xff
         )
         .into()),
-        S_SETHALT if i.bits(0, 0, 0) == 1 => Err("s_sethalt 1: the wave halted itself".into()),
+        S_SETHALT if fld::sopp::SIMM16.get(&i.words()) & 1 == 1 => Err("s_sethalt 1: the wave halted itself".into()),
         S_SENDMSGHALT => Err("s_sendmsghalt: the wave sent a message and halted itself".into()),
         // Events are exports becoming ready: none in a compute wave.
         S_WAIT_EVENT => Ok(Flow::Next),
@@ -91,9 +92,9 @@ fn sopp_rest(i: &Inst) -> R<Flow> {
 /// `s_call_b64 sdst, simm16`: the return address (the next instruction) to `sdst`,
 /// then a branch by `simm16` dwords.
 pub(crate) fn call(w: &mut Wave, i: &Inst) -> R<Flow> {
-    let d = i.bits(0, 22, 16) as usize;
-    w.swrite64(d, w.pc + 4)?;
-    Ok(Flow::Jump(i.bits(0, 15, 0) as u16 as i16))
+    let iw = i.words();
+    w.swrite64(fld::sopk::SDST.index(&iw), w.pc + 4)?;
+    Ok(Flow::Jump(fld::sopk::SIMM16.signed(&iw) as i16))
 }
 
 /// `s_getpc_b64 sdst` (the next instruction's address to `sdst`), `s_setpc_b64 ssrc`

@@ -4,6 +4,7 @@
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
 use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_only, valu};
+use super::fields as fld;
 use super::fma::fma_wave;
 use super::matrix::{dot2_f32, mul_dx9};
 use super::opcodes::Vopd;
@@ -80,24 +81,31 @@ pub(crate) fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
 /// whose source is invalid read 0 with BOUND_CTRL, else are not written; ROW_MASK and
 /// BANK_MASK disable writes.
 pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
-    let d = i.dpp.ok_or("DPP instruction without its control dword")?;
+    i.dpp.ok_or("DPP instruction without its control dword")?;
+    let iw = i.dpp_words();
     if let Some(fetch_inactive) = i.dpp8 {
         // DPP8: lane i reads lane (i & !7) + select i of its group of eight; a disabled
         // source lane reads 0 unless fetch-inactive.
+        use fld::vop2_dpp8::*;
         let exec = w.exec();
-        let src = 256 + (d & 0xff) as u16;
+        let src = VSRC0.operand(&iw);
+        let select = [
+            LANE_SEL_0, LANE_SEL_1, LANE_SEL_2, LANE_SEL_3, LANE_SEL_4, LANE_SEL_5, LANE_SEL_6, LANE_SEL_7,
+        ]
+        .map(|f| f.get(&iw) as usize);
         let mut vals = [0u32; 32];
         for (lane, v) in vals.iter_mut().enumerate() {
-            let s = (lane & !7) + ((d >> (8 + 3 * (lane % 8))) & 7) as usize;
+            let s = (lane & !7) + select[lane % 8];
             if fetch_inactive || exec >> s & 1 != 0 {
                 *v = w.vread(src, s, None)?;
             }
         }
         return dpp_apply(w, i, vals, exec);
     }
-    let (src, ctrl, bound_zero) = (256 + (d & 0xff) as u16, (d >> 8) & 0x1ff, d >> 19 & 1 != 0);
-    let fetch_inactive = d >> 18 & 1 != 0;
-    let (row_mask, bank_mask) = (d >> 28, (d >> 24) & 0xf);
+    use fld::vop2_dpp16::*;
+    let (src, ctrl, bound_zero) = (VSRC0.operand(&iw), DPP.get(&iw), BC.is_set(&iw));
+    let fetch_inactive = FI.is_set(&iw);
+    let (row_mask, bank_mask) = (ROW_MASK.get(&iw), BANK_MASK.get(&iw));
     if !dpp_ctrl::known(ctrl) {
         return Err(format!("DPP control {ctrl:#x} is not implemented").into());
     }
@@ -123,13 +131,14 @@ pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
 pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> R<()> {
     let exec = w.exec();
     // DPP16's src0/src1 neg and abs bits (DPP8 has none).
-    let d = i.dpp.unwrap_or(0);
+    let iw = i.dpp_words();
     let mods = if i.dpp8.is_some() {
         Mods::NONE
     } else {
+        use fld::vop2_dpp16::*;
         Mods {
-            neg: ((d >> 20 & 1) | (d >> 22 & 1) << 1) as u8,
-            abs: ((d >> 21 & 1) | (d >> 23 & 1) << 1) as u8,
+            neg: (SRC0_NEG.get(&iw) | SRC1_NEG.get(&iw) << 1) as u8,
+            abs: (SRC0_ABS.get(&iw) | SRC1_ABS.get(&iw) << 1) as u8,
             ..Mods::NONE
         }
     };
@@ -144,15 +153,15 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
             w,
             i,
             VOP1_IN_VOP3 + i.op,
-            i.bits(0, 24, 17) as usize,
+            fld::vop1::VDST.index(&iw),
             None,
             [tmp, 0, 0],
             mods,
         ),
         // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
-        Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, 256 + i.bits(0, 16, 9) as u16], mods),
+        Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, fld::vopc::VSRC1.operand(&iw)], mods),
         _ => {
-            let dst = i.bits(0, 24, 17) as usize;
+            let dst = fld::vop2::VDST.index(&iw);
             let s2 = if i.op == vop2::V_FMAC_F32_E32 {
                 256 + dst as u16
             } else {
@@ -164,7 +173,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
                 VOP2_IN_VOP3 + i.op,
                 dst,
                 Some(VCC_LO),
-                [tmp, 256 + i.bits(0, 16, 9) as u16, s2],
+                [tmp, fld::vop2::VSRC1.operand(&iw), s2],
                 mods,
             )
         }
@@ -286,11 +295,13 @@ fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, ex
 }
 
 pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
-    let (opx, opy) = (i.bits(0, 25, 22) as u16, i.bits(0, 21, 17) as u16);
-    let (srcx0, vsrcx1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
-    let (srcy0, vsrcy1) = (i.bits(1, 8, 0) as u16, 256 + i.bits(1, 16, 9) as u16);
-    let vdstx = i.bits(1, 31, 24) as usize;
-    let vdsty = ((i.bits(1, 23, 17) << 1) | ((vdstx as u32 & 1) ^ 1)) as usize;
+    use fld::vopd::*;
+    let iw = i.words();
+    let (opx, opy) = (OPX.get(&iw) as u16, OPY.get(&iw) as u16);
+    let (srcx0, vsrcx1) = (SRCX0.operand(&iw), VSRCX1.operand(&iw));
+    let (srcy0, vsrcy1) = (SRCY0.operand(&iw), VSRCY1.operand(&iw));
+    let vdstx = VDSTX.index(&iw);
+    let vdsty = VDSTY.index(&iw, vdstx);
     let exec = w.exec();
     let lit = i.literal;
     // Both halves a whole wave at a time when they can be: read before either writes.

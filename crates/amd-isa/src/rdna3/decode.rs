@@ -3,7 +3,9 @@
 
 use std::fmt;
 
+use super::fields as fld;
 use super::opcodes::op::{sopk, vop2, vopd};
+use crate::field::{Bits, Fixed, Words};
 
 /// The instruction encodings of gfx11 compute code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,56 +89,17 @@ impl Inst {
     /// Decodes the instruction at the start of `words`.
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
         let w0 = *words.first().ok_or(DecodeError::Truncated)?;
-        // Each format's ENCODING field, as the ISA's microcode formats give it: 9 bits
-        // (31:23) for SOP1, SOPC and SOPP, 4 (31:28) for SOPK, 2 (31:30) for SOP2, 6
-        // (31:26) for the 64-bit formats, 8 (31:24) for VOP3P, 7 (31:25) for VOP1 and
-        // VOPC, and bit 31 clear for VOP2.
-        let (enc, two) = match w0 >> 23 {
-            0x17d => (Encoding::Sop1, false),
-            0x17e => (Encoding::Sopc, false),
-            0x17f => (Encoding::Sopp, false),
-            _ => match w0 >> 28 {
-                0xb => (Encoding::Sopk, false),
-                0x8..=0xa => (Encoding::Sop2, false),
-                _ => match w0 >> 26 {
-                    0x3d => (Encoding::Smem, true),
-                    0x35 => (Encoding::Vop3, true),
-                    0x32 => (Encoding::Vopd, true),
-                    0x36 => (Encoding::Ds, true),
-                    0x37 => (Encoding::Flat, true),
-                    0x38 => (Encoding::Mubuf, true),
-                    0x3a => (Encoding::Mtbuf, true),
-                    _ if w0 >> 24 == 0xcc => (Encoding::Vop3p, true),
-                    _ => match w0 >> 25 {
-                        0x3f => (Encoding::Vop1, false),
-                        0x3e => (Encoding::Vopc, false),
-                        _ if w0 >> 31 == 0 => (Encoding::Vop2, false),
-                        _ => return Err(DecodeError::Unknown(w0)),
-                    },
-                },
-            },
-        };
+        let first: Words = [w0, 0, 0];
+        let &(_, enc, two) = ENCODINGS
+            .iter()
+            .find(|(field, ..)| field.matches(&first))
+            .ok_or(DecodeError::Unknown(w0))?;
         let w1 = if two {
             *words.get(1).ok_or(DecodeError::Truncated)?
         } else {
             0
         };
-        let op = match enc {
-            Encoding::Sop2 => (w0 >> 23) & 0x7f,
-            Encoding::Sopk => (w0 >> 23) & 0x1f,
-            Encoding::Sop1 => (w0 >> 8) & 0xff,
-            Encoding::Sopc | Encoding::Sopp => (w0 >> 16) & 0x7f,
-            Encoding::Smem => (w0 >> 18) & 0xff,
-            Encoding::Vop1 => (w0 >> 9) & 0xff,
-            Encoding::Vop2 => (w0 >> 25) & 0x3f,
-            Encoding::Vopc => (w0 >> 17) & 0xff,
-            Encoding::Vop3 | Encoding::Vop3p => (w0 >> 16) & 0x3ff,
-            Encoding::Vopd => (w0 >> 22) & 0xf,
-            Encoding::Ds => (w0 >> 18) & 0xff,
-            Encoding::Flat => (w0 >> 18) & 0x7f,
-            Encoding::Mubuf => (w0 >> 18) & 0xff,
-            Encoding::Mtbuf => (w0 >> 15) & 0xf,
-        } as u16;
+        let op = enc.op().get(&first) as u16;
         let mut inst = Inst {
             enc,
             op,
@@ -147,22 +110,18 @@ impl Inst {
             dpp8: None,
         };
         let vop = matches!(enc, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc);
-        if vop && w0 & 0x1ff == DPP16 {
+        let src0 = u32::from(fld::vop1::SRC0.operand(&first));
+        if vop && matches!(src0, DPP16 | DPP8_FI_0 | DPP8_FI_1) {
             inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
-            inst.size += 1;
-            return Ok(inst);
-        }
-        if vop && matches!(w0 & 0x1ff, DPP8_FI_0 | DPP8_FI_1) {
-            inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
-            inst.dpp8 = Some(w0 & 0x1ff == DPP8_FI_1);
+            inst.dpp8 = (src0 != DPP16).then_some(src0 == DPP8_FI_1);
             inst.size += 1;
             return Ok(inst);
         }
         // VOPD's FMAAK/FMAMK always carry a literal.
         let vopd_k = enc == Encoding::Vopd
-            && [(w0 >> 22) & 0xf, (w0 >> 17) & 0x1f]
+            && [fld::vopd::OPX, fld::vopd::OPY]
                 .iter()
-                .any(|&o| matches!(o as u16, vopd::V_DUAL_FMAAK_F32 | vopd::V_DUAL_FMAMK_F32));
+                .any(|o| matches!(o.get(&first) as u16, vopd::V_DUAL_FMAAK_F32 | vopd::V_DUAL_FMAMK_F32));
         // s_setreg_imm32_b32, and VOP2's fmamk/fmaak (f32 and f16), carry a literal.
         let setreg_imm = enc == Encoding::Sopk && op == sopk::S_SETREG_IMM32_B32;
         let vop2_k = enc == Encoding::Vop2
@@ -178,52 +137,107 @@ impl Inst {
         Ok(inst)
     }
 
+    /// The instruction's dwords as fields read them (the literal not among them).
+    #[inline]
+    pub fn words(&self) -> Words {
+        [self.dw[0], self.dw[1], 0]
+    }
+
+    /// A DPP instruction's dwords: its first, then the DPP dword (0 where there is
+    /// none), as the `*_dpp16` and `*_dpp8` field modules place their fields.
+    #[inline]
+    pub fn dpp_words(&self) -> Words {
+        [self.dw[0], self.dpp.unwrap_or(0), 0]
+    }
+
     /// The source operand numbers (9-bit space) the instruction reads.
     pub fn srcs(&self) -> Vec<u16> {
-        let [w0, w1] = self.dw;
+        let iw = self.words();
         match self.enc {
-            Encoding::Sop2 => vec![(w0 & 0xff) as u16, ((w0 >> 8) & 0xff) as u16],
-            Encoding::Sop1 | Encoding::Sopc => {
-                let mut v = vec![(w0 & 0xff) as u16];
-                if self.enc == Encoding::Sopc {
-                    v.push(((w0 >> 8) & 0xff) as u16);
-                }
-                v
-            }
-            Encoding::Vop1 | Encoding::Vopc | Encoding::Vop2 => vec![(w0 & 0x1ff) as u16],
+            Encoding::Sop2 => vec![fld::sop2::SSRC0.operand(&iw), fld::sop2::SSRC1.operand(&iw)],
+            Encoding::Sop1 => vec![fld::sop1::SSRC0.operand(&iw)],
+            Encoding::Sopc => vec![fld::sopc::SSRC0.operand(&iw), fld::sopc::SSRC1.operand(&iw)],
+            Encoding::Vop1 | Encoding::Vopc | Encoding::Vop2 => vec![fld::vop1::SRC0.operand(&iw)],
             Encoding::Vop3 | Encoding::Vop3p => {
                 vec![
-                    (w1 & 0x1ff) as u16,
-                    ((w1 >> 9) & 0x1ff) as u16,
-                    ((w1 >> 18) & 0x1ff) as u16,
+                    fld::vop3::SRC0.operand(&iw),
+                    fld::vop3::SRC1.operand(&iw),
+                    fld::vop3::SRC2.operand(&iw),
                 ]
             }
-            Encoding::Vopd => vec![(w0 & 0x1ff) as u16, (w1 & 0x1ff) as u16],
+            Encoding::Vopd => vec![fld::vopd::SRCX0.operand(&iw), fld::vopd::SRCY0.operand(&iw)],
             _ => Vec::new(),
         }
     }
 
-    /// Bits `lo..=hi` of dword `i`.
-    pub fn bits(&self, i: usize, hi: u32, lo: u32) -> u32 {
-        (self.dw[i] >> lo) & ((1u64 << (hi - lo + 1)) - 1) as u32
-    }
-
     /// The fields of a DS instruction.
     pub(crate) fn ds(&self) -> DsFields {
+        use fld::ds::*;
+        let iw = self.words();
         DsFields {
-            offsets: [self.bits(0, 7, 0), self.bits(0, 15, 8)],
-            vgprs: [self.bits(1, 7, 0), self.bits(1, 15, 8), self.bits(1, 23, 16)].map(|v| 256 + v as u16),
-            vdst: self.bits(1, 31, 24) as usize,
+            offsets: [OFFSET0.get(&iw), OFFSET1.get(&iw)],
+            vgprs: [ADDR.operand(&iw), DATA0.operand(&iw), DATA1.operand(&iw)],
+            vdst: VDST.index(&iw),
         }
     }
 
     /// The fields of a VOP3P instruction.
     pub(crate) fn vop3p(&self) -> Vop3pFields {
+        use fld::vop3p::*;
+        let iw = self.words();
         Vop3pFields {
-            dst: self.bits(0, 7, 0) as usize,
-            srcs: [self.bits(1, 8, 0), self.bits(1, 17, 9), self.bits(1, 26, 18)].map(|v| v as u16),
-            op_sel: [self.bits(0, 13, 11), self.bits(1, 28, 27) | self.bits(0, 14, 14) << 2],
-            neg: [self.bits(1, 31, 29), self.bits(0, 10, 8)],
+            dst: VDST.index(&iw),
+            srcs: [SRC0.operand(&iw), SRC1.operand(&iw), SRC2.operand(&iw)],
+            op_sel: [OPSEL.get(&iw), OPSEL_HI.get(&iw) | OPSEL_HI2.get(&iw) << 2],
+            neg: [NEG.get(&iw), NEG_HI.get(&iw)],
+            clamp: CLMP.is_set(&iw),
+        }
+    }
+}
+
+/// The encodings the decoder knows, each with its ENCODING field, and whether it is
+/// two dwords long; the longest ENCODING fields first, as a shorter one is a prefix of
+/// some longer ones (SOP2's 0b10 of SOP1's 0b101111101).
+const ENCODINGS: [(Fixed, Encoding, bool); 16] = [
+    (fld::sop1::ENCODING, Encoding::Sop1, false),
+    (fld::sopc::ENCODING, Encoding::Sopc, false),
+    (fld::sopp::ENCODING, Encoding::Sopp, false),
+    (fld::vop3p::ENCODING, Encoding::Vop3p, true),
+    (fld::vop1::ENCODING, Encoding::Vop1, false),
+    (fld::vopc::ENCODING, Encoding::Vopc, false),
+    (fld::smem::ENCODING, Encoding::Smem, true),
+    (fld::vop3::ENCODING, Encoding::Vop3, true),
+    (fld::vopd::ENCODING, Encoding::Vopd, true),
+    (fld::ds::ENCODING, Encoding::Ds, true),
+    (fld::flat::ENCODING, Encoding::Flat, true),
+    (fld::mubuf::ENCODING, Encoding::Mubuf, true),
+    (fld::mtbuf::ENCODING, Encoding::Mtbuf, true),
+    (fld::sopk::ENCODING, Encoding::Sopk, false),
+    (fld::sop2::ENCODING, Encoding::Sop2, false),
+    (fld::vop2::ENCODING, Encoding::Vop2, false),
+];
+
+impl Encoding {
+    /// The encoding's OP field.
+    fn op(self) -> Bits {
+        match self {
+            Encoding::Sop2 => fld::sop2::OP,
+            Encoding::Sopk => fld::sopk::OP,
+            Encoding::Sop1 => fld::sop1::OP,
+            Encoding::Sopc => fld::sopc::OP,
+            Encoding::Sopp => fld::sopp::OP,
+            Encoding::Smem => fld::smem::OP,
+            Encoding::Vop1 => fld::vop1::OP,
+            Encoding::Vop2 => fld::vop2::OP,
+            Encoding::Vopc => fld::vopc::OP,
+            Encoding::Vop3 => fld::vop3::OP,
+            Encoding::Vop3p => fld::vop3p::OP,
+            // VOPD's opcode is its first half's (OPX); OPY is read where it runs.
+            Encoding::Vopd => fld::vopd::OPX,
+            Encoding::Ds => fld::ds::OP,
+            Encoding::Flat => fld::flat::OP,
+            Encoding::Mubuf => fld::mubuf::OP,
+            Encoding::Mtbuf => fld::mtbuf::OP,
         }
     }
 }
@@ -259,6 +273,8 @@ pub(crate) struct Vop3pFields {
     pub(crate) op_sel: [u32; 2],
     /// NEG_LO and NEG_HI, one bit per source.
     pub(crate) neg: [u32; 2],
+    /// CLAMP.
+    pub(crate) clamp: bool,
 }
 
 impl Inst {
@@ -290,6 +306,18 @@ impl fmt::Display for Inst {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn longer_encoding_fields_are_tried_first() {
+        let widths: Vec<u32> = ENCODINGS.iter().map(|(f, ..)| f.bits.width()).collect();
+        assert!(widths.is_sorted_by(|a, b| a >= b), "{widths:?}");
+        // No encoding's value is another's of the same width.
+        for (k, (a, ea, _)) in ENCODINGS.iter().enumerate() {
+            for (b, eb, _) in &ENCODINGS[k + 1..] {
+                assert!(a != b, "{ea:?} and {eb:?}");
+            }
+        }
+    }
 
     #[test]
     fn decodes_the_vadd_encodings() {

@@ -11,7 +11,9 @@
 use std::fmt::{self, Write as _};
 
 use super::decode::{Encoding, Inst};
+use super::fields as fld;
 use super::opcodes::op::sopk;
+use crate::field::Bits;
 
 /// An instruction in LLVM's syntax (see [`Inst::llvm`]).
 pub struct Llvm<'a>(pub(crate) &'a Inst);
@@ -41,11 +43,16 @@ impl Inst {
             Encoding::Ds => &m::DS,
             Encoding::Mubuf => &m::MUBUF,
             Encoding::Mtbuf => &m::MTBUF,
-            Encoding::Flat => match self.bits(0, 17, 16) {
-                0 => &m::FLAT,
-                1 => &m::SCRATCH,
-                _ => &m::GLOBAL,
-            },
+            Encoding::Flat => {
+                let iw = self.words();
+                if fld::flat::SEG.matches(&iw) {
+                    &m::FLAT
+                } else if fld::scratch::SEG.matches(&iw) {
+                    &m::SCRATCH
+                } else {
+                    &m::GLOBAL
+                }
+            }
             Encoding::Vopd => return None,
         };
         table.get(op).copied().filter(|n| !n.is_empty())
@@ -300,11 +307,6 @@ fn signed_hex(v: i64) -> String {
     }
 }
 
-fn sext(v: u32, bits: u32) -> i64 {
-    let shift = 64 - bits;
-    (i64::from(v) << shift) >> shift
-}
-
 /// `[a,b,c]` of the low `n` bits of `v`.
 fn bit_list(v: u32, n: usize) -> String {
     let bits: Vec<String> = (0..n).map(|i| ((v >> i) & 1).to_string()).collect();
@@ -328,7 +330,8 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
     }
     let sample = i.sample()?;
     let (mnem, toks) = split(sample);
-    let [w0, w1] = i.dw;
+    let iw = i.words();
+    let v = |b: Bits| b.get(&iw);
     match i.enc {
         Encoding::Sopp => return sopp(i, mnem, !toks.is_empty(), out),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => {
@@ -342,18 +345,18 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
         let mut o = String::new();
         match (i.enc, *t) {
             (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopk, Tok::Reg { first: 4, count, .. }) => {
-                scalar_reg(&mut o, (w0 >> 16) & 0x7f, count)
+                scalar_reg(&mut o, v(fld::sop2::SDST.0), count)
             }
             (Encoding::Sop2 | Encoding::Sop1 | Encoding::Sopc, Tok::Reg { first: 2, count, .. }) => {
-                source(&mut o, w0 & 0xff, count, i.literal, mnem)
+                source(&mut o, v(fld::sop2::SSRC0.0), count, i.literal, mnem)
             }
             (Encoding::Sop2, Tok::Reg { first: 6, count, .. }) | (Encoding::Sopc, Tok::Reg { first: 4, count, .. }) => {
-                source(&mut o, (w0 >> 8) & 0xff, count, i.literal, mnem)
+                source(&mut o, v(fld::sop2::SSRC1.0), count, i.literal, mnem)
             }
             (Encoding::Sopk, Tok::Text(t)) if t.starts_with("hwreg(") => {
                 // LLVM names the registers it knows and leaves out a whole-register
                 // field (offset 0, 32 bits).
-                let imm = w0 & 0xffff;
+                let imm = v(fld::sopk::SIMM16);
                 let (id, offset, size) = (imm & 0x3f, (imm >> 6) & 0x1f, ((imm >> 11) & 0x1f) + 1);
                 let _ = match hwreg_name(id) {
                     Some(name) if (offset, size) == (0, 32) => write!(o, "hwreg({name})"),
@@ -364,15 +367,17 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
             (Encoding::Sopk, Tok::Text(_)) => {
                 let imm = match i.literal {
                     Some(l) if i.op == sopk::S_SETREG_IMM32_B32 => l,
-                    _ => w0 & 0xffff,
+                    _ => v(fld::sopk::SIMM16),
                 };
                 let _ = write!(o, "{imm:#x}");
             }
-            (Encoding::Smem, Tok::Reg { first: 4, count, .. }) => scalar_reg(&mut o, (w0 >> 6) & 0x7f, count),
-            (Encoding::Smem, Tok::Reg { first: 2, count, .. }) => scalar_reg(&mut o, (w0 & 0x3f) << 1, count),
+            (Encoding::Smem, Tok::Reg { first: 4, count, .. }) => scalar_reg(&mut o, v(fld::smem::SDATA.0), count),
+            (Encoding::Smem, Tok::Reg { first: 2, count, .. }) => {
+                scalar_reg(&mut o, fld::smem::SBASE.operand(&iw).into(), count)
+            }
             (Encoding::Smem, Tok::Text("null")) => {
-                let soff = w1 >> 25;
-                let off = sext(w1 & 0x1f_ffff, 21);
+                let soff = v(fld::smem::SOFFSET.0);
+                let off = i64::from(fld::smem::OFFSET.signed(&iw));
                 match (soff, off) {
                     (124, 0) => o.push_str("null"),
                     (124, off) => o.push_str(&signed_hex(off)),
@@ -384,26 +389,35 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 }
             }
             (Encoding::Vop1 | Encoding::Vop2, Tok::Reg { first: 2, count, vgpr }) => {
+                // VOP1's VDST, or (v_readfirstlane) a scalar destination in its place.
                 if vgpr {
-                    vgpr_field(&mut o, (w0 >> 17) & 0xff, count)
+                    vgpr_field(&mut o, v(fld::vop2::VDST.0), count)
                 } else {
-                    scalar_reg(&mut o, (w0 >> 17) & 0xff, count)
+                    scalar_reg(&mut o, v(fld::vop1_sdst::VDST.0), count)
                 }
             }
             (Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc, Tok::Reg { first: 4, count, .. }) => match i.dpp {
-                Some(d) => {
-                    let (neg, abs) = ((d >> 20) & 1 == 1, (d >> 21) & 1 == 1 && i.dpp8.is_none());
+                Some(_) => {
+                    use fld::vop2_dpp16::*;
+                    let dw = i.dpp_words();
+                    let dpp16 = i.dpp8.is_none();
                     let mut r = String::new();
-                    vgpr(&mut r, d & 0xff, count);
-                    o.push_str(&modified(r, neg && i.dpp8.is_none(), abs));
+                    vgpr(&mut r, VSRC0.0.get(&dw), count);
+                    o.push_str(&modified(
+                        r,
+                        dpp16 && SRC0_NEG.is_set(&dw),
+                        dpp16 && SRC0_ABS.is_set(&dw),
+                    ));
                 }
-                None => source(&mut o, w0 & 0x1ff, count, i.literal, mnem),
+                None => source(&mut o, v(fld::vop2::SRC0.0), count, i.literal, mnem),
             },
             (Encoding::Vop2 | Encoding::Vopc, Tok::Reg { first: 6, count, .. }) => {
+                use fld::vop2_dpp16::*;
+                let dw = i.dpp_words();
                 let mut r = String::new();
-                vgpr(&mut r, (w0 >> 9) & 0xff, count);
+                vgpr(&mut r, v(fld::vop2::VSRC1.0), count);
                 match i.dpp {
-                    Some(d) if i.dpp8.is_none() => o.push_str(&modified(r, (d >> 22) & 1 == 1, (d >> 23) & 1 == 1)),
+                    Some(_) if i.dpp8.is_none() => o.push_str(&modified(r, SRC1_NEG.is_set(&dw), SRC1_ABS.is_set(&dw))),
                     _ => o.push_str(&r),
                 }
             }
@@ -412,13 +426,14 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 if is_16bit(mnem) { Width::B16 } else { Width::B32 },
             )),
             (Encoding::Vop3 | Encoding::Vop3p, Tok::Reg { first: 2, count, vgpr }) => {
+                // VDST, or (v_cmp, v_readlane) a scalar destination in its place.
                 if vgpr {
-                    vgpr_field(&mut o, w0 & 0xff, count)
+                    vgpr_field(&mut o, v(fld::vop3::VDST.0), count)
                 } else {
-                    scalar_reg(&mut o, w0 & 0xff, count)
+                    scalar_reg(&mut o, v(fld::vop3_sdst::VDST.0), count)
                 }
             }
-            (Encoding::Vop3, Tok::Reg { first: 0, count, .. }) => scalar_reg(&mut o, (w0 >> 8) & 0x7f, count),
+            (Encoding::Vop3, Tok::Reg { first: 0, count, .. }) => scalar_reg(&mut o, v(fld::vop3sd::SDST.0), count),
             (
                 Encoding::Vop3 | Encoding::Vop3p,
                 Tok::Reg {
@@ -427,35 +442,37 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                     ..
                 },
             ) => {
+                use fld::vop3::*;
                 let k = (f - 4) / 2;
                 let mut r = String::new();
-                source(&mut r, (w1 >> (9 * k)) & 0x1ff, count, i.literal, mnem);
+                source(&mut r, v([SRC0, SRC1, SRC2][k as usize].0), count, i.literal, mnem);
                 let sd = is_vop3sd(&toks);
-                let neg = (w1 >> (29 + k)) & 1 == 1;
-                let abs = i.enc == Encoding::Vop3 && !sd && (w0 >> (8 + k)) & 1 == 1;
+                let neg = v(NEG) >> k & 1 == 1;
+                let abs = i.enc == Encoding::Vop3 && !sd && v(ABS) >> k & 1 == 1;
                 o.push_str(&modified(r, neg && i.enc == Encoding::Vop3, abs));
             }
             (Encoding::Ds, Tok::Reg { first, count, .. }) => {
+                use fld::ds::*;
                 let n = match first {
-                    2 => w1 & 0xff,
-                    4 => (w1 >> 8) & 0xff,
-                    6 => (w1 >> 16) & 0xff,
-                    _ => w1 >> 24,
+                    2 => ADDR,
+                    4 => DATA0,
+                    6 => DATA1,
+                    _ => VDST,
                 };
-                vgpr(&mut o, n, count);
+                vgpr(&mut o, v(n.0), count);
             }
             (Encoding::Flat, Tok::Reg { first: 2, count, .. }) => {
-                let seg = (w0 >> 16) & 3;
-                let saddr = (w1 >> 16) & 0x7f;
-                if seg == 1 && (w1 >> 23) & 1 == 0 {
+                use fld::global::*;
+                let saddr = v(SADDR.0);
+                if fld::scratch::SEG.matches(&iw) && !SVE.is_set(&iw) {
                     o.push_str("off");
                 } else {
-                    let count = if seg == 2 && saddr != 124 && saddr != 125 {
+                    let count = if SEG.matches(&iw) && saddr != 124 && saddr != 125 {
                         1
                     } else {
                         count
                     };
-                    vgpr(&mut o, w1 & 0xff, count);
+                    vgpr(&mut o, v(ADDR.0), count);
                 }
             }
             // Stores' samples have data in v0 (LLVM took the first sample).
@@ -464,41 +481,43 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 Tok::Reg {
                     first: 0 | 4, count, ..
                 },
-            ) => vgpr(&mut o, (w1 >> 8) & 0xff, count),
-            (Encoding::Flat, Tok::Reg { count, .. }) => vgpr(&mut o, w1 >> 24, count),
+            ) => vgpr(&mut o, v(fld::flat::DATA.0), count),
+            (Encoding::Flat, Tok::Reg { count, .. }) => vgpr(&mut o, v(fld::flat::VDST.0), count),
             (Encoding::Flat, Tok::Text("off")) => {
-                let saddr = (w1 >> 16) & 0x7f;
+                let saddr = v(fld::flat::SADDR.0);
                 if saddr == 124 || saddr == 125 {
                     o.push_str("off");
                 } else {
-                    let count = if (w0 >> 16) & 3 == 1 { 1 } else { 2 };
+                    let count = if fld::scratch::SEG.matches(&iw) { 1 } else { 2 };
                     scalar_reg(&mut o, saddr, count);
                 }
             }
             // Buffers: data v4, address "off", resource s[8:11], soffset "0" in the samples.
             // TFE adds a dword to the data (LLVM counts it for stores too).
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: true, count, .. }) => {
-                vgpr(&mut o, (w1 >> 8) & 0xff, count + ((w1 >> 21) & 1))
+                vgpr(&mut o, v(fld::mubuf::VDATA.0), count + v(fld::mubuf::TFE))
             }
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Reg { vgpr: false, count, .. }) => {
-                scalar_reg(&mut o, ((w1 >> 16) & 0x1f) * 4, count)
+                scalar_reg(&mut o, fld::mubuf::SRSRC.operand(&iw).into(), count)
             }
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text("off")) => {
-                let (offen, idxen) = (w1 >> 22 & 1 == 1, w1 >> 23 & 1 == 1);
-                match (idxen, offen) {
+                use fld::mubuf::*;
+                match (IDXEN.is_set(&iw), OFFEN.is_set(&iw)) {
                     (false, false) => o.push_str("off"),
-                    (true, true) => vgpr(&mut o, w1 & 0xff, 2),
-                    _ => vgpr(&mut o, w1 & 0xff, 1),
+                    (true, true) => vgpr(&mut o, v(VADDR.0), 2),
+                    _ => vgpr(&mut o, v(VADDR.0), 1),
                 }
             }
-            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text(_)) => source(&mut o, w1 >> 24, 1, None, "b32"),
+            (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text(_)) => {
+                source(&mut o, v(fld::mubuf::SOFFSET.0), 1, None, "b32")
+            }
             (_, Tok::Text(t)) => o.push_str(t),
             (_, Tok::Reg { .. }) => return None,
         }
         ops.push(o);
     }
     // A returning atomic (glc) prints its destination first.
-    if i.enc == Encoding::Flat && mnem.contains("_atomic_") && (w0 >> 14) & 1 == 1 {
+    if i.enc == Encoding::Flat && mnem.contains("_atomic_") && fld::flat::GLC.is_set(&iw) {
         let data = toks.iter().find_map(|t| match t {
             Tok::Reg {
                 first: 0 | 4, count, ..
@@ -507,7 +526,7 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
         });
         let count = data.map_or(1, |c| if mnem.contains("cmpswap") { c / 2 } else { c });
         let mut d = String::new();
-        vgpr(&mut d, w1 >> 24, count.max(1));
+        vgpr(&mut d, v(fld::flat::VDST.0), count.max(1));
         ops.insert(0, d);
     }
     if !ops.is_empty() {
@@ -547,27 +566,31 @@ fn modified(r: String, neg: bool, abs: bool) -> String {
 
 /// Modifiers after the operands.
 fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
-    let [w0, w1] = i.dw;
+    let iw = i.words();
+    let v = |b: Bits| b.get(&iw);
     let srcs = toks
         .iter()
         .filter(|t| matches!(t, Tok::Reg { first: 4 | 6 | 8, .. }))
         .count();
     match i.enc {
         Encoding::Smem => {
-            flag(out, w0 >> 14, " glc");
-            flag(out, w0 >> 13, " dlc");
+            flag(out, v(fld::smem::GLC), " glc");
+            flag(out, v(fld::smem::DLC), " dlc");
         }
         Encoding::Vop3 => {
+            use fld::vop3::*;
             let sd = is_vop3sd(toks);
-            if !sd && (w0 >> 11) & 0xf != 0 {
+            // OPSEL: a bit per source, then the destination's (bit 3).
+            let opsel = v(OPSEL);
+            if !sd && opsel != 0 {
                 let _ = write!(
                     out,
                     " op_sel:{}",
-                    bit_list(((w0 >> 11) & 7) | ((w0 >> 14) & 1) << srcs, srcs + 1)
+                    bit_list((opsel & 7) | (opsel >> 3) << srcs, srcs + 1)
                 );
             }
-            flag(out, w0 >> 15, " clamp");
-            match (w1 >> 27) & 3 {
+            flag(out, v(CLMP), " clamp");
+            match v(OMOD) {
                 1 => out.push_str(" mul:2"),
                 2 => out.push_str(" mul:4"),
                 3 => out.push_str(" div:2"),
@@ -575,9 +598,8 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
             }
         }
         Encoding::Vop3p => {
-            let op_sel = (w0 >> 11) & 7;
-            let op_sel_hi = ((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2;
-            let (neg_lo, neg_hi) = (w1 >> 29, (w0 >> 8) & 7);
+            let f = i.vop3p();
+            let ([op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.op_sel, f.neg);
             let mask = (1 << srcs) - 1;
             if op_sel & mask != 0 {
                 let _ = write!(out, " op_sel:{}", bit_list(op_sel, srcs));
@@ -591,15 +613,11 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
             if neg_hi & mask != 0 {
                 let _ = write!(out, " neg_hi:{}", bit_list(neg_hi, srcs));
             }
-            flag(out, w0 >> 15, " clamp");
+            flag(out, f.clamp.into(), " clamp");
         }
-        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
-            if let Some(d) = i.dpp {
-                dpp(i, d, out);
-            }
-        }
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(i, out),
         Encoding::Ds => {
-            let (o0, o1) = (w0 & 0xff, (w0 >> 8) & 0xff);
+            let (o0, o1) = (v(fld::ds::OFFSET0), v(fld::ds::OFFSET1));
             if mnem.contains("2addr") {
                 if o0 != 0 {
                     let _ = write!(out, " offset0:{o0}");
@@ -610,11 +628,12 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
             } else if o0 | o1 << 8 != 0 {
                 let _ = write!(out, " offset:{}", o0 | o1 << 8);
             }
-            flag(out, w0 >> 17, " gds");
+            flag(out, v(fld::ds::GDS), " gds");
         }
         Encoding::Mubuf | Encoding::Mtbuf => {
+            use fld::mubuf::*;
             if i.enc == Encoding::Mtbuf {
-                let f = w0 >> 19 & 0x7f;
+                let f = v(fld::mtbuf::FORMAT);
                 if f != 1 {
                     match super::buffer::FORMATS.get(f as usize) {
                         Some(name) => {
@@ -626,28 +645,31 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
                     }
                 }
             }
-            flag(out, w1 >> 23, " idxen");
-            flag(out, w1 >> 22, " offen");
-            if w0 & 0xfff != 0 {
-                let _ = write!(out, " offset:{}", w0 & 0xfff);
+            flag(out, v(IDXEN), " idxen");
+            flag(out, v(OFFEN), " offen");
+            if v(OFFSET) != 0 {
+                let _ = write!(out, " offset:{}", v(OFFSET));
             }
-            flag(out, w0 >> 14, " glc");
-            flag(out, w0 >> 12, " slc");
-            flag(out, w0 >> 13, " dlc");
-            flag(out, w1 >> 21, " tfe");
+            flag(out, v(GLC), " glc");
+            flag(out, v(SLC), " slc");
+            flag(out, v(DLC), " dlc");
+            flag(out, v(TFE), " tfe");
         }
         Encoding::Flat => {
-            let off = if (w0 >> 16) & 3 == 0 {
-                i64::from(w0 & 0xfff)
+            use fld::flat::*;
+            // LLVM prints FLAT's offset as 12 bits unsigned, GLOBAL's and
+            // SCRATCH's as 13 bits signed.
+            let off = if SEG.matches(&iw) {
+                i64::from(v(OFFSET) & 0xfff)
             } else {
-                sext(w0 & 0x1fff, 13)
+                i64::from(OFFSET.signed(&iw))
             };
             if off != 0 {
                 let _ = write!(out, " offset:{off}");
             }
-            flag(out, w0 >> 14, " glc");
-            flag(out, w0 >> 15, " slc");
-            flag(out, w0 >> 13, " dlc");
+            flag(out, v(GLC), " glc");
+            flag(out, v(SLC), " slc");
+            flag(out, v(DLC), " dlc");
         }
         _ => {}
     }
@@ -660,16 +682,24 @@ fn flag(out: &mut String, bit: u32, text: &str) {
 }
 
 /// The DPP16 or DPP8 controls of a VOP1/VOP2/VOPC instruction.
-fn dpp(i: &Inst, d: u32, out: &mut String) {
+fn dpp(i: &Inst, out: &mut String) {
+    let dw = i.dpp_words();
     if let Some(fi) = i.dpp8 {
-        let sel: Vec<String> = (0..8).map(|k| ((d >> (8 + 3 * k)) & 7).to_string()).collect();
+        use fld::vop2_dpp8::*;
+        let sel: Vec<String> = [
+            LANE_SEL_0, LANE_SEL_1, LANE_SEL_2, LANE_SEL_3, LANE_SEL_4, LANE_SEL_5, LANE_SEL_6, LANE_SEL_7,
+        ]
+        .iter()
+        .map(|f| f.get(&dw).to_string())
+        .collect();
         let _ = write!(out, " dpp8:[{}]", sel.join(","));
         if fi {
             out.push_str(" fi:1");
         }
         return;
     }
-    let ctrl = (d >> 8) & 0x1ff;
+    use fld::vop2_dpp16::{BANK_MASK, BC, DPP, FI, ROW_MASK};
+    let ctrl = DPP.get(&dw);
     use super::crosslane::dpp_ctrl::*;
     let _ = match ctrl {
         QUAD_PERM_FIRST..=QUAD_PERM_LAST => write!(
@@ -689,11 +719,16 @@ fn dpp(i: &Inst, d: u32, out: &mut String) {
         ROW_XMASK_FIRST..=ROW_XMASK_LAST => write!(out, " row_xmask:{}", ctrl & 0xf),
         _ => write!(out, " dpp_ctrl:{ctrl:#x}"),
     };
-    let _ = write!(out, " row_mask:{:#x} bank_mask:{:#x}", d >> 28, (d >> 24) & 0xf);
-    if (d >> 19) & 1 == 1 {
+    let _ = write!(
+        out,
+        " row_mask:{:#x} bank_mask:{:#x}",
+        ROW_MASK.get(&dw),
+        BANK_MASK.get(&dw)
+    );
+    if BC.is_set(&dw) {
         out.push_str(" bound_ctrl:1");
     }
-    if (d >> 18) & 1 == 1 {
+    if FI.is_set(&dw) {
         out.push_str(" fi:1");
     }
 }
@@ -704,7 +739,7 @@ fn sopp(i: &Inst, mnem: &str, has_operand: bool, out: &mut String) -> Option<()>
     if !has_operand {
         return Some(());
     }
-    let imm = i.dw[0] & 0xffff;
+    let imm = fld::sopp::SIMM16.get(&i.words());
     out.push(' ');
     match mnem {
         "s_waitcnt" => {
@@ -828,12 +863,14 @@ fn depctr(imm: u32) -> String {
 /// A VOPD pair: `x :: y`, each half with its own operands.
 fn vopd(i: &Inst, out: &mut String) -> Option<()> {
     use super::mnemonics as m;
-    let [w0, w1] = i.dw;
-    let (opx, opy) = ((w0 >> 22) & 0xf, (w0 >> 17) & 0x1f);
-    let x = *m::VOPD_X.get(opx as usize).filter(|n| !n.is_empty())?;
-    let y = *m::VOPD_Y.get(opy as usize).filter(|n| !n.is_empty())?;
-    let vdstx = w1 >> 24;
-    let vdsty = (((w1 >> 17) & 0x7f) << 1) | ((vdstx & 1) ^ 1);
+    use fld::vopd::*;
+    let iw = i.words();
+    let v = |b: Bits| b.get(&iw);
+    let x = *m::VOPD_X.get(v(OPX) as usize).filter(|n| !n.is_empty())?;
+    let y = *m::VOPD_Y.get(v(OPY) as usize).filter(|n| !n.is_empty())?;
+    let vdstx = VDSTX.index(&iw);
+    let vdsty = VDSTY.index(&iw, vdstx) as u32;
+    let vdstx = vdstx as u32;
     let half = |name: &str, dst: u32, src0: u32, vsrc1: u32| -> String {
         let mut s = format!("{name} ");
         vgpr(&mut s, dst, 1);
@@ -856,8 +893,8 @@ fn vopd(i: &Inst, out: &mut String) -> Option<()> {
         }
         s
     };
-    out.push_str(&half(x, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff));
+    out.push_str(&half(x, vdstx, v(SRCX0.0), v(VSRCX1.0)));
     out.push_str(" :: ");
-    out.push_str(&half(y, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff));
+    out.push_str(&half(y, vdsty, v(SRCY0.0), v(VSRCY1.0)));
     Some(())
 }

@@ -18,6 +18,7 @@ use super::crosslane::{dpp, indexed_move, vopd};
 use super::decode::{Encoding, Inst};
 use super::divide::{self, frexp64, valu_div};
 use super::fast::Fast;
+use super::fields as fld;
 use super::matrix::{dot2_f32, mul_dx9};
 use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::opcodes::{Ds, Vop3sd};
@@ -125,17 +126,19 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
         Encoding::Vopc => {
-            let (s0, s1) = (i.bits(0, 8, 0) as u16, 256 + i.bits(0, 16, 9) as u16);
-            vcmp(w, i, i.op, VCC_LO, [s0, s1], Mods::NONE).map(|_| Flow::Next)
+            let iw = i.words();
+            let srcs = [fld::vopc::SRC0.operand(&iw), fld::vopc::VSRC1.operand(&iw)];
+            vcmp(w, i, i.op, VCC_LO, srcs, Mods::NONE).map(|_| Flow::Next)
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3 => match Valu::of(i) {
             Some(v) => v.run(w, i).map(|_| Flow::Next),
             // VOP3's VOPC block.
             None => {
-                let srcs = [i.bits(1, 8, 0) as u16, i.bits(1, 17, 9) as u16];
+                let iw = i.words();
+                let srcs = [fld::vop3::SRC0.operand(&iw), fld::vop3::SRC1.operand(&iw)];
                 let m = vop3_mods(i);
                 super::modifiers::check_vop3(i.op, m)?;
-                vcmp(w, i, i.op, i.bits(0, 7, 0) as usize, srcs, m).map(|_| Flow::Next)
+                vcmp(w, i, i.op, fld::vop3::VDST.index(&iw), srcs, m).map(|_| Flow::Next)
             }
         },
         Encoding::Flat => super::memory::flat(w, i, mem, lds).map(|_| Flow::Next),
@@ -148,17 +151,18 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
 /// VOP3's input and output modifiers (VOP3SD has a scalar destination where VOP3 has
 /// abs and op_sel).
 fn vop3_mods(i: &Inst) -> Mods {
+    let iw = i.words();
     let (abs, opsel) = if Vop3sd::from_op(i.op).is_some() {
         (0, 0)
     } else {
-        (i.bits(0, 10, 8) as u8, i.bits(0, 14, 11) as u8)
+        (fld::vop3::ABS.get(&iw) as u8, fld::vop3::OPSEL.get(&iw) as u8)
     };
     Mods {
         abs,
-        neg: i.bits(1, 31, 29) as u8,
+        neg: fld::vop3::NEG.get(&iw) as u8,
         opsel,
-        clamp: i.bits(0, 15, 15) != 0,
-        omod: i.bits(1, 28, 27) as u8,
+        clamp: fld::vop3::CLMP.is_set(&iw),
+        omod: fld::vop3::OMOD.get(&iw) as u8,
     }
 }
 
@@ -178,17 +182,18 @@ pub(crate) struct Valu {
 impl Valu {
     /// `i`'s operands, when it is a VALU instruction other than a compare or DPP.
     pub(crate) fn of(i: &Inst) -> Option<Valu> {
+        let iw = i.words();
         let (op, dst, sdst, srcs, mods) = match i.enc {
             _ if i.dpp.is_some() => return None,
             Encoding::Vop1 => {
-                let (dst, src) = (i.bits(0, 24, 17) as usize, i.bits(0, 8, 0) as u16);
+                let (dst, src) = (fld::vop1::VDST.index(&iw), fld::vop1::SRC0.operand(&iw));
                 (VOP1_IN_VOP3 + i.op, dst, None, [src, 0, 0], Mods::NONE)
             }
             Encoding::Vop2 => {
                 let (dst, s0, s1) = (
-                    i.bits(0, 24, 17) as usize,
-                    i.bits(0, 8, 0) as u16,
-                    256 + i.bits(0, 16, 9) as u16,
+                    fld::vop2::VDST.index(&iw),
+                    fld::vop2::SRC0.operand(&iw),
+                    fld::vop2::VSRC1.operand(&iw),
                 );
                 // VOP2 carry ops read and write VCC implicitly; fmac reads its destination.
                 let s2 = if i.op == vop2::V_FMAC_F32_E32 {
@@ -200,14 +205,14 @@ impl Valu {
             }
             Encoding::Vop3 if i.op > VOPC_IN_VOP3_LAST => {
                 let srcs = [
-                    i.bits(1, 8, 0) as u16,
-                    i.bits(1, 17, 9) as u16,
-                    i.bits(1, 26, 18) as u16,
+                    fld::vop3::SRC0.operand(&iw),
+                    fld::vop3::SRC1.operand(&iw),
+                    fld::vop3::SRC2.operand(&iw),
                 ];
                 // VOP3SD (carries, div_scale, 64-bit multiply-adds): a scalar
                 // destination where VOP3 has abs and op_sel.
-                let sdst = Vop3sd::from_op(i.op).map(|_| i.bits(0, 14, 8) as usize);
-                (i.op, i.bits(0, 7, 0) as usize, sdst, srcs, vop3_mods(i))
+                let sdst = Vop3sd::from_op(i.op).map(|_| fld::vop3sd::SDST.index(&iw));
+                (i.op, fld::vop3::VDST.index(&iw), sdst, srcs, vop3_mods(i))
             }
             _ => return None,
         };

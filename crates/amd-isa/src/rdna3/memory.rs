@@ -4,6 +4,7 @@
 
 use super::decode::Inst;
 use super::exec::{R, f, unsupported};
+use super::fields as fld;
 use super::opcodes::Global;
 use super::opcodes::op::global;
 use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
@@ -12,19 +13,19 @@ use crate::memory::Memory;
 
 /// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
 pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
-    match i.bits(0, 17, 16) {
-        0 => return flat_generic(w, i, mem, lds),
-        1 => return scratch(w, i),
-        2 => {}
-        _ => return Err("FLAT segment 3 does not exist".into()),
+    use fld::global::*;
+    let iw = i.words();
+    if fld::flat::SEG.matches(&iw) {
+        return flat_generic(w, i, mem, lds);
     }
-    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
-    let (vdst, saddr, data, addr) = (
-        i.bits(1, 31, 24) as usize,
-        i.bits(1, 22, 16) as u16,
-        256 + i.bits(1, 15, 8) as u16,
-        i.bits(1, 7, 0) as u16,
-    );
+    if fld::scratch::SEG.matches(&iw) {
+        return scratch(w, i);
+    }
+    if !SEG.matches(&iw) {
+        return Err("FLAT segment 3 does not exist".into());
+    }
+    let offset = i64::from(OFFSET.signed(&iw));
+    let (vdst, saddr, data, addr) = (VDST.index(&iw), SADDR.operand(&iw), DATA.operand(&iw), ADDR.index(&iw));
     let exec = w.exec();
     let mut addrs = [0u64; 32];
     // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
@@ -36,20 +37,20 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
     } else {
         Some(w.sread64(saddr, None)?)
     };
-    let (r, pair) = (addr as usize, usize::from(saddr) == NULL && !addtid);
+    let (r, pair) = (addr, usize::from(saddr) == NULL && !addtid);
     if r + usize::from(pair) >= w.v.len() && !addtid && exec != 0 {
         // Past the wave's VGPRs: the read says so.
         let lane = exec.trailing_zeros() as usize;
         if pair {
-            w.vread64(256 + addr, lane, None)?;
+            w.vread64(ADDR.operand(&iw), lane, None)?;
         } else {
-            w.vread(256 + addr, lane, None)?;
+            w.vread(ADDR.operand(&iw), lane, None)?;
         }
     }
     // Every lane's address, the inactive ones too (no later step reads those): a
     // loop without branches over whole registers.
     if addtid {
-        let base = sbase.unwrap_or(0).wrapping_add(i.bits(0, 11, 0) as u64);
+        let base = sbase.unwrap_or(0).wrapping_add(u64::from(OFFSET.get(&iw) & 0xfff));
         for (lane, a) in addrs.iter_mut().enumerate() {
             *a = base.wrapping_add(4 * lane as u64);
         }
@@ -72,7 +73,7 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
     if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
         // Atomics: the old value returns when GLC is set. 64-bit ones take register
         // pairs; compare-swaps take the comparand after the data.
-        let glc = i.bits(0, 14, 14) != 0;
+        let glc = GLC.is_set(&iw);
         for (lane, &a) in addrs.iter().enumerate() {
             if exec >> lane & 1 == 0 {
                 continue;
@@ -470,12 +471,10 @@ impl MemOp {
 /// aperture), its private memory (the private aperture) or global memory.
 fn flat_generic(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
     // 13 bits, signed as for GLOBAL (LLVM emits only non-negative ones for FLAT).
-    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
-    let (vdst, data, addr) = (
-        i.bits(1, 31, 24) as usize,
-        256 + i.bits(1, 15, 8) as u16,
-        256 + i.bits(1, 7, 0) as u16,
-    );
+    use fld::flat::*;
+    let iw = i.words();
+    let offset = i64::from(OFFSET.signed(&iw));
+    let (vdst, data, addr) = (VDST.index(&iw), DATA.operand(&iw), ADDR.operand(&iw));
     if let Some(atomic) = atomic_op(i.op) {
         return flat_atomic(w, i, atomic, mem, lds, offset, vdst, data, addr);
     }
@@ -533,7 +532,7 @@ fn flat_atomic(
     data: u16,
     addr: u16,
 ) -> R<()> {
-    let glc = i.bits(0, 14, 14) != 0;
+    let glc = fld::flat::GLC.is_set(&i.words());
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -612,14 +611,16 @@ pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
 /// Scratch loads and stores: each lane's private memory, addressed by
 /// `[vaddr if SVE] + [saddr] + offset`.
 fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
-    let offset = ((i.bits(0, 12, 0) << 19) as i32 >> 19) as i64;
+    use fld::scratch::*;
+    let iw = i.words();
+    let offset = i64::from(OFFSET.signed(&iw));
     let (vdst, saddr, data, addr) = (
-        i.bits(1, 31, 24) as usize,
-        i.bits(1, 22, 16) as u16,
-        256 + i.bits(1, 15, 8) as u16,
-        256 + i.bits(1, 7, 0) as u16,
+        VDST.index(&iw),
+        SADDR.operand(&iw),
+        DATA.operand(&iw),
+        ADDR.operand(&iw),
     );
-    let sve = i.bits(1, 23, 23) != 0;
+    let sve = SVE.is_set(&iw);
     let kind = mem_op(i.op).ok_or_else(|| Trap::Missing(format!("scratch opcode {:#x} is not implemented", i.op)))?;
     let base = if usize::from(saddr) == NULL {
         0

@@ -52,6 +52,9 @@ mod valu;
 #[path = "generated/mnemonics.rs"]
 mod mnemonics;
 #[rustfmt::skip]
+#[path = "generated/fields.rs"]
+pub mod fields;
+#[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
 mod packed;

@@ -128,7 +128,7 @@ pub(crate) fn packed_src(w: &Wave, n: u16, lane: usize, lit: Option<u32>) -> R<u
 /// Packed 16-bit math (VOP3P): each half of the result from the source halves
 /// op_sel (low) and op_sel_hi (high) pick, with neg_lo / neg_hi on float operands.
 pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
-    let op = i.bits(0, 22, 16) as u16;
+    let op = i.op;
     let f = i.vop3p();
     let (dst, srcs, [op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.dst, f.srcs, f.op_sel, f.neg);
     super::modifiers::check_vop3p(op, neg_lo, neg_hi)?;
@@ -148,7 +148,7 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     }
     // Clamp: integer sums, differences and multiply-adds saturate, f16 results are
     // bounded to [0, 1]; shifts, min and max cannot leave their range.
-    let clamp = i.bits(0, 15, 15) != 0;
+    let clamp = f.clamp;
     if matches!(op, vop3p::V_WMMA_F32_16X16X16_F16..=vop3p::V_WMMA_BF16_16X16X16_BF16) {
         // op_sel bit 2 picks the 16-bit C/D halves; op_sel_hi has no meaning for WMMA
         // (LLVM writes all ones by default and accepts others, which change nothing).

@@ -4,6 +4,7 @@
 
 use super::decode::Inst;
 use super::exec::{Flow, R};
+use super::fields as fld;
 use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk};
 use super::wave::{EXEC_LO, M0, NULL, SGPRS, Wave};
 use crate::error::Trap;
@@ -70,7 +71,8 @@ fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
 /// SOP1: moves, counts, EXEC forms, calls and returns, and the rest.
 pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sop1::*;
-    let (d, s) = (i.bits(0, 22, 16) as usize, i.bits(0, 7, 0) as u16);
+    let iw = i.words();
+    let (d, s) = (fld::sop1::SDST.index(&iw), fld::sop1::SSRC0.operand(&iw));
     let Some(op) = Sop1::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
@@ -154,8 +156,9 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
 /// packs.
 pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
     use Sop2::*;
-    let d = i.bits(0, 22, 16) as usize;
-    let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    let iw = i.words();
+    let d = fld::sop2::SDST.index(&iw);
+    let (s0, s1) = (fld::sop2::SSRC0.operand(&iw), fld::sop2::SSRC1.operand(&iw));
     let Some(op) = Sop2::from_op(i.op) else {
         return Err(missing(i, "no such opcode"));
     };
@@ -330,8 +333,9 @@ pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
 /// SOPK: 16-bit constants, their compares and adds, hardware registers, calls.
 pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
     use Sopk::*;
-    let d = i.bits(0, 22, 16) as usize;
-    let simm = i.bits(0, 15, 0) as u16;
+    let iw = i.words();
+    let d = fld::sopk::SDST.index(&iw);
+    let simm = fld::sopk::SIMM16.get(&iw) as u16;
     let sext = simm as i16 as i32;
     let cur = w.s[d.min(127)];
     let Some(op) = Sopk::from_op(i.op) else {
@@ -383,8 +387,8 @@ pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
             | S_CMP_EQ_U32 | S_CMP_LG_U32 | S_CMP_GT_U32 | S_CMP_GE_U32 | S_CMP_LT_U32 | S_CMP_LE_U32),
         ) => {
             let (a, b) = (
-                w.sread(i.bits(0, 7, 0) as u16, i.literal)?,
-                w.sread(i.bits(0, 15, 8) as u16, i.literal)?,
+                w.sread(fld::sopc::SSRC0.operand(&i.words()), i.literal)?,
+                w.sread(fld::sopc::SSRC1.operand(&i.words()), i.literal)?,
             );
             let k = op as u16 - S_CMP_EQ_I32 as u16;
             w.scc = compare(k % 6, a, b, k < 6);
@@ -405,10 +409,12 @@ pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &dyn Memory) -> R<()> {
         Some(S_LOAD_B512) => 16,
         _ => return smem_rest(w, i, mem),
     };
-    let sdata = i.bits(0, 12, 6) as usize;
-    let sbase = (i.bits(0, 5, 0) * 2) as u16;
-    let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
-    let soff = i.bits(1, 31, 25) as u16;
+    use fld::smem::*;
+    let iw = i.words();
+    let sdata = SDATA.index(&iw);
+    let sbase = SBASE.operand(&iw);
+    let offset = i64::from(OFFSET.signed(&iw));
+    let soff = SOFFSET.operand(&iw);
     let base = w.sread64(sbase, None)?;
     let so = if usize::from(soff) == NULL {
         0
@@ -570,7 +576,7 @@ fn sop1_rest(w: &mut Wave, i: &Inst, d: usize, s: u16) -> R<()> {
         // no doorbell id, no trap handler addresses, nothing to save.
         S_SENDMSG_RTN_B32 | S_SENDMSG_RTN_B64 => {
             use msg::*;
-            let v = match i.bits(0, 7, 0) {
+            let v = match fld::sop1::SSRC0.0.get(&i.words()) {
                 MSG_RTN_GET_REALTIME => realtime(),
                 MSG_RTN_GET_DOORBELL | MSG_RTN_GET_DDID | MSG_RTN_GET_TMA | MSG_RTN_SAVE_WAVE | MSG_RTN_GET_TBA => 0,
                 m => return Err(format!("{} of message {m:#x}: no such message", op.name()).into()),
@@ -600,13 +606,15 @@ fn smem_rest(w: &mut Wave, i: &Inst, mem: &dyn Memory) -> R<()> {
         S_GL1_INV | S_DCACHE_INV | S_ATC_PROBE | S_ATC_PROBE_BUFFER => return Ok(()),
         other => return Err(missing(i, other.name())),
     };
-    let sdata = i.bits(0, 12, 6) as usize;
-    let sbase = (i.bits(0, 5, 0) * 2) as u16;
+    use fld::smem::*;
+    let iw = i.words();
+    let sdata = SDATA.index(&iw);
+    let sbase = SBASE.operand(&iw);
     // The V#: base address (bits 47:0), the buffer's size in bytes (dword 2).
     let base = w.sread64(sbase, None)? & 0xffff_ffff_ffff;
     let records = u64::from(w.sread(sbase + 2, None)?);
-    let offset = ((i.bits(1, 20, 0) << 11) as i32 >> 11) as i64;
-    let soff = i.bits(1, 31, 25) as u16;
+    let offset = i64::from(OFFSET.signed(&iw));
+    let soff = SOFFSET.operand(&iw);
     let so = if usize::from(soff) == NULL {
         0
     } else {
@@ -637,7 +645,8 @@ fn realtime() -> u64 {
 /// SOPC bit tests and 64-bit equality.
 fn sopc_rest(w: &mut Wave, i: &Inst) -> R<()> {
     use Sopc::*;
-    let (s0, s1) = (i.bits(0, 7, 0) as u16, i.bits(0, 15, 8) as u16);
+    let iw = i.words();
+    let (s0, s1) = (fld::sopc::SSRC0.operand(&iw), fld::sopc::SSRC1.operand(&iw));
     let op = Sopc::from_op(i.op).ok_or_else(|| missing(i, "no such opcode"))?;
     w.scc = match op {
         S_BITCMP0_B32 | S_BITCMP1_B32 => {

@@ -499,11 +499,11 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
 /// products and integer WMMA (their arithmetic in `matrix`).
 pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     use Vop3p::*;
-    let op = Vop3p::from_op(i.bits(0, 22, 16) as u16)
-        .ok_or_else(|| Trap::Missing(format!("VOP3P opcode {:#x} is not implemented", i.op)))?;
+    let op =
+        Vop3p::from_op(i.op).ok_or_else(|| Trap::Missing(format!("VOP3P opcode {:#x} is not implemented", i.op)))?;
     let f = i.vop3p();
     let (dst, srcs, [op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.dst, f.srcs, f.op_sel, f.neg);
-    let clamp = i.bits(0, 15, 15) != 0;
+    let clamp = f.clamp;
     let lit = i.literal;
     if matches!(op, V_WMMA_I32_16X16X16_IU8 | V_WMMA_I32_16X16X16_IU4) {
         return wmma_int(w, op == V_WMMA_I32_16X16X16_IU4, dst, srcs, neg_lo, clamp, lit);

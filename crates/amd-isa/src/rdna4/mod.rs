@@ -5,12 +5,22 @@
 //! `docs/reference/rdna4.md`.
 
 #[rustfmt::skip]
+#[path = "generated/fields.rs"]
+pub mod fields;
+#[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
 
 #[cfg(test)]
 mod tests {
+    use super::fields;
     use super::opcodes::*;
+    use crate::field::Bits;
+
+    /// The OP field of a one-dword instruction (or of an instruction's first dword).
+    fn op(field: Bits, w0: u32) -> u16 {
+        field.get(&[w0, 0, 0]) as u16
+    }
 
     /// Opcode numbers read out of `llvm-mc-19 -arch=amdgcn -mcpu=gfx1201 -show-encoding`'s
     /// encodings (the words below, little-endian dwords), against the generated tables.
@@ -18,38 +28,56 @@ mod tests {
     fn opcodes_agree_with_llvm_encodings() {
         // s_wait_loadcnt 0x0: 0xbfc00000; s_wait_kmcnt 0x0: 0xbfc70000 (SOPP op 22:16).
         assert_eq!(
-            Sopp::from_op(((0xbfc0_0000u32 >> 16) & 0x7f) as u16),
+            Sopp::from_op(op(fields::sopp::OP, 0xbfc0_0000)),
             Some(Sopp::S_WAIT_LOADCNT)
         );
         assert_eq!(
-            Sopp::from_op(((0xbfc7_0000u32 >> 16) & 0x7f) as u16),
+            Sopp::from_op(op(fields::sopp::OP, 0xbfc7_0000)),
             Some(Sopp::S_WAIT_KMCNT)
         );
         // s_barrier_signal -1: 0xbe804ec1 (SOP1 op 15:8).
         assert_eq!(
-            Sop1::from_op(((0xbe80_4ec1u32 >> 8) & 0xff) as u16),
+            Sop1::from_op(op(fields::sop1::OP, 0xbe80_4ec1)),
             Some(Sop1::S_BARRIER_SIGNAL)
         );
         // v_add_f32_e32 v0, v1, v2: 0x06000501 (VOP2 op 30:25).
         assert_eq!(
-            Vop2::from_op(((0x0600_0501u32 >> 25) & 0x3f) as u16),
+            Vop2::from_op(op(fields::vop2::OP, 0x0600_0501)),
             Some(Vop2::V_ADD_F32_E32)
         );
         // global_load_b32 v0, v1, s[0:1]: 0xee050000 (VGLOBAL op 21:14).
         assert_eq!(
-            Vglobal::from_op(((0xee05_0000u32 >> 14) & 0xff) as u16),
+            Vglobal::from_op(op(fields::vglobal::OP, 0xee05_0000)),
             Some(Vglobal::GLOBAL_LOAD_B32)
         );
         // buffer_load_b32 v0, v1, s[0:3], null offen: 0xc405007c (VBUFFER op 21:14).
         assert_eq!(
-            Vbuffer::from_op(((0xc405_007cu32 >> 14) & 0xff) as u16),
+            Vbuffer::from_op(op(fields::vbuffer::OP, 0xc405_007c)),
             Some(Vbuffer::BUFFER_LOAD_B32)
         );
         // v_wmma_f32_16x16x16_f16: 0xcc404000 (VOP3P op 22:16).
         assert_eq!(
-            Vop3p::from_op(((0xcc40_4000u32 >> 16) & 0x7f) as u16),
+            Vop3p::from_op(op(fields::vop3p::OP, 0xcc40_4000)),
             Some(Vop3p::V_WMMA_F32_16X16X16_F16)
         );
+        // Each word's ENCODING field names the encoding it was assembled in, and no
+        // other encoding's field of the same width does.
+        let cases = [
+            (fields::sopp::ENCODING, 0xbfc0_0000),
+            (fields::sop1::ENCODING, 0xbe80_4ec1),
+            (fields::vop2::ENCODING, 0x0600_0501),
+            (fields::vglobal::ENCODING, 0xee05_0000),
+            (fields::vbuffer::ENCODING, 0xc405_007c),
+            (fields::vop3p::ENCODING, 0xcc40_4000),
+        ];
+        for &(enc, w0) in &cases {
+            assert!(enc.matches(&[w0, 0, 0]), "{w0:#x}");
+            for &(other, _) in &cases {
+                if other != enc && other.bits.width() == enc.bits.width() {
+                    assert!(!other.matches(&[w0, 0, 0]), "{w0:#x} {other:?}");
+                }
+            }
+        }
     }
 
     #[test]
