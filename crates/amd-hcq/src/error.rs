@@ -418,12 +418,6 @@ pub enum HcqError {
         /// Why the transport refused.
         source: KfdError,
     },
-    /// A device whose last handle is being dropped.
-    #[error("GPU {device} is closing")]
-    DeviceClosing {
-        /// The device.
-        device: usize,
-    },
     /// A file the runtime writes (a trace) that could not be written.
     #[error("writing {}: {msg}", path.display())]
     Io {
