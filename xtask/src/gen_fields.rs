@@ -192,6 +192,9 @@ pub fn generate(generation: &str, text: &str) -> Result<String> {
             "    use crate::field::{{{}}};",
             kinds.iter().copied().collect::<Vec<_>>().join(", ")
         )?;
+        let dwords = fields.iter().map(|f| f.hi / 32 + 1).max().unwrap_or(1);
+        writeln!(out, "    /// How many dwords the form is long, without a literal.")?;
+        writeln!(out, "    pub const DWORDS: usize = {dwords};")?;
         for f in &fields {
             let what = meaning(f.kind);
             let (hi, lo) = (f.hi, f.lo);
@@ -234,8 +237,10 @@ mod tests {
         assert!(out.contains("pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);"));
         assert!(out.contains("pub const SRC0: Src = Src::new(8, 0);"));
         assert!(!out.contains("vop1_lit"), "a literal-only form adds nothing");
+        assert!(out.contains("pub const DWORDS: usize = 1;"), "{out}");
         let dpp = &out[out.find("pub mod vop1_dpp16").unwrap()..];
         assert!(dpp.contains("VDST: Vgpr = Vgpr::new(24, 17)") && dpp.contains("FI: Bits = Bits::new(50, 50)"));
+        assert!(dpp.contains("pub const DWORDS: usize = 2;"), "{dpp}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Builds the test kernels (`tests/kernels/*.cl`) into code objects beside them with
-//! clang-19 and ld.lld-19, or checks that the committed ones are current.
+//! Builds the test kernels (`tests/kernels/*.cl`) into code objects with clang-19 and
+//! ld.lld-19, for each target (gfx1100 beside the sources, gfx1201 in `gfx1201/`), or
+//! checks that the committed ones are current.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,6 +10,14 @@ use crate::{Result, workspace_root};
 /// The kernel folder.
 pub fn dir() -> PathBuf {
     workspace_root().join("tests/kernels")
+}
+
+/// The targets the kernels are built for, each with its folder below [`dir`].
+pub const TARGETS: [(&str, &str); 2] = [("gfx1100", ""), ("gfx1201", "gfx1201")];
+
+/// Where a target's code objects are.
+pub fn target_dir(folder: &str) -> PathBuf {
+    dir().join(folder)
 }
 
 /// Whether clang-19 and ld.lld-19 are installed.
@@ -37,8 +46,8 @@ fn own_flags(src: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Builds `src` (`name.cl`) into a code object at `out`.
-pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
+/// Builds `src` (`name.cl`) into a code object for `mcpu` at `out`.
+pub fn build(src: &Path, out: &Path, opt: &str, mcpu: &str) -> Result<()> {
     let obj = out.with_extension("o");
     let own = own_flags(src)?;
     let status = Command::new("clang-19")
@@ -51,8 +60,8 @@ pub fn build(src: &Path, out: &Path, opt: &str) -> Result<()> {
             "-finclude-default-header",
             "-target",
             "amdgcn-amd-amdhsa",
-            "-mcpu=gfx1100",
         ])
+        .arg(format!("-mcpu={mcpu}"))
         .args(["-mcumode", opt, "-nogpulib", "-c"])
         .args(&own)
         .arg(src)
@@ -94,14 +103,23 @@ pub fn run(args: &[String]) -> Result<()> {
     let tmp = std::env::temp_dir().join(format!("amd-hcq-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
     let mut stale = Vec::new();
-    for (src, (opt, suffix)) in sources()?.into_iter().flat_map(|s| LEVELS.map(|l| (s.clone(), l))) {
+    let sources = sources()?;
+    let mut builds = Vec::new();
+    for target in &TARGETS {
+        for level in &LEVELS {
+            builds.extend(sources.iter().map(|src| (target, level, src)));
+        }
+    }
+    for (&(mcpu, folder), &(opt, suffix), src) in builds {
         let stem = src
             .file_stem()
             .and_then(|s| s.to_str())
             .ok_or("kernel without a name")?;
-        let committed = src.with_file_name(format!("{stem}{suffix}.hsaco"));
-        let fresh = tmp.join(committed.file_name().ok_or("kernel without a name")?);
-        build(&src, &fresh, opt)?;
+        let out = target_dir(folder);
+        std::fs::create_dir_all(&out)?;
+        let committed = out.join(format!("{stem}{suffix}.hsaco"));
+        let fresh = tmp.join(format!("{mcpu}-{stem}{suffix}.hsaco"));
+        build(src, &fresh, opt, mcpu)?;
         if check {
             if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh)?) {
                 stale.push(committed.display().to_string());

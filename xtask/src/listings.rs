@@ -1,6 +1,8 @@
 //! `cargo xtask listings [--check]`: writes what `llvm-objdump-19` prints for every
-//! instruction of every committed test kernel into `tests/kernels/llvm-objdump/`, one
-//! file per code object, one line per instruction: the dwords in hex, a tab, the text.
+//! instruction of every committed test kernel into `llvm-objdump/` beside the code
+//! objects of each target (`tests/kernels/llvm-objdump/` for gfx1100,
+//! `tests/kernels/gfx1201/llvm-objdump/` for gfx1201), one file per code object, one
+//! line per instruction: the dwords in hex, a tab, the text.
 //! The disassembler's test compares its text with these lines, so it runs where LLVM
 //! is not installed; the check here keeps them current where it is.
 
@@ -8,13 +10,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, workspace_root};
+use crate::Result;
 
 const OBJDUMP: &str = "llvm-objdump-19";
 
-/// The listing folder.
-pub fn dir() -> PathBuf {
-    workspace_root().join("tests/kernels/llvm-objdump")
+/// The listing folder of a target's code objects in `code_dir`.
+pub fn dir(code_dir: &Path) -> PathBuf {
+    code_dir.join("llvm-objdump")
 }
 
 /// Whether llvm-objdump-19 runs here.
@@ -25,10 +27,10 @@ pub fn objdump_present() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The listing of one code object.
-pub fn listing(hsaco: &Path) -> Result<String> {
+/// The listing of one code object for `mcpu`.
+pub fn listing(hsaco: &Path, mcpu: &str) -> Result<String> {
     let out = Command::new(OBJDUMP)
-        .args(["-d", "--mcpu=gfx1100", "--no-leading-addr"])
+        .args(["-d", &format!("--mcpu={mcpu}"), "--no-leading-addr"])
         .arg(hsaco)
         .output()?;
     if !out.status.success() {
@@ -63,26 +65,29 @@ pub fn run(args: &[String]) -> Result<()> {
         return Err(format!("{OBJDUMP} is needed (Debian: apt-get install llvm-19)").into());
     }
     let mut stale = Vec::new();
-    let mut codes: Vec<PathBuf> = std::fs::read_dir(crate::kernels::dir())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "hsaco"))
-        .collect();
-    codes.sort();
-    std::fs::create_dir_all(dir())?;
-    for code in codes {
-        let stem = code
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .ok_or("kernel without a name")?;
-        let path = dir().join(format!("{stem}.txt"));
-        let fresh = listing(&code)?;
-        if check {
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
-                stale.push(path.display().to_string());
+    for (mcpu, folder) in crate::kernels::TARGETS {
+        let code_dir = crate::kernels::target_dir(folder);
+        let mut codes: Vec<PathBuf> = std::fs::read_dir(&code_dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "hsaco"))
+            .collect();
+        codes.sort();
+        std::fs::create_dir_all(dir(&code_dir))?;
+        for code in codes {
+            let stem = code
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .ok_or("kernel without a name")?;
+            let path = dir(&code_dir).join(format!("{stem}.txt"));
+            let fresh = listing(&code, mcpu)?;
+            if check {
+                if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
+                    stale.push(path.display().to_string());
+                }
+            } else {
+                std::fs::write(&path, fresh)?;
+                println!("wrote {}", path.display());
             }
-        } else {
-            std::fs::write(&path, fresh)?;
-            println!("wrote {}", path.display());
         }
     }
     if !stale.is_empty() {

@@ -90,10 +90,11 @@ impl Inst {
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
         let w0 = *words.first().ok_or(DecodeError::Truncated)?;
         let first: Words = [w0, 0, 0];
-        let &(_, enc, two) = ENCODINGS
+        let &(_, enc, dwords) = ENCODINGS
             .iter()
             .find(|(field, ..)| field.matches(&first))
             .ok_or(DecodeError::Unknown(w0))?;
+        let two = dwords == 2;
         let w1 = if two {
             *words.get(1).ok_or(DecodeError::Truncated)?
         } else {
@@ -195,26 +196,26 @@ impl Inst {
     }
 }
 
-/// The encodings the decoder knows, each with its ENCODING field, and whether it is
-/// two dwords long; the longest ENCODING fields first, as a shorter one is a prefix of
+/// The encodings the decoder knows, each with its ENCODING field and its length in
+/// dwords; the longest ENCODING fields first, as a shorter one is a prefix of
 /// some longer ones (SOP2's 0b10 of SOP1's 0b101111101).
-const ENCODINGS: [(Fixed, Encoding, bool); 16] = [
-    (fld::sop1::ENCODING, Encoding::Sop1, false),
-    (fld::sopc::ENCODING, Encoding::Sopc, false),
-    (fld::sopp::ENCODING, Encoding::Sopp, false),
-    (fld::vop3p::ENCODING, Encoding::Vop3p, true),
-    (fld::vop1::ENCODING, Encoding::Vop1, false),
-    (fld::vopc::ENCODING, Encoding::Vopc, false),
-    (fld::smem::ENCODING, Encoding::Smem, true),
-    (fld::vop3::ENCODING, Encoding::Vop3, true),
-    (fld::vopd::ENCODING, Encoding::Vopd, true),
-    (fld::ds::ENCODING, Encoding::Ds, true),
-    (fld::flat::ENCODING, Encoding::Flat, true),
-    (fld::mubuf::ENCODING, Encoding::Mubuf, true),
-    (fld::mtbuf::ENCODING, Encoding::Mtbuf, true),
-    (fld::sopk::ENCODING, Encoding::Sopk, false),
-    (fld::sop2::ENCODING, Encoding::Sop2, false),
-    (fld::vop2::ENCODING, Encoding::Vop2, false),
+const ENCODINGS: [(Fixed, Encoding, usize); 16] = [
+    (fld::sop1::ENCODING, Encoding::Sop1, fld::sop1::DWORDS),
+    (fld::sopc::ENCODING, Encoding::Sopc, fld::sopc::DWORDS),
+    (fld::sopp::ENCODING, Encoding::Sopp, fld::sopp::DWORDS),
+    (fld::vop3p::ENCODING, Encoding::Vop3p, fld::vop3p::DWORDS),
+    (fld::vop1::ENCODING, Encoding::Vop1, fld::vop1::DWORDS),
+    (fld::vopc::ENCODING, Encoding::Vopc, fld::vopc::DWORDS),
+    (fld::smem::ENCODING, Encoding::Smem, fld::smem::DWORDS),
+    (fld::vop3::ENCODING, Encoding::Vop3, fld::vop3::DWORDS),
+    (fld::vopd::ENCODING, Encoding::Vopd, fld::vopd::DWORDS),
+    (fld::ds::ENCODING, Encoding::Ds, fld::ds::DWORDS),
+    (fld::flat::ENCODING, Encoding::Flat, fld::flat::DWORDS),
+    (fld::mubuf::ENCODING, Encoding::Mubuf, fld::mubuf::DWORDS),
+    (fld::mtbuf::ENCODING, Encoding::Mtbuf, fld::mtbuf::DWORDS),
+    (fld::sopk::ENCODING, Encoding::Sopk, fld::sopk::DWORDS),
+    (fld::sop2::ENCODING, Encoding::Sop2, fld::sop2::DWORDS),
+    (fld::vop2::ENCODING, Encoding::Vop2, fld::vop2::DWORDS),
 ];
 
 impl Encoding {

@@ -1,15 +1,21 @@
-//! RDNA4 (gfx1200, gfx1201): the instruction set's opcode tables, generated from AMD's
-//! machine-readable RDNA4 ISA as tinygrad's tables give it (`cargo xtask gen-opcodes
-//! --gen rdna4`), 1,563 opcodes in 23 encodings. The decoder, disassembler and
-//! interpreter of RDNA4 are not written yet: what changes against RDNA3 is in
+//! RDNA4 (gfx1200, gfx1201): the instruction set's opcode tables and instruction
+//! fields, generated from AMD's machine-readable RDNA4 ISA as tinygrad's tables give it
+//! (`cargo xtask gen-opcodes --gen rdna4`: 1,563 opcodes in 23 encodings), and the
+//! decoder ([`Inst::decode`]: every encoding, the DPP forms of VOP1/VOP2/VOPC and of
+//! VOP3/VOP3P, literals; tested against every instruction of the gfx1201 test
+//! kernels as `llvm-objdump-19` reads them). The disassembler and the interpreter of
+//! RDNA4 are not written yet: what changes against RDNA3 is in
 //! `docs/reference/rdna4.md`.
 
+mod decode;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
 pub mod fields;
 #[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
+
+pub use decode::{DPP8_FI_0, DPP8_FI_1, DPP16, DecodeError, Dpp, Encoding, Inst, LITERAL};
 
 #[cfg(test)]
 mod tests {

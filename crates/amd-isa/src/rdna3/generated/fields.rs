@@ -7,6 +7,8 @@
 /// The fields of DS.
 pub mod ds {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110110);
     /// OP (25:18).
@@ -30,6 +32,8 @@ pub mod ds {
 /// The fields of EXP.
 pub mod exp {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111110);
     /// VSRC0 (39:32), a VGPR.
@@ -53,6 +57,8 @@ pub mod exp {
 /// The fields of FLAT.
 pub mod flat {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110111);
     /// OP (24:18).
@@ -82,6 +88,8 @@ pub mod flat {
 /// The fields of GLOBAL.
 pub mod global {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110111);
     /// OP (24:18).
@@ -111,6 +119,8 @@ pub mod global {
 /// The fields of SCRATCH.
 pub mod scratch {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110111);
     /// OP (24:18).
@@ -140,6 +150,8 @@ pub mod scratch {
 /// The fields of LDSDIR.
 pub mod ldsdir {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:24) = 0b11001110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001110);
     /// OP (21:20).
@@ -157,6 +169,8 @@ pub mod ldsdir {
 /// The fields of MIMG.
 pub mod mimg {
     use crate::field::{Bits, Fixed, Srsrc, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111100);
     /// OP (25:18).
@@ -198,6 +212,8 @@ pub mod mimg {
 /// The fields of MTBUF.
 pub mod mtbuf {
     use crate::field::{Bits, Fixed, Src, Srsrc, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111010: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111010);
     /// OP (18:15).
@@ -231,6 +247,8 @@ pub mod mtbuf {
 /// The fields of MUBUF.
 pub mod mubuf {
     use crate::field::{Bits, Fixed, Src, Srsrc, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111000: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111000);
     /// OP (25:18).
@@ -262,6 +280,8 @@ pub mod mubuf {
 /// The fields of SMEM.
 pub mod smem {
     use crate::field::{Bits, Fixed, Sbase, Sgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111101);
     /// OP (25:18).
@@ -283,6 +303,8 @@ pub mod smem {
 /// The fields of SOP1.
 pub mod sop1 {
     use crate::field::{Bits, Fixed, Sgpr, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111101);
     /// OP (15:8).
@@ -296,6 +318,8 @@ pub mod sop1 {
 /// The fields of SOP2.
 pub mod sop2 {
     use crate::field::{Bits, Fixed, Sgpr, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:30) = 0b10: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 30, 0b10);
     /// OP (29:23).
@@ -311,6 +335,8 @@ pub mod sop2 {
 /// The fields of SOPC.
 pub mod sopc {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111110);
     /// OP (22:16).
@@ -324,6 +350,8 @@ pub mod sopc {
 /// The fields of SOPK.
 pub mod sopk {
     use crate::field::{Bits, Fixed, Sgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:28) = 0b1011: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 28, 0b1011);
     /// OP (27:23).
@@ -337,6 +365,8 @@ pub mod sopk {
 /// The fields of SOPP.
 pub mod sopp {
     use crate::field::{Bits, Fixed};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111111);
     /// OP (22:16).
@@ -348,6 +378,8 @@ pub mod sopp {
 /// The fields of VINTERP.
 pub mod vinterp {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:24) = 0b11001101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001101);
     /// OP (22:16).
@@ -373,6 +405,8 @@ pub mod vinterp {
 /// The fields of VOP1.
 pub mod vop1 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (16:9).
@@ -386,6 +420,8 @@ pub mod vop1 {
 /// The fields of VOP2.
 pub mod vop2 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -401,6 +437,8 @@ pub mod vop2 {
 /// The fields of VOP3.
 pub mod vop3 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -428,6 +466,8 @@ pub mod vop3 {
 /// The fields of VOP3P.
 pub mod vop3p {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -457,6 +497,8 @@ pub mod vop3p {
 /// The fields of VOP3SD.
 pub mod vop3sd {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -482,6 +524,8 @@ pub mod vop3sd {
 /// The fields of VOPC.
 pub mod vopc {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -495,6 +539,8 @@ pub mod vopc {
 /// The fields of VOPD.
 pub mod vopd {
     use crate::field::{Bits, Fixed, Src, VdstY, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110010: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110010);
     /// OPX (25:22).
@@ -518,6 +564,8 @@ pub mod vopd {
 /// The fields of VOP1_DPP16.
 pub mod vop1_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (16:9).
@@ -551,6 +599,8 @@ pub mod vop1_dpp16 {
 /// The fields of VOP1_DPP8.
 pub mod vop1_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (16:9).
@@ -582,6 +632,8 @@ pub mod vop1_dpp8 {
 /// The fields of VOP2_DPP16.
 pub mod vop2_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -617,6 +669,8 @@ pub mod vop2_dpp16 {
 /// The fields of VOP2_DPP8.
 pub mod vop2_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -650,6 +704,8 @@ pub mod vop2_dpp8 {
 /// The fields of VOP3P_DPP16.
 pub mod vop3p_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -699,6 +755,8 @@ pub mod vop3p_dpp16 {
 /// The fields of VOP3P_DPP8.
 pub mod vop3p_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -746,6 +804,8 @@ pub mod vop3p_dpp8 {
 /// The fields of VOP3SD_DPP16.
 pub mod vop3sd_dpp16 {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -791,6 +851,8 @@ pub mod vop3sd_dpp16 {
 /// The fields of VOP3SD_DPP8.
 pub mod vop3sd_dpp8 {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -834,6 +896,8 @@ pub mod vop3sd_dpp8 {
 /// The fields of VOP3_DPP16.
 pub mod vop3_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -881,6 +945,8 @@ pub mod vop3_dpp16 {
 /// The fields of VOP3_DPP8.
 pub mod vop3_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -926,6 +992,8 @@ pub mod vop3_dpp8 {
 /// The fields of VOPC_DPP16.
 pub mod vopc_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -959,6 +1027,8 @@ pub mod vopc_dpp16 {
 /// The fields of VOPC_DPP8.
 pub mod vopc_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -990,6 +1060,8 @@ pub mod vopc_dpp8 {
 /// The fields of VOP1_SDST.
 pub mod vop1_sdst {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (16:9).
@@ -1003,6 +1075,8 @@ pub mod vop1_sdst {
 /// The fields of VOP3_SDST.
 pub mod vop3_sdst {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).

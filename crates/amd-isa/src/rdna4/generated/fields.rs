@@ -7,6 +7,8 @@
 /// The fields of DS.
 pub mod ds {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110110);
     /// OP (25:18).
@@ -28,6 +30,8 @@ pub mod ds {
 /// The fields of SMEM.
 pub mod smem {
     use crate::field::{Bits, Fixed, Sbase, Sgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111101);
     /// OP (18:13).
@@ -51,6 +55,8 @@ pub mod smem {
 /// The fields of SOP1.
 pub mod sop1 {
     use crate::field::{Bits, Fixed, Sgpr, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111101);
     /// OP (15:8).
@@ -64,6 +70,8 @@ pub mod sop1 {
 /// The fields of SOP2.
 pub mod sop2 {
     use crate::field::{Bits, Fixed, Sgpr, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:30) = 0b10: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 30, 0b10);
     /// OP (29:23).
@@ -79,6 +87,8 @@ pub mod sop2 {
 /// The fields of SOPC.
 pub mod sopc {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111110);
     /// OP (22:16).
@@ -92,6 +102,8 @@ pub mod sopc {
 /// The fields of SOPK.
 pub mod sopk {
     use crate::field::{Bits, Fixed, Sgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:28) = 0b1011: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 28, 0b1011);
     /// OP (27:23).
@@ -105,6 +117,8 @@ pub mod sopk {
 /// The fields of SOPP.
 pub mod sopp {
     use crate::field::{Bits, Fixed};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:23) = 0b101111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 23, 0b101111111);
     /// OP (22:16).
@@ -116,6 +130,8 @@ pub mod sopp {
 /// The fields of VBUFFER.
 pub mod vbuffer {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110001: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110001);
     /// OP (21:14).
@@ -149,6 +165,8 @@ pub mod vbuffer {
 /// The fields of VDSDIR.
 pub mod vdsdir {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:24) = 0b11001110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001110);
     /// OP (21:20).
@@ -168,6 +186,8 @@ pub mod vdsdir {
 /// The fields of VEXPORT.
 pub mod vexport {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111110);
     /// VSRC0 (39:32), a VGPR.
@@ -191,6 +211,8 @@ pub mod vexport {
 /// The fields of VFLAT.
 pub mod vflat {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11101100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11101100);
     /// OP (21:14).
@@ -218,6 +240,8 @@ pub mod vflat {
 /// The fields of VGLOBAL.
 pub mod vglobal {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11101110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11101110);
     /// OP (21:14).
@@ -245,6 +269,8 @@ pub mod vglobal {
 /// The fields of VIMAGE.
 pub mod vimage {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110100);
     /// OP (21:14).
@@ -286,6 +312,8 @@ pub mod vimage {
 /// The fields of VINTERP.
 pub mod vinterp {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:24) = 0b11001101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001101);
     /// OP (20:16).
@@ -311,6 +339,8 @@ pub mod vinterp {
 /// The fields of VOP1.
 pub mod vop1 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (15:9).
@@ -324,6 +354,8 @@ pub mod vop1 {
 /// The fields of VOP2.
 pub mod vop2 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -339,6 +371,8 @@ pub mod vop2 {
 /// The fields of VOP3.
 pub mod vop3 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -366,6 +400,8 @@ pub mod vop3 {
 /// The fields of VOP3P.
 pub mod vop3p {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -395,6 +431,8 @@ pub mod vop3p {
 /// The fields of VOP3SD.
 pub mod vop3sd {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -420,6 +458,8 @@ pub mod vop3sd {
 /// The fields of VOPC.
 pub mod vopc {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -433,6 +473,8 @@ pub mod vopc {
 /// The fields of VOPD.
 pub mod vopd {
     use crate::field::{Bits, Fixed, Src, VdstY, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110010: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110010);
     /// OPX (25:22).
@@ -456,6 +498,8 @@ pub mod vopd {
 /// The fields of VSAMPLE.
 pub mod vsample {
     use crate::field::{Bits, Fixed, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b111001: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b111001);
     /// OP (21:14).
@@ -501,6 +545,8 @@ pub mod vsample {
 /// The fields of VSCRATCH.
 pub mod vscratch {
     use crate::field::{Bits, Fixed, Sgpr, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11101101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11101101);
     /// OP (21:14).
@@ -528,6 +574,8 @@ pub mod vscratch {
 /// The fields of VOP1_DPP16.
 pub mod vop1_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (15:9).
@@ -561,6 +609,8 @@ pub mod vop1_dpp16 {
 /// The fields of VOP1_DPP8.
 pub mod vop1_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (15:9).
@@ -592,6 +642,8 @@ pub mod vop1_dpp8 {
 /// The fields of VOP2_DPP16.
 pub mod vop2_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -627,6 +679,8 @@ pub mod vop2_dpp16 {
 /// The fields of VOP2_DPP8.
 pub mod vop2_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:31) = 0b0: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 31, 0b0);
     /// OP (30:25).
@@ -660,6 +714,8 @@ pub mod vop2_dpp8 {
 /// The fields of VOP3P_DPP16.
 pub mod vop3p_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -709,6 +765,8 @@ pub mod vop3p_dpp16 {
 /// The fields of VOP3P_DPP8.
 pub mod vop3p_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:24) = 0b11001100: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 24, 0b11001100);
     /// OP (22:16).
@@ -756,6 +814,8 @@ pub mod vop3p_dpp8 {
 /// The fields of VOP3SD_DPP16.
 pub mod vop3sd_dpp16 {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -801,6 +861,8 @@ pub mod vop3sd_dpp16 {
 /// The fields of VOP3SD_DPP8.
 pub mod vop3sd_dpp8 {
     use crate::field::{Bits, Fixed, Sgpr, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -844,6 +906,8 @@ pub mod vop3sd_dpp8 {
 /// The fields of VOP3_DPP16.
 pub mod vop3_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -891,6 +955,8 @@ pub mod vop3_dpp16 {
 /// The fields of VOP3_DPP8.
 pub mod vop3_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 3;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).
@@ -936,6 +1002,8 @@ pub mod vop3_dpp8 {
 /// The fields of VOPC_DPP16.
 pub mod vopc_dpp16 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -969,6 +1037,8 @@ pub mod vopc_dpp16 {
 /// The fields of VOPC_DPP8.
 pub mod vopc_dpp8 {
     use crate::field::{Bits, Fixed, Src, Vgpr};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:25) = 0b0111110: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111110);
     /// OP (24:17).
@@ -1000,6 +1070,8 @@ pub mod vopc_dpp8 {
 /// The fields of VOP1_SDST.
 pub mod vop1_sdst {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 1;
     /// ENCODING (31:25) = 0b0111111: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 25, 0b0111111);
     /// OP (15:9).
@@ -1013,6 +1085,8 @@ pub mod vop1_sdst {
 /// The fields of VOP3_SDST.
 pub mod vop3_sdst {
     use crate::field::{Bits, Fixed, Src};
+    /// How many dwords the form is long, without a literal.
+    pub const DWORDS: usize = 2;
     /// ENCODING (31:26) = 0b110101: names the encoding.
     pub const ENCODING: Fixed = Fixed::new(31, 26, 0b110101);
     /// OP (25:16).

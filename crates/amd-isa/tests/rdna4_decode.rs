@@ -1,0 +1,60 @@
+//! The RDNA4 decoder takes every instruction of every committed gfx1201 test kernel
+//! as `llvm-objdump-19 --mcpu=gfx1201` does: the same length, and the opcode LLVM
+//! names (the committed listings in `tests/kernels/gfx1201/llvm-objdump/`, kept
+//! current by `cargo xtask listings`).
+
+use amd_isa::rdna4::Inst;
+
+/// LLVM's mnemonic against the ISA's name of the decoded opcode: LLVM marks DPP forms
+/// `_dpp`, and marks the 32- and 64-bit forms `_e32` and `_e64` only where both exist
+/// (`v_fmamk_f32` has no other; the ISA's VOP3SD table leaves `_e64` off
+/// `v_add_co_ci_u32`, whose VOP2 form LLVM tells apart).
+fn same_opcode(llvm: &str, ours: &str) -> bool {
+    let llvm = llvm.strip_suffix("_dpp").unwrap_or(llvm);
+    fn bare(n: &str) -> Option<&str> {
+        n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64"))
+    }
+    // One side may lack the suffix; `_e32` against `_e64` is another opcode.
+    llvm == ours || bare(ours) == Some(llvm) || bare(llvm) == Some(ours)
+}
+
+#[test]
+fn every_committed_gfx1201_instruction_decodes_as_llvm_reads_it() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels/gfx1201/llvm-objdump");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("listing folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 40, "{} listings", files.len());
+    let (mut total, mut wrong) = (0, Vec::new());
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("listing");
+        for line in text.lines() {
+            let (hex, asm) = line.split_once('\t').expect("dwords, tab, text");
+            let words: Vec<u32> = hex
+                .split(' ')
+                .map(|w| u32::from_str_radix(w, 16).expect("hex dword"))
+                .collect();
+            let at = format!("{}: {hex} ({asm})", path.display());
+            let inst = Inst::decode(&words).unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert_eq!(inst.size as usize, words.len(), "{at}: size");
+            // Shorter input than the instruction is an error, not a guess.
+            assert!(Inst::decode(&words[..words.len() - 1]).is_err(), "{at}: truncated");
+            let mnemonic = asm.split_whitespace().next().expect("a mnemonic");
+            match inst.name() {
+                Some(name) if same_opcode(mnemonic, name) => {}
+                other => wrong.push(format!("{at}: ours {other:?}")),
+            }
+            total += 1;
+        }
+    }
+    assert!(total > 10_000, "{total} instructions");
+    assert!(
+        wrong.is_empty(),
+        "{} of {total} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
