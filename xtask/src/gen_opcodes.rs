@@ -88,10 +88,10 @@ const RDNA3_ENCODINGS: &[(&str, &str)] = &[
 ];
 
 /// A class of the input: its name and its `(opcode name, number)` pairs.
-type Class = (String, Vec<(String, u16)>);
+pub type Class = (String, Vec<(String, u16)>);
 
 /// `class NAME(ReprEnum):` blocks of `  OP = N` lines.
-fn parse(text: &str) -> Result<Vec<Class>> {
+pub fn parse(text: &str) -> Result<Vec<Class>> {
     let mut classes: Vec<Class> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if let Some(rest) = line.strip_prefix("class ") {

@@ -9,6 +9,8 @@
 //! - `gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: regenerate a generation's opcode enums
 //!   and instruction fields from tinygrad's tables of that generation (`enum.py`, with
 //!   `operands.py` and `ins.py` beside it; generated from AMD's ISA XML).
+//! - `gen-lowering RDNA3_DIR RDNA4_DIR [--check]`: regenerate the table of RDNA4 opcodes the
+//!   RDNA3 interpreter runs as they are (same name, same pseudocode).
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
@@ -41,6 +43,7 @@ mod bench_count;
 mod fuzz_seeds;
 mod gen_am_regs;
 mod gen_fields;
+mod gen_lowering;
 mod gen_mnemonics;
 mod gen_opcodes;
 mod gen_regs;
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Some("gen-am-regs") => gen_am_regs::run(&args[1..]),
         Some("gen-mnemonics") => gen_mnemonics::run(&args[1..]),
         Some("gen-opcodes") => gen_opcodes::run(&args[1..]),
+        Some("gen-lowering") => gen_lowering::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("bench-count") => bench_count::run(&args[1..]),
         Some("kernels") => kernels::run(&args[1..]),
@@ -77,7 +81,7 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

@@ -46,6 +46,18 @@ impl Bits {
         }
     }
 
+    /// Writes `v` (its low bits, as many as the field has) into the field in `w`.
+    #[inline]
+    pub const fn put(self, w: &mut Words, v: u32) {
+        let mask = if self.width == 32 {
+            u32::MAX
+        } else {
+            (1 << self.width) - 1
+        };
+        let d = self.dword as usize;
+        w[d] = (w[d] & !(mask << self.lo)) | (v & mask) << self.lo;
+    }
+
     /// The field's value in `w`, sign-extended from its top bit.
     #[inline]
     pub const fn signed(self, w: &Words) -> i32 {
@@ -235,6 +247,11 @@ mod tests {
         // 0xfedcba98's low 21 bits, 0x1cba98, have the top bit set.
         assert_eq!(f.signed(&w), 0x1c_ba98 - (1 << 21));
         assert_eq!(Bits::new(12, 0).signed(&[0x0fff, 0, 0]), 0xfff);
+        let mut p = w;
+        Bits::new(47, 40).put(&mut p, 0x1ab);
+        assert_eq!(p, [w[0], 0xfedc_ab98, w[2]], "only the field's bits change");
+        Bits::new(95, 64).put(&mut p, 7);
+        assert_eq!(p[2], 7);
         assert!(Fixed::new(31, 28, 0x8).matches(&w));
         assert!(!Fixed::new(31, 28, 0x9).matches(&w));
         assert_eq!(Vgpr::new(39, 32).operand(&w), 256 + 0x98);

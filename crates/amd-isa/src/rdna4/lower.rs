@@ -1,0 +1,208 @@
+//! RDNA4 instructions the RDNA3 interpreter and disassembler take as they are: those
+//! of the encodings whose fields lie alike in both generations (the scalar ALU and
+//! program control, the vector ALU with its DPP forms, VOP3P, VOPD, LDS) and whose
+//! opcode has an RDNA3 namesake with the same pseudocode (the generated `lowering`
+//! table). Lowering rewrites the opcode field to RDNA3's number and decodes the
+//! result as RDNA3; everything else stays RDNA4's own.
+
+use super::decode::{Encoding, Inst};
+use super::{fields as f4, lowering};
+use crate::field::{Bits, Words};
+use crate::rdna3::{self, fields as f3};
+
+/// The fields that carry the opcode in each generation, and the table for them.
+type Rewrite = (Bits, Bits, fn(u16) -> Option<u16>);
+
+/// The opcode fields to rewrite for `enc` (VOPD has two), or `None` where the
+/// encoding's fields differ between the generations.
+fn rewrites(enc: Encoding) -> Option<&'static [Rewrite]> {
+    Some(match enc {
+        Encoding::Sop1 => &[(f4::sop1::OP, f3::sop1::OP, lowering::sop1)],
+        Encoding::Sop2 => &[(f4::sop2::OP, f3::sop2::OP, lowering::sop2)],
+        Encoding::Sopk => &[(f4::sopk::OP, f3::sopk::OP, lowering::sopk)],
+        Encoding::Sopc => &[(f4::sopc::OP, f3::sopc::OP, lowering::sopc)],
+        Encoding::Sopp => &[(f4::sopp::OP, f3::sopp::OP, lowering::sopp)],
+        Encoding::Vop1 => &[(f4::vop1::OP, f3::vop1::OP, lowering::vop1)],
+        Encoding::Vop2 => &[(f4::vop2::OP, f3::vop2::OP, lowering::vop2)],
+        Encoding::Vopc => &[(f4::vopc::OP, f3::vopc::OP, lowering::vopc)],
+        Encoding::Vop3 => &[(f4::vop3::OP, f3::vop3::OP, vop3)],
+        Encoding::Vop3p => &[(f4::vop3p::OP, f3::vop3p::OP, lowering::vop3p)],
+        Encoding::Vopd => &[
+            (f4::vopd::OPX, f3::vopd::OPX, lowering::vopd),
+            (f4::vopd::OPY, f3::vopd::OPY, lowering::vopd),
+        ],
+        Encoding::Ds => &[(f4::ds::OP, f3::ds::OP, lowering::ds)],
+        _ => return None,
+    })
+}
+
+/// VOP3's opcode space holds VOP3SD's opcodes too.
+fn vop3(op: u16) -> Option<u16> {
+    lowering::vop3(op).or_else(|| lowering::vop3sd(op))
+}
+
+impl Inst {
+    /// The RDNA3 instruction this one runs and prints as, where it has one.
+    pub fn to_rdna3(&self) -> Option<rdna3::Inst> {
+        let mut w: Words = self.words;
+        for &(ours, theirs, table) in rewrites(self.enc)? {
+            let op = table(ours.get(&self.words) as u16)?;
+            ours.put(&mut w, 0);
+            theirs.put(&mut w, u32::from(op));
+        }
+        let body = self.size as usize - usize::from(self.literal.is_some());
+        let mut words = w[..body].to_vec();
+        words.extend(self.literal);
+        // Only what gfx11 has: RDNA 3.5's scalar float ALU, which the RDNA3 tables
+        // list, is no gfx1100 instruction (LLVM knows none of it for gfx1100).
+        rdna3::Inst::decode(&words)
+            .ok()
+            .filter(|i| i.size == self.size && (i.enc == rdna3::Encoding::Vopd || i.mnemonic().is_some()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lowered encodings lie alike in both generations but for the opcode field:
+    /// the same ENCODING, and the fields the RDNA3 interpreter reads at the same bits.
+    #[test]
+    fn lowered_encodings_lie_alike() {
+        assert_eq!(f4::sop1::ENCODING, f3::sop1::ENCODING);
+        assert_eq!(f4::sop2::ENCODING, f3::sop2::ENCODING);
+        assert_eq!(f4::sopk::ENCODING, f3::sopk::ENCODING);
+        assert_eq!(f4::sopc::ENCODING, f3::sopc::ENCODING);
+        assert_eq!(f4::sopp::ENCODING, f3::sopp::ENCODING);
+        assert_eq!(f4::vop1::ENCODING, f3::vop1::ENCODING);
+        assert_eq!(f4::vop2::ENCODING, f3::vop2::ENCODING);
+        assert_eq!(f4::vopc::ENCODING, f3::vopc::ENCODING);
+        assert_eq!(f4::vop3::ENCODING, f3::vop3::ENCODING);
+        assert_eq!(f4::vop3p::ENCODING, f3::vop3p::ENCODING);
+        assert_eq!(f4::vopd::ENCODING, f3::vopd::ENCODING);
+        assert_eq!(f4::ds::ENCODING, f3::ds::ENCODING);
+        assert_eq!((f4::sop1::SDST, f4::sop1::SSRC0), (f3::sop1::SDST, f3::sop1::SSRC0));
+        assert_eq!(
+            (f4::sop2::SDST, f4::sop2::SSRC0, f4::sop2::SSRC1),
+            (f3::sop2::SDST, f3::sop2::SSRC0, f3::sop2::SSRC1)
+        );
+        assert_eq!((f4::sopk::SDST, f4::sopk::SIMM16), (f3::sopk::SDST, f3::sopk::SIMM16));
+        assert_eq!((f4::sopc::SSRC0, f4::sopc::SSRC1), (f3::sopc::SSRC0, f3::sopc::SSRC1));
+        assert_eq!(f4::sopp::SIMM16, f3::sopp::SIMM16);
+        assert_eq!((f4::vop1::VDST, f4::vop1::SRC0), (f3::vop1::VDST, f3::vop1::SRC0));
+        assert_eq!(
+            (f4::vop2::VDST, f4::vop2::SRC0, f4::vop2::VSRC1),
+            (f3::vop2::VDST, f3::vop2::SRC0, f3::vop2::VSRC1)
+        );
+        assert_eq!((f4::vopc::SRC0, f4::vopc::VSRC1), (f3::vopc::SRC0, f3::vopc::VSRC1));
+        assert_eq!(
+            (f4::vop3::VDST, f4::vop3::SRC0, f4::vop3::SRC1, f4::vop3::SRC2),
+            (f3::vop3::VDST, f3::vop3::SRC0, f3::vop3::SRC1, f3::vop3::SRC2)
+        );
+        assert_eq!(
+            (
+                f4::vop3::OMOD,
+                f4::vop3::NEG,
+                f4::vop3::ABS,
+                f4::vop3::CLMP,
+                f4::vop3::OPSEL
+            ),
+            (
+                f3::vop3::OMOD,
+                f3::vop3::NEG,
+                f3::vop3::ABS,
+                f3::vop3::CLMP,
+                f3::vop3::OPSEL
+            )
+        );
+        assert_eq!(f4::vop3sd::SDST, f3::vop3sd::SDST);
+        assert_eq!(
+            (
+                f4::vop3p::VDST,
+                f4::vop3p::SRC0,
+                f4::vop3p::SRC1,
+                f4::vop3p::SRC2,
+                f4::vop3p::NEG
+            ),
+            (
+                f3::vop3p::VDST,
+                f3::vop3p::SRC0,
+                f3::vop3p::SRC1,
+                f3::vop3p::SRC2,
+                f3::vop3p::NEG
+            )
+        );
+        assert_eq!(
+            (
+                f4::vop3p::NEG_HI,
+                f4::vop3p::CLMP,
+                f4::vop3p::OPSEL,
+                f4::vop3p::OPSEL_HI,
+                f4::vop3p::OPSEL_HI2
+            ),
+            (
+                f3::vop3p::NEG_HI,
+                f3::vop3p::CLMP,
+                f3::vop3p::OPSEL,
+                f3::vop3p::OPSEL_HI,
+                f3::vop3p::OPSEL_HI2
+            )
+        );
+        assert_eq!(
+            (f4::vopd::VDSTX, f4::vopd::VDSTY, f4::vopd::SRCX0, f4::vopd::SRCY0),
+            (f3::vopd::VDSTX, f3::vopd::VDSTY, f3::vopd::SRCX0, f3::vopd::SRCY0)
+        );
+        assert_eq!(
+            (f4::vopd::VSRCX1, f4::vopd::VSRCY1),
+            (f3::vopd::VSRCX1, f3::vopd::VSRCY1)
+        );
+        assert_eq!(
+            (
+                f4::ds::VDST,
+                f4::ds::ADDR,
+                f4::ds::DATA0,
+                f4::ds::DATA1,
+                f4::ds::OFFSET0,
+                f4::ds::OFFSET1
+            ),
+            (
+                f3::ds::VDST,
+                f3::ds::ADDR,
+                f3::ds::DATA0,
+                f3::ds::DATA1,
+                f3::ds::OFFSET0,
+                f3::ds::OFFSET1
+            )
+        );
+        // The DPP dwords too.
+        assert_eq!(
+            (
+                f4::vop2_dpp16::DPP,
+                f4::vop2_dpp16::ROW_MASK,
+                f4::vop2_dpp16::BANK_MASK,
+                f4::vop2_dpp16::FI
+            ),
+            (
+                f3::vop2_dpp16::DPP,
+                f3::vop2_dpp16::ROW_MASK,
+                f3::vop2_dpp16::BANK_MASK,
+                f3::vop2_dpp16::FI
+            )
+        );
+        assert_eq!(f4::vop2_dpp8::LANE_SEL_7, f3::vop2_dpp8::LANE_SEL_7);
+    }
+
+    #[test]
+    fn lowers_by_the_table_and_keeps_the_rest() {
+        // v_add_f32_e32 v0, v1, v2 (VOP2 3 in both).
+        let add = Inst::decode(&[0x0600_0501]).unwrap();
+        assert_eq!(
+            add.to_rdna3().map(|i| i.llvm().to_string()).as_deref(),
+            Some("v_add_f32_e32 v0, v1, v2")
+        );
+        // s_wait_loadcnt 0x0: RDNA4's own.
+        assert_eq!(Inst::decode(&[0xbfc0_0000]).unwrap().to_rdna3(), None);
+        // global_load_b32: another layout.
+        assert_eq!(Inst::decode(&[0xee05_0002, 0, 0xffff_f001]).unwrap().to_rdna3(), None);
+    }
+}
