@@ -90,21 +90,10 @@ impl Gpu {
     /// `_ring_submit` of a command whose union dwords are `args`: (status, fence
     /// seen, tmr_size answered).
     fn submit(&self, cmd_id: u32, args: &[u32]) -> (u32, u32, u32) {
-        let mut cmd = vec![0u8; 1024];
-        cmd[8..12].copy_from_slice(&cmd_id.to_le_bytes());
-        for (i, a) in args.iter().enumerate() {
-            cmd[28 + 4 * i..32 + 4 * i].copy_from_slice(&a.to_le_bytes());
-        }
+        let cmd = amd_am::psp::command(cmd_id, args);
         assert!(self.m.pci_write_vram(0, CMD, &cmd));
         let wptr = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_67);
-        let mut frame = [0u32; 16];
-        let (c, f) = (self.mc(CMD), self.mc(FENCE));
-        frame[0] = c as u32;
-        frame[1] = (c >> 32) as u32;
-        frame[3] = f as u32;
-        frame[4] = (f >> 32) as u32;
-        frame[5] = wptr;
-        let bytes: Vec<u8> = frame.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let bytes = amd_am::psp::ring_frame(self.mc(CMD), self.mc(FENCE), wptr);
         assert!(self.m.pci_write_vram(0, RING + u64::from(wptr) * 4, &bytes));
         self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
         (self.vram_u32(CMD + 864), self.vram_u32(FENCE), self.vram_u32(CMD + 880))
