@@ -27,9 +27,9 @@ use amd_mockgpu::pci::psp::Psp as MockPsp;
 use amd_mockgpu::pci::smu::Smu as MockSmu;
 use amd_mockgpu::{ExecMode, MockConfig, MockSys, PciFault};
 use amd_packets::GfxTarget;
-use amd_packets::pm4::DispatchInitiator;
-use amd_packets::pm4::recipes::{Dispatch, Signal};
+use amd_packets::pm4::recipes::Signal;
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
+use amd_packets::testing::linear_dispatch;
 
 mod common;
 
@@ -341,20 +341,7 @@ fn a_kernel_and_a_fence_on_the_compute_ring() {
     let user = [kernarg.va() as u32, (kernarg.va() >> 32) as u32];
     let sig = Mem::new(&mut b.gmc, 0x1000);
     let mut w = Vec::new();
-    Dispatch {
-        code_addr: code,
-        rsrc1: rsrc[0],
-        rsrc2: rsrc[1],
-        rsrc3: rsrc[2],
-        tmpring_size: 0,
-        scratch_base: 0,
-        user_data: &user,
-        block: [256, 1, 1],
-        grid: [n.div_ceil(256), 1, 1],
-        initiator: DispatchInitiator::DEFAULT,
-    }
-    .encode(T, &mut w)
-    .unwrap();
+    linear_dispatch(code, rsrc, &user, n).encode(T, &mut w).unwrap();
     Signal {
         address: sig.va(),
         value: 7,

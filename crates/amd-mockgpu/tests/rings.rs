@@ -30,9 +30,10 @@ use amd_mockgpu::pci::regs::generated::vm::{
 use amd_mockgpu::pci::regs::generated::{gc, mmhub, osssys};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys, QueueStatus};
 use amd_packets::GfxTarget;
-use amd_packets::pm4::recipes::{Dispatch, Signal};
-use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
+use amd_packets::pm4::ReleaseMem;
+use amd_packets::pm4::recipes::Signal;
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
+use amd_packets::testing::linear_dispatch;
 use amd_regs::discovery::hw_id;
 use common::{MIB, Regs, map_resource};
 
@@ -410,20 +411,7 @@ fn a_kernel_runs_on_a_compute_ring_bound_through_the_hqd() {
         g.submit(
             &mut c,
             &words(|b| {
-                Dispatch {
-                    code_addr: code,
-                    rsrc1: rsrc[0],
-                    rsrc2: rsrc[1],
-                    rsrc3: rsrc[2],
-                    tmpring_size: 0,
-                    scratch_base: 0,
-                    user_data: &user,
-                    block: [256, 1, 1],
-                    grid: [n.div_ceil(256), 1, 1],
-                    initiator: DispatchInitiator::DEFAULT,
-                }
-                .encode(T, b)
-                .unwrap();
+                linear_dispatch(code, rsrc, &user, n).encode(T, b).unwrap();
                 Signal {
                     address: VA + SIG,
                     value: 5,
