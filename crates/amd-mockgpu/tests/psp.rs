@@ -214,6 +214,11 @@ fn synthetic_sos() -> Vec<(u32, Vec<u8>)> {
     sos_components(&sos_file(0)).expect("a valid v2.0 header")
 }
 
+/// The synthetic sOS file's component of type `fw_type` (`PSP_FW_TYPE_PSP_*`).
+fn synthetic_sos_part(fw_type: u32) -> Vec<u8> {
+    synthetic_sos().into_iter().find(|c| c.0 == fw_type).unwrap().1
+}
+
 /// Every image of the synthetic files, by `GFX_FW_TYPE_*`, in tinygrad 0.10.1's order.
 fn synthetic_images() -> Vec<(u32, Vec<u8>)> {
     IMAGES.iter().map(|&(t, tag, n)| (t, blob(tag, n))).collect()
@@ -224,11 +229,7 @@ fn synthetic_images() -> Vec<(u32, Vec<u8>)> {
 fn ready(g: &Gpu, tmr: bool) {
     boot_sos(g, &synthetic_sos());
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
-    let toc = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC)
-        .unwrap()
-        .1;
+    let toc = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_TOC);
     assert_eq!(g.load_toc(toc), (0, TMR_SIZE));
     if tmr {
         assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &blob(20, 0x300)), 0);
@@ -512,11 +513,7 @@ fn a_firmware_directory_replaces_the_synthetic_files() {
 
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_DBGDRV, &[0x55; 64]), STATUS_NO_FIRMWARE);
     // The synthetic sOS's components are not this file's.
-    let kdb = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_KDB)
-        .unwrap()
-        .1;
+    let kdb = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_KDB);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_KEY_DATABASE, kdb), STATUS_BAD_IMAGE);
     boot_sos(&g, &parts);
     assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
@@ -537,11 +534,7 @@ fn a_firmware_directory_that_cannot_be_read_is_refused() {
 fn bootloader_refuses_bad_loads() {
     let g = Gpu::new();
     // The sOS before its system driver, an unknown command, a buffer past VRAM.
-    let sos = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SOS)
-        .unwrap()
-        .1;
+    let sos = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SOS);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, sos), STATUS_NOT_READY);
     assert_eq!(g.bl_load(0x1234, &[1; 64]), psp::PSP_ERR_UNKNOWN_COMMAND);
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
@@ -554,11 +547,7 @@ fn bootloader_refuses_bad_loads() {
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
     boot_sos(&g, &synthetic_sos());
     // Any load once the sOS runs.
-    let sys = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SYS_DRV)
-        .unwrap()
-        .1;
+    let sys = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SYS_DRV);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SYSDRV, sys), STATUS_BAD_PARAMETER);
     // A ring outside VRAM or of a bad size.
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
