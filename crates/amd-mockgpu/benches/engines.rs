@@ -25,6 +25,20 @@ struct Ring {
 }
 
 impl Ring {
+    /// Copies `size` bytes from `src` to `dst` with SDMA, then fences `value` into
+    /// `sig`; returns the seconds from submission to the fence.
+    fn copy(&mut self, dst: &KfdMemory, src: &KfdMemory, size: usize, sig: &KfdMemory, value: u32) -> f64 {
+        let mut words = Vec::new();
+        CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
+        Fence::new(sig.va() as u64, value).encode(T, &mut words);
+        let t = Instant::now();
+        self.submit(&words);
+        while signal(sig).load(Ordering::Acquire) != value {
+            std::hint::spin_loop();
+        }
+        t.elapsed().as_secs_f64()
+    }
+
     fn submit(&mut self, words: &[u32]) {
         let sdma = self.q.kind() == QueueKind::Sdma;
         let mut pos = if sdma { self.put / 4 } else { self.put };
@@ -72,15 +86,7 @@ fn copy_bandwidth() {
         unsafe { std::ptr::copy_nonoverlapping(src.va() as *const u8, dst.va() as *mut u8, size) };
         best_memcpy = best_memcpy.min(t.elapsed().as_secs_f64());
 
-        let mut words = Vec::new();
-        CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
-        Fence::new(sig.va() as u64, round).encode(T, &mut words);
-        let t = Instant::now();
-        ring.submit(&words);
-        while signal(&sig).load(Ordering::Acquire) != round {
-            std::hint::spin_loop();
-        }
-        best_sdma = best_sdma.min(t.elapsed().as_secs_f64());
+        best_sdma = best_sdma.min(ring.copy(&dst, &src, size, &sig, round));
     }
     let gbs = |s: f64| size as f64 / s / 1e9;
     println!(
@@ -185,15 +191,7 @@ fn cold_copy() {
         let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
         for (k, times) in [&mut cold, &mut warm].into_iter().enumerate() {
             let value = round * 2 + k as u32 + 1;
-            let mut words = Vec::new();
-            CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
-            Fence::new(sig.va() as u64, value).encode(T, &mut words);
-            let t = Instant::now();
-            ring.submit(&words);
-            while signal(&sig).load(Ordering::Acquire) != value {
-                std::hint::spin_loop();
-            }
-            times.push(t.elapsed().as_secs_f64());
+            times.push(ring.copy(&dst, &src, size, &sig, value));
         }
     }
     let median = |v: &mut Vec<f64>| {
