@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use amd_kfd::topology::Visibility;
-use amd_kfd::{Kfd, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::ReleaseMem;
@@ -25,6 +25,16 @@ struct Ring {
 }
 
 impl Ring {
+    /// A 64 KiB ring of `kind` on `dev`.
+    fn new(dev: &KfdDevice, kind: QueueKind) -> Ring {
+        const BYTES: usize = 1 << 16;
+        Ring {
+            q: dev.create_queue(kind, BYTES).expect("queue"),
+            put: 0,
+            bytes: BYTES as u64,
+        }
+    }
+
     /// Copies `size` bytes from `src` to `dst` with SDMA, then fences `value` into
     /// `sig`; returns the seconds from submission to the fence.
     fn copy(&mut self, dst: &KfdMemory, src: &KfdMemory, size: usize, sig: &KfdMemory, value: u32) -> f64 {
@@ -71,11 +81,7 @@ fn copy_bandwidth() {
     let pattern: Vec<u8> = (0..size).map(|i| (i * 31 + 7) as u8).collect();
     src.write(0, &pattern).expect("fill src");
     dst.write(0, &pattern).expect("touch dst");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Sdma, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Sdma);
 
     let mut best_memcpy = f64::MAX;
     let mut best_sdma = f64::MAX;
@@ -149,11 +155,7 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
     let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
     let dev = kfd.device(0).expect("mock GPU");
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Compute, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Compute);
     let mut times = Vec::with_capacity(iters);
     let mut words = Vec::with_capacity(8);
     for i in 1..=iters as u32 {
@@ -181,11 +183,7 @@ fn cold_copy() {
     let src = dev.alloc(size, MemoryKind::HOST).expect("src");
     src.write(0, &vec![0x5au8; size]).expect("fill src");
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Sdma, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Sdma);
     let (mut cold, mut warm) = (Vec::new(), Vec::new());
     for round in 0..3u32 {
         let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
