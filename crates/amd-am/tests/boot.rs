@@ -630,35 +630,12 @@ fn a_file_cut_wrongly_fails_the_boot_with_the_psps_status() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The directory holding every file tinygrad 0.10.1 reads, where Debian's
-/// `firmware-amd-graphics` is installed; `None` (having said why) otherwise.
-fn installed_firmware() -> Option<PathBuf> {
-    let dirs = amd_am::firmware::FIRMWARE_DIRS;
-    for d in dirs {
-        if files::ALL.iter().all(|n| Path::new(d).join(n).exists()) {
-            return Some(PathBuf::from(d));
-        }
-    }
-    let zst = dirs.iter().any(|d| {
-        files::ALL
-            .iter()
-            .any(|n| Path::new(d).join(format!("{n}.zst")).exists())
-    });
-    println!(
-        "skipped: {} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
-        files::ALL.join(", "),
-        if zst {
-            "; .zst compressed files are present, which neither the transport nor the mock decompresses"
-        } else {
-            ""
-        }
-    );
-    None
-}
-
 #[test]
 fn a_cold_boot_on_the_installed_firmware() {
-    let Some(dir) = installed_firmware() else { return };
+    let installed = amd_mockgpu::pci::catalogue::installed_dir();
+    let Ok(dir) = installed.inspect_err(|why| println!("skipped: {why}")) else {
+        return;
+    };
     // The real files are both what the transport reads (from the host directory, or
     // from the mock's firmware directory, which now serves them) and what the mock's
     // PSP checks every load against.

@@ -593,37 +593,15 @@ fn hdp_flush_and_indirect_access() {
     assert_eq!(g.r.mmio.read32(data), 0);
 }
 
-/// The directory holding every file tinygrad 0.10.1 reads, where Debian's
-/// `firmware-amd-graphics` is installed; `None` (having said why) otherwise.
-fn installed_firmware() -> Option<PathBuf> {
-    let dirs = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
-    let names: Vec<&str> = amd_mockgpu::pci::catalogue::file_names().collect();
-    for d in dirs {
-        if names.iter().all(|n| Path::new(d).join(n).exists()) {
-            return Some(PathBuf::from(d));
-        }
-    }
-    let zst = dirs
-        .iter()
-        .any(|d| names.iter().any(|n| Path::new(d).join(format!("{n}.zst")).exists()));
-    eprintln!(
-        "skipped: {} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
-        names.join(", "),
-        if zst {
-            "; .zst compressed files are present, which the tests do not decompress"
-        } else {
-            ""
-        }
-    );
-    None
-}
-
 /// The installed firmware, where Debian's `firmware-amd-graphics` is present: the
 /// mock's catalogue cuts every type from it, the sOS boots from components this file
 /// reads itself, every image loads, and wrong cuts of each fail.
 #[test]
 fn installed_firmware_is_catalogued_and_checked() {
-    let Some(dir) = installed_firmware() else { return };
+    let installed = amd_mockgpu::pci::catalogue::installed_dir();
+    let Ok(dir) = installed.inspect_err(|why| eprintln!("skipped: {why}")) else {
+        return;
+    };
     let g = Gpu::with(MockConfig::pci(1).pci_firmware_dir(&dir));
     let cat = g.m.pci_firmware();
     assert_eq!(cat.problems(), &[] as &[String]);

@@ -9,6 +9,9 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+/// Where tinygrad 0.10.1 looks for firmware, in order.
+pub const FIRMWARE_DIRS: [&str; 2] = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
+
 /// The files a 7900 XTX needs (tinygrad 0.10.1's `AMFirmware`).
 pub mod files {
     /// PSP secure OS and its bootloader components.
