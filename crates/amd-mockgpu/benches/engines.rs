@@ -63,6 +63,14 @@ impl Ring {
     }
 }
 
+/// The first GPU of a mock of `config`, opened through the KFD transport (the `Kfd`
+/// keeps `/dev/kfd` open).
+fn mock_gpu(config: MockConfig) -> (Kfd, KfdDevice) {
+    let kfd = Kfd::open_with(Arc::new(MockSys::new(config)), &Visibility::all()).expect("mock KFD");
+    let dev = kfd.device(0).expect("mock GPU");
+    (kfd, dev)
+}
+
 /// The signal dword, read as the CPU polls it.
 fn signal(mem: &KfdMemory) -> &AtomicU32 {
     // SAFETY: the buffer is a live, CPU-visible, 4096-byte mapping owned by `mem` for
@@ -71,9 +79,7 @@ fn signal(mem: &KfdMemory) -> &AtomicU32 {
 }
 
 fn copy_bandwidth() {
-    let m = Arc::new(MockSys::new(MockConfig::default()));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    let (_kfd, dev) = mock_gpu(MockConfig::default());
     let size = 64usize << 20;
     let src = dev.alloc(size, MemoryKind::HOST).expect("src");
     let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
@@ -148,12 +154,10 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn latency(mode: ExecMode, iters: usize) -> f64 {
-    let m = Arc::new(MockSys::new(MockConfig {
+    let (_kfd, dev) = mock_gpu(MockConfig {
         mode,
         ..MockConfig::default()
-    }));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    });
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
     let mut ring = Ring::new(&dev, QueueKind::Compute);
     let mut times = Vec::with_capacity(iters);
@@ -176,9 +180,7 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
 /// An SDMA copy into a buffer just allocated (its pages not yet touched) against the
 /// same copy into it once used.
 fn cold_copy() {
-    let m = Arc::new(MockSys::new(MockConfig::default()));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    let (_kfd, dev) = mock_gpu(MockConfig::default());
     let size = 256usize << 20;
     let src = dev.alloc(size, MemoryKind::HOST).expect("src");
     src.write(0, &vec![0x5au8; size]).expect("fill src");
