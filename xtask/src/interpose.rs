@@ -421,27 +421,12 @@ fn tinygrad_tree(work: &Path) -> Result<PathBuf> {
 /// checkout of tag v0.10.1.
 fn complete_autogen_am(work: &Path, tree: &Path) -> Result<()> {
     const DIR: &str = "tinygrad/runtime/autogen/am";
-    let git = match std::env::var_os("TINYGRAD_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let clone = work.join("tinygrad-git");
-            if !clone.exists() {
-                println!("cloning tinygrad v{VERSION} (for {DIR}, missing from the release)");
-                let ok = Command::new("git")
-                    .args(["clone", "--quiet", "--depth", "1", "--branch"])
-                    .arg(format!("v{VERSION}"))
-                    .arg("https://github.com/tinygrad/tinygrad")
-                    .arg(&clone)
-                    .status()
-                    .is_ok_and(|s| s.success());
-                if !ok {
-                    let _ = std::fs::remove_dir_all(&clone);
-                }
-            }
-            clone
-        }
-    };
     let tag = format!("v{VERSION}");
+    // Without a checkout (offline), every read from it below fails and the modules are
+    // stand-ins.
+    let why = format!("{tag}, for {DIR}, missing from the release");
+    let git = tinygrad_tests::checkout(work, "tinygrad-git", &["--depth", "1", "--branch", &tag], &why)
+        .unwrap_or_else(|_| work.join("tinygrad-git"));
     let listed = Command::new("git")
         .arg("-C")
         .arg(&git)
