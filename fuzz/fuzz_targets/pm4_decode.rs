@@ -3,47 +3,8 @@
 //! decoded packet re-encodes to dwords that decode to the same packet.
 #![no_main]
 
-use std::fmt::Write;
-
-use amd_packets::GfxTarget;
-use amd_packets::pm4::{self, Pm4Packet};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let words = amd_hcq_fuzz::dwords(data);
-    let mut text = String::new();
-    for t in GfxTarget::ALL {
-        let mut next = 0;
-        let mut items = 0;
-        for r in pm4::decode(t, &words) {
-            items += 1;
-            assert!(items <= words.len() + 1, "the stream does not end");
-            match r {
-                Ok((at, p)) => {
-                    assert!(at == next && at < words.len(), "offset {at}, expected {next}");
-                    let _ = write!(text, "{p}");
-                    let mut again = Vec::new();
-                    let start = p.encode(t, &mut again);
-                    assert_eq!(start, 0);
-                    match Pm4Packet::decode(t, &again) {
-                        Ok((q, len)) => {
-                            assert_eq!(q, p, "{t:?}: decode(encode(p)) != p");
-                            assert_eq!(len, again.len());
-                        }
-                        Err(e) => panic!("{t:?}: {p} re-encodes to {again:08x?}, which does not decode: {e}"),
-                    }
-                    // The next packet starts where this one ends.
-                    next = at + pm4_len(t, &words[at..]);
-                }
-                Err(e) => {
-                    let _ = write!(text, "{e}");
-                }
-            }
-        }
-        text.clear();
-    }
+    amd_hcq_fuzz::check_packet_stream!(&amd_hcq_fuzz::dwords(data), pm4, Pm4Packet);
 });
-
-fn pm4_len(t: GfxTarget, words: &[u32]) -> usize {
-    Pm4Packet::decode(t, words).map_or(0, |(_, n)| n)
-}

@@ -7,6 +7,49 @@ pub fn dwords(data: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// Decodes the dwords `$words` as a stream of `$module`'s `$packet`s for every target,
+/// to the end of the stream: offsets advance and stay inside the stream, every packet
+/// and error prints, and a decoded packet re-encodes to dwords that decode to the same
+/// packet. The body of the `pm4_decode` and `sdma_decode` targets.
+#[macro_export]
+macro_rules! check_packet_stream {
+    ($words:expr, $module:ident, $packet:ident) => {{
+        use std::fmt::Write as _;
+        let words: &[u32] = $words;
+        let mut text = String::new();
+        for t in amd_packets::GfxTarget::ALL {
+            let mut next = 0;
+            let mut items = 0;
+            for r in amd_packets::$module::decode(t, words) {
+                items += 1;
+                assert!(items <= words.len() + 1, "the stream does not end");
+                match r {
+                    Ok((at, p)) => {
+                        assert!(at == next && at < words.len(), "offset {at}, expected {next}");
+                        let _ = write!(text, "{p}");
+                        let mut again = Vec::new();
+                        let start = p.encode(t, &mut again);
+                        assert_eq!(start, 0);
+                        match amd_packets::$module::$packet::decode(t, &again) {
+                            Ok((q, len)) => {
+                                assert_eq!(q, p, "{t:?}: decode(encode(p)) != p");
+                                assert_eq!(len, again.len());
+                            }
+                            Err(e) => panic!("{t:?}: {p} re-encodes to {again:08x?}, which does not decode: {e}"),
+                        }
+                        // The next packet starts where this one ends.
+                        next = at + amd_packets::$module::$packet::decode(t, &words[at..]).map_or(0, |(_, n)| n);
+                    }
+                    Err(e) => {
+                        let _ = write!(text, "{e}");
+                    }
+                }
+            }
+            text.clear();
+        }
+    }};
+}
+
 /// Marks a dword `mock_rings` replaces with the low half of its buffer's address plus
 /// the marker's low 16 bits (a byte offset into the buffer).
 pub const BUF_LO: u32 = 0xb0f0_0000;

@@ -145,30 +145,33 @@ pub fn run(args: &[String]) -> Result<()> {
         ("speed.py", plugin.join("speed.py"), &[]),
         ("replay.py", plugin.join("replay.py"), &[]),
     ];
+    // Every script, under the interposer's mock or (`theirs`) tinygrad's own; a summary
+    // line each.
+    let run_scripts = |theirs: bool, summary: &mut Vec<String>| -> Result<()> {
+        let mock = if theirs {
+            "tinygrad's own mock, MOCKGPU=1"
+        } else {
+            "amd-mockgpu through the interposer"
+        };
+        for (name, script, args) in &scripts {
+            let (ok, text, secs) = run_py(script, args, theirs)?;
+            print!("{text}");
+            summary.push(format!(
+                "interpose: {name} {} in {secs:.1} s ({mock}){}",
+                if ok { "passed" } else { "failed" },
+                last_line(&text)
+            ));
+        }
+        Ok(())
+    };
     let mut summary = Vec::new();
     println!("tinygrad {VERSION} on {gpus} mock GPU(s) through libamd_interpose.so");
-    for (name, script, args) in &scripts {
-        let (ok, text, secs) = run_py(script, args, false)?;
-        print!("{text}");
-        summary.push(format!(
-            "interpose: {name} {} in {secs:.1} s (amd-mockgpu through the interposer){}",
-            if ok { "passed" } else { "failed" },
-            last_line(&text)
-        ));
-    }
+    run_scripts(false, &mut summary)?;
     let theirs_ready = tree.join("test/mockgpu/mockgpu.py").exists();
     match (&remu, theirs_ready) {
         (Some(_), true) => {
             println!("the same under tinygrad's own mock (MOCKGPU=1, remu)");
-            for (name, script, args) in &scripts {
-                let (ok, text, secs) = run_py(script, args, true)?;
-                print!("{text}");
-                summary.push(format!(
-                    "interpose: {name} {} in {secs:.1} s (tinygrad's own mock, MOCKGPU=1){}",
-                    if ok { "passed" } else { "failed" },
-                    last_line(&text)
-                ));
-            }
+            run_scripts(true, &mut summary)?;
         }
         (None, _) => println!("note: set REMU_LIB to a built libremu.so to compare with tinygrad's own mock"),
         (Some(_), false) => println!("note: no test/mockgpu in the checkout: tinygrad's own mock cannot run"),
@@ -418,27 +421,12 @@ fn tinygrad_tree(work: &Path) -> Result<PathBuf> {
 /// checkout of tag v0.10.1.
 fn complete_autogen_am(work: &Path, tree: &Path) -> Result<()> {
     const DIR: &str = "tinygrad/runtime/autogen/am";
-    let git = match std::env::var_os("TINYGRAD_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let clone = work.join("tinygrad-git");
-            if !clone.exists() {
-                println!("cloning tinygrad v{VERSION} (for {DIR}, missing from the release)");
-                let ok = Command::new("git")
-                    .args(["clone", "--quiet", "--depth", "1", "--branch"])
-                    .arg(format!("v{VERSION}"))
-                    .arg("https://github.com/tinygrad/tinygrad")
-                    .arg(&clone)
-                    .status()
-                    .is_ok_and(|s| s.success());
-                if !ok {
-                    let _ = std::fs::remove_dir_all(&clone);
-                }
-            }
-            clone
-        }
-    };
     let tag = format!("v{VERSION}");
+    // Without a checkout (offline), every read from it below fails and the modules are
+    // stand-ins.
+    let why = format!("{tag}, for {DIR}, missing from the release");
+    let git = tinygrad_tests::checkout(work, "tinygrad-git", &["--depth", "1", "--branch", &tag], &why)
+        .unwrap_or_else(|_| work.join("tinygrad-git"));
     let listed = Command::new("git")
         .arg("-C")
         .arg(&git)

@@ -116,6 +116,32 @@ pub fn python_env(work: &Path) -> Result<PathBuf> {
     Ok(python)
 }
 
+/// The tinygrad tree to read from: `$TINYGRAD_DIR`, else `work/<name>`, cloned from
+/// GitHub with `clone_args` the first time (`why` says what for). A clone that fails
+/// leaves nothing behind and is the error.
+pub fn checkout(work: &Path, name: &str, clone_args: &[&str], why: &str) -> Result<PathBuf> {
+    if let Some(d) = std::env::var_os("TINYGRAD_DIR") {
+        return Ok(PathBuf::from(d));
+    }
+    let clone = work.join(name);
+    if !clone.exists() {
+        println!("cloning tinygrad ({why})");
+        let cloned = check(
+            Command::new("git")
+                .args(["clone", "--quiet"])
+                .args(clone_args)
+                .arg("https://github.com/tinygrad/tinygrad")
+                .arg(&clone),
+            "git clone tinygrad",
+        );
+        if cloned.is_err() {
+            let _ = std::fs::remove_dir_all(&clone);
+        }
+        cloned?;
+    }
+    Ok(clone)
+}
+
 /// tinygrad's current release installed (without dependencies: it has none it needs
 /// here) into a folder of its own, and the `test/` of its tree beside it; made once.
 /// Returns (the folder to put on `PYTHONPATH`, the folder that holds `test/`).
@@ -136,27 +162,8 @@ pub fn current_release(work: &Path, python: &Path) -> Result<(PathBuf, PathBuf)>
             .arg(format!("tinygrad=={CURRENT}")),
         "pip install tinygrad",
     )?;
-    let git = match std::env::var_os("TINYGRAD_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let clone = work.join("tinygrad-git-current");
-            if !clone.exists() {
-                println!("cloning tinygrad (for the tests of {CURRENT}, at {CURRENT_TREE})");
-                check(
-                    Command::new("git")
-                        .args([
-                            "clone",
-                            "--quiet",
-                            "--filter=blob:none",
-                            "https://github.com/tinygrad/tinygrad",
-                        ])
-                        .arg(&clone),
-                    "git clone tinygrad",
-                )?;
-            }
-            clone
-        }
-    };
+    let why = format!("for the tests of {CURRENT}, at {CURRENT_TREE}");
+    let git = checkout(work, "tinygrad-git-current", &["--filter=blob:none"], &why)?;
     // The tree's runtime must be the release's: the tests are taken from it.
     for f in ["tinygrad/runtime/ops_amd.py", "tinygrad/runtime/support/hcq.py"] {
         let tree = Command::new("git")

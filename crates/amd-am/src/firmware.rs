@@ -31,8 +31,6 @@ use crate::regs::generated::psp;
 
 pub use amd_regs::firmware::*;
 
-/// Where tinygrad 0.10.1 looks for firmware, in order.
-pub const FIRMWARE_DIRS: [&str; 2] = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
 /// The variable naming one directory to use instead.
 pub const FIRMWARE_DIR_ENV: &str = "AM_FIRMWARE_DIR";
 

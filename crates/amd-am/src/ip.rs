@@ -230,6 +230,17 @@ fn check_sum(data: &[u8], want: u16, what: &str) -> std::result::Result<(), Stri
     }
 }
 
+/// Checks the identifying field (`field`, the first) of the table `what` at byte `off`.
+fn check_id(what: &str, off: usize, field: &str, got: u32, want: u32) -> std::result::Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} at {off:#x}: {field} {got:#010x}, expected {want:#010x}"
+        ))
+    }
+}
+
 impl Discovery {
     /// Parses the discovery binary (at least its `binary_size` bytes; more is
     /// ignored). Every error says which table and byte offset is wrong.
@@ -252,12 +263,13 @@ impl Discovery {
         let ti = bh.table_list[dsc::IP_DISCOVERY];
         let ip_off = usize::from(ti.offset);
         let ih: ip_discovery_header = at(bin, ip_off, "IP discovery header")?;
-        if ih.signature != DISCOVERY_TABLE_SIGNATURE {
-            return Err(format!(
-                "IP discovery table at {ip_off:#x}: signature {:#010x}, expected {DISCOVERY_TABLE_SIGNATURE:#010x}",
-                ih.signature
-            ));
-        }
+        check_id(
+            "IP discovery table",
+            ip_off,
+            "signature",
+            ih.signature,
+            DISCOVERY_TABLE_SIGNATURE,
+        )?;
         if !(1..=4).contains(&ih.version) {
             return Err(format!("IP discovery table version {} is not 1 to 4", ih.version));
         }
@@ -305,12 +317,7 @@ impl Discovery {
         let tg = bh.table_list[dsc::GC];
         let gc_off = usize::from(tg.offset);
         let gh: gpu_info_header = at(bin, gc_off, "GC info header")?;
-        if gh.table_id != GC_TABLE_ID {
-            return Err(format!(
-                "GC info table at {gc_off:#x}: id {:#x}, expected {GC_TABLE_ID:#x}",
-                gh.table_id
-            ));
-        }
+        check_id("GC info table", gc_off, "id", gh.table_id, GC_TABLE_ID)?;
         let gc_size = usize::try_from(gh.size).map_err(|_| "GC info size does not fit".to_string())?;
         let gtable = slice(bin, gc_off, gc_size, "GC info table")?;
         check_sum(gtable, tg.checksum, "GC info table")?;
@@ -340,12 +347,13 @@ impl Discovery {
         if th.offset != 0 {
             let hv_off = usize::from(th.offset);
             let ht: harvest_table = at(bin, hv_off, "harvest table")?;
-            if ht.header.signature != HARVEST_TABLE_SIGNATURE {
-                return Err(format!(
-                    "harvest table at {hv_off:#x}: signature {:#010x}, expected {HARVEST_TABLE_SIGNATURE:#010x}",
-                    ht.header.signature
-                ));
-            }
+            check_id(
+                "harvest table",
+                hv_off,
+                "signature",
+                ht.header.signature,
+                HARVEST_TABLE_SIGNATURE,
+            )?;
             check_sum(
                 slice(bin, hv_off, size_of::<harvest_table>(), "harvest table")?,
                 th.checksum,

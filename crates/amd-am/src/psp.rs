@@ -37,6 +37,34 @@ const RESP_STATUS: u64 = 864;
 /// `psp_gfx_cmd_resp.resp.tmr_size`.
 const RESP_TMR_SIZE: u64 = 880;
 
+/// A command buffer (`struct psp_gfx_cmd_resp`, [`psp::PSP_CMD_BUFFER_SIZE`] bytes):
+/// command `cmd_id` with the union dwords `args`, the response zeroed.
+pub fn command(cmd_id: u32, args: &[u32]) -> Vec<u8> {
+    let mut cmd = vec![0u8; psp::PSP_CMD_BUFFER_SIZE as usize];
+    cmd[CMD_ID as usize..CMD_ID as usize + 4].copy_from_slice(&cmd_id.to_le_bytes());
+    for (i, a) in args.iter().enumerate() {
+        let o = CMD_UNION as usize + 4 * i;
+        cmd[o..o + 4].copy_from_slice(&a.to_le_bytes());
+    }
+    cmd
+}
+
+/// A ring frame (`struct psp_gfx_rb_frame`) for the command buffer at MC address
+/// `cmd`, asking the sOS to write `fence_value` to the fence at MC address `fence`.
+pub fn ring_frame(cmd: u64, fence: u64, fence_value: u32) -> [u8; FRAME_SIZE as usize] {
+    let mut frame = [0u32; FRAME_SIZE as usize / 4];
+    frame[0] = cmd as u32;
+    frame[1] = (cmd >> 32) as u32;
+    frame[3] = fence as u32;
+    frame[4] = (fence >> 32) as u32;
+    frame[5] = fence_value;
+    let mut bytes = [0u8; FRAME_SIZE as usize];
+    for (b, d) in bytes.chunks_exact_mut(4).zip(frame) {
+        b.copy_from_slice(&d.to_le_bytes());
+    }
+    bytes
+}
+
 /// sOS components in the order the bootloader takes them (`sos_components_load_order`).
 pub const SOS_LOAD_ORDER: [(u32, u32, &str); 8] = [
     (
@@ -314,25 +342,12 @@ impl<'a> Psp<'a> {
     /// `_ring_submit` of a command with union dwords `args`; its response's word at
     /// `RESP_TMR_SIZE`.
     fn submit(&self, cmd_id: u32, args: &[u32], step: &str) -> Result<u32> {
-        let mut cmd = vec![0u8; psp::PSP_CMD_BUFFER_SIZE as usize];
-        cmd[CMD_ID as usize..CMD_ID as usize + 4].copy_from_slice(&cmd_id.to_le_bytes());
-        for (i, a) in args.iter().enumerate() {
-            let o = CMD_UNION as usize + 4 * i;
-            cmd[o..o + 4].copy_from_slice(&a.to_le_bytes());
-        }
-        self.write_vram(self.bufs.cmd, &cmd, "the PSP command buffer")?;
+        self.write_vram(self.bufs.cmd, &command(cmd_id, args), "the PSP command buffer")?;
         let regs = self.dev.regs();
         let wptr = regs.read(self.c2p67);
         let at = (u64::from(wptr) * 4) % u64::from(RING_SIZE);
         let (c, f) = (self.mc(self.bufs.cmd), self.mc(self.bufs.fence));
-        let mut frame = [0u32; FRAME_SIZE as usize / 4];
-        frame[0] = c as u32;
-        frame[1] = (c >> 32) as u32;
-        frame[3] = f as u32;
-        frame[4] = (f >> 32) as u32;
-        frame[5] = wptr;
-        let bytes: Vec<u8> = frame.iter().flat_map(|d| d.to_le_bytes()).collect();
-        self.write_vram(self.bufs.ring + at, &bytes, "a PSP ring frame")?;
+        self.write_vram(self.bufs.ring + at, &ring_frame(c, f, wptr), "a PSP ring frame")?;
         regs.write(self.c2p67, wptr.wrapping_add(FRAME_SIZE / 4));
         let fence = self.bufs.fence;
         self.wait("PSP ring fence", "fence", |p| {

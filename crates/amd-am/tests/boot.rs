@@ -27,9 +27,9 @@ use amd_mockgpu::pci::psp::Psp as MockPsp;
 use amd_mockgpu::pci::smu::Smu as MockSmu;
 use amd_mockgpu::{ExecMode, MockConfig, MockSys, PciFault};
 use amd_packets::GfxTarget;
-use amd_packets::pm4::DispatchInitiator;
-use amd_packets::pm4::recipes::{Dispatch, Signal};
+use amd_packets::pm4::recipes::Signal;
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
+use amd_packets::testing::linear_dispatch;
 
 mod common;
 
@@ -341,20 +341,7 @@ fn a_kernel_and_a_fence_on_the_compute_ring() {
     let user = [kernarg.va() as u32, (kernarg.va() >> 32) as u32];
     let sig = Mem::new(&mut b.gmc, 0x1000);
     let mut w = Vec::new();
-    Dispatch {
-        code_addr: code,
-        rsrc1: rsrc[0],
-        rsrc2: rsrc[1],
-        rsrc3: rsrc[2],
-        tmpring_size: 0,
-        scratch_base: 0,
-        user_data: &user,
-        block: [256, 1, 1],
-        grid: [n.div_ceil(256), 1, 1],
-        initiator: DispatchInitiator::DEFAULT,
-    }
-    .encode(T, &mut w)
-    .unwrap();
+    linear_dispatch(code, rsrc, &user, n).encode(T, &mut w).unwrap();
     Signal {
         address: sig.va(),
         value: 7,
@@ -643,35 +630,12 @@ fn a_file_cut_wrongly_fails_the_boot_with_the_psps_status() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The directory holding every file tinygrad 0.10.1 reads, where Debian's
-/// `firmware-amd-graphics` is installed; `None` (having said why) otherwise.
-fn installed_firmware() -> Option<PathBuf> {
-    let dirs = amd_am::firmware::FIRMWARE_DIRS;
-    for d in dirs {
-        if files::ALL.iter().all(|n| Path::new(d).join(n).exists()) {
-            return Some(PathBuf::from(d));
-        }
-    }
-    let zst = dirs.iter().any(|d| {
-        files::ALL
-            .iter()
-            .any(|n| Path::new(d).join(format!("{n}.zst")).exists())
-    });
-    println!(
-        "skipped: {} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
-        files::ALL.join(", "),
-        if zst {
-            "; .zst compressed files are present, which neither the transport nor the mock decompresses"
-        } else {
-            ""
-        }
-    );
-    None
-}
-
 #[test]
 fn a_cold_boot_on_the_installed_firmware() {
-    let Some(dir) = installed_firmware() else { return };
+    let installed = amd_mockgpu::pci::catalogue::installed_dir();
+    let Ok(dir) = installed.inspect_err(|why| println!("skipped: {why}")) else {
+        return;
+    };
     // The real files are both what the transport reads (from the host directory, or
     // from the mock's firmware directory, which now serves them) and what the mock's
     // PSP checks every load against.

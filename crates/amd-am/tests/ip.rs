@@ -30,6 +30,12 @@ fn open(profiles: Vec<PciProfile>) -> (Arc<MockSys>, Vec<amd_am::Result<AmDevice
     (m, devs)
 }
 
+/// A Navi 31 opened, with the discovery table the mock gives it.
+fn navi31() -> (Arc<MockSys>, AmDevice, amd_mockgpu::pci::Discovery) {
+    let (m, mut devs) = open(vec![PciProfile::navi31()]);
+    (m, devs.remove(0).unwrap(), amd_mockgpu::pci::Discovery::navi31())
+}
+
 /// An IP entry: hardware id, instance, version, bases.
 type Entry = (u16, u8, (u8, u8, u8), Vec<u32>);
 /// A corruption of a binary, and what the error must say.
@@ -52,9 +58,7 @@ fn got(d: &Discovery) -> Vec<Entry> {
 
 #[test]
 fn discovery_through_bar0_matches_the_gpu() {
-    let (_m, mut devs) = open(vec![PciProfile::navi31()]);
-    let dev = devs.remove(0).unwrap();
-    let want = amd_mockgpu::pci::Discovery::navi31();
+    let (_m, dev, want) = navi31();
     assert_eq!(dev.vram_size(), 512 * MIB);
     let d = dev.discovery();
     assert_eq!(d.table_version, want.table_version);
@@ -89,9 +93,7 @@ fn navi21s_table_parses_too() {
 
 #[test]
 fn registers_by_ip_and_instance_and_the_bring_up_reads() {
-    let (m, mut devs) = open(vec![PciProfile::navi31()]);
-    let dev = devs.remove(0).unwrap();
-    let want = amd_mockgpu::pci::Discovery::navi31();
+    let (m, dev, want) = navi31();
     let r = dev.regs();
     for (ip, reg) in [
         (Ip::Gc, gc::SCRATCH_REG7),
@@ -169,9 +171,7 @@ fn registers_by_ip_and_instance_and_the_bring_up_reads() {
 
 #[test]
 fn past_the_bar_goes_through_the_rsmu_pair() {
-    let (m, mut devs) = open(vec![PciProfile::navi31()]);
-    let dev = devs.remove(0).unwrap();
-    let want = amd_mockgpu::pci::Discovery::navi31();
+    let (m, dev, want) = navi31();
     let r = dev.regs();
     let size = r.mmio().size_dwords();
     let far = AmReg {

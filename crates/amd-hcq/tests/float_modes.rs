@@ -43,6 +43,22 @@ fn pairs64(words: &[u32]) -> Vec<u64> {
         .collect()
 }
 
+/// `values` and their negations.
+fn with_negations<T: Copy + std::ops::Neg<Output = T>>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    values.into_iter().flat_map(|x| [x, -x]).collect()
+}
+
+/// Puts every ordered pair of `values` at the start of `a` and `b`.
+fn place_pairs<T: Copy>(values: &[T], a: &mut [T], b: &mut [T]) {
+    for (k, (x, y)) in values
+        .iter()
+        .flat_map(|x| values.iter().map(move |y| (*x, *y)))
+        .enumerate()
+    {
+        (a[k], b[k]) = (x, y);
+    }
+}
+
 /// Correctly rounded division, f32 and f64, at the range limits: `fdiv_exact` is built
 /// with `-cl-fp32-correctly-rounded-divide-sqrt`, so both divide with LLVM's
 /// `v_div_scale` → `v_rcp` → `v_fma` refinements → `v_div_fmas` → `v_div_fixup`
@@ -54,7 +70,7 @@ fn pairs64(words: &[u32]) -> Vec<u64> {
 /// denormals or zero, and tiny numerators, then random bit patterns of every exponent.
 #[test]
 fn correctly_rounded_division_at_the_range_limits() {
-    let edges32: Vec<f32> = [
+    let edges32: Vec<f32> = with_negations([
         0.0,
         1.0,
         3.0,
@@ -71,11 +87,8 @@ fn correctly_rounded_division_at_the_range_limits() {
         7.0e-30,
         f32::INFINITY,
         f32::NAN,
-    ]
-    .into_iter()
-    .flat_map(|x| [x, -x])
-    .collect();
-    let edges64: Vec<f64> = [
+    ]);
+    let edges64: Vec<f64> = with_negations([
         0.0,
         1.0,
         3.0,
@@ -92,10 +105,7 @@ fn correctly_rounded_division_at_the_range_limits() {
         7.0e-300,
         f64::INFINITY,
         f64::NAN,
-    ]
-    .into_iter()
-    .flat_map(|x| [x, -x])
-    .collect();
+    ]);
     let pairs = edges32.len() * edges32.len();
     let n = pairs + 2000;
     let r = rand_u32(8 * n, 77);
@@ -107,20 +117,8 @@ fn correctly_rounded_division_at_the_range_limits() {
     let mut db: Vec<f64> = (0..n)
         .map(|i| f64::from_bits(u64::from(r[4 * n + i]) | u64::from(r[5 * n + i]) << 32))
         .collect();
-    for (k, (x, y)) in edges32
-        .iter()
-        .flat_map(|x| edges32.iter().map(move |y| (*x, *y)))
-        .enumerate()
-    {
-        (a[k], b[k]) = (x, y);
-    }
-    for (k, (x, y)) in edges64
-        .iter()
-        .flat_map(|x| edges64.iter().map(move |y| (*x, *y)))
-        .enumerate()
-    {
-        (da[k], db[k]) = (x, y);
-    }
+    place_pairs(&edges32, &mut a, &mut b);
+    place_pairs(&edges64, &mut da, &mut db);
     // Random operands of nearby exponents too (quotients near 1, rounding near ties).
     for i in pairs..pairs + 500 {
         b[i] = f32::from_bits(a[i].to_bits() ^ (r[6 * n + i] & 0x807f_ffff));
@@ -139,30 +137,23 @@ fn correctly_rounded_division_at_the_range_limits() {
         let got = download(&dev, &out, n);
         let dgot = pairs64(&download(&dev, &dout, 2 * n));
         for i in 0..n {
-            let want = (a[i] / b[i]).to_bits();
-            assert_eq!(
-                got[i],
-                want,
-                "item {i}: f32 {:e} / {:e} = {:e}, got {:e} ({:#010x}, want {want:#010x})",
-                a[i],
-                b[i],
-                a[i] / b[i],
-                f32::from_bits(got[i]),
-                got[i]
-            );
-            let dwant = (da[i] / db[i]).to_bits();
-            assert_eq!(
-                dgot[i],
-                dwant,
-                "item {i}: f64 {:e} / {:e} = {:e}, got {:e} ({:#018x}, want {dwant:#018x})",
-                da[i],
-                db[i],
-                da[i] / db[i],
-                f64::from_bits(dgot[i]),
-                dgot[i]
-            );
+            assert_quotient(i, a[i], b[i], f32::from_bits(got[i]));
+            assert_quotient(i, da[i], db[i], f64::from_bits(dgot[i]));
         }
     }
+}
+
+/// `got` is the host's `x / y` to the bit, NaNs included (item `i`).
+fn assert_quotient<T: Float + std::ops::Div<Output = T> + std::fmt::LowerExp>(i: usize, x: T, y: T, got: T) {
+    let want = x / y;
+    assert_eq!(
+        got.bits(),
+        want.bits(),
+        "item {i}: {} {x:e} / {y:e} = {want:e}, got {got:e} ({:#x}, want {:#x})",
+        std::any::type_name::<T>(),
+        got.bits(),
+        want.bits()
+    );
 }
 
 /// A rounding direction by its FLT_ROUNDS value, as `__builtin_set_flt_rounds` takes it.
@@ -289,13 +280,7 @@ fn ieee_operations_in_every_rounding_mode() {
             }
         })
         .collect();
-    for (k, (x, y)) in edges
-        .iter()
-        .flat_map(|x| edges.iter().map(move |y| (*x, *y)))
-        .enumerate()
-    {
-        (a[k], b[k]) = (x, y);
-    }
+    place_pairs(&edges, &mut a, &mut b);
     // f64 operands within 2^±400, so products and their errors stay normal.
     let f64_of = |hi: u32, lo: u32| {
         let e = (hi >> 20) % 800;

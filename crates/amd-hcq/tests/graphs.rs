@@ -108,6 +108,18 @@ fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
         name: None,
         problem: Box::new(problem),
     };
+    // Argument 2, saxpy's 4-byte float, given `given_bytes` of `given`.
+    let wrong_float_size = |given: &str, given_bytes| {
+        arg(
+            2,
+            ArgProblem::Size {
+                expected: "float".into(),
+                expected_bytes: 4,
+                given: given.into(),
+                given_bytes,
+            },
+        )
+    };
     let wrong_type = |index, expected: &str, given: &str| {
         arg(
             index,
@@ -142,25 +154,13 @@ fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
     assert_eq!(e, count);
     assert!(e.to_string().contains("takes 4 arguments, got 3"), "{e}");
     let e = err(KernArgs::new().buffer(&b).buffer(&b).f64(2.0).u32(1), &mut q);
-    let size = ArgProblem::Size {
-        expected: "float".into(),
-        expected_bytes: 4,
-        given: "f64".into(),
-        given_bytes: 8,
-    };
-    assert_eq!(e, arg(2, size));
+    assert_eq!(e, wrong_float_size("f64", 8));
     assert!(e.to_string().contains("a f64 (8 bytes) for a 4-byte float"), "{e}");
     // A buffer where the kernel takes a value; raw bytes of another size.
     let e = err(KernArgs::new().buffer(&b).buffer(&b).buffer(&b).u32(1), &mut q);
     assert_eq!(e, wrong_type(2, "float", "buffer"));
     let e = err(KernArgs::new().buffer(&b).buffer(&b).raw(&[0; 3]).u32(1), &mut q);
-    let size = ArgProblem::Size {
-        expected: "float".into(),
-        expected_bytes: 4,
-        given: "raw bytes".into(),
-        given_bytes: 3,
-    };
-    assert_eq!(e, arg(2, size));
+    assert_eq!(e, wrong_float_size("raw bytes", 3));
     // Nothing was recorded by the refused calls; raw bytes of the right size pass.
     assert!(q.is_empty());
     q.exec(

@@ -391,14 +391,7 @@ fn tiled_matmul_through_lds() {
         let n = 48usize;
         let [a, b, want] = small_integer_matmul(n, 12);
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let (ba, bb) = (upload(dev, &bits(&a)), upload(dev, &bits(&b)));
-        let c = dev.alloc(n * n * 4, BufferKind::Device).unwrap();
-        let dims = LaunchDims {
-            global: [(n / 16) as u32, (n / 16) as u32, 1],
-            local: [16, 16, 1],
-        };
-        prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
-        let got = download(dev, &c, n * n);
+        let got = run_matmul(dev, prg, n, [&bits(&a), &bits(&b)], n * n, [16, 16, 1]);
         for r in 0..n {
             for col in 0..n {
                 assert_eq!(f32::from_bits(got[r * n + col]), want[r * n + col], "C[{r}][{col}]");
@@ -439,14 +432,7 @@ fn tiled_f16_matmul_with_packed_math() {
             let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
             h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
         };
-        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
-        let c = dev.alloc(n * n * 2, BufferKind::Device).unwrap();
-        let dims = LaunchDims {
-            global: [(n / 16) as u32, (n / 16) as u32, 1],
-            local: [8, 16, 1],
-        };
-        prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
-        let got = download(dev, &c, n * n / 2);
+        let got = run_matmul(dev, prg, n, [&halves(&a), &halves(&b)], n * n / 2, [8, 16, 1]);
         for r in 0..n {
             for col in 0..n {
                 let k = r * n + col;
@@ -455,6 +441,19 @@ fn tiled_f16_matmul_with_packed_math() {
             }
         }
     });
+}
+
+/// Runs a tiled matmul kernel on the `n` × `n` matrices A and B (`ab`, as words), in
+/// workgroups of `local` that each compute a 16 × 16 tile; C's `c_words` words.
+fn run_matmul(dev: &Device, prg: &Program, n: usize, ab: [&[u32]; 2], c_words: usize, local: [u32; 3]) -> Vec<u32> {
+    let (ba, bb) = (upload(dev, ab[0]), upload(dev, ab[1]));
+    let c = dev.alloc(c_words * 4, BufferKind::Device).unwrap();
+    let dims = LaunchDims {
+        global: [(n / 16) as u32, (n / 16) as u32, 1],
+        local,
+    };
+    prg.launch_timed(&[&ba, &bb, &c], &[n as u32], dims).explained();
+    download(dev, &c, c_words)
 }
 
 /// Two random `n` × `n` matrices of small integers (seeds `seed` and `seed + 1`) and

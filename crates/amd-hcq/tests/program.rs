@@ -12,7 +12,7 @@ use amd_hcq::{
     Program,
 };
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
-use common::Transport;
+use common::{Transport, rand_u32};
 
 const VADD: &[u8] = include_bytes!("../../../tests/kernels/vadd.hsaco");
 
@@ -72,13 +72,9 @@ fn malformed_code_objects_are_errors() {
     assert!(CodeObject::parse(&VADD[..200]).is_err());
     assert!(CodeObject::parse(&[]).is_err());
     // Flipped bytes anywhere: an error or a parse, never a panic.
-    let mut x = 0x9e37_79b9u32;
-    for _ in 0..3000 {
+    for flips in rand_u32(4 * 3000, 0x9e37_79b9).chunks(4) {
         let mut bad = VADD.to_vec();
-        for _ in 0..4 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+        for &x in flips {
             let i = x as usize % bad.len();
             bad[i] ^= (x >> 8) as u8 | 1;
         }

@@ -75,84 +75,37 @@ unsafe fn open_any(path: *const c_char, flags: c_int, real_open: impl Fn(*const 
     }
 }
 
-/// `open`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::open(p, f, mode)) }
+macro_rules! open_fns {
+    ($($(#[$doc:meta])* $name:ident ($($pre:ident : $pt:ty,)* [path, flags] $(, $arg:ident : $t:ty)*) => $real:path;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the C library's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($pre: $pt,)* path: *const c_char, flags: c_int $(, $arg: $t)*) -> c_int {
+            // SAFETY: the caller's contract, forwarded.
+            unsafe { open_any(path, flags, |p, f| $real($($pre,)* p, f $(, $arg)*)) }
+        }
+    )*};
 }
 
-/// `open64`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::open64(p, f, mode)) }
-}
-
-/// `__open_2` (`open` with fortification).
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __open_2(path: *const c_char, flags: c_int) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::open_2(p, f)) }
-}
-
-/// `__open64_2`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __open64_2(path: *const c_char, flags: c_int) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::open64_2(p, f)) }
-}
-
-/// `openat` (the mock's paths are absolute, so `dirfd` does not matter for them).
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::openat(dirfd, p, f, mode)) }
-}
-
-/// `openat64`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::openat64(dirfd, p, f, mode)) }
-}
-
-/// `__openat_2`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __openat_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::openat_2(dirfd, p, f)) }
-}
-
-/// `__openat64_2`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn __openat64_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe { open_any(path, flags, |p, f| real::openat64_2(dirfd, p, f)) }
+open_fns! {
+    /// `open`.
+    open([path, flags], mode: c_uint) => real::open;
+    /// `open64`.
+    open64([path, flags], mode: c_uint) => real::open64;
+    /// `__open_2` (`open` with fortification).
+    __open_2([path, flags]) => real::open_2;
+    /// `__open64_2`.
+    __open64_2([path, flags]) => real::open64_2;
+    /// `openat` (the mock's paths are absolute, so `dirfd` does not matter for them).
+    openat(dirfd: c_int, [path, flags], mode: c_uint) => real::openat;
+    /// `openat64`.
+    openat64(dirfd: c_int, [path, flags], mode: c_uint) => real::openat64;
+    /// `__openat_2`.
+    __openat_2(dirfd: c_int, [path, flags]) => real::openat_2;
+    /// `__openat64_2`.
+    __openat64_2(dirfd: c_int, [path, flags]) => real::openat64_2;
 }
 
 /// `close`: a placeholder's mock descriptor is closed with it.
@@ -398,46 +351,36 @@ unsafe fn mmap_any(
     }
 }
 
-/// `mmap`: of a mock descriptor, the mock's memory.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mmap(
-    addr: *mut c_void,
-    len: usize,
-    prot: c_int,
-    flags: c_int,
-    fd: c_int,
-    off: i64,
-) -> *mut c_void {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe {
-        mmap_any(addr, len, prot, flags, fd, off, || {
-            real::mmap(addr, len, prot, flags, fd, off)
-        })
-    }
+macro_rules! mmap_fns {
+    ($($(#[$doc:meta])* $name:ident => $real:path;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As the C library's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name(
+            addr: *mut c_void,
+            len: usize,
+            prot: c_int,
+            flags: c_int,
+            fd: c_int,
+            off: i64,
+        ) -> *mut c_void {
+            // SAFETY: the caller's contract, forwarded.
+            unsafe {
+                mmap_any(addr, len, prot, flags, fd, off, || {
+                    $real(addr, len, prot, flags, fd, off)
+                })
+            }
+        }
+    )*};
 }
 
-/// `mmap64`.
-///
-/// # Safety
-/// As the C library's.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mmap64(
-    addr: *mut c_void,
-    len: usize,
-    prot: c_int,
-    flags: c_int,
-    fd: c_int,
-    off: i64,
-) -> *mut c_void {
-    // SAFETY: the caller's contract, forwarded.
-    unsafe {
-        mmap_any(addr, len, prot, flags, fd, off, || {
-            real::mmap64(addr, len, prot, flags, fd, off)
-        })
-    }
+mmap_fns! {
+    /// `mmap`: of a mock descriptor, the mock's memory.
+    mmap => real::mmap;
+    /// `mmap64`.
+    mmap64 => real::mmap64;
 }
 
 /// `munmap`: a range the mock mapped goes back through the mock.

@@ -5,7 +5,7 @@
 //! committed `vadd` code object rung by a plain doorbell store, an event wait and a
 //! memory fault, all answered by the mock. Compiled with the system's C compiler
 //! (`CC`, else `cc`) against the KFD headers of interfaces 1.17 and 1.11 kept in
-//! `crates/amd-kfd/include`; where there is no compiler, or no `<linux/types.h>`,
+//! `crates/amd-kfd/vendor`; where there is no compiler, or no `<linux/types.h>`,
 //! the test says so and passes without running.
 
 use std::path::{Path, PathBuf};
@@ -92,14 +92,14 @@ fn raw_client_against(include: &Path, create_queue_bytes: usize) {
 /// The header of Linux 6.12 (interface 1.17: a 96-byte CREATE_QUEUE).
 #[test]
 fn a_raw_kfd_client_in_c_runs_on_the_mock() {
-    raw_client_against(&manifest().join("../amd-kfd/include"), 96);
+    raw_client_against(&manifest().join("../amd-kfd/vendor"), 96);
 }
 
 /// The header of Linux 6.1 (interface 1.11: an 88-byte CREATE_QUEUE), as older
 /// clients are built: the mock takes its smaller structs as the kernel does.
 #[test]
 fn a_client_built_against_the_older_header_runs_too() {
-    raw_client_against(&manifest().join("../amd-kfd/include/kfd-1.11"), 88);
+    raw_client_against(&manifest().join("../amd-kfd/vendor/kfd-1.11"), 88);
 }
 
 /// Without the interposer, the same client finds no GPU here (no `/dev/kfd` on these

@@ -1,6 +1,7 @@
 //! The disassembler prints every instruction of every committed test kernel exactly
 //! as `llvm-objdump-19` does (the committed listings in `tests/kernels/llvm-objdump/`,
-//! kept current by `cargo xtask listings`).
+//! kept current by `cargo xtask listings`); an opcode it does not know prints as its
+//! encoding.
 
 use amd_isa::rdna3::Inst;
 
@@ -45,5 +46,18 @@ fn every_committed_instruction_reads_as_llvm_prints_it() {
         "{} of {total} instructions differ, e.g.:\n{}",
         wrong.len(),
         wrong.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn unknown_opcodes_print_their_encoding() {
+    // VOP3 opcode 0x3ff: no such instruction.
+    let i = Inst::decode(&[0xd7ff_0001, 0x0002_0702]).unwrap();
+    assert_eq!(i.mnemonic(), None);
+    assert_eq!(i.to_string(), "Vop3 op 0x3ff [d7ff0001 00020702]");
+    let i = Inst::decode(&[0x7e02_02e9, 0x0539_7702]).unwrap();
+    assert_eq!(
+        i.to_string(),
+        "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0] [7e0202e9 05397702]"
     );
 }

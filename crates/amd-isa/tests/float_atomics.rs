@@ -26,6 +26,25 @@ fn lanes(table: &[(f32, f32, f32)]) -> Vec<(u32, u32, u32)> {
     v
 }
 
+/// A wave of 48 VGPRs with its first `lanes` lanes active.
+fn wave(lanes: usize) -> WaveState {
+    let mut st = WaveState::new(48);
+    st.sgpr[126] = (1u32 << lanes) - 1;
+    st
+}
+
+/// Each lane's memory word (lane `l`'s at byte `4 * l` of `mem`) is its case's result
+/// and, with `rtn`, v40 holds the word it replaced.
+fn check_lanes(cases: &[(u32, u32, u32)], mem: &[u8], st: &WaveState, rtn: bool) {
+    for (lane, &(m, d, after)) in cases.iter().enumerate() {
+        let got = u32::from_le_bytes(mem[4 * lane..4 * lane + 4].try_into().unwrap());
+        assert_eq!(got, after, "memory {m:#x}, data {d:#x}");
+        if rtn {
+            assert_eq!(st.vgpr[40][lane], m, "the old value returns");
+        }
+    }
+}
+
 #[test]
 fn lds_float_min_max_keep_memory_unless_the_data_passes_it() {
     // ds_min_f32 v16, v24 / ds_max_rtn_f32 v40, v16, v24
@@ -34,21 +53,14 @@ fn lds_float_min_max_keep_memory_unless_the_data_passes_it() {
         ([0xd8cc_0000, 0x2800_1810], MAX, true),
     ] {
         let cases = lanes(table);
-        let mut st = WaveState::new(48);
-        st.sgpr[126] = (1u32 << cases.len()) - 1;
+        let mut st = wave(cases.len());
         for (lane, &(m, d, _)) in cases.iter().enumerate() {
             st.vgpr[16][lane] = 4 * lane as u32;
             st.vgpr[24][lane] = d;
             st.lds[4 * lane..4 * lane + 4].copy_from_slice(&m.to_le_bytes());
         }
         execute(&words, &mut st).unwrap();
-        for (lane, &(m, d, after)) in cases.iter().enumerate() {
-            let got = u32::from_le_bytes(st.lds[4 * lane..4 * lane + 4].try_into().unwrap());
-            assert_eq!(got, after, "memory {m:#x}, data {d:#x}");
-            if rtn {
-                assert_eq!(st.vgpr[40][lane], m, "the old value returns");
-            }
-        }
+        check_lanes(&cases, &st.lds, &st, rtn);
     }
 }
 
@@ -62,8 +74,7 @@ fn global_float_min_max_keep_memory_unless_the_data_passes_it() {
         let cases = lanes(table);
         let mut mem = vec![0u8; 4 * cases.len()];
         let base = mem.as_ptr() as u64;
-        let mut st = WaveState::new(48);
-        st.sgpr[126] = (1u32 << cases.len()) - 1;
+        let mut st = wave(cases.len());
         for (lane, &(m, d, _)) in cases.iter().enumerate() {
             let a = base + 4 * lane as u64;
             st.vgpr[16][lane] = a as u32;
@@ -72,12 +83,6 @@ fn global_float_min_max_keep_memory_unless_the_data_passes_it() {
             mem[4 * lane..4 * lane + 4].copy_from_slice(&m.to_le_bytes());
         }
         execute_with_memory(&words, &mut st, &mut mem).unwrap();
-        for (lane, &(m, d, after)) in cases.iter().enumerate() {
-            let got = u32::from_le_bytes(mem[4 * lane..4 * lane + 4].try_into().unwrap());
-            assert_eq!(got, after, "memory {m:#x}, data {d:#x}");
-            if rtn {
-                assert_eq!(st.vgpr[40][lane], m, "the old value returns");
-            }
-        }
+        check_lanes(&cases, &mem, &st, rtn);
     }
 }

@@ -3,7 +3,7 @@
 //! numbers, and the kernel's table of every command ([`COMMANDS`]).
 //!
 //! Layouts are pinned twice: `const` size assertions here, and a test that compiles a C
-//! program against that header (a copy is in `include/linux/kfd_ioctl.h`) and
+//! program against that header (a copy is in `vendor/linux/kfd_ioctl.h`) and
 //! compares every size, field offset and request number (`tests/abi_layout.rs`).
 //!
 //! The kernel takes every command at any argument size (the size is part of the

@@ -1,5 +1,5 @@
 //! Every ABI struct's size and field offsets, and every request number, equal those
-//! of Linux 6.12's `kfd_ioctl.h` (interface 1.17, copied in `include/`), as a C
+//! of Linux 6.12's `kfd_ioctl.h` (interface 1.17, copied in `vendor/`), as a C
 //! compiler sees them; the 1.11 header's `CREATE_QUEUE` is the older size the mock
 //! also takes. Skipped, saying so, where no C compiler or no `<linux/types.h>` is
 //! present.
@@ -10,8 +10,8 @@ use std::path::Path;
 use amd_kfd::abi::{COMMANDS, KFD_CREATE_QUEUE_ARGS_SIZE_1_11, KFD_IOCTL_MINOR_VERSION, REQUESTS, STRUCTS};
 use amd_regs::layout::{CValues, assert_layouts, run_c_program};
 
-const INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
-const INCLUDE_1_11: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/kfd-1.11");
+const INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vendor");
+const INCLUDE_1_11: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vendor/kfd-1.11");
 
 fn c_program() -> String {
     let mut c =

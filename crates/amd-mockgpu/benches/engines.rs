@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use amd_kfd::topology::Visibility;
-use amd_kfd::{Kfd, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::ReleaseMem;
@@ -25,6 +25,30 @@ struct Ring {
 }
 
 impl Ring {
+    /// A 64 KiB ring of `kind` on `dev`.
+    fn new(dev: &KfdDevice, kind: QueueKind) -> Ring {
+        const BYTES: usize = 1 << 16;
+        Ring {
+            q: dev.create_queue(kind, BYTES).expect("queue"),
+            put: 0,
+            bytes: BYTES as u64,
+        }
+    }
+
+    /// Copies `size` bytes from `src` to `dst` with SDMA, then fences `value` into
+    /// `sig`; returns the seconds from submission to the fence.
+    fn copy(&mut self, dst: &KfdMemory, src: &KfdMemory, size: usize, sig: &KfdMemory, value: u32) -> f64 {
+        let mut words = Vec::new();
+        CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
+        Fence::new(sig.va() as u64, value).encode(T, &mut words);
+        let t = Instant::now();
+        self.submit(&words);
+        while signal(sig).load(Ordering::Acquire) != value {
+            std::hint::spin_loop();
+        }
+        t.elapsed().as_secs_f64()
+    }
+
     fn submit(&mut self, words: &[u32]) {
         let sdma = self.q.kind() == QueueKind::Sdma;
         let mut pos = if sdma { self.put / 4 } else { self.put };
@@ -39,6 +63,14 @@ impl Ring {
     }
 }
 
+/// The first GPU of a mock of `config`, opened through the KFD transport (the `Kfd`
+/// keeps `/dev/kfd` open).
+fn mock_gpu(config: MockConfig) -> (Kfd, KfdDevice) {
+    let kfd = Kfd::open_with(Arc::new(MockSys::new(config)), &Visibility::all()).expect("mock KFD");
+    let dev = kfd.device(0).expect("mock GPU");
+    (kfd, dev)
+}
+
 /// The signal dword, read as the CPU polls it.
 fn signal(mem: &KfdMemory) -> &AtomicU32 {
     // SAFETY: the buffer is a live, CPU-visible, 4096-byte mapping owned by `mem` for
@@ -47,9 +79,7 @@ fn signal(mem: &KfdMemory) -> &AtomicU32 {
 }
 
 fn copy_bandwidth() {
-    let m = Arc::new(MockSys::new(MockConfig::default()));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    let (_kfd, dev) = mock_gpu(MockConfig::default());
     let size = 64usize << 20;
     let src = dev.alloc(size, MemoryKind::HOST).expect("src");
     let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
@@ -57,11 +87,7 @@ fn copy_bandwidth() {
     let pattern: Vec<u8> = (0..size).map(|i| (i * 31 + 7) as u8).collect();
     src.write(0, &pattern).expect("fill src");
     dst.write(0, &pattern).expect("touch dst");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Sdma, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Sdma);
 
     let mut best_memcpy = f64::MAX;
     let mut best_sdma = f64::MAX;
@@ -72,15 +98,7 @@ fn copy_bandwidth() {
         unsafe { std::ptr::copy_nonoverlapping(src.va() as *const u8, dst.va() as *mut u8, size) };
         best_memcpy = best_memcpy.min(t.elapsed().as_secs_f64());
 
-        let mut words = Vec::new();
-        CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
-        Fence::new(sig.va() as u64, round).encode(T, &mut words);
-        let t = Instant::now();
-        ring.submit(&words);
-        while signal(&sig).load(Ordering::Acquire) != round {
-            std::hint::spin_loop();
-        }
-        best_sdma = best_sdma.min(t.elapsed().as_secs_f64());
+        best_sdma = best_sdma.min(ring.copy(&dst, &src, size, &sig, round));
     }
     let gbs = |s: f64| size as f64 / s / 1e9;
     println!(
@@ -136,18 +154,12 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn latency(mode: ExecMode, iters: usize) -> f64 {
-    let m = Arc::new(MockSys::new(MockConfig {
+    let (_kfd, dev) = mock_gpu(MockConfig {
         mode,
         ..MockConfig::default()
-    }));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    });
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Compute, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Compute);
     let mut times = Vec::with_capacity(iters);
     let mut words = Vec::with_capacity(8);
     for i in 1..=iters as u32 {
@@ -168,32 +180,18 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
 /// An SDMA copy into a buffer just allocated (its pages not yet touched) against the
 /// same copy into it once used.
 fn cold_copy() {
-    let m = Arc::new(MockSys::new(MockConfig::default()));
-    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).expect("mock KFD");
-    let dev = kfd.device(0).expect("mock GPU");
+    let (_kfd, dev) = mock_gpu(MockConfig::default());
     let size = 256usize << 20;
     let src = dev.alloc(size, MemoryKind::HOST).expect("src");
     src.write(0, &vec![0x5au8; size]).expect("fill src");
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
-    let mut ring = Ring {
-        q: dev.create_queue(QueueKind::Sdma, 1 << 16).expect("queue"),
-        put: 0,
-        bytes: 1 << 16,
-    };
+    let mut ring = Ring::new(&dev, QueueKind::Sdma);
     let (mut cold, mut warm) = (Vec::new(), Vec::new());
     for round in 0..3u32 {
         let dst = dev.alloc(size, MemoryKind::DEVICE_CPU_VISIBLE).expect("dst");
         for (k, times) in [&mut cold, &mut warm].into_iter().enumerate() {
             let value = round * 2 + k as u32 + 1;
-            let mut words = Vec::new();
-            CopyLinear::encode_split(T, dst.va() as u64, src.va() as u64, size as u64, &mut words).expect("split");
-            Fence::new(sig.va() as u64, value).encode(T, &mut words);
-            let t = Instant::now();
-            ring.submit(&words);
-            while signal(&sig).load(Ordering::Acquire) != value {
-                std::hint::spin_loop();
-            }
-            times.push(t.elapsed().as_secs_f64());
+            times.push(ring.copy(&dst, &src, size, &sig, value));
         }
     }
     let median = |v: &mut Vec<f64>| {

@@ -43,6 +43,19 @@ fn byte_sum(b: &[u8]) -> u16 {
     b.iter().fold(0u16, |s, &x| s.wrapping_add(x as u16))
 }
 
+/// Entry `i` of the binary's table list: the table's offset, once its signature and
+/// the checksum of its `len(offset)` bytes are checked.
+fn table(bin: &[u8], i: usize, signature: u32, len: impl Fn(usize) -> usize, what: &str) -> Result<usize, String> {
+    let (off, sum) = (u16_at(bin, 12 + 8 * i) as usize, u16_at(bin, 14 + 8 * i));
+    if u32_at(bin, off) != signature {
+        return Err(format!("{what} signature"));
+    }
+    if byte_sum(&bin[off..off + len(off)]) != sum {
+        return Err(format!("{what} checksum"));
+    }
+    Ok(off)
+}
+
 fn parse(bin: &[u8]) -> Result<Parsed, String> {
     if u32_at(bin, 0) != 0x2821_1407 {
         return Err("binary signature".into());
@@ -51,21 +64,7 @@ fn parse(bin: &[u8]) -> Result<Parsed, String> {
     if byte_sum(&bin[10..size]) != u16_at(bin, 8) {
         return Err("binary checksum".into());
     }
-    let table = |i: usize| {
-        (
-            u16_at(bin, 12 + 8 * i) as usize,
-            u16_at(bin, 14 + 8 * i),
-            u16_at(bin, 16 + 8 * i) as usize,
-        )
-    };
-    let (ip_off, ip_sum, _) = table(0);
-    if u32_at(bin, ip_off) != 0x5344_5049 {
-        return Err("IP discovery signature".into());
-    }
-    let ip_size = u16_at(bin, ip_off + 6) as usize;
-    if byte_sum(&bin[ip_off..ip_off + ip_size]) != ip_sum {
-        return Err("IP discovery checksum".into());
-    }
+    let ip_off = table(bin, 0, 0x5344_5049, |o| u16_at(bin, o + 6) as usize, "IP discovery")?;
     let num_dies = u16_at(bin, ip_off + 12);
     if num_dies != 1 || bin[ip_off + 78] & 1 != 0 {
         return Err("one die with 32-bit bases expected".into());
@@ -85,19 +84,10 @@ fn parse(bin: &[u8]) -> Result<Parsed, String> {
         ));
         at += 8 + 4 * n;
     }
-    let (gc_off, gc_sum, _) = table(1);
-    if u32_at(bin, gc_off) != 0x4347 {
-        return Err("GC table id".into());
-    }
+    let gc_off = table(bin, 1, 0x4347, |o| u32_at(bin, o + 8) as usize, "GC table")?;
     let gc_size = u32_at(bin, gc_off + 8) as usize;
-    if byte_sum(&bin[gc_off..gc_off + gc_size]) != gc_sum {
-        return Err("GC checksum".into());
-    }
     let gc = (12..gc_size).step_by(4).map(|o| u32_at(bin, gc_off + o)).collect();
-    let (hv_off, hv_sum, _) = table(2);
-    if u32_at(bin, hv_off) != 0x5652_4148 || byte_sum(&bin[hv_off..hv_off + 136]) != hv_sum {
-        return Err("harvest table".into());
-    }
+    let hv_off = table(bin, 2, 0x5652_4148, |_| 136, "harvest table")?;
     let harvest = (0..32)
         .map(|k| (u16_at(bin, hv_off + 8 + 4 * k), bin[hv_off + 10 + 4 * k]))
         .take_while(|&(id, _)| id != 0)

@@ -14,7 +14,7 @@ use amd_packets::pm4::recipes::{self, Dispatch, Signal};
 use amd_packets::pm4::{self, DispatchInitiator, IndirectBuffer, ReleaseMem, WaitRegMem};
 use amd_packets::sdma::{self, ConstFill, CopyLinear, Fence, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
 use amd_packets::testing::sample_dispatch;
-use common::kfd_gpus;
+use common::{kfd_gpus, xorshift64};
 
 const T: GfxTarget = GfxTarget::Gfx11;
 
@@ -185,15 +185,8 @@ fn copies_from_one_byte_to_64_mib() {
     let src = dev.alloc(max + 8192, MemoryKind::HOST).unwrap();
     let dst = dev.alloc(max + 8192, MemoryKind::DEVICE_CPU_VISIBLE).unwrap();
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
-    let mut seed = 0x1234_5678u32;
-    let data: Vec<u8> = (0..max + 8192)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed as u8
-        })
-        .collect();
+    let mut next = xorshift64(0x1234_5678);
+    let data: Vec<u8> = (0..max + 8192).map(|_| next() as u8).collect();
     src.write(0, &data).unwrap();
     let mut d = Ring::new(dev, QueueKind::Sdma, 0x10000);
     for (i, &(size, so, dof)) in [

@@ -11,14 +11,14 @@ use amd_kfd::mmio::Mmio;
 use amd_kfd::sys::{Fd, OpenMode, PollFd, Sys};
 use amd_mockgpu::pci::Discovery;
 use amd_mockgpu::pci::gmc::{Access, Hub};
-use amd_mockgpu::pci::ih::{Delivery, IvEntry};
+use amd_mockgpu::pci::ih::{Delivery, Ih, IvEntry};
 use amd_mockgpu::pci::model::reg_addr;
 use amd_mockgpu::pci::regs::AmReg;
 use amd_mockgpu::pci::regs::generated::{ih, osssys};
 use amd_mockgpu::{MockConfig, MockSys};
 use amd_regs::discovery::hw_id;
 use amd_regs::vfio::*;
-use common::{DEV, ioctl, ioctl_value, msi_to_eventfd, p};
+use common::{DEV, ioctl, ioctl_value, msi_to_eventfd, p, xorshift64};
 
 /// VRAM at the memory controller's reset location.
 const MC: u64 = 0x80_0000_0000;
@@ -269,21 +269,10 @@ fn hostile_ring_registers_write_nothing_out_of_bounds() {
     assert!(g.rd(osssys::IH_RB_WPTR) & !3 < 128);
     assert_eq!(g.vram(RING + 128, 32), vec![0; 32]);
     // Random register values never panic.
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let regs = [
-        osssys::IH_RB_CNTL,
-        osssys::IH_RB_BASE,
-        osssys::IH_RB_BASE_HI,
-        osssys::IH_RB_RPTR,
-        osssys::IH_RB_WPTR,
-        osssys::IH_RB_WPTR_ADDR_LO,
-        osssys::IH_RB_WPTR_ADDR_HI,
-    ];
+    let mut next = xorshift64(0x9e37_79b9_7f4a_7c15);
     for i in 0..500u32 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        g.wr(regs[(x % 7) as usize], (x >> 16) as u32);
+        let x = next();
+        g.wr(Ih::RING_REGS[(x % 7) as usize], (x >> 16) as u32);
         let _ = g.raise(i);
     }
 }

@@ -96,38 +96,8 @@ impl Gpu {
     /// `enable_vm_addressing(root, ip, vmid=0)` for a root at level `lv`, over
     /// `start..=end`.
     fn enable(&self, hub: Hub, root: u64, lv: u64, start: u64, end: u64) {
-        let (hw, r) = match hub {
-            Hub::Gc => (
-                hw_id::GC,
-                [
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
-                    gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
-                    gc::GCVM_CONTEXT0_CNTL,
-                ],
-            ),
-            Hub::Mm => (
-                hw_id::MMHUB,
-                [
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
-                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
-                    mmhub::MMVM_CONTEXT0_CNTL,
-                ],
-            ),
-        };
-        let pairs = [(start >> 12, 0), (end >> 12, 2), (root | 1, 4)];
-        for (v, i) in pairs {
-            self.r.wr(hw, r[i], v as u32);
-            self.r.wr(hw, r[i + 1], (v >> 32) as u32);
-        }
-        self.r.wr(hw, r[6], 0x1fffe00 | 1 | (((3 - lv) as u32) << 1));
+        self.r
+            .enable_vm(hub, root, start, end, 0x1fffe00 | 1 | (((3 - lv) as u32) << 1));
     }
     fn tr(&self, hub: Hub, va: u64, a: Access) -> Result<Target, FaultKind> {
         self.m.pci_translate(0, hub, va, a).unwrap().map_err(|f| f.kind)

@@ -348,6 +348,16 @@ fn to_vfio(m: &MockSys) {
     m.write_file(p("/sys/bus/pci/drivers_probe"), b"0000:03:00.0").unwrap();
 }
 
+/// A mock whose first GPU is bound to vfio-pci, with a VFIO container and the GPU's
+/// group open.
+fn vfio_opened() -> (MockSys, Fd, Fd) {
+    let m = MockSys::new(MockConfig::pci(1));
+    to_vfio(&m);
+    let container = m.open(p("/dev/vfio/vfio"), OpenMode::ReadWrite).unwrap();
+    let group = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+    (m, container, group)
+}
+
 #[test]
 fn the_seeds_vfio_sequence() {
     let m = MockSys::new(MockConfig::pci(1));
@@ -519,10 +529,7 @@ fn the_seeds_vfio_sequence() {
 
 #[test]
 fn an_open_device_holds_its_group_in_the_container() {
-    let m = MockSys::new(MockConfig::pci(1));
-    to_vfio(&m);
-    let container = m.open(p("/dev/vfio/vfio"), OpenMode::ReadWrite).unwrap();
-    let group = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+    let (m, container, group) = vfio_opened();
     ioctl(&m, group, VFIO_GROUP_SET_CONTAINER, &mut container.0.to_ne_bytes()).unwrap();
     ioctl_value(&m, container, VFIO_SET_IOMMU, VFIO_NOIOMMU_IOMMU).unwrap();
     let device = Fd(ioctl(&m, group, VFIO_GROUP_GET_DEVICE_FD, &mut b"0000:03:00.0\0".to_vec()).unwrap());
@@ -610,10 +617,7 @@ fn pagemap_resolves_back_to_host_memory() {
 
 #[test]
 fn hostile_ioctls_and_paths_give_errors() {
-    let m = MockSys::new(MockConfig::pci(1));
-    to_vfio(&m);
-    let container = m.open(p("/dev/vfio/vfio"), OpenMode::ReadWrite).unwrap();
-    let group = m.open(p("/dev/vfio/noiommu-0"), OpenMode::ReadWrite).unwrap();
+    let (m, container, group) = vfio_opened();
     // Bad container descriptors.
     assert_eq!(
         ioctl(&m, group, VFIO_GROUP_SET_CONTAINER, &mut [1, 2]),

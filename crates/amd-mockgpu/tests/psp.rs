@@ -90,21 +90,10 @@ impl Gpu {
     /// `_ring_submit` of a command whose union dwords are `args`: (status, fence
     /// seen, tmr_size answered).
     fn submit(&self, cmd_id: u32, args: &[u32]) -> (u32, u32, u32) {
-        let mut cmd = vec![0u8; 1024];
-        cmd[8..12].copy_from_slice(&cmd_id.to_le_bytes());
-        for (i, a) in args.iter().enumerate() {
-            cmd[28 + 4 * i..32 + 4 * i].copy_from_slice(&a.to_le_bytes());
-        }
+        let cmd = amd_am::psp::command(cmd_id, args);
         assert!(self.m.pci_write_vram(0, CMD, &cmd));
         let wptr = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_67);
-        let mut frame = [0u32; 16];
-        let (c, f) = (self.mc(CMD), self.mc(FENCE));
-        frame[0] = c as u32;
-        frame[1] = (c >> 32) as u32;
-        frame[3] = f as u32;
-        frame[4] = (f >> 32) as u32;
-        frame[5] = wptr;
-        let bytes: Vec<u8> = frame.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let bytes = amd_am::psp::ring_frame(self.mc(CMD), self.mc(FENCE), wptr);
         assert!(self.m.pci_write_vram(0, RING + u64::from(wptr) * 4, &bytes));
         self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
         (self.vram_u32(CMD + 864), self.vram_u32(FENCE), self.vram_u32(CMD + 880))
@@ -225,6 +214,11 @@ fn synthetic_sos() -> Vec<(u32, Vec<u8>)> {
     sos_components(&sos_file(0)).expect("a valid v2.0 header")
 }
 
+/// The synthetic sOS file's component of type `fw_type` (`PSP_FW_TYPE_PSP_*`).
+fn synthetic_sos_part(fw_type: u32) -> Vec<u8> {
+    synthetic_sos().into_iter().find(|c| c.0 == fw_type).unwrap().1
+}
+
 /// Every image of the synthetic files, by `GFX_FW_TYPE_*`, in tinygrad 0.10.1's order.
 fn synthetic_images() -> Vec<(u32, Vec<u8>)> {
     IMAGES.iter().map(|&(t, tag, n)| (t, blob(tag, n))).collect()
@@ -235,11 +229,7 @@ fn synthetic_images() -> Vec<(u32, Vec<u8>)> {
 fn ready(g: &Gpu, tmr: bool) {
     boot_sos(g, &synthetic_sos());
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
-    let toc = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC)
-        .unwrap()
-        .1;
+    let toc = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_TOC);
     assert_eq!(g.load_toc(toc), (0, TMR_SIZE));
     if tmr {
         assert_eq!(g.load(psp::GFX_FW_TYPE_SMU, &blob(20, 0x300)), 0);
@@ -523,11 +513,7 @@ fn a_firmware_directory_replaces_the_synthetic_files() {
 
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_DBGDRV, &[0x55; 64]), STATUS_NO_FIRMWARE);
     // The synthetic sOS's components are not this file's.
-    let kdb = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_KDB)
-        .unwrap()
-        .1;
+    let kdb = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_KDB);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_KEY_DATABASE, kdb), STATUS_BAD_IMAGE);
     boot_sos(&g, &parts);
     assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
@@ -548,11 +534,7 @@ fn a_firmware_directory_that_cannot_be_read_is_refused() {
 fn bootloader_refuses_bad_loads() {
     let g = Gpu::new();
     // The sOS before its system driver, an unknown command, a buffer past VRAM.
-    let sos = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SOS)
-        .unwrap()
-        .1;
+    let sos = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SOS);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, sos), STATUS_NOT_READY);
     assert_eq!(g.bl_load(0x1234, &[1; 64]), psp::PSP_ERR_UNKNOWN_COMMAND);
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
@@ -565,11 +547,7 @@ fn bootloader_refuses_bad_loads() {
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
     boot_sos(&g, &synthetic_sos());
     // Any load once the sOS runs.
-    let sys = &synthetic_sos()
-        .into_iter()
-        .find(|c| c.0 == psp::PSP_FW_TYPE_PSP_SYS_DRV)
-        .unwrap()
-        .1;
+    let sys = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SYS_DRV);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SYSDRV, sys), STATUS_BAD_PARAMETER);
     // A ring outside VRAM or of a bad size.
     g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
@@ -615,37 +593,15 @@ fn hdp_flush_and_indirect_access() {
     assert_eq!(g.r.mmio.read32(data), 0);
 }
 
-/// The directory holding every file tinygrad 0.10.1 reads, where Debian's
-/// `firmware-amd-graphics` is installed; `None` (having said why) otherwise.
-fn installed_firmware() -> Option<PathBuf> {
-    let dirs = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
-    let names: Vec<&str> = amd_mockgpu::pci::catalogue::file_names().collect();
-    for d in dirs {
-        if names.iter().all(|n| Path::new(d).join(n).exists()) {
-            return Some(PathBuf::from(d));
-        }
-    }
-    let zst = dirs
-        .iter()
-        .any(|d| names.iter().any(|n| Path::new(d).join(format!("{n}.zst")).exists()));
-    eprintln!(
-        "skipped: {} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
-        names.join(", "),
-        if zst {
-            "; .zst compressed files are present, which the tests do not decompress"
-        } else {
-            ""
-        }
-    );
-    None
-}
-
 /// The installed firmware, where Debian's `firmware-amd-graphics` is present: the
 /// mock's catalogue cuts every type from it, the sOS boots from components this file
 /// reads itself, every image loads, and wrong cuts of each fail.
 #[test]
 fn installed_firmware_is_catalogued_and_checked() {
-    let Some(dir) = installed_firmware() else { return };
+    let installed = amd_mockgpu::pci::catalogue::installed_dir();
+    let Ok(dir) = installed.inspect_err(|why| eprintln!("skipped: {why}")) else {
+        return;
+    };
     let g = Gpu::with(MockConfig::pci(1).pci_firmware_dir(&dir));
     let cat = g.m.pci_firmware();
     assert_eq!(cat.problems(), &[] as &[String]);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use amd_kfd::sys::Sys;
 use amd_mockgpu::pci::RingKey;
-use amd_mockgpu::pci::gmc::PTE_FRAG_SHIFT;
+use amd_mockgpu::pci::gmc::{Hub, PTE_FRAG_SHIFT};
 use amd_mockgpu::pci::ih::IvEntry;
 use amd_mockgpu::pci::model::FB_LOCATION_BASE;
 use amd_mockgpu::pci::regs::AmReg;
@@ -30,9 +30,10 @@ use amd_mockgpu::pci::regs::generated::vm::{
 use amd_mockgpu::pci::regs::generated::{gc, mmhub, osssys};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys, QueueStatus};
 use amd_packets::GfxTarget;
-use amd_packets::pm4::recipes::{Dispatch, Signal};
-use amd_packets::pm4::{DispatchInitiator, ReleaseMem};
+use amd_packets::pm4::ReleaseMem;
+use amd_packets::pm4::recipes::Signal;
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
+use amd_packets::testing::linear_dispatch;
 use amd_regs::discovery::hw_id;
 use common::{MIB, Regs, map_resource};
 
@@ -105,8 +106,8 @@ impl Gpu {
                 | (9 << PTE_FRAG_SHIFT);
             g.vram_write(ROOT + i * 8, &e.to_le_bytes());
         }
-        g.enable_vm(hw_id::GC, true);
-        g.enable_vm(hw_id::MMHUB, false);
+        g.enable_vm(Hub::Gc);
+        g.enable_vm(Hub::Mm);
         g.program_ih();
         g
     }
@@ -144,36 +145,10 @@ impl Gpu {
         u64::from_le_bytes(b)
     }
 
-    /// `enable_vm_addressing` over `[VA, VA + 1 GiB)` with the PDB0 root.
-    fn enable_vm(&self, hw: u16, gc_hub: bool) {
-        let r = if gc_hub {
-            [
-                gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
-                gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
-                gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
-                gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
-                gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
-                gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
-                gc::GCVM_CONTEXT0_CNTL,
-            ]
-        } else {
-            [
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
-                mmhub::MMVM_CONTEXT0_CNTL,
-            ]
-        };
-        let end = VA + (1 << 30) - 1;
-        for (v, i) in [(VA >> 12, 0), (end >> 12, 2), (ROOT | 1, 4)] {
-            self.r.wr(hw, r[i], v as u32);
-            self.r.wr(hw, r[i + 1], (v >> 32) as u32);
-        }
-        // Depth 1: a PDB0 root.
-        self.r.wr(hw, r[6], 1 | ((3 - AMDGPU_VM_PDB0 as u32) << 1));
+    /// `enable_vm_addressing` over `[VA, VA + 1 GiB)` with the PDB0 root (depth 1).
+    fn enable_vm(&self, hub: Hub) {
+        let cntl = 1 | ((3 - AMDGPU_VM_PDB0 as u32) << 1);
+        self.r.enable_vm(hub, ROOT, VA, VA + (1 << 30) - 1, cntl);
     }
 
     /// `AM_IH` ring 0 with write-back.
@@ -436,20 +411,7 @@ fn a_kernel_runs_on_a_compute_ring_bound_through_the_hqd() {
         g.submit(
             &mut c,
             &words(|b| {
-                Dispatch {
-                    code_addr: code,
-                    rsrc1: rsrc[0],
-                    rsrc2: rsrc[1],
-                    rsrc3: rsrc[2],
-                    tmpring_size: 0,
-                    scratch_base: 0,
-                    user_data: &user,
-                    block: [256, 1, 1],
-                    grid: [n.div_ceil(256), 1, 1],
-                    initiator: DispatchInitiator::DEFAULT,
-                }
-                .encode(T, b)
-                .unwrap();
+                linear_dispatch(code, rsrc, &user, n).encode(T, b).unwrap();
                 Signal {
                     address: VA + SIG,
                     value: 5,

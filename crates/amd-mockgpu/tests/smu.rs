@@ -78,23 +78,15 @@ fn messages_are_answered() {
         g.send(smu::PPSMC_MSG_GetSmuVersion, 0, 10),
         (smu::PPSMC_Result_OK, SMU_VERSION)
     );
-    assert_eq!(
-        g.send(smu::PPSMC_MSG_SetDriverDramAddrHigh, 0x80, 10).0,
-        smu::PPSMC_Result_OK
-    );
-    assert_eq!(
-        g.send(smu::PPSMC_MSG_SetDriverDramAddrLow, 0x1000_0000, 10).0,
-        smu::PPSMC_Result_OK
-    );
-    assert_eq!(
-        g.send(smu::PPSMC_MSG_SetToolsDramAddrLow, 0x2000, 10).0,
-        smu::PPSMC_Result_OK
-    );
-    assert_eq!(
-        g.send(smu::PPSMC_MSG_EnableAllSmuFeatures, 0, 10).0,
-        smu::PPSMC_Result_OK
-    );
-    assert_eq!(g.send(smu::PPSMC_MSG_PowerUpVcn, 0, 10).0, smu::PPSMC_Result_OK);
+    for (msg, arg) in [
+        (smu::PPSMC_MSG_SetDriverDramAddrHigh, 0x80),
+        (smu::PPSMC_MSG_SetDriverDramAddrLow, 0x1000_0000),
+        (smu::PPSMC_MSG_SetToolsDramAddrLow, 0x2000),
+        (smu::PPSMC_MSG_EnableAllSmuFeatures, 0),
+        (smu::PPSMC_MSG_PowerUpVcn, 0),
+    ] {
+        assert_eq!(g.send(msg, arg, 10).0, smu::PPSMC_Result_OK, "message {msg:#x}");
+    }
     // set_clocks: the level count, then each level.
     let clk = 0 << 16;
     let (r, n) = g.send(smu::PPSMC_MSG_GetDpmFreqByIndex, clk | 0xff, 10);

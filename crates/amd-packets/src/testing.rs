@@ -19,3 +19,20 @@ pub const fn sample_dispatch(user_data: &[u32]) -> Dispatch<'_> {
         initiator: DispatchInitiator::DEFAULT,
     }
 }
+
+/// A dispatch of `n` work-items in workgroups of 256, without scratch: the kernel at
+/// `code_addr` with its descriptor's `rsrc` words, its user SGPRs set from `user_data`.
+pub const fn linear_dispatch(code_addr: u64, rsrc: [u32; 3], user_data: &[u32], n: u32) -> Dispatch<'_> {
+    Dispatch {
+        code_addr,
+        rsrc1: rsrc[0],
+        rsrc2: rsrc[1],
+        rsrc3: rsrc[2],
+        tmpring_size: 0,
+        scratch_base: 0,
+        user_data,
+        block: [256, 1, 1],
+        grid: [n.div_ceil(256), 1, 1],
+        initiator: DispatchInitiator::DEFAULT,
+    }
+}

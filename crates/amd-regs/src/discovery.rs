@@ -319,7 +319,7 @@ pub fn checksum(data: &[u8]) -> u16 {
 pub const BINARY_CHECKSUM_START: usize = std::mem::offset_of!(binary_header, binary_size);
 
 // Each struct's C name, size and field offsets, for the test that compares them with
-// `include/discovery.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
+// `vendor/discovery.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
 crate::layout::layouts! {
     table_info { offset, checksum, size, padding }
     binary_header { binary_signature, version_major, version_minor, binary_checksum, binary_size, table_list }

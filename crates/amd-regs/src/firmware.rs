@@ -9,6 +9,9 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+/// Where tinygrad 0.10.1 looks for firmware, in order.
+pub const FIRMWARE_DIRS: [&str; 2] = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
+
 /// The files a 7900 XTX needs (tinygrad 0.10.1's `AMFirmware`).
 pub mod files {
     /// PSP secure OS and its bootloader components.
@@ -276,7 +279,7 @@ pub struct rlc_firmware_header_v2_3 {
 }
 
 // Each header's C name, size and field offsets, for the test that compares them with
-// `include/amdgpu_ucode.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
+// `vendor/amdgpu_ucode.h` (Linux 6.12, copied unchanged) as a C compiler lays it out.
 crate::layout::layouts! {
     common_firmware_header {
         size_bytes, header_size_bytes, header_version_major, header_version_minor, ip_version_major,

@@ -12,7 +12,7 @@
 //!
 //! Every layout is pinned by size assertions and compared with its header by a C
 //! compiler: the IP discovery layouts with amdgpu's `discovery.h` (copied in
-//! `include/`, `tests/discovery_layout.rs`), the VFIO ABI with the system's
+//! `vendor/`, `tests/discovery_layout.rs`), the VFIO ABI with the system's
 //! `<linux/vfio.h>` (`tests/vfio_layout.rs`); the register tables are regenerated from
 //! the headers and compared by `cargo xtask gen-am-regs --check`. The firmware headers
 //! (`amdgpu_ucode.h` is kernel-internal) are pinned by size assertions only.

@@ -1,5 +1,5 @@
 //! The IP discovery layouts equal amdgpu's `discovery.h` (Linux 6.12, copied in
-//! `include/`), as a C compiler lays it out: every struct's size and field offsets.
+//! `vendor/`), as a C compiler lays it out: every struct's size and field offsets.
 //! Skipped, saying so, where no C compiler is present.
 
 use std::fmt::Write as _;
@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use amd_regs::discovery::STRUCTS;
 use amd_regs::layout::{assert_layouts, run_c_program};
 
-const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/discovery.h");
+const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vendor/discovery.h");
 
 /// The C struct a Rust struct models, where the names differ.
 fn c_struct(rust: &str) -> &str {

@@ -1,11 +1,11 @@
 //! The firmware file headers equal amdgpu's `amdgpu_ucode.h` (Linux 6.12, copied in
-//! `include/`), as a C compiler lays it out: every struct's size and field offsets.
+//! `vendor/`), as a C compiler lays it out: every struct's size and field offsets.
 //! Skipped, saying so, where no C compiler is present.
 
 use amd_regs::firmware::STRUCTS;
 use amd_regs::layout::{assert_layouts, run_c_program};
 
-const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/amdgpu_ucode.h");
+const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vendor/amdgpu_ucode.h");
 
 #[test]
 fn firmware_headers_match_amdgpu_ucode_h() {

@@ -1,5 +1,6 @@
 //! The `hcq` tool, run as users run it, on the mock GPU.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -8,11 +9,11 @@ use amd_packets::pm4::ReleaseMem;
 
 const KERNELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/kernels");
 
-fn hcq(args: &[&str], stdin: Option<&str>) -> Output {
+fn hcq(args: &[impl AsRef<OsStr>], stdin: Option<&str>) -> Output {
     hcq_env(args, stdin, &[])
 }
 
-fn hcq_env(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+fn hcq_env(args: &[impl AsRef<OsStr>], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_hcq"))
         .args(args)
         .env("AMD_IFACE", "MOCK")
@@ -27,6 +28,19 @@ fn hcq_env(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
     }
     drop(c.stdin.take());
     c.wait_with_output().unwrap()
+}
+
+/// `hcq run vadd.hsaco vadd` in `grid` workgroups of `block`, an `--arg` for each of
+/// `args`.
+fn run_vadd(grid: &str, block: &str, args: [&str; 4]) -> Vec<String> {
+    let vadd = format!("{KERNELS}/vadd.hsaco");
+    let mut v: Vec<String> = ["run", &vadd, "vadd", "--grid", grid, "--block", block]
+        .map(String::from)
+        .to_vec();
+    for a in args {
+        v.extend(["--arg".to_string(), a.to_string()]);
+    }
+    v
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -50,25 +64,12 @@ fn info_lists_the_mock_gpu() {
 
 #[test]
 fn run_launches_a_kernel_and_prints_its_buffers() {
-    let vadd = format!("{KERNELS}/vadd.hsaco");
     let o = hcq(
-        &[
-            "run",
-            &vadd,
-            "vadd",
-            "--grid",
+        &run_vadd(
             "4",
-            "--block",
             "256",
-            "--arg",
-            "buf:f32:1000=iota",
-            "--arg",
-            "buf:f32:1000=2.5",
-            "--arg",
-            "buf:f32:1000",
-            "--arg",
-            "u32:1000",
-        ],
+            ["buf:f32:1000=iota", "buf:f32:1000=2.5", "buf:f32:1000", "u32:1000"],
+        ),
         None,
     );
     let (out, err) = text(&o);
@@ -80,23 +81,7 @@ fn run_launches_a_kernel_and_prints_its_buffers() {
     );
     // A float where the kernel takes uint: the runtime's message, exit 1.
     let o = hcq(
-        &[
-            "run",
-            &vadd,
-            "vadd",
-            "--grid",
-            "1",
-            "--block",
-            "64",
-            "--arg",
-            "buf:f32:4",
-            "--arg",
-            "buf:f32:4",
-            "--arg",
-            "buf:f32:4",
-            "--arg",
-            "f32:1",
-        ],
+        &run_vadd("1", "64", ["buf:f32:4", "buf:f32:4", "buf:f32:4", "f32:1"]),
         None,
     );
     let (_, err) = text(&o);
@@ -201,25 +186,8 @@ fn usage_errors_exit_2_with_the_usage() {
 #[test]
 fn hcq_profile_writes_a_trace() {
     let path = std::env::temp_dir().join(format!("hcq-trace-{}.json", std::process::id()));
-    let vadd = format!("{KERNELS}/vadd.hsaco");
     let o = hcq_env(
-        &[
-            "run",
-            &vadd,
-            "vadd",
-            "--grid",
-            "1",
-            "--block",
-            "64",
-            "--arg",
-            "buf:f32:64=1",
-            "--arg",
-            "buf:f32:64=2",
-            "--arg",
-            "buf:f32:64",
-            "--arg",
-            "u32:64",
-        ],
+        &run_vadd("1", "64", ["buf:f32:64=1", "buf:f32:64=2", "buf:f32:64", "u32:64"]),
         None,
         &[("HCQ_PROFILE", path.to_str().unwrap())],
     );

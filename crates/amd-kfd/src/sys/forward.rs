@@ -89,6 +89,26 @@ impl ForwardSys {
     }
 }
 
+/// Methods of [`Sys`] handed to the inner one unchanged, failing with `ENODEV` (as
+/// operation `$op`) once it is gone.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $t:ty),*) -> $r:ty, $op:literal;)*) => {$(
+        fn $name(&self, $($arg: $t),*) -> SysResult<$r> {
+            self.call($op, |s| s.$name($($arg),*))
+        }
+    )*};
+}
+
+/// The unsafe methods of [`Sys`] handed on as [`forward`] hands on the others.
+macro_rules! forward_unsafe {
+    ($($name:ident($($arg:ident: $t:ty),*) -> $r:ty, $op:literal;)*) => {$(
+        unsafe fn $name(&self, $($arg: $t),*) -> SysResult<$r> {
+            // SAFETY: forwarded unchanged: the caller's contract.
+            self.call($op, |s| unsafe { s.$name($($arg),*) })
+        }
+    )*};
+}
+
 impl Sys for ForwardSys {
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
         self.call("open", |s| match &self.open {
@@ -96,77 +116,41 @@ impl Sys for ForwardSys {
             None => s.open(path, mode),
         })
     }
-    fn close(&self, fd: Fd) -> SysResult<()> {
-        self.call("close", |s| s.close(fd))
-    }
-    unsafe fn ioctl(&self, fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        self.call("ioctl", |s| unsafe { s.ioctl(fd, request, name, arg) })
-    }
-    unsafe fn ioctl_value(&self, fd: Fd, request: u64, name: &str, value: u64) -> SysResult<i32> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        self.call("ioctl", |s| unsafe { s.ioctl_value(fd, request, name, value) })
-    }
-    unsafe fn mmap(
-        &self,
-        addr: usize,
-        len: usize,
-        prot: Prot,
-        flags: MapFlags,
-        fd: Option<Fd>,
-        offset: u64,
-    ) -> SysResult<usize> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        self.call("mmap", |s| unsafe { s.mmap(addr, len, prot, flags, fd, offset) })
-    }
-    unsafe fn munmap(&self, addr: usize, len: usize) -> SysResult<()> {
-        // SAFETY: forwarded unchanged: the caller's contract.
-        self.call("munmap", |s| unsafe { s.munmap(addr, len) })
-    }
     fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> SysResult<usize> {
         self.call("pread", |s| match &self.pread {
             Some(hook) => hook(s, fd, buf, offset),
             None => s.pread(fd, buf, offset),
         })
     }
-    fn pwrite(&self, fd: Fd, buf: &[u8], offset: u64) -> SysResult<usize> {
-        self.call("pwrite", |s| s.pwrite(fd, buf, offset))
-    }
-    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
-        self.live(|s| s.mmio(addr)).flatten()
-    }
-    fn read_file(&self, path: &Path) -> SysResult<Vec<u8>> {
-        self.call("read", |s| s.read_file(path))
-    }
-    fn write_file(&self, path: &Path, data: &[u8]) -> SysResult<()> {
-        self.call("write", |s| s.write_file(path, data))
-    }
-    fn list_dir(&self, path: &Path) -> SysResult<Vec<String>> {
-        self.call("readdir", |s| s.list_dir(path))
-    }
-    fn exists(&self, path: &Path) -> bool {
-        self.live(|s| s.exists(path)).unwrap_or(false)
-    }
-    fn readlink(&self, path: &Path) -> SysResult<PathBuf> {
-        self.call("readlink", |s| s.readlink(path))
-    }
-    fn eventfd(&self, init: u32) -> SysResult<Fd> {
-        self.call("eventfd", |s| s.eventfd(init))
-    }
-    fn read(&self, fd: Fd, buf: &mut [u8]) -> SysResult<usize> {
-        self.call("read", |s| s.read(fd, buf))
-    }
-    fn write(&self, fd: Fd, buf: &[u8]) -> SysResult<usize> {
-        self.call("write", |s| s.write(fd, buf))
-    }
-    fn poll(&self, fds: &mut [PollFd], timeout_ms: i32) -> SysResult<usize> {
-        self.call("poll", |s| s.poll(fds, timeout_ms))
-    }
     fn doorbell_written(&self, addr: usize) {
         self.live(|s| match &self.doorbell_written {
             Some(hook) => hook(s, addr),
             None => s.doorbell_written(addr),
         });
+    }
+    forward! {
+        close(fd: Fd) -> (), "close";
+        pwrite(fd: Fd, buf: &[u8], offset: u64) -> usize, "pwrite";
+        read_file(path: &Path) -> Vec<u8>, "read";
+        write_file(path: &Path, data: &[u8]) -> (), "write";
+        list_dir(path: &Path) -> Vec<String>, "readdir";
+        readlink(path: &Path) -> PathBuf, "readlink";
+        eventfd(init: u32) -> Fd, "eventfd";
+        read(fd: Fd, buf: &mut [u8]) -> usize, "read";
+        write(fd: Fd, buf: &[u8]) -> usize, "write";
+        poll(fds: &mut [PollFd], timeout_ms: i32) -> usize, "poll";
+    }
+    forward_unsafe! {
+        ioctl(fd: Fd, request: u64, name: &str, arg: &mut [u8]) -> i32, "ioctl";
+        ioctl_value(fd: Fd, request: u64, name: &str, value: u64) -> i32, "ioctl";
+        mmap(addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64) -> usize, "mmap";
+        munmap(addr: usize, len: usize) -> (), "munmap";
+    }
+    fn mmio(&self, addr: usize) -> Option<Arc<dyn Mmio>> {
+        self.live(|s| s.mmio(addr)).flatten()
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.live(|s| s.exists(path)).unwrap_or(false)
     }
     fn stop_reasons(&self, gpu_id: u32) -> Vec<String> {
         self.live(|s| s.stop_reasons(gpu_id)).unwrap_or_default()

@@ -25,9 +25,9 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use amd_regs::firmware::files;
+use amd_regs::firmware::{FIRMWARE_DIRS, files};
 
 use super::block::generated::psp;
 
@@ -80,6 +80,30 @@ const KINDS: [(&str, Kind); 8] = [
 /// The names of the files the catalogue is built from, in tinygrad 0.10.1's order.
 pub fn file_names() -> impl Iterator<Item = &'static str> {
     KINDS.iter().map(|(n, _)| *n)
+}
+
+/// The host directory holding every file of [`file_names`] (where Debian's
+/// `firmware-amd-graphics` is installed), for a mock serving the installed firmware
+/// ([`MockConfig::pci_firmware_dir`](crate::MockConfig::pci_firmware_dir)): the first
+/// of [`FIRMWARE_DIRS`] that does; else why none does.
+pub fn installed_dir() -> Result<PathBuf, String> {
+    let names: Vec<&str> = file_names().collect();
+    let has = |d: &str, n: &str| Path::new(d).join(n).exists();
+    if let Some(d) = FIRMWARE_DIRS.iter().find(|d| names.iter().all(|n| has(d, n))) {
+        return Ok(PathBuf::from(d));
+    }
+    let zst = FIRMWARE_DIRS
+        .iter()
+        .any(|d| names.iter().any(|n| has(d, &format!("{n}.zst"))));
+    Err(format!(
+        "{} not all installed in {FIRMWARE_DIRS:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
+        names.join(", "),
+        if zst {
+            "; .zst compressed files are present, which neither the transport nor the mock decompresses"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Byte offsets of the `amdgpu_ucode.h` fields the catalogue reads.

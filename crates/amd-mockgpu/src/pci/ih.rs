@@ -63,19 +63,22 @@ pub struct Ih {
 }
 
 impl Ih {
+    /// The ring 0 registers the block decodes: CNTL, BASE, BASE_HI, RPTR, WPTR and the
+    /// write-back address.
+    pub const RING_REGS: [AmReg; 7] = [
+        osssys::IH_RB_CNTL,
+        osssys::IH_RB_BASE,
+        osssys::IH_RB_BASE_HI,
+        osssys::IH_RB_RPTR,
+        osssys::IH_RB_WPTR,
+        osssys::IH_RB_WPTR_ADDR_LO,
+        osssys::IH_RB_WPTR_ADDR_HI,
+    ];
+
     /// The block, its registers placed by `addr` (`None` if one is missing).
     pub fn new(addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
-        let regs = [
-            osssys::IH_RB_CNTL,
-            osssys::IH_RB_BASE,
-            osssys::IH_RB_BASE_HI,
-            osssys::IH_RB_RPTR,
-            osssys::IH_RB_WPTR,
-            osssys::IH_RB_WPTR_ADDR_LO,
-            osssys::IH_RB_WPTR_ADDR_HI,
-        ];
         let mut a = [0u32; 7];
-        for (slot, r) in a.iter_mut().zip(regs) {
+        for (slot, r) in a.iter_mut().zip(Self::RING_REGS) {
             *slot = addr(r)?;
         }
         let first = *a.iter().min()?;

@@ -10,9 +10,12 @@ use amd_kfd::sys::{Fd, MapFlags, OpenMode, Prot, Sys};
 use amd_kfd::topology::Visibility;
 use amd_kfd::{Kfd, KfdDevice};
 use amd_mockgpu::pci::Discovery;
+use amd_mockgpu::pci::gmc::Hub;
 use amd_mockgpu::pci::model::reg_addr;
 use amd_mockgpu::pci::regs::AmReg;
+use amd_mockgpu::pci::regs::generated::{gc, mmhub};
 use amd_mockgpu::{ExecMode, MockConfig, MockSys};
+use amd_regs::discovery::hw_id;
 use amd_regs::vfio::{VFIO_DEVICE_SET_IRQS, VFIO_PCI_MSI_IRQ_INDEX, vfio_irq_set};
 use nix::errno::Errno;
 
@@ -73,6 +76,43 @@ impl Regs {
 
     pub fn wr(&self, hw: u16, r: AmReg, v: u32) {
         self.mmio.write32(self.addr(hw, r), v)
+    }
+
+    /// `enable_vm_addressing(root, ip, vmid=0)` at register level: VM context 0 of
+    /// `hub` translates `start..=end` from the page directory at `root`, with `cntl`
+    /// (enable, page-table depth, fault bits) in its `CONTEXT0_CNTL`.
+    pub fn enable_vm(&self, hub: Hub, root: u64, start: u64, end: u64, cntl: u32) {
+        let (hw, r) = match hub {
+            Hub::Gc => (
+                hw_id::GC,
+                [
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
+                    gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
+                    gc::GCVM_CONTEXT0_CNTL,
+                ],
+            ),
+            Hub::Mm => (
+                hw_id::MMHUB,
+                [
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
+                    mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
+                    mmhub::MMVM_CONTEXT0_CNTL,
+                ],
+            ),
+        };
+        for (v, i) in [(start >> 12, 0), (end >> 12, 2), (root | 1, 4)] {
+            self.wr(hw, r[i], v as u32);
+            self.wr(hw, r[i + 1], (v >> 32) as u32);
+        }
+        self.wr(hw, r[6], cntl);
     }
 }
 
