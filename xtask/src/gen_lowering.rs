@@ -3,11 +3,15 @@
 //! interpreter runs as they are: per encoding whose fields lie alike in both
 //! generations (the scalar ALU, program control, the vector ALU, VOP3P, VOPD, LDS),
 //! each RDNA4 opcode with its RDNA3 number where RDNA3 has an opcode of the same name
-//! in that encoding whose pseudocode is the same text (AMD's ISA pseudocode as
-//! tinygrad extracts it into `str_pcode.py`, white space folded) and the same operands
-//! (`operands.py`: each field's size in bits and kind; WMMA's A and B, for one, are
-//! half as wide in RDNA4). An opcode whose pseudocode or operands differ, even in
-//! spelling, is left out: the RDNA4 interpreter decides it on its own.
+//! in that encoding (or, renamed, the one opcode there with the same pseudocode and
+//! operands) whose pseudocode is the same text (AMD's ISA pseudocode as
+//! tinygrad extracts it into `str_pcode.py`, comments dropped and white space folded) and the same operands
+//! (`operands.py`, where both list the opcode: each field's size in bits and kind;
+//! WMMA's A and B, for one, are half as wide in RDNA4). An opcode whose pseudocode or operands differ, even in
+//! spelling, is left out: the RDNA4 interpreter decides it on its own. The memory
+//! encodings (LDS, VGLOBAL, VFLAT, VSCRATCH) map their opcodes by name alone: their
+//! address arithmetic (and but for LDS their fields) are each generation's own, the
+//! access they make is the same.
 //!
 //! Each directory holds that generation's `enum.py`, `str_pcode.py` and `operands.py`, from
 //! `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/<gen>/<file>`.
@@ -34,7 +38,15 @@ const ENCODINGS: &[(&str, &str)] = &[
     ("VOP3SDOp", "vop3sd"),
     ("VOP3POp", "vop3p"),
     ("VOPDOp", "vopd"),
-    ("DSOp", "ds"),
+];
+
+/// The memory encodings (RDNA4's class, RDNA3's, the function named after them).
+/// (LDS too: RDNA4's pseudocode spells its address arithmetic out, `CalcDsAddr`.)
+const MEMORY: &[(&str, &str, &str)] = &[
+    ("DSOp", "DSOp", "ds"),
+    ("VGLOBALOp", "GLOBALOp", "vglobal"),
+    ("VFLATOp", "FLATOp", "vflat"),
+    ("VSCRATCHOp", "SCRATCHOp", "vscratch"),
 ];
 
 /// A Python string literal's text (`'…'` or `"…"`, with `\n`, `\t`, `\\`, `\'` and
@@ -50,7 +62,8 @@ fn unquote(lit: &str) -> Option<String> {
             continue;
         }
         out.push(match chars.next()? {
-            'n' | 't' => ' ',
+            'n' => '\n',
+            't' => ' ',
             c @ ('\\' | '\'' | '"') => c,
             _ => return None,
         });
@@ -74,7 +87,13 @@ fn pseudocode(text: &str) -> Result<BTreeMap<(String, String), String>> {
         };
         let lit = lit.trim_end().trim_end_matches(',');
         let code = unquote(lit).ok_or_else(|| format!("str_pcode.py line {}: not a string literal", n + 1))?;
-        let folded = code.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Comments are not semantics (some name the instruction they belong to).
+        let folded = code
+            .lines()
+            .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+            .flat_map(str::split_whitespace)
+            .collect::<Vec<_>>()
+            .join(" ");
         out.insert((enc.to_string(), op.to_string()), folded);
     }
     if out.is_empty() {
@@ -84,6 +103,45 @@ fn pseudocode(text: &str) -> Result<BTreeMap<(String, String), String>> {
 }
 
 type Ops = BTreeMap<String, BTreeMap<String, u16>>;
+
+/// Whether opcode `a` of RDNA3 and `b` of RDNA4 (encoding class, name) have the same
+/// pseudocode and operands.
+fn same(t3: &Tables, a: (&str, &str), t4: &Tables, b: (&str, &str)) -> bool {
+    let (ka, kb) = ((a.0.to_string(), a.1.to_string()), (b.0.to_string(), b.1.to_string()));
+    let Some(theirs) = t3.code.get(&ka).or_else(|| vopd_as_vop(a.0, a.1, &t3.code)) else {
+        return false;
+    };
+    // Operands where both tables list the opcode (RDNA4's leaves some VOP2 and
+    // `_e64` forms out).
+    // The formats' names are spelled differently across generations for the same
+    // operand (`FMT_WMMA_AB_F16`, `FMT_WMMA_AB_16X16_F16`): sizes and kinds only.
+    let sizes = |v: &Vec<String>| -> Vec<String> {
+        v.iter()
+            .map(|o| o.rsplit_once(' ').map_or(o.as_str(), |(k, _)| k).to_string())
+            .collect()
+    };
+    let operands = match (t3.operands.get(&ka), t4.operands.get(&kb)) {
+        (Some(x), Some(y)) => sizes(x) == sizes(y),
+        _ => true,
+    };
+    t4.code.get(&kb) == Some(theirs) && operands
+}
+
+/// The RDNA3 opcode an RDNA4 one without a namesake was renamed from
+/// (`s_add_co_i32` from `s_add_i32`, `v_mad_co_u64_u32` from `v_mad_u64_u32`): the one
+/// opcode of the encoding with the same pseudocode, where both operand tables list
+/// them alike, formats included (WMMA's pseudocode is one text for every type, and
+/// `v_s_exp_f32`'s is `v_exp_f32`'s with a scalar destination).
+fn renamed<'a>(t3: &'a Tables, t4: &Tables, class: &str, op: &str) -> Option<&'a str> {
+    let key = (class.to_string(), op.to_string());
+    let (code, operands) = (t4.code.get(&key)?, t4.operands.get(&key)?);
+    let mut found = t3.ops.get(class)?.keys().filter(|n| {
+        let k = (class.to_string(), n.to_string());
+        t3.code.get(&k) == Some(code) && t3.operands.get(&k) == Some(operands)
+    });
+    let name = found.next()?;
+    found.next().is_none().then_some(name.as_str())
+}
 
 /// RDNA3's ISA gives no pseudocode for VOPD: each half is the vector ALU opcode it
 /// names (`v_dual_add_f32` is `v_add_f32`), whose VOP2, VOP1 or VOP3 pseudocode it
@@ -120,15 +178,19 @@ fn operands(text: &str) -> Result<BTreeMap<(String, String), Vec<String>>> {
             let (name, spec) = field
                 .split_once(": (")
                 .ok_or_else(|| format!("operands.py line {}: {field:?}", n + 1))?;
-            let mut parts = spec.trim_end_matches(')').split(", ").skip(1);
-            let (size, kind) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            let mut parts = spec.trim_end_matches(')').split(", ");
+            let (format, size, kind) = (
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+            );
             // RDNA4's table names VOP3's first source `vsrc0` where it takes only a
             // VGPR; RDNA3's calls the same field `src0`.
             let name = match name.trim_matches('"') {
                 "vsrc0" => "src0",
                 other => other,
             };
-            list.push(format!("{name} {size} {kind}"));
+            list.push(format!("{name} {size} {kind} {format}"));
         }
         list.sort();
         out.insert((enc.to_string(), op.to_string()), list);
@@ -185,11 +247,13 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
         let pairs: Vec<(u16, u16, &str)> = o4
             .iter()
             .filter_map(|(op, &n4)| {
-                let n3 = *o3.get(op)?;
-                let key = (class.to_string(), op.clone());
-                let theirs = t3.code.get(&key).or_else(|| vopd_as_vop(class, op, &t3.code))?;
-                let same_operands = t3.operands.get(&key) == t4.operands.get(&key);
-                (theirs == t4.code.get(&key)? && same_operands).then_some((n4, n3, op.as_str()))
+                // RDNA4 marks `_e64` the VOP3 forms of opcodes that gained a VOP2 one
+                // (`v_lshlrev_b64_e64`); RDNA3's VOP3-only namesake has no mark.
+                let name3 = [op.as_str(), op.strip_suffix("_E64").unwrap_or(op)]
+                    .into_iter()
+                    .find(|n| o3.contains_key(*n))
+                    .or_else(|| renamed(&t3, &t4, class, op))?;
+                same(&t3, (class, name3), &t4, (class, op)).then_some((n4, o3[name3], op.as_str()))
             })
             .collect();
         total += pairs.len();
@@ -205,6 +269,62 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
         writeln!(out, "    Some(match op {{")?;
         let mut pairs = pairs;
         pairs.sort();
+        for (n4, n3, op) in pairs {
+            writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
+        }
+        writeln!(out, "        _ => return None,")?;
+        writeln!(out, "    }})")?;
+        writeln!(out, "}}")?;
+    }
+    // RDNA4's VOP2 opcodes whose RDNA3 namesake is VOP3 only (`v_lshlrev_b64`,
+    // `v_mul_f64`): RDNA3 runs them in their VOP3 form.
+    let (o3, o4) = (&t3.ops["VOP3Op"], &t4.ops["VOP2Op"]);
+    let mut pairs: Vec<(u16, u16, &str)> = o4
+        .iter()
+        .filter(|(op, _)| !t3.ops["VOP2Op"].contains_key(*op))
+        .filter_map(|(op, &n4)| {
+            let name3 = op.strip_suffix("_E32")?;
+            let n3 = *o3.get(name3)?;
+            same(&t3, ("VOP3Op", name3), &t4, ("VOP2Op", op)).then_some((n4, n3, op.as_str()))
+        })
+        .collect();
+    pairs.sort();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "/// VOP2Op: {} RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.",
+        pairs.len()
+    )?;
+    writeln!(out, "pub(crate) const fn vop2_as_vop3(op: u16) -> Option<u16> {{")?;
+    writeln!(out, "    Some(match op {{")?;
+    for (n4, n3, op) in pairs {
+        writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
+    }
+    writeln!(out, "        _ => return None,")?;
+    writeln!(out, "    }})")?;
+    writeln!(out, "}}")?;
+    // The memory encodings: opcodes by name alone. Their fields lie differently, so
+    // the RDNA4 executor reads them itself and hands RDNA3's the access; their
+    // pseudocode differs in the address arithmetic and the cache controls, which each
+    // generation's fields give.
+    for &(class4, class3, name) in MEMORY {
+        let (Some(o3), Some(o4)) = (t3.ops.get(class3), t4.ops.get(class4)) else {
+            return Err(format!("{class3}/{class4} is missing from a generation's enum.py").into());
+        };
+        let mut pairs: Vec<(u16, u16, &str)> = o4
+            .iter()
+            .filter_map(|(op, &n4)| Some((n4, *o3.get(op)?, op.as_str())))
+            .collect();
+        pairs.sort();
+        writeln!(out)?;
+        writeln!(
+            out,
+            "/// {class4}: {} of RDNA4's {} opcodes, by name ({class3} in RDNA3).",
+            pairs.len(),
+            o4.len()
+        )?;
+        writeln!(out, "pub(crate) const fn {name}(op: u16) -> Option<u16> {{")?;
+        writeln!(out, "    Some(match op {{")?;
         for (n4, n3, op) in pairs {
             writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
         }
@@ -235,23 +355,30 @@ mod tests {
 
     #[test]
     fn reads_python_string_literals() {
-        assert_eq!(unquote(r"'a\nb'").as_deref(), Some("a b"));
+        assert_eq!(unquote(r"'a\nb'").as_deref(), Some("a\nb"));
         assert_eq!(unquote(r#""it's \"x\"""#).as_deref(), Some("it's \"x\""));
         assert_eq!(unquote(r"'back\\slash'").as_deref(), Some(r"back\slash"));
         assert_eq!(unquote("'open"), None);
         assert_eq!(unquote(r"'\q'"), None, "unknown escapes are refused");
-        let p = pseudocode("PCODE = {\n  VOP1Op.V_NOP_E32: 'nothing\\n  here',\n}\n").unwrap();
-        assert_eq!(p[&("VOP1Op".into(), "V_NOP_E32".into())], "nothing here");
+        let p = pseudocode("PCODE = {\n  VOP1Op.V_NOP_E32: 'nothing // at all\\n  here',\n}\n").unwrap();
+        assert_eq!(
+            p[&("VOP1Op".into(), "V_NOP_E32".into())],
+            "nothing here",
+            "comments dropped"
+        );
         assert!(pseudocode("  VOP1Op.X: unquoted,\n").is_err());
         let o = operands("  VOP3POp.V_X: {\"src0\": (Fmt.FMT_A, 128, OpType.OPR_VGPR), \"vdst\": (Fmt.FMT_B, 256, OpType.OPR_VGPR)},\n").unwrap();
         assert_eq!(
             o[&("VOP3POp".into(), "V_X".into())],
-            ["src0 128 OpType.OPR_VGPR", "vdst 256 OpType.OPR_VGPR"]
+            [
+                "src0 128 OpType.OPR_VGPR Fmt.FMT_A",
+                "vdst 256 OpType.OPR_VGPR Fmt.FMT_B"
+            ]
         );
         let v = operands("  VOP3Op.V_Y: {\"vsrc0\": (Fmt.FMT_A, 32, OpType.OPR_VGPR)},\n").unwrap();
         assert_eq!(
             v[&("VOP3Op".into(), "V_Y".into())],
-            ["src0 32 OpType.OPR_VGPR"],
+            ["src0 32 OpType.OPR_VGPR Fmt.FMT_A"],
             "vsrc0 is src0"
         );
     }

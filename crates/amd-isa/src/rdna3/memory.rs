@@ -3,7 +3,7 @@
 //! with the LDS and buffer instructions.
 
 use super::decode::Inst;
-use super::exec::{R, f, unsupported};
+use super::exec::{R, f};
 use super::fields as fld;
 use super::opcodes::Global;
 use super::opcodes::op::global;
@@ -11,26 +11,71 @@ use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
 use crate::memory::Memory;
 
+/// A FLAT, GLOBAL or SCRATCH access as the instruction's fields give it, whichever
+/// generation's encoding they come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlatAccess {
+    /// The opcode, in RDNA3's numbering of its segment (FLAT, GLOBAL or SCRATCH).
+    pub(crate) op: u16,
+    /// VDST: the first destination VGPR.
+    pub(crate) vdst: usize,
+    /// SADDR: the scalar base's operand number (NULL: none).
+    pub(crate) saddr: u16,
+    /// DATA: the first data VGPR, as an operand number.
+    pub(crate) data: u16,
+    /// ADDR: the address VGPR's index.
+    pub(crate) addr: usize,
+    /// The signed byte offset.
+    pub(crate) offset: i64,
+    /// Atomics return the old value.
+    pub(crate) returns: bool,
+    /// SCRATCH: the address VGPR takes part.
+    pub(crate) sve: bool,
+}
+
 /// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
 pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
     use fld::global::*;
     let iw = i.words();
+    let access = FlatAccess {
+        op: i.op,
+        vdst: VDST.index(&iw),
+        saddr: SADDR.operand(&iw),
+        data: DATA.operand(&iw),
+        addr: ADDR.index(&iw),
+        offset: i64::from(OFFSET.signed(&iw)),
+        returns: GLC.is_set(&iw),
+        sve: SVE.is_set(&iw),
+    };
     if fld::flat::SEG.matches(&iw) {
-        return flat_generic(w, i, mem, lds);
+        return flat_generic(w, &access, mem, lds);
     }
     if fld::scratch::SEG.matches(&iw) {
-        return scratch(w, i);
+        return scratch(w, &access);
     }
     if !SEG.matches(&iw) {
         return Err("FLAT segment 3 does not exist".into());
     }
-    let offset = i64::from(OFFSET.signed(&iw));
-    let (vdst, saddr, data, addr) = (VDST.index(&iw), SADDR.operand(&iw), DATA.operand(&iw), ADDR.index(&iw));
+    global(w, &access, mem)
+}
+
+/// A GLOBAL load, store or atomic.
+pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<()> {
+    let &FlatAccess {
+        op: iop,
+        vdst,
+        saddr,
+        data,
+        addr,
+        offset,
+        returns: glc,
+        ..
+    } = access;
     let exec = w.exec();
     let mut addrs = [0u64; 32];
     // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
     // then a dword load or store.
-    let addtid = matches!(i.op, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
+    let addtid = matches!(iop, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
     // The scalar base once; the address VGPRs (a pair without SADDR) once.
     let sbase = if usize::from(saddr) == NULL {
         None
@@ -42,15 +87,15 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         // Past the wave's VGPRs: the read says so.
         let lane = exec.trailing_zeros() as usize;
         if pair {
-            w.vread64(ADDR.operand(&iw), lane, None)?;
+            w.vread64(256 + addr as u16, lane, None)?;
         } else {
-            w.vread(ADDR.operand(&iw), lane, None)?;
+            w.vread(256 + addr as u16, lane, None)?;
         }
     }
     // Every lane's address, the inactive ones too (no later step reads those): a
     // loop without branches over whole registers.
     if addtid {
-        let base = sbase.unwrap_or(0).wrapping_add(u64::from(OFFSET.get(&iw) & 0xfff));
+        let base = sbase.unwrap_or(0).wrapping_add((offset & 0xfff) as u64);
         for (lane, a) in addrs.iter_mut().enumerate() {
             *a = base.wrapping_add(4 * lane as u64);
         }
@@ -70,10 +115,9 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
             }
         }
     }
-    if let Some(AtomicOp { wide, cmpswap }) = atomic_op(i.op) {
+    if let Some(AtomicOp { wide, cmpswap }) = atomic_op(iop) {
         // Atomics: the old value returns when GLC is set. 64-bit ones take register
         // pairs; compare-swaps take the comparand after the data.
-        let glc = GLC.is_set(&iw);
         for (lane, &a) in addrs.iter().enumerate() {
             if exec >> lane & 1 == 0 {
                 continue;
@@ -81,7 +125,7 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
             if wide {
                 let d = w.vread64(data, lane, None)?;
                 let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
-                let old = atomic64(i.op, mem, a, d, cmp)?;
+                let old = atomic64(iop, mem, a, d, cmp)?;
                 if glc {
                     w.vwrite(vdst, lane, old as u32)?;
                     w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
@@ -89,7 +133,7 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
             } else {
                 let d = w.vread(data, lane, None)?;
                 let cmp = if cmpswap { w.vread(data + 1, lane, None)? } else { 0 };
-                let old = atomic(i.op, mem, a, d, cmp)?;
+                let old = atomic(iop, mem, a, d, cmp)?;
                 if glc {
                     w.vwrite(vdst, lane, old)?;
                 }
@@ -97,12 +141,12 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         }
         return Ok(());
     }
-    let op = match i.op {
+    let op = match iop {
         global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
         global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
         op => op,
     };
-    let kind = mem_op(op).ok_or_else(|| unsupported(i))?;
+    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("global opcode {iop:#x} is not implemented")))?;
     let len = kind.len();
     if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
         return Ok(());
@@ -469,16 +513,17 @@ impl MemOp {
 
 /// FLAT (segment 0) loads and stores: each lane's 64-bit address picks LDS (the shared
 /// aperture), its private memory (the private aperture) or global memory.
-fn flat_generic(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
-    // 13 bits, signed as for GLOBAL (LLVM emits only non-negative ones for FLAT).
-    use fld::flat::*;
-    let iw = i.words();
-    let offset = i64::from(OFFSET.signed(&iw));
-    let (vdst, data, addr) = (VDST.index(&iw), DATA.operand(&iw), ADDR.operand(&iw));
-    if let Some(atomic) = atomic_op(i.op) {
-        return flat_atomic(w, i, atomic, mem, lds, offset, vdst, data, addr);
+pub(crate) fn flat_generic(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
+    // RDNA3's offset is 13 bits, signed as for GLOBAL (LLVM emits only non-negative
+    // ones for FLAT).
+    let &FlatAccess {
+        op, vdst, data, offset, ..
+    } = access;
+    let addr = 256 + access.addr as u16;
+    if let Some(atomic) = atomic_op(op) {
+        return flat_atomic(w, access, atomic, mem, lds);
     }
-    let kind = mem_op(i.op).ok_or_else(|| Trap::Missing(format!("flat opcode {:#x} is not implemented", i.op)))?;
+    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("flat opcode {op:#x} is not implemented")))?;
     let len = kind.len();
     let exec = w.exec();
     for lane in 0..32 {
@@ -520,19 +565,22 @@ fn flat_generic(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<(
 }
 
 /// FLAT atomics: global memory, LDS or the lane's private memory, by aperture.
-#[allow(clippy::too_many_arguments)]
 fn flat_atomic(
     w: &mut Wave,
-    i: &Inst,
+    access: &FlatAccess,
     AtomicOp { wide, cmpswap }: AtomicOp,
     mem: &dyn Memory,
     lds: &mut [u8],
-    offset: i64,
-    vdst: usize,
-    data: u16,
-    addr: u16,
 ) -> R<()> {
-    let glc = fld::flat::GLC.is_set(&i.words());
+    let &FlatAccess {
+        op,
+        vdst,
+        data,
+        offset,
+        returns: glc,
+        ..
+    } = access;
+    let addr = 256 + access.addr as u16;
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 == 0 {
@@ -560,7 +608,7 @@ fn flat_atomic(
                     b[..n].copy_from_slice(src);
                 }
                 let old = u64::from_le_bytes(b);
-                let new = atomic_result(i.op, old, d, cmp)?;
+                let new = atomic_result(op, old, d, cmp)?;
                 if let Some(dst) = lds.get_mut(off..off + n) {
                     dst.copy_from_slice(&new.to_le_bytes()[..n]);
                 }
@@ -573,12 +621,12 @@ fn flat_atomic(
                 let mut b = [0u8; 8];
                 b[..n].copy_from_slice(bytes);
                 let old = u64::from_le_bytes(b);
-                let new = atomic_result(i.op, old, d, cmp)?;
+                let new = atomic_result(op, old, d, cmp)?;
                 bytes.copy_from_slice(&new.to_le_bytes()[..n]);
                 old
             }
-            None if wide => atomic64(i.op, mem, a, d, cmp)?,
-            None => atomic(i.op, mem, a, d as u32, cmp as u32)? as u64,
+            None if wide => atomic64(op, mem, a, d, cmp)?,
+            None => atomic(op, mem, a, d as u32, cmp as u32)? as u64,
         };
         if glc {
             w.vwrite(vdst, lane, old as u32)?;
@@ -610,18 +658,18 @@ pub(crate) const PRIVATE_LIMIT: usize = 64 << 10;
 
 /// Scratch loads and stores: each lane's private memory, addressed by
 /// `[vaddr if SVE] + [saddr] + offset`.
-fn scratch(w: &mut Wave, i: &Inst) -> R<()> {
-    use fld::scratch::*;
-    let iw = i.words();
-    let offset = i64::from(OFFSET.signed(&iw));
-    let (vdst, saddr, data, addr) = (
-        VDST.index(&iw),
-        SADDR.operand(&iw),
-        DATA.operand(&iw),
-        ADDR.operand(&iw),
-    );
-    let sve = SVE.is_set(&iw);
-    let kind = mem_op(i.op).ok_or_else(|| Trap::Missing(format!("scratch opcode {:#x} is not implemented", i.op)))?;
+pub(crate) fn scratch(w: &mut Wave, access: &FlatAccess) -> R<()> {
+    let &FlatAccess {
+        op,
+        vdst,
+        saddr,
+        data,
+        offset,
+        sve,
+        ..
+    } = access;
+    let addr = 256 + access.addr as u16;
+    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("scratch opcode {op:#x} is not implemented")))?;
     let base = if usize::from(saddr) == NULL {
         0
     } else {

@@ -74,8 +74,11 @@ pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory}
 use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
-use exec::{Decoded, Flow};
-use wave::{EXEC_LO, Place, Wave};
+pub(crate) use exec::{Decoded, Flow};
+pub(crate) use memory::{FlatAccess, flat_generic, global, scratch};
+pub(crate) use salu::{ScalarLoad, scalar_load};
+pub(crate) use wave::Wave;
+use wave::{EXEC_LO, Place, TTMP7, TTMP9};
 
 pub use crate::dispatch::Counters;
 
@@ -113,6 +116,11 @@ impl Interpreter {
     /// Runs dispatch `d` to completion: every workgroup, on up to
     /// [`Interpreter::threads`] threads when `mem` can be shared.
     pub fn dispatch(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
+        self.dispatch_as::<Rdna3>(mem, d)
+    }
+
+    /// Runs dispatch `d` with the instructions of generation `F`.
+    pub(crate) fn dispatch_as<F: Frontend>(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
         let grid = Grid::new(d)?;
         let (instructions, lanes, result) = dispatch::run_workgroups(
             mem,
@@ -129,10 +137,10 @@ impl Interpreter {
                 lds: Vec::new(),
             },
             |s, mem, me, g| {
-                grid.waves(d, g, &mut s.waves);
+                grid.waves(d, g, &mut s.waves, F::ARCHITECTED_IDS);
                 s.lds.clear();
                 s.lds.resize(grid.lds_bytes, 0);
-                run_group(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
+                run_group::<F>(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
             },
         );
         let c = &self.counters;
@@ -142,9 +150,63 @@ impl Interpreter {
     }
 }
 
+/// A generation's instructions as the interpreter runs them: how they are decoded
+/// (once per dispatch and thread) and how the waves start.
+pub(crate) trait Frontend {
+    /// An instruction decoded with what running it needs.
+    type Decoded: Step + Clone;
+    /// Decodes the instruction at the start of `words`.
+    fn decode(words: &[u32]) -> Result<Self::Decoded, DecodeError>;
+    /// Whether the workgroup's ids are in TTMP9 (x) and TTMP7 (y in bits 15:0, z in
+    /// 31:16) too, as gfx12's architected SGPRs put them.
+    const ARCHITECTED_IDS: bool;
+}
+
+/// A decoded instruction, as a wave runs it.
+pub(crate) trait Step {
+    /// Its length in dwords.
+    fn size(&self) -> u8;
+    /// Whether running it changes nothing but the PC (an ordering or scheduling
+    /// hint, one dword).
+    fn is_hint(&self) -> bool;
+    /// Runs it on `w`.
+    fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap>;
+    /// The instruction as an error names it.
+    fn text(&self) -> String;
+}
+
+/// RDNA3's instructions.
+pub(crate) struct Rdna3;
+
+impl Frontend for Rdna3 {
+    type Decoded = Decoded;
+    fn decode(words: &[u32]) -> Result<Decoded, DecodeError> {
+        Inst::decode(words).map(Decoded::new)
+    }
+    const ARCHITECTED_IDS: bool = false;
+}
+
+impl Step for Decoded {
+    #[inline]
+    fn size(&self) -> u8 {
+        self.inst.size
+    }
+    #[inline]
+    fn is_hint(&self) -> bool {
+        Decoded::is_hint(self)
+    }
+    #[inline]
+    fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+        Decoded::run(self, w, mem, lds)
+    }
+    fn text(&self) -> String {
+        self.inst.to_string()
+    }
+}
+
 /// What a thread keeps from one workgroup to the next.
-struct Group {
-    code: CodeCache,
+struct Group<D> {
+    code: CodeCache<D>,
     waves: Vec<Wave>,
     lds: Vec<u8>,
 }
@@ -153,16 +215,16 @@ struct Group {
 /// (most code), a map for anything outside it (called functions far away). Each is
 /// decoded once per dispatch and thread, with what running it needs ([`Decoded`]: the
 /// VALU's operands resolved, hints marked).
-struct CodeCache {
+struct CodeCache<D> {
     base: u64,
-    window: Vec<Option<Decoded>>,
-    insts: HashMap<u64, Decoded>,
+    window: Vec<Option<D>>,
+    insts: HashMap<u64, D>,
 }
 
 /// Dwords of code the direct window covers (256 KiB).
 const WINDOW_DWORDS: u64 = 1 << 16;
 
-impl CodeCache {
+impl<D: Clone> CodeCache<D> {
     /// The window slot of `pc`.
     fn slot(&self, pc: u64) -> Option<usize> {
         pc.checked_sub(self.base)
@@ -173,7 +235,7 @@ impl CodeCache {
     /// The instruction at `pc` when it has been decoded (no copy, no error to carry:
     /// the path every instruction takes after its first run).
     #[inline]
-    fn get(&self, pc: u64) -> Option<&Decoded> {
+    fn get(&self, pc: u64) -> Option<&D> {
         match self.slot(pc) {
             Some(k) => self.window.get(k)?.as_ref(),
             None => self.insts.get(&pc),
@@ -182,7 +244,7 @@ impl CodeCache {
 
     /// Decodes the instruction at `pc` into the cache.
     #[inline(never)]
-    fn fetch(&mut self, mem: &dyn Memory, pc: u64) -> Result<(), ExecError> {
+    fn fetch<F: Frontend<Decoded = D>>(&mut self, mem: &dyn Memory, pc: u64) -> Result<(), ExecError> {
         let slot = self.slot(pc);
         // Up to three dwords (an instruction and its literal); fewer at the end of
         // the code's mapping.
@@ -205,12 +267,11 @@ impl CodeCache {
             let fault = fault.unwrap_or_else(|| MemoryFault::not_present(pc, false));
             return Err(ExecError::Fetch { fault, pc });
         }
-        let i = Inst::decode(&words).map_err(|e| ExecError::Decode {
+        let i = F::decode(&words).map_err(|e| ExecError::Decode {
             pc,
             words: words[..words.len().min(2)].to_vec(),
             reason: e.to_string(),
         })?;
-        let i = Decoded::new(i);
         match slot {
             Some(k) => {
                 if self.window.len() <= k {
@@ -271,7 +332,7 @@ impl Grid {
 
     /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
     /// allocations are reused).
-    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>) {
+    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>, architected_ids: bool) {
         let [gx, gy, gz] = d.group_id(g);
         let [bx, by, _] = self.block;
         let n = self.threads.div_ceil(32);
@@ -300,6 +361,10 @@ impl Grid {
                     next += 1;
                 }
             }
+            if architected_ids {
+                w.s[TTMP9] = gx;
+                w.s[TTMP7] = gy & 0xffff | gz << 16;
+            }
             // The wave's first thread id divided out once, then counted up (x fastest).
             let first = wi * 32;
             let lanes = self.threads.saturating_sub(first).min(32);
@@ -326,21 +391,18 @@ impl Grid {
 }
 
 /// An instruction's trap as the dispatch's error, naming the instruction.
-fn exec_error(t: Trap, pc: u64, i: &Inst) -> ExecError {
-    let at = At {
-        pc,
-        inst: i.to_string(),
-    };
+fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
+    let at = At { pc, inst };
     match t {
         Trap::Fault(fault, access) => ExecError::Fault { fault, access, at },
         Trap::Missing(reason) | Trap::Refused(reason) => ExecError::Unsupported { at, reason },
     }
 }
 
-fn run_group(
+fn run_group<F: Frontend>(
     waves: &mut [Wave],
     mem: &dyn Memory,
-    code: &mut CodeCache,
+    code: &mut CodeCache<F::Decoded>,
     me: &mut Worker<'_>,
     lds: &mut [u8],
 ) -> Result<(), ExecError> {
@@ -362,7 +424,7 @@ fn run_group(
                 let d = match code.get(w.pc) {
                     Some(d) => d,
                     None => {
-                        code.fetch(mem, w.pc)?;
+                        code.fetch::<F>(mem, w.pc)?;
                         code.get(w.pc).ok_or(ExecError::Fetch {
                             // fetch just put it there.
                             fault: MemoryFault::not_present(w.pc, false),
@@ -375,10 +437,9 @@ fn run_group(
                     w.pc += 4;
                     continue;
                 }
-                let i = &d.inst;
-                let flow = d.run(w, mem, lds).map_err(|t| exec_error(t, w.pc, i))?;
+                let flow = d.run(w, mem, lds).map_err(|t| exec_error(t, w.pc, d.text()))?;
                 match flow {
-                    Flow::Next => w.pc += i.size as u64 * 4,
+                    Flow::Next => w.pc += d.size() as u64 * 4,
                     Flow::Jump(imm) => w.pc = (w.pc + 4).wrapping_add_signed(imm as i64 * 4),
                     Flow::Goto(to) => w.pc = to,
                     Flow::Barrier => {
@@ -532,7 +593,7 @@ mod tests {
         let mut waves = Vec::new();
         // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
         for mode in [0x30, 0x39] {
-            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves);
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves, false);
             assert_eq!(waves[0].mode & 0xff, mode);
         }
     }
@@ -549,7 +610,7 @@ mod tests {
             ..Dispatch::default()
         };
         let mut waves = Vec::new();
-        Grid::new(&d).unwrap().waves(&d, 1, &mut waves);
+        Grid::new(&d).unwrap().waves(&d, 1, &mut waves, false);
         let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
         let want: Vec<Place> = (0..4)
             .map(|wave| Place {
@@ -559,6 +620,28 @@ mod tests {
             })
             .collect();
         assert_eq!(places, want);
+    }
+
+    /// gfx12's architected SGPRs: the workgroup's ids in TTMP9 (x) and TTMP7 (y low,
+    /// z high), besides the SGPRs RSRC2 enables.
+    #[test]
+    fn architected_ids_are_in_the_trap_temporaries() {
+        let d = Dispatch {
+            rsrc: [0, 1 << 7, 0],
+            block: [32, 1, 1],
+            grid: [3, 5, 7],
+            ..Dispatch::default()
+        };
+        // Workgroup 3 × 5 × 4 + 3 × 2 + 1: x 1, y 2, z 4.
+        let g = 3 * 5 * 4 + 3 * 2 + 1;
+        for architected in [false, true] {
+            let mut waves = Vec::new();
+            Grid::new(&d).unwrap().waves(&d, g, &mut waves, architected);
+            let w = &waves[0];
+            assert_eq!(w.s[0], 1, "TGID_X_EN puts x after the user SGPRs");
+            let ttmp = (w.s[TTMP9], w.s[TTMP7]);
+            assert_eq!(ttmp, if architected { (1, 2 | 4 << 16) } else { (0, 0) });
+        }
     }
 
     /// Registers no GPU runs are refused with their values.

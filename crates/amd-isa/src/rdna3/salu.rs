@@ -411,23 +411,48 @@ pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &dyn Memory) -> R<()> {
     };
     use fld::smem::*;
     let iw = i.words();
-    let sdata = SDATA.index(&iw);
-    let sbase = SBASE.operand(&iw);
-    let offset = i64::from(OFFSET.signed(&iw));
-    let soff = SOFFSET.operand(&iw);
-    let base = w.sread64(sbase, None)?;
-    let so = if usize::from(soff) == NULL {
+    let load = ScalarLoad {
+        dwords: n,
+        sdata: SDATA.index(&iw),
+        sbase: SBASE.operand(&iw),
+        offset: i64::from(OFFSET.signed(&iw)),
+        soffset: SOFFSET.operand(&iw),
+    };
+    scalar_load(w, &load, mem)
+}
+
+/// An SMEM load as the instruction's fields give it, whichever generation's encoding
+/// they come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScalarLoad {
+    /// How many dwords.
+    pub(crate) dwords: usize,
+    /// SDATA: the first destination SGPR.
+    pub(crate) sdata: usize,
+    /// SBASE: the address pair's first SGPR, as an operand number.
+    pub(crate) sbase: u16,
+    /// The signed byte offset.
+    pub(crate) offset: i64,
+    /// SOFFSET: an SGPR whose value is added (NULL: none).
+    pub(crate) soffset: u16,
+}
+
+/// Loads `l.dwords` dwords from `SBASE + offset + SOFFSET` (dword-aligned) into SDATA.
+pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<()> {
+    let n = l.dwords;
+    let base = w.sread64(l.sbase, None)?;
+    let so = if usize::from(l.soffset) == NULL {
         0
     } else {
-        w.sread(soff, None)? as i64
+        w.sread(l.soffset, None)? as i64
     };
-    let addr = (base as i64).wrapping_add(offset).wrapping_add(so) as u64 & !3;
+    let addr = (base as i64).wrapping_add(l.offset).wrapping_add(so) as u64 & !3;
     let mut buf = [0u8; 64];
-    let buf = &mut buf[..n * 4];
+    let buf = buf.get_mut(..n * 4).ok_or("a scalar load of more than 16 dwords")?;
     mem.read(addr, buf).map_err(Trap::load(n * 4))?;
     for k in 0..n {
         let b = &buf[k * 4..k * 4 + 4];
-        w.swrite(sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
+        w.swrite(l.sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;
     }
     Ok(())
 }

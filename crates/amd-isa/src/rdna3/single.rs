@@ -100,7 +100,7 @@ pub fn execute_on(words: &[u32], state: &mut WaveState, mem: &dyn Memory) -> Res
     state.scc = w.scc;
     state.vgpr.copy_from_slice(&w.v);
     state.mode = w.mode;
-    r.map(|_| ()).map_err(|t| super::exec_error(t, 0, &inst))
+    r.map(|_| ()).map_err(|t| super::exec_error(t, 0, inst.to_string()))
 }
 
 #[cfg(test)]

@@ -28,6 +28,10 @@ pub const NULL: usize = 124;
 pub const M0: usize = 125;
 /// The SGPRs proper, s0 to s105 (`vcc_lo` follows).
 pub const SGPRS: usize = 106;
+/// TTMP7: on gfx12, the workgroup's y (bits 15:0) and z (bits 31:16) ids.
+pub(crate) const TTMP7: usize = 115;
+/// TTMP9: on gfx12, the workgroup's x id.
+pub(crate) const TTMP9: usize = 117;
 
 /// MODE's round modes (bits 3:0; 0 rounds to nearest even).
 pub const MODE_ROUND: u32 = 0xf;

@@ -44,6 +44,9 @@ fn vop3(op: u16) -> Option<u16> {
 impl Inst {
     /// The RDNA3 instruction this one runs and prints as, where it has one.
     pub fn to_rdna3(&self) -> Option<rdna3::Inst> {
+        if let Some(op) = self.vop2_as_vop3() {
+            return self.as_vop3(op);
+        }
         let mut w: Words = self.words;
         for &(ours, theirs, table) in rewrites(self.enc)? {
             let op = table(ours.get(&self.words) as u16)?;
@@ -53,11 +56,42 @@ impl Inst {
         let body = self.size as usize - usize::from(self.literal.is_some());
         let mut words = w[..body].to_vec();
         words.extend(self.literal);
-        // Only what gfx11 has: RDNA 3.5's scalar float ALU, which the RDNA3 tables
-        // list, is no gfx1100 instruction (LLVM knows none of it for gfx1100).
+        Self::gfx11(&words, self.size)
+    }
+
+    /// RDNA3's VOP3 number of a VOP2 opcode that RDNA3 has in VOP3 only.
+    fn vop2_as_vop3(&self) -> Option<u16> {
+        let op = (self.enc == Encoding::Vop2 && self.dpp.is_none()).then_some(self.op)?;
+        lowering::vop2(op).is_none().then(|| lowering::vop2_as_vop3(op))?
+    }
+
+    /// This VOP2 instruction in RDNA3's VOP3 encoding, as opcode `op` (VOP2's VSRC1
+    /// is VOP3's SRC1, a VGPR).
+    fn as_vop3(&self, op: u16) -> Option<rdna3::Inst> {
+        let mut w: Words = [0; 3];
+        f3::vop3::ENCODING.bits.put(&mut w, f3::vop3::ENCODING.value);
+        f3::vop3::OP.put(&mut w, u32::from(op));
+        f3::vop3::VDST.0.put(&mut w, f4::vop2::VDST.index(&self.words) as u32);
+        f3::vop3::SRC0
+            .0
+            .put(&mut w, u32::from(f4::vop2::SRC0.operand(&self.words)));
+        f3::vop3::SRC1
+            .0
+            .put(&mut w, u32::from(f4::vop2::VSRC1.operand(&self.words)));
+        let mut words = w[..f3::vop3::DWORDS].to_vec();
+        words.extend(self.literal);
         rdna3::Inst::decode(&words)
             .ok()
-            .filter(|i| i.size == self.size && (i.enc == rdna3::Encoding::Vopd || i.mnemonic().is_some()))
+            .filter(|i| i.size as usize == words.len())
+    }
+
+    /// `words` decoded as RDNA3, if that is `size` dwords long and gfx11 has it.
+    fn gfx11(words: &[u32], size: u8) -> Option<rdna3::Inst> {
+        // Only what gfx11 has: RDNA 3.5's scalar float ALU, which the RDNA3 tables
+        // list, is no gfx1100 instruction (LLVM knows none of it for gfx1100).
+        rdna3::Inst::decode(words)
+            .ok()
+            .filter(|i| i.size == size && (i.enc == rdna3::Encoding::Vopd || i.mnemonic().is_some()))
     }
 }
 
@@ -204,5 +238,8 @@ mod tests {
         assert_eq!(Inst::decode(&[0xbfc0_0000]).unwrap().to_rdna3(), None);
         // global_load_b32: another layout.
         assert_eq!(Inst::decode(&[0xee05_0002, 0, 0xffff_f001]).unwrap().to_rdna3(), None);
+        // v_lshlrev_b64_e32 v[0:1], 2, v[0:1]: VOP2 in RDNA4, VOP3 in RDNA3.
+        let shift = Inst::decode(&[0x3e00_0082]).unwrap().to_rdna3().unwrap();
+        assert_eq!(shift.llvm().to_string(), "v_lshlrev_b64 v[0:1], 2, v[0:1]");
     }
 }

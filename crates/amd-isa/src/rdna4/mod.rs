@@ -1,22 +1,27 @@
 //! RDNA4 (gfx1200, gfx1201): the instruction set's opcode tables and instruction
 //! fields, generated from AMD's machine-readable RDNA4 ISA as tinygrad's tables give it
-//! (`cargo xtask gen-opcodes --gen rdna4`: 1,563 opcodes in 23 encodings), and the
-//! decoder ([`Inst::decode`]: every encoding, the DPP forms of VOP1/VOP2/VOPC and of
+//! (`cargo xtask gen-opcodes --gen rdna4`: 1,563 opcodes in 23 encodings); the decoder
+//! ([`Inst::decode`]: every encoding, the DPP forms of VOP1/VOP2/VOPC and of
 //! VOP3/VOP3P, literals; tested against every instruction of the gfx1201 test
-//! kernels as `llvm-objdump-19` reads them).
+//! kernels as `llvm-objdump-19` reads them); and the [`Interpreter`].
 //!
-//! An RDNA4 instruction whose encoding lies as RDNA3's does and whose opcode has an
-//! RDNA3 namesake with the same pseudocode and operands ([`Inst::to_rdna3`], the
-//! table `cargo xtask gen-lowering` generates from AMD's ISA as tinygrad extracts it)
-//! is that RDNA3 instruction: it prints and will run as it. Two thirds of the gfx1201
-//! test kernels' instructions are (9,058 of 13,697; each prints as LLVM prints it for
-//! gfx1201). The rest — the memory encodings, SMEM, the split `s_wait_*` counters,
-//! renamed or moved opcodes (`v_mad_co_u64_u32`, VOP2's `v_lshlrev_b64`), WMMA's
-//! narrower operands, LDS opcodes whose pseudocode names `CalcDsAddr` — are RDNA4's
-//! own; their disassembly and the RDNA4 interpreter are not written yet. What
-//! changes against RDNA3 is in `docs/reference/rdna4.md`.
+//! RDNA4 runs on RDNA3's machine (its waves, scheduler, memory and arithmetic). An
+//! RDNA4 instruction whose encoding lies as RDNA3's does and whose opcode has an
+//! RDNA3 counterpart with the same pseudocode and operands ([`Inst::to_rdna3`], the
+//! table `cargo xtask gen-lowering` generates from AMD's ISA as tinygrad extracts it:
+//! the same name, a rename such as `s_add_co_i32`, or a VOP2 form of an RDNA3 VOP3
+//! opcode) is that RDNA3 instruction: it runs and prints as it. The memory encodings
+//! (SMEM, VGLOBAL, VFLAT, VSCRATCH, their opcodes mapped by name) read their own
+//! fields (24-bit offsets, TH) and hand RDNA3's executor the access; the split
+//! `s_wait_*` counters and barrier, `s_endpgm` and the 64-bit scalar adds are RDNA4's
+//! own. What neither covers stops the dispatch naming the instruction: among what
+//! compilers emit, the scalar float ALU (`s_add_f32`), the IEEE 754-2019 `*_num`
+//! minimum and maximum, gfx12 WMMA, VBUFFER and the images. The disassembly of what
+//! does not lower, and the coverage report, are not written yet; what changes
+//! against RDNA3 is in `docs/reference/rdna4.md`.
 
 mod decode;
+mod exec;
 mod lower;
 #[rustfmt::skip]
 #[path = "generated/lowering.rs"]
@@ -29,6 +34,22 @@ pub mod fields;
 pub mod opcodes;
 
 pub use decode::{DPP8_FI_0, DPP8_FI_1, DPP16, DecodeError, Dpp, Encoding, Inst, LITERAL};
+
+use crate::{Dispatch, ExecError, Memory};
+
+/// The RDNA4 interpreter: runs whole gfx12 dispatches on a [`Memory`], with the
+/// settings and counters of the RDNA3 interpreter it wraps (the machine is the same;
+/// the instructions are RDNA4's, and the workgroup ids are in TTMP9 and TTMP7 as well,
+/// as gfx12's architected SGPRs put them).
+#[derive(Debug, Clone, Default)]
+pub struct Interpreter(pub crate::rdna3::Interpreter);
+
+impl Interpreter {
+    /// Runs dispatch `d` to completion.
+    pub fn dispatch(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
+        self.0.dispatch_as::<exec::Rdna4>(mem, d)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -88,9 +88,15 @@ pub(crate) const fn sop1(op: u16) -> Option<u16> {
     })
 }
 
-/// SOP2Op: 57 of RDNA4's 74 opcodes.
+/// SOP2Op: 63 of RDNA4's 74 opcodes.
 pub(crate) const fn sop2(op: u16) -> Option<u16> {
     Some(match op {
+        0 => 0, // s_add_co_u32
+        1 => 1, // s_sub_co_u32
+        2 => 2, // s_add_co_i32
+        3 => 3, // s_sub_co_i32
+        4 => 4, // s_add_co_ci_u32
+        5 => 5, // s_sub_co_ci_u32
         6 => 6, // s_absdiff_i32
         8 => 8, // s_lshl_b32
         9 => 9, // s_lshl_b64
@@ -537,7 +543,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 376 of RDNA4's 434 opcodes.
+/// VOP3Op: 379 of RDNA4's 434 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_cmp_lt_f16_e64
@@ -703,9 +709,11 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         254 => 254, // v_cmpx_class_f32_e64
         255 => 255, // v_cmpx_class_f64_e64
         257 => 257, // v_cndmask_b32_e64
+        258 => 807, // v_add_f64_e64
         259 => 259, // v_add_f32_e64
         260 => 260, // v_sub_f32_e64
         261 => 261, // v_subrev_f32_e64
+        262 => 808, // v_mul_f64_e64
         263 => 263, // v_mul_dx9_zero_f32_e64
         264 => 264, // v_mul_f32_e64
         265 => 265, // v_mul_i32_i24_e64
@@ -723,6 +731,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         284 => 284, // v_or_b32_e64
         285 => 285, // v_xor_b32_e64
         286 => 286, // v_xnor_b32_e64
+        287 => 828, // v_lshlrev_b64_e64
         293 => 293, // v_add_nc_u32_e64
         294 => 294, // v_sub_nc_u32_e64
         295 => 295, // v_subrev_nc_u32_e64
@@ -920,12 +929,14 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3SDOp: 6 of RDNA4's 10 opcodes.
+/// VOP3SDOp: 8 of RDNA4's 10 opcodes.
 pub(crate) const fn vop3sd(op: u16) -> Option<u16> {
     Some(match op {
         288 => 288, // v_add_co_ci_u32
         289 => 289, // v_sub_co_ci_u32
         290 => 290, // v_subrev_co_ci_u32
+        766 => 766, // v_mad_co_u64_u32
+        767 => 767, // v_mad_co_i64_i32
         768 => 768, // v_add_co_u32
         769 => 769, // v_sub_co_u32
         770 => 770, // v_subrev_co_u32
@@ -974,20 +985,105 @@ pub(crate) const fn vopd(op: u16) -> Option<u16> {
     })
 }
 
-/// DSOp: 22 of RDNA4's 123 opcodes.
+/// VOP2Op: 3 RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.
+pub(crate) const fn vop2_as_vop3(op: u16) -> Option<u16> {
+    Some(match op {
+        2 => 807, // v_add_f64_e32
+        6 => 808, // v_mul_f64_e32
+        31 => 828, // v_lshlrev_b64_e32
+        _ => return None,
+    })
+}
+
+/// DSOp: 103 of RDNA4's 123 opcodes, by name (DSOp in RDNA3).
 pub(crate) const fn ds(op: u16) -> Option<u16> {
     Some(match op {
+        0 => 0, // ds_add_u32
+        1 => 1, // ds_sub_u32
+        2 => 2, // ds_rsub_u32
+        3 => 3, // ds_inc_u32
+        4 => 4, // ds_dec_u32
+        5 => 5, // ds_min_i32
+        6 => 6, // ds_max_i32
+        7 => 7, // ds_min_u32
+        8 => 8, // ds_max_u32
+        9 => 9, // ds_and_b32
+        10 => 10, // ds_or_b32
+        11 => 11, // ds_xor_b32
+        12 => 12, // ds_mskor_b32
+        13 => 13, // ds_store_b32
+        14 => 14, // ds_store_2addr_b32
+        15 => 15, // ds_store_2addr_stride64_b32
+        16 => 16, // ds_cmpstore_b32
+        20 => 20, // ds_nop
+        21 => 21, // ds_add_f32
         30 => 30, // ds_store_b8
         31 => 31, // ds_store_b16
+        32 => 32, // ds_add_rtn_u32
+        33 => 33, // ds_sub_rtn_u32
+        34 => 34, // ds_rsub_rtn_u32
+        35 => 35, // ds_inc_rtn_u32
+        36 => 36, // ds_dec_rtn_u32
+        37 => 37, // ds_min_rtn_i32
+        38 => 38, // ds_max_rtn_i32
+        39 => 39, // ds_min_rtn_u32
+        40 => 40, // ds_max_rtn_u32
+        41 => 41, // ds_and_rtn_b32
+        42 => 42, // ds_or_rtn_b32
+        43 => 43, // ds_xor_rtn_b32
+        44 => 44, // ds_mskor_rtn_b32
+        45 => 45, // ds_storexchg_rtn_b32
         46 => 46, // ds_storexchg_2addr_rtn_b32
         47 => 47, // ds_storexchg_2addr_stride64_rtn_b32
+        48 => 48, // ds_cmpstore_rtn_b32
         53 => 53, // ds_swizzle_b32
+        54 => 54, // ds_load_b32
+        55 => 55, // ds_load_2addr_b32
+        56 => 56, // ds_load_2addr_stride64_b32
         57 => 57, // ds_load_i8
         58 => 58, // ds_load_u8
         59 => 59, // ds_load_i16
         60 => 60, // ds_load_u16
+        61 => 61, // ds_consume
+        62 => 62, // ds_append
+        64 => 64, // ds_add_u64
+        65 => 65, // ds_sub_u64
+        66 => 66, // ds_rsub_u64
+        67 => 67, // ds_inc_u64
+        68 => 68, // ds_dec_u64
+        69 => 69, // ds_min_i64
+        70 => 70, // ds_max_i64
+        71 => 71, // ds_min_u64
+        72 => 72, // ds_max_u64
+        73 => 73, // ds_and_b64
+        74 => 74, // ds_or_b64
+        75 => 75, // ds_xor_b64
+        76 => 76, // ds_mskor_b64
+        77 => 77, // ds_store_b64
+        78 => 78, // ds_store_2addr_b64
+        79 => 79, // ds_store_2addr_stride64_b64
+        80 => 80, // ds_cmpstore_b64
+        96 => 96, // ds_add_rtn_u64
+        97 => 97, // ds_sub_rtn_u64
+        98 => 98, // ds_rsub_rtn_u64
+        99 => 99, // ds_inc_rtn_u64
+        100 => 100, // ds_dec_rtn_u64
+        101 => 101, // ds_min_rtn_i64
+        102 => 102, // ds_max_rtn_i64
+        103 => 103, // ds_min_rtn_u64
+        104 => 104, // ds_max_rtn_u64
+        105 => 105, // ds_and_rtn_b64
+        106 => 106, // ds_or_rtn_b64
+        107 => 107, // ds_xor_rtn_b64
+        108 => 108, // ds_mskor_rtn_b64
+        109 => 109, // ds_storexchg_rtn_b64
         110 => 110, // ds_storexchg_2addr_rtn_b64
         111 => 111, // ds_storexchg_2addr_stride64_rtn_b64
+        112 => 112, // ds_cmpstore_rtn_b64
+        118 => 118, // ds_load_b64
+        119 => 119, // ds_load_2addr_b64
+        120 => 120, // ds_load_2addr_stride64_b64
+        121 => 121, // ds_add_rtn_f32
         126 => 126, // ds_condxchg32_rtn_b64
         160 => 160, // ds_store_b8_d16_hi
         161 => 161, // ds_store_b16_d16_hi
@@ -999,6 +1095,157 @@ pub(crate) const fn ds(op: u16) -> Option<u16> {
         167 => 167, // ds_load_u16_d16_hi
         176 => 176, // ds_store_addtid_b32
         177 => 177, // ds_load_addtid_b32
+        178 => 178, // ds_permute_b32
+        179 => 179, // ds_bpermute_b32
+        222 => 222, // ds_store_b96
+        223 => 223, // ds_store_b128
+        254 => 254, // ds_load_b96
+        255 => 255, // ds_load_b128
+        _ => return None,
+    })
+}
+
+/// VGLOBALOp: 51 of RDNA4's 65 opcodes, by name (GLOBALOp in RDNA3).
+pub(crate) const fn vglobal(op: u16) -> Option<u16> {
+    Some(match op {
+        16 => 16, // global_load_u8
+        17 => 17, // global_load_i8
+        18 => 18, // global_load_u16
+        19 => 19, // global_load_i16
+        20 => 20, // global_load_b32
+        21 => 21, // global_load_b64
+        22 => 22, // global_load_b96
+        23 => 23, // global_load_b128
+        24 => 24, // global_store_b8
+        25 => 25, // global_store_b16
+        26 => 26, // global_store_b32
+        27 => 27, // global_store_b64
+        28 => 28, // global_store_b96
+        29 => 29, // global_store_b128
+        30 => 30, // global_load_d16_u8
+        31 => 31, // global_load_d16_i8
+        32 => 32, // global_load_d16_b16
+        33 => 33, // global_load_d16_hi_u8
+        34 => 34, // global_load_d16_hi_i8
+        35 => 35, // global_load_d16_hi_b16
+        36 => 36, // global_store_d16_hi_b8
+        37 => 37, // global_store_d16_hi_b16
+        40 => 40, // global_load_addtid_b32
+        41 => 41, // global_store_addtid_b32
+        51 => 51, // global_atomic_swap_b32
+        52 => 52, // global_atomic_cmpswap_b32
+        53 => 53, // global_atomic_add_u32
+        54 => 54, // global_atomic_sub_u32
+        56 => 56, // global_atomic_min_i32
+        57 => 57, // global_atomic_min_u32
+        58 => 58, // global_atomic_max_i32
+        59 => 59, // global_atomic_max_u32
+        60 => 60, // global_atomic_and_b32
+        61 => 61, // global_atomic_or_b32
+        62 => 62, // global_atomic_xor_b32
+        63 => 63, // global_atomic_inc_u32
+        64 => 64, // global_atomic_dec_u32
+        65 => 65, // global_atomic_swap_b64
+        66 => 66, // global_atomic_cmpswap_b64
+        67 => 67, // global_atomic_add_u64
+        68 => 68, // global_atomic_sub_u64
+        69 => 69, // global_atomic_min_i64
+        70 => 70, // global_atomic_min_u64
+        71 => 71, // global_atomic_max_i64
+        72 => 72, // global_atomic_max_u64
+        73 => 73, // global_atomic_and_b64
+        74 => 74, // global_atomic_or_b64
+        75 => 75, // global_atomic_xor_b64
+        76 => 76, // global_atomic_inc_u64
+        77 => 77, // global_atomic_dec_u64
+        86 => 86, // global_atomic_add_f32
+        _ => return None,
+    })
+}
+
+/// VFLATOp: 51 of RDNA4's 57 opcodes, by name (FLATOp in RDNA3).
+pub(crate) const fn vflat(op: u16) -> Option<u16> {
+    Some(match op {
+        16 => 16, // flat_load_u8
+        17 => 17, // flat_load_i8
+        18 => 18, // flat_load_u16
+        19 => 19, // flat_load_i16
+        20 => 20, // flat_load_b32
+        21 => 21, // flat_load_b64
+        22 => 22, // flat_load_b96
+        23 => 23, // flat_load_b128
+        24 => 24, // flat_store_b8
+        25 => 25, // flat_store_b16
+        26 => 26, // flat_store_b32
+        27 => 27, // flat_store_b64
+        28 => 28, // flat_store_b96
+        29 => 29, // flat_store_b128
+        30 => 30, // flat_load_d16_u8
+        31 => 31, // flat_load_d16_i8
+        32 => 32, // flat_load_d16_b16
+        33 => 33, // flat_load_d16_hi_u8
+        34 => 34, // flat_load_d16_hi_i8
+        35 => 35, // flat_load_d16_hi_b16
+        36 => 36, // flat_store_d16_hi_b8
+        37 => 37, // flat_store_d16_hi_b16
+        40 => 40, // global_load_addtid_b32
+        41 => 41, // global_store_addtid_b32
+        51 => 51, // flat_atomic_swap_b32
+        52 => 52, // flat_atomic_cmpswap_b32
+        53 => 53, // flat_atomic_add_u32
+        54 => 54, // flat_atomic_sub_u32
+        56 => 56, // flat_atomic_min_i32
+        57 => 57, // flat_atomic_min_u32
+        58 => 58, // flat_atomic_max_i32
+        59 => 59, // flat_atomic_max_u32
+        60 => 60, // flat_atomic_and_b32
+        61 => 61, // flat_atomic_or_b32
+        62 => 62, // flat_atomic_xor_b32
+        63 => 63, // flat_atomic_inc_u32
+        64 => 64, // flat_atomic_dec_u32
+        65 => 65, // flat_atomic_swap_b64
+        66 => 66, // flat_atomic_cmpswap_b64
+        67 => 67, // flat_atomic_add_u64
+        68 => 68, // flat_atomic_sub_u64
+        69 => 69, // flat_atomic_min_i64
+        70 => 70, // flat_atomic_min_u64
+        71 => 71, // flat_atomic_max_i64
+        72 => 72, // flat_atomic_max_u64
+        73 => 73, // flat_atomic_and_b64
+        74 => 74, // flat_atomic_or_b64
+        75 => 75, // flat_atomic_xor_b64
+        76 => 76, // flat_atomic_inc_u64
+        77 => 77, // flat_atomic_dec_u64
+        86 => 86, // flat_atomic_add_f32
+        _ => return None,
+    })
+}
+
+/// VSCRATCHOp: 22 of RDNA4's 24 opcodes, by name (SCRATCHOp in RDNA3).
+pub(crate) const fn vscratch(op: u16) -> Option<u16> {
+    Some(match op {
+        16 => 16, // scratch_load_u8
+        17 => 17, // scratch_load_i8
+        18 => 18, // scratch_load_u16
+        19 => 19, // scratch_load_i16
+        20 => 20, // scratch_load_b32
+        21 => 21, // scratch_load_b64
+        22 => 22, // scratch_load_b96
+        23 => 23, // scratch_load_b128
+        24 => 24, // scratch_store_b8
+        25 => 25, // scratch_store_b16
+        26 => 26, // scratch_store_b32
+        27 => 27, // scratch_store_b64
+        28 => 28, // scratch_store_b96
+        29 => 29, // scratch_store_b128
+        30 => 30, // scratch_load_d16_u8
+        31 => 31, // scratch_load_d16_i8
+        32 => 32, // scratch_load_d16_b16
+        33 => 33, // scratch_load_d16_hi_u8
+        34 => 34, // scratch_load_d16_hi_i8
+        35 => 35, // scratch_load_d16_hi_b16
+        36 => 36, // scratch_store_d16_hi_b8
+        37 => 37, // scratch_store_d16_hi_b16
         _ => return None,
     })
 }

@@ -1,0 +1,376 @@
+//! The same OpenCL kernels, built for gfx1100 and for gfx1201 (`tests/kernels/` and
+//! `tests/kernels/gfx1201/`), give the same bytes on the RDNA3 and the RDNA4
+//! interpreter, at -O2 and at -O0; the few that need what the RDNA4 interpreter does
+//! not run yet stop with an error naming the instruction.
+
+use amd_isa::{Dispatch, SliceMemory, rdna3, rdna4};
+
+/// Reads a little-endian integer of `N` bytes at `at`.
+fn le<const N: usize>(b: &[u8], at: usize) -> u64 {
+    let mut v = [0u8; 8];
+    v[..N].copy_from_slice(&b[at..at + N]);
+    u64::from_le_bytes(v)
+}
+
+/// A code object's loadable image (its PT_LOAD segments at their addresses from 0)
+/// and the address of kernel `name`'s descriptor (`name.kd` in the symbol table).
+fn load(elf: &[u8], name: &str) -> (Vec<u8>, usize) {
+    assert_eq!(&elf[..4], b"\x7fELF", "an ELF file");
+    let (phoff, shoff) = (le::<8>(elf, 0x20) as usize, le::<8>(elf, 0x28) as usize);
+    let (phnum, shnum) = (le::<2>(elf, 0x38) as usize, le::<2>(elf, 0x3c) as usize);
+    let mut image = Vec::new();
+    for k in 0..phnum {
+        let ph = phoff + k * 56;
+        if le::<4>(elf, ph) != 1 {
+            continue; // PT_LOAD only
+        }
+        let (off, va, filesz, memsz) = (
+            le::<8>(elf, ph + 8) as usize,
+            le::<8>(elf, ph + 16) as usize,
+            le::<8>(elf, ph + 32) as usize,
+            le::<8>(elf, ph + 40) as usize,
+        );
+        if image.len() < va + memsz {
+            image.resize(va + memsz, 0);
+        }
+        image[va..va + filesz].copy_from_slice(&elf[off..off + filesz]);
+    }
+    // The symbol tables (SHT_SYMTAB 2, SHT_DYNSYM 11) and their string tables.
+    let section = |k: usize| shoff + k * 64;
+    let want = format!("{name}.kd");
+    for k in 0..shnum {
+        let sh = section(k);
+        if !matches!(le::<4>(elf, sh + 4), 2 | 11) {
+            continue;
+        }
+        let (off, size) = (le::<8>(elf, sh + 24) as usize, le::<8>(elf, sh + 32) as usize);
+        let strtab = section(le::<4>(elf, sh + 40) as usize);
+        let stroff = le::<8>(elf, strtab + 24) as usize;
+        for s in (off..off + size).step_by(24) {
+            let at = stroff + le::<4>(elf, s) as usize;
+            let end = at + elf[at..].iter().position(|&c| c == 0).expect("a string");
+            if elf[at..end] == *want.as_bytes() {
+                return (image, le::<8>(elf, s + 8) as usize);
+            }
+        }
+    }
+    panic!("no symbol {want}");
+}
+
+/// A kernel argument.
+#[derive(Clone)]
+enum Arg {
+    /// A buffer with these contents (its address is the argument).
+    Buffer(Vec<u8>),
+    /// A 32-bit value.
+    U32(u32),
+}
+
+const CODE: u64 = 0x1000_0000;
+const KERNARG: u64 = 0x2000_0000;
+const BUFFERS: u64 = 0x3000_0000;
+const PACKET: u64 = 0x2800_0000;
+
+/// Runs kernel `name` of code object `elf` over `groups` workgroups of `block`, and
+/// returns the buffers as the kernel left them.
+fn run(
+    elf: &[u8],
+    name: &str,
+    args: &[Arg],
+    groups: [u32; 3],
+    block: [u32; 3],
+    rdna4: bool,
+) -> Result<Vec<Vec<u8>>, String> {
+    let (mut image, kd) = load(elf, name);
+    let desc: Vec<u8> = image[kd..kd + 64].to_vec();
+    let entry = (kd as i64 + le::<8>(&desc, 0x10) as i64) as u64;
+    let properties = le::<2>(&desc, 0x38);
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut kernarg = vec![0u8; 512];
+    let mut at = 0usize;
+    for a in args {
+        match a {
+            Arg::Buffer(b) => {
+                at = at.next_multiple_of(8);
+                let addr = BUFFERS + (buffers.len() as u64) * 0x100_0000;
+                kernarg[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+                buffers.push(b.clone());
+                at += 8;
+            }
+            Arg::U32(v) => {
+                at = at.next_multiple_of(4);
+                kernarg[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                at += 4;
+            }
+        }
+    }
+    // The dispatch packet (AQL's layout): workgroup and grid sizes.
+    let mut packet = vec![0u8; 64];
+    for k in 0..3 {
+        packet[4 + 2 * k..6 + 2 * k].copy_from_slice(&(block[k] as u16).to_le_bytes());
+        packet[12 + 4 * k..16 + 4 * k].copy_from_slice(&(groups[k] * block[k]).to_le_bytes());
+    }
+    packet[40..48].copy_from_slice(&KERNARG.to_le_bytes());
+    // The user SGPRs the descriptor enables, in their order: private segment buffer
+    // (4), dispatch pointer, queue pointer, kernarg pointer, dispatch id, flat scratch
+    // (2 each).
+    let mut user: Vec<u32> = Vec::new();
+    for (bit, value) in [
+        (0, None),
+        (1, Some(PACKET)),
+        (2, Some(0)),
+        (3, Some(KERNARG)),
+        (4, Some(0)),
+        (5, Some(0)),
+    ] {
+        if properties >> bit & 1 == 0 {
+            continue;
+        }
+        match value {
+            Some(v) => user.extend([v as u32, (v >> 32) as u32]),
+            None => user.extend([0; 4]),
+        }
+    }
+    assert!(properties >> 6 & 1 == 0, "{name}: no private segment size SGPR here");
+    let mut user_data = [0u32; 16];
+    user_data[..user.len()].copy_from_slice(&user);
+    // RSRC2.LDS_SIZE, which the command processor fills in from the group segment
+    // size: blocks of 512 bytes.
+    let lds_blocks = (le::<4>(&desc, 0) as u32).div_ceil(512);
+    let rsrc2 = le::<4>(&desc, 0x34) as u32 | lds_blocks << 15;
+    let d = Dispatch {
+        code_addr: CODE + entry,
+        rsrc: [le::<4>(&desc, 0x30) as u32, rsrc2, le::<4>(&desc, 0x2c) as u32],
+        user_data,
+        block,
+        grid: groups,
+        ..Dispatch::default()
+    };
+    {
+        let mut mem = SliceMemory::new();
+        mem.map(CODE, &mut image);
+        mem.map(KERNARG, &mut kernarg);
+        mem.map(PACKET, &mut packet);
+        for (k, b) in buffers.iter_mut().enumerate() {
+            mem.map(BUFFERS + k as u64 * 0x100_0000, b);
+        }
+        let r = if rdna4 {
+            rdna4::Interpreter::default().dispatch(&mem, &d)
+        } else {
+            rdna3::Interpreter::default().dispatch(&mem, &d)
+        };
+        r.map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(buffers)
+}
+
+fn floats(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    v.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+
+fn words(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    v.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+/// A kernel and its launch: name, arguments, workgroups, workgroup size.
+type Case = (&'static str, Vec<Arg>, [u32; 3], [u32; 3]);
+
+/// The kernels and their launches.
+fn cases() -> Vec<Case> {
+    use Arg::*;
+    let n = 1000u32;
+    let xs = floats((0..n).map(|i| i as f32 * 0.37 - 50.0));
+    let ys = floats((0..n).map(|i| (i as f32).sin()));
+    let us = words((0..n).map(|i| i.wrapping_mul(2_654_435_761)));
+    let vs = words((0..n).map(|i| i.wrapping_mul(40_503) ^ 0x5555));
+    let ds: Vec<u8> = (0..n).flat_map(|i| (i as f64 * 1.25 - 300.0).to_le_bytes()).collect();
+    let es: Vec<u8> = (0..n).flat_map(|i| (i as f64).cos().to_le_bytes()).collect();
+    let out = |n: u32, per: u32| vec![0u8; (n * per) as usize];
+    let m = 32u32;
+    let a = floats((0..m * m).map(|i| (i % 7) as f32 - 3.0));
+    let b = floats((0..m * m).map(|i| (i % 5) as f32 * 0.5));
+    vec![
+        (
+            "vadd",
+            vec![
+                Buffer(xs.clone()),
+                Buffer(ys.clone()),
+                Buffer(vec![0; 4 * n as usize]),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "saxpy",
+            vec![Buffer(xs.clone()), Buffer(ys.clone()), U32(2.5f32.to_bits()), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "intmix",
+            vec![
+                Buffer(us.clone()),
+                Buffer(vs.clone()),
+                Buffer(vec![0; 32 * n as usize]),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "matmul",
+            vec![Buffer(a), Buffer(b), Buffer(vec![0; 4 * (m * m) as usize]), U32(m)],
+            [2, 2, 1],
+            [16, 16, 1],
+        ),
+        (
+            "reduce_lds",
+            vec![Buffer(xs.clone()), Buffer(vec![0; 16]), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "atomics",
+            vec![Buffer(us.clone()), Buffer(vec![0; 256]), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "divergent",
+            vec![Buffer(us.clone()), Buffer(out(n, 16)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "f16scalar",
+            vec![Buffer(xs.clone()), Buffer(ys.clone()), Buffer(out(n, 32)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "f64math",
+            vec![Buffer(ds.clone()), Buffer(es), Buffer(out(n, 128)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "flat_ptrs",
+            vec![Buffer(us.clone()), Buffer(out(n, 16)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "lds_atomics",
+            vec![Buffer(us.clone()), Buffer(out(n, 16)), Buffer(vec![0; 64]), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "mix64",
+            vec![
+                Buffer(ds.clone()),
+                Buffer(vs.iter().chain(&us).copied().collect()),
+                Buffer(out(n, 128)),
+                Buffer(out(n, 64)),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "private_array",
+            vec![Buffer(words((0..n).map(|i| i % 13))), Buffer(out(n, 16)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "sat",
+            vec![
+                Buffer(xs.clone()),
+                Buffer(us.clone()),
+                Buffer(out(n, 32)),
+                Buffer(out(n, 32)),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "transcend",
+            vec![
+                Buffer(floats((0..n).map(|i| i as f32 * 0.01 + 0.001))),
+                Buffer(out(n, 64)),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "wavereduce",
+            vec![Buffer(us.clone()), Buffer(out(n, 4)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "wavemax",
+            vec![Buffer(us), Buffer(out(n, 4)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "grid3d",
+            vec![Buffer(out(8 * 8 * 4, 16)), U32(8), U32(8), U32(4)],
+            [1, 2, 2],
+            [8, 4, 2],
+        ),
+        ("spin", vec![Buffer(out(256, 4)), U32(20)], [1, 1, 1], [64, 1, 1]),
+    ]
+}
+
+/// The code objects that need what the RDNA4 interpreter does not run yet, and the
+/// instruction it stops at: RDNA4's scalar float ALU, and the IEEE 754-2019
+/// `*_num` minimum and maximum that replaced RDNA3's `v_min_f32`/`v_max_f32`.
+const NOT_YET: &[(&str, &str)] = &[
+    ("lds_atomics.hsaco", "s_add_f32"),
+    ("mix64.hsaco", "v_dual_fmac_f32"),
+    ("mix64_O0.hsaco", "v_max_num_f32_e64"),
+    ("sat.hsaco", "v_max_num_f32_e64"),
+    ("sat_O0.hsaco", "v_maxmin_num_f32"),
+];
+
+#[test]
+fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let mut failed = Vec::new();
+    for (name, args, groups, block) in cases() {
+        for suffix in ["", "_O0"] {
+            // The code object is named after its source file.
+            let source = match name {
+                "wavemax" => "wavereduce",
+                "private_array" => "private",
+                other => other,
+            };
+            let file = format!("{source}{suffix}.hsaco");
+            let gfx11 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
+            let gfx12 = std::fs::read(dir.join("gfx1201").join(&file)).expect("gfx1201 code object");
+            let want = run(&gfx11, name, &args, groups, block, false).unwrap();
+            // The kernel wrote something (the buffers are the arguments', in order).
+            let inputs = args.iter().filter_map(|a| match a {
+                Arg::Buffer(b) => Some(b),
+                Arg::U32(_) => None,
+            });
+            assert!(want.iter().zip(inputs).any(|(w, b)| w != b), "{file} wrote nothing");
+            let not_yet = NOT_YET.iter().find(|(f, _)| *f == file).map(|(_, why)| *why);
+            match (run(&gfx12, name, &args, groups, block, true), not_yet) {
+                (Ok(got), None) if got == want => {}
+                (Ok(_), None) => failed.push(format!("gfx1201 {file} differs from gfx1100")),
+                (Err(e), None) => failed.push(format!("gfx1201 {file}: {e}")),
+                // What the RDNA4 interpreter does not run yet stops, naming it.
+                (Err(e), Some(why)) if e.contains(why) => {}
+                (r, Some(why)) => failed.push(format!("gfx1201 {file}: expected a refusal of {why}, got {r:?}")),
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
