@@ -281,8 +281,17 @@ impl Decoded {
         matches!(self.kind, Kind::Hint)
     }
 
-    /// Runs the instruction on `w`, as [`step`] does.
-    #[inline]
+    /// Runs the instruction on `w` out of line: for another generation's scheduler,
+    /// so that RDNA3's loop stays the one place [`Decoded::run`] is inlined (the
+    /// compiler inlines the vector ALU into it only there).
+    #[inline(never)]
+    pub(crate) fn run_out_of_line(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> R<Flow> {
+        self.run(w, mem, lds)
+    }
+
+    /// Runs the instruction on `w`, as [`step`] does. (Inlined into the scheduler's
+    /// loop: a call per instruction costs the commonest kernels several percent.)
+    #[inline(always)]
     pub(crate) fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> R<Flow> {
         match &self.kind {
             Kind::Hint => Ok(Flow::Next),

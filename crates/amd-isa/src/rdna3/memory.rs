@@ -59,7 +59,9 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
     global(w, &access, mem)
 }
 
-/// A GLOBAL load, store or atomic.
+/// A GLOBAL load, store or atomic. (Inlined into each generation's caller: it reads
+/// the access's fields once where they were just decoded.)
+#[inline(always)]
 pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<()> {
     let &FlatAccess {
         op: iop,

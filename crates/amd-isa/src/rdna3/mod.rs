@@ -195,7 +195,7 @@ impl Step for Decoded {
     fn is_hint(&self) -> bool {
         Decoded::is_hint(self)
     }
-    #[inline]
+    #[inline(always)]
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         Decoded::run(self, w, mem, lds)
     }
@@ -390,6 +390,14 @@ impl Grid {
     }
 }
 
+/// A wave's trap as the dispatch's error (out of the scheduler's loop, which it would
+/// otherwise grow past what the compiler inlines into it).
+#[cold]
+#[inline(never)]
+fn trapped(t: Trap, pc: u64, d: &impl Step) -> ExecError {
+    exec_error(t, pc, d.text())
+}
+
 /// An instruction's trap as the dispatch's error, naming the instruction.
 fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
     let at = At { pc, inst };
@@ -437,7 +445,10 @@ fn run_group<F: Frontend>(
                     w.pc += 4;
                     continue;
                 }
-                let flow = d.run(w, mem, lds).map_err(|t| exec_error(t, w.pc, d.text()))?;
+                let flow = match d.run(w, mem, lds) {
+                    Ok(flow) => flow,
+                    Err(t) => return Err(trapped(t, w.pc, d)),
+                };
                 match flow {
                     Flow::Next => w.pc += d.size() as u64 * 4,
                     Flow::Jump(imm) => w.pc = (w.pc + 4).wrapping_add_signed(imm as i64 * 4),

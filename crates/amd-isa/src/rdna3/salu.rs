@@ -438,6 +438,7 @@ pub(crate) struct ScalarLoad {
 }
 
 /// Loads `l.dwords` dwords from `SBASE + offset + SOFFSET` (dword-aligned) into SDATA.
+#[inline]
 pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<()> {
     let n = l.dwords;
     let base = w.sread64(l.sbase, None)?;

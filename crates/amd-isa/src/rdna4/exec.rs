@@ -187,7 +187,7 @@ impl Step for Decoded {
     #[inline]
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         let (i, own) = match self {
-            Decoded::Lowered(d, _) => return Step::run(d, w, mem, lds),
+            Decoded::Lowered(d, _) => return d.run_out_of_line(w, mem, lds),
             Decoded::Own(i, own) => (i, own),
         };
         match own {
