@@ -10,6 +10,7 @@ use super::fields as f4;
 use super::lowering;
 use super::opcodes::{Smem, Sop1, Sop2, Sopp};
 use crate::error::Trap;
+use crate::field::Words;
 use crate::memory::Memory;
 use crate::rdna3::{self, FlatAccess, Flow, Frontend, ScalarLoad, Step, Wave};
 
@@ -100,71 +101,28 @@ fn own(i: &Inst) -> Own {
                 soffset: SOFFSET.operand(w),
             })
         }
-        Encoding::Vglobal => match lowering::vglobal(i.op) {
-            Some(op) => {
-                use f4::vglobal::*;
-                Own::Global(access(
-                    op,
-                    VDST.index(w),
-                    SADDR.operand(w),
-                    VSRC.operand(w),
-                    VADDR.index(w),
-                    IOFFSET.signed(w),
-                    TH.get(w),
-                    false,
-                ))
-            }
-            None => Own::Missing,
-        },
-        Encoding::Vflat => match lowering::vflat(i.op) {
-            Some(op) => {
-                use f4::vflat::*;
-                Own::Flat(access(
-                    op,
-                    VDST.index(w),
-                    SADDR.operand(w),
-                    VSRC.operand(w),
-                    VADDR.index(w),
-                    IOFFSET.signed(w),
-                    TH.get(w),
-                    false,
-                ))
-            }
-            None => Own::Missing,
-        },
-        Encoding::Vscratch => match lowering::vscratch(i.op) {
-            Some(op) => {
-                use f4::vscratch::*;
-                Own::Scratch(access(
-                    op,
-                    VDST.index(w),
-                    SADDR.operand(w),
-                    VSRC.operand(w),
-                    VADDR.index(w),
-                    IOFFSET.signed(w),
-                    TH.get(w),
-                    SVE.is_set(w),
-                ))
-            }
-            None => Own::Missing,
-        },
+        Encoding::Vglobal => lowering::vglobal(i.op).map_or(Own::Missing, |op| Own::Global(access(op, w))),
+        Encoding::Vflat => lowering::vflat(i.op).map_or(Own::Missing, |op| Own::Flat(access(op, w))),
+        Encoding::Vscratch => lowering::vscratch(i.op).map_or(Own::Missing, |op| Own::Scratch(access(op, w))),
         _ => Own::Missing,
     }
 }
 
-/// A VGLOBAL/VFLAT/VSCRATCH access: an atomic returns the old value when TH says so
-/// (TH_ATOMIC_RETURN, bit 0 of an atomic's TH).
-#[allow(clippy::too_many_arguments)]
-fn access(op: u16, vdst: usize, saddr: u16, data: u16, addr: usize, offset: i32, th: u32, sve: bool) -> FlatAccess {
+/// A VGLOBAL, VFLAT or VSCRATCH instruction's access, opcode `op` in RDNA3's numbering:
+/// the three encodings place their fields alike (a test checks), so VGLOBAL's names
+/// read them. An atomic returns the old value when TH says so (TH_ATOMIC_RETURN, bit
+/// 0 of an atomic's TH).
+fn access(op: u16, w: &Words) -> FlatAccess {
+    use f4::vglobal::*;
     FlatAccess {
         op,
-        vdst,
-        saddr,
-        data,
-        addr,
-        offset: i64::from(offset),
-        returns: th & 1 != 0,
-        sve,
+        vdst: VDST.index(w),
+        saddr: SADDR.operand(w),
+        data: VSRC.operand(w),
+        addr: VADDR.index(w),
+        offset: i64::from(IOFFSET.signed(w)),
+        returns: TH.get(w) & 1 != 0,
+        sve: f4::vscratch::SVE.is_set(w),
     }
 }
 
@@ -233,5 +191,49 @@ impl Step for Decoded {
                 )
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f4::{vflat, vglobal, vscratch};
+
+    /// VGLOBAL, VFLAT and VSCRATCH place the fields [`super::access`] reads alike.
+    #[test]
+    fn vector_memory_encodings_lie_alike() {
+        let fields = |vdst, vaddr, saddr, vsrc, ioffset, th, sve| (vdst, vaddr, saddr, vsrc, ioffset, th, sve);
+        let global = fields(
+            vglobal::VDST,
+            vglobal::VADDR,
+            vglobal::SADDR,
+            vglobal::VSRC,
+            vglobal::IOFFSET,
+            vglobal::TH,
+            vglobal::SVE,
+        );
+        assert_eq!(
+            global,
+            fields(
+                vflat::VDST,
+                vflat::VADDR,
+                vflat::SADDR,
+                vflat::VSRC,
+                vflat::IOFFSET,
+                vflat::TH,
+                vflat::SVE
+            )
+        );
+        assert_eq!(
+            global,
+            fields(
+                vscratch::VDST,
+                vscratch::VADDR,
+                vscratch::SADDR,
+                vscratch::VSRC,
+                vscratch::IOFFSET,
+                vscratch::TH,
+                vscratch::SVE
+            )
+        );
     }
 }
