@@ -5,14 +5,20 @@
 //! cargo run --release --example vadd [-- N]
 //! ```
 //!
-//! `AMD_IFACE=KFD`, `PCI` (driverless), `MOCK` or `MOCK_PCI` forces a transport.
+//! `AMD_IFACE=KFD`, `PCI` (driverless), `MOCK` or `MOCK_PCI` forces a transport;
+//! `AMD_MOCK_PROFILE=gfx1201` makes the mock an RDNA4 GPU (`gfx1100`, the default, an
+//! RDNA3 one).
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use amd_hcq::{BufferKind, Iface, LaunchDims, Platform, Program};
 
-const VADD: &[u8] = include_bytes!("../kernels/vadd.hsaco");
+/// The vadd kernel built for each target the project runs kernels of.
+const VADD: [(&str, &[u8]); 2] = [
+    ("gfx1100", include_bytes!("../kernels/vadd.hsaco")),
+    ("gfx1201", include_bytes!("../kernels/gfx1201/vadd.hsaco")),
+];
 
 fn run() -> Result<(), String> {
     let n: usize = match std::env::args().nth(1) {
@@ -26,7 +32,7 @@ fn run() -> Result<(), String> {
     match platform.iface() {
         Iface::Kfd => println!("transport: KFD (/dev/kfd)"),
         Iface::Mock => {
-            println!("transport: mock GPU (no AMD GPU found, or AMD_IFACE=MOCK): kernels run on the RDNA3 interpreter")
+            println!("transport: mock GPU (no AMD GPU found, or AMD_IFACE=MOCK): kernels run on amd-isa's interpreter")
         }
         Iface::Pci => println!("transport: PCI (driverless: the GPU's BARs, booted by amd-am)"),
         Iface::MockPci => println!(
@@ -42,13 +48,13 @@ fn run() -> Result<(), String> {
         props.cu_count,
         props.lds_size / 1024
     );
-    if props.arch != "gfx1100" {
-        return Err(format!(
-            "the bundled vadd code object is built for gfx1100, not {}",
+    let (_, code) = VADD.iter().find(|(target, _)| *target == props.arch).ok_or_else(|| {
+        format!(
+            "the bundled vadd code objects are built for gfx1100 and gfx1201, not {}",
             props.arch
-        ));
-    }
-    let prg = Program::load(&dev, VADD, "vadd").map_err(|e| e.to_string())?;
+        )
+    })?;
+    let prg = Program::load(&dev, code, "vadd").map_err(|e| e.to_string())?;
 
     let a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
     let b: Vec<f32> = (0..n).map(|i| 3.0 - (i % 777) as f32).collect();

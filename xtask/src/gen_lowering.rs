@@ -4,7 +4,8 @@
 //! generations (the scalar ALU, program control, the vector ALU, VOP3P, VOPD, LDS),
 //! each RDNA4 opcode with its RDNA3 number where RDNA3 has an opcode of the same name
 //! in that encoding (or, renamed, the one opcode there with the same pseudocode and
-//! operands) whose pseudocode is the same text (AMD's ISA pseudocode as
+//! operands) whose pseudocode is the same text (or differs only in spelling, read side
+//! by side: `SAME_MEANING`) (AMD's ISA pseudocode as
 //! tinygrad extracts it into `str_pcode.py`, comments dropped and white space folded) and the same operands
 //! (`operands.py`, where both list the opcode: each field's size in bits and kind;
 //! WMMA's A and B, for one, are half as wide in RDNA4). An opcode whose pseudocode or operands differ, even in
@@ -104,13 +105,29 @@ fn pseudocode(text: &str) -> Result<BTreeMap<(String, String), String>> {
 
 type Ops = BTreeMap<String, BTreeMap<String, u16>>;
 
+/// Opcodes whose pseudocode is spelled differently in the two generations with the
+/// same meaning, read side by side (encoding class, name, what differs).
+const SAME_MEANING: &[(&str, &str, &str)] = &[
+    (
+        "VOP3Op",
+        "V_ALIGNBIT_B32",
+        "`S2.u32[4 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
+    ),
+    (
+        "VOP3Op",
+        "V_ALIGNBYTE_B32",
+        "`S2.u32[1 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
+    ),
+];
+
 /// Whether opcode `a` of RDNA3 and `b` of RDNA4 (encoding class, name) have the same
-/// pseudocode and operands.
+/// pseudocode (or one of [`SAME_MEANING`]) and operands.
 fn same(t3: &Tables, a: (&str, &str), t4: &Tables, b: (&str, &str)) -> bool {
     let (ka, kb) = ((a.0.to_string(), a.1.to_string()), (b.0.to_string(), b.1.to_string()));
     let Some(theirs) = t3.code.get(&ka).or_else(|| vopd_as_vop(a.0, a.1, &t3.code)) else {
         return false;
     };
+    let reviewed = a == b && SAME_MEANING.iter().any(|&(class, op, _)| (class, op) == a);
     // Operands where both tables list the opcode (RDNA4's leaves some VOP2 and
     // `_e64` forms out).
     // The formats' names are spelled differently across generations for the same
@@ -124,8 +141,59 @@ fn same(t3: &Tables, a: (&str, &str), t4: &Tables, b: (&str, &str)) -> bool {
         (Some(x), Some(y)) => sizes(x) == sizes(y),
         _ => true,
     };
-    t4.code.get(&kb) == Some(theirs) && operands
+    let Some(ours) = t4.code.get(&kb) else {
+        return false;
+    };
+    // RDNA4's `*_num` minimum and maximum are RDNA3's, with IEEE 754-2019's NaN rule
+    // (the RDNA4 wave's: two NaNs give the first, quieted; RDNA4 has no IEEE mode).
+    // The base opcodes are read side by side (`NUM_BASE`); those built from them
+    // (`v_minmax_num_f32`, `v_pk_max_num_f16`) have RDNA3's pseudocode with `_num`.
+    let num = a.1 != b.1 && b.1.replace("_NUM_", "_").replace("_NUM", "") == a.1;
+    let (ours, theirs) = (packed(ours), packed(theirs));
+    let same_code = if num {
+        NUM_BASE.contains(&b.1) || ours.replace("_num_", "_") == theirs
+    } else {
+        ours == theirs
+    };
+    (reviewed || same_code) && operands
 }
+
+/// A packed (VOP3P) operation's pseudocode in one form: RDNA3 computes the high half
+/// of `tmp` first and RDNA4 the low half, after declaring it (`declare tmp : 32'B`),
+/// and RDNA3 reads the result as `tmp.b32`. The halves are independent assignments to
+/// disjoint bits of `tmp`, so their order is no part of the meaning: sorted here.
+fn packed(code: &str) -> String {
+    let mut statements: Vec<&str> = code
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "declare tmp : 32'B")
+        .collect();
+    let halves = statements.len().saturating_sub(1);
+    if halves == 2 && statements[..halves].iter().all(|s| s.starts_with("tmp[")) {
+        statements[..halves].sort_unstable();
+    }
+    statements.join("; ").replace("D0.b32 = tmp.b32", "D0.b32 = tmp")
+}
+
+/// RDNA4's base `*_num` minimum and maximum: IEEE 754-2019 minimumNumber and
+/// maximumNumber, RDNA3's non-IEEE-mode minimum and maximum but for two NaN operands
+/// (the first, quieted), which is the NaN rule RDNA4's waves run with.
+const NUM_BASE: &[&str] = &[
+    "V_MIN_NUM_F32_E32",
+    "V_MAX_NUM_F32_E32",
+    "V_MIN_NUM_F32_E64",
+    "V_MAX_NUM_F32_E64",
+    "V_MIN_NUM_F16_E32",
+    "V_MAX_NUM_F16_E32",
+    "V_MIN_NUM_F16_E64",
+    "V_MAX_NUM_F16_E64",
+    "V_MIN_NUM_F64_E32",
+    "V_MAX_NUM_F64_E32",
+    "V_MIN_NUM_F64_E64",
+    "V_MAX_NUM_F64_E64",
+    "V_DUAL_MIN_NUM_F32",
+    "V_DUAL_MAX_NUM_F32",
+];
 
 /// The RDNA3 opcode an RDNA4 one without a namesake was renamed from
 /// (`s_add_co_i32` from `s_add_i32`, `v_mad_co_u64_u32` from `v_mad_u64_u32`): the one
@@ -185,9 +253,14 @@ fn operands(text: &str) -> Result<BTreeMap<(String, String), Vec<String>>> {
                 parts.next().unwrap_or(""),
             );
             // RDNA4's table names VOP3's first source `vsrc0` where it takes only a
-            // VGPR; RDNA3's calls the same field `src0`.
+            // VGPR, and a scalar destination's kind OPR_SREG; RDNA3's calls the same
+            // field `src0`, and the kind OPR_SDST.
             let name = match name.trim_matches('"') {
                 "vsrc0" => "src0",
+                other => other,
+            };
+            let kind = match kind {
+                "OpType.OPR_SDST" => "OpType.OPR_SREG",
                 other => other,
             };
             list.push(format!("{name} {size} {kind} {format}"));
@@ -249,10 +322,16 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
             .filter_map(|(op, &n4)| {
                 // RDNA4 marks `_e64` the VOP3 forms of opcodes that gained a VOP2 one
                 // (`v_lshlrev_b64_e64`); RDNA3's VOP3-only namesake has no mark.
-                let name3 = [op.as_str(), op.strip_suffix("_E64").unwrap_or(op)]
-                    .into_iter()
-                    .find(|n| o3.contains_key(*n))
-                    .or_else(|| renamed(&t3, &t4, class, op))?;
+                let num = op.replace("_NUM_", "_").replace("_NUM", "");
+                let name3 = [
+                    op.as_str(),
+                    op.strip_suffix("_E64").unwrap_or(op),
+                    &num,
+                    num.strip_suffix("_E64").unwrap_or(&num),
+                ]
+                .into_iter()
+                .find(|n| o3.contains_key(*n))
+                .or_else(|| renamed(&t3, &t4, class, op))?;
                 same(&t3, (class, name3), &t4, (class, op)).then_some((n4, o3[name3], op.as_str()))
             })
             .collect();
@@ -283,8 +362,11 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
         .iter()
         .filter(|(op, _)| !t3.ops["VOP2Op"].contains_key(*op))
         .filter_map(|(op, &n4)| {
-            let name3 = op.strip_suffix("_E32")?;
-            let n3 = *o3.get(name3)?;
+            let num = op.replace("_NUM_", "_");
+            let name3 = [op.strip_suffix("_E32")?, num.strip_suffix("_E32")?]
+                .into_iter()
+                .find(|n| o3.contains_key(*n))?;
+            let n3 = o3[name3];
             same(&t3, ("VOP3Op", name3), &t4, ("VOP2Op", op)).then_some((n4, n3, op.as_str()))
         })
         .collect();

@@ -170,9 +170,17 @@ impl Platform {
     #[cfg(feature = "mock")]
     fn mock_or_err(pci: bool) -> Result<Self> {
         if pci {
-            Self::mock_pci(amd_mockgpu::MockConfig::pci(1))
-        } else {
-            Self::mock(amd_mockgpu::MockConfig::default())
+            return Self::mock_pci(amd_mockgpu::MockConfig::pci(1));
+        }
+        // AMD_MOCK_PROFILE picks the KFD mock's GPU, as the interposer's does.
+        match std::env::var("AMD_MOCK_PROFILE") {
+            Ok(name) => match amd_mockgpu::MockConfig::named(&name, 1) {
+                Some(config) => Self::mock(config),
+                None => Err(HcqError::NoDevice(format!(
+                    "AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201 or gfx1030)"
+                ))),
+            },
+            Err(_) => Self::mock(amd_mockgpu::MockConfig::default()),
         }
     }
 

@@ -31,7 +31,7 @@ fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)>
         waves_per_simd: p.max_waves_per_simd,
         slots_per_cu: p.scratch_slots_per_cu,
     };
-    let gfx11 = p.target == GfxTarget::Gfx11;
+    let gfx11 = p.target.gfx11_or_later();
     let waves_per_cu = (p.max_waves_per_simd as usize)
         .checked_mul(p.simd_per_cu as usize)
         .ok_or_else(|| over("waves per CU"))?;
@@ -157,6 +157,7 @@ impl<I: DeviceInterface> Program<I> {
         }
         dev.ensure_scratch(kd.private_segment_size)?;
         // gfx11: set the privileged bit (a CWSR workaround, as tinygrad 0.10.1 does).
+        // PRIV, as tinygrad sets it on gfx11 alone (gfx12's RSRC1 has no such bit).
         let rsrc1 = kd.rsrc1 | if props.target == GfxTarget::Gfx11 { 1 << 20 } else { 0 };
         let rsrc2 = kd.rsrc2 | (lds_blocks << 15);
         Ok(Program {

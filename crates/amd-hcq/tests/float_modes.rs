@@ -12,8 +12,8 @@ use amd_hcq::{Buffer, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys};
 use common::{download, rand_u32, stop_reasons, upload};
 
-fn device() -> (Arc<MockSys>, Platform, Device) {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+fn device(target: &str) -> (Arc<MockSys>, Platform, Device) {
+    let m = Arc::new(MockSys::new(MockConfig::named(target, 1).expect("a mock profile")));
     let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
     let d = p.device(0).unwrap();
     (m, p, d)
@@ -126,8 +126,8 @@ fn correctly_rounded_division_at_the_range_limits() {
             da[i].to_bits() ^ (u64::from(r[6 * n + i]) << 32 | u64::from(r[7 * n + i])) & 0x800f_ffff_ffff_ffff,
         );
     }
-    for elf in kernel!("fdiv_exact") {
-        let (m, _p, dev) = device();
+    for (target, elf) in kernel!("fdiv_exact") {
+        let (m, _p, dev) = device(target);
         let prg = Program::load(&dev, elf, "fdiv_exact").unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (ba, bb) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)));
@@ -289,8 +289,8 @@ fn ieee_operations_in_every_rounding_mode() {
     let da: Vec<f64> = (0..n).map(|i| f64_of(r[2 * n + i], r[3 * n + i])).collect();
     let db: Vec<f64> = (0..n).map(|i| f64_of(r[4 * n + i], r[5 * n + i])).collect();
     let ia: Vec<u32> = (0..n).map(|i| r[6 * n + i]).collect();
-    for elf in kernel!("rounding") {
-        let (m, _p, dev) = device();
+    for (target, elf) in kernel!("rounding") {
+        let (m, _p, dev) = device(target);
         let prg = Program::load(&dev, elf, "rounding").unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let (ba, bb, bi) = (upload(&dev, &bits(&a)), upload(&dev, &bits(&b)), upload(&dev, &ia));
@@ -424,8 +424,8 @@ fn f16_and_f64_denormals_flushed_by_the_kernel_descriptor() {
         .flat_map(|i| [halves[i % halves.len()].0, halves[i % halves.len()].1])
         .collect();
     let fa: Vec<f32> = (0..n).map(|i| floats[i % floats.len()]).collect();
-    for elf in kernel!("denormals") {
-        let (m, _p, dev) = device();
+    for (target, elf) in kernel!("denormals") {
+        let (m, _p, dev) = device(target);
         let prg = Program::load(&dev, elf, "denormals").unwrap();
         let hwords: Vec<u32> = ha.chunks(2).map(|c| u32::from(c[0]) | u32::from(c[1]) << 16).collect();
         let (bda, bha) = (upload(&dev, &words64(&da)), upload(&dev, &hwords));

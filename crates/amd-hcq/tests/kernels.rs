@@ -1,5 +1,7 @@
 //! The test kernel suite (`tests/kernels`), run through the whole runtime on the mock
-//! GPU's RDNA3 interpreter and checked against Rust references on random inputs.
+//! GPU and checked against Rust references on random inputs: each kernel's gfx1100
+//! builds on a gfx1100 mock (the RDNA3 interpreter), its gfx1201 builds on a gfx1201
+//! mock (the RDNA4 interpreter), each at -O2 and -O0.
 
 mod common;
 
@@ -30,21 +32,42 @@ impl<T> Explained<T> for amd_hcq::Result<T> {
     }
 }
 
-fn device() -> (Platform, Device) {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+fn device(target: &str) -> (Platform, Device) {
+    let m = Arc::new(MockSys::new(MockConfig::named(target, 1).expect("a mock profile")));
     MOCK.with(|cell| *cell.borrow_mut() = Some(m.clone()));
     let p = Platform::with_sys(m, Iface::Mock).unwrap();
     let d = p.device(0).unwrap();
     (p, d)
 }
 
-/// Runs `test` on a fresh mock device with kernel `name` of each build in `elfs`
-/// loaded.
-fn for_each_build(elfs: [&[u8]; 2], name: &str, test: impl Fn(&Device, &Program)) {
-    for elf in elfs {
-        let (_p, dev) = device();
+/// The gfx1201 builds that need what the RDNA4 interpreter does not run yet (kernel,
+/// build index in [`kernel!`]'s order, the instruction it stops at): RDNA4's scalar
+/// float ALU, and gfx12's WMMA.
+const GFX1201_NOT_YET: &[(&str, usize, &str)] = &[
+    ("lds_atomics", 2, "s_add_f32"),
+    ("wmma", 2, "v_wmma_f32_16x16x16_f16"),
+    ("wmma", 3, "v_wmma_f32_16x16x16_f16"),
+];
+
+/// Runs `test` on a fresh mock device of each build's target with kernel `name` of
+/// that build loaded. A build of [`GFX1201_NOT_YET`] must stop at its instruction.
+fn for_each_build(builds: [(&str, &[u8]); 4], name: &str, test: impl Fn(&Device, &Program)) {
+    for (k, (target, elf)) in builds.into_iter().enumerate() {
+        let (_p, dev) = device(target);
         let prg = Program::load(&dev, elf, name).unwrap();
-        test(&dev, &prg);
+        match GFX1201_NOT_YET.iter().find(|&&(n, b, _)| (n, b) == (name, k)) {
+            None => test(&dev, &prg),
+            Some(&(_, _, inst)) => {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&dev, &prg)));
+                let message = r.err().and_then(|e| e.downcast::<String>().ok()).map(|m| *m);
+                assert!(
+                    message
+                        .as_deref()
+                        .is_some_and(|m| m.contains(&format!("{inst} is not implemented for RDNA4"))),
+                    "{name} build {k} on {target}: expected a stop at {inst}, got {message:?}"
+                );
+            }
+        }
     }
 }
 
@@ -787,8 +810,8 @@ fn half_f(h: u16) -> f64 {
 
 #[test]
 fn sixty_four_bit_integers_and_rounding_builtins() {
-    for (level, elf) in kernel!("mix64").into_iter().enumerate() {
-        let (_p, dev) = device();
+    for (level, (target, elf)) in kernel!("mix64").into_iter().enumerate() {
+        let (_p, dev) = device(target);
         let prg = Program::load(&dev, elf, "mix64").unwrap();
         let n = 300;
         let r = rand_u32(4 * n, 23);

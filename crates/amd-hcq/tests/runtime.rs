@@ -984,7 +984,7 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
     let dev = p.device(0).unwrap();
     let sig = dev.new_signal(0).unwrap();
     let x = Var::new("x");
-    let saxpy = Program::load(&dev, kernel!("saxpy")[0], "saxpy").unwrap();
+    let saxpy = Program::load(&dev, kernel!("saxpy")[0].1, "saxpy").unwrap();
     let (a, b) = (
         dev.alloc(256, BufferKind::Device).unwrap(),
         dev.alloc(256, BufferKind::Device).unwrap(),

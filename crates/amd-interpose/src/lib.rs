@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Configuration, read at first use: `AMD_MOCK_GPUS` (GPUs, default 1),
-//! `AMD_MOCK_PROFILE` (`gfx1100`, the default, or `gfx1030`), `AMD_MOCK_VRAM_MIB`
+//! `AMD_MOCK_PROFILE` (`gfx1100`, the default, `gfx1201` or `gfx1030`), `AMD_MOCK_VRAM_MIB`
 //! (VRAM per GPU), `AMD_INTERPOSE_LOG=1` (a line on stderr for each device opened
 //! and each ioctl or mapping the mock refused: what a client did that the mock does
 //! not do).
@@ -145,10 +145,10 @@ pub fn config_from_env() -> MockConfig {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| (1..=MAX_GPUS).contains(&n))
         .unwrap_or(1);
-    let mut profile = match std::env::var("AMD_MOCK_PROFILE").ok().as_deref().map(str::trim) {
-        Some("gfx1030") => GpuProfile::gfx1030(),
-        _ => GpuProfile::gfx1100(),
-    };
+    let mut profile = std::env::var("AMD_MOCK_PROFILE")
+        .ok()
+        .and_then(|name| GpuProfile::named(&name))
+        .unwrap_or_else(GpuProfile::gfx1100);
     if let Some(mib) = std::env::var("AMD_MOCK_VRAM_MIB")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())

@@ -42,7 +42,7 @@ pub enum KfdError {
         msg: String,
     },
     /// A GPU of a family this runtime does not drive.
-    #[error("GPU {arch} (gfx_target_version {version}) is not supported: amd-hcq drives gfx10.3 and gfx11")]
+    #[error("GPU {arch} (gfx_target_version {version}) is not supported: amd-hcq drives gfx10.3, gfx11 and gfx12")]
     UnsupportedTarget {
         /// The arch name, e.g. `gfx906`.
         arch: String,

@@ -511,4 +511,19 @@ mod tests {
         assert_eq!(s.debug_memory_size, (96 * 32 * 32u32).next_multiple_of(64));
         assert_eq!(s.allocation_size().unwrap() % 4096, 0);
     }
+
+    /// An RX 9070 XT (gfx1201, 64 CUs): the sizes the kernel computes, which a Radeon
+    /// AI PRO R9700 (also gfx1201, 64 CUs) prints in sysfs.
+    #[test]
+    fn cwsr_sizes_of_a_gfx1201() {
+        let text = "gfx_target_version 120001\nsimd_count 128\nsimd_per_cu 2\nmax_waves_per_simd 16\n\
+            lds_size_in_kb 64\nmax_slots_scratch_cu 32\narray_count 8\nsimd_arrays_per_engine 2\n\
+            drm_render_minor 128\n";
+        let props = NodeProperties::parse(text, Path::new("p")).unwrap();
+        assert_eq!(props.target().unwrap(), GfxTarget::Gfx12);
+        let s = CwsrSizes::for_props(&props).unwrap();
+        assert_eq!(s.ctl_stack_size, 28_672);
+        assert_eq!(s.ctl_stack_size + s.wg_data_size, 30_699_520);
+        assert_eq!(s.debug_memory_size, 65_536);
+    }
 }

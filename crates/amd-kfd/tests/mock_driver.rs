@@ -142,7 +142,7 @@ fn malformed_properties_and_unsupported_targets() {
     assert!(matches!(e, KfdError::UnsupportedTarget { version: 90006, .. }));
     assert_eq!(
         e.to_string(),
-        "GPU gfx906 (gfx_target_version 90006) is not supported: amd-hcq drives gfx10.3 and gfx11"
+        "GPU gfx906 (gfx_target_version 90006) is not supported: amd-hcq drives gfx10.3, gfx11 and gfx12"
     );
     drop(kfd);
     assert_released(&m);

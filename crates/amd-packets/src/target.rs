@@ -4,25 +4,32 @@ use crate::PacketError;
 
 /// The GPU family whose packet layouts and register offsets apply.
 ///
-/// Built from KFD's `gfx_target_version` (major·10000 + minor·100 + stepping).
+/// Built from KFD's `gfx_target_version` (major·10000 + minor·100 + stepping). The
+/// default is gfx11, the target the project began with.
 #[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GfxTarget {
     /// gfx10.3 (RDNA2: gfx1030…gfx1036), SDMA 5.2.
     Gfx103,
     /// gfx11 (RDNA3/3.5: gfx1100…gfx1151), SDMA 6.
+    #[default]
     Gfx11,
+    /// gfx12 (RDNA4: gfx1200, gfx1201), SDMA 7. Its PM4 packets and COMPUTE_*
+    /// registers are gfx11's (`gfx_v12_0.c` includes the same `nvd.h`; the register
+    /// offsets agree); SDMA 7 takes SDMA 6's packets.
+    Gfx12,
 }
 
 impl GfxTarget {
     /// Every supported target, for tests and tables.
-    pub const ALL: [GfxTarget; 2] = [GfxTarget::Gfx103, GfxTarget::Gfx11];
+    pub const ALL: [GfxTarget; 3] = [GfxTarget::Gfx103, GfxTarget::Gfx11, GfxTarget::Gfx12];
 
     /// The target for a KFD `gfx_target_version` such as `110000` (gfx1100).
     pub const fn from_version(version: u32) -> Result<Self, PacketError> {
         match version / 100 {
             1003 => Ok(GfxTarget::Gfx103),
             1100..=1105 => Ok(GfxTarget::Gfx11),
+            1200 => Ok(GfxTarget::Gfx12),
             _ => Err(PacketError::UnsupportedTarget { version }),
         }
     }
@@ -33,11 +40,18 @@ impl GfxTarget {
         Self::from_version(version)
     }
 
+    /// Whether the target is gfx11 or later (the COMPUTE_* registers gfx10.3 lacks,
+    /// scratch in 256-byte granules per shader engine).
+    pub const fn gfx11_or_later(self) -> bool {
+        !matches!(self, GfxTarget::Gfx103)
+    }
+
     /// A short name for messages: `gfx10.3` or `gfx11`.
     pub const fn name(self) -> &'static str {
         match self {
             GfxTarget::Gfx103 => "gfx10.3",
             GfxTarget::Gfx11 => "gfx11",
+            GfxTarget::Gfx12 => "gfx12",
         }
     }
 
@@ -46,7 +60,7 @@ impl GfxTarget {
     pub const fn sdma_count_bits(self) -> u32 {
         match self {
             GfxTarget::Gfx103 => 22,
-            GfxTarget::Gfx11 => 30,
+            GfxTarget::Gfx11 | GfxTarget::Gfx12 => 30,
         }
     }
 }
@@ -82,7 +96,9 @@ mod tests {
         assert_eq!(GfxTarget::from_version(100300), Ok(GfxTarget::Gfx103));
         assert_eq!(GfxTarget::from_version(100306), Ok(GfxTarget::Gfx103));
         assert!(GfxTarget::from_version(90402).is_err());
-        assert!(GfxTarget::from_version(120000).is_err());
+        assert_eq!(GfxTarget::from_version(120000), Ok(GfxTarget::Gfx12));
+        assert_eq!(GfxTarget::from_version(120001), Ok(GfxTarget::Gfx12));
+        assert!(GfxTarget::from_version(120500).is_err());
         assert!(GfxTarget::from_version(0).is_err());
     }
 
@@ -107,5 +123,6 @@ mod tests {
         }
         assert_eq!(GfxTarget::from_name("gfx1030"), Ok(GfxTarget::Gfx103));
         assert!(GfxTarget::from_name("gfx942").is_err());
+        assert_eq!(GfxTarget::from_name("gfx1201"), Ok(GfxTarget::Gfx12));
     }
 }

@@ -165,22 +165,24 @@ fn disasm(args: &[String]) -> Result<()> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
+        // gfx12 code in RDNA4's encodings (`amdgcn-amd-amdhsa--gfx1201`), the rest RDNA3's.
+        let rdna4 = co.target.as_deref().is_some_and(|t| t.contains("--gfx12"));
         let mut at = 0;
         while at < words.len() {
             // s_code_end fills the end of the text section.
             if words[at] == 0xbf9f_0000 {
                 break;
             }
-            match Inst::decode(&words[at..]) {
-                Ok(inst) => {
-                    let n = (inst.size.max(1) as usize).min(words.len() - at);
+            let decoded = if rdna4 {
+                amd_isa::rdna4::Inst::decode(&words[at..]).map(|i| (i.size, i.text()))
+            } else {
+                Inst::decode(&words[at..]).map(|i| (i.size, i.llvm().to_string()))
+            };
+            match decoded {
+                Ok((size, text)) => {
+                    let n = (size.max(1) as usize).min(words.len() - at);
                     let raw: Vec<String> = words[at..at + n].iter().map(|w| format!("{w:08x}")).collect();
-                    println!(
-                        "  {:8x}: {:<56} // {}",
-                        start + 4 * at,
-                        inst.llvm().to_string(),
-                        raw.join(" ")
-                    );
+                    println!("  {:8x}: {:<56} // {}", start + 4 * at, text, raw.join(" "));
                     at += n;
                 }
                 Err(e) => {
@@ -210,6 +212,7 @@ fn decode(args: &[String]) -> Result<()> {
                 target = match t.as_str() {
                     "gfx1100" | "gfx11" => GfxTarget::Gfx11,
                     "gfx1030" | "gfx103" => GfxTarget::Gfx103,
+                    "gfx1200" | "gfx1201" | "gfx12" => GfxTarget::Gfx12,
                     other => return Err(usage(format!("no target {other:?} (gfx1100 or gfx1030)"))),
                 };
             }

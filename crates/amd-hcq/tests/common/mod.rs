@@ -102,8 +102,22 @@ pub fn stop_reasons(m: &MockSys) -> Vec<String> {
 macro_rules! kernel {
     ($name:literal) => {
         [
-            &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
-            &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
+            (
+                "gfx1100",
+                &include_bytes!(concat!("../../../tests/kernels/", $name, ".hsaco"))[..],
+            ),
+            (
+                "gfx1100",
+                &include_bytes!(concat!("../../../tests/kernels/", $name, "_O0.hsaco"))[..],
+            ),
+            (
+                "gfx1201",
+                &include_bytes!(concat!("../../../tests/kernels/gfx1201/", $name, ".hsaco"))[..],
+            ),
+            (
+                "gfx1201",
+                &include_bytes!(concat!("../../../tests/kernels/gfx1201/", $name, "_O0.hsaco"))[..],
+            ),
         ]
     };
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -247,7 +248,7 @@ static void *ask_versions(void *arg) {
     while (asking) {
         struct kfd_ioctl_get_version_args v = {0};
         if (ioctl(kfd, AMDKFD_IOC_GET_VERSION, &v) < 0 || v.major_version != 1) return NULL;
-        (*answers)++;
+        __atomic_fetch_add(answers, 1, __ATOMIC_RELEASE);
     }
     return answers;
 }
@@ -358,6 +359,9 @@ int main(int argc, char **argv) {
     long answers = 0;
     pthread_t asker;
     if (pthread_create(&asker, NULL, ask_versions, &answers) != 0) die("pthread_create");
+    /* The thread is asking before the children start (on a busy machine it may not
+     * have run yet). */
+    while (__atomic_load_n(&answers, __ATOMIC_ACQUIRE) == 0) sched_yield();
     child = vfork();
     if (child < 0) die("vfork");
     if (child == 0) {

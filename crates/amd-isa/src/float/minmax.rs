@@ -1,8 +1,22 @@
 //! The VALU's float minimum and maximum as the ISA's pseudocode gives them: -0 is less
 //! than +0; a quiet NaN operand loses to the other; with MODE.IEEE set (as compute
-//! kernels run), a signaling NaN operand wins, quieted. The three-operand forms are
+//! kernels run), a signaling NaN operand wins, quieted. RDNA4 has no IEEE mode: its
+//! `*_num` forms are IEEE 754-2019's minimumNumber and maximumNumber (any NaN loses to
+//! a number; of two NaNs, the first, quieted). The three-operand forms are
 //! built from these as the ISA defines them (`v_min3 = min(min(a, b), c)`,
 //! `v_minmax = max(min(a, b), c)`, `v_med3` through max3).
+
+/// Which NaN rule a wave's minimum and maximum follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Nans {
+    /// RDNA3 without MODE.IEEE: a NaN operand loses to the other.
+    Legacy,
+    /// RDNA3 with MODE.IEEE: a signaling NaN wins, quieted; a quiet NaN loses.
+    Ieee,
+    /// RDNA4 (IEEE 754-2019 minimumNumber/maximumNumber): a NaN loses to a number; of
+    /// two NaNs, the first, quieted.
+    Num,
+}
 
 /// A float format's bits as the min/max pseudocode needs them.
 pub(crate) trait MinMax: Copy {
@@ -65,20 +79,23 @@ impl MinMax for H {
 }
 
 /// `v_min_*`.
-pub(crate) fn min<T: MinMax>(a: T, b: T, ieee: bool) -> T {
-    pick(a, b, ieee, a.less(b))
+pub(crate) fn min<T: MinMax>(a: T, b: T, nans: Nans) -> T {
+    pick(a, b, nans, a.less(b))
 }
 
 /// `v_max_*`.
-pub(crate) fn max<T: MinMax>(a: T, b: T, ieee: bool) -> T {
-    pick(a, b, ieee, b.less(a))
+pub(crate) fn max<T: MinMax>(a: T, b: T, nans: Nans) -> T {
+    pick(a, b, nans, b.less(a))
 }
 
-fn pick<T: MinMax>(a: T, b: T, ieee: bool, a_wins: bool) -> T {
+fn pick<T: MinMax>(a: T, b: T, nans: Nans, a_wins: bool) -> T {
+    let ieee = nans == Nans::Ieee;
     if ieee && a.signaling() {
         a.quieted()
     } else if ieee && b.signaling() {
         b.quieted()
+    } else if nans == Nans::Num && a.nan() && b.nan() {
+        a.quieted()
     } else if b.nan() {
         a
     } else if a.nan() || !a_wins {
@@ -89,39 +106,39 @@ fn pick<T: MinMax>(a: T, b: T, ieee: bool, a_wins: bool) -> T {
 }
 
 /// `v_min3_*`.
-pub(crate) fn min3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
-    min(min(a, b, ieee), c, ieee)
+pub(crate) fn min3<T: MinMax>(a: T, b: T, c: T, nans: Nans) -> T {
+    min(min(a, b, nans), c, nans)
 }
 
 /// `v_max3_*`.
-pub(crate) fn max3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
-    max(max(a, b, ieee), c, ieee)
+pub(crate) fn max3<T: MinMax>(a: T, b: T, c: T, nans: Nans) -> T {
+    max(max(a, b, nans), c, nans)
 }
 
 /// `v_med3_*`: with a NaN operand, min3; else the largest is dropped and the larger of
 /// the other two kept.
-pub(crate) fn med3<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
+pub(crate) fn med3<T: MinMax>(a: T, b: T, c: T, nans: Nans) -> T {
     if a.nan() || b.nan() || c.nan() {
-        return min3(a, b, c, ieee);
+        return min3(a, b, c, nans);
     }
-    let top = max3(a, b, c, ieee);
+    let top = max3(a, b, c, nans);
     if top.same(a) {
-        max(b, c, ieee)
+        max(b, c, nans)
     } else if top.same(b) {
-        max(a, c, ieee)
+        max(a, c, nans)
     } else {
-        max(a, b, ieee)
+        max(a, b, nans)
     }
 }
 
 /// `v_minmax_*`: max(min(a, b), c).
-pub(crate) fn minmax<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
-    max(min(a, b, ieee), c, ieee)
+pub(crate) fn minmax<T: MinMax>(a: T, b: T, c: T, nans: Nans) -> T {
+    max(min(a, b, nans), c, nans)
 }
 
 /// `v_maxmin_*`: min(max(a, b), c).
-pub(crate) fn maxmin<T: MinMax>(a: T, b: T, c: T, ieee: bool) -> T {
-    min(max(a, b, ieee), c, ieee)
+pub(crate) fn maxmin<T: MinMax>(a: T, b: T, c: T, nans: Nans) -> T {
+    min(max(a, b, nans), c, nans)
 }
 
 #[cfg(test)]
@@ -130,24 +147,24 @@ mod tests {
 
     #[test]
     fn signed_zeros_order() {
-        assert_eq!(min(0.0f32, -0.0, true).to_bits(), 0x8000_0000);
-        assert_eq!(min(-0.0f32, 0.0, true).to_bits(), 0x8000_0000);
-        assert_eq!(max(-0.0f32, 0.0, false).to_bits(), 0);
-        assert_eq!(max(0.0f64, -0.0, true).to_bits(), 0);
+        assert_eq!(min(0.0f32, -0.0, Nans::Ieee).to_bits(), 0x8000_0000);
+        assert_eq!(min(-0.0f32, 0.0, Nans::Ieee).to_bits(), 0x8000_0000);
+        assert_eq!(max(-0.0f32, 0.0, Nans::Legacy).to_bits(), 0);
+        assert_eq!(max(0.0f64, -0.0, Nans::Ieee).to_bits(), 0);
     }
 
     #[test]
     fn nans_by_mode() {
         let snan = f32::from_bits(0x7f80_0001);
         let qnan = f32::from_bits(0x7fc0_0000);
-        assert_eq!(min(snan, 1.0, true).to_bits(), 0x7fc0_0001);
-        assert_eq!(max(1.0, snan, true).to_bits(), 0x7fc0_0001);
-        assert_eq!(min(snan, 1.0, false), 1.0);
-        assert_eq!(min(qnan, 1.0, true), 1.0);
-        assert_eq!(max(2.0, qnan, true), 2.0);
-        assert_eq!(min(H(0x7c01), H(0x3c00), true), H(0x7e01));
-        assert_eq!(min(H(0x7e00), H(0x3c00), true), H(0x3c00));
-        assert_eq!(med3(H(0x3c00), H(0x4000), H(0x4200), true), H(0x4000));
+        assert_eq!(min(snan, 1.0, Nans::Ieee).to_bits(), 0x7fc0_0001);
+        assert_eq!(max(1.0, snan, Nans::Ieee).to_bits(), 0x7fc0_0001);
+        assert_eq!(min(snan, 1.0, Nans::Legacy), 1.0);
+        assert_eq!(min(qnan, 1.0, Nans::Ieee), 1.0);
+        assert_eq!(max(2.0, qnan, Nans::Ieee), 2.0);
+        assert_eq!(min(H(0x7c01), H(0x3c00), Nans::Ieee), H(0x7e01));
+        assert_eq!(min(H(0x7e00), H(0x3c00), Nans::Ieee), H(0x3c00));
+        assert_eq!(med3(H(0x3c00), H(0x4000), H(0x4200), Nans::Ieee), H(0x4000));
     }
 
     #[test]
@@ -155,9 +172,21 @@ mod tests {
         for (a, b, c) in [(1.0f32, 2.0, 3.0), (3.0, 1.0, 2.0), (2.0, 3.0, 1.0), (2.0, 2.0, 1.0)] {
             let mut v = [a, b, c];
             v.sort_by(|x, y| x.partial_cmp(y).unwrap());
-            assert_eq!(med3(a, b, c, true), v[1]);
+            assert_eq!(med3(a, b, c, Nans::Ieee), v[1]);
         }
         // A NaN operand: min3.
-        assert_eq!(med3(f32::NAN, 5.0, 4.0, true), 4.0);
+        assert_eq!(med3(f32::NAN, 5.0, 4.0, Nans::Ieee), 4.0);
+    }
+
+    #[test]
+    fn nans_as_rdna4_takes_them() {
+        let (qnan, snan) = (f32::from_bits(0x7fc0_0002), f32::from_bits(0x7f80_0001));
+        // A NaN, signaling or quiet, loses to a number, which comes back unchanged.
+        assert_eq!(max(snan, 1.0, Nans::Num), 1.0);
+        assert_eq!(min(2.0, qnan, Nans::Num), 2.0);
+        // Two NaNs: the first, quieted (RDNA3 without IEEE mode returns it as it is).
+        assert_eq!(max(snan, qnan, Nans::Num).to_bits(), 0x7fc0_0001);
+        assert_eq!(max(snan, qnan, Nans::Legacy).to_bits(), 0x7f80_0001);
+        assert_eq!(min(-0.0f32, 0.0, Nans::Num).to_bits(), 0x8000_0000);
     }
 }

@@ -351,8 +351,8 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                 vopd::V_DUAL_SUB_F32 => sub32(fl(a), fl(b), r32).to_bits(),
                 vopd::V_DUAL_SUBREV_F32 => sub32(fl(b), fl(a), r32).to_bits(),
                 vopd::V_DUAL_MUL_DX9_ZERO_F32 => mul_dx9(fl(a), fl(b), r32).to_bits(),
-                vopd::V_DUAL_MAX_F32 => minmax::max(fl(a), fl(b), w.ieee()).to_bits(),
-                vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.ieee()).to_bits(),
+                vopd::V_DUAL_MAX_F32 => minmax::max(fl(a), fl(b), w.nans()).to_bits(),
+                vopd::V_DUAL_MIN_F32 => minmax::min(fl(a), fl(b), w.nans()).to_bits(),
                 vopd::V_DUAL_DOT2ACC_F32_F16 => dot2_f32(w, a, b, fl(acc), false).to_bits(),
                 // v_dual_dot2acc_f32_bf16: the same over bfloat16 halves.
                 vopd::V_DUAL_DOT2ACC_F32_BF16 => dot2_f32(w, a, b, fl(acc), true).to_bits(),

@@ -726,8 +726,8 @@ pub(crate) fn valu_lanes(
                 vop3::V_FMA_F64 => fma64(x(0)?, x(1)?, x(2)?, r64).to_bits(),
                 vop3::V_ADD_F64 => add64(x(0)?, x(1)?, r64).to_bits(),
                 vop3::V_MUL_F64 => mul64(x(0)?, x(1)?, r64).to_bits(),
-                vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.ieee()).to_bits(),
-                _ => minmax::max(x(0)?, x(1)?, w.ieee()).to_bits(),
+                vop3::V_MIN_F64 => minmax::min(x(0)?, x(1)?, w.nans()).to_bits(),
+                _ => minmax::max(x(0)?, x(1)?, w.nans()).to_bits(),
             };
             let r = w.f64_out(output_mods64(r, m));
             w.vwrite(dst, lane, r as u32)?;
@@ -833,8 +833,8 @@ pub(crate) fn valu_lanes(
                 sat_i32(p, m.clamp)
             }
             vop3::V_MUL_U32_U24_E64 => sat_u32(u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff), m.clamp),
-            vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.ieee()).to_bits(),
-            vop3::V_MAX_F32_E64 => minmax::max(fa, fb, w.ieee()).to_bits(),
+            vop3::V_MIN_F32_E64 => minmax::min(fa, fb, w.nans()).to_bits(),
+            vop3::V_MAX_F32_E64 => minmax::max(fa, fb, w.nans()).to_bits(),
             vop3::V_MIN_I32_E64 => (a as i32).min(b as i32) as u32,
             vop3::V_MAX_I32_E64 => (a as i32).max(b as i32) as u32,
             vop3::V_MIN_U32_E64 => a.min(b),
@@ -926,7 +926,7 @@ pub(crate) fn valu_lanes(
             vop3::V_MIN3_F32..=vop3::V_MED3_U32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 let fc = w.f32_in(f(m.float(2, c)));
-                let ieee = w.ieee();
+                let ieee = w.nans();
                 match op {
                     vop3::V_MIN3_F32 => minmax::min3(fa, fb, fc, ieee).to_bits(),
                     vop3::V_MIN3_I32 => (a as i32).min(b as i32).min(c as i32) as u32,
@@ -946,8 +946,8 @@ pub(crate) fn valu_lanes(
             vop3::V_MAXMIN_F32 | vop3::V_MINMAX_F32 | vop3::V_MAXMIN_U32..=vop3::V_MINMAX_I32 => {
                 let c = w.vread(srcs[2], lane, lit)?;
                 match op {
-                    vop3::V_MAXMIN_F32 => minmax::maxmin(fa, fb, w.f32_in(f(m.float(2, c))), w.ieee()).to_bits(),
-                    vop3::V_MINMAX_F32 => minmax::minmax(fa, fb, w.f32_in(f(m.float(2, c))), w.ieee()).to_bits(),
+                    vop3::V_MAXMIN_F32 => minmax::maxmin(fa, fb, w.f32_in(f(m.float(2, c))), w.nans()).to_bits(),
+                    vop3::V_MINMAX_F32 => minmax::minmax(fa, fb, w.f32_in(f(m.float(2, c))), w.nans()).to_bits(),
                     vop3::V_MAXMIN_U32 => a.max(b).min(c),
                     vop3::V_MINMAX_U32 => a.min(b).max(c),
                     vop3::V_MAXMIN_I32 => (a as i32).max(b as i32).min(c as i32) as u32,

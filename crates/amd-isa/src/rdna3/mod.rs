@@ -137,7 +137,7 @@ impl Interpreter {
                 lds: Vec::new(),
             },
             |s, mem, me, g| {
-                grid.waves(d, g, &mut s.waves, F::ARCHITECTED_IDS);
+                grid.waves(d, g, &mut s.waves, F::GFX12);
                 s.lds.clear();
                 s.lds.resize(grid.lds_bytes, 0);
                 run_group::<F>(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
@@ -157,9 +157,11 @@ pub(crate) trait Frontend {
     type Decoded: Step + Clone;
     /// Decodes the instruction at the start of `words`.
     fn decode(words: &[u32]) -> Result<Self::Decoded, DecodeError>;
-    /// Whether the workgroup's ids are in TTMP9 (x) and TTMP7 (y in bits 15:0, z in
-    /// 31:16) too, as gfx12's architected SGPRs put them.
-    const ARCHITECTED_IDS: bool;
+    /// Whether the waves start as gfx12's do: the workgroup's ids in TTMP9 (x) and
+    /// TTMP7 (y in bits 15:0, z in 31:16) too, as its architected SGPRs put them; no
+    /// IEEE mode or DX10 clamp from RSRC1 (bits 23 and 21 mean other things there);
+    /// IEEE 754-2019's NaN rule in the float minimum and maximum.
+    const GFX12: bool;
 }
 
 /// A decoded instruction, as a wave runs it.
@@ -183,7 +185,7 @@ impl Frontend for Rdna3 {
     fn decode(words: &[u32]) -> Result<Decoded, DecodeError> {
         Inst::decode(words).map(Decoded::new)
     }
-    const ARCHITECTED_IDS: bool = false;
+    const GFX12: bool = false;
 }
 
 impl Step for Decoded {
@@ -332,7 +334,7 @@ impl Grid {
 
     /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
     /// allocations are reused).
-    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>, architected_ids: bool) {
+    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>, gfx12: bool) {
         let [gx, gy, gz] = d.group_id(g);
         let [bx, by, _] = self.block;
         let n = self.threads.div_ceil(32);
@@ -350,8 +352,12 @@ impl Grid {
                 lds_bytes: self.lds_bytes as u32,
             };
             // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
-            // (bit 23) are MODE bits 8 and 9.
-            w.mode = (d.rsrc[0] >> 12) & 0xff | (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
+            // (bit 23) are MODE bits 8 and 9 (gfx12 has neither).
+            w.mode = (d.rsrc[0] >> 12) & 0xff;
+            if !gfx12 {
+                w.mode |= (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
+            }
+            w.num_nans = gfx12;
             let user = self.user_sgprs.min(16);
             w.s[..user].copy_from_slice(&d.user_data[..user]);
             let mut next = self.user_sgprs;
@@ -361,7 +367,7 @@ impl Grid {
                     next += 1;
                 }
             }
-            if architected_ids {
+            if gfx12 {
                 w.s[TTMP9] = gx;
                 w.s[TTMP7] = gy & 0xffff | gz << 16;
             }
@@ -633,25 +639,29 @@ mod tests {
         assert_eq!(places, want);
     }
 
-    /// gfx12's architected SGPRs: the workgroup's ids in TTMP9 (x) and TTMP7 (y low,
-    /// z high), besides the SGPRs RSRC2 enables.
+    /// gfx12's waves: the workgroup's ids in TTMP9 (x) and TTMP7 (y low, z high),
+    /// besides the SGPRs RSRC2 enables; no IEEE mode.
     #[test]
-    fn architected_ids_are_in_the_trap_temporaries() {
+    fn gfx12_waves_start_as_gfx12s_do() {
+        use crate::float::minmax::Nans;
+        // RSRC1 bit 23: IEEE_MODE on gfx11, DISABLE_PERF on gfx12.
         let d = Dispatch {
-            rsrc: [0, 1 << 7, 0],
+            rsrc: [1 << 23, 1 << 7, 0],
             block: [32, 1, 1],
             grid: [3, 5, 7],
             ..Dispatch::default()
         };
         // Workgroup 3 × 5 × 4 + 3 × 2 + 1: x 1, y 2, z 4.
         let g = 3 * 5 * 4 + 3 * 2 + 1;
-        for architected in [false, true] {
+        for gfx12 in [false, true] {
             let mut waves = Vec::new();
-            Grid::new(&d).unwrap().waves(&d, g, &mut waves, architected);
+            Grid::new(&d).unwrap().waves(&d, g, &mut waves, gfx12);
             let w = &waves[0];
             assert_eq!(w.s[0], 1, "TGID_X_EN puts x after the user SGPRs");
             let ttmp = (w.s[TTMP9], w.s[TTMP7]);
-            assert_eq!(ttmp, if architected { (1, 2 | 4 << 16) } else { (0, 0) });
+            assert_eq!(ttmp, if gfx12 { (1, 2 | 4 << 16) } else { (0, 0) });
+            let nans = if gfx12 { Nans::Num } else { Nans::Ieee };
+            assert_eq!(w.nans(), nans, "gfx12 has no IEEE mode, and IEEE 754-2019's NaN rule");
         }
     }
 

@@ -95,8 +95,8 @@ pub(crate) fn valu_f16(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 
                     fma16(x(0)?, x(1)?, k, r16)
                 }
             }
-            vop3::V_MAX_F16_E64 => minmax::max(hb(0)?, hb(1)?, w.ieee()).0,
-            vop3::V_MIN_F16_E64 => minmax::min(hb(0)?, hb(1)?, w.ieee()).0,
+            vop3::V_MAX_F16_E64 => minmax::max(hb(0)?, hb(1)?, w.nans()).0,
+            vop3::V_MIN_F16_E64 => minmax::min(hb(0)?, hb(1)?, w.nans()).0,
             _ => fma16(x(0)?, x(1)?, x(2)?, r16),
         };
         // Clamp bounds a half result to [0, 1]; the integer conversions saturate anyway.
@@ -226,8 +226,8 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
                 vop3p::V_PK_FMA_F16 => fma16(f(0), f(1), f(2), r16),
                 vop3p::V_PK_ADD_F16 => add16(f(0), f(1), r16),
                 vop3p::V_PK_MUL_F16 => mul16(f(0), f(1), r16),
-                vop3p::V_PK_MIN_F16 => minmax::min(H(a), H(b), w.ieee()).0,
-                _ => minmax::max(H(a), H(b), w.ieee()).0,
+                vop3p::V_PK_MIN_F16 => minmax::min(H(a), H(b), w.nans()).0,
+                _ => minmax::max(H(a), H(b), w.nans()).0,
             };
             let r = if clamp && float { super::valu::clamp_half(r) } else { r };
             let r = if float { w.f16_out(r) } else { r };

@@ -153,7 +153,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
         let h = |k: usize| -> R<u16> { Ok(m.half(k, raw(k)?)) };
         let x16 = |k: usize| f16_src(w, srcs[k], lane, lit, m, k);
         let hb = |k: usize| f16_bits(w, srcs[k], lane, lit, m, k).map(H);
-        let ieee = w.ieee();
+        let ieee = w.nans();
         let x64 = |k: usize| f64_src(w, srcs[k], lane, lit, m, k);
         let f32s = |k: usize| -> R<f32> { Ok(w.f32_in(f32::from_bits(m.float(k, raw(k)?)))) };
         // A 16-bit result into the half op_sel names; a 32-bit one; a 64-bit one.

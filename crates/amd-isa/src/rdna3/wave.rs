@@ -87,6 +87,8 @@ pub struct Wave {
     pub(crate) mode: u32,
     /// Where the dispatch placed the wave (what `s_getreg` reads of it).
     pub(crate) place: Place,
+    /// RDNA4's float minimum and maximum (IEEE 754-2019's; RDNA4 has no IEEE mode).
+    pub(crate) num_nans: bool,
 }
 
 /// A wave's place in its dispatch: the facts the hardware registers HW_ID1, STATUS
@@ -114,6 +116,7 @@ impl Wave {
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
             place: Place::default(),
+            num_nans: false,
         }
     }
 
@@ -207,9 +210,16 @@ impl Wave {
         self.s[EXEC_LO]
     }
 
-    /// MODE.IEEE.
-    pub(crate) fn ieee(&self) -> bool {
-        self.mode & MODE_IEEE != 0
+    /// The NaN rule of the float minimum and maximum: RDNA4's, or MODE.IEEE's.
+    pub(crate) fn nans(&self) -> crate::float::minmax::Nans {
+        use crate::float::minmax::Nans;
+        if self.num_nans {
+            Nans::Num
+        } else if self.mode & MODE_IEEE != 0 {
+            Nans::Ieee
+        } else {
+            Nans::Legacy
+        }
     }
 
     pub(crate) fn vcc(&self) -> u32 {

@@ -62,7 +62,7 @@ impl Frontend for Rdna4 {
             None => Decoded::Own(i, own(&i)),
         })
     }
-    const ARCHITECTED_IDS: bool = true;
+    const GFX12: bool = true;
 }
 
 /// What running `i` takes, for an instruction that does not lower.

@@ -47,6 +47,12 @@ impl Inst {
         if let Some(op) = self.vop2_as_vop3() {
             return self.as_vop3(op);
         }
+        if self.mode_register() {
+            let body = self.size as usize - usize::from(self.literal.is_some());
+            let mut words = self.words[..body].to_vec();
+            words.extend(self.literal);
+            return Self::gfx11(&words, self.size);
+        }
         let mut w: Words = self.words;
         for &(ours, theirs, table) in rewrites(self.enc)? {
             let op = table(ours.get(&self.words) as u16)?;
@@ -57,6 +63,67 @@ impl Inst {
         let mut words = w[..body].to_vec();
         words.extend(self.literal);
         Self::gfx11(&words, self.size)
+    }
+
+    /// The instruction as text: where it lowers to RDNA3, as `llvm-objdump-19` prints it
+    /// for gfx1201 (RDNA3's text with RDNA4's opcode names); otherwise its opcode's
+    /// name and encoding, without its operands (RDNA4's own disassembly is not
+    /// written yet).
+    pub fn text(&self) -> String {
+        let Some(r) = self.to_rdna3() else {
+            return format!(
+                "{} ({:?}; operands not printed)",
+                self.name().unwrap_or("unknown opcode"),
+                self.enc
+            );
+        };
+        let mut text = r.llvm().to_string();
+        let bare = |n: &str| {
+            n.strip_suffix("_e32")
+                .or_else(|| n.strip_suffix("_e64"))
+                .unwrap_or(n)
+                .to_string()
+        };
+        // RDNA4's name where RDNA4 renamed the opcode, or marked it `_e32`/`_e64` as
+        // it gave an RDNA3 VOP3-only opcode a VOP2 form (LLVM leaves the mark off
+        // where there is one form: `v_fmamk_f32`).
+        let vop3 = r.enc == crate::rdna3::Encoding::Vop3;
+        let rename = |text: &mut String, ours: Option<&str>, theirs: Option<&str>| {
+            if let (Some(ours), Some(theirs)) = (ours, theirs)
+                && (bare(ours) != bare(theirs) || vop3 && ours != theirs && bare(ours) == theirs)
+            {
+                *text = text.replacen(theirs, ours, 1);
+            }
+        };
+        if self.enc == Encoding::Vopd {
+            use super::opcodes::Vopd as V4;
+            use crate::rdna3::opcodes::Vopd as V3;
+            let half = |f4: Bits, f3: Bits| {
+                let ours = V4::from_op(f4.get(&self.words) as u16).map(V4::name);
+                (ours, V3::from_op(f3.get(&r.words()) as u16).map(V3::name))
+            };
+            for (ours, theirs) in [half(f4::vopd::OPX, f3::vopd::OPX), half(f4::vopd::OPY, f3::vopd::OPY)] {
+                rename(&mut text, ours, theirs);
+            }
+        } else {
+            rename(&mut text, self.name(), r.mnemonic());
+        }
+        text
+    }
+
+    /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32` of MODE's rounding and
+    /// denormal fields (bits 7:0): MODE is hardware register 1 on gfx12 as on gfx11,
+    /// and those fields are alike (the other registers' ids and MODE's other bits
+    /// differ: `docs/reference/rdna4.md` 1.6). The opcodes have RDNA3's numbers.
+    fn mode_register(&self) -> bool {
+        use super::opcodes::op::sopk::{S_GETREG_B32, S_SETREG_B32, S_SETREG_IMM32_B32};
+        if self.enc != Encoding::Sopk || !matches!(self.op, S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32) {
+            return false;
+        }
+        // SIMM16: the register's id (5:0), the field's offset (10:6) and size - 1 (15:11).
+        let simm = f4::sopk::SIMM16.get(&self.words);
+        let (id, offset, size) = (simm & 0x3f, simm >> 6 & 0x1f, (simm >> 11 & 0x1f) + 1);
+        id == 1 && (self.op == S_GETREG_B32 || offset + size <= 8)
     }
 
     /// RDNA3's VOP3 number of a VOP2 opcode that RDNA3 has in VOP3 only.
@@ -238,6 +305,10 @@ mod tests {
         assert_eq!(Inst::decode(&[0xbfc0_0000]).unwrap().to_rdna3(), None);
         // global_load_b32: another layout.
         assert_eq!(Inst::decode(&[0xee05_0002, 0, 0xffff_f001]).unwrap().to_rdna3(), None);
+        // s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0: MODE's rounding, as RDNA3's; the
+        // same with another register (id 2, STATUS) is RDNA4's own.
+        assert!(Inst::decode(&[0xb900_1801]).unwrap().to_rdna3().is_some());
+        assert_eq!(Inst::decode(&[0xb900_1802]).unwrap().to_rdna3(), None);
         // v_lshlrev_b64_e32 v[0:1], 2, v[0:1]: VOP2 in RDNA4, VOP3 in RDNA3.
         let shift = Inst::decode(&[0x3e00_0082]).unwrap().to_rdna3().unwrap();
         assert_eq!(shift.llvm().to_string(), "v_lshlrev_b64 v[0:1], 2, v[0:1]");

@@ -67,6 +67,52 @@ const GFX1100: &[(&str, u64)] = &[
     ("max_engine_clk_ccompute", 2400),
 ];
 
+/// A Radeon RX 9070 XT: the values `docs/reference/rdna4.md` (3.4) establishes for a
+/// gfx1201, in the gfx1100 profile's order. No source gives a gfx1201's
+/// `caches_count`, `simd_id_base`, `p2p_links_count`, `location_id` or
+/// `sdma_fw_version`: those are the gfx1100 profile's; `unique_id` is one of its own;
+/// the engine clock is the low end of the boards' 2400-2570 MHz.
+const GFX1201: &[(&str, u64)] = &[
+    ("cpu_cores_count", 0),
+    ("simd_count", 128),
+    ("mem_banks_count", 1),
+    ("caches_count", 206),
+    ("io_links_count", 1),
+    ("p2p_links_count", 5),
+    ("cpu_core_id_base", 0),
+    ("simd_id_base", 2147488032),
+    ("max_waves_per_simd", 16),
+    ("lds_size_in_kb", 64),
+    ("gds_size_in_kb", 0),
+    ("num_gws", 0),
+    ("wave_front_size", 32),
+    ("array_count", 8),
+    ("simd_arrays_per_engine", 2),
+    ("cu_per_simd_array", 8),
+    ("simd_per_cu", 2),
+    ("max_slots_scratch_cu", 32),
+    ("gfx_target_version", 120001),
+    ("vendor_id", 4098),
+    ("device_id", 30032),
+    ("location_id", 34304),
+    ("domain", 0),
+    ("drm_render_minor", 0),
+    ("hive_id", 0),
+    ("num_sdma_engines", 2),
+    ("num_sdma_xgmi_engines", 0),
+    ("num_sdma_queues_per_engine", 6),
+    ("num_cp_queues", 4),
+    ("max_engine_clk_fcompute", 2400),
+    ("local_mem_size", 0),
+    ("fw_version", 3010),
+    ("capability", 0x6847_A280),
+    ("debug_prop", 1495),
+    ("sdma_fw_version", 20),
+    ("unique_id", 11673270660693242240),
+    ("num_xcc", 1),
+    ("max_engine_clk_ccompute", 2400),
+];
+
 const GFX1030: &[(&str, u64)] = &[
     ("cpu_cores_count", 0),
     ("simd_count", 160),
@@ -129,6 +175,37 @@ impl GpuProfile {
                 class: 0x03_0000,
             },
             discovery: Discovery::navi31(),
+        }
+    }
+
+    /// A Radeon RX 9070 XT: gfx1201, 64 CUs, 16 GiB, resizable BAR. Its kernels run on
+    /// amd-isa's RDNA4 interpreter.
+    pub fn gfx1201() -> Self {
+        GpuProfile {
+            name: "gfx1201",
+            props: props(GFX1201),
+            vram_size: 16 << 30,
+            large_bar: true,
+            properties_override: None,
+            gtt_size: 16 << 30,
+            pci: PciIdentity {
+                subsystem_vendor: 0x1002,
+                subsystem_device: 0x0e3b,
+                revision: 0xc0,
+                class: 0x03_0000,
+            },
+            discovery: Discovery::navi48(),
+        }
+    }
+
+    /// The profile named `name` (`gfx1100`, `gfx1201` or `gfx1030`), as
+    /// `AMD_MOCK_PROFILE` names it.
+    pub fn named(name: &str) -> Option<Self> {
+        match name.trim() {
+            "gfx1100" => Some(Self::gfx1100()),
+            "gfx1201" => Some(Self::gfx1201()),
+            "gfx1030" => Some(Self::gfx1030()),
+            _ => None,
         }
     }
 

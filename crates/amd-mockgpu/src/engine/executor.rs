@@ -19,6 +19,8 @@ pub struct DispatchInfo {
     pub gpu: usize,
     /// Queue id.
     pub queue: u32,
+    /// The GPU's target: which instruction set its kernels are in.
+    pub target: amd_packets::GfxTarget,
     /// The dispatch's registers (entry, RSRC1..3, user data, sizes, scratch).
     pub regs: amd_isa::Dispatch,
 }
@@ -183,13 +185,18 @@ impl amd_isa::SharedMemory for SharedMemory<'_> {
     }
 }
 
-/// The RDNA3 interpreter ([`amd_isa::rdna3::Interpreter`]), the mock's default kernel
-/// executor.
+/// amd-isa's interpreter, the mock's default kernel executor: a gfx12 GPU's kernels
+/// run on [`amd_isa::rdna4::Interpreter`], the others' on
+/// [`amd_isa::rdna3::Interpreter`] (whose settings and counters both use).
 pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
 
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
-        amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs).map_err(KernelError::Exec)
+        match d.target {
+            amd_packets::GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(self.clone()).dispatch(mem, &d.regs),
+            _ => amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs),
+        }
+        .map_err(KernelError::Exec)
     }
 
     fn fork(&self) -> Option<Box<dyn KernelExecutor>> {

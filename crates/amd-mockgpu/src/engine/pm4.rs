@@ -53,6 +53,7 @@ impl Engines {
                 let info = DispatchInfo {
                     gpu: q.gpu,
                     queue: q.id,
+                    target: q.target,
                     regs: amd_isa::Dispatch {
                         code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
                         rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],

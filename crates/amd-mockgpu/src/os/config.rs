@@ -49,6 +49,15 @@ impl MockConfig {
         }
     }
 
+    /// `n` GPUs of the KFD profile named `name` (`gfx1100`, `gfx1201`, `gfx1030`; see
+    /// [`GpuProfile::named`]) behind a CPU node, `None` for another name.
+    pub fn named(name: &str, n: usize) -> Option<Self> {
+        Some(MockConfig {
+            gpus: vec![GpuProfile::named(name)?; n],
+            ..Self::default()
+        })
+    }
+
     /// `n` 7900 XTXs on the PCI bus ([`PciProfile::navi31`], bound to amdgpu), no KFD
     /// GPU, VFIO loaded.
     pub fn pci(n: usize) -> Self {

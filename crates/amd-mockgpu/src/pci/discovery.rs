@@ -173,6 +173,39 @@ impl Discovery {
         }
     }
 
+    /// A Radeon RX 9070 XT (Navi 48, gfx1201, as the KFD profile `gfx1201`: 4 SEs × 2
+    /// SAs × 4 WGPs, 64 CUs): GC 12.0.1, SDMA 7.0.1 ×2, PSP (MP0) and SMU (MP1) 14.0.3,
+    /// NBIF 6.3.1, MMHUB and ATHUB 4.1.0, OSSSYS 7.0.0, HDP 7.0.0, SMUIO 14.0.2 (the
+    /// versions `docs/reference/rdna4.md` establishes). No public source gives a
+    /// gfx1201's register bases (Linux 6.12 has no IP offset header for it; the
+    /// driver reads them from the card's table): these are Navi 31's. The KFD path,
+    /// and tinygrad 0.14 on it, read the versions only.
+    pub fn navi48() -> Self {
+        let mut d = Discovery::navi31();
+        let version = |id: u16| match id {
+            hw_id::GC => (12, 0, 1),
+            hw_id::SDMA0 | hw_id::SDMA1 => (7, 0, 1),
+            hw_id::MP0 | hw_id::MP1 => (14, 0, 3),
+            hw_id::NBIF => (6, 3, 1),
+            hw_id::MMHUB | hw_id::ATHUB => (4, 1, 0),
+            hw_id::OSSSYS | hw_id::HDP => (7, 0, 0),
+            hw_id::SMUIO => (14, 0, 2),
+            _ => (0, 0, 0),
+        };
+        for ip in &mut d.ips {
+            let v = version(ip.hw_id);
+            if v.0 != 0 {
+                ip.version = v;
+            }
+        }
+        if let GcInfo::V1_2(gc) = &mut d.gc {
+            gc.v1_0.gc_num_se = 4;
+            gc.v1_0.gc_num_gl2c = 16;
+            gc.gc_num_tcps = 64;
+        }
+        d
+    }
+
     /// A Radeon RX 6900 XT-class Navi 21 (gfx1030, as the KFD profile `gfx1030`: 4 SEs
     /// × 2 SAs × 5 WGPs): GC 10.3.0, MP0/MP1 11.0.7, NBIO 2.3.0, MMHUB 2.1.0, OSSSYS
     /// 5.0.3, SDMA 5.2.0 ×4, HDP 5.0.3, SMUIO 11.0.7; table version 3; GC info v1.0;

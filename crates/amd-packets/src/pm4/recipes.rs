@@ -171,7 +171,7 @@ impl Dispatch<'_> {
         set_sh_reg(out, r::COMPUTE_PGM_RSRC3, [self.rsrc3]);
         let tmpring_size = set_sh_reg(out, r::COMPUTE_TMPRING_SIZE, [self.tmpring_size]) + 2;
         let scratch_base = match target {
-            GfxTarget::Gfx11 => {
+            GfxTarget::Gfx11 | GfxTarget::Gfx12 => {
                 Some(set_sh_reg(out, r::COMPUTE_DISPATCH_SCRATCH_BASE_LO, lo_hi(self.scratch_base >> 8)) + 2)
             }
             GfxTarget::Gfx103 => {
@@ -182,7 +182,7 @@ impl Dispatch<'_> {
         set_sh_reg(out, r::COMPUTE_RESTART_X, [0; 4]);
         set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE0, [u32::MAX; 2]);
         set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE2, [u32::MAX; 2]);
-        if target == GfxTarget::Gfx11 {
+        if target.gfx11_or_later() {
             set_sh_reg(out, r::COMPUTE_STATIC_THREAD_MGMT_SE4, [u32::MAX; 4]);
         }
         let user_data = out.len() + 2;

@@ -47,7 +47,8 @@ impl ShReg {
     pub fn name_on(self, target: GfxTarget) -> Option<&'static str> {
         let table = match target {
             GfxTarget::Gfx103 => gfx103::NAMES,
-            GfxTarget::Gfx11 => gfx11::NAMES,
+            // gfx12's COMPUTE_* offsets are gfx11's.
+            GfxTarget::Gfx11 | GfxTarget::Gfx12 => gfx11::NAMES,
         };
         extra(target, self).or_else(|| lookup(table, self.0))
     }

@@ -327,7 +327,7 @@ pub(crate) const fn vop1(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP2Op: 40 of RDNA4's 49 opcodes.
+/// VOP2Op: 44 of RDNA4's 49 opcodes.
 pub(crate) const fn vop2(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_cndmask_b32_e32
@@ -344,6 +344,8 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
         18 => 18, // v_max_i32_e32
         19 => 19, // v_min_u32_e32
         20 => 20, // v_max_u32_e32
+        21 => 15, // v_min_num_f32_e32
+        22 => 16, // v_max_num_f32_e32
         24 => 24, // v_lshlrev_b32_e32
         25 => 25, // v_lshrrev_b32_e32
         26 => 26, // v_ashrrev_i32_e32
@@ -361,6 +363,8 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
         44 => 44, // v_fmamk_f32_e32
         45 => 45, // v_fmaak_f32_e32
         47 => 47, // v_cvt_pk_rtz_f16_f32_e32
+        48 => 58, // v_min_num_f16_e32
+        49 => 57, // v_max_num_f16_e32
         50 => 50, // v_add_f16_e32
         51 => 51, // v_sub_f16_e32
         52 => 52, // v_subrev_f16_e32
@@ -543,7 +547,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 379 of RDNA4's 434 opcodes.
+/// VOP3Op: 395 of RDNA4's 434 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_cmp_lt_f16_e64
@@ -724,6 +728,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         274 => 274, // v_max_i32_e64
         275 => 275, // v_min_u32_e64
         276 => 276, // v_max_u32_e64
+        277 => 271, // v_min_num_f32_e64
+        278 => 272, // v_max_num_f32_e64
         280 => 280, // v_lshlrev_b32_e64
         281 => 281, // v_lshrrev_b32_e64
         282 => 282, // v_ashrrev_i32_e64
@@ -737,6 +743,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         295 => 295, // v_subrev_nc_u32_e64
         299 => 299, // v_fmac_f32_e64
         303 => 303, // v_cvt_pk_rtz_f16_f32_e64
+        304 => 314, // v_min_num_f16_e64
+        305 => 313, // v_max_num_f16_e64
         306 => 306, // v_add_f16_e64
         307 => 307, // v_sub_f16_e64
         308 => 308, // v_subrev_f16_e64
@@ -835,6 +843,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         531 => 531, // v_fma_f32
         532 => 532, // v_fma_f64
         533 => 533, // v_lerp_u8
+        534 => 534, // v_alignbit_b32
+        535 => 535, // v_alignbyte_b32
         536 => 536, // v_mullit_f32
         538 => 538, // v_min3_i32
         539 => 539, // v_min3_u32
@@ -849,6 +859,12 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         550 => 550, // v_cvt_pk_u8_f32
         551 => 551, // v_div_fixup_f32
         552 => 552, // v_div_fixup_f64
+        553 => 537, // v_min3_num_f32
+        554 => 540, // v_max3_num_f32
+        555 => 585, // v_min3_num_f16
+        556 => 588, // v_max3_num_f16
+        561 => 543, // v_med3_num_f32
+        562 => 591, // v_med3_num_f16
         567 => 567, // v_div_fmas_f32
         568 => 568, // v_div_fmas_f64
         569 => 569, // v_msad_u8
@@ -885,6 +901,10 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         613 => 613, // v_minmax_i32
         614 => 614, // v_dot2_f16_f16
         615 => 615, // v_dot2_bf16_bf16
+        616 => 607, // v_minmax_num_f32
+        617 => 606, // v_maxmin_num_f32
+        618 => 609, // v_minmax_num_f16
+        619 => 608, // v_maxmin_num_f16
         771 => 771, // v_add_nc_u16
         772 => 772, // v_sub_nc_u16
         773 => 773, // v_mul_lo_u16
@@ -929,12 +949,14 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3SDOp: 8 of RDNA4's 10 opcodes.
+/// VOP3SDOp: 10 of RDNA4's 10 opcodes.
 pub(crate) const fn vop3sd(op: u16) -> Option<u16> {
     Some(match op {
         288 => 288, // v_add_co_ci_u32
         289 => 289, // v_sub_co_ci_u32
         290 => 290, // v_subrev_co_ci_u32
+        764 => 764, // v_div_scale_f32
+        765 => 765, // v_div_scale_f64
         766 => 766, // v_mad_co_u64_u32
         767 => 767, // v_mad_co_i64_i32
         768 => 768, // v_add_co_u32
@@ -944,19 +966,34 @@ pub(crate) const fn vop3sd(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3POp: 13 of RDNA4's 56 opcodes.
+/// VOP3POp: 28 of RDNA4's 56 opcodes.
 pub(crate) const fn vop3p(op: u16) -> Option<u16> {
     Some(match op {
+        0 => 0, // v_pk_mad_i16
         1 => 1, // v_pk_mul_lo_u16
+        2 => 2, // v_pk_add_i16
+        3 => 3, // v_pk_sub_i16
         4 => 4, // v_pk_lshlrev_b16
         5 => 5, // v_pk_lshrrev_b16
         6 => 6, // v_pk_ashrrev_i16
+        7 => 7, // v_pk_max_i16
+        8 => 8, // v_pk_min_i16
+        9 => 9, // v_pk_mad_u16
+        10 => 10, // v_pk_add_u16
+        11 => 11, // v_pk_sub_u16
+        12 => 12, // v_pk_max_u16
+        13 => 13, // v_pk_min_u16
+        14 => 14, // v_pk_fma_f16
+        15 => 15, // v_pk_add_f16
+        16 => 16, // v_pk_mul_f16
         19 => 19, // v_dot2_f32_f16
         22 => 22, // v_dot4_i32_iu8
         23 => 23, // v_dot4_u32_u8
         24 => 24, // v_dot8_i32_iu4
         25 => 25, // v_dot8_u32_u4
         26 => 26, // v_dot2_f32_bf16
+        27 => 17, // v_pk_min_num_f16
+        28 => 18, // v_pk_max_num_f16
         32 => 32, // v_fma_mix_f32
         33 => 33, // v_fma_mixlo_f16
         34 => 34, // v_fma_mixhi_f16
@@ -964,7 +1001,7 @@ pub(crate) const fn vop3p(op: u16) -> Option<u16> {
     })
 }
 
-/// VOPDOp: 14 of RDNA4's 17 opcodes.
+/// VOPDOp: 16 of RDNA4's 17 opcodes.
 pub(crate) const fn vopd(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // v_dual_fmac_f32
@@ -977,6 +1014,8 @@ pub(crate) const fn vopd(op: u16) -> Option<u16> {
         7 => 7, // v_dual_mul_dx9_zero_f32
         8 => 8, // v_dual_mov_b32
         9 => 9, // v_dual_cndmask_b32
+        10 => 10, // v_dual_max_num_f32
+        11 => 11, // v_dual_min_num_f32
         12 => 12, // v_dual_dot2acc_f32_f16
         16 => 16, // v_dual_add_nc_u32
         17 => 17, // v_dual_lshlrev_b32
