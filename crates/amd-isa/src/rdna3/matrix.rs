@@ -24,12 +24,53 @@ pub(crate) struct WmmaMods {
     pub(crate) clamp: bool,
 }
 
-/// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices. Lane `l`
-/// (and `l + 16`) holds row `l` of A and column `l` of B as 16 halves in 8 VGPRs; C and
-/// D element (row, col) live in register `row / 2`, lane `(row % 2) * 16 + col` (f32),
-/// or in that register's low half (f16/bf16 results; the high half with `op_sel` bit
-/// 2), with [`WmmaMods`]' negations applied.
-pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: WmmaMods, lit: Option<u32>) -> R<()> {
+/// Where a generation's WMMA keeps its matrices in the wave's registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WmmaLayout {
+    /// gfx11: lane `l` (and `l + 16`) holds row `l` of A and column `l` of B as 16
+    /// halves in 8 VGPRs, K in order; C and D element (row, col) in register
+    /// `row / 2`, lane `(row % 2) * 16 + col`.
+    Gfx11,
+    /// gfx12: lane `l` holds 8 of the 16 halves of row `l % 16` of A and column
+    /// `l % 16` of B in 4 VGPRs, element `e` being K = `(e & 3) + 4 (l / 16) + 8 (e / 4)`;
+    /// C and D element (row, col) in register `row % 8`, lane `col + 16 (row / 8)`
+    /// (tinygrad's emulator, `test/mockgpu/amd/emu.py`, lays them out so, as AMD's
+    /// RDNA4 ISA does). f32 results only here.
+    Gfx12,
+}
+
+impl WmmaLayout {
+    /// The lane and the element (halves in register order) of an A or B input: row or
+    /// column `i`, index `k`.
+    fn input(self, i: usize, k: usize) -> (usize, usize) {
+        match self {
+            WmmaLayout::Gfx11 => (i, k),
+            WmmaLayout::Gfx12 => (i + (k >> 2 & 1) * 16, (k & 3) | (k >> 1 & 4)),
+        }
+    }
+
+    /// The register (from the first) and lane of C and D element (row, col).
+    fn output(self, row: usize, col: usize) -> (usize, usize) {
+        match self {
+            WmmaLayout::Gfx11 => (row / 2, (row % 2) * 16 + col),
+            WmmaLayout::Gfx12 => (row % 8, col + 16 * (row / 8)),
+        }
+    }
+}
+
+/// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices, in the
+/// registers as `layout` places them; C and D as f32, or (gfx11) in each register's low
+/// half (f16/bf16 results; the high half with `op_sel` bit 2), with [`WmmaMods`]'
+/// negations applied (gfx11's).
+pub(crate) fn wmma(
+    w: &mut Wave,
+    op: u16,
+    dst: usize,
+    srcs: [u16; 3],
+    mods: WmmaMods,
+    lit: Option<u32>,
+    layout: WmmaLayout,
+) -> R<()> {
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
@@ -38,13 +79,21 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
     if mods.hi_halves && !half_out {
         return Err("op_sel on a WMMA with 32-bit results is not defined".into());
     }
+    if layout == WmmaLayout::Gfx12 && (half_out || mods.neg_lo != 0 || mods.neg_hi != 0 || mods.hi_halves || mods.clamp)
+    {
+        return Err(crate::error::Trap::Missing(
+            "gfx12 WMMA with 16-bit results, negation or clamp is not implemented".into(),
+        ));
+    }
     let shift = if mods.hi_halves { 16 } else { 0 };
-    // Source `s` (0 for A, 1 for B), element k: the low half of register k / 2 for even
-    // k, the high half for odd, negated as neg_lo / neg_hi say.
-    let input = |w: &Wave, s: usize, lane: usize, k: usize| -> R<f64> {
-        let v = w.vread(srcs[s] + (k / 2) as u16, lane, lit)?;
-        let neg = if k % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
-        let h = (v >> (16 * (k % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
+    // Source `s` (0 for A, 1 for B), row or column `i`, index k: the low half of the
+    // element's register for an even element, the high half for odd, negated as
+    // neg_lo / neg_hi say.
+    let input = |w: &Wave, s: usize, i: usize, k: usize| -> R<f64> {
+        let (lane, e) = layout.input(i, k);
+        let v = w.vread(srcs[s] + (e / 2) as u16, lane, lit)?;
+        let neg = if e % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
+        let h = (v >> (16 * (e % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
         Ok(element(w, h, bf16))
     };
     // f32 and bfloat16 results round in MODE's f32 direction, f16 ones in the f16 one.
@@ -56,8 +105,8 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
         for col in 0..16 {
-            let lane = (row % 2) * 16 + col;
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let (reg, lane) = layout.output(row, col);
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
             let c = if half_out {
                 element(w, (c >> shift) as u16, bf16)
             } else {
@@ -82,7 +131,7 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
             } else {
                 bits
             };
-            out[row / 2][lane] = match (half_out, bf16) {
+            out[reg][lane] = match (half_out, bf16) {
                 (false, _) => w.f32_out(bits as u32),
                 (true, _) => {
                     let h = if bf16 {
@@ -90,7 +139,7 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], mods: Wmma
                     } else {
                         u32::from(w.f16_out(bits as u16))
                     };
-                    (w.vread(256 + (dst + row / 2) as u16, lane, None)? & !(0xffff << shift)) | h << shift
+                    (w.vread(256 + (dst + reg) as u16, lane, None)? & !(0xffff << shift)) | h << shift
                 }
             };
         }
@@ -166,6 +215,8 @@ pub(crate) fn wmma_int(
     clamp: bool,
     lit: Option<u32>,
 ) -> R<()> {
+    // gfx11's registers (gfx12's integer WMMA is not implemented).
+    let layout = WmmaLayout::Gfx11;
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
@@ -184,8 +235,8 @@ pub(crate) fn wmma_int(
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
         for col in 0..16 {
-            let lane = (row % 2) * 16 + col;
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { (row / 2) as u16 } else { 0 }, lane, lit)?;
+            let (reg, lane) = layout.output(row, col);
+            let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
             let mut sum = i64::from(c as i32);
             for k in 0..16 {
                 sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;

@@ -75,6 +75,7 @@ use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use exec::{Decoded, Flow};
+pub(crate) use matrix::{WmmaLayout, WmmaMods, wmma};
 pub(crate) use memory::{FlatAccess, flat_generic, global, scratch};
 pub(crate) use salu::{ScalarLoad, scalar_load};
 pub(crate) use wave::Wave;

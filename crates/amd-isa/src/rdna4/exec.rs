@@ -8,7 +8,7 @@
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
 use super::lowering;
-use super::opcodes::{Smem, Sop1, Sop2, Sopp};
+use super::opcodes::{Smem, Sop1, Sop2, Sopp, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -35,6 +35,9 @@ pub(crate) enum Own {
     End,
     /// `s_barrier_wait`: the wave waits for the workgroup's others.
     BarrierWait,
+    /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
+    /// register layout; its RDNA3 opcode.
+    Wmma(u16),
     /// RDNA4's 64-bit scalar arithmetic without a carry (`s_add_nc_u64`,
     /// `s_sub_nc_u64`, `s_mul_u64`): SCC is left as it was.
     Scalar64(Sop2),
@@ -78,6 +81,11 @@ fn own(i: &Inst) -> Own {
         },
         Encoding::Sop2 => match Sop2::from_op(i.op) {
             Some(op @ (Sop2::S_ADD_NC_U64 | Sop2::S_SUB_NC_U64 | Sop2::S_MUL_U64)) => Own::Scalar64(op),
+            _ => Own::Missing,
+        },
+        Encoding::Vop3p => match Vop3p::from_op(i.op) {
+            Some(Vop3p::V_WMMA_F32_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_F16),
+            Some(Vop3p::V_WMMA_F32_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_BF16),
             _ => Own::Missing,
         },
         // The workgroup barrier (-1): each wave arrives where it waits.
@@ -152,6 +160,18 @@ impl Step for Decoded {
             Own::Hint => Ok(Flow::Next),
             Own::End => Ok(Flow::End),
             Own::BarrierWait => Ok(Flow::Barrier),
+            Own::Wmma(op) => {
+                use f4::vop3p::*;
+                let iw = &i.words;
+                let mods = rdna3::WmmaMods {
+                    neg_lo: NEG.get(iw),
+                    neg_hi: NEG_HI.get(iw),
+                    hi_halves: OPSEL.get(iw) & 4 != 0,
+                    clamp: CLMP.is_set(iw),
+                };
+                let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
+                rdna3::wmma(w, *op, VDST.index(iw), srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
+            }
             Own::Scalar64(op) => {
                 use f4::sop2::*;
                 let (a, b) = (

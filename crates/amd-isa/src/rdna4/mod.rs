@@ -5,19 +5,21 @@
 //! VOP3/VOP3P, literals; tested against every instruction of the gfx1201 test
 //! kernels as `llvm-objdump-19` reads them); and the [`Interpreter`].
 //!
-//! RDNA4 runs on RDNA3's machine (its waves, scheduler, memory and arithmetic). An
-//! RDNA4 instruction whose encoding lies as RDNA3's does and whose opcode has an
-//! RDNA3 counterpart with the same pseudocode and operands ([`Inst::to_rdna3`], the
-//! table `cargo xtask gen-lowering` generates from AMD's ISA as tinygrad extracts it:
-//! the same name, a rename such as `s_add_co_i32`, or a VOP2 form of an RDNA3 VOP3
-//! opcode) is that RDNA3 instruction: it runs and prints as it. The memory encodings
-//! (SMEM, VGLOBAL, VFLAT, VSCRATCH, their opcodes mapped by name) read their own
-//! fields (24-bit offsets, TH) and hand RDNA3's executor the access; the split
-//! `s_wait_*` counters and barrier, `s_endpgm` and the 64-bit scalar adds are RDNA4's
-//! own. What neither covers stops the dispatch naming the instruction: among what
-//! compilers emit, the scalar float ALU (`s_add_f32`), the IEEE 754-2019 `*_num`
-//! minimum and maximum, gfx12 WMMA, VBUFFER and the images. The disassembly of what
-//! does not lower, and the coverage report, are not written yet; what changes
+//! RDNA4 runs on RDNA3's machine (its waves, scheduler, memory and arithmetic), its
+//! waves started as gfx12's (workgroup ids in TTMP9/TTMP7, no IEEE mode, IEEE
+//! 754-2019 minimum and maximum). An RDNA4 instruction whose encoding lies as RDNA3's
+//! does and whose opcode has an RDNA3 counterpart of the same meaning
+//! ([`Inst::to_rdna3`], the table `cargo xtask gen-lowering` generates from AMD's ISA
+//! as tinygrad extracts it: the same name and pseudocode, a rename, a VOP2 form of an
+//! RDNA3 VOP3 opcode, the `*_num` minimum and maximum) is that RDNA3 instruction: it
+//! runs and prints ([`Inst::text`]) as it. The memory encodings (SMEM, VGLOBAL,
+//! VFLAT, VSCRATCH, their opcodes mapped by name) read their own fields (24-bit
+//! offsets, TH) and hand RDNA3's executor the access; the split `s_wait_*` counters
+//! and barrier, `s_endpgm`, the 64-bit scalar adds and WMMA's f32 forms (gfx12's
+//! register layout over RDNA3's arithmetic) are RDNA4's own. What neither covers stops
+//! the dispatch naming the instruction: among what compilers emit, the scalar float
+//! ALU (`s_add_f32`), WMMA's other forms, VBUFFER and the images. The disassembly
+//! of what does not lower, and the coverage report, are not written yet; what changes
 //! against RDNA3 is in `docs/reference/rdna4.md`.
 
 mod decode;
