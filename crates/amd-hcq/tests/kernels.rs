@@ -40,30 +40,13 @@ fn device(target: &str) -> (Platform, Device) {
     (p, d)
 }
 
-/// The gfx1201 builds that need what the RDNA4 interpreter does not run yet (kernel,
-/// build index in [`kernel!`]'s order, the instruction it stops at): RDNA4's scalar
-/// float ALU.
-const GFX1201_NOT_YET: &[(&str, usize, &str)] = &[("lds_atomics", 2, "s_add_f32")];
-
 /// Runs `test` on a fresh mock device of each build's target with kernel `name` of
-/// that build loaded. A build of [`GFX1201_NOT_YET`] must stop at its instruction.
+/// that build loaded.
 fn for_each_build(builds: [(&str, &[u8]); 4], name: &str, test: impl Fn(&Device, &Program)) {
-    for (k, (target, elf)) in builds.into_iter().enumerate() {
+    for (target, elf) in builds {
         let (_p, dev) = device(target);
         let prg = Program::load(&dev, elf, name).unwrap();
-        match GFX1201_NOT_YET.iter().find(|&&(n, b, _)| (n, b) == (name, k)) {
-            None => test(&dev, &prg),
-            Some(&(_, _, inst)) => {
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&dev, &prg)));
-                let message = r.err().and_then(|e| e.downcast::<String>().ok()).map(|m| *m);
-                assert!(
-                    message
-                        .as_deref()
-                        .is_some_and(|m| m.contains(&format!("{inst} is not implemented for RDNA4"))),
-                    "{name} build {k} on {target}: expected a stop at {inst}, got {message:?}"
-                );
-            }
-        }
+        test(&dev, &prg);
     }
 }
 

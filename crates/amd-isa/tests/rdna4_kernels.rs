@@ -1,7 +1,6 @@
 //! The same OpenCL kernels, built for gfx1100 and for gfx1201 (`tests/kernels/` and
 //! `tests/kernels/gfx1201/`), give the same bytes on the RDNA3 and the RDNA4
-//! interpreter, at -O2 and at -O0; the few that need what the RDNA4 interpreter does
-//! not run yet stop with an error naming the instruction.
+//! interpreter, at -O2 and at -O0.
 
 use amd_isa::{Dispatch, SliceMemory, rdna3, rdna4};
 
@@ -328,10 +327,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The code objects that need what the RDNA4 interpreter does not run yet, and the
-/// instruction it stops at: RDNA4's scalar float ALU.
-const NOT_YET: &[(&str, &str)] = &[("lds_atomics.hsaco", "s_add_f32")];
-
 #[test]
 fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
@@ -354,18 +349,10 @@ fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
                 Arg::U32(_) => None,
             });
             assert!(want.iter().zip(inputs).any(|(w, b)| w != b), "{file} wrote nothing");
-            let not_yet = NOT_YET.iter().find(|(f, _)| *f == file).map(|(_, why)| *why);
-            match (run(&gfx12, name, &args, groups, block, true), not_yet) {
-                (Ok(got), None) if got == want => {}
-                (Ok(_), None) => failed.push(format!("gfx1201 {file} differs from gfx1100")),
-                (Err(e), None) => failed.push(format!("gfx1201 {file}: {e}")),
-                // What the RDNA4 interpreter does not run yet stops, naming it.
-                (Err(e), Some(why)) if e.contains(why) => {}
-                (Err(e), Some(why)) => failed.push(format!("gfx1201 {file}: expected a refusal of {why}, got {e}")),
-                (Ok(got), Some(why)) => failed.push(format!(
-                    "gfx1201 {file}: expected a refusal of {why}, but it ran ({})",
-                    if got == want { "the same bytes" } else { "other bytes" }
-                )),
+            match run(&gfx12, name, &args, groups, block, true) {
+                Ok(got) if got == want => {}
+                Ok(_) => failed.push(format!("gfx1201 {file} differs from gfx1100")),
+                Err(e) => failed.push(format!("gfx1201 {file}: {e}")),
             }
         }
     }

@@ -77,6 +77,7 @@ use crate::memory::{Memory, MemoryFault};
 pub(crate) use exec::{Decoded, Flow};
 pub(crate) use matrix::{WmmaLayout, WmmaMods, wmma};
 pub(crate) use memory::{FlatAccess, flat_generic, global, scratch};
+pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, scalar_load};
 pub(crate) use wave::Wave;
 use wave::{EXEC_LO, Place, TTMP7, TTMP9};

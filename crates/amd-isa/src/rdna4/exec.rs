@@ -8,7 +8,7 @@
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
 use super::lowering;
-use super::opcodes::{Smem, Sop1, Sop2, Sopp, Vop3p};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopp, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -38,6 +38,10 @@ pub(crate) enum Own {
     /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
     /// register layout; its RDNA3 opcode.
     Wmma(u16),
+    /// RDNA4's scalar float ALU (f32: arithmetic, minimum and maximum, conversions,
+    /// rounding to integers, compares), as the VALU computes them: MODE's rounding and
+    /// denormal controls.
+    ScalarFloat,
     /// RDNA4's 64-bit scalar arithmetic without a carry (`s_add_nc_u64`,
     /// `s_sub_nc_u64`, `s_mul_u64`): SCC is left as it was.
     Scalar64(Sop2),
@@ -81,8 +85,11 @@ fn own(i: &Inst) -> Own {
         },
         Encoding::Sop2 => match Sop2::from_op(i.op) {
             Some(op @ (Sop2::S_ADD_NC_U64 | Sop2::S_SUB_NC_U64 | Sop2::S_MUL_U64)) => Own::Scalar64(op),
+            Some(op) if scalar_float::sop2(op) => Own::ScalarFloat,
             _ => Own::Missing,
         },
+        Encoding::Sop1 if Sop1::from_op(i.op).is_some_and(scalar_float::sop1) => Own::ScalarFloat,
+        Encoding::Sopc if Sopc::from_op(i.op).is_some_and(scalar_float::sopc) => Own::ScalarFloat,
         Encoding::Vop3p => match Vop3p::from_op(i.op) {
             Some(Vop3p::V_WMMA_F32_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_F16),
             Some(Vop3p::V_WMMA_F32_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_BF16),
@@ -172,6 +179,7 @@ impl Step for Decoded {
                 let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
                 rdna3::wmma(w, *op, VDST.index(iw), srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
             }
+            Own::ScalarFloat => scalar_float::run(w, i).map(|_| Flow::Next),
             Own::Scalar64(op) => {
                 use f4::sop2::*;
                 let (a, b) = (
@@ -214,9 +222,197 @@ impl Step for Decoded {
     }
 }
 
+/// RDNA4's scalar float ALU, f32 forms (the f16 ones, `s_minimum`/`s_maximum` and
+/// `s_cvt_pk_rtz_f16_f32` are not implemented).
+mod scalar_float {
+    use super::{Inst, Sop1, Sop2, Sopc, Wave, f4};
+    use crate::error::Trap;
+    use crate::float::minmax;
+    use crate::rdna3::{add32, fma32, mul32, sub32, to32};
+
+    type R<T> = Result<T, Trap>;
+
+    pub(super) fn sop2(op: Sop2) -> bool {
+        use Sop2::*;
+        matches!(
+            op,
+            S_ADD_F32 | S_SUB_F32 | S_MUL_F32 | S_FMAC_F32 | S_FMAAK_F32 | S_FMAMK_F32 | S_MIN_NUM_F32 | S_MAX_NUM_F32
+        )
+    }
+
+    pub(super) fn sop1(op: Sop1) -> bool {
+        use Sop1::*;
+        matches!(
+            op,
+            S_CVT_F32_I32
+                | S_CVT_F32_U32
+                | S_CVT_I32_F32
+                | S_CVT_U32_F32
+                | S_CEIL_F32
+                | S_FLOOR_F32
+                | S_TRUNC_F32
+                | S_RNDNE_F32
+        )
+    }
+
+    pub(super) fn sopc(op: Sopc) -> bool {
+        compare(op).is_some()
+    }
+
+    /// An f32 compare: SCC from the two operands.
+    fn compare(op: Sopc) -> Option<fn(f32, f32) -> bool> {
+        use Sopc::*;
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        Some(match op {
+            S_CMP_LT_F32 => |a, b| a < b,
+            S_CMP_EQ_F32 => |a, b| a == b,
+            S_CMP_LE_F32 => |a, b| a <= b,
+            S_CMP_GT_F32 => |a, b| a > b,
+            // Less or greater: false for a NaN (where `!=` is true).
+            S_CMP_LG_F32 => |a, b| matches!(a.partial_cmp(&b), Some(Less | Greater)),
+            S_CMP_GE_F32 => |a, b| a >= b,
+            S_CMP_O_F32 => |a, b| !a.is_nan() && !b.is_nan(),
+            S_CMP_U_F32 => |a, b| a.is_nan() || b.is_nan(),
+            // The negated compares are true for a NaN.
+            S_CMP_NGE_F32 => |a, b| !matches!(a.partial_cmp(&b), Some(Greater | Equal)),
+            S_CMP_NLG_F32 => |a, b| !matches!(a.partial_cmp(&b), Some(Less | Greater)),
+            S_CMP_NGT_F32 => |a, b| !matches!(a.partial_cmp(&b), Some(Greater)),
+            S_CMP_NLE_F32 => |a, b| !matches!(a.partial_cmp(&b), Some(Less | Equal)),
+            S_CMP_NEQ_F32 => |a, b| a != b,
+            S_CMP_NLT_F32 => |a, b| !matches!(a.partial_cmp(&b), Some(Less)),
+            _ => return None,
+        })
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn compares_as_the_isa_says() {
+        use Sopc::*;
+        let nan = f32::NAN;
+        // (op, 1 vs 2, 2 vs 1, 1 vs 1, NaN vs 1)
+        let table = [
+            (S_CMP_LT_F32, [true, false, false, false]),
+            (S_CMP_EQ_F32, [false, false, true, false]),
+            (S_CMP_LE_F32, [true, false, true, false]),
+            (S_CMP_GT_F32, [false, true, false, false]),
+            (S_CMP_LG_F32, [true, true, false, false]),
+            (S_CMP_GE_F32, [false, true, true, false]),
+            (S_CMP_O_F32, [true, true, true, false]),
+            (S_CMP_U_F32, [false, false, false, true]),
+            (S_CMP_NGE_F32, [true, false, false, true]),
+            (S_CMP_NLG_F32, [false, false, true, true]),
+            (S_CMP_NGT_F32, [true, false, true, true]),
+            (S_CMP_NLE_F32, [false, true, false, true]),
+            (S_CMP_NEQ_F32, [true, true, false, true]),
+            (S_CMP_NLT_F32, [false, true, true, true]),
+        ];
+        for (op, want) in table {
+            let c = compare(op).unwrap();
+            assert_eq!([c(1.0, 2.0), c(2.0, 1.0), c(1.0, 1.0), c(nan, 1.0)], want, "{op:?}");
+        }
+        assert!(compare(S_CMP_EQ_U32).is_none());
+    }
+
+    /// Runs the scalar float instruction `i`.
+    pub(super) fn run(w: &mut Wave, i: &Inst) -> R<()> {
+        let iw = &i.words;
+        let lit = i.literal;
+        let f = |w: &Wave, n: u16| -> R<f32> { Ok(w.f32_in(f32::from_bits(w.sread(n, lit)?))) };
+        let r32 = w.round32();
+        match i.enc {
+            super::Encoding::Sopc => {
+                let op = Sopc::from_op(i.op)
+                    .and_then(compare)
+                    .ok_or("not a scalar float compare")?;
+                let (a, b) = (f(w, f4::sopc::SSRC0.operand(iw))?, f(w, f4::sopc::SSRC1.operand(iw))?);
+                w.scc = op(a, b);
+                Ok(())
+            }
+            super::Encoding::Sop1 => {
+                use Sop1::*;
+                let (d, s) = (f4::sop1::SDST.index(iw), f4::sop1::SSRC0.operand(iw));
+                let x = w.sread(s, lit)?;
+                let fx = w.f32_in(f32::from_bits(x));
+                let r = match Sop1::from_op(i.op).ok_or("not a scalar float opcode")? {
+                    S_CVT_F32_I32 => w.f32_out(to32(f64::from(x as i32), r32).to_bits()),
+                    S_CVT_F32_U32 => w.f32_out(to32(f64::from(x), r32).to_bits()),
+                    // Saturating, NaN to 0 (Rust's float-to-integer casts).
+                    S_CVT_I32_F32 => fx as i32 as u32,
+                    S_CVT_U32_F32 => fx as u32,
+                    S_CEIL_F32 => w.f32_out(fx.ceil().to_bits()),
+                    S_FLOOR_F32 => w.f32_out(fx.floor().to_bits()),
+                    S_TRUNC_F32 => w.f32_out(fx.trunc().to_bits()),
+                    S_RNDNE_F32 => w.f32_out(fx.round_ties_even().to_bits()),
+                    _ => return Err("not a scalar float opcode".into()),
+                };
+                w.swrite(d, r)
+            }
+            _ => {
+                use Sop2::*;
+                let d = f4::sop2::SDST.index(iw);
+                let (a, b) = (f(w, f4::sop2::SSRC0.operand(iw))?, f(w, f4::sop2::SSRC1.operand(iw))?);
+                let k = || -> R<f32> { Ok(w.f32_in(f32::from_bits(lit.ok_or("fmaak/fmamk without its constant")?))) };
+                let r = match Sop2::from_op(i.op).ok_or("not a scalar float opcode")? {
+                    S_ADD_F32 => add32(a, b, r32),
+                    S_SUB_F32 => sub32(a, b, r32),
+                    S_MUL_F32 => mul32(a, b, r32),
+                    S_FMAC_F32 => fma32(a, b, w.f32_in(f32::from_bits(w.sread(d as u16, None)?)), r32),
+                    S_FMAAK_F32 => fma32(a, b, k()?, r32),
+                    S_FMAMK_F32 => fma32(a, k()?, b, r32),
+                    S_MIN_NUM_F32 => minmax::min(a, b, w.nans()),
+                    S_MAX_NUM_F32 => minmax::max(a, b, w.nans()),
+                    _ => return Err("not a scalar float opcode".into()),
+                };
+                w.swrite(d, w.f32_out(r.to_bits()))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::f4::{vflat, vglobal, vscratch};
+
+    /// The scalar float ALU as a wave runs it: `llvm-mc-19 -mcpu=gfx1201`'s encodings of
+    /// s_add_f32, s_mul_f32, s_cmp_lt_f32/s_cmp_u_f32 (through s_cselect), s_cvt_i32_f32,
+    /// s_max_num_f32 with a NaN, s_fmaak_f32 and s_floor_f32 on s2 = -2.5, s3 = 4, s8 =
+    /// NaN, each result stored to s[0:1] + 4k.
+    #[test]
+    fn scalar_float_alu() {
+        let code: [u32; 45] = [
+            0xa0040302, 0xa2050302, 0xbf410302, 0x98068081, 0xbf480802, 0x98078081, 0xbe896602, 0xa18a0308, 0xa28b0302,
+            0x3f800000, 0xbe8c6102, 0x7e000280, 0x7e020204, 0xee068000, 0x00800000, 0x00000000, 0x7e020205, 0xee068000,
+            0x00800000, 0x00000400, 0x7e020206, 0xee068000, 0x00800000, 0x00000800, 0x7e020207, 0xee068000, 0x00800000,
+            0x00000c00, 0x7e020209, 0xee068000, 0x00800000, 0x00001000, 0x7e02020a, 0xee068000, 0x00800000, 0x00001400,
+            0x7e02020b, 0xee068000, 0x00800000, 0x00001800, 0x7e02020c, 0xee068000, 0x00800000, 0x00001c00, 0xbfb00000,
+        ];
+        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut out = [0u8; 32];
+        let (code_at, out_at) = (0x1000_0000u64, 0x2000_0000u64);
+        let mut user_data = [0u32; 16];
+        user_data[..4].copy_from_slice(&[out_at as u32, 0, (-2.5f32).to_bits(), 4.0f32.to_bits()]);
+        user_data[8] = f32::NAN.to_bits();
+        let d = crate::Dispatch {
+            code_addr: code_at,
+            rsrc: [0, 9 << 1, 0],
+            user_data,
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            ..crate::Dispatch::default()
+        };
+        {
+            let mut mem = crate::SliceMemory::new();
+            mem.map_read_only(code_at, &code);
+            mem.map(out_at, &mut out);
+            crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
+        }
+        let got: Vec<u32> = out
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let f = |x: f32| x.to_bits();
+        assert_eq!(got, [f(1.5), f(-10.0), 1, 1, -2i32 as u32, f(4.0), f(-9.0), f(-3.0)]);
+    }
 
     /// VGLOBAL, VFLAT and VSCRATCH place the fields [`super::access`] reads alike.
     #[test]

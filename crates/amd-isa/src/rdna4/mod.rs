@@ -15,10 +15,11 @@
 //! runs and prints ([`Inst::text`]) as it. The memory encodings (SMEM, VGLOBAL,
 //! VFLAT, VSCRATCH, their opcodes mapped by name) read their own fields (24-bit
 //! offsets, TH) and hand RDNA3's executor the access; the split `s_wait_*` counters
-//! and barrier, `s_endpgm`, the 64-bit scalar adds and WMMA's f32 forms (gfx12's
-//! register layout over RDNA3's arithmetic) are RDNA4's own. What neither covers stops
-//! the dispatch naming the instruction: among what compilers emit, the scalar float
-//! ALU (`s_add_f32`), WMMA's other forms, VBUFFER and the images. The disassembly
+//! and barrier, `s_endpgm`, the 64-bit scalar adds, the scalar float ALU's f32 forms
+//! and WMMA's f32 forms (gfx12's register layout over RDNA3's arithmetic) are RDNA4's
+//! own. What neither covers stops the dispatch naming the instruction: among what
+//! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms, VBUFFER and
+//! the images. The disassembly
 //! of what does not lower, and the coverage report, are not written yet; what changes
 //! against RDNA3 is in `docs/reference/rdna4.md`.
 
