@@ -146,7 +146,7 @@ fn hwreg_name(id: u32) -> Option<&'static str> {
 }
 
 /// The scalar operand `n` (of the 9-bit source space) spanning `count` registers.
-fn scalar_reg(out: &mut String, n: u32, count: u32) {
+pub(crate) fn scalar_reg(out: &mut String, n: u32, count: u32) {
     let range = |out: &mut String, prefix: &str, first: u32| {
         if count == 1 {
             let _ = write!(out, "{prefix}{first}");
@@ -277,7 +277,7 @@ fn is_16bit(mnem: &str) -> bool {
 }
 
 /// A source operand of the 9-bit space.
-fn source(out: &mut String, n: u32, count: u32, lit: Option<u32>, mnem: &str) {
+pub(crate) fn source(out: &mut String, n: u32, count: u32, lit: Option<u32>, mnem: &str) {
     let w = if count >= 2 {
         if mnem.contains("_f64") { Width::F64 } else { Width::I64 }
     } else if is_16bit(mnem) {
@@ -294,12 +294,12 @@ fn source(out: &mut String, n: u32, count: u32, lit: Option<u32>, mnem: &str) {
     }
 }
 
-fn vgpr(out: &mut String, n: u32, count: u32) {
+pub(crate) fn vgpr(out: &mut String, n: u32, count: u32) {
     scalar_reg(out, 256 + (n & 0xff), count);
 }
 
 /// Signed hex as LLVM formats it (`-0x10`).
-fn signed_hex(v: i64) -> String {
+pub(crate) fn signed_hex(v: i64) -> String {
     if v < 0 {
         format!("-{:#x}", v.unsigned_abs())
     } else {

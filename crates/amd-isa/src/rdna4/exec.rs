@@ -47,6 +47,13 @@ pub(crate) enum Own {
     Scalar64(Sop2),
     /// A scalar load.
     ScalarLoad(ScalarLoad),
+    /// RDNA4's byte and half-dword scalar loads (`s_load_u8`, `s_load_i16`, …): the
+    /// address as a dword load's, `bytes` of it zero- or sign-extended.
+    ScalarLoadSmall {
+        load: ScalarLoad,
+        bytes: usize,
+        signed: bool,
+    },
     /// A global access.
     Global(FlatAccess),
     /// A flat access (global, LDS or private memory by aperture).
@@ -99,6 +106,26 @@ fn own(i: &Inst) -> Own {
         Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_BARRIER_SIGNAL) => Own::Hint,
         Encoding::Smem => {
             use f4::smem::*;
+            let small = match Smem::from_op(i.op) {
+                Some(Smem::S_LOAD_U8) => Some((1, false)),
+                Some(Smem::S_LOAD_I8) => Some((1, true)),
+                Some(Smem::S_LOAD_U16) => Some((2, false)),
+                Some(Smem::S_LOAD_I16) => Some((2, true)),
+                _ => None,
+            };
+            if let Some((bytes, signed)) = small {
+                return Own::ScalarLoadSmall {
+                    load: ScalarLoad {
+                        dwords: 1,
+                        sdata: SDATA.index(w),
+                        sbase: SBASE.operand(w),
+                        offset: i64::from(IOFFSET.signed(w)),
+                        soffset: SOFFSET.operand(w),
+                    },
+                    bytes,
+                    signed,
+                };
+            }
             let dwords = match Smem::from_op(i.op) {
                 Some(Smem::S_LOAD_B32) => 1,
                 Some(Smem::S_LOAD_B64) => 2,
@@ -194,6 +221,24 @@ impl Step for Decoded {
                 w.swrite64(SDST.index(&i.words), d).map(|_| Flow::Next)
             }
             Own::ScalarLoad(l) => rdna3::scalar_load(w, l, mem).map(|_| Flow::Next),
+            &Own::ScalarLoadSmall { load, bytes, signed } => {
+                let base = w.sread64(load.sbase, None)?;
+                let so = if load.soffset == 124 {
+                    0
+                } else {
+                    i64::from(w.sread(load.soffset, None)?)
+                };
+                let addr = (base as i64).wrapping_add(load.offset).wrapping_add(so) as u64;
+                let mut b = [0u8; 2];
+                mem.read(addr, &mut b[..bytes]).map_err(Trap::load(bytes))?;
+                let v = match (bytes, signed) {
+                    (1, false) => u32::from(b[0]),
+                    (1, true) => b[0] as i8 as i32 as u32,
+                    (_, false) => u32::from(u16::from_le_bytes(b)),
+                    (_, true) => i16::from_le_bytes(b) as i32 as u32,
+                };
+                w.swrite(load.sdata, v).map(|_| Flow::Next)
+            }
             Own::Global(a) => rdna3::global(w, a, mem).map(|_| Flow::Next),
             Own::Flat(a) => rdna3::flat_generic(w, a, mem, lds).map(|_| Flow::Next),
             Own::Scratch(a) => rdna3::scratch(w, a).map(|_| Flow::Next),
@@ -412,6 +457,44 @@ mod tests {
             .collect();
         let f = |x: f32| x.to_bits();
         assert_eq!(got, [f(1.5), f(-10.0), 1, 1, -2i32 as u32, f(4.0), f(-9.0), f(-3.0)]);
+    }
+
+    /// RDNA4's byte and half-dword scalar loads, sign- and zero-extended:
+    /// `s_load_i16`/`s_load_u16` at byte 2 and `s_load_u8`/`s_load_i8` at byte 3 of
+    /// 0x80_9a_f0_ff... (llvm-mc-19's encodings), stored to s[0:1].
+    #[test]
+    fn small_scalar_loads_extend() {
+        let code: [u32; 27] = [
+            0xf4014101, 0xf8000002, 0xf4012141, 0xf8000003, 0xf4016181, 0xf8000002, 0xf40101c1, 0xf8000003, 0xbfc70000,
+            0x7e000280, 0x7e020204, 0xee068000, 0x00800000, 0x00000000, 0x7e020205, 0xee068000, 0x00800000, 0x00000400,
+            0x7e020206, 0xee068000, 0x00800000, 0x00000800, 0x7e020207, 0xee068000, 0x00800000, 0x00000c00, 0xbfb00000,
+        ];
+        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut data = [0x01u8, 0x02, 0xf0, 0x9a];
+        let mut out = [0u8; 16];
+        let (code_at, data_at, out_at) = (0x1000_0000u64, 0x3000_0000u64, 0x2000_0000u64);
+        let mut user_data = [0u32; 16];
+        user_data[..4].copy_from_slice(&[out_at as u32, 0, data_at as u32, 0]);
+        let d = crate::Dispatch {
+            code_addr: code_at,
+            rsrc: [0, 4 << 1, 0],
+            user_data,
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            ..crate::Dispatch::default()
+        };
+        {
+            let mut mem = crate::SliceMemory::new();
+            mem.map_read_only(code_at, &code);
+            mem.map(data_at, &mut data);
+            mem.map(out_at, &mut out);
+            crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
+        }
+        let got: Vec<u32> = out
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(got, [0xffff_9af0, 0x9a, 0x9af0, 0xffff_ff9a]);
     }
 
     /// VGLOBAL, VFLAT and VSCRATCH place the fields [`super::access`] reads alike.

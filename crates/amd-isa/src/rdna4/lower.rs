@@ -65,17 +65,19 @@ impl Inst {
         Self::gfx11(&words, self.size)
     }
 
-    /// The instruction as text: where it lowers to RDNA3, as `llvm-objdump-19` prints it
-    /// for gfx1201 (RDNA3's text with RDNA4's opcode names); otherwise its opcode's
-    /// name and encoding, without its operands (RDNA4's own disassembly is not
-    /// written yet).
+    /// The instruction as text, as `llvm-objdump-19` prints it for gfx1201: where it
+    /// lowers to RDNA3, RDNA3's text with RDNA4's opcode names; RDNA4's own forms
+    /// that `disasm` prints; otherwise its opcode's name and encoding, without its
+    /// operands (`… (Vbuffer; operands not printed)`).
     pub fn text(&self) -> String {
         let Some(r) = self.to_rdna3() else {
-            return format!(
-                "{} ({:?}; operands not printed)",
-                self.name().unwrap_or("unknown opcode"),
-                self.enc
-            );
+            return super::disasm::render(self).unwrap_or_else(|| {
+                format!(
+                    "{} ({:?}; operands not printed)",
+                    self.name().unwrap_or("unknown opcode"),
+                    self.enc
+                )
+            });
         };
         let mut text = r.llvm().to_string();
         let bare = |n: &str| {

@@ -19,11 +19,12 @@
 //! and WMMA's f32 forms (gfx12's register layout over RDNA3's arithmetic) are RDNA4's
 //! own. What neither covers stops the dispatch naming the instruction: among what
 //! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms, VBUFFER and
-//! the images. The disassembly
-//! of what does not lower, and the coverage report, are not written yet; what changes
-//! against RDNA3 is in `docs/reference/rdna4.md`.
+//! the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
+//! as `llvm-objdump-19` prints it; the coverage report is not written yet. What
+//! changes against RDNA3 is in `docs/reference/rdna4.md`.
 
 mod decode;
+mod disasm;
 mod exec;
 mod lower;
 #[rustfmt::skip]

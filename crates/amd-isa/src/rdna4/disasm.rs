@@ -1,0 +1,216 @@
+//! RDNA4's own instructions as `llvm-objdump-19 --mcpu=gfx1201` prints them: the
+//! split wait counters and the program-control forms RDNA3 prints alike, SMEM, the
+//! vector memory encodings (VGLOBAL, VSCRATCH, VFLAT) with their cache controls, the
+//! scalar float ALU and WMMA's f32 forms. What lowers to RDNA3 prints as RDNA3 does
+//! ([`Inst::text`]); the rest is not printed here yet.
+
+use std::fmt::Write as _;
+
+use super::decode::{Encoding, Inst};
+use super::fields as f4;
+use super::opcodes::{Sop1, Sop2, Sopc, Sopp, Vop3p};
+use crate::rdna3::{scalar_reg, signed_hex, source, vgpr};
+
+/// NULL, where a scalar operand is left out.
+const NULL: u32 = 124;
+
+/// The registers an access moves, by the opcode's data type (`_b64`: 2; `_b96`: 3;
+/// `_b128`: 4; everything narrower than 64 bits: 1); a compare-swap's data is twice
+/// that (the comparand follows).
+fn data_dwords(name: &str) -> u32 {
+    let ty = name.rsplit('_').next().unwrap_or("");
+    match ty {
+        "b64" | "u64" | "i64" | "f64" => 2,
+        "b96" => 3,
+        "b128" => 4,
+        _ => 1,
+    }
+}
+
+/// ` scope:SCOPE_*` for a nonzero SCOPE field.
+fn scope(out: &mut String, scope: u32) {
+    match scope {
+        1 => out.push_str(" scope:SCOPE_SE"),
+        2 => out.push_str(" scope:SCOPE_DEV"),
+        3 => out.push_str(" scope:SCOPE_SYS"),
+        _ => {}
+    }
+}
+
+/// The instruction in LLVM's syntax, where this module prints its encoding.
+pub(crate) fn render(i: &Inst) -> Option<String> {
+    let name = i.name()?;
+    let w = &i.words;
+    let mut out = String::from(name);
+    match i.enc {
+        Encoding::Sopp => {
+            let imm = f4::sopp::SIMM16.get(w);
+            match Sopp::from_op(i.op)? {
+                Sopp::S_ENDPGM => {}
+                _ if name.starts_with("s_wait_") || name == "s_barrier_wait" => {
+                    let _ = write!(out, " {imm:#x}");
+                }
+                // The forms RDNA3 has under the same name and number print as RDNA3's.
+                op => {
+                    let r = crate::rdna3::Inst::decode(&[w[0]]).ok()?;
+                    return (r.mnemonic() == Some(op.name())).then(|| r.llvm().to_string());
+                }
+            }
+        }
+        Encoding::Sop1 => {
+            let op = Sop1::from_op(i.op)?;
+            let src = f4::sop1::SSRC0.operand(w).into();
+            if op != Sop1::S_BARRIER_SIGNAL {
+                out.push(' ');
+                scalar_reg(&mut out, f4::sop1::SDST.0.get(w), 1);
+                out.push(',');
+            }
+            out.push(' ');
+            source(&mut out, src, 1, i.literal, name);
+        }
+        Encoding::Sop2 => {
+            let op = Sop2::from_op(i.op)?;
+            let count = match op {
+                Sop2::S_ADD_NC_U64 | Sop2::S_SUB_NC_U64 | Sop2::S_MUL_U64 => 2,
+                _ if name.ends_with("_f32") => 1,
+                _ => return None,
+            };
+            out.push(' ');
+            scalar_reg(&mut out, f4::sop2::SDST.0.get(w), count);
+            for s in [f4::sop2::SSRC0, f4::sop2::SSRC1] {
+                out.push_str(", ");
+                source(&mut out, s.operand(w).into(), count, i.literal, name);
+            }
+            if matches!(Sop2::from_op(i.op)?, Sop2::S_FMAAK_F32 | Sop2::S_FMAMK_F32) {
+                let k = format!("{:#x}", i.literal?);
+                // fmamk: the constant between the sources.
+                if Sop2::from_op(i.op)? == Sop2::S_FMAMK_F32 {
+                    let (head, last) = out.rsplit_once(", ")?;
+                    out = format!("{head}, {k}, {last}");
+                } else {
+                    let _ = write!(out, ", {k}");
+                }
+            }
+        }
+        Encoding::Sopc => {
+            Sopc::from_op(i.op).filter(|op| op.name().ends_with("_f32"))?;
+            for (k, s) in [f4::sopc::SSRC0, f4::sopc::SSRC1].into_iter().enumerate() {
+                out.push_str(if k == 0 { " " } else { ", " });
+                source(&mut out, s.operand(w).into(), 1, i.literal, name);
+            }
+        }
+        Encoding::Smem => {
+            use f4::smem::*;
+            if !name.starts_with("s_load_") || NV.is_set(w) || SCOPE.get(w) != 0 || TH.get(w) != 0 {
+                return None;
+            }
+            let dwords = match name.rsplit('_').next()? {
+                "b32" | "u8" | "i8" | "u16" | "i16" => 1,
+                "b64" => 2,
+                "b96" => 3,
+                "b128" => 4,
+                "b256" => 8,
+                "b512" => 16,
+                _ => return None,
+            };
+            out.push(' ');
+            scalar_reg(&mut out, SDATA.0.get(w), dwords);
+            out.push_str(", ");
+            scalar_reg(&mut out, SBASE.operand(w).into(), 2);
+            let offset = i64::from(IOFFSET.signed(w));
+            match SOFFSET.0.get(w) {
+                NULL => {
+                    let _ = write!(out, ", {}", signed_hex(offset));
+                }
+                s => {
+                    out.push_str(", ");
+                    scalar_reg(&mut out, s, 1);
+                    if offset != 0 {
+                        let _ = write!(out, " offset:{}", signed_hex(offset));
+                    }
+                }
+            }
+        }
+        Encoding::Vglobal | Encoding::Vscratch | Encoding::Vflat => {
+            // The three place their fields alike (`exec`'s test checks).
+            use f4::vglobal::*;
+            if NV.is_set(w) {
+                return None;
+            }
+            let atomic = name.contains("_atomic_");
+            let th = TH.get(w);
+            // An atomic's TH bit 0 returns the old value; other TH values are not
+            // printed here.
+            if th > u32::from(atomic) {
+                return None;
+            }
+            let returns = atomic && th == 1;
+            let data = data_dwords(name);
+            let store = name.contains("_store_");
+            let saddr = SADDR.0.get(w);
+            let mut ops: Vec<String> = Vec::new();
+            let reg = |n: u32, count: u32| {
+                let mut s = String::new();
+                vgpr(&mut s, n, count);
+                s
+            };
+            if (!store && !atomic) || returns {
+                ops.push(reg(VDST.0.get(w), data));
+            }
+            // The address: scratch's VGPR only with SVE; 64 bits without SADDR.
+            ops.push(match i.enc {
+                Encoding::Vscratch if !f4::vscratch::SVE.is_set(w) => "off".into(),
+                Encoding::Vscratch => reg(VADDR.0.get(w), 1),
+                Encoding::Vflat => reg(VADDR.0.get(w), 2),
+                _ => reg(VADDR.0.get(w), if saddr == NULL { 2 } else { 1 }),
+            });
+            if store || atomic {
+                let count = if name.contains("cmpswap") { 2 * data } else { data };
+                ops.push(reg(VSRC.0.get(w), count));
+            }
+            match (i.enc, saddr) {
+                (Encoding::Vflat, _) => {}
+                (_, NULL) => ops.push("off".into()),
+                (Encoding::Vscratch, s) => {
+                    let mut r = String::new();
+                    scalar_reg(&mut r, s, 1);
+                    ops.push(r);
+                }
+                (_, s) => {
+                    let mut r = String::new();
+                    scalar_reg(&mut r, s, 2);
+                    ops.push(r);
+                }
+            }
+            let _ = write!(out, " {}", ops.join(", "));
+            let offset = IOFFSET.signed(w);
+            if offset != 0 {
+                let _ = write!(out, " offset:{offset}");
+            }
+            if returns {
+                out.push_str(" th:TH_ATOMIC_RETURN");
+            }
+            scope(&mut out, SCOPE.get(w));
+        }
+        Encoding::Vop3p => {
+            use f4::vop3p::*;
+            let op = Vop3p::from_op(i.op)?;
+            if !matches!(op, Vop3p::V_WMMA_F32_16X16X16_F16 | Vop3p::V_WMMA_F32_16X16X16_BF16)
+                || NEG.get(w) != 0
+                || NEG_HI.get(w) != 0
+                || OPSEL.get(w) != 0
+                || CLMP.is_set(w)
+            {
+                return None;
+            }
+            out.push(' ');
+            vgpr(&mut out, VDST.0.get(w), 8);
+            for (src, count) in [(SRC0, 4), (SRC1, 4), (SRC2, 8)] {
+                out.push_str(", ");
+                source(&mut out, src.operand(w).into(), count, i.literal, name);
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
