@@ -15,8 +15,9 @@
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
 //!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
-//! - `isa-coverage [--check]`: run every RDNA3 opcode through the interpreter and write
-//!   `crates/amd-isa/coverage/rdna3.md` (implemented / refused / missing per encoding).
+//! - `isa-coverage [rdna4] [--check]`: run every RDNA3 (or RDNA4) opcode through the interpreter
+//!   and write `crates/amd-isa/coverage/rdna3.md` (`rdna4.md`): implemented / refused / missing
+//!   per encoding.
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

@@ -74,14 +74,15 @@ pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory}
 use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
+pub(crate) use coverage::coverage_report;
 pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow};
 pub(crate) use matrix::{WmmaLayout, WmmaMods, wmma};
 pub(crate) use memory::{FlatAccess, flat_generic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, scalar_load};
-pub(crate) use wave::Wave;
-use wave::{EXEC_LO, Place, TTMP7, TTMP9};
+pub(crate) use wave::{EXEC_LO, Wave};
+use wave::{Place, TTMP7, TTMP9};
 
 pub use crate::dispatch::Counters;
 

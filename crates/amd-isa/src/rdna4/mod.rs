@@ -20,9 +20,11 @@
 //! own. What neither covers stops the dispatch naming the instruction: among what
 //! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms, VBUFFER and
 //! the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
-//! as `llvm-objdump-19` prints it; the coverage report is not written yet. What
+//! as `llvm-objdump-19` prints it; [`report`] is the opcode-by-opcode coverage in
+//! `coverage/rdna4.md` (`cargo xtask isa-coverage rdna4`). What
 //! changes against RDNA3 is in `docs/reference/rdna4.md`.
 
+mod coverage;
 mod decode;
 mod disasm;
 mod exec;
@@ -37,6 +39,7 @@ pub mod fields;
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
 
+pub use coverage::{coverage, report};
 pub use decode::{DPP8_FI_0, DPP8_FI_1, DPP16, DecodeError, Dpp, Encoding, Inst, LITERAL};
 
 use crate::{Dispatch, ExecError, Memory};
