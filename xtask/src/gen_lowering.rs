@@ -10,9 +10,9 @@
 //! (`operands.py`, where both list the opcode: each field's size in bits and kind;
 //! WMMA's A and B, for one, are half as wide in RDNA4). An opcode whose pseudocode or operands differ, even in
 //! spelling, is left out: the RDNA4 interpreter decides it on its own. The memory
-//! encodings (LDS, VGLOBAL, VFLAT, VSCRATCH) map their opcodes by name alone: their
-//! address arithmetic (and but for LDS their fields) are each generation's own, the
-//! access they make is the same.
+//! encodings (LDS, VGLOBAL, VFLAT, VSCRATCH, VBUFFER — whose `tbuffer_*` opcodes are
+//! RDNA3's MTBUF) map their opcodes by name alone: their address arithmetic (and but
+//! for LDS their fields) are each generation's own, the access they make is the same.
 //!
 //! Each directory holds that generation's `enum.py`, `str_pcode.py` and `operands.py`, from
 //! `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/<gen>/<file>`.
@@ -48,6 +48,8 @@ const MEMORY: &[(&str, &str, &str)] = &[
     ("VGLOBALOp", "GLOBALOp", "vglobal"),
     ("VFLATOp", "FLATOp", "vflat"),
     ("VSCRATCHOp", "SCRATCHOp", "vscratch"),
+    ("VBUFFEROp", "MUBUFOp", "vbuffer"),
+    ("VBUFFEROp", "MTBUFOp", "vbuffer_typed"),
 ];
 
 /// A Python string literal's text (`'…'` or `"…"`, with `\n`, `\t`, `\\`, `\'` and

@@ -411,15 +411,14 @@ fn format_access(k: u16) -> Access {
     }
 }
 
-fn access(i: &Inst, mtbuf: bool) -> R<Access> {
+fn access(iop: u16, mtbuf: bool) -> R<Access> {
     if mtbuf {
-        let op = Mtbuf::from_op(i.op)
-            .ok_or_else(|| Trap::Missing(format!("MTBUF opcode {:#x} is not implemented", i.op)))?;
+        let op =
+            Mtbuf::from_op(iop).ok_or_else(|| Trap::Missing(format!("MTBUF opcode {iop:#x} is not implemented")))?;
         return Ok(format_access(op as u16));
     }
     use Mubuf::*;
-    let op =
-        Mubuf::from_op(i.op).ok_or_else(|| Trap::Missing(format!("MUBUF opcode {:#x} is not implemented", i.op)))?;
+    let op = Mubuf::from_op(iop).ok_or_else(|| Trap::Missing(format!("MUBUF opcode {iop:#x} is not implemented")))?;
     let lds = |bytes, signed| Ok(Access::Lds(LdsLoad::Plain { bytes, signed }));
     match op {
         BUFFER_LOAD_LDS_U8 => return lds(1, false),
@@ -446,18 +445,44 @@ fn access(i: &Inst, mtbuf: bool) -> R<Access> {
         BUFFER_GL0_INV | BUFFER_GL1_INV => Access::Nothing,
         _ => Access::Plain(
             mem_op(k)
-                .ok_or_else(|| Trap::Missing(format!("MUBUF opcode {:#x} ({}) is not implemented", i.op, op.name())))?,
+                .ok_or_else(|| Trap::Missing(format!("MUBUF opcode {iop:#x} ({}) is not implemented", op.name())))?,
         ),
     })
 }
 
 /// The instruction's name, for errors.
-fn name(i: &Inst, mtbuf: bool) -> &'static str {
+fn name(op: u16, mtbuf: bool) -> &'static str {
     if mtbuf {
-        Mtbuf::from_op(i.op).map_or("tbuffer instruction", Mtbuf::name)
+        Mtbuf::from_op(op).map_or("tbuffer instruction", Mtbuf::name)
     } else {
-        Mubuf::from_op(i.op).map_or("buffer instruction", Mubuf::name)
+        Mubuf::from_op(op).map_or("buffer instruction", Mubuf::name)
     }
+}
+
+/// A MUBUF or MTBUF access as the instruction's fields give it, whichever
+/// generation's encoding they come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BufferAccess {
+    /// The opcode, in RDNA3's MUBUF (or, `mtbuf`, MTBUF) numbering.
+    pub(crate) op: u16,
+    /// A typed (`tbuffer_*`) access, its data format in `format`.
+    pub(crate) mtbuf: bool,
+    /// MTBUF's FORMAT (MUBUF takes the resource's).
+    pub(crate) format: u32,
+    /// The instruction's byte offset.
+    pub(crate) offset: u64,
+    /// Atomics return the old value.
+    pub(crate) returns: bool,
+    /// VADDR, as an operand number; VDATA, a VGPR index.
+    pub(crate) vaddr: u16,
+    pub(crate) vdata: usize,
+    /// The resource's first SGPR, as an operand number.
+    pub(crate) srsrc: u16,
+    /// SOFFSET, an operand number.
+    pub(crate) soffset: u16,
+    pub(crate) offen: bool,
+    pub(crate) idxen: bool,
+    pub(crate) tfe: bool,
 }
 
 /// The layout of `format`, or an error naming it.
@@ -480,31 +505,53 @@ fn format_layout(format: u32) -> R<Layout> {
 /// for every lane. TFE has no meaning for stores and atomics (LLVM's assembler refuses
 /// it there): they ignore it. With an LDS DMA load (no VGPR data) it is refused.
 pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8], mtbuf: bool) -> R<()> {
-    let what = access(i, mtbuf)?;
-    if matches!(what, Access::Nothing) {
-        return Ok(());
-    }
-    let name = name(i, mtbuf);
     // MUBUF's fields; MTBUF's stand in the same places, but for its FORMAT.
     use super::fields::mubuf::*;
     let iw = i.words();
-    let inst_offset = u64::from(OFFSET.get(&iw));
-    let glc = GLC.is_set(&iw);
-    let (vaddr, vdata) = (VADDR.operand(&iw), VDATA.index(&iw));
-    let srsrc = SRSRC.operand(&iw);
-    let (offen, idxen) = (OFFEN.is_set(&iw), IDXEN.is_set(&iw));
-    let tfe = TFE.is_set(&iw);
+    let a = BufferAccess {
+        op: i.op,
+        mtbuf,
+        format: super::fields::mtbuf::FORMAT.get(&iw),
+        offset: u64::from(OFFSET.get(&iw)),
+        returns: GLC.is_set(&iw),
+        vaddr: VADDR.operand(&iw),
+        vdata: VDATA.index(&iw),
+        srsrc: SRSRC.operand(&iw),
+        soffset: SOFFSET.operand(&iw),
+        offen: OFFEN.is_set(&iw),
+        idxen: IDXEN.is_set(&iw),
+        tfe: TFE.is_set(&iw),
+    };
+    buffer(w, &a, mem, lds)
+}
+
+/// A MUBUF or MTBUF load, store or atomic.
+pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
+    let &BufferAccess {
+        op: iop,
+        mtbuf,
+        offset: inst_offset,
+        returns: glc,
+        vaddr,
+        vdata,
+        srsrc,
+        offen,
+        idxen,
+        tfe,
+        ..
+    } = a;
+    let what = access(iop, mtbuf)?;
+    if matches!(what, Access::Nothing) {
+        return Ok(());
+    }
+    let name = name(iop, mtbuf);
     if tfe && matches!(what, Access::Lds(_)) {
         return Err(format!("{name} with TFE: an LDS DMA load has no VGPR for the status").into());
     }
     let status_vgpr = what.data_vgprs().filter(|_| tfe).map(|n| vdata + n);
     let res = resource(w, srsrc)?;
-    let soffset = u64::from(w.sread(SOFFSET.operand(&iw), None)?);
-    let format = if mtbuf {
-        super::fields::mtbuf::FORMAT.get(&iw)
-    } else {
-        res.format
-    };
+    let soffset = u64::from(w.sread(a.soffset, None)?);
+    let format = if mtbuf { a.format } else { res.format };
     // The LDS DMA loads' first byte: M0[15:0] plus the instruction's offset, each lane
     // a dword further (the GCN/Vega ISA's "LDS_ADDR = LDSbase + LDS_offset +
     // inst_offset + TID*4" with M0 as LDS_offset; LLVM's `buffer.load.lds` intrinsics:
@@ -559,10 +606,10 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8], mtb
                     0
                 } else if wide {
                     let cmp = if cmpswap { w.vread64(data + 2, lane, None)? } else { 0 };
-                    atomic64(i.op, mem, addr, w.vread64(data, lane, None)?, cmp)?
+                    atomic64(iop, mem, addr, w.vread64(data, lane, None)?, cmp)?
                 } else {
                     let cmp = if cmpswap { w.vread(data + 1, lane, None)? } else { 0 };
-                    u64::from(atomic(i.op, mem, addr, w.vread(data, lane, None)?, cmp)?)
+                    u64::from(atomic(iop, mem, addr, w.vread(data, lane, None)?, cmp)?)
                 };
                 if glc {
                     w.vwrite(vdata, lane, old as u32)?;

@@ -74,6 +74,7 @@ pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory}
 use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
+pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::coverage_report;
 pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow};

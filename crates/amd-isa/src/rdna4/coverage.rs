@@ -204,7 +204,11 @@ mod tests {
         assert_eq!(find("SOP2", "s_add_f32"), Status::Implemented);
         assert_eq!(find("VGLOBAL", "global_load_b32"), Status::Implemented);
         assert!(matches!(find("VIMAGE", "image_load"), Status::Refused(_)));
-        assert!(matches!(find("VBUFFER", "buffer_load_b32"), Status::Missing(_)));
+        assert_eq!(find("VBUFFER", "buffer_load_b32"), Status::Implemented);
+        assert!(matches!(
+            find("VBUFFER", "buffer_atomic_pk_add_bf16"),
+            Status::Missing(_)
+        ));
     }
 
     /// Every encoding the interpreter has fields for gets a probe, and each probe

@@ -13,12 +13,12 @@
 //! as tinygrad extracts it: the same name and pseudocode, a rename, a VOP2 form of an
 //! RDNA3 VOP3 opcode, the `*_num` minimum and maximum) is that RDNA3 instruction: it
 //! runs and prints ([`Inst::text`]) as it. The memory encodings (SMEM, VGLOBAL,
-//! VFLAT, VSCRATCH, their opcodes mapped by name) read their own fields (24-bit
+//! VFLAT, VSCRATCH, VBUFFER, their opcodes mapped by name) read their own fields (24-bit
 //! offsets, TH) and hand RDNA3's executor the access; the split `s_wait_*` counters
 //! and barrier, `s_endpgm`, the 64-bit scalar adds, the scalar float ALU's f32 forms
 //! and WMMA's f32 forms (gfx12's register layout over RDNA3's arithmetic) are RDNA4's
 //! own. What neither covers stops the dispatch naming the instruction: among what
-//! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms, VBUFFER and
+//! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms and
 //! the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
 //! as `llvm-objdump-19` prints it; [`report`] is the opcode-by-opcode coverage in
 //! `coverage/rdna4.md` (`cargo xtask isa-coverage rdna4`). What

@@ -1288,3 +1288,100 @@ pub(crate) const fn vscratch(op: u16) -> Option<u16> {
         _ => return None,
     })
 }
+
+/// VBUFFEROp: 67 of RDNA4's 89 opcodes, by name (MUBUFOp in RDNA3).
+pub(crate) const fn vbuffer(op: u16) -> Option<u16> {
+    Some(match op {
+        0 => 0, // buffer_load_format_x
+        1 => 1, // buffer_load_format_xy
+        2 => 2, // buffer_load_format_xyz
+        3 => 3, // buffer_load_format_xyzw
+        4 => 4, // buffer_store_format_x
+        5 => 5, // buffer_store_format_xy
+        6 => 6, // buffer_store_format_xyz
+        7 => 7, // buffer_store_format_xyzw
+        8 => 8, // buffer_load_d16_format_x
+        9 => 9, // buffer_load_d16_format_xy
+        10 => 10, // buffer_load_d16_format_xyz
+        11 => 11, // buffer_load_d16_format_xyzw
+        12 => 12, // buffer_store_d16_format_x
+        13 => 13, // buffer_store_d16_format_xy
+        14 => 14, // buffer_store_d16_format_xyz
+        15 => 15, // buffer_store_d16_format_xyzw
+        16 => 16, // buffer_load_u8
+        17 => 17, // buffer_load_i8
+        18 => 18, // buffer_load_u16
+        19 => 19, // buffer_load_i16
+        20 => 20, // buffer_load_b32
+        21 => 21, // buffer_load_b64
+        22 => 22, // buffer_load_b96
+        23 => 23, // buffer_load_b128
+        24 => 24, // buffer_store_b8
+        25 => 25, // buffer_store_b16
+        26 => 26, // buffer_store_b32
+        27 => 27, // buffer_store_b64
+        28 => 28, // buffer_store_b96
+        29 => 29, // buffer_store_b128
+        30 => 30, // buffer_load_d16_u8
+        31 => 31, // buffer_load_d16_i8
+        32 => 32, // buffer_load_d16_b16
+        33 => 33, // buffer_load_d16_hi_u8
+        34 => 34, // buffer_load_d16_hi_i8
+        35 => 35, // buffer_load_d16_hi_b16
+        36 => 36, // buffer_store_d16_hi_b8
+        37 => 37, // buffer_store_d16_hi_b16
+        38 => 38, // buffer_load_d16_hi_format_x
+        39 => 39, // buffer_store_d16_hi_format_x
+        51 => 51, // buffer_atomic_swap_b32
+        52 => 52, // buffer_atomic_cmpswap_b32
+        53 => 53, // buffer_atomic_add_u32
+        54 => 54, // buffer_atomic_sub_u32
+        56 => 56, // buffer_atomic_min_i32
+        57 => 57, // buffer_atomic_min_u32
+        58 => 58, // buffer_atomic_max_i32
+        59 => 59, // buffer_atomic_max_u32
+        60 => 60, // buffer_atomic_and_b32
+        61 => 61, // buffer_atomic_or_b32
+        62 => 62, // buffer_atomic_xor_b32
+        63 => 63, // buffer_atomic_inc_u32
+        64 => 64, // buffer_atomic_dec_u32
+        65 => 65, // buffer_atomic_swap_b64
+        66 => 66, // buffer_atomic_cmpswap_b64
+        67 => 67, // buffer_atomic_add_u64
+        68 => 68, // buffer_atomic_sub_u64
+        69 => 69, // buffer_atomic_min_i64
+        70 => 70, // buffer_atomic_min_u64
+        71 => 71, // buffer_atomic_max_i64
+        72 => 72, // buffer_atomic_max_u64
+        73 => 73, // buffer_atomic_and_b64
+        74 => 74, // buffer_atomic_or_b64
+        75 => 75, // buffer_atomic_xor_b64
+        76 => 76, // buffer_atomic_inc_u64
+        77 => 77, // buffer_atomic_dec_u64
+        86 => 86, // buffer_atomic_add_f32
+        _ => return None,
+    })
+}
+
+/// VBUFFEROp: 16 of RDNA4's 89 opcodes, by name (MTBUFOp in RDNA3).
+pub(crate) const fn vbuffer_typed(op: u16) -> Option<u16> {
+    Some(match op {
+        128 => 0, // tbuffer_load_format_x
+        129 => 1, // tbuffer_load_format_xy
+        130 => 2, // tbuffer_load_format_xyz
+        131 => 3, // tbuffer_load_format_xyzw
+        132 => 4, // tbuffer_store_format_x
+        133 => 5, // tbuffer_store_format_xy
+        134 => 6, // tbuffer_store_format_xyz
+        135 => 7, // tbuffer_store_format_xyzw
+        136 => 8, // tbuffer_load_d16_format_x
+        137 => 9, // tbuffer_load_d16_format_xy
+        138 => 10, // tbuffer_load_d16_format_xyz
+        139 => 11, // tbuffer_load_d16_format_xyzw
+        140 => 12, // tbuffer_store_d16_format_x
+        141 => 13, // tbuffer_store_d16_format_xy
+        142 => 14, // tbuffer_store_d16_format_xyz
+        143 => 15, // tbuffer_store_d16_format_xyzw
+        _ => return None,
+    })
+}
