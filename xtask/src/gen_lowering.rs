@@ -5,7 +5,7 @@
 //! each RDNA4 opcode with its RDNA3 number where RDNA3 has an opcode of the same name
 //! in that encoding (or, renamed, the one opcode there with the same pseudocode and
 //! operands) whose pseudocode is the same text (or differs only in spelling, read side
-//! by side: `SAME_MEANING`) (AMD's ISA pseudocode as
+//! by side, or given by neither and described alike: `SAME_MEANING`) (AMD's ISA pseudocode as
 //! tinygrad extracts it into `str_pcode.py`, comments dropped and white space folded) and the same operands
 //! (`operands.py`, where both list the opcode: each field's size in bits and kind;
 //! WMMA's A and B, for one, are half as wide in RDNA4). An opcode whose pseudocode or operands differ, even in
@@ -108,28 +108,132 @@ fn pseudocode(text: &str) -> Result<BTreeMap<(String, String), String>> {
 type Ops = BTreeMap<String, BTreeMap<String, u16>>;
 
 /// Opcodes whose pseudocode is spelled differently in the two generations with the
-/// same meaning, read side by side (encoding class, name, what differs).
-const SAME_MEANING: &[(&str, &str, &str)] = &[
+/// same meaning, or that neither gives pseudocode for and whose descriptions in the
+/// ISA agree, read side by side (encoding class, RDNA4 name, RDNA3 name, what differs).
+const SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     (
         "VOP3Op",
+        "V_ALIGNBIT_B32",
         "V_ALIGNBIT_B32",
         "`S2.u32[4 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
     ),
     (
         "VOP3Op",
         "V_ALIGNBYTE_B32",
+        "V_ALIGNBYTE_B32",
         "`S2.u32[1 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
     ),
+    // SOPK: RDNA4 spells the 16-bit immediate `S0.i16` where RDNA3 says `SIMM16.i16`,
+    // and computes in 32 bits what RDNA3 computes in 64 and truncates to 32 (the same
+    // low 32 bits of a sum or product).
+    ("SOPKOp", "S_MOVK_I32", "S_MOVK_I32", "`S0.i16` for `SIMM16.i16`"),
+    ("SOPKOp", "S_CMOVK_I32", "S_CMOVK_I32", "`S0.i16` for `SIMM16.i16`"),
+    (
+        "SOPKOp",
+        "S_MULK_I32",
+        "S_MULK_I32",
+        "`S0.i16` for `SIMM16.i16`; a 32-bit product for a 64-bit one truncated",
+    ),
+    (
+        "SOPKOp",
+        "S_ADDK_CO_I32",
+        "S_ADDK_I32",
+        "renamed; `S0.i16` for `SIMM16.i16`; a 32-bit sum for a 64-bit one truncated",
+    ),
+    // SOPP: hints and controls neither generation gives pseudocode for (or gives as
+    // prose), with the same fields.
+    ("SOPPOp", "S_SETKILL", "S_SETKILL", "no pseudocode in either"),
+    ("SOPPOp", "S_SETHALT", "S_SETHALT", "no pseudocode in either"),
+    (
+        "SOPPOp",
+        "S_SLEEP",
+        "S_SLEEP",
+        "prose; RDNA4 adds a sleep-until-event bit (its operand kind OPR_SLEEP for the same 16 bits), which an interpreter without wake-up events runs as a 0-clock sleep",
+    ),
+    (
+        "SOPPOp",
+        "S_TRAP",
+        "S_TRAP",
+        "the trap id is 4 bits in RDNA4 (8 in RDNA3); the interpreter runs no trap handler and only stops the wave",
+    ),
+    (
+        "SOPPOp",
+        "S_ROUND_MODE",
+        "S_ROUND_MODE",
+        "no pseudocode in either; MODE's rounding bits in both",
+    ),
+    (
+        "SOPPOp",
+        "S_DENORM_MODE",
+        "S_DENORM_MODE",
+        "no pseudocode in either; MODE's denormal bits in both",
+    ),
+    ("SOPPOp", "S_WAKEUP", "S_WAKEUP", "no pseudocode in either"),
+    (
+        "SOPPOp",
+        "S_SETPRIO",
+        "S_SETPRIO",
+        "the same prose, its sentences in another order",
+    ),
+    ("SOPPOp", "S_SENDMSGHALT", "S_SENDMSGHALT", "no pseudocode in either"),
+    ("SOPPOp", "S_INCPERFLEVEL", "S_INCPERFLEVEL", "no pseudocode in either"),
+    ("SOPPOp", "S_DECPERFLEVEL", "S_DECPERFLEVEL", "no pseudocode in either"),
+    ("SOPPOp", "S_TTRACEDATA", "S_TTRACEDATA", "no pseudocode in either"),
+    (
+        "SOPPOp",
+        "S_TTRACEDATA_IMM",
+        "S_TTRACEDATA_IMM",
+        "no pseudocode in either",
+    ),
+    ("SOPPOp", "S_ICACHE_INV", "S_ICACHE_INV", "no pseudocode in either"),
+    // The vector ALU.
+    ("VOP1Op", "V_NOP_E32", "V_NOP_E32", "no pseudocode in either"),
+    ("VOP3Op", "V_NOP_E64", "V_NOP_E64", "no pseudocode in either"),
+    (
+        "VOP1Op",
+        "V_PIPEFLUSH_E32",
+        "V_PIPEFLUSH_E32",
+        "no pseudocode in either",
+    ),
+    (
+        "VOP3Op",
+        "V_PIPEFLUSH_E64",
+        "V_PIPEFLUSH_E64",
+        "no pseudocode in either",
+    ),
+    (
+        "VOP1Op",
+        "V_SAT_PK_U8_I16_E32",
+        "V_SAT_PK_U8_I16_E32",
+        "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time",
+    ),
+    (
+        "VOP3Op",
+        "V_SAT_PK_U8_I16_E64",
+        "V_SAT_PK_U8_I16_E64",
+        "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time",
+    ),
+    (
+        "VOPDOp",
+        "V_DUAL_DOT2ACC_F32_BF16",
+        "V_DUAL_DOT2ACC_F32_BF16",
+        "RDNA3 gives no pseudocode for VOPD nor a VOP2 namesake; RDNA4's (the low product added, then the high) is how RDNA3's VOP3P v_dot2_f32_bf16 adds",
+    ),
 ];
+
+/// The RDNA3 name of an RDNA4 opcode [`SAME_MEANING`] pairs with one.
+fn reviewed_pair(class: &str, op: &str) -> Option<&'static str> {
+    SAME_MEANING
+        .iter()
+        .find(|&&(c, ours, _, _)| c == class && ours == op)
+        .map(|&(_, _, theirs, _)| theirs)
+}
 
 /// Whether opcode `a` of RDNA3 and `b` of RDNA4 (encoding class, name) have the same
 /// pseudocode (or one of [`SAME_MEANING`]) and operands.
 fn same(t3: &Tables, a: (&str, &str), t4: &Tables, b: (&str, &str)) -> bool {
     let (ka, kb) = ((a.0.to_string(), a.1.to_string()), (b.0.to_string(), b.1.to_string()));
-    let Some(theirs) = t3.code.get(&ka).or_else(|| vopd_as_vop(a.0, a.1, &t3.code)) else {
-        return false;
-    };
-    let reviewed = a == b && SAME_MEANING.iter().any(|&(class, op, _)| (class, op) == a);
+    let reviewed = a.0 == b.0 && reviewed_pair(b.0, b.1) == Some(a.1);
     // Operands where both tables list the opcode (RDNA4's leaves some VOP2 and
     // `_e64` forms out).
     // The formats' names are spelled differently across generations for the same
@@ -143,21 +247,34 @@ fn same(t3: &Tables, a: (&str, &str), t4: &Tables, b: (&str, &str)) -> bool {
         (Some(x), Some(y)) => sizes(x) == sizes(y),
         _ => true,
     };
-    let Some(ours) = t4.code.get(&kb) else {
+    // A reviewed pair was read with its operands.
+    if reviewed {
+        return true;
+    }
+    let (Some(theirs), Some(ours)) = (
+        t3.code.get(&ka).or_else(|| vopd_as_vop(a.0, a.1, &t3.code)),
+        t4.code.get(&kb),
+    ) else {
         return false;
     };
     // RDNA4's `*_num` minimum and maximum are RDNA3's, with IEEE 754-2019's NaN rule
     // (the RDNA4 wave's: two NaNs give the first, quieted; RDNA4 has no IEEE mode).
     // The base opcodes are read side by side (`NUM_BASE`); those built from them
     // (`v_minmax_num_f32`, `v_pk_max_num_f16`) have RDNA3's pseudocode with `_num`.
-    let num = a.1 != b.1 && b.1.replace("_NUM_", "_").replace("_NUM", "") == a.1;
+    let unmarked = |n: &str| {
+        n.strip_suffix("_E32")
+            .or_else(|| n.strip_suffix("_E64"))
+            .unwrap_or(n)
+            .to_string()
+    };
+    let num = a.1 != b.1 && unmarked(&b.1.replace("_NUM_", "_").replace("_NUM", "")) == unmarked(a.1);
     let (ours, theirs) = (packed(ours), packed(theirs));
     let same_code = if num {
         NUM_BASE.contains(&b.1) || ours.replace("_num_", "_") == theirs
     } else {
         ours == theirs
     };
-    (reviewed || same_code) && operands
+    same_code && operands
 }
 
 /// A packed (VOP3P) operation's pseudocode in one form: RDNA3 computes the high half
@@ -333,6 +450,7 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
                 ]
                 .into_iter()
                 .find(|n| o3.contains_key(*n))
+                .or_else(|| reviewed_pair(class, op).filter(|n| o3.contains_key(*n)))
                 .or_else(|| renamed(&t3, &t4, class, op))?;
                 same(&t3, (class, name3), &t4, (class, op)).then_some((n4, o3[name3], op.as_str()))
             })

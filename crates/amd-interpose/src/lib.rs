@@ -158,8 +158,15 @@ pub fn config_from_env() -> MockConfig {
     }
     MockConfig {
         gpus: vec![profile; n],
+        kernel_log: Some(kernel_log),
         ..MockConfig::default()
     }
+}
+
+/// The mock's kernel log (a queue that stopped, and why) on stderr, where a client on
+/// real hardware would find it in `dmesg`.
+fn kernel_log(line: &str) {
+    eprintln!("amd-interpose: {line}");
 }
 
 impl State {

@@ -368,6 +368,27 @@ fn a_kernel_fault_reports_address_access_and_instruction() {
     }
 }
 
+/// What the mock's kernel log (`MockConfig::kernel_log`) received.
+static KERNEL_LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+#[test]
+fn a_stopped_queue_is_written_to_the_kernel_log() {
+    let m = Arc::new(MockSys::new(MockConfig {
+        kernel_log: Some(|line| KERNEL_LOG.lock().unwrap().push(line.to_string())),
+        ..MockConfig::gfx1100s(1)
+    }));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let dev = kfd.device(0).unwrap();
+    let mut k = Kernel::new(&dev, STORE);
+    let words = k.dispatch_words([1, 1, 1], 0x7f00);
+    k.submit(&words);
+    wait_for("the fault", || !KERNEL_LOG.lock().unwrap().is_empty());
+    let log = KERNEL_LOG.lock().unwrap().clone();
+    let reason = m.queue_state(k.q.id()).unwrap().stop_reason.unwrap();
+    assert_eq!(log, [reason]);
+    assert!(log[0].contains("memory fault writing 0x7f0000000000"), "{log:?}");
+}
+
 #[test]
 fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
     let (m, _kfd, devs) = kfd_gpus(2, ExecMode::Threaded);

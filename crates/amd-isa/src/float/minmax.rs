@@ -4,7 +4,9 @@
 //! `*_num` forms are IEEE 754-2019's minimumNumber and maximumNumber (any NaN loses to
 //! a number; of two NaNs, the first, quieted). The three-operand forms are
 //! built from these as the ISA defines them (`v_min3 = min(min(a, b), c)`,
-//! `v_minmax = max(min(a, b), c)`, `v_med3` through max3).
+//! `v_minmax = max(min(a, b), c)`, `v_med3` through max3). RDNA4's `v_minimum*` and
+//! `v_maximum*` are IEEE 754-2019's minimum and maximum, which propagate NaN: the same
+//! shapes under [`Nans::Propagate`].
 
 /// Which NaN rule a wave's minimum and maximum follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +18,9 @@ pub(crate) enum Nans {
     /// RDNA4 (IEEE 754-2019 minimumNumber/maximumNumber): a NaN loses to a number; of
     /// two NaNs, the first, quieted.
     Num,
+    /// RDNA4's `v_minimum*`/`v_maximum*` (IEEE 754-2019 minimum/maximum): a NaN
+    /// operand wins, quieted — a signaling one first, then the first quiet one.
+    Propagate,
 }
 
 /// A float format's bits as the min/max pseudocode needs them.
@@ -89,6 +94,19 @@ pub(crate) fn max<T: MinMax>(a: T, b: T, nans: Nans) -> T {
 }
 
 fn pick<T: MinMax>(a: T, b: T, nans: Nans, a_wins: bool) -> T {
+    if nans == Nans::Propagate {
+        return if a.signaling() {
+            a.quieted()
+        } else if b.signaling() {
+            b.quieted()
+        } else if a.nan() {
+            a
+        } else if b.nan() || !a_wins {
+            b
+        } else {
+            a
+        };
+    }
     let ieee = nans == Nans::Ieee;
     if ieee && a.signaling() {
         a.quieted()
@@ -188,5 +206,15 @@ mod tests {
         assert_eq!(max(snan, qnan, Nans::Num).to_bits(), 0x7fc0_0001);
         assert_eq!(max(snan, qnan, Nans::Legacy).to_bits(), 0x7f80_0001);
         assert_eq!(min(-0.0f32, 0.0, Nans::Num).to_bits(), 0x8000_0000);
+        // IEEE 754-2019 minimum and maximum: a NaN wins, quieted; a signaling one
+        // before a quiet one; -0 below +0.
+        let p = Nans::Propagate;
+        assert!(min(1.0f32, qnan, p).is_nan() && max(qnan, 1.0f32, p).is_nan());
+        assert_eq!(max(qnan, snan, p).to_bits(), 0x7fc0_0001);
+        assert_eq!(min(f32::from_bits(0x7fc0_0002), qnan, p).to_bits(), 0x7fc0_0002);
+        assert_eq!(min(0.0f32, -0.0, p).to_bits(), 0x8000_0000);
+        assert_eq!(max(-0.0f32, 0.0, p).to_bits(), 0);
+        assert_eq!(min(1.0f32, 2.0, p), 1.0);
+        assert_eq!(max(1.0f32, 2.0, p), 2.0);
     }
 }

@@ -412,6 +412,10 @@ fn format_access(k: u16) -> Access {
 }
 
 fn access(iop: u16, mtbuf: bool) -> R<Access> {
+    // RDNA4's own atomics, numbered past MUBUF's opcodes.
+    if let Some(atomic) = atomic_op(iop).filter(|_| iop >= super::memory::gfx12_atomic::FIRST) {
+        return Ok(Access::Atomic(atomic));
+    }
     if mtbuf {
         let op =
             Mtbuf::from_op(iop).ok_or_else(|| Trap::Missing(format!("MTBUF opcode {iop:#x} is not implemented")))?;

@@ -706,10 +706,85 @@ pub(crate) struct AtomicOp {
     pub(crate) cmpswap: bool,
 }
 
+/// Atomics RDNA4 added, numbered above GLOBAL's opcode field (7 bits) so that RDNA4's
+/// memory encodings can hand them to the same paths (`atomic_op`, `atomic_result`).
+pub(crate) mod gfx12_atomic {
+    /// IEEE 754-2019 minimumNumber (a NaN loses to a number; of two, the data's,
+    /// quieted; -0 below +0).
+    pub(crate) const MIN_NUM_F32: u16 = 0x100;
+    /// IEEE 754-2019 maximumNumber.
+    pub(crate) const MAX_NUM_F32: u16 = 0x101;
+    /// Subtracts where the memory holds at least the data, else leaves it.
+    pub(crate) const COND_SUB_U32: u16 = 0x102;
+    /// Two halves added, each rounded to nearest even.
+    pub(crate) const PK_ADD_F16: u16 = 0x103;
+    /// Two bfloat16s added, each rounded to nearest even.
+    pub(crate) const PK_ADD_BF16: u16 = 0x104;
+    /// [`MIN_NUM_F32`] on f64 (LDS only).
+    pub(crate) const MIN_NUM_F64: u16 = 0x105;
+    /// [`MAX_NUM_F32`] on f64 (LDS only).
+    pub(crate) const MAX_NUM_F64: u16 = 0x106;
+    /// The first and last of them.
+    pub(crate) const FIRST: u16 = MIN_NUM_F32;
+    pub(crate) const LAST: u16 = MAX_NUM_F64;
+}
+
+/// The new value of RDNA4's own atomics ([`gfx12_atomic`]).
+fn gfx12_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
+    use crate::float::exact::{self, Round};
+    use crate::float::minmax::{self, Nans};
+    use gfx12_atomic::*;
+    // The pseudocode puts the data first: `isNAN(src) && isNAN(tmp)` keeps the data's.
+    let (old, data) = (old64 as u32, data64 as u32);
+    let (o, d) = (f(old), f(data));
+    let (o64, d64) = (f64::from_bits(old64), f64::from_bits(data64));
+    let halves = |bf16: bool| -> u32 {
+        let add = |x: u16, y: u16| -> u16 {
+            let (x, y) = if bf16 {
+                (f64::from(f(u32::from(x) << 16)), f64::from(f(u32::from(y) << 16)))
+            } else {
+                (
+                    f64::from(crate::float::half::to_f32(x)),
+                    f64::from(crate::float::half::to_f32(y)),
+                )
+            };
+            let fmt = if bf16 { exact::BF16 } else { exact::F16 };
+            match exact::add(x, y, fmt, Round::NearestEven) {
+                Some(bits) => bits as u16,
+                // An infinity or NaN: the host's sum, converted.
+                None if bf16 => (((x + y) as f32).to_bits() >> 16) as u16,
+                None => crate::float::half::from_f64(x + y),
+            }
+        };
+        let lo = add(data as u16, old as u16);
+        let hi = add((data >> 16) as u16, (old >> 16) as u16);
+        u32::from(lo) | u32::from(hi) << 16
+    };
+    Ok(match op {
+        MIN_NUM_F64 => return Ok(minmax::min(d64, o64, Nans::Num).to_bits()),
+        MAX_NUM_F64 => return Ok(minmax::max(d64, o64, Nans::Num).to_bits()),
+        MIN_NUM_F32 => minmax::min(d, o, Nans::Num).to_bits(),
+        MAX_NUM_F32 => minmax::max(d, o, Nans::Num).to_bits(),
+        COND_SUB_U32 => {
+            if old >= data {
+                old - data
+            } else {
+                old
+            }
+        }
+        PK_ADD_F16 => halves(false),
+        PK_ADD_BF16 => halves(true),
+        other => return Err(Trap::Missing(format!("atomic opcode {other:#x} is not implemented"))),
+    }
+    .into())
+}
+
 /// The atomic `op` is, if it is one (GLOBAL numbering; FLAT and MUBUF number their
-/// atomics alike).
+/// atomics alike; RDNA4's own above them, [`gfx12_atomic`]).
 pub(crate) fn atomic_op(op: u16) -> Option<AtomicOp> {
     let (wide, cmpswap) = match op {
+        gfx12_atomic::MIN_NUM_F64 | gfx12_atomic::MAX_NUM_F64 => (true, false),
+        gfx12_atomic::FIRST..=gfx12_atomic::LAST => (false, false),
         global::GLOBAL_ATOMIC_CMPSWAP_B32 | global::GLOBAL_ATOMIC_CMPSWAP_F32 => (false, true),
         global::GLOBAL_ATOMIC_CMPSWAP_B64 => (true, true),
         global::GLOBAL_ATOMIC_SWAP_B32..=global::GLOBAL_ATOMIC_DEC_U32
@@ -754,6 +829,9 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
     // GLOBAL numbering (FLAT and MUBUF number their atomics alike); the 64-bit forms
     // share the 32-bit ones' arithmetic.
     use Global::*;
+    if (gfx12_atomic::FIRST..=gfx12_atomic::LAST).contains(&op) {
+        return gfx12_atomic_result(op, old, data);
+    }
     let op = Global::from_op(op).ok_or_else(|| Trap::Missing(format!("atomic opcode {op:#x} is not implemented")))?;
     let (op, wide) = match op {
         GLOBAL_ATOMIC_SWAP_B64 => (GLOBAL_ATOMIC_SWAP_B32, true),

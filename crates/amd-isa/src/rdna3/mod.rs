@@ -79,9 +79,9 @@ pub(crate) use coverage::coverage_report;
 pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow};
 pub(crate) use matrix::{WmmaLayout, WmmaMods, wmma};
-pub(crate) use memory::{FlatAccess, flat_generic, global, scratch};
+pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
-pub(crate) use salu::{ScalarLoad, scalar_load};
+pub(crate) use salu::{ScalarLoad, scalar_buffer_load, scalar_load};
 pub(crate) use wave::{EXEC_LO, Wave};
 use wave::{Place, TTMP7, TTMP9};
 
@@ -362,7 +362,7 @@ impl Grid {
             if !gfx12 {
                 w.mode |= (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
             }
-            w.num_nans = gfx12;
+            w.nan_rule = gfx12.then_some(crate::float::minmax::Nans::Num);
             let user = self.user_sgprs.min(16);
             w.s[..user].copy_from_slice(&d.user_data[..user]);
             let mut next = self.user_sgprs;

@@ -634,30 +634,61 @@ fn smem_rest(w: &mut Wave, i: &Inst, mem: &dyn Memory) -> R<()> {
     };
     use fld::smem::*;
     let iw = i.words();
-    let sdata = SDATA.index(&iw);
-    let sbase = SBASE.operand(&iw);
-    // The V#: base address (bits 47:0), the buffer's size in bytes (dword 2).
-    let base = w.sread64(sbase, None)? & 0xffff_ffff_ffff;
-    let records = u64::from(w.sread(sbase + 2, None)?);
-    let offset = i64::from(OFFSET.signed(&iw));
-    let soff = SOFFSET.operand(&iw);
-    let so = if usize::from(soff) == NULL {
+    let load = ScalarLoad {
+        dwords,
+        sdata: SDATA.index(&iw),
+        sbase: SBASE.operand(&iw),
+        offset: i64::from(OFFSET.signed(&iw)),
+        soffset: SOFFSET.operand(&iw),
+    };
+    scalar_buffer_load(w, &load, mem, None)
+}
+
+/// An SMEM buffer load: `l.dwords` dwords (or, with `small`, one value of that many
+/// bytes, sign-extended when asked) at `offset + SOFFSET` (dword-aligned for whole
+/// dwords) in the buffer whose resource (V#) is at SBASE: its base address (bits
+/// 47:0) and size in bytes (dword 2). What lies past the buffer's end reads as 0, as
+/// the hardware's range check gives.
+pub(crate) fn scalar_buffer_load(
+    w: &mut Wave,
+    l: &ScalarLoad,
+    mem: &dyn Memory,
+    small: Option<(usize, bool)>,
+) -> R<()> {
+    let base = w.sread64(l.sbase, None)? & 0xffff_ffff_ffff;
+    let records = u64::from(w.sread(l.sbase + 2, None)?);
+    let so = if usize::from(l.soffset) == NULL {
         0
     } else {
-        i64::from(w.sread(soff, None)?)
+        i64::from(w.sread(l.soffset, None)?)
     };
-    let start = offset.wrapping_add(so) & !3;
-    for k in 0..dwords {
-        // Dwords past the buffer's end read as 0, as the hardware's range check gives.
+    let at = l.offset.wrapping_add(so);
+    let inside = |at: i64, len: u64| at >= 0 && (at as u64).checked_add(len).is_some_and(|end| end <= records);
+    if let Some((bytes, signed)) = small {
+        let mut b = [0u8; 2];
+        if inside(at, bytes as u64) {
+            mem.read(base.wrapping_add(at as u64), &mut b[..bytes])
+                .map_err(Trap::load(bytes))?;
+        }
+        let v = match (bytes, signed) {
+            (1, false) => u32::from(b[0]),
+            (1, true) => b[0] as i8 as i32 as u32,
+            (_, false) => u32::from(u16::from_le_bytes(b)),
+            (_, true) => i16::from_le_bytes(b) as i32 as u32,
+        };
+        return w.swrite(l.sdata, v);
+    }
+    let start = at & !3;
+    for k in 0..l.dwords {
         let at = start.wrapping_add(4 * k as i64);
-        let v = if at < 0 || at as u64 + 4 > records {
-            0
-        } else {
+        let v = if inside(at, 4) {
             let mut b = [0u8; 4];
             mem.read(base.wrapping_add(at as u64), &mut b).map_err(Trap::load(4))?;
             u32::from_le_bytes(b)
+        } else {
+            0
         };
-        w.swrite(sdata + k, v)?;
+        w.swrite(l.sdata + k, v)?;
     }
     Ok(())
 }

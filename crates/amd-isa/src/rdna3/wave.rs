@@ -87,8 +87,10 @@ pub struct Wave {
     pub(crate) mode: u32,
     /// Where the dispatch placed the wave (what `s_getreg` reads of it).
     pub(crate) place: Place,
-    /// RDNA4's float minimum and maximum (IEEE 754-2019's; RDNA4 has no IEEE mode).
-    pub(crate) num_nans: bool,
+    /// The float minimum and maximum's NaN rule where MODE does not decide it: RDNA4's
+    /// waves (IEEE 754-2019's minimumNumber/maximumNumber; RDNA4 has no IEEE mode),
+    /// and RDNA4's `v_minimum*`/`v_maximum*` while they run.
+    pub(crate) nan_rule: Option<crate::float::minmax::Nans>,
 }
 
 /// A wave's place in its dispatch: the facts the hardware registers HW_ID1, STATUS
@@ -116,7 +118,7 @@ impl Wave {
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
             place: Place::default(),
-            num_nans: false,
+            nan_rule: None,
         }
     }
 
@@ -213,8 +215,8 @@ impl Wave {
     /// The NaN rule of the float minimum and maximum: RDNA4's, or MODE.IEEE's.
     pub(crate) fn nans(&self) -> crate::float::minmax::Nans {
         use crate::float::minmax::Nans;
-        if self.num_nans {
-            Nans::Num
+        if let Some(rule) = self.nan_rule {
+            rule
         } else if self.mode & MODE_IEEE != 0 {
             Nans::Ieee
         } else {

@@ -8,7 +8,7 @@
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
 use super::lowering;
-use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopp, Vop3p};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopp, Vglobal, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -20,6 +20,12 @@ pub(crate) enum Decoded {
     /// As RDNA3 runs it, and its RDNA4 length in dwords (a VOP2 instruction RDNA3
     /// runs as VOP3 is one dword shorter than its RDNA3 form).
     Lowered(rdna3::Decoded, u8),
+    /// An IEEE 754-2019 minimum or maximum (`v_minimum_f32`, …): the RDNA3 minimum or
+    /// maximum of the same shape, run with NaN propagating.
+    Propagating(rdna3::Decoded, u8),
+    /// A transcendental with a scalar result (`v_s_exp_f32`, …): the RDNA3 VALU
+    /// instruction writing v0, run on lane 0 alone, and the SGPR its result goes to.
+    ToScalar(rdna3::Decoded, usize, u8),
     /// RDNA4's own.
     Own(Inst, Own),
 }
@@ -54,12 +60,20 @@ pub(crate) enum Own {
         bytes: usize,
         signed: bool,
     },
+    /// A scalar load through a buffer resource (`s_buffer_load_*`): whole dwords, or
+    /// that many bytes, sign-extended when asked.
+    ScalarBufferLoad(ScalarLoad, Option<(usize, bool)>),
     /// A global access.
     Global(FlatAccess),
     /// A flat access (global, LDS or private memory by aperture).
     Flat(FlatAccess),
     /// A scratch access.
     Scratch(FlatAccess),
+    /// An LDS read-modify-write RDNA3 does not have: the atomic (GLOBAL numbering or
+    /// [`rdna3::gfx12_atomic`]) and whether the old value returns.
+    DsAtomic { atomic: u16, rtn: bool },
+    /// `ds_bpermute_fi_b32`: `ds_bpermute_b32` reading inactive lanes too.
+    BpermuteFi,
     /// A buffer access (VBUFFER: RDNA3's MUBUF, or MTBUF for `tbuffer_*`).
     Buffer(rdna3::BufferAccess),
     /// Not run yet.
@@ -73,10 +87,16 @@ impl Frontend for Rdna4 {
     type Decoded = Decoded;
     fn decode(words: &[u32]) -> Result<Decoded, rdna3::DecodeError> {
         let i = Inst::decode(words)?;
-        Ok(match i.to_rdna3() {
-            Some(r) => Decoded::Lowered(rdna3::Decoded::new(r), i.size),
-            None => Decoded::Own(i, own(&i)),
-        })
+        if let Some(r) = i.to_rdna3() {
+            return Ok(Decoded::Lowered(rdna3::Decoded::new(r), i.size));
+        }
+        if let Some(r) = i.propagating_min_max() {
+            return Ok(Decoded::Propagating(rdna3::Decoded::new(r), i.size));
+        }
+        if let Some((r, sdst)) = i.scalar_transcendental() {
+            return Ok(Decoded::ToScalar(rdna3::Decoded::new(r), sdst, i.size));
+        }
+        Ok(Decoded::Own(i, own(&i)))
     }
     const GFX12: bool = true;
 }
@@ -106,54 +126,33 @@ fn own(i: &Inst) -> Own {
         },
         // The workgroup barrier (-1): each wave arrives where it waits.
         Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_BARRIER_SIGNAL) => Own::Hint,
-        Encoding::Smem => {
-            use f4::smem::*;
-            let small = match Smem::from_op(i.op) {
-                Some(Smem::S_LOAD_U8) => Some((1, false)),
-                Some(Smem::S_LOAD_I8) => Some((1, true)),
-                Some(Smem::S_LOAD_U16) => Some((2, false)),
-                Some(Smem::S_LOAD_I16) => Some((2, true)),
-                _ => None,
-            };
-            if let Some((bytes, signed)) = small {
-                return Own::ScalarLoadSmall {
-                    load: ScalarLoad {
-                        dwords: 1,
-                        sdata: SDATA.index(w),
-                        sbase: SBASE.operand(w),
-                        offset: i64::from(IOFFSET.signed(w)),
-                        soffset: SOFFSET.operand(w),
-                    },
-                    bytes,
-                    signed,
-                };
-            }
-            let dwords = match Smem::from_op(i.op) {
-                Some(Smem::S_LOAD_B32) => 1,
-                Some(Smem::S_LOAD_B64) => 2,
-                Some(Smem::S_LOAD_B96) => 3,
-                Some(Smem::S_LOAD_B128) => 4,
-                Some(Smem::S_LOAD_B256) => 8,
-                Some(Smem::S_LOAD_B512) => 16,
-                _ => return Own::Missing,
-            };
-            Own::ScalarLoad(ScalarLoad {
-                dwords,
-                sdata: SDATA.index(w),
-                sbase: SBASE.operand(w),
-                offset: i64::from(IOFFSET.signed(w)),
-                soffset: SOFFSET.operand(w),
-            })
+        Encoding::Smem => smem(i),
+        // No caches to invalidate or write back.
+        Encoding::Vglobal
+            if matches!(
+                Vglobal::from_op(i.op),
+                Some(Vglobal::GLOBAL_INV | Vglobal::GLOBAL_WB | Vglobal::GLOBAL_WBINV)
+            ) =>
+        {
+            Own::Hint
         }
-        Encoding::Vglobal => lowering::vglobal(i.op).map_or(Own::Missing, |op| Own::Global(access(op, w))),
-        Encoding::Vflat => lowering::vflat(i.op).map_or(Own::Missing, |op| Own::Flat(access(op, w))),
+        Encoding::Vglobal => lowering::vglobal(i.op)
+            .or_else(|| new_atomic(i.name()?))
+            .map_or(Own::Missing, |op| Own::Global(access(op, w))),
+        Encoding::Vflat => lowering::vflat(i.op)
+            .or_else(|| new_atomic(i.name()?))
+            .map_or(Own::Missing, |op| Own::Flat(access(op, w))),
+        Encoding::Ds => ds(i),
         Encoding::Vscratch => lowering::vscratch(i.op).map_or(Own::Missing, |op| Own::Scratch(access(op, w))),
         Encoding::Vbuffer => {
             use f4::vbuffer::*;
             let (op, mtbuf) = match (lowering::vbuffer(i.op), lowering::vbuffer_typed(i.op)) {
                 (Some(op), _) => (op, false),
                 (None, Some(op)) => (op, true),
-                (None, None) => return Own::Missing,
+                (None, None) => match i.name().and_then(new_atomic) {
+                    Some(op) => (op, false),
+                    None => return Own::Missing,
+                },
             };
             Own::Buffer(rdna3::BufferAccess {
                 op,
@@ -173,6 +172,109 @@ fn own(i: &Inst) -> Own {
             })
         }
         _ => Own::Missing,
+    }
+}
+
+/// RDNA4's memory atomics without an RDNA3 namesake (`global_atomic_cond_sub_u32`,
+/// `flat_atomic_min_num_f32`, `buffer_atomic_pk_add_f16`, …), in the numbering
+/// RDNA3's memory paths take: `*_sub_clamp_u32` is RDNA3's `*_csub_u32` renamed (the
+/// same pseudocode), the others RDNA4's own ([`rdna3::gfx12_atomic`]).
+fn new_atomic(name: &str) -> Option<u16> {
+    use rdna3::gfx12_atomic::*;
+    Some(match name.split_once("_atomic_")?.1 {
+        "sub_clamp_u32" => rdna3::opcodes::op::global::GLOBAL_ATOMIC_CSUB_U32,
+        "cond_sub_u32" => COND_SUB_U32,
+        "min_num_f32" => MIN_NUM_F32,
+        "max_num_f32" => MAX_NUM_F32,
+        "pk_add_f16" => PK_ADD_F16,
+        "pk_add_bf16" => PK_ADD_BF16,
+        _ => return None,
+    })
+}
+
+/// RDNA4's LDS opcodes without an RDNA3 namesake: read-modify-writes (the `*_num`
+/// minimum and maximum, `ds_cond_sub`, `ds_sub_clamp` = RDNA3's `ds_csub`-like clamp,
+/// the packed adds, each with a `_rtn` form) and `ds_bpermute_fi_b32`.
+fn ds(i: &Inst) -> Own {
+    use super::opcodes::Ds::{self, *};
+    use rdna3::gfx12_atomic::*;
+    let Some(op) = Ds::from_op(i.op) else {
+        return Own::Missing;
+    };
+    let (atomic, rtn) = match op {
+        DS_MIN_NUM_F32 => (MIN_NUM_F32, false),
+        DS_MAX_NUM_F32 => (MAX_NUM_F32, false),
+        DS_MIN_NUM_RTN_F32 => (MIN_NUM_F32, true),
+        DS_MAX_NUM_RTN_F32 => (MAX_NUM_F32, true),
+        DS_MIN_NUM_F64 => (MIN_NUM_F64, false),
+        DS_MAX_NUM_F64 => (MAX_NUM_F64, false),
+        DS_MIN_NUM_RTN_F64 => (MIN_NUM_F64, true),
+        DS_MAX_NUM_RTN_F64 => (MAX_NUM_F64, true),
+        DS_COND_SUB_U32 => (COND_SUB_U32, false),
+        DS_COND_SUB_RTN_U32 => (COND_SUB_U32, true),
+        DS_SUB_CLAMP_U32 => (rdna3::opcodes::op::global::GLOBAL_ATOMIC_CSUB_U32, false),
+        DS_SUB_CLAMP_RTN_U32 => (rdna3::opcodes::op::global::GLOBAL_ATOMIC_CSUB_U32, true),
+        DS_PK_ADD_F16 => (PK_ADD_F16, false),
+        DS_PK_ADD_RTN_F16 => (PK_ADD_F16, true),
+        DS_PK_ADD_BF16 => (PK_ADD_BF16, false),
+        DS_PK_ADD_RTN_BF16 => (PK_ADD_BF16, true),
+        DS_BPERMUTE_FI_B32 => return Own::BpermuteFi,
+        _ => return Own::Missing,
+    };
+    Own::DsAtomic { atomic, rtn }
+}
+
+/// An SMEM instruction: the loads (`s_load_*` from an address, `s_buffer_load_*`
+/// through a buffer resource; whole dwords, or a byte or half-dword extended) and the
+/// cache controls and prefetches, which change nothing in a mock without caches.
+fn smem(i: &Inst) -> Own {
+    use Smem::*;
+    use f4::smem::*;
+    let w = &i.words;
+    let Some(op) = Smem::from_op(i.op) else {
+        return Own::Missing;
+    };
+    let (dwords, small, buffer) = match op {
+        S_LOAD_B32 => (1, None, false),
+        S_LOAD_B64 => (2, None, false),
+        S_LOAD_B96 => (3, None, false),
+        S_LOAD_B128 => (4, None, false),
+        S_LOAD_B256 => (8, None, false),
+        S_LOAD_B512 => (16, None, false),
+        S_LOAD_U8 => (1, Some((1, false)), false),
+        S_LOAD_I8 => (1, Some((1, true)), false),
+        S_LOAD_U16 => (1, Some((2, false)), false),
+        S_LOAD_I16 => (1, Some((2, true)), false),
+        S_BUFFER_LOAD_B32 => (1, None, true),
+        S_BUFFER_LOAD_B64 => (2, None, true),
+        S_BUFFER_LOAD_B96 => (3, None, true),
+        S_BUFFER_LOAD_B128 => (4, None, true),
+        S_BUFFER_LOAD_B256 => (8, None, true),
+        S_BUFFER_LOAD_B512 => (16, None, true),
+        S_BUFFER_LOAD_U8 => (1, Some((1, false)), true),
+        S_BUFFER_LOAD_I8 => (1, Some((1, true)), true),
+        S_BUFFER_LOAD_U16 => (1, Some((2, false)), true),
+        S_BUFFER_LOAD_I16 => (1, Some((2, true)), true),
+        S_DCACHE_INV
+        | S_ATC_PROBE
+        | S_ATC_PROBE_BUFFER
+        | S_PREFETCH_INST
+        | S_PREFETCH_INST_PC_REL
+        | S_PREFETCH_DATA
+        | S_BUFFER_PREFETCH_DATA
+        | S_PREFETCH_DATA_PC_REL => return Own::Hint,
+    };
+    let load = ScalarLoad {
+        dwords,
+        sdata: SDATA.index(w),
+        sbase: SBASE.operand(w),
+        offset: i64::from(IOFFSET.signed(w)),
+        soffset: SOFFSET.operand(w),
+    };
+    match (small, buffer) {
+        (None, false) => Own::ScalarLoad(load),
+        (Some((bytes, signed)), false) => Own::ScalarLoadSmall { load, bytes, signed },
+        (small, true) => Own::ScalarBufferLoad(load, small),
     }
 }
 
@@ -198,7 +300,7 @@ impl Step for Decoded {
     #[inline]
     fn size(&self) -> u8 {
         match self {
-            Decoded::Lowered(_, size) => *size,
+            Decoded::Lowered(_, size) | Decoded::Propagating(_, size) | Decoded::ToScalar(_, _, size) => *size,
             Decoded::Own(i, _) => i.size,
         }
     }
@@ -206,6 +308,7 @@ impl Step for Decoded {
     fn is_hint(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) => Step::is_hint(d),
+            Decoded::Propagating(..) | Decoded::ToScalar(..) => false,
             // One-dword hints only: the scheduler steps one dword past them.
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
@@ -214,6 +317,23 @@ impl Step for Decoded {
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         let (i, own) = match self {
             Decoded::Lowered(d, _) => return d.run_out_of_line(w, mem, lds),
+            Decoded::Propagating(d, _) => {
+                let rule = w.nan_rule.replace(crate::float::minmax::Nans::Propagate);
+                let r = d.run_out_of_line(w, mem, lds);
+                w.nan_rule = rule;
+                return r;
+            }
+            &Decoded::ToScalar(ref d, sdst, _) => {
+                let (v0, exec) = (w.v[0][0], w.s[rdna3::EXEC_LO]);
+                w.v[0][0] = 0;
+                w.s[rdna3::EXEC_LO] = 1;
+                let r = d.run_out_of_line(w, mem, lds);
+                let value = w.v[0][0];
+                w.v[0][0] = v0;
+                w.s[rdna3::EXEC_LO] = exec;
+                r?;
+                return w.swrite(sdst, value).map(|_| Flow::Next);
+            }
             Decoded::Own(i, own) => (i, own),
         };
         match own {
@@ -265,10 +385,28 @@ impl Step for Decoded {
                 };
                 w.swrite(load.sdata, v).map(|_| Flow::Next)
             }
+            Own::ScalarBufferLoad(l, small) => rdna3::scalar_buffer_load(w, l, mem, *small).map(|_| Flow::Next),
             Own::Global(a) => rdna3::global(w, a, mem).map(|_| Flow::Next),
             Own::Flat(a) => rdna3::flat_generic(w, a, mem, lds).map(|_| Flow::Next),
             Own::Scratch(a) => rdna3::scratch(w, a).map(|_| Flow::Next),
             Own::Buffer(a) => rdna3::buffer(w, a, mem, lds).map(|_| Flow::Next),
+            &Own::DsAtomic { atomic, rtn } => ds_atomic(w, i, atomic, rtn, lds).map(|_| Flow::Next),
+            Own::BpermuteFi => {
+                use f4::ds::*;
+                let iw = &i.words;
+                let (addr, data, vdst) = (ADDR.operand(iw), DATA0.operand(iw), VDST.index(iw));
+                let offset = OFFSET0.get(iw) | OFFSET1.get(iw) << 8;
+                let mut out = [0u32; 32];
+                for (l, o) in out.iter_mut().enumerate() {
+                    let sel = (w.vread(addr, l, None)?.wrapping_add(offset) / 4 % 32) as usize;
+                    *o = w.vread(data, sel, None)?;
+                }
+                let exec = w.exec();
+                for (l, &v) in out.iter().enumerate().filter(|&(l, _)| exec >> l & 1 == 1) {
+                    w.vwrite(vdst, l, v)?;
+                }
+                Ok(Flow::Next)
+            }
             Own::Missing => Err(Trap::Missing(format!(
                 "{} is not implemented for RDNA4 yet",
                 i.name().unwrap_or("this opcode")
@@ -277,7 +415,7 @@ impl Step for Decoded {
     }
     fn text(&self) -> String {
         match self {
-            Decoded::Lowered(d, _) => d.text(),
+            Decoded::Lowered(d, _) | Decoded::Propagating(d, _) | Decoded::ToScalar(d, ..) => d.text(),
             Decoded::Own(i, _) => {
                 let words: Vec<String> = i.words[..i.size as usize - usize::from(i.literal.is_some())]
                     .iter()
@@ -292,6 +430,44 @@ impl Step for Decoded {
             }
         }
     }
+}
+
+/// An LDS read-modify-write of RDNA4's own ([`Own::DsAtomic`]), lane by lane in
+/// EXEC: the dword (or, for the f64 forms, the pair) at ADDR + offset, out-of-range
+/// bytes read as 0 and not written, as RDNA3's LDS does.
+fn ds_atomic(w: &mut Wave, i: &Inst, atomic: u16, rtn: bool, lds: &mut [u8]) -> Result<(), Trap> {
+    use f4::ds::*;
+    let iw = &i.words;
+    let (addr, data, vdst) = (ADDR.operand(iw), DATA0.operand(iw), VDST.index(iw));
+    let offset = OFFSET0.get(iw) | OFFSET1.get(iw) << 8;
+    let wide = rdna3::atomic_op(atomic).is_some_and(|a| a.wide);
+    let n = if wide { 8 } else { 4 };
+    let exec = w.exec();
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let a = w.vread(addr, lane, None)?.wrapping_add(offset) as usize;
+        let slot = a.checked_add(n).and_then(|end| lds.get_mut(a..end));
+        let mut old = [0u8; 8];
+        if let Some(s) = &slot {
+            old[..n].copy_from_slice(s);
+        }
+        let old = u64::from_le_bytes(old);
+        let x = if wide {
+            w.vread64(data, lane, None)?
+        } else {
+            u64::from(w.vread(data, lane, None)?)
+        };
+        let new = rdna3::atomic_result(atomic, old, x, 0)?;
+        if let Some(s) = slot {
+            s.copy_from_slice(&new.to_le_bytes()[..n]);
+        }
+        if rtn {
+            w.vwrite(vdst, lane, old as u32)?;
+            if wide {
+                w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// RDNA4's scalar float ALU, f32 forms (the f16 ones, `s_minimum`/`s_maximum` and

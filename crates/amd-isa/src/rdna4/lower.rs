@@ -70,7 +70,7 @@ impl Inst {
     /// that `disasm` prints; otherwise its opcode's name and encoding, without its
     /// operands (`… (Vbuffer; operands not printed)`).
     pub fn text(&self) -> String {
-        let Some(r) = self.to_rdna3() else {
+        let Some(r) = self.to_rdna3().or_else(|| self.propagating_min_max()) else {
             return super::disasm::render(self).unwrap_or_else(|| {
                 format!(
                     "{} ({:?}; operands not printed)",
@@ -111,6 +111,81 @@ impl Inst {
             rename(&mut text, self.name(), r.mnemonic());
         }
         text
+    }
+
+    /// RDNA4's IEEE 754-2019 minimum and maximum (`v_minimum_f32`, `v_maximum3_f16`,
+    /// `v_minimummaximum_f32`, `v_pk_minimum_f16`, …) as the RDNA3 minimum or maximum
+    /// of the same shape (`v_min_f32_e64`, `v_max3_f16`, `v_minmax_f32`,
+    /// `v_pk_min_f16`): the same operands and modifiers, run under the NaN rule that
+    /// propagates NaN (`Nans::Propagate`).
+    pub(crate) fn propagating_min_max(&self) -> Option<rdna3::Inst> {
+        use super::opcodes::op::{vop3 as v4, vop3p as p4};
+        use rdna3::opcodes::op::{vop3 as v3, vop3p as p3};
+        let (field4, field3) = match self.enc {
+            Encoding::Vop3 => (f4::vop3::OP, f3::vop3::OP),
+            Encoding::Vop3p => (f4::vop3p::OP, f3::vop3p::OP),
+            _ => return None,
+        };
+        let op = match (self.enc, self.op) {
+            (Encoding::Vop3, v4::V_MINIMUM_F32) => v3::V_MIN_F32_E64,
+            (Encoding::Vop3, v4::V_MAXIMUM_F32) => v3::V_MAX_F32_E64,
+            (Encoding::Vop3, v4::V_MINIMUM_F16) => v3::V_MIN_F16_E64,
+            (Encoding::Vop3, v4::V_MAXIMUM_F16) => v3::V_MAX_F16_E64,
+            (Encoding::Vop3, v4::V_MINIMUM_F64) => v3::V_MIN_F64,
+            (Encoding::Vop3, v4::V_MAXIMUM_F64) => v3::V_MAX_F64,
+            (Encoding::Vop3, v4::V_MINIMUM3_F32) => v3::V_MIN3_F32,
+            (Encoding::Vop3, v4::V_MAXIMUM3_F32) => v3::V_MAX3_F32,
+            (Encoding::Vop3, v4::V_MINIMUM3_F16) => v3::V_MIN3_F16,
+            (Encoding::Vop3, v4::V_MAXIMUM3_F16) => v3::V_MAX3_F16,
+            (Encoding::Vop3, v4::V_MINIMUMMAXIMUM_F32) => v3::V_MINMAX_F32,
+            (Encoding::Vop3, v4::V_MAXIMUMMINIMUM_F32) => v3::V_MAXMIN_F32,
+            (Encoding::Vop3, v4::V_MINIMUMMAXIMUM_F16) => v3::V_MINMAX_F16,
+            (Encoding::Vop3, v4::V_MAXIMUMMINIMUM_F16) => v3::V_MAXMIN_F16,
+            (Encoding::Vop3p, p4::V_PK_MINIMUM_F16) => p3::V_PK_MIN_F16,
+            (Encoding::Vop3p, p4::V_PK_MAXIMUM_F16) => p3::V_PK_MAX_F16,
+            _ => return None,
+        };
+        let mut w: Words = self.words;
+        field4.put(&mut w, 0);
+        field3.put(&mut w, u32::from(op));
+        let body = self.size as usize - usize::from(self.literal.is_some());
+        let mut words = w[..body].to_vec();
+        words.extend(self.literal);
+        Self::gfx11(&words, self.size)
+    }
+
+    /// RDNA4's transcendentals with a scalar result (`v_s_exp_f32 s5, s1`, …): the RDNA3
+    /// VALU instruction of the same operation and modifiers (`v_exp_f32_e64`) writing
+    /// v0, and the SGPR the result goes to. The source is scalar, so every lane would
+    /// compute the same: the interpreter runs lane 0 alone.
+    pub(crate) fn scalar_transcendental(&self) -> Option<(rdna3::Inst, usize)> {
+        use super::opcodes::op::vop3 as v4;
+        use rdna3::opcodes::op::vop3 as v3;
+        if self.enc != Encoding::Vop3 {
+            return None;
+        }
+        let op = match self.op {
+            v4::V_S_EXP_F32 => v3::V_EXP_F32_E64,
+            v4::V_S_EXP_F16 => v3::V_EXP_F16_E64,
+            v4::V_S_LOG_F32 => v3::V_LOG_F32_E64,
+            v4::V_S_LOG_F16 => v3::V_LOG_F16_E64,
+            v4::V_S_RCP_F32 => v3::V_RCP_F32_E64,
+            v4::V_S_RCP_F16 => v3::V_RCP_F16_E64,
+            v4::V_S_RSQ_F32 => v3::V_RSQ_F32_E64,
+            v4::V_S_RSQ_F16 => v3::V_RSQ_F16_E64,
+            v4::V_S_SQRT_F32 => v3::V_SQRT_F32_E64,
+            v4::V_S_SQRT_F16 => v3::V_SQRT_F16_E64,
+            _ => return None,
+        };
+        let sdst = f4::vop3::VDST.0.get(&self.words) as usize;
+        let mut w: Words = self.words;
+        f4::vop3::OP.put(&mut w, 0);
+        f3::vop3::OP.put(&mut w, u32::from(op));
+        f3::vop3::VDST.0.put(&mut w, 0);
+        let body = self.size as usize - usize::from(self.literal.is_some());
+        let mut words = w[..body].to_vec();
+        words.extend(self.literal);
+        Some((Self::gfx11(&words, self.size)?, sdst))
     }
 
     /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32` of MODE's rounding and
@@ -157,10 +232,13 @@ impl Inst {
     /// `words` decoded as RDNA3, if that is `size` dwords long and gfx11 has it.
     fn gfx11(words: &[u32], size: u8) -> Option<rdna3::Inst> {
         // Only what gfx11 has: RDNA 3.5's scalar float ALU, which the RDNA3 tables
-        // list, is no gfx1100 instruction (LLVM knows none of it for gfx1100).
+        // list, is no gfx1100 instruction (LLVM knows none of it for gfx1100). Vector
+        // opcodes LLVM 19 does not assemble (`v_swap_b16`, `v_mov_b16_e64`) are
+        // gfx1100's all the same.
+        use rdna3::Encoding::{Sop1, Sop2, Sopc};
         rdna3::Inst::decode(words)
             .ok()
-            .filter(|i| i.size == size && (i.enc == rdna3::Encoding::Vopd || i.mnemonic().is_some()))
+            .filter(|i| i.size == size && (!matches!(i.enc, Sop1 | Sop2 | Sopc) || i.mnemonic().is_some()))
     }
 }
 

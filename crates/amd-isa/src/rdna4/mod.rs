@@ -29,6 +29,10 @@ mod decode;
 mod disasm;
 mod exec;
 mod lower;
+#[cfg(test)]
+mod semantics;
+#[cfg(test)]
+mod testing;
 #[rustfmt::skip]
 #[path = "generated/lowering.rs"]
 mod lowering;

@@ -40,7 +40,15 @@ impl Driver {
                 Report::Interrupt { ctxid } => self.interrupt(ctxid),
                 Report::MemoryFault { gpu, fault } => self.memory_fault(gpu, fault),
                 Report::Hang { gpu } => self.hw_exception(gpu, amd_kfd::abi::KFD_HW_EXCEPTION_GPU_HANG),
-                Report::Stopped => self.events_dirty = true,
+                Report::Stopped { queue } => {
+                    self.events_dirty = true;
+                    if let (Some(log), Some(why)) = (
+                        self.kernel_log,
+                        self.engines.execs.get(&queue).and_then(|q| q.stop_reason.as_deref()),
+                    ) {
+                        log(why);
+                    }
+                }
             }
         }
         // The vector's room is kept for the next run.

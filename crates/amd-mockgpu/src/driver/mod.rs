@@ -178,6 +178,10 @@ pub(crate) struct Driver {
     /// `AMDKFD_IOC_RUNTIME_ENABLE` turned the debugger runtime on (its `r_debug` and
     /// trap-temporary setting concern a debugger, which the mock does not have).
     pub(crate) runtime_enabled: bool,
+    /// Where stopped queues are reported as the kernel's log would ([`MockConfig::kernel_log`]).
+    ///
+    /// [`MockConfig::kernel_log`]: crate::MockConfig::kernel_log
+    pub(crate) kernel_log: Option<fn(&str)>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -267,6 +271,7 @@ impl Driver {
             pci: Default::default(),
             inject: Injections::default(),
             runtime_enabled: false,
+            kernel_log: None,
         }
     }
 

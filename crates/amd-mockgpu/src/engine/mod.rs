@@ -288,8 +288,8 @@ pub(crate) enum Report {
     MemoryFault { gpu: usize, fault: MemoryFault },
     /// A queue of KFD GPU `gpu` stopped on bad input: a hung engine to the driver.
     Hang { gpu: usize },
-    /// A queue stopped: waiters should look at its state.
-    Stopped,
+    /// Queue `queue` stopped: waiters should look at its state.
+    Stopped { queue: u32 },
 }
 
 /// Dispatches kept for inspection (the oldest are dropped beyond this).
@@ -600,7 +600,7 @@ impl Engines {
                 }
             }
         }
-        self.reports.push(Report::Stopped);
+        self.reports.push(Report::Stopped { queue: q.id });
     }
 
     /// Runs every queue of GPU `g` until each is empty, blocked, stopped or out of

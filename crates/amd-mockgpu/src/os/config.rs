@@ -24,6 +24,11 @@ pub struct MockConfig {
     /// The PCI GPUs' firmware files: served under [`crate::pci::firmware::DIR`] and checked
     /// by their PSPs ([`crate::pci::FirmwareCatalogue`]); the synthetic ones by default.
     pub pci_firmware: PciFirmware,
+    /// Where the mock writes what the kernel would print to its log (`dmesg`): each
+    /// queue that stops, with the packet or instruction it stopped at. `None` (the
+    /// default) keeps it to [`crate::MockSys::stop_reasons`]; the interposer prints it
+    /// on stderr, as a client on real hardware would find it in `dmesg`.
+    pub kernel_log: Option<fn(&str)>,
 }
 
 impl Default for MockConfig {
@@ -36,6 +41,7 @@ impl Default for MockConfig {
             pci: Vec::new(),
             vfio: true,
             pci_firmware: PciFirmware::Synthetic,
+            kernel_log: None,
         }
     }
 }

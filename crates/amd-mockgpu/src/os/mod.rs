@@ -239,6 +239,7 @@ impl MockSys {
     pub fn new(config: MockConfig) -> Self {
         let n_kfd = config.gpus.len();
         let mut driver = Driver::new(config.gpus, config.cpu_node);
+        driver.kernel_log = config.kernel_log;
         let invalid = |e: String| -> PciBus { panic!("MockSys::new: the PCI configuration is invalid: {e}") };
         let firmware = if config.pci.is_empty() {
             Ok(FirmwareCatalogue::default())

@@ -158,10 +158,14 @@ pub(crate) const fn sop2(op: u16) -> Option<u16> {
     })
 }
 
-/// SOPKOp: 3 of RDNA4's 9 opcodes.
+/// SOPKOp: 7 of RDNA4's 9 opcodes.
 pub(crate) const fn sopk(op: u16) -> Option<u16> {
     Some(match op {
+        0 => 0, // s_movk_i32
         1 => 1, // s_version
+        2 => 2, // s_cmovk_i32
+        15 => 15, // s_addk_co_i32
+        16 => 16, // s_mulk_i32
         17 => 17, // s_getreg_b32
         20 => 20, // s_call_b64
         _ => return None,
@@ -221,10 +225,16 @@ pub(crate) const fn sopc(op: u16) -> Option<u16> {
     })
 }
 
-/// SOPPOp: 9 of RDNA4's 43 opcodes.
+/// SOPPOp: 23 of RDNA4's 43 opcodes.
 pub(crate) const fn sopp(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // s_nop
+        1 => 1, // s_setkill
+        2 => 2, // s_sethalt
+        3 => 3, // s_sleep
+        16 => 16, // s_trap
+        17 => 17, // s_round_mode
+        18 => 18, // s_denorm_mode
         31 => 31, // s_code_end
         32 => 32, // s_branch
         33 => 33, // s_cbranch_scc0
@@ -233,13 +243,22 @@ pub(crate) const fn sopp(op: u16) -> Option<u16> {
         36 => 36, // s_cbranch_vccnz
         37 => 37, // s_cbranch_execz
         38 => 38, // s_cbranch_execnz
+        52 => 52, // s_wakeup
+        53 => 53, // s_setprio
+        55 => 55, // s_sendmsghalt
+        56 => 56, // s_incperflevel
+        57 => 57, // s_decperflevel
+        58 => 58, // s_ttracedata
+        59 => 59, // s_ttracedata_imm
+        60 => 60, // s_icache_inv
         _ => return None,
     })
 }
 
-/// VOP1Op: 83 of RDNA4's 90 opcodes.
+/// VOP1Op: 86 of RDNA4's 90 opcodes.
 pub(crate) const fn vop1(op: u16) -> Option<u16> {
     Some(match op {
+        0 => 0, // v_nop_e32
         1 => 1, // v_mov_b32_e32
         2 => 2, // v_readfirstlane_b32_e32
         3 => 3, // v_cvt_i32_f64_e32
@@ -265,6 +284,7 @@ pub(crate) const fn vop1(op: u16) -> Option<u16> {
         24 => 24, // v_ceil_f64_e32
         25 => 25, // v_rndne_f64_e32
         26 => 26, // v_floor_f64_e32
+        27 => 27, // v_pipeflush_e32
         28 => 28, // v_mov_b16_e32
         32 => 32, // v_fract_f32_e32
         33 => 33, // v_trunc_f32_e32
@@ -314,6 +334,7 @@ pub(crate) const fn vop1(op: u16) -> Option<u16> {
         95 => 95, // v_fract_f16_e32
         96 => 96, // v_sin_f16_e32
         97 => 97, // v_cos_f16_e32
+        98 => 98, // v_sat_pk_u8_i16_e32
         99 => 99, // v_cvt_norm_i16_f16_e32
         100 => 100, // v_cvt_norm_u16_f16_e32
         101 => 101, // v_swap_b32_e32
@@ -547,7 +568,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 395 of RDNA4's 434 opcodes.
+/// VOP3Op: 400 of RDNA4's 434 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_cmp_lt_f16_e64
@@ -724,6 +745,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         266 => 266, // v_mul_hi_i32_i24_e64
         267 => 267, // v_mul_u32_u24_e64
         268 => 268, // v_mul_hi_u32_u24_e64
+        269 => 809, // v_min_num_f64_e64
+        270 => 810, // v_max_num_f64_e64
         273 => 273, // v_min_i32_e64
         274 => 274, // v_max_i32_e64
         275 => 275, // v_min_u32_e64
@@ -751,6 +774,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         309 => 309, // v_mul_f16_e64
         310 => 310, // v_fmac_f16_e64
         315 => 315, // v_ldexp_f16_e64
+        384 => 384, // v_nop_e64
         385 => 385, // v_mov_b32_e64
         386 => 386, // v_readfirstlane_b32_e64
         387 => 387, // v_cvt_i32_f64_e64
@@ -776,6 +800,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         408 => 408, // v_ceil_f64_e64
         409 => 409, // v_rndne_f64_e64
         410 => 410, // v_floor_f64_e64
+        411 => 411, // v_pipeflush_e64
         412 => 412, // v_mov_b16_e64
         416 => 416, // v_fract_f32_e64
         417 => 417, // v_trunc_f32_e64
@@ -825,6 +850,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         479 => 479, // v_fract_f16_e64
         480 => 480, // v_sin_f16_e64
         481 => 481, // v_cos_f16_e64
+        482 => 482, // v_sat_pk_u8_i16_e64
         483 => 483, // v_cvt_norm_i16_f16_e64
         484 => 484, // v_cvt_norm_u16_f16_e64
         489 => 489, // v_not_b16_e64
@@ -1001,7 +1027,7 @@ pub(crate) const fn vop3p(op: u16) -> Option<u16> {
     })
 }
 
-/// VOPDOp: 16 of RDNA4's 17 opcodes.
+/// VOPDOp: 17 of RDNA4's 17 opcodes.
 pub(crate) const fn vopd(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // v_dual_fmac_f32
@@ -1017,6 +1043,7 @@ pub(crate) const fn vopd(op: u16) -> Option<u16> {
         10 => 10, // v_dual_max_num_f32
         11 => 11, // v_dual_min_num_f32
         12 => 12, // v_dual_dot2acc_f32_f16
+        13 => 13, // v_dual_dot2acc_f32_bf16
         16 => 16, // v_dual_add_nc_u32
         17 => 17, // v_dual_lshlrev_b32
         18 => 18, // v_dual_and_b32
@@ -1024,11 +1051,13 @@ pub(crate) const fn vopd(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP2Op: 3 RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.
+/// VOP2Op: 5 RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.
 pub(crate) const fn vop2_as_vop3(op: u16) -> Option<u16> {
     Some(match op {
         2 => 807, // v_add_f64_e32
         6 => 808, // v_mul_f64_e32
+        13 => 809, // v_min_num_f64_e32
+        14 => 810, // v_max_num_f64_e32
         31 => 828, // v_lshlrev_b64_e32
         _ => return None,
     })

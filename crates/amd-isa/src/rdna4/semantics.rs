@@ -1,0 +1,240 @@
+//! RDNA4's instructions one at a time, as the ISA's pseudocode defines them; the
+//! encodings are `llvm-mc-19 -arch=amdgcn -mcpu=gfx1201 -show-encoding`'s.
+
+use super::testing::{dwords, run, run_mem, run_mem_lds};
+
+const QNAN: u32 = 0x7fc0_0000;
+const SNAN: u32 = 0x7f80_0001;
+
+/// `v_minimum_f32`/`v_maximum_f32` (IEEE 754-2019 minimum and maximum): NaN
+/// propagates (a signaling one quieted), -0 is below +0; the `*_num` forms beside them
+/// keep the number.
+#[test]
+fn minimum_and_maximum_propagate_nan() {
+    let minimum = dwords(&[0x00, 0x00, 0x65, 0xd7, 0x01, 0x05, 0x02, 0x00]); // v_minimum_f32 v0, v1, v2
+    let maximum = dwords(&[0x00, 0x00, 0x66, 0xd7, 0x01, 0x05, 0x02, 0x00]); // v_maximum_f32 v0, v1, v2
+    let cases: [(u32, u32, u32, u32); 6] = [
+        // (v1, v2, minimum, maximum)
+        (1.0f32.to_bits(), 2.0f32.to_bits(), 1.0f32.to_bits(), 2.0f32.to_bits()),
+        (1.0f32.to_bits(), QNAN, QNAN, QNAN),
+        (QNAN | 5, 3.0f32.to_bits(), QNAN | 5, QNAN | 5),
+        (SNAN, QNAN | 2, SNAN | 0x40_0000, SNAN | 0x40_0000),
+        (QNAN | 2, SNAN, SNAN | 0x40_0000, SNAN | 0x40_0000),
+        (0, 0x8000_0000, 0x8000_0000, 0),
+    ];
+    for (a, b, lo, hi) in cases {
+        let set = |w: &mut crate::rdna3::Wave| {
+            w.v[1][0] = a;
+            w.v[2][0] = b;
+        };
+        assert_eq!(run(&[&minimum], set).unwrap().v[0][0], lo, "minimum({a:#x}, {b:#x})");
+        assert_eq!(run(&[&maximum], set).unwrap().v[0][0], hi, "maximum({a:#x}, {b:#x})");
+    }
+    // The three-operand, mixed and packed forms and f64 take the same rule:
+    // v_minimum3_f32 v0, v1, v2, v3 and v_maximumminimum_f32 v0, v1, v2, v3
+    // (maximum(minimum(v1, v2), v3)).
+    let min3 = dwords(&[0x00, 0x00, 0x2d, 0xd6, 0x01, 0x05, 0x0e, 0x04]);
+    let maxmin = dwords(&[0x00, 0x00, 0x6d, 0xd6, 0x01, 0x05, 0x0e, 0x04]);
+    let set = |w: &mut crate::rdna3::Wave| {
+        w.v[1][0] = 4.0f32.to_bits();
+        w.v[2][0] = QNAN;
+        w.v[3][0] = 1.0f32.to_bits();
+        w.v[1][1] = 4.0f32.to_bits();
+        w.v[2][1] = 2.0f32.to_bits();
+        w.v[3][1] = 3.0f32.to_bits();
+    };
+    let w = run(&[&min3], set).unwrap();
+    assert_eq!((w.v[0][0], w.v[0][1]), (QNAN, 2.0f32.to_bits()));
+    let w = run(&[&maxmin], set).unwrap();
+    assert_eq!((w.v[0][0], w.v[0][1]), (QNAN, 3.0f32.to_bits()));
+    // v_pk_minimum_f16 v0, v1, v2: each half alone.
+    let pk = dwords(&[0x00, 0x40, 0x1d, 0xcc, 0x01, 0x05, 0x02, 0x18]);
+    let w = run(&[&pk], |w| {
+        w.v[1][0] = 0x7e00_3c00; // (NaN, 1.0)
+        w.v[2][0] = 0x3c00_4000; // (1.0, 2.0)
+    })
+    .unwrap();
+    assert_eq!(w.v[0][0], 0x7e00_3c00);
+    // v_minimum_f64 v[0:1], v[2:3], v[4:5] against v_min_num_f64_e32 (the number).
+    let min64 = dwords(&[0x00, 0x00, 0x41, 0xd7, 0x02, 0x09, 0x02, 0x00]);
+    let num64 = dwords(&[0x02, 0x09, 0x00, 0x1a]);
+    let set64 = |w: &mut crate::rdna3::Wave| {
+        let (nan, x) = (f64::NAN.to_bits(), 1.5f64.to_bits());
+        w.v[2][0] = nan as u32;
+        w.v[3][0] = (nan >> 32) as u32;
+        w.v[4][0] = x as u32;
+        w.v[5][0] = (x >> 32) as u32;
+    };
+    let get = |w: &crate::rdna3::Wave| u64::from(w.v[0][0]) | u64::from(w.v[1][0]) << 32;
+    assert!(f64::from_bits(get(&run(&[&min64], set64).unwrap())).is_nan());
+    assert_eq!(f64::from_bits(get(&run(&[&num64], set64).unwrap())), 1.5);
+}
+
+/// SOPK's arithmetic with the immediate sign-extended, lowered to RDNA3's.
+#[test]
+fn sopk_arithmetic() {
+    let mulk = dwords(&[0xfe, 0xff, 0x00, 0xb8]); // s_mulk_i32 s0, 0xfffe (-2)
+    let w = run(&[&mulk], |w| w.s[0] = 21).unwrap();
+    assert_eq!(w.s[0] as i32, -42);
+}
+
+/// `s_buffer_load_*` read through the buffer resource at SBASE, with its range check:
+/// whole dwords past the buffer's end, and sub-dword loads past it, read as 0.
+#[test]
+fn scalar_buffer_loads() {
+    // s_buffer_load_b32 s0, s[4:7], 0x4; s_buffer_load_u16 s1, s[4:7], 0x2;
+    // s_buffer_load_b32 s2, s[4:7], 0x8 (past the 8-byte buffer).
+    let b32 = dwords(&[0x02, 0x00, 0x02, 0xf4, 0x04, 0x00, 0x00, 0xf8]);
+    let u16 = dwords(&[0x42, 0x60, 0x03, 0xf4, 0x02, 0x00, 0x00, 0xf8]);
+    let past = dwords(&[0x82, 0x00, 0x02, 0xf4, 0x08, 0x00, 0x00, 0xf8]);
+    let mut data = [0u8; 16];
+    data[..8].copy_from_slice(&[0x11, 0x22, 0xf3, 0x44, 0x55, 0x66, 0x77, 0x88]);
+    data[8..12].copy_from_slice(&[1, 2, 3, 4]);
+    let w = run_mem(&[&b32, &u16, &past], &mut data, |w, base| {
+        w.s[4] = base as u32;
+        w.s[5] = (base >> 32) as u32 & 0xffff;
+        w.s[6] = 8;
+        w.s[2] = 0xdead;
+    })
+    .unwrap();
+    assert_eq!(w.s[0], 0x8877_6655);
+    assert_eq!(w.s[1], 0x44f3);
+    assert_eq!(w.s[2], 0);
+}
+
+/// `v_s_exp_f32` and its kin: the VALU's transcendental of a scalar, with VOP3's
+/// modifiers, into an SGPR; the VGPRs and EXEC as they were.
+#[test]
+fn scalar_transcendentals() {
+    let exp = dwords(&[0x05, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]); // v_s_exp_f32 s5, s1
+    let exp_abs_neg = dwords(&[0x05, 0x81, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x20]); // v_s_exp_f32 s5, -|s1| clamp
+    let rcp16 = dwords(&[0x05, 0x00, 0x85, 0xd6, 0x01, 0x00, 0x00, 0x00]); // v_s_rcp_f16 s5, s1
+    let sqrt = dwords(&[0x05, 0x00, 0x88, 0xd6, 0xf0, 0x00, 0x00, 0x08]); // v_s_sqrt_f32 s5, 0.5 mul:2
+    let set = |x: u32| {
+        move |w: &mut crate::rdna3::Wave| {
+            w.s[1] = x;
+            w.v[0][0] = 0x1234;
+            w.s[crate::rdna3::EXEC_LO] = 0x0f0f;
+        }
+    };
+    let w = run(&[&exp], set(3.0f32.to_bits())).unwrap();
+    assert_eq!(f32::from_bits(w.s[5]), 8.0);
+    assert_eq!((w.v[0][0], w.s[crate::rdna3::EXEC_LO]), (0x1234, 0x0f0f));
+    let w = run(&[&exp_abs_neg], set((-1.0f32).to_bits())).unwrap();
+    assert_eq!(f32::from_bits(w.s[5]), 0.5);
+    let w = run(&[&rcp16], set(0x4000)).unwrap(); // 1 / 2.0 (f16)
+    assert_eq!(w.s[5], 0x3800);
+    let w = run(&[&sqrt], set(0)).unwrap(); // sqrt(0.5) * 2
+    assert_eq!(f32::from_bits(w.s[5]), 0.5f32.sqrt() * 2.0);
+}
+
+fn le(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn dword(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// RDNA4's LDS read-modify-writes: the `*_num` minimum (a NaN loses), the packed
+/// half add, the conditional subtract (only where it does not go below 0), the f64
+/// maximum, each returning the old value where asked; `ds_bpermute_fi_b32` reads
+/// inactive lanes too.
+#[test]
+fn lds_atomics() {
+    let min_num = dwords(&[0x00, 0x00, 0xc8, 0xd8, 0x01, 0x02, 0x00, 0x03]); // ds_min_num_rtn_f32 v3, v1, v2
+    let pk_add = dwords(&[0x04, 0x00, 0xa8, 0xda, 0x01, 0x02, 0x00, 0x03]); // ds_pk_add_rtn_f16 v3, v1, v2 offset:4
+    let cond_sub = dwords(&[0x08, 0x00, 0xa0, 0xda, 0x01, 0x02, 0x00, 0x03]); // ds_cond_sub_rtn_u32 v3, v1, v2 offset:8
+    let max64 = dwords(&[0x10, 0x00, 0x4c, 0xd9, 0x01, 0x04, 0x00, 0x00]); // ds_max_num_f64 v1, v[4:5] offset:16
+    let base = 0x40usize;
+    let mut lds = vec![0u8; 1024];
+    lds[base..base + 24].copy_from_slice(&le(&[QNAN, 0x3c00_4000, 5, 0, 0, 0]));
+    lds[base + 16..base + 24].copy_from_slice(&1.0f64.to_bits().to_le_bytes());
+    let run_one = |prog: &[u32], lds: &mut [u8], set: &dyn Fn(&mut crate::rdna3::Wave)| {
+        run_mem_lds(&[prog], &mut [], lds, |w, _| {
+            w.s[crate::rdna3::EXEC_LO] = 1;
+            w.v[1][0] = base as u32;
+            set(w);
+        })
+        .unwrap()
+    };
+    // min_num(NaN in memory, 2.0) = 2.0; the old NaN returns.
+    let w = run_one(&min_num, &mut lds, &|w| w.v[2][0] = 2.0f32.to_bits());
+    assert_eq!((dword(&lds, base), w.v[3][0]), (2.0f32.to_bits(), QNAN));
+    // (1.0, 2.0) + (0.5, 1.0) halves = (1.5, 3.0).
+    let w = run_one(&pk_add, &mut lds, &|w| w.v[2][0] = 0x3800_3c00);
+    assert_eq!((dword(&lds, base + 4), w.v[3][0]), (0x3e00_4200, 0x3c00_4000));
+    // 5 - 7 would go below 0: memory stays; then 5 - 3 = 2.
+    let w = run_one(&cond_sub, &mut lds, &|w| w.v[2][0] = 7);
+    assert_eq!((dword(&lds, base + 8), w.v[3][0]), (5, 5));
+    run_one(&cond_sub, &mut lds, &|w| w.v[2][0] = 3);
+    assert_eq!(dword(&lds, base + 8), 2);
+    // max_num(1.0, 2.5) in f64.
+    let x = 2.5f64.to_bits();
+    run_one(&max64, &mut lds, &|w| {
+        w.v[4][0] = x as u32;
+        w.v[5][0] = (x >> 32) as u32;
+    });
+    assert_eq!(&lds[base + 16..base + 24], &x.to_le_bytes());
+    // ds_bpermute_fi_b32 v3, v1, v2 (ds_bpermute_b32's encoding with FI's opcode):
+    // lane l reads lane 31 - l of v2, inactive or not.
+    let fi = dwords(&[0x00, 0x00, 0xcc, 0xda, 0x01, 0x02, 0x00, 0x03]);
+    let mut words = [fi[0], fi[1], 0];
+    super::fields::ds::OP.put(&mut words, u32::from(super::opcodes::op::ds::DS_BPERMUTE_FI_B32));
+    let w = run_mem_lds(&[&words[..2]], &mut [], &mut lds, |w, _| {
+        w.s[crate::rdna3::EXEC_LO] = 0x0000_ffff;
+        for l in 0..32 {
+            w.v[1][l] = 4 * (31 - l as u32);
+            w.v[2][l] = 100 + l as u32;
+        }
+    })
+    .unwrap();
+    assert_eq!((w.v[3][0], w.v[3][15], w.v[3][16]), (131, 116, 0));
+}
+
+/// RDNA4's memory atomics without an RDNA3 namesake, through VGLOBAL (the same paths
+/// serve VFLAT and VBUFFER): conditional subtract, packed bfloat16 add, minimumNumber
+/// and the clamped subtract, each returning the old value.
+#[test]
+fn memory_atomics() {
+    let prog = [
+        // global_atomic_cond_sub_u32 v3, v1, v2, s[0:1] th:TH_ATOMIC_RETURN
+        dwords(&[0x00, 0x00, 0x14, 0xee, 0x03, 0x00, 0x10, 0x01, 0x01, 0x00, 0x00, 0x00]),
+        // global_atomic_pk_add_bf16 v4, v1, v5, s[0:1] offset:4 th:TH_ATOMIC_RETURN
+        dwords(&[0x00, 0x80, 0x16, 0xee, 0x04, 0x00, 0x90, 0x02, 0x01, 0x04, 0x00, 0x00]),
+        // global_atomic_min_num_f32 v3, v1, v2, s[0:1] offset:8 th:TH_ATOMIC_RETURN
+        dwords(&[0x00, 0x40, 0x14, 0xee, 0x03, 0x00, 0x10, 0x01, 0x01, 0x08, 0x00, 0x00]),
+        // global_atomic_sub_clamp_u32 v3, v1, v2, s[0:1] offset:12 th:TH_ATOMIC_RETURN
+        dwords(&[0x00, 0xc0, 0x0d, 0xee, 0x03, 0x00, 0x10, 0x01, 0x01, 0x0c, 0x00, 0x00]),
+        // global_inv scope:SCOPE_SYS and s_dcache_inv change nothing here.
+        dwords(&[0x7c, 0xc0, 0x0a, 0xee, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00]),
+        dwords(&[0x00, 0x20, 0x04, 0xf4, 0x00, 0x00, 0x00, 0x00]),
+    ];
+    let prog: Vec<&[u32]> = prog.iter().map(Vec::as_slice).collect();
+    let mut data = le(&[9, 0x3f80_4000, 0xbf80_0000, 2]);
+    let snapshot = |w: &crate::rdna3::Wave| (w.v[3][0], w.v[4][0]);
+    let mut olds = Vec::new();
+    for k in 0..4 {
+        let w = run_mem(&prog[k..k + 1], &mut data, |w, base| {
+            w.s[crate::rdna3::EXEC_LO] = 1;
+            w.s[0] = base as u32;
+            w.s[1] = (base >> 32) as u32;
+            w.v[1][0] = 0;
+            w.v[2][0] = if k == 2 { 0.5f32.to_bits() } else { 4 };
+            // (1.0, 2.0) in bfloat16, high half first: 0x3f80_4000; add (1.0, 0.5).
+            w.v[5][0] = 0x3f80_3f00;
+        })
+        .unwrap();
+        olds.push(snapshot(&w));
+    }
+    let w = run_mem(&prog[4..], &mut data, |_, _| {}).unwrap();
+    assert_eq!(w.exec(), u32::MAX);
+    assert_eq!(dword(&data, 0), 5, "9 - 4");
+    assert_eq!(dword(&data, 4), 0x4000_4020, "(1.0 + 1.0, 2.0 + 0.5) in bfloat16");
+    assert_eq!(dword(&data, 8), 0xbf80_0000, "min_num(-1.0, 0.5)");
+    assert_eq!(dword(&data, 12), 0, "2 - 4 clamped at 0");
+    assert_eq!(
+        (olds[0].0, olds[1].1, olds[2].0, olds[3].0),
+        (9, 0x3f80_4000, 0xbf80_0000, 2)
+    );
+}
