@@ -7,6 +7,7 @@
 
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
+use super::lower::ScalarValu;
 use super::lowering;
 use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopp, Vglobal, Vop3p};
 use crate::error::Trap;
@@ -23,9 +24,10 @@ pub(crate) enum Decoded {
     /// An IEEE 754-2019 minimum or maximum (`v_minimum_f32`, …): the RDNA3 minimum or
     /// maximum of the same shape, run with NaN propagating.
     Propagating(rdna3::Decoded, u8),
-    /// A transcendental with a scalar result (`v_s_exp_f32`, …): the RDNA3 VALU
-    /// instruction writing v0, run on lane 0 alone, and the SGPR its result goes to.
-    ToScalar(rdna3::Decoded, usize, u8),
+    /// A scalar operation the VALU has (`v_s_exp_f32`, `s_add_f16`, `s_cmp_lt_f16`,
+    /// …): the RDNA3 VALU instruction, run on lane 0 alone (see
+    /// [`Inst::scalar_as_valu`]), what to do with its result, and the RDNA4 length.
+    ToScalar(rdna3::Decoded, Box<ScalarValu>, u8),
     /// RDNA4's own.
     Own(Inst, Own),
 }
@@ -74,6 +76,10 @@ pub(crate) enum Own {
     DsAtomic { atomic: u16, rtn: bool },
     /// `ds_bpermute_fi_b32`: `ds_bpermute_b32` reading inactive lanes too.
     BpermuteFi,
+    /// `v_permlane16_var_b32` (`cross`: `v_permlanex16_var_b32`): each lane reads
+    /// the lane of its row (the other row) that its SRC1's low 4 bits name, active
+    /// or not.
+    PermlaneVar { cross: bool },
     /// A buffer access (VBUFFER: RDNA3's MUBUF, or MTBUF for `tbuffer_*`).
     Buffer(rdna3::BufferAccess),
     /// Not run yet.
@@ -93,8 +99,12 @@ impl Frontend for Rdna4 {
         if let Some(r) = i.propagating_min_max() {
             return Ok(Decoded::Propagating(rdna3::Decoded::new(r), i.size));
         }
-        if let Some((r, sdst)) = i.scalar_transcendental() {
-            return Ok(Decoded::ToScalar(rdna3::Decoded::new(r), sdst, i.size));
+        if let Some(sv) = i.scalar_as_valu() {
+            return Ok(Decoded::ToScalar(
+                rdna3::Decoded::new(sv.inst),
+                Box::new(sv),
+                i.size,
+            ));
         }
         Ok(Decoded::Own(i, own(&i)))
     }
@@ -143,6 +153,8 @@ fn own(i: &Inst) -> Own {
             .or_else(|| new_atomic(i.name()?))
             .map_or(Own::Missing, |op| Own::Flat(access(op, w))),
         Encoding::Ds => ds(i),
+        Encoding::Vop3 if i.op == super::opcodes::op::vop3::V_PERMLANE16_VAR_B32 => Own::PermlaneVar { cross: false },
+        Encoding::Vop3 if i.op == super::opcodes::op::vop3::V_PERMLANEX16_VAR_B32 => Own::PermlaneVar { cross: true },
         Encoding::Vscratch => lowering::vscratch(i.op).map_or(Own::Missing, |op| Own::Scratch(access(op, w))),
         Encoding::Vbuffer => {
             use f4::vbuffer::*;
@@ -323,16 +335,30 @@ impl Step for Decoded {
                 w.nan_rule = rule;
                 return r;
             }
-            &Decoded::ToScalar(ref d, sdst, _) => {
-                let (v0, exec) = (w.v[0][0], w.s[rdna3::EXEC_LO]);
-                w.v[0][0] = 0;
+            Decoded::ToScalar(d, sv, _) => {
+                use super::lower::ScalarOut;
+                let vcc = rdna3::VCC_LO;
+                let (v0, exec, vcc_lo) = (w.v[0][0], w.s[rdna3::EXEC_LO], w.s[vcc]);
+                w.v[0][0] = if sv.acc { w.sread(sv.sdst as u16, None)? } else { 0 };
                 w.s[rdna3::EXEC_LO] = 1;
+                let rule = w.nan_rule;
+                if sv.rule.is_some() {
+                    w.nan_rule = sv.rule;
+                }
                 let r = d.run_out_of_line(w, mem, lds);
-                let value = w.v[0][0];
-                w.v[0][0] = v0;
-                w.s[rdna3::EXEC_LO] = exec;
+                let (value, cmp) = (w.v[0][0], w.s[vcc]);
+                w.nan_rule = rule;
+                (w.v[0][0], w.s[rdna3::EXEC_LO], w.s[vcc]) = (v0, exec, vcc_lo);
                 r?;
-                return w.swrite(sdst, value).map(|_| Flow::Next);
+                return match sv.out {
+                    ScalarOut::B32 => w.swrite(sv.sdst, value),
+                    ScalarOut::F16 => w.swrite(sv.sdst, value & 0xffff),
+                    ScalarOut::Scc => {
+                        w.scc = cmp & 1 != 0;
+                        Ok(())
+                    }
+                }
+                .map(|_| Flow::Next);
             }
             Decoded::Own(i, own) => (i, own),
         };
@@ -391,6 +417,22 @@ impl Step for Decoded {
             Own::Scratch(a) => rdna3::scratch(w, a).map(|_| Flow::Next),
             Own::Buffer(a) => rdna3::buffer(w, a, mem, lds).map(|_| Flow::Next),
             &Own::DsAtomic { atomic, rtn } => ds_atomic(w, i, atomic, rtn, lds).map(|_| Flow::Next),
+            &Own::PermlaneVar { cross } => {
+                use f4::vop3::*;
+                let iw = &i.words;
+                let (src, sel, vdst) = (SRC0.operand(iw), SRC1.operand(iw), VDST.index(iw));
+                let mut out = [0u32; 32];
+                for (l, o) in out.iter_mut().enumerate() {
+                    let row = if cross { (l / 16) ^ 1 } else { l / 16 };
+                    let from = row * 16 + (w.vread(sel, l, None)? & 15) as usize;
+                    *o = w.vread(src, from, None)?;
+                }
+                let exec = w.exec();
+                for (l, &v) in out.iter().enumerate().filter(|&(l, _)| exec >> l & 1 == 1) {
+                    w.vwrite(vdst, l, v)?;
+                }
+                Ok(Flow::Next)
+            }
             Own::BpermuteFi => {
                 use f4::ds::*;
                 let iw = &i.words;

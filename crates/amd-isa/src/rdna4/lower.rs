@@ -154,40 +154,6 @@ impl Inst {
         Self::gfx11(&words, self.size)
     }
 
-    /// RDNA4's transcendentals with a scalar result (`v_s_exp_f32 s5, s1`, …): the RDNA3
-    /// VALU instruction of the same operation and modifiers (`v_exp_f32_e64`) writing
-    /// v0, and the SGPR the result goes to. The source is scalar, so every lane would
-    /// compute the same: the interpreter runs lane 0 alone.
-    pub(crate) fn scalar_transcendental(&self) -> Option<(rdna3::Inst, usize)> {
-        use super::opcodes::op::vop3 as v4;
-        use rdna3::opcodes::op::vop3 as v3;
-        if self.enc != Encoding::Vop3 {
-            return None;
-        }
-        let op = match self.op {
-            v4::V_S_EXP_F32 => v3::V_EXP_F32_E64,
-            v4::V_S_EXP_F16 => v3::V_EXP_F16_E64,
-            v4::V_S_LOG_F32 => v3::V_LOG_F32_E64,
-            v4::V_S_LOG_F16 => v3::V_LOG_F16_E64,
-            v4::V_S_RCP_F32 => v3::V_RCP_F32_E64,
-            v4::V_S_RCP_F16 => v3::V_RCP_F16_E64,
-            v4::V_S_RSQ_F32 => v3::V_RSQ_F32_E64,
-            v4::V_S_RSQ_F16 => v3::V_RSQ_F16_E64,
-            v4::V_S_SQRT_F32 => v3::V_SQRT_F32_E64,
-            v4::V_S_SQRT_F16 => v3::V_SQRT_F16_E64,
-            _ => return None,
-        };
-        let sdst = f4::vop3::VDST.0.get(&self.words) as usize;
-        let mut w: Words = self.words;
-        f4::vop3::OP.put(&mut w, 0);
-        f3::vop3::OP.put(&mut w, u32::from(op));
-        f3::vop3::VDST.0.put(&mut w, 0);
-        let body = self.size as usize - usize::from(self.literal.is_some());
-        let mut words = w[..body].to_vec();
-        words.extend(self.literal);
-        Some((Self::gfx11(&words, self.size)?, sdst))
-    }
-
     /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32` of MODE's rounding and
     /// denormal fields (bits 7:0): MODE is hardware register 1 on gfx12 as on gfx11,
     /// and those fields are alike (the other registers' ids and MODE's other bits
@@ -239,6 +205,142 @@ impl Inst {
         rdna3::Inst::decode(words)
             .ok()
             .filter(|i| i.size == size && (!matches!(i.enc, Sop1 | Sop2 | Sopc) || i.mnemonic().is_some()))
+    }
+}
+
+/// Where a scalar instruction run as a VALU one ([`Inst::scalar_as_valu`]) puts lane
+/// 0's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScalarOut {
+    /// The whole dword, into the SGPR.
+    B32,
+    /// An f16 result: the low half, the high half zeroed (as `v_s_rcp_f16`'s
+    /// pseudocode writes it).
+    F16,
+    /// A compare: lane 0's bit, into SCC.
+    Scc,
+}
+
+/// A scalar instruction run as the VALU instruction of the same operation on lane 0
+/// (its scalar operands are the same in every lane).
+#[derive(Debug, Clone)]
+pub(crate) struct ScalarValu {
+    /// The RDNA3 VALU instruction: VOP3, writing v0 (compares: VCC).
+    pub(crate) inst: rdna3::Inst,
+    /// The SGPR the result goes to (not for compares).
+    pub(crate) sdst: usize,
+    pub(crate) out: ScalarOut,
+    /// Whether the SGPR is the accumulator too (`s_fmac_f16`): v0 starts as it.
+    pub(crate) acc: bool,
+    /// The NaN rule while it runs, where it is not the wave's (`s_minimum_f32`).
+    pub(crate) rule: Option<crate::float::minmax::Nans>,
+}
+
+impl Inst {
+    /// RDNA4's scalar instructions that are the VALU's operations on scalar operands,
+    /// as that VALU instruction ([`ScalarValu`]): the transcendentals with a scalar
+    /// result (`v_s_exp_f32 s5, s1` as `v_exp_f32_e64`), the scalar float ALU's f16
+    /// forms (`s_add_f16` as `v_add_f16_e64`, `s_cmp_lt_f16` as `v_cmp_lt_f16_e64`, the
+    /// conversions and roundings), and `s_minimum_f32`/`s_maximum_f32` and their f16
+    /// forms (the VALU's minimum under the NaN-propagating rule). Rounding, denormals
+    /// and NaNs are then the VALU's, which the ISA gives the SALU too.
+    pub(crate) fn scalar_as_valu(&self) -> Option<ScalarValu> {
+        use super::opcodes::op::{sop1 as s1, sop2 as s2, sopc as c4, vop3 as v4};
+        use crate::float::minmax::Nans::Propagate;
+        use ScalarOut as Out;
+        use rdna3::opcodes::op::vop3 as v3;
+        let (op, out, rule) = match (self.enc, self.op) {
+            (Encoding::Vop3, v4::V_S_EXP_F32) => (v3::V_EXP_F32_E64, Out::B32, None),
+            (Encoding::Vop3, v4::V_S_EXP_F16) => (v3::V_EXP_F16_E64, Out::F16, None),
+            (Encoding::Vop3, v4::V_S_LOG_F32) => (v3::V_LOG_F32_E64, Out::B32, None),
+            (Encoding::Vop3, v4::V_S_LOG_F16) => (v3::V_LOG_F16_E64, Out::F16, None),
+            (Encoding::Vop3, v4::V_S_RCP_F32) => (v3::V_RCP_F32_E64, Out::B32, None),
+            (Encoding::Vop3, v4::V_S_RCP_F16) => (v3::V_RCP_F16_E64, Out::F16, None),
+            (Encoding::Vop3, v4::V_S_RSQ_F32) => (v3::V_RSQ_F32_E64, Out::B32, None),
+            (Encoding::Vop3, v4::V_S_RSQ_F16) => (v3::V_RSQ_F16_E64, Out::F16, None),
+            (Encoding::Vop3, v4::V_S_SQRT_F32) => (v3::V_SQRT_F32_E64, Out::B32, None),
+            (Encoding::Vop3, v4::V_S_SQRT_F16) => (v3::V_SQRT_F16_E64, Out::F16, None),
+            (Encoding::Sop1, s1::S_CVT_F16_F32) => (v3::V_CVT_F16_F32_E64, Out::F16, None),
+            (Encoding::Sop1, s1::S_CVT_F32_F16 | s1::S_CVT_HI_F32_F16) => (v3::V_CVT_F32_F16_E64, Out::B32, None),
+            (Encoding::Sop1, s1::S_CEIL_F16) => (v3::V_CEIL_F16_E64, Out::F16, None),
+            (Encoding::Sop1, s1::S_FLOOR_F16) => (v3::V_FLOOR_F16_E64, Out::F16, None),
+            (Encoding::Sop1, s1::S_TRUNC_F16) => (v3::V_TRUNC_F16_E64, Out::F16, None),
+            (Encoding::Sop1, s1::S_RNDNE_F16) => (v3::V_RNDNE_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_CVT_PK_RTZ_F16_F32) => (v3::V_CVT_PK_RTZ_F16_F32_E64, Out::B32, None),
+            (Encoding::Sop2, s2::S_ADD_F16) => (v3::V_ADD_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_SUB_F16) => (v3::V_SUB_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_MUL_F16) => (v3::V_MUL_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_FMAC_F16) => (v3::V_FMAC_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_MIN_NUM_F16) => (v3::V_MIN_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_MAX_NUM_F16) => (v3::V_MAX_F16_E64, Out::F16, None),
+            (Encoding::Sop2, s2::S_MINIMUM_F32) => (v3::V_MIN_F32_E64, Out::B32, Some(Propagate)),
+            (Encoding::Sop2, s2::S_MAXIMUM_F32) => (v3::V_MAX_F32_E64, Out::B32, Some(Propagate)),
+            (Encoding::Sop2, s2::S_MINIMUM_F16) => (v3::V_MIN_F16_E64, Out::F16, Some(Propagate)),
+            (Encoding::Sop2, s2::S_MAXIMUM_F16) => (v3::V_MAX_F16_E64, Out::F16, Some(Propagate)),
+            (Encoding::Sopc, c4::S_CMP_LT_F16) => (v3::V_CMP_LT_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_EQ_F16) => (v3::V_CMP_EQ_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_LE_F16) => (v3::V_CMP_LE_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_GT_F16) => (v3::V_CMP_GT_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_LG_F16) => (v3::V_CMP_LG_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_GE_F16) => (v3::V_CMP_GE_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_O_F16) => (v3::V_CMP_O_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_U_F16) => (v3::V_CMP_U_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NGE_F16) => (v3::V_CMP_NGE_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NLG_F16) => (v3::V_CMP_NLG_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NGT_F16) => (v3::V_CMP_NGT_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NLE_F16) => (v3::V_CMP_NLE_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NEQ_F16) => (v3::V_CMP_NEQ_F16_E64, Out::Scc, None),
+            (Encoding::Sopc, c4::S_CMP_NLT_F16) => (v3::V_CMP_NLT_F16_E64, Out::Scc, None),
+            _ => return None,
+        };
+        let ws = &self.words;
+        let mut w: Words = [0; 3];
+        f3::vop3::ENCODING.bits.put(&mut w, f3::vop3::ENCODING.value);
+        f3::vop3::OP.put(&mut w, u32::from(op));
+        let (sdst, srcs): (usize, [u16; 2]) = match self.enc {
+            Encoding::Vop3 => {
+                // The VOP3 word as it is (modifiers included), writing v0.
+                w = *ws;
+                f4::vop3::OP.put(&mut w, 0);
+                f3::vop3::OP.put(&mut w, u32::from(op));
+                f3::vop3::VDST.0.put(&mut w, 0);
+                (f4::vop3::VDST.0.get(ws) as usize, [u16::MAX; 2])
+            }
+            Encoding::Sop1 => (f4::sop1::SDST.index(ws), [f4::sop1::SSRC0.operand(ws), u16::MAX]),
+            Encoding::Sop2 => (
+                f4::sop2::SDST.index(ws),
+                [f4::sop2::SSRC0.operand(ws), f4::sop2::SSRC1.operand(ws)],
+            ),
+            // The compare's VOP3 destination: VCC, which the run keeps.
+            _ => (
+                rdna3::VCC_LO,
+                [f4::sopc::SSRC0.operand(ws), f4::sopc::SSRC1.operand(ws)],
+            ),
+        };
+        if self.enc != Encoding::Vop3 {
+            let vdst = if out == Out::Scc { rdna3::VCC_LO as u32 } else { 0 };
+            f3::vop3::VDST.0.put(&mut w, vdst);
+            for (field, s) in [f3::vop3::SRC0, f3::vop3::SRC1].into_iter().zip(srcs) {
+                if s != u16::MAX {
+                    field.0.put(&mut w, u32::from(s));
+                }
+            }
+            // s_cvt_hi_f32_f16 reads the high half: op_sel for source 0.
+            if self.enc == Encoding::Sop1 && self.op == s1::S_CVT_HI_F32_F16 {
+                f3::vop3::OPSEL.put(&mut w, 1);
+            }
+        }
+        let mut words = w[..f3::vop3::DWORDS].to_vec();
+        words.extend(self.literal);
+        let size = words.len() as u8;
+        let acc = self.enc == Encoding::Sop2 && self.op == s2::S_FMAC_F16;
+        Some(ScalarValu {
+            inst: Self::gfx11(&words, size)?,
+            sdst,
+            out,
+            acc,
+            rule,
+        })
     }
 }
 

@@ -15,10 +15,13 @@
 //! runs and prints ([`Inst::text`]) as it. The memory encodings (SMEM, VGLOBAL,
 //! VFLAT, VSCRATCH, VBUFFER, their opcodes mapped by name) read their own fields (24-bit
 //! offsets, TH) and hand RDNA3's executor the access; the split `s_wait_*` counters
-//! and barrier, `s_endpgm`, the 64-bit scalar adds, the scalar float ALU's f32 forms
-//! and WMMA's f32 forms (gfx12's register layout over RDNA3's arithmetic) are RDNA4's
-//! own. What neither covers stops the dispatch naming the instruction: among what
-//! compilers emit, the scalar float ALU's f16 forms, WMMA's other forms and
+//! and barrier, `s_endpgm`, the 64-bit scalar adds, the scalar float ALU's f32 forms,
+//! the new atomics and WMMA's f32 forms (gfx12's register layout over RDNA3's
+//! arithmetic) are RDNA4's own; the scalar float ALU's f16 forms and the
+//! transcendentals with a scalar result run as the RDNA3 VALU instruction on lane 0,
+//! and the IEEE 754-2019 `v_minimum*`/`v_maximum*` as RDNA3's minimum and maximum with
+//! NaN propagating. What none covers stops the dispatch naming the instruction: among
+//! what compilers emit, WMMA's other forms, the FP8 conversions and
 //! the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
 //! as `llvm-objdump-19` prints it; [`report`] is the opcode-by-opcode coverage in
 //! `coverage/rdna4.md` (`cargo xtask isa-coverage rdna4`). What

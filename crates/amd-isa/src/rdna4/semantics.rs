@@ -238,3 +238,60 @@ fn memory_atomics() {
         (9, 0x3f80_4000, 0xbf80_0000, 2)
     );
 }
+
+/// The scalar float ALU's f16 forms, compares and minimum/maximum, as the VALU's
+/// operations on lane 0: f16 results in the low half (the high half zeroed), compares
+/// into SCC, the accumulator of `s_fmac_f16` read from its destination; the VGPRs,
+/// EXEC and VCC as they were.
+#[test]
+fn scalar_float_f16_and_minimum() {
+    let prog: [Vec<u32>; 7] = [
+        dwords(&[0x01, 0x02, 0x80, 0xa4]),                         // s_add_f16 s0, s1, s2
+        dwords(&[0x01, 0x02, 0x03, 0xa7]),                         // s_fmac_f16 s3, s1, s2
+        dwords(&[0x01, 0x6a, 0x84, 0xbe]),                         // s_cvt_hi_f32_f16 s4, s1
+        dwords(&[0x06, 0x07, 0x85, 0xa7]),                         // s_minimum_f32 s5, s6, s7
+        dwords(&[0x06, 0xff, 0x08, 0xa4, 0x00, 0x00, 0x80, 0x3e]), // s_cvt_pk_rtz_f16_f32 s8, s6, 0.25
+        dwords(&[0x0a, 0x6b, 0x89, 0xbe]),                         // s_ceil_f16 s9, s10
+        dwords(&[0x01, 0x02, 0x51, 0xbf]),                         // s_cmp_lt_f16 s1, s2
+    ];
+    let prog: Vec<&[u32]> = prog.iter().map(Vec::as_slice).collect();
+    let w = run(&prog, |w| {
+        w.s[1] = 0x4400_3c00; // (hi 4.0, lo 1.0)
+        w.s[2] = 0xffff_4000; // lo 2.0; the high half is not read
+        w.s[3] = 0xabcd_3800; // accumulator 0.5
+        w.s[6] = 1.5f32.to_bits();
+        w.s[7] = QNAN;
+        w.s[10] = 0x3e00; // 1.5
+        w.s[crate::rdna3::VCC_LO] = 0x55;
+        w.v[0][0] = 0x77;
+    })
+    .unwrap();
+    assert_eq!(w.s[0], 0x4200, "1.0 + 2.0");
+    assert_eq!(w.s[3], 0x4100, "1.0 * 2.0 + 0.5");
+    assert_eq!(f32::from_bits(w.s[4]), 4.0, "the high half");
+    assert_eq!(w.s[5], QNAN, "minimum(1.5, NaN) is NaN");
+    assert_eq!(w.s[8], 0x3400_3e00, "(0.25, 1.5) packed");
+    assert_eq!(w.s[9], 0x4000, "ceil(1.5)");
+    assert!(w.scc, "1.0 < 2.0");
+    assert_eq!((w.s[crate::rdna3::VCC_LO], w.v[0][0], w.exec()), (0x55, 0x77, u32::MAX));
+}
+
+/// `v_permlane16_var_b32` and `v_permlanex16_var_b32`: each lane reads the lane its
+/// v2 names (low 4 bits) within its own row, or the other row, inactive or not.
+#[test]
+fn permlane_var() {
+    let same = dwords(&[0x00, 0x00, 0x0f, 0xd7, 0x01, 0x05, 0x02, 0x00]); // v_permlane16_var_b32 v0, v1, v2
+    let cross = dwords(&[0x00, 0x00, 0x10, 0xd7, 0x01, 0x05, 0x02, 0x00]); // v_permlanex16_var_b32 v0, v1, v2
+    let set = |w: &mut crate::rdna3::Wave| {
+        w.s[crate::rdna3::EXEC_LO] = 0x0000_fffe;
+        for l in 0..32 {
+            w.v[1][l] = 100 + l as u32;
+            w.v[2][l] = 0x30 | (15 - (l as u32 % 16));
+            w.v[0][l] = 7;
+        }
+    };
+    let w = run(&[&same], set).unwrap();
+    assert_eq!((w.v[0][0], w.v[0][1], w.v[0][15], w.v[0][16]), (7, 114, 100, 7));
+    let w = run(&[&cross], set).unwrap();
+    assert_eq!((w.v[0][1], w.v[0][15]), (130, 116));
+}
