@@ -143,13 +143,15 @@ pub fn checkout(work: &Path, name: &str, clone_args: &[&str], why: &str) -> Resu
 }
 
 /// tinygrad's current release installed (without dependencies: it has none it needs
-/// here) into a folder of its own, and the `test/` of its tree beside it; made once.
+/// here) into a folder of its own, and the `test/` (and `extra/hip_gpu_driver/`, which its mock GPU reads) of its tree beside it; made once.
 /// Returns (the folder to put on `PYTHONPATH`, the folder that holds `test/`).
 pub fn current_release(work: &Path, python: &Path) -> Result<(PathBuf, PathBuf)> {
     let base = work.join(format!("tinygrad-{CURRENT}"));
     let site = base.join("site");
     let tests = base.join("tree");
-    let done = base.join(".complete");
+    // The marker names what is unpacked: `test/` and, for tinygrad's own mock GPU
+    // (`cargo xtask golden-capture`), the KFD header it reads from `extra/`.
+    let done = base.join(".complete-test-extra");
     if done.exists() {
         return Ok((site, tests));
     }
@@ -184,10 +186,14 @@ pub fn current_release(work: &Path, python: &Path) -> Result<(PathBuf, PathBuf)>
     let archive = Command::new("git")
         .arg("-C")
         .arg(&git)
-        .args(["archive", CURRENT_TREE, "test"])
+        .args(["archive", CURRENT_TREE, "test", "extra/hip_gpu_driver"])
         .output()?;
     if !archive.status.success() {
-        return Err(format!("git archive {CURRENT_TREE} test failed in {}", git.display()).into());
+        return Err(format!(
+            "git archive {CURRENT_TREE} test extra/hip_gpu_driver failed in {}",
+            git.display()
+        )
+        .into());
     }
     let mut tar = Command::new("tar")
         .arg("x")

@@ -100,11 +100,7 @@ impl Frontend for Rdna4 {
             return Ok(Decoded::Propagating(rdna3::Decoded::new(r), i.size));
         }
         if let Some(sv) = i.scalar_as_valu() {
-            return Ok(Decoded::ToScalar(
-                rdna3::Decoded::new(sv.inst),
-                Box::new(sv),
-                i.size,
-            ));
+            return Ok(Decoded::ToScalar(rdna3::Decoded::new(sv.inst), Box::new(sv), i.size));
         }
         Ok(Decoded::Own(i, own(&i)))
     }
