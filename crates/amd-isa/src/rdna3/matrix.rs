@@ -33,9 +33,11 @@ pub(crate) enum WmmaLayout {
     Gfx11,
     /// gfx12: lane `l` holds 8 of the 16 halves of row `l % 16` of A and column
     /// `l % 16` of B in 4 VGPRs, element `e` being K = `(e & 3) + 4 (l / 16) + 8 (e / 4)`;
-    /// C and D element (row, col) in register `row % 8`, lane `col + 16 (row / 8)`
-    /// (tinygrad's emulator, `test/mockgpu/amd/emu.py`, lays them out so, as AMD's
-    /// RDNA4 ISA does). f32 results only here.
+    /// C and D element (row, col) in register `row % 8`, lane `col + 16 (row / 8)`,
+    /// or for 16-bit results two to a register: register `(row % 8) / 2`, the low half
+    /// for an even row (tinygrad's emulator, `test/mockgpu/amd/emu.py`, lays them out
+    /// so, as AMD's RDNA4 ISA does). 8-bit inputs take the 16-bit inputs' element
+    /// order, four to a register.
     Gfx12,
 }
 
@@ -79,10 +81,15 @@ pub(crate) fn wmma(
     if mods.hi_halves && !half_out {
         return Err("op_sel on a WMMA with 32-bit results is not defined".into());
     }
-    if layout == WmmaLayout::Gfx12 && (half_out || mods.neg_lo != 0 || mods.neg_hi != 0 || mods.hi_halves || mods.clamp)
-    {
+    let gfx12 = layout == WmmaLayout::Gfx12;
+    if gfx12 && mods.hi_halves {
+        return Err(crate::error::Trap::Refused(
+            "op_sel on a gfx12 WMMA: its 16-bit results are packed two to a register".into(),
+        ));
+    }
+    if gfx12 && (mods.neg_lo != 0 || mods.neg_hi != 0) {
         return Err(crate::error::Trap::Missing(
-            "gfx12 WMMA with 16-bit results, negation or clamp is not implemented".into(),
+            "gfx12 WMMA's negations are not implemented".into(),
         ));
     }
     let shift = if mods.hi_halves { 16 } else { 0 };
@@ -106,6 +113,12 @@ pub(crate) fn wmma(
     for row in 0..16 {
         for col in 0..16 {
             let (reg, lane) = layout.output(row, col);
+            // gfx12's 16-bit C and D: two rows to a register.
+            let (reg, shift) = if gfx12 && half_out {
+                (reg / 2, 16 * (reg % 2) as u32)
+            } else {
+                (reg, shift)
+            };
             let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
             let c = if half_out {
                 element(w, (c >> shift) as u16, bf16)
@@ -139,12 +152,20 @@ pub(crate) fn wmma(
                     } else {
                         u32::from(w.f16_out(bits as u16))
                     };
-                    (w.vread(256 + (dst + reg) as u16, lane, None)? & !(0xffff << shift)) | h << shift
+                    // gfx12 fills both halves (the other row's comes in its turn);
+                    // gfx11 keeps the half it does not write.
+                    let keep = if gfx12 {
+                        out[reg][lane]
+                    } else {
+                        w.vread(256 + (dst + reg) as u16, lane, None)?
+                    };
+                    (keep & !(0xffff << shift)) | h << shift
                 }
             };
         }
     }
-    for (r, vals) in out.iter().enumerate() {
+    let regs = if gfx12 && half_out { 4 } else { 8 };
+    for (r, vals) in out.iter().enumerate().take(regs) {
         for (lane, v) in vals.iter().enumerate() {
             w.vwrite(dst + r, lane, *v)?;
         }
@@ -205,7 +226,10 @@ fn clamp_only() -> super::exec::Mods {
 }
 
 /// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
-/// f16 forms, with neg_lo bits 0 and 1 marking A and B signed; clamp saturates.
+/// f16 forms (elements packed four or eight to a register in the same order), with
+/// neg_lo bits 0 and 1 marking A and B signed; clamp saturates. gfx12: 8-bit inputs
+/// only (its 4-bit layout is not implemented).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn wmma_int(
     w: &mut Wave,
     four: bool,
@@ -214,17 +238,23 @@ pub(crate) fn wmma_int(
     neg_lo: u32,
     clamp: bool,
     lit: Option<u32>,
+    layout: WmmaLayout,
 ) -> R<()> {
-    // gfx11's registers (gfx12's integer WMMA is not implemented).
-    let layout = WmmaLayout::Gfx11;
+    if four && layout == WmmaLayout::Gfx12 {
+        return Err(crate::error::Trap::Missing(
+            "gfx12's 4-bit integer WMMA is not implemented".into(),
+        ));
+    }
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
     let bits = if four { 4 } else { 8 };
     let per = 32 / bits;
-    let input = |w: &Wave, base: u16, lane: usize, k: u32, signed: bool| -> R<i64> {
-        let v = w.vread(base + (k / per) as u16, lane, lit)?;
-        let x = (v >> (bits * (k % per))) & ((1 << bits) - 1);
+    let input = |w: &Wave, base: u16, i: usize, k: usize, signed: bool| -> R<i64> {
+        let (lane, e) = layout.input(i, k);
+        let e = e as u32;
+        let v = w.vread(base + (e / per) as u16, lane, lit)?;
+        let x = (v >> (bits * (e % per))) & ((1 << bits) - 1);
         Ok(if signed {
             i64::from(((x << (32 - bits)) as i32) >> (32 - bits))
         } else {
@@ -241,7 +271,7 @@ pub(crate) fn wmma_int(
             for k in 0..16 {
                 sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
             }
-            out[row / 2][lane] = if clamp {
+            out[reg][lane] = if clamp {
                 sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
             } else {
                 sum as u32

@@ -46,6 +46,8 @@ pub(crate) enum Own {
     /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
     /// register layout; its RDNA3 opcode.
     Wmma(u16),
+    /// `v_wmma_i32_16x16x16_iu8`: RDNA3's integer WMMA over gfx12's registers.
+    WmmaInt,
     /// RDNA4's scalar float ALU (f32: arithmetic, minimum and maximum, conversions,
     /// rounding to integers, compares), as the VALU computes them: MODE's rounding and
     /// denormal controls.
@@ -128,6 +130,9 @@ fn own(i: &Inst) -> Own {
         Encoding::Vop3p => match Vop3p::from_op(i.op) {
             Some(Vop3p::V_WMMA_F32_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_F16),
             Some(Vop3p::V_WMMA_F32_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_BF16),
+            Some(Vop3p::V_WMMA_F16_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F16_16X16X16_F16),
+            Some(Vop3p::V_WMMA_BF16_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_BF16_16X16X16_BF16),
+            Some(Vop3p::V_WMMA_I32_16X16X16_IU8) => Own::WmmaInt,
             _ => Own::Missing,
         },
         // The workgroup barrier (-1): each wave arrives where it waits.
@@ -373,6 +378,23 @@ impl Step for Decoded {
                 };
                 let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
                 rdna3::wmma(w, *op, VDST.index(iw), srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
+            }
+            Own::WmmaInt => {
+                use f4::vop3p::*;
+                let iw = &i.words;
+                let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
+                let (neg_lo, clamp) = (NEG.get(iw), CLMP.is_set(iw));
+                rdna3::wmma_int(
+                    w,
+                    false,
+                    VDST.index(iw),
+                    srcs,
+                    neg_lo,
+                    clamp,
+                    i.literal,
+                    rdna3::WmmaLayout::Gfx12,
+                )
+                .map(|_| Flow::Next)
             }
             Own::ScalarFloat => scalar_float::run(w, i).map(|_| Flow::Next),
             Own::Scalar64(op) => {

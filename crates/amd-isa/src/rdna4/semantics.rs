@@ -295,3 +295,91 @@ fn permlane_var() {
     let w = run(&[&cross], set).unwrap();
     assert_eq!((w.v[0][1], w.v[0][15]), (130, 116));
 }
+
+/// gfx12's WMMA element (lane, element) of an A or B input, row or column `i`,
+/// index `k`, as tinygrad's emulator (`test/mockgpu/amd/emu.py`) maps it.
+fn ab(i: usize, k: usize) -> (usize, usize) {
+    (i + ((k >> 2) & 1) * 16, (k & 3) | ((k >> 1) & 4))
+}
+
+/// gfx12 WMMA with f16 results: C and D packed two rows to a register (register
+/// `(m % 8) / 2`, the high half for an odd row, lane `n + 16 (m / 8)`), small
+/// integers so that every sum is exact in f16.
+#[test]
+fn wmma_f16_results_pack_two_rows_to_a_register() {
+    let wmma = dwords(&[0x08, 0x40, 0x42, 0xcc, 0x00, 0x09, 0x22, 0x1c]); // v_wmma_f16_16x16x16_f16 v[8:11], v[0:3], v[4:7], v[8:11]
+    let h = |x: i32| crate::float::half::from_f64(f64::from(x));
+    let a = |r: usize, k: usize| (r * 3 + k) as i32 % 5 - 2;
+    let b = |k: usize, c: usize| (k + 2 * c) as i32 % 3 - 1;
+    let c = |r: usize, n: usize| (r + n) as i32 % 7;
+    let put = |w: &mut crate::rdna3::Wave, base: usize, lane: usize, e: usize, v: u16| {
+        let reg = &mut w.v[base + e / 2][lane];
+        *reg = (*reg & !(0xffff << (16 * (e % 2)))) | u32::from(v) << (16 * (e % 2));
+    };
+    let w = run(&[&wmma], |w| {
+        for i in 0..16 {
+            for k in 0..16 {
+                let (lane, e) = ab(i, k);
+                put(w, 0, lane, e, h(a(i, k)));
+                put(w, 4, lane, e, h(b(k, i)));
+            }
+        }
+        for m in 0..16 {
+            for n in 0..16 {
+                put(w, 8, n + 16 * (m / 8), m % 8, h(c(m, n)));
+            }
+        }
+    })
+    .unwrap();
+    for m in 0..16 {
+        for n in 0..16 {
+            let want: i32 = (0..16).map(|k| a(m, k) * b(k, n)).sum::<i32>() + c(m, n);
+            let got = (w.v[8 + (m % 8) / 2][n + 16 * (m / 8)] >> (16 * (m % 2))) as u16;
+            assert_eq!(got, h(want), "D[{m}][{n}]");
+        }
+    }
+}
+
+/// gfx12's 8-bit integer WMMA: A and B four to a register in the 16-bit inputs'
+/// element order, signed as neg_lo says, i32 C and D as the f32 forms lay them.
+#[test]
+fn wmma_iu8_on_gfx12_registers() {
+    let signed = dwords(&[0x08, 0x40, 0x44, 0xcc, 0x00, 0x05, 0x22, 0x7c]); // ... neg_lo:[1,1,0]
+    let unsigned = dwords(&[0x08, 0x40, 0x44, 0xcc, 0x00, 0x05, 0x22, 0x1c]);
+    let a = |r: usize, k: usize| ((r * 37 + k * 11) % 256) as u8;
+    let b = |k: usize, c: usize| ((k * 53 + c * 7 + 3) % 256) as u8;
+    let setup = |w: &mut crate::rdna3::Wave| {
+        for i in 0..16 {
+            for k in 0..16 {
+                let (lane, e) = ab(i, k);
+                w.v[e / 4][lane] |= u32::from(a(i, k)) << (8 * (e % 4));
+                w.v[2 + e / 4][lane] |= u32::from(b(k, i)) << (8 * (e % 4));
+            }
+        }
+        for m in 0..16 {
+            for n in 0..16 {
+                w.v[8 + m % 8][n + 16 * (m / 8)] = (m * 16 + n) as u32;
+            }
+        }
+    };
+    for (prog, sign) in [(&signed, true), (&unsigned, false)] {
+        let w = run(&[prog], |w| {
+            for r in 0..16 {
+                w.v[r] = [0; 32];
+            }
+            setup(w)
+        })
+        .unwrap();
+        let x = |v: u8| if sign { i64::from(v as i8) } else { i64::from(v) };
+        for m in 0..16 {
+            for n in 0..16 {
+                let want: i64 = (0..16).map(|k| x(a(m, k)) * x(b(k, n))).sum::<i64>() + (m * 16 + n) as i64;
+                assert_eq!(
+                    w.v[8 + m % 8][n + 16 * (m / 8)],
+                    want as u32,
+                    "signed {sign}: D[{m}][{n}]"
+                );
+            }
+        }
+    }
+}
