@@ -73,11 +73,40 @@ pub(crate) fn wmma(
     lit: Option<u32>,
     layout: WmmaLayout,
 ) -> R<()> {
+    let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    wmma_float(w, WmmaInputs::Half { bf16 }, half_out, dst, srcs, mods, lit, layout)
+}
+
+/// What a float WMMA's A and B hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WmmaInputs {
+    /// Halves, or bfloat16s (whose results are bfloat16s too where 16-bit).
+    Half { bf16: bool },
+    /// gfx12's 8-bit floats, A's and B's formats each (f32 results).
+    Eight {
+        a: crate::float::fp8::Fp8,
+        b: crate::float::fp8::Fp8,
+    },
+}
+
+/// [`wmma`] by its inputs and result width: 16-bit or 8-bit float inputs, f32 or
+/// (`half_out`) 16-bit results.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn wmma_float(
+    w: &mut Wave,
+    inputs: WmmaInputs,
+    half_out: bool,
+    dst: usize,
+    srcs: [u16; 3],
+    mods: WmmaMods,
+    lit: Option<u32>,
+    layout: WmmaLayout,
+) -> R<()> {
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
-    let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
-    let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
+    let bf16 = inputs == WmmaInputs::Half { bf16: true };
     if mods.hi_halves && !half_out {
         return Err("op_sel on a WMMA with 32-bit results is not defined".into());
     }
@@ -98,6 +127,12 @@ pub(crate) fn wmma(
     // neg_lo / neg_hi say.
     let input = |w: &Wave, s: usize, i: usize, k: usize| -> R<f64> {
         let (lane, e) = layout.input(i, k);
+        if let WmmaInputs::Eight { a, b } = inputs {
+            // Four to a register, in the 16-bit inputs' element order.
+            let v = w.vread(srcs[s] + (e / 4) as u16, lane, lit)?;
+            let byte = (v >> (8 * (e % 4))) as u8;
+            return Ok(f64::from(if s == 0 { a } else { b }.to_f32(byte)));
+        }
         let v = w.vread(srcs[s] + (e / 2) as u16, lane, lit)?;
         let neg = if e % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
         let h = (v >> (16 * (e % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };

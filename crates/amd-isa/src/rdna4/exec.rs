@@ -48,6 +48,10 @@ pub(crate) enum Own {
     Wmma(u16),
     /// `v_wmma_i32_16x16x16_iu8`: RDNA3's integer WMMA over gfx12's registers.
     WmmaInt,
+    /// `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`: A's and B's 8-bit formats.
+    WmmaFp8(crate::float::fp8::Fp8, crate::float::fp8::Fp8),
+    /// An 8-bit float conversion or dot product.
+    Fp8(super::fp8::Fp8Op),
     /// RDNA4's scalar float ALU (f32: arithmetic, minimum and maximum, conversions,
     /// rounding to integers, compares), as the VALU computes them: MODE's rounding and
     /// denormal controls.
@@ -112,6 +116,9 @@ impl Frontend for Rdna4 {
 /// What running `i` takes, for an instruction that does not lower.
 fn own(i: &Inst) -> Own {
     let w = &i.words;
+    if let Some(op) = super::fp8::Fp8Op::of(i) {
+        return Own::Fp8(op);
+    }
     match i.enc {
         Encoding::Sopp => match Sopp::from_op(i.op) {
             Some(op) if op.name().starts_with("s_wait") => Own::Hint,
@@ -133,6 +140,20 @@ fn own(i: &Inst) -> Own {
             Some(Vop3p::V_WMMA_F16_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F16_16X16X16_F16),
             Some(Vop3p::V_WMMA_BF16_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_BF16_16X16X16_BF16),
             Some(Vop3p::V_WMMA_I32_16X16X16_IU8) => Own::WmmaInt,
+            Some(
+                op @ (Vop3p::V_WMMA_F32_16X16X16_FP8_FP8
+                | Vop3p::V_WMMA_F32_16X16X16_FP8_BF8
+                | Vop3p::V_WMMA_F32_16X16X16_BF8_FP8
+                | Vop3p::V_WMMA_F32_16X16X16_BF8_BF8),
+            ) => {
+                use crate::float::fp8::Fp8::{E4m3, E5m2};
+                let kind = |bf8: bool| if bf8 { E5m2 } else { E4m3 };
+                let name = op.name();
+                Own::WmmaFp8(
+                    kind(name.ends_with("bf8_fp8") || name.ends_with("bf8_bf8")),
+                    kind(name.ends_with("_bf8")),
+                )
+            }
             _ => Own::Missing,
         },
         // The workgroup barrier (-1): each wave arrives where it waits.
@@ -378,6 +399,30 @@ impl Step for Decoded {
                 };
                 let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
                 rdna3::wmma(w, *op, VDST.index(iw), srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
+            }
+            Own::Fp8(op) => op.run(w, i).map(|_| Flow::Next),
+            &Own::WmmaFp8(a, b) => {
+                use f4::vop3p::*;
+                let iw = &i.words;
+                let mods = rdna3::WmmaMods {
+                    neg_lo: NEG.get(iw),
+                    neg_hi: NEG_HI.get(iw),
+                    hi_halves: OPSEL.get(iw) & 4 != 0,
+                    clamp: CLMP.is_set(iw),
+                };
+                let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
+                let inputs = rdna3::WmmaInputs::Eight { a, b };
+                rdna3::wmma_float(
+                    w,
+                    inputs,
+                    false,
+                    VDST.index(iw),
+                    srcs,
+                    mods,
+                    i.literal,
+                    rdna3::WmmaLayout::Gfx12,
+                )
+                .map(|_| Flow::Next)
             }
             Own::WmmaInt => {
                 use f4::vop3p::*;

@@ -31,6 +31,7 @@ mod coverage;
 mod decode;
 mod disasm;
 mod exec;
+mod fp8;
 mod lower;
 #[cfg(test)]
 mod semantics;

@@ -383,3 +383,81 @@ fn wmma_iu8_on_gfx12_registers() {
         }
     }
 }
+
+/// The 8-bit float conversions (byte and half selects, the kept parts of the
+/// destination, stochastic rounding's added bits) and dot products.
+#[test]
+fn fp8_conversions_and_dot4() {
+    use crate::float::fp8::Fp8::{E4m3, E5m2};
+    let prog: [Vec<u32>; 6] = [
+        dwords(&[0x01, 0x10, 0xec, 0xd5, 0x02, 0x01, 0x00, 0x00]), // v_cvt_f32_fp8_e64 v1, v2 byte_sel:1
+        dwords(&[0x02, 0xdb, 0x0a, 0x7e]),                         // v_cvt_f32_bf8_e32 v5, v2
+        dwords(&[0x06, 0x08, 0xee, 0xd5, 0x02, 0x01, 0x00, 0x00]), // v_cvt_pk_f32_fp8_e64 v[6:7], v2 op_sel:[1,0]
+        dwords(&[0x08, 0x40, 0x69, 0xd7, 0x03, 0x09, 0x02, 0x00]), // v_cvt_pk_fp8_f32 v8, v3, v4 op_sel:[0,0,1]
+        dwords(&[0x09, 0x40, 0x6b, 0xd7, 0x03, 0x15, 0x02, 0x00]), // v_cvt_sr_fp8_f32 v9, v3, v10 byte_sel:2
+        dwords(&[0x0b, 0x40, 0x24, 0xcc, 0x0c, 0x1b, 0x3a, 0x1c]), // v_dot4_f32_fp8_bf8 v11, v12, v13, v14
+    ];
+    let prog: Vec<&[u32]> = prog.iter().map(Vec::as_slice).collect();
+    let w = run(&prog, |w| {
+        w.v[2][0] = 0x4038_c0b8; // bytes: 0xb8 (-1.0 E4M3), 0xc0 (-2.0), 0x38 (1.0), 0x40 (2.0 E4M3; 2.0 E5M2 is 0x40)
+        w.v[3][0] = 3.0f32.to_bits();
+        w.v[4][0] = (-0.5f32).to_bits();
+        w.v[8][0] = 0x0000_abcd;
+        w.v[9][0] = 0x1122_3344;
+        // The random bits, S1 >> 12 = 0xfff00, added to 3.0's f32 mantissa: just
+        // under one E4M3 step there (2^20), so the sum rounds up to the next value.
+        w.v[10][0] = 0xfff0_0000;
+        w.v[12][0] = u32::from_le_bytes([0x38, 0x40, 0xb8, 0x00]); // (1, 2, -1, 0) E4M3
+        w.v[13][0] = u32::from_le_bytes([0x40, 0x3c, 0x3c, 0x7b]); // (2, 1, 1, 57344) E5M2
+        w.v[14][0] = 0.25f32.to_bits();
+    })
+    .unwrap();
+    assert_eq!(f32::from_bits(w.v[1][0]), -2.0, "byte 1 as E4M3");
+    assert_eq!(f32::from_bits(w.v[5][0]), E5m2.to_f32(0xb8), "byte 0 as E5M2");
+    assert_eq!(
+        (f32::from_bits(w.v[6][0]), f32::from_bits(w.v[7][0])),
+        (1.0, 2.0),
+        "the high pair"
+    );
+    let pair = u32::from(E4m3.from_f32(3.0)) | u32::from(E4m3.from_f32(-0.5)) << 8;
+    assert_eq!(w.v[8][0], pair << 16 | 0xabcd, "into the high half, the low one kept");
+    let sr = u32::from(E4m3.from_f32(3.25));
+    assert_eq!(sr, u32::from(E4m3.from_f32(f32::from_bits(3.0f32.to_bits() + 0xfff00))));
+    assert_eq!(w.v[9][0], 0x1100_3344 | sr << 16, "3.0 rounded up, into byte 2");
+    assert_eq!(f32::from_bits(w.v[11][0]), 0.25 + 2.0 + 2.0 - 1.0 + 0.0);
+}
+
+/// gfx12's WMMA of 8-bit floats: A in E4M3 and B in E5M2 (`_fp8_bf8`), four to a
+/// register in the 16-bit inputs' element order, f32 C and D; small values, so the
+/// sums are exact.
+#[test]
+fn wmma_fp8_bf8() {
+    use crate::float::fp8::Fp8::{E4m3, E5m2};
+    let wmma = dwords(&[0x08, 0x40, 0x47, 0xcc, 0x00, 0x05, 0x22, 0x1c]); // v_wmma_f32_16x16x16_fp8_bf8 v[8:15], v[0:1], v[2:3], v[8:15]
+    let a = |r: usize, k: usize| ((r * 5 + k * 3) % 9) as f32 - 4.0;
+    let b = |k: usize, c: usize| ((k + c * 7) % 5) as f32 * 0.5 - 1.0;
+    let w = run(&[&wmma], |w| {
+        for r in 0..16 {
+            w.v[r] = [0; 32];
+        }
+        for i in 0..16 {
+            for k in 0..16 {
+                let (lane, e) = ab(i, k);
+                w.v[e / 4][lane] |= u32::from(E4m3.from_f32(a(i, k))) << (8 * (e % 4));
+                w.v[2 + e / 4][lane] |= u32::from(E5m2.from_f32(b(k, i))) << (8 * (e % 4));
+            }
+        }
+        for m in 0..16 {
+            for n in 0..16 {
+                w.v[8 + m % 8][n + 16 * (m / 8)] = (m as f32 - n as f32).to_bits();
+            }
+        }
+    })
+    .unwrap();
+    for m in 0..16 {
+        for n in 0..16 {
+            let want: f32 = (0..16).map(|k| a(m, k) * b(k, n)).sum::<f32>() + (m as f32 - n as f32);
+            assert_eq!(f32::from_bits(w.v[8 + m % 8][n + 16 * (m / 8)]), want, "D[{m}][{n}]");
+        }
+    }
+}
