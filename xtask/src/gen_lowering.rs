@@ -186,6 +186,18 @@ const SAME_MEANING: &[(&str, &str, &str, &str)] = &[
         "no pseudocode in either",
     ),
     ("SOPPOp", "S_ICACHE_INV", "S_ICACHE_INV", "no pseudocode in either"),
+    (
+        "SOP1Op",
+        "S_SENDMSG_RTN_B32",
+        "S_SENDMSG_RTN_B32",
+        "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)",
+    ),
+    (
+        "SOP1Op",
+        "S_SENDMSG_RTN_B64",
+        "S_SENDMSG_RTN_B64",
+        "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)",
+    ),
     // The vector ALU.
     ("VOP1Op", "V_NOP_E32", "V_NOP_E32", "no pseudocode in either"),
     ("VOP3Op", "V_NOP_E64", "V_NOP_E64", "no pseudocode in either"),

@@ -45,7 +45,7 @@ impl Fp8 {
 
     /// `x` rounded to nearest even, without saturation: a NaN stays NaN; beyond the
     /// largest value E4M3 gives its NaN and E5M2 an infinity.
-    pub(crate) fn from_f32(self, x: f32) -> u8 {
+    pub(crate) fn encode(self, x: f32) -> u8 {
         let (e_bits, m_bits, bias) = self.shape();
         let sign = if x.is_sign_negative() { 0x80u8 } else { 0 };
         let nan = match self {
@@ -106,9 +106,9 @@ mod tests {
             for b in 0..=255u8 {
                 let x = f.to_f32(b);
                 if x.is_nan() {
-                    assert!(f.from_f32(x) & 0x7f == f.from_f32(f32::NAN) & 0x7f, "{f:?} {b:#x}");
+                    assert!(f.encode(x) & 0x7f == f.encode(f32::NAN) & 0x7f, "{f:?} {b:#x}");
                 } else {
-                    assert_eq!(f.from_f32(x), b, "{f:?} {b:#x} = {x}");
+                    assert_eq!(f.encode(x), b, "{f:?} {b:#x} = {x}");
                 }
             }
         }
@@ -126,17 +126,17 @@ mod tests {
         // 464 is halfway between 448 and the first value past it: ties to even keep
         // 448 (mantissa 110); anything more overflows to E4M3's NaN. E5M2's halfway
         // point, 61440, ties to the even side past 57344 (mantissa 11): infinity.
-        assert_eq!(E4m3.from_f32(464.0), 0x7e);
-        assert_eq!(E4m3.from_f32(465.0), 0x7f);
-        assert_eq!(E4m3.from_f32(-1e9), 0xff);
-        assert_eq!(E5m2.from_f32(61439.0), 0x7b);
-        assert_eq!(E5m2.from_f32(61440.0), 0x7c);
+        assert_eq!(E4m3.encode(464.0), 0x7e);
+        assert_eq!(E4m3.encode(465.0), 0x7f);
+        assert_eq!(E4m3.encode(-1e9), 0xff);
+        assert_eq!(E5m2.encode(61439.0), 0x7b);
+        assert_eq!(E5m2.encode(61440.0), 0x7c);
         // 1.0625 is halfway between 1.0 and 1.125 (E4M3): even is 1.0; 1.1875 to 1.25.
-        assert_eq!(E4m3.from_f32(1.0625), 0x38);
-        assert_eq!(E4m3.from_f32(1.1875), 0x3a);
+        assert_eq!(E4m3.encode(1.0625), 0x38);
+        assert_eq!(E4m3.encode(1.1875), 0x3a);
         // Below half the smallest subnormal: zero, with the sign.
-        assert_eq!(E4m3.from_f32(2f32.powi(-11)), 0);
-        assert_eq!(E4m3.from_f32(-2f32.powi(-11)), 0x80);
-        assert_eq!(E4m3.from_f32(3.0 * 2f32.powi(-11)), 0x01);
+        assert_eq!(E4m3.encode(2f32.powi(-11)), 0);
+        assert_eq!(E4m3.encode(-2f32.powi(-11)), 0x80);
+        assert_eq!(E4m3.encode(3.0 * 2f32.powi(-11)), 0x01);
     }
 }

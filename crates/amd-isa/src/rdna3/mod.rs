@@ -82,7 +82,7 @@ pub(crate) use matrix::{WmmaInputs, WmmaLayout, WmmaMods, wmma, wmma_float, wmma
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, scalar_buffer_load, scalar_load};
-pub(crate) use wave::{EXEC_LO, VCC_LO, Wave};
+pub(crate) use wave::{EXEC_LO, M0, VCC_LO, Wave};
 use wave::{Place, TTMP7, TTMP9};
 
 pub use crate::dispatch::Counters;

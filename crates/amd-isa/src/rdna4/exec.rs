@@ -50,6 +50,10 @@ pub(crate) enum Own {
     WmmaInt,
     /// `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`: A's and B's 8-bit formats.
     WmmaFp8(crate::float::fp8::Fp8, crate::float::fp8::Fp8),
+    /// A block load or store: one dword load or store (its `access`, in GLOBAL's or
+    /// SCRATCH's numbering) for each bit `i` of M0, at offset `4 i` and VGPR `i` past
+    /// the first.
+    Block { access: FlatAccess, scratch: bool },
     /// An 8-bit float conversion or dot product.
     Fp8(super::fp8::Fp8Op),
     /// RDNA4's scalar float ALU (f32: arithmetic, minimum and maximum, conversions,
@@ -158,7 +162,17 @@ fn own(i: &Inst) -> Own {
         },
         // The workgroup barrier (-1): each wave arrives where it waits.
         Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_BARRIER_SIGNAL) => Own::Hint,
+        // A sleep changes nothing in an in-order interpreter.
+        Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_SLEEP_VAR) => Own::Hint,
         Encoding::Smem => smem(i),
+        Encoding::Vglobal | Encoding::Vscratch if block(i).is_some() => {
+            let (store, scratch) = block(i).unwrap_or_default();
+            let op = if store { GLOBAL_STORE_B32 } else { GLOBAL_LOAD_B32 };
+            Own::Block {
+                access: access(op, w),
+                scratch,
+            }
+        }
         // No caches to invalidate or write back.
         Encoding::Vglobal
             if matches!(
@@ -207,6 +221,32 @@ fn own(i: &Inst) -> Own {
         }
         _ => Own::Missing,
     }
+}
+
+/// RDNA3's dword load and store (GLOBAL and SCRATCH number them alike).
+const GLOBAL_LOAD_B32: u16 = rdna3::opcodes::op::global::GLOBAL_LOAD_B32;
+const GLOBAL_STORE_B32: u16 = rdna3::opcodes::op::global::GLOBAL_STORE_B32;
+const _: () = assert!(
+    GLOBAL_LOAD_B32 == rdna3::opcodes::op::scratch::SCRATCH_LOAD_B32
+        && GLOBAL_STORE_B32 == rdna3::opcodes::op::scratch::SCRATCH_STORE_B32
+);
+
+/// A block load or store (`global_load_block`, `scratch_store_block`, …): whether it
+/// stores, whether it is SCRATCH's.
+fn block(i: &Inst) -> Option<(bool, bool)> {
+    use super::opcodes::{Vglobal as G, Vscratch as S};
+    Some(match i.enc {
+        Encoding::Vglobal => match G::from_op(i.op)? {
+            G::GLOBAL_LOAD_BLOCK => (false, false),
+            G::GLOBAL_STORE_BLOCK => (true, false),
+            _ => return None,
+        },
+        _ => match S::from_op(i.op)? {
+            S::SCRATCH_LOAD_BLOCK => (false, true),
+            S::SCRATCH_STORE_BLOCK => (true, true),
+            _ => return None,
+        },
+    })
 }
 
 /// RDNA4's memory atomics without an RDNA3 namesake (`global_atomic_cond_sub_u32`,
@@ -401,6 +441,23 @@ impl Step for Decoded {
                 rdna3::wmma(w, *op, VDST.index(iw), srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
             }
             Own::Fp8(op) => op.run(w, i).map(|_| Flow::Next),
+            &Own::Block { access, scratch } => {
+                let m0 = w.s[rdna3::M0];
+                for k in (0..32).filter(|k| m0 >> k & 1 == 1) {
+                    let a = FlatAccess {
+                        vdst: access.vdst + k,
+                        data: access.data + k as u16,
+                        offset: access.offset + 4 * k as i64,
+                        ..access
+                    };
+                    if scratch {
+                        rdna3::scratch(w, &a)?;
+                    } else {
+                        rdna3::global(w, &a, mem)?;
+                    }
+                }
+                Ok(Flow::Next)
+            }
             &Own::WmmaFp8(a, b) => {
                 use f4::vop3p::*;
                 let iw = &i.words;

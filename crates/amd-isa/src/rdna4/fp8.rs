@@ -141,8 +141,8 @@ impl Fp8Op {
                     kind,
                     stochastic: false,
                 } => {
-                    let pair = u32::from(kind.from_f32(f32_src(w, 0, lane)?))
-                        | u32::from(kind.from_f32(f32_src(w, 1, lane)?)) << 8;
+                    let pair = u32::from(kind.encode(f32_src(w, 0, lane)?))
+                        | u32::from(kind.encode(f32_src(w, 1, lane)?)) << 8;
                     // OPSEL[3] writes the high half; the other half is kept.
                     let shift = if opsel & 8 != 0 { 16 } else { 0 };
                     let old = w.vread(256 + vdst as u16, lane, None)?;
@@ -154,7 +154,7 @@ impl Fp8Op {
                     let x = f32_src(w, 0, lane)?.to_bits();
                     let r = w.vread(srcs[1], lane, lit)? >> if kind == Fp8::E4m3 { 12 } else { 11 };
                     let m = (x & 0x7f_ffff).wrapping_add(r) & 0x7f_ffff;
-                    let b = u32::from(kind.from_f32(f32::from_bits(x & !0x7f_ffff | m)));
+                    let b = u32::from(kind.encode(f32::from_bits(x & !0x7f_ffff | m)));
                     let shift = 8 * (opsel >> 2 & 3);
                     let old = w.vread(256 + vdst as u16, lane, None)?;
                     w.vwrite(vdst, lane, (old & !(0xff << shift)) | b << shift)?;

@@ -20,9 +20,9 @@
 //! arithmetic) are RDNA4's own; the scalar float ALU's f16 forms and the
 //! transcendentals with a scalar result run as the RDNA3 VALU instruction on lane 0,
 //! and the IEEE 754-2019 `v_minimum*`/`v_maximum*` as RDNA3's minimum and maximum with
-//! NaN propagating. What none covers stops the dispatch naming the instruction: among
-//! what compilers emit, WMMA's other forms, the FP8 conversions and
-//! the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
+//! NaN propagating; the 8-bit float conversions, dot products and WMMA are in `fp8`
+//! and `matrix`. What none covers stops the dispatch naming the instruction: among
+//! what compilers emit, SWMMAC, the 4-bit WMMA and the images. Every instruction of the gfx1201 test kernels prints ([`Inst::text`])
 //! as `llvm-objdump-19` prints it; [`report`] is the opcode-by-opcode coverage in
 //! `coverage/rdna4.md` (`cargo xtask isa-coverage rdna4`). What
 //! changes against RDNA3 is in `docs/reference/rdna4.md`.

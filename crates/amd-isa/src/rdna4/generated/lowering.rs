@@ -3,7 +3,7 @@
 //! The RDNA4 opcodes whose RDNA3 namesake has the same pseudocode, with the RDNA3
 //! number, per encoding.
 
-/// SOP1Op: 78 of RDNA4's 87 opcodes.
+/// SOP1Op: 80 of RDNA4's 87 opcodes.
 pub(crate) const fn sop1(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // s_mov_b32
@@ -69,6 +69,8 @@ pub(crate) const fn sop1(op: u16) -> Option<u16> {
         72 => 72, // s_setpc_b64
         73 => 73, // s_swappc_b64
         74 => 74, // s_rfe_b64
+        76 => 76, // s_sendmsg_rtn_b32
+        77 => 77, // s_sendmsg_rtn_b64
         96 => 96, // s_ceil_f32
         97 => 97, // s_floor_f32
         98 => 98, // s_trunc_f32
