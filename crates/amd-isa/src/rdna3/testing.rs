@@ -1,10 +1,11 @@
 //! Running single instructions on one wave, for the semantics' unit tests.
 
 use super::decode::Inst;
-use super::exec::step;
+use super::exec::{Flow, step};
 use super::wave::{EXEC_LO, Wave};
+use super::{Frontend, Step};
 use crate::error::Trap;
-use crate::memory::SliceMemory;
+use crate::memory::{Memory, SliceMemory};
 
 /// Runs the instruction in `words` on a wave prepared by `setup`.
 pub(crate) fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
@@ -13,16 +14,7 @@ pub(crate) fn run(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, 
 
 /// Runs the instructions in order (no branches) on one wave, all lanes on.
 pub(crate) fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
-    let mem = SliceMemory::new();
-    let mut w = Wave::new(64, 0);
-    w.s[EXEC_LO] = u32::MAX;
-    setup(&mut w);
-    let mut lds = vec![0u8; 1024];
-    for words in prog {
-        let i = Inst::decode(words).map_err(|e| e.to_string())?;
-        step(&mut w, &i, &mem, &mut lds).map_err(|t| t.to_string())?;
-    }
-    Ok(w)
+    run_as::<Semantics>(prog, &mut [], &mut [0u8; 1024], |w, _| setup(w)).map_err(|t| t.to_string())
 }
 
 /// Sets VGPR `r` of every lane to `f(lane)`.
@@ -55,6 +47,17 @@ pub(crate) fn run_mem_trap(
     lds: &mut [u8],
     setup: impl FnOnce(&mut Wave, u64),
 ) -> Result<Wave, Trap> {
+    run_as::<Semantics>(prog, data, lds, setup)
+}
+
+/// Runs the instructions in order, each as frontend `F` decodes and runs it, on one
+/// wave (all lanes on) with `data` mapped at its own address; `setup` gets it.
+pub(crate) fn run_as<F: Frontend>(
+    prog: &[&[u32]],
+    data: &mut [u8],
+    lds: &mut [u8],
+    setup: impl FnOnce(&mut Wave, u64),
+) -> Result<Wave, Trap> {
     let base = data.as_mut_ptr() as u64;
     let mut mem = SliceMemory::new();
     mem.map(base, data);
@@ -62,10 +65,40 @@ pub(crate) fn run_mem_trap(
     w.s[EXEC_LO] = u32::MAX;
     setup(&mut w, base);
     for words in prog {
-        let i = Inst::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
-        step(&mut w, &i, &mem, lds)?;
+        let d = F::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
+        d.run(&mut w, &mem, lds)?;
     }
     Ok(w)
+}
+
+/// RDNA3 as the semantics' tests run it: every instruction through `step`, the
+/// reference path (not the interpreter's specialised fast paths).
+struct Semantics;
+
+#[derive(Clone)]
+struct Stepped(Inst);
+
+impl Step for Stepped {
+    fn size(&self) -> u8 {
+        self.0.size
+    }
+    fn is_hint(&self) -> bool {
+        false
+    }
+    fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+        step(w, &self.0, mem, lds)
+    }
+    fn text(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+impl Frontend for Semantics {
+    type Decoded = Stepped;
+    fn decode(words: &[u32]) -> Result<Stepped, super::DecodeError> {
+        Inst::decode(words).map(Stepped)
+    }
+    const GFX12: bool = false;
 }
 
 /// A xorshift32 sequence from `seed` (not 0): the tests' random operands.

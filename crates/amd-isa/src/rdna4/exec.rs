@@ -783,6 +783,35 @@ mod scalar_float {
 mod tests {
     use super::f4::{vflat, vglobal, vscratch};
 
+    /// Runs `code` as one gfx12 workgroup of `lanes` lanes whose first user SGPRs hold
+    /// `user_data`, with each buffer mapped at its address.
+    fn dispatch(code: &[u32], user_data: &[u32], lanes: u32, buffers: &mut [(u64, &mut [u8])]) {
+        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let code_at = 0x1000_0000u64;
+        let mut ud = [0u32; 16];
+        ud[..user_data.len()].copy_from_slice(user_data);
+        let d = crate::Dispatch {
+            code_addr: code_at,
+            rsrc: [0, (user_data.len() as u32) << 1, 0],
+            user_data: ud,
+            block: [lanes, 1, 1],
+            grid: [1, 1, 1],
+            ..crate::Dispatch::default()
+        };
+        let mut mem = crate::SliceMemory::new();
+        mem.map_read_only(code_at, &code);
+        for (at, b) in buffers.iter_mut() {
+            mem.map(*at, b);
+        }
+        crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
+    }
+
+    fn dwords(b: &[u8]) -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
     /// The scalar float ALU as a wave runs it: `llvm-mc-19 -mcpu=gfx1201`'s encodings of
     /// s_add_f32, s_mul_f32, s_cmp_lt_f32/s_cmp_u_f32 (through s_cselect), s_cvt_i32_f32,
     /// s_max_num_f32 with a NaN, s_fmaak_f32 and s_floor_f32 on s2 = -2.5, s3 = 4, s8 =
@@ -796,30 +825,13 @@ mod tests {
             0x00000c00, 0x7e020209, 0xee068000, 0x00800000, 0x00001000, 0x7e02020a, 0xee068000, 0x00800000, 0x00001400,
             0x7e02020b, 0xee068000, 0x00800000, 0x00001800, 0x7e02020c, 0xee068000, 0x00800000, 0x00001c00, 0xbfb00000,
         ];
-        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut out = [0u8; 32];
-        let (code_at, out_at) = (0x1000_0000u64, 0x2000_0000u64);
-        let mut user_data = [0u32; 16];
+        let out_at = 0x2000_0000u64;
+        let mut user_data = [0u32; 9];
         user_data[..4].copy_from_slice(&[out_at as u32, 0, (-2.5f32).to_bits(), 4.0f32.to_bits()]);
         user_data[8] = f32::NAN.to_bits();
-        let d = crate::Dispatch {
-            code_addr: code_at,
-            rsrc: [0, 9 << 1, 0],
-            user_data,
-            block: [32, 1, 1],
-            grid: [1, 1, 1],
-            ..crate::Dispatch::default()
-        };
-        {
-            let mut mem = crate::SliceMemory::new();
-            mem.map_read_only(code_at, &code);
-            mem.map(out_at, &mut out);
-            crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
-        }
-        let got: Vec<u32> = out
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        dispatch(&code, &user_data, 32, &mut [(out_at, &mut out)]);
+        let got = dwords(&out);
         let f = |x: f32| x.to_bits();
         assert_eq!(got, [f(1.5), f(-10.0), 1, 1, -2i32 as u32, f(4.0), f(-9.0), f(-3.0)]);
     }
@@ -834,31 +846,12 @@ mod tests {
             0x7e000280, 0x7e020204, 0xee068000, 0x00800000, 0x00000000, 0x7e020205, 0xee068000, 0x00800000, 0x00000400,
             0x7e020206, 0xee068000, 0x00800000, 0x00000800, 0x7e020207, 0xee068000, 0x00800000, 0x00000c00, 0xbfb00000,
         ];
-        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut data = [0x01u8, 0x02, 0xf0, 0x9a];
         let mut out = [0u8; 16];
-        let (code_at, data_at, out_at) = (0x1000_0000u64, 0x3000_0000u64, 0x2000_0000u64);
-        let mut user_data = [0u32; 16];
-        user_data[..4].copy_from_slice(&[out_at as u32, 0, data_at as u32, 0]);
-        let d = crate::Dispatch {
-            code_addr: code_at,
-            rsrc: [0, 4 << 1, 0],
-            user_data,
-            block: [32, 1, 1],
-            grid: [1, 1, 1],
-            ..crate::Dispatch::default()
-        };
-        {
-            let mut mem = crate::SliceMemory::new();
-            mem.map_read_only(code_at, &code);
-            mem.map(data_at, &mut data);
-            mem.map(out_at, &mut out);
-            crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
-        }
-        let got: Vec<u32> = out
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let (data_at, out_at) = (0x3000_0000u64, 0x2000_0000u64);
+        let user_data = [out_at as u32, 0, data_at as u32, 0];
+        dispatch(&code, &user_data, 32, &mut [(data_at, &mut data), (out_at, &mut out)]);
+        let got = dwords(&out);
         assert_eq!(got, [0xffff_9af0, 0x9a, 0x9af0, 0xffff_ff9a]);
     }
 
@@ -871,30 +864,12 @@ mod tests {
             0xc405007c, 0x40800801, 0x00000400, 0xbfc00000, 0xc406807c, 0x40800801, 0x00000800, 0xc40d407c, 0x40900802,
             0x00000c00, 0xbfc00000, 0xc406807c, 0x40800802, 0x00001000, 0xbfb00000,
         ];
-        let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut data: Vec<u8> = [0u32, 0x11, 0, 0x33, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
-        let (code_at, data_at) = (0x1000_0000u64, 0x3000_0000u64);
-        let mut user_data = [0u32; 16];
-        // The V#: base, no stride, 64 bytes.
-        user_data[4..8].copy_from_slice(&[data_at as u32, 0, 64, 0]);
-        let d = crate::Dispatch {
-            code_addr: code_at,
-            rsrc: [0, 8 << 1, 0],
-            user_data,
-            block: [1, 1, 1],
-            grid: [1, 1, 1],
-            ..crate::Dispatch::default()
-        };
-        {
-            let mut mem = crate::SliceMemory::new();
-            mem.map_read_only(code_at, &code);
-            mem.map(data_at, &mut data);
-            crate::rdna4::Interpreter::default().dispatch(&mem, &d).unwrap();
-        }
-        let got: Vec<u32> = data
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let data_at = 0x3000_0000u64;
+        // The V#: base, no stride, 64 bytes, in s[4:7].
+        let user_data = [0, 0, 0, 0, data_at as u32, 0, 64, 0];
+        dispatch(&code, &user_data, 1, &mut [(data_at, &mut data)]);
+        let got = dwords(&data);
         assert_eq!(got, [0, 0x11, 0x11, 0x33, 0x33]);
     }
 

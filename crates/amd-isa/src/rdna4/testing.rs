@@ -4,8 +4,7 @@
 use super::exec::Rdna4;
 use crate::error::Trap;
 use crate::float::minmax::Nans;
-use crate::memory::SliceMemory;
-use crate::rdna3::{EXEC_LO, Frontend, Step, Wave};
+use crate::rdna3::Wave;
 
 /// Runs the instructions in order (no branches) on one wave started as gfx12 starts
 /// it (IEEE 754-2019's minimumNumber rule), all 32 lanes on, with `data` mapped at its
@@ -21,18 +20,10 @@ pub(crate) fn run_mem_lds(
     lds: &mut [u8],
     setup: impl FnOnce(&mut Wave, u64),
 ) -> Result<Wave, Trap> {
-    let base = data.as_mut_ptr() as u64;
-    let mut mem = SliceMemory::new();
-    mem.map(base, data);
-    let mut w = Wave::new(64, 0);
-    w.s[EXEC_LO] = u32::MAX;
-    w.nan_rule = Some(Nans::Num);
-    setup(&mut w, base);
-    for words in prog {
-        let d = Rdna4::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
-        d.run(&mut w, &mem, lds)?;
-    }
-    Ok(w)
+    crate::rdna3::testing::run_as::<Rdna4>(prog, data, lds, |w, base| {
+        w.nan_rule = Some(Nans::Num);
+        setup(w, base)
+    })
 }
 
 /// [`run_mem`] without memory.
