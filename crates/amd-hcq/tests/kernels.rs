@@ -917,6 +917,49 @@ fn wmma_matrix_multiply_accumulate() {
     });
 }
 
+/// The WMMA benchmark kernel (`cargo xtask bench interp matrix`): four independent
+/// chains of WMMAs per one-wave workgroup, here 3 workgroups × 5 iterations on small
+/// integers, so that every sum is exact and the Rust reference is bit for bit.
+#[test]
+fn matrix_benchmark_kernel_chains_four_wmmas() {
+    for_each_build(kernel!("matrix"), "matrix", |dev, prg| {
+        let r = rand_u32(5 * 256, 26);
+        let a: Vec<f32> = r[..1024].iter().map(|&v| (v % 5) as f32 - 2.0).collect();
+        let b: Vec<f32> = r[1024..].iter().map(|&v| (v % 3) as f32 - 1.0).collect();
+        let halves = |v: &[f32]| -> Vec<u32> {
+            let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
+            h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
+        };
+        let (groups, iters) = (3usize, 5u32);
+        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
+        let bc = upload(dev, &vec![0xdead_beef; 1024 * groups]);
+        let dims = LaunchDims {
+            global: [groups as u32, 1, 1],
+            local: [32, 1, 1],
+        };
+        prg.launch_timed(&[&ba, &bb, &bc], &[iters], dims).explained();
+        let got: Vec<f32> = download(dev, &bc, 1024 * groups)
+            .into_iter()
+            .map(f32::from_bits)
+            .collect();
+        for g in 0..groups {
+            for m in 0..4 {
+                for row in 0..16 {
+                    for col in 0..16 {
+                        let ab: f32 = (0..16).map(|k| a[m * 256 + row * 16 + k] * b[k * 16 + col]).sum();
+                        let want = ab * iters as f32;
+                        assert_eq!(
+                            got[g * 1024 + m * 256 + row * 16 + col],
+                            want,
+                            "group {g} chain {m} C[{row}][{col}]"
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn scalar_arguments_of_every_size() {
     for_each_build(kernel!("args"), "args", |dev, prg| {

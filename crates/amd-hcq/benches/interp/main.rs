@@ -1,5 +1,9 @@
 //! The RDNA3 interpreter's speed: lane instructions per second on vadd, the LDS tree
-//! reduction and the tiled LDS matmul, launched through the runtime on the mock GPU.
+//! reduction and the tiled LDS matmul, launched through the runtime on the mock GPU;
+//! and `matrix`, a WMMA workload shaped like AMD's rocjitsu "matrix" (512 one-wave
+//! workgroups × 128 iterations × 4 independent chains of `v_wmma_f32_16x16x16_f16`,
+//! `tests/kernels/matrix.cl`), timed on one thread and on all (`HCQ_MOCK_THREADS` or the
+//! cores), with its multiply-adds per second against the same products in Rust.
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
 //! the same code objects on the same grids.
@@ -53,6 +57,65 @@ struct Case {
     args: Vec<Arg>,
     /// The same computation in Rust, on the case's buffers.
     native: fn(&mut [Vec<u32>]),
+    /// Multiply-adds per launch, for a matrix workload.
+    macs: Option<f64>,
+}
+
+/// The `matrix` case's shape: workgroups, iterations, chains.
+const MATRIX: (usize, usize, usize) = (512, 128, 4);
+
+/// f32 values (small integers) as packed halves, two to a dword.
+fn halves(v: &[f32]) -> Vec<u32> {
+    let h = |x: f32| -> u32 {
+        // Small integers only: exact in f16 (sign, exponent, 10-bit mantissa).
+        if x == 0.0 {
+            return 0;
+        }
+        let (s, a) = (u32::from(x < 0.0) << 15, x.abs());
+        let e = a.log2().floor() as i32;
+        let m = ((a / 2f32.powi(e) - 1.0) * 1024.0) as u32;
+        s | ((e + 15) as u32) << 10 | m
+    };
+    v.chunks(2).map(|p| h(p[0]) | h(p[1]) << 16).collect()
+}
+
+/// The `matrix` case in Rust: each group's four chains of `c += a · b`.
+fn matrix_native(b: &mut [Vec<u32>]) {
+    let (groups, iters, chains) = MATRIX;
+    let unpack = |v: &[u32]| -> Vec<f32> {
+        v.iter()
+            .flat_map(|&w| [w as u16, (w >> 16) as u16])
+            .map(|h| {
+                let (s, e, m) = (h >> 15, (h >> 10) & 31, h & 1023);
+                let v = if e == 0 {
+                    0.0
+                } else {
+                    (1.0 + f32::from(m) / 1024.0) * 2f32.powi(i32::from(e) - 15)
+                };
+                if s == 1 { -v } else { v }
+            })
+            .collect()
+    };
+    let (a, bm) = (unpack(&b[0]), unpack(&b[1]));
+    for g in 0..groups {
+        for m in 0..chains {
+            let mut c = [0f32; 256];
+            for _ in 0..iters {
+                for row in 0..16 {
+                    for col in 0..16 {
+                        let mut s = c[row * 16 + col];
+                        for k in 0..16 {
+                            s += a[m * 256 + row * 16 + k] * bm[k * 16 + col];
+                        }
+                        c[row * 16 + col] = s;
+                    }
+                }
+            }
+            for (i, v) in c.iter().enumerate() {
+                b[2][g * 1024 + m * 256 + i] = v.to_bits();
+            }
+        }
+    }
 }
 
 fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
@@ -72,6 +135,7 @@ fn cases() -> Vec<Case> {
             block: [256, 1, 1],
             buffers: vec![floats(vadd_n, 1, 1000), floats(vadd_n, 2, 1000), vec![0; vadd_n]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(vadd_n as u32)],
+            macs: None,
             native: |b| {
                 for i in 0..b[0].len() {
                     b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
@@ -93,6 +157,7 @@ fn cases() -> Vec<Case> {
                 vec![0; 8192 * 256],
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(8192 * 256)],
+            macs: None,
             native: |b| {
                 for i in (0..b[0].len()).step_by(256) {
                     b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
@@ -107,6 +172,7 @@ fn cases() -> Vec<Case> {
             block: [256, 1, 1],
             buffers: vec![floats(red_n, 3, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32(red_n as u32)],
+            macs: None,
             native: |b| {
                 for g in 0..b[1].len() {
                     let s: f32 = b[0][g * 256..(g + 1) * 256].iter().map(|&x| f32::from_bits(x)).sum();
@@ -126,6 +192,7 @@ fn cases() -> Vec<Case> {
                 vec![0; mm_n * mm_n],
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
+            macs: None,
             native: |b| {
                 let n = (b[0].len() as f64).sqrt() as usize;
                 for r in 0..n {
@@ -138,6 +205,31 @@ fn cases() -> Vec<Case> {
                 }
             },
         },
+        Case {
+            name: "matrix",
+            elf: include_bytes!("../../../../tests/kernels/matrix.hsaco"),
+            kernel: "matrix",
+            grid: [MATRIX.0 as u32, 1, 1],
+            block: [32, 1, 1],
+            buffers: vec![
+                halves(
+                    &rand_u32(1024, 6)
+                        .iter()
+                        .map(|&v| (v % 5) as f32 - 2.0)
+                        .collect::<Vec<_>>(),
+                ),
+                halves(
+                    &rand_u32(256, 7)
+                        .iter()
+                        .map(|&v| (v % 3) as f32 - 1.0)
+                        .collect::<Vec<_>>(),
+                ),
+                vec![0; 1024 * MATRIX.0],
+            ],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(MATRIX.1 as u32)],
+            macs: Some((MATRIX.0 * MATRIX.1 * MATRIX.2 * 16 * 16 * 16) as f64),
+            native: matrix_native,
+        },
     ]
 }
 
@@ -148,10 +240,14 @@ fn upload(dev: &Device, words: &[u32]) -> Buffer {
     b
 }
 
-/// Seconds per launch and lane/wave instructions per launch, on the interpreter.
-fn ours(case: &Case) -> (f64, u64, u64) {
+/// Seconds per launch and lane/wave instructions per launch, on the interpreter (on
+/// `threads` threads, or as many as it takes by default).
+fn ours(case: &Case, threads: Option<usize>) -> (f64, u64, u64) {
     let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
-    let exec = Rdna3Executor::default();
+    let mut exec = Rdna3Executor::default();
+    if let Some(t) = threads {
+        exec.threads = t;
+    }
     let counters = exec.counters();
     m.set_kernel_executor(Box::new(exec));
     let p = Platform::with_sys(m, Iface::Mock).unwrap();
@@ -199,7 +295,9 @@ fn ours(case: &Case) -> (f64, u64, u64) {
 fn native(case: &Case) -> f64 {
     let mut bufs = case.buffers.clone();
     let mut times = Vec::new();
-    for _ in 0..RUNS * 5 {
+    // The matrix workload takes a second or so in Rust: as many runs as ours.
+    let n = if case.macs.is_some() { RUNS } else { RUNS * 5 };
+    for _ in 0..n {
         let t = Instant::now();
         (case.native)(black_box(&mut bufs));
         times.push(t.elapsed().as_secs_f64());
@@ -252,7 +350,24 @@ fn main() {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == case.name) {
             continue;
         }
-        let (secs, lanes, insts) = ours(&case);
+        if let Some(macs) = case.macs {
+            let (one, _, _) = ours(&case, Some(1));
+            let all_threads = Rdna3Executor::default().threads;
+            let (all, _, _) = ours(&case, None);
+            let nat = native(&case);
+            println!(
+                "bench interp {}: {:.3} s on 1 thread, {:.3} s on {all_threads} ({:.2} × 1 thread); {:.1} M multiply-adds/s on 1 thread ({:.4} × native Rust, {:.3} s)",
+                case.name,
+                one,
+                all,
+                one / all,
+                macs / one / 1e6,
+                nat / one,
+                nat,
+            );
+            continue;
+        }
+        let (secs, lanes, insts) = ours(&case, None);
         let rate = lanes as f64 / secs;
         let nat = native(&case);
         println!(

@@ -1,14 +1,17 @@
 //! IEEE binary16 conversions, with round-to-nearest-even.
 
-/// The value of half-precision bits `h`.
+/// The value of half-precision bits `h`, built from its fields (every half is exact
+/// in f32; a NaN keeps its payload, quieted).
+#[inline]
 pub(crate) fn to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
-    let (exp, mant) = ((h >> 10) & 0x1f, (h & 0x3ff) as f32);
+    let sign = u32::from(h & 0x8000) << 16;
+    let (exp, mant) = (u32::from(h >> 10 & 0x1f), u32::from(h & 0x3ff));
     match exp {
-        0 => sign * mant * (-24f32).exp2(),
-        31 if mant == 0.0 => sign * f32::INFINITY,
-        31 => f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13)) * sign.signum(),
-        _ => sign * (1.0 + mant / 1024.0) * (exp as f32 - 15.0).exp2(),
+        // Subnormal: mant × 2^-24, exact.
+        0 => f32::from_bits(sign | (mant as f32 * f32::from_bits(0x3380_0000)).to_bits()),
+        31 if mant == 0 => f32::from_bits(sign | 0x7f80_0000),
+        31 => f32::from_bits(sign | 0x7fc0_0000 | mant << 13),
+        _ => f32::from_bits(sign | (exp + 112) << 23 | mant << 13),
     }
 }
 
@@ -37,6 +40,30 @@ pub(crate) fn from_f64(d: f64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every half converts to the value its fields give (checked against the
+    /// formula written with powers of two).
+    #[test]
+    fn every_half_converts() {
+        for h in 0..=u16::MAX {
+            let sign = if h & 0x8000 != 0 { -1.0f64 } else { 1.0 };
+            let (exp, mant) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
+            let got = to_f32(h);
+            match exp {
+                0 => assert_eq!(f64::from(got), sign * mant * 2f64.powi(-24), "{h:#x}"),
+                31 if mant == 0.0 => assert_eq!(f64::from(got), sign * f64::INFINITY),
+                31 => {
+                    assert!(got.is_nan() && got.is_sign_negative() == (sign < 0.0), "{h:#x}");
+                    assert_eq!(got.to_bits() & 0x7f_ffff, 0x40_0000 | u32::from(h & 0x3ff) << 13);
+                }
+                _ => assert_eq!(
+                    f64::from(got),
+                    sign * (1.0 + mant / 1024.0) * 2f64.powi(exp - 15),
+                    "{h:#x}"
+                ),
+            }
+        }
+    }
 
     #[test]
     fn round_trips_every_half() {

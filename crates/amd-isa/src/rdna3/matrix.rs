@@ -125,18 +125,30 @@ pub(crate) fn wmma_float(
     // Source `s` (0 for A, 1 for B), row or column `i`, index k: the low half of the
     // element's register for an even element, the high half for odd, negated as
     // neg_lo / neg_hi say.
-    let input = |w: &Wave, s: usize, i: usize, k: usize| -> R<f64> {
-        let (lane, e) = layout.input(i, k);
+    // The element from its register's value `v`.
+    let convert = |w: &Wave, s: usize, e: usize, v: u32| -> f64 {
         if let WmmaInputs::Eight { a, b } = inputs {
             // Four to a register, in the 16-bit inputs' element order.
-            let v = w.vread(srcs[s] + (e / 4) as u16, lane, lit)?;
             let byte = (v >> (8 * (e % 4))) as u8;
-            return Ok(f64::from(if s == 0 { a } else { b }.to_f32(byte)));
+            return f64::from(if s == 0 { a } else { b }.to_f32(byte));
         }
-        let v = w.vread(srcs[s] + (e / 2) as u16, lane, lit)?;
         let neg = if e % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
         let h = (v >> (16 * (e % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
-        Ok(element(w, h, bf16))
+        element(w, h, bf16)
+    };
+    let per = if matches!(inputs, WmmaInputs::Eight { .. }) {
+        4
+    } else {
+        2
+    };
+    let input = |w: &Wave, s: usize, i: usize, k: usize| -> R<f64> {
+        let (lane, e) = layout.input(i, k);
+        Ok(convert(w, s, e, w.vread(srcs[s] + (e / per) as u16, lane, lit)?))
+    };
+    // A source's VGPRs, where it names enough of them (not a constant or literal).
+    let vgprs = |s: usize| -> Option<&[[u32; 32]]> {
+        let first = usize::from(srcs[s].checked_sub(256)?);
+        w.v.get(first..first + 16 / per)
     };
     // f32 and bfloat16 results round in MODE's f32 direction, f16 ones in the f16 one.
     let (fmt, mode) = match (half_out, bf16) {
@@ -144,6 +156,29 @@ pub(crate) fn wmma_float(
         (true, true) => (exact::BF16, w.round32()),
         (true, false) => (exact::F16, w.round16_64()),
     };
+    // A's rows and B's columns, each element read once (exact in f64), with the
+    // exponent of each element's lowest set bit.
+    let mut a = [[0f64; 16]; 16];
+    let mut b = [[0f64; 16]; 16];
+    if let (Some(ra), Some(rb)) = (vgprs(0), vgprs(1)) {
+        // Straight from the register file.
+        for i in 0..16 {
+            for k in 0..16 {
+                let (lane, e) = layout.input(i, k);
+                a[i][k] = convert(w, 0, e, ra[e / per][lane]);
+                b[i][k] = convert(w, 1, e, rb[e / per][lane]);
+            }
+        }
+    } else {
+        for i in 0..16 {
+            for k in 0..16 {
+                a[i][k] = input(w, 0, i, k)?;
+                b[i][k] = input(w, 1, i, k)?;
+            }
+        }
+    }
+    let (sa, sb) = (a.map(|r| Terms::of(&r)), b.map(|c| Terms::of(&c)));
+    let finite = a.iter().chain(&b).flatten().all(|x| x.is_finite());
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
         for col in 0..16 {
@@ -154,7 +189,10 @@ pub(crate) fn wmma_float(
             } else {
                 (reg, shift)
             };
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
+            let c = match srcs[2].checked_sub(256).and_then(|r| w.v.get(usize::from(r) + reg)) {
+                Some(v) => v[lane],
+                None => w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?,
+            };
             let c = if half_out {
                 element(w, (c >> shift) as u16, bf16)
             } else {
@@ -162,11 +200,19 @@ pub(crate) fn wmma_float(
             };
             let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
             let c = if mods.neg_lo & 4 != 0 { -c } else { c };
-            let mut products = [(0.0, 0.0); 16];
-            for (k, p) in products.iter_mut().enumerate() {
-                *p = (input(w, 0, row, k)?, input(w, 1, col, k)?);
-            }
-            let bits = sum_rounded(c, products, fmt, mode);
+            let (ar, bc) = (&a[row], &b[col]);
+            let exact = if finite {
+                exact_in_f64(c, ar, bc, sa[row], sb[col], mode)
+            } else {
+                None
+            };
+            let bits = match exact {
+                // The sum is exact in f64: one rounding gives the exact sum's.
+                Some(s) if fmt == exact::F32 && mode == Round::NearestEven => u64::from((s as f32).to_bits()),
+                Some(s) => exact::convert(s, fmt, mode)
+                    .unwrap_or_else(|| sum_rounded(c, ar.iter().copied().zip(bc.iter().copied()), fmt, mode)),
+                None => sum_rounded(c, ar.iter().copied().zip(bc.iter().copied()), fmt, mode),
+            };
             // Clamp (0 and 1 are exact in every format, so clamping the rounded value
             // is clamping the exact one), then denormal results as MODE's output
             // controls say (bfloat16 as f32).
@@ -200,12 +246,87 @@ pub(crate) fn wmma_float(
         }
     }
     let regs = if gfx12 && half_out { 4 } else { 8 };
+    if let Some(d) = w.v.get_mut(dst..dst + regs) {
+        d.copy_from_slice(&out[..regs]);
+        return Ok(());
+    }
     for (r, vals) in out.iter().enumerate().take(regs) {
         for (lane, v) in vals.iter().enumerate() {
             w.vwrite(dst + r, lane, *v)?;
         }
     }
     Ok(())
+}
+
+/// The exponent of the lowest set bit of `x` (finite): `x` is a whole multiple of
+/// 2 to that power. Zero: a large number (it constrains nothing).
+#[inline]
+fn lowest_bit(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let (e, m) = ((bits >> 52 & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let m = if e == 0 { m } else { m | 1 << 52 };
+    if m == 0 || !x.is_finite() {
+        return i32::MAX / 4;
+    }
+    e.max(1) - 1075 + m.trailing_zeros() as i32
+}
+
+/// What [`exact_in_f64`] needs of a row of A or a column of B: the lowest of its
+/// elements' lowest bits, and its largest magnitude.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Terms {
+    low: i32,
+    max: f64,
+}
+
+impl Terms {
+    #[inline]
+    pub(crate) fn of(v: &[f64; 16]) -> Terms {
+        let (mut low, mut max) = (i32::MAX / 4, 0f64);
+        for &x in v {
+            low = low.min(lowest_bit(x));
+            max = max.max(x.abs());
+        }
+        Terms { low, max }
+    }
+}
+
+/// `c + Σ a[k] · b[k]` summed in f64 where that is exact (`None` where it might not
+/// be; a zero sum only for rounding to nearest even, where f64's sign of zero is the
+/// exact sum's: negative only when every term is -0). Every product of two
+/// 16- or 8-bit floats is exact in f64 and a whole multiple of 2^(low(a) + low(b));
+/// with `c` every term is a multiple of 2^L, and every partial sum, in any order, is
+/// at most |c| + 16 max|a| max|b|: below 2^(L + 52) all of them are exact, and the
+/// sum rounded once is the exact sum rounded once. With the f16, bf16 and 8-bit float
+/// inputs of real workloads it holds for nearly every element, so WMMA sums in f64 (in
+/// four independent parts) instead of exactly.
+fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode: Round) -> Option<f64> {
+    if !c.is_finite() {
+        return None;
+    }
+    let low = lowest_bit(c).min(ta.low + tb.low);
+    let size = c.abs() + 16.0 * ta.max * tb.max;
+    // 2^(L + 52); no bound where that is past f64's range.
+    let e = low + 52;
+    let limit = if e >= 1023 {
+        f64::INFINITY
+    } else if e < -1022 {
+        return None;
+    } else {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    };
+    if size >= limit {
+        return None;
+    }
+    // -0 is the sum's identity (+0 would turn an all -0 sum positive).
+    let mut part = [-0f64; 4];
+    for k in (0..16).step_by(4) {
+        for j in 0..4 {
+            part[j] += a[k + j] * b[k + j];
+        }
+    }
+    let sum = c + ((part[0] + part[1]) + (part[2] + part[3]));
+    (sum != 0.0 || mode == Round::NearestEven).then_some(sum)
 }
 
 /// A 16-bit float element as the hardware reads it: a half through MODE's f16 input
@@ -384,6 +505,88 @@ pub(crate) fn dot2_f32(w: &Wave, a: u32, b: u32, acc: f32, bf16: bool) -> f32 {
 mod tests {
     //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use crate::rdna3::testing::{lanes, run};
+
+    /// WMMA's f64 shortcut: wherever it takes an element, the element is what the
+    /// exact sum rounded once gives, in every rounding mode and format; over random
+    /// f16 and bfloat16 operands of every magnitude (subnormals, zeros of both signs,
+    /// the largest values) and f32 accumulators; and it must take nine in ten of the
+    /// sets whose elements lie within a few binades, as real data's do.
+    #[test]
+    fn wmma_f64_shortcut_is_exact() {
+        use super::{Terms, exact_in_f64, sum_rounded};
+        use crate::float::exact::{self, Round};
+        use crate::float::half;
+        let mut rnd = crate::rdna3::testing::xorshift32(0x1234_5678);
+        let (mut taken, mut total) = (0, 0);
+        for round in 0..4000 {
+            let bf16 = round % 2 == 1;
+            // Every third set narrow (exponents near one another), as real data is.
+            let narrow = round % 3 == 0;
+            let elem = |r: &mut dyn FnMut() -> u32| -> f64 {
+                let mut h = r() as u16;
+                if narrow {
+                    h = (h & 0x83ff) | 0x3800;
+                }
+                if h & 0x7c00 == 0x7c00 && !bf16 {
+                    h &= !0x4000; // finite halves only
+                }
+                if bf16 {
+                    let v = f32::from_bits(u32::from(h) << 16);
+                    if v.is_finite() { f64::from(v) } else { 1.0 }
+                } else {
+                    f64::from(half::to_f32(h))
+                }
+            };
+            let mut a = [0f64; 16];
+            let mut b = [0f64; 16];
+            for k in 0..16 {
+                a[k] = elem(&mut rnd);
+                b[k] = elem(&mut rnd);
+            }
+            // An accumulator as a running sum has it (narrow), or any finite f32.
+            let c = if narrow {
+                f64::from((rnd() % 8192) as f32 / 64.0 - 64.0)
+            } else {
+                f64::from(f32::from_bits(rnd() & 0xbfff_ffff))
+            };
+            total += usize::from(narrow);
+            // Every fourth narrow set cancels to zero: B's second half the negated
+            // first, A's halves equal, C zero of either sign (and all -0 terms).
+            let (mut a, mut b, mut c) = (a, b, c);
+            if narrow && round % 4 == 0 {
+                for k in 0..8 {
+                    (a[k + 8], b[k + 8]) = (a[k], -b[k]);
+                }
+                c = if round % 8 == 0 { 0.0 } else { -0.0 };
+                if round % 16 == 0 {
+                    (a, b, c) = ([-0.0; 16], [0.0; 16], -0.0);
+                }
+            }
+            let mut took = false;
+            for mode in [Round::NearestEven, Round::Up, Round::Down, Round::Zero] {
+                let Some(s) = exact_in_f64(c, &a, &b, Terms::of(&a), Terms::of(&b), mode) else {
+                    continue;
+                };
+                took |= mode == Round::NearestEven;
+                for fmt in [exact::F32, exact::F16, exact::BF16] {
+                    let want = sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode);
+                    assert_eq!(exact::convert(s, fmt, mode), Some(want), "round {round} {mode:?}");
+                }
+                if mode == Round::NearestEven {
+                    assert_eq!(
+                        u64::from((s as f32).to_bits()),
+                        sum_rounded(c, a.iter().copied().zip(b.iter().copied()), exact::F32, mode),
+                        "round {round}"
+                    );
+                }
+            }
+            taken += usize::from(narrow && took);
+        }
+        assert!(
+            taken * 10 >= total * 9,
+            "the shortcut took {taken} of {total} narrow sets"
+        );
+    }
 
     /// The f16/bf16 dot products round as the ISA's pseudocode adds: the accumulator
     /// and the low product first, then the high product, each sum rounded in MODE's
