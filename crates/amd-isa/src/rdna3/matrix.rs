@@ -177,7 +177,16 @@ pub(crate) fn wmma_float(
             }
         }
     }
-    let (sa, sb) = (a.map(|r| Terms::of(&r)), b.map(|c| Terms::of(&c)));
+    let mut sa = [Terms::NONE; 16];
+    let mut sb = [Terms::NONE; 16];
+    for i in 0..16 {
+        sa[i] = Terms::of(&a[i]);
+        sb[i] = Terms::of(&b[i]);
+    }
+    // C's VGPRs, where it names enough of them (not a constant or literal).
+    let c_regs = srcs[2]
+        .checked_sub(256)
+        .and_then(|r| w.v.get(usize::from(r)..usize::from(r) + 8));
     let finite = a.iter().chain(&b).flatten().all(|x| x.is_finite());
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
@@ -189,7 +198,7 @@ pub(crate) fn wmma_float(
             } else {
                 (reg, shift)
             };
-            let c = match srcs[2].checked_sub(256).and_then(|r| w.v.get(usize::from(r) + reg)) {
+            let c = match c_regs.and_then(|c| c.get(reg)) {
                 Some(v) => v[lane],
                 None => w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?,
             };
@@ -280,6 +289,8 @@ pub(crate) struct Terms {
 }
 
 impl Terms {
+    const NONE: Terms = Terms { low: 0, max: 0.0 };
+
     #[inline]
     pub(crate) fn of(v: &[f64; 16]) -> Terms {
         let (mut low, mut max) = (i32::MAX / 4, 0f64);
