@@ -429,15 +429,21 @@ pub(crate) fn wmma_int(
         })
     };
     let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
+    // A's rows and B's columns, each element read once.
+    let mut a = [[0i64; 16]; 16];
+    let mut b = [[0i64; 16]; 16];
+    for i in 0..16 {
+        for k in 0..16 {
+            a[i][k] = input(w, srcs[0], i, k, sa)?;
+            b[i][k] = input(w, srcs[1], i, k, sb)?;
+        }
+    }
     let mut out = [[0u32; 32]; 8];
-    for row in 0..16 {
-        for col in 0..16 {
+    for (row, ar) in a.iter().enumerate() {
+        for (col, bc) in b.iter().enumerate() {
             let (reg, lane) = layout.output(row, col);
             let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
-            let mut sum = i64::from(c as i32);
-            for k in 0..16 {
-                sum += input(w, srcs[0], row, k, sa)? * input(w, srcs[1], col, k, sb)?;
-            }
+            let sum = i64::from(c as i32) + ar.iter().zip(bc).map(|(x, y)| x * y).sum::<i64>();
             out[reg][lane] = if clamp {
                 sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
             } else {
