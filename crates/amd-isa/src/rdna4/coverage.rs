@@ -86,6 +86,11 @@ fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     if name.starts_with("ds_bvh_stack") {
         return Some("ray tracing: the BVH traversal stack goes with image_bvh_intersect_ray");
     }
+    if name == "global_atomic_ordered_add_b64" {
+        return Some(
+            "streamout's ordered append: it wraps the id at VGT_GS_MAX_WAVE_ID, a graphics register KFD compute queues do not program",
+        );
+    }
     if encoding == "VFLAT" && name.starts_with("global_") {
         return Some("a GLOBAL-only instruction: its FLAT-segment encoding is not an instruction");
     }
