@@ -24,6 +24,14 @@ fn sysfs_topology_and_devices() {
     assert!(m.exists(Path::new("/dev/kfd")) && m.exists(Path::new("/dev/dri/renderD129")));
     assert!(!m.exists(Path::new("/dev/dri/renderD130")));
     assert!(m.exists(Path::new("/sys/module/amdgpu")));
+    // rocminfo's first question: is the module live?
+    assert_eq!(
+        m.read_file(Path::new("/sys/module/amdgpu/initstate")).unwrap(),
+        b"live\n"
+    );
+    let mut module = m.list_dir(Path::new("/sys/module/amdgpu")).unwrap();
+    module.sort();
+    assert_eq!(module, ["initstate", "parameters"]);
     assert_eq!(m.read_file(&nodes.join("3/gpu_id")).unwrap_err().errno, Errno::ENOENT);
     assert_eq!(
         m.read_file(Path::new("/sys/class/drm/card0/device/vendor"))

@@ -594,6 +594,11 @@ impl MockSys {
     pub(crate) fn virtual_text(&self, path: &Path) -> Option<SysResult<Vec<u8>>> {
         let d = self.driver.lock();
         let missing = || Some(Err(SysError::at("read", path, Errno::ENOENT)));
+        // The kernel's module state: a loaded module reads "live" (ROCm's rocminfo
+        // checks it before anything else: "ROCk module is NOT loaded").
+        if path == Path::new("/sys/module/amdgpu/initstate") {
+            return Some(Ok(b"live\n".to_vec()));
+        }
         if let Ok(rel) = path.strip_prefix(TOPOLOGY) {
             match rel.to_str() {
                 // What the thunk (libhsakmt) reads before the nodes.

@@ -382,7 +382,7 @@ impl Sys for MockSys {
                 .ok_or_else(|| SysError::at("readdir", path, Errno::ENOENT));
         }
         if path == Path::new("/sys/module/amdgpu") {
-            return Ok(vec!["parameters".into()]);
+            return Ok(vec!["initstate".into(), "parameters".into()]);
         }
         if Self::is_virtual(path) {
             return Err(SysError::at("readdir", path, Errno::ENOENT));
