@@ -12,7 +12,7 @@
 #![cfg(not(test))]
 
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_ulong, c_void};
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use amd_kfd::abi::{
     AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, AMDKFD_IOCTL_BASE, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
@@ -210,6 +210,21 @@ pub unsafe extern "C" fn dup3(fd: c_int, to: c_int, flags: c_int) -> c_int {
 pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     // SAFETY: forwarded unchanged.
     let r = unsafe { real::fcntl(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        note_dup(fd, r);
+    }
+    r
+}
+
+/// `fcntl64`, the name glibc 2.28+ gives `fcntl` for programs built with 64-bit file
+/// offsets (libdrm duplicates a render node's descriptor through it): as [`fcntl`].
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded unchanged.
+    let r = unsafe { real::fcntl64(fd, cmd, arg) };
     if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
         note_dup(fd, r);
     }
@@ -436,19 +451,123 @@ macro_rules! path_fns {
 }
 
 path_fns! {
-    stat([path], buf: *mut c_void) -> c_int => real::stat;
-    stat64([path], buf: *mut c_void) -> c_int => real::stat64;
-    lstat([path], buf: *mut c_void) -> c_int => real::lstat;
-    lstat64([path], buf: *mut c_void) -> c_int => real::lstat64;
-    fstatat(dirfd: c_int, [path], buf: *mut c_void, flags: c_int) -> c_int => real::fstatat;
-    fstatat64(dirfd: c_int, [path], buf: *mut c_void, flags: c_int) -> c_int => real::fstatat64;
-    statx(dirfd: c_int, [path], flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int => real::statx;
     access([path], mode: c_int) -> c_int => real::access;
     faccessat(dirfd: c_int, [path], mode: c_int, flags: c_int) -> c_int => real::faccessat;
     readlink([path], buf: *mut c_char, size: usize) -> isize => real::readlink;
     opendir([path]) -> *mut c_void => real::opendir;
     fopen([path], mode: *const c_char) -> *mut c_void => real::fopen;
     fopen64([path], mode: *const c_char) -> *mut c_void => real::fopen64;
+}
+
+/// The character device (major, minor) mock path `path` is, if it is a render node.
+///
+/// # Safety
+/// `path` is null or NUL-terminated.
+unsafe fn path_device(path: *const c_char) -> Option<(u32, u32)> {
+    // SAFETY: the caller's contract.
+    let b = unsafe { mock_path(path) }.filter(|b| is_device(b))?;
+    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(b));
+    state_or_init().mock().device_number(p)
+}
+
+/// The character device (major, minor) descriptor `fd` is open on, if it is a mock
+/// render node.
+fn fd_device(fd: c_int) -> Option<(u32, u32)> {
+    if inside() {
+        return None;
+    }
+    let st = state()?;
+    st.mock().fd_device_number(st.mock_fd(fd)?)
+}
+
+/// Makes `(mode, rdev)` of a stat result a character device `dev`, read-write for all:
+/// a render node is one, its placeholder file is not (libdrm tells a DRM node by
+/// `S_ISCHR` and the device number).
+fn char_device(mode: &mut u32, rdev: &mut u64, (major, minor): (u32, u32)) {
+    *mode = libc::S_IFCHR | 0o666;
+    *rdev = libc::makedev(major, minor);
+}
+
+macro_rules! stat_fns {
+    ($($name:ident ($($pre:ident : $pt:ty,)* [path] $(, $arg:ident : $t:ty)*) => $real:path, $ty:ty;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: the mock's paths read its written-out files, a render node as a character device.")]
+        ///
+        /// # Safety
+        /// As the C library's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($pre: $pt,)* path: *const c_char, buf: *mut c_void $(, $arg: $t)*) -> c_int {
+            // SAFETY: the caller's contract, forwarded.
+            let r = unsafe { with_path(path, |p| $real($($pre,)* p, buf $(, $arg)*)) };
+            // SAFETY: the caller's contract (`path` null or NUL-terminated).
+            let dev = if r == 0 { unsafe { path_device(path) } } else { None };
+            if let Some(dev) = dev {
+                // SAFETY: the call succeeded, so `buf` points at the result it filled.
+                let s = unsafe { &mut *(buf as *mut $ty) };
+                char_device(&mut s.st_mode, &mut s.st_rdev, dev);
+            }
+            r
+        }
+    )*};
+}
+
+stat_fns! {
+    stat([path]) => real::stat, libc::stat;
+    stat64([path]) => real::stat64, libc::stat64;
+    lstat([path]) => real::lstat, libc::stat;
+    lstat64([path]) => real::lstat64, libc::stat64;
+    fstatat(dirfd: c_int, [path], flags: c_int) => real::fstatat, libc::stat;
+    fstatat64(dirfd: c_int, [path], flags: c_int) => real::fstatat64, libc::stat64;
+}
+
+/// `statx`: the mock's paths read its written-out files, a render node as a character
+/// device.
+///
+/// # Safety
+/// As the C library's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn statx(
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mask: c_uint,
+    buf: *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's contract, forwarded.
+    let r = unsafe { with_path(path, |p| real::statx(dirfd, p, flags, mask, buf)) };
+    // SAFETY: the caller's contract (`path` null or NUL-terminated).
+    let dev = if r == 0 { unsafe { path_device(path) } } else { None };
+    if let Some((major, minor)) = dev {
+        // SAFETY: the call succeeded, so `buf` points at the `struct statx` it filled.
+        let s = unsafe { &mut *(buf as *mut libc::statx) };
+        s.stx_mode = (libc::S_IFCHR | 0o666) as u16;
+        (s.stx_rdev_major, s.stx_rdev_minor) = (major, minor);
+    }
+    r
+}
+
+macro_rules! fstat_fns {
+    ($($name:ident => $real:path, $ty:ty;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: a descriptor of a mock render node is a character device.")]
+        ///
+        /// # Safety
+        /// As the C library's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name(fd: c_int, buf: *mut c_void) -> c_int {
+            // SAFETY: forwarded unchanged.
+            let r = unsafe { $real(fd, buf) };
+            if r == 0 && let Some(dev) = fd_device(fd) {
+                // SAFETY: the call succeeded, so `buf` points at the result it filled.
+                let s = unsafe { &mut *(buf as *mut $ty) };
+                char_device(&mut s.st_mode, &mut s.st_rdev, dev);
+            }
+            r
+        }
+    )*};
+}
+
+fstat_fns! {
+    fstat => real::fstat, libc::stat;
+    fstat64 => real::fstat64, libc::stat64;
 }
 
 /// This library's definition of `name`, if it defines one in front of the C library.
@@ -477,6 +596,7 @@ fn own(name: &[u8]) -> Option<*mut c_void> {
         dup2,
         dup3,
         fcntl,
+        fcntl64,
         ioctl,
         mmap,
         mmap64,
@@ -485,6 +605,8 @@ fn own(name: &[u8]) -> Option<*mut c_void> {
         stat64,
         lstat,
         lstat64,
+        fstat,
+        fstat64,
         fstatat,
         fstatat64,
         statx,

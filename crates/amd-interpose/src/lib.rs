@@ -56,6 +56,7 @@ const VIRTUAL: &[&[u8]] = &[
     b"/sys/devices/virtual/kfd",
     b"/sys/class/kfd",
     b"/sys/class/drm",
+    b"/sys/dev/char/226:",
     b"/sys/module/amdgpu",
     b"/proc/modules",
 ];
@@ -65,7 +66,7 @@ pub fn is_virtual(path: &[u8]) -> bool {
     VIRTUAL.iter().any(|p| {
         path.starts_with(p)
             && (*p != b"/dev/kfd" || path.len() == p.len())
-            && (path.len() == p.len() || p.ends_with(b"D") || path[p.len()] == b'/')
+            && (path.len() == p.len() || p.ends_with(b"D") || p.ends_with(b":") || path[p.len()] == b'/')
     })
 }
 
@@ -317,6 +318,8 @@ fn materialize(mock: &MockSys, root: &Path, renders: usize) {
         "/sys/devices/virtual/kfd/kfd/topology",
         "/sys/module/amdgpu",
         "/sys/class/drm",
+        // The render nodes by device number (links into /sys/class/drm).
+        "/sys/dev/char",
     ] {
         copy_tree(mock, Path::new(top), root);
     }
@@ -384,6 +387,7 @@ mod tests {
             "/sys/class/drm/renderD128/device/ip_discovery/die/0/GC",
             "/sys/module/amdgpu",
             "/sys/module/amdgpu/parameters",
+            "/sys/dev/char/226:128/device/drm",
             "/proc/modules",
         ] {
             assert!(is_virtual(p.as_bytes()), "{p}");
@@ -392,6 +396,8 @@ mod tests {
             "/dev/kfdx",
             "/dev/dri/card0",
             "/sys/module/amdgpux",
+            "/sys/dev/char/1:3",
+            "/sys/dev/char",
             "/sys/class/drmx",
             "/sys/devices/virtual/kfdx",
             "/etc/passwd",

@@ -87,6 +87,7 @@ real_fns! {
     fn dup2 = "dup2" (fd: c_int, to: c_int) -> c_int, fail = -1;
     fn dup3 = "dup3" (fd: c_int, to: c_int, flags: c_int) -> c_int, fail = -1;
     fn fcntl = "fcntl" (fd: c_int, cmd: c_int, arg: c_ulong) -> c_int, fail = -1;
+    fn fcntl64 = "fcntl64" (fd: c_int, cmd: c_int, arg: c_ulong) -> c_int, fail = -1;
     fn close_range = "close_range" (first: c_uint, last: c_uint, flags: c_int) -> c_int, fail = -1;
     fn ioctl = "ioctl" (fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int, fail = -1;
     fn mmap = "mmap" (addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void, fail = libc::MAP_FAILED;
@@ -99,6 +100,8 @@ real_fns! {
     fn fstatat = "fstatat" (dirfd: c_int, path: *const c_char, buf: *mut c_void, flags: c_int) -> c_int, fail = -1;
     fn fstatat64 = "fstatat64" (dirfd: c_int, path: *const c_char, buf: *mut c_void, flags: c_int) -> c_int, fail = -1;
     fn statx = "statx" (dirfd: c_int, path: *const c_char, flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int, fail = -1;
+    fn fstat = "fstat" (fd: c_int, buf: *mut c_void) -> c_int, fail = -1;
+    fn fstat64 = "fstat64" (fd: c_int, buf: *mut c_void) -> c_int, fail = -1;
     fn access = "access" (path: *const c_char, mode: c_int) -> c_int, fail = -1;
     fn faccessat = "faccessat" (dirfd: c_int, path: *const c_char, mode: c_int, flags: c_int) -> c_int, fail = -1;
     fn readlink = "readlink" (path: *const c_char, buf: *mut c_char, size: usize) -> isize, fail = -1;

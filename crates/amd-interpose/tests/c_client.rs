@@ -131,6 +131,82 @@ fn the_interposer_only_answers_for_the_mock_paths() {
     assert!(text.contains("gfx_target_version 100300"), "{text}");
 }
 
+/// A C client asks the render node what libdrm asks (`tests/c/render_node.c`, built
+/// with 64-bit file offsets so that `fcntl` is glibc's `fcntl64`): `stat` and
+/// `fstat` give a character device 226:128, `/sys/dev/char/226:128` leads to its
+/// `device/drm` and a `subsystem` link ending in `pci`, and a descriptor duplicated
+/// with `F_DUPFD_CLOEXEC` reaches the mock (`DRM_IOCTL_VERSION`: amdgpu 3.x).
+#[test]
+fn a_render_node_is_a_drm_character_device() {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if Command::new(&cc).arg("--version").output().is_err() {
+        eprintln!("skipped: no C compiler ({cc})");
+        return;
+    }
+    let src = manifest().join("tests/c/render_node.c");
+    let out = std::env::temp_dir().join(format!("render_node-{}", std::process::id()));
+    let built = Command::new(&cc)
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-D_FILE_OFFSET_BITS=64", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .expect("running the C compiler");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let run = Command::new(&out)
+        .env("LD_PRELOAD", library())
+        .output()
+        .expect("the client");
+    let _ = std::fs::remove_file(&out);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && text.trim() == "ok",
+        "{text}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// ROCm 6.1's `rocminfo` (Debian trixie's, unmodified, in the root `cargo xtask
+/// rocm-env` makes) lists the mock's gfx1100 with its name, marketing name, compute
+/// units and ISA. Skipped where that root is absent or the test cannot chroot (not
+/// root).
+#[test]
+fn rocm_6_1_rocminfo_lists_the_mock_gpu() {
+    let root = manifest().join("../../target/rocm-env/trixie");
+    if !root.join(".rocm-env-complete").exists() {
+        eprintln!("skipped: no ROCm root (make it with `cargo xtask rocm-env`)");
+        return;
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !is_root {
+        eprintln!("skipped: running a client in the ROCm root needs chroot, which needs root");
+        return;
+    }
+    let lib = format!("tmp/libamd_interpose-{}.so", std::process::id());
+    std::fs::copy(library(), root.join(&lib)).expect("copying the library into the root");
+    let out = Command::new("chroot")
+        .arg(&root)
+        .args(["env", &format!("LD_PRELOAD=/{lib}"), "rocminfo"])
+        .output()
+        .expect("chroot rocminfo");
+    let _ = std::fs::remove_file(root.join(&lib));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for want in [
+        "ROCk module is loaded",
+        "Name:                    gfx1100",
+        "Marketing Name:          AMD Radeon RX 7900 XTX",
+        "Device Type:             GPU",
+        "Compute Unit:            96",
+        "amdgcn-amd-amdhsa--gfx1100",
+        "*** Done ***",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+}
+
 /// Debian's `rocminfo` (ROCm 5.2.3: libhsakmt and ROCr underneath, both unmodified)
 /// lists the mock's gfx1030 as an HSA agent. Skipped where rocminfo is not installed.
 #[test]

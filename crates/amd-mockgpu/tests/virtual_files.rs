@@ -164,3 +164,34 @@ fn render_node_sysfs_and_ip_discovery() {
         "a directory is no file"
     );
 }
+
+/// What libdrm reads to tell a DRM render node by its device number:
+/// `/sys/dev/char/226:<minor>` links to the node's directory, whose `device/drm` lists
+/// it and whose `device/subsystem` names the bus (`pci`, the link's last component).
+#[test]
+fn render_nodes_by_device_number() {
+    let m = MockSys::new(MockConfig::gfx1100s(2));
+    let char_dir = Path::new("/sys/dev/char");
+    let mut numbers = m.list_dir(char_dir).unwrap();
+    numbers.sort();
+    assert_eq!(numbers, ["226:128", "226:129"]);
+    assert_eq!(
+        m.readlink(&char_dir.join("226:129")).unwrap(),
+        Path::new("../../class/drm/renderD129")
+    );
+    assert!(m.exists(&char_dir.join("226:128/device/drm")));
+    assert_eq!(
+        m.list_dir(&char_dir.join("226:129/device/drm")).unwrap(),
+        ["renderD129"]
+    );
+    assert_eq!(m.read_file(&char_dir.join("226:129/dev")).unwrap(), b"226:129\n");
+    let bus = m
+        .readlink(Path::new("/sys/class/drm/renderD128/device/subsystem"))
+        .unwrap();
+    assert_eq!(bus.file_name().unwrap(), "pci");
+    assert_eq!(
+        m.read_file(&char_dir.join("226:130/dev")).unwrap_err().errno,
+        Errno::ENOENT
+    );
+    assert!(!m.exists(&char_dir.join("227:128")));
+}

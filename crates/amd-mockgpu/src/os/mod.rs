@@ -702,6 +702,23 @@ impl MockSys {
         path.starts_with("/dev") || path.starts_with("/sys")
     }
 
+    /// The character device (major, minor) that device node `path` is: a render node
+    /// of one of the mock's GPUs (DRM's major 226). For a client's `stat`.
+    pub fn device_number(&self, path: &Path) -> Option<(u32, u32)> {
+        let i = Self::render_index(path).filter(|&i| i < self.driver.lock().gpus.len())?;
+        Some((crate::driver::drm::DRM_MAJOR, FIRST_RENDER_MINOR + i as u32))
+    }
+
+    /// [`MockSys::device_number`] of the node mock descriptor `fd` is open on.
+    pub fn fd_device_number(&self, fd: amd_kfd::sys::Fd) -> Option<(u32, u32)> {
+        match self.driver.lock().fds.get(&fd.0) {
+            Some(&crate::driver::FdKind::Render(g)) => {
+                Some((crate::driver::drm::DRM_MAJOR, FIRST_RENDER_MINOR + g as u32))
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn render_index(path: &Path) -> Option<usize> {
         let name = path.strip_prefix("/dev/dri").ok()?.to_str()?;
         let minor: u32 = name.strip_prefix("renderD")?.parse().ok()?;

@@ -20,6 +20,11 @@ use crate::pci::discovery::{Discovery, IpBlock};
 /// Where the render nodes' sysfs directories are.
 pub(crate) const DRM_CLASS: &str = "/sys/class/drm";
 
+/// Where sysfs names character devices by number (`/sys/dev/char/226:128` is a link
+/// to render node 128's directory): libdrm checks that a descriptor is a DRM node by
+/// `<major>:<minor>/device/drm` there.
+pub(crate) const DEV_CHAR: &str = "/sys/dev/char";
+
 /// The character-device major of DRM nodes (`DRM_MAJOR`).
 pub const DRM_MAJOR: u32 = 226;
 
@@ -28,7 +33,7 @@ impl Driver {
     /// `open` and `opendir` follow it).
     pub(crate) fn drm_node(&self, path: &Path) -> Option<SysNode> {
         match self.drm_sysfs(path)? {
-            SysNode::Link(t) => self.drm_sysfs(&path.parent()?.join(t)),
+            SysNode::Link(t) => self.drm_sysfs(&lexical(&path.parent()?.join(t))),
             n => Some(n),
         }
     }
@@ -71,6 +76,46 @@ fn hw_id_name(hw_id: u16) -> Option<&'static str> {
         DMU => "DMU",
         _ => return None,
     })
+}
+
+/// `path` with its `..` and `.` components resolved as text (sysfs links are
+/// relative: `/sys/dev/char/../../class/drm` is `/sys/class/drm`).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Driver {
+    /// `/sys/dev/char` below `rel`: the render nodes' numbers, each a link to its
+    /// directory; below a link, that directory's nodes.
+    fn dev_char(&self, rel: &Path) -> Option<SysNode> {
+        let parts: Vec<&str> = rel.iter().map(|p| p.to_str()).collect::<Option<_>>()?;
+        let minors = FIRST_RENDER_MINOR..FIRST_RENDER_MINOR + self.gpus.len() as u32;
+        let Some((number, rest)) = parts.split_first() else {
+            return dir(minors.map(|m| format!("{DRM_MAJOR}:{m}")));
+        };
+        let (major, minor) = number.split_once(':')?;
+        let minor: u32 = minor.parse().ok()?;
+        if major.parse::<u32>().ok()? != DRM_MAJOR || !minors.contains(&minor) {
+            return None;
+        }
+        if rest.is_empty() {
+            return Some(SysNode::Link(PathBuf::from(format!("../../class/drm/renderD{minor}"))));
+        }
+        let mut inside = PathBuf::from(DRM_CLASS).join(format!("renderD{minor}"));
+        inside.extend(rest);
+        self.drm_sysfs(&inside)
+    }
 }
 
 /// The PCI identity a KFD GPU's `device/` directory shows.
@@ -116,6 +161,9 @@ const DEVICE_FILES: &[&str] = &[
 impl Driver {
     /// The node at `path` under [`DRM_CLASS`], if there is one.
     pub(crate) fn drm_sysfs(&self, path: &Path) -> Option<SysNode> {
+        if let Ok(rel) = path.strip_prefix(DEV_CHAR) {
+            return self.dev_char(rel);
+        }
         let rel = path.strip_prefix(DRM_CLASS).ok()?;
         let parts: Vec<&str> = rel.iter().map(|p| p.to_str()).collect::<Option<_>>()?;
         let Some((node, rest)) = parts.split_first() else {
@@ -132,7 +180,13 @@ impl Driver {
             ["uevent"] => text(format!(
                 "MAJOR={DRM_MAJOR}\nMINOR={minor}\nDEVNAME=dri/renderD{minor}\nDEVTYPE=drm_minor\n"
             )),
-            ["device"] => dir(DEVICE_FILES.iter().copied().chain(["ip_discovery"])),
+            ["device"] => dir(DEVICE_FILES.iter().copied().chain(["ip_discovery", "drm", "subsystem"])),
+            // The device's DRM minors (the render node; the mock has no card node),
+            // and its bus, which libdrm takes from the link's last component.
+            ["device", "drm"] => dir([format!("renderD{minor}")]),
+            ["device", "drm", n] if *n == format!("renderD{minor}") => dir(["dev"]),
+            ["device", "drm", n, "dev"] if *n == format!("renderD{minor}") => text(format!("{DRM_MAJOR}:{minor}\n")),
+            ["device", "subsystem"] => Some(SysNode::Link(PathBuf::from("../../../../bus/pci"))),
             ["device", f] => {
                 let id = p.pci;
                 let vis = if p.large_bar { p.vram_size } else { 256 << 20 };
