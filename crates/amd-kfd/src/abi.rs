@@ -215,6 +215,30 @@ abi_struct! {
 }
 
 abi_struct! {
+    /// `AMDKFD_IOC_GET_TILE_CONFIG`: the GPU's tiling configuration (ROCr's image
+    /// support asks for it).
+    pub struct kfd_ioctl_get_tile_config_args {
+        /// to KFD: where the tile mode array goes
+        pub tile_config_ptr: u64,
+        /// to KFD: where the macro tile mode array goes
+        pub macro_tile_config_ptr: u64,
+        /// to KFD: the array's room; from KFD: entries written
+        pub num_tile_configs: u32,
+        /// to KFD: the array's room; from KFD: entries written
+        pub num_macro_tile_configs: u32,
+        /// to KFD
+        pub gpu_id: u32,
+        /// from KFD: GB_ADDR_CONFIG
+        pub gb_addr_config: u32,
+        /// from KFD (not set from gfx9 on: 0)
+        pub num_banks: u32,
+        /// from KFD (not set from gfx9 on: 0)
+        pub num_ranks: u32,
+    }
+    size = 40;
+}
+
+abi_struct! {
     /// `AMDKFD_IOC_GET_CLOCK_COUNTERS`
     pub struct kfd_ioctl_get_clock_counters_args {
         /// from KFD
@@ -642,6 +666,7 @@ pub const STRUCTS: &[StructLayout] = &[
     kfd_ioctl_get_available_memory_args::LAYOUT,
     kfd_ioctl_set_memory_policy_args::LAYOUT,
     kfd_ioctl_get_clock_counters_args::LAYOUT,
+    kfd_ioctl_get_tile_config_args::LAYOUT,
     kfd_process_device_apertures::LAYOUT,
     kfd_ioctl_get_process_apertures_new_args::LAYOUT,
     kfd_ioctl_create_event_args::LAYOUT,
@@ -738,6 +763,7 @@ ioctls! {
     AMDKFD_IOC_RESET_EVENT = W(0x0B, kfd_ioctl_reset_event_args), plain;
     AMDKFD_IOC_WAIT_EVENTS = WR(0x0C, kfd_ioctl_wait_events_args);
     AMDKFD_IOC_SET_SCRATCH_BACKING_VA = WR(0x11, kfd_ioctl_set_scratch_backing_va_args), plain;
+    AMDKFD_IOC_GET_TILE_CONFIG = WR(0x12, kfd_ioctl_get_tile_config_args);
     AMDKFD_IOC_SET_TRAP_HANDLER = W(0x13, kfd_ioctl_set_trap_handler_args), plain;
     AMDKFD_IOC_GET_PROCESS_APERTURES_NEW = WR(0x14, kfd_ioctl_get_process_apertures_new_args);
     AMDKFD_IOC_ACQUIRE_VM = W(0x15, kfd_ioctl_acquire_vm_args), plain;

@@ -195,3 +195,40 @@ fn render_nodes_by_device_number() {
     );
     assert!(!m.exists(&char_dir.join("227:128")));
 }
+
+/// `AMDKFD_IOC_GET_TILE_CONFIG` as KFD answers it for gfx9 and later (ROCr's image
+/// support asks before anything else, and asserts on failure): GB_ADDR_CONFIG, the
+/// tile arrays zero as far as the caller's room goes (32 and 16 entries at most), no
+/// banks or ranks; a `gpu_id` that is no GPU is EINVAL.
+#[test]
+fn tile_config_as_kfd_answers_it() {
+    use amd_kfd::abi::{AMDKFD_IOC_GET_TILE_CONFIG, kfd_ioctl_get_tile_config_args};
+    use zerocopy::{FromBytes, IntoBytes};
+    let m = MockSys::new(MockConfig::gfx1100s(1));
+    let kfd = m.open(Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
+    let mut tiles = [0xffff_ffffu32; 40];
+    let mut macros = [0xffff_ffffu32; 20];
+    let mut a = kfd_ioctl_get_tile_config_args {
+        tile_config_ptr: tiles.as_mut_ptr() as u64,
+        macro_tile_config_ptr: macros.as_mut_ptr() as u64,
+        num_tile_configs: 40,
+        num_macro_tile_configs: 20,
+        gpu_id: m.gpu_id(0).unwrap(),
+        gb_addr_config: 0,
+        num_banks: 7,
+        num_ranks: 7,
+    };
+    let req = AMDKFD_IOC_GET_TILE_CONFIG;
+    // SAFETY: the arrays have the room the struct says.
+    unsafe { m.ioctl(kfd, req.request, req.name, a.as_mut_bytes()) }.unwrap();
+    let a = kfd_ioctl_get_tile_config_args::read_from_bytes(a.as_bytes()).unwrap();
+    assert_eq!((a.num_tile_configs, a.num_macro_tile_configs), (32, 16));
+    assert_eq!((a.gb_addr_config, a.num_banks, a.num_ranks), (0x545, 0, 0));
+    assert!(tiles[..32].iter().all(|&t| t == 0) && tiles[32..].iter().all(|&t| t == 0xffff_ffff));
+    assert!(macros[..16].iter().all(|&t| t == 0) && macros[16..].iter().all(|&t| t == 0xffff_ffff));
+    let mut bad = a;
+    bad.gpu_id = 12345;
+    // SAFETY: as above.
+    let r = unsafe { m.ioctl(kfd, req.request, req.name, bad.as_mut_bytes()) };
+    assert_eq!(r.unwrap_err().errno, Errno::EINVAL);
+}

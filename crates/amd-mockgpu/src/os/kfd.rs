@@ -150,6 +150,26 @@ impl MockSys {
                 q.cu_mask = mask;
                 Ok(())
             })?,
+            // As `kfd_ioctl_get_tile_config` with gfx9+'s configuration: GB_ADDR_CONFIG,
+            // the tile and macro tile mode arrays (32 and 16 entries, unused from gfx9
+            // on: zeros) as far as the caller's room goes, no banks or ranks.
+            r if r == AMDKFD_IOC_GET_TILE_CONFIG.request => {
+                with_arg(arg, |a: &mut kfd_ioctl_get_tile_config_args| {
+                    let g = d.gpu_index(a.gpu_id)?;
+                    a.gb_addr_config = d.gb_addr_config(g);
+                    (a.num_banks, a.num_ranks) = (0, 0);
+                    a.num_tile_configs = a.num_tile_configs.min(32);
+                    a.num_macro_tile_configs = a.num_macro_tile_configs.min(16);
+                    // SAFETY: `Sys::ioctl`'s contract: the caller's arrays have the room
+                    // it says.
+                    unsafe { uaccess::write_array(a.tile_config_ptr, &vec![0u32; a.num_tile_configs as usize]) }?;
+                    // SAFETY: as above.
+                    unsafe {
+                        uaccess::write_array(a.macro_tile_config_ptr, &vec![0u32; a.num_macro_tile_configs as usize])
+                    }?;
+                    Ok(())
+                })?
+            }
             r if r == AMDKFD_IOC_GET_CLOCK_COUNTERS.request => {
                 with_arg(arg, |a: &mut kfd_ioctl_get_clock_counters_args| {
                     d.gpu_index(a.gpu_id)?;

@@ -298,7 +298,7 @@ impl Driver {
     /// GB_ADDR_CONFIG as the hardware reads (pipes, banks, shader engines; used by
     /// Mesa's address library, stored by libdrm). Values of the two boards the
     /// profiles model; not read from a GPU here.
-    fn gb_addr_config(&self, gpu: usize) -> u32 {
+    pub(crate) fn gb_addr_config(&self, gpu: usize) -> u32 {
         match self.gc_version(gpu).0 {
             11 => 0x0000_0545,
             _ => 0x0000_0444,
