@@ -58,7 +58,7 @@ pub mod pci;
 pub use amd_isa::MemoryFault;
 pub use driver::bus::{PCI_DEVICES, PM_PFN_MASK, PM_PRESENT, PciDeviceInfo, PciDriver, PciRing};
 pub use driver::drm;
-pub use driver::profile::GpuProfile;
+pub use driver::profile::{GpuProfile, HSA_CAP_SVMAPI_SUPPORTED};
 pub use driver::{GPU_CLOCK_HZ, QueueInfo, SdmaQueue};
 pub use drm::{DRM_MAJOR, PciIdentity};
 pub use engine::executor::{

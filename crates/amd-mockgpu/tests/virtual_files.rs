@@ -232,3 +232,23 @@ fn tile_config_as_kfd_answers_it() {
     let r = unsafe { m.ioctl(kfd, req.request, req.name, bad.as_mut_bytes()) };
     assert_eq!(r.unwrap_err().errno, Errno::EINVAL);
 }
+
+/// A GPU node's capability does not claim the SVM API (`HSA_CAP_SVMAPI_SUPPORTED`):
+/// the mock answers no `AMDKFD_IOC_SVM`, so a client must not take that path.
+#[test]
+fn capability_claims_no_svm() {
+    let m = MockSys::new(MockConfig::gfx1100s(1));
+    let props = String::from_utf8(
+        m.read_file(Path::new("/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties"))
+            .unwrap(),
+    )
+    .unwrap();
+    let cap: u64 = props
+        .lines()
+        .find_map(|l| l.strip_prefix("capability "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(cap & amd_mockgpu::HSA_CAP_SVMAPI_SUPPORTED, 0, "{cap:#x}");
+    assert_ne!(cap, 0, "the rest of the card's capability stays");
+}

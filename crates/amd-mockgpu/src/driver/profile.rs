@@ -67,6 +67,9 @@ const GFX1100: &[(&str, u64)] = &[
     ("max_engine_clk_ccompute", 2400),
 ];
 
+/// `HSA_CAP_SVMAPI_SUPPORTED` of a node's `capability` (`kfd_topology.h`).
+pub const HSA_CAP_SVMAPI_SUPPORTED: u64 = 0x0800_0000;
+
 /// A Radeon RX 9070 XT: the values `docs/reference/rdna4.md` (3.4) establishes for a
 /// gfx1201, in the gfx1100 profile's order. No source gives a gfx1201's
 /// `caches_count`, `simd_id_base`, `p2p_links_count`, `location_id` or
@@ -267,10 +270,12 @@ impl GpuProfile {
         }
         let mut s = String::new();
         for (k, v) in &self.props {
-            let v = if k == "drm_render_minor" {
-                render_minor as u64
-            } else {
-                *v
+            let v = match k.as_str() {
+                "drm_render_minor" => render_minor as u64,
+                // The mock answers no AMDKFD_IOC_SVM: it does not claim the SVM API
+                // that a real card's capability has (ROCr would call it).
+                "capability" => *v & !HSA_CAP_SVMAPI_SUPPORTED,
+                _ => *v,
             };
             s.push_str(&format!("{k} {v}\n"));
         }
