@@ -252,3 +252,44 @@ fn capability_claims_no_svm() {
     assert_eq!(cap & amd_mockgpu::HSA_CAP_SVMAPI_SUPPORTED, 0, "{cap:#x}");
     assert_ne!(cap, 0, "the rest of the card's capability stays");
 }
+
+/// The MMIO remap page (ROCr's HDP flush) as KFD gives it: an allocation with
+/// `KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP` returns KFD's `/dev/kfd` offset for it (the
+/// GPU id in bits 61:46, type MMIO), and one page maps there, writable; other
+/// sizes are EINVAL.
+#[test]
+fn the_mmio_remap_page_maps_through_dev_kfd() {
+    use amd_kfd::abi::*;
+    use amd_kfd::sys::{MapFlags, Prot};
+    use zerocopy::IntoBytes;
+    let m = MockSys::new(MockConfig::gfx1100s(1));
+    let gpu_id = m.gpu_id(0).unwrap();
+    let kfd = m.open(Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
+    let render = m.open(Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite).unwrap();
+    let mut vm = kfd_ioctl_acquire_vm_args {
+        drm_fd: render.0 as u32,
+        gpu_id,
+    };
+    let req = AMDKFD_IOC_ACQUIRE_VM;
+    // SAFETY: ACQUIRE_VM carries no pointers.
+    unsafe { m.ioctl(kfd, req.request, req.name, vm.as_mut_bytes()) }.unwrap();
+    let mut a = kfd_ioctl_alloc_memory_of_gpu_args {
+        va_addr: 0x7f00_0000_0000,
+        size: 4096,
+        handle: 0,
+        mmap_offset: 0,
+        gpu_id,
+        flags: KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+    };
+    let req = AMDKFD_IOC_ALLOC_MEMORY_OF_GPU;
+    // SAFETY: ALLOC_MEMORY_OF_GPU reads no pointers for an MMIO remap page.
+    unsafe { m.ioctl(kfd, req.request, req.name, a.as_mut_bytes()) }.unwrap();
+    assert_eq!(a.mmap_offset, u64::from(gpu_id) << 46);
+    // SAFETY: a fresh mapping the kernel places replaces nothing.
+    let page = unsafe { m.mmap(0, 4096, Prot::ReadWrite, MapFlags::SHARED, Some(kfd), a.mmap_offset) }.unwrap();
+    // SAFETY: the page was just mapped, read-write, 4096 bytes.
+    unsafe { (page as *mut u32).write_volatile(1) };
+    // SAFETY: as above, and a wrong size maps nothing.
+    let two = unsafe { m.mmap(0, 8192, Prot::ReadWrite, MapFlags::SHARED, Some(kfd), a.mmap_offset) };
+    assert_eq!(two.unwrap_err().errno, Errno::EINVAL);
+}

@@ -295,6 +295,12 @@ impl Driver {
         fd
     }
 
+    /// The `/dev/kfd` mmap offset of GPU `gpu_id`'s MMIO remap page, as KFD encodes it
+    /// (`KFD_MMAP_TYPE_MMIO` is 0 in bits 63:62; the id in bits 61:46).
+    pub(crate) fn mmio_remap_offset(gpu_id: u32) -> u64 {
+        u64::from(gpu_id & 0xffff) << 46
+    }
+
     /// The mmap offset of a doorbell page of GPU `gpu`.
     pub(crate) fn doorbell_base(gpu: usize) -> u64 {
         (gpu as u64 + 1) << 32
@@ -375,8 +381,15 @@ impl Driver {
         }
         let handle = self.next_handle;
         self.next_handle += 1;
-        // Render-node mmap offsets: one page-aligned window per handle.
-        let mmap_offset = if userptr { a.mmap_offset } else { handle << 24 };
+        // Render-node mmap offsets: one page-aligned window per handle. The MMIO
+        // remap page (HDP flush) is mapped through /dev/kfd, at KFD's offset for it.
+        let mmap_offset = if userptr {
+            a.mmap_offset
+        } else if a.flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP != 0 {
+            Self::mmio_remap_offset(gpu.gpu_id)
+        } else {
+            handle << 24
+        };
         self.handles.insert(
             handle,
             MemObj {

@@ -239,6 +239,15 @@ impl Sys for MockSys {
                 let _ = self.host.populate(a, len);
                 a
             }
+            // The MMIO remap page (the HDP flush registers' page): one page of
+            // memory; what the CPU or a queue writes there flushes nothing to flush.
+            Some(FdKind::Kfd) if d.gpus.iter().any(|g| Driver::mmio_remap_offset(g.gpu_id) == offset) => {
+                if len != 4096 {
+                    return Err(e(Errno::EINVAL));
+                }
+                // SAFETY: as above.
+                unsafe { self.host.mmap(addr, len, prot, anon_shared, None, 0) }?
+            }
             Some(FdKind::Kfd) => {
                 let gpu = (0..d.gpus.len())
                     .find(|&g| Driver::doorbell_base(g) == offset)
