@@ -36,12 +36,13 @@ const VERSION: &str = "0.10.1";
 const GOAL_RATIO: f64 = GOAL_US / 16.0;
 /// The graph replay goal in µs.
 const GOAL_US: f64 = 0.5;
-const USAGE: &str = "cargo xtask interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]]";
+const USAGE: &str = "cargo xtask interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]]";
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut gpus = 2u32;
     let mut what = None;
     let mut vs_graph = None;
+    let mut aql = false;
     let mut releases = vec![VERSION, tinygrad_tests::CURRENT];
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
@@ -74,6 +75,8 @@ pub fn run(args: &[String]) -> Result<()> {
                     .filter(|n| (1..=8).contains(n))
                     .ok_or("--gpus takes 1 to 8")?
             }
+            // tinygrad 0.14 submits through AQL queues with AMD_AQL=1.
+            "--aql" => aql = true,
             "tinygrad" => what = Some(a.clone()),
             other => {
                 return Err(format!("unknown argument {other:?}; usage: {USAGE}").into());
@@ -82,6 +85,13 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if what.is_none() {
         return Err(format!("usage: {USAGE}").into());
+    }
+    if aql && (releases != [tinygrad_tests::CURRENT] || vs_graph.is_some()) {
+        return Err(format!(
+            "--aql is for --release {} alone (tinygrad 0.10.1 has no AQL queues)",
+            tinygrad_tests::CURRENT
+        )
+        .into());
     }
     for (tool, why) in [
         ("python3", "runs tinygrad"),
@@ -103,7 +113,7 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     let lib = root.join("target/release/libamd_interpose.so");
     if vs_graph.is_none() && !releases.contains(&VERSION) {
-        return run_current(&work, &lib, gpus);
+        return run_current(&work, &lib, gpus, aql);
     }
     let tree = tinygrad_tree(&work)?;
     // tinygrad caches compiled kernels by their source: a fresh cache per run, so a
@@ -199,7 +209,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // test_hcq's bandwidth and launch-time checks hold a GPU's speed unless tinygrad's
     // own mock (MOCKGPU) is in use; the output above names what failed.
     if releases.contains(&tinygrad_tests::CURRENT) {
-        run_current(&work, &lib, gpus)?;
+        run_current(&work, &lib, gpus, false)?;
     }
     Ok(())
 }
@@ -235,15 +245,17 @@ fn pytest_line(version: &str, what: &str, out: &std::process::Output) -> String 
 
 /// tinygrad's current release, unmodified, on the mock: its `test_hcq.py` and the
 /// `test_ops.py` subset, compiling with LLVM (`DEV=AMD:LLVM`, tinygrad's own
-/// libLLVM backend) and its compile worker pool on, as it defaults.
-fn run_current(work: &Path, lib: &Path, gpus: u32) -> Result<()> {
+/// libLLVM backend) and its compile worker pool on, as it defaults; with `aql`, its
+/// compute queues are AQL queues (`AMD_AQL=1`).
+fn run_current(work: &Path, lib: &Path, gpus: u32, aql: bool) -> Result<()> {
     let version = tinygrad_tests::CURRENT;
     let python = tinygrad_tests::python_env(work)?;
     let (site, tree) = tinygrad_tests::current_release(work, &python)?;
     let bin = tinygrad_tests::clang_dir(work)?;
     let cache = fresh_cache(work, version)?;
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    println!("tinygrad {version} on {gpus} mock GPU(s) through libamd_interpose.so (DEV=AMD:LLVM)");
+    let queues = if aql { ", AQL queues (AMD_AQL=1)" } else { "" };
+    println!("tinygrad {version} on {gpus} mock GPU(s) through libamd_interpose.so (DEV=AMD:LLVM{queues})");
     let pytest = |file: &str, expr: Option<&str>| -> Result<std::process::Output> {
         let mut cmd = Command::new(&python);
         cmd.current_dir(&tree)
@@ -253,6 +265,7 @@ fn run_current(work: &Path, lib: &Path, gpus: u32) -> Result<()> {
             .env("PYTHONPATH", &site)
             .env("PATH", &path)
             .env("AMD_MOCK_GPUS", gpus.to_string())
+            .env("AMD_AQL", if aql { "1" } else { "0" })
             .env("LD_PRELOAD", lib);
         if let Some(e) = expr {
             cmd.args(["-k", e]);

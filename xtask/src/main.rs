@@ -25,11 +25,12 @@
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
-//! - `interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]]`:
+//! - `interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]]`:
 //!   run tinygrad 0.10.1's and 0.14.0's `test_hcq.py` and a named subset of their
 //!   `test_ops.py` (against torch on the CPU), and small tinygrad programs, on the mock
 //!   GPU through `libamd_interpose.so`, or (`--vs-graph`) alternate the graph benchmark
-//!   with tinygrad 0.10.1's own graph replay, timed (downloads tinygrad, numpy, torch
+//!   with tinygrad 0.10.1's own graph replay, timed; `--aql` runs tinygrad 0.14's
+//!   compute queues as AQL queues (`AMD_AQL=1`) (downloads tinygrad, numpy, torch
 //!   and pytest from PyPI; needs python3 and clang-19; never in the test command).
 //! - `fuzz-seeds`: write seed corpora for the cargo-fuzz targets into `fuzz/corpus/`.
 //! - `bench [NAME]`: run the benchmarks (`encode`, `engines`, `runtime`, `interp`, `graph`, `transports`), each printing
@@ -90,7 +91,7 @@ fn main() -> ExitCode {
         Some("rocm-env") => rocm_env::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

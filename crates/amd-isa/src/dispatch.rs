@@ -32,10 +32,48 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
+    /// DISPATCH_INITIATOR.PARTIAL_TG_EN: with thread dimensions, a last workgroup
+    /// smaller than the block runs (without it, the threads past the last whole
+    /// workgroup do not).
+    pub const PARTIAL_TG_EN: u32 = 1 << 1;
+    /// DISPATCH_INITIATOR.USE_THREAD_DIMENSIONS: `grid` counts threads, not
+    /// workgroups (an AQL dispatch's grid is given so).
+    pub const USE_THREAD_DIMENSIONS: u32 = 1 << 5;
+
+    /// Workgroups in x, y and z: `grid`, or with thread dimensions the threads divided
+    /// by the block (rounded up with PARTIAL_TG_EN, down without).
+    pub fn groups(&self) -> [u32; 3] {
+        if self.initiator & Self::USE_THREAD_DIMENSIONS == 0 {
+            return self.grid;
+        }
+        let partial = self.initiator & Self::PARTIAL_TG_EN != 0;
+        std::array::from_fn(|k| {
+            let b = self.block[k].max(1);
+            if partial {
+                self.grid[k].div_ceil(b)
+            } else {
+                self.grid[k] / b
+            }
+        })
+    }
+
     /// Workgroup `g`'s coordinates (x fastest, then y, then z).
     pub fn group_id(&self, g: u64) -> [u32; 3] {
-        let [gx, gy, _] = self.grid.map(|v| u64::from(v.max(1)));
+        let [gx, gy, _] = self.groups().map(|v| u64::from(v.max(1)));
         [(g % gx) as u32, (g / gx % gy) as u32, (g / (gx * gy)) as u32]
+    }
+
+    /// The size of the workgroup at `id`: the block, or in a partial last workgroup
+    /// (thread dimensions with PARTIAL_TG_EN) the threads left in each dimension.
+    pub fn block_of(&self, id: [u32; 3]) -> [u32; 3] {
+        if self.initiator & Self::USE_THREAD_DIMENSIONS == 0 {
+            return self.block;
+        }
+        std::array::from_fn(|k| {
+            let b = self.block[k].max(1);
+            let start = u64::from(id[k]) * u64::from(b);
+            (u64::from(self.grid[k]).saturating_sub(start)).min(u64::from(b)) as u32
+        })
     }
 }
 

@@ -248,6 +248,7 @@ fn packets_straddle_the_ring_end() {
                     }
                     Fence::new(sig.va() as u64, round).encode(T, b);
                 }
+                QueueKind::ComputeAql => unreachable!("PM4 and SDMA rings only"),
             });
             let start = r.dword_pos() % 256;
             r.submit(&words);
@@ -544,6 +545,7 @@ fn many_threads_many_submissions_none_lost() {
                         QueueKind::Sdma => {
                             Fence::new(sig.va() as u64, k).encode(T, b);
                         }
+                        QueueKind::ComputeAql => unreachable!("PM4 and SDMA rings only"),
                     });
                     r.submit(&words);
                     wait_for("a completion", || load_u32(&sig, 0) == k);

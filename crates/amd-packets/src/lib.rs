@@ -1,4 +1,4 @@
-//! PM4 (compute) and SDMA (copy) command packets for AMD GPUs: typed encoders that
+//! PM4 (compute), SDMA (copy) and AQL ([`aql`]) command packets for AMD GPUs: typed encoders that
 //! write dwords into a caller's buffer, and decoders that turn a dword stream back
 //! into typed packets.
 //!
@@ -35,6 +35,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod aql;
 mod error;
 pub mod patch;
 pub mod pm4;

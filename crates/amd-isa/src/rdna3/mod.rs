@@ -319,7 +319,7 @@ impl Grid {
                 block: d.block,
                 max: MAX_WORKGROUP_THREADS,
             })?;
-        let [gx, gy, gz] = d.grid.map(u64::from);
+        let [gx, gy, gz] = d.groups().map(u64::from);
         let groups = gx
             .checked_mul(gy)
             .and_then(|t| t.checked_mul(gz))
@@ -340,9 +340,17 @@ impl Grid {
     /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
     /// allocations are reused).
     fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>, gfx12: bool) {
-        let [gx, gy, gz] = d.group_id(g);
-        let [bx, by, _] = self.block;
-        let n = self.threads.div_ceil(32);
+        let id = d.group_id(g);
+        let [gx, gy, gz] = id;
+        // A partial last workgroup (thread dimensions) has fewer threads.
+        let (block, threads) = if d.initiator & Dispatch::USE_THREAD_DIMENSIONS == 0 {
+            (self.block, self.threads)
+        } else {
+            let b = d.block_of(id).map(|v| v.max(1) as usize);
+            (b, b[0] * b[1] * b[2])
+        };
+        let [bx, by, _] = block;
+        let n = threads.div_ceil(32);
         waves.truncate(n);
         while waves.len() < n {
             waves.push(Wave::new(self.vgprs, d.code_addr));
@@ -378,7 +386,7 @@ impl Grid {
             }
             // The wave's first thread id divided out once, then counted up (x fastest).
             let first = wi * 32;
-            let lanes = self.threads.saturating_sub(first).min(32);
+            let lanes = threads.saturating_sub(first).min(32);
             let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
             for lane in 0..lanes {
                 w.v[0][lane] = if self.tidig == 0 {
@@ -642,6 +650,43 @@ mod tests {
             })
             .collect();
         assert_eq!(places, want);
+    }
+
+    /// A grid in threads (an AQL dispatch's): with PARTIAL_TG_EN the last workgroup in
+    /// each dimension holds the threads left, its local ids counted in its own size;
+    /// without it, those threads do not run.
+    #[test]
+    fn thread_dimensions_make_partial_last_workgroups() {
+        let d = |initiator| Dispatch {
+            rsrc: [0, 1 << 7 | 2 << 11, 0],
+            block: [16, 4, 1],
+            grid: [40, 6, 1],
+            initiator,
+            ..Dispatch::default()
+        };
+        let partial = d(Dispatch::USE_THREAD_DIMENSIONS | Dispatch::PARTIAL_TG_EN);
+        assert_eq!(partial.groups(), [3, 2, 1]);
+        assert_eq!(d(Dispatch::USE_THREAD_DIMENSIONS).groups(), [2, 1, 1]);
+        assert_eq!(
+            d(0).groups(),
+            [40, 6, 1],
+            "without thread dimensions the grid counts workgroups"
+        );
+        let grid = Grid::new(&partial).unwrap();
+        assert_eq!(grid.groups, 6);
+        let mut waves = Vec::new();
+        // Workgroup (2, 1): 8 × 2 threads, one wave of 16 lanes.
+        grid.waves(&partial, 5, &mut waves, false);
+        assert_eq!(waves.len(), 1);
+        assert_eq!(waves[0].s[EXEC_LO], 0xffff);
+        assert_eq!(waves[0].s[0], 2, "TGID_X");
+        let ids: Vec<u32> = waves[0].v[0][..16].to_vec();
+        let want: Vec<u32> = (0..16).map(|t| (t % 8) | ((t / 8) << 10)).collect();
+        assert_eq!(ids, want, "x counts to the partial width, then y");
+        // Workgroup (0, 0): whole, 64 threads in two waves.
+        grid.waves(&partial, 0, &mut waves, false);
+        assert_eq!(waves.len(), 2);
+        assert_eq!(waves[1].s[EXEC_LO], u32::MAX);
     }
 
     /// gfx12's waves: the workgroup's ids in TTMP9 (x) and TTMP7 (y low, z high),

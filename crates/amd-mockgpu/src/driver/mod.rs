@@ -602,12 +602,16 @@ impl Driver {
         if a.ring_base_address % 256 != 0 {
             return Err(Errno::EINVAL);
         }
+        let compute = matches!(
+            a.queue_type,
+            KFD_IOC_QUEUE_TYPE_COMPUTE | KFD_IOC_QUEUE_TYPE_COMPUTE_AQL
+        );
         match a.queue_type {
             KFD_IOC_QUEUE_TYPE_COMPUTE
+            | KFD_IOC_QUEUE_TYPE_COMPUTE_AQL
             | KFD_IOC_QUEUE_TYPE_SDMA
             | KFD_IOC_QUEUE_TYPE_SDMA_XGMI
             | KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID => {}
-            // AQL queues exist in KFD; this mock does not run them.
             _ => return Err(Errno::EINVAL),
         }
         if a.queue_type == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID {
@@ -625,7 +629,7 @@ impl Driver {
         if !mapped(a.ring_base_address, a.ring_size as u64) {
             return Err(Errno::EINVAL);
         }
-        if a.queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE {
+        if compute {
             let (ctl, cwsr, debug) = cwsr_expectations(&self.gpus[g].profile).ok_or(Errno::EINVAL)?;
             if a.eop_buffer_address != 0
                 && (a.eop_buffer_size < 4096 || !mapped(a.eop_buffer_address, a.eop_buffer_size))
@@ -644,7 +648,7 @@ impl Driver {
         if a.ring_size < 1024 {
             return Err(Errno::EINVAL);
         }
-        let sdma = if a.queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE {
+        let sdma = if compute {
             None
         } else {
             Some(self.allocate_sdma_queue(g, a.queue_type, a.sdma_engine_id)?)
@@ -663,12 +667,18 @@ impl Driver {
         self.next_queue_id += 1;
         a.queue_id = id;
         a.doorbell_offset = Self::doorbell_base(g) + index as u64 * 8;
-        let engine = if sdma.is_some() { Engine::Sdma } else { Engine::Pm4 };
+        let engine = match a.queue_type {
+            _ if sdma.is_some() => Engine::Sdma,
+            KFD_IOC_QUEUE_TYPE_COMPUTE_AQL => Engine::Aql,
+            _ => Engine::Pm4,
+        };
         // The engine starts at the read pointer the queue was created with.
         let start = self.gpu_load_u64(g, a.read_pointer_address).unwrap_or(0);
         let rptr = match engine {
             Engine::Pm4 => start,
             Engine::Sdma => start / 4,
+            // An AQL read pointer counts packets of 16 dwords.
+            Engine::Aql => start.checked_mul(16).ok_or(Errno::EINVAL)?,
         };
         self.engines.execs.insert(
             id,
@@ -695,6 +705,7 @@ impl Driver {
                 not_before: None,
                 in_flight: None,
                 stop_reason: None,
+                aql: None,
             },
         );
         self.queues.insert(

@@ -16,6 +16,7 @@
 //! decoded with `amd-packets`, IB nesting is limited, and every memory access is
 //! checked (`mem`).
 
+mod aql;
 pub(crate) mod executor;
 mod pm4;
 mod sdma;
@@ -41,6 +42,9 @@ pub enum Engine {
     Pm4,
     /// SDMA (pointers in bytes).
     Sdma,
+    /// AQL: 64-byte HSA packets (pointers in packets); PM4 in the indirect buffers
+    /// of AMD's vendor packet.
+    Aql,
 }
 
 /// Where a queue stands.
@@ -76,7 +80,7 @@ pub struct QueueCounters {
 /// A queue's state as the engine sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueState {
-    /// Read pointer (dwords for PM4, bytes for SDMA), as published.
+    /// Read pointer (dwords for PM4, bytes for SDMA, packets for AQL), as published.
     pub read_ptr: u64,
     /// Status.
     pub status: QueueStatus,
@@ -126,6 +130,8 @@ pub(crate) struct QueueExec {
     /// The packet a `LongOp` runs, handed out and not complete yet.
     pub(crate) in_flight: Option<InFlight>,
     pub(crate) stop_reason: Option<String>,
+    /// AQL queues: what retiring the packet at the read pointer does.
+    pub(crate) aql: Option<aql::AqlPending>,
 }
 
 /// Where an engine finds a queue's write pointer.
@@ -234,6 +240,9 @@ impl From<MemoryFault> for Stop {
     }
 }
 
+/// Dwords of an AQL packet.
+const AQL_PACKET_DWORDS: u64 = amd_packets::aql::PACKET_DWORDS as u64;
+
 /// Deepest IB nesting accepted (a ring IB calling one more level, as the CP allows).
 pub(crate) const MAX_IB_DEPTH: usize = 2;
 
@@ -255,6 +264,7 @@ impl QueueExec {
             read_ptr: match self.engine {
                 Engine::Pm4 => self.rptr,
                 Engine::Sdma => self.rptr * 4,
+                Engine::Aql => self.rptr / AQL_PACKET_DWORDS,
             },
             status: self.status.clone(),
             counters: self.counters.clone(),
@@ -399,6 +409,7 @@ impl Engines {
         let v = match q.engine {
             Engine::Pm4 => q.rptr,
             Engine::Sdma => q.rptr * 4,
+            Engine::Aql => q.rptr / AQL_PACKET_DWORDS,
         };
         if let Some(a) = q.rptr_addr {
             self.vm_store::<u64>(&q.vm, a, v)?;
@@ -421,12 +432,21 @@ impl Engines {
         Ok(words)
     }
 
+    /// Moves `q`'s read pointer past the ring packet of `len` dwords that completed
+    /// (an AQL packet is retired: see `aql_retire`).
+    fn advance_ring(&mut self, q: &mut QueueExec, len: u64) -> Result<(), Stop> {
+        if q.engine == Engine::Aql {
+            return self.aql_retire(q, len);
+        }
+        q.rptr += len;
+        self.publish_rptr(q)
+    }
+
     /// Completes the packet of `len` dwords at the front of `q` (ring or IB).
-    fn complete(&self, q: &mut QueueExec, len: usize, from_ring: bool) -> Result<(), Stop> {
+    fn complete(&mut self, q: &mut QueueExec, len: usize, from_ring: bool) -> Result<(), Stop> {
         q.counters.packets += 1;
         if from_ring {
-            q.rptr += len as u64;
-            self.publish_rptr(q)
+            self.advance_ring(q, len as u64)
         } else {
             if let Some(f) = q.ib.last_mut() {
                 f.pos += len;
@@ -442,8 +462,7 @@ impl Engines {
             if frame.pos >= frame.words.len() {
                 q.ib.pop();
                 if q.ib.is_empty() {
-                    q.rptr += q.ib_ring_len;
-                    self.publish_rptr(q)?;
+                    self.advance_ring(q, q.ib_ring_len)?;
                 }
                 return Ok(Step::Progress);
             }
@@ -481,6 +500,9 @@ impl Engines {
         };
         let wptr = match q.engine {
             Engine::Pm4 => wptr_raw,
+            Engine::Aql => wptr_raw
+                .checked_mul(AQL_PACKET_DWORDS)
+                .ok_or_else(|| Stop::Error(format!("AQL write_dispatch_id {wptr_raw:#x} is past any ring")))?,
             Engine::Sdma => {
                 if wptr_raw % 4 != 0 {
                     return Err(Stop::Error(format!(
@@ -500,6 +522,8 @@ impl Engines {
             )));
         }
         let avail = wptr - q.rptr;
+        // A PM4 packet is read 16 dwords at a time (more when it needs them); an AQL
+        // packet is 16 dwords.
         let mut n = avail.min(16);
         loop {
             let words = self.ring_words(q, q.rptr, n)?;
@@ -555,7 +579,10 @@ impl Engines {
                     self.dispatch_log.pop_front();
                 }
                 self.dispatch_log.push_back(info.clone());
-                format!("DISPATCH_DIRECT{}", packet_place(ring_pos, q.ring_dwords))
+                match (q.engine, ring_pos) {
+                    (Engine::Aql, Some(p)) => format!("AQL kernel dispatch {}", p / AQL_PACKET_DWORDS),
+                    _ => format!("DISPATCH_DIRECT{}", packet_place(ring_pos, q.ring_dwords)),
+                }
             }
             LongOp::Copy { .. } => format!("SDMA_COPY_LINEAR{}", packet_place(ring_pos, q.ring_dwords)),
             LongOp::Fill { .. } => format!("SDMA_CONST_FILL{}", packet_place(ring_pos, q.ring_dwords)),
@@ -564,9 +591,11 @@ impl Engines {
     }
 
     fn exec_packet(&mut self, q: &mut QueueExec, words: &[u32], ring_pos: Option<u64>) -> Result<(usize, Exec), Stop> {
-        match q.engine {
-            Engine::Pm4 => self.exec_pm4(q, words, ring_pos),
-            Engine::Sdma => self.exec_sdma(q, words, ring_pos),
+        match (q.engine, ring_pos) {
+            (Engine::Aql, Some(pos)) => self.exec_aql(q, words, pos),
+            // An AQL queue's indirect buffers hold PM4.
+            (Engine::Pm4 | Engine::Aql, _) => self.exec_pm4(q, words, ring_pos),
+            (Engine::Sdma, _) => self.exec_sdma(q, words, ring_pos),
         }
     }
 

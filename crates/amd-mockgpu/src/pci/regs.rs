@@ -285,7 +285,8 @@ impl DevicePort for RegisterFile {
 
     fn interrupt(&self, engine: Engine, ring_id: u8, ctxid: u32) {
         let e = match engine {
-            Engine::Pm4 => IvEntry::cp_eop(ring_id, 0, 0, ctxid),
+            // An AQL completion signal interrupts as an end-of-pipe event does.
+            Engine::Pm4 | Engine::Aql => IvEntry::cp_eop(ring_id, 0, 0, ctxid),
             Engine::Sdma => IvEntry::sdma_trap(ring_id, 0, 0, ctxid),
         };
         self.raise_interrupt(e);

@@ -178,7 +178,8 @@ impl Driver {
             _ => None,
         };
         let rptr = b.as_ref().map_or(0, |b| match engine {
-            Engine::Pm4 => b.rptr,
+            // PCI GPUs have no AQL rings yet.
+            Engine::Pm4 | Engine::Aql => b.rptr,
             Engine::Sdma => b.rptr / 4,
         });
         self.engines.execs.insert(
@@ -206,6 +207,7 @@ impl Driver {
                 not_before: None,
                 in_flight: None,
                 stop_reason,
+                aql: None,
             },
         );
         id
