@@ -1,11 +1,12 @@
 //! The mock's engines: SDMA copy bandwidth against `memcpy` on the same buffers, the
 //! same copy into a buffer just allocated against one already used, and
 //! doorbell-to-signal latency of a one-packet PM4 submission against a thread wake-up
-//! round trip, all measured in the same run.
+//! round trip, and of a one-packet AQL submission (a barrier-AND whose completion
+//! signal the host waits for) against the PM4 one, all measured in the same run.
 //!
 //! `cargo xtask bench engines`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
@@ -177,6 +178,43 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
     median(&mut times)
 }
 
+/// Median doorbell-to-completion-signal time of one AQL packet: a barrier-AND with no
+/// dependencies whose `amd_signal_t` the host spins on.
+fn aql_latency(mode: ExecMode, iters: usize) -> f64 {
+    use amd_packets::aql::{Barrier, FenceScope, Header, PACKET_BYTES, PacketType};
+    let (_kfd, dev) = mock_gpu(MockConfig {
+        mode,
+        ..MockConfig::default()
+    });
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).expect("signal");
+    let q = dev.create_queue(QueueKind::ComputeAql, 1 << 16).expect("AQL queue");
+    // SAFETY: `value` of the amd_signal_t at the start of the live, page-aligned,
+    // CPU-visible buffer `sig` owns; the engine decrements it atomically.
+    let value = unsafe { &*((sig.va() + 8) as *const AtomicU64) };
+    let slots = (q.ring_size() / PACKET_BYTES) as u64;
+    let packet = Barrier {
+        header: Header::new(PacketType::BarrierAnd).barrier().fences(FenceScope::System),
+        dep_signals: [0; 5],
+        completion_signal: sig.va() as u64,
+    }
+    .to_dwords();
+    let bytes: Vec<u8> = packet.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut times = Vec::with_capacity(iters);
+    for i in 0..iters as u64 {
+        value.store(1, Ordering::Release);
+        q.ring()
+            .write(((i % slots) as usize) * PACKET_BYTES, &bytes)
+            .expect("ring write");
+        let t = Instant::now();
+        q.submit(i + 1);
+        while value.load(Ordering::Acquire) != 0 {
+            std::hint::spin_loop();
+        }
+        times.push(t.elapsed().as_secs_f64());
+    }
+    median(&mut times)
+}
+
 /// An SDMA copy into a buffer just allocated (its pages not yet touched) against the
 /// same copy into it once used.
 fn cold_copy() {
@@ -222,6 +260,13 @@ fn main() {
             l * 1e6,
             l / wake,
             wake * 1e6
+        );
+        let a = aql_latency(mode, 2000);
+        println!(
+            "bench aql_doorbell_to_signal_{name}: {:.2} us median ({:.2} × the PM4 submission's {:.2} us)",
+            a * 1e6,
+            a / l,
+            l * 1e6
         );
     }
 }

@@ -332,6 +332,31 @@ fn a_dispatch_asks_the_runtime_for_scratch() {
     assert_eq!(signal_value(&mem, inactive), 0, "no second request");
 }
 
+/// An AQL queue's doorbell slot starts at `u64::MAX` (nothing published), so that a
+/// client storing its first packet's index, 0, changes the slot's value: the
+/// interposer notices plain doorbell stores by their changes. A second queue made
+/// after the page was mapped starts so too.
+#[test]
+fn aql_doorbells_start_at_nothing_published() {
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
+    let dev = &devs[0];
+    let mem = dev.alloc(0x10000, MemoryKind::UNCACHED).unwrap();
+    let slot = |q: &Aql| {
+        let (page, len) = m.doorbell_page(0).expect("the doorbell page is mapped");
+        let a = q.q.doorbell_addr();
+        assert!(a >= page && a + 8 <= page + len);
+        // SAFETY: the slot is an aligned qword of the doorbell page, mapped for the
+        // mock's life; the mock and the client store it atomically.
+        unsafe { &*(a as *const std::sync::atomic::AtomicU64) }.load(std::sync::atomic::Ordering::Acquire)
+    };
+    let mut first = Aql::new(dev);
+    let second = Aql::new(dev);
+    assert_eq!((slot(&first), slot(&second)), (u64::MAX, u64::MAX));
+    first.submit(&[pm4_write(&mem, 0, 5, 0)]);
+    assert_eq!(slot(&first), 0, "the doorbell carries the last packet's index");
+    assert_eq!(result(&mem, 0), 5);
+}
+
 /// Each malformed packet stops its queue with a reason naming the AQL packet, never
 /// a panic; other queues run on.
 #[test]

@@ -732,7 +732,22 @@ impl Driver {
                 percentage_priority: (a.queue_percentage, a.queue_priority),
             },
         );
+        self.init_aql_doorbells(g);
         Ok(())
+    }
+
+    /// Sets the doorbell slots of GPU `g`'s AQL queues to `u64::MAX`, "nothing
+    /// published": an AQL client rings with the index of its last packet, 0 for the
+    /// first, and a doorbell store that leaves the slot's value as it was is one a
+    /// watcher of the page (the interposer's, for clients that store doorbells
+    /// plainly) cannot see. Real doorbells are writes, not values; this only makes
+    /// the first one a change.
+    pub(crate) fn init_aql_doorbells(&self, g: usize) {
+        for q in self.queues.values() {
+            if let (true, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, Some(db)) = (q.gpu == g, q.queue_type, q.doorbell) {
+                self.host_store_u64(db, u64::MAX);
+            }
+        }
     }
 
     /// DESTROY_QUEUE's bookkeeping: forgets the queue and frees its doorbell slot.

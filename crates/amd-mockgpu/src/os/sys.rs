@@ -263,6 +263,7 @@ impl Sys for MockSys {
                 for q in d.queues.values_mut().filter(|q| q.gpu == gpu) {
                     q.doorbell = Some(a as u64 + q.doorbell_index as u64 * 8);
                 }
+                d.init_aql_doorbells(gpu);
                 a
             }
             Some(FdKind::PciBar { dev, bar, writable }) => {
