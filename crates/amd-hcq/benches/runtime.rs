@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use amd_hcq::{Iface, Platform};
+use amd_hcq::{Iface, Platform, QueueFormat};
 use amd_mockgpu::{MockConfig, MockSys};
 use amd_packets::pm4::WaitRegMem;
 use amd_packets::pm4::recipes::{self, Signal};
@@ -56,6 +56,21 @@ fn main() {
         launch / encode,
         encode * 1e6
     );
+    // The same launches on a device whose compute queue is an AQL queue (the PM4 list
+    // sent as a kernel dispatch packet and PM4-IB packets).
+    let m_aql = Arc::new(MockSys::new(MockConfig::default()));
+    let p_aql = Platform::with_sys(m_aql, Iface::Mock)
+        .expect("mock platform")
+        .with_queue_format(QueueFormat::Aql);
+    let dev_aql = p_aql.device(0).expect("mock GPU with an AQL queue");
+    let aql = launch_cost(&dev_aql, iters);
+    println!(
+        "bench launch_cpu_cost_aql: {:.2} us median ({:.2} × the PM4 queue's {:.2} us in this run)",
+        aql * 1e6,
+        aql / launch,
+        launch * 1e6
+    );
+    drop(dev_aql);
 
     // memcpy of the same bytes, timed in the same rounds.
     let mut best_memcpy = f64::MAX;

@@ -134,6 +134,12 @@ impl HwQueue for AnyQueue {
     fn submit(&self, write_ptr: u64) {
         each_q!(self, q => HwQueue::submit(q, write_ptr))
     }
+    fn format(&self) -> crate::QueueFormat {
+        each_q!(self, q => HwQueue::format(q))
+    }
+    fn set_aql_scratch(&self, tmpring_size: u32, base: u64, lane_bytes: u32, descriptor: [u32; 4]) -> Result<()> {
+        each_q!(self, q => HwQueue::set_aql_scratch(q, tmpring_size, base, lane_bytes, descriptor))
+    }
 }
 
 impl DeviceInterface for AnyIface {
@@ -167,6 +173,12 @@ impl DeviceInterface for AnyIface {
         Ok(match self {
             AnyIface::Kfd(k) => AnyQueue::Kfd(k.create_queue(sdma, ring_size)?),
             AnyIface::Am(a) => AnyQueue::Am(a.create_queue(sdma, ring_size)?),
+        })
+    }
+    fn create_aql_queue(&self, ring_size: usize) -> Result<Self::Queue> {
+        Ok(match self {
+            AnyIface::Kfd(k) => AnyQueue::Kfd(k.create_aql_queue(ring_size)?),
+            AnyIface::Am(a) => AnyQueue::Am(a.create_aql_queue(ring_size)?),
         })
     }
     fn queue_event(&self) -> Option<(u64, u32)> {

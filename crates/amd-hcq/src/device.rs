@@ -239,9 +239,14 @@ fn not_plain(rec: &Recording, call: &'static str) -> Result<()> {
 }
 
 impl<I: DeviceInterface> Device<I> {
-    /// Opens a device over `iface`, sharing `pool` (the platform's signal page) or
-    /// creating it.
-    pub(crate) fn with_iface(iface: I, index: usize, pool: Option<Arc<SignalPool<I>>>) -> Result<Self> {
+    /// Opens a device over `iface` with a compute queue of `format`, sharing `pool`
+    /// (the platform's signal page) or creating it.
+    pub(crate) fn with_iface(
+        iface: I,
+        index: usize,
+        pool: Option<Arc<SignalPool<I>>>,
+        format: crate::QueueFormat,
+    ) -> Result<Self> {
         let pool = match pool {
             Some(p) => {
                 iface.map(&p.mem)?;
@@ -254,8 +259,22 @@ impl<I: DeviceInterface> Device<I> {
         // through them as signals (waits for the timeline go through the device).
         let none = || -> Link<I> { Weak::<DeviceInner<I>>::new() };
         let fence = || Signal::new(&pool, none(), None, 0);
-        let compute = Lane::new(Ring::new(iface.create_queue(false, RING_SIZE)?), fence()?, target);
-        let sdma = Lane::new(Ring::new(iface.create_queue(true, RING_SIZE)?), fence()?, target);
+        let compute = match format {
+            crate::QueueFormat::Pm4 => {
+                Lane::new(Ring::new(iface.create_queue(false, RING_SIZE)?), fence()?, target, None)
+            }
+            crate::QueueFormat::Aql => {
+                let ib = iface.alloc(crate::aql::IB_BYTES, BufferKind::Uncached)?;
+                let aql = crate::aql::AqlLane::new(ib, target);
+                Lane::new(
+                    Ring::new(iface.create_aql_queue(RING_SIZE)?),
+                    fence()?,
+                    target,
+                    Some(aql),
+                )
+            }
+        };
+        let sdma = Lane::new(Ring::new(iface.create_queue(true, RING_SIZE)?), fence()?, target, None);
         let event = iface.queue_event();
         let timeline = Timeline::new(
             Signal::new(&pool, none(), event, 0)?,
@@ -294,6 +313,11 @@ impl<I: DeviceInterface> Device<I> {
 
     pub(crate) fn pool(&self) -> Arc<SignalPool<I>> {
         self.inner.pool.clone()
+    }
+
+    /// The format of the device's compute queue.
+    pub fn queue_format(&self) -> crate::QueueFormat {
+        crate::iface::HwQueue::format(&self.inner.submission.engines.lock().compute.ring.q)
     }
 
     /// The GPU's properties.

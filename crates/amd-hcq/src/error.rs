@@ -428,6 +428,35 @@ pub enum HcqError {
         /// The error's text.
         msg: String,
     },
+    /// An environment variable the runtime reads holds a value it does not take.
+    #[error("{var}={value:?}: expected {expected}")]
+    EnvValue {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+    /// A queue format the transport does not offer (AQL queues on the driverless
+    /// transport).
+    #[error("{format:?} compute queues are not available on the {transport} transport: {why}")]
+    QueueFormatUnsupported {
+        /// The format asked for.
+        format: crate::QueueFormat,
+        /// The transport.
+        transport: &'static str,
+        /// Why, and what to use instead.
+        why: &'static str,
+    },
+    /// A dispatch an AQL queue cannot send as a kernel dispatch packet.
+    #[error("the dispatch of the code at {code_addr:#x} cannot go to the AQL queue: {why}")]
+    AqlDispatch {
+        /// The dispatch's code address (COMPUTE_PGM_LO/HI).
+        code_addr: u64,
+        /// Why.
+        why: &'static str,
+    },
     /// A state the runtime keeps that does not hold (a bug of amd-hcq).
     #[error("internal error: {what} (a bug of amd-hcq; please report it)")]
     Internal {

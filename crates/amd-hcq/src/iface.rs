@@ -124,6 +124,16 @@ pub trait HwQueue: Send + Sync {
     fn read_ptr(&self) -> u64;
     /// Publishes the write pointer and rings the doorbell.
     fn submit(&self, write_ptr: u64);
+    /// The queue's format (PM4 unless it is an AQL queue).
+    fn format(&self) -> crate::QueueFormat {
+        crate::QueueFormat::Pm4
+    }
+    /// An AQL queue's scratch for its dispatches, in its `amd_queue_t`
+    /// (COMPUTE_TMPRING_SIZE, the scratch base, bytes per lane, the private segment
+    /// buffer descriptor); nothing for other queues.
+    fn set_aql_scratch(&self, _tmpring_size: u32, _base: u64, _lane_bytes: u32, _descriptor: [u32; 4]) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// What a transport gives the runtime.
@@ -141,6 +151,15 @@ pub trait DeviceInterface: Send + Sync + 'static {
     fn map(&self, mem: &Self::Memory) -> Result<()>;
     /// Creates a compute (`sdma == false`) or SDMA queue with a ring of `ring_size` bytes.
     fn create_queue(&self, sdma: bool, ring_size: usize) -> Result<Self::Queue>;
+    /// Creates an AQL compute queue with a ring of `ring_size` bytes (transports
+    /// without them refuse: [`HcqError::QueueFormatUnsupported`](crate::HcqError::QueueFormatUnsupported)).
+    fn create_aql_queue(&self, _ring_size: usize) -> Result<Self::Queue> {
+        Err(crate::HcqError::QueueFormatUnsupported {
+            format: crate::QueueFormat::Aql,
+            transport: "driverless",
+            why: "the driverless transport sets up PM4 rings only; use the KFD transport",
+        })
+    }
     /// `(mailbox address, event id)` that a timeline signal writes to wake sleepers.
     fn queue_event(&self) -> Option<(u64, u32)>;
     /// Sleeps until the queue event fires or `timeout_ms` passes.
@@ -236,6 +255,21 @@ impl HwQueue for KfdQueue {
     fn submit(&self, write_ptr: u64) {
         KfdQueue::submit(self, write_ptr)
     }
+    fn format(&self) -> crate::QueueFormat {
+        match self.kind() {
+            QueueKind::ComputeAql => crate::QueueFormat::Aql,
+            _ => crate::QueueFormat::Pm4,
+        }
+    }
+    fn set_aql_scratch(&self, tmpring_size: u32, base: u64, lane_bytes: u32, descriptor: [u32; 4]) -> Result<()> {
+        Ok(KfdQueue::set_aql_scratch(
+            self,
+            tmpring_size,
+            base,
+            lane_bytes,
+            descriptor,
+        )?)
+    }
 }
 
 impl DeviceInterface for KfdIface {
@@ -255,6 +289,9 @@ impl DeviceInterface for KfdIface {
         Ok(self
             .dev
             .create_queue(if sdma { QueueKind::Sdma } else { QueueKind::Compute }, ring_size)?)
+    }
+    fn create_aql_queue(&self, ring_size: usize) -> Result<Self::Queue> {
+        Ok(self.dev.create_queue(QueueKind::ComputeAql, ring_size)?)
     }
     fn queue_event(&self) -> Option<(u64, u32)> {
         Some((self.dev.queue_event_mailbox(), self.dev.queue_event().id))

@@ -127,6 +127,7 @@ compile_error!(
 
 mod am;
 mod any;
+mod aql;
 mod args;
 mod bind;
 mod codeobj;
@@ -156,6 +157,7 @@ mod trace;
 pub use am::{AmIface, AmMemory, AmQueue, AmShared};
 pub use amd_kfd::Spread;
 pub use any::{AnyIface, AnyMemory, AnyQueue};
+pub use aql::QueueFormat;
 pub use args::{KernArgs, ScalarType};
 pub use bind::{BoundQueue, DEFAULT_COPIES};
 pub use codeobj::{ArgInfo, ArgKind, CodeObject, KernelDescriptor, KernelInfo};

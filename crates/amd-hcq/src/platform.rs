@@ -78,6 +78,9 @@ pub struct Platform {
     iface: Iface,
     /// The signal page its open devices share (freed with the last of them).
     pool: Mutex<Weak<SignalPool<AnyIface>>>,
+    /// The compute queue format of devices opened with [`Platform::device`] (none:
+    /// `HCQ_COMPUTE_QUEUE`'s).
+    format: Option<crate::QueueFormat>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -222,6 +225,7 @@ impl Platform {
             backend: Backend::Kfd(kfd),
             iface,
             pool: Mutex::new(Weak::new()),
+            format: None,
         })
     }
 
@@ -238,6 +242,7 @@ impl Platform {
             },
             iface,
             pool: Mutex::new(Weak::new()),
+            format: None,
         })
     }
 
@@ -262,12 +267,32 @@ impl Platform {
         }
     }
 
-    /// Opens GPU `index`. Devices of one platform share the signal page. On the
-    /// driverless transport the first open takes and boots the GPU; it stays booted
-    /// until the platform and every device, buffer and signal of it are dropped
-    /// (then `fini` runs), and one device at a time drives it (a device opened again
-    /// starts without the faults of the one before).
+    /// Opens GPU `index` with the compute queue format given to
+    /// [`Platform::with_queue_format`], else the one `HCQ_COMPUTE_QUEUE` names (`pm4`,
+    /// the default, or `aql`: see [`QueueFormat`](crate::QueueFormat)). Devices
+    /// of one platform share the signal page. On the driverless transport the first
+    /// open takes and boots the GPU; it stays booted until the platform and every
+    /// device, buffer and signal of it are dropped (then `fini` runs), and one device
+    /// at a time drives it (a device opened again starts without the faults of the one
+    /// before).
     pub fn device(&self, index: usize) -> Result<Device> {
+        let format = match self.format {
+            Some(f) => f,
+            None => crate::QueueFormat::from_env()?,
+        };
+        self.device_with(index, format)
+    }
+
+    /// The same platform, whose [`Platform::device`] opens devices with compute queues
+    /// of `format` whatever `HCQ_COMPUTE_QUEUE` says.
+    pub fn with_queue_format(mut self, format: crate::QueueFormat) -> Self {
+        self.format = Some(format);
+        self
+    }
+
+    /// Opens GPU `index` with a compute queue of `format` (AQL: the KFD transport
+    /// only; the driverless one refuses it).
+    pub fn device_with(&self, index: usize, format: crate::QueueFormat) -> Result<Device> {
         if index >= self.device_count() {
             return Err(HcqError::NoDevice(format!(
                 "no GPU {index}: {} visible (VISIBLE_DEVICES / HIP_VISIBLE_DEVICES select them)",
@@ -291,7 +316,7 @@ impl Platform {
             }
         };
         let mut pool = self.pool.lock();
-        let dev = Device::with_iface(iface, index, pool.upgrade())?;
+        let dev = Device::with_iface(iface, index, pool.upgrade(), format)?;
         *pool = Arc::downgrade(&dev.pool());
         Ok(dev)
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::aql::AqlLane;
 use crate::fence::{DeviceLink, Marks};
 use crate::iface::{DeviceInterface, HwQueue};
 use crate::queue::{CmdList, CopyQueue, Encoding, Pm4, Sdma};
@@ -37,7 +38,7 @@ pub(crate) struct Submission<I: DeviceInterface> {
 /// One ring of a device.
 pub(crate) struct Ring<Q> {
     pub(crate) q: Q,
-    /// Write pointer: dwords (PM4) or bytes (SDMA), never wrapped.
+    /// Write pointer: dwords (PM4), bytes (SDMA) or packets (AQL), never wrapped.
     put: u64,
     /// The read pointer as last read: the engine is at least this far, so room
     /// computed from it is there without reading the engine's pointer again.
@@ -73,15 +74,23 @@ pub(crate) struct Lane<I: DeviceInterface, E> {
     /// Written by the fence after each list sent outside the timeline: the count of
     /// such lists done (its low 32 bits where the engine writes 32).
     plain_done: Signal<I>,
+    /// An AQL compute queue's state (its lists go out as AQL packets).
+    pub(crate) aql: Option<AqlLane<I>>,
 }
 
 impl<I: DeviceInterface, E: Encoding> Lane<I, E> {
-    pub(crate) fn new(ring: Ring<I::Queue>, plain_done: Signal<I>, target: amd_packets::GfxTarget) -> Self {
+    pub(crate) fn new(
+        ring: Ring<I::Queue>,
+        plain_done: Signal<I>,
+        target: amd_packets::GfxTarget,
+        aql: Option<AqlLane<I>>,
+    ) -> Self {
         Lane {
             ring,
             ordered: CmdList::transient(target),
             plain: CmdList::transient(target),
             plain_done,
+            aql,
         }
     }
 
@@ -126,18 +135,19 @@ impl OnRing for Sdma {
     }
 }
 
-/// Writes `q` into `ring` and rings the doorbell: PM4 dwords wrap anywhere, SDMA
-/// packets are placed whole.
+/// Writes `q` into `ring` and rings the doorbell: PM4 dwords wrap anywhere (or go as
+/// AQL packets on an AQL queue), SDMA packets are placed whole.
 #[inline(always)]
-fn write_list<E: Encoding, Q: HwQueue, I: DeviceInterface>(
-    ring: &mut Ring<Q>,
+fn write_list<E: Encoding, I: DeviceInterface>(
+    ring: &mut Ring<I::Queue>,
+    aql: Option<&mut AqlLane<I>>,
     q: &CmdList<E>,
     dev: &dyn DeviceLink<I>,
 ) -> Result<()> {
     if E::WHOLE_PACKETS {
         write_copy(ring, q, dev)
     } else {
-        write_compute(ring, [&q.cmds], dev)
+        write_compute(ring, aql, [&q.cmds], dev)
     }
 }
 
@@ -186,14 +196,14 @@ impl<I: DeviceInterface> Engines<I> {
         q.wait(sig, value - 1);
         build(q)?;
         q.signal(sig, value);
-        write_list(&mut lane.ring, q, dev)?;
+        write_list(&mut lane.ring, lane.aql.as_mut(), q, dev)?;
         Ok(timeline.advance(name, done))
     }
 
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     #[inline]
     pub(crate) fn push_compute(&mut self, cmds: &[u32], dev: &dyn DeviceLink<I>) -> Result<()> {
-        write_compute(&mut self.compute.ring, [cmds], dev)
+        write_compute(&mut self.compute.ring, self.compute.aql.as_mut(), [cmds], dev)
     }
 
     /// Writes SDMA packets into the copy ring and rings it.
@@ -214,7 +224,7 @@ impl<I: DeviceInterface> Engines<I> {
         all.clear();
         all.put_packets(&q.cmds, q);
         all.signal_addr(addr, count, None);
-        write_list(&mut lane.ring, all, dev)?;
+        write_list(&mut lane.ring, lane.aql.as_mut(), all, dev)?;
         lane.ring.plain = count;
         Ok(())
     }
@@ -292,13 +302,17 @@ impl<Q: HwQueue> Ring<Q> {
 }
 
 /// Writes `parts` one after the other into the compute ring and rings the doorbell
-/// once.
+/// once (on an AQL queue, as AQL packets: see [`crate::aql`]).
 #[inline(always)]
-fn write_compute<Q: HwQueue, I: DeviceInterface, const N: usize>(
-    ring: &mut Ring<Q>,
+fn write_compute<I: DeviceInterface, const N: usize>(
+    ring: &mut Ring<I::Queue>,
+    aql: Option<&mut AqlLane<I>>,
     parts: [&[u32]; N],
     dev: &dyn DeviceLink<I>,
 ) -> Result<()> {
+    if let Some(a) = aql {
+        return a.write(&ring.q, &mut ring.put, &mut ring.seen, &parts, dev);
+    }
     let dwords = (ring.q.ring_bytes() / 4) as u64;
     let len = parts.iter().map(|p| p.len() as u64).sum::<u64>();
     if len > dwords {

@@ -15,7 +15,7 @@ use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
 use common::{SPIN, Transport, VADD, platform};
 use nix::errno::Errno;
 
-on_both_transports!(
+on_every_queue!(
     a_fault_is_sticky_fast_and_cleared_by_reopening,
     a_timeout_holds_and_is_not_a_fault,
     dropping_a_device_during_a_runaway_kernel,
@@ -37,7 +37,7 @@ const UNMAPPED: u64 = 0x10_0000;
 /// Returns the error and the faulting address.
 fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u32) -> (HcqError, u64) {
     match t {
-        Transport::Kfd => {
+        Transport::Kfd | Transport::KfdAql => {
             let bad = bufs[1].va() + u64::from(77.min(n - 1)) * 4;
             m.fault_address(0, bad);
             let e = prg
@@ -80,7 +80,7 @@ fn a_fault_in_a_graph_replay_names_it(t: Transport) {
     }
     graph.synchronize().unwrap();
     let bad = match t {
-        Transport::Kfd => {
+        Transport::Kfd | Transport::KfdAql => {
             m.fault_address(0, bufs[1].va() + 77 * 4);
             good.clone()
         }
@@ -182,7 +182,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
         } => {
             assert_eq!(kernel.as_deref(), Some("vadd"));
             match t {
-                Transport::Kfd => {
+                Transport::Kfd | Transport::KfdAql => {
                     assert!(
                         report[0].starts_with(&format!("MMU fault: 0x{bad:X} | NotPresent=1")),
                         "{report:?}"
@@ -455,7 +455,7 @@ fn dropping_everything_releases_everything(t: Transport) {
             drop((g, bound, q, a, prg, dev));
         }
         match t {
-            Transport::Kfd => {
+            Transport::Kfd | Transport::KfdAql => {
                 drop(p);
                 assert_released(&m, false);
                 let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
@@ -616,7 +616,7 @@ fn allocation_failures_name_the_size_and_kind(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let uncached = match t {
-        Transport::Kfd => "uncached GTT memory",
+        Transport::Kfd | Transport::KfdAql => "uncached GTT memory",
         Transport::Pci => "uncached VRAM",
     };
     for (kind, name) in [

@@ -10,7 +10,7 @@ use amd_hcq::{
 };
 use common::{DIMS3D, GRID3D, PRIVATE_O0, SAXPY, Transport, VADD, platform, rand_u32};
 
-on_both_transports!(
+on_every_queue!(
     a_dispatch_recorded_in_a_queue_runs,
     typed_arguments_are_checked_against_the_metadata,
     two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting,

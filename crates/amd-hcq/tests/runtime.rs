@@ -12,7 +12,7 @@ use amd_hcq::{
 };
 use common::{Transport, VADD, pattern, platform};
 
-on_both_transports!(
+on_every_queue!(
     misuse_of_lists_and_graphs_names_the_values,
     opens_a_device_with_its_properties,
     signals_across_queues_and_devices,
@@ -344,7 +344,7 @@ fn a_hang_reports_the_fault(t: Transport) {
     match dev.wait_timeline(v) {
         Err(HcqError::DeviceFault { report, kernel, .. }) => {
             match t {
-                Transport::Kfd => {
+                Transport::Kfd | Transport::KfdAql => {
                     assert!(
                         report[0]
                             .starts_with("MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"),

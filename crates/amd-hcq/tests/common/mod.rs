@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use amd_hcq::{Buffer, BufferKind, Device, Iface, Platform};
+use amd_hcq::{Buffer, BufferKind, Device, Iface, Platform, QueueFormat};
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 
 /// The `dims3d` kernel (`tests/kernels/dims3d.hsaco`).
@@ -29,14 +29,23 @@ pub enum Transport {
     /// The driverless transport on the mock's PCI GPUs (7900 XTX), booted by amd-am
     /// with the mock's synthetic firmware.
     Pci,
+    /// `/dev/kfd` of the mock's KFD GPUs with AQL compute queues.
+    KfdAql,
 }
 
 /// A mock with `n` GPUs and the platform over them.
 pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
     match t {
-        Transport::Kfd => {
+        Transport::Kfd | Transport::KfdAql => {
             let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
-            let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+            let format = if t == Transport::KfdAql {
+                QueueFormat::Aql
+            } else {
+                QueueFormat::Pm4
+            };
+            let p = Platform::with_sys(m.clone(), Iface::Mock)
+                .unwrap()
+                .with_queue_format(format);
             (m, p)
         }
         Transport::Pci => {
@@ -140,6 +149,22 @@ macro_rules! on_both_transports {
                 #[test]
                 fn $name() {
                     super::$name(super::common::Transport::Pci)
+                }
+            )+
+        }
+    };
+}
+/// Runs each test body over both transports and, on KFD, both compute queue formats
+/// (modules `kfd`, `pci`, `kfd_aql`).
+#[macro_export]
+macro_rules! on_every_queue {
+    ($($name:ident),+ $(,)?) => {
+        on_both_transports!($($name),+);
+        mod kfd_aql {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(super::common::Transport::KfdAql)
                 }
             )+
         }

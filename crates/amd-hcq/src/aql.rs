@@ -1,0 +1,345 @@
+//! The AQL compute queue: what a device's compute lane does when its hardware queue
+//! takes HSA packets rather than PM4.
+//!
+//! Lists are recorded as PM4 whatever the queue ([`crate::ComputeQueue`] and its
+//! variables, bound lists and graphs are unchanged); at the ring they are sent as AQL
+//! packets, as tinygrad 0.14 sends its lists with `AMD_AQL=1`: each DISPATCH_DIRECT
+//! becomes a kernel dispatch packet (its kernel descriptor, grid, workgroup and kernel
+//! arguments read from the dispatch's registers after the list's values were bound),
+//! and the PM4 between dispatches (waits, signals, timestamps, cache operations) goes
+//! into an indirect buffer run by AMD's PM4-IB vendor packet. The command processor
+//! then loads the user SGPRs the kernel asks for itself, and takes scratch from the
+//! queue's `amd_queue_t`, which the device keeps current ([`HwQueue::set_aql_scratch`]).
+//!
+//! A graph replay sends its bound image as one indirect buffer: its dispatches run as
+//! PM4 from that buffer (a PM4-IB packet), not as kernel dispatch packets.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use amd_packets::aql::{self, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib};
+use amd_packets::pm4::regs::gfx11 as sh;
+use amd_packets::pm4::{IndirectBuffer, Pm4Packet};
+use amd_packets::{GfxTarget, PacketError};
+
+use crate::fence::DeviceLink;
+use crate::iface::{DeviceInterface, DeviceMemory, HwQueue};
+use crate::{HcqError, Result};
+
+/// The kind of hardware queue a device's compute lane uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum QueueFormat {
+    /// A PM4 compute queue (the default; what tinygrad 0.10.1 uses).
+    #[default]
+    Pm4,
+    /// An AQL queue (HSA packets: what ROCr and HIP use, and tinygrad 0.14 with
+    /// `AMD_AQL=1`). The KFD transport only.
+    Aql,
+}
+
+impl QueueFormat {
+    /// The environment variable that chooses the format of devices opened with
+    /// [`crate::Platform::device`]: `pm4` (or unset) or `aql`.
+    pub const ENV: &'static str = "HCQ_COMPUTE_QUEUE";
+
+    /// The format [`QueueFormat::ENV`] names (PM4 when it is unset).
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(Self::ENV) {
+            Err(_) => Ok(QueueFormat::Pm4),
+            Ok(v) => Self::parse(&v),
+        }
+    }
+
+    /// The format a value of [`QueueFormat::ENV`] names: `pm4` (or empty) or `aql`, in
+    /// any case.
+    pub fn parse(value: &str) -> Result<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "pm4" => Ok(QueueFormat::Pm4),
+            "aql" => Ok(QueueFormat::Aql),
+            _ => Err(HcqError::EnvValue {
+                var: Self::ENV,
+                value: value.to_string(),
+                expected: "pm4 or aql",
+            }),
+        }
+    }
+}
+
+/// What a kernel dispatch packet needs of a loaded kernel that its PM4 dispatch does
+/// not carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AqlKernel {
+    /// The kernel descriptor's address.
+    pub(crate) kernel_object: u64,
+    /// Group (LDS) and private (scratch per work-item) segment bytes.
+    pub(crate) group_segment_size: u32,
+    pub(crate) private_segment_size: u32,
+    /// The user SGPR holding the kernel-argument pointer in the PM4 dispatch (none:
+    /// the kernel takes no arguments).
+    pub(crate) kernarg_sgpr: Option<usize>,
+}
+
+/// Bytes of the indirect-buffer area each AQL lane has for the PM4 between dispatches
+/// (tinygrad 0.14's 16 MiB: the PM4 of some 100,000 launches in flight).
+pub(crate) const IB_BYTES: usize = 16 << 20;
+
+/// A compute lane's AQL state: the indirect-buffer area (a ring: each submission's
+/// buffers are reused once the packets that read them were consumed), the loaded
+/// kernels by code address, and the packets of the submission being built.
+pub(crate) struct AqlLane<I: DeviceInterface> {
+    ib: I::Memory,
+    /// Bytes placed so far (running, never wrapped) and bytes freed.
+    ib_put: u64,
+    ib_freed: u64,
+    /// Per submission: the running byte count at its end and the packet count after
+    /// its last packet.
+    ib_live: VecDeque<(u64, u64)>,
+    pub(crate) kernels: HashMap<u64, AqlKernel>,
+    target: GfxTarget,
+    packets: Vec<[u32; aql::PACKET_DWORDS]>,
+    ib_words: Vec<u32>,
+    /// Per PM4-IB packet of the submission: its buffer's start and length in
+    /// `ib_words`.
+    segments: Vec<(usize, usize)>,
+}
+
+impl<I: DeviceInterface> AqlLane<I> {
+    pub(crate) fn new(ib: I::Memory, target: GfxTarget) -> Self {
+        AqlLane {
+            ib,
+            ib_put: 0,
+            ib_freed: 0,
+            ib_live: VecDeque::new(),
+            kernels: HashMap::new(),
+            target,
+            packets: Vec::new(),
+            ib_words: Vec::new(),
+            segments: Vec::new(),
+        }
+    }
+
+    /// Sends the PM4 `parts` as AQL packets on `q`, whose write pointer (in packets)
+    /// is `*put`; `seen` is the read pointer last read.
+    pub(crate) fn write<Q: HwQueue>(
+        &mut self,
+        q: &Q,
+        put: &mut u64,
+        seen: &mut u64,
+        parts: &[&[u32]],
+        dev: &dyn DeviceLink<I>,
+    ) -> Result<()> {
+        self.packets.clear();
+        self.ib_words.clear();
+        let mut segments = std::mem::take(&mut self.segments);
+        segments.clear();
+        let r = parts.iter().try_for_each(|part| self.transcode(part, &mut segments));
+        self.segments = segments;
+        r?;
+        let ib_len = (self.ib_words.len() * 4) as u64;
+        let area = IB_BYTES as u64;
+        if ib_len > area {
+            return Err(HcqError::ListSize {
+                list: "PM4 between the dispatches of a list for the AQL queue",
+                dwords: self.ib_words.len(),
+                max: IB_BYTES / 4,
+            });
+        }
+        // This submission's indirect buffers are contiguous, from the running count,
+        // wrapped to the area's start when they do not fit before its end.
+        let at = self.ib_put % area;
+        let skip = if at + ib_len > area { area - at } else { 0 };
+        let slots = (q.ring_bytes() / aql::PACKET_BYTES) as u64;
+        let n = self.packets.len() as u64;
+        if n > slots {
+            return Err(HcqError::ListSize {
+                list: "list for the AQL queue (in packets)",
+                dwords: n as usize,
+                max: slots as usize,
+            });
+        }
+        // Room: the buffers' bytes, and the packets' slots.
+        self.wait(q, seen, dev, |s, seen| {
+            s.free(seen);
+            s.ib_put + skip + ib_len - s.ib_freed <= area && *put + n - (*seen).min(*put) <= slots
+        })?;
+        let ib_va = self.ib.va() + (at + skip) % area;
+        let ib_off = ((at + skip) % area) as usize;
+        if !self.ib_words.is_empty() {
+            self.ib
+                .write(ib_off, zerocopy::IntoBytes::as_bytes(&self.ib_words[..]))?;
+        }
+        // The PM4-IB packets' addresses, now that the area is known.
+        let mut seg = self.segments.iter();
+        for p in self.packets.iter_mut() {
+            if p[0] as u8 == PacketType::VendorSpecific as u8 {
+                let &(start, len) = seg.next().ok_or(HcqError::Internal {
+                    what: "an AQL PM4-IB packet without its indirect buffer",
+                })?;
+                let ib = Pm4Ib::new(
+                    header(PacketType::VendorSpecific),
+                    ib_va + start as u64 * 4,
+                    len as u32,
+                    0,
+                )?;
+                *p = ib.to_dwords(self.target);
+            }
+        }
+        // The packets in one write (two where they wrap): the engine reads no slot at
+        // or past the write pointer, which is published after them, so no header needs
+        // writing last.
+        let words = self.packets.as_flattened();
+        let first_slot = (*put % slots) as usize;
+        let before_end = (slots as usize - first_slot).min(self.packets.len()) * aql::PACKET_DWORDS;
+        q.write_ring(first_slot * aql::PACKET_BYTES, &words[..before_end])?;
+        if before_end < words.len() {
+            q.write_ring(0, &words[before_end..])?;
+        }
+        self.ib_put += skip + ib_len;
+        *put += n;
+        self.ib_live.push_back((self.ib_put, *put));
+        q.submit(*put);
+        Ok(())
+    }
+
+    /// Frees the indirect buffers of submissions whose packets were all consumed.
+    fn free(&mut self, seen: &u64) {
+        while let Some(&(end, after)) = self.ib_live.front() {
+            if after > *seen {
+                break;
+            }
+            self.ib_freed = end;
+            self.ib_live.pop_front();
+        }
+    }
+
+    /// Waits until `fits` (given the read pointer) holds.
+    fn wait<Q: HwQueue>(
+        &mut self,
+        q: &Q,
+        seen: &mut u64,
+        dev: &dyn DeviceLink<I>,
+        mut fits: impl FnMut(&mut Self, &u64) -> bool,
+    ) -> Result<()> {
+        if fits(self, seen) {
+            return Ok(());
+        }
+        let timeout = dev.timeout();
+        let start = Instant::now();
+        let mut polled = Duration::ZERO;
+        loop {
+            *seen = q.read_ptr();
+            if fits(self, seen) {
+                return Ok(());
+            }
+            if start.elapsed() >= polled {
+                dev.poll_fault()?;
+                polled = start.elapsed() + Duration::from_millis(1);
+            }
+            if start.elapsed() > timeout {
+                return Err(HcqError::Timeout {
+                    what: "room in the AQL ring and its indirect buffers".into(),
+                    wanted: *seen + 1,
+                    current: *seen,
+                    waited_ms: start.elapsed().as_millis() as u64,
+                });
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    /// Appends the AQL packets for the PM4 `words`: kernel dispatch packets for its
+    /// dispatches, PM4-IB packets (their addresses filled in later) for the rest, whose
+    /// dwords go to `ib_words` (a segment per packet in `segments`: start, length).
+    fn transcode(&mut self, words: &[u32], segments: &mut Vec<(usize, usize)>) -> Result<()> {
+        let mut regs = [0u32; 16];
+        let (mut pgm, mut block) = ([0u32; 2], [1u32; 3]);
+        let mut seg_start = self.ib_words.len();
+        let mut at = 0;
+        while at < words.len() {
+            let (pkt, len) = Pm4Packet::decode(self.target, &words[at..]).map_err(|e: PacketError| e.rebased(at))?;
+            match pkt {
+                Pm4Packet::SetShReg(p) => {
+                    let base = p.reg().offset();
+                    for (i, &v) in p.values().iter().enumerate() {
+                        let r = base.wrapping_add(i as u16);
+                        match r {
+                            _ if r == sh::COMPUTE_PGM_LO.offset() => pgm[0] = v,
+                            _ if r == sh::COMPUTE_PGM_HI.offset() => pgm[1] = v,
+                            _ if (sh::COMPUTE_NUM_THREAD_X.offset()..sh::COMPUTE_NUM_THREAD_X.offset() + 3)
+                                .contains(&r) =>
+                            {
+                                block[usize::from(r - sh::COMPUTE_NUM_THREAD_X.offset())] = v & 0x3ff;
+                            }
+                            _ if (sh::COMPUTE_USER_DATA_0.offset()..sh::COMPUTE_USER_DATA_0.offset() + 16)
+                                .contains(&r) =>
+                            {
+                                regs[usize::from(r - sh::COMPUTE_USER_DATA_0.offset())] = v;
+                            }
+                            _ => {}
+                        }
+                    }
+                    // The registers stay in the indirect buffer too: harmless there.
+                    self.ib_words.extend_from_slice(&words[at..at + len]);
+                }
+                Pm4Packet::DispatchDirect(d) => {
+                    self.flush(&mut seg_start, segments);
+                    let code = (u64::from(pgm[1]) << 32 | u64::from(pgm[0])) << 8;
+                    let k = *self.kernels.get(&code).ok_or(HcqError::AqlDispatch {
+                        code_addr: code,
+                        why: "no program loaded on this device has its code there",
+                    })?;
+                    let kernarg = k
+                        .kernarg_sgpr
+                        .map_or(0, |s| u64::from(regs[s]) | u64::from(regs[s + 1]) << 32);
+                    let mut grid = [0u32; 3];
+                    for i in 0..3 {
+                        grid[i] = d.dims[i].checked_mul(block[i]).ok_or(HcqError::AqlDispatch {
+                            code_addr: code,
+                            why: "its grid in work-items does not fit 32 bits",
+                        })?;
+                    }
+                    let p = KernelDispatch {
+                        header: header(PacketType::KernelDispatch),
+                        dimensions: 3,
+                        workgroup_size: block.map(|b| b as u16),
+                        grid_size: grid,
+                        private_segment_size: k.private_segment_size,
+                        group_segment_size: k.group_segment_size,
+                        kernel_object: k.kernel_object,
+                        kernarg_address: kernarg,
+                        completion_signal: 0,
+                    };
+                    self.packets.push(p.to_dwords());
+                }
+                _ => {
+                    if self.ib_words.len() - seg_start + len > IndirectBuffer::MAX_DWORDS as usize {
+                        self.flush(&mut seg_start, segments);
+                    }
+                    self.ib_words.extend_from_slice(&words[at..at + len]);
+                }
+            }
+            at += len;
+        }
+        self.flush(&mut seg_start, segments);
+        Ok(())
+    }
+
+    /// Ends the indirect buffer begun at `*start` (if it holds anything) with a PM4-IB
+    /// packet, whose address is filled in once the buffers are placed.
+    fn flush(&mut self, start: &mut usize, segments: &mut Vec<(usize, usize)>) {
+        let len = self.ib_words.len() - *start;
+        if len > 0 {
+            segments.push((*start, len));
+            let mut p = [0u32; aql::PACKET_DWORDS];
+            p[0] = header(PacketType::VendorSpecific).to_bits() as u32;
+            self.packets.push(p);
+        }
+        *start = self.ib_words.len();
+    }
+}
+
+/// Every packet's header: it waits for the packets before it (barrier) and fences
+/// system memory before and after, as tinygrad 0.14's AQL packets do.
+fn header(ty: PacketType) -> Header {
+    Header::new(ty).barrier().fences(FenceScope::System)
+}
