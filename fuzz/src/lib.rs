@@ -159,11 +159,13 @@ impl Ring {
         self.q.ring_size() as u64 / 4
     }
 
-    /// The write pointer as the engine reads it (dwords for PM4, bytes for SDMA).
+    /// The write pointer as the engine reads it (dwords for PM4, bytes for SDMA,
+    /// whole 16-dword packets for AQL).
     pub fn write_ptr(&self) -> u64 {
         match self.q.kind() {
             QueueKind::Compute => self.put,
             QueueKind::Sdma => self.put * 4,
+            QueueKind::ComputeAql => self.put / 16,
         }
     }
 

@@ -176,6 +176,51 @@ pub fn run(_args: &[String]) -> Result<()> {
         }
     }
 
+    // mock_aql: a PM4-IB packet (its buffer at 0x1000 of the buffer), a barrier-AND
+    // on a signal there, a kernel dispatch of a descriptor there, a barrier-value.
+    {
+        use amd_packets::aql::{self, Barrier, BarrierValue, Condition, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib};
+        let h = |ty| Header::new(ty).barrier().fences(FenceScope::System);
+        let t = GfxTarget::Gfx11;
+        let mut w: Vec<u32> = Vec::new();
+        w.extend(Pm4Ib::new(h(PacketType::VendorSpecific), buf(0x1000), 8, buf(0x2000))?.to_dwords(t));
+        w.extend(
+            Barrier {
+                header: h(PacketType::BarrierAnd),
+                dep_signals: [buf(0x2000), 0, 0, 0, 0],
+                completion_signal: buf(0x2040),
+            }
+            .to_dwords(),
+        );
+        w.extend(
+            KernelDispatch {
+                header: h(PacketType::KernelDispatch),
+                dimensions: 1,
+                workgroup_size: [64, 1, 1],
+                grid_size: [256, 1, 1],
+                private_segment_size: 0,
+                group_segment_size: 0,
+                kernel_object: buf(0x3000),
+                kernarg_address: buf(0x4000),
+                completion_signal: buf(0x2080),
+            }
+            .to_dwords(),
+        );
+        w.extend(
+            BarrierValue {
+                header: h(PacketType::VendorSpecific),
+                signal: buf(0x2080),
+                value: 0,
+                mask: -1,
+                cond: Condition::Lt,
+                completion_signal: 0,
+            }
+            .to_dwords(),
+        );
+        debug_assert_eq!(w.len() % aql::PACKET_DWORDS, 0);
+        put("mock_aql", "packets", &bytes(&w))?;
+    }
+
     for (name, text) in PROPERTIES {
         put("sysfs_properties", name, text.as_bytes())?;
     }

@@ -13,7 +13,7 @@ use amd_packets::aql::{
     self, Barrier, FenceScope, Header, KernelDispatch, PACKET_BYTES, PACKET_DWORDS, PacketType, Pm4Ib,
 };
 use amd_packets::pm4::ReleaseMem;
-use common::kfd_gpus;
+use common::{kfd_gpus, xorshift64};
 
 const T: GfxTarget = GfxTarget::Gfx11;
 
@@ -259,7 +259,8 @@ fn dispatch_barrier_and_pm4_packets_complete_as_the_firmware_does() {
     assert_eq!(st.counters.dispatches, 1);
 }
 
-/// Barriers wait for their signals (OR: any at 0 or less; AND: all), and an INVALID
+/// Barriers wait for their signals (OR: any at 0 or less; AND: all; AMD's
+/// barrier-value: a masked comparison), and an INVALID
 /// header at the write index is waited for; the device thread takes each up when the
 /// host changes the memory.
 #[test]
@@ -283,6 +284,25 @@ fn barriers_and_unpublished_packets_wait() {
     put_u64(&mem, (a - mem.va() as u64) as usize + 8, (-1i64) as u64);
     wait_for("the AND on both", || result(&mem, 1) == 2);
 
+    // AMD's barrier-value packet: the signal's value under the mask, compared.
+    let bv = aql::BarrierValue {
+        header: header(PacketType::VendorSpecific),
+        signal: b,
+        value: 5,
+        mask: 0xff,
+        cond: aql::Condition::Eq,
+        completion_signal: 0,
+    };
+    q.submit(&[bv.to_dwords(), pm4_write(&mem, 3, 4, 0)]);
+    wait_for("the blocked barrier-value", || {
+        q.state(&m).status == QueueStatus::Blocked
+    });
+    put_u64(&mem, (b - mem.va() as u64) as usize + 8, 0x1_0006);
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(result(&mem, 3), 0, "0x10006 & 0xff is not 5");
+    put_u64(&mem, (b - mem.va() as u64) as usize + 8, 0x1_0005);
+    wait_for("the barrier-value", || result(&mem, 3) == 4);
+
     // A packet reserved and announced but not yet published.
     let mut p = pm4_write(&mem, 2, 3, 0);
     let real = p[0];
@@ -295,7 +315,7 @@ fn barriers_and_unpublished_packets_wait() {
         .write(((slot % q.slots()) as usize) * PACKET_BYTES, &real.to_le_bytes())
         .unwrap();
     wait_for("the published packet", || result(&mem, 2) == 3);
-    assert_eq!(q.q.read_ptr(), 5);
+    assert_eq!(q.q.read_ptr(), 7);
 }
 
 /// A dispatch that needs more scratch than the queue has asks for it through the
@@ -382,13 +402,13 @@ fn bad_packets_stop_the_queue_with_a_reason() {
     };
     let mut bad_type = d.to_dwords();
     bad_type[0] = bad_type[0] & !0xff | 9;
-    let mut vendor2 = pm4_write(&mem, 0, 1, 0);
-    vendor2[0] = vendor2[0] & 0xffff | 2 << 16;
+    let mut vendor3 = pm4_write(&mem, 0, 1, 0);
+    vendor3[0] = vendor3[0] & 0xffff | 3 << 16;
     let mut agent = [0u32; PACKET_DWORDS];
     agent[0] = PacketType::AgentDispatch as u32 | 5 << 16;
     let cases: Vec<(&str, [u32; PACKET_DWORDS], &str)> = vec![
         ("an unknown packet type", bad_type, "type"),
-        ("vendor format 2", vendor2, "AMD format"),
+        ("vendor format 3", vendor3, "AMD format"),
         ("an agent dispatch", agent, "agent dispatch"),
         ("a wave64 kernel", with(&|d| d.kernel_object = wave64), "wave64"),
         (
@@ -422,4 +442,64 @@ fn bad_packets_stop_the_queue_with_a_reason() {
     let mut q = Aql::new(dev);
     q.submit(&[pm4_write(&mem, 1, 9, 0)]);
     assert_eq!(result(&mem, 1), 9);
+}
+
+/// Random packets: valid types with random fields, addresses sometimes inside a mapped
+/// buffer (descriptors, signals, indirect buffers), sometimes not. The host never
+/// panics, and every queue ends consumed, blocked, stopped or faulted.
+#[test]
+fn random_packets_never_panic_the_host() {
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
+    m.set_kernel_executor(Box::new(amd_mockgpu::NoKernels));
+    let dev = &devs[0];
+    let mem = dev.alloc(0x10000, MemoryKind::UNCACHED).unwrap();
+    let mut rng = xorshift64(0x5eed_0a91);
+    let base = mem.va() as u64;
+    // Random bytes in the buffer: descriptors, signals and IBs read from it are noise.
+    let noise: Vec<u8> = (0..0x10000).map(|_| rng() as u8).collect();
+    mem.write(0, &noise).unwrap();
+    let types = [0u32, 1, 2, 3, 4, 5, 6, 0xff];
+    for round in 0..150 {
+        let mut q = Aql::new(dev);
+        let mut packets = Vec::new();
+        for _ in 0..1 + rng() % 4 {
+            let mut p = [0u32; PACKET_DWORDS];
+            for w in p.iter_mut() {
+                *w = rng() as u32;
+            }
+            // A well-formed header most of the time (a type, the barrier bit, fence
+            // scopes 0 to 2), with 1 to 3 dimensions or a vendor format of 0 to 2.
+            if rng() % 8 != 0 {
+                let ty = types[(rng() % types.len() as u64) as usize];
+                let fences = (rng() % 3) as u32 | ((rng() % 3) as u32) << 2;
+                p[0] = ty | ((rng() % 2) as u32) << 8 | fences << 9 | ((rng() % 3) as u32) << 16;
+                if ty == 2 {
+                    p[0] |= 1 << 16;
+                    p[2] &= 0xffff;
+                }
+            }
+            // Qword fields pointed into the buffer half the time.
+            for k in (2..PACKET_DWORDS).step_by(2) {
+                if rng() % 2 == 0 {
+                    let a = (base + rng() % 0x10000) & !0x3f;
+                    p[k] = a as u32;
+                    p[k + 1] = (a >> 32) as u32;
+                }
+            }
+            packets.push(p);
+        }
+        q.submit(&packets);
+        let st = q.state(&m);
+        assert!(
+            matches!(
+                st.status,
+                QueueStatus::Running | QueueStatus::Blocked | QueueStatus::Error(_) | QueueStatus::Faulted(_)
+            ),
+            "round {round}: {:?}",
+            st.status
+        );
+        if matches!(st.status, QueueStatus::Error(_) | QueueStatus::Faulted(_)) {
+            assert!(st.stop_reason.is_some(), "round {round}: a stopped queue says why");
+        }
+    }
 }

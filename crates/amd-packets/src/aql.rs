@@ -294,6 +294,77 @@ impl Pm4Ib {
     }
 }
 
+/// AMD's vendor-specific format of a wait on a signal's value
+/// (`AMD_AQL_FORMAT_BARRIER_VALUE`).
+pub const AMD_AQL_FORMAT_BARRIER_VALUE: u16 = 2;
+
+/// `hsa_signal_condition32_t`: how a [`BarrierValue`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Condition {
+    /// `HSA_SIGNAL_CONDITION_EQ`
+    Eq = 0,
+    /// `HSA_SIGNAL_CONDITION_NE`
+    Ne = 1,
+    /// `HSA_SIGNAL_CONDITION_LT`
+    Lt = 2,
+    /// `HSA_SIGNAL_CONDITION_GTE`
+    Gte = 3,
+}
+
+impl Condition {
+    /// Whether `lhs` (the masked signal value) stands in this relation to `rhs`,
+    /// compared signed.
+    pub const fn holds(self, lhs: i64, rhs: i64) -> bool {
+        match self {
+            Condition::Eq => lhs == rhs,
+            Condition::Ne => lhs != rhs,
+            Condition::Lt => lhs < rhs,
+            Condition::Gte => lhs >= rhs,
+        }
+    }
+}
+
+/// `hsa_amd_barrier_value_packet_t`: waits until a signal's value, masked, stands in
+/// `cond` to `value` (HIP's stream waits and markers on gfx90a and gfx94x).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BarrierValue {
+    /// The header (type [`PacketType::VendorSpecific`]).
+    pub header: Header,
+    /// The `amd_signal_t` waited on (0: none, the wait holds at once).
+    pub signal: u64,
+    /// The value compared with.
+    pub value: i64,
+    /// The mask applied to the signal's value first.
+    pub mask: i64,
+    /// The comparison.
+    pub cond: Condition,
+    /// The signal decremented on completion (0: none).
+    pub completion_signal: u64,
+}
+
+impl BarrierValue {
+    /// The packet's dwords.
+    pub const fn to_dwords(&self) -> [u32; PACKET_DWORDS] {
+        let mut w = [0u32; PACKET_DWORDS];
+        w[0] = self.header.to_bits() as u32 | (AMD_AQL_FORMAT_BARRIER_VALUE as u32) << 16;
+        let [s0, s1] = lo_hi(self.signal);
+        let [v0, v1] = lo_hi(self.value as u64);
+        let [m0, m1] = lo_hi(self.mask as u64);
+        let [c0, c1] = lo_hi(self.completion_signal);
+        w[2] = s0;
+        w[3] = s1;
+        w[4] = v0;
+        w[5] = v1;
+        w[6] = m0;
+        w[7] = m1;
+        w[8] = self.cond as u32;
+        w[14] = c0;
+        w[15] = c1;
+        w
+    }
+}
+
 /// `hsa_agent_dispatch_packet_t`: a function call for an agent that runs them (a
 /// host agent). Decoded so that a GPU queue can name what it refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -321,6 +392,8 @@ pub enum Packet {
     Barrier(Barrier),
     /// AMD's PM4 indirect buffer.
     Pm4Ib(Pm4Ib),
+    /// AMD's wait on a signal's value.
+    BarrierValue(BarrierValue),
     /// An agent dispatch.
     AgentDispatch(AgentDispatch),
 }
@@ -388,6 +461,23 @@ impl Packet {
             }),
             PacketType::VendorSpecific => {
                 let format = (w[0] >> 16) as u16;
+                if format == AMD_AQL_FORMAT_BARRIER_VALUE {
+                    let cond = match w[8] {
+                        0 => Condition::Eq,
+                        1 => Condition::Ne,
+                        2 => Condition::Lt,
+                        3 => Condition::Gte,
+                        c => return Err(PacketError::invalid("AMD barrier-value packet", "cond", c)),
+                    };
+                    return Ok(Packet::BarrierValue(BarrierValue {
+                        header,
+                        signal: qword(w, 2),
+                        value: qword(w, 4) as i64,
+                        mask: qword(w, 6) as i64,
+                        cond,
+                        completion_signal,
+                    }));
+                }
                 if format != AMD_AQL_FORMAT_PM4_IB {
                     return Err(PacketError::invalid(
                         "AQL vendor-specific packet",
@@ -423,6 +513,7 @@ impl Packet {
             Packet::KernelDispatch(p) => p.header,
             Packet::Barrier(p) => p.header,
             Packet::Pm4Ib(p) => p.header,
+            Packet::BarrierValue(p) => p.header,
             Packet::AgentDispatch(p) => p.header,
         }
     }
@@ -434,6 +525,7 @@ impl Packet {
             Packet::KernelDispatch(p) => p.completion_signal,
             Packet::Barrier(p) => p.completion_signal,
             Packet::Pm4Ib(p) => p.completion_signal,
+            Packet::BarrierValue(p) => p.completion_signal,
             Packet::AgentDispatch(p) => p.completion_signal,
         }
     }
@@ -455,6 +547,11 @@ impl std::fmt::Display for Packet {
                 p.dep_signals
             ),
             Packet::Pm4Ib(p) => write!(f, "PM4_IB addr={:#x} dwords={}", p.ib.addr(), p.ib.size_dwords()),
+            Packet::BarrierValue(p) => write!(
+                f,
+                "BARRIER_VALUE signal={:#x} (value & {:#x}) {:?} {}",
+                p.signal, p.mask, p.cond, p.value
+            ),
             Packet::AgentDispatch(p) => write!(f, "AGENT_DISPATCH function={}", p.function),
         }
     }
@@ -548,6 +645,19 @@ mod tests {
         assert_eq!(w[1], 0xc002_3f00);
         assert_eq!(w[5], 10);
         assert_eq!(Packet::decode(T, &w), Ok(Packet::Pm4Ib(ib)));
+        let bv = BarrierValue {
+            header: h(PacketType::VendorSpecific),
+            signal: 0x5000,
+            value: -3,
+            mask: i64::MAX,
+            cond: Condition::Lt,
+            completion_signal: 0x6000,
+        };
+        assert_eq!(Packet::decode(T, &bv.to_dwords()), Ok(Packet::BarrierValue(bv)));
+        let mut bad = bv.to_dwords();
+        bad[8] = 4;
+        assert!(Packet::decode(T, &bad).is_err(), "condition 4");
+        assert!(Condition::Lt.holds(-5, -3) && !Condition::Gte.holds(-5, -3));
         let mut inv = [0u32; 16];
         inv[0] = 1;
         assert_eq!(
@@ -584,8 +694,8 @@ mod tests {
         let mut v = Pm4Ib::new(Header::new(PacketType::VendorSpecific), 0x1000, 4, 0)
             .unwrap()
             .to_dwords(T);
-        v[0] = v[0] & 0xffff | 2 << 16;
-        assert!(Packet::decode(T, &v).is_err(), "vendor format 2");
+        v[0] = v[0] & 0xffff | 3 << 16;
+        assert!(Packet::decode(T, &v).is_err(), "vendor format 3");
         let mut v = Pm4Ib::new(Header::new(PacketType::VendorSpecific), 0x1000, 4, 0)
             .unwrap()
             .to_dwords(T);

@@ -14,7 +14,8 @@
 //! runtime has written the new scratch and set the signal back to 0. Barrier-AND/OR
 //! packets wait until all/any of their signals read 0 or less (as AMD's firmware
 //! and emulator take them: a negative, error value satisfies a barrier rather than
-//! stopping the queue). AMD's PM4-IB vendor packet runs a PM4 indirect buffer. When a
+//! stopping the queue). AMD's vendor packets: PM4-IB runs a PM4 indirect buffer;
+//! BARRIER_VALUE waits until a signal's value, masked, compares as asked. When a
 //! packet completes, its header is set to INVALID, `read_dispatch_id` moves past it,
 //! and its completion signal (an `amd_signal_t`) gets its timestamps (profiling
 //! queues), a decrement, and, with an event mailbox, the event id and an interrupt.
@@ -123,6 +124,19 @@ impl Engines {
                 let met = match b.kind() {
                     BarrierKind::And => done == used,
                     BarrierKind::Or => used == 0 || done > 0,
+                };
+                if met { Exec::Done } else { Exec::Blocked }
+            }
+            Packet::BarrierValue(b) => {
+                let met = match b.signal {
+                    0 => true,
+                    s => {
+                        let v = self
+                            .vm_load::<u64>(&q.vm, s.wrapping_add(aql::signal::VALUE))
+                            .map_err(|f| Stop::FaultIn(f, at("barrier-value packet")))?
+                            as i64;
+                        b.cond.holds(v & b.mask, b.value)
+                    }
                 };
                 if met { Exec::Done } else { Exec::Blocked }
             }
