@@ -179,7 +179,9 @@ pub fn run(_args: &[String]) -> Result<()> {
     // mock_aql: a PM4-IB packet (its buffer at 0x1000 of the buffer), a barrier-AND
     // on a signal there, a kernel dispatch of a descriptor there, a barrier-value.
     {
-        use amd_packets::aql::{self, Barrier, BarrierValue, Condition, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib};
+        use amd_packets::aql::{
+            self, Barrier, BarrierValue, Condition, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib,
+        };
         let h = |ty| Header::new(ty).barrier().fences(FenceScope::System);
         let t = GfxTarget::Gfx11;
         let mut w: Vec<u32> = Vec::new();

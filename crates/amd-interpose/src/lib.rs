@@ -175,11 +175,17 @@ impl State {
         let config = config_from_env();
         let renders = config.gpus.len();
         let mock = Arc::new(MockSys::new(config));
-        let root = std::env::temp_dir().join(format!("amd-interpose-{}", std::process::id()));
+        // The process id and the time: a program this one execs (its own tree, the
+        // same id) never shares a name with the tree this one's cleaner removes.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let root = std::env::temp_dir().join(format!("amd-interpose-{}-{nanos:08x}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         materialize(&mock, &root, renders);
         real::remove_at_exit(&root);
         real::at_fork_child(forked_child);
+        real::spawn_cleaner(&root);
         State {
             mock,
             root,

@@ -128,6 +128,71 @@ pub fn remove_at_exit(root: &Path) {
     unsafe { libc::atexit(remove_tree) };
 }
 
+/// Starts a process that removes the written-out tree at `root` when this one ends,
+/// however it ends (`abort`, a fatal signal, `SIGKILL`), where `atexit` does not run.
+///
+/// It waits on a pipe whose only writer is this process (close-on-exec, so an `exec`
+/// ends it too, and a `fork` child that keeps it delays the removal until it is gone
+/// as well) and removes the tree at end-of-file. It is a `/bin/sh` run by a child's
+/// child in a session of its own: the client's `wait`s and its terminal's signals
+/// never meet it, and it holds none of the client's descriptors (its output goes to
+/// `/dev/null`). Between `fork` and `execve` only system calls are made (the client
+/// may have threads). Without `/bin/sh` the tree is left to the `atexit` removal.
+pub fn spawn_cleaner(root: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(dir) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
+        return;
+    };
+    let sh = c"/bin/sh";
+    let argv = [
+        sh.as_ptr(),
+        c"-c".as_ptr(),
+        c"while read -r _; do :; done; exec rm -rf -- \"$1\"".as_ptr(),
+        c"amd-interpose-cleaner".as_ptr(),
+        dir.as_ptr(),
+        std::ptr::null(),
+    ];
+    let envp = [c"PATH=/usr/bin:/bin".as_ptr(), std::ptr::null()];
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    let [r, w] = fds;
+    // SAFETY: fork has no preconditions; what each side does next is below.
+    match unsafe { libc::fork() } {
+        // SAFETY: closing the two descriptors just made.
+        -1 => unsafe {
+            libc::syscall(libc::SYS_close, r);
+            libc::syscall(libc::SYS_close, w);
+        },
+        // SAFETY: the child makes only system calls (async-signal-safe) before
+        // `execve` or `_exit`; `argv` and `envp` are NUL-terminated arrays of C strings
+        // that outlive the call (the child has its own copy of this memory).
+        0 => unsafe {
+            libc::setsid();
+            if libc::fork() == 0 {
+                libc::syscall(libc::SYS_close, w);
+                libc::syscall(libc::SYS_dup3, r, 0, 0);
+                let null = libc::syscall(libc::SYS_openat, libc::AT_FDCWD, c"/dev/null".as_ptr(), libc::O_RDWR);
+                if null >= 0 {
+                    libc::syscall(libc::SYS_dup3, null, 1, 0);
+                    libc::syscall(libc::SYS_dup3, null, 2, 0);
+                }
+                libc::syscall(libc::SYS_close_range, 3, u32::MAX, 0);
+                libc::execve(sh.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            }
+            libc::_exit(0);
+        },
+        // SAFETY: closing our copy of the read end, and reaping the child just made.
+        child => unsafe {
+            // The write end stays open for the process's life.
+            libc::syscall(libc::SYS_close, r);
+            libc::waitpid(child, std::ptr::null_mut(), 0);
+        },
+    }
+}
+
 /// Runs `child` in the child of every later `fork`.
 pub fn at_fork_child(child: extern "C" fn()) {
     // SAFETY: `child` is a plain `extern "C" fn()` living as long as the process; it

@@ -232,3 +232,50 @@ fn rocminfo_lists_the_mock_gpu() {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
 }
+
+/// A client that dies without exiting (`SIGKILL`, `abort`) leaves no written-out tree
+/// behind: the interposer's cleaner removes it once the process is gone; one that
+/// exits removes it at exit. Each runs a shell under the interposer in a fresh
+/// `TMPDIR`, reading a mock file itself (so the mock starts in that process).
+#[test]
+fn crashed_clients_leave_no_files_behind() {
+    let read = "read -r l < /sys/devices/virtual/kfd/kfd/topology/nodes/1/properties && echo \"$l\"";
+    for (how, end) in [
+        ("SIGKILL", "kill -KILL $$"),
+        ("abort", "kill -ABRT $$"),
+        ("exit", "exit 0"),
+    ] {
+        let tmp = std::env::temp_dir().join(format!("interpose-cleanup-{}-{how}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let out = Command::new("/bin/sh")
+            .args(["-c", &format!("{read}; ls \"$TMPDIR\"; {end}")])
+            .env("LD_PRELOAD", library())
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("sh");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("amd-interpose-"),
+            "{how}: the tree was written out: {text}"
+        );
+        assert!(
+            text.lines().next().is_some_and(|l| !l.is_empty()),
+            "{how}: the mock answered: {text}"
+        );
+        let t = std::time::Instant::now();
+        let left = loop {
+            let left: Vec<_> = std::fs::read_dir(&tmp)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name())
+                .collect();
+            if left.is_empty() || t.elapsed() > std::time::Duration::from_secs(10) {
+                break left;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(left.is_empty(), "{how}: left behind {left:?}");
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
