@@ -1,3 +1,4 @@
+// wave32 only
 // The shape of AMD's rocjitsu "matrix" workload: each one-wave workgroup runs four
 // independent chains of `iters` WMMAs (16×16×16, f16 inputs, f32 accumulators), the
 // four A matrices and the B matrix shared by every workgroup, and stores its four

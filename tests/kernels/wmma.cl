@@ -1,3 +1,4 @@
+// wave32 only
 // One wave multiplies 16×16 f16 matrices with WMMA into f32: C = A · B + C0.
 // gfx11: lane l holds row (l % 16) of A and column (l % 16) of B (both halves of the
 // wave hold the same), and C's rows 2i + l / 16 in its eight accumulator registers.

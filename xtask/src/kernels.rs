@@ -1,6 +1,6 @@
 //! Builds the test kernels (`tests/kernels/*.cl`) into code objects with clang-19 and
-//! ld.lld-19, for each target (gfx1100 beside the sources, gfx1201 in `gfx1201/`), or
-//! checks that the committed ones are current.
+//! ld.lld-19, for each target (gfx1100 beside the sources, gfx1201 in `gfx1201/`,
+//! gfx1100 in wave64 in `wave64/`), or checks that the committed ones are current.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,8 +12,12 @@ pub fn dir() -> PathBuf {
     workspace_root().join("tests/kernels")
 }
 
-/// The targets the kernels are built for, each with its folder below [`dir`].
-pub const TARGETS: [(&str, &str); 2] = [("gfx1100", ""), ("gfx1201", "gfx1201")];
+/// The targets the kernels are built for, each with its folder below [`dir`]
+/// (`wave64`: gfx1100's wave64 code, `-mwavefrontsize64`).
+pub const TARGETS: [(&str, &str); 3] = [("gfx1100", ""), ("gfx1201", "gfx1201"), ("gfx1100", WAVE64)];
+
+/// The folder of the wave64 builds.
+pub const WAVE64: &str = "wave64";
 
 /// Where a target's code objects are.
 pub fn target_dir(folder: &str) -> PathBuf {
@@ -37,6 +41,15 @@ pub const LEVELS: [(&str, &str); 2] = [("-O2", ""), ("-O0", "_O0")];
 /// `// clang-19: -cl-fp32-correctly-rounded-divide-sqrt`).
 const OWN_FLAGS: &str = "// clang-19:";
 
+/// The marker of a source that has no wave64 build (it uses wave32-only builtins, the
+/// WMMA ones).
+const WAVE32_ONLY: &str = "// wave32 only";
+
+/// Whether `src` has a wave64 build.
+fn has_wave64(src: &Path) -> Result<bool> {
+    Ok(!std::fs::read_to_string(src)?.lines().any(|l| l.trim() == WAVE32_ONLY))
+}
+
 /// The options a source's `// clang-19:` lines add.
 fn own_flags(src: &Path) -> Result<Vec<String>> {
     Ok(std::fs::read_to_string(src)?
@@ -46,10 +59,14 @@ fn own_flags(src: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Builds `src` (`name.cl`) into a code object for `mcpu` at `out`.
-pub fn build(src: &Path, out: &Path, opt: &str, mcpu: &str) -> Result<()> {
+/// Builds `src` (`name.cl`) into a code object for `mcpu` at `out` (waves of 64 lanes
+/// with `wave64`).
+pub fn build(src: &Path, out: &Path, opt: &str, mcpu: &str, wave64: bool) -> Result<()> {
     let obj = out.with_extension("o");
-    let own = own_flags(src)?;
+    let mut own = own_flags(src)?;
+    if wave64 {
+        own.push("-mwavefrontsize64".into());
+    }
     let status = Command::new("clang-19")
         .args([
             "-x",
@@ -111,6 +128,9 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     for (&(mcpu, folder), &(opt, suffix), src) in builds {
+        if folder == WAVE64 && !has_wave64(src)? {
+            continue;
+        }
         let stem = src
             .file_stem()
             .and_then(|s| s.to_str())
@@ -118,8 +138,8 @@ pub fn run(args: &[String]) -> Result<()> {
         let out = target_dir(folder);
         std::fs::create_dir_all(&out)?;
         let committed = out.join(format!("{stem}{suffix}.hsaco"));
-        let fresh = tmp.join(format!("{mcpu}-{stem}{suffix}.hsaco"));
-        build(src, &fresh, opt, mcpu)?;
+        let fresh = tmp.join(format!("{mcpu}-{folder}-{stem}{suffix}.hsaco"));
+        build(src, &fresh, opt, mcpu, folder == WAVE64)?;
         if check {
             if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh)?) {
                 stale.push(committed.display().to_string());

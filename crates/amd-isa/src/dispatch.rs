@@ -29,6 +29,9 @@ pub struct Dispatch {
     pub scratch_base: u64,
     /// DISPATCH_INITIATOR.
     pub initiator: u32,
+    /// Waves of 64 lanes (gfx10+: DISPATCH_INITIATOR without CS_W32_EN, as a kernel
+    /// descriptor without ENABLE_WAVEFRONT_SIZE32 asks), else 32.
+    pub wave64: bool,
 }
 
 impl Dispatch {

@@ -1,6 +1,7 @@
 //! The same OpenCL kernels, built for gfx1100 and for gfx1201 (`tests/kernels/` and
 //! `tests/kernels/gfx1201/`), give the same bytes on the RDNA3 and the RDNA4
-//! interpreter, at -O2 and at -O0.
+//! interpreter, at -O2 and at -O0; and their gfx1100 wave64 builds
+//! (`tests/kernels/wave64/`) give the bytes of the wave32 ones, as waves of 64 lanes.
 
 use amd_isa::{Dispatch, SliceMemory, rdna3, rdna4};
 
@@ -143,6 +144,8 @@ fn run(
         user_data,
         block,
         grid: groups,
+        // A descriptor without ENABLE_WAVEFRONT_SIZE32 is for waves of 64 lanes.
+        wave64: properties >> 10 & 1 == 0,
         ..Dispatch::default()
     };
     {
@@ -353,6 +356,58 @@ fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
                 Ok(got) if got == want => {}
                 Ok(_) => failed.push(format!("gfx1201 {file} differs from gfx1100")),
                 Err(e) => failed.push(format!("gfx1201 {file}: {e}")),
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// The gfx1100 kernels built for wave64 compute what their wave32 builds do (where a
+/// result depends on the wave's size, `wavereduce`'s, against what 64 lanes give).
+#[test]
+fn wave64_kernels_compute_what_their_wave32_builds_do() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let mut failed = Vec::new();
+    for (name, args, groups, block) in cases() {
+        for suffix in ["", "_O0"] {
+            let source = match name {
+                "wavemax" => "wavereduce",
+                "private_array" => "private",
+                other => other,
+            };
+            let file = format!("{source}{suffix}.hsaco");
+            let w32 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
+            let Ok(w64) = std::fs::read(dir.join("wave64").join(&file)) else {
+                continue; // wave32 only (WMMA)
+            };
+            let mut want = run(&w32, name, &args, groups, block, false).unwrap();
+            if name == "wavereduce" {
+                // `readlane(x, 15) + readlane(x, 31)` is the sum of lanes 0 to 31 of the
+                // wave: in a wave64, lanes 0 and 32 both store the first half's sum.
+                let sums = &mut want[1];
+                for pair in sums.chunks_mut(8) {
+                    let first: [u8; 4] = pair[..4].try_into().unwrap();
+                    if pair.len() == 8 {
+                        pair[4..].copy_from_slice(&first);
+                    }
+                }
+            }
+            match run(&w64, name, &args, groups, block, false) {
+                Ok(got) if got == want => {}
+                Ok(got) => {
+                    let diff: Vec<String> = got
+                        .iter()
+                        .zip(&want)
+                        .enumerate()
+                        .filter(|(_, (g, w))| g != w)
+                        .map(|(k, (g, w))| {
+                            let at = g.iter().zip(w.iter()).position(|(a, b)| a != b).unwrap_or(0);
+                            format!("buffer {k} from byte {at}")
+                        })
+                        .collect();
+                    failed.push(format!("wave64 {file} differs from wave32: {}", diff.join(", ")))
+                }
+                Err(e) => failed.push(format!("wave64 {file}: {e}")),
             }
         }
     }

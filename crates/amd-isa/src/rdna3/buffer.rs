@@ -568,7 +568,7 @@ pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut
             u64::from(w.vread(vaddr, lane, None)?)
         } else {
             0
-        } + if res.add_tid { lane as u64 } else { 0 };
+        } + if res.add_tid { w.lane_id(lane) as u64 } else { 0 };
         let voffset = if offen {
             u64::from(w.vread(vaddr + u16::from(idxen), lane, None)?)
         } else {

@@ -70,7 +70,7 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     }
     let exec = w.exec();
     if let Some(mask) = compare.and_then(|c| whole_wave(w, c, srcs, m, i.literal, exec)) {
-        return w.swrite(sdst, mask & exec);
+        return w.mask_write(sdst, mask & exec);
     }
     let mut mask = 0u32;
     for lane in 0..32 {
@@ -117,7 +117,7 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
         };
         mask |= (r as u32) << lane;
     }
-    w.swrite(sdst, mask)
+    w.mask_write(sdst, mask)
 }
 
 /// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`.

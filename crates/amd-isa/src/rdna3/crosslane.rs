@@ -147,7 +147,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     }
     w.v.push(vals);
     let tmp = 256 + (w.v.len() - 1) as u16;
-    w.s[EXEC_LO] = lanes;
+    w.s[EXEC_LO + w.half] = lanes;
     let r = match i.enc {
         Encoding::Vop1 => valu(
             w,
@@ -180,7 +180,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     };
     // A DPP v_cmpx has written EXEC; anything else gets its EXEC back.
     if !(i.enc == Encoding::Vopc && writes_exec(i.op)) {
-        w.s[EXEC_LO] = exec;
+        w.s[EXEC_LO + w.half] = exec;
     }
     w.v.pop();
     r
@@ -193,22 +193,24 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
 pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m: Mods, lit: Option<u32>) -> R<bool> {
     let exec = w.exec();
     match op {
-        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR.
+        // v_readfirstlane_b32: the first active lane (lane 0 when none) to an SGPR
+        // (of all 64 in a wave64: these three run once for the whole wave).
         vop3::V_READFIRSTLANE_B32_E64 => {
-            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
-            let v = w.vread(srcs[0], lane, lit)?;
+            let all = w.exec_all();
+            let lane = if all == 0 { 0 } else { all.trailing_zeros() as usize };
+            let v = w.vread_lane64(srcs[0], lane, lit)?;
             w.swrite(dst, v)?;
         }
         // v_readlane_b32 / v_writelane_b32: a lane chosen by a scalar.
         vop3::V_READLANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
-            let v = w.vread(srcs[0], lane, lit)?;
+            let lane = (w.sread(srcs[1], lit)? & w.lane_mask()) as usize;
+            let v = w.vread_lane64(srcs[0], lane, lit)?;
             w.swrite(dst, v)?;
         }
         vop3::V_WRITELANE_B32 => {
-            let lane = (w.sread(srcs[1], lit)? & 31) as usize;
+            let lane = (w.sread(srcs[1], lit)? & w.lane_mask()) as usize;
             let v = w.sread(srcs[0], lit)?;
-            w.vwrite(dst, lane, v)?;
+            w.vwrite_lane64(dst, lane, v)?;
         }
         // v_movreld_b32 / v_movrels_b32 / v_movrelsd_b32: VGPRs indexed by M0 (the
         // destination, the source, or both).

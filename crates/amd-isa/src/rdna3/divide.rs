@@ -122,7 +122,7 @@ pub(crate) fn valu_div(
     }
     if matches!(op, vop3sd::V_DIV_SCALE_F32 | vop3sd::V_DIV_SCALE_F64) {
         // Lanes EXEC leaves out get 0, as the compares write them.
-        w.swrite(sdst.unwrap_or(VCC_LO), post_scale)?;
+        w.mask_write(sdst.unwrap_or(VCC_LO), post_scale)?;
     }
     Ok(())
 }

@@ -112,6 +112,23 @@ pub(crate) fn unsupported(i: &Inst) -> Trap {
     Trap::Missing(format!("{:?} opcode {:#x} is not implemented", i.enc, i.op))
 }
 
+/// Whether a wave64 runs `i` as two passes of 32 lanes: every vector instruction but
+/// those that see all 64 lanes at once (`v_readfirstlane_b32`, `v_readlane_b32`,
+/// `v_writelane_b32`, `ds_permute_b32`, `ds_bpermute_b32`); scalar ones run once.
+pub(crate) fn per_half(i: &Inst) -> bool {
+    match i.enc {
+        Encoding::Sopp | Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Smem => false,
+        Encoding::Ds => !matches!(Ds::from_op(i.op), Some(Ds::DS_PERMUTE_B32 | Ds::DS_BPERMUTE_B32)),
+        // v_readfirstlane_b32 is VOP1 opcode 2 (VOP3 0x182).
+        Encoding::Vop1 => i.op != vop3::V_READFIRSTLANE_B32_E64 - 0x180,
+        Encoding::Vop3 => !matches!(
+            i.op,
+            vop3::V_READFIRSTLANE_B32_E64 | vop3::V_READLANE_B32 | vop3::V_WRITELANE_B32
+        ),
+        _ => true,
+    }
+}
+
 /// Runs `i` on `w`.
 pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<Flow> {
     match i.enc {
@@ -737,7 +754,7 @@ pub(crate) fn valu_lanes(
     }
     let mut carry_out = 0u32;
     let carry_in = if matches!(op, vop3sd::V_ADD_CO_CI_U32..=vop3sd::V_SUBREV_CO_CI_U32) {
-        w.sread(srcs[2], lit)?
+        w.mask_read(srcs[2], lit)?
     } else {
         0
     };
@@ -814,7 +831,7 @@ pub(crate) fn valu_lanes(
             // flushing: the selected bits are moved as they are.
             vop3::V_CNDMASK_B32_E64 => {
                 let sel = if i.enc == Encoding::Vop3 {
-                    w.sread(srcs[2], lit)?
+                    w.mask_read(srcs[2], lit)?
                 } else {
                     w.vcc()
                 };
@@ -1020,8 +1037,16 @@ pub(crate) fn valu_lanes(
                 r
             }
             vop3::V_BCNT_U32_B32 => a.count_ones().wrapping_add(b),
-            vop3::V_MBCNT_LO_U32_B32 => (a & ((1u64 << lane) - 1) as u32).count_ones().wrapping_add(b),
-            vop3::V_MBCNT_HI_U32_B32 => b,
+            // The mask's bits below this lane (lanes 32 to 63 of a wave64 count all 32
+            // low bits, and the high half's below them).
+            vop3::V_MBCNT_LO_U32_B32 => {
+                let below = w.lane_id(lane).min(32);
+                (a & ((1u64 << below) - 1) as u32).count_ones().wrapping_add(b)
+            }
+            vop3::V_MBCNT_HI_U32_B32 => {
+                let below = w.lane_id(lane).saturating_sub(32);
+                (a & ((1u64 << below) - 1) as u32).count_ones().wrapping_add(b)
+            }
             vop3::V_XOR3_B32 => a ^ b ^ w.vread(srcs[2], lane, lit)?,
             vop3::V_AND_OR_B32 => (a & b) | w.vread(srcs[2], lane, lit)?,
             vop3::V_OR3_B32 => a | b | w.vread(srcs[2], lane, lit)?,
@@ -1062,7 +1087,7 @@ pub(crate) fn valu_lanes(
             | vop3sd::V_MAD_I64_I32
     ) {
         let d = sdst.unwrap_or(VCC_LO);
-        w.swrite(d, carry_out)?;
+        w.mask_write(d, carry_out)?;
     }
     Ok(())
 }

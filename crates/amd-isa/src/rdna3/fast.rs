@@ -56,6 +56,17 @@ impl Src {
         }
     }
 
+    /// The lanes of a lane-mask operand the running pass sees (a wave64's half of an
+    /// SGPR pair; a constant sign-extended to 64 bits).
+    #[inline(always)]
+    fn mask(self, w: &Wave) -> u32 {
+        match self {
+            Src::Sgpr(n) => w.s.get(usize::from(n) + w.half).copied().unwrap_or(0),
+            Src::Const(k) if w.half == 1 => ((k as i32) >> 31) as u32,
+            c => c.scalar(w),
+        }
+    }
+
     /// The value every lane reads, when the operand is not a VGPR.
     #[inline(always)]
     fn scalar(self, w: &Wave) -> u32 {
@@ -329,7 +340,7 @@ impl Fast {
             SubrevF32 => from_fn(|l| (f(bv[l]) - f(av[l])).to_bits()),
             MulF32 => from_fn(|l| (f(av[l]) * f(bv[l])).to_bits()),
             CndmaskB32 => {
-                let sel = c.scalar(w);
+                let sel = c.mask(w);
                 from_fn(|l| if sel & LANE_BIT[l] != 0 { bv[l] } else { av[l] })
             }
             LshlAddU32 | Add3U32 | LshlOrB32 | BfeU32 | FmaF32 => self.three(w, av, bv),
@@ -401,7 +412,7 @@ impl Fast {
     fn add_co(&self, w: &mut Wave) {
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
-        let carry_in = if self.op == FastOp::AddCoCiU32 { c.scalar(w) } else { 0 };
+        let carry_in = if self.op == FastOp::AddCoCiU32 { c.mask(w) } else { 0 };
         let (at, bt): ([u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
         let exec = w.exec();
@@ -416,8 +427,10 @@ impl Fast {
                 carry_out |= u32::from(o1 | o2) << l;
             }
             w.v[dst] = out;
-            if sdst != NULL {
-                w.s[sdst] = carry_out;
+            if sdst != NULL
+                && let Some(s) = w.s.get_mut(sdst + w.half)
+            {
+                *s = carry_out;
             }
             return;
         }
@@ -434,8 +447,10 @@ impl Fast {
         }
         let carry_out = carries & exec;
         write_lanes(w, dst, &sums);
-        if sdst != NULL {
-            w.s[sdst] = carry_out;
+        if sdst != NULL
+            && let Some(s) = w.s.get_mut(sdst + w.half)
+        {
+            *s = carry_out;
         }
     }
 }

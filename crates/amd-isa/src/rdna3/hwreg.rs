@@ -11,7 +11,7 @@
 //! shared base 31:16); SHADER_CYCLES is 20 bits wide (LLVM reads it with
 //! `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` on gfx11).
 
-use super::wave::{EXEC_LO, PRIVATE_APERTURE, SHARED_APERTURE, VCC_LO, Wave};
+use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
 
 /// Hardware register ids on gfx11.
@@ -84,10 +84,10 @@ fn read(w: &Wave, id: u16, clock: impl Fn() -> u64) -> Result<u32, Trap> {
             if w.scc {
                 s |= STATUS_SCC;
             }
-            if w.s[EXEC_LO] == 0 {
+            if w.exec_all() == 0 {
                 s |= STATUS_EXECZ;
             }
-            if w.s[VCC_LO] == 0 {
+            if w.vcc_all() == 0 {
                 s |= STATUS_VCCZ;
             }
             if w.place.waves > 1 {
@@ -166,6 +166,7 @@ mod tests {
     //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use super::*;
     use crate::rdna3::testing::{run, run_all, xorshift32};
+    use crate::rdna3::wave::{EXEC_LO, VCC_LO};
     use crate::rdna3::wave::{MODE_DENORM, Place};
 
     /// `s_getreg_b32 s2, hwreg(id)` (the whole register).

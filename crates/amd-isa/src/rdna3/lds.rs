@@ -391,23 +391,26 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
             return Ok(());
         }
         // Cross-lane moves through the LDS crossbar (no LDS memory is touched).
+        // All lanes of the wave at once (64 in a wave64, which runs these once).
         DS_PERMUTE_B32 | DS_BPERMUTE_B32 => {
-            let mut out = [0u32; 32];
-            let mut hit = [false; 32];
-            for l in 0..32 {
-                let sel = ((w.vread(addr, l, None)?.wrapping_add(offset) / 4) % 32) as usize;
+            let n = if w.wave64 { 64 } else { 32 };
+            let exec = w.exec_all();
+            let mut out = [0u32; 64];
+            let mut hit = [false; 64];
+            for l in 0..n {
+                let sel = ((w.vread_lane64(addr, l, None)?.wrapping_add(offset) / 4) % n as u32) as usize;
                 if op == DS_PERMUTE_B32 {
                     if exec >> l & 1 == 1 {
-                        out[sel] = w.vread(d0, l, None)?;
+                        out[sel] = w.vread_lane64(d0, l, None)?;
                         hit[sel] = true;
                     }
                 } else if exec >> sel & 1 == 1 {
-                    out[l] = w.vread(d0, sel, None)?;
+                    out[l] = w.vread_lane64(d0, sel, None)?;
                 }
             }
-            for l in lanes() {
+            for l in (0..n).filter(|l| exec >> l & 1 == 1) {
                 let v = if op == DS_PERMUTE_B32 && !hit[l] { 0 } else { out[l] };
-                w.vwrite(vdst, l, v)?;
+                w.vwrite_lane64(vdst, l, v)?;
             }
             return Ok(());
         }

@@ -103,6 +103,11 @@ pub(crate) fn wmma_float(
     lit: Option<u32>,
     layout: WmmaLayout,
 ) -> R<()> {
+    if w.wave64 {
+        return Err(crate::error::Trap::Missing(
+            "WMMA in a wave64 is not implemented".into(),
+        ));
+    }
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
     }
@@ -410,6 +415,11 @@ pub(crate) fn wmma_int(
     if four && layout == WmmaLayout::Gfx12 {
         return Err(crate::error::Trap::Missing(
             "gfx12's 4-bit integer WMMA is not implemented".into(),
+        ));
+    }
+    if w.wave64 {
+        return Err(crate::error::Trap::Missing(
+            "WMMA in a wave64 is not implemented".into(),
         ));
     }
     if w.exec() != u32::MAX {

@@ -99,7 +99,7 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
     if addtid {
         let base = sbase.unwrap_or(0).wrapping_add((offset & 0xfff) as u64);
         for (lane, a) in addrs.iter_mut().enumerate() {
-            *a = base.wrapping_add(4 * lane as u64);
+            *a = base.wrapping_add(4 * w.lane_id(lane) as u64);
         }
     } else if r + usize::from(pair) < w.v.len() {
         let lo = &w.v[r];
@@ -648,7 +648,8 @@ fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> 
         .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)
         .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
     let (a, end) = (a as usize, end as usize);
-    let mem = &mut w.private[lane];
+    let id = w.lane_id(lane);
+    let mem = &mut w.private[id];
     if mem.len() < end {
         mem.resize(end.next_multiple_of(256), 0);
     }

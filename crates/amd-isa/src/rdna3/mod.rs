@@ -126,6 +126,9 @@ impl Interpreter {
 
     /// Runs dispatch `d` with the instructions of generation `F`.
     pub(crate) fn dispatch_as<F: Frontend>(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
+        if d.wave64 && F::GFX12 {
+            return Err(ExecError::Wave64 { generation: "gfx12" });
+        }
         let grid = Grid::new(d)?;
         let (instructions, lanes, result) = dispatch::run_workgroups(
             mem,
@@ -178,6 +181,9 @@ pub(crate) trait Step {
     fn is_hint(&self) -> bool;
     /// Runs it on `w`.
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap>;
+    /// Whether a wave64 runs it as two passes of 32 lanes (a vector instruction), not
+    /// once (scalar instructions, and the vector ones that see all 64 lanes at once).
+    fn per_half(&self) -> bool;
     /// The instruction as an error names it.
     fn text(&self) -> String;
 }
@@ -205,6 +211,9 @@ impl Step for Decoded {
     #[inline(always)]
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         Decoded::run(self, w, mem, lds)
+    }
+    fn per_half(&self) -> bool {
+        exec::per_half(&self.inst)
     }
     fn text(&self) -> String {
         self.inst.to_string()
@@ -296,6 +305,8 @@ impl<D: Clone> CodeCache<D> {
 
 /// A dispatch's shape and its waves' initial state.
 struct Grid {
+    /// Lanes of a wave: 32, or 64 for a wave64 dispatch.
+    wave_lanes: usize,
     user_sgprs: usize,
     tgid_en: [bool; 3],
     tidig: u32,
@@ -325,6 +336,7 @@ impl Grid {
             .and_then(|t| t.checked_mul(gz))
             .ok_or(ExecError::GridTooLarge { grid: d.grid })?;
         Ok(Grid {
+            wave_lanes: if d.wave64 { 64 } else { 32 },
             user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
             tidig: (rsrc2 >> 11) & 3,
@@ -350,13 +362,17 @@ impl Grid {
             (b, b[0] * b[1] * b[2])
         };
         let [bx, by, _] = block;
-        let n = threads.div_ceil(32);
+        let n = threads.div_ceil(self.wave_lanes);
         waves.truncate(n);
         while waves.len() < n {
             waves.push(Wave::new(self.vgprs, d.code_addr));
         }
         for (wi, w) in waves.iter_mut().enumerate() {
             w.reset(self.vgprs, d.code_addr);
+            if self.wave_lanes == 64 {
+                w.wave64 = true;
+                w.v_other.resize(w.v.len(), [0; 32]);
+            }
             // At most 32 waves (1024 threads), under 256 KiB of LDS (RSRC2.LDS_SIZE is 9
             // bits of 512 bytes): both fit.
             w.place = Place {
@@ -384,16 +400,22 @@ impl Grid {
                 w.s[TTMP9] = gx;
                 w.s[TTMP7] = gy & 0xffff | gz << 16;
             }
-            // The wave's first thread id divided out once, then counted up (x fastest).
-            let first = wi * 32;
-            let lanes = threads.saturating_sub(first).min(32);
+            // The wave's first thread id divided out once, then counted up (x fastest);
+            // a wave64's lanes 32 to 63 in its other VGPRs.
+            let first = wi * self.wave_lanes;
+            let lanes = threads.saturating_sub(first).min(self.wave_lanes);
             let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
             for lane in 0..lanes {
-                w.v[0][lane] = if self.tidig == 0 {
+                let id = if self.tidig == 0 {
                     x as u32
                 } else {
                     (x | y << 10 | z << 20) as u32
                 };
+                if lane < 32 {
+                    w.v[0][lane] = id;
+                } else {
+                    w.v_other[0][lane - 32] = id;
+                }
                 x += 1;
                 if x == bx {
                     x = 0;
@@ -404,9 +426,34 @@ impl Grid {
                     }
                 }
             }
-            w.s[EXEC_LO] = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+            let mask = |n: usize| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+            w.s[EXEC_LO] = mask(lanes);
+            if w.wave64 {
+                w.s[EXEC_LO + 1] = mask(lanes.saturating_sub(32));
+            }
         }
     }
+}
+
+/// Runs vector instruction `d` on wave64 `w` as the hardware issues it: lanes 0 to 31,
+/// then 32 to 63. Both passes read the scalar registers as they were before the
+/// instruction (a scalar source is read once: the first pass's half of a mask
+/// destination must not reach the second pass's reads of the same SGPR); each pass
+/// writes its own half of a mask.
+#[inline(never)]
+fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+    let before = w.s;
+    d.run(w, mem, lds)?;
+    let first = std::mem::replace(&mut w.s, before);
+    w.swap_halves();
+    let second = d.run(w, mem, lds);
+    w.swap_halves();
+    for (k, (&a, &b)) in first.iter().zip(&before).enumerate() {
+        if a != b {
+            w.s[k] = a;
+        }
+    }
+    second
 }
 
 /// A wave's trap as the dispatch's error (out of the scheduler's loop, which it would
@@ -443,10 +490,10 @@ fn run_group<F: Frontend>(
                 }
                 // Every lane (most instructions) without counting them.
                 let exec = w.exec();
-                me.lanes += if exec == u32::MAX {
+                me.lanes += if exec == u32::MAX && !w.wave64 {
                     32
                 } else {
-                    u64::from(exec.count_ones())
+                    u64::from(w.exec_all().count_ones())
                 };
                 let d = match code.get(w.pc) {
                     Some(d) => d,
@@ -464,7 +511,12 @@ fn run_group<F: Frontend>(
                     w.pc += 4;
                     continue;
                 }
-                let flow = match d.run(w, mem, lds) {
+                let flow = if w.wave64 && d.per_half() {
+                    run_halves(d, w, mem, lds)
+                } else {
+                    d.run(w, mem, lds)
+                };
+                let flow = match flow {
                     Ok(flow) => flow,
                     Err(t) => return Err(trapped(t, w.pc, d)),
                 };

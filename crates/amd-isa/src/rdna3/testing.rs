@@ -88,6 +88,9 @@ impl Step for Stepped {
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         step(w, &self.0, mem, lds)
     }
+    fn per_half(&self) -> bool {
+        super::exec::per_half(&self.0)
+    }
     fn text(&self) -> String {
         self.0.to_string()
     }

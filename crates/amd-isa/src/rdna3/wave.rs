@@ -1,4 +1,5 @@
-//! A wave's registers and its operand reads and writes (wave32).
+//! A wave's registers and its operand reads and writes (wave32, and wave64 as two
+//! passes of 32 lanes).
 
 use super::decode::LITERAL;
 use crate::error::Trap;
@@ -74,7 +75,19 @@ pub(crate) const SPARSE_LANES: u32 = 4;
 /// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
 pub struct Wave {
     pub(crate) s: [u32; 128],
+    /// The VGPRs of the lanes the running instruction sees: lanes 0 to 31, or in a
+    /// wave64's second pass lanes 32 to 63 (see [`Wave::half`]).
     pub(crate) v: Vec<[u32; 32]>,
+    /// A wave64's other 32 lanes (lanes 32 to 63, or 0 to 31 during its second
+    /// pass); empty for a wave32.
+    pub(crate) v_other: Vec<[u32; 32]>,
+    /// A wave of 64 lanes (RDNA's wave64: each vector instruction runs as two passes
+    /// of 32 lanes, as the hardware issues it).
+    pub(crate) wave64: bool,
+    /// The pass of a wave64's vector instruction: 0 for lanes 0 to 31, 1 for lanes 32
+    /// to 63 (always 0 for a wave32). The lane masks (EXEC, VCC, a mask in an SGPR
+    /// pair) are read and written at their half.
+    pub(crate) half: usize,
     pub(crate) scc: bool,
     pub(crate) pc: u64,
     pub(crate) done: bool,
@@ -110,11 +123,14 @@ impl Wave {
         Wave {
             s: [0; 128],
             v: vec![[0; 32]; vgprs.clamp(1, 256)],
+            v_other: Vec::new(),
+            wave64: false,
+            half: 0,
             scc: false,
             pc,
             done: false,
             at_barrier: false,
-            private: vec![Vec::new(); 32],
+            private: vec![Vec::new(); 64],
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
             place: Place::default(),
@@ -128,6 +144,9 @@ impl Wave {
         self.s = [0; 128];
         self.v.clear();
         self.v.resize(vgprs.clamp(1, 256), [0; 32]);
+        self.v_other.clear();
+        self.wave64 = false;
+        self.half = 0;
         self.scc = false;
         self.pc = pc;
         self.done = false;
@@ -208,8 +227,95 @@ impl Wave {
         Round::from_bits(self.mode >> 2)
     }
 
+    /// The EXEC lanes the running instruction sees (a wave64's half of them).
     pub(crate) fn exec(&self) -> u32 {
-        self.s[EXEC_LO]
+        self.s[EXEC_LO + self.half]
+    }
+
+    /// The whole EXEC mask (64 bits for a wave64; a wave32's EXEC_HI is not part).
+    pub(crate) fn exec_all(&self) -> u64 {
+        self.mask_all(EXEC_LO)
+    }
+
+    /// The whole VCC mask, as [`Wave::exec_all`].
+    pub(crate) fn vcc_all(&self) -> u64 {
+        self.mask_all(VCC_LO)
+    }
+
+    fn mask_all(&self, r: usize) -> u64 {
+        if self.wave64 {
+            u64::from(self.s[r]) | u64::from(self.s[r + 1]) << 32
+        } else {
+            u64::from(self.s[r])
+        }
+    }
+
+    /// The lanes of a lane-mask operand the running instruction sees: SGPR `n` (or
+    /// `n + 1` in a wave64's second pass), or a constant (64 bits sign-extended in a
+    /// wave64, as an SGPR pair's operand is).
+    pub(crate) fn mask_read(&self, n: u16, lit: Option<u32>) -> Result<u32, Trap> {
+        if self.half == 0 {
+            return self.sread(n, lit);
+        }
+        match n {
+            0..=127 => Ok(self.s.get(n as usize + 1).copied().unwrap_or(0)),
+            _ => Ok((self.sread64(n, lit)? >> 32) as u32),
+        }
+    }
+
+    /// Writes the lanes of a lane-mask destination the running instruction computed:
+    /// SGPR `n`, or `n + 1` in a wave64's second pass.
+    pub(crate) fn mask_write(&mut self, n: usize, v: u32) -> Result<(), Trap> {
+        if n == NULL {
+            return Ok(());
+        }
+        self.swrite(n + self.half, v)
+    }
+
+    /// The mask of a lane number: 31, or 63 in a wave64.
+    #[inline]
+    pub(crate) fn lane_mask(&self) -> u32 {
+        if self.wave64 { 63 } else { 31 }
+    }
+
+    /// The lane number in the wave of lane `lane` of the running pass.
+    #[inline]
+    pub(crate) fn lane_id(&self, lane: usize) -> usize {
+        lane + 32 * self.half
+    }
+
+    /// Starts a wave64's second pass (lanes 32 to 63), or ends it.
+    #[inline]
+    pub(crate) fn swap_halves(&mut self) {
+        std::mem::swap(&mut self.v, &mut self.v_other);
+        self.half ^= 1;
+    }
+
+    /// VGPR `r` of wave lane `lane` (0 to 63 in a wave64), whichever pass runs.
+    pub(crate) fn vread_lane64(&self, n: u16, lane: usize, lit: Option<u32>) -> Result<u32, Trap> {
+        let here = lane / 32 == self.half;
+        if here || n < 256 {
+            return self.vread(n, lane % 32, lit);
+        }
+        let r = (n - 256) as usize;
+        self.v_other
+            .get(r)
+            .map(|v| v[lane % 32])
+            .ok_or_else(|| Trap::Refused(format!("v{r} beyond the wave's {} VGPRs", self.v_other.len())))
+    }
+
+    /// Writes VGPR `r` of wave lane `lane` (0 to 63 in a wave64), whichever pass runs.
+    pub(crate) fn vwrite_lane64(&mut self, r: usize, lane: usize, v: u32) -> Result<(), Trap> {
+        if lane / 32 == self.half {
+            return self.vwrite(r, lane % 32, v);
+        }
+        let n = self.v_other.len();
+        let reg = self
+            .v_other
+            .get_mut(r)
+            .ok_or_else(|| format!("v{r} beyond the wave's {n} VGPRs"))?;
+        reg[lane % 32] = v;
+        Ok(())
     }
 
     /// The NaN rule of the float minimum and maximum: RDNA4's, or MODE.IEEE's.
@@ -224,8 +330,9 @@ impl Wave {
         }
     }
 
+    /// The VCC lanes the running instruction sees (a wave64's half of them).
     pub(crate) fn vcc(&self) -> u32 {
-        self.s[VCC_LO]
+        self.s[VCC_LO + self.half]
     }
 
     /// A scalar operand (9-bit space, or 8-bit for SALU), as 32 bits.

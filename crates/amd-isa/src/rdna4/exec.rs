@@ -387,6 +387,13 @@ impl Step for Decoded {
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
+    fn per_half(&self) -> bool {
+        // RDNA4 dispatches run wave32 only (`ExecError::Wave64`).
+        match self {
+            Decoded::Lowered(d, _) | Decoded::Propagating(d, _) => Step::per_half(d),
+            Decoded::ToScalar(..) | Decoded::Own(..) => true,
+        }
+    }
     #[inline]
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         let (i, own) = match self {

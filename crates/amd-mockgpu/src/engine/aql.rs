@@ -207,12 +207,7 @@ impl Engines {
                 ))
             })?;
         let props = dword(&desc, kd::PROPERTIES) & 0xffff;
-        if props & kd::WAVEFRONT_SIZE32 == 0 {
-            return Err(Stop::Error(format!(
-                "kernel descriptor at {:#x} is for wave64, which the mock does not run",
-                d.kernel_object
-            )));
-        }
+        let wave32 = props & kd::WAVEFRONT_SIZE32 != 0;
         // The packet's sizes include the descriptor's fixed ones; a packet that gives
         // less gets those.
         let group = d.group_segment_size.max(dword(&desc, kd::GROUP_SEGMENT_FIXED_SIZE));
@@ -289,7 +284,8 @@ impl Engines {
                 initiator: COMPUTE_SHADER_EN
                     | amd_isa::Dispatch::PARTIAL_TG_EN
                     | amd_isa::Dispatch::USE_THREAD_DIMENSIONS
-                    | CS_W32_EN,
+                    | if wave32 { CS_W32_EN } else { 0 },
+                wave64: !wave32,
             },
         }))
     }

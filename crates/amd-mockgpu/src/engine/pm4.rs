@@ -6,6 +6,9 @@ use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
 use super::executor::DispatchInfo;
 use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
 
+/// DISPATCH_INITIATOR.CS_W32_EN: waves of 32 lanes (gfx10 and later).
+const CS_W32_EN: u32 = 1 << 15;
+
 /// SET_SH_REG offsets the dispatch reads (identical on gfx10.3 and gfx11).
 mod reg {
     pub const NUM_THREAD_X: u16 = 0x207;
@@ -64,6 +67,8 @@ impl Engines {
                         scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64)
                             << 8,
                         initiator: p.initiator.0,
+                        // gfx10 and later run wave64 unless the dispatch asks for wave32.
+                        wave64: p.initiator.0 & CS_W32_EN == 0,
                     },
                 };
                 // Runs with the driver lock released; the packet completes after it.

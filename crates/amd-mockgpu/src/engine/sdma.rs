@@ -79,6 +79,24 @@ impl Engines {
                 q.counters.cache_ops += 1;
                 Exec::Done
             }
+            SdmaPacket::Atomic(p) => {
+                // Only the operation whose number the drivers' headers give is known here.
+                if p.operation != amd_packets::sdma::Atomic::ADD64 {
+                    return Err(Stop::Error(format!(
+                        "SDMA_ATOMIC operation {} is not emulated (only SDMA_ATOMIC_ADD64, {})",
+                        p.operation,
+                        amd_packets::sdma::Atomic::ADD64
+                    )));
+                }
+                if p.addr % 8 != 0 {
+                    return Err(Stop::Error(format!("SDMA_ATOMIC at {:#x}: not 8-byte aligned", p.addr)));
+                }
+                self.space
+                    .read()
+                    .vm_rmw::<u64, ()>(&vm, p.addr, |v| Ok(v.wrapping_add(p.src_data)))?
+                    .ok();
+                Exec::Done
+            }
             SdmaPacket::Indirect(p) => {
                 let Some(pos) = ring_pos else {
                     return Err(Stop::Error("SDMA INDIRECT inside an indirect buffer".into()));

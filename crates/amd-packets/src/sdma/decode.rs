@@ -29,6 +29,8 @@ pub enum SdmaPacket {
     GcrReq(GcrReq),
     /// `SDMA_OP_INDIRECT`
     Indirect(Indirect),
+    /// `SDMA_OP_ATOMIC`
+    Atomic(Atomic),
 }
 
 /// The `N` dwords of a fixed-size packet, header included.
@@ -134,12 +136,26 @@ impl SdmaPacket {
                 let [_, lo, hi] = take(words, "SDMA_TIMESTAMP_GET_GLOBAL")?;
                 SdmaPacket::Timestamp(Timestamp::raw(join(lo, hi)))
             }
-            (17, 0) => {
+            (10, 0) => {
+                let [h, al, ah, sl, sh, cl, ch, l] = take(words, "SDMA_ATOMIC")?;
+                SdmaPacket::Atomic(Atomic {
+                    addr: join(al, ah),
+                    operation: (h >> 25) as u8,
+                    src_data: join(sl, sh),
+                    cmp_data: join(cl, ch),
+                    looped: h >> 16 & 1 != 0,
+                    loop_interval: (l & 0x1fff) as u16,
+                })
+            }
+            // Sub-op 1: SDMA_SUBOP_USER_GCR, the same request from a user-mode queue.
+            (17, 0 | 1) => {
                 let [_, p1, p2, p3, p4] = take(words, "SDMA_GCR_REQ")?;
                 let base = (p1 & !0x7f) as u64 | (((p2 & 0xffff) as u64) << 32);
                 let limit = (p3 & !0x7f) as u64 | (((p4 & 0xffff) as u64) << 32);
                 let gcr = (p2 >> 16) | ((p3 & 7) << 16);
-                SdmaPacket::GcrReq(GcrReq::new(base, limit, gcr, ((p4 >> 24) & 0xf) as u8)?)
+                let mut p = GcrReq::new(base, limit, gcr, ((p4 >> 24) & 0xf) as u8)?;
+                p.user = sub_op == 1;
+                SdmaPacket::GcrReq(p)
             }
             (4, 0) => {
                 let [h, al, ah, size, cl, ch] = take(words, "SDMA_INDIRECT")?;
@@ -171,6 +187,7 @@ impl SdmaPacket {
             SdmaPacket::Timestamp(_) => Timestamp::DWORDS,
             SdmaPacket::GcrReq(_) => GcrReq::DWORDS,
             SdmaPacket::Indirect(_) => Indirect::DWORDS,
+            SdmaPacket::Atomic(_) => Atomic::DWORDS,
         }
     }
 
@@ -186,6 +203,7 @@ impl SdmaPacket {
             SdmaPacket::Timestamp(_) => Opcode::Timestamp,
             SdmaPacket::GcrReq(_) => Opcode::GcrReq,
             SdmaPacket::Indirect(_) => Opcode::Indirect,
+            SdmaPacket::Atomic(_) => Opcode::Atomic,
         }
     }
 
@@ -201,6 +219,7 @@ impl SdmaPacket {
             SdmaPacket::Timestamp(p) => p.encode(target, out),
             SdmaPacket::GcrReq(p) => p.encode(target, out),
             SdmaPacket::Indirect(p) => p.encode(target, out),
+            SdmaPacket::Atomic(p) => p.encode(target, out),
         }
     }
 }
@@ -285,6 +304,15 @@ impl fmt::Display for SdmaPacket {
                     p.vmid
                 )
             }
+            SdmaPacket::Atomic(p) => write!(
+                f,
+                "SDMA_ATOMIC op = {} addr = {:#x} src = {:#x} cmp = {:#x}{}",
+                p.operation,
+                p.addr,
+                p.src_data,
+                p.cmp_data,
+                if p.looped { " loop" } else { "" }
+            ),
         }
     }
 }
@@ -294,6 +322,40 @@ mod tests {
     use super::*;
 
     const T: GfxTarget = GfxTarget::Gfx11;
+
+    /// ROCr 6.1's cache flush before a copy (`BuildGCRCommand`: sub-op
+    /// SDMA_SUBOP_USER_GCR, GL2 and GLK write-back) decodes, and re-encodes as it was.
+    /// ROCr 6.1's end of a copy (`BuildAtomicDecrementCommand`: SDMA_ATOMIC_ADD64 of
+    /// -1 at the signal's value) decodes, and re-encodes as it was.
+    #[test]
+    fn rocr_atomic_decrements_decode() {
+        let words = [0x5e00_000a, 0x1000, 0x7f00, u32::MAX, u32::MAX, 0, 0, 0];
+        let (p, len) = SdmaPacket::decode(T, &words).unwrap();
+        assert_eq!(len, 8);
+        assert_eq!(
+            p,
+            SdmaPacket::Atomic(Atomic::add64(0x7f00_0000_1000, u64::MAX).unwrap())
+        );
+        assert_eq!(
+            p.to_string(),
+            "SDMA_ATOMIC op = 47 addr = 0x7f0000001000 src = 0xffffffffffffffff cmp = 0x0"
+        );
+        let mut out = Vec::new();
+        p.encode(T, &mut out);
+        assert_eq!(out, words);
+    }
+
+    #[test]
+    fn rocr_user_gcr_requests_decode() {
+        let words = [0x0000_0111, 0, (1 << 15 | 1 << 6) << 16, 0, 0];
+        let (p, len) = SdmaPacket::decode(T, &words).unwrap();
+        let SdmaPacket::GcrReq(g) = p else { panic!("{p:?}") };
+        assert_eq!((len, g.user, g.gcr_control()), (5, true, 1 << 15 | 1 << 6));
+        assert_eq!(g.to_dwords(T), words);
+        let mut bad = words;
+        bad[0] = 0x0000_0211;
+        assert!(SdmaPacket::decode(T, &bad).is_err(), "sub-op 2");
+    }
 
     #[test]
     fn zero_dwords_are_one_dword_nops() {

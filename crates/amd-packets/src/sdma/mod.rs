@@ -27,6 +27,8 @@ pub enum Opcode {
     Trap = 6,
     /// `SDMA_OP_POLL_REGMEM`
     PollRegmem = 8,
+    /// `SDMA_OP_ATOMIC`
+    Atomic = 10,
     /// `SDMA_OP_CONST_FILL`
     ConstFill = 11,
     /// `SDMA_OP_TIMESTAMP`

@@ -659,6 +659,78 @@ impl Timestamp {
 }
 
 // ---------------------------------------------------------------------------------
+// ATOMIC
+
+/// `SDMA_OP_ATOMIC`: an atomic operation on the qword (or dword) at `addr` with
+/// `src_data` (and `cmp_data` for a compare-and-swap); `loop` retries a compare-swap
+/// every `loop_interval` clocks until it succeeds. ROCr ends its copies with one
+/// ([`Atomic::ADD64`] of -1: a signal's decrement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Atomic {
+    /// The memory operated on.
+    pub addr: u64,
+    /// `OPERATION` (7 bits): the TC atomic operation.
+    pub operation: u8,
+    /// The operand.
+    pub src_data: u64,
+    /// The compare value of a compare-and-swap.
+    pub cmp_data: u64,
+    /// `L`: loop until a compare-and-swap succeeds.
+    pub looped: bool,
+    /// Clocks between the loop's tries (13 bits).
+    pub loop_interval: u16,
+}
+
+impl Atomic {
+    /// Dwords, header included.
+    pub const DWORDS: usize = 8;
+    /// `SDMA_ATOMIC_ADD64`: adds `src_data` to the qword at `addr`.
+    pub const ADD64: u8 = 47;
+
+    /// A 64-bit add of `value` at `addr` (8-byte aligned).
+    pub const fn add64(addr: u64, value: u64) -> Result<Self, PacketError> {
+        if addr % 8 != 0 {
+            return Err(range("SDMA_ATOMIC", "addr", addr, "8-byte aligned"));
+        }
+        Ok(Atomic {
+            addr,
+            operation: Self::ADD64,
+            src_data: value,
+            cmp_data: 0,
+            looped: false,
+            loop_interval: 0,
+        })
+    }
+
+    /// The packet's dwords.
+    pub const fn to_dwords(&self, _target: GfxTarget) -> [u32; Self::DWORDS] {
+        let [al, ah] = lo_hi(self.addr);
+        let [sl, sh] = lo_hi(self.src_data);
+        let [cl, ch] = lo_hi(self.cmp_data);
+        [
+            header(
+                Opcode::Atomic,
+                0,
+                (self.looped as u32) << 16 | (self.operation as u32 & 0x7f) << 25,
+            ),
+            al,
+            ah,
+            sl,
+            sh,
+            cl,
+            ch,
+            self.loop_interval as u32 & 0x1fff,
+        ]
+    }
+
+    /// Appends the packet; returns its start index in `out`.
+    pub fn encode(&self, target: GfxTarget, out: &mut impl CmdSink) -> usize {
+        let start = out.len();
+        out.put(&self.to_dwords(target));
+        start
+    }
+}
+
 // GCR_REQ
 
 /// `SDMA_OP_GCR_REQ`: cache control over `[base, limit]` (48-bit, 128-byte granular
@@ -669,6 +741,9 @@ pub struct GcrReq {
     limit: u64,
     gcr_control: u32,
     vmid: u8,
+    /// Sub-op `SDMA_SUBOP_USER_GCR` (1): the same request as user-mode queues send
+    /// it (ROCr), where the kernel driver's has sub-op 0.
+    pub user: bool,
 }
 
 impl GcrReq {
@@ -696,6 +771,7 @@ impl GcrReq {
             limit,
             gcr_control,
             vmid,
+            user: false,
         })
     }
 
@@ -706,6 +782,7 @@ impl GcrReq {
             limit: 0,
             gcr_control: gcr_control & ((1 << 19) - 1),
             vmid: 0,
+            user: false,
         }
     }
 
@@ -730,7 +807,7 @@ impl GcrReq {
     #[inline(always)]
     pub const fn to_dwords(&self, _target: GfxTarget) -> [u32; Self::DWORDS] {
         [
-            header(Opcode::GcrReq, 0, 0),
+            header(Opcode::GcrReq, self.user as u8, 0),
             self.base as u32 & !0x7f,
             ((self.base >> 32) as u32 & 0xffff) | ((self.gcr_control & 0xffff) << 16),
             ((self.gcr_control >> 16) & 7) | (self.limit as u32 & !0x7f),
