@@ -17,6 +17,9 @@
 //!   `tests/kernels/llvm-objdump/` (the disassembler's reference).
 //! - `rocm-env [--dir DIR]`: a Debian trixie root with ROCm's rocminfo and HIP
 //!   (debootstrap; needs root and the network) to run ROCm clients against the mock.
+//! - `rocm-run [--dir DIR]`: in that root, rocminfo and the HIP programs of
+//!   `tests/hip/` (built with its hipcc for gfx1100) run unmodified on the mock
+//!   through `libamd_interpose.so`, their outputs checked (needs root).
 //! - `golden-capture [--check]`: capture tinygrad 0.14.0's command streams for gfx1100
 //!   and gfx12 on its own mock GPU into `golden/tinygrad-0.14.0-streams.json`.
 //! - `isa-coverage [rdna4] [--check]`: run every RDNA3 (or RDNA4) opcode through the interpreter
@@ -62,6 +65,7 @@ mod miri;
 mod modgraph;
 mod oracle;
 mod rocm_env;
+mod rocm_run;
 mod tinygrad_tests;
 
 use std::path::PathBuf;
@@ -89,9 +93,10 @@ fn main() -> ExitCode {
         Some("interpose") => interpose::run(&args[1..]),
         Some("golden-capture") => golden_capture::run(&args[1..]),
         Some("rocm-env") => rocm_env::run(&args[1..]),
+        Some("rocm-run") => rocm_run::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

@@ -91,7 +91,7 @@ fn apt_in(dir: &Path) -> Result<()> {
     apt(&install, "apt-get install in the root")
 }
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()

@@ -279,3 +279,58 @@ fn crashed_clients_leave_no_files_behind() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }
+
+/// ROCm 6.1's HIP (5.7, Debian trixie's), unmodified: the programs of `tests/hip/` —
+/// a vector add with events, a tiled matrix multiply in shared memory, a reduction
+/// with atomics — built with the root's `hipcc --offload-arch=gfx1100` and run on the
+/// mock, each printing `ok`. Skipped where the ROCm root is absent or the test cannot
+/// chroot.
+#[test]
+fn rocm_6_1_hip_programs_run_unmodified() {
+    let root = manifest().join("../../target/rocm-env/trixie");
+    if !root.join(".rocm-env-complete").exists() {
+        eprintln!("skipped: no ROCm root (make it with `cargo xtask rocm-env`)");
+        return;
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !is_root {
+        eprintln!("skipped: running a client in the ROCm root needs chroot, which needs root");
+        return;
+    }
+    let work = format!("tmp/hip-test-{}", std::process::id());
+    std::fs::create_dir_all(root.join(&work)).unwrap();
+    std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
+    let mut failed = Vec::new();
+    for name in ["vadd", "matmul", "reduce"] {
+        let src = manifest().join(format!("../../tests/hip/{name}.hip"));
+        std::fs::copy(&src, root.join(&work).join(format!("{name}.hip"))).unwrap();
+        let built = Command::new("chroot")
+            .arg(&root)
+            .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
+            .arg(format!("/{work}/{name}.hip"))
+            .arg("-o")
+            .arg(format!("/{work}/{name}"))
+            .output()
+            .expect("chroot hipcc");
+        assert!(
+            built.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let out = Command::new("chroot")
+            .arg(&root)
+            .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
+            .arg(format!("/{work}/{name}"))
+            .output()
+            .expect("chroot the program");
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !(out.status.success() && text.starts_with("ok")) {
+            failed.push(format!("{name}: {text}{}", String::from_utf8_lossy(&out.stderr)));
+        }
+    }
+    let _ = std::fs::remove_dir_all(root.join(&work));
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}

@@ -1,0 +1,138 @@
+//! `cargo xtask rocm-run [--dir DIR]`: ROCm's clients, unmodified, on the mock GPU
+//! through `libamd_interpose.so`, in the root `cargo xtask rocm-env` makes: `rocminfo`
+//! (its agent list checked), then each HIP program of `tests/hip/` built with the
+//! root's `hipcc --offload-arch=gfx1100` and run; a program passes when it exits 0
+//! and prints `ok`. Also checks that no client leaves the interposer's files behind in
+//! the root's `/tmp`. Needs root (chroot does); never part of the test command (the
+//! interposer's tests run the same where the root exists).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::{Result, check, rocm_env, workspace_root};
+
+pub fn run(args: &[String]) -> Result<()> {
+    let dir = match args {
+        [] => rocm_env::default_dir(),
+        [flag, d] if flag == "--dir" => PathBuf::from(d),
+        _ => return Err("usage: cargo xtask rocm-run [--dir DIR]".into()),
+    };
+    if !dir.join(".rocm-env-complete").exists() {
+        return Err(format!(
+            "no ROCm root at {} (make it with `cargo xtask rocm-env`)",
+            dir.display()
+        )
+        .into());
+    }
+    if !rocm_env::is_root() {
+        return Err("rocm-run needs root: chroot does (run it with sudo)".into());
+    }
+    let root = workspace_root();
+    println!("rocm-run: building libamd_interpose.so (release)");
+    check(
+        Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["build", "--release", "-p", "amd-interpose"]),
+        "cargo build -p amd-interpose",
+    )?;
+    let work = dir.join("tmp/amd-hcq-rocm-run");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    std::fs::copy(
+        root.join("target/release/libamd_interpose.so"),
+        work.join("libamd_interpose.so"),
+    )?;
+    let inside = |p: &Path| Path::new("/tmp/amd-hcq-rocm-run").join(p.file_name().unwrap_or_default());
+    let lib = inside(Path::new("libamd_interpose.so"));
+    let mut failed = Vec::new();
+
+    // rocminfo.
+    let t = Instant::now();
+    let out = client(&dir, &lib, &["rocminfo"])?;
+    let want = [
+        "ROCk module is loaded",
+        "Name:                    gfx1100",
+        "*** Done ***",
+    ];
+    let missing: Vec<&str> = want.iter().copied().filter(|w| !out.1.contains(w)).collect();
+    if out.0 && missing.is_empty() {
+        println!(
+            "rocm-run: rocminfo: ok, lists the mock's gfx1100 ({:.1} s)",
+            t.elapsed().as_secs_f64()
+        );
+    } else {
+        failed.push(format!("rocminfo: missing {missing:?}:\n{}", out.1));
+    }
+
+    // The HIP programs.
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("tests/hip"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "hip"))
+        .collect();
+    sources.sort();
+    for src in &sources {
+        let name = src
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("program")
+            .to_string();
+        std::fs::copy(src, work.join(src.file_name().unwrap_or_default()))?;
+        let exe = Path::new("/tmp/amd-hcq-rocm-run").join(&name);
+        let built = Command::new("chroot")
+            .arg(&dir)
+            .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
+            .arg(inside(src))
+            .arg("-o")
+            .arg(&exe)
+            .output()?;
+        if !built.status.success() {
+            failed.push(format!(
+                "{name}: hipcc failed:\n{}",
+                String::from_utf8_lossy(&built.stderr)
+            ));
+            continue;
+        }
+        let t = Instant::now();
+        let (ok, text) = client(&dir, &lib, &[exe.to_str().unwrap_or_default()])?;
+        let first = text.lines().next().unwrap_or_default().to_string();
+        if ok && first.starts_with("ok") {
+            println!("rocm-run: {name}: {first} ({:.1} s)", t.elapsed().as_secs_f64());
+        } else {
+            failed.push(format!("{name}:\n{text}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let left: Vec<String> = std::fs::read_dir(dir.join("tmp"))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("amd-interpose-"))
+        .collect();
+    if !left.is_empty() {
+        failed.push(format!("files left behind in the root's /tmp: {left:?}"));
+    }
+    if !failed.is_empty() {
+        return Err(format!("rocm-run: {}", failed.join("\n")).into());
+    }
+    println!(
+        "rocm-run: rocminfo and {} HIP program(s) ran on the mock",
+        sources.len()
+    );
+    Ok(())
+}
+
+/// Runs `argv` in the root under the interposer; whether it exited 0, and its output.
+fn client(dir: &Path, lib: &Path, argv: &[&str]) -> Result<(bool, String)> {
+    let out = Command::new("chroot")
+        .arg(dir)
+        .arg("env")
+        .arg(format!("LD_PRELOAD={}", lib.display()))
+        .args(argv)
+        .output()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok((out.status.success(), text))
+}
