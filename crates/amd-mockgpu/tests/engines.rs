@@ -12,7 +12,9 @@ use amd_mockgpu::{ExecMode, GpuProfile, MemoryFault, MockConfig, MockSys, QueueS
 use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{self, Dispatch, Signal};
 use amd_packets::pm4::{self, DispatchInitiator, IndirectBuffer, ReleaseMem, WaitRegMem};
-use amd_packets::sdma::{self, ConstFill, CopyLinear, Fence, Indirect, PollRegmem, SdmaNop, Timestamp, Trap};
+use amd_packets::sdma::{
+    self, Atomic, ConstFill, CopyLinear, Fence, GcrReq, Indirect, PollRegmem, SdmaNop, Timestamp, Trap,
+};
 use amd_packets::testing::sample_dispatch;
 use common::{kfd_gpus, xorshift64};
 
@@ -266,6 +268,40 @@ fn packets_straddle_the_ring_end() {
             "wrapped more than twice"
         );
     }
+}
+
+/// ROCr's SDMA packets: the user-mode GCR_REQ (sub-op 1) is a cache operation, and
+/// SDMA_ATOMIC ADD64 of -1 decrements a signal (how ROCr completes a copy); an atomic
+/// operation the mock does not know stops the queue naming it.
+#[test]
+fn rocr_sdma_atomics_and_user_gcr_requests() {
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Inline);
+    let dev = &devs[0];
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    sig.write(8, &5u64.to_le_bytes()).unwrap();
+    let mut d = Ring::new(dev, QueueKind::Sdma, 4096);
+    let mut gcr = GcrReq::all(1 << 15 | 1 << 6);
+    gcr.user = true;
+    d.submit(&pm4(|b| {
+        gcr.encode(T, b);
+        Atomic::add64(sig.va() as u64 + 8, u64::MAX).unwrap().encode(T, b);
+        Atomic::add64(sig.va() as u64 + 8, u64::MAX).unwrap().encode(T, b);
+    }));
+    assert_eq!(load_u64(&sig, 8), 3, "two decrements");
+    let st = m.queue_state(d.q.id()).unwrap();
+    assert_eq!((st.status, st.counters.cache_ops), (QueueStatus::Running, 1));
+    d.submit(&pm4(|b| {
+        Atomic {
+            operation: 46,
+            ..Atomic::add64(sig.va() as u64 + 8, 1).unwrap()
+        }
+        .encode(T, b);
+    }));
+    match m.queue_state(d.q.id()).unwrap().status {
+        QueueStatus::Error(e) => assert!(e.contains("SDMA_ATOMIC operation 46"), "{e}"),
+        s => panic!("{s:?}"),
+    }
+    assert_eq!(load_u64(&sig, 8), 3);
 }
 
 #[test]
