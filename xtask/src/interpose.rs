@@ -104,14 +104,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = workspace_root();
     let work = root.join("target/interpose");
     std::fs::create_dir_all(&work)?;
-    println!("building libamd_interpose.so (release)");
-    check(
-        Command::new(env!("CARGO"))
-            .current_dir(&root)
-            .args(["build", "--release", "-p", "amd-interpose"]),
-        "cargo build -p amd-interpose",
-    )?;
-    let lib = root.join("target/release/libamd_interpose.so");
+    let lib = build_interposer()?;
     if vs_graph.is_none() && !releases.contains(&VERSION) {
         return run_current(&work, &lib, gpus, aql);
     }
@@ -285,6 +278,19 @@ fn run_current(work: &Path, lib: &Path, gpus: u32, aql: bool) -> Result<()> {
         println!("{l}");
     }
     Ok(())
+}
+
+/// Builds `libamd_interpose.so` (release); its path.
+pub fn build_interposer() -> Result<PathBuf> {
+    let root = workspace_root();
+    println!("building libamd_interpose.so (release)");
+    check(
+        Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["build", "--release", "-p", "amd-interpose"]),
+        "cargo build -p amd-interpose",
+    )?;
+    Ok(root.join("target/release/libamd_interpose.so"))
 }
 
 /// The `speed:` or `sample:` line of a script's output, as a suffix.

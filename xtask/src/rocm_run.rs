@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{Result, check, rocm_env, workspace_root};
+use crate::{Result, rocm_env, workspace_root};
 
 pub fn run(args: &[String]) -> Result<()> {
     let dir = match args {
@@ -29,20 +29,11 @@ pub fn run(args: &[String]) -> Result<()> {
         return Err("rocm-run needs root: chroot does (run it with sudo)".into());
     }
     let root = workspace_root();
-    println!("rocm-run: building libamd_interpose.so (release)");
-    check(
-        Command::new(env!("CARGO"))
-            .current_dir(&root)
-            .args(["build", "--release", "-p", "amd-interpose"]),
-        "cargo build -p amd-interpose",
-    )?;
+    let built = crate::interpose::build_interposer()?;
     let work = dir.join("tmp/amd-hcq-rocm-run");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)?;
-    std::fs::copy(
-        root.join("target/release/libamd_interpose.so"),
-        work.join("libamd_interpose.so"),
-    )?;
+    std::fs::copy(built, work.join("libamd_interpose.so"))?;
     let inside = |p: &Path| Path::new("/tmp/amd-hcq-rocm-run").join(p.file_name().unwrap_or_default());
     let lib = inside(Path::new("libamd_interpose.so"));
     let mut failed = Vec::new();

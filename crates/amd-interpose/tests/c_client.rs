@@ -165,16 +165,13 @@ fn a_render_node_is_a_drm_character_device() {
     );
 }
 
-/// ROCm 6.1's `rocminfo` (Debian trixie's, unmodified, in the root `cargo xtask
-/// rocm-env` makes) lists the mock's gfx1100 with its name, marketing name, compute
-/// units and ISA. Skipped where that root is absent or the test cannot chroot (not
-/// root).
-#[test]
-fn rocm_6_1_rocminfo_lists_the_mock_gpu() {
+/// The ROCm root `cargo xtask rocm-env` makes, where it exists and this process may
+/// chroot into it (else `None`, having said why the test skips).
+fn rocm_root() -> Option<PathBuf> {
     let root = manifest().join("../../target/rocm-env/trixie");
     if !root.join(".rocm-env-complete").exists() {
         eprintln!("skipped: no ROCm root (make it with `cargo xtask rocm-env`)");
-        return;
+        return None;
     }
     let is_root = Command::new("id")
         .arg("-u")
@@ -182,8 +179,18 @@ fn rocm_6_1_rocminfo_lists_the_mock_gpu() {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     if !is_root {
         eprintln!("skipped: running a client in the ROCm root needs chroot, which needs root");
-        return;
+        return None;
     }
+    Some(root)
+}
+
+/// ROCm 6.1's `rocminfo` (Debian trixie's, unmodified, in the root `cargo xtask
+/// rocm-env` makes) lists the mock's gfx1100 with its name, marketing name, compute
+/// units and ISA. Skipped where that root is absent or the test cannot chroot (not
+/// root).
+#[test]
+fn rocm_6_1_rocminfo_lists_the_mock_gpu() {
+    let Some(root) = rocm_root() else { return };
     let lib = format!("tmp/libamd_interpose-{}.so", std::process::id());
     std::fs::copy(library(), root.join(&lib)).expect("copying the library into the root");
     let out = Command::new("chroot")
@@ -287,19 +294,7 @@ fn crashed_clients_leave_no_files_behind() {
 /// chroot.
 #[test]
 fn rocm_6_1_hip_programs_run_unmodified() {
-    let root = manifest().join("../../target/rocm-env/trixie");
-    if !root.join(".rocm-env-complete").exists() {
-        eprintln!("skipped: no ROCm root (make it with `cargo xtask rocm-env`)");
-        return;
-    }
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !is_root {
-        eprintln!("skipped: running a client in the ROCm root needs chroot, which needs root");
-        return;
-    }
+    let Some(root) = rocm_root() else { return };
     let work = format!("tmp/hip-test-{}", std::process::id());
     std::fs::create_dir_all(root.join(&work)).unwrap();
     std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();

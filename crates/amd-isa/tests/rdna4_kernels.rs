@@ -330,19 +330,29 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// The committed kernels' folder.
+fn kernels() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels")
+}
+
+/// The code object file (-O2, or -O0 with `suffix` `_O0`) that holds kernel `name`:
+/// it is named after its source file.
+fn code_object(name: &str, suffix: &str) -> String {
+    let source = match name {
+        "wavemax" => "wavereduce",
+        "private_array" => "private",
+        other => other,
+    };
+    format!("{source}{suffix}.hsaco")
+}
+
 #[test]
 fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let dir = kernels();
     let mut failed = Vec::new();
     for (name, args, groups, block) in cases() {
         for suffix in ["", "_O0"] {
-            // The code object is named after its source file.
-            let source = match name {
-                "wavemax" => "wavereduce",
-                "private_array" => "private",
-                other => other,
-            };
-            let file = format!("{source}{suffix}.hsaco");
+            let file = code_object(name, suffix);
             let gfx11 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
             let gfx12 = std::fs::read(dir.join("gfx1201").join(&file)).expect("gfx1201 code object");
             let want = run(&gfx11, name, &args, groups, block, false).unwrap();
@@ -366,16 +376,11 @@ fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
 /// result depends on the wave's size, `wavereduce`'s, against what 64 lanes give).
 #[test]
 fn wave64_kernels_compute_what_their_wave32_builds_do() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels");
+    let dir = kernels();
     let mut failed = Vec::new();
     for (name, args, groups, block) in cases() {
         for suffix in ["", "_O0"] {
-            let source = match name {
-                "wavemax" => "wavereduce",
-                "private_array" => "private",
-                other => other,
-            };
-            let file = format!("{source}{suffix}.hsaco");
+            let file = code_object(name, suffix);
             let w32 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
             let Ok(w64) = std::fs::read(dir.join("wave64").join(&file)) else {
                 continue; // wave32 only (WMMA)
