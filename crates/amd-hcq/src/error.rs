@@ -589,9 +589,6 @@ pub enum KernelLimit {
         /// Its processor.
         arch: String,
     },
-    /// A wave64 kernel (this runtime launches wave32).
-    #[error("a wave64 kernel; this runtime launches wave32 kernels (build it without -mwavefrontsize64)")]
-    Wave64,
     /// More LDS than the GPU has per workgroup.
     #[error(
         "Too many resources requested: group_segment_size (asks for {bytes} bytes of LDS; GPU {device} has {available})"

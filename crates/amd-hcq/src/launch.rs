@@ -256,7 +256,12 @@ impl ComputeQueue {
             user_data: &user[..u],
             block: local,
             grid,
-            initiator: DispatchInitiator::DEFAULT,
+            // A wave64 kernel runs in waves of 64 lanes: CS_W32_EN clear.
+            initiator: if prg.wave64() {
+                DispatchInitiator(DispatchInitiator::DEFAULT.0 & !DispatchInitiator::CS_W32_EN.0)
+            } else {
+                DispatchInitiator::DEFAULT
+            },
         };
         let o = d.encode(self.target, &mut self.cmds)?;
         for (i, p) in ptrs.into_iter().enumerate() {

@@ -70,6 +70,8 @@ pub struct Program<I: DeviceInterface = crate::AnyIface> {
     name: Arc<str>,
     image: Buffer<I>,
     code_addr: u64,
+    /// Waves of 64 lanes (the descriptor has no ENABLE_WAVEFRONT_SIZE32).
+    wave64: bool,
     rsrc1: u32,
     rsrc2: u32,
 }
@@ -86,7 +88,7 @@ impl<I: DeviceInterface> std::fmt::Debug for Program<I> {
 impl<I: DeviceInterface> Program<I> {
     /// Loads kernel `name` from the code object `elf` onto `dev`.
     ///
-    /// Checks: the kernel exists, is wave32, its LDS fits the device ("Too many
+    /// Checks: the kernel exists, its VGPRs and LDS fit the device ("Too many
     /// resources requested: group_segment_size"), and its code is 256-byte aligned.
     pub fn load(dev: &Device<I>, elf: &[u8], name: &str) -> Result<Self> {
         // A faulted device answers at once, before any parsing.
@@ -111,8 +113,10 @@ impl<I: DeviceInterface> Program<I> {
             limit,
         };
         let kd = info.descriptor;
-        // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32, gfx10+).
-        let vgprs = ((kd.rsrc1 & 0x3f) + 1) * 8;
+        let wave64 = !kd.has(KernelDescriptor::WAVEFRONT_SIZE32);
+        // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32) or 4 (wave64),
+        // gfx10+.
+        let vgprs = ((kd.rsrc1 & 0x3f) + 1) * if wave64 { 4 } else { 8 };
         if vgprs > MAX_VGPRS {
             return Err(unsupported(KernelLimit::Vgprs {
                 vgprs,
@@ -120,9 +124,6 @@ impl<I: DeviceInterface> Program<I> {
                 device: dev.index(),
                 arch: props.arch.clone(),
             }));
-        }
-        if !kd.has(KernelDescriptor::WAVEFRONT_SIZE32) {
-            return Err(unsupported(KernelLimit::Wave64));
         }
         let lds_blocks = kd.group_segment_size.div_ceil(512) & 0x1ff;
         if lds_blocks > props.lds_size / 512 || kd.group_segment_size > props.lds_size {
@@ -182,6 +183,7 @@ impl<I: DeviceInterface> Program<I> {
             info,
             image: image_buf,
             code_addr,
+            wave64,
             rsrc1,
             rsrc2,
         })
@@ -195,6 +197,12 @@ impl<I: DeviceInterface> Program<I> {
     /// Address of the first instruction.
     pub fn code_addr(&self) -> u64 {
         self.code_addr
+    }
+
+    /// Whether the kernel runs in waves of 64 lanes (built with `-mwavefrontsize64`:
+    /// its dispatches leave DISPATCH_INITIATOR.CS_W32_EN clear).
+    pub fn wave64(&self) -> bool {
+        self.wave64
     }
 
     /// COMPUTE_PGM_RSRC1 and RSRC2 as dispatched.

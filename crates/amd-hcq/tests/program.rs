@@ -21,6 +21,7 @@ on_every_queue!(
     bad_programs_and_launches_are_refused,
     scratch_grows_with_the_tinygrad_formula,
     vadd_runs_on_the_interpreter,
+    a_wave64_kernel_runs_in_waves_of_64,
     a_copy_after_a_launch_sees_its_results,
     the_interpreter_counts_the_work_it_does,
     the_descriptor_float_mode_sets_denormal_flushing,
@@ -221,10 +222,6 @@ fn bad_programs_and_launches_are_refused(t: Transport) {
             if cu_count == props.cu_count && simd_per_cu == props.simd_per_cu),
         "{e:?}"
     );
-    let wave64 = patched(|kd| kd[57] &= !(1 << 2));
-    let e = Program::load(&dev, &wave64, "vadd").unwrap_err();
-    assert!(e.to_string().contains("wave64"), "{e}");
-    assert_eq!(e, unsupported(KernelLimit::Wave64));
     // User SGPRs the runtime does not set up (the queue pointer).
     let queue_ptr = patched(|kd| kd[56] |= KernelDescriptor::QUEUE_PTR as u8);
     let e = Program::load(&dev, &queue_ptr, "vadd").unwrap_err();
@@ -296,9 +293,27 @@ fn scratch_grows_with_the_tinygrad_formula(t: Transport) {
 }
 
 fn vadd_runs_on_the_interpreter(t: Transport) {
-    let (_m, p) = platform_on(t);
+    vadd_runs(t, VADD);
+}
+
+/// The same kernel built for wave64 (`tests/kernels/wave64/vadd.hsaco`): the runtime
+/// launches it with CS_W32_EN clear (the AQL queue by its descriptor), and the
+/// interpreter runs it in waves of 64 lanes.
+fn a_wave64_kernel_runs_in_waves_of_64(t: Transport) {
+    const VADD64: &[u8] = include_bytes!("../../../tests/kernels/wave64/vadd.hsaco");
+    let (m, prg) = vadd_runs(t, VADD64);
+    assert!(prg);
+    let d = m.dispatches().pop().expect("a dispatch");
+    assert!(d.regs.wave64, "a wave64 dispatch");
+    assert_eq!(d.regs.initiator & 1 << 15, 0, "CS_W32_EN clear");
+}
+
+/// Runs vadd of code object `elf` over 5,000 elements and checks them; the mock, and
+/// whether the program is wave64.
+fn vadd_runs(t: Transport, elf: &[u8]) -> (Arc<MockSys>, bool) {
+    let (m, p) = platform_on(t);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let prg = Program::load(&dev, elf, "vadd").unwrap();
     let n = 5000usize; // not a multiple of the workgroup: the tail is masked by `i < n`
     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let b: Vec<f32> = (0..n).map(|i| 1000.0 - i as f32).collect();
@@ -323,6 +338,7 @@ fn vadd_runs_on_the_interpreter(t: Transport) {
         assert_eq!(got, a[i] + b[i], "element {i}");
     }
     assert!(out[n * 4..].iter().all(|&x| x == 0xff), "nothing written past n");
+    (m, prg.wave64())
 }
 
 fn a_copy_after_a_launch_sees_its_results(t: Transport) {

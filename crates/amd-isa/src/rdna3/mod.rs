@@ -340,7 +340,8 @@ impl Grid {
             user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
             tidig: (rsrc2 >> 11) & 3,
-            vgprs: (((d.rsrc[0] & 0x3f) + 1) * 8) as usize,
+            // RSRC1.VGPRS in granules of 8 registers (wave32) or 4 (wave64).
+            vgprs: (((d.rsrc[0] & 0x3f) + 1) * if d.wave64 { 4 } else { 8 }) as usize,
             block: [bx, by, bz],
             threads,
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
