@@ -442,7 +442,7 @@ impl Grid {
 /// destination must not reach the second pass's reads of the same SGPR); each pass
 /// writes its own half of a mask.
 #[inline(never)]
-fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+pub(crate) fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
     let before = w.s;
     d.run(w, mem, lds)?;
     let first = std::mem::replace(&mut w.s, before);
@@ -740,6 +740,68 @@ mod tests {
         grid.waves(&partial, 0, &mut waves, false);
         assert_eq!(waves.len(), 2);
         assert_eq!(waves[1].s[EXEC_LO], u32::MAX);
+    }
+
+    /// Wave64 instruction by instruction (encodings from `llvm-mc-19 -mcpu=gfx1100
+    /// -mattr=+wavefrontsize64`): a compare into an SGPR pair and a select by it
+    /// across 64 lanes, readlane/writelane of lanes past 31, the mbcnt pair counting
+    /// lanes 0 to 63, readfirstlane with only the high half active, and a VOP3SD whose
+    /// carry-out pair is also its scalar source (both halves read the old value).
+    #[test]
+    fn wave64_instructions_see_64_lanes() {
+        use crate::rdna3::testing::run_all;
+        let words = |b: &[u8]| -> Vec<u32> {
+            b.chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let prog: Vec<Vec<u32>> = vec![
+            words(&[0x00, 0x00, 0x4c, 0xd4, 0xa8, 0x02, 0x02, 0x00]), // v_cmp_gt_u32 s[0:1], 40, v1
+            words(&[0x02, 0x00, 0x01, 0xd5, 0x87, 0x12, 0x01, 0x00]), // v_cndmask_b32 v2, 7, 9, s[0:1]
+            words(&[0x04, 0x00, 0x60, 0xd7, 0x01, 0x51, 0x01, 0x00]), // v_readlane_b32 s4, v1, 40
+            words(&[0x03, 0x00, 0x61, 0xd7, 0x05, 0x64, 0x01, 0x00]), // v_writelane_b32 v3, s5, 50
+            words(&[0x04, 0x00, 0x1f, 0xd7, 0xc1, 0x00, 0x01, 0x00]), // v_mbcnt_lo_u32_b32 v4, -1, 0
+            words(&[0x04, 0x00, 0x20, 0xd7, 0xc1, 0x08, 0x02, 0x00]), // v_mbcnt_hi_u32_b32 v4, -1, v4
+            words(&[0x06, 0x08, 0xfe, 0xd6, 0x01, 0x11, 0x0c, 0x02]), // v_mad_u64_u32 v[6:7], s[8:9], v1, s8, 3
+        ];
+        let refs: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
+        let w = run_all(&refs, |w| {
+            w.wave64 = true;
+            w.v_other = vec![[0; 32]; w.v.len()];
+            w.s[EXEC_LO + 1] = u32::MAX;
+            for lane in 0..32 {
+                w.v[1][lane] = lane as u32;
+                w.v_other[1][lane] = 32 + lane as u32;
+            }
+            w.s[5] = 0x5555;
+            w.s[8] = 1000;
+        })
+        .unwrap();
+        // Lanes whose v1 is below 40: lanes 0 to 39.
+        assert_eq!((w.s[0], w.s[1]), (u32::MAX, 0xff));
+        let v2: Vec<u32> = w.v[2].iter().chain(&w.v_other[2]).copied().collect();
+        assert!(
+            v2.iter().enumerate().all(|(l, &v)| v == if l < 40 { 9 } else { 7 }),
+            "{v2:?}"
+        );
+        assert_eq!(w.s[4], 40, "readlane of lane 40");
+        assert_eq!((w.v_other[3][18], w.v[3][18]), (0x5555, 0), "writelane of lane 50 only");
+        let ids: Vec<u32> = w.v[4].iter().chain(&w.v_other[4]).copied().collect();
+        assert_eq!(ids, (0..64).collect::<Vec<u32>>(), "mbcnt counts the wave's lanes");
+        // v1 × 1000 + 3 in every lane: the high half read s8 before the low half's
+        // carry-out (0) replaced it.
+        assert_eq!((w.v[6][5], w.v_other[6][5]), (5003, 37_003));
+        assert_eq!((w.s[8], w.s[9]), (0, 0), "no carries");
+        // readfirstlane with only lanes 32 to 63 on reads lane 32.
+        let w = run_all(&[&[0x7e14_0501]], |w| {
+            w.wave64 = true;
+            w.v_other = vec![[0; 32]; w.v.len()];
+            w.s[EXEC_LO] = 0;
+            w.s[EXEC_LO + 1] = 0b110;
+            w.v_other[1][1] = 77;
+        })
+        .unwrap();
+        assert_eq!(w.s[10], 77);
     }
 
     /// gfx12's waves: the workgroup's ids in TTMP9 (x) and TTMP7 (y low, z high),

@@ -66,7 +66,12 @@ pub(crate) fn run_as<F: Frontend>(
     setup(&mut w, base);
     for words in prog {
         let d = F::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
-        d.run(&mut w, &mem, lds)?;
+        // A wave64 runs vector instructions in two passes, as the scheduler does.
+        if w.wave64 && d.per_half() {
+            super::run_halves(&d, &mut w, &mem, lds)?;
+        } else {
+            d.run(&mut w, &mem, lds)?;
+        }
     }
     Ok(w)
 }
