@@ -215,6 +215,29 @@ fn aql_latency(mode: ExecMode, iters: usize) -> f64 {
     median(&mut times)
 }
 
+/// Median time to create and destroy a compute queue (its ring, EOP buffer and
+/// context-save area allocated and freed with it) against the same for an SDMA queue
+/// (a ring and no context-save area), in the same run.
+fn queue_creation(iters: usize) {
+    let (_kfd, dev) = mock_gpu(MockConfig::default());
+    let mut time = |kind: QueueKind| {
+        let mut times = Vec::with_capacity(iters);
+        for _ in 0..iters {
+            let t = Instant::now();
+            drop(dev.create_queue(kind, 1 << 16).expect("queue"));
+            times.push(t.elapsed().as_secs_f64());
+        }
+        median(&mut times)
+    };
+    let (compute, sdma) = (time(QueueKind::Compute), time(QueueKind::Sdma));
+    println!(
+        "bench compute_queue_creation: {:.2} ms median ({:.1} × an SDMA queue's {:.3} ms; goal 1 ms)",
+        compute * 1e3,
+        compute / sdma,
+        sdma * 1e3
+    );
+}
+
 /// An SDMA copy into a buffer just allocated (its pages not yet touched) against the
 /// same copy into it once used.
 fn cold_copy() {
@@ -247,6 +270,7 @@ fn cold_copy() {
 }
 
 fn main() {
+    queue_creation(20);
     copy_bandwidth();
     cold_copy();
     let wake = wake_round_trip(2000);

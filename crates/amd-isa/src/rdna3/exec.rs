@@ -114,11 +114,15 @@ pub(crate) fn unsupported(i: &Inst) -> Trap {
 
 /// Whether a wave64 runs `i` as two passes of 32 lanes: every vector instruction but
 /// those that see all 64 lanes at once (`v_readfirstlane_b32`, `v_readlane_b32`,
-/// `v_writelane_b32`, `ds_permute_b32`, `ds_bpermute_b32`); scalar ones run once.
+/// `v_writelane_b32`, `ds_permute_b32`, `ds_bpermute_b32`, `ds_append`,
+/// `ds_consume`); scalar ones run once.
 pub(crate) fn per_half(i: &Inst) -> bool {
     match i.enc {
         Encoding::Sopp | Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Smem => false,
-        Encoding::Ds => !matches!(Ds::from_op(i.op), Some(Ds::DS_PERMUTE_B32 | Ds::DS_BPERMUTE_B32)),
+        Encoding::Ds => !matches!(
+            Ds::from_op(i.op),
+            Some(Ds::DS_PERMUTE_B32 | Ds::DS_BPERMUTE_B32 | Ds::DS_APPEND | Ds::DS_CONSUME)
+        ),
         // v_readfirstlane_b32 is VOP1 opcode 2 (VOP3 0x182).
         Encoding::Vop1 => i.op != vop3::V_READFIRSTLANE_B32_E64 - 0x180,
         Encoding::Vop3 => !matches!(

@@ -375,18 +375,20 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         DS_NOP => return Ok(()),
         // Counters at M0's base plus the offset: the old value to every lane, the
         // counter moved by the number of lanes.
+        // (Once for a whole wave64: its 64 lanes count together.)
         DS_APPEND | DS_CONSUME => {
             let a = (w.s[M0] & 0xffff).wrapping_add(offset);
             let old = read(lds, a, 4) as u32;
-            let n = exec.count_ones();
+            let all = w.exec_all();
+            let n = all.count_ones();
             let new = if op == DS_APPEND {
                 old.wrapping_add(n)
             } else {
                 old.wrapping_sub(n)
             };
             write(lds, a, u64::from(new), 4);
-            for l in lanes() {
-                w.vwrite(vdst, l, old)?;
+            for l in (0..64).filter(|l| all >> l & 1 == 1) {
+                w.vwrite_lane64(vdst, l, old)?;
             }
             return Ok(());
         }

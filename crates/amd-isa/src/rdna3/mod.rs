@@ -802,6 +802,18 @@ mod tests {
         })
         .unwrap();
         assert_eq!(w.s[10], 77);
+        // ds_append v5 (counter at M0 = 0): every lane of the wave gets the old count,
+        // the counter grows by the wave's 64 active lanes, once.
+        let mut lds = [0u8; 1024];
+        lds[..4].copy_from_slice(&10u32.to_le_bytes());
+        let w = crate::rdna3::testing::run_mem_lds(&[&[0xd8f8_0000, 0x0500_0000]], &mut [0u8; 16], &mut lds, |w, _| {
+            w.wave64 = true;
+            w.v_other = vec![[0; 32]; w.v.len()];
+            w.s[EXEC_LO + 1] = u32::MAX;
+        })
+        .unwrap();
+        assert_eq!(u32::from_le_bytes(lds[..4].try_into().unwrap()), 74);
+        assert!(w.v[5].iter().chain(&w.v_other[5]).all(|&v| v == 10));
     }
 
     /// gfx12's waves: the workgroup's ids in TTMP9 (x) and TTMP7 (y low, z high),
