@@ -220,7 +220,7 @@ fn aql_latency(mode: ExecMode, iters: usize) -> f64 {
 /// (a ring and no context-save area), in the same run.
 fn queue_creation(iters: usize) {
     let (_kfd, dev) = mock_gpu(MockConfig::default());
-    let mut time = |kind: QueueKind| {
+    let time = |kind: QueueKind| {
         let mut times = Vec::with_capacity(iters);
         for _ in 0..iters {
             let t = Instant::now();
