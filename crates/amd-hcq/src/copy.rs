@@ -1,5 +1,6 @@
 //! Copies: host→device through a ring of pinned staging buffers (the CPU fills one
-//! while SDMA drains the others), device→host, device→device, and between GPUs.
+//! while SDMA drains the others), device→host through the same ring (SDMA fills the
+//! next while the CPU reads one out), device→device, and between GPUs.
 
 use zerocopy::IntoBytes;
 
@@ -73,21 +74,35 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Copies `out.len()` bytes of `src` at `offset` to the host; waits for earlier work.
+    ///
+    /// Pipelined through the staging buffers: SDMA fills the next ones while the CPU
+    /// reads out the one whose copy is done.
     pub fn copy_out(&self, out: &mut [u8], src: &Buffer<I>, offset: usize) -> Result<()> {
         src.check(offset, out.len())?;
         src.check_on(self.inner.id(), &"the source")?;
-        let staging = self.staging()?;
-        // One staging buffer, reused chunk by chunk: each copy is waited for.
-        let slot = staging.next;
-        self.wait_point(staging.busy_until[slot])?;
-        let mut staging = staging;
-        let buf = staging.buf(&self.inner.iface, slot)?;
-        for (i, chunk) in out.chunks_mut(STAGING_SIZE).enumerate() {
-            let from = src.va() + (offset + i * STAGING_SIZE) as u64;
-            let to = buf.va();
-            let p = self.copy_on_timeline("copy_out", to, from, chunk.len())?;
+        let mut staging = self.staging()?;
+        let slots = staging.bufs.len();
+        let mut chunks = out.chunks_mut(STAGING_SIZE).enumerate();
+        // The chunks in flight: the host slice, its staging slot, its copy's point.
+        let mut pending = std::collections::VecDeque::with_capacity(slots);
+        loop {
+            while pending.len() < slots {
+                let Some((i, chunk)) = chunks.next() else { break };
+                let slot = staging.next;
+                staging.next = (slot + 1) % slots;
+                // The slot may still feed an earlier copy in.
+                self.wait_point(staging.busy_until[slot])?;
+                let to = staging.buf(&self.inner.iface, slot)?.va();
+                let from = src.va() + (offset + i * STAGING_SIZE) as u64;
+                let p = self.copy_on_timeline("copy_out", to, from, chunk.len())?;
+                staging.busy_until[slot] = p;
+                pending.push_back((chunk, slot, p));
+            }
+            let Some((chunk, slot, p)) = pending.pop_front() else {
+                break;
+            };
             self.wait_point(p)?;
-            buf.read(0, chunk)?;
+            staging.buf(&self.inner.iface, slot)?.read(0, chunk)?;
         }
         Ok(())
     }
