@@ -74,9 +74,9 @@ pub(crate) struct AqlKernel {
     /// Group (LDS) and private (scratch per work-item) segment bytes.
     pub(crate) group_segment_size: u32,
     pub(crate) private_segment_size: u32,
-    /// The user SGPR holding the kernel-argument pointer in the PM4 dispatch (none:
-    /// the kernel takes no arguments).
-    pub(crate) kernarg_sgpr: Option<usize>,
+    /// The user SGPR holding the kernel-argument pointer in the PM4 dispatch (the
+    /// runtime always passes it).
+    pub(crate) kernarg_sgpr: usize,
 }
 
 /// Bytes of the indirect-buffer area each AQL lane has for the PM4 between dispatches
@@ -130,11 +130,10 @@ impl<I: DeviceInterface> AqlLane<I> {
     ) -> Result<()> {
         self.packets.clear();
         self.ib_words.clear();
-        let mut segments = std::mem::take(&mut self.segments);
-        segments.clear();
-        let r = parts.iter().try_for_each(|part| self.transcode(part, &mut segments));
-        self.segments = segments;
-        r?;
+        self.segments.clear();
+        for part in parts {
+            self.transcode(part)?;
+        }
         let ib_len = (self.ib_words.len() * 4) as u64;
         let area = IB_BYTES as u64;
         if ib_len > area {
@@ -157,10 +156,22 @@ impl<I: DeviceInterface> AqlLane<I> {
                 max: slots as usize,
             });
         }
-        // Room: the buffers' bytes, and the packets' slots.
-        self.wait(q, seen, dev, |s, seen| {
+        // Room: the buffers' bytes, and the packets' slots; the read pointer that
+        // gives both (past the packets holding the slots, and those whose indirect
+        // buffers hold the bytes), for a timeout.
+        let ib_need = skip + ib_len;
+        let put_now = *put;
+        let wanted = |s: &Self| {
+            let for_ib = s
+                .ib_live
+                .iter()
+                .find(|&&(end, _)| s.ib_put + ib_need - end <= area)
+                .map_or(0, |&(_, after)| after);
+            (put_now + n).saturating_sub(slots).max(for_ib)
+        };
+        self.wait(q, seen, dev, wanted, |s, seen| {
             s.free(seen);
-            s.ib_put + skip + ib_len - s.ib_freed <= area && *put + n - (*seen).min(*put) <= slots
+            s.ib_put + ib_need - s.ib_freed <= area && *put + n - (*seen).min(*put) <= slots
         })?;
         let ib_va = self.ib.va() + (at + skip) % area;
         let ib_off = ((at + skip) % area) as usize;
@@ -212,12 +223,14 @@ impl<I: DeviceInterface> AqlLane<I> {
         }
     }
 
-    /// Waits until `fits` (given the read pointer) holds.
+    /// Waits until `fits` (given the read pointer) holds; a timeout names the read
+    /// pointer `wanted` says makes it hold.
     fn wait<Q: HwQueue>(
         &mut self,
         q: &Q,
         seen: &mut u64,
         dev: &dyn DeviceLink<I>,
+        wanted: impl Fn(&Self) -> u64,
         mut fits: impl FnMut(&mut Self, &u64) -> bool,
     ) -> Result<()> {
         if fits(self, seen) {
@@ -238,7 +251,7 @@ impl<I: DeviceInterface> AqlLane<I> {
             if start.elapsed() > timeout {
                 return Err(HcqError::Timeout {
                     what: "room in the AQL ring and its indirect buffers".into(),
-                    wanted: *seen + 1,
+                    wanted: wanted(self),
                     current: *seen,
                     waited_ms: start.elapsed().as_millis() as u64,
                 });
@@ -250,7 +263,7 @@ impl<I: DeviceInterface> AqlLane<I> {
     /// Appends the AQL packets for the PM4 `words`: kernel dispatch packets for its
     /// dispatches, PM4-IB packets (their addresses filled in later) for the rest, whose
     /// dwords go to `ib_words` (a segment per packet in `segments`: start, length).
-    fn transcode(&mut self, words: &[u32], segments: &mut Vec<(usize, usize)>) -> Result<()> {
+    fn transcode(&mut self, words: &[u32]) -> Result<()> {
         let mut regs = [0u32; 16];
         let (mut pgm, mut block) = ([0u32; 2], [1u32; 3]);
         let mut seg_start = self.ib_words.len();
@@ -282,15 +295,14 @@ impl<I: DeviceInterface> AqlLane<I> {
                     self.ib_words.extend_from_slice(&words[at..at + len]);
                 }
                 Pm4Packet::DispatchDirect(d) => {
-                    self.flush(&mut seg_start, segments);
+                    self.flush(&mut seg_start);
                     let code = (u64::from(pgm[1]) << 32 | u64::from(pgm[0])) << 8;
                     let k = *self.kernels.get(&code).ok_or(HcqError::AqlDispatch {
                         code_addr: code,
                         why: "no program loaded on this device has its code there",
                     })?;
-                    let kernarg = k
-                        .kernarg_sgpr
-                        .map_or(0, |s| u64::from(regs[s]) | u64::from(regs[s + 1]) << 32);
+                    let s = k.kernarg_sgpr;
+                    let kernarg = u64::from(regs[s]) | u64::from(regs[s + 1]) << 32;
                     let mut grid = [0u32; 3];
                     for i in 0..3 {
                         grid[i] = d.dims[i].checked_mul(block[i]).ok_or(HcqError::AqlDispatch {
@@ -313,23 +325,23 @@ impl<I: DeviceInterface> AqlLane<I> {
                 }
                 _ => {
                     if self.ib_words.len() - seg_start + len > IndirectBuffer::MAX_DWORDS as usize {
-                        self.flush(&mut seg_start, segments);
+                        self.flush(&mut seg_start);
                     }
                     self.ib_words.extend_from_slice(&words[at..at + len]);
                 }
             }
             at += len;
         }
-        self.flush(&mut seg_start, segments);
+        self.flush(&mut seg_start);
         Ok(())
     }
 
     /// Ends the indirect buffer begun at `*start` (if it holds anything) with a PM4-IB
     /// packet, whose address is filled in once the buffers are placed.
-    fn flush(&mut self, start: &mut usize, segments: &mut Vec<(usize, usize)>) {
+    fn flush(&mut self, start: &mut usize) {
         let len = self.ib_words.len() - *start;
         if len > 0 {
-            segments.push((*start, len));
+            self.segments.push((*start, len));
             let mut p = [0u32; aql::PACKET_DWORDS];
             p[0] = header(PacketType::VendorSpecific).to_bits() as u32;
             self.packets.push(p);

@@ -317,7 +317,7 @@ impl<I: DeviceInterface> Device<I> {
 
     /// The format of the device's compute queue.
     pub fn queue_format(&self) -> crate::QueueFormat {
-        crate::iface::HwQueue::format(&self.inner.submission.engines.lock().compute.ring.q)
+        self.inner.submission.engines.lock().compute_format()
     }
 
     /// The GPU's properties.

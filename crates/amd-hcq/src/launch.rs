@@ -222,9 +222,7 @@ impl ComputeQueue {
         let mut ptrs: [Option<(usize, Expr)>; 3] = [None, None, None];
         let mut u = 0;
         if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
-            let [lo, hi] = amd_packets::lo_hi(scratch_addr);
-            // The private segment buffer descriptor: swizzle on, tinygrad's dword 3.
-            user[..4].copy_from_slice(&[lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]);
+            user[..4].copy_from_slice(&crate::resources::private_segment_buffer(scratch_addr));
             u = 4;
         }
         if dispatch_ptr {

@@ -160,19 +160,16 @@ impl<I: DeviceInterface> Program<I> {
         // An AQL queue dispatches by kernel descriptor: the lane learns this kernel's,
         // and where its PM4 dispatches carry the argument pointer (after the private
         // segment buffer and the dispatch pointer, as `exec` places them).
-        if let Some(aql) = dev.inner.submission.engines.lock().compute.aql.as_mut() {
-            let sgpr = 4 * usize::from(kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER))
-                + 2 * usize::from(kd.has(KernelDescriptor::DISPATCH_PTR));
-            aql.kernels.insert(
-                code_addr,
-                crate::aql::AqlKernel {
-                    kernel_object: base + info.descriptor_offset,
-                    group_segment_size: kd.group_segment_size,
-                    private_segment_size: kd.private_segment_size,
-                    kernarg_sgpr: Some(sgpr),
-                },
-            );
-        }
+        dev.inner.submission.engines.lock().aql_kernel(
+            code_addr,
+            crate::aql::AqlKernel {
+                kernel_object: base + info.descriptor_offset,
+                group_segment_size: kd.group_segment_size,
+                private_segment_size: kd.private_segment_size,
+                kernarg_sgpr: 4 * usize::from(kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER))
+                    + 2 * usize::from(kd.has(KernelDescriptor::DISPATCH_PTR)),
+            },
+        );
         // gfx11: set the privileged bit (a CWSR workaround, as tinygrad 0.10.1 does).
         // PRIV, as tinygrad sets it on gfx11 alone (gfx12's RSRC1 has no such bit).
         let rsrc1 = kd.rsrc1 | if props.target == GfxTarget::Gfx11 { 1 << 20 } else { 0 };
@@ -255,21 +252,12 @@ impl<I: DeviceInterface> Device<I> {
             e => e,
         })?;
         // An AQL queue's dispatches take scratch from its amd_queue_t: from now on,
-        // this buffer (the private segment buffer descriptor as `exec` builds it).
-        {
-            let e = self.inner.submission.engines.lock();
-            let q = &e.compute.ring.q;
-            if crate::iface::HwQueue::format(q) == crate::QueueFormat::Aql {
-                let [lo, hi] = amd_packets::lo_hi(buf.va());
-                crate::iface::HwQueue::set_aql_scratch(
-                    q,
-                    tmpring_size,
-                    buf.va(),
-                    need,
-                    [lo, hi | 1 << 31, u32::MAX, 0x20c1_4000],
-                )?;
-            }
-        }
+        // this buffer.
+        self.inner
+            .submission
+            .engines
+            .lock()
+            .aql_scratch(tmpring_size, buf.va(), need)?;
         // The old buffer is released once the launches before this point are done.
         l.scratch = Some(Scratch {
             buf,

@@ -22,6 +22,13 @@ pub(crate) struct Scratch<I: DeviceInterface> {
     pub(crate) tmpring_size: u32,
 }
 
+/// The private segment buffer descriptor of scratch at `base` (the four user SGPRs a
+/// kernel asking for it gets): swizzle on, tinygrad's dword 3.
+pub(crate) fn private_segment_buffer(base: u64) -> [u32; 4] {
+    let [lo, hi] = amd_packets::lo_hi(base);
+    [lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]
+}
+
 /// The kernarg region: a ring of argument blocks; a block is reused only once the
 /// launch that read it has completed.
 pub(crate) struct KernargRing<I: DeviceInterface> {

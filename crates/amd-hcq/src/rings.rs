@@ -160,6 +160,32 @@ impl<I: DeviceInterface> Engines<I> {
         }
     }
 
+    /// The format of the compute queue.
+    pub(crate) fn compute_format(&self) -> crate::QueueFormat {
+        self.compute.ring.q.format()
+    }
+
+    /// Tells an AQL compute lane of a loaded kernel (its dispatches go out by its
+    /// descriptor); nothing for a PM4 one.
+    pub(crate) fn aql_kernel(&mut self, code_addr: u64, k: crate::aql::AqlKernel) {
+        if let Some(aql) = self.compute.aql.as_mut() {
+            aql.kernels.insert(code_addr, k);
+        }
+    }
+
+    /// Keeps an AQL compute queue's scratch (its `amd_queue_t`) the device's; nothing
+    /// for a PM4 one, whose dispatches carry their scratch.
+    pub(crate) fn aql_scratch(&self, tmpring_size: u32, base: u64, lane_bytes: u32) -> Result<()> {
+        if self.compute.aql.is_none() {
+            return Ok(());
+        }
+        let descriptor = crate::resources::private_segment_buffer(base);
+        self.compute
+            .ring
+            .q
+            .set_aql_scratch(tmpring_size, base, lane_bytes, descriptor)
+    }
+
     /// What was submitted so far and what is done.
     pub(crate) fn marks(&self) -> (Marks, Marks) {
         let (c_sent, c_done) = self.compute.plain_marks();

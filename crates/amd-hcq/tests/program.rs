@@ -301,8 +301,8 @@ fn vadd_runs_on_the_interpreter(t: Transport) {
 /// interpreter runs it in waves of 64 lanes.
 fn a_wave64_kernel_runs_in_waves_of_64(t: Transport) {
     const VADD64: &[u8] = include_bytes!("../../../tests/kernels/wave64/vadd.hsaco");
-    let (m, prg) = vadd_runs(t, VADD64);
-    assert!(prg);
+    let (m, wave64) = vadd_runs(t, VADD64);
+    assert!(wave64, "Program::wave64");
     let d = m.dispatches().pop().expect("a dispatch");
     assert!(d.regs.wave64, "a wave64 dispatch");
     assert_eq!(d.regs.initiator & 1 << 15, 0, "CS_W32_EN clear");

@@ -87,18 +87,21 @@ impl Engines {
         let slot = q.ring_base + (pos % q.ring_dwords) * 4;
         let pkt = Packet::decode(q.target, words)
             .map_err(|e| Stop::Error(format!("AQL packet {index} (ring byte {:#x}): {e}", slot - q.ring_base)))?;
+        if let Packet::Invalid(_) = pkt {
+            // Not published yet: the slot is looked at again later.
+            return Ok((aql::PACKET_DWORDS, Exec::Blocked));
+        }
+        let signal = pkt.completion_signal();
         q.aql = Some(AqlPending {
             slot,
-            signal: pkt.completion_signal(),
+            signal,
             dispatch: matches!(pkt, Packet::KernelDispatch(_)),
-            start_ts: self.gpu_clock(),
+            // Only a completion signal gets the timestamps.
+            start_ts: if signal != 0 { self.gpu_clock() } else { 0 },
         });
         let at = |what: &str| format!("AQL {what} {index}");
         let exec = match pkt {
-            Packet::Invalid(_) => {
-                q.aql = None;
-                Exec::Blocked
-            }
+            Packet::Invalid(_) => Exec::Blocked,
             Packet::KernelDispatch(d) => {
                 let info = self.aql_dispatch(q, &d, slot, index).map_err(|e| match e {
                     Stop::Error(e) => Stop::Error(format!("{}: {e}", at("kernel dispatch"))),
@@ -116,9 +119,7 @@ impl Engines {
                 let mut used = 0;
                 for &s in b.dep_signals.iter().filter(|&&s| s != 0) {
                     used += 1;
-                    let v = self
-                        .vm_load::<u64>(&q.vm, s.wrapping_add(aql::signal::VALUE))
-                        .map_err(|f| Stop::FaultIn(f, at("barrier")))? as i64;
+                    let v = self.signal_value(q, s).map_err(|f| Stop::FaultIn(f, at("barrier")))?;
                     done += (v <= 0) as usize;
                 }
                 let met = match b.kind() {
@@ -132,9 +133,8 @@ impl Engines {
                     0 => true,
                     s => {
                         let v = self
-                            .vm_load::<u64>(&q.vm, s.wrapping_add(aql::signal::VALUE))
-                            .map_err(|f| Stop::FaultIn(f, at("barrier-value packet")))?
-                            as i64;
+                            .signal_value(q, s)
+                            .map_err(|f| Stop::FaultIn(f, at("barrier-value packet")))?;
                         b.cond.holds(v & b.mask, b.value)
                     }
                 };
@@ -161,6 +161,11 @@ impl Engines {
             }
         };
         Ok((aql::PACKET_DWORDS, exec))
+    }
+
+    /// The value of the `amd_signal_t` at `s`.
+    fn signal_value(&self, q: &QueueExec, s: u64) -> crate::mem::MemResult<i64> {
+        Ok(self.vm_load::<u64>(&q.vm, s.wrapping_add(aql::signal::VALUE))? as i64)
     }
 
     /// The base of the queue's `amd_queue_t`: the read pointer's address less the
@@ -231,41 +236,33 @@ impl Engines {
                 return Ok(None);
             }
         }
-        let mut user = Vec::with_capacity(16);
+        // The SGPRs the descriptor enables, in the ABI's order; at most 4 + 2 × 5 + 1 =
+        // 15 of the 16 COMPUTE_USER_DATA registers.
+        let mut user_data = [0u32; 16];
+        let mut n = 0;
+        let mut push = |words: &[u32]| {
+            user_data[n..n + words.len()].copy_from_slice(words);
+            n += words.len();
+        };
         if props & kd::PRIVATE_SEGMENT_BUFFER != 0 {
             for i in 0..4 {
-                user.push(load32(aql::queue::SCRATCH_RESOURCE_DESCRIPTOR + 4 * i)?);
+                push(&[load32(aql::queue::SCRATCH_RESOURCE_DESCRIPTOR + 4 * i)?]);
             }
         }
-        let mut push64 = |v: u64| user.extend(amd_packets::lo_hi(v));
-        if props & kd::DISPATCH_PTR != 0 {
-            push64(slot);
-        }
-        if props & kd::QUEUE_PTR != 0 {
-            push64(base);
-        }
-        if props & kd::KERNARG_SEGMENT_PTR != 0 {
-            push64(d.kernarg_address);
-        }
-        if props & kd::DISPATCH_ID != 0 {
-            push64(index);
-        }
-        if props & kd::FLAT_SCRATCH_INIT != 0 {
-            push64(scratch_base);
+        for (bit, v) in [
+            (kd::DISPATCH_PTR, slot),
+            (kd::QUEUE_PTR, base),
+            (kd::KERNARG_SEGMENT_PTR, d.kernarg_address),
+            (kd::DISPATCH_ID, index),
+            (kd::FLAT_SCRATCH_INIT, scratch_base),
+        ] {
+            if props & bit != 0 {
+                push(&amd_packets::lo_hi(v));
+            }
         }
         if props & kd::PRIVATE_SEGMENT_SIZE != 0 {
-            user.push(private);
+            push(&[private]);
         }
-        let mut user_data = [0u32; 16];
-        user_data
-            .get_mut(..user.len())
-            .ok_or_else(|| {
-                Stop::Error(format!(
-                    "the kernel descriptor enables {} user SGPRs, more than 16",
-                    user.len()
-                ))
-            })?
-            .copy_from_slice(&user);
         let dims = usize::from(d.dimensions);
         let block = std::array::from_fn(|k| if k < dims { u32::from(d.workgroup_size[k]) } else { 1 });
         let grid = std::array::from_fn(|k| if k < dims { d.grid_size[k] } else { 1 });
@@ -345,7 +342,11 @@ impl Engines {
         }
         q.rptr += len;
         self.publish_rptr(q)?;
-        let Some(p) = p else { return Ok(()) };
+        // Most packets (tinygrad's all) have neither a completion signal nor a
+        // dispatch's scratch to give back: nothing more to read.
+        let Some(p) = p.filter(|p| p.signal != 0 || p.dispatch) else {
+            return Ok(());
+        };
         let base = self.aql_queue_base(q)?;
         let props = self.vm_load::<u32>(&q.vm, base + aql::queue::QUEUE_PROPERTIES)?;
         if p.dispatch && props & USE_SCRATCH_ONCE != 0 {
