@@ -25,6 +25,9 @@
 //! - `isa-coverage [rdna4] [--check]`: run every RDNA3 (or RDNA4) opcode through the interpreter
 //!   and write `crates/amd-isa/coverage/rdna3.md` (`rdna4.md`): implemented / refused / missing
 //!   per encoding.
+//! - `matrix-layouts [--check]`: RDNA4's WMMA and SWMMAC register layouts from AMD's
+//!   matrix instruction calculator (`AMD_MATRIX_CALCULATOR` names its
+//!   `matrix_calculator.py`) into `crates/amd-isa/src/rdna4/generated/matrix_layouts.txt`.
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).
@@ -61,6 +64,7 @@ mod interpose;
 mod isa_coverage;
 mod kernels;
 mod listings;
+mod matrix_layouts;
 mod miri;
 mod modgraph;
 mod oracle;
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Some("isa-coverage") => isa_coverage::run(&args[1..]),
         Some("listings") => listings::run(&args[1..]),
         Some("oracle") => oracle::run(&args[1..]),
+        Some("matrix-layouts") => matrix_layouts::run(&args[1..]),
         Some("miri") => miri::run(&args[1..]),
         Some("modgraph") => modgraph::run(&args[1..]),
         Some("fuzz-seeds") => fuzz_seeds::run(&args[1..]),
@@ -96,7 +101,7 @@ fn main() -> ExitCode {
         Some("rocm-run") => rocm_run::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

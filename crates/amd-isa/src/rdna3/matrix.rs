@@ -36,17 +36,19 @@ pub(crate) enum WmmaLayout {
     /// C and D element (row, col) in register `row % 8`, lane `col + 16 (row / 8)`,
     /// or for 16-bit results two to a register: register `(row % 8) / 2`, the low half
     /// for an even row (tinygrad's emulator, `test/mockgpu/amd/emu.py`, lays them out
-    /// so, as AMD's RDNA4 ISA does). 8-bit inputs take the 16-bit inputs' element
-    /// order, four to a register.
+    /// so, as AMD's RDNA4 ISA does). 8-bit inputs: lane `l` holds 8 of the 16 bytes,
+    /// K = `e + 8 (l / 16)`, four to a register. (AMD's matrix instruction calculator
+    /// describes both; `rdna4::matrix`'s tests check them against it.)
     Gfx12,
 }
 
 impl WmmaLayout {
-    /// The lane and the element (halves in register order) of an A or B input: row or
-    /// column `i`, index `k`.
-    fn input(self, i: usize, k: usize) -> (usize, usize) {
+    /// The lane and the element (in register order, `per` to a register) of an A or B
+    /// input: row or column `i`, index `k`.
+    fn input(self, i: usize, k: usize, per: usize) -> (usize, usize) {
         match self {
             WmmaLayout::Gfx11 => (i, k),
+            WmmaLayout::Gfx12 if per == 4 => (i + (k >> 3) * 16, k & 7),
             WmmaLayout::Gfx12 => (i + (k >> 2 & 1) * 16, (k & 3) | (k >> 1 & 4)),
         }
     }
@@ -147,7 +149,7 @@ pub(crate) fn wmma_float(
         2
     };
     let input = |w: &Wave, s: usize, i: usize, k: usize| -> R<f64> {
-        let (lane, e) = layout.input(i, k);
+        let (lane, e) = layout.input(i, k, per);
         Ok(convert(w, s, e, w.vread(srcs[s] + (e / per) as u16, lane, lit)?))
     };
     // A source's VGPRs, where it names enough of them (not a constant or literal).
@@ -169,7 +171,7 @@ pub(crate) fn wmma_float(
         // Straight from the register file.
         for i in 0..16 {
             for k in 0..16 {
-                let (lane, e) = layout.input(i, k);
+                let (lane, e) = layout.input(i, k, per);
                 a[i][k] = convert(w, 0, e, ra[e / per][lane]);
                 b[i][k] = convert(w, 1, e, rb[e / per][lane]);
             }
@@ -214,48 +216,19 @@ pub(crate) fn wmma_float(
             };
             let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
             let c = if mods.neg_lo & 4 != 0 { -c } else { c };
-            let (ar, bc) = (&a[row], &b[col]);
-            let exact = if finite {
-                exact_in_f64(c, ar, bc, sa[row], sb[col], mode)
+            let bits = float_sum(c, &a[row], &b[col], sa[row], sb[col], finite, fmt, mode);
+            let h = float_out(w, bits, half_out, bf16, mods.clamp);
+            out[reg][lane] = if half_out {
+                // gfx12 fills both halves (the other row's comes in its turn); gfx11
+                // keeps the half it does not write.
+                let keep = if gfx12 {
+                    out[reg][lane]
+                } else {
+                    w.vread(256 + (dst + reg) as u16, lane, None)?
+                };
+                (keep & !(0xffff << shift)) | h << shift
             } else {
-                None
-            };
-            let bits = match exact {
-                // The sum is exact in f64: one rounding gives the exact sum's.
-                Some(s) if fmt == exact::F32 && mode == Round::NearestEven => u64::from((s as f32).to_bits()),
-                Some(s) => exact::convert(s, fmt, mode)
-                    .unwrap_or_else(|| sum_rounded(c, ar.iter().copied().zip(bc.iter().copied()), fmt, mode)),
-                None => sum_rounded(c, ar.iter().copied().zip(bc.iter().copied()), fmt, mode),
-            };
-            // Clamp (0 and 1 are exact in every format, so clamping the rounded value
-            // is clamping the exact one), then denormal results as MODE's output
-            // controls say (bfloat16 as f32).
-            let bits = if mods.clamp {
-                match (half_out, bf16) {
-                    (false, _) => u64::from(super::exec::output_mods(bits as u32, clamp_only())),
-                    (true, true) => u64::from(super::exec::output_mods((bits as u32) << 16, clamp_only()) >> 16),
-                    (true, false) => u64::from(super::valu::clamp_half(bits as u16)),
-                }
-            } else {
-                bits
-            };
-            out[reg][lane] = match (half_out, bf16) {
-                (false, _) => w.f32_out(bits as u32),
-                (true, _) => {
-                    let h = if bf16 {
-                        w.f32_out((bits as u32) << 16) >> 16
-                    } else {
-                        u32::from(w.f16_out(bits as u16))
-                    };
-                    // gfx12 fills both halves (the other row's comes in its turn);
-                    // gfx11 keeps the half it does not write.
-                    let keep = if gfx12 {
-                        out[reg][lane]
-                    } else {
-                        w.vread(256 + (dst + reg) as u16, lane, None)?
-                    };
-                    (keep & !(0xffff << shift)) | h << shift
-                }
+                h
             };
         }
     }
@@ -270,6 +243,58 @@ pub(crate) fn wmma_float(
         }
     }
     Ok(())
+}
+
+/// One float WMMA element, `c + Σ a·b` over 16 products (each row of A and column of B
+/// with its [`Terms`]; `finite`: no infinite or NaN input), summed exactly and rounded
+/// once to `fmt` in `mode`: the result's bits in `fmt`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn float_sum(
+    c: f64,
+    a: &[f64; 16],
+    b: &[f64; 16],
+    ta: Terms,
+    tb: Terms,
+    finite: bool,
+    fmt: exact::Format,
+    mode: Round,
+) -> u64 {
+    let exact = if finite {
+        exact_in_f64(c, a, b, ta, tb, mode)
+    } else {
+        None
+    };
+    match exact {
+        // The sum is exact in f64: one rounding gives the exact sum's.
+        Some(s) if fmt == exact::F32 && mode == Round::NearestEven => u64::from((s as f32).to_bits()),
+        Some(s) => exact::convert(s, fmt, mode)
+            .unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode)),
+        None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
+    }
+}
+
+/// A float WMMA result (`bits` in f32, or with `half_out` in f16 or, `bf16`,
+/// bfloat16) as it is written: clamped to [0, 1] where asked (0 and 1 are exact in
+/// every format, so clamping the rounded value is clamping the exact one), then a
+/// denormal result as MODE's output controls say (bfloat16 as f32). A 16-bit result
+/// in the low half.
+#[inline]
+pub(crate) fn float_out(w: &Wave, bits: u64, half_out: bool, bf16: bool, clamp: bool) -> u32 {
+    let bits = if clamp {
+        match (half_out, bf16) {
+            (false, _) => u64::from(super::exec::output_mods(bits as u32, clamp_only())),
+            (true, true) => u64::from(super::exec::output_mods((bits as u32) << 16, clamp_only()) >> 16),
+            (true, false) => u64::from(super::valu::clamp_half(bits as u16)),
+        }
+    } else {
+        bits
+    };
+    match (half_out, bf16) {
+        (false, _) => w.f32_out(bits as u32),
+        (true, true) => w.f32_out((bits as u32) << 16) >> 16,
+        (true, false) => u32::from(w.f16_out(bits as u16)),
+    }
 }
 
 /// The exponent of the lowest set bit of `x` (finite): `x` is a whole multiple of
@@ -294,7 +319,7 @@ pub(crate) struct Terms {
 }
 
 impl Terms {
-    const NONE: Terms = Terms { low: 0, max: 0.0 };
+    pub(crate) const NONE: Terms = Terms { low: 0, max: 0.0 };
 
     #[inline]
     pub(crate) fn of(v: &[f64; 16]) -> Terms {
@@ -397,11 +422,10 @@ fn clamp_only() -> super::exec::Mods {
     }
 }
 
-/// Integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout of the
-/// f16 forms (elements packed four or eight to a register in the same order), with
-/// neg_lo bits 0 and 1 marking A and B signed; clamp saturates. gfx12: 8-bit inputs
-/// only (its 4-bit layout is not implemented).
-#[allow(clippy::too_many_arguments)]
+/// gfx11's integer WMMA (16×16×16, 8- or 4-bit inputs, i32 accumulators): the layout
+/// of the f16 forms (elements packed four or eight to a register in the same order),
+/// with neg_lo bits 0 and 1 marking A and B signed; clamp saturates. (gfx12's are
+/// `rdna4::matrix`'s.)
 pub(crate) fn wmma_int(
     w: &mut Wave,
     four: bool,
@@ -410,13 +434,8 @@ pub(crate) fn wmma_int(
     neg_lo: u32,
     clamp: bool,
     lit: Option<u32>,
-    layout: WmmaLayout,
 ) -> R<()> {
-    if four && layout == WmmaLayout::Gfx12 {
-        return Err(crate::error::Trap::Missing(
-            "gfx12's 4-bit integer WMMA is not implemented".into(),
-        ));
-    }
+    let layout = WmmaLayout::Gfx11;
     if w.wave64 {
         return Err(crate::error::Trap::Missing(
             "WMMA in a wave64 is not implemented".into(),
@@ -428,7 +447,7 @@ pub(crate) fn wmma_int(
     let bits = if four { 4 } else { 8 };
     let per = 32 / bits;
     let input = |w: &Wave, base: u16, i: usize, k: usize, signed: bool| -> R<i64> {
-        let (lane, e) = layout.input(i, k);
+        let (lane, e) = layout.input(i, k, 2);
         let e = e as u32;
         let v = w.vread(base + (e / per) as u16, lane, lit)?;
         let x = (v >> (bits * (e % per))) & ((1 << bits) - 1);

@@ -78,7 +78,7 @@ pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::coverage_report;
 pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow};
-pub(crate) use matrix::{WmmaInputs, WmmaLayout, WmmaMods, wmma, wmma_float, wmma_int};
+pub(crate) use matrix::{Terms, WmmaInputs, WmmaLayout, WmmaMods, element, float_out, float_sum, wmma, wmma_float};
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, scalar_buffer_load, scalar_load};

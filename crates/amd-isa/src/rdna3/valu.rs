@@ -506,16 +506,7 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     let clamp = f.clamp;
     let lit = i.literal;
     if matches!(op, V_WMMA_I32_16X16X16_IU8 | V_WMMA_I32_16X16X16_IU4) {
-        return wmma_int(
-            w,
-            op == V_WMMA_I32_16X16X16_IU4,
-            dst,
-            srcs,
-            neg_lo,
-            clamp,
-            lit,
-            super::matrix::WmmaLayout::Gfx11,
-        );
+        return wmma_int(w, op == V_WMMA_I32_16X16X16_IU4, dst, srcs, neg_lo, clamp, lit);
     }
     // The dot products route S0's and S1's 16-bit halves as every VOP3P op does: the
     // low half from the half op_sel picks, the high half from the one op_sel_hi picks.

@@ -207,14 +207,14 @@ mod tests {
                 .status
                 .clone()
         };
-        // Lowered to RDNA3, RDNA4's own, refused, and one not written yet.
+        // Lowered to RDNA3, RDNA4's own, refused.
         assert_eq!(find("VOP2", "v_add_f32_e32"), Status::Implemented);
         assert_eq!(find("SOP2", "s_add_f32"), Status::Implemented);
         assert_eq!(find("VGLOBAL", "global_load_b32"), Status::Implemented);
         assert!(matches!(find("VIMAGE", "image_load"), Status::Refused(_)));
         assert_eq!(find("VBUFFER", "buffer_load_b32"), Status::Implemented);
         assert_eq!(find("VBUFFER", "buffer_atomic_pk_add_bf16"), Status::Implemented);
-        assert!(matches!(find("VOP3P", "v_swmmac_f32_16x16x32_f16"), Status::Missing(_)));
+        assert_eq!(find("VOP3P", "v_swmmac_f32_16x16x32_f16"), Status::Implemented);
     }
 
     /// Every encoding the interpreter has fields for gets a probe, and each probe

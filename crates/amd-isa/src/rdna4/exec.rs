@@ -46,8 +46,8 @@ pub(crate) enum Own {
     /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
     /// register layout; its RDNA3 opcode.
     Wmma(u16),
-    /// `v_wmma_i32_16x16x16_iu8`: RDNA3's integer WMMA over gfx12's registers.
-    WmmaInt,
+    /// An integer WMMA or a SWMMAC (`super::matrix`).
+    Matrix(super::matrix::Shape),
     /// `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`: A's and B's 8-bit formats.
     WmmaFp8(crate::float::fp8::Fp8, crate::float::fp8::Fp8),
     /// A block load or store: one dword load or store (its `access`, in GLOBAL's or
@@ -143,7 +143,9 @@ fn own(i: &Inst) -> Own {
             Some(Vop3p::V_WMMA_F32_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_BF16),
             Some(Vop3p::V_WMMA_F16_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F16_16X16X16_F16),
             Some(Vop3p::V_WMMA_BF16_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_BF16_16X16X16_BF16),
-            Some(Vop3p::V_WMMA_I32_16X16X16_IU8) => Own::WmmaInt,
+            Some(op) if super::matrix::Shape::of(op).is_some() => {
+                super::matrix::Shape::of(op).map_or(Own::Missing, Own::Matrix)
+            }
             Some(
                 op @ (Vop3p::V_WMMA_F32_16X16X16_FP8_FP8
                 | Vop3p::V_WMMA_F32_16X16X16_FP8_BF8
@@ -488,23 +490,7 @@ impl Step for Decoded {
                 )
                 .map(|_| Flow::Next)
             }
-            Own::WmmaInt => {
-                use f4::vop3p::*;
-                let iw = &i.words;
-                let srcs = [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)];
-                let (neg_lo, clamp) = (NEG.get(iw), CLMP.is_set(iw));
-                rdna3::wmma_int(
-                    w,
-                    false,
-                    VDST.index(iw),
-                    srcs,
-                    neg_lo,
-                    clamp,
-                    i.literal,
-                    rdna3::WmmaLayout::Gfx12,
-                )
-                .map(|_| Flow::Next)
-            }
+            Own::Matrix(shape) => super::matrix::run(w, shape, &i.words, i.literal).map(|_| Flow::Next),
             Own::ScalarFloat => scalar_float::run(w, i).map(|_| Flow::Next),
             Own::Scalar64(op) => {
                 use f4::sop2::*;

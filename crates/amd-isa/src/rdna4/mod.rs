@@ -33,6 +33,7 @@ mod disasm;
 mod exec;
 mod fp8;
 mod lower;
+mod matrix;
 #[cfg(test)]
 mod semantics;
 #[cfg(test)]

@@ -1,0 +1,205 @@
+//! `cargo xtask matrix-layouts [--check]`: where RDNA4's matrix instructions (WMMA and
+//! the sparse SWMMAC) keep every element of A, B, C/D and the sparse compression
+//! index, in a wave32's registers, as AMD's matrix instruction calculator
+//! (github.com/ROCm/amd_matrix_instruction_calculator, `matrix_calculator.py`) gives
+//! them, into `crates/amd-isa/src/rdna4/generated/matrix_layouts.txt`. The
+//! interpreter's tests place matrices by that table and read results back by it, so
+//! the layout the interpreter computes is checked against AMD's own description.
+//!
+//! `AMD_MATRIX_CALCULATOR` names `matrix_calculator.py` (it needs python3 and the
+//! `tabulate` module). The table is compact: for A, B and the index ("K"), the element
+//! at each k of row (column) 0, for C and D each row's element of column 0; the
+//! generator checks that every other row (column) is the same with the lane moved by
+//! the row (column), and fails where it is not.
+
+use std::process::Command;
+
+use crate::Result;
+
+const OUTPUT: &str = "crates/amd-isa/src/rdna4/generated/matrix_layouts.txt";
+const ENV: &str = "AMD_MATRIX_CALCULATOR";
+
+pub fn run(args: &[String]) -> Result<()> {
+    let check = crate::check_flag(args, "matrix-layouts")?;
+    let calc = std::env::var(ENV).map_err(|_| {
+        format!("{ENV} must name AMD's matrix_calculator.py (github.com/ROCm/amd_matrix_instruction_calculator)")
+    })?;
+    let text = generate(&calc)?;
+    crate::write_or_check(OUTPUT, &text, check, "cargo xtask matrix-layouts")
+}
+
+/// Runs the calculator with `args` for RDNA4.
+fn calculator(calc: &str, args: &[&str]) -> Result<String> {
+    let out = Command::new("python3")
+        .arg(calc)
+        .args(["-a", "rdna4"])
+        .args(args)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!(
+            "matrix_calculator.py {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+        .into());
+    }
+    Ok(String::from_utf8(out.stdout)?)
+}
+
+/// One element's place: register (from the operand's first), lane, bits lo..=hi.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Place {
+    reg: u32,
+    lane: u32,
+    lo: u32,
+    hi: u32,
+}
+
+/// `v3{17}.[15:8]` or `v3{17}` (the whole register).
+fn place(entry: &str) -> Result<Place> {
+    let bad = || format!("unexpected layout entry {entry:?}");
+    let rest = entry.strip_prefix('v').ok_or_else(bad)?;
+    let (reg, rest) = rest.split_once('{').ok_or_else(bad)?;
+    let (lane, rest) = rest.split_once('}').ok_or_else(bad)?;
+    let (lo, hi) = match rest {
+        "" => (0, 31),
+        bits => {
+            let bits = bits
+                .strip_prefix(".[")
+                .and_then(|b| b.strip_suffix(']'))
+                .ok_or_else(bad)?;
+            let (hi, lo) = bits.split_once(':').ok_or_else(bad)?;
+            (lo.parse()?, hi.parse()?)
+        }
+    };
+    Ok(Place {
+        reg: reg.parse()?,
+        lane: lane.parse()?,
+        lo,
+        hi,
+    })
+}
+
+/// A `--register-layout --csv` table: its rows of places.
+fn table(csv: &str) -> Result<Vec<Vec<Place>>> {
+    csv.lines()
+        .skip_while(|l| !l.contains("]["))
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').skip(1).map(place).collect())
+        .collect()
+}
+
+/// The table's first row (`by_row`: first column), checked to be every other row's
+/// (column's) with the lane moved by the row (column).
+fn compact(t: &[Vec<Place>], by_row: bool, what: &str) -> Result<Vec<Place>> {
+    let (rows, cols) = (t.len(), t.first().map_or(0, Vec::len));
+    let first: Vec<Place> = if by_row {
+        t[0].clone()
+    } else {
+        t.iter().map(|r| r[0]).collect()
+    };
+    for (r, row) in t.iter().enumerate() {
+        if row.len() != cols {
+            return Err(format!("{what}: ragged table").into());
+        }
+        for (c, p) in row.iter().enumerate() {
+            let (x, at) = if by_row { (r, c) } else { (c, r) };
+            let expect = Place {
+                lane: first[at].lane + x as u32,
+                ..first[at]
+            };
+            if *p != expect {
+                return Err(format!("{what}: element ({r}, {c}) is {p:?}, not row 0's moved by {x} lanes").into());
+            }
+        }
+    }
+    if rows == 0 {
+        return Err(format!("{what}: empty table").into());
+    }
+    Ok(first)
+}
+
+fn generate(calc: &str) -> Result<String> {
+    let version = calculator(calc, &["-v"])?;
+    let list = calculator(calc, &["-L"])?;
+    let mut out = format!(
+        "# RDNA4 (wave32) matrix instructions' register layouts, from {} (`cargo xtask matrix-layouts`).\n\
+         # <instruction> <matrix> <opsel> then one place per element, reg:lane:lo:hi (bits lo..=hi of\n\
+         # register reg from the operand's first, lane of row/column 0): A and K (the sparse index)\n\
+         # along k of row 0, B along k of column 0, C and D along the rows of column 0. Every other\n\
+         # row (column) is the same with the lane moved by the row (column).\n",
+        version.trim()
+    );
+    for inst in list.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()) {
+        let sparse = inst.starts_with("v_swmmac");
+        let mut matrices: Vec<(&str, &str, Vec<&str>)> =
+            vec![("A", "-A", vec![]), ("B", "-B", vec![]), ("D", "-D", vec![])];
+        if !sparse {
+            matrices.push(("C", "-C", vec![]));
+        } else {
+            matrices.push(("K", "-k", vec!["--opsel", "0"]));
+            matrices.push(("K", "-k", vec!["--opsel", "1"]));
+        }
+        for (name, flag, extra) in matrices {
+            let mut args = vec!["-i", inst, flag, "-R", "-c"];
+            args.extend(&extra);
+            let csv = match calculator(calc, &args) {
+                Ok(csv) => csv,
+                // The 64-index form has one set of indices: no OPSEL 1.
+                Err(_) if extra.last() == Some(&"1") => continue,
+                Err(e) => return Err(e),
+            };
+            let what = format!("{inst} {}", args.join(" "));
+            // A and K are M rows by K columns (along k of row 0); B is K by N, C and D
+            // M by N (along the rows of column 0).
+            let places = compact(&table(&csv)?, matches!(name, "A" | "K"), &what)?;
+            let opsel = extra.last().copied().unwrap_or("0");
+            out.push_str(&format!("{inst} {name} {opsel}"));
+            for p in places {
+                out.push_str(&format!(" {}:{}:{}:{}", p.reg, p.lane, p.lo, p.hi));
+            }
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_parse() {
+        assert_eq!(
+            place("v3{17}.[15:8]").unwrap(),
+            Place {
+                reg: 3,
+                lane: 17,
+                lo: 8,
+                hi: 15
+            }
+        );
+        assert_eq!(
+            place("v0{0}").unwrap(),
+            Place {
+                reg: 0,
+                lane: 0,
+                lo: 0,
+                hi: 31
+            }
+        );
+        assert!(place("-v0{0}").is_err());
+        assert!(place("v0{0}.[3").is_err());
+    }
+
+    /// The committed table is what AMD's calculator says, where it is present.
+    #[test]
+    fn committed_table_is_current() {
+        crate::check_current_where(
+            std::env::var_os(ENV).is_some(),
+            "AMD_MATRIX_CALCULATOR is not set (AMD's matrix_calculator.py)",
+            run,
+        );
+    }
+}
