@@ -10,6 +10,14 @@
 //! SH_MEM_BASES as gfx9 and later keep the apertures' top 16 bits (private base 15:0,
 //! shared base 31:16); SHADER_CYCLES is 20 bits wide (LLVM reads it with
 //! `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` on gfx11).
+//!
+//! gfx12 (RDNA4) renumbered and regrouped them ([`id12`], as LLVM 19 names them): SCC
+//! moved from STATUS to STATE_PRIV (bit 9), STATUS gained VALID (16) and WAVE64 (29),
+//! LDS_ALLOC counts 512-byte units, TRAPSTS became EXCP_FLAG_PRIV/EXCP_FLAG_USER and
+//! TRAP_CTRL, FLAT_SCR became SCRATCH_BASE, and SHADER_CYCLES is 64 bits in two
+//! registers. Field layouts from Linux 6.12's `gc_12_0_0_sh_mask.h`; the LDS unit and
+//! the VGPR count (VGPR_SIZE + 1) × 4 as the gfx12 context-save handler reads them
+//! (`amdkfd/cwsr_trap_handler_gfx12.asm`).
 
 use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
@@ -32,6 +40,42 @@ pub(crate) mod id {
     pub(crate) const HW_REG_PERF_SNAPSHOT_DATA: u16 = 27;
     pub(crate) const HW_REG_SHADER_CYCLES: u16 = 29;
 }
+
+/// Hardware register ids on gfx12.
+pub(crate) mod id12 {
+    pub(crate) const HW_REG_MODE: u16 = 1;
+    pub(crate) const HW_REG_STATUS: u16 = 2;
+    pub(crate) const HW_REG_STATE_PRIV: u16 = 4;
+    pub(crate) const HW_REG_GPR_ALLOC: u16 = 5;
+    pub(crate) const HW_REG_LDS_ALLOC: u16 = 6;
+    pub(crate) const HW_REG_IB_STS: u16 = 7;
+    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA: u16 = 10;
+    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_LO: u16 = 11;
+    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_HI: u16 = 12;
+    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA1: u16 = 15;
+    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA2: u16 = 16;
+    pub(crate) const HW_REG_EXCP_FLAG_PRIV: u16 = 17;
+    pub(crate) const HW_REG_EXCP_FLAG_USER: u16 = 18;
+    pub(crate) const HW_REG_TRAP_CTRL: u16 = 19;
+    pub(crate) const HW_REG_SCRATCH_BASE_LO: u16 = 20;
+    pub(crate) const HW_REG_SCRATCH_BASE_HI: u16 = 21;
+    pub(crate) const HW_REG_HW_ID1: u16 = 23;
+    pub(crate) const HW_REG_HW_ID2: u16 = 24;
+    pub(crate) const HW_REG_SHADER_CYCLES_LO: u16 = 29;
+    pub(crate) const HW_REG_SHADER_CYCLES_HI: u16 = 30;
+}
+
+/// Which generation's hardware registers an instruction reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Regs {
+    Gfx11,
+    Gfx12,
+}
+
+/// gfx12's STATUS.VALID and STATUS.WAVE64, and STATE_PRIV.SCC's place.
+const STATUS12_VALID: u32 = 1 << 16;
+const STATUS12_WAVE64: u32 = 1 << 29;
+const STATE_PRIV_SCC_SHIFT: u32 = 9;
 
 /// STATUS bits the interpreter knows: SCC, EXECZ (EXEC is 0), VCCZ (VCC is 0), IN_WG
 /// (the workgroup has more than one wave). IN_BARRIER and HALT are 0 for a wave that
@@ -73,37 +117,82 @@ impl Field {
     }
 }
 
-/// The whole 32 bits of hardware register `id` for `w`; `clock` is the real-time
-/// counter (100 MHz) SHADER_CYCLES shows.
-fn read(w: &Wave, id: u16, clock: impl Fn() -> u64) -> Result<u32, Trap> {
+/// The whole 32 bits of hardware register `id` of `regs` for `w`; `clock` is the
+/// real-time counter (100 MHz) SHADER_CYCLES shows.
+fn read(w: &Wave, id: u16, regs: Regs, clock: impl Fn() -> u64) -> Result<u32, Trap> {
+    match regs {
+        Regs::Gfx11 => read11(w, id, clock),
+        Regs::Gfx12 => read12(w, id, clock),
+    }
+}
+
+/// The wave's STATUS bits gfx11 and gfx12 both have: EXECZ, VCCZ, IN_WG.
+fn status_common(w: &Wave) -> u32 {
+    let mut s = 0;
+    if w.exec_all() == 0 {
+        s |= STATUS_EXECZ;
+    }
+    if w.vcc_all() == 0 {
+        s |= STATUS_VCCZ;
+    }
+    if w.place.waves > 1 {
+        s |= STATUS_IN_WG;
+    }
+    s
+}
+
+/// A performance snapshot register: the interpreter takes none.
+fn snapshot(id: u16) -> Trap {
+    format!("hardware register {id} (a performance snapshot) is not implemented: the interpreter takes none").into()
+}
+
+/// VGPRs in units of 4, minus one (GPR_ALLOC.VGPR_SIZE); the interpreter gives every
+/// wave of a dispatch the same VGPRs from 0 (VGPR_BASE 0), and SGPRs are not
+/// allocated.
+fn gpr_alloc(w: &Wave) -> u32 {
+    let quads = (w.v.len() as u32).div_ceil(4).max(1);
+    (quads - 1) << GPR_ALLOC_VGPR_SIZE_SHIFT
+}
+
+/// gfx12's registers ([`id12`]).
+fn read12(w: &Wave, id: u16, clock: impl Fn() -> u64) -> Result<u32, Trap> {
+    use id12::*;
+    Ok(match id {
+        HW_REG_MODE => w.mode,
+        HW_REG_STATUS => status_common(w) | STATUS12_VALID | if w.wave64 { STATUS12_WAVE64 } else { 0 },
+        // SCC; the barrier, priority, halt and debug bits 0 (a running wave between
+        // barriers, no trap handler).
+        HW_REG_STATE_PRIV => u32::from(w.scc) << STATE_PRIV_SCC_SHIFT,
+        HW_REG_GPR_ALLOC => gpr_alloc(w),
+        HW_REG_LDS_ALLOC => w.place.lds_bytes.div_ceil(512).min(LDS_ALLOC_LDS_SIZE_MAX) << LDS_ALLOC_LDS_SIZE_SHIFT,
+        // Nothing outstanding (memory operations complete as they issue), no exception
+        // raised (the interpreter keeps no exception flags), no trap enabled.
+        HW_REG_IB_STS | HW_REG_EXCP_FLAG_PRIV | HW_REG_EXCP_FLAG_USER | HW_REG_TRAP_CTRL => 0,
+        // Private memory is the interpreter's own (per lane): no scratch base address.
+        HW_REG_SCRATCH_BASE_LO | HW_REG_SCRATCH_BASE_HI => 0,
+        HW_REG_HW_ID1 => w.place.wave & HW_ID1_WAVE_ID_MASK,
+        HW_REG_HW_ID2 => 0,
+        HW_REG_SHADER_CYCLES_LO => clock() as u32,
+        HW_REG_SHADER_CYCLES_HI => (clock() >> 32) as u32,
+        HW_REG_PERF_SNAPSHOT_DATA
+        | HW_REG_PERF_SNAPSHOT_PC_LO
+        | HW_REG_PERF_SNAPSHOT_PC_HI
+        | HW_REG_PERF_SNAPSHOT_DATA1
+        | HW_REG_PERF_SNAPSHOT_DATA2 => return Err(snapshot(id)),
+        _ => return Err(format!("hardware register {id} is not a gfx12 hardware register").into()),
+    })
+}
+
+/// gfx11's registers ([`id`]).
+fn read11(w: &Wave, id: u16, clock: impl Fn() -> u64) -> Result<u32, Trap> {
     use id::*;
     Ok(match id {
         HW_REG_MODE => w.mode,
-        HW_REG_STATUS => {
-            let mut s = 0;
-            if w.scc {
-                s |= STATUS_SCC;
-            }
-            if w.exec_all() == 0 {
-                s |= STATUS_EXECZ;
-            }
-            if w.vcc_all() == 0 {
-                s |= STATUS_VCCZ;
-            }
-            if w.place.waves > 1 {
-                s |= STATUS_IN_WG;
-            }
-            s
-        }
+        HW_REG_STATUS => status_common(w) | if w.scc { STATUS_SCC } else { 0 },
         // No exception is ever raised, and memory operations complete as they issue
         // (IB_STS holds the outstanding counters).
         HW_REG_TRAPSTS | HW_REG_IB_STS => 0,
-        // VGPRs in units of 4, minus one; the interpreter gives every wave of a
-        // dispatch the same VGPRs from 0 (VGPR_BASE 0), and SGPRs are not allocated.
-        HW_REG_GPR_ALLOC => {
-            let quads = (w.v.len() as u32).div_ceil(4).max(1);
-            (quads - 1) << GPR_ALLOC_VGPR_SIZE_SHIFT
-        }
+        HW_REG_GPR_ALLOC => gpr_alloc(w),
         HW_REG_LDS_ALLOC => w.place.lds_bytes.div_ceil(256).min(LDS_ALLOC_LDS_SIZE_MAX) << LDS_ALLOC_LDS_SIZE_SHIFT,
         HW_REG_SH_MEM_BASES => ((SHARED_APERTURE >> 48) << 16 | PRIVATE_APERTURE >> 48) as u32,
         // Private memory is the interpreter's own (per lane), not an address in
@@ -116,49 +205,82 @@ fn read(w: &Wave, id: u16, clock: impl Fn() -> u64) -> Result<u32, Trap> {
         HW_REG_HW_ID2 => 0,
         HW_REG_SHADER_CYCLES => (clock() & 0xf_ffff) as u32,
         HW_REG_PERF_SNAPSHOT_PC_LO | HW_REG_PERF_SNAPSHOT_PC_HI | HW_REG_PERF_SNAPSHOT_DATA => {
-            return Err(format!(
-                "hardware register {id} (a performance snapshot) is not implemented: the interpreter takes none"
-            )
-            .into());
+            return Err(snapshot(id));
         }
         _ => return Err(format!("hardware register {id} is not a gfx11 hardware register").into()),
     })
 }
 
 /// `s_getreg_b32`: the field's bits, shifted down.
-pub(crate) fn getreg(w: &Wave, f: Field, clock: impl Fn() -> u64) -> Result<u32, Trap> {
-    Ok((read(w, f.id, clock)? & f.mask()) >> f.offset)
+pub(crate) fn getreg(w: &Wave, f: Field, regs: Regs, clock: impl Fn() -> u64) -> Result<u32, Trap> {
+    Ok((read(w, f.id, regs, clock)? & f.mask()) >> f.offset)
 }
 
-/// `s_setreg_b32` / `s_setreg_imm32_b32` of `v` into the field.
+/// `s_setreg_b32` / `s_setreg_imm32_b32` of `v` into the field of `regs`' register.
 ///
 /// MODE takes the bits. The registers a user-mode wave cannot write ignore the write,
-/// as the hardware does: STATUS (its writable bits need the privileged mode of a trap
-/// handler; EXECZ and VCCZ follow EXEC and VCC only), GPR_ALLOC, LDS_ALLOC, IB_STS,
-/// FLAT_SCR_LO/HI, HW_ID1/2, SH_MEM_BASES and SHADER_CYCLES. TRAPSTS may be written
-/// with zeros (clearing exception flags no exception set); setting one of its bits,
-/// which raises an exception, is refused.
-pub(crate) fn setreg(w: &mut Wave, f: Field, v: u32, what: &str) -> Result<(), Trap> {
-    use id::*;
+/// as the hardware does: gfx11's STATUS (its writable bits need the privileged mode of
+/// a trap handler; EXECZ and VCCZ follow EXEC and VCC only), GPR_ALLOC, LDS_ALLOC,
+/// IB_STS, FLAT_SCR_LO/HI, HW_ID1/2, SH_MEM_BASES and SHADER_CYCLES; gfx12's STATUS,
+/// STATE_PRIV, GPR_ALLOC, LDS_ALLOC, IB_STS, EXCP_FLAG_PRIV, SCRATCH_BASE, HW_ID1/2 and
+/// SHADER_CYCLES. The exception registers (gfx11's TRAPSTS, gfx12's EXCP_FLAG_USER and
+/// TRAP_CTRL) may be written with zeros (clearing flags no exception set, enabling no
+/// trap); setting one of their bits, which raises an exception or arms a trap, is
+/// refused.
+pub(crate) fn setreg(w: &mut Wave, f: Field, v: u32, what: &str, regs: Regs) -> Result<(), Trap> {
     let bits = (v << f.offset) & f.mask();
-    match f.id {
-        HW_REG_MODE => w.mode = (w.mode & !f.mask()) | bits,
-        HW_REG_TRAPSTS if bits == 0 => {}
-        HW_REG_TRAPSTS => {
-            return Err(format!(
-                "{what} of TRAPSTS bits {bits:#x}: raising exceptions is not implemented (no trap handler runs)"
-            )
-            .into());
+    let ignored = match (regs, f.id) {
+        (_, 1) => {
+            // MODE is register 1 on both.
+            w.mode = (w.mode & !f.mask()) | bits;
+            return Ok(());
         }
-        HW_REG_STATUS | HW_REG_GPR_ALLOC | HW_REG_LDS_ALLOC | HW_REG_IB_STS | HW_REG_FLAT_SCR_LO
-        | HW_REG_FLAT_SCR_HI | HW_REG_HW_ID1 | HW_REG_HW_ID2 | HW_REG_SH_MEM_BASES | HW_REG_SHADER_CYCLES => {}
-        id => {
+        (Regs::Gfx11, id) => {
+            use id::*;
+            match id {
+                HW_REG_TRAPSTS => Some(false),
+                HW_REG_STATUS | HW_REG_GPR_ALLOC | HW_REG_LDS_ALLOC | HW_REG_IB_STS | HW_REG_FLAT_SCR_LO
+                | HW_REG_FLAT_SCR_HI | HW_REG_HW_ID1 | HW_REG_HW_ID2 | HW_REG_SH_MEM_BASES | HW_REG_SHADER_CYCLES => {
+                    Some(true)
+                }
+                _ => None,
+            }
+        }
+        (Regs::Gfx12, id) => {
+            use id12::*;
+            match id {
+                HW_REG_EXCP_FLAG_USER | HW_REG_TRAP_CTRL => Some(false),
+                HW_REG_STATUS
+                | HW_REG_STATE_PRIV
+                | HW_REG_GPR_ALLOC
+                | HW_REG_LDS_ALLOC
+                | HW_REG_IB_STS
+                | HW_REG_EXCP_FLAG_PRIV
+                | HW_REG_SCRATCH_BASE_LO
+                | HW_REG_SCRATCH_BASE_HI
+                | HW_REG_HW_ID1
+                | HW_REG_HW_ID2
+                | HW_REG_SHADER_CYCLES_LO
+                | HW_REG_SHADER_CYCLES_HI => Some(true),
+                _ => None,
+            }
+        }
+    };
+    match ignored {
+        Some(true) => Ok(()),
+        // An exception register: zeros change nothing.
+        Some(false) if bits == 0 => Ok(()),
+        Some(false) => Err(format!(
+            "{what} of {} bits {bits:#x}: raising exceptions or arming traps is not implemented (no trap handler runs)",
+            super::disasm::hwreg_name(u32::from(f.id), regs).unwrap_or("an exception register")
+        )
+        .into()),
+        None => {
             // The same refusal a read gives (unknown id, performance snapshots).
-            read(w, id, || 0)?;
-            return Err(format!("{what} of hardware register {id} is not implemented").into());
+            read(w, f.id, regs, || 0)?;
+            Err(format!("{what} of hardware register {} is not implemented", f.id).into())
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -235,7 +357,7 @@ mod tests {
         }
         // SHADER_CYCLES: 20 bits of the clock; a clock that moves.
         let w = Wave::new(8, 0);
-        let cycles = |t| getreg(&w, Field::from_simm16(0xf81d), move || t).unwrap();
+        let cycles = |t| getreg(&w, Field::from_simm16(0xf81d), Regs::Gfx11, move || t).unwrap();
         assert_eq!(cycles(0x1234_5678), 0x4_5678);
         let t0 = run(&getreg_all(29), |_| {}).unwrap().s[2];
         std::thread::sleep(std::time::Duration::from_millis(1));
@@ -283,8 +405,8 @@ mod tests {
         let f = Field::from_simm16(28 << 6 | 7 << 11 | 1);
         let mut w = Wave::new(8, 0);
         w.mode = 0xf000_0000;
-        assert_eq!(getreg(&w, f, || 0).unwrap(), 0xf);
-        setreg(&mut w, f, 0xa5, "s_setreg_b32").unwrap();
+        assert_eq!(getreg(&w, f, Regs::Gfx11, || 0).unwrap(), 0xf);
+        setreg(&mut w, f, 0xa5, "s_setreg_b32", Regs::Gfx11).unwrap();
         assert_eq!(w.mode, 0x5000_0000);
     }
 }

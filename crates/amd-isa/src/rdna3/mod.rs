@@ -76,12 +76,13 @@ use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::coverage_report;
-pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
+pub(crate) use disasm::{hwreg_text, scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow};
+pub(crate) use hwreg::{Field as HwField, Regs, getreg, setreg};
 pub(crate) use matrix::{Terms, WmmaInputs, WmmaLayout, WmmaMods, element, float_out, float_sum, wmma, wmma_float};
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
-pub(crate) use salu::{ScalarLoad, scalar_buffer_load, scalar_load};
+pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
 pub(crate) use wave::{EXEC_LO, M0, VCC_LO, Wave};
 use wave::{Place, TTMP7, TTMP9};
 

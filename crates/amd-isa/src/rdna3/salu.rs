@@ -345,7 +345,12 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
         S_CALL_B64 => return super::control::call(w, i),
         // The hardware registers (`hwreg`).
         S_GETREG_B32 => {
-            let v = super::hwreg::getreg(w, super::hwreg::Field::from_simm16(simm), realtime)?;
+            let v = super::hwreg::getreg(
+                w,
+                super::hwreg::Field::from_simm16(simm),
+                super::hwreg::Regs::Gfx11,
+                realtime,
+            )?;
             w.swrite(d, v)?;
         }
         S_SETREG_B32 | S_SETREG_IMM32_B32 => {
@@ -354,7 +359,13 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
             } else {
                 i.literal.ok_or("s_setreg_imm32 without its literal")?
             };
-            super::hwreg::setreg(w, super::hwreg::Field::from_simm16(simm), v, op.name())?;
+            super::hwreg::setreg(
+                w,
+                super::hwreg::Field::from_simm16(simm),
+                v,
+                op.name(),
+                super::hwreg::Regs::Gfx11,
+            )?;
         }
         S_MOVK_I32 => w.swrite(d, sext as u32)?,
         // Signed against the sign-extended constant, then unsigned.
@@ -694,7 +705,7 @@ pub(crate) fn scalar_buffer_load(
 }
 
 /// A real-time clock at 100 MHz, from the host's monotonic clock.
-fn realtime() -> u64 {
+pub(crate) fn realtime() -> u64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     (START.get_or_init(std::time::Instant::now).elapsed().as_nanos() / 10) as u64
 }

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
-use super::opcodes::{Sop1, Sop2, Sopc, Sopp, Vop3p};
-use crate::rdna3::{scalar_reg, signed_hex, source, vgpr};
+use super::opcodes::{Sop1, Sop2, Sopc, Sopk, Sopp, Vop3p};
+use crate::rdna3::{Regs, hwreg_text, scalar_reg, signed_hex, source, vgpr};
 
 /// NULL, where a scalar operand is left out.
 const NULL: u32 = 124;
@@ -67,6 +67,29 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             }
             out.push(' ');
             source(&mut out, src, 1, i.literal, name);
+        }
+        Encoding::Sopk => {
+            // The hardware registers (the rest lowers to RDNA3).
+            let simm = f4::sopk::SIMM16.get(w);
+            let sdst = f4::sopk::SDST.0.get(w);
+            out.push(' ');
+            match Sopk::from_op(i.op)? {
+                Sopk::S_GETREG_B32 => {
+                    scalar_reg(&mut out, sdst, 1);
+                    out.push_str(", ");
+                    hwreg_text(&mut out, simm, Regs::Gfx12);
+                }
+                Sopk::S_SETREG_B32 => {
+                    hwreg_text(&mut out, simm, Regs::Gfx12);
+                    out.push_str(", ");
+                    scalar_reg(&mut out, sdst, 1);
+                }
+                Sopk::S_SETREG_IMM32_B32 => {
+                    hwreg_text(&mut out, simm, Regs::Gfx12);
+                    let _ = write!(out, ", {:#x}", i.literal?);
+                }
+                _ => return None,
+            }
         }
         Encoding::Sop2 => {
             let op = Sop2::from_op(i.op)?;

@@ -9,7 +9,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as f4;
 use super::lower::ScalarValu;
 use super::lowering;
-use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopp, Vglobal, Vop3p};
+use super::opcodes::{Smem, Sop1, Sop2, Sopc, Sopk, Sopp, Vglobal, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -46,6 +46,8 @@ pub(crate) enum Own {
     /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
     /// register layout; its RDNA3 opcode.
     Wmma(u16),
+    /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: gfx12's hardware registers.
+    HwReg,
     /// An integer WMMA or a SWMMAC (`super::matrix`).
     Matrix(super::matrix::Shape),
     /// `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`: A's and B's 8-bit formats.
@@ -162,6 +164,14 @@ fn own(i: &Inst) -> Own {
             }
             _ => Own::Missing,
         },
+        Encoding::Sopk
+            if matches!(
+                Sopk::from_op(i.op),
+                Some(Sopk::S_GETREG_B32 | Sopk::S_SETREG_B32 | Sopk::S_SETREG_IMM32_B32)
+            ) =>
+        {
+            Own::HwReg
+        }
         // The workgroup barrier (-1): each wave arrives where it waits.
         Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_BARRIER_SIGNAL) => Own::Hint,
         // A sleep changes nothing in an in-order interpreter.
@@ -489,6 +499,27 @@ impl Step for Decoded {
                     rdna3::WmmaLayout::Gfx12,
                 )
                 .map(|_| Flow::Next)
+            }
+            Own::HwReg => {
+                use f4::sopk::*;
+                let (d, simm) = (SDST.index(&i.words), SIMM16.get(&i.words) as u16);
+                let f = rdna3::HwField::from_simm16(simm);
+                match Sopk::from_op(i.op) {
+                    Some(Sopk::S_GETREG_B32) => {
+                        let v = rdna3::getreg(w, f, rdna3::Regs::Gfx12, rdna3::realtime)?;
+                        w.swrite(d, v)?;
+                    }
+                    Some(op) => {
+                        let v = if op == Sopk::S_SETREG_B32 {
+                            w.s[d.min(127)]
+                        } else {
+                            i.literal.ok_or("s_setreg_imm32_b32 without its literal")?
+                        };
+                        rdna3::setreg(w, f, v, op.name(), rdna3::Regs::Gfx12)?;
+                    }
+                    None => return Err(Trap::Missing("no such SOPK opcode".into())),
+                }
+                Ok(Flow::Next)
             }
             Own::Matrix(shape) => super::matrix::run(w, shape, &i.words, i.literal).map(|_| Flow::Next),
             Own::ScalarFloat => scalar_float::run(w, i).map(|_| Flow::Next),

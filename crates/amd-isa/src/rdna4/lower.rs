@@ -47,11 +47,8 @@ impl Inst {
         if let Some(op) = self.vop2_as_vop3() {
             return self.as_vop3(op);
         }
-        if self.mode_register() {
-            let body = self.size as usize - usize::from(self.literal.is_some());
-            let mut words = self.words[..body].to_vec();
-            words.extend(self.literal);
-            return Self::gfx11(&words, self.size);
+        if self.hardware_register() {
+            return None;
         }
         let mut w: Words = self.words;
         for &(ours, theirs, table) in rewrites(self.enc)? {
@@ -154,19 +151,12 @@ impl Inst {
         Self::gfx11(&words, self.size)
     }
 
-    /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32` of MODE's rounding and
-    /// denormal fields (bits 7:0): MODE is hardware register 1 on gfx12 as on gfx11,
-    /// and those fields are alike (the other registers' ids and MODE's other bits
-    /// differ: `docs/reference/rdna4.md` 1.6). The opcodes have RDNA3's numbers.
-    fn mode_register(&self) -> bool {
+    /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32`: the same opcodes and
+    /// pseudocode as RDNA3's, but gfx12 numbers its hardware registers its own way
+    /// (`docs/reference/rdna4.md` 1.6), so they run and print as RDNA4's own.
+    fn hardware_register(&self) -> bool {
         use super::opcodes::op::sopk::{S_GETREG_B32, S_SETREG_B32, S_SETREG_IMM32_B32};
-        if self.enc != Encoding::Sopk || !matches!(self.op, S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32) {
-            return false;
-        }
-        // SIMM16: the register's id (5:0), the field's offset (10:6) and size - 1 (15:11).
-        let simm = f4::sopk::SIMM16.get(&self.words);
-        let (id, offset, size) = (simm & 0x3f, simm >> 6 & 0x1f, (simm >> 11 & 0x1f) + 1);
-        id == 1 && (self.op == S_GETREG_B32 || offset + size <= 8)
+        self.enc == Encoding::Sopk && matches!(self.op, S_GETREG_B32 | S_SETREG_B32 | S_SETREG_IMM32_B32)
     }
 
     /// RDNA3's VOP3 number of a VOP2 opcode that RDNA3 has in VOP3 only.
@@ -487,9 +477,9 @@ mod tests {
         assert_eq!(Inst::decode(&[0xbfc0_0000]).unwrap().to_rdna3(), None);
         // global_load_b32: another layout.
         assert_eq!(Inst::decode(&[0xee05_0002, 0, 0xffff_f001]).unwrap().to_rdna3(), None);
-        // s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0: MODE's rounding, as RDNA3's; the
-        // same with another register (id 2, STATUS) is RDNA4's own.
-        assert!(Inst::decode(&[0xb900_1801]).unwrap().to_rdna3().is_some());
+        // s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0 and the same of STATUS: gfx12's
+        // hardware registers are RDNA4's own.
+        assert_eq!(Inst::decode(&[0xb900_1801]).unwrap().to_rdna3(), None);
         assert_eq!(Inst::decode(&[0xb900_1802]).unwrap().to_rdna3(), None);
         // v_lshlrev_b64_e32 v[0:1], 2, v[0:1]: VOP2 in RDNA4, VOP3 in RDNA3.
         let shift = Inst::decode(&[0x3e00_0082]).unwrap().to_rdna3().unwrap();

@@ -78,6 +78,82 @@ fn sopk_arithmetic() {
     assert_eq!(w.s[0] as i32, -42);
 }
 
+/// gfx12's hardware registers (`s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`):
+/// its own ids and layouts (SCC in STATE_PRIV, STATUS.VALID and WAVE64, LDS in
+/// 512-byte units, a 64-bit SHADER_CYCLES), printed with LLVM 19's gfx12 names.
+#[test]
+fn hardware_registers() {
+    let get = |b: &[u8], setup: fn(&mut crate::rdna3::Wave)| run(&[&dwords(b)], setup).unwrap();
+    // s_getreg_b32 s2, hwreg(HW_REG_STATE_PRIV): SCC at bit 9.
+    let state_priv = [0x04, 0xf8, 0x82, 0xb8];
+    assert_eq!(get(&state_priv, |w| w.scc = true).s[2], 1 << 9);
+    assert_eq!(get(&state_priv, |w| w.scc = false).s[2], 0);
+    // s_getreg_b32 s2, hwreg(HW_REG_STATUS): VALID; VCCZ (VCC 0); IN_WG; WAVE64.
+    let status = [0x02, 0xf8, 0x82, 0xb8];
+    assert_eq!(get(&status, |_| {}).s[2], 1 << 16 | 1 << 10);
+    let w = get(&status, |w| {
+        w.s[crate::rdna3::VCC_LO] = 1;
+        w.place.waves = 2;
+    });
+    assert_eq!(w.s[2], 1 << 16 | 1 << 11);
+    // s_getreg_b32 s2, hwreg(HW_REG_LDS_ALLOC, 12, 9): 512-byte units.
+    let w = get(&[0x06, 0x43, 0x82, 0xb8], |w| w.place.lds_bytes = 1536);
+    assert_eq!(w.s[2], 3);
+    // s_getreg_b32 s2, hwreg(HW_REG_HW_ID1, 0, 5): the wave in its workgroup.
+    assert_eq!(get(&[0x17, 0x20, 0x82, 0xb8], |w| w.place.wave = 5).s[2], 5);
+    // SHADER_CYCLES_LO then _HI: one 64-bit counter, read in two halves.
+    let lo = dwords(&[0x1d, 0xf8, 0x82, 0xb8]);
+    let hi = dwords(&[0x1e, 0xf8, 0x83, 0xb8]);
+    let w = run(&[&hi, &lo, &hi], |_| {}).unwrap();
+    assert_eq!(w.s[3], 0, "a 100 MHz count passes 2^32 after 43 s");
+    // s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s3: MODE's rounding.
+    let w = run(&[&dwords(&[0x01, 0x18, 0x03, 0xb9])], |w| {
+        w.mode = 0xf0;
+        w.s[3] = 0x5;
+    })
+    .unwrap();
+    assert_eq!(w.mode, 0xf5);
+    // s_setreg_b32 hwreg(HW_REG_STATE_PRIV, 9, 1), s3: a privileged register, ignored.
+    let w = run(&[&dwords(&[0x44, 0x02, 0x03, 0xb9])], |w| w.s[3] = 1).unwrap();
+    assert!(!w.scc);
+    // Zeros into TRAP_CTRL change nothing; a flag set in EXCP_FLAG_USER is refused.
+    let trap_ctrl = dwords(&[0x13, 0xf8, 0x80, 0xb9, 0x00, 0x00, 0x00, 0x00]);
+    assert!(run(&[&trap_ctrl], |_| {}).is_ok());
+    let flag = dwords(&[0x12, 0xf8, 0x80, 0xb9, 0x01, 0x00, 0x00, 0x00]);
+    let e = match run(&[&flag], |_| {}) {
+        Err(e) => format!("{e:?}"),
+        Ok(_) => panic!("a raised exception flag ran"),
+    };
+    assert!(e.contains("EXCP_FLAG_USER"), "{e}");
+    // LLVM 19's text of each.
+    for (b, text) in [
+        (&state_priv[..], "s_getreg_b32 s2, hwreg(HW_REG_STATE_PRIV)"),
+        (
+            &[0x06, 0x43, 0x82, 0xb8],
+            "s_getreg_b32 s2, hwreg(HW_REG_LDS_ALLOC, 12, 9)",
+        ),
+        (
+            &[0x1e, 0xf8, 0x83, 0xb8],
+            "s_getreg_b32 s3, hwreg(HW_REG_SHADER_CYCLES_HI)",
+        ),
+        (
+            &[0xd3, 0x08, 0x82, 0xb8],
+            "s_getreg_b32 s2, hwreg(HW_REG_TRAP_CTRL, 3, 2)",
+        ),
+        (
+            &[0x44, 0x02, 0x03, 0xb9],
+            "s_setreg_b32 hwreg(HW_REG_STATE_PRIV, 9, 1), s3",
+        ),
+        (
+            &[0x12, 0xf8, 0x80, 0xb9, 0x01, 0x00, 0x00, 0x00],
+            "s_setreg_imm32_b32 hwreg(HW_REG_EXCP_FLAG_USER), 0x1",
+        ),
+    ] {
+        let i = super::Inst::decode(&dwords(b)).unwrap();
+        assert_eq!(i.text(), text);
+    }
+}
+
 /// `s_buffer_load_*` read through the buffer resource at SBASE, with its range check:
 /// whole dwords past the buffer's end, and sub-dword loads past it, read as 0.
 #[test]
