@@ -38,6 +38,58 @@ pub(crate) enum Flow {
     Goto(u64),
     Barrier,
     End,
+    /// An operation on the workgroup's barrier, whose state the scheduler keeps
+    /// ([`GroupBarrier`]): RDNA4's split barrier.
+    Group(GroupOp),
+}
+
+/// RDNA4's operations on the workgroup barrier (barrier -1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GroupOp {
+    /// `s_barrier_signal -1`: one more wave has signaled.
+    Signal,
+    /// `s_barrier_signal_isfirst -1`: the same, SCC saying whether it is the first
+    /// since the barrier last completed.
+    SignalIsFirst,
+    /// `s_get_barrier_state sdst, -1`: the barrier's state into SGPR `sdst`.
+    State(usize),
+}
+
+/// The workgroup barrier's state, as the scheduler of one workgroup keeps it: the
+/// waves that have signaled since it last completed. (The interpreter's waves wait at
+/// `s_barrier_wait` until every live wave waits there, which for a program that
+/// signals before it waits is when every wave has signaled.)
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GroupBarrier {
+    signals: u32,
+}
+
+impl GroupBarrier {
+    /// Carries out `op` for wave `w`. Outside a workgroup of several waves (a
+    /// one-wave workgroup: STATUS.IN_WG clear) a signal does nothing and is never the
+    /// first, as the pseudocode's `InWorkgroup()` says.
+    pub(crate) fn apply(&mut self, op: GroupOp, w: &mut Wave) -> R<()> {
+        let in_wg = w.place.waves > 1;
+        match op {
+            GroupOp::Signal | GroupOp::SignalIsFirst => {
+                if op == GroupOp::SignalIsFirst {
+                    w.scc = in_wg && self.signals == 0;
+                }
+                if in_wg {
+                    self.signals += 1;
+                }
+            }
+            // { 9'0, signalCnt[6:0], 5'0, memberCnt[6:0], 3'0, valid }: the workgroup's
+            // waves are its members.
+            GroupOp::State(d) => w.swrite(d, (self.signals & 0x7f) << 16 | (w.place.waves & 0x7f) << 4 | 1)?,
+        }
+        Ok(())
+    }
+
+    /// Every wave passed the barrier: counting starts again.
+    pub(crate) fn complete(&mut self) {
+        self.signals = 0;
+    }
 }
 
 pub(crate) type R<T> = Result<T, Trap>;

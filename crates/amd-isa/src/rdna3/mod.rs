@@ -77,7 +77,7 @@ use crate::memory::{Memory, MemoryFault};
 pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::coverage_report;
 pub(crate) use disasm::{hwreg_text, scalar_reg, signed_hex, source, vgpr};
-pub(crate) use exec::{Decoded, Flow};
+pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, setreg};
 pub(crate) use matrix::{Terms, WmmaInputs, WmmaLayout, WmmaMods, element, float_out, float_sum, wmma, wmma_float};
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
@@ -482,6 +482,7 @@ fn run_group<F: Frontend>(
     me: &mut Worker<'_>,
     lds: &mut [u8],
 ) -> Result<(), ExecError> {
+    let mut barrier = GroupBarrier::default();
     loop {
         let mut progressed = false;
         for w in waves.iter_mut().filter(|w| !w.done && !w.at_barrier) {
@@ -535,6 +536,10 @@ fn run_group<F: Frontend>(
                         w.done = true;
                         break;
                     }
+                    Flow::Group(op) => {
+                        barrier.apply(op, w).map_err(|t| trapped(t, w.pc, d))?;
+                        w.pc += d.size() as u64 * 4;
+                    }
                 }
             }
         }
@@ -544,6 +549,7 @@ fn run_group<F: Frontend>(
         if !progressed {
             // Every live wave waits at the barrier: release them.
             waves.iter_mut().for_each(|w| w.at_barrier = false);
+            barrier.complete();
         }
     }
 }

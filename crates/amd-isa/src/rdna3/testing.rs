@@ -64,13 +64,17 @@ pub(crate) fn run_as<F: Frontend>(
     let mut w = Wave::new(64, 0);
     w.s[EXEC_LO] = u32::MAX;
     setup(&mut w, base);
+    let mut barrier = super::GroupBarrier::default();
     for words in prog {
         let d = F::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
         // A wave64 runs vector instructions in two passes, as the scheduler does.
-        if w.wave64 && d.per_half() {
-            super::run_halves(&d, &mut w, &mem, lds)?;
+        let flow = if w.wave64 && d.per_half() {
+            super::run_halves(&d, &mut w, &mem, lds)?
         } else {
-            d.run(&mut w, &mem, lds)?;
+            d.run(&mut w, &mem, lds)?
+        };
+        if let super::Flow::Group(op) = flow {
+            barrier.apply(op, &mut w)?;
         }
     }
     Ok(w)

@@ -94,6 +94,15 @@ fn refusal(encoding: &str, name: &str) -> Option<&'static str> {
     if encoding == "VFLAT" && name.starts_with("global_") {
         return Some("a GLOBAL-only instruction: its FLAT-segment encoding is not an instruction");
     }
+    if matches!(name, "s_barrier_init" | "s_barrier_join" | "s_barrier_leave") {
+        return Some(super::exec::NAMED_BARRIERS);
+    }
+    if name == "s_alloc_vgpr" {
+        return Some(super::exec::DYNAMIC_VGPRS);
+    }
+    if name.starts_with("global_load_tr_") {
+        return Some(super::exec::TRANSPOSING_LOADS);
+    }
     if name == "s_endpgm_saved" || name == "s_rfe_b64" {
         return Some("belongs to a trap handler or a context save, which the interpreter does not run");
     }

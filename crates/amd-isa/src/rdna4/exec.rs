@@ -48,6 +48,11 @@ pub(crate) enum Own {
     Wmma(u16),
     /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: gfx12's hardware registers.
     HwReg,
+    /// `s_barrier_signal`, `s_barrier_signal_isfirst` or `s_get_barrier_state` of the
+    /// barrier SSRC0 names.
+    Barrier(Sop1),
+    /// Refused, for the reason given.
+    Refused(&'static str),
     /// An integer WMMA or a SWMMAC (`super::matrix`).
     Matrix(super::matrix::Shape),
     /// `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}`: A's and B's 8-bit formats.
@@ -119,6 +124,14 @@ impl Frontend for Rdna4 {
     const GFX12: bool = true;
 }
 
+/// Why the named-barrier instructions are refused.
+pub(crate) const NAMED_BARRIERS: &str = "named barriers (ids 1 to 16: s_barrier_init, s_barrier_join, s_barrier_leave, a positive barrier id) are not RDNA4's: its s_barrier_wait reserves their completion bit (AMD's RDNA4 pseudocode), and LLVM gives them to gfx1250 only";
+/// Why `s_alloc_vgpr` is refused.
+pub(crate) const DYNAMIC_VGPRS: &str = "dynamic VGPR allocation: only for waves launched with dynamic VGPRs (STATUS.DVGPR_EN), which compute dispatches through KFD do not enable; LLVM 19 does not assemble it for gfx1200/gfx1201";
+
+/// Why the transposing loads are refused.
+pub(crate) const TRANSPOSING_LOADS: &str = "a transposing matrix load: AMD's machine-readable RDNA4 ISA gives it no pseudocode and AMD's matrix instruction calculator no layout, so which lane receives which element is not documented to implement against";
+
 /// What running `i` takes, for an instruction that does not lower.
 fn own(i: &Inst) -> Own {
     let w = &i.words;
@@ -131,6 +144,7 @@ fn own(i: &Inst) -> Own {
             Some(Sopp::S_DELAY_ALU | Sopp::S_CLAUSE | Sopp::S_NOP | Sopp::S_SENDMSG) => Own::Hint,
             Some(Sopp::S_ENDPGM) => Own::End,
             Some(Sopp::S_BARRIER_WAIT) => Own::BarrierWait,
+            Some(Sopp::S_BARRIER_LEAVE) => Own::Refused(NAMED_BARRIERS),
             _ => Own::Missing,
         },
         Encoding::Sop2 => match Sop2::from_op(i.op) {
@@ -172,10 +186,16 @@ fn own(i: &Inst) -> Own {
         {
             Own::HwReg
         }
-        // The workgroup barrier (-1): each wave arrives where it waits.
-        Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_BARRIER_SIGNAL) => Own::Hint,
-        // A sleep changes nothing in an in-order interpreter.
-        Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_SLEEP_VAR) => Own::Hint,
+        Encoding::Sop1 => match Sop1::from_op(i.op) {
+            Some(op @ (Sop1::S_BARRIER_SIGNAL | Sop1::S_BARRIER_SIGNAL_ISFIRST | Sop1::S_GET_BARRIER_STATE)) => {
+                Own::Barrier(op)
+            }
+            Some(Sop1::S_BARRIER_INIT | Sop1::S_BARRIER_JOIN) => Own::Refused(NAMED_BARRIERS),
+            Some(Sop1::S_ALLOC_VGPR) => Own::Refused(DYNAMIC_VGPRS),
+            // A sleep changes nothing in an in-order interpreter.
+            Some(Sop1::S_SLEEP_VAR) => Own::Hint,
+            _ => Own::Missing,
+        },
         Encoding::Smem => smem(i),
         Encoding::Vglobal | Encoding::Vscratch if block(i).is_some() => {
             let (store, scratch) = block(i).unwrap_or_default();
@@ -184,6 +204,14 @@ fn own(i: &Inst) -> Own {
                 access: access(op, w),
                 scratch,
             }
+        }
+        Encoding::Vglobal
+            if matches!(
+                Vglobal::from_op(i.op),
+                Some(Vglobal::GLOBAL_LOAD_TR_B64 | Vglobal::GLOBAL_LOAD_TR_B128)
+            ) =>
+        {
+            Own::Refused(TRANSPOSING_LOADS)
         }
         // No caches to invalidate or write back.
         Encoding::Vglobal
@@ -499,6 +527,35 @@ impl Step for Decoded {
                     rdna3::WmmaLayout::Gfx12,
                 )
                 .map(|_| Flow::Next)
+            }
+            &Own::Refused(why) => Err(Trap::Refused(why.into())),
+            &Own::Barrier(op) => {
+                let src = f4::sop1::SSRC0.operand(&i.words);
+                // M0 names a named barrier (M0[4:0]); otherwise SSRC0's value.
+                let id = if usize::from(src) == rdna3::M0 {
+                    (w.s[rdna3::M0] & 0x1f) as i32
+                } else {
+                    w.sread(src, i.literal)? as i32
+                };
+                match (op, id) {
+                    (Sop1::S_GET_BARRIER_STATE, -1) => {
+                        Ok(Flow::Group(rdna3::GroupOp::State(f4::sop1::SDST.index(&i.words))))
+                    }
+                    (Sop1::S_BARRIER_SIGNAL_ISFIRST, -1) => Ok(Flow::Group(rdna3::GroupOp::SignalIsFirst)),
+                    (_, -1) => Ok(Flow::Group(rdna3::GroupOp::Signal)),
+                    // Barrier 0 is a NOP; -2, the trap handler's, is privileged and
+                    // a NOP for a user wave. Neither is the first signal.
+                    (Sop1::S_GET_BARRIER_STATE, _) if id <= 0 => Err(Trap::Refused(format!(
+                        "s_get_barrier_state of barrier {id}: only the workgroup barrier (-1) has a state here"
+                    ))),
+                    (_, 0 | -2) => {
+                        if op == Sop1::S_BARRIER_SIGNAL_ISFIRST {
+                            w.scc = false;
+                        }
+                        Ok(Flow::Next)
+                    }
+                    _ => Err(Trap::Refused(format!("barrier {id}: {NAMED_BARRIERS}"))),
+                }
             }
             Own::HwReg => {
                 use f4::sopk::*;

@@ -576,3 +576,78 @@ fn block_loads_and_stores() {
         (0xaaaa_aaaa, 0x0101_0101, 0xcccc_cccc)
     );
 }
+
+/// The split workgroup barrier's state: `s_barrier_signal_isfirst -1` sets SCC for the
+/// first of a workgroup's waves to signal, `s_get_barrier_state -1` reads the signals
+/// since the barrier last completed and the workgroup's waves; after `s_barrier_wait`
+/// the count starts again. A one-wave workgroup is not "in a workgroup": never first.
+#[test]
+fn workgroup_barrier_state() {
+    // Each wave: s_barrier_signal_isfirst -1; s_cselect_b32 s3, 1, 0;
+    // s_get_barrier_state s4, -1; s_barrier_wait -1; s_get_barrier_state s5, -1;
+    // s_getreg_b32 s6, hwreg(HW_REG_HW_ID1, 0, 5); s_lshl_b32 s7, s6, 4;
+    // v_mov_b32 v1, s7; then s3, s4 and s5 stored at s[0:1] + v1 + 0, 4, 8; s_endpgm.
+    let prog: &[&[u8]] = &[
+        &[0xc1, 0x4f, 0x80, 0xbe],
+        &[0x81, 0x80, 0x03, 0x98],
+        &[0xc1, 0x50, 0x84, 0xbe],
+        &[0xff, 0xff, 0x94, 0xbf],
+        &[0xc1, 0x50, 0x85, 0xbe],
+        &[0x17, 0x20, 0x86, 0xb8],
+        &[0x06, 0x84, 0x07, 0x84],
+        &[0x07, 0x02, 0x02, 0x7e],
+        &[0x03, 0x02, 0x04, 0x7e],
+        &[0x00, 0x80, 0x06, 0xee, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00],
+        &[0x04, 0x02, 0x04, 0x7e],
+        &[0x00, 0x80, 0x06, 0xee, 0x00, 0x00, 0x00, 0x01, 0x01, 0x04, 0x00, 0x00],
+        &[0x05, 0x02, 0x04, 0x7e],
+        &[0x00, 0x80, 0x06, 0xee, 0x00, 0x00, 0x00, 0x01, 0x01, 0x08, 0x00, 0x00],
+        &[0x00, 0x00, 0xb0, 0xbf],
+    ];
+    let run_group = |waves: u32| -> Vec<[u32; 3]> {
+        let mut code: Vec<u8> = prog.iter().flat_map(|b| b.iter().copied()).collect();
+        code.resize(256, 0);
+        let mut data = vec![0u8; 16 * waves as usize];
+        let (code_addr, data_addr) = (code.as_ptr() as u64, data.as_ptr() as u64);
+        {
+            let mut mem = crate::memory::SliceMemory::new();
+            mem.map(code_addr, &mut code).map(data_addr, &mut data);
+            let mut user_data = [0u32; 16];
+            user_data[0] = data_addr as u32;
+            user_data[1] = (data_addr >> 32) as u32;
+            let d = crate::dispatch::Dispatch {
+                code_addr,
+                // FLOAT_MODE 0xf0; two user SGPRs.
+                rsrc: [0xf0 << 12, 2 << 1, 0],
+                user_data,
+                block: [32 * waves, 1, 1],
+                grid: [1, 1, 1],
+                ..Default::default()
+            };
+            super::Interpreter::default().dispatch(&mem, &d).unwrap();
+        }
+        data.chunks(16).map(|c| [0, 4, 8].map(|o| dword(c, o))).collect()
+    };
+    let out = run_group(4);
+    // One first; the signal counts 1 to 4 in some order; 4 members, valid; after the
+    // wait, no signals.
+    assert_eq!(out.iter().filter(|r| r[0] == 1).count(), 1, "{out:x?}");
+    let mut counts: Vec<u32> = out.iter().map(|r| r[1] >> 16).collect();
+    counts.sort_unstable();
+    assert_eq!(counts, [1, 2, 3, 4], "{out:x?}");
+    for r in &out {
+        assert_eq!(r[1] & 0xffff, 4 << 4 | 1, "{out:x?}");
+        assert_eq!(r[2], 4 << 4 | 1, "{out:x?}");
+    }
+    // One wave: not first, nothing counted.
+    assert_eq!(run_group(1), [[0, 1 << 4 | 1, 1 << 4 | 1]]);
+    // Barrier 0 is a NOP; named barriers (M0, s_barrier_join) are refused.
+    assert!(run(&[&dwords(&[0x80, 0x4e, 0x80, 0xbe])], |_| {}).is_ok());
+    for b in [[0x7d, 0x4e, 0x80, 0xbe], [0x81, 0x52, 0x80, 0xbe]] {
+        match run(&[&dwords(&b)], |w| w.s[crate::rdna3::M0] = 3) {
+            Err(crate::error::Trap::Refused(why)) => assert!(why.contains("named barriers"), "{why}"),
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => panic!("a named barrier ran"),
+        }
+    }
+}
