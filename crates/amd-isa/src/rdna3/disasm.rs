@@ -121,69 +121,6 @@ fn split(sample: &str) -> (&str, Vec<Tok<'_>>) {
     (mnem, toks)
 }
 
-/// The hardware register names of `regs` as LLVM 19 prints them in `hwreg(...)` (the
-/// ids [`super::hwreg::id`] and [`super::hwreg::id12`] number).
-pub(crate) fn hwreg_name(id: u32, regs: super::hwreg::Regs) -> Option<&'static str> {
-    let id = u16::try_from(id).ok()?;
-    if regs == super::hwreg::Regs::Gfx12 {
-        use super::hwreg::id12::*;
-        return Some(match id {
-            HW_REG_MODE => "HW_REG_MODE",
-            HW_REG_STATUS => "HW_REG_STATUS",
-            HW_REG_STATE_PRIV => "HW_REG_STATE_PRIV",
-            HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
-            HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
-            HW_REG_IB_STS => "HW_REG_IB_STS",
-            HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
-            HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
-            HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
-            HW_REG_PERF_SNAPSHOT_DATA1 => "HW_REG_PERF_SNAPSHOT_DATA1",
-            HW_REG_PERF_SNAPSHOT_DATA2 => "HW_REG_PERF_SNAPSHOT_DATA2",
-            HW_REG_EXCP_FLAG_PRIV => "HW_REG_EXCP_FLAG_PRIV",
-            HW_REG_EXCP_FLAG_USER => "HW_REG_EXCP_FLAG_USER",
-            HW_REG_TRAP_CTRL => "HW_REG_TRAP_CTRL",
-            HW_REG_SCRATCH_BASE_LO => "HW_REG_SCRATCH_BASE_LO",
-            HW_REG_SCRATCH_BASE_HI => "HW_REG_SCRATCH_BASE_HI",
-            HW_REG_HW_ID1 => "HW_REG_HW_ID1",
-            HW_REG_HW_ID2 => "HW_REG_HW_ID2",
-            HW_REG_SHADER_CYCLES_LO => "HW_REG_SHADER_CYCLES_LO",
-            HW_REG_SHADER_CYCLES_HI => "HW_REG_SHADER_CYCLES_HI",
-            _ => return None,
-        });
-    }
-    use super::hwreg::id::*;
-    Some(match id {
-        HW_REG_MODE => "HW_REG_MODE",
-        HW_REG_STATUS => "HW_REG_STATUS",
-        HW_REG_TRAPSTS => "HW_REG_TRAPSTS",
-        HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
-        HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
-        HW_REG_IB_STS => "HW_REG_IB_STS",
-        HW_REG_SH_MEM_BASES => "HW_REG_SH_MEM_BASES",
-        HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
-        HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
-        HW_REG_FLAT_SCR_LO => "HW_REG_FLAT_SCR_LO",
-        HW_REG_FLAT_SCR_HI => "HW_REG_FLAT_SCR_HI",
-        HW_REG_HW_ID1 => "HW_REG_HW_ID1",
-        HW_REG_HW_ID2 => "HW_REG_HW_ID2",
-        HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
-        HW_REG_SHADER_CYCLES => "HW_REG_SHADER_CYCLES",
-        _ => return None,
-    })
-}
-
-/// `hwreg(...)` of a SOPK constant (id 5:0, offset 10:6, size − 1 15:11) as LLVM
-/// prints it: the registers it knows by name, a whole-register field (offset 0, 32
-/// bits) left out.
-pub(crate) fn hwreg_text(out: &mut String, simm: u32, regs: super::hwreg::Regs) {
-    let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, ((simm >> 11) & 0x1f) + 1);
-    let _ = match hwreg_name(id, regs) {
-        Some(name) if (offset, size) == (0, 32) => write!(out, "hwreg({name})"),
-        Some(name) => write!(out, "hwreg({name}, {offset}, {size})"),
-        None => write!(out, "hwreg({id}, {offset}, {size})"),
-    };
-}
-
 /// The scalar operand `n` (of the 9-bit source space) spanning `count` registers.
 pub(crate) fn scalar_reg(out: &mut String, n: u32, count: u32) {
     let range = |out: &mut String, prefix: &str, first: u32| {
@@ -393,7 +330,7 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 source(&mut o, v(fld::sop2::SSRC1.0), count, i.literal, mnem)
             }
             (Encoding::Sopk, Tok::Text(t)) if t.starts_with("hwreg(") => {
-                hwreg_text(&mut o, v(fld::sopk::SIMM16), super::hwreg::Regs::Gfx11);
+                super::hwreg::hwreg_text(&mut o, v(fld::sopk::SIMM16), super::hwreg::Regs::Gfx11);
             }
             (Encoding::Sopk, Tok::Text(_)) => {
                 let imm = match i.literal {

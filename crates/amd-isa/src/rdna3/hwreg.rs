@@ -19,6 +19,8 @@
 //! the VGPR count (VGPR_SIZE + 1) × 4 as the gfx12 context-save handler reads them
 //! (`amdkfd/cwsr_trap_handler_gfx12.asm`).
 
+use std::fmt::Write as _;
+
 use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
 
@@ -92,6 +94,69 @@ const LDS_ALLOC_LDS_SIZE_SHIFT: u32 = 12;
 const LDS_ALLOC_LDS_SIZE_MAX: u32 = 0x1ff;
 /// HW_ID1.WAVE_ID: bits 4:0.
 const HW_ID1_WAVE_ID_MASK: u32 = 0x1f;
+
+/// The hardware register names of `regs` as LLVM 19 prints them in `hwreg(...)` (the
+/// ids [`id`] and [`id12`] number).
+pub(crate) fn hwreg_name(id: u32, regs: Regs) -> Option<&'static str> {
+    let id = u16::try_from(id).ok()?;
+    if regs == Regs::Gfx12 {
+        use id12::*;
+        return Some(match id {
+            HW_REG_MODE => "HW_REG_MODE",
+            HW_REG_STATUS => "HW_REG_STATUS",
+            HW_REG_STATE_PRIV => "HW_REG_STATE_PRIV",
+            HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
+            HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
+            HW_REG_IB_STS => "HW_REG_IB_STS",
+            HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
+            HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
+            HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
+            HW_REG_PERF_SNAPSHOT_DATA1 => "HW_REG_PERF_SNAPSHOT_DATA1",
+            HW_REG_PERF_SNAPSHOT_DATA2 => "HW_REG_PERF_SNAPSHOT_DATA2",
+            HW_REG_EXCP_FLAG_PRIV => "HW_REG_EXCP_FLAG_PRIV",
+            HW_REG_EXCP_FLAG_USER => "HW_REG_EXCP_FLAG_USER",
+            HW_REG_TRAP_CTRL => "HW_REG_TRAP_CTRL",
+            HW_REG_SCRATCH_BASE_LO => "HW_REG_SCRATCH_BASE_LO",
+            HW_REG_SCRATCH_BASE_HI => "HW_REG_SCRATCH_BASE_HI",
+            HW_REG_HW_ID1 => "HW_REG_HW_ID1",
+            HW_REG_HW_ID2 => "HW_REG_HW_ID2",
+            HW_REG_SHADER_CYCLES_LO => "HW_REG_SHADER_CYCLES_LO",
+            HW_REG_SHADER_CYCLES_HI => "HW_REG_SHADER_CYCLES_HI",
+            _ => return None,
+        });
+    }
+    use id::*;
+    Some(match id {
+        HW_REG_MODE => "HW_REG_MODE",
+        HW_REG_STATUS => "HW_REG_STATUS",
+        HW_REG_TRAPSTS => "HW_REG_TRAPSTS",
+        HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
+        HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
+        HW_REG_IB_STS => "HW_REG_IB_STS",
+        HW_REG_SH_MEM_BASES => "HW_REG_SH_MEM_BASES",
+        HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        HW_REG_FLAT_SCR_LO => "HW_REG_FLAT_SCR_LO",
+        HW_REG_FLAT_SCR_HI => "HW_REG_FLAT_SCR_HI",
+        HW_REG_HW_ID1 => "HW_REG_HW_ID1",
+        HW_REG_HW_ID2 => "HW_REG_HW_ID2",
+        HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
+        HW_REG_SHADER_CYCLES => "HW_REG_SHADER_CYCLES",
+        _ => return None,
+    })
+}
+
+/// `hwreg(...)` of a SOPK constant (id 5:0, offset 10:6, size − 1 15:11) as LLVM
+/// prints it: the registers it knows by name, a whole-register field (offset 0, 32
+/// bits) left out.
+pub(crate) fn hwreg_text(out: &mut String, simm: u32, regs: Regs) {
+    let (id, offset, size) = (simm & 0x3f, (simm >> 6) & 0x1f, ((simm >> 11) & 0x1f) + 1);
+    let _ = match hwreg_name(id, regs) {
+        Some(name) if (offset, size) == (0, 32) => write!(out, "hwreg({name})"),
+        Some(name) => write!(out, "hwreg({name}, {offset}, {size})"),
+        None => write!(out, "hwreg({id}, {offset}, {size})"),
+    };
+}
 
 /// The bits of `hwreg(id, offset, size)`, as the SOPK constant encodes them (id 5:0,
 /// offset 10:6, size − 1 15:11).
@@ -272,7 +337,7 @@ pub(crate) fn setreg(w: &mut Wave, f: Field, v: u32, what: &str, regs: Regs) -> 
         Some(false) if bits == 0 => Ok(()),
         Some(false) => Err(format!(
             "{what} of {} bits {bits:#x}: raising exceptions or arming traps is not implemented (no trap handler runs)",
-            super::disasm::hwreg_name(u32::from(f.id), regs).unwrap_or("an exception register")
+            hwreg_name(u32::from(f.id), regs).unwrap_or("an exception register")
         )
         .into()),
         None => {
