@@ -5,7 +5,8 @@ instruction's pseudocode from AMD's ISA manual into a small CPU kernel; it is an
 independent executable reading of the ISA, used here as the reference the interpreter
 is compared with. Nothing of it runs in the test command.
 
-usage: python3 tinygrad_emu.py CASES OUT   (TINYGRAD_DIR: a checkout of tinygrad's tree)
+usage: python3 tinygrad_emu.py CASES OUT   (TINYGRAD_DIR: a checkout of tinygrad's tree;
+ORACLE_ARCH: rdna3, the default, or rdna4)
 
 CASES holds records of little-endian u32s:
   id, nwords, words[4], mode, scc, window_lo, window_hi, reloc, sgpr[128], vgpr[48][32],
@@ -46,6 +47,7 @@ def main():
   sys.path.insert(0, tg)
   from test.mockgpu.amd import emu
   cases, out_path = sys.argv[1], sys.argv[2]
+  arch = os.environ.get("ORACLE_ARCH", "rdna3")
   data = open(cases, "rb").read()
   if len(data) % RECORD: sys.exit(f"{cases}: {len(data)} bytes is not a whole number of {RECORD}-byte records")
   st = emu.WaveState(32)
@@ -76,7 +78,7 @@ def main():
     st.pc = ctypes.addressof(code)
     msg = b""
     try:
-      (prg, runtime) = emu._get_runner(bytes(code)[:4 * len(words) + 4])
+      (prg, runtime) = emu._get_runner(bytes(code)[:4 * len(words) + 4], arch)
       scratch = 0
       if reloc == 3:
         st._write_sgpr(emu.SCRATCH_STRIDE_IDX, GLOBAL_BYTES // 32)

@@ -55,6 +55,21 @@ struct Place {
     hi: u32,
 }
 
+/// A modifier's mark on an entry: `-v0{0}` negated, `|v0{0}|` absolute value,
+/// `-|v0{0}|` both (as `n`), and the entry without it.
+fn mark(entry: &str) -> (char, &str) {
+    let (neg, rest) = match entry.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, entry),
+    };
+    match (neg, rest.strip_prefix('|').and_then(|r| r.strip_suffix('|'))) {
+        (true, Some(r)) => ('n', r),
+        (false, Some(r)) => ('|', r),
+        (true, None) => ('-', rest),
+        (false, None) => ('+', rest),
+    }
+}
+
 /// `v3{17}.[15:8]` or `v3{17}` (the whole register).
 fn place(entry: &str) -> Result<Place> {
     let bad = || format!("unexpected layout entry {entry:?}");
@@ -161,13 +176,58 @@ fn generate(calc: &str) -> Result<String> {
             }
             out.push('\n');
         }
+        // The negation modifiers of the dense 16-bit float forms: NEG / NEG_HI bit 0 on
+        // A, bit 1 on B, bit 2 on C.
+        let sixteen = inst.starts_with("v_wmma") && (inst.ends_with("_f16") || inst.ends_with("_bf16"));
+        if sixteen {
+            for (name, flag, bit) in [("A", "-A", "1"), ("B", "-B", "2"), ("C", "-C", "4")] {
+                for field in ["--neg", "--neg_hi"] {
+                    let csv = calculator(calc, &["-i", inst, flag, "-R", "-c", field, bit])?;
+                    let marks = neg_marks(&csv, name != "A", &format!("{inst} {flag} {field} {bit}"))?;
+                    out.push_str(&format!("{inst} {name} {} {marks}\n", &field[2..]));
+                }
+            }
+        }
     }
     Ok(out)
+}
+
+/// The marks along the first row (`by_col`: column) of a table with modifiers,
+/// checked to be every row's (column's).
+fn neg_marks(csv: &str, by_col: bool, what: &str) -> Result<String> {
+    let rows: Vec<Vec<char>> = csv
+        .lines()
+        .skip_while(|l| !l.contains("]["))
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').skip(1).map(|e| mark(e).0).collect())
+        .collect();
+    let first: Vec<char> = if by_col {
+        rows.iter().map(|r| r[0]).collect()
+    } else {
+        rows.first().cloned().unwrap_or_default()
+    };
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &m) in row.iter().enumerate() {
+            if m != first[if by_col { r } else { c }] {
+                return Err(format!("{what}: the mark at ({r}, {c}) differs from its row's (column's) first").into());
+            }
+        }
+    }
+    Ok(first.into_iter().collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_parse() {
+        assert_eq!(mark("-v0{0}.[15:0]"), ('-', "v0{0}.[15:0]"));
+        assert_eq!(mark("|v0{1}|"), ('|', "v0{1}"));
+        assert_eq!(mark("-|v0{1}|"), ('n', "v0{1}"));
+        assert_eq!(mark("v0{1}"), ('+', "v0{1}"));
+    }
 
     #[test]
     fn places_parse() {

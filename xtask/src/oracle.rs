@@ -1,5 +1,12 @@
-//! `cargo xtask oracle [--ops PATTERN] [--enc LABEL] [--rounds N] [--seed S]`: the
-//! interpreter against an independent executable reading of the ISA.
+//! `cargo xtask oracle [--gen rdna3|rdna4] [--ops PATTERN] [--enc LABEL] [--rounds N]
+//! [--seed S]`: the interpreter against an independent executable reading of the ISA.
+//!
+//! `--gen rdna4` runs RDNA4's opcodes (`amd_isa::rdna4::execute`) against tinygrad's
+//! emulator reading RDNA4's pseudocode: the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1,
+//! VOP2, VOPC, VOP3, VOP3SD, VOP3P, VOPD) and DS, whose layouts RDNA4 keeps, without
+//! modifiers or DPP (which forms take which is known for RDNA3 only); RDNA4's memory
+//! encodings (SMEM, VGLOBAL, VFLAT, VSCRATCH, VBUFFER) are not generated yet. Its MODE
+//! is 0xf0 (gfx12 has no IEEE or DX10_CLAMP bit). RDNA3's is the default:
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
@@ -20,15 +27,15 @@
 //! `TINYGRAD_DIR=/path/to/tinygrad` (a clone of github.com/tinygrad/tinygrad). It runs
 //! offline and never in the test command. Disagreements are written, reduced to one
 //! lane's values broadcast, to `target/oracle/disagreements.txt` in the format of
-//! `crates/amd-mockgpu/tests/oracle/*.txt`, where the cases worth keeping become
-//! ordinary tests (`crates/amd-mockgpu/tests/oracle.rs`).
+//! `crates/amd-isa/tests/oracle/*.txt`, where the cases worth keeping become
+//! ordinary tests (`crates/amd-isa/tests/oracle.rs`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use amd_isa::rdna3::{Status, WaveState, coverage, execute, execute_with_memory, modifiers, takes_dpp};
+use amd_isa::rdna3::{Entry, Modifiers, Status, WaveState, execute_with_memory, modifiers, takes_dpp};
 
 use crate::{Result, workspace_root};
 
@@ -90,11 +97,61 @@ struct Case {
 /// The outcome of a case on one side.
 type Outcome = std::result::Result<WaveState, String>;
 
+/// The instruction set under test.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Gen {
+    Rdna3,
+    Rdna4,
+}
+
+impl Gen {
+    fn name(self) -> &'static str {
+        match self {
+            Gen::Rdna3 => "rdna3",
+            Gen::Rdna4 => "rdna4",
+        }
+    }
+
+    fn coverage(self) -> Vec<Entry> {
+        match self {
+            Gen::Rdna3 => amd_isa::rdna3::coverage(),
+            Gen::Rdna4 => amd_isa::rdna4::coverage(),
+        }
+    }
+
+    /// The interpreter's side of one case without memory.
+    fn execute(self, words: &[u32], st: &mut WaveState) -> std::result::Result<(), amd_isa::ExecError> {
+        match self {
+            Gen::Rdna3 => amd_isa::rdna3::execute(words, st),
+            Gen::Rdna4 => amd_isa::rdna4::execute(words, st),
+        }
+    }
+
+    /// The modifiers a form takes (RDNA3's, from what LLVM assembles); none known
+    /// for RDNA4 yet.
+    fn modifiers(self, encoding: &str, op: u16) -> Modifiers {
+        match self {
+            Gen::Rdna3 => modifiers(encoding, op),
+            Gen::Rdna4 => Modifiers::default(),
+        }
+    }
+
+    /// Whether the generator writes cases of this encoding.
+    fn generates(self, encoding: &str) -> bool {
+        match self {
+            Gen::Rdna3 => true,
+            // RDNA4's SMEM and vector memory encodings have layouts of their own.
+            Gen::Rdna4 => !matches!(encoding, "SMEM" | "VGLOBAL" | "VFLAT" | "VSCRATCH" | "VBUFFER"),
+        }
+    }
+}
+
 pub fn run(args: &[String]) -> Result<()> {
     let mut pattern = String::new();
     let mut rounds = 6usize;
     let mut seed = 0x5eed_u64;
     let mut only_enc = String::new();
+    let mut gen_ = Gen::Rdna3;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
@@ -103,13 +160,25 @@ pub fn run(args: &[String]) -> Result<()> {
             "--rounds" => rounds = value()?.parse()?,
             "--seed" => seed = value()?.parse()?,
             "--enc" => only_enc = value()?.clone(),
-            _ => return Err("usage: cargo xtask oracle [--ops PATTERN] [--enc LABEL] [--rounds N] [--seed S]".into()),
+            "--gen" => {
+                gen_ = match value()?.as_str() {
+                    "rdna3" => Gen::Rdna3,
+                    "rdna4" => Gen::Rdna4,
+                    other => return Err(format!("--gen {other}: rdna3 or rdna4").into()),
+                }
+            }
+            _ => {
+                return Err(
+                    "usage: cargo xtask oracle [--gen rdna3|rdna4] [--ops PATTERN] [--enc LABEL] [--rounds N] [--seed S]"
+                        .into(),
+                );
+            }
         }
     }
     let tinygrad = std::env::var_os("TINYGRAD_DIR")
         .map(PathBuf::from)
         .ok_or("TINYGRAD_DIR must name a checkout of tinygrad's tree (github.com/tinygrad/tinygrad)")?;
-    let dir = workspace_root().join("target/oracle");
+    let dir = workspace_root().join("target/oracle").join(gen_.name());
     std::fs::create_dir_all(&dir)?;
 
     let mut rng = Rng(seed | 1);
@@ -118,12 +187,17 @@ pub fn run(args: &[String]) -> Result<()> {
     // side moves those registers to a window of its own.
     let mut window = vec![0u8; GLOBAL_BYTES];
     let window_va = window.as_ptr() as u64;
-    for e in coverage() {
-        if e.status != Status::Implemented || SKIP.contains(&e.name) || !e.name.contains(pattern.as_str()) {
+    for e in gen_.coverage() {
+        if e.status != Status::Implemented
+            || SKIP.contains(&e.name)
+            || !e.name.contains(pattern.as_str())
+            || !gen_.generates(e.encoding)
+        {
             continue;
         }
+        let allowed = gen_.modifiers(e.encoding, e.op);
         for variant in 0..3 {
-            let Some(words) = encode(e.encoding, e.op, e.name, variant, &mut rng) else {
+            let Some(words) = encode(e.encoding, e.op, e.name, variant, allowed, &mut rng) else {
                 continue;
             };
             // VOPD's second variant is the Y half, VOP3's third its output modifier
@@ -139,11 +213,14 @@ pub fn run(args: &[String]) -> Result<()> {
                 // The VOP3, VOP3SD and VOP3P modifiers are drawn afresh each round.
                 let words = match (variant, e.encoding) {
                     (1 | 2, "VOP3" | "VOP3SD" | "VOP3P") if round > 0 => {
-                        encode(e.encoding, e.op, e.name, variant, &mut rng).unwrap_or_else(|| words.clone())
+                        encode(e.encoding, e.op, e.name, variant, allowed, &mut rng).unwrap_or_else(|| words.clone())
                     }
                     _ => words.clone(),
                 };
                 let mut state = initial(e.name, round, &mut rng);
+                if gen_ == Gen::Rdna4 {
+                    state.mode = 0xf0;
+                }
                 let mut reloc = 0;
                 match e.encoding {
                     "DS" => ds_addresses(&mut state, e.name, &mut rng),
@@ -163,7 +240,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
         // A DPP16 source in place of src0, with a fresh control each round.
-        if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && takes_dpp(e.name) {
+        if gen_ == Gen::Rdna3 && matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && takes_dpp(e.name) {
             for round in 0..rounds {
                 let Some(words) = encode_dpp16(e.encoding, e.op, &mut rng) else {
                     continue;
@@ -189,7 +266,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .map(|c| {
             let mut st = c.state.clone();
             if c.reloc == 0 {
-                return execute(&c.words, &mut st).map(|()| st).map_err(|e| e.to_string());
+                return gen_.execute(&c.words, &mut st).map(|()| st).map_err(|e| e.to_string());
             }
             let held = 4 * LDS_WORDS - GLOBAL_BYTES..4 * LDS_WORDS;
             if c.reloc == SCRATCH_RELOC {
@@ -198,7 +275,7 @@ pub fn run(args: &[String]) -> Result<()> {
                     .chunks(SCRATCH_STRIDE)
                     .map(<[u8]>::to_vec)
                     .collect();
-                let r = execute(&c.words, &mut st);
+                let r = gen_.execute(&c.words, &mut st);
                 for (lane, p) in st.private.iter().enumerate() {
                     let at = held.start + lane * SCRATCH_STRIDE;
                     let n = p.len().min(SCRATCH_STRIDE);
@@ -213,9 +290,9 @@ pub fn run(args: &[String]) -> Result<()> {
             r.map(|()| st).map_err(|e| e.to_string())
         })
         .collect();
-    let theirs = reference(&cases, window_va, &tinygrad, &dir)?;
+    let theirs = reference(&cases, window_va, gen_, &tinygrad, &dir)?;
     let report = compare(&cases, &ours, &theirs);
-    let disagreements = reduce(&cases, &ours, &theirs, &tinygrad, &dir)?;
+    let disagreements = reduce(&cases, &ours, &theirs, gen_, &tinygrad, &dir)?;
     std::fs::write(dir.join("report.txt"), &report)?;
     std::fs::write(dir.join("disagreements.txt"), &disagreements)?;
     print!("{report}");
@@ -337,8 +414,7 @@ fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
 /// them again for each round. Which
 /// modifiers a form takes is `amd_isa::rdna3::modifiers`: what LLVM assembles,
 /// op_sel on the operands the ISA makes 16 bits wide, omod on float results.
-fn encode(encoding: &str, op: u16, name: &str, variant: u32, rng: &mut Rng) -> Option<Vec<u32>> {
-    let allowed = modifiers(encoding, op);
+fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers, rng: &mut Rng) -> Option<Vec<u32>> {
     let op = u32::from(op);
     let v = |r: u32| 256 + r;
     let carry_in = name.contains("_co_ci") || name.contains("cndmask");
@@ -714,8 +790,9 @@ impl Rng {
     }
 }
 
-/// Runs the cases through tinygrad's emulator (`xtask/oracle/tinygrad_emu.py`).
-fn reference(cases: &[Case], window: u64, tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>> {
+/// Runs the cases through tinygrad's emulator (`xtask/oracle/tinygrad_emu.py`) as
+/// `gen_`'s instructions.
+fn reference(cases: &[Case], window: u64, gen_: Gen, tinygrad: &Path, dir: &Path) -> Result<Vec<Outcome>> {
     let input = dir.join("cases.bin");
     let output = dir.join("reference.bin");
     let mut bytes = Vec::with_capacity(cases.len() * RECORD * 4);
@@ -748,6 +825,7 @@ fn reference(cases: &[Case], window: u64, tinygrad: &Path, dir: &Path) -> Result
         .arg(&input)
         .arg(&output)
         .env("TINYGRAD_DIR", tinygrad)
+        .env("ORACLE_ARCH", gen_.name())
         .env("PATH", path)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .status()?;
@@ -1163,7 +1241,14 @@ fn hex_words(words: &[u32]) -> String {
 /// The disagreeing cases, reduced: the first disagreeing lane's values broadcast to
 /// every lane, run again on both sides, and written as test lines where they still
 /// disagree (the expected values are the emulator's).
-fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path, dir: &Path) -> Result<String> {
+fn reduce(
+    cases: &[Case],
+    ours: &[Outcome],
+    theirs: &[Outcome],
+    gen_: Gen,
+    tinygrad: &Path,
+    dir: &Path,
+) -> Result<String> {
     let mut reduced = Vec::new();
     let mut seen = std::collections::BTreeMap::<(String, &str), usize>::new();
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
@@ -1205,12 +1290,12 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     }
     let sub = dir.join("reduced");
     std::fs::create_dir_all(&sub)?;
-    let theirs = reference(&reduced, 0, tinygrad, &sub)?;
+    let theirs = reference(&reduced, 0, gen_, tinygrad, &sub)?;
     let mut out = String::new();
     for (c, t) in reduced.iter().zip(&theirs) {
         let Ok(t) = t else { continue };
         let mut st = c.state.clone();
-        let ours = execute(&c.words, &mut st).map(|()| st);
+        let ours = gen_.execute(&c.words, &mut st).map(|()| st);
         if ours.as_ref().is_ok_and(|o| o == t) {
             continue;
         }
@@ -1220,7 +1305,7 @@ fn reduce(cases: &[Case], ours: &[Outcome], theirs: &[Outcome], tinygrad: &Path,
     Ok(out)
 }
 
-/// A case as a line of `crates/amd-mockgpu/tests/oracle/*.txt`:
+/// A case as a line of `crates/amd-isa/tests/oracle/*.txt`:
 /// `name encoding | dwords | inputs | expected changes`, registers as `s10=…`,
 /// `v16=…` (one value for every lane, or 32 comma-separated), `scc=…`.
 fn test_line(c: &Case, after: &WaveState) -> String {

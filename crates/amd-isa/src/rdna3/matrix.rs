@@ -123,9 +123,11 @@ pub(crate) fn wmma_float(
             "op_sel on a gfx12 WMMA: its 16-bit results are packed two to a register".into(),
         ));
     }
-    if gfx12 && (mods.neg_lo != 0 || mods.neg_hi != 0) {
-        return Err(crate::error::Trap::Missing(
-            "gfx12 WMMA's negations are not implemented".into(),
+    // gfx12's 16-bit forms negate as gfx11's (AMD's matrix instruction calculator;
+    // `rdna4::matrix`'s tests check it), its 8-bit float forms take none.
+    if gfx12 && !matches!(inputs, WmmaInputs::Half { .. }) && (mods.neg_lo != 0 || mods.neg_hi != 0) {
+        return Err(crate::error::Trap::Refused(
+            "NEG or NEG_HI on an 8-bit float WMMA: AMD's matrix instruction calculator lists no negation for these forms".into(),
         ));
     }
     let shift = if mods.hi_halves { 16 } else { 0 };

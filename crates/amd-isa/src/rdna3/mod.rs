@@ -70,6 +70,7 @@ pub use decode::{DecodeError, Encoding, Inst};
 pub use disasm::Llvm;
 pub use modifiers::{Modifiers, modifiers};
 pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory};
+pub(crate) use single::{decode_error, on_wave};
 
 use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
@@ -467,7 +468,7 @@ fn trapped(t: Trap, pc: u64, d: &impl Step) -> ExecError {
 }
 
 /// An instruction's trap as the dispatch's error, naming the instruction.
-fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
+pub(crate) fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
     let at = At { pc, inst };
     match t {
         Trap::Fault(fault, access) => ExecError::Fault { fault, access, at },

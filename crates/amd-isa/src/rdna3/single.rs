@@ -70,11 +70,29 @@ pub fn execute_with_memory(words: &[u32], state: &mut WaveState, memory: &mut [u
 
 /// [`execute`] with `mem` as the GPU's memory.
 pub fn execute_on(words: &[u32], state: &mut WaveState, mem: &dyn Memory) -> Result<(), ExecError> {
-    let inst = Inst::decode(words).map_err(|e| ExecError::Decode {
+    let inst = Inst::decode(words).map_err(|e| decode_error(words, e))?;
+    on_wave(state, |w, lds| {
+        step(w, &inst, mem, lds)
+            .map(|_| ())
+            .map_err(|t| super::exec_error(t, 0, inst.to_string()))
+    })
+}
+
+/// A decoder's refusal of `words` as the error [`execute`] returns.
+pub(crate) fn decode_error(words: &[u32], e: impl std::fmt::Display) -> ExecError {
+    ExecError::Decode {
         pc: 0,
         words: words[..words.len().min(2)].to_vec(),
         reason: e.to_string(),
-    })?;
+    }
+}
+
+/// Runs `run` on a one-wave workgroup's wave loaded from `state`, then stores the
+/// wave back into `state` (whatever `run` returns).
+pub(crate) fn on_wave(
+    state: &mut WaveState,
+    run: impl FnOnce(&mut Wave, &mut [u8]) -> Result<(), ExecError>,
+) -> Result<(), ExecError> {
     let mut w = Wave::new(state.vgpr.len(), 0);
     w.s = state.sgpr;
     w.scc = state.scc;
@@ -92,7 +110,7 @@ pub fn execute_on(words: &[u32], state: &mut WaveState, mem: &dyn Memory) -> Res
     if state.private.len() == 32 {
         w.private = std::mem::take(&mut state.private);
     }
-    let r = step(&mut w, &inst, mem, &mut state.lds);
+    let r = run(&mut w, &mut state.lds);
     if w.private.iter().any(|p| !p.is_empty()) {
         state.private = std::mem::take(&mut w.private);
     }
@@ -100,7 +118,7 @@ pub fn execute_on(words: &[u32], state: &mut WaveState, mem: &dyn Memory) -> Res
     state.scc = w.scc;
     state.vgpr.copy_from_slice(&w.v);
     state.mode = w.mode;
-    r.map(|_| ()).map_err(|t| super::exec_error(t, 0, inst.to_string()))
+    r
 }
 
 #[cfg(test)]

@@ -336,7 +336,7 @@ mod tests {
     fn layouts() -> Vec<(String, String, u32, Vec<Bits>)> {
         include_str!("generated/matrix_layouts.txt")
             .lines()
-            .filter(|l| !l.starts_with('#'))
+            .filter(|l| !l.starts_with('#') && !l.contains(" neg"))
             .map(|l| {
                 let mut it = l.split(' ');
                 let inst = it.next().unwrap().to_string();
@@ -350,6 +350,18 @@ mod tests {
                     .collect();
                 (inst, m, opsel, places)
             })
+            .collect()
+    }
+
+    /// The calculator's marks of NEG (`field` "neg") or NEG_HI on matrix `m` of
+    /// `inst`: per element (along k, or C's rows) `-`, `|`, `n` (both) or `+`.
+    fn negations(inst: &str, m: &str, field: &str) -> Vec<char> {
+        let head = format!("{inst} {m} {field} ");
+        include_str!("generated/matrix_layouts.txt")
+            .lines()
+            .find_map(|l| l.strip_prefix(head.as_str()))
+            .unwrap_or_else(|| panic!("no {head}"))
+            .chars()
             .collect()
     }
 
@@ -675,29 +687,63 @@ mod tests {
                     put(&mut regs, c_base, moved(pc[row], col), bits);
                 }
             }
-            let wave = run_wave(&[&words], |w| {
-                w.v[..32].copy_from_slice(&regs);
-            })
-            .unwrap_or_else(|e| panic!("{inst}: {e:?}"));
-            for row in 0..16 {
-                for col in 0..16 {
-                    let want: f64 = vc[row][col] + (0..k).map(|kk| va[row][kk] * vb[kk][col]).sum::<f64>();
-                    let (reg, lane, lo, hi) = moved(pd[row], col);
-                    let v = wave.v[reg][lane];
-                    let got = match shape.out {
-                        Out::I32 => f64::from(v as i32),
-                        Out::F32 => f64::from(f32::from_bits(v)),
-                        Out::Half => {
-                            let h = (v >> lo) & 0xffff;
-                            assert_eq!(hi - lo, 15);
-                            if matches!(shape.inputs, Inputs::Half { bf16: true }) {
-                                f64::from(f32::from_bits(h << 16))
-                            } else {
-                                f64::from(crate::float::half::to_f32(h as u16))
+            // The dense 16-bit float forms again under each NEG and NEG_HI bit, the
+            // reference negated as the calculator's marks say.
+            let mut variants: Vec<(Vec<u32>, &str, &str)> = vec![(words.clone(), "", "")];
+            if !shape.sparse && matches!(shape.inputs, Inputs::Half { .. }) {
+                for (m, bit) in [("A", 0), ("B", 1), ("C", 2)] {
+                    let mut lo = words.clone();
+                    lo[1] |= 1 << (29 + bit);
+                    let mut hi = words.clone();
+                    hi[0] |= 1 << (8 + bit);
+                    variants.push((lo, m, "neg"));
+                    variants.push((hi, m, "neg_hi"));
+                }
+            }
+            for (words, m, field) in variants {
+                let marks: Vec<char> = if field.is_empty() {
+                    Vec::new()
+                } else {
+                    negations(inst, m, field)
+                };
+                let sign = |x: f64, at: usize, which: &str| -> f64 {
+                    if which != m {
+                        return x;
+                    }
+                    match marks[at] {
+                        '-' => -x,
+                        '|' => x.abs(),
+                        'n' => -x.abs(),
+                        _ => x,
+                    }
+                };
+                let wave = run_wave(&[&words], |w| {
+                    w.v[..32].copy_from_slice(&regs);
+                })
+                .unwrap_or_else(|e| panic!("{inst} {field} {m}: {e:?}"));
+                for row in 0..16 {
+                    for col in 0..16 {
+                        let products: f64 = (0..k)
+                            .map(|kk| sign(va[row][kk], kk, "A") * sign(vb[kk][col], kk, "B"))
+                            .sum();
+                        let want = sign(vc[row][col], row, "C") + products;
+                        let (reg, lane, lo, hi) = moved(pd[row], col);
+                        let v = wave.v[reg][lane];
+                        let got = match shape.out {
+                            Out::I32 => f64::from(v as i32),
+                            Out::F32 => f64::from(f32::from_bits(v)),
+                            Out::Half => {
+                                let h = (v >> lo) & 0xffff;
+                                assert_eq!(hi - lo, 15);
+                                if matches!(shape.inputs, Inputs::Half { bf16: true }) {
+                                    f64::from(f32::from_bits(h << 16))
+                                } else {
+                                    f64::from(crate::float::half::to_f32(h as u16))
+                                }
                             }
-                        }
-                    };
-                    assert_eq!(got, want, "{inst} index set {set}: D[{row}][{col}]");
+                        };
+                        assert_eq!(got, want, "{inst} index set {set} {field} {m}: D[{row}][{col}]");
+                    }
                 }
             }
         }

@@ -67,6 +67,29 @@ impl Interpreter {
     }
 }
 
+/// Runs the RDNA4 instruction in `words` (its dwords, literal included) on `state`, a
+/// wave of a one-wave workgroup started as gfx12 starts waves (IEEE 754-2019's
+/// minimumNumber rule; MODE's rounding and denormal bits are `state.mode`'s, gfx12
+/// having no IEEE or DX10_CLAMP bit). No memory is mapped (see [`execute_on`]); LDS is
+/// `state.lds`. As [`crate::rdna3::execute`] does for RDNA3.
+pub fn execute(words: &[u32], state: &mut crate::rdna3::WaveState) -> Result<(), ExecError> {
+    execute_on(words, state, &crate::memory::SliceMemory::new())
+}
+
+/// [`execute`] with `mem` as the GPU's memory.
+pub fn execute_on(words: &[u32], state: &mut crate::rdna3::WaveState, mem: &dyn Memory) -> Result<(), ExecError> {
+    use crate::rdna3::{Flow, Frontend, GroupBarrier, Step};
+    let d = exec::Rdna4::decode(words).map_err(|e| crate::rdna3::decode_error(words, e))?;
+    crate::rdna3::on_wave(state, |w, lds| {
+        w.nan_rule = Some(crate::float::minmax::Nans::Num);
+        let error = |t| crate::rdna3::exec_error(t, 0, d.text());
+        if let Flow::Group(op) = d.run(w, mem, lds).map_err(error)? {
+            GroupBarrier::default().apply(op, w).map_err(error)?;
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::fields;
