@@ -432,7 +432,14 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers,
     }
     let words = match encoding {
         "SOP1" => vec![0xbe80_0000 | SDST << 16 | op << 8 | SSRC[0]],
-        "SOP2" => vec![0x8000_0000 | op << 23 | SDST << 16 | SSRC[1] << 8 | SSRC[0]],
+        "SOP2" => {
+            let mut w = vec![0x8000_0000 | op << 23 | SDST << 16 | SSRC[1] << 8 | SSRC[0]];
+            // The scalar multiply-adds with a constant (RDNA4's) take a literal.
+            if name.contains("mk_") || name.contains("ak_") {
+                w.push(0x3fc0_0000);
+            }
+            w
+        }
         "SOPK" => {
             let simm = if variant == 0 {
                 0x8001
@@ -542,6 +549,8 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers,
                 "v_readlane_b32" => v(SRC[0]) | SSRC[1] << 9,
                 "v_writelane_b32" => SSRC[0] | SSRC[1] << 9,
                 "v_permlane16_b32" | "v_permlanex16_b32" => v(SRC[0]) | SSRC[0] << 9 | SSRC[1] << 18,
+                // RDNA4's scalar transcendentals take SGPRs (their result is one too).
+                _ if name.starts_with("v_s_") => SSRC[0] | SSRC[1] << 9,
                 _ => v(SRC[0]) | v(SRC[1]) << 9 | src2 << 18,
             };
             if sd {

@@ -42,11 +42,11 @@ impl Fp8Op {
                 packed: true,
             },
             "v_cvt_pk_fp8_f32" | "v_cvt_pk_bf8_f32" => Fp8Op::FromF32 {
-                kind: kind(&bare[8..11]),
+                kind: kind(&bare[9..12]),
                 stochastic: false,
             },
             "v_cvt_sr_fp8_f32" | "v_cvt_sr_bf8_f32" => Fp8Op::FromF32 {
-                kind: kind(&bare[8..11]),
+                kind: kind(&bare[9..12]),
                 stochastic: true,
             },
             _ => {

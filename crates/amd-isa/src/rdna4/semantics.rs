@@ -501,6 +501,20 @@ fn fp8_conversions_and_dot4() {
     assert_eq!(sr, u32::from(E4m3.encode(f32::from_bits(3.0f32.to_bits() + 0xfff00))));
     assert_eq!(w.v[9][0], 0x1100_3344 | sr << 16, "3.0 rounded up, into byte 2");
     assert_eq!(f32::from_bits(w.v[11][0]), 0.25 + 2.0 + 2.0 - 1.0 + 0.0);
+    // The E5M2 forms: v_cvt_pk_bf8_f32 v1, v2, v3 (-3.5 and 1.0: 0xc3 and 0x3c, the
+    // high half kept); v_cvt_sr_bf8_f32 v4, v2, v5 (no random bits: -3.5 exactly).
+    let pk = dwords(&[0x01, 0x00, 0x6a, 0xd7, 0x02, 0x07, 0x02, 0x00]);
+    let sr = dwords(&[0x04, 0x00, 0x6c, 0xd7, 0x02, 0x0b, 0x02, 0x00]);
+    let w = run(&[&pk, &sr], |w| {
+        w.v[1][0] = 0xabcd_0000;
+        w.v[2][0] = (-3.5f32).to_bits();
+        w.v[3][0] = 1.0f32.to_bits();
+        w.v[4][0] = 0x1122_3300;
+    })
+    .unwrap();
+    assert_eq!((E5m2.encode(-3.5), E5m2.encode(1.0)), (0xc3, 0x3c));
+    assert_eq!(w.v[1][0], 0xabcd_3cc3);
+    assert_eq!(w.v[4][0], 0x1122_33c3);
 }
 
 /// gfx12's WMMA of 8-bit floats: A in E4M3 and B in E5M2 (`_fp8_bf8`), four to a
