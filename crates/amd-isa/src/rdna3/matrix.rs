@@ -251,7 +251,7 @@ pub(crate) fn wmma_float(
 /// with its [`Terms`]; `finite`: no infinite or NaN input), summed exactly and rounded
 /// once to `fmt` in `mode`: the result's bits in `fmt`.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 pub(crate) fn float_sum(
     c: f64,
     a: &[f64; 16],
@@ -281,7 +281,7 @@ pub(crate) fn float_sum(
 /// every format, so clamping the rounded value is clamping the exact one), then a
 /// denormal result as MODE's output controls say (bfloat16 as f32). A 16-bit result
 /// in the low half.
-#[inline]
+#[inline(always)]
 pub(crate) fn float_out(w: &Wave, bits: u64, half_out: bool, bf16: bool, clamp: bool) -> u32 {
     let bits = if clamp {
         match (half_out, bf16) {
@@ -323,7 +323,7 @@ pub(crate) struct Terms {
 impl Terms {
     pub(crate) const NONE: Terms = Terms { low: 0, max: 0.0 };
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn of(v: &[f64; 16]) -> Terms {
         let (mut low, mut max) = (i32::MAX / 4, 0f64);
         for &x in v {
@@ -343,6 +343,7 @@ impl Terms {
 /// sum rounded once is the exact sum rounded once. With the f16, bf16 and 8-bit float
 /// inputs of real workloads it holds for nearly every element, so WMMA sums in f64 (in
 /// four independent parts) instead of exactly.
+#[inline(always)]
 fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode: Round) -> Option<f64> {
     if !c.is_finite() {
         return None;
@@ -374,6 +375,7 @@ fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode
 
 /// A 16-bit float element as the hardware reads it: a half through MODE's f16 input
 /// control, a bfloat16 (f32's range) through the f32 one.
+#[inline(always)]
 pub(crate) fn element(w: &Wave, h: u16, bf16: bool) -> f64 {
     if bf16 {
         f64::from(w.f32_in(f(u32::from(h) << 16)))

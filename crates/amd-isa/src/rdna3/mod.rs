@@ -467,6 +467,13 @@ fn trapped(t: Trap, pc: u64, d: &impl Step) -> ExecError {
     exec_error(t, pc, d.text())
 }
 
+/// A workgroup barrier operation, out of the scheduler's loop (RDNA4's, rare).
+#[cold]
+#[inline(never)]
+fn group_op(barrier: &mut GroupBarrier, op: GroupOp, w: &mut Wave, d: &impl Step) -> Result<(), ExecError> {
+    barrier.apply(op, w).map_err(|t| trapped(t, w.pc, d))
+}
+
 /// An instruction's trap as the dispatch's error, naming the instruction.
 pub(crate) fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
     let at = At { pc, inst };
@@ -538,7 +545,7 @@ fn run_group<F: Frontend>(
                         break;
                     }
                     Flow::Group(op) => {
-                        barrier.apply(op, w).map_err(|t| trapped(t, w.pc, d))?;
+                        group_op(&mut barrier, op, w, d)?;
                         w.pc += d.size() as u64 * 4;
                     }
                 }
