@@ -52,7 +52,7 @@ pub(crate) enum GroupOp {
     /// since the barrier last completed.
     SignalIsFirst,
     /// `s_get_barrier_state sdst, -1`: the barrier's state into SGPR `sdst`.
-    State(usize),
+    State(u8),
 }
 
 /// The workgroup barrier's state, as the scheduler of one workgroup keeps it: the
@@ -81,7 +81,7 @@ impl GroupBarrier {
             }
             // { 9'0, signalCnt[6:0], 5'0, memberCnt[6:0], 3'0, valid }: the workgroup's
             // waves are its members.
-            GroupOp::State(d) => w.swrite(d, (self.signals & 0x7f) << 16 | (w.place.waves & 0x7f) << 4 | 1)?,
+            GroupOp::State(d) => w.swrite(usize::from(d), (self.signals & 0x7f) << 16 | (w.place.waves & 0x7f) << 4 | 1)?,
         }
         Ok(())
     }

@@ -539,7 +539,7 @@ impl Step for Decoded {
                 };
                 match (op, id) {
                     (Sop1::S_GET_BARRIER_STATE, -1) => {
-                        Ok(Flow::Group(rdna3::GroupOp::State(f4::sop1::SDST.index(&i.words))))
+                        Ok(Flow::Group(rdna3::GroupOp::State(f4::sop1::SDST.0.get(&i.words) as u8)))
                     }
                     (Sop1::S_BARRIER_SIGNAL_ISFIRST, -1) => Ok(Flow::Group(rdna3::GroupOp::SignalIsFirst)),
                     (_, -1) => Ok(Flow::Group(rdna3::GroupOp::Signal)),
