@@ -4,9 +4,11 @@
 //! `--gen rdna4` runs RDNA4's opcodes (`amd_isa::rdna4::execute`) against tinygrad's
 //! emulator reading RDNA4's pseudocode: the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1,
 //! VOP2, VOPC, VOP3, VOP3SD, VOP3P, VOPD) and DS, whose layouts RDNA4 keeps, without
-//! modifiers or DPP (which forms take which is known for RDNA3 only); RDNA4's memory
-//! encodings (SMEM, VGLOBAL, VFLAT, VSCRATCH, VBUFFER) are not generated yet. Its MODE
-//! is 0xf0 (gfx12 has no IEEE or DX10_CLAMP bit). RDNA3's is the default:
+//! modifiers or DPP (which forms take which is known for RDNA3 only), and RDNA4's own
+//! memory encodings VGLOBAL, VFLAT, VSCRATCH and SMEM as GLOBAL, FLAT, SCRATCH and SMEM
+//! run below (atomics returning: TH_ATOMIC_RETURN); not VBUFFER, which tinygrad's
+//! emulator does not decode. Its MODE is 0xf0 (gfx12 has no IEEE or DX10_CLAMP bit).
+//! RDNA3's is the default:
 //!
 //! Every implemented opcode of the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1, VOP2,
 //! VOPC, VOP3, VOP3SD, VOP3P; VOPD's in the X and the Y half; VOP1/VOP2/VOPC with a
@@ -127,6 +129,24 @@ impl Gen {
         }
     }
 
+    /// The interpreter's side of one case with `window` mapped at its own address.
+    fn execute_with_memory(
+        self,
+        words: &[u32],
+        st: &mut WaveState,
+        window: &mut [u8],
+    ) -> std::result::Result<(), amd_isa::ExecError> {
+        match self {
+            Gen::Rdna3 => execute_with_memory(words, st, window),
+            Gen::Rdna4 => {
+                let base = window.as_ptr() as u64;
+                let mut mem = amd_isa::SliceMemory::new();
+                mem.map(base, window);
+                amd_isa::rdna4::execute_on(words, st, &mem)
+            }
+        }
+    }
+
     /// The modifiers a form takes (RDNA3's, from what LLVM assembles); none known
     /// for RDNA4 yet.
     fn modifiers(self, encoding: &str, op: u16) -> Modifiers {
@@ -140,8 +160,8 @@ impl Gen {
     fn generates(self, encoding: &str) -> bool {
         match self {
             Gen::Rdna3 => true,
-            // RDNA4's SMEM and vector memory encodings have layouts of their own.
-            Gen::Rdna4 => !matches!(encoding, "SMEM" | "VGLOBAL" | "VFLAT" | "VSCRATCH" | "VBUFFER"),
+            // tinygrad's emulator decodes no buffer instructions.
+            Gen::Rdna4 => encoding != "VBUFFER",
         }
     }
 }
@@ -197,7 +217,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         let allowed = gen_.modifiers(e.encoding, e.op);
         for variant in 0..3 {
-            let Some(words) = encode(e.encoding, e.op, e.name, variant, allowed, &mut rng) else {
+            let Some(words) = encode(gen_, e.encoding, e.op, e.name, variant, allowed, &mut rng) else {
                 continue;
             };
             // VOPD's second variant is the Y half, VOP3's third its output modifier
@@ -213,7 +233,8 @@ pub fn run(args: &[String]) -> Result<()> {
                 // The VOP3, VOP3SD and VOP3P modifiers are drawn afresh each round.
                 let words = match (variant, e.encoding) {
                     (1 | 2, "VOP3" | "VOP3SD" | "VOP3P") if round > 0 => {
-                        encode(e.encoding, e.op, e.name, variant, allowed, &mut rng).unwrap_or_else(|| words.clone())
+                        encode(gen_, e.encoding, e.op, e.name, variant, allowed, &mut rng)
+                            .unwrap_or_else(|| words.clone())
                     }
                     _ => words.clone(),
                 };
@@ -224,10 +245,12 @@ pub fn run(args: &[String]) -> Result<()> {
                 let mut reloc = 0;
                 match e.encoding {
                     "DS" => ds_addresses(&mut state, e.name, &mut rng),
-                    "GLOBAL" | "FLAT" => reloc = global_addresses(&mut state, variant, window_va, &mut rng),
+                    "GLOBAL" | "FLAT" | "VGLOBAL" | "VFLAT" => {
+                        reloc = global_addresses(&mut state, variant, window_va, &mut rng)
+                    }
                     // The window's address in s10:s11.
                     "SMEM" => reloc = global_addresses(&mut state, 1, window_va, &mut rng),
-                    "SCRATCH" => reloc = scratch_addresses(&mut state, &mut rng),
+                    "SCRATCH" | "VSCRATCH" => reloc = scratch_addresses(&mut state, &mut rng),
                     _ => {}
                 }
                 cases.push(Case {
@@ -285,7 +308,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 return r.map(|()| st).map_err(|e| e.to_string());
             }
             window.copy_from_slice(&st.lds[held.clone()]);
-            let r = execute_with_memory(&c.words, &mut st, &mut window);
+            let r = gen_.execute_with_memory(&c.words, &mut st, &mut window);
             st.lds[held].copy_from_slice(&window);
             r.map(|()| st).map_err(|e| e.to_string())
         })
@@ -414,7 +437,15 @@ fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
 /// them again for each round. Which
 /// modifiers a form takes is `amd_isa::rdna3::modifiers`: what LLVM assembles,
 /// op_sel on the operands the ISA makes 16 bits wide, omod on float results.
-fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers, rng: &mut Rng) -> Option<Vec<u32>> {
+fn encode(
+    gen_: Gen,
+    encoding: &str,
+    op: u16,
+    name: &str,
+    variant: u32,
+    allowed: Modifiers,
+    rng: &mut Rng,
+) -> Option<Vec<u32>> {
     let op = u32::from(op);
     let v = |r: u32| 256 + r;
     let carry_in = name.contains("_co_ci") || name.contains("cndmask");
@@ -422,7 +453,7 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers,
     let any = allowed.neg | allowed.abs | allowed.op_sel | allowed.op_sel_hi != 0 || allowed.clamp;
     let modified = match (variant, encoding) {
         (0, _) => true,
-        (1, "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH") => true,
+        (1, "SOPK" | "VOPD" | "GLOBAL" | "FLAT" | "SCRATCH" | "VGLOBAL" | "VFLAT" | "VSCRATCH") => true,
         (1, "VOP3" | "VOP3SD" | "VOP3P") => any,
         (2, "VOP3" | "VOP3SD") => allowed.omod,
         _ => false,
@@ -503,13 +534,45 @@ fn encode(encoding: &str, op: u16, name: &str, variant: u32, allowed: Modifiers,
             ]
         }
         // Scalar loads from s10:s11 plus an offset of 0 to 12 into s20 onwards (the
-        // buffer loads, which take a resource, are left out).
+        // buffer loads, which take a resource, are left out); RDNA4's SMEM has its
+        // opcode at bits 20:13 and a 24-bit offset.
         "SMEM" => {
             if name.starts_with("s_buffer") {
                 return None;
             }
             let offset = (rng.next() as u32 & 3) * 4;
-            vec![0xf400_0000 | op << 18 | SDST << 6 | (SSRC[0] / 2), 0x7c << 25 | offset]
+            let op_at = if gen_ == Gen::Rdna4 { 13 } else { 18 };
+            vec![
+                0xf400_0000 | op << op_at | SDST << 6 | (SSRC[0] / 2),
+                0x7c << 25 | offset,
+            ]
+        }
+        // RDNA4's global and flat memory, as GLOBAL and FLAT above: VDST 39:32, the
+        // data VGPR 62:55, TH 54:52 (1, TH_ATOMIC_RETURN, for atomics), the address
+        // VGPR 71:64, the offset 95:72; SADDR 6:0 (124: none).
+        "VGLOBAL" | "VFLAT" => {
+            if variant == 1 && encoding == "VFLAT" {
+                return None;
+            }
+            let head = if encoding == "VGLOBAL" {
+                0xee00_0000
+            } else {
+                0xec00_0000
+            };
+            let saddr = if variant == 1 { SSRC[0] } else { 0x7c };
+            let offset = (rng.next() as u32 & 3) * 4;
+            let th = if name.contains("atomic") { 1 << 20 } else { 0 };
+            vec![head | op << 14 | saddr, VDST | SRC[1] << 23 | th, SRC[0] | offset << 8]
+        }
+        // RDNA4's scratch: as SCRATCH above, the address VGPR always used (SVE, bit 49).
+        "VSCRATCH" => {
+            let saddr = if variant == 1 { SSRC[0] } else { 0x7c };
+            let offset = (rng.next() as u32 & 3) * 4;
+            vec![
+                0xed00_0000 | op << 14 | saddr,
+                VDST | SRC[1] << 23 | 1 << 17,
+                SRC[0] | offset << 8,
+            ]
         }
         // Dual issue: the operation in its half (X in variant 0 where X has it, else
         // Y), the other half a move of src2's registers; X writes v40, Y v41.
@@ -1263,7 +1326,10 @@ fn reduce(
     for ((c, o), t) in cases.iter().zip(ours).zip(theirs) {
         let (Ok(o), Ok(t)) = (o, t) else { continue };
         // Test lines hold registers only, not LDS or memory.
-        if matches!(c.encoding, "DS" | "GLOBAL" | "FLAT" | "SMEM" | "SCRATCH") {
+        if matches!(
+            c.encoding,
+            "DS" | "GLOBAL" | "FLAT" | "SMEM" | "SCRATCH" | "VGLOBAL" | "VFLAT" | "VSCRATCH"
+        ) {
             continue;
         }
         let lane = (0..32).find(|&l| (0..VGPRS).any(|r| o.vgpr[r][l] != t.vgpr[r][l]));

@@ -81,7 +81,10 @@ impl GroupBarrier {
             }
             // { 9'0, signalCnt[6:0], 5'0, memberCnt[6:0], 3'0, valid }: the workgroup's
             // waves are its members.
-            GroupOp::State(d) => w.swrite(usize::from(d), (self.signals & 0x7f) << 16 | (w.place.waves & 0x7f) << 4 | 1)?,
+            GroupOp::State(d) => w.swrite(
+                usize::from(d),
+                (self.signals & 0x7f) << 16 | (w.place.waves & 0x7f) << 4 | 1,
+            )?,
         }
         Ok(())
     }
