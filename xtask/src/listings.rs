@@ -5,6 +5,12 @@
 //! line per instruction: the dwords in hex, a tab, the text.
 //! The disassembler's test compares its text with these lines, so it runs where LLVM
 //! is not installed; the check here keeps them current where it is.
+//!
+//! It also writes `crates/amd-isa/tests/data/rdna4_probes.txt`: one encoding of every
+//! RDNA4 opcode the coverage report probes (`amd_isa::rdna4::probes`) and what
+//! `llvm-mc-19 -disassemble --mcpu=gfx1201` prints for it (`-` where LLVM takes the
+//! encoding for no instruction), for the disassembler's test of the forms the test
+//! kernels do not use.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,6 +19,44 @@ use std::process::Command;
 use crate::Result;
 
 const OBJDUMP: &str = "llvm-objdump-19";
+const MC: &str = "llvm-mc-19";
+/// The RDNA4 probe listing.
+pub const PROBES: &str = "crates/amd-isa/tests/data/rdna4_probes.txt";
+
+/// What llvm-mc-19 prints for each RDNA4 probe.
+fn probe_listing() -> Result<String> {
+    let mut out = String::new();
+    for (encoding, name, words) in amd_isa::rdna4::probes() {
+        let bytes: Vec<String> = words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .map(|b| format!("{b:#04x}"))
+            .collect();
+        let mut child = Command::new(MC)
+            .args(["-arch=amdgcn", "-mcpu=gfx1201", "-disassemble"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        std::io::Write::write_all(child.stdin.as_mut().ok_or("llvm-mc's stdin")?, bytes.join(",").as_bytes())?;
+        let done = child.wait_with_output()?;
+        let lines: Vec<&str> = std::str::from_utf8(&done.stdout)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with(".text"))
+            .collect();
+        let warned = !done.stderr.is_empty();
+        // An operand LLVM marks invalid (a probe's VGPR where the form takes an SGPR)
+        // is no instruction to compare with either.
+        let text = match lines.as_slice() {
+            [one] if !warned && !one.contains("/*Invalid") => *one,
+            _ => "-",
+        };
+        let hex: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
+        writeln!(out, "{}\t{encoding} {name}\t{text}", hex.join(" "))?;
+    }
+    Ok(out)
+}
 
 /// The listing folder of a target's code objects in `code_dir`.
 pub fn dir(code_dir: &Path) -> PathBuf {
@@ -93,6 +137,16 @@ pub fn run(args: &[String]) -> Result<()> {
                 println!("wrote {}", path.display());
             }
         }
+    }
+    let probes = probe_listing()?;
+    let path = crate::workspace_root().join(PROBES);
+    if check {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(probes.as_str()) {
+            stale.push(PROBES.to_string());
+        }
+    } else {
+        std::fs::write(&path, probes)?;
+        println!("wrote {PROBES}");
     }
     if !stale.is_empty() {
         return Err(format!("stale listings (run `cargo xtask listings`): {}", stale.join(", ")).into());

@@ -154,6 +154,26 @@ fn run(words: &[u32], mem: &SliceMemory<'_>) -> Status {
     }
 }
 
+/// One encoding of every opcode of the RDNA4 ISA the report probes (every encoding
+/// but the graphics-only ones), in [`SPEC`] order: its encoding's name, its name and
+/// its dwords (a VGPR in each source field, the rest 0). The disassembler's test
+/// compares their text with LLVM's.
+pub fn probes() -> Vec<(&'static str, &'static str, Vec<u32>)> {
+    let mut out = Vec::new();
+    for &(encoding, ops) in SPEC {
+        let Some(enc) = self::encoding(encoding) else {
+            continue;
+        };
+        for &(op, name) in ops {
+            let words = probe(encoding, &enc, op);
+            if let Ok(i) = super::Inst::decode(&words) {
+                out.push((encoding, name, words[..usize::from(i.size)].to_vec()));
+            }
+        }
+    }
+    out
+}
+
 /// Every opcode of the RDNA4 ISA with how the interpreter treats it, in [`SPEC`] order.
 pub fn coverage() -> Vec<Entry> {
     let mem = SliceMemory::new();
@@ -251,3 +271,4 @@ mod tests {
         }
     }
 }
+

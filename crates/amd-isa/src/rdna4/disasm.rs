@@ -20,6 +20,8 @@ const NULL: u32 = 124;
 fn data_dwords(name: &str) -> u32 {
     let ty = name.rsplit('_').next().unwrap_or("");
     match ty {
+        // A block moves up to 32 dwords (as M0 selects).
+        "block" => 32,
         "b64" | "u64" | "i64" | "f64" => 2,
         "b96" => 3,
         "b128" => 4,
@@ -37,6 +39,28 @@ fn scope(out: &mut String, scope: u32) {
     }
 }
 
+/// RDNA4's own LDS read-modify-writes as LLVM prints them: their operands lie as
+/// those of the RDNA3 operation of the same shape (`ds_min_num_f32` as `ds_min_f32`,
+/// `ds_cond_sub_u32` and `ds_sub_clamp_u32` as `ds_sub_u32`, the packed adds as
+/// `ds_add_u32`), printed as RDNA3 prints that, under RDNA4's name.
+fn ds_as_rdna3(i: &Inst, name: &str) -> Option<String> {
+    use crate::rdna3::opcodes::Ds;
+    let rtn = name.contains("_rtn_");
+    let shape = match name {
+        _ if name.starts_with("ds_min_num_") || name.starts_with("ds_max_num_") => name.replace("_num", ""),
+        _ if name.starts_with("ds_cond_sub_") || name.starts_with("ds_sub_clamp_") => {
+            if rtn { "ds_sub_rtn_u32" } else { "ds_sub_u32" }.to_string()
+        }
+        _ if name.starts_with("ds_pk_add_") => if rtn { "ds_add_rtn_u32" } else { "ds_add_u32" }.to_string(),
+        _ => return None,
+    };
+    let op = (0..256u16).find(|&op| Ds::from_op(op).is_some_and(|d| d.name() == shape))?;
+    let mut w = i.words;
+    f4::ds::OP.put(&mut w, u32::from(op));
+    let r = crate::rdna3::Inst::decode(&w[..2]).ok()?;
+    Some(r.llvm().to_string().replacen(shape.as_str(), name, 1))
+}
+
 /// The instruction in LLVM's syntax, where this module prints its encoding.
 pub(crate) fn render(i: &Inst) -> Option<String> {
     let name = i.name()?;
@@ -46,8 +70,15 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         Encoding::Sopp => {
             let imm = f4::sopp::SIMM16.get(w);
             match Sopp::from_op(i.op)? {
-                Sopp::S_ENDPGM => {}
-                _ if name.starts_with("s_wait_") || name == "s_barrier_wait" => {
+                Sopp::S_ENDPGM | Sopp::S_WAIT_IDLE => {}
+                _ if name.starts_with("s_wait_") => {
+                    let _ = write!(out, " {imm:#x}");
+                }
+                // LLVM prints the barrier's id in decimal where it is small.
+                Sopp::S_BARRIER_WAIT if imm <= 64 => {
+                    let _ = write!(out, " {imm}");
+                }
+                Sopp::S_BARRIER_WAIT => {
                     let _ = write!(out, " {imm:#x}");
                 }
                 // The forms RDNA3 has under the same name and number print as RDNA3's.
@@ -60,7 +91,15 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         Encoding::Sop1 => {
             let op = Sop1::from_op(i.op)?;
             let src = f4::sop1::SSRC0.operand(w).into();
-            if op != Sop1::S_BARRIER_SIGNAL {
+            // The barrier and sleep operations take a source alone.
+            if !matches!(
+                op,
+                Sop1::S_BARRIER_SIGNAL
+                    | Sop1::S_BARRIER_SIGNAL_ISFIRST
+                    | Sop1::S_BARRIER_INIT
+                    | Sop1::S_BARRIER_JOIN
+                    | Sop1::S_SLEEP_VAR
+            ) {
                 out.push(' ');
                 scalar_reg(&mut out, f4::sop1::SDST.0.get(w), 1);
                 out.push(',');
@@ -91,11 +130,20 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
                 _ => return None,
             }
         }
+        Encoding::Ds => return ds_as_rdna3(i, name),
+        Encoding::Vop1 if super::fp8::Fp8Op::of(i).is_some() => {
+            // v_cvt_f32_fp8/bf8 (a VGPR from one byte) and the packed forms (two).
+            let pair = name.contains("_pk_");
+            out.push(' ');
+            vgpr(&mut out, f4::vop1::VDST.0.get(w), if pair { 2 } else { 1 });
+            out.push_str(", ");
+            source(&mut out, f4::vop1::SRC0.operand(w).into(), 1, i.literal, name);
+        }
         Encoding::Sop2 => {
             let op = Sop2::from_op(i.op)?;
             let count = match op {
                 Sop2::S_ADD_NC_U64 | Sop2::S_SUB_NC_U64 | Sop2::S_MUL_U64 => 2,
-                _ if name.ends_with("_f32") => 1,
+                _ if name.ends_with("_f32") || name.ends_with("_f16") => 1,
                 _ => return None,
             };
             out.push(' ');
@@ -116,7 +164,7 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             }
         }
         Encoding::Sopc => {
-            Sopc::from_op(i.op).filter(|op| op.name().ends_with("_f32"))?;
+            Sopc::from_op(i.op).filter(|op| op.name().ends_with("_f32") || op.name().ends_with("_f16"))?;
             for (k, s) in [f4::sopc::SSRC0, f4::sopc::SSRC1].into_iter().enumerate() {
                 out.push_str(if k == 0 { " " } else { ", " });
                 source(&mut out, s.operand(w).into(), 1, i.literal, name);
@@ -124,7 +172,11 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         }
         Encoding::Smem => {
             use f4::smem::*;
-            if !name.starts_with("s_load_") || NV.is_set(w) || SCOPE.get(w) != 0 || TH.get(w) != 0 {
+            if name == "s_dcache_inv" {
+                return Some(out);
+            }
+            let buffer = name.starts_with("s_buffer_load_");
+            if !(name.starts_with("s_load_") || buffer) || NV.is_set(w) || SCOPE.get(w) != 0 || TH.get(w) != 0 {
                 return None;
             }
             let dwords = match name.rsplit('_').next()? {
@@ -139,7 +191,8 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             out.push(' ');
             scalar_reg(&mut out, SDATA.0.get(w), dwords);
             out.push_str(", ");
-            scalar_reg(&mut out, SBASE.operand(w).into(), 2);
+            // A buffer load's base is a four-SGPR resource.
+            scalar_reg(&mut out, SBASE.operand(w).into(), if buffer { 4 } else { 2 });
             let offset = i64::from(IOFFSET.signed(w));
             match SOFFSET.0.get(w) {
                 NULL => {
@@ -148,9 +201,7 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
                 s => {
                     out.push_str(", ");
                     scalar_reg(&mut out, s, 1);
-                    if offset != 0 {
-                        let _ = write!(out, " offset:{}", signed_hex(offset));
-                    }
+                    let _ = write!(out, " offset:{}", signed_hex(offset));
                 }
             }
         }

@@ -48,7 +48,7 @@ pub mod fields;
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
 
-pub use coverage::{coverage, report};
+pub use coverage::{coverage, probes, report};
 pub use decode::{DPP8_FI_0, DPP8_FI_1, DPP16, DecodeError, Dpp, Encoding, Inst, LITERAL};
 
 use crate::{Dispatch, ExecError, Memory};
