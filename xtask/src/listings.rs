@@ -38,7 +38,10 @@ fn probe_listing() -> Result<String> {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()?;
-        std::io::Write::write_all(child.stdin.as_mut().ok_or("llvm-mc's stdin")?, bytes.join(",").as_bytes())?;
+        std::io::Write::write_all(
+            child.stdin.as_mut().ok_or("llvm-mc's stdin")?,
+            bytes.join(",").as_bytes(),
+        )?;
         let done = child.wait_with_output()?;
         let lines: Vec<&str> = std::str::from_utf8(&done.stdout)?
             .lines()

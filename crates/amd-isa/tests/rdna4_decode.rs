@@ -117,3 +117,46 @@ fn every_probed_opcode_prints_as_llvm_does_or_is_listed() {
     assert!(out_of_date.is_empty(), "{}", out_of_date.join("\n"));
     assert_eq!(unlike.len(), known.len(), "the list names forms the probes do not have");
 }
+
+/// VBUFFER's address forms, returning atomics and typed accesses print as
+/// `llvm-mc-19 --mcpu=gfx1201` prints them (encodings from `-show-encoding`).
+#[test]
+fn buffer_forms_print_as_llvm_does() {
+    let cases: &[(&[u8], &str)] = &[
+        (
+            &[0x02, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x40, 0x01, 0x00, 0x00, 0x00],
+            "buffer_load_b32 v0, v1, s[4:7], s2 offen",
+        ),
+        (
+            &[0x7c, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x80, 0x01, 0x00, 0x00, 0x00],
+            "buffer_load_b32 v0, v1, s[4:7], null idxen",
+        ),
+        (
+            &[0x02, 0x40, 0x05, 0xc4, 0x00, 0x08, 0x80, 0xc0, 0x01, 0x00, 0x00, 0x00],
+            "buffer_load_b64 v[0:1], v[1:2], s[4:7], s2 idxen offen",
+        ),
+        (
+            &[0x7c, 0x40, 0x0d, 0xc4, 0x00, 0x08, 0x90, 0x40, 0x01, 0x00, 0x00, 0x00],
+            "buffer_atomic_add_u32 v0, v1, s[4:7], null offen th:TH_ATOMIC_RETURN",
+        ),
+        (
+            &[0x03, 0x00, 0x0d, 0xc4, 0x00, 0x10, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00],
+            "buffer_atomic_cmpswap_b32 v[0:1], off, s[8:11], s3",
+        ),
+        (
+            &[0x00, 0x00, 0x20, 0xc4, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],
+            "tbuffer_load_format_x v0, off, s[0:3], s0 format:[BUF_FMT_INVALID]",
+        ),
+        (
+            &[0x00, 0x80, 0x03, 0xc4, 0x00, 0x00, 0x80, 0x40, 0x02, 0x00, 0x00, 0x00],
+            "buffer_store_d16_format_xyz v[0:1], v2, s[0:3], s0 offen",
+        ),
+    ];
+    for &(bytes, text) in cases {
+        let words: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(Inst::decode(&words).expect(text).text(), text);
+    }
+}

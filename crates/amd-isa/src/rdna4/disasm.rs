@@ -131,6 +131,56 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             }
         }
         Encoding::Ds => return ds_as_rdna3(i, name),
+        Encoding::Vbuffer => {
+            // The forms without an offset or cache controls (other TH and SCOPE
+            // values, an offset, a typed access's format other than 0 are not
+            // printed here); an atomic's TH 1 returns the old value.
+            use f4::vbuffer::*;
+            let atomic = name.contains("_atomic_");
+            let th = TH.get(w);
+            if NV.is_set(w) || TFE.get(w) != 0 || SCOPE.get(w) != 0 || th > u32::from(atomic) || IOFFSET.get(w) != 0 {
+                return None;
+            }
+            let typed = name.starts_with("tbuffer_");
+            if typed && FORMAT.get(w) != 0 {
+                return None;
+            }
+            let data = if let Some(fmt) = name.rsplit("format_").next().filter(|_| name.contains("format_")) {
+                let n = fmt.len() as u32;
+                if name.contains("_d16_") { n.div_ceil(2) } else { n }
+            } else if name.contains("cmpswap") {
+                2 * data_dwords(name)
+            } else {
+                data_dwords(name)
+            };
+            out.push(' ');
+            vgpr(&mut out, VDATA.0.get(w), data);
+            out.push_str(", ");
+            match (IDXEN.get(w) != 0, OFFEN.get(w) != 0) {
+                (false, false) => out.push_str("off"),
+                (true, true) => vgpr(&mut out, VADDR.0.get(w), 2),
+                _ => vgpr(&mut out, VADDR.0.get(w), 1),
+            }
+            out.push_str(", ");
+            scalar_reg(&mut out, RSRC.get(w), 4);
+            out.push_str(", ");
+            match SOFFSET.0.get(w) {
+                NULL => out.push_str("null"),
+                s => scalar_reg(&mut out, s, 1),
+            }
+            if IDXEN.get(w) != 0 {
+                out.push_str(" idxen");
+            }
+            if OFFEN.get(w) != 0 {
+                out.push_str(" offen");
+            }
+            if typed {
+                out.push_str(" format:[BUF_FMT_INVALID]");
+            }
+            if atomic && th == 1 {
+                out.push_str(" th:TH_ATOMIC_RETURN");
+            }
+        }
         Encoding::Vop1 if super::fp8::Fp8Op::of(i).is_some() => {
             // v_cvt_f32_fp8/bf8 (a VGPR from one byte) and the packed forms (two).
             let pair = name.contains("_pk_");
