@@ -3,8 +3,9 @@
 //!
 //! `--gen rdna4` runs RDNA4's opcodes (`amd_isa::rdna4::execute`) against tinygrad's
 //! emulator reading RDNA4's pseudocode: the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1,
-//! VOP2, VOPC, VOP3, VOP3SD, VOP3P, VOPD) and DS, whose layouts RDNA4 keeps, without
-//! modifiers or DPP (which forms take which is known for RDNA3 only), and RDNA4's own
+//! VOP2, VOPC, VOP3, VOP3SD, VOP3P, VOPD) and DS, whose layouts RDNA4 keeps — with the
+//! VOP3, VOP3SD and VOP3P modifiers (and omod) of the RDNA3 instruction a form runs as,
+//! where it runs as one of its encoding, none on RDNA4's own, and without DPP — and RDNA4's own
 //! memory encodings VGLOBAL, VFLAT, VSCRATCH and SMEM as GLOBAL, FLAT, SCRATCH and SMEM
 //! run below (atomics returning: TH_ATOMIC_RETURN); not VBUFFER, which tinygrad's
 //! emulator does not decode. Its MODE is 0xf0 (gfx12 has no IEEE or DX10_CLAMP bit).
@@ -99,6 +100,22 @@ struct Case {
 /// The outcome of a case on one side.
 type Outcome = std::result::Result<WaveState, String>;
 
+/// The RDNA3 opcode an RDNA4 VOP3, VOP3SD or VOP3P opcode runs as, where it runs as
+/// one of the same encoding.
+fn rdna3_op(encoding: &str, op: u16) -> Option<u16> {
+    use amd_isa::rdna3::Encoding;
+    let want = match encoding {
+        "VOP3" | "VOP3SD" => Encoding::Vop3,
+        "VOP3P" => Encoding::Vop3p,
+        _ => return None,
+    };
+    let (_, _, words) = amd_isa::rdna4::probes()
+        .into_iter()
+        .find(|&(e, _, ref w)| e == encoding && amd_isa::rdna4::Inst::decode(w).is_ok_and(|i| i.op == op))?;
+    let r = amd_isa::rdna4::Inst::decode(&words).ok()?.to_rdna3()?;
+    (r.enc == want).then_some(r.op)
+}
+
 /// The instruction set under test.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Gen {
@@ -147,12 +164,13 @@ impl Gen {
         }
     }
 
-    /// The modifiers a form takes (RDNA3's, from what LLVM assembles); none known
-    /// for RDNA4 yet.
+    /// The modifiers a form takes (RDNA3's, from what LLVM assembles). An RDNA4 VOP3,
+    /// VOP3SD or VOP3P form that runs as an RDNA3 instruction of its encoding takes
+    /// what that one takes (the modifier fields lie alike); RDNA4's own take none here.
     fn modifiers(self, encoding: &str, op: u16) -> Modifiers {
         match self {
             Gen::Rdna3 => modifiers(encoding, op),
-            Gen::Rdna4 => Modifiers::default(),
+            Gen::Rdna4 => rdna3_op(encoding, op).map_or_else(Modifiers::default, |op| modifiers(encoding, op)),
         }
     }
 
