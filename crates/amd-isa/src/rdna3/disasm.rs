@@ -389,10 +389,11 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                     _ => o.push_str(&r),
                 }
             }
-            (Encoding::Vop2, Tok::Text(t)) if t.starts_with("0x") => o.push_str(&literal(
-                i.literal.unwrap_or(0),
-                if is_16bit(mnem) { Width::B16 } else { Width::B32 },
-            )),
+            // fmaak/fmamk's constant K: LLVM prints it in hex whatever its value.
+            (Encoding::Vop2, Tok::Text(t)) if t.starts_with("0x") => {
+                let k = i.literal.unwrap_or(0);
+                let _ = write!(o, "{:#x}", if is_16bit(mnem) { k & 0xffff } else { k });
+            }
             (Encoding::Vop3 | Encoding::Vop3p, Tok::Reg { first: 2, count, vgpr }) => {
                 // VDST, or (v_cmp, v_readlane) a scalar destination in its place.
                 if vgpr {
@@ -572,7 +573,9 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
             if op_sel & mask != 0 {
                 let _ = write!(out, " op_sel:{}", bit_list(op_sel, srcs));
             }
-            if op_sel_hi & mask != mask {
+            // op_sel_hi is all ones unless printed; the mixed-precision FMAs' is zeros.
+            let default = if mnem.starts_with("v_fma_mix") { 0 } else { mask };
+            if op_sel_hi & mask != default {
                 let _ = write!(out, " op_sel_hi:{}", bit_list(op_sel_hi, srcs));
             }
             if neg_lo & mask != 0 {
@@ -844,7 +847,8 @@ fn vopd(i: &Inst, out: &mut String) -> Option<()> {
         vgpr(&mut s, dst, 1);
         s.push_str(", ");
         source(&mut s, src0, 1, i.literal, name);
-        let lit = literal(i.literal.unwrap_or(0), Width::B32);
+        // fmaak/fmamk's constant K, in hex whatever its value (as LLVM prints it).
+        let lit = format!("{:#x}", i.literal.unwrap_or(0));
         let mut v1 = String::new();
         vgpr(&mut v1, vsrc1, 1);
         match name {
