@@ -70,7 +70,7 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         Encoding::Sopp => {
             let imm = f4::sopp::SIMM16.get(w);
             match Sopp::from_op(i.op)? {
-                Sopp::S_ENDPGM | Sopp::S_WAIT_IDLE => {}
+                Sopp::S_ENDPGM | Sopp::S_WAIT_IDLE | Sopp::S_BARRIER_LEAVE => {}
                 _ if name.starts_with("s_wait_") => {
                     let _ = write!(out, " {imm:#x}");
                 }
@@ -125,7 +125,13 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
                 }
                 Sopk::S_SETREG_IMM32_B32 => {
                     hwreg_text(&mut out, simm, Regs::Gfx12);
-                    let _ = write!(out, ", {:#x}", i.literal?);
+                    // In decimal where it is an inline constant's value, else in hex.
+                    let k = i.literal?;
+                    let _ = if (-16..=64).contains(&(k as i32)) {
+                        write!(out, ", {}", k as i32)
+                    } else {
+                        write!(out, ", {k:#x}")
+                    };
                 }
                 _ => return None,
             }
@@ -281,13 +287,16 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             if (!store && !atomic) || returns {
                 ops.push(reg(VDST.0.get(w), data));
             }
-            // The address: scratch's VGPR only with SVE; 64 bits without SADDR.
-            ops.push(match i.enc {
-                Encoding::Vscratch if !f4::vscratch::SVE.is_set(w) => "off".into(),
-                Encoding::Vscratch => reg(VADDR.0.get(w), 1),
-                Encoding::Vflat => reg(VADDR.0.get(w), 2),
-                _ => reg(VADDR.0.get(w), if saddr == NULL { 2 } else { 1 }),
-            });
+            // The address: scratch's VGPR only with SVE; 64 bits without SADDR; none
+            // for the `addtid` forms (the lane's id is the offset).
+            if !name.contains("_addtid_") {
+                ops.push(match i.enc {
+                    Encoding::Vscratch if !f4::vscratch::SVE.is_set(w) => "off".into(),
+                    Encoding::Vscratch => reg(VADDR.0.get(w), 1),
+                    Encoding::Vflat => reg(VADDR.0.get(w), 2),
+                    _ => reg(VADDR.0.get(w), if saddr == NULL { 2 } else { 1 }),
+                });
+            }
             if store || atomic {
                 let count = if name.contains("cmpswap") { 2 * data } else { data };
                 ops.push(reg(VSRC.0.get(w), count));

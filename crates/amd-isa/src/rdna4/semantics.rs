@@ -146,7 +146,7 @@ fn hardware_registers() {
         ),
         (
             &[0x12, 0xf8, 0x80, 0xb9, 0x01, 0x00, 0x00, 0x00],
-            "s_setreg_imm32_b32 hwreg(HW_REG_EXCP_FLAG_USER), 0x1",
+            "s_setreg_imm32_b32 hwreg(HW_REG_EXCP_FLAG_USER), 1",
         ),
     ] {
         let i = super::Inst::decode(&dwords(b)).unwrap();
