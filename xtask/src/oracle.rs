@@ -4,8 +4,9 @@
 //! `--gen rdna4` runs RDNA4's opcodes (`amd_isa::rdna4::execute`) against tinygrad's
 //! emulator reading RDNA4's pseudocode: the ALU encodings (SOP1, SOP2, SOPK, SOPC, VOP1,
 //! VOP2, VOPC, VOP3, VOP3SD, VOP3P, VOPD) and DS, whose layouts RDNA4 keeps — with the
-//! VOP3, VOP3SD and VOP3P modifiers (and omod) of the RDNA3 instruction a form runs as,
-//! where it runs as one of its encoding, none on RDNA4's own, and without DPP — and RDNA4's own
+//! VOP3, VOP3SD and VOP3P modifiers (and omod) and the DPP16 sources of the RDNA3
+//! instruction a form runs as, where it runs as one of its encoding, none on RDNA4's
+//! own — and RDNA4's own
 //! memory encodings VGLOBAL, VFLAT, VSCRATCH and SMEM as GLOBAL, FLAT, SCRATCH and SMEM
 //! run below (atomics returning: TH_ATOMIC_RETURN); not VBUFFER, which tinygrad's
 //! emulator does not decode. Its MODE is 0xf0 (gfx12 has no IEEE or DX10_CLAMP bit).
@@ -100,13 +101,27 @@ struct Case {
 /// The outcome of a case on one side.
 type Outcome = std::result::Result<WaveState, String>;
 
-/// The RDNA3 opcode an RDNA4 VOP3, VOP3SD or VOP3P opcode runs as, where it runs as
-/// one of the same encoding.
+/// The name of RDNA3's opcode `op` of a VOP1, VOP2 or VOPC encoding.
+fn rdna3_name(encoding: &str, op: u16) -> Option<&'static str> {
+    use amd_isa::rdna3::opcodes::{Vop1, Vop2, Vopc};
+    match encoding {
+        "VOP1" => Vop1::from_op(op).map(Vop1::name),
+        "VOP2" => Vop2::from_op(op).map(Vop2::name),
+        "VOPC" => Vopc::from_op(op).map(Vopc::name),
+        _ => None,
+    }
+}
+
+/// The RDNA3 opcode an RDNA4 VOP1, VOP2, VOPC, VOP3, VOP3SD or VOP3P opcode runs as,
+/// where it runs as one of the same encoding.
 fn rdna3_op(encoding: &str, op: u16) -> Option<u16> {
     use amd_isa::rdna3::Encoding;
     let want = match encoding {
         "VOP3" | "VOP3SD" => Encoding::Vop3,
         "VOP3P" => Encoding::Vop3p,
+        "VOP1" => Encoding::Vop1,
+        "VOP2" => Encoding::Vop2,
+        "VOPC" => Encoding::Vopc,
         _ => return None,
     };
     let (_, _, words) = amd_isa::rdna4::probes()
@@ -164,9 +179,10 @@ impl Gen {
         }
     }
 
-    /// The modifiers a form takes (RDNA3's, from what LLVM assembles). An RDNA4 VOP3,
-    /// VOP3SD or VOP3P form that runs as an RDNA3 instruction of its encoding takes
-    /// what that one takes (the modifier fields lie alike); RDNA4's own take none here.
+    /// The modifiers a form takes (RDNA3's, from what LLVM assembles). An RDNA4 VOP1,
+    /// VOP2, VOPC (their DPP16 neg and abs), VOP3, VOP3SD or VOP3P form that runs as an
+    /// RDNA3 instruction of its encoding takes what that one takes (the fields lie
+    /// alike); RDNA4's own take none here.
     fn modifiers(self, encoding: &str, op: u16) -> Modifiers {
         match self {
             Gen::Rdna3 => modifiers(encoding, op),
@@ -281,9 +297,17 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
         // A DPP16 source in place of src0, with a fresh control each round.
-        if gen_ == Gen::Rdna3 && matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && takes_dpp(e.name) {
+        // (RDNA4's: those that run as the RDNA3 instruction of their encoding, which
+        // says whether it takes DPP and which modifiers.)
+        let dpp = match gen_ {
+            Gen::Rdna3 => takes_dpp(e.name),
+            Gen::Rdna4 => rdna3_op(e.encoding, e.op)
+                .and_then(|op| rdna3_name(e.encoding, op))
+                .is_some_and(takes_dpp),
+        };
+        if matches!(e.encoding, "VOP1" | "VOP2" | "VOPC") && dpp {
             for round in 0..rounds {
-                let Some(words) = encode_dpp16(e.encoding, e.op, &mut rng) else {
+                let Some(words) = encode_dpp16(e.encoding, e.op, allowed, &mut rng) else {
                     continue;
                 };
                 let state = initial(e.name, round, &mut rng);
@@ -420,8 +444,7 @@ const DPP_LABEL: [&str; 3] = ["VOP1.DPP16", "VOP2.DPP16", "VOPC.DPP16"];
 /// row_mirror, row_half_mirror), every row and bank on, BOUND_CTRL and FI set, and
 /// random neg/abs bits on the sources where the form takes them
 /// (`amd_isa::rdna3::modifiers`, from what LLVM assembles).
-fn encode_dpp16(encoding: &str, op: u16, rng: &mut Rng) -> Option<Vec<u32>> {
-    let allowed = modifiers(encoding, op);
+fn encode_dpp16(encoding: &str, op: u16, allowed: Modifiers, rng: &mut Rng) -> Option<Vec<u32>> {
     let op = u32::from(op);
     let r = rng.next();
     let ctrl = match r % 6 {
