@@ -160,3 +160,16 @@ fn buffer_forms_print_as_llvm_does() {
         assert_eq!(Inst::decode(&words).expect(text).text(), text);
     }
 }
+
+/// `s_call_b64`'s offset prints in decimal, `s_round_mode`'s constant in hex, as
+/// `llvm-mc-19 --mcpu=gfx1201` prints them.
+#[test]
+fn gfx12_constants_print_as_llvm_does() {
+    for (word, text) in [
+        (0xba02_fffd, "s_call_b64 s[2:3], -3"),
+        (0xba00_0004, "s_call_b64 s[0:1], 4"),
+        (0xbf91_0005, "s_round_mode 0x5"),
+    ] {
+        assert_eq!(Inst::decode(&[word]).expect(text).text(), text);
+    }
+}

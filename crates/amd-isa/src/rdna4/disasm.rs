@@ -61,6 +61,25 @@ fn ds_as_rdna3(i: &Inst, name: &str) -> Option<String> {
     Some(r.llvm().to_string().replacen(shape.as_str(), name, 1))
 }
 
+/// The forms RDNA3 shares whose constant LLVM prints otherwise for gfx12: `s_call_b64`'s
+/// offset in decimal, `s_round_mode`'s and `s_ttracedata_imm`'s in hex.
+pub(crate) fn gfx12_constant(i: &Inst) -> Option<String> {
+    let name = i.name()?;
+    let w = &i.words;
+    match i.enc {
+        Encoding::Sopk if Sopk::from_op(i.op) == Some(Sopk::S_CALL_B64) => {
+            let mut out = format!("{name} ");
+            scalar_reg(&mut out, f4::sopk::SDST.0.get(w), 2);
+            let _ = write!(out, ", {}", f4::sopk::SIMM16.get(w) as u16 as i16);
+            Some(out)
+        }
+        Encoding::Sopp if matches!(Sopp::from_op(i.op), Some(Sopp::S_ROUND_MODE | Sopp::S_TTRACEDATA_IMM)) => {
+            Some(format!("{name} {:#x}", f4::sopp::SIMM16.get(w)))
+        }
+        _ => None,
+    }
+}
+
 /// The instruction in LLVM's syntax, where this module prints its encoding.
 pub(crate) fn render(i: &Inst) -> Option<String> {
     let name = i.name()?;

@@ -67,6 +67,9 @@ impl Inst {
     /// that `disasm` prints; otherwise its opcode's name and encoding, without its
     /// operands (`… (Vbuffer; operands not printed)`).
     pub fn text(&self) -> String {
+        if let Some(t) = super::disasm::gfx12_constant(self) {
+            return t;
+        }
         let Some(r) = self.to_rdna3().or_else(|| self.propagating_min_max()) else {
             return super::disasm::render(self).unwrap_or_else(|| {
                 format!(
