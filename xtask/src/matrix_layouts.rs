@@ -108,16 +108,16 @@ fn table(csv: &str) -> Result<Vec<Vec<Place>>> {
 /// The table's first row (`by_row`: first column), checked to be every other row's
 /// (column's) with the lane moved by the row (column).
 fn compact(t: &[Vec<Place>], by_row: bool, what: &str) -> Result<Vec<Place>> {
-    let (rows, cols) = (t.len(), t.first().map_or(0, Vec::len));
+    let cols = t.first().map_or(0, Vec::len);
+    if cols == 0 || t.iter().any(|row| row.len() != cols) {
+        return Err(format!("{what}: an empty or ragged table").into());
+    }
     let first: Vec<Place> = if by_row {
         t[0].clone()
     } else {
         t.iter().map(|r| r[0]).collect()
     };
     for (r, row) in t.iter().enumerate() {
-        if row.len() != cols {
-            return Err(format!("{what}: ragged table").into());
-        }
         for (c, p) in row.iter().enumerate() {
             let (x, at) = if by_row { (r, c) } else { (c, r) };
             let expect = Place {
@@ -128,9 +128,6 @@ fn compact(t: &[Vec<Place>], by_row: bool, what: &str) -> Result<Vec<Place>> {
                 return Err(format!("{what}: element ({r}, {c}) is {p:?}, not row 0's moved by {x} lanes").into());
             }
         }
-    }
-    if rows == 0 {
-        return Err(format!("{what}: empty table").into());
     }
     Ok(first)
 }
@@ -202,10 +199,14 @@ fn neg_marks(csv: &str, by_col: bool, what: &str) -> Result<String> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| l.split(',').skip(1).map(|e| mark(e).0).collect())
         .collect();
+    let cols = rows.first().map_or(0, Vec::len);
+    if cols == 0 || rows.iter().any(|row| row.len() != cols) {
+        return Err(format!("{what}: an empty or ragged table").into());
+    }
     let first: Vec<char> = if by_col {
         rows.iter().map(|r| r[0]).collect()
     } else {
-        rows.first().cloned().unwrap_or_default()
+        rows[0].clone()
     };
     for (r, row) in rows.iter().enumerate() {
         for (c, &m) in row.iter().enumerate() {
@@ -220,6 +221,21 @@ fn neg_marks(csv: &str, by_col: bool, what: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The calculator's output is outside input: an empty or ragged table is an error.
+    #[test]
+    fn empty_or_ragged_tables_are_errors() {
+        let p = Place {
+            reg: 0,
+            lane: 0,
+            lo: 0,
+            hi: 31,
+        };
+        assert!(compact(&[], true, "t").is_err());
+        assert!(compact(&[vec![p, p], vec![p]], false, "t").is_err());
+        assert!(neg_marks("A[M][K],0\n0,v0{0}\n1\n", true, "t").is_err());
+        assert_eq!(compact(&[vec![p]], true, "t").unwrap(), vec![p]);
+    }
 
     #[test]
     fn marks_parse() {

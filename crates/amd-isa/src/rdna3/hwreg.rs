@@ -24,47 +24,70 @@ use std::fmt::Write as _;
 use super::wave::{PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
 
-/// Hardware register ids on gfx11.
-pub(crate) mod id {
-    pub(crate) const HW_REG_MODE: u16 = 1;
-    pub(crate) const HW_REG_STATUS: u16 = 2;
-    pub(crate) const HW_REG_TRAPSTS: u16 = 3;
-    pub(crate) const HW_REG_GPR_ALLOC: u16 = 5;
-    pub(crate) const HW_REG_LDS_ALLOC: u16 = 6;
-    pub(crate) const HW_REG_IB_STS: u16 = 7;
-    pub(crate) const HW_REG_SH_MEM_BASES: u16 = 15;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_LO: u16 = 18;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_HI: u16 = 19;
-    pub(crate) const HW_REG_FLAT_SCR_LO: u16 = 20;
-    pub(crate) const HW_REG_FLAT_SCR_HI: u16 = 21;
-    pub(crate) const HW_REG_HW_ID1: u16 = 23;
-    pub(crate) const HW_REG_HW_ID2: u16 = 24;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA: u16 = 27;
-    pub(crate) const HW_REG_SHADER_CYCLES: u16 = 29;
+/// A generation's hardware register ids, named as LLVM 19's `hwreg(...)` names them:
+/// a module of constants and its `name` of an id.
+macro_rules! hw_regs {
+    ($(#[$doc:meta])* $module:ident { $($name:ident = $id:literal,)* }) => {
+        $(#[$doc])*
+        pub(crate) mod $module {
+            $(pub(crate) const $name: u16 = $id;)*
+
+            /// LLVM's name of register `id`.
+            pub(crate) fn name(id: u16) -> Option<&'static str> {
+                match id {
+                    $($id => Some(stringify!($name)),)*
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-/// Hardware register ids on gfx12.
-pub(crate) mod id12 {
-    pub(crate) const HW_REG_MODE: u16 = 1;
-    pub(crate) const HW_REG_STATUS: u16 = 2;
-    pub(crate) const HW_REG_STATE_PRIV: u16 = 4;
-    pub(crate) const HW_REG_GPR_ALLOC: u16 = 5;
-    pub(crate) const HW_REG_LDS_ALLOC: u16 = 6;
-    pub(crate) const HW_REG_IB_STS: u16 = 7;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA: u16 = 10;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_LO: u16 = 11;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_PC_HI: u16 = 12;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA1: u16 = 15;
-    pub(crate) const HW_REG_PERF_SNAPSHOT_DATA2: u16 = 16;
-    pub(crate) const HW_REG_EXCP_FLAG_PRIV: u16 = 17;
-    pub(crate) const HW_REG_EXCP_FLAG_USER: u16 = 18;
-    pub(crate) const HW_REG_TRAP_CTRL: u16 = 19;
-    pub(crate) const HW_REG_SCRATCH_BASE_LO: u16 = 20;
-    pub(crate) const HW_REG_SCRATCH_BASE_HI: u16 = 21;
-    pub(crate) const HW_REG_HW_ID1: u16 = 23;
-    pub(crate) const HW_REG_HW_ID2: u16 = 24;
-    pub(crate) const HW_REG_SHADER_CYCLES_LO: u16 = 29;
-    pub(crate) const HW_REG_SHADER_CYCLES_HI: u16 = 30;
+hw_regs! {
+    /// Hardware register ids on gfx11.
+    id {
+        HW_REG_MODE = 1,
+        HW_REG_STATUS = 2,
+        HW_REG_TRAPSTS = 3,
+        HW_REG_GPR_ALLOC = 5,
+        HW_REG_LDS_ALLOC = 6,
+        HW_REG_IB_STS = 7,
+        HW_REG_SH_MEM_BASES = 15,
+        HW_REG_PERF_SNAPSHOT_PC_LO = 18,
+        HW_REG_PERF_SNAPSHOT_PC_HI = 19,
+        HW_REG_FLAT_SCR_LO = 20,
+        HW_REG_FLAT_SCR_HI = 21,
+        HW_REG_HW_ID1 = 23,
+        HW_REG_HW_ID2 = 24,
+        HW_REG_PERF_SNAPSHOT_DATA = 27,
+        HW_REG_SHADER_CYCLES = 29,
+    }
+}
+
+hw_regs! {
+    /// Hardware register ids on gfx12.
+    id12 {
+        HW_REG_MODE = 1,
+        HW_REG_STATUS = 2,
+        HW_REG_STATE_PRIV = 4,
+        HW_REG_GPR_ALLOC = 5,
+        HW_REG_LDS_ALLOC = 6,
+        HW_REG_IB_STS = 7,
+        HW_REG_PERF_SNAPSHOT_DATA = 10,
+        HW_REG_PERF_SNAPSHOT_PC_LO = 11,
+        HW_REG_PERF_SNAPSHOT_PC_HI = 12,
+        HW_REG_PERF_SNAPSHOT_DATA1 = 15,
+        HW_REG_PERF_SNAPSHOT_DATA2 = 16,
+        HW_REG_EXCP_FLAG_PRIV = 17,
+        HW_REG_EXCP_FLAG_USER = 18,
+        HW_REG_TRAP_CTRL = 19,
+        HW_REG_SCRATCH_BASE_LO = 20,
+        HW_REG_SCRATCH_BASE_HI = 21,
+        HW_REG_HW_ID1 = 23,
+        HW_REG_HW_ID2 = 24,
+        HW_REG_SHADER_CYCLES_LO = 29,
+        HW_REG_SHADER_CYCLES_HI = 30,
+    }
 }
 
 /// Which generation's hardware registers an instruction reaches.
@@ -99,51 +122,10 @@ const HW_ID1_WAVE_ID_MASK: u32 = 0x1f;
 /// ids [`id`] and [`id12`] number).
 pub(crate) fn hwreg_name(id: u32, regs: Regs) -> Option<&'static str> {
     let id = u16::try_from(id).ok()?;
-    if regs == Regs::Gfx12 {
-        use id12::*;
-        return Some(match id {
-            HW_REG_MODE => "HW_REG_MODE",
-            HW_REG_STATUS => "HW_REG_STATUS",
-            HW_REG_STATE_PRIV => "HW_REG_STATE_PRIV",
-            HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
-            HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
-            HW_REG_IB_STS => "HW_REG_IB_STS",
-            HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
-            HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
-            HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
-            HW_REG_PERF_SNAPSHOT_DATA1 => "HW_REG_PERF_SNAPSHOT_DATA1",
-            HW_REG_PERF_SNAPSHOT_DATA2 => "HW_REG_PERF_SNAPSHOT_DATA2",
-            HW_REG_EXCP_FLAG_PRIV => "HW_REG_EXCP_FLAG_PRIV",
-            HW_REG_EXCP_FLAG_USER => "HW_REG_EXCP_FLAG_USER",
-            HW_REG_TRAP_CTRL => "HW_REG_TRAP_CTRL",
-            HW_REG_SCRATCH_BASE_LO => "HW_REG_SCRATCH_BASE_LO",
-            HW_REG_SCRATCH_BASE_HI => "HW_REG_SCRATCH_BASE_HI",
-            HW_REG_HW_ID1 => "HW_REG_HW_ID1",
-            HW_REG_HW_ID2 => "HW_REG_HW_ID2",
-            HW_REG_SHADER_CYCLES_LO => "HW_REG_SHADER_CYCLES_LO",
-            HW_REG_SHADER_CYCLES_HI => "HW_REG_SHADER_CYCLES_HI",
-            _ => return None,
-        });
+    match regs {
+        Regs::Gfx11 => id::name(id),
+        Regs::Gfx12 => id12::name(id),
     }
-    use id::*;
-    Some(match id {
-        HW_REG_MODE => "HW_REG_MODE",
-        HW_REG_STATUS => "HW_REG_STATUS",
-        HW_REG_TRAPSTS => "HW_REG_TRAPSTS",
-        HW_REG_GPR_ALLOC => "HW_REG_GPR_ALLOC",
-        HW_REG_LDS_ALLOC => "HW_REG_LDS_ALLOC",
-        HW_REG_IB_STS => "HW_REG_IB_STS",
-        HW_REG_SH_MEM_BASES => "HW_REG_SH_MEM_BASES",
-        HW_REG_PERF_SNAPSHOT_PC_LO => "HW_REG_PERF_SNAPSHOT_PC_LO",
-        HW_REG_PERF_SNAPSHOT_PC_HI => "HW_REG_PERF_SNAPSHOT_PC_HI",
-        HW_REG_FLAT_SCR_LO => "HW_REG_FLAT_SCR_LO",
-        HW_REG_FLAT_SCR_HI => "HW_REG_FLAT_SCR_HI",
-        HW_REG_HW_ID1 => "HW_REG_HW_ID1",
-        HW_REG_HW_ID2 => "HW_REG_HW_ID2",
-        HW_REG_PERF_SNAPSHOT_DATA => "HW_REG_PERF_SNAPSHOT_DATA",
-        HW_REG_SHADER_CYCLES => "HW_REG_SHADER_CYCLES",
-        _ => return None,
-    })
 }
 
 /// `hwreg(...)` of a SOPK constant (id 5:0, offset 10:6, size − 1 15:11) as LLVM

@@ -170,8 +170,10 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             if typed && FORMAT.get(w) != 0 {
                 return None;
             }
-            let data = if let Some(fmt) = name.rsplit("format_").next().filter(|_| name.contains("format_")) {
-                let n = fmt.len() as u32;
+            // A format access moves one component per letter of `x`, `xy`, `xyz`, `xyzw`
+            // (d16: two to a register).
+            let data = if let Some((_, xyzw)) = name.split_once("format_") {
+                let n = xyzw.len() as u32;
                 if name.contains("_d16_") { n.div_ceil(2) } else { n }
             } else if name.contains("cmpswap") {
                 2 * data_dwords(name)

@@ -46,8 +46,9 @@ pub(crate) enum Own {
     /// A gfx12 WMMA (f16 or bf16 inputs, f32 results): RDNA3's arithmetic, gfx12's
     /// register layout; its RDNA3 opcode.
     Wmma(u16),
-    /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: gfx12's hardware registers.
-    HwReg,
+    /// `s_getreg_b32`, `s_setreg_b32` or `s_setreg_imm32_b32`: gfx12's hardware
+    /// registers.
+    HwReg(Sopk),
     /// `s_barrier_signal`, `s_barrier_signal_isfirst` or `s_get_barrier_state` of the
     /// barrier SSRC0 names.
     Barrier(Sop1),
@@ -159,9 +160,6 @@ fn own(i: &Inst) -> Own {
             Some(Vop3p::V_WMMA_F32_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F32_16X16X16_BF16),
             Some(Vop3p::V_WMMA_F16_16X16X16_F16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_F16_16X16X16_F16),
             Some(Vop3p::V_WMMA_BF16_16X16X16_BF16) => Own::Wmma(rdna3::opcodes::op::vop3p::V_WMMA_BF16_16X16X16_BF16),
-            Some(op) if super::matrix::Shape::of(op).is_some() => {
-                super::matrix::Shape::of(op).map_or(Own::Missing, Own::Matrix)
-            }
             Some(
                 op @ (Vop3p::V_WMMA_F32_16X16X16_FP8_FP8
                 | Vop3p::V_WMMA_F32_16X16X16_FP8_BF8
@@ -176,16 +174,14 @@ fn own(i: &Inst) -> Own {
                     kind(name.ends_with("_bf8")),
                 )
             }
+            // The integer WMMA and every SWMMAC (`super::matrix`).
+            Some(op) => super::matrix::Shape::of(op).map_or(Own::Missing, Own::Matrix),
+            None => Own::Missing,
+        },
+        Encoding::Sopk => match Sopk::from_op(i.op) {
+            Some(op @ (Sopk::S_GETREG_B32 | Sopk::S_SETREG_B32 | Sopk::S_SETREG_IMM32_B32)) => Own::HwReg(op),
             _ => Own::Missing,
         },
-        Encoding::Sopk
-            if matches!(
-                Sopk::from_op(i.op),
-                Some(Sopk::S_GETREG_B32 | Sopk::S_SETREG_B32 | Sopk::S_SETREG_IMM32_B32)
-            ) =>
-        {
-            Own::HwReg
-        }
         Encoding::Sop1 => match Sop1::from_op(i.op) {
             Some(op @ (Sop1::S_BARRIER_SIGNAL | Sop1::S_BARRIER_SIGNAL_ISFIRST | Sop1::S_GET_BARRIER_STATE)) => {
                 Own::Barrier(op)
@@ -557,24 +553,20 @@ impl Step for Decoded {
                     _ => Err(Trap::Refused(format!("barrier {id}: {NAMED_BARRIERS}"))),
                 }
             }
-            Own::HwReg => {
+            &Own::HwReg(op) => {
                 use f4::sopk::*;
                 let (d, simm) = (SDST.index(&i.words), SIMM16.get(&i.words) as u16);
                 let f = rdna3::HwField::from_simm16(simm);
-                match Sopk::from_op(i.op) {
-                    Some(Sopk::S_GETREG_B32) => {
+                match op {
+                    Sopk::S_GETREG_B32 => {
                         let v = rdna3::getreg(w, f, rdna3::Regs::Gfx12, rdna3::realtime)?;
                         w.swrite(d, v)?;
                     }
-                    Some(op) => {
-                        let v = if op == Sopk::S_SETREG_B32 {
-                            w.s[d.min(127)]
-                        } else {
-                            i.literal.ok_or("s_setreg_imm32_b32 without its literal")?
-                        };
+                    Sopk::S_SETREG_B32 => rdna3::setreg(w, f, w.s[d.min(127)], op.name(), rdna3::Regs::Gfx12)?,
+                    _ => {
+                        let v = i.literal.ok_or("s_setreg_imm32_b32 without its literal")?;
                         rdna3::setreg(w, f, v, op.name(), rdna3::Regs::Gfx12)?;
                     }
-                    None => return Err(Trap::Missing("no such SOPK opcode".into())),
                 }
                 Ok(Flow::Next)
             }
