@@ -22,14 +22,36 @@ pub const OUTPUT: &str = "crates/amd-regs/src/regs_generated.rs";
 
 const ASIC: &str = "drivers/gpu/drm/amd/include/asic_reg";
 
-/// (module, doc, offset header, prefix, registers).
-const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
-    (
-        "mp",
-        "MP0 (PSP) and MP1 (SMU) 13.0.0",
-        "mp/mp_13_0_0_offset.h",
-        "reg",
-        &[
+/// One version of an IP block's headers.
+struct Version {
+    /// The Rust name of its table.
+    name: &'static str,
+    /// The IP version (major, minor, revision) the headers describe.
+    ip: [u8; 3],
+    /// The headers' path without `_offset.h` / `_sh_mask.h`.
+    stem: &'static str,
+    /// (our name, the header's name) of a register or field renamed in this version; a
+    /// renamed register's fields follow it.
+    renamed: &'static [(&'static str, &'static str)],
+    /// Registers and fields this version does not have.
+    absent: &'static [&'static str],
+}
+
+/// An IP block's registers and fields, in every version the transport and the mock
+/// know.
+struct Block {
+    module: &'static str,
+    doc: &'static str,
+    regs: &'static [&'static str],
+    fields: &'static [&'static str],
+    versions: &'static [Version],
+}
+
+const REG_BLOCKS: &[Block] = &[
+    Block {
+        module: "mp",
+        doc: "MP0 (PSP) and MP1 (SMU)",
+        regs: &[
             "MP0_SMN_C2PMSG_35",
             "MP0_SMN_C2PMSG_36",
             "MP0_SMN_C2PMSG_64",
@@ -41,14 +63,41 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "MP1_SMN_C2PMSG_66",
             "MP1_SMN_C2PMSG_82",
             "MP1_SMN_C2PMSG_90",
+            "MP1_SMN_C2PMSG_53",
+            "MP1_SMN_C2PMSG_54",
+            "MP1_SMN_C2PMSG_75",
         ],
-    ),
-    (
-        "nbio",
-        "NBIO 4.3.0",
-        "nbio/nbio_4_3_0_offset.h",
-        "reg",
-        &[
+        fields: &[],
+        versions: &[
+            Version {
+                name: "V13_0_0",
+                ip: [13, 0, 0],
+                stem: "mp/mp_13_0_0",
+                renamed: &[],
+                absent: &[],
+            },
+            Version {
+                name: "V14_0_2",
+                ip: [14, 0, 2],
+                stem: "mp/mp_14_0_2",
+                renamed: &[
+                    ("MP0_SMN_C2PMSG_35", "MPASP_SMN_C2PMSG_35"),
+                    ("MP0_SMN_C2PMSG_36", "MPASP_SMN_C2PMSG_36"),
+                    ("MP0_SMN_C2PMSG_64", "MPASP_SMN_C2PMSG_64"),
+                    ("MP0_SMN_C2PMSG_67", "MPASP_SMN_C2PMSG_67"),
+                    ("MP0_SMN_C2PMSG_69", "MPASP_SMN_C2PMSG_69"),
+                    ("MP0_SMN_C2PMSG_70", "MPASP_SMN_C2PMSG_70"),
+                    ("MP0_SMN_C2PMSG_71", "MPASP_SMN_C2PMSG_71"),
+                    ("MP0_SMN_C2PMSG_81", "MPASP_SMN_C2PMSG_81"),
+                ],
+                absent: &[],
+            },
+        ],
+    },
+    Block {
+        module: "nbio",
+        doc: "NBIO (NBIF)",
+        regs: &[
             "BIF_BX_PF0_RSMU_INDEX",
             "BIF_BX_PF0_RSMU_DATA",
             "BIF_BX_PF0_GPU_HDP_FLUSH_REQ",
@@ -57,13 +106,28 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "RCC_DEV0_EPF2_STRAP2",
             "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN",
         ],
-    ),
-    (
-        "gc",
-        "GC 11.0.0",
-        "gc/gc_11_0_0_offset.h",
-        "reg",
-        &[
+        fields: &["RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK"],
+        versions: &[
+            Version {
+                name: "V4_3_0",
+                ip: [4, 3, 0],
+                stem: "nbio/nbio_4_3_0",
+                renamed: &[],
+                absent: &[],
+            },
+            Version {
+                name: "V6_3_1",
+                ip: [6, 3, 1],
+                stem: "nbif/nbif_6_3_1",
+                renamed: &[],
+                absent: &[],
+            },
+        ],
+    },
+    Block {
+        module: "gc",
+        doc: "GC",
+        regs: &[
             "SCRATCH_REG7",
             "CP_MEC_RS64_CNTL",
             "CP_STAT",
@@ -216,128 +280,7 @@ const REG_BLOCKS: &[(&str, &str, &str, &str, &[&str])] = &[
             "SDMA0_CNTL",
             "GRBM_SOFT_RESET",
         ],
-    ),
-    (
-        "mmhub",
-        "MMHUB 3.0.0",
-        "mmhub/mmhub_3_0_0_offset.h",
-        "reg",
-        &[
-            "MMMC_VM_FB_LOCATION_BASE",
-            "MMVM_CONTEXT0_CNTL",
-            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32",
-            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32",
-            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32",
-            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32",
-            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32",
-            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32",
-            "MMVM_INVALIDATE_ENG17_SEM",
-            "MMVM_INVALIDATE_ENG17_REQ",
-            "MMVM_INVALIDATE_ENG17_ACK",
-            "MMVM_L2_BANK_SELECT_RESERVED_CID2",
-            "MMVM_L2_PROTECTION_FAULT_CNTL",
-            "MMVM_L2_PROTECTION_FAULT_STATUS",
-            "MMVM_L2_PROTECTION_FAULT_ADDR_LO32",
-            "MMVM_L2_PROTECTION_FAULT_ADDR_HI32",
-            "MMMC_VM_AGP_BASE",
-            "MMMC_VM_AGP_BOT",
-            "MMMC_VM_AGP_TOP",
-            "MMMC_VM_SYSTEM_APERTURE_LOW_ADDR",
-            "MMMC_VM_SYSTEM_APERTURE_HIGH_ADDR",
-            "MMMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB",
-            "MMMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB",
-            "MMMC_VM_MX_L1_TLB_CNTL",
-            "MMVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32",
-            "MMVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32",
-            "MMVM_L2_PROTECTION_FAULT_CNTL2",
-            "MMVM_L2_CNTL",
-            "MMVM_L2_CNTL2",
-            "MMVM_L2_CNTL3",
-            "MMVM_L2_CNTL4",
-            "MMVM_L2_CNTL5",
-            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32",
-            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32",
-            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32",
-            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32",
-            "MMVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32",
-            "MMVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32",
-            "MMVM_INVALIDATE_ENG0_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG0_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG1_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG1_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG2_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG2_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG3_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG3_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG4_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG4_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG5_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG5_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG6_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG6_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG7_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG7_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG8_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG8_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG9_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG9_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG10_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG10_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG11_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG11_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG12_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG12_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG13_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG13_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG14_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG14_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG15_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG15_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG16_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG16_ADDR_RANGE_HI32",
-            "MMVM_INVALIDATE_ENG17_ADDR_RANGE_LO32",
-            "MMVM_INVALIDATE_ENG17_ADDR_RANGE_HI32",
-        ],
-    ),
-    (
-        "osssys",
-        "OSSSYS 6.0.0 (the interrupt handler)",
-        "oss/osssys_6_0_0_offset.h",
-        "reg",
-        &[
-            "IH_RB_CNTL",
-            "IH_RB_BASE",
-            "IH_RB_BASE_HI",
-            "IH_RB_RPTR",
-            "IH_RB_WPTR",
-            "IH_RB_WPTR_ADDR_HI",
-            "IH_RB_WPTR_ADDR_LO",
-            "IH_DOORBELL_RPTR",
-            "IH_RB_CNTL_RING1",
-            "IH_RB_BASE_RING1",
-            "IH_RB_BASE_HI_RING1",
-            "IH_RB_RPTR_RING1",
-            "IH_RB_WPTR_RING1",
-            "IH_DOORBELL_RPTR_RING1",
-            "IH_CNTL",
-            "IH_INT_FLOOD_CNTL",
-            "IH_STORM_CLIENT_LIST_CNTL",
-            "IH_MSI_STORM_CTRL",
-        ],
-    ),
-];
-
-/// (module, header, field mask names).
-const FIELDS: &[(&str, &str, &[&str])] = &[
-    (
-        "nbio",
-        "nbio/nbio_4_3_0_sh_mask.h",
-        &["RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK"],
-    ),
-    (
-        "gc",
-        "gc/gc_11_0_0_sh_mask.h",
-        &[
+        fields: &[
             "CP_MEC_RS64_CNTL__MEC_HALT_MASK",
             "RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK",
             "GCVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK",
@@ -463,11 +406,119 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
             "SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK",
             "GRBM_SOFT_RESET__SOFT_RESET_SDMA0_MASK",
         ],
-    ),
-    (
-        "mmhub",
-        "mmhub/mmhub_3_0_0_sh_mask.h",
-        &[
+        versions: &[
+            Version {
+                name: "V11_0_0",
+                ip: [11, 0, 0],
+                stem: "gc/gc_11_0_0",
+                renamed: &[],
+                absent: &[],
+            },
+            Version {
+                name: "V12_0_0",
+                ip: [12, 0, 0],
+                stem: "gc/gc_12_0_0",
+                renamed: &[
+                    (
+                        "GCVM_L2_PROTECTION_FAULT_STATUS",
+                        "GCVM_L2_PROTECTION_FAULT_STATUS_LO32",
+                    ),
+                    ("SDMA0_F32_CNTL", "SDMA0_MCU_CNTL"),
+                    (
+                        "SDMA0_QUEUE0_RB_CNTL__F32_WPTR_POLL_ENABLE_MASK",
+                        "SDMA0_QUEUE0_RB_CNTL__MCU_WPTR_POLL_ENABLE_MASK",
+                    ),
+                ],
+                absent: &[
+                    "CP_ME1_PIPE2_INT_CNTL",
+                    "CP_ME1_PIPE3_INT_CNTL",
+                    "SDMA0_SEM_WAIT_FAIL_TIMER_CNTL",
+                    "SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK",
+                    "SDMA0_F32_CNTL__TH1_RESET_MASK",
+                ],
+            },
+        ],
+    },
+    Block {
+        module: "mmhub",
+        doc: "MMHUB",
+        regs: &[
+            "MMMC_VM_FB_LOCATION_BASE",
+            "MMVM_CONTEXT0_CNTL",
+            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32",
+            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32",
+            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32",
+            "MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32",
+            "MMVM_INVALIDATE_ENG17_SEM",
+            "MMVM_INVALIDATE_ENG17_REQ",
+            "MMVM_INVALIDATE_ENG17_ACK",
+            "MMVM_L2_BANK_SELECT_RESERVED_CID2",
+            "MMVM_L2_PROTECTION_FAULT_CNTL",
+            "MMVM_L2_PROTECTION_FAULT_STATUS",
+            "MMVM_L2_PROTECTION_FAULT_ADDR_LO32",
+            "MMVM_L2_PROTECTION_FAULT_ADDR_HI32",
+            "MMMC_VM_AGP_BASE",
+            "MMMC_VM_AGP_BOT",
+            "MMMC_VM_AGP_TOP",
+            "MMMC_VM_SYSTEM_APERTURE_LOW_ADDR",
+            "MMMC_VM_SYSTEM_APERTURE_HIGH_ADDR",
+            "MMMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB",
+            "MMMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB",
+            "MMMC_VM_MX_L1_TLB_CNTL",
+            "MMVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32",
+            "MMVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32",
+            "MMVM_L2_PROTECTION_FAULT_CNTL2",
+            "MMVM_L2_CNTL",
+            "MMVM_L2_CNTL2",
+            "MMVM_L2_CNTL3",
+            "MMVM_L2_CNTL4",
+            "MMVM_L2_CNTL5",
+            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32",
+            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32",
+            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32",
+            "MMVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32",
+            "MMVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32",
+            "MMVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32",
+            "MMVM_INVALIDATE_ENG0_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG0_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG1_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG1_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG2_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG2_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG3_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG3_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG4_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG4_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG5_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG5_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG6_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG6_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG7_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG7_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG8_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG8_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG9_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG9_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG10_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG10_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG11_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG11_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG12_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG12_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG13_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG13_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG14_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG14_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG15_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG15_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG16_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG16_ADDR_RANGE_HI32",
+            "MMVM_INVALIDATE_ENG17_ADDR_RANGE_LO32",
+            "MMVM_INVALIDATE_ENG17_ADDR_RANGE_HI32",
+        ],
+        fields: &[
             "MMVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK",
             "MMVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK",
             "MMVM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK",
@@ -510,11 +561,50 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
             "MMVM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE2_MASK",
             "MMVM_INVALIDATE_ENG17_REQ__INVALIDATE_L1_PTES_MASK",
         ],
-    ),
-    (
-        "osssys",
-        "oss/osssys_6_0_0_sh_mask.h",
-        &[
+        versions: &[
+            Version {
+                name: "V3_0_0",
+                ip: [3, 0, 0],
+                stem: "mmhub/mmhub_3_0_0",
+                renamed: &[],
+                absent: &[],
+            },
+            Version {
+                name: "V4_1_0",
+                ip: [4, 1, 0],
+                stem: "mmhub/mmhub_4_1_0",
+                renamed: &[(
+                    "MMVM_L2_PROTECTION_FAULT_STATUS",
+                    "MMVM_L2_PROTECTION_FAULT_STATUS_LO32",
+                )],
+                absent: &[],
+            },
+        ],
+    },
+    Block {
+        module: "osssys",
+        doc: "OSSSYS (the interrupt handler)",
+        regs: &[
+            "IH_RB_CNTL",
+            "IH_RB_BASE",
+            "IH_RB_BASE_HI",
+            "IH_RB_RPTR",
+            "IH_RB_WPTR",
+            "IH_RB_WPTR_ADDR_HI",
+            "IH_RB_WPTR_ADDR_LO",
+            "IH_DOORBELL_RPTR",
+            "IH_RB_CNTL_RING1",
+            "IH_RB_BASE_RING1",
+            "IH_RB_BASE_HI_RING1",
+            "IH_RB_RPTR_RING1",
+            "IH_RB_WPTR_RING1",
+            "IH_DOORBELL_RPTR_RING1",
+            "IH_CNTL",
+            "IH_INT_FLOOD_CNTL",
+            "IH_STORM_CLIENT_LIST_CNTL",
+            "IH_MSI_STORM_CTRL",
+        ],
+        fields: &[
             "IH_RB_CNTL__RB_ENABLE_MASK",
             "IH_RB_CNTL__RB_SIZE_MASK",
             "IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK",
@@ -535,7 +625,23 @@ const FIELDS: &[(&str, &str, &[&str])] = &[
             "IH_DOORBELL_RPTR__OFFSET_MASK",
             "IH_DOORBELL_RPTR__ENABLE_MASK",
         ],
-    ),
+        versions: &[
+            Version {
+                name: "V6_0_0",
+                ip: [6, 0, 0],
+                stem: "oss/osssys_6_0_0",
+                renamed: &[],
+                absent: &[],
+            },
+            Version {
+                name: "V7_0_0",
+                ip: [7, 0, 0],
+                stem: "oss/osssys_7_0_0",
+                renamed: &[],
+                absent: &[],
+            },
+        ],
+    },
 ];
 
 /// (module, doc, headers, names (a trailing `_` makes a prefix), Rust type: `u32` or
@@ -662,9 +768,17 @@ const STRUCTS: &[(&str, &str)] = &[
 ];
 
 fn headers() -> Vec<String> {
-    let mut v: Vec<String> = REG_BLOCKS.iter().map(|b| format!("{ASIC}/{}", b.2)).collect();
+    let mut v: Vec<String> = REG_BLOCKS
+        .iter()
+        .flat_map(|b| b.versions)
+        .flat_map(|v| {
+            [
+                format!("{ASIC}/{}_offset.h", v.stem),
+                format!("{ASIC}/{}_sh_mask.h", v.stem),
+            ]
+        })
+        .collect();
     v.push(SMU_IF.to_string());
-    v.extend(FIELDS.iter().map(|f| format!("{ASIC}/{}", f.1)));
     for c in CONSTS {
         v.extend(c.2.iter().map(|h| h.to_string()));
     }
@@ -821,6 +935,166 @@ pub fn struct_layout(
     Ok((fields, off.next_multiple_of(align), align))
 }
 
+/// A register's or field's name in `v`'s headers: renamed, following a renamed
+/// register (`REG__FIELD_MASK`), or our own.
+fn header_name(v: &Version, name: &str) -> String {
+    if let Some((_, theirs)) = v.renamed.iter().find(|(ours, _)| *ours == name) {
+        return theirs.to_string();
+    }
+    if let Some((reg, field)) = name.split_once("__")
+        && let Some((_, theirs)) = v.renamed.iter().find(|(ours, _)| *ours == reg)
+    {
+        return format!("{theirs}__{field}");
+    }
+    name.to_string()
+}
+
+/// One block: the field masks equal in every version as constants, and a `Table` of
+/// the registers and the differing masks, one constant per version.
+fn write_block(out: &mut String, linux: &Path, b: &Block) -> Result<()> {
+    // Per version: registers (header name, offset, segment) and masks, `None` where absent.
+    type Regs = Vec<Option<(String, u32, u32)>>;
+    let mut regs: Vec<Regs> = Vec::new();
+    let mut masks: Vec<Vec<Option<u64>>> = Vec::new();
+    for v in b.versions {
+        let offsets = format!("{ASIC}/{}_offset.h", v.stem);
+        let fields = format!("{ASIC}/{}_sh_mask.h", v.stem);
+        let table: BTreeMap<String, (u32, u32)> = parse_header(&read(linux, &offsets)?, "reg")
+            .into_iter()
+            .map(|(n, o, s)| (n, (o, s)))
+            .collect();
+        let consts = parse_constants(&read(linux, &fields)?);
+        let mut r = Vec::new();
+        for name in b.regs {
+            if v.absent.contains(name) {
+                r.push(None);
+                continue;
+            }
+            let theirs = header_name(v, name);
+            let (o, s) = table.get(&theirs).ok_or_else(|| format!("{offsets}: no reg{theirs}"))?;
+            r.push(Some((theirs, *o, *s)));
+        }
+        let mut m = Vec::new();
+        for name in b.fields {
+            if v.absent.contains(name) {
+                m.push(None);
+                continue;
+            }
+            let theirs = header_name(v, name);
+            m.push(Some(
+                *consts.get(&theirs).ok_or_else(|| format!("{fields}: no {theirs}"))?,
+            ));
+        }
+        regs.push(r);
+        masks.push(m);
+    }
+    let versions: Vec<String> = b
+        .versions
+        .iter()
+        .map(|v| format!("{} {}.{}.{}", b.doc, v.ip[0], v.ip[1], v.ip[2]))
+        .collect();
+    let same = |i: usize| masks.iter().all(|m| m[i].is_some() && m[i] == masks[0][i]);
+    let absent_in = |present: &dyn Fn(usize) -> bool| -> String {
+        let gone: Vec<&str> = (0..b.versions.len())
+            .filter(|&k| !present(k))
+            .map(|k| versions[k].as_str())
+            .collect();
+        gone.join(", ")
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "/// Registers and fields of {}, one [`{}::Table`] per version of the headers.",
+        b.doc, b.module
+    )?;
+    writeln!(out, "pub mod {} {{", b.module)?;
+    writeln!(out, "    use super::AmReg;")?;
+    for (i, f) in b.fields.iter().enumerate() {
+        if same(i) {
+            writeln!(out, "    /// `{f}`, the same in every version")?;
+            writeln!(out, "    pub const {f}: u32 = {:#010x};", masks[0][i].unwrap_or(0))?;
+        }
+    }
+    writeln!(
+        out,
+        "    /// The registers of {} at one version, and the field masks that differ between versions.",
+        b.doc
+    )?;
+    writeln!(out, "    #[derive(Debug, Clone, Copy, PartialEq, Eq)]")?;
+    writeln!(out, "    pub struct Table {{")?;
+    writeln!(
+        out,
+        "        /// The IP version the headers describe (major, minor, revision)."
+    )?;
+    writeln!(out, "        pub version: [u8; 3],")?;
+    for (i, name) in b.regs.iter().enumerate() {
+        let present = |k: usize| regs[k][i].is_some();
+        if (0..b.versions.len()).all(present) {
+            writeln!(out, "        /// `reg{name}`")?;
+            writeln!(out, "        pub {name}: AmReg,")?;
+        } else {
+            writeln!(out, "        /// `reg{name}`; `None` in {}", absent_in(&present))?;
+            writeln!(out, "        pub {name}: Option<AmReg>,")?;
+        }
+    }
+    for (i, f) in b.fields.iter().enumerate() {
+        if same(i) {
+            continue;
+        }
+        let present = |k: usize| masks[k][i].is_some();
+        if (0..b.versions.len()).all(present) {
+            writeln!(out, "        /// `{f}`")?;
+            writeln!(out, "        pub {f}: u32,")?;
+        } else {
+            writeln!(out, "        /// `{f}`; `None` in {}", absent_in(&present))?;
+            writeln!(out, "        pub {f}: Option<u32>,")?;
+        }
+    }
+    writeln!(out, "    }}")?;
+    writeln!(out, "    impl super::Versioned for Table {{")?;
+    writeln!(out, "        fn version(&self) -> [u8; 3] {{")?;
+    writeln!(out, "            self.version")?;
+    writeln!(out, "        }}")?;
+    writeln!(out, "    }}")?;
+    for (k, v) in b.versions.iter().enumerate() {
+        writeln!(
+            out,
+            "    /// {} (`{}_offset.h`, `{}_sh_mask.h`).",
+            versions[k], v.stem, v.stem
+        )?;
+        writeln!(out, "    pub const {}: Table = Table {{", v.name)?;
+        writeln!(out, "        version: [{}, {}, {}],", v.ip[0], v.ip[1], v.ip[2])?;
+        let all = |i: usize| (0..b.versions.len()).all(|j| regs[j][i].is_some());
+        for (i, name) in b.regs.iter().enumerate() {
+            let reg = regs[k][i]
+                .as_ref()
+                .map(|(n, o, s)| format!("AmReg {{ name: \"{n}\", offset: {o:#06x}, seg: {s} }}"));
+            match (reg, all(i)) {
+                (Some(r), true) => writeln!(out, "        {name}: {r},")?,
+                (Some(r), false) => writeln!(out, "        {name}: Some({r}),")?,
+                (None, _) => writeln!(out, "        {name}: None,")?,
+            }
+        }
+        for (i, f) in b.fields.iter().enumerate() {
+            if same(i) {
+                continue;
+            }
+            let everywhere = masks.iter().all(|m| m[i].is_some());
+            match (masks[k][i], everywhere) {
+                (Some(m), true) => writeln!(out, "        {f}: {m:#010x},")?,
+                (Some(m), false) => writeln!(out, "        {f}: Some({m:#010x}),")?,
+                (None, _) => writeln!(out, "        {f}: None,")?,
+            }
+        }
+        writeln!(out, "    }};")?;
+    }
+    let names: Vec<&str> = b.versions.iter().map(|v| v.name).collect();
+    writeln!(out, "    /// Every version, oldest first.")?;
+    writeln!(out, "    pub const VERSIONS: &[Table] = &[{}];", names.join(", "))?;
+    writeln!(out, "}}")?;
+    Ok(())
+}
+
 pub fn generate(linux: &Path) -> Result<String> {
     let mut out = String::new();
     writeln!(
@@ -828,34 +1102,9 @@ pub fn generate(linux: &Path) -> Result<String> {
         "// @generated by `cargo xtask gen-am-regs` from linux-6.12 drivers/gpu/drm/amd. Do not edit."
     )?;
     writeln!(out)?;
-    writeln!(out, "use super::{{AmReg, CField}};")?;
-    for (module, doc, header, prefix, names) in REG_BLOCKS {
-        let text = read(linux, &format!("{ASIC}/{header}"))?;
-        let regs: BTreeMap<String, (u32, u32)> = parse_header(&text, prefix)
-            .into_iter()
-            .map(|(n, v, b)| (n, (v, b)))
-            .collect();
-        writeln!(out)?;
-        writeln!(out, "/// Registers of {doc} (`{header}`).")?;
-        writeln!(out, "pub mod {module} {{")?;
-        writeln!(out, "    use super::AmReg;")?;
-        for name in names.iter() {
-            let (off, seg) = regs.get(*name).ok_or_else(|| format!("{header}: no {prefix}{name}"))?;
-            writeln!(out, "    /// `{prefix}{name}`")?;
-            writeln!(
-                out,
-                "    pub const {name}: AmReg = AmReg {{ name: \"{name}\", offset: {off:#06x}, seg: {seg} }};"
-            )?;
-        }
-        if let Some((_, fheader, fields)) = FIELDS.iter().find(|f| f.0 == *module) {
-            let consts = parse_constants(&read(linux, &format!("{ASIC}/{fheader}"))?);
-            for f in fields.iter() {
-                let v = consts.get(*f).ok_or_else(|| format!("{fheader}: no {f}"))?;
-                writeln!(out, "    /// `{f}` (`{fheader}`)")?;
-                writeln!(out, "    pub const {f}: u32 = {v:#010x};")?;
-            }
-        }
-        writeln!(out, "}}")?;
+    writeln!(out, "use super::{{AmReg, CField, Versioned}};")?;
+    for block in REG_BLOCKS {
+        write_block(&mut out, linux, block)?;
     }
     let smu_if = read(linux, SMU_IF)?;
     let consts = parse_constants(&smu_if);

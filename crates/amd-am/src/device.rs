@@ -36,7 +36,7 @@ use crate::gmc::{Gmc, Hub, VaSpace};
 use crate::ih::Ih;
 use crate::ip::{AM_VERSION, AmDevice, BootState, Ip};
 use crate::psp::{Psp, WAIT_REG_TIMEOUT};
-use crate::regs::generated::gc;
+
 use crate::sdma::Sdma;
 use crate::smu::{DpmLevel, MSG_TIMEOUT, Smu};
 use crate::soc21::Soc21;
@@ -163,7 +163,8 @@ impl AmDevice {
         sdma.init()?;
         smu.set_clocks(DpmLevel::Highest)?;
         gfx.set_clockgating_state()?;
-        self.regs().write_reg(Ip::Gc, gc::SCRATCH_REG7, AM_VERSION)?;
+        self.regs()
+            .write_reg(Ip::Gc, self.regs().tables().gc.SCRATCH_REG7, AM_VERSION)?;
         Ok(Booted {
             dev: self,
             state,

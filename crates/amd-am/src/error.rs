@@ -102,6 +102,15 @@ pub enum AmError {
         /// The register segment, where a segment was missing.
         seg: Option<u8>,
     },
+    /// An IP block whose version no register table covers: the GPU is of a
+    /// generation the transport does not drive.
+    #[error("IP block {ip} {}.{}.{}: no register table for this version (the driverless transport knows the IP versions of GC 11 and GC 12)", version[0], version[1], version[2])]
+    UnsupportedIp {
+        /// The block (`GC`, `MP0`, …).
+        ip: &'static str,
+        /// Its version in the discovery table.
+        version: [u8; 3],
+    },
     /// A register address that does not fit in 32 bits (a base from the discovery
     /// table plus the register's offset overflowed).
     #[error("register {name} of {ip}: base {base:#x} + offset {offset:#x} overflows")]

@@ -36,7 +36,7 @@ pub const MEC_DOORBELL_RANGE_UPPER: u32 = 0x450;
 pub const MEC_START_DELAY: Duration = Duration::from_millis(50);
 /// The bit tinygrad (after Linux's gfx11 golden settings) sets in `TCP_CNTL`.
 pub const TCP_CNTL_GOLDEN: u32 = 0x2000_0000;
-/// Compute pipes of the MEC (me 1).
+/// Compute pipes of GC 11's MEC (me 1); GC 12's has 2.
 pub const MEC_PIPES: u8 = 4;
 /// Queues of a compute pipe.
 pub const QUEUES_PER_PIPE: u8 = 8;
@@ -85,6 +85,20 @@ fn ring_err(field: &'static str, value: u64, problem: RingProblem) -> AmError {
     }
 }
 
+/// The interrupt control register of each compute pipe of the MEC (me 1) that `g`'s
+/// GC has: 4 on GC 11, 2 on GC 12 (whose headers have no `CP_ME1_PIPE2/3_INT_CNTL`).
+pub fn mec_pipe_int_cntl(g: &gc::Table) -> Vec<AmReg> {
+    [
+        Some(g.CP_ME1_PIPE0_INT_CNTL),
+        Some(g.CP_ME1_PIPE1_INT_CNTL),
+        g.CP_ME1_PIPE2_INT_CNTL,
+        g.CP_ME1_PIPE3_INT_CNTL,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The largest value of the register field `mask`.
 pub(crate) fn field_max(mask: u32) -> u32 {
     mask >> mask.trailing_zeros()
@@ -128,6 +142,11 @@ impl<'a> Gfx<'a> {
         }
     }
 
+    /// GC's registers at this GPU's version.
+    fn gc(&self) -> &'static gc::Table {
+        self.dev.regs().tables().gc
+    }
+
     fn reg(&self, r: AmReg) -> Result<Reg> {
         self.dev.regs().resolve(Ip::Gc, 0, r)
     }
@@ -154,7 +173,7 @@ impl<'a> Gfx<'a> {
     /// `_grbm_select`: which me/pipe/queue (and VM id) the banked registers reach.
     fn grbm_select(&self, me: u8, pipe: u8, queue: u8, vmid: u8) -> Result<()> {
         self.wr(
-            gc::GRBM_GFX_CNTL,
+            self.gc().GRBM_GFX_CNTL,
             build(&[
                 (gc::GRBM_GFX_CNTL__MEID_MASK, u32::from(me)),
                 (gc::GRBM_GFX_CNTL__PIPEID_MASK, u32::from(pipe)),
@@ -170,7 +189,10 @@ impl<'a> Gfx<'a> {
 
     /// Linux's wait for the RLC autoload: `CP_STAT` 0 and `BOOTLOAD_COMPLETE` set.
     fn wait_rlc_autoload(&self) -> Result<()> {
-        let (cp_stat, boot) = (self.reg(gc::CP_STAT)?, self.reg(gc::RLC_RLCS_BOOTLOAD_STATUS)?);
+        let (cp_stat, boot) = (
+            self.reg(self.gc().CP_STAT)?,
+            self.reg(self.gc().RLC_RLCS_BOOTLOAD_STATUS)?,
+        );
         let regs = self.dev.regs();
         let start = Instant::now();
         loop {
@@ -210,10 +232,10 @@ impl<'a> Gfx<'a> {
         let engines = [
             Rs64Regs {
                 engine: Rs64::Pfp,
-                start: (gc::CP_PFP_PRGRM_CNTR_START, gc::CP_PFP_PRGRM_CNTR_START_HI),
+                start: (self.gc().CP_PFP_PRGRM_CNTR_START, self.gc().CP_PFP_PRGRM_CNTR_START_HI),
                 me: 0,
                 pipes: 2,
-                cntl: gc::CP_ME_CNTL,
+                cntl: self.gc().CP_ME_CNTL,
                 resets: &[
                     gc::CP_ME_CNTL__PFP_PIPE0_RESET_MASK,
                     gc::CP_ME_CNTL__PFP_PIPE1_RESET_MASK,
@@ -221,18 +243,21 @@ impl<'a> Gfx<'a> {
             },
             Rs64Regs {
                 engine: Rs64::Me,
-                start: (gc::CP_ME_PRGRM_CNTR_START, gc::CP_ME_PRGRM_CNTR_START_HI),
+                start: (self.gc().CP_ME_PRGRM_CNTR_START, self.gc().CP_ME_PRGRM_CNTR_START_HI),
                 me: 0,
                 pipes: 2,
-                cntl: gc::CP_ME_CNTL,
+                cntl: self.gc().CP_ME_CNTL,
                 resets: &[gc::CP_ME_CNTL__ME_PIPE0_RESET_MASK, gc::CP_ME_CNTL__ME_PIPE1_RESET_MASK],
             },
             Rs64Regs {
                 engine: Rs64::Mec,
-                start: (gc::CP_MEC_RS64_PRGRM_CNTR_START, gc::CP_MEC_RS64_PRGRM_CNTR_START_HI),
+                start: (
+                    self.gc().CP_MEC_RS64_PRGRM_CNTR_START,
+                    self.gc().CP_MEC_RS64_PRGRM_CNTR_START_HI,
+                ),
                 me: 1,
                 pipes: MEC_PIPES,
-                cntl: gc::CP_MEC_RS64_CNTL,
+                cntl: self.gc().CP_MEC_RS64_CNTL,
                 resets: &MEC_PIPE_RESETS,
             },
         ];
@@ -264,20 +289,20 @@ impl<'a> Gfx<'a> {
         self.wait_rlc_autoload()?;
         self.config_rs64()?;
         gmc.init_hub(Hub::Gc)?;
-        let tcp = self.rd(gc::TCP_CNTL)?;
-        self.wr(gc::TCP_CNTL, tcp | TCP_CNTL_GOLDEN)?;
+        let tcp = self.rd(self.gc().TCP_CNTL)?;
+        self.wr(self.gc().TCP_CNTL, tcp | TCP_CNTL_GOLDEN)?;
         self.upd(
-            gc::RLC_SRM_CNTL,
+            self.gc().RLC_SRM_CNTL,
             &[
                 (gc::RLC_SRM_CNTL__SRM_ENABLE_MASK, 1),
                 (gc::RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK, 1),
             ],
         )?;
-        self.upd(gc::GRBM_CNTL, &[(gc::GRBM_CNTL__READ_TIMEOUT_MASK, 0xff)])?;
+        self.upd(self.gc().GRBM_CNTL, &[(self.gc().GRBM_CNTL__READ_TIMEOUT_MASK, 0xff)])?;
         for vmid in 0..16 {
             self.grbm_select(0, 0, 0, vmid)?;
             self.wr(
-                gc::SH_MEM_CONFIG,
+                self.gc().SH_MEM_CONFIG,
                 build(&[
                     (gc::SH_MEM_CONFIG__ADDRESS_MODE_MASK, soc21_enum::SH_MEM_ADDRESS_MODE_64),
                     (
@@ -289,7 +314,7 @@ impl<'a> Gfx<'a> {
             )?;
             // LDS at 0x1000_0000_0000_0000, scratch at 0x2000_0000_0000_0000 (4 GiB each).
             self.wr(
-                gc::SH_MEM_BASES,
+                self.gc().SH_MEM_BASES,
                 build(&[
                     (gc::SH_MEM_BASES__SHARED_BASE_MASK, 1),
                     (gc::SH_MEM_BASES__PRIVATE_BASE_MASK, 2),
@@ -297,13 +322,13 @@ impl<'a> Gfx<'a> {
             )?;
         }
         self.grbm_select(0, 0, 0, 0)?;
-        self.wr(gc::CP_MEC_DOORBELL_RANGE_LOWER, 0)?;
-        self.wr(gc::CP_MEC_DOORBELL_RANGE_UPPER, MEC_DOORBELL_RANGE_UPPER)?;
+        self.wr(self.gc().CP_MEC_DOORBELL_RANGE_LOWER, 0)?;
+        self.wr(self.gc().CP_MEC_DOORBELL_RANGE_UPPER, MEC_DOORBELL_RANGE_UPPER)?;
         let mut start = vec![(gc::CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK, 0)];
         start.extend(MEC_PIPE_RESETS.iter().map(|&m| (m, 0)));
         start.extend(MEC_PIPE_ACTIVE.iter().map(|&m| (m, 1)));
         start.push((gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 0));
-        self.upd(gc::CP_MEC_RS64_CNTL, &start)?;
+        self.upd(self.gc().CP_MEC_RS64_CNTL, &start)?;
         std::thread::sleep(MEC_START_DELAY);
         Ok(())
     }
@@ -320,16 +345,16 @@ impl<'a> Gfx<'a> {
         for (pipe, queue) in queues {
             self.grbm_select(1, pipe, queue, 0)?;
             // 1: DRAIN_PIPE, 2: RESET_WAVES.
-            self.wr(gc::CP_HQD_DEQUEUE_REQUEST, 2)?;
-            self.wr(gc::SPI_COMPUTE_QUEUE_RESET, 1)?;
+            self.wr(self.gc().CP_HQD_DEQUEUE_REQUEST, 2)?;
+            self.wr(self.gc().SPI_COMPUTE_QUEUE_RESET, 1)?;
         }
         self.grbm_select(0, 0, 0, 0)?;
         let mut stop = vec![(gc::CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK, 1)];
         stop.extend(MEC_PIPE_RESETS.iter().map(|&m| (m, 1)));
         stop.extend(MEC_PIPE_ACTIVE.iter().map(|&m| (m, 0)));
         stop.push((gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 1));
-        self.upd(gc::CP_MEC_RS64_CNTL, &stop)?;
-        self.wr(gc::GCVM_CONTEXT0_CNTL, 0)
+        self.upd(self.gc().CP_MEC_RS64_CNTL, &stop)?;
+        self.wr(self.gc().GCVM_CONTEXT0_CNTL, 0)
     }
 
     /// Dequeues me 1 `pipe` `queue` as [`Gfx::fini`] dequeues each queue (waves
@@ -337,7 +362,7 @@ impl<'a> Gfx<'a> {
     pub fn dequeue(&mut self, pipe: u8, queue: u8) -> Result<()> {
         self.grbm_select(1, pipe, queue, 0)?;
         // 1: DRAIN_PIPE, 2: RESET_WAVES.
-        self.wr(gc::CP_HQD_DEQUEUE_REQUEST, 2)?;
+        self.wr(self.gc().CP_HQD_DEQUEUE_REQUEST, 2)?;
         self.grbm_select(0, 0, 0, 0)?;
         self.rings.retain(|&r| r != (pipe, queue));
         Ok(())
@@ -350,9 +375,10 @@ impl<'a> Gfx<'a> {
 
     /// The register image of a compute queue's MQD (`CP_MQD_BASE_ADDR ..=
     /// CP_HQD_PQ_WPTR_HI`), as tinygrad's `v11_compute_mqd` fills it, with the MQD
-    /// at GPU address `mqd_va`.
-    pub fn mqd_image(d: &ComputeRingDesc, mqd_va: u64) -> Result<Vec<u32>> {
-        for (field, value, count) in [("pipe", d.pipe, MEC_PIPES), ("queue", d.queue, QUEUES_PER_PIPE)] {
+    /// at GPU address `mqd_va`, for the GC registers `g`.
+    pub fn mqd_image(g: &gc::Table, d: &ComputeRingDesc, mqd_va: u64) -> Result<Vec<u32>> {
+        let pipes = mec_pipe_int_cntl(g).len() as u8;
+        for (field, value, count) in [("pipe", d.pipe, pipes), ("queue", d.queue, QUEUES_PER_PIPE)] {
             if value >= count {
                 return Err(AmError::RingIndex {
                     ring: "compute",
@@ -381,8 +407,8 @@ impl<'a> Gfx<'a> {
                 value: d.doorbell,
                 max: db_max / 2,
             })?;
-        let first = gc::CP_MQD_BASE_ADDR.offset;
-        let len = gc::CP_HQD_PQ_WPTR_HI.offset - first + 1;
+        let first = g.CP_MQD_BASE_ADDR.offset;
+        let len = g.CP_HQD_PQ_WPTR_HI.offset - first + 1;
         let mut img = vec![0u32; len as usize];
         let mut set = |r: AmReg, v: u32| {
             if let Some(slot) = r.offset.checked_sub(first).and_then(|i| img.get_mut(i as usize)) {
@@ -390,33 +416,33 @@ impl<'a> Gfx<'a> {
             }
         };
         let (ring, eop) = (d.ring >> 8, d.eop >> 8);
-        set(gc::CP_MQD_BASE_ADDR, mqd_va as u32);
-        set(gc::CP_MQD_BASE_ADDR_HI, (mqd_va >> 32) as u32);
+        set(g.CP_MQD_BASE_ADDR, mqd_va as u32);
+        set(g.CP_MQD_BASE_ADDR_HI, (mqd_va >> 32) as u32);
         set(
-            gc::CP_HQD_PERSISTENT_STATE,
+            g.CP_HQD_PERSISTENT_STATE,
             build(&[
                 (gc::CP_HQD_PERSISTENT_STATE__PRELOAD_SIZE_MASK, 0x55),
                 (gc::CP_HQD_PERSISTENT_STATE__PRELOAD_REQ_MASK, 1),
             ]),
         );
-        set(gc::CP_HQD_PIPE_PRIORITY, 2);
-        set(gc::CP_HQD_QUEUE_PRIORITY, 0xf);
-        set(gc::CP_HQD_QUANTUM, 0x111);
-        set(gc::CP_HQD_PQ_BASE, ring as u32);
-        set(gc::CP_HQD_PQ_BASE_HI, (ring >> 32) as u32);
-        set(gc::CP_HQD_PQ_RPTR_REPORT_ADDR, d.rptr as u32);
-        set(gc::CP_HQD_PQ_RPTR_REPORT_ADDR_HI, (d.rptr >> 32) as u32);
-        set(gc::CP_HQD_PQ_WPTR_POLL_ADDR, d.wptr as u32);
-        set(gc::CP_HQD_PQ_WPTR_POLL_ADDR_HI, (d.wptr >> 32) as u32);
+        set(g.CP_HQD_PIPE_PRIORITY, 2);
+        set(g.CP_HQD_QUEUE_PRIORITY, 0xf);
+        set(g.CP_HQD_QUANTUM, 0x111);
+        set(g.CP_HQD_PQ_BASE, ring as u32);
+        set(g.CP_HQD_PQ_BASE_HI, (ring >> 32) as u32);
+        set(g.CP_HQD_PQ_RPTR_REPORT_ADDR, d.rptr as u32);
+        set(g.CP_HQD_PQ_RPTR_REPORT_ADDR_HI, (d.rptr >> 32) as u32);
+        set(g.CP_HQD_PQ_WPTR_POLL_ADDR, d.wptr as u32);
+        set(g.CP_HQD_PQ_WPTR_POLL_ADDR_HI, (d.wptr >> 32) as u32);
         set(
-            gc::CP_HQD_PQ_DOORBELL_CONTROL,
+            g.CP_HQD_PQ_DOORBELL_CONTROL,
             build(&[
                 (gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK, db),
                 (gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK, 1),
             ]),
         );
         set(
-            gc::CP_HQD_PQ_CONTROL,
+            g.CP_HQD_PQ_CONTROL,
             build(&[
                 (gc::CP_HQD_PQ_CONTROL__RPTR_BLOCK_SIZE_MASK, 5),
                 (gc::CP_HQD_PQ_CONTROL__UNORD_DISPATCH_MASK, 1),
@@ -424,16 +450,16 @@ impl<'a> Gfx<'a> {
             ]),
         );
         set(
-            gc::CP_HQD_IB_CONTROL,
+            g.CP_HQD_IB_CONTROL,
             build(&[(gc::CP_HQD_IB_CONTROL__MIN_IB_AVAIL_SIZE_MASK, 3)]),
         );
-        set(gc::CP_HQD_HQ_STATUS0, HQ_STATUS0);
-        set(gc::CP_MQD_CONTROL, build(&[(gc::CP_MQD_CONTROL__PRIV_STATE_MASK, 1)]));
-        set(gc::CP_HQD_VMID, 0);
-        set(gc::CP_HQD_EOP_BASE_ADDR, eop as u32);
-        set(gc::CP_HQD_EOP_BASE_ADDR_HI, (eop >> 32) as u32);
+        set(g.CP_HQD_HQ_STATUS0, HQ_STATUS0);
+        set(g.CP_MQD_CONTROL, build(&[(gc::CP_MQD_CONTROL__PRIV_STATE_MASK, 1)]));
+        set(g.CP_HQD_VMID, 0);
+        set(g.CP_HQD_EOP_BASE_ADDR, eop as u32);
+        set(g.CP_HQD_EOP_BASE_ADDR_HI, (eop >> 32) as u32);
         set(
-            gc::CP_HQD_EOP_CONTROL,
+            g.CP_HQD_EOP_CONTROL,
             build(&[(gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK, eop_size)]),
         );
         Ok(img)
@@ -445,9 +471,9 @@ impl<'a> Gfx<'a> {
     /// the selection cleared; the pipe's time-stamp and generic-0 interrupts on.
     pub fn setup_ring(&mut self, gmc: &mut Gmc<'_>, d: &ComputeRingDesc) -> Result<ComputeRing> {
         // Everything checked before anything is allocated or written.
-        Self::mqd_image(d, 0)?;
+        Self::mqd_image(self.gc(), d, 0)?;
         let mqd = gmc.valloc(MQD_SIZE, true, true)?;
-        let image = match Self::mqd_image(d, mqd.va) {
+        let image = match Self::mqd_image(self.gc(), d, mqd.va) {
             Ok(i) => i,
             Err(e) => {
                 let _ = gmc.vfree(&mqd);
@@ -470,7 +496,7 @@ impl<'a> Gfx<'a> {
         gmc.flush_hdp()?;
 
         self.grbm_select(1, d.pipe, d.queue, 0)?;
-        let base = self.reg(gc::CP_MQD_BASE_ADDR)?;
+        let base = self.reg(self.gc().CP_MQD_BASE_ADDR)?;
         let regs = self.dev.regs();
         for (i, &w) in image.iter().enumerate() {
             let addr =
@@ -492,17 +518,21 @@ impl<'a> Gfx<'a> {
                 w,
             );
         }
-        self.wr(gc::CP_HQD_ACTIVE, 1)?;
+        self.wr(self.gc().CP_HQD_ACTIVE, 1)?;
         self.grbm_select(0, 0, 0, 0)?;
-        let int_cntl = [
-            gc::CP_ME1_PIPE0_INT_CNTL,
-            gc::CP_ME1_PIPE1_INT_CNTL,
-            gc::CP_ME1_PIPE2_INT_CNTL,
-            gc::CP_ME1_PIPE3_INT_CNTL,
-        ];
-        // The four pipes' registers have the same fields.
+        // `mqd_image` took the pipe only if this GC has it; the pipes' registers have
+        // the same fields.
+        let int_cntl = mec_pipe_int_cntl(self.gc())
+            .get(usize::from(d.pipe))
+            .copied()
+            .ok_or(AmError::RingIndex {
+                ring: "compute",
+                field: "pipe",
+                value: d.pipe.into(),
+                max: 0,
+            })?;
         self.upd(
-            int_cntl[usize::from(d.pipe)],
+            int_cntl,
             &[
                 (gc::CP_ME1_PIPE0_INT_CNTL__TIME_STAMP_INT_ENABLE_MASK, 1),
                 (gc::CP_ME1_PIPE0_INT_CNTL__GENERIC0_INT_ENABLE_MASK, 1),
@@ -520,16 +550,16 @@ impl<'a> Gfx<'a> {
     /// overrides off; out of safe mode.
     pub fn set_clockgating_state(&self) -> Result<()> {
         let safe = |msg: u32| build(&[(gc::RLC_SAFE_MODE__MESSAGE_MASK, msg), (gc::RLC_SAFE_MODE__CMD_MASK, 1)]);
-        self.wr(gc::RLC_SAFE_MODE, safe(1))?;
+        self.wr(self.gc().RLC_SAFE_MODE, safe(1))?;
         self.dev.regs().wait(
             "GFX: enter RLC safe mode",
-            self.reg(gc::RLC_SAFE_MODE)?,
+            self.reg(self.gc().RLC_SAFE_MODE)?,
             gc::RLC_SAFE_MODE__CMD_MASK,
             0,
             self.timeout,
         )?;
         self.upd(
-            gc::RLC_CGCG_CGLS_CTRL,
+            self.gc().RLC_CGCG_CGLS_CTRL,
             &[
                 (gc::RLC_CGCG_CGLS_CTRL__CGCG_GFX_IDLE_THRESHOLD_MASK, 0x36),
                 (gc::RLC_CGCG_CGLS_CTRL__CGCG_EN_MASK, 1),
@@ -538,14 +568,14 @@ impl<'a> Gfx<'a> {
             ],
         )?;
         self.upd(
-            gc::CP_RB_WPTR_POLL_CNTL,
+            self.gc().CP_RB_WPTR_POLL_CNTL,
             &[
                 (gc::CP_RB_WPTR_POLL_CNTL__POLL_FREQUENCY_MASK, 0x100),
                 (gc::CP_RB_WPTR_POLL_CNTL__IDLE_POLL_COUNT_MASK, 0x90),
             ],
         )?;
         self.upd(
-            gc::CP_INT_CNTL,
+            self.gc().CP_INT_CNTL,
             &[
                 (gc::CP_INT_CNTL__CNTX_BUSY_INT_ENABLE_MASK, 1),
                 (gc::CP_INT_CNTL__CNTX_EMPTY_INT_ENABLE_MASK, 1),
@@ -554,11 +584,11 @@ impl<'a> Gfx<'a> {
             ],
         )?;
         self.upd(
-            gc::SDMA0_RLC_CGCG_CTRL,
+            self.gc().SDMA0_RLC_CGCG_CTRL,
             &[(gc::SDMA0_RLC_CGCG_CTRL__CGCG_INT_ENABLE_MASK, 1)],
         )?;
         self.upd(
-            gc::RLC_CGTT_MGCG_OVERRIDE,
+            self.gc().RLC_CGTT_MGCG_OVERRIDE,
             &[
                 (gc::RLC_CGTT_MGCG_OVERRIDE__PERFMON_CLOCK_STATE_MASK, 0),
                 (gc::RLC_CGTT_MGCG_OVERRIDE__GFXIP_FGCG_OVERRIDE_MASK, 0),
@@ -570,7 +600,7 @@ impl<'a> Gfx<'a> {
                 (gc::RLC_CGTT_MGCG_OVERRIDE__GFXIP_CGCG_OVERRIDE_MASK, 0),
             ],
         )?;
-        self.wr(gc::RLC_SAFE_MODE, safe(0))
+        self.wr(self.gc().RLC_SAFE_MODE, safe(0))
     }
 }
 
@@ -625,19 +655,25 @@ mod tests {
 
     #[test]
     fn mqd_registers_lie_in_the_image() {
-        let first = gc::CP_MQD_BASE_ADDR.offset;
-        let last = gc::CP_HQD_PQ_WPTR_HI.offset;
+        // The HQD window is the same on GC 11 and GC 12 (`v12_structs.h` keeps it too).
+        for g in gc::VERSIONS {
+            assert_eq!(g.CP_MQD_BASE_ADDR, gc::V11_0_0.CP_MQD_BASE_ADDR);
+            assert_eq!(g.CP_HQD_PQ_WPTR_HI, gc::V11_0_0.CP_HQD_PQ_WPTR_HI);
+        }
+        let g = &gc::V11_0_0;
+        let first = g.CP_MQD_BASE_ADDR.offset;
+        let last = g.CP_HQD_PQ_WPTR_HI.offset;
         for r in [
-            gc::CP_HQD_PERSISTENT_STATE,
-            gc::CP_HQD_HQ_STATUS0,
-            gc::CP_MQD_CONTROL,
-            gc::CP_HQD_EOP_CONTROL,
-            gc::CP_HQD_ACTIVE,
-            gc::CP_HQD_VMID,
-            gc::CP_HQD_IB_CONTROL,
+            g.CP_HQD_PERSISTENT_STATE,
+            g.CP_HQD_HQ_STATUS0,
+            g.CP_MQD_CONTROL,
+            g.CP_HQD_EOP_CONTROL,
+            g.CP_HQD_ACTIVE,
+            g.CP_HQD_VMID,
+            g.CP_HQD_IB_CONTROL,
         ] {
             assert!(
-                (first..=last).contains(&r.offset) && r.seg == gc::CP_MQD_BASE_ADDR.seg,
+                (first..=last).contains(&r.offset) && r.seg == g.CP_MQD_BASE_ADDR.seg,
                 "{}",
                 r.name
             );
@@ -648,28 +684,29 @@ mod tests {
 
     #[test]
     fn image_as_tinygrad_fills_it() {
-        let img = Gfx::mqd_image(&desc(), 0x7f00_0004_0000).unwrap();
-        let at = |r: AmReg| img[(r.offset - gc::CP_MQD_BASE_ADDR.offset) as usize];
-        assert_eq!(at(gc::CP_MQD_BASE_ADDR), 0x0004_0000);
-        assert_eq!(at(gc::CP_MQD_BASE_ADDR_HI), 0x7f00);
-        assert_eq!(at(gc::CP_HQD_PQ_BASE), (0x7f00_0001_0000u64 >> 8) as u32);
+        let g = &gc::V11_0_0;
+        let img = Gfx::mqd_image(g, &desc(), 0x7f00_0004_0000).unwrap();
+        let at = |r: AmReg| img[(r.offset - g.CP_MQD_BASE_ADDR.offset) as usize];
+        assert_eq!(at(g.CP_MQD_BASE_ADDR), 0x0004_0000);
+        assert_eq!(at(g.CP_MQD_BASE_ADDR_HI), 0x7f00);
+        assert_eq!(at(g.CP_HQD_PQ_BASE), (0x7f00_0001_0000u64 >> 8) as u32);
         assert_eq!(
-            field(at(gc::CP_HQD_PQ_CONTROL), gc::CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK),
+            field(at(g.CP_HQD_PQ_CONTROL), gc::CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK),
             13
         );
         assert_eq!(
             field(
-                at(gc::CP_HQD_PQ_DOORBELL_CONTROL),
+                at(g.CP_HQD_PQ_DOORBELL_CONTROL),
                 gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK
             ),
             8
         );
         assert_eq!(
-            field(at(gc::CP_HQD_EOP_CONTROL), gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK),
+            field(at(g.CP_HQD_EOP_CONTROL), gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK),
             9
         );
-        assert_eq!(at(gc::CP_HQD_ACTIVE), 0);
-        assert_eq!(at(gc::CP_HQD_HQ_STATUS0), HQ_STATUS0);
+        assert_eq!(at(g.CP_HQD_ACTIVE), 0);
+        assert_eq!(at(g.CP_HQD_HQ_STATUS0), HQ_STATUS0);
     }
 
     #[test]
@@ -730,14 +767,14 @@ mod tests {
             ),
         ];
         for (d, want) in cases {
-            assert_eq!(Gfx::mqd_image(&d, 0).unwrap_err(), want, "{d:?}");
+            assert_eq!(Gfx::mqd_image(&gc::V11_0_0, &d, 0).unwrap_err(), want, "{d:?}");
         }
         // The largest doorbell the field holds is taken.
         let top = ComputeRingDesc {
             doorbell: 0x1ff_ffff,
             ..desc()
         };
-        assert!(Gfx::mqd_image(&top, 0).is_ok());
+        assert!(Gfx::mqd_image(&gc::V11_0_0, &top, 0).is_ok());
         assert_eq!(
             setup("ring_size", 0x3000, pow2).to_string(),
             "compute ring: ring_size 0x3000: not a power of two of at least 8 bytes: pass a power of two"

@@ -22,7 +22,7 @@ use crate::error::{AmError, HostProblem, MapProblem, Result};
 use crate::ip::{AmDevice, Ip, Reg};
 use crate::psp::PspBuffers;
 use crate::regs::AmReg;
-use crate::regs::generated::{gc, mmhub, nbio, vm};
+use crate::regs::generated::{gc, mmhub, vm};
 pub use crate::vram_layout::{MIN_VRAM, TOP_RESERVED};
 
 /// A GPU page.
@@ -223,10 +223,18 @@ pub enum Hub {
 }
 
 impl Hub {
-    fn regs(self) -> &'static HubRegs {
+    /// Its name as the registers spell it (`GC`, `MM`).
+    pub fn name(self) -> &'static str {
         match self {
-            Hub::Gc => &GC_HUB,
-            Hub::Mm => &MM_HUB,
+            Hub::Gc => "GC",
+            Hub::Mm => "MM",
+        }
+    }
+
+    fn ip(self) -> Ip {
+        match self {
+            Hub::Gc => Ip::Gc,
+            Hub::Mm => Ip::Mmhub,
         }
     }
 
@@ -238,9 +246,8 @@ impl Hub {
     }
 }
 
+#[derive(Debug)]
 struct HubRegs {
-    name: &'static str,
-    ip: Ip,
     agp_base: AmReg,
     agp_bot: AmReg,
     agp_top: AmReg,
@@ -299,7 +306,7 @@ impl std::fmt::Display for VmFaultStatus {
         write!(
             f,
             "{}VM_L2_PROTECTION_FAULT_STATUS: {:#x} {:#x} ({}{}{}{})",
-            self.hub.regs().name,
+            self.hub.name(),
             self.status,
             self.va,
             if self.write { "write" } else { "read" },
@@ -384,6 +391,8 @@ pub struct Gmc<'a> {
     memscratch: u64,
     dummy_page: u64,
     hub_initted: [bool; 2],
+    /// Each hub's registers, from the tables of the GPU's GC and MMHUB versions.
+    hubs: [HubRegs; 2],
     /// Whether boot memory is still being handed out (tinygrad's `is_booting`).
     pub booting: bool,
     /// TLB flushes issued (per hub: GC, MM).
@@ -418,7 +427,8 @@ impl<'a> Gmc<'a> {
         let boot_start = psp.tmr.checked_add(crate::psp::MAX_TMR_SIZE).ok_or_else(too_small)?;
         let boot_end = main.checked_add(BOOT_SIZE).ok_or_else(too_small)?;
         let boot_len = boot_end.checked_sub(boot_start).ok_or_else(too_small)?;
-        let mc_base = u64::from(dev.regs().read_reg(Ip::Mmhub, mmhub::MMMC_VM_FB_LOCATION_BASE)?) << 24;
+        let t = dev.regs().tables();
+        let mc_base = u64::from(dev.regs().read_reg(Ip::Mmhub, t.mmhub.MMMC_VM_FB_LOCATION_BASE)?) << 24;
         let mut g = Gmc {
             dev,
             mc_base,
@@ -429,6 +439,7 @@ impl<'a> Gmc<'a> {
             memscratch: 0,
             dummy_page: 0,
             hub_initted: [false; 2],
+            hubs: [gc_hub(t.gc), mm_hub(t.mmhub)],
             booting: true,
             flushes: [0; 2],
         };
@@ -930,7 +941,7 @@ impl<'a> Gmc<'a> {
     }
 
     fn reg(&self, hub: Hub, r: AmReg) -> Result<Reg> {
-        self.dev.regs().resolve(hub.regs().ip, 0, r)
+        self.dev.regs().resolve(hub.ip(), 0, r)
     }
 
     fn wr(&self, hub: Hub, r: AmReg, v: u32) -> Result<()> {
@@ -967,16 +978,15 @@ impl<'a> Gmc<'a> {
 
     /// `flush_hdp`.
     pub fn flush_hdp(&self) -> Result<()> {
-        self.dev
-            .regs()
-            .write_reg(Ip::Nbio, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX)
+        let r = self.dev.regs();
+        r.write_reg(Ip::Nbio, r.tables().nbio.BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX)
     }
 
     /// `init_hub`: apertures (AGP off, the system aperture over VRAM, default and
     /// fault pages), L1 TLB and L2 setup, VM context 0 over the VM aperture with the
     /// root table, the identity aperture off, every invalidation engine's range.
     pub fn init_hub(&mut self, hub: Hub) -> Result<()> {
-        let h = hub.regs();
+        let h = &self.hubs[hub.index()];
         let mc_end = self
             .mc_base
             .checked_add(self.dev.vram_size() - 1)
@@ -1030,7 +1040,7 @@ impl<'a> Gmc<'a> {
         if !self.hub_initted[hub.index()] {
             return Ok(());
         }
-        let h = hub.regs();
+        let h = &self.hubs[hub.index()];
         let regs = self.dev.regs();
         if hub == Hub::Mm {
             regs.wait(
@@ -1055,7 +1065,7 @@ impl<'a> Gmc<'a> {
     /// The fault latched in `hub`'s status registers, if any (`on_interrupt` reads
     /// them).
     pub fn fault(&self, hub: Hub) -> Result<Option<VmFaultStatus>> {
-        let h = hub.regs();
+        let h = &self.hubs[hub.index()];
         let regs = self.dev.regs();
         let status = regs.read(self.reg(hub, h.fault_status)?);
         if status == 0 {
@@ -1080,7 +1090,7 @@ impl<'a> Gmc<'a> {
     /// Clears `hub`'s latched fault as Linux's `gmc_v11_0_process_interrupt` does:
     /// `VM_L2_PROTECTION_FAULT_CNTL.CLEAR_PROTECTION_FAULT_STATUS_ADDR` set.
     pub fn clear_fault(&mut self, hub: Hub) -> Result<()> {
-        self.update(hub, hub.regs().fault_cntl, [1])
+        self.update(hub, self.hubs[hub.index()].fault_cntl, [1])
     }
 }
 

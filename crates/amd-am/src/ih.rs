@@ -162,24 +162,25 @@ impl<'a> Ih<'a> {
     /// `AM_IH.init`.
     pub fn init(&mut self) -> Result<()> {
         use osssys::*;
+        let t = self.dev.regs().tables().osssys;
         // log2 of the ring's dwords (Linux's order_base_2).
         let rb_size = (RING_SIZE / 4).trailing_zeros();
         let regs = [
             (
-                IH_RB_BASE,
-                IH_RB_BASE_HI,
-                IH_RB_CNTL,
-                IH_RB_WPTR,
-                IH_RB_RPTR,
-                IH_DOORBELL_RPTR,
+                t.IH_RB_BASE,
+                t.IH_RB_BASE_HI,
+                t.IH_RB_CNTL,
+                t.IH_RB_WPTR,
+                t.IH_RB_RPTR,
+                t.IH_DOORBELL_RPTR,
             ),
             (
-                IH_RB_BASE_RING1,
-                IH_RB_BASE_HI_RING1,
-                IH_RB_CNTL_RING1,
-                IH_RB_WPTR_RING1,
-                IH_RB_RPTR_RING1,
-                IH_DOORBELL_RPTR_RING1,
+                t.IH_RB_BASE_RING1,
+                t.IH_RB_BASE_HI_RING1,
+                t.IH_RB_CNTL_RING1,
+                t.IH_RB_WPTR_RING1,
+                t.IH_RB_RPTR_RING1,
+                t.IH_DOORBELL_RPTR_RING1,
             ),
         ];
         for (i, &(base, base_hi, cntl, wptr, rptr, db)) in regs.iter().enumerate() {
@@ -212,8 +213,8 @@ impl<'a> Ih<'a> {
             };
             self.wr(cntl, c)?;
             if i == 0 {
-                self.wr(IH_RB_WPTR_ADDR_LO, wptr_mc as u32)?;
-                self.wr(IH_RB_WPTR_ADDR_HI, (wptr_mc >> 32) as u32)?;
+                self.wr(t.IH_RB_WPTR_ADDR_LO, wptr_mc as u32)?;
+                self.wr(t.IH_RB_WPTR_ADDR_HI, (wptr_mc >> 32) as u32)?;
             }
             self.wr(wptr, 0)?;
             self.wr(rptr, 0)?;
@@ -228,16 +229,16 @@ impl<'a> Ih<'a> {
             )?;
         }
         self.upd(
-            IH_STORM_CLIENT_LIST_CNTL,
+            t.IH_STORM_CLIENT_LIST_CNTL,
             &[(IH_STORM_CLIENT_LIST_CNTL__CLIENT18_IS_STORM_CLIENT_MASK, 1)],
         )?;
-        self.upd(IH_INT_FLOOD_CNTL, &[(IH_INT_FLOOD_CNTL__FLOOD_CNTL_ENABLE_MASK, 1)])?;
-        self.upd(IH_MSI_STORM_CTRL, &[(IH_MSI_STORM_CTRL__DELAY_MASK, 3)])?;
+        self.upd(t.IH_INT_FLOOD_CNTL, &[(IH_INT_FLOOD_CNTL__FLOOD_CNTL_ENABLE_MASK, 1)])?;
+        self.upd(t.IH_MSI_STORM_CTRL, &[(IH_MSI_STORM_CTRL__DELAY_MASK, 3)])?;
         self.upd(
-            IH_RB_CNTL,
+            t.IH_RB_CNTL,
             &[(IH_RB_CNTL__RB_ENABLE_MASK, 1), (IH_RB_CNTL__ENABLE_INTR_MASK, 1)],
         )?;
-        self.upd(IH_RB_CNTL_RING1, &[(IH_RB_CNTL__RB_ENABLE_MASK, 1)])?;
+        self.upd(t.IH_RB_CNTL_RING1, &[(IH_RB_CNTL__RB_ENABLE_MASK, 1)])?;
         self.rptr = 0;
         Ok(())
     }
@@ -246,7 +247,7 @@ impl<'a> Ih<'a> {
     /// read pointer from `IH_RB_RPTR`, so that [`Ih::handle`] reads only what came
     /// after it. A pointer outside the ring or off a vector boundary is an error.
     pub fn resume(&mut self) -> Result<()> {
-        let r = u64::from(self.rd(osssys::IH_RB_RPTR)?);
+        let r = u64::from(self.rd(self.dev.regs().tables().osssys.IH_RB_RPTR)?);
         if r >= RING_SIZE || r % IV_BYTES != 0 {
             return Err(AmError::Device {
                 what: "IH ring 0 read pointer",
@@ -288,6 +289,7 @@ impl<'a> Ih<'a> {
     /// write pointer.
     pub fn handle(&mut self) -> Result<Interrupts> {
         use osssys::*;
+        let t = self.dev.regs().tables().osssys;
         let wptr = self.wptr()?;
         let mut out = Interrupts::default();
         let mut r = self.rptr;
@@ -305,13 +307,13 @@ impl<'a> Ih<'a> {
             out.entries.push(IvEntry::decode(&dw));
             r = (r + IV_BYTES) % RING_SIZE;
         }
-        if field(self.rd(IH_RB_WPTR)?, IH_RB_WPTR__RB_OVERFLOW_MASK) != 0 {
+        if field(self.rd(t.IH_RB_WPTR)?, IH_RB_WPTR__RB_OVERFLOW_MASK) != 0 {
             out.overflowed = true;
-            self.upd(IH_RB_WPTR, &[(IH_RB_WPTR__RB_OVERFLOW_MASK, 0)])?;
-            self.upd(IH_RB_CNTL, &[(IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK, 1)])?;
-            self.upd(IH_RB_CNTL, &[(IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK, 0)])?;
+            self.upd(t.IH_RB_WPTR, &[(IH_RB_WPTR__RB_OVERFLOW_MASK, 0)])?;
+            self.upd(t.IH_RB_CNTL, &[(IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK, 1)])?;
+            self.upd(t.IH_RB_CNTL, &[(IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK, 0)])?;
         }
-        self.wr(IH_RB_RPTR, wptr as u32)?;
+        self.wr(t.IH_RB_RPTR, wptr as u32)?;
         self.rptr = wptr;
         Ok(out)
     }

@@ -22,15 +22,15 @@ use crate::discovery::{
 };
 use crate::error::{AmError, Result};
 use crate::pci::PciDevice;
-use crate::regs::AmReg;
-use crate::regs::generated::{gc, mp, nbio};
+use crate::regs::generated::{gc, nbio};
+use crate::regs::{AmReg, AsicRegs, IpVersions};
 
 /// The base of NBIO's register segment 2 on every GPU with NBIO 4.3 (and earlier
 /// Navi parts): fixed, so that `RCC_CONFIG_MEMSIZE` can be read before discovery.
 pub const NBIO_FIXED_SEG2_BASE: u32 = 0xd20;
 /// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword address (tinygrad 0.10.1's
 /// `mmRCC_CONFIG_MEMSIZE`, 0xde3): VRAM size in MiB.
-pub const RCC_CONFIG_MEMSIZE: u32 = NBIO_FIXED_SEG2_BASE + nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE.offset;
+pub const RCC_CONFIG_MEMSIZE: u32 = NBIO_FIXED_SEG2_BASE + nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE.offset;
 /// The value tinygrad 0.10.1 leaves in `SCRATCH_REG7` after its boot (`am_version`):
 /// a GPU that shows it was set up by the driverless transport and may boot partially.
 pub const AM_VERSION: u32 = 0xA000_0002;
@@ -381,6 +381,28 @@ impl Discovery {
             .find(|b| b.hw_id == ip.hw_id() && b.instance == instance)
     }
 
+    /// The versions of the blocks the transport has register tables for, or
+    /// [`AmError::MissingIp`] naming the first one the table lacks.
+    pub fn ip_versions(&self) -> Result<IpVersions> {
+        let v = |ip: Ip| {
+            self.block(ip, 0)
+                .map(|b| [b.version.0, b.version.1, b.version.2])
+                .ok_or(AmError::MissingIp {
+                    ip: ip.name(),
+                    instance: 0,
+                    seg: None,
+                })
+        };
+        Ok(IpVersions {
+            gc: v(Ip::Gc)?,
+            mmhub: v(Ip::Mmhub)?,
+            osssys: v(Ip::Osssys)?,
+            nbio: v(Ip::Nbio)?,
+            mp0: v(Ip::Mp0)?,
+            mp1: v(Ip::Mp1)?,
+        })
+    }
+
     /// `ip`'s version, as tinygrad 0.10.1's `ip_versions` holds it
     /// (`major * 10000 + minor * 100 + revision`: GC 11.0.0 is 110000).
     pub fn ip_version(&self, ip: Ip) -> Option<u32> {
@@ -422,6 +444,7 @@ pub const fn with_field(value: u32, mask: u32, field: u32) -> u32 {
 pub struct Registers {
     mmio: Arc<dyn Mmio>,
     discovery: Arc<Discovery>,
+    tables: AsicRegs,
     indirect: Option<(u32, u32)>,
 }
 
@@ -435,20 +458,32 @@ impl std::fmt::Debug for Registers {
 }
 
 impl Registers {
-    /// Registers of `mmio` placed by `discovery`.
-    pub fn new(mmio: Arc<dyn Mmio>, discovery: Arc<Discovery>) -> Self {
+    /// Registers of `mmio` placed by `discovery`, named by the tables of the IP
+    /// versions it gives; [`AmError::MissingIp`] if it lacks a block the transport
+    /// drives, [`AmError::UnsupportedIp`] if no table covers a block's version.
+    pub fn new(mmio: Arc<dyn Mmio>, discovery: Arc<Discovery>) -> Result<Self> {
+        let tables = AsicRegs::for_versions(&discovery.ip_versions()?).map_err(|e| AmError::UnsupportedIp {
+            ip: e.ip,
+            version: e.version,
+        })?;
         let nbio_bases = discovery.block(Ip::Nbio, 0).map(|b| b.bases.clone());
         let indirect = nbio_bases.and_then(|b| {
             Some((
-                nbio::BIF_BX_PF0_RSMU_INDEX.addr(&b)?,
-                nbio::BIF_BX_PF0_RSMU_DATA.addr(&b)?,
+                tables.nbio.BIF_BX_PF0_RSMU_INDEX.addr(&b)?,
+                tables.nbio.BIF_BX_PF0_RSMU_DATA.addr(&b)?,
             ))
         });
-        Registers {
+        Ok(Registers {
             mmio,
             discovery,
+            tables,
             indirect,
-        }
+        })
+    }
+
+    /// The register tables of this GPU's IP versions.
+    pub fn tables(&self) -> &AsicRegs {
+        &self.tables
     }
 
     /// The discovery table the addresses come from.
@@ -627,7 +662,7 @@ impl AmDevice {
             });
         }
         let discovery = Arc::new(Discovery::parse(&bin).map_err(|msg| AmError::Discovery { vram_offset: at, msg })?);
-        let regs = Registers::new(mmio, discovery.clone());
+        let regs = Registers::new(mmio, discovery.clone())?;
         Ok(AmDevice {
             pci,
             vram_size,
@@ -669,15 +704,15 @@ impl AmDevice {
 
     /// Reads the identification registers tinygrad 0.10.1 reads at bring-up.
     pub fn boot_state(&self) -> Result<BootState> {
-        let r = &self.regs;
+        let (r, t) = (&self.regs, self.regs.tables());
         Ok(BootState {
-            scratch_reg7: r.read_reg(Ip::Gc, gc::SCRATCH_REG7)?,
+            scratch_reg7: r.read_reg(Ip::Gc, t.gc.SCRATCH_REG7)?,
             mec_halted: field(
-                r.read_reg(Ip::Gc, gc::CP_MEC_RS64_CNTL)?,
+                r.read_reg(Ip::Gc, t.gc.CP_MEC_RS64_CNTL)?,
                 gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK,
             ) != 0,
-            sos_alive: r.read_reg(Ip::Mp0, mp::MP0_SMN_C2PMSG_81)? != 0,
-            smu_response: r.read_reg(Ip::Mp1, mp::MP1_SMN_C2PMSG_90)?,
+            sos_alive: r.read_reg(Ip::Mp0, t.mp0.MP0_SMN_C2PMSG_81)? != 0,
+            smu_response: r.read_reg(Ip::Mp1, t.mp1.MP1_SMN_C2PMSG_90)?,
         })
     }
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::error::{AmError, Result};
 use crate::firmware::{AmFirmware, FwImage};
 use crate::ip::{AmDevice, Ip, Reg};
-use crate::regs::generated::{mmhub, mp, nbio, psp};
+use crate::regs::generated::psp;
 
 /// The bound on every wait of the bring-up.
 pub const WAIT_REG_TIMEOUT: Duration = Duration::from_secs(10);
@@ -169,27 +169,27 @@ impl<'a> Psp<'a> {
     /// The PSP's registers and buffers on `dev`; the memory-controller base of VRAM
     /// from `MMMC_VM_FB_LOCATION_BASE` (tinygrad's `mc_base`).
     pub fn new(dev: &'a AmDevice) -> Result<Self> {
-        let r = dev.regs();
+        let (r, t) = (dev.regs(), dev.regs().tables());
         let mp0 = |reg| r.resolve(Ip::Mp0, 0, reg);
         let bufs = PspBuffers::place(dev.vram_size()).ok_or(AmError::VramTooSmall {
             vram_size: dev.vram_size(),
             min: crate::vram_layout::MIN_VRAM,
             what: "the PSP's buffers in the boot region",
         })?;
-        let mc_base = u64::from(r.read_reg(Ip::Mmhub, mmhub::MMMC_VM_FB_LOCATION_BASE)?) << 24;
+        let mc_base = u64::from(r.read_reg(Ip::Mmhub, t.mmhub.MMMC_VM_FB_LOCATION_BASE)?) << 24;
         Ok(Psp {
             dev,
             bufs,
             mc_base,
-            c2p35: mp0(mp::MP0_SMN_C2PMSG_35)?,
-            c2p36: mp0(mp::MP0_SMN_C2PMSG_36)?,
-            c2p64: mp0(mp::MP0_SMN_C2PMSG_64)?,
-            c2p67: mp0(mp::MP0_SMN_C2PMSG_67)?,
-            c2p69: mp0(mp::MP0_SMN_C2PMSG_69)?,
-            c2p70: mp0(mp::MP0_SMN_C2PMSG_70)?,
-            c2p71: mp0(mp::MP0_SMN_C2PMSG_71)?,
-            c2p81: mp0(mp::MP0_SMN_C2PMSG_81)?,
-            hdp_flush: r.resolve(Ip::Nbio, 0, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ)?,
+            c2p35: mp0(t.mp0.MP0_SMN_C2PMSG_35)?,
+            c2p36: mp0(t.mp0.MP0_SMN_C2PMSG_36)?,
+            c2p64: mp0(t.mp0.MP0_SMN_C2PMSG_64)?,
+            c2p67: mp0(t.mp0.MP0_SMN_C2PMSG_67)?,
+            c2p69: mp0(t.mp0.MP0_SMN_C2PMSG_69)?,
+            c2p70: mp0(t.mp0.MP0_SMN_C2PMSG_70)?,
+            c2p71: mp0(t.mp0.MP0_SMN_C2PMSG_71)?,
+            c2p81: mp0(t.mp0.MP0_SMN_C2PMSG_81)?,
+            hdp_flush: r.resolve(Ip::Nbio, 0, t.nbio.BIF_BX_PF0_GPU_HDP_FLUSH_REQ)?,
             tmr_size: None,
         })
     }

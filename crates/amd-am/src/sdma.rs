@@ -101,6 +101,11 @@ impl<'a> Sdma<'a> {
         Sdma { dev, ring: None }
     }
 
+    /// GC's registers (SDMA's are in GC's segments) at this GPU's version.
+    fn gc(&self) -> &'static gc::Table {
+        self.dev.regs().tables().gc
+    }
+
     fn wr(&self, r: AmReg, v: u32) -> Result<()> {
         self.dev.regs().write_reg(Ip::Gc, r, v)
     }
@@ -118,36 +123,35 @@ impl<'a> Sdma<'a> {
 
     /// `AM_SDMA.init`.
     pub fn init(&self) -> Result<()> {
-        self.wr(gc::SDMA0_SEM_WAIT_FAIL_TIMER_CNTL, 0)?;
+        let g = self.gc();
+        // GC 12's SDMA has no semaphore-wait timer.
+        if let Some(r) = g.SDMA0_SEM_WAIT_FAIL_TIMER_CNTL {
+            self.wr(r, 0)?;
+        }
         self.upd(
-            gc::SDMA0_WATCHDOG_CNTL,
+            self.gc().SDMA0_WATCHDOG_CNTL,
             &[(gc::SDMA0_WATCHDOG_CNTL__QUEUE_HANG_COUNT_MASK, QUEUE_HANG_COUNT)],
         )?;
         self.upd(
-            gc::SDMA0_UTCL1_CNTL,
+            self.gc().SDMA0_UTCL1_CNTL,
             &[
                 (gc::SDMA0_UTCL1_CNTL__RESP_MODE_MASK, 3),
                 (gc::SDMA0_UTCL1_CNTL__REDO_DELAY_MASK, 9),
             ],
         )?;
-        // Reads no-allocate, writes bypass.
+        // Reads no-allocate, writes bypass (GC 12's page register has no LLC field).
+        let mut page = vec![
+            (gc::SDMA0_UTCL1_PAGE__RD_L2_POLICY_MASK, 2),
+            (gc::SDMA0_UTCL1_PAGE__WR_L2_POLICY_MASK, 3),
+        ];
+        page.extend(g.SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK.map(|m| (m, 1)));
+        self.upd(g.SDMA0_UTCL1_PAGE, &page)?;
+        // The engine out of halt (GC 12: `SDMA0_MCU_CNTL`, without a second thread).
+        let mut cntl = vec![(gc::SDMA0_F32_CNTL__HALT_MASK, 0)];
+        cntl.extend(g.SDMA0_F32_CNTL__TH1_RESET_MASK.map(|m| (m, 0)));
+        self.upd(g.SDMA0_F32_CNTL, &cntl)?;
         self.upd(
-            gc::SDMA0_UTCL1_PAGE,
-            &[
-                (gc::SDMA0_UTCL1_PAGE__RD_L2_POLICY_MASK, 2),
-                (gc::SDMA0_UTCL1_PAGE__WR_L2_POLICY_MASK, 3),
-                (gc::SDMA0_UTCL1_PAGE__LLC_NOALLOC_MASK, 1),
-            ],
-        )?;
-        self.upd(
-            gc::SDMA0_F32_CNTL,
-            &[
-                (gc::SDMA0_F32_CNTL__HALT_MASK, 0),
-                (gc::SDMA0_F32_CNTL__TH1_RESET_MASK, 0),
-            ],
-        )?;
-        self.upd(
-            gc::SDMA0_CNTL,
+            self.gc().SDMA0_CNTL,
             &[
                 (gc::SDMA0_CNTL__CTXEMPTY_INT_ENABLE_MASK, 1),
                 (gc::SDMA0_CNTL__TRAP_ENABLE_MASK, 1),
@@ -162,31 +166,35 @@ impl<'a> Sdma<'a> {
     /// enabled), indirect buffers on.
     pub fn setup_ring(&mut self, d: &SdmaRingDesc) -> Result<()> {
         let (rb_size, db) = d.check()?;
-        self.wr(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 1)?;
-        self.wr_pair(gc::SDMA0_QUEUE0_RB_RPTR, gc::SDMA0_QUEUE0_RB_RPTR_HI, 0)?;
-        self.wr_pair(gc::SDMA0_QUEUE0_RB_WPTR, gc::SDMA0_QUEUE0_RB_WPTR_HI, 0)?;
-        self.wr_pair(gc::SDMA0_QUEUE0_RB_BASE, gc::SDMA0_QUEUE0_RB_BASE_HI, d.ring >> 8)?;
+        self.wr(self.gc().SDMA0_QUEUE0_MINOR_PTR_UPDATE, 1)?;
+        self.wr_pair(self.gc().SDMA0_QUEUE0_RB_RPTR, self.gc().SDMA0_QUEUE0_RB_RPTR_HI, 0)?;
+        self.wr_pair(self.gc().SDMA0_QUEUE0_RB_WPTR, self.gc().SDMA0_QUEUE0_RB_WPTR_HI, 0)?;
         self.wr_pair(
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
+            self.gc().SDMA0_QUEUE0_RB_BASE,
+            self.gc().SDMA0_QUEUE0_RB_BASE_HI,
+            d.ring >> 8,
+        )?;
+        self.wr_pair(
+            self.gc().SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
+            self.gc().SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
             d.rptr,
         )?;
         self.wr_pair(
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
+            self.gc().SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
+            self.gc().SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
             d.wptr,
         )?;
         self.upd(
-            gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
+            self.gc().SDMA0_QUEUE0_DOORBELL_OFFSET,
             &[(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK, db)],
         )?;
         self.upd(
-            gc::SDMA0_QUEUE0_DOORBELL,
+            self.gc().SDMA0_QUEUE0_DOORBELL,
             &[(gc::SDMA0_QUEUE0_DOORBELL__ENABLE_MASK, 1)],
         )?;
-        self.wr(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 0)?;
+        self.wr(self.gc().SDMA0_QUEUE0_MINOR_PTR_UPDATE, 0)?;
         self.wr(
-            gc::SDMA0_QUEUE0_RB_CNTL,
+            self.gc().SDMA0_QUEUE0_RB_CNTL,
             build(&[
                 (gc::SDMA0_QUEUE0_RB_CNTL__RB_VMID_MASK, 0),
                 (gc::SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK, 1),
@@ -201,7 +209,7 @@ impl<'a> Sdma<'a> {
             ]),
         )?;
         self.upd(
-            gc::SDMA0_QUEUE0_IB_CNTL,
+            self.gc().SDMA0_QUEUE0_IB_CNTL,
             &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 1)],
         )?;
         self.ring = Some(*d);
@@ -220,11 +228,11 @@ impl<'a> Sdma<'a> {
     /// The ring and indirect buffers of SDMA0 queue 0 off.
     fn disable_ring(&self) -> Result<()> {
         self.upd(
-            gc::SDMA0_QUEUE0_RB_CNTL,
+            self.gc().SDMA0_QUEUE0_RB_CNTL,
             &[(gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK, 0)],
         )?;
         self.upd(
-            gc::SDMA0_QUEUE0_IB_CNTL,
+            self.gc().SDMA0_QUEUE0_IB_CNTL,
             &[(gc::SDMA0_QUEUE0_IB_CNTL__IB_ENABLE_MASK, 0)],
         )
     }
@@ -238,19 +246,16 @@ impl<'a> Sdma<'a> {
     /// with thread 1 in reset, `GRBM_SOFT_RESET.SOFT_RESET_SDMA0` held 10 ms.
     pub fn fini(&mut self) -> Result<()> {
         self.disable_ring()?;
-        self.upd(
-            gc::SDMA0_F32_CNTL,
-            &[
-                (gc::SDMA0_F32_CNTL__HALT_MASK, 1),
-                (gc::SDMA0_F32_CNTL__TH1_RESET_MASK, 1),
-            ],
-        )?;
+        let g = self.gc();
+        let mut cntl = vec![(gc::SDMA0_F32_CNTL__HALT_MASK, 1)];
+        cntl.extend(g.SDMA0_F32_CNTL__TH1_RESET_MASK.map(|m| (m, 1)));
+        self.upd(g.SDMA0_F32_CNTL, &cntl)?;
         self.wr(
-            gc::GRBM_SOFT_RESET,
+            self.gc().GRBM_SOFT_RESET,
             build(&[(gc::GRBM_SOFT_RESET__SOFT_RESET_SDMA0_MASK, 1)]),
         )?;
         std::thread::sleep(SOFT_RESET_HOLD);
-        self.wr(gc::GRBM_SOFT_RESET, 0)?;
+        self.wr(self.gc().GRBM_SOFT_RESET, 0)?;
         self.ring = None;
         Ok(())
     }

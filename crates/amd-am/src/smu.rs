@@ -15,7 +15,7 @@ use crate::error::{AmError, Result};
 use crate::gmc::Gmc;
 use crate::ip::{AmDevice, Ip, Reg};
 use crate::regs::CField;
-use crate::regs::generated::{mp, smu, smu_if, smu_metrics, smu_metrics_external};
+use crate::regs::generated::{smu, smu_if, smu_metrics, smu_metrics_external};
 
 /// The bound on a message's wait (tinygrad's 10,000 ms).
 pub const MSG_TIMEOUT: Duration = Duration::from_secs(10);
@@ -128,13 +128,14 @@ impl<'a> Smu<'a> {
     /// The SMU's registers, and its driver table taken from the boot region
     /// (zeroed on a full boot, as tinygrad's `palloc(0x4000, zero=not partial_boot)`).
     pub fn new(dev: &'a AmDevice, gmc: &mut Gmc<'_>, zero: bool) -> Result<Self> {
+        let t = dev.regs().tables();
         let mp1 = |r| dev.regs().resolve(Ip::Mp1, 0, r);
         let driver_table = gmc.palloc(DRIVER_TABLE_SIZE, 0x1000, zero, true)?;
         Ok(Smu {
             dev,
-            msg: mp1(mp::MP1_SMN_C2PMSG_66)?,
-            arg: mp1(mp::MP1_SMN_C2PMSG_82)?,
-            resp: mp1(mp::MP1_SMN_C2PMSG_90)?,
+            msg: mp1(t.mp1.MP1_SMN_C2PMSG_66)?,
+            arg: mp1(t.mp1.MP1_SMN_C2PMSG_82)?,
+            resp: mp1(t.mp1.MP1_SMN_C2PMSG_90)?,
             driver_table,
             driver_table_mc: gmc.mc(driver_table)?,
             clocks: None,

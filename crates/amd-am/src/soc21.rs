@@ -22,12 +22,12 @@ impl<'a> Soc21<'a> {
     /// read-modify-write; the register lies past BAR 5 and is reached through the
     /// RSMU index/data pair), then `RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN` = 1.
     pub fn init(&self) -> Result<()> {
-        let r = self.dev.regs();
-        let strap = r.resolve(Ip::Nbio, 0, nbio::RCC_DEV0_EPF2_STRAP2)?;
+        let (r, t) = (self.dev.regs(), self.dev.regs().tables());
+        let strap = r.resolve(Ip::Nbio, 0, t.nbio.RCC_DEV0_EPF2_STRAP2)?;
         r.update(
             strap,
             &[(nbio::RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK, 0)],
         );
-        r.write_reg(Ip::Nbio, nbio::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, 1)
+        r.write_reg(Ip::Nbio, t.nbio.RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, 1)
     }
 }

@@ -223,17 +223,23 @@ fn cold_boot_in_tinygrads_order() {
     // Each block's first register write, in `AMDev.__init__`'s order.
     let log = m.pci_registers(0).unwrap().writes();
     let order = [
-        first_write(&log, addr(&dev, Ip::Nbio, nbio::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN)),
-        first_write(&log, addr(&dev, Ip::Mmhub, mmhub::MMVM_CONTEXT0_CNTL)),
-        first_write(&log, addr(&dev, Ip::Osssys, osssys::IH_RB_CNTL)),
-        first_write(&log, addr(&dev, Ip::Mp0, mp::MP0_SMN_C2PMSG_64)),
-        first_write(&log, addr(&dev, Ip::Mp1, mp::MP1_SMN_C2PMSG_66)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::CP_PFP_PRGRM_CNTR_START)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::GCVM_CONTEXT0_CNTL)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::CP_MEC_DOORBELL_RANGE_UPPER)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::SDMA0_SEM_WAIT_FAIL_TIMER_CNTL)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::RLC_SAFE_MODE)),
-        first_write(&log, addr(&dev, Ip::Gc, gc::SCRATCH_REG7)),
+        first_write(
+            &log,
+            addr(&dev, Ip::Nbio, nbio::V4_3_0.RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN),
+        ),
+        first_write(&log, addr(&dev, Ip::Mmhub, mmhub::V3_0_0.MMVM_CONTEXT0_CNTL)),
+        first_write(&log, addr(&dev, Ip::Osssys, osssys::V6_0_0.IH_RB_CNTL)),
+        first_write(&log, addr(&dev, Ip::Mp0, mp::V13_0_0.MP0_SMN_C2PMSG_64)),
+        first_write(&log, addr(&dev, Ip::Mp1, mp::V13_0_0.MP1_SMN_C2PMSG_66)),
+        first_write(&log, addr(&dev, Ip::Gc, gc::V11_0_0.CP_PFP_PRGRM_CNTR_START)),
+        first_write(&log, addr(&dev, Ip::Gc, gc::V11_0_0.GCVM_CONTEXT0_CNTL)),
+        first_write(&log, addr(&dev, Ip::Gc, gc::V11_0_0.CP_MEC_DOORBELL_RANGE_UPPER)),
+        first_write(
+            &log,
+            addr(&dev, Ip::Gc, gc::V11_0_0.SDMA0_SEM_WAIT_FAIL_TIMER_CNTL.unwrap()),
+        ),
+        first_write(&log, addr(&dev, Ip::Gc, gc::V11_0_0.RLC_SAFE_MODE)),
+        first_write(&log, addr(&dev, Ip::Gc, gc::V11_0_0.SCRATCH_REG7)),
     ];
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
 
@@ -241,17 +247,17 @@ fn cold_boot_in_tinygrads_order() {
     // pipe active, its start address from the firmware, SDMA released, the RLC out
     // of safe mode after two commands, SCRATCH_REG7 the version.
     let r = |ip, x| reg(&m, &dev, ip, x);
-    assert_eq!(r(Ip::Nbio, nbio::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN), 1);
-    let mec = r(Ip::Gc, gc::CP_MEC_RS64_CNTL);
+    assert_eq!(r(Ip::Nbio, nbio::V4_3_0.RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN), 1);
+    let mec = r(Ip::Gc, gc::V11_0_0.CP_MEC_RS64_CNTL);
     assert_eq!(mec & gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 0);
     assert_eq!(mec & 0x3c00_0000, 0x3c00_0000, "pipes 0-3 active: {mec:#x}");
     assert_eq!(mec & 0x000f_0000, 0, "no pipe in reset: {mec:#x}");
-    let mec_pc = u64::from(r(Ip::Gc, gc::CP_MEC_RS64_PRGRM_CNTR_START))
-        | u64::from(r(Ip::Gc, gc::CP_MEC_RS64_PRGRM_CNTR_START_HI)) << 32;
+    let mec_pc = u64::from(r(Ip::Gc, gc::V11_0_0.CP_MEC_RS64_PRGRM_CNTR_START))
+        | u64::from(r(Ip::Gc, gc::V11_0_0.CP_MEC_RS64_PRGRM_CNTR_START_HI)) << 32;
     assert_eq!(mec_pc, common::MEC_START >> 2);
-    assert_eq!(r(Ip::Gc, gc::CP_MEC_DOORBELL_RANGE_UPPER), 0x450);
-    assert_eq!(r(Ip::Gc, gc::SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK, 0);
-    assert_eq!(r(Ip::Gc, gc::SCRATCH_REG7), AM_VERSION);
+    assert_eq!(r(Ip::Gc, gc::V11_0_0.CP_MEC_DOORBELL_RANGE_UPPER), 0x450);
+    assert_eq!(r(Ip::Gc, gc::V11_0_0.SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK, 0);
+    assert_eq!(r(Ip::Gc, gc::V11_0_0.SCRATCH_REG7), AM_VERSION);
     let regs = m.pci_registers(0).unwrap();
     assert_eq!(
         regs.with_block::<Rlc, _>(|b| (b.safe_mode, b.commands)),
@@ -394,11 +400,11 @@ fn an_sdma_copy_and_fence() {
     b.fini().unwrap();
     assert!(b.is_finished());
     assert_eq!(
-        reg(&m, &dev, Ip::Gc, gc::SDMA0_QUEUE0_RB_CNTL) & gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK,
+        reg(&m, &dev, Ip::Gc, gc::V11_0_0.SDMA0_QUEUE0_RB_CNTL) & gc::SDMA0_QUEUE0_RB_CNTL__RB_ENABLE_MASK,
         0
     );
     assert_ne!(
-        reg(&m, &dev, Ip::Gc, gc::SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK,
+        reg(&m, &dev, Ip::Gc, gc::V11_0_0.SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK,
         0
     );
     assert!(m.pci_rings(0).is_empty(), "no ring bound after fini");
@@ -415,9 +421,9 @@ fn a_reboot_after_fini_is_partial() {
         let mut c = compute_ring(&mut b);
         fence(&mut b, &mut c, 1);
         b.fini().unwrap();
-        let mec = reg(&m, &dev, Ip::Gc, gc::CP_MEC_RS64_CNTL);
+        let mec = reg(&m, &dev, Ip::Gc, gc::V11_0_0.CP_MEC_RS64_CNTL);
         assert_ne!(mec & gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 0, "MEC halted");
-        assert_eq!(reg(&m, &dev, Ip::Gc, gc::GCVM_CONTEXT0_CNTL), 0);
+        assert_eq!(reg(&m, &dev, Ip::Gc, gc::V11_0_0.GCVM_CONTEXT0_CNTL), 0);
     }
     let regs = m.pci_registers(0).unwrap();
     let psp_cmds = regs.with_block::<MockPsp, _>(|p| p.commands.len()).unwrap();
@@ -507,7 +513,7 @@ fn a_refused_psp_command_fails_the_boot_and_the_next_boot_starts_over() {
             status: 7
         }
     );
-    assert_ne!(reg(&m, &dev, Ip::Gc, gc::SCRATCH_REG7), AM_VERSION);
+    assert_ne!(reg(&m, &dev, Ip::Gc, gc::V11_0_0.SCRATCH_REG7), AM_VERSION);
     drop(dev);
     // The sOS runs and the SMU answers: the next boot resets first.
     let dev = open(&m);
@@ -542,7 +548,7 @@ fn a_silent_smu_fails_the_boot_naming_the_message() {
         e.to_string().contains(&format!("no response within {waited_ms} ms")),
         "{e}"
     );
-    assert_ne!(reg(&m, &dev, Ip::Gc, gc::SCRATCH_REG7), AM_VERSION);
+    assert_ne!(reg(&m, &dev, Ip::Gc, gc::V11_0_0.SCRATCH_REG7), AM_VERSION);
     assert!(m.clear_injections());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -579,7 +585,7 @@ fn an_rlc_autoload_that_never_completes_is_a_timeout() {
     // The next (partial) boot finds the RLC not done: GFX waits out its bound.
     let dev = open(&m);
     let regs = m.pci_registers(0).unwrap();
-    regs.set(addr(&dev, Ip::Gc, gc::RLC_RLCS_BOOTLOAD_STATUS), 0);
+    regs.set(addr(&dev, Ip::Gc, gc::V11_0_0.RLC_RLCS_BOOTLOAD_STATUS), 0);
     let o = BootOptions {
         gfx_timeout: Duration::from_millis(50),
         ..opts(&dir)

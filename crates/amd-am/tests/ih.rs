@@ -41,13 +41,13 @@ fn with_ih(test: impl FnOnce(&MockSys, &AmDevice, &mut Gmc<'_>, &mut Ih<'_>)) {
 #[test]
 fn faults_and_traps_come_back_decoded() {
     with_ih(|m, dev, gmc, ih| {
-        let cntl = reg(m, dev, osssys::IH_RB_CNTL);
+        let cntl = reg(m, dev, osssys::V6_0_0.IH_RB_CNTL);
         assert_eq!(4u32 << field(cntl, osssys::IH_RB_CNTL__RB_SIZE_MASK), RING_SIZE as u32);
         assert_eq!(field(cntl, osssys::IH_RB_CNTL__RB_ENABLE_MASK), 1);
         assert_eq!(field(cntl, osssys::IH_RB_CNTL__ENABLE_INTR_MASK), 1);
         assert_eq!(
             field(
-                reg(m, dev, osssys::IH_RB_CNTL_RING1),
+                reg(m, dev, osssys::V6_0_0.IH_RB_CNTL_RING1),
                 osssys::IH_RB_CNTL__RB_ENABLE_MASK
             ),
             1
@@ -76,7 +76,7 @@ fn faults_and_traps_come_back_decoded() {
         assert_eq!((f1.hub, f1.va, f1.write), (Hub::Mm, map.va, false));
         assert!(got.entries[2].is_sdma_trap() && got.entries[2].vm_fault().is_none());
         assert_eq!((got.entries[2].ring_id, got.entries[2].src_data[0]), (3, 0x1234));
-        assert_eq!(u64::from(reg(m, dev, osssys::IH_RB_RPTR)), 3 * IV_BYTES);
+        assert_eq!(u64::from(reg(m, dev, osssys::V6_0_0.IH_RB_RPTR)), 3 * IV_BYTES);
         assert!(ih.handle().unwrap().entries.is_empty(), "read once");
     });
 }
@@ -89,14 +89,17 @@ fn an_overflow_is_reported_and_cleared() {
         for i in 0..slots {
             file.raise_interrupt(MockIv::sdma_trap(0, 0, 0, i as u32));
         }
-        let wp = reg(m, dev, osssys::IH_RB_WPTR);
+        let wp = reg(m, dev, osssys::V6_0_0.IH_RB_WPTR);
         assert_eq!(field(wp, osssys::IH_RB_WPTR__RB_OVERFLOW_MASK), 1);
         let got = ih.handle().unwrap();
         assert!(got.overflowed);
         assert_eq!(got.entries.len() as u64, slots - 1, "one slot stays empty");
         assert!(got.entries.iter().enumerate().all(|(i, e)| e.src_data[0] == i as u32));
         assert_eq!(
-            field(reg(m, dev, osssys::IH_RB_WPTR), osssys::IH_RB_WPTR__RB_OVERFLOW_MASK),
+            field(
+                reg(m, dev, osssys::V6_0_0.IH_RB_WPTR),
+                osssys::IH_RB_WPTR__RB_OVERFLOW_MASK
+            ),
             0
         );
         // After the wrap the ring takes vectors again.

@@ -96,19 +96,20 @@ fn registers_by_ip_and_instance_and_the_bring_up_reads() {
     let (m, dev, want) = navi31();
     let r = dev.regs();
     for (ip, reg) in [
-        (Ip::Gc, gc::SCRATCH_REG7),
-        (Ip::Gc, gc::CP_MEC_RS64_CNTL),
-        (Ip::Gc, gc::CP_STAT),
-        (Ip::Mp0, mp::MP0_SMN_C2PMSG_81),
-        (Ip::Mp1, mp::MP1_SMN_C2PMSG_90),
-        (Ip::Nbio, nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE),
-        (Ip::Osssys, osssys::IH_RB_CNTL),
+        (Ip::Gc, gc::V11_0_0.SCRATCH_REG7),
+        (Ip::Gc, gc::V11_0_0.CP_MEC_RS64_CNTL),
+        (Ip::Gc, gc::V11_0_0.CP_STAT),
+        (Ip::Mp0, mp::V13_0_0.MP0_SMN_C2PMSG_81),
+        (Ip::Mp1, mp::V13_0_0.MP1_SMN_C2PMSG_90),
+        (Ip::Nbio, nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE),
+        (Ip::Osssys, osssys::V6_0_0.IH_RB_CNTL),
     ] {
         let a = r.resolve(ip, 0, reg).unwrap();
         assert_eq!(Some(a.addr), reg_addr(&want, ip.hw_id(), reg), "{}", reg.name);
     }
     assert_eq!(
-        r.read_reg(Ip::Nbio, nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE).unwrap(),
+        r.read_reg(Ip::Nbio, nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE)
+            .unwrap(),
         512,
         "the discovered NBIO base agrees with the fixed address"
     );
@@ -120,8 +121,8 @@ fn registers_by_ip_and_instance_and_the_bring_up_reads() {
 
     let file = m.pci_registers(0).unwrap();
     file.take_writes();
-    r.write_reg(Ip::Gc, gc::SCRATCH_REG7, AM_VERSION).unwrap();
-    let addr = reg_addr(&want, hw_id::GC, gc::SCRATCH_REG7).unwrap();
+    r.write_reg(Ip::Gc, gc::V11_0_0.SCRATCH_REG7, AM_VERSION).unwrap();
+    let addr = reg_addr(&want, hw_id::GC, gc::V11_0_0.SCRATCH_REG7).unwrap();
     assert_eq!(
         file.take_writes(),
         [RegWrite {
@@ -135,9 +136,9 @@ fn registers_by_ip_and_instance_and_the_bring_up_reads() {
     assert!(!s.partial_boot(true), "AM_RESET=1 forces a full boot");
 
     // A second SDMA instance exists, a third does not.
-    assert!(r.resolve(Ip::Sdma1, 0, gc::SDMA0_QUEUE0_RB_CNTL).is_ok());
+    assert!(r.resolve(Ip::Sdma1, 0, gc::V11_0_0.SDMA0_QUEUE0_RB_CNTL).is_ok());
     assert_eq!(
-        r.resolve(Ip::Gc, 1, gc::SCRATCH_REG7).unwrap_err(),
+        r.resolve(Ip::Gc, 1, gc::V11_0_0.SCRATCH_REG7).unwrap_err(),
         AmError::MissingIp {
             ip: "GC",
             instance: 1,
@@ -184,8 +185,8 @@ fn past_the_bar_goes_through_the_rsmu_pair() {
     let file = m.pci_registers(0).unwrap();
     file.take_writes();
     r.write(a, 0x1234_5678);
-    let index = reg_addr(&want, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX).unwrap();
-    let data = reg_addr(&want, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA).unwrap();
+    let index = reg_addr(&want, hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_INDEX).unwrap();
+    let data = reg_addr(&want, hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_DATA).unwrap();
     let w = file.take_writes();
     assert_eq!(
         w[0],
@@ -213,10 +214,10 @@ fn past_the_bar_goes_through_the_rsmu_pair() {
 
 #[test]
 fn a_missing_ip_is_named() {
+    // The register tables are chosen from every block's version when the device is
+    // opened, so a block the transport drives must be in the table from the start.
     let (_m, mut devs) = open(vec![PciProfile::navi31().without_ip(hw_id::MP0)]);
-    let dev = devs.remove(0).unwrap();
-    assert!(dev.discovery().block(Ip::Mp0, 0).is_none());
-    let e = dev.boot_state().unwrap_err();
+    let e = devs.remove(0).unwrap_err();
     assert_eq!(
         e,
         AmError::MissingIp {
@@ -226,6 +227,27 @@ fn a_missing_ip_is_named() {
         }
     );
     assert_eq!(e.to_string(), "IP block MP0 instance 0: not in the IP discovery table");
+}
+
+#[test]
+fn a_block_of_an_unknown_version_is_named() {
+    let mut p = PciProfile::navi31();
+    for ip in p.discovery.ips.iter_mut().filter(|ip| ip.hw_id == hw_id::GC) {
+        ip.version = (10, 3, 0);
+    }
+    let (_m, mut devs) = open(vec![p]);
+    let e = devs.remove(0).unwrap_err();
+    assert_eq!(
+        e,
+        AmError::UnsupportedIp {
+            ip: "GC",
+            version: [10, 3, 0]
+        }
+    );
+    assert!(
+        e.to_string().starts_with("IP block GC 10.3.0: no register table"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -53,8 +53,8 @@ fn waits_sleep_on_the_interrupt() {
         "{written0} -> {written}, {msis0} -> {msis}"
     );
     // Drained: the read pointer met the write pointer.
-    let rptr = regs.read32(osssys_reg(osssys::IH_RB_RPTR));
-    let wptr = regs.read32(osssys_reg(osssys::IH_RB_WPTR));
+    let rptr = regs.read32(osssys_reg(osssys::V6_0_0.IH_RB_RPTR));
+    let wptr = regs.read32(osssys_reg(osssys::V6_0_0.IH_RB_WPTR));
     assert_eq!(rptr, wptr & !3, "the interrupt ring was read up to its write pointer");
     // And the timeline's signals ask for the interrupt: the mailbox is the transport's.
     let h = dev.timeline_handle().unwrap();

@@ -217,13 +217,13 @@ fn a_missing_ip_block_is_absent_from_the_table_and_has_no_behaviour() {
     let mp1 = bases.ips.iter().find(|ip| ip.hw_id == dsc::hw_id::MP1).unwrap();
     let at = |r: amd_mockgpu::pci::regs::AmReg| r.addr(&mp1.bases).unwrap();
     use amd_mockgpu::pci::regs::generated::{mp, smu};
-    regs.write32(at(mp::MP1_SMN_C2PMSG_90), 0);
-    regs.write32(at(mp::MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
-    assert_eq!(regs.read32(at(mp::MP1_SMN_C2PMSG_90)), 0);
+    regs.write32(at(mp::V13_0_0.MP1_SMN_C2PMSG_90), 0);
+    regs.write32(at(mp::V13_0_0.MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
+    assert_eq!(regs.read32(at(mp::V13_0_0.MP1_SMN_C2PMSG_90)), 0);
     // The same message to a complete device is answered.
     let full = MockSys::new(MockConfig::pci(1));
     let regs = full.pci_registers(0).unwrap();
-    regs.write32(at(mp::MP1_SMN_C2PMSG_90), 0);
-    regs.write32(at(mp::MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
-    assert_eq!(regs.read32(at(mp::MP1_SMN_C2PMSG_90)), smu::PPSMC_Result_OK);
+    regs.write32(at(mp::V13_0_0.MP1_SMN_C2PMSG_90), 0);
+    regs.write32(at(mp::V13_0_0.MP1_SMN_C2PMSG_66), smu::PPSMC_MSG_GetSmuVersion);
+    assert_eq!(regs.read32(at(mp::V13_0_0.MP1_SMN_C2PMSG_90)), smu::PPSMC_Result_OK);
 }

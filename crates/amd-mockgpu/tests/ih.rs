@@ -74,8 +74,8 @@ impl Gpu {
     /// `AM_IH.init` for ring 0 (with the write-back enabled, as Linux's
     /// `ih_v6_0_rb_cntl` does), the ring `4 << log2` bytes at `ring` (MC address).
     fn program(&self, ring: u64, log2: u32) {
-        self.wr(osssys::IH_RB_BASE, (ring >> 8) as u32);
-        self.wr(osssys::IH_RB_BASE_HI, (ring >> 40) as u32);
+        self.wr(osssys::V6_0_0.IH_RB_BASE, (ring >> 8) as u32);
+        self.wr(osssys::V6_0_0.IH_RB_BASE_HI, (ring >> 40) as u32);
         let f = |v: u32, mask: u32| (v << mask.trailing_zeros()) & mask;
         let cntl = f(4, osssys::IH_RB_CNTL__MC_SPACE_MASK)
             | osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK
@@ -83,14 +83,17 @@ impl Gpu {
             | osssys::IH_RB_CNTL__WPTR_OVERFLOW_ENABLE_MASK
             | osssys::IH_RB_CNTL__RPTR_REARM_MASK
             | osssys::IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK;
-        self.wr(osssys::IH_RB_CNTL, cntl);
-        self.wr(osssys::IH_RB_WPTR_ADDR_LO, (MC + WB) as u32);
-        self.wr(osssys::IH_RB_WPTR_ADDR_HI, ((MC + WB) >> 32) as u32);
-        self.wr(osssys::IH_RB_WPTR, 0);
-        self.wr(osssys::IH_RB_RPTR, 0);
-        self.wr(osssys::IH_DOORBELL_RPTR, 2 | osssys::IH_DOORBELL_RPTR__ENABLE_MASK);
+        self.wr(osssys::V6_0_0.IH_RB_CNTL, cntl);
+        self.wr(osssys::V6_0_0.IH_RB_WPTR_ADDR_LO, (MC + WB) as u32);
+        self.wr(osssys::V6_0_0.IH_RB_WPTR_ADDR_HI, ((MC + WB) >> 32) as u32);
+        self.wr(osssys::V6_0_0.IH_RB_WPTR, 0);
+        self.wr(osssys::V6_0_0.IH_RB_RPTR, 0);
         self.wr(
-            osssys::IH_RB_CNTL,
+            osssys::V6_0_0.IH_DOORBELL_RPTR,
+            2 | osssys::IH_DOORBELL_RPTR__ENABLE_MASK,
+        );
+        self.wr(
+            osssys::V6_0_0.IH_RB_CNTL,
             cntl | osssys::IH_RB_CNTL__RB_ENABLE_MASK | osssys::IH_RB_CNTL__ENABLE_INTR_MASK,
         );
     }
@@ -149,7 +152,7 @@ fn a_gmc_fault_writes_a_vm_fault_vector_and_signals_the_msi() {
     let addr = (u64::from(e.src_data[0]) << 12) | (u64::from(e.src_data[1] & 0xf) << 44);
     assert_eq!(addr, va);
     assert_ne!(e.src_data[1] & 0x20, 0, "write fault");
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 32);
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 32);
     assert_eq!(g.vram(WB, 4), 32u32.to_le_bytes());
     assert_eq!(g.msis(), 1);
 
@@ -162,7 +165,7 @@ fn a_gmc_fault_writes_a_vm_fault_vector_and_signals_the_msi() {
     assert_eq!(u32::from(e.src_id), ih::VMC_1_0__SRCID__VM_FAULT);
     assert_eq!((e.src_data[0], e.src_data[1]), (5, 0));
     assert!(ts1 > ts0);
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 64);
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 64);
     assert_eq!(g.msis(), 1);
 
     // An engine's end of pipe.
@@ -189,9 +192,9 @@ fn the_ring_wraps_and_a_full_ring_drops_and_flags_overflow() {
     for i in 0..3 {
         assert_eq!(g.raise(i), Delivery::Written(true));
     }
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 96);
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 96);
     assert_eq!(g.raise(99), Delivery::Dropped);
-    let w = g.rd(osssys::IH_RB_WPTR);
+    let w = g.rd(osssys::V6_0_0.IH_RB_WPTR);
     assert_eq!(w & !osssys::IH_RB_WPTR__RB_OVERFLOW_MASK, 96);
     assert_ne!(w & osssys::IH_RB_WPTR__RB_OVERFLOW_MASK, 0);
     assert_eq!(g.vram(WB, 4), w.to_le_bytes(), "the write-back carries the flag");
@@ -199,15 +202,21 @@ fn the_ring_wraps_and_a_full_ring_drops_and_flags_overflow() {
     assert_eq!(g.msis(), 3);
 
     // The handler as tinygrad's: read pointer to the write pointer, overflow cleared.
-    g.wr(osssys::IH_RB_RPTR, 96);
-    let cntl = g.rd(osssys::IH_RB_CNTL);
-    g.wr(osssys::IH_RB_CNTL, cntl | osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK);
-    g.wr(osssys::IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK);
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 96);
+    g.wr(osssys::V6_0_0.IH_RB_RPTR, 96);
+    let cntl = g.rd(osssys::V6_0_0.IH_RB_CNTL);
+    g.wr(
+        osssys::V6_0_0.IH_RB_CNTL,
+        cntl | osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK,
+    );
+    g.wr(
+        osssys::V6_0_0.IH_RB_CNTL,
+        cntl & !osssys::IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK,
+    );
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 96);
     // Slot 3, then wrap to slot 0.
     assert_eq!(g.raise(10), Delivery::Written(true));
     assert_eq!(g.raise(11), Delivery::Written(true));
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 32);
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 32);
     assert_eq!(g.iv(RING + 96).0.src_data[0], 10);
     assert_eq!(g.iv(RING).0.src_data[0], 11);
     assert_eq!(g.msis(), 2);
@@ -217,18 +226,18 @@ fn the_ring_wraps_and_a_full_ring_drops_and_flags_overflow() {
 fn a_disabled_ring_writes_nothing() {
     let g = Gpu::new();
     g.program(MC + RING, 16);
-    let cntl = g.rd(osssys::IH_RB_CNTL);
-    g.wr(osssys::IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__RB_ENABLE_MASK);
+    let cntl = g.rd(osssys::V6_0_0.IH_RB_CNTL);
+    g.wr(osssys::V6_0_0.IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__RB_ENABLE_MASK);
     assert_eq!(g.raise(1), Delivery::Dropped);
     g.m.pci_translate(0, Hub::Gc, 0x1000, Access::Read)
         .unwrap()
         .unwrap_err();
     assert_eq!(g.vram(RING, 64), vec![0; 64]);
-    assert_eq!(g.rd(osssys::IH_RB_WPTR), 0);
+    assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 0);
     assert_eq!(g.msis(), 0);
     // Enabled without ENABLE_INTR: written, no MSI.
     g.wr(
-        osssys::IH_RB_CNTL,
+        osssys::V6_0_0.IH_RB_CNTL,
         (cntl | osssys::IH_RB_CNTL__RB_ENABLE_MASK) & !osssys::IH_RB_CNTL__ENABLE_INTR_MASK,
     );
     assert_eq!(g.raise(1), Delivery::Written(false));
@@ -252,27 +261,27 @@ fn hostile_ring_registers_write_nothing_out_of_bounds() {
     for &(ring, log2) in cases {
         g.program(ring, log2);
         assert_eq!(g.raise(7), Delivery::Dropped, "{ring:#x} {log2}");
-        assert_eq!(g.rd(osssys::IH_RB_WPTR), 0);
+        assert_eq!(g.rd(osssys::V6_0_0.IH_RB_WPTR), 0);
     }
     assert_eq!(g.vram(VRAM - 64, 64), vec![0; 64]);
     assert_eq!(g.vram(RING, 32), vec![0; 32]);
     assert_eq!(g.msis(), 0);
     // A write pointer and read pointer of all ones, a write-back past VRAM.
     g.program(MC + RING, 5);
-    g.wr(osssys::IH_RB_WPTR, u32::MAX);
-    g.wr(osssys::IH_RB_RPTR, u32::MAX);
-    g.wr(osssys::IH_RB_WPTR_ADDR_LO, u32::MAX);
-    g.wr(osssys::IH_RB_WPTR_ADDR_HI, u32::MAX);
+    g.wr(osssys::V6_0_0.IH_RB_WPTR, u32::MAX);
+    g.wr(osssys::V6_0_0.IH_RB_RPTR, u32::MAX);
+    g.wr(osssys::V6_0_0.IH_RB_WPTR_ADDR_LO, u32::MAX);
+    g.wr(osssys::V6_0_0.IH_RB_WPTR_ADDR_HI, u32::MAX);
     for i in 0..8 {
         let _ = g.raise(i);
     }
-    assert!(g.rd(osssys::IH_RB_WPTR) & !3 < 128);
+    assert!(g.rd(osssys::V6_0_0.IH_RB_WPTR) & !3 < 128);
     assert_eq!(g.vram(RING + 128, 32), vec![0; 32]);
     // Random register values never panic.
     let mut next = xorshift64(0x9e37_79b9_7f4a_7c15);
     for i in 0..500u32 {
         let x = next();
-        g.wr(Ih::RING_REGS[(x % 7) as usize], (x >> 16) as u32);
+        g.wr(Ih::ring_regs(&osssys::V6_0_0)[(x % 7) as usize], (x >> 16) as u32);
         let _ = g.raise(i);
     }
 }
@@ -286,17 +295,17 @@ fn a_read_pointer_update_with_vectors_left_rearms_the_msi() {
     }
     assert_eq!(g.msis(), 3);
     // The handler took one vector: two are left, so RPTR_REARM signals again.
-    g.wr(osssys::IH_RB_RPTR, 32);
+    g.wr(osssys::V6_0_0.IH_RB_RPTR, 32);
     assert_eq!(g.msis(), 1);
     // Caught up: nothing.
-    g.wr(osssys::IH_RB_RPTR, 96);
+    g.wr(osssys::V6_0_0.IH_RB_RPTR, 96);
     assert_eq!(g.msis(), 0);
     // Without RPTR_REARM a read pointer behind the write pointer signals nothing.
     assert_eq!(g.raise(7), Delivery::Written(true));
     assert_eq!(g.msis(), 1);
-    let cntl = g.rd(osssys::IH_RB_CNTL);
-    g.wr(osssys::IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__RPTR_REARM_MASK);
-    g.wr(osssys::IH_RB_RPTR, 96);
+    let cntl = g.rd(osssys::V6_0_0.IH_RB_CNTL);
+    g.wr(osssys::V6_0_0.IH_RB_CNTL, cntl & !osssys::IH_RB_CNTL__RPTR_REARM_MASK);
+    g.wr(osssys::V6_0_0.IH_RB_RPTR, 96);
     assert_eq!(g.msis(), 0);
     assert_eq!(
         g.m.pci_registers(0)

@@ -107,18 +107,20 @@ impl Gpu {
     }
     /// `flush_tlb(ip, vmid=0)` at register level, in tinygrad 0.10.1's order.
     fn flush_tlb(&self, hub: Hub) {
-        self.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 0xffff_ffff);
+        self.r
+            .wr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 0xffff_ffff);
         match hub {
             Hub::Mm => {
-                let sem = mmhub::MMVM_INVALIDATE_ENG17_SEM;
+                let sem = mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_SEM;
                 assert!(
                     (0..10).any(|_| self.r.rd(hw_id::MMHUB, sem) & 1 == 1),
                     "semaphore granted"
                 );
-                self.r.wr(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
-                assert_eq!(self.r.rd(hw_id::MMHUB, mmhub::MMVM_INVALIDATE_ENG17_ACK) & 1, 1);
+                self.r
+                    .wr(hw_id::MMHUB, mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
+                assert_eq!(self.r.rd(hw_id::MMHUB, mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_ACK) & 1, 1);
                 self.r.wr(hw_id::MMHUB, sem, 0);
-                let cid2 = mmhub::MMVM_L2_BANK_SELECT_RESERVED_CID2;
+                let cid2 = mmhub::V3_0_0.MMVM_L2_BANK_SELECT_RESERVED_CID2;
                 let v = self.r.rd(hw_id::MMHUB, cid2);
                 self.r.wr(hw_id::MMHUB, cid2, v | CID2_PRIVATE_INVALIDATION);
                 assert_eq!(
@@ -127,8 +129,8 @@ impl Gpu {
                 );
             }
             Hub::Gc => {
-                self.r.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
-                assert_eq!(self.r.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK) & 1, 1);
+                self.r.wr(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_REQ, FLUSH_REQ);
+                assert_eq!(self.r.rd(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_ACK) & 1, 1);
             }
         }
     }
@@ -139,15 +141,15 @@ impl Gpu {
         let (hw, s, lo, hi) = match hub {
             Hub::Gc => (
                 hw_id::GC,
-                gc::GCVM_L2_PROTECTION_FAULT_STATUS,
-                gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32,
-                gc::GCVM_L2_PROTECTION_FAULT_ADDR_HI32,
+                gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_STATUS,
+                gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_ADDR_LO32,
+                gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_ADDR_HI32,
             ),
             Hub::Mm => (
                 hw_id::MMHUB,
-                mmhub::MMVM_L2_PROTECTION_FAULT_STATUS,
-                mmhub::MMVM_L2_PROTECTION_FAULT_ADDR_LO32,
-                mmhub::MMVM_L2_PROTECTION_FAULT_ADDR_HI32,
+                mmhub::V3_0_0.MMVM_L2_PROTECTION_FAULT_STATUS,
+                mmhub::V3_0_0.MMVM_L2_PROTECTION_FAULT_ADDR_LO32,
+                mmhub::V3_0_0.MMVM_L2_PROTECTION_FAULT_ADDR_HI32,
             ),
         };
         // As `on_interrupt` reads it: (LO | HI << 32) << 12.
@@ -168,7 +170,7 @@ impl Gpu {
 fn hubs_read_their_registers_from_the_generated_headers() {
     let g = Gpu::new();
     let gc_base = g.r.d.ips.iter().find(|i| i.hw_id == hw_id::GC).unwrap().bases[0];
-    assert_eq!(g.r.addr(hw_id::GC, gc::GCVM_CONTEXT0_CNTL), gc_base + 0x1688);
+    assert_eq!(g.r.addr(hw_id::GC, gc::V11_0_0.GCVM_CONTEXT0_CNTL), gc_base + 0x1688);
     assert!(g.file.with_gmc(Hub::Gc, |_| ()).is_some());
     assert!(g.file.with_gmc(Hub::Mm, |_| ()).is_some());
     assert_eq!(
@@ -295,7 +297,7 @@ fn faults_latch_in_the_status_and_address_registers() {
         (st | gc::GCVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK, va)
     );
     // CLEAR_PROTECTION_FAULT_STATUS_ADDR in the fault CNTL clears them.
-    g.r.wr(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_CNTL, 1);
+    g.r.wr(hw_id::GC, gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_CNTL, 1);
     assert_eq!(g.fault_regs(Hub::Gc), (0, 0));
     // Out of range: MAPPING_ERROR.
     assert_eq!(g.read(VA_BASE - 0x1000), Err(FaultKind::OutOfRange));
@@ -308,7 +310,7 @@ fn faults_latch_in_the_status_and_address_registers() {
     );
     g.r.wr(
         hw_id::GC,
-        gc::GCVM_INVALIDATE_ENG17_REQ,
+        gc::V11_0_0.GCVM_INVALIDATE_ENG17_REQ,
         1 | gc::GCVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
     );
     assert_eq!(g.fault_regs(Hub::Gc), (0, 0));
@@ -320,7 +322,11 @@ fn faults_latch_in_the_status_and_address_registers() {
     assert_eq!(va, VA_BASE);
     assert_eq!(g.fault_regs(Hub::Gc), (0, 0), "the hubs are separate");
     // No root: the valid bit missing from BASE_ADDR.
-    g.r.wr(hw_id::GC, gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, ROOT as u32);
+    g.r.wr(
+        hw_id::GC,
+        gc::V11_0_0.GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
+        ROOT as u32,
+    );
     g.flush_tlb(Hub::Gc);
     assert_eq!(g.read(VA_BASE), Err(FaultKind::NoRoot));
     let faults = g.file.with_gmc(Hub::Gc, |x| x.faults.clone()).unwrap();
@@ -389,23 +395,23 @@ fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
     let w: Vec<u32> = g.file.writes().iter().map(|w| w.reg).collect();
     let mm = |r| g.r.addr(hw_id::MMHUB, r);
     let want_mm = [
-        g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
-        mm(mmhub::MMVM_INVALIDATE_ENG17_REQ),
-        mm(mmhub::MMVM_INVALIDATE_ENG17_SEM),
-        mm(mmhub::MMVM_L2_BANK_SELECT_RESERVED_CID2),
+        g.r.addr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        mm(mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_REQ),
+        mm(mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_SEM),
+        mm(mmhub::V3_0_0.MMVM_L2_BANK_SELECT_RESERVED_CID2),
     ];
     assert_eq!(&w[..4], &want_mm);
     // The semaphore: held after a granted read (a second read is refused), free
     // after writing 0.
-    let sem = mmhub::MMVM_INVALIDATE_ENG17_SEM;
+    let sem = mmhub::V3_0_0.MMVM_INVALIDATE_ENG17_SEM;
     assert_eq!(g.r.rd(hw_id::MMHUB, sem), 1);
     assert_eq!(g.r.rd(hw_id::MMHUB, sem), 0);
     g.r.wr(hw_id::MMHUB, sem, 0);
     assert_eq!(g.r.rd(hw_id::MMHUB, sem), 1);
     // A request for another VM id leaves context 0's translations.
     g.set(PT, 0, pte(0x30_0000, AMDGPU_VM_PTB, 0, false));
-    g.r.wr(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_REQ, 2);
-    assert_eq!(g.r.rd(hw_id::GC, gc::GCVM_INVALIDATE_ENG17_ACK), 2);
+    g.r.wr(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_REQ, 2);
+    assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_ACK), 2);
     assert_eq!(g.read(VA_BASE), Ok(Target::Vram(0x20_0000)));
 }
 
@@ -437,15 +443,15 @@ fn hostile_tables_end_in_faults() {
     g.enable(Hub::Mm, ROOT, AMDGPU_VM_PDB1, VA_BASE, VA_END);
     for round in 0..2000 {
         if round % 200 == 0 {
-            g.r.wr(hw_id::MMHUB, mmhub::MMVM_CONTEXT0_CNTL, next() as u32);
+            g.r.wr(hw_id::MMHUB, mmhub::V3_0_0.MMVM_CONTEXT0_CNTL, next() as u32);
             g.r.wr(
                 hw_id::MMHUB,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
+                mmhub::V3_0_0.MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
                 next() as u32,
             );
             g.r.wr(
                 hw_id::MMHUB,
-                mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
+                mmhub::V3_0_0.MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
                 next() as u32 & 0x1f,
             );
             g.flush_tlb(Hub::Mm);

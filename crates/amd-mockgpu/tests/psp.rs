@@ -63,39 +63,41 @@ impl Gpu {
     /// the status the bootloader answers.
     fn bl_load(&self, comp: u32, data: &[u8]) -> u32 {
         assert_eq!(
-            self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35) & READY,
+            self.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35) & READY,
             READY,
             "bootloader ready"
         );
         let mut buf = vec![0u8; MIB as usize];
         buf[..data.len()].copy_from_slice(data);
         assert!(self.m.pci_write_vram(0, MSG1, &buf));
-        self.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX);
         self.r
-            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, (self.mc(MSG1) >> 20) as u32);
-        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, comp);
-        let r = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35);
+            .wr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_REQ, u32::MAX);
+        self.r
+            .wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_36, (self.mc(MSG1) >> 20) as u32);
+        self.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35, comp);
+        let r = self.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35);
         assert_eq!(r & READY, READY);
         r & !READY
     }
     fn ring_create(&self) -> u32 {
-        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, self.mc(RING) as u32);
         self.r
-            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, (self.mc(RING) >> 32) as u32);
-        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_71, RING_SIZE);
+            .wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_69, self.mc(RING) as u32);
         self.r
-            .wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
-        self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64)
+            .wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_70, (self.mc(RING) >> 32) as u32);
+        self.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_71, RING_SIZE);
+        self.r
+            .wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
+        self.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64)
     }
     /// `_ring_submit` of a command whose union dwords are `args`: (status, fence
     /// seen, tmr_size answered).
     fn submit(&self, cmd_id: u32, args: &[u32]) -> (u32, u32, u32) {
         let cmd = amd_am::psp::command(cmd_id, args);
         assert!(self.m.pci_write_vram(0, CMD, &cmd));
-        let wptr = self.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_67);
+        let wptr = self.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67);
         let bytes = amd_am::psp::ring_frame(self.mc(CMD), self.mc(FENCE), wptr);
         assert!(self.m.pci_write_vram(0, RING + u64::from(wptr) * 4, &bytes));
-        self.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, wptr + 16);
+        self.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67, wptr + 16);
         (self.vram_u32(CMD + 864), self.vram_u32(FENCE), self.vram_u32(CMD + 880))
     }
     /// LOAD_TOC of `toc`: (status, tmr_size answered).
@@ -240,10 +242,14 @@ fn ready(g: &Gpu, tmr: bool) {
 #[test]
 fn sos_boot_ring_and_firmware_loads() {
     let g = Gpu::new();
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS after power-on");
+    assert_eq!(
+        g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81),
+        0,
+        "no sOS after power-on"
+    );
     let comps = synthetic_sos();
     boot_sos(&g, &comps);
-    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "sOS alive");
+    assert_ne!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0, "sOS alive");
     let bl = g.psp(|p| p.bootloader.clone());
     assert_eq!(
         bl.iter().map(|b| b.command).collect::<Vec<_>>(),
@@ -253,7 +259,7 @@ fn sos_boot_ring_and_firmware_loads() {
     assert!(bl.iter().all(|b| b.status == 0 && b.vram_offset == MSG1));
 
     // Ring: the sOS is ready, the ring is created.
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64) & READY, READY);
+    assert_eq!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64) & READY, READY);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
 
     // TOC, then SMU firmware, TMR, the rest, RLC autoload.
@@ -295,10 +301,10 @@ fn sos_boot_ring_and_firmware_loads() {
     );
     assert_eq!(g.submit(0x7777, &[]).0, psp::PSP_ERR_UNKNOWN_COMMAND);
 
-    assert_eq!(g.r.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.RLC_RLCS_BOOTLOAD_STATUS), 0);
     assert_eq!(g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]).0, 0);
     assert_eq!(
-        g.r.rd(hw_id::GC, gc::RLC_RLCS_BOOTLOAD_STATUS) & gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK,
+        g.r.rd(hw_id::GC, gc::V11_0_0.RLC_RLCS_BOOTLOAD_STATUS) & gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK,
         gc::RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK
     );
     let fw = g.psp(|p| p.firmware.clone());
@@ -310,9 +316,13 @@ fn sos_boot_ring_and_firmware_loads() {
     assert!(g.psp(|p| p.rlc_autoloaded));
 
     // Destroy and re-create, as a second boot does when C2PMSG_71 is set.
-    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_71), 0);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::GFX_CTRL_CMD_ID_DESTROY_RINGS);
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_71), 0);
+    g.r.wr(
+        hw_id::MP0,
+        mp::V13_0_0.MP0_SMN_C2PMSG_64,
+        psp::GFX_CTRL_CMD_ID_DESTROY_RINGS,
+    );
+    assert_eq!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64), READY);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     assert_eq!(
         g.submit(psp::GFX_CMD_ID_AUTOLOAD_RLC, &[]),
@@ -467,7 +477,7 @@ fn the_bootloader_checks_each_component() {
         let mut junk = right.clone();
         junk.extend_from_slice(&[0, 0, 7]);
         assert_eq!(g.bl_load(cmd, &junk), STATUS_BAD_IMAGE, "{cmd:#x}: junk after it");
-        assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS yet");
+        assert_eq!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0, "no sOS yet");
         assert_eq!(g.bl_load(cmd, &right), 0, "{cmd:#x}");
         if i == 0 {
             // The SPL table is the SPL (amdgpu) or the key database (tinygrad 0.10.1
@@ -476,7 +486,7 @@ fn the_bootloader_checks_each_component() {
             assert_eq!(g.bl_load(psp::PSP_BL__LOAD_TOS_SPL_TABLE, &spl), 0);
         }
     }
-    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "the sOS runs");
+    assert_ne!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0, "the sOS runs");
 }
 
 /// A temporary directory holding `files`, unique to `name`.
@@ -516,7 +526,7 @@ fn a_firmware_directory_replaces_the_synthetic_files() {
     let kdb = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_KDB);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_KEY_DATABASE, kdb), STATUS_BAD_IMAGE);
     boot_sos(&g, &parts);
-    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0);
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     assert_eq!(g.load_toc(&[0x44; 128]), (0, TMR_SIZE));
     // No SMU file: its firmware is refused as unknown.
@@ -537,41 +547,47 @@ fn bootloader_refuses_bad_loads() {
     let sos = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SOS);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SOSDRV, sos), STATUS_NOT_READY);
     assert_eq!(g.bl_load(0x1234, &[1; 64]), psp::PSP_ERR_UNKNOWN_COMMAND);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_36, u32::MAX);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_35, psp::PSP_BL__LOAD_SYSDRV);
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_35), READY | STATUS_BAD_PARAMETER);
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0, "no sOS");
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_36, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35, psp::PSP_BL__LOAD_SYSDRV);
+    assert_eq!(
+        g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35),
+        READY | STATUS_BAD_PARAMETER
+    );
+    assert_eq!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0, "no sOS");
     // Without a sOS nobody answers the ring registers.
     assert_eq!(g.ring_create(), psp::PSP_RING_TYPE__KM << 16);
     // A ring write pointer with no ring, or hostile pointers, never panics.
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 0xffff_fff0);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67, 0xffff_fff0);
     boot_sos(&g, &synthetic_sos());
     // Any load once the sOS runs.
     let sys = &synthetic_sos_part(psp::PSP_FW_TYPE_PSP_SYS_DRV);
     assert_eq!(g.bl_load(psp::PSP_BL__LOAD_SYSDRV, sys), STATUS_BAD_PARAMETER);
     // A ring outside VRAM or of a bad size.
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_69, u32::MAX);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_70, u32::MAX);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
-    assert_eq!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_64), READY | STATUS_BAD_PARAMETER);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_69, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_70, u32::MAX);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64, psp::PSP_RING_TYPE__KM << 16);
+    assert_eq!(
+        g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64),
+        READY | STATUS_BAD_PARAMETER
+    );
     assert_eq!(g.ring_create() & 0xffff, 0);
     // Ring frames of garbage: answered or skipped, never a panic.
     assert!(g.m.pci_write_vram(0, RING, &vec![0xff; RING_SIZE as usize]));
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, RING_SIZE / 4 - 16);
-    g.r.wr(hw_id::MP0, mp::MP0_SMN_C2PMSG_67, 17);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67, RING_SIZE / 4 - 16);
+    g.r.wr(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67, 17);
     assert!(g.psp(|p| p.firmware.is_empty()));
 }
 
 #[test]
 fn hdp_flush_and_indirect_access() {
     let g = Gpu::new();
-    g.r.wr(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 1 << 5);
-    assert_eq!(g.r.rd(hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE), 1 << 5);
+    g.r.wr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_REQ, 1 << 5);
+    assert_eq!(g.r.rd(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_DONE), 1 << 5);
 
     // RSMU index/data: a byte address selects any register, past the BAR included.
-    let index = g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX);
-    let data = g.r.addr(hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA);
-    let memsize = g.r.addr(hw_id::NBIF, nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE);
+    let index = g.r.addr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_INDEX);
+    let data = g.r.addr(hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_DATA);
+    let memsize = g.r.addr(hw_id::NBIF, nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE);
     g.r.mmio.write32(index, memsize * 4);
     assert_eq!(g.r.mmio.read32(data), 512);
     let far = 0x0240_2c00 + 0x10; // GC segment 3, past the 1 MiB BAR
@@ -580,14 +596,16 @@ fn hdp_flush_and_indirect_access() {
     g.r.mmio.write32(data, 0xabcd);
     assert_eq!(g.r.mmio.read32(data), 0xabcd);
     // The same model: an SMU message through the pair is answered.
-    let smu_resp = g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_90);
-    g.r.mmio.write32(index, g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_82) * 4);
+    let smu_resp = g.r.addr(hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_90);
+    g.r.mmio
+        .write32(index, g.r.addr(hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_82) * 4);
     g.r.mmio.write32(data, 41);
-    g.r.mmio.write32(index, g.r.addr(hw_id::MP1, mp::MP1_SMN_C2PMSG_66) * 4);
+    g.r.mmio
+        .write32(index, g.r.addr(hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_66) * 4);
     g.r.mmio
         .write32(data, amd_mockgpu::pci::regs::generated::smu::PPSMC_MSG_TestMessage);
     assert_eq!(g.r.mmio.read32(smu_resp), 1);
-    assert_eq!(g.r.rd(hw_id::MP1, mp::MP1_SMN_C2PMSG_82), 42);
+    assert_eq!(g.r.rd(hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_82), 42);
     // Unknown registers read their reset value; an index past everything reads 0.
     g.r.mmio.write32(index, u32::MAX);
     assert_eq!(g.r.mmio.read32(data), 0);
@@ -612,7 +630,7 @@ fn installed_firmware_is_catalogued_and_checked() {
     let sos = std::fs::read(dir.join("psp_13_0_0_sos.bin")).unwrap();
     let comps = sos_components(&sos).expect("a v2.0 sOS header");
     boot_sos(&g, &comps);
-    assert_ne!(g.r.rd(hw_id::MP0, mp::MP0_SMN_C2PMSG_81), 0);
+    assert_ne!(g.r.rd(hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81), 0);
     assert!(g.psp(|p| p.bootloader.iter().all(|b| b.status == 0)));
     assert_eq!(g.ring_create() & 0x8000_ffff, READY);
     let toc = &comps.iter().find(|c| c.0 == psp::PSP_FW_TYPE_PSP_TOC).unwrap().1;
@@ -653,19 +671,19 @@ fn random_register_values_never_panic() {
         .collect();
     assert!(g.m.pci_write_vram(0, CMD, &garbage));
     let targets = [
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_35),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_36),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_64),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_67),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_69),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_70),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_71),
-        (hw_id::MP0, mp::MP0_SMN_C2PMSG_81),
-        (hw_id::MP1, mp::MP1_SMN_C2PMSG_66),
-        (hw_id::MP1, mp::MP1_SMN_C2PMSG_82),
-        (hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX),
-        (hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA),
-        (hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_36),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_64),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_67),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_69),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_70),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_71),
+        (hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81),
+        (hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_66),
+        (hw_id::MP1, mp::V13_0_0.MP1_SMN_C2PMSG_82),
+        (hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_INDEX),
+        (hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_RSMU_DATA),
+        (hw_id::NBIF, nbio::V4_3_0.BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
     ];
     for i in 0..20_000u32 {
         let r = next();
@@ -673,10 +691,10 @@ fn random_register_values_never_panic() {
         let v = match i % 4 {
             // Mostly plausible values so the ring is created and walked.
             0 => (r >> 32) as u32,
-            1 if reg == mp::MP0_SMN_C2PMSG_71 => RING_SIZE,
-            1 if reg == mp::MP0_SMN_C2PMSG_69 => g.mc(RING) as u32,
-            1 if reg == mp::MP0_SMN_C2PMSG_70 => (g.mc(RING) >> 32) as u32,
-            1 if reg == mp::MP0_SMN_C2PMSG_64 => psp::PSP_RING_TYPE__KM << 16,
+            1 if reg == mp::V13_0_0.MP0_SMN_C2PMSG_71 => RING_SIZE,
+            1 if reg == mp::V13_0_0.MP0_SMN_C2PMSG_69 => g.mc(RING) as u32,
+            1 if reg == mp::V13_0_0.MP0_SMN_C2PMSG_70 => (g.mc(RING) >> 32) as u32,
+            1 if reg == mp::V13_0_0.MP0_SMN_C2PMSG_64 => psp::PSP_RING_TYPE__KM << 16,
             _ => ((r >> 40) as u32) & 0xfff0,
         };
         g.r.wr(hw, reg, v);

@@ -155,24 +155,24 @@ impl Gpu {
     fn program_ih(&self) {
         let w = |r, v| self.r.wr(hw_id::OSSSYS, r, v);
         let ring = MC + IH_RING;
-        w(osssys::IH_RB_BASE, (ring >> 8) as u32);
-        w(osssys::IH_RB_BASE_HI, (ring >> 40) as u32);
+        w(osssys::V6_0_0.IH_RB_BASE, (ring >> 8) as u32);
+        w(osssys::V6_0_0.IH_RB_BASE_HI, (ring >> 40) as u32);
         let cntl = field(4, osssys::IH_RB_CNTL__MC_SPACE_MASK)
             | field(IH_LOG2, osssys::IH_RB_CNTL__RB_SIZE_MASK)
             | osssys::IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK;
-        w(osssys::IH_RB_WPTR_ADDR_LO, (MC + IH_WB) as u32);
-        w(osssys::IH_RB_WPTR_ADDR_HI, ((MC + IH_WB) >> 32) as u32);
-        w(osssys::IH_RB_WPTR, 0);
-        w(osssys::IH_RB_RPTR, 0);
+        w(osssys::V6_0_0.IH_RB_WPTR_ADDR_LO, (MC + IH_WB) as u32);
+        w(osssys::V6_0_0.IH_RB_WPTR_ADDR_HI, ((MC + IH_WB) >> 32) as u32);
+        w(osssys::V6_0_0.IH_RB_WPTR, 0);
+        w(osssys::V6_0_0.IH_RB_RPTR, 0);
         w(
-            osssys::IH_RB_CNTL,
+            osssys::V6_0_0.IH_RB_CNTL,
             cntl | osssys::IH_RB_CNTL__RB_ENABLE_MASK | osssys::IH_RB_CNTL__ENABLE_INTR_MASK,
         );
     }
 
     /// Every vector in the IH ring so far.
     fn vectors(&self) -> Vec<IvEntry> {
-        let wptr = self.r.rd(hw_id::OSSSYS, osssys::IH_RB_WPTR) & osssys::IH_RB_WPTR__OFFSET_MASK;
+        let wptr = self.r.rd(hw_id::OSSSYS, osssys::V6_0_0.IH_RB_WPTR) & osssys::IH_RB_WPTR__OFFSET_MASK;
         (0..u64::from(wptr) / 32)
             .map(|i| {
                 let mut b = [0u8; 32];
@@ -194,35 +194,38 @@ impl Gpu {
         let mut set = |r: AmReg, v: u32| {
             vals.insert(self.r.addr(hw_id::GC, r), v);
         };
-        set(gc::CP_MQD_BASE_ADDR, (VA + 0x60000) as u32);
-        set(gc::CP_MQD_BASE_ADDR_HI, ((VA + 0x60000) >> 32) as u32);
-        set(gc::CP_HQD_PQ_BASE, (ring >> 8) as u32);
-        set(gc::CP_HQD_PQ_BASE_HI, (ring >> 40) as u32);
-        set(gc::CP_HQD_PQ_RPTR_REPORT_ADDR, (VA + C_GART) as u32);
-        set(gc::CP_HQD_PQ_RPTR_REPORT_ADDR_HI, ((VA + C_GART) >> 32) as u32);
-        set(gc::CP_HQD_PQ_WPTR_POLL_ADDR, (VA + C_GART + 0x10) as u32);
-        set(gc::CP_HQD_PQ_WPTR_POLL_ADDR_HI, ((VA + C_GART + 0x10) >> 32) as u32);
+        set(gc::V11_0_0.CP_MQD_BASE_ADDR, (VA + 0x60000) as u32);
+        set(gc::V11_0_0.CP_MQD_BASE_ADDR_HI, ((VA + 0x60000) >> 32) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_BASE, (ring >> 8) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_BASE_HI, (ring >> 40) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_RPTR_REPORT_ADDR, (VA + C_GART) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_RPTR_REPORT_ADDR_HI, ((VA + C_GART) >> 32) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_WPTR_POLL_ADDR, (VA + C_GART + 0x10) as u32);
+        set(
+            gc::V11_0_0.CP_HQD_PQ_WPTR_POLL_ADDR_HI,
+            ((VA + C_GART + 0x10) >> 32) as u32,
+        );
         let db = doorbell.map_or(0, |d| {
             field(d * 2, gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK)
                 | gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK
         });
-        set(gc::CP_HQD_PQ_DOORBELL_CONTROL, db);
+        set(gc::V11_0_0.CP_HQD_PQ_DOORBELL_CONTROL, db);
         // queue_size = (ring_size // 4).bit_length() - 2, rptr_block_size 5, unord_dispatch.
-        set(gc::CP_HQD_PQ_CONTROL, (dwords.ilog2() - 1) | 5 << 8 | 1 << 28);
-        set(gc::CP_HQD_EOP_BASE_ADDR, ((VA + EOP) >> 8) as u32);
-        set(gc::CP_HQD_EOP_BASE_ADDR_HI, ((VA + EOP) >> 40) as u32);
+        set(gc::V11_0_0.CP_HQD_PQ_CONTROL, (dwords.ilog2() - 1) | 5 << 8 | 1 << 28);
+        set(gc::V11_0_0.CP_HQD_EOP_BASE_ADDR, ((VA + EOP) >> 8) as u32);
+        set(gc::V11_0_0.CP_HQD_EOP_BASE_ADDR_HI, ((VA + EOP) >> 40) as u32);
         set(
-            gc::CP_HQD_EOP_CONTROL,
+            gc::V11_0_0.CP_HQD_EOP_CONTROL,
             field((4096u32 / 4).ilog2() - 1, gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK),
         );
-        self.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-        let first = self.r.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
-        let last = self.r.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
+        self.gc(gc::V11_0_0.GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
+        let first = self.r.addr(hw_id::GC, gc::V11_0_0.CP_MQD_BASE_ADDR);
+        let last = self.r.addr(hw_id::GC, gc::V11_0_0.CP_HQD_PQ_WPTR_HI);
         for a in first..=last {
             self.r.mmio.write32(a, vals.get(&a).copied().unwrap_or(0));
         }
-        self.gc(gc::CP_HQD_ACTIVE, 1);
-        self.gc(gc::GRBM_GFX_CNTL, 0);
+        self.gc(gc::V11_0_0.CP_HQD_ACTIVE, 1);
+        self.gc(gc::V11_0_0.GRBM_GFX_CNTL, 0);
         Ring {
             va: ring,
             dwords,
@@ -239,26 +242,33 @@ impl Gpu {
             self.gc(hi, (v >> 32) as u32);
         };
         let d = AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0;
-        self.gc(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 1);
-        pair(gc::SDMA0_QUEUE0_RB_RPTR, gc::SDMA0_QUEUE0_RB_RPTR_HI, 0);
-        pair(gc::SDMA0_QUEUE0_RB_WPTR, gc::SDMA0_QUEUE0_RB_WPTR_HI, 0);
-        pair(gc::SDMA0_QUEUE0_RB_BASE, gc::SDMA0_QUEUE0_RB_BASE_HI, ring >> 8);
+        self.gc(gc::V11_0_0.SDMA0_QUEUE0_MINOR_PTR_UPDATE, 1);
+        pair(gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR, gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR_HI, 0);
+        pair(gc::V11_0_0.SDMA0_QUEUE0_RB_WPTR, gc::V11_0_0.SDMA0_QUEUE0_RB_WPTR_HI, 0);
         pair(
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
+            gc::V11_0_0.SDMA0_QUEUE0_RB_BASE,
+            gc::V11_0_0.SDMA0_QUEUE0_RB_BASE_HI,
+            ring >> 8,
+        );
+        pair(
+            gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
+            gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
             VA + S_GART,
         );
         pair(
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
+            gc::V11_0_0.SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
+            gc::V11_0_0.SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
             VA + S_GART + 0x10,
         );
         self.gc(
-            gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
+            gc::V11_0_0.SDMA0_QUEUE0_DOORBELL_OFFSET,
             field(d * 2, gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK),
         );
-        self.gc(gc::SDMA0_QUEUE0_DOORBELL, gc::SDMA0_QUEUE0_DOORBELL__ENABLE_MASK);
-        self.gc(gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE, 0);
+        self.gc(
+            gc::V11_0_0.SDMA0_QUEUE0_DOORBELL,
+            gc::SDMA0_QUEUE0_DOORBELL__ENABLE_MASK,
+        );
+        self.gc(gc::V11_0_0.SDMA0_QUEUE0_MINOR_PTR_UPDATE, 0);
         let dwords = bytes / 4;
         let cntl = field(dwords.ilog2(), gc::SDMA0_QUEUE0_RB_CNTL__RB_SIZE_MASK)
             | gc::SDMA0_QUEUE0_RB_CNTL__RPTR_WRITEBACK_ENABLE_MASK
@@ -267,7 +277,7 @@ impl Gpu {
             } else {
                 0
             };
-        self.gc(gc::SDMA0_QUEUE0_RB_CNTL, cntl);
+        self.gc(gc::V11_0_0.SDMA0_QUEUE0_RB_CNTL, cntl);
         Ring {
             va: ring,
             dwords,
@@ -535,22 +545,25 @@ fn disabled_unbound_and_dequeued_rings_do_nothing() {
     assert_eq!(g.u32_at(VA + SIG + 16), 4);
 
     // A dequeue request unmaps the HQD: it reads back 0 and later doorbells do nothing.
-    g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-    g.gc(gc::CP_HQD_DEQUEUE_REQUEST, 2);
-    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_ACTIVE), 0);
-    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_DEQUEUE_REQUEST), 0);
-    g.gc(gc::GRBM_GFX_CNTL, 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
+    g.gc(gc::V11_0_0.CP_HQD_DEQUEUE_REQUEST, 2);
+    assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.CP_HQD_ACTIVE), 0);
+    assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.CP_HQD_DEQUEUE_REQUEST), 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, 0);
     assert_eq!(g.m.pci_rings(0).len(), 1, "only the SDMA ring is left");
     g.submit(&mut c, &words(|b| sig(b, 5)));
     assert_eq!(g.u32_at(VA + SIG + 16), 4);
     // The HQD registers are banked: queue 1's bank is not queue 0's.
     g.gc(
-        gc::GRBM_GFX_CNTL,
+        gc::V11_0_0.GRBM_GFX_CNTL,
         field(1, gc::GRBM_GFX_CNTL__MEID_MASK) | field(1, gc::GRBM_GFX_CNTL__QUEUEID_MASK),
     );
-    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), 0);
-    g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-    assert_eq!(g.r.rd(hw_id::GC, gc::CP_HQD_PQ_BASE), ((VA + C_RING) >> 8) as u32);
+    assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.CP_HQD_PQ_BASE), 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
+    assert_eq!(
+        g.r.rd(hw_id::GC, gc::V11_0_0.CP_HQD_PQ_BASE),
+        ((VA + C_RING) >> 8) as u32
+    );
 }
 
 #[test]
@@ -566,9 +579,9 @@ fn a_ring_in_unmapped_memory_faults_through_the_gmc() {
         s => panic!("expected a fault, got {s:?}"),
     }
     assert!(st.stop_reason.unwrap().contains(&format!("{hole:#x}")));
-    assert_ne!(g.r.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_STATUS), 0);
+    assert_ne!(g.r.rd(hw_id::GC, gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_STATUS), 0);
     assert_eq!(
-        g.r.rd(hw_id::GC, gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32),
+        g.r.rd(hw_id::GC, gc::V11_0_0.GCVM_L2_PROTECTION_FAULT_ADDR_LO32),
         (hole >> 12) as u32
     );
     let v = g.vectors();
@@ -588,7 +601,7 @@ fn a_ring_in_unmapped_memory_faults_through_the_gmc() {
     let mut s = g.setup_sdma(hole, 0x1000, true);
     g.submit(&mut s, &[0; 4]);
     assert!(matches!(g.state(SDMA).unwrap().status, QueueStatus::Faulted(_)));
-    assert_ne!(g.r.rd(hw_id::MMHUB, mmhub::MMVM_L2_PROTECTION_FAULT_STATUS), 0);
+    assert_ne!(g.r.rd(hw_id::MMHUB, mmhub::V3_0_0.MMVM_L2_PROTECTION_FAULT_STATUS), 0);
     let v = g.vectors();
     assert_eq!(
         (v[1].client_id as u32, v[1].src_id as u32, v[1].src_data[0]),
@@ -602,22 +615,22 @@ fn registers_that_cannot_describe_a_ring_stop_it_with_a_reason() {
     let g = Gpu::new(ExecMode::Inline);
     // QUEUE_SIZE 40: past the largest ring.
     g.setup_compute(VA + C_RING, 0x1000, Some(AMDGPU_NAVI10_DOORBELL_MEC_RING0));
-    g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-    g.gc(gc::CP_HQD_PQ_CONTROL, 40);
-    g.gc(gc::GRBM_GFX_CNTL, 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
+    g.gc(gc::V11_0_0.CP_HQD_PQ_CONTROL, 40);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, 0);
     let st = g.state(COMPUTE).unwrap();
     assert!(
         matches!(&st.status, QueueStatus::Error(e) if e.contains("QUEUE_SIZE")),
         "{st:?}"
     );
     // A doorbell offset past BAR 2 (2 MiB): the largest field value.
-    g.gc(gc::GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
-    g.gc(gc::CP_HQD_PQ_CONTROL, 9);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, field(1, gc::GRBM_GFX_CNTL__MEID_MASK));
+    g.gc(gc::V11_0_0.CP_HQD_PQ_CONTROL, 9);
     g.gc(
-        gc::CP_HQD_PQ_DOORBELL_CONTROL,
+        gc::V11_0_0.CP_HQD_PQ_DOORBELL_CONTROL,
         gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK | gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK,
     );
-    g.gc(gc::GRBM_GFX_CNTL, 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, 0);
     let st = g.state(COMPUTE).unwrap();
     assert!(
         matches!(&st.status, QueueStatus::Error(e) if e.contains("doorbell")),
@@ -635,10 +648,10 @@ fn registers_that_cannot_describe_a_ring_stop_it_with_a_reason() {
     );
     // SDMA: a base that does not fit once shifted, an unaligned read pointer.
     g.setup_sdma(VA + S_RING, 0x1000, true);
-    g.gc(gc::SDMA0_QUEUE0_RB_BASE_HI, u32::MAX);
+    g.gc(gc::V11_0_0.SDMA0_QUEUE0_RB_BASE_HI, u32::MAX);
     assert!(matches!(g.state(SDMA).unwrap().status, QueueStatus::Error(e) if e.contains("RB_BASE")));
     g.setup_sdma(VA + S_RING, 0x1000, true);
-    g.gc(gc::SDMA0_QUEUE0_RB_RPTR, 2);
+    g.gc(gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR, 2);
     assert!(matches!(g.state(SDMA).unwrap().status, QueueStatus::Error(e) if e.contains("RB_RPTR")));
 }
 
@@ -650,24 +663,24 @@ fn random_queue_registers_and_doorbells_never_panic() {
     for i in 0..0x4000u64 {
         g.write(VA + C_RING + i * 4, &(i as u32 ^ 0xc0de_0000).to_le_bytes());
     }
-    let first = g.r.addr(hw_id::GC, gc::CP_MQD_BASE_ADDR);
-    let last = g.r.addr(hw_id::GC, gc::CP_HQD_PQ_WPTR_HI);
+    let first = g.r.addr(hw_id::GC, gc::V11_0_0.CP_MQD_BASE_ADDR);
+    let last = g.r.addr(hw_id::GC, gc::V11_0_0.CP_HQD_PQ_WPTR_HI);
     let sdma = [
-        gc::SDMA0_QUEUE0_RB_CNTL,
-        gc::SDMA0_QUEUE0_RB_BASE,
-        gc::SDMA0_QUEUE0_RB_BASE_HI,
-        gc::SDMA0_QUEUE0_RB_RPTR,
-        gc::SDMA0_QUEUE0_RB_WPTR,
-        gc::SDMA0_QUEUE0_DOORBELL,
-        gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
-        gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE,
+        gc::V11_0_0.SDMA0_QUEUE0_RB_CNTL,
+        gc::V11_0_0.SDMA0_QUEUE0_RB_BASE,
+        gc::V11_0_0.SDMA0_QUEUE0_RB_BASE_HI,
+        gc::V11_0_0.SDMA0_QUEUE0_RB_RPTR,
+        gc::V11_0_0.SDMA0_QUEUE0_RB_WPTR,
+        gc::V11_0_0.SDMA0_QUEUE0_DOORBELL,
+        gc::V11_0_0.SDMA0_QUEUE0_DOORBELL_OFFSET,
+        gc::V11_0_0.SDMA0_QUEUE0_MINOR_PTR_UPDATE,
     ];
     let mut rnd = common::xorshift64(0x9e37_79b9_7f4a_7c15);
     let mut bound = 0;
     for round in 0..2000 {
         let r = rnd();
         match r % 5 {
-            0 => g.gc(gc::GRBM_GFX_CNTL, (rnd() as u32) & 0x7ff),
+            0 => g.gc(gc::V11_0_0.GRBM_GFX_CNTL, (rnd() as u32) & 0x7ff),
             1 => {
                 let a = first + (rnd() as u32) % (last - first + 1);
                 // Mostly small values and the ring's address, sometimes anything.
@@ -702,7 +715,7 @@ fn random_queue_registers_and_doorbells_never_panic() {
     }
     assert!(bound > 0, "some rings were bound along the way");
     // The device still answers and a fresh, well-formed ring still works.
-    g.gc(gc::GRBM_GFX_CNTL, 0);
+    g.gc(gc::V11_0_0.GRBM_GFX_CNTL, 0);
     let mut c = g.setup_compute(VA + C_RING, 0x1000, Some(AMDGPU_NAVI10_DOORBELL_MEC_RING0));
     g.submit(
         &mut c,

@@ -44,9 +44,9 @@ impl Gpu {
         let d = Discovery::navi31();
         let a = |r| reg_addr(&d, hw_id::MP1, r).unwrap();
         Gpu {
-            msg: a(mp::MP1_SMN_C2PMSG_66),
-            arg: a(mp::MP1_SMN_C2PMSG_82),
-            resp: a(mp::MP1_SMN_C2PMSG_90),
+            msg: a(mp::V13_0_0.MP1_SMN_C2PMSG_66),
+            arg: a(mp::V13_0_0.MP1_SMN_C2PMSG_82),
+            resp: a(mp::V13_0_0.MP1_SMN_C2PMSG_90),
             m,
             regs,
             file,
@@ -130,9 +130,9 @@ fn an_unanswering_smu_times_out() {
 fn mode1_reset_restores_power_on_state() {
     let g = Gpu::new();
     let d = Discovery::navi31();
-    let scratch = reg_addr(&d, hw_id::GC, gc::SCRATCH_REG7).unwrap();
-    let sos = reg_addr(&d, hw_id::MP0, mp::MP0_SMN_C2PMSG_81).unwrap();
-    let bl = reg_addr(&d, hw_id::MP0, mp::MP0_SMN_C2PMSG_35).unwrap();
+    let scratch = reg_addr(&d, hw_id::GC, gc::V11_0_0.SCRATCH_REG7).unwrap();
+    let sos = reg_addr(&d, hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_81).unwrap();
+    let bl = reg_addr(&d, hw_id::MP0, mp::V13_0_0.MP0_SMN_C2PMSG_35).unwrap();
     g.regs.write32(scratch, 0xA000_0002);
     // A bad bootloader command leaves a status behind.
     g.regs.write32(bl, 0x1234);

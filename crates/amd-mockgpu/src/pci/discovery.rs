@@ -6,6 +6,7 @@ use amd_regs::discovery::{
     HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gpu_info_header, harvest_table,
     hw_id, ip, ip_discovery_header,
 };
+use amd_regs::regs::{AsicRegs, IpVersions};
 use zerocopy::IntoBytes;
 
 /// One IP block instance: hardware id, instance, version and register bases (dwords
@@ -108,6 +109,26 @@ fn gc_v1_0(
 }
 
 impl Discovery {
+    /// The register tables of this table's IP versions (GC, MMHUB, OSSSYS, NBIF,
+    /// MP0, MP1), or `None` if a block is missing or no table covers its version.
+    pub fn asic_regs(&self) -> Option<AsicRegs> {
+        let v = |hw: u16| {
+            self.ips
+                .iter()
+                .find(|ip| ip.hw_id == hw && ip.instance == 0)
+                .map(|ip| [ip.version.0, ip.version.1, ip.version.2])
+        };
+        AsicRegs::for_versions(&IpVersions {
+            gc: v(hw_id::GC)?,
+            mmhub: v(hw_id::MMHUB)?,
+            osssys: v(hw_id::OSSSYS)?,
+            nbio: v(hw_id::NBIF)?,
+            mp0: v(hw_id::MP0)?,
+            mp1: v(hw_id::MP1)?,
+        })
+        .ok()
+    }
+
     /// A Radeon RX 7900 XTX (Navi 31): GC 11.0.0, PSP (MP0) 13.0.0, SMU (MP1) 13.0.0,
     /// NBIO 4.3.0, MMHUB 3.0.0, OSSSYS 6.0.0, SDMA 6.0.0 ×2, HDP 6.0.0, SMUIO 13.0.0;
     /// table version 4 with 32-bit bases; GC info v1.2 (6 SEs × 2 SAs × 4 WGPs: 96

@@ -57,6 +57,7 @@ use super::block::{AmReg, Effect, RegisterBlock, Values};
 use super::iv::IvEntry;
 use super::regs::RegisterFile;
 pub use crate::mem::gpuvm::{Access, FaultKind, Hub, Target, Translate, VmFault};
+use amd_regs::regs::AsicRegs;
 
 /// `AMDGPU_PTE_FRAG(x)` is `((x & 0x1f) << 7)` (`amdgpu_vm.h`; a function-like macro,
 /// so not generated).
@@ -137,30 +138,30 @@ fn field(value: u32, mask: u32) -> u32 {
 impl Gmc {
     /// The block for `hub`, its registers placed by `addr` (`None` if one is
     /// missing).
-    pub fn new(hub: Hub, addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
+    pub fn new(hub: Hub, t: &AsicRegs, addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
         let r = match hub {
             Hub::Gc => HubRegs {
-                cntl: addr(gc::GCVM_CONTEXT0_CNTL)?,
+                cntl: addr(t.gc.GCVM_CONTEXT0_CNTL)?,
                 base: (
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
                 ),
                 start: (
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
                 ),
                 end: (
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
-                    addr(gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
+                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
                 ),
-                sem: addr(gc::GCVM_INVALIDATE_ENG17_SEM)?,
-                req: addr(gc::GCVM_INVALIDATE_ENG17_REQ)?,
-                ack: addr(gc::GCVM_INVALIDATE_ENG17_ACK)?,
-                fault_cntl: addr(gc::GCVM_L2_PROTECTION_FAULT_CNTL)?,
-                status: addr(gc::GCVM_L2_PROTECTION_FAULT_STATUS)?,
+                sem: addr(t.gc.GCVM_INVALIDATE_ENG17_SEM)?,
+                req: addr(t.gc.GCVM_INVALIDATE_ENG17_REQ)?,
+                ack: addr(t.gc.GCVM_INVALIDATE_ENG17_ACK)?,
+                fault_cntl: addr(t.gc.GCVM_L2_PROTECTION_FAULT_CNTL)?,
+                status: addr(t.gc.GCVM_L2_PROTECTION_FAULT_STATUS)?,
                 addr: (
-                    addr(gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
-                    addr(gc::GCVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
+                    addr(t.gc.GCVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
+                    addr(t.gc.GCVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
                 ),
                 enable_mask: gc::GCVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
                 depth_mask: gc::GCVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,
@@ -175,27 +176,27 @@ impl Gmc {
                 rw: gc::GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK,
             },
             Hub::Mm => HubRegs {
-                cntl: addr(mmhub::MMVM_CONTEXT0_CNTL)?,
+                cntl: addr(t.mmhub.MMVM_CONTEXT0_CNTL)?,
                 base: (
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
                 ),
                 start: (
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
                 ),
                 end: (
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
-                    addr(mmhub::MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
+                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
                 ),
-                sem: addr(mmhub::MMVM_INVALIDATE_ENG17_SEM)?,
-                req: addr(mmhub::MMVM_INVALIDATE_ENG17_REQ)?,
-                ack: addr(mmhub::MMVM_INVALIDATE_ENG17_ACK)?,
-                fault_cntl: addr(mmhub::MMVM_L2_PROTECTION_FAULT_CNTL)?,
-                status: addr(mmhub::MMVM_L2_PROTECTION_FAULT_STATUS)?,
+                sem: addr(t.mmhub.MMVM_INVALIDATE_ENG17_SEM)?,
+                req: addr(t.mmhub.MMVM_INVALIDATE_ENG17_REQ)?,
+                ack: addr(t.mmhub.MMVM_INVALIDATE_ENG17_ACK)?,
+                fault_cntl: addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_CNTL)?,
+                status: addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_STATUS)?,
                 addr: (
-                    addr(mmhub::MMVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
-                    addr(mmhub::MMVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
+                    addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
+                    addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
                 ),
                 enable_mask: mmhub::MMVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
                 depth_mask: mmhub::MMVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,

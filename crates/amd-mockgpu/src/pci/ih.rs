@@ -65,20 +65,22 @@ pub struct Ih {
 impl Ih {
     /// The ring 0 registers the block decodes: CNTL, BASE, BASE_HI, RPTR, WPTR and the
     /// write-back address.
-    pub const RING_REGS: [AmReg; 7] = [
-        osssys::IH_RB_CNTL,
-        osssys::IH_RB_BASE,
-        osssys::IH_RB_BASE_HI,
-        osssys::IH_RB_RPTR,
-        osssys::IH_RB_WPTR,
-        osssys::IH_RB_WPTR_ADDR_LO,
-        osssys::IH_RB_WPTR_ADDR_HI,
-    ];
+    pub fn ring_regs(t: &osssys::Table) -> [AmReg; 7] {
+        [
+            t.IH_RB_CNTL,
+            t.IH_RB_BASE,
+            t.IH_RB_BASE_HI,
+            t.IH_RB_RPTR,
+            t.IH_RB_WPTR,
+            t.IH_RB_WPTR_ADDR_LO,
+            t.IH_RB_WPTR_ADDR_HI,
+        ]
+    }
 
-    /// The block, its registers placed by `addr` (`None` if one is missing).
-    pub fn new(addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
+    /// The block with `t`'s registers, placed by `addr` (`None` if one is missing).
+    pub fn new(t: &osssys::Table, addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
         let mut a = [0u32; 7];
-        for (slot, r) in a.iter_mut().zip(Self::RING_REGS) {
+        for (slot, r) in a.iter_mut().zip(Self::ring_regs(t)) {
             *slot = addr(r)?;
         }
         let first = *a.iter().min()?;

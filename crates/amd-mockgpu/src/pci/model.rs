@@ -9,7 +9,7 @@ use std::sync::Arc;
 use amd_regs::discovery::hw_id;
 
 pub use super::block::Vram;
-use super::block::generated::{gc, mmhub, nbio};
+use super::block::generated::gc;
 use super::block::{AmReg, Effect, RegisterBlock, Values};
 use super::catalogue::FirmwareCatalogue;
 use super::discovery::Discovery;
@@ -107,20 +107,25 @@ pub(crate) fn attach(
     doorbells: Option<Arc<crate::mem::pci::DevMem>>,
     firmware: Arc<FirmwareCatalogue>,
 ) {
-    let fb = reg_addr(d, hw_id::MMHUB, mmhub::MMMC_VM_FB_LOCATION_BASE);
+    let Some(t) = d.asic_regs() else {
+        // A table of IP versions no register table covers: plain registers only.
+        regs.set_vram(Vram::new(vram, vram_size, None));
+        return;
+    };
+    let fb = reg_addr(d, hw_id::MMHUB, t.mmhub.MMMC_VM_FB_LOCATION_BASE);
     if let Some(fb) = fb {
         regs.set_reset_value(fb, FB_LOCATION_BASE);
     }
     regs.set_vram(Vram::new(vram, vram_size, fb));
     if let (Some(i), Some(dat)) = (
-        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_INDEX),
-        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_RSMU_DATA),
+        reg_addr(d, hw_id::NBIF, t.nbio.BIF_BX_PF0_RSMU_INDEX),
+        reg_addr(d, hw_id::NBIF, t.nbio.BIF_BX_PF0_RSMU_DATA),
     ) {
         regs.set_indirect(i, dat);
     }
     if let (Some(req), Some(done)) = (
-        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
-        reg_addr(d, hw_id::NBIF, nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE),
+        reg_addr(d, hw_id::NBIF, t.nbio.BIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        reg_addr(d, hw_id::NBIF, t.nbio.BIF_BX_PF0_GPU_HDP_FLUSH_DONE),
     ) {
         regs.attach(
             req..req.saturating_add(1),
@@ -132,7 +137,7 @@ pub(crate) fn attach(
         );
     }
     let gc_addr = |r| reg_addr(d, hw_id::GC, r);
-    if let Some(reg) = gc_addr(gc::RLC_SAFE_MODE) {
+    if let Some(reg) = gc_addr(t.gc.RLC_SAFE_MODE) {
         regs.attach(
             reg..reg.saturating_add(1),
             Box::new(Rlc {
@@ -143,29 +148,30 @@ pub(crate) fn attach(
         );
     }
     if let Some(p) = Psp::new(
+        t.mp0,
         |r| reg_addr(d, hw_id::MP0, r),
-        gc_addr(gc::RLC_RLCS_BOOTLOAD_STATUS),
-        gc_addr(gc::CP_STAT),
+        gc_addr(t.gc.RLC_RLCS_BOOTLOAD_STATUS),
+        gc_addr(t.gc.CP_STAT),
         firmware,
     ) {
         let r = p.range();
         regs.attach(r, Box::new(p));
     }
-    if let Some(s) = Smu::new(|r| reg_addr(d, hw_id::MP1, r)) {
+    if let Some(s) = Smu::new(t.mp1, |r| reg_addr(d, hw_id::MP1, r)) {
         let r = s.range();
         regs.attach(r, Box::new(s));
     }
-    if let Some(ih) = Ih::new(|r| reg_addr(d, hw_id::OSSSYS, r)) {
+    if let Some(ih) = Ih::new(t.osssys, |r| reg_addr(d, hw_id::OSSSYS, r)) {
         let r = ih.range();
         regs.attach(r, Box::new(ih));
     }
     for (hub, hw) in [(Hub::Gc, hw_id::GC), (Hub::Mm, hw_id::MMHUB)] {
-        if let Some(g) = Gmc::new(hub, |r| reg_addr(d, hw, r)) {
+        if let Some(g) = Gmc::new(hub, &t, |r| reg_addr(d, hw, r)) {
             let r = g.range();
             regs.attach(r, Box::new(g));
         }
     }
-    if let Some(q) = Queues::new(gc_addr, doorbells) {
+    if let Some(q) = Queues::new(t.gc, gc_addr, doorbells) {
         let r = q.ranges();
         regs.attach_ranges(r, Box::new(q));
     }

@@ -144,20 +144,21 @@ impl Psp {
     /// The model for MP0 registers placed by `addr`, or `None` if a register has no
     /// address. `bootload_status` and `cp_stat` are GC registers RLC autoload sets.
     pub(crate) fn new(
+        t: &mp::Table,
         addr: impl Fn(AmReg) -> Option<u32>,
         bootload_status: Option<u32>,
         cp_stat: Option<u32>,
         catalogue: Arc<FirmwareCatalogue>,
     ) -> Option<Self> {
         let a = Addrs {
-            c35: addr(mp::MP0_SMN_C2PMSG_35)?,
-            c36: addr(mp::MP0_SMN_C2PMSG_36)?,
-            c64: addr(mp::MP0_SMN_C2PMSG_64)?,
-            c67: addr(mp::MP0_SMN_C2PMSG_67)?,
-            c69: addr(mp::MP0_SMN_C2PMSG_69)?,
-            c70: addr(mp::MP0_SMN_C2PMSG_70)?,
-            c71: addr(mp::MP0_SMN_C2PMSG_71)?,
-            c81: addr(mp::MP0_SMN_C2PMSG_81)?,
+            c35: addr(t.MP0_SMN_C2PMSG_35)?,
+            c36: addr(t.MP0_SMN_C2PMSG_36)?,
+            c64: addr(t.MP0_SMN_C2PMSG_64)?,
+            c67: addr(t.MP0_SMN_C2PMSG_67)?,
+            c69: addr(t.MP0_SMN_C2PMSG_69)?,
+            c70: addr(t.MP0_SMN_C2PMSG_70)?,
+            c71: addr(t.MP0_SMN_C2PMSG_71)?,
+            c81: addr(t.MP0_SMN_C2PMSG_81)?,
         };
         let lo = [a.c35, a.c36, a.c64, a.c67, a.c69, a.c70, a.c71, a.c81];
         let start = *lo.iter().min()?;

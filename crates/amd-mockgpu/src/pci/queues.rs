@@ -186,44 +186,48 @@ pub struct Queues {
 impl Queues {
     /// The block, its registers placed by `addr` (`None` if one is missing), writing
     /// ring write pointers into `doorbells` (BAR 2's memory).
-    pub(crate) fn new(addr: impl Fn(AmReg) -> Option<u32>, doorbells: Option<Arc<DevMem>>) -> Option<Self> {
-        let first = addr(gc::CP_MQD_BASE_ADDR)?;
-        let last = addr(gc::CP_HQD_PQ_WPTR_HI)?;
+    pub(crate) fn new(
+        t: &gc::Table,
+        addr: impl Fn(AmReg) -> Option<u32>,
+        doorbells: Option<Arc<DevMem>>,
+    ) -> Option<Self> {
+        let first = addr(t.CP_MQD_BASE_ADDR)?;
+        let last = addr(t.CP_HQD_PQ_WPTR_HI)?;
         let hqd_len = last.checked_sub(first)?.checked_add(1)?;
         let idx = |r: AmReg| -> Option<usize> {
             let a = addr(r)?;
             (a >= first && a <= last).then(|| (a - first) as usize)
         };
         let hqd = HqdIdx {
-            active: idx(gc::CP_HQD_ACTIVE)?,
-            base: idx(gc::CP_HQD_PQ_BASE)?,
-            base_hi: idx(gc::CP_HQD_PQ_BASE_HI)?,
-            rptr: idx(gc::CP_HQD_PQ_RPTR)?,
-            rptr_report: idx(gc::CP_HQD_PQ_RPTR_REPORT_ADDR)?,
-            rptr_report_hi: idx(gc::CP_HQD_PQ_RPTR_REPORT_ADDR_HI)?,
-            wptr_poll: idx(gc::CP_HQD_PQ_WPTR_POLL_ADDR)?,
-            wptr_poll_hi: idx(gc::CP_HQD_PQ_WPTR_POLL_ADDR_HI)?,
-            doorbell: idx(gc::CP_HQD_PQ_DOORBELL_CONTROL)?,
-            control: idx(gc::CP_HQD_PQ_CONTROL)?,
-            dequeue: idx(gc::CP_HQD_DEQUEUE_REQUEST)?,
-            wptr_lo: idx(gc::CP_HQD_PQ_WPTR_LO)?,
-            wptr_hi: idx(gc::CP_HQD_PQ_WPTR_HI)?,
+            active: idx(t.CP_HQD_ACTIVE)?,
+            base: idx(t.CP_HQD_PQ_BASE)?,
+            base_hi: idx(t.CP_HQD_PQ_BASE_HI)?,
+            rptr: idx(t.CP_HQD_PQ_RPTR)?,
+            rptr_report: idx(t.CP_HQD_PQ_RPTR_REPORT_ADDR)?,
+            rptr_report_hi: idx(t.CP_HQD_PQ_RPTR_REPORT_ADDR_HI)?,
+            wptr_poll: idx(t.CP_HQD_PQ_WPTR_POLL_ADDR)?,
+            wptr_poll_hi: idx(t.CP_HQD_PQ_WPTR_POLL_ADDR_HI)?,
+            doorbell: idx(t.CP_HQD_PQ_DOORBELL_CONTROL)?,
+            control: idx(t.CP_HQD_PQ_CONTROL)?,
+            dequeue: idx(t.CP_HQD_DEQUEUE_REQUEST)?,
+            wptr_lo: idx(t.CP_HQD_PQ_WPTR_LO)?,
+            wptr_hi: idx(t.CP_HQD_PQ_WPTR_HI)?,
         };
         let s = [
-            gc::SDMA0_QUEUE0_RB_CNTL,
-            gc::SDMA0_QUEUE0_RB_BASE,
-            gc::SDMA0_QUEUE0_RB_BASE_HI,
-            gc::SDMA0_QUEUE0_RB_RPTR,
-            gc::SDMA0_QUEUE0_RB_RPTR_HI,
-            gc::SDMA0_QUEUE0_RB_WPTR,
-            gc::SDMA0_QUEUE0_RB_WPTR_HI,
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
-            gc::SDMA0_QUEUE0_DOORBELL,
-            gc::SDMA0_QUEUE0_DOORBELL_OFFSET,
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
-            gc::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
-            gc::SDMA0_QUEUE0_MINOR_PTR_UPDATE,
+            t.SDMA0_QUEUE0_RB_CNTL,
+            t.SDMA0_QUEUE0_RB_BASE,
+            t.SDMA0_QUEUE0_RB_BASE_HI,
+            t.SDMA0_QUEUE0_RB_RPTR,
+            t.SDMA0_QUEUE0_RB_RPTR_HI,
+            t.SDMA0_QUEUE0_RB_WPTR,
+            t.SDMA0_QUEUE0_RB_WPTR_HI,
+            t.SDMA0_QUEUE0_RB_RPTR_ADDR_LO,
+            t.SDMA0_QUEUE0_RB_RPTR_ADDR_HI,
+            t.SDMA0_QUEUE0_DOORBELL,
+            t.SDMA0_QUEUE0_DOORBELL_OFFSET,
+            t.SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
+            t.SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
+            t.SDMA0_QUEUE0_MINOR_PTR_UPDATE,
         ];
         let mut a = [0u32; 14];
         for (slot, r) in a.iter_mut().zip(s) {
@@ -249,7 +253,7 @@ impl Queues {
         };
         Some(Queues {
             r: QRegs {
-                grbm: addr(gc::GRBM_GFX_CNTL)?,
+                grbm: addr(t.GRBM_GFX_CNTL)?,
                 hqd_first: first,
                 hqd_len,
                 hqd,

@@ -82,11 +82,11 @@ pub struct Smu {
 }
 
 impl Smu {
-    pub(crate) fn new(addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
+    pub(crate) fn new(t: &mp::Table, addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
         Some(Smu {
-            msg: addr(mp::MP1_SMN_C2PMSG_66)?,
-            arg: addr(mp::MP1_SMN_C2PMSG_82)?,
-            resp: addr(mp::MP1_SMN_C2PMSG_90)?,
+            msg: addr(t.MP1_SMN_C2PMSG_66)?,
+            arg: addr(t.MP1_SMN_C2PMSG_82)?,
+            resp: addr(t.MP1_SMN_C2PMSG_90)?,
             messages: Vec::new(),
             driver_table: 0,
             tools_table: 0,
