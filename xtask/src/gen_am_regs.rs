@@ -105,15 +105,36 @@ const REG_BLOCKS: &[Block] = &[
             "RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE",
             "RCC_DEV0_EPF2_STRAP2",
             "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL",
         ],
-        fields: &["RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK"],
+        fields: &[
+            "RCC_DEV0_EPF2_STRAP2__STRAP_NO_SOFT_RESET_DEV0_F2_MASK",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_ENABLE_MASK",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWID_MASK",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_OFFSET_MASK",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_SIZE_MASK",
+            "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWADDR_31_28_VALUE_MASK",
+        ],
         versions: &[
             Version {
                 name: "V4_3_0",
                 ip: [4, 3, 0],
                 stem: "nbio/nbio_4_3_0",
                 renamed: &[],
-                absent: &[],
+                // NBIO 4.3 routes doorbells with `S2A_DOORBELL_ENTRY_n_CTRL`, which
+                // tinygrad 0.10.1 does not write.
+                absent: &[
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_ENABLE_MASK",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWID_MASK",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_OFFSET_MASK",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_SIZE_MASK",
+                    "GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWADDR_31_28_VALUE_MASK",
+                ],
             },
             Version {
                 name: "V6_3_1",
@@ -700,6 +721,8 @@ const CONSTS: &[ConstGroup] = &[
             "AMDGPU_PTE_READABLE",
             "AMDGPU_PTE_WRITEABLE",
             "AMDGPU_PDE_PTE",
+            "AMDGPU_PDE_PTE_GFX12",
+            "AMDGPU_PTE_IS_PTE",
             "AMDGPU_VM_PDB2",
             "AMDGPU_VM_PDB1",
             "AMDGPU_VM_PDB0",

@@ -131,7 +131,12 @@ impl AmDevice {
         // The firmware first (tinygrad reads it after creating the memory manager;
         // the boot allocator is deterministic, so the order changes no address), so
         // that a missing file fails before anything, VRAM included, is written.
-        let fw = AmFirmware::load(&**self.pci().sys(), &opts.firmware)?;
+        let fw = AmFirmware::load_for(
+            &**self.pci().sys(),
+            &opts.firmware,
+            &self.firmware_files()?,
+            self.regs().gc_gen(),
+        )?;
         let mut gmc = Gmc::with_va_space(self, opts.va_space.clone())?;
         let soc21 = Soc21::new(self);
         let mut ih = Ih::new(self, &mut gmc, !partial)?;

@@ -11,7 +11,10 @@
 //! tinygrad 0.10.1's order: the sOS components of `psp_13_0_0_sos.bin` (by
 //! `PSP_FW_TYPE_*`), the SMU image of `smu_13_0_0.bin`, then the `GFX_FW_TYPE_*`
 //! images of `sdma_6_0_0.bin`, `gc_11_0_0_{pfp,me,mec}.bin` (code and one stack per
-//! pipe), `gc_11_0_0_imu.bin` and `gc_11_0_0_rlc.bin`. Where tinygrad slices a
+//! pipe), `gc_11_0_0_imu.bin` and `gc_11_0_0_rlc.bin`. [`AmFirmware::load_for`] does
+//! the same for the files a GPU's IP versions name ([`FirmwareFiles`]): on a gfx1201,
+//! `psp_14_0_3_sos.bin`, `smu_14_0_3.bin`, `sdma_7_0_1.bin` (header 3.0: one image)
+//! and `gc_12_0_1_*.bin` (RLC header 2.2; the stacks of [`Rs64::pipes`]). Where tinygrad slices a
 //! Python buffer (which silently shortens a range past the end), a range past the
 //! end of the file here is an error naming the file, the field and the sizes.
 //!
@@ -27,6 +30,7 @@ use amd_kfd::sys::Sys;
 use zerocopy::FromBytes;
 
 use crate::error::{AmError, Result};
+use crate::ip::GcGen;
 use crate::regs::generated::psp;
 
 pub use amd_regs::firmware::*;
@@ -226,12 +230,23 @@ pub fn parse_smu(f: &FirmwareFile) -> Result<FwImage> {
     )
 }
 
-/// Parses `sdma_6_0_0.bin` (`sdma_firmware_header_v2_0`): the context thread
-/// (`SDMA_UCODE_TH0`) and the control thread (`SDMA_UCODE_TH1`).
-pub fn parse_sdma(f: &FirmwareFile) -> Result<[FwImage; 2]> {
+/// Parses an SDMA file: `sdma_firmware_header_v2_0` (SDMA 6, `sdma_6_0_0.bin`) gives
+/// the context thread (`SDMA_UCODE_TH0`) and the control thread (`SDMA_UCODE_TH1`);
+/// `sdma_firmware_header_v3_0` (SDMA 7, `sdma_7_0_1.bin`) one image, `SDMA_UCODE_TH0`
+/// at the common header's offset with the v3 size (as `amdgpu_ucode_init_single_fw`).
+pub fn parse_sdma(f: &FirmwareFile) -> Result<Vec<FwImage>> {
+    let c = f.common(&[2, 3])?;
+    if c.header_version_major == 3 {
+        let h: sdma_firmware_header_v3_0 = f.at(0, "sdma_firmware_header_v3_0")?;
+        return Ok(vec![f.piece(
+            psp::GFX_FW_TYPE_SDMA_UCODE_TH0,
+            "SDMA image (ucode_array_offset_bytes, v3 ucode_size_bytes)",
+            u64::from(c.ucode_array_offset_bytes),
+            u64::from(h.ucode_size_bytes),
+        )?]);
+    }
     let h: sdma_firmware_header_v2_0 = f.at(0, "sdma_firmware_header_v2_0")?;
-    f.common(&[2])?;
-    Ok([
+    Ok(vec![
         f.piece(
             psp::GFX_FW_TYPE_SDMA_UCODE_TH0,
             "SDMA context thread (ucode_array_offset_bytes, ctx_ucode_size_bytes)",
@@ -250,16 +265,30 @@ pub fn parse_sdma(f: &FirmwareFile) -> Result<[FwImage; 2]> {
 /// Which RS64 engine a `gfx_firmware_header_v2_0` file is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rs64 {
-    /// Prefetch parser: 2 pipes.
+    /// Prefetch parser.
     Pfp,
-    /// Micro engine: 2 pipes.
+    /// Micro engine.
     Me,
-    /// Compute micro engine: 4 pipes.
+    /// Compute micro engine.
     Mec,
 }
 
 impl Rs64 {
-    /// Its code's type and its pipes' stack types.
+    /// The pipes whose stacks the boot loads and whose program counters it sets: on
+    /// GC 11 two for PFP and ME and four for the MEC (tinygrad 0.10.1); on GC 12 one
+    /// for PFP and ME and two for the MEC, the stacks Linux's `gfx_v12_0` loads
+    /// (`RS64_PFP_P0_STACK`, `RS64_ME_P0_STACK`, `RS64_MEC_P0/P1_STACK`) and the MEC's
+    /// two pipes.
+    pub fn pipes(self, gc: GcGen) -> u8 {
+        match (self, gc) {
+            (Rs64::Pfp | Rs64::Me, GcGen::Gfx11) => 2,
+            (Rs64::Mec, GcGen::Gfx11) => 4,
+            (Rs64::Pfp | Rs64::Me, GcGen::Gfx12) => 1,
+            (Rs64::Mec, GcGen::Gfx12) => 2,
+        }
+    }
+
+    /// Its code's type and every pipe's stack type.
     pub fn fw_types(self) -> (u32, &'static [u32]) {
         match self {
             Rs64::Pfp => (
@@ -283,10 +312,10 @@ impl Rs64 {
     }
 }
 
-/// Parses a `gc_11_0_0_{pfp,me,mec}.bin` (`gfx_firmware_header_v2_0`): the code
-/// (at `ucode_array_offset_bytes`, `ucode_size_bytes` of the v2 header), then the
-/// data (stack) image once per pipe, and the start address.
-pub fn parse_rs64(f: &FirmwareFile, engine: Rs64) -> Result<(Vec<FwImage>, u64)> {
+/// Parses a `gc_*_{pfp,me,mec}.bin` (`gfx_firmware_header_v2_0`): the code (at
+/// `ucode_array_offset_bytes`, `ucode_size_bytes` of the v2 header), then the data
+/// (stack) image once for each of the first `pipes` pipes, and the start address.
+pub fn parse_rs64(f: &FirmwareFile, engine: Rs64, pipes: u8) -> Result<(Vec<FwImage>, u64)> {
     let h: gfx_firmware_header_v2_0 = f.at(0, "gfx_firmware_header_v2_0")?;
     f.common(&[2])?;
     let (code, stacks) = engine.fw_types();
@@ -296,7 +325,7 @@ pub fn parse_rs64(f: &FirmwareFile, engine: Rs64) -> Result<(Vec<FwImage>, u64)>
         u64::from(h.header.ucode_array_offset_bytes),
         u64::from(h.ucode_size_bytes),
     )?];
-    for &t in stacks {
+    for &t in stacks.iter().take(usize::from(pipes)) {
         out.push(f.piece(
             t,
             "stack (data_offset_bytes, data_size_bytes)",
@@ -333,22 +362,23 @@ pub fn parse_imu(f: &FirmwareFile) -> Result<[FwImage; 2]> {
     ])
 }
 
-/// Parses `gc_11_0_0_rlc.bin` (`rlc_firmware_header_v2_3` or later): the GPM and
-/// SRM restore lists, IRAM, DRAM boot, RLCP, RLCV, then RLC_G, in tinygrad 0.10.1's
-/// order.
+/// Parses an RLC file: the GPM and SRM restore lists, IRAM, DRAM boot, then (from
+/// header 2.3, GC 11's `gc_11_0_0_rlc.bin`) RLCP and RLCV, then RLC_G, in tinygrad
+/// 0.10.1's order. GC 12's `gc_12_0_1_rlc.bin` is a 2.2 header: no RLCP/RLCV, and the
+/// restore lists loaded as Linux loads them.
 pub fn parse_rlc(f: &FirmwareFile) -> Result<Vec<FwImage>> {
-    let h: rlc_firmware_header_v2_3 = f.at(0, "rlc_firmware_header_v2_3")?;
+    let h22: rlc_firmware_header_v2_2 = f.at(0, "rlc_firmware_header_v2_2")?;
     let c = f.common(&[2])?;
-    if c.header_version_minor < 3 {
+    if c.header_version_minor < 2 {
         return Err(f.err(format!(
-            "header version 2.{}: the RLCP and RLCV images need 2.3 or later",
+            "header version 2.{}: the IRAM and DRAM images need 2.2 or later",
             c.header_version_minor
         )));
     }
-    let v21 = &h.v2_2.v2_1;
-    let v22 = &h.v2_2;
+    let v21 = &h22.v2_1;
+    let v22 = &h22;
     let g = |v: u32| u64::from(v);
-    Ok(vec![
+    let mut out = vec![
         f.piece(
             psp::GFX_FW_TYPE_RLC_RESTORE_LIST_GPM_MEM,
             "GPM restore list (save_restore_list_gpm_offset_bytes, _size_bytes)",
@@ -373,25 +403,29 @@ pub fn parse_rlc(f: &FirmwareFile) -> Result<Vec<FwImage>> {
             g(v22.rlc_dram_ucode_offset_bytes),
             g(v22.rlc_dram_ucode_size_bytes),
         )?,
-        f.piece(
+    ];
+    if c.header_version_minor >= 3 {
+        let h: rlc_firmware_header_v2_3 = f.at(0, "rlc_firmware_header_v2_3")?;
+        out.push(f.piece(
             psp::GFX_FW_TYPE_RLC_P,
             "RLCP (rlcp_ucode_offset_bytes, _size_bytes)",
             g(h.rlcp_ucode_offset_bytes),
             g(h.rlcp_ucode_size_bytes),
-        )?,
-        f.piece(
+        )?);
+        out.push(f.piece(
             psp::GFX_FW_TYPE_RLC_V,
             "RLCV (rlcv_ucode_offset_bytes, _size_bytes)",
             g(h.rlcv_ucode_offset_bytes),
             g(h.rlcv_ucode_size_bytes),
-        )?,
-        f.piece(
-            psp::GFX_FW_TYPE_RLC_G,
-            "RLC_G (ucode_array_offset_bytes, ucode_size_bytes)",
-            g(c.ucode_array_offset_bytes),
-            g(c.ucode_size_bytes),
-        )?,
-    ])
+        )?);
+    }
+    out.push(f.piece(
+        psp::GFX_FW_TYPE_RLC_G,
+        "RLC_G (ucode_array_offset_bytes, ucode_size_bytes)",
+        g(c.ucode_array_offset_bytes),
+        g(c.ucode_size_bytes),
+    )?);
+    Ok(out)
 }
 
 /// Where firmware files are looked for.
@@ -469,15 +503,20 @@ pub struct AmFirmware {
 }
 
 impl AmFirmware {
-    /// Reads and cuts every file of [`files::ALL`].
+    /// Reads and cuts a 7900 XTX's files ([`files::ALL`]).
     pub fn load(sys: &dyn Sys, src: &FirmwareSource) -> Result<Self> {
+        Self::load_for(sys, src, &FirmwareFiles::navi31(), GcGen::Gfx11)
+    }
+
+    /// Reads and cuts `names`, the files of a GPU of generation `gc`.
+    pub fn load_for(sys: &dyn Sys, src: &FirmwareSource, names: &FirmwareFiles, gc: GcGen) -> Result<Self> {
         let mut paths = Vec::new();
         let mut read = |name: &str| {
             let f = src.read(sys, name)?;
             paths.push(f.path.clone());
             Ok::<_, AmError>(f)
         };
-        let sos_file = read(files::PSP_SOS)?;
+        let sos_file = read(&names.psp_sos)?;
         let sos = parse_psp_components(&sos_file)?
             .into_iter()
             .map(|c| (c.fw_type, c.bytes))
@@ -490,16 +529,16 @@ impl AmFirmware {
                 return Err(sos_file.err(format!("no {name} component")));
             }
         }
-        let smu = parse_smu(&read(files::SMU)?)?;
-        let mut descs: Vec<FwImage> = parse_sdma(&read(files::SDMA)?)?.into();
+        let smu = parse_smu(&read(&names.smu)?)?;
+        let mut descs = parse_sdma(&read(&names.sdma)?)?;
         let mut starts = Vec::new();
-        for (engine, name) in [(Rs64::Pfp, files::PFP), (Rs64::Me, files::ME), (Rs64::Mec, files::MEC)] {
-            let (images, start) = parse_rs64(&read(name)?, engine)?;
+        for (engine, name) in [(Rs64::Pfp, &names.pfp), (Rs64::Me, &names.me), (Rs64::Mec, &names.mec)] {
+            let (images, start) = parse_rs64(&read(name)?, engine, engine.pipes(gc))?;
             descs.extend(images);
             starts.push((engine, start));
         }
-        descs.extend(parse_imu(&read(files::IMU)?)?);
-        descs.extend(parse_rlc(&read(files::RLC)?)?);
+        descs.extend(parse_imu(&read(&names.imu)?)?);
+        descs.extend(parse_rlc(&read(&names.rlc)?)?);
         let ucode_start = [starts[0], starts[1], starts[2]];
         Ok(AmFirmware {
             sos,

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::error::{AmError, Result, RingProblem};
 use crate::firmware::{AmFirmware, Rs64};
 use crate::gmc::{Gmc, Hub, Mapping, PAGE};
-use crate::ip::{AmDevice, Ip, Reg, field, with_field};
+use crate::ip::{AmDevice, GcGen, Ip, Reg, field, with_field};
 use crate::psp::WAIT_REG_TIMEOUT;
 use crate::regs::AmReg;
 use crate::regs::generated::{gc, soc21_enum};
@@ -36,6 +36,9 @@ pub const MEC_DOORBELL_RANGE_UPPER: u32 = 0x450;
 pub const MEC_START_DELAY: Duration = Duration::from_millis(50);
 /// The bit tinygrad (after Linux's gfx11 golden settings) sets in `TCP_CNTL`.
 pub const TCP_CNTL_GOLDEN: u32 = 0x2000_0000;
+/// `GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL` and `_3_CTRL` on GC 12 (Linux's
+/// `nbif_v6_3_1_gc_doorbell_init`): enabled, AWID 3 and 6, `AWADDR_31_28` 3.
+pub const GC_DOORBELL_ROUTE: [u32; 2] = [0x3000_0007, 0x3000_000d];
 /// Compute pipes of GC 11's MEC (me 1); GC 12's has 2.
 pub const MEC_PIPES: u8 = 4;
 /// Queues of a compute pipe.
@@ -225,16 +228,23 @@ impl<'a> Gfx<'a> {
         }
     }
 
+    /// The MEC pipes this GC has (4 on GC 11, 2 on GC 12).
+    fn mec_pipes(&self) -> usize {
+        usize::from(Rs64::Mec.pipes(self.dev.regs().gc_gen()))
+    }
+
     /// `_config_gfx_rs64`: each pipe's program counter start (the firmware's
-    /// `ucode_start_addr >> 2`) for PFP and ME (me 0, two pipes) and the MEC (me 1,
-    /// four pipes), then each engine's pipes reset and released.
+    /// `ucode_start_addr >> 2`) for PFP and ME (me 0) and the MEC (me 1), on the
+    /// pipes of [`Rs64::pipes`] (GC 11: 2, 2, 4; GC 12: 1, 1, 2), then each engine's
+    /// pipes reset and released.
     fn config_rs64(&self) -> Result<()> {
+        let g = self.dev.regs().gc_gen();
         let engines = [
             Rs64Regs {
                 engine: Rs64::Pfp,
                 start: (self.gc().CP_PFP_PRGRM_CNTR_START, self.gc().CP_PFP_PRGRM_CNTR_START_HI),
                 me: 0,
-                pipes: 2,
+                pipes: Rs64::Pfp.pipes(g),
                 cntl: self.gc().CP_ME_CNTL,
                 resets: &[
                     gc::CP_ME_CNTL__PFP_PIPE0_RESET_MASK,
@@ -245,7 +255,7 @@ impl<'a> Gfx<'a> {
                 engine: Rs64::Me,
                 start: (self.gc().CP_ME_PRGRM_CNTR_START, self.gc().CP_ME_PRGRM_CNTR_START_HI),
                 me: 0,
-                pipes: 2,
+                pipes: Rs64::Me.pipes(g),
                 cntl: self.gc().CP_ME_CNTL,
                 resets: &[gc::CP_ME_CNTL__ME_PIPE0_RESET_MASK, gc::CP_ME_CNTL__ME_PIPE1_RESET_MASK],
             },
@@ -256,7 +266,7 @@ impl<'a> Gfx<'a> {
                     self.gc().CP_MEC_RS64_PRGRM_CNTR_START_HI,
                 ),
                 me: 1,
-                pipes: MEC_PIPES,
+                pipes: Rs64::Mec.pipes(g),
                 cntl: self.gc().CP_MEC_RS64_CNTL,
                 resets: &MEC_PIPE_RESETS,
             },
@@ -276,6 +286,7 @@ impl<'a> Gfx<'a> {
                 self.wr_pair(lo, hi, pc)?;
             }
             self.grbm_select(0, 0, 0, 0)?;
+            let resets = &resets[..usize::from(pipes).min(resets.len())];
             let set: Vec<(u32, u32)> = resets.iter().map(|&m| (m, 1)).collect();
             self.upd(cntl, &set)?;
             let clear: Vec<(u32, u32)> = resets.iter().map(|&m| (m, 0)).collect();
@@ -284,13 +295,36 @@ impl<'a> Gfx<'a> {
         Ok(())
     }
 
-    /// `AM_GFX.init`, in tinygrad 0.10.1's order.
+    /// NBIF 6.3.1's doorbell routing for GC: ports 0 and 3 (tinygrad 0.14's
+    /// `doorbell_enable(port=0, awid=3)` and `(port=3, awid=6)`, the values of Linux's
+    /// `nbif_v6_3_1_gc_doorbell_init`). Without an NBIF that has the entries (GC 11's
+    /// NBIO 4.3), nothing is written.
+    fn route_gc_doorbells(&self) -> Result<()> {
+        let n = self.dev.regs().tables().nbio;
+        for (reg, value) in [
+            (n.GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL, GC_DOORBELL_ROUTE[0]),
+            (n.GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL, GC_DOORBELL_ROUTE[1]),
+        ] {
+            if let Some(r) = reg {
+                self.dev.regs().write_reg(Ip::Nbio, r, value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `AM_GFX.init`, in tinygrad 0.10.1's order (GC 12: with tinygrad 0.14's and
+    /// Linux's differences: no `TCP_CNTL` golden bit, GC doorbells routed in NBIF).
     pub fn init(&mut self, gmc: &mut Gmc<'_>) -> Result<()> {
         self.wait_rlc_autoload()?;
         self.config_rs64()?;
         gmc.init_hub(Hub::Gc)?;
-        let tcp = self.rd(self.gc().TCP_CNTL)?;
-        self.wr(self.gc().TCP_CNTL, tcp | TCP_CNTL_GOLDEN)?;
+        let gfx12 = self.dev.regs().gc_gen() == GcGen::Gfx12;
+        // A GC 11 golden setting; GC 12's golden list (Linux's `gfx_v12_0`) has none
+        // for `TCP_CNTL`, and the bit is unnamed in its header.
+        if !gfx12 {
+            let tcp = self.rd(self.gc().TCP_CNTL)?;
+            self.wr(self.gc().TCP_CNTL, tcp | TCP_CNTL_GOLDEN)?;
+        }
         self.upd(
             self.gc().RLC_SRM_CNTL,
             &[
@@ -298,6 +332,9 @@ impl<'a> Gfx<'a> {
                 (gc::RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK, 1),
             ],
         )?;
+        if gfx12 {
+            self.route_gc_doorbells()?;
+        }
         self.upd(self.gc().GRBM_CNTL, &[(self.gc().GRBM_CNTL__READ_TIMEOUT_MASK, 0xff)])?;
         for vmid in 0..16 {
             self.grbm_select(0, 0, 0, vmid)?;
@@ -325,8 +362,9 @@ impl<'a> Gfx<'a> {
         self.wr(self.gc().CP_MEC_DOORBELL_RANGE_LOWER, 0)?;
         self.wr(self.gc().CP_MEC_DOORBELL_RANGE_UPPER, MEC_DOORBELL_RANGE_UPPER)?;
         let mut start = vec![(gc::CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK, 0)];
-        start.extend(MEC_PIPE_RESETS.iter().map(|&m| (m, 0)));
-        start.extend(MEC_PIPE_ACTIVE.iter().map(|&m| (m, 1)));
+        let n = self.mec_pipes();
+        start.extend(MEC_PIPE_RESETS[..n].iter().map(|&m| (m, 0)));
+        start.extend(MEC_PIPE_ACTIVE[..n].iter().map(|&m| (m, 1)));
         start.push((gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 0));
         self.upd(self.gc().CP_MEC_RS64_CNTL, &start)?;
         std::thread::sleep(MEC_START_DELAY);
@@ -350,8 +388,9 @@ impl<'a> Gfx<'a> {
         }
         self.grbm_select(0, 0, 0, 0)?;
         let mut stop = vec![(gc::CP_MEC_RS64_CNTL__MEC_INVALIDATE_ICACHE_MASK, 1)];
-        stop.extend(MEC_PIPE_RESETS.iter().map(|&m| (m, 1)));
-        stop.extend(MEC_PIPE_ACTIVE.iter().map(|&m| (m, 0)));
+        let n = self.mec_pipes();
+        stop.extend(MEC_PIPE_RESETS[..n].iter().map(|&m| (m, 1)));
+        stop.extend(MEC_PIPE_ACTIVE[..n].iter().map(|&m| (m, 0)));
         stop.push((gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 1));
         self.upd(self.gc().CP_MEC_RS64_CNTL, &stop)?;
         self.wr(self.gc().GCVM_CONTEXT0_CNTL, 0)

@@ -19,7 +19,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use crate::error::{AmError, HostProblem, MapProblem, Result};
-use crate::ip::{AmDevice, Ip, Reg};
+use crate::ip::{AmDevice, GcGen, Ip, Reg};
 use crate::psp::PspBuffers;
 use crate::regs::AmReg;
 use crate::regs::generated::{gc, mmhub, vm};
@@ -55,6 +55,11 @@ pub const fn pte_frag(frag: u64) -> u64 {
 /// `AMDGPU_PTE_MTYPE_NV10(0, mtype)` of `amdgpu_vm.h`: `(mtype & 3) << 48`.
 pub const fn pte_mtype_nv10(mtype: u64) -> u64 {
     (mtype & 3) << 48
+}
+
+/// `AMDGPU_PTE_MTYPE_GFX12(0, mtype)` of `amdgpu_vm.h`: `(mtype & 3) << 54`.
+pub const fn pte_mtype_gfx12(mtype: u64) -> u64 {
+    (mtype & 3) << 54
 }
 
 /// Bytes one entry at `level` (`AMDGPU_VM_PDB2` 0 .. `AMDGPU_VM_PTB` 3) covers.
@@ -350,14 +355,61 @@ pub struct Mapping {
     pub flags: MapFlags,
 }
 
-/// One page-table entry as tinygrad 0.10.1's `AMPageTableEntry.set_entry` encodes it.
-pub fn encode_entry(paddr: u64, level: u64, table: bool, frag: u64, flags: MapFlags) -> u64 {
+/// How a GC generation marks page-table entries (`amdgpu_vm.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryFormat {
+    /// GC 10 and 11: the memory type at bits 48–49 (`AMDGPU_PTE_MTYPE_NV10`), a leaf
+    /// above the PTB level marked by `AMDGPU_PDE_PTE` (bit 54).
+    Nv10,
+    /// GC 12: the memory type at bits 54–55 (`AMDGPU_PTE_MTYPE_GFX12`), every leaf
+    /// (the PTB level's too) marked by bit 63 (`AMDGPU_PDE_PTE_GFX12`,
+    /// `AMDGPU_PTE_IS_PTE`); table entries carry neither.
+    Gfx12,
+}
+
+impl EntryFormat {
+    /// The format of generation `gc`.
+    pub fn of(gc: GcGen) -> Self {
+        match gc {
+            GcGen::Gfx11 => EntryFormat::Nv10,
+            GcGen::Gfx12 => EntryFormat::Gfx12,
+        }
+    }
+
+    /// The bits that mark a leaf at `level`.
+    fn leaf_bits(self, level: u64) -> u64 {
+        match self {
+            EntryFormat::Nv10 if level != vm::AMDGPU_VM_PTB => vm::AMDGPU_PDE_PTE,
+            EntryFormat::Nv10 => 0,
+            EntryFormat::Gfx12 if level != vm::AMDGPU_VM_PTB => vm::AMDGPU_PDE_PTE_GFX12,
+            EntryFormat::Gfx12 => vm::AMDGPU_PTE_IS_PTE,
+        }
+    }
+
+    /// The memory type `mtype` in an entry.
+    fn mtype(self, mtype: u64) -> u64 {
+        match self {
+            EntryFormat::Nv10 => pte_mtype_nv10(mtype),
+            EntryFormat::Gfx12 => pte_mtype_gfx12(mtype),
+        }
+    }
+
+    /// Whether `e` at `level` is a leaf.
+    fn is_leaf(self, e: u64, level: u64) -> bool {
+        match self {
+            EntryFormat::Nv10 => level == vm::AMDGPU_VM_PTB || e & vm::AMDGPU_PDE_PTE != 0,
+            EntryFormat::Gfx12 => level == vm::AMDGPU_VM_PTB || e & vm::AMDGPU_PDE_PTE_GFX12 != 0,
+        }
+    }
+}
+
+/// One page-table entry as tinygrad's `AMPageTableEntry.set_entry` encodes it (0.10.1
+/// for GC 11, 0.14 for GC 12), in `fmt`.
+pub fn encode_entry(fmt: EntryFormat, paddr: u64, level: u64, table: bool, frag: u64, flags: MapFlags) -> u64 {
     let mut e = (paddr & ENTRY_ADDR_MASK) | vm::AMDGPU_PTE_VALID | pte_frag(frag);
     if !table {
         e |= vm::AMDGPU_PTE_WRITEABLE | vm::AMDGPU_PTE_READABLE | vm::AMDGPU_PTE_EXECUTABLE;
-        if level != vm::AMDGPU_VM_PTB {
-            e |= vm::AMDGPU_PDE_PTE;
-        }
+        e |= fmt.leaf_bits(level);
     }
     if flags.system {
         e |= vm::AMDGPU_PTE_SYSTEM;
@@ -366,17 +418,13 @@ pub fn encode_entry(paddr: u64, level: u64, table: bool, frag: u64, flags: MapFl
         e |= vm::AMDGPU_PTE_SNOOPED;
     }
     if flags.uncached {
-        e |= pte_mtype_nv10(u64::from(MTYPE_UC));
+        e |= fmt.mtype(u64::from(MTYPE_UC));
     }
     e
 }
 
 fn is_valid(e: u64) -> bool {
     e & vm::AMDGPU_PTE_VALID != 0
-}
-
-fn is_leaf(e: u64, level: u64) -> bool {
-    level == vm::AMDGPU_VM_PTB || e & vm::AMDGPU_PDE_PTE != 0
 }
 
 /// The memory manager and GMC of an [`AmDevice`].
@@ -393,6 +441,8 @@ pub struct Gmc<'a> {
     hub_initted: [bool; 2],
     /// Each hub's registers, from the tables of the GPU's GC and MMHUB versions.
     hubs: [HubRegs; 2],
+    /// How entries are encoded.
+    fmt: EntryFormat,
     /// Whether boot memory is still being handed out (tinygrad's `is_booting`).
     pub booting: bool,
     /// TLB flushes issued (per hub: GC, MM).
@@ -440,6 +490,7 @@ impl<'a> Gmc<'a> {
             dummy_page: 0,
             hub_initted: [false; 2],
             hubs: [gc_hub(t.gc), mm_hub(t.mmhub)],
+            fmt: EntryFormat::of(dev.regs().gc_gen()),
             booting: true,
             flushes: [0; 2],
         };
@@ -575,7 +626,7 @@ impl<'a> Gmc<'a> {
             if !is_valid(e) {
                 return Ok(Slot::NoTable { table, idx, level: lv });
             }
-            if is_leaf(e, lv) {
+            if self.fmt.is_leaf(e, lv) {
                 return Ok(Slot::InLeaf { entry: e, level: lv });
             }
             let next = e & ENTRY_ADDR_MASK;
@@ -601,7 +652,7 @@ impl<'a> Gmc<'a> {
                 Slot::InLeaf { entry, level } => return Err(in_leaf(entry, level)),
                 Slot::NoTable { table, idx, level: lv } => {
                     let t = self.palloc(PAGE, PAGE, true, self.booting)?;
-                    self.write_entry(table, idx, encode_entry(t, lv, true, 0, MapFlags::default()))?;
+                    self.write_entry(table, idx, encode_entry(self.fmt, t, lv, true, 0, MapFlags::default()))?;
                 }
             }
         }
@@ -705,7 +756,7 @@ impl<'a> Gmc<'a> {
         for &(v, p, lv) in &plan {
             let (t, i) = self.find_or_create(v, lv, |entry, level| mapped(v, level, entry))?;
             let frag = if lv == vm::AMDGPU_VM_PTB { 0 } else { BIG_FRAGMENT };
-            self.write_entry(t, i, encode_entry(p, lv, false, frag, flags))?;
+            self.write_entry(t, i, encode_entry(self.fmt, p, lv, false, frag, flags))?;
         }
         self.flush_tlb(Hub::Gc)?;
         self.flush_tlb(Hub::Mm)?;
@@ -782,7 +833,7 @@ impl<'a> Gmc<'a> {
             if !is_valid(e) {
                 return Ok(None);
             }
-            if is_leaf(e, lv) {
+            if self.fmt.is_leaf(e, lv) {
                 return Ok(Some((table, idx, lv)));
             }
             table = e & ENTRY_ADDR_MASK;
@@ -804,7 +855,7 @@ impl<'a> Gmc<'a> {
                 continue;
             };
             let pe = self.read_entry(parent, pidx)?;
-            if !is_valid(pe) || is_leaf(pe, lv - 1) {
+            if !is_valid(pe) || self.fmt.is_leaf(pe, lv - 1) {
                 continue;
             }
             let t = pe & ENTRY_ADDR_MASK;
@@ -1102,13 +1153,15 @@ mod tests {
     #[test]
     fn entries_encode_as_tinygrad() {
         let f = MapFlags::default();
-        let e = encode_entry(0x20_0000, vm::AMDGPU_VM_PDB0, false, BIG_FRAGMENT, f);
+        let n = EntryFormat::Nv10;
+        let e = encode_entry(n, 0x20_0000, vm::AMDGPU_VM_PDB0, false, BIG_FRAGMENT, f);
         assert_eq!(e & ENTRY_ADDR_MASK, 0x20_0000);
         assert_ne!(e & vm::AMDGPU_PDE_PTE, 0);
         assert_eq!((e >> 7) & 0x1f, 9);
-        let t = encode_entry(0x5000, vm::AMDGPU_VM_PDB1, true, 0, f);
+        let t = encode_entry(n, 0x5000, vm::AMDGPU_VM_PDB1, true, 0, f);
         assert_eq!(t, 0x5000 | vm::AMDGPU_PTE_VALID);
         let s = encode_entry(
+            n,
             0x7000,
             vm::AMDGPU_VM_PTB,
             false,
@@ -1125,6 +1178,30 @@ mod tests {
         assert_eq!(s >> 48 & 3, u64::from(MTYPE_UC));
         assert_eq!(level_covers(vm::AMDGPU_VM_PDB1), 1 << 30);
         assert_eq!(level_covers(vm::AMDGPU_VM_PTB), PAGE);
+    }
+
+    /// GC 12 (tinygrad 0.14's `AMPageTableEntry`, `amdgpu_vm.h`): every leaf carries
+    /// bit 63 and no bit 54 unless its memory type says so; tables carry neither.
+    #[test]
+    fn gfx12_entries_mark_every_leaf_with_bit_63() {
+        let g = EntryFormat::Gfx12;
+        let f = MapFlags::default();
+        let big = encode_entry(g, 0x20_0000, vm::AMDGPU_VM_PDB0, false, BIG_FRAGMENT, f);
+        assert_eq!(big >> 63, 1);
+        assert_eq!(big & vm::AMDGPU_PDE_PTE, 0, "bit 54 is MTYPE on GC 12");
+        assert!(g.is_leaf(big, vm::AMDGPU_VM_PDB0));
+        let table = encode_entry(g, 0x5000, vm::AMDGPU_VM_PDB1, true, 0, f);
+        assert_eq!(table, 0x5000 | vm::AMDGPU_PTE_VALID);
+        assert!(!g.is_leaf(table, vm::AMDGPU_VM_PDB1));
+        let uc = MapFlags { uncached: true, ..f };
+        let pte = encode_entry(g, 0x7000, vm::AMDGPU_VM_PTB, false, 0, uc);
+        assert_eq!(pte >> 63, 1);
+        assert_eq!((pte >> 54) & 3, u64::from(MTYPE_UC));
+        assert_eq!((pte >> 48) & 3, 0);
+        // A GC 11 leaf above the PTB is not a leaf to GC 12, and the other way round.
+        let nv10 = encode_entry(EntryFormat::Nv10, 0x20_0000, vm::AMDGPU_VM_PDB0, false, 0, f);
+        assert!(!g.is_leaf(nv10, vm::AMDGPU_VM_PDB0));
+        assert!(!EntryFormat::Nv10.is_leaf(big, vm::AMDGPU_VM_PDB0));
     }
 
     proptest! {

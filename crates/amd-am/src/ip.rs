@@ -24,6 +24,7 @@ use crate::error::{AmError, Result};
 use crate::pci::PciDevice;
 use crate::regs::generated::{gc, nbio};
 use crate::regs::{AmReg, AsicRegs, IpVersions};
+use amd_regs::firmware::FirmwareFiles;
 
 /// The base of NBIO's register segment 2 on every GPU with NBIO 4.3 (and earlier
 /// Navi parts): fixed, so that `RCC_CONFIG_MEMSIZE` can be read before discovery.
@@ -34,6 +35,25 @@ pub const RCC_CONFIG_MEMSIZE: u32 = NBIO_FIXED_SEG2_BASE + nbio::V4_3_0.RCC_DEV0
 /// The value tinygrad 0.10.1 leaves in `SCRATCH_REG7` after its boot (`am_version`):
 /// a GPU that shows it was set up by the driverless transport and may boot partially.
 pub const AM_VERSION: u32 = 0xA000_0002;
+
+/// The graphics generation the transport drives, by GC's major version: the
+/// register tables exist for GC 11 and GC 12 only, so a device that opened is one of
+/// these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GcGen {
+    /// GC 11 (RDNA3: gfx1100), as tinygrad 0.10.1 boots it.
+    Gfx11,
+    /// GC 12 (RDNA4: gfx1200, gfx1201), with the differences tinygrad 0.14 and Linux
+    /// 6.12 make for it.
+    Gfx12,
+}
+
+impl GcGen {
+    /// The generation of GC `version`.
+    pub fn of(version: [u8; 3]) -> Self {
+        if version[0] >= 12 { GcGen::Gfx12 } else { GcGen::Gfx11 }
+    }
+}
 
 /// An IP block kind, by its discovery hardware id (`soc15_hw_ip.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -445,6 +465,7 @@ pub struct Registers {
     mmio: Arc<dyn Mmio>,
     discovery: Arc<Discovery>,
     tables: AsicRegs,
+    versions: IpVersions,
     indirect: Option<(u32, u32)>,
 }
 
@@ -462,7 +483,8 @@ impl Registers {
     /// versions it gives; [`AmError::MissingIp`] if it lacks a block the transport
     /// drives, [`AmError::UnsupportedIp`] if no table covers a block's version.
     pub fn new(mmio: Arc<dyn Mmio>, discovery: Arc<Discovery>) -> Result<Self> {
-        let tables = AsicRegs::for_versions(&discovery.ip_versions()?).map_err(|e| AmError::UnsupportedIp {
+        let versions = discovery.ip_versions()?;
+        let tables = AsicRegs::for_versions(&versions).map_err(|e| AmError::UnsupportedIp {
             ip: e.ip,
             version: e.version,
         })?;
@@ -477,6 +499,7 @@ impl Registers {
             mmio,
             discovery,
             tables,
+            versions,
             indirect,
         })
     }
@@ -484,6 +507,16 @@ impl Registers {
     /// The register tables of this GPU's IP versions.
     pub fn tables(&self) -> &AsicRegs {
         &self.tables
+    }
+
+    /// The IP versions the discovery table gives.
+    pub fn versions(&self) -> &IpVersions {
+        &self.versions
+    }
+
+    /// The graphics generation.
+    pub fn gc_gen(&self) -> GcGen {
+        GcGen::of(self.versions.gc)
     }
 
     /// The discovery table the addresses come from.
@@ -700,6 +733,19 @@ impl AmDevice {
     /// Register access.
     pub fn regs(&self) -> &Registers {
         &self.regs
+    }
+
+    /// The firmware files this GPU needs, named from its MP0, MP1, SDMA 0 and GC
+    /// versions; [`AmError::MissingIp`] without an SDMA 0 block.
+    pub fn firmware_files(&self) -> Result<FirmwareFiles> {
+        let v = self.regs.versions();
+        let sdma = self.discovery.block(Ip::Sdma0, 0).ok_or(AmError::MissingIp {
+            ip: Ip::Sdma0.name(),
+            instance: 0,
+            seg: None,
+        })?;
+        let (a, b, c) = sdma.version;
+        Ok(FirmwareFiles::for_versions(v.mp0, v.mp1, [a, b, c], v.gc))
     }
 
     /// Reads the identification registers tinygrad 0.10.1 reads at bring-up.

@@ -3,7 +3,7 @@
 //!
 //! 1. [`PciBus::scan`] lists `/sys/bus/pci/devices`, keeps vendor 0x1002 with a device
 //!    id of [`SUPPORTED_DEVICES`] (tinygrad 0.10.1 accepts only the Radeon RX 7900 XTX,
-//!    0x744c), in bus order, then applies `VISIBLE_DEVICES` / `HIP_VISIBLE_DEVICES`.
+//!    0x744c; the transport also takes the RX 9070 XT, 0x7550), in bus order, then applies `VISIBLE_DEVICES` / `HIP_VISIBLE_DEVICES`.
 //! 2. [`PciBus::open`] takes one: unbinds it from its driver (`driver/unbind`),
 //!    resizes BAR 0 to the largest size `resource0_resize` offers, then, where VFIO is
 //!    wanted and `/dev/vfio/vfio` exists, turns on no-IOMMU mode, binds the device to
@@ -45,9 +45,13 @@ pub const NOIOMMU_PARAM: &str = "/sys/module/vfio/parameters/enable_unsafe_noiom
 pub const PAGEMAP: &str = "/proc/self/pagemap";
 /// AMD's PCI vendor id.
 pub const AMD_VENDOR: u16 = 0x1002;
-/// The PCI device ids the driverless transport drives, as tinygrad 0.10.1's
-/// `PCIIface` accepts them, with their names.
-pub const SUPPORTED_DEVICES: &[(u16, &str)] = &[(0x744c, "Radeon RX 7900 XTX (Navi 31)")];
+/// The PCI device ids the driverless transport drives, with their names: tinygrad
+/// 0.10.1's `PCIIface` accepts the first; the second is a gfx1201 (GC 12.0.1), one of
+/// the ids tinygrad 0.14 accepts.
+pub const SUPPORTED_DEVICES: &[(u16, &str)] = &[
+    (0x744c, "Radeon RX 7900 XTX (Navi 31)"),
+    (0x7550, "Radeon RX 9070 XT (Navi 48)"),
+];
 
 /// The BARs the transport maps.
 pub const BAR_VRAM: usize = 0;

@@ -1,4 +1,5 @@
-//! The PSP (MP0 13.0.0) bring-up, in tinygrad 0.10.1's order (`AM_PSP.init`): the
+//! The PSP (MP0 13.0.0; MP0 14.0.2/3 with tinygrad 0.14's differences: [`Psp::init`])
+//! bring-up, in tinygrad 0.10.1's order (`AM_PSP.init`): the
 //! bootloader loads the sOS components, the kernel-mode ring is created, the TOC
 //! gives the TMR size, the SMU firmware is loaded, the TMR is set up, every other
 //! firmware image is loaded with `LOAD_IP_FW`, and the RLC autoload starts.
@@ -109,6 +110,14 @@ pub const SOS_LOAD_ORDER: [(u32, u32, &str); 8] = [
     ),
 ];
 
+/// Whether the PSP of MP0 `version` sets its TMR up at boot, so that the driver
+/// sends no `SETUP_TMR` (tinygrad 0.14: `boot_time_tmr` and `autoload_tmr` for MP0
+/// 14.0.2 and 14.0.3; Linux 6.12's `psp_tmr_load` skips them alike). Every other
+/// version the transport knows gets the TMR from the driver.
+pub fn boot_time_tmr(version: [u8; 3]) -> bool {
+    matches!(version, [14, 0, 2] | [14, 0, 3])
+}
+
 /// Where the PSP's buffers are in VRAM (byte offsets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PspBuffers {
@@ -209,10 +218,18 @@ impl<'a> Psp<'a> {
         self.dev.regs().read(self.c2p81) != 0
     }
 
-    /// The whole bring-up, in tinygrad 0.10.1's order.
+    /// The whole bring-up, in tinygrad 0.10.1's order. On MP0 14 (gfx12) as tinygrad
+    /// 0.14 does it: the TOS SPL table from the sOS file's own `PSP_FW_TYPE_PSP_SPL`
+    /// component, and no TMR set up by the driver ([`boot_time_tmr`]).
     pub fn init(&mut self, fw: &AmFirmware) -> Result<()> {
+        let mp0 = self.dev.regs().versions().mp0;
         if !self.is_sos_alive() {
             for (fw_type, comp, name) in SOS_LOAD_ORDER {
+                let fw_type = if comp == psp::PSP_BL__LOAD_TOS_SPL_TABLE && mp0[0] >= 14 {
+                    psp::PSP_FW_TYPE_PSP_SPL
+                } else {
+                    fw_type
+                };
                 if let Some(bytes) = fw.sos.get(&fw_type) {
                     self.bootloader_load(comp, name, bytes)?;
                 }
@@ -223,7 +240,9 @@ impl<'a> Psp<'a> {
         self.tmr_init(fw)?;
         // The SMU's firmware goes before the TMR.
         self.load_ip_fw(&fw.smu)?;
-        self.setup_tmr()?;
+        if !boot_time_tmr(mp0) {
+            self.setup_tmr()?;
+        }
         for d in &fw.descs {
             self.load_ip_fw(d)?;
         }

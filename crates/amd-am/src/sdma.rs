@@ -11,7 +11,7 @@ use crate::error::{AmError, Result, RingProblem};
 use crate::gfx::{build, field_max};
 use crate::ip::{AmDevice, Ip};
 use crate::regs::AmReg;
-use crate::regs::generated::gc;
+use crate::regs::generated::{doorbell, gc, nbio};
 
 /// `SDMA0_WATCHDOG_CNTL.QUEUE_HANG_COUNT`: 100 units of 100 ms (tinygrad's 10 s).
 pub const QUEUE_HANG_COUNT: u32 = 100;
@@ -34,6 +34,36 @@ pub struct SdmaRingDesc {
     pub wptr: u64,
     /// The doorbell, in 64-bit slots of BAR 2 (`AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0`).
     pub doorbell: u32,
+}
+
+/// The doorbell slots routed to SDMA on GC 12 (tinygrad 0.14's `size=4`; Linux routes
+/// 20 per SDMA instance).
+pub const SDMA_DOORBELL_RANGE: u32 = 4;
+
+/// NBIF 6.3.1's doorbell routing for SDMA: `GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL`
+/// enabled with AWID 0xe, `AWADDR_31_28` 3 and the range from
+/// `AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0` (in 32-bit slots), as tinygrad 0.14's
+/// `doorbell_enable(port=2, …)` and Linux's `nbif_v6_3_1_sdma_doorbell_range` set it;
+/// `None` where the NBIO has no such entry (GC 11's NBIO 4.3).
+pub fn sdma_doorbell_route(n: &nbio::Table) -> Option<(AmReg, u32)> {
+    let reg = n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL?;
+    let fields = [
+        (n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_ENABLE_MASK?, 1),
+        (n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWID_MASK?, 0xe),
+        (
+            n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_OFFSET_MASK?,
+            doorbell::AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0 * 2,
+        ),
+        (
+            n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_RANGE_SIZE_MASK?,
+            SDMA_DOORBELL_RANGE,
+        ),
+        (
+            n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL__S2A_DOORBELL_PORT2_AWADDR_31_28_VALUE_MASK?,
+            3,
+        ),
+    ];
+    Some((reg, build(&fields)))
 }
 
 fn ring_err(field: &'static str, value: u64, problem: RingProblem) -> AmError {
@@ -121,7 +151,8 @@ impl<'a> Sdma<'a> {
         self.wr(hi, (v >> 32) as u32)
     }
 
-    /// `AM_SDMA.init`.
+    /// `AM_SDMA.init` (on GC 12 without the registers and fields GC 12 lacks, and
+    /// with SDMA's doorbells routed in NBIF: [`sdma_doorbell_route`]).
     pub fn init(&self) -> Result<()> {
         let g = self.gc();
         // GC 12's SDMA has no semaphore-wait timer.
@@ -156,7 +187,11 @@ impl<'a> Sdma<'a> {
                 (gc::SDMA0_CNTL__CTXEMPTY_INT_ENABLE_MASK, 1),
                 (gc::SDMA0_CNTL__TRAP_ENABLE_MASK, 1),
             ],
-        )
+        )?;
+        if let Some((reg, value)) = sdma_doorbell_route(self.dev.regs().tables().nbio) {
+            self.dev.regs().write_reg(Ip::Nbio, reg, value)?;
+        }
+        Ok(())
     }
 
     /// `setup_ring` for SDMA0 queue 0, in tinygrad's order: pointer updates held

@@ -25,6 +25,9 @@ pub const ALIVE_TIMEOUT: Duration = Duration::from_millis(100);
 pub const DRIVER_TABLE_SIZE: u64 = 0x4000;
 /// The pause after a mode1 reset (tinygrad's 500 ms).
 pub const MODE1_RESET_DELAY: Duration = Duration::from_millis(500);
+/// SMU 14's mode1 reset on the debug mailbox (`DEBUGSMC_MSG_Mode1Reset`, a define of
+/// Linux's `smu_v14_0_2_ppt.c`).
+pub const DEBUGSMC_MSG_MODE1_RESET: u32 = 2;
 /// The clocks tinygrad sets, in its order.
 pub const CLOCKS: [(u32, &str); 4] = [
     (smu_if::PPCLK_GFXCLK, "PPCLK_GFXCLK"),
@@ -117,6 +120,9 @@ pub struct Smu<'a> {
     msg: Reg,
     arg: Reg,
     resp: Reg,
+    /// The debug mailbox (`C2PMSG_75` message, `_53` argument, `_54` response),
+    /// through which SMU 14 takes its mode1 reset.
+    debug: [Reg; 3],
     driver_table: u64,
     driver_table_mc: u64,
     clocks: Option<Vec<(u32, Vec<u32>)>>,
@@ -136,6 +142,11 @@ impl<'a> Smu<'a> {
             msg: mp1(t.mp1.MP1_SMN_C2PMSG_66)?,
             arg: mp1(t.mp1.MP1_SMN_C2PMSG_82)?,
             resp: mp1(t.mp1.MP1_SMN_C2PMSG_90)?,
+            debug: [
+                mp1(t.mp1.MP1_SMN_C2PMSG_75)?,
+                mp1(t.mp1.MP1_SMN_C2PMSG_53)?,
+                mp1(t.mp1.MP1_SMN_C2PMSG_54)?,
+            ],
             driver_table,
             driver_table_mc: gmc.mc(driver_table)?,
             clocks: None,
@@ -174,9 +185,21 @@ impl<'a> Smu<'a> {
         self.dev.regs().read(self.resp) != 0
     }
 
-    /// `mode1_reset`: `Mode1Reset`, then 500 ms.
+    /// `mode1_reset`: `Mode1Reset`, then 500 ms. SMU 14 (MP1 14.x) has no such
+    /// message: there it is the debug mailbox's message [`DEBUGSMC_MSG_MODE1_RESET`]
+    /// (tinygrad 0.14's `_send_msg(2, 0, debug=True)`, Linux's
+    /// `smu_v14_0_2_mode1_reset`).
     pub fn mode1_reset(&self) -> Result<()> {
-        self.send(smu::PPSMC_MSG_Mode1Reset, 0, true, self.timeout)?;
+        if self.dev.regs().versions().mp1[0] >= 14 {
+            let [msg, arg, resp] = self.debug;
+            let r = self.dev.regs();
+            r.write(resp, 0);
+            r.write(arg, 0);
+            r.write(msg, DEBUGSMC_MSG_MODE1_RESET);
+            self.wait_ok(resp, "DEBUGSMC_MSG_Mode1Reset", 0, self.timeout)?;
+        } else {
+            self.send(smu::PPSMC_MSG_Mode1Reset, 0, true, self.timeout)?;
+        }
         std::thread::sleep(MODE1_RESET_DELAY);
         Ok(())
     }
@@ -260,26 +283,26 @@ impl<'a> Smu<'a> {
     /// argument, message; wait for `PPSMC_Result_OK`; the argument register after.
     pub fn send(&self, msg: u32, param: u32, poll: bool, timeout: Duration) -> Result<u32> {
         if poll {
-            self.wait_ok(msg, param, timeout)?;
+            self.wait_ok(self.resp, msg_name(msg), param, timeout)?;
         }
         let r = self.dev.regs();
         r.write(self.resp, 0);
         r.write(self.arg, param);
         r.write(self.msg, msg);
-        self.wait_ok(msg, param, timeout)?;
+        self.wait_ok(self.resp, msg_name(msg), param, timeout)?;
         Ok(r.read(self.arg))
     }
 
-    fn wait_ok(&self, msg: u32, param: u32, timeout: Duration) -> Result<()> {
+    fn wait_ok(&self, resp: Reg, msg: &'static str, param: u32, timeout: Duration) -> Result<()> {
         let start = Instant::now();
         loop {
-            let v = self.dev.regs().read(self.resp);
+            let v = self.dev.regs().read(resp);
             if v == smu::PPSMC_Result_OK {
                 return Ok(());
             }
             if v != 0 || start.elapsed() >= timeout {
                 return Err(AmError::Smu {
-                    msg: msg_name(msg),
+                    msg,
                     param,
                     response: v,
                     waited_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),

@@ -14,18 +14,19 @@ use amd_am::Mmio;
 use amd_am::device::{BootKind, BootOptions, Booted};
 use amd_am::firmware::{FirmwareSource, files};
 use amd_am::gfx::ComputeRingDesc;
-use amd_am::gmc::{Gmc, Mapping};
+use amd_am::gmc::{Gmc, MapFlags, Mapping};
 use amd_am::ip::{AM_VERSION, AmDevice, Ip};
 use amd_am::pci::{PciBus, PciOptions};
 use amd_am::regs::AmReg;
 use amd_am::regs::generated::doorbell::{AMDGPU_NAVI10_DOORBELL_MEC_RING0, AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0};
 use amd_am::regs::generated::{gc, mmhub, mp, nbio, osssys, psp};
 use amd_am::sdma::SdmaRingDesc;
+use amd_am::smu::Smu;
 use amd_kfd::sys::Sys;
 use amd_mockgpu::pci::model::Rlc;
 use amd_mockgpu::pci::psp::Psp as MockPsp;
 use amd_mockgpu::pci::smu::Smu as MockSmu;
-use amd_mockgpu::{ExecMode, MockConfig, MockSys, PciFault};
+use amd_mockgpu::{ExecMode, MockConfig, MockSys, PciFault, PciProfile};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::Signal;
 use amd_packets::sdma::{CopyLinear, Fence, Trap};
@@ -40,6 +41,21 @@ fn mock() -> Arc<MockSys> {
         mode: ExecMode::Inline,
         ..MockConfig::pci(1)
     }))
+}
+
+/// A mock with one gfx1201 (Navi 48) PCI GPU.
+fn mock_gfx1201() -> Arc<MockSys> {
+    Arc::new(MockSys::new(MockConfig {
+        mode: ExecMode::Inline,
+        pci: vec![PciProfile::navi48()],
+        ..MockConfig::pci(0)
+    }))
+}
+
+/// Options booting from the firmware the mock serves (both generations' synthetic
+/// files).
+fn mock_firmware_opts() -> BootOptions {
+    opts(Path::new(amd_mockgpu::pci::firmware::DIR))
 }
 
 /// Takes the mock's GPU (again: the registers keep what an earlier run left).
@@ -189,6 +205,11 @@ fn sdma_ring<'a>(b: &mut Booted<'a>) -> Ring<'a> {
 
 /// A RELEASE_MEM of `value` into a fresh signal page through `ring`; the page.
 fn fence<'a>(b: &mut Booted<'a>, ring: &mut Ring<'a>, value: u32) -> Mem<'a> {
+    fence_for(T, b, ring, value)
+}
+
+/// [`fence`] with `target`'s packets.
+fn fence_for<'a>(target: GfxTarget, b: &mut Booted<'a>, ring: &mut Ring<'a>, value: u32) -> Mem<'a> {
     let sig = Mem::new(&mut b.gmc, 0x1000);
     let mut w = Vec::new();
     Signal {
@@ -196,7 +217,7 @@ fn fence<'a>(b: &mut Booted<'a>, ring: &mut Ring<'a>, value: u32) -> Mem<'a> {
         value: u64::from(value),
         event: None,
     }
-    .encode(T, &mut w);
+    .encode(target, &mut w);
     ring.submit(&w);
     wait_for("the RELEASE_MEM", || sig.u32(0) == value);
     wait_for("the read pointer", || ring.rptr() == ring.put);
@@ -675,4 +696,177 @@ fn a_cold_boot_on_the_installed_firmware() {
         assert_eq!(fence(&mut b, &mut c, 0x600d).u32(0), 0x600d);
         b.fini().unwrap();
     }
+}
+
+/// A gfx1201 (GC 12.0.1, MP 14.0.3, SDMA 7.0.1) booted over the same path, with the
+/// differences tinygrad 0.14 and Linux 6.12 make for it: its own firmware files
+/// (SDMA 3.0 and RLC 2.2 headers, one PFP/ME stack and two MEC stacks), the TOS SPL
+/// table from the sOS file's SPL component, no `SETUP_TMR` (the PSP's TMR is set up
+/// at boot), two MEC pipes, no `TCP_CNTL` golden bit, the doorbells routed in NBIF,
+/// SDMA 7's registers, and GC 12's page-table entries (the mock's walker reads them:
+/// every ring below runs through them).
+#[test]
+fn a_gfx1201_boots_as_tinygrad_0_14_and_linux_boot_it() {
+    let m = mock_gfx1201();
+    let dev = open(&m);
+    assert_eq!(dev.regs().gc_gen(), amd_am::ip::GcGen::Gfx12);
+    assert_eq!(dev.regs().tables().gc.version, [12, 0, 0]);
+    assert_eq!(dev.firmware_files().unwrap().rlc, "gc_12_0_1_rlc.bin");
+    m.pci_registers(0).unwrap().take_writes();
+    let mut b = dev.boot(&mock_firmware_opts()).unwrap();
+    assert_eq!(b.kind, BootKind::Full { mode1_reset: false });
+    let regs = m.pci_registers(0).unwrap();
+
+    // The PSP: the gfx1201 files' images, in load order, and no SETUP_TMR.
+    let (loaded, cmds, bootloader) = regs
+        .with_block::<MockPsp, _>(|p| (p.firmware.clone(), p.commands.clone(), p.bootloader.clone()))
+        .unwrap();
+    let want: Vec<(u32, Vec<u8>)> = amd_mockgpu::pci::firmware::IMAGES_GFX1201
+        .iter()
+        .map(|&(t, tag, n)| (t, common::blob(tag, n)))
+        .collect();
+    let got: Vec<(u32, Vec<u8>)> = loaded.iter().map(|f| (f.fw_type, f.data.clone())).collect();
+    assert_eq!(got, want);
+    assert!(cmds.iter().all(|c| c.cmd_id != psp::GFX_CMD_ID_SETUP_TMR), "{cmds:?}");
+    assert!(cmds.iter().any(|c| c.cmd_id == psp::GFX_CMD_ID_LOAD_TOC));
+    assert_eq!(cmds.last().map(|c| c.cmd_id), Some(psp::GFX_CMD_ID_AUTOLOAD_RLC));
+    assert!(cmds.iter().all(|c| c.status == 0), "{cmds:?}");
+    let spl = bootloader
+        .iter()
+        .find(|l| l.command == psp::PSP_BL__LOAD_TOS_SPL_TABLE)
+        .expect("the TOS SPL table was loaded");
+    assert_eq!(spl.status, 0);
+
+    // GFX: two MEC pipes active, pipes 2-3 untouched; PFP/ME and MEC started from
+    // the gfx1201 files; no TCP_CNTL golden bit; the GC and SDMA doorbells routed.
+    let g = dev.regs().tables().gc;
+    let n = dev.regs().tables().nbio;
+    let r = |ip, x| reg(&m, &dev, ip, x);
+    let mec = r(Ip::Gc, g.CP_MEC_RS64_CNTL);
+    assert_eq!(mec & gc::CP_MEC_RS64_CNTL__MEC_HALT_MASK, 0);
+    assert_eq!(mec & 0x3c00_0000, 0x0c00_0000, "pipes 0-1 active: {mec:#x}");
+    let mec_pc = u64::from(r(Ip::Gc, g.CP_MEC_RS64_PRGRM_CNTR_START))
+        | u64::from(r(Ip::Gc, g.CP_MEC_RS64_PRGRM_CNTR_START_HI)) << 32;
+    assert_eq!(mec_pc, common::MEC_START >> 2);
+    let log = regs.writes();
+    let tcp = addr(&dev, Ip::Gc, g.TCP_CNTL);
+    assert!(log.iter().all(|w| w.reg != tcp), "TCP_CNTL written on GC 12");
+    assert_eq!(r(Ip::Nbio, n.GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL.unwrap()), 0x3000_0007);
+    assert_eq!(r(Ip::Nbio, n.GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL.unwrap()), 0x3000_000d);
+    // Enabled, AWID 0xe, offset 0x200 (sDMA_ENGINE0 × 2), 4 slots, AWADDR 3.
+    assert_eq!(r(Ip::Nbio, n.GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL.unwrap()), 0x3009_001d);
+    // SDMA 7: SDMA0_MCU_CNTL released, no semaphore timer (GC 12 has none).
+    assert_eq!(g.SDMA0_F32_CNTL.name, "SDMA0_MCU_CNTL");
+    assert_eq!(r(Ip::Gc, g.SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK, 0);
+    assert_eq!(r(Ip::Gc, g.SCRATCH_REG7), AM_VERSION);
+
+    // The rings: a fence on the compute ring (pipe 0) and an SDMA copy.
+    let t12 = GfxTarget::Gfx12;
+    let mut c = compute_ring(&mut b);
+    let sig = fence_for(t12, &mut b, &mut c, 0x600d);
+    assert_eq!(sig.u32(0), 0x600d);
+    let mut s = sdma_ring(&mut b);
+    // 2 MiB buffers: mapped by leaves above the PTB level, which GC 12 marks with
+    // bit 63 (a GC 11 encoding would send the walker into the page as a table).
+    let len = 0x20_0000u64;
+    let huge = |gmc: &mut Gmc<'_>| {
+        let va = gmc.alloc_vaddr(len, len).unwrap();
+        let pa = gmc.palloc(len, len, true, false).unwrap();
+        gmc.map_range(va, &[(pa, len)], MapFlags::default()).unwrap()
+    };
+    let src = Mem {
+        dev: &dev,
+        map: huge(&mut b.gmc),
+    };
+    let dst = Mem {
+        dev: &dev,
+        map: huge(&mut b.gmc),
+    };
+    let done = Mem::new(&mut b.gmc, 0x1000);
+    let pattern: Vec<u8> = (0..len).map(|i| (i * 13 % 241) as u8).collect();
+    src.write(0, &pattern);
+    let mut w = Vec::new();
+    CopyLinear::new(dst.va(), src.va(), len as u32)
+        .unwrap()
+        .encode(t12, &mut w);
+    Fence::new(done.va(), 5).encode(t12, &mut w);
+    s.submit(&w);
+    wait_for("the gfx1201 SDMA fence", || done.u32(0) == 5);
+    let mut got = vec![0u8; len as usize];
+    dst.read(0, &mut got);
+    assert!(got == pattern, "the copy arrived");
+
+    // fini: SDMA halted through SDMA0_MCU_CNTL, the MEC's two pipes halted.
+    b.fini().unwrap();
+    assert_ne!(r(Ip::Gc, g.SDMA0_F32_CNTL) & gc::SDMA0_F32_CNTL__HALT_MASK, 0);
+    assert!(dev.boot_state().unwrap().partial_boot(false));
+}
+
+/// A compute queue's pipe must be one the GC has: GC 12's MEC has two.
+#[test]
+fn a_gfx1201_compute_queue_on_a_third_pipe_is_refused() {
+    let m = mock_gfx1201();
+    let dev = open(&m);
+    let mut b = dev.boot(&mock_firmware_opts()).unwrap();
+    let ring = Mem::new(&mut b.gmc, RING_SIZE);
+    let desc = ComputeRingDesc {
+        ring: ring.va(),
+        ring_size: RING_SIZE,
+        rptr: ring.va(),
+        wptr: ring.va() + 0x10,
+        eop: ring.va(),
+        eop_size: 0x1000,
+        doorbell: AMDGPU_NAVI10_DOORBELL_MEC_RING0,
+        pipe: 2,
+        queue: 0,
+    };
+    let e = b.gfx.setup_ring(&mut b.gmc, &desc).unwrap_err();
+    assert_eq!(
+        e,
+        AmError::RingIndex {
+            ring: "compute",
+            field: "pipe",
+            value: 2,
+            max: 1
+        }
+    );
+}
+
+/// A gfx1201 left running (no fini) is reset through SMU 14's debug mailbox
+/// (`DEBUGSMC_MSG_Mode1Reset`): SMU 14 has no `PPSMC_MSG_Mode1Reset`.
+#[test]
+fn a_gfx1201_reboot_without_fini_resets_through_the_debug_mailbox() {
+    let m = mock_gfx1201();
+    {
+        let dev = open(&m);
+        let mut b = dev.boot(&mock_firmware_opts()).unwrap();
+        let mut c = compute_ring(&mut b);
+        fence_for(GfxTarget::Gfx12, &mut b, &mut c, 1);
+    }
+    let dev = open(&m);
+    let mut b = dev.boot(&mock_firmware_opts()).unwrap();
+    assert_eq!(b.kind, BootKind::Full { mode1_reset: true });
+    let regs = m.pci_registers(0).unwrap();
+    assert_eq!(regs.mode1_resets(), 1);
+    let msgs = regs.with_block::<MockSmu, _>(|s| s.messages.clone()).unwrap();
+    // The reset cleared the log: what is left is this boot's, none a normal Mode1Reset.
+    assert!(
+        msgs.iter()
+            .all(|x| x.msg != amd_am::regs::generated::smu::PPSMC_MSG_Mode1Reset)
+    );
+    let mut c = compute_ring(&mut b);
+    fence_for(GfxTarget::Gfx12, &mut b, &mut c, 2);
+    b.fini().unwrap();
+    // And the SMU 14 mock refuses the normal mailbox's Mode1Reset.
+    let smu = Smu::new(&dev, &mut Gmc::new(&dev).unwrap(), false).unwrap();
+    let e = smu
+        .send(
+            amd_am::regs::generated::smu::PPSMC_MSG_Mode1Reset,
+            0,
+            true,
+            Duration::from_millis(100),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("Mode1Reset"), "{e}");
+    assert_eq!(regs.mode1_resets(), 1);
 }

@@ -128,7 +128,7 @@ fn corrupt_files_say_what_is_wrong() {
     let sos: Parse = |f| parse_psp_components(f).map(drop);
     let smu: Parse = |f| parse_smu(f).map(drop);
     let sdma: Parse = |f| parse_sdma(f).map(drop);
-    let mec: Parse = |f| parse_rs64(f, Rs64::Mec).map(drop);
+    let mec: Parse = |f| parse_rs64(f, Rs64::Mec, 4).map(drop);
     let imu: Parse = |f| parse_imu(f).map(drop);
     let rlc: Parse = |f| parse_rlc(f).map(drop);
     type Edit = Box<dyn Fn(&mut Vec<u8>)>;
@@ -199,8 +199,20 @@ fn corrupt_files_say_what_is_wrong() {
         (
             rlc_file(3),
             rlc,
-            Box::new(|b| set(b, 2, 2 | 2 << 16)),
-            "header version 2.2: the RLCP and RLCV images need 2.3",
+            Box::new(|b| set(b, 2, 2 | 1 << 16)),
+            "header version 2.1: the IRAM and DRAM images need 2.2",
+        ),
+        (
+            rlc_file(2),
+            rlc,
+            Box::new(|b| set(b, 42, u32::MAX)),
+            "RLC DRAM (rlc_dram_ucode_offset_bytes",
+        ),
+        (
+            sdma_v3_file(),
+            sdma,
+            Box::new(|b| set(b, 10, 0x10_0000)),
+            "SDMA image (ucode_array_offset_bytes, v3 ucode_size_bytes)",
         ),
         (
             rlc_file(3),
@@ -218,7 +230,7 @@ fn corrupt_files_say_what_is_wrong() {
             rlc_file(3),
             rlc,
             Box::new(|b| b.truncate(20)),
-            "rlc_firmware_header_v2_3 (204 bytes at 0x0) runs past",
+            "rlc_firmware_header_v2_2 (172 bytes at 0x0) runs past",
         ),
     ];
     for (good, parse, f, what) in cases {
@@ -281,7 +293,7 @@ proptest! {
         let _ = parse_psp_components(&f);
         let _ = parse_smu(&f);
         let _ = parse_sdma(&f);
-        let _ = parse_rs64(&f, Rs64::Pfp);
+        let _ = parse_rs64(&f, Rs64::Pfp, 2);
         let _ = parse_imu(&f);
         let _ = parse_rlc(&f);
         b.truncate(cut);

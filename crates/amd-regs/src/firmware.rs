@@ -12,7 +12,8 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// Where tinygrad 0.10.1 looks for firmware, in order.
 pub const FIRMWARE_DIRS: [&str; 2] = ["/lib/firmware/updates/amdgpu", "/lib/firmware/amdgpu"];
 
-/// The files a 7900 XTX needs (tinygrad 0.10.1's `AMFirmware`).
+/// The files a 7900 XTX needs (tinygrad 0.10.1's `AMFirmware`; as
+/// [`FirmwareFiles::navi31`]).
 pub mod files {
     /// PSP secure OS and its bootloader components.
     pub const PSP_SOS: &str = "psp_13_0_0_sos.bin";
@@ -34,6 +35,72 @@ pub mod files {
     pub const RLC: &str = "gc_11_0_0_rlc.bin";
     /// Every file `amd_am::firmware::AmFirmware::load` reads.
     pub const ALL: [&str; 8] = [PSP_SOS, SMU, SDMA, PFP, ME, MEC, IMU, RLC];
+}
+
+/// The firmware files of one GPU, named from its IP versions as amdgpu's
+/// `MODULE_FIRMWARE` lines and tinygrad's `AMFirmware` name them: `psp_{MP0}_sos.bin`,
+/// `smu_{MP1}.bin`, `sdma_{SDMA0}.bin` and `gc_{GC}_{pfp,me,mec,imu,rlc}.bin`, each
+/// version written `major_minor_revision`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirmwareFiles {
+    /// PSP secure OS and its bootloader components.
+    pub psp_sos: String,
+    /// SMU.
+    pub smu: String,
+    /// SDMA.
+    pub sdma: String,
+    /// GFX prefetch parser.
+    pub pfp: String,
+    /// GFX micro engine.
+    pub me: String,
+    /// Compute micro engine.
+    pub mec: String,
+    /// IMU.
+    pub imu: String,
+    /// RLC.
+    pub rlc: String,
+}
+
+impl FirmwareFiles {
+    /// The files of a GPU with these MP0, MP1, SDMA 0 and GC versions.
+    pub fn for_versions(mp0: [u8; 3], mp1: [u8; 3], sdma: [u8; 3], gc: [u8; 3]) -> Self {
+        let v = |[a, b, c]: [u8; 3]| format!("{a}_{b}_{c}");
+        let gc = v(gc);
+        FirmwareFiles {
+            psp_sos: format!("psp_{}_sos.bin", v(mp0)),
+            smu: format!("smu_{}.bin", v(mp1)),
+            sdma: format!("sdma_{}.bin", v(sdma)),
+            pfp: format!("gc_{gc}_pfp.bin"),
+            me: format!("gc_{gc}_me.bin"),
+            mec: format!("gc_{gc}_mec.bin"),
+            imu: format!("gc_{gc}_imu.bin"),
+            rlc: format!("gc_{gc}_rlc.bin"),
+        }
+    }
+
+    /// A Radeon RX 7900 XTX's (gfx1100: MP 13.0.0, SDMA 6.0.0, GC 11.0.0): [`files`].
+    pub fn navi31() -> Self {
+        Self::for_versions([13, 0, 0], [13, 0, 0], [6, 0, 0], [11, 0, 0])
+    }
+
+    /// A Radeon RX 9070 XT's (gfx1201: MP 14.0.3, SDMA 7.0.1, GC 12.0.1).
+    pub fn navi48() -> Self {
+        Self::for_versions([14, 0, 3], [14, 0, 3], [7, 0, 1], [12, 0, 1])
+    }
+
+    /// Every name, in the order the boot reads them.
+    pub fn all(&self) -> [&str; 8] {
+        [
+            &self.psp_sos,
+            &self.smu,
+            &self.sdma,
+            &self.pfp,
+            &self.me,
+            &self.mec,
+            &self.imu,
+            &self.rlc,
+        ]
+    }
 }
 
 /// `struct common_firmware_header`
@@ -120,6 +187,22 @@ pub struct sdma_firmware_header_v2_0 {
     pub ctl_jt_offset: u32,
     /// Control thread jump table size.
     pub ctl_jt_size: u32,
+}
+
+/// `struct sdma_firmware_header_v3_0` (SDMA 7: one image, `SDMA_UCODE_TH0`, at the
+/// common header's `ucode_array_offset_bytes`, as `amdgpu_ucode_init_single_fw`
+/// cuts it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+pub struct sdma_firmware_header_v3_0 {
+    /// Common header.
+    pub header: common_firmware_header,
+    /// Feature version.
+    pub ucode_feature_version: u32,
+    /// Image offset (amdgpu cuts at the common header's instead).
+    pub ucode_offset_bytes: u32,
+    /// Image size.
+    pub ucode_size_bytes: u32,
 }
 
 /// `struct gfx_firmware_header_v2_0` (RS64 PFP, ME, MEC).
@@ -292,6 +375,7 @@ crate::layout::layouts! {
         header, ucode_feature_version, ctx_ucode_size_bytes, ctx_jt_offset, ctx_jt_size, ctl_ucode_offset,
         ctl_ucode_size_bytes, ctl_jt_offset, ctl_jt_size,
     }
+    sdma_firmware_header_v3_0 { header, ucode_feature_version, ucode_offset_bytes, ucode_size_bytes }
     gfx_firmware_header_v2_0 {
         header, ucode_feature_version, ucode_size_bytes, ucode_offset_bytes, data_size_bytes, data_offset_bytes,
         ucode_start_addr_lo, ucode_start_addr_hi,
@@ -330,6 +414,7 @@ const _: () = assert!(size_of::<psp_fw_bin_desc>() == 16);
 const _: () = assert!(size_of::<psp_firmware_header_v2_0>() == 36);
 const _: () = assert!(size_of::<smc_firmware_header_v1_0>() == 36);
 const _: () = assert!(size_of::<sdma_firmware_header_v2_0>() == 64);
+const _: () = assert!(size_of::<sdma_firmware_header_v3_0>() == 44);
 const _: () = assert!(size_of::<gfx_firmware_header_v2_0>() == 60);
 const _: () = assert!(size_of::<imu_firmware_header_v1_0>() == 48);
 const _: () = assert!(size_of::<rlc_firmware_header_v2_0>() == 104);

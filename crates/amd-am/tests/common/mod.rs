@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[allow(unused_imports)] // each test uses some
 pub use amd_mockgpu::pci::firmware::{
     ME_START, MEC_START, PFP_START, SOS_PARTS, blob, build_file as file, common, imu_file, rlc_file, rs64_file,
-    sdma_file, smu_file, sos_file,
+    sdma_file, sdma_v3_file, smu_file, sos_file,
 };
 
 /// Every file, by name.

@@ -14,7 +14,8 @@
 //! | `psp_13_0_0_sos.bin` | `psp_firmware_header_v2_0`/`_v2_1` | each `psp_fw_bin_desc` by `PSP_FW_TYPE_*` (at `ucode_array_offset_bytes + offset_bytes`) |
 //! | `smu_13_0_0.bin` | `smc_firmware_header_v1_0` and later | `GFX_FW_TYPE_SMU`: `ucode_array_offset_bytes`, `ucode_size_bytes` |
 //! | `sdma_6_0_0.bin` | `sdma_firmware_header_v2_0` | `SDMA_UCODE_TH0`: `ucode_array_offset_bytes`, `ctx_ucode_size_bytes`; `TH1`: `ctl_ucode_offset`, `ctl_ucode_size_bytes` |
-//! | `gc_11_0_0_{pfp,me,mec}.bin` | `gfx_firmware_header_v2_0` | `RS64_{PFP,ME,MEC}`: `ucode_array_offset_bytes`, the v2 `ucode_size_bytes`; every pipe's `…_Pn_STACK`: `data_offset_bytes`, `data_size_bytes` |
+//! | `sdma_7_0_1.bin` (gfx1201) | `sdma_firmware_header_v3_0` | `SDMA_UCODE_TH0`: `ucode_array_offset_bytes`, the v3 `ucode_size_bytes` |
+//! | `gc_11_0_0_{pfp,me,mec}.bin` | `gfx_firmware_header_v2_0` | `RS64_{PFP,ME,MEC}`: `ucode_array_offset_bytes`, the v2 `ucode_size_bytes`; every pipe's `…_Pn_STACK`: `data_offset_bytes`, `data_size_bytes` (GC 12's `gc_12_0_1_*`: the stacks `gfx_v12_0` cuts, PFP and ME `P0`, MEC `P0`, `P1`) |
 //! | `gc_11_0_0_imu.bin` | `imu_firmware_header_v1_0` | `IMU_I`: `ucode_array_offset_bytes`, `imu_iram_ucode_size_bytes`; `IMU_D`: right after it, `imu_dram_ucode_size_bytes` |
 //! | `gc_11_0_0_rlc.bin` | `rlc_firmware_header_v2_0` … `_v2_3` | `RLC_G` (common header); from v2.1 the GPM and SRM restore lists, from v2.2 `RLC_IRAM` and `RLC_DRAM_BOOT`, from v2.3 `RLC_P` and `RLC_V` |
 //!
@@ -42,44 +43,57 @@ enum Kind {
     Rlc,
 }
 
-/// The files tinygrad 0.10.1 reads for a 7900 XTX, and how each is cut.
-const KINDS: [(&str, Kind); 8] = [
-    (files::PSP_SOS, Kind::Sos),
-    (files::SMU, Kind::Smc),
-    (files::SDMA, Kind::Sdma),
-    (
-        files::PFP,
-        Kind::Rs64 {
-            code: psp::GFX_FW_TYPE_RS64_PFP,
-            stacks: &[psp::GFX_FW_TYPE_RS64_PFP_P0_STACK, psp::GFX_FW_TYPE_RS64_PFP_P1_STACK],
-        },
-    ),
-    (
-        files::ME,
-        Kind::Rs64 {
-            code: psp::GFX_FW_TYPE_RS64_ME,
-            stacks: &[psp::GFX_FW_TYPE_RS64_ME_P0_STACK, psp::GFX_FW_TYPE_RS64_ME_P1_STACK],
-        },
-    ),
-    (
-        files::MEC,
-        Kind::Rs64 {
-            code: psp::GFX_FW_TYPE_RS64_MEC,
-            stacks: &[
-                psp::GFX_FW_TYPE_RS64_MEC_P0_STACK,
-                psp::GFX_FW_TYPE_RS64_MEC_P1_STACK,
-                psp::GFX_FW_TYPE_RS64_MEC_P2_STACK,
-                psp::GFX_FW_TYPE_RS64_MEC_P3_STACK,
-            ],
-        },
-    ),
-    (files::IMU, Kind::Imu),
-    (files::RLC, Kind::Rlc),
-];
+/// The stacks amdgpu cuts from an RS64 file of GC major version `gc` (GC 11: PFP and
+/// ME 2 pipes, MEC 4 — `gfx_v11_0`; GC 12: PFP and ME pipe 0, MEC pipes 0 and 1 —
+/// `gfx_v12_0`), keyed by the code's type.
+fn rs64_kind(code: u32, gc: u8) -> Kind {
+    use psp::*;
+    let stacks: &'static [u32] = match (code, gc >= 12) {
+        (GFX_FW_TYPE_RS64_PFP, false) => &[GFX_FW_TYPE_RS64_PFP_P0_STACK, GFX_FW_TYPE_RS64_PFP_P1_STACK],
+        (GFX_FW_TYPE_RS64_ME, false) => &[GFX_FW_TYPE_RS64_ME_P0_STACK, GFX_FW_TYPE_RS64_ME_P1_STACK],
+        (GFX_FW_TYPE_RS64_PFP, true) => &[GFX_FW_TYPE_RS64_PFP_P0_STACK],
+        (GFX_FW_TYPE_RS64_ME, true) => &[GFX_FW_TYPE_RS64_ME_P0_STACK],
+        (_, false) => &[
+            GFX_FW_TYPE_RS64_MEC_P0_STACK,
+            GFX_FW_TYPE_RS64_MEC_P1_STACK,
+            GFX_FW_TYPE_RS64_MEC_P2_STACK,
+            GFX_FW_TYPE_RS64_MEC_P3_STACK,
+        ],
+        (_, true) => &[GFX_FW_TYPE_RS64_MEC_P0_STACK, GFX_FW_TYPE_RS64_MEC_P1_STACK],
+    };
+    Kind::Rs64 { code, stacks }
+}
 
-/// The names of the files the catalogue is built from, in tinygrad 0.10.1's order.
+/// How the file `name` is cut, by amdgpu's naming (`psp_*_sos.bin`, `smu_*.bin`,
+/// `sdma_*.bin`, `gc_*_{pfp,me,mec,imu,rlc}.bin`); `None` for a file the boot does not
+/// read.
+fn kind_of(name: &str) -> Option<Kind> {
+    let stem = name.strip_suffix(".bin")?;
+    if stem.starts_with("psp_") && stem.ends_with("_sos") {
+        return Some(Kind::Sos);
+    }
+    if stem.starts_with("smu_") && stem[4..].chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return Some(Kind::Smc);
+    }
+    if stem.starts_with("sdma_") {
+        return Some(Kind::Sdma);
+    }
+    let rest = stem.strip_prefix("gc_")?;
+    let gc: u8 = rest.split('_').next()?.parse().ok()?;
+    match rest.rsplit('_').next()? {
+        "pfp" => Some(rs64_kind(psp::GFX_FW_TYPE_RS64_PFP, gc)),
+        "me" => Some(rs64_kind(psp::GFX_FW_TYPE_RS64_ME, gc)),
+        "mec" => Some(rs64_kind(psp::GFX_FW_TYPE_RS64_MEC, gc)),
+        "imu" => Some(Kind::Imu),
+        "rlc" => Some(Kind::Rlc),
+        _ => None,
+    }
+}
+
+/// The names of a 7900 XTX's files, in tinygrad 0.10.1's order (what
+/// [`FirmwareCatalogue::from_dir`] reads).
 pub fn file_names() -> impl Iterator<Item = &'static str> {
-    KINDS.iter().map(|(n, _)| *n)
+    files::ALL.into_iter()
 }
 
 /// The host directory holding every file of [`file_names`] (where Debian's
@@ -124,6 +138,8 @@ mod field {
     pub const SDMA_CTX_UCODE_SIZE_BYTES: usize = 36;
     pub const SDMA_CTL_UCODE_OFFSET: usize = 48;
     pub const SDMA_CTL_UCODE_SIZE_BYTES: usize = 52;
+    // struct sdma_firmware_header_v3_0
+    pub const SDMA_V3_UCODE_SIZE_BYTES: usize = 40;
     // struct gfx_firmware_header_v2_0
     pub const GFX_UCODE_SIZE_BYTES: usize = 36;
     pub const GFX_DATA_SIZE_BYTES: usize = 44;
@@ -167,14 +183,35 @@ pub struct FirmwareCatalogue {
 }
 
 impl FirmwareCatalogue {
-    /// The catalogue of the synthetic files ([`super::firmware::files`]).
+    /// The catalogue of the synthetic files ([`super::firmware::all_files`]: a
+    /// gfx1100's and a gfx1201's).
     pub fn synthetic() -> Self {
-        Self::from_files(
-            super::firmware::files()
-                .into_iter()
-                .map(|(n, b)| (n.to_string(), b))
-                .collect(),
-        )
+        Self::from_files(super::firmware::all_files())
+    }
+
+    /// The catalogue of `names` only (one GPU's files: its PSP takes no image of
+    /// another generation's files); a name the catalogue does not hold is a
+    /// [problem](Self::problems).
+    pub fn subset(&self, names: &[&str]) -> Self {
+        let files = self
+            .files
+            .iter()
+            .filter(|(n, _)| names.contains(&n.as_str()))
+            .cloned()
+            .collect();
+        let mut c = Self::from_files(files);
+        for n in names {
+            if self.file(n).is_none() {
+                c.problems.push(format!("{n}: not served"));
+            }
+        }
+        c.problems.extend(
+            self.problems
+                .iter()
+                .filter(|p| names.iter().any(|n| p.starts_with(&format!("{n}:"))))
+                .cloned(),
+        );
+        c
     }
 
     /// The catalogue of `files` (name, contents); names other than those of
@@ -186,7 +223,7 @@ impl FirmwareCatalogue {
         };
         for i in 0..c.files.len() {
             let name = c.files[i].0.clone();
-            let Some(&(_, kind)) = KINDS.iter().find(|(n, _)| *n == name) else {
+            let Some(kind) = kind_of(&name) else {
                 continue;
             };
             let f = File { data: &c.files[i].1 };
@@ -416,7 +453,21 @@ fn cut(f: &File<'_>, kind: Kind) -> Result<Cuts, String> {
             f.piece(&mut out, Map::Gfx, psp::GFX_FW_TYPE_SMU, "SMU image", array, ucode_size)?;
         }
         Kind::Sdma => {
-            f.common(&[2])?;
+            let (major, _) = f.common(&[2, 3])?;
+            if major == 3 {
+                // sdma_firmware_header_v3_0: one image at the common header's offset,
+                // the v3 size (`amdgpu_ucode_init_single_fw`'s SDMA_RS64).
+                let size = g(field::SDMA_V3_UCODE_SIZE_BYTES, "ucode_size_bytes (v3)")?;
+                f.piece(
+                    &mut out,
+                    Map::Gfx,
+                    psp::GFX_FW_TYPE_SDMA_UCODE_TH0,
+                    "SDMA image",
+                    array,
+                    size,
+                )?;
+                return Ok(out);
+            }
             let ctx = g(field::SDMA_CTX_UCODE_SIZE_BYTES, "ctx_ucode_size_bytes")?;
             let ctl_off = g(field::SDMA_CTL_UCODE_OFFSET, "ctl_ucode_offset")?;
             let ctl = g(field::SDMA_CTL_UCODE_SIZE_BYTES, "ctl_ucode_size_bytes")?;
@@ -516,27 +567,71 @@ mod tests {
     use super::*;
 
     use super::super::firmware::IMAGES as SYNTHETIC;
+    use amd_regs::firmware::FirmwareFiles;
 
+    /// Each generation's files, alone (as a GPU's PSP sees them), cut into exactly
+    /// the images the synthetic builders place.
     #[test]
     fn synthetic_files_cut_into_every_type() {
-        let c = FirmwareCatalogue::synthetic();
-        assert_eq!(c.problems(), &[] as &[String]);
-        let mut want: Vec<u32> = SYNTHETIC.iter().map(|s| s.0).collect();
-        want.sort();
-        assert_eq!(c.image_types(), want);
-        for (t, tag, n) in SYNTHETIC {
-            assert_eq!(c.images(t), [blob(tag, n).as_slice()], "type {t:#x}");
-            assert_eq!(c.holds_image(t, &blob(tag, n)), Some(true));
+        let all = FirmwareCatalogue::synthetic();
+        assert_eq!(all.problems(), &[] as &[String]);
+        assert_eq!(all.files().count(), 16);
+        let gfx1100 = FirmwareFiles::navi31();
+        let gfx1201 = FirmwareFiles::navi48();
+        for (names, images, raise) in [
+            (&gfx1100, &SYNTHETIC[..], 0),
+            (&gfx1201, &firmware::IMAGES_GFX1201[..], firmware::GFX1201_TAG),
+        ] {
+            let c = all.subset(&names.all());
+            assert_eq!(c.problems(), &[] as &[String]);
+            // The catalogue lists every stack amdgpu cuts; the synthetic image lists
+            // the ones the transport loads (the same, for both generations).
+            let mut want: Vec<u32> = images.iter().map(|s| s.0).collect();
+            want.sort();
+            want.dedup();
+            assert_eq!(c.image_types(), want, "{}", names.rlc);
+            for &(t, tag, n) in images {
+                assert_eq!(c.images(t), [blob(tag, n).as_slice()], "type {t:#x}");
+                assert_eq!(c.holds_image(t, &blob(tag, n)), Some(true));
+            }
+            let mut comps: Vec<u32> = firmware::SOS_PARTS.iter().map(|p| p.0).collect();
+            comps.sort();
+            assert_eq!(c.component_types(), comps);
+            for (t, tag, n) in firmware::SOS_PARTS {
+                assert_eq!(c.components(t), [blob(tag + raise, n).as_slice()], "component {t:#x}");
+            }
+            assert_eq!(c.files().count(), 8);
         }
-        let mut comps: Vec<u32> = firmware::SOS_PARTS.iter().map(|p| p.0).collect();
-        comps.sort();
-        assert_eq!(c.component_types(), comps);
-        for (t, tag, n) in firmware::SOS_PARTS {
-            assert_eq!(c.components(t), [blob(tag, n).as_slice()], "component {t:#x}");
+        // No image of one generation is one of the other's.
+        let g11 = all.subset(&gfx1100.all());
+        for &(t, tag, n) in &firmware::IMAGES_GFX1201 {
+            assert_ne!(g11.holds_image(t, &blob(tag, n)), Some(true), "type {t:#x}");
         }
-        assert_eq!(c.holds_image(psp::GFX_FW_TYPE_CP_MES, &[1]), None);
-        assert_eq!(c.file(files::SMU), Some(firmware::smu_file().as_slice()));
-        assert_eq!(c.files().count(), 8);
+        assert_eq!(all.holds_image(psp::GFX_FW_TYPE_CP_MES, &[1]), None);
+        assert_eq!(all.file(files::SMU), Some(firmware::smu_file().as_slice()));
+        let missing = all.subset(&["gc_13_0_0_rlc.bin"]);
+        assert_eq!(missing.problems(), ["gc_13_0_0_rlc.bin: not served"]);
+    }
+
+    /// amdgpu's file names decide the cut; other names are served, not cut.
+    #[test]
+    fn names_decide_the_kind() {
+        assert_eq!(kind_of("psp_14_0_3_sos.bin"), Some(Kind::Sos));
+        assert_eq!(kind_of("psp_14_0_3_ta.bin"), None);
+        assert_eq!(kind_of("smu_14_0_3.bin"), Some(Kind::Smc));
+        assert_eq!(kind_of("smu_14_0_3_kicker.bin"), None);
+        assert_eq!(kind_of("sdma_7_0_1.bin"), Some(Kind::Sdma));
+        assert_eq!(kind_of("gc_12_0_1_rlc.bin"), Some(Kind::Rlc));
+        assert_eq!(kind_of("gc_12_0_1_toc.bin"), None);
+        let Some(Kind::Rs64 { stacks, .. }) = kind_of("gc_12_0_1_mec.bin") else {
+            panic!("gc_12_0_1_mec.bin is an RS64 file");
+        };
+        assert_eq!(stacks.len(), 2);
+        let Some(Kind::Rs64 { stacks, .. }) = kind_of("gc_11_0_0_mec.bin") else {
+            panic!("gc_11_0_0_mec.bin is an RS64 file");
+        };
+        assert_eq!(stacks.len(), 4);
+        assert_eq!(kind_of("gc_x_pfp.bin"), None);
     }
 
     #[test]
@@ -562,6 +657,13 @@ mod tests {
         v22[10] = 2;
         let c = FirmwareCatalogue::from_files(vec![(files::RLC.into(), v22)]);
         assert_eq!(c.image_types().len(), 5);
+        // SDMA 7's header 3.0: one image at the common header's offset, the v3 size.
+        let c = FirmwareCatalogue::from_files(vec![("sdma_7_0_1.bin".into(), firmware::sdma_v3_file())]);
+        assert_eq!(c.image_types(), [psp::GFX_FW_TYPE_SDMA_UCODE_TH0]);
+        assert_eq!(
+            c.images(psp::GFX_FW_TYPE_SDMA_UCODE_TH0),
+            [blob(30 + firmware::GFX1201_TAG, 0x180).as_slice()]
+        );
         // A wrong major version, a size_bytes that is not the length: problems.
         let mut bad = firmware::sdma_file();
         bad[8] = 1;
@@ -602,14 +704,14 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for (name, good) in firmware::files() {
+        for (name, good) in firmware::all_files() {
             // Every truncation, with size_bytes kept honest so the deeper fields run.
             for cut in 0..good.len() {
                 let mut b = good[..cut].to_vec();
                 if let Some(s) = b.get_mut(..4) {
                     s.copy_from_slice(&(cut as u32).to_le_bytes());
                 }
-                let _ = FirmwareCatalogue::from_files(vec![(name.into(), b)]);
+                let _ = FirmwareCatalogue::from_files(vec![(name.clone(), b)]);
             }
             // Random header words.
             for _ in 0..2000 {
@@ -626,7 +728,7 @@ mod tests {
                 }
                 let n = b.len() as u32;
                 b[..4].copy_from_slice(&n.to_le_bytes());
-                let c = FirmwareCatalogue::from_files(vec![(name.into(), b)]);
+                let c = FirmwareCatalogue::from_files(vec![(name.clone(), b)]);
                 for t in c.image_types() {
                     assert!(c.images(t).iter().all(|i| !i.is_empty()));
                 }

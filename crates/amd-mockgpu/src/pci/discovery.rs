@@ -6,6 +6,7 @@ use amd_regs::discovery::{
     HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gpu_info_header, harvest_table,
     hw_id, ip, ip_discovery_header,
 };
+use amd_regs::firmware::FirmwareFiles;
 use amd_regs::regs::{AsicRegs, IpVersions};
 use zerocopy::IntoBytes;
 
@@ -109,15 +110,29 @@ fn gc_v1_0(
 }
 
 impl Discovery {
+    /// The version of instance 0 of the block `hw_id`.
+    pub fn version(&self, hw_id: u16) -> Option<[u8; 3]> {
+        self.ips
+            .iter()
+            .find(|ip| ip.hw_id == hw_id && ip.instance == 0)
+            .map(|ip| [ip.version.0, ip.version.1, ip.version.2])
+    }
+
+    /// The firmware files a GPU with this table's MP0, MP1, SDMA 0 and GC versions
+    /// boots from, or `None` if a block is missing.
+    pub fn firmware_files(&self) -> Option<FirmwareFiles> {
+        Some(FirmwareFiles::for_versions(
+            self.version(hw_id::MP0)?,
+            self.version(hw_id::MP1)?,
+            self.version(hw_id::SDMA0)?,
+            self.version(hw_id::GC)?,
+        ))
+    }
+
     /// The register tables of this table's IP versions (GC, MMHUB, OSSSYS, NBIF,
     /// MP0, MP1), or `None` if a block is missing or no table covers its version.
     pub fn asic_regs(&self) -> Option<AsicRegs> {
-        let v = |hw: u16| {
-            self.ips
-                .iter()
-                .find(|ip| ip.hw_id == hw && ip.instance == 0)
-                .map(|ip| [ip.version.0, ip.version.1, ip.version.2])
-        };
+        let v = |hw: u16| self.version(hw);
         AsicRegs::for_versions(&IpVersions {
             gc: v(hw_id::GC)?,
             mmhub: v(hw_id::MMHUB)?,

@@ -12,7 +12,7 @@
 //! of the headers cuts them ([`super::catalogue`]); anything else is a failed load
 //! with a PSP status ([`super::psp::STATUS_BAD_IMAGE`]).
 
-use amd_regs::firmware::files;
+use amd_regs::firmware::{FirmwareFiles, files};
 use amd_regs::regs::generated::psp;
 
 /// Where [`MockSys`](crate::MockSys) serves the firmware files (a path of the mock's
@@ -79,6 +79,12 @@ pub const SOS_PARTS: [(u32, u8, usize); 9] = [
 /// `psp_13_0_0_sos.bin` (`psp_firmware_header_v2_0`, or v2.1 with `minor` 1) with
 /// [`SOS_PARTS`].
 pub fn sos_file(minor: u16) -> Vec<u8> {
+    sos_file_tagged(minor, 0)
+}
+
+/// [`sos_file`] with every part's tag raised by `raise` (distinct bytes per
+/// generation: [`GFX1201_TAG`]).
+fn sos_file_tagged(minor: u16, raise: u8) -> Vec<u8> {
     let base = 0x400usize;
     let mut words = common(2, minor, 0, base as u32);
     words.push(SOS_PARTS.len() as u32);
@@ -87,7 +93,7 @@ pub fn sos_file(minor: u16) -> Vec<u8> {
     }
     let mut payloads = Vec::new();
     let mut off = 0usize;
-    let bodies: Vec<Vec<u8>> = SOS_PARTS.iter().map(|&(_, tag, n)| blob(tag, n)).collect();
+    let bodies: Vec<Vec<u8>> = SOS_PARTS.iter().map(|&(_, tag, n)| blob(tag + raise, n)).collect();
     for (i, &(t, _, n)) in SOS_PARTS.iter().enumerate() {
         words.extend([t, 0x100 + t, off as u32, n as u32]);
         payloads.push((base + off, bodies[i].clone()));
@@ -99,9 +105,13 @@ pub fn sos_file(minor: u16) -> Vec<u8> {
 
 /// `smu_13_0_0.bin` (v2.1).
 pub fn smu_file() -> Vec<u8> {
+    smu_file_tagged(0)
+}
+
+fn smu_file_tagged(raise: u8) -> Vec<u8> {
     let mut w = common(2, 1, 0x300, 0x100);
     w.push(0); // ucode_start_addr
-    build_file(w, &[(0x100, &blob(20, 0x300))])
+    build_file(w, &[(0x100, &blob(20 + raise, 0x300))])
 }
 
 /// `sdma_6_0_0.bin` (v2.0).
@@ -110,6 +120,16 @@ pub fn sdma_file() -> Vec<u8> {
     // feature, ctx size, ctx jt, ctx jt size, ctl offset, ctl size, ctl jt, ctl jt size
     w.extend([1, 0x180, 0, 0, 0x300, 0x120, 0, 0]);
     build_file(w, &[(0x100, &blob(30, 0x180)), (0x300, &blob(31, 0x120))])
+}
+
+/// `sdma_7_0_1.bin` (`sdma_firmware_header_v3_0`): one image, at the common header's
+/// offset with the v3 size (the v3 offset field points elsewhere, as a check that the
+/// cut follows amdgpu's).
+pub fn sdma_v3_file() -> Vec<u8> {
+    let mut w = common(3, 0, 0x40, 0x100);
+    // feature, ucode offset (not where amdgpu cuts), ucode size
+    w.extend([1, 0x300, 0x180]);
+    build_file(w, &[(0x100, &blob(30 + GFX1201_TAG, 0x180)), (0x300, &blob(7, 0x40))])
 }
 
 /// An RS64 engine's file (`gfx_firmware_header_v2_0`) starting at `start`.
@@ -122,15 +142,26 @@ pub fn rs64_file(tag: u8, start: u64) -> Vec<u8> {
 
 /// `gc_11_0_0_imu.bin` (v1.0).
 pub fn imu_file() -> Vec<u8> {
+    imu_file_tagged(0)
+}
+
+fn imu_file_tagged(raise: u8) -> Vec<u8> {
     let mut w = common(1, 0, 0, 0x100);
     // iram size, iram offset, dram size, dram offset (tinygrad cuts DRAM right after IRAM)
     w.extend([0x140, 0x100, 0xc0, 0]);
-    build_file(w, &[(0x100, &blob(50, 0x140)), (0x240, &blob(51, 0xc0))])
+    build_file(
+        w,
+        &[(0x100, &blob(50 + raise, 0x140)), (0x240, &blob(51 + raise, 0xc0))],
+    )
 }
 
 /// `gc_11_0_0_rlc.bin` with header minor version `minor` (3 or more: tinygrad 0.10.1
-/// reads v2.3 fields).
+/// reads v2.3 fields; GC 12's is 2).
 pub fn rlc_file(minor: u16) -> Vec<u8> {
+    rlc_file_tagged(minor, 0)
+}
+
+fn rlc_file_tagged(minor: u16, raise: u8) -> Vec<u8> {
     let mut w = common(2, minor, 0x100, 0x1000);
     w.extend(std::iter::repeat_n(0, 18)); // rlc_firmware_header_v2_0's own fields
     // v2_1: direct list length, cntl ver/feature/size/offset, gpm ver/feature/size/
@@ -143,13 +174,13 @@ pub fn rlc_file(minor: u16) -> Vec<u8> {
     build_file(
         w,
         &[
-            (0x400, &blob(60, 0x40)),
-            (0x500, &blob(61, 0x50)),
-            (0x600, &blob(62, 0x60)),
-            (0x700, &blob(63, 0x70)),
-            (0x800, &blob(64, 0x80)),
-            (0x900, &blob(65, 0x90)),
-            (0x1000, &blob(66, 0x100)),
+            (0x400, &blob(60 + raise, 0x40)),
+            (0x500, &blob(61 + raise, 0x50)),
+            (0x600, &blob(62 + raise, 0x60)),
+            (0x700, &blob(63 + raise, 0x70)),
+            (0x800, &blob(64 + raise, 0x80)),
+            (0x900, &blob(65 + raise, 0x90)),
+            (0x1000, &blob(66 + raise, 0x100)),
         ],
     )
 }
@@ -189,6 +220,57 @@ pub const IMAGES: [(u32, u8, usize); 23] = [
     (psp::GFX_FW_TYPE_RLC_V, 65, 0x90),
     (psp::GFX_FW_TYPE_RLC_G, 66, 0x100),
 ];
+
+/// What a gfx1201's synthetic files add to each tag of the gfx1100's, so that no
+/// image of one generation is an image of the other.
+pub const GFX1201_TAG: u8 = 100;
+
+/// The images [`gfx1201_files`] places, in the driverless transport's load order for
+/// a gfx1201: SDMA 7's one image, one stack for PFP and ME and two for the MEC (the
+/// stacks Linux's `gfx_v12_0` loads), the RLC 2.2 images (no RLCP/RLCV).
+pub const IMAGES_GFX1201: [(u32, u8, usize); 16] = [
+    (psp::GFX_FW_TYPE_SMU, 20 + GFX1201_TAG, 0x300),
+    (psp::GFX_FW_TYPE_SDMA_UCODE_TH0, 30 + GFX1201_TAG, 0x180),
+    (psp::GFX_FW_TYPE_RS64_PFP, 40 + GFX1201_TAG, 0x200),
+    (psp::GFX_FW_TYPE_RS64_PFP_P0_STACK, 41 + GFX1201_TAG, 0x80),
+    (psp::GFX_FW_TYPE_RS64_ME, 42 + GFX1201_TAG, 0x200),
+    (psp::GFX_FW_TYPE_RS64_ME_P0_STACK, 43 + GFX1201_TAG, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC, 44 + GFX1201_TAG, 0x200),
+    (psp::GFX_FW_TYPE_RS64_MEC_P0_STACK, 45 + GFX1201_TAG, 0x80),
+    (psp::GFX_FW_TYPE_RS64_MEC_P1_STACK, 45 + GFX1201_TAG, 0x80),
+    (psp::GFX_FW_TYPE_IMU_I, 50 + GFX1201_TAG, 0x140),
+    (psp::GFX_FW_TYPE_IMU_D, 51 + GFX1201_TAG, 0xc0),
+    (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_GPM_MEM, 60 + GFX1201_TAG, 0x40),
+    (psp::GFX_FW_TYPE_RLC_RESTORE_LIST_SRM_MEM, 61 + GFX1201_TAG, 0x50),
+    (psp::GFX_FW_TYPE_RLC_IRAM, 62 + GFX1201_TAG, 0x60),
+    (psp::GFX_FW_TYPE_RLC_DRAM_BOOT, 63 + GFX1201_TAG, 0x70),
+    (psp::GFX_FW_TYPE_RLC_G, 66 + GFX1201_TAG, 0x100),
+];
+
+/// Every file a gfx1201's boot reads ([`FirmwareFiles::navi48`]), by name: the same
+/// shapes as [`files()`] with the gfx12 headers (SDMA 3.0, RLC 2.2) and
+/// [`GFX1201_TAG`]-raised bytes.
+pub fn gfx1201_files() -> Vec<(String, Vec<u8>)> {
+    let f = FirmwareFiles::navi48();
+    let g = GFX1201_TAG;
+    vec![
+        (f.psp_sos, sos_file_tagged(0, g)),
+        (f.smu, smu_file_tagged(g)),
+        (f.sdma, sdma_v3_file()),
+        (f.pfp, rs64_file(40 + g, PFP_START)),
+        (f.me, rs64_file(42 + g, ME_START)),
+        (f.mec, rs64_file(44 + g, MEC_START)),
+        (f.imu, imu_file_tagged(g)),
+        (f.rlc, rlc_file_tagged(2, g)),
+    ]
+}
+
+/// Every synthetic file the mock serves: [`files()`] and [`gfx1201_files`].
+pub fn all_files() -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = files().into_iter().map(|(n, b)| (n.to_string(), b)).collect();
+    v.extend(gfx1201_files());
+    v
+}
 
 /// Every file tinygrad 0.10.1's boot reads, by name.
 pub fn files() -> Vec<(&'static str, Vec<u8>)> {

@@ -21,7 +21,8 @@
 //! The walk ([`Gmc::translate`]): the address relative to `PAGE_TABLE_START_ADDR`
 //! indexes 512-entry tables, an entry at level `lv` covering `1 << (9·(3−lv) + 12)`
 //! bytes (`AMDGPU_VM_PDB2` to `AMDGPU_VM_PTB`, as amdgpu's `amdgpu_vm_pt_shift`); an
-//! entry at the PTB level, or one with `AMDGPU_PDE_PTE` above it, is a leaf; a leaf
+//! entry at the PTB level, or one with `AMDGPU_PDE_PTE` above it (on GC 12
+//! `AMDGPU_PDE_PTE_GFX12`, bit 63; bit 54 is part of GC 12's `MTYPE`), is a leaf; a leaf
 //! with `FRAG = n` maps the naturally aligned block of `max(cover, 2^n × 4 KiB)`
 //! bytes around the address (the TLB keeps the whole block: the other entries of a
 //! fragment are not read, as the hardware's fragment rule allows); the leaf needs
@@ -49,8 +50,8 @@ use std::ops::Range;
 
 use super::block::Vram;
 use super::block::generated::vm::{
-    AMDGPU_PDE_PTE, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SYSTEM, AMDGPU_PTE_VALID,
-    AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PTB,
+    AMDGPU_PDE_PTE, AMDGPU_PDE_PTE_GFX12, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SYSTEM,
+    AMDGPU_PTE_VALID, AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PTB,
 };
 use super::block::generated::{gc, mmhub};
 use super::block::{AmReg, Effect, RegisterBlock, Values};
@@ -113,6 +114,9 @@ struct TlbEntry {
 pub struct Gmc {
     hub: Hub,
     r: HubRegs,
+    /// What marks a leaf above the PTB level: `AMDGPU_PDE_PTE` (bit 54) on GC 11,
+    /// `AMDGPU_PDE_PTE_GFX12` (bit 63) on GC 12, where bit 54 is part of `MTYPE`.
+    leaf_bit: u64,
     sem_held: bool,
     tlb: Vec<TlbEntry>,
     /// Invalidation requests (`INVALIDATE_ENG17_REQ` writes) since power-on.
@@ -214,6 +218,11 @@ impl Gmc {
         Some(Gmc {
             hub,
             r,
+            leaf_bit: if t.gc.version[0] >= 12 {
+                AMDGPU_PDE_PTE_GFX12
+            } else {
+                AMDGPU_PDE_PTE
+            },
             sem_held: false,
             tlb: Vec::new(),
             flushes: 0,
@@ -356,7 +365,7 @@ impl Gmc {
             if entry & AMDGPU_PTE_VALID == 0 {
                 return Err(FaultKind::Invalid { level: level_u8 });
             }
-            if level == AMDGPU_VM_PTB || entry & AMDGPU_PDE_PTE != 0 {
+            if level == AMDGPU_VM_PTB || entry & self.leaf_bit != 0 {
                 let frag = (entry >> PTE_FRAG_SHIFT) & PTE_FRAG_MASK;
                 let size_shift = shift.max(12 + frag);
                 // Blocks of up to 2^43 bytes: fits in u64.

@@ -89,6 +89,20 @@ impl PciProfile {
         }
     }
 
+    /// A Radeon RX 9070 XT (Navi 48, 0x1002:0x7550, gfx1201): the discovery binary of
+    /// [`Discovery::navi48`] (GC 12.0.1, MP 14.0.3, SDMA 7.0.1, NBIF 6.3.1, MMHUB 4.1.0,
+    /// OSSSYS 7.0.0), VRAM 512 MiB here; BARs as [`navi31`](Self::navi31).
+    pub fn navi48() -> Self {
+        PciProfile {
+            name: "navi48",
+            device: 0x7550,
+            revision: 0xc0,
+            subsystem_device: 0x0e3c,
+            discovery: Discovery::navi48(),
+            ..Self::navi31()
+        }
+    }
+
     /// A Navi 21 (0x1002:0x73bf, gfx1030): the discovery binary of
     /// [`Discovery::navi21`], VRAM 256 MiB here; otherwise as [`navi31`](Self::navi31).
     pub fn navi21() -> Self {

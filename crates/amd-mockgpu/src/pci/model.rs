@@ -147,12 +147,20 @@ pub(crate) fn attach(
             }),
         );
     }
+    // The PSP takes this GPU's files only, and sets its TMR up at boot on MP0
+    // 14.0.2/14.0.3 (as Linux's and tinygrad 0.14's drivers expect).
+    let own = d.firmware_files().map(|f| {
+        let names = f.all();
+        Arc::new(firmware.subset(&names))
+    });
+    let boot_time_tmr = matches!(d.version(hw_id::MP0), Some([14, 0, 2] | [14, 0, 3]));
     if let Some(p) = Psp::new(
         t.mp0,
         |r| reg_addr(d, hw_id::MP0, r),
         gc_addr(t.gc.RLC_RLCS_BOOTLOAD_STATUS),
         gc_addr(t.gc.CP_STAT),
-        firmware,
+        own.unwrap_or(firmware),
+        boot_time_tmr,
     ) {
         let r = p.range();
         regs.attach(r, Box::new(p));

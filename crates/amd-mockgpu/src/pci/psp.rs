@@ -1,4 +1,6 @@
-//! The PSP (MP0 13.0.0) as the boot sees it through its C2PMSG mailbox: the
+//! The PSP (MP0 13.0.0; MP0 14.0.2/3, whose mailbox is named `MPASP_SMN_C2PMSG_*` at the
+//! same places and whose TMR is set up at boot, so it takes firmware without a
+//! `SETUP_TMR`) as the boot sees it through its C2PMSG mailbox: the
 //! bootloader loading the sOS and its parts (`C2PMSG_35`/`36`), the sOS coming alive
 //! (`C2PMSG_81`), the kernel-mode ring's create/destroy handshake (`C2PMSG_64`,
 //! `69`/`70`/`71`) and commands submitted in that ring (`C2PMSG_67`, the write
@@ -126,6 +128,9 @@ pub struct Psp {
     cp_stat: Option<u32>,
     ring: Option<Ring>,
     tmr: Option<(u64, u32)>,
+    /// The PSP sets its TMR up at boot (MP0 14.0.2/14.0.3): loads need no
+    /// `SETUP_TMR`.
+    boot_time_tmr: bool,
     /// Bootloader commands in order.
     pub bootloader: Vec<BootloaderLoad>,
     /// Ring commands in order.
@@ -149,6 +154,7 @@ impl Psp {
         bootload_status: Option<u32>,
         cp_stat: Option<u32>,
         catalogue: Arc<FirmwareCatalogue>,
+        boot_time_tmr: bool,
     ) -> Option<Self> {
         let a = Addrs {
             c35: addr(t.MP0_SMN_C2PMSG_35)?,
@@ -170,6 +176,7 @@ impl Psp {
             cp_stat,
             ring: None,
             tmr: None,
+            boot_time_tmr,
             bootloader: Vec::new(),
             commands: Vec::new(),
             firmware: Vec::new(),
@@ -177,6 +184,11 @@ impl Psp {
             fail_next: None,
             catalogue,
         })
+    }
+
+    /// Whether the TMR is there: set up by `SETUP_TMR`, or by the PSP itself at boot.
+    fn tmr_ready(&self) -> bool {
+        self.boot_time_tmr || self.tmr.is_some()
     }
 
     /// What loads are checked against.
@@ -373,7 +385,7 @@ impl Psp {
                 }
                 psp::GFX_CMD_ID_AUTOLOAD_RLC => {
                     let has_rlc = self.firmware.iter().any(|f| f.fw_type == psp::GFX_FW_TYPE_RLC_G);
-                    if self.tmr.is_none() || !has_rlc {
+                    if !self.tmr_ready() || !has_rlc {
                         STATUS_NOT_READY
                     } else {
                         self.rlc_autoloaded = true;
@@ -425,7 +437,7 @@ impl Psp {
             return STATUS_BAD_PARAMETER;
         };
         // The SMU's firmware goes first (before the TMR); every other one needs it.
-        if fw_type != psp::GFX_FW_TYPE_SMU && self.tmr.is_none() {
+        if fw_type != psp::GFX_FW_TYPE_SMU && !self.tmr_ready() {
             return STATUS_NOT_READY;
         }
         let mut data = vec![0u8; size as usize];

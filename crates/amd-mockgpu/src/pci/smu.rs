@@ -10,6 +10,13 @@
 //! clock averages, the temperatures and socket power of [`Smu::sensors`], and a
 //! metrics counter that grows by one per transfer. Other tables, or a driver table
 //! outside VRAM, answer `PPSMC_Result_Failed`.
+//!
+//! The debug mailbox (message `C2PMSG_75`, argument `_53`, response `_54`) takes
+//! `DEBUGSMC_MSG_Mode1Reset` (2), as tinygrad 0.14 sends it on MP1 13.0.0 and 14.x;
+//! SMU 14 (MP1 14.x, gfx1201: its registers at the places `mp_14_0_2_offset.h` gives)
+//! has no `PPSMC_MSG_Mode1Reset` on the normal mailbox and answers it
+//! `PPSMC_Result_UnknownCmd`. Its metrics table keeps SMU 13's layout: a limit of the
+//! mock, which the driverless transport reads the same way.
 
 use std::ops::Range;
 
@@ -19,6 +26,11 @@ use super::block::{AmReg, CField, Effect, RegisterBlock, Values};
 
 /// What GetSmuVersion answers (PMFW 78.72.0).
 pub const SMU_VERSION: u32 = 0x004e_4800;
+/// `DEBUGSMC_MSG_Mode1Reset`: the debug mailbox's mode1 reset.
+pub const DEBUGSMC_MSG_MODE1_RESET: u32 = 2;
+/// Marks a [`SmuMessage`] received on the debug mailbox (`msg` is this | the
+/// message).
+pub const DEBUG_MESSAGE: u32 = 0x8000_0000;
 /// DPM levels each clock reports to GetDpmFreqByIndex, in MHz.
 pub const DPM_LEVELS_MHZ: [u32; 3] = [500, 1500, 2500];
 
@@ -61,6 +73,10 @@ pub struct Smu {
     msg: u32,
     arg: u32,
     resp: u32,
+    /// The debug mailbox: message, argument, response.
+    debug: [u32; 3],
+    /// SMU 14: no `Mode1Reset` on the normal mailbox.
+    smu14: bool,
     /// Messages in order.
     pub messages: Vec<SmuMessage>,
     /// The driver table's address (SetDriverDramAddrHigh/Low).
@@ -87,6 +103,12 @@ impl Smu {
             msg: addr(t.MP1_SMN_C2PMSG_66)?,
             arg: addr(t.MP1_SMN_C2PMSG_82)?,
             resp: addr(t.MP1_SMN_C2PMSG_90)?,
+            debug: [
+                addr(t.MP1_SMN_C2PMSG_75)?,
+                addr(t.MP1_SMN_C2PMSG_53)?,
+                addr(t.MP1_SMN_C2PMSG_54)?,
+            ],
+            smu14: t.version[0] >= 14,
             messages: Vec::new(),
             driver_table: 0,
             tools_table: 0,
@@ -100,8 +122,16 @@ impl Smu {
     }
 
     pub(crate) fn range(&self) -> Range<u32> {
-        let lo = self.msg.min(self.arg).min(self.resp);
-        let hi = self.msg.max(self.arg).max(self.resp).saturating_add(1);
+        let all = [
+            self.msg,
+            self.arg,
+            self.resp,
+            self.debug[0],
+            self.debug[1],
+            self.debug[2],
+        ];
+        let lo = all.iter().copied().min().unwrap_or(self.msg);
+        let hi = all.iter().copied().max().unwrap_or(self.msg).saturating_add(1);
         lo..hi
     }
 
@@ -170,7 +200,7 @@ impl Smu {
             | smu::PPSMC_MSG_PowerDownJpeg
             | smu::PPSMC_MSG_PowerUpUmsch
             | smu::PPSMC_MSG_PowerDownUmsch => (smu::PPSMC_Result_OK, None, Effect::None),
-            smu::PPSMC_MSG_Mode1Reset => (smu::PPSMC_Result_OK, None, Effect::Mode1Reset),
+            smu::PPSMC_MSG_Mode1Reset if !self.smu14 => (smu::PPSMC_Result_OK, None, Effect::Mode1Reset),
             _ => (smu::PPSMC_Result_UnknownCmd, None, Effect::None),
         }
     }
@@ -253,6 +283,21 @@ impl Smu {
 
 impl RegisterBlock for Smu {
     fn write(&mut self, v: &mut Values, vram: Option<&Vram>, reg: u32, value: u32) -> Effect {
+        let [dmsg, darg, dresp] = self.debug;
+        if reg == dmsg && !self.unresponsive {
+            let (response, effect) = if value == DEBUGSMC_MSG_MODE1_RESET {
+                (smu::PPSMC_Result_OK, Effect::Mode1Reset)
+            } else {
+                (smu::PPSMC_Result_UnknownCmd, Effect::None)
+            };
+            self.messages.push(SmuMessage {
+                msg: DEBUG_MESSAGE | value,
+                arg: v.get(darg),
+                response,
+            });
+            v.set(dresp, response);
+            return effect;
+        }
         if reg != self.msg {
             return Effect::None;
         }
@@ -283,8 +328,10 @@ impl RegisterBlock for Smu {
     }
 
     fn reset(&mut self, v: &mut Values) {
-        // Idle after power-on: the last response reads OK.
+        // Idle after power-on: the last responses read OK (the debug mailbox's too:
+        // the driver waits for it after a mode1 reset).
         v.set(self.resp, smu::PPSMC_Result_OK);
+        v.set(self.debug[2], smu::PPSMC_Result_OK);
         self.messages.clear();
         self.driver_table = 0;
         self.tools_table = 0;
