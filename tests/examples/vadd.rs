@@ -37,7 +37,7 @@ fn run() -> Result<(), String> {
         Iface::Pci => println!("transport: PCI (driverless: the GPU's BARs, booted by amd-am)"),
         Iface::MockPci => println!(
             "transport: PCI on the mock's PCI GPU (driverless, booted with synthetic firmware; AMD_IFACE=PCI found no \
-             supported GPU, or AMD_IFACE=MOCK_PCI): kernels run on the RDNA3 interpreter"
+             supported GPU, or AMD_IFACE=MOCK_PCI): kernels run on amd-isa's interpreter"
         ),
     }
     let dev = platform.device(0).map_err(|e| e.to_string())?;

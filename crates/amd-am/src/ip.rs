@@ -18,7 +18,7 @@ use zerocopy::FromBytes;
 use crate::discovery::{
     self as dsc, BINARY_CHECKSUM_START, BINARY_SIGNATURE, DISCOVERY_TABLE_SIGNATURE, DISCOVERY_TMR_OFFSET,
     DISCOVERY_TMR_SIZE, GC_TABLE_ID, HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2,
-    gpu_info_header, harvest_table, ip_discovery_header,
+    gc_info_v1_3, gpu_info_header, harvest_table, ip_discovery_header,
 };
 use crate::error::{AmError, Result};
 use crate::pci::PciDevice;
@@ -197,12 +197,14 @@ pub struct IpBlock {
 /// The GC info table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcInfo {
-    /// Table version (major, minor): 1.0, 1.1 or 1.2.
+    /// Table version (major, minor): 1.0 to 1.3.
     pub version: (u16, u16),
     /// The fields every 1.x version has.
     pub v1_0: gc_info_v1_0,
-    /// The whole table, for version 1.2.
+    /// The fields up to 1.2, for version 1.2 and later.
     pub v1_2: Option<gc_info_v1_2>,
+    /// The whole table, for version 1.3.
+    pub v1_3: Option<gc_info_v1_3>,
 }
 
 /// What the discovery binary says.
@@ -341,11 +343,14 @@ impl Discovery {
         let gc_size = usize::try_from(gh.size).map_err(|_| "GC info size does not fit".to_string())?;
         let gtable = slice(bin, gc_off, gc_size, "GC info table")?;
         check_sum(gtable, tg.checksum, "GC info table")?;
+        // 1.3 (GC 12) adds cache sizes after 1.2's fields; 2.x (GC 9.4.3) lays
+        // the table out differently and is not read.
         let need = match (gh.version_major, gh.version_minor) {
             (1, 0) => size_of::<gc_info_v1_0>(),
             (1, 1) => size_of::<gc_info_v1_0>() + 12,
             (1, 2) => size_of::<gc_info_v1_2>(),
-            (a, b) => return Err(format!("GC info version {a}.{b} is not supported (1.0 to 1.2 are)")),
+            (1, 3) => size_of::<gc_info_v1_3>(),
+            (a, b) => return Err(format!("GC info version {a}.{b} is not supported (1.0 to 1.3 are)")),
         };
         if gc_size < need {
             return Err(format!(
@@ -356,8 +361,11 @@ impl Discovery {
         let gc = GcInfo {
             version: (gh.version_major, gh.version_minor),
             v1_0: at(gtable, 0, "GC info v1.0")?,
-            v1_2: (gh.version_minor == 2)
+            v1_2: (gh.version_minor >= 2)
                 .then(|| at(gtable, 0, "GC info v1.2"))
+                .transpose()?,
+            v1_3: (gh.version_minor >= 3)
+                .then(|| at(gtable, 0, "GC info v1.3"))
                 .transpose()?,
         };
 

@@ -224,6 +224,70 @@ fn fence_for<'a>(target: GfxTarget, b: &mut Booted<'a>, ring: &mut Ring<'a>, val
     sig
 }
 
+/// Runs `vadd` from the committed code object `kernel` (under `tests/kernels`) on
+/// `c` with `target`'s packets and checks its output; false (and says so) if the file
+/// is absent.
+fn run_vadd<'a>(b: &mut Booted<'a>, c: &mut Ring<'a>, target: GfxTarget, kernel: &str) -> bool {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/kernels")
+        .join(kernel);
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("skipped the dispatch: {} is absent", path.display());
+        return false;
+    };
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    let image = Mem::new(&mut b.gmc, 0x10000);
+    for ph in elf
+        .program_headers
+        .iter()
+        .filter(|p| p.p_type == goblin::elf::program_header::PT_LOAD)
+    {
+        let off = ph.p_offset as usize;
+        image.write(ph.p_vaddr, &bytes[off..off + ph.p_filesz as usize]);
+    }
+    let kd = elf
+        .syms
+        .iter()
+        .find(|s| elf.strtab.get_at(s.st_name) == Some("vadd.kd"))
+        .expect("vadd.kd");
+    let kd_off = kd.st_value;
+    let code = (image.va() + kd_off).wrapping_add_signed(image.u64(kd_off + 16) as i64);
+    let rsrc = [image.u32(kd_off + 48), image.u32(kd_off + 52), image.u32(kd_off + 44)];
+
+    let n = 1000u32;
+    let bufs = Mem::new(&mut b.gmc, 0x4000);
+    let (a, bb, cc) = (0u64, 0x1000u64, 0x2000u64);
+    for i in 0..u64::from(n) {
+        bufs.write(a + i * 4, &(i as f32).to_le_bytes());
+        bufs.write(bb + i * 4, &(2.5 * i as f32).to_le_bytes());
+        bufs.write(cc + i * 4, &(-1.0f32).to_le_bytes());
+    }
+    let kernarg = Mem::new(&mut b.gmc, 0x1000);
+    let mut args = Vec::new();
+    for p in [a, bb, cc] {
+        args.extend_from_slice(&(bufs.va() + p).to_le_bytes());
+    }
+    args.extend_from_slice(&n.to_le_bytes());
+    kernarg.write(0, &args);
+    let user = [kernarg.va() as u32, (kernarg.va() >> 32) as u32];
+    let sig = Mem::new(&mut b.gmc, 0x1000);
+    let mut w = Vec::new();
+    linear_dispatch(code, rsrc, &user, n).encode(target, &mut w).unwrap();
+    Signal {
+        address: sig.va(),
+        value: 7,
+        event: None,
+    }
+    .encode(target, &mut w);
+    c.submit(&w);
+    wait_for("the dispatch's signal", || sig.u32(0) == 7);
+    for i in 0..u64::from(n) {
+        let got = f32::from_bits(bufs.u32(cc + i * 4));
+        assert_eq!(got, 3.5 * i as f32, "c[{i}]");
+    }
+    true
+}
+
 /// The index of the first write to `a` in the mock's write log.
 fn first_write(log: &[amd_mockgpu::pci::RegWrite], a: u32) -> usize {
     log.iter()
@@ -326,60 +390,8 @@ fn a_kernel_and_a_fence_on_the_compute_ring() {
     assert_eq!(sig.u32(0), 0x1234_5678);
 
     // vadd, from the committed code object.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernels/vadd.hsaco");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("skipped the dispatch: {} is absent", path.display());
+    if !run_vadd(&mut b, &mut c, T, "vadd.hsaco") {
         return;
-    };
-    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
-    let image = Mem::new(&mut b.gmc, 0x10000);
-    for ph in elf
-        .program_headers
-        .iter()
-        .filter(|p| p.p_type == goblin::elf::program_header::PT_LOAD)
-    {
-        let off = ph.p_offset as usize;
-        image.write(ph.p_vaddr, &bytes[off..off + ph.p_filesz as usize]);
-    }
-    let kd = elf
-        .syms
-        .iter()
-        .find(|s| elf.strtab.get_at(s.st_name) == Some("vadd.kd"))
-        .expect("vadd.kd");
-    let kd_off = kd.st_value;
-    let code = (image.va() + kd_off).wrapping_add_signed(image.u64(kd_off + 16) as i64);
-    let rsrc = [image.u32(kd_off + 48), image.u32(kd_off + 52), image.u32(kd_off + 44)];
-
-    let n = 1000u32;
-    let bufs = Mem::new(&mut b.gmc, 0x4000);
-    let (a, bb, cc) = (0u64, 0x1000u64, 0x2000u64);
-    for i in 0..u64::from(n) {
-        bufs.write(a + i * 4, &(i as f32).to_le_bytes());
-        bufs.write(bb + i * 4, &(2.5 * i as f32).to_le_bytes());
-        bufs.write(cc + i * 4, &(-1.0f32).to_le_bytes());
-    }
-    let kernarg = Mem::new(&mut b.gmc, 0x1000);
-    let mut args = Vec::new();
-    for p in [a, bb, cc] {
-        args.extend_from_slice(&(bufs.va() + p).to_le_bytes());
-    }
-    args.extend_from_slice(&n.to_le_bytes());
-    kernarg.write(0, &args);
-    let user = [kernarg.va() as u32, (kernarg.va() >> 32) as u32];
-    let sig = Mem::new(&mut b.gmc, 0x1000);
-    let mut w = Vec::new();
-    linear_dispatch(code, rsrc, &user, n).encode(T, &mut w).unwrap();
-    Signal {
-        address: sig.va(),
-        value: 7,
-        event: None,
-    }
-    .encode(T, &mut w);
-    c.submit(&w);
-    wait_for("the dispatch's signal", || sig.u32(0) == 7);
-    for i in 0..u64::from(n) {
-        let got = f32::from_bits(bufs.u32(cc + i * 4));
-        assert_eq!(got, 3.5 * i as f32, "c[{i}]");
     }
     // The end-of-pipe interrupts reached the IH ring the boot set up.
     wait_for("the EOP vectors", || {
@@ -765,6 +777,8 @@ fn a_gfx1201_boots_as_tinygrad_0_14_and_linux_boot_it() {
     let mut c = compute_ring(&mut b);
     let sig = fence_for(t12, &mut b, &mut c, 0x600d);
     assert_eq!(sig.u32(0), 0x600d);
+    // vadd built for gfx1201, on the RDNA4 interpreter.
+    assert!(run_vadd(&mut b, &mut c, t12, "gfx1201/vadd.hsaco"));
     let mut s = sdma_ring(&mut b);
     // 2 MiB buffers: mapped by leaves above the PTB level, which GC 12 marks with
     // bit 63 (a GC 11 encoding would send the walker into the page as a table).

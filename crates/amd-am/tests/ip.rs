@@ -91,6 +91,33 @@ fn navi21s_table_parses_too() {
     assert_eq!(d.gc.v1_0, *want.gc.v1_0());
 }
 
+/// A gfx1201's table: GC info 1.3 (1.2's fields and the cache fields after them),
+/// read through BAR 0 of the mock's Navi 48; a GC info 2.x table (GC 9.4.3's layout)
+/// is refused by name.
+#[test]
+fn navi48s_gc_info_1_3_parses_and_2_x_is_refused() {
+    let (_m, mut devs) = open(vec![PciProfile::navi48()]);
+    let dev = devs.remove(0).unwrap();
+    let want = amd_mockgpu::pci::Discovery::navi48();
+    let d = dev.discovery();
+    assert_eq!(got(d), expected(&want));
+    let GcInfo::V1_3(g) = want.gc else {
+        panic!("the mock's Navi 48 has GC info 1.3")
+    };
+    assert_eq!((d.gc.version, d.gc.v1_3, d.gc.v1_2), ((1, 3), Some(g), Some(g.v1_2)));
+    assert_eq!(d.gc.v1_0.gc_num_se, 4);
+    // The same table calling itself 2.1 (checksums made to match by the mock).
+    let mut two = want.clone();
+    let GcInfo::V1_3(g) = &mut two.gc else { unreachable!() };
+    (g.v1_2.v1_0.header.version_major, g.v1_2.v1_0.header.version_minor) = (2, 1);
+    let bytes = two.to_bytes().unwrap();
+    let e = Discovery::parse(&bytes).unwrap_err();
+    assert!(
+        e.contains("GC info version 2.1 is not supported (1.0 to 1.3 are)"),
+        "{e}"
+    );
+}
+
 #[test]
 fn registers_by_ip_and_instance_and_the_bring_up_reads() {
     let (m, dev, want) = navi31();

@@ -172,18 +172,26 @@ impl Platform {
 
     #[cfg(feature = "mock")]
     fn mock_or_err(pci: bool) -> Result<Self> {
-        if pci {
-            return Self::mock_pci(amd_mockgpu::MockConfig::pci(1));
-        }
-        // AMD_MOCK_PROFILE picks the KFD mock's GPU, as the interposer's does.
-        match std::env::var("AMD_MOCK_PROFILE") {
-            Ok(name) => match amd_mockgpu::MockConfig::named(&name, 1) {
-                Some(config) => Self::mock(config),
-                None => Err(HcqError::NoDevice(format!(
-                    "AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201 or gfx1030)"
-                ))),
-            },
-            Err(_) => Self::mock(amd_mockgpu::MockConfig::default()),
+        // AMD_MOCK_PROFILE picks the mock's GPU, as the interposer's does: a KFD GPU,
+        // or with AMD_IFACE=MOCK_PCI the PCI GPU of that target.
+        let named = match std::env::var("AMD_MOCK_PROFILE") {
+            Ok(name) => {
+                let config = if pci {
+                    amd_mockgpu::MockConfig::named_pci(&name, 1)
+                } else {
+                    amd_mockgpu::MockConfig::named(&name, 1)
+                };
+                Some(config.ok_or_else(|| {
+                    HcqError::NoDevice(format!(
+                        "AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201 or gfx1030)"
+                    ))
+                })?)
+            }
+            Err(_) => None,
+        };
+        match (pci, named) {
+            (true, config) => Self::mock_pci(config.unwrap_or_else(|| amd_mockgpu::MockConfig::pci(1))),
+            (false, config) => Self::mock(config.unwrap_or_default()),
         }
     }
 

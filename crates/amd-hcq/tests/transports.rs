@@ -195,3 +195,54 @@ fn device_memory_is_not_the_cpus_on_the_driverless_transport() {
     let visible = dev.alloc(4096, BufferKind::DeviceCpuVisible).unwrap();
     visible.write(0, &[5u8; 8]).unwrap();
 }
+
+/// A gfx1201 (`AMD_MOCK_PROFILE=gfx1201` with `AMD_IFACE=MOCK_PCI`) over the driverless
+/// transport: booted by amd-am as a GC 12 GPU, its target from the discovery table,
+/// its vadd build run on the RDNA4 interpreter, copies through SDMA 7.
+#[test]
+fn a_gfx1201_runs_through_the_driverless_transport() {
+    const VADD_GFX1201: &[u8] = include_bytes!("../../../tests/kernels/gfx1201/vadd.hsaco");
+    let p = Platform::mock_pci(MockConfig::named_pci("gfx1201", 1).unwrap()).unwrap();
+    let dev = p.device(0).unwrap();
+    let props = dev.props();
+    assert_eq!(
+        (props.arch.as_str(), props.gfx_version, props.target),
+        ("gfx1201", 120001, amd_packets::GfxTarget::Gfx12)
+    );
+    assert_eq!(props.cu_count, 64);
+    let n = 3000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 7.0 - i as f32).collect();
+    let bufs: Vec<_> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    dev.copy_in_slice(&bufs[0], 0, &a).unwrap();
+    dev.copy_in_slice(&bufs[1], 0, &b).unwrap();
+    let prg = amd_hcq::Program::load(&dev, VADD_GFX1201, "vadd").unwrap();
+    let dims = amd_hcq::LaunchDims {
+        global: [n.div_ceil(256) as u32, 1, 1],
+        local: [256, 1, 1],
+    };
+    prg.launch(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], dims).unwrap();
+    let c: Vec<f32> = dev.copy_out_vec(&bufs[2], 0, n).unwrap();
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "c[{i}]");
+    }
+    // The gfx1100 build is refused: its code object names another target.
+    let e = amd_hcq::Program::load(&dev, common_vadd_gfx1100(), "vadd").unwrap_err();
+    assert!(e.to_string().contains("gfx1100"), "{e}");
+}
+
+fn common_vadd_gfx1100() -> &'static [u8] {
+    include_bytes!("../../../tests/kernels/vadd.hsaco")
+}
+
+/// The PCI mock's profiles by target name, as `AMD_MOCK_PROFILE` gives them.
+#[test]
+fn pci_profiles_are_named_by_target() {
+    for (name, device) in [("gfx1100", 0x744c), ("gfx1201", 0x7550), ("gfx1030", 0x73bf)] {
+        let c = MockConfig::named_pci(name, 2).unwrap();
+        assert_eq!(c.pci.len(), 2);
+        assert!(c.gpus.is_empty());
+        assert_eq!(c.pci[0].device, device, "{name}");
+    }
+    assert!(MockConfig::named_pci("gfx90a", 1).is_none());
+}

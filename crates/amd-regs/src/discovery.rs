@@ -266,6 +266,30 @@ pub struct gc_info_v1_2 {
     pub gc_gl2c_per_gpu: u32,
 }
 
+/// `gc_info_v1_3`: [`gc_info_v1_2`], then the cache sizes and line sizes v1.3 adds.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+pub struct gc_info_v1_3 {
+    /// Version 1.3 header and the v1.0 to v1.2 fields.
+    pub v1_2: gc_info_v1_2,
+    /// TCP (vector L1) size per CU (KiB).
+    pub gc_tcp_size_per_cu: u32,
+    /// TCP cache line (bytes).
+    pub gc_tcp_cache_line_size: u32,
+    /// Instruction cache size per SQC (KiB).
+    pub gc_instruction_cache_size_per_sqc: u32,
+    /// Instruction cache line (bytes).
+    pub gc_instruction_cache_line_size: u32,
+    /// Scalar data cache size per SQC (KiB).
+    pub gc_scalar_data_cache_size_per_sqc: u32,
+    /// Scalar data cache line (bytes).
+    pub gc_scalar_data_cache_line_size: u32,
+    /// TCC (L2) size (KiB).
+    pub gc_tcc_size: u32,
+    /// TCC cache line (bytes).
+    pub gc_tcc_cache_line_size: u32,
+}
+
 /// `harvest_info_header`
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
@@ -307,6 +331,7 @@ const _: () = assert!(size_of::<ip>() == 8);
 const _: () = assert!(size_of::<gpu_info_header>() == 12);
 const _: () = assert!(size_of::<gc_info_v1_0>() == 88);
 const _: () = assert!(size_of::<gc_info_v1_2>() == 132);
+const _: () = assert!(size_of::<gc_info_v1_3>() == 164);
 const _: () = assert!(size_of::<harvest_table>() == 136);
 
 /// The byte sum amdgpu checks (`amdgpu_discovery_calculate_checksum`): every byte
@@ -338,6 +363,11 @@ crate::layout::layouts! {
         v1_0, gc_num_tcp_per_sa, gc_num_sdp_interface, gc_num_tcps, gc_num_tcp_per_wpg, gc_tcp_l1_size,
         gc_num_sqc_per_wgp, gc_l1_instruction_cache_size_per_sqc, gc_l1_data_cache_size_per_sqc,
         gc_gl1c_per_sa, gc_gl1c_size_per_instance, gc_gl2c_per_gpu,
+    }
+    gc_info_v1_3 {
+        v1_2, gc_tcp_size_per_cu, gc_tcp_cache_line_size, gc_instruction_cache_size_per_sqc,
+        gc_instruction_cache_line_size, gc_scalar_data_cache_size_per_sqc, gc_scalar_data_cache_line_size,
+        gc_tcc_size, gc_tcc_cache_line_size,
     }
     harvest_info_header { signature, version }
     harvest_info { hw_id, number_instance, reserved }

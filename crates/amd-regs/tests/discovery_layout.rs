@@ -26,6 +26,7 @@ fn c_offset(s: &str, f: &str) -> String {
         ("ip_discovery_header", "flags") => "offsetof(struct ip_discovery_header, padding)".into(),
         ("ip", "variant_sub_revision") => "offsetof(struct ip_v4, revision) + 1".into(),
         ("gc_info_v1_2", "v1_0") => "offsetof(struct gc_info_v1_2, header)".into(),
+        ("gc_info_v1_3", "v1_2") => "offsetof(struct gc_info_v1_3, header)".into(),
         _ => format!("offsetof(struct {}, {f})", c_struct(s)),
     }
 }

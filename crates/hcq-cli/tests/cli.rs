@@ -62,6 +62,35 @@ fn info_lists_the_mock_gpu() {
     );
 }
 
+/// `AMD_MOCK_PROFILE=gfx1201` with the driverless transport: a gfx1201 PCI GPU booted
+/// by amd-am, and a kernel of its own build run on it.
+#[test]
+fn a_gfx1201_on_the_driverless_transport() {
+    let env = [("AMD_IFACE", "MOCK_PCI"), ("AMD_MOCK_PROFILE", "gfx1201")];
+    let o = hcq_env(&["info"], None, &env);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("transport: PCI (driverless) on the mock GPU"), "{out}");
+    assert!(
+        out.contains("GPU 0: gfx1201") && out.contains("packet family       Gfx12"),
+        "{out}"
+    );
+    let vadd = format!("{KERNELS}/gfx1201/vadd.hsaco");
+    let mut args = run_vadd(
+        "4",
+        "256",
+        ["buf:f32:1000=iota", "buf:f32:1000=2.5", "buf:f32:1000", "u32:1000"],
+    );
+    args[1] = vadd;
+    let o = hcq_env(&args, None, &env);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        out.contains("arg 2: F32[1000] = 2.5 3.5 4.5 5.5 6.5 7.5 8.5 9.5 10.5 11.5 12.5 13.5 14.5 15.5 16.5 17.5 …"),
+        "{out}"
+    );
+}
+
 #[test]
 fn run_launches_a_kernel_and_prints_its_buffers() {
     let o = hcq(

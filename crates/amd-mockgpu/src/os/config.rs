@@ -74,6 +74,23 @@ impl MockConfig {
         }
     }
 
+    /// `n` PCI GPUs of the profile a KFD target names (`AMD_MOCK_PROFILE`): `gfx1100`
+    /// a 7900 XTX ([`PciProfile::navi31`]), `gfx1201` an RX 9070 XT
+    /// ([`PciProfile::navi48`]), `gfx1030` a Navi 21 ([`PciProfile::navi21`], which
+    /// the driverless transport refuses); `None` for another name.
+    pub fn named_pci(name: &str, n: usize) -> Option<Self> {
+        let profile = match name {
+            "gfx1100" => PciProfile::navi31(),
+            "gfx1201" => PciProfile::navi48(),
+            "gfx1030" => PciProfile::navi21(),
+            _ => return None,
+        };
+        Some(MockConfig {
+            pci: vec![profile; n],
+            ..Self::pci(0)
+        })
+    }
+
     /// The same GPUs, with the firmware files of the host directory `dir` (such as
     /// `/lib/firmware/amdgpu`) served under [`crate::pci::firmware::DIR`] and checked by the
     /// PSPs instead of the synthetic ones ([`PciFirmware::Dir`]).

@@ -3,8 +3,8 @@
 
 use amd_regs::discovery::{
     self as dsc, BINARY_CHECKSUM_START, BINARY_SIGNATURE, DISCOVERY_TABLE_SIGNATURE, GC_TABLE_ID,
-    HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gpu_info_header, harvest_table,
-    hw_id, ip, ip_discovery_header,
+    HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gc_info_v1_3, gpu_info_header,
+    harvest_table, hw_id, ip, ip_discovery_header,
 };
 use amd_regs::firmware::FirmwareFiles;
 use amd_regs::regs::{AsicRegs, IpVersions};
@@ -42,6 +42,8 @@ pub enum GcInfo {
     V1_0(gc_info_v1_0),
     /// `gc_info_v1_2`
     V1_2(gc_info_v1_2),
+    /// `gc_info_v1_3`
+    V1_3(gc_info_v1_3),
 }
 
 impl GcInfo {
@@ -50,6 +52,7 @@ impl GcInfo {
         match self {
             GcInfo::V1_0(g) => g,
             GcInfo::V1_2(g) => &g.v1_0,
+            GcInfo::V1_3(g) => &g.v1_2.v1_0,
         }
     }
 }
@@ -212,7 +215,7 @@ impl Discovery {
     /// A Radeon RX 9070 XT (Navi 48, gfx1201, as the KFD profile `gfx1201`: 4 SEs × 2
     /// SAs × 4 WGPs, 64 CUs): GC 12.0.1, SDMA 7.0.1 ×2, PSP (MP0) and SMU (MP1) 14.0.3,
     /// NBIF 6.3.1, MMHUB and ATHUB 4.1.0, OSSSYS 7.0.0, HDP 7.0.0, SMUIO 14.0.2 (the
-    /// versions `docs/reference/rdna4.md` establishes). No public source gives a
+    /// versions `docs/reference/rdna4.md` establishes); GC info v1.3. No public source gives a
     /// gfx1201's register bases (Linux 6.12 has no IP offset header for it; the
     /// driver reads them from the card's table): these are Navi 31's. The KFD path,
     /// and tinygrad 0.14 on it, read the versions only.
@@ -234,10 +237,18 @@ impl Discovery {
                 ip.version = v;
             }
         }
-        if let GcInfo::V1_2(gc) = &mut d.gc {
+        if let GcInfo::V1_2(mut gc) = d.gc {
             gc.v1_0.gc_num_se = 4;
             gc.v1_0.gc_num_gl2c = 16;
             gc.gc_num_tcps = 64;
+            gc.v1_0.header.version_minor = 3;
+            gc.v1_0.header.size = size_of::<gc_info_v1_3>() as u32;
+            // GC info 1.3 (the version Linux 6.12 adds for GC 12). No public source
+            // gives a gfx1201's cache sizes and line sizes: 1.3's fields are 0 here.
+            d.gc = GcInfo::V1_3(gc_info_v1_3 {
+                v1_2: gc,
+                ..Default::default()
+            });
         }
         d
     }
@@ -344,6 +355,7 @@ impl Discovery {
         match &self.gc {
             GcInfo::V1_0(g) => out.extend_from_slice(g.as_bytes()),
             GcInfo::V1_2(g) => out.extend_from_slice(g.as_bytes()),
+            GcInfo::V1_3(g) => out.extend_from_slice(g.as_bytes()),
         }
         bhdr.table_list[dsc::GC] = table(gc_at, &out[gc_at..])?;
 
