@@ -61,3 +61,23 @@ fn unknown_opcodes_print_their_encoding() {
         "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0] [7e0202e9 05397702]"
     );
 }
+
+/// Two forms no committed kernel has, as `llvm-mc-19 -mcpu=gfx1100 -disassemble`
+/// prints them: `s_waitcnt_depctr` with every counter at its default (all named), and
+/// `v_mov_b16_e32`'s true16 halves (bit 7 of an 8-bit VGPR field is `.h`).
+#[test]
+fn depctr_defaults_and_true16_halves_read_as_llvm_prints_them() {
+    for (words, text) in [
+        (
+            &[0xbf88_ff9fu32][..],
+            "s_waitcnt_depctr depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)",
+        ),
+        (&[0xbf88_fffe], "s_waitcnt_depctr 0xfffe"),
+        (&[0x7e00_3902], "v_mov_b16_e32 v0.l, v2.l"),
+        (&[0x7f02_3982], "v_mov_b16_e32 v1.h, v2.h"),
+        (&[0x7e00_386a], "v_mov_b16_e32 v0.l, vcc_lo"),
+        (&[0x7e00_38f8], "v_mov_b16_e32 v0.l, 0x3118"),
+    ] {
+        assert_eq!(Inst::decode(words).expect(text).llvm().to_string(), text);
+    }
+}

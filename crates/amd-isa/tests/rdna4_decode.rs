@@ -173,3 +173,65 @@ fn gfx12_constants_print_as_llvm_does() {
         assert_eq!(Inst::decode(&[word]).expect(text).text(), text);
     }
 }
+
+/// The forms whose operands gfx12's LLVM names or places itself, each as
+/// `llvm-mc-19 -arch=amdgcn -mcpu=gfx1201 -disassemble` printed these encodings:
+/// `s_wait_alu`'s dependency counters (every field where all are at their default,
+/// hex where bits outside them are set), `s_version`'s names and flags,
+/// `s_sendmsg_rtn_*`'s messages, the SMEM probes and prefetches, and the true16
+/// halves of `v_mov_b16_e32`.
+#[test]
+fn gfx12_named_operands_print_as_llvm_does() {
+    let cases: &[(&[u32], &str)] = &[
+        (
+            &[0xbf88_0000],
+            "s_wait_alu depctr_hold_cnt(0) depctr_sa_sdst(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0) depctr_va_vcc(0) depctr_vm_vsrc(0)",
+        ),
+        (&[0xbf88_fffe], "s_wait_alu 0xfffe"),
+        (
+            &[0xbf88_001f],
+            "s_wait_alu depctr_hold_cnt(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0)",
+        ),
+        (
+            &[0xbf88_ff9f],
+            "s_wait_alu depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)",
+        ),
+        (&[0xb080_0009], "s_version UC_VERSION_GFX12"),
+        (&[0xb080_0001], "s_version 1"),
+        (&[0xb080_2001], "s_version 1|UC_VERSION_W64_BIT"),
+        (
+            &[0xb080_6000],
+            "s_version (UC_VERSION_GFX7|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT",
+        ),
+        (
+            &[0xb080_e009],
+            "s_version ((UC_VERSION_GFX12|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT)|UC_VERSION_MDP_BIT",
+        ),
+        (&[0xb080_0100], "s_version 0x100"),
+        (&[0xbe80_4c83], "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_REALTIME)"),
+        (&[0xbe80_4c87], "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_SE_AID_ID)"),
+        (&[0xbe80_4c88], "s_sendmsg_rtn_b32 s0, sendmsg(136, 0, 0)"),
+        (&[0xbe80_4d01], "s_sendmsg_rtn_b64 s[0:1], sendmsg(MSG_INTERRUPT)"),
+        (&[0xf404_4002, 0xf800_0010], "s_atc_probe 0, s[4:5], 0x10"),
+        (&[0xf404_4082, 0x0c00_0010], "s_atc_probe 2, s[4:5], s6 offset:0x10"),
+        (&[0xf404_4002, 0xf8ff_fff0], "s_atc_probe 0, s[4:5], -0x10"),
+        (&[0xf404_8004, 0xf800_0020], "s_prefetch_inst s[8:9], 0x20, null, 0"),
+        (&[0xf404_8004, 0x08ff_fff0], "s_prefetch_inst s[8:9], -0x10, s4, 0"),
+        (&[0xf404_a000, 0xf800_0044], "s_prefetch_inst_pc_rel 0x44, null, 0"),
+        (&[0xf404_c064, 0xfa00_0020], "s_prefetch_data s[72:73], 0x20, m0, 1"),
+        (
+            &[0xf404_e008, 0x0a00_0020],
+            "s_buffer_prefetch_data s[16:19], 0x20, s5, 0",
+        ),
+        (&[0xf405_0000, 0x7c00_0020], "s_prefetch_data_pc_rel 0x20, s62, 0"),
+        (&[0x7f02_3982], "v_mov_b16_e32 v1.h, v2.h"),
+        (&[0x7e00_3802], "v_mov_b16_e32 v0.l, s2"),
+        (&[0x7e00_38f2], "v_mov_b16_e32 v0.l, 0x3c00"),
+        (&[0x7e00_38ff, 0x0000_1234], "v_mov_b16_e32 v0.l, 0x1234"),
+        (&[0x7e00_38ff, 0x0000_0010], "v_mov_b16_e32 v0.l, 16"),
+        (&[0x7e00_38c1], "v_mov_b16_e32 v0.l, -1"),
+    ];
+    for &(words, text) in cases {
+        assert_eq!(Inst::decode(words).expect(text).text(), text);
+    }
+}

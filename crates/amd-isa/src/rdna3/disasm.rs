@@ -308,6 +308,9 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
     let (mnem, toks) = split(sample);
     let iw = i.words();
     let v = |b: Bits| b.get(&iw);
+    if mnem == "v_mov_b16_e32" && i.enc == Encoding::Vop1 && i.dpp.is_none() {
+        return true16_mov(i, mnem, out);
+    }
     match i.enc {
         Encoding::Sopp => return sopp(i, mnem, !toks.is_empty(), out),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => {
@@ -801,9 +804,42 @@ fn sopp(i: &Inst, mnem: &str, has_operand: bool, out: &mut String) -> Option<()>
     Some(())
 }
 
-/// `s_waitcnt_depctr`'s fields that differ from their defaults, or hex where bits
-/// outside the fields are set.
-fn depctr(imm: u32) -> String {
+/// `v_mov_b16_e32` with LLVM 19's true16 operands: an 8-bit VGPR field is the
+/// register (bits 6:0) and its half (bit 7: `.h`); a constant is a 16-bit integer
+/// (the float inline constants as their f16 bits).
+fn true16_mov(i: &Inst, mnem: &str, out: &mut String) -> Option<()> {
+    let iw = i.words();
+    let half = |f: u32| format!("v{}.{}", f & 0x7f, if f & 0x80 != 0 { 'h' } else { 'l' });
+    let src = fld::vop1::SRC0.0.get(&iw);
+    let text = match src {
+        256..=511 => half(src - 256),
+        240..=248 => {
+            const F16: [u32; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+            format!("{:#x}", F16[(src - 240) as usize])
+        }
+        255 => {
+            let l = i.literal.unwrap_or(0) & 0xffff;
+            let v = l as u16 as i16;
+            if (-16..=64).contains(&v) {
+                v.to_string()
+            } else {
+                format!("{l:#x}")
+            }
+        }
+        _ => {
+            let mut o = String::new();
+            source(&mut o, src, 1, i.literal, mnem);
+            o
+        }
+    };
+    let _ = write!(out, "{mnem} {}, {text}", half(fld::vop1::VDST.0.get(&iw)));
+    Some(())
+}
+
+/// `s_waitcnt_depctr`'s (gfx12: `s_wait_alu`'s) fields as LLVM prints them: those that
+/// differ from their defaults, or every one where none does; hex where bits outside
+/// the fields are set.
+pub(crate) fn depctr(imm: u32) -> String {
     // (name, shift, width, default), in LLVM's order.
     const FIELDS: [(&str, u32, u32, u32); 7] = [
         ("depctr_hold_cnt", 7, 1, 1),
@@ -814,21 +850,17 @@ fn depctr(imm: u32) -> String {
         ("depctr_va_vcc", 1, 1, 1),
         ("depctr_vm_vsrc", 2, 3, 7),
     ];
-    if imm & 0x60 != 0 {
+    if imm & !0xff9f != 0 {
         return format!("{imm:#x}");
     }
+    let value = |shift: u32, width: u32| (imm >> shift) & ((1 << width) - 1);
+    let any_set = FIELDS.iter().any(|&(_, sh, w, d)| value(sh, w) != d);
     let parts: Vec<String> = FIELDS
         .iter()
-        .filter_map(|&(name, shift, width, default)| {
-            let v = (imm >> shift) & ((1 << width) - 1);
-            (v != default).then(|| format!("{name}({v})"))
-        })
+        .filter(|&&(_, sh, w, d)| !any_set || value(sh, w) != d)
+        .map(|&(name, sh, w, _)| format!("{name}({})", value(sh, w)))
         .collect();
-    if parts.is_empty() {
-        format!("{imm:#x}")
-    } else {
-        parts.join(" ")
-    }
+    parts.join(" ")
 }
 
 /// A VOPD pair: `x :: y`, each half with its own operands.

@@ -77,7 +77,7 @@ use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::coverage_report;
-pub(crate) use disasm::{scalar_reg, signed_hex, source, vgpr};
+pub(crate) use disasm::{depctr, scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};
 pub(crate) use matrix::{Terms, WmmaInputs, WmmaLayout, WmmaMods, element, float_out, float_sum, wmma, wmma_float};

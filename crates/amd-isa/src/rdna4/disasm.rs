@@ -61,8 +61,63 @@ fn ds_as_rdna3(i: &Inst, name: &str) -> Option<String> {
     Some(r.llvm().to_string().replacen(shape.as_str(), name, 1))
 }
 
-/// The forms RDNA3 shares whose constant LLVM prints otherwise for gfx12: `s_call_b64`'s
-/// offset in decimal, `s_round_mode`'s and `s_ttracedata_imm`'s in hex.
+/// `s_version`'s operand as LLVM 19 prints it for gfx12: the microcode version's name
+/// (or number) and the wave-size and MDP flags, joined as an expression; hex where
+/// bits outside those are set.
+fn version(imm: u32) -> String {
+    const NAMES: [(u32, &str); 4] = [
+        (0, "UC_VERSION_GFX7"),
+        (4, "UC_VERSION_GFX10"),
+        (6, "UC_VERSION_GFX11"),
+        (9, "UC_VERSION_GFX12"),
+    ];
+    const FLAGS: [(u32, &str); 3] = [
+        (1 << 13, "UC_VERSION_W64_BIT"),
+        (1 << 14, "UC_VERSION_W32_BIT"),
+        (1 << 15, "UC_VERSION_MDP_BIT"),
+    ];
+    if imm & 0x1f00 != 0 {
+        return format!("{imm:#x}");
+    }
+    let v = imm & 0xff;
+    let mut text = NAMES
+        .iter()
+        .find(|&&(n, _)| n == v)
+        .map_or_else(|| v.to_string(), |&(_, name)| name.to_string());
+    for (bit, flag) in FLAGS {
+        if imm & bit != 0 {
+            if text.contains('|') {
+                text = format!("({text})");
+            }
+            text = format!("{text}|{flag}");
+        }
+    }
+    text
+}
+
+/// `s_sendmsg_rtn_*`'s message (its `SSRC0` field) as LLVM 19 prints it for gfx12.
+fn sendmsg_rtn(id: u32) -> String {
+    const NAMES: [(u32, &str); 10] = [
+        (1, "MSG_INTERRUPT"),
+        (2, "MSG_HS_TESSFACTOR"),
+        (128, "MSG_RTN_GET_DOORBELL"),
+        (129, "MSG_RTN_GET_DDID"),
+        (130, "MSG_RTN_GET_TMA"),
+        (131, "MSG_RTN_GET_REALTIME"),
+        (132, "MSG_RTN_SAVE_WAVE"),
+        (133, "MSG_RTN_GET_TBA"),
+        (134, "MSG_RTN_GET_TBA_TO_PC"),
+        (135, "MSG_RTN_GET_SE_AID_ID"),
+    ];
+    match NAMES.iter().find(|&&(n, _)| n == id) {
+        Some((_, name)) => format!("sendmsg({name})"),
+        None => format!("sendmsg({id}, 0, 0)"),
+    }
+}
+
+/// The forms RDNA3 shares whose operands LLVM prints otherwise for gfx12: `s_call_b64`'s
+/// offset in decimal, `s_round_mode`'s and `s_ttracedata_imm`'s in hex, `s_wait_alu`'s
+/// dependency counters, `s_version`'s names, `s_sendmsg_rtn_*`'s gfx12 messages.
 pub(crate) fn gfx12_constant(i: &Inst) -> Option<String> {
     let name = i.name()?;
     let w = &i.words;
@@ -75,6 +130,24 @@ pub(crate) fn gfx12_constant(i: &Inst) -> Option<String> {
         }
         Encoding::Sopp if matches!(Sopp::from_op(i.op), Some(Sopp::S_ROUND_MODE | Sopp::S_TTRACEDATA_IMM)) => {
             Some(format!("{name} {:#x}", f4::sopp::SIMM16.get(w)))
+        }
+        Encoding::Sopp if Sopp::from_op(i.op) == Some(Sopp::S_WAIT_ALU) => {
+            Some(format!("{name} {}", crate::rdna3::depctr(f4::sopp::SIMM16.get(w))))
+        }
+        Encoding::Sopk if Sopk::from_op(i.op) == Some(Sopk::S_VERSION) => {
+            Some(format!("{name} {}", version(f4::sopk::SIMM16.get(w))))
+        }
+        Encoding::Sop1
+            if matches!(
+                Sop1::from_op(i.op),
+                Some(Sop1::S_SENDMSG_RTN_B32 | Sop1::S_SENDMSG_RTN_B64)
+            ) =>
+        {
+            let mut out = format!("{name} ");
+            let regs = if name.ends_with("_b64") { 2 } else { 1 };
+            scalar_reg(&mut out, f4::sop1::SDST.0.get(w), regs);
+            let _ = write!(out, ", {}", sendmsg_rtn(f4::sop1::SSRC0.0.get(w)));
+            Some(out)
         }
         _ => None,
     }
@@ -250,6 +323,41 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         Encoding::Smem => {
             use f4::smem::*;
             if name == "s_dcache_inv" {
+                return Some(out);
+            }
+            if NV.is_set(w) || SCOPE.get(w) != 0 || TH.get(w) != 0 {
+                return None;
+            }
+            let offset = signed_hex(i64::from(IOFFSET.signed(w)));
+            // The probes: the 7-bit probe value, the base, then the offset as a load's.
+            if name.starts_with("s_atc_probe") {
+                let _ = write!(out, " {}, ", SDATA.0.get(w));
+                let regs = if name == "s_atc_probe_buffer" { 4 } else { 2 };
+                scalar_reg(&mut out, SBASE.operand(w).into(), regs);
+                match SOFFSET.0.get(w) {
+                    NULL => {
+                        let _ = write!(out, ", {offset}");
+                    }
+                    s => {
+                        out.push_str(", ");
+                        scalar_reg(&mut out, s, 1);
+                        let _ = write!(out, " offset:{offset}");
+                    }
+                }
+                return Some(out);
+            }
+            // The prefetches: the base (none for the PC-relative ones), the offset, the
+            // offset register (`null` printed) and the 7-bit length field, as numbers.
+            if name.contains("prefetch") {
+                out.push(' ');
+                if !name.ends_with("_pc_rel") {
+                    let regs = if name.starts_with("s_buffer_") { 4 } else { 2 };
+                    scalar_reg(&mut out, SBASE.operand(w).into(), regs);
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{offset}, ");
+                scalar_reg(&mut out, SOFFSET.0.get(w), 1);
+                let _ = write!(out, ", {}", SDATA.0.get(w));
                 return Some(out);
             }
             let buffer = name.starts_with("s_buffer_load_");
