@@ -710,6 +710,40 @@ fn a_cold_boot_on_the_installed_firmware() {
     }
 }
 
+/// A gfx1201 on its installed firmware (Debian's `firmware-amd-graphics` 20250410 has
+/// the files; `AM_FIRMWARE_DIR` may name another directory): the transport's cuts are
+/// checked by the mock's PSP against its own cuts of the same files, and a kernel runs.
+#[test]
+fn a_gfx1201_cold_boot_on_the_installed_firmware() {
+    let files = amd_am::firmware::FirmwareFiles::navi48();
+    let installed = amd_mockgpu::pci::catalogue::installed_dir_of(&files);
+    let Ok(dir) = installed.inspect_err(|why| println!("skipped: {why}")) else {
+        return;
+    };
+    let m = Arc::new(MockSys::new(
+        MockConfig {
+            mode: ExecMode::Inline,
+            pci: vec![PciProfile::navi48()],
+            ..MockConfig::pci(0)
+        }
+        .pci_firmware_dir(&dir),
+    ));
+    let dev = open(&m);
+    let mut b = dev.boot(&opts(&dir)).unwrap();
+    assert_eq!(b.kind, BootKind::Full { mode1_reset: false });
+    let regs = m.pci_registers(0).unwrap();
+    let (bl, cmds, loaded) = regs
+        .with_block::<MockPsp, _>(|p| (p.bootloader.clone(), p.commands.clone(), p.firmware.len()))
+        .unwrap();
+    assert!(!bl.is_empty() && bl.iter().all(|l| l.status == 0), "{bl:?}");
+    assert!(cmds.iter().all(|c| c.status == 0), "{cmds:?}");
+    assert_eq!(loaded, 16, "the SMU and the 15 others");
+    let mut c = compute_ring(&mut b);
+    assert_eq!(fence_for(GfxTarget::Gfx12, &mut b, &mut c, 0x600d).u32(0), 0x600d);
+    assert!(run_vadd(&mut b, &mut c, GfxTarget::Gfx12, "gfx1201/vadd.hsaco"));
+    b.fini().unwrap();
+}
+
 /// A gfx1201 (GC 12.0.1, MP 14.0.3, SDMA 7.0.1) booted over the same path, with the
 /// differences tinygrad 0.14 and Linux 6.12 make for it: its own firmware files
 /// (SDMA 3.0 and RLC 2.2 headers, one PFP/ME stack and two MEC stacks), the TOS SPL

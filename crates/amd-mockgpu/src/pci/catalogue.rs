@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use amd_regs::firmware::{FIRMWARE_DIRS, files};
+use amd_regs::firmware::{FIRMWARE_DIRS, FirmwareFiles, files};
 
 use super::block::generated::psp;
 
@@ -98,19 +98,28 @@ pub fn file_names() -> impl Iterator<Item = &'static str> {
 
 /// The host directory holding every file of [`file_names`] (where Debian's
 /// `firmware-amd-graphics` is installed), for a mock serving the installed firmware
-/// ([`MockConfig::pci_firmware_dir`](crate::MockConfig::pci_firmware_dir)): the first
-/// of [`FIRMWARE_DIRS`] that does; else why none does.
+/// ([`MockConfig::pci_firmware_dir`](crate::MockConfig::pci_firmware_dir)): as
+/// [`installed_dir_of`] for a 7900 XTX's files.
 pub fn installed_dir() -> Result<PathBuf, String> {
-    let names: Vec<&str> = file_names().collect();
-    let has = |d: &str, n: &str| Path::new(d).join(n).exists();
-    if let Some(d) = FIRMWARE_DIRS.iter().find(|d| names.iter().all(|n| has(d, n))) {
-        return Ok(PathBuf::from(d));
+    installed_dir_of(&FirmwareFiles::navi31())
+}
+
+/// The host directory holding every one of `files`: `AM_FIRMWARE_DIR` if set (the
+/// directory the transport reads instead of the system's), else the first of
+/// [`FIRMWARE_DIRS`] that does; else why none does.
+pub fn installed_dir_of(files: &FirmwareFiles) -> Result<PathBuf, String> {
+    let names = files.all();
+    let has = |d: &Path, n: &str| d.join(n).exists();
+    let dirs: Vec<PathBuf> = match std::env::var_os("AM_FIRMWARE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => vec![PathBuf::from(d)],
+        None => FIRMWARE_DIRS.iter().map(PathBuf::from).collect(),
+    };
+    if let Some(d) = dirs.iter().find(|d| names.iter().all(|n| has(d, n))) {
+        return Ok(d.clone());
     }
-    let zst = FIRMWARE_DIRS
-        .iter()
-        .any(|d| names.iter().any(|n| has(d, &format!("{n}.zst"))));
+    let zst = dirs.iter().any(|d| names.iter().any(|n| has(d, &format!("{n}.zst"))));
     Err(format!(
-        "{} not all installed in {FIRMWARE_DIRS:?}{} (Debian: firmware-amd-graphics, non-free-firmware)",
+        "{} not all installed in {dirs:?}{} (Debian: firmware-amd-graphics, non-free-firmware; gfx1201's files from 20250410 on)",
         names.join(", "),
         if zst {
             "; .zst compressed files are present, which neither the transport nor the mock decompresses"
@@ -243,14 +252,22 @@ impl FirmwareCatalogue {
         c
     }
 
-    /// The catalogue of the files of [`file_names`] in the host directory `dir`, read
-    /// now. A missing file is a [problem](Self::problems) (a compressed `.bin.zst`
-    /// beside it is named: the mock does not decompress); a directory that cannot be
-    /// listed is an error.
+    /// The catalogue of the files of [`file_names`] (and a gfx1201's, where present)
+    /// in the host directory `dir`, read now. A missing file of [`file_names`] is a
+    /// [problem](Self::problems) (a compressed `.bin.zst` beside it is named: the mock
+    /// does not decompress); a directory that cannot be listed is an error.
     pub fn from_dir(dir: &Path) -> Result<Self, String> {
         std::fs::read_dir(dir).map_err(|e| format!("firmware directory {}: {e}", dir.display()))?;
         let mut files = Vec::new();
         let mut problems = Vec::new();
+        // A gfx1201's files where the directory has them (Debian's 20230210 package
+        // has none: their absence is a problem only for a gfx1201's PSP).
+        let gfx1201 = FirmwareFiles::navi48();
+        for name in gfx1201.all() {
+            if let Ok(b) = std::fs::read(dir.join(name)) {
+                files.push((name.to_string(), b));
+            }
+        }
         for name in file_names() {
             let p = dir.join(name);
             match std::fs::read(&p) {
@@ -567,7 +584,6 @@ mod tests {
     use super::*;
 
     use super::super::firmware::IMAGES as SYNTHETIC;
-    use amd_regs::firmware::FirmwareFiles;
 
     /// Each generation's files, alone (as a GPU's PSP sees them), cut into exactly
     /// the images the synthetic builders place.
