@@ -74,7 +74,7 @@ fn a_device_opens_with_the_compute_queue_format_asked_for() {
 fn lists_go_as_kernel_dispatch_and_pm4_ib_packets() {
     let (m, p) = kfd_mock();
     let dev = p.device_with(0, QueueFormat::Aql).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let vadd = Program::load(&dev, VADD.gfx1100, "vadd").unwrap();
     let n = 1000u32;
     let a = dev.alloc(4 * n as usize, BufferKind::Host).unwrap();
     let b = dev.alloc(4 * n as usize, BufferKind::Host).unwrap();

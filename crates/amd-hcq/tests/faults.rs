@@ -1,6 +1,7 @@
 //! Faults, timeouts, misuse and leaks, on the mock GPU: a device fails loudly, once,
 //! says why, and releases everything when dropped — over both transports (KFD and
-//! driverless) from the same code, except where a test steers the KFD mock's driver.
+//! driverless) and both targets (gfx1100, gfx1201) from the same code, except where a
+//! test steers the KFD mock's driver.
 
 mod common;
 
@@ -15,7 +16,7 @@ use amd_mockgpu::{GpuProfile, MockConfig, MockSys};
 use common::{SPIN, Transport, VADD, platform};
 use nix::errno::Errno;
 
-on_every_queue!(
+on_every_queue_and_target!(
     a_fault_is_sticky_fast_and_cleared_by_reopening,
     a_timeout_holds_and_is_not_a_fault,
     dropping_a_device_during_a_runaway_kernel,
@@ -37,7 +38,7 @@ const UNMAPPED: u64 = 0x10_0000;
 /// Returns the error and the faulting address.
 fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u32) -> (HcqError, u64) {
     match t {
-        Transport::Kfd | Transport::KfdAql => {
+        Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
             let bad = bufs[1].va() + u64::from(77.min(n - 1)) * 4;
             m.fault_address(0, bad);
             let e = prg
@@ -45,7 +46,7 @@ fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u
                 .unwrap_err();
             (e, bad)
         }
-        Transport::Pci => {
+        Transport::Pci | Transport::PciGfx1201 => {
             let args = KernArgs::new()
                 .buffer(&bufs[0])
                 .buffer_sym(UNMAPPED)
@@ -64,7 +65,7 @@ fn faulting_vadd(t: Transport, m: &MockSys, prg: &Program, bufs: &[Buffer], n: u
 fn a_fault_in_a_graph_replay_names_it(t: Transport) {
     let (m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let n = 256u32;
     let bufs: Vec<Buffer> = (0..3)
         .map(|_| dev.alloc(n as usize * 4, BufferKind::Device).unwrap())
@@ -80,11 +81,11 @@ fn a_fault_in_a_graph_replay_names_it(t: Transport) {
     }
     graph.synchronize().unwrap();
     let bad = match t {
-        Transport::Kfd | Transport::KfdAql => {
+        Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
             m.fault_address(0, bufs[1].va() + 77 * 4);
             good.clone()
         }
-        Transport::Pci => Bindings::from([(&b, UNMAPPED)]),
+        Transport::Pci | Transport::PciGfx1201 => Bindings::from([(&b, UNMAPPED)]),
     };
     graph.replay(&bad).unwrap();
     match graph.synchronize().unwrap_err() {
@@ -124,9 +125,9 @@ fn spin(prg: &Program, out: &Buffer, iters: u32) -> u64 {
     prg.enqueue(&KernArgs::new().buffer(out).u32(iters), d).unwrap()
 }
 
-/// Runs vadd on `dev` and checks it.
-fn vadd_works(dev: &Device) {
-    let prg = Program::load(dev, VADD, "vadd").unwrap();
+/// Runs vadd (`t`'s build) on `dev` and checks it.
+fn vadd_works(t: Transport, dev: &Device) {
+    let prg = Program::load(dev, VADD.of(t), "vadd").unwrap();
     let n = 300;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
@@ -164,7 +165,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
     let dev = p.device(0).unwrap();
     let fresh = am_free(&dev);
     assert!(dev.health().is_ok());
-    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let n = 256usize;
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
     let started = Instant::now();
@@ -182,7 +183,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
         } => {
             assert_eq!(kernel.as_deref(), Some("vadd"));
             match t {
-                Transport::Kfd | Transport::KfdAql => {
+                Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
                     assert!(
                         report[0].starts_with(&format!("MMU fault: 0x{bad:X} | NotPresent=1")),
                         "{report:?}"
@@ -190,7 +191,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
                     // The KFD mock's report names the instruction.
                     assert!(report.iter().any(|l| l.contains("global_load")), "{report:?}");
                 }
-                Transport::Pci => {
+                Transport::Pci | Transport::PciGfx1201 => {
                     // The GC hub's fault registers, and the IH's fault vector.
                     assert!(report[0].starts_with("MMU fault: "), "{report:?}");
                     assert!(
@@ -219,7 +220,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
         ("copy", Box::new(|| dev.copy(&bufs[0], 0, &bufs[2], 0, 64).map(|_| ()))),
         ("copy_in", Box::new(|| dev.copy_in(&bufs[0], 0, &[1, 2, 3, 4]))),
         ("synchronize", Box::new(|| dev.synchronize())),
-        ("load", Box::new(|| Program::load(&dev, VADD, "vadd").map(|_| ()))),
+        ("load", Box::new(|| Program::load(&dev, VADD.of(t), "vadd").map(|_| ()))),
         (
             "signal",
             Box::new(|| dev.new_signal(0)?.wait_timeout(1, Duration::from_secs(5))),
@@ -238,7 +239,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
     }
     drop(later);
     drop((prg, bufs, dev));
-    if t != Transport::Pci {
+    if !t.is_pci() {
         assert_released(&m, true);
         // The injected fault stays with the address, which a new device may reuse.
         m.clear_fault_addresses(0);
@@ -248,7 +249,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
     assert_eq!(am_free(&dev), fresh);
     let health = dev.health();
     assert!(health.is_ok(), "{health:?}");
-    vadd_works(&dev);
+    vadd_works(t, &dev);
 }
 
 /// A plain timeout is not a fault: a 500 ms wait on a kernel of seconds returns in
@@ -256,7 +257,7 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
 fn a_timeout_holds_and_is_not_a_fault(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, SPIN, "spin").unwrap();
+    let prg = Program::load(&dev, SPIN.of(t), "spin").unwrap();
     let out = dev.alloc(4096, BufferKind::Host).unwrap();
     dev.set_timeout(Duration::from_millis(500));
     // A kernel that does not end by itself (dropping the device at the end stops it).
@@ -309,7 +310,7 @@ fn dropping_a_device_during_a_runaway_kernel(t: Transport) {
     let fresh = am_free(&p.device(0).unwrap());
     {
         let dev = p.device(0).unwrap();
-        let prg = Program::load(&dev, SPIN, "spin").unwrap();
+        let prg = Program::load(&dev, SPIN.of(t), "spin").unwrap();
         let out = dev.alloc(4096, BufferKind::Host).unwrap();
         let v = spin(&prg, &out, u32::MAX);
         std::thread::sleep(Duration::from_millis(50));
@@ -319,12 +320,12 @@ fn dropping_a_device_during_a_runaway_kernel(t: Transport) {
         // The kernel never ends by itself: a drop that waited for it would not return.
         assert!(t.elapsed() < Duration::from_millis(2000), "{:?}", t.elapsed());
     }
-    if t != Transport::Pci {
+    if !t.is_pci() {
         assert_released(&m, true);
     }
     let dev = p.device(0).unwrap();
     assert_eq!(am_free(&dev), fresh);
-    vadd_works(&dev);
+    vadd_works(t, &dev);
 }
 
 /// Misuse is refused before it reaches the GPU, naming both sides; the device stays
@@ -332,7 +333,7 @@ fn dropping_a_device_during_a_runaway_kernel(t: Transport) {
 fn misuse_is_refused_before_the_gpu(t: Transport) {
     let (_m, p) = platform(t, 2);
     let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
-    let prg = Program::load(&d0, VADD, "vadd").unwrap();
+    let prg = Program::load(&d0, VADD.of(t), "vadd").unwrap();
     let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
     let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
     let not_mapped = |what: &str| HcqError::NotMapped {
@@ -386,7 +387,7 @@ fn misuse_is_refused_before_the_gpu(t: Transport) {
     // Mapped, the peer buffer is fine.
     d0.map_peer(&b1).unwrap();
     prg.launch_timed(&[&a0, &b1, &a0], &[8], dims(8)).unwrap();
-    if t == Transport::Pci {
+    if t.is_pci() {
         return;
     }
 
@@ -397,7 +398,7 @@ fn misuse_is_refused_before_the_gpu(t: Transport) {
     }));
     let p3 = Platform::with_sys(m, Iface::Mock).unwrap();
     let rdna2 = p3.device(0).unwrap();
-    let e = Program::load(&rdna2, VADD, "vadd").unwrap_err();
+    let e = Program::load(&rdna2, VADD.gfx1100, "vadd").unwrap_err();
     assert!(
         e.to_string()
             .contains("the code object is for gfx1100 (amdgcn-amd-amdhsa--gfx1100); GPU 0 is gfx1030"),
@@ -421,8 +422,8 @@ fn dropping_everything_releases_everything(t: Transport) {
         let fresh = am_free(&p.device(0).unwrap());
         {
             let dev = p.device(0).unwrap();
-            vadd_works(&dev);
-            let prg = Program::load(&dev, VADD, "vadd").unwrap();
+            vadd_works(t, &dev);
+            let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
             let a = dev.alloc(4096, BufferKind::Device).unwrap();
             let mut q = dev.compute_queue();
             q.exec(
@@ -455,20 +456,20 @@ fn dropping_everything_releases_everything(t: Transport) {
             drop((g, bound, q, a, prg, dev));
         }
         match t {
-            Transport::Kfd | Transport::KfdAql => {
+            Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
                 drop(p);
                 assert_released(&m, false);
                 let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
                 if !fault {
-                    vadd_works(&p.device(0).unwrap());
+                    vadd_works(t, &p.device(0).unwrap());
                 }
             }
-            Transport::Pci => {
+            Transport::Pci | Transport::PciGfx1201 => {
                 // The platform keeps the GPU booted: a new device finds what the
                 // first had, and works, fault or not.
                 let dev = p.device(0).unwrap();
                 assert_eq!(am_free(&dev), fresh);
-                vadd_works(&dev);
+                vadd_works(t, &dev);
                 drop((dev, p));
                 assert_eq!(m.stats().open_fds, 0, "{:?}", m.stats());
             }
@@ -524,7 +525,7 @@ fn the_timeline_wraps_under_concurrent_submitters(t: Transport) {
 fn the_largest_launch_sizes_are_errors(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, VADD, "vadd").unwrap();
+    let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let a = dev.alloc(4096, BufferKind::Device).unwrap();
     for axis in 0..3 {
         // A grid of 2^32 - 1 single work-item groups is a valid launch; these are not.
@@ -570,7 +571,7 @@ fn every_allocation_and_queue_creation_failing_in_turn() {
     let run = |m: &Arc<MockSys>| -> amd_hcq::Result<()> {
         let p = Platform::with_sys(m.clone(), Iface::Mock)?;
         let dev = p.device(0)?;
-        let prg = Program::load(&dev, VADD, "vadd")?;
+        let prg = Program::load(&dev, VADD.gfx1100, "vadd")?;
         let n = 64;
         let bufs = (0..3)
             .map(|_| dev.alloc(n * 4, BufferKind::Device))
@@ -616,8 +617,8 @@ fn allocation_failures_name_the_size_and_kind(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     let uncached = match t {
-        Transport::Kfd | Transport::KfdAql => "uncached GTT memory",
-        Transport::Pci => "uncached VRAM",
+        Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => "uncached GTT memory",
+        Transport::Pci | Transport::PciGfx1201 => "uncached VRAM",
     };
     for (kind, name) in [
         (BufferKind::Host, "host memory"),

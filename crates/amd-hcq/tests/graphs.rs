@@ -1,6 +1,7 @@
 //! Queue programs on the mock GPU: dispatches recorded into queues, symbolic values
 //! bound at submit, bound lists replayed with new values, and graphs over engines and
-//! devices — over both transports (KFD and driverless), from the same test code.
+//! devices — over both transports (KFD and driverless) and both targets (gfx1100,
+//! gfx1201), from the same test code.
 
 mod common;
 
@@ -10,7 +11,7 @@ use amd_hcq::{
 };
 use common::{DIMS3D, GRID3D, PRIVATE_O0, SAXPY, Transport, VADD, platform, rand_u32};
 
-on_every_queue!(
+on_every_queue_and_target!(
     a_dispatch_recorded_in_a_queue_runs,
     typed_arguments_are_checked_against_the_metadata,
     two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting,
@@ -67,7 +68,7 @@ fn groups(n: u32) -> SymDims {
 fn a_dispatch_recorded_in_a_queue_runs(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let saxpy = Program::load(&dev, SAXPY.of(t), "saxpy").unwrap();
     let n = 1000u32;
     let x: Vec<f32> = rand_u32(n as usize, 1)
         .iter()
@@ -98,7 +99,7 @@ fn a_dispatch_recorded_in_a_queue_runs(t: Transport) {
 fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let saxpy = Program::load(&dev, SAXPY.of(t), "saxpy").unwrap();
     let b = host(&dev, &[0; 256]);
     let mut q = dev.compute_queue();
     let err = |args: KernArgs, q: &mut amd_hcq::ComputeQueue| q.exec(&saxpy, &args, groups(256)).unwrap_err();
@@ -236,8 +237,8 @@ fn typed_arguments_are_checked_against_the_metadata(t: Transport) {
 fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
-    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let vadd = Program::load(&dev, VADD.of(t), "vadd").unwrap();
+    let saxpy = Program::load(&dev, SAXPY.of(t), "saxpy").unwrap();
     let n = 300u32;
     let (a, b, c, out) = (Var::new("a"), Var::new("b"), Var::new("c"), Var::new("out"));
     // c = a + b; out = 3 * c + out.
@@ -320,7 +321,7 @@ fn two_kernels_in_one_queue_submitted_a_hundred_times_without_waiting(t: Transpo
 fn grid_and_workgroup_sizes_as_symbols(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, DIMS3D, "dims3d").unwrap();
+    let prg = Program::load(&dev, DIMS3D.of(t), "dims3d").unwrap();
     let g: [Var; 3] = [Var::new("gx"), Var::new("gy"), Var::new("gz")];
     let l: [Var; 3] = [Var::new("lx"), Var::new("ly"), Var::new("lz")];
     let out = Var::new("out");
@@ -419,7 +420,7 @@ fn grid_and_workgroup_sizes_as_symbols(t: Transport) {
 fn grid_sizes_as_symbols_with_a_fixed_workgroup(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, DIMS3D, "dims3d").unwrap();
+    let prg = Program::load(&dev, DIMS3D.of(t), "dims3d").unwrap();
     let (gx, gz, out) = (Var::new("gx"), Var::new("gz"), Var::new("out"));
     let ls = [4u32, 2, 1];
     let mut q = dev.compute_queue();
@@ -580,8 +581,8 @@ fn waits_and_signals_with_symbolic_values_and_addresses(t: Transport) {
 fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
-    let saxpy = Program::load(&dev, SAXPY, "saxpy").unwrap();
+    let vadd = Program::load(&dev, VADD.of(t), "vadd").unwrap();
+    let saxpy = Program::load(&dev, SAXPY.of(t), "saxpy").unwrap();
     let n_max = 64u32;
     let bytes = n_max as usize * 4;
     let (input, output, n) = (Var::new("input"), Var::new("output"), Var::new("n"));
@@ -659,7 +660,7 @@ fn a_graph_replayed_a_thousand_times_with_new_buffers_and_values(t: Transport) {
 fn a_graph_replay_count_restarts_past_the_wrap(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let vadd = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let n = 64u32;
     let bytes = n as usize * 4;
     let (input, output) = (Var::new("input"), Var::new("output"));
@@ -708,10 +709,10 @@ struct PeerChain {
 }
 
 impl PeerChain {
-    fn new(p: &Platform, n: u32) -> Self {
+    fn new(t: Transport, p: &Platform, n: u32) -> Self {
         let (d0, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
-        let v0 = Program::load(&d0, VADD, "vadd").unwrap();
-        let v1 = Program::load(&d1, VADD, "vadd").unwrap();
+        let v0 = Program::load(&d0, VADD.of(t), "vadd").unwrap();
+        let v1 = Program::load(&d1, VADD.of(t), "vadd").unwrap();
         let bytes = n as usize * 4;
         let s0 = d0.alloc(bytes, BufferKind::Device).unwrap();
         let r1 = d1.alloc(bytes, BufferKind::Device).unwrap();
@@ -768,7 +769,7 @@ impl PeerChain {
 /// adds again; replayed with new inputs.
 fn a_graph_over_two_devices_with_a_peer_copy(t: Transport) {
     let (_m, p) = platform(t, 2);
-    let c = PeerChain::new(&p, 500);
+    let c = PeerChain::new(t, &p, 500);
     let g = c.record().bind().unwrap();
     assert_eq!(g.devices().len(), 2);
     let lists = g.lists();
@@ -784,7 +785,7 @@ fn a_graph_over_two_devices_with_a_peer_copy(t: Transport) {
 fn a_bound_replay_of_a_kernel_that_needs_scratch(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, PRIVATE_O0, "private_array").unwrap();
+    let prg = Program::load(&dev, PRIVATE_O0.of(t), "private_array").unwrap();
     assert!(prg.info().descriptor.private_segment_size >= 160);
     let (idx, out, n) = (Var::new("idx"), Var::new("out"), Var::new("n"));
     let mut q = dev.compute_queue();
@@ -816,7 +817,7 @@ fn a_bound_replay_of_a_kernel_that_needs_scratch(t: Transport) {
 fn misuse_of_recorded_lists_is_refused(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, GRID3D, "grid3d").unwrap();
+    let prg = Program::load(&dev, GRID3D.of(t), "grid3d").unwrap();
     let b = host(&dev, &[0; 64]);
     let mut q = dev.compute_queue();
     q.exec(
@@ -859,7 +860,7 @@ fn misuse_of_recorded_lists_is_refused(t: Transport) {
 fn the_timeline_in_the_open(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let vadd = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let n = 256u32;
     let (a, c) = (host(&dev, &f32_words(&vec![1.5; 256])), host(&dev, &[0; 256]));
     let gate = dev.new_signal(0).unwrap();
@@ -894,7 +895,7 @@ fn the_timeline_in_the_open(t: Transport) {
 fn typed_copies_and_linear_launches() {
     let p = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1)).unwrap();
     let dev = p.device(0).unwrap();
-    let vadd = Program::load(&dev, VADD, "vadd").unwrap();
+    let vadd = Program::load(&dev, VADD.gfx1100, "vadd").unwrap();
     let n = 1000usize;
     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
@@ -952,7 +953,7 @@ fn graphs_of_copies_only(t: Transport) {
 fn graph_replays_are_profiled_node_by_node(t: Transport) {
     use amd_hcq::Engine::{Compute, Copy};
     let (_m, p) = platform(t, 2);
-    let c = PeerChain::new(&p, 300);
+    let c = PeerChain::new(t, &p, 300);
     let (d0, d1) = (&c.d0, &c.d1);
     let plain = c.record().bind().unwrap();
     d0.set_profiling(true);

@@ -595,7 +595,7 @@ fn kernel_arguments_are_reused_only_after_their_launch(t: Transport) {
     // Arguments larger than the whole region are refused, with both sizes: dims3d's
     // segment is 264 bytes (its hidden arguments).
     dev.set_kernarg_region_for_test(256).unwrap();
-    let dims = Program::load(&dev, common::DIMS3D, "dims3d").unwrap();
+    let dims = Program::load(&dev, common::DIMS3D.of(t), "dims3d").unwrap();
     match dims.enqueue(&KernArgs::new().buffer(&outs[0]), SymDims::new([1, 1, 1], [1, 1, 1])) {
         Err(HcqError::KernargsTooLarge { len, region: 256 }) => assert!(len >= 264, "{len}"),
         other => panic!("{other:?}"),

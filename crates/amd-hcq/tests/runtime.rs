@@ -1,5 +1,6 @@
 //! The runtime on the mock GPU, over both transports (the real KFD transport on the
-//! mock's `/dev/kfd`, the driverless one on its PCI GPUs) from the same test code;
+//! mock's `/dev/kfd`, the driverless one on its PCI GPUs) and both targets (gfx1100,
+//! gfx1201) from the same test code;
 //! the few tests that steer the KFD mock's queues stay KFD-only.
 
 mod common;
@@ -12,7 +13,7 @@ use amd_hcq::{
 };
 use common::{Transport, VADD, pattern, platform};
 
-on_every_queue!(
+on_every_queue_and_target!(
     misuse_of_lists_and_graphs_names_the_values,
     opens_a_device_with_its_properties,
     signals_across_queues_and_devices,
@@ -38,10 +39,12 @@ fn opens_a_device_with_its_properties(t: Transport) {
     assert_eq!(p.device_count(), 1);
     let dev = p.device(0).unwrap();
     let props = dev.props();
-    assert_eq!(props.arch, "gfx1100");
+    assert_eq!(props.arch, t.target());
+    // A 7900 XTX has 96 CUs, a 9070 XT 64.
+    let cus = if t.target() == "gfx1201" { 64 } else { 96 };
     assert_eq!(
         (props.cu_count, props.lds_size, props.max_waves_per_simd),
-        (96, 65536, 16)
+        (cus, 65536, 16)
     );
     assert!(matches!(p.device(1), Err(HcqError::NoDevice(_))));
     assert_eq!(dev.timeline(), (0, 0));
@@ -344,7 +347,7 @@ fn a_hang_reports_the_fault(t: Transport) {
     match dev.wait_timeline(v) {
         Err(HcqError::DeviceFault { report, kernel, .. }) => {
             match t {
-                Transport::Kfd | Transport::KfdAql => {
+                Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
                     assert!(
                         report[0]
                             .starts_with("MMU fault: 0x7F0012340000 | NotPresent=1 ReadOnly=0 NoExecute=0 imprecise=0"),
@@ -353,7 +356,7 @@ fn a_hang_reports_the_fault(t: Transport) {
                     // The mock names the packet that stopped the queue.
                     assert!(report.iter().any(|l| l.contains("COPY_LINEAR")), "{report:?}");
                 }
-                Transport::Pci => {
+                Transport::Pci | Transport::PciGfx1201 => {
                     // The MM hub's fault registers (SDMA), and the IH's VM-fault vector.
                     assert!(
                         report
@@ -419,7 +422,7 @@ fn dropping_with_work_in_flight_releases_everything(t: Transport) {
         (0, 0, 0, 0),
         "{s:?}"
     );
-    if t == Transport::Pci {
+    if t.is_pci() {
         // fini stopped both rings (no HQD active, the SDMA ring disabled).
         assert!(m.pci_rings(0).is_empty(), "{:?}", m.pci_rings(0));
     }
@@ -429,7 +432,7 @@ fn profiling_records_launches_and_copies_in_order(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
     dev.set_profiling(true);
-    let prg = amd_hcq::Program::load(&dev, VADD, "vadd").unwrap();
+    let prg = amd_hcq::Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let bufs: Vec<_> = (0..3).map(|_| dev.alloc(4096, BufferKind::Device).unwrap()).collect();
     let dims = amd_hcq::LaunchDims {
         global: [2, 1, 1],
@@ -984,7 +987,7 @@ fn ordered_submissions_are_sent_as_built(t: Transport) {
     let dev = p.device(0).unwrap();
     let sig = dev.new_signal(0).unwrap();
     let x = Var::new("x");
-    let saxpy = Program::load(&dev, kernel!("saxpy")[0].1, "saxpy").unwrap();
+    let saxpy = Program::load(&dev, common::SAXPY.of(t), "saxpy").unwrap();
     let (a, b) = (
         dev.alloc(256, BufferKind::Device).unwrap(),
         dev.alloc(256, BufferKind::Device).unwrap(),

@@ -8,20 +8,48 @@ use std::sync::Arc;
 use amd_hcq::{Buffer, BufferKind, Device, Iface, Platform, QueueFormat};
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 
-/// The `dims3d` kernel (`tests/kernels/dims3d.hsaco`).
-pub const DIMS3D: &[u8] = include_bytes!("../../../../tests/kernels/dims3d.hsaco");
-/// The `grid3d` kernel (`tests/kernels/grid3d.hsaco`).
-pub const GRID3D: &[u8] = include_bytes!("../../../../tests/kernels/grid3d.hsaco");
-/// The `private_o0` kernel (`tests/kernels/private_o0.hsaco`).
-pub const PRIVATE_O0: &[u8] = include_bytes!("../../../../tests/kernels/private_O0.hsaco");
-/// The `saxpy` kernel (`tests/kernels/saxpy.hsaco`).
-pub const SAXPY: &[u8] = include_bytes!("../../../../tests/kernels/saxpy.hsaco");
-/// The `spin` kernel (`tests/kernels/spin.hsaco`).
-pub const SPIN: &[u8] = include_bytes!("../../../../tests/kernels/spin.hsaco");
-/// The `vadd` kernel (`tests/kernels/vadd.hsaco`).
-pub const VADD: &[u8] = include_bytes!("../../../../tests/kernels/vadd.hsaco");
+/// A committed test kernel's builds for the two targets the mock runs kernels of.
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    /// `tests/kernels/NAME.hsaco`.
+    pub gfx1100: &'static [u8],
+    /// `tests/kernels/gfx1201/NAME.hsaco`.
+    pub gfx1201: &'static [u8],
+}
 
-/// Which transport a test runs over.
+impl Kernel {
+    /// The build for `t`'s GPU.
+    pub fn of(&self, t: Transport) -> &'static [u8] {
+        match t.target() {
+            "gfx1201" => self.gfx1201,
+            _ => self.gfx1100,
+        }
+    }
+}
+
+macro_rules! builds {
+    ($name:literal) => {
+        Kernel {
+            gfx1100: include_bytes!(concat!("../../../../tests/kernels/", $name, ".hsaco")),
+            gfx1201: include_bytes!(concat!("../../../../tests/kernels/gfx1201/", $name, ".hsaco")),
+        }
+    };
+}
+
+/// The `dims3d` kernel.
+pub const DIMS3D: Kernel = builds!("dims3d");
+/// The `grid3d` kernel.
+pub const GRID3D: Kernel = builds!("grid3d");
+/// The `private_o0` kernel (`private_O0.hsaco`).
+pub const PRIVATE_O0: Kernel = builds!("private_O0");
+/// The `saxpy` kernel.
+pub const SAXPY: Kernel = builds!("saxpy");
+/// The `spin` kernel.
+pub const SPIN: Kernel = builds!("spin");
+/// The `vadd` kernel.
+pub const VADD: Kernel = builds!("vadd");
+
+/// Which transport a test runs over, and on which GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
     /// `/dev/kfd` of the mock's KFD GPUs (gfx1100).
@@ -31,13 +59,37 @@ pub enum Transport {
     Pci,
     /// `/dev/kfd` of the mock's KFD GPUs with AQL compute queues.
     KfdAql,
+    /// `/dev/kfd` of the mock's gfx1201 KFD GPUs (RX 9070 XT; the RDNA4 interpreter).
+    KfdGfx1201,
+    /// The driverless transport on the mock's gfx1201 PCI GPUs.
+    PciGfx1201,
+}
+
+impl Transport {
+    /// Whether the GPUs are the mock's PCI GPUs, driverless.
+    pub fn is_pci(self) -> bool {
+        matches!(self, Transport::Pci | Transport::PciGfx1201)
+    }
+
+    /// The GPUs' target.
+    pub fn target(self) -> &'static str {
+        match self {
+            Transport::KfdGfx1201 | Transport::PciGfx1201 => "gfx1201",
+            _ => "gfx1100",
+        }
+    }
 }
 
 /// A mock with `n` GPUs and the platform over them.
 pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
     match t {
-        Transport::Kfd | Transport::KfdAql => {
-            let m = Arc::new(MockSys::new(MockConfig::gfx1100s(n)));
+        Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
+            let config = if t == Transport::KfdGfx1201 {
+                MockConfig::named("gfx1201", n).expect("the gfx1201 profile")
+            } else {
+                MockConfig::gfx1100s(n)
+            };
+            let m = Arc::new(MockSys::new(config));
             let format = if t == Transport::KfdAql {
                 QueueFormat::Aql
             } else {
@@ -48,8 +100,13 @@ pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
                 .with_queue_format(format);
             (m, p)
         }
-        Transport::Pci => {
-            let m = Arc::new(MockSys::new(MockConfig::pci(n)));
+        Transport::Pci | Transport::PciGfx1201 => {
+            let config = if t == Transport::PciGfx1201 {
+                MockConfig::named_pci("gfx1201", n).expect("the gfx1201 PCI profile")
+            } else {
+                MockConfig::pci(n)
+            };
+            let m = Arc::new(MockSys::new(config));
             let p = Platform::mock_pci_with(m.clone()).unwrap();
             (m, p)
         }
@@ -155,7 +212,7 @@ macro_rules! on_both_transports {
     };
 }
 /// Runs each test body over both transports and, on KFD, both compute queue formats
-/// (modules `kfd`, `pci`, `kfd_aql`).
+/// (modules `kfd`, `pci`, `kfd_aql`), on gfx1100 GPUs.
 #[macro_export]
 macro_rules! on_every_queue {
     ($($name:ident),+ $(,)?) => {
@@ -165,6 +222,31 @@ macro_rules! on_every_queue {
                 #[test]
                 fn $name() {
                     super::$name(super::common::Transport::KfdAql)
+                }
+            )+
+        }
+    };
+}
+
+/// [`on_every_queue!`], and the same bodies on gfx1201 GPUs over both transports
+/// (modules `gfx1201_kfd`, `gfx1201_pci`; the kernels' gfx1201 builds).
+#[macro_export]
+macro_rules! on_every_queue_and_target {
+    ($($name:ident),+ $(,)?) => {
+        on_every_queue!($($name),+);
+        mod gfx1201_kfd {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(super::common::Transport::KfdGfx1201)
+                }
+            )+
+        }
+        mod gfx1201_pci {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(super::common::Transport::PciGfx1201)
                 }
             )+
         }
