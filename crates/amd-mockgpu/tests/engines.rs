@@ -617,3 +617,52 @@ fn gfx1030_runs_the_same_streams() {
     assert_eq!(load_u32(&sig, 0), 3);
     let _ = (sdma::MAX_BYTES_PER_PACKET, words.len());
 }
+
+/// How many of the 4 KiB pages of `[va, va + len)` are resident, from
+/// `/proc/self/pagemap` (bit 63 of each page's entry: present).
+fn resident_pages(va: usize, len: usize) -> usize {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open("/proc/self/pagemap").expect("pagemap");
+    f.seek(SeekFrom::Start((va / 4096 * 8) as u64)).expect("seek");
+    let mut buf = vec![0u8; len.div_ceil(4096) * 8];
+    f.read_exact(&mut buf).expect("pagemap entries");
+    buf.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count()
+}
+
+/// A compute queue's context-save area (tens of MiB of GPU-only VRAM) is backed as it
+/// is touched, so creating the queue costs no zeroing of it; a buffer the CPU reaches
+/// (VRAM allocated `PUBLIC`, GTT) has its pages from the start.
+#[test]
+fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
+    let m = Arc::new(MockSys::new(MockConfig::default()));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let dev = kfd.device(0).unwrap();
+    let q = dev.create_queue(QueueKind::Compute, 1 << 16).unwrap();
+    let (cwsr, size) = m.queues()[0].ctx_save;
+    assert!(size >= 40 << 20, "a 7900 XTX's context-save area: {size:#x}");
+    let pages = resident_pages(cwsr as usize, size as usize);
+    assert!(pages < 512, "{pages} of {} pages resident", size / 4096);
+    let visible = dev.alloc(4 << 20, MemoryKind::DEVICE_CPU_VISIBLE).unwrap();
+    assert_eq!(resident_pages(visible.va(), 4 << 20), 1024);
+    let host = dev.alloc(4 << 20, MemoryKind::UNCACHED).unwrap();
+    assert_eq!(resident_pages(host.va(), 4 << 20), 1024);
+    let gpu_only = dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap();
+    assert_eq!(resident_pages(gpu_only.va(), 4 << 20), 0);
+    // Written by an engine, its page appears.
+    let t = dev.target();
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let mut d = Ring::new(&dev, QueueKind::Sdma, 4096);
+    let mut words = Vec::new();
+    Fence::new(gpu_only.va() as u64 + 8192, 5).encode(t, &mut words);
+    Fence::new(sig.va() as u64, 6).encode(t, &mut words);
+    d.submit(&words);
+    let start = Instant::now();
+    while load_u32(&sig, 0) != 6 {
+        assert!(start.elapsed() < Duration::from_secs(10), "the fences");
+        std::thread::yield_now();
+    }
+    // (A 2 MiB transparent huge page where the host gives one.)
+    let touched = resident_pages(gpu_only.va(), 4 << 20);
+    assert!((1..=512).contains(&touched), "{touched}");
+    drop(q);
+}

@@ -233,10 +233,18 @@ impl Sys for MockSys {
                     let _ = self.host.advise_huge_pages(a, len);
                 }
                 // VRAM is there before anything touches it, and the kernel pins a GTT
-                // buffer's pages when it allocates them: the pages are made now (a
-                // cost of the allocation), so the first copy into or out of a fresh
-                // buffer runs as fast as later ones, as on the hardware.
-                let _ = self.host.populate(a, len);
+                // buffer's pages when it allocates them: the pages of a buffer the CPU
+                // reaches (GTT, or VRAM allocated `PUBLIC`) are made now (a cost of the
+                // allocation), so the first copy into or out of a fresh buffer runs as
+                // fast as later ones, as on the hardware. VRAM only the GPU uses (no
+                // `PUBLIC`: a queue's context-save area of tens of MiB, say) is backed
+                // as the engines first touch it: making all its pages would cost the
+                // allocation milliseconds of zeroing that real VRAM does not cost.
+                let gpu_only =
+                    obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC == 0;
+                if !gpu_only {
+                    let _ = self.host.populate(a, len);
+                }
                 a
             }
             // The MMIO remap page (the HDP flush registers' page): one page of
