@@ -619,14 +619,15 @@ fn gfx1030_runs_the_same_streams() {
 }
 
 /// How many of the 4 KiB pages of `[va, va + len)` are resident, from
-/// `/proc/self/pagemap` (bit 63 of each page's entry: present).
-fn resident_pages(va: usize, len: usize) -> usize {
+/// `/proc/self/pagemap` (bit 63 of each page's entry: present); `None` where the
+/// host does not let the process read it.
+fn resident_pages(va: usize, len: usize) -> Option<usize> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open("/proc/self/pagemap").expect("pagemap");
-    f.seek(SeekFrom::Start((va / 4096 * 8) as u64)).expect("seek");
+    let mut f = std::fs::File::open("/proc/self/pagemap").ok()?;
+    f.seek(SeekFrom::Start((va / 4096 * 8) as u64)).ok()?;
     let mut buf = vec![0u8; len.div_ceil(4096) * 8];
-    f.read_exact(&mut buf).expect("pagemap entries");
-    buf.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count()
+    f.read_exact(&mut buf).ok()?;
+    Some(buf.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count())
 }
 
 /// A compute queue's context-save area (tens of MiB of GPU-only VRAM) is backed as it
@@ -640,14 +641,17 @@ fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
     let q = dev.create_queue(QueueKind::Compute, 1 << 16).unwrap();
     let (cwsr, size) = m.queues()[0].ctx_save;
     assert!(size >= 40 << 20, "a 7900 XTX's context-save area: {size:#x}");
-    let pages = resident_pages(cwsr as usize, size as usize);
+    let Some(pages) = resident_pages(cwsr as usize, size as usize) else {
+        eprintln!("skipped: /proc/self/pagemap cannot be read here");
+        return;
+    };
     assert!(pages < 512, "{pages} of {} pages resident", size / 4096);
     let visible = dev.alloc(4 << 20, MemoryKind::DEVICE_CPU_VISIBLE).unwrap();
-    assert_eq!(resident_pages(visible.va(), 4 << 20), 1024);
+    assert_eq!(resident_pages(visible.va(), 4 << 20), Some(1024));
     let host = dev.alloc(4 << 20, MemoryKind::UNCACHED).unwrap();
-    assert_eq!(resident_pages(host.va(), 4 << 20), 1024);
+    assert_eq!(resident_pages(host.va(), 4 << 20), Some(1024));
     let gpu_only = dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap();
-    assert_eq!(resident_pages(gpu_only.va(), 4 << 20), 0);
+    assert_eq!(resident_pages(gpu_only.va(), 4 << 20), Some(0));
     // Written by an engine, its page appears.
     let t = dev.target();
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
@@ -662,7 +666,7 @@ fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
         std::thread::yield_now();
     }
     // (A 2 MiB transparent huge page where the host gives one.)
-    let touched = resident_pages(gpu_only.va(), 4 << 20);
+    let touched = resident_pages(gpu_only.va(), 4 << 20).unwrap_or(0);
     assert!((1..=512).contains(&touched), "{touched}");
     drop(q);
 }
