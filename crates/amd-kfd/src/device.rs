@@ -399,6 +399,10 @@ impl KfdDevice {
     /// ([`Sys::stop_reasons`]: the mock names the packet or instruction; the real
     /// driver has no such channel and gives none).
     pub fn fault_report(&self) -> Result<FaultReport> {
+        // The stop reasons first: a transport that names why a queue stopped has
+        // raised that stop's events by the time it names it, so the events read next
+        // include them.
+        let stop_reasons = self.shared.process.sys.stop_reasons(self.gpu_id());
         let memory = self
             .mem_fault_event
             .wait(0)?
@@ -409,7 +413,6 @@ impl KfdDevice {
             .wait(0)?
             .map(|ev| ev.hw_exception_data())
             .filter(|h| h.gpu_id != 0);
-        let stop_reasons = self.shared.process.sys.stop_reasons(self.gpu_id());
         Ok(FaultReport {
             memory,
             hw,

@@ -30,7 +30,7 @@ impl Driver {
 
     /// What the engines reported, in order: KFD interrupts signal their events,
     /// faults and hangs fire the exception events, a stopped queue wakes waiters.
-    fn take_reports(&mut self) {
+    pub(crate) fn take_reports(&mut self) {
         if self.engines.reports.is_empty() {
             return;
         }

@@ -335,9 +335,12 @@ impl MockSys {
     /// dword 0x2c`. `amd-kfd` reads them through `Sys::stop_reasons` into
     /// `KfdDevice::fault_report`.
     pub fn stop_reasons(&self, index: usize) -> Vec<String> {
-        self.driver
-            .lock()
-            .engines
+        let mut d = self.driver.lock();
+        // What the engines reported and the driver has not taken yet (an engine run
+        // takes it when it ends): the events of a stop are raised before its reason
+        // is given, so a reader of both never sees the reason without them.
+        d.take_reports();
+        d.engines
             .execs
             .values()
             .filter(|q| q.gpu == index)
