@@ -6,7 +6,9 @@
 //! encoding becomes an enum (`Vop1::V_MOV_B32 = 1`) with `from_op` and `name`, and a
 //! `SPEC` table of all of them for the interpreter's coverage report; VOP3's enum also
 //! gets `halves`, which operands the ISA's operand table makes 16 bits wide (those
-//! VOP3's op_sel picks a half of).
+//! VOP3's op_sel picks a half of), and the ALU encodings' enums `result_format`, the
+//! float format of the destination the operand table gives (which the interpreter's
+//! rounding modes and output modifiers go by).
 //!
 //! From `ins.py` beside them it also writes `generated/fields.rs`, where every field of
 //! every encoding lies (see `gen_fields`).
@@ -170,6 +172,50 @@ fn halves(operands: &str, ops: &[(String, u16)]) -> Result<Vec<(String, u8)>> {
     Ok(out)
 }
 
+/// The float format of each opcode's result, from `operands.py` (`  VOP1Op.V_CVT_F32_I32:
+/// {"vdst": (Fmt.FMT_NUM_F32, …), …},` lines: the destination's format, `vdst`, VOPD's
+/// `vdsty` or a scalar `sdst`): per opcode name of `ops` of `class` (the table names some
+/// VOP3 opcodes by their alias without `_E64`), the `ResultFormat` variant; integer,
+/// bit and mask results have none.
+fn result_formats(operands: &str, class: &str, ops: &[(String, u16)]) -> Result<Vec<(String, &'static str)>> {
+    let prefix = format!("{class}.");
+    let mut out = Vec::new();
+    for (n, line) in operands.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix(&prefix) else {
+            continue;
+        };
+        let (name, fields) = rest
+            .split_once(": {")
+            .ok_or_else(|| format!("operands line {}: no field list", n + 1))?;
+        let Some(op) = [name.to_string(), format!("{name}_E64"), format!("{name}_E32")]
+            .into_iter()
+            .find(|c| ops.iter().any(|(o, _)| o == c))
+        else {
+            return Err(format!("operands line {}: no {class} opcode {name}", n + 1).into());
+        };
+        // The vector destination where there is one (VOP3SD's `sdst` is its carry
+        // or condition mask), else the scalar one.
+        let field = |names: &[&str]| {
+            fields.split("), ").find_map(|field| {
+                let (key, value) = field.split_once(": (")?;
+                names.contains(&key.trim().trim_matches('"')).then_some(value)
+            })
+        };
+        let dst = field(&["vdst", "vdsty"]).or_else(|| field(&["sdst"]));
+        let fmt = dst.and_then(|v| v.split(',').next()).map(str::trim);
+        let variant = match fmt {
+            Some("Fmt.FMT_NUM_F16" | "Fmt.FMT_NUM_PK2_F16" | "Fmt.FMT_WMMA_DC_F16") => "F16",
+            Some("Fmt.FMT_NUM_BF16" | "Fmt.FMT_NUM_PK2_BF16" | "Fmt.FMT_WMMA_DC_BF16") => "Bf16",
+            Some("Fmt.FMT_NUM_F32" | "Fmt.FMT_WMMA_DC_F32") => "F32",
+            Some("Fmt.FMT_NUM_F64") => "F64",
+            _ => continue,
+        };
+        out.push((op, variant));
+    }
+    out.sort_by_key(|(op, _)| ops.iter().position(|(o, _)| o == op));
+    Ok(out)
+}
+
 fn generate(generation: &Generation, text: &str, operands: &str) -> Result<String> {
     let classes = parse(text)?;
     let g = generation.name;
@@ -221,6 +267,38 @@ fn generate(generation: &Generation, text: &str, operands: &str) -> Result<Strin
         }
         writeln!(out, "        }}")?;
         writeln!(out, "    }}")?;
+        if matches!(
+            name,
+            "Vop1" | "Vop2" | "Vop3" | "Vop3sd" | "Vop3p" | "Vopd" | "Sop1" | "Sop2"
+        ) {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "    /// The float format of the result, as the ISA's operand table gives its"
+            )?;
+            writeln!(
+                out,
+                "    /// destination's (`None` for an integer, bit or mask result)."
+            )?;
+            writeln!(
+                out,
+                "    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {{"
+            )?;
+            let formats = result_formats(operands, class, ops)?;
+            if formats.is_empty() {
+                writeln!(out, "        let _ = self;")?;
+                writeln!(out, "        None")?;
+            } else {
+                writeln!(out, "        use crate::float::ResultFormat::*;")?;
+                writeln!(out, "        Some(match self {{")?;
+                for (op, f) in &formats {
+                    writeln!(out, "            Self::{op} => {f},")?;
+                }
+                writeln!(out, "            _ => return None,")?;
+                writeln!(out, "        }})")?;
+            }
+            writeln!(out, "    }}")?;
+        }
         if name == "Vop3" {
             writeln!(out)?;
             writeln!(

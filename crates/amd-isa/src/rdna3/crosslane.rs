@@ -324,7 +324,7 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     if w.mode & MODE_ROUND_F32 != 0 {
         for op in [opx, opy] {
             if let Some(o) = Vopd::from_op(op) {
-                super::rounding::check(w, o.name())?;
+                super::rounding::check(w, o.result_format(), o.name())?;
             }
         }
     }

@@ -714,7 +714,7 @@ pub(crate) fn valu_lanes(
     // A directed rounding mode: only what is computed in it runs.
     if w.mode & MODE_ROUND != 0 {
         if let Some(name) = super::valu::name(op) {
-            super::rounding::check(w, name)?;
+            super::rounding::check(w, super::valu::result_format(op), name)?;
         }
     }
     let (r32, r64) = (w.round32(), w.round16_64());

@@ -31,7 +31,7 @@ use super::mnemonics::{VOP1_DPP16_MODIFIERS, VOP2_DPP16_MODIFIERS, VOP3_MODIFIER
 use super::opcodes::{Vop3, Vop3p, Vop3sd};
 use super::wave::Wave;
 use crate::error::Trap;
-use crate::float::exact::{F16, F32, F64};
+use crate::float::ResultFormat;
 use crate::float::half;
 
 /// The modifiers LLVM assembles on one opcode (the tables `cargo xtask gen-mnemonics`
@@ -211,7 +211,9 @@ pub fn modifiers(encoding: &str, op: u16) -> Modifiers {
         "VOP3" | "VOP3SD" => {
             let a = at(&VOP3_MODIFIERS);
             let name = super::valu::name(op).or_else(|| Vop3sd::from_op(op).map(Vop3sd::name));
-            let float = name.and_then(kind).is_some_and(|k| k != Kind::ClampChangesNothing);
+            let float = name
+                .and_then(|n| kind(n, result_format(op)))
+                .is_some_and(|k| k != Kind::ClampChangesNothing);
             let sd = encoding == "VOP3SD";
             Modifiers {
                 neg: a.neg,
@@ -288,18 +290,23 @@ const CLAMP_CHANGES_NOTHING: &[&str] = &[
     "v_med3_u16",
 ];
 
-fn kind(name: &str) -> Option<Kind> {
+/// The float format of the result of VOP3- or VOP3SD-numbered opcode `op`.
+fn result_format(op: u16) -> Option<ResultFormat> {
+    super::valu::result_format(op).or_else(|| Vop3sd::from_op(op).and_then(Vop3sd::result_format))
+}
+
+fn kind(name: &str, result: Option<ResultFormat>) -> Option<Kind> {
     if matches!(name, "v_cvt_pk_rtz_f16_f32" | "v_pack_b32_f16") {
         return Some(Kind::F16(Halves::Both));
     }
     if CLAMP_CHANGES_NOTHING.iter().any(|p| name.starts_with(p)) {
         return Some(Kind::ClampChangesNothing);
     }
-    match super::rounding::result_format(name)? {
-        f if f == F16 => Some(Kind::F16(Halves::One)),
-        f if f == F32 => Some(Kind::F32),
-        f if f == F64 => Some(Kind::F64),
-        _ => None,
+    match result? {
+        ResultFormat::F16 => Some(Kind::F16(Halves::One)),
+        // A bfloat16 result is made from an f32 one, as the rounding modes treat it.
+        ResultFormat::F32 | ResultFormat::Bf16 => Some(Kind::F32),
+        ResultFormat::F64 => Some(Kind::F64),
     }
 }
 
@@ -338,7 +345,7 @@ pub(crate) fn apply(
         )
         .into())
     };
-    let Some(kind) = kind(name) else {
+    let Some(kind) = kind(name, result_format(op)) else {
         return refuse("an encoding LLVM rejects, with no meaning in the ISA");
     };
     let bare = Mods {

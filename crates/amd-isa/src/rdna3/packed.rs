@@ -135,7 +135,7 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     // A directed rounding mode: only what is computed in it runs.
     if w.mode & MODE_ROUND != 0 {
         if let Some(o) = Vop3p::from_op(op) {
-            super::rounding::check(w, o.name())?;
+            super::rounding::check(w, o.result_format(), o.name())?;
         }
     }
     // Mixed precision, dot products and integer WMMA (clamp included) by name.

@@ -13,6 +13,7 @@
 
 use super::wave::{MODE_ROUND, Wave};
 use crate::error::Trap;
+use crate::float::ResultFormat;
 use crate::float::exact::{self, F16, F32, F64, Format, Round};
 use crate::float::half;
 
@@ -117,20 +118,13 @@ const DIRECTED: &[&str] = &[
     "v_sqrt_f64",
 ];
 
-/// The float format of an opcode's result, from its name: the first type in it (`f32`
-/// in `v_cvt_f32_i32`; none in `v_cvt_i32_f32`, whose result is an integer).
-pub(crate) fn result_format(name: &str) -> Option<Format> {
-    let ty = name.split('_').skip(1).find(|t| {
-        *t == "bf16"
-            || t.len() >= 2
-                && matches!(t.as_bytes()[0], b'f' | b'i' | b'u' | b'b')
-                && t[1..].bytes().all(|c| c.is_ascii_digit())
-    })?;
-    match ty {
-        "f16" => Some(F16),
-        "f32" | "bf16" => Some(F32),
-        "f64" => Some(F64),
-        _ => None,
+/// The rounding format of a result of float format `f` (bfloat16 results are
+/// rounded from f32 by the operations that make them, under the f32 mode).
+pub(crate) fn format_of(f: ResultFormat) -> Format {
+    match f {
+        ResultFormat::F16 => F16,
+        ResultFormat::Bf16 | ResultFormat::F32 => F32,
+        ResultFormat::F64 => F64,
     }
 }
 
@@ -144,14 +138,14 @@ fn base(name: &str) -> String {
     }
 }
 
-/// `Ok` unless MODE rounds `name`'s result format in a direction this interpreter does
-/// not compute for it.
-pub(crate) fn check(w: &Wave, name: &str) -> Result<(), Trap> {
+/// `Ok` unless MODE rounds the result of `name` (of float format `result`, from the
+/// ISA's operand tables) in a direction this interpreter does not compute for it.
+pub(crate) fn check(w: &Wave, result: Option<ResultFormat>, name: &str) -> Result<(), Trap> {
     if w.mode & MODE_ROUND == 0 {
         return Ok(());
     }
     let n = base(name);
-    let Some(fmt) = result_format(&n) else {
+    let Some(fmt) = result.map(format_of) else {
         return Ok(());
     };
     let mode = if fmt == F32 { w.round32() } else { w.round16_64() };
@@ -561,40 +555,62 @@ mod tests {
         );
     }
 
+    /// Results are classified by the ISA's operand tables (the destination's format),
+    /// not by the name.
     #[test]
-    fn names_classify_by_their_result() {
-        assert_eq!(result_format("v_cvt_f32_i32"), Some(F32));
-        assert_eq!(result_format("v_cvt_i32_f32"), None);
-        assert_eq!(result_format("v_fma_f16"), Some(F16));
-        assert_eq!(result_format("v_frexp_exp_i32_f64"), None);
-        assert_eq!(result_format("v_add_f64"), Some(F64));
-        assert_eq!(result_format("v_bfe_u32"), None);
+    fn opcodes_classify_by_their_result() {
+        use super::super::opcodes::{Vop1, Vop3, Vop3p, Vopd};
+        use ResultFormat as R;
+        assert_eq!(Vop1::V_CVT_F32_I32_E32.result_format(), Some(R::F32));
+        assert_eq!(Vop1::V_CVT_I32_F32_E32.result_format(), None);
+        assert_eq!(Vop3::V_FMA_F16.result_format(), Some(R::F16));
+        assert_eq!(Vop3::V_FREXP_EXP_I32_F64_E64.result_format(), None);
+        assert_eq!(Vop3::V_ADD_F64.result_format(), Some(R::F64));
+        assert_eq!(Vop3::V_BFE_U32.result_format(), None);
+        assert_eq!(Vop3::V_DOT2_BF16_BF16.result_format(), Some(R::Bf16));
+        assert_eq!(Vop3p::V_WMMA_F16_16X16X16_F16.result_format(), Some(R::F16));
+        assert_eq!(Vopd::V_DUAL_FMAC_F32.result_format(), Some(R::F32));
+        // A compare's result is a mask; VOP3SD's scalar destination is a mask beside
+        // its vector result.
+        assert_eq!(Vop3::V_CMP_LT_F32_E64.result_format(), None);
+        assert_eq!(
+            super::super::opcodes::Vop3sd::V_DIV_SCALE_F32.result_format(),
+            Some(R::F32)
+        );
+        assert_eq!(format_of(R::Bf16), F32);
         assert_eq!(base("v_dual_fmac_f32"), "v_fmac_f32");
         assert_eq!(base("v_sqrt_f32_e64"), "v_sqrt_f32");
     }
 
     #[test]
     fn directed_modes_refuse_what_they_do_not_compute() {
+        use ResultFormat::{F16 as H, F32 as S, F64 as D};
         let mut w = Wave::new(8, 0);
         // Toward zero for f32 (bits 1:0 = 3), nearest for f16/f64.
         w.mode |= 3;
-        assert!(check(&w, "v_add_f32_e64").is_ok());
-        assert!(check(&w, "v_min_f32_e64").is_ok());
-        assert!(check(&w, "v_cvt_i32_f32_e64").is_ok());
-        assert!(check(&w, "v_sqrt_f16_e64").is_ok(), "f16 rounds to nearest here");
-        assert!(check(&w, "v_sqrt_f32_e64").is_ok());
-        assert!(check(&w, "v_dot2_f32_f16").is_ok());
-        assert!(check(&w, "v_dual_dot2acc_f32_bf16").is_ok());
-        assert!(check(&w, "v_wmma_f32_16x16x16_f16").is_ok());
+        assert!(check(&w, Some(S), "v_add_f32_e64").is_ok());
+        assert!(check(&w, Some(S), "v_min_f32_e64").is_ok());
+        assert!(check(&w, None, "v_cvt_i32_f32_e64").is_ok());
+        assert!(
+            check(&w, Some(H), "v_sqrt_f16_e64").is_ok(),
+            "f16 rounds to nearest here"
+        );
+        assert!(check(&w, Some(S), "v_sqrt_f32_e64").is_ok());
+        assert!(check(&w, Some(S), "v_dot2_f32_f16").is_ok());
+        assert!(check(&w, Some(S), "v_dual_dot2acc_f32_bf16").is_ok());
+        assert!(check(&w, Some(S), "v_wmma_f32_16x16x16_f16").is_ok());
         // A float result this module does not know is refused, naming the mode.
-        let e = check(&w, "v_made_up_f32").unwrap_err().to_string();
+        let e = check(&w, Some(S), "v_made_up_f32").unwrap_err().to_string();
         assert!(e.contains("v_made_up_f32") && e.contains("toward zero"), "{e}");
         // f16/f64 toward +infinity.
         w.mode = (w.mode & !MODE_ROUND) | 1 << 2;
-        assert!(check(&w, "v_made_up_f32").is_ok(), "f32 rounds to nearest here");
-        assert!(check(&w, "v_rcp_f64_e64").is_ok());
-        assert!(check(&w, "v_fma_f64").is_ok());
-        assert!(check(&w, "v_made_up_f64").is_err());
+        assert!(
+            check(&w, Some(S), "v_made_up_f32").is_ok(),
+            "f32 rounds to nearest here"
+        );
+        assert!(check(&w, Some(D), "v_rcp_f64_e64").is_ok());
+        assert!(check(&w, Some(D), "v_fma_f64").is_ok());
+        assert!(check(&w, Some(D), "v_made_up_f64").is_err());
     }
 
     /// Directed f32 results against a reference built independently: the host's

@@ -36,6 +36,19 @@ pub(crate) fn name(op: u16) -> Option<&'static str> {
     Some(n.strip_suffix("_e32").or_else(|| n.strip_suffix("_e64")).unwrap_or(n))
 }
 
+/// The float format of VOP3-numbered opcode `op`'s result, from the ISA's operand
+/// tables (its VOP3 form's, else its VOP2 or VOP1 form's).
+pub(crate) fn result_format(op: u16) -> Option<crate::float::ResultFormat> {
+    match Vop3::from_op(op) {
+        Some(o) => o.result_format(),
+        None => match op {
+            VOP2_IN_VOP3..=VOP2_IN_VOP3_LAST => Vop2::from_op(op - VOP2_IN_VOP3)?.result_format(),
+            VOP1_IN_VOP3..=VOP1_IN_VOP3_LAST => Vop1::from_op(op - VOP1_IN_VOP3)?.result_format(),
+            _ => None,
+        },
+    }
+}
+
 fn missing(i: &Inst, op: u16, name: &str) -> Trap {
     Trap::Missing(format!(
         "{:?} opcode {:#x} (VOP3 numbering {op:#x}, {name}) is not implemented",

@@ -262,6 +262,28 @@ impl Sop1 {
             Self::S_RNDNE_F16 => "s_rndne_f16",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::S_CEIL_F32 => F32,
+            Self::S_FLOOR_F32 => F32,
+            Self::S_TRUNC_F32 => F32,
+            Self::S_RNDNE_F32 => F32,
+            Self::S_CVT_F32_I32 => F32,
+            Self::S_CVT_F32_U32 => F32,
+            Self::S_CVT_F16_F32 => F16,
+            Self::S_CVT_F32_F16 => F32,
+            Self::S_CVT_HI_F32_F16 => F32,
+            Self::S_CEIL_F16 => F16,
+            Self::S_FLOOR_F16 => F16,
+            Self::S_TRUNC_F16 => F16,
+            Self::S_RNDNE_F16 => F16,
+            _ => return None,
+        })
+    }
 }
 
 /// Sop2 opcodes (67 of them).
@@ -484,6 +506,30 @@ impl Sop2 {
             Self::S_MUL_F16 => "s_mul_f16",
             Self::S_FMAC_F16 => "s_fmac_f16",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::S_ADD_F32 => F32,
+            Self::S_SUB_F32 => F32,
+            Self::S_MIN_F32 => F32,
+            Self::S_MAX_F32 => F32,
+            Self::S_MUL_F32 => F32,
+            Self::S_FMAAK_F32 => F32,
+            Self::S_FMAMK_F32 => F32,
+            Self::S_FMAC_F32 => F32,
+            Self::S_CVT_PK_RTZ_F16_F32 => F16,
+            Self::S_ADD_F16 => F16,
+            Self::S_SUB_F16 => F16,
+            Self::S_MIN_F16 => F16,
+            Self::S_MAX_F16 => F16,
+            Self::S_MUL_F16 => F16,
+            Self::S_FMAC_F16 => F16,
+            _ => return None,
+        })
     }
 }
 
@@ -1231,6 +1277,66 @@ impl Vop1 {
             Self::V_CVT_U32_U16_E32 => "v_cvt_u32_u16_e32",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_CVT_F64_I32_E32 => F64,
+            Self::V_CVT_F32_I32_E32 => F32,
+            Self::V_CVT_F32_U32_E32 => F32,
+            Self::V_CVT_F16_F32_E32 => F16,
+            Self::V_CVT_F32_F16_E32 => F32,
+            Self::V_CVT_OFF_F32_I4_E32 => F32,
+            Self::V_CVT_F32_F64_E32 => F32,
+            Self::V_CVT_F64_F32_E32 => F64,
+            Self::V_CVT_F32_UBYTE0_E32 => F32,
+            Self::V_CVT_F32_UBYTE1_E32 => F32,
+            Self::V_CVT_F32_UBYTE2_E32 => F32,
+            Self::V_CVT_F32_UBYTE3_E32 => F32,
+            Self::V_CVT_F64_U32_E32 => F64,
+            Self::V_TRUNC_F64_E32 => F64,
+            Self::V_CEIL_F64_E32 => F64,
+            Self::V_RNDNE_F64_E32 => F64,
+            Self::V_FLOOR_F64_E32 => F64,
+            Self::V_FRACT_F32_E32 => F32,
+            Self::V_TRUNC_F32_E32 => F32,
+            Self::V_CEIL_F32_E32 => F32,
+            Self::V_RNDNE_F32_E32 => F32,
+            Self::V_FLOOR_F32_E32 => F32,
+            Self::V_EXP_F32_E32 => F32,
+            Self::V_LOG_F32_E32 => F32,
+            Self::V_RCP_F32_E32 => F32,
+            Self::V_RCP_IFLAG_F32_E32 => F32,
+            Self::V_RSQ_F32_E32 => F32,
+            Self::V_RCP_F64_E32 => F64,
+            Self::V_RSQ_F64_E32 => F64,
+            Self::V_SQRT_F32_E32 => F32,
+            Self::V_SQRT_F64_E32 => F64,
+            Self::V_SIN_F32_E32 => F32,
+            Self::V_COS_F32_E32 => F32,
+            Self::V_FREXP_MANT_F64_E32 => F64,
+            Self::V_FRACT_F64_E32 => F64,
+            Self::V_FREXP_MANT_F32_E32 => F32,
+            Self::V_CVT_F16_U16_E32 => F16,
+            Self::V_CVT_F16_I16_E32 => F16,
+            Self::V_RCP_F16_E32 => F16,
+            Self::V_SQRT_F16_E32 => F16,
+            Self::V_RSQ_F16_E32 => F16,
+            Self::V_LOG_F16_E32 => F16,
+            Self::V_EXP_F16_E32 => F16,
+            Self::V_FREXP_MANT_F16_E32 => F16,
+            Self::V_FLOOR_F16_E32 => F16,
+            Self::V_CEIL_F16_E32 => F16,
+            Self::V_TRUNC_F16_E32 => F16,
+            Self::V_RNDNE_F16_E32 => F16,
+            Self::V_FRACT_F16_E32 => F16,
+            Self::V_SIN_F16_E32 => F16,
+            Self::V_COS_F16_E32 => F16,
+            _ => return None,
+        })
+    }
 }
 
 /// Vop2 opcodes (46 of them).
@@ -1390,6 +1496,39 @@ impl Vop2 {
             Self::V_LDEXP_F16_E32 => "v_ldexp_f16_e32",
             Self::V_PK_FMAC_F16_E32 => "v_pk_fmac_f16_e32",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_DOT2ACC_F32_F16_E32 => F32,
+            Self::V_ADD_F32_E32 => F32,
+            Self::V_SUB_F32_E32 => F32,
+            Self::V_SUBREV_F32_E32 => F32,
+            Self::V_FMAC_DX9_ZERO_F32_E32 => F32,
+            Self::V_MUL_DX9_ZERO_F32_E32 => F32,
+            Self::V_MUL_F32_E32 => F32,
+            Self::V_MIN_F32_E32 => F32,
+            Self::V_MAX_F32_E32 => F32,
+            Self::V_FMAC_F32_E32 => F32,
+            Self::V_FMAMK_F32_E32 => F32,
+            Self::V_FMAAK_F32_E32 => F32,
+            Self::V_CVT_PK_RTZ_F16_F32_E32 => F16,
+            Self::V_ADD_F16_E32 => F16,
+            Self::V_SUB_F16_E32 => F16,
+            Self::V_SUBREV_F16_E32 => F16,
+            Self::V_MUL_F16_E32 => F16,
+            Self::V_FMAC_F16_E32 => F16,
+            Self::V_FMAMK_F16_E32 => F16,
+            Self::V_FMAAK_F16_E32 => F16,
+            Self::V_MAX_F16_E32 => F16,
+            Self::V_MIN_F16_E32 => F16,
+            Self::V_LDEXP_F16_E32 => F16,
+            Self::V_PK_FMAC_F16_E32 => F16,
+            _ => return None,
+        })
     }
 }
 
@@ -3293,6 +3432,117 @@ impl Vop3 {
         }
     }
 
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_ADD_F32_E64 => F32,
+            Self::V_SUB_F32_E64 => F32,
+            Self::V_SUBREV_F32_E64 => F32,
+            Self::V_FMAC_DX9_ZERO_F32_E64 => F32,
+            Self::V_MUL_DX9_ZERO_F32_E64 => F32,
+            Self::V_MUL_F32_E64 => F32,
+            Self::V_MIN_F32_E64 => F32,
+            Self::V_MAX_F32_E64 => F32,
+            Self::V_FMAC_F32_E64 => F32,
+            Self::V_CVT_PK_RTZ_F16_F32_E64 => F16,
+            Self::V_ADD_F16_E64 => F16,
+            Self::V_SUB_F16_E64 => F16,
+            Self::V_SUBREV_F16_E64 => F16,
+            Self::V_MUL_F16_E64 => F16,
+            Self::V_FMAC_F16_E64 => F16,
+            Self::V_MAX_F16_E64 => F16,
+            Self::V_MIN_F16_E64 => F16,
+            Self::V_LDEXP_F16_E64 => F16,
+            Self::V_CVT_F64_I32_E64 => F64,
+            Self::V_CVT_F32_I32_E64 => F32,
+            Self::V_CVT_F32_U32_E64 => F32,
+            Self::V_CVT_F16_F32_E64 => F16,
+            Self::V_CVT_F32_F16_E64 => F32,
+            Self::V_CVT_OFF_F32_I4_E64 => F32,
+            Self::V_CVT_F32_F64_E64 => F32,
+            Self::V_CVT_F64_F32_E64 => F64,
+            Self::V_CVT_F32_UBYTE0_E64 => F32,
+            Self::V_CVT_F32_UBYTE1_E64 => F32,
+            Self::V_CVT_F32_UBYTE2_E64 => F32,
+            Self::V_CVT_F32_UBYTE3_E64 => F32,
+            Self::V_CVT_F64_U32_E64 => F64,
+            Self::V_TRUNC_F64_E64 => F64,
+            Self::V_CEIL_F64_E64 => F64,
+            Self::V_RNDNE_F64_E64 => F64,
+            Self::V_FLOOR_F64_E64 => F64,
+            Self::V_FRACT_F32_E64 => F32,
+            Self::V_TRUNC_F32_E64 => F32,
+            Self::V_CEIL_F32_E64 => F32,
+            Self::V_RNDNE_F32_E64 => F32,
+            Self::V_FLOOR_F32_E64 => F32,
+            Self::V_EXP_F32_E64 => F32,
+            Self::V_LOG_F32_E64 => F32,
+            Self::V_RCP_F32_E64 => F32,
+            Self::V_RCP_IFLAG_F32_E64 => F32,
+            Self::V_RSQ_F32_E64 => F32,
+            Self::V_RCP_F64_E64 => F64,
+            Self::V_RSQ_F64_E64 => F64,
+            Self::V_SQRT_F32_E64 => F32,
+            Self::V_SQRT_F64_E64 => F64,
+            Self::V_SIN_F32_E64 => F32,
+            Self::V_COS_F32_E64 => F32,
+            Self::V_FREXP_MANT_F64_E64 => F64,
+            Self::V_FRACT_F64_E64 => F64,
+            Self::V_FREXP_MANT_F32_E64 => F32,
+            Self::V_CVT_F16_U16_E64 => F16,
+            Self::V_CVT_F16_I16_E64 => F16,
+            Self::V_RCP_F16_E64 => F16,
+            Self::V_SQRT_F16_E64 => F16,
+            Self::V_RSQ_F16_E64 => F16,
+            Self::V_LOG_F16_E64 => F16,
+            Self::V_EXP_F16_E64 => F16,
+            Self::V_FREXP_MANT_F16_E64 => F16,
+            Self::V_FLOOR_F16_E64 => F16,
+            Self::V_CEIL_F16_E64 => F16,
+            Self::V_TRUNC_F16_E64 => F16,
+            Self::V_RNDNE_F16_E64 => F16,
+            Self::V_FRACT_F16_E64 => F16,
+            Self::V_SIN_F16_E64 => F16,
+            Self::V_COS_F16_E64 => F16,
+            Self::V_FMA_DX9_ZERO_F32 => F32,
+            Self::V_CUBEID_F32 => F32,
+            Self::V_CUBESC_F32 => F32,
+            Self::V_CUBETC_F32 => F32,
+            Self::V_CUBEMA_F32 => F32,
+            Self::V_FMA_F32 => F32,
+            Self::V_FMA_F64 => F64,
+            Self::V_MULLIT_F32 => F32,
+            Self::V_MIN3_F32 => F32,
+            Self::V_MAX3_F32 => F32,
+            Self::V_MED3_F32 => F32,
+            Self::V_DIV_FIXUP_F32 => F32,
+            Self::V_DIV_FIXUP_F64 => F64,
+            Self::V_DIV_FMAS_F32 => F32,
+            Self::V_DIV_FMAS_F64 => F64,
+            Self::V_FMA_F16 => F16,
+            Self::V_MIN3_F16 => F16,
+            Self::V_MAX3_F16 => F16,
+            Self::V_MED3_F16 => F16,
+            Self::V_DIV_FIXUP_F16 => F16,
+            Self::V_MAXMIN_F32 => F32,
+            Self::V_MINMAX_F32 => F32,
+            Self::V_MAXMIN_F16 => F16,
+            Self::V_MINMAX_F16 => F16,
+            Self::V_DOT2_F16_F16 => F16,
+            Self::V_DOT2_BF16_BF16 => Bf16,
+            Self::V_LDEXP_F32 => F32,
+            Self::V_ADD_F64 => F64,
+            Self::V_MUL_F64 => F64,
+            Self::V_MIN_F64 => F64,
+            Self::V_MAX_F64 => F64,
+            Self::V_LDEXP_F64 => F64,
+            Self::V_TRIG_PREOP_F64 => F64,
+            _ => return None,
+        })
+    }
+
     /// Which operands the ISA's operand table makes 16 bits wide: bit k for
     /// source k, bit 3 for the destination (the operands VOP3's op_sel picks
     /// a half of).
@@ -3486,6 +3736,17 @@ impl Vop3sd {
             Self::V_SUBREV_CO_U32 => "v_subrev_co_u32",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_DIV_SCALE_F32 => F32,
+            Self::V_DIV_SCALE_F64 => F64,
+            _ => return None,
+        })
+    }
 }
 
 /// Vop3p opcodes (34 of them).
@@ -3610,6 +3871,29 @@ impl Vop3p {
             Self::V_WMMA_I32_16X16X16_IU4 => "v_wmma_i32_16x16x16_iu4",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_PK_FMA_F16 => F16,
+            Self::V_PK_ADD_F16 => F16,
+            Self::V_PK_MUL_F16 => F16,
+            Self::V_PK_MIN_F16 => F16,
+            Self::V_PK_MAX_F16 => F16,
+            Self::V_DOT2_F32_F16 => F32,
+            Self::V_DOT2_F32_BF16 => F32,
+            Self::V_FMA_MIX_F32 => F32,
+            Self::V_FMA_MIXLO_F16 => F16,
+            Self::V_FMA_MIXHI_F16 => F16,
+            Self::V_WMMA_F32_16X16X16_F16 => F32,
+            Self::V_WMMA_F32_16X16X16_BF16 => F32,
+            Self::V_WMMA_F16_16X16X16_F16 => F16,
+            Self::V_WMMA_BF16_16X16X16_BF16 => Bf16,
+            _ => return None,
+        })
+    }
 }
 
 /// Vopd opcodes (17 of them).
@@ -3682,6 +3966,27 @@ impl Vopd {
             Self::V_DUAL_LSHLREV_B32 => "v_dual_lshlrev_b32",
             Self::V_DUAL_AND_B32 => "v_dual_and_b32",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_DUAL_FMAC_F32 => F32,
+            Self::V_DUAL_FMAAK_F32 => F32,
+            Self::V_DUAL_FMAMK_F32 => F32,
+            Self::V_DUAL_MUL_F32 => F32,
+            Self::V_DUAL_ADD_F32 => F32,
+            Self::V_DUAL_SUB_F32 => F32,
+            Self::V_DUAL_SUBREV_F32 => F32,
+            Self::V_DUAL_MUL_DX9_ZERO_F32 => F32,
+            Self::V_DUAL_MAX_F32 => F32,
+            Self::V_DUAL_MIN_F32 => F32,
+            Self::V_DUAL_DOT2ACC_F32_F16 => F32,
+            Self::V_DUAL_DOT2ACC_F32_BF16 => F32,
+            _ => return None,
+        })
     }
 }
 

@@ -283,6 +283,28 @@ impl Sop1 {
             Self::S_RNDNE_F16 => "s_rndne_f16",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::S_CEIL_F32 => F32,
+            Self::S_FLOOR_F32 => F32,
+            Self::S_TRUNC_F32 => F32,
+            Self::S_RNDNE_F32 => F32,
+            Self::S_CVT_F32_I32 => F32,
+            Self::S_CVT_F32_U32 => F32,
+            Self::S_CVT_F16_F32 => F16,
+            Self::S_CVT_F32_F16 => F32,
+            Self::S_CVT_HI_F32_F16 => F32,
+            Self::S_CEIL_F16 => F16,
+            Self::S_FLOOR_F16 => F16,
+            Self::S_TRUNC_F16 => F16,
+            Self::S_RNDNE_F16 => F16,
+            _ => return None,
+        })
+    }
 }
 
 /// Sop2 opcodes (74 of them).
@@ -526,6 +548,34 @@ impl Sop2 {
             Self::S_SUB_NC_U64 => "s_sub_nc_u64",
             Self::S_MUL_U64 => "s_mul_u64",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::S_ADD_F32 => F32,
+            Self::S_SUB_F32 => F32,
+            Self::S_MIN_NUM_F32 => F32,
+            Self::S_MAX_NUM_F32 => F32,
+            Self::S_MUL_F32 => F32,
+            Self::S_FMAAK_F32 => F32,
+            Self::S_FMAMK_F32 => F32,
+            Self::S_FMAC_F32 => F32,
+            Self::S_CVT_PK_RTZ_F16_F32 => F16,
+            Self::S_ADD_F16 => F16,
+            Self::S_SUB_F16 => F16,
+            Self::S_MIN_NUM_F16 => F16,
+            Self::S_MAX_NUM_F16 => F16,
+            Self::S_MUL_F16 => F16,
+            Self::S_FMAC_F16 => F16,
+            Self::S_MINIMUM_F32 => F32,
+            Self::S_MAXIMUM_F32 => F32,
+            Self::S_MINIMUM_F16 => F16,
+            Self::S_MAXIMUM_F16 => F16,
+            _ => return None,
+        })
     }
 }
 
@@ -1285,6 +1335,68 @@ impl Vop1 {
             Self::V_CVT_PK_F32_BF8_E32 => "v_cvt_pk_f32_bf8_e32",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_CVT_F64_I32_E32 => F64,
+            Self::V_CVT_F32_I32_E32 => F32,
+            Self::V_CVT_F32_U32_E32 => F32,
+            Self::V_CVT_F16_F32_E32 => F16,
+            Self::V_CVT_F32_F16_E32 => F32,
+            Self::V_CVT_OFF_F32_I4_E32 => F32,
+            Self::V_CVT_F32_F64_E32 => F32,
+            Self::V_CVT_F64_F32_E32 => F64,
+            Self::V_CVT_F32_UBYTE0_E32 => F32,
+            Self::V_CVT_F32_UBYTE1_E32 => F32,
+            Self::V_CVT_F32_UBYTE2_E32 => F32,
+            Self::V_CVT_F32_UBYTE3_E32 => F32,
+            Self::V_CVT_F64_U32_E32 => F64,
+            Self::V_TRUNC_F64_E32 => F64,
+            Self::V_CEIL_F64_E32 => F64,
+            Self::V_RNDNE_F64_E32 => F64,
+            Self::V_FLOOR_F64_E32 => F64,
+            Self::V_FRACT_F32_E32 => F32,
+            Self::V_TRUNC_F32_E32 => F32,
+            Self::V_CEIL_F32_E32 => F32,
+            Self::V_RNDNE_F32_E32 => F32,
+            Self::V_FLOOR_F32_E32 => F32,
+            Self::V_EXP_F32_E32 => F32,
+            Self::V_LOG_F32_E32 => F32,
+            Self::V_RCP_F32_E32 => F32,
+            Self::V_RCP_IFLAG_F32_E32 => F32,
+            Self::V_RSQ_F32_E32 => F32,
+            Self::V_RCP_F64_E32 => F64,
+            Self::V_RSQ_F64_E32 => F64,
+            Self::V_SQRT_F32_E32 => F32,
+            Self::V_SQRT_F64_E32 => F64,
+            Self::V_SIN_F32_E32 => F32,
+            Self::V_COS_F32_E32 => F32,
+            Self::V_FREXP_MANT_F64_E32 => F64,
+            Self::V_FRACT_F64_E32 => F64,
+            Self::V_FREXP_MANT_F32_E32 => F32,
+            Self::V_CVT_F16_U16_E32 => F16,
+            Self::V_CVT_F16_I16_E32 => F16,
+            Self::V_RCP_F16_E32 => F16,
+            Self::V_SQRT_F16_E32 => F16,
+            Self::V_RSQ_F16_E32 => F16,
+            Self::V_LOG_F16_E32 => F16,
+            Self::V_EXP_F16_E32 => F16,
+            Self::V_FREXP_MANT_F16_E32 => F16,
+            Self::V_FLOOR_F16_E32 => F16,
+            Self::V_CEIL_F16_E32 => F16,
+            Self::V_TRUNC_F16_E32 => F16,
+            Self::V_RNDNE_F16_E32 => F16,
+            Self::V_FRACT_F16_E32 => F16,
+            Self::V_SIN_F16_E32 => F16,
+            Self::V_COS_F16_E32 => F16,
+            Self::V_CVT_F32_FP8_E32 => F32,
+            Self::V_CVT_F32_BF8_E32 => F32,
+            _ => return None,
+        })
+    }
 }
 
 /// Vop2 opcodes (49 of them).
@@ -1453,6 +1565,41 @@ impl Vop2 {
             Self::V_LDEXP_F16_E32 => "v_ldexp_f16_e32",
             Self::V_PK_FMAC_F16_E32 => "v_pk_fmac_f16_e32",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_ADD_F64_E32 => F64,
+            Self::V_ADD_F32_E32 => F32,
+            Self::V_SUB_F32_E32 => F32,
+            Self::V_SUBREV_F32_E32 => F32,
+            Self::V_MUL_F64_E32 => F64,
+            Self::V_MUL_DX9_ZERO_F32_E32 => F32,
+            Self::V_MUL_F32_E32 => F32,
+            Self::V_MIN_NUM_F64_E32 => F64,
+            Self::V_MAX_NUM_F64_E32 => F64,
+            Self::V_MIN_NUM_F32_E32 => F32,
+            Self::V_MAX_NUM_F32_E32 => F32,
+            Self::V_FMAC_F32_E32 => F32,
+            Self::V_FMAMK_F32_E32 => F32,
+            Self::V_FMAAK_F32_E32 => F32,
+            Self::V_CVT_PK_RTZ_F16_F32_E32 => F16,
+            Self::V_MIN_NUM_F16_E32 => F16,
+            Self::V_MAX_NUM_F16_E32 => F16,
+            Self::V_ADD_F16_E32 => F16,
+            Self::V_SUB_F16_E32 => F16,
+            Self::V_SUBREV_F16_E32 => F16,
+            Self::V_MUL_F16_E32 => F16,
+            Self::V_FMAC_F16_E32 => F16,
+            Self::V_FMAMK_F16_E32 => F16,
+            Self::V_FMAAK_F16_E32 => F16,
+            Self::V_LDEXP_F16_E32 => F16,
+            Self::V_PK_FMAC_F16_E32 => F16,
+            _ => return None,
+        })
     }
 }
 
@@ -3287,6 +3434,142 @@ impl Vop3 {
         }
     }
 
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_ADD_F64_E64 => F64,
+            Self::V_ADD_F32_E64 => F32,
+            Self::V_SUB_F32_E64 => F32,
+            Self::V_SUBREV_F32_E64 => F32,
+            Self::V_MUL_F64_E64 => F64,
+            Self::V_MUL_DX9_ZERO_F32_E64 => F32,
+            Self::V_MUL_F32_E64 => F32,
+            Self::V_MIN_NUM_F64_E64 => F64,
+            Self::V_MAX_NUM_F64_E64 => F64,
+            Self::V_MIN_NUM_F32_E64 => F32,
+            Self::V_MAX_NUM_F32_E64 => F32,
+            Self::V_FMAC_F32_E64 => F32,
+            Self::V_CVT_PK_RTZ_F16_F32_E64 => F16,
+            Self::V_MIN_NUM_F16_E64 => F16,
+            Self::V_MAX_NUM_F16_E64 => F16,
+            Self::V_ADD_F16_E64 => F16,
+            Self::V_SUB_F16_E64 => F16,
+            Self::V_SUBREV_F16_E64 => F16,
+            Self::V_MUL_F16_E64 => F16,
+            Self::V_FMAC_F16_E64 => F16,
+            Self::V_LDEXP_F16_E64 => F16,
+            Self::V_CVT_F64_I32_E64 => F64,
+            Self::V_CVT_F32_I32_E64 => F32,
+            Self::V_CVT_F32_U32_E64 => F32,
+            Self::V_CVT_F16_F32_E64 => F16,
+            Self::V_CVT_F32_F16_E64 => F32,
+            Self::V_CVT_OFF_F32_I4_E64 => F32,
+            Self::V_CVT_F32_F64_E64 => F32,
+            Self::V_CVT_F64_F32_E64 => F64,
+            Self::V_CVT_F32_UBYTE0_E64 => F32,
+            Self::V_CVT_F32_UBYTE1_E64 => F32,
+            Self::V_CVT_F32_UBYTE2_E64 => F32,
+            Self::V_CVT_F32_UBYTE3_E64 => F32,
+            Self::V_CVT_F64_U32_E64 => F64,
+            Self::V_TRUNC_F64_E64 => F64,
+            Self::V_CEIL_F64_E64 => F64,
+            Self::V_RNDNE_F64_E64 => F64,
+            Self::V_FLOOR_F64_E64 => F64,
+            Self::V_FRACT_F32_E64 => F32,
+            Self::V_TRUNC_F32_E64 => F32,
+            Self::V_CEIL_F32_E64 => F32,
+            Self::V_RNDNE_F32_E64 => F32,
+            Self::V_FLOOR_F32_E64 => F32,
+            Self::V_EXP_F32_E64 => F32,
+            Self::V_LOG_F32_E64 => F32,
+            Self::V_RCP_F32_E64 => F32,
+            Self::V_RCP_IFLAG_F32_E64 => F32,
+            Self::V_RSQ_F32_E64 => F32,
+            Self::V_RCP_F64_E64 => F64,
+            Self::V_RSQ_F64_E64 => F64,
+            Self::V_SQRT_F32_E64 => F32,
+            Self::V_SQRT_F64_E64 => F64,
+            Self::V_SIN_F32_E64 => F32,
+            Self::V_COS_F32_E64 => F32,
+            Self::V_FREXP_MANT_F64_E64 => F64,
+            Self::V_FRACT_F64_E64 => F64,
+            Self::V_FREXP_MANT_F32_E64 => F32,
+            Self::V_CVT_F16_U16_E64 => F16,
+            Self::V_CVT_F16_I16_E64 => F16,
+            Self::V_RCP_F16_E64 => F16,
+            Self::V_SQRT_F16_E64 => F16,
+            Self::V_RSQ_F16_E64 => F16,
+            Self::V_LOG_F16_E64 => F16,
+            Self::V_EXP_F16_E64 => F16,
+            Self::V_FREXP_MANT_F16_E64 => F16,
+            Self::V_FLOOR_F16_E64 => F16,
+            Self::V_CEIL_F16_E64 => F16,
+            Self::V_TRUNC_F16_E64 => F16,
+            Self::V_RNDNE_F16_E64 => F16,
+            Self::V_FRACT_F16_E64 => F16,
+            Self::V_SIN_F16_E64 => F16,
+            Self::V_COS_F16_E64 => F16,
+            Self::V_CVT_F32_FP8_E64 => F32,
+            Self::V_CVT_F32_BF8_E64 => F32,
+            Self::V_FMA_DX9_ZERO_F32 => F32,
+            Self::V_CUBEID_F32 => F32,
+            Self::V_CUBESC_F32 => F32,
+            Self::V_CUBETC_F32 => F32,
+            Self::V_CUBEMA_F32 => F32,
+            Self::V_FMA_F32 => F32,
+            Self::V_FMA_F64 => F64,
+            Self::V_MULLIT_F32 => F32,
+            Self::V_DIV_FIXUP_F32 => F32,
+            Self::V_DIV_FIXUP_F64 => F64,
+            Self::V_MIN3_NUM_F32 => F32,
+            Self::V_MAX3_NUM_F32 => F32,
+            Self::V_MIN3_NUM_F16 => F16,
+            Self::V_MAX3_NUM_F16 => F16,
+            Self::V_MINIMUM3_F32 => F32,
+            Self::V_MAXIMUM3_F32 => F32,
+            Self::V_MINIMUM3_F16 => F16,
+            Self::V_MAXIMUM3_F16 => F16,
+            Self::V_MED3_NUM_F32 => F32,
+            Self::V_MED3_NUM_F16 => F16,
+            Self::V_DIV_FMAS_F32 => F32,
+            Self::V_DIV_FMAS_F64 => F64,
+            Self::V_FMA_F16 => F16,
+            Self::V_DIV_FIXUP_F16 => F16,
+            Self::V_DOT2_F16_F16 => F16,
+            Self::V_DOT2_BF16_BF16 => Bf16,
+            Self::V_MINMAX_NUM_F32 => F32,
+            Self::V_MAXMIN_NUM_F32 => F32,
+            Self::V_MINMAX_NUM_F16 => F16,
+            Self::V_MAXMIN_NUM_F16 => F16,
+            Self::V_MINIMUMMAXIMUM_F32 => F32,
+            Self::V_MAXIMUMMINIMUM_F32 => F32,
+            Self::V_MINIMUMMAXIMUM_F16 => F16,
+            Self::V_MAXIMUMMINIMUM_F16 => F16,
+            Self::V_S_EXP_F32 => F32,
+            Self::V_S_EXP_F16 => F16,
+            Self::V_S_LOG_F32 => F32,
+            Self::V_S_LOG_F16 => F16,
+            Self::V_S_RCP_F32 => F32,
+            Self::V_S_RCP_F16 => F16,
+            Self::V_S_RSQ_F32 => F32,
+            Self::V_S_RSQ_F16 => F16,
+            Self::V_S_SQRT_F32 => F32,
+            Self::V_S_SQRT_F16 => F16,
+            Self::V_LDEXP_F32 => F32,
+            Self::V_LDEXP_F64 => F64,
+            Self::V_TRIG_PREOP_F64 => F64,
+            Self::V_MINIMUM_F64 => F64,
+            Self::V_MAXIMUM_F64 => F64,
+            Self::V_MINIMUM_F32 => F32,
+            Self::V_MAXIMUM_F32 => F32,
+            Self::V_MINIMUM_F16 => F16,
+            Self::V_MAXIMUM_F16 => F16,
+            _ => return None,
+        })
+    }
+
     /// Which operands the ISA's operand table makes 16 bits wide: bit k for
     /// source k, bit 3 for the destination (the operands VOP3's op_sel picks
     /// a half of).
@@ -3491,6 +3774,17 @@ impl Vop3sd {
             Self::V_SUBREV_CO_U32 => "v_subrev_co_u32",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_DIV_SCALE_F32 => F32,
+            Self::V_DIV_SCALE_F64 => F64,
+            _ => return None,
+        })
+    }
 }
 
 /// Vop3p opcodes (56 of them).
@@ -3681,6 +3975,31 @@ impl Vop3p {
             Self::V_SWMMAC_F32_16X16X32_BF8_BF8 => "v_swmmac_f32_16x16x32_bf8_bf8",
         }
     }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_PK_FMA_F16 => F16,
+            Self::V_PK_ADD_F16 => F16,
+            Self::V_PK_MUL_F16 => F16,
+            Self::V_DOT2_F32_F16 => F32,
+            Self::V_DOT2_F32_BF16 => F32,
+            Self::V_PK_MIN_NUM_F16 => F16,
+            Self::V_PK_MAX_NUM_F16 => F16,
+            Self::V_PK_MINIMUM_F16 => F16,
+            Self::V_PK_MAXIMUM_F16 => F16,
+            Self::V_FMA_MIX_F32 => F32,
+            Self::V_FMA_MIXLO_F16 => F16,
+            Self::V_FMA_MIXHI_F16 => F16,
+            Self::V_DOT4_F32_FP8_BF8 => F32,
+            Self::V_DOT4_F32_BF8_FP8 => F32,
+            Self::V_DOT4_F32_FP8_FP8 => F32,
+            Self::V_DOT4_F32_BF8_BF8 => F32,
+            _ => return None,
+        })
+    }
 }
 
 /// Vopd opcodes (17 of them).
@@ -3753,6 +4072,27 @@ impl Vopd {
             Self::V_DUAL_LSHLREV_B32 => "v_dual_lshlrev_b32",
             Self::V_DUAL_AND_B32 => "v_dual_and_b32",
         }
+    }
+
+    /// The float format of the result, as the ISA's operand table gives its
+    /// destination's (`None` for an integer, bit or mask result).
+    pub const fn result_format(self) -> Option<crate::float::ResultFormat> {
+        use crate::float::ResultFormat::*;
+        Some(match self {
+            Self::V_DUAL_FMAC_F32 => F32,
+            Self::V_DUAL_FMAAK_F32 => F32,
+            Self::V_DUAL_FMAMK_F32 => F32,
+            Self::V_DUAL_MUL_F32 => F32,
+            Self::V_DUAL_ADD_F32 => F32,
+            Self::V_DUAL_SUB_F32 => F32,
+            Self::V_DUAL_SUBREV_F32 => F32,
+            Self::V_DUAL_MUL_DX9_ZERO_F32 => F32,
+            Self::V_DUAL_MAX_NUM_F32 => F32,
+            Self::V_DUAL_MIN_NUM_F32 => F32,
+            Self::V_DUAL_DOT2ACC_F32_F16 => F32,
+            Self::V_DUAL_DOT2ACC_F32_BF16 => F32,
+            _ => return None,
+        })
     }
 }
 
