@@ -669,6 +669,18 @@ fn a_file_cut_wrongly_fails_the_boot_with_the_psps_status() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The mock PSP answered every bootloader load and ring command with status 0 and took
+/// `images` firmware images (the SMU's and the others).
+fn assert_psp_took_every_load(m: &MockSys, images: usize) {
+    let regs = m.pci_registers(0).unwrap();
+    let (bl, cmds, loaded) = regs
+        .with_block::<MockPsp, _>(|p| (p.bootloader.clone(), p.commands.clone(), p.firmware.len()))
+        .unwrap();
+    assert!(!bl.is_empty() && bl.iter().all(|l| l.status == 0), "{bl:?}");
+    assert!(cmds.iter().all(|c| c.status == 0), "{cmds:?}");
+    assert_eq!(loaded, images, "the SMU's image and the others");
+}
+
 #[test]
 fn a_cold_boot_on_the_installed_firmware() {
     let installed = amd_mockgpu::pci::catalogue::installed_dir();
@@ -696,13 +708,7 @@ fn a_cold_boot_on_the_installed_firmware() {
         };
         let mut b = dev.boot(&o).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
         assert_eq!(b.kind, BootKind::Full { mode1_reset: i > 0 });
-        let regs = m.pci_registers(0).unwrap();
-        let (bl, cmds, loaded) = regs
-            .with_block::<MockPsp, _>(|p| (p.bootloader.clone(), p.commands.clone(), p.firmware.len()))
-            .unwrap();
-        assert!(!bl.is_empty() && bl.iter().all(|l| l.status == 0), "{bl:?}");
-        assert!(cmds.iter().all(|c| c.status == 0), "{cmds:?}");
-        assert_eq!(loaded, 23, "the SMU and the 22 others");
+        assert_psp_took_every_load(&m, 23);
         // The GPU runs: a fence through the compute ring.
         let mut c = compute_ring(&mut b);
         assert_eq!(fence(&mut b, &mut c, 0x600d).u32(0), 0x600d);
@@ -731,13 +737,7 @@ fn a_gfx1201_cold_boot_on_the_installed_firmware() {
     let dev = open(&m);
     let mut b = dev.boot(&opts(&dir)).unwrap();
     assert_eq!(b.kind, BootKind::Full { mode1_reset: false });
-    let regs = m.pci_registers(0).unwrap();
-    let (bl, cmds, loaded) = regs
-        .with_block::<MockPsp, _>(|p| (p.bootloader.clone(), p.commands.clone(), p.firmware.len()))
-        .unwrap();
-    assert!(!bl.is_empty() && bl.iter().all(|l| l.status == 0), "{bl:?}");
-    assert!(cmds.iter().all(|c| c.status == 0), "{cmds:?}");
-    assert_eq!(loaded, 16, "the SMU and the 15 others");
+    assert_psp_took_every_load(&m, 16);
     let mut c = compute_ring(&mut b);
     assert_eq!(fence_for(GfxTarget::Gfx12, &mut b, &mut c, 0x600d).u32(0), 0x600d);
     assert!(run_vadd(&mut b, &mut c, GfxTarget::Gfx12, "gfx1201/vadd.hsaco"));
