@@ -102,6 +102,19 @@ pub fn mec_pipe_int_cntl(g: &gc::Table) -> Vec<AmReg> {
     .collect()
 }
 
+/// A ring's doorbell (in 64-bit slots) as its register's offset field `mask` holds it,
+/// in 32-bit slots (`doorbell * 2`), or [`AmError::RingIndex`] naming `ring` if it does
+/// not fit.
+pub(crate) fn doorbell_offset(ring: &'static str, doorbell: u32, mask: u32) -> Result<u32> {
+    let max = field_max(mask);
+    doorbell.checked_mul(2).filter(|&v| v <= max).ok_or(AmError::RingIndex {
+        ring,
+        field: "doorbell",
+        value: doorbell,
+        max: max / 2,
+    })
+}
+
 /// The largest value of the register field `mask`.
 pub(crate) fn field_max(mask: u32) -> u32 {
     mask >> mask.trailing_zeros()
@@ -434,18 +447,11 @@ impl<'a> Gfx<'a> {
         }
         let queue_size = log2_dwords_minus_1(d.ring_size, "ring_size", gc::CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK)?;
         let eop_size = log2_dwords_minus_1(d.eop_size, "eop_size", gc::CP_HQD_EOP_CONTROL__EOP_SIZE_MASK)?;
-        // The doorbell offset field counts 32-bit slots: `doorbell * 2`.
-        let db_max = field_max(gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK);
-        let db = d
-            .doorbell
-            .checked_mul(2)
-            .filter(|&v| v <= db_max)
-            .ok_or(AmError::RingIndex {
-                ring: "compute",
-                field: "doorbell",
-                value: d.doorbell,
-                max: db_max / 2,
-            })?;
+        let db = doorbell_offset(
+            "compute",
+            d.doorbell,
+            gc::CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK,
+        )?;
         let first = g.CP_MQD_BASE_ADDR.offset;
         let len = g.CP_HQD_PQ_WPTR_HI.offset - first + 1;
         let mut img = vec![0u32; len as usize];

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::error::{AmError, Result, RingProblem};
-use crate::gfx::{build, field_max};
+use crate::gfx::{build, doorbell_offset, field_max};
 use crate::ip::{AmDevice, Ip};
 use crate::regs::AmReg;
 use crate::regs::generated::{doorbell, gc, nbio};
@@ -102,18 +102,7 @@ impl SdmaRingDesc {
                 return Err(ring_err(field, a, RingProblem::Misaligned { align: 4 }));
             }
         }
-        // The doorbell offset field counts 32-bit slots: `doorbell * 2`.
-        let db_max = field_max(gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK);
-        let db = self
-            .doorbell
-            .checked_mul(2)
-            .filter(|&v| v <= db_max)
-            .ok_or(AmError::RingIndex {
-                ring: "SDMA",
-                field: "doorbell",
-                value: self.doorbell,
-                max: db_max / 2,
-            })?;
+        let db = doorbell_offset("SDMA", self.doorbell, gc::SDMA0_QUEUE0_DOORBELL_OFFSET__OFFSET_MASK)?;
         Ok((rb_size, db))
     }
 }
