@@ -174,9 +174,11 @@ impl KernArgs {
 
     /// No arguments yet, with room for `n`.
     pub fn with_capacity(n: usize) -> Self {
+        // Keepalives are taken as buffers are given (not by the word form of a
+        // launch): none is made up front.
         KernArgs {
             items: Vec::with_capacity(n),
-            keep: Vec::with_capacity(n),
+            keep: Vec::new(),
             resident: Vec::with_capacity(n),
         }
     }
@@ -281,7 +283,7 @@ pub(crate) fn place<'a>(kernel: &str, i: usize, info: &ArgInfo, arg: &'a Arg) ->
         name: info.name.clone(),
         problem: Box::new(problem),
     };
-    let declared = info.type_name.as_deref().and_then(ScalarType::from_type_name);
+    let declared = info.scalar;
     let declared_name = info.type_name.as_deref().unwrap_or("by value");
     let wrong_type = |expected: &str, given: String| {
         err(ArgProblem::Type {
@@ -400,6 +402,7 @@ mod tests {
             size,
             kind,
             type_name: ty.map(String::from),
+            scalar: ty.and_then(ScalarType::from_type_name),
         }
     }
 

@@ -111,6 +111,9 @@ pub struct ArgInfo {
     pub kind: ArgKind,
     /// `.type_name` (`float`, `uint*`, …), where given.
     pub type_name: Option<String>,
+    /// The scalar type `type_name` names, if it names one (read once, when the code
+    /// object is parsed, not at each launch).
+    pub scalar: Option<crate::ScalarType>,
 }
 
 /// One kernel of a code object.
@@ -310,12 +313,14 @@ impl CodeObject {
                 }
                 let name = a.get(".name").and_then(Value::as_str).map(String::from);
                 let type_name = a.get(".type_name").and_then(Value::as_str).map(String::from);
+                let scalar = type_name.as_deref().and_then(crate::ScalarType::from_type_name);
                 args.push(ArgInfo {
                     name,
                     offset,
                     size,
                     kind,
                     type_name,
+                    scalar,
                 });
             }
         }
