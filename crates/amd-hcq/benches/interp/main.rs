@@ -379,6 +379,27 @@ fn main() {
             secs * 1e3,
             nat / secs,
         );
+        // Scaling: 1, 2, 4, … threads up to the executor's default (the cores, or
+        // HCQ_MOCK_THREADS), each against one thread in this run.
+        let most = Rdna3Executor::default().threads.max(1);
+        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |n| n.checked_mul(2))
+            .take_while(|&n| n < most)
+            .collect();
+        counts.push(most);
+        let times: Vec<(usize, f64)> = counts.iter().map(|&n| (n, ours(&case, Some(n)).0)).collect();
+        let one = times[0].1;
+        let parts: Vec<String> = times
+            .iter()
+            .map(|&(n, t)| {
+                format!(
+                    "{n}: {:.2} ms ({:.2} × 1 thread, {:.2} × {n})",
+                    t * 1e3,
+                    one / t,
+                    one / t / n as f64
+                )
+            })
+            .collect();
+        println!("bench interp {} threads: {}", case.name, parts.join("; "));
         match &remu {
             Some(Ok(r)) => match on_remu(r, &case) {
                 Ok(t) => println!(
