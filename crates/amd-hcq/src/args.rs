@@ -249,6 +249,14 @@ impl KernArgs {
 }
 
 impl Arg {
+    /// Whether the argument is known now (no symbol left to bind at submit).
+    pub(crate) fn is_const(&self) -> bool {
+        match self {
+            Arg::Buffer(s) | Arg::Sym(_, s) => s.as_const().is_some(),
+            Arg::Value(..) | Arg::Bits(_) | Arg::Raw(_) => true,
+        }
+    }
+
     /// What the argument is, for an error (`u32 value`, `f32 symbol`).
     fn describe(&self) -> String {
         match self {

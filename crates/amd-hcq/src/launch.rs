@@ -7,16 +7,17 @@ use std::time::Duration;
 use amd_packets::pm4::DispatchInitiator;
 use amd_packets::pm4::recipes::Dispatch;
 
-use crate::args::{KernArgs, Placed, place};
-use crate::codeobj::{ArgKind, KernelDescriptor};
+use crate::args::{Arg, KernArgs, Placed, place};
+use crate::codeobj::{ArgInfo, ArgKind, KernelDescriptor};
 use crate::device::Device;
+use crate::fence::DeviceId;
 use crate::iface::DeviceInterface;
 use crate::memory::{Buffer, check_resident};
 use crate::profile::Times;
 use crate::program::Program;
 use crate::queue::ComputeQueue;
 use crate::record::{Enc, LaunchCheck, Place, Recording, What, check_launch};
-use crate::resources::Scratch;
+use crate::resources::{LaunchMemo, Scratch, Slot};
 use crate::sym::Expr;
 use crate::sym::{Bindings, Op, Sym, Var};
 use crate::timeline::{OpName, Point};
@@ -482,14 +483,13 @@ impl<I: DeviceInterface> Program<I> {
     /// Launches the kernel with typed `args` on `dims`, ordered on the timeline after
     /// everything before it; returns the timeline value that marks its end.
     pub fn enqueue(&self, args: &KernArgs, dims: impl Into<SymDims>) -> Result<u64> {
-        self.submit_launch(args, dims.into(), &Bindings::new(), false)
-            .map(|(p, _)| p.logical())
+        self.submit_launch(args, dims.into(), false).map(|(p, _)| p.logical())
     }
 
     /// [`Program::enqueue`], then waits for it and returns its GPU time (from
     /// timestamps taken around the dispatch).
     pub fn enqueue_timed(&self, args: &KernArgs, dims: impl Into<SymDims>) -> Result<Duration> {
-        let (p, times) = self.submit_launch(args, dims.into(), &Bindings::new(), true)?;
+        let (p, times) = self.submit_launch(args, dims.into(), true)?;
         self.device().wait_point(p)?;
         Ok(times.map(|t| Device::<I>::elapsed(&t)).unwrap_or_default())
     }
@@ -499,27 +499,49 @@ impl<I: DeviceInterface> Program<I> {
     /// the timeline after everything before it; returns the timeline value that marks
     /// its end (wait with [`Device::wait_timeline`]).
     pub fn launch(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<u64> {
-        let args = self.word_args(bufs, vals)?;
-        let (p, _) = self.submit_launch(&args, dims.into(), &Bindings::new(), false)?;
+        let (p, _) = self.launch_words(bufs, vals, dims, false)?;
         Ok(p.logical())
     }
 
     /// [`Program::launch`], then waits for it and returns its GPU time (from
     /// timestamps taken around the dispatch).
     pub fn launch_timed(&self, bufs: &[&Buffer<I>], vals: &[u32], dims: LaunchDims) -> Result<Duration> {
-        let args = self.word_args(bufs, vals)?;
-        let (p, times) = self.submit_launch(&args, dims.into(), &Bindings::new(), true)?;
+        let (p, times) = self.launch_words(bufs, vals, dims, true)?;
         self.device().wait_point(p)?;
         Ok(times.map(|t| Device::<I>::elapsed(&t)).unwrap_or_default())
     }
 
-    fn submit_launch(
+    /// A launch of the word form ([`Program::launch`]), replayed from its recording
+    /// where one is kept.
+    fn launch_words(
         &self,
-        args: &KernArgs,
-        dims: SymDims,
-        vals: &Bindings,
+        bufs: &[&Buffer<I>],
+        vals: &[u32],
+        dims: LaunchDims,
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
+        let key = [dims.global, dims.local];
+        if let Some(r) = self.replay(key, times, |m, dev| fill_words(m, dev, bufs, vals)) {
+            return r;
+        }
+        let args = self.word_args(bufs, vals)?;
+        self.record(&args, dims, times)
+    }
+
+    /// A launch with typed arguments ([`Program::enqueue`]). One whose sizes and
+    /// arguments are all constants is replayed from its recording where one is kept,
+    /// and recorded to be kept otherwise.
+    fn submit_launch(&self, args: &KernArgs, dims: SymDims, times: bool) -> Result<(Point, Option<Times<I>>)> {
+        if let Some(d) = dims.as_const()
+            && args.items.iter().all(Arg::is_const)
+        {
+            let key = [d.global, d.local];
+            let (name, infos) = (self.name_arc(), &self.info().args);
+            if let Some(r) = self.replay(key, times, |m, dev| fill_typed(m, dev, name, infos, args)) {
+                return r;
+            }
+            return self.record(args, d, times);
+        }
         // The device's launcher, taken once: its scratch, its kernel-argument ring and
         // its list (reused: a launch allocates nothing for it).
         let dev = self.device();
@@ -533,7 +555,7 @@ impl<I: DeviceInterface> Program<I> {
         let r = made.and_then(|()| match (&l.scratch, &mut l.kernargs) {
             (Some(scratch), Some(ring)) => q.exec_with(self, args, dims, scratch).and_then(|q| {
                 let name = OpName::Shared(self.name_arc().clone());
-                dev.run_in(Some(ring), q, vals, name, true, times)
+                dev.run_in(Some(ring), q, &Bindings::new(), name, true, times)
             }),
             _ => Err(HcqError::Internal {
                 what: "no scratch or kernel-argument region on an open device",
@@ -542,4 +564,152 @@ impl<I: DeviceInterface> Program<I> {
         q.clear();
         r
     }
+
+    /// Sends the kept recording of this program on `dims`, its arguments written by
+    /// `fill`; `None` when none is kept or `fill` refuses (the arguments fail a check:
+    /// the caller records the launch anew, which reports why).
+    ///
+    /// What a replay checks: everything that depends on the arguments (each buffer
+    /// reachable from the device; each value of its argument's type, size and range).
+    /// The rest was checked when it was recorded (the sizes against the kernel and the
+    /// device), and a recording is forgotten when the scratch buffer it names changes.
+    fn replay(
+        &self,
+        dims: [[u32; 3]; 2],
+        times: bool,
+        fill: impl FnOnce(&mut LaunchMemo, DeviceId) -> bool,
+    ) -> Option<Result<(Point, Option<Times<I>>)>> {
+        let dev = self.device();
+        let mut l = dev.launcher();
+        let l = &mut *l;
+        if !l.replay {
+            return None;
+        }
+        let m = l.memos.iter_mut().find(|m| m.program == self.id() && m.dims == dims)?;
+        let ring = l.kernargs.as_mut()?;
+        if !fill(m, dev.inner.id()) {
+            return None;
+        }
+        l.replayed += 1;
+        let name = OpName::Shared(self.name_arc().clone());
+        Some(dev.run_in(Some(ring), &m.list, &Bindings::new(), name, true, times))
+    }
+
+    /// Records a launch of `args` on `dims` into a list of its own, sends it, and keeps
+    /// the list for [`Program::replay`] (in place of the oldest kept one when the device
+    /// keeps [`LaunchMemo::KEPT`]).
+    fn record(&self, args: &KernArgs, dims: LaunchDims, times: bool) -> Result<(Point, Option<Times<I>>)> {
+        let dev = self.device();
+        let mut l = dev.launcher();
+        let l = &mut *l;
+        // The list and slots recorded into: the launcher's list with replay off, else
+        // those of the recording this one replaces (forgotten first, so that a failed
+        // recording leaves none half made), else new ones.
+        let reused = if !l.replay {
+            l.list.take().map(|list| (list, Vec::new()))
+        } else if l.memos.len() >= LaunchMemo::KEPT {
+            let at = l.memo_next % LaunchMemo::KEPT;
+            l.memo_next = at + 1;
+            let old = l.memos.swap_remove(at);
+            Some((old.list, old.slots))
+        } else {
+            None
+        };
+        let (mut list, mut slots) = reused.unwrap_or_else(|| (ComputeQueue::transient(dev.props().target), Vec::new()));
+        list.clear();
+        let scratch = dev.scratch_in(l)?;
+        list.exec_with(self, args, dims.into(), scratch)?;
+        let ring = l.kernargs.as_mut().ok_or(HcqError::Internal {
+            what: "no kernel-argument region on an open device",
+        })?;
+        let name = OpName::Shared(self.name_arc().clone());
+        let r = dev.run_in(Some(ring), &list, &Bindings::new(), name, true, times)?;
+        if !l.replay {
+            l.list = Some(list);
+            return Ok(r);
+        }
+        slots.clear();
+        slots.extend(
+            (self.info().args.iter().enumerate())
+                .filter(|(_, a)| !matches!(a.kind, ArgKind::Hidden(_)))
+                .map(|(i, a)| Slot {
+                    arg: i,
+                    at: a.offset as usize,
+                    bytes: a.size,
+                    buffer: a.kind == ArgKind::Buffer,
+                }),
+        );
+        l.memos.push(LaunchMemo {
+            program: self.id(),
+            dims: [dims.global, dims.local],
+            list,
+            slots,
+        });
+        Ok(r)
+    }
+}
+
+/// Writes `bytes` at `at` of `kernargs`; false where they do not fit.
+fn put(kernargs: &mut [u8], at: usize, bytes: &[u8]) -> bool {
+    match at.checked_add(bytes.len()).and_then(|end| kernargs.get_mut(at..end)) {
+        Some(d) => {
+            d.copy_from_slice(bytes);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Writes typed `args` into `m`'s argument bytes, if they pass the checks
+/// [`Program::enqueue`] makes of them on device `dev` (the kernel `name`'s arguments
+/// `infos`).
+fn fill_typed(m: &mut LaunchMemo, dev: DeviceId, name: &str, infos: &[ArgInfo], args: &KernArgs) -> bool {
+    if args.items.len() != m.slots.len() || args.resident.iter().any(|(_, r)| !r.on(dev.key)) {
+        return false;
+    }
+    let bytes = &mut m.list.rec.kernargs;
+    for (s, a) in m.slots.iter().zip(&args.items) {
+        let Some(info) = infos.get(s.arg) else { return false };
+        let ok = match place(name, s.arg, info, a) {
+            Ok(Placed::Small(b, n)) => put(bytes, s.at, &b[..n]),
+            Ok(Placed::Slice(b)) => put(bytes, s.at, b),
+            Ok(Placed::Sym { .. }) | Err(_) => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Writes `bufs` and `vals` into `m`'s argument bytes, if they pass the checks
+/// [`Program::launch`] makes of them on device `dev`.
+fn fill_words<I: DeviceInterface>(m: &mut LaunchMemo, dev: DeviceId, bufs: &[&Buffer<I>], vals: &[u32]) -> bool {
+    let (mut b, mut v) = (bufs.iter(), vals.iter());
+    let bytes = &mut m.list.rec.kernargs;
+    for s in &m.slots {
+        let x = if s.buffer {
+            match b.next() {
+                Some(b) if b.residency().on(dev.key) => b.va(),
+                _ => return false,
+            }
+        } else {
+            let Some(&lo) = v.next() else { return false };
+            match s.bytes {
+                8 => match v.next() {
+                    Some(&hi) => u64::from(lo) | u64::from(hi) << 32,
+                    None => return false,
+                },
+                4 => u64::from(lo),
+                1 | 2 if lo >> (8 * s.bytes) == 0 => u64::from(lo),
+                _ => return false,
+            }
+        };
+        let n = if s.buffer { 8 } else { s.bytes as usize };
+        if !put(bytes, s.at, &x.to_le_bytes()[..n]) {
+            return false;
+        }
+    }
+    // Every buffer and word taken: none left over.
+    b.next().is_none() && v.next().is_none()
 }

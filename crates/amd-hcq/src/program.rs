@@ -63,6 +63,9 @@ pub const MAX_VGPRS: u32 = 256;
 /// Most scratch memory a device allocates (64 GiB).
 pub const MAX_SCRATCH: usize = 64 << 30;
 
+/// The id of the next program loaded.
+static NEXT_PROGRAM_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// A kernel loaded on a device.
 pub struct Program<I: DeviceInterface = crate::AnyIface> {
     dev: Device<I>,
@@ -74,6 +77,8 @@ pub struct Program<I: DeviceInterface = crate::AnyIface> {
     wave64: bool,
     rsrc1: u32,
     rsrc2: u32,
+    /// Unique among the programs of this process (recorded launches are found by it).
+    id: u64,
 }
 
 impl<I: DeviceInterface> std::fmt::Debug for Program<I> {
@@ -183,7 +188,13 @@ impl<I: DeviceInterface> Program<I> {
             wave64,
             rsrc1,
             rsrc2,
+            id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
+    }
+
+    /// Unique among the programs of this process.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// The kernel's metadata and descriptor.
@@ -258,6 +269,8 @@ impl<I: DeviceInterface> Device<I> {
             .engines
             .lock()
             .aql_scratch(tmpring_size, buf.va(), need)?;
+        // Recorded launches name the old buffer.
+        l.memos.clear();
         // The old buffer is released once the launches before this point are done.
         l.scratch = Some(Scratch {
             buf,
@@ -282,6 +295,21 @@ impl<I: DeviceInterface> Device<I> {
     pub fn tmpring_size(&self) -> Result<u32> {
         let mut l = self.launcher();
         Ok(self.scratch_in(&mut l)?.tmpring_size)
+    }
+
+    /// How many launches of the word form were sent from their recording so far.
+    #[doc(hidden)]
+    pub fn replayed_launches_for_test(&self) -> u64 {
+        self.launcher().replayed
+    }
+
+    /// Turns the replay of recorded launches off or on (off, every launch is recorded
+    /// and checked anew: the reference a benchmark measures the replay against).
+    #[doc(hidden)]
+    pub fn set_launch_replay_for_test(&self, on: bool) {
+        let mut l = self.launcher();
+        l.replay = on;
+        l.memos.clear();
     }
 
     /// Replaces the kernel-argument region with one of `bytes` (at least 64), after

@@ -95,6 +95,49 @@ pub(crate) struct Launcher<I: DeviceInterface> {
     pub(crate) scratch: Option<Scratch<I>>,
     pub(crate) kernargs: Option<KernargRing<I>>,
     pub(crate) list: Option<ComputeQueue>,
+    /// The last few launches of the word form, as recorded (emptied when the scratch
+    /// buffer changes, which their dispatches name).
+    pub(crate) memos: Vec<LaunchMemo>,
+    /// The memo the next new one replaces once there are [`LaunchMemo::KEPT`].
+    pub(crate) memo_next: usize,
+    /// Launches sent from a memo so far.
+    pub(crate) replayed: u64,
+    /// Whether launches are kept and replayed (off: each recorded anew, a benchmark's
+    /// reference).
+    pub(crate) replay: bool,
+}
+
+/// A launch with constant sizes and arguments ([`crate::Program::launch`],
+/// [`crate::Program::enqueue`]) as it was recorded and checked: replayed while the
+/// program, the sizes and the scratch buffer are the ones it was recorded with, only
+/// the caller's arguments written anew.
+pub(crate) struct LaunchMemo {
+    /// The program's id ([`crate::Program`]s loaded apart never share one).
+    pub(crate) program: u64,
+    /// Grid and workgroup sizes.
+    pub(crate) dims: [[u32; 3]; 2],
+    /// The recorded list: packets, sites and the argument bytes.
+    pub(crate) list: ComputeQueue,
+    /// The caller's arguments (the kernel's buffer and value ones), in order.
+    pub(crate) slots: Vec<Slot>,
+}
+
+impl LaunchMemo {
+    /// Launches remembered per device: a loop over a handful of kernels stays on the
+    /// replay path.
+    pub(crate) const KEPT: usize = 8;
+}
+
+/// One caller's argument of a [`LaunchMemo`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slot {
+    /// Its index in the kernel's arguments.
+    pub(crate) arg: usize,
+    /// Its byte offset in the argument bytes, and its size.
+    pub(crate) at: usize,
+    pub(crate) bytes: u32,
+    /// A buffer (else a value).
+    pub(crate) buffer: bool,
 }
 
 impl<I: DeviceInterface> Default for Launcher<I> {
@@ -103,6 +146,10 @@ impl<I: DeviceInterface> Default for Launcher<I> {
             scratch: None,
             kernargs: None,
             list: None,
+            memos: Vec::new(),
+            memo_next: 0,
+            replayed: 0,
+            replay: true,
         }
     }
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use amd_hcq::{
-    ArgKind, BufferKind, CodeObject, HcqError, Iface, KernelDescriptor, KernelLimit, LaunchDims, LaunchLimit, Platform,
-    Program,
+    ArgKind, BufferKind, CodeObject, HcqError, Iface, KernArgs, KernelDescriptor, KernelLimit, LaunchDims, LaunchLimit,
+    Platform, Program,
 };
 use amd_mockgpu::{MockConfig, MockSys, QueueStatus};
 use common::{Transport, rand_u32};
@@ -26,6 +26,7 @@ on_every_queue!(
     the_interpreter_counts_the_work_it_does,
     the_descriptor_float_mode_sets_denormal_flushing,
     kernel_arguments_are_reused_only_after_their_launch,
+    replayed_launches_take_their_own_arguments_and_checks,
 );
 
 fn platform_on(t: Transport) -> (Arc<MockSys>, Platform) {
@@ -600,4 +601,149 @@ fn kernel_arguments_are_reused_only_after_their_launch(t: Transport) {
         Err(HcqError::KernargsTooLarge { len, region: 256 }) => assert!(len >= 264, "{len}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// A launch of the word form is recorded once per program and sizes and then replayed
+/// with each launch's own arguments: every launch computes with its own output and
+/// length, across more programs and sizes than a device remembers, and a replayed
+/// launch is refused exactly as a recorded one is.
+fn replayed_launches_take_their_own_arguments_and_checks(t: Transport) {
+    const N: usize = 1024;
+    let (_m, p) = common::platform(t, 2);
+    let (dev, d1) = (p.device(0).unwrap(), p.device(1).unwrap());
+    // The same code loaded twice: two programs.
+    let progs = [0, 1].map(|_| Program::load(&dev, common::VADD.of(t), "vadd").unwrap());
+    let input: Vec<u32> = (0..N as u32).map(|i| (i as f32 + 0.25).to_bits()).collect();
+    let a = common::upload(&dev, &input);
+    let want = |n: usize, k: usize| if k < n { (2.0 * (k as f32 + 0.25)).to_bits() } else { 0 };
+    // 12 (program, sizes) pairs, three rounds: more pairs than a device keeps.
+    let dims = |k: usize| LaunchDims {
+        global: [4 + (k % 3) as u32, 1 + (k / 3) as u32, 1],
+        local: [256, 1, 1],
+    };
+    let mut launches = Vec::new();
+    for i in 0..36 {
+        let k = i % 12;
+        let n = 1 + (i * 97) % N;
+        let out = common::upload(&dev, &[0; N]);
+        progs[k % 2].launch(&[&a, &a, &out], &[n as u32], dims(k)).unwrap();
+        launches.push((out, n));
+    }
+    // One pair again and again: replayed after its first launch.
+    let before = dev.replayed_launches_for_test();
+    for i in 0..20 {
+        let n = 1 + (i * 131) % N;
+        let out = common::upload(&dev, &[0; N]);
+        progs[1].launch(&[&a, &a, &out], &[n as u32], dims(5)).unwrap();
+        launches.push((out, n));
+    }
+    assert!(dev.replayed_launches_for_test() - before >= 19);
+    dev.synchronize().unwrap();
+    for (i, (out, n)) in launches.iter().enumerate() {
+        let got = common::download(&dev, out, N);
+        for (k, &w) in got.iter().enumerate() {
+            assert_eq!(w, want(*n, k), "launch {i} (n = {n}), element {k}");
+        }
+    }
+
+    // Refusals on the replay path are the recording path's: another GPU's memory...
+    let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
+    let fresh = Program::load(&dev, common::VADD.of(t), "vadd").unwrap();
+    let recorded = fresh.launch(&[&a, &b1, &a], &[8], dims(5)).unwrap_err();
+    let replayed = progs[1].launch(&[&a, &b1, &a], &[8], dims(5)).unwrap_err();
+    assert_eq!(replayed, recorded);
+    assert!(
+        matches!(
+            replayed,
+            HcqError::NotMapped {
+                owner: 1,
+                device: 0,
+                ..
+            }
+        ),
+        "{replayed:?}"
+    );
+    // ... the wrong number of words...
+    let e = progs[1].launch(&[&a, &a, &a], &[], dims(5)).unwrap_err();
+    assert!(matches!(e, HcqError::ArgumentWords { given_words: 0, .. }), "{e:?}");
+    // ... and words too wide for their 2- and 1-byte arguments (`args`: out, a u64,
+    // a double, a u32, a short, a uchar), while each replay places its own values.
+    let args = Program::load(&dev, common::ARGS.of(t), "args").unwrap();
+    let one = LaunchDims {
+        global: [1, 1, 1],
+        local: [32, 1, 1],
+    };
+    let vals = |i: u32| [i, !i, i, 0x4000_0000, 0xdead_0000 | i, 0xfff0 | i, 200 + i];
+    for i in 0..4u32 {
+        let out = common::upload(&dev, &[0; 10]);
+        args.launch(&[&out], &vals(i), one).unwrap();
+        dev.synchronize().unwrap();
+        let got = common::download(&dev, &out, 10);
+        let d = f64::from_bits(0x4000_0000u64 << 32 | u64::from(i)) * 2.0;
+        let short = i64::from((0xfff0 | i) as u16 as i16);
+        let want = [
+            i,
+            !i,
+            d.to_bits() as u32,
+            (d.to_bits() >> 32) as u32,
+            0xdead_0000 | i,
+            0,
+        ];
+        assert_eq!(got[..6], want, "launch {i}");
+        assert_eq!([got[6], got[7]], [short as u32, (short >> 32) as u32], "launch {i}");
+        assert_eq!([got[8], got[9]], [200 + i, 0], "launch {i}");
+    }
+    let out = common::upload(&dev, &[0; 10]);
+    let fresh = Program::load(&dev, common::ARGS.of(t), "args").unwrap();
+    for (word, bad) in [(5, 0x1_0000), (6, 256)] {
+        let mut v = vals(0);
+        v[word] = bad;
+        let replayed = args.launch(&[&out], &v, one).unwrap_err();
+        assert_eq!(replayed, fresh.launch(&[&out], &v, one).unwrap_err());
+        assert!(
+            matches!(&replayed, HcqError::KernelArgument { index, .. } if *index == word - 1),
+            "{replayed:?}"
+        );
+    }
+    // The replayed recording is intact after the refusals.
+    args.launch(&[&out], &vals(7), one).unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(common::download(&dev, &out, 10)[8], 207);
+
+    // Typed arguments with constant sizes are replayed alike.
+    let before = dev.replayed_launches_for_test();
+    let mut typed = Vec::new();
+    for i in 0..10 {
+        let n = 1 + (i * 211) % N;
+        let out = common::upload(&dev, &[0; N]);
+        let k = KernArgs::new().buffer(&a).buffer(&a).buffer(&out).u32(n as u32);
+        progs[0].enqueue(&k, dims(2)).unwrap();
+        typed.push((out, n));
+    }
+    assert!(dev.replayed_launches_for_test() - before >= 9);
+    dev.synchronize().unwrap();
+    for (i, (out, n)) in typed.iter().enumerate() {
+        let got = common::download(&dev, out, N);
+        assert!(
+            got.iter().enumerate().all(|(k, &w)| w == want(*n, k)),
+            "typed launch {i} (n = {n})"
+        );
+    }
+    // Their refusals are the recording path's too: a wrong type, a wrong size, another
+    // GPU's memory, a symbol left unbound.
+    let fresh = Program::load(&dev, common::VADD.of(t), "vadd").unwrap();
+    let n = amd_hcq::Var::new("n");
+    let base = || KernArgs::new().buffer(&a).buffer(&a);
+    for bad in [
+        base().buffer(&a).f32(1.0),
+        base().buffer(&a).u64(5),
+        base().buffer(&b1).u32(5),
+        base().buffer(&a).sym_u32(&n),
+        base().buffer(&a),
+    ] {
+        let replayed = progs[0].enqueue(&bad, dims(2)).unwrap_err();
+        assert_eq!(replayed, fresh.enqueue(&bad, dims(2)).unwrap_err(), "{bad:?}");
+    }
+    let k = KernArgs::new().buffer(&a).buffer(&a).buffer(&out).u32(3);
+    progs[0].enqueue(&k, dims(2)).unwrap();
 }

@@ -36,6 +36,8 @@ macro_rules! builds {
     };
 }
 
+/// The `args` kernel.
+pub const ARGS: Kernel = builds!("args");
 /// The `dims3d` kernel.
 pub const DIMS3D: Kernel = builds!("dims3d");
 /// The `grid3d` kernel.
