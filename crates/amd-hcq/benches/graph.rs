@@ -363,6 +363,23 @@ fn main() {
         doorbell * 1e6,
         doorbell / wide.idle
     );
+    // The same after the engines went to sleep: idle for longer than they poll (10 × that, at least 1 ms).
+    let pause = (MockConfig::default().idle_poll * 10).max(std::time::Duration::from_millis(1));
+    let mut asleep = Vec::with_capacity(iters.min(500));
+    for _ in 0..iters.min(500) {
+        let t = Instant::now();
+        s.dev.submit_compute(&q).expect("submit");
+        asleep.push(t.elapsed().as_secs_f64());
+        s.dev.synchronize().expect("synchronize");
+        std::thread::sleep(pause);
+    }
+    let asleep = median(&mut asleep);
+    println!(
+        "bench ring_doorbell_asleep: {:.2} us median for the same packet after {} us idle, past the engines' idle poll ({:.1} × the idle figure: waking the engine's thread)",
+        asleep * 1e6,
+        pause.as_micros(),
+        asleep / doorbell
+    );
 
     // Throughput with no host wait: replays pipelined through the bound copies,
     // against the same launches one by one.

@@ -670,3 +670,44 @@ fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
     assert!((1..=512).contains(&touched), "{touched}");
     drop(q);
 }
+
+/// A device thread with nothing to run polls its doorbells for `idle_poll` before it
+/// sleeps: work submitted inside that window and after it runs alike, the thread is
+/// seen asleep only once the window has passed, and dropping the mock does not wait
+/// the window out.
+#[test]
+fn an_idle_engine_polls_then_sleeps_and_takes_doorbells_either_way() {
+    for poll in [Duration::ZERO, Duration::from_micros(300), Duration::from_secs(60)] {
+        let m = Arc::new(MockSys::new(MockConfig {
+            idle_poll: poll,
+            ..MockConfig::gfx1100s(1)
+        }));
+        let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+        let dev = kfd.device(0).unwrap();
+        let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+        let mut c = Ring::new(&dev, QueueKind::Compute, 0x10000);
+        for (i, pause) in [0, 1, 2000, 0, 5000].into_iter().enumerate() {
+            std::thread::sleep(Duration::from_micros(pause));
+            c.submit(&pm4(|b| {
+                Signal {
+                    address: sig.va() as u64,
+                    value: i as u64 + 1,
+                    event: None,
+                }
+                .encode(T, b)
+            }));
+            wait_for("the signal", || load_u32(&sig, 0) == i as u32 + 1);
+        }
+        if poll < Duration::from_secs(1) {
+            // Asleep within the window and the time to get there.
+            assert!(m.wait_for_sleeping_gpu(&[0], Duration::from_secs(10)), "{poll:?}");
+        } else {
+            // Still polling: not asleep.
+            assert!(!m.wait_for_sleeping_gpu(&[0], Duration::from_millis(50)), "{poll:?}");
+        }
+        drop((c, sig, dev, kfd));
+        let t = Instant::now();
+        drop(Arc::into_inner(m).expect("the last reference to the mock"));
+        assert!(t.elapsed() < Duration::from_secs(30), "the drop waited the poll out");
+    }
+}

@@ -1,5 +1,7 @@
 //! What the mock presents: its GPUs, PCI devices and how its engines run.
 
+use std::time::Duration;
+
 use super::ExecMode;
 use crate::driver::profile::GpuProfile;
 use crate::pci::{PciFirmware, PciProfile};
@@ -29,6 +31,27 @@ pub struct MockConfig {
     /// default) keeps it to [`crate::MockSys::stop_reasons`]; the interposer prints it
     /// on stderr, as a client on real hardware would find it in `dmesg`.
     pub kernel_log: Option<fn(&str)>,
+    /// How long a device thread with nothing left to run keeps watching for doorbells
+    /// before it sleeps ([`ExecMode::Threaded`]), as a GPU's command processor polls
+    /// its rings: a doorbell in that window costs its writer a store, one after it the
+    /// thread's wake-up (a futex wake, several µs). [`DEFAULT_IDLE_POLL`] unless
+    /// `HCQ_MOCK_IDLE_POLL_US` says otherwise (0: sleep at once).
+    pub idle_poll: Duration,
+}
+
+/// The default [`MockConfig::idle_poll`]: longer than the gap between a host's
+/// back-to-back submissions, far shorter than a scheduler tick.
+pub const DEFAULT_IDLE_POLL: Duration = Duration::from_micros(200);
+
+/// [`MockConfig::idle_poll`] from `HCQ_MOCK_IDLE_POLL_US` (microseconds), else
+/// [`DEFAULT_IDLE_POLL`]; a value that is not a number of at most 1,000,000 µs is
+/// ignored.
+fn idle_poll_from_env() -> Duration {
+    std::env::var("HCQ_MOCK_IDLE_POLL_US")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&us| us <= 1_000_000)
+        .map_or(DEFAULT_IDLE_POLL, Duration::from_micros)
 }
 
 impl Default for MockConfig {
@@ -42,6 +65,7 @@ impl Default for MockConfig {
             vfio: true,
             pci_firmware: PciFirmware::Synthetic,
             kernel_log: None,
+            idle_poll: idle_poll_from_env(),
         }
     }
 }

@@ -23,7 +23,7 @@ use amd_kfd::sys::{HostSys, SysError, SysResult};
 use nix::errno::Errno;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-pub use config::MockConfig;
+pub use config::{DEFAULT_IDLE_POLL, MockConfig};
 pub use pci::PciFault;
 
 /// The sysfs directory of KFD's topology nodes.
@@ -96,6 +96,8 @@ pub struct Shared {
     pub(crate) pci_doorbells: parking_lot::RwLock<Vec<(usize, usize, usize)>>,
     pub(crate) host: HostSys,
     pub(crate) mode: ExecMode,
+    /// [`MockConfig::idle_poll`].
+    pub(crate) idle_poll: Duration,
 }
 
 impl std::ops::Deref for MockSys {
@@ -114,6 +116,10 @@ impl Drop for MockSys {
                 // Release: pairs with the engine's Acquire load between slices.
                 stop.store(true, std::sync::atomic::Ordering::Release);
             }
+        }
+        // SeqCst: as every kick (a polling device thread sees it and stops).
+        for k in &self.shared.kicks {
+            k.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         for cv in &self.shared.gpu_wake {
             cv.notify_all();
@@ -185,6 +191,12 @@ impl Shared {
                 backoff = BLOCKED_POLL_MIN;
                 continue;
             }
+            // Nothing to run and no time to wake at: watch for a doorbell a while (the
+            // driver unlocked), as a command processor polls its rings, so that one
+            // arriving soon costs its writer no wake-up.
+            if !run.blocked && run.wake_at.is_none() && self.poll_idle(&mut d, g) {
+                continue;
+            }
             // Announce the sleep, then look for a kick, both SeqCst; a doorbell stores
             // its kick, then looks at `sleeping`. One of the two sees the other's store:
             // either this thread finds the kick, or the doorbell notifies, taking the
@@ -215,6 +227,34 @@ impl Shared {
             }
             self.sleeping[g].store(false, Ordering::SeqCst);
         }
+    }
+}
+
+impl Shared {
+    /// Watches GPU `g`'s kick for [`Shared::idle_poll`] with the driver unlocked,
+    /// yielding the core between looks; whether a kick came (or the mock is shutting
+    /// down).
+    fn poll_idle(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> bool {
+        if self.idle_poll.is_zero() {
+            return false;
+        }
+        MutexGuard::unlocked(d, || {
+            let start = Instant::now();
+            loop {
+                for _ in 0..64 {
+                    // SeqCst: as the kick's other loads (see `device_thread`).
+                    if self.kicks[g].load(Ordering::SeqCst) {
+                        return true;
+                    }
+                    std::hint::spin_loop();
+                }
+                if start.elapsed() >= self.idle_poll {
+                    return false;
+                }
+                // Other threads (the submitter's, the other engines') come first.
+                std::thread::yield_now();
+            }
+        })
     }
 }
 
@@ -269,6 +309,7 @@ impl MockSys {
             pci_doorbells: parking_lot::RwLock::new(Vec::new()),
             host: HostSys,
             mode: config.mode,
+            idle_poll: config.idle_poll,
         });
         // The helper threads of dispatches, started now rather than at the first
         // dispatch that wants one.
