@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use amd_kfd::topology::Visibility;
 use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
@@ -155,6 +155,12 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn latency(mode: ExecMode, iters: usize) -> f64 {
+    latency_after(mode, iters, Duration::ZERO)
+}
+
+/// [`latency`] with the engine left idle for `pause` (the host thread busy) before each
+/// submission.
+fn latency_after(mode: ExecMode, iters: usize, pause: Duration) -> f64 {
     let (_kfd, dev) = mock_gpu(MockConfig {
         mode,
         ..MockConfig::default()
@@ -168,6 +174,10 @@ fn latency(mode: ExecMode, iters: usize) -> f64 {
         ReleaseMem::new(sig.va() as u64, amd_packets::pm4::DataSel::Data32)
             .data(i as u64)
             .encode(T, &mut words);
+        let idle = Instant::now();
+        while idle.elapsed() < pause {
+            std::hint::spin_loop();
+        }
         let t = Instant::now();
         ring.submit(&words);
         while signal(&sig).load(Ordering::Acquire) != i {
@@ -285,6 +295,16 @@ fn main() {
             l / wake,
             wake * 1e6
         );
+        if mode == ExecMode::Threaded {
+            let pause = Duration::from_micros(50);
+            let idle = latency_after(mode, 2000, pause);
+            println!(
+                "bench doorbell_to_signal_idle_{name}: {:.2} us median, the engine idle {} us before each ({:.2} × back to back; goal 1 us)",
+                idle * 1e6,
+                pause.as_micros(),
+                idle / l
+            );
+        }
         let a = aql_latency(mode, 2000);
         println!(
             "bench aql_doorbell_to_signal_{name}: {:.2} us median ({:.2} × the PM4 submission's {:.2} us)",

@@ -230,9 +230,14 @@ impl Shared {
     }
 }
 
+/// How long an idle device thread spins before it starts yielding its core between
+/// looks at its doorbells: a doorbell right after the last one (back-to-back
+/// submissions) is seen within a few cache misses.
+const POLL_SPIN: Duration = Duration::from_micros(20);
+
 impl Shared {
     /// Watches GPU `g`'s kick for [`Shared::idle_poll`] with the driver unlocked,
-    /// yielding the core between looks; whether a kick came (or the mock is shutting
+    /// yielding the core between looks after [`POLL_SPIN`]; whether a kick came (or the mock is shutting
     /// down).
     fn poll_idle(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> bool {
         if self.idle_poll.is_zero() {
@@ -248,11 +253,15 @@ impl Shared {
                     }
                     std::hint::spin_loop();
                 }
-                if start.elapsed() >= self.idle_poll {
+                let waited = start.elapsed();
+                if waited >= self.idle_poll {
                     return false;
                 }
-                // Other threads (the submitter's, the other engines') come first.
-                std::thread::yield_now();
+                // Past the first moments, other threads (the submitter's, the other
+                // engines') come first.
+                if waited >= POLL_SPIN {
+                    std::thread::yield_now();
+                }
             }
         })
     }
