@@ -118,6 +118,98 @@ fn matrix_native(b: &mut [Vec<u32>]) {
     }
 }
 
+/// The matrix workload's shape in Rust for another WMMA form: each group's four chains
+/// of `c += a · b` on 16 × 16 matrices of `T` read from the case's buffers by `elem`
+/// (the kernels place the same values in other elements: the count of multiply-adds
+/// and their types are the kernel's), accumulated in `Acc`.
+fn forms_native<T: Copy, Acc: Copy + Default + std::ops::Add<Output = Acc>>(
+    b: &mut [Vec<u32>],
+    elem: impl Fn(&[u32], usize) -> T,
+    mul: impl Fn(T, T) -> Acc,
+    bits: impl Fn(Acc) -> u32,
+) {
+    let (groups, iters, chains) = MATRIX;
+    let a: Vec<T> = (0..chains * 256).map(|i| elem(&b[0], i)).collect();
+    let bm: Vec<T> = (0..256).map(|i| elem(&b[1], i)).collect();
+    for g in 0..groups {
+        for m in 0..chains {
+            let mut c = [Acc::default(); 256];
+            for _ in 0..iters {
+                for row in 0..16 {
+                    for col in 0..16 {
+                        let mut s = c[row * 16 + col];
+                        for k in 0..16 {
+                            s = s + mul(a[m * 256 + row * 16 + k], bm[k * 16 + col]);
+                        }
+                        c[row * 16 + col] = s;
+                    }
+                }
+            }
+            for (i, &v) in c.iter().enumerate() {
+                let at = (g * chains + m) * 256 + i;
+                if let Some(o) = b[2].get_mut(at) {
+                    *o = bits(v);
+                }
+            }
+        }
+    }
+}
+
+/// Element `i` of packed 16-bit values.
+fn half_word(v: &[u32], i: usize) -> u16 {
+    (v[i / 2] >> (16 * (i % 2))) as u16
+}
+
+/// A half's value (normal numbers and zero: the benchmark's small integers).
+fn half_f32(h: u16) -> f32 {
+    let (s, e, m) = (h >> 15, (h >> 10) & 31, h & 1023);
+    let v = if e == 0 {
+        0.0
+    } else {
+        (1.0 + f32::from(m) / 1024.0) * 2f32.powi(i32::from(e) - 15)
+    };
+    if s == 1 { -v } else { v }
+}
+
+fn bf16_native(b: &mut [Vec<u32>]) {
+    let elem = |v: &[u32], i: usize| f32::from_bits(u32::from(half_word(v, i)) << 16);
+    forms_native(b, elem, |x, y| x * y, f32::to_bits);
+}
+
+fn f16acc_native(b: &mut [Vec<u32>]) {
+    let elem = |v: &[u32], i: usize| half_f32(half_word(v, i));
+    forms_native(b, elem, |x, y| x * y, f32::to_bits);
+}
+
+fn iu8_native(b: &mut [Vec<u32>]) {
+    let elem = |v: &[u32], i: usize| (v[i / 4] >> (8 * (i % 4))) as u8 as i8;
+    forms_native(b, elem, |x, y| i32::from(x) * i32::from(y), |v| v as u32);
+}
+
+fn iu4_native(b: &mut [Vec<u32>]) {
+    // A nibble's signed value.
+    let elem = |v: &[u32], i: usize| (((v[i / 8] >> (4 * (i % 8))) as i32) << 28 >> 28) as i8;
+    forms_native(b, elem, |x, y| i32::from(x) * i32::from(y), |v| v as u32);
+}
+
+/// A case of `kernel` in `matrix_forms.cl`: the matrix workload's shape, each lane's A
+/// registers (four chains) and B registers `regs` dwords from `a` and `b`.
+fn form_case(name: &'static str, regs: usize, a: Vec<u32>, b: Vec<u32>, native: fn(&mut [Vec<u32>])) -> Case {
+    let (groups, iters, chains) = MATRIX;
+    assert!(a.len() >= 32 * chains * regs && b.len() >= 32 * regs);
+    Case {
+        name,
+        elf: include_bytes!("../../../../tests/kernels/matrix_forms.hsaco"),
+        kernel: name,
+        grid: [groups as u32, 1, 1],
+        block: [32, 1, 1],
+        buffers: vec![a, b, vec![0; groups * 32 * chains * 8]],
+        args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(iters as u32)],
+        macs: Some((groups * iters * chains * 16 * 16 * 16) as f64),
+        native,
+    }
+}
+
 fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
     rand_u32(n, seed).iter().map(|&v| ((v % m) as f32).to_bits()).collect()
 }
@@ -230,7 +322,32 @@ fn cases() -> Vec<Case> {
             macs: Some((MATRIX.0 * MATRIX.1 * MATRIX.2 * 16 * 16 * 16) as f64),
             native: matrix_native,
         },
+        // The other WMMA forms in the same shape (bf16 and f16 inputs: small integers,
+        // exact; 8- and 4-bit integers: any bits).
+        form_case("matrix_bf16", 8, bf16s(1024, 8), bf16s(256, 9), bf16_native),
+        form_case(
+            "matrix_f16acc",
+            8,
+            halves(&small(2048, 10)),
+            halves(&small(512, 11)),
+            f16acc_native,
+        ),
+        form_case("matrix_iu8", 4, rand_u32(1024, 12), rand_u32(256, 13), iu8_native),
+        form_case("matrix_iu4", 2, rand_u32(1024, 14), rand_u32(256, 15), iu4_native),
     ]
+}
+
+/// `n` small integers (-2 to 2) as f32.
+fn small(n: usize, seed: u32) -> Vec<f32> {
+    rand_u32(n, seed).iter().map(|&v| (v % 5) as f32 - 2.0).collect()
+}
+
+/// `2 × n` small integers as packed bfloat16s (an f32's top half: exact).
+fn bf16s(n: usize, seed: u32) -> Vec<u32> {
+    small(2 * n, seed)
+        .chunks(2)
+        .map(|p| p[0].to_bits() >> 16 | (p[1].to_bits() >> 16) << 16)
+        .collect()
 }
 
 fn upload(dev: &Device, words: &[u32]) -> Buffer {

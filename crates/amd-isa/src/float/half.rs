@@ -37,9 +37,89 @@ pub(crate) fn from_f64(d: f64) -> u16 {
     sign | ((e + 15) as u16) << 10 | q
 }
 
+/// Finite `x` rounded to the nearest half, ties to even, from its bits (what
+/// [`crate::float::exact::Exact::round`] gives for f16 in that mode, without its
+/// 128-bit arithmetic): infinity past the largest half, a signed zero below half the
+/// smallest denormal. `None` for infinities and NaN.
+#[inline]
+pub(crate) fn nearest_even(x: f64) -> Option<u16> {
+    let bits = x.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    if field == 0x7ff {
+        return None;
+    }
+    if field == 0 {
+        // Zero or an f64 denormal: far below half of 2^-24.
+        return Some(sign);
+    }
+    let e = field - 1023;
+    if e > 15 {
+        return Some(sign | 0x7c00);
+    }
+    // value = mant × 2^(e - 52); the half's last bit weighs 2^(e - 10) for a normal
+    // result, 2^-24 for a denormal one.
+    let mant = bits & ((1u64 << 52) - 1) | 1 << 52;
+    let shift = if e >= -14 { 42 } else { 42 + (-14 - e) as u32 };
+    if shift > 54 {
+        // Below half of 2^-24 (mant < 2^53).
+        return Some(sign);
+    }
+    let (r, rem, half) = (mant >> shift, mant & ((1u64 << shift) - 1), 1u64 << (shift - 1));
+    let r = r + u64::from(rem > half || (rem == half && r & 1 == 1));
+    if e < -14 {
+        // A denormal (1024 units of 2^-24: the least normal, whose bits those are).
+        return Some(sign | r as u16);
+    }
+    // r in [1024, 2048]: 2048 carries into the next exponent.
+    let (e, r) = if r == 2048 { (e + 1, 1024) } else { (e, r) };
+    if e > 15 {
+        return Some(sign | 0x7c00);
+    }
+    Some(sign | ((e + 15) as u16) << 10 | (r - 1024) as u16)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`nearest_even`] is exact rounding: against [`crate::float::exact`] on every
+    /// half, the midpoints between neighbours and the values next to them, and random
+    /// doubles over the halves' range and beyond.
+    #[test]
+    fn nearest_even_is_exact_rounding() {
+        use crate::float::exact::{F16, Round, convert};
+        let check = |x: f64| {
+            let want = convert(x, F16, Round::NearestEven).map(|b| b as u16);
+            assert_eq!(nearest_even(x), want, "{x:e} ({:#018x})", x.to_bits());
+        };
+        for h in 0..0x7c00u16 {
+            let (lo, hi) = (f64::from(to_f32(h)), f64::from(to_f32(h + 1)));
+            for x in [lo, (lo + hi) / 2.0, hi] {
+                for v in [x, -x] {
+                    check(v);
+                    check(f64::from_bits(v.to_bits() + 1));
+                    check(f64::from_bits(v.to_bits().wrapping_sub(1)));
+                }
+            }
+        }
+        let mut r = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            // Exponents from 2^-40 to 2^20, any significand and sign.
+            let field = 1023 - 40 + (r >> 52) % 61;
+            check(f64::from_bits(r & 0x800f_ffff_ffff_ffff | field << 52));
+        }
+        for x in [
+            0.0, -0.0, 65504.0, 65519.99, 65520.0, 1e300, -1e300, 5e-324, 2.98e-8, 2.99e-8,
+        ] {
+            check(x);
+        }
+        assert_eq!(nearest_even(f64::INFINITY), None);
+        assert_eq!(nearest_even(f64::NAN), None);
+    }
 
     /// Every half converts to the value its fields give (checked against the
     /// formula written with powers of two).

@@ -135,16 +135,7 @@ pub(crate) fn wmma_float(
     // element's register for an even element, the high half for odd, negated as
     // neg_lo / neg_hi say.
     // The element from its register's value `v`.
-    let convert = |w: &Wave, s: usize, e: usize, v: u32| -> f64 {
-        if let WmmaInputs::Eight { a, b } = inputs {
-            // Four to a register, in the 16-bit inputs' element order.
-            let byte = (v >> (8 * (e % 4))) as u8;
-            return f64::from(if s == 0 { a } else { b }.to_f32(byte));
-        }
-        let neg = if e % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
-        let h = (v >> (16 * (e % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
-        element(w, h, bf16)
-    };
+    let convert = |w: &Wave, s: usize, e: usize, v: u32| -> f64 { input_element(w, inputs, mods, bf16, s, e, v) };
     let per = if matches!(inputs, WmmaInputs::Eight { .. }) {
         4
     } else {
@@ -225,6 +216,8 @@ pub(crate) fn wmma_float(
                 // keeps the half it does not write.
                 let keep = if gfx12 {
                     out[reg][lane]
+                } else if let Some(r) = w.v.get(dst + reg) {
+                    r[lane]
                 } else {
                     w.vread(256 + (dst + reg) as u16, lane, None)?
                 };
@@ -263,13 +256,17 @@ pub(crate) fn float_sum(
     mode: Round,
 ) -> u64 {
     let exact = if finite {
-        exact_in_f64(c, a, b, ta, tb, mode)
+        exact_in_f64(c, a, b, ta, tb, mode, fmt == exact::F16)
     } else {
         None
     };
     match exact {
         // The sum is exact in f64: one rounding gives the exact sum's.
         Some(s) if fmt == exact::F32 && mode == Round::NearestEven => u64::from((s as f32).to_bits()),
+        Some(s) if fmt == exact::F16 && mode == Round::NearestEven => match half::nearest_even(s) {
+            Some(h) => u64::from(h),
+            None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
+        },
         Some(s) => exact::convert(s, fmt, mode)
             .unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode)),
         None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
@@ -344,22 +341,16 @@ impl Terms {
 /// inputs of real workloads it holds for nearly every element, so WMMA sums in f64 (in
 /// four independent parts) instead of exactly.
 #[inline(always)]
-fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode: Round) -> Option<f64> {
+fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode: Round, c_half: bool) -> Option<f64> {
     if !c.is_finite() {
         return None;
     }
-    let low = lowest_bit(c).min(ta.low + tb.low);
-    let size = c.abs() + 16.0 * ta.max * tb.max;
-    // 2^(L + 52); no bound where that is past f64's range.
-    let e = low + 52;
-    let limit = if e >= 1023 {
-        f64::INFINITY
-    } else if e < -1022 {
-        return None;
-    } else {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    };
-    if size >= limit {
+    let products = 16.0 * ta.max * tb.max;
+    // With `c` a half (`c_half`), first with what any half bounds (every finite half is
+    // a multiple of 2^-24 and at most 65504): that nearly always holds, and `c`'s own
+    // lowest bit is not needed; else, and otherwise, with `c`'s own.
+    let loose = c_half && below_exact_limit(HALF_LOW.min(ta.low + tb.low), HALF_MAX + products);
+    if !loose && !below_exact_limit(lowest_bit(c).min(ta.low + tb.low), c.abs() + products) {
         return None;
     }
     // -0 is the sum's identity (+0 would turn an all -0 sum positive).
@@ -371,6 +362,37 @@ fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode
     }
     let sum = c + ((part[0] + part[1]) + (part[2] + part[3]));
     (sum != 0.0 || mode == Round::NearestEven).then_some(sum)
+}
+
+/// The weight of a half's lowest possible bit, and the largest finite half.
+const HALF_LOW: i32 = -24;
+const HALF_MAX: f64 = 65504.0;
+
+/// Whether a sum whose terms are all multiples of 2^`low`, every partial sum of which
+/// is at most `size` in magnitude, is exact in f64 (`size` < 2^(low + 52)).
+#[inline(always)]
+fn below_exact_limit(low: i32, size: f64) -> bool {
+    let e = low + 52;
+    if e >= 1023 {
+        return size.is_finite();
+    }
+    e >= -1022 && size < f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// Element `e` of source `s` (0 for A, 1 for B) of a float WMMA from its register's
+/// value `v`: for 16-bit inputs the low half for an even element, the high half for an
+/// odd one, negated as `neg_lo` / `neg_hi` say; 8-bit ones four to a register, in the
+/// 16-bit inputs' element order. (A function of its own, always inlined: as a closure
+/// it was called, and WMMA runs it 512 times.)
+#[inline(always)]
+fn input_element(w: &Wave, inputs: WmmaInputs, mods: WmmaMods, bf16: bool, s: usize, e: usize, v: u32) -> f64 {
+    if let WmmaInputs::Eight { a, b } = inputs {
+        let byte = (v >> (8 * (e % 4))) as u8;
+        return f64::from(if s == 0 { a } else { b }.to_f32(byte));
+    }
+    let neg = if e % 2 == 0 { mods.neg_lo } else { mods.neg_hi };
+    let h = (v >> (16 * (e % 2))) as u16 ^ if neg >> s & 1 != 0 { 0x8000 } else { 0 };
+    element(w, h, bf16)
 }
 
 /// A 16-bit float element as the hardware reads it: a half through MODE's f16 input
@@ -556,6 +578,24 @@ mod tests {
     //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`.
     use crate::rdna3::testing::{lanes, run};
 
+    /// With a half accumulator the shortcut's bound is the halves' own: C's lowest bit
+    /// can be 2^-24, so products of 2^28 with C = 2^-24 are not summed in f64 (their
+    /// sum needs 57 bits), nor with C = 2^-20 · 3 (55 bits); with C = 1 they are.
+    #[test]
+    fn the_half_bound_takes_the_lowest_half_bit() {
+        use super::{Terms, exact_in_f64};
+        use crate::float::exact::Round;
+        let (a, b) = ([16384f64; 16], [16384f64; 16]);
+        let (ta, tb) = (Terms::of(&a), Terms::of(&b));
+        for c in [2f64.powi(-24), 3.0 * 2f64.powi(-20)] {
+            assert_eq!(exact_in_f64(c, &a, &b, ta, tb, Round::NearestEven, true), None, "{c:e}");
+        }
+        assert_eq!(
+            exact_in_f64(1.0, &a, &b, ta, tb, Round::Up, true),
+            Some(2f64.powi(32) + 1.0)
+        );
+    }
+
     /// WMMA's f64 shortcut: wherever it takes an element, the element is what the
     /// exact sum rounded once gives, in every rounding mode and format; over random
     /// f16 and bfloat16 operands of every magnitude (subnormals, zeros of both signs,
@@ -594,7 +634,10 @@ mod tests {
                 b[k] = elem(&mut rnd);
             }
             // An accumulator as a running sum has it (narrow), or any finite f32.
-            let c = if narrow {
+            let c = if narrow && round % 3 == 0 {
+                // A half denormal: the lowest bit any half has.
+                f64::from((rnd() % 1024) as f32) * 2f64.powi(-24)
+            } else if narrow {
                 f64::from((rnd() % 8192) as f32 / 64.0 - 64.0)
             } else {
                 f64::from(f32::from_bits(rnd() & 0xbfff_ffff))
@@ -613,8 +656,14 @@ mod tests {
                 }
             }
             let mut took = false;
-            for mode in [Round::NearestEven, Round::Up, Round::Down, Round::Zero] {
-                let Some(s) = exact_in_f64(c, &a, &b, Terms::of(&a), Terms::of(&b), mode) else {
+            // The half bound only where C is a half (the narrow sets'); both ways there.
+            let c_is_half = f64::from(half::to_f32(half::from_f64(c))) == c;
+            let halves: &[bool] = if c_is_half { &[false, true] } else { &[false] };
+            for (mode, &c_half) in [Round::NearestEven, Round::Up, Round::Down, Round::Zero]
+                .into_iter()
+                .flat_map(|m| halves.iter().map(move |h| (m, h)))
+            {
+                let Some(s) = exact_in_f64(c, &a, &b, Terms::of(&a), Terms::of(&b), mode, c_half) else {
                     continue;
                 };
                 took |= mode == Round::NearestEven;

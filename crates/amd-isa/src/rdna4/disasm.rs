@@ -457,19 +457,27 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         Encoding::Vop3p => {
             use f4::vop3p::*;
             let op = Vop3p::from_op(i.op)?;
-            if !matches!(op, Vop3p::V_WMMA_F32_16X16X16_F16 | Vop3p::V_WMMA_F32_16X16X16_BF16)
-                || NEG.get(w) != 0
-                || NEG_HI.get(w) != 0
-                || OPSEL.get(w) != 0
-                || CLMP.is_set(w)
-            {
+            // The dense WMMAs: D's VGPRs, each source's, and whether NEG is the integer
+            // forms' signedness of A and B (LLVM's `neg_lo:[a,b,0]`).
+            let (dst, counts, signs) = match op {
+                Vop3p::V_WMMA_F32_16X16X16_F16 | Vop3p::V_WMMA_F32_16X16X16_BF16 => (8, [4, 4, 8], false),
+                Vop3p::V_WMMA_F16_16X16X16_F16 | Vop3p::V_WMMA_BF16_16X16X16_BF16 => (4, [4, 4, 4], false),
+                Vop3p::V_WMMA_I32_16X16X16_IU8 => (8, [2, 2, 8], true),
+                Vop3p::V_WMMA_I32_16X16X16_IU4 => (8, [1, 1, 8], true),
+                _ => return None,
+            };
+            let neg = NEG.get(w);
+            if (neg != 0 && !signs) || neg & 4 != 0 || NEG_HI.get(w) != 0 || OPSEL.get(w) != 0 || CLMP.is_set(w) {
                 return None;
             }
             out.push(' ');
-            vgpr(&mut out, VDST.0.get(w), 8);
-            for (src, count) in [(SRC0, 4), (SRC1, 4), (SRC2, 8)] {
+            vgpr(&mut out, VDST.0.get(w), dst);
+            for (src, count) in [SRC0, SRC1, SRC2].into_iter().zip(counts) {
                 out.push_str(", ");
                 source(&mut out, src.operand(w).into(), count, i.literal, name);
+            }
+            if neg != 0 {
+                let _ = write!(out, " neg_lo:[{},{},0]", neg & 1, neg >> 1 & 1);
             }
         }
         _ => return None,
