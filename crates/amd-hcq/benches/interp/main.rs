@@ -79,43 +79,11 @@ fn halves(v: &[f32]) -> Vec<u32> {
     v.chunks(2).map(|p| h(p[0]) | h(p[1]) << 16).collect()
 }
 
-/// The `matrix` case in Rust: each group's four chains of `c += a · b`.
+/// The `matrix` case in Rust: each group's four chains of `c += a · b` on the halves
+/// of A and B, in f32 (also the f16-accumulator form's reference).
 fn matrix_native(b: &mut [Vec<u32>]) {
-    let (groups, iters, chains) = MATRIX;
-    let unpack = |v: &[u32]| -> Vec<f32> {
-        v.iter()
-            .flat_map(|&w| [w as u16, (w >> 16) as u16])
-            .map(|h| {
-                let (s, e, m) = (h >> 15, (h >> 10) & 31, h & 1023);
-                let v = if e == 0 {
-                    0.0
-                } else {
-                    (1.0 + f32::from(m) / 1024.0) * 2f32.powi(i32::from(e) - 15)
-                };
-                if s == 1 { -v } else { v }
-            })
-            .collect()
-    };
-    let (a, bm) = (unpack(&b[0]), unpack(&b[1]));
-    for g in 0..groups {
-        for m in 0..chains {
-            let mut c = [0f32; 256];
-            for _ in 0..iters {
-                for row in 0..16 {
-                    for col in 0..16 {
-                        let mut s = c[row * 16 + col];
-                        for k in 0..16 {
-                            s += a[m * 256 + row * 16 + k] * bm[k * 16 + col];
-                        }
-                        c[row * 16 + col] = s;
-                    }
-                }
-            }
-            for (i, v) in c.iter().enumerate() {
-                b[2][g * 1024 + m * 256 + i] = v.to_bits();
-            }
-        }
-    }
+    let elem = |v: &[u32], i: usize| half_f32(half_word(v, i));
+    forms_native(b, elem, |x, y| x * y, f32::to_bits);
 }
 
 /// The matrix workload's shape in Rust for another WMMA form: each group's four chains
@@ -173,11 +141,6 @@ fn half_f32(h: u16) -> f32 {
 
 fn bf16_native(b: &mut [Vec<u32>]) {
     let elem = |v: &[u32], i: usize| f32::from_bits(u32::from(half_word(v, i)) << 16);
-    forms_native(b, elem, |x, y| x * y, f32::to_bits);
-}
-
-fn f16acc_native(b: &mut [Vec<u32>]) {
-    let elem = |v: &[u32], i: usize| half_f32(half_word(v, i));
     forms_native(b, elem, |x, y| x * y, f32::to_bits);
 }
 
@@ -330,7 +293,7 @@ fn cases() -> Vec<Case> {
             8,
             halves(&small(2048, 10)),
             halves(&small(512, 11)),
-            f16acc_native,
+            matrix_native,
         ),
         form_case("matrix_iu8", 4, rand_u32(1024, 12), rand_u32(256, 13), iu8_native),
         form_case("matrix_iu4", 2, rand_u32(1024, 14), rand_u32(256, 15), iu4_native),
