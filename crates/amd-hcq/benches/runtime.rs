@@ -56,6 +56,10 @@ fn main() {
         launch / encode,
         encode * 1e6
     );
+    // `HCQ_BENCH_ONLY=launch`: that figure alone (for a profiler).
+    if std::env::var("HCQ_BENCH_ONLY").is_ok_and(|v| v == "launch") {
+        return;
+    }
     // The same launches with replay off: each recorded and checked anew.
     dev.set_launch_replay_for_test(false);
     let recorded = launch_cost(&dev, iters);

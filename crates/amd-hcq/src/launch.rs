@@ -650,6 +650,7 @@ impl<I: DeviceInterface> Program<I> {
 }
 
 /// Writes `bytes` at `at` of `kernargs`; false where they do not fit.
+#[inline(always)]
 fn put(kernargs: &mut [u8], at: usize, bytes: &[u8]) -> bool {
     match at.checked_add(bytes.len()).and_then(|end| kernargs.get_mut(at..end)) {
         Some(d) => {
@@ -705,8 +706,14 @@ fn fill_words<I: DeviceInterface>(m: &mut LaunchMemo, dev: DeviceId, bufs: &[&Bu
                 _ => return false,
             }
         };
-        let n = if s.buffer { 8 } else { s.bytes as usize };
-        if !put(bytes, s.at, &x.to_le_bytes()[..n]) {
+        // Fixed sizes: each a plain store, not a copy of a length known at run time.
+        let ok = match (s.buffer, s.bytes) {
+            (true, _) | (false, 8) => put(bytes, s.at, &x.to_le_bytes()),
+            (false, 4) => put(bytes, s.at, &(x as u32).to_le_bytes()),
+            (false, 2) => put(bytes, s.at, &(x as u16).to_le_bytes()),
+            (false, _) => put(bytes, s.at, &[x as u8]),
+        };
+        if !ok {
             return false;
         }
     }

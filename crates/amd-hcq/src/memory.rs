@@ -104,13 +104,15 @@ pub(crate) struct Residency {
     pub(crate) owner: usize,
     /// The platform's identity (its signal page).
     pub(crate) platform: usize,
+    /// The allocating device's identity (also in `keys`: keys are only ever added).
+    owner_key: usize,
     keys: parking_lot::Mutex<Vec<usize>>,
 }
 
 impl Residency {
-    /// Whether the device `key` can reach the memory.
+    /// Whether the device `key` can reach the memory (its own device without a lock).
     pub(crate) fn on(&self, key: usize) -> bool {
-        self.keys.lock().contains(&key)
+        key == self.owner_key || self.keys.lock().contains(&key)
     }
 
     pub(crate) fn add(&self, key: usize) {
@@ -193,6 +195,7 @@ impl<I: DeviceInterface> Buffer<I> {
                 residency: Arc::new(Residency {
                     owner: id.index,
                     platform: id.platform,
+                    owner_key: id.key,
                     keys: parking_lot::Mutex::new(vec![id.key]),
                 }),
             }),
