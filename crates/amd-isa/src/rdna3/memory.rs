@@ -153,6 +153,21 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
     if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
         return Ok(());
     }
+    // One lane (a one-lane workgroup, a loop's last lane): its access alone, as the
+    // lane-by-lane path below makes it, without the span's buffers.
+    if exec.count_ones() == 1 {
+        let lane = exec.trailing_zeros() as usize;
+        let a = addrs[lane];
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (bytes, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
+        }
+        return Ok(());
+    }
     // A wave's accesses usually fall in one small span: check and move it once.
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     if exec == u32::MAX {
