@@ -15,26 +15,13 @@ pub(crate) fn to_f32(h: u16) -> f32 {
     }
 }
 
-/// `d` rounded to the nearest half (ties to even), overflowing to infinity.
+/// `d` rounded to the nearest half (ties to even), overflowing to infinity; a NaN is
+/// the quiet NaN of its sign.
 pub(crate) fn from_f64(d: f64) -> u16 {
-    let sign = if d.is_sign_negative() { 0x8000 } else { 0 };
-    let a = d.abs();
-    if a.is_nan() {
-        return 0x7e00 | sign;
-    }
-    // 65504 is the largest half; from halfway to the next binade up, infinity.
-    if a >= 65520.0 {
-        return sign | 0x7c00;
-    }
-    if a < 6.103_515_625e-5 {
-        // Subnormal: whole units of 2^-24 (1024 of them rounds up to the least normal).
-        return sign | (a * 16_777_216.0).round_ties_even() as u16;
-    }
-    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let m = a / (e as f64).exp2();
-    let q = ((m - 1.0) * 1024.0).round_ties_even() as u16;
-    let (e, q) = if q == 1024 { (e + 1, 0) } else { (e, q) };
-    sign | ((e + 15) as u16) << 10 | q
+    nearest_even(d).unwrap_or_else(|| {
+        let sign = if d.is_sign_negative() { 0x8000 } else { 0 };
+        sign | if d.is_nan() { 0x7e00 } else { 0x7c00 }
+    })
 }
 
 /// Finite `x` rounded to the nearest half, ties to even, from its bits (what
@@ -45,6 +32,16 @@ pub(crate) fn from_f64(d: f64) -> u16 {
 pub(crate) fn nearest_even(x: f64) -> Option<u16> {
     let bits = x.to_bits();
     let sign = ((bits >> 48) & 0x8000) as u16;
+    // Where the result is a normal half or the overflow to infinity (|x| from 2^-14 to
+    // below 2^16), without a branch: the 52-bit significand rounded to 10 bits in place
+    // (half a unit, less one, plus the kept bits' last: ties go to even), a carry out
+    // of it moving the exponent up, which past 2^15 makes the infinity's bits; then the
+    // exponent rebased from f64's bias to the half's.
+    let abs = bits & !(1 << 63);
+    if ((1023 - 14) << 52..(1023 + 16) << 52).contains(&abs) {
+        let rounded = (abs + (1 << 41) - 1 + (abs >> 42 & 1)) >> 42;
+        return Some(sign | (rounded - ((1023 - 15) << 10)) as u16);
+    }
     let field = ((bits >> 52) & 0x7ff) as i32;
     if field == 0x7ff {
         return None;
