@@ -35,21 +35,25 @@ typedef int int8 __attribute__((ext_vector_type(8)));
 #ifdef __GFX12__
 #define BF16(a, b, c) __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32_gfx12(a, b, c)
 #define F16ACC(a, b, c) __builtin_amdgcn_wmma_f16_16x16x16_f16_w32_gfx12(a, b, c)
+#define BF16ACC(a, b, c) __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w32_gfx12(a, b, c)
 #define IU8(a, b, c) __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(true, a, true, b, c, false)
 #define IU4(a, b, c) __builtin_amdgcn_wmma_i32_16x16x16_iu4_w32_gfx12(true, a, true, b, c, false)
 typedef short8 bf16_regs;
 typedef half8 f16_regs;
 typedef half8 f16_acc;
+typedef short8 bf16_acc;
 typedef int2 iu8_regs;
 typedef int iu4_regs;
 #else
 #define BF16(a, b, c) __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32(a, b, c)
 #define F16ACC(a, b, c) __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(a, b, c, false)
+#define BF16ACC(a, b, c) __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w32(a, b, c, false)
 #define IU8(a, b, c) __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, a, true, b, c, false)
 #define IU4(a, b, c) __builtin_amdgcn_wmma_i32_16x16x16_iu4_w32(true, a, true, b, c, false)
 typedef short16 bf16_regs;
 typedef half16 f16_regs;
 typedef half16 f16_acc;
+typedef short16 bf16_acc;
 typedef int4 iu8_regs;
 typedef int2 iu4_regs;
 #endif
@@ -60,6 +64,10 @@ __kernel void matrix_bf16(__global const void* A, __global const void* B, __glob
 
 __kernel void matrix_f16acc(__global const void* A, __global const void* B, __global void* C, uint iters) {
   CHAINS(f16_regs, f16_acc, F16ACC)
+}
+
+__kernel void matrix_bf16acc(__global const void* A, __global const void* B, __global void* C, uint iters) {
+  CHAINS(bf16_regs, bf16_acc, BF16ACC)
 }
 
 __kernel void matrix_iu8(__global const void* A, __global const void* B, __global void* C, uint iters) {

@@ -295,6 +295,7 @@ fn cases() -> Vec<Case> {
             halves(&small(512, 11)),
             matrix_native,
         ),
+        form_case("matrix_bf16acc", 8, bf16s(1024, 16), bf16s(256, 17), bf16_native),
         form_case("matrix_iu8", 4, rand_u32(1024, 12), rand_u32(256, 13), iu8_native),
         form_case("matrix_iu4", 2, rand_u32(1024, 14), rand_u32(256, 15), iu4_native),
     ]

@@ -313,6 +313,26 @@ pub(crate) fn scale(x: f64, e: i32, fmt: Format, mode: Round) -> Option<u64> {
     Some(Exact::of(x)?.scaled(e).round(fmt, mode))
 }
 
+/// `x` rounded to the nearest bfloat16, ties to even, where the result is a normal
+/// bfloat16 or the overflow to infinity (|x| from 2^-126 to below 2^128): the 52-bit
+/// significand rounded to 7 bits in place, a carry moving the exponent (past the
+/// largest bfloat16, to the infinity's bits), the exponent rebased; and zeros. `None`
+/// elsewhere (denormals, infinities, NaN): [`convert`] rounds those.
+#[inline]
+pub(crate) fn bf16_nearest_even(x: f64) -> Option<u16> {
+    let bits = x.to_bits();
+    let abs = bits & !(1 << 63);
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    if abs == 0 {
+        return Some(sign);
+    }
+    if !((1023 - 126) << 52..(1023 + 128) << 52).contains(&abs) {
+        return None;
+    }
+    let rounded = (abs + (1 << 44) - 1 + (abs >> 45 & 1)) >> 45;
+    Some(sign | (rounded - ((1023 - 127) << 7)) as u16)
+}
+
 /// bfloat16: f32's exponent range with 8 significant bits.
 pub(crate) const BF16: Format = Format {
     precision: 8,
@@ -502,6 +522,49 @@ pub(crate) fn from_int(x: i64, fmt: Format, mode: Round) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`bf16_nearest_even`] is [`convert`]'s rounding wherever it gives one: random
+    /// doubles over bfloat16's range and past it, each bfloat16's neighbours and the
+    /// midpoints between them.
+    #[test]
+    fn bf16_nearest_even_is_exact_rounding() {
+        let check = |x: f64| {
+            if let Some(h) = bf16_nearest_even(x) {
+                assert_eq!(Some(u64::from(h)), convert(x, BF16, Round::NearestEven), "{x:e}");
+            }
+        };
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            let field = 1023 - 140 + (r >> 52) % 280;
+            let x = f64::from_bits(r & 0x800f_ffff_ffff_ffff | field << 52);
+            check(x);
+            taken += usize::from(bf16_nearest_even(x).is_some());
+        }
+        assert!(taken > 150_000, "{taken}");
+        for h in (0x0080u32..0x7f80).step_by(7) {
+            let (lo, hi) = (
+                f64::from(f32::from_bits(h << 16)),
+                f64::from(f32::from_bits((h + 1) << 16)),
+            );
+            for x in [lo, (lo + hi) / 2.0, hi] {
+                for v in [x, -x] {
+                    check(v);
+                    check(f64::from_bits(v.to_bits() + 1));
+                    check(f64::from_bits(v.to_bits() - 1));
+                }
+            }
+        }
+        // The largest bfloat16's neighbourhood: the midpoint to the next binade overflows.
+        let max = f64::from(f32::from_bits(0x7f7f_0000));
+        for x in [max, max * (1.0 + 2f64.powi(-9)), max * (1.0 + 2f64.powi(-8)), 0.0, -0.0] {
+            check(x);
+        }
+        assert_eq!(bf16_nearest_even(-0.0), Some(0x8000));
+    }
     use Round::*;
 
     #[test]

@@ -267,6 +267,10 @@ pub(crate) fn float_sum(
             Some(h) => u64::from(h),
             None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
         },
+        Some(s) if fmt == exact::BF16 && mode == Round::NearestEven => match exact::bf16_nearest_even(s) {
+            Some(h) => u64::from(h),
+            None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
+        },
         Some(s) => exact::convert(s, fmt, mode)
             .unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode)),
         None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
