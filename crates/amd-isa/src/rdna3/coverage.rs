@@ -158,22 +158,27 @@ fn probe(encoding: &str, op: u16) -> Option<Vec<u32>> {
 /// Every opcode of the ISA with how the interpreter treats it, in [`SPEC`] order.
 pub fn coverage() -> Vec<Entry> {
     let mem = SliceMemory::new();
-    let mut out = Vec::new();
-    for &(encoding, ops) in SPEC {
-        for &(op, name) in ops {
-            let status = match refusal(encoding, name) {
-                Some(why) => Status::Refused(why),
-                None => run_probe(encoding, op, &mem),
-            };
-            out.push(Entry {
-                encoding,
-                op,
-                name,
-                status,
-            });
-        }
-    }
-    out
+    entries(SPEC, |encoding, op, name| match refusal(encoding, name) {
+        Some(why) => Status::Refused(why),
+        None => run_probe(encoding, op, &mem),
+    })
+}
+
+/// An [`Entry`] for each opcode of a generation's `spec` (its encodings, each with its
+/// opcodes and names), in order, with the status `status` gives it.
+pub(crate) fn entries(
+    spec: &'static [(&'static str, &'static [(u16, &'static str)])],
+    mut status: impl FnMut(&'static str, u16, &'static str) -> Status,
+) -> Vec<Entry> {
+    spec.iter()
+        .flat_map(|&(encoding, ops)| ops.iter().map(move |&(op, name)| (encoding, op, name)))
+        .map(|(encoding, op, name)| Entry {
+            encoding,
+            op,
+            name,
+            status: status(encoding, op, name),
+        })
+        .collect()
 }
 
 /// The coverage as a Markdown report: implemented / refused / missing per encoding,

@@ -76,7 +76,7 @@ use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use buffer::{BufferAccess, buffer};
-pub(crate) use coverage::coverage_report;
+pub(crate) use coverage::{coverage_report, entries as coverage_entries};
 pub(crate) use disasm::{depctr, scalar_reg, signed_hex, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};

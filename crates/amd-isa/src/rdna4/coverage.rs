@@ -177,24 +177,13 @@ pub fn probes() -> Vec<(&'static str, &'static str, Vec<u32>)> {
 /// Every opcode of the RDNA4 ISA with how the interpreter treats it, in [`SPEC`] order.
 pub fn coverage() -> Vec<Entry> {
     let mem = SliceMemory::new();
-    let mut out = Vec::new();
-    for &(encoding, ops) in SPEC {
-        let enc = self::encoding(encoding);
-        for &(op, name) in ops {
-            let status = match (refusal(encoding, name), &enc) {
-                (Some(why), _) => Status::Refused(why),
-                (None, Some(enc)) => run(&probe(encoding, enc, op), &mem),
-                (None, None) => Status::Missing(format!("no probe for {encoding}")),
-            };
-            out.push(Entry {
-                encoding,
-                op,
-                name,
-                status,
-            });
+    crate::rdna3::coverage_entries(SPEC, |encoding, op, name| {
+        match (refusal(encoding, name), self::encoding(encoding)) {
+            (Some(why), _) => Status::Refused(why),
+            (None, Some(enc)) => run(&probe(encoding, &enc, op), &mem),
+            (None, None) => Status::Missing(format!("no probe for {encoding}")),
         }
-    }
-    out
+    })
 }
 
 /// The coverage report (`coverage/rdna4.md`): per encoding, how many opcodes are
