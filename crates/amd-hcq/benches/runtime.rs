@@ -44,6 +44,16 @@ fn encode_only(iters: usize) -> f64 {
 }
 
 fn main() {
+    if std::env::var("HCQ_BENCH_ONLY").is_ok_and(|v| v == "launch_aql") {
+        let m = Arc::new(MockSys::new(MockConfig::default()));
+        let p = Platform::with_sys(m, Iface::Mock)
+            .expect("mock platform")
+            .with_queue_format(QueueFormat::Aql);
+        let dev = p.device(0).expect("mock GPU with an AQL queue");
+        let aql = launch_cost(&dev, 20_000);
+        println!("bench launch_cpu_cost_aql: {:.2} us median", aql * 1e6);
+        return;
+    }
     let m = Arc::new(MockSys::new(MockConfig::default()));
     let p = Platform::with_sys(m, Iface::Mock).expect("mock platform");
     let dev = p.device(0).expect("mock GPU");
@@ -56,7 +66,8 @@ fn main() {
         launch / encode,
         encode * 1e6
     );
-    // `HCQ_BENCH_ONLY=launch`: that figure alone (for a profiler).
+    // `HCQ_BENCH_ONLY=launch`: that figure alone (for a profiler; `launch_aql`, the
+    // AQL queue's alone).
     if std::env::var("HCQ_BENCH_ONLY").is_ok_and(|v| v == "launch") {
         return;
     }
