@@ -123,9 +123,9 @@ pub(crate) struct LaunchMemo {
 }
 
 impl LaunchMemo {
-    /// Launches remembered per device: a loop over a handful of kernels stays on the
-    /// replay path.
-    pub(crate) const KEPT: usize = 8;
+    /// Launches remembered per device: a loop over a few dozen kernels stays on the
+    /// replay path (a recording is a few hundred bytes to a few KiB).
+    pub(crate) const KEPT: usize = 32;
 }
 
 /// One caller's argument of a [`LaunchMemo`].

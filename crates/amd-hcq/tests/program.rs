@@ -616,14 +616,14 @@ fn replayed_launches_take_their_own_arguments_and_checks(t: Transport) {
     let input: Vec<u32> = (0..N as u32).map(|i| (i as f32 + 0.25).to_bits()).collect();
     let a = common::upload(&dev, &input);
     let want = |n: usize, k: usize| if k < n { (2.0 * (k as f32 + 0.25)).to_bits() } else { 0 };
-    // 12 (program, sizes) pairs, three rounds: more pairs than a device keeps.
+    // 36 (program, sizes) pairs, three rounds: more pairs than a device keeps (32).
     let dims = |k: usize| LaunchDims {
         global: [4 + (k % 3) as u32, 1 + (k / 3) as u32, 1],
         local: [256, 1, 1],
     };
     let mut launches = Vec::new();
-    for i in 0..36 {
-        let k = i % 12;
+    for i in 0..108 {
+        let k = i % 36;
         let n = 1 + (i * 97) % N;
         let out = common::upload(&dev, &[0; N]);
         progs[k % 2].launch(&[&a, &a, &out], &[n as u32], dims(k)).unwrap();
