@@ -608,9 +608,7 @@ impl<I: DeviceInterface> Program<I> {
         let reused = if !l.replay {
             l.list.take().map(|list| (list, Vec::new()))
         } else if l.memos.len() >= LaunchMemo::KEPT {
-            let at = l.memo_next % LaunchMemo::KEPT;
-            l.memo_next = at + 1;
-            let old = l.memos.swap_remove(at);
+            let old = l.memos.remove(0);
             Some((old.list, old.slots))
         } else {
             None

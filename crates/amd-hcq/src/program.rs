@@ -297,7 +297,7 @@ impl<I: DeviceInterface> Device<I> {
         Ok(self.scratch_in(&mut l)?.tmpring_size)
     }
 
-    /// How many launches of the word form were sent from their recording so far.
+    /// How many launches were replayed from a kept recording so far.
     #[doc(hidden)]
     pub fn replayed_launches_for_test(&self) -> u64 {
         self.launcher().replayed

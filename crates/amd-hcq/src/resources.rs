@@ -95,11 +95,9 @@ pub(crate) struct Launcher<I: DeviceInterface> {
     pub(crate) scratch: Option<Scratch<I>>,
     pub(crate) kernargs: Option<KernargRing<I>>,
     pub(crate) list: Option<ComputeQueue>,
-    /// The last few launches of the word form, as recorded (emptied when the scratch
-    /// buffer changes, which their dispatches name).
+    /// The last launches of constant sizes and arguments, as recorded, oldest first
+    /// (emptied when the scratch buffer changes, which their dispatches name).
     pub(crate) memos: Vec<LaunchMemo>,
-    /// The memo the next new one replaces once there are [`LaunchMemo::KEPT`].
-    pub(crate) memo_next: usize,
     /// Launches sent from a memo so far.
     pub(crate) replayed: u64,
     /// Whether launches are kept and replayed (off: each recorded anew, a benchmark's
@@ -147,7 +145,6 @@ impl<I: DeviceInterface> Default for Launcher<I> {
             kernargs: None,
             list: None,
             memos: Vec::new(),
-            memo_next: 0,
             replayed: 0,
             replay: true,
         }

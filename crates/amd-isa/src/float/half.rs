@@ -54,26 +54,18 @@ pub(crate) fn nearest_even(x: f64) -> Option<u16> {
     if e > 15 {
         return Some(sign | 0x7c00);
     }
-    // value = mant × 2^(e - 52); the half's last bit weighs 2^(e - 10) for a normal
-    // result, 2^-24 for a denormal one.
+    // Below 2^-14 (the range above went the first way): a denormal result, whose last
+    // bit weighs 2^-24; value = mant × 2^(e - 52).
     let mant = bits & ((1u64 << 52) - 1) | 1 << 52;
-    let shift = if e >= -14 { 42 } else { 42 + (-14 - e) as u32 };
+    let shift = 42 + (-14 - e) as u32;
     if shift > 54 {
         // Below half of 2^-24 (mant < 2^53).
         return Some(sign);
     }
     let (r, rem, half) = (mant >> shift, mant & ((1u64 << shift) - 1), 1u64 << (shift - 1));
     let r = r + u64::from(rem > half || (rem == half && r & 1 == 1));
-    if e < -14 {
-        // A denormal (1024 units of 2^-24: the least normal, whose bits those are).
-        return Some(sign | r as u16);
-    }
-    // r in [1024, 2048]: 2048 carries into the next exponent.
-    let (e, r) = if r == 2048 { (e + 1, 1024) } else { (e, r) };
-    if e > 15 {
-        return Some(sign | 0x7c00);
-    }
-    Some(sign | ((e + 15) as u16) << 10 | (r - 1024) as u16)
+    // Units of 2^-24 (1024 of them: the least normal, whose bits those are).
+    Some(sign | r as u16)
 }
 
 #[cfg(test)]

@@ -131,10 +131,7 @@ pub(crate) fn wmma_float(
         ));
     }
     let shift = if mods.hi_halves { 16 } else { 0 };
-    // Source `s` (0 for A, 1 for B), row or column `i`, index k: the low half of the
-    // element's register for an even element, the high half for odd, negated as
-    // neg_lo / neg_hi say.
-    // The element from its register's value `v`.
+    // Element `e` of source `s` from its register's value `v` (see `input_element`).
     let convert = |w: &Wave, s: usize, e: usize, v: u32| -> f64 { input_element(w, inputs, mods, bf16, s, e, v) };
     let per = if matches!(inputs, WmmaInputs::Eight { .. }) {
         4
@@ -260,21 +257,18 @@ pub(crate) fn float_sum(
     } else {
         None
     };
-    match exact {
-        // The sum is exact in f64: one rounding gives the exact sum's.
-        Some(s) if fmt == exact::F32 && mode == Round::NearestEven => u64::from((s as f32).to_bits()),
-        Some(s) if fmt == exact::F16 && mode == Round::NearestEven => match half::nearest_even(s) {
-            Some(h) => u64::from(h),
-            None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
-        },
-        Some(s) if fmt == exact::BF16 && mode == Round::NearestEven => match exact::bf16_nearest_even(s) {
-            Some(h) => u64::from(h),
-            None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
-        },
-        Some(s) => exact::convert(s, fmt, mode)
-            .unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode)),
-        None => sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode),
-    }
+    // The sum is exact in f64: one rounding gives the exact sum's (to nearest even
+    // straight from the f64's bits where the format's rounding allows).
+    let rounded = exact.and_then(|s| {
+        let quick = match mode {
+            Round::NearestEven if fmt == exact::F32 => Some(u64::from((s as f32).to_bits())),
+            Round::NearestEven if fmt == exact::F16 => half::nearest_even(s).map(u64::from),
+            Round::NearestEven if fmt == exact::BF16 => exact::bf16_nearest_even(s).map(u64::from),
+            _ => None,
+        };
+        quick.or_else(|| exact::convert(s, fmt, mode))
+    });
+    rounded.unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode))
 }
 
 /// A float WMMA result (`bits` in f32, or with `half_out` in f16 or, `bf16`,

@@ -136,6 +136,11 @@ impl Drop for MockSys {
 pub const BLOCKED_POLL_MAX: Duration = Duration::from_millis(1);
 const BLOCKED_POLL_MIN: Duration = Duration::from_micros(20);
 
+/// How long an idle device thread spins before it starts yielding its core between
+/// looks at its doorbells: a doorbell right after the last one (back-to-back
+/// submissions) is seen within a few cache misses.
+const POLL_SPIN: Duration = Duration::from_micros(20);
+
 impl Shared {
     /// Runs GPU `g`'s queues with the driver locked, and the long operation it
     /// starts (a dispatch, a long copy) with the lock released; then wakes whoever
@@ -179,6 +184,36 @@ impl Shared {
                 break;
             }
         }
+    }
+
+    /// Watches GPU `g`'s kick for [`Shared::idle_poll`] with the driver unlocked,
+    /// yielding the core between looks after [`POLL_SPIN`]; whether a kick came (the
+    /// mock's drop kicks too).
+    fn poll_idle(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> bool {
+        if self.idle_poll.is_zero() {
+            return false;
+        }
+        MutexGuard::unlocked(d, || {
+            let start = Instant::now();
+            loop {
+                for _ in 0..64 {
+                    // SeqCst: as the kick's other loads (see `device_thread`).
+                    if self.kicks[g].load(Ordering::SeqCst) {
+                        return true;
+                    }
+                    std::hint::spin_loop();
+                }
+                let waited = start.elapsed();
+                if waited >= self.idle_poll {
+                    return false;
+                }
+                // Past the first moments, other threads (the submitter's, the other
+                // engines') come first.
+                if waited >= POLL_SPIN {
+                    std::thread::yield_now();
+                }
+            }
+        })
     }
 
     fn device_thread(self: Arc<Self>, g: usize) {
@@ -227,43 +262,6 @@ impl Shared {
             }
             self.sleeping[g].store(false, Ordering::SeqCst);
         }
-    }
-}
-
-/// How long an idle device thread spins before it starts yielding its core between
-/// looks at its doorbells: a doorbell right after the last one (back-to-back
-/// submissions) is seen within a few cache misses.
-const POLL_SPIN: Duration = Duration::from_micros(20);
-
-impl Shared {
-    /// Watches GPU `g`'s kick for [`Shared::idle_poll`] with the driver unlocked,
-    /// yielding the core between looks after [`POLL_SPIN`]; whether a kick came (or the mock is shutting
-    /// down).
-    fn poll_idle(&self, d: &mut MutexGuard<'_, Driver>, g: usize) -> bool {
-        if self.idle_poll.is_zero() {
-            return false;
-        }
-        MutexGuard::unlocked(d, || {
-            let start = Instant::now();
-            loop {
-                for _ in 0..64 {
-                    // SeqCst: as the kick's other loads (see `device_thread`).
-                    if self.kicks[g].load(Ordering::SeqCst) {
-                        return true;
-                    }
-                    std::hint::spin_loop();
-                }
-                let waited = start.elapsed();
-                if waited >= self.idle_poll {
-                    return false;
-                }
-                // Past the first moments, other threads (the submitter's, the other
-                // engines') come first.
-                if waited >= POLL_SPIN {
-                    std::thread::yield_now();
-                }
-            }
-        })
     }
 }
 

@@ -72,7 +72,10 @@ fn kind_of(name: &str) -> Option<Kind> {
     if stem.starts_with("psp_") && stem.ends_with("_sos") {
         return Some(Kind::Sos);
     }
-    if stem.starts_with("smu_") && stem[4..].chars().all(|c| c.is_ascii_digit() || c == '_') {
+    if stem
+        .strip_prefix("smu_")
+        .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '_'))
+    {
         return Some(Kind::Smc);
     }
     if stem.starts_with("sdma_") {
