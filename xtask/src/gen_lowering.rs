@@ -110,127 +110,43 @@ type Ops = BTreeMap<String, BTreeMap<String, u16>>;
 /// Opcodes whose pseudocode is spelled differently in the two generations with the
 /// same meaning, or that neither gives pseudocode for and whose descriptions in the
 /// ISA agree, read side by side (encoding class, RDNA4 name, RDNA3 name, what differs).
+#[rustfmt::skip]
 const SAME_MEANING: &[(&str, &str, &str, &str)] = &[
-    (
-        "VOP3Op",
-        "V_ALIGNBIT_B32",
-        "V_ALIGNBIT_B32",
-        "`S2.u32[4 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
-    ),
-    (
-        "VOP3Op",
-        "V_ALIGNBYTE_B32",
-        "V_ALIGNBYTE_B32",
-        "`S2.u32[1 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already",
-    ),
+    ("VOP3Op", "V_ALIGNBIT_B32", "V_ALIGNBIT_B32", "`S2.u32[4 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already"),
+    ("VOP3Op", "V_ALIGNBYTE_B32", "V_ALIGNBYTE_B32", "`S2.u32[1 : 0]` without RDNA3's `.u32` on the slice, which is unsigned already"),
     // SOPK: RDNA4 spells the 16-bit immediate `S0.i16` where RDNA3 says `SIMM16.i16`,
     // and computes in 32 bits what RDNA3 computes in 64 and truncates to 32 (the same
     // low 32 bits of a sum or product).
     ("SOPKOp", "S_MOVK_I32", "S_MOVK_I32", "`S0.i16` for `SIMM16.i16`"),
     ("SOPKOp", "S_CMOVK_I32", "S_CMOVK_I32", "`S0.i16` for `SIMM16.i16`"),
-    (
-        "SOPKOp",
-        "S_MULK_I32",
-        "S_MULK_I32",
-        "`S0.i16` for `SIMM16.i16`; a 32-bit product for a 64-bit one truncated",
-    ),
-    (
-        "SOPKOp",
-        "S_ADDK_CO_I32",
-        "S_ADDK_I32",
-        "renamed; `S0.i16` for `SIMM16.i16`; a 32-bit sum for a 64-bit one truncated",
-    ),
+    ("SOPKOp", "S_MULK_I32", "S_MULK_I32", "`S0.i16` for `SIMM16.i16`; a 32-bit product for a 64-bit one truncated"),
+    ("SOPKOp", "S_ADDK_CO_I32", "S_ADDK_I32", "renamed; `S0.i16` for `SIMM16.i16`; a 32-bit sum for a 64-bit one truncated"),
     // SOPP: hints and controls neither generation gives pseudocode for (or gives as
     // prose), with the same fields.
     ("SOPPOp", "S_SETKILL", "S_SETKILL", "no pseudocode in either"),
     ("SOPPOp", "S_SETHALT", "S_SETHALT", "no pseudocode in either"),
-    (
-        "SOPPOp",
-        "S_SLEEP",
-        "S_SLEEP",
-        "prose; RDNA4 adds a sleep-until-event bit (its operand kind OPR_SLEEP for the same 16 bits), which an interpreter without wake-up events runs as a 0-clock sleep",
-    ),
-    (
-        "SOPPOp",
-        "S_TRAP",
-        "S_TRAP",
-        "the trap id is 4 bits in RDNA4 (8 in RDNA3); the interpreter runs no trap handler and only stops the wave",
-    ),
-    (
-        "SOPPOp",
-        "S_ROUND_MODE",
-        "S_ROUND_MODE",
-        "no pseudocode in either; MODE's rounding bits in both",
-    ),
-    (
-        "SOPPOp",
-        "S_DENORM_MODE",
-        "S_DENORM_MODE",
-        "no pseudocode in either; MODE's denormal bits in both",
-    ),
+    ("SOPPOp", "S_SLEEP", "S_SLEEP", "prose; RDNA4 adds a sleep-until-event bit (its operand kind OPR_SLEEP for the same 16 bits), which an interpreter without wake-up events runs as a 0-clock sleep"),
+    ("SOPPOp", "S_TRAP", "S_TRAP", "the trap id is 4 bits in RDNA4 (8 in RDNA3); the interpreter runs no trap handler and only stops the wave"),
+    ("SOPPOp", "S_ROUND_MODE", "S_ROUND_MODE", "no pseudocode in either; MODE's rounding bits in both"),
+    ("SOPPOp", "S_DENORM_MODE", "S_DENORM_MODE", "no pseudocode in either; MODE's denormal bits in both"),
     ("SOPPOp", "S_WAKEUP", "S_WAKEUP", "no pseudocode in either"),
-    (
-        "SOPPOp",
-        "S_SETPRIO",
-        "S_SETPRIO",
-        "the same prose, its sentences in another order",
-    ),
+    ("SOPPOp", "S_SETPRIO", "S_SETPRIO", "the same prose, its sentences in another order"),
     ("SOPPOp", "S_SENDMSGHALT", "S_SENDMSGHALT", "no pseudocode in either"),
     ("SOPPOp", "S_INCPERFLEVEL", "S_INCPERFLEVEL", "no pseudocode in either"),
     ("SOPPOp", "S_DECPERFLEVEL", "S_DECPERFLEVEL", "no pseudocode in either"),
     ("SOPPOp", "S_TTRACEDATA", "S_TTRACEDATA", "no pseudocode in either"),
-    (
-        "SOPPOp",
-        "S_TTRACEDATA_IMM",
-        "S_TTRACEDATA_IMM",
-        "no pseudocode in either",
-    ),
+    ("SOPPOp", "S_TTRACEDATA_IMM", "S_TTRACEDATA_IMM", "no pseudocode in either"),
     ("SOPPOp", "S_ICACHE_INV", "S_ICACHE_INV", "no pseudocode in either"),
-    (
-        "SOP1Op",
-        "S_SENDMSG_RTN_B32",
-        "S_SENDMSG_RTN_B32",
-        "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)",
-    ),
-    (
-        "SOP1Op",
-        "S_SENDMSG_RTN_B64",
-        "S_SENDMSG_RTN_B64",
-        "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)",
-    ),
+    ("SOP1Op", "S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B32", "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)"),
+    ("SOP1Op", "S_SENDMSG_RTN_B64", "S_SENDMSG_RTN_B64", "no pseudocode in either; llvm-mc-19 assembles the same message ids for gfx1100 and gfx1201 (doorbell, DDID, TMA, realtime, save-wave, TBA)"),
     // The vector ALU.
     ("VOP1Op", "V_NOP_E32", "V_NOP_E32", "no pseudocode in either"),
     ("VOP3Op", "V_NOP_E64", "V_NOP_E64", "no pseudocode in either"),
-    (
-        "VOP1Op",
-        "V_PIPEFLUSH_E32",
-        "V_PIPEFLUSH_E32",
-        "no pseudocode in either",
-    ),
-    (
-        "VOP3Op",
-        "V_PIPEFLUSH_E64",
-        "V_PIPEFLUSH_E64",
-        "no pseudocode in either",
-    ),
-    (
-        "VOP1Op",
-        "V_SAT_PK_U8_I16_E32",
-        "V_SAT_PK_U8_I16_E32",
-        "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time",
-    ),
-    (
-        "VOP3Op",
-        "V_SAT_PK_U8_I16_E64",
-        "V_SAT_PK_U8_I16_E64",
-        "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time",
-    ),
-    (
-        "VOPDOp",
-        "V_DUAL_DOT2ACC_F32_BF16",
-        "V_DUAL_DOT2ACC_F32_BF16",
-        "RDNA3 gives no pseudocode for VOPD nor a VOP2 namesake; RDNA4's (the low product added, then the high) is how RDNA3's VOP3P v_dot2_f32_bf16 adds",
-    ),
+    ("VOP1Op", "V_PIPEFLUSH_E32", "V_PIPEFLUSH_E32", "no pseudocode in either"),
+    ("VOP3Op", "V_PIPEFLUSH_E64", "V_PIPEFLUSH_E64", "no pseudocode in either"),
+    ("VOP1Op", "V_SAT_PK_U8_I16_E32", "V_SAT_PK_U8_I16_E32", "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time"),
+    ("VOP3Op", "V_SAT_PK_U8_I16_E64", "V_SAT_PK_U8_I16_E64", "`n <= 16'0` for `n.i32 <= 0` on the same 16-bit signed value; the two bytes assembled one at a time"),
+    ("VOPDOp", "V_DUAL_DOT2ACC_F32_BF16", "V_DUAL_DOT2ACC_F32_BF16", "RDNA3 gives no pseudocode for VOPD nor a VOP2 namesake; RDNA4's (the low product added, then the high) is how RDNA3's VOP3P v_dot2_f32_bf16 adds"),
 ];
 
 /// The RDNA3 name of an RDNA4 opcode [`SAME_MEANING`] pairs with one.

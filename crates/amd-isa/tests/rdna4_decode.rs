@@ -122,35 +122,15 @@ fn every_probed_opcode_prints_as_llvm_does_or_is_listed() {
 /// `llvm-mc-19 --mcpu=gfx1201` prints them (encodings from `-show-encoding`).
 #[test]
 fn buffer_forms_print_as_llvm_does() {
+    #[rustfmt::skip]
     let cases: &[(&[u8], &str)] = &[
-        (
-            &[0x02, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x40, 0x01, 0x00, 0x00, 0x00],
-            "buffer_load_b32 v0, v1, s[4:7], s2 offen",
-        ),
-        (
-            &[0x7c, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x80, 0x01, 0x00, 0x00, 0x00],
-            "buffer_load_b32 v0, v1, s[4:7], null idxen",
-        ),
-        (
-            &[0x02, 0x40, 0x05, 0xc4, 0x00, 0x08, 0x80, 0xc0, 0x01, 0x00, 0x00, 0x00],
-            "buffer_load_b64 v[0:1], v[1:2], s[4:7], s2 idxen offen",
-        ),
-        (
-            &[0x7c, 0x40, 0x0d, 0xc4, 0x00, 0x08, 0x90, 0x40, 0x01, 0x00, 0x00, 0x00],
-            "buffer_atomic_add_u32 v0, v1, s[4:7], null offen th:TH_ATOMIC_RETURN",
-        ),
-        (
-            &[0x03, 0x00, 0x0d, 0xc4, 0x00, 0x10, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00],
-            "buffer_atomic_cmpswap_b32 v[0:1], off, s[8:11], s3",
-        ),
-        (
-            &[0x00, 0x00, 0x20, 0xc4, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],
-            "tbuffer_load_format_x v0, off, s[0:3], s0 format:[BUF_FMT_INVALID]",
-        ),
-        (
-            &[0x00, 0x80, 0x03, 0xc4, 0x00, 0x00, 0x80, 0x40, 0x02, 0x00, 0x00, 0x00],
-            "buffer_store_d16_format_xyz v[0:1], v2, s[0:3], s0 offen",
-        ),
+        (&[0x02, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x40, 0x01, 0x00, 0x00, 0x00], "buffer_load_b32 v0, v1, s[4:7], s2 offen"),
+        (&[0x7c, 0x00, 0x05, 0xc4, 0x00, 0x08, 0x80, 0x80, 0x01, 0x00, 0x00, 0x00], "buffer_load_b32 v0, v1, s[4:7], null idxen"),
+        (&[0x02, 0x40, 0x05, 0xc4, 0x00, 0x08, 0x80, 0xc0, 0x01, 0x00, 0x00, 0x00], "buffer_load_b64 v[0:1], v[1:2], s[4:7], s2 idxen offen"),
+        (&[0x7c, 0x40, 0x0d, 0xc4, 0x00, 0x08, 0x90, 0x40, 0x01, 0x00, 0x00, 0x00], "buffer_atomic_add_u32 v0, v1, s[4:7], null offen th:TH_ATOMIC_RETURN"),
+        (&[0x03, 0x00, 0x0d, 0xc4, 0x00, 0x10, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00], "buffer_atomic_cmpswap_b32 v[0:1], off, s[8:11], s3"),
+        (&[0x00, 0x00, 0x20, 0xc4, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00], "tbuffer_load_format_x v0, off, s[0:3], s0 format:[BUF_FMT_INVALID]"),
+        (&[0x00, 0x80, 0x03, 0xc4, 0x00, 0x00, 0x80, 0x40, 0x02, 0x00, 0x00, 0x00], "buffer_store_d16_format_xyz v[0:1], v2, s[0:3], s0 offen"),
     ];
     for &(bytes, text) in cases {
         let words: Vec<u32> = bytes
@@ -182,31 +162,17 @@ fn gfx12_constants_print_as_llvm_does() {
 /// halves of `v_mov_b16_e32`.
 #[test]
 fn gfx12_named_operands_print_as_llvm_does() {
+    #[rustfmt::skip]
     let cases: &[(&[u32], &str)] = &[
-        (
-            &[0xbf88_0000],
-            "s_wait_alu depctr_hold_cnt(0) depctr_sa_sdst(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0) depctr_va_vcc(0) depctr_vm_vsrc(0)",
-        ),
+        (&[0xbf88_0000], "s_wait_alu depctr_hold_cnt(0) depctr_sa_sdst(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0) depctr_va_vcc(0) depctr_vm_vsrc(0)"),
         (&[0xbf88_fffe], "s_wait_alu 0xfffe"),
-        (
-            &[0xbf88_001f],
-            "s_wait_alu depctr_hold_cnt(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0)",
-        ),
-        (
-            &[0xbf88_ff9f],
-            "s_wait_alu depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)",
-        ),
+        (&[0xbf88_001f], "s_wait_alu depctr_hold_cnt(0) depctr_va_vdst(0) depctr_va_sdst(0) depctr_va_ssrc(0)"),
+        (&[0xbf88_ff9f], "s_wait_alu depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)"),
         (&[0xb080_0009], "s_version UC_VERSION_GFX12"),
         (&[0xb080_0001], "s_version 1"),
         (&[0xb080_2001], "s_version 1|UC_VERSION_W64_BIT"),
-        (
-            &[0xb080_6000],
-            "s_version (UC_VERSION_GFX7|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT",
-        ),
-        (
-            &[0xb080_e009],
-            "s_version ((UC_VERSION_GFX12|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT)|UC_VERSION_MDP_BIT",
-        ),
+        (&[0xb080_6000], "s_version (UC_VERSION_GFX7|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT"),
+        (&[0xb080_e009], "s_version ((UC_VERSION_GFX12|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT)|UC_VERSION_MDP_BIT"),
         (&[0xb080_0100], "s_version 0x100"),
         (&[0xbe80_4c83], "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_REALTIME)"),
         (&[0xbe80_4c87], "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_SE_AID_ID)"),
@@ -219,10 +185,7 @@ fn gfx12_named_operands_print_as_llvm_does() {
         (&[0xf404_8004, 0x08ff_fff0], "s_prefetch_inst s[8:9], -0x10, s4, 0"),
         (&[0xf404_a000, 0xf800_0044], "s_prefetch_inst_pc_rel 0x44, null, 0"),
         (&[0xf404_c064, 0xfa00_0020], "s_prefetch_data s[72:73], 0x20, m0, 1"),
-        (
-            &[0xf404_e008, 0x0a00_0020],
-            "s_buffer_prefetch_data s[16:19], 0x20, s5, 0",
-        ),
+        (&[0xf404_e008, 0x0a00_0020], "s_buffer_prefetch_data s[16:19], 0x20, s5, 0"),
         (&[0xf405_0000, 0x7c00_0020], "s_prefetch_data_pc_rel 0x20, s62, 0"),
         (&[0x7f02_3982], "v_mov_b16_e32 v1.h, v2.h"),
         (&[0x7e00_3802], "v_mov_b16_e32 v0.l, s2"),

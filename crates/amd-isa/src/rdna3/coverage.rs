@@ -286,6 +286,26 @@ fn run_probe(encoding: &str, op: u16, mem: &dyn Memory) -> Status {
     }
 }
 
+/// What both generations' coverage tests check alike.
+#[cfg(test)]
+pub(crate) mod checks {
+    use super::{Entry, Status};
+
+    /// Panics unless `coverage/<file>` (in the crate) holds `report`, naming the
+    /// `cargo xtask` command that rewrites it.
+    pub(crate) fn assert_committed(file: &str, report: &str, command: &str) {
+        let path = format!("{}/coverage/{file}", env!("CARGO_MANIFEST_DIR"));
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(committed == report, "{path} is stale: run `cargo xtask {command}`");
+    }
+
+    /// The status the report gives opcode `name` in encoding `enc`.
+    pub(crate) fn status(c: &[Entry], enc: &str, name: &str) -> Status {
+        let entry = c.iter().find(|e| e.encoding == enc && e.name == name);
+        entry.unwrap_or_else(|| panic!("{enc} {name}")).status.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,21 +314,13 @@ mod tests {
     /// rewrites it).
     #[test]
     fn committed_report_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/coverage/rdna3.md");
-        let committed = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(committed == report(), "{path} is stale: run `cargo xtask isa-coverage`");
+        checks::assert_committed("rdna3.md", &report(), "isa-coverage");
     }
 
     #[test]
     fn classifies_known_opcodes() {
         let c = coverage();
-        let find = |enc: &str, name: &str| {
-            c.iter()
-                .find(|e| e.encoding == enc && e.name == name)
-                .unwrap_or_else(|| panic!("{enc} {name}"))
-                .status
-                .clone()
-        };
+        let find = |enc: &str, name: &str| checks::status(&c, enc, name);
         assert_eq!(find("VOP2", "v_add_f32_e32"), Status::Implemented);
         assert_eq!(find("VOP3", "v_fma_f32"), Status::Implemented);
         assert_eq!(

@@ -29,7 +29,7 @@
 mod buffer;
 mod compare;
 mod control;
-mod coverage;
+pub(crate) mod coverage;
 mod crosslane;
 mod decode;
 mod disasm;

@@ -344,27 +344,19 @@ fn smem(i: &Inst) -> Own {
     let Some(op) = Smem::from_op(i.op) else {
         return Own::Missing;
     };
-    let (dwords, small, buffer) = match op {
-        S_LOAD_B32 => (1, None, false),
-        S_LOAD_B64 => (2, None, false),
-        S_LOAD_B96 => (3, None, false),
-        S_LOAD_B128 => (4, None, false),
-        S_LOAD_B256 => (8, None, false),
-        S_LOAD_B512 => (16, None, false),
-        S_LOAD_U8 => (1, Some((1, false)), false),
-        S_LOAD_I8 => (1, Some((1, true)), false),
-        S_LOAD_U16 => (1, Some((2, false)), false),
-        S_LOAD_I16 => (1, Some((2, true)), false),
-        S_BUFFER_LOAD_B32 => (1, None, true),
-        S_BUFFER_LOAD_B64 => (2, None, true),
-        S_BUFFER_LOAD_B96 => (3, None, true),
-        S_BUFFER_LOAD_B128 => (4, None, true),
-        S_BUFFER_LOAD_B256 => (8, None, true),
-        S_BUFFER_LOAD_B512 => (16, None, true),
-        S_BUFFER_LOAD_U8 => (1, Some((1, false)), true),
-        S_BUFFER_LOAD_I8 => (1, Some((1, true)), true),
-        S_BUFFER_LOAD_U16 => (1, Some((2, false)), true),
-        S_BUFFER_LOAD_I16 => (1, Some((2, true)), true),
+    // The buffer forms are numbered 16 to 27, each the plain load's opcode plus 16.
+    let buffer = (S_BUFFER_LOAD_B32 as u16..=S_BUFFER_LOAD_U16 as u16).contains(&i.op);
+    let (dwords, small) = match op {
+        S_LOAD_B32 | S_BUFFER_LOAD_B32 => (1, None),
+        S_LOAD_B64 | S_BUFFER_LOAD_B64 => (2, None),
+        S_LOAD_B96 | S_BUFFER_LOAD_B96 => (3, None),
+        S_LOAD_B128 | S_BUFFER_LOAD_B128 => (4, None),
+        S_LOAD_B256 | S_BUFFER_LOAD_B256 => (8, None),
+        S_LOAD_B512 | S_BUFFER_LOAD_B512 => (16, None),
+        S_LOAD_U8 | S_BUFFER_LOAD_U8 => (1, Some((1, false))),
+        S_LOAD_I8 | S_BUFFER_LOAD_I8 => (1, Some((1, true))),
+        S_LOAD_U16 | S_BUFFER_LOAD_U16 => (1, Some((2, false))),
+        S_LOAD_I16 | S_BUFFER_LOAD_I16 => (1, Some((2, true))),
         S_DCACHE_INV
         | S_ATC_PROBE
         | S_ATC_PROBE_BUFFER

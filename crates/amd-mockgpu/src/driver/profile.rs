@@ -70,95 +70,55 @@ const GFX1100: &[(&str, u64)] = &[
 /// `HSA_CAP_SVMAPI_SUPPORTED` of a node's `capability` (`kfd_topology.h`).
 pub const HSA_CAP_SVMAPI_SUPPORTED: u64 = 0x0800_0000;
 
-/// A Radeon RX 9070 XT: the values `docs/reference/rdna4.md` (3.4) establishes for a
-/// gfx1201, in the gfx1100 profile's order. No source gives a gfx1201's
+/// A Radeon RX 9070 XT: where its values differ from the gfx1100 profile's, as
+/// `docs/reference/rdna4.md` (3.4) establishes them for a gfx1201. No source gives a gfx1201's
 /// `caches_count`, `simd_id_base`, `p2p_links_count`, `location_id` or
 /// `sdma_fw_version`: those are the gfx1100 profile's; `unique_id` is one of its own;
 /// the engine clock is the low end of the boards' 2400-2570 MHz.
-const GFX1201: &[(&str, u64)] = &[
-    ("cpu_cores_count", 0),
+const GFX1201_CHANGES: &[(&str, u64)] = &[
     ("simd_count", 128),
-    ("mem_banks_count", 1),
-    ("caches_count", 206),
-    ("io_links_count", 1),
-    ("p2p_links_count", 5),
-    ("cpu_core_id_base", 0),
-    ("simd_id_base", 2147488032),
-    ("max_waves_per_simd", 16),
-    ("lds_size_in_kb", 64),
-    ("gds_size_in_kb", 0),
     ("num_gws", 0),
-    ("wave_front_size", 32),
     ("array_count", 8),
-    ("simd_arrays_per_engine", 2),
-    ("cu_per_simd_array", 8),
-    ("simd_per_cu", 2),
-    ("max_slots_scratch_cu", 32),
     ("gfx_target_version", 120001),
-    ("vendor_id", 4098),
     ("device_id", 30032),
-    ("location_id", 34304),
-    ("domain", 0),
-    ("drm_render_minor", 0),
-    ("hive_id", 0),
-    ("num_sdma_engines", 2),
-    ("num_sdma_xgmi_engines", 0),
-    ("num_sdma_queues_per_engine", 6),
     ("num_cp_queues", 4),
     ("max_engine_clk_fcompute", 2400),
-    ("local_mem_size", 0),
     ("fw_version", 3010),
     ("capability", 0x6847_A280),
-    ("debug_prop", 1495),
-    ("sdma_fw_version", 20),
     ("unique_id", 11673270660693242240),
-    ("num_xcc", 1),
-    ("max_engine_clk_ccompute", 2400),
 ];
 
-const GFX1030: &[(&str, u64)] = &[
-    ("cpu_cores_count", 0),
+/// A Radeon RX 6800 XT: where its values differ from the gfx1100 profile's.
+const GFX1030_CHANGES: &[(&str, u64)] = &[
     ("simd_count", 160),
-    ("mem_banks_count", 1),
     ("caches_count", 170),
-    ("io_links_count", 1),
     ("p2p_links_count", 0),
-    ("cpu_core_id_base", 0),
     ("simd_id_base", 2147487744),
-    ("max_waves_per_simd", 16),
-    ("lds_size_in_kb", 64),
-    ("gds_size_in_kb", 0),
-    ("num_gws", 64),
-    ("wave_front_size", 32),
     ("array_count", 8),
-    ("simd_arrays_per_engine", 2),
     ("cu_per_simd_array", 10),
-    ("simd_per_cu", 2),
-    ("max_slots_scratch_cu", 32),
     ("gfx_target_version", 100300),
-    ("vendor_id", 4098),
     ("device_id", 29631),
     ("location_id", 3072),
-    ("domain", 0),
-    ("drm_render_minor", 0),
-    ("hive_id", 0),
     ("num_sdma_engines", 4),
-    ("num_sdma_xgmi_engines", 0),
     ("num_sdma_queues_per_engine", 2),
-    ("num_cp_queues", 8),
     ("max_engine_clk_fcompute", 2250),
-    ("local_mem_size", 0),
     ("fw_version", 115),
-    ("capability", 671588992),
-    ("debug_prop", 1495),
     ("sdma_fw_version", 83),
     ("unique_id", 9876543210123456789),
-    ("num_xcc", 1),
     ("max_engine_clk_ccompute", 2100),
 ];
 
-fn props(list: &[(&str, u64)]) -> Vec<(String, u64)> {
-    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+/// The gfx1100 profile's properties, in its order, with `changes` in place of its
+/// values.
+fn props(changes: &[(&str, u64)]) -> Vec<(String, u64)> {
+    debug_assert!(changes.iter().all(|(k, _)| GFX1100.iter().any(|(b, _)| b == k)));
+    GFX1100
+        .iter()
+        .map(|&(k, v)| {
+            let v = changes.iter().find(|(c, _)| *c == k).map_or(v, |&(_, c)| c);
+            (k.to_string(), v)
+        })
+        .collect()
 }
 
 impl GpuProfile {
@@ -166,7 +126,7 @@ impl GpuProfile {
     pub fn gfx1100() -> Self {
         GpuProfile {
             name: "gfx1100",
-            props: props(GFX1100),
+            props: props(&[]),
             vram_size: 24 << 30,
             large_bar: true,
             properties_override: None,
@@ -186,7 +146,7 @@ impl GpuProfile {
     pub fn gfx1201() -> Self {
         GpuProfile {
             name: "gfx1201",
-            props: props(GFX1201),
+            props: props(GFX1201_CHANGES),
             vram_size: 16 << 30,
             large_bar: true,
             properties_override: None,
@@ -216,7 +176,7 @@ impl GpuProfile {
     pub fn gfx1030() -> Self {
         GpuProfile {
             name: "gfx1030",
-            props: props(GFX1030),
+            props: props(GFX1030_CHANGES),
             vram_size: 16 << 30,
             large_bar: true,
             properties_override: None,
