@@ -4,7 +4,7 @@ use super::decode::Inst;
 use super::exec::{LANE_BIT, Lanes, Mods, R, f, f64_src, slow_only, unsupported};
 use super::opcodes::op::vopc;
 use super::packed::f16_src;
-use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, SPARSE_LANES, Wave};
+use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, Wave, sparse};
 
 /// The `v_cmpx_*` compares, which write EXEC, are the `v_cmp_*` ones this much higher.
 const CMPX: u16 = vopc::V_CMPX_F_F16_E32 - vopc::V_CMP_F_F16_E32;
@@ -123,7 +123,7 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
 /// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`.
 #[inline(always)]
 fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
-    if exec.count_ones() <= SPARSE_LANES {
+    if sparse(exec) {
         return Bits(exec).fold(0u32, |m, l| m | u32::from(p(l)) << l);
     }
     (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l) & exec

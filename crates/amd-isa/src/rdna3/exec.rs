@@ -24,7 +24,7 @@ use super::opcodes::op::{vop2, vop3, vop3sd};
 use super::opcodes::{Ds, Vop3sd};
 use super::packed::{valu_f16, valu16, vop3p};
 use super::rounding::{Unary, add32, add64, fma32 as fma32_in, fma64, mul32, mul64, sub32, to32};
-use super::wave::{Bits, MODE_ROUND, SPARSE_LANES, VCC_LO, Wave};
+use super::wave::{Bits, MODE_ROUND, VCC_LO, Wave, sparse};
 use crate::float::exact::{self, Round};
 use crate::float::half;
 use crate::float::minmax;
@@ -653,7 +653,7 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
         return;
     }
     // A few lanes (small workgroups, the tail of a divergent branch): just those.
-    if exec.count_ones() <= SPARSE_LANES {
+    if sparse(exec) {
         for lane in Bits(exec) {
             out[lane] = f(lane);
         }
@@ -1810,7 +1810,8 @@ mod tests {
             .collect::<Vec<_>>();
         for (words, exec) in cases
             .iter()
-            .flat_map(|c| [(c, u32::MAX), (c, 0xfffe_fff7), (c, 0x0100_0010)])
+            // Every lane, most, and the sparse masks (two, one, four, none).
+            .flat_map(|c| [u32::MAX, 0xfffe_fff7, 0x0100_0010, 1, 0x8020_0101, 0].map(|e| (c, e)))
         {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });

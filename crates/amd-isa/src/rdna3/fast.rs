@@ -6,10 +6,10 @@
 //! register is out of range or MODE asks for what the host's arithmetic does not do.
 
 use super::decode::{Inst, LITERAL};
-use super::exec::{LANE_BIT, Mods, R, blend, f, slow_only, vop2_only};
+use super::exec::{LANE_BIT, Mods, R, blend, f, fma32, slow_only, vop2_only};
 use super::fma::fma_wave;
 use super::opcodes::op::{vop3, vop3sd};
-use super::wave::{MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, VCC_LO, Wave};
+use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, VCC_LO, Wave, sparse};
 
 /// A source operand as decoding resolved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +103,52 @@ fn each(f: impl Fn(usize) -> u32) -> [u32; 32] {
         *o = f(l);
     }
     r
+}
+
+/// The pure lane operations, one lane's result from its S0, S1 and S2: `$then` with
+/// `$g` bound to the running operation's function of `(a, b, c)`, else `$else` with
+/// the operation bound to `$other`. The one table both the whole-wave path (over every
+/// lane, where each arm's loop vectorizes) and the sparse path (over the live lanes)
+/// read.
+macro_rules! lane_op {
+    ($op:expr, $g:ident => $then:expr, $other:ident => $else:expr) => {{
+        use FastOp::*;
+        macro_rules! arm {
+            ($f:expr) => {{
+                let $g = $f;
+                $then
+            }};
+        }
+        match $op {
+            AddNcU32 => arm!(|a: u32, b: u32, _: u32| a.wrapping_add(b)),
+            SubNcU32 => arm!(|a: u32, b: u32, _: u32| a.wrapping_sub(b)),
+            SubrevNcU32 => arm!(|a: u32, b: u32, _: u32| b.wrapping_sub(a)),
+            And => arm!(|a: u32, b: u32, _: u32| a & b),
+            Or => arm!(|a: u32, b: u32, _: u32| a | b),
+            Xor => arm!(|a: u32, b: u32, _: u32| a ^ b),
+            LshlrevB32 => arm!(|a: u32, b: u32, _: u32| b << (a & 31)),
+            LshrrevB32 => arm!(|a: u32, b: u32, _: u32| b >> (a & 31)),
+            AshrrevI32 => arm!(|a: u32, b: u32, _: u32| ((b as i32) >> (a & 31)) as u32),
+            MinU32 => arm!(|a: u32, b: u32, _: u32| a.min(b)),
+            MaxU32 => arm!(|a: u32, b: u32, _: u32| a.max(b)),
+            MinI32 => arm!(|a: u32, b: u32, _: u32| (a as i32).min(b as i32) as u32),
+            MaxI32 => arm!(|a: u32, b: u32, _: u32| (a as i32).max(b as i32) as u32),
+            MulLoU32 => arm!(|a: u32, b: u32, _: u32| a.wrapping_mul(b)),
+            MulU32U24 => arm!(|a: u32, b: u32, _: u32| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+            AddF32 => arm!(|a: u32, b: u32, _: u32| (f(a) + f(b)).to_bits()),
+            SubF32 => arm!(|a: u32, b: u32, _: u32| (f(a) - f(b)).to_bits()),
+            SubrevF32 => arm!(|a: u32, b: u32, _: u32| (f(b) - f(a)).to_bits()),
+            MulF32 => arm!(|a: u32, b: u32, _: u32| (f(a) * f(b)).to_bits()),
+            LshlAddU32 => arm!(|a: u32, b: u32, c: u32| (a << (b & 31)).wrapping_add(c)),
+            Add3U32 => arm!(|a: u32, b: u32, c: u32| a.wrapping_add(b).wrapping_add(c)),
+            LshlOrB32 => arm!(|a: u32, b: u32, c: u32| (a << (b & 31)) | c),
+            BfeU32 => arm!(|a: u32, b: u32, c: u32| {
+                let (off, width) = (b & 31, c & 31);
+                ((u64::from(a >> off)) & ((1u64 << width) - 1)) as u32
+            }),
+            $other => $else,
+        }
+    }};
 }
 
 /// The operations [`Fast`] runs (VOP3 numbering of the ISA's names in the comments).
@@ -216,6 +262,13 @@ impl FastOp {
         })
     }
 
+    /// Whether the operation reads S2 as a value in every lane (`v_cndmask_b32` and
+    /// `v_add_co_ci_u32` read it as a lane mask).
+    fn reads_s2(self) -> bool {
+        use FastOp::*;
+        matches!(self, LshlAddU32 | Add3U32 | LshlOrB32 | BfeU32 | FmaF32)
+    }
+
     /// Whether the operation is f32 arithmetic, whose host results are the ISA's only
     /// when MODE keeps denormals and rounds to nearest even.
     fn float(self) -> bool {
@@ -300,10 +353,15 @@ impl Fast {
             return Ok(false);
         }
         use FastOp::*;
+        let exec = w.exec();
+        if exec != u32::MAX && sparse(exec) {
+            self.sparse(w, exec);
+            return Ok(true);
+        }
         match self.op {
-            LshlrevB64 => self.lshlrev_b64(w),
-            AddCoU32 | AddCoCiU32 => self.add_co(w),
-            _ => self.plain(w),
+            LshlrevB64 => self.lshlrev_b64(w, exec),
+            AddCoU32 | AddCoCiU32 => self.add_co(w, exec),
+            _ => self.plain(w, exec),
         }
         Ok(true)
     }
@@ -311,71 +369,100 @@ impl Fast {
     /// The operations with one 32-bit result and no other output: every lane
     /// computed (they are pure), then the lanes EXEC enables written.
     #[inline(always)]
-    fn plain(&self, w: &mut Wave) {
-        use FastOp::*;
-        use std::array::from_fn;
+    fn plain(&self, w: &mut Wave, exec: u32) {
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
-        let (at, bt): ([u32; 32], [u32; 32]);
+        let (at, bt, ct): ([u32; 32], [u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
-        let r: [u32; 32] = match self.op {
+        // S2 only where the operation reads it (else a stand-in the lane function
+        // ignores).
+        let cv = if self.op.reads_s2() {
+            src_in_place!(c, w, ct)
+        } else {
+            av
+        };
+        let r: [u32; 32] = lane_op!(self.op, g => std::array::from_fn(|l| g(av[l], bv[l], cv[l])), op => match op {
             Mov => *av,
-            AddNcU32 => from_fn(|l| av[l].wrapping_add(bv[l])),
-            SubNcU32 => from_fn(|l| av[l].wrapping_sub(bv[l])),
-            SubrevNcU32 => from_fn(|l| bv[l].wrapping_sub(av[l])),
-            And => from_fn(|l| av[l] & bv[l]),
-            Or => from_fn(|l| av[l] | bv[l]),
-            Xor => from_fn(|l| av[l] ^ bv[l]),
-            LshlrevB32 => from_fn(|l| bv[l] << (av[l] & 31)),
-            LshrrevB32 => from_fn(|l| bv[l] >> (av[l] & 31)),
-            AshrrevI32 => from_fn(|l| ((bv[l] as i32) >> (av[l] & 31)) as u32),
-            MinU32 => from_fn(|l| av[l].min(bv[l])),
-            MaxU32 => from_fn(|l| av[l].max(bv[l])),
-            MinI32 => from_fn(|l| (av[l] as i32).min(bv[l] as i32) as u32),
-            MaxI32 => from_fn(|l| (av[l] as i32).max(bv[l] as i32) as u32),
-            MulLoU32 => from_fn(|l| av[l].wrapping_mul(bv[l])),
-            MulU32U24 => from_fn(|l| (av[l] & 0xff_ffff).wrapping_mul(bv[l] & 0xff_ffff)),
-            AddF32 => from_fn(|l| (f(av[l]) + f(bv[l])).to_bits()),
-            SubF32 => from_fn(|l| (f(av[l]) - f(bv[l])).to_bits()),
-            SubrevF32 => from_fn(|l| (f(bv[l]) - f(av[l])).to_bits()),
-            MulF32 => from_fn(|l| (f(av[l]) * f(bv[l])).to_bits()),
             CndmaskB32 => {
                 let sel = c.mask(w);
-                from_fn(|l| if sel & LANE_BIT[l] != 0 { bv[l] } else { av[l] })
+                each(|l| if sel & LANE_BIT[l] != 0 { bv[l] } else { av[l] })
             }
-            LshlAddU32 | Add3U32 | LshlOrB32 | BfeU32 | FmaF32 => self.three(w, av, bv),
             // The fused multiply-adds, on the host's FMA unit where it has one.
+            FmaF32 => fma_wave(av, bv, cv),
             FmacF32 => fma_wave(av, bv, &w.v[dst]),
             FmamkF32(k) => fma_wave(av, &[k; 32], bv),
             FmaakF32(k) => fma_wave(av, bv, &[k; 32]),
             // Not plain operations: `run` takes them elsewhere.
-            LshlrevB64 | AddCoU32 | AddCoCiU32 => return,
-        };
-        write_lanes(w, dst, &r);
+            _ => return,
+        });
+        write_lanes(w, dst, &r, exec);
     }
 
-    /// The plain operations with three sources, every lane.
-    #[inline(always)]
-    fn three(&self, w: &Wave, av: &[u32; 32], bv: &[u32; 32]) -> [u32; 32] {
+    /// Every operation with at most [`super::wave::SPARSE_LANES`] lanes on (one-lane
+    /// workgroups, a loop's last lanes): those lanes alone, read and written in place
+    /// (a lane reads its sources before it writes, and no lane reads another's).
+    fn sparse(&self, w: &mut Wave, exec: u32) {
         use FastOp::*;
-        use std::array::from_fn;
-        let ct: [u32; 32];
-        let cv = src_in_place!(self.srcs[2], w, ct);
+        let [a, b, c] = self.srcs;
+        let dst = usize::from(self.dst);
+        let get = |w: &Wave, s: Src, l: usize| match s {
+            Src::Vgpr(r) => w.v[usize::from(r)][l],
+            s => s.scalar(w),
+        };
         match self.op {
-            LshlAddU32 => from_fn(|l| (av[l] << (bv[l] & 31)).wrapping_add(cv[l])),
-            Add3U32 => from_fn(|l| av[l].wrapping_add(bv[l]).wrapping_add(cv[l])),
-            LshlOrB32 => from_fn(|l| (av[l] << (bv[l] & 31)) | cv[l]),
-            BfeU32 => from_fn(|l| {
-                let (off, width) = (bv[l] & 31, cv[l] & 31);
-                ((u64::from(av[l] >> off)) & ((1u64 << width) - 1)) as u32
-            }),
-            // v_fma_f32
-            _ => fma_wave(av, bv, cv),
+            LshlrevB64 => {
+                let r = b.vgpr().unwrap_or(0);
+                for l in Bits(exec) {
+                    let wide = u64::from(w.v[r][l]) | u64::from(w.v[r + 1][l]) << 32;
+                    let v = wide << (get(w, a, l) & 63);
+                    w.v[dst][l] = v as u32;
+                    w.v[dst + 1][l] = (v >> 32) as u32;
+                }
+            }
+            AddCoU32 | AddCoCiU32 => {
+                let carry_in = if self.op == AddCoCiU32 { c.mask(w) } else { 0 };
+                let mut carry_out = 0u32;
+                for l in Bits(exec) {
+                    let (s, o1) = get(w, a, l).overflowing_add(get(w, b, l));
+                    let (s, o2) = s.overflowing_add(carry_in >> l & 1);
+                    w.v[dst][l] = s;
+                    carry_out |= u32::from(o1 | o2) << l;
+                }
+                self.write_carries(w, carry_out);
+            }
+            op => {
+                let sel = if op == CndmaskB32 { c.mask(w) } else { 0 };
+                for l in Bits(exec) {
+                    let (x, y) = (get(w, a, l), get(w, b, l));
+                    w.v[dst][l] = lane_op!(op, g => g(x, y, get(w, c, l)), op => match op {
+                        Mov => x,
+                        CndmaskB32 => if sel & LANE_BIT[l] != 0 { y } else { x },
+                        FmaF32 => fma32(f(x), f(y), f(get(w, c, l))).to_bits(),
+                        FmacF32 => fma32(f(x), f(y), f(w.v[dst][l])).to_bits(),
+                        FmamkF32(k) => fma32(f(x), f(k), f(y)).to_bits(),
+                        FmaakF32(k) => fma32(f(x), f(y), f(k)).to_bits(),
+                        // `run` takes the others above.
+                        _ => return,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Writes a carry-out mask to the scalar destination (at the running half), unless
+    /// that is NULL.
+    #[inline(always)]
+    fn write_carries(&self, w: &mut Wave, carries: u32) {
+        let sdst = usize::from(self.sdst);
+        if sdst != NULL
+            && let Some(s) = w.s.get_mut(sdst + w.half)
+        {
+            *s = carries;
         }
     }
 
     /// `v_lshlrev_b64`: S1's VGPR pair shifted left by S0.
-    fn lshlrev_b64(&self, w: &mut Wave) {
+    fn lshlrev_b64(&self, w: &mut Wave, exec: u32) {
         let [a, b, _] = self.srcs;
         let (dst, r) = (usize::from(self.dst), b.vgpr().unwrap_or(0));
         let (lo, hi) = (&w.v[r], &w.v[r + 1]);
@@ -393,7 +480,6 @@ impl Fast {
                 by => ([0; 32], each(|l| lo[l] << (by - 32))),
             },
         };
-        let exec = w.exec();
         if exec == u32::MAX {
             w.v[dst] = lo_r;
             w.v[dst + 1] = hi_r;
@@ -409,31 +495,12 @@ impl Fast {
     /// 32-bit adds with carry out (`v_add_co_u32`) and carry in and out
     /// (`v_add_co_ci_u32`), as the lane-by-lane path computes them (the carry mask has
     /// 0 for lanes EXEC leaves out).
-    fn add_co(&self, w: &mut Wave) {
+    fn add_co(&self, w: &mut Wave, exec: u32) {
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
         let carry_in = if self.op == FastOp::AddCoCiU32 { c.mask(w) } else { 0 };
         let (at, bt): ([u32; 32], [u32; 32]);
         let (av, bv) = (src_in_place!(a, w, at), src_in_place!(b, w, bt));
-        let exec = w.exec();
-        let sdst = usize::from(self.sdst);
-        if exec != u32::MAX && exec.count_ones() <= 4 {
-            // A few lanes (one-lane workgroups, a loop's last lanes): only those.
-            let (mut out, mut carry_out) = (w.v[dst], 0u32);
-            for l in super::wave::Bits(exec) {
-                let (s, o1) = av[l].overflowing_add(bv[l]);
-                let (s, o2) = s.overflowing_add(carry_in >> l & 1);
-                out[l] = s;
-                carry_out |= u32::from(o1 | o2) << l;
-            }
-            w.v[dst] = out;
-            if sdst != NULL
-                && let Some(s) = w.s.get_mut(sdst + w.half)
-            {
-                *s = carry_out;
-            }
-            return;
-        }
         // Every lane's sum and carry in 32 bits, the carry from the operands' and the
         // sum's top bits, the lane's bit from a table: the loop vectorizes.
         let (mut sums, mut carries) = ([0u32; 32], 0u32);
@@ -445,20 +512,14 @@ impl Fast {
             let carry = (x & y) | ((x | y) & !sum);
             carries |= ((carry as i32) >> 31) as u32 & LANE_BIT[l];
         }
-        let carry_out = carries & exec;
-        write_lanes(w, dst, &sums);
-        if sdst != NULL
-            && let Some(s) = w.s.get_mut(sdst + w.half)
-        {
-            *s = carry_out;
-        }
+        write_lanes(w, dst, &sums, exec);
+        self.write_carries(w, carries & exec);
     }
 }
 
-/// Stores `r` into VGPR `dst` for the lanes EXEC enables (all of it with every lane on).
-#[inline]
-fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32]) {
-    let exec = w.exec();
+/// Stores `r` into VGPR `dst` for the lanes `exec` (the running half's EXEC) enables (all of it with every lane on).
+#[inline(always)]
+fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32], exec: u32) {
     if exec == u32::MAX {
         w.v[dst] = *r;
     } else {

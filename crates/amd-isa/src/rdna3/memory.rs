@@ -59,6 +59,30 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
     global(w, &access, mem)
 }
 
+/// A GLOBAL address from a VGPR pair (`lo`, `hi`) and the instruction's offset.
+#[inline(always)]
+fn pair_address(lo: u32, hi: u32, offset: i64) -> u64 {
+    ((u64::from(lo) | u64::from(hi) << 32) as i64).wrapping_add(offset) as u64
+}
+
+/// A GLOBAL address from the scalar base `s`, a VGPR's 32-bit offset `lo` and the
+/// instruction's offset.
+#[inline(always)]
+fn based_address(s: u64, lo: u32, offset: i64) -> u64 {
+    (s.wrapping_add(u64::from(lo)) as i64).wrapping_add(offset) as u64
+}
+
+/// The load or store of a GLOBAL opcode other than an atomic (the ADDTID forms as the
+/// dword load and store they make).
+fn global_kind(iop: u16) -> R<MemOp> {
+    let op = match iop {
+        global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
+        global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
+        op => op,
+    };
+    mem_op(op).ok_or_else(|| Trap::Missing(format!("global opcode {iop:#x} is not implemented")))
+}
+
 /// A GLOBAL load, store or atomic. (Inlined into each generation's caller: it reads
 /// the access's fields once where they were just decoded.)
 #[inline(always)]
@@ -74,7 +98,6 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         ..
     } = access;
     let exec = w.exec();
-    let mut addrs = [0u64; 32];
     // global_load_addtid_b32 / global_store_addtid_b32: SADDR + OFFSET[11:0] + lane × 4,
     // then a dword load or store.
     let addtid = matches!(iop, global::GLOBAL_LOAD_ADDTID_B32 | global::GLOBAL_STORE_ADDTID_B32);
@@ -94,25 +117,48 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
             w.vread(256 + addr as u16, lane, None)?;
         }
     }
+    let addtid_base = sbase.unwrap_or(0).wrapping_add((offset & 0xfff) as u64);
+    let in_range = addtid || r + usize::from(pair) < w.v.len();
+    // One lane on (a one-lane workgroup, a loop's last lane): its address alone and
+    // its access, as the lane-by-lane path below makes it, without the span's buffers.
+    if exec != 0 && exec & exec.wrapping_sub(1) == 0 && in_range && atomic_op(iop).is_none() {
+        let lane = exec.trailing_zeros() as usize;
+        let a = match (addtid, sbase) {
+            (true, _) => addtid_base.wrapping_add(4 * w.lane_id(lane) as u64),
+            (false, None) => pair_address(w.v[r][lane], w.v[r + 1][lane], offset),
+            (false, Some(s)) => based_address(s, w.v[r][lane], offset),
+        };
+        let kind = global_kind(iop)?;
+        let len = kind.len();
+        if kind.is_load() {
+            let mut buf = [0u8; 16];
+            mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
+            kind.load(w, lane, vdst, &buf)?;
+        } else {
+            let (bytes, _) = kind.store_bytes(w, lane, data)?;
+            mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
+        }
+        return Ok(());
+    }
     // Every lane's address, the inactive ones too (no later step reads those): a
     // loop without branches over whole registers.
+    let mut addrs = [0u64; 32];
     if addtid {
-        let base = sbase.unwrap_or(0).wrapping_add((offset & 0xfff) as u64);
         for (lane, a) in addrs.iter_mut().enumerate() {
-            *a = base.wrapping_add(4 * w.lane_id(lane) as u64);
+            *a = addtid_base.wrapping_add(4 * w.lane_id(lane) as u64);
         }
-    } else if r + usize::from(pair) < w.v.len() {
+    } else if in_range {
         let lo = &w.v[r];
         match sbase {
             None => {
                 let hi = &w.v[r + 1];
                 for ((a, &lo), &hi) in addrs.iter_mut().zip(lo).zip(hi) {
-                    *a = ((u64::from(lo) | u64::from(hi) << 32) as i64).wrapping_add(offset) as u64;
+                    *a = pair_address(lo, hi, offset);
                 }
             }
             Some(s) => {
                 for (a, &lo) in addrs.iter_mut().zip(lo) {
-                    *a = (s.wrapping_add(u64::from(lo)) as i64).wrapping_add(offset) as u64;
+                    *a = based_address(s, lo, offset);
                 }
             }
         }
@@ -143,29 +189,9 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         }
         return Ok(());
     }
-    let op = match iop {
-        global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
-        global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
-        op => op,
-    };
-    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("global opcode {iop:#x} is not implemented")))?;
+    let kind = global_kind(iop)?;
     let len = kind.len();
     if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
-        return Ok(());
-    }
-    // One lane (a one-lane workgroup, a loop's last lane): its access alone, as the
-    // lane-by-lane path below makes it, without the span's buffers.
-    if exec.count_ones() == 1 {
-        let lane = exec.trailing_zeros() as usize;
-        let a = addrs[lane];
-        if kind.is_load() {
-            let mut buf = [0u8; 16];
-            mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
-            kind.load(w, lane, vdst, &buf)?;
-        } else {
-            let (bytes, _) = kind.store_bytes(w, lane, data)?;
-            mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
-        }
         return Ok(());
     }
     // A wave's accesses usually fall in one small span: check and move it once.

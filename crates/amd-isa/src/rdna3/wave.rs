@@ -72,6 +72,17 @@ impl Iterator for Bits {
 /// rather than computing all 32 and blending.
 pub(crate) const SPARSE_LANES: u32 = 4;
 
+/// Whether `exec` has at most [`SPARSE_LANES`] lanes on (without a population count,
+/// which the baseline x86-64 build makes a dozen instructions).
+#[inline(always)]
+pub(crate) fn sparse(exec: u32) -> bool {
+    let mut e = exec;
+    for _ in 0..SPARSE_LANES {
+        e &= e.wrapping_sub(1);
+    }
+    e == 0
+}
+
 /// One wave: 128 scalar slots, up to 256 VGPRs of 32 lanes, SCC, PC.
 pub struct Wave {
     pub(crate) s: [u32; 128],
