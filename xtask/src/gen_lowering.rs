@@ -74,20 +74,21 @@ fn unquote(lit: &str) -> Option<String> {
     Some(out)
 }
 
+/// The `  ENCOp.NAME<sep>…` lines of a generated Python table: each line's index,
+/// encoding class, opcode name and what follows `sep`.
+fn table_lines<'a>(text: &'a str, sep: &'a str) -> impl Iterator<Item = (usize, &'a str, &'a str, &'a str)> {
+    text.lines().enumerate().filter_map(move |(n, line)| {
+        let (key, rest) = line.strip_prefix("  ")?.split_once(sep)?;
+        let (enc, op) = key.split_once('.')?;
+        Some((n, enc, op, rest))
+    })
+}
+
 /// `  ENCOp.NAME: '…',` lines: (encoding class, opcode name) → the pseudocode, white
 /// space folded.
 fn pseudocode(text: &str) -> Result<BTreeMap<(String, String), String>> {
     let mut out = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let Some(rest) = line.strip_prefix("  ") else {
-            continue;
-        };
-        let Some((key, lit)) = rest.split_once(": ") else {
-            continue;
-        };
-        let Some((enc, op)) = key.split_once('.') else {
-            continue;
-        };
+    for (n, enc, op, lit) in table_lines(text, ": ") {
         let lit = lit.trim_end().trim_end_matches(',');
         let code = unquote(lit).ok_or_else(|| format!("str_pcode.py line {}: not a string literal", n + 1))?;
         // Comments are not semantics (some name the instruction they belong to).
@@ -273,16 +274,7 @@ fn vopd_as_vop<'a>(class: &str, op: &str, code: &'a BTreeMap<(String, String), S
 /// is spelled differently across generations for the same operand).
 fn operands(text: &str) -> Result<BTreeMap<(String, String), Vec<String>>> {
     let mut out = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let Some(rest) = line.strip_prefix("  ") else {
-            continue;
-        };
-        let Some((key, fields)) = rest.split_once(": {") else {
-            continue;
-        };
-        let Some((enc, op)) = key.split_once('.') else {
-            continue;
-        };
+    for (n, enc, op, fields) in table_lines(text, ": {") {
         let mut list = Vec::new();
         for field in fields
             .trim_end()

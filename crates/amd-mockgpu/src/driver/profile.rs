@@ -124,41 +124,19 @@ fn props(changes: &[(&str, u64)]) -> Vec<(String, u64)> {
 impl GpuProfile {
     /// A Radeon RX 7900 XTX: gfx1100, 96 CUs, 24 GiB, resizable BAR.
     pub fn gfx1100() -> Self {
-        GpuProfile {
-            name: "gfx1100",
-            props: props(&[]),
-            vram_size: 24 << 30,
-            large_bar: true,
-            properties_override: None,
-            gtt_size: 16 << 30,
-            pci: PciIdentity {
-                subsystem_vendor: 0x1002,
-                subsystem_device: 0x0e3b,
-                revision: 0xc8,
-                class: 0x03_0000,
-            },
-            discovery: Discovery::navi31(),
-        }
+        Self::desktop("gfx1100", &[], 24 << 30, (0x0e3b, 0xc8), Discovery::navi31())
     }
 
     /// A Radeon RX 9070 XT: gfx1201, 64 CUs, 16 GiB, resizable BAR. Its kernels run on
     /// amd-isa's RDNA4 interpreter.
     pub fn gfx1201() -> Self {
-        GpuProfile {
-            name: "gfx1201",
-            props: props(GFX1201_CHANGES),
-            vram_size: 16 << 30,
-            large_bar: true,
-            properties_override: None,
-            gtt_size: 16 << 30,
-            pci: PciIdentity {
-                subsystem_vendor: 0x1002,
-                subsystem_device: 0x0e3b,
-                revision: 0xc0,
-                class: 0x03_0000,
-            },
-            discovery: Discovery::navi48(),
-        }
+        Self::desktop(
+            "gfx1201",
+            GFX1201_CHANGES,
+            16 << 30,
+            (0x0e3b, 0xc0),
+            Discovery::navi48(),
+        )
     }
 
     /// The profile named `name` (`gfx1100`, `gfx1201` or `gfx1030`), as
@@ -174,20 +152,39 @@ impl GpuProfile {
 
     /// A Radeon RX 6800 XT: gfx1030, 80 CUs, 16 GiB, resizable BAR.
     pub fn gfx1030() -> Self {
+        Self::desktop(
+            "gfx1030",
+            GFX1030_CHANGES,
+            16 << 30,
+            (0x0e3a, 0xc1),
+            Discovery::navi21(),
+        )
+    }
+
+    /// A desktop card (resizable BAR, 16 GiB of GTT, an AMD subsystem and display
+    /// class): its name, its properties' `changes` from gfx1100's, its VRAM, its PCI
+    /// subsystem device and revision, and its discovery table.
+    fn desktop(
+        name: &'static str,
+        changes: &[(&str, u64)],
+        vram_size: u64,
+        (subsystem_device, revision): (u16, u8),
+        discovery: Discovery,
+    ) -> Self {
         GpuProfile {
-            name: "gfx1030",
-            props: props(GFX1030_CHANGES),
-            vram_size: 16 << 30,
+            name,
+            props: props(changes),
+            vram_size,
             large_bar: true,
             properties_override: None,
             gtt_size: 16 << 30,
             pci: PciIdentity {
                 subsystem_vendor: 0x1002,
-                subsystem_device: 0x0e3a,
-                revision: 0xc1,
+                subsystem_device,
+                revision,
                 class: 0x03_0000,
             },
-            discovery: Discovery::navi21(),
+            discovery,
         }
     }
 
