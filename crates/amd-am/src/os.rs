@@ -1,4 +1,4 @@
-//! The crate's unsafe calls into [`Sys`]: BAR mappings (map, volatile copies, unmap)
+//! The crate's unsafe calls into [`Sys`]: BAR mappings (map, volatile and bulk copies,
 //! and the VFIO ioctls, whose arguments hold no pointers.
 
 #![allow(unsafe_code)]
@@ -13,7 +13,8 @@ use nix::errno::Errno;
 
 /// A BAR (or a window of one) mapped shared into the process through a [`Sys`]. It
 /// owns the mapping and unmaps it when dropped; every access through it is
-/// bounds-checked and volatile (the memory is the device's).
+/// bounds-checked, and volatile (the memory is the device's) except the bulk copies of
+/// buffer contents.
 pub struct BarMapping {
     sys: Arc<dyn Sys>,
     addr: usize,
@@ -138,6 +139,34 @@ impl BarMapping {
                 u64::from_ne_bytes(w)
             },
         )
+    }
+
+    /// Copies `data` to `offset` as one bulk copy, for a buffer's contents: the width
+    /// and order of the stores are unspecified (`memcpy`, as Linux's `memcpy_toio`
+    /// and tinygrad's copies into a BAR make them), which lets it move whole cache
+    /// lines; false (and nothing written) if the range leaves the mapping. Values the
+    /// device reads as it runs (rings, page tables) take [`BarMapping::write`].
+    pub fn copy_from(&self, offset: u64, data: &[u8]) -> bool {
+        let Some(start) = self.range(offset, data.len()) else {
+            return false;
+        };
+        // SAFETY: `start + data.len() <= len` (checked above) inside a live, shared,
+        // writable mapping this value owns; `data` is process memory outside it (no
+        // reference into the mapping is ever handed out), so they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), (self.addr + start) as *mut u8, data.len()) };
+        true
+    }
+
+    /// Copies `out.len()` bytes from `offset` into `out` as one bulk copy, for a
+    /// buffer's contents (as [`BarMapping::copy_from`], the other way); false (and
+    /// nothing read) if the range leaves the mapping.
+    pub fn copy_to(&self, offset: u64, out: &mut [u8]) -> bool {
+        let Some(start) = self.range(offset, out.len()) else {
+            return false;
+        };
+        // SAFETY: as in `copy_from`, with the roles swapped.
+        unsafe { std::ptr::copy_nonoverlapping((self.addr + start) as *const u8, out.as_mut_ptr(), out.len()) };
+        true
     }
 
     /// Writes `len` zero bytes at `offset` with volatile stores; false (and nothing
@@ -272,4 +301,35 @@ fn split_aligned(addr: usize, len: usize) -> (usize, usize, usize) {
     let head = (addr.wrapping_neg() % 8).min(len);
     let words = (len - head) / 8;
     (head, words, len - head - words * 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amd_kfd::sys::HostSys;
+
+    /// The bulk copies move buffer contents both ways, at any offset and length inside
+    /// the mapping, agree with the volatile accessors, and refuse a range that leaves it.
+    #[test]
+    fn bulk_copies_stay_inside_the_mapping() {
+        let sys: Arc<dyn Sys> = Arc::new(HostSys);
+        let m = BarMapping::anonymous(&sys, 2 * 4096).expect("anonymous mapping");
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 + 3) as u8).collect();
+        assert!(m.copy_from(1001, &data));
+        let mut back = vec![0u8; data.len()];
+        assert!(m.copy_to(1001, &mut back));
+        assert_eq!(back, data);
+        let mut volatile = vec![0u8; 16];
+        assert!(m.read(1001 + 4000, &mut volatile));
+        assert_eq!(volatile, data[4000..4016]);
+        // The last byte, and one past it.
+        assert!(m.copy_from(8191, &[9]));
+        assert!(!m.copy_from(8191, &[9, 9]));
+        assert!(!m.copy_to(8192, &mut [0]));
+        assert!(!m.copy_from(u64::MAX, &[1]));
+        let mut last = [0u8; 2];
+        assert!(!m.copy_to(8191, &mut last));
+        assert!(m.copy_to(8191, &mut last[..1]));
+        assert_eq!(last[0], 9);
+    }
 }

@@ -232,8 +232,8 @@ impl DeviceMemory for Arc<AmMemory> {
         let off = self.span(offset, data.len())?;
         let ok = match &self.cpu {
             Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().write(p + off, data),
-            Cpu::Host(m) => m.write(off, data),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().copy_from(p + off, data),
+            Cpu::Host(m) => m.copy_from(off, data),
         };
         if ok { Ok(()) } else { Err(self.out_of_bar()) }
     }
@@ -241,8 +241,8 @@ impl DeviceMemory for Arc<AmMemory> {
         let off = self.span(offset, out.len())?;
         let ok = match &self.cpu {
             Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().read(p + off, out),
-            Cpu::Host(m) => m.read(off, out),
+            Cpu::Vram(p) => self.shared.dev.pci().vram().copy_to(p + off, out),
+            Cpu::Host(m) => m.copy_to(off, out),
         };
         if ok { Ok(()) } else { Err(self.out_of_bar()) }
     }
