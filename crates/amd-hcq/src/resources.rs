@@ -12,8 +12,9 @@ use crate::{HcqError, Result};
 
 /// Staging buffers for host↔device copies, and the size of each.
 pub const STAGING_COUNT: usize = 8;
-/// Bytes of one staging buffer (one SDMA packet's worth).
-pub const STAGING_SIZE: usize = 0x40_0000;
+/// Bytes of one staging buffer: half an SDMA copy packet's 4 MiB, so that what the
+/// engine copies into one stays in the cache the CPU reads it from.
+pub const STAGING_SIZE: usize = 0x20_0000;
 
 /// A device's scratch buffer and its COMPUTE_TMPRING_SIZE.
 pub(crate) struct Scratch<I: DeviceInterface> {

@@ -200,6 +200,15 @@ fn three_level_tables_translate_pages_fragments_and_huge_pages() {
     g.set(PD0, idx(huge, AMDGPU_VM_PDB0), pte(0x40_0000, AMDGPU_VM_PDB0, 9, false));
     assert_eq!(g.read(huge + 0x1_2345), Ok(Target::Vram(0x41_2345)));
     assert_eq!(g.read(huge + 2 * MIB - 1), Ok(Target::Vram(0x40_0000 + 2 * MIB - 1)));
+    // A translation holds to the end of its page or fragment, and says how far.
+    let run = |va: u64| {
+        g.file
+            .translate_run_unless(Hub::Gc, va, Access::Read, None)
+            .map(|(_, n)| n)
+    };
+    assert_eq!(run(VA_BASE + 0x1000 + 0x123), Ok(0x1000 - 0x123));
+    assert_eq!(run(huge + 0x1_2345), Ok(2 * MIB - 0x1_2345));
+    assert_eq!(run(huge + 2 * MIB - 1), Ok(1));
     // A 1 GiB PDB1 entry that is a PTE (needs VRAM ≥ 1 GiB for its upper half).
     let giant = VA_BASE + GIB;
     g.set(ROOT, idx(giant, AMDGPU_VM_PDB1), pte(0, AMDGPU_VM_PDB1, 9, false));
@@ -215,6 +224,7 @@ fn three_level_tables_translate_pages_fragments_and_huge_pages() {
         );
     }
     assert_eq!(g.read(frag + 0x10), Ok(Target::Vram(0x80_0010)));
+    assert_eq!(run(frag + 0x10), Ok(0x1_0000 - 0x10));
     // The TLB holds the whole fragment: the other entries are not read again.
     let walks = g.file.with_gmc(Hub::Gc, |x| x.walks).unwrap();
     g.set(PT, idx(frag, AMDGPU_VM_PTB) + 5, 0);

@@ -83,5 +83,18 @@ pub trait Translate: Debug + Send + Sync {
         va: u64,
         access: Access,
         stop: Option<&AtomicBool>,
-    ) -> Result<Target, Option<VmFault>>;
+    ) -> Result<Target, Option<VmFault>> {
+        self.translate_run_unless(hub, va, access, stop).map(|(t, _)| t)
+    }
+
+    /// [`Translate::translate_unless`], with the bytes from `va` to the end of the
+    /// page or fragment the translation maps (at least to the end of `va`'s 4 KiB
+    /// page): the same translation, shifted, holds for all of them.
+    fn translate_run_unless(
+        &self,
+        hub: Hub,
+        va: u64,
+        access: Access,
+        stop: Option<&AtomicBool>,
+    ) -> Result<(Target, u64), Option<VmFault>>;
 }

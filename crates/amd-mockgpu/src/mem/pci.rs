@@ -178,20 +178,45 @@ impl PciVm {
     /// The host address of `[va, va + n)` (inside one 4 KiB page) for `access`; a
     /// failed translation is latched by the GMC (status registers, interrupt).
     fn resolve(&self, space: &AddressSpace, va: u64, n: usize, access: Access) -> MemResult<*mut u8> {
+        match self.resolve_run(space, va, n, access)? {
+            (p, k) if k == n => Ok(p),
+            _ => Err(bus_error(va, access == Access::Write)),
+        }
+    }
+
+    /// The host address of `va` for `access`, and how many of the `max` bytes from it
+    /// lie contiguously behind it (at least one, and to the end of `va`'s 4 KiB page
+    /// where `max` reaches it): in VRAM to the end of the page or fragment the
+    /// translation maps, elsewhere to the end of the 4 KiB page (system pages are the
+    /// host's, each its own). A failed translation is latched by the GMC.
+    fn resolve_run(&self, space: &AddressSpace, va: u64, max: usize, access: Access) -> MemResult<(*mut u8, usize)> {
         let write = access == Access::Write;
-        if va.checked_add(n as u64).is_none() {
+        if va.checked_add(max as u64).is_none() {
             return Err(bus_error(va, write));
         }
-        let target = self
+        let (target, extent) = self
             .gmc
-            .translate_unless(self.hub, va, access, self.stop.as_deref())
+            .translate_run_unless(self.hub, va, access, self.stop.as_deref())
             .map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
+        let page_room = PAGE - (va % PAGE as u64) as usize;
         let host = match target {
-            Target::Vram(off) => return self.vram.ptr(off, n).ok_or_else(|| bus_error(va, write)),
+            Target::Vram(off) => {
+                let n = max.min(usize::try_from(extent).unwrap_or(usize::MAX));
+                return self
+                    .vram
+                    .ptr(off, n)
+                    .map(|p| (p, n))
+                    .ok_or_else(|| bus_error(va, write));
+            }
             Target::Host(a) => a,
             Target::System(pa) => {
                 if let Some(p) = self.peers.iter().find(|p| pa >= p.phys && pa - p.phys < p.window) {
-                    return p.mem.ptr(pa - p.phys, n).ok_or_else(|| bus_error(va, write));
+                    let n = max.min(page_room);
+                    return p
+                        .mem
+                        .ptr(pa - p.phys, n)
+                        .map(|p| (p, n))
+                        .ok_or_else(|| bus_error(va, write));
                 }
                 let pfn = pa / PAGE as u64;
                 let page = *self.pages.read().get(&pfn).ok_or_else(|| bus_error(va, write))?;
@@ -201,11 +226,12 @@ impl PciVm {
         };
         // Host memory must still be mapped through the mock: it cannot go away while
         // the shared lock on the address space is held.
+        let n = max.min(page_room);
         let end = host.checked_add(n).ok_or_else(|| bus_error(va, write))?;
         if !space.accessible.contains(host, end) {
             return Err(bus_error(va, write));
         }
-        Ok(host as *mut u8)
+        Ok((host as *mut u8, n))
     }
 
     pub(crate) fn read(&self, space: &AddressSpace, va: u64, out: &mut [u8]) -> MemResult<()> {
@@ -289,12 +315,14 @@ impl PciVm {
                 flush(run);
                 return Err(bus_error(dst, true));
             };
-            let room = |a: u64| PAGE - (a % PAGE as u64) as usize;
-            let k = room(d).min(room(s)).min(n - done);
+            // As far as both translations hold (a page, or a VRAM fragment).
             let piece = self
-                .resolve(space, s, k, Access::Read)
-                .and_then(|from| Ok((from, self.resolve(space, d, k, Access::Write)?)));
-            let (from, to) = match piece {
+                .resolve_run(space, s, n - done, Access::Read)
+                .and_then(|(from, ks)| {
+                    let (to, kd) = self.resolve_run(space, d, ks, Access::Write)?;
+                    Ok((from, to, kd))
+                });
+            let (from, to, k) = match piece {
                 Ok(p) => p,
                 Err(e) => {
                     // What came before the fault is copied, as the engine's would be.
@@ -359,6 +387,90 @@ impl PciVm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nix::sys::memfd::{MFdFlags, memfd_create};
+
+    /// Two VRAM mappings: a 64 KiB fragment at `FRAG` onto VRAM 0, and sixteen 4 KiB
+    /// pages at `PAGES` onto VRAM 0x8_0000 in reverse order, the sixth missing.
+    #[derive(Debug)]
+    struct Tables;
+
+    const FRAG: u64 = 0x10_0000;
+    const PAGES: u64 = 0x20_0000;
+
+    impl Translate for Tables {
+        fn translate_run_unless(
+            &self,
+            hub: Hub,
+            va: u64,
+            access: Access,
+            _: Option<&std::sync::atomic::AtomicBool>,
+        ) -> Result<(Target, u64), Option<VmFault>> {
+            let fault = VmFault {
+                hub,
+                va,
+                access,
+                kind: FaultKind::Invalid { level: 3 },
+            };
+            match va {
+                FRAG..0x11_0000 => Ok((Target::Vram(va - FRAG), 0x11_0000 - va)),
+                PAGES..0x21_0000 if (va - PAGES) / 0x1000 != 5 => {
+                    let page = (va - PAGES) / 0x1000;
+                    let at = 0x8_0000 + (15 - page) * 0x1000 + va % 0x1000;
+                    Ok((Target::Vram(at), 0x1000 - va % 0x1000))
+                }
+                _ => Err(Some(fault)),
+            }
+        }
+    }
+
+    fn vm() -> PciVm {
+        let fd = memfd_create("pci-vm-test", MFdFlags::MFD_CLOEXEC).expect("memfd");
+        let file = File::from(fd);
+        file.set_len(0x10_0000).expect("size");
+        PciVm {
+            hub: Hub::Gc,
+            gmc: Arc::new(Tables),
+            vram: Arc::new(DevMem::map(&file, 0x10_0000).expect("map")),
+            peers: Vec::new(),
+            pages: Default::default(),
+            stop: None,
+        }
+    }
+
+    /// A copy runs as far as both translations hold at once (a fragment onto pages in
+    /// any order), and a fault on either side stops it where it is: what came before is
+    /// copied, nothing after.
+    #[test]
+    fn copies_follow_fragments_and_pages_and_stop_at_a_fault() {
+        let (vm, space) = (vm(), AddressSpace::new(1));
+        let src: Vec<u8> = (0..0x1_0000u32).map(|i| (i * 7 + i / 4096) as u8).collect();
+        vm.write(&space, FRAG, &src).expect("the fragment");
+        // Five pages, the first from mid-page: all of it lands, page by page.
+        vm.copy(&space, PAGES + 0x800, FRAG + 0x10, 0x4800)
+            .expect("before the hole");
+        let mut got = vec![0u8; 0x4800];
+        vm.read(&space, PAGES + 0x800, &mut got).expect("read back");
+        assert!(got == src[0x10..0x4810], "a fragment onto pages");
+        // Across the hole: the bytes before it are copied, and the error names it.
+        let marker = vec![0xa5u8; 0x2000];
+        vm.write(&space, PAGES + 6 * 0x1000, &marker).expect("past the hole");
+        let e = vm
+            .copy(&space, PAGES + 0x4000, FRAG, 0x4000)
+            .expect_err("the hole faults");
+        assert_eq!((e.va, e.write, e.not_present), (PAGES + 0x5000, true, true), "{e:?}");
+        vm.read(&space, PAGES + 0x4000, &mut got[..0x1000]).expect("read back");
+        assert!(got[..0x1000] == src[..0x1000], "before the fault");
+        let mut after = vec![0u8; 0x2000];
+        vm.read(&space, PAGES + 6 * 0x1000, &mut after).expect("read back");
+        assert!(after == marker, "nothing past the fault");
+        // From pages onto the fragment (the pages the first copy filled, page 4 aside,
+        // which the second overwrote): the whole run.
+        vm.copy(&space, FRAG + 0x8000, PAGES + 0x800, 0x3800)
+            .expect("onto the fragment");
+        let mut back = vec![0u8; 0x3800];
+        vm.read(&space, FRAG + 0x8000, &mut back).expect("read back");
+        assert!(back == src[0x10..0x3810], "pages onto the fragment");
+    }
 
     #[test]
     fn pages_split_at_4k_boundaries() {

@@ -281,10 +281,22 @@ impl Gmc {
         va: u64,
         access: Access,
     ) -> Result<Target, VmFault> {
+        self.translate_run(v, vram, va, access).map(|(t, _)| t)
+    }
+
+    /// [`Gmc::translate`], with the bytes from `va` to the end of the page or fragment
+    /// its entry maps (the same translation, shifted, holds for all of them).
+    pub fn translate_run(
+        &mut self,
+        v: &mut Values,
+        vram: Option<&Vram>,
+        va: u64,
+        access: Access,
+    ) -> Result<(Target, u64), VmFault> {
         let result = match self.tlb.iter().find(|t| (t.va.0..t.va.1).contains(&va)).copied() {
             Some(t) => {
                 self.tlb_hits = self.tlb_hits.saturating_add(1);
-                Self::leaf_target(t, va, access, vram)
+                Self::leaf_target(t, va, access, vram).map(|x| (x, t.va.1 - va))
             }
             None => {
                 self.walks = self.walks.saturating_add(1);
@@ -323,7 +335,7 @@ impl Gmc {
         }
     }
 
-    fn walk(&mut self, v: &Values, vram: Option<&Vram>, va: u64, access: Access) -> Result<Target, FaultKind> {
+    fn walk(&mut self, v: &Values, vram: Option<&Vram>, va: u64, access: Access) -> Result<(Target, u64), FaultKind> {
         let cntl = v.get(self.r.cntl);
         if cntl & self.r.enable_mask == 0 {
             return Err(FaultKind::ContextDisabled);
@@ -381,7 +393,8 @@ impl Gmc {
                     self.tlb.remove(0);
                 }
                 self.tlb.push(t);
-                return Self::leaf_target(t, va, access, Some(vram));
+                // `va` lies in the entry's block: `va_base <= va < va_base + size`.
+                return Self::leaf_target(t, va, access, Some(vram)).map(|x| (x, t.va.1 - va));
             }
             if entry & AMDGPU_PTE_SYSTEM != 0 {
                 // A table in system memory: the mock walks VRAM only.
@@ -506,13 +519,13 @@ impl Translate for RegisterFile {
     /// [`RegisterFile::translate`], unless `stop` is set (read under the register
     /// file's lock, which the unbinding or reset that sets it holds too): then
     /// `Err(None)`, with nothing latched.
-    fn translate_unless(
+    fn translate_run_unless(
         &self,
         hub: Hub,
         va: u64,
         access: Access,
         stop: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<Target, Option<VmFault>> {
+    ) -> Result<(Target, u64), Option<VmFault>> {
         self.with_block_state(
             |g: &Gmc| g.hub == hub,
             |g, v, vram| {
@@ -520,7 +533,7 @@ impl Translate for RegisterFile {
                 if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Acquire)) {
                     return Err(None);
                 }
-                g.translate(v, vram, va, access).map_err(Some)
+                g.translate_run(v, vram, va, access).map_err(Some)
             },
         )
         .unwrap_or(Err(Some(VmFault {
