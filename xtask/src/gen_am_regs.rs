@@ -47,6 +47,128 @@ struct Block {
     versions: &'static [Version],
 }
 
+/// The VM hubs' registers and fields both the driver and the mock read, by their names
+/// without the hub's prefix (`GC`: `GCVM_…`, `GCMC_VM_…`; `MM`: `MMVM_…`, `MMMC_VM_…`):
+/// `hub::HubTable` holds them for either hub.
+const HUB: &[&str] = &[
+    "MC_VM_AGP_BASE",
+    "MC_VM_AGP_BOT",
+    "MC_VM_AGP_TOP",
+    "MC_VM_MX_L1_TLB_CNTL",
+    "MC_VM_MX_L1_TLB_CNTL__ECO_BITS_MASK",
+    "MC_VM_MX_L1_TLB_CNTL__ENABLE_ADVANCED_DRIVER_MODEL_MASK",
+    "MC_VM_MX_L1_TLB_CNTL__ENABLE_L1_TLB_MASK",
+    "MC_VM_MX_L1_TLB_CNTL__MTYPE_MASK",
+    "MC_VM_MX_L1_TLB_CNTL__SYSTEM_ACCESS_MODE_MASK",
+    "MC_VM_MX_L1_TLB_CNTL__SYSTEM_APERTURE_UNMAPPED_ACCESS_MASK",
+    "MC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB",
+    "MC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB",
+    "MC_VM_SYSTEM_APERTURE_HIGH_ADDR",
+    "MC_VM_SYSTEM_APERTURE_LOW_ADDR",
+    "VM_CONTEXT0_CNTL",
+    "VM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK",
+    "VM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK",
+    "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32",
+    "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32",
+    "VM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32",
+    "VM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32",
+    "VM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32",
+    "VM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32",
+    "VM_INVALIDATE_ENG0_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG0_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG10_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG10_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG11_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG11_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG12_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG12_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG13_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG13_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG14_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG14_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG15_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG15_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG16_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG16_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG17_ACK",
+    "VM_INVALIDATE_ENG17_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG17_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG17_REQ",
+    "VM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+    "VM_INVALIDATE_ENG17_REQ__FLUSH_TYPE_MASK",
+    "VM_INVALIDATE_ENG17_REQ__INVALIDATE_L1_PTES_MASK",
+    "VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE0_MASK",
+    "VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE1_MASK",
+    "VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE2_MASK",
+    "VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PTES_MASK",
+    "VM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK",
+    "VM_INVALIDATE_ENG17_SEM",
+    "VM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK",
+    "VM_INVALIDATE_ENG1_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG1_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG2_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG2_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG3_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG3_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG4_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG4_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG5_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG5_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG6_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG6_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG7_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG7_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG8_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG8_ADDR_RANGE_LO32",
+    "VM_INVALIDATE_ENG9_ADDR_RANGE_HI32",
+    "VM_INVALIDATE_ENG9_ADDR_RANGE_LO32",
+    "VM_L2_BANK_SELECT_RESERVED_CID2",
+    "VM_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK",
+    "VM_L2_CNTL",
+    "VM_L2_CNTL2",
+    "VM_L2_CNTL2__INVALIDATE_ALL_L1_TLBS_MASK",
+    "VM_L2_CNTL2__INVALIDATE_L2_CACHE_MASK",
+    "VM_L2_CNTL3",
+    "VM_L2_CNTL3__BANK_SELECT_MASK",
+    "VM_L2_CNTL3__L2_CACHE_4K_ASSOCIATIVITY_MASK",
+    "VM_L2_CNTL3__L2_CACHE_BIGK_ASSOCIATIVITY_MASK",
+    "VM_L2_CNTL3__L2_CACHE_BIGK_FRAGMENT_SIZE_MASK",
+    "VM_L2_CNTL4",
+    "VM_L2_CNTL4__L2_CACHE_4K_PARTITION_COUNT_MASK",
+    "VM_L2_CNTL5",
+    "VM_L2_CNTL5__WALKER_PRIORITY_CLIENT_ID_MASK",
+    "VM_L2_CNTL__CONTEXT1_IDENTITY_ACCESS_MODE_MASK",
+    "VM_L2_CNTL__ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_MASK",
+    "VM_L2_CNTL__ENABLE_L2_CACHE_MASK",
+    "VM_L2_CNTL__ENABLE_L2_FRAGMENT_PROCESSING_MASK",
+    "VM_L2_CNTL__IDENTITY_MODE_FRAGMENT_SIZE_MASK",
+    "VM_L2_CNTL__L2_PDE0_CACHE_TAG_GENERATION_MODE_MASK",
+    "VM_L2_CNTL__PDE_FAULT_CLASSIFICATION_MASK",
+    "VM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32",
+    "VM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32",
+    "VM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32",
+    "VM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32",
+    "VM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32",
+    "VM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32",
+    "VM_L2_PROTECTION_FAULT_ADDR_HI32",
+    "VM_L2_PROTECTION_FAULT_ADDR_LO32",
+    "VM_L2_PROTECTION_FAULT_CNTL",
+    "VM_L2_PROTECTION_FAULT_CNTL2",
+    "VM_L2_PROTECTION_FAULT_CNTL2__ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_MASK",
+    "VM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK",
+    "VM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32",
+    "VM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32",
+    "VM_L2_PROTECTION_FAULT_STATUS",
+    "VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
+    "VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK",
+    "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
+    "VM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+    "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK",
+];
+
+/// The blocks `hub::HubTable` is made from, each with its names' prefix.
+const HUB_BLOCKS: &[(&str, &str)] = &[("gc", "GC"), ("mmhub", "MM")];
+
 const REG_BLOCKS: &[Block] = &[
     Block {
         module: "mp",
@@ -974,7 +1096,19 @@ fn header_name(v: &Version, name: &str) -> String {
 
 /// One block: the field masks equal in every version as constants, and a `Table` of
 /// the registers and the differing masks, one constant per version.
-fn write_block(out: &mut String, linux: &Path, b: &Block) -> Result<()> {
+/// How a block's register or field is read from its module: `t.NAME` (a `Table`
+/// field: a register, or a mask that differs between versions) or `NAME` (a mask the
+/// same in every version); `None` where some version lacks it.
+type Reads = BTreeMap<&'static str, Option<Read>>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Register,
+    TableMask,
+    Const,
+}
+
+fn write_block(out: &mut String, linux: &Path, b: &Block) -> Result<Reads> {
     // Per version: registers (header name, offset, segment) and masks, `None` where absent.
     type Regs = Vec<Option<(String, u32, u32)>>;
     let mut regs: Vec<Regs> = Vec::new();
@@ -1115,6 +1249,69 @@ fn write_block(out: &mut String, linux: &Path, b: &Block) -> Result<()> {
     writeln!(out, "    /// Every version, oldest first.")?;
     writeln!(out, "    pub const VERSIONS: &[Table] = &[{}];", names.join(", "))?;
     writeln!(out, "}}")?;
+    let mut reads = Reads::new();
+    for (i, name) in b.regs.iter().enumerate() {
+        let everywhere = regs.iter().all(|r| r[i].is_some());
+        reads.insert(name, everywhere.then_some(Read::Register));
+    }
+    for (i, f) in b.fields.iter().enumerate() {
+        let everywhere = masks.iter().all(|m| m[i].is_some());
+        let read = if same(i) { Read::Const } else { Read::TableMask };
+        reads.insert(f, everywhere.then_some(read));
+    }
+    Ok(reads)
+}
+
+/// `pub mod hub`: [`HUB`]'s registers and fields by hub-neutral names, and a function
+/// per hub's block that reads them from one of its `Table`s.
+fn write_hubs(out: &mut String, reads: &BTreeMap<&str, Reads>) -> Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "/// The VM hubs' registers and fields by names without the hub's prefix (`VM_…` for"
+    )?;
+    writeln!(
+        out,
+        "/// `GCVM_…` and `MMVM_…`, `MC_VM_…` for `GCMC_VM_…` and `MMMC_VM_…`): the two hubs'"
+    )?;
+    writeln!(out, "/// layouts are the same, so one reading of them serves both.")?;
+    writeln!(out, "pub mod hub {{")?;
+    writeln!(out, "    use super::AmReg;")?;
+    writeln!(out, "    /// One hub's registers and field masks at one version.")?;
+    writeln!(out, "    #[derive(Debug, Clone, Copy, PartialEq, Eq)]")?;
+    writeln!(out, "    pub struct HubTable {{")?;
+    let (first, first_prefix) = HUB_BLOCKS[0];
+    for name in HUB {
+        let read = reads[first]
+            .get(format!("{first_prefix}{name}").as_str())
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("{first}: {first_prefix}{name} is not in every version"))?;
+        let ty = if read == Read::Register { "AmReg" } else { "u32" };
+        writeln!(out, "        /// `{first_prefix}{name}` and its twins")?;
+        writeln!(out, "        pub {name}: {ty},")?;
+    }
+    writeln!(out, "    }}")?;
+    for (module, prefix) in HUB_BLOCKS {
+        writeln!(out, "    /// The {module} hub's, from `t`.")?;
+        writeln!(out, "    pub fn {module}(t: &super::{module}::Table) -> HubTable {{")?;
+        writeln!(out, "        HubTable {{")?;
+        for name in HUB {
+            let theirs = format!("{prefix}{name}");
+            let read = reads[module]
+                .get(theirs.as_str())
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("{module}: {theirs} is not in every version"))?;
+            match read {
+                Read::Register | Read::TableMask => writeln!(out, "            {name}: t.{theirs},")?,
+                Read::Const => writeln!(out, "            {name}: super::{module}::{theirs},")?,
+            }
+        }
+        writeln!(out, "        }}")?;
+        writeln!(out, "    }}")?;
+    }
+    writeln!(out, "}}")?;
     Ok(())
 }
 
@@ -1126,9 +1323,11 @@ pub fn generate(linux: &Path) -> Result<String> {
     )?;
     writeln!(out)?;
     writeln!(out, "use super::{{AmReg, CField, Versioned}};")?;
+    let mut reads = BTreeMap::new();
     for block in REG_BLOCKS {
-        write_block(&mut out, linux, block)?;
+        reads.insert(block.module, write_block(&mut out, linux, block)?);
     }
+    write_hubs(&mut out, &reads)?;
     let smu_if = read(linux, SMU_IF)?;
     let consts = parse_constants(&smu_if);
     let mut known = BTreeMap::new();

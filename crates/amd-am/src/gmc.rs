@@ -22,7 +22,8 @@ use crate::error::{AmError, HostProblem, MapProblem, Result};
 use crate::ip::{AmDevice, GcGen, Ip, Reg};
 use crate::psp::PspBuffers;
 use crate::regs::AmReg;
-use crate::regs::generated::{gc, mmhub, vm};
+use crate::regs::generated::hub::{self, HubTable};
+use crate::regs::generated::vm;
 pub use crate::vram_layout::{MIN_VRAM, TOP_RESERVED};
 
 /// A GPU page.
@@ -283,7 +284,209 @@ struct HubRegs {
     fault_fields: [u32; 5],
 }
 
-include!("gmc_hubs.rs");
+/// One hub's registers, from its table by hub-neutral names (`amd_regs`'s
+/// `hub::gc` or `hub::mmhub`).
+fn hub_regs(t: &HubTable) -> HubRegs {
+    HubRegs {
+        agp_base: t.MC_VM_AGP_BASE,
+        agp_bot: t.MC_VM_AGP_BOT,
+        agp_top: t.MC_VM_AGP_TOP,
+        sys_low: t.MC_VM_SYSTEM_APERTURE_LOW_ADDR,
+        sys_high: t.MC_VM_SYSTEM_APERTURE_HIGH_ADDR,
+        sys_default: (
+            t.MC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB,
+            t.MC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB,
+        ),
+        fault_default: (
+            t.VM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32,
+            t.VM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32,
+        ),
+        fault_cntl2: (
+            t.VM_L2_PROTECTION_FAULT_CNTL2,
+            t.VM_L2_PROTECTION_FAULT_CNTL2__ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_MASK,
+        ),
+        l1_tlb: (
+            t.MC_VM_MX_L1_TLB_CNTL,
+            [
+                t.MC_VM_MX_L1_TLB_CNTL__ENABLE_L1_TLB_MASK,
+                t.MC_VM_MX_L1_TLB_CNTL__SYSTEM_ACCESS_MODE_MASK,
+                t.MC_VM_MX_L1_TLB_CNTL__ENABLE_ADVANCED_DRIVER_MODEL_MASK,
+                t.MC_VM_MX_L1_TLB_CNTL__SYSTEM_APERTURE_UNMAPPED_ACCESS_MASK,
+                t.MC_VM_MX_L1_TLB_CNTL__ECO_BITS_MASK,
+                t.MC_VM_MX_L1_TLB_CNTL__MTYPE_MASK,
+            ],
+        ),
+        l2_cntl: (
+            t.VM_L2_CNTL,
+            [
+                t.VM_L2_CNTL__ENABLE_L2_CACHE_MASK,
+                t.VM_L2_CNTL__ENABLE_L2_FRAGMENT_PROCESSING_MASK,
+                t.VM_L2_CNTL__ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_MASK,
+                t.VM_L2_CNTL__L2_PDE0_CACHE_TAG_GENERATION_MODE_MASK,
+                t.VM_L2_CNTL__PDE_FAULT_CLASSIFICATION_MASK,
+                t.VM_L2_CNTL__CONTEXT1_IDENTITY_ACCESS_MODE_MASK,
+                t.VM_L2_CNTL__IDENTITY_MODE_FRAGMENT_SIZE_MASK,
+            ],
+        ),
+        l2_cntl2: (
+            t.VM_L2_CNTL2,
+            [
+                t.VM_L2_CNTL2__INVALIDATE_ALL_L1_TLBS_MASK,
+                t.VM_L2_CNTL2__INVALIDATE_L2_CACHE_MASK,
+            ],
+        ),
+        l2_cntl3: (
+            t.VM_L2_CNTL3,
+            [
+                t.VM_L2_CNTL3__BANK_SELECT_MASK,
+                t.VM_L2_CNTL3__L2_CACHE_BIGK_FRAGMENT_SIZE_MASK,
+                t.VM_L2_CNTL3__L2_CACHE_4K_ASSOCIATIVITY_MASK,
+                t.VM_L2_CNTL3__L2_CACHE_BIGK_ASSOCIATIVITY_MASK,
+            ],
+        ),
+        l2_cntl4: (t.VM_L2_CNTL4, [t.VM_L2_CNTL4__L2_CACHE_4K_PARTITION_COUNT_MASK]),
+        l2_cntl5: (t.VM_L2_CNTL5, [t.VM_L2_CNTL5__WALKER_PRIORITY_CLIENT_ID_MASK]),
+        identity: [
+            (
+                t.VM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32,
+                t.VM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32,
+            ),
+            (
+                t.VM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32,
+                t.VM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32,
+            ),
+            (
+                t.VM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32,
+                t.VM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32,
+            ),
+        ],
+        ranges: [
+            (
+                t.VM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG0_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG1_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG1_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG2_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG2_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG3_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG3_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG4_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG4_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG5_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG5_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG6_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG6_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG7_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG7_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG8_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG8_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG9_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG9_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG10_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG10_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG11_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG11_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG12_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG12_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG13_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG13_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG14_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG14_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG15_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG15_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG16_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG16_ADDR_RANGE_HI32,
+            ),
+            (
+                t.VM_INVALIDATE_ENG17_ADDR_RANGE_LO32,
+                t.VM_INVALIDATE_ENG17_ADDR_RANGE_HI32,
+            ),
+        ],
+        ctx_cntl: (
+            t.VM_CONTEXT0_CNTL,
+            [
+                t.VM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
+                t.VM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,
+            ],
+        ),
+        ctx_start: (
+            t.VM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
+            t.VM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
+        ),
+        ctx_end: (
+            t.VM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
+            t.VM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
+        ),
+        ctx_base: (
+            t.VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32,
+            t.VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
+        ),
+        sem: t.VM_INVALIDATE_ENG17_SEM,
+        req: (
+            t.VM_INVALIDATE_ENG17_REQ,
+            [
+                t.VM_INVALIDATE_ENG17_REQ__FLUSH_TYPE_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PTES_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE0_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE1_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__INVALIDATE_L2_PDE2_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__INVALIDATE_L1_PTES_MASK,
+                t.VM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
+            ],
+        ),
+        ack: t.VM_INVALIDATE_ENG17_ACK,
+        cid2: (
+            t.VM_L2_BANK_SELECT_RESERVED_CID2,
+            [t.VM_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK],
+        ),
+        fault_cntl: (
+            t.VM_L2_PROTECTION_FAULT_CNTL,
+            [t.VM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK],
+        ),
+        fault_status: t.VM_L2_PROTECTION_FAULT_STATUS,
+        fault_addr: (t.VM_L2_PROTECTION_FAULT_ADDR_LO32, t.VM_L2_PROTECTION_FAULT_ADDR_HI32),
+        fault_fields: [
+            t.VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK,
+            t.VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK,
+            t.VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK,
+            t.VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK,
+            t.VM_L2_PROTECTION_FAULT_STATUS__RW_MASK,
+        ],
+    }
+}
 
 /// The fault a hub latched, read from its `VM_L2_PROTECTION_FAULT_*` registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -489,7 +692,7 @@ impl<'a> Gmc<'a> {
             memscratch: 0,
             dummy_page: 0,
             hub_initted: [false; 2],
-            hubs: [gc_hub(t.gc), mm_hub(t.mmhub)],
+            hubs: [hub_regs(&hub::gc(t.gc)), hub_regs(&hub::mmhub(t.mmhub))],
             fmt: EntryFormat::of(dev.regs().gc_gen()),
             booting: true,
             flushes: [0; 2],

@@ -49,11 +49,11 @@
 use std::ops::Range;
 
 use super::block::Vram;
+use super::block::generated::hub;
 use super::block::generated::vm::{
     AMDGPU_PDE_PTE, AMDGPU_PDE_PTE_GFX12, AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE, AMDGPU_PTE_SYSTEM,
     AMDGPU_PTE_VALID, AMDGPU_PTE_WRITEABLE, AMDGPU_VM_PTB,
 };
-use super::block::generated::{gc, mmhub};
 use super::block::{AmReg, Effect, RegisterBlock, Values};
 use super::iv::IvEntry;
 use super::regs::RegisterFile;
@@ -143,77 +143,44 @@ impl Gmc {
     /// The block for `hub`, its registers placed by `addr` (`None` if one is
     /// missing).
     pub fn new(hub: Hub, t: &AsicRegs, addr: impl Fn(AmReg) -> Option<u32>) -> Option<Self> {
-        let r = match hub {
-            Hub::Gc => HubRegs {
-                cntl: addr(t.gc.GCVM_CONTEXT0_CNTL)?,
-                base: (
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
-                ),
-                start: (
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
-                ),
-                end: (
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
-                    addr(t.gc.GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
-                ),
-                sem: addr(t.gc.GCVM_INVALIDATE_ENG17_SEM)?,
-                req: addr(t.gc.GCVM_INVALIDATE_ENG17_REQ)?,
-                ack: addr(t.gc.GCVM_INVALIDATE_ENG17_ACK)?,
-                fault_cntl: addr(t.gc.GCVM_L2_PROTECTION_FAULT_CNTL)?,
-                status: addr(t.gc.GCVM_L2_PROTECTION_FAULT_STATUS)?,
-                addr: (
-                    addr(t.gc.GCVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
-                    addr(t.gc.GCVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
-                ),
-                enable_mask: gc::GCVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
-                depth_mask: gc::GCVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,
-                sem_mask: gc::GCVM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK,
-                vmid_mask: gc::GCVM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK,
-                req_clear_mask: gc::GCVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
-                cntl_clear_mask: gc::GCVM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
-                more_faults: gc::GCVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK,
-                walker_error: gc::GCVM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK,
-                permission: gc::GCVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK,
-                mapping_error: gc::GCVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK,
-                rw: gc::GCVM_L2_PROTECTION_FAULT_STATUS__RW_MASK,
-            },
-            Hub::Mm => HubRegs {
-                cntl: addr(t.mmhub.MMVM_CONTEXT0_CNTL)?,
-                base: (
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
-                ),
-                start: (
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
-                ),
-                end: (
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
-                    addr(t.mmhub.MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
-                ),
-                sem: addr(t.mmhub.MMVM_INVALIDATE_ENG17_SEM)?,
-                req: addr(t.mmhub.MMVM_INVALIDATE_ENG17_REQ)?,
-                ack: addr(t.mmhub.MMVM_INVALIDATE_ENG17_ACK)?,
-                fault_cntl: addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_CNTL)?,
-                status: addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_STATUS)?,
-                addr: (
-                    addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_ADDR_LO32)?,
-                    addr(t.mmhub.MMVM_L2_PROTECTION_FAULT_ADDR_HI32)?,
-                ),
-                enable_mask: mmhub::MMVM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
-                depth_mask: mmhub::MMVM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,
-                sem_mask: mmhub::MMVM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK,
-                vmid_mask: mmhub::MMVM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK,
-                req_clear_mask: mmhub::MMVM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
-                cntl_clear_mask: mmhub::MMVM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
-                more_faults: mmhub::MMVM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK,
-                walker_error: mmhub::MMVM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK,
-                permission: mmhub::MMVM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK,
-                mapping_error: mmhub::MMVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK,
-                rw: mmhub::MMVM_L2_PROTECTION_FAULT_STATUS__RW_MASK,
-            },
+        let h = match hub {
+            Hub::Gc => hub::gc(t.gc),
+            Hub::Mm => hub::mmhub(t.mmhub),
+        };
+        let r = HubRegs {
+            cntl: addr(h.VM_CONTEXT0_CNTL)?,
+            base: (
+                addr(h.VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32)?,
+                addr(h.VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32)?,
+            ),
+            start: (
+                addr(h.VM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32)?,
+                addr(h.VM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32)?,
+            ),
+            end: (
+                addr(h.VM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32)?,
+                addr(h.VM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32)?,
+            ),
+            sem: addr(h.VM_INVALIDATE_ENG17_SEM)?,
+            req: addr(h.VM_INVALIDATE_ENG17_REQ)?,
+            ack: addr(h.VM_INVALIDATE_ENG17_ACK)?,
+            fault_cntl: addr(h.VM_L2_PROTECTION_FAULT_CNTL)?,
+            status: addr(h.VM_L2_PROTECTION_FAULT_STATUS)?,
+            addr: (
+                addr(h.VM_L2_PROTECTION_FAULT_ADDR_LO32)?,
+                addr(h.VM_L2_PROTECTION_FAULT_ADDR_HI32)?,
+            ),
+            enable_mask: h.VM_CONTEXT0_CNTL__ENABLE_CONTEXT_MASK,
+            depth_mask: h.VM_CONTEXT0_CNTL__PAGE_TABLE_DEPTH_MASK,
+            sem_mask: h.VM_INVALIDATE_ENG17_SEM__SEMAPHORE_MASK,
+            vmid_mask: h.VM_INVALIDATE_ENG17_REQ__PER_VMID_INVALIDATE_REQ_MASK,
+            req_clear_mask: h.VM_INVALIDATE_ENG17_REQ__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
+            cntl_clear_mask: h.VM_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR_MASK,
+            more_faults: h.VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK,
+            walker_error: h.VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK,
+            permission: h.VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK,
+            mapping_error: h.VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK,
+            rw: h.VM_L2_PROTECTION_FAULT_STATUS__RW_MASK,
         };
         Some(Gmc {
             hub,
