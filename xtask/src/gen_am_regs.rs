@@ -1280,13 +1280,17 @@ fn write_hubs(out: &mut String, reads: &BTreeMap<&str, Reads>) -> Result<()> {
     writeln!(out, "    /// One hub's registers and field masks at one version.")?;
     writeln!(out, "    #[derive(Debug, Clone, Copy, PartialEq, Eq)]")?;
     writeln!(out, "    pub struct HubTable {{")?;
-    let (first, first_prefix) = HUB_BLOCKS[0];
-    for name in HUB {
-        let read = reads[first]
-            .get(format!("{first_prefix}{name}").as_str())
+    // How `module` reads `theirs`: it must be in every version.
+    let read_of = |module: &str, theirs: &str| {
+        reads[module]
+            .get(theirs)
             .copied()
             .flatten()
-            .ok_or_else(|| format!("{first}: {first_prefix}{name} is not in every version"))?;
+            .ok_or_else(|| format!("{module}: {theirs} is not in every version"))
+    };
+    let (first, first_prefix) = HUB_BLOCKS[0];
+    for name in HUB {
+        let read = read_of(first, &format!("{first_prefix}{name}"))?;
         let ty = if read == Read::Register { "AmReg" } else { "u32" };
         writeln!(out, "        /// `{first_prefix}{name}` and its twins")?;
         writeln!(out, "        pub {name}: {ty},")?;
@@ -1298,12 +1302,7 @@ fn write_hubs(out: &mut String, reads: &BTreeMap<&str, Reads>) -> Result<()> {
         writeln!(out, "        HubTable {{")?;
         for name in HUB {
             let theirs = format!("{prefix}{name}");
-            let read = reads[module]
-                .get(theirs.as_str())
-                .copied()
-                .flatten()
-                .ok_or_else(|| format!("{module}: {theirs} is not in every version"))?;
-            match read {
+            match read_of(module, &theirs)? {
                 Read::Register | Read::TableMask => writeln!(out, "            {name}: t.{theirs},")?,
                 Read::Const => writeln!(out, "            {name}: super::{module}::{theirs},")?,
             }
