@@ -3,8 +3,8 @@
 //! taking it from its driver, discovery, PSP firmware loads, SMU, page tables, rings),
 //! the CPU cost of a launch, and copy bandwidth.
 //!
-//! `cargo xtask bench transports` (`HCQ_BENCH_ONLY=copies_pci`: the PCI GPU's copies
-//! alone). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
+//! `cargo xtask bench transports` (`HCQ_BENCH_ONLY=copies_pci` or `copies_kfd`: one
+//! transport's copies alone). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -33,17 +33,13 @@ fn open(pci: bool) -> (f64, Platform, Device) {
 }
 
 fn main() {
-    // `HCQ_BENCH_ONLY=copies_pci`: the PCI GPU's copies alone, twenty rounds (for a
-    // profiler).
-    if std::env::var("HCQ_BENCH_ONLY").is_ok_and(|v| v == "copies_pci") {
-        let (_, _p, pci) = open(true);
-        let (i, o) = copies(&pci, 20, |_, _| ());
+    // `HCQ_BENCH_ONLY=copies_pci` (or `copies_kfd`): that transport's copies alone,
+    // twenty rounds (for a profiler).
+    if let Ok(only @ ("copies_pci" | "copies_kfd")) = std::env::var("HCQ_BENCH_ONLY").as_deref() {
+        let (_, _p, dev) = open(only == "copies_pci");
+        let (i, o) = copies(&dev, 20, |_, _| ());
         let gbs = |s: f64| COPY_BYTES as f64 / s / 1e9;
-        println!(
-            "bench copy_in_64mib_pci: {:.2} GB/s; copy_out_64mib_pci: {:.2} GB/s",
-            gbs(i),
-            gbs(o)
-        );
+        println!("bench {only}: in {:.2} GB/s, out {:.2} GB/s", gbs(i), gbs(o));
         return;
     }
     let mut opens = [Vec::new(), Vec::new()];

@@ -293,11 +293,12 @@ impl PciVm {
             self.read(space, src, &mut buf)?;
             return self.write(space, dst, &buf);
         }
-        // Apart: piece by piece, each piece inside one page of both sides, from the
-        // one translation to the other (no bounce buffer). A fault stops the copy
-        // where it is, as the engine's would.
-        // Pieces that continue the previous one on both sides (VRAM, mostly) join it,
-        // so long runs are copied as one.
+        // Apart: piece by piece, from the one translation to the other (no bounce
+        // buffer), each side translated again only where its last translation ends (a
+        // system page, or a VRAM page or fragment). A fault stops the copy where it
+        // is, as the engine's would.
+        // Pieces that continue the previous one on both sides join it, so long runs
+        // are copied as one.
         let mut run: Option<(*const u8, *mut u8, usize)> = None;
         let flush = |run: Option<(*const u8, *mut u8, usize)>| {
             if let Some((from, to, k)) = run {
@@ -309,27 +310,37 @@ impl PciVm {
                 unsafe { super::dma::copy(to, from, k) };
             }
         };
+        // What is left of each side's last translation: where, and how many bytes.
+        let (mut src_left, mut dst_left) = ((std::ptr::null_mut::<u8>(), 0), (std::ptr::null_mut::<u8>(), 0));
         let mut done = 0usize;
         while done < n {
             let (Some(d), Some(s)) = (dst.checked_add(done as u64), src.checked_add(done as u64)) else {
                 flush(run);
                 return Err(bus_error(dst, true));
             };
-            // As far as both translations hold (a page, or a VRAM fragment).
-            let piece = self
-                .resolve_run(space, s, n - done, Access::Read)
-                .and_then(|(from, ks)| {
-                    let (to, kd) = self.resolve_run(space, d, ks, Access::Write)?;
-                    Ok((from, to, kd))
-                });
-            let (from, to, k) = match piece {
-                Ok(p) => p,
-                Err(e) => {
-                    // What came before the fault is copied, as the engine's would be.
-                    flush(run);
-                    return Err(e);
+            // The source first, as the engine reads before it writes.
+            let mut fault = None;
+            if src_left.1 == 0 {
+                match self.resolve_run(space, s, n - done, Access::Read) {
+                    Ok(r) => src_left = r,
+                    Err(e) => fault = Some(e),
                 }
-            };
+            }
+            if fault.is_none() && dst_left.1 == 0 {
+                match self.resolve_run(space, d, n - done, Access::Write) {
+                    Ok(r) => dst_left = r,
+                    Err(e) => fault = Some(e),
+                }
+            }
+            if let Some(e) = fault {
+                // What came before the fault is copied, as the engine's would be.
+                flush(run);
+                return Err(e);
+            }
+            let k = src_left.1.min(dst_left.1);
+            let (from, to) = (src_left.0 as *const u8, dst_left.0);
+            src_left = (src_left.0.wrapping_add(k), src_left.1 - k);
+            dst_left = (dst_left.0.wrapping_add(k), dst_left.1 - k);
             run = match run {
                 Some((f, t, len))
                     if std::ptr::eq(f.wrapping_add(len), from) && std::ptr::eq(t.wrapping_add(len), to) =>
@@ -338,7 +349,7 @@ impl PciVm {
                 }
                 other => {
                     flush(other);
-                    Some((from as *const u8, to, k))
+                    Some((from, to, k))
                 }
             };
             done += k;
