@@ -190,43 +190,39 @@ macro_rules! kernel {
     };
 }
 
-/// Runs each named `fn name(t: Transport)` of the file as two tests,
-/// `kfd::name` and `pci::name`.
+/// Runs each named `fn name(t: Transport)` of the file as a test `module::name` on
+/// transport `t`.
 #[macro_export]
-macro_rules! on_both_transports {
-    ($($name:ident),+ $(,)?) => {
-        mod kfd {
+macro_rules! on_transport {
+    ($module:ident, $t:ident, $($name:ident),+) => {
+        mod $module {
             $(
                 #[test]
                 fn $name() {
-                    super::$name(super::common::Transport::Kfd)
-                }
-            )+
-        }
-        mod pci {
-            $(
-                #[test]
-                fn $name() {
-                    super::$name(super::common::Transport::Pci)
+                    super::$name(super::common::Transport::$t)
                 }
             )+
         }
     };
 }
+
+/// Runs each named `fn name(t: Transport)` of the file as two tests,
+/// `kfd::name` and `pci::name`.
+#[macro_export]
+macro_rules! on_both_transports {
+    ($($name:ident),+ $(,)?) => {
+        on_transport!(kfd, Kfd, $($name),+);
+        on_transport!(pci, Pci, $($name),+);
+    };
+}
+
 /// Runs each test body over both transports and, on KFD, both compute queue formats
 /// (modules `kfd`, `pci`, `kfd_aql`), on gfx1100 GPUs.
 #[macro_export]
 macro_rules! on_every_queue {
     ($($name:ident),+ $(,)?) => {
         on_both_transports!($($name),+);
-        mod kfd_aql {
-            $(
-                #[test]
-                fn $name() {
-                    super::$name(super::common::Transport::KfdAql)
-                }
-            )+
-        }
+        on_transport!(kfd_aql, KfdAql, $($name),+);
     };
 }
 
@@ -236,21 +232,7 @@ macro_rules! on_every_queue {
 macro_rules! on_every_queue_and_target {
     ($($name:ident),+ $(,)?) => {
         on_every_queue!($($name),+);
-        mod gfx1201_kfd {
-            $(
-                #[test]
-                fn $name() {
-                    super::$name(super::common::Transport::KfdGfx1201)
-                }
-            )+
-        }
-        mod gfx1201_pci {
-            $(
-                #[test]
-                fn $name() {
-                    super::$name(super::common::Transport::PciGfx1201)
-                }
-            )+
-        }
+        on_transport!(gfx1201_kfd, KfdGfx1201, $($name),+);
+        on_transport!(gfx1201_pci, PciGfx1201, $($name),+);
     };
 }
