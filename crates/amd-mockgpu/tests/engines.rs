@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amd_kfd::topology::Visibility;
-use amd_kfd::{Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
+use amd_kfd::{CwsrSizes, Kfd, KfdDevice, KfdMemory, KfdQueue, MemoryKind, QueueKind};
 use amd_mockgpu::{ExecMode, GpuProfile, MemoryFault, MockConfig, MockSys, QueueStatus};
 use amd_packets::GfxTarget;
 use amd_packets::pm4::recipes::{self, Dispatch, Signal};
@@ -630,11 +630,14 @@ fn resident_pages(va: usize, len: usize) -> Option<usize> {
     Some(buf.chunks_exact(8).filter(|e| e[7] & 0x80 != 0).count())
 }
 
-/// A compute queue's context-save area (tens of MiB of GPU-only VRAM) is backed as it
-/// is touched, so creating the queue costs no zeroing of it; a buffer the CPU reaches
-/// (VRAM allocated `PUBLIC`, GTT) has its pages from the start.
+/// A compute queue's context-save area (tens of MiB of GPU-only VRAM, which only a
+/// preemption writes) is backed as it is touched, so creating the queue costs no
+/// zeroing of it; every other buffer (GPU-only VRAM too, which a copy or kernel may
+/// sweep right after allocating it) has its pages from the start. A GPU-only buffer
+/// of exactly a context-save area's size is backed as touched, and an engine's write
+/// makes its page.
 #[test]
-fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
+fn only_context_save_areas_are_backed_as_touched() {
     let m = Arc::new(MockSys::new(MockConfig::default()));
     let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
     let dev = kfd.device(0).unwrap();
@@ -646,18 +649,22 @@ fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
         return;
     };
     assert!(pages < 512, "{pages} of {} pages resident", size / 4096);
-    let visible = dev.alloc(4 << 20, MemoryKind::DEVICE_CPU_VISIBLE).unwrap();
-    assert_eq!(resident_pages(visible.va(), 4 << 20), Some(1024));
-    let host = dev.alloc(4 << 20, MemoryKind::UNCACHED).unwrap();
-    assert_eq!(resident_pages(host.va(), 4 << 20), Some(1024));
-    let gpu_only = dev.alloc(4 << 20, MemoryKind::DEVICE).unwrap();
-    assert_eq!(resident_pages(gpu_only.va(), 4 << 20), Some(0));
+    for kind in [MemoryKind::DEVICE_CPU_VISIBLE, MemoryKind::UNCACHED, MemoryKind::DEVICE] {
+        let b = dev.alloc(4 << 20, kind).unwrap();
+        assert_eq!(resident_pages(b.va(), 4 << 20), Some(1024), "{kind:?}");
+    }
+    let bytes = CwsrSizes::for_props(&dev.node().props)
+        .unwrap()
+        .allocation_size()
+        .unwrap();
+    let alike = dev.alloc(bytes, MemoryKind::DEVICE).unwrap();
+    assert_eq!(resident_pages(alike.va(), bytes), Some(0));
     // Written by an engine, its page appears.
     let t = dev.target();
     let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
     let mut d = Ring::new(&dev, QueueKind::Sdma, 4096);
     let mut words = Vec::new();
-    Fence::new(gpu_only.va() as u64 + 8192, 5).encode(t, &mut words);
+    Fence::new(alike.va() as u64 + 8192, 5).encode(t, &mut words);
     Fence::new(sig.va() as u64, 6).encode(t, &mut words);
     d.submit(&words);
     let start = Instant::now();
@@ -666,7 +673,7 @@ fn gpu_only_vram_is_backed_as_touched_and_cpu_visible_memory_at_once() {
         std::thread::yield_now();
     }
     // (A 2 MiB transparent huge page where the host gives one.)
-    let touched = resident_pages(gpu_only.va(), 4 << 20).unwrap_or(0);
+    let touched = resident_pages(alike.va(), bytes).unwrap_or(0);
     assert!((1..=512).contains(&touched), "{touched}");
     drop(q);
 }

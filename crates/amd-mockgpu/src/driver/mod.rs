@@ -223,6 +223,13 @@ fn cwsr_expectations(p: &GpuProfile) -> Option<(u32, u32, u32)> {
 }
 
 impl Driver {
+    /// Bytes of a queue's context-save area on GPU `g` (node order), as the clients
+    /// allocate it: the CWSR size and the debugger's area, in whole pages.
+    pub(crate) fn context_save_bytes(&self, g: usize) -> Option<u64> {
+        let (_, cwsr, debug) = cwsr_expectations(&self.gpus.get(g)?.profile)?;
+        Some((u64::from(cwsr) + u64::from(debug)).next_multiple_of(4096))
+    }
+
     pub(crate) fn new(profiles: Vec<GpuProfile>, cpu_node: bool) -> Self {
         let gpus = profiles
             .into_iter()

@@ -399,10 +399,10 @@ impl Engines {
         self.space.read().vm_store(vm, addr, v)
     }
     fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
-        self.space.read().vm_copy(vm, dst, src, len)
+        self.space.read().vm_copy(vm, dst, src, len, len)
     }
     fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
-        self.space.read().vm_fill(vm, dst, pattern, len)
+        self.space.read().vm_fill(vm, dst, pattern, len, len)
     }
 
     fn publish_rptr(&self, q: &QueueExec) -> Result<(), Stop> {
@@ -798,7 +798,7 @@ pub(crate) fn run_long(space: &RwLock<AddressSpace>, kernels: &SharedExecutor, s
                     write: true,
                     ..Default::default()
                 })?;
-                space.vm_fill(vm, d, pattern, n)?;
+                space.vm_fill(vm, d, pattern, n, len)?;
                 done += n;
                 RwLockReadGuard::bump(&mut space);
             }
@@ -836,7 +836,7 @@ fn copy_slices(
                 ..Default::default()
             }));
         };
-        space.vm_copy(vm, d, s, n)?;
+        space.vm_copy(vm, d, s, n, len)?;
         done += n;
         RwLockReadGuard::bump(&mut space);
     }

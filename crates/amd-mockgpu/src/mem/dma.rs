@@ -14,11 +14,12 @@
 
 #![allow(unsafe_code)]
 
-/// Transfers shorter than this use plain stores: the destination of a copy that fits
-/// in a core's share of the last-level cache is likely read soon, and from the cache
-/// (the CPU reading a staging buffer the engine just filled: with streaming stores a
-/// 64 MiB copy-out through 2 MiB staging buffers ran at 0.75-0.84 x memcpy, with plain
-/// ones 0.91-1.09 x).
+/// Transfers (a whole copy or fill, however it is cut into pieces) shorter than this
+/// use plain stores: the destination of a transfer that fits in a core's share of the
+/// last-level cache is likely read soon, and from the cache (the CPU reading a staging
+/// buffer the engine just filled: with streaming stores a 64 MiB copy-out through 2 MiB
+/// staging buffers ran at 0.75-0.84 x memcpy, with plain ones 0.91-1.09 x). A whole
+/// SDMA copy packet (4 MiB, the most one moves) streams.
 #[cfg(not(miri))]
 pub(crate) const STREAM_MIN: usize = 4 << 20;
 /// Under Miri, small enough that the tests run in minutes, large enough for a head, a
@@ -26,24 +27,25 @@ pub(crate) const STREAM_MIN: usize = 4 << 20;
 #[cfg(miri)]
 pub(crate) const STREAM_MIN: usize = 1 << 10;
 
-/// Copies `len` bytes from `src` to `dst`, which may overlap (memmove semantics).
+/// Copies `len` bytes from `src` to `dst`, which may overlap (memmove semantics): a
+/// piece of a transfer of `whole` bytes, which decides the stores ([`STREAM_MIN`]).
 ///
 /// # Safety
 /// `src..src+len` must be readable and `dst..dst+len` writable for the whole call, and
 /// no reference to either range may be alive.
-pub(crate) unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) {
+pub(crate) unsafe fn copy(dst: *mut u8, src: *const u8, len: usize, whole: u64) {
     // SAFETY: the caller's contract.
-    unsafe { copy_streaming_from(dst, src, len, STREAM_MIN) }
+    unsafe { copy_with(dst, src, len, whole >= STREAM_MIN as u64) }
 }
 
-/// [`copy`] with streaming stores from `stream_min` bytes on.
+/// [`copy`], with streaming stores if `stream` (and the ranges do not overlap).
 ///
 /// # Safety
 /// As [`copy`].
-unsafe fn copy_streaming_from(dst: *mut u8, src: *const u8, len: usize, stream_min: usize) {
+unsafe fn copy_with(dst: *mut u8, src: *const u8, len: usize, stream: bool) {
     let (d, s) = (dst as usize, src as usize);
     let overlap = d.abs_diff(s) < len;
-    if len < stream_min || overlap || !imp::AVAILABLE {
+    if !stream || overlap || !imp::AVAILABLE {
         // SAFETY: the caller's contract; `ptr::copy` allows overlap.
         unsafe { std::ptr::copy(src, dst, len) };
         return;
@@ -53,21 +55,21 @@ unsafe fn copy_streaming_from(dst: *mut u8, src: *const u8, len: usize, stream_m
 }
 
 /// Fills `len` bytes at `dst` with `pattern`'s little-endian bytes repeated, the first
-/// byte at `dst` being byte 0 of the pattern.
+/// byte at `dst` being byte 0 of the pattern: a piece of a fill of `whole` bytes.
 ///
 /// # Safety
 /// `dst..dst+len` must be writable for the whole call, and no reference to it alive.
-pub(crate) unsafe fn fill(dst: *mut u8, pattern: u32, len: usize) {
+pub(crate) unsafe fn fill(dst: *mut u8, pattern: u32, len: usize, whole: u64) {
     // SAFETY: the caller's contract.
-    unsafe { fill_streaming_from(dst, pattern, len, STREAM_MIN) }
+    unsafe { fill_with(dst, pattern, len, whole >= STREAM_MIN as u64) }
 }
 
-/// [`fill`] with streaming stores from `stream_min` bytes on.
+/// [`fill`], with streaming stores if `stream`.
 ///
 /// # Safety
 /// As [`fill`].
-unsafe fn fill_streaming_from(dst: *mut u8, pattern: u32, len: usize, stream_min: usize) {
-    if len < stream_min || !imp::AVAILABLE {
+unsafe fn fill_with(dst: *mut u8, pattern: u32, len: usize, stream: bool) {
+    if !stream || !imp::AVAILABLE {
         // SAFETY: the caller's contract: `len` writable bytes, not otherwise borrowed.
         let out = unsafe { std::slice::from_raw_parts_mut(dst, len) };
         fill_plain(out, pattern);
@@ -232,16 +234,16 @@ mod tests {
     /// The tests' threshold: both paths, on buffers small enough to check quickly.
     const STREAM_MIN: usize = if cfg!(miri) { 1 << 10 } else { 64 << 10 };
 
-    /// [`super::copy`] at the tests' threshold.
+    /// [`super::copy`] of a whole transfer, at the tests' threshold.
     unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) {
         // SAFETY: the caller's contract.
-        unsafe { copy_streaming_from(dst, src, len, STREAM_MIN) }
+        unsafe { copy_with(dst, src, len, len >= STREAM_MIN) }
     }
 
-    /// [`super::fill`] at the tests' threshold.
+    /// [`super::fill`] of a whole fill, at the tests' threshold.
     unsafe fn fill(dst: *mut u8, pattern: u32, len: usize) {
         // SAFETY: the caller's contract.
-        unsafe { fill_streaming_from(dst, pattern, len, STREAM_MIN) }
+        unsafe { fill_with(dst, pattern, len, len >= STREAM_MIN) }
     }
 
     fn pattern(n: usize, seed: u8) -> Vec<u8> {

@@ -313,25 +313,28 @@ impl AddressSpace {
         }
     }
 
-    /// Copies `len` bytes from `src` to `dst` (memmove semantics where they overlap).
-    pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64) -> MemResult<()> {
+    /// Copies `len` bytes from `src` to `dst` (memmove semantics where they overlap),
+    /// a piece of a transfer of `whole` bytes (which decides the stores, see
+    /// [`dma::copy`]).
+    pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64, whole: u64) -> MemResult<()> {
         self.gpu_check(g, src, len, false)?;
         self.gpu_check(g, dst, len, true)?;
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: both ranges are mapped host memory (checked), readable and writable
         // respectively, pinned by the shared lock on the address space, and nothing
         // holds a reference into them; `dma::copy` allows overlap.
-        unsafe { dma::copy(dst as usize as *mut u8, src as usize as *const u8, len) };
+        unsafe { dma::copy(dst as usize as *mut u8, src as usize as *const u8, len, whole) };
         Ok(())
     }
 
-    /// Fills `len` bytes at `dst` with the little-endian bytes of `pattern`, repeated.
-    pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+    /// Fills `len` bytes at `dst` with the little-endian bytes of `pattern`, repeated,
+    /// a piece of a fill of `whole` bytes.
+    pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64, whole: u64) -> MemResult<()> {
         self.gpu_check(g, dst, len, true)?;
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: the range is mapped writable host memory (checked), pinned by the
         // shared lock on the address space, and no reference to it exists.
-        unsafe { dma::fill(dst as usize as *mut u8, pattern, len) };
+        unsafe { dma::fill(dst as usize as *mut u8, pattern, len, whole) };
         Ok(())
     }
 
@@ -423,16 +426,18 @@ impl AddressSpace {
             Vm::Pci(p) => p.store(self, addr, v),
         }
     }
-    pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64) -> MemResult<()> {
+    /// Copies `len` bytes, a piece of a transfer of `whole` bytes.
+    pub(crate) fn vm_copy(&self, vm: &Vm, dst: u64, src: u64, len: u64, whole: u64) -> MemResult<()> {
         match vm {
-            Vm::Kfd(g) => self.gpu_copy(*g, dst, src, len),
-            Vm::Pci(p) => p.copy(self, dst, src, len),
+            Vm::Kfd(g) => self.gpu_copy(*g, dst, src, len, whole),
+            Vm::Pci(p) => p.copy(self, dst, src, len, whole),
         }
     }
-    pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+    /// Fills `len` bytes, a piece of a fill of `whole` bytes.
+    pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64, whole: u64) -> MemResult<()> {
         match vm {
-            Vm::Kfd(g) => self.gpu_fill(*g, dst, pattern, len),
-            Vm::Pci(p) => p.fill(self, dst, pattern, len),
+            Vm::Kfd(g) => self.gpu_fill(*g, dst, pattern, len, whole),
+            Vm::Pci(p) => p.fill(self, dst, pattern, len, whole),
         }
     }
     pub(crate) fn vm_rmw<W: Word, E>(
@@ -537,9 +542,9 @@ mod tests {
             assert_eq!(s.gpu_load::<u64>(0, b + 16), Ok(0x1122_3344_5566_7789));
             assert_eq!(s.gpu_load::<u64>(0, b + 49), Ok(0xaabb_ccdd_eeff_0011));
             // An overlapping copy is a memmove; a fill keeps its pattern's phase.
-            s.gpu_copy(0, b + 2, b, 8).unwrap();
+            s.gpu_copy(0, b + 2, b, 8, 8).unwrap();
             assert_eq!(s.gpu_read_words(0, b, 1), Ok(vec![0x0100_0100]));
-            s.gpu_fill(0, b + 33, 0x0a0b_0c0d, 7).unwrap();
+            s.gpu_fill(0, b + 33, 0x0a0b_0c0d, 7, 7).unwrap();
             let mut f = [0u8; 9];
             s.gpu_read(0, b + 32, &mut f).unwrap();
             assert_eq!(f, [0, 0x0d, 0x0c, 0x0b, 0x0a, 0x0d, 0x0c, 0x0b, 0]);
@@ -574,8 +579,8 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(s.gpu_store::<u32>(0, b + half, 1), Err(read_only));
-        assert_eq!(s.gpu_copy(0, b + half, b, 8), Err(read_only));
-        assert_eq!(s.gpu_fill(0, b + 60, 0, 8), Err(fault(b + 64, true)));
+        assert_eq!(s.gpu_copy(0, b + half, b, 8, 8), Err(read_only));
+        assert_eq!(s.gpu_fill(0, b + 60, 0, 8, 8), Err(fault(b + 64, true)));
         assert_eq!(s.gpu_rmw::<u32, _>(0, b + 64, Ok::<u32, ()>), Err(fault(b + 64, true)));
         assert_eq!(s.gpu_read(1, b, &mut [0; 1]), Err(fault(b, false)));
         assert_eq!(s.gpu_read(0, b - 1, &mut [0; 1]), Err(fault(b - 1, false)));

@@ -285,7 +285,7 @@ impl PciVm {
     }
 
     /// Copies `len` bytes (memmove semantics where the ranges overlap).
-    pub(crate) fn copy(&self, space: &AddressSpace, dst: u64, src: u64, len: u64) -> MemResult<()> {
+    pub(crate) fn copy(&self, space: &AddressSpace, dst: u64, src: u64, len: u64, whole: u64) -> MemResult<()> {
         let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
         if dst.abs_diff(src) < len {
             // Overlapping: the source is read whole first.
@@ -307,7 +307,7 @@ impl PciVm {
                 // space), readable at `from` and writable at `to` by its translation's
                 // permission, and each piece continues the previous one on both
                 // sides; `dma::copy` allows overlap (two pages that map one frame).
-                unsafe { super::dma::copy(to, from, k) };
+                unsafe { super::dma::copy(to, from, k, whole) };
             }
         };
         // What is left of each side's last translation: where, and how many bytes.
@@ -359,7 +359,8 @@ impl PciVm {
     }
 
     /// Fills `len` bytes at `dst` with `pattern`'s little-endian bytes, repeated.
-    pub(crate) fn fill(&self, space: &AddressSpace, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
+    /// (A page at a time with plain stores, whatever the whole fill's size.)
+    pub(crate) fn fill(&self, space: &AddressSpace, dst: u64, pattern: u32, len: u64, _whole: u64) -> MemResult<()> {
         let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
         let bytes = pattern.to_le_bytes();
         let mut chunk = [0u8; PAGE];
@@ -457,7 +458,7 @@ mod tests {
         let src: Vec<u8> = (0..0x1_0000u32).map(|i| (i * 7 + i / 4096) as u8).collect();
         vm.write(&space, FRAG, &src).expect("the fragment");
         // Five pages, the first from mid-page: all of it lands, page by page.
-        vm.copy(&space, PAGES + 0x800, FRAG + 0x10, 0x4800)
+        vm.copy(&space, PAGES + 0x800, FRAG + 0x10, 0x4800, 0x4800)
             .expect("before the hole");
         let mut got = vec![0u8; 0x4800];
         vm.read(&space, PAGES + 0x800, &mut got).expect("read back");
@@ -466,7 +467,7 @@ mod tests {
         let marker = vec![0xa5u8; 0x2000];
         vm.write(&space, PAGES + 6 * 0x1000, &marker).expect("past the hole");
         let e = vm
-            .copy(&space, PAGES + 0x4000, FRAG, 0x4000)
+            .copy(&space, PAGES + 0x4000, FRAG, 0x4000, 0x4000)
             .expect_err("the hole faults");
         assert_eq!((e.va, e.write, e.not_present), (PAGES + 0x5000, true, true), "{e:?}");
         vm.read(&space, PAGES + 0x4000, &mut got[..0x1000]).expect("read back");
@@ -476,7 +477,7 @@ mod tests {
         assert!(after == marker, "nothing past the fault");
         // From pages onto the fragment (the pages the first copy filled, page 4 aside,
         // which the second overwrote): the whole run.
-        vm.copy(&space, FRAG + 0x8000, PAGES + 0x800, 0x3800)
+        vm.copy(&space, FRAG + 0x8000, PAGES + 0x800, 0x3800, 0x3800)
             .expect("onto the fragment");
         let mut back = vec![0u8; 0x3800];
         vm.read(&space, FRAG + 0x8000, &mut back).expect("read back");
