@@ -421,12 +421,39 @@ fn on_remu(r: &remu::Remu, case: &Case) -> Result<f64, String> {
     Ok(secs)
 }
 
+/// The fixed cost of a workgroup (issue #36's "workgroup start"): a launch of 8,192
+/// one-lane workgroups of an empty kernel against a launch of one, on one thread.
+fn workgroup_start() {
+    let case = |groups: u32| Case {
+        name: "workgroup_start",
+        elf: include_bytes!("../../../../tests/kernels/empty.hsaco"),
+        kernel: "empty",
+        grid: [groups, 1, 1],
+        block: [1, 1, 1],
+        buffers: vec![vec![0; 1]],
+        args: vec![Arg::Buf(0)],
+        macs: None,
+        native: |_| {},
+    };
+    let (many, _, _) = ours(&case(8192), Some(1));
+    let (one, _, _) = ours(&case(1), Some(1));
+    println!(
+        "bench interp workgroup_start: {:.3} us a workgroup on 1 thread (8,192 one-lane workgroups of an empty kernel in {:.2} ms, less a one-workgroup launch's {:.3} ms; goal 0.2 us)",
+        (many - one) / 8191.0 * 1e6,
+        many * 1e3,
+        one * 1e3,
+    );
+}
+
 fn main() {
     let remu = std::env::var("REMU_LIB").ok().map(|p| remu::Remu::load(&p));
     if remu.is_none() {
         println!("(REMU_LIB not set: no remu ratio; build remu yourself and point REMU_LIB at libremu.so)");
     }
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    if wanted.is_empty() || wanted.iter().any(|w| w == "workgroup_start") {
+        workgroup_start();
+    }
     for case in cases() {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == case.name) {
             continue;
