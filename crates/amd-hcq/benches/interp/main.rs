@@ -511,9 +511,10 @@ fn main() {
         match &remu {
             Some(Ok(r)) => match on_remu(r, &case) {
                 Ok(t) => println!(
-                    "bench interp {} vs remu: {:.2} ms on remu ({:.1} × remu)",
+                    "bench interp {} vs remu: {:.2} ms on remu ({:.1} × remu on one thread, {:.1} × on {most})",
                     case.name,
                     t * 1e3,
+                    t / one,
                     t / secs
                 ),
                 Err(e) => println!("bench interp {} vs remu: not measured: {e}", case.name),
