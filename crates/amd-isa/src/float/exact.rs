@@ -329,8 +329,17 @@ pub(crate) fn bf16_nearest_even(x: f64) -> Option<u16> {
     if !((1023 - 126) << 52..(1023 + 128) << 52).contains(&abs) {
         return None;
     }
-    let rounded = (abs + (1 << 44) - 1 + (abs >> 45 & 1)) >> 45;
-    Some(sign | (rounded - ((1023 - 127) << 7)) as u16)
+    Some(sign | (round_off(abs, 45) - ((1023 - 127) << 7)) as u16)
+}
+
+/// A positive f64's bits `abs` with its lowest `drop` significand bits rounded off to
+/// nearest, ties to even (half a unit, less one, plus the kept bits' last), without a
+/// branch: a carry out of the significand moves the exponent field up. The narrow
+/// formats' normal-range rounding ([`bf16_nearest_even`],
+/// [`crate::float::half::nearest_even`]) rebases the exponent of what it returns.
+#[inline(always)]
+pub(crate) fn round_off(abs: u64, drop: u32) -> u64 {
+    (abs + (1 << (drop - 1)) - 1 + (abs >> drop & 1)) >> drop
 }
 
 /// bfloat16: f32's exponent range with 8 significant bits.

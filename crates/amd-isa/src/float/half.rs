@@ -34,13 +34,11 @@ pub(crate) fn nearest_even(x: f64) -> Option<u16> {
     let sign = ((bits >> 48) & 0x8000) as u16;
     // Where the result is a normal half or the overflow to infinity (|x| from 2^-14 to
     // below 2^16), without a branch: the 52-bit significand rounded to 10 bits in place
-    // (half a unit, less one, plus the kept bits' last: ties go to even), a carry out
-    // of it moving the exponent up, which past 2^15 makes the infinity's bits; then the
-    // exponent rebased from f64's bias to the half's.
+    // (a carry out of it moves the exponent up, which past 2^15 makes the infinity's
+    // bits), then the exponent rebased from f64's bias to the half's.
     let abs = bits & !(1 << 63);
     if ((1023 - 14) << 52..(1023 + 16) << 52).contains(&abs) {
-        let rounded = (abs + (1 << 41) - 1 + (abs >> 42 & 1)) >> 42;
-        return Some(sign | (rounded - ((1023 - 15) << 10)) as u16);
+        return Some(sign | (super::exact::round_off(abs, 42) - ((1023 - 15) << 10)) as u16);
     }
     let field = ((bits >> 52) & 0x7ff) as i32;
     if field == 0x7ff {

@@ -433,11 +433,12 @@ impl AddressSpace {
             Vm::Pci(p) => p.copy(self, dst, src, len, whole),
         }
     }
-    /// Fills `len` bytes, a piece of a fill of `whole` bytes.
+    /// Fills `len` bytes, a piece of a fill of `whole` bytes (a PCI GPU fills a page at
+    /// a time with plain stores, whatever the whole).
     pub(crate) fn vm_fill(&self, vm: &Vm, dst: u64, pattern: u32, len: u64, whole: u64) -> MemResult<()> {
         match vm {
             Vm::Kfd(g) => self.gpu_fill(*g, dst, pattern, len, whole),
-            Vm::Pci(p) => p.fill(self, dst, pattern, len, whole),
+            Vm::Pci(p) => p.fill(self, dst, pattern, len),
         }
     }
     pub(crate) fn vm_rmw<W: Word, E>(

@@ -359,8 +359,7 @@ impl PciVm {
     }
 
     /// Fills `len` bytes at `dst` with `pattern`'s little-endian bytes, repeated.
-    /// (A page at a time with plain stores, whatever the whole fill's size.)
-    pub(crate) fn fill(&self, space: &AddressSpace, dst: u64, pattern: u32, len: u64, _whole: u64) -> MemResult<()> {
+    pub(crate) fn fill(&self, space: &AddressSpace, dst: u64, pattern: u32, len: u64) -> MemResult<()> {
         let n = usize::try_from(len).map_err(|_| bus_error(dst, true))?;
         let bytes = pattern.to_le_bytes();
         let mut chunk = [0u8; PAGE];
