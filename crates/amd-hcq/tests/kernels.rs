@@ -186,6 +186,29 @@ fn lds_tree_reduction_with_barriers() {
 }
 
 #[test]
+fn group_reduction_through_one_barrier() {
+    for_each_build(kernel!("reduce_group"), "reduce_group", |dev, prg| {
+        // Five whole groups of 1,024 elements and a ragged sixth.
+        let n = 1024 * 5 + 300;
+        let a: Vec<f32> = rand_u32(n, 16).iter().map(|&v| (v % 64) as f32).collect();
+        let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+        let g = n.div_ceil(1024);
+        let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
+        let dims = LaunchDims {
+            global: [g as u32, 1, 1],
+            local: [64, 1, 1],
+        };
+        prg.launch_timed(&[&ba, &sums], &[n as u32], dims).explained();
+        let got = download(dev, &sums, g);
+        for (k, s) in got.iter().enumerate() {
+            // Small integers: the float sum is exact in any order.
+            let want: f32 = a[k * 1024..((k + 1) * 1024).min(n)].iter().sum();
+            assert_eq!(f32::from_bits(*s), want, "group {k}");
+        }
+    });
+}
+
+#[test]
 fn global_atomics_under_contention() {
     for_each_build(kernel!("atomics"), "atomics", |dev, prg| {
         let n = 2000;

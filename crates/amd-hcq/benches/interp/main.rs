@@ -139,6 +139,19 @@ fn half_f32(h: u16) -> f32 {
     if s == 1 { -v } else { v }
 }
 
+/// C = A · B of the matmul cases, n × n floats.
+fn matmul_native(b: &mut [Vec<u32>]) {
+    let n = (b[0].len() as f64).sqrt() as usize;
+    for r in 0..n {
+        for c in 0..n {
+            let s: f32 = (0..n)
+                .map(|k| f32::from_bits(b[0][r * n + k]) * f32::from_bits(b[1][k * n + c]))
+                .sum();
+            b[2][r * n + c] = s.to_bits();
+        }
+    }
+}
+
 fn bf16_native(b: &mut [Vec<u32>]) {
     let elem = |v: &[u32], i: usize| f32::from_bits(u32::from(half_word(v, i)) << 16);
     forms_native(b, elem, |x, y| x * y, f32::to_bits);
@@ -235,6 +248,25 @@ fn cases() -> Vec<Case> {
                 }
             },
         },
+        // A reduction shaped as tinygrad's: partial sums in registers, one barrier, the
+        // first lane adds the group's partials (remu runs this one; it cannot run the
+        // tree above, whose barriers are more than one).
+        Case {
+            name: "reduce_group",
+            elf: include_bytes!("../../../../tests/kernels/reduce_group.hsaco"),
+            kernel: "reduce_group",
+            grid: [(red_n / 256) as u32, 1, 1],
+            block: [64, 1, 1],
+            buffers: vec![floats(red_n * 4, 8, 64), vec![0; red_n / 256]],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32((red_n * 4) as u32)],
+            macs: None,
+            native: |b| {
+                for g in 0..b[1].len() {
+                    let s: f32 = b[0][g * 1024..(g + 1) * 1024].iter().map(|&x| f32::from_bits(x)).sum();
+                    b[1][g] = s.to_bits();
+                }
+            },
+        },
         Case {
             name: "matmul",
             elf: include_bytes!("../../../../tests/kernels/matmul.hsaco"),
@@ -248,17 +280,25 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
             macs: None,
-            native: |b| {
-                let n = (b[0].len() as f64).sqrt() as usize;
-                for r in 0..n {
-                    for c in 0..n {
-                        let s: f32 = (0..n)
-                            .map(|k| f32::from_bits(b[0][r * n + k]) * f32::from_bits(b[1][k * n + c]))
-                            .sum();
-                        b[2][r * n + c] = s.to_bits();
-                    }
-                }
-            },
+            native: matmul_native,
+        },
+        // The same product without local memory or barriers, as tinygrad's kernels
+        // without a local tile compute it (remu runs this one; the tiled kernel above
+        // waits at barriers remu does not keep).
+        Case {
+            name: "matmul_direct",
+            elf: include_bytes!("../../../../tests/kernels/matmul_direct.hsaco"),
+            kernel: "matmul_direct",
+            grid: [(mm_n / 16) as u32, (mm_n / 16) as u32, 1],
+            block: [16, 16, 1],
+            buffers: vec![
+                floats(mm_n * mm_n, 4, 7),
+                floats(mm_n * mm_n, 5, 5),
+                vec![0; mm_n * mm_n],
+            ],
+            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
+            macs: None,
+            native: matmul_native,
         },
         Case {
             name: "matrix",
@@ -370,7 +410,35 @@ fn ours(case: &Case, threads: Option<usize>) -> (f64, u64, u64) {
     }
     let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / runs as u64;
     let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / runs as u64;
+    if case.macs.is_none() {
+        let got: Vec<Vec<u32>> = bufs
+            .iter()
+            .zip(&case.buffers)
+            .map(|(b, w)| dev.copy_out_vec(b, 0, w.len()).unwrap())
+            .collect();
+        if let Err(e) = same_as_native(case, &got) {
+            panic!("the interpreter's {} differs from native Rust: {e}", case.name);
+        }
+    }
     (median(&mut times), lanes, insts)
+}
+
+/// Whether `got` (a run's buffers) holds what the case's Rust computes, or the first
+/// word that differs. The matrix cases are left out: their kernels place results in
+/// other elements than the Rust does (the WMMA tests check their values).
+fn same_as_native(case: &Case, got: &[Vec<u32>]) -> Result<(), String> {
+    let mut want = case.buffers.clone();
+    (case.native)(&mut want);
+    for (b, (g, w)) in got.iter().zip(&want).enumerate() {
+        if let Some(i) = (0..w.len()).find(|&i| g.get(i) != Some(&w[i])) {
+            return Err(format!(
+                "buffer {b} word {i}: {:#x}, native Rust {:#x}",
+                g.get(i).copied().unwrap_or(0),
+                w[i]
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn native(case: &Case) -> f64 {
@@ -387,7 +455,11 @@ fn native(case: &Case) -> f64 {
     median(&mut times)
 }
 
-/// Seconds for one launch on remu, or why it could not run.
+/// Runs of each case on remu (its median is the reference).
+const REMU_RUNS: usize = 3;
+
+/// Seconds for one launch on remu (the median of [`REMU_RUNS`]), or why it could not
+/// run.
 fn on_remu(r: &remu::Remu, case: &Case) -> Result<f64, String> {
     let co = CodeObject::parse(case.elf).map_err(|e| e.to_string())?;
     let k = co.kernel(case.kernel).map_err(|e| e.to_string())?;
@@ -411,12 +483,21 @@ fn on_remu(r: &remu::Remu, case: &Case) -> Result<f64, String> {
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    let t = Instant::now();
-    let status = r.run(&code, case.grid, case.block, &kernargs);
-    let secs = t.elapsed().as_secs_f64();
-    black_box(&mut bufs);
-    if status != 0 {
-        return Err(format!("remu returned {status}"));
+    // The median of a few runs, as ours is (remu's single runs swing by 15 % here).
+    let mut times = Vec::new();
+    for _ in 0..REMU_RUNS {
+        let t = Instant::now();
+        let status = r.run(&code, case.grid, case.block, &kernargs);
+        times.push(t.elapsed().as_secs_f64());
+        black_box(&mut bufs);
+        if status != 0 {
+            return Err(format!("remu returned {status}"));
+        }
+    }
+    let secs = median(&mut times);
+    // A ratio only against a run that computed the case's values.
+    if case.macs.is_none() {
+        same_as_native(case, &bufs).map_err(|e| format!("remu's result differs from native Rust: {e}"))?;
     }
     Ok(secs)
 }

@@ -268,32 +268,56 @@ pub(crate) fn indexed_move(w: &mut Wave, op: u16, dst: usize, srcs: [u16; 3], m:
 }
 
 /// VOPD: two VALU ops issued together; both read their sources before either writes.
-/// One half of a VOPD pair for the lanes of `exec` (the others 0), with MODE keeping
-/// f32 denormals; `None` for the operations and operands the lane-by-lane path takes.
-fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, exec: u32) -> Option<[u32; 32]> {
-    let a = Lanes::of(w, s0, lit)?.values(w);
-    let b = Lanes::of(w, s1, lit)?.values(w);
-    let acc = *w.v.get(d)?;
-    let k = f(lit.unwrap_or(0));
+/// One half of a VOPD pair over every lane into `out` (EXEC picks the lanes written
+/// later: each operation is a pure function of its lane's operands), with MODE keeping
+/// f32 denormals; `false` for the operations and operands the lane-by-lane path takes.
+#[inline(always)]
+fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, out: &mut [u32; 32]) -> bool {
+    let (Some(la), Some(lb), Some(acc)) = (Lanes::of(w, s0, lit), Lanes::of(w, s1, lit), w.v.get(d)) else {
+        return false;
+    };
+    // VGPR sources in place; a scalar or constant spread over a wave's worth.
+    let (at, bt): ([u32; 32], [u32; 32]);
+    let a = match la {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            at = [k; 32];
+            &at
+        }
+    };
+    let b = match lb {
+        Lanes::Vgpr(r) => &w.v[r],
+        Lanes::Same(k) => {
+            bt = [k; 32];
+            &bt
+        }
+    };
+    let k = lit.unwrap_or(0);
     let vcc = w.vcc();
-    let mut out = [0u32; 32];
-    let all = exec;
     match op {
-        vopd::V_DUAL_FMAC_F32 => out = fma_wave(&a, &b, &acc),
-        vopd::V_DUAL_FMAAK_F32 => out = fma_wave(&a, &b, &[k.to_bits(); 32]),
-        vopd::V_DUAL_FMAMK_F32 => out = fma_wave(&a, &[k.to_bits(); 32], &b),
-        vopd::V_DUAL_MUL_F32 => blend(&mut out, all, |l| (f(a[l]) * f(b[l])).to_bits()),
-        vopd::V_DUAL_ADD_F32 => blend(&mut out, all, |l| (f(a[l]) + f(b[l])).to_bits()),
-        vopd::V_DUAL_SUB_F32 => blend(&mut out, all, |l| (f(a[l]) - f(b[l])).to_bits()),
-        vopd::V_DUAL_SUBREV_F32 => blend(&mut out, all, |l| (f(b[l]) - f(a[l])).to_bits()),
-        vopd::V_DUAL_MOV_B32 => out = a,
-        vopd::V_DUAL_CNDMASK_B32 => blend(&mut out, all, |l| if vcc >> l & 1 != 0 { b[l] } else { a[l] }),
-        vopd::V_DUAL_ADD_NC_U32 => blend(&mut out, all, |l| a[l].wrapping_add(b[l])),
-        vopd::V_DUAL_LSHLREV_B32 => blend(&mut out, all, |l| b[l] << (a[l] & 31)),
-        vopd::V_DUAL_AND_B32 => blend(&mut out, all, |l| a[l] & b[l]),
-        _ => return None,
+        vopd::V_DUAL_FMAC_F32 => *out = fma_wave(a, b, acc),
+        vopd::V_DUAL_FMAAK_F32 => *out = fma_wave(a, b, &[k; 32]),
+        vopd::V_DUAL_FMAMK_F32 => *out = fma_wave(a, &[k; 32], b),
+        vopd::V_DUAL_MUL_F32 => every_lane(out, |l| (f(a[l]) * f(b[l])).to_bits()),
+        vopd::V_DUAL_ADD_F32 => every_lane(out, |l| (f(a[l]) + f(b[l])).to_bits()),
+        vopd::V_DUAL_SUB_F32 => every_lane(out, |l| (f(a[l]) - f(b[l])).to_bits()),
+        vopd::V_DUAL_SUBREV_F32 => every_lane(out, |l| (f(b[l]) - f(a[l])).to_bits()),
+        vopd::V_DUAL_MOV_B32 => *out = *a,
+        vopd::V_DUAL_CNDMASK_B32 => every_lane(out, |l| if vcc >> l & 1 != 0 { b[l] } else { a[l] }),
+        vopd::V_DUAL_ADD_NC_U32 => every_lane(out, |l| a[l].wrapping_add(b[l])),
+        vopd::V_DUAL_LSHLREV_B32 => every_lane(out, |l| b[l] << (a[l] & 31)),
+        vopd::V_DUAL_AND_B32 => every_lane(out, |l| a[l] & b[l]),
+        _ => return false,
     }
-    Some(out)
+    true
+}
+
+/// `out[l] = g(l)` for every lane: a loop without branches, which vectorizes.
+#[inline(always)]
+fn every_lane(out: &mut [u32; 32], g: impl Fn(usize) -> u32) {
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = g(l);
+    }
 }
 
 pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
@@ -310,13 +334,17 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     // (MODE keeping f32 denormals and rounding f32 to nearest-even, as the host does.)
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
     if w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals && !slow_only() {
-        let x = vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, exec);
-        let y = vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, exec);
-        if let (Some(x), Some(y)) = (x, y) {
-            for (d, r) in [(vdstx, x), (vdsty, y)] {
-                let mut out = w.v[d];
-                blend(&mut out, exec, |l| r[l]);
-                w.v[d] = out;
+        let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
+        if vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, &mut x) && vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, &mut y)
+        {
+            for (d, r) in [(vdstx, &x), (vdsty, &y)] {
+                if exec == u32::MAX {
+                    w.v[d] = *r;
+                } else {
+                    let mut out = w.v[d];
+                    blend(&mut out, exec, |l| r[l]);
+                    w.v[d] = out;
+                }
             }
             return Ok(());
         }

@@ -140,6 +140,17 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         }
         return Ok(());
     }
+    // A whole wave's dword load whose lanes' addresses are one base plus each lane's
+    // 32-bit VGPR (a scalar base, or address pairs whose high halves agree): found,
+    // bounded and gathered in 32-bit arithmetic.
+    if exec == u32::MAX
+        && in_range
+        && !addtid
+        && let Ok(MemOp::Load(dwords)) = global_kind(iop)
+        && near_load(w, r, sbase, offset, vdst, dwords, mem)
+    {
+        return Ok(());
+    }
     // Every lane's address, the inactive ones too (no later step reads those): a
     // loop without branches over whole registers.
     let mut addrs = [0u64; 32];
@@ -220,20 +231,22 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         return Ok(());
     }
     if kind.is_load() && exec != 0 {
-        let mut span = [0u8; SPAN];
+        // Room past SPAN for a lane's last dword: the masked offsets below are in
+        // bounds whatever they are, with no check in the loop.
+        let mut span = [0u8; SPAN + 16];
         if let Some(n) = span_len {
             if mem.read(lo, &mut span[..n]).is_ok() {
                 if let MemOp::Load(dwords) = kind {
-                    if vdst + dwords <= w.v.len() && !super::exec::slow_only() {
+                    if vdst + dwords <= w.v.len() && dwords <= 4 && !super::exec::slow_only() {
                         for k in 0..dwords {
                             let mut out = w.v[vdst + k];
                             if exec == u32::MAX {
                                 for (lane, o) in out.iter_mut().enumerate() {
-                                    let at = (addrs[lane] - lo) as usize + 4 * k;
-                                    // Inside the span by its construction.
-                                    if let Some(b) = span.get(at..at + 4) {
-                                        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                                    }
+                                    // Inside the span by its construction (the mask
+                                    // changes nothing).
+                                    let at = ((addrs[lane] - lo) as usize & (SPAN - 1)) + 4 * k;
+                                    let b = &span[at..at + 4];
+                                    *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                                 }
                                 w.v[vdst + k] = out;
                                 continue;
@@ -274,6 +287,88 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         return Ok(());
     }
     store_runs(w, exec, &addrs, kind, data, len, mem)
+}
+
+/// [`global`]'s whole-wave dword loads (`dwords` of 1 to 4 a lane, every lane on) from
+/// `base + v[r][lane]`, where `base` is the scalar base plus the offset or, without a
+/// scalar base, the high halves `v[r + 1]` shift up and the offset when every lane's
+/// are the same (so that each lane's 64-bit address is that sum). The lanes' span is
+/// read at once and each lane's dwords taken from it. `false` (nothing loaded) where
+/// that does not hold, the span is larger than [`SPAN`] or a read faults: the general
+/// path then does it, faulting at the right lane.
+#[inline(always)]
+fn near_load(
+    w: &mut Wave,
+    r: usize,
+    sbase: Option<u64>,
+    offset: i64,
+    vdst: usize,
+    dwords: usize,
+    mem: &dyn Memory,
+) -> bool {
+    if !(1..=4).contains(&dwords) || vdst + dwords > w.v.len() || super::exec::slow_only() {
+        return false;
+    }
+    let base = match sbase {
+        Some(s) => s.wrapping_add(offset as u64),
+        None => {
+            let hi = &w.v[r + 1];
+            // One test for all lanes: any lane's high half unlike lane 0's sets a bit.
+            if hi.iter().fold(0, |acc, &h| acc | (h ^ hi[0])) != 0 {
+                return false;
+            }
+            (u64::from(hi[0]) << 32).wrapping_add(offset as u64)
+        }
+    };
+    let lo = w.v[r];
+    let len = 4 * dwords;
+    // Lane after lane (the commonest access): one read straight into the registers.
+    let stride = len as u32;
+    let off = lo
+        .iter()
+        .zip(0u32..)
+        .fold(0, |acc, (&x, l)| acc | (x ^ lo[0].wrapping_add(stride * l)));
+    if off == 0
+        && let Some(start) = base
+            .checked_add(u64::from(lo[0]))
+            .filter(|a| a.checked_add(32 * len as u64).is_some())
+    {
+        let regs = &mut w.v[vdst..vdst + dwords];
+        return match dwords {
+            1 => move_lanes::<1, 128>(regs, start, true, mem),
+            2 => move_lanes::<2, 256>(regs, start, true, mem),
+            3 => move_lanes::<3, 384>(regs, start, true, mem),
+            _ => move_lanes::<4, 512>(regs, start, true, mem),
+        };
+    }
+    let (min, max) = lo.iter().fold((u32::MAX, 0), |(a, b), &x| (a.min(x), b.max(x)));
+    let n = (max - min) as usize + len;
+    // Lane l's address is base + lo[l] without a wrap between the lowest and highest.
+    let Some(start) = base
+        .checked_add(u64::from(min))
+        .filter(|_| base.checked_add(u64::from(max) + len as u64).is_some())
+    else {
+        return false;
+    };
+    if n > SPAN {
+        return false;
+    }
+    // Room past SPAN for a lane's last dword: the masked offsets are in bounds
+    // whatever they are, with no check in the loop.
+    let mut span = [0u8; SPAN + 16];
+    if mem.read(start, &mut span[..n]).is_err() {
+        return false;
+    }
+    for k in 0..dwords {
+        let out = &mut w.v[vdst + k];
+        for (o, &x) in out.iter_mut().zip(&lo) {
+            // Inside the span by its construction (the mask changes nothing).
+            let at = ((x - min) as usize & (SPAN - 1)) + 4 * k;
+            let b = &span[at..at + 4];
+            *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+    true
 }
 
 /// The stores of [`flat`] that no single span covers: a run of lanes in order whose
@@ -341,28 +436,29 @@ fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: 
     if off != 0 || base.checked_add(32 * stride).is_none() {
         return false;
     }
-    let mut buf = [0u8; 4 * 4 * 32];
-    let bytes = &mut buf[..32 * 4 * dwords];
     let regs = &mut w.v[reg..reg + dwords];
+    match dwords {
+        1 => move_lanes::<1, 128>(regs, base, load, mem),
+        2 => move_lanes::<2, 256>(regs, base, load, mem),
+        3 => move_lanes::<3, 384>(regs, base, load, mem),
+        _ => move_lanes::<4, 512>(regs, base, load, mem),
+    }
+}
+
+/// [`unit_stride`]'s move of `D` dwords a lane (`B` = 128 × `D` bytes: a buffer no
+/// larger than the access, which is zeroed for each one).
+#[inline(always)]
+fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64, load: bool, mem: &dyn Memory) -> bool {
+    let mut bytes = [0u8; B];
     if load {
-        if mem.read(base, bytes).is_err() {
+        if mem.read(base, &mut bytes).is_err() {
             return false;
         }
-        match dwords {
-            1 => lanes_from_bytes::<1>(regs, bytes),
-            2 => lanes_from_bytes::<2>(regs, bytes),
-            3 => lanes_from_bytes::<3>(regs, bytes),
-            _ => lanes_from_bytes::<4>(regs, bytes),
-        }
+        lanes_from_bytes::<D>(regs, &bytes);
         true
     } else {
-        match dwords {
-            1 => lanes_to_bytes::<1>(regs, bytes),
-            2 => lanes_to_bytes::<2>(regs, bytes),
-            3 => lanes_to_bytes::<3>(regs, bytes),
-            _ => lanes_to_bytes::<4>(regs, bytes),
-        }
-        mem.write(base, bytes).is_ok()
+        lanes_to_bytes::<D>(regs, &mut bytes);
+        mem.write(base, &bytes).is_ok()
     }
 }
 
@@ -1026,12 +1122,17 @@ mod tests {
 
     /// Stores and loads of whole spans give what the lane-by-lane path gives: lanes in
     /// a row, in reverse, on one address (the last lane wins), with gaps (written lane
-    /// by lane), partly past the buffer (a fault after the lanes before it).
+    /// by lane), partly past the buffer (a fault after the lanes before it); addressed
+    /// by a scalar base and a VGPR offset, or by VGPR pairs.
     #[test]
     fn whole_span_accesses_match_the_lane_by_lane_path() {
         use crate::rdna3::exec::SLOW_ONLY;
         use crate::rdna3::testing::{lanes, run_mem_trap};
-        let global = |op: u32, vdst: u32, data: u32| [0xdc02_0000 | op << 18, vdst << 24 | 4 << 16 | data << 8 | 1];
+        // SADDR s[4:5] with the offset in v1, or (SADDR null) the address pair v[6:7].
+        let global = |op: u32, vdst: u32, data: u32, pair: bool| {
+            let (saddr, addr) = if pair { (124, 6) } else { (4, 1) };
+            [0xdc02_0000 | op << 18, vdst << 24 | saddr << 16 | data << 8 | addr]
+        };
         // Lane after lane at the access size of each op (every lane on: one read or
         // write), backwards, all on one address, spread, past the buffer's end.
         let patterns: [fn(usize) -> u32; 8] = [
@@ -1048,9 +1149,9 @@ mod tests {
             .into_iter()
             .flat_map(|ops| patterns.map(|p| (ops, p)))
             .flat_map(|c| [(c, 0xffff_bfffu32), (c, u32::MAX)]);
-        for (((op, load), pattern), exec) in cases {
+        for ((((op, load), pattern), exec), pair) in cases.flat_map(|c| [(c, false), (c, true)]) {
             {
-                let prog = [global(op, 0, 2), global(load, 10, 0)];
+                let prog = [global(op, 0, 2, pair), global(load, 10, 0, pair)];
                 let prog: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
                 let run = |slow: bool| {
                     let mut data = vec![0xeeu8; 512];
@@ -1061,6 +1162,8 @@ mod tests {
                         w.s[4] = base as u32;
                         w.s[5] = (base >> 32) as u32;
                         lanes(w, 1, pattern);
+                        lanes(w, 6, |l| (base + u64::from(pattern(l))) as u32);
+                        lanes(w, 7, |l| ((base + u64::from(pattern(l))) >> 32) as u32);
                         for r in 2..6 {
                             lanes(w, r, |l| (r as u32) << 24 | l as u32);
                         }
@@ -1075,7 +1178,7 @@ mod tests {
                     (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)
                 };
                 let (fast, slow) = (run(false), run(true));
-                assert_eq!(fast, slow, "op {op}, exec {exec:#x}");
+                assert_eq!(fast, slow, "op {op}, exec {exec:#x}, pair {pair}");
             }
         }
     }

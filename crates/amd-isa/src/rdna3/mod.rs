@@ -317,6 +317,9 @@ struct Grid {
     threads: usize,
     lds_bytes: usize,
     groups: u64,
+    /// Each wave's lanes' thread ids (VGPR 0 as a wave starts), 32 lanes an entry: a
+    /// wave64 has two. The same for every whole workgroup of the dispatch.
+    ids: Vec<[u32; 32]>,
 }
 
 impl Grid {
@@ -337,11 +340,13 @@ impl Grid {
             .checked_mul(gy)
             .and_then(|t| t.checked_mul(gz))
             .ok_or(ExecError::GridTooLarge { grid: d.grid })?;
+        let (wave_lanes, tidig) = (if d.wave64 { 64 } else { 32 }, (rsrc2 >> 11) & 3);
         Ok(Grid {
-            wave_lanes: if d.wave64 { 64 } else { 32 },
+            wave_lanes,
             user_sgprs: ((rsrc2 >> 1) & 0x1f) as usize,
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
-            tidig: (rsrc2 >> 11) & 3,
+            tidig,
+            ids: lane_ids([bx, by, bz], threads, tidig, wave_lanes),
             // RSRC1.VGPRS in granules of 8 registers (wave32) or 4 (wave64).
             vgprs: (((d.rsrc[0] & 0x3f) + 1) * if d.wave64 { 4 } else { 8 }) as usize,
             block: [bx, by, bz],
@@ -364,8 +369,12 @@ impl Grid {
             let b = d.block_of(id).map(|v| v.max(1) as usize);
             (b, b[0] * b[1] * b[2])
         };
-        let [bx, by, _] = block;
         let n = threads.div_ceil(self.wave_lanes);
+        let own_ids = if block == self.block {
+            Vec::new()
+        } else {
+            lane_ids(block, threads, self.tidig, self.wave_lanes)
+        };
         waves.truncate(n);
         while waves.len() < n {
             waves.push(Wave::new(self.vgprs, d.code_addr));
@@ -403,31 +412,14 @@ impl Grid {
                 w.s[TTMP9] = gx;
                 w.s[TTMP7] = gy & 0xffff | gz << 16;
             }
-            // The wave's first thread id divided out once, then counted up (x fastest);
-            // a wave64's lanes 32 to 63 in its other VGPRs.
+            // The lanes' thread ids: the dispatch's table, or a partial workgroup's own.
             let first = wi * self.wave_lanes;
             let lanes = threads.saturating_sub(first).min(self.wave_lanes);
-            let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
-            for lane in 0..lanes {
-                let id = if self.tidig == 0 {
-                    x as u32
-                } else {
-                    (x | y << 10 | z << 20) as u32
-                };
-                if lane < 32 {
-                    w.v[0][lane] = id;
-                } else {
-                    w.v_other[0][lane - 32] = id;
-                }
-                x += 1;
-                if x == bx {
-                    x = 0;
-                    y += 1;
-                    if y == by {
-                        y = 0;
-                        z += 1;
-                    }
-                }
+            let per = self.wave_lanes / 32;
+            let table = if block == self.block { &self.ids } else { &own_ids };
+            w.v[0] = table[wi * per];
+            if per == 2 {
+                w.v_other[0] = table[wi * per + 1];
             }
             let mask = |n: usize| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
             w.s[EXEC_LO] = mask(lanes);
@@ -436,6 +428,28 @@ impl Grid {
             }
         }
     }
+}
+
+/// The thread ids of a workgroup of `threads` threads shaped `block`, in waves of
+/// `wave_lanes` (x fastest, then y, then z; x alone in VGPR 0 when `tidig` is 0, else x,
+/// y and z packed 10 bits apart), 32 lanes an entry. Lanes past the threads are 0.
+fn lane_ids(block: [usize; 3], threads: usize, tidig: u32, wave_lanes: usize) -> Vec<[u32; 32]> {
+    let [bx, by, _] = block;
+    let mut ids = vec![[0u32; 32]; threads.div_ceil(wave_lanes) * (wave_lanes / 32)];
+    let (mut x, mut y, mut z) = (0, 0, 0);
+    for t in 0..threads {
+        ids[t / 32][t % 32] = if tidig == 0 { x } else { x | y << 10 | z << 20 } as u32;
+        x += 1;
+        if x == bx {
+            x = 0;
+            y += 1;
+            if y == by {
+                y = 0;
+                z += 1;
+            }
+        }
+    }
+    ids
 }
 
 /// Runs vector instruction `d` on wave64 `w` as the hardware issues it: lanes 0 to 31,
