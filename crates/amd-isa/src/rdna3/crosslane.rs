@@ -312,6 +312,45 @@ fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, ou
     true
 }
 
+/// A VOPD pair over whole registers, each half `(op, src0, vsrc1, vdst)`: both computed
+/// before either is written (the lanes `exec` enables); `false`, with nothing written,
+/// where a half takes the lane-by-lane path. Inlined into each of [`super::wide::run`]'s
+/// builds.
+#[inline(always)]
+fn vopd_whole(w: &mut Wave, halves: [(u16, u16, u16, usize); 2], lit: Option<u32>, exec: u32) -> bool {
+    let [(opx, sx0, sx1, dx), (opy, sy0, sy1, dy)] = halves;
+    let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
+    if !(vopd_half(w, opx, sx0, sx1, dx, lit, &mut x) && vopd_half(w, opy, sy0, sy1, dy, lit, &mut y)) {
+        return false;
+    }
+    for (d, r) in [(dx, &x), (dy, &y)] {
+        if exec == u32::MAX {
+            w.v[d] = *r;
+        } else {
+            let mut out = w.v[d];
+            blend(&mut out, exec, |l| r[l]);
+            w.v[d] = out;
+        }
+    }
+    true
+}
+
+/// A VOPD pair for [`super::wide::run`].
+struct VopdWhole<'a> {
+    w: &'a mut Wave,
+    halves: [(u16, u16, u16, usize); 2],
+    lit: Option<u32>,
+    exec: u32,
+}
+
+impl super::wide::Whole for VopdWhole<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        vopd_whole(self.w, self.halves, self.lit, self.exec)
+    }
+}
+
 /// `out[l] = g(l)` for every lane: a loop without branches, which vectorizes.
 #[inline(always)]
 fn every_lane(out: &mut [u32; 32], g: impl Fn(usize) -> u32) {
@@ -334,18 +373,8 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     // (MODE keeping f32 denormals and rounding f32 to nearest-even, as the host does.)
     let f32_denormals = MODE_DENORM_F32_IN | MODE_DENORM_F32_OUT;
     if w.mode & (f32_denormals | MODE_ROUND_F32) == f32_denormals && !slow_only() {
-        let (mut x, mut y) = ([0u32; 32], [0u32; 32]);
-        if vopd_half(w, opx, srcx0, vsrcx1, vdstx, lit, &mut x) && vopd_half(w, opy, srcy0, vsrcy1, vdsty, lit, &mut y)
-        {
-            for (d, r) in [(vdstx, &x), (vdsty, &y)] {
-                if exec == u32::MAX {
-                    w.v[d] = *r;
-                } else {
-                    let mut out = w.v[d];
-                    blend(&mut out, exec, |l| r[l]);
-                    w.v[d] = out;
-                }
-            }
+        let halves = [(opx, srcx0, vsrcx1, vdstx), (opy, srcy0, vsrcy1, vdsty)];
+        if super::wide::run(VopdWhole { w, halves, lit, exec }) {
             return Ok(());
         }
     }

@@ -1160,6 +1160,7 @@ mod tests {
     use crate::rdna3::divide::{div_fixup, ldexp};
     use crate::rdna3::testing::{lanes, run, run_all};
     use crate::rdna3::wave::EXEC_LO;
+    use crate::rdna3::wide::BASELINE_ONLY;
 
     #[test]
     fn sixteen_bit_ops_wrap_and_keep_the_other_half() {
@@ -1823,13 +1824,22 @@ mod tests {
                 w.s[VCC_LO] = 0x5555_aaab;
                 w.s[EXEC_LO] = exec;
             };
-            let fast = run(words, set).unwrap();
             SLOW_ONLY.with(|s| s.set(true));
             let slow = run(words, set);
             SLOW_ONLY.with(|s| s.set(false));
             let slow = slow.unwrap();
-            assert_eq!(fast.v, slow.v, "{words:08x?}");
-            assert_eq!(fast.s, slow.s, "{words:08x?}: scalars (carries)");
+            // The fast path in each of its builds (AVX2 where the CPU has it, baseline).
+            for baseline in [false, true] {
+                BASELINE_ONLY.with(|b| b.set(baseline));
+                let fast = run(words, set);
+                BASELINE_ONLY.with(|b| b.set(false));
+                let fast = fast.unwrap();
+                assert_eq!(fast.v, slow.v, "{words:08x?}, baseline build {baseline}");
+                assert_eq!(
+                    fast.s, slow.s,
+                    "{words:08x?}, baseline build {baseline}: scalars (carries)"
+                );
+            }
         }
     }
 
@@ -1858,7 +1868,7 @@ mod tests {
             w.s[VCC_LO] = 0x5555_aaab;
             w.s[EXEC_LO] = exec.get();
         };
-        for (opx, mask) in (0..=13u32).flat_map(|op| [(op, 0xfffe_fff7u32), (op, 0x0100_0010)]) {
+        for (opx, mask) in (0..=13u32).flat_map(|op| [(op, u32::MAX), (op, 0xfffe_fff7), (op, 0x0100_0010)]) {
             exec.set(mask);
             for opy in (0..=13u32).chain(16..=18) {
                 for (srcx0, srcy0) in [(0x104u32, 0x107u32), (3, 0xf2), (0x106, 0x81)] {
@@ -1866,14 +1876,20 @@ mod tests {
                     let w0 = 0xc800_0000 | opx << 22 | opy << 17 | 5 << 9 | srcx0;
                     let w1 = 2 << 24 | (9 >> 1) << 17 | 6 << 9 | srcy0;
                     let words = [w0, w1, 0x4049_0fdb];
-                    let fast = run(&words, set);
                     SLOW_ONLY.with(|s| s.set(true));
                     let slow = run(&words, set);
                     SLOW_ONLY.with(|s| s.set(false));
-                    match (fast, slow) {
-                        (Ok(fast), Ok(slow)) => assert_eq!(fast.v, slow.v, "{words:08x?}"),
-                        (Err(_), Err(_)) => {}
-                        (a, b) => panic!("{words:08x?}: {:?} vs {:?}", a.err(), b.err()),
+                    // The whole-wave path in each of its builds (AVX2 where the CPU
+                    // has it, baseline).
+                    for baseline in [false, true] {
+                        BASELINE_ONLY.with(|b| b.set(baseline));
+                        let fast = run(&words, set);
+                        BASELINE_ONLY.with(|b| b.set(false));
+                        match (fast, &slow) {
+                            (Ok(fast), Ok(slow)) => assert_eq!(fast.v, slow.v, "{words:08x?}, baseline {baseline}"),
+                            (Err(_), Err(_)) => {}
+                            (a, b) => panic!("{words:08x?}: {:?} vs {:?}", a.err(), b.as_ref().err()),
+                        }
                     }
                 }
             }

@@ -352,18 +352,25 @@ impl Fast {
         if self.op.float() && w.mode & (f32_denormals | MODE_ROUND_F32) != f32_denormals {
             return Ok(false);
         }
-        use FastOp::*;
         let exec = w.exec();
         if exec != u32::MAX && sparse(exec) {
             self.sparse(w, exec);
             return Ok(true);
         }
+        super::wide::run(WholeOp { f: self, w, exec });
+        Ok(true)
+    }
+
+    /// The operation over whole registers (the lanes `exec` enables written). Inlined
+    /// into each of [`super::wide::run`]'s builds.
+    #[inline(always)]
+    pub(crate) fn whole(&self, w: &mut Wave, exec: u32) {
+        use FastOp::*;
         match self.op {
             LshlrevB64 => self.lshlrev_b64(w, exec),
             AddCoU32 | AddCoCiU32 => self.add_co(w, exec),
             _ => self.plain(w, exec),
         }
-        Ok(true)
     }
 
     /// The operations with one 32-bit result and no other output: every lane
@@ -381,7 +388,7 @@ impl Fast {
         } else {
             av
         };
-        let r: [u32; 32] = lane_op!(self.op, g => std::array::from_fn(|l| g(av[l], bv[l], cv[l])), op => match op {
+        let r: [u32; 32] = lane_op!(self.op, g => each(|l| g(av[l], bv[l], cv[l])), op => match op {
             Mov => *av,
             CndmaskB32 => {
                 let sel = c.mask(w);
@@ -462,6 +469,7 @@ impl Fast {
     }
 
     /// `v_lshlrev_b64`: S1's VGPR pair shifted left by S0.
+    #[inline(always)]
     fn lshlrev_b64(&self, w: &mut Wave, exec: u32) {
         let [a, b, _] = self.srcs;
         let (dst, r) = (usize::from(self.dst), b.vgpr().unwrap_or(0));
@@ -495,6 +503,7 @@ impl Fast {
     /// 32-bit adds with carry out (`v_add_co_u32`) and carry in and out
     /// (`v_add_co_ci_u32`), as the lane-by-lane path computes them (the carry mask has
     /// 0 for lanes EXEC leaves out).
+    #[inline(always)]
     fn add_co(&self, w: &mut Wave, exec: u32) {
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
@@ -514,6 +523,21 @@ impl Fast {
         }
         write_lanes(w, dst, &sums, exec);
         self.write_carries(w, carries & exec);
+    }
+}
+
+/// A [`Fast`] operation over the whole wave, for [`super::wide::run`].
+struct WholeOp<'a> {
+    f: &'a Fast,
+    w: &'a mut Wave,
+    exec: u32,
+}
+
+impl super::wide::Whole for WholeOp<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        self.f.whole(self.w, self.exec);
     }
 }
 

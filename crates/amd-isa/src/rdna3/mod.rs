@@ -48,6 +48,7 @@ mod single;
 #[cfg(test)]
 pub(crate) mod testing;
 mod valu;
+mod wide;
 #[rustfmt::skip]
 #[path = "generated/mnemonics.rs"]
 mod mnemonics;
