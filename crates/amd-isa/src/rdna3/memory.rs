@@ -341,7 +341,7 @@ fn near_load(
             _ => move_lanes::<4, 512>(regs, start, true, mem),
         };
     }
-    let (min, max) = lo.iter().fold((u32::MAX, 0), |(a, b), &x| (a.min(x), b.max(x)));
+    let (min, max) = super::wide::run(Bounds(&lo));
     let n = (max - min) as usize + len;
     // Lane l's address is base + lo[l] without a wrap between the lowest and highest.
     let Some(start) = base
@@ -369,6 +369,18 @@ fn near_load(
         }
     }
     true
+}
+
+/// The lowest and highest of a wave's 32-bit values, for [`super::wide::run`] (one
+/// instruction each on AVX2, several on baseline x86-64).
+struct Bounds<'a>(&'a [u32; 32]);
+
+impl super::wide::Whole for Bounds<'_> {
+    type Out = (u32, u32);
+    #[inline(always)]
+    fn run(self) -> (u32, u32) {
+        self.0.iter().fold((u32::MAX, 0), |(a, b), &x| (a.min(x), b.max(x)))
+    }
 }
 
 /// The stores of [`flat`] that no single span covers: a run of lanes in order whose
@@ -1128,6 +1140,7 @@ mod tests {
     fn whole_span_accesses_match_the_lane_by_lane_path() {
         use crate::rdna3::exec::SLOW_ONLY;
         use crate::rdna3::testing::{lanes, run_mem_trap};
+        use crate::rdna3::wide::BASELINE_ONLY;
         // SADDR s[4:5] with the offset in v1, or (SADDR null) the address pair v[6:7].
         let global = |op: u32, vdst: u32, data: u32, pair: bool| {
             let (saddr, addr) = if pair { (124, 6) } else { (4, 1) };
@@ -1177,8 +1190,15 @@ mod tests {
                     };
                     (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)
                 };
-                let (fast, slow) = (run(false), run(true));
-                assert_eq!(fast, slow, "op {op}, exec {exec:#x}, pair {pair}");
+                let slow = run(true);
+                // The whole-wave path in each of its builds (AVX2 where the CPU has it,
+                // baseline).
+                for baseline in [false, true] {
+                    BASELINE_ONLY.with(|b| b.set(baseline));
+                    let fast = run(false);
+                    BASELINE_ONLY.with(|b| b.set(false));
+                    assert_eq!(fast, slow, "op {op}, exec {exec:#x}, pair {pair}, baseline {baseline}");
+                }
             }
         }
     }
