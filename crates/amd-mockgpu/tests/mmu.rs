@@ -200,13 +200,14 @@ fn three_level_tables_translate_pages_fragments_and_huge_pages() {
     g.set(PD0, idx(huge, AMDGPU_VM_PDB0), pte(0x40_0000, AMDGPU_VM_PDB0, 9, false));
     assert_eq!(g.read(huge + 0x1_2345), Ok(Target::Vram(0x41_2345)));
     assert_eq!(g.read(huge + 2 * MIB - 1), Ok(Target::Vram(0x40_0000 + 2 * MIB - 1)));
-    // A translation holds to the end of its page or fragment, and says how far.
+    // A translation holds to the end of its fragment or of the run of pages that
+    // follow each other in the table (entries 1 to 3 here), and says how far.
     let run = |va: u64| {
         g.file
             .translate_run_unless(Hub::Gc, va, Access::Read, None)
             .map(|(_, n)| n)
     };
-    assert_eq!(run(VA_BASE + 0x1000 + 0x123), Ok(0x1000 - 0x123));
+    assert_eq!(run(VA_BASE + 0x1000 + 0x123), Ok(0x3000 - 0x123));
     assert_eq!(run(huge + 0x1_2345), Ok(2 * MIB - 0x1_2345));
     assert_eq!(run(huge + 2 * MIB - 1), Ok(1));
     // A 1 GiB PDB1 entry that is a PTE (needs VRAM ≥ 1 GiB for its upper half).
@@ -423,6 +424,51 @@ fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
     g.r.wr(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_REQ, 2);
     assert_eq!(g.r.rd(hw_id::GC, gc::V11_0_0.GCVM_INVALIDATE_ENG17_ACK), 2);
     assert_eq!(g.read(VA_BASE), Ok(Target::Vram(0x20_0000)));
+}
+
+/// 4 KiB pages whose entries follow each other in a table (the same bits, the next
+/// frame) are one translation: a walk for the first, TLB hits for the rest; the run
+/// ends at an entry that breaks it (another frame, other bits) and at the end of VRAM.
+#[test]
+fn following_ptes_are_one_translation() {
+    let g = Gpu::new();
+    g.seed_tables();
+    // Entries 0..6 contiguous; 6 jumps; 7 continues 6 but is read-only; the last two
+    // pages of VRAM at 510 and 511, then nothing past VRAM.
+    for i in 0..6 {
+        g.set(PT, i, pte(0x10_0000 + i * 0x1000, AMDGPU_VM_PTB, 0, false));
+    }
+    g.set(PT, 6, pte(0x30_0000, AMDGPU_VM_PTB, 0, false));
+    g.set(PT, 7, pte(0x30_1000, AMDGPU_VM_PTB, 0, false) & !AMDGPU_PTE_WRITEABLE);
+    g.set(PT, 510, pte(VRAM - 0x2000, AMDGPU_VM_PTB, 0, false));
+    g.set(PT, 511, pte(VRAM - 0x1000, AMDGPU_VM_PTB, 0, false));
+    g.set(PT, 508, pte(VRAM - 0x1000, AMDGPU_VM_PTB, 0, false));
+    g.set(PT, 509, pte(VRAM, AMDGPU_VM_PTB, 0, false));
+    let walks = || g.file.with_gmc(Hub::Gc, |m| m.walks).unwrap();
+    let at = |i: u64| VA_BASE + i * 0x1000 + 8;
+    let before = walks();
+    for i in 0..6 {
+        assert_eq!(g.read(at(i)), Ok(Target::Vram(0x10_0000 + i * 0x1000 + 8)));
+    }
+    assert_eq!(walks() - before, 1, "one walk for the run");
+    assert_eq!(g.read(at(6)), Ok(Target::Vram(0x30_0008)));
+    assert_eq!(g.read(at(7)), Ok(Target::Vram(0x30_1008)));
+    assert_eq!(walks() - before, 3, "6 and 7 each their own");
+    assert_eq!(g.tr(Hub::Gc, at(7), Access::Write), Err(FaultKind::Permission));
+    let run = |va: u64| {
+        g.file
+            .translate_run_unless(Hub::Gc, va, Access::Read, None)
+            .map(|(_, n)| n)
+    };
+    assert_eq!(run(at(510)), Ok(0x2000 - 8), "the table's last two entries");
+    assert_eq!(run(at(508)), Ok(0x1000 - 8), "VRAM's last page, not past it");
+    assert_eq!(g.read(at(509)), Err(FaultKind::Walker));
+    // A change is seen after the flush, inside the run too.
+    g.set(PT, 3, pte(0x50_0000, AMDGPU_VM_PTB, 0, false));
+    assert_eq!(g.read(at(3)), Ok(Target::Vram(0x10_3008)), "stale until the flush");
+    g.flush_tlb(Hub::Gc);
+    assert_eq!(g.read(at(3)), Ok(Target::Vram(0x50_0008)));
+    assert_eq!(g.read(at(4)), Ok(Target::Vram(0x10_4008)));
 }
 
 #[test]

@@ -52,21 +52,50 @@ pub const COPY_BYTES: usize = 64 << 20;
 /// `each` runs at the start of every round with the source bytes and the buffer they
 /// come back to.
 pub fn copies(dev: &Device, rounds: usize, mut each: impl FnMut(&[u8], &mut [u8])) -> (f64, f64) {
-    let size = COPY_BYTES;
-    let host: Vec<u8> = (0..size).map(|i| (i * 13 + 1) as u8).collect();
-    let mut back = vec![0u8; size];
-    let buf = dev.alloc(size, BufferKind::Device).expect("buffer");
-    let (mut best_in, mut best_out) = (f64::MAX, f64::MAX);
+    let mut c = Copies::new(dev);
     for _ in 0..rounds {
-        each(&host, &mut back);
-        let t = Instant::now();
-        dev.copy_in(&buf, 0, black_box(&host)).expect("copy in");
-        dev.synchronize().expect("synchronize");
-        best_in = best_in.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        dev.copy_out(&mut back, &buf, 0).expect("copy out");
-        best_out = best_out.min(t.elapsed().as_secs_f64());
+        c.round(&mut each);
     }
-    assert!(back == host, "round trip");
-    (best_in, best_out)
+    c.best()
+}
+
+/// Copies of [`COPY_BYTES`] into a device buffer and back, a round at a time (so that
+/// two devices' rounds can alternate), keeping the fastest of each direction.
+pub struct Copies<'a> {
+    dev: &'a Device,
+    host: Vec<u8>,
+    back: Vec<u8>,
+    buf: amd_hcq::Buffer,
+    best: (f64, f64),
+}
+
+impl<'a> Copies<'a> {
+    pub fn new(dev: &'a Device) -> Copies<'a> {
+        Copies {
+            dev,
+            host: (0..COPY_BYTES).map(|i| (i * 13 + 1) as u8).collect(),
+            back: vec![0u8; COPY_BYTES],
+            buf: dev.alloc(COPY_BYTES, BufferKind::Device).expect("buffer"),
+            best: (f64::MAX, f64::MAX),
+        }
+    }
+
+    /// One round: `each` (with the source bytes and the buffer they come back to),
+    /// then a timed copy in and a timed copy out, checked.
+    pub fn round(&mut self, mut each: impl FnMut(&[u8], &mut [u8])) {
+        each(&self.host, &mut self.back);
+        let t = Instant::now();
+        self.dev.copy_in(&self.buf, 0, black_box(&self.host)).expect("copy in");
+        self.dev.synchronize().expect("synchronize");
+        self.best.0 = self.best.0.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        self.dev.copy_out(&mut self.back, &self.buf, 0).expect("copy out");
+        self.best.1 = self.best.1.min(t.elapsed().as_secs_f64());
+        assert!(self.back == self.host, "round trip");
+    }
+
+    /// The fastest copy in and out so far, in seconds.
+    pub fn best(&self) -> (f64, f64) {
+        self.best
+    }
 }

@@ -187,8 +187,10 @@ impl PciVm {
     /// The host address of `va` for `access`, and how many of the `max` bytes from it
     /// lie contiguously behind it (at least one, and to the end of `va`'s 4 KiB page
     /// where `max` reaches it): in VRAM to the end of the page or fragment the
-    /// translation maps, elsewhere to the end of the 4 KiB page (system pages are the
-    /// host's, each its own). A failed translation is latched by the GMC.
+    /// translation maps; in system memory as far as the translation's run of pages
+    /// goes while their frames' host pages follow each other too (a peer's BAR: within
+    /// its window); a host page (a client's mapping) to the end of the 4 KiB page. A
+    /// failed translation is latched by the GMC.
     fn resolve_run(&self, space: &AddressSpace, va: u64, max: usize, access: Access) -> MemResult<(*mut u8, usize)> {
         let write = access == Access::Write;
         if va.checked_add(max as u64).is_none() {
@@ -199,7 +201,7 @@ impl PciVm {
             .translate_run_unless(self.hub, va, access, self.stop.as_deref())
             .map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
         let page_room = PAGE - (va % PAGE as u64) as usize;
-        let host = match target {
+        let (host, n) = match target {
             Target::Vram(off) => {
                 let n = max.min(usize::try_from(extent).unwrap_or(usize::MAX));
                 return self
@@ -208,10 +210,12 @@ impl PciVm {
                     .map(|p| (p, n))
                     .ok_or_else(|| bus_error(va, write));
             }
-            Target::Host(a) => a,
+            Target::Host(a) => (a, max.min(page_room)),
             Target::System(pa) => {
+                // As far as the translation holds (a run of pages), within `max`.
+                let n = max.min(usize::try_from(extent).unwrap_or(usize::MAX));
                 if let Some(p) = self.peers.iter().find(|p| pa >= p.phys && pa - p.phys < p.window) {
-                    let n = max.min(page_room);
+                    let n = n.min(usize::try_from(p.window - (pa - p.phys)).unwrap_or(usize::MAX));
                     return p
                         .mem
                         .ptr(pa - p.phys, n)
@@ -219,14 +223,22 @@ impl PciVm {
                         .ok_or_else(|| bus_error(va, write));
                 }
                 let pfn = pa / PAGE as u64;
-                let page = *self.pages.read().get(&pfn).ok_or_else(|| bus_error(va, write))?;
-                page.checked_add((pa % PAGE as u64) as usize)
-                    .ok_or_else(|| bus_error(va, write))?
+                let pages = self.pages.read();
+                let page = *pages.get(&pfn).ok_or_else(|| bus_error(va, write))?;
+                let host = page
+                    .checked_add((pa % PAGE as u64) as usize)
+                    .ok_or_else(|| bus_error(va, write))?;
+                // The frames that follow, while their host pages follow too.
+                let (mut span, mut k) = (page_room, 0u64);
+                while span < n && pages.get(&(pfn + k + 1)).copied() == page.checked_add((k as usize + 1) * PAGE) {
+                    span += PAGE;
+                    k += 1;
+                }
+                (host, n.min(span))
             }
         };
         // Host memory must still be mapped through the mock: it cannot go away while
         // the shared lock on the address space is held.
-        let n = max.min(page_room);
         let end = host.checked_add(n).ok_or_else(|| bus_error(va, write))?;
         if !space.accessible.contains(host, end) {
             return Err(bus_error(va, write));
@@ -429,10 +441,17 @@ mod tests {
                     let at = 0x8_0000 + (15 - page) * 0x1000 + va % 0x1000;
                     Ok((Target::Vram(at), 0x1000 - va % 0x1000))
                 }
+                // Eight system pages as one run of frames 0x100.. (as a walk of
+                // following PTEs gives them).
+                SYSTEM..0x31_0000 if (va - SYSTEM) < 0x8000 => {
+                    Ok((Target::System(0x10_0000 + va - SYSTEM), SYSTEM + 0x8000 - va))
+                }
                 _ => Err(Some(fault)),
             }
         }
     }
+
+    const SYSTEM: u64 = 0x30_0000;
 
     fn vm() -> PciVm {
         let fd = memfd_create("pci-vm-test", MFdFlags::MFD_CLOEXEC).expect("memfd");
@@ -481,6 +500,44 @@ mod tests {
         let mut back = vec![0u8; 0x3800];
         vm.read(&space, FRAG + 0x8000, &mut back).expect("read back");
         assert!(back == src[0x10..0x3810], "pages onto the fragment");
+    }
+
+    /// A run of system frames is copied as far as their host pages follow each other
+    /// too: frames 0x100..0x104 onto host pages in order, 0x104..0x108 in reverse;
+    /// every byte lands where its own frame's page is.
+    #[test]
+    fn system_runs_follow_their_host_pages() {
+        let (vm, mut space) = (vm(), AddressSpace::new(1));
+        let mut host = vec![0u8; 9 * PAGE];
+        let base = host.as_mut_ptr() as usize;
+        let page0 = base.next_multiple_of(PAGE);
+        space.accessible.insert(page0, page0 + 8 * PAGE);
+        let page_of = |k: usize| page0 + if k < 4 { k } else { 11 - k } * PAGE;
+        {
+            let mut pages = vm.pages.write();
+            for k in 0..8 {
+                pages.insert(0x100 + k as u64, page_of(k));
+            }
+        }
+        let src: Vec<u8> = (0..0x8000u32).map(|i| (i * 3 + i / 4096) as u8).collect();
+        vm.write(&space, FRAG, &src).expect("the fragment");
+        vm.copy(&space, SYSTEM + 0x10, FRAG + 0x10, 0x7ff0, 0x7ff0)
+            .expect("onto system pages");
+        for k in 0..8 {
+            let at = page_of(k) - base;
+            let from = if k == 0 { 0x10 } else { 0 };
+            assert!(
+                host[at + from..at + PAGE] == src[k * PAGE + from..(k + 1) * PAGE],
+                "frame {k}"
+            );
+        }
+        // And back, from the system pages onto VRAM.
+        vm.copy(&space, FRAG + 0x8000, SYSTEM, 0x8000, 0x8000)
+            .expect("from system pages");
+        let mut back = vec![0u8; 0x7ff0];
+        vm.read(&space, FRAG + 0x8010, &mut back).expect("read back");
+        assert!(back == src[0x10..], "round trip");
+        drop(host);
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub const PTE_FRAG_MASK: u64 = 0x1f;
 pub const ENTRY_ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
 /// Translations the TLB holds; the oldest goes first.
 pub const TLB_ENTRIES: usize = 64;
+
+/// Bytes of a page a PTE maps without a fragment.
+const PAGE_BYTES: u64 = 0x1000;
 /// Faults kept for inspection (and the future interrupt ring); later ones are counted
 /// only.
 pub const FAULT_LOG: usize = 256;
@@ -351,9 +354,32 @@ impl Gmc {
                 let size = 1u64 << size_shift;
                 let rel_base = rel & !(size - 1);
                 let va_base = start.checked_add(rel_base).ok_or(FaultKind::Walker)?;
+                let pa = entry & ENTRY_ADDR_MASK & !(size - 1);
+                // The 4 KiB pages that follow in the same table as one entry while
+                // they continue this one (valid, the same bits, the next frame): a
+                // buffer's run of system pages is one translation, not one per page.
+                let mut run = size;
+                // VRAM pages only while they lie in VRAM: a page past it is a walker
+                // fault of its own.
+                let in_vram = |end: u64| entry & AMDGPU_PTE_SYSTEM != 0 || end <= vram.size();
+                if level == AMDGPU_VM_PTB && size == PAGE_BYTES {
+                    for next in (index % 512 + 1)..512 {
+                        let mut b = [0u8; 8];
+                        let at = table + next * 8;
+                        if !vram.read(at, &mut b) {
+                            break;
+                        }
+                        let e = u64::from_le_bytes(b);
+                        let same_bits = (e ^ entry) & !ENTRY_ADDR_MASK == 0;
+                        if !same_bits || e & ENTRY_ADDR_MASK != pa + run || !in_vram(pa + run + PAGE_BYTES) {
+                            break;
+                        }
+                        run += PAGE_BYTES;
+                    }
+                }
                 let t = TlbEntry {
-                    va: (va_base, va_base.saturating_add(size)),
-                    pa: entry & ENTRY_ADDR_MASK & !(size - 1),
+                    va: (va_base, va_base.saturating_add(run)),
+                    pa,
                     entry,
                 };
                 if self.tlb.len() >= TLB_ENTRIES {
