@@ -1,12 +1,16 @@
 //! The RDNA3 interpreter's speed: lane instructions per second on vadd, the LDS tree
-//! reduction and the tiled LDS matmul, launched through the runtime on the mock GPU;
+//! reduction, a reduction and a product shaped as tinygrad's kernels make them
+//! (`reduce_group`: one barrier; `matmul_direct`: no local tile) and the tiled LDS
+//! matmul, launched through the runtime on the mock GPU;
 //! and `matrix`, a WMMA workload shaped like AMD's rocjitsu "matrix" (512 one-wave
 //! workgroups × 128 iterations × 4 independent chains of `v_wmma_f32_16x16x16_f16`,
 //! `tests/kernels/matrix.cl`), timed on one thread and on all (`HCQ_MOCK_THREADS` or the
 //! cores), with its multiply-adds per second against the same products in Rust.
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
-//! the same code objects on the same grids.
+//! the same code objects on the same grids (the median of three runs). Both runs'
+//! output buffers are checked against the Rust's: a remu ratio is printed only for a
+//! remu run that computed the case's values (remu keeps one barrier per kernel).
 //!
 //! `cargo xtask bench interp` (`REMU_LIB=/path/to/libremu.so cargo xtask bench interp`
 //! for the remu ratio). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
