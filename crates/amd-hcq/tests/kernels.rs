@@ -167,45 +167,38 @@ fn grid_in_three_dimensions() {
     });
 }
 
-#[test]
-fn lds_tree_reduction_with_barriers() {
-    for_each_build(kernel!("reduce_lds"), "reduce_lds", |dev, prg| {
-        let n = 256 * 7 + 100;
-        let a: Vec<f32> = rand_u32(n, 6).iter().map(|&v| (v % 64) as f32).collect();
+/// Runs a reduction kernel of `name` (each group of `lanes` lanes sums `per_group`
+/// floats into one) over `n` small integers, and checks every group's sum.
+fn group_sums(name: &str, builds: [(&str, &[u8]); 4], n: usize, per_group: usize, lanes: u32, seed: u32) {
+    for_each_build(builds, name, |dev, prg| {
+        let a: Vec<f32> = rand_u32(n, seed).iter().map(|&v| (v % 64) as f32).collect();
         let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-        let g = n.div_ceil(256);
-        let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
-        prg.launch_timed(&[&ba, &sums], &[n as u32], groups(n)).explained();
-        let got = download(dev, &sums, g);
-        for (k, s) in got.iter().enumerate() {
-            // Small integers: the float sum is exact in any order.
-            let want: f32 = a[k * 256..((k + 1) * 256).min(n)].iter().sum();
-            assert_eq!(f32::from_bits(*s), want, "group {k}");
-        }
-    });
-}
-
-#[test]
-fn group_reduction_through_one_barrier() {
-    for_each_build(kernel!("reduce_group"), "reduce_group", |dev, prg| {
-        // Five whole groups of 1,024 elements and a ragged sixth.
-        let n = 1024 * 5 + 300;
-        let a: Vec<f32> = rand_u32(n, 16).iter().map(|&v| (v % 64) as f32).collect();
-        let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-        let g = n.div_ceil(1024);
+        let g = n.div_ceil(per_group);
         let sums = dev.alloc(g * 4, BufferKind::Device).unwrap();
         let dims = LaunchDims {
             global: [g as u32, 1, 1],
-            local: [64, 1, 1],
+            local: [lanes, 1, 1],
         };
         prg.launch_timed(&[&ba, &sums], &[n as u32], dims).explained();
         let got = download(dev, &sums, g);
         for (k, s) in got.iter().enumerate() {
             // Small integers: the float sum is exact in any order.
-            let want: f32 = a[k * 1024..((k + 1) * 1024).min(n)].iter().sum();
-            assert_eq!(f32::from_bits(*s), want, "group {k}");
+            let want: f32 = a[k * per_group..((k + 1) * per_group).min(n)].iter().sum();
+            assert_eq!(f32::from_bits(*s), want, "{name}: group {k}");
         }
     });
+}
+
+#[test]
+fn lds_tree_reduction_with_barriers() {
+    group_sums("reduce_lds", kernel!("reduce_lds"), 256 * 7 + 100, 256, 256, 6);
+}
+
+/// tinygrad's shape of a reduction: partial sums in registers, one barrier, the first
+/// lane adding them; five whole groups of 1,024 elements and a ragged sixth.
+#[test]
+fn group_reduction_through_one_barrier() {
+    group_sums("reduce_group", kernel!("reduce_group"), 1024 * 5 + 300, 1024, 64, 16);
 }
 
 #[test]
@@ -410,19 +403,35 @@ fn wave_maximum_with_dpp8_and_permlanes() {
     });
 }
 
-#[test]
-fn tiled_matmul_through_lds() {
-    for_each_build(kernel!("matmul"), "matmul", |dev, prg| {
+/// Runs matmul kernel `name` (C = A · B, 16 × 16 workgroups) on small integers and
+/// checks every element.
+fn check_matmul(name: &str, builds: [(&str, &[u8]); 4], seed: u32) {
+    for_each_build(builds, name, |dev, prg| {
         let n = 48usize;
-        let [a, b, want] = small_integer_matmul(n, 12);
+        let [a, b, want] = small_integer_matmul(n, seed);
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let got = run_matmul(dev, prg, n, [&bits(&a), &bits(&b)], n * n, [16, 16, 1]);
         for r in 0..n {
             for col in 0..n {
-                assert_eq!(f32::from_bits(got[r * n + col]), want[r * n + col], "C[{r}][{col}]");
+                assert_eq!(
+                    f32::from_bits(got[r * n + col]),
+                    want[r * n + col],
+                    "{name}: C[{r}][{col}]"
+                );
             }
         }
     });
+}
+
+#[test]
+fn tiled_matmul_through_lds() {
+    check_matmul("matmul", kernel!("matmul"), 12);
+}
+
+/// The product with no local tile: each lane reads its row and column from global memory.
+#[test]
+fn matmul_straight_from_global_memory() {
+    check_matmul("matmul_direct", kernel!("matmul_direct"), 13);
 }
 
 #[test]

@@ -143,6 +143,22 @@ fn half_f32(h: u16) -> f32 {
     if s == 1 { -v } else { v }
 }
 
+/// A 64 × 64 float product by `kernel` (code object `elf`), in 16 × 16 workgroups.
+fn matmul_case(kernel: &'static str, elf: &'static [u8]) -> Case {
+    let n = 64usize;
+    Case {
+        name: kernel,
+        elf,
+        kernel,
+        grid: [(n / 16) as u32, (n / 16) as u32, 1],
+        block: [16, 16, 1],
+        buffers: vec![floats(n * n, 4, 7), floats(n * n, 5, 5), vec![0; n * n]],
+        args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(n as u32)],
+        macs: None,
+        native: matmul_native,
+    }
+}
+
 /// C = A · B of the matmul cases, n × n floats.
 fn matmul_native(b: &mut [Vec<u32>]) {
     let n = (b[0].len() as f64).sqrt() as usize;
@@ -197,7 +213,6 @@ fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
 fn cases() -> Vec<Case> {
     let vadd_n = 256 * 1024;
     let red_n = 256 * 256;
-    let mm_n = 64usize;
     vec![
         Case {
             name: "vadd",
@@ -271,39 +286,14 @@ fn cases() -> Vec<Case> {
                 }
             },
         },
-        Case {
-            name: "matmul",
-            elf: include_bytes!("../../../../tests/kernels/matmul.hsaco"),
-            kernel: "matmul",
-            grid: [(mm_n / 16) as u32, (mm_n / 16) as u32, 1],
-            block: [16, 16, 1],
-            buffers: vec![
-                floats(mm_n * mm_n, 4, 7),
-                floats(mm_n * mm_n, 5, 5),
-                vec![0; mm_n * mm_n],
-            ],
-            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
-            macs: None,
-            native: matmul_native,
-        },
+        matmul_case("matmul", include_bytes!("../../../../tests/kernels/matmul.hsaco")),
         // The same product without local memory or barriers, as tinygrad's kernels
         // without a local tile compute it (remu runs this one; the tiled kernel above
         // waits at barriers remu does not keep).
-        Case {
-            name: "matmul_direct",
-            elf: include_bytes!("../../../../tests/kernels/matmul_direct.hsaco"),
-            kernel: "matmul_direct",
-            grid: [(mm_n / 16) as u32, (mm_n / 16) as u32, 1],
-            block: [16, 16, 1],
-            buffers: vec![
-                floats(mm_n * mm_n, 4, 7),
-                floats(mm_n * mm_n, 5, 5),
-                vec![0; mm_n * mm_n],
-            ],
-            args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(mm_n as u32)],
-            macs: None,
-            native: matmul_native,
-        },
+        matmul_case(
+            "matmul_direct",
+            include_bytes!("../../../../tests/kernels/matmul_direct.hsaco"),
+        ),
         Case {
             name: "matrix",
             elf: include_bytes!("../../../../tests/kernels/matrix.hsaco"),

@@ -3,7 +3,7 @@
 
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, blend, f, slow_only, valu};
+use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, Vop, blend, f, slow_only, valu};
 use super::fields as fld;
 use super::fma::fma_wave;
 use super::matrix::{dot2_f32, mul_dx9};
@@ -152,11 +152,13 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
         Encoding::Vop1 => valu(
             w,
             i,
-            VOP1_IN_VOP3 + i.op,
-            fld::vop1::VDST.index(&iw),
-            None,
-            [tmp, 0, 0],
-            mods,
+            Vop {
+                op: VOP1_IN_VOP3 + i.op,
+                dst: fld::vop1::VDST.index(&iw),
+                sdst: None,
+                srcs: [tmp, 0, 0],
+                m: mods,
+            },
         ),
         // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
         Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, fld::vopc::VSRC1.operand(&iw)], mods),
@@ -170,11 +172,13 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
             valu(
                 w,
                 i,
-                VOP2_IN_VOP3 + i.op,
-                dst,
-                Some(VCC_LO),
-                [tmp, fld::vop2::VSRC1.operand(&iw), s2],
-                mods,
+                Vop {
+                    op: VOP2_IN_VOP3 + i.op,
+                    dst,
+                    sdst: Some(VCC_LO),
+                    srcs: [tmp, fld::vop2::VSRC1.operand(&iw), s2],
+                    m: mods,
+                },
             )
         }
     };

@@ -2,7 +2,7 @@
 //! rsq, sqrt), f32 and f64.
 
 use super::decode::Inst;
-use super::exec::{Mods, R, f, f64_src, output_mods, output_mods64, trans64};
+use super::exec::{R, Vop, f, f64_src, output_mods, output_mods64, trans64};
 use super::opcodes::op::{vop3, vop3sd};
 use super::rounding::{Unary, fma32, fma64};
 use super::wave::{VCC_LO, Wave};
@@ -29,15 +29,8 @@ pub(crate) fn covers(op: u16) -> bool {
 
 /// The IEEE division and square-root helpers LLVM's expansions use (div_scale,
 /// div_fmas, div_fixup, ldexp, f64 rsq/sqrt/frexp), for f32 and f64.
-pub(crate) fn valu_div(
-    w: &mut Wave,
-    i: &Inst,
-    op: u16,
-    dst: usize,
-    sdst: Option<usize>,
-    srcs: [u16; 3],
-    m: Mods,
-) -> R<()> {
+pub(crate) fn valu_div(w: &mut Wave, i: &Inst, v: Vop) -> R<()> {
+    let Vop { op, dst, sdst, srcs, m } = v;
     let exec = w.exec();
     let lit = i.literal;
     let vcc = w.vcc();

@@ -242,16 +242,25 @@ fn vop3_mods(i: &Inst) -> Mods {
     }
 }
 
-/// A VOP1, VOP2 or VOP3 instruction (not a compare, not DPP) as [`valu`] takes it:
-/// the opcode in the VOP3 numbering, its registers and modifiers, and its whole-wave
-/// form when it has one. Decoded once per instruction of a dispatch's code.
+/// A vector ALU operation's opcode (in the VOP3 numbering: VOP2 ops from
+/// [`VOP2_IN_VOP3`], VOP1 from [`VOP1_IN_VOP3`]), registers and modifiers, as decoding
+/// found them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Vop {
+    pub(crate) op: u16,
+    pub(crate) dst: usize,
+    /// The scalar destination of VOP3SD (and VOP2's implicit VCC).
+    pub(crate) sdst: Option<usize>,
+    pub(crate) srcs: [u16; 3],
+    pub(crate) m: Mods,
+}
+
+/// A VOP1, VOP2 or VOP3 instruction (not a compare, not DPP) as [`valu`] takes it, and
+/// its whole-wave form when it has one. Decoded once per instruction of a dispatch's
+/// code.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Valu {
-    op: u16,
-    dst: usize,
-    sdst: Option<usize>,
-    srcs: [u16; 3],
-    mods: Mods,
+    vop: Vop,
     fast: Option<Fast>,
 }
 
@@ -259,7 +268,7 @@ impl Valu {
     /// `i`'s operands, when it is a VALU instruction other than a compare or DPP.
     pub(crate) fn of(i: &Inst) -> Option<Valu> {
         let iw = i.words();
-        let (op, dst, sdst, srcs, mods) = match i.enc {
+        let (op, dst, sdst, srcs, m) = match i.enc {
             _ if i.dpp.is_some() => return None,
             Encoding::Vop1 => {
                 let (dst, src) = (fld::vop1::VDST.index(&iw), fld::vop1::SRC0.operand(&iw));
@@ -292,13 +301,10 @@ impl Valu {
             }
             _ => return None,
         };
+        let vop = Vop { op, dst, sdst, srcs, m };
         Some(Valu {
-            op,
-            dst,
-            sdst,
-            srcs,
-            mods,
-            fast: Fast::new(i, op, dst, sdst, srcs, mods),
+            vop,
+            fast: Fast::new(i, vop),
         })
     }
 
@@ -310,7 +316,7 @@ impl Valu {
                 return Ok(());
             }
         }
-        valu_lanes(w, i, self.op, self.dst, self.sdst, self.srcs, self.mods)
+        valu_lanes(w, i, self.vop)
     }
 }
 
@@ -678,30 +684,22 @@ pub(crate) const LANE_BIT: [u32; 32] = {
     bits
 };
 
-/// Vector ALU in the VOP3 numbering (VOP2 ops from [`VOP2_IN_VOP3`], VOP1 from
-/// [`VOP1_IN_VOP3`]).
-pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> R<()> {
+/// Vector ALU operation `v`.
+pub(crate) fn valu(w: &mut Wave, i: &Inst, v: Vop) -> R<()> {
     // The commonest operations first, a whole wave at a time.
-    if let Some(f) = Fast::new(i, op, dst, sdst, srcs, m) {
+    if let Some(f) = Fast::new(i, v) {
         if f.run(w)? {
             return Ok(());
         }
     }
-    valu_lanes(w, i, op, dst, sdst, srcs, m)
+    valu_lanes(w, i, v)
 }
 
 /// [`valu`] lane by lane (kept out of line: its frame is large, and the whole-wave
 /// operations should not pay for setting it up).
 #[inline(never)]
-pub(crate) fn valu_lanes(
-    w: &mut Wave,
-    i: &Inst,
-    op: u16,
-    dst: usize,
-    sdst: Option<usize>,
-    srcs: [u16; 3],
-    m: Mods,
-) -> R<()> {
+pub(crate) fn valu_lanes(w: &mut Wave, i: &Inst, v: Vop) -> R<()> {
+    let Vop { op, dst, sdst, srcs, m } = v;
     // Modifiers the ISA does not allow on this VOP3 instruction are refused (VOP1,
     // VOP2 and VOPD carry none; DPP16's are checked where they are read).
     if m != Mods::NONE && i.enc == Encoding::Vop3 {
@@ -765,7 +763,7 @@ pub(crate) fn valu_lanes(
         if m.omod == 0 && super::valu::clamps(op) {
             return super::valu::valu(w, i, op, dst, srcs, m);
         }
-        return super::modifiers::apply(w, i, op, dst, sdst, srcs, m);
+        return super::modifiers::apply(w, i, v);
     }
     if matches!(op, vop3::V_ADD_NC_U16..=vop3::V_MUL_LO_U16 | vop3::V_MAX_U16..=vop3::V_MIN_I16) {
         return valu16(w, i, op, dst, srcs, m);
@@ -774,7 +772,7 @@ pub(crate) fn valu_lanes(
         return valu_f16(w, i, op, dst, srcs, m);
     }
     if divide::covers(op) {
-        return valu_div(w, i, op, dst, sdst, srcs, m);
+        return valu_div(w, i, v);
     }
     if f64_path {
         for lane in 0..32 {

@@ -6,7 +6,7 @@
 //! register is out of range or MODE asks for what the host's arithmetic does not do.
 
 use super::decode::{Inst, LITERAL};
-use super::exec::{LANE_BIT, Mods, R, blend, f, fma32, slow_only, vop2_only};
+use super::exec::{LANE_BIT, Mods, R, Vop, blend, f, fma32, slow_only, vop2_only};
 use super::fma::fma_wave;
 use super::opcodes::op::{vop3, vop3sd};
 use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, VCC_LO, Wave, sparse};
@@ -297,7 +297,8 @@ pub(crate) struct Fast {
 
 impl Fast {
     /// The whole-wave form of VOP3-numbered `op` with these operands, when it has one.
-    pub(crate) fn new(i: &Inst, op: u16, dst: usize, sdst: Option<usize>, srcs: [u16; 3], m: Mods) -> Option<Fast> {
+    pub(crate) fn new(i: &Inst, v: Vop) -> Option<Fast> {
+        let Vop { op, dst, sdst, srcs, m } = v;
         if m != Mods::NONE || dst > 255 {
             return None;
         }

@@ -26,7 +26,7 @@
 //! and encodings LLVM rejects.
 
 use super::decode::{Encoding, Inst};
-use super::exec::{Mods, R, output_mods, output_mods64, valu_lanes};
+use super::exec::{Mods, R, Vop, output_mods, output_mods64, valu_lanes};
 use super::mnemonics::{VOP1_DPP16_MODIFIERS, VOP2_DPP16_MODIFIERS, VOP3_MODIFIERS, VOPC_DPP16_MODIFIERS};
 use super::opcodes::{Vop3, Vop3p, Vop3sd};
 use super::wave::Wave;
@@ -322,15 +322,8 @@ fn half_mods(h: u16, m: Mods) -> u16 {
 
 /// Runs a VOP3 operation with clamp or omod its own code does not apply (see the
 /// module's documentation).
-pub(crate) fn apply(
-    w: &mut Wave,
-    i: &Inst,
-    op: u16,
-    dst: usize,
-    sdst: Option<usize>,
-    srcs: [u16; 3],
-    m: Mods,
-) -> R<()> {
+pub(crate) fn apply(w: &mut Wave, i: &Inst, v: Vop) -> R<()> {
+    let Vop { op, dst, m, .. } = v;
     let name = super::valu::name(op)
         .or_else(|| super::opcodes::Vop3sd::from_op(op).map(|o| o.name()))
         .unwrap_or("this opcode");
@@ -357,9 +350,9 @@ pub(crate) fn apply(
         if m.omod != 0 {
             return refuse("the ISA defines output modifiers for float results only");
         }
-        return valu_lanes(w, i, op, dst, sdst, srcs, bare);
+        return valu_lanes(w, i, Vop { m: bare, ..v });
     }
-    valu_lanes(w, i, op, dst, sdst, srcs, bare)?;
+    valu_lanes(w, i, Vop { m: bare, ..v })?;
     let exec = w.exec();
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         match kind {
