@@ -798,6 +798,7 @@ fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> 
         .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
     let (a, end) = (a as usize, end as usize);
     let id = w.lane_id(lane);
+    w.private_used = true;
     let mem = &mut w.private[id];
     if mem.len() < end {
         mem.resize(end.next_multiple_of(256), 0);

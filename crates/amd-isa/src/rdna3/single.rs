@@ -109,6 +109,7 @@ pub(crate) fn on_wave(
     };
     if state.private.len() == 32 {
         w.private = std::mem::take(&mut state.private);
+        w.private_used = true;
     }
     let r = run(&mut w, &mut state.lds);
     if w.private.iter().any(|p| !p.is_empty()) {

@@ -105,6 +105,8 @@ pub struct Wave {
     pub(crate) at_barrier: bool,
     /// Each lane's private (scratch) memory, grown on use.
     pub(crate) private: Vec<Vec<u8>>,
+    /// Whether any lane's private memory may hold bytes (a reset clears it only then).
+    pub(crate) private_used: bool,
     /// The MODE register: bits 3:0 round modes, 7:4 denormal modes (bit 4 f32 input
     /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64),
     /// bit 8 DX10_CLAMP, bit 9 IEEE (signaling NaNs win min/max, quieted).
@@ -142,6 +144,7 @@ impl Wave {
             done: false,
             at_barrier: false,
             private: vec![Vec::new(); 64],
+            private_used: false,
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
             place: Place::default(),
@@ -162,8 +165,10 @@ impl Wave {
         self.pc = pc;
         self.done = false;
         self.at_barrier = false;
-        for p in &mut self.private {
-            p.clear();
+        if std::mem::take(&mut self.private_used) {
+            for p in &mut self.private {
+                p.clear();
+            }
         }
         self.mode = MODE_DENORM;
         self.place = Place::default();
