@@ -105,6 +105,12 @@ impl Gpu {
     fn read(&self, va: u64) -> Result<Target, FaultKind> {
         self.tr(Hub::Gc, va, Access::Read)
     }
+    /// How far a GC read translation of `va` holds.
+    fn extent(&self, va: u64) -> Result<u64, Option<amd_mockgpu::pci::gmc::VmFault>> {
+        self.file
+            .translate_run_unless(Hub::Gc, va, Access::Read, None)
+            .map(|(_, n)| n)
+    }
     /// `flush_tlb(ip, vmid=0)` at register level, in tinygrad 0.10.1's order.
     fn flush_tlb(&self, hub: Hub) {
         self.r
@@ -202,11 +208,7 @@ fn three_level_tables_translate_pages_fragments_and_huge_pages() {
     assert_eq!(g.read(huge + 2 * MIB - 1), Ok(Target::Vram(0x40_0000 + 2 * MIB - 1)));
     // A translation holds to the end of its fragment or of the run of pages that
     // follow each other in the table (entries 1 to 3 here), and says how far.
-    let run = |va: u64| {
-        g.file
-            .translate_run_unless(Hub::Gc, va, Access::Read, None)
-            .map(|(_, n)| n)
-    };
+    let run = |va: u64| g.extent(va);
     assert_eq!(run(VA_BASE + 0x1000 + 0x123), Ok(0x3000 - 0x123));
     assert_eq!(run(huge + 0x1_2345), Ok(2 * MIB - 0x1_2345));
     assert_eq!(run(huge + 2 * MIB - 1), Ok(1));
@@ -455,11 +457,7 @@ fn following_ptes_are_one_translation() {
     assert_eq!(g.read(at(7)), Ok(Target::Vram(0x30_1008)));
     assert_eq!(walks() - before, 3, "6 and 7 each their own");
     assert_eq!(g.tr(Hub::Gc, at(7), Access::Write), Err(FaultKind::Permission));
-    let run = |va: u64| {
-        g.file
-            .translate_run_unless(Hub::Gc, va, Access::Read, None)
-            .map(|(_, n)| n)
-    };
+    let run = |va: u64| g.extent(va);
     assert_eq!(run(at(510)), Ok(0x2000 - 8), "the table's last two entries");
     assert_eq!(run(at(508)), Ok(0x1000 - 8), "VRAM's last page, not past it");
     assert_eq!(g.read(at(509)), Err(FaultKind::Walker));

@@ -143,6 +143,24 @@ fn half_f32(h: u16) -> f32 {
     if s == 1 { -v } else { v }
 }
 
+/// vadd's sums at every `step`th element.
+fn vadd_native(b: &mut [Vec<u32>], step: usize) {
+    for i in (0..b[0].len()).step_by(step) {
+        b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
+    }
+}
+
+/// Each group's sum of `per_group` floats (the reductions).
+fn sums_native(b: &mut [Vec<u32>], per_group: usize) {
+    for g in 0..b[1].len() {
+        let s: f32 = b[0][g * per_group..(g + 1) * per_group]
+            .iter()
+            .map(|&x| f32::from_bits(x))
+            .sum();
+        b[1][g] = s.to_bits();
+    }
+}
+
 /// A 64 × 64 float product by `kernel` (code object `elf`), in 16 × 16 workgroups.
 fn matmul_case(kernel: &'static str, elf: &'static [u8]) -> Case {
     let n = 64usize;
@@ -223,11 +241,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(vadd_n, 1, 1000), floats(vadd_n, 2, 1000), vec![0; vadd_n]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(vadd_n as u32)],
             macs: None,
-            native: |b| {
-                for i in 0..b[0].len() {
-                    b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
-                }
-            },
+            native: |b| vadd_native(b, 1),
         },
         // Many one-lane workgroups (as a launch of small independent tasks is): the
         // fixed cost per workgroup. vadd indexes group × 256 + lane, so every 256th
@@ -245,11 +259,7 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(8192 * 256)],
             macs: None,
-            native: |b| {
-                for i in (0..b[0].len()).step_by(256) {
-                    b[2][i] = (f32::from_bits(b[0][i]) + f32::from_bits(b[1][i])).to_bits();
-                }
-            },
+            native: |b| vadd_native(b, 256),
         },
         Case {
             name: "reduce_lds",
@@ -260,12 +270,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n, 3, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32(red_n as u32)],
             macs: None,
-            native: |b| {
-                for g in 0..b[1].len() {
-                    let s: f32 = b[0][g * 256..(g + 1) * 256].iter().map(|&x| f32::from_bits(x)).sum();
-                    b[1][g] = s.to_bits();
-                }
-            },
+            native: |b| sums_native(b, 256),
         },
         // A reduction shaped as tinygrad's: partial sums in registers, one barrier, the
         // first lane adds the group's partials (remu runs this one; it cannot run the
@@ -279,12 +284,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n * 4, 8, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32((red_n * 4) as u32)],
             macs: None,
-            native: |b| {
-                for g in 0..b[1].len() {
-                    let s: f32 = b[0][g * 1024..(g + 1) * 1024].iter().map(|&x| f32::from_bits(x)).sum();
-                    b[1][g] = s.to_bits();
-                }
-            },
+            native: |b| sums_native(b, 1024),
         },
         matmul_case("matmul", include_bytes!("../../../../tests/kernels/matmul.hsaco")),
         // The same product without local memory or barriers, as tinygrad's kernels
