@@ -129,19 +129,19 @@ fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
     (0..32).fold(0u32, |m, l| m | u32::from(p(l)) << l) & exec
 }
 
-/// Integer compare predicate `k` (as [`ordered`] takes it) of every lane's operands,
-/// for the lanes of `exec`: one loop per predicate, each lane's bit from a table, so
-/// the loops vectorize.
+/// Integer compare predicate `k` (as [`ordered`] takes it) of every lane's operands
+/// (`a(l)`, `b(l)`), for the lanes of `exec`: one loop per predicate, each lane's bit
+/// from a table, so the loops vectorize.
 #[inline(always)]
-fn int_mask<T: Ord + Copy>(exec: u32, k: u16, a: &[T; 32], b: &[T; 32]) -> u32 {
+fn int_mask<T: Ord + Copy>(exec: u32, k: u16, a: impl Fn(usize) -> T, b: impl Fn(usize) -> T) -> u32 {
     match k {
         0 => 0,
-        1 => lanes_where(exec, |l| a[l] < b[l]),
-        2 => lanes_where(exec, |l| a[l] == b[l]),
-        3 => lanes_where(exec, |l| a[l] <= b[l]),
-        4 => lanes_where(exec, |l| a[l] > b[l]),
-        5 => lanes_where(exec, |l| a[l] != b[l]),
-        6 => lanes_where(exec, |l| a[l] >= b[l]),
+        1 => lanes_where(exec, |l| a(l) < b(l)),
+        2 => lanes_where(exec, |l| a(l) == b(l)),
+        3 => lanes_where(exec, |l| a(l) <= b(l)),
+        4 => lanes_where(exec, |l| a(l) > b(l)),
+        5 => lanes_where(exec, |l| a(l) != b(l)),
+        6 => lanes_where(exec, |l| a(l) >= b(l)),
         _ => exec,
     }
 }
@@ -163,17 +163,46 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
     if m != Mods::NONE || slow_only() {
         return None;
     }
-    let a = Lanes::of(w, srcs[0], lit)?.values(w);
-    let b = Lanes::of(w, srcs[1], lit)?.values(w);
-    Some(match compare {
-        Compare::Int { t: 2, k } => int_mask(exec, k, &a.map(|x| x as i32), &b.map(|x| x as i32)),
-        Compare::Int { t: 3, k } => int_mask(exec, k, &a, &b),
+    let kind = match compare {
+        Compare::Int { t: 2, k } => WholeKind::I32(k),
+        Compare::Int { t: 3, k } => WholeKind::U32(k),
         // f32 inputs as they are (MODE keeps input denormals).
-        Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => {
-            mask(exec, |l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l]))))
-        }
+        Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => WholeKind::F32(k),
         _ => return None,
-    })
+    };
+    let (la, lb) = (Lanes::of(w, srcs[0], lit)?, Lanes::of(w, srcs[1], lit)?);
+    let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
+    let (a, b) = (la.in_place(w, &mut at), lb.in_place(w, &mut bt));
+    Some(super::wide::run(WholeCompare { kind, a, b, exec }))
+}
+
+/// The compares [`whole_wave`] runs, each with its predicate.
+#[derive(Clone, Copy)]
+enum WholeKind {
+    I32(u16),
+    U32(u16),
+    F32(u16),
+}
+
+/// A whole-wave compare, for [`super::wide::run`].
+struct WholeCompare<'a> {
+    kind: WholeKind,
+    a: &'a [u32; 32],
+    b: &'a [u32; 32],
+    exec: u32,
+}
+
+impl super::wide::Whole for WholeCompare<'_> {
+    type Out = u32;
+    #[inline(always)]
+    fn run(self) -> u32 {
+        let (a, b, exec) = (self.a, self.b, self.exec);
+        match self.kind {
+            WholeKind::I32(k) => int_mask(exec, k, |l| a[l] as i32, |l| b[l] as i32),
+            WholeKind::U32(k) => int_mask(exec, k, |l| a[l], |l| b[l]),
+            WholeKind::F32(k) => mask(exec, |l| float_compare(k, f64::from(f(a[l])), f64::from(f(b[l])))),
+        }
+    }
 }
 
 /// Integer compare predicate `k` on `lane`'s operands of type `t` (i16, u16, i32, u32,

@@ -280,22 +280,8 @@ fn vopd_half(w: &Wave, op: u16, s0: u16, s1: u16, d: usize, lit: Option<u32>, ou
     let (Some(la), Some(lb), Some(acc)) = (Lanes::of(w, s0, lit), Lanes::of(w, s1, lit), w.v.get(d)) else {
         return false;
     };
-    // VGPR sources in place; a scalar or constant spread over a wave's worth.
-    let (at, bt): ([u32; 32], [u32; 32]);
-    let a = match la {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            at = [k; 32];
-            &at
-        }
-    };
-    let b = match lb {
-        Lanes::Vgpr(r) => &w.v[r],
-        Lanes::Same(k) => {
-            bt = [k; 32];
-            &bt
-        }
-    };
+    let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
+    let (a, b) = (la.in_place(w, &mut at), lb.in_place(w, &mut bt));
     let k = lit.unwrap_or(0);
     let vcc = w.vcc();
     match op {

@@ -213,7 +213,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
                 let iw = i.words();
                 let srcs = [fld::vop3::SRC0.operand(&iw), fld::vop3::SRC1.operand(&iw)];
                 let m = vop3_mods(i);
-                super::modifiers::check_vop3(i.op, m)?;
+                if m != Mods::NONE {
+                    super::modifiers::check_vop3(i.op, m)?;
+                }
                 vcmp(w, i, i.op, fld::vop3::VDST.index(&iw), srcs, m).map(|_| Flow::Next)
             }
         },
@@ -221,6 +223,32 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         Encoding::Ds => super::lds::ds(w, i, lds).map(|_| Flow::Next),
         Encoding::Vopd => vopd(w, i).map(|_| Flow::Next),
         Encoding::Vop3p => vop3p(w, i).map(|_| Flow::Next),
+    }
+}
+
+/// A compare's operands as [`step`] reads them (VOPC, and VOP3's VOPC block with
+/// modifiers the ISA allows), for decoding once; `None` for anything else (DPP forms,
+/// refused modifiers: `step` runs and reports those).
+fn compare_operands(i: &Inst) -> Option<(usize, [u16; 2], Mods)> {
+    if i.dpp.is_some() {
+        return None;
+    }
+    let iw = i.words();
+    match i.enc {
+        Encoding::Vopc => Some((
+            VCC_LO,
+            [fld::vopc::SRC0.operand(&iw), fld::vopc::VSRC1.operand(&iw)],
+            Mods::NONE,
+        )),
+        Encoding::Vop3 if i.op <= VOPC_IN_VOP3_LAST => {
+            let m = vop3_mods(i);
+            if m != Mods::NONE && super::modifiers::check_vop3(i.op, m).is_err() {
+                return None;
+            }
+            let srcs = [fld::vop3::SRC0.operand(&iw), fld::vop3::SRC1.operand(&iw)];
+            Some((fld::vop3::VDST.index(&iw), srcs, m))
+        }
+        _ => None,
     }
 }
 
@@ -338,6 +366,9 @@ enum Kind {
     Valu(Valu),
     /// LDS (DS), the opcode named.
     Lds(Ds),
+    /// A vector compare (VOPC, or its VOP3 form): the mask's destination, the sources
+    /// and the modifiers (checked when decoded).
+    Vcmp { sdst: usize, srcs: [u16; 2], m: Mods },
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -350,6 +381,8 @@ impl Decoded {
             Kind::Valu(v)
         } else if let Some(op) = Ds::from_op(inst.op).filter(|_| inst.enc == Encoding::Ds) {
             Kind::Lds(op)
+        } else if let Some((sdst, srcs, m)) = compare_operands(&inst) {
+            Kind::Vcmp { sdst, srcs, m }
         } else {
             Kind::Other
         };
@@ -379,6 +412,7 @@ impl Decoded {
             Kind::Hint => Ok(Flow::Next),
             Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
             Kind::Lds(op) => super::lds::ds_op(w, &self.inst, *op, lds).map(|_| Flow::Next),
+            Kind::Vcmp { sdst, srcs, m } => vcmp(w, &self.inst, self.inst.op, *sdst, *srcs, *m).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }
@@ -638,10 +672,16 @@ impl Lanes {
         }
     }
 
-    pub(crate) fn values(&self, w: &Wave) -> [u32; 32] {
+    /// Every lane's value: the VGPR in place, or a scalar or constant spread over
+    /// `tmp`.
+    #[inline(always)]
+    pub(crate) fn in_place<'a>(&self, w: &'a Wave, tmp: &'a mut [u32; 32]) -> &'a [u32; 32] {
         match *self {
-            Lanes::Vgpr(r) => w.v[r],
-            Lanes::Same(k) => [k; 32],
+            Lanes::Vgpr(r) => &w.v[r],
+            Lanes::Same(k) => {
+                *tmp = [k; 32];
+                tmp
+            }
         }
     }
 }
