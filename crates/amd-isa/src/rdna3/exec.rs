@@ -369,6 +369,10 @@ enum Kind {
     /// A vector compare (VOPC, or its VOP3 form): the mask's destination, the sources
     /// and the modifiers (checked when decoded).
     Vcmp { sdst: usize, srcs: [u16; 2], m: Mods },
+    /// SOP2, the opcode and operands decoded.
+    Sop2(super::salu::Sop2Args),
+    /// A 32-bit integer `s_cmp_*`.
+    Scmp(super::salu::ScalarCompare),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -383,6 +387,10 @@ impl Decoded {
             Kind::Lds(op)
         } else if let Some((sdst, srcs, m)) = compare_operands(&inst) {
             Kind::Vcmp { sdst, srcs, m }
+        } else if let Some(a) = super::salu::Sop2Args::of(&inst) {
+            Kind::Sop2(a)
+        } else if let Some(c) = super::salu::ScalarCompare::of(&inst) {
+            Kind::Scmp(c)
         } else {
             Kind::Other
         };
@@ -413,6 +421,8 @@ impl Decoded {
             Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
             Kind::Lds(op) => super::lds::ds_op(w, &self.inst, *op, lds).map(|_| Flow::Next),
             Kind::Vcmp { sdst, srcs, m } => vcmp(w, &self.inst, self.inst.op, *sdst, *srcs, *m).map(|_| Flow::Next),
+            Kind::Sop2(a) => super::salu::sop2_run(w, &self.inst, *a).map(|_| Flow::Next),
+            Kind::Scmp(c) => c.run(w, self.inst.literal).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }

@@ -155,13 +155,41 @@ pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
 /// SOP2: 32- and 64-bit arithmetic, logic, shifts, bit fields, multiplies, selects and
 /// packs.
 pub(crate) fn sop2(w: &mut Wave, i: &Inst) -> R<()> {
+    match Sop2Args::of(i) {
+        Some(a) => sop2_run(w, i, a),
+        None => Err(missing(i, "no such opcode")),
+    }
+}
+
+/// A SOP2 instruction's opcode and operands, decoded once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sop2Args {
+    op: Sop2,
+    d: usize,
+    s0: u16,
+    s1: u16,
+}
+
+impl Sop2Args {
+    /// `i`'s opcode and operands, when it is a SOP2 instruction the ISA has.
+    pub(crate) fn of(i: &Inst) -> Option<Sop2Args> {
+        if i.enc != super::decode::Encoding::Sop2 {
+            return None;
+        }
+        let iw = i.words();
+        Some(Sop2Args {
+            op: Sop2::from_op(i.op)?,
+            d: fld::sop2::SDST.index(&iw),
+            s0: fld::sop2::SSRC0.operand(&iw),
+            s1: fld::sop2::SSRC1.operand(&iw),
+        })
+    }
+}
+
+/// Runs SOP2 instruction `i`, decoded as `a`.
+pub(crate) fn sop2_run(w: &mut Wave, i: &Inst, a: Sop2Args) -> R<()> {
     use Sop2::*;
-    let iw = i.words();
-    let d = fld::sop2::SDST.index(&iw);
-    let (s0, s1) = (fld::sop2::SSRC0.operand(&iw), fld::sop2::SSRC1.operand(&iw));
-    let Some(op) = Sop2::from_op(i.op) else {
-        return Err(missing(i, "no such opcode"));
-    };
+    let Sop2Args { op, d, s0, s1 } = a;
     let lit = i.literal;
     // The 64-bit forms (S1 32-bit for shifts, bit-field extracts and masks).
     let wide = match op {
@@ -391,21 +419,49 @@ pub(crate) fn sopk(w: &mut Wave, i: &Inst) -> R<Flow> {
 
 /// SOPC: 32-bit compares, then bit tests and 64-bit equality.
 pub(crate) fn sopc(w: &mut Wave, i: &Inst) -> R<()> {
-    use Sopc::*;
-    match Sopc::from_op(i.op) {
-        Some(
-            op @ (S_CMP_EQ_I32 | S_CMP_LG_I32 | S_CMP_GT_I32 | S_CMP_GE_I32 | S_CMP_LT_I32 | S_CMP_LE_I32
-            | S_CMP_EQ_U32 | S_CMP_LG_U32 | S_CMP_GT_U32 | S_CMP_GE_U32 | S_CMP_LT_U32 | S_CMP_LE_U32),
-        ) => {
-            let (a, b) = (
-                w.sread(fld::sopc::SSRC0.operand(&i.words()), i.literal)?,
-                w.sread(fld::sopc::SSRC1.operand(&i.words()), i.literal)?,
-            );
-            let k = op as u16 - S_CMP_EQ_I32 as u16;
-            w.scc = compare(k % 6, a, b, k < 6);
-            Ok(())
+    match ScalarCompare::of(i) {
+        Some(c) => c.run(w, i.literal),
+        None => sopc_rest(w, i),
+    }
+}
+
+/// The 32-bit integer `s_cmp_*` of SOPC, decoded once: the predicate (as [`compare`]
+/// takes it), signedness and sources.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScalarCompare {
+    k: u16,
+    signed: bool,
+    s0: u16,
+    s1: u16,
+}
+
+impl ScalarCompare {
+    /// `i` as one, when it is one.
+    pub(crate) fn of(i: &Inst) -> Option<ScalarCompare> {
+        use Sopc::*;
+        if i.enc != super::decode::Encoding::Sopc {
+            return None;
         }
-        _ => sopc_rest(w, i),
+        let op = match Sopc::from_op(i.op)? {
+            op @ (S_CMP_EQ_I32 | S_CMP_LG_I32 | S_CMP_GT_I32 | S_CMP_GE_I32 | S_CMP_LT_I32 | S_CMP_LE_I32
+            | S_CMP_EQ_U32 | S_CMP_LG_U32 | S_CMP_GT_U32 | S_CMP_GE_U32 | S_CMP_LT_U32 | S_CMP_LE_U32) => op,
+            _ => return None,
+        };
+        let iw = i.words();
+        let k = op as u16 - S_CMP_EQ_I32 as u16;
+        Some(ScalarCompare {
+            k: k % 6,
+            signed: k < 6,
+            s0: fld::sopc::SSRC0.operand(&iw),
+            s1: fld::sopc::SSRC1.operand(&iw),
+        })
+    }
+
+    /// Sets SCC to the comparison (`lit`: the instruction's literal).
+    pub(crate) fn run(&self, w: &mut Wave, lit: Option<u32>) -> R<()> {
+        let (a, b) = (w.sread(self.s0, lit)?, w.sread(self.s1, lit)?);
+        w.scc = compare(self.k, a, b, self.signed);
+        Ok(())
     }
 }
 
