@@ -328,7 +328,10 @@ fn near_load(
         .iter()
         .zip(0u32..)
         .fold(0, |acc, (&x, l)| acc | (x ^ lo[0].wrapping_add(stride * l)));
+    // (The last lane's offset must not wrap past 32 bits: a lane whose offset wraps
+    // reads far below the others.)
     if off == 0
+        && lo[0].checked_add(31 * stride).is_some()
         && let Some(start) = base
             .checked_add(u64::from(lo[0]))
             .filter(|a| a.checked_add(32 * len as u64).is_some())
@@ -1137,6 +1140,30 @@ mod tests {
     /// a row, in reverse, on one address (the last lane wins), with gaps (written lane
     /// by lane), partly past the buffer (a fault after the lanes before it); addressed
     /// by a scalar base and a VGPR offset, or by VGPR pairs.
+    /// A scalar base and VGPR offsets that wrap past 32 bits part-way along the wave:
+    /// the lanes after the wrap read far below the first ones (a fault here), not the
+    /// bytes that follow them.
+    #[test]
+    fn wrapping_offsets_are_not_a_row() {
+        use crate::rdna3::testing::{lanes, run_mem_trap};
+        // global_load_b32 v10, v1, s[4:5]
+        let load = [0xdc52_0000u32, 10 << 24 | 4 << 16 | 1];
+        let mut data = vec![0x5au8; 512];
+        let sbase = std::cell::Cell::new(0u64);
+        let r = run_mem_trap(&[&load], &mut data, &mut [0u8; 1024], |w, base| {
+            let s = base.wrapping_sub(0xffff_fff0);
+            sbase.set(s);
+            w.s[4] = s as u32;
+            w.s[5] = (s >> 32) as u32;
+            // Lane 0 at base; lane 4's offset wraps to 0: the scalar base itself.
+            lanes(w, 1, |l| 0xffff_fff0u32.wrapping_add(4 * l as u32));
+        });
+        match r {
+            Err(Trap::Fault(f, _)) => assert_eq!(f.va, sbase.get(), "lane 4's address"),
+            other => panic!("expected a fault, got {:?}", other.map(|w| w.v[10])),
+        }
+    }
+
     #[test]
     fn whole_span_accesses_match_the_lane_by_lane_path() {
         use crate::rdna3::exec::SLOW_ONLY;
