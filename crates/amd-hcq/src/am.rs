@@ -146,8 +146,19 @@ impl AmIface {
                 | u32::from(a.device) << 3
                 | u32::from(a.function),
         };
-        // A new device starts afresh: the faults of the one before were its own.
+        // A new device starts afresh: the faults of the one before were its own, and
+        // so are those the GPU latched for it (a dispatch of that device still
+        // finishing its workgroups may latch another after the device read and
+        // cleared the first, until its queue's end stops it).
         shared.faults.lock().clear();
+        shared.with(|b| -> amd_am::Result<()> {
+            for hub in [Hub::Gc, Hub::Mm] {
+                if b.gmc.fault(hub)?.is_some() {
+                    b.gmc.clear_fault(hub)?;
+                }
+            }
+            b.ih.handle().map(|_| ())
+        })?;
         let mailbox = alloc_on(&shared, 8, BufferKind::Uncached)?;
         Ok(AmIface { shared, props, mailbox })
     }

@@ -477,6 +477,30 @@ fn dropping_everything_releases_everything(t: Transport) {
     }
 }
 
+/// A fault the driverless transport's GPU latches after a device read and cleared its
+/// own (a dispatch of that device still finishing its workgroups can latch one) is
+/// not the next device's: a new device on the booted GPU starts with none latched.
+#[test]
+fn a_new_driverless_device_does_not_inherit_a_latched_fault() {
+    for t in [Transport::Pci, Transport::PciGfx1201] {
+        let (m, p) = platform(t, 1);
+        vadd_works(t, &p.device(0).unwrap());
+        // The GPU latches a fault at an address no device mapped, as an engine's
+        // failed translation does.
+        let latched = m.pci_translate(
+            0,
+            amd_mockgpu::pci::gmc::Hub::Gc,
+            UNMAPPED,
+            amd_mockgpu::pci::gmc::Access::Read,
+        );
+        assert!(matches!(latched, Some(Err(_))), "{latched:?}");
+        // (Asked at once: a wait asks only once it has waited a while.)
+        let dev = p.device(0).unwrap();
+        dev.health().unwrap();
+        vadd_works(t, &dev);
+    }
+}
+
 /// Many threads submitting across the timeline's restart: no error, every value once.
 fn the_timeline_wraps_under_concurrent_submitters(t: Transport) {
     let (_m, p) = platform(t, 1);

@@ -430,7 +430,8 @@ fn tlb_keeps_a_stale_pte_until_the_flush_handshake() {
 
 /// 4 KiB pages whose entries follow each other in a table (the same bits, the next
 /// frame) are one translation: a walk for the first, TLB hits for the rest; the run
-/// ends at an entry that breaks it (another frame, other bits) and at the end of VRAM.
+/// ends at an entry that breaks it (another frame, other bits), at the end of VRAM and
+/// after 64 pages.
 #[test]
 fn following_ptes_are_one_translation() {
     let g = Gpu::new();
@@ -459,6 +460,12 @@ fn following_ptes_are_one_translation() {
     assert_eq!(g.tr(Hub::Gc, at(7), Access::Write), Err(FaultKind::Permission));
     let run = |va: u64| g.extent(va);
     assert_eq!(run(at(510)), Ok(0x2000 - 8), "the table's last two entries");
+    // A longer run is joined 64 pages (256 KiB) at a time.
+    for i in 200..300 {
+        g.set(PT, i, pte(0x80_0000 + i * 0x1000, AMDGPU_VM_PTB, 0, false));
+    }
+    assert_eq!(run(at(200)), Ok(64 * 0x1000 - 8));
+    assert_eq!(run(at(264)), Ok(36 * 0x1000 - 8), "the next walk, to the run's end");
     assert_eq!(run(at(508)), Ok(0x1000 - 8), "VRAM's last page, not past it");
     assert_eq!(g.read(at(509)), Err(FaultKind::Walker));
     // A change is seen after the flush, inside the run too.

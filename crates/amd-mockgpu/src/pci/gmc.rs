@@ -73,6 +73,11 @@ pub const TLB_ENTRIES: usize = 64;
 
 /// Bytes of a page a PTE maps without a fragment.
 const PAGE_BYTES: u64 = 0x1000;
+
+/// Following 4 KiB PTEs a walk looks at to join them to the one it found (a bound on
+/// what a walk for one page costs: 256 KiB runs; a copy over a longer run translates
+/// again where each ends).
+const RUN_PAGES: u64 = 63;
 /// Faults kept for inspection (and the future interrupt ring); later ones are counted
 /// only.
 pub const FAULT_LOG: usize = 256;
@@ -363,7 +368,8 @@ impl Gmc {
                 // fault of its own.
                 let in_vram = |end: u64| entry & AMDGPU_PTE_SYSTEM != 0 || end <= vram.size();
                 if level == AMDGPU_VM_PTB && size == PAGE_BYTES {
-                    for next in (index % 512 + 1)..512 {
+                    let first = index % 512 + 1;
+                    for next in first..(first + RUN_PAGES).min(512) {
                         let mut b = [0u8; 8];
                         let at = table + next * 8;
                         if !vram.read(at, &mut b) {
