@@ -501,6 +501,28 @@ fn a_new_driverless_device_does_not_inherit_a_latched_fault() {
     }
 }
 
+/// One faulting load is one fault: the interpreter's whole-span attempts before the
+/// lane that faults latch nothing, so the driverless transport's report has the
+/// mapping error without MORE_FAULTS (bit 0 of the status).
+#[test]
+fn one_faulting_load_latches_one_fault() {
+    let t = Transport::Pci;
+    let (m, p) = platform(t, 1);
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
+    let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(64, BufferKind::Device).unwrap()).collect();
+    let (e, _) = faulting_vadd(t, &m, &prg, &bufs, 16);
+    let HcqError::DeviceFault { report, .. } = e else {
+        panic!("{e:?}");
+    };
+    let mmu: Vec<&String> = report.iter().filter(|l| l.starts_with("MMU fault")).collect();
+    assert_eq!(mmu.len(), 1, "{report:?}");
+    assert!(
+        mmu[0].contains("STATUS: 0x100 0x100000 (read, mapping error)"),
+        "{report:?}"
+    );
+}
+
 /// Many threads submitting across the timeline's restart: no error, every value once.
 fn the_timeline_wraps_under_concurrent_submitters(t: Transport) {
     let (_m, p) = platform(t, 1);

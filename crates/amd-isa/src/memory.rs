@@ -100,6 +100,19 @@ pub trait Memory {
     /// Writes `data` at `addr`.
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault>;
 
+    /// [`Memory::read`] for a read the interpreter tries ahead and repeats in smaller
+    /// pieces where it fails (a wave's whole span, then each lane): a memory that
+    /// records faults (a GPU's fault registers) need not record this failure, since
+    /// the repeat records it where it lies. The default is `read`.
+    fn read_ahead(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        self.read(addr, out)
+    }
+
+    /// [`Memory::write`] as [`Memory::read_ahead`] is a read. The default is `write`.
+    fn write_ahead(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        self.write(addr, data)
+    }
+
     /// Replaces the dword at `addr` with `f(old)` atomically (against other engines
     /// and the host where aligned), returning `old`. When `f` returns `None` memory is
     /// left as it was and `None` is returned.

@@ -235,7 +235,7 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         // bounds whatever they are, with no check in the loop.
         let mut span = [0u8; SPAN + 16];
         if let Some(n) = span_len {
-            if mem.read(lo, &mut span[..n]).is_ok() {
+            if mem.read_ahead(lo, &mut span[..n]).is_ok() {
                 if let MemOp::Load(dwords) = kind {
                     if vdst + dwords <= w.v.len() && dwords <= 4 && !super::exec::slow_only() {
                         for k in 0..dwords {
@@ -359,7 +359,7 @@ fn near_load(
     // Room past SPAN for a lane's last dword: the masked offsets are in bounds
     // whatever they are, with no check in the loop.
     let mut span = [0u8; SPAN + 16];
-    if mem.read(start, &mut span[..n]).is_err() {
+    if mem.read_ahead(start, &mut span[..n]).is_err() {
         return false;
     }
     for k in 0..dwords {
@@ -466,14 +466,14 @@ fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: 
 fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64, load: bool, mem: &dyn Memory) -> bool {
     let mut bytes = [0u8; B];
     if load {
-        if mem.read(base, &mut bytes).is_err() {
+        if mem.read_ahead(base, &mut bytes).is_err() {
             return false;
         }
         lanes_from_bytes::<D>(regs, &bytes);
         true
     } else {
         lanes_to_bytes::<D>(regs, &mut bytes);
-        mem.write(base, &bytes).is_ok()
+        mem.write_ahead(base, &bytes).is_ok()
     }
 }
 
@@ -499,7 +499,7 @@ fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]], bytes: &mut [u8]) {
 /// Writes a run of lanes' stores (`len` bytes each) at `start` in one piece, or when
 /// that faults, lane by lane up to the lane that faults, as the lanes would alone.
 fn write_run(mem: &dyn Memory, start: u64, run: &[u8], len: usize) -> R<()> {
-    if mem.write(start, run).is_ok() {
+    if mem.write_ahead(start, run).is_ok() {
         return Ok(());
     }
     for (k, piece) in run.chunks(len).enumerate() {
@@ -550,7 +550,7 @@ fn store_span(
     let (full, rest) = (n / 64, n % 64);
     let tail = (1u64 << rest) - 1;
     let whole = covered[..full].iter().all(|&c| c == u64::MAX) && (rest == 0 || covered[full] & tail == tail);
-    whole && mem.write(lo, &span[..n]).is_ok()
+    whole && mem.write_ahead(lo, &span[..n]).is_ok()
 }
 
 /// Which half of a register a 16-bit (d16) load fills; the other half is kept.

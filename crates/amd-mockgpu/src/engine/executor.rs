@@ -111,6 +111,16 @@ impl<'a> GpuMemory<'a> {
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
         self.space.borrow().write(self.vm, addr, data)
     }
+    /// [`GpuMemory::read`] for a read the caller repeats in pieces where it fails: a
+    /// PCI GPU does not latch its failure.
+    #[inline]
+    pub fn read_ahead(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        self.space.borrow().read_as(self.vm, addr, out, true)
+    }
+    /// [`GpuMemory::write`] for a write the caller repeats in pieces where it fails.
+    pub fn write_ahead(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        self.space.borrow().write_as(self.vm, addr, data, true)
+    }
     /// Loads a dword.
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
         self.space.borrow().space().vm_load::<u32>(self.vm, addr)
@@ -161,6 +171,12 @@ impl amd_isa::Memory for GpuMemory<'_> {
     }
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
         GpuMemory::write(self, addr, data)
+    }
+    fn read_ahead(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+        GpuMemory::read_ahead(self, addr, out)
+    }
+    fn write_ahead(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        GpuMemory::write_ahead(self, addr, data)
     }
     fn atomic_u32(&self, addr: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
         GpuMemory::atomic_u32(self, addr, |v| f(v).ok_or(())).map(Result::ok)

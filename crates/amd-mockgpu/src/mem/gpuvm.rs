@@ -97,4 +97,18 @@ pub trait Translate: Debug + Send + Sync {
         access: Access,
         stop: Option<&AtomicBool>,
     ) -> Result<(Target, u64), Option<VmFault>>;
+
+    /// [`Translate::translate_run_unless`] for an access its engine tries ahead and
+    /// repeats in smaller pieces where it fails (a wave's whole span before each
+    /// lane): a failure is not latched (`Err(None)`), since the repeat latches it where
+    /// it lies. The default latches, as `translate_run_unless`.
+    fn translate_run_ahead(
+        &self,
+        hub: Hub,
+        va: u64,
+        access: Access,
+        stop: Option<&AtomicBool>,
+    ) -> Result<(Target, u64), Option<VmFault>> {
+        self.translate_run_unless(hub, va, access, stop)
+    }
 }

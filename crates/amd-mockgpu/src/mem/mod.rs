@@ -151,9 +151,18 @@ impl<'a> Held<'a> {
     }
 
     /// Reads bytes at `addr` of `vm`.
+    #[inline]
     pub(crate) fn read(&self, vm: &Vm, addr: u64, out: &mut [u8]) -> MemResult<()> {
-        let Vm::Kfd(g) = *vm else {
-            return self.guard.vm_read(vm, addr, out);
+        self.read_as(vm, addr, out, false)
+    }
+
+    /// [`Held::read`]; `ahead`: a read the engine repeats in pieces where it fails,
+    /// whose failure a PCI GPU does not latch (the KFD GPUs latch nothing).
+    #[inline]
+    pub(crate) fn read_as(&self, vm: &Vm, addr: u64, out: &mut [u8], ahead: bool) -> MemResult<()> {
+        let g = match *vm {
+            Vm::Kfd(g) => g,
+            Vm::Pci(ref p) => return p.read_as(&self.guard, addr, out, ahead),
         };
         if self.window(g, addr, out.len(), false).is_some() {
             // SAFETY: a window covers the range: mapped, readable host memory, checked
@@ -169,8 +178,14 @@ impl<'a> Held<'a> {
 
     /// Writes `data` at `addr` of `vm`.
     pub(crate) fn write(&self, vm: &Vm, addr: u64, data: &[u8]) -> MemResult<()> {
-        let Vm::Kfd(g) = *vm else {
-            return self.guard.vm_write(vm, addr, data);
+        self.write_as(vm, addr, data, false)
+    }
+
+    /// [`Held::write`]; `ahead` as in [`Held::read_as`].
+    pub(crate) fn write_as(&self, vm: &Vm, addr: u64, data: &[u8], ahead: bool) -> MemResult<()> {
+        let g = match *vm {
+            Vm::Kfd(g) => g,
+            Vm::Pci(ref p) => return p.write_as(&self.guard, addr, data, ahead),
         };
         if self.window(g, addr, data.len(), true).is_some() {
             // SAFETY: a writable window covers the range: mapped, writable host memory,
@@ -400,12 +415,6 @@ impl AddressSpace {
         match vm {
             Vm::Kfd(g) => self.gpu_read(*g, addr, out),
             Vm::Pci(p) => p.read(self, addr, out),
-        }
-    }
-    pub(crate) fn vm_write(&self, vm: &Vm, addr: u64, data: &[u8]) -> MemResult<()> {
-        match vm {
-            Vm::Kfd(g) => self.gpu_write(*g, addr, data),
-            Vm::Pci(p) => p.write(self, addr, data),
         }
     }
     pub(crate) fn vm_read_words(&self, vm: &Vm, addr: u64, n: usize) -> MemResult<Vec<u32>> {

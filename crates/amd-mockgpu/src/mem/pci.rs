@@ -178,7 +178,13 @@ impl PciVm {
     /// The host address of `[va, va + n)` (inside one 4 KiB page) for `access`; a
     /// failed translation is latched by the GMC (status registers, interrupt).
     fn resolve(&self, space: &AddressSpace, va: u64, n: usize, access: Access) -> MemResult<*mut u8> {
-        match self.resolve_run(space, va, n, access)? {
+        self.resolve_as(space, va, n, access, false)
+    }
+
+    /// [`PciVm::resolve`]; `ahead`: an access its engine repeats in pieces where it
+    /// fails, whose failure is not latched ([`Translate::translate_run_ahead`]).
+    fn resolve_as(&self, space: &AddressSpace, va: u64, n: usize, access: Access, ahead: bool) -> MemResult<*mut u8> {
+        match self.resolve_run_as(space, va, n, access, ahead)? {
             (p, k) if k == n => Ok(p),
             _ => Err(bus_error(va, access == Access::Write)),
         }
@@ -192,14 +198,29 @@ impl PciVm {
     /// its window); a host page (a client's mapping) to the end of the 4 KiB page. A
     /// failed translation is latched by the GMC.
     fn resolve_run(&self, space: &AddressSpace, va: u64, max: usize, access: Access) -> MemResult<(*mut u8, usize)> {
+        self.resolve_run_as(space, va, max, access, false)
+    }
+
+    /// [`PciVm::resolve_run`]; `ahead` as in [`PciVm::resolve_as`].
+    fn resolve_run_as(
+        &self,
+        space: &AddressSpace,
+        va: u64,
+        max: usize,
+        access: Access,
+        ahead: bool,
+    ) -> MemResult<(*mut u8, usize)> {
         let write = access == Access::Write;
         if va.checked_add(max as u64).is_none() {
             return Err(bus_error(va, write));
         }
-        let (target, extent) = self
-            .gmc
-            .translate_run_unless(self.hub, va, access, self.stop.as_deref())
-            .map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
+        let stop = self.stop.as_deref();
+        let translated = if ahead {
+            self.gmc.translate_run_ahead(self.hub, va, access, stop)
+        } else {
+            self.gmc.translate_run_unless(self.hub, va, access, stop)
+        };
+        let (target, extent) = translated.map_err(|f| f.map_or_else(|| bus_error(va, write), |f| memory_fault(&f)))?;
         let page_room = PAGE - (va % PAGE as u64) as usize;
         let (host, n) = match target {
             Target::Vram(off) => {
@@ -247,8 +268,14 @@ impl PciVm {
     }
 
     pub(crate) fn read(&self, space: &AddressSpace, va: u64, out: &mut [u8]) -> MemResult<()> {
+        self.read_as(space, va, out, false)
+    }
+
+    /// [`PciVm::read`]; `ahead`: a read its engine repeats in pieces where it fails,
+    /// whose failure is not latched.
+    pub(crate) fn read_as(&self, space: &AddressSpace, va: u64, out: &mut [u8], ahead: bool) -> MemResult<()> {
         for (a, off, n) in pages(va, out.len()) {
-            let p = self.resolve(space, a, n, Access::Read)?;
+            let p = self.resolve_as(space, a, n, Access::Read, ahead)?;
             // SAFETY: `p..p + n` is live device or host memory (resolved above, pinned
             // by the mapping's owner or the shared lock on the address space); `out`
             // is ordinary memory and cannot overlap it.
@@ -258,8 +285,13 @@ impl PciVm {
     }
 
     pub(crate) fn write(&self, space: &AddressSpace, va: u64, data: &[u8]) -> MemResult<()> {
+        self.write_as(space, va, data, false)
+    }
+
+    /// [`PciVm::write`]; `ahead` as in [`PciVm::read_as`].
+    pub(crate) fn write_as(&self, space: &AddressSpace, va: u64, data: &[u8], ahead: bool) -> MemResult<()> {
         for (a, off, n) in pages(va, data.len()) {
-            let p = self.resolve(space, a, n, Access::Write)?;
+            let p = self.resolve_as(space, a, n, Access::Write, ahead)?;
             // SAFETY: as in `read`, writable by the translation's permission.
             unsafe { std::ptr::copy_nonoverlapping(data[off..off + n].as_ptr(), p, n) };
         }

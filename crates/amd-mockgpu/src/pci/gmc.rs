@@ -268,17 +268,7 @@ impl Gmc {
         va: u64,
         access: Access,
     ) -> Result<(Target, u64), VmFault> {
-        let result = match self.tlb.iter().find(|t| (t.va.0..t.va.1).contains(&va)).copied() {
-            Some(t) => {
-                self.tlb_hits = self.tlb_hits.saturating_add(1);
-                Self::leaf_target(t, va, access, vram).map(|x| (x, t.va.1 - va))
-            }
-            None => {
-                self.walks = self.walks.saturating_add(1);
-                self.walk(v, vram, va, access)
-            }
-        };
-        result.map_err(|kind| {
+        self.translate_run_quiet(v, vram, va, access).map_err(|kind| {
             let f = VmFault {
                 hub: self.hub,
                 va,
@@ -288,6 +278,26 @@ impl Gmc {
             self.record(v, f);
             f
         })
+    }
+
+    /// [`Gmc::translate_run`] without latching a failure (the TLB and the walk alike).
+    pub fn translate_run_quiet(
+        &mut self,
+        v: &Values,
+        vram: Option<&Vram>,
+        va: u64,
+        access: Access,
+    ) -> Result<(Target, u64), FaultKind> {
+        match self.tlb.iter().find(|t| (t.va.0..t.va.1).contains(&va)).copied() {
+            Some(t) => {
+                self.tlb_hits = self.tlb_hits.saturating_add(1);
+                Self::leaf_target(t, va, access, vram).map(|x| (x, t.va.1 - va))
+            }
+            None => {
+                self.walks = self.walks.saturating_add(1);
+                self.walk(v, vram, va, access)
+            }
+        }
     }
 
     fn leaf_target(t: TlbEntry, va: u64, access: Access, vram: Option<&Vram>) -> Result<Target, FaultKind> {
@@ -541,5 +551,26 @@ impl Translate for RegisterFile {
             access,
             kind: FaultKind::Walker,
         })))
+    }
+
+    /// [`RegisterFile::translate`] with nothing latched: a failure is `Err(None)`.
+    fn translate_run_ahead(
+        &self,
+        hub: Hub,
+        va: u64,
+        access: Access,
+        stop: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<(Target, u64), Option<VmFault>> {
+        self.with_block_state(
+            |g: &Gmc| g.hub == hub,
+            |g, v, vram| {
+                // Acquire: as in `translate_run_unless`.
+                if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Acquire)) {
+                    return Err(None);
+                }
+                g.translate_run_quiet(v, vram, va, access).map_err(|_| None)
+            },
+        )
+        .unwrap_or(Err(None))
     }
 }
