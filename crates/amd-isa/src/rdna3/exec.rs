@@ -201,23 +201,11 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
             super::buffer::exec(w, i, mem, lds, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
         }
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
-        Encoding::Vopc => {
-            let iw = i.words();
-            let srcs = [fld::vopc::SRC0.operand(&iw), fld::vopc::VSRC1.operand(&iw)];
-            vcmp(w, i, i.op, VCC_LO, srcs, Mods::NONE).map(|_| Flow::Next)
-        }
+        Encoding::Vopc => compare_step(w, i),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3 => match Valu::of(i) {
             Some(v) => v.run(w, i).map(|_| Flow::Next),
             // VOP3's VOPC block.
-            None => {
-                let iw = i.words();
-                let srcs = [fld::vop3::SRC0.operand(&iw), fld::vop3::SRC1.operand(&iw)];
-                let m = vop3_mods(i);
-                if m != Mods::NONE {
-                    super::modifiers::check_vop3(i.op, m)?;
-                }
-                vcmp(w, i, i.op, fld::vop3::VDST.index(&iw), srcs, m).map(|_| Flow::Next)
-            }
+            None => compare_step(w, i),
         },
         Encoding::Flat => super::memory::flat(w, i, mem, lds).map(|_| Flow::Next),
         Encoding::Ds => super::lds::ds(w, i, lds).map(|_| Flow::Next),
@@ -226,30 +214,39 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
     }
 }
 
-/// A compare's operands as [`step`] reads them (VOPC, and VOP3's VOPC block with
-/// modifiers the ISA allows), for decoding once; `None` for anything else (DPP forms,
-/// refused modifiers: `step` runs and reports those).
-fn compare_operands(i: &Inst) -> Option<(usize, [u16; 2], Mods)> {
+/// A compare's operands (VOPC, and VOP3's VOPC block): the mask's destination, the
+/// sources and the modifiers, checked (an error names modifiers the ISA refuses);
+/// `None` for anything else (DPP forms included). [`Decoded`] keeps them; [`step`]
+/// reads them as it runs.
+fn compare_operands(i: &Inst) -> Option<R<(usize, [u16; 2], Mods)>> {
     if i.dpp.is_some() {
         return None;
     }
     let iw = i.words();
     match i.enc {
-        Encoding::Vopc => Some((
+        Encoding::Vopc => Some(Ok((
             VCC_LO,
             [fld::vopc::SRC0.operand(&iw), fld::vopc::VSRC1.operand(&iw)],
             Mods::NONE,
-        )),
+        ))),
         Encoding::Vop3 if i.op <= VOPC_IN_VOP3_LAST => {
             let m = vop3_mods(i);
-            if m != Mods::NONE && super::modifiers::check_vop3(i.op, m).is_err() {
-                return None;
+            if m != Mods::NONE
+                && let Err(e) = super::modifiers::check_vop3(i.op, m)
+            {
+                return Some(Err(e));
             }
             let srcs = [fld::vop3::SRC0.operand(&iw), fld::vop3::SRC1.operand(&iw)];
-            Some((fld::vop3::VDST.index(&iw), srcs, m))
+            Some(Ok((fld::vop3::VDST.index(&iw), srcs, m)))
         }
         _ => None,
     }
+}
+
+/// Runs compare `i` (its operands read now).
+fn compare_step(w: &mut Wave, i: &Inst) -> R<Flow> {
+    let (sdst, srcs, m) = compare_operands(i).ok_or_else(|| unsupported(i))??;
+    vcmp(w, i, i.op, sdst, srcs, m).map(|_| Flow::Next)
 }
 
 /// VOP3's input and output modifiers (VOP3SD has a scalar destination where VOP3 has
@@ -385,7 +382,7 @@ impl Decoded {
             Kind::Valu(v)
         } else if let Some(op) = Ds::from_op(inst.op).filter(|_| inst.enc == Encoding::Ds) {
             Kind::Lds(op)
-        } else if let Some((sdst, srcs, m)) = compare_operands(&inst) {
+        } else if let Some(Ok((sdst, srcs, m))) = compare_operands(&inst) {
             Kind::Vcmp { sdst, srcs, m }
         } else if let Some(a) = super::salu::Sop2Args::of(&inst) {
             Kind::Sop2(a)

@@ -524,16 +524,18 @@ impl RegisterFile {
     }
 }
 
-impl Translate for RegisterFile {
-    /// [`RegisterFile::translate`], unless `stop` is set (read under the register
-    /// file's lock, which the unbinding or reset that sets it holds too): then
-    /// `Err(None)`, with nothing latched.
-    fn translate_run_unless(
+impl RegisterFile {
+    /// `hub`'s translation of `va` under the register file's lock, unless `stop` is set
+    /// (read under that lock, which the unbinding or reset that sets it holds too):
+    /// then `Err(None)`, with nothing latched. A failure is latched and returned where
+    /// `latch` says so, else `Err(None)`.
+    fn translate_locked(
         &self,
         hub: Hub,
         va: u64,
         access: Access,
         stop: Option<&std::sync::atomic::AtomicBool>,
+        latch: bool,
     ) -> Result<(Target, u64), Option<VmFault>> {
         self.with_block_state(
             |g: &Gmc| g.hub == hub,
@@ -542,15 +544,33 @@ impl Translate for RegisterFile {
                 if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Acquire)) {
                     return Err(None);
                 }
-                g.translate_run(v, vram, va, access).map_err(Some)
+                if latch {
+                    g.translate_run(v, vram, va, access).map_err(Some)
+                } else {
+                    g.translate_run_quiet(v, vram, va, access).map_err(|_| None)
+                }
             },
         )
-        .unwrap_or(Err(Some(VmFault {
+        .unwrap_or(Err(latch.then_some(VmFault {
             hub,
             va,
             access,
             kind: FaultKind::Walker,
         })))
+    }
+}
+
+impl Translate for RegisterFile {
+    /// [`RegisterFile::translate`], unless `stop` is set: then `Err(None)`, with
+    /// nothing latched.
+    fn translate_run_unless(
+        &self,
+        hub: Hub,
+        va: u64,
+        access: Access,
+        stop: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<(Target, u64), Option<VmFault>> {
+        self.translate_locked(hub, va, access, stop, true)
     }
 
     /// [`RegisterFile::translate`] with nothing latched: a failure is `Err(None)`.
@@ -561,16 +581,6 @@ impl Translate for RegisterFile {
         access: Access,
         stop: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<(Target, u64), Option<VmFault>> {
-        self.with_block_state(
-            |g: &Gmc| g.hub == hub,
-            |g, v, vram| {
-                // Acquire: as in `translate_run_unless`.
-                if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Acquire)) {
-                    return Err(None);
-                }
-                g.translate_run_quiet(v, vram, va, access).map_err(|_| None)
-            },
-        )
-        .unwrap_or(Err(None))
+        self.translate_locked(hub, va, access, stop, false)
     }
 }
