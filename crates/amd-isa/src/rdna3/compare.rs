@@ -171,6 +171,14 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
         _ => return None,
     };
     let (la, lb) = (Lanes::of(w, srcs[0], lit)?, Lanes::of(w, srcs[1], lit)?);
+    // A few lanes (one-lane workgroups, a loop's last lanes): those lanes alone.
+    if sparse(exec) {
+        let lane = |s: &Lanes, l: usize| match *s {
+            Lanes::Vgpr(r) => w.v[r][l],
+            Lanes::Same(k) => k,
+        };
+        return Some(Bits(exec).fold(0, |m, l| m | u32::from(kind.holds(lane(&la, l), lane(&lb, l))) << l));
+    }
     let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
     let (a, b) = (la.in_place(w, &mut at), lb.in_place(w, &mut bt));
     Some(super::wide::run(WholeCompare { kind, a, b, exec }))
@@ -182,6 +190,18 @@ enum WholeKind {
     I32(u16),
     U32(u16),
     F32(u16),
+}
+
+impl WholeKind {
+    /// Whether the predicate holds for one lane's operands.
+    #[inline(always)]
+    fn holds(self, a: u32, b: u32) -> bool {
+        match self {
+            WholeKind::I32(k) => ordered(k, (a as i32).cmp(&(b as i32))),
+            WholeKind::U32(k) => ordered(k, a.cmp(&b)),
+            WholeKind::F32(k) => float_compare(k, f64::from(f(a)), f64::from(f(b))),
+        }
+    }
 }
 
 /// A whole-wave compare, for [`super::wide::run`].

@@ -146,9 +146,12 @@ impl Interpreter {
                 },
                 waves: Vec::new(),
                 lds: Vec::new(),
+                last: None,
             },
             |s, mem, me, g| {
-                grid.waves(d, g, &mut s.waves, F::GFX12);
+                let id = grid.group_id(d, g, s.last);
+                s.last = Some((g, id));
+                grid.waves(d, id, &mut s.waves, F::GFX12);
                 s.lds.clear();
                 s.lds.resize(grid.lds_bytes, 0);
                 run_group::<F>(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
@@ -228,6 +231,9 @@ struct Group<D> {
     code: CodeCache<D>,
     waves: Vec<Wave>,
     lds: Vec<u8>,
+    /// The last workgroup this thread ran and its coordinates (the next one's follow
+    /// from them without a division, as a thread mostly takes workgroups in order).
+    last: Option<(u64, [u32; 3])>,
 }
 
 /// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
@@ -318,6 +324,10 @@ struct Grid {
     threads: usize,
     lds_bytes: usize,
     groups: u64,
+    /// Workgroups in x and y (`Dispatch::groups`).
+    dims: [u32; 2],
+    /// Waves of a whole workgroup.
+    full_waves: usize,
     /// Each wave's lanes' thread ids (VGPR 0 as a wave starts), 32 lanes an entry: a
     /// wave64 has two. The same for every whole workgroup of the dispatch.
     ids: Vec<[u32; 32]>,
@@ -355,23 +365,44 @@ impl Grid {
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
             lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
             groups,
+            dims: [gx as u32, gy as u32],
+            full_waves: threads.div_ceil(wave_lanes),
         })
     }
 
-    /// The waves of workgroup `g` (x fastest, then y, then z), in `waves` (whose
-    /// allocations are reused).
-    fn waves(&self, d: &Dispatch, g: u64, waves: &mut Vec<Wave>, gfx12: bool) {
-        let id = d.group_id(g);
+    /// Workgroup `g`'s coordinates ([`Dispatch::group_id`]), from `last` (the
+    /// workgroup this thread ran before and its coordinates) when `g` follows it.
+    #[inline]
+    fn group_id(&self, d: &Dispatch, g: u64, last: Option<(u64, [u32; 3])>) -> [u32; 3] {
+        match last {
+            Some((prev, [x, y, z])) if prev.checked_add(1) == Some(g) => {
+                let [gx, gy] = self.dims;
+                if x + 1 < gx {
+                    [x + 1, y, z]
+                } else if y + 1 < gy {
+                    [0, y + 1, z]
+                } else {
+                    [0, 0, z + 1]
+                }
+            }
+            _ => d.group_id(g),
+        }
+    }
+
+    /// The waves of the workgroup at `id` (x, y, z), in `waves` (whose allocations
+    /// are reused).
+    fn waves(&self, d: &Dispatch, id: [u32; 3], waves: &mut Vec<Wave>, gfx12: bool) {
         let [gx, gy, gz] = id;
         // A partial last workgroup (thread dimensions) has fewer threads.
-        let (block, threads) = if d.initiator & Dispatch::USE_THREAD_DIMENSIONS == 0 {
-            (self.block, self.threads)
+        let (block, threads, n) = if d.initiator & Dispatch::USE_THREAD_DIMENSIONS == 0 {
+            (self.block, self.threads, self.full_waves)
         } else {
             let b = d.block_of(id).map(|v| v.max(1) as usize);
-            (b, b[0] * b[1] * b[2])
+            let t = b[0] * b[1] * b[2];
+            (b, t, t.div_ceil(self.wave_lanes))
         };
-        let n = threads.div_ceil(self.wave_lanes);
-        let own_ids = if block == self.block {
+        let whole = n == self.full_waves && threads == self.threads && block == self.block;
+        let own_ids = if whole {
             Vec::new()
         } else {
             lane_ids(block, threads, self.tidig, self.wave_lanes)
@@ -416,8 +447,8 @@ impl Grid {
             // The lanes' thread ids: the dispatch's table, or a partial workgroup's own.
             let first = wi * self.wave_lanes;
             let lanes = threads.saturating_sub(first).min(self.wave_lanes);
-            let per = self.wave_lanes / 32;
-            let table = if block == self.block { &self.ids } else { &own_ids };
+            let per = if self.wave_lanes == 64 { 2 } else { 1 };
+            let table = if whole { &self.ids } else { &own_ids };
             w.v[0] = table[wi * per];
             if per == 2 {
                 w.v_other[0] = table[wi * per + 1];
@@ -708,7 +739,7 @@ mod tests {
         let mut waves = Vec::new();
         // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
         for mode in [0x30, 0x39] {
-            Grid::new(&d(mode)).unwrap().waves(&d(mode), 0, &mut waves, false);
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), [0; 3], &mut waves, false);
             assert_eq!(waves[0].mode & 0xff, mode);
         }
     }
@@ -725,7 +756,7 @@ mod tests {
             ..Dispatch::default()
         };
         let mut waves = Vec::new();
-        Grid::new(&d).unwrap().waves(&d, 1, &mut waves, false);
+        Grid::new(&d).unwrap().waves(&d, d.group_id(1), &mut waves, false);
         let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
         let want: Vec<Place> = (0..4)
             .map(|wave| Place {
@@ -761,7 +792,7 @@ mod tests {
         assert_eq!(grid.groups, 6);
         let mut waves = Vec::new();
         // Workgroup (2, 1): 8 × 2 threads, one wave of 16 lanes.
-        grid.waves(&partial, 5, &mut waves, false);
+        grid.waves(&partial, partial.group_id(5), &mut waves, false);
         assert_eq!(waves.len(), 1);
         assert_eq!(waves[0].s[EXEC_LO], 0xffff);
         assert_eq!(waves[0].s[0], 2, "TGID_X");
@@ -769,7 +800,7 @@ mod tests {
         let want: Vec<u32> = (0..16).map(|t| (t % 8) | ((t / 8) << 10)).collect();
         assert_eq!(ids, want, "x counts to the partial width, then y");
         // Workgroup (0, 0): whole, 64 threads in two waves.
-        grid.waves(&partial, 0, &mut waves, false);
+        grid.waves(&partial, [0; 3], &mut waves, false);
         assert_eq!(waves.len(), 2);
         assert_eq!(waves[1].s[EXEC_LO], u32::MAX);
     }
@@ -864,13 +895,39 @@ mod tests {
         let g = 3 * 5 * 4 + 3 * 2 + 1;
         for gfx12 in [false, true] {
             let mut waves = Vec::new();
-            Grid::new(&d).unwrap().waves(&d, g, &mut waves, gfx12);
+            Grid::new(&d).unwrap().waves(&d, d.group_id(g), &mut waves, gfx12);
             let w = &waves[0];
             assert_eq!(w.s[0], 1, "TGID_X_EN puts x after the user SGPRs");
             let ttmp = (w.s[TTMP9], w.s[TTMP7]);
             assert_eq!(ttmp, if gfx12 { (1, 2 | 4 << 16) } else { (0, 0) });
             let nans = if gfx12 { Nans::Num } else { Nans::Ieee };
             assert_eq!(w.nans(), nans, "gfx12 has no IEEE mode, and IEEE 754-2019's NaN rule");
+        }
+    }
+
+    /// A thread's next workgroup's coordinates follow from its last one's, in x, then
+    /// y, then z, as `Dispatch::group_id` numbers them; a workgroup that does not follow
+    /// (another thread took the ones between) is placed from its number.
+    #[test]
+    fn following_workgroups_are_placed_without_division() {
+        let d = Dispatch {
+            block: [32, 1, 1],
+            grid: [3, 5, 7],
+            ..Dispatch::default()
+        };
+        let grid = Grid::new(&d).unwrap();
+        let mut last = None;
+        for g in 0..3 * 5 * 7 {
+            let id = grid.group_id(&d, g, last);
+            assert_eq!(id, d.group_id(g), "workgroup {g} after {last:?}");
+            last = Some((g, id));
+        }
+        for (prev, g) in [(4, 9), (9, 4), (0, 104), (u64::MAX, 0)] {
+            assert_eq!(
+                grid.group_id(&d, g, Some((prev, [0, 0, 0]))),
+                d.group_id(g),
+                "{g} after {prev}"
+            );
         }
     }
 

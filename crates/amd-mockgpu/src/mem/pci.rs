@@ -9,7 +9,7 @@
 
 #![allow(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
@@ -105,8 +105,8 @@ pub(crate) struct Peer {
 
 /// Fake frame number → host page, as the pagemap handed them out (shared with the
 /// driver half, which adds frames when `/proc/self/pagemap` is read and drops them on
-/// `munmap`).
-pub(crate) type PageOfPfn = Arc<RwLock<HashMap<u64, usize>>>;
+/// `munmap`). Ordered, so that a run of frames is read in one pass.
+pub(crate) type PageOfPfn = Arc<RwLock<BTreeMap<u64, usize>>>;
 
 /// An engine's view of a PCI GPU's memory: one hub of one device.
 #[derive(Debug, Clone)]
@@ -250,10 +250,13 @@ impl PciVm {
                     .checked_add((pa % PAGE as u64) as usize)
                     .ok_or_else(|| bus_error(va, write))?;
                 // The frames that follow, while their host pages follow too.
-                let (mut span, mut k) = (page_room, 0u64);
-                while span < n && pages.get(&(pfn + k + 1)).copied() == page.checked_add((k as usize + 1) * PAGE) {
+                let (mut span, mut last) = (page_room, (pfn, page));
+                for (&f, &h) in pages.range(pfn.saturating_add(1)..) {
+                    if span >= n || Some(f) != last.0.checked_add(1) || Some(h) != last.1.checked_add(PAGE) {
+                        break;
+                    }
                     span += PAGE;
-                    k += 1;
+                    last = (f, h);
                 }
                 (host, n.min(span))
             }
