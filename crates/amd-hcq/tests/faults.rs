@@ -501,6 +501,40 @@ fn a_new_driverless_device_does_not_inherit_a_latched_fault() {
     }
 }
 
+/// One-lane workgroups reading and writing a steady stride make the interpreter
+/// prefetch lines two workgroups ahead, past the buffers' ends for the last ones: on
+/// the driverless transport that latches no fault (the device stays healthy) and the
+/// results are right.
+#[test]
+fn prefetches_past_the_buffers_latch_no_fault() {
+    for t in [Transport::Pci, Transport::PciGfx1201] {
+        let (_m, p) = platform(t, 1);
+        let dev = p.device(0).unwrap();
+        let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
+        // vadd's element is group × 256 + lane: one lane a group, 1 KiB apart.
+        let groups = 8u32;
+        let n = groups as usize * 256;
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+        dev.copy_in(&bufs[0], 0, &floats(&a)).unwrap();
+        dev.copy_in(&bufs[1], 0, &floats(&a)).unwrap();
+        let one_lane = LaunchDims {
+            global: [groups, 1, 1],
+            local: [1, 1, 1],
+        };
+        prg.launch_timed(&[&bufs[0], &bufs[1], &bufs[2]], &[n as u32], one_lane)
+            .unwrap();
+        dev.health().unwrap();
+        let mut out = vec![0u8; n * 4];
+        dev.copy_out(&mut out, &bufs[2], 0).unwrap();
+        let got = out.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        for (i, v) in got.enumerate() {
+            let want = if i % 256 == 0 { 2.0 * i as f32 } else { 0.0 };
+            assert_eq!(v, want, "{t:?} element {i}");
+        }
+    }
+}
+
 /// One faulting load is one fault: the interpreter's whole-span attempts before the
 /// lane that faults latch nothing, so the driverless transport's report has the
 /// mapping error without MORE_FAULTS (bit 0 of the status).

@@ -113,6 +113,13 @@ pub trait Memory {
         self.write(addr, data)
     }
 
+    /// A hint that `addr` is about to be read (or, `write`, written): a memory that
+    /// can, brings it nearer (the host's caches). It must not fault, record anything
+    /// or change what any access returns. The default does nothing.
+    fn prefetch(&self, addr: u64, write: bool) {
+        let _ = (addr, write);
+    }
+
     /// Replaces the dword at `addr` with `f(old)` atomically (against other engines
     /// and the host where aligned), returning `old`. When `f` returns `None` memory is
     /// left as it was and `None` is returned.

@@ -130,6 +130,9 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         };
         let kind = global_kind(iop)?;
         let len = kind.len();
+        if let Some(next) = w.stride_ahead(a) {
+            mem.prefetch(next, !kind.is_load());
+        }
         if kind.is_load() {
             let mut buf = [0u8; 16];
             mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;

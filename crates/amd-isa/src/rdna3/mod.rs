@@ -146,12 +146,11 @@ impl Interpreter {
                 },
                 waves: Vec::new(),
                 lds: Vec::new(),
-                last: None,
+                last: (u64::MAX, [0; 3]),
             },
             |s, mem, me, g| {
-                let id = grid.group_id(d, g, s.last);
-                s.last = Some((g, id));
-                grid.waves(d, id, &mut s.waves, F::GFX12);
+                grid.place(d, g, &mut s.last);
+                grid.waves(d, &s.last.1, &mut s.waves, F::GFX12);
                 s.lds.clear();
                 s.lds.resize(grid.lds_bytes, 0);
                 run_group::<F>(&mut s.waves, mem, &mut s.code, me, &mut s.lds)
@@ -232,8 +231,9 @@ struct Group<D> {
     waves: Vec<Wave>,
     lds: Vec<u8>,
     /// The last workgroup this thread ran and its coordinates (the next one's follow
-    /// from them without a division, as a thread mostly takes workgroups in order).
-    last: Option<(u64, [u32; 3])>,
+    /// from them without a division, as a thread mostly takes workgroups in order);
+    /// `u64::MAX` before the first.
+    last: (u64, [u32; 3]),
 }
 
 /// Decoded instructions: a direct-indexed window of dwords from the kernel's entry
@@ -370,38 +370,44 @@ impl Grid {
         })
     }
 
-    /// Workgroup `g`'s coordinates ([`Dispatch::group_id`]), from `last` (the
-    /// workgroup this thread ran before and its coordinates) when `g` follows it.
+    /// Makes `at` (the workgroup this thread ran before and its coordinates) workgroup
+    /// `g` and its coordinates ([`Dispatch::group_id`]): counted on from the last
+    /// where `g` follows it (in place, each coordinate a store of its own: the next
+    /// reads of them are not held up waiting for a wider value to be put together).
     #[inline]
-    fn group_id(&self, d: &Dispatch, g: u64, last: Option<(u64, [u32; 3])>) -> [u32; 3] {
-        match last {
-            Some((prev, [x, y, z])) if prev.checked_add(1) == Some(g) => {
-                let [gx, gy] = self.dims;
-                if x + 1 < gx {
-                    [x + 1, y, z]
-                } else if y + 1 < gy {
-                    [0, y + 1, z]
+    fn place(&self, d: &Dispatch, g: u64, at: &mut (u64, [u32; 3])) {
+        let id = &mut at.1;
+        if at.0.checked_add(1) == Some(g) {
+            let [gx, gy] = self.dims;
+            if id[0] + 1 < gx {
+                id[0] += 1;
+            } else {
+                id[0] = 0;
+                if id[1] + 1 < gy {
+                    id[1] += 1;
                 } else {
-                    [0, 0, z + 1]
+                    id[1] = 0;
+                    id[2] += 1;
                 }
             }
-            _ => d.group_id(g),
+        } else {
+            *id = d.group_id(g);
         }
+        at.0 = g;
     }
 
     /// The waves of the workgroup at `id` (x, y, z), in `waves` (whose allocations
     /// are reused).
-    fn waves(&self, d: &Dispatch, id: [u32; 3], waves: &mut Vec<Wave>, gfx12: bool) {
-        let [gx, gy, gz] = id;
+    fn waves(&self, d: &Dispatch, id: &[u32; 3], waves: &mut Vec<Wave>, gfx12: bool) {
+        let &[gx, gy, gz] = id;
         // A partial last workgroup (thread dimensions) has fewer threads.
-        let (block, threads, n) = if d.initiator & Dispatch::USE_THREAD_DIMENSIONS == 0 {
-            (self.block, self.threads, self.full_waves)
+        let (block, threads, n, whole) = if d.initiator & Dispatch::USE_THREAD_DIMENSIONS == 0 {
+            (self.block, self.threads, self.full_waves, true)
         } else {
-            let b = d.block_of(id).map(|v| v.max(1) as usize);
+            let b = d.block_of(*id).map(|v| v.max(1) as usize);
             let t = b[0] * b[1] * b[2];
-            (b, t, t.div_ceil(self.wave_lanes))
+            (b, t, t.div_ceil(self.wave_lanes), b == self.block)
         };
-        let whole = n == self.full_waves && threads == self.threads && block == self.block;
         let own_ids = if whole {
             Vec::new()
         } else {
@@ -575,6 +581,12 @@ fn run_group<F: Frontend>(
                 } else {
                     d.run(w, mem, lds)
                 };
+                // The common case first, as a branch of its own (a jump table over
+                // every outcome is mispredicted more often).
+                if let Ok(Flow::Next) = flow {
+                    w.pc += d.size() as u64 * 4;
+                    continue;
+                }
                 let flow = match flow {
                     Ok(flow) => flow,
                     Err(t) => return Err(trapped(t, w.pc, d)),
@@ -725,6 +737,68 @@ mod tests {
         (words.skip(1024).collect(), result, lanes, end)
     }
 
+    /// A memory that records the prefetches it is asked for.
+    struct Prefetched {
+        inner: Shared,
+        asked: parking_lot::Mutex<Vec<(u64, bool)>>,
+    }
+
+    impl Memory for Prefetched {
+        fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
+            self.inner.read(addr, out)
+        }
+        fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+            self.inner.write(addr, data)
+        }
+        fn prefetch(&self, addr: u64, write: bool) {
+            self.asked.lock().push((addr, write));
+        }
+        fn atomic_u32(&self, a: u64, f: &mut dyn FnMut(u32) -> Option<u32>) -> Result<Option<u32>, MemoryFault> {
+            self.inner.atomic_u32(a, f)
+        }
+        fn atomic_u64(&self, a: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<Option<u64>, MemoryFault> {
+            self.inner.atomic_u64(a, f)
+        }
+    }
+
+    /// One-lane workgroups each storing at the next 128 bytes: from the third on, the
+    /// store's line two workgroups ahead is prefetched (the stride seen twice); the
+    /// results are those of a run without prefetching.
+    #[test]
+    fn a_steady_stride_is_prefetched_ahead() {
+        let groups = 8u32;
+        let mut mem = vec![0u32; 1024 + groups as usize * 32];
+        mem[..STORE_GROUP_ID.len()].copy_from_slice(&STORE_GROUP_ID);
+        let base = 0x7f00_0000_0000u64;
+        let m = Prefetched {
+            inner: Shared {
+                base,
+                bytes: mem.iter().flat_map(|w| w.to_le_bytes()).map(AtomicU8::new).collect(),
+            },
+            asked: parking_lot::Mutex::new(Vec::new()),
+        };
+        let out = base + 4096;
+        let mut user_data = [0u32; 16];
+        user_data[0] = out as u32;
+        user_data[1] = (out >> 32) as u32;
+        let d = Dispatch {
+            code_addr: base,
+            rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
+            user_data,
+            block: [1, 1, 1],
+            grid: [groups, 1, 1],
+            ..Dispatch::default()
+        };
+        Interpreter::default().dispatch(&m, &d).unwrap();
+        let want: Vec<(u64, bool)> = (2..u64::from(groups)).map(|g| (out + (g + 2) * 128, true)).collect();
+        assert_eq!(*m.asked.lock(), want);
+        for g in 0..groups as usize {
+            let mut b = [0u8; 4];
+            m.read(out + g as u64 * 128, &mut b).unwrap();
+            assert_eq!(u32::from_le_bytes(b), g as u32, "workgroup {g}'s store");
+        }
+    }
+
     /// RSRC1's FLOAT_MODE becomes each wave's MODE: f16/f64 flushing (0x30: f32
     /// denormals kept, f16/f64 flushed both ways) and directed rounding are taken as
     /// they are.
@@ -739,7 +813,7 @@ mod tests {
         let mut waves = Vec::new();
         // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
         for mode in [0x30, 0x39] {
-            Grid::new(&d(mode)).unwrap().waves(&d(mode), [0; 3], &mut waves, false);
+            Grid::new(&d(mode)).unwrap().waves(&d(mode), &[0; 3], &mut waves, false);
             assert_eq!(waves[0].mode & 0xff, mode);
         }
     }
@@ -756,7 +830,7 @@ mod tests {
             ..Dispatch::default()
         };
         let mut waves = Vec::new();
-        Grid::new(&d).unwrap().waves(&d, d.group_id(1), &mut waves, false);
+        Grid::new(&d).unwrap().waves(&d, &d.group_id(1), &mut waves, false);
         let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
         let want: Vec<Place> = (0..4)
             .map(|wave| Place {
@@ -792,7 +866,7 @@ mod tests {
         assert_eq!(grid.groups, 6);
         let mut waves = Vec::new();
         // Workgroup (2, 1): 8 × 2 threads, one wave of 16 lanes.
-        grid.waves(&partial, partial.group_id(5), &mut waves, false);
+        grid.waves(&partial, &partial.group_id(5), &mut waves, false);
         assert_eq!(waves.len(), 1);
         assert_eq!(waves[0].s[EXEC_LO], 0xffff);
         assert_eq!(waves[0].s[0], 2, "TGID_X");
@@ -800,7 +874,7 @@ mod tests {
         let want: Vec<u32> = (0..16).map(|t| (t % 8) | ((t / 8) << 10)).collect();
         assert_eq!(ids, want, "x counts to the partial width, then y");
         // Workgroup (0, 0): whole, 64 threads in two waves.
-        grid.waves(&partial, [0; 3], &mut waves, false);
+        grid.waves(&partial, &[0; 3], &mut waves, false);
         assert_eq!(waves.len(), 2);
         assert_eq!(waves[1].s[EXEC_LO], u32::MAX);
     }
@@ -895,7 +969,7 @@ mod tests {
         let g = 3 * 5 * 4 + 3 * 2 + 1;
         for gfx12 in [false, true] {
             let mut waves = Vec::new();
-            Grid::new(&d).unwrap().waves(&d, d.group_id(g), &mut waves, gfx12);
+            Grid::new(&d).unwrap().waves(&d, &d.group_id(g), &mut waves, gfx12);
             let w = &waves[0];
             assert_eq!(w.s[0], 1, "TGID_X_EN puts x after the user SGPRs");
             let ttmp = (w.s[TTMP9], w.s[TTMP7]);
@@ -916,18 +990,15 @@ mod tests {
             ..Dispatch::default()
         };
         let grid = Grid::new(&d).unwrap();
-        let mut last = None;
+        let mut at = (u64::MAX, [0; 3]);
         for g in 0..3 * 5 * 7 {
-            let id = grid.group_id(&d, g, last);
-            assert_eq!(id, d.group_id(g), "workgroup {g} after {last:?}");
-            last = Some((g, id));
+            grid.place(&d, g, &mut at);
+            assert_eq!(at, (g, d.group_id(g)), "workgroup {g}");
         }
         for (prev, g) in [(4, 9), (9, 4), (0, 104), (u64::MAX, 0)] {
-            assert_eq!(
-                grid.group_id(&d, g, Some((prev, [0, 0, 0]))),
-                d.group_id(g),
-                "{g} after {prev}"
-            );
+            let mut at = (prev, [0, 0, 0]);
+            grid.place(&d, g, &mut at);
+            assert_eq!(at, (g, d.group_id(g)), "{g} after {prev}");
         }
     }
 

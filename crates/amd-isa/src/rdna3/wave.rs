@@ -117,6 +117,26 @@ pub struct Wave {
     /// waves (IEEE 754-2019's minimumNumber/maximumNumber; RDNA4 has no IEEE mode),
     /// and RDNA4's `v_minimum*`/`v_maximum*` while they run.
     pub(crate) nan_rule: Option<crate::float::minmax::Nans>,
+    /// What the wave's memory instructions' addresses did, by PC (direct-mapped):
+    /// learned over the workgroups this wave's slot ran (a reset keeps it), a hint for
+    /// prefetching only ([`Wave::stride_ahead`]).
+    pub(crate) strides: [Stride; STRIDE_SLOTS],
+}
+
+/// Memory instructions a wave follows the strides of at once (more share slots).
+pub(crate) const STRIDE_SLOTS: usize = 8;
+/// How many strides ahead a prefetch reaches: a workgroup or two later, time enough for
+/// the line to arrive.
+const STRIDE_AHEAD: u64 = 2;
+/// The largest stride followed (a larger one is rarely regular).
+const STRIDE_MAX: u64 = 1 << 20;
+
+/// One memory instruction's last address and the stride that led to it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stride {
+    pc: u64,
+    last: u64,
+    delta: u64,
 }
 
 /// A wave's place in its dispatch: the facts the hardware registers HW_ID1, STATUS
@@ -149,7 +169,31 @@ impl Wave {
             mode: MODE_DENORM,
             place: Place::default(),
             nan_rule: None,
+            strides: [Stride::default(); STRIDE_SLOTS],
         }
+    }
+
+    /// The address worth prefetching for the memory instruction at the wave's PC,
+    /// which now accesses `addr`: `STRIDE_AHEAD` strides on, once two accesses in a row
+    /// have moved by the same non-zero stride (as a hardware stride prefetcher
+    /// follows a load: one-lane workgroups reading `a[group * n]` each touch a new
+    /// line, which then arrives before the workgroup that needs it).
+    #[inline]
+    pub(crate) fn stride_ahead(&mut self, addr: u64) -> Option<u64> {
+        let pc = self.pc;
+        let s = &mut self.strides[(pc >> 2) as usize % STRIDE_SLOTS];
+        if s.pc != pc {
+            *s = Stride {
+                pc,
+                last: addr,
+                delta: 0,
+            };
+            return None;
+        }
+        let delta = addr.wrapping_sub(s.last);
+        let steady = delta == s.delta && delta != 0 && (delta as i64).unsigned_abs() <= STRIDE_MAX;
+        (s.last, s.delta) = (addr, delta);
+        steady.then(|| addr.wrapping_add(delta.wrapping_mul(STRIDE_AHEAD)))
     }
 
     /// The wave `Wave::new(vgprs, pc)` makes, reusing this one's allocations (the next
@@ -446,5 +490,30 @@ impl Wave {
             .ok_or_else(|| format!("v{r} beyond the wave's {n} VGPRs"))?;
         reg[lane] = v;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stride is followed once seen twice in a row, downward too; a change of
+    /// stride, a stride too large and another instruction taking the slot restart it.
+    #[test]
+    fn strides_are_followed_once_steady() {
+        let mut w = Wave::new(8, 0x1000);
+        let seq = |w: &mut Wave, addrs: &[u64]| addrs.iter().map(|&a| w.stride_ahead(a)).collect::<Vec<_>>();
+        assert_eq!(seq(&mut w, &[100, 164, 228, 292]), [None, None, Some(356), Some(420)]);
+        // Another stride: seen once, then followed.
+        assert_eq!(seq(&mut w, &[292, 260, 228]), [None, None, Some(164)]);
+        // Larger than followed.
+        let big = STRIDE_MAX + 4;
+        assert_eq!(seq(&mut w, &[0, big, 2 * big, 3 * big]), [None, None, None, None]);
+        // The instruction at the slot's next PC takes it over and starts again.
+        w.pc += 4 * STRIDE_SLOTS as u64;
+        assert_eq!(seq(&mut w, &[8, 16, 24]), [None, None, Some(40)]);
+        // A reset (the next workgroup) keeps what was learned.
+        w.reset(8, w.pc);
+        assert_eq!(w.stride_ahead(32), Some(48));
     }
 }

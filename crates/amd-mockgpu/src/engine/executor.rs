@@ -175,6 +175,9 @@ impl amd_isa::Memory for GpuMemory<'_> {
     fn read_ahead(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryFault> {
         GpuMemory::read_ahead(self, addr, out)
     }
+    fn prefetch(&self, addr: u64, write: bool) {
+        self.space.borrow().prefetch(self.vm, addr, write);
+    }
     fn write_ahead(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
         GpuMemory::write_ahead(self, addr, data)
     }

@@ -93,6 +93,20 @@ impl Window {
 /// Windows a [`Held`] lock remembers (a kernel reads and writes a few buffers).
 const WINDOWS: usize = 4;
 
+/// Asks the host CPU to bring the cache line at `p` near (a hint: nothing is read).
+#[inline]
+fn prefetch_line(p: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 needs SSE, which every x86-64 CPU has; it reads nothing into
+    // the program and never faults, whatever the address. (A line about to be written
+    // is fetched the same way: x86-64's baseline has no prefetch for writing.)
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The shared lock on the address space as a kernel executor holds it, with the last
 /// few GPU mappings a read or write was checked against ([`Window`]s): accesses that
 /// fall inside one are not checked again. The windows are forgotten whenever the lock
@@ -174,6 +188,19 @@ impl<'a> Held<'a> {
         self.guard.gpu_read(g, addr, out)?;
         self.remember(g, addr);
         Ok(())
+    }
+
+    /// Brings the host line behind `addr` of `vm` into the caches, where `addr` is
+    /// memory a window covers (a KFD GPU: the address is the host's) or that a PCI
+    /// GPU translates without latching a fault; anything else is let be.
+    pub(crate) fn prefetch(&self, vm: &Vm, addr: u64, write: bool) {
+        let host = match *vm {
+            Vm::Kfd(g) => self.window(g, addr, 1, write).map(|_| addr as usize),
+            Vm::Pci(ref p) => p.resolve_for_prefetch(&self.guard, addr, write),
+        };
+        if let Some(p) = host {
+            prefetch_line(p);
+        }
     }
 
     /// Writes `data` at `addr` of `vm`.

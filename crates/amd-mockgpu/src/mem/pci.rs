@@ -276,6 +276,15 @@ impl PciVm {
 
     /// [`PciVm::read`]; `ahead`: a read its engine repeats in pieces where it fails,
     /// whose failure is not latched.
+    /// The host address of `va` for a prefetch: translated as an access tried ahead
+    /// (a failure latches nothing), `None` where it fails.
+    pub(crate) fn resolve_for_prefetch(&self, space: &AddressSpace, va: u64, write: bool) -> Option<usize> {
+        let access = if write { Access::Write } else { Access::Read };
+        self.resolve_run_as(space, va, 1, access, true)
+            .ok()
+            .map(|(p, _)| p as usize)
+    }
+
     pub(crate) fn read_as(&self, space: &AddressSpace, va: u64, out: &mut [u8], ahead: bool) -> MemResult<()> {
         for (a, off, n) in pages(va, out.len()) {
             let p = self.resolve_as(space, a, n, Access::Read, ahead)?;
@@ -500,6 +509,18 @@ mod tests {
             pages: Default::default(),
             stop: None,
         }
+    }
+
+    /// A prefetch's host address is the one an access would use; where nothing maps
+    /// there is none (and the translation is tried ahead: nothing is latched).
+    #[test]
+    fn prefetches_resolve_what_maps_and_nothing_else() {
+        let (vm, space) = (vm(), AddressSpace::new(1));
+        let at = vm.vram.ptr(8, 1).map(|p| p as usize);
+        assert!(at.is_some());
+        assert_eq!(vm.resolve_for_prefetch(&space, FRAG + 8, false), at);
+        assert_eq!(vm.resolve_for_prefetch(&space, PAGES + 5 * 0x1000, true), None);
+        assert_eq!(vm.resolve_for_prefetch(&space, u64::MAX, false), None);
     }
 
     /// A copy runs as far as both translations hold at once (a fragment onto pages in
