@@ -146,10 +146,21 @@ impl Worker<'_> {
     }
 }
 
+/// The most workgroups a thread claims at once.
+const CLAIM_MAX: u64 = 16;
+
+/// How many workgroups a thread claims at once, with `left` not yet claimed by any
+/// of `threads`: a quarter of its share, at most [`CLAIM_MAX`], at least one (claims
+/// shrink as the grid runs out, so the threads finish together; many small
+/// workgroups do not each cost a round trip of the shared counter between cores).
+fn claim(left: u64, threads: usize) -> u64 {
+    (left / (4 * threads.max(1) as u64)).clamp(1, CLAIM_MAX)
+}
+
 /// Runs workgroups `0..groups`, on this thread and, for large grids, on up to
 /// `threads - 1` more (when `mem` can be shared). Each thread makes its own state with
 /// `state` (code cache, waves, LDS: reused from one workgroup to the next) and runs a
-/// workgroup with `run`. Workgroups are handed out in order; when one fails, the ones
+/// workgroup with `run`. Workgroups are handed out in order, a few at a time ([`claim`]); when one fails, the ones
 /// after it are not started, those before it finish, and the error of the first
 /// failing workgroup is the dispatch's (as running them in order would give).
 /// Returns (instructions, lane instructions, result).
@@ -176,17 +187,25 @@ pub(crate) fn run_workgroups<S>(
             lanes: 0,
         };
         let mut s = state();
+        // The workgroups this thread has claimed and not run: `g..end`.
+        let (mut g, mut end) = (0, 0);
         loop {
-            // Relaxed: each index is taken once; the limit only narrows.
-            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= end {
+                // Relaxed: each index is taken once; the limit only narrows.
+                let n = claim(groups.saturating_sub(next.load(Ordering::Relaxed)), threads);
+                g = next.fetch_add(n, Ordering::Relaxed);
+                end = g.saturating_add(n).min(groups);
+            }
             if g >= groups || g >= limit.load(Ordering::Relaxed) {
                 break;
             }
-            if let Err(e) = run(&mut s, mem, &mut me, g) {
+            let this = g;
+            g += 1;
+            if let Err(e) = run(&mut s, mem, &mut me, this) {
                 let mut f = failed.lock();
-                if f.as_ref().is_none_or(|(at, _)| g < *at) {
-                    limit.fetch_min(g, Ordering::Relaxed);
-                    *f = Some((g, e));
+                if f.as_ref().is_none_or(|(at, _)| this < *at) {
+                    limit.fetch_min(this, Ordering::Relaxed);
+                    *f = Some((this, e));
                 }
             }
             if let Some(t) = tick {
@@ -252,4 +271,21 @@ pub(crate) fn run_workgroups<S>(
         None => Ok(()),
     };
     (used, lanes, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claims are a quarter of a thread's share of what is left, between one and
+    /// CLAIM_MAX workgroups.
+    #[test]
+    fn claims_shrink_as_the_grid_runs_out() {
+        assert_eq!(claim(8192, 2), CLAIM_MAX);
+        assert_eq!(claim(100, 2), 12);
+        assert_eq!(claim(100, 64), 1);
+        assert_eq!(claim(7, 2), 1);
+        assert_eq!(claim(0, 2), 1);
+        assert_eq!(claim(u64::MAX, 0), CLAIM_MAX);
+    }
 }

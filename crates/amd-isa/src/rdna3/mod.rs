@@ -1028,16 +1028,18 @@ mod tests {
 
     #[test]
     fn workgroups_run_on_several_threads_with_the_same_results() {
-        for threads in [1, 2, 3] {
-            let (out, r, lanes, _) = dispatch(64, 64, threads);
+        // 64 workgroups, claimed one or a few at a time; 1,000, sixteen at a time
+        // until the last ones.
+        for (groups, threads) in [(64, 1), (64, 2), (64, 3), (1000, 2), (1000, 3)] {
+            let (out, r, lanes, _) = dispatch(groups, groups as usize, threads);
             r.unwrap();
             assert!(
                 out.chunks(32)
                     .enumerate()
                     .all(|(g, c)| c.iter().all(|&v| v == g as u32)),
-                "{threads} threads"
+                "{groups} workgroups, {threads} threads"
             );
-            assert_eq!(lanes, 64 * 32 * 6, "every instruction counted once");
+            assert_eq!(lanes, u64::from(groups) * 32 * 6, "every instruction counted once");
         }
     }
 
