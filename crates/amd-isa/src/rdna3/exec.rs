@@ -370,6 +370,10 @@ enum Kind {
     Sop2(super::salu::Sop2Args),
     /// A 32-bit integer `s_cmp_*`.
     Scmp(super::salu::ScalarCompare),
+    /// A GLOBAL load, store or atomic, its fields decoded.
+    Global(super::memory::FlatAccess),
+    /// An SMEM `s_load_b*`, its fields decoded.
+    ScalarLoad(super::salu::ScalarLoad),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -388,6 +392,10 @@ impl Decoded {
             Kind::Sop2(a)
         } else if let Some(c) = super::salu::ScalarCompare::of(&inst) {
             Kind::Scmp(c)
+        } else if let Some(a) = super::memory::global_access(&inst) {
+            Kind::Global(a)
+        } else if let Some(l) = super::salu::scalar_load_of(&inst) {
+            Kind::ScalarLoad(l)
         } else {
             Kind::Other
         };
@@ -420,6 +428,8 @@ impl Decoded {
             Kind::Vcmp { sdst, srcs, m } => vcmp(w, &self.inst, self.inst.op, *sdst, *srcs, *m).map(|_| Flow::Next),
             Kind::Sop2(a) => super::salu::sop2_run(w, &self.inst, *a).map(|_| Flow::Next),
             Kind::Scmp(c) => c.run(w, self.inst.literal).map(|_| Flow::Next),
+            Kind::Global(a) => super::memory::global(w, a, mem).map(|_| Flow::Next),
+            Kind::ScalarLoad(l) => super::salu::scalar_load(w, l, mem).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }

@@ -35,9 +35,25 @@ pub(crate) struct FlatAccess {
 
 /// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
 pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
+    let iw = i.words();
+    let access = flat_access(i);
+    if fld::flat::SEG.matches(&iw) {
+        return flat_generic(w, &access, mem, lds);
+    }
+    if fld::scratch::SEG.matches(&iw) {
+        return scratch(w, &access);
+    }
+    if !fld::global::SEG.matches(&iw) {
+        return Err("FLAT segment 3 does not exist".into());
+    }
+    global(w, &access, mem)
+}
+
+/// A FLAT-encoded instruction's access, whatever its segment.
+fn flat_access(i: &Inst) -> FlatAccess {
     use fld::global::*;
     let iw = i.words();
-    let access = FlatAccess {
+    FlatAccess {
         op: i.op,
         vdst: VDST.index(&iw),
         saddr: SADDR.operand(&iw),
@@ -46,17 +62,13 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         offset: i64::from(OFFSET.signed(&iw)),
         returns: GLC.is_set(&iw),
         sve: SVE.is_set(&iw),
-    };
-    if fld::flat::SEG.matches(&iw) {
-        return flat_generic(w, &access, mem, lds);
     }
-    if fld::scratch::SEG.matches(&iw) {
-        return scratch(w, &access);
-    }
-    if !SEG.matches(&iw) {
-        return Err("FLAT segment 3 does not exist".into());
-    }
-    global(w, &access, mem)
+}
+
+/// A GLOBAL instruction's access, for running it decoded once ([`global`]); `None`
+/// for anything else (FLAT's other segments included).
+pub(crate) fn global_access(i: &Inst) -> Option<FlatAccess> {
+    (i.enc == super::decode::Encoding::Flat && fld::global::SEG.matches(&i.words())).then(|| flat_access(i))
 }
 
 /// A GLOBAL address from a VGPR pair (`lo`, `hi`) and the instruction's offset.

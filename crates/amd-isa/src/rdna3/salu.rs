@@ -467,25 +467,36 @@ impl ScalarCompare {
 
 /// SMEM: scalar loads, buffer loads and cache controls.
 pub(crate) fn smem(w: &mut Wave, i: &Inst, mem: &dyn Memory) -> R<()> {
+    match scalar_load_of(i) {
+        Some(load) => scalar_load(w, &load, mem),
+        None => smem_rest(w, i, mem),
+    }
+}
+
+/// An SMEM `s_load_b*`'s load, for running it decoded once ([`scalar_load`]); `None`
+/// for anything else.
+pub(crate) fn scalar_load_of(i: &Inst) -> Option<ScalarLoad> {
     use Smem::*;
-    let n = match Smem::from_op(i.op) {
-        Some(S_LOAD_B32) => 1,
-        Some(S_LOAD_B64) => 2,
-        Some(S_LOAD_B128) => 4,
-        Some(S_LOAD_B256) => 8,
-        Some(S_LOAD_B512) => 16,
-        _ => return smem_rest(w, i, mem),
+    if i.enc != super::decode::Encoding::Smem {
+        return None;
+    }
+    let n = match Smem::from_op(i.op)? {
+        S_LOAD_B32 => 1,
+        S_LOAD_B64 => 2,
+        S_LOAD_B128 => 4,
+        S_LOAD_B256 => 8,
+        S_LOAD_B512 => 16,
+        _ => return None,
     };
     use fld::smem::*;
     let iw = i.words();
-    let load = ScalarLoad {
+    Some(ScalarLoad {
         dwords: n,
         sdata: SDATA.index(&iw),
         sbase: SBASE.operand(&iw),
         offset: i64::from(OFFSET.signed(&iw)),
         soffset: SOFFSET.operand(&iw),
-    };
-    scalar_load(w, &load, mem)
+    })
 }
 
 /// An SMEM load as the instruction's fields give it, whichever generation's encoding
