@@ -700,10 +700,10 @@ mod tests {
         0xbfb0_0000,
     ];
 
-    /// Runs STORE_GROUP_ID over `groups` workgroups on `threads` threads, with room for
-    /// `room` groups' output: (output words, result, lane instructions, the first byte
-    /// past the output).
-    fn dispatch(groups: u32, room: usize, threads: usize) -> (Vec<u32>, Result<(), ExecError>, u64, u64) {
+    /// STORE_GROUP_ID in memory with room for `room` groups' output after it, and its
+    /// dispatch over `groups` workgroups of `lanes` lanes: (memory, dispatch, where the
+    /// output starts).
+    fn store_group_id(groups: u32, room: usize, lanes: u32) -> (Shared, Dispatch, u64) {
         let mut mem = vec![0u32; 1024 + room * 32];
         mem[..STORE_GROUP_ID.len()].copy_from_slice(&STORE_GROUP_ID);
         let base = 0x7f00_0000_0000u64;
@@ -711,7 +711,6 @@ mod tests {
             base,
             bytes: mem.iter().flat_map(|w| w.to_le_bytes()).map(AtomicU8::new).collect(),
         };
-        let end = base + m.bytes.len() as u64;
         let out = base + 4096;
         let mut user_data = [0u32; 16];
         user_data[0] = out as u32;
@@ -721,10 +720,19 @@ mod tests {
             // FLOAT_MODE 0xf0: nearest-even, denormals kept; 8 VGPRs.
             rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
             user_data,
-            block: [32, 1, 1],
+            block: [lanes, 1, 1],
             grid: [groups, 1, 1],
             ..Dispatch::default()
         };
+        (m, d, out)
+    }
+
+    /// Runs STORE_GROUP_ID over `groups` workgroups on `threads` threads, with room for
+    /// `room` groups' output: (output words, result, lane instructions, the first byte
+    /// past the output).
+    fn dispatch(groups: u32, room: usize, threads: usize) -> (Vec<u32>, Result<(), ExecError>, u64, u64) {
+        let (m, d, _) = store_group_id(groups, room, 32);
+        let end = m.base + m.bytes.len() as u64;
         let exec = Interpreter {
             threads,
             ..Interpreter::default()
@@ -767,27 +775,10 @@ mod tests {
     #[test]
     fn a_steady_stride_is_prefetched_ahead() {
         let groups = 8u32;
-        let mut mem = vec![0u32; 1024 + groups as usize * 32];
-        mem[..STORE_GROUP_ID.len()].copy_from_slice(&STORE_GROUP_ID);
-        let base = 0x7f00_0000_0000u64;
+        let (inner, d, out) = store_group_id(groups, groups as usize, 1);
         let m = Prefetched {
-            inner: Shared {
-                base,
-                bytes: mem.iter().flat_map(|w| w.to_le_bytes()).map(AtomicU8::new).collect(),
-            },
+            inner,
             asked: parking_lot::Mutex::new(Vec::new()),
-        };
-        let out = base + 4096;
-        let mut user_data = [0u32; 16];
-        user_data[0] = out as u32;
-        user_data[1] = (out >> 32) as u32;
-        let d = Dispatch {
-            code_addr: base,
-            rsrc: [0xf0 << 12, 2 << 1 | 1 << 7, 0],
-            user_data,
-            block: [1, 1, 1],
-            grid: [groups, 1, 1],
-            ..Dispatch::default()
         };
         Interpreter::default().dispatch(&m, &d).unwrap();
         let want: Vec<(u64, bool)> = (2..u64::from(groups)).map(|g| (out + (g + 2) * 128, true)).collect();
@@ -979,16 +970,21 @@ mod tests {
         }
     }
 
+    /// A dispatch of `grid` workgroups of `block` threads, the other registers 0.
+    fn shaped(block: [u32; 3], grid: [u32; 3]) -> Dispatch {
+        Dispatch {
+            block,
+            grid,
+            ..Dispatch::default()
+        }
+    }
+
     /// A thread's next workgroup's coordinates follow from its last one's, in x, then
     /// y, then z, as `Dispatch::group_id` numbers them; a workgroup that does not follow
     /// (another thread took the ones between) is placed from its number.
     #[test]
     fn following_workgroups_are_placed_without_division() {
-        let d = Dispatch {
-            block: [32, 1, 1],
-            grid: [3, 5, 7],
-            ..Dispatch::default()
-        };
+        let d = shaped([32, 1, 1], [3, 5, 7]);
         let grid = Grid::new(&d).unwrap();
         let mut at = (u64::MAX, [0; 3]);
         for g in 0..3 * 5 * 7 {
@@ -1005,11 +1001,7 @@ mod tests {
     /// Registers no GPU runs are refused with their values.
     #[test]
     fn impossible_shapes_are_typed_errors() {
-        let d = Dispatch {
-            block: [1024, 2, 1],
-            grid: [1, 1, 1],
-            ..Dispatch::default()
-        };
+        let d = shaped([1024, 2, 1], [1, 1, 1]);
         let e = Interpreter::default().dispatch(&crate::SliceMemory::new(), &d);
         assert_eq!(
             e,
@@ -1018,10 +1010,7 @@ mod tests {
                 max: 1024
             })
         );
-        let d = Dispatch {
-            grid: [u32::MAX; 3],
-            ..Dispatch::default()
-        };
+        let d = shaped([0; 3], [u32::MAX; 3]);
         let e = Interpreter::default().dispatch(&crate::SliceMemory::new(), &d);
         assert_eq!(e, Err(ExecError::GridTooLarge { grid: [u32::MAX; 3] }));
     }
