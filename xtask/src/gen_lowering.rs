@@ -338,6 +338,30 @@ fn generation(dir: &Path) -> Result<Tables> {
     })
 }
 
+/// Writes, after a blank line and the doc line `doc`, `const fn name(op: u16) ->
+/// Option<u16>`: each pair's RDNA4 opcode to its RDNA3 one, in order, the opcode's name
+/// as a comment.
+fn write_map(out: &mut String, doc: &str, name: &str, mut pairs: Vec<(u16, u16, &str)>) -> Result<()> {
+    writeln!(out)?;
+    writeln!(out, "/// {doc}")?;
+    if pairs.is_empty() {
+        writeln!(out, "pub(crate) const fn {name}(_op: u16) -> Option<u16> {{")?;
+        writeln!(out, "    None")?;
+        writeln!(out, "}}")?;
+        return Ok(());
+    }
+    pairs.sort();
+    writeln!(out, "pub(crate) const fn {name}(op: u16) -> Option<u16> {{")?;
+    writeln!(out, "    Some(match op {{")?;
+    for (n4, n3, op) in pairs {
+        writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
+    }
+    writeln!(out, "        _ => return None,")?;
+    writeln!(out, "    }})")?;
+    writeln!(out, "}}")?;
+    Ok(())
+}
+
 fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
     let (t3, t4) = (generation(rdna3)?, generation(rdna4)?);
     let mut out = String::new();
@@ -376,29 +400,13 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
             })
             .collect();
         total += pairs.len();
-        writeln!(out)?;
-        writeln!(out, "/// {class}: {} of RDNA4's {} opcodes.", pairs.len(), o4.len())?;
-        if pairs.is_empty() {
-            writeln!(out, "pub(crate) const fn {name}(_op: u16) -> Option<u16> {{")?;
-            writeln!(out, "    None")?;
-            writeln!(out, "}}")?;
-            continue;
-        }
-        writeln!(out, "pub(crate) const fn {name}(op: u16) -> Option<u16> {{")?;
-        writeln!(out, "    Some(match op {{")?;
-        let mut pairs = pairs;
-        pairs.sort();
-        for (n4, n3, op) in pairs {
-            writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
-        }
-        writeln!(out, "        _ => return None,")?;
-        writeln!(out, "    }})")?;
-        writeln!(out, "}}")?;
+        let doc = format!("{class}: {} of RDNA4's {} opcodes.", pairs.len(), o4.len());
+        write_map(&mut out, &doc, name, pairs)?;
     }
     // RDNA4's VOP2 opcodes whose RDNA3 namesake is VOP3 only (`v_lshlrev_b64`,
     // `v_mul_f64`): RDNA3 runs them in their VOP3 form.
     let (o3, o4) = (&t3.ops["VOP3Op"], &t4.ops["VOP2Op"]);
-    let mut pairs: Vec<(u16, u16, &str)> = o4
+    let pairs: Vec<(u16, u16, &str)> = o4
         .iter()
         .filter(|(op, _)| !t3.ops["VOP2Op"].contains_key(*op))
         .filter_map(|(op, &n4)| {
@@ -410,21 +418,11 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
             same(&t3, ("VOP3Op", name3), &t4, ("VOP2Op", op)).then_some((n4, n3, op.as_str()))
         })
         .collect();
-    pairs.sort();
-    writeln!(out)?;
-    writeln!(
-        out,
-        "/// VOP2Op: {} RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.",
+    let doc = format!(
+        "VOP2Op: {} RDNA4 opcodes whose RDNA3 namesake is VOP3 only, with its VOP3 number.",
         pairs.len()
-    )?;
-    writeln!(out, "pub(crate) const fn vop2_as_vop3(op: u16) -> Option<u16> {{")?;
-    writeln!(out, "    Some(match op {{")?;
-    for (n4, n3, op) in pairs {
-        writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
-    }
-    writeln!(out, "        _ => return None,")?;
-    writeln!(out, "    }})")?;
-    writeln!(out, "}}")?;
+    );
+    write_map(&mut out, &doc, "vop2_as_vop3", pairs)?;
     // The memory encodings: opcodes by name alone. Their fields lie differently, so
     // the RDNA4 executor reads them itself and hands RDNA3's the access; their
     // pseudocode differs in the address arithmetic and the cache controls, which each
@@ -433,26 +431,16 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
         let (Some(o3), Some(o4)) = (t3.ops.get(class3), t4.ops.get(class4)) else {
             return Err(format!("{class3}/{class4} is missing from a generation's enum.py").into());
         };
-        let mut pairs: Vec<(u16, u16, &str)> = o4
+        let pairs: Vec<(u16, u16, &str)> = o4
             .iter()
             .filter_map(|(op, &n4)| Some((n4, *o3.get(op)?, op.as_str())))
             .collect();
-        pairs.sort();
-        writeln!(out)?;
-        writeln!(
-            out,
-            "/// {class4}: {} of RDNA4's {} opcodes, by name ({class3} in RDNA3).",
+        let doc = format!(
+            "{class4}: {} of RDNA4's {} opcodes, by name ({class3} in RDNA3).",
             pairs.len(),
             o4.len()
-        )?;
-        writeln!(out, "pub(crate) const fn {name}(op: u16) -> Option<u16> {{")?;
-        writeln!(out, "    Some(match op {{")?;
-        for (n4, n3, op) in pairs {
-            writeln!(out, "        {n4} => {n3}, // {}", op.to_lowercase())?;
-        }
-        writeln!(out, "        _ => return None,")?;
-        writeln!(out, "    }})")?;
-        writeln!(out, "}}")?;
+        );
+        write_map(&mut out, &doc, name, pairs)?;
     }
     if total == 0 {
         return Err("no RDNA4 opcode has an RDNA3 namesake with the same pseudocode".into());

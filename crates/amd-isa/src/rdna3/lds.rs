@@ -44,6 +44,18 @@ fn write(lds: &mut [u8], a: u32, v: u64, n: usize) {
     }
 }
 
+/// The dwords a plain LDS load or store moves a lane (1 for the 32-bit and narrower
+/// ones).
+fn dwords(op: Ds) -> usize {
+    use Ds::*;
+    match op {
+        DS_LOAD_B64 | DS_STORE_B64 => 2,
+        DS_LOAD_B96 | DS_STORE_B96 => 3,
+        DS_LOAD_B128 | DS_STORE_B128 => 4,
+        _ => 1,
+    }
+}
+
 fn vread64(w: &Wave, r: u16, lane: usize) -> R<u64> {
     Ok(u64::from(w.vread(r, lane, None)?) | u64::from(w.vread(r + 1, lane, None)?) << 32)
 }
@@ -178,12 +190,7 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
                 write(lds, a, u64::from(w.vread(d0, lane, None)?), n);
             }
             DS_STORE_B64 | DS_STORE_B96 | DS_STORE_B128 => {
-                let n = match op {
-                    DS_STORE_B64 => 2,
-                    DS_STORE_B96 => 3,
-                    _ => 4,
-                };
-                for k in 0..n {
+                for k in 0..dwords(op) {
                     wr(lds, a.wrapping_add(4 * k as u32), w.vread(d0 + k as u16, lane, None)?);
                 }
             }
@@ -194,12 +201,7 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
             }
             DS_LOAD_B32 => w.vwrite(vdst, lane, rd(lds, a))?,
             DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
-                let n = match op {
-                    DS_LOAD_B64 => 2,
-                    DS_LOAD_B96 => 3,
-                    _ => 4,
-                };
-                for k in 0..n {
+                for k in 0..dwords(op) {
                     w.vwrite(vdst + k, lane, rd(lds, a.wrapping_add(4 * k as u32)))?;
                 }
             }
@@ -276,12 +278,6 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
     let base = *w.v.get(addr)?;
     let exec = w.exec();
     let rd = |lds: &[u8], a: u32| read(lds, a, 4) as u32;
-    let dwords = |op: Ds| match op {
-        DS_LOAD_B64 | DS_STORE_B64 => 2,
-        DS_LOAD_B96 | DS_STORE_B96 => 3,
-        DS_LOAD_B128 | DS_STORE_B128 => 4,
-        _ => 1,
-    };
     match op {
         DS_LOAD_B32 | DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
             let n = dwords(op);

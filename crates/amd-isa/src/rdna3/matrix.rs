@@ -62,22 +62,25 @@ impl WmmaLayout {
     }
 }
 
+/// A WMMA instruction's registers and how they are read: D's first VGPR, the sources
+/// (A, B, C as operand numbers), the modifiers, the literal, the generation's layout.
+#[derive(Clone, Copy)]
+pub(crate) struct WmmaOperands {
+    pub(crate) dst: usize,
+    pub(crate) srcs: [u16; 3],
+    pub(crate) mods: WmmaMods,
+    pub(crate) lit: Option<u32>,
+    pub(crate) layout: WmmaLayout,
+}
+
 /// `v_wmma_*_16x16x16_{f16,bf16}` (wave32): D = A · B + C for 16×16 matrices, in the
 /// registers as `layout` places them; C and D as f32, or (gfx11) in each register's low
 /// half (f16/bf16 results; the high half with `op_sel` bit 2), with [`WmmaMods`]'
 /// negations applied (gfx11's).
-pub(crate) fn wmma(
-    w: &mut Wave,
-    op: u16,
-    dst: usize,
-    srcs: [u16; 3],
-    mods: WmmaMods,
-    lit: Option<u32>,
-    layout: WmmaLayout,
-) -> R<()> {
+pub(crate) fn wmma(w: &mut Wave, op: u16, o: WmmaOperands) -> R<()> {
     let bf16 = matches!(op, vop3p::V_WMMA_F32_16X16X16_BF16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
     let half_out = matches!(op, vop3p::V_WMMA_F16_16X16X16_F16 | vop3p::V_WMMA_BF16_16X16X16_BF16);
-    wmma_float(w, WmmaInputs::Half { bf16 }, half_out, dst, srcs, mods, lit, layout)
+    wmma_float(w, WmmaInputs::Half { bf16 }, half_out, o)
 }
 
 /// What a float WMMA's A and B hold.
@@ -94,17 +97,14 @@ pub(crate) enum WmmaInputs {
 
 /// [`wmma`] by its inputs and result width: 16-bit or 8-bit float inputs, f32 or
 /// (`half_out`) 16-bit results.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn wmma_float(
-    w: &mut Wave,
-    inputs: WmmaInputs,
-    half_out: bool,
-    dst: usize,
-    srcs: [u16; 3],
-    mods: WmmaMods,
-    lit: Option<u32>,
-    layout: WmmaLayout,
-) -> R<()> {
+pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: WmmaOperands) -> R<()> {
+    let WmmaOperands {
+        dst,
+        srcs,
+        mods,
+        lit,
+        layout,
+    } = o;
     if w.wave64 {
         return Err(crate::error::Trap::Missing(
             "WMMA in a wave64 is not implemented".into(),

@@ -168,7 +168,18 @@ pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
             hi_halves: op_sel & 4 != 0,
             clamp,
         };
-        return wmma(w, op, dst, srcs, mods, i.literal, super::matrix::WmmaLayout::Gfx11);
+        let layout = super::matrix::WmmaLayout::Gfx11;
+        return wmma(
+            w,
+            op,
+            super::matrix::WmmaOperands {
+                dst,
+                srcs,
+                mods,
+                lit: i.literal,
+                layout,
+            },
+        );
     }
     let float = matches!(op, vop3p::V_PK_FMA_F16..=vop3p::V_PK_MAX_F16);
     if !matches!(op, vop3p::V_PK_MAD_I16..=vop3p::V_PK_MAX_F16) {

@@ -463,10 +463,7 @@ impl Step for Decoded {
             Own::Hint => Ok(Flow::Next),
             Own::End => Ok(Flow::End),
             Own::BarrierWait => Ok(Flow::Barrier),
-            Own::Wmma(op) => {
-                let (vdst, srcs, mods) = wmma_operands(&i.words);
-                rdna3::wmma(w, *op, vdst, srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12).map(|_| Flow::Next)
-            }
+            Own::Wmma(op) => rdna3::wmma(w, *op, wmma_operands(i)).map(|_| Flow::Next),
             Own::Fp8(op) => op.run(w, i).map(|_| Flow::Next),
             &Own::Block { access, scratch } => {
                 let m0 = w.s[rdna3::M0];
@@ -486,10 +483,8 @@ impl Step for Decoded {
                 Ok(Flow::Next)
             }
             &Own::WmmaFp8(a, b) => {
-                let (vdst, srcs, mods) = wmma_operands(&i.words);
                 let inputs = rdna3::WmmaInputs::Eight { a, b };
-                rdna3::wmma_float(w, inputs, false, vdst, srcs, mods, i.literal, rdna3::WmmaLayout::Gfx12)
-                    .map(|_| Flow::Next)
+                rdna3::wmma_float(w, inputs, false, wmma_operands(i)).map(|_| Flow::Next)
             }
             &Own::Refused(why) => Err(Trap::Refused(why.into())),
             &Own::Barrier(op) => {
@@ -638,19 +633,22 @@ impl Step for Decoded {
 /// EXEC: the dword (or, for the f64 forms, the pair) at ADDR + offset, out-of-range
 /// bytes read as 0 and not written, as RDNA3's LDS does.
 /// A WMMA's (VOP3P) destination, sources and modifiers.
-fn wmma_operands(iw: &Words) -> (usize, [u16; 3], rdna3::WmmaMods) {
+fn wmma_operands(i: &Inst) -> rdna3::WmmaOperands {
     use f4::vop3p::*;
+    let iw = &i.words;
     let mods = rdna3::WmmaMods {
         neg_lo: NEG.get(iw),
         neg_hi: NEG_HI.get(iw),
         hi_halves: OPSEL.get(iw) & 4 != 0,
         clamp: CLMP.is_set(iw),
     };
-    (
-        VDST.index(iw),
-        [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)],
+    rdna3::WmmaOperands {
+        dst: VDST.index(iw),
+        srcs: [SRC0.operand(iw), SRC1.operand(iw), SRC2.operand(iw)],
         mods,
-    )
+        lit: i.literal,
+        layout: rdna3::WmmaLayout::Gfx12,
+    }
 }
 
 fn ds_atomic(w: &mut Wave, i: &Inst, atomic: u16, rtn: bool, lds: &mut [u8]) -> Result<(), Trap> {
