@@ -86,13 +86,22 @@ fn based_address(s: u64, lo: u32, offset: i64) -> u64 {
 
 /// The load or store of a GLOBAL opcode other than an atomic (the ADDTID forms as the
 /// dword load and store they make).
-fn global_kind(iop: u16) -> R<MemOp> {
+/// (Small and returned in registers: a `Result` carrying the error's `String` came back
+/// through memory, and reading it stalled the one-lane path.)
+#[inline]
+fn global_kind(iop: u16) -> Option<MemOp> {
     let op = match iop {
         global::GLOBAL_LOAD_ADDTID_B32 => global::GLOBAL_LOAD_B32,
         global::GLOBAL_STORE_ADDTID_B32 => global::GLOBAL_STORE_B32,
         op => op,
     };
-    mem_op(op).ok_or_else(|| Trap::Missing(format!("global opcode {iop:#x} is not implemented")))
+    mem_op(op)
+}
+
+/// The error for a GLOBAL opcode [`global_kind`] does not know.
+#[cold]
+fn unknown_global(iop: u16) -> Trap {
+    Trap::Missing(format!("global opcode {iop:#x} is not implemented"))
 }
 
 /// A GLOBAL load, store or atomic. (Inlined into each generation's caller: it reads
@@ -140,7 +149,7 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
             (false, None) => pair_address(w.v[r][lane], w.v[r + 1][lane], offset),
             (false, Some(s)) => based_address(s, w.v[r][lane], offset),
         };
-        let kind = global_kind(iop)?;
+        let kind = global_kind(iop).ok_or_else(|| unknown_global(iop))?;
         let len = kind.len();
         if let Some(next) = w.stride_ahead(a) {
             mem.prefetch(next, !kind.is_load());
@@ -161,7 +170,7 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
     if exec == u32::MAX
         && in_range
         && !addtid
-        && let Ok(MemOp::Load(dwords)) = global_kind(iop)
+        && let Some(MemOp::Load(dwords)) = global_kind(iop)
         && near_load(w, r, sbase, offset, vdst, dwords, mem)
     {
         return Ok(());
@@ -215,7 +224,7 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         }
         return Ok(());
     }
-    let kind = global_kind(iop)?;
+    let kind = global_kind(iop).ok_or_else(|| unknown_global(iop))?;
     let len = kind.len();
     if exec == u32::MAX && unit_stride(w, &addrs, kind, vdst, usize::from(data - 256), mem) {
         return Ok(());
@@ -589,6 +598,7 @@ pub(crate) enum MemOp {
     StoreSmall { bytes: usize, hi: bool },
 }
 
+#[inline]
 pub(crate) fn mem_op(op: u16) -> Option<MemOp> {
     // FLAT, GLOBAL, SCRATCH and MUBUF number their plain loads and stores alike.
     use Global::*;
