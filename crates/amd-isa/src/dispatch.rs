@@ -160,9 +160,10 @@ fn claim(left: u64, threads: usize) -> u64 {
 /// Runs workgroups `0..groups`, on this thread and, for large grids, on up to
 /// `threads - 1` more (when `mem` can be shared). Each thread makes its own state with
 /// `state` (code cache, waves, LDS: reused from one workgroup to the next) and runs a
-/// workgroup with `run`. Workgroups are handed out in order, a few at a time ([`claim`]); when one fails, the ones
-/// after it are not started, those before it finish, and the error of the first
-/// failing workgroup is the dispatch's (as running them in order would give).
+/// workgroup with `run`. Workgroups are handed out in order, a few at a time
+/// ([`claim`]); when one fails, the ones after it are not started, those before it
+/// finish, and the error of the first failing workgroup is the dispatch's (as running
+/// them in order would give).
 /// Returns (instructions, lane instructions, result).
 pub(crate) fn run_workgroups<S>(
     mem: &dyn Memory,
