@@ -80,6 +80,60 @@ unsafe fn fill_with(dst: *mut u8, pattern: u32, len: usize, stream: bool) {
 }
 
 /// The pattern, phase-aligned to the start of `out`, with plain stores.
+/// Bytes of a huge page (x86-64's and arm64's PMD with 4 KiB pages).
+pub(crate) const HUGE: usize = 2 << 20;
+
+/// The 2 MiB host regions [`collapse`] has asked for, by their first byte
+/// (process-wide, as the kernel's own collapsing is); [`forget_collapsed`] drops a
+/// range's when its memory goes, so that new memory there is asked for again.
+static COLLAPSED: parking_lot::Mutex<std::collections::BTreeSet<usize>> =
+    parking_lot::Mutex::new(std::collections::BTreeSet::new());
+
+/// Asks the kernel, once per region, to back each 2 MiB region `p..p + len` touches with
+/// a huge page (`MADV_COLLAPSE`, Linux 6.1: for shared memory too, whatever the
+/// machine's `shmem_enabled`; the contents stay as they are): a DMA copy's memory — a
+/// PCI GPU's VRAM, the client's staging buffers — is then walked with one TLB entry a
+/// region rather than 512, as the kernel's khugepaged would leave it in time. Called
+/// after a copy (a region with nothing in it is refused). A failure (an older kernel,
+/// a region a mapping does not cover whole or that is still empty, no huge page free)
+/// leaves the pages as they were.
+pub(crate) fn collapse(p: usize, len: usize) {
+    let first = p / HUGE * HUGE;
+    let end = p.saturating_add(len).saturating_add(HUGE - 1) / HUGE * HUGE;
+    let mut at = first;
+    while at < end {
+        if COLLAPSED.lock().insert(at) {
+            ask_huge(at);
+        }
+        at += HUGE;
+    }
+}
+
+/// Forgets the regions [`collapse`] asked for inside `start..end` (its memory unmapped).
+pub(crate) fn forget_collapsed(start: usize, end: usize) {
+    COLLAPSED.lock().retain(|&r| r < start / HUGE * HUGE || r >= end);
+}
+
+/// Whether [`collapse`] has asked for the region at `at` (and not forgotten it).
+#[cfg(test)]
+pub(crate) fn collapse_asked(at: usize) -> bool {
+    COLLAPSED.lock().contains(&at)
+}
+
+/// `MADV_COLLAPSE` on the 2 MiB region at `at` (Linux only; its result is a hint's).
+fn ask_huge(at: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const MADV_COLLAPSE: nix::libc::c_int = 25;
+        // SAFETY: MADV_COLLAPSE moves a region's contents into a huge page and maps it
+        // in place: no address, contents or permission changes; on a range that is not
+        // mapped, or not wholly inside one mapping, it fails, which is ignored.
+        let _ = unsafe { nix::libc::madvise(at as *mut nix::libc::c_void, HUGE, MADV_COLLAPSE) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = at;
+}
+
 fn fill_plain(out: &mut [u8], pattern: u32) {
     let bytes = pattern.to_le_bytes();
     if bytes.iter().all(|&b| b == bytes[0]) {

@@ -45,11 +45,42 @@ impl DevMem {
         if len == 0 {
             return Err("an empty device memory".into());
         }
-        // SAFETY: a fresh mapping at an address the kernel picks (no MAP_FIXED), so
-        // nothing of ours is replaced; the descriptor is open for the call.
-        let addr = unsafe { HostSys.mmap(0, len, Prot::ReadWrite, MapFlags::SHARED, Some(Fd(file.as_raw_fd())), 0) }
-            .map_err(|e| format!("mapping device memory: {e}"))?;
-        Ok(DevMem { addr, len })
+        // At a 2 MiB boundary, so that its huge-page regions line up with the file's
+        // and can be backed by huge pages ([`super::dma::collapse`]): address space
+        // reserved with room to align, the file mapped over the aligned part, the rest
+        // given back.
+        let huge = super::dma::HUGE;
+        let room = len
+            .checked_add(huge)
+            .ok_or_else(|| format!("{len:#x} bytes do not fit the address space"))?;
+        let reserve = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+        // SAFETY: a fresh mapping at an address the kernel picks (no MAP_FIXED): nothing
+        // of ours is replaced.
+        let at = unsafe { HostSys.mmap(0, room, Prot::None, reserve, None, 0) }
+            .map_err(|e| format!("reserving address space for device memory: {e}"))?;
+        let addr = at.next_multiple_of(huge);
+        let fixed = MapFlags::SHARED.with(MapFlags::FIXED);
+        // SAFETY: `addr..addr + len` lies inside the reservation just made, which
+        // nothing else uses: MAP_FIXED replaces only it. The descriptor is open.
+        let mapped = unsafe { HostSys.mmap(addr, len, Prot::ReadWrite, fixed, Some(Fd(file.as_raw_fd())), 0) };
+        // SAFETY: the reservation's parts before and after the mapping are ours and
+        // unused (a failure leaves them reserved, which is harmless).
+        unsafe {
+            if addr > at {
+                let _ = HostSys.munmap(at, addr - at);
+            }
+            if at + room > addr + len {
+                let _ = HostSys.munmap(addr + len, at + room - (addr + len));
+            }
+        }
+        match mapped {
+            Ok(_) => Ok(DevMem { addr, len }),
+            Err(e) => {
+                // SAFETY: the reservation's aligned part, ours and unused.
+                let _ = unsafe { HostSys.munmap(addr, len) };
+                Err(format!("mapping device memory: {e}"))
+            }
+        }
     }
 
     /// Bytes mapped.
@@ -91,6 +122,7 @@ impl Drop for DevMem {
         // (accessors hand out values, never references). A failure leaves the
         // address space mapped, which is harmless; Drop must not panic.
         let _ = unsafe { HostSys.munmap(self.addr, self.len) };
+        super::dma::forget_collapsed(self.addr, self.addr.saturating_add(self.len));
     }
 }
 
@@ -364,6 +396,12 @@ impl PciVm {
                 // permission, and each piece continues the previous one on both
                 // sides; `dma::copy` allows overlap (two pages that map one frame).
                 unsafe { super::dma::copy(to, from, k, whole) };
+                // A copy of a huge page or more (not a ring's or a signal's few bytes):
+                // its memory asked to be huge pages, once per region.
+                if whole >= super::dma::HUGE as u64 {
+                    super::dma::collapse(from as usize, k);
+                    super::dma::collapse(to as usize, k);
+                }
             }
         };
         // What is left of each side's last translation: where, and how many bytes.
@@ -509,6 +547,39 @@ mod tests {
             pages: Default::default(),
             stop: None,
         }
+    }
+
+    /// Device memory is mapped at a huge-page boundary; asking for a copy's regions to
+    /// be huge pages keeps their contents and asks once a region, until the region's
+    /// memory is forgotten.
+    #[test]
+    fn device_memory_lines_up_with_huge_pages_and_keeps_its_contents() {
+        use super::super::dma::{HUGE, collapse, collapse_asked};
+        let fd = memfd_create("pci-vram-test", MFdFlags::MFD_CLOEXEC).expect("memfd");
+        let file = File::from(fd);
+        let len = 2 * HUGE as u64;
+        file.set_len(len).expect("size");
+        let m = DevMem::map(&file, len).expect("map");
+        assert_eq!(m.addr % HUGE, 0, "{:#x}", m.addr);
+        let pattern = |off: u64| off.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        for off in (0..len).step_by(4096) {
+            assert!(m.store_u64(off, pattern(off)));
+        }
+        // From the middle of the first region into the second: both asked for.
+        collapse(m.addr + HUGE / 2, HUGE);
+        assert!(collapse_asked(m.addr) && collapse_asked(m.addr + HUGE));
+        for off in (0..len).step_by(4096) {
+            assert_eq!(m.load_u64(off), Some(pattern(off)), "{off:#x}");
+        }
+        // Forgetting (as dropping device memory and unmapping host memory do), at
+        // addresses no mapping can have (the kernel's half: the request just fails).
+        let nowhere = 0xffff_9000_0000_0000usize;
+        collapse(nowhere, 3 * HUGE);
+        assert!((0..3).all(|k| collapse_asked(nowhere + k * HUGE)));
+        super::super::dma::forget_collapsed(nowhere + HUGE, nowhere + 3 * HUGE);
+        assert!(collapse_asked(nowhere) && !collapse_asked(nowhere + HUGE) && !collapse_asked(nowhere + 2 * HUGE));
+        super::super::dma::forget_collapsed(nowhere, nowhere + HUGE);
+        assert!(!collapse_asked(nowhere));
     }
 
     /// A prefetch's host address is the one an access would use; where nothing maps

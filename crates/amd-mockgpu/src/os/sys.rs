@@ -339,6 +339,7 @@ impl Sys for MockSys {
             .write()
             .retain(|&(a, l, _)| a.saturating_add(l) <= addr || a >= end);
         d.pci.forget_pages(addr, end);
+        crate::mem::dma::forget_collapsed(addr, end);
         let end = end as u64;
         for (i, g) in d.gpus.iter_mut().enumerate() {
             if g.doorbell_page.is_some_and(|p| p >= addr as u64 && p < end) {
