@@ -33,43 +33,6 @@ impl std::fmt::Debug for BarMapping {
 /// Bytes of a huge page (x86-64's and arm64's PMD with 4 KiB pages).
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Maps `len` bytes with `flags` at a huge-page boundary: address space reserved with
-/// room to align, the memory mapped over its aligned part, the rest given back. A
-/// buffer whose 2 MiB regions line up with the huge pages can be backed by them (by
-/// the kernel where shared memory may have huge pages, and by the mock GPU, which
-/// asks for them on the memory its DMA copies move).
-fn aligned_anonymous(sys: &Arc<dyn Sys>, len: usize, flags: MapFlags) -> SysResult<usize> {
-    let room = len
-        .checked_add(HUGE_PAGE)
-        .ok_or_else(|| SysError::new("mmap", Errno::ENOMEM))?;
-    let reserve = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
-    // SAFETY: without MAP_FIXED the system picks free address space, so no mapping of
-    // this process is replaced.
-    let at = unsafe { sys.mmap(0, room, Prot::None, reserve, None, 0) }?;
-    let addr = at.next_multiple_of(HUGE_PAGE);
-    // SAFETY: `addr..addr + len` lies inside the reservation just made, which nothing
-    // else uses: MAP_FIXED replaces only it.
-    let mapped = unsafe { sys.mmap(addr, len, Prot::ReadWrite, flags.with(MapFlags::FIXED), None, 0) };
-    // SAFETY: the reservation's parts before and after the mapping are ours and unused
-    // (a failure to give them back leaves them reserved, which is harmless).
-    unsafe {
-        if addr > at {
-            let _ = sys.munmap(at, addr - at);
-        }
-        if at + room > addr + len {
-            let _ = sys.munmap(addr + len, at + room - (addr + len));
-        }
-    }
-    match mapped {
-        Ok(_) => Ok(addr),
-        Err(e) => {
-            // SAFETY: the reservation's aligned part, ours and unused.
-            let _ = unsafe { sys.munmap(addr, len) };
-            Err(e)
-        }
-    }
-}
-
 impl BarMapping {
     /// Maps `len` bytes of `fd` (a sysfs `resourceN` file) from `offset`, readable and
     /// writable, shared, at an address the system picks. `path` names the file in
@@ -102,7 +65,11 @@ impl BarMapping {
         }
         let flags = MapFlags::SHARED.with(MapFlags::ANONYMOUS).with(MapFlags::LOCKED);
         let addr = if len >= HUGE_PAGE {
-            aligned_anonymous(sys, len, flags)?
+            // At a huge-page boundary: a buffer whose 2 MiB regions line up with huge
+            // pages can be backed by them (by the kernel where shared memory may have
+            // huge pages, and by the mock GPU, which asks for them on the memory its DMA
+            // copies move).
+            amd_kfd::sys::mmap_aligned(&**sys, HUGE_PAGE, len, Prot::ReadWrite, flags, None, 0)?
         } else {
             // SAFETY: without MAP_FIXED the system picks free address space, so no
             // mapping of this process is replaced.

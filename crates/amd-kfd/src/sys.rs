@@ -247,6 +247,54 @@ pub trait Sys: Send + Sync {
     }
 }
 
+/// Maps `len` bytes as [`Sys::mmap`] does with `prot`, `flags`, `fd` and `offset`, at
+/// an address the system picks that is a multiple of `align` (a power of two; 2 MiB
+/// lines a mapping up with huge pages): address space reserved with room to align,
+/// the mapping made over its aligned part, the rest given back. `flags` may not hold
+/// `MAP_FIXED` (EINVAL): no mapping of the process is replaced.
+pub fn mmap_aligned(
+    sys: &(impl Sys + ?Sized),
+    align: usize,
+    len: usize,
+    prot: Prot,
+    flags: MapFlags,
+    fd: Option<Fd>,
+    offset: u64,
+) -> SysResult<usize> {
+    if flags.contains(MapFlags::FIXED) || !align.is_power_of_two() || len == 0 {
+        return Err(SysError::new("mmap", Errno::EINVAL));
+    }
+    let room = len
+        .checked_add(align)
+        .ok_or_else(|| SysError::new("mmap", Errno::ENOMEM))?;
+    let reserve = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    // SAFETY: without MAP_FIXED the system picks free address space, so no mapping of
+    // this process is replaced.
+    let at = unsafe { sys.mmap(0, room, Prot::None, reserve, None, 0) }?;
+    let addr = at.next_multiple_of(align);
+    // SAFETY: `addr..addr + len` lies inside the reservation just made, which nothing
+    // else uses: MAP_FIXED replaces only it.
+    let mapped = unsafe { sys.mmap(addr, len, prot, flags.with(MapFlags::FIXED), fd, offset) };
+    // SAFETY: the reservation's parts before and after the mapping are ours and unused
+    // (one not given back stays reserved, which is harmless).
+    unsafe {
+        if addr > at {
+            let _ = sys.munmap(at, addr - at);
+        }
+        if at + room > addr + len {
+            let _ = sys.munmap(addr + len, at + room - (addr + len));
+        }
+    }
+    match mapped {
+        Ok(_) => Ok(addr),
+        Err(e) => {
+            // SAFETY: the reservation's aligned part, ours and unused.
+            let _ = unsafe { sys.munmap(addr, len) };
+            Err(e)
+        }
+    }
+}
+
 /// The real operating system.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HostSys;
@@ -470,6 +518,38 @@ impl Sys for HostSys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Aligned mappings start at a multiple of the alignment and are usable; MAP_FIXED,
+    /// an alignment that is not a power of two, no bytes and too many are refused.
+    #[test]
+    fn aligned_mappings_line_up() {
+        let anon = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS);
+        for (align, len) in [
+            (4096, 4096),
+            (2 << 20, 4096),
+            (2 << 20, (4 << 20) + 4096),
+            (1 << 30, 8192),
+        ] {
+            let a = mmap_aligned(&HostSys, align, len, Prot::ReadWrite, anon, None, 0).expect("mapped");
+            assert_eq!(a % align, 0, "{len:#x} at {a:#x}, aligned to {align:#x}");
+            // SAFETY: `a..a + len` is the mapping just made, readable and writable.
+            unsafe {
+                let p = (a + len - 1) as *mut u8;
+                assert_eq!(p.read_volatile(), 0);
+                p.write_volatile(7);
+                assert_eq!(p.read_volatile(), 7);
+                HostSys.munmap(a, len).expect("unmapped");
+            }
+        }
+        let refused = |align, len, flags| mmap_aligned(&HostSys, align, len, Prot::ReadWrite, flags, None, 0);
+        assert_eq!(
+            refused(4096, 4096, anon.with(MapFlags::FIXED)).unwrap_err().errno,
+            Errno::EINVAL
+        );
+        assert_eq!(refused(3 << 20, 4096, anon).unwrap_err().errno, Errno::EINVAL);
+        assert_eq!(refused(4096, 0, anon).unwrap_err().errno, Errno::EINVAL);
+        assert_eq!(refused(4096, usize::MAX, anon).unwrap_err().errno, Errno::ENOMEM);
+    }
 
     #[test]
     fn host_files_eventfd_and_anonymous_memory() {

@@ -46,41 +46,19 @@ impl DevMem {
             return Err("an empty device memory".into());
         }
         // At a 2 MiB boundary, so that its huge-page regions line up with the file's
-        // and can be backed by huge pages ([`super::dma::collapse`]): address space
-        // reserved with room to align, the file mapped over the aligned part, the rest
-        // given back.
-        let huge = super::dma::HUGE;
-        let room = len
-            .checked_add(huge)
-            .ok_or_else(|| format!("{len:#x} bytes do not fit the address space"))?;
-        let reserve = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
-        // SAFETY: a fresh mapping at an address the kernel picks (no MAP_FIXED): nothing
-        // of ours is replaced.
-        let at = unsafe { HostSys.mmap(0, room, Prot::None, reserve, None, 0) }
-            .map_err(|e| format!("reserving address space for device memory: {e}"))?;
-        let addr = at.next_multiple_of(huge);
-        let fixed = MapFlags::SHARED.with(MapFlags::FIXED);
-        // SAFETY: `addr..addr + len` lies inside the reservation just made, which
-        // nothing else uses: MAP_FIXED replaces only it. The descriptor is open.
-        let mapped = unsafe { HostSys.mmap(addr, len, Prot::ReadWrite, fixed, Some(Fd(file.as_raw_fd())), 0) };
-        // SAFETY: the reservation's parts before and after the mapping are ours and
-        // unused (a failure leaves them reserved, which is harmless).
-        unsafe {
-            if addr > at {
-                let _ = HostSys.munmap(at, addr - at);
-            }
-            if at + room > addr + len {
-                let _ = HostSys.munmap(addr + len, at + room - (addr + len));
-            }
-        }
-        match mapped {
-            Ok(_) => Ok(DevMem { addr, len }),
-            Err(e) => {
-                // SAFETY: the reservation's aligned part, ours and unused.
-                let _ = unsafe { HostSys.munmap(addr, len) };
-                Err(format!("mapping device memory: {e}"))
-            }
-        }
+        // and can be backed by huge pages ([`super::dma::collapse`]).
+        let fd = Some(Fd(file.as_raw_fd()));
+        let addr = amd_kfd::sys::mmap_aligned(
+            &HostSys,
+            super::dma::HUGE,
+            len,
+            Prot::ReadWrite,
+            MapFlags::SHARED,
+            fd,
+            0,
+        )
+        .map_err(|e| format!("mapping device memory: {e}"))?;
+        Ok(DevMem { addr, len })
     }
 
     /// Bytes mapped.
