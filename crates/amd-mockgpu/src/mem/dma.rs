@@ -79,7 +79,6 @@ unsafe fn fill_with(dst: *mut u8, pattern: u32, len: usize, stream: bool) {
     unsafe { imp::fill_streaming(dst, pattern, len) }
 }
 
-/// The pattern, phase-aligned to the start of `out`, with plain stores.
 /// Bytes of a huge page (x86-64's and arm64's PMD with 4 KiB pages).
 pub(crate) const HUGE: usize = 2 << 20;
 
@@ -134,6 +133,7 @@ fn ask_huge(at: usize) {
     let _ = at;
 }
 
+/// The pattern, phase-aligned to the start of `out`, with plain stores.
 fn fill_plain(out: &mut [u8], pattern: u32) {
     let bytes = pattern.to_le_bytes();
     if bytes.iter().all(|&b| b == bytes[0]) {
