@@ -11,6 +11,9 @@
 //! Small, overlapping or non-x86 transfers use `ptr::copy` / plain stores. Every
 //! streamed transfer ends with a store fence, so the stores that follow it (the
 //! fence or signal packet that says the copy is done) are not seen before its data.
+//!
+//! The memory large copies move is asked to be huge pages ([`collapse`]), as the
+//! kernel's khugepaged would make it in time.
 
 #![allow(unsafe_code)]
 
