@@ -91,27 +91,51 @@ pub(crate) const HUGE: usize = 2 << 20;
 static COLLAPSED: parking_lot::Mutex<std::collections::BTreeSet<usize>> =
     parking_lot::Mutex::new(std::collections::BTreeSet::new());
 
-/// Asks the kernel, once per region, to back each 2 MiB region `p..p + len` touches with
-/// a huge page (`MADV_COLLAPSE`, Linux 6.1: for shared memory too, whatever the
-/// machine's `shmem_enabled`; the contents stay as they are): a DMA copy's memory — a
-/// PCI GPU's VRAM, the client's staging buffers — is then walked with one TLB entry a
-/// region rather than 512, as the kernel's khugepaged would leave it in time. Called
-/// after a copy (a region with nothing in it is refused). A failure (an older kernel,
-/// a region a mapping does not cover whole or that is still empty, no huge page free)
-/// leaves the pages as they were.
+/// Has the kernel asked, once per region, to back each 2 MiB region `p..p + len`
+/// touches with a huge page (`MADV_COLLAPSE`, Linux 6.1: for shared memory too,
+/// whatever the machine's `shmem_enabled`; the contents stay as they are): the memory
+/// large copies move — a PCI GPU's VRAM, the client's staging buffers — is then walked
+/// with one TLB entry a region rather than 512, as the kernel's khugepaged would leave
+/// it in time. Called after a piece of a copy (an empty region is refused). The asking
+/// is done by a thread of its own ([`collapser`]), as khugepaged's is: a collapse
+/// copies the region again and may wait for the kernel to compact memory (made on the
+/// copy's own thread, the first 8 MiB copy into fresh VRAM took 1–2 ms longer, once
+/// over 20). A failure (an older kernel, a region a mapping does not cover whole or
+/// that is empty, no huge page free, memory unmapped meanwhile) leaves the pages as
+/// they were.
 pub(crate) fn collapse(p: usize, len: usize) {
     let first = p / HUGE * HUGE;
     let end = p.saturating_add(len).saturating_add(HUGE - 1) / HUGE * HUGE;
     let mut at = first;
     while at < end {
-        if COLLAPSED.lock().insert(at) {
-            ask_huge(at);
+        if COLLAPSED.lock().insert(at)
+            && let Some(c) = collapser()
+        {
+            // A send fails only when the thread is gone: nothing is asked then.
+            let _ = c.send(at);
         }
         at += HUGE;
     }
 }
 
-/// Forgets the regions [`collapse`] asked for inside `start..end` (its memory unmapped).
+/// The thread that asks for huge pages ([`collapse`]), started at the first request;
+/// `None` where it could not be started.
+fn collapser() -> Option<&'static std::sync::mpsc::Sender<usize>> {
+    static COLLAPSER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<usize>>> = std::sync::OnceLock::new();
+    COLLAPSER
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<usize>();
+            std::thread::Builder::new()
+                .name("mockgpu-collapse".into())
+                .spawn(move || rx.into_iter().for_each(ask_huge))
+                .ok()
+                .map(|_| tx)
+        })
+        .as_ref()
+}
+
+/// Forgets the regions [`collapse`] asked for inside `start..end` (its memory
+/// unmapped).
 pub(crate) fn forget_collapsed(start: usize, end: usize) {
     COLLAPSED.lock().retain(|&r| r < start / HUGE * HUGE || r >= end);
 }

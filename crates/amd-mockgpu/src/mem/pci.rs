@@ -375,7 +375,7 @@ impl PciVm {
                 // sides; `dma::copy` allows overlap (two pages that map one frame).
                 unsafe { super::dma::copy(to, from, k, whole) };
                 // A copy of a huge page or more (not a ring's or a signal's few bytes):
-                // its memory asked to be huge pages, once per region.
+                // its memory asked to be huge pages, once a region.
                 if whole >= super::dma::HUGE as u64 {
                     super::dma::collapse(from as usize, k);
                     super::dma::collapse(to as usize, k);
@@ -527,9 +527,9 @@ mod tests {
         }
     }
 
-    /// Device memory is mapped at a huge-page boundary; asking for a copy's regions to
-    /// be huge pages keeps their contents and asks once a region, until the region's
-    /// memory is forgotten.
+    /// Device memory is mapped at a huge-page boundary; a region a large copy touches
+    /// is asked to be a huge page once, until its memory is forgotten, and keeps its
+    /// contents.
     #[test]
     fn device_memory_lines_up_with_huge_pages_and_keeps_its_contents() {
         use super::super::dma::{HUGE, collapse, collapse_asked};
