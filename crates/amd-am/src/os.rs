@@ -30,9 +30,6 @@ impl std::fmt::Debug for BarMapping {
     }
 }
 
-/// Bytes of a huge page (x86-64's and arm64's PMD with 4 KiB pages).
-const HUGE_PAGE: usize = 2 << 20;
-
 impl BarMapping {
     /// Maps `len` bytes of `fd` (a sysfs `resourceN` file) from `offset`, readable and
     /// writable, shared, at an address the system picks. `path` names the file in
@@ -64,12 +61,12 @@ impl BarMapping {
             return Err(SysError::new("mmap", Errno::EINVAL));
         }
         let flags = MapFlags::SHARED.with(MapFlags::ANONYMOUS).with(MapFlags::LOCKED);
-        let addr = if len >= HUGE_PAGE {
+        let addr = if len >= amd_kfd::sys::HUGE_PAGE {
             // At a huge-page boundary: a buffer whose 2 MiB regions line up with huge
             // pages can be backed by them (by the kernel where shared memory may have
             // huge pages, and by the mock GPU, which asks for them on the memory its DMA
             // copies move).
-            amd_kfd::sys::mmap_aligned(&**sys, HUGE_PAGE, len, Prot::ReadWrite, flags, None, 0)?
+            amd_kfd::sys::mmap_aligned(&**sys, amd_kfd::sys::HUGE_PAGE, len, Prot::ReadWrite, flags, None, 0)?
         } else {
             // SAFETY: without MAP_FIXED the system picks free address space, so no
             // mapping of this process is replaced.
@@ -324,6 +321,7 @@ mod tests {
     #[test]
     fn large_host_memory_lines_up_with_huge_pages() {
         let sys: Arc<dyn Sys> = Arc::new(HostSys);
+        use amd_kfd::sys::HUGE_PAGE;
         for len in [HUGE_PAGE, 3 * HUGE_PAGE + 4096] {
             let m = BarMapping::anonymous(&sys, len).expect("anonymous mapping");
             assert_eq!(m.addr() % HUGE_PAGE, 0, "{len:#x} bytes at {:#x}", m.addr());

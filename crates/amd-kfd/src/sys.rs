@@ -247,6 +247,9 @@ pub trait Sys: Send + Sync {
     }
 }
 
+/// Bytes of a transparent huge page (x86-64's and arm64's PMD with 4 KiB pages).
+pub const HUGE_PAGE: usize = 2 << 20;
+
 /// Maps `len` bytes as [`Sys::mmap`] does with `prot`, `flags`, `fd` and `offset`, at
 /// an address the system picks that is a multiple of `align` (a power of two; 2 MiB
 /// lines a mapping up with huge pages): address space reserved with room to align,
@@ -526,8 +529,8 @@ mod tests {
         let anon = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS);
         for (align, len) in [
             (4096, 4096),
-            (2 << 20, 4096),
-            (2 << 20, (4 << 20) + 4096),
+            (HUGE_PAGE, 4096),
+            (HUGE_PAGE, 2 * HUGE_PAGE + 4096),
             (1 << 30, 8192),
         ] {
             let a = mmap_aligned(&HostSys, align, len, Prot::ReadWrite, anon, None, 0).expect("mapped");

@@ -82,8 +82,8 @@ unsafe fn fill_with(dst: *mut u8, pattern: u32, len: usize, stream: bool) {
     unsafe { imp::fill_streaming(dst, pattern, len) }
 }
 
-/// Bytes of a huge page (x86-64's and arm64's PMD with 4 KiB pages).
-pub(crate) const HUGE: usize = 2 << 20;
+/// Bytes of a huge page.
+pub(crate) use amd_kfd::sys::HUGE_PAGE as HUGE;
 
 /// The 2 MiB host regions [`collapse`] has asked for, by their first byte
 /// (process-wide, as the kernel's own collapsing is); [`forget_collapsed`] drops a
@@ -147,7 +147,7 @@ pub(crate) fn collapse_asked(at: usize) -> bool {
 }
 
 /// `MADV_COLLAPSE` on the 2 MiB region at `at` (Linux only; its result is a hint's).
-fn ask_huge(at: usize) {
+pub(crate) fn ask_huge(at: usize) {
     #[cfg(target_os = "linux")]
     {
         const MADV_COLLAPSE: nix::libc::c_int = 25;

@@ -284,8 +284,6 @@ impl PciVm {
         self.read_as(space, va, out, false)
     }
 
-    /// [`PciVm::read`]; `ahead`: a read its engine repeats in pieces where it fails,
-    /// whose failure is not latched.
     /// The host address of `va` for a prefetch: translated as an access tried ahead
     /// (a failure latches nothing), `None` where it fails.
     pub(crate) fn resolve_for_prefetch(&self, space: &AddressSpace, va: u64, write: bool) -> Option<usize> {
@@ -295,6 +293,8 @@ impl PciVm {
             .map(|(p, _)| p as usize)
     }
 
+    /// [`PciVm::read`]; `ahead`: a read its engine repeats in pieces where it fails,
+    /// whose failure is not latched.
     pub(crate) fn read_as(&self, space: &AddressSpace, va: u64, out: &mut [u8], ahead: bool) -> MemResult<()> {
         for (a, off, n) in pages(va, out.len()) {
             let p = self.resolve_as(space, a, n, Access::Read, ahead)?;
@@ -532,7 +532,7 @@ mod tests {
     /// contents.
     #[test]
     fn device_memory_lines_up_with_huge_pages_and_keeps_its_contents() {
-        use super::super::dma::{HUGE, collapse, collapse_asked};
+        use super::super::dma::{HUGE, ask_huge, collapse, collapse_asked};
         let fd = memfd_create("pci-vram-test", MFdFlags::MFD_CLOEXEC).expect("memfd");
         let file = File::from(fd);
         let len = 2 * HUGE as u64;
@@ -546,6 +546,10 @@ mod tests {
         // From the middle of the first region into the second: both asked for.
         collapse(m.addr + HUGE / 2, HUGE);
         assert!(collapse_asked(m.addr) && collapse_asked(m.addr + HUGE));
+        // The collapse itself, made here rather than on the asking thread's time (a
+        // kernel without MADV_COLLAPSE leaves the pages as they are).
+        ask_huge(m.addr);
+        ask_huge(m.addr + HUGE);
         for off in (0..len).step_by(4096) {
             assert_eq!(m.load_u64(off), Some(pattern(off)), "{off:#x}");
         }

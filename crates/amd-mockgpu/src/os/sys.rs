@@ -20,9 +20,6 @@ use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
 use crate::mem::PAGE;
 use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM};
 
-/// Bytes of a transparent huge page (x86-64, arm64 with 4 KiB pages).
-const HUGE_PAGE: usize = 2 << 20;
-
 impl Sys for MockSys {
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
         if PciBus::owns(path) {
@@ -228,7 +225,7 @@ impl Sys for MockSys {
                 // SAFETY: same range and FIXED-ness as the caller asked, so this call's
                 // contract (the caller owns a FIXED range) carries over.
                 let a = unsafe { self.host.mmap(addr, len, prot, anon_private, None, 0) }?;
-                if len >= HUGE_PAGE {
+                if len >= amd_kfd::sys::HUGE_PAGE {
                     // A hint: without it the buffer works the same, only slower to touch.
                     let _ = self.host.advise_huge_pages(a, len);
                 }
