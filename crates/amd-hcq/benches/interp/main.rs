@@ -8,7 +8,7 @@
 //! cores), with its multiply-adds per second against the same products in Rust.
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
-//! the same code objects on the same grids (the median of three runs). Both runs'
+//! the same code objects on the same grids (the fastest of three runs). Both runs'
 //! output buffers are checked against the Rust's: a remu ratio is printed only for a
 //! remu run that computed the case's values (remu keeps one barrier per kernel).
 //!
@@ -355,9 +355,8 @@ fn upload(dev: &Device, words: &[u32]) -> Buffer {
     b
 }
 
-/// Seconds per launch and lane/wave instructions per launch, on the interpreter (on
-/// `threads` threads, or as many as it takes by default).
 /// A case's launches on the interpreter.
+#[derive(Clone, Copy)]
 struct Timed {
     /// The median launch, in seconds.
     median: f64,
@@ -368,70 +367,131 @@ struct Timed {
     insts: u64,
 }
 
-fn ours(case: &Case, threads: Option<usize>) -> Timed {
-    let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
-    let mut exec = Rdna3Executor::default();
-    if let Some(t) = threads {
-        exec.threads = t;
-    }
-    let counters = exec.counters();
-    m.set_kernel_executor(Box::new(exec));
-    let p = Platform::with_sys(m, Iface::Mock).unwrap();
-    let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, case.elf, case.kernel).unwrap();
-    let bufs: Vec<Buffer> = case.buffers.iter().map(|b| upload(&dev, b)).collect();
-    let buf_args: Vec<&Buffer> = case
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Buf(i) => Some(&bufs[*i]),
-            Arg::U32(_) => None,
-        })
-        .collect();
-    let vals: Vec<u32> = case
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::U32(v) => Some(*v),
-            Arg::Buf(_) => None,
-        })
-        .collect();
-    let dims = LaunchDims {
-        global: case.grid,
-        local: case.block,
-    };
-    // One warm-up launch, then the timed ones.
-    prg.launch_timed(&buf_args, &vals, dims).unwrap();
-    let (i0, l0) = (
-        counters.instructions.load(Ordering::Relaxed),
-        counters.lane_instructions.load(Ordering::Relaxed),
-    );
-    let mut times = Vec::new();
-    let runs = runs();
-    for _ in 0..runs {
-        let t = Instant::now();
-        prg.launch_timed(&buf_args, &vals, dims).unwrap();
-        times.push(t.elapsed().as_secs_f64());
-    }
-    let insts = (counters.instructions.load(Ordering::Relaxed) - i0) / runs as u64;
-    let lanes = (counters.lane_instructions.load(Ordering::Relaxed) - l0) / runs as u64;
-    if case.macs.is_none() {
-        let got: Vec<Vec<u32>> = bufs
-            .iter()
-            .zip(&case.buffers)
-            .map(|(b, w)| dev.copy_out_vec(b, 0, w.len()).unwrap())
-            .collect();
-        if let Err(e) = same_as_native(case, &got) {
-            panic!("the interpreter's {} differs from native Rust: {e}", case.name);
+/// A case loaded on a mock GPU of its own whose interpreter runs on `threads` threads
+/// (or as many as it takes by default), its buffers uploaded, one warm-up launch made.
+struct Ours<'a> {
+    case: &'a Case,
+    /// The interpreter's instruction and lane-instruction counts so far.
+    counts: Box<dyn Fn() -> (u64, u64)>,
+    bufs: Vec<Buffer>,
+    prg: Program,
+    _dev: Device,
+    _platform: Platform,
+    times: Vec<f64>,
+    /// The counts when the first launch began, and the launches since.
+    start: (u64, u64),
+    launches: u64,
+}
+
+impl<'a> Ours<'a> {
+    fn new(case: &'a Case, threads: Option<usize>) -> Ours<'a> {
+        // The engine sleeps as soon as its ring is empty: its idle poll (spinning for
+        // the next submission) would take a core from the other mocks' launches, which
+        // take turns with this one's.
+        let config = MockConfig {
+            idle_poll: std::time::Duration::ZERO,
+            ..MockConfig::gfx1100s(1)
+        };
+        let m = Arc::new(MockSys::new(config));
+        let mut exec = Rdna3Executor::default();
+        if let Some(t) = threads {
+            exec.threads = t;
+        }
+        let counters = exec.counters();
+        let counts = Box::new(move || {
+            (
+                counters.instructions.load(Ordering::Relaxed),
+                counters.lane_instructions.load(Ordering::Relaxed),
+            )
+        });
+        m.set_kernel_executor(Box::new(exec));
+        let platform = Platform::with_sys(m, Iface::Mock).unwrap();
+        let dev = platform.device(0).unwrap();
+        let prg = Program::load(&dev, case.elf, case.kernel).unwrap();
+        let bufs: Vec<Buffer> = case.buffers.iter().map(|b| upload(&dev, b)).collect();
+        let start = counts();
+        Ours {
+            case,
+            start,
+            counts,
+            bufs,
+            prg,
+            _dev: dev,
+            _platform: platform,
+            times: Vec::new(),
+            launches: 0,
         }
     }
-    let best = times.iter().copied().fold(f64::MAX, f64::min);
-    Timed {
-        median: median(&mut times),
-        best,
-        lanes,
-        insts,
+
+    /// One untimed launch.
+    fn warm(&mut self) {
+        self.launch();
+        self.times.pop();
     }
+
+    /// One timed launch.
+    fn launch(&mut self) {
+        let buf_args: Vec<&Buffer> = (self.case.args.iter())
+            .filter_map(|a| match a {
+                Arg::Buf(i) => Some(&self.bufs[*i]),
+                Arg::U32(_) => None,
+            })
+            .collect();
+        let vals: Vec<u32> = (self.case.args.iter())
+            .filter_map(|a| match a {
+                Arg::U32(v) => Some(*v),
+                Arg::Buf(_) => None,
+            })
+            .collect();
+        let dims = LaunchDims {
+            global: self.case.grid,
+            local: self.case.block,
+        };
+        let t = Instant::now();
+        self.prg.launch_timed(&buf_args, &vals, dims).unwrap();
+        self.times.push(t.elapsed().as_secs_f64());
+        self.launches += 1;
+    }
+
+    /// The timed launches' figures, the buffers checked against the case's Rust.
+    fn timed(mut self) -> Timed {
+        let runs = self.launches.max(1);
+        let (insts, lanes) = (self.counts)();
+        let (insts, lanes) = ((insts - self.start.0) / runs, (lanes - self.start.1) / runs);
+        if self.case.macs.is_none() {
+            let got: Vec<Vec<u32>> = (self.bufs.iter())
+                .zip(&self.case.buffers)
+                .map(|(b, w)| self._dev.copy_out_vec(b, 0, w.len()).unwrap())
+                .collect();
+            if let Err(e) = same_as_native(self.case, &got) {
+                panic!("the interpreter's {} differs from native Rust: {e}", self.case.name);
+            }
+        }
+        let best = self.times.iter().copied().fold(f64::MAX, f64::min);
+        Timed {
+            median: median(&mut self.times),
+            best,
+            lanes,
+            insts,
+        }
+    }
+}
+
+/// Each case's launches on the interpreter on its thread count (`None`: the default),
+/// each on a mock GPU of its own; the launches take turns, a round at a time, so that
+/// the machine's other load reaches every one alike. Each timed launch follows an
+/// untimed one of its own: the turn before it ran another mock's buffers through the
+/// caches (vadd's 24 MiB twice is more than this machine's L3), and back to back a
+/// launch finds its own there.
+fn ours_each(runs_of: &[(&Case, Option<usize>)]) -> Vec<Timed> {
+    let mut all: Vec<Ours> = runs_of.iter().map(|&(c, t)| Ours::new(c, t)).collect();
+    for _ in 0..runs() {
+        for o in &mut all {
+            o.warm();
+            o.launch();
+        }
+    }
+    all.into_iter().map(Ours::timed).collect()
 }
 
 /// Whether `got` (a run's buffers) holds what the case's Rust computes, or the first
@@ -527,7 +587,9 @@ fn workgroup_start() {
         macs: None,
         native: |_| {},
     };
-    let (many, one) = (ours(&case(8192), Some(1)).median, ours(&case(1), Some(1)).median);
+    let (many, one) = (case(8192), case(1));
+    let t = ours_each(&[(&many, Some(1)), (&one, Some(1))]);
+    let (many, one) = (t[0].median, t[1].median);
     println!(
         "bench interp workgroup_start: {:.3} us a workgroup on 1 thread (8,192 one-lane workgroups of an empty kernel in {:.2} ms, less a one-workgroup launch's {:.3} ms; goal 0.2 us)",
         (many - one) / 8191.0 * 1e6,
@@ -550,9 +612,9 @@ fn main() {
             continue;
         }
         if let Some(macs) = case.macs {
-            let one = ours(&case, Some(1)).median;
             let all_threads = Rdna3Executor::default().threads;
-            let all = ours(&case, None).median;
+            let t = ours_each(&[(&case, Some(1)), (&case, None)]);
+            let (one, all) = (t[0].median, t[1].median);
             let nat = native(&case);
             println!(
                 "bench interp {}: {:.3} s on 1 thread, {:.3} s on {all_threads} ({:.2} × 1 thread); {:.1} M multiply-adds/s on 1 thread ({:.4} × native Rust, {:.3} s)",
@@ -566,16 +628,27 @@ fn main() {
             );
             continue;
         }
+        // 1, 2, 4, … threads up to the executor's default (the cores, or
+        // HCQ_MOCK_THREADS), their launches taking turns: the most threads give the
+        // case's rate, and each count is compared with one thread in this run.
+        let most = Rdna3Executor::default().threads.max(1);
+        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |n| n.checked_mul(2))
+            .take_while(|&n| n < most)
+            .collect();
+        counts.push(most);
+        let runs_of: Vec<(&Case, Option<usize>)> = counts.iter().map(|&n| (&case, Some(n))).collect();
+        let timed = ours_each(&runs_of);
+        let (one, best_one) = (timed[0].median, timed[0].best);
         let Timed {
             median: secs,
             best: best_all,
             lanes,
             insts,
-        } = ours(&case, None);
+        } = *timed.last().expect("one count at least");
         let rate = lanes as f64 / secs;
         let nat = native(&case);
         println!(
-            "bench interp {}: {:.1} M lane-instr/s ({:.2} M wave-instr/s, {} lane-instr per launch, {:.2} ms) ({:.4} × native Rust)",
+            "bench interp {}: {:.1} M lane-instr/s ({:.2} M wave-instr/s, {} lane-instr per launch, {:.2} ms, {most} threads) ({:.4} × native Rust)",
             case.name,
             rate / 1e6,
             insts as f64 / secs / 1e6,
@@ -583,28 +656,21 @@ fn main() {
             secs * 1e3,
             nat / secs,
         );
-        // Scaling: 1, 2, 4, … threads up to the executor's default (the cores, or
-        // HCQ_MOCK_THREADS), each against one thread in this run.
-        let most = Rdna3Executor::default().threads.max(1);
-        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |n| n.checked_mul(2))
-            .take_while(|&n| n < most)
-            .collect();
-        counts.push(most);
-        let timed: Vec<(usize, Timed)> = counts.iter().map(|&n| (n, ours(&case, Some(n)))).collect();
-        let times: Vec<(usize, f64)> = timed.iter().map(|(n, t)| (*n, t.median)).collect();
-        let (one, best_one) = (times[0].1, timed[0].1.best);
-        let parts: Vec<String> = times
-            .iter()
-            .map(|&(n, t)| {
+        let parts: Vec<String> = (counts.iter().zip(&timed))
+            .map(|(&n, t)| {
                 format!(
                     "{n}: {:.2} ms ({:.2} × 1 thread, {:.2} × {n})",
-                    t * 1e3,
-                    one / t,
-                    one / t / n as f64
+                    t.median * 1e3,
+                    one / t.median,
+                    one / t.median / n as f64
                 )
             })
             .collect();
-        println!("bench interp {} threads: {}", case.name, parts.join("; "));
+        println!(
+            "bench interp {} threads: {} (medians of launches taking turns)",
+            case.name,
+            parts.join("; ")
+        );
         match &remu {
             Some(Ok(r)) => match on_remu(r, &case) {
                 // Fastest against fastest: the machine's other load only adds time.
