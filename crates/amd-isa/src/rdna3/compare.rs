@@ -2,6 +2,7 @@
 
 use super::decode::Inst;
 use super::exec::{LANE_BIT, Lanes, Mods, R, f, f64_src, slow_only, unsupported};
+use super::fast::Src;
 use super::opcodes::op::vopc;
 use super::packed::f16_src;
 use super::wave::{Bits, EXEC_LO, MODE_DENORM_F32_IN, Wave, sparse};
@@ -120,6 +121,88 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     w.mask_write(sdst, mask)
 }
 
+/// A 32-bit integer or f32 compare without modifiers, of registers and constants
+/// (nearly every compare a compiler emits), its operands resolved when decoded: what
+/// [`vcmp`]'s whole-wave path does, without finding out each time that it applies.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastCompare {
+    kind: WholeKind,
+    a: Src,
+    b: Src,
+    /// One past the highest VGPR read (0: none), checked against the wave's.
+    top: u16,
+    /// The mask's destination (EXEC_LO for `v_cmpx_*`).
+    sdst: usize,
+}
+
+impl FastCompare {
+    /// Compare `i` (opcode, destination, sources, modifiers as [`vcmp`] takes them),
+    /// when it is one this runs.
+    pub(crate) fn of(i: &Inst, sdst: usize, srcs: [u16; 2], m: Mods) -> Option<FastCompare> {
+        if m != Mods::NONE {
+            return None;
+        }
+        let (op, sdst) = if writes_exec(i.op) {
+            (i.op - CMPX, EXEC_LO)
+        } else {
+            (i.op, sdst)
+        };
+        let kind = match compare_of(op)? {
+            Compare::Int { t: 2, k } => WholeKind::I32(k),
+            Compare::Int { t: 3, k } => WholeKind::U32(k),
+            Compare::Float(32, k) => WholeKind::F32(k),
+            _ => return None,
+        };
+        let (a, b) = (Src::of(srcs[0], i.literal)?, Src::of(srcs[1], i.literal)?);
+        let top = [a, b]
+            .iter()
+            .filter_map(|s| s.vgpr())
+            .map(|r| r as u16 + 1)
+            .max()
+            .unwrap_or(0);
+        Some(FastCompare { kind, a, b, top, sdst })
+    }
+
+    /// Runs the compare on `w`: `Ok(false)` (nothing done) where [`vcmp`] must (a
+    /// VGPR past the wave's, f32 input denormals flushed, the lane-by-lane path
+    /// forced).
+    #[inline(always)]
+    pub(crate) fn run(&self, w: &mut Wave) -> R<bool> {
+        if usize::from(self.top) > w.v.len()
+            || (matches!(self.kind, WholeKind::F32(_)) && w.mode & MODE_DENORM_F32_IN == 0)
+            || slow_only()
+        {
+            return Ok(false);
+        }
+        let exec = w.exec();
+        let mask = if sparse(exec) {
+            // A few lanes (one-lane workgroups, a loop's last lanes): those alone.
+            let get = |s: Src, l: usize| match s {
+                Src::Vgpr(r) => w.v[usize::from(r)][l],
+                s => s.scalar(w),
+            };
+            Bits(exec).fold(0, |m, l| {
+                m | u32::from(self.kind.holds(get(self.a, l), get(self.b, l))) << l
+            })
+        } else {
+            let lanes = |s: Src| match s {
+                Src::Vgpr(r) => Lanes::Vgpr(usize::from(r)),
+                s => Lanes::Same(s.scalar(w)),
+            };
+            let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
+            let (a, b) = (lanes(self.a).in_place(w, &mut at), lanes(self.b).in_place(w, &mut bt));
+            super::wide::run(WholeCompare {
+                kind: self.kind,
+                a,
+                b,
+                exec,
+            })
+        };
+        w.mask_write(self.sdst, mask & exec)?;
+        Ok(true)
+    }
+}
+
 /// Lane `l`'s bit set where `p(l)`, for the lanes of `exec`.
 #[inline(always)]
 fn mask(exec: u32, p: impl Fn(usize) -> bool) -> u32 {
@@ -185,7 +268,7 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
 }
 
 /// The compares [`whole_wave`] runs, each with its predicate.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum WholeKind {
     I32(u16),
     U32(u16),

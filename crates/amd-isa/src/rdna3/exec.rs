@@ -365,7 +365,12 @@ enum Kind {
     Lds(Ds),
     /// A vector compare (VOPC, or its VOP3 form): the mask's destination, the sources
     /// and the modifiers (checked when decoded).
-    Vcmp { sdst: usize, srcs: [u16; 2], m: Mods },
+    Vcmp {
+        sdst: usize,
+        srcs: [u16; 2],
+        m: Mods,
+        fast: Option<super::compare::FastCompare>,
+    },
     /// SOP2, the opcode and operands decoded.
     Sop2(super::salu::Sop2Args),
     /// A 32-bit integer `s_cmp_*`.
@@ -387,7 +392,12 @@ impl Decoded {
         } else if let Some(op) = Ds::from_op(inst.op).filter(|_| inst.enc == Encoding::Ds) {
             Kind::Lds(op)
         } else if let Some(Ok((sdst, srcs, m))) = compare_operands(&inst) {
-            Kind::Vcmp { sdst, srcs, m }
+            Kind::Vcmp {
+                sdst,
+                srcs,
+                m,
+                fast: super::compare::FastCompare::of(&inst, sdst, srcs, m),
+            }
         } else if let Some(a) = super::salu::Sop2Args::of(&inst) {
             Kind::Sop2(a)
         } else if let Some(c) = super::salu::ScalarCompare::of(&inst) {
@@ -425,7 +435,14 @@ impl Decoded {
             Kind::Hint => Ok(Flow::Next),
             Kind::Valu(v) => v.run(w, &self.inst).map(|_| Flow::Next),
             Kind::Lds(op) => super::lds::ds_op(w, &self.inst, *op, lds).map(|_| Flow::Next),
-            Kind::Vcmp { sdst, srcs, m } => vcmp(w, &self.inst, self.inst.op, *sdst, *srcs, *m).map(|_| Flow::Next),
+            Kind::Vcmp { sdst, srcs, m, fast } => {
+                if let Some(f) = fast
+                    && f.run(w)?
+                {
+                    return Ok(Flow::Next);
+                }
+                vcmp(w, &self.inst, self.inst.op, *sdst, *srcs, *m).map(|_| Flow::Next)
+            }
             Kind::Sop2(a) => super::salu::sop2_run(w, &self.inst, *a).map(|_| Flow::Next),
             Kind::Scmp(c) => c.run(w, self.inst.literal).map(|_| Flow::Next),
             Kind::Global(a) => super::memory::global(w, a, mem).map(|_| Flow::Next),
@@ -1213,7 +1230,7 @@ mod tests {
     use super::*;
     use crate::rdna3::compare::{float_class, float_compare};
     use crate::rdna3::divide::{div_fixup, ldexp};
-    use crate::rdna3::testing::{lanes, run, run_all};
+    use crate::rdna3::testing::{lanes, run, run_all, run_decoded};
     use crate::rdna3::wave::EXEC_LO;
     use crate::rdna3::wide::BASELINE_ONLY;
 
@@ -1864,6 +1881,14 @@ mod tests {
         let r = (0..3 * 32)
             .map(|k| (k as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
             .collect::<Vec<_>>();
+        // Every f32, i32 and u32 compare (VOPC: v_cmp_* vcc_lo, v4, v5, and the u32 ones
+        // against a literal), which run decoded once.
+        let compares: Vec<Vec<u32>> = (0x10..=0x1f)
+            .chain(0x40..=0x4f)
+            .map(|op: u32| vec![0x7c00_0000 | op << 17 | 5 << 9 | 0x104])
+            .chain((0x48..=0x4f).map(|op: u32| vec![0x7c00_0000 | op << 17 | 5 << 9 | 0xff, 0x8000_0001]))
+            .collect();
+        let cases = cases.iter().map(|c| c.to_vec()).chain(compares).collect::<Vec<_>>();
         for (words, exec) in cases
             .iter()
             // Every lane, most, and the sparse masks (two, one, four, none).
@@ -1886,14 +1911,17 @@ mod tests {
             // The fast path in each of its builds (AVX2 where the CPU has it, baseline).
             for baseline in [false, true] {
                 BASELINE_ONLY.with(|b| b.set(baseline));
-                let fast = run(words, set);
+                // Through `step`, and decoded once as the interpreter runs it.
+                let (fast, decoded) = (run(words, set), run_decoded(words, set));
                 BASELINE_ONLY.with(|b| b.set(false));
-                let fast = fast.unwrap();
-                assert_eq!(fast.v, slow.v, "{words:08x?}, baseline build {baseline}");
-                assert_eq!(
-                    fast.s, slow.s,
-                    "{words:08x?}, baseline build {baseline}: scalars (carries)"
-                );
+                for (how, fast) in [("stepped", fast), ("decoded", decoded)] {
+                    let fast = fast.unwrap();
+                    assert_eq!(fast.v, slow.v, "{words:08x?}, {how}, baseline build {baseline}");
+                    assert_eq!(
+                        fast.s, slow.s,
+                        "{words:08x?}, {how}, baseline build {baseline}: scalars (carries, masks)"
+                    );
+                }
             }
         }
     }

@@ -49,7 +49,7 @@ impl Src {
     }
 
     /// The VGPR this operand reads, if it is one.
-    fn vgpr(self) -> Option<usize> {
+    pub(crate) fn vgpr(self) -> Option<usize> {
         match self {
             Src::Vgpr(r) => Some(usize::from(r)),
             _ => None,
@@ -69,7 +69,7 @@ impl Src {
 
     /// The value every lane reads, when the operand is not a VGPR.
     #[inline(always)]
-    fn scalar(self, w: &Wave) -> u32 {
+    pub(crate) fn scalar(self, w: &Wave) -> u32 {
         match self {
             Src::Sgpr(n) => w.s[usize::from(n)],
             Src::Const(k) => k,

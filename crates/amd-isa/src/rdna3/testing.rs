@@ -17,6 +17,12 @@ pub(crate) fn run_all(prog: &[&[u32]], setup: impl FnOnce(&mut Wave)) -> Result<
     run_as::<Semantics>(prog, &mut [], &mut [0u8; 1024], |w, _| setup(w)).map_err(|t| t.to_string())
 }
 
+/// Runs one instruction on one wave as the interpreter runs it: decoded once into
+/// what running it needs ([`super::exec::Decoded`]), its fast paths taken.
+pub(crate) fn run_decoded(words: &[u32], setup: impl FnOnce(&mut Wave)) -> Result<Wave, String> {
+    run_as::<super::Rdna3>(&[words], &mut [], &mut [0u8; 1024], |w, _| setup(w)).map_err(|t| t.to_string())
+}
+
 /// Sets VGPR `r` of every lane to `f(lane)`.
 pub(crate) fn lanes(w: &mut Wave, r: usize, f: impl Fn(usize) -> u32) {
     for lane in 0..32 {
