@@ -385,14 +385,7 @@ struct Ours<'a> {
 
 impl<'a> Ours<'a> {
     fn new(case: &'a Case, threads: Option<usize>) -> Ours<'a> {
-        // The engine sleeps as soon as its ring is empty: its idle poll (spinning for
-        // the next submission) would take a core from the other mocks' launches, which
-        // take turns with this one's.
-        let config = MockConfig {
-            idle_poll: std::time::Duration::ZERO,
-            ..MockConfig::gfx1100s(1)
-        };
-        let m = Arc::new(MockSys::new(config));
+        let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
         let mut exec = Rdna3Executor::default();
         if let Some(t) = threads {
             exec.threads = t;
@@ -477,19 +470,27 @@ impl<'a> Ours<'a> {
     }
 }
 
+/// Timed launches a case makes in one turn of [`ours_each`].
+const TURN: usize = 5;
+
 /// Each case's launches on the interpreter on its thread count (`None`: the default),
-/// each on a mock GPU of its own; the launches take turns, a round at a time, so that
-/// the machine's other load reaches every one alike. Each timed launch follows an
-/// untimed one of its own: the turn before it ran another mock's buffers through the
-/// caches (vadd's 24 MiB twice is more than this machine's L3), and back to back a
-/// launch finds its own there.
+/// each on a mock GPU of its own. The cases take turns, [`TURN`] launches at a time,
+/// so that the machine's swings reach every one alike; each turn starts with an
+/// untimed launch, so that the timed ones run as back-to-back launches do: the turn
+/// before ran another mock's buffers through the caches (vadd's 24 MiB twice is more
+/// than this machine's L3), its engine went on spinning for a next submission for a
+/// while (`MockConfig::idle_poll`), and the interpreter's helper threads have been
+/// parked since their last launch.
 fn ours_each(runs_of: &[(&Case, Option<usize>)]) -> Vec<Timed> {
     let mut all: Vec<Ours> = runs_of.iter().map(|&(c, t)| Ours::new(c, t)).collect();
-    for _ in 0..runs() {
+    let mut left = runs();
+    while left > 0 {
+        let n = left.min(TURN);
         for o in &mut all {
             o.warm();
-            o.launch();
+            (0..n).for_each(|_| o.launch());
         }
+        left -= n;
     }
     all.into_iter().map(Ours::timed).collect()
 }
@@ -667,7 +668,7 @@ fn main() {
             })
             .collect();
         println!(
-            "bench interp {} threads: {} (medians of launches taking turns)",
+            "bench interp {} threads: {} (medians; the counts' launches take turns)",
             case.name,
             parts.join("; ")
         );
