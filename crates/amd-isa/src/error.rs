@@ -104,10 +104,16 @@ impl ExecError {
     }
 }
 
-/// Why one instruction stopped, before the dispatch names the instruction: a memory
-/// access that faulted, or a refusal with its reason.
+/// Why one instruction stopped, before the dispatch names the instruction (boxed: every
+/// instruction returns a `Result` with this as its error, and a pointer-sized error
+/// keeps those results in registers on the common path, where the whole value would be
+/// returned through memory and read back).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Trap {
+pub(crate) struct Trap(Box<TrapKind>);
+
+/// What a [`Trap`] is: a memory access that faulted, or a refusal with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TrapKind {
     /// The memory reported a fault on this access.
     Fault(MemoryFault, Access),
     /// The instruction's opcode (or a VOPD operation) is not implemented.
@@ -117,10 +123,33 @@ pub(crate) enum Trap {
 }
 
 impl Trap {
+    /// A memory fault on `access`.
+    #[cold]
+    pub(crate) fn fault(fault: MemoryFault, access: Access) -> Trap {
+        Trap(Box::new(TrapKind::Fault(fault, access)))
+    }
+    /// An opcode (or form) that is not implemented.
+    #[cold]
+    pub(crate) fn missing(why: String) -> Trap {
+        Trap(Box::new(TrapKind::Missing(why)))
+    }
+    /// A form or operand the interpreter does not run, and why.
+    #[cold]
+    pub(crate) fn refused(why: String) -> Trap {
+        Trap(Box::new(TrapKind::Refused(why)))
+    }
+    /// What it is.
+    pub(crate) fn kind(&self) -> &TrapKind {
+        &self.0
+    }
+    /// What it is, taken out.
+    pub(crate) fn into_kind(self) -> TrapKind {
+        *self.0
+    }
     /// A fault of a load of `bytes`.
     pub(crate) fn load(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
         move |f| {
-            Trap::Fault(
+            Trap::fault(
                 f,
                 Access {
                     kind: crate::AccessKind::Load,
@@ -132,7 +161,7 @@ impl Trap {
     /// A fault of a store of `bytes`.
     pub(crate) fn store(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
         move |f| {
-            Trap::Fault(
+            Trap::fault(
                 f,
                 Access {
                     kind: crate::AccessKind::Store,
@@ -144,7 +173,7 @@ impl Trap {
     /// A fault of an atomic of `bytes`.
     pub(crate) fn atomic(bytes: usize) -> impl FnOnce(MemoryFault) -> Trap {
         move |f| {
-            Trap::Fault(
+            Trap::fault(
                 f,
                 Access {
                     kind: crate::AccessKind::Atomic,
@@ -156,22 +185,24 @@ impl Trap {
 }
 
 impl From<String> for Trap {
+    #[cold]
     fn from(s: String) -> Self {
-        Trap::Refused(s)
+        Trap::refused(s)
     }
 }
 
 impl From<&str> for Trap {
+    #[cold]
     fn from(s: &str) -> Self {
-        Trap::Refused(s.to_owned())
+        Trap::refused(s.to_owned())
     }
 }
 
 impl std::fmt::Display for Trap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Trap::Fault(fault, access) => write!(f, "memory fault at {:#x} ({access})", fault.va),
-            Trap::Missing(s) | Trap::Refused(s) => f.write_str(s),
+        match self.kind() {
+            TrapKind::Fault(fault, access) => write!(f, "memory fault at {:#x} ({access})", fault.va),
+            TrapKind::Missing(s) | TrapKind::Refused(s) => f.write_str(s),
         }
     }
 }

@@ -418,11 +418,11 @@ fn access(iop: u16, mtbuf: bool) -> R<Access> {
     }
     if mtbuf {
         let op =
-            Mtbuf::from_op(iop).ok_or_else(|| Trap::Missing(format!("MTBUF opcode {iop:#x} is not implemented")))?;
+            Mtbuf::from_op(iop).ok_or_else(|| Trap::missing(format!("MTBUF opcode {iop:#x} is not implemented")))?;
         return Ok(format_access(op as u16));
     }
     use Mubuf::*;
-    let op = Mubuf::from_op(iop).ok_or_else(|| Trap::Missing(format!("MUBUF opcode {iop:#x} is not implemented")))?;
+    let op = Mubuf::from_op(iop).ok_or_else(|| Trap::missing(format!("MUBUF opcode {iop:#x} is not implemented")))?;
     let lds = |bytes, signed| Ok(Access::Lds(LdsLoad::Plain { bytes, signed }));
     match op {
         BUFFER_LOAD_LDS_U8 => return lds(1, false),
@@ -449,7 +449,7 @@ fn access(iop: u16, mtbuf: bool) -> R<Access> {
         BUFFER_GL0_INV | BUFFER_GL1_INV => Access::Nothing,
         _ => Access::Plain(
             mem_op(k)
-                .ok_or_else(|| Trap::Missing(format!("MUBUF opcode {iop:#x} ({}) is not implemented", op.name())))?,
+                .ok_or_else(|| Trap::missing(format!("MUBUF opcode {iop:#x} ({}) is not implemented", op.name())))?,
         ),
     })
 }
@@ -492,7 +492,7 @@ pub(crate) struct BufferAccess {
 /// The layout of `format`, or an error naming it.
 fn format_layout(format: u32) -> R<Layout> {
     layout(format).ok_or_else(|| {
-        Trap::Refused(format!(
+        Trap::refused(format!(
             "buffer data format {format} ({}) is not a format",
             FORMATS.get(format as usize).unwrap_or(&"?")
         ))

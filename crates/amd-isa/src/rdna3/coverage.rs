@@ -11,7 +11,7 @@ use super::exec::step;
 use super::opcodes::SPEC;
 use super::opcodes::op::vopd;
 use super::wave::{EXEC_LO, Wave};
-use crate::error::Trap;
+use crate::error::TrapKind;
 use crate::memory::{Memory, SliceMemory};
 
 /// How the interpreter treats one opcode.
@@ -280,8 +280,10 @@ fn run_probe(encoding: &str, op: u16, mem: &dyn Memory) -> Status {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&mut w, &inst, mem, &mut lds)));
     match r {
         Ok(Ok(_)) => Status::Implemented,
-        Ok(Err(Trap::Missing(e))) => Status::Missing(e),
-        Ok(Err(_)) => Status::Implemented,
+        Ok(Err(t)) => match t.into_kind() {
+            TrapKind::Missing(e) => Status::Missing(e),
+            _ => Status::Implemented,
+        },
         Err(_) => Status::Missing("the interpreter panicked".into()),
     }
 }

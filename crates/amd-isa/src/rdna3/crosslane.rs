@@ -418,7 +418,7 @@ pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
                         vopd::V_DUAL_ADD_NC_U32 => a.wrapping_add(b),
                         vopd::V_DUAL_LSHLREV_B32 => b << (a & 31),
                         vopd::V_DUAL_AND_B32 => a & b,
-                        _ => return Err(Trap::Missing(format!("VOPD operation {op} is not implemented"))),
+                        _ => return Err(Trap::missing(format!("VOPD operation {op} is not implemented"))),
                     };
                     continue;
                 }

@@ -164,7 +164,7 @@ pub(crate) fn fma32(a: f32, b: f32, c: f32) -> f32 {
 }
 
 pub(crate) fn unsupported(i: &Inst) -> Trap {
-    Trap::Missing(format!("{:?} opcode {:#x} is not implemented", i.enc, i.op))
+    Trap::missing(format!("{:?} opcode {:#x} is not implemented", i.enc, i.op))
 }
 
 /// Whether a wave64 runs `i` as two passes of 32 lanes: every vector instruction but

@@ -16,7 +16,7 @@ use super::wave::{M0, Wave};
 use crate::error::Trap;
 
 fn missing(i: &Inst, name: &str) -> Trap {
-    Trap::Missing(format!("DS opcode {:#x} ({name}) is not implemented", i.op))
+    Trap::missing(format!("DS opcode {:#x} ({name}) is not implemented", i.op))
 }
 
 fn read(lds: &[u8], a: u32, n: usize) -> u64 {

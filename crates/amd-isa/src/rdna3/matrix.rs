@@ -106,7 +106,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         layout,
     } = o;
     if w.wave64 {
-        return Err(crate::error::Trap::Missing(
+        return Err(crate::error::Trap::missing(
             "WMMA in a wave64 is not implemented".into(),
         ));
     }
@@ -119,14 +119,14 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
     }
     let gfx12 = layout == WmmaLayout::Gfx12;
     if gfx12 && mods.hi_halves {
-        return Err(crate::error::Trap::Refused(
+        return Err(crate::error::Trap::refused(
             "op_sel on a gfx12 WMMA: its 16-bit results are packed two to a register".into(),
         ));
     }
     // gfx12's 16-bit forms negate as gfx11's (AMD's matrix instruction calculator;
     // `rdna4::matrix`'s tests check it), its 8-bit float forms take none.
     if gfx12 && !matches!(inputs, WmmaInputs::Half { .. }) && (mods.neg_lo != 0 || mods.neg_hi != 0) {
-        return Err(crate::error::Trap::Refused(
+        return Err(crate::error::Trap::refused(
             "NEG or NEG_HI on an 8-bit float WMMA: AMD's matrix instruction calculator lists no negation for these forms".into(),
         ));
     }
@@ -461,7 +461,7 @@ pub(crate) fn wmma_int(
 ) -> R<()> {
     let layout = WmmaLayout::Gfx11;
     if w.wave64 {
-        return Err(crate::error::Trap::Missing(
+        return Err(crate::error::Trap::missing(
             "WMMA in a wave64 is not implemented".into(),
         ));
     }

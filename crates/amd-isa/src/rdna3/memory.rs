@@ -101,7 +101,7 @@ fn global_kind(iop: u16) -> Option<MemOp> {
 /// The error for a GLOBAL opcode [`global_kind`] does not know.
 #[cold]
 fn unknown_global(iop: u16) -> Trap {
-    Trap::Missing(format!("global opcode {iop:#x} is not implemented"))
+    Trap::missing(format!("global opcode {iop:#x} is not implemented"))
 }
 
 /// A GLOBAL load, store or atomic. (Inlined into each generation's caller: it reads
@@ -702,7 +702,7 @@ pub(crate) fn flat_generic(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory, 
     if let Some(atomic) = atomic_op(op) {
         return flat_atomic(w, access, atomic, mem, lds);
     }
-    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("flat opcode {op:#x} is not implemented")))?;
+    let kind = mem_op(op).ok_or_else(|| Trap::missing(format!("flat opcode {op:#x} is not implemented")))?;
     let len = kind.len();
     let exec = w.exec();
     for lane in 0..32 {
@@ -850,7 +850,7 @@ pub(crate) fn scratch(w: &mut Wave, access: &FlatAccess) -> R<()> {
         ..
     } = access;
     let addr = 256 + access.addr as u16;
-    let kind = mem_op(op).ok_or_else(|| Trap::Missing(format!("scratch opcode {op:#x} is not implemented")))?;
+    let kind = mem_op(op).ok_or_else(|| Trap::missing(format!("scratch opcode {op:#x} is not implemented")))?;
     let base = if usize::from(saddr) == NULL {
         0
     } else {
@@ -953,7 +953,7 @@ fn gfx12_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
         }
         PK_ADD_F16 => halves(false),
         PK_ADD_BF16 => halves(true),
-        other => return Err(Trap::Missing(format!("atomic opcode {other:#x} is not implemented"))),
+        other => return Err(Trap::missing(format!("atomic opcode {other:#x} is not implemented"))),
     }
     .into())
 }
@@ -1011,7 +1011,7 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
     if (gfx12_atomic::FIRST..=gfx12_atomic::LAST).contains(&op) {
         return gfx12_atomic_result(op, old, data);
     }
-    let op = Global::from_op(op).ok_or_else(|| Trap::Missing(format!("atomic opcode {op:#x} is not implemented")))?;
+    let op = Global::from_op(op).ok_or_else(|| Trap::missing(format!("atomic opcode {op:#x} is not implemented")))?;
     let (op, wide) = match op {
         GLOBAL_ATOMIC_SWAP_B64 => (GLOBAL_ATOMIC_SWAP_B32, true),
         GLOBAL_ATOMIC_CMPSWAP_B64 => (GLOBAL_ATOMIC_CMPSWAP_B32, true),
@@ -1105,7 +1105,7 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
         }
         GLOBAL_ATOMIC_ADD_F32 => float(|x, y| x + y),
         other => {
-            return Err(Trap::Missing(format!(
+            return Err(Trap::missing(format!(
                 "atomic opcode {:#x} ({}) is not implemented",
                 other as u16,
                 other.name()
@@ -1184,8 +1184,11 @@ mod tests {
             lanes(w, 1, |l| 0xffff_fff0u32.wrapping_add(4 * l as u32));
         });
         match r {
-            Err(Trap::Fault(f, _)) => assert_eq!(f.va, sbase.get(), "lane 4's address"),
-            other => panic!("expected a fault, got {:?}", other.map(|w| w.v[10])),
+            Err(t) => match t.into_kind() {
+                crate::error::TrapKind::Fault(f, _) => assert_eq!(f.va, sbase.get(), "lane 4's address"),
+                other => panic!("expected a fault, got {other:?}"),
+            },
+            Ok(w) => panic!("expected a fault, got {:?}", w.v[10]),
         }
     }
 
@@ -1237,8 +1240,8 @@ mod tests {
                     });
                     SLOW_ONLY.with(|s| s.set(false));
                     // A fault as its offset into the buffer.
-                    let offset = |e: Trap| match e {
-                        Trap::Fault(f, _) => Some(f.va - at.get()),
+                    let offset = |e: Trap| match e.into_kind() {
+                        crate::error::TrapKind::Fault(f, _) => Some(f.va - at.get()),
                         _ => None,
                     };
                     (w.map(|w| w.v[10..14].to_vec()).map_err(offset), data)

@@ -74,7 +74,7 @@ pub use single::{LDS_BYTES, WaveState, execute, execute_on, execute_with_memory}
 pub(crate) use single::{decode_error, on_wave};
 
 use crate::dispatch::{self, Dispatch, Worker};
-use crate::error::{At, ExecError, Trap};
+use crate::error::{At, ExecError, Trap, TrapKind};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use buffer::{BufferAccess, buffer};
 pub(crate) use coverage::{coverage_report, entries as coverage_entries};
@@ -531,9 +531,9 @@ fn group_op(barrier: &mut GroupBarrier, op: GroupOp, w: &mut Wave, d: &impl Step
 /// An instruction's trap as the dispatch's error, naming the instruction.
 pub(crate) fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
     let at = At { pc, inst };
-    match t {
-        Trap::Fault(fault, access) => ExecError::Fault { fault, access, at },
-        Trap::Missing(reason) | Trap::Refused(reason) => ExecError::Unsupported { at, reason },
+    match t.into_kind() {
+        TrapKind::Fault(fault, access) => ExecError::Fault { fault, access, at },
+        TrapKind::Missing(reason) | TrapKind::Refused(reason) => ExecError::Unsupported { at, reason },
     }
 }
 

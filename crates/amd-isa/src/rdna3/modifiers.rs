@@ -64,7 +64,7 @@ fn vop3_name(op: u16) -> &'static str {
 
 /// `what` on source `k` of `name` refused because `why`.
 fn refused(what: &str, k: usize, name: &str, why: &str) -> Trap {
-    Trap::Refused(format!("{what} on source {k} of {name} is refused: {why}"))
+    Trap::refused(format!("{what} on source {k} of {name} is refused: {why}"))
 }
 
 /// The sources among `bits` (bit k for source k) that `allowed` leaves out: the first.

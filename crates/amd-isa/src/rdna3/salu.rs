@@ -25,7 +25,7 @@ pub(crate) mod msg {
 }
 
 pub(crate) fn missing(i: &Inst, name: &str) -> Trap {
-    Trap::Missing(format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op))
+    Trap::missing(format!("{:?} opcode {:#x} ({name}) is not implemented", i.enc, i.op))
 }
 
 /// Each 4-bit group of `x` → one bit, set where any bit of the group is.

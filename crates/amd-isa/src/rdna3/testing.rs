@@ -72,7 +72,7 @@ pub(crate) fn run_as<F: Frontend>(
     setup(&mut w, base);
     let mut barrier = super::GroupBarrier::default();
     for words in prog {
-        let d = F::decode(words).map_err(|e| Trap::Refused(e.to_string()))?;
+        let d = F::decode(words).map_err(|e| Trap::refused(e.to_string()))?;
         // A wave64 runs vector instructions in two passes, as the scheduler does.
         let flow = if w.wave64 && d.per_half() {
             super::run_halves(&d, &mut w, &mem, lds)?

@@ -50,7 +50,7 @@ pub(crate) fn result_format(op: u16) -> Option<crate::float::ResultFormat> {
 }
 
 fn missing(i: &Inst, op: u16, name: &str) -> Trap {
-    Trap::Missing(format!(
+    Trap::missing(format!(
         "{:?} opcode {:#x} (VOP3 numbering {op:#x}, {name}) is not implemented",
         i.enc, i.op
     ))
@@ -513,7 +513,7 @@ pub(crate) fn valu(w: &mut Wave, i: &Inst, op: u16, dst: usize, srcs: [u16; 3], 
 pub(crate) fn vop3p(w: &mut Wave, i: &Inst) -> R<()> {
     use Vop3p::*;
     let op =
-        Vop3p::from_op(i.op).ok_or_else(|| Trap::Missing(format!("VOP3P opcode {:#x} is not implemented", i.op)))?;
+        Vop3p::from_op(i.op).ok_or_else(|| Trap::missing(format!("VOP3P opcode {:#x} is not implemented", i.op)))?;
     let f = i.vop3p();
     let (dst, srcs, [op_sel, op_sel_hi], [neg_lo, neg_hi]) = (f.dst, f.srcs, f.op_sel, f.neg);
     let clamp = f.clamp;

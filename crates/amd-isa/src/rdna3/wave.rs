@@ -361,7 +361,7 @@ impl Wave {
         self.v_other
             .get(r)
             .map(|v| v[lane % 32])
-            .ok_or_else(|| Trap::Refused(format!("v{r} beyond the wave's {} VGPRs", self.v_other.len())))
+            .ok_or_else(|| Trap::refused(format!("v{r} beyond the wave's {} VGPRs", self.v_other.len())))
     }
 
     /// Writes VGPR `r` of wave lane `lane` (0 to 63 in a wave64), whichever pass runs.
@@ -446,7 +446,7 @@ impl Wave {
             self.v
                 .get(r)
                 .map(|v| v[lane])
-                .ok_or_else(|| Trap::Refused(format!("v{r} beyond the wave's {} VGPRs", self.v.len())))
+                .ok_or_else(|| Trap::refused(format!("v{r} beyond the wave's {} VGPRs", self.v.len())))
         } else {
             self.sread(n, lit)
         }

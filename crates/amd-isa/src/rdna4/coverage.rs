@@ -9,7 +9,7 @@ use super::exec::Rdna4;
 use super::fields as f;
 use super::opcodes::SPEC;
 use super::opcodes::op::vopd;
-use crate::error::Trap;
+use crate::error::TrapKind;
 use crate::field::{Bits, Fixed, Src, Words};
 use crate::memory::SliceMemory;
 use crate::rdna3::{Entry, Frontend, Status, Step, Wave};
@@ -148,8 +148,11 @@ fn run(words: &[u32], mem: &SliceMemory<'_>) -> Status {
     // A panic would be a bug of the interpreter, and a finding of this report.
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.run(&mut w, mem, &mut lds)));
     match r {
-        Ok(Ok(_)) | Ok(Err(Trap::Fault(..) | Trap::Refused(_))) => Status::Implemented,
-        Ok(Err(Trap::Missing(e))) => Status::Missing(e),
+        Ok(Ok(_)) => Status::Implemented,
+        Ok(Err(t)) => match t.into_kind() {
+            TrapKind::Missing(e) => Status::Missing(e),
+            TrapKind::Fault(..) | TrapKind::Refused(_) => Status::Implemented,
+        },
         Err(_) => Status::Missing("the interpreter panicked".into()),
     }
 }

@@ -486,7 +486,7 @@ impl Step for Decoded {
                 let inputs = rdna3::WmmaInputs::Eight { a, b };
                 rdna3::wmma_float(w, inputs, false, wmma_operands(i)).map(|_| Flow::Next)
             }
-            &Own::Refused(why) => Err(Trap::Refused(why.into())),
+            &Own::Refused(why) => Err(Trap::refused(why.into())),
             &Own::Barrier(op) => {
                 let src = f4::sop1::SSRC0.operand(&i.words);
                 // M0 names a named barrier (M0[4:0]); otherwise SSRC0's value.
@@ -503,7 +503,7 @@ impl Step for Decoded {
                     (_, -1) => Ok(Flow::Group(rdna3::GroupOp::Signal)),
                     // Barrier 0 is a NOP; -2, the trap handler's, is privileged and
                     // a NOP for a user wave. Neither is the first signal.
-                    (Sop1::S_GET_BARRIER_STATE, _) if id <= 0 => Err(Trap::Refused(format!(
+                    (Sop1::S_GET_BARRIER_STATE, _) if id <= 0 => Err(Trap::refused(format!(
                         "s_get_barrier_state of barrier {id}: only the workgroup barrier (-1) has a state here"
                     ))),
                     (_, 0 | -2) => {
@@ -512,7 +512,7 @@ impl Step for Decoded {
                         }
                         Ok(Flow::Next)
                     }
-                    _ => Err(Trap::Refused(format!("barrier {id}: {NAMED_BARRIERS}"))),
+                    _ => Err(Trap::refused(format!("barrier {id}: {NAMED_BARRIERS}"))),
                 }
             }
             &Own::HwReg(op) => {
@@ -604,7 +604,7 @@ impl Step for Decoded {
                 }
                 Ok(Flow::Next)
             }
-            Own::Missing => Err(Trap::Missing(format!(
+            Own::Missing => Err(Trap::missing(format!(
                 "{} is not implemented for RDNA4 yet",
                 i.name().unwrap_or("this opcode")
             ))),

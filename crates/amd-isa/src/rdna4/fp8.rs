@@ -90,7 +90,7 @@ impl Fp8Op {
                 use f4::vop3p::*;
                 let mods = NEG.get(iw) | NEG_HI.get(iw);
                 if mods != 0 || CLMP.is_set(iw) {
-                    return Err(Trap::Missing(format!(
+                    return Err(Trap::missing(format!(
                         "{}: negations or clamp on an 8-bit float dot product are not implemented",
                         i.name().unwrap_or("v_dot4")
                     )));
@@ -107,7 +107,7 @@ impl Fp8Op {
             _ => return Err("not an 8-bit float instruction".into()),
         };
         if out_mods || (matches!(self, Fp8Op::ToF32 { .. }) && (neg | abs) != 0) {
-            return Err(Trap::Missing(format!(
+            return Err(Trap::missing(format!(
                 "{}: modifiers on an 8-bit float conversion are not implemented",
                 i.name().unwrap_or("this conversion")
             )));

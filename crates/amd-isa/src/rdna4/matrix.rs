@@ -167,7 +167,7 @@ fn read(w: &Wave, first: u16, (reg, lane, lo): Place, bits: u32, lit: Option<u32
 pub(crate) fn run(w: &mut Wave, shape: &Shape, iw: &Words, lit: Option<u32>) -> R<()> {
     use f4::vop3p::*;
     if w.wave64 {
-        return Err(Trap::Missing("WMMA in a wave64 is not implemented".into()));
+        return Err(Trap::missing("WMMA in a wave64 is not implemented".into()));
     }
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
@@ -177,18 +177,18 @@ pub(crate) fn run(w: &mut Wave, shape: &Shape, iw: &Words, lit: Option<u32>) -> 
     let (neg, neg_hi, opsel, clamp) = (NEG.get(iw), NEG_HI.get(iw), OPSEL.get(iw), CLMP.is_set(iw));
     let int = matches!(shape.inputs, Inputs::Int { .. });
     if int && (neg & 4 != 0 || neg_hi != 0) {
-        return Err(Trap::Refused(
+        return Err(Trap::refused(
             "an integer WMMA's NEG[2] and NEG_HI are not defined (NEG bits 0 and 1 say A and B are signed)".into(),
         ));
     }
     if !int && (neg != 0 || neg_hi != 0) {
-        return Err(Trap::Refused(
+        return Err(Trap::refused(
             "negation of RDNA4's sparse float WMMA (SWMMAC) is not documented for its packed pairs".into(),
         ));
     }
     let set = opsel & 1;
     if opsel & !1 != 0 || (set != 0 && !(shape.sparse && shape.index_sets() > 1)) {
-        return Err(Trap::Refused(format!(
+        return Err(Trap::refused(format!(
             "OPSEL {opsel:#x}: only bit 0 (index_key) of a SWMMAC with two index sets is defined"
         )));
     }
@@ -279,7 +279,7 @@ fn float(
     };
     let terms = shape.k / 2;
     if terms != 16 {
-        return Err(Trap::Missing(format!("a float matrix instruction of {terms} terms")));
+        return Err(Trap::missing(format!("a float matrix instruction of {terms} terms")));
     }
     let half_out = shape.out == Out::Half;
     let (fmt, mode) = match (half_out, bf16) {

@@ -659,8 +659,10 @@ fn workgroup_barrier_state() {
     assert!(run(&[&dwords(&[0x80, 0x4e, 0x80, 0xbe])], |_| {}).is_ok());
     for b in [[0x7d, 0x4e, 0x80, 0xbe], [0x81, 0x52, 0x80, 0xbe]] {
         match run(&[&dwords(&b)], |w| w.s[crate::rdna3::M0] = 3) {
-            Err(crate::error::Trap::Refused(why)) => assert!(why.contains("named barriers"), "{why}"),
-            Err(e) => panic!("{e:?}"),
+            Err(e) => match e.into_kind() {
+                crate::error::TrapKind::Refused(why) => assert!(why.contains("named barriers"), "{why}"),
+                e => panic!("{e:?}"),
+            },
             Ok(_) => panic!("a named barrier ran"),
         }
     }
