@@ -31,6 +31,7 @@ use crate::float::minmax;
 use crate::memory::Memory;
 
 /// What an instruction asks of the scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
     Next,
     Jump(i16),
@@ -379,6 +380,8 @@ enum Kind {
     Global(super::memory::FlatAccess),
     /// An SMEM `s_load_b*`, its fields decoded.
     ScalarLoad(super::salu::ScalarLoad),
+    /// A SOPP branch or `s_endpgm`.
+    Control(super::control::Control),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -406,6 +409,8 @@ impl Decoded {
             Kind::Global(a)
         } else if let Some(l) = super::salu::scalar_load_of(&inst) {
             Kind::ScalarLoad(l)
+        } else if let Some(c) = super::control::Control::of(&inst) {
+            Kind::Control(c)
         } else {
             Kind::Other
         };
@@ -447,6 +452,7 @@ impl Decoded {
             Kind::Scmp(c) => c.run(w, self.inst.literal).map(|_| Flow::Next),
             Kind::Global(a) => super::memory::global(w, a, mem).map(|_| Flow::Next),
             Kind::ScalarLoad(l) => super::salu::scalar_load(w, l, mem).map(|_| Flow::Next),
+            Kind::Control(c) => Ok(c.run(w)),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }
