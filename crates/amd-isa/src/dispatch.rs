@@ -117,8 +117,11 @@ const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
 pub(crate) struct Worker<'b> {
     budget: &'b AtomicU64,
     limit: u64,
+    /// Instructions left of the chunks taken.
     local: u64,
-    pub(crate) used: u64,
+    /// Instructions taken from the budget (and a refused one): what ran is this less
+    /// `local`, so a tick only counts `local` down.
+    taken: u64,
     pub(crate) lanes: u64,
 }
 
@@ -127,7 +130,6 @@ impl Worker<'_> {
     /// the dispatch's budget is spent.
     #[inline]
     pub(crate) fn tick(&mut self) -> Result<bool, ExecError> {
-        self.used += 1;
         if self.local > 0 {
             self.local -= 1;
             return Ok(false);
@@ -139,10 +141,18 @@ impl Worker<'_> {
             .unwrap_or(0)
             .min(BUDGET_CHUNK);
         if got == 0 {
+            // The instruction that found nothing left counts, as every tick does.
+            self.taken += 1;
             return Err(ExecError::Budget { budget: self.limit });
         }
+        self.taken += got;
         self.local = got - 1;
         Ok(true)
+    }
+
+    /// Instructions run (ticks so far).
+    pub(crate) fn used(&self) -> u64 {
+        self.taken - self.local
     }
 }
 
@@ -184,7 +194,7 @@ pub(crate) fn run_workgroups<S>(
             budget: &left,
             limit: budget,
             local: 0,
-            used: 0,
+            taken: 0,
             lanes: 0,
         };
         let mut s = state();
@@ -213,7 +223,7 @@ pub(crate) fn run_workgroups<S>(
                 t();
             }
         }
-        (me.used, me.lanes)
+        (me.used(), me.lanes)
     };
     let shared = if groups >= PARALLEL_MIN_GROUPS && threads > 1 {
         mem.share()
