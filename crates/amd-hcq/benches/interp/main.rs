@@ -368,17 +368,18 @@ struct Timed {
 }
 
 /// A case loaded on a mock GPU of its own whose interpreter runs on `threads` threads
-/// (or as many as it takes by default), its buffers uploaded, one warm-up launch made.
+/// (or as many as it takes by default), its buffers uploaded, and its launches so far.
 struct Ours<'a> {
     case: &'a Case,
     /// The interpreter's instruction and lane-instruction counts so far.
     counts: Box<dyn Fn() -> (u64, u64)>,
     bufs: Vec<Buffer>,
     prg: Program,
-    _dev: Device,
+    dev: Device,
     _platform: Platform,
     times: Vec<f64>,
-    /// The counts when the first launch began, and the launches since.
+    /// The counts before the first launch, and the launches since (untimed ones too:
+    /// the counts include them).
     start: (u64, u64),
     launches: u64,
 }
@@ -409,7 +410,7 @@ impl<'a> Ours<'a> {
             counts,
             bufs,
             prg,
-            _dev: dev,
+            dev,
             _platform: platform,
             times: Vec::new(),
             launches: 0,
@@ -454,7 +455,7 @@ impl<'a> Ours<'a> {
         if self.case.macs.is_none() {
             let got: Vec<Vec<u32>> = (self.bufs.iter())
                 .zip(&self.case.buffers)
-                .map(|(b, w)| self._dev.copy_out_vec(b, 0, w.len()).unwrap())
+                .map(|(b, w)| self.dev.copy_out_vec(b, 0, w.len()).unwrap())
                 .collect();
             if let Err(e) = same_as_native(self.case, &got) {
                 panic!("the interpreter's {} differs from native Rust: {e}", self.case.name);
