@@ -123,6 +123,9 @@ pub(crate) struct Worker<'b> {
     /// `local`, so a tick only counts `local` down.
     taken: u64,
     pub(crate) lanes: u64,
+    /// Runs each time a chunk is taken (the dispatching thread's: recruiting helpers
+    /// from inside a long workgroup, not only after it).
+    on_chunk: Option<&'b dyn Fn()>,
 }
 
 impl Worker<'_> {
@@ -147,6 +150,9 @@ impl Worker<'_> {
         }
         self.taken += got;
         self.local = got - 1;
+        if let Some(f) = self.on_chunk {
+            f();
+        }
         Ok(true)
     }
 
@@ -188,7 +194,8 @@ pub(crate) fn run_workgroups<S>(
     // The first failing workgroup and its error; no workgroup at or after it starts.
     let failed: parking_lot::Mutex<Option<(u64, ExecError)>> = parking_lot::Mutex::new(None);
     let limit = AtomicU64::new(u64::MAX);
-    // `tick` runs after each workgroup (the dispatching thread's, to recruit helpers).
+    // `tick` runs after each workgroup and each chunk of the budget taken (the
+    // dispatching thread's, to recruit helpers).
     let work = |mem: &dyn Memory, tick: Option<&dyn Fn()>| -> (u64, u64) {
         let mut me = Worker {
             budget: &left,
@@ -196,6 +203,7 @@ pub(crate) fn run_workgroups<S>(
             local: 0,
             taken: 0,
             lanes: 0,
+            on_chunk: tick,
         };
         let mut s = state();
         // The workgroups this thread has claimed and not run: `g..end`.
@@ -245,7 +253,8 @@ pub(crate) fn run_workgroups<S>(
                 let others = parking_lot::Mutex::new(Vec::new());
                 let recruited = std::cell::Cell::new(false);
                 let tick = || {
-                    if !recruited.get() && start.elapsed() >= RECRUIT_AFTER {
+                    // (Relaxed: a stale count only recruits helpers that find nothing.)
+                    if !recruited.get() && next.load(Ordering::Relaxed) < groups && start.elapsed() >= RECRUIT_AFTER {
                         recruited.set(true);
                         let mut o = others.lock();
                         for _ in 0..helpers {
