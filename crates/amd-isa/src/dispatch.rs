@@ -112,6 +112,11 @@ const RECRUIT_AFTER: Duration = Duration::from_micros(30);
 /// Instructions a thread takes from the dispatch's budget at a time.
 const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
 
+/// Instructions the dispatching thread takes at a time while it may still recruit
+/// helpers: it looks at the clock at each chunk, so that helpers join about
+/// [`RECRUIT_AFTER`] into a dispatch even inside a long workgroup.
+const EARLY_CHUNK: u64 = 256;
+
 /// One thread's part of a dispatch: its instruction allowance, taken from the shared
 /// budget a chunk at a time, and what it did.
 pub(crate) struct Worker<'b> {
@@ -124,8 +129,9 @@ pub(crate) struct Worker<'b> {
     taken: u64,
     pub(crate) lanes: u64,
     /// Runs each time a chunk is taken (the dispatching thread's: recruiting helpers
-    /// from inside a long workgroup, not only after it).
-    on_chunk: Option<&'b dyn Fn()>,
+    /// from inside a long workgroup, not only after it) until it returns false; while
+    /// it is there, chunks are [`EARLY_CHUNK`] instructions.
+    on_chunk: Option<&'b dyn Fn() -> bool>,
 }
 
 impl Worker<'_> {
@@ -137,12 +143,17 @@ impl Worker<'_> {
             self.local -= 1;
             return Ok(false);
         }
+        let chunk = if self.on_chunk.is_some() {
+            EARLY_CHUNK
+        } else {
+            BUDGET_CHUNK
+        };
         // Relaxed: the budget is a counter; nothing is published through it.
         let got = self
             .budget
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(b - b.min(BUDGET_CHUNK)))
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(b - b.min(chunk)))
             .unwrap_or(0)
-            .min(BUDGET_CHUNK);
+            .min(chunk);
         if got == 0 {
             // The instruction that found nothing left counts, as every tick does.
             self.taken += 1;
@@ -150,8 +161,10 @@ impl Worker<'_> {
         }
         self.taken += got;
         self.local = got - 1;
-        if let Some(f) = self.on_chunk {
-            f();
+        if let Some(f) = self.on_chunk
+            && !f()
+        {
+            self.on_chunk = None;
         }
         Ok(true)
     }
@@ -196,7 +209,7 @@ pub(crate) fn run_workgroups<S>(
     let limit = AtomicU64::new(u64::MAX);
     // `tick` runs after each workgroup and each chunk of the budget taken (the
     // dispatching thread's, to recruit helpers).
-    let work = |mem: &dyn Memory, tick: Option<&dyn Fn()>| -> (u64, u64) {
+    let work = |mem: &dyn Memory, tick: Option<&dyn Fn() -> bool>| -> (u64, u64) {
         let mut me = Worker {
             budget: &left,
             limit: budget,
@@ -252,15 +265,25 @@ pub(crate) fn run_workgroups<S>(
                 // almost a millisecond), more than a small dispatch takes on one.
                 let others = parking_lot::Mutex::new(Vec::new());
                 let recruited = std::cell::Cell::new(false);
+                // Whether helpers may still be recruited (false once they are, or
+                // once no workgroup is left to give them).
                 let tick = || {
+                    if recruited.get() {
+                        return false;
+                    }
                     // (Relaxed: a stale count only recruits helpers that find nothing.)
-                    if !recruited.get() && next.load(Ordering::Relaxed) < groups && start.elapsed() >= RECRUIT_AFTER {
+                    if next.load(Ordering::Relaxed) >= groups {
+                        return false;
+                    }
+                    if start.elapsed() >= RECRUIT_AFTER {
                         recruited.set(true);
                         let mut o = others.lock();
                         for _ in 0..helpers {
                             o.push(s.spawn(|| work(&*shared.open(), None)));
                         }
+                        return false;
                     }
+                    true
                 };
                 (used, lanes) = work(mem, Some(&tick));
                 let others = others.into_inner();
