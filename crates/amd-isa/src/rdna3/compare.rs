@@ -51,11 +51,7 @@ fn compare_of(op: u16) -> Option<Compare> {
 /// Compares S0 with S1 in every lane of EXEC into the mask at `sdst` (EXEC for
 /// `v_cmpx_*`); lanes outside EXEC get 0.
 pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2], m: Mods) -> R<()> {
-    let (op, sdst) = if writes_exec(op) {
-        (op - CMPX, EXEC_LO)
-    } else {
-        (op, sdst)
-    };
+    let (op, sdst) = compare_and_target(op, sdst);
     // A compare's result is a mask, with nothing for clamp to bound: on a float
     // compare (LLVM assembles `clamp` there) the mask is written as without it. omod,
     // and clamp on an integer compare, are encodings LLVM rejects.
@@ -121,6 +117,16 @@ pub(crate) fn vcmp(w: &mut Wave, i: &Inst, op: u16, sdst: usize, srcs: [u16; 2],
     w.mask_write(sdst, mask)
 }
 
+/// The `v_cmp_*` opcode a VOPC opcode compares by, and where its mask goes: EXEC for a
+/// `v_cmpx_*`, else `sdst`.
+fn compare_and_target(op: u16, sdst: usize) -> (u16, usize) {
+    if writes_exec(op) {
+        (op - CMPX, EXEC_LO)
+    } else {
+        (op, sdst)
+    }
+}
+
 /// A 32-bit integer or f32 compare without modifiers, of registers and constants
 /// (nearly every compare a compiler emits), its operands resolved when decoded: what
 /// [`vcmp`]'s whole-wave path does, without finding out each time that it applies.
@@ -142,17 +148,8 @@ impl FastCompare {
         if m != Mods::NONE {
             return None;
         }
-        let (op, sdst) = if writes_exec(i.op) {
-            (i.op - CMPX, EXEC_LO)
-        } else {
-            (i.op, sdst)
-        };
-        let kind = match compare_of(op)? {
-            Compare::Int { t: 2, k } => WholeKind::I32(k),
-            Compare::Int { t: 3, k } => WholeKind::U32(k),
-            Compare::Float(32, k) => WholeKind::F32(k),
-            _ => return None,
-        };
+        let (op, sdst) = compare_and_target(i.op, sdst);
+        let kind = WholeKind::of(compare_of(op)?)?;
         let (a, b) = (Src::of(srcs[0], i.literal)?, Src::of(srcs[1], i.literal)?);
         let top = [a, b]
             .iter()
@@ -174,30 +171,12 @@ impl FastCompare {
         {
             return Ok(false);
         }
-        let exec = w.exec();
-        let mask = if sparse(exec) {
-            // A few lanes (one-lane workgroups, a loop's last lanes): those alone.
-            let get = |s: Src, l: usize| match s {
-                Src::Vgpr(r) => w.v[usize::from(r)][l],
-                s => s.scalar(w),
-            };
-            Bits(exec).fold(0, |m, l| {
-                m | u32::from(self.kind.holds(get(self.a, l), get(self.b, l))) << l
-            })
-        } else {
-            let lanes = |s: Src| match s {
-                Src::Vgpr(r) => Lanes::Vgpr(usize::from(r)),
-                s => Lanes::Same(s.scalar(w)),
-            };
-            let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
-            let (a, b) = (lanes(self.a).in_place(w, &mut at), lanes(self.b).in_place(w, &mut bt));
-            super::wide::run(WholeCompare {
-                kind: self.kind,
-                a,
-                b,
-                exec,
-            })
+        let lanes = |s: Src| match s {
+            Src::Vgpr(r) => Lanes::Vgpr(usize::from(r)),
+            s => Lanes::Same(s.scalar(w)),
         };
+        let exec = w.exec();
+        let mask = compare_lanes(w, self.kind, lanes(self.a), lanes(self.b), exec);
         w.mask_write(self.sdst, mask & exec)?;
         Ok(true)
     }
@@ -246,25 +225,30 @@ fn whole_wave(w: &Wave, compare: Compare, srcs: [u16; 2], m: Mods, lit: Option<u
     if m != Mods::NONE || slow_only() {
         return None;
     }
-    let kind = match compare {
-        Compare::Int { t: 2, k } => WholeKind::I32(k),
-        Compare::Int { t: 3, k } => WholeKind::U32(k),
-        // f32 inputs as they are (MODE keeps input denormals).
-        Compare::Float(32, k) if w.mode & MODE_DENORM_F32_IN != 0 => WholeKind::F32(k),
-        _ => return None,
-    };
+    let kind = WholeKind::of(compare)?;
+    // f32 inputs as they are only (MODE keeps input denormals).
+    if matches!(kind, WholeKind::F32(_)) && w.mode & MODE_DENORM_F32_IN == 0 {
+        return None;
+    }
     let (la, lb) = (Lanes::of(w, srcs[0], lit)?, Lanes::of(w, srcs[1], lit)?);
-    // A few lanes (one-lane workgroups, a loop's last lanes): those lanes alone.
+    Some(compare_lanes(w, kind, la, lb, exec))
+}
+
+/// Compare `kind` of operands `a` and `b` in the lanes of `exec` (their bits only): a
+/// few lanes (one-lane workgroups, a loop's last lanes) one by one, else the whole
+/// wave at once.
+#[inline(always)]
+fn compare_lanes(w: &Wave, kind: WholeKind, a: Lanes, b: Lanes, exec: u32) -> u32 {
     if sparse(exec) {
         let lane = |s: &Lanes, l: usize| match *s {
             Lanes::Vgpr(r) => w.v[r][l],
             Lanes::Same(k) => k,
         };
-        return Some(Bits(exec).fold(0, |m, l| m | u32::from(kind.holds(lane(&la, l), lane(&lb, l))) << l));
+        return Bits(exec).fold(0, |m, l| m | u32::from(kind.holds(lane(&a, l), lane(&b, l))) << l);
     }
     let (mut at, mut bt) = ([0u32; 32], [0u32; 32]);
-    let (a, b) = (la.in_place(w, &mut at), lb.in_place(w, &mut bt));
-    Some(super::wide::run(WholeCompare { kind, a, b, exec }))
+    let (a, b) = (a.in_place(w, &mut at), b.in_place(w, &mut bt));
+    super::wide::run(WholeCompare { kind, a, b, exec })
 }
 
 /// The compares [`whole_wave`] runs, each with its predicate.
@@ -276,6 +260,16 @@ enum WholeKind {
 }
 
 impl WholeKind {
+    /// The whole-wave form of `compare`: the 32-bit integer and f32 ones.
+    fn of(compare: Compare) -> Option<WholeKind> {
+        Some(match compare {
+            Compare::Int { t: 2, k } => WholeKind::I32(k),
+            Compare::Int { t: 3, k } => WholeKind::U32(k),
+            Compare::Float(32, k) => WholeKind::F32(k),
+            _ => return None,
+        })
+    }
+
     /// Whether the predicate holds for one lane's operands.
     #[inline(always)]
     fn holds(self, a: u32, b: u32) -> bool {
