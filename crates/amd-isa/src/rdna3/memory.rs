@@ -485,9 +485,13 @@ fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: 
 }
 
 /// [`unit_stride`]'s move of `D` dwords a lane (`B` = 128 × `D` bytes: a buffer no
-/// larger than the access, which is zeroed for each one).
+/// larger than the access, which is zeroed for each one). `regs` holds `D` registers
+/// (`false`, nothing moved, otherwise).
 #[inline(always)]
 fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64, load: bool, mem: &dyn Memory) -> bool {
+    let Ok(regs) = <&mut [[u32; 32]; D]>::try_from(regs) else {
+        return false;
+    };
     let mut bytes = [0u8; B];
     if load {
         if mem.read_ahead(base, &mut bytes).is_err() {
@@ -501,21 +505,23 @@ fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64,
     }
 }
 
-/// Registers `regs[k]` from `D` dwords per lane, lane after lane, little-endian.
-fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]], bytes: &[u8]) {
-    for (lane, chunk) in bytes.chunks_exact(4 * D).enumerate().take(32) {
-        for (k, reg) in regs.iter_mut().enumerate().take(D) {
-            let b = &chunk[4 * k..4 * k + 4];
-            reg[lane] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+/// Registers `regs[k]` from `D` dwords per lane, lane after lane, little-endian (the
+/// sizes fixed, so the loops carry no bounds checks and one dword a lane is a copy).
+#[inline(always)]
+fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]; D], bytes: &[u8]) {
+    for (lane, chunk) in bytes.chunks_exact(4 * D).take(32).enumerate() {
+        for (reg, b) in regs.iter_mut().zip(chunk.chunks_exact(4)) {
+            reg[lane & 31] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
     }
 }
 
 /// The inverse of [`lanes_from_bytes`].
-fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]], bytes: &mut [u8]) {
-    for (lane, chunk) in bytes.chunks_exact_mut(4 * D).enumerate().take(32) {
-        for (k, reg) in regs.iter().enumerate().take(D) {
-            chunk[4 * k..4 * k + 4].copy_from_slice(&reg[lane].to_le_bytes());
+#[inline(always)]
+fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]; D], bytes: &mut [u8]) {
+    for (lane, chunk) in bytes.chunks_exact_mut(4 * D).take(32).enumerate() {
+        for (reg, b) in regs.iter().zip(chunk.chunks_exact_mut(4)) {
+            b.copy_from_slice(&reg[lane & 31].to_le_bytes());
         }
     }
 }
