@@ -377,20 +377,45 @@ fn near_load(
     else {
         return false;
     };
-    if n > SPAN {
-        return false;
+    // A span that fits a short buffer reads into one (less to zero: a wave reading
+    // two or three rows' same element spans a few dozen bytes).
+    if n <= SHORT_SPAN {
+        gather::<{ SHORT_SPAN + 16 }, SHORT_SPAN>(w, &lo, min, n, start, vdst, dwords, mem)
+    } else if n <= SPAN {
+        gather::<{ SPAN + 16 }, SPAN>(w, &lo, min, n, start, vdst, dwords, mem)
+    } else {
+        false
     }
-    // Room past SPAN for a lane's last dword: the masked offsets are in bounds
-    // whatever they are, with no check in the loop.
-    let mut span = [0u8; SPAN + 16];
+}
+
+/// Bytes of the short buffer [`gather`] may use.
+const SHORT_SPAN: usize = 128;
+
+/// [`near_load`]'s read of a span of `n` (at most `S`) bytes at `start`, the lanes' dwords
+/// then taken from it at their offsets from `min`. `B` is `S` + 16: room past the span
+/// for a lane's last dword, so the masked offsets are in bounds whatever they are,
+/// with no check in the loop.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gather<const B: usize, const S: usize>(
+    w: &mut Wave,
+    lo: &[u32; 32],
+    min: u32,
+    n: usize,
+    start: u64,
+    vdst: usize,
+    dwords: usize,
+    mem: &dyn Memory,
+) -> bool {
+    let mut span = [0u8; B];
     if mem.read_ahead(start, &mut span[..n]).is_err() {
         return false;
     }
     for k in 0..dwords {
         let out = &mut w.v[vdst + k];
-        for (o, &x) in out.iter_mut().zip(&lo) {
+        for (o, &x) in out.iter_mut().zip(lo) {
             // Inside the span by its construction (the mask changes nothing).
-            let at = ((x - min) as usize & (SPAN - 1)) + 4 * k;
+            let at = ((x - min) as usize & (S - 1)) + 4 * k;
             let b = &span[at..at + 4];
             *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
