@@ -154,13 +154,27 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
         if let Some(next) = w.stride_ahead(a) {
             mem.prefetch(next, !kind.is_load());
         }
-        if kind.is_load() {
-            let mut buf = [0u8; 16];
-            mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
-            kind.load(w, lane, vdst, &buf)?;
-        } else {
-            let (bytes, _) = kind.store_bytes(w, lane, data)?;
-            mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
+        // A dword to or from a register the wave has (the commonest access): moved
+        // straight, without the general forms' buffer.
+        match kind {
+            MemOp::Load(1) if vdst < w.v.len() => {
+                let mut b = [0u8; 4];
+                mem.read(a, &mut b).map_err(Trap::load(4))?;
+                w.v[vdst][lane] = u32::from_le_bytes(b);
+            }
+            MemOp::Store(1) if usize::from(data) >= 256 && usize::from(data) - 256 < w.v.len() => {
+                let v = w.v[usize::from(data) - 256][lane];
+                mem.write(a, &v.to_le_bytes()).map_err(Trap::store(4))?;
+            }
+            _ if kind.is_load() => {
+                let mut buf = [0u8; 16];
+                mem.read(a, &mut buf[..len]).map_err(Trap::load(len))?;
+                kind.load(w, lane, vdst, &buf)?;
+            }
+            _ => {
+                let (bytes, _) = kind.store_bytes(w, lane, data)?;
+                mem.write(a, &bytes[..len]).map_err(Trap::store(len))?;
+            }
         }
         return Ok(());
     }

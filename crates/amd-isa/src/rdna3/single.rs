@@ -179,6 +179,57 @@ mod tests {
         assert!(execute(&load, &mut st).is_err(), "no memory: a fault");
     }
 
+    /// With one lane on (a one-lane workgroup, a loop's last lane), a dword load and
+    /// store move that lane's dword alone, at that lane's address: the other lanes'
+    /// registers and bytes stay. A load into a VGPR past the wave's is refused.
+    #[test]
+    fn one_lane_global_accesses_move_that_lane_only() {
+        // global_load_b32 v40, v[16:17], off; global_store_b32 v[16:17], v24, off offset:128
+        let load = [0xdc52_0000, 0x287c_0010];
+        let store = [0xdc6a_0080, 0x007c_1810];
+        for lane in [0usize, 5, 31] {
+            let mut mem: Vec<u8> = (0..=255).collect();
+            let base = mem.as_ptr() as u64;
+            let mut st = WaveState::new(48);
+            st.sgpr[126] = 1 << lane;
+            for l in 0..32 {
+                let a = base + 4 * l as u64;
+                st.vgpr[16][l] = a as u32;
+                st.vgpr[17][l] = (a >> 32) as u32;
+                st.vgpr[24][l] = 0x1000 + l as u32;
+                st.vgpr[40][l] = 0xdead_0000 + l as u32;
+            }
+            execute_with_memory(&load, &mut st, &mut mem).unwrap();
+            for l in 0..32 {
+                let b = 4 * l as u8;
+                let want = if l == lane {
+                    u32::from_le_bytes([b, b + 1, b + 2, b + 3])
+                } else {
+                    0xdead_0000 + l as u32
+                };
+                assert_eq!(st.vgpr[40][l], want, "lane {l} with lane {lane} on");
+            }
+            let before = mem.clone();
+            execute_with_memory(&store, &mut st, &mut mem).unwrap();
+            let at = 128 + 4 * lane;
+            for (i, (&b, &was)) in mem.iter().zip(&before).enumerate() {
+                let want = if (at..at + 4).contains(&i) {
+                    (0x1000 + lane as u32).to_le_bytes()[i - at]
+                } else {
+                    was
+                };
+                assert_eq!(b, want, "byte {i} with lane {lane} on");
+            }
+        }
+        // global_load_b32 v50, v[16:17], off: the wave has 48 VGPRs.
+        let mut mem = vec![0u8; 256];
+        let mut st = WaveState::new(48);
+        st.sgpr[126] = 1;
+        let a = mem.as_ptr() as u64;
+        (st.vgpr[16][0], st.vgpr[17][0]) = (a as u32, (a >> 32) as u32);
+        assert!(execute_with_memory(&[0xdc52_0000, 0x327c_0010], &mut st, &mut mem).is_err());
+    }
+
     #[test]
     fn adds_under_exec() {
         let mut st = WaveState::new(48);
