@@ -382,6 +382,8 @@ enum Kind {
     ScalarLoad(super::salu::ScalarLoad),
     /// A SOPP branch or `s_endpgm`.
     Control(super::control::Control),
+    /// SOP1, the opcode and operands decoded.
+    Sop1(super::salu::Sop1Args),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -411,6 +413,8 @@ impl Decoded {
             Kind::ScalarLoad(l)
         } else if let Some(c) = super::control::Control::of(&inst) {
             Kind::Control(c)
+        } else if let Some(a) = super::salu::Sop1Args::of(&inst) {
+            Kind::Sop1(a)
         } else {
             Kind::Other
         };
@@ -453,6 +457,7 @@ impl Decoded {
             Kind::Global(a) => super::memory::global(w, a, mem).map(|_| Flow::Next),
             Kind::ScalarLoad(l) => super::salu::scalar_load(w, l, mem).map(|_| Flow::Next),
             Kind::Control(c) => Ok(c.run(w)),
+            Kind::Sop1(a) => super::salu::sop1_run(w, &self.inst, *a),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }

@@ -70,12 +70,41 @@ fn compare(k: u16, a: u32, b: u32, signed: bool) -> bool {
 
 /// SOP1: moves, counts, EXEC forms, calls and returns, and the rest.
 pub(crate) fn sop1(w: &mut Wave, i: &Inst) -> R<Flow> {
-    use Sop1::*;
-    let iw = i.words();
-    let (d, s) = (fld::sop1::SDST.index(&iw), fld::sop1::SSRC0.operand(&iw));
-    let Some(op) = Sop1::from_op(i.op) else {
+    let Some(a) = Sop1Args::of(i) else {
         return Err(missing(i, "no such opcode"));
     };
+    sop1_run(w, i, a)
+}
+
+/// A SOP1 instruction's opcode and operands, decoded once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sop1Args {
+    op: Sop1,
+    /// SDST, as a scalar register index.
+    d: usize,
+    /// SSRC0, as an operand number.
+    s: u16,
+}
+
+impl Sop1Args {
+    /// `i`'s opcode and operands when it is a SOP1 instruction with a known opcode.
+    pub(crate) fn of(i: &Inst) -> Option<Sop1Args> {
+        if i.enc != super::decode::Encoding::Sop1 {
+            return None;
+        }
+        let iw = i.words();
+        Some(Sop1Args {
+            op: Sop1::from_op(i.op)?,
+            d: fld::sop1::SDST.index(&iw),
+            s: fld::sop1::SSRC0.operand(&iw),
+        })
+    }
+}
+
+/// Runs the SOP1 instruction `i` whose opcode and operands are `a`.
+pub(crate) fn sop1_run(w: &mut Wave, i: &Inst, a: Sop1Args) -> R<Flow> {
+    use Sop1::*;
+    let Sop1Args { op, d, s } = a;
     if let S_GETPC_B64 | S_SETPC_B64 | S_SWAPPC_B64 = op {
         return super::control::pc(w, op, d, s);
     }
