@@ -558,6 +558,13 @@ pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<(
     let mut buf = [0u8; 64];
     let buf = buf.get_mut(..n * 4).ok_or("a scalar load of more than 16 dwords")?;
     mem.read(addr, buf).map_err(Trap::load(n * 4))?;
+    // Into SGPRs below NULL (the commonest destinations): the dwords straight in.
+    if let Some(dst) = w.s.get_mut(l.sdata..l.sdata + n).filter(|_| l.sdata + n <= NULL) {
+        for (d, b) in dst.iter_mut().zip(buf.chunks_exact(4)) {
+            *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        return Ok(());
+    }
     for k in 0..n {
         let b = &buf[k * 4..k * 4 + 4];
         w.swrite(l.sdata + k, u32::from_le_bytes([b[0], b[1], b[2], b[3]]))?;

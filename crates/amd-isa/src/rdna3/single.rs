@@ -230,6 +230,27 @@ mod tests {
         assert!(execute_with_memory(&[0xdc52_0000, 0x327c_0010], &mut st, &mut mem).is_err());
     }
 
+    /// Scalar loads put their dwords in order into ordinary SGPRs and VCC; a load
+    /// into NULL changes no register.
+    #[test]
+    fn scalar_loads_fill_their_registers_in_order() {
+        let mut mem: Vec<u8> = (0..64).collect();
+        let a = mem.as_ptr() as u64;
+        let mut st = WaveState::new(8);
+        (st.sgpr[0], st.sgpr[1]) = (a as u32, (a >> 32) as u32);
+        let dword = |k: u8| u32::from_le_bytes([4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3]);
+        // s_load_b128 s[4:7], s[0:1], 0x10
+        execute_with_memory(&[0xf408_0100, 0xf800_0010], &mut st, &mut mem).unwrap();
+        assert_eq!(&st.sgpr[4..8], &[dword(4), dword(5), dword(6), dword(7)]);
+        // s_load_b64 vcc, s[0:1], 0x8
+        execute_with_memory(&[0xf404_1a80, 0xf800_0008], &mut st, &mut mem).unwrap();
+        assert_eq!(&st.sgpr[106..108], &[dword(2), dword(3)]);
+        // s_load_b32 null, s[0:1], 0x0
+        let before = st.sgpr;
+        execute_with_memory(&[0xf400_1f00, 0xf800_0000], &mut st, &mut mem).unwrap();
+        assert_eq!(st.sgpr, before, "a load into NULL changes no register");
+    }
+
     #[test]
     fn adds_under_exec() {
         let mut st = WaveState::new(48);
