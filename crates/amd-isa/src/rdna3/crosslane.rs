@@ -350,13 +350,45 @@ fn every_lane(out: &mut [u32; 32], g: impl Fn(usize) -> u32) {
 }
 
 pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
-    use fld::vopd::*;
-    let iw = i.words();
-    let (opx, opy) = (OPX.get(&iw) as u16, OPY.get(&iw) as u16);
-    let (srcx0, vsrcx1) = (SRCX0.operand(&iw), VSRCX1.operand(&iw));
-    let (srcy0, vsrcy1) = (SRCY0.operand(&iw), VSRCY1.operand(&iw));
-    let vdstx = VDSTX.index(&iw);
-    let vdsty = VDSTY.index(&iw, vdstx);
+    match VopdArgs::of(i) {
+        Some(a) => vopd_run(w, i, a),
+        None => Err(format!("{i} is not a VOPD instruction").into()),
+    }
+}
+
+/// A VOPD pair's halves, decoded once: each half's opcode, SRC0 and VSRC1 (operand
+/// numbers) and destination VGPR.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VopdArgs {
+    halves: [(u16, u16, u16, usize); 2],
+}
+
+impl VopdArgs {
+    /// `i`'s halves when it is a VOPD instruction.
+    pub(crate) fn of(i: &Inst) -> Option<VopdArgs> {
+        use fld::vopd::*;
+        if i.enc != super::decode::Encoding::Vopd {
+            return None;
+        }
+        let iw = i.words();
+        let vdstx = VDSTX.index(&iw);
+        Some(VopdArgs {
+            halves: [
+                (OPX.get(&iw) as u16, SRCX0.operand(&iw), VSRCX1.operand(&iw), vdstx),
+                (
+                    OPY.get(&iw) as u16,
+                    SRCY0.operand(&iw),
+                    VSRCY1.operand(&iw),
+                    VDSTY.index(&iw, vdstx),
+                ),
+            ],
+        })
+    }
+}
+
+/// Runs the VOPD pair `i` whose halves are `a`.
+pub(crate) fn vopd_run(w: &mut Wave, i: &Inst, a: VopdArgs) -> R<()> {
+    let [(opx, srcx0, vsrcx1, vdstx), (opy, srcy0, vsrcy1, vdsty)] = a.halves;
     let exec = w.exec();
     let lit = i.literal;
     // Both halves a whole wave at a time when they can be: read before either writes.

@@ -384,6 +384,8 @@ enum Kind {
     Control(super::control::Control),
     /// SOP1, the opcode and operands decoded.
     Sop1(super::salu::Sop1Args),
+    /// A VOPD pair, its halves decoded.
+    Vopd(super::crosslane::VopdArgs),
     /// The rest, which [`step`] decodes as it runs.
     Other,
 }
@@ -415,6 +417,8 @@ impl Decoded {
             Kind::Control(c)
         } else if let Some(a) = super::salu::Sop1Args::of(&inst) {
             Kind::Sop1(a)
+        } else if let Some(a) = super::crosslane::VopdArgs::of(&inst) {
+            Kind::Vopd(a)
         } else {
             Kind::Other
         };
@@ -458,6 +462,7 @@ impl Decoded {
             Kind::ScalarLoad(l) => super::salu::scalar_load(w, l, mem).map(|_| Flow::Next),
             Kind::Control(c) => Ok(c.run(w)),
             Kind::Sop1(a) => super::salu::sop1_run(w, &self.inst, *a),
+            Kind::Vopd(a) => super::crosslane::vopd_run(w, &self.inst, *a).map(|_| Flow::Next),
             Kind::Other => step(w, &self.inst, mem, lds),
         }
     }
@@ -1977,12 +1982,17 @@ mod tests {
                     // has it, baseline).
                     for baseline in [false, true] {
                         BASELINE_ONLY.with(|b| b.set(baseline));
-                        let fast = run(&words, set);
+                        // Through `step`, and decoded once as the interpreter runs it.
+                        let (fast, decoded) = (run(&words, set), run_decoded(&words, set));
                         BASELINE_ONLY.with(|b| b.set(false));
-                        match (fast, &slow) {
-                            (Ok(fast), Ok(slow)) => assert_eq!(fast.v, slow.v, "{words:08x?}, baseline {baseline}"),
-                            (Err(_), Err(_)) => {}
-                            (a, b) => panic!("{words:08x?}: {:?} vs {:?}", a.err(), b.as_ref().err()),
+                        for (how, fast) in [("stepped", fast), ("decoded", decoded)] {
+                            match (fast, &slow) {
+                                (Ok(fast), Ok(slow)) => {
+                                    assert_eq!(fast.v, slow.v, "{words:08x?}, {how}, baseline {baseline}")
+                                }
+                                (Err(_), Err(_)) => {}
+                                (a, b) => panic!("{words:08x?}, {how}: {:?} vs {:?}", a.err(), b.as_ref().err()),
+                            }
                         }
                     }
                 }
