@@ -342,7 +342,7 @@ impl Fast {
     /// Runs the instruction on `w`: `Ok(false)`, with nothing changed, when it must
     /// take the lane-by-lane path instead (a register out of range, MODE flushing
     /// denormals or rounding other than to nearest even for f32 arithmetic).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run(&self, w: &mut Wave) -> R<bool> {
         if usize::from(self.top) >= w.v.len() || slow_only() {
             return Ok(false);
