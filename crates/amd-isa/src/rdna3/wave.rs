@@ -396,7 +396,19 @@ impl Wave {
     }
 
     /// A scalar operand (9-bit space, or 8-bit for SALU), as 32 bits.
+    #[inline]
     pub(crate) fn sread(&self, n: u16, lit: Option<u32>) -> Result<u32, Trap> {
+        // A scalar register (the commonest operand; NULL reads 0): inline.
+        if n < 128 && usize::from(n) != NULL {
+            return Ok(self.s[usize::from(n)]);
+        }
+        self.sread_other(n, lit)
+    }
+
+    /// [`Wave::sread`] of an operand other than a scalar register: NULL, the inline
+    /// constants, a literal, SCC, the apertures, or an error.
+    #[inline(never)]
+    fn sread_other(&self, n: u16, lit: Option<u32>) -> Result<u32, Trap> {
         Ok(match n {
             0..=105 | 106 | 107 | 125..=127 => self.s[n as usize],
             108..=123 => self.s[n as usize],
