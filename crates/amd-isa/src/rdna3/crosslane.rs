@@ -352,7 +352,7 @@ fn every_lane(out: &mut [u32; 32], g: impl Fn(usize) -> u32) {
 pub(crate) fn vopd(w: &mut Wave, i: &Inst) -> R<()> {
     match VopdArgs::of(i) {
         Some(a) => vopd_run(w, i, a),
-        None => Err(format!("{i} is not a VOPD instruction").into()),
+        None => Err(super::exec::unsupported(i)),
     }
 }
 

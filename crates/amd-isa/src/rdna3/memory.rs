@@ -155,15 +155,17 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
             mem.prefetch(next, !kind.is_load());
         }
         // A dword to or from a register the wave has (the commonest access): moved
-        // straight, without the general forms' buffer.
+        // straight, without the general forms' buffer. (DATA is an operand number,
+        // 256 + the VGPR; below 256 the subtraction wraps past every VGPR.)
+        let data_vgpr = usize::from(data).wrapping_sub(256);
         match kind {
             MemOp::Load(1) if vdst < w.v.len() => {
                 let mut b = [0u8; 4];
                 mem.read(a, &mut b).map_err(Trap::load(4))?;
                 w.v[vdst][lane] = u32::from_le_bytes(b);
             }
-            MemOp::Store(1) if usize::from(data) >= 256 && usize::from(data) - 256 < w.v.len() => {
-                let v = w.v[usize::from(data) - 256][lane];
+            MemOp::Store(1) if data_vgpr < w.v.len() => {
+                let v = w.v[data_vgpr][lane];
                 mem.write(a, &v.to_le_bytes()).map_err(Trap::store(4))?;
             }
             _ if kind.is_load() => {

@@ -559,8 +559,8 @@ pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<(
     let buf = buf.get_mut(..n * 4).ok_or("a scalar load of more than 16 dwords")?;
     mem.read(addr, buf).map_err(Trap::load(n * 4))?;
     // Into SGPRs below NULL (the commonest destinations): the dwords straight in.
-    if let Some(dst) = w.s.get_mut(l.sdata..l.sdata + n).filter(|_| l.sdata + n <= NULL) {
-        for (d, b) in dst.iter_mut().zip(buf.chunks_exact(4)) {
+    if l.sdata + n <= NULL {
+        for (d, b) in w.s[l.sdata..l.sdata + n].iter_mut().zip(buf.chunks_exact(4)) {
             *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
         return Ok(());

@@ -410,8 +410,6 @@ impl Wave {
     #[inline(never)]
     fn sread_other(&self, n: u16, lit: Option<u32>) -> Result<u32, Trap> {
         Ok(match n {
-            0..=105 | 106 | 107 | 125..=127 => self.s[n as usize],
-            108..=123 => self.s[n as usize],
             124 => 0,
             128..=192 => (n - 128) as u32,
             193..=208 => (-((n - 192) as i32)) as u32,
