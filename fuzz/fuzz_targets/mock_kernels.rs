@@ -1,23 +1,25 @@
 //! Hostile code in a dispatched kernel: the input's bytes (after a control byte)
-//! become the instructions of a kernel the mock's RDNA3 interpreter runs, from GPU
-//! memory, through a DISPATCH_DIRECT on a small grid with a small instruction budget.
+//! become the instructions of a kernel the mock's RDNA3 (gfx1100) or RDNA4 (gfx1201)
+//! interpreter runs, from GPU memory, through a DISPATCH_DIRECT on a small grid with a small instruction budget.
 //! Every user SGPR pair and the buffer itself hold the address of a 64 KiB buffer, so
 //! pointer loads land in mapped memory. The queue must end running (the kernel
 //! finished), stopped with an error, or faulted; never a host panic.
 //!
 //! Control byte: bits 0..3 pick RSRC2 among the committed kernels' values; bit 3: 64
 //! lanes per workgroup (else 32); bit 4: two workgroups; bit 5: block height 2; bit 6:
-//! the other RSRC1.
+//! the other RSRC1; bit 7: a gfx1201 (else gfx1100).
 #![no_main]
 
 use amd_hcq_fuzz::{BUF_SIZE, Gpu};
 use amd_kfd::{MemoryKind, QueueKind};
+use amd_mockgpu::GpuProfile;
 use amd_packets::GfxTarget;
 use amd_packets::pm4::DispatchInitiator;
 use amd_packets::pm4::recipes::Dispatch;
 use libfuzzer_sys::fuzz_target;
 
-/// `s_endpgm`, after the input, so code that falls through ends.
+/// `s_endpgm` (the same in both generations), after the input, so code that falls
+/// through ends.
 const S_ENDPGM: u32 = 0xbfb0_0000;
 /// RSRC2 values of the committed kernels (-O2 and -O0).
 const RSRC2: [u32; 8] = [0x9e, 0x139b, 0x139a, 0x99c, 0x9f, 0x109e, 0x9e, 0x139b];
@@ -27,8 +29,11 @@ fuzz_target!(|data: &[u8]| {
     if code.len() > 0x4000 {
         return;
     }
-    let gpu = Gpu::new(false);
-    let t = GfxTarget::Gfx11;
+    let (gpu, t) = if ctl & 0x80 != 0 {
+        (Gpu::of(GpuProfile::gfx1201()), GfxTarget::Gfx12)
+    } else {
+        (Gpu::new(false), GfxTarget::Gfx11)
+    };
     let va = gpu.buf.va() as u64;
     // The buffer holds its own address, so every 8-byte load of it is a pointer back
     // into it.

@@ -99,11 +99,15 @@ pub struct Gpu {
 impl Gpu {
     /// A gfx1100 (or gfx1030) mock.
     pub fn new(gfx1030: bool) -> Gpu {
-        let profile = if gfx1030 {
+        Gpu::of(if gfx1030 {
             GpuProfile::gfx1030()
         } else {
             GpuProfile::gfx1100()
-        };
+        })
+    }
+
+    /// A mock of the GPU `profile` describes.
+    pub fn of(profile: GpuProfile) -> Gpu {
         let mock = Arc::new(MockSys::new(MockConfig {
             gpus: vec![profile],
             cpu_node: true,

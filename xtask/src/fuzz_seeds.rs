@@ -143,22 +143,31 @@ pub fn run(_args: &[String]) -> Result<()> {
         Ok(())
     };
 
-    let mut objects: Vec<PathBuf> = std::fs::read_dir(kernels::dir())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "hsaco"))
-        .collect();
-    objects.sort();
-    for path in &objects {
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
-        let elf = std::fs::read(path)?;
-        put("code_object", name, &elf)?;
-        let text = text_section(&elf).ok_or_else(|| format!("{}: no .text section", path.display()))?;
-        put("isa_decode", name, text)?;
-        // The control byte picks the RSRC2 of the level it was built at.
-        let ctl = if name.ends_with("_O0") { 1u8 } else { 0 };
-        let mut k = vec![ctl];
-        k.extend_from_slice(text);
-        put("mock_kernels", name, &k)?;
+    // gfx1100's code objects, then gfx1201's (mock_kernels' control bit 7, and a
+    // name of their own in the other corpora).
+    for (folder, gfx1201) in [("", 0u8), ("gfx1201", 0x80)] {
+        let mut objects: Vec<PathBuf> = std::fs::read_dir(kernels::target_dir(folder))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "hsaco"))
+            .collect();
+        objects.sort();
+        for path in &objects {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
+            let name = if folder.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{folder}_{stem}")
+            };
+            let elf = std::fs::read(path)?;
+            put("code_object", &name, &elf)?;
+            let text = text_section(&elf).ok_or_else(|| format!("{}: no .text section", path.display()))?;
+            put("isa_decode", &name, text)?;
+            // The control byte picks the RSRC2 of the level it was built at.
+            let ctl = if stem.ends_with("_O0") { 1u8 } else { 0 } | gfx1201;
+            let mut k = vec![ctl];
+            k.extend_from_slice(text);
+            put("mock_kernels", &name, &k)?;
+        }
     }
 
     for t in GfxTarget::ALL {
