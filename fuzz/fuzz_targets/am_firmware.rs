@@ -9,7 +9,9 @@ use amd_am::firmware::{
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, body)) = data.split_first() else { return };
+    let Some((&which, body)) = data.split_first() else {
+        return;
+    };
     let len = body.len();
     let f = FirmwareFile::new("fuzz.bin", body.to_vec());
     let images = match which % 8 {

@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let (gpu, t) = if ctl & 0x80 != 0 {
         (Gpu::of(GpuProfile::gfx1201()), GfxTarget::Gfx12)
     } else {
-        (Gpu::new(false), GfxTarget::Gfx11)
+        (Gpu::gfx1100(), GfxTarget::Gfx11)
     };
     let va = gpu.buf.va() as u64;
     // The buffer holds its own address, so every 8-byte load of it is a pointer back

@@ -1,10 +1,11 @@
 //! Hostile dwords in the rings of a mock GPU driven through the real KFD transport:
-//! one compute and one SDMA queue (gfx1100, or gfx1030), each first advanced by some
-//! NOPs so the stream can wrap, then filled with the input and submitted. The host
-//! must not panic, and each queue must end running (all consumed), blocked, stopped
-//! with an error, or faulted.
+//! one compute and one SDMA queue (gfx1100, gfx1030 or gfx1201), each first advanced
+//! by some NOPs so the stream can wrap, then filled with the input and submitted. The
+//! host must not panic, and each queue must end running (all consumed), blocked,
+//! stopped with an error, or faulted.
 //!
-//! Input: byte 0 — bit 0: gfx1030; bits 1..8: NOP dwords before the stream, / 8.
+//! Input: byte 0 — bits 0..2: the GPU (1: gfx1030, 2: gfx1201, else gfx1100); bits
+//! 2..8: NOP dwords before the stream, / 16.
 //! Bytes 1..3: how many of the dwords go to the compute ring (the rest go to the
 //! SDMA ring). Then little-endian dwords, where `0xb0f0xxxx` / `0x0000b0f1` become
 //! the low (+ offset xxxx) and high halves of a 64 KiB buffer's address.
@@ -12,6 +13,7 @@
 
 use amd_hcq_fuzz::{Gpu, dwords, relocate};
 use amd_kfd::QueueKind;
+use amd_mockgpu::GpuProfile;
 use amd_packets::GfxTarget;
 use amd_packets::pm4::Nop;
 use amd_packets::sdma::SdmaNop;
@@ -21,13 +23,13 @@ const RING_BYTES: usize = 0x1000;
 
 fuzz_target!(|data: &[u8]| {
     let [ctl, n0, n1, rest @ ..] = data else { return };
-    let gpu = Gpu::new(ctl & 1 != 0);
-    let target = if ctl & 1 != 0 {
-        GfxTarget::Gfx103
-    } else {
-        GfxTarget::Gfx11
+    let (profile, target) = match ctl & 3 {
+        1 => (GpuProfile::gfx1030(), GfxTarget::Gfx103),
+        2 => (GpuProfile::gfx1201(), GfxTarget::Gfx12),
+        _ => (GpuProfile::gfx1100(), GfxTarget::Gfx11),
     };
-    let pad = (ctl >> 1) as usize * 8;
+    let gpu = Gpu::of(profile);
+    let pad = (ctl >> 2) as usize * 16;
     let mut words = dwords(rest);
     relocate(&mut words, gpu.buf.va() as u64);
     let n_compute = (u16::from_le_bytes([*n0, *n1]) as usize).min(words.len());

@@ -97,13 +97,9 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// A gfx1100 (or gfx1030) mock.
-    pub fn new(gfx1030: bool) -> Gpu {
-        Gpu::of(if gfx1030 {
-            GpuProfile::gfx1030()
-        } else {
-            GpuProfile::gfx1100()
-        })
+    /// A gfx1100 mock.
+    pub fn gfx1100() -> Gpu {
+        Gpu::of(GpuProfile::gfx1100())
     }
 
     /// A mock of the GPU `profile` describes.

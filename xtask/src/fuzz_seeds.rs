@@ -175,9 +175,14 @@ pub fn run(_args: &[String]) -> Result<()> {
         put("pm4_decode", &format!("stream_{t:?}"), &bytes(&pm4))?;
         put("sdma_decode", &format!("stream_{t:?}"), &bytes(&sdma))?;
         // mock_rings: [control, compute dwords (u16)] + compute stream + SDMA stream.
-        let gfx1030 = (t == GfxTarget::Gfx103) as u8;
-        for (pad, tag) in [(0u8, "start"), (120, "wrapping")] {
-            let mut seed = vec![gfx1030 | (pad << 1)];
+        // The GPU the stream was encoded for, in the control byte's bits 0..2.
+        let gpu = match t {
+            GfxTarget::Gfx103 => 1u8,
+            GfxTarget::Gfx12 => 2,
+            _ => 0,
+        };
+        for (pad, tag) in [(0u8, "start"), (60, "wrapping")] {
+            let mut seed = vec![gpu | (pad << 2)];
             seed.extend_from_slice(&(pm4.len() as u16).to_le_bytes());
             seed.extend(bytes(&pm4));
             seed.extend(bytes(&sdma));
@@ -186,13 +191,13 @@ pub fn run(_args: &[String]) -> Result<()> {
     }
 
     // mock_aql: a PM4-IB packet (its buffer at 0x1000 of the buffer), a barrier-AND
-    // on a signal there, a kernel dispatch of a descriptor there, a barrier-value.
-    {
+    // on a signal there, a kernel dispatch of a descriptor there, a barrier-value; for
+    // gfx1100 and (control byte 1) gfx1201.
+    for (t, ctl) in [(GfxTarget::Gfx11, 0u8), (GfxTarget::Gfx12, 1)] {
         use amd_packets::aql::{
             self, Barrier, BarrierValue, Condition, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib,
         };
         let h = |ty| Header::new(ty).barrier().fences(FenceScope::System);
-        let t = GfxTarget::Gfx11;
         let mut w: Vec<u32> = Vec::new();
         w.extend(Pm4Ib::new(h(PacketType::VendorSpecific), buf(0x1000), 8, buf(0x2000))?.to_dwords(t));
         w.extend(
@@ -229,7 +234,9 @@ pub fn run(_args: &[String]) -> Result<()> {
             .to_dwords(),
         );
         debug_assert_eq!(w.len() % aql::PACKET_DWORDS, 0);
-        put("mock_aql", "packets", &bytes(&w))?;
+        let mut seed = vec![ctl];
+        seed.extend(bytes(&w));
+        put("mock_aql", &format!("packets_{t:?}"), &seed)?;
     }
 
     for (name, text) in PROPERTIES {
