@@ -8,9 +8,12 @@
 //! cores), with its multiply-adds per second against the same products in Rust.
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
-//! the same code objects on the same grids (the fastest of three runs). Both runs'
-//! output buffers are checked against the Rust's: a remu ratio is printed only for a
-//! remu run that computed the case's values (remu keeps one barrier per kernel).
+//! the same code objects on the same grids (the fastest of its runs, at least three).
+//! The cases' launches at each thread count and their remu runs take turns over the
+//! whole run, so that a stretch of the machine's other load reaches them alike. Both
+//! runs' output buffers are checked against the Rust's: a remu ratio is printed only
+//! for a remu run that computed the case's values (remu keeps one barrier per
+//! kernel).
 //!
 //! `cargo xtask bench interp` (`REMU_LIB=/path/to/libremu.so cargo xtask bench interp`
 //! for the remu ratio). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
@@ -475,25 +478,37 @@ impl<'a> Ours<'a> {
 const TURN: usize = 5;
 
 /// Each case's launches on the interpreter on its thread count (`None`: the default),
-/// each on a mock GPU of its own. The cases take turns, [`TURN`] launches at a time,
-/// so that the machine's swings reach every one alike; each turn starts with an
-/// untimed launch, so that the timed ones run as back-to-back launches do: the turn
-/// before ran another mock's buffers through the caches (vadd's 24 MiB twice is more
-/// than this machine's L3), its engine went on spinning for a next submission for a
-/// while (`MockConfig::idle_poll`), and the interpreter's helper threads have been
-/// parked since their last launch.
+/// each on a mock GPU of its own. The cases take turns, [`TURN`] launches at a time
+/// (see [`take_turns`]).
 fn ours_each(runs_of: &[(&Case, Option<usize>)]) -> Vec<Timed> {
     let mut all: Vec<Ours> = runs_of.iter().map(|&(c, t)| Ours::new(c, t)).collect();
+    take_turns(std::slice::from_mut(&mut all), |_| {});
+    all.into_iter().map(Ours::timed).collect()
+}
+
+/// Launches every group's mocks in turns until each has made [`runs`] timed launches:
+/// in each round every mock of every group makes [`TURN`] launches (fewer in the
+/// last), then `after_group(g)` runs (a reference's run of group `g`'s case). So that
+/// the machine's swings, which last from a tenth of a second to seconds here, reach
+/// every mock alike, and the fastest launches of each come from moments spread over
+/// the whole run. Each turn starts with an untimed launch, so that the timed ones run
+/// as back-to-back launches do: the turn before ran another mock's buffers through the
+/// caches (vadd's 24 MiB twice is more than this machine's L3), its engine went on
+/// spinning for a next submission for a while (`MockConfig::idle_poll`), and the
+/// interpreter's helper threads have been parked since their last launch.
+fn take_turns(groups: &mut [Vec<Ours>], mut after_group: impl FnMut(usize)) {
     let mut left = runs();
     while left > 0 {
         let n = left.min(TURN);
-        for o in &mut all {
-            o.warm();
-            (0..n).for_each(|_| o.launch());
+        for (g, mocks) in groups.iter_mut().enumerate() {
+            for o in mocks.iter_mut() {
+                o.warm();
+                (0..n).for_each(|_| o.launch());
+            }
+            after_group(g);
         }
         left -= n;
     }
-    all.into_iter().map(Ours::timed).collect()
 }
 
 /// Whether `got` (a run's buffers) holds what the case's Rust computes, or the first
@@ -528,51 +543,81 @@ fn native(case: &Case) -> f64 {
     median(&mut times)
 }
 
-/// Runs of each case on remu (the fastest is the reference, as ours is).
+/// Runs of each case on remu at the least (the fastest is the reference, as ours is);
+/// one a round of [`take_turns`] when there are more rounds.
 const REMU_RUNS: usize = 3;
 
-/// Seconds for one launch on remu (the fastest of [`REMU_RUNS`]), or why it could not
-/// run.
-fn on_remu(r: &remu::Remu, case: &Case) -> Result<f64, String> {
-    let co = CodeObject::parse(case.elf).map_err(|e| e.to_string())?;
-    let k = co.kernel(case.kernel).map_err(|e| e.to_string())?;
-    let entry = (k.descriptor_offset as i64 + k.descriptor.entry_offset) as usize;
-    let code: Vec<u32> = co.image[entry..]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    // remu reads and writes host memory: the kernargs hold host pointers. The output
-    // buffers get slack past their end, as on the mock.
-    let mut bufs: Vec<Vec<u32>> = case.buffers.iter().map(|b| [b.clone(), vec![0; 64]].concat()).collect();
-    let mut kernargs = vec![0u8; (k.descriptor.kernarg_size as usize).max(64).next_multiple_of(8)];
-    for (a, info) in case.args.iter().zip(&k.args) {
-        let at = info.offset as usize;
-        match a {
-            Arg::Buf(i) => kernargs[at..at + 8].copy_from_slice(&(bufs[*i].as_mut_ptr() as u64).to_le_bytes()),
-            Arg::U32(v) => kernargs[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+/// A case set up for remu: its code from the kernel's entry, its buffers (remu reads
+/// and writes host memory, so the kernel arguments hold these buffers' host
+/// addresses) and its runs so far.
+struct OnRemu {
+    code: Vec<u32>,
+    kernargs: Vec<u64>,
+    /// Never resized once the kernel arguments point into them.
+    bufs: Vec<Vec<u32>>,
+    times: Vec<f64>,
+    /// Why remu could not run the case, once it could not.
+    failed: Option<String>,
+}
+
+impl OnRemu {
+    fn new(case: &Case) -> Result<OnRemu, String> {
+        let co = CodeObject::parse(case.elf).map_err(|e| e.to_string())?;
+        let k = co.kernel(case.kernel).map_err(|e| e.to_string())?;
+        let entry = (k.descriptor_offset as i64 + k.descriptor.entry_offset) as usize;
+        let code: Vec<u32> = co.image[entry..]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // The output buffers get slack past their end, as on the mock.
+        let mut bufs: Vec<Vec<u32>> = case.buffers.iter().map(|b| [b.clone(), vec![0; 64]].concat()).collect();
+        let mut kernargs = vec![0u8; (k.descriptor.kernarg_size as usize).max(64).next_multiple_of(8)];
+        for (a, info) in case.args.iter().zip(&k.args) {
+            let at = info.offset as usize;
+            match a {
+                Arg::Buf(i) => kernargs[at..at + 8].copy_from_slice(&(bufs[*i].as_mut_ptr() as u64).to_le_bytes()),
+                Arg::U32(v) => kernargs[at..at + 4].copy_from_slice(&v.to_le_bytes()),
+            }
         }
+        let kernargs: Vec<u64> = kernargs
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        Ok(OnRemu {
+            code,
+            kernargs,
+            bufs,
+            times: Vec::new(),
+            failed: None,
+        })
     }
-    let kernargs: Vec<u64> = kernargs
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    // The fastest of a few runs (remu's single runs swing by 15 % here).
-    let mut times = Vec::new();
-    for _ in 0..REMU_RUNS {
+
+    /// One timed run, unless an earlier one failed.
+    fn run(&mut self, r: &remu::Remu, case: &Case) {
+        if self.failed.is_some() {
+            return;
+        }
         let t = Instant::now();
-        let status = r.run(&code, case.grid, case.block, &kernargs);
-        times.push(t.elapsed().as_secs_f64());
-        black_box(&mut bufs);
+        let status = r.run(&self.code, case.grid, case.block, &self.kernargs);
+        self.times.push(t.elapsed().as_secs_f64());
+        black_box(&mut self.bufs);
         if status != 0 {
-            return Err(format!("remu returned {status}"));
+            self.failed = Some(format!("remu returned {status}"));
         }
     }
-    let secs = times.iter().copied().fold(f64::MAX, f64::min);
-    // A ratio only against a run that computed the case's values.
-    if case.macs.is_none() {
-        same_as_native(case, &bufs).map_err(|e| format!("remu's result differs from native Rust: {e}"))?;
+
+    /// Seconds for one launch on remu (the fastest run; remu's single runs swing by
+    /// 15 % here), or why it could not run. A ratio only against runs that computed
+    /// the case's values.
+    fn secs(&self, case: &Case) -> Result<f64, String> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if case.macs.is_none() {
+            same_as_native(case, &self.bufs).map_err(|e| format!("remu's result differs from native Rust: {e}"))?;
+        }
+        Ok(self.times.iter().copied().fold(f64::MAX, f64::min))
     }
-    Ok(secs)
 }
 
 /// The fixed cost of a workgroup (issue #36's "workgroup start"): a launch of 8,192
@@ -609,85 +654,130 @@ fn main() {
     if wanted.is_empty() || wanted.iter().any(|w| w == "workgroup_start") {
         workgroup_start();
     }
-    for case in cases() {
-        if !wanted.is_empty() && !wanted.iter().any(|w| w == case.name) {
-            continue;
+    let all = cases();
+    let picked: Vec<&Case> = all
+        .iter()
+        .filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == c.name))
+        .collect();
+    for &case in picked.iter().filter(|c| c.macs.is_some()) {
+        matrix(case);
+    }
+    // The other cases at 1, 2, 4, … threads up to the executor's default (the cores,
+    // or HCQ_MOCK_THREADS), every case's counts and its remu runs taking turns: the
+    // most threads give the case's rate, and each count is compared with one thread
+    // in this run.
+    let most = Rdna3Executor::default().threads.max(1);
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |n| n.checked_mul(2))
+        .take_while(|&n| n < most)
+        .collect();
+    counts.push(most);
+    let rated: Vec<&Case> = picked.into_iter().filter(|c| c.macs.is_none()).collect();
+    let mut mocks: Vec<Vec<Ours>> = (rated.iter())
+        .map(|&c| counts.iter().map(|&n| Ours::new(c, Some(n))).collect())
+        .collect();
+    let mut refs: Vec<Result<OnRemu, String>> = match &remu {
+        Some(Ok(_)) => rated.iter().map(|&c| OnRemu::new(c)).collect(),
+        Some(Err(e)) => rated.iter().map(|_| Err(e.clone())).collect(),
+        None => Vec::new(),
+    };
+    let remu_run = |refs: &mut [Result<OnRemu, String>], g: usize| {
+        if let (Some(Ok(r)), Some(Ok(on))) = (&remu, refs.get_mut(g)) {
+            on.run(r, rated[g]);
         }
-        if let Some(macs) = case.macs {
-            let all_threads = Rdna3Executor::default().threads;
-            let t = ours_each(&[(&case, Some(1)), (&case, None)]);
-            let (one, all) = (t[0].median, t[1].median);
-            let nat = native(&case);
-            println!(
-                "bench interp {}: {:.3} s on 1 thread, {:.3} s on {all_threads} ({:.2} × 1 thread); {:.1} M multiply-adds/s on 1 thread ({:.4} × native Rust, {:.3} s)",
-                case.name,
-                one,
-                all,
-                one / all,
-                macs / one / 1e6,
-                nat / one,
-                nat,
-            );
-            continue;
+    };
+    take_turns(&mut mocks, |g| remu_run(&mut refs, g));
+    for g in 0..refs.len() {
+        while matches!(&refs[g], Ok(on) if on.times.len() < REMU_RUNS && on.failed.is_none()) {
+            remu_run(&mut refs, g);
         }
-        // 1, 2, 4, … threads up to the executor's default (the cores, or
-        // HCQ_MOCK_THREADS), their launches taking turns: the most threads give the
-        // case's rate, and each count is compared with one thread in this run.
-        let most = Rdna3Executor::default().threads.max(1);
-        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |n| n.checked_mul(2))
-            .take_while(|&n| n < most)
-            .collect();
-        counts.push(most);
-        let runs_of: Vec<(&Case, Option<usize>)> = counts.iter().map(|&n| (&case, Some(n))).collect();
-        let timed = ours_each(&runs_of);
-        let (one, best_one) = (timed[0].median, timed[0].best);
-        let Timed {
-            median: secs,
-            best: best_all,
-            lanes,
-            insts,
-        } = *timed.last().expect("one count at least");
-        let rate = lanes as f64 / secs;
-        let nat = native(&case);
-        println!(
-            "bench interp {}: {:.1} M lane-instr/s ({:.2} M wave-instr/s, {} lane-instr per launch, {:.2} ms, {most} threads) ({:.4} × native Rust)",
+    }
+    let remus = refs.iter().map(Some).chain(std::iter::repeat(None));
+    for ((&case, mocks), on_remu) in rated.iter().zip(mocks).zip(remus) {
+        let timed: Vec<Timed> = mocks.into_iter().map(Ours::timed).collect();
+        report(case, &counts, &timed, on_remu);
+    }
+}
+
+/// A matrix workload: its time on one thread and on all, and its multiply-adds a
+/// second against the same products in Rust.
+fn matrix(case: &Case) {
+    let macs = case.macs.unwrap_or(0.0);
+    let all_threads = Rdna3Executor::default().threads;
+    let t = ours_each(&[(case, Some(1)), (case, None)]);
+    let (one, all) = (t[0].median, t[1].median);
+    let nat = native(case);
+    println!(
+        "bench interp {}: {:.3} s on 1 thread (the fastest launch {:.3} s), {:.3} s on {all_threads} ({:.2} × 1 thread); {:.1} M multiply-adds/s on 1 thread ({:.4} × native Rust, {:.3} s)",
+        case.name,
+        one,
+        t[0].best,
+        all,
+        one / all,
+        macs / one / 1e6,
+        nat / one,
+        nat,
+    );
+}
+
+/// Prints a case's figures: its rate on the most threads against native Rust, each
+/// thread count against one thread, and remu against one thread and the most.
+fn report(case: &Case, counts: &[usize], timed: &[Timed], on_remu: Option<&Result<OnRemu, String>>) {
+    let (one, best_one) = (timed[0].median, timed[0].best);
+    let most = *counts.last().expect("one count at least");
+    let Timed {
+        median: secs,
+        best: best_all,
+        lanes,
+        insts,
+    } = *timed.last().expect("one count at least");
+    let rate = lanes as f64 / secs;
+    let nat = native(case);
+    println!(
+        "bench interp {}: {:.1} M lane-instr/s ({:.2} M wave-instr/s, {} lane-instr per launch, {:.2} ms, {most} threads) ({:.4} × native Rust)",
+        case.name,
+        rate / 1e6,
+        insts as f64 / secs / 1e6,
+        lanes,
+        secs * 1e3,
+        nat / secs,
+    );
+    let parts: Vec<String> = (counts.iter().zip(timed))
+        .map(|(&n, t)| {
+            format!(
+                "{n}: {:.2} ms ({:.2} × 1 thread, {:.2} × {n})",
+                t.median * 1e3,
+                one / t.median,
+                one / t.median / n as f64
+            )
+        })
+        .collect();
+    // The fastest launches too: the machine's other load only adds time, so these
+    // are the counts' own costs where a stretch of that load took the medians.
+    let fastest: Vec<String> = (counts.iter().zip(timed).skip(1))
+        .map(|(&n, t)| format!("{n}: {:.2} × {n}", best_one / t.best / n as f64))
+        .collect();
+    println!(
+        "bench interp {} threads: {} (medians; the counts' launches take turns; the fastest launches: {})",
+        case.name,
+        parts.join("; "),
+        if fastest.is_empty() {
+            "one count".to_string()
+        } else {
+            fastest.join(", ")
+        }
+    );
+    let Some(on_remu) = on_remu else { return };
+    let secs_runs = (on_remu.as_ref().map_err(Clone::clone)).and_then(|on| Ok((on.secs(case)?, on.times.len())));
+    match secs_runs {
+        // Fastest against fastest: the machine's other load only adds time.
+        Ok((t, n)) => println!(
+            "bench interp {} vs remu: {:.2} ms on remu ({:.1} × remu on one thread, {:.1} × on {most}; the fastest of {n} remu runs and of {} of ours, taking turns with the other cases)",
             case.name,
-            rate / 1e6,
-            insts as f64 / secs / 1e6,
-            lanes,
-            secs * 1e3,
-            nat / secs,
-        );
-        let parts: Vec<String> = (counts.iter().zip(&timed))
-            .map(|(&n, t)| {
-                format!(
-                    "{n}: {:.2} ms ({:.2} × 1 thread, {:.2} × {n})",
-                    t.median * 1e3,
-                    one / t.median,
-                    one / t.median / n as f64
-                )
-            })
-            .collect();
-        println!(
-            "bench interp {} threads: {} (medians; the counts' launches take turns)",
-            case.name,
-            parts.join("; ")
-        );
-        match &remu {
-            Some(Ok(r)) => match on_remu(r, &case) {
-                // Fastest against fastest: the machine's other load only adds time.
-                Ok(t) => println!(
-                    "bench interp {} vs remu: {:.2} ms on remu ({:.1} × remu on one thread, {:.1} × on {most}; the fastest of {REMU_RUNS} remu runs and of {} of ours)",
-                    case.name,
-                    t * 1e3,
-                    t / best_one,
-                    t / best_all,
-                    runs()
-                ),
-                Err(e) => println!("bench interp {} vs remu: not measured: {e}", case.name),
-            },
-            Some(Err(e)) => println!("bench interp {} vs remu: not measured: {e}", case.name),
-            None => {}
-        }
+            t * 1e3,
+            t / best_one,
+            t / best_all,
+            runs()
+        ),
+        Err(e) => println!("bench interp {} vs remu: not measured: {e}", case.name),
     }
 }
