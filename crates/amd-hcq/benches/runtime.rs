@@ -16,7 +16,7 @@ use amd_packets::{GfxTarget, lo_hi};
 
 mod common;
 
-use common::{COPY_BYTES, copies, launch_cost, median};
+use common::{COPY_BYTES, COPY_ROUNDS, copies, launch_cost, median};
 
 /// The pure-encoding cost of the same launch sequence (amd-packets' benchmark shape).
 fn encode_only(iters: usize) -> f64 {
@@ -100,7 +100,7 @@ fn main() {
 
     // memcpy of the same bytes, timed in the same rounds.
     let mut best_memcpy = f64::MAX;
-    let (best_in, best_out) = copies(&dev, 5, |host, back| {
+    let (best_in, best_out) = copies(&dev, COPY_ROUNDS, |host, back| {
         let t = Instant::now();
         back.copy_from_slice(black_box(host));
         best_memcpy = best_memcpy.min(t.elapsed().as_secs_f64());
@@ -113,7 +113,7 @@ fn main() {
         gbs(best_memcpy)
     );
     println!(
-        "bench copy_out_64mib: {:.2} GB/s ({:.2} × memcpy, {:.2} GB/s; goal 0.5)",
+        "bench copy_out_64mib: {:.2} GB/s ({:.2} × memcpy, {:.2} GB/s; goal 0.8)",
         gbs(best_out),
         best_memcpy / best_out,
         gbs(best_memcpy)

@@ -48,6 +48,11 @@ pub fn launch_cost(dev: &Device, iters: usize) -> f64 {
 /// Bytes of each copy [`copies`] times.
 pub const COPY_BYTES: usize = 64 << 20;
 
+/// Rounds of copies a benchmark makes (the fastest of each direction counts): enough
+/// that a stretch of the machine's other load (a tenth of a second to seconds here)
+/// does not take them all.
+pub const COPY_ROUNDS: usize = 9;
+
 /// Best of `rounds` copies of [`COPY_BYTES`] into a device buffer and back, in seconds (in, out);
 /// `each` runs at the start of every round with the source bytes and the buffer they
 /// come back to.
