@@ -18,8 +18,9 @@
 //! `cargo xtask bench interp` (`REMU_LIB=/path/to/libremu.so cargo xtask bench interp`
 //! for the remu ratio). Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
 //! Arguments that do not start with `-` pick cases by name (`cargo bench -p amd-hcq
-//! --bench interp -- matmul`); `HCQ_BENCH_RUNS` sets the timed launches per case
-//! (default 3), for a profiler to sample a longer run.
+//! --bench interp -- matmul`); `HCQ_BENCH_RUNS` sets the timed launches per case and
+//! thread count (default 20; the matrix workloads 3), for a profiler to sample a
+//! longer run or a shorter one.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -35,15 +36,27 @@ use std::time::Instant;
 use amd_hcq::{Buffer, BufferKind, CodeObject, Device, Iface, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys, Rdna3Executor};
 
-/// Timed launches per case, unless `HCQ_BENCH_RUNS` says otherwise.
-const RUNS: usize = 3;
+/// Timed launches per case at each thread count, unless `HCQ_BENCH_RUNS` says
+/// otherwise: four rounds of [`TURN`], so that each case's fastest launches come from
+/// moments spread over the run.
+const RUNS: usize = 20;
 
-fn runs() -> usize {
+/// Timed launches of a matrix workload (a second or so each), unless `HCQ_BENCH_RUNS`
+/// says otherwise.
+const MATRIX_RUNS: usize = 3;
+
+/// `HCQ_BENCH_RUNS`, or `default`.
+fn runs_or(default: usize) -> usize {
     std::env::var("HCQ_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(RUNS)
+        .unwrap_or(default)
+}
+
+/// Timed launches per case at each thread count.
+fn runs() -> usize {
+    runs_or(RUNS)
 }
 
 /// One kernel argument.
@@ -480,13 +493,13 @@ const TURN: usize = 5;
 /// Each case's launches on the interpreter on its thread count (`None`: the default),
 /// each on a mock GPU of its own. The cases take turns, [`TURN`] launches at a time
 /// (see [`take_turns`]).
-fn ours_each(runs_of: &[(&Case, Option<usize>)]) -> Vec<Timed> {
+fn ours_each(runs_of: &[(&Case, Option<usize>)], runs: usize) -> Vec<Timed> {
     let mut all: Vec<Ours> = runs_of.iter().map(|&(c, t)| Ours::new(c, t)).collect();
-    take_turns(std::slice::from_mut(&mut all), |_| {});
+    take_turns(std::slice::from_mut(&mut all), runs, |_| {});
     all.into_iter().map(Ours::timed).collect()
 }
 
-/// Launches every group's mocks in turns until each has made [`runs`] timed launches:
+/// Launches every group's mocks in turns until each has made `runs` timed launches:
 /// in each round every mock of every group makes [`TURN`] launches (fewer in the
 /// last), then `after_group(g)` runs (a reference's run of group `g`'s case). So that
 /// the machine's swings, which last from a tenth of a second to seconds here, reach
@@ -496,8 +509,8 @@ fn ours_each(runs_of: &[(&Case, Option<usize>)]) -> Vec<Timed> {
 /// caches (vadd's 24 MiB twice is more than this machine's L3), its engine went on
 /// spinning for a next submission for a while (`MockConfig::idle_poll`), and the
 /// interpreter's helper threads have been parked since their last launch.
-fn take_turns(groups: &mut [Vec<Ours>], mut after_group: impl FnMut(usize)) {
-    let mut left = runs();
+fn take_turns(groups: &mut [Vec<Ours>], runs: usize, mut after_group: impl FnMut(usize)) {
+    let mut left = runs;
     while left > 0 {
         let n = left.min(TURN);
         for (g, mocks) in groups.iter_mut().enumerate() {
@@ -533,7 +546,7 @@ fn native(case: &Case) -> f64 {
     let mut bufs = case.buffers.clone();
     let mut times = Vec::new();
     // The matrix workload takes a second or so in Rust: as many runs as ours.
-    let n = if case.macs.is_some() { RUNS } else { RUNS * 5 };
+    let n = if case.macs.is_some() { MATRIX_RUNS } else { RUNS };
     for _ in 0..n {
         let t = Instant::now();
         (case.native)(black_box(&mut bufs));
@@ -635,7 +648,7 @@ fn workgroup_start() {
         native: |_| {},
     };
     let (many, one) = (case(8192), case(1));
-    let t = ours_each(&[(&many, Some(1)), (&one, Some(1))]);
+    let t = ours_each(&[(&many, Some(1)), (&one, Some(1))], runs());
     let (many, one) = (t[0].median, t[1].median);
     println!(
         "bench interp workgroup_start: {:.3} us a workgroup on 1 thread (8,192 one-lane workgroups of an empty kernel in {:.2} ms, less a one-workgroup launch's {:.3} ms; goal 0.2 us)",
@@ -685,7 +698,7 @@ fn main() {
             on.run(r, rated[g]);
         }
     };
-    take_turns(&mut mocks, |g| remu_run(&mut refs, g));
+    take_turns(&mut mocks, runs(), |g| remu_run(&mut refs, g));
     for g in 0..refs.len() {
         while matches!(&refs[g], Ok(on) if on.times.len() < REMU_RUNS && on.failed.is_none()) {
             remu_run(&mut refs, g);
@@ -703,7 +716,7 @@ fn main() {
 fn matrix(case: &Case) {
     let macs = case.macs.unwrap_or(0.0);
     let all_threads = Rdna3Executor::default().threads;
-    let t = ours_each(&[(case, Some(1)), (case, None)]);
+    let t = ours_each(&[(case, Some(1)), (case, None)], runs_or(MATRIX_RUNS));
     let (one, all) = (t[0].median, t[1].median);
     let nat = native(case);
     println!(
