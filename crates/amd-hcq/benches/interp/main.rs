@@ -9,6 +9,8 @@
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
 //! the same code objects on the same grids (the fastest of its runs, at least three).
+//! The `gfx1201_*` cases run the same kernels built for RDNA4 on a gfx1201 mock, each
+//! against its gfx1100 case of the same run (remu runs RDNA3 code only).
 //! The cases' launches at each thread count and their remu runs take turns over the
 //! whole run, so that a stretch of the machine's other load reaches them alike. Both
 //! runs' output buffers are checked against the Rust's: a remu ratio is printed only
@@ -79,6 +81,9 @@ struct Case {
     native: fn(&mut [Vec<u32>]),
     /// Multiply-adds per launch, for a matrix workload.
     macs: Option<f64>,
+    /// Its code object is built for gfx1201 (RDNA4) and runs on a gfx1201 mock; else
+    /// gfx1100.
+    gfx1201: bool,
 }
 
 /// The `matrix` case's shape: workgroups, iterations, chains.
@@ -189,6 +194,7 @@ fn matmul_case(kernel: &'static str, elf: &'static [u8]) -> Case {
         buffers: vec![floats(n * n, 4, 7), floats(n * n, 5, 5), vec![0; n * n]],
         args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(n as u32)],
         macs: None,
+        gfx1201: false,
         native: matmul_native,
     }
 }
@@ -236,6 +242,7 @@ fn form_case(name: &'static str, regs: usize, a: Vec<u32>, b: Vec<u32>, native: 
         buffers: vec![a, b, vec![0; groups * 32 * chains * 8]],
         args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(iters as u32)],
         macs: Some((groups * iters * chains * 16 * 16 * 16) as f64),
+        gfx1201: false,
         native,
     }
 }
@@ -247,7 +254,7 @@ fn floats(n: usize, seed: u32, m: u32) -> Vec<u32> {
 fn cases() -> Vec<Case> {
     let vadd_n = 256 * 1024;
     let red_n = 256 * 256;
-    vec![
+    let mut all = vec![
         Case {
             name: "vadd",
             elf: include_bytes!("../../../../tests/kernels/vadd.hsaco"),
@@ -257,6 +264,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(vadd_n, 1, 1000), floats(vadd_n, 2, 1000), vec![0; vadd_n]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(vadd_n as u32)],
             macs: None,
+            gfx1201: false,
             native: |b| vadd_native(b, 1),
         },
         // Many one-lane workgroups (as a launch of small independent tasks is): the
@@ -275,6 +283,7 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(8192 * 256)],
             macs: None,
+            gfx1201: false,
             native: |b| vadd_native(b, 256),
         },
         Case {
@@ -286,6 +295,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n, 3, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32(red_n as u32)],
             macs: None,
+            gfx1201: false,
             native: |b| sums_native(b, 256),
         },
         // A reduction shaped as tinygrad's: partial sums in registers, one barrier, the
@@ -300,6 +310,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n * 4, 8, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32((red_n * 4) as u32)],
             macs: None,
+            gfx1201: false,
             native: |b| sums_native(b, 1024),
         },
         matmul_case("matmul", include_bytes!("../../../../tests/kernels/matmul.hsaco")),
@@ -333,6 +344,7 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(MATRIX.1 as u32)],
             macs: Some((MATRIX.0 * MATRIX.1 * MATRIX.2 * 16 * 16 * 16) as f64),
+            gfx1201: false,
             native: matrix_native,
         },
         // The other WMMA forms in the same shape (bf16 and f16 inputs: small integers,
@@ -348,7 +360,50 @@ fn cases() -> Vec<Case> {
         form_case("matrix_bf16acc", 8, bf16s(1024, 16), bf16s(256, 17), bf16_native),
         form_case("matrix_iu8", 4, rand_u32(1024, 12), rand_u32(256, 13), iu8_native),
         form_case("matrix_iu4", 2, rand_u32(1024, 14), rand_u32(256, 15), iu4_native),
-    ]
+    ];
+    // RDNA4: the same kernels built for gfx1201 (`tests/kernels/gfx1201/`), on a
+    // gfx1201 mock, the same grids and buffers.
+    let twins: [(&str, &'static str, &'static [u8]); 4] = [
+        (
+            "vadd",
+            "gfx1201_vadd",
+            include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
+        ),
+        (
+            "vadd_8192_groups_of_1_lane",
+            "gfx1201_vadd_8192_groups_of_1_lane",
+            include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
+        ),
+        (
+            "reduce_group",
+            "gfx1201_reduce_group",
+            include_bytes!("../../../../tests/kernels/gfx1201/reduce_group.hsaco"),
+        ),
+        (
+            "matmul_direct",
+            "gfx1201_matmul_direct",
+            include_bytes!("../../../../tests/kernels/gfx1201/matmul_direct.hsaco"),
+        ),
+    ];
+    for (of, name, elf) in twins {
+        if let Some(c) = all.iter().find(|c| c.name == of) {
+            let twin = Case {
+                name,
+                elf,
+                gfx1201: true,
+                buffers: c.buffers.clone(),
+                args: c.args.clone(),
+                ..*c
+            };
+            all.push(twin);
+        }
+    }
+    all
+}
+
+/// The gfx1100 case a gfx1201 case was made from.
+fn gfx1100_twin(name: &str) -> Option<&str> {
+    name.strip_prefix("gfx1201_")
 }
 
 /// `n` small integers (-2 to 2) as f32.
@@ -402,7 +457,12 @@ struct Ours<'a> {
 
 impl<'a> Ours<'a> {
     fn new(case: &'a Case, threads: Option<usize>) -> Ours<'a> {
-        let m = Arc::new(MockSys::new(MockConfig::gfx1100s(1)));
+        let config = if case.gfx1201 {
+            MockConfig::named("gfx1201", 1).expect("the mock has a gfx1201 profile")
+        } else {
+            MockConfig::gfx1100s(1)
+        };
+        let m = Arc::new(MockSys::new(config));
         let mut exec = Rdna3Executor::default();
         if let Some(t) = threads {
             exec.threads = t;
@@ -645,6 +705,7 @@ fn workgroup_start() {
         buffers: vec![vec![0; 1]],
         args: vec![Arg::Buf(0)],
         macs: None,
+        gfx1201: false,
         native: |_| {},
     };
     let (many, one) = (case(8192), case(1));
@@ -689,7 +750,15 @@ fn main() {
         .map(|&c| counts.iter().map(|&n| Ours::new(c, Some(n))).collect())
         .collect();
     let mut refs: Vec<Result<OnRemu, String>> = match &remu {
-        Some(Ok(_)) => rated.iter().map(|&c| OnRemu::new(c)).collect(),
+        Some(Ok(_)) => (rated.iter())
+            .map(|&c| {
+                if c.gfx1201 {
+                    Err("remu runs RDNA3 code only".to_string())
+                } else {
+                    OnRemu::new(c)
+                }
+            })
+            .collect(),
         Some(Err(e)) => rated.iter().map(|_| Err(e.clone())).collect(),
         None => Vec::new(),
     };
@@ -704,10 +773,25 @@ fn main() {
             remu_run(&mut refs, g);
         }
     }
+    let timed: Vec<Vec<Timed>> = (mocks.into_iter())
+        .map(|m| m.into_iter().map(Ours::timed).collect())
+        .collect();
     let remus = refs.iter().map(Some).chain(std::iter::repeat(None));
-    for ((&case, mocks), on_remu) in rated.iter().zip(mocks).zip(remus) {
-        let timed: Vec<Timed> = mocks.into_iter().map(Ours::timed).collect();
-        report(case, &counts, &timed, on_remu);
+    for ((&case, t), on_remu) in rated.iter().zip(&timed).zip(remus) {
+        // remu runs RDNA3 code only: a gfx1201 case has its gfx1100 twin instead.
+        report(case, &counts, t, on_remu.filter(|_| !case.gfx1201));
+        // A gfx1201 case against its gfx1100 twin of the same run, fastest launches.
+        let twin = gfx1100_twin(case.name).and_then(|of| rated.iter().position(|c| c.name == of));
+        if let Some(k) = twin {
+            let (ours, theirs) = (t[0].best, timed[k][0].best);
+            println!(
+                "bench interp {} vs gfx1100: {:.2} ms on 1 thread ({:.2} × the gfx1100 build's {:.2} ms; fastest launches)",
+                case.name,
+                ours * 1e3,
+                theirs / ours,
+                theirs * 1e3
+            );
+        }
     }
 }
 
