@@ -432,9 +432,9 @@ impl Decoded {
         matches!(self.kind, Kind::Hint)
     }
 
-    /// Runs the instruction on `w` out of line: for another generation's scheduler,
-    /// so that RDNA3's loop stays the one place [`Decoded::run`] is inlined (the
-    /// compiler inlines the vector ALU into it only there).
+    /// Runs the instruction on `w` out of line: for another generation's rarer forms
+    /// around a lowered instruction, so that [`Decoded::run`] is inlined only into
+    /// the schedulers' loops (the compiler inlines the vector ALU there).
     #[inline(never)]
     pub(crate) fn run_out_of_line(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> R<Flow> {
         self.run(w, mem, lds)
