@@ -190,16 +190,17 @@ pub fn run(_args: &[String]) -> Result<()> {
         }
     }
 
-    // mock_aql: a PM4-IB packet (its buffer at 0x1000 of the buffer), a barrier-AND
-    // on a signal there, a kernel dispatch of a descriptor there, a barrier-value; for
-    // gfx1100 and (control byte 1) gfx1201.
+    // mock_aql: a PM4-IB packet (its buffer at 0x1000 of the buffer, its completion
+    // signal at 0x20c0), a barrier-AND on the signal at 0x2000, a dispatch of the
+    // kernel the target puts at 0x3000 with its arguments at 0x4000, a barrier-value;
+    // for gfx1100 and (control byte 1) gfx1201.
     for (t, ctl) in [(GfxTarget::Gfx11, 0u8), (GfxTarget::Gfx12, 1)] {
         use amd_packets::aql::{
             self, Barrier, BarrierValue, Condition, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib,
         };
         let h = |ty| Header::new(ty).barrier().fences(FenceScope::System);
         let mut w: Vec<u32> = Vec::new();
-        w.extend(Pm4Ib::new(h(PacketType::VendorSpecific), buf(0x1000), 8, buf(0x2000))?.to_dwords(t));
+        w.extend(Pm4Ib::new(h(PacketType::VendorSpecific), buf(0x1000), 8, buf(0x20c0))?.to_dwords(t));
         w.extend(
             Barrier {
                 header: h(PacketType::BarrierAnd),
