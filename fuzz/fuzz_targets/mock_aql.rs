@@ -13,6 +13,8 @@
 //! packets naming them run real work.
 #![no_main]
 
+use std::sync::LazyLock;
+
 use amd_hcq_fuzz::{Gpu, dwords, relocate};
 use amd_kfd::QueueKind;
 use amd_mockgpu::GpuProfile;
@@ -28,9 +30,11 @@ const DESCRIPTOR: usize = 0x3000;
 const CODE: usize = 0x3100;
 const KERNARGS: usize = 0x4000;
 
-/// The committed `vadd` code objects.
-const VADD_GFX1100: &[u8] = include_bytes!("../../tests/kernels/vadd.hsaco");
-const VADD_GFX1201: &[u8] = include_bytes!("../../tests/kernels/gfx1201/vadd.hsaco");
+/// The committed `vadd` kernels' descriptors and code, read once.
+static VADD_GFX1100: LazyLock<(Vec<u8>, Vec<u8>)> =
+    LazyLock::new(|| vadd(include_bytes!("../../tests/kernels/vadd.hsaco")));
+static VADD_GFX1201: LazyLock<(Vec<u8>, Vec<u8>)> =
+    LazyLock::new(|| vadd(include_bytes!("../../tests/kernels/gfx1201/vadd.hsaco")));
 
 /// `vadd`'s descriptor (its entry offset pointing at [`CODE`]) and code, placed for
 /// [`DESCRIPTOR`] and [`CODE`].
@@ -47,24 +51,18 @@ fn vadd(elf: &[u8]) -> (Vec<u8>, Vec<u8>) {
 
 fuzz_target!(|data: &[u8]| {
     let [ctl, data @ ..] = data else { return };
-    let gpu = if ctl & 1 != 0 {
-        Gpu::of(GpuProfile::gfx1201())
+    let (gpu, target, (desc, code)) = if ctl & 1 != 0 {
+        (Gpu::of(GpuProfile::gfx1201()), GfxTarget::Gfx12, &*VADD_GFX1201)
     } else {
-        Gpu::gfx1100()
+        (Gpu::gfx1100(), GfxTarget::Gfx11, &*VADD_GFX1100)
     };
-    let (target, elf) = if ctl & 1 != 0 {
-        (GfxTarget::Gfx12, VADD_GFX1201)
-    } else {
-        (GfxTarget::Gfx11, VADD_GFX1100)
-    };
-    let (desc, code) = vadd(elf);
     let mut nops = Vec::new();
     Nop::new(8).expect("a NOP").encode(target, &mut nops);
     let nops: Vec<u8> = nops.iter().flat_map(|w| w.to_le_bytes()).collect();
     gpu.buf.write(PM4, &nops).expect("the NOPs");
     let va = gpu.buf.va() as u64;
-    gpu.buf.write(DESCRIPTOR, &desc).expect("the descriptor");
-    gpu.buf.write(CODE, &code).expect("the code");
+    gpu.buf.write(DESCRIPTOR, desc).expect("the descriptor");
+    gpu.buf.write(CODE, code).expect("the code");
     let args: Vec<u8> = [va + 0x5000, va + 0x6000, va + 0x7000, 64]
         .iter()
         .flat_map(|v| v.to_le_bytes())

@@ -1,6 +1,7 @@
 //! Hostile code in a dispatched kernel: the input's bytes (after a control byte)
 //! become the instructions of a kernel the mock's RDNA3 (gfx1100) or RDNA4 (gfx1201)
-//! interpreter runs, from GPU memory, through a DISPATCH_DIRECT on a small grid with a small instruction budget.
+//! interpreter runs, from GPU memory, through a DISPATCH_DIRECT on a small grid with
+//! a small instruction budget.
 //! Every user SGPR pair and the buffer itself hold the address of a 64 KiB buffer, so
 //! pointer loads land in mapped memory. The queue must end running (the kernel
 //! finished), stopped with an error, or faulted; never a host panic.

@@ -36,7 +36,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use amd_hcq::{Buffer, BufferKind, CodeObject, Device, Iface, LaunchDims, Platform, Program};
-use amd_mockgpu::{MockConfig, MockSys, Rdna3Executor};
+use amd_mockgpu::{GpuProfile, MockConfig, MockSys, Rdna3Executor};
 
 /// Timed launches per case at each thread count, unless `HCQ_BENCH_RUNS` says
 /// otherwise: four rounds of [`TURN`], so that each case's fastest launches come from
@@ -363,30 +363,26 @@ fn cases() -> Vec<Case> {
     ];
     // RDNA4: the same kernels built for gfx1201 (`tests/kernels/gfx1201/`), on a
     // gfx1201 mock, the same grids and buffers.
-    let twins: [(&str, &'static str, &'static [u8]); 4] = [
+    let twins: [(&'static str, &'static [u8]); 4] = [
         (
-            "vadd",
             "gfx1201_vadd",
             include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
         ),
         (
-            "vadd_8192_groups_of_1_lane",
             "gfx1201_vadd_8192_groups_of_1_lane",
             include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
         ),
         (
-            "reduce_group",
             "gfx1201_reduce_group",
             include_bytes!("../../../../tests/kernels/gfx1201/reduce_group.hsaco"),
         ),
         (
-            "matmul_direct",
             "gfx1201_matmul_direct",
             include_bytes!("../../../../tests/kernels/gfx1201/matmul_direct.hsaco"),
         ),
     ];
-    for (of, name, elf) in twins {
-        if let Some(c) = all.iter().find(|c| c.name == of) {
+    for (name, elf) in twins {
+        if let Some(c) = all.iter().find(|c| Some(c.name) == gfx1100_twin(name)) {
             let twin = Case {
                 name,
                 elf,
@@ -458,7 +454,10 @@ struct Ours<'a> {
 impl<'a> Ours<'a> {
     fn new(case: &'a Case, threads: Option<usize>) -> Ours<'a> {
         let config = if case.gfx1201 {
-            MockConfig::named("gfx1201", 1).expect("the mock has a gfx1201 profile")
+            MockConfig {
+                gpus: vec![GpuProfile::gfx1201()],
+                ..MockConfig::default()
+            }
         } else {
             MockConfig::gfx1100s(1)
         };
@@ -778,8 +777,7 @@ fn main() {
         .collect();
     let remus = refs.iter().map(Some).chain(std::iter::repeat(None));
     for ((&case, t), on_remu) in rated.iter().zip(&timed).zip(remus) {
-        // remu runs RDNA3 code only: a gfx1201 case has its gfx1100 twin instead.
-        report(case, &counts, t, on_remu.filter(|_| !case.gfx1201));
+        report(case, &counts, t, on_remu);
         // A gfx1201 case against its gfx1100 twin of the same run, fastest launches.
         let twin = gfx1100_twin(case.name).and_then(|of| rated.iter().position(|c| c.name == of));
         if let Some(k) = twin {
