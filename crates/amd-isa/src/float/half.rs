@@ -15,6 +15,21 @@ pub(crate) fn to_f32(h: u16) -> f32 {
     }
 }
 
+/// Half bits as an f64: `f64::from(to_f32(h))` (a NaN quieted, its payload kept),
+/// from the fields straight.
+#[inline(always)]
+pub(crate) fn to_f64(h: u16) -> f64 {
+    let sign = u64::from(h & 0x8000) << 48;
+    let (exp, mant) = (u64::from(h >> 10 & 0x1f), u64::from(h & 0x3ff));
+    match exp {
+        // Subnormal: mant × 2^-24, exact.
+        0 => f64::from_bits(sign | (mant as f64 * f64::from_bits(0x3e70_0000_0000_0000)).to_bits()),
+        31 if mant == 0 => f64::from_bits(sign | 0x7ff0_0000_0000_0000),
+        31 => f64::from_bits(sign | 0x7ff8_0000_0000_0000 | mant << 42),
+        _ => f64::from_bits(sign | (exp + 1008) << 52 | mant << 42),
+    }
+}
+
 /// `d` rounded to the nearest half (ties to even), overflowing to infinity; a NaN is
 /// the quiet NaN of its sign.
 pub(crate) fn from_f64(d: f64) -> u16 {
@@ -129,6 +144,14 @@ mod tests {
                     "{h:#x}"
                 ),
             }
+        }
+    }
+
+    /// The f64 conversion is the f32 one widened, to the bit, for every half.
+    #[test]
+    fn every_half_widens_to_f64_as_through_f32() {
+        for h in 0..=u16::MAX {
+            assert_eq!(to_f64(h).to_bits(), f64::from(to_f32(h)).to_bits(), "{h:#06x}");
         }
     }
 

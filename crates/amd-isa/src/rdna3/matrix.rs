@@ -5,7 +5,7 @@ use super::exec::{R, f};
 use super::opcodes::Vop3p;
 use super::opcodes::op::vop3p;
 use super::rounding::{add32, mul32};
-use super::wave::Wave;
+use super::wave::{MODE_DENORM_F16_F64_IN, MODE_DENORM_F32_IN, Wave};
 use crate::float::exact::{self, Round};
 use crate::float::half;
 
@@ -153,40 +153,96 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         (true, true) => (exact::BF16, w.round32()),
         (true, false) => (exact::F16, w.round16_64()),
     };
-    // A's rows and B's columns, each element read once (exact in f64), with the
-    // exponent of each element's lowest set bit.
+    // A's rows and B's columns (B transposed: `bt[k][col]`), each element read once
+    // (exact in f64).
     let mut a = [[0f64; 16]; 16];
-    let mut b = [[0f64; 16]; 16];
-    if let (Some(ra), Some(rb)) = (vgprs(0), vgprs(1)) {
+    let mut bt = [[0f64; 16]; 16];
+    if let (WmmaInputs::Half { .. }, Some(ra), Some(rb)) = (inputs, vgprs(0), vgprs(1)) {
+        // 16-bit elements straight from the register file, each register's negations
+        // one mask (`neg_lo` the low halves', `neg_hi` the high halves'), MODE's input
+        // control read once.
+        let mask = |s: u32| (mods.neg_lo >> s & 1) << 15 | (mods.neg_hi >> s & 1) << 31;
+        let (ma, mb) = (mask(0), mask(1));
+        let flush = if bf16 {
+            w.mode & MODE_DENORM_F32_IN == 0
+        } else {
+            w.mode & MODE_DENORM_F16_F64_IN == 0
+        };
+        let value = |v: u32, e: usize| -> f64 {
+            let h = (v >> (16 * (e % 2))) as u16;
+            // A denormal flushed to a signed zero (bfloat16 has f32's exponent).
+            let h = if flush && h & if bf16 { 0x7f80 } else { 0x7c00 } == 0 {
+                h & 0x8000
+            } else {
+                h
+            };
+            if bf16 {
+                f64::from(f(u32::from(h) << 16))
+            } else {
+                half::to_f64(h)
+            }
+        };
+        for i in 0..16 {
+            for k in 0..16 {
+                let (lane, e) = layout.input(i, k, per);
+                a[i][k] = value(ra[e / 2][lane] ^ ma, e);
+                bt[k][i] = value(rb[e / 2][lane] ^ mb, e);
+            }
+        }
+    } else if let (Some(ra), Some(rb)) = (vgprs(0), vgprs(1)) {
         // Straight from the register file.
         for i in 0..16 {
             for k in 0..16 {
                 let (lane, e) = layout.input(i, k, per);
                 a[i][k] = convert(w, 0, e, ra[e / per][lane]);
-                b[i][k] = convert(w, 1, e, rb[e / per][lane]);
+                bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
             }
         }
     } else {
         for i in 0..16 {
             for k in 0..16 {
                 a[i][k] = input(w, 0, i, k)?;
-                b[i][k] = input(w, 1, i, k)?;
+                bt[k][i] = input(w, 1, i, k)?;
             }
         }
     }
-    let mut sa = [Terms::NONE; 16];
-    let mut sb = [Terms::NONE; 16];
-    for i in 0..16 {
-        sa[i] = Terms::of(&a[i]);
-        sb[i] = Terms::of(&b[i]);
-    }
+    // What bounds every sum at once: each row of A's exponents, and all of B's.
+    let sa: [Span; 16] = std::array::from_fn(|i| Span::of(&a[i]));
+    let sb = bt.iter().fold(Span::EMPTY, |s, col| s.join(Span::of(col)));
+    let finite = sb.finite && sa.iter().all(|s| s.finite);
+    // The inputs' significant bits after the leading one (8-bit floats: at most 3).
+    let p_in = match inputs {
+        WmmaInputs::Half { bf16: false } => 10,
+        WmmaInputs::Half { bf16: true } => 7,
+        WmmaInputs::Eight { .. } => 3,
+    };
+    // C's and D's: f32, or the 16-bit format.
+    let p_c = match (half_out, bf16) {
+        (false, _) => 23,
+        (true, true) => 7,
+        (true, false) => 10,
+    };
+    // Each column's and row's exact terms, for the elements the spans do not clear.
+    let mut terms: Option<([Terms; 16], [Terms; 16])> = None;
     // C's VGPRs, where it names enough of them (not a constant or literal).
     let c_regs = srcs[2]
         .checked_sub(256)
         .and_then(|r| w.v.get(usize::from(r)..usize::from(r) + 8));
-    let finite = a.iter().chain(&b).flatten().all(|x| x.is_finite());
     let mut out = [[0u32; 32]; 8];
     for row in 0..16 {
+        // The row's 16 sums of products, the columns side by side, in f64. Where every
+        // partial sum is exact the order does not matter (-0 is the identity, as in
+        // `exact_in_f64`); elsewhere the element is summed exactly below.
+        let mut sums = [-0f64; 16];
+        for k in 0..16 {
+            let x = a[row][k];
+            for (s, y) in sums.iter_mut().zip(&bt[k]) {
+                *s += x * y;
+            }
+        }
+        // The row of C, as read, with where each element of D goes.
+        let mut cs = [0f64; 16];
+        let mut place = [(0usize, 0usize, 0u32); 16];
         for col in 0..16 {
             let (reg, lane) = layout.output(row, col);
             // gfx12's 16-bit C and D: two rows to a register.
@@ -195,6 +251,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             } else {
                 (reg, shift)
             };
+            place[col] = (reg, lane, shift);
             let c = match c_regs.and_then(|c| c.get(reg)) {
                 Some(v) => v[lane],
                 None => w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?,
@@ -205,9 +262,36 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
                 f64::from(w.f32_in(f(c)))
             };
             let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
-            let c = if mods.neg_lo & 4 != 0 { -c } else { c };
-            let bits = float_sum(c, &a[row], &b[col], sa[row], sb[col], finite, fmt, mode);
+            cs[col] = if mods.neg_lo & 4 != 0 { -c } else { c };
+        }
+        // Every element of the row exact in f64 at once, from the exponents alone.
+        let whole_row = finite && Span::exact(Span::of(&cs), p_c, sa[row].times(sb, p_in));
+        if whole_row && !half_out && mode == Round::NearestEven && !mods.clamp {
+            // The commonest case: f32 results to nearest even, a row's 16 in 16 lanes
+            // of one register (both layouts), each the f64 sum rounded once.
+            let (reg, lane) = layout.output(row, 0);
+            for (d, (c, s)) in out[reg][lane..lane + 16].iter_mut().zip(cs.iter().zip(&sums)) {
+                *d = w.f32_out(((c + s) as f32).to_bits());
+            }
+            continue;
+        }
+        for col in 0..16 {
+            let c = cs[col];
+            let exact_here = whole_row || {
+                let (ta, tb) = terms.get_or_insert_with(|| (a.map(|r| Terms::of(&r)), Terms::of_columns(&bt)));
+                finite && exact_bound(c, ta[row], tb[col], fmt == exact::F16)
+            };
+            let quick = if exact_here {
+                let s = c + sums[col];
+                (s != 0.0 || mode == Round::NearestEven).then_some(s)
+            } else {
+                None
+            };
+            let bits = quick
+                .and_then(|s| round_exact(s, fmt, mode))
+                .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (a[row][k], bt[k][col])), fmt, mode));
             let h = float_out(w, bits, half_out, bf16, mods.clamp);
+            let (reg, lane, shift) = place[col];
             out[reg][lane] = if half_out {
                 // gfx12 fills both halves (the other row's comes in its turn); gfx11
                 // keeps the half it does not write.
@@ -257,18 +341,22 @@ pub(crate) fn float_sum(
     } else {
         None
     };
-    // The sum is exact in f64: one rounding gives the exact sum's (to nearest even
-    // straight from the f64's bits where the format's rounding allows).
-    let rounded = exact.and_then(|s| {
-        let quick = match mode {
-            Round::NearestEven if fmt == exact::F32 => Some(u64::from((s as f32).to_bits())),
-            Round::NearestEven if fmt == exact::F16 => half::nearest_even(s).map(u64::from),
-            Round::NearestEven if fmt == exact::BF16 => exact::bf16_nearest_even(s).map(u64::from),
-            _ => None,
-        };
-        quick.or_else(|| exact::convert(s, fmt, mode))
-    });
+    let rounded = exact.and_then(|s| round_exact(s, fmt, mode));
     rounded.unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode))
+}
+
+/// An exact sum `s` rounded once to `fmt` in `mode`: the result's bits (to nearest even
+/// straight from the f64's bits where the format's rounding allows). `None` where
+/// [`exact::convert`] cannot round it.
+#[inline(always)]
+fn round_exact(s: f64, fmt: exact::Format, mode: Round) -> Option<u64> {
+    let quick = match mode {
+        Round::NearestEven if fmt == exact::F32 => Some(u64::from((s as f32).to_bits())),
+        Round::NearestEven if fmt == exact::F16 => half::nearest_even(s).map(u64::from),
+        Round::NearestEven if fmt == exact::BF16 => exact::bf16_nearest_even(s).map(u64::from),
+        _ => None,
+    };
+    quick.or_else(|| exact::convert(s, fmt, mode))
 }
 
 /// A float WMMA result (`bits` in f32, or with `half_out` in f16 or, `bf16`,
@@ -316,8 +404,6 @@ pub(crate) struct Terms {
 }
 
 impl Terms {
-    pub(crate) const NONE: Terms = Terms { low: 0, max: 0.0 };
-
     #[inline(always)]
     pub(crate) fn of(v: &[f64; 16]) -> Terms {
         let (mut low, mut max) = (i32::MAX / 4, 0f64);
@@ -326,6 +412,22 @@ impl Terms {
             max = max.max(x.abs());
         }
         Terms { low, max }
+    }
+
+    /// The terms of each column of `m` (`m[k][col]`).
+    #[inline(always)]
+    fn of_columns(m: &[[f64; 16]; 16]) -> [Terms; 16] {
+        let (mut low, mut max) = ([i32::MAX / 4; 16], [0f64; 16]);
+        for row in m {
+            for (col, &x) in row.iter().enumerate() {
+                low[col] = low[col].min(lowest_bit(x));
+                max[col] = max[col].max(x.abs());
+            }
+        }
+        std::array::from_fn(|col| Terms {
+            low: low[col],
+            max: max[col],
+        })
     }
 }
 
@@ -340,15 +442,7 @@ impl Terms {
 /// four independent parts) instead of exactly.
 #[inline(always)]
 fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode: Round, c_half: bool) -> Option<f64> {
-    if !c.is_finite() {
-        return None;
-    }
-    let products = 16.0 * ta.max * tb.max;
-    // With `c` a half (`c_half`), first with what any half bounds (every finite half is
-    // a multiple of 2^-24 and at most 65504): that nearly always holds, and `c`'s own
-    // lowest bit is not needed; else, and otherwise, with `c`'s own.
-    let loose = c_half && below_exact_limit(HALF_LOW.min(ta.low + tb.low), HALF_MAX + products);
-    if !loose && !below_exact_limit(lowest_bit(c).min(ta.low + tb.low), c.abs() + products) {
+    if !exact_bound(c, ta, tb, c_half) {
         return None;
     }
     // -0 is the sum's identity (+0 would turn an all -0 sum positive).
@@ -360,6 +454,95 @@ fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode
     }
     let sum = c + ((part[0] + part[1]) + (part[2] + part[3]));
     (sum != 0.0 || mode == Round::NearestEven).then_some(sum)
+}
+
+/// Whether `c` plus 16 products of a row and a column with these [`Terms`] sums exactly
+/// in f64, in any order (see [`exact_in_f64`]); `c` need not be finite.
+#[inline(always)]
+fn exact_bound(c: f64, ta: Terms, tb: Terms, c_half: bool) -> bool {
+    if !c.is_finite() {
+        return false;
+    }
+    let products = 16.0 * ta.max * tb.max;
+    // With `c` a half (`c_half`), first with what any half bounds (every finite half is
+    // a multiple of 2^-24 and at most 65504): that nearly always holds, and `c`'s own
+    // lowest bit is not needed; else, and otherwise, with `c`'s own.
+    let loose = c_half && below_exact_limit(HALF_LOW.min(ta.low + tb.low), HALF_MAX + products);
+    loose || below_exact_limit(lowest_bit(c).min(ta.low + tb.low), c.abs() + products)
+}
+
+/// The binary exponents of a set of f64 values: the least of the nonzero ones and the
+/// greatest, and whether all are finite. A value with `p` significant bits after its
+/// leading one is a whole multiple of 2^(exponent − p) and below 2^(exponent + 1).
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    low: i32,
+    high: i32,
+    finite: bool,
+}
+
+impl Span {
+    /// No value (zeros only): it constrains nothing.
+    const EMPTY: Span = Span {
+        low: 1 << 20,
+        high: -(1 << 20),
+        finite: true,
+    };
+
+    #[inline(always)]
+    fn of(v: &[f64; 16]) -> Span {
+        let (mut low, mut high, mut top) = (0x7ffu32, 0u32, 0u32);
+        for &x in v {
+            let bits = x.to_bits();
+            let e = (bits >> 52 & 0x7ff) as u32;
+            top = top.max(e);
+            // Zeros (and an f64 subnormal, which no input here is) set no exponent.
+            if e != 0 {
+                low = low.min(e);
+                high = high.max(e);
+            }
+        }
+        if high == 0 {
+            return Span {
+                finite: top < 0x7ff,
+                ..Span::EMPTY
+            };
+        }
+        Span {
+            low: low as i32 - 1023,
+            high: high as i32 - 1023,
+            finite: top < 0x7ff,
+        }
+    }
+
+    #[inline(always)]
+    fn join(self, o: Span) -> Span {
+        Span {
+            low: self.low.min(o.low),
+            high: self.high.max(o.high),
+            finite: self.finite && o.finite,
+        }
+    }
+
+    /// The products of an element of `self` and one of `o`, each with `p` significant
+    /// bits after the leading one: (the exponent every product is a multiple of, the
+    /// exponent 16 of them stay below).
+    #[inline(always)]
+    fn times(self, o: Span, p: i32) -> (i32, i32) {
+        (self.low - p + (o.low - p), self.high + 1 + o.high + 1 + 4)
+    }
+
+    /// Whether `c` (each element with `p_c` significant bits after the leading one)
+    /// plus 16 products spanning `products` (see [`Span::times`]) sums exactly in f64
+    /// in any order: every term a multiple of 2^L and every partial sum below
+    /// 2^(L + 52), as [`exact_in_f64`] asks.
+    #[inline(always)]
+    fn exact(c: Span, p_c: i32, products: (i32, i32)) -> bool {
+        let low = (c.low - p_c).min(products.0);
+        // |c| < 2^(high + 1), the products' sum < 2^products.1: the two below 2^(top + 1).
+        let top = (c.high + 1).max(products.1);
+        c.finite && top < low + 52
+    }
 }
 
 /// The weight of a half's lowest possible bit, and the largest finite half.
@@ -400,7 +583,7 @@ pub(crate) fn element(w: &Wave, h: u16, bf16: bool) -> f64 {
     if bf16 {
         f64::from(w.f32_in(f(u32::from(h) << 16)))
     } else {
-        f64::from(half::to_f32(w.f16_in(h)))
+        half::to_f64(w.f16_in(h))
     }
 }
 
@@ -835,6 +1018,132 @@ mod tests {
             f32::from_bits(wmma_tiny(0xcc40_401a, kept, f32::INFINITY.to_bits(), false)),
             f32::INFINITY
         );
+    }
+
+    /// Every float WMMA form against its definition, element by element: C plus the
+    /// 16 products summed exactly and rounded once (`sum_rounded`), written as the form
+    /// writes it. Random registers (typical narrow data, every bit pattern, cancelling
+    /// rows, infinities and NaN), MODE's rounding and denormal controls, the negations,
+    /// `op_sel`'s high halves and clamp; through the decoded path and the plain one.
+    #[test]
+    fn float_wmma_is_the_exact_sum_of_every_element() {
+        use super::{element, float_out, sum_rounded};
+        use crate::float::exact;
+        use crate::rdna3::testing::{run, run_decoded, xorshift32};
+        use crate::rdna3::wave::Wave;
+        let mut rnd = xorshift32(0x2545_f491);
+        for round in 0..240u32 {
+            use super::vop3p::{
+                V_WMMA_BF16_16X16X16_BF16, V_WMMA_F16_16X16X16_F16, V_WMMA_F32_16X16X16_BF16, V_WMMA_F32_16X16X16_F16,
+            };
+            let op = [
+                V_WMMA_F32_16X16X16_F16,
+                V_WMMA_F32_16X16X16_BF16,
+                V_WMMA_F16_16X16X16_F16,
+                V_WMMA_BF16_16X16X16_BF16,
+            ][round as usize % 4];
+            let bf16 = matches!(op, V_WMMA_F32_16X16X16_BF16 | V_WMMA_BF16_16X16X16_BF16);
+            let half_out = matches!(op, V_WMMA_F16_16X16X16_F16 | V_WMMA_BF16_16X16X16_BF16);
+            let r = rnd();
+            // Sets of zeros (`kind` 3) negate C alone, so that every product is -0.
+            let kind = round % 5;
+            let keep = if kind == 3 { 4 } else { 7 };
+            let (neg_lo, neg_hi) = (r & keep, r >> 3 & keep);
+            let hi_halves = half_out && r >> 6 & 1 == 1;
+            let clamp = r >> 7 & 3 == 0;
+            let mode = rnd() & 0xff;
+            // D v26, A v2, B v10, C v18.
+            let d0 =
+                0xcc00_401a | u32::from(op) << 16 | neg_hi << 8 | u32::from(hi_halves) << 13 | u32::from(clamp) << 15;
+            let d1 = 0x1802_1502 | 0x112 << 18 | neg_lo << 29;
+            // A 16-bit element: narrow (small multiples of 2^-4, both signs), any bit
+            // pattern, or (`kind` 3) zeros and ones; every 16th round's set holds an
+            // infinity or NaN.
+            let half = |x: u32| -> u32 {
+                let h = match kind {
+                    0 | 1 if bf16 => (f32::from((x % 257) as u16) / 16.0 - 8.0).to_bits() >> 16,
+                    0 | 1 => u32::from(crate::float::half::from_f64(f64::from(x % 257) / 16.0 - 8.0)),
+                    2 => x & 0xffff,
+                    3 => [0, 0x3c00, 0x8000, 0xbc00][(x % if round % 2 == 0 { 2 } else { 4 }) as usize],
+                    _ => x & 0x83ff | 0x1000,
+                };
+                if round % 16 != 15
+                    && (if bf16 {
+                        h & 0x7f80 == 0x7f80
+                    } else {
+                        h & 0x7c00 == 0x7c00
+                    })
+                {
+                    h & 0x3fff
+                } else {
+                    h
+                }
+            };
+            let mut regs = vec![[0u32; 32]; 34];
+            for (r, lanes) in regs.iter_mut().enumerate() {
+                for v in lanes.iter_mut() {
+                    *v = if kind == 3 && (2..10).contains(&r) {
+                        // A all -0: with B's zeros and ones every product is -0.
+                        0x8000_8000
+                    } else if kind == 3 && (18..26).contains(&r) {
+                        [0, 0x8000_8000][(rnd() % 2) as usize]
+                    } else if (18..26).contains(&r) && !half_out && kind < 2 {
+                        (((rnd() % 4001) as f32 - 2000.0) / 4.0).to_bits()
+                    } else if (18..26).contains(&r) && !half_out && kind == 2 {
+                        rnd()
+                    } else {
+                        half(rnd()) | half(rnd()) << 16
+                    };
+                }
+            }
+            let mut w = Wave::new(64, 0);
+            w.mode = mode;
+            let (fmt, rounding) = match (half_out, bf16) {
+                (false, _) => (exact::F32, w.round32()),
+                (true, true) => (exact::BF16, w.round32()),
+                (true, false) => (exact::F16, w.round16_64()),
+            };
+            // A's element (row or column `i`, index `k`) of source `s` (A at v2, B at v10).
+            let input = |s: u32, i: usize, k: usize| -> f64 {
+                let v = regs[2 + 8 * s as usize + k / 2][i] >> (16 * (k % 2));
+                let neg = if k % 2 == 0 { neg_lo } else { neg_hi } >> s & 1;
+                element(&w, v as u16 ^ (neg as u16) << 15, bf16)
+            };
+            let shift = if hi_halves { 16 } else { 0 };
+            let mut want = [[0u32; 32]; 8];
+            for row in 0..16 {
+                for col in 0..16 {
+                    let (reg, lane) = (row / 2, (row % 2) * 16 + col);
+                    let c = regs[18 + reg][lane];
+                    let c = if half_out {
+                        element(&w, (c >> shift) as u16, bf16)
+                    } else {
+                        f64::from(w.f32_in(f32::from_bits(c)))
+                    };
+                    let c = if neg_hi & 4 != 0 { c.abs() } else { c };
+                    let c = if neg_lo & 4 != 0 { -c } else { c };
+                    let products = (0..16).map(|k| (input(0, row, k), input(1, col, k)));
+                    let bits = sum_rounded(c, products, fmt, rounding);
+                    let h = float_out(&w, bits, half_out, bf16, clamp);
+                    want[reg][lane] = if half_out {
+                        regs[26 + reg][lane] & !(0xffff << shift) | h << shift
+                    } else {
+                        h
+                    };
+                }
+            }
+            let setup = |w: &mut Wave| {
+                w.mode = mode;
+                w.v[..34].copy_from_slice(&regs);
+            };
+            for got in [run_decoded(&[d0, d1], setup), run(&[d0, d1], setup)] {
+                assert_eq!(
+                    got.unwrap().v[26..34],
+                    want,
+                    "round {round}: {d0:#x} {d1:#x}, MODE {mode:#x}"
+                );
+            }
+        }
     }
 
     #[test]
