@@ -153,63 +153,65 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         (true, true) => (exact::BF16, w.round32()),
         (true, false) => (exact::F16, w.round16_64()),
     };
-    // A's rows and B's columns (B transposed: `bt[k][col]`), each element read once
+    // A and B by element: `at[k][row]`, `bt[k][col]` (A transposed), each read once
     // (exact in f64).
-    let mut a = [[0f64; 16]; 16];
+    let mut at = [[0f64; 16]; 16];
     let mut bt = [[0f64; 16]; 16];
-    if let (WmmaInputs::Half { .. }, Some(ra), Some(rb)) = (inputs, vgprs(0), vgprs(1)) {
-        // 16-bit elements straight from the register file, each register's negations
-        // one mask (`neg_lo` the low halves', `neg_hi` the high halves'), MODE's input
-        // control read once.
-        let mask = |s: u32| (mods.neg_lo >> s & 1) << 15 | (mods.neg_hi >> s & 1) << 31;
-        let (ma, mb) = (mask(0), mask(1));
-        let flush = if bf16 {
-            w.mode & MODE_DENORM_F32_IN == 0
-        } else {
-            w.mode & MODE_DENORM_F16_F64_IN == 0
-        };
-        let value = |v: u32, e: usize| -> f64 {
-            let h = (v >> (16 * (e % 2))) as u16;
-            // A denormal flushed to a signed zero (bfloat16 has f32's exponent).
-            let h = if flush && h & if bf16 { 0x7f80 } else { 0x7c00 } == 0 {
-                h & 0x8000
+    let wide = match (inputs, vgprs(0), vgprs(1)) {
+        (WmmaInputs::Half { .. }, Some(ra), Some(rb)) => {
+            // 16-bit elements straight from the register file, each register's negations
+            // one mask (`neg_lo` the low halves', `neg_hi` the high halves'), MODE's input
+            // control read once.
+            let mask = |s: u32| (mods.neg_lo >> s & 1) << 15 | (mods.neg_hi >> s & 1) << 31;
+            let flush = if bf16 {
+                w.mode & MODE_DENORM_F32_IN == 0
             } else {
-                h
+                w.mode & MODE_DENORM_F16_F64_IN == 0
             };
-            if bf16 {
-                f64::from(f(u32::from(h) << 16))
+            let wide = if bf16 {
+                widen::<true>(ra, mask(0), flush, layout, &mut at) && widen::<true>(rb, mask(1), flush, layout, &mut bt)
             } else {
-                half::to_f64(h)
+                widen::<false>(ra, mask(0), flush, layout, &mut at)
+                    && widen::<false>(rb, mask(1), flush, layout, &mut bt)
+            };
+            // Infinities and NaN: each element as below.
+            if !wide {
+                for i in 0..16 {
+                    for k in 0..16 {
+                        let (lane, e) = layout.input(i, k, per);
+                        at[k][i] = convert(w, 0, e, ra[e / per][lane]);
+                        bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
+                    }
+                }
             }
-        };
-        for i in 0..16 {
-            for k in 0..16 {
-                let (lane, e) = layout.input(i, k, per);
-                a[i][k] = value(ra[e / 2][lane] ^ ma, e);
-                bt[k][i] = value(rb[e / 2][lane] ^ mb, e);
-            }
+            wide
         }
-    } else if let (Some(ra), Some(rb)) = (vgprs(0), vgprs(1)) {
-        // Straight from the register file.
-        for i in 0..16 {
-            for k in 0..16 {
-                let (lane, e) = layout.input(i, k, per);
-                a[i][k] = convert(w, 0, e, ra[e / per][lane]);
-                bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
+        (_, Some(ra), Some(rb)) => {
+            // Straight from the register file.
+            for i in 0..16 {
+                for k in 0..16 {
+                    let (lane, e) = layout.input(i, k, per);
+                    at[k][i] = convert(w, 0, e, ra[e / per][lane]);
+                    bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
+                }
             }
+            false
         }
-    } else {
-        for i in 0..16 {
-            for k in 0..16 {
-                a[i][k] = input(w, 0, i, k)?;
-                bt[k][i] = input(w, 1, i, k)?;
+        _ => {
+            for i in 0..16 {
+                for k in 0..16 {
+                    at[k][i] = input(w, 0, i, k)?;
+                    bt[k][i] = input(w, 1, i, k)?;
+                }
             }
+            false
         }
-    }
+    };
     // What bounds every sum at once: each row of A's exponents, and all of B's.
-    let sa: [Span; 16] = std::array::from_fn(|i| Span::of(&a[i]));
-    let sb = bt.iter().fold(Span::EMPTY, |s, col| s.join(Span::of(col)));
-    let finite = sb.finite && sa.iter().all(|s| s.finite);
+    let sa = Span::of_columns(&at);
+    let sb = Span::of_columns(&bt).iter().fold(Span::EMPTY, |s, &c| s.join(c));
+    // Without infinities and NaN (known already where the registers were widened).
+    let finite = wide || sb.finite && sa.iter().all(|s| s.finite);
     // The inputs' significant bits after the leading one (8-bit floats: at most 3).
     let p_in = match inputs {
         WmmaInputs::Half { bf16: false } => 10,
@@ -235,42 +237,61 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         // `exact_in_f64`); elsewhere the element is summed exactly below.
         let mut sums = [-0f64; 16];
         for k in 0..16 {
-            let x = a[row][k];
+            let x = at[k][row];
             for (s, y) in sums.iter_mut().zip(&bt[k]) {
                 *s += x * y;
             }
         }
-        // The row of C, as read, with where each element of D goes.
+        // The row of C, as read (its modifiers applied). A row's 16 elements are 16
+        // lanes of one register in both layouts (gfx12's 16-bit C and D two rows to a
+        // register, gfx11's in the half `op_sel` picks).
+        let (reg0, lane0) = layout.output(row, 0);
+        let (reg, shift) = if gfx12 && half_out {
+            (reg0 / 2, 16 * (reg0 % 2) as u32)
+        } else {
+            (reg0, shift)
+        };
         let mut cs = [0f64; 16];
-        let mut place = [(0usize, 0usize, 0u32); 16];
-        for col in 0..16 {
-            let (reg, lane) = layout.output(row, col);
-            // gfx12's 16-bit C and D: two rows to a register.
-            let (reg, shift) = if gfx12 && half_out {
-                (reg / 2, 16 * (reg % 2) as u32)
-            } else {
-                (reg, shift)
-            };
-            place[col] = (reg, lane, shift);
-            let c = match c_regs.and_then(|c| c.get(reg)) {
-                Some(v) => v[lane],
-                None => w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?,
-            };
-            let c = if half_out {
-                element(w, (c >> shift) as u16, bf16)
-            } else {
-                f64::from(w.f32_in(f(c)))
-            };
-            let c = if mods.neg_hi & 4 != 0 { c.abs() } else { c };
-            cs[col] = if mods.neg_lo & 4 != 0 { -c } else { c };
+        let (abs, neg) = (
+            u64::from(mods.neg_hi >> 2 & 1) << 63,
+            u64::from(mods.neg_lo >> 2 & 1) << 63,
+        );
+        match c_regs.and_then(|c| c.get(reg)) {
+            Some(c) if !half_out => {
+                let flush = w.mode & MODE_DENORM_F32_IN == 0;
+                for (d, &v) in cs.iter_mut().zip(&c[lane0..lane0 + 16]) {
+                    let v = if flush && v & 0x7f80_0000 == 0 {
+                        v & 0x8000_0000
+                    } else {
+                        v
+                    };
+                    *d = f64::from_bits((f64::from(f(v)).to_bits() & !abs) ^ neg);
+                }
+            }
+            Some(c) => {
+                for (d, &v) in cs.iter_mut().zip(&c[lane0..lane0 + 16]) {
+                    *d = f64::from_bits((element(w, (v >> shift) as u16, bf16).to_bits() & !abs) ^ neg);
+                }
+            }
+            None => {
+                // A constant or a literal.
+                for (col, d) in cs.iter_mut().enumerate() {
+                    let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane0 + col, lit)?;
+                    let c = if half_out {
+                        element(w, (c >> shift) as u16, bf16)
+                    } else {
+                        f64::from(w.f32_in(f(c)))
+                    };
+                    *d = f64::from_bits((c.to_bits() & !abs) ^ neg);
+                }
+            }
         }
         // Every element of the row exact in f64 at once, from the exponents alone.
         let whole_row = finite && Span::exact(Span::of(&cs), p_c, sa[row].times(sb, p_in));
         if whole_row && !half_out && mode == Round::NearestEven && !mods.clamp {
             // The commonest case: f32 results to nearest even, a row's 16 in 16 lanes
             // of one register (both layouts), each the f64 sum rounded once.
-            let (reg, lane) = layout.output(row, 0);
-            for (d, (c, s)) in out[reg][lane..lane + 16].iter_mut().zip(cs.iter().zip(&sums)) {
+            for (d, (c, s)) in out[reg0][lane0..lane0 + 16].iter_mut().zip(cs.iter().zip(&sums)) {
                 *d = w.f32_out(((c + s) as f32).to_bits());
             }
             continue;
@@ -278,7 +299,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         for col in 0..16 {
             let c = cs[col];
             let exact_here = whole_row || {
-                let (ta, tb) = terms.get_or_insert_with(|| (a.map(|r| Terms::of(&r)), Terms::of_columns(&bt)));
+                let (ta, tb) = terms.get_or_insert_with(|| (Terms::of_columns(&at), Terms::of_columns(&bt)));
                 finite && exact_bound(c, ta[row], tb[col], fmt == exact::F16)
             };
             let quick = if exact_here {
@@ -289,9 +310,9 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             };
             let bits = quick
                 .and_then(|s| round_exact(s, fmt, mode))
-                .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (a[row][k], bt[k][col])), fmt, mode));
+                .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (at[k][row], bt[k][col])), fmt, mode));
             let h = float_out(w, bits, half_out, bf16, mods.clamp);
-            let (reg, lane, shift) = place[col];
+            let lane = lane0 + col;
             out[reg][lane] = if half_out {
                 // gfx12 fills both halves (the other row's comes in its turn); gfx11
                 // keeps the half it does not write.
@@ -456,6 +477,62 @@ fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode
     (sum != 0.0 || mode == Round::NearestEven).then_some(sum)
 }
 
+/// A WMMA source's 16-bit elements (f16, or with `BF16` bfloat16) as f64 into `out`
+/// (`out[k][i]`: element `k` of row or column `i`, as `layout` places them), each
+/// register XORed with `mask` (the negations) and a denormal flushed to a signed zero
+/// where `flush`: `false`, with `out` unwritten, where an element is infinite or NaN.
+/// Without branches, so that the compiler widens many at once: a half's fields shifted
+/// into an f64's (a subnormal half becomes a subnormal f64) times 2^1008 is its value,
+/// exactly (as [`half::to_f64`]'s).
+#[inline(always)]
+fn widen<const BF16: bool>(
+    regs: &[[u32; 32]],
+    mask: u32,
+    flush: bool,
+    layout: WmmaLayout,
+    out: &mut [[f64; 16]; 16],
+) -> bool {
+    let ones = if BF16 { 0x7f80 } else { 0x7c00 };
+    // gfx11 reads lanes 0–15 (16–31 repeat them), gfx12 all.
+    let lanes = if layout == WmmaLayout::Gfx11 { 16 } else { 32 };
+    let mut special = 0u32;
+    for r in &regs[..8] {
+        for &v in &r[..lanes] {
+            special |= u32::from(v & ones == ones) | u32::from(v >> 16 & ones == ones);
+        }
+    }
+    if special != 0 {
+        return false;
+    }
+    let value = |h: u32| -> f64 {
+        let h = if flush && h & ones == 0 { h & 0x8000 } else { h };
+        if BF16 {
+            f64::from(f(h << 16))
+        } else {
+            let x = f64::from_bits(u64::from(h & 0x7fff) << 42) * f64::from_bits(2031 << 52);
+            f64::from_bits(x.to_bits() | u64::from(h & 0x8000) << 48)
+        }
+    };
+    if layout == WmmaLayout::Gfx11 {
+        // Lane `i` holds row or column `i`, K in register order.
+        for (r, regs) in regs[..8].iter().enumerate() {
+            for i in 0..16 {
+                let v = regs[i] ^ mask;
+                out[2 * r][i] = value(v & 0xffff);
+                out[2 * r + 1][i] = value(v >> 16);
+            }
+        }
+    } else {
+        for i in 0..16 {
+            for (k, o) in out.iter_mut().enumerate() {
+                let (lane, e) = layout.input(i, k, 2);
+                o[i] = value((regs[e / 2][lane] ^ mask) >> (16 * (e % 2)) & 0xffff);
+            }
+        }
+    }
+    true
+}
+
 /// Whether `c` plus 16 products of a row and a column with these [`Terms`] sums exactly
 /// in f64, in any order (see [`exact_in_f64`]); `c` need not be finite.
 #[inline(always)]
@@ -513,6 +590,28 @@ impl Span {
             high: high as i32 - 1023,
             finite: top < 0x7ff,
         }
+    }
+
+    /// The span of each column of `m` (`m[k][col]`), from the exponent fields side by
+    /// side.
+    #[inline(always)]
+    fn of_columns(m: &[[f64; 16]; 16]) -> [Span; 16] {
+        let (mut low, mut high) = ([0x7ffu32; 16], [0u32; 16]);
+        for row in m {
+            for col in 0..16 {
+                let e = (row[col].to_bits() >> 52 & 0x7ff) as u32;
+                low[col] = low[col].min(if e == 0 { 0x7ff } else { e });
+                high[col] = high[col].max(e);
+            }
+        }
+        std::array::from_fn(|col| match (low[col], high[col]) {
+            (_, 0) => Span::EMPTY,
+            (low, high) => Span {
+                low: low as i32 - 1023,
+                high: high as i32 - 1023,
+                finite: high < 0x7ff,
+            },
+        })
     }
 
     #[inline(always)]
@@ -665,27 +764,68 @@ pub(crate) fn wmma_int(
         })
     };
     let (sa, sb) = (neg_lo & 1 == 1, neg_lo & 2 == 2);
-    // A's rows and B's columns, each element read once.
-    let mut a = [[0i64; 16]; 16];
-    let mut b = [[0i64; 16]; 16];
-    for i in 0..16 {
+    // A and B by element (`at[k][row]`, `bt[k][col]`), each read once.
+    let mut at = [[0i32; 16]; 16];
+    let mut bt = [[0i32; 16]; 16];
+    // A source's VGPRs, where it names enough of them (not a constant or literal).
+    let vgprs = |s: u16| -> Option<&[[u32; 32]]> {
+        let first = usize::from(s.checked_sub(256)?);
+        w.v.get(first..first + 16 / per as usize)
+    };
+    if let (Some(ra), Some(rb)) = (vgprs(srcs[0]), vgprs(srcs[1])) {
+        // Straight from the register file: lane `i` holds row or column `i`, its
+        // elements packed in register order.
+        let element = |v: u32, e: u32, signed: bool| -> i32 {
+            let x = v >> (bits * (e % per)) << (32 - bits);
+            if signed {
+                (x as i32) >> (32 - bits)
+            } else {
+                (x >> (32 - bits)) as i32
+            }
+        };
         for k in 0..16 {
-            a[i][k] = input(w, srcs[0], i, k, sa)?;
-            b[i][k] = input(w, srcs[1], i, k, sb)?;
+            let (r, e) = ((k as u32 / per) as usize, k as u32);
+            for i in 0..16 {
+                at[k][i] = element(ra[r][i], e, sa);
+                bt[k][i] = element(rb[r][i], e, sb);
+            }
+        }
+    } else {
+        for i in 0..16 {
+            for k in 0..16 {
+                at[k][i] = input(w, srcs[0], i, k, sa)? as i32;
+                bt[k][i] = input(w, srcs[1], i, k, sb)? as i32;
+            }
         }
     }
     let mut out = [[0u32; 32]; 8];
-    for (row, ar) in a.iter().enumerate() {
-        for (col, bc) in b.iter().enumerate() {
-            let (reg, lane) = layout.output(row, col);
-            let c = w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?;
-            let sum = i64::from(c as i32) + ar.iter().zip(bc).map(|(x, y)| x * y).sum::<i64>();
+    for row in 0..16 {
+        // The row's 16 sums of products, the columns side by side: 16 products of 8-bit
+        // values stay within an i32.
+        let mut sums = [0i32; 16];
+        for (ak, bk) in at.iter().zip(&bt) {
+            for (s, y) in sums.iter_mut().zip(bk) {
+                *s += ak[row] * y;
+            }
+        }
+        let (reg, lane0) = layout.output(row, 0);
+        for (col, &sum) in sums.iter().enumerate() {
+            let lane = lane0 + col;
+            let c = match srcs[2].checked_sub(256).and_then(|r| w.v.get(usize::from(r) + reg)) {
+                Some(c) => c[lane],
+                None => w.vread(srcs[2] + if srcs[2] >= 256 { reg as u16 } else { 0 }, lane, lit)?,
+            };
+            let sum = i64::from(c as i32) + i64::from(sum);
             out[reg][lane] = if clamp {
                 sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
             } else {
                 sum as u32
             };
         }
+    }
+    if let Some(d) = w.v.get_mut(dst..dst + 8) {
+        d.copy_from_slice(&out);
+        return Ok(());
     }
     for (r, vals) in out.iter().enumerate() {
         for (lane, v) in vals.iter().enumerate() {
@@ -1178,6 +1318,67 @@ mod tests {
         let den = bf(f32::from_bits(0x0008_0000)); // 2^-130
         assert_eq!(dot(bf16, 0xf0, den, bf(2.0), 0), bf(f32::from_bits(0x0010_0000)));
         assert_eq!(dot(bf16, 0xe0, den, bf(2.0), 0), 0);
+    }
+
+    /// The integer WMMA forms against their definition, element by element: C plus 16
+    /// products of 8- or 4-bit elements (signed where `neg_lo` says), wrapping or (clamp)
+    /// saturating to 32 bits; random registers and accumulators near the limits.
+    #[test]
+    fn integer_wmma_is_the_sum_of_every_element() {
+        use crate::rdna3::testing::{run, run_decoded, xorshift32};
+        use crate::rdna3::wave::Wave;
+        let mut rnd = xorshift32(0x1b87_3593);
+        for round in 0..64u32 {
+            let four = round % 2 == 1;
+            let (neg_lo, clamp) = (round / 2 % 4, round / 8 % 2 == 1);
+            // D v26, A v2, B v10, C v18 (iu8: A and B 4 VGPRs each, iu4: 2).
+            let op = if four {
+                super::vop3p::V_WMMA_I32_16X16X16_IU4
+            } else {
+                super::vop3p::V_WMMA_I32_16X16X16_IU8
+            };
+            let d0 = 0xcc00_401a | u32::from(op) << 16 | u32::from(clamp) << 15;
+            let d1 = 0x1802_1502 | 0x112 << 18 | neg_lo << 29;
+            let mut regs = vec![[0u32; 32]; 34];
+            for (r, lanes) in regs.iter_mut().enumerate() {
+                for v in lanes.iter_mut() {
+                    *v = match rnd() % 4 {
+                        0 if (18..26).contains(&r) => {
+                            [i32::MAX as u32 - rnd() % 1024, i32::MIN as u32 + rnd() % 1024][(rnd() % 2) as usize]
+                        }
+                        _ => rnd(),
+                    };
+                }
+            }
+            let (bits, per) = if four { (4, 8) } else { (8, 4) };
+            let element = |first: usize, i: usize, k: usize, signed: bool| -> i64 {
+                let x = i64::from(regs[first + k / per][i] >> (bits * (k % per)) & ((1 << bits) - 1));
+                if signed && x >= 1 << (bits - 1) {
+                    x - (1 << bits)
+                } else {
+                    x
+                }
+            };
+            let mut want = [[0u32; 32]; 8];
+            for row in 0..16 {
+                for col in 0..16 {
+                    let (reg, lane) = (row / 2, (row % 2) * 16 + col);
+                    let products: i64 = (0..16)
+                        .map(|k| element(2, row, k, neg_lo & 1 == 1) * element(10, col, k, neg_lo & 2 == 2))
+                        .sum();
+                    let sum = i64::from(regs[18 + reg][lane] as i32) + products;
+                    want[reg][lane] = if clamp {
+                        sum.clamp(i32::MIN.into(), i32::MAX.into())
+                    } else {
+                        sum
+                    } as u32;
+                }
+            }
+            let setup = |w: &mut Wave| w.v[..34].copy_from_slice(&regs);
+            for got in [run_decoded(&[d0, d1], setup), run(&[d0, d1], setup)] {
+                assert_eq!(got.unwrap().v[26..34], want, "round {round}: {d0:#x} {d1:#x}");
+            }
+        }
     }
 
     #[test]
