@@ -9,8 +9,9 @@
 //! References measured in the same run: the same computation in native Rust, and,
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
 //! the same code objects on the same grids (the fastest of its runs, at least three).
-//! The `gfx1201_*` cases run the same kernels built for RDNA4 on a gfx1201 mock, each
-//! against its gfx1100 case of the same run (remu runs RDNA3 code only).
+//! The `gfx1201_*` cases (`gfx1201_matrix` among them) run the same kernels built for
+//! RDNA4 on a gfx1201 mock, each against its gfx1100 case of the same run (remu runs
+//! RDNA3 code only).
 //! The cases' launches at each thread count and their remu runs take turns over the
 //! whole run, so that a stretch of the machine's other load reaches them alike. Both
 //! runs' output buffers are checked against the Rust's: a remu ratio is printed only
@@ -363,7 +364,7 @@ fn cases() -> Vec<Case> {
     ];
     // RDNA4: the same kernels built for gfx1201 (`tests/kernels/gfx1201/`), on a
     // gfx1201 mock, the same grids and buffers.
-    let twins: [(&'static str, &'static [u8]); 4] = [
+    let twins: [(&'static str, &'static [u8]); 5] = [
         (
             "gfx1201_vadd",
             include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
@@ -379,6 +380,10 @@ fn cases() -> Vec<Case> {
         (
             "gfx1201_matmul_direct",
             include_bytes!("../../../../tests/kernels/gfx1201/matmul_direct.hsaco"),
+        ),
+        (
+            "gfx1201_matrix",
+            include_bytes!("../../../../tests/kernels/gfx1201/matrix.hsaco"),
         ),
     ];
     for (name, elf) in twins {
@@ -732,8 +737,19 @@ fn main() {
         .iter()
         .filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == c.name))
         .collect();
+    // Each matrix case's fastest one-thread launch, for its gfx1201 twin.
+    let mut matrix_best: Vec<(&str, f64)> = Vec::new();
     for &case in picked.iter().filter(|c| c.macs.is_some()) {
-        matrix(case);
+        let best = matrix(case);
+        let of = gfx1100_twin(case.name).and_then(|n| matrix_best.iter().find(|(m, _)| *m == n));
+        if let Some(&(_, of)) = of {
+            println!(
+                "bench interp {} vs gfx1100: {best:.3} s on 1 thread ({:.2} × the gfx1100 build's {of:.3} s; fastest launches)",
+                case.name,
+                of / best,
+            );
+        }
+        matrix_best.push((case.name, best));
     }
     // The other cases at 1, 2, 4, … threads up to the executor's default (the cores,
     // or HCQ_MOCK_THREADS), every case's counts and its remu runs taking turns: the
@@ -794,8 +810,8 @@ fn main() {
 }
 
 /// A matrix workload: its time on one thread and on all, and its multiply-adds a
-/// second against the same products in Rust.
-fn matrix(case: &Case) {
+/// second against the same products in Rust. Returns its fastest launch on one thread.
+fn matrix(case: &Case) -> f64 {
     let macs = case.macs.unwrap_or(0.0);
     let all_threads = Rdna3Executor::default().threads;
     let t = ours_each(&[(case, Some(1)), (case, None)], runs_or(MATRIX_RUNS));
@@ -812,6 +828,7 @@ fn matrix(case: &Case) {
         nat / one,
         nat,
     );
+    t[0].best
 }
 
 /// Prints a case's figures: its rate on the most threads against native Rust, each

@@ -493,10 +493,10 @@ fn widen<const BF16: bool>(
     out: &mut [[f64; 16]; 16],
 ) -> bool {
     let ones = if BF16 { 0x7f80 } else { 0x7c00 };
-    // gfx11 reads lanes 0–15 (16–31 repeat them), gfx12 all.
-    let lanes = if layout == WmmaLayout::Gfx11 { 16 } else { 32 };
+    // gfx11 reads 8 registers' lanes 0–15 (16–31 repeat them), gfx12 4 registers' 32.
+    let (count, lanes) = if layout == WmmaLayout::Gfx11 { (8, 16) } else { (4, 32) };
     let mut special = 0u32;
-    for r in &regs[..8] {
+    for r in &regs[..count] {
         for &v in &r[..lanes] {
             special |= u32::from(v & ones == ones) | u32::from(v >> 16 & ones == ones);
         }
@@ -523,10 +523,17 @@ fn widen<const BF16: bool>(
             }
         }
     } else {
-        for i in 0..16 {
-            for (k, o) in out.iter_mut().enumerate() {
-                let (lane, e) = layout.input(i, k, 2);
-                o[i] = value((regs[e / 2][lane] ^ mask) >> (16 * (e % 2)) & 0xffff);
+        // Lane `i + 16 upper` holds elements K = (e & 3) + 4 upper + 8 (e / 4) of row or
+        // column `i`, two to a register.
+        for (r, regs) in regs[..4].iter().enumerate() {
+            for upper in 0..2 {
+                let k = |e: usize| (e & 3) + 4 * upper + 8 * (e / 4);
+                let (k0, k1) = (k(2 * r), k(2 * r + 1));
+                for i in 0..16 {
+                    let v = regs[i + 16 * upper] ^ mask;
+                    out[k0][i] = value(v & 0xffff);
+                    out[k1][i] = value(v >> 16);
+                }
             }
         }
     }
