@@ -168,45 +168,30 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             } else {
                 w.mode & MODE_DENORM_F16_F64_IN == 0
             };
-            let wide = if bf16 {
+            if bf16 {
                 widen::<true>(ra, mask(0), flush, layout, &mut at) && widen::<true>(rb, mask(1), flush, layout, &mut bt)
             } else {
                 widen::<false>(ra, mask(0), flush, layout, &mut at)
                     && widen::<false>(rb, mask(1), flush, layout, &mut bt)
-            };
-            // Infinities and NaN: each element as below.
-            if !wide {
-                for i in 0..16 {
-                    for k in 0..16 {
-                        let (lane, e) = layout.input(i, k, per);
-                        at[k][i] = convert(w, 0, e, ra[e / per][lane]);
-                        bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
-                    }
-                }
             }
-            wide
         }
-        (_, Some(ra), Some(rb)) => {
-            // Straight from the register file.
-            for i in 0..16 {
-                for k in 0..16 {
-                    let (lane, e) = layout.input(i, k, per);
-                    at[k][i] = convert(w, 0, e, ra[e / per][lane]);
-                    bt[k][i] = convert(w, 1, e, rb[e / per][lane]);
-                }
-            }
-            false
-        }
-        _ => {
-            for i in 0..16 {
-                for k in 0..16 {
-                    at[k][i] = input(w, 0, i, k)?;
-                    bt[k][i] = input(w, 1, i, k)?;
-                }
-            }
-            false
-        }
+        _ => false,
     };
+    // Otherwise (8-bit floats, infinities or NaN, a constant or literal source) each
+    // element on its own.
+    if !wide {
+        for i in 0..16 {
+            for k in 0..16 {
+                (at[k][i], bt[k][i]) = match (vgprs(0), vgprs(1)) {
+                    (Some(ra), Some(rb)) => {
+                        let (lane, e) = layout.input(i, k, per);
+                        (convert(w, 0, e, ra[e / per][lane]), convert(w, 1, e, rb[e / per][lane]))
+                    }
+                    _ => (input(w, 0, i, k)?, input(w, 1, i, k)?),
+                };
+            }
+        }
+    }
     // What bounds every sum at once: each row of A's exponents, and all of B's.
     let sa = Span::of_columns(&at);
     let sb = Span::of_columns(&bt).iter().fold(Span::EMPTY, |s, &c| s.join(c));
