@@ -281,6 +281,26 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             }
             continue;
         }
+        // 16-bit results to nearest even: each into its half of the register, the other
+        // half gfx11's D's (gfx12 fills both, a row at a time).
+        let keep = if gfx12 { None } else { w.v.get(dst + reg).copied() };
+        if whole_row && half_out && mode == Round::NearestEven && !mods.clamp && (gfx12 || keep.is_some()) {
+            for col in 0..16 {
+                let (c, lane) = (cs[col], lane0 + col);
+                let s = c + sums[col];
+                let h = if bf16 {
+                    exact::bf16_nearest_even(s)
+                } else {
+                    half::nearest_even(s)
+                };
+                let bits = (h.map(u64::from).or_else(|| exact::convert(s, fmt, mode)))
+                    .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (at[k][row], bt[k][col])), fmt, mode));
+                let h = float_out(w, bits, true, bf16, false);
+                let other = keep.map_or(out[reg][lane], |k| k[lane]);
+                out[reg][lane] = (other & !(0xffff << shift)) | h << shift;
+            }
+            continue;
+        }
         for col in 0..16 {
             let c = cs[col];
             let exact_here = whole_row || {
