@@ -929,6 +929,130 @@ mod tests {
         );
     }
 
+    /// The whole-row bound from exponents alone: wherever it clears a row, the f64 sum
+    /// (products in order, then C) is exact — what the exact sum rounded once gives, in
+    /// every rounding mode and format — over halves, bfloat16s and f32 or half
+    /// accumulators whose exponents spread up to and past the 52 bits it allows; and it
+    /// clears most sets within a few binades and refuses some near its limit.
+    #[test]
+    fn span_bound_clears_only_exact_rows() {
+        use super::{Span, round_exact, sum_rounded};
+        use crate::float::exact::{self, Round};
+        let mut rnd = crate::rdna3::testing::xorshift32(0x0bad_5eed);
+        let (mut cleared, mut narrow, mut refused) = (0, 0, 0);
+        for round in 0..6000u32 {
+            let bf16 = round % 2 == 1;
+            // Exponent fields from `base` to `base + spread` (a third of the sets narrow:
+            // within four binades of 1, as real data is).
+            let narrow_set = round % 3 == 0;
+            let (base, spread) = if narrow_set {
+                (13, rnd() % 4)
+            } else {
+                (1 + rnd() % 10, rnd() % 20)
+            };
+            let element = |x: u32| -> f64 {
+                if x % 17 == 0 {
+                    return 0.0;
+                }
+                let (sign, mant) = (x >> 31 << 15, x >> 8 & 0x3ff);
+                let e = base + (x >> 20) % (spread + 1);
+                if bf16 {
+                    f64::from(f32::from_bits((sign | (e + 112) << 7 | mant & 0x7f) << 16))
+                } else {
+                    crate::float::half::to_f64((sign | e << 10 | mant) as u16)
+                }
+            };
+            let mut a: [f64; 16] = std::array::from_fn(|_| element(rnd()));
+            let mut b: [f64; 16] = std::array::from_fn(|_| element(rnd()));
+            // A third of the sets at the bound's edge: one product as fine as the spans
+            // allow (odd significands at the least exponent), the rest as large (all-ones
+            // significands at the greatest), all of one sign, so the sum needs every bit
+            // the bound counts.
+            let edge = round % 3 == 1;
+            if edge {
+                // B's greatest exponent one below A's every other set, so that the
+                // spans' width takes every value.
+                let row = |spread: u32| -> [f64; 16] {
+                    let (lo, hi) = if bf16 {
+                        let e = |e: u32, m: u32| f64::from(f32::from_bits(((e + 112) << 7 | m) << 16));
+                        (e(base, 1), e(base + spread, 0x7f))
+                    } else {
+                        let e = |e: u32, m: u32| crate::float::half::to_f64((e << 10 | m) as u16);
+                        (e(base, 1), e(base + spread, 0x3ff))
+                    };
+                    std::array::from_fn(|k| if k == 0 { lo } else { hi })
+                };
+                (a, b) = (row(spread), row(spread.saturating_sub(round / 7 % 2)));
+            }
+            let half_c = round % 5 == 0 && !edge;
+            let c = if half_c {
+                element(rnd())
+            } else {
+                // An f32 within 2^±8 of 1 for the narrow sets, else anywhere from 2^-37 to 2^52.
+                let x = rnd();
+                let e = if edge {
+                    // As large as the products' sum, with an odd significand: the sum
+                    // then needs one bit more than the products alone.
+                    (15.0 * a[1] * b[1]).log2().floor() as u32 + 127
+                } else if narrow_set {
+                    119 + x % 17
+                } else {
+                    90 + x % 90
+                };
+                let sign = if edge { 0 } else { x & 0x8000_0000 };
+                // Every other edge set has no C: the products' own bound is the limit.
+                let none = edge && round / 6 % 2 == 0;
+                f64::from(f32::from_bits(sign | e << 23 | x >> 9 & 0x7f_ffff | u32::from(edge)))
+                    * f64::from(u8::from(!none))
+            };
+            let (p_in, p_c) = (
+                if bf16 { 7 } else { 10 },
+                if half_c && !bf16 {
+                    10
+                } else if half_c {
+                    7
+                } else {
+                    23
+                },
+            );
+            let mut cs = [0f64; 16];
+            cs[0] = c;
+            let ok = Span::exact(Span::of(&cs), p_c, Span::of(&a).times(Span::of(&b), p_in));
+            narrow += usize::from(narrow_set);
+            if !ok {
+                refused += 1;
+                continue;
+            }
+            cleared += usize::from(narrow_set);
+            let mut sum = -0f64;
+            for k in 0..16 {
+                sum += a[k] * b[k];
+            }
+            let s = c + sum;
+            // Exact: the exact sum is an f64, so rounding it up and down both give `s`.
+            let products = a.iter().copied().zip(b.iter().copied());
+            if s != 0.0 {
+                for mode in [Round::Up, Round::Down] {
+                    assert_eq!(
+                        sum_rounded(c, products.clone(), exact::F64, mode),
+                        s.to_bits(),
+                        "round {round}"
+                    );
+                }
+            }
+            for mode in [Round::NearestEven, Round::Up, Round::Down, Round::Zero] {
+                for fmt in [exact::F32, exact::F16, exact::BF16] {
+                    let want = sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode);
+                    if s != 0.0 || mode == Round::NearestEven {
+                        assert_eq!(round_exact(s, fmt, mode), Some(want), "round {round} {mode:?}");
+                    }
+                }
+            }
+        }
+        assert!(cleared * 10 >= narrow * 9, "cleared {cleared} of {narrow} narrow sets");
+        assert!(refused > 100, "refused {refused}");
+    }
+
     /// WMMA's f64 shortcut: wherever it takes an element, the element is what the
     /// exact sum rounded once gives, in every rounding mode and format; over random
     /// f16 and bfloat16 operands of every magnitude (subnormals, zeros of both signs,
