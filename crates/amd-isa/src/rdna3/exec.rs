@@ -1907,8 +1907,9 @@ mod tests {
         let cases = cases.iter().map(|c| c.to_vec()).chain(compares).collect::<Vec<_>>();
         for (words, exec) in cases
             .iter()
-            // Every lane, most, and the sparse masks (two, one, four, none).
-            .flat_map(|c| [u32::MAX, 0xfffe_fff7, 0x0100_0010, 1, 0x8020_0101, 0].map(|e| (c, e)))
+            // Every lane, most, and the sparse masks (two, one — lanes 0, 18 and 31 —,
+            // four, none).
+            .flat_map(|c| [u32::MAX, 0xfffe_fff7, 0x0100_0010, 1, 1 << 18, 1 << 31, 0x8020_0101, 0].map(|e| (c, e)))
         {
             let set = |w: &mut Wave| {
                 lanes(w, 4, |l| if l < 9 { specials[l] } else { r[l] });

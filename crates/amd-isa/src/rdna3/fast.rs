@@ -355,7 +355,11 @@ impl Fast {
         }
         let exec = w.exec();
         if exec != u32::MAX && sparse(exec) {
-            self.sparse(w, exec);
+            if exec != 0 && exec & (exec - 1) == 0 {
+                self.one_lane(w, exec.trailing_zeros() as usize);
+            } else {
+                self.sparse(w, exec);
+            }
             return Ok(true);
         }
         super::wide::run(WholeOp { f: self, w, exec });
@@ -455,6 +459,43 @@ impl Fast {
                 }
             }
         }
+    }
+
+    /// [`Fast::sparse`] with lane `l` alone on (one-lane workgroups): no lane loop.
+    fn one_lane(&self, w: &mut Wave, l: usize) {
+        use FastOp::*;
+        let [a, b, c] = self.srcs;
+        let dst = usize::from(self.dst);
+        let get = |w: &Wave, s: Src| match s {
+            Src::Vgpr(r) => w.v[usize::from(r)][l],
+            s => s.scalar(w),
+        };
+        let (x, y) = (get(w, a), get(w, b));
+        w.v[dst][l] = match self.op {
+            LshlrevB64 => {
+                let r = b.vgpr().unwrap_or(0);
+                let v = (u64::from(w.v[r][l]) | u64::from(w.v[r + 1][l]) << 32) << (x & 63);
+                w.v[dst + 1][l] = (v >> 32) as u32;
+                v as u32
+            }
+            op @ (AddCoU32 | AddCoCiU32) => {
+                let carry_in = if op == AddCoCiU32 { c.mask(w) >> l & 1 } else { 0 };
+                let (s, o1) = x.overflowing_add(y);
+                let (s, o2) = s.overflowing_add(carry_in);
+                self.write_carries(w, u32::from(o1 | o2) << l);
+                s
+            }
+            op => lane_op!(op, g => g(x, y, get(w, c)), op => match op {
+                Mov => x,
+                CndmaskB32 => if c.mask(w) & LANE_BIT[l] != 0 { y } else { x },
+                FmaF32 => fma32(f(x), f(y), f(get(w, c))).to_bits(),
+                FmacF32 => fma32(f(x), f(y), f(w.v[dst][l])).to_bits(),
+                FmamkF32(k) => fma32(f(x), f(k), f(y)).to_bits(),
+                FmaakF32(k) => fma32(f(x), f(y), f(k)).to_bits(),
+                // `run` takes the others above.
+                _ => return,
+            }),
+        };
     }
 
     /// Writes a carry-out mask to the scalar destination (at the running half), unless
