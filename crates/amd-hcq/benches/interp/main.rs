@@ -743,11 +743,7 @@ fn main() {
         let best = matrix(case);
         let of = gfx1100_twin(case.name).and_then(|n| matrix_best.iter().find(|(m, _)| *m == n));
         if let Some(&(_, of)) = of {
-            println!(
-                "bench interp {} vs gfx1100: {best:.3} s on 1 thread ({:.2} × the gfx1100 build's {of:.3} s; fastest launches)",
-                case.name,
-                of / best,
-            );
+            against_gfx1100(case.name, best, of, "s");
         }
         matrix_best.push((case.name, best));
     }
@@ -797,16 +793,21 @@ fn main() {
         // A gfx1201 case against its gfx1100 twin of the same run, fastest launches.
         let twin = gfx1100_twin(case.name).and_then(|of| rated.iter().position(|c| c.name == of));
         if let Some(k) = twin {
-            let (ours, theirs) = (t[0].best, timed[k][0].best);
-            println!(
-                "bench interp {} vs gfx1100: {:.2} ms on 1 thread ({:.2} × the gfx1100 build's {:.2} ms; fastest launches)",
-                case.name,
-                ours * 1e3,
-                theirs / ours,
-                theirs * 1e3
-            );
+            against_gfx1100(case.name, t[0].best, timed[k][0].best, "ms");
         }
     }
+}
+
+/// A gfx1201 case's fastest one-thread launch (`ours`, seconds) against its gfx1100
+/// twin's of the same run, printed in `unit` ("s" or "ms").
+fn against_gfx1100(name: &str, ours: f64, theirs: f64, unit: &str) {
+    let scale = if unit == "ms" { 1e3 } else { 1.0 };
+    println!(
+        "bench interp {name} vs gfx1100: {:.3} {unit} on 1 thread ({:.2} × the gfx1100 build's {:.3} {unit}; fastest launches)",
+        ours * scale,
+        theirs / ours,
+        theirs * scale
+    );
 }
 
 /// A matrix workload: its time on one thread and on all, and its multiply-adds a

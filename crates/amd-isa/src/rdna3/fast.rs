@@ -411,58 +411,31 @@ impl Fast {
     }
 
     /// Every operation with at most [`super::wave::SPARSE_LANES`] lanes on (one-lane
-    /// workgroups, a loop's last lanes): those lanes alone, read and written in place
-    /// (a lane reads its sources before it writes, and no lane reads another's).
+    /// workgroups, a loop's last lanes): those lanes alone, one at a time, read and
+    /// written in place (a lane reads its sources before it writes, and no lane reads
+    /// another's).
     fn sparse(&self, w: &mut Wave, exec: u32) {
-        use FastOp::*;
-        let [a, b, c] = self.srcs;
-        let dst = usize::from(self.dst);
-        let get = |w: &Wave, s: Src, l: usize| match s {
-            Src::Vgpr(r) => w.v[usize::from(r)][l],
-            s => s.scalar(w),
-        };
-        match self.op {
-            LshlrevB64 => {
-                let r = b.vgpr().unwrap_or(0);
-                for l in Bits(exec) {
-                    let wide = u64::from(w.v[r][l]) | u64::from(w.v[r + 1][l]) << 32;
-                    let v = wide << (get(w, a, l) & 63);
-                    w.v[dst][l] = v as u32;
-                    w.v[dst + 1][l] = (v >> 32) as u32;
-                }
-            }
-            AddCoU32 | AddCoCiU32 => {
-                let carry_in = if self.op == AddCoCiU32 { c.mask(w) } else { 0 };
-                let mut carry_out = 0u32;
-                for l in Bits(exec) {
-                    let (s, o1) = get(w, a, l).overflowing_add(get(w, b, l));
-                    let (s, o2) = s.overflowing_add(carry_in >> l & 1);
-                    w.v[dst][l] = s;
-                    carry_out |= u32::from(o1 | o2) << l;
-                }
-                self.write_carries(w, carry_out);
-            }
-            op => {
-                let sel = if op == CndmaskB32 { c.mask(w) } else { 0 };
-                for l in Bits(exec) {
-                    let (x, y) = (get(w, a, l), get(w, b, l));
-                    w.v[dst][l] = lane_op!(op, g => g(x, y, get(w, c, l)), op => match op {
-                        Mov => x,
-                        CndmaskB32 => if sel & LANE_BIT[l] != 0 { y } else { x },
-                        FmaF32 => fma32(f(x), f(y), f(get(w, c, l))).to_bits(),
-                        FmacF32 => fma32(f(x), f(y), f(w.v[dst][l])).to_bits(),
-                        FmamkF32(k) => fma32(f(x), f(k), f(y)).to_bits(),
-                        FmaakF32(k) => fma32(f(x), f(y), f(k)).to_bits(),
-                        // `run` takes the others above.
-                        _ => return,
-                    });
-                }
-            }
+        let mut carries = 0;
+        for l in Bits(exec) {
+            carries |= self.lane(w, l);
+        }
+        if matches!(self.op, FastOp::AddCoU32 | FastOp::AddCoCiU32) {
+            self.write_carries(w, carries);
         }
     }
 
     /// [`Fast::sparse`] with lane `l` alone on (one-lane workgroups): no lane loop.
     fn one_lane(&self, w: &mut Wave, l: usize) {
+        let carry = self.lane(w, l);
+        if matches!(self.op, FastOp::AddCoU32 | FastOp::AddCoCiU32) {
+            self.write_carries(w, carry);
+        }
+    }
+
+    /// Lane `l` of the operation, its result written; the carry-out bit at `l` (the
+    /// carrying adds; else 0).
+    #[inline(always)]
+    fn lane(&self, w: &mut Wave, l: usize) -> u32 {
         use FastOp::*;
         let [a, b, c] = self.srcs;
         let dst = usize::from(self.dst);
@@ -471,6 +444,7 @@ impl Fast {
             s => s.scalar(w),
         };
         let (x, y) = (get(w, a), get(w, b));
+        let mut carry = 0;
         w.v[dst][l] = match self.op {
             LshlrevB64 => {
                 let r = b.vgpr().unwrap_or(0);
@@ -482,7 +456,7 @@ impl Fast {
                 let carry_in = if op == AddCoCiU32 { c.mask(w) >> l & 1 } else { 0 };
                 let (s, o1) = x.overflowing_add(y);
                 let (s, o2) = s.overflowing_add(carry_in);
-                self.write_carries(w, u32::from(o1 | o2) << l);
+                carry = u32::from(o1 | o2) << l;
                 s
             }
             op => lane_op!(op, g => g(x, y, get(w, c)), op => match op {
@@ -493,9 +467,10 @@ impl Fast {
                 FmamkF32(k) => fma32(f(x), f(k), f(y)).to_bits(),
                 FmaakF32(k) => fma32(f(x), f(y), f(k)).to_bits(),
                 // `run` takes the others above.
-                _ => return,
+                _ => return 0,
             }),
         };
+        carry
     }
 
     /// Writes a carry-out mask to the scalar destination (at the running half), unless

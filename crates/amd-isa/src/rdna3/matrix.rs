@@ -209,6 +209,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         (true, true) => 7,
         (true, false) => 10,
     };
+    let rounding = Rounding::new(fmt, mode);
     // Each column's and row's exact terms, for the elements the spans do not clear.
     let mut terms: Option<([Terms; 16], [Terms; 16])> = None;
     // C's VGPRs, where it names enough of them (not a constant or literal).
@@ -281,26 +282,9 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             }
             continue;
         }
-        // 16-bit results to nearest even: each into its half of the register, the other
-        // half gfx11's D's (gfx12 fills both, a row at a time).
-        let keep = if gfx12 { None } else { w.v.get(dst + reg).copied() };
-        if whole_row && half_out && mode == Round::NearestEven && !mods.clamp && (gfx12 || keep.is_some()) {
-            for col in 0..16 {
-                let (c, lane) = (cs[col], lane0 + col);
-                let s = c + sums[col];
-                let h = if bf16 {
-                    exact::bf16_nearest_even(s)
-                } else {
-                    half::nearest_even(s)
-                };
-                let bits = (h.map(u64::from).or_else(|| exact::convert(s, fmt, mode)))
-                    .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (at[k][row], bt[k][col])), fmt, mode));
-                let h = float_out(w, bits, true, bf16, false);
-                let other = keep.map_or(out[reg][lane], |k| k[lane]);
-                out[reg][lane] = (other & !(0xffff << shift)) | h << shift;
-            }
-            continue;
-        }
+        // gfx11's 16-bit D keeps the half of its register it does not write (gfx12
+        // fills both, the other row's in its turn).
+        let keep = if half_out && !gfx12 { w.v.get(dst + reg) } else { None };
         for col in 0..16 {
             let c = cs[col];
             let exact_here = whole_row || {
@@ -314,21 +298,17 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
                 None
             };
             let bits = quick
-                .and_then(|s| round_exact(s, fmt, mode))
+                .and_then(|s| rounding.exact(s))
                 .unwrap_or_else(|| sum_rounded(c, (0..16).map(|k| (at[k][row], bt[k][col])), fmt, mode));
             let h = float_out(w, bits, half_out, bf16, mods.clamp);
             let lane = lane0 + col;
             out[reg][lane] = if half_out {
-                // gfx12 fills both halves (the other row's comes in its turn); gfx11
-                // keeps the half it does not write.
-                let keep = if gfx12 {
-                    out[reg][lane]
-                } else if let Some(r) = w.v.get(dst + reg) {
-                    r[lane]
-                } else {
-                    w.vread(256 + (dst + reg) as u16, lane, None)?
+                let other = match keep {
+                    _ if gfx12 => out[reg][lane],
+                    Some(r) => r[lane],
+                    None => w.vread(256 + (dst + reg) as u16, lane, None)?,
                 };
-                (keep & !(0xffff << shift)) | h << shift
+                (other & !(0xffff << shift)) | h << shift
             } else {
                 h
             };
@@ -367,22 +347,51 @@ pub(crate) fn float_sum(
     } else {
         None
     };
-    let rounded = exact.and_then(|s| round_exact(s, fmt, mode));
+    let rounded = exact.and_then(|s| Rounding::new(fmt, mode).exact(s));
     rounded.unwrap_or_else(|| sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode))
 }
 
-/// An exact sum `s` rounded once to `fmt` in `mode`: the result's bits (to nearest even
-/// straight from the f64's bits where the format's rounding allows). `None` where
-/// [`exact::convert`] cannot round it.
-#[inline(always)]
-fn round_exact(s: f64, fmt: exact::Format, mode: Round) -> Option<u64> {
-    let quick = match mode {
-        Round::NearestEven if fmt == exact::F32 => Some(u64::from((s as f32).to_bits())),
-        Round::NearestEven if fmt == exact::F16 => half::nearest_even(s).map(u64::from),
-        Round::NearestEven if fmt == exact::BF16 => exact::bf16_nearest_even(s).map(u64::from),
-        _ => None,
-    };
-    quick.or_else(|| exact::convert(s, fmt, mode))
+/// How an exact sum is rounded once to a result format in a MODE direction: to
+/// nearest even straight from the f64's bits where the format's rounding allows, else
+/// by [`exact::convert`]. Chosen once per instruction.
+#[derive(Clone, Copy)]
+struct Rounding {
+    fmt: exact::Format,
+    mode: Round,
+    nearest: Option<Nearest>,
+}
+
+/// The result formats rounded to nearest even from an f64's bits.
+#[derive(Clone, Copy)]
+enum Nearest {
+    F32,
+    F16,
+    Bf16,
+}
+
+impl Rounding {
+    fn new(fmt: exact::Format, mode: Round) -> Rounding {
+        let nearest = match mode {
+            Round::NearestEven if fmt == exact::F32 => Some(Nearest::F32),
+            Round::NearestEven if fmt == exact::F16 => Some(Nearest::F16),
+            Round::NearestEven if fmt == exact::BF16 => Some(Nearest::Bf16),
+            _ => None,
+        };
+        Rounding { fmt, mode, nearest }
+    }
+
+    /// The exact sum `s` rounded: the result's bits; `None` where [`exact::convert`]
+    /// cannot round it.
+    #[inline(always)]
+    fn exact(self, s: f64) -> Option<u64> {
+        let quick = match self.nearest {
+            Some(Nearest::F32) => Some(u64::from((s as f32).to_bits())),
+            Some(Nearest::F16) => half::nearest_even(s).map(u64::from),
+            Some(Nearest::Bf16) => exact::bf16_nearest_even(s).map(u64::from),
+            None => None,
+        };
+        quick.or_else(|| exact::convert(s, self.fmt, self.mode))
+    }
 }
 
 /// A float WMMA result (`bits` in f32, or with `half_out` in f16 or, `bf16`,
@@ -936,7 +945,7 @@ mod tests {
     /// clears most sets within a few binades and refuses some near its limit.
     #[test]
     fn span_bound_clears_only_exact_rows() {
-        use super::{Span, round_exact, sum_rounded};
+        use super::{Rounding, Span, sum_rounded};
         use crate::float::exact::{self, Round};
         let mut rnd = crate::rdna3::testing::xorshift32(0x0bad_5eed);
         let (mut cleared, mut narrow, mut refused) = (0, 0, 0);
@@ -1044,7 +1053,7 @@ mod tests {
                 for fmt in [exact::F32, exact::F16, exact::BF16] {
                     let want = sum_rounded(c, a.iter().copied().zip(b.iter().copied()), fmt, mode);
                     if s != 0.0 || mode == Round::NearestEven {
-                        assert_eq!(round_exact(s, fmt, mode), Some(want), "round {round} {mode:?}");
+                        assert_eq!(Rounding::new(fmt, mode).exact(s), Some(want), "round {round} {mode:?}");
                     }
                 }
             }
