@@ -82,11 +82,38 @@ struct Window {
 }
 
 impl Window {
+    /// A window that covers nothing (no GPU's, and empty): an empty slot.
+    const NONE: Window = Window {
+        g: usize::MAX,
+        lo: 0,
+        hi: 0,
+        writable: false,
+    };
+
+    #[inline(always)]
     fn covers(&self, g: usize, addr: u64, len: usize, write: bool) -> bool {
-        self.g == g
-            && addr >= self.lo
-            && addr.checked_add(len as u64).is_some_and(|end| end <= self.hi)
-            && (self.writable || !write)
+        // `hi - addr` cannot wrap once `addr` lies inside, and an access fits when
+        // its length is at most what is left (no end address to overflow).
+        self.g == g && addr >= self.lo && addr < self.hi && len as u64 <= self.hi - addr && (self.writable || !write)
+    }
+}
+
+/// Copies `len` bytes from `src` to `dst`, the sizes kernels move most (a dword, a
+/// qword, 16 bytes) as one move each rather than a call into the C library.
+///
+/// # Safety
+/// As [`std::ptr::copy_nonoverlapping`]: `src` readable and `dst` writable for `len`
+/// bytes, the two apart (neither need be aligned).
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's promise, for the `len` bytes each arm moves.
+    unsafe {
+        match len {
+            4 => dst.cast::<u32>().write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned()),
+            16 => dst.cast::<u128>().write_unaligned(src.cast::<u128>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, len),
+        }
     }
 }
 
@@ -113,7 +140,7 @@ fn prefetch_line(p: usize) {
 /// is let go ([`Held::bump`], [`Held::unlocked`]), since mappings may change then.
 pub(crate) struct Held<'a> {
     guard: RwLockReadGuard<'a, AddressSpace>,
-    windows: [Cell<Option<Window>>; WINDOWS],
+    windows: [Cell<Window>; WINDOWS],
     next: Cell<usize>,
 }
 
@@ -121,7 +148,7 @@ impl<'a> Held<'a> {
     pub(crate) fn new(guard: RwLockReadGuard<'a, AddressSpace>) -> Self {
         Held {
             guard,
-            windows: Default::default(),
+            windows: [const { Cell::new(Window::NONE) }; WINDOWS],
             next: Cell::new(0),
         }
     }
@@ -132,7 +159,7 @@ impl<'a> Held<'a> {
     }
 
     fn forget(&self) {
-        self.windows.iter().for_each(|w| w.set(None));
+        self.windows.iter().for_each(|w| w.set(Window::NONE));
     }
 
     /// Lets a waiting writer in (the windows go).
@@ -147,19 +174,17 @@ impl<'a> Held<'a> {
         RwLockReadGuard::unlocked(&mut self.guard, f)
     }
 
-    /// The window that covers the access, if one does.
-    fn window(&self, g: usize, addr: u64, len: usize, write: bool) -> Option<Window> {
-        self.windows
-            .iter()
-            .filter_map(Cell::get)
-            .find(|w| w.covers(g, addr, len, write))
+    /// Whether a window covers the access.
+    #[inline(always)]
+    fn window(&self, g: usize, addr: u64, len: usize, write: bool) -> bool {
+        self.windows.iter().any(|w| w.get().covers(g, addr, len, write))
     }
 
     /// Remembers the mapping around `addr` after a check passed there.
     fn remember(&self, g: usize, addr: u64) {
         if let Some(w) = self.guard.gpu_window(g, addr) {
             let k = self.next.get();
-            self.windows[k].set(Some(w));
+            self.windows[k].set(w);
             self.next.set((k + 1) % WINDOWS);
         }
     }
@@ -172,17 +197,17 @@ impl<'a> Held<'a> {
 
     /// [`Held::read`]; `ahead`: a read the engine repeats in pieces where it fails,
     /// whose failure a PCI GPU does not latch (the KFD GPUs latch nothing).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_as(&self, vm: &Vm, addr: u64, out: &mut [u8], ahead: bool) -> MemResult<()> {
         let g = match *vm {
             Vm::Kfd(g) => g,
             Vm::Pci(ref p) => return p.read_as(&self.guard, addr, out, ahead),
         };
-        if self.window(g, addr, out.len(), false).is_some() {
+        if self.window(g, addr, out.len(), false) {
             // SAFETY: a window covers the range: mapped, readable host memory, checked
             // under the shared lock that has been held since (the windows go when it
             // is let go), so it cannot have been unmapped; `out` is ordinary memory.
-            unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
+            unsafe { copy_small(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
             return Ok(());
         }
         self.guard.gpu_read(g, addr, out)?;
@@ -195,7 +220,7 @@ impl<'a> Held<'a> {
     /// GPU translates without latching a fault; anything else is let be.
     pub(crate) fn prefetch(&self, vm: &Vm, addr: u64, write: bool) {
         let host = match *vm {
-            Vm::Kfd(g) => self.window(g, addr, 1, write).map(|_| addr as usize),
+            Vm::Kfd(g) => self.window(g, addr, 1, write).then_some(addr as usize),
             Vm::Pci(ref p) => p.resolve_for_prefetch(&self.guard, addr, write),
         };
         if let Some(p) = host {
@@ -214,11 +239,11 @@ impl<'a> Held<'a> {
             Vm::Kfd(g) => g,
             Vm::Pci(ref p) => return p.write_as(&self.guard, addr, data, ahead),
         };
-        if self.window(g, addr, data.len(), true).is_some() {
+        if self.window(g, addr, data.len(), true) {
             // SAFETY: a writable window covers the range: mapped, writable host memory,
             // checked under the shared lock held since, so still there; `data` is
             // ordinary memory and cannot overlap it.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as usize as *mut u8, data.len()) };
+            unsafe { copy_small(data.as_ptr(), addr as usize as *mut u8, data.len()) };
             return Ok(());
         }
         self.guard.gpu_write(g, addr, data)?;
@@ -651,6 +676,45 @@ mod tests {
         assert!(held.write(&vm, b + 3, &[1]).unwrap_err().not_present);
         drop(held);
         assert_eq!(heap.words[0], u64::from_le_bytes([0, 0, 0, 9, 8, 7, 0, 0]));
+    }
+
+    /// Accesses through a window move exactly their bytes, for every small size (the
+    /// dword, qword and 16-byte moves, the others) at every alignment; one that ends
+    /// at the window's end is inside it, one a byte longer is checked and faults.
+    #[test]
+    fn window_accesses_move_exactly_their_bytes() {
+        let heap = Heap::new(32);
+        let b = heap.base();
+        let vm = Vm::Kfd(0);
+        let held = Held::new(heap.space.read());
+        let pattern: Vec<u8> = (1..=17).collect();
+        for len in 1..=17usize {
+            for at in [0u64, 1, 3, 8, 13] {
+                let addr = b + 32 + at;
+                held.write(&vm, b + 24, &[0; 48]).unwrap();
+                held.write(&vm, addr, &pattern[..len]).unwrap();
+                let mut all = [0u8; 48];
+                held.read(&vm, b + 24, &mut all).unwrap();
+                let mut want = [0u8; 48];
+                want[8 + at as usize..][..len].copy_from_slice(&pattern[..len]);
+                assert_eq!(all, want, "{len} bytes at +{at}");
+                let mut back = vec![0xffu8; len];
+                held.read(&vm, addr, &mut back).unwrap();
+                assert_eq!(back, pattern[..len], "{len} bytes back from +{at}");
+            }
+        }
+        // The writable half is [b, b + 128): a 16-byte access ending at its end is
+        // inside; 17 bytes reach the read-only half, which a write may not touch.
+        let end = b + 128;
+        held.write(&vm, end - 16, &pattern[..16]).unwrap();
+        let mut out = [0u8; 16];
+        held.read(&vm, end - 16, &mut out).unwrap();
+        assert_eq!(out, pattern[..16]);
+        let err = held.write(&vm, end - 16, &pattern[..17]).unwrap_err();
+        assert_eq!((err.va, err.write), (end, true));
+        // An address past every window, near the top of the address space, faults
+        // (its end would overflow).
+        assert!(held.read(&vm, u64::MAX - 1, &mut out).is_err());
     }
 
     /// Engines on two threads incrementing the same dword through the address space
