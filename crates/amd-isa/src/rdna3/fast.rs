@@ -354,13 +354,16 @@ impl Fast {
             return Ok(false);
         }
         let exec = w.exec();
-        if exec != u32::MAX && sparse(exec) {
-            if exec != 0 && exec & (exec - 1) == 0 {
+        if exec != u32::MAX {
+            // One lane on (one-lane workgroups, a loop's last lane), then a few.
+            if exec & exec.wrapping_sub(1) == 0 && exec != 0 {
                 self.one_lane(w, exec.trailing_zeros() as usize);
-            } else {
-                self.sparse(w, exec);
+                return Ok(true);
             }
-            return Ok(true);
+            if sparse(exec) {
+                self.sparse(w, exec);
+                return Ok(true);
+            }
         }
         super::wide::run(WholeOp { f: self, w, exec });
         Ok(true)
@@ -425,6 +428,7 @@ impl Fast {
     }
 
     /// [`Fast::sparse`] with lane `l` alone on (one-lane workgroups): no lane loop.
+    #[inline(always)]
     fn one_lane(&self, w: &mut Wave, l: usize) {
         let carry = self.lane(w, l);
         if matches!(self.op, FastOp::AddCoU32 | FastOp::AddCoCiU32) {

@@ -813,6 +813,47 @@ mod tests {
 
     /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
     /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
+    /// A thread's next workgroup starts from zeroed registers, not the last one's:
+    /// each workgroup stores v5 and s20 as it finds them, then sets them (s_lshl_b32
+    /// s3, s2, 3; v_mov_b32 v2, s3; v_mov_b32 v3, v5; v_mov_b32 v4, s20;
+    /// global_store_b64 v2, v[3:4], s[0:1]; v_mov_b32 v5, 77; s_mov_b32 s20, 99;
+    /// s_endpgm), one lane and all 32.
+    #[test]
+    fn each_workgroup_starts_from_zeroed_registers() {
+        const CODE: [u32; 11] = [
+            0x8403_8302,
+            0x7e04_0203,
+            0x7e06_0305,
+            0x7e08_0214,
+            0xdc6e_0000,
+            0x0000_0302,
+            0x7e0a_02ff,
+            0x0000_004d,
+            0xbe94_00ff,
+            0x0000_0063,
+            0xbfb0_0000,
+        ];
+        for lanes in [1, 32] {
+            let (mut m, d, out) = store_group_id(6, 1, lanes);
+            for (k, w) in CODE.iter().enumerate() {
+                for (b, v) in w.to_le_bytes().into_iter().enumerate() {
+                    m.bytes[k * 4 + b] = AtomicU8::new(v);
+                }
+            }
+            let exec = Interpreter {
+                threads: 1,
+                ..Interpreter::default()
+            };
+            exec.dispatch(&m, &d).unwrap();
+            let at = (out - m.base) as usize;
+            let got: Vec<u8> = m.bytes[at..at + 6 * 8]
+                .iter()
+                .map(|b| b.load(Ordering::Relaxed))
+                .collect();
+            assert_eq!(got, vec![0; 6 * 8], "{lanes} lanes");
+        }
+    }
+
     #[test]
     fn waves_know_their_place() {
         // 100 threads: 4 waves; RSRC2.LDS_SIZE 3 blocks of 512 bytes.

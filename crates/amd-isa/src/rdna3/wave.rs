@@ -200,8 +200,12 @@ impl Wave {
     /// workgroup of a dispatch on the same thread).
     pub(crate) fn reset(&mut self, vgprs: usize, pc: u64) {
         self.s = [0; 128];
-        self.v.clear();
-        self.v.resize(vgprs.clamp(1, 256), [0; 32]);
+        // Zeroed in place (one fill where the count is the same as before: the next
+        // workgroup of a dispatch), not dropped and pushed again one by one.
+        let n = vgprs.clamp(1, 256);
+        self.v.truncate(n);
+        self.v.fill([0; 32]);
+        self.v.resize(n, [0; 32]);
         self.v_other.clear();
         self.wave64 = false;
         self.half = 0;
