@@ -31,6 +31,40 @@ pub(crate) struct FlatAccess {
     pub(crate) returns: bool,
     /// SCRATCH: the address VGPR takes part.
     pub(crate) sve: bool,
+    /// What the opcode does as a GLOBAL access, found when it is decoded: an atomic
+    /// ([`atomic_op`]), else a load or store ([`global_kind`]; neither for an opcode
+    /// [`global`] refuses).
+    pub(crate) atomic: Option<AtomicOp>,
+    pub(crate) kind: Option<MemOp>,
+}
+
+impl FlatAccess {
+    /// The access of opcode `op` (RDNA3's numbering) with these fields, what the
+    /// opcode does found once.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        op: u16,
+        vdst: usize,
+        saddr: u16,
+        data: u16,
+        addr: usize,
+        offset: i64,
+        returns: bool,
+        sve: bool,
+    ) -> FlatAccess {
+        FlatAccess {
+            op,
+            vdst,
+            saddr,
+            data,
+            addr,
+            offset,
+            returns,
+            sve,
+            atomic: atomic_op(op),
+            kind: global_kind(op),
+        }
+    }
 }
 
 /// Runs a FLAT, GLOBAL or SCRATCH instruction (by its segment).
@@ -53,16 +87,16 @@ pub(crate) fn flat(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
 fn flat_access(i: &Inst) -> FlatAccess {
     use fld::global::*;
     let iw = i.words();
-    FlatAccess {
-        op: i.op,
-        vdst: VDST.index(&iw),
-        saddr: SADDR.operand(&iw),
-        data: DATA.operand(&iw),
-        addr: ADDR.index(&iw),
-        offset: i64::from(OFFSET.signed(&iw)),
-        returns: GLC.is_set(&iw),
-        sve: SVE.is_set(&iw),
-    }
+    FlatAccess::new(
+        i.op,
+        VDST.index(&iw),
+        SADDR.operand(&iw),
+        DATA.operand(&iw),
+        ADDR.index(&iw),
+        i64::from(OFFSET.signed(&iw)),
+        GLC.is_set(&iw),
+        SVE.is_set(&iw),
+    )
 }
 
 /// A GLOBAL instruction's access, for running it decoded once ([`global`]); `None`
@@ -142,14 +176,14 @@ pub(crate) fn global(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory) -> R<(
     let in_range = addtid || r + usize::from(pair) < w.v.len();
     // One lane on (a one-lane workgroup, a loop's last lane): its address alone and
     // its access, as the lane-by-lane path below makes it, without the span's buffers.
-    if exec != 0 && exec & exec.wrapping_sub(1) == 0 && in_range && atomic_op(iop).is_none() {
+    if exec != 0 && exec & exec.wrapping_sub(1) == 0 && in_range && access.atomic.is_none() {
         let lane = exec.trailing_zeros() as usize;
         let a = match (addtid, sbase) {
             (true, _) => addtid_base.wrapping_add(4 * w.lane_id(lane) as u64),
             (false, None) => pair_address(w.v[r][lane], w.v[r + 1][lane], offset),
             (false, Some(s)) => based_address(s, w.v[r][lane], offset),
         };
-        let kind = global_kind(iop).ok_or_else(|| unknown_global(iop))?;
+        let kind = access.kind.ok_or_else(|| unknown_global(iop))?;
         let len = kind.len();
         if let Some(next) = w.stride_ahead(a) {
             mem.prefetch(next, !kind.is_load());
@@ -625,7 +659,7 @@ fn store_span(
 }
 
 /// Which half of a register a 16-bit (d16) load fills; the other half is kept.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Part {
     Whole,
     Lo,
@@ -633,7 +667,7 @@ pub(crate) enum Part {
 }
 
 /// What a GLOBAL or SCRATCH load or store opcode moves.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum MemOp {
     /// Whole dwords into consecutive registers.
     Load(usize),

@@ -386,16 +386,16 @@ fn smem(i: &Inst) -> Own {
 /// 0 of an atomic's TH).
 fn access(op: u16, w: &Words) -> FlatAccess {
     use f4::vglobal::*;
-    FlatAccess {
+    FlatAccess::new(
         op,
-        vdst: VDST.index(w),
-        saddr: SADDR.operand(w),
-        data: VSRC.operand(w),
-        addr: VADDR.index(w),
-        offset: i64::from(IOFFSET.signed(w)),
-        returns: TH.get(w) & 1 != 0,
-        sve: f4::vscratch::SVE.is_set(w),
-    }
+        VDST.index(w),
+        SADDR.operand(w),
+        VSRC.operand(w),
+        VADDR.index(w),
+        i64::from(IOFFSET.signed(w)),
+        TH.get(w) & 1 != 0,
+        f4::vscratch::SVE.is_set(w),
+    )
 }
 
 impl Step for Decoded {
