@@ -558,10 +558,20 @@ pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<(
     let mut buf = [0u8; 64];
     let buf = buf.get_mut(..n * 4).ok_or("a scalar load of more than 16 dwords")?;
     mem.read(addr, buf).map_err(Trap::load(n * 4))?;
-    // Into SGPRs below NULL (the commonest destinations): the dwords straight in.
+    // Into SGPRs below NULL (the commonest destinations): the dwords straight in (up
+    // to four without a loop, which became a call into the C library).
     if l.sdata + n <= NULL {
-        for (d, b) in w.s[l.sdata..l.sdata + n].iter_mut().zip(buf.chunks_exact(4)) {
-            *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let dword = |k: usize| u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]]);
+        let d = l.sdata;
+        match n {
+            1 => w.s[d] = dword(0),
+            2 => (w.s[d], w.s[d + 1]) = (dword(0), dword(1)),
+            4 => (w.s[d], w.s[d + 1], w.s[d + 2], w.s[d + 3]) = (dword(0), dword(1), dword(2), dword(3)),
+            _ => {
+                for (k, r) in w.s[d..d + n].iter_mut().enumerate() {
+                    *r = dword(k);
+                }
+            }
         }
         return Ok(());
     }
