@@ -263,6 +263,20 @@ impl<D: Clone> CodeCache<D> {
     /// the path every instruction takes after its first run).
     #[inline]
     fn get(&self, pc: u64) -> Option<&D> {
+        // A decoded instruction in the window (the commonest): one subtraction, and the
+        // window's length as the bound (it never grows past WINDOW_DWORDS).
+        let d = pc.wrapping_sub(self.base);
+        if d & 3 == 0
+            && let Some(Some(i)) = usize::try_from(d >> 2).ok().and_then(|k| self.window.get(k))
+        {
+            return Some(i);
+        }
+        self.get_rest(pc)
+    }
+
+    /// [`CodeCache::get`] for the rest: outside the window, or not decoded yet.
+    #[inline(never)]
+    fn get_rest(&self, pc: u64) -> Option<&D> {
         match self.slot(pc) {
             Some(k) => self.window.get(k)?.as_ref(),
             None => self.insts.get(&pc),
@@ -813,6 +827,31 @@ mod tests {
 
     /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
     /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
+    /// The code cache finds an instruction by its exact address: in the window by
+    /// its dword, outside it in the map; an address between two dwords (a jump
+    /// through registers can make one) or below the window finds nothing decoded.
+    #[test]
+    fn code_cache_finds_only_the_exact_address() {
+        let base = 0x7f00_0000_1000u64;
+        let mut c = CodeCache {
+            base,
+            window: vec![Some(7u32), None, Some(9)],
+            insts: HashMap::from([(base - 0x100, 1u32), (base + 4 * WINDOW_DWORDS + 8, 2)]),
+        };
+        assert_eq!(c.get(base), Some(&7));
+        assert_eq!(c.get(base + 4), None);
+        assert_eq!(c.get(base + 8), Some(&9));
+        for pc in [base + 1, base + 2, base + 3, base + 10, base - 4, base + 12] {
+            assert_eq!(c.get(pc), None, "{pc:#x}");
+        }
+        assert_eq!(c.get(base - 0x100), Some(&1));
+        assert_eq!(c.get(base + 4 * WINDOW_DWORDS + 8), Some(&2));
+        c.window.resize(WINDOW_DWORDS as usize, Some(5));
+        assert_eq!(c.get(base + 4 * (WINDOW_DWORDS - 1)), Some(&5));
+        assert_eq!(c.get(base + 4 * WINDOW_DWORDS), None);
+        assert_eq!(c.get(base + 6), None);
+    }
+
     /// A thread's next workgroup starts from zeroed registers, not the last one's:
     /// each workgroup stores v5 and s20 as it finds them, then sets them (s_lshl_b32
     /// s3, s2, 3; v_mov_b32 v2, s3; v_mov_b32 v3, v5; v_mov_b32 v4, s20;
