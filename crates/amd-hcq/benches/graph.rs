@@ -261,6 +261,7 @@ fn report(what: &str, graph: &BoundGraph, t: &Timings, single: f64) {
 }
 
 fn main() {
+    common::host_state("before");
     let sys = TimedSys::new(Arc::new(MockSys::new(MockConfig::default())));
     let p = Platform::with_sys(sys.sys.clone(), Iface::Mock).expect("mock platform");
     let dev = p.device(0).expect("mock GPU");
@@ -405,4 +406,5 @@ fn main() {
         pipelined / sequential,
         sequential
     );
+    common::host_state("after");
 }

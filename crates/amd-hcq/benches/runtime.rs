@@ -44,6 +44,7 @@ fn encode_only(iters: usize) -> f64 {
 }
 
 fn main() {
+    common::host_state("before");
     if std::env::var("HCQ_BENCH_ONLY").is_ok_and(|v| v == "launch_aql") {
         let m = Arc::new(MockSys::new(MockConfig::default()));
         let p = Platform::with_sys(m, Iface::Mock)
@@ -118,4 +119,5 @@ fn main() {
         best_memcpy / best_out,
         gbs(best_memcpy)
     );
+    common::host_state("after");
 }

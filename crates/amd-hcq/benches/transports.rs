@@ -33,6 +33,7 @@ fn open(pci: bool) -> (f64, Platform, Device) {
 }
 
 fn main() {
+    common::host_state("before");
     // `HCQ_BENCH_ONLY=copies_pci` (or `copies_kfd`): that transport's copies alone,
     // twenty rounds (for a profiler).
     if let Ok(only @ ("copies_pci" | "copies_kfd")) = std::env::var("HCQ_BENCH_ONLY").as_deref() {
@@ -85,4 +86,5 @@ fn main() {
         ko / po,
         gbs(ko)
     );
+    common::host_state("after");
 }

@@ -1,5 +1,5 @@
 //! What the benchmarks share: the kernel they launch, pseudo-random inputs, the
-//! median, the CPU cost of a launch, and copy bandwidth.
+//! median, the CPU cost of a launch, copy bandwidth, and the host's state.
 
 #![allow(dead_code)]
 
@@ -14,6 +14,9 @@ mod tests_common;
 
 #[allow(unused_imports)] // Not every benchmark takes random inputs.
 pub use tests_common::rand_u32;
+
+mod host;
+pub use host::host_state;
 
 /// The `vadd` kernel (`tests/kernels/vadd.hsaco`).
 pub const VADD: &[u8] = include_bytes!("../../../../tests/kernels/vadd.hsaco");

@@ -724,6 +724,7 @@ fn workgroup_start() {
 }
 
 fn main() {
+    common::host_state("before");
     let remu = std::env::var("REMU_LIB").ok().map(|p| remu::Remu::load(&p));
     if remu.is_none() {
         println!("(REMU_LIB not set: no remu ratio; build remu yourself and point REMU_LIB at libremu.so)");
@@ -784,6 +785,7 @@ fn main() {
             remu_run(&mut refs, g);
         }
     }
+    common::host_state("after");
     let timed: Vec<Vec<Timed>> = (mocks.into_iter())
         .map(|m| m.into_iter().map(Ours::timed).collect())
         .collect();

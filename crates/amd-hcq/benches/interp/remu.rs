@@ -1,5 +1,6 @@
 //! remu (github:Qazalin/remu), loaded from a library the user built, as a reference.
-//! The only unsafe code of the benchmark.
+//! The benchmark's only unsafe code besides the shared host-state probe
+//! (`common/host.rs`).
 
 use std::ffi::{CString, c_char, c_void};
 
