@@ -567,6 +567,21 @@ fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64,
     let Ok(regs) = <&mut [[u32; 32]; D]>::try_from(regs) else {
         return false;
     };
+    if D == 1 && cfg!(target_endian = "little") {
+        // One dword a lane: the register's bytes are the memory's, in order. A load
+        // lands in the register only whole (a failed one leaves it as it was, for the
+        // lane-by-lane path that follows).
+        use zerocopy::IntoBytes;
+        if load {
+            let mut got = [0u32; 32];
+            if mem.read_ahead(base, got.as_mut_bytes()).is_err() {
+                return false;
+            }
+            regs[0] = got;
+            return true;
+        }
+        return mem.write_ahead(base, regs[0].as_bytes()).is_ok();
+    }
     let mut bytes = [0u8; B];
     if load {
         if mem.read_ahead(base, &mut bytes).is_err() {
