@@ -109,6 +109,10 @@ const PARALLEL_MIN_GROUPS: u64 = 8;
 /// How long the dispatching thread runs workgroups alone before helpers join it.
 const RECRUIT_AFTER: Duration = Duration::from_micros(30);
 
+/// Workgroups from which helpers join at once: even empty ones take longer than the
+/// helpers' wake-up (8,192 one-lane workgroups of an empty kernel: about 0.3 ms).
+const RECRUIT_AT_ONCE: u64 = 1024;
+
 /// Instructions a thread takes from the dispatch's budget at a time.
 const BUDGET_CHUNK: u64 = CHECKPOINT_EVERY;
 
@@ -259,10 +263,11 @@ pub(crate) fn run_workgroups<S>(
             let work = &work;
             let start = Instant::now();
             crate::pool::scope(|s| {
-                // Helpers join once this thread has worked RECRUIT_AFTER with
-                // workgroups left: waking a parked thread costs tens of microseconds on
-                // the virtual machines the project runs on (starting one, 40 µs to
-                // almost a millisecond), more than a small dispatch takes on one.
+                // Helpers join at once on a grid of RECRUIT_AT_ONCE workgroups or
+                // more, else once this thread has worked RECRUIT_AFTER with workgroups
+                // left: waking a parked thread costs tens of microseconds on the
+                // virtual machines the project runs on (starting one, 40 µs to almost
+                // a millisecond), more than a small dispatch takes on one.
                 let others = parking_lot::Mutex::new(Vec::new());
                 let recruited = std::cell::Cell::new(false);
                 // Whether helpers may still be recruited (false once they are, or
@@ -275,7 +280,7 @@ pub(crate) fn run_workgroups<S>(
                     if next.load(Ordering::Relaxed) >= groups {
                         return false;
                     }
-                    if start.elapsed() >= RECRUIT_AFTER {
+                    if groups >= RECRUIT_AT_ONCE || start.elapsed() >= RECRUIT_AFTER {
                         recruited.set(true);
                         let mut o = others.lock();
                         for _ in 0..helpers {
