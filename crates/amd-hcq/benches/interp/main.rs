@@ -40,7 +40,7 @@ use amd_hcq::{Buffer, BufferKind, CodeObject, Device, Iface, LaunchDims, Platfor
 use amd_mockgpu::{GpuProfile, MockConfig, MockSys, Rdna3Executor};
 
 /// Timed launches per case at each thread count, unless `HCQ_BENCH_RUNS` says
-/// otherwise: four rounds of [`TURN`], so that each case's fastest launches come from
+/// otherwise: seven rounds of [`TURN`], so that each case's fastest launches come from
 /// moments spread over the run.
 const RUNS: usize = 20;
 
@@ -551,8 +551,10 @@ impl<'a> Ours<'a> {
     }
 }
 
-/// Timed launches a case makes in one turn of [`ours_each`].
-const TURN: usize = 5;
+/// Timed launches a case makes in one turn of [`ours_each`] (three: the default 20
+/// launches come in seven rounds, each with a remu run of the case, so that both
+/// sides' fastest come from more of the host's stretches).
+const TURN: usize = 3;
 
 /// Each case's launches on the interpreter on its thread count (`None`: the default),
 /// each on a mock GPU of its own. The cases take turns, [`TURN`] launches at a time
