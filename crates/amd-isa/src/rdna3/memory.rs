@@ -465,10 +465,13 @@ fn gather<const B: usize, const S: usize>(
     }
     for k in 0..dwords {
         let out = &mut w.v[vdst + k];
+        // The span from dword k on, S + 4 bytes: every masked offset's dword lies
+        // inside it, with no check per lane.
+        let from = &span[4 * k..4 * k + S + 4];
         for (o, &x) in out.iter_mut().zip(lo) {
             // Inside the span by its construction (the mask changes nothing).
-            let at = ((x - min) as usize & (S - 1)) + 4 * k;
-            let b = &span[at..at + 4];
+            let at = (x - min) as usize & (S - 1);
+            let b = &from[at..at + 4];
             *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
     }
