@@ -825,8 +825,6 @@ mod tests {
         }
     }
 
-    /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
-    /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
     /// The code cache finds an instruction by its exact address: in the window by
     /// its dword, outside it in the map; an address between two dwords (a jump
     /// through registers can make one) or below the window finds nothing decoded.
@@ -893,6 +891,8 @@ mod tests {
         }
     }
 
+    /// Each wave knows its number in the workgroup, the workgroup's waves and its LDS
+    /// (what `s_getreg` reads of HW_ID1, STATUS and LDS_ALLOC).
     #[test]
     fn waves_know_their_place() {
         // 100 threads: 4 waves; RSRC2.LDS_SIZE 3 blocks of 512 bytes.

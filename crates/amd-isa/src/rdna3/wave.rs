@@ -201,7 +201,7 @@ impl Wave {
     pub(crate) fn reset(&mut self, vgprs: usize, pc: u64) {
         self.s = [0; 128];
         // Pushed back one by one: fewer host instructions as one fill (a call into
-        // the C library's memset), but slower in time on the machines measured.
+        // the C library's memset), but slower in time where it was measured.
         self.v.clear();
         self.v.resize(vgprs.clamp(1, 256), [0; 32]);
         self.v_other.clear();
