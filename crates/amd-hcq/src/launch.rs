@@ -555,7 +555,7 @@ impl<I: DeviceInterface> Program<I> {
         let r = made.and_then(|()| match (&l.scratch, &mut l.kernargs) {
             (Some(scratch), Some(ring)) => q.exec_with(self, args, dims, scratch).and_then(|q| {
                 let name = OpName::Shared(self.name_arc().clone());
-                dev.run_in(Some(ring), q, &Bindings::new(), name, true, times)
+                dev.run_in(Some(ring), q, Bindings::NONE, name, true, times)
             }),
             _ => Err(HcqError::Internal {
                 what: "no scratch or kernel-argument region on an open device",
@@ -592,7 +592,7 @@ impl<I: DeviceInterface> Program<I> {
         }
         l.replayed += 1;
         let name = OpName::Shared(self.name_arc().clone());
-        Some(dev.run_in(Some(ring), &m.list, &Bindings::new(), name, true, times))
+        Some(dev.run_in(Some(ring), &m.list, Bindings::NONE, name, true, times))
     }
 
     /// Records a launch of `args` on `dims` into a list of its own, sends it, and keeps
@@ -621,7 +621,7 @@ impl<I: DeviceInterface> Program<I> {
             what: "no kernel-argument region on an open device",
         })?;
         let name = OpName::Shared(self.name_arc().clone());
-        let r = dev.run_in(Some(ring), &list, &Bindings::new(), name, true, times)?;
+        let r = dev.run_in(Some(ring), &list, Bindings::NONE, name, true, times)?;
         if !l.replay {
             l.list = Some(list);
             return Ok(r);

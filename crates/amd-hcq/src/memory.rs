@@ -111,6 +111,7 @@ pub(crate) struct Residency {
 
 impl Residency {
     /// Whether the device `key` can reach the memory (its own device without a lock).
+    #[inline]
     pub(crate) fn on(&self, key: usize) -> bool {
         key == self.owner_key || self.keys.lock().contains(&key)
     }

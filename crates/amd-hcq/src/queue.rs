@@ -313,6 +313,25 @@ impl<E: Encoding> CmdList<E> {
         self.rec.append(&other.rec, base);
     }
 
+    /// The runtime's own wait for a timeline value: [`CmdList::wait`] with the address
+    /// and value known now (nothing recorded; a transient list holds nothing).
+    #[inline]
+    pub(crate) fn wait_now(&mut self, addr: u64, value: u64) {
+        debug_assert!(self.rec.transient);
+        let at = self.cmds.len();
+        // As `wait_addr` encodes a constant: the field takes the value's low 32 bits.
+        E::wait(self.target, addr, value as u32, &mut self.cmds);
+        self.mark(at);
+    }
+
+    /// The runtime's own signal of a timeline value: [`CmdList::signal`] with the
+    /// address, value and event known now (nothing recorded).
+    #[inline]
+    pub(crate) fn signal_now(&mut self, addr: u64, value: u64, event: Option<(u64, u32)>) {
+        debug_assert!(self.rec.transient);
+        E::signal(self, addr, value, event);
+    }
+
     /// Stalls the queue until `sig` is at least `value` (compared in 32 bits, as
     /// WAIT_REG_MEM and POLL_REGMEM do).
     #[inline]

@@ -34,9 +34,7 @@ pub(crate) fn private_segment_buffer(base: u64) -> [u32; 4] {
 /// launch that read it has completed.
 pub(crate) struct KernargRing<I: DeviceInterface> {
     pub(crate) buf: Buffer<I>,
-    head: usize,
-    /// Blocks in flight: (offset, length, the timeline point that frees them).
-    live: VecDeque<(usize, usize, Point)>,
+    blocks: Blocks,
 }
 
 impl<I: DeviceInterface> KernargRing<I> {
@@ -44,8 +42,7 @@ impl<I: DeviceInterface> KernargRing<I> {
     pub(crate) fn new(buf: Buffer<I>) -> Self {
         KernargRing {
             buf,
-            head: 0,
-            live: VecDeque::new(),
+            blocks: Blocks::default(),
         }
     }
 
@@ -56,10 +53,46 @@ impl<I: DeviceInterface> KernargRing<I> {
         &mut self,
         len: usize,
         align: usize,
+        wait: impl FnMut(Point) -> Result<()>,
+        done: impl Fn(Point) -> bool,
+    ) -> Result<usize> {
+        self.blocks.reserve(self.buf.size(), len, align, wait, done)
+    }
+
+    /// Notes the block at `off` of `len` bytes in use until `p`.
+    #[inline]
+    pub(crate) fn in_use(&mut self, off: usize, len: usize, p: Point) {
+        self.blocks.live.push_back((off, len, p));
+    }
+}
+
+/// Reservations after a look at the oldest block found it in use before the next
+/// look: the blocks a reservation does not reach are only forgotten to keep the list
+/// short, and asking whether a launch is done costs a lock and a read of GPU memory.
+const LOOK_EVERY: u32 = 16;
+
+/// The blocks of an argument ring: where the next goes, and those in flight.
+#[derive(Default)]
+struct Blocks {
+    head: usize,
+    /// Blocks in flight, oldest first: (offset, length, the timeline point that frees
+    /// them).
+    live: VecDeque<(usize, usize, Point)>,
+    /// Reservations left before the oldest block is looked at again.
+    skip: u32,
+}
+
+impl Blocks {
+    /// [`KernargRing::reserve`] in a ring of `size` bytes.
+    #[inline]
+    fn reserve(
+        &mut self,
+        size: usize,
+        len: usize,
+        align: usize,
         mut wait: impl FnMut(Point) -> Result<()>,
         done: impl Fn(Point) -> bool,
     ) -> Result<usize> {
-        let size = self.buf.size();
         if len > size {
             return Err(HcqError::KernargsTooLarge { len, region: size });
         }
@@ -69,23 +102,23 @@ impl<I: DeviceInterface> KernargRing<I> {
         }
         let end = off + len;
         // Blocks are handed out in address order until the ring wraps, so the oldest
-        // live blocks are the ones the new block can reach: wait for those it overlaps.
+        // live blocks are the ones the new block can reach: wait for those it overlaps,
+        // and forget the done ones before them (looking every LOOK_EVERY reservations
+        // while the oldest is in use).
         while let Some(&(o, l, p)) = self.live.front() {
             if o < end && off < o + l {
                 wait(p)?;
+            } else if self.skip > 0 {
+                self.skip -= 1;
+                break;
             } else if !done(p) {
+                self.skip = LOOK_EVERY;
                 break;
             }
             self.live.pop_front();
         }
         self.head = end;
         Ok(off)
-    }
-
-    /// Notes the block at `off` of `len` bytes in use until `p`.
-    #[inline]
-    pub(crate) fn in_use(&mut self, off: usize, len: usize, p: Point) {
-        self.live.push_back((off, len, p));
     }
 }
 
@@ -181,5 +214,88 @@ impl<I: DeviceInterface> Staging<I> {
         b.as_ref().ok_or(HcqError::Internal {
             what: "a staging buffer is missing after its allocation",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::{Cell, RefCell};
+
+    fn point(value: u64) -> Point {
+        Point { epoch: 0, value }
+    }
+
+    /// A block that reaches blocks in flight waits for exactly those; one that reaches
+    /// none waits for nothing; the offsets wrap to 0 where a block does not fit.
+    #[test]
+    fn an_argument_block_waits_for_the_blocks_it_reuses() {
+        let mut b = Blocks::default();
+        let waited = RefCell::new(Vec::new());
+        let wait = |p: Point| {
+            waited.borrow_mut().push(p.value);
+            Ok(())
+        };
+        let offs: Vec<usize> = (1..=4)
+            .map(|v| {
+                let off = b.reserve(1024, 200, 64, wait, |_| false).unwrap();
+                b.live.push_back((off, 200, point(v)));
+                off
+            })
+            .collect();
+        assert_eq!(offs, [0, 256, 512, 768]);
+        assert!(waited.borrow().is_empty());
+        // 968 + 200 does not fit: back to 0, over the first block only.
+        assert_eq!(b.reserve(1024, 200, 64, wait, |_| false).unwrap(), 0);
+        assert_eq!(*waited.borrow(), [1]);
+        b.live.push_back((0, 200, point(5)));
+        // 300 bytes from 256: over the second and third.
+        assert_eq!(b.reserve(1024, 300, 64, wait, |_| false).unwrap(), 256);
+        assert_eq!(*waited.borrow(), [1, 2, 3]);
+        assert!(matches!(
+            b.reserve(1024, 1025, 64, wait, |_| false),
+            Err(HcqError::KernargsTooLarge {
+                len: 1025,
+                region: 1024
+            })
+        ));
+    }
+
+    /// Done blocks are forgotten though no reservation reaches them: the list stays
+    /// within the blocks in flight and LOOK_EVERY more, and a look is made at most
+    /// once every LOOK_EVERY reservations while the oldest is in use.
+    #[test]
+    fn done_argument_blocks_are_forgotten() {
+        let mut b = Blocks::default();
+        // Looks that found the oldest block in use.
+        let (looks, gpu) = (Cell::new(0), Cell::new(0u64));
+        let done = |p: Point| {
+            let d = p.value <= gpu.get();
+            looks.set(looks.get() + usize::from(!d));
+            d
+        };
+        let never = |_: Point| -> Result<()> { panic!("no block is reused in a ring this large") };
+        for v in 1..=10_000u64 {
+            // The GPU 50 launches behind.
+            gpu.set(v.saturating_sub(50));
+            let off = b.reserve(1 << 30, 64, 64, never, done).unwrap();
+            b.live.push_back((off, 64, point(v)));
+            assert!(
+                b.live.len() <= 50 + LOOK_EVERY as usize + 1,
+                "{} blocks noted",
+                b.live.len()
+            );
+        }
+        // A look finding the oldest in use, then none for LOOK_EVERY reservations.
+        assert!(
+            looks.get() <= 10_000 / (LOOK_EVERY as usize + 1) + 1,
+            "{} looks",
+            looks.get()
+        );
+        // Everything done: the next reservation forgets all.
+        gpu.set(u64::MAX);
+        b.skip = 0;
+        b.reserve(1 << 30, 64, 64, never, done).unwrap();
+        assert!(b.live.is_empty());
     }
 }

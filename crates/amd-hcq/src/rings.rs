@@ -219,9 +219,9 @@ impl<I: DeviceInterface> Engines<I> {
         let sig = timeline.signal();
         let q = &mut lane.ordered;
         q.clear();
-        q.wait(sig, value - 1);
+        q.wait_now(sig.addr(), value - 1);
         build(q)?;
-        q.signal(sig, value);
+        q.signal_now(sig.addr(), value, sig.event());
         write_list(&mut lane.ring, lane.aql.as_mut(), q, dev)?;
         Ok(timeline.advance(name, done))
     }

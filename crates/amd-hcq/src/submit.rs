@@ -80,10 +80,15 @@ impl<I: DeviceInterface> Device<I> {
         times: bool,
     ) -> Result<(Point, Option<Times<I>>)> {
         self.check_target(q.target)?;
-        let mut values = RESOLVED.take();
-        // The submission in a closure: whatever it returns, the vector goes back.
-        let r = (|| {
-            let resolved = &mut values;
+        // The thread's vector for the variables' values, or a new one where a
+        // submission inside this one (none is made today) has it.
+        RESOLVED.with(|cell| {
+            let mut borrowed = cell.try_borrow_mut();
+            let mut own = Vec::new();
+            let resolved: &mut Vec<u64> = match &mut borrowed {
+                Ok(v) => v,
+                Err(_) => &mut own,
+            };
             let rec = &q.rec;
             let ring = match ring {
                 Some(r) if !rec.kernargs.is_empty() => r,
@@ -119,8 +124,6 @@ impl<I: DeviceInterface> Device<I> {
             })?;
             ring.in_use(off, len, p);
             Ok((p, t))
-        })();
-        RESOLVED.set(values);
-        r
+        })
     }
 }

@@ -324,6 +324,14 @@ impl Bindings {
         Bindings::default()
     }
 
+    /// No bindings, for the runtime's own submissions of lists without variables (a
+    /// launch: nothing made or dropped for it).
+    pub(crate) const NONE: &'static Bindings = &Bindings {
+        ids: Vec::new(),
+        values: Vec::new(),
+        vars: Vec::new(),
+    };
+
     /// Binds `var` to `value` (replacing an earlier value).
     pub fn set(&mut self, var: &Var, value: u64) -> &mut Self {
         match self.position(var) {
