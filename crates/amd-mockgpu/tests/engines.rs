@@ -505,6 +505,41 @@ fn dispatches_reach_the_kernel_executor_with_their_registers() {
     );
 }
 
+/// Long operations (dispatches) of queues on one GPU take turns: each queue's next
+/// starts only after every other queue with one ready has started its own.
+#[test]
+fn queues_take_turns_at_long_operations() {
+    let (m, _kfd, devs) = kfd_gpus(1, ExecMode::Threaded);
+    m.set_kernel_executor(Box::new(amd_mockgpu::NoKernels));
+    let dev = &devs[0];
+    let gate = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let g = gate.va() as u64;
+    let mut rings: Vec<Ring> = (0..3).map(|_| Ring::new(dev, QueueKind::Compute, 0x4000)).collect();
+    // Each queue waits at the gate, then has three dispatches and a signal of its own.
+    for (i, r) in rings.iter_mut().enumerate() {
+        r.submit(&pm4(|b| {
+            WaitRegMem::memory_ge(g, 1).encode(T, b);
+            for _ in 0..3 {
+                sample_dispatch(&[]).encode(T, b).unwrap();
+            }
+            ReleaseMem::signal(g + 8 + 4 * i as u64, 1).encode(T, b);
+        }));
+    }
+    std::thread::sleep(Duration::from_millis(10));
+    assert!(m.dispatches().is_empty(), "every queue waits at the gate");
+    // A plain store opens it: the engine sees it on its next look at the blocked queues.
+    gate.write(0, &1u32.to_le_bytes()).unwrap();
+    wait_for("the three queues", || (0..3).all(|i| load_u32(&gate, 8 + 4 * i) == 1));
+    let mut ids: Vec<u32> = rings.iter().map(|r| r.q.id()).collect();
+    let order: Vec<u32> = m.dispatches().iter().map(|d| d.queue).collect();
+    // Whichever queue saw the gate open first went first; then each in turn.
+    let mut first: Vec<u32> = order.iter().copied().take(3).collect();
+    first.sort_unstable();
+    ids.sort_unstable();
+    assert_eq!(first, ids, "queue ids {order:?}");
+    assert_eq!(order, order[..3].repeat(3), "queue ids {order:?}");
+}
+
 #[test]
 fn a_panicking_kernel_executor_stops_only_its_queue() {
     struct Panics;

@@ -22,6 +22,7 @@ mod pm4;
 mod sdma;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -300,6 +301,16 @@ pub(crate) enum Report {
     Hang { gpu: usize },
     /// Queue `queue` stopped: waiters should look at its state.
     Stopped { queue: u32 },
+}
+
+/// What one [`Engines::run_gpu`] turn knows of its GPU.
+struct Turn {
+    g: usize,
+    shutdown: bool,
+    /// No long operation was running on the GPU when the turn began.
+    free: bool,
+    /// The clock, read at the first queue that waits out a delay.
+    now: Option<Instant>,
 }
 
 /// Dispatches kept for inspection (the oldest are dropped beyond this).
@@ -635,82 +646,95 @@ impl Engines {
     /// Runs every queue of GPU `g` until each is empty, blocked, stopped or out of
     /// its budget of packets; starts at most one long operation.
     pub(crate) fn run_gpu(&mut self, g: usize, shutdown: bool) -> GpuRun {
-        const BUDGET: usize = 1 << 14;
         let mut run = GpuRun::default();
-        let mut ids: Vec<u32> = self
-            .execs
-            .iter()
-            .filter(|(_, q)| q.gpu == g)
-            .map(|(&id, _)| id)
-            .collect();
         // Round robin for long operations: the queue after the last one to start goes
-        // first.
+        // first. The queues are taken out while they run (a queue's packets reach the
+        // engines' other state, never the other queues).
         let after = self.last_long.get(&g).copied().unwrap_or(0);
-        let split = ids.partition_point(|&id| id <= after);
-        ids.rotate_left(split);
-        let now = Instant::now();
-        for id in ids {
-            let Some(mut q) = self.execs.remove(&id) else { continue };
-            if q.hung || q.in_flight.is_some() || matches!(q.status, QueueStatus::Error(_) | QueueStatus::Faulted(_)) {
-                self.execs.insert(id, q);
-                continue;
-            }
-            if let Some(t) = q.not_before {
-                if now < t {
-                    run.wake_at = Some(run.wake_at.map_or(t, |w| w.min(t)));
-                    self.execs.insert(id, q);
-                    continue;
-                }
-            }
-            for _ in 0..BUDGET {
-                let may_start = run.started.is_none() && !self.running.contains_key(&g);
-                match self.step(&mut q, may_start) {
-                    Ok(Step::Progress) => {
-                        q.status = QueueStatus::Running;
-                        run.progressed = true;
-                    }
-                    Ok(Step::Empty) => {
-                        q.status = QueueStatus::Running;
-                        // A later doorbell waits out the injected delay again.
-                        q.not_before = (!q.delay.is_zero()).then(|| Instant::now() + q.delay);
-                        break;
-                    }
-                    Ok(Step::Blocked) => {
-                        q.status = QueueStatus::Blocked;
-                        run.blocked = true;
-                        break;
-                    }
-                    Ok(Step::Deferred) => break,
-                    Ok(Step::Long(op, what)) => {
-                        q.status = QueueStatus::Running;
-                        let stop = Arc::new(AtomicBool::new(shutdown));
-                        self.running.insert(g, (id, stop.clone()));
-                        self.last_long.insert(g, id);
-                        // A PCI GPU's view carries the stop flag: an operation stopped
-                        // by an unbinding or reset latches no more faults.
-                        let vm = match &q.vm {
-                            Vm::Pci(p) => Vm::Pci(Arc::new(p.for_operation(&stop))),
-                            vm => vm.clone(),
-                        };
-                        run.started = Some(Started {
-                            queue: id,
-                            gpu: g,
-                            vm,
-                            op,
-                            stop,
-                            what,
-                        });
-                        break;
-                    }
-                    Err(stop) => {
-                        self.stop_queue(&mut q, stop);
-                        break;
-                    }
-                }
-            }
-            self.execs.insert(id, q);
+        let mut execs = std::mem::take(&mut self.execs);
+        let mut turn = Turn {
+            g,
+            shutdown,
+            free: !self.running.contains_key(&g),
+            now: None,
+        };
+        for (&id, q) in execs.range_mut((Bound::Excluded(after), Bound::Unbounded)) {
+            self.run_queue(id, q, &mut turn, &mut run);
         }
+        for (&id, q) in execs.range_mut(..=after) {
+            self.run_queue(id, q, &mut turn, &mut run);
+        }
+        self.execs = execs;
         run
+    }
+
+    /// One queue's part of [`Engines::run_gpu`].
+    #[inline]
+    fn run_queue(&mut self, id: u32, q: &mut QueueExec, turn: &mut Turn, run: &mut GpuRun) {
+        const BUDGET: usize = 1 << 14;
+        let g = turn.g;
+        if q.gpu != g
+            || q.hung
+            || q.in_flight.is_some()
+            || matches!(q.status, QueueStatus::Error(_) | QueueStatus::Faulted(_))
+        {
+            return;
+        }
+        if let Some(t) = q.not_before {
+            // The clock read once a turn, where a queue waits out a delay.
+            let now = *turn.now.get_or_insert_with(Instant::now);
+            if now < t {
+                run.wake_at = Some(run.wake_at.map_or(t, |w| w.min(t)));
+                return;
+            }
+        }
+        for _ in 0..BUDGET {
+            // No long operation runs on the GPU, and none started this turn.
+            let may_start = run.started.is_none() && turn.free;
+            match self.step(q, may_start) {
+                Ok(Step::Progress) => {
+                    q.status = QueueStatus::Running;
+                    run.progressed = true;
+                }
+                Ok(Step::Empty) => {
+                    q.status = QueueStatus::Running;
+                    // A later doorbell waits out the injected delay again.
+                    q.not_before = (!q.delay.is_zero()).then(|| Instant::now() + q.delay);
+                    break;
+                }
+                Ok(Step::Blocked) => {
+                    q.status = QueueStatus::Blocked;
+                    run.blocked = true;
+                    break;
+                }
+                Ok(Step::Deferred) => break,
+                Ok(Step::Long(op, what)) => {
+                    q.status = QueueStatus::Running;
+                    let stop = Arc::new(AtomicBool::new(turn.shutdown));
+                    self.running.insert(g, (id, stop.clone()));
+                    self.last_long.insert(g, id);
+                    // A PCI GPU's view carries the stop flag: an operation stopped
+                    // by an unbinding or reset latches no more faults.
+                    let vm = match &q.vm {
+                        Vm::Pci(p) => Vm::Pci(Arc::new(p.for_operation(&stop))),
+                        vm => vm.clone(),
+                    };
+                    run.started = Some(Started {
+                        queue: id,
+                        gpu: g,
+                        vm,
+                        op,
+                        stop,
+                        what,
+                    });
+                    break;
+                }
+                Err(stop) => {
+                    self.stop_queue(q, stop);
+                    break;
+                }
+            }
+        }
     }
 
     /// Completes (or stops) the queue of a long operation once it ran; a queue
