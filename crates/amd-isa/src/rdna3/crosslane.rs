@@ -1,6 +1,7 @@
 //! Cross-lane data movement: DPP16 and DPP8 operand permutes, lane reads and writes,
 //! the permlanes and the M0-relative register moves; and VOPD dual issue.
 
+use super::VgprRow;
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
 use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, Vop, blend, f, slow_only, valu};
@@ -145,7 +146,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     if mods != Mods::NONE {
         super::modifiers::check_dpp16(i, mods)?;
     }
-    w.v.push(vals);
+    w.v.push(VgprRow(vals));
     let tmp = 256 + (w.v.len() - 1) as u16;
     w.s[EXEC_LO + w.half] = lanes;
     let r = match i.enc {
@@ -315,7 +316,7 @@ fn vopd_whole(w: &mut Wave, halves: [(u16, u16, u16, usize); 2], lit: Option<u32
     }
     for (d, r) in [(dx, &x), (dy, &y)] {
         if exec == u32::MAX {
-            w.v[d] = *r;
+            w.v[d].0 = *r;
         } else {
             let mut out = w.v[d];
             blend(&mut out, exec, |l| r[l]);

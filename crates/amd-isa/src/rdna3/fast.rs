@@ -504,14 +504,14 @@ impl Fast {
                 (each(|l| wide(l) as u32), each(|l| (wide(l) >> 32) as u32))
             }
             k => match k.scalar(w) & 63 {
-                0 => (*lo, *hi),
+                0 => (lo.0, hi.0),
                 by @ 1..32 => (each(|l| lo[l] << by), each(|l| hi[l] << by | lo[l] >> (32 - by))),
                 by => ([0; 32], each(|l| lo[l] << (by - 32))),
             },
         };
         if exec == u32::MAX {
-            w.v[dst] = lo_r;
-            w.v[dst + 1] = hi_r;
+            w.v[dst].0 = lo_r;
+            w.v[dst + 1].0 = hi_r;
         } else {
             let (mut lo_out, mut hi_out) = (w.v[dst], w.v[dst + 1]);
             blend(&mut lo_out, exec, |l| lo_r[l]);
@@ -566,7 +566,7 @@ impl super::wide::Whole for WholeOp<'_> {
 #[inline(always)]
 fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32], exec: u32) {
     if exec == u32::MAX {
-        w.v[dst] = *r;
+        w.v[dst].0 = *r;
     } else {
         let mut out = w.v[dst];
         blend(&mut out, exec, |l| r[l]);

@@ -4,12 +4,14 @@
 
 #![allow(unsafe_code)]
 
+use super::VgprRow;
+
 /// Writes into `out[k][l]` the dword at `base[l] + offs[k]` (any alignment) for every
 /// lane `l` and every `k < offs.len().min(out.len())`, and returns true; returns false,
 /// writing nothing, when any of them reaches past `lds` (the caller then reads lane by
 /// lane). One bounds check covers every offset.
 #[inline(always)]
-pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) -> bool {
+pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [VgprRow]) -> bool {
     let far = offs.iter().copied().max().unwrap_or(0);
     // The highest base address any lane may have: every read ends inside `lds`.
     let Some(lim) = (lds.len() as u64)
@@ -43,7 +45,7 @@ pub(crate) fn dwords_into(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut 
 ///
 /// For every lane `l` and every `k < offs.len()`, the four bytes from
 /// `base[l] + offs[k]` must be inside `lds`.
-unsafe fn dwords_unchecked(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) {
+unsafe fn dwords_unchecked(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [VgprRow]) {
     let p = lds.as_ptr();
     for (o, &off) in out.iter_mut().zip(offs) {
         for (o, &b) in o.iter_mut().zip(base) {
@@ -63,7 +65,7 @@ unsafe fn dwords_unchecked(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut
 /// 2^31, as the gathers' signed indices need: `lds` is shorter than that).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn gather_avx2(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [[u32; 32]]) {
+unsafe fn gather_avx2(lds: &[u8], base: &[u32; 32], offs: &[u32], out: &mut [VgprRow]) {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_i32gather_epi32, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_storeu_si256,
     };
@@ -102,22 +104,22 @@ mod tests {
         for _ in 0..500 {
             let offs = [next() % 1024, next() % 1024];
             let base: [u32; 32] = std::array::from_fn(|_| next() % (65536 - 1024 - 4));
-            let want: Vec<[u32; 32]> = offs
+            let want: Vec<VgprRow> = offs
                 .iter()
                 .map(|&o| {
-                    std::array::from_fn(|l| {
+                    VgprRow(std::array::from_fn(|l| {
                         let a = (base[l] + o) as usize;
                         u32::from_le_bytes([lds[a], lds[a + 1], lds[a + 2], lds[a + 3]])
-                    })
+                    }))
                 })
                 .collect();
-            let mut lanes = [[0u32; 32]; 2];
+            let mut lanes = [VgprRow::default(); 2];
             // SAFETY: every base + offset + 4 is below 65536 - 1024 - 4 + 1024 + 4.
             unsafe { dwords_unchecked(&lds, &base, &offs, &mut lanes) };
             assert_eq!(lanes.to_vec(), want);
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
-                let mut gathered = [[0u32; 32]; 2];
+                let mut gathered = [VgprRow::default(); 2];
                 // SAFETY: AVX2 is there; every read is inside `lds` (as above), which is
                 // far below 2^31 bytes.
                 unsafe { gather_avx2(&lds, &base, &offs, &mut gathered) };
@@ -133,7 +135,7 @@ mod tests {
         for (l, b) in base.iter_mut().enumerate() {
             *b = (l * 7) as u32; // unaligned for most lanes
         }
-        let mut out = [[0xdead_beefu32; 32]; 2];
+        let mut out = [VgprRow([0xdead_beefu32; 32]); 2];
         assert!(dwords_into(&lds, &base, &[0, 12], &mut out));
         for (o, off) in out.iter().zip([0usize, 12]) {
             for (l, &got) in o.iter().enumerate() {
@@ -146,7 +148,7 @@ mod tests {
         base[31] = 256 - 4 - 12;
         assert!(dwords_into(&lds, &base, &[0, 12], &mut out));
         base[31] += 1;
-        let mut out = [[7u32; 32]; 2];
+        let mut out = [VgprRow([7u32; 32]); 2];
         assert!(!dwords_into(&lds, &base, &[0, 12], &mut out));
         assert!(out.iter().all(|o| o.iter().all(|&v| v == 7)));
         // Addresses near 2^32 do not wrap into range.

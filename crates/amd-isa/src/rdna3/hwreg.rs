@@ -372,7 +372,7 @@ mod tests {
             let lds = 512 * (next() % 129);
             let wave = next() % 32;
             let setup = |w: &mut Wave| {
-                w.v.resize(vgprs, [0; 32]);
+                w.v.resize(vgprs, crate::rdna3::VgprRow::default());
                 w.place = Place {
                     wave,
                     waves: 32,

@@ -311,8 +311,8 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
                     x[l] = rd(lds, base[l].wrapping_add(a0));
                     y[l] = rd(lds, base[l].wrapping_add(a1));
                 }
-                w.v[vdst] = x;
-                w.v[vdst + 1] = y;
+                w.v[vdst].0 = x;
+                w.v[vdst + 1].0 = y;
                 return Some(());
             }
             for (k, off) in [a0, a1].into_iter().enumerate() {
@@ -329,7 +329,7 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             if exec == u32::MAX && n == 1 {
                 // Every lane, one dword each, in lane order (the last lane to a dword
                 // wins).
-                for (&b, &v) in base.iter().zip(&w.v[d0]) {
+                for (&b, &v) in base.iter().zip(w.v[d0].iter()) {
                     let a = b.wrapping_add(offset) as usize;
                     if let Some(dst) = lds.get_mut(a..a + 4) {
                         dst.copy_from_slice(&v.to_le_bytes());

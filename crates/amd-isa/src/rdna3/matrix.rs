@@ -1,6 +1,7 @@
 //! Matrix multiply-accumulate (WMMA with f16, bf16, 8-bit and 4-bit integer inputs),
 //! the dot products (VOP3P's and the VOP2/VOPD `dot2acc` helper) and the DX9 multiply.
 
+use super::VgprRow;
 use super::exec::{R, f};
 use super::opcodes::Vop3p;
 use super::opcodes::op::vop3p;
@@ -143,7 +144,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         Ok(convert(w, s, e, w.vread(srcs[s] + (e / per) as u16, lane, lit)?))
     };
     // A source's VGPRs, where it names enough of them (not a constant or literal).
-    let vgprs = |s: usize| -> Option<&[[u32; 32]]> {
+    let vgprs = |s: usize| -> Option<&[VgprRow]> {
         let first = usize::from(srcs[s].checked_sub(256)?);
         w.v.get(first..first + 16 / per)
     };
@@ -316,7 +317,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
     }
     let regs = if gfx12 && half_out { 4 } else { 8 };
     if let Some(d) = w.v.get_mut(dst..dst + regs) {
-        d.copy_from_slice(&out[..regs]);
+        d.iter_mut().zip(&out[..regs]).for_each(|(d, o)| d.0 = *o);
         return Ok(());
     }
     for (r, vals) in out.iter().enumerate().take(regs) {
@@ -500,7 +501,7 @@ fn exact_in_f64(c: f64, a: &[f64; 16], b: &[f64; 16], ta: Terms, tb: Terms, mode
 /// exactly (as [`half::to_f64`]'s).
 #[inline(always)]
 fn widen<const BF16: bool>(
-    regs: &[[u32; 32]],
+    regs: &[VgprRow],
     mask: u32,
     flush: bool,
     layout: WmmaLayout,
@@ -789,7 +790,7 @@ pub(crate) fn wmma_int(
     let mut at = [[0i32; 16]; 16];
     let mut bt = [[0i32; 16]; 16];
     // A source's VGPRs, where it names enough of them (not a constant or literal).
-    let vgprs = |s: u16| -> Option<&[[u32; 32]]> {
+    let vgprs = |s: u16| -> Option<&[VgprRow]> {
         let first = usize::from(s.checked_sub(256)?);
         w.v.get(first..first + 16 / per as usize)
     };
@@ -845,7 +846,7 @@ pub(crate) fn wmma_int(
         }
     }
     if let Some(d) = w.v.get_mut(dst..dst + 8) {
-        d.copy_from_slice(&out);
+        d.iter_mut().zip(&out).for_each(|(d, o)| d.0 = *o);
         return Ok(());
     }
     for (r, vals) in out.iter().enumerate() {
@@ -1419,7 +1420,7 @@ mod tests {
             }
             let setup = |w: &mut Wave| {
                 w.mode = mode;
-                w.v[..34].copy_from_slice(&regs);
+                w.v[..34].iter_mut().zip(&regs).for_each(|(d, s)| d.0 = *s);
             };
             for got in [run_decoded(&[d0, d1], setup), run(&[d0, d1], setup)] {
                 assert_eq!(
@@ -1519,7 +1520,7 @@ mod tests {
                     } as u32;
                 }
             }
-            let setup = |w: &mut Wave| w.v[..34].copy_from_slice(&regs);
+            let setup = |w: &mut Wave| w.v[..34].iter_mut().zip(&regs).for_each(|(d, s)| d.0 = *s);
             for got in [run_decoded(&[d0, d1], setup), run(&[d0, d1], setup)] {
                 assert_eq!(got.unwrap().v[26..34], want, "round {round}: {d0:#x} {d1:#x}");
             }

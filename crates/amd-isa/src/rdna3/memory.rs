@@ -2,6 +2,7 @@
 //! (flat) apertures into LDS and private memory, and the atomics' arithmetic shared
 //! with the LDS and buffer instructions.
 
+use super::VgprRow;
 use super::decode::Inst;
 use super::exec::{R, f};
 use super::fields as fld;
@@ -568,8 +569,8 @@ fn unit_stride(w: &mut Wave, addrs: &[u64; 32], kind: MemOp, vdst: usize, data: 
 /// larger than the access, which is zeroed for each one). `regs` holds `D` registers
 /// (`false`, nothing moved, otherwise).
 #[inline(always)]
-fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64, load: bool, mem: &dyn Memory) -> bool {
-    let Ok(regs) = <&mut [[u32; 32]; D]>::try_from(regs) else {
+fn move_lanes<const D: usize, const B: usize>(regs: &mut [VgprRow], base: u64, load: bool, mem: &dyn Memory) -> bool {
+    let Ok(regs) = <&mut [VgprRow; D]>::try_from(regs) else {
         return false;
     };
     if D == 1 && cfg!(target_endian = "little") {
@@ -582,10 +583,10 @@ fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64,
             if mem.read_ahead(base, got.as_mut_bytes()).is_err() {
                 return false;
             }
-            regs[0] = got;
+            regs[0].0 = got;
             return true;
         }
-        return mem.write_ahead(base, regs[0].as_bytes()).is_ok();
+        return mem.write_ahead(base, regs[0].0.as_bytes()).is_ok();
     }
     let mut bytes = [0u8; B];
     if load {
@@ -603,7 +604,7 @@ fn move_lanes<const D: usize, const B: usize>(regs: &mut [[u32; 32]], base: u64,
 /// Registers `regs[k]` from `D` dwords per lane, lane after lane, little-endian (the
 /// sizes fixed, so the loops carry no bounds checks and one dword a lane is a copy).
 #[inline(always)]
-fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]; D], bytes: &[u8]) {
+fn lanes_from_bytes<const D: usize>(regs: &mut [VgprRow; D], bytes: &[u8]) {
     for (lane, chunk) in bytes.chunks_exact(4 * D).take(32).enumerate() {
         for (reg, b) in regs.iter_mut().zip(chunk.chunks_exact(4)) {
             reg[lane & 31] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -613,7 +614,7 @@ fn lanes_from_bytes<const D: usize>(regs: &mut [[u32; 32]; D], bytes: &[u8]) {
 
 /// The inverse of [`lanes_from_bytes`].
 #[inline(always)]
-fn lanes_to_bytes<const D: usize>(regs: &[[u32; 32]; D], bytes: &mut [u8]) {
+fn lanes_to_bytes<const D: usize>(regs: &[VgprRow; D], bytes: &mut [u8]) {
     for (lane, chunk) in bytes.chunks_exact_mut(4 * D).take(32).enumerate() {
         for (reg, b) in regs.iter().zip(chunk.chunks_exact_mut(4)) {
             b.copy_from_slice(&reg[lane & 31].to_le_bytes());

@@ -87,7 +87,7 @@ pub(crate) use matrix::{
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
-pub(crate) use wave::{EXEC_LO, M0, VCC_LO, Wave};
+pub(crate) use wave::{EXEC_LO, M0, VCC_LO, VgprRow, Wave};
 use wave::{Place, TTMP7, TTMP9};
 
 pub use crate::dispatch::Counters;
@@ -437,7 +437,7 @@ impl Grid {
             w.reset(self.vgprs, d.code_addr);
             if self.wave_lanes == 64 {
                 w.wave64 = true;
-                w.v_other.resize(w.v.len(), [0; 32]);
+                w.v_other.resize(w.v.len(), VgprRow::default());
             }
             // At most 32 waves (1024 threads), under 256 KiB of LDS (RSRC2.LDS_SIZE is 9
             // bits of 512 bytes): both fit.
@@ -471,9 +471,9 @@ impl Grid {
             let lanes = threads.saturating_sub(first).min(self.wave_lanes);
             let per = if self.wave_lanes == 64 { 2 } else { 1 };
             let table = if whole { &self.ids } else { &own_ids };
-            w.v[0] = table[wi * per];
+            w.v[0].0 = table[wi * per];
             if per == 2 {
-                w.v_other[0] = table[wi * per + 1];
+                w.v_other[0].0 = table[wi * per + 1];
             }
             let mask = |n: usize| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
             w.s[EXEC_LO] = mask(lanes);
@@ -977,7 +977,7 @@ mod tests {
         let refs: Vec<&[u32]> = prog.iter().map(|p| &p[..]).collect();
         let w = run_all(&refs, |w| {
             w.wave64 = true;
-            w.v_other = vec![[0; 32]; w.v.len()];
+            w.v_other = vec![VgprRow::default(); w.v.len()];
             w.s[EXEC_LO + 1] = u32::MAX;
             for lane in 0..32 {
                 w.v[1][lane] = lane as u32;
@@ -1005,7 +1005,7 @@ mod tests {
         // readfirstlane with only lanes 32 to 63 on reads lane 32.
         let w = run_all(&[&[0x7e14_0501]], |w| {
             w.wave64 = true;
-            w.v_other = vec![[0; 32]; w.v.len()];
+            w.v_other = vec![VgprRow::default(); w.v.len()];
             w.s[EXEC_LO] = 0;
             w.s[EXEC_LO + 1] = 0b110;
             w.v_other[1][1] = 77;
@@ -1018,7 +1018,7 @@ mod tests {
         lds[..4].copy_from_slice(&10u32.to_le_bytes());
         let w = crate::rdna3::testing::run_mem_lds(&[&[0xd8f8_0000, 0x0500_0000]], &mut [0u8; 16], &mut lds, |w, _| {
             w.wave64 = true;
-            w.v_other = vec![[0; 32]; w.v.len()];
+            w.v_other = vec![VgprRow::default(); w.v.len()];
             w.s[EXEC_LO + 1] = u32::MAX;
         })
         .unwrap();

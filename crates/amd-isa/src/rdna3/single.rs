@@ -96,7 +96,7 @@ pub(crate) fn on_wave(
     let mut w = Wave::new(state.vgpr.len(), 0);
     w.s = state.sgpr;
     w.scc = state.scc;
-    w.v.copy_from_slice(&state.vgpr);
+    w.v.iter_mut().zip(&state.vgpr).for_each(|(r, s)| r.0 = *s);
     w.mode = state.mode;
     if state.lds.len() != LDS_BYTES {
         state.lds.resize(LDS_BYTES, 0);
@@ -117,7 +117,7 @@ pub(crate) fn on_wave(
     }
     state.sgpr = w.s;
     state.scc = w.scc;
-    state.vgpr.copy_from_slice(&w.v);
+    state.vgpr.iter_mut().zip(&w.v).for_each(|(s, r)| *s = r.0);
     state.mode = w.mode;
     r
 }

@@ -718,7 +718,7 @@ mod tests {
                     }
                 };
                 let wave = run_wave(&[&words], |w| {
-                    w.v[..32].copy_from_slice(&regs);
+                    w.v[..32].iter_mut().zip(&regs).for_each(|(d, s)| d.0 = *s);
                 })
                 .unwrap_or_else(|e| panic!("{inst} {field} {m}: {e:?}"));
                 for row in 0..16 {

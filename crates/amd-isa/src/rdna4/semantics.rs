@@ -441,7 +441,7 @@ fn wmma_iu8_on_gfx12_registers() {
     for (prog, sign) in [(&signed, true), (&unsigned, false)] {
         let w = run(&[prog], |w| {
             for r in 0..16 {
-                w.v[r] = [0; 32];
+                w.v[r].0 = [0; 32];
             }
             setup(w)
         })
@@ -528,7 +528,7 @@ fn wmma_fp8_bf8() {
     let b = |k: usize, c: usize| ((k + c * 7) % 5) as f32 * 0.5 - 1.0;
     let w = run(&[&wmma], |w| {
         for r in 0..16 {
-            w.v[r] = [0; 32];
+            w.v[r].0 = [0; 32];
         }
         for i in 0..16 {
             for k in 0..16 {
