@@ -4,7 +4,12 @@
 //! round trip, and of a one-packet AQL submission (a barrier-AND whose completion
 //! signal the host waits for) against the PM4 one, all measured in the same run.
 //!
-//! `cargo xtask bench engines`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`.
+//! `cargo xtask bench engines`. Lines: `bench <name>: <value> <unit> (<ratio> × <reference>)`,
+//! and `bench host_state before:`/`after:` as the runtime's benches print them.
+
+// The host-state loop the runtime's benches print, the same file.
+#[path = "../../amd-hcq/benches/common/host.rs"]
+mod host;
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -280,6 +285,7 @@ fn cold_copy() {
 }
 
 fn main() {
+    host::host_state("before");
     queue_creation(20);
     copy_bandwidth();
     cold_copy();
@@ -313,4 +319,5 @@ fn main() {
             l * 1e6
         );
     }
+    host::host_state("after");
 }
