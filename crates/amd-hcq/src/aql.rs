@@ -267,6 +267,9 @@ impl<I: DeviceInterface> AqlLane<I> {
         let mut regs = [0u32; 16];
         let (mut pgm, mut block) = ([0u32; 2], [1u32; 3]);
         let mut seg_start = self.ib_words.len();
+        // The packets bound for the indirect buffer and not yet copied there are
+        // `words[run..at]`: a run goes in one copy.
+        let mut run = 0;
         let mut at = 0;
         while at < words.len() {
             let (pkt, len) = Pm4Packet::decode(self.target, &words[at..]).map_err(|e: PacketError| e.rebased(at))?;
@@ -291,24 +294,33 @@ impl<I: DeviceInterface> AqlLane<I> {
                             _ => {}
                         }
                     }
-                    // The registers stay in the indirect buffer too: harmless there.
-                    self.ib_words.extend_from_slice(&words[at..at + len]);
+                    // The registers stay in the indirect buffer too (in the run):
+                    // harmless there.
                 }
                 Pm4Packet::DispatchDirect(d) => {
+                    self.ib_words.extend_from_slice(&words[run..at]);
+                    run = at + len;
                     self.flush(&mut seg_start);
                     let code = (u64::from(pgm[1]) << 32 | u64::from(pgm[0])) << 8;
-                    let k = *self.kernels.get(&code).ok_or(HcqError::AqlDispatch {
-                        code_addr: code,
-                        why: "no program loaded on this device has its code there",
-                    })?;
+                    // (The errors are built only where they happen: a launch here
+                    // made and dropped three before.)
+                    let Some(&k) = self.kernels.get(&code) else {
+                        return Err(HcqError::AqlDispatch {
+                            code_addr: code,
+                            why: "no program loaded on this device has its code there",
+                        });
+                    };
                     let s = k.kernarg_sgpr;
                     let kernarg = u64::from(regs[s]) | u64::from(regs[s + 1]) << 32;
                     let mut grid = [0u32; 3];
                     for i in 0..3 {
-                        grid[i] = d.dims[i].checked_mul(block[i]).ok_or(HcqError::AqlDispatch {
-                            code_addr: code,
-                            why: "its grid in work-items does not fit 32 bits",
-                        })?;
+                        let Some(g) = d.dims[i].checked_mul(block[i]) else {
+                            return Err(HcqError::AqlDispatch {
+                                code_addr: code,
+                                why: "its grid in work-items does not fit 32 bits",
+                            });
+                        };
+                        grid[i] = g;
                     }
                     let p = KernelDispatch {
                         header: header(PacketType::KernelDispatch),
@@ -324,14 +336,17 @@ impl<I: DeviceInterface> AqlLane<I> {
                     self.packets.push(p.to_dwords());
                 }
                 _ => {
-                    if self.ib_words.len() - seg_start + len > IndirectBuffer::MAX_DWORDS as usize {
+                    let pending = self.ib_words.len() + (at - run) - seg_start;
+                    if pending + len > IndirectBuffer::MAX_DWORDS as usize {
+                        self.ib_words.extend_from_slice(&words[run..at]);
+                        run = at;
                         self.flush(&mut seg_start);
                     }
-                    self.ib_words.extend_from_slice(&words[at..at + len]);
                 }
             }
             at += len;
         }
+        self.ib_words.extend_from_slice(&words[run..at]);
         self.flush(&mut seg_start);
         Ok(())
     }

@@ -163,3 +163,23 @@ fn the_indirect_buffer_area_is_reused_as_it_wraps() {
     }
     assert_eq!(sig.value(), 200, "nothing of the refused list ran");
 }
+
+/// A list with more PM4 between its dispatches than one PM4-IB packet can name (2^20 - 1
+/// dwords) goes as two such packets, in order: every signal lands, the last one last.
+#[test]
+fn pm4_past_one_indirect_buffer_goes_as_two() {
+    let (m, p) = kfd_mock();
+    let dev = p.device_with(0, QueueFormat::Aql).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut q = dev.compute_queue();
+    // 132,000 signals of 8 dwords: 1,056,000 dwords.
+    let n = 132_000u64;
+    for i in 1..=n {
+        q.signal(&sig, i);
+    }
+    let before = m.queue_state(compute_queue(&m).id).unwrap().read_ptr;
+    dev.wait_timeline(q.submit(&dev, &Bindings::new()).unwrap()).unwrap();
+    assert_eq!(sig.value(), n);
+    let st = m.queue_state(compute_queue(&m).id).unwrap();
+    assert_eq!(st.read_ptr - before, 2, "two PM4-IB packets");
+}
