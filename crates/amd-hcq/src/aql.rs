@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use amd_packets::aql::{self, FenceScope, Header, KernelDispatch, PacketType, Pm4Ib};
 use amd_packets::pm4::regs::gfx11 as sh;
-use amd_packets::pm4::{IndirectBuffer, Pm4Packet};
+use amd_packets::pm4::{IndirectBuffer, Opcode, Pm4Packet};
 use amd_packets::{GfxTarget, PacketError};
 
 use crate::fence::DeviceLink;
@@ -119,20 +119,23 @@ impl<I: DeviceInterface> AqlLane<I> {
     }
 
     /// Sends the PM4 `parts` as AQL packets on `q`, whose write pointer (in packets)
-    /// is `*put`; `seen` is the read pointer last read.
+    /// is `*put`; `seen` is the read pointer last read. `encoded`: every packet came
+    /// from the runtime's encoders (none from [`crate::ComputeQueue::raw`]), so its
+    /// header tells its length.
     pub(crate) fn write<Q: HwQueue>(
         &mut self,
         q: &Q,
         put: &mut u64,
         seen: &mut u64,
         parts: &[&[u32]],
+        encoded: bool,
         dev: &dyn DeviceLink<I>,
     ) -> Result<()> {
         self.packets.clear();
         self.ib_words.clear();
         self.segments.clear();
         for part in parts {
-            self.transcode(part)?;
+            self.transcode(part, encoded)?;
         }
         let ib_len = (self.ib_words.len() * 4) as u64;
         let area = IB_BYTES as u64;
@@ -263,7 +266,9 @@ impl<I: DeviceInterface> AqlLane<I> {
     /// Appends the AQL packets for the PM4 `words`: kernel dispatch packets for its
     /// dispatches, PM4-IB packets (their addresses filled in later) for the rest, whose
     /// dwords go to `ib_words` (a segment per packet in `segments`: start, length).
-    fn transcode(&mut self, words: &[u32]) -> Result<()> {
+    /// `encoded` as in [`AqlLane::write`]: the packets are read by their headers
+    /// ([`shape`]), else decoded in full (a malformed one is an error here).
+    pub(crate) fn transcode(&mut self, words: &[u32], encoded: bool) -> Result<()> {
         let mut regs = [0u32; 16];
         let (mut pgm, mut block) = ([0u32; 2], [1u32; 3]);
         let mut seg_start = self.ib_words.len();
@@ -272,11 +277,22 @@ impl<I: DeviceInterface> AqlLane<I> {
         let mut run = 0;
         let mut at = 0;
         while at < words.len() {
-            let (pkt, len) = Pm4Packet::decode(self.target, &words[at..]).map_err(|e: PacketError| e.rebased(at))?;
+            let rest = &words[at..];
+            let (pkt, len) = match encoded.then(|| shape(rest)).flatten() {
+                Some(p) => p,
+                None => {
+                    let (p, len) = Pm4Packet::decode(self.target, rest).map_err(|e: PacketError| e.rebased(at))?;
+                    let p = match p {
+                        Pm4Packet::SetShReg(p) => Shape::SetShReg(p.reg().offset(), p.values()),
+                        Pm4Packet::DispatchDirect(d) => Shape::Dispatch(d.dims),
+                        _ => Shape::Other,
+                    };
+                    (p, len)
+                }
+            };
             match pkt {
-                Pm4Packet::SetShReg(p) => {
-                    let base = p.reg().offset();
-                    for (i, &v) in p.values().iter().enumerate() {
+                Shape::SetShReg(base, values) => {
+                    for (i, &v) in values.iter().enumerate() {
                         let r = base.wrapping_add(i as u16);
                         match r {
                             _ if r == sh::COMPUTE_PGM_LO.offset() => pgm[0] = v,
@@ -297,7 +313,7 @@ impl<I: DeviceInterface> AqlLane<I> {
                     // The registers stay in the indirect buffer too (in the run):
                     // harmless there.
                 }
-                Pm4Packet::DispatchDirect(d) => {
+                Shape::Dispatch(dims) => {
                     self.ib_words.extend_from_slice(&words[run..at]);
                     run = at + len;
                     self.flush(&mut seg_start);
@@ -314,7 +330,7 @@ impl<I: DeviceInterface> AqlLane<I> {
                     let kernarg = u64::from(regs[s]) | u64::from(regs[s + 1]) << 32;
                     let mut grid = [0u32; 3];
                     for i in 0..3 {
-                        let Some(g) = d.dims[i].checked_mul(block[i]) else {
+                        let Some(g) = dims[i].checked_mul(block[i]) else {
                             return Err(HcqError::AqlDispatch {
                                 code_addr: code,
                                 why: "its grid in work-items does not fit 32 bits",
@@ -335,7 +351,7 @@ impl<I: DeviceInterface> AqlLane<I> {
                     };
                     self.packets.push(p.to_dwords());
                 }
-                _ => {
+                Shape::Other => {
                     let pending = self.ib_words.len() + (at - run) - seg_start;
                     if pending + len > IndirectBuffer::MAX_DWORDS as usize {
                         self.ib_words.extend_from_slice(&words[run..at]);
@@ -365,8 +381,113 @@ impl<I: DeviceInterface> AqlLane<I> {
     }
 }
 
+/// What the transcoder reads of a PM4 packet.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Shape<'a> {
+    /// SET_SH_REG: the first register's offset and the values.
+    SetShReg(u16, &'a [u32]),
+    /// DISPATCH_DIRECT: the grid in workgroups.
+    Dispatch([u32; 3]),
+    /// Anything else, which goes to an indirect buffer as it is.
+    Other,
+}
+
+/// The packet at the start of `words` as its header gives it, and its length, for a
+/// packet from the runtime's encoders; `None` where the header or body is not what
+/// the full decoder accepts for SET_SH_REG and DISPATCH_DIRECT, or runs past `words`
+/// (the caller then decodes it in full, for the error).
+pub(crate) fn shape(words: &[u32]) -> Option<(Shape<'_>, usize)> {
+    let hdr = *words.first()?;
+    if hdr >> 30 != 3 {
+        return None;
+    }
+    let (opcode, count) = ((hdr >> 8) as u8, ((hdr >> 16) & 0x3fff) as usize);
+    // A NOP of count 0x3fff is the one-dword filler.
+    let len = if opcode == Opcode::Nop as u8 && count == 0x3fff {
+        1
+    } else {
+        count + 2
+    };
+    let body = words.get(1..len)?;
+    let p = match opcode {
+        o if o == Opcode::SetShReg as u8 => match body {
+            [reg, values @ ..] if !values.is_empty() && *reg <= u32::from(u16::MAX) => {
+                Shape::SetShReg(*reg as u16, values)
+            }
+            _ => return None,
+        },
+        o if o == Opcode::DispatchDirect as u8 => match *body {
+            [x, y, z, _] => Shape::Dispatch([x, y, z]),
+            _ => return None,
+        },
+        _ => Shape::Other,
+    };
+    Some((p, len))
+}
+
 /// Every packet's header: it waits for the packets before it (barrier) and fences
 /// system memory before and after, as tinygrad 0.14's AQL packets do.
 fn header(ty: PacketType) -> Header {
     Header::new(ty).barrier().fences(FenceScope::System)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wherever the full decoder accepts a packet, reading it by its header gives the
+    /// same length and, for SET_SH_REG and DISPATCH_DIRECT, the same fields: random
+    /// packets of every opcode the runtime encodes (and others), of random counts and
+    /// bodies; a packet running past the words is left to the full decoder.
+    #[test]
+    fn a_packet_read_by_its_header_is_the_decoded_packet() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        let opcodes = [0x10, 0x15, 0x3c, 0x3f, 0x46, 0x49, 0x58, 0x76, 0x77, 0x00];
+        let (mut agreed, mut sh, mut dispatch) = (0, 0, 0);
+        for round in 0..200_000 {
+            let op = opcodes[round % opcodes.len()];
+            let count = match next() % 8 {
+                0 => 0x3fff,
+                k => (k as usize - 1) * (next() as usize % 3 + 1),
+            };
+            let mut words = vec![3 << 30 | (count as u32) << 16 | op << 8];
+            // Bodies of all lengths around the header's, small register offsets
+            // often (SET_SH_REG reads them), any value otherwise.
+            let body = (count + 1).min(40) + next() as usize % 3;
+            for k in 0..body {
+                let v = next();
+                words.push(if k == 0 && v % 2 == 0 { v % 0x1_0000 } else { v });
+            }
+            let full = Pm4Packet::decode(GfxTarget::Gfx11, &words);
+            let light = shape(&words);
+            let Ok((p, len)) = full else { continue };
+            let want = match p {
+                Pm4Packet::SetShReg(p) => {
+                    sh += 1;
+                    Shape::SetShReg(p.reg().offset(), p.values())
+                }
+                Pm4Packet::DispatchDirect(d) => {
+                    dispatch += 1;
+                    Shape::Dispatch(d.dims)
+                }
+                _ => Shape::Other,
+            };
+            assert_eq!(light, Some((want, len)), "{words:x?}");
+            agreed += 1;
+        }
+        assert!(
+            agreed > 10_000 && sh > 1_000 && dispatch > 1_000,
+            "{agreed} {sh} {dispatch}"
+        );
+        // Past the end, or not a type-3 header: the full decoder's to refuse.
+        assert_eq!(shape(&[3 << 30 | 4 << 16 | 0x76 << 8, 0x200, 1]), None);
+        assert_eq!(shape(&[2 << 30]), None);
+        assert_eq!(shape(&[]), None);
+    }
 }

@@ -198,6 +198,10 @@ pub struct CmdList<E> {
     /// ring (SDMA INDIRECT); the ring writer pads before them with NOPs.
     pub(crate) end_aligned: Vec<usize>,
     pub(crate) rec: Recording,
+    /// Whether the list holds dwords its caller wrote as they are
+    /// ([`ComputeQueue::raw`]): an AQL queue's transcoder then decodes every packet in
+    /// full (the runtime's encoders' packets it reads by their headers).
+    pub(crate) raw: bool,
     engine: PhantomData<E>,
 }
 
@@ -225,6 +229,7 @@ impl<E: Encoding> CmdList<E> {
             },
             end_aligned: Vec::new(),
             rec: Recording::default(),
+            raw: false,
             engine: PhantomData,
         }
     }
@@ -250,6 +255,7 @@ impl<E: Encoding> CmdList<E> {
             self.end_aligned.clear();
         }
         self.rec.clear();
+        self.raw = false;
     }
 
     /// Dwords so far: the offset the next command starts at.
@@ -298,6 +304,7 @@ impl<E: Encoding> CmdList<E> {
     pub(crate) fn put_packets(&mut self, cmds: &[u32], from: &CmdList<E>) -> usize {
         let start = self.cmds.len();
         self.cmds.extend_from_slice(cmds);
+        self.raw |= from.raw;
         if E::WHOLE_PACKETS {
             let first = self.sizes.len();
             self.sizes.extend_from_slice(&from.sizes);
@@ -415,6 +422,7 @@ impl ComputeQueue {
     /// Appends raw dwords (already encoded packets).
     pub fn raw(&mut self, dwords: &[u32]) -> &mut Self {
         self.cmds.put(dwords);
+        self.raw = true;
         self
     }
 }

@@ -147,7 +147,7 @@ fn write_list<E: Encoding, I: DeviceInterface>(
     if E::WHOLE_PACKETS {
         write_copy(ring, q, dev)
     } else {
-        write_compute(ring, aql, [&q.cmds], dev)
+        write_compute(ring, aql, [&q.cmds], !q.raw, dev)
     }
 }
 
@@ -229,7 +229,7 @@ impl<I: DeviceInterface> Engines<I> {
     /// Writes PM4 dwords into the compute ring (wrapping anywhere) and rings it.
     #[inline]
     pub(crate) fn push_compute(&mut self, cmds: &[u32], dev: &dyn DeviceLink<I>) -> Result<()> {
-        write_compute(&mut self.compute.ring, self.compute.aql.as_mut(), [cmds], dev)
+        write_compute(&mut self.compute.ring, self.compute.aql.as_mut(), [cmds], false, dev)
     }
 
     /// Writes SDMA packets into the copy ring and rings it.
@@ -334,10 +334,11 @@ fn write_compute<I: DeviceInterface, const N: usize>(
     ring: &mut Ring<I::Queue>,
     aql: Option<&mut AqlLane<I>>,
     parts: [&[u32]; N],
+    encoded: bool,
     dev: &dyn DeviceLink<I>,
 ) -> Result<()> {
     if let Some(a) = aql {
-        return a.write(&ring.q, &mut ring.put, &mut ring.seen, &parts, dev);
+        return a.write(&ring.q, &mut ring.put, &mut ring.seen, &parts, encoded, dev);
     }
     let dwords = (ring.q.ring_bytes() / 4) as u64;
     let len = parts.iter().map(|p| p.len() as u64).sum::<u64>();

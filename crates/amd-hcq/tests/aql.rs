@@ -183,3 +183,25 @@ fn pm4_past_one_indirect_buffer_goes_as_two() {
     let st = m.queue_state(compute_queue(&m).id).unwrap();
     assert_eq!(st.read_ptr - before, 2, "two PM4-IB packets");
 }
+
+/// Dwords a list's caller wrote as they are (`ComputeQueue::raw`) are decoded in full
+/// on an AQL queue: a packet the decoder refuses is an error at submit, nothing is
+/// sent, and the device goes on.
+#[test]
+fn raw_dwords_are_decoded_before_they_are_sent() {
+    let (m, p) = kfd_mock();
+    let dev = p.device_with(0, QueueFormat::Aql).unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut q = dev.compute_queue();
+    q.signal(&sig, 1);
+    // A type-3 header with opcode 0x01 (no such PM4 packet) and one body dword.
+    q.raw(&[0xc000_0100, 0]);
+    let before = m.queue_state(compute_queue(&m).id).unwrap().read_ptr;
+    let e = q.submit(&dev, &Bindings::new()).unwrap_err();
+    assert!(e.to_string().contains("opcode"), "{e}");
+    assert_eq!(m.queue_state(compute_queue(&m).id).unwrap().read_ptr, before);
+    let mut ok = dev.compute_queue();
+    ok.signal(&sig, 2);
+    dev.wait_timeline(ok.submit(&dev, &Bindings::new()).unwrap()).unwrap();
+    assert_eq!(sig.value(), 2, "the refused list's signal never ran");
+}
