@@ -79,6 +79,35 @@ pub(crate) struct AqlKernel {
     pub(crate) kernarg_sgpr: usize,
 }
 
+/// The loaded kernels by code address, the last one found kept at hand (a loop's
+/// launches name one kernel again and again; the map hashes its key).
+#[derive(Debug, Default)]
+struct Kernels {
+    map: HashMap<u64, AqlKernel>,
+    last: Option<(u64, AqlKernel)>,
+}
+
+impl Kernels {
+    /// Notes `k` at `code` (in place of one there before).
+    fn add(&mut self, code: u64, k: AqlKernel) {
+        self.map.insert(code, k);
+        self.last = None;
+    }
+
+    /// The kernel at `code`.
+    #[inline]
+    fn get(&mut self, code: u64) -> Option<AqlKernel> {
+        match self.last {
+            Some((c, k)) if c == code => Some(k),
+            _ => {
+                let k = *self.map.get(&code)?;
+                self.last = Some((code, k));
+                Some(k)
+            }
+        }
+    }
+}
+
 /// Bytes of the indirect-buffer area each AQL lane has for the PM4 between dispatches
 /// (tinygrad 0.14's 16 MiB: the PM4 of some 100,000 launches in flight).
 pub(crate) const IB_BYTES: usize = 16 << 20;
@@ -94,7 +123,7 @@ pub(crate) struct AqlLane<I: DeviceInterface> {
     /// Per submission: the running byte count at its end and the packet count after
     /// its last packet.
     ib_live: VecDeque<(u64, u64)>,
-    pub(crate) kernels: HashMap<u64, AqlKernel>,
+    kernels: Kernels,
     target: GfxTarget,
     packets: Vec<[u32; aql::PACKET_DWORDS]>,
     ib_words: Vec<u32>,
@@ -104,13 +133,18 @@ pub(crate) struct AqlLane<I: DeviceInterface> {
 }
 
 impl<I: DeviceInterface> AqlLane<I> {
+    /// Notes a loaded kernel at `code_addr` (in place of one loaded there before).
+    pub(crate) fn add_kernel(&mut self, code_addr: u64, k: AqlKernel) {
+        self.kernels.add(code_addr, k);
+    }
+
     pub(crate) fn new(ib: I::Memory, target: GfxTarget) -> Self {
         AqlLane {
             ib,
             ib_put: 0,
             ib_freed: 0,
             ib_live: VecDeque::new(),
-            kernels: HashMap::new(),
+            kernels: Kernels::default(),
             target,
             packets: Vec::new(),
             ib_words: Vec::new(),
@@ -320,7 +354,7 @@ impl<I: DeviceInterface> AqlLane<I> {
                     let code = (u64::from(pgm[1]) << 32 | u64::from(pgm[0])) << 8;
                     // (The errors are built only where they happen: a launch here
                     // made and dropped three before.)
-                    let Some(&k) = self.kernels.get(&code) else {
+                    let Some(k) = self.kernels.get(code) else {
                         return Err(HcqError::AqlDispatch {
                             code_addr: code,
                             why: "no program loaded on this device has its code there",
@@ -434,6 +468,29 @@ fn header(ty: PacketType) -> Header {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel kept at hand is the one loaded at the address now: a kernel loaded
+    /// where another was replaces it there.
+    #[test]
+    fn a_kernel_loaded_again_at_an_address_replaces_the_one_kept() {
+        let k = |object: u64| AqlKernel {
+            kernel_object: object,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            kernarg_sgpr: 0,
+        };
+        let mut ks = Kernels::default();
+        assert_eq!(ks.get(0x1000), None);
+        ks.add(0x1000, k(1));
+        ks.add(0x2000, k(2));
+        assert_eq!(ks.get(0x1000), Some(k(1)));
+        assert_eq!(ks.get(0x1000), Some(k(1)));
+        assert_eq!(ks.get(0x2000), Some(k(2)));
+        ks.add(0x2000, k(3));
+        assert_eq!(ks.get(0x2000), Some(k(3)));
+        assert_eq!(ks.get(0x1000), Some(k(1)));
+        assert_eq!(ks.get(0x3000), None);
+    }
 
     /// Wherever the full decoder accepts a packet, reading it by its header gives the
     /// same length and, for SET_SH_REG and DISPATCH_DIRECT, the same fields: random

@@ -169,7 +169,7 @@ impl<I: DeviceInterface> Engines<I> {
     /// descriptor); nothing for a PM4 one.
     pub(crate) fn aql_kernel(&mut self, code_addr: u64, k: crate::aql::AqlKernel) {
         if let Some(aql) = self.compute.aql.as_mut() {
-            aql.kernels.insert(code_addr, k);
+            aql.add_kernel(code_addr, k);
         }
     }
 
