@@ -498,13 +498,8 @@ mod tests {
     /// bodies; a packet running past the words is left to the full decoder.
     #[test]
     fn a_packet_read_by_its_header_is_the_decoded_packet() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u32
-        };
+        let mut rng = amd_packets::testing::xorshift64(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng() as u32;
         let opcodes = [0x10, 0x15, 0x3c, 0x3f, 0x46, 0x49, 0x58, 0x76, 0x77, 0x00];
         let (mut agreed, mut sh, mut dispatch) = (0, 0, 0);
         for round in 0..200_000 {

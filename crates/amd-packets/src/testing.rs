@@ -36,3 +36,14 @@ pub const fn linear_dispatch(code_addr: u64, rsrc: [u32; 3], user_data: &[u32], 
         initiator: DispatchInitiator::DEFAULT,
     }
 }
+
+/// A deterministic xorshift generator for random test values (no dependency), from
+/// `seed` (not 0).
+pub fn xorshift64(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}

@@ -3,6 +3,7 @@
 //! affinity calls).
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Iterations of [`host_state`]'s loop (14 ms on the 2-core EPYC machine the docs'
@@ -37,11 +38,66 @@ pub fn host_state(when: &str) {
     let each: Vec<String> = (cpus.iter().zip(&times))
         .map(|(c, t)| format!("CPU {c} {:.1} ms ({:.2} ×)", t * 1e3, t / fastest))
         .collect();
+    let trip = match cpus[..] {
+        [a, b, ..] => format!(
+            "; a cache line between CPUs {a} and {b} and back: {:.0} ns",
+            round_trip(a, b) * 1e9
+        ),
+        _ => String::new(),
+    };
     println!(
-        "bench host_state {when}: {}M additions on every CPU at once: {} (against the fastest CPU; a CPU above the others, or all above another run's, ran slowed by the host)",
+        "bench host_state {when}: {}M additions on every CPU at once: {} (against the fastest CPU; a CPU above the others, or all above another run's, ran slowed by the host){trip}",
         HOST_LOOP / 1_000_000,
         each.join(", ")
     );
+}
+
+/// Round trips of one cache line between two threads pinned to CPUs `a` and `b`, each
+/// waiting for the other's store: the median of 21 batches of 10,000, in seconds a
+/// trip. Where the host places the two vCPUs (cores sharing a cache, or not) shows
+/// here, and in every figure that crosses between the client's thread and the
+/// engine's.
+fn round_trip(a: usize, b: usize) -> f64 {
+    const TRIPS: u64 = 10_000;
+    let line = AtomicU64::new(0);
+    let line = &line;
+    // Two threads of their own: the caller's CPUs stay as they were.
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            pin_to(b);
+            // Answers each odd value with the next even one until told to stop.
+            loop {
+                let v = line.load(Ordering::Acquire);
+                if v == u64::MAX {
+                    return;
+                }
+                if v % 2 == 1 {
+                    line.store(v + 1, Ordering::Release);
+                }
+                std::hint::spin_loop();
+            }
+        });
+        let timer = s.spawn(move || {
+            pin_to(a);
+            let mut batches = Vec::with_capacity(21);
+            let mut v = 0;
+            for _ in 0..21 {
+                let t = Instant::now();
+                for _ in 0..TRIPS {
+                    line.store(v + 1, Ordering::Release);
+                    while line.load(Ordering::Acquire) != v + 2 {
+                        std::hint::spin_loop();
+                    }
+                    v += 2;
+                }
+                batches.push(t.elapsed().as_secs_f64() / TRIPS as f64);
+            }
+            line.store(u64::MAX, Ordering::Release);
+            batches.sort_by(f64::total_cmp);
+            batches[batches.len() / 2]
+        });
+        timer.join().expect("round trip")
+    })
 }
 
 /// The CPUs this process may run on (the first 64).

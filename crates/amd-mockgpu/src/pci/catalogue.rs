@@ -716,13 +716,7 @@ mod tests {
 
     #[test]
     fn hostile_files_never_panic() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = amd_packets::testing::xorshift64(0x2545_f491_4f6c_dd1d);
         for (name, good) in firmware::all_files() {
             // Every truncation, with size_bytes kept honest so the deeper fields run.
             for cut in 0..good.len() {

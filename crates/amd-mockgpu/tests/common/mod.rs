@@ -136,13 +136,6 @@ pub fn msi_to_eventfd(m: &MockSys, device: Fd) -> Fd {
     efd
 }
 
-/// A deterministic xorshift generator for hostile values (no dependency), from `seed`
-/// (not 0).
-pub fn xorshift64(mut x: u64) -> impl FnMut() -> u64 {
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
+/// A deterministic xorshift generator for hostile values, from `seed` (not 0).
+#[allow(unused_imports)] // (not every test binary uses it)
+pub use amd_packets::testing::xorshift64;
