@@ -302,7 +302,7 @@ impl<I: DeviceInterface> AqlLane<I> {
     /// dwords go to `ib_words` (a segment per packet in `segments`: start, length).
     /// `encoded` as in [`AqlLane::write`]: the packets are read by their headers
     /// ([`shape`]), else decoded in full (a malformed one is an error here).
-    pub(crate) fn transcode(&mut self, words: &[u32], encoded: bool) -> Result<()> {
+    fn transcode(&mut self, words: &[u32], encoded: bool) -> Result<()> {
         let mut regs = [0u32; 16];
         let (mut pgm, mut block) = ([0u32; 2], [1u32; 3]);
         let mut seg_start = self.ib_words.len();
@@ -352,8 +352,8 @@ impl<I: DeviceInterface> AqlLane<I> {
                     run = at + len;
                     self.flush(&mut seg_start);
                     let code = (u64::from(pgm[1]) << 32 | u64::from(pgm[0])) << 8;
-                    // (The errors are built only where they happen: a launch here
-                    // made and dropped three before.)
+                    // let-else, not ok_or: an error built before it is known to be
+                    // needed was built and dropped at every launch.
                     let Some(k) = self.kernels.get(code) else {
                         return Err(HcqError::AqlDispatch {
                             code_addr: code,
@@ -417,7 +417,7 @@ impl<I: DeviceInterface> AqlLane<I> {
 
 /// What the transcoder reads of a PM4 packet.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Shape<'a> {
+enum Shape<'a> {
     /// SET_SH_REG: the first register's offset and the values.
     SetShReg(u16, &'a [u32]),
     /// DISPATCH_DIRECT: the grid in workgroups.
@@ -430,7 +430,7 @@ pub(crate) enum Shape<'a> {
 /// packet from the runtime's encoders; `None` where the header or body is not what
 /// the full decoder accepts for SET_SH_REG and DISPATCH_DIRECT, or runs past `words`
 /// (the caller then decodes it in full, for the error).
-pub(crate) fn shape(words: &[u32]) -> Option<(Shape<'_>, usize)> {
+fn shape(words: &[u32]) -> Option<(Shape<'_>, usize)> {
     let hdr = *words.first()?;
     if hdr >> 30 != 3 {
         return None;

@@ -1,5 +1,5 @@
-//! The host's state as benchmarks print it: a fixed loop timed on every CPU at once
-//! (the benchmarks' only unsafe code besides the interp bench's remu loader: the
+//! The host's state as benchmarks print it: a fixed loop timed on every CPU at once,
+//! and a cache line's round trip between two CPUs (the benchmarks' only unsafe code besides the interp bench's remu loader: the
 //! affinity calls).
 
 use std::hint::black_box;
@@ -13,8 +13,9 @@ const HOST_LOOP: u64 = 50_000_000;
 /// Prints how long a fixed integer loop takes on each CPU this process may use, all at
 /// once (a thread pinned to each; at most 64 CPUs), and against the fastest of them: a
 /// host that shares or throttles CPUs shows them slower than the others, or than in
-/// another run. Benchmarks print it before and after their figures, so that a run the
-/// host slowed can be told from one the code did.
+/// another run; then the round trip of one cache line between the first two CPUs
+/// ([`round_trip`]). Benchmarks print it before and after their figures, so that a
+/// run the host slowed can be told from one the code did.
 pub fn host_state(when: &str) {
     let cpus = allowed_cpus();
     let times: Vec<f64> = std::thread::scope(|s| {

@@ -568,6 +568,8 @@ mod tests {
             for rows in [&w.v, &w.v_other] {
                 assert!(rows.iter().all(|r| (r as *const VgprRow as usize) % 64 == 0));
             }
+            w.reset(257 - vgprs, 0);
+            assert!(w.v.iter().all(|r| (r as *const VgprRow as usize) % 64 == 0));
         }
     }
 

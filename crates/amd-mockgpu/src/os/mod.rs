@@ -144,8 +144,8 @@ const POLL_SPIN: Duration = Duration::from_micros(20);
 /// Rounds of looks (64 each, about 1.6 µs on the machines measured) between yields
 /// once past [`POLL_SPIN`]: a yield costs about 0.5 µs there, during which a doorbell
 /// goes unseen (a yield every round put a submission to an engine idle 50 µs at
-/// 0.42–1.10 µs, one every eighth at 0.30–0.86). A thread that becomes runnable
-/// preempts the poller anyway; one already waiting gets the core within 13 µs.
+/// 0.42–1.10 µs, one every eighth at 0.30–0.86). Another thread waiting for the core
+/// gets it at the next yield, within about 13 µs, or when the scheduler preempts.
 const YIELD_EVERY: u32 = 8;
 
 impl Shared {
