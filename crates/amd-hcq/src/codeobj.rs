@@ -20,72 +20,9 @@ fn bad(msg: impl Into<String>) -> HcqError {
     HcqError::CodeObject { msg: msg.into() }
 }
 
-/// The 64-byte kernel descriptor (`amd_kernel_code_t` of code object v3+,
-/// llvm AMDGPUUsage "Kernel Descriptor").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KernelDescriptor {
-    /// `GROUP_SEGMENT_FIXED_SIZE`: LDS bytes.
-    pub group_segment_size: u32,
-    /// `PRIVATE_SEGMENT_FIXED_SIZE`: scratch bytes per lane.
-    pub private_segment_size: u32,
-    /// `KERNARG_SIZE`.
-    pub kernarg_size: u32,
-    /// `KERNEL_CODE_ENTRY_BYTE_OFFSET`, from the descriptor's address.
-    pub entry_offset: i64,
-    /// `COMPUTE_PGM_RSRC3`.
-    pub rsrc3: u32,
-    /// `COMPUTE_PGM_RSRC1`.
-    pub rsrc1: u32,
-    /// `COMPUTE_PGM_RSRC2`.
-    pub rsrc2: u32,
-    /// `KERNEL_CODE_PROPERTIES`.
-    pub properties: u16,
-}
-
-impl KernelDescriptor {
-    /// `ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER`
-    pub const PRIVATE_SEGMENT_BUFFER: u16 = 1 << 0;
-    /// `ENABLE_SGPR_DISPATCH_PTR`
-    pub const DISPATCH_PTR: u16 = 1 << 1;
-    /// `ENABLE_SGPR_QUEUE_PTR`
-    pub const QUEUE_PTR: u16 = 1 << 2;
-    /// `ENABLE_SGPR_KERNARG_SEGMENT_PTR`
-    pub const KERNARG_SEGMENT_PTR: u16 = 1 << 3;
-    /// `ENABLE_SGPR_DISPATCH_ID`
-    pub const DISPATCH_ID: u16 = 1 << 4;
-    /// `ENABLE_SGPR_FLAT_SCRATCH_INIT`
-    pub const FLAT_SCRATCH_INIT: u16 = 1 << 5;
-    /// `ENABLE_SGPR_PRIVATE_SEGMENT_SIZE`
-    pub const PRIVATE_SEGMENT_SIZE: u16 = 1 << 6;
-    /// `ENABLE_WAVEFRONT_SIZE32`
-    pub const WAVEFRONT_SIZE32: u16 = 1 << 10;
-
-    /// Parses the 64 descriptor bytes.
-    pub fn parse(b: &[u8]) -> Result<Self> {
-        let b: &[u8; 64] = b
-            .get(..64)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| bad("kernel descriptor truncated"))?;
-        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-        let mut e = [0u8; 8];
-        e.copy_from_slice(&b[16..24]);
-        Ok(KernelDescriptor {
-            group_segment_size: u32_at(0),
-            private_segment_size: u32_at(4),
-            kernarg_size: u32_at(8),
-            entry_offset: i64::from_le_bytes(e),
-            rsrc3: u32_at(44),
-            rsrc1: u32_at(48),
-            rsrc2: u32_at(52),
-            properties: u16::from_le_bytes([b[56], b[57]]),
-        })
-    }
-
-    /// Whether a property bit is set.
-    pub fn has(&self, bit: u16) -> bool {
-        self.properties & bit != 0
-    }
-}
+/// The kernel descriptor, defined with the AQL packets whose `kernel_object` points at
+/// it (the mock's command processor reads the same type).
+pub use amd_packets::aql::KernelDescriptor;
 
 /// What an argument is, from its `.value_kind`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -277,11 +214,12 @@ impl CodeObject {
                 name: name.to_string(),
                 available: self.kernel_names(),
             })?;
-        let bytes = (off as usize)
-            .checked_add(64)
+        let bytes: &[u8; KernelDescriptor::BYTES] = (off as usize)
+            .checked_add(KernelDescriptor::BYTES)
             .and_then(|end| self.image.get(off as usize..end))
+            .and_then(|b| b.try_into().ok())
             .ok_or_else(|| bad(format!("descriptor {kd} outside the image")))?;
-        let descriptor = KernelDescriptor::parse(bytes)?;
+        let descriptor = KernelDescriptor::from_bytes(bytes);
         let meta = self
             .metadata
             .as_ref()

@@ -202,6 +202,106 @@ impl KernelDispatch {
     }
 }
 
+/// The 64-byte kernel descriptor a dispatch's `kernel_object` points at
+/// (`llvm::amdhsa::kernel_descriptor_t`, code object v3 and later; LLVM's AMDGPUUsage,
+/// "Kernel Descriptor"): what the runtime reads from a code object and the command
+/// processor reads at a dispatch. The fields the command processor and the runtime
+/// use; the reserved bytes are zero in every code object LLVM writes.
+///
+/// ```
+/// use amd_packets::aql::KernelDescriptor;
+///
+/// let kd = KernelDescriptor {
+///     group_segment_size: 1024,
+///     kernarg_size: 24,
+///     entry_offset: 0x1000 - 0x40,
+///     rsrc1: 0x60af_0000,
+///     properties: KernelDescriptor::KERNARG_SEGMENT_PTR | KernelDescriptor::WAVEFRONT_SIZE32,
+///     ..KernelDescriptor::default()
+/// };
+/// assert_eq!(KernelDescriptor::from_bytes(&kd.to_bytes()), kd);
+/// assert!(kd.has(KernelDescriptor::WAVEFRONT_SIZE32));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct KernelDescriptor {
+    /// `GROUP_SEGMENT_FIXED_SIZE` (byte 0): LDS bytes.
+    pub group_segment_size: u32,
+    /// `PRIVATE_SEGMENT_FIXED_SIZE` (byte 4): scratch bytes per work-item.
+    pub private_segment_size: u32,
+    /// `KERNARG_SIZE` (byte 8).
+    pub kernarg_size: u32,
+    /// `KERNEL_CODE_ENTRY_BYTE_OFFSET` (byte 16): the code's address less the
+    /// descriptor's.
+    pub entry_offset: i64,
+    /// `COMPUTE_PGM_RSRC3` (byte 44).
+    pub rsrc3: u32,
+    /// `COMPUTE_PGM_RSRC1` (byte 48).
+    pub rsrc1: u32,
+    /// `COMPUTE_PGM_RSRC2` (byte 52).
+    pub rsrc2: u32,
+    /// `KERNEL_CODE_PROPERTIES` (byte 56): the bits below.
+    pub properties: u16,
+}
+
+impl KernelDescriptor {
+    /// Its size in bytes; a descriptor sits on a 64-byte boundary.
+    pub const BYTES: usize = 64;
+    /// `ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER`. The user SGPRs these bits ask for are
+    /// loaded in the order of the bits, lowest first.
+    pub const PRIVATE_SEGMENT_BUFFER: u16 = 1 << 0;
+    /// `ENABLE_SGPR_DISPATCH_PTR`
+    pub const DISPATCH_PTR: u16 = 1 << 1;
+    /// `ENABLE_SGPR_QUEUE_PTR`
+    pub const QUEUE_PTR: u16 = 1 << 2;
+    /// `ENABLE_SGPR_KERNARG_SEGMENT_PTR`
+    pub const KERNARG_SEGMENT_PTR: u16 = 1 << 3;
+    /// `ENABLE_SGPR_DISPATCH_ID`
+    pub const DISPATCH_ID: u16 = 1 << 4;
+    /// `ENABLE_SGPR_FLAT_SCRATCH_INIT`
+    pub const FLAT_SCRATCH_INIT: u16 = 1 << 5;
+    /// `ENABLE_SGPR_PRIVATE_SEGMENT_SIZE`
+    pub const PRIVATE_SEGMENT_SIZE: u16 = 1 << 6;
+    /// `ENABLE_WAVEFRONT_SIZE32`
+    pub const WAVEFRONT_SIZE32: u16 = 1 << 10;
+
+    /// Reads the descriptor's 64 bytes (any 64 bytes are a descriptor).
+    pub fn from_bytes(b: &[u8; Self::BYTES]) -> Self {
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let mut entry = [0u8; 8];
+        entry.copy_from_slice(&b[16..24]);
+        KernelDescriptor {
+            group_segment_size: u32_at(0),
+            private_segment_size: u32_at(4),
+            kernarg_size: u32_at(8),
+            entry_offset: i64::from_le_bytes(entry),
+            rsrc3: u32_at(44),
+            rsrc1: u32_at(48),
+            rsrc2: u32_at(52),
+            properties: u16::from_le_bytes([b[56], b[57]]),
+        }
+    }
+
+    /// The descriptor's 64 bytes, the fields it does not hold zero.
+    pub fn to_bytes(&self) -> [u8; Self::BYTES] {
+        let mut b = [0u8; Self::BYTES];
+        let mut put = |o: usize, v: &[u8]| b[o..o + v.len()].copy_from_slice(v);
+        put(0, &self.group_segment_size.to_le_bytes());
+        put(4, &self.private_segment_size.to_le_bytes());
+        put(8, &self.kernarg_size.to_le_bytes());
+        put(16, &self.entry_offset.to_le_bytes());
+        put(44, &self.rsrc3.to_le_bytes());
+        put(48, &self.rsrc1.to_le_bytes());
+        put(52, &self.rsrc2.to_le_bytes());
+        put(56, &self.properties.to_le_bytes());
+        b
+    }
+
+    /// Whether a property bit is set.
+    pub fn has(&self, bit: u16) -> bool {
+        self.properties & bit != 0
+    }
+}
+
 /// Whether a barrier packet waits for all its signals or for any one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BarrierKind {
@@ -615,6 +715,35 @@ mod tests {
     use super::*;
 
     const T: GfxTarget = GfxTarget::Gfx11;
+
+    #[test]
+    fn kernel_descriptor_fields_sit_at_their_offsets() {
+        // Every byte its own value: each field reads the bytes at its offset.
+        let bytes: [u8; 64] = std::array::from_fn(|i| i as u8);
+        let kd = KernelDescriptor::from_bytes(&bytes);
+        assert_eq!(kd.group_segment_size, 0x0302_0100);
+        assert_eq!(kd.private_segment_size, 0x0706_0504);
+        assert_eq!(kd.kernarg_size, 0x0b0a_0908);
+        assert_eq!(kd.entry_offset, 0x1716_1514_1312_1110);
+        assert_eq!((kd.rsrc3, kd.rsrc1, kd.rsrc2), (0x2f2e_2d2c, 0x3332_3130, 0x3736_3534));
+        assert_eq!(kd.properties, 0x3938);
+        // Written back, the bytes it holds come back and the rest are zero.
+        let held = [0..12, 16..24, 44..58];
+        for (i, b) in kd.to_bytes().iter().enumerate() {
+            let want = if held.iter().any(|r| r.contains(&i)) {
+                i as u8
+            } else {
+                0
+            };
+            assert_eq!(*b, want, "byte {i}");
+        }
+        // A negative entry offset (code before its descriptor) reads back as one.
+        let back = KernelDescriptor {
+            entry_offset: -0x100,
+            ..kd
+        };
+        assert_eq!(KernelDescriptor::from_bytes(&back.to_bytes()), back);
+    }
 
     #[test]
     fn header_bits_are_those_of_hsa() {

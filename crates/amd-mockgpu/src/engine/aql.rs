@@ -24,7 +24,8 @@
 //! barrier bit and the acquire/release fences hold without more (the mock has no
 //! caches to flush).
 
-use amd_packets::aql::{self, BarrierKind, KernelDispatch, Packet};
+use amd_packets::aql::{self, BarrierKind, KernelDescriptor, KernelDispatch, Packet};
+use amd_packets::pm4::DispatchInitiator;
 
 use super::executor::DispatchInfo;
 use super::{Engines, Exec, LongOp, QueueExec, Stop};
@@ -42,26 +43,6 @@ pub(crate) struct AqlPending {
     start_ts: u64,
 }
 
-/// Byte offsets in the 64-byte kernel descriptor (`llvm::amdhsa::kernel_descriptor_t`).
-mod kd {
-    pub const GROUP_SEGMENT_FIXED_SIZE: usize = 0;
-    pub const PRIVATE_SEGMENT_FIXED_SIZE: usize = 4;
-    pub const ENTRY_BYTE_OFFSET: usize = 16;
-    pub const RSRC3: usize = 44;
-    pub const RSRC1: usize = 48;
-    pub const RSRC2: usize = 52;
-    pub const PROPERTIES: usize = 56;
-    /// `kernel_code_properties` bits, in the order their SGPRs are loaded.
-    pub const PRIVATE_SEGMENT_BUFFER: u32 = 1 << 0;
-    pub const DISPATCH_PTR: u32 = 1 << 1;
-    pub const QUEUE_PTR: u32 = 1 << 2;
-    pub const KERNARG_SEGMENT_PTR: u32 = 1 << 3;
-    pub const DISPATCH_ID: u32 = 1 << 4;
-    pub const FLAT_SCRATCH_INIT: u32 = 1 << 5;
-    pub const PRIVATE_SEGMENT_SIZE: u32 = 1 << 6;
-    pub const WAVEFRONT_SIZE32: u32 = 1 << 10;
-}
-
 /// LDS a workgroup may have (64 KiB on gfx10.3 to gfx12), in RSRC2.LDS_SIZE's
 /// 512-byte blocks.
 const MAX_LDS_BLOCKS: u32 = 128;
@@ -71,14 +52,6 @@ const SCRATCH_REQUEST_WAVE32: u64 = 0x401;
 /// dispatch that asked for it, told so by this `queue_inactive_signal` value.
 const USE_SCRATCH_ONCE: u32 = 1 << 4;
 const SCRATCH_RELEASE: u64 = 0x200;
-
-/// DISPATCH_INITIATOR bits the firmware sets for an AQL dispatch.
-const COMPUTE_SHADER_EN: u32 = 1 << 0;
-const CS_W32_EN: u32 = 1 << 15;
-
-fn dword(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
 
 impl Engines {
     /// Runs the AQL packet at ring dword `pos` (the read pointer).
@@ -197,26 +170,25 @@ impl Engines {
                 d.kernel_object
             )));
         }
-        let mut desc = [0u8; 64];
-        self.space.read().vm_read(&q.vm, d.kernel_object, &mut desc)?;
-        let entry =
-            u64::from(dword(&desc, kd::ENTRY_BYTE_OFFSET)) | u64::from(dword(&desc, kd::ENTRY_BYTE_OFFSET + 4)) << 32;
+        let mut bytes = [0u8; KernelDescriptor::BYTES];
+        self.space.read().vm_read(&q.vm, d.kernel_object, &mut bytes)?;
+        let desc = KernelDescriptor::from_bytes(&bytes);
+        let entry = desc.entry_offset;
         let code_addr = d
             .kernel_object
-            .checked_add_signed(entry as i64)
+            .checked_add_signed(entry)
             .filter(|a| a % 256 == 0)
             .ok_or_else(|| {
                 Stop::Error(format!(
                     "kernel descriptor at {:#x}: entry offset {:#x} does not give a 256-byte aligned address",
-                    d.kernel_object, entry as i64
+                    d.kernel_object, entry
                 ))
             })?;
-        let props = dword(&desc, kd::PROPERTIES) & 0xffff;
-        let wave32 = props & kd::WAVEFRONT_SIZE32 != 0;
+        let wave32 = desc.has(KernelDescriptor::WAVEFRONT_SIZE32);
         // The packet's sizes include the descriptor's fixed ones; a packet that gives
         // less gets those.
-        let group = d.group_segment_size.max(dword(&desc, kd::GROUP_SEGMENT_FIXED_SIZE));
-        let private = d.private_segment_size.max(dword(&desc, kd::PRIVATE_SEGMENT_FIXED_SIZE));
+        let group = d.group_segment_size.max(desc.group_segment_size);
+        let private = d.private_segment_size.max(desc.private_segment_size);
         let lds_blocks = group.div_ceil(512);
         if lds_blocks > MAX_LDS_BLOCKS {
             return Err(Stop::Error(format!(
@@ -224,7 +196,7 @@ impl Engines {
                 MAX_LDS_BLOCKS * 512
             )));
         }
-        let rsrc2 = dword(&desc, kd::RSRC2) & !(0x1ff << 15) | lds_blocks << 15;
+        let rsrc2 = desc.rsrc2 & !(0x1ff << 15) | lds_blocks << 15;
         let base = self.aql_queue_base(q)?;
         let load32 = |off: u64| self.vm_load::<u32>(&q.vm, base + off);
         let load64 = |off: u64| self.vm_load::<u64>(&q.vm, base + off);
@@ -244,23 +216,23 @@ impl Engines {
             user_data[n..n + words.len()].copy_from_slice(words);
             n += words.len();
         };
-        if props & kd::PRIVATE_SEGMENT_BUFFER != 0 {
+        if desc.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
             for i in 0..4 {
                 push(&[load32(aql::queue::SCRATCH_RESOURCE_DESCRIPTOR + 4 * i)?]);
             }
         }
         for (bit, v) in [
-            (kd::DISPATCH_PTR, slot),
-            (kd::QUEUE_PTR, base),
-            (kd::KERNARG_SEGMENT_PTR, d.kernarg_address),
-            (kd::DISPATCH_ID, index),
-            (kd::FLAT_SCRATCH_INIT, scratch_base),
+            (KernelDescriptor::DISPATCH_PTR, slot),
+            (KernelDescriptor::QUEUE_PTR, base),
+            (KernelDescriptor::KERNARG_SEGMENT_PTR, d.kernarg_address),
+            (KernelDescriptor::DISPATCH_ID, index),
+            (KernelDescriptor::FLAT_SCRATCH_INIT, scratch_base),
         ] {
-            if props & bit != 0 {
+            if desc.has(bit) {
                 push(&amd_packets::lo_hi(v));
             }
         }
-        if props & kd::PRIVATE_SEGMENT_SIZE != 0 {
+        if desc.has(KernelDescriptor::PRIVATE_SEGMENT_SIZE) {
             push(&[private]);
         }
         let dims = usize::from(d.dimensions);
@@ -272,16 +244,22 @@ impl Engines {
             target: q.target,
             regs: amd_isa::Dispatch {
                 code_addr,
-                rsrc: [dword(&desc, kd::RSRC1), rsrc2, dword(&desc, kd::RSRC3)],
+                rsrc: [desc.rsrc1, rsrc2, desc.rsrc3],
                 user_data,
                 block,
                 grid,
                 tmpring_size: load32(aql::queue::COMPUTE_TMPRING_SIZE)?,
                 scratch_base,
-                initiator: COMPUTE_SHADER_EN
-                    | amd_isa::Dispatch::PARTIAL_TG_EN
-                    | amd_isa::Dispatch::USE_THREAD_DIMENSIONS
-                    | if wave32 { CS_W32_EN } else { 0 },
+                // The DISPATCH_INITIATOR the firmware builds for an AQL dispatch.
+                initiator: DispatchInitiator::COMPUTE_SHADER_EN
+                    .with(DispatchInitiator::PARTIAL_TG_EN)
+                    .with(DispatchInitiator::USE_THREAD_DIMENSIONS)
+                    .with(if wave32 {
+                        DispatchInitiator::CS_W32_EN
+                    } else {
+                        DispatchInitiator(0)
+                    })
+                    .0,
                 wave64: !wave32,
             },
         }))

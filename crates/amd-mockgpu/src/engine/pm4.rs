@@ -1,25 +1,14 @@
 //! The PM4 engine (MEC): SH registers, dispatches, cache operations, releases with
 //! interrupts, register/memory waits, indirect buffers.
 
-use amd_packets::pm4::{DataSel, IntSel, Pm4Packet, WaitLocation, WaitOperation};
+use amd_packets::pm4::regs::gfx11 as reg;
+use amd_packets::pm4::{DataSel, DispatchInitiator, IntSel, Pm4Packet, ShReg, WaitLocation, WaitOperation};
 
 use super::executor::DispatchInfo;
 use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
 
-/// DISPATCH_INITIATOR.CS_W32_EN: waves of 32 lanes (gfx10 and later).
-const CS_W32_EN: u32 = 1 << 15;
-
-/// SET_SH_REG offsets the dispatch reads (identical on gfx10.3 and gfx11).
-mod reg {
-    pub const NUM_THREAD_X: u16 = 0x207;
-    pub const PGM_LO: u16 = 0x20c;
-    pub const SCRATCH_BASE_LO: u16 = 0x210;
-    pub const RSRC1: u16 = 0x212;
-    pub const RSRC2: u16 = 0x213;
-    pub const TMPRING_SIZE: u16 = 0x218;
-    pub const RSRC3: u16 = 0x228;
-    pub const USER_DATA_0: u16 = 0x240;
-}
+// The dispatch reads the COMPUTE_* registers at gfx11's SET_SH_REG offsets, which are
+// gfx10.3's and gfx12's too.
 
 impl Engines {
     pub(super) fn exec_pm4(
@@ -48,27 +37,28 @@ impl Engines {
                 Exec::Done
             }
             Pm4Packet::DispatchDirect(p) => {
-                let r = |o: u16| q.regs.get(&o).copied().unwrap_or(0);
-                let mut user_data = [0u32; 16];
-                for (i, u) in user_data.iter_mut().enumerate() {
-                    *u = r(reg::USER_DATA_0 + i as u16);
-                }
+                let r = |reg: ShReg| q.regs.get(&reg.offset()).copied().unwrap_or(0);
+                let pair = |lo: ShReg| u64::from(r(lo.add(1))) << 32 | u64::from(r(lo));
+                let user_data = std::array::from_fn(|i| r(reg::COMPUTE_USER_DATA_0.add(i as u16)));
                 let info = DispatchInfo {
                     gpu: q.gpu,
                     queue: q.id,
                     target: q.target,
                     regs: amd_isa::Dispatch {
-                        code_addr: ((r(reg::PGM_LO + 1) as u64) << 32 | r(reg::PGM_LO) as u64) << 8,
-                        rsrc: [r(reg::RSRC1), r(reg::RSRC2), r(reg::RSRC3)],
+                        code_addr: pair(reg::COMPUTE_PGM_LO) << 8,
+                        rsrc: [
+                            r(reg::COMPUTE_PGM_RSRC1),
+                            r(reg::COMPUTE_PGM_RSRC2),
+                            r(reg::COMPUTE_PGM_RSRC3),
+                        ],
                         user_data,
-                        block: [r(reg::NUM_THREAD_X), r(reg::NUM_THREAD_X + 1), r(reg::NUM_THREAD_X + 2)],
+                        block: std::array::from_fn(|k| r(reg::COMPUTE_NUM_THREAD_X.add(k as u16))),
                         grid: p.dims,
-                        tmpring_size: r(reg::TMPRING_SIZE),
-                        scratch_base: ((r(reg::SCRATCH_BASE_LO + 1) as u64) << 32 | r(reg::SCRATCH_BASE_LO) as u64)
-                            << 8,
+                        tmpring_size: r(reg::COMPUTE_TMPRING_SIZE),
+                        scratch_base: pair(reg::COMPUTE_DISPATCH_SCRATCH_BASE_LO) << 8,
                         initiator: p.initiator.0,
                         // gfx10 and later run wave64 unless the dispatch asks for wave32.
-                        wave64: p.initiator.0 & CS_W32_EN == 0,
+                        wave64: !p.initiator.contains(DispatchInitiator::CS_W32_EN),
                     },
                 };
                 // Runs with the driver lock released; the packet completes after it.
