@@ -1168,8 +1168,8 @@ impl<'a> Gmc<'a> {
             }
             for c in chunk.chunks_exact(8) {
                 let e = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]));
-                let pfn = e & ((1 << 55) - 1);
-                if e >> 63 == 0 || pfn == 0 {
+                let pfn = e & amd_regs::pci::PM_PFN_MASK;
+                if e & amd_regs::pci::PM_PRESENT == 0 || pfn == 0 {
                     return Err(err(HostProblem::NoFrame { page, entry: e }));
                 }
                 let pa = pfn

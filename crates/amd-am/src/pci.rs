@@ -33,18 +33,13 @@ use crate::vfio::{
     VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_MSI_IRQ_INDEX, VFIO_SET_IOMMU, vfio_irq_set, vfio_pci_index_to_offset,
 };
 
-/// Where the kernel lists PCI devices.
-pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
-/// The file that probes drivers for a device.
-pub const DRIVERS_PROBE: &str = "/sys/bus/pci/drivers_probe";
-/// The VFIO container.
-pub const VFIO_CONTAINER: &str = "/dev/vfio/vfio";
-/// The `vfio` module's no-IOMMU switch.
-pub const NOIOMMU_PARAM: &str = "/sys/module/vfio/parameters/enable_unsafe_noiommu_mode";
-/// The process's page map (virtual page → physical frame).
-pub const PAGEMAP: &str = "/proc/self/pagemap";
-/// AMD's PCI vendor id.
-pub const AMD_VENDOR: u16 = 0x1002;
+/// The sysfs and VFIO paths, the BARs and the configuration-space registers the
+/// transport uses, defined with the hardware's other layouts (the mock GPU serves the
+/// same ones).
+pub use amd_regs::pci::{
+    AMD_VENDOR, BAR_DOORBELL, BAR_MMIO, BAR_VRAM, DRIVERS_PROBE, NOIOMMU_PARAM, PAGEMAP, PCI_COMMAND, PCI_COMMAND_IO,
+    PCI_COMMAND_MASTER, PCI_COMMAND_MEMORY, PCI_DEVICES, VFIO_CONTAINER,
+};
 /// The PCI device ids the driverless transport drives, with their names: tinygrad
 /// 0.10.1's `PCIIface` accepts the first; the second is a gfx1201 (GC 12.0.1), one of
 /// the ids tinygrad 0.14 accepts.
@@ -52,22 +47,6 @@ pub const SUPPORTED_DEVICES: &[(u16, &str)] = &[
     (0x744c, "Radeon RX 7900 XTX (Navi 31)"),
     (0x7550, "Radeon RX 9070 XT (Navi 48)"),
 ];
-
-/// The BARs the transport maps.
-pub const BAR_VRAM: usize = 0;
-/// The doorbell BAR.
-pub const BAR_DOORBELL: usize = 2;
-/// The register BAR.
-pub const BAR_MMIO: usize = 5;
-
-/// `PCI_COMMAND` in configuration space.
-pub const PCI_COMMAND: u64 = 0x04;
-/// `PCI_COMMAND_IO`
-pub const PCI_COMMAND_IO: u16 = 0x1;
-/// `PCI_COMMAND_MEMORY`
-pub const PCI_COMMAND_MEMORY: u16 = 0x2;
-/// `PCI_COMMAND_MASTER`
-pub const PCI_COMMAND_MASTER: u16 = 0x4;
 
 /// The BAR 0 size index tinygrad 0.10.1 writes to `resource0_resize` (32 GiB); the
 /// transport writes the largest index the file offers, which is this one on a
@@ -466,7 +445,7 @@ impl PciBus {
         };
         let mut cmd = [0u8; 2];
         let n = sys
-            .pread(cfg_fd, &mut cmd, cfg_off + PCI_COMMAND)
+            .pread(cfg_fd, &mut cmd, cfg_off + PCI_COMMAND as u64)
             .map_err(|e| SysError {
                 path: Some(cfg_path.clone()),
                 ..e
@@ -476,7 +455,7 @@ impl PciBus {
         }
         let enable = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER | if vfio.is_none() { PCI_COMMAND_IO } else { 0 };
         let new = u16::from_le_bytes(cmd) | enable;
-        sys.pwrite(cfg_fd, &new.to_le_bytes(), cfg_off + PCI_COMMAND)
+        sys.pwrite(cfg_fd, &new.to_le_bytes(), cfg_off + PCI_COMMAND as u64)
             .map_err(|e| take("enable bus mastering", &e))?;
         if vfio.is_none() {
             // The sysfs config descriptor is not needed any more.

@@ -187,7 +187,4 @@ impl PciFirmware {
 }
 
 /// PCI BAR numbers the mock backs.
-pub(crate) const BAR_VRAM: usize = 0;
-pub(crate) const BAR_DOORBELL: usize = 2;
-pub(crate) const BAR_IO: usize = 4;
-pub(crate) const BAR_MMIO: usize = 5;
+pub(crate) use amd_regs::pci::{BAR_DOORBELL, BAR_IO, BAR_MMIO, BAR_VRAM};

@@ -29,6 +29,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use amd_regs::pci;
 use nix::errno::Errno;
 use nix::sys::memfd::{MFdFlags, memfd_create};
 
@@ -42,7 +43,7 @@ pub use rings::PciRing;
 pub(crate) use vfio::split_offset as vfio_split_offset;
 
 /// The sysfs directory of PCI devices.
-pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
+pub use amd_regs::pci::PCI_DEVICES;
 
 /// The driver a device is bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,8 +232,8 @@ impl PciBus {
                 driver_override: None,
                 group: None,
                 bar0_size: p.bar0_size,
-                command: config::COMMAND_IO | config::COMMAND_MEMORY | config::COMMAND_MASTER,
-                msi_control: config::MSI_64BIT,
+                command: pci::PCI_COMMAND_IO | pci::PCI_COMMAND_MEMORY | pci::PCI_COMMAND_MASTER,
+                msi_control: pci::PCI_MSI_FLAGS_64BIT,
                 msi_address: 0,
                 msi_data: 0,
                 vram,
@@ -271,7 +272,7 @@ impl PciBus {
         match drv {
             PciDriver::Amdgpu => {
                 let d = &mut self.devs[i];
-                d.command |= config::COMMAND_IO | config::COMMAND_MEMORY | config::COMMAND_MASTER;
+                d.command |= pci::PCI_COMMAND_IO | pci::PCI_COMMAND_MEMORY | pci::PCI_COMMAND_MASTER;
                 d.regs.reset();
             }
             PciDriver::VfioPci => {
@@ -297,7 +298,7 @@ impl PciBus {
             None => return Err(Errno::ENODEV),
             Some(PciDriver::Amdgpu) => {
                 // pci_disable_device: bus mastering off.
-                self.devs[i].command &= !config::COMMAND_MASTER;
+                self.devs[i].command &= !pci::PCI_COMMAND_MASTER;
             }
             Some(PciDriver::VfioPci) => {
                 // The kernel waits for the group and device to be released; the mock
@@ -414,10 +415,8 @@ impl PciBus {
     }
 }
 
-/// Pagemap: bit 63, the page is present.
-pub const PM_PRESENT: u64 = 1 << 63;
-/// Pagemap: bits 0–54, the page frame number.
-pub const PM_PFN_MASK: u64 = (1 << 55) - 1;
+/// The page map's bits the mock serves.
+pub use amd_regs::pci::{PM_PFN_MASK, PM_PRESENT};
 
 /// What the mock knows of its PCI devices, for tests.
 #[derive(Debug, Clone, PartialEq, Eq)]

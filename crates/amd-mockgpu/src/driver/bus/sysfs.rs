@@ -11,11 +11,8 @@ use nix::errno::Errno;
 use super::{BAR_DOORBELL, BAR_IO, BAR_MMIO, BAR_VRAM, PCI_DEVICES, PciBus, PciDriver};
 use crate::driver::FdKind;
 
-const DRIVERS: &str = "/sys/bus/pci/drivers";
-const DRIVERS_PROBE: &str = "/sys/bus/pci/drivers_probe";
-const VFIO_MODULE: &str = "/sys/module/vfio";
-const NOIOMMU_PARAM: &str = "/sys/module/vfio/parameters/enable_unsafe_noiommu_mode";
-pub(crate) const PAGEMAP: &str = "/proc/self/pagemap";
+pub(crate) use amd_regs::pci::PAGEMAP;
+use amd_regs::pci::{DRIVERS_PROBE, NOIOMMU_PARAM, PCI_DRIVERS as DRIVERS, VFIO_CONTAINER, VFIO_MODULE};
 
 /// The files of a device directory (`driver` and `iommu_group` come and go).
 const DEV_FILES: &[&str] = &[
@@ -87,7 +84,7 @@ impl PciBus {
             if path == Path::new("/dev/vfio") {
                 return Some(Node::VfioDir);
             }
-            if path == Path::new("/dev/vfio/vfio") {
+            if path == Path::new(VFIO_CONTAINER) {
                 return Some(Node::VfioContainer);
             }
             if path == Path::new(VFIO_MODULE) {

@@ -11,9 +11,10 @@ use amd_regs::vfio::*;
 use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 
-use super::config::{COMMAND_IO, COMMAND_MASTER, COMMAND_MEMORY, CONFIG_SIZE};
+use super::config::CONFIG_SIZE;
 use super::{BAR_DOORBELL, BAR_IO, BAR_MMIO, BAR_VRAM, PciDev};
 use crate::driver::{Driver, FdKind};
+use amd_regs::pci::{PCI_COMMAND_IO, PCI_COMMAND_MASTER, PCI_COMMAND_MEMORY, PCI_MSI_FLAGS_ENABLE};
 
 /// Decodes a struct whose first field is `argsz` from the front of `arg`: `argsz`
 /// must cover `T` and fit in `arg`.
@@ -173,7 +174,7 @@ impl Driver {
                 // to the user.
                 let d = &mut bus.devs[i];
                 d.vfio_device_fds += 1;
-                d.command |= COMMAND_MEMORY | COMMAND_IO;
+                d.command |= PCI_COMMAND_MEMORY | PCI_COMMAND_IO;
                 Ok(self.alloc_fd(FdKind::VfioDevice(i)))
             }
             (FdKind::VfioDevice(i), VFIO_DEVICE_GET_INFO) => {
@@ -293,7 +294,7 @@ impl Driver {
             VFIO_IRQ_SET_DATA_NONE if set.count == 0 => {
                 d.msi_eventfd = None;
                 d.regs.set_msi_eventfd(None);
-                d.msi_control &= !super::config::MSI_ENABLE;
+                d.msi_control &= !PCI_MSI_FLAGS_ENABLE;
             }
             VFIO_IRQ_SET_DATA_EVENTFD => {
                 let fd = data.get(..4).ok_or(Errno::EINVAL)?;
@@ -301,14 +302,14 @@ impl Driver {
                 if fd == -1 {
                     d.msi_eventfd = None;
                     d.regs.set_msi_eventfd(None);
-                    d.msi_control &= !super::config::MSI_ENABLE;
+                    d.msi_control &= !PCI_MSI_FLAGS_ENABLE;
                 } else if fd < 0 || !self.pci.eventfds.contains(&fd) {
                     return Err(Errno::EINVAL);
                 } else {
                     let d = &mut self.pci.devs[i];
                     d.msi_eventfd = Some(fd);
                     d.regs.set_msi_eventfd(Some(fd));
-                    d.msi_control |= super::config::MSI_ENABLE;
+                    d.msi_control |= PCI_MSI_FLAGS_ENABLE;
                 }
             }
             // A loopback trigger (DATA_NONE with a count, or BOOL true) is what the
@@ -395,8 +396,8 @@ impl Driver {
                 // vfio_pci_core_disable: interrupts off, device disabled.
                 d.msi_eventfd = None;
                 d.regs.set_msi_eventfd(None);
-                d.msi_control &= !super::config::MSI_ENABLE;
-                d.command &= !COMMAND_MASTER;
+                d.msi_control &= !PCI_MSI_FLAGS_ENABLE;
+                d.command &= !PCI_COMMAND_MASTER;
                 // A group closed while the device was open leaves its container now.
                 if let Some(g) = d.group
                     && bus.groups.get(&g).is_some_and(|s| !s.open)
