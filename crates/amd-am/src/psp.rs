@@ -18,6 +18,8 @@ use crate::error::{AmError, Result};
 use crate::firmware::{AmFirmware, FwImage};
 use crate::ip::{AmDevice, Ip, Reg};
 use crate::regs::generated::psp;
+use amd_regs::psp_if::{self, psp_gfx_cmd_resp, psp_gfx_rb_frame};
+use zerocopy::IntoBytes;
 
 /// The bound on every wait of the bring-up.
 pub const WAIT_REG_TIMEOUT: Duration = Duration::from_secs(10);
@@ -26,43 +28,35 @@ pub const RING_SIZE: u32 = 0x10000;
 /// The largest TMR the transport sets aside (tinygrad's `max_tmr_size`).
 pub const MAX_TMR_SIZE: u64 = 0x130_0000;
 /// The bootloader's ready bit in `C2PMSG_35` and the sOS's in `C2PMSG_64`.
-pub const READY: u32 = 0x8000_0000;
+pub use amd_regs::psp_if::READY;
 /// Bytes of a ring frame (`struct psp_gfx_rb_frame`).
-pub const FRAME_SIZE: u32 = 64;
-/// `psp_gfx_cmd_resp.cmd_id`.
-const CMD_ID: u64 = 8;
-/// `psp_gfx_cmd_resp.cmd` (the command union).
-const CMD_UNION: u64 = 28;
-/// `psp_gfx_cmd_resp.resp.status`.
-const RESP_STATUS: u64 = 864;
-/// `psp_gfx_cmd_resp.resp.tmr_size`.
-const RESP_TMR_SIZE: u64 = 880;
+pub const FRAME_SIZE: u32 = size_of::<psp_gfx_rb_frame>() as u32;
+/// `psp_gfx_cmd_resp.resp.status` and `.resp.tmr_size`.
+const RESP_STATUS: u64 = psp_if::RESP_STATUS as u64;
+const RESP_TMR_SIZE: u64 = psp_if::RESP_TMR_SIZE as u64;
 
-/// A command buffer (`struct psp_gfx_cmd_resp`, [`psp::PSP_CMD_BUFFER_SIZE`] bytes):
-/// command `cmd_id` with the union dwords `args`, the response zeroed.
+/// A command buffer ([`psp::PSP_CMD_BUFFER_SIZE`] bytes, `struct psp_gfx_cmd_resp`
+/// at its start): command `cmd_id` with the union dwords `args`, the response zeroed.
 pub fn command(cmd_id: u32, args: &[u32]) -> Vec<u8> {
     let mut cmd = vec![0u8; psp::PSP_CMD_BUFFER_SIZE as usize];
-    cmd[CMD_ID as usize..CMD_ID as usize + 4].copy_from_slice(&cmd_id.to_le_bytes());
-    for (i, a) in args.iter().enumerate() {
-        let o = CMD_UNION as usize + 4 * i;
-        cmd[o..o + 4].copy_from_slice(&a.to_le_bytes());
-    }
+    let c = psp_gfx_cmd_resp::command(cmd_id, args);
+    cmd[..size_of::<psp_gfx_cmd_resp>()].copy_from_slice(c.as_bytes());
     cmd
 }
 
 /// A ring frame (`struct psp_gfx_rb_frame`) for the command buffer at MC address
 /// `cmd`, asking the sOS to write `fence_value` to the fence at MC address `fence`.
 pub fn ring_frame(cmd: u64, fence: u64, fence_value: u32) -> [u8; FRAME_SIZE as usize] {
-    let mut frame = [0u32; FRAME_SIZE as usize / 4];
-    frame[0] = cmd as u32;
-    frame[1] = (cmd >> 32) as u32;
-    frame[3] = fence as u32;
-    frame[4] = (fence >> 32) as u32;
-    frame[5] = fence_value;
+    let frame = psp_gfx_rb_frame {
+        cmd_buf_addr_lo: cmd as u32,
+        cmd_buf_addr_hi: (cmd >> 32) as u32,
+        fence_addr_lo: fence as u32,
+        fence_addr_hi: (fence >> 32) as u32,
+        fence_value,
+        ..psp_gfx_rb_frame::default()
+    };
     let mut bytes = [0u8; FRAME_SIZE as usize];
-    for (b, d) in bytes.chunks_exact_mut(4).zip(frame) {
-        b.copy_from_slice(&d.to_le_bytes());
-    }
+    bytes.copy_from_slice(frame.as_bytes());
     bytes
 }
 

@@ -25,5 +25,6 @@ pub mod discovery;
 pub mod firmware;
 pub mod layout;
 pub mod pci;
+pub mod psp_if;
 pub mod regs;
 pub mod vfio;

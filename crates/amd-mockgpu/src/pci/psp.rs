@@ -22,6 +22,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use amd_regs::psp_if::{self, psp_gfx_cmd_resp, psp_gfx_rb_frame};
+use zerocopy::FromBytes;
+
 use super::block::Vram;
 use super::block::generated::{gc, mp, psp};
 use super::block::{AmReg, Effect, RegisterBlock, Values};
@@ -29,7 +32,7 @@ use super::catalogue::FirmwareCatalogue;
 
 /// The bootloader is ready for a command (`C2PMSG_35` bit 31); the sOS ring
 /// interface is ready (`C2PMSG_64` bit 31).
-pub const READY: u32 = 0x8000_0000;
+pub use amd_regs::psp_if::READY;
 /// What `C2PMSG_81` reads once the sOS runs (a sOS version).
 pub const SOS_VERSION: u32 = 0x0036_0022;
 /// The TMR size a LOAD_TOC answers (`resp.tmr_size`).
@@ -56,12 +59,9 @@ pub const STATUS_BAD_IMAGE: u32 = TEE_ERROR_SECURITY & psp::GFX_CMD_STATUS_MASK;
 pub const STATUS_NO_FIRMWARE: u32 = TEE_ERROR_ITEM_NOT_FOUND & psp::GFX_CMD_STATUS_MASK;
 
 /// `struct psp_gfx_rb_frame`: 64 bytes.
-const FRAME_BYTES: u32 = 64;
-/// `struct psp_gfx_cmd_resp`: 1024 bytes, the response at +864.
-const CMD_BYTES: usize = 1024;
-const RESP_OFFSET: usize = 864;
-/// `cmd` union at +28.
-const CMD_UNION: usize = 28;
+const FRAME_BYTES: u32 = size_of::<psp_gfx_rb_frame>() as u32;
+/// `struct psp_gfx_cmd_resp`: 1024 bytes, the response in it.
+const CMD_BYTES: usize = size_of::<psp_gfx_cmd_resp>();
 
 /// A component the bootloader loaded (`C2PMSG_35` command).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,10 +325,10 @@ impl Psp {
     }
 
     fn frame(&mut self, v: &mut Values, vram: &Vram, frame: &[u8]) {
-        let dw = |i: usize| dword(frame, i);
-        let cmd_mc = u64::from(dw(0)) | u64::from(dw(1)) << 32;
-        let fence_mc = u64::from(dw(3)) | u64::from(dw(4)) << 32;
-        let fence = dw(5);
+        let Ok(frame) = psp_gfx_rb_frame::read_from_bytes(frame) else {
+            return;
+        };
+        let (cmd_mc, fence_mc, fence) = (frame.cmd_buf_addr(), frame.fence_addr(), frame.fence_value);
         let Some(cmd_off) = vram.mc_to_offset(v, cmd_mc, CMD_BYTES as u64) else {
             return;
         };
@@ -336,8 +336,11 @@ impl Psp {
         if !vram.read(cmd_off, &mut cmd) {
             return;
         }
-        let cmd_id = dword(&cmd, 2);
-        let arg = |i: usize| dword(&cmd, CMD_UNION / 4 + i);
+        let Ok(cmd) = psp_gfx_cmd_resp::read_from_bytes(&cmd) else {
+            return;
+        };
+        let cmd_id = cmd.cmd_id;
+        let arg = |i: usize| cmd.cmd[i];
         let mut rec = RingCommand {
             cmd_id,
             fw_type: 0,
@@ -401,9 +404,9 @@ impl Psp {
                 _ => psp::PSP_ERR_UNKNOWN_COMMAND,
             }
         };
-        // The response: status at +864, tmr_size at +880; then the fence.
-        let _ = vram.write(cmd_off + RESP_OFFSET as u64, &rec.status.to_le_bytes());
-        let _ = vram.write(cmd_off + RESP_OFFSET as u64 + 16, &tmr_size.to_le_bytes());
+        // The response's status and TMR size; then the fence.
+        let _ = vram.write(cmd_off + psp_if::RESP_STATUS as u64, &rec.status.to_le_bytes());
+        let _ = vram.write(cmd_off + psp_if::RESP_TMR_SIZE as u64, &tmr_size.to_le_bytes());
         if let Some(f) = vram.mc_to_offset(v, fence_mc, 4) {
             let _ = vram.write(f, &fence.to_le_bytes());
         }
@@ -453,12 +456,6 @@ impl Psp {
             }
         }
     }
-}
-
-fn dword(b: &[u8], i: usize) -> u32 {
-    let s = i.checked_mul(4).and_then(|s| b.get(s..s.checked_add(4)?));
-    s.and_then(|s| <[u8; 4]>::try_from(s).ok())
-        .map_or(0, u32::from_le_bytes)
 }
 
 impl RegisterBlock for Psp {
