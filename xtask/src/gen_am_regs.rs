@@ -826,9 +826,13 @@ const CONSTS: &[ConstGroup] = &[
     ),
     (
         "smu",
-        "SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`)",
-        &["drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/smu_v13_0_0_ppsmc.h"],
-        &["PPSMC_MSG_", "PPSMC_Result_"],
+        "SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`), and SMU 14's debug-mailbox messages \
+         (`smu_v14_0_2_ppt.c`)",
+        &[
+            "drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/smu_v13_0_0_ppsmc.h",
+            "drivers/gpu/drm/amd/pm/swsmu/smu14/smu_v14_0_2_ppt.c",
+        ],
+        &["PPSMC_MSG_", "PPSMC_Result_", "DEBUGSMC_MSG_"],
         "u32",
     ),
     (

@@ -22,16 +22,13 @@ use crate::discovery::{
 };
 use crate::error::{AmError, Result};
 use crate::pci::PciDevice;
-use crate::regs::generated::{gc, nbio};
+use crate::regs::generated::gc;
 use crate::regs::{AmReg, AsicRegs, IpVersions};
 use amd_regs::firmware::FirmwareFiles;
 
-/// The base of NBIO's register segment 2 on every GPU with NBIO 4.3 (and earlier
-/// Navi parts): fixed, so that `RCC_CONFIG_MEMSIZE` can be read before discovery.
-pub const NBIO_FIXED_SEG2_BASE: u32 = 0xd20;
-/// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword address (tinygrad 0.10.1's
-/// `mmRCC_CONFIG_MEMSIZE`, 0xde3): VRAM size in MiB.
-pub const RCC_CONFIG_MEMSIZE: u32 = NBIO_FIXED_SEG2_BASE + nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE.offset;
+/// The fixed NBIO segment and `RCC_CONFIG_MEMSIZE`'s fixed address in it, which the
+/// transport reads before discovery.
+pub use amd_regs::regs::{NBIO_FIXED_SEG2_BASE, RCC_CONFIG_MEMSIZE};
 /// The value tinygrad 0.10.1 leaves in `SCRATCH_REG7` after its boot (`am_version`):
 /// a GPU that shows it was set up by the driverless transport and may boot partially.
 pub const AM_VERSION: u32 = 0xA000_0002;

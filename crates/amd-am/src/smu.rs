@@ -27,7 +27,7 @@ pub const DRIVER_TABLE_SIZE: u64 = 0x4000;
 pub const MODE1_RESET_DELAY: Duration = Duration::from_millis(500);
 /// SMU 14's mode1 reset on the debug mailbox (`DEBUGSMC_MSG_Mode1Reset`, a define of
 /// Linux's `smu_v14_0_2_ppt.c`).
-pub const DEBUGSMC_MSG_MODE1_RESET: u32 = 2;
+pub const DEBUGSMC_MSG_MODE1_RESET: u32 = smu::DEBUGSMC_MSG_Mode1Reset;
 /// The clocks tinygrad sets, in its order.
 pub const CLOCKS: [(u32, &str); 4] = [
     (smu_if::PPCLK_GFXCLK, "PPCLK_GFXCLK"),

@@ -62,7 +62,49 @@ pub mod generated {
     include!("regs_generated.rs");
 }
 
+/// Page-table entry fields that `amdgpu_vm.h` gives as function-like macros (so the
+/// generator, which reads constants, does not): the address, the fragment and the
+/// memory type. The entry bits themselves are [`generated::vm`]'s.
+pub mod pte {
+    /// The address bits of a page-directory or page-table entry: a 48-bit physical
+    /// address, 4 KiB aligned (`0x0000FFFFFFFFF000`).
+    pub const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
+    /// Where `AMDGPU_PTE_FRAG(x)`, `(x & 0x1f) << 7`, puts the fragment: a leaf maps
+    /// `4 KiB << fragment` of contiguous memory.
+    pub const FRAG_SHIFT: u32 = 7;
+    /// The fragment field's width mask (before the shift).
+    pub const FRAG_MASK: u64 = 0x1f;
+
+    /// `AMDGPU_PTE_FRAG(frag)`.
+    pub const fn frag(frag: u64) -> u64 {
+        (frag & FRAG_MASK) << FRAG_SHIFT
+    }
+
+    /// The fragment an entry gives.
+    pub const fn frag_of(entry: u64) -> u64 {
+        (entry >> FRAG_SHIFT) & FRAG_MASK
+    }
+
+    /// `AMDGPU_PTE_MTYPE_NV10(0, mtype)`: `(mtype & 3) << 48` (GC 10 and 11).
+    pub const fn mtype_nv10(mtype: u64) -> u64 {
+        (mtype & 3) << 48
+    }
+
+    /// `AMDGPU_PTE_MTYPE_GFX12(0, mtype)`: `(mtype & 3) << 54`.
+    pub const fn mtype_gfx12(mtype: u64) -> u64 {
+        (mtype & 3) << 54
+    }
+}
+
 use generated::{gc, mmhub, mp, nbio, osssys};
+
+/// The base of NBIO's register segment 2 on every GPU with NBIO 4.3 (and earlier Navi
+/// parts): fixed, so that [`RCC_CONFIG_MEMSIZE`] can be read before discovery.
+pub const NBIO_FIXED_SEG2_BASE: u32 = 0xd20;
+/// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword address (tinygrad 0.10.1's
+/// `mmRCC_CONFIG_MEMSIZE`, 0xde3): VRAM's size in MiB. A driver reads it before it
+/// knows any IP base, to find the discovery table at the top of VRAM.
+pub const RCC_CONFIG_MEMSIZE: u32 = NBIO_FIXED_SEG2_BASE + nbio::V4_3_0.RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE.offset;
 
 /// The versions of the IP blocks whose registers the driverless transport and the mock
 /// use, as a GPU's discovery table gives them (major, minor, revision).
@@ -150,6 +192,17 @@ impl AsicRegs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_addresses_are_tinygrads() {
+        // tinygrad 0.10.1's `mmRCC_CONFIG_MEMSIZE`.
+        assert_eq!(RCC_CONFIG_MEMSIZE, 0xde3);
+        // An entry of tinygrad's 2 MiB leaves: fragment 9 at bits 7..=11.
+        assert_eq!(pte::frag(9), 9 << 7);
+        assert_eq!(pte::frag_of(0x20_0000 | pte::frag(9) | 1), 9);
+        assert_eq!(pte::frag(0x20), 0, "the field is 5 bits wide");
+        assert_eq!((pte::mtype_nv10(3), pte::mtype_gfx12(3)), (3 << 48, 3 << 54));
+    }
 
     const NAVI48: IpVersions = IpVersions {
         gc: [12, 0, 1],

@@ -2513,8 +2513,16 @@ pub mod psp {
     pub const TEE_ERROR_NOT_SUPPORTED: u32 = 0xffff000a;
 }
 
-/// SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`).
+/// SMU 13.0.0 messages (`smu_v13_0_0_ppsmc.h`), and SMU 14's debug-mailbox messages (`smu_v14_0_2_ppt.c`).
 pub mod smu {
+    /// `DEBUGSMC_MSG_DebugDumpExit`
+    pub const DEBUGSMC_MSG_DebugDumpExit: u32 = 0x3;
+    /// `DEBUGSMC_MSG_GetDebugData`
+    pub const DEBUGSMC_MSG_GetDebugData: u32 = 0x2;
+    /// `DEBUGSMC_MSG_Mode1Reset`
+    pub const DEBUGSMC_MSG_Mode1Reset: u32 = 0x2;
+    /// `DEBUGSMC_MSG_TestMessage`
+    pub const DEBUGSMC_MSG_TestMessage: u32 = 0x1;
     /// `PPSMC_MSG_AllowGfxDcs`
     pub const PPSMC_MSG_AllowGfxDcs: u32 = 0x42;
     /// `PPSMC_MSG_AllowGfxOff`

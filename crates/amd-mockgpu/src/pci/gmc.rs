@@ -60,14 +60,8 @@ use super::regs::RegisterFile;
 pub use crate::mem::gpuvm::{Access, FaultKind, Hub, Target, Translate, VmFault};
 use amd_regs::regs::AsicRegs;
 
-/// `AMDGPU_PTE_FRAG(x)` is `((x & 0x1f) << 7)` (`amdgpu_vm.h`; a function-like macro,
-/// so not generated).
-pub const PTE_FRAG_SHIFT: u32 = 7;
-/// The FRAG field's width mask (after the shift).
-pub const PTE_FRAG_MASK: u64 = 0x1f;
-/// The address bits of an entry (tinygrad's `0x0000FFFFFFFFF000`: a 48-bit
-/// physical address, 4 KiB aligned).
-pub const ENTRY_ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
+/// Where an entry's fragment sits (`AMDGPU_PTE_FRAG`), and its address bits.
+pub use amd_regs::regs::pte::{ADDR_MASK as ENTRY_ADDR_MASK, FRAG_SHIFT as PTE_FRAG_SHIFT};
 /// Translations the TLB holds; the oldest goes first.
 pub const TLB_ENTRIES: usize = 64;
 
@@ -363,7 +357,7 @@ impl Gmc {
                 return Err(FaultKind::Invalid { level: level_u8 });
             }
             if level == AMDGPU_VM_PTB || entry & self.leaf_bit != 0 {
-                let frag = (entry >> PTE_FRAG_SHIFT) & PTE_FRAG_MASK;
+                let frag = amd_regs::regs::pte::frag_of(entry);
                 let size_shift = shift.max(12 + frag);
                 // Blocks of up to 2^43 bytes: fits in u64.
                 let size = 1u64 << size_shift;

@@ -21,10 +21,10 @@ use super::ih::{Delivery, Ih};
 use super::iv::IvEntry;
 use crate::engine::{DevicePort, Engine};
 
-/// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword offset (NBIO segment 2 base
-/// 0xd20 + 0xc3): VRAM size in MiB. A driver reads it before it knows any IP base, to
-/// find the discovery table at the top of VRAM (tinygrad's `_run_discovery`).
-pub const RCC_CONFIG_MEMSIZE: u32 = 0xde3;
+/// `RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE` at its fixed dword offset: VRAM size in MiB. A
+/// driver reads it before it knows any IP base, to find the discovery table at the top
+/// of VRAM (tinygrad's `_run_discovery`).
+pub use amd_regs::regs::RCC_CONFIG_MEMSIZE;
 
 pub use super::block::{AmReg, CField, Effect, RegisterBlock, Values, generated};
 

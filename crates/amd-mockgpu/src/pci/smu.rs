@@ -27,7 +27,7 @@ use super::block::{AmReg, CField, Effect, RegisterBlock, Values};
 /// What GetSmuVersion answers (PMFW 78.72.0).
 pub const SMU_VERSION: u32 = 0x004e_4800;
 /// `DEBUGSMC_MSG_Mode1Reset`: the debug mailbox's mode1 reset.
-pub const DEBUGSMC_MSG_MODE1_RESET: u32 = 2;
+pub const DEBUGSMC_MSG_MODE1_RESET: u32 = smu::DEBUGSMC_MSG_Mode1Reset;
 /// Marks a [`SmuMessage`] received on the debug mailbox (`msg` is this | the
 /// message).
 pub const DEBUG_MESSAGE: u32 = 0x8000_0000;
