@@ -13,7 +13,7 @@ use crate::signal::Signal;
 
 /// The GPU timestamp clock: 100 MHz on gfx10.3 and gfx11 (tinygrad 0.10.1 divides
 /// timestamps by 100 for microseconds); the mock follows it.
-pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+pub const GPU_CLOCK_HZ: u64 = amd_packets::TIMESTAMP_HZ;
 
 /// A device's profiling: whether it is on, and the records so far with the clock
 /// offset they are read with (one lock: taking the records reads both).

@@ -247,7 +247,10 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         // SAFETY: forwarded unchanged.
         return unsafe { real::ioctl(fd, request, arg) };
     };
-    let size = ((request >> 16) & 0x3fff) as usize;
+    // `c_ulong` is `u64` on the 64-bit targets this library builds for.
+    #[allow(clippy::useless_conversion)]
+    let request = u64::from(request);
+    let size = amd_kfd::abi::ioc::size(request);
     if size > 0 && arg.is_null() {
         set_errno(libc::EFAULT);
         return -1;
@@ -259,12 +262,9 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         // caller provides (the C contract of ioctl).
         unsafe { std::slice::from_raw_parts_mut(arg.cast::<u8>(), size) }
     };
-    // `c_ulong` is `u64` on the 64-bit targets this library builds for.
-    #[allow(clippy::useless_conversion)]
-    let request = u64::from(request);
     // KFD takes a command by its number at any argument size (older and newer
     // headers alike): so are the two it needs to see here.
-    let kfd_command = if (request >> 8) & 0xff == u64::from(AMDKFD_IOCTL_BASE) {
+    let kfd_command = if amd_kfd::abi::ioc::ty(request) == AMDKFD_IOCTL_BASE {
         amd_kfd::abi::command(request).map(|c| c.request)
     } else {
         None

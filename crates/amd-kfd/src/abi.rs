@@ -691,13 +691,49 @@ pub const STRUCTS: &[StructLayout] = &[
 // ---------------------------------------------------------------------------------
 // Request numbers (asm-generic/ioctl.h: nr 0..8, type 8..16, size 16..30, dir 30..32).
 
-const IOC_WRITE: u64 = 1;
-const IOC_READ: u64 = 2;
+/// Linux's ioctl request numbers (`asm-generic/ioctl.h`): the command number in bits
+/// 0..8, the type in 8..16, the argument's size in 16..30, the direction in 30..32.
+/// Every ioctl the transports make and the mock answers (KFD, DRM, VFIO) is numbered
+/// so.
+pub mod ioc {
+    /// `_IOC_WRITE`: the kernel copies the argument in.
+    pub const WRITE: u64 = 1;
+    /// `_IOC_READ`: the kernel copies the argument back out.
+    pub const READ: u64 = 2;
+
+    /// `_IOC(dir, ty, nr, size)`.
+    pub const fn request(dir: u64, ty: u8, nr: u8, size: usize) -> u64 {
+        (dir << 30) | (((size & 0x3fff) as u64) << 16) | ((ty as u64) << 8) | nr as u64
+    }
+
+    /// `_IOC_NR`: the command number.
+    pub const fn nr(request: u64) -> u8 {
+        request as u8
+    }
+
+    /// `_IOC_TYPE`: the driver's letter.
+    pub const fn ty(request: u64) -> u8 {
+        (request >> 8) as u8
+    }
+
+    /// `_IOC_SIZE`: the argument's size in bytes.
+    pub const fn size(request: u64) -> usize {
+        ((request >> 16) & 0x3fff) as usize
+    }
+
+    /// `_IOC_DIR`: [`WRITE`], [`READ`], both or neither.
+    pub const fn dir(request: u64) -> u64 {
+        (request >> 30) & 3
+    }
+}
+
+use ioc::{READ as IOC_READ, WRITE as IOC_WRITE};
+
 /// `AMDKFD_IOCTL_BASE`
 pub const AMDKFD_IOCTL_BASE: u8 = b'K';
 
-const fn ioc(dir: u64, nr: u8, size: usize) -> u64 {
-    (dir << 30) | ((size as u64) << 16) | ((AMDKFD_IOCTL_BASE as u64) << 8) | nr as u64
+const fn kfd_ioc(dir: u64, nr: u8, size: usize) -> u64 {
+    ioc::request(dir, AMDKFD_IOCTL_BASE, nr, size)
 }
 
 /// A KFD ioctl request whose argument is a `T`.
@@ -734,7 +770,7 @@ macro_rules! ioctls {
             $(#[$m])*
             #[doc = concat!("`", stringify!($name), "`: `", stringify!($t), "`.")]
             pub const $name: Ioctl<$t> = Ioctl {
-                request: ioc(ioctls!(@dir $dir), $nr, std::mem::size_of::<$t>()),
+                request: kfd_ioc(ioctls!(@dir $dir), $nr, std::mem::size_of::<$t>()),
                 name: stringify!($name),
                 _arg: PhantomData,
             };
@@ -792,19 +828,19 @@ pub struct KfdCommand {
 impl KfdCommand {
     /// `_IOC_NR`.
     pub const fn nr(&self) -> u8 {
-        self.request as u8
+        ioc::nr(self.request)
     }
     /// `_IOC_SIZE`: the size of the kernel's argument struct.
     pub const fn size(&self) -> usize {
-        ((self.request >> 16) & 0x3fff) as usize
+        ioc::size(self.request)
     }
     /// The kernel copies the caller's argument in (`_IOC_WRITE`).
     pub const fn copies_in(&self) -> bool {
-        (self.request >> 30) & IOC_WRITE != 0
+        ioc::dir(self.request) & IOC_WRITE != 0
     }
     /// The kernel copies the argument back out (`_IOC_READ`).
     pub const fn copies_out(&self) -> bool {
-        (self.request >> 30) & IOC_READ != 0
+        ioc::dir(self.request) & IOC_READ != 0
     }
 }
 
@@ -814,7 +850,7 @@ macro_rules! commands {
         /// 0x01 to `AMDKFD_COMMAND_END` 0x27, exclusive): `COMMANDS[nr - 1]`.
         pub const COMMANDS: &[KfdCommand] = &[$(KfdCommand {
             name: stringify!($name),
-            request: ioc(ioctls!(@dir $dir), $nr, $size),
+            request: kfd_ioc(ioctls!(@dir $dir), $nr, $size),
         },)*];
     };
 }
@@ -864,13 +900,29 @@ commands! {
 /// and direction bits (the kernel reads only the number; `None` where it answers
 /// ENOTTY).
 pub fn command(request: u64) -> Option<&'static KfdCommand> {
-    let nr = (request & 0xff) as usize;
-    nr.checked_sub(1).and_then(|i| COMMANDS.get(i))
+    usize::from(ioc::nr(request))
+        .checked_sub(1)
+        .and_then(|i| COMMANDS.get(i))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_numbers_are_linuxs() {
+        // _IOR('K', 0x01, struct kfd_ioctl_get_version_args): AMDKFD_IOC_GET_VERSION.
+        let r = ioc::request(ioc::READ, b'K', 0x01, 8);
+        assert_eq!(r, 0x8008_4b01);
+        assert_eq!(
+            (ioc::dir(r), ioc::ty(r), ioc::nr(r), ioc::size(r)),
+            (ioc::READ, b'K', 1, 8)
+        );
+        // _IOWR('d', 0x00, struct drm_version), 64 bytes: DRM_IOCTL_VERSION.
+        assert_eq!(ioc::request(ioc::READ | ioc::WRITE, b'd', 0, 64), 0xc040_6400);
+        // The size field is 14 bits.
+        assert_eq!(ioc::size(ioc::request(ioc::WRITE, b'K', 2, 0x4000 + 24)), 24);
+    }
 
     #[test]
     fn request_numbers_follow_the_generic_encoding() {

@@ -56,6 +56,11 @@ pub use sink::{CmdSink, SliceSink};
 pub use stream::{Decode, Stream};
 pub use target::{GfxTarget, version_from_name};
 
+/// The clock of the timestamps the engines write (RELEASE_MEM's and SDMA TIMESTAMP's
+/// GPU clock counter, an AQL completion signal's start and end): 100 MHz on gfx10.3
+/// and gfx11, as tinygrad 0.10.1 takes it (it divides ticks by 100 for microseconds).
+pub const TIMESTAMP_HZ: u64 = 100_000_000;
+
 /// Splits a 64-bit value into its low and high dwords, the order packets store them in.
 #[inline(always)]
 pub const fn lo_hi(v: u64) -> [u32; 2] {

@@ -93,9 +93,7 @@ pub fn staged<R>(
 }
 
 /// `_IOC_SIZE` of an ioctl request number.
-pub fn ioc_size(request: u64) -> usize {
-    ((request >> 16) & 0x3fff) as usize
-}
+pub use amd_kfd::abi::ioc::size as ioc_size;
 
 /// Decodes an ioctl argument as `T`, runs `f`, and writes `T` back.
 pub(crate) fn with_arg<T: FromBytes + IntoBytes + zerocopy::Immutable>(

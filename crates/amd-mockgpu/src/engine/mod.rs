@@ -340,7 +340,7 @@ pub(crate) struct Engines {
 }
 
 /// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
-pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+pub const GPU_CLOCK_HZ: u64 = amd_packets::TIMESTAMP_HZ;
 
 impl Engines {
     pub(crate) fn new(space: Arc<RwLock<AddressSpace>>, kernels: Vec<SharedExecutor>, kfd_gpus: usize) -> Self {

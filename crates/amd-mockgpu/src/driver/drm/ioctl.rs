@@ -23,8 +23,7 @@ pub const GB_ADDR_CONFIG: u32 = 0x263e;
 /// Most registers one READ_MMR_REG may read.
 const MAX_MMR_READ: u32 = 128;
 
-const IOC_WRITE: u64 = 1;
-const IOC_READ: u64 = 2;
+use amd_kfd::abi::ioc::{self, READ as IOC_READ, WRITE as IOC_WRITE};
 
 /// A command of the render node: its kernel size and direction.
 struct DrmCommand {
@@ -48,10 +47,10 @@ fn command(nr: u8) -> Option<DrmCommand> {
 /// the larger of the caller's and the kernel's size, in and out only where both
 /// directions say so. Commands the mock does not answer are ENOTTY.
 pub(crate) fn drm_ioctl(driver: &Mutex<Driver>, gpu: usize, request: u64, user: &mut [u8]) -> Result<i32, Errno> {
-    if (request >> 8) & 0xff != u64::from(DRM_IOCTL_BASE) {
+    if ioc::ty(request) != DRM_IOCTL_BASE {
         return Err(Errno::ENOTTY);
     }
-    let nr = request as u8;
+    let nr = ioc::nr(request);
     if matches!(
         nr,
         DRM_IOCTL_GET_UNIQUE_NR | DRM_IOCTL_GET_MAGIC_NR | DRM_IOCTL_GET_CLIENT_NR | DRM_IOCTL_SET_CLIENT_CAP_NR
@@ -60,7 +59,7 @@ pub(crate) fn drm_ioctl(driver: &Mutex<Driver>, gpu: usize, request: u64, user: 
     }
     let cmd = command(nr).ok_or(Errno::ENOTTY)?;
     // Copied in (out) only where both the caller's and the kernel's direction say so.
-    let both = (request >> 30) & cmd.dir;
+    let both = ioc::dir(request) & cmd.dir;
     let (copy_in, copy_out) = (both & IOC_WRITE != 0, both & IOC_READ != 0);
     uaccess::staged(
         user,
