@@ -11,7 +11,9 @@ use crate::raw::PAGE_SIZE;
 use crate::sys::Sys;
 use crate::{KfdError, Result};
 
-/// Where KFD publishes its topology.
+/// Where KFD publishes its topology (`generation_id`, `system_properties`, `nodes/`).
+pub const TOPOLOGY: &str = "/sys/devices/virtual/kfd/kfd/topology";
+/// The topology's nodes, one directory each.
 pub const TOPOLOGY_NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
 
 /// A GPU node's `properties`, typed; every key (known or not) is also in `all`.

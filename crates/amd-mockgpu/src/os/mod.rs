@@ -26,10 +26,8 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 pub use config::{DEFAULT_IDLE_POLL, MockConfig};
 pub use pci::PciFault;
 
-/// The sysfs directory of KFD's topology nodes.
-pub(crate) const NODES: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
-/// The KFD topology directory.
-pub(crate) const TOPOLOGY: &str = "/sys/devices/virtual/kfd/kfd/topology";
+/// KFD's topology directory and its nodes' directory, which the mock serves.
+pub(crate) use amd_kfd::topology::{TOPOLOGY, TOPOLOGY_NODES as NODES};
 
 /// Counts of what the mock driver holds for the caller, to find leaks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

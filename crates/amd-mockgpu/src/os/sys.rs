@@ -27,7 +27,7 @@ impl Sys for MockSys {
             let kind = d.pci.open(path, mode).map_err(|e| SysError::at("open", path, e))?;
             return Ok(Fd(d.alloc_fd(kind)));
         }
-        let kind = if path == Path::new("/dev/kfd") {
+        let kind = if path == Path::new(amd_kfd::KFD_PATH) {
             FdKind::Kfd
         } else if let Some(i) = Self::render_index(path) {
             if i >= self.driver.lock().gpus.len() {
@@ -421,7 +421,7 @@ impl Sys for MockSys {
         if self.driver.lock().drm_node(path).is_some() {
             return true;
         }
-        if path == Path::new("/dev/kfd")
+        if path == Path::new(amd_kfd::KFD_PATH)
             || path == Path::new("/sys/module/amdgpu")
             || Self::render_index(path).is_some_and(|i| i < self.driver.lock().gpus.len())
         {
