@@ -217,6 +217,17 @@ impl AmMemory {
         crate::error::check_range(size, offset, len).map(|()| offset as u64)
     }
 
+    /// Where the CPU reaches `len` bytes at `offset`: the mapping (BAR 0, or the
+    /// buffer's host pages) and the bytes' offset in it.
+    fn cpu_place(&self, offset: usize, len: usize) -> Result<(&BarMapping, u64)> {
+        let off = self.span(offset, len)?;
+        match &self.cpu {
+            Cpu::None => Err(self.no_cpu()),
+            Cpu::Vram(p) => Ok((self.shared.dev.pci().vram(), p + off)),
+            Cpu::Host(m) => Ok((m, off)),
+        }
+    }
+
     fn no_cpu(&self) -> HcqError {
         HcqError::CpuUnreachable {
             va: self.mapping.va,
@@ -240,46 +251,34 @@ impl DeviceMemory for Arc<AmMemory> {
         self.mapping.size as usize
     }
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        let off = self.span(offset, data.len())?;
-        let ok = match &self.cpu {
-            Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().copy_from(p + off, data),
-            Cpu::Host(m) => m.copy_from(off, data),
-        };
-        if ok { Ok(()) } else { Err(self.out_of_bar()) }
+        let (m, at) = self.cpu_place(offset, data.len())?;
+        if m.copy_from(at, data) {
+            Ok(())
+        } else {
+            Err(self.out_of_bar())
+        }
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        let off = self.span(offset, out.len())?;
-        let ok = match &self.cpu {
-            Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().copy_to(p + off, out),
-            Cpu::Host(m) => m.copy_to(off, out),
-        };
-        if ok { Ok(()) } else { Err(self.out_of_bar()) }
+        let (m, at) = self.cpu_place(offset, out.len())?;
+        if m.copy_to(at, out) {
+            Ok(())
+        } else {
+            Err(self.out_of_bar())
+        }
     }
     fn load_u64(&self, offset: usize) -> Result<u64> {
-        let off = self.span(offset, 8)?;
+        let (m, at) = self.cpu_place(offset, 8)?;
         // Acquire: what the GPU wrote before the value is visible after it.
-        match &self.cpu {
-            Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().load_u64(p + off, Ordering::Acquire),
-            Cpu::Host(m) => m.load_u64(off, Ordering::Acquire),
-        }
-        .ok_or(HcqError::Unaligned {
+        m.load_u64(at, Ordering::Acquire).ok_or(HcqError::Unaligned {
             what: "64-bit load",
             offset,
             align: 8,
         })
     }
     fn store_u64(&self, offset: usize, v: u64) -> Result<()> {
-        let off = self.span(offset, 8)?;
+        let (m, at) = self.cpu_place(offset, 8)?;
         // Release: the CPU's writes before the value are visible to whoever sees it.
-        let ok = match &self.cpu {
-            Cpu::None => return Err(self.no_cpu()),
-            Cpu::Vram(p) => self.shared.dev.pci().vram().store_u64(p + off, v, Ordering::Release),
-            Cpu::Host(m) => m.store_u64(off, v, Ordering::Release),
-        };
-        if ok {
+        if m.store_u64(at, v, Ordering::Release) {
             Ok(())
         } else {
             Err(HcqError::Unaligned {

@@ -4,7 +4,7 @@
 use super::VgprRow;
 use super::compare::{vcmp, writes_exec};
 use super::decode::{Encoding, Inst};
-use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, Vop, blend, f, slow_only, valu};
+use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, Vop, f, slow_only, valu, write_lanes};
 use super::fields as fld;
 use super::fma::fma_wave;
 use super::matrix::{dot2_f32, mul_dx9};
@@ -314,15 +314,8 @@ fn vopd_whole(w: &mut Wave, halves: [(u16, u16, u16, usize); 2], lit: Option<u32
     if !(vopd_half(w, opx, sx0, sx1, dx, lit, &mut x) && vopd_half(w, opy, sy0, sy1, dy, lit, &mut y)) {
         return false;
     }
-    for (d, r) in [(dx, &x), (dy, &y)] {
-        if exec == u32::MAX {
-            w.v[d].0 = *r;
-        } else {
-            let mut out = w.v[d];
-            blend(&mut out, exec, |l| r[l]);
-            w.v[d] = out;
-        }
-    }
+    write_lanes(w, dx, &x, exec);
+    write_lanes(w, dy, &y, exec);
     true
 }
 

@@ -763,6 +763,18 @@ pub(crate) fn blend(out: &mut [u32; 32], exec: u32, f: impl Fn(usize) -> u32) {
     }
 }
 
+/// Stores `r` into VGPR `dst` for the lanes `exec` (the running half's EXEC) enables (all of it with every lane on).
+#[inline(always)]
+pub(crate) fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32], exec: u32) {
+    if exec == u32::MAX {
+        w.v[dst].0 = *r;
+    } else {
+        let mut out = w.v[dst];
+        blend(&mut out, exec, |l| r[l]);
+        w.v[dst] = out;
+    }
+}
+
 /// Lane `l`'s bit in a mask.
 pub(crate) const LANE_BIT: [u32; 32] = {
     let mut bits = [0; 32];

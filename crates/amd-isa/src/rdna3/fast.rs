@@ -6,7 +6,7 @@
 //! register is out of range or MODE asks for what the host's arithmetic does not do.
 
 use super::decode::{Inst, LITERAL};
-use super::exec::{LANE_BIT, Mods, R, Vop, blend, f, fma32, slow_only, vop2_only};
+use super::exec::{LANE_BIT, Mods, R, Vop, blend, f, fma32, slow_only, vop2_only, write_lanes};
 use super::fma::fma_wave;
 use super::opcodes::op::{vop3, vop3sd};
 use super::wave::{Bits, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, NULL, VCC_LO, Wave, sparse};
@@ -559,18 +559,6 @@ impl super::wide::Whole for WholeOp<'_> {
     #[inline(always)]
     fn run(self) {
         self.f.whole(self.w, self.exec);
-    }
-}
-
-/// Stores `r` into VGPR `dst` for the lanes `exec` (the running half's EXEC) enables (all of it with every lane on).
-#[inline(always)]
-fn write_lanes(w: &mut Wave, dst: usize, r: &[u32; 32], exec: u32) {
-    if exec == u32::MAX {
-        w.v[dst].0 = *r;
-    } else {
-        let mut out = w.v[dst];
-        blend(&mut out, exec, |l| r[l]);
-        w.v[dst] = out;
     }
 }
 
