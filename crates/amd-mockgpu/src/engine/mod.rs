@@ -869,14 +869,18 @@ fn copy_slices(
 
 /// Maps a decode error to a queue stop; a truncated ring packet asks for more dwords
 /// (an IB is read whole, so there it is an error).
-pub(crate) fn decode_stop(e: amd_packets::PacketError, what: &str, ring_pos: Option<u64>) -> Stop {
+pub(crate) fn decode_stop(e: amd_packets::PacketError, what: &str, ring_pos: Option<u64>, ring_dwords: u64) -> Stop {
     match (e, ring_pos) {
         (amd_packets::PacketError::Truncated { needed, .. }, Some(_)) => Stop::NeedMore(needed),
-        (e, _) => {
-            let at = ring_pos
-                .map(|p| format!(" at ring dword {p:#x}"))
-                .unwrap_or_else(|| " in an indirect buffer".into());
-            Stop::Error(format!("{what}{at}: {e}"))
-        }
+        (e, _) => Stop::Error(format!("{what}{}: {e}", packet_place(ring_pos, ring_dwords))),
+    }
+}
+
+/// A fault while the packet `pkt` ran, told with the packet and where it was (see
+/// [`packet_place`]); other stops as they are.
+pub(crate) fn fault_in_packet(e: Stop, pkt: &dyn std::fmt::Display, ring_pos: Option<u64>, ring_dwords: u64) -> Stop {
+    match e {
+        Stop::Fault(f) => Stop::FaultIn(f, format!("{pkt}{}", packet_place(ring_pos, ring_dwords))),
+        e => e,
     }
 }

@@ -5,7 +5,7 @@ use amd_packets::pm4::regs::gfx11 as reg;
 use amd_packets::pm4::{DataSel, DispatchInitiator, IntSel, Pm4Packet, ShReg, WaitLocation, WaitOperation};
 
 use super::executor::DispatchInfo;
-use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, packet_place};
+use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, fault_in_packet};
 
 // The dispatch reads the COMPUTE_* registers at gfx11's SET_SH_REG offsets, which are
 // gfx10.3's and gfx12's too.
@@ -17,12 +17,11 @@ impl Engines {
         words: &[u32],
         ring_pos: Option<u64>,
     ) -> Result<(usize, Exec), Stop> {
-        let (pkt, len) = Pm4Packet::decode(q.target, words)
-            .map_err(|e| decode_stop(e, "PM4", ring_pos.map(|p| p % q.ring_dwords)))?;
-        let exec = self.pm4_packet(q, pkt).map_err(|e| match e {
-            Stop::Fault(f) => Stop::FaultIn(f, format!("PM4 {pkt}{}", packet_place(ring_pos, q.ring_dwords))),
-            e => e,
-        })?;
+        let (pkt, len) =
+            Pm4Packet::decode(q.target, words).map_err(|e| decode_stop(e, "PM4", ring_pos, q.ring_dwords))?;
+        let exec = self
+            .pm4_packet(q, pkt)
+            .map_err(|e| fault_in_packet(e, &format_args!("PM4 {pkt}"), ring_pos, q.ring_dwords))?;
         Ok((len, exec))
     }
 

@@ -3,7 +3,7 @@
 
 use amd_packets::sdma::{Indirect, SdmaPacket};
 
-use super::{Engines, Exec, LongOp, QueueExec, SLICE_BYTES, Stop, decode_stop, packet_place};
+use super::{Engines, Exec, LongOp, QueueExec, SLICE_BYTES, Stop, decode_stop, fault_in_packet};
 
 impl Engines {
     pub(super) fn exec_sdma(
@@ -12,12 +12,11 @@ impl Engines {
         words: &[u32],
         ring_pos: Option<u64>,
     ) -> Result<(usize, Exec), Stop> {
-        let (pkt, len) = SdmaPacket::decode(q.target, words)
-            .map_err(|e| decode_stop(e, "SDMA", ring_pos.map(|p| p % q.ring_dwords)))?;
-        let exec = self.sdma_packet(q, pkt, ring_pos).map_err(|e| match e {
-            Stop::Fault(f) => Stop::FaultIn(f, format!("{pkt}{}", packet_place(ring_pos, q.ring_dwords))),
-            e => e,
-        })?;
+        let (pkt, len) =
+            SdmaPacket::decode(q.target, words).map_err(|e| decode_stop(e, "SDMA", ring_pos, q.ring_dwords))?;
+        let exec = self
+            .sdma_packet(q, pkt, ring_pos)
+            .map_err(|e| fault_in_packet(e, &pkt, ring_pos, q.ring_dwords))?;
         Ok((len, exec))
     }
 
