@@ -16,7 +16,7 @@
 
 use std::marker::PhantomData;
 
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+use zerocopy::{FromBytes, IntoBytes};
 
 /// `KFD_IOCTL_MAJOR_VERSION`
 pub const KFD_IOCTL_MAJOR_VERSION: u32 = 1;
@@ -25,27 +25,7 @@ pub const KFD_IOCTL_MINOR_VERSION: u32 = 17;
 
 pub use amd_regs::layout::{FieldLayout, StructLayout};
 
-macro_rules! abi_struct {
-    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } size = $size:literal;) => {
-        $(#[$m])*
-        #[repr(C)]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
-        pub struct $name { $($(#[$fm])* pub $f: $t,)* }
-
-        const _: () = assert!(std::mem::size_of::<$name>() == $size);
-
-        impl $name {
-            /// Name, size and field offsets, for the layout test.
-            pub const LAYOUT: StructLayout = StructLayout {
-                name: stringify!($name),
-                size: std::mem::size_of::<$name>(),
-                fields: &[$(FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($name, $f) },)*],
-            };
-        }
-    };
-}
-
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_GET_VERSION`
     pub struct kfd_ioctl_get_version_args {
         /// from KFD
@@ -74,7 +54,7 @@ pub const KFD_MAX_QUEUE_PRIORITY: u32 = 15;
 /// `KFD_MIN_QUEUE_RING_SIZE`
 pub const KFD_MIN_QUEUE_RING_SIZE: u32 = 1024;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_CREATE_QUEUE`
     pub struct kfd_ioctl_create_queue_args {
         /// to KFD
@@ -119,7 +99,7 @@ abi_struct! {
 /// `sdma_engine_id`), as older headers and clients pass it.
 pub const KFD_CREATE_QUEUE_ARGS_SIZE_1_11: usize = 88;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_DESTROY_QUEUE`
     pub struct kfd_ioctl_destroy_queue_args {
         /// to KFD
@@ -130,7 +110,7 @@ abi_struct! {
     size = 8;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_UPDATE_QUEUE`
     pub struct kfd_ioctl_update_queue_args {
         /// to KFD
@@ -147,7 +127,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_CU_MASK`
     pub struct kfd_ioctl_set_cu_mask_args {
         /// to KFD
@@ -160,7 +140,7 @@ abi_struct! {
     size = 16;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_GET_QUEUE_WAVE_STATE`
     pub struct kfd_ioctl_get_queue_wave_state_args {
         /// to KFD
@@ -177,7 +157,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_AVAILABLE_MEMORY`
     pub struct kfd_ioctl_get_available_memory_args {
         /// from KFD, bytes
@@ -195,7 +175,7 @@ pub const KFD_IOC_CACHE_POLICY_COHERENT: u32 = 0;
 /// `KFD_IOC_CACHE_POLICY_NONCOHERENT`
 pub const KFD_IOC_CACHE_POLICY_NONCOHERENT: u32 = 1;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_MEMORY_POLICY`
     pub struct kfd_ioctl_set_memory_policy_args {
         /// to KFD
@@ -214,7 +194,7 @@ abi_struct! {
     size = 32;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_GET_TILE_CONFIG`: the GPU's tiling configuration (ROCr's image
     /// support asks for it).
     pub struct kfd_ioctl_get_tile_config_args {
@@ -238,7 +218,7 @@ abi_struct! {
     size = 40;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_GET_CLOCK_COUNTERS`
     pub struct kfd_ioctl_get_clock_counters_args {
         /// from KFD
@@ -257,7 +237,7 @@ abi_struct! {
     size = 40;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// One GPU's apertures, filled by `AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`.
     pub struct kfd_process_device_apertures {
         /// from KFD
@@ -280,7 +260,7 @@ abi_struct! {
     size = 56;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_GET_PROCESS_APERTURES_NEW`
     pub struct kfd_ioctl_get_process_apertures_new_args {
         /// to KFD: pointer to `num_of_nodes` [`kfd_process_device_apertures`]
@@ -343,7 +323,7 @@ pub const KFD_MEM_ERR_POISON_CONSUMED: u32 = 2;
 /// `KFD_MEM_ERR_GPU_HANG`
 pub const KFD_MEM_ERR_GPU_HANG: u32 = 3;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_CREATE_EVENT`
     pub struct kfd_ioctl_create_event_args {
         /// to KFD on the first call: the event page's memory handle; from KFD: its
@@ -365,7 +345,7 @@ abi_struct! {
     size = 32;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_DESTROY_EVENT`
     pub struct kfd_ioctl_destroy_event_args {
         /// to KFD
@@ -376,7 +356,7 @@ abi_struct! {
     size = 8;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_EVENT`
     pub struct kfd_ioctl_set_event_args {
         /// to KFD
@@ -387,7 +367,7 @@ abi_struct! {
     size = 8;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_RESET_EVENT`
     pub struct kfd_ioctl_reset_event_args {
         /// to KFD
@@ -398,7 +378,7 @@ abi_struct! {
     size = 8;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// Why a memory access faulted.
     pub struct kfd_memory_exception_failure {
         /// Page not present or supervisor privilege.
@@ -413,7 +393,7 @@ abi_struct! {
     size = 16;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// Memory exception data of a `KFD_IOC_EVENT_MEMORY` event.
     pub struct kfd_hsa_memory_exception_data {
         /// What went wrong.
@@ -428,7 +408,7 @@ abi_struct! {
     size = 32;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// Hardware exception data of a `KFD_IOC_EVENT_HW_EXCEPTION` event.
     pub struct kfd_hsa_hw_exception_data {
         /// `KFD_HW_EXCEPTION_*_RESET`
@@ -443,7 +423,7 @@ abi_struct! {
     size = 16;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// One entry of the `AMDKFD_IOC_WAIT_EVENTS` array. The header's anonymous union
     /// of `memory_exception_data` and `hw_exception_data` is held as the larger member;
     /// [`kfd_event_data::hw_exception_data`] reads the other view.
@@ -487,7 +467,7 @@ impl kfd_event_data {
     }
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_WAIT_EVENTS`
     pub struct kfd_ioctl_wait_events_args {
         /// to KFD: pointer to `num_events` [`kfd_event_data`]
@@ -504,7 +484,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_SCRATCH_BACKING_VA`
     pub struct kfd_ioctl_set_scratch_backing_va_args {
         /// to KFD
@@ -517,7 +497,7 @@ abi_struct! {
     size = 16;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_TRAP_HANDLER`
     pub struct kfd_ioctl_set_trap_handler_args {
         /// to KFD
@@ -532,7 +512,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_ACQUIRE_VM`
     pub struct kfd_ioctl_acquire_vm_args {
         /// to KFD: the render node's file descriptor
@@ -568,7 +548,7 @@ pub const KFD_IOC_ALLOC_MEM_FLAGS_COHERENT: u32 = 1 << 26;
 /// `KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED`
 pub const KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED: u32 = 1 << 25;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_ALLOC_MEMORY_OF_GPU`
     pub struct kfd_ioctl_alloc_memory_of_gpu_args {
         /// to KFD: GPU virtual address (the same on every GPU)
@@ -587,7 +567,7 @@ abi_struct! {
     size = 40;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_FREE_MEMORY_OF_GPU`
     pub struct kfd_ioctl_free_memory_of_gpu_args {
         /// to KFD
@@ -596,7 +576,7 @@ abi_struct! {
     size = 8;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_MAP_MEMORY_TO_GPU`
     pub struct kfd_ioctl_map_memory_to_gpu_args {
         /// to KFD
@@ -611,7 +591,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU`
     pub struct kfd_ioctl_unmap_memory_from_gpu_args {
         /// to KFD
@@ -626,7 +606,7 @@ abi_struct! {
     size = 24;
 }
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_SET_XNACK_MODE`
     pub struct kfd_ioctl_set_xnack_mode_args {
         /// to/from KFD (negative: query)
@@ -640,7 +620,7 @@ pub const KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK: u32 = 1;
 /// `KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK`: save trap temporaries.
 pub const KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK: u32 = 2;
 
-abi_struct! {
+amd_regs::abi_struct! {
     /// `AMDKFD_IOC_RUNTIME_ENABLE` (interface 1.13): the runtime tells KFD it runs
     /// (or no longer runs) under a debugger's eye.
     pub struct kfd_ioctl_runtime_enable_args {

@@ -21,6 +21,37 @@ pub struct StructLayout {
     pub fields: &'static [FieldLayout],
 }
 
+/// Defines a C ABI struct as the header lays it out: `repr(C)`, zerocopy's byte
+/// conversions, its size pinned by a `const` assertion, and `LAYOUT` (its name, size
+/// and field offsets) for the test that compares it with the header. For the VFIO ABI
+/// here and the KFD ABI of `amd-kfd` (which needs `zerocopy` among its dependencies).
+#[macro_export]
+macro_rules! abi_struct {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } size = $size:literal;) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(
+            Debug, Clone, Copy, Default, PartialEq, Eq,
+            ::zerocopy::FromBytes, ::zerocopy::IntoBytes, ::zerocopy::Immutable, ::zerocopy::KnownLayout
+        )]
+        pub struct $name { $($(#[$fm])* pub $f: $t,)* }
+
+        const _: () = assert!(::std::mem::size_of::<$name>() == $size);
+
+        impl $name {
+            /// Name, size and field offsets, for the layout test.
+            pub const LAYOUT: $crate::layout::StructLayout = $crate::layout::StructLayout {
+                name: stringify!($name),
+                size: ::std::mem::size_of::<$name>(),
+                fields: &[$($crate::layout::FieldLayout {
+                    name: stringify!($f),
+                    offset: ::std::mem::offset_of!($name, $f),
+                },)*],
+            };
+        }
+    };
+}
+
 /// What a layout test's C program printed: `kind name value` lines, by (kind, name).
 #[cfg(feature = "test-utils")]
 pub type CValues = std::collections::BTreeMap<(String, String), u64>;

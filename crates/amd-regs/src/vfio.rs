@@ -14,28 +14,8 @@
 
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::layout::{FieldLayout, StructLayout};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
-
-macro_rules! vfio_struct {
-    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* } size = $size:literal;) => {
-        $(#[$m])*
-        #[repr(C)]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
-        pub struct $name { $($(#[$fm])* pub $f: $t,)* }
-
-        const _: () = assert!(std::mem::size_of::<$name>() == $size);
-
-        impl $name {
-            /// Name, size and field offsets, for the layout test.
-            pub const LAYOUT: StructLayout = StructLayout {
-                name: stringify!($name),
-                size: std::mem::size_of::<$name>(),
-                fields: &[$(FieldLayout { name: stringify!($f), offset: std::mem::offset_of!($name, $f) },)*],
-            };
-        }
-    };
-}
+use crate::layout::StructLayout;
+use zerocopy::IntoBytes;
 
 /// `VFIO_API_VERSION`: what `VFIO_GET_API_VERSION` returns.
 pub const VFIO_API_VERSION: i32 = 0;
@@ -47,7 +27,7 @@ pub const VFIO_TYPE1v2_IOMMU: u64 = 3;
 /// mode of `vfio`'s `enable_unsafe_noiommu_mode`, and the one tinygrad 0.10.1 uses).
 pub const VFIO_NOIOMMU_IOMMU: u64 = 8;
 
-vfio_struct! {
+crate::abi_struct! {
     /// `VFIO_GROUP_GET_STATUS`
     pub struct vfio_group_status {
         /// Size of the struct, set by the caller.
@@ -63,7 +43,7 @@ pub const VFIO_GROUP_FLAGS_VIABLE: u32 = 1 << 0;
 /// `VFIO_GROUP_FLAGS_CONTAINER_SET`
 pub const VFIO_GROUP_FLAGS_CONTAINER_SET: u32 = 1 << 1;
 
-vfio_struct! {
+crate::abi_struct! {
     /// `VFIO_DEVICE_GET_INFO` (newer headers append a `pad` field; the kernel reads
     /// up to `argsz`, needing only the fields up to `num_irqs`).
     pub struct vfio_device_info {
@@ -86,7 +66,7 @@ pub const VFIO_DEVICE_FLAGS_RESET: u32 = 1 << 0;
 /// `VFIO_DEVICE_FLAGS_PCI`: a vfio-pci device.
 pub const VFIO_DEVICE_FLAGS_PCI: u32 = 1 << 1;
 
-vfio_struct! {
+crate::abi_struct! {
     /// `VFIO_DEVICE_GET_REGION_INFO`
     pub struct vfio_region_info {
         /// Size of the struct, set by the caller.
@@ -113,7 +93,7 @@ pub const VFIO_REGION_INFO_FLAG_WRITE: u32 = 1 << 1;
 /// `VFIO_REGION_INFO_FLAG_MMAP`
 pub const VFIO_REGION_INFO_FLAG_MMAP: u32 = 1 << 2;
 
-vfio_struct! {
+crate::abi_struct! {
     /// `VFIO_DEVICE_GET_IRQ_INFO`
     pub struct vfio_irq_info {
         /// Size of the struct, set by the caller.
@@ -137,7 +117,7 @@ pub const VFIO_IRQ_INFO_AUTOMASKED: u32 = 1 << 2;
 /// `VFIO_IRQ_INFO_NORESIZE`
 pub const VFIO_IRQ_INFO_NORESIZE: u32 = 1 << 3;
 
-vfio_struct! {
+crate::abi_struct! {
     /// `VFIO_DEVICE_SET_IRQS`: the fixed part; `count` data items follow it (`s32`
     /// eventfds for `VFIO_IRQ_SET_DATA_EVENTFD`, `u8` for `VFIO_IRQ_SET_DATA_BOOL`),
     /// and `argsz` covers both.
