@@ -163,6 +163,11 @@ pub fn check_current_where(present: bool, missing: &str, run: fn(&[String]) -> R
     }
 }
 
+/// Each item's line for a generated file, each ended by a newline.
+pub fn lines<T>(items: &[T], line: impl Fn(&T) -> String) -> String {
+    items.iter().map(|i| line(i) + "\n").collect()
+}
+
 /// The workspace root (the parent of this crate).
 pub fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
