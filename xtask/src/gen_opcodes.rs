@@ -1,4 +1,4 @@
-//! `cargo xtask gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: generates
+//! `cargo xtask gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check]`: generates
 //! `crates/amd-isa/src/<gen>/generated/opcodes.rs`, the opcode of every instruction per
 //! encoding of that generation, named as the ISA names it, from the tables tinygrad
 //! generates from AMD's machine-readable ISA (`tinygrad/runtime/autogen/amd/<gen>/enum.py`
@@ -14,7 +14,8 @@
 //! every encoding lies (see `gen_fields`).
 //!
 //! Get the inputs with `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/rdna3/enum.py > enum.py`
-//! and the same for `operands.py` and `ins.py`, into one directory (`rdna4/` for RDNA4).
+//! and the same for `operands.py` and `ins.py`, into one directory (`rdna4/` for RDNA4,
+//! `cdna/` for CDNA3).
 
 use std::fmt::Write as _;
 
@@ -26,23 +27,66 @@ struct Generation {
     name: &'static str,
     output: &'static str,
     fields: &'static str,
-    /// The shared encodings, then these.
+    /// The encodings it shares with the other RDNA generation, then its own.
+    shared: &'static [(&'static str, &'static str)],
     encodings: &'static [(&'static str, &'static str)],
+    /// `ins.py`'s forms left out of the field table.
+    left_out: &'static [&'static str],
 }
 
 const RDNA3: Generation = Generation {
     name: "RDNA3",
     output: "crates/amd-isa/src/rdna3/generated/opcodes.rs",
     fields: "crates/amd-isa/src/rdna3/generated/fields.rs",
+    shared: SHARED_ENCODINGS,
     encodings: RDNA3_ENCODINGS,
+    left_out: &[],
 };
 
 const RDNA4: Generation = Generation {
     name: "RDNA4",
     output: "crates/amd-isa/src/rdna4/generated/opcodes.rs",
     fields: "crates/amd-isa/src/rdna4/generated/fields.rs",
+    shared: SHARED_ENCODINGS,
     encodings: RDNA4_ENCODINGS,
+    left_out: &[],
 };
+
+/// CDNA3 (gfx940 to gfx942), from tinygrad's `cdna` tables, which are CDNA4's
+/// (gfx950): a superset, so the tables name some opcodes gfx942 lacks. Its four-dword
+/// `VOP3PX2` form (gfx950's scaled matrix instructions) is left out.
+const CDNA3: Generation = Generation {
+    name: "CDNA3",
+    output: "crates/amd-isa/src/cdna3/generated/opcodes.rs",
+    fields: "crates/amd-isa/src/cdna3/generated/fields.rs",
+    shared: &[],
+    encodings: CDNA3_ENCODINGS,
+    left_out: &["VOP3PX2"],
+};
+
+/// CDNA3's encodings (the GCN lineage): its own scalar, vector and memory formats,
+/// VOP3 with VOP3B's carry-out form (`Vop3sd`), VOP3P with the matrix (MFMA)
+/// instructions.
+const CDNA3_ENCODINGS: &[(&str, &str)] = &[
+    ("SOP1Op", "Sop1"),
+    ("SOP2Op", "Sop2"),
+    ("SOPKOp", "Sopk"),
+    ("SOPCOp", "Sopc"),
+    ("SOPPOp", "Sopp"),
+    ("SMEMOp", "Smem"),
+    ("VOP1Op", "Vop1"),
+    ("VOP2Op", "Vop2"),
+    ("VOPCOp", "Vopc"),
+    ("VOP3Op", "Vop3"),
+    ("VOP3SDOp", "Vop3sd"),
+    ("VOP3POp", "Vop3p"),
+    ("DSOp", "Ds"),
+    ("FLATOp", "Flat"),
+    ("GLOBALOp", "Global"),
+    ("SCRATCHOp", "Scratch"),
+    ("MUBUFOp", "Mubuf"),
+    ("MTBUFOp", "Mtbuf"),
+];
 
 /// The encodings RDNA3 and RDNA4 share (tinygrad's class, our enum).
 const SHARED_ENCODINGS: &[(&str, &str)] = &[
@@ -228,7 +272,7 @@ fn generate(generation: &Generation, text: &str, operands: &str) -> Result<Strin
 "
     );
     let (mut spec, mut consts) = (String::new(), String::new());
-    for &(class, name) in SHARED_ENCODINGS.iter().chain(generation.encodings) {
+    for &(class, name) in generation.shared.iter().chain(generation.encodings) {
         let ops = &classes
             .iter()
             .find(|(c, _)| c == class)
@@ -351,11 +395,12 @@ fn result_format_fn(formats: &[(String, &str)]) -> String {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    const USAGE: &str = "usage: cargo xtask gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]";
+    const USAGE: &str = "usage: cargo xtask gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check]";
     let (generation, rest) = match args {
         [g, name, rest @ ..] if g == "--gen" => match name.as_str() {
             "rdna3" => (&RDNA3, rest),
             "rdna4" => (&RDNA4, rest),
+            "cdna3" => (&CDNA3, rest),
             _ => return Err(USAGE.into()),
         },
         rest => (&RDNA3, rest),
@@ -371,7 +416,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let fresh = generate(generation, &text, &operands)?;
     let ins = std::path::Path::new(input).with_file_name("ins.py");
     let ins = std::fs::read_to_string(&ins).map_err(|e| format!("{}: {e}", ins.display()))?;
-    let fields = crate::gen_fields::generate(generation.name, &ins)?;
+    let fields = crate::gen_fields::generate(generation.name, &ins, generation.left_out)?;
     let gen_flag = if generation.name == "RDNA3" {
         String::new()
     } else {

@@ -6,7 +6,7 @@
 //!   field and PSP/SMU constant tables from the same headers.
 //! - `gen-mnemonics [--check]`: regenerate the interpreter's sample table (mnemonics
 //!   and operand shapes) from llvm-mc-19.
-//! - `gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check]`: regenerate a generation's opcode enums
+//! - `gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check]`: regenerate a generation's opcode enums
 //!   and instruction fields from tinygrad's tables of that generation (`enum.py`, with
 //!   `operands.py` and `ins.py` beside it; generated from AMD's ISA XML).
 //! - `gen-lowering RDNA3_DIR RDNA4_DIR [--check]`: regenerate the table of RDNA4 opcodes the
@@ -101,7 +101,7 @@ fn main() -> ExitCode {
         Some("rocm-run") => rocm_run::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

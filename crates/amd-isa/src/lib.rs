@@ -28,6 +28,8 @@
 //! ```
 #![deny(unsafe_code)]
 
+pub mod cdna3;
+mod decode;
 pub mod dispatch;
 pub mod error;
 pub mod field;
@@ -37,6 +39,7 @@ pub mod pool;
 pub mod rdna3;
 pub mod rdna4;
 
+pub use decode::DecodeError;
 pub use dispatch::{Counters, Dispatch};
 pub use error::{At, ExecError};
 pub use memory::{Access, AccessKind, Memory, MemoryFault, SharedMemory, SliceMemory, Stopped};

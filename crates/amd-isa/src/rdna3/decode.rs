@@ -64,16 +64,8 @@ pub struct Inst {
     pub dpp8: Option<bool>,
 }
 
-/// Why an instruction cannot be decoded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    /// The code ends inside the instruction.
-    #[error("truncated instruction")]
-    Truncated,
-    /// An encoding the interpreter does not know.
-    #[error("unknown encoding of {0:#010x}")]
-    Unknown(u32),
-}
+pub use crate::decode::DecodeError;
+use crate::decode::{dword, encoding};
 
 /// Operand number that announces a DPP16 dword.
 pub const DPP16: u32 = 250;
@@ -88,18 +80,11 @@ pub const LITERAL: u16 = 255;
 impl Inst {
     /// Decodes the instruction at the start of `words`.
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
-        let w0 = *words.first().ok_or(DecodeError::Truncated)?;
+        let w0 = dword(words, 0)?;
         let first: Words = [w0, 0, 0];
-        let &(_, enc, dwords) = ENCODINGS
-            .iter()
-            .find(|(field, ..)| field.matches(&first))
-            .ok_or(DecodeError::Unknown(w0))?;
+        let (enc, dwords) = encoding(&ENCODINGS, w0)?;
         let two = dwords == 2;
-        let w1 = if two {
-            *words.get(1).ok_or(DecodeError::Truncated)?
-        } else {
-            0
-        };
+        let w1 = if two { dword(words, 1)? } else { 0 };
         let op = enc.op().get(&first) as u16;
         let mut inst = Inst {
             enc,
@@ -113,7 +98,7 @@ impl Inst {
         let vop = matches!(enc, Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc);
         let src0 = u32::from(fld::vop1::SRC0.operand(&first));
         if vop && matches!(src0, DPP16 | DPP8_FI_0 | DPP8_FI_1) {
-            inst.dpp = Some(*words.get(1).ok_or(DecodeError::Truncated)?);
+            inst.dpp = Some(dword(words, 1)?);
             inst.dpp8 = (src0 != DPP16).then_some(src0 == DPP8_FI_1);
             inst.size += 1;
             return Ok(inst);
@@ -131,8 +116,7 @@ impl Inst {
                 vop2::V_FMAMK_F32_E32 | vop2::V_FMAAK_F32_E32 | vop2::V_FMAMK_F16_E32 | vop2::V_FMAAK_F16_E32
             );
         if inst.srcs().contains(&LITERAL) || vopd_k || setreg_imm || vop2_k {
-            let lit = *words.get(inst.size as usize).ok_or(DecodeError::Truncated)?;
-            inst.literal = Some(lit);
+            inst.literal = Some(dword(words, inst.size as usize)?);
             inst.size += 1;
         }
         Ok(inst)

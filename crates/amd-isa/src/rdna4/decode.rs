@@ -7,7 +7,8 @@ use super::fields as fld;
 use super::opcodes::op::{sop2, sopk, vop2, vopd};
 use crate::field::{Bits, Fixed, Src, Words};
 
-pub use crate::rdna3::DecodeError;
+pub use crate::decode::DecodeError;
+use crate::decode::{body, dword, encoding};
 
 /// The instruction encodings of gfx12.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -173,14 +174,8 @@ impl Encoding {
 impl Inst {
     /// Decodes the instruction at the start of `words`.
     pub fn decode(words: &[u32]) -> Result<Inst, DecodeError> {
-        let w0 = *words.first().ok_or(DecodeError::Truncated)?;
-        let &(_, enc, dwords) = ENCODINGS
-            .iter()
-            .find(|(field, ..)| field.matches(&[w0, 0, 0]))
-            .ok_or(DecodeError::Unknown(w0))?;
-        let mut w: Words = [0; 3];
-        let body = words.get(..dwords).ok_or(DecodeError::Truncated)?;
-        w[..dwords].copy_from_slice(body);
+        let (enc, dwords) = encoding(&ENCODINGS, dword(words, 0)?)?;
+        let mut w = body(words, dwords)?;
         let mut size = dwords;
         // DPP: src0 names the DPP dword that follows.
         let src0 = enc.srcs().first().map(|s| s.operand(&w));
@@ -195,7 +190,7 @@ impl Inst {
             _ => None,
         };
         if dpp.is_some() {
-            w[size] = *words.get(size).ok_or(DecodeError::Truncated)?;
+            w[size] = dword(words, size)?;
             size += 1;
         }
         let op = enc.op().map_or(0, |f| f.get(&w)) as u16;
@@ -214,9 +209,8 @@ impl Inst {
             _ => false,
         };
         let literal = if dpp.is_none() && (always || enc.srcs().iter().any(|s| s.operand(&w) == LITERAL)) {
-            let lit = *words.get(size).ok_or(DecodeError::Truncated)?;
             size += 1;
-            Some(lit)
+            Some(dword(words, size - 1)?)
         } else {
             None
         };
