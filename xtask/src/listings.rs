@@ -10,7 +10,9 @@
 //! RDNA4 opcode the coverage report probes (`amd_isa::rdna4::probes`) and what
 //! `llvm-mc-19 -disassemble --mcpu=gfx1201` prints for it (`-` where LLVM takes the
 //! encoding for no instruction), for the disassembler's test of the forms the test
-//! kernels do not use.
+//! kernels do not use; and `crates/amd-isa/tests/data/cdna3_probes.txt`, the same for
+//! every opcode of the CDNA tables (`amd_isa::cdna3::probes`) read `--mcpu=gfx942`, for
+//! the CDNA3 decoder's test (`-` marks, among others, the CDNA4 opcodes gfx942 lacks).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,20 +22,36 @@ use crate::Result;
 
 const OBJDUMP: &str = "llvm-objdump-19";
 const MC: &str = "llvm-mc-19";
-/// The RDNA4 probe listing.
-pub const PROBES: &str = "crates/amd-isa/tests/data/rdna4_probes.txt";
+/// The probe listings: (file, the probes, the target LLVM reads them for).
+type ProbeSet = (
+    &'static str,
+    fn() -> Vec<(&'static str, &'static str, Vec<u32>)>,
+    &'static str,
+);
+const PROBES: [ProbeSet; 2] = [
+    (
+        "crates/amd-isa/tests/data/rdna4_probes.txt",
+        amd_isa::rdna4::probes,
+        "gfx1201",
+    ),
+    (
+        "crates/amd-isa/tests/data/cdna3_probes.txt",
+        amd_isa::cdna3::probes,
+        "gfx942",
+    ),
+];
 
-/// What llvm-mc-19 prints for each RDNA4 probe.
-fn probe_listing() -> Result<String> {
+/// What llvm-mc-19 prints for each probe, read for `mcpu`.
+fn probe_listing(probes: Vec<(&str, &str, Vec<u32>)>, mcpu: &str) -> Result<String> {
     let mut out = String::new();
-    for (encoding, name, words) in amd_isa::rdna4::probes() {
+    for (encoding, name, words) in probes {
         let bytes: Vec<String> = words
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .map(|b| format!("{b:#04x}"))
             .collect();
         let mut child = Command::new(MC)
-            .args(["-arch=amdgcn", "-mcpu=gfx1201", "-disassemble"])
+            .args(["-arch=amdgcn", &format!("-mcpu={mcpu}"), "-disassemble"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -141,15 +159,17 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
     }
-    let probes = probe_listing()?;
-    let path = crate::workspace_root().join(PROBES);
-    if check {
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(probes.as_str()) {
-            stale.push(PROBES.to_string());
+    for (file, probes, mcpu) in PROBES {
+        let fresh = probe_listing(probes(), mcpu)?;
+        let path = crate::workspace_root().join(file);
+        if check {
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
+                stale.push(file.to_string());
+            }
+        } else {
+            std::fs::write(&path, fresh)?;
+            println!("wrote {file}");
         }
-    } else {
-        std::fs::write(&path, probes)?;
-        println!("wrote {PROBES}");
     }
     if !stale.is_empty() {
         return Err(format!("stale listings (run `cargo xtask listings`): {}", stale.join(", ")).into());

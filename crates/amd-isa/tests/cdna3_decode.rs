@@ -7,7 +7,8 @@ use amd_isa::cdna3::{DecodeError, Encoding, Ext, Inst};
 
 /// LLVM's mnemonic against the ISA's name of the decoded opcode: LLVM marks the 32-
 /// and 64-bit forms `_e32` and `_e64` only where both exist and the SDWA and DPP forms
-/// `_sdwa` and `_dpp`; the AccVGPR moves carry `_b32` in LLVM only.
+/// `_sdwa` and `_dpp`; the AccVGPR moves carry `_b32` in LLVM only, and three mix
+/// instructions have other names.
 fn same_opcode(llvm: &str, ours: &str) -> bool {
     let llvm = ["_sdwa", "_dpp"]
         .iter()
@@ -16,6 +17,11 @@ fn same_opcode(llvm: &str, ours: &str) -> bool {
     let llvm = match llvm {
         "v_accvgpr_read_b32" => "v_accvgpr_read",
         "v_accvgpr_write_b32" => "v_accvgpr_write",
+        // LLVM names gfx940's mixed-precision multiply-adds for what they do (fuse);
+        // the ISA's tables keep the older names.
+        "v_fma_mix_f32" => "v_mad_mix_f32",
+        "v_fma_mixlo_f16" => "v_mad_mixlo_f16",
+        "v_fma_mixhi_f16" => "v_mad_mixhi_f16",
         other => other,
     };
     fn bare(n: &str) -> Option<&str> {
@@ -168,4 +174,52 @@ fn bad_words_are_errors() {
             let _ = i.name();
         }
     }
+}
+
+/// One encoding of every opcode of the CDNA tables (`amd_isa::cdna3::probes`) decodes
+/// to the opcode `llvm-mc-19 -disassemble --mcpu=gfx942` reads in exactly its dwords
+/// (`tests/data/cdna3_probes.txt`, written by `cargo xtask listings`); a probe LLVM
+/// reads as no gfx942 instruction (`-`: CDNA4's opcodes, and forms whose probe operands
+/// LLVM refuses) is counted, not compared.
+#[test]
+fn every_probe_llvm_reads_decodes_to_its_opcode() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cdna3_probes.txt");
+    let text = std::fs::read_to_string(path).expect("probe listing");
+    let probes = amd_isa::cdna3::probes();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        probes.len(),
+        "the listing is current (cargo xtask listings)"
+    );
+    let (mut checked, mut unread, mut wrong) = (0, 0, Vec::new());
+    for (line, (encoding, name, words)) in lines.iter().zip(&probes) {
+        let mut parts = line.split('\t');
+        let (hex, id, llvm) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+        assert_eq!(
+            id,
+            format!("{encoding} {name}"),
+            "the listing is current (cargo xtask listings)"
+        );
+        let ours: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
+        assert_eq!(
+            hex,
+            ours.join(" "),
+            "{id}: the listing is current (cargo xtask listings)"
+        );
+        if llvm == "-" {
+            unread += 1;
+            continue;
+        }
+        let inst = Inst::decode(words).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let mnemonic = llvm.split_whitespace().next().expect("a mnemonic");
+        match inst.name() {
+            Some(n) if same_opcode(mnemonic, n) && usize::from(inst.size) == words.len() => {}
+            other => wrong.push(format!("{id}: ours {other:?}, {} dwords; LLVM {llvm}", inst.size)),
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} probes read as LLVM reads them, {unread} LLVM reads as no gfx942 instruction");
+    assert!(checked > 1_400, "{checked} probes LLVM reads");
+    assert!(wrong.is_empty(), "{} differ:\n{}", wrong.len(), wrong.join("\n"));
 }

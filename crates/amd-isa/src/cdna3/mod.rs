@@ -3,7 +3,8 @@
 //! (`cargo xtask gen-opcodes --gen cdna3`), and the decoder ([`Inst::decode`]: the
 //! scalar, vector, packed and matrix, LDS, flat, scratch, global and buffer encodings;
 //! VOP1/VOP2/VOPC's SDWA and DPP dwords; literals), checked against `llvm-mc-19
-//! --mcpu=gfx942`'s encodings.
+//! --mcpu=gfx942`'s encodings and against its reading of one probe of every opcode
+//! ([`probes`]).
 //!
 //! The tables are CDNA4's (gfx950), a superset: they name opcodes gfx942 does not have
 //! (`v_bitop3_*`, the `v_cvt_scalef32_*` conversions, among others), which the decoder
@@ -12,6 +13,7 @@
 //! target is not one the runtime opens (docs/limits.md).
 
 mod decode;
+mod probe;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
 pub mod fields;
@@ -20,3 +22,4 @@ pub mod fields;
 pub mod opcodes;
 
 pub use decode::{DPP, DecodeError, Encoding, Ext, Inst, LITERAL, SDWA};
+pub use probe::probes;
