@@ -2,10 +2,11 @@
 //! a decoder into typed fields, a disassembler whose text is `llvm-objdump`'s, and an
 //! interpreter that runs whole dispatches.
 //!
-//! One module per generation ([`rdna3`] today: gfx11, wave32); what generations share
-//! sits beside them: [`Memory`] (how an interpreter reaches a GPU's memory: the
-//! embedder implements it, as the mock GPU does over its checked address space, and
-//! [`SliceMemory`] maps byte slices for tests and tools), [`ExecError`] (why a dispatch
+//! One module per generation ([`rdna3`]: gfx11, wave32 and wave64; [`rdna4`]: gfx12;
+//! [`cdna3`]: gfx940–gfx942, decoding only so far); what generations share sits beside
+//! them: the decoders' [`DecodeError`] and steps, [`Memory`] (how an interpreter
+//! reaches a GPU's memory: the embedder implements it, as the mock GPU does over its
+//! checked address space, and [`SliceMemory`] maps byte slices for tests and tools), [`ExecError`] (why a dispatch
 //! stopped: a memory fault with the access and the instruction, an instruction
 //! refused with the reason, a runaway), [`Dispatch`] (the dispatch's registers) and
 //! the workgroup scheduler, the exact floating-point arithmetic (`float`), and the
