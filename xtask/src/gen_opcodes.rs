@@ -27,9 +27,9 @@ struct Generation {
     name: &'static str,
     output: &'static str,
     fields: &'static str,
-    /// The encodings it shares with the other RDNA generation, then its own.
-    shared: &'static [(&'static str, &'static str)],
-    encodings: &'static [(&'static str, &'static str)],
+    /// Its encodings, in the order the tables list them: lists shared with other
+    /// generations, then its own.
+    encodings: &'static [&'static [(&'static str, &'static str)]],
     /// `ins.py`'s forms left out of the field table.
     left_out: &'static [&'static str],
 }
@@ -38,8 +38,7 @@ const RDNA3: Generation = Generation {
     name: "RDNA3",
     output: "crates/amd-isa/src/rdna3/generated/opcodes.rs",
     fields: "crates/amd-isa/src/rdna3/generated/fields.rs",
-    shared: SHARED_ENCODINGS,
-    encodings: RDNA3_ENCODINGS,
+    encodings: &[COMMON_ENCODINGS, RDNA_ENCODINGS, RDNA3_ENCODINGS],
     left_out: &[],
 };
 
@@ -47,8 +46,7 @@ const RDNA4: Generation = Generation {
     name: "RDNA4",
     output: "crates/amd-isa/src/rdna4/generated/opcodes.rs",
     fields: "crates/amd-isa/src/rdna4/generated/fields.rs",
-    shared: SHARED_ENCODINGS,
-    encodings: RDNA4_ENCODINGS,
+    encodings: &[COMMON_ENCODINGS, RDNA_ENCODINGS, RDNA4_ENCODINGS],
     left_out: &[],
 };
 
@@ -59,15 +57,12 @@ const CDNA3: Generation = Generation {
     name: "CDNA3",
     output: "crates/amd-isa/src/cdna3/generated/opcodes.rs",
     fields: "crates/amd-isa/src/cdna3/generated/fields.rs",
-    shared: &[],
-    encodings: CDNA3_ENCODINGS,
+    encodings: &[COMMON_ENCODINGS, CDNA3_ENCODINGS],
     left_out: &["VOP3PX2"],
 };
 
-/// CDNA3's encodings (the GCN lineage): its own scalar, vector and memory formats,
-/// VOP3 with VOP3B's carry-out form (`Vop3sd`), VOP3P with the matrix (MFMA)
-/// instructions.
-const CDNA3_ENCODINGS: &[(&str, &str)] = &[
+/// The encodings every generation has (tinygrad's class, our enum).
+const COMMON_ENCODINGS: &[(&str, &str)] = &[
     ("SOP1Op", "Sop1"),
     ("SOP2Op", "Sop2"),
     ("SOPKOp", "Sopk"),
@@ -80,30 +75,20 @@ const CDNA3_ENCODINGS: &[(&str, &str)] = &[
     ("VOP3Op", "Vop3"),
     ("VOP3SDOp", "Vop3sd"),
     ("VOP3POp", "Vop3p"),
+];
+
+/// The encodings RDNA3 and RDNA4 share besides those.
+const RDNA_ENCODINGS: &[(&str, &str)] = &[("VOPDOp", "Vopd"), ("DSOp", "Ds")];
+
+/// CDNA3's own encodings (the GCN lineage's memory formats; its VOP3 takes VOP3B's
+/// carry-out form as `Vop3sd`, its VOP3P the matrix (MFMA) instructions).
+const CDNA3_ENCODINGS: &[(&str, &str)] = &[
     ("DSOp", "Ds"),
     ("FLATOp", "Flat"),
     ("GLOBALOp", "Global"),
     ("SCRATCHOp", "Scratch"),
     ("MUBUFOp", "Mubuf"),
     ("MTBUFOp", "Mtbuf"),
-];
-
-/// The encodings RDNA3 and RDNA4 share (tinygrad's class, our enum).
-const SHARED_ENCODINGS: &[(&str, &str)] = &[
-    ("SOP1Op", "Sop1"),
-    ("SOP2Op", "Sop2"),
-    ("SOPKOp", "Sopk"),
-    ("SOPCOp", "Sopc"),
-    ("SOPPOp", "Sopp"),
-    ("SMEMOp", "Smem"),
-    ("VOP1Op", "Vop1"),
-    ("VOP2Op", "Vop2"),
-    ("VOPCOp", "Vopc"),
-    ("VOP3Op", "Vop3"),
-    ("VOP3SDOp", "Vop3sd"),
-    ("VOP3POp", "Vop3p"),
-    ("VOPDOp", "Vopd"),
-    ("DSOp", "Ds"),
 ];
 
 /// RDNA4's own encodings: the memory ones renamed and split (VBUFFER for MUBUF and
@@ -272,7 +257,7 @@ fn generate(generation: &Generation, text: &str, operands: &str) -> Result<Strin
 "
     );
     let (mut spec, mut consts) = (String::new(), String::new());
-    for &(class, name) in generation.shared.iter().chain(generation.encodings) {
+    for &(class, name) in generation.encodings.iter().copied().flatten() {
         let ops = &classes
             .iter()
             .find(|(c, _)| c == class)

@@ -68,10 +68,10 @@ fn encoding(name: &str) -> Option<Enc> {
 }
 
 /// One encoding of every opcode of the tables, in their order: its encoding's name,
-/// its name and its dwords (the encoding's fixed fields, the opcode, a VGPR (v2) in the
-/// first source field — in VOP3P the first two, and the third of the matrix (MFMA)
-/// instructions; one in the AccVGPR moves — the rest 0, as a source the opcode does not read must be; a literal
-/// the opcode always carries is 0).
+/// its name and its dwords. Those are the encoding's fixed fields, the opcode, and a
+/// VGPR (v2) in the first source field (in VOP3P the first two, and all three for the
+/// matrix instructions; the AccVGPR moves only the first); the rest is 0, as a source
+/// the opcode does not read must be, and so is a literal the opcode always carries.
 pub fn probes() -> Vec<(&'static str, &'static str, Vec<u32>)> {
     let mut out = Vec::new();
     for &(name, ops) in SPEC {
