@@ -1,3 +1,4 @@
+// rdna only
 // A wave-level sum with DPP row shifts and a cross-row permute, then one atomic per wave.
 __kernel void wavereduce(__global const uint* a, __global uint* sums, uint n) {
   uint i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();

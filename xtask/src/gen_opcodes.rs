@@ -11,7 +11,8 @@
 //! rounding modes and output modifiers go by).
 //!
 //! From `ins.py` beside them it also writes `generated/fields.rs`, where every field of
-//! every encoding lies (see `gen_fields`).
+//! every encoding lies (see `gen_fields`), and for CDNA3 from `operands.py`
+//! `generated/operands.rs`, every opcode's operands (see `gen_operands`).
 //!
 //! Get the inputs with `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/rdna3/enum.py > enum.py`
 //! and the same for `operands.py` and `ins.py`, into one directory (`rdna4/` for RDNA4,
@@ -32,6 +33,8 @@ struct Generation {
     encodings: &'static [&'static [(&'static str, &'static str)]],
     /// `ins.py`'s forms left out of the field table.
     left_out: &'static [&'static str],
+    /// Where its operand table goes (`gen_operands`), if it has one.
+    operands: Option<&'static str>,
 }
 
 const RDNA3: Generation = Generation {
@@ -40,6 +43,7 @@ const RDNA3: Generation = Generation {
     fields: "crates/amd-isa/src/rdna3/generated/fields.rs",
     encodings: &[COMMON_ENCODINGS, RDNA_ENCODINGS, RDNA3_ENCODINGS],
     left_out: &[],
+    operands: None,
 };
 
 const RDNA4: Generation = Generation {
@@ -48,6 +52,7 @@ const RDNA4: Generation = Generation {
     fields: "crates/amd-isa/src/rdna4/generated/fields.rs",
     encodings: &[COMMON_ENCODINGS, RDNA_ENCODINGS, RDNA4_ENCODINGS],
     left_out: &[],
+    operands: None,
 };
 
 /// CDNA3 (gfx940 to gfx942), from tinygrad's `cdna` tables, which are CDNA4's
@@ -59,6 +64,7 @@ const CDNA3: Generation = Generation {
     fields: "crates/amd-isa/src/cdna3/generated/fields.rs",
     encodings: &[COMMON_ENCODINGS, CDNA3_ENCODINGS],
     left_out: &["VOP3PX2"],
+    operands: Some("crates/amd-isa/src/cdna3/generated/operands.rs"),
 };
 
 /// The encodings every generation has (tinygrad's class, our enum).
@@ -409,7 +415,21 @@ pub fn run(args: &[String]) -> Result<()> {
     };
     let regen = format!("cargo xtask gen-opcodes {gen_flag}{input}");
     crate::write_or_check(generation.output, &fresh, check, &regen)?;
-    crate::write_or_check(generation.fields, &fields, check, &regen)
+    crate::write_or_check(generation.fields, &fields, check, &regen)?;
+    if let Some(output) = generation.operands {
+        // The decoder's `Encoding` takes VOP3's carry-out forms (`Vop3sd`) as VOP3.
+        let encodings: Vec<(&str, &str)> = generation
+            .encodings
+            .iter()
+            .copied()
+            .flatten()
+            .map(|&(class, name)| (class, if name == "Vop3sd" { "Vop3" } else { name }))
+            .collect();
+        let all = format!("{operands}\n{}", crate::gen_operands::CDNA3_ONLY);
+        let table = crate::gen_operands::generate(generation.name, &all, &parse(&text)?, &encodings)?;
+        crate::write_or_check(output, &table, check, &regen)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

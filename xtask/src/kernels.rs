@@ -1,6 +1,7 @@
 //! Builds the test kernels (`tests/kernels/*.cl`) into code objects with clang-19 and
 //! ld.lld-19, for each target (gfx1100 beside the sources, gfx1201 in `gfx1201/`,
-//! gfx1100 in wave64 in `wave64/`), or checks that the committed ones are current.
+//! gfx1100 in wave64 in `wave64/`, gfx942 in `gfx942/`), or checks that the committed
+//! ones are current.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,11 +14,20 @@ pub fn dir() -> PathBuf {
 }
 
 /// The targets the kernels are built for, each with its folder below [`dir`]
-/// (`wave64`: gfx1100's wave64 code, `-mwavefrontsize64`).
-pub const TARGETS: [(&str, &str); 3] = [("gfx1100", ""), ("gfx1201", "gfx1201"), ("gfx1100", WAVE64)];
+/// (`wave64`: gfx1100's wave64 code, `-mwavefrontsize64`; gfx942, CDNA3, runs waves of
+/// 64 lanes only).
+pub const TARGETS: [(&str, &str); 4] = [
+    ("gfx1100", ""),
+    ("gfx1201", "gfx1201"),
+    ("gfx1100", WAVE64),
+    ("gfx942", GFX942),
+];
 
 /// The folder of the wave64 builds.
 pub const WAVE64: &str = "wave64";
+
+/// The folder of the gfx942 (CDNA3) builds.
+pub const GFX942: &str = "gfx942";
 
 /// Where a target's code objects are.
 pub fn target_dir(folder: &str) -> PathBuf {
@@ -42,12 +52,23 @@ pub const LEVELS: [(&str, &str); 2] = [("-O2", ""), ("-O0", "_O0")];
 const OWN_FLAGS: &str = "// clang-19:";
 
 /// The marker of a source that has no wave64 build (it uses wave32-only builtins, the
-/// WMMA ones).
+/// WMMA ones, which CDNA3 does not have either).
 const WAVE32_ONLY: &str = "// wave32 only";
 
-/// Whether `src` has a wave64 build.
-fn has_wave64(src: &Path) -> Result<bool> {
-    Ok(!std::fs::read_to_string(src)?.lines().any(|l| l.trim() == WAVE32_ONLY))
+/// The marker of a source that has no gfx942 build (it uses builtins only RDNA has:
+/// DPP8, the lane permutes).
+const RDNA_ONLY: &str = "// rdna only";
+
+/// Whether `src` has a build in the target folder `folder`: a wave32-only source has
+/// none in the wave64 folders, an RDNA-only one none for gfx942.
+fn builds_for(src: &Path, folder: &str) -> Result<bool> {
+    let text = std::fs::read_to_string(src)?;
+    let marked = |marker: &str| text.lines().any(|l| l.trim() == marker);
+    Ok(match folder {
+        WAVE64 => !marked(WAVE32_ONLY),
+        GFX942 => !marked(WAVE32_ONLY) && !marked(RDNA_ONLY),
+        _ => true,
+    })
 }
 
 /// The options a source's `// clang-19:` lines add.
@@ -128,7 +149,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     for (&(mcpu, folder), &(opt, suffix), src) in builds {
-        if folder == WAVE64 && !has_wave64(src)? {
+        if !builds_for(src, folder)? {
             continue;
         }
         let stem = src

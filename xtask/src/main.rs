@@ -58,6 +58,7 @@ mod gen_fields;
 mod gen_lowering;
 mod gen_mnemonics;
 mod gen_opcodes;
+mod gen_operands;
 mod gen_regs;
 mod golden_capture;
 mod interpose;

@@ -82,6 +82,9 @@ pub struct CodeObject {
     pub relocs: Vec<(u64, i64)>,
     /// `amdhsa.target`, e.g. `amdgcn-amd-amdhsa--gfx1100`.
     pub target: Option<String>,
+    /// Where the `.text` section (the kernels' code) lies in [`image`](Self::image),
+    /// where the file names one inside it.
+    pub text: Option<std::ops::Range<usize>>,
     metadata: Option<Value>,
     symbols: Vec<(String, u64)>,
 }
@@ -158,6 +161,15 @@ impl CodeObject {
                 }
             }
         }
+        let text = elf
+            .section_headers
+            .iter()
+            .find(|sh| elf.shdr_strtab.get_at(sh.sh_name) == Some(".text"))
+            .and_then(|sh| {
+                let start = usize::try_from(sh.sh_addr).ok()?;
+                let end = start.checked_add(usize::try_from(sh.sh_size).ok()?)?;
+                (end <= image.len()).then_some(start..end)
+            });
         let mut metadata = None;
         if let Some(notes) = elf.iter_note_headers(bytes) {
             for n in notes {
@@ -176,6 +188,7 @@ impl CodeObject {
             image,
             relocs,
             target,
+            text,
             metadata,
             symbols,
         })

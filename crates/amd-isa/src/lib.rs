@@ -39,6 +39,7 @@ pub mod memory;
 pub mod pool;
 pub mod rdna3;
 pub mod rdna4;
+mod text;
 
 pub use decode::DecodeError;
 pub use dispatch::{Counters, Dispatch};

@@ -148,15 +148,17 @@ fn disasm(args: &[String]) -> Result<()> {
             );
         }
         let Some(start) = *entry else { continue };
-        // The code runs to the next kernel's entry or the end of the image.
+        // The code runs to the next kernel's entry or the end of the text section (of
+        // the image, where the file names no text section).
+        let text_end = co.text.as_ref().map_or(co.image.len(), |t| t.end);
         let end = entries
             .iter()
             .flatten()
             .copied()
             .filter(|&e| e > start)
             .min()
-            .unwrap_or(co.image.len())
-            .min(co.image.len());
+            .unwrap_or(text_end)
+            .min(text_end);
         let Some(code) = co.image.get(start..end) else {
             println!("  (code outside the image)");
             continue;
@@ -165,8 +167,11 @@ fn disasm(args: &[String]) -> Result<()> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        // gfx12 code in RDNA4's encodings (`amdgcn-amd-amdhsa--gfx1201`), the rest RDNA3's.
-        let rdna4 = co.target.as_deref().is_some_and(|t| t.contains("--gfx12"));
+        // gfx12 code in RDNA4's encodings (`amdgcn-amd-amdhsa--gfx1201`), gfx940–gfx942
+        // in CDNA3's, the rest RDNA3's.
+        let target = co.target.as_deref().unwrap_or("");
+        let rdna4 = target.contains("--gfx12");
+        let cdna3 = target.contains("--gfx94");
         let mut at = 0;
         while at < words.len() {
             // s_code_end fills the end of the text section.
@@ -175,6 +180,8 @@ fn disasm(args: &[String]) -> Result<()> {
             }
             let decoded = if rdna4 {
                 amd_isa::rdna4::Inst::decode(&words[at..]).map(|i| (i.size, i.text()))
+            } else if cdna3 {
+                amd_isa::cdna3::Inst::decode(&words[at..]).map(|i| (i.size, i.llvm().to_string()))
             } else {
                 Inst::decode(&words[at..]).map(|i| (i.size, i.llvm().to_string()))
             };

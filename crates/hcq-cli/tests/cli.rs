@@ -134,9 +134,13 @@ fn disasm_shows_kernels_descriptors_and_code() {
 #[test]
 fn disasm_matches_llvm_objdump_for_every_committed_kernel() {
     // The gfx1100 builds, then the gfx1201 ones (RDNA4's decoder, chosen by the code
-    // object's target).
+    // object's target), then the gfx942 ones (CDNA3's).
     let root = std::path::Path::new(KERNELS);
-    for (dir, at_least) in [(root.to_path_buf(), 10_000), (root.join("gfx1201"), 5_000)] {
+    for (dir, at_least) in [
+        (root.to_path_buf(), 10_000),
+        (root.join("gfx1201"), 5_000),
+        (root.join("gfx942"), 20_000),
+    ] {
         let mut codes: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())

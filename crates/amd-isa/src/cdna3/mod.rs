@@ -13,6 +13,7 @@
 //! target is not one the runtime opens (docs/limits.md).
 
 mod decode;
+mod disasm;
 mod probe;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
@@ -20,6 +21,10 @@ pub mod fields;
 #[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
+#[rustfmt::skip]
+#[path = "generated/operands.rs"]
+pub mod operands;
 
 pub use decode::{DPP, DecodeError, Encoding, Ext, Inst, LITERAL, SDWA};
-pub use probe::probes;
+pub use disasm::Llvm;
+pub use probe::{probes, variants};

@@ -3,6 +3,7 @@
 
 use super::fields as f;
 use super::opcodes::SPEC;
+use super::operands::Field;
 use crate::field::{Bits, Fixed, Src, Words};
 
 /// An encoding as a probe builds it: its fixed fields, its opcode field, its length,
@@ -98,6 +99,105 @@ pub fn probes() -> Vec<(&'static str, &'static str, Vec<u32>)> {
             words.push(0);
             if let Ok(i) = super::Inst::decode(&words) {
                 out.push((name, opname, words[..usize::from(i.size)].to_vec()));
+            }
+        }
+    }
+    out
+}
+
+/// `per_opcode` encodings of every opcode of the tables with every other bit random
+/// (a fixed seed, so the list is the same each time): its encoding's name, its name
+/// and its dwords (as many as the decoder reads). In VOP1, VOP2 and VOPC the second
+/// and third of each opcode's variants name an SDWA and a DPP dword; a few fields
+/// that make almost any encoding invalid keep their usual value. For the
+/// disassembler's test of modifiers, offsets and operands that the probes leave 0.
+pub fn variants(per_opcode: usize) -> Vec<(&'static str, &'static str, Vec<u32>)> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    };
+    let mut out = Vec::new();
+    for &(name, ops) in SPEC {
+        let Some(enc) = encoding(name) else {
+            continue;
+        };
+        for &(op, opname) in ops {
+            for k in 0..per_opcode {
+                let mut w: Words = [random(), random(), random()];
+                for fixed in enc.fixed {
+                    fixed.bits.put(&mut w, fixed.value);
+                }
+                enc.op.put(&mut w, u32::from(op));
+                if let ([src0], 1 | 2) = (enc.srcs, k) {
+                    if matches!(name, "VOP1" | "VOP2" | "VOPC") {
+                        src0.0.put(
+                            &mut w,
+                            if k == 1 {
+                                u32::from(super::SDWA)
+                            } else {
+                                u32::from(super::DPP)
+                            },
+                        );
+                    }
+                }
+                // Fields that make most encodings invalid, kept to their usual value:
+                // GDS (gfx940 has none), a FLAT access's SADDR (it takes none: 0), VOP3's
+                // op_sel on every other variant (only 16-bit operations take it).
+                match name {
+                    "DS" => f::ds::GDS.put(&mut w, 0),
+                    "FLAT" => f::flat::SADDR.0.put(&mut w, 0),
+                    "VOP3" | "VOP3SD" if k % 2 == 0 => f::vop3::OPSEL.put(&mut w, 0),
+                    _ => {}
+                }
+                // VOP3's modifiers (which integer operations refuse): none on the
+                // first of four variants, only the output's on the second, only the
+                // sources' on the third, all on the fourth.
+                if matches!(name, "VOP3" | "VOP3SD") {
+                    let (output, sources) = match k % 4 {
+                        0 => (false, false),
+                        1 => (true, false),
+                        2 => (false, true),
+                        _ => (true, true),
+                    };
+                    if !output {
+                        f::vop3::OMOD.put(&mut w, 0);
+                        f::vop3::CLMP.put(&mut w, 0);
+                    }
+                    if !sources {
+                        f::vop3::NEG.put(&mut w, 0);
+                        if name == "VOP3" {
+                            f::vop3::ABS.put(&mut w, 0);
+                        }
+                    }
+                }
+                // Operand fields the opcode does not read must be 0.
+                if let Ok(i) = super::Inst::decode(&w) {
+                    let listed = super::operands::operands(i.enc, i.op);
+                    let unused = |field| !listed.iter().any(|o| o.field == field);
+                    let fields: &[(Field, Bits)] = match name {
+                        "VOP3" | "VOP3SD" | "VOP3P" => {
+                            &[(Field::Src1, f::vop3::SRC1.0), (Field::Src2, f::vop3::SRC2.0)]
+                        }
+                        "DS" => &[
+                            (Field::Vdst, f::ds::VDST.0),
+                            (Field::Data0, f::ds::DATA0.0),
+                            (Field::Data1, f::ds::DATA1.0),
+                        ],
+                        _ => &[],
+                    };
+                    for &(field, bits) in fields {
+                        if unused(field) {
+                            bits.put(&mut w, 0);
+                        }
+                    }
+                }
+                if let Ok(i) = super::Inst::decode(&w) {
+                    out.push((name, opname, w[..usize::from(i.size)].to_vec()));
+                }
             }
         }
     }
