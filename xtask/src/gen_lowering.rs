@@ -14,6 +14,9 @@
 //! RDNA3's MTBUF) map their opcodes by name alone: their address arithmetic (and but
 //! for LDS their fields) are each generation's own, the access they make is the same.
 //!
+//! `--cdna3 RDNA3_DIR CDNA_DIR` writes `crates/amd-isa/src/cdna3/generated/lowering.rs`
+//! the same way for CDNA3's opcodes (`generate_cdna3`).
+//!
 //! Each directory holds that generation's `enum.py`, `str_pcode.py` and `operands.py`, from
 //! `git -C <tinygrad> show HEAD:tinygrad/runtime/autogen/amd/<gen>/<file>`.
 
@@ -451,19 +454,294 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
-    const USAGE: &str = "usage: cargo xtask gen-lowering RDNA3_DIR RDNA4_DIR [--check]";
+    const USAGE: &str = "usage: cargo xtask gen-lowering [--cdna3] RDNA3_DIR RDNA4_DIR|CDNA_DIR [--check]";
+    let (cdna3, args) = match args {
+        [flag, rest @ ..] if flag == "--cdna3" => (true, rest),
+        rest => (false, rest),
+    };
     let (a, b, check) = match args {
         [a, b] => (a, b, false),
         [a, b, c] if c == "--check" => (a, b, true),
         _ => return Err(USAGE.into()),
     };
+    if cdna3 {
+        let fresh = generate_cdna3(Path::new(a), Path::new(b))?;
+        let regen = format!("cargo xtask gen-lowering --cdna3 {a} {b}");
+        return crate::write_or_check(CDNA3_OUTPUT, &fresh, check, &regen);
+    }
     let fresh = generate(Path::new(a), Path::new(b))?;
     crate::write_or_check(OUTPUT, &fresh, check, &format!("cargo xtask gen-lowering {a} {b}"))
+}
+
+const CDNA3_OUTPUT: &str = "crates/amd-isa/src/cdna3/generated/lowering.rs";
+
+/// The CDNA3 encodings whose opcodes lower by pseudocode (CDNA3's class, RDNA3's, the
+/// function named after them); VOP3's carry-out forms (`VOP3SDOp`) share VOP3's
+/// opcode space in both.
+const CDNA3_ALU: &[(&str, &str, &str)] = &[
+    ("SOP1Op", "SOP1Op", "sop1"),
+    ("SOP2Op", "SOP2Op", "sop2"),
+    ("SOPKOp", "SOPKOp", "sopk"),
+    ("SOPCOp", "SOPCOp", "sopc"),
+    ("SOPPOp", "SOPPOp", "sopp"),
+    ("VOP1Op", "VOP1Op", "vop1"),
+    ("VOP2Op", "VOP2Op", "vop2"),
+    ("VOPCOp", "VOPCOp", "vopc"),
+    ("VOP3Op", "VOP3Op", "vop3"),
+    ("VOP3SDOp", "VOP3SDOp", "vop3sd"),
+    ("VOP3POp", "VOP3POp", "vop3p"),
+];
+
+/// An opcode's pseudocode; for a VOP1, VOP2 or VOPC opcode's long (`_E64`) form, to
+/// which the tables may give none of its own, its short form's.
+fn short_form<'a>(t: &'a Tables, k: &(String, String)) -> Option<&'a String> {
+    t.code.get(k).or_else(|| {
+        let base = k.1.strip_suffix("_E64").filter(|_| k.0 == "VOP3Op")?;
+        ["VOP1Op", "VOP2Op", "VOPCOp"]
+            .iter()
+            .find_map(|c| t.code.get(&(c.to_string(), format!("{base}_E32"))))
+    })
+}
+
+/// CDNA3 opcodes whose pseudocode reads otherwise than their RDNA3 namesake's with the
+/// same meaning on CDNA3's waves, read side by side (class, CDNA3 name, RDNA3 name,
+/// what differs).
+#[rustfmt::skip]
+const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
+    ("VOP3Op", "V_READLANE_B32", "V_READLANE_B32", "RDNA3 takes the lane from S1's bits 5:0 in a wave of 64 lanes, as CDNA3 (whose waves all are) always does"),
+    ("VOP3Op", "V_WRITELANE_B32", "V_WRITELANE_B32", "as v_readlane_b32"),
+];
+
+/// The CDNA3 memory encodings, whose opcodes map by name ([`gfx11_name`]) (SMEM's
+/// loads the interpreter reads by their own names).
+const CDNA3_MEMORY: &[(&str, &str, &str)] = &[
+    ("DSOp", "DSOp", "ds"),
+    ("GLOBALOp", "GLOBALOp", "global"),
+    ("FLATOp", "FLATOp", "flat"),
+    ("SCRATCHOp", "SCRATCHOp", "scratch"),
+];
+
+/// A gfx9 memory opcode's gfx11 name: the data types by size (`dword` → `b32`,
+/// `ubyte` → `u8`, `_x2` atomics → 64-bit), the 16-bit loads' `d16` first, the LDS
+/// reads and writes as loads and stores, the atomics by their typed names.
+fn gfx11_name(op: &str) -> String {
+    let (seg, rest) = op.split_once('_').unwrap_or((op, ""));
+    // Atomics: `GLOBAL_ATOMIC_SMIN_X2` → `GLOBAL_ATOMIC_MIN_I64`.
+    if let Some(a) = rest.strip_prefix("ATOMIC_") {
+        let (base, wide) = a.strip_suffix("_X2").map_or((a, false), |b| (b, true));
+        let typed = match base {
+            "SWAP" | "CMPSWAP" | "AND" | "OR" | "XOR" => format!("{base}_B{}", if wide { 64 } else { 32 }),
+            "ADD" | "SUB" | "INC" | "DEC" => format!("{base}_U{}", if wide { 64 } else { 32 }),
+            "SMIN" | "SMAX" => format!("{}_I{}", &base[1..], if wide { 64 } else { 32 }),
+            "UMIN" | "UMAX" => format!("{}_U{}", &base[1..], if wide { 64 } else { 32 }),
+            other => other.to_string(),
+        };
+        return format!("{seg}_ATOMIC_{typed}");
+    }
+    let types = [
+        ("DWORDX2", "B64"),
+        ("DWORDX3", "B96"),
+        ("DWORDX4", "B128"),
+        ("DWORDX8", "B256"),
+        ("DWORDX16", "B512"),
+        ("DWORD", "B32"),
+        ("UBYTE", "U8"),
+        ("SBYTE", "I8"),
+        ("USHORT", "U16"),
+        ("SSHORT", "I16"),
+        ("BYTE", "B8"),
+        ("SHORT", "B16"),
+    ];
+    let mut parts: Vec<String> = rest.split('_').map(str::to_string).collect();
+    for p in parts.iter_mut() {
+        if let Some(&(_, t)) = types.iter().find(|(g, _)| p == g) {
+            *p = t.to_string();
+        }
+    }
+    // `LOAD_U8_D16_HI` → `LOAD_D16_HI_U8`, `STORE_B16_D16_HI` → `STORE_D16_HI_B16`
+    // (LDS keeps the type first).
+    if let Some(d) = parts.iter().position(|p| p == "D16").filter(|&d| d > 0 && seg != "DS") {
+        let ty = parts.remove(d - 1);
+        parts.push(ty);
+    }
+    let name = format!("{seg}_{}", parts.join("_"));
+    // LDS: reads and writes are loads and stores; the two-address forms say so.
+    if seg == "DS" {
+        return name
+            .replace("DS_READ2ST64_", "DS_LOAD_2ADDR_STRIDE64_")
+            .replace("DS_WRITE2ST64_", "DS_STORE_2ADDR_STRIDE64_")
+            .replace("DS_READ2_", "DS_LOAD_2ADDR_")
+            .replace("DS_WRITE2_", "DS_STORE_2ADDR_")
+            .replace("DS_READ_", "DS_LOAD_")
+            .replace("DS_WRITE_", "DS_STORE_")
+            .replace("DS_WRXCHG2ST64_", "DS_STOREXCHG_2ADDR_STRIDE64_")
+            .replace("DS_WRXCHG2_", "DS_STOREXCHG_2ADDR_")
+            .replace("DS_WRXCHG_", "DS_STOREXCHG_")
+            .replace("DS_CMPST_", "DS_CMPSTORE_");
+    }
+    name
+}
+
+/// The CDNA3 opcodes the RDNA3 interpreter runs as they are: per ALU encoding, each
+/// with its RDNA3 number where RDNA3 has an opcode of the same name (VOP3's own
+/// without CDNA3's `_E64`) or, renamed, the one opcode of the encoding with the same
+/// pseudocode, and the pseudocode is the same text and the operands the same sizes
+/// (their kinds differ in what each encoding allows, literals above all, not in
+/// meaning); the memory encodings by their gfx11 names.
+fn generate_cdna3(rdna3: &Path, cdna: &Path) -> Result<String> {
+    let (t3, tc) = (generation(rdna3)?, generation(cdna)?);
+    let mut out = String::from(
+        "\
+// @generated by `cargo xtask gen-lowering --cdna3` from tinygrad's RDNA3 and CDNA
+// tables (enum.py, str_pcode.py, operands.py); do not edit.
+//! The CDNA3 opcodes whose RDNA3 namesake (or renamed twin) has the same pseudocode
+//! and operand sizes, with the RDNA3 number, per encoding; the memory opcodes by
+//! their gfx11 names.
+",
+    );
+    let sizes = |t: &Tables, k: &(String, String)| -> Option<Vec<String>> {
+        t.operands.get(k).map(|v| {
+            v.iter()
+                .map(|o| o.split(' ').take(2).collect::<Vec<_>>().join(" "))
+                .collect()
+        })
+    };
+    // gfx9's SOPK pseudocode calls the 16-bit constant S0 (S1 in the compares, whose
+    // S0 is the register); gfx11's calls it SIMM16.
+    let cdna_code = |k: &(String, String)| -> Option<String> {
+        let code = short_form(&tc, k)?;
+        Some(if k.0 != "SOPKOp" {
+            code.clone()
+        } else if code.contains("S1.") {
+            code.replace("S1.", "SIMM16.")
+        } else {
+            code.replace("S0.", "SIMM16.")
+        })
+    };
+    let rdna3_code = |k: &(String, String)| short_form(&t3, k);
+    let same_code = |kc: &(String, String), k3: &(String, String)| -> bool {
+        let (Some(a), Some(b)) = (cdna_code(kc), rdna3_code(k3)) else {
+            return false;
+        };
+        let a = &a;
+        let operands = match (sizes(&tc, kc), sizes(&t3, k3)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        };
+        packed(a) == packed(b) && operands
+    };
+    let mut total = 0;
+    for &(class_c, class_3, name) in CDNA3_ALU {
+        let (Some(oc), Some(o3)) = (tc.ops.get(class_c), t3.ops.get(class_3)) else {
+            return Err(format!("{class_c} is missing from a generation's enum.py").into());
+        };
+        let pairs: Vec<(u16, u16, &str)> = oc
+            .iter()
+            .filter_map(|(op, &nc)| {
+                // CDNA3's pseudocode and operand tables name VOP3's own opcodes without
+                // the enum's `_E64`.
+                let kc = [op.as_str(), op.strip_suffix("_E64").unwrap_or(op)]
+                    .into_iter()
+                    .map(|n| (class_c.to_string(), n.to_string()))
+                    .find(|k| short_form(&tc, k).is_some())
+                    .unwrap_or_else(|| (class_c.to_string(), op.clone()));
+                if let Some(&(_, _, theirs, _)) = CDNA3_SAME_MEANING.iter().find(|r| r.0 == class_c && r.1 == op) {
+                    return o3.get(theirs).map(|&n3| (nc, n3, op.as_str()));
+                }
+                let by_name = [op.as_str(), op.strip_suffix("_E64").unwrap_or(op)]
+                    .into_iter()
+                    .find(|n| o3.contains_key(*n));
+                let name3 = by_name.or_else(|| {
+                    let code = cdna_code(&kc)?;
+                    let mut found = o3.keys().filter(|n| {
+                        let k3 = (class_3.to_string(), n.to_string());
+                        rdna3_code(&k3) == Some(&code) && sizes(&t3, &k3) == sizes(&tc, &kc)
+                    });
+                    let n = found.next()?;
+                    found.next().is_none().then_some(n.as_str())
+                })?;
+                let k3 = (class_3.to_string(), name3.to_string());
+                same_code(&kc, &k3).then_some((nc, o3[name3], op.as_str()))
+            })
+            .collect();
+        total += pairs.len();
+        let doc = format!("{class_c}: {} of CDNA3's {} opcodes.", pairs.len(), oc.len());
+        write_map(&mut out, &doc, name, pairs)?;
+    }
+    // CDNA3's VOP2 opcodes that RDNA3 has in VOP3 only, by name or renamed, with the
+    // same pseudocode: the carry-out forms (`v_add_co_u32_e32`, whose carry VOP3SD
+    // writes to the SGPR pair it names: VCC here) and the 16-bit ones
+    // (`v_add_u16_e32`, gfx11's `v_add_nc_u16`).
+    for (class_3, name) in [("VOP3SDOp", "vop2_as_vop3sd"), ("VOP3Op", "vop2_as_vop3")] {
+        let (oc, o3) = (&tc.ops["VOP2Op"], &t3.ops[class_3]);
+        let pairs: Vec<(u16, u16, &str)> = oc
+            .iter()
+            .filter(|(op, _)| {
+                let k = ("VOP2Op".to_string(), op.to_string());
+                !t3.ops["VOP2Op"].contains_key(*op) || !same_code(&k, &k)
+            })
+            .filter_map(|(op, &nc)| {
+                let kc = ("VOP2Op".to_string(), op.clone());
+                let code = cdna_code(&kc)?;
+                let base = op.strip_suffix("_E32")?;
+                let name3 = o3.contains_key(base).then_some(base).or_else(|| {
+                    let mut found = o3
+                        .keys()
+                        .filter(|n| t3.code.get(&(class_3.to_string(), n.to_string())) == Some(&code));
+                    let n = found.next()?;
+                    found.next().is_none().then_some(n.as_str())
+                })?;
+                let k3 = (class_3.to_string(), name3.to_string());
+                same_code(&kc, &k3).then_some((nc, o3[name3], op.as_str()))
+            })
+            .collect();
+        let doc = format!(
+            "VOP2Op: {} CDNA3 opcodes that RDNA3 has as {class_3} only, with that number.",
+            pairs.len()
+        );
+        write_map(&mut out, &doc, name, pairs)?;
+    }
+    for &(class_c, class_3, name) in CDNA3_MEMORY {
+        let (Some(oc), Some(o3)) = (tc.ops.get(class_c), t3.ops.get(class_3)) else {
+            return Err(format!("{class_c} is missing from a generation's enum.py").into());
+        };
+        let pairs: Vec<(u16, u16, &str)> = oc
+            .iter()
+            .filter_map(|(op, &nc)| Some((nc, *o3.get(&gfx11_name(op))?, op.as_str())))
+            .collect();
+        let doc = format!(
+            "{class_c}: {} of CDNA3's {} opcodes, by their gfx11 names.",
+            pairs.len(),
+            oc.len()
+        );
+        write_map(&mut out, &doc, name, pairs)?;
+    }
+    if total == 0 {
+        return Err("no CDNA3 opcode has an RDNA3 namesake with the same pseudocode".into());
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_gfx9_memory_opcodes_as_gfx11_does() {
+        for (gfx9, gfx11) in [
+            ("GLOBAL_LOAD_DWORDX4", "GLOBAL_LOAD_B128"),
+            ("GLOBAL_LOAD_UBYTE_D16_HI", "GLOBAL_LOAD_D16_HI_U8"),
+            ("GLOBAL_STORE_SHORT_D16_HI", "GLOBAL_STORE_D16_HI_B16"),
+            ("GLOBAL_ATOMIC_SMIN_X2", "GLOBAL_ATOMIC_MIN_I64"),
+            ("FLAT_ATOMIC_CMPSWAP", "FLAT_ATOMIC_CMPSWAP_B32"),
+            ("S_LOAD_DWORDX8", "S_LOAD_B256"),
+            ("DS_READ2ST64_B32", "DS_LOAD_2ADDR_STRIDE64_B32"),
+            ("DS_WRITE_B8_D16_HI", "DS_STORE_B8_D16_HI"),
+            ("DS_WRXCHG_RTN_B32", "DS_STOREXCHG_RTN_B32"),
+        ] {
+            assert_eq!(gfx11_name(gfx9), gfx11, "{gfx9}");
+        }
+    }
 
     #[test]
     fn reads_python_string_literals() {

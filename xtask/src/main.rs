@@ -10,7 +10,8 @@
 //!   and instruction fields from tinygrad's tables of that generation (`enum.py`, with
 //!   `operands.py` and `ins.py` beside it; generated from AMD's ISA XML).
 //! - `gen-lowering RDNA3_DIR RDNA4_DIR [--check]`: regenerate the table of RDNA4 opcodes the
-//!   RDNA3 interpreter runs as they are (same name, same pseudocode).
+//!   RDNA3 interpreter runs as they are (same name, same pseudocode); with `--cdna3
+//!   RDNA3_DIR CDNA_DIR`, the same for CDNA3's opcodes.
 //! - `kernels [--check]`: build `tests/kernels/*.cl` into `.hsaco` beside them with
 //!   clang-19 (or check that the committed ones are current); then run `listings`.
 //! - `listings [--check]`: write llvm-objdump-19's text of every committed kernel into
@@ -102,7 +103,7 @@ fn main() -> ExitCode {
         Some("rocm-run") => rocm_run::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check] | gen-lowering RDNA3_DIR RDNA4_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check] | gen-lowering [--cdna3] RDNA3_DIR RDNA4_DIR|CDNA_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

@@ -9,15 +9,23 @@
 //! The tables are CDNA4's (gfx950), a superset: they name opcodes gfx942 does not have
 //! (`v_bitop3_*`, the `v_cvt_scalef32_*` conversions, among others), which the decoder
 //! names as it finds them; gfx950's four-dword scaled matrix form (`VOP3PX2`) is left
-//! out. No interpreter yet: a CDNA3 kernel does not run on the mock, and a CDNA3
-//! target is not one the runtime opens (docs/limits.md).
+//! out. The disassembler ([`Inst::llvm`]) prints what `llvm-objdump-19 --mcpu=gfx942`
+//! does; the [`Interpreter`] runs CDNA3 dispatches on RDNA3's machine, each
+//! instruction lowered to its RDNA3 twin where it has one ([`Inst::to_rdna3`]), not yet
+//! the SDWA, DPP, matrix or buffer forms. A CDNA3 target is not one the mock or the
+//! runtime opens yet (docs/limits.md).
 
 mod decode;
 mod disasm;
+mod exec;
+mod lower;
 mod probe;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
 pub mod fields;
+#[rustfmt::skip]
+#[path = "generated/lowering.rs"]
+mod lowering;
 #[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
@@ -28,3 +36,20 @@ pub mod operands;
 pub use decode::{DPP, DecodeError, Encoding, Ext, Inst, LITERAL, SDWA};
 pub use disasm::Llvm;
 pub use probe::{probes, variants};
+
+use crate::{Dispatch, ExecError, Memory};
+
+/// The CDNA3 interpreter: runs whole gfx940–gfx942 dispatches (waves of 64 lanes) on
+/// a [`Memory`], with the settings and counters of the RDNA3 interpreter it wraps. It
+/// runs what lowers to RDNA3 and CDNA3's own memory encodings; an instruction it does
+/// not run yet (SDWA and DPP forms, AccVGPRs, the matrix instructions, buffer
+/// accesses) stops the dispatch with [`ExecError`] naming it.
+#[derive(Debug, Clone, Default)]
+pub struct Interpreter(pub crate::rdna3::Interpreter);
+
+impl Interpreter {
+    /// Runs dispatch `d` to completion.
+    pub fn dispatch(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
+        self.0.dispatch_as::<exec::Cdna3>(mem, d)
+    }
+}

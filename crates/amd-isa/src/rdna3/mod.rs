@@ -135,7 +135,7 @@ impl Interpreter {
         if d.wave64 && F::GFX12 {
             return Err(ExecError::Wave64 { generation: "gfx12" });
         }
-        let grid = Grid::new(d)?;
+        let grid = Grid::new(d, F::CDNA)?;
         let (instructions, lanes, result) = dispatch::run_workgroups(
             mem,
             grid.groups,
@@ -178,6 +178,9 @@ pub(crate) trait Frontend {
     /// IEEE mode or DX10 clamp from RSRC1 (bits 23 and 21 mean other things there);
     /// IEEE 754-2019's NaN rule in the float minimum and maximum.
     const GFX12: bool;
+    /// Whether the waves start as CDNA3's do: VGPRs granted in granules of 8 (wave64),
+    /// the AccVGPRs in the same file from RSRC3's ACCUM_OFFSET.
+    const CDNA: bool = false;
 }
 
 /// A decoded instruction, as a wave runs it.
@@ -337,6 +340,8 @@ struct Grid {
     tgid_en: [bool; 3],
     tidig: u32,
     vgprs: usize,
+    /// CDNA3: the first AccVGPR's index in the unified file.
+    acc_base: usize,
     block: [usize; 3],
     threads: usize,
     lds_bytes: usize,
@@ -351,7 +356,7 @@ struct Grid {
 }
 
 impl Grid {
-    fn new(d: &Dispatch) -> Result<Grid, ExecError> {
+    fn new(d: &Dispatch, cdna: bool) -> Result<Grid, ExecError> {
         let rsrc2 = d.rsrc[1];
         let [bx, by, bz] = d.block.map(|v| v.max(1) as usize);
         // The registers come from the ring: a workgroup has at most 1024 threads.
@@ -375,8 +380,15 @@ impl Grid {
             tgid_en: [rsrc2 >> 7 & 1 != 0, rsrc2 >> 8 & 1 != 0, rsrc2 >> 9 & 1 != 0],
             tidig,
             ids: lane_ids([bx, by, bz], threads, tidig, wave_lanes),
-            // RSRC1.VGPRS in granules of 8 registers (wave32) or 4 (wave64).
-            vgprs: (((d.rsrc[0] & 0x3f) + 1) * if d.wave64 { 4 } else { 8 }) as usize,
+            // RSRC1.VGPRS in granules of 8 registers (wave32, and CDNA3's wave64, whose
+            // count takes in the AccVGPRs) or 4 (RDNA's wave64).
+            vgprs: (((d.rsrc[0] & 0x3f) + 1) * if d.wave64 && !cdna { 4 } else { 8 }) as usize,
+            // RSRC3.ACCUM_OFFSET: (offset / 4) - 1.
+            acc_base: if cdna {
+                (((d.rsrc[2] & 0x3f) + 1) * 4) as usize
+            } else {
+                0
+            },
             block: [bx, by, bz],
             threads,
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
@@ -436,6 +448,7 @@ impl Grid {
         }
         for (wi, w) in waves.iter_mut().enumerate() {
             w.reset(self.vgprs, d.code_addr);
+            w.acc_base = self.acc_base;
             if self.wave_lanes == 64 {
                 w.wave64 = true;
                 w.v_other.resize(w.v.len(), VgprRow::default());
@@ -821,7 +834,9 @@ mod tests {
         let mut waves = Vec::new();
         // 0x30, and 0x39: the same with f32 toward +infinity, f16/f64 toward -infinity.
         for mode in [0x30, 0x39] {
-            Grid::new(&d(mode)).unwrap().waves(&d(mode), &[0; 3], &mut waves, false);
+            Grid::new(&d(mode), false)
+                .unwrap()
+                .waves(&d(mode), &[0; 3], &mut waves, false);
             assert_eq!(waves[0].mode & 0xff, mode);
         }
     }
@@ -904,7 +919,9 @@ mod tests {
             ..Dispatch::default()
         };
         let mut waves = Vec::new();
-        Grid::new(&d).unwrap().waves(&d, &d.group_id(1), &mut waves, false);
+        Grid::new(&d, false)
+            .unwrap()
+            .waves(&d, &d.group_id(1), &mut waves, false);
         let places: Vec<Place> = waves.iter().map(|w| w.place).collect();
         let want: Vec<Place> = (0..4)
             .map(|wave| Place {
@@ -936,7 +953,7 @@ mod tests {
             [40, 6, 1],
             "without thread dimensions the grid counts workgroups"
         );
-        let grid = Grid::new(&partial).unwrap();
+        let grid = Grid::new(&partial, false).unwrap();
         assert_eq!(grid.groups, 6);
         let mut waves = Vec::new();
         // Workgroup (2, 1): 8 × 2 threads, one wave of 16 lanes.
@@ -1043,7 +1060,9 @@ mod tests {
         let g = 3 * 5 * 4 + 3 * 2 + 1;
         for gfx12 in [false, true] {
             let mut waves = Vec::new();
-            Grid::new(&d).unwrap().waves(&d, &d.group_id(g), &mut waves, gfx12);
+            Grid::new(&d, false)
+                .unwrap()
+                .waves(&d, &d.group_id(g), &mut waves, gfx12);
             let w = &waves[0];
             assert_eq!(w.s[0], 1, "TGID_X_EN puts x after the user SGPRs");
             let ttmp = (w.s[TTMP9], w.s[TTMP7]);
@@ -1068,7 +1087,7 @@ mod tests {
     #[test]
     fn following_workgroups_are_placed_without_division() {
         let d = shaped([32, 1, 1], [3, 5, 7]);
-        let grid = Grid::new(&d).unwrap();
+        let grid = Grid::new(&d, false).unwrap();
         let mut at = (u64::MAX, [0; 3]);
         for g in 0..3 * 5 * 7 {
             grid.place(&d, g, &mut at);

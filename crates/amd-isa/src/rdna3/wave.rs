@@ -148,6 +148,9 @@ pub struct Wave {
     /// pair) are read and written at their half.
     pub(crate) half: usize,
     pub(crate) scc: bool,
+    /// CDNA3: where the AccVGPRs start in the unified register file (ACCUM_OFFSET):
+    /// `a[n]` is `v[acc_base + n]`. 0 on RDNA.
+    pub(crate) acc_base: usize,
     pub(crate) pc: u64,
     pub(crate) done: bool,
     pub(crate) at_barrier: bool,
@@ -199,15 +202,19 @@ pub(crate) struct Place {
     pub(crate) lds_bytes: u32,
 }
 
+/// The most VGPRs a wave holds: CDNA3's unified file (256 VGPRs and 256 AccVGPRs).
+const MAX_VGPRS: usize = 512;
+
 impl Wave {
     pub(crate) fn new(vgprs: usize, pc: u64) -> Self {
         Wave {
             s: [0; 128],
-            v: vec![VgprRow::default(); vgprs.clamp(1, 256)],
+            v: vec![VgprRow::default(); vgprs.clamp(1, MAX_VGPRS)],
             v_other: Vec::new(),
             wave64: false,
             half: 0,
             scc: false,
+            acc_base: 0,
             pc,
             done: false,
             at_barrier: false,
@@ -251,9 +258,10 @@ impl Wave {
         // Pushed back one by one: fewer host instructions as one fill (a call into
         // the C library's memset), but slower in time where it was measured.
         self.v.clear();
-        self.v.resize(vgprs.clamp(1, 256), VgprRow::default());
+        self.v.resize(vgprs.clamp(1, MAX_VGPRS), VgprRow::default());
         self.v_other.clear();
         self.wave64 = false;
+        self.acc_base = 0;
         self.half = 0;
         self.scc = false;
         self.pc = pc;

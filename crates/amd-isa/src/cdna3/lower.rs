@@ -1,0 +1,303 @@
+//! CDNA3 instructions the RDNA3 interpreter runs as they are: those whose opcode has
+//! an RDNA3 namesake (or renamed twin) with the same pseudocode and operand sizes (the
+//! generated `lowering` table), re-encoded field by field in RDNA3's encoding of the
+//! same shape. The scalar ALU, program control and the VOP1, VOP2 and VOPC encodings
+//! lie alike in both generations; VOP3, VOP3P and LDS differ in their fixed bits and
+//! the opcode's place, and the scalar operand numbers differ in two places (gfx9's M0
+//! is 124 and its NULL 125, gfx11's the other way round; gfx9's FLAT_SCRATCH and
+//! XNACK_MASK, 102 to 105, are not registers gfx11 has). What does not lower — the
+//! SDWA and DPP forms, AccVGPRs, anything naming FLAT_SCRATCH — stays CDNA3's own.
+
+use super::decode::{Encoding, Inst};
+use super::fields as fc;
+use super::lowering;
+use super::operands::{Field, Kind, operands};
+use crate::field::{Bits, Fixed, Words};
+use crate::rdna3::{self, fields as f3};
+
+/// A gfx9 scalar operand number (SGPR, special register, constant or, from 256, VGPR)
+/// as gfx11 numbers it; `None` for the registers gfx11 does not have.
+pub(super) fn scalar(n: u32) -> Option<u32> {
+    match n {
+        102..=105 => None,
+        124 => Some(125),
+        125 => Some(124),
+        n => Some(n),
+    }
+}
+
+/// A re-encoding: RDNA3's fixed fields, then field pairs (CDNA3's, RDNA3's, whether
+/// the value is a scalar operand number to renumber).
+struct Shape {
+    fixed: &'static [Fixed],
+    dwords: usize,
+    fields: &'static [(Bits, Bits, bool)],
+}
+
+const SOP1: Shape = Shape {
+    fixed: &[f3::sop1::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::sop1::SDST.0, f3::sop1::SDST.0, true),
+        (fc::sop1::SSRC0.0, f3::sop1::SSRC0.0, true),
+    ],
+};
+const SOP2: Shape = Shape {
+    fixed: &[f3::sop2::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::sop2::SDST.0, f3::sop2::SDST.0, true),
+        (fc::sop2::SSRC0.0, f3::sop2::SSRC0.0, true),
+        (fc::sop2::SSRC1.0, f3::sop2::SSRC1.0, true),
+    ],
+};
+const SOPC: Shape = Shape {
+    fixed: &[f3::sopc::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::sopc::SSRC0.0, f3::sopc::SSRC0.0, true),
+        (fc::sopc::SSRC1.0, f3::sopc::SSRC1.0, true),
+    ],
+};
+const SOPK: Shape = Shape {
+    fixed: &[f3::sopk::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::sopk::SDST.0, f3::sopk::SDST.0, true),
+        (fc::sopk::SIMM16, f3::sopk::SIMM16, false),
+    ],
+};
+const SOPP: Shape = Shape {
+    fixed: &[f3::sopp::ENCODING],
+    dwords: 1,
+    fields: &[(fc::sopp::SIMM16, f3::sopp::SIMM16, false)],
+};
+const VOP1: Shape = Shape {
+    fixed: &[f3::vop1::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::vop1::VDST.0, f3::vop1::VDST.0, false),
+        (fc::vop1::SRC0.0, f3::vop1::SRC0.0, true),
+    ],
+};
+const VOP2: Shape = Shape {
+    fixed: &[f3::vop2::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::vop2::VDST.0, f3::vop2::VDST.0, false),
+        (fc::vop2::SRC0.0, f3::vop2::SRC0.0, true),
+        (fc::vop2::VSRC1.0, f3::vop2::VSRC1.0, false),
+    ],
+};
+const VOPC: Shape = Shape {
+    fixed: &[f3::vopc::ENCODING],
+    dwords: 1,
+    fields: &[
+        (fc::vopc::SRC0.0, f3::vopc::SRC0.0, true),
+        (fc::vopc::VSRC1.0, f3::vopc::VSRC1.0, false),
+    ],
+};
+/// VOP3's fields but its destination (a VGPR, or a scalar mask by the opcode).
+const VOP3: Shape = Shape {
+    fixed: &[f3::vop3::ENCODING],
+    dwords: 2,
+    fields: &[
+        (fc::vop3::SRC0.0, f3::vop3::SRC0.0, true),
+        (fc::vop3::SRC1.0, f3::vop3::SRC1.0, true),
+        (fc::vop3::SRC2.0, f3::vop3::SRC2.0, true),
+        (fc::vop3::ABS, f3::vop3::ABS, false),
+        (fc::vop3::NEG, f3::vop3::NEG, false),
+        (fc::vop3::OPSEL, f3::vop3::OPSEL, false),
+        (fc::vop3::CLMP, f3::vop3::CLMP, false),
+        (fc::vop3::OMOD, f3::vop3::OMOD, false),
+    ],
+};
+/// VOP3's carry-out forms: a VGPR and a scalar mask destination, no ABS or OPSEL.
+const VOP3SD: Shape = Shape {
+    fixed: &[f3::vop3sd::ENCODING],
+    dwords: 2,
+    fields: &[
+        (fc::vop3sd::VDST.0, f3::vop3sd::VDST.0, false),
+        (fc::vop3sd::SDST.0, f3::vop3sd::SDST.0, true),
+        (fc::vop3sd::SRC0.0, f3::vop3sd::SRC0.0, true),
+        (fc::vop3sd::SRC1.0, f3::vop3sd::SRC1.0, true),
+        (fc::vop3sd::SRC2.0, f3::vop3sd::SRC2.0, true),
+        (fc::vop3sd::NEG, f3::vop3sd::NEG, false),
+        (fc::vop3sd::CLMP, f3::vop3sd::CLMP, false),
+        (fc::vop3sd::OMOD, f3::vop3sd::OMOD, false),
+    ],
+};
+const VOP3P: Shape = Shape {
+    fixed: &[f3::vop3p::ENCODING],
+    dwords: 2,
+    fields: &[
+        (fc::vop3p::VDST.0, f3::vop3p::VDST.0, false),
+        (fc::vop3p::SRC0.0, f3::vop3p::SRC0.0, true),
+        (fc::vop3p::SRC1.0, f3::vop3p::SRC1.0, true),
+        (fc::vop3p::SRC2.0, f3::vop3p::SRC2.0, true),
+        (fc::vop3p::NEG, f3::vop3p::NEG, false),
+        (fc::vop3p::NEG_HI, f3::vop3p::NEG_HI, false),
+        (fc::vop3p::OPSEL, f3::vop3p::OPSEL, false),
+        (fc::vop3p::OPSEL_HI, f3::vop3p::OPSEL_HI, false),
+        (fc::vop3p::OPSEL_HI2, f3::vop3p::OPSEL_HI2, false),
+        (fc::vop3p::CLMP, f3::vop3p::CLMP, false),
+    ],
+};
+const DS: Shape = Shape {
+    fixed: &[f3::ds::ENCODING],
+    dwords: 2,
+    fields: &[
+        (fc::ds::OFFSET0, f3::ds::OFFSET0, false),
+        (fc::ds::OFFSET1, f3::ds::OFFSET1, false),
+        (fc::ds::ADDR.0, f3::ds::ADDR.0, false),
+        (fc::ds::DATA0.0, f3::ds::DATA0.0, false),
+        (fc::ds::DATA1.0, f3::ds::DATA1.0, false),
+        (fc::ds::VDST.0, f3::ds::VDST.0, false),
+    ],
+};
+
+impl Inst {
+    /// The RDNA3 instruction this one runs as, where it has one.
+    pub fn to_rdna3(&self) -> Option<rdna3::Inst> {
+        if self.ext.is_some() {
+            return None;
+        }
+        let w = &self.words;
+        if self.enc == Encoding::Vop2 && lowering::vop2(self.op).is_none() {
+            return self.vop2_as_vop3();
+        }
+        let (shape, op, op3): (&Shape, Option<u16>, Bits) = match self.enc {
+            Encoding::Sop1 => (&SOP1, lowering::sop1(self.op), f3::sop1::OP),
+            Encoding::Sop2 => (&SOP2, lowering::sop2(self.op), f3::sop2::OP),
+            Encoding::Sopc => (&SOPC, lowering::sopc(self.op), f3::sopc::OP),
+            Encoding::Sopk => (&SOPK, lowering::sopk(self.op), f3::sopk::OP),
+            Encoding::Sopp => (&SOPP, lowering::sopp(self.op), f3::sopp::OP),
+            Encoding::Vop1 => (&VOP1, lowering::vop1(self.op), f3::vop1::OP),
+            Encoding::Vop2 => (&VOP2, lowering::vop2(self.op), f3::vop2::OP),
+            Encoding::Vopc => (&VOPC, lowering::vopc(self.op), f3::vopc::OP),
+            Encoding::Vop3 => match lowering::vop3sd(self.op) {
+                Some(op) => (&VOP3SD, Some(op), f3::vop3sd::OP),
+                None => (&VOP3, lowering::vop3(self.op), f3::vop3::OP),
+            },
+            Encoding::Vop3p => (&VOP3P, lowering::vop3p(self.op), f3::vop3p::OP),
+            // LDS through AccVGPRs, or GDS, is CDNA3's own.
+            Encoding::Ds if fc::ds::ACC.get(w) == 0 && fc::ds::GDS.get(w) == 0 => {
+                (&DS, lowering::ds(self.op), f3::ds::OP)
+            }
+            _ => return None,
+        };
+        let mut r: Words = [0; 3];
+        for f in shape.fixed {
+            f.bits.put(&mut r, f.value);
+        }
+        op3.put(&mut r, u32::from(op?));
+        for &(ours, theirs, is_scalar) in shape.fields {
+            let v = ours.get(w);
+            // A VOP3 source of 255 names no literal on gfx9: no instruction to lower.
+            if is_scalar && v == 255 && matches!(self.enc, Encoding::Vop3 | Encoding::Vop3p) {
+                return None;
+            }
+            theirs.put(&mut r, if is_scalar { scalar(v)? } else { v });
+        }
+        // gfx9's LDS compare-and-swap takes the comparand first (DATA0) and the new
+        // value second; gfx11's `ds_cmpstore_*` the other way round.
+        if self.enc == Encoding::Ds
+            && super::opcodes::Ds::from_op(self.op).is_some_and(|o| o.name().starts_with("ds_cmpst"))
+        {
+            f3::ds::DATA0.0.put(&mut r, fc::ds::DATA1.0.get(w));
+            f3::ds::DATA1.0.put(&mut r, fc::ds::DATA0.0.get(w));
+        }
+        // VOP3's destination: a VGPR, or the scalar mask a compare (or a lane read)
+        // writes.
+        if std::ptr::eq(shape, &VOP3) {
+            let d = fc::vop3::VDST.0.get(w);
+            let is_scalar = operands(self.enc, self.op)
+                .iter()
+                .any(|o| o.field == Field::Vdst && matches!(o.kind, Kind::Sreg | Kind::Sdst | Kind::SregNovcc));
+            f3::vop3::VDST.0.put(&mut r, if is_scalar { scalar(d)? } else { d });
+        }
+        let mut words = r[..shape.dwords].to_vec();
+        words.extend(self.literal);
+        let lowered = rdna3::Inst::decode(&words).ok()?;
+        (usize::from(lowered.size) == words.len()).then_some(lowered)
+    }
+}
+
+impl Inst {
+    /// A VOP2 instruction that RDNA3 has in VOP3 only, as that: the carry-out forms
+    /// (their carry in VCC, which VOP3SD names as its mask destination, and as the
+    /// carry-in source of those that take one) and the 16-bit operations.
+    fn vop2_as_vop3(&self) -> Option<rdna3::Inst> {
+        let w = &self.words;
+        let mut r: Words = [0; 3];
+        let vcc = u32::from(rdna3::VCC_LO as u16);
+        if let Some(op) = lowering::vop2_as_vop3sd(self.op) {
+            f3::vop3sd::ENCODING.bits.put(&mut r, f3::vop3sd::ENCODING.value);
+            f3::vop3sd::OP.put(&mut r, u32::from(op));
+            f3::vop3sd::SDST.0.put(&mut r, vcc);
+            let carry_in = rdna3::opcodes::Vop3sd::from_op(op).is_some_and(|o| o.name().contains("_ci_"));
+            if carry_in {
+                f3::vop3sd::SRC2.0.put(&mut r, vcc);
+            }
+        } else {
+            let op = lowering::vop2_as_vop3(self.op)?;
+            f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
+            f3::vop3::OP.put(&mut r, u32::from(op));
+        }
+        f3::vop3::VDST.0.put(&mut r, fc::vop2::VDST.0.get(w));
+        f3::vop3::SRC0.0.put(&mut r, scalar(fc::vop2::SRC0.0.get(w))?);
+        f3::vop3::SRC1.0.put(&mut r, 256 + fc::vop2::VSRC1.0.get(w));
+        let mut words = r[..2].to_vec();
+        words.extend(self.literal);
+        let lowered = rdna3::Inst::decode(&words).ok()?;
+        (usize::from(lowered.size) == words.len()).then_some(lowered)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Instructions as `llvm-mc-19 --mcpu=gfx942` encodes them lower to the RDNA3
+    /// instruction `llvm-mc-19 --mcpu=gfx1100` prints as the same operation (in its
+    /// wave32 syntax: a lane mask is one SGPR there, two in the wave64 these run in).
+    #[test]
+    fn lowers_to_the_rdna3_instruction_of_the_same_meaning() {
+        for (words, text) in [
+            // v_add_f32_e32 v2, v6, v7
+            (&[0x0204_0f06u32][..], "v_add_f32_e32 v2, v6, v7"),
+            // v_add_u32_e32 v11, v4, v5 (gfx11: v_add_nc_u32)
+            (&[0x6816_0b04], "v_add_nc_u32_e32 v11, v4, v5"),
+            // s_and_saveexec_b64 s[2:3], vcc
+            (&[0xbe82_206a], "s_and_saveexec_b64 s[2:3], vcc"),
+            // s_mov_b32 s2, m0: gfx9's M0 is 124, gfx11's 125
+            (&[0xbe82_007c], "s_mov_b32 s2, m0"),
+            // v_lshl_or_b32 v0, s2, 8, v0
+            (&[0xd200_0000, 0x0401_1002], "v_lshl_or_b32 v0, s2, 8, v0"),
+            // v_cmp_gt_u32_e64 s[4:5], v1, v2
+            (&[0xd0cc_0004, 0x0002_0501], "v_cmp_gt_u32_e64 s4, v1, v2"),
+            // v_mad_u64_u32 v[0:1], s[4:5], v2, v3, v[4:5]
+            (&[0xd1e8_0400, 0x0412_0702], "v_mad_u64_u32 v[0:1], s4, v2, v3, v[4:5]"),
+            // v_sub_co_u32_e32 v16, vcc, 0, v8: VOP3SD in gfx11, VCC its mask
+            (&[0x3420_1080], "v_sub_co_u32 v16, vcc_lo, 0, v8"),
+            // ds_write2_b32 v1, v2, v3 offset0:4 offset1:8
+            (
+                &[0xd81c_0804, 0x0003_0201],
+                "ds_store_2addr_b32 v1, v2, v3 offset0:4 offset1:8",
+            ),
+        ] {
+            let i = Inst::decode(words).unwrap();
+            let r = i.to_rdna3().unwrap_or_else(|| panic!("{text}: does not lower"));
+            assert_eq!(r.llvm().to_string(), text);
+        }
+        // FLAT_SCRATCH has no gfx11 number; an SDWA form and an AccVGPR read do not
+        // lower.
+        for words in [
+            &[0xbe82_0066u32][..],                 // s_mov_b32 s2, flat_scratch_lo
+            &[0x0204_06f9, 0x0606_0006],           // v_add_f32_sdwa
+            &[0xd86c_0000 | 1 << 25, 0x0100_0002], // ds_read_b32 a1, v2
+        ] {
+            assert!(Inst::decode(words).unwrap().to_rdna3().is_none(), "{words:x?}");
+        }
+    }
+}
