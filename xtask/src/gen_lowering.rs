@@ -510,6 +510,16 @@ fn short_form<'a>(t: &'a Tables, k: &(String, String)) -> Option<&'a String> {
 const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     ("VOP3Op", "V_READLANE_B32", "V_READLANE_B32", "RDNA3 takes the lane from S1's bits 5:0 in a wave of 64 lanes, as CDNA3 (whose waves all are) always does"),
     ("VOP3Op", "V_WRITELANE_B32", "V_WRITELANE_B32", "as v_readlane_b32"),
+    ("VOP2Op", "V_MIN_F32_E32", "V_MIN_F32_E32", "gfx9 tests the first operand for NaN before the second (of two NaNs, the second), which the CDNA3 wave's NaN rule (Gfx9Ieee, Gfx9Legacy) gives; RDNA3 spells -0 < +0 out as a lambda where gfx9 lists the two signed-zero cases"),
+    ("VOP2Op", "V_MAX_F32_E32", "V_MAX_F32_E32", "as v_min_f32"),
+    ("VOP2Op", "V_MIN_F16_E32", "V_MIN_F16_E32", "as v_min_f32"),
+    ("VOP2Op", "V_MAX_F16_E32", "V_MAX_F16_E32", "as v_min_f32"),
+    ("VOP3Op", "V_MIN_F32_E64", "V_MIN_F32_E64", "as v_min_f32"),
+    ("VOP3Op", "V_MAX_F32_E64", "V_MAX_F32_E64", "as v_min_f32"),
+    ("VOP3Op", "V_MIN_F16_E64", "V_MIN_F16_E64", "as v_min_f32"),
+    ("VOP3Op", "V_MAX_F16_E64", "V_MAX_F16_E64", "as v_min_f32"),
+    ("VOP3Op", "V_MIN_F64", "V_MIN_F64", "as v_min_f32"),
+    ("VOP3Op", "V_MAX_F64", "V_MAX_F64", "as v_min_f32"),
 ];
 
 /// The CDNA3 memory encodings, whose opcodes map by name ([`gfx11_name`]) (SMEM's

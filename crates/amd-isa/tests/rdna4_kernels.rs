@@ -429,24 +429,8 @@ fn wave64_kernels_compute_what_their_wave32_builds_do() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-/// The gfx942 builds the CDNA3 interpreter does not run yet, with the first
-/// instruction it stops at: gfx9's `v_min_f32`/`v_max_f32` (which return the other
-/// NaN than RDNA3's where both operands are NaN), `v_fmac_f64` (RDNA3 has none) and
-/// the SDWA forms.
-const GFX942_NOT_YET: [(&str, &str); 7] = [
-    ("f64math.hsaco", "v_fmac_f64_e32"),
-    ("f64math_O0.hsaco", "v_fmac_f64_e64"),
-    ("mix64.hsaco", "v_min_f32_e32"),
-    ("mix64_O0.hsaco", "v_max_f32_e64"),
-    ("private.hsaco", "v_mul_lo_u16_sdwa"),
-    ("sat.hsaco", "v_max_f32_e64"),
-    ("sat_O0.hsaco", "v_max_f32_e64"),
-];
-
 /// The kernels built for gfx942 (CDNA3, waves of 64 lanes) compute on the CDNA3
-/// interpreter what their gfx1100 builds do on RDNA3's; the few it does not run yet
-/// ([`GFX942_NOT_YET`]) stop at the instruction named there, with an error that says
-/// so.
+/// interpreter what their gfx1100 builds do on RDNA3's, at -O2 and at -O0.
 #[test]
 fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
     let dir = kernels();
@@ -459,18 +443,13 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
             };
             let gfx11 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
             let want = run(&gfx11, name, &args, groups, block, Gen::Rdna3).unwrap();
-            let not_yet = GFX942_NOT_YET.iter().find(|(f, _)| *f == file);
-            match (run(&cdna, name, &args, groups, block, Gen::Cdna3), not_yet) {
-                (Ok(got), None) if got == want => ran += 1,
-                (Err(e), Some((_, inst))) if e.contains(&format!(": {inst} ")) && e.contains("not run yet") => {}
-                (Ok(_), None) => failed.push(format!("gfx942 {file} differs from gfx1100")),
-                (r, _) => failed.push(format!(
-                    "gfx942 {file}: {:?} (listed as not run yet: {not_yet:?})",
-                    r.err()
-                )),
+            match run(&cdna, name, &args, groups, block, Gen::Cdna3) {
+                Ok(got) if got == want => ran += 1,
+                Ok(_) => failed.push(format!("gfx942 {file} differs from gfx1100")),
+                Err(e) => failed.push(format!("gfx942 {file}: {e}")),
             }
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert_eq!(ran, 27, "gfx942 builds run and agreeing");
+    assert_eq!(ran, 34, "gfx942 builds run");
 }

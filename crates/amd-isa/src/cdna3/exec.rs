@@ -3,9 +3,11 @@
 //! GLOBAL, FLAT, SCRATCH) read their own fields and hand RDNA3's executor the access
 //! (the opcodes mapped by their gfx11 names, the generated `lowering` table);
 //! program control gfx9 encodes otherwise (`s_waitcnt`'s counters, `s_endpgm`,
-//! `s_barrier`) and gfx940's 64-bit moves and shifted adds are here. Anything else
-//! stops the dispatch naming the instruction: the CDNA3 interpreter does not run it
-//! yet (the SDWA and DPP forms, AccVGPRs and the matrix instructions among them).
+//! `s_barrier`), gfx940's 64-bit moves and shifted adds, the AccVGPR moves, VOP1's and
+//! VOP2's SDWA forms and gfx9's clearing of a 16-bit result's high half are here.
+//! Anything else stops the dispatch naming the instruction: the CDNA3 interpreter
+//! does not run it yet (the DPP forms, VOPC's SDWA form and the matrix instructions
+//! among them).
 
 use super::decode::{Encoding, Inst};
 use super::fields as fc;
@@ -13,8 +15,9 @@ use super::lower::scalar;
 use super::lowering;
 use super::opcodes::{Smem, Sopp, Vop1, Vop3, Vop3p};
 use crate::error::Trap;
+use crate::field::Words;
 use crate::memory::Memory;
-use crate::rdna3::{self, FlatAccess, Flow, Frontend, ScalarLoad, Step, Wave};
+use crate::rdna3::{self, FlatAccess, Flow, Frontend, ScalarLoad, Step, Wave, fields as r3};
 
 /// gfx11's NULL scalar operand: no scalar base or offset.
 const NULL: u16 = 124;
@@ -24,12 +27,15 @@ const NULL: u16 = 124;
 pub(crate) enum Decoded {
     /// As RDNA3 runs it, and the CDNA3 instruction (its length, its text).
     Lowered(rdna3::Decoded, Inst),
+    /// As RDNA3 runs it, a 16-bit result into the low half of VGPR `.2`, whose high
+    /// half gfx9 then clears (gfx11 keeps it).
+    Lowered16(rdna3::Decoded, Inst, usize),
     /// CDNA3's own.
     Own(Inst, Own),
 }
 
 /// What the CDNA3 interpreter makes of an instruction that does not lower.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Own {
     /// Changes nothing here: the wait counters (an in-order interpreter has nothing
     /// outstanding), scheduling hints.
@@ -54,8 +60,27 @@ pub(crate) enum Own {
     MovB64,
     /// `v_lshl_add_u64`: `(S0 << S1[2:0]) + S2`, 64-bit.
     LshlAddU64,
+    /// A VOP1 or VOP2 instruction with an SDWA dword.
+    Sdwa(Box<Sdwa>),
     /// Refused, for the reason given.
     Refused(&'static str),
+}
+
+/// A VOP1 or VOP2 instruction's SDWA form: its operation as an RDNA3 VOP3 instruction
+/// from v0 (and v1) to v2 with the SDWA dword's modifiers, and the selects the
+/// interpreter applies around it.
+#[derive(Debug, Clone)]
+pub(crate) struct Sdwa {
+    op: rdna3::Decoded,
+    vdst: usize,
+    /// The sources (operand numbers, gfx11's) with their selects and sign extension;
+    /// `None` for VOP1's second.
+    srcs: [Option<(u16, u32, bool)>; 2],
+    dst_sel: u32,
+    dst_unused: u32,
+    /// Whether the operation reads its destination (the multiply-accumulates): v2
+    /// starts as VDST, else as 0 (a 16-bit result is then zero-extended, as gfx9's).
+    accumulates: bool,
 }
 
 /// CDNA3's instructions.
@@ -66,12 +91,32 @@ impl Frontend for Cdna3 {
     fn decode(words: &[u32]) -> Result<Decoded, rdna3::DecodeError> {
         let i = Inst::decode(words)?;
         Ok(match i.to_rdna3() {
-            Some(r) => Decoded::Lowered(rdna3::Decoded::new(r), i),
+            Some(r) => match zeroes_high(&i) {
+                Some(vdst) => Decoded::Lowered16(rdna3::Decoded::new(r), i, vdst),
+                None => Decoded::Lowered(rdna3::Decoded::new(r), i),
+            },
             None => Decoded::Own(i, own(&i)),
         })
     }
     const GFX12: bool = false;
     const CDNA: bool = true;
+}
+
+/// The VGPR whose high half a VALU instruction with a 16-bit result clears on gfx9
+/// (VOP1, VOP2, and VOP3 but where its OPSEL writes the high half), as LLVM's
+/// `zeroesHigh16BitsOfDest` counts on.
+fn zeroes_high(i: &Inst) -> Option<usize> {
+    let w = &i.words;
+    let vdst = match i.enc {
+        Encoding::Vop1 | Encoding::Vop2 => fc::vop1::VDST.index(w),
+        Encoding::Vop3 if fc::vop3::OPSEL.get(w) >> 3 == 0 => fc::vop3::VDST.index(w),
+        _ => return None,
+    };
+    let listed = super::operands::operands(i.enc, i.op);
+    listed
+        .iter()
+        .any(|o| o.field == super::operands::Field::Vdst && o.bits == 16 && o.kind == super::operands::Kind::Vgpr)
+        .then_some(vdst)
 }
 
 /// What CDNA3's own instruction `i` is.
@@ -129,8 +174,9 @@ fn own(i: &Inst) -> Own {
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => Own::MovB64,
         Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_MOV_B64_E64) => Own::MovB64,
         Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64) => Own::LshlAddU64,
+        Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Sdwa) => sdwa(i),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.ext.is_some() => {
-            Own::Refused("the SDWA and DPP forms are not run yet")
+            Own::Refused("the DPP forms and VOPC's SDWA form are not run yet")
         }
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_ACCVGPR_MOV_B32_E32) => Own::AccMove {
             from_acc: true,
@@ -149,6 +195,152 @@ fn own(i: &Inst) -> Own {
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
+}
+
+/// A VOP1 or VOP2 instruction's SDWA form, where its operation has an RDNA3 VOP3 form
+/// (RDNA3's VOP1 and VOP2 opcodes are VOP3's from 0x180 and 0x100) that writes a VGPR
+/// alone (not the carry-out forms).
+fn sdwa(i: &Inst) -> Own {
+    use fc::vop2_sdwa as f;
+    let w = &i.words;
+    let vop1 = i.enc == Encoding::Vop1;
+    let op3 = if vop1 {
+        lowering::vop1(i.op).map(|op| 0x180 + op)
+    } else {
+        lowering::vop2(i.op)
+            .map(|op| 0x100 + op)
+            .or_else(|| lowering::vop2_as_vop3(i.op))
+    };
+    let Some(op3) = op3 else {
+        return Own::Refused("an SDWA form whose operation the CDNA3 interpreter does not run yet");
+    };
+    let listed = super::operands::operands(i.enc, i.op);
+    let float = |field| listed.iter().any(|o| o.field == field && o.float);
+    let (f0, f1) = (
+        float(super::operands::Field::Src0),
+        float(super::operands::Field::Vsrc1),
+    );
+    let mut r: Words = [0; 3];
+    r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
+    r3::vop3::OP.put(&mut r, u32::from(op3));
+    r3::vop3::VDST.0.put(&mut r, 2);
+    r3::vop3::SRC0.0.put(&mut r, 256);
+    if !vop1 {
+        r3::vop3::SRC1.0.put(&mut r, 257);
+    }
+    // The float sources' negation and absolute value; an integer source's SEXT is
+    // applied with its select.
+    let neg = u32::from(f0 && f::SRC0_NEG.get(w) == 1) | u32::from(f1 && f::SRC1_NEG.get(w) == 1) << 1;
+    let abs = u32::from(f0 && f::SRC0_ABS.get(w) == 1) | u32::from(f1 && f::SRC1_ABS.get(w) == 1) << 1;
+    r3::vop3::NEG.put(&mut r, neg);
+    r3::vop3::ABS.put(&mut r, abs);
+    r3::vop3::CLMP.put(&mut r, f::CLMP.get(w));
+    r3::vop3::OMOD.put(&mut r, f::OMOD.get(w));
+    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+        return Own::Refused("an SDWA form whose operation the CDNA3 interpreter does not run yet");
+    };
+    // A source is a VGPR, or with S0/S1 set an SGPR or constant (gfx11's numbering).
+    let src = |n: u32, scalar_bit: u32| if scalar_bit == 1 { scalar(n) } else { Some(256 + n) };
+    let (Some(s0), Some(s1)) = (
+        src(f::VSRC0.0.get(w), f::S0.get(w)),
+        src(fc::vop2::VSRC1.0.get(w), f::S1.get(w)),
+    ) else {
+        return Own::Refused("an SDWA source in FLAT_SCRATCH or XNACK_MASK");
+    };
+    Own::Sdwa(Box::new(Sdwa {
+        op: rdna3::Decoded::new(op),
+        vdst: fc::vop2::VDST.index(w),
+        srcs: [
+            Some((s0 as u16, f::SRC0_SEL.get(w), !f0 && f::SRC0_SEXT.get(w) == 1)),
+            (!vop1).then_some((s1 as u16, f::SRC1_SEL.get(w), !f1 && f::SRC1_SEXT.get(w) == 1)),
+        ],
+        dst_sel: f::DST_SEL.get(w),
+        dst_unused: f::DST_UNUSED.get(w),
+        accumulates: i.name().is_some_and(|n| n.contains("mac") || n.contains("dot")),
+    }))
+}
+
+/// The bits an SDWA select takes (BYTE_0..3, WORD_0..1, DWORD): their shift and width.
+fn sel_bits(sel: u32) -> (u32, u32) {
+    match sel {
+        0..=3 => (8 * sel, 8),
+        4 | 5 => (16 * (sel - 4), 16),
+        _ => (0, 32),
+    }
+}
+
+/// An SDWA source: the selected bits, zero- or sign-extended.
+fn select(v: u32, sel: u32, sext: bool) -> u32 {
+    let (shift, width) = sel_bits(sel);
+    if width == 32 {
+        return v;
+    }
+    let x = (v >> shift) & ((1 << width) - 1);
+    if sext && x >> (width - 1) & 1 == 1 {
+        x | !((1 << width) - 1)
+    } else {
+        x
+    }
+}
+
+/// An SDWA result placed in the destination's selected bits; the rest zero
+/// (UNUSED_PAD), the result's sign (UNUSED_SEXT) or the destination's (PRESERVE).
+fn place(result: u32, old: u32, sel: u32, unused: u32) -> u32 {
+    let (shift, width) = sel_bits(sel);
+    if width == 32 {
+        return result;
+    }
+    let mask = ((1u32 << width) - 1) << shift;
+    let placed = (result << shift) & mask;
+    match unused {
+        1 if result >> (width - 1) & 1 == 1 => placed | !((1u32 << (shift + width)) - 1),
+        2 => placed | (old & !mask),
+        _ => placed,
+    }
+}
+
+/// Runs an SDWA instruction on the half-wave's active lanes: the selected sources go
+/// into v0 and v1 and the destination's old value into v2 (those three saved and put
+/// back), the operation runs as RDNA3's, and its result is placed into VDST.
+fn run_sdwa(w: &mut Wave, x: &Sdwa, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+    if w.v.len() < 3 {
+        return Err(Trap::refused("an SDWA form in a wave of fewer than 3 VGPRs".into()));
+    }
+    let exec = w.exec();
+    let mut ins = [[0u32; 32]; 3];
+    // The lane indexes three rows and the wave's registers at once.
+    #[allow(clippy::needless_range_loop)]
+    for lane in 0..32 {
+        if exec >> lane & 1 == 0 {
+            continue;
+        }
+        for (k, s) in x.srcs.iter().enumerate() {
+            if let &Some((n, sel, sext)) = s {
+                ins[k][lane] = select(w.vread(n, lane, None)?, sel, sext);
+            }
+        }
+        ins[2][lane] = w.vread(256 + x.vdst as u16, lane, None)?;
+    }
+    let saved = [w.v[0].0, w.v[1].0, w.v[2].0];
+    for (k, row) in ins.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    if !x.accumulates {
+        w.v[2].0 = [0; 32];
+    }
+    let r = x.op.run_out_of_line(w, mem, lds);
+    let results = w.v[2].0;
+    for (k, row) in saved.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    r?;
+    for lane in 0..32 {
+        if exec >> lane & 1 != 0 {
+            let v = place(results[lane], ins[2][lane], x.dst_sel, x.dst_unused);
+            w.vwrite(x.vdst, lane, v)?;
+        }
+    }
+    Ok(())
 }
 
 /// SMEM: the loads (`s_load_dword…`); the rest is refused.
@@ -199,24 +391,26 @@ impl Step for Decoded {
     #[inline]
     fn size(&self) -> u8 {
         match self {
-            Decoded::Lowered(_, i) | Decoded::Own(i, _) => i.size,
+            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::Own(i, _) => i.size,
         }
     }
     #[inline]
     fn is_hint(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) => Step::is_hint(d),
+            Decoded::Lowered16(..) => false,
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
     fn per_half(&self) -> bool {
         match self {
-            Decoded::Lowered(d, _) => Step::per_half(d),
+            Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) => Step::per_half(d),
             Decoded::Own(_, own) => matches!(
                 own,
                 Own::MovB64
                     | Own::LshlAddU64
                     | Own::AccMove { .. }
+                    | Own::Sdwa(_)
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
@@ -227,6 +421,17 @@ impl Step for Decoded {
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         let (i, own) = match self {
             Decoded::Lowered(d, _) => return d.run(w, mem, lds),
+            &Decoded::Lowered16(ref d, _, vdst) => {
+                let flow = d.run_out_of_line(w, mem, lds)?;
+                let exec = w.exec();
+                for lane in 0..32 {
+                    if exec >> lane & 1 != 0 {
+                        let v = w.vread(256 + vdst as u16, lane, None)?;
+                        w.vwrite(vdst, lane, v & 0xffff)?;
+                    }
+                }
+                return Ok(flow);
+            }
             Decoded::Own(i, own) => (i, own),
         };
         match own {
@@ -240,12 +445,13 @@ impl Step for Decoded {
             &Own::AccMove { from_acc, to_acc } => acc_move(w, i, from_acc, to_acc).map(|_| Flow::Next),
             Own::MovB64 => wide(w, i, |s| s[0]).map(|_| Flow::Next),
             Own::LshlAddU64 => wide(w, i, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next),
+            Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Refused(why) => Err(Trap::refused(format!("{}: {why}", i.llvm()))),
         }
     }
     fn text(&self) -> String {
         match self {
-            Decoded::Lowered(_, i) | Decoded::Own(i, _) => i.llvm().to_string(),
+            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::Own(i, _) => i.llvm().to_string(),
         }
     }
 }
@@ -339,4 +545,39 @@ fn wide(w: &mut Wave, i: &Inst, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap>
         w.vwrite(vdst + 1, lane, (v >> 32) as u32)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cdna3;
+    use crate::rdna3::testing::run_as;
+
+    /// `(x % 40 * 7) % 40` as clang builds it for gfx942: remainders by a multiply by
+    /// the reciprocal, 16-bit multiplies (whose results' high halves gfx9 clears), an
+    /// SDWA multiply of a high word, a 16-bit subtract.
+    #[test]
+    fn sixteen_bit_arithmetic_and_sdwa_compute_a_remainder() {
+        let prog: [&[u32]; 10] = [
+            &[0xbe80_00ff, 0xcccc_cccd], // s_mov_b32 s0, 0xcccccccd
+            &[0x7e50_02a8],              // v_mov_b32_e32 v40, 40
+            &[0xd286_0000, 0x0000_0101], // v_mul_hi_u32 v0, v1, s0
+            &[0x2000_0085],              // v_lshrrev_b32_e32 v0, 5, v0
+            &[0xd285_0000, 0x0001_5100], // v_mul_lo_u32 v0, v0, 40
+            &[0x6a00_0101],              // v_sub_u32_e32 v0, v1, v0: v0 = v1 % 40
+            &[0x5202_0087],              // v_mul_lo_u16_e32 v1, 7, v0
+            &[0x1004_02ff, 0x0000_0667], // v_mul_u32_u24_e32 v2, 0x667, v1
+            &[0x5204_50f9, 0x0605_0602], // v_mul_lo_u16_sdwa v2, v2, v40 … src0_sel:WORD_1
+            &[0x4e02_0501],              // v_sub_u16_e32 v1, v1, v2
+        ];
+        let w = run_as::<Cdna3>(&prog, &mut [], &mut [0; 64], |w, _| {
+            for lane in 0..32 {
+                w.v[1][lane] = (lane as u32).wrapping_mul(2_654_435_761);
+            }
+        })
+        .unwrap();
+        for lane in 0..32 {
+            let j = (lane as u32).wrapping_mul(2_654_435_761) % 40;
+            assert_eq!(w.v[1][lane], j * 7 % 40, "lane {lane}");
+        }
+    }
 }

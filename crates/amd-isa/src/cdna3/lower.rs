@@ -163,6 +163,9 @@ impl Inst {
             return None;
         }
         let w = &self.words;
+        if let Some(r) = self.fmac_f64_as_fma() {
+            return Some(r);
+        }
         if self.enc == Encoding::Vop2 && lowering::vop2(self.op).is_none() {
             return self.vop2_as_vop3();
         }
@@ -224,6 +227,47 @@ impl Inst {
 }
 
 impl Inst {
+    /// `v_fmac_f64` (`D = fma(S0, S1, D)`, which gfx11 does not have) as RDNA3's
+    /// `v_fma_f64` with the destination as its third source.
+    fn fmac_f64_as_fma(&self) -> Option<rdna3::Inst> {
+        use super::opcodes::op::{vop2, vop3};
+        let w = &self.words;
+        let mut r: Words = [0; 3];
+        f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
+        f3::vop3::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3::V_FMA_F64));
+        let vdst = match self.enc {
+            Encoding::Vop2 if self.op == vop2::V_FMAC_F64_E32 && self.ext.is_none() => {
+                f3::vop3::SRC0.0.put(&mut r, scalar(fc::vop2::SRC0.0.get(w))?);
+                f3::vop3::SRC1.0.put(&mut r, 256 + fc::vop2::VSRC1.0.get(w));
+                fc::vop2::VDST.0.get(w)
+            }
+            Encoding::Vop3 if self.op == vop3::V_FMAC_F64_E64 => {
+                for (ours, theirs) in [
+                    (fc::vop3::SRC0.0, f3::vop3::SRC0.0),
+                    (fc::vop3::SRC1.0, f3::vop3::SRC1.0),
+                ] {
+                    theirs.put(&mut r, scalar(ours.get(w))?);
+                }
+                for (ours, theirs) in [
+                    (fc::vop3::ABS, f3::vop3::ABS),
+                    (fc::vop3::NEG, f3::vop3::NEG),
+                    (fc::vop3::CLMP, f3::vop3::CLMP),
+                    (fc::vop3::OMOD, f3::vop3::OMOD),
+                ] {
+                    theirs.put(&mut r, ours.get(w));
+                }
+                fc::vop3::VDST.0.get(w)
+            }
+            _ => return None,
+        };
+        f3::vop3::VDST.0.put(&mut r, vdst);
+        f3::vop3::SRC2.0.put(&mut r, 256 + vdst);
+        let mut words = r[..2].to_vec();
+        words.extend(self.literal);
+        let lowered = rdna3::Inst::decode(&words).ok()?;
+        (usize::from(lowered.size) == words.len()).then_some(lowered)
+    }
+
     /// A VOP2 instruction that RDNA3 has in VOP3 only, as that: the carry-out forms
     /// (their carry in VCC, which VOP3SD names as its mask destination, and as the
     /// carry-in source of those that take one) and the 16-bit operations.
@@ -280,6 +324,8 @@ mod tests {
             (&[0xd1e8_0400, 0x0412_0702], "v_mad_u64_u32 v[0:1], s4, v2, v3, v[4:5]"),
             // v_sub_co_u32_e32 v16, vcc, 0, v8: VOP3SD in gfx11, VCC its mask
             (&[0x3420_1080], "v_sub_co_u32 v16, vcc_lo, 0, v8"),
+            // v_fmac_f64_e32 v[8:9], 0.5, v[0:1]: gfx11's v_fma_f64 with D as S2
+            (&[0x0810_00f0], "v_fma_f64 v[8:9], 0.5, v[0:1], v[8:9]"),
             // ds_write2_b32 v1, v2, v3 offset0:4 offset1:8
             (
                 &[0xd81c_0804, 0x0003_0201],

@@ -12,7 +12,7 @@
 //! out. The disassembler ([`Inst::llvm`]) prints what `llvm-objdump-19 --mcpu=gfx942`
 //! does; the [`Interpreter`] runs CDNA3 dispatches on RDNA3's machine, each
 //! instruction lowered to its RDNA3 twin where it has one ([`Inst::to_rdna3`]), not yet
-//! the SDWA, DPP, matrix or buffer forms. A CDNA3 target is not one the mock or the
+//! the DPP, matrix or buffer forms. A CDNA3 target is not one the mock or the
 //! runtime opens yet (docs/limits.md).
 
 mod decode;
@@ -41,9 +41,9 @@ use crate::{Dispatch, ExecError, Memory};
 
 /// The CDNA3 interpreter: runs whole gfx940–gfx942 dispatches (waves of 64 lanes) on
 /// a [`Memory`], with the settings and counters of the RDNA3 interpreter it wraps. It
-/// runs what lowers to RDNA3 and CDNA3's own memory encodings; an instruction it does
-/// not run yet (SDWA and DPP forms, AccVGPRs, the matrix instructions, buffer
-/// accesses) stops the dispatch with [`ExecError`] naming it.
+/// runs what lowers to RDNA3, CDNA3's own memory encodings, AccVGPR moves and VOP1/VOP2
+/// SDWA forms; an instruction it does not run yet (DPP forms, the matrix instructions,
+/// buffer accesses) stops the dispatch with [`ExecError`] naming it.
 #[derive(Debug, Clone, Default)]
 pub struct Interpreter(pub crate::rdna3::Interpreter);
 

@@ -21,6 +21,11 @@ pub(crate) enum Nans {
     /// RDNA4's `v_minimum*`/`v_maximum*` (IEEE 754-2019 minimum/maximum): a NaN
     /// operand wins, quieted — a signaling one first, then the first quiet one.
     Propagate,
+    /// CDNA3 (gfx9) without MODE.IEEE: as [`Nans::Legacy`], but the first operand's
+    /// NaN is looked at first: of two NaNs, the second.
+    Gfx9Legacy,
+    /// CDNA3 with MODE.IEEE: as [`Nans::Ieee`], of two quiet NaNs the second.
+    Gfx9Ieee,
 }
 
 /// A float format's bits as the min/max pseudocode needs them.
@@ -107,19 +112,50 @@ fn pick<T: MinMax>(a: T, b: T, nans: Nans, a_wins: bool) -> T {
             a
         };
     }
-    let ieee = nans == Nans::Ieee;
+    let ieee = matches!(nans, Nans::Ieee | Nans::Gfx9Ieee);
+    let gfx9 = matches!(nans, Nans::Gfx9Legacy | Nans::Gfx9Ieee);
     if ieee && a.signaling() {
         a.quieted()
     } else if ieee && b.signaling() {
         b.quieted()
     } else if nans == Nans::Num && a.nan() && b.nan() {
         a.quieted()
+    } else if gfx9 && a.nan() {
+        // gfx9's pseudocode tests the first operand for NaN before the second.
+        b
     } else if b.nan() {
         a
     } else if a.nan() || !a_wins {
         b
     } else {
         a
+    }
+}
+
+#[cfg(test)]
+mod gfx9 {
+    use super::*;
+
+    /// Of two quiet NaNs, gfx9 returns the second and RDNA3 the first; otherwise the
+    /// rules agree.
+    #[test]
+    fn two_nans_give_the_second_on_gfx9() {
+        let (q1, q2) = (f32::from_bits(0x7fc0_0001), f32::from_bits(0x7fc0_0002));
+        for (gfx9, rdna3) in [(Nans::Gfx9Ieee, Nans::Ieee), (Nans::Gfx9Legacy, Nans::Legacy)] {
+            assert_eq!(min(q1, q2, gfx9).to_bits(), q2.to_bits());
+            assert_eq!(max(q1, q2, gfx9).to_bits(), q2.to_bits());
+            assert_eq!(min(q1, q2, rdna3).to_bits(), q1.to_bits());
+            for (a, b) in [(q1, 1.0), (1.0, q2), (-0.0, 0.0), (0.0, -0.0), (2.0, -3.0)] {
+                assert_eq!(min(a, b, gfx9).to_bits(), min(a, b, rdna3).to_bits(), "{a} {b}");
+                assert_eq!(max(a, b, gfx9).to_bits(), max(a, b, rdna3).to_bits(), "{a} {b}");
+            }
+        }
+        let s = f32::from_bits(0x7f80_0001);
+        assert_eq!(
+            max(q1, s, Nans::Gfx9Ieee).to_bits(),
+            0x7fc0_0001,
+            "a signaling NaN wins, quieted"
+        );
     }
 }
 

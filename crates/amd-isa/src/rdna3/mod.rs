@@ -342,6 +342,8 @@ struct Grid {
     vgprs: usize,
     /// CDNA3: the first AccVGPR's index in the unified file.
     acc_base: usize,
+    /// CDNA3's waves (gfx9's float minimum and maximum).
+    cdna: bool,
     block: [usize; 3],
     threads: usize,
     lds_bytes: usize,
@@ -389,6 +391,7 @@ impl Grid {
             } else {
                 0
             },
+            cdna,
             block: [bx, by, bz],
             threads,
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
@@ -449,6 +452,7 @@ impl Grid {
         for (wi, w) in waves.iter_mut().enumerate() {
             w.reset(self.vgprs, d.code_addr);
             w.acc_base = self.acc_base;
+            w.gfx9 = self.cdna;
             if self.wave_lanes == 64 {
                 w.wave64 = true;
                 w.v_other.resize(w.v.len(), VgprRow::default());

@@ -151,6 +151,8 @@ pub struct Wave {
     /// CDNA3: where the AccVGPRs start in the unified register file (ACCUM_OFFSET):
     /// `a[n]` is `v[acc_base + n]`. 0 on RDNA.
     pub(crate) acc_base: usize,
+    /// CDNA3: the float minimum and maximum follow gfx9's NaN order.
+    pub(crate) gfx9: bool,
     pub(crate) pc: u64,
     pub(crate) done: bool,
     pub(crate) at_barrier: bool,
@@ -215,6 +217,7 @@ impl Wave {
             half: 0,
             scc: false,
             acc_base: 0,
+            gfx9: false,
             pc,
             done: false,
             at_barrier: false,
@@ -262,6 +265,7 @@ impl Wave {
         self.v_other.clear();
         self.wave64 = false;
         self.acc_base = 0;
+        self.gfx9 = false;
         self.half = 0;
         self.scc = false;
         self.pc = pc;
@@ -439,12 +443,13 @@ impl Wave {
     /// The NaN rule of the float minimum and maximum: RDNA4's, or MODE.IEEE's.
     pub(crate) fn nans(&self) -> crate::float::minmax::Nans {
         use crate::float::minmax::Nans;
-        if let Some(rule) = self.nan_rule {
-            rule
-        } else if self.mode & MODE_IEEE != 0 {
-            Nans::Ieee
-        } else {
-            Nans::Legacy
+        let ieee = self.mode & MODE_IEEE != 0;
+        match (self.nan_rule, self.gfx9, ieee) {
+            (Some(rule), _, _) => rule,
+            (None, true, true) => Nans::Gfx9Ieee,
+            (None, true, false) => Nans::Gfx9Legacy,
+            (None, false, true) => Nans::Ieee,
+            (None, false, false) => Nans::Legacy,
         }
     }
 

@@ -258,7 +258,7 @@ pub(crate) const fn vop1(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP2Op: 35 of CDNA3's 62 opcodes.
+/// VOP2Op: 39 of CDNA3's 62 opcodes.
 pub(crate) const fn vop2(op: u16) -> Option<u16> {
     Some(match op {
         0 => 1, // v_cndmask_b32_e32
@@ -270,6 +270,8 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
         7 => 10, // v_mul_hi_i32_i24_e32
         8 => 11, // v_mul_u32_u24_e32
         9 => 12, // v_mul_hi_u32_u24_e32
+        10 => 15, // v_min_f32_e32
+        11 => 16, // v_max_f32_e32
         12 => 17, // v_min_i32_e32
         13 => 18, // v_max_i32_e32
         14 => 19, // v_min_u32_e32
@@ -289,6 +291,8 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
         32 => 51, // v_sub_f16_e32
         33 => 52, // v_subrev_f16_e32
         34 => 53, // v_mul_f16_e32
+        45 => 57, // v_max_f16_e32
+        46 => 58, // v_min_f16_e32
         51 => 59, // v_ldexp_f16_e32
         52 => 37, // v_add_u32_e32
         53 => 38, // v_sub_u32_e32
@@ -399,7 +403,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 284 of CDNA3's 500 opcodes.
+/// VOP3Op: 290 of CDNA3's 500 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         16 => 126, // v_cmp_class_f32_e64
@@ -503,6 +507,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         263 => 266, // v_mul_hi_i32_i24_e64
         264 => 267, // v_mul_u32_u24_e64
         265 => 268, // v_mul_hi_u32_u24_e64
+        266 => 271, // v_min_f32_e64
+        267 => 272, // v_max_f32_e64
         268 => 273, // v_min_i32_e64
         269 => 274, // v_max_i32_e64
         270 => 275, // v_min_u32_e64
@@ -521,6 +527,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         298 => 824, // v_lshlrev_b16_e64
         299 => 825, // v_lshrrev_b16_e64
         300 => 826, // v_ashrrev_i16_e64
+        301 => 313, // v_max_f16_e64
+        302 => 314, // v_min_f16_e64
         303 => 777, // v_max_u16_e64
         304 => 778, // v_max_i16_e64
         305 => 779, // v_min_u16_e64
@@ -660,6 +668,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         519 => 596, // v_div_fixup_f16
         640 => 807, // v_add_f64
         641 => 808, // v_mul_f64
+        642 => 809, // v_min_f64
+        643 => 810, // v_max_f64
         644 => 811, // v_ldexp_f64
         645 => 812, // v_mul_lo_u32
         646 => 813, // v_mul_hi_u32
