@@ -370,6 +370,27 @@ pub(crate) const fn {name}(op: u16) -> Option<u16> {{
     Ok(())
 }
 
+/// Writes the map `name` of a memory encoding's opcodes by name: each opcode of class
+/// `ours.1` of generation `ours.0` whose `rename`d name class `theirs.1` of RDNA3 has,
+/// with that opcode's number; `doc` makes the doc line of how many of how many.
+fn by_name(
+    out: &mut String,
+    ours: (&Tables, &str),
+    theirs: (&Tables, &str),
+    name: &str,
+    rename: impl Fn(&str) -> String,
+    doc: impl Fn(usize, usize) -> String,
+) -> Result<()> {
+    let (Some(o), Some(o3)) = (ours.0.ops.get(ours.1), theirs.0.ops.get(theirs.1)) else {
+        return Err(format!("{}/{} is missing from a generation's enum.py", ours.1, theirs.1).into());
+    };
+    let pairs: Vec<(u16, u16, &str)> = o
+        .iter()
+        .filter_map(|(op, &n)| Some((n, *o3.get(&rename(op))?, op.as_str())))
+        .collect();
+    write_map(out, &doc(pairs.len(), o.len()), name, pairs)
+}
+
 fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
     let (t3, t4) = (generation(rdna3)?, generation(rdna4)?);
     let mut out = String::from(
@@ -433,19 +454,8 @@ fn generate(rdna3: &Path, rdna4: &Path) -> Result<String> {
     // pseudocode differs in the address arithmetic and the cache controls, which each
     // generation's fields give.
     for &(class4, class3, name) in MEMORY {
-        let (Some(o3), Some(o4)) = (t3.ops.get(class3), t4.ops.get(class4)) else {
-            return Err(format!("{class3}/{class4} is missing from a generation's enum.py").into());
-        };
-        let pairs: Vec<(u16, u16, &str)> = o4
-            .iter()
-            .filter_map(|(op, &n4)| Some((n4, *o3.get(op)?, op.as_str())))
-            .collect();
-        let doc = format!(
-            "{class4}: {} of RDNA4's {} opcodes, by name ({class3} in RDNA3).",
-            pairs.len(),
-            o4.len()
-        );
-        write_map(&mut out, &doc, name, pairs)?;
+        let doc = |n: usize, of: usize| format!("{class4}: {n} of RDNA4's {of} opcodes, by name ({class3} in RDNA3).");
+        by_name(&mut out, (&t4, class4), (&t3, class3), name, |op| op.to_string(), doc)?;
     }
     if total == 0 {
         return Err("no RDNA4 opcode has an RDNA3 namesake with the same pseudocode".into());
@@ -474,23 +484,6 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 const CDNA3_OUTPUT: &str = "crates/amd-isa/src/cdna3/generated/lowering.rs";
-
-/// The CDNA3 encodings whose opcodes lower by pseudocode (CDNA3's class, RDNA3's, the
-/// function named after them); VOP3's carry-out forms (`VOP3SDOp`) share VOP3's
-/// opcode space in both.
-const CDNA3_ALU: &[(&str, &str, &str)] = &[
-    ("SOP1Op", "SOP1Op", "sop1"),
-    ("SOP2Op", "SOP2Op", "sop2"),
-    ("SOPKOp", "SOPKOp", "sopk"),
-    ("SOPCOp", "SOPCOp", "sopc"),
-    ("SOPPOp", "SOPPOp", "sopp"),
-    ("VOP1Op", "VOP1Op", "vop1"),
-    ("VOP2Op", "VOP2Op", "vop2"),
-    ("VOPCOp", "VOPCOp", "vopc"),
-    ("VOP3Op", "VOP3Op", "vop3"),
-    ("VOP3SDOp", "VOP3SDOp", "vop3sd"),
-    ("VOP3POp", "VOP3POp", "vop3p"),
-];
 
 /// An opcode's pseudocode; for a VOP1, VOP2 or VOPC opcode's long (`_E64`) form, to
 /// which the tables may give none of its own, its short form's.
@@ -641,7 +634,9 @@ fn generate_cdna3(rdna3: &Path, cdna: &Path) -> Result<String> {
         packed(a) == packed(b) && operands
     };
     let mut total = 0;
-    for &(class_c, class_3, name) in CDNA3_ALU {
+    // The ALU encodings RDNA4's table lowers, but VOPD (CDNA3 has none).
+    for &(class_c, name) in ENCODINGS.iter().filter(|(c, _)| *c != "VOPDOp") {
+        let class_3 = class_c;
         let (Some(oc), Some(o3)) = (tc.ops.get(class_c), t3.ops.get(class_3)) else {
             return Err(format!("{class_c} is missing from a generation's enum.py").into());
         };
@@ -712,19 +707,8 @@ fn generate_cdna3(rdna3: &Path, cdna: &Path) -> Result<String> {
         write_map(&mut out, &doc, name, pairs)?;
     }
     for &(class_c, class_3, name) in CDNA3_MEMORY {
-        let (Some(oc), Some(o3)) = (tc.ops.get(class_c), t3.ops.get(class_3)) else {
-            return Err(format!("{class_c} is missing from a generation's enum.py").into());
-        };
-        let pairs: Vec<(u16, u16, &str)> = oc
-            .iter()
-            .filter_map(|(op, &nc)| Some((nc, *o3.get(&gfx11_name(op))?, op.as_str())))
-            .collect();
-        let doc = format!(
-            "{class_c}: {} of CDNA3's {} opcodes, by their gfx11 names.",
-            pairs.len(),
-            oc.len()
-        );
-        write_map(&mut out, &doc, name, pairs)?;
+        let doc = |n: usize, of: usize| format!("{class_c}: {n} of CDNA3's {of} opcodes, by their gfx11 names.");
+        by_name(&mut out, (&tc, class_c), (&t3, class_3), name, gfx11_name, doc)?;
     }
     if total == 0 {
         return Err("no CDNA3 opcode has an RDNA3 namesake with the same pseudocode".into());

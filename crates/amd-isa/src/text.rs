@@ -2,6 +2,39 @@
 //! constants and literals by the width of the operand they stand for, signed hex
 //! offsets, modifier bit lists.
 
+use std::fmt::Write as _;
+
+/// A register range as LLVM prints it: `s4` for one, `s[4:5]` for more.
+pub(crate) fn reg_range(out: &mut String, prefix: &str, first: u32, count: u32) {
+    if count == 1 {
+        let _ = write!(out, "{prefix}{first}");
+    } else {
+        let _ = write!(out, "{prefix}[{first}:{}]", first + count - 1);
+    }
+}
+
+/// The operands of the 9-bit source space every generation names alike: the
+/// apertures (235–239), the status bits (251–253), LDS_DIRECT (254) and the VGPRs
+/// (256–511); any other number it prints as a number. The SGPRs and special registers
+/// below 128, which the generations number differently, are the caller's.
+pub(crate) fn common_operand(out: &mut String, n: u32, count: u32) {
+    match n {
+        235 => out.push_str("src_shared_base"),
+        236 => out.push_str("src_shared_limit"),
+        237 => out.push_str("src_private_base"),
+        238 => out.push_str("src_private_limit"),
+        239 => out.push_str("src_pops_exiting_wave_id"),
+        251 => out.push_str("src_vccz"),
+        252 => out.push_str("src_execz"),
+        253 => out.push_str("src_scc"),
+        254 => out.push_str("src_lds_direct"),
+        256..=511 => reg_range(out, "v", n - 256, count),
+        _ => {
+            let _ = write!(out, "{n}");
+        }
+    }
+}
+
 /// The width of the values an operand carries, for constants.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Width {

@@ -14,7 +14,7 @@ use super::decode::{Encoding, Ext, Inst};
 use super::fields as fld;
 use super::operands::{Field, Kind, Operand, operands};
 use crate::field::{Bits, Words};
-use crate::text::{Width, bit_list, inline_const, literal, signed_hex};
+use crate::text::{Width, bit_list, common_operand, inline_const, literal, reg_range, signed_hex};
 
 /// An instruction in LLVM's syntax (see [`Inst::llvm`]).
 pub struct Llvm<'a>(&'a Inst);
@@ -90,13 +90,7 @@ const NO_E32: [&str; 9] = [
 /// The operand `n` of the 9-bit source space spanning `count` registers, with gfx9's
 /// names for the special registers.
 fn scalar_reg(out: &mut String, n: u32, count: u32) {
-    let range = |out: &mut String, prefix: &str, first: u32| {
-        if count == 1 {
-            let _ = write!(out, "{prefix}{first}");
-        } else {
-            let _ = write!(out, "{prefix}[{first}:{}]", first + count - 1);
-        }
-    };
+    let range = |out: &mut String, prefix: &str, first: u32| reg_range(out, prefix, first, count);
     let pair = |out: &mut String, name: &str, lo: bool| {
         if count == 1 {
             let _ = write!(out, "{name}_{}", if lo { "lo" } else { "hi" });
@@ -113,19 +107,7 @@ fn scalar_reg(out: &mut String, n: u32, count: u32) {
         124 => out.push_str("m0"),
         125 => out.push_str("null"),
         126 | 127 => pair(out, "exec", n == 126),
-        235 => out.push_str("src_shared_base"),
-        236 => out.push_str("src_shared_limit"),
-        237 => out.push_str("src_private_base"),
-        238 => out.push_str("src_private_limit"),
-        239 => out.push_str("src_pops_exiting_wave_id"),
-        251 => out.push_str("src_vccz"),
-        252 => out.push_str("src_execz"),
-        253 => out.push_str("src_scc"),
-        254 => out.push_str("src_lds_direct"),
-        256..=511 => range(out, "v", n - 256),
-        _ => {
-            let _ = write!(out, "{n}");
-        }
+        _ => common_operand(out, n, count),
     }
 }
 

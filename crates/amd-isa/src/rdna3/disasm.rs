@@ -14,7 +14,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as fld;
 use super::opcodes::op::sopk;
 use crate::field::Bits;
-use crate::text::{Width, bit_list, inline_const, literal, signed_hex};
+use crate::text::{Width, bit_list, common_operand, inline_const, literal, reg_range, signed_hex};
 
 /// An instruction in LLVM's syntax (see [`Inst::llvm`]).
 pub struct Llvm<'a>(pub(crate) &'a Inst);
@@ -124,13 +124,7 @@ fn split(sample: &str) -> (&str, Vec<Tok<'_>>) {
 
 /// The scalar operand `n` (of the 9-bit source space) spanning `count` registers.
 pub(crate) fn scalar_reg(out: &mut String, n: u32, count: u32) {
-    let range = |out: &mut String, prefix: &str, first: u32| {
-        if count == 1 {
-            let _ = write!(out, "{prefix}{first}");
-        } else {
-            let _ = write!(out, "{prefix}[{first}:{}]", first + count - 1);
-        }
-    };
+    let range = |out: &mut String, prefix: &str, first: u32| reg_range(out, prefix, first, count);
     match n {
         0..=105 => range(out, "s", n),
         106 => out.push_str(if count == 1 { "vcc_lo" } else { "vcc" }),
@@ -140,19 +134,7 @@ pub(crate) fn scalar_reg(out: &mut String, n: u32, count: u32) {
         125 => out.push_str("m0"),
         126 => out.push_str(if count == 1 { "exec_lo" } else { "exec" }),
         127 => out.push_str("exec_hi"),
-        235 => out.push_str("src_shared_base"),
-        236 => out.push_str("src_shared_limit"),
-        237 => out.push_str("src_private_base"),
-        238 => out.push_str("src_private_limit"),
-        239 => out.push_str("src_pops_exiting_wave_id"),
-        251 => out.push_str("src_vccz"),
-        252 => out.push_str("src_execz"),
-        253 => out.push_str("src_scc"),
-        254 => out.push_str("src_lds_direct"),
-        256..=511 => range(out, "v", n - 256),
-        _ => {
-            let _ = write!(out, "{n}");
-        }
+        _ => common_operand(out, n, count),
     }
 }
 
