@@ -461,8 +461,8 @@ impl Step for Decoded {
 fn in_file(w: &Wave, a: &FlatAccess, acc: bool) -> FlatAccess {
     let mut a = *a;
     if acc {
-        a.vdst += w.acc_base;
-        a.data += w.acc_base as u16;
+        a.vdst += w.place.acc_base as usize;
+        a.data += w.place.acc_base as u16;
     }
     a
 }
@@ -478,11 +478,11 @@ fn acc_move(w: &mut Wave, i: &Inst, from_acc: bool, to_acc: bool) -> Result<(), 
         (fc::vop3p::VDST.index(words), fc::vop3p::SRC0.operand(words))
     };
     let src = match src {
-        256.. if from_acc => src + w.acc_base as u16,
+        256.. if from_acc => src + w.place.acc_base as u16,
         256.. => src,
         n => scalar(u32::from(n)).ok_or("a source in FLAT_SCRATCH or XNACK_MASK")? as u16,
     };
-    let dst = if to_acc { dst + w.acc_base } else { dst };
+    let dst = if to_acc { dst + w.place.acc_base as usize } else { dst };
     let exec = w.exec();
     for lane in 0..32 {
         if exec >> lane & 1 != 0 {

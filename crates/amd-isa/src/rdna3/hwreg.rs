@@ -377,6 +377,7 @@ mod tests {
                     wave,
                     waves: 32,
                     lds_bytes: lds,
+                    acc_base: 0,
                 };
             };
             // s_getreg_b32 s2, hwreg(HW_REG_GPR_ALLOC, 12, 8): VGPRs / 4 - 1.

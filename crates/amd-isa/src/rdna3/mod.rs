@@ -451,8 +451,6 @@ impl Grid {
         }
         for (wi, w) in waves.iter_mut().enumerate() {
             w.reset(self.vgprs, d.code_addr);
-            w.acc_base = self.acc_base;
-            w.gfx9 = self.cdna;
             if self.wave_lanes == 64 {
                 w.wave64 = true;
                 w.v_other.resize(w.v.len(), VgprRow::default());
@@ -463,6 +461,7 @@ impl Grid {
                 wave: wi as u32,
                 waves: n as u32,
                 lds_bytes: self.lds_bytes as u32,
+                acc_base: self.acc_base as u32,
             };
             // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
             // (bit 23) are MODE bits 8 and 9 (gfx12 has neither).
@@ -470,7 +469,14 @@ impl Grid {
             if !gfx12 {
                 w.mode |= (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
             }
-            w.nan_rule = gfx12.then_some(crate::float::minmax::Nans::Num);
+            w.nan_rule = if gfx12 {
+                Some(crate::float::minmax::Nans::Num)
+            } else if self.cdna {
+                // gfx9's order of NaN operands (IEEE or not as MODE says at each use).
+                Some(crate::float::minmax::Nans::Gfx9Legacy)
+            } else {
+                None
+            };
             let user = self.user_sgprs.min(16);
             w.s[..user].copy_from_slice(&d.user_data[..user]);
             let mut next = self.user_sgprs;
@@ -932,6 +938,7 @@ mod tests {
                 wave,
                 waves: 4,
                 lds_bytes: 1536,
+                acc_base: 0,
             })
             .collect();
         assert_eq!(places, want);

@@ -106,6 +106,7 @@ pub(crate) fn on_wave(
         wave: 0,
         waves: 1,
         lds_bytes: LDS_BYTES as u32,
+        acc_base: 0,
     };
     if state.private.len() == 32 {
         w.private = std::mem::take(&mut state.private);

@@ -148,11 +148,6 @@ pub struct Wave {
     /// pair) are read and written at their half.
     pub(crate) half: usize,
     pub(crate) scc: bool,
-    /// CDNA3: where the AccVGPRs start in the unified register file (ACCUM_OFFSET):
-    /// `a[n]` is `v[acc_base + n]`. 0 on RDNA.
-    pub(crate) acc_base: usize,
-    /// CDNA3: the float minimum and maximum follow gfx9's NaN order.
-    pub(crate) gfx9: bool,
     pub(crate) pc: u64,
     pub(crate) done: bool,
     pub(crate) at_barrier: bool,
@@ -202,6 +197,9 @@ pub(crate) struct Place {
     pub(crate) waves: u32,
     /// The workgroup's LDS allocation in bytes.
     pub(crate) lds_bytes: u32,
+    /// CDNA3: where the AccVGPRs start in the unified register file (ACCUM_OFFSET):
+    /// `a[n]` is `v[acc_base + n]`. 0 on RDNA.
+    pub(crate) acc_base: u32,
 }
 
 /// The most VGPRs a wave holds: CDNA3's unified file (256 VGPRs and 256 AccVGPRs).
@@ -216,8 +214,6 @@ impl Wave {
             wave64: false,
             half: 0,
             scc: false,
-            acc_base: 0,
-            gfx9: false,
             pc,
             done: false,
             at_barrier: false,
@@ -264,8 +260,6 @@ impl Wave {
         self.v.resize(vgprs.clamp(1, MAX_VGPRS), VgprRow::default());
         self.v_other.clear();
         self.wave64 = false;
-        self.acc_base = 0;
-        self.gfx9 = false;
         self.half = 0;
         self.scc = false;
         self.pc = pc;
@@ -444,12 +438,13 @@ impl Wave {
     pub(crate) fn nans(&self) -> crate::float::minmax::Nans {
         use crate::float::minmax::Nans;
         let ieee = self.mode & MODE_IEEE != 0;
-        match (self.nan_rule, self.gfx9, ieee) {
-            (Some(rule), _, _) => rule,
-            (None, true, true) => Nans::Gfx9Ieee,
-            (None, true, false) => Nans::Gfx9Legacy,
-            (None, false, true) => Nans::Ieee,
-            (None, false, false) => Nans::Legacy,
+        match (self.nan_rule, ieee) {
+            // A CDNA3 wave's rule follows MODE.IEEE as it is now.
+            (Some(Nans::Gfx9Ieee | Nans::Gfx9Legacy), true) => Nans::Gfx9Ieee,
+            (Some(Nans::Gfx9Ieee | Nans::Gfx9Legacy), false) => Nans::Gfx9Legacy,
+            (Some(rule), _) => rule,
+            (None, true) => Nans::Ieee,
+            (None, false) => Nans::Legacy,
         }
     }
 
