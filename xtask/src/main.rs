@@ -23,7 +23,7 @@
 //!   through `libamd_interpose.so`, their outputs checked (needs root).
 //! - `golden-capture [--check]`: capture tinygrad 0.14.0's command streams for gfx1100
 //!   and gfx12 on its own mock GPU into `golden/tinygrad-0.14.0-streams.json`.
-//! - `isa-coverage [rdna4] [--check]`: run every RDNA3 (or RDNA4) opcode through the interpreter
+//! - `isa-coverage [rdna3|rdna4|cdna3] [--check]`: run every RDNA3 (or RDNA4) opcode through the interpreter
 //!   and write `crates/amd-isa/coverage/rdna3.md` (`rdna4.md`): implemented / refused / missing
 //!   per encoding.
 //! - `matrix-layouts [--check]`: RDNA4's WMMA and SWMMAC register layouts from AMD's
@@ -103,7 +103,7 @@ fn main() -> ExitCode {
         Some("rocm-run") => rocm_run::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check] | gen-lowering [--cdna3] RDNA3_DIR RDNA4_DIR|CDNA_DIR [--check] | kernels [--check] | isa-coverage [rdna4] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
+                "usage: cargo xtask gen-regs [--linux DIR] [--check] | gen-am-regs [--linux DIR] [--check] | gen-mnemonics [--check] | gen-opcodes [--gen rdna3|rdna4|cdna3] ENUM_PY [--check] | gen-lowering [--cdna3] RDNA3_DIR RDNA4_DIR|CDNA_DIR [--check] | kernels [--check] | isa-coverage [rdna3|rdna4|cdna3] [--check] | listings [--check] | oracle [--ops PATTERN] [--rounds N] [--seed S] | matrix-layouts [--check] | interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]] | golden-capture [--check] | rocm-env [--dir DIR] | rocm-run [--dir DIR] | fuzz-seeds | bench [NAME] | bench-count | miri | modgraph [--check]"
             );
             return ExitCode::from(2);
         }

@@ -30,6 +30,9 @@ pub(crate) enum Decoded {
     /// As RDNA3 runs it, a 16-bit result into the low half of VGPR `.2`, whose high
     /// half gfx9 then clears (gfx11 keeps it).
     Lowered16(rdna3::Decoded, Inst, usize),
+    /// gfx9's `v_cmpx_*`: the compare (`v_cmp_*`, as RDNA3 runs it) into the lane mask
+    /// at SGPR `.2` (gfx11's numbering: VCC for the 32-bit form), then EXEC the same.
+    CmpX(rdna3::Decoded, Inst, usize),
     /// CDNA3's own.
     Own(Inst, Own),
 }
@@ -90,6 +93,9 @@ impl Frontend for Cdna3 {
     type Decoded = Decoded;
     fn decode(words: &[u32]) -> Result<Decoded, rdna3::DecodeError> {
         let i = Inst::decode(words)?;
+        if let Some((d, mask)) = cmpx(&i) {
+            return Ok(Decoded::CmpX(d, i, mask));
+        }
         Ok(match i.to_rdna3() {
             Some(r) => match zeroes_high(&i) {
                 Some(vdst) => Decoded::Lowered16(rdna3::Decoded::new(r), i, vdst),
@@ -100,6 +106,32 @@ impl Frontend for Cdna3 {
     }
     const GFX12: bool = false;
     const CDNA: bool = true;
+}
+
+/// gfx9's `v_cmpx_*` (which writes its mask to VCC or SDST and to EXEC; gfx11's
+/// writes EXEC alone) as the `v_cmp_*` of the same test, lowered, and the SGPR its
+/// mask goes to; `None` for anything else, or a mask to NULL.
+fn cmpx(i: &Inst) -> Option<(rdna3::Decoded, usize)> {
+    let name = i.name()?;
+    let rest = name.strip_prefix("v_cmpx_").filter(|_| i.ext.is_none())?;
+    let (enc_name, field) = match i.enc {
+        Encoding::Vopc => ("VOPC", fc::vopc::OP),
+        Encoding::Vop3 => ("VOP3", fc::vop3::OP),
+        _ => return None,
+    };
+    let cmp = format!("v_cmp_{rest}");
+    let (_, ops) = super::opcodes::SPEC.iter().find(|(e, _)| *e == enc_name)?;
+    let &(op, _) = ops.iter().find(|(_, n)| *n == cmp)?;
+    let mut words = i.words;
+    field.put(&mut words, u32::from(op));
+    let n = usize::from(i.size);
+    let c = Inst::decode(&words[..n]).ok()?;
+    let lowered = c.to_rdna3()?;
+    let mask = match i.enc {
+        Encoding::Vopc => rdna3::VCC_LO,
+        _ => scalar(fc::vop3::VDST.0.get(&words)).filter(|&m| m < 124)? as usize,
+    };
+    Some((rdna3::Decoded::new(lowered), mask))
 }
 
 /// The VGPR whose high half a VALU instruction with a 16-bit result clears on gfx9
@@ -387,24 +419,36 @@ fn smem(i: &Inst) -> Own {
     })
 }
 
+impl Decoded {
+    /// Why the interpreter does not run this instruction yet, if it does not.
+    pub(crate) fn not_run(&self) -> Option<&'static str> {
+        match self {
+            Decoded::Own(_, Own::Refused(why)) => Some(why),
+            _ => None,
+        }
+    }
+}
+
 impl Step for Decoded {
     #[inline]
     fn size(&self) -> u8 {
         match self {
-            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::Own(i, _) => i.size,
+            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::CmpX(_, i, _) | Decoded::Own(i, _) => {
+                i.size
+            }
         }
     }
     #[inline]
     fn is_hint(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) => Step::is_hint(d),
-            Decoded::Lowered16(..) => false,
+            Decoded::Lowered16(..) | Decoded::CmpX(..) => false,
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
     fn per_half(&self) -> bool {
         match self {
-            Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) => Step::per_half(d),
+            Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) | Decoded::CmpX(d, _, _) => Step::per_half(d),
             Decoded::Own(_, own) => matches!(
                 own,
                 Own::MovB64
@@ -432,6 +476,12 @@ impl Step for Decoded {
                 }
                 return Ok(flow);
             }
+            &Decoded::CmpX(ref d, _, mask) => {
+                let flow = d.run_out_of_line(w, mem, lds)?;
+                // This half's mask (the low or high SGPR of the pair) is its EXEC.
+                w.s[rdna3::EXEC_LO + w.half] = w.s[mask + w.half];
+                return Ok(flow);
+            }
             Decoded::Own(i, own) => (i, own),
         };
         match own {
@@ -451,7 +501,9 @@ impl Step for Decoded {
     }
     fn text(&self) -> String {
         match self {
-            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::Own(i, _) => i.llvm().to_string(),
+            Decoded::Lowered(_, i) | Decoded::Lowered16(_, i, _) | Decoded::CmpX(_, i, _) | Decoded::Own(i, _) => {
+                i.llvm().to_string()
+            }
         }
     }
 }
@@ -551,6 +603,31 @@ fn wide(w: &mut Wave, i: &Inst, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap>
 mod tests {
     use super::Cdna3;
     use crate::rdna3::testing::run_as;
+
+    /// gfx9's `v_cmpx_*` writes its mask to VCC (or SDST) and to EXEC, so the next
+    /// instruction runs on the lanes that passed.
+    #[test]
+    fn cmpx_sets_the_mask_and_exec() {
+        for prog in [
+            &[0x7db8_0501u32][..],       // v_cmpx_gt_u32_e32 vcc, v1, v2
+            &[0xd0dc_0004, 0x0002_0501], // v_cmpx_gt_u32_e64 s[4:5], v1, v2
+        ] {
+            let w = run_as::<Cdna3>(&[prog, &[0x7e06_0287]], &mut [], &mut [0; 64], |w, _| {
+                for lane in 0..32 {
+                    w.v[1][lane] = lane as u32;
+                    w.v[2][lane] = 20;
+                }
+            })
+            .unwrap();
+            let passed = !((1u32 << 21) - 1); // lanes 21 to 31
+            let mask = if prog.len() == 1 { crate::rdna3::VCC_LO } else { 4 };
+            assert_eq!(w.s[mask], passed, "{prog:x?}");
+            assert_eq!(w.s[crate::rdna3::EXEC_LO], passed);
+            for lane in 0..32 {
+                assert_eq!(w.v[3][lane], if lane > 20 { 7 } else { 0 }, "lane {lane}");
+            }
+        }
+    }
 
     /// `(x % 40 * 7) % 40` as clang builds it for gfx942: remainders by a multiply by
     /// the reciprocal, 16-bit multiplies (whose results' high halves gfx9 clears), an

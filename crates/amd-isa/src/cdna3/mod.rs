@@ -15,6 +15,7 @@
 //! the DPP, matrix or buffer forms. A CDNA3 target is not one the mock or the
 //! runtime opens yet (docs/limits.md).
 
+mod coverage;
 mod decode;
 mod disasm;
 mod exec;
@@ -33,6 +34,7 @@ pub mod opcodes;
 #[path = "generated/operands.rs"]
 pub mod operands;
 
+pub use coverage::{coverage, report};
 pub use decode::{DPP, DecodeError, Encoding, Ext, Inst, LITERAL, SDWA};
 pub use disasm::Llvm;
 pub use probe::{probes, variants};
