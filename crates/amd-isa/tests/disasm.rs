@@ -81,3 +81,40 @@ fn depctr_defaults_and_true16_halves_read_as_llvm_prints_them() {
         assert_eq!(Inst::decode(words).expect(text).llvm().to_string(), text);
     }
 }
+
+/// VOP3's DPP forms (a third dword of DPP16 or DPP8 controls after VOP3's two), as
+/// `llvm-mc-19 -mcpu=gfx1100 -show-encoding` encodes them: a VOP3-only operation, a
+/// promoted VOP2 with modifiers, DPP8, a compare and a carry-out form.
+#[test]
+fn vop3_dpp_forms_read_as_llvm_prints_them() {
+    for (words, text) in [
+        (
+            &[0xd655_0005, 0x040e_04fa, 0xff00_b101][..],
+            "v_add3_u32_e64_dpp v5, v1, v2, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            &[0xd503_8205, 0x2002_04fa, 0xa509_0301][..],
+            "v_add_f32_e64_dpp v5, -v1, |v2| clamp row_shl:3 row_mask:0xa bank_mask:0x5 bound_ctrl:1",
+        ),
+        (
+            &[0xd613_0005, 0x040e_04e9, 0x0539_7701][..],
+            "v_fma_f32_e64_dpp v5, v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]",
+        ),
+        (
+            &[0xd44c_0004, 0x0002_04fa, 0xff01_2201][..],
+            "v_cmp_gt_u32_e64_dpp s4, v1, v2 row_ror:2 row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            &[0xd700_0405, 0x0002_04fa, 0xff01_1401][..],
+            "v_add_co_u32_e64_dpp v5, s4, v1, v2 row_shr:4 row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            &[0xd581_0005, 0x0000_00fa, 0xff01_4001][..],
+            "v_mov_b32_e64_dpp v5, v1 row_mirror row_mask:0xf bank_mask:0xf",
+        ),
+    ] {
+        let i = Inst::decode(words).unwrap();
+        assert_eq!(i.size, 3, "{text}");
+        assert_eq!(i.llvm().to_string(), text);
+    }
+}

@@ -325,6 +325,12 @@ fn cases() -> Vec<Case> {
             [256, 1, 1],
         ),
         (
+            "dpp_rows",
+            vec![Buffer(us.clone()), Buffer(out(n, 4)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
             "wavemax",
             vec![Buffer(us), Buffer(out(n, 4)), U32(n)],
             [4, 1, 1],
@@ -451,5 +457,5 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert_eq!(ran, 34, "gfx942 builds run");
+    assert_eq!(ran, 36, "gfx942 builds run");
 }

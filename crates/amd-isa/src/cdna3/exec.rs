@@ -65,6 +65,8 @@ pub(crate) enum Own {
     LshlAddU64,
     /// A VOP1 or VOP2 instruction with an SDWA dword.
     Sdwa(Box<Sdwa>),
+    /// A VOP1 or VOP2 instruction with a DPP dword.
+    Dpp(Box<Dpp>),
     /// Refused, for the reason given.
     Refused(&'static str),
 }
@@ -207,8 +209,9 @@ fn own(i: &Inst) -> Own {
         Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_MOV_B64_E64) => Own::MovB64,
         Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64) => Own::LshlAddU64,
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Sdwa) => sdwa(i),
+        Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Dpp) => dpp(i),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.ext.is_some() => {
-            Own::Refused("the DPP forms and VOPC's SDWA form are not run yet")
+            Own::Refused("VOPC's SDWA and DPP forms are not run yet")
         }
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_ACCVGPR_MOV_B32_E32) => Own::AccMove {
             from_acc: true,
@@ -290,6 +293,154 @@ fn sdwa(i: &Inst) -> Own {
         dst_unused: f::DST_UNUSED.get(w),
         accumulates: i.name().is_some_and(|n| n.contains("mac") || n.contains("dot")),
     }))
+}
+
+/// A VOP1 or VOP2 instruction's DPP form: its operation as an RDNA3 VOP3 instruction
+/// from v0 (and v1) to v2 with the DPP dword's float modifiers, and the lane move.
+#[derive(Debug, Clone)]
+pub(crate) struct Dpp {
+    op: rdna3::Decoded,
+    vdst: usize,
+    vsrc0: u16,
+    vsrc1: Option<u16>,
+    ctrl: u32,
+    row_mask: u32,
+    bank_mask: u32,
+    bound_zero: bool,
+    accumulates: bool,
+}
+
+/// The lane of a wave of 64 that lane `lane` reads under DPP control `ctrl`: the
+/// quad permutation, the row shifts and rotation, the mirrors and gfx90a's row
+/// broadcast; `None` where the source lies outside the row. The wave-wide shifts and
+/// gfx9's row broadcasts are not run yet.
+fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
+    let (row, pos) = (lane & !15, lane & 15);
+    let n = (ctrl & 15) as usize;
+    match ctrl {
+        0x000..=0x0ff => Some((lane & !3) + ((ctrl as usize >> (2 * (lane & 3))) & 3)),
+        0x101..=0x10f => (pos + n < 16).then_some(lane + n),
+        0x111..=0x11f => (pos >= n).then(|| lane - n),
+        0x121..=0x12f => Some(row + (pos + 16 - n) % 16),
+        0x140 => Some(row + 15 - pos),
+        0x141 => Some(row + (pos & 8) + 7 - (pos & 7)),
+        0x150..=0x15f => Some(row + n),
+        _ => None,
+    }
+}
+
+/// Whether the interpreter runs DPP control `ctrl` ([`dpp_lane`]).
+fn dpp_known(ctrl: u32) -> bool {
+    matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f)
+}
+
+/// A VOP1 or VOP2 instruction's DPP form, where its operation has an RDNA3 VOP3 form
+/// and its control is one [`dpp_lane`] runs.
+fn dpp(i: &Inst) -> Own {
+    use fc::vop2_dpp16 as f;
+    let w = &i.words;
+    let vop1 = i.enc == Encoding::Vop1;
+    let ctrl = f::DPP.get(w);
+    if !dpp_known(ctrl) {
+        return Own::Refused("a DPP control the CDNA3 interpreter does not run yet (the wave shifts, row_bcast)");
+    }
+    let op3 = if vop1 {
+        lowering::vop1(i.op).map(|op| 0x180 + op)
+    } else {
+        lowering::vop2(i.op)
+            .map(|op| 0x100 + op)
+            .or_else(|| lowering::vop2_as_vop3(i.op))
+    };
+    let Some(op3) = op3 else {
+        return Own::Refused("a DPP form whose operation the CDNA3 interpreter does not run yet");
+    };
+    let listed = super::operands::operands(i.enc, i.op);
+    let float = |field| listed.iter().any(|o| o.field == field && o.float);
+    let (f0, f1) = (
+        float(super::operands::Field::Src0),
+        float(super::operands::Field::Vsrc1),
+    );
+    let mut r: Words = [0; 3];
+    r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
+    r3::vop3::OP.put(&mut r, u32::from(op3));
+    r3::vop3::VDST.0.put(&mut r, 2);
+    r3::vop3::SRC0.0.put(&mut r, 256);
+    if !vop1 {
+        r3::vop3::SRC1.0.put(&mut r, 257);
+    }
+    let neg = u32::from(f0 && f::SRC0_NEG.get(w) == 1) | u32::from(f1 && f::SRC1_NEG.get(w) == 1) << 1;
+    let abs = u32::from(f0 && f::SRC0_ABS.get(w) == 1) | u32::from(f1 && f::SRC1_ABS.get(w) == 1) << 1;
+    r3::vop3::NEG.put(&mut r, neg);
+    r3::vop3::ABS.put(&mut r, abs);
+    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+        return Own::Refused("a DPP form whose operation the CDNA3 interpreter does not run yet");
+    };
+    Own::Dpp(Box::new(Dpp {
+        op: rdna3::Decoded::new(op),
+        vdst: fc::vop2::VDST.index(w),
+        vsrc0: f::VSRC0.operand(w),
+        vsrc1: (!vop1).then(|| fc::vop2::VSRC1.operand(w)),
+        ctrl,
+        row_mask: f::ROW_MASK.get(w),
+        bank_mask: f::BANK_MASK.get(w),
+        bound_zero: f::BC.get(w) == 1,
+        accumulates: i.name().is_some_and(|n| n.contains("mac") || n.contains("dot")),
+    }))
+}
+
+/// Runs a DPP instruction on the half-wave's active lanes: each lane's first source
+/// from the lane [`dpp_lane`] names (of the whole wave: a row of 16 lies in one half;
+/// an invalid or inactive source reads 0 with BOUND_CTRL, else the lane is not
+/// written), ROW_MASK and BANK_MASK disabling writes; then as [`run_sdwa`] does, in
+/// v0, v1 and v2.
+fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+    if w.v.len() < 3 {
+        return Err(Trap::refused("a DPP form in a wave of fewer than 3 VGPRs".into()));
+    }
+    let (exec, all) = (w.exec(), w.exec_all());
+    let mut ins = [[0u32; 32]; 3];
+    let mut write = 0u32;
+    // The lane indexes three rows and the wave's registers at once.
+    #[allow(clippy::needless_range_loop)]
+    for lane in 0..32 {
+        let whole = w.half * 32 + lane;
+        if exec >> lane & 1 == 0 || x.row_mask >> (whole / 16 % 4) & 1 == 0 || x.bank_mask >> (whole % 16 / 4) & 1 == 0
+        {
+            continue;
+        }
+        match dpp_lane(x.ctrl, whole).filter(|&s| all >> s & 1 != 0) {
+            Some(s) => ins[0][lane] = w.vread_lane64(x.vsrc0, s, None)?,
+            None if x.bound_zero => ins[0][lane] = 0,
+            None => continue,
+        }
+        if let Some(n) = x.vsrc1 {
+            ins[1][lane] = w.vread(n, lane, None)?;
+        }
+        ins[2][lane] = if x.accumulates {
+            w.vread(256 + x.vdst as u16, lane, None)?
+        } else {
+            0
+        };
+        write |= 1 << lane;
+    }
+    let saved = [w.v[0].0, w.v[1].0, w.v[2].0];
+    for (k, row) in ins.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    w.s[rdna3::EXEC_LO + w.half] = exec & write;
+    let r = x.op.run_out_of_line(w, mem, lds);
+    w.s[rdna3::EXEC_LO + w.half] = exec;
+    let results = w.v[2].0;
+    for (k, row) in saved.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    r?;
+    for (lane, &v) in results.iter().enumerate() {
+        if write >> lane & 1 != 0 {
+            w.vwrite(x.vdst, lane, v)?;
+        }
+    }
+    Ok(())
 }
 
 /// The bits an SDWA select takes (BYTE_0..3, WORD_0..1, DWORD): their shift and width.
@@ -455,6 +606,7 @@ impl Step for Decoded {
                     | Own::LshlAddU64
                     | Own::AccMove { .. }
                     | Own::Sdwa(_)
+                    | Own::Dpp(_)
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
@@ -496,6 +648,7 @@ impl Step for Decoded {
             Own::MovB64 => wide(w, i, |s| s[0]).map(|_| Flow::Next),
             Own::LshlAddU64 => wide(w, i, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next),
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
+            Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::Refused(why) => Err(Trap::refused(format!("{}: {why}", i.llvm()))),
         }
     }

@@ -8,8 +8,8 @@ use super::exec::{Lanes, Mods, R, VOP1_IN_VOP3, VOP2_IN_VOP3, Vop, f, slow_only,
 use super::fields as fld;
 use super::fma::fma_wave;
 use super::matrix::{dot2_f32, mul_dx9};
-use super::opcodes::Vopd;
 use super::opcodes::op::{vop2, vop3, vopd};
+use super::opcodes::{Vop3sd, Vopd};
 use super::rounding::{add32, fma32, mul32, sub32};
 use super::wave::{EXEC_LO, M0, MODE_DENORM_F32_IN, MODE_DENORM_F32_OUT, MODE_ROUND_F32, VCC_LO, Wave};
 use crate::error::Trap;
@@ -133,7 +133,14 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
     let exec = w.exec();
     // DPP16's src0/src1 neg and abs bits (DPP8 has none).
     let iw = i.dpp_words();
-    let mods = if i.dpp8.is_some() {
+    let mods = if i.enc == Encoding::Vop3 {
+        // VOP3's own modifiers (its DPP dword leaves neg and abs to them).
+        let m = super::exec::vop3_mods(i);
+        if m != Mods::NONE {
+            super::modifiers::check_vop3(i.op, m)?;
+        }
+        m
+    } else if i.dpp8.is_some() {
         Mods::NONE
     } else {
         use fld::vop2_dpp16::*;
@@ -143,7 +150,7 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
             ..Mods::NONE
         }
     };
-    if mods != Mods::NONE {
+    if mods != Mods::NONE && i.enc != Encoding::Vop3 {
         super::modifiers::check_dpp16(i, mods)?;
     }
     w.v.push(VgprRow(vals));
@@ -163,6 +170,28 @@ pub(crate) fn dpp_apply(w: &mut Wave, i: &Inst, vals: [u32; 32], lanes: u32) -> 
         ),
         // VOPC: lanes the DPP disabled compare as inactive ones do (their bit is 0).
         Encoding::Vopc => vcmp(w, i, i.op, VCC_LO, [tmp, fld::vopc::VSRC1.operand(&iw)], mods),
+        // VOP3: its sources 1 and 2 and its destinations from its own two dwords; its
+        // compares (VOPC's block) write the mask VDST names.
+        Encoding::Vop3 => {
+            let w3 = i.words();
+            let (s1, s2) = (fld::vop3::SRC1.operand(&w3), fld::vop3::SRC2.operand(&w3));
+            if i.op <= super::exec::VOPC_IN_VOP3_LAST {
+                vcmp(w, i, i.op, fld::vop3::VDST.index(&w3), [tmp, s1], mods)
+            } else {
+                let sdst = Vop3sd::from_op(i.op).map(|_| fld::vop3sd::SDST.index(&w3));
+                valu(
+                    w,
+                    i,
+                    Vop {
+                        op: i.op,
+                        dst: fld::vop3::VDST.index(&w3),
+                        sdst,
+                        srcs: [tmp, s1, s2],
+                        m: mods,
+                    },
+                )
+            }
+        }
         _ => {
             let dst = fld::vop2::VDST.index(&iw);
             let s2 = if i.op == vop2::V_FMAC_F32_E32 {

@@ -103,6 +103,16 @@ impl Inst {
             inst.size += 1;
             return Ok(inst);
         }
+        // VOP3 (and its compares and carry-out forms) with a DPP dword after its two:
+        // its SRC0 names the DPP16 or DPP8 form, the third dword holds the source VGPR
+        // and the controls where VOP1's DPP dword has them.
+        let vop3_src0 = u32::from(fld::vop3::SRC0.operand(&[w0, w1, 0]));
+        if enc == Encoding::Vop3 && matches!(vop3_src0, DPP16 | DPP8_FI_0 | DPP8_FI_1) {
+            inst.dpp = Some(dword(words, 2)?);
+            inst.dpp8 = (vop3_src0 != DPP16).then_some(vop3_src0 == DPP8_FI_1);
+            inst.size += 1;
+            return Ok(inst);
+        }
         // VOPD's FMAAK/FMAMK always carry a literal.
         let vopd_k = enc == Encoding::Vopd
             && [fld::vopd::OPX, fld::vopd::OPY]

@@ -197,6 +197,10 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
             out.push_str(mnem.strip_suffix("_e32").unwrap_or(mnem));
             out.push_str("_dpp");
         }
+        Encoding::Vop3 if i.dpp.is_some() => {
+            out.push_str(mnem.strip_suffix("_e64").unwrap_or(mnem));
+            out.push_str("_e64_dpp");
+        }
         _ => out.push_str(mnem),
     }
     let mut ops: Vec<String> = Vec::with_capacity(toks.len());
@@ -297,7 +301,11 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                 use fld::vop3::*;
                 let k = (f - 4) / 2;
                 let mut r = String::new();
-                source(&mut r, v([SRC0, SRC1, SRC2][k as usize].0), count, i.literal, mnem);
+                match i.dpp {
+                    // A DPP form's first source: the VGPR its DPP dword names.
+                    Some(_) if k == 0 => vgpr(&mut r, fld::vop2_dpp16::VSRC0.0.get(&i.dpp_words()), count),
+                    _ => source(&mut r, v([SRC0, SRC1, SRC2][k as usize].0), count, i.literal, mnem),
+                }
                 let sd = is_vop3sd(&toks);
                 let neg = v(NEG) >> k & 1 == 1;
                 let abs = i.enc == Encoding::Vop3 && !sd && v(ABS) >> k & 1 == 1;
@@ -447,6 +455,9 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
                 2 => out.push_str(" mul:4"),
                 3 => out.push_str(" div:2"),
                 _ => {}
+            }
+            if i.dpp.is_some() {
+                dpp(i, out);
             }
         }
         Encoding::Vop3p => {

@@ -201,7 +201,9 @@ pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> 
         Encoding::Mubuf | Encoding::Mtbuf => {
             super::buffer::exec(w, i, mem, lds, i.enc == Encoding::Mtbuf).map(|_| Flow::Next)
         }
-        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.dpp.is_some() => dpp(w, i).map(|_| Flow::Next),
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc | Encoding::Vop3 if i.dpp.is_some() => {
+            dpp(w, i).map(|_| Flow::Next)
+        }
         Encoding::Vopc => compare_step(w, i),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3 => match Valu::of(i) {
             Some(v) => v.run(w, i).map(|_| Flow::Next),
@@ -252,7 +254,7 @@ fn compare_step(w: &mut Wave, i: &Inst) -> R<Flow> {
 
 /// VOP3's input and output modifiers (VOP3SD has a scalar destination where VOP3 has
 /// abs and op_sel).
-fn vop3_mods(i: &Inst) -> Mods {
+pub(crate) fn vop3_mods(i: &Inst) -> Mods {
     let iw = i.words();
     let (abs, opsel) = if Vop3sd::from_op(i.op).is_some() {
         (0, 0)
@@ -2440,6 +2442,41 @@ mod tests {
         match run(&[0xd7ff_0001, 0x0002_0702], |_| {}) {
             Err(e) => assert!(e.contains("not implemented"), "{e}"),
             Ok(_) => panic!("opcode 0x3ff executed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod vop3_dpp {
+    use crate::rdna3::testing::run;
+
+    /// `v_add_f32_e64_dpp v5, -v1, |v2| clamp row_shl:3 row_mask:0xa bank_mask:0x5
+    /// bound_ctrl:1`: lane l of rows 1 and 3 (lanes 16–31 here), banks 0 and 2, adds
+    /// -v1 of lane l + 3 (0 past the row's end) and |v2|, clamped; other lanes keep v5.
+    #[test]
+    fn vop3_dpp16_moves_src0_within_rows_under_the_masks() {
+        let w = run(&[0xd503_8205, 0x2002_04fa, 0xa509_0301], |w| {
+            for lane in 0..32 {
+                w.v[1][lane] = (-0.25 * lane as f32).to_bits();
+                w.v[2][lane] = (-1.0f32).to_bits();
+                w.v[5][lane] = 7;
+            }
+        })
+        .unwrap();
+        for lane in 0..32usize {
+            let (row, pos) = (lane / 16, lane % 16);
+            let written = row == 1 && (pos / 4) % 2 == 0;
+            let want = if !written {
+                7
+            } else {
+                let src = if pos + 3 < 16 {
+                    -(-0.25 * (lane + 3) as f32)
+                } else {
+                    0.0
+                };
+                (src + 1.0).clamp(0.0, 1.0).to_bits()
+            };
+            assert_eq!(w.v[5][lane], want, "lane {lane}");
         }
     }
 }
