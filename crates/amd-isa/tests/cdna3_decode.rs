@@ -172,6 +172,9 @@ fn bad_words_are_errors() {
         if let Ok(i) = Inst::decode(&w) {
             assert!((1..=3).contains(&i.size), "{w:x?}");
             let _ = i.name();
+            // Nor do the disassembler and the lowering to RDNA3.
+            let _ = i.llvm().to_string();
+            let _ = i.to_rdna3();
         }
     }
 }
