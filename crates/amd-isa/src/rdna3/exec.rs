@@ -2450,6 +2450,31 @@ mod tests {
 mod vop3_dpp {
     use crate::rdna3::testing::run;
 
+    /// VOP3 instructions with random fields and a random DPP16 or DPP8 dword run or
+    /// stop with an error, never a panic, and print.
+    #[test]
+    fn random_vop3_dpp_forms_run_or_stop_with_an_error() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for k in 0..5_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let src0 = [0xfa, 0xe9, 0xea][k % 3];
+            let w0 = 0xd400_0000 | (x as u32 & 0x03ff_ffff);
+            let w1 = ((x >> 32) as u32 & !0x1ff) | src0;
+            let words = [w0, w1, x.rotate_left(23) as u32];
+            let Ok(i) = crate::rdna3::Inst::decode(&words) else {
+                continue;
+            };
+            let _ = i.llvm().to_string();
+            let _ = run(&words, |w| {
+                for lane in 0..32 {
+                    w.v[1][lane] = lane as u32;
+                }
+            });
+        }
+    }
+
     /// `v_add_f32_e64_dpp v5, -v1, |v2| clamp row_shl:3 row_mask:0xa bank_mask:0x5
     /// bound_ctrl:1`: lane l of rows 1 and 3 (lanes 16–31 here), banks 0 and 2, adds
     /// -v1 of lane l + 3 (0 past the row's end) and |v2|, clamped; other lanes keep v5.
