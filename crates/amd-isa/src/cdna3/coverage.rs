@@ -10,33 +10,18 @@ use std::collections::HashMap;
 
 use super::exec::Cdna3;
 use super::opcodes::SPEC;
-use crate::error::TrapKind;
 use crate::memory::SliceMemory;
-use crate::rdna3::{Entry, Frontend, Status, Step, Wave};
+use crate::rdna3::{Entry, Status};
 
-/// Runs one probe.
+/// Runs one probe (gfx9's NaN rule); an instruction the interpreter does not run yet
+/// is missing with the reason.
 fn run(words: &[u32], mem: &SliceMemory<'_>) -> Status {
-    let d = match Cdna3::decode(words) {
-        Ok(d) => d,
-        Err(e) => return Status::Missing(format!("the decoder refuses it: {e}")),
-    };
-    if let Some(why) = d.not_run() {
-        return Status::Missing(why.to_string());
-    }
-    let mut w = Wave::new(64, 0);
-    w.s[crate::rdna3::EXEC_LO] = u32::MAX;
-    w.nan_rule = Some(crate::float::minmax::Nans::Gfx9Legacy);
-    let mut lds = vec![0u8; 1024];
-    // A panic would be a bug of the interpreter, and a finding of this report.
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.run(&mut w, mem, &mut lds)));
-    match r {
-        Ok(Ok(_)) => Status::Implemented,
-        Ok(Err(t)) => match t.into_kind() {
-            TrapKind::Missing(e) => Status::Missing(e),
-            TrapKind::Fault(..) | TrapKind::Refused(_) => Status::Implemented,
-        },
-        Err(_) => Status::Missing("the interpreter panicked".into()),
-    }
+    crate::rdna3::classify_probe::<Cdna3>(
+        words,
+        mem,
+        Some(crate::float::minmax::Nans::Gfx9Legacy),
+        super::exec::Decoded::not_run,
+    )
 }
 
 /// Every opcode of the CDNA3 tables with how the interpreter treats it, in [`SPEC`]

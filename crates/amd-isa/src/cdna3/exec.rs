@@ -232,12 +232,22 @@ fn own(i: &Inst) -> Own {
     }
 }
 
-/// A VOP1 or VOP2 instruction's SDWA form, where its operation has an RDNA3 VOP3 form
-/// (RDNA3's VOP1 and VOP2 opcodes are VOP3's from 0x180 and 0x100) that writes a VGPR
-/// alone (not the carry-out forms).
-fn sdwa(i: &Inst) -> Own {
-    use fc::vop2_sdwa as f;
-    let w = &i.words;
+/// The source modifiers an SDWA or DPP dword gives: each source's NEG and ABS bits
+/// (bit k for source k).
+#[derive(Clone, Copy)]
+struct ExtMods {
+    neg: [bool; 2],
+    abs: [bool; 2],
+    clamp: u32,
+    omod: u32,
+}
+
+/// A VOP1 or VOP2 instruction's operation as the RDNA3 VOP3 instruction
+/// `op v2, v0[, v1]` with `m`'s modifiers on its float sources (RDNA3's VOP1 and VOP2
+/// opcodes are VOP3's from 0x180 and 0x100; VOP2's that RDNA3 has as VOP3 only, that
+/// number), and whether its first and second sources are floats; `None` where RDNA3
+/// has no such operation.
+fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
     let vop1 = i.enc == Encoding::Vop1;
     let op3 = if vop1 {
         lowering::vop1(i.op).map(|op| 0x180 + op)
@@ -245,16 +255,14 @@ fn sdwa(i: &Inst) -> Own {
         lowering::vop2(i.op)
             .map(|op| 0x100 + op)
             .or_else(|| lowering::vop2_as_vop3(i.op))
-    };
-    let Some(op3) = op3 else {
-        return Own::Refused("an SDWA form whose operation the CDNA3 interpreter does not run yet");
-    };
+    }?;
     let listed = super::operands::operands(i.enc, i.op);
     let float = |field| listed.iter().any(|o| o.field == field && o.float);
-    let (f0, f1) = (
+    let floats = [
         float(super::operands::Field::Src0),
         float(super::operands::Field::Vsrc1),
-    );
+    ];
+    let bits = |b: [bool; 2]| (0..2).map(|k| u32::from(floats[k] && b[k]) << k).sum::<u32>();
     let mut r: Words = [0; 3];
     r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
     r3::vop3::OP.put(&mut r, u32::from(op3));
@@ -263,15 +271,30 @@ fn sdwa(i: &Inst) -> Own {
     if !vop1 {
         r3::vop3::SRC1.0.put(&mut r, 257);
     }
+    r3::vop3::NEG.put(&mut r, bits(m.neg));
+    r3::vop3::ABS.put(&mut r, bits(m.abs));
+    r3::vop3::CLMP.put(&mut r, m.clamp);
+    r3::vop3::OMOD.put(&mut r, m.omod);
+    let op = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2)?;
+    Some((rdna3::Decoded::new(op), floats))
+}
+
+/// A VOP1 or VOP2 instruction's SDWA form, where its operation has an RDNA3 VOP3 form
+/// (RDNA3's VOP1 and VOP2 opcodes are VOP3's from 0x180 and 0x100) that writes a VGPR
+/// alone (not the carry-out forms).
+fn sdwa(i: &Inst) -> Own {
+    use fc::vop2_sdwa as f;
+    let w = &i.words;
+    let vop1 = i.enc == Encoding::Vop1;
     // The float sources' negation and absolute value; an integer source's SEXT is
     // applied with its select.
-    let neg = u32::from(f0 && f::SRC0_NEG.get(w) == 1) | u32::from(f1 && f::SRC1_NEG.get(w) == 1) << 1;
-    let abs = u32::from(f0 && f::SRC0_ABS.get(w) == 1) | u32::from(f1 && f::SRC1_ABS.get(w) == 1) << 1;
-    r3::vop3::NEG.put(&mut r, neg);
-    r3::vop3::ABS.put(&mut r, abs);
-    r3::vop3::CLMP.put(&mut r, f::CLMP.get(w));
-    r3::vop3::OMOD.put(&mut r, f::OMOD.get(w));
-    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+    let m = ExtMods {
+        neg: [f::SRC0_NEG.get(w) == 1, f::SRC1_NEG.get(w) == 1],
+        abs: [f::SRC0_ABS.get(w) == 1, f::SRC1_ABS.get(w) == 1],
+        clamp: f::CLMP.get(w),
+        omod: f::OMOD.get(w),
+    };
+    let Some((op, [f0, f1])) = ext_as_vop3(i, m) else {
         return Own::Refused("an SDWA form whose operation the CDNA3 interpreter does not run yet");
     };
     // A source is a VGPR, or with S0/S1 set an SGPR or constant (gfx11's numbering).
@@ -283,7 +306,7 @@ fn sdwa(i: &Inst) -> Own {
         return Own::Refused("an SDWA source in FLAT_SCRATCH or XNACK_MASK");
     };
     Own::Sdwa(Box::new(Sdwa {
-        op: rdna3::Decoded::new(op),
+        op,
         vdst: fc::vop2::VDST.index(w),
         srcs: [
             Some((s0 as u16, f::SRC0_SEL.get(w), !f0 && f::SRC0_SEXT.get(w) == 1)),
@@ -344,39 +367,17 @@ fn dpp(i: &Inst) -> Own {
     if !dpp_known(ctrl) {
         return Own::Refused("a DPP control the CDNA3 interpreter does not run yet (the wave shifts, row_bcast)");
     }
-    let op3 = if vop1 {
-        lowering::vop1(i.op).map(|op| 0x180 + op)
-    } else {
-        lowering::vop2(i.op)
-            .map(|op| 0x100 + op)
-            .or_else(|| lowering::vop2_as_vop3(i.op))
+    let m = ExtMods {
+        neg: [f::SRC0_NEG.get(w) == 1, f::SRC1_NEG.get(w) == 1],
+        abs: [f::SRC0_ABS.get(w) == 1, f::SRC1_ABS.get(w) == 1],
+        clamp: 0,
+        omod: 0,
     };
-    let Some(op3) = op3 else {
-        return Own::Refused("a DPP form whose operation the CDNA3 interpreter does not run yet");
-    };
-    let listed = super::operands::operands(i.enc, i.op);
-    let float = |field| listed.iter().any(|o| o.field == field && o.float);
-    let (f0, f1) = (
-        float(super::operands::Field::Src0),
-        float(super::operands::Field::Vsrc1),
-    );
-    let mut r: Words = [0; 3];
-    r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
-    r3::vop3::OP.put(&mut r, u32::from(op3));
-    r3::vop3::VDST.0.put(&mut r, 2);
-    r3::vop3::SRC0.0.put(&mut r, 256);
-    if !vop1 {
-        r3::vop3::SRC1.0.put(&mut r, 257);
-    }
-    let neg = u32::from(f0 && f::SRC0_NEG.get(w) == 1) | u32::from(f1 && f::SRC1_NEG.get(w) == 1) << 1;
-    let abs = u32::from(f0 && f::SRC0_ABS.get(w) == 1) | u32::from(f1 && f::SRC1_ABS.get(w) == 1) << 1;
-    r3::vop3::NEG.put(&mut r, neg);
-    r3::vop3::ABS.put(&mut r, abs);
-    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+    let Some((op, _)) = ext_as_vop3(i, m) else {
         return Own::Refused("a DPP form whose operation the CDNA3 interpreter does not run yet");
     };
     Own::Dpp(Box::new(Dpp {
-        op: rdna3::Decoded::new(op),
+        op,
         vdst: fc::vop2::VDST.index(w),
         vsrc0: f::VSRC0.operand(w),
         vsrc1: (!vop1).then(|| fc::vop2::VSRC1.operand(w)),

@@ -288,6 +288,40 @@ fn run_probe(encoding: &str, op: u16, mem: &dyn Memory) -> Status {
     }
 }
 
+/// Runs one probe of generation `F` on a fresh wave (all lanes on; NaN rule
+/// `nan_rule`) and classifies it: implemented where it gets past the opcode (a memory
+/// fault on the probe's addresses is the memory model at work, a refusal of its
+/// operands a decision), missing where the decoder refuses it, `not_run` says why it is
+/// not run, the interpreter says it is missing, or it panics (a bug, and a finding).
+pub(crate) fn classify_probe<F: super::Frontend>(
+    words: &[u32],
+    mem: &crate::memory::SliceMemory<'_>,
+    nan_rule: Option<crate::float::minmax::Nans>,
+    not_run: impl Fn(&F::Decoded) -> Option<&'static str>,
+) -> Status {
+    use super::Step;
+    let d = match F::decode(words) {
+        Ok(d) => d,
+        Err(e) => return Status::Missing(format!("the decoder refuses it: {e}")),
+    };
+    if let Some(why) = not_run(&d) {
+        return Status::Missing(why.to_string());
+    }
+    let mut w = super::Wave::new(64, 0);
+    w.s[super::EXEC_LO] = u32::MAX;
+    w.nan_rule = nan_rule;
+    let mut lds = vec![0u8; 1024];
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.run(&mut w, mem, &mut lds)));
+    match r {
+        Ok(Ok(_)) => Status::Implemented,
+        Ok(Err(t)) => match t.into_kind() {
+            crate::error::TrapKind::Missing(e) => Status::Missing(e),
+            crate::error::TrapKind::Fault(..) | crate::error::TrapKind::Refused(_) => Status::Implemented,
+        },
+        Err(_) => Status::Missing("the interpreter panicked".into()),
+    }
+}
+
 /// What both generations' coverage tests check alike.
 #[cfg(test)]
 pub(crate) mod checks {

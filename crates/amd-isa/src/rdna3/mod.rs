@@ -78,7 +78,7 @@ use crate::error::{At, ExecError, Trap, TrapKind};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use crate::text::signed_hex;
 pub(crate) use buffer::{BufferAccess, buffer};
-pub(crate) use coverage::{coverage_report, entries as coverage_entries};
+pub(crate) use coverage::{classify_probe, coverage_report, entries as coverage_entries};
 pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};

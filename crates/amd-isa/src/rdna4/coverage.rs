@@ -9,10 +9,9 @@ use super::exec::Rdna4;
 use super::fields as f;
 use super::opcodes::SPEC;
 use super::opcodes::op::vopd;
-use crate::error::TrapKind;
 use crate::field::{Bits, Fixed, Src, Words};
 use crate::memory::SliceMemory;
-use crate::rdna3::{Entry, Frontend, Status, Step, Wave};
+use crate::rdna3::{Entry, Status};
 
 /// An encoding of the report: its ENCODING and OP fields, its length, and the source
 /// fields the probe points at a VGPR.
@@ -135,26 +134,9 @@ fn probe(name: &str, enc: &Enc, op: u16) -> Vec<u32> {
     words
 }
 
-/// Runs one probe.
+/// Runs one probe (RDNA4's NaN rule).
 fn run(words: &[u32], mem: &SliceMemory<'_>) -> Status {
-    let d = match Rdna4::decode(words) {
-        Ok(d) => d,
-        Err(e) => return Status::Missing(format!("the decoder refuses it: {e}")),
-    };
-    let mut w = Wave::new(64, 0);
-    w.s[crate::rdna3::EXEC_LO] = u32::MAX;
-    w.nan_rule = Some(crate::float::minmax::Nans::Num);
-    let mut lds = vec![0u8; 1024];
-    // A panic would be a bug of the interpreter, and a finding of this report.
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.run(&mut w, mem, &mut lds)));
-    match r {
-        Ok(Ok(_)) => Status::Implemented,
-        Ok(Err(t)) => match t.into_kind() {
-            TrapKind::Missing(e) => Status::Missing(e),
-            TrapKind::Fault(..) | TrapKind::Refused(_) => Status::Implemented,
-        },
-        Err(_) => Status::Missing("the interpreter panicked".into()),
-    }
+    crate::rdna3::classify_probe::<Rdna4>(words, mem, Some(crate::float::minmax::Nans::Num), |_| None)
 }
 
 /// One encoding of every opcode of the RDNA4 ISA the report probes (every encoding
