@@ -3,11 +3,11 @@
 //! GLOBAL, FLAT, SCRATCH) read their own fields and hand RDNA3's executor the access
 //! (the opcodes mapped by their gfx11 names, the generated `lowering` table);
 //! program control gfx9 encodes otherwise (`s_waitcnt`'s counters, `s_endpgm`,
-//! `s_barrier`), gfx940's 64-bit moves and shifted adds, the AccVGPR moves, VOP1's and
-//! VOP2's SDWA forms and gfx9's clearing of a 16-bit result's high half are here.
-//! Anything else stops the dispatch naming the instruction: the CDNA3 interpreter
-//! does not run it yet (the DPP forms, VOPC's SDWA form and the matrix instructions
-//! among them).
+//! `s_barrier`), gfx940's 64-bit moves and shifted adds, the AccVGPR moves, the SDWA
+//! forms, VOP1's and VOP2's DPP forms, gfx9's `v_cmpx_*` and its clearing of a 16-bit
+//! result's high half are here. Anything else stops the dispatch naming the
+//! instruction: the CDNA3 interpreter does not run it yet (VOPC's DPP form, DPP's wave
+//! shifts and row broadcasts, the matrix instructions among them).
 
 use super::decode::{Encoding, Inst};
 use super::fields as fc;
@@ -67,6 +67,8 @@ pub(crate) enum Own {
     Sdwa(Box<Sdwa>),
     /// A VOP1 or VOP2 instruction with a DPP dword.
     Dpp(Box<Dpp>),
+    /// A compare with an SDWA dword.
+    SdwaCmp(Box<SdwaCmp>),
     /// Refused, for the reason given.
     Refused(&'static str),
 }
@@ -210,8 +212,9 @@ fn own(i: &Inst) -> Own {
         Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64) => Own::LshlAddU64,
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Sdwa) => sdwa(i),
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Dpp) => dpp(i),
+        Encoding::Vopc if i.ext == Some(super::Ext::Sdwa) => sdwa_cmp(i),
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.ext.is_some() => {
-            Own::Refused("VOPC's SDWA and DPP forms are not run yet")
+            Own::Refused("VOPC's DPP forms are not run yet")
         }
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_ACCVGPR_MOV_B32_E32) => Own::AccMove {
             from_acc: true,
@@ -444,6 +447,106 @@ fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// A compare's SDWA form: the compare as the RDNA3 VOP3 instruction `v_cmp_* mask, v0,
+/// v1`, the sources with their selects and sign extension, and whether it is a
+/// `v_cmpx_*` (EXEC takes the mask too).
+#[derive(Debug, Clone)]
+pub(crate) struct SdwaCmp {
+    op: rdna3::Decoded,
+    srcs: [(u16, u32, bool); 2],
+    mask: usize,
+    cmpx: bool,
+}
+
+/// VOPC's SDWA form: the mask goes to VCC, or with SD set to the SGPR pair SDST names.
+fn sdwa_cmp(i: &Inst) -> Own {
+    use fc::vopc_sdwa_sdst as f;
+    const NOT_YET: &str = "an SDWA compare the CDNA3 interpreter does not run yet";
+    let w = &i.words;
+    let Some(name) = i.name() else {
+        return Own::Refused(NOT_YET);
+    };
+    let cmpx = name.starts_with("v_cmpx_");
+    let base = name.replacen("v_cmpx_", "v_cmp_", 1);
+    let op = match super::opcodes::SPEC.iter().find(|(e, _)| *e == "VOPC") {
+        Some((_, ops)) => ops.iter().find(|(_, n)| *n == base).map(|&(op, _)| op),
+        None => None,
+    };
+    let Some(op3) = op.and_then(lowering::vopc) else {
+        return Own::Refused(NOT_YET);
+    };
+    let mask = if f::SD.get(w) == 1 {
+        match scalar(f::SDST.0.get(w)).filter(|&m| m < 124) {
+            Some(m) => m as usize,
+            None => return Own::Refused(NOT_YET),
+        }
+    } else {
+        rdna3::VCC_LO
+    };
+    let listed = super::operands::operands(i.enc, i.op);
+    let float = |field| listed.iter().any(|o| o.field == field && o.float);
+    let (f0, f1) = (
+        float(super::operands::Field::Src0),
+        float(super::operands::Field::Vsrc1),
+    );
+    let mut r: Words = [0; 3];
+    r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
+    r3::vop3::OP.put(&mut r, u32::from(op3));
+    r3::vop3_sdst::VDST.0.put(&mut r, mask as u32);
+    r3::vop3::SRC0.0.put(&mut r, 256);
+    r3::vop3::SRC1.0.put(&mut r, 257);
+    let bit = |f: bool, b: crate::field::Bits| u32::from(f && b.get(w) == 1);
+    r3::vop3::NEG.put(&mut r, bit(f0, f::SRC0_NEG) | bit(f1, f::SRC1_NEG) << 1);
+    r3::vop3::ABS.put(&mut r, bit(f0, f::SRC0_ABS) | bit(f1, f::SRC1_ABS) << 1);
+    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+        return Own::Refused(NOT_YET);
+    };
+    let src = |n: u32, scalar_bit: u32| if scalar_bit == 1 { scalar(n) } else { Some(256 + n) };
+    let (Some(s0), Some(s1)) = (
+        src(f::VSRC0.0.get(w), f::S0.get(w)),
+        src(fc::vopc::VSRC1.0.get(w), f::S1.get(w)),
+    ) else {
+        return Own::Refused("an SDWA source in FLAT_SCRATCH or XNACK_MASK");
+    };
+    Own::SdwaCmp(Box::new(SdwaCmp {
+        op: rdna3::Decoded::new(op),
+        srcs: [
+            (s0 as u16, f::SRC0_SEL.get(w), !f0 && f::SRC0_SEXT.get(w) == 1),
+            (s1 as u16, f::SRC1_SEL.get(w), !f1 && f::SRC1_SEXT.get(w) == 1),
+        ],
+        mask,
+        cmpx,
+    }))
+}
+
+/// Runs an SDWA compare on the half-wave: the selected sources in v0 and v1 (saved
+/// and put back), the compare as RDNA3's into the mask, and for `v_cmpx_*` EXEC.
+fn run_sdwa_cmp(w: &mut Wave, x: &SdwaCmp, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+    if w.v.len() < 2 {
+        return Err(Trap::refused("an SDWA compare in a wave of fewer than 2 VGPRs".into()));
+    }
+    let exec = w.exec();
+    let mut ins = [[0u32; 32]; 2];
+    for (k, &(n, sel, sext)) in x.srcs.iter().enumerate() {
+        for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+            ins[k][lane] = select(w.vread(n, lane, None)?, sel, sext);
+        }
+    }
+    let saved = [w.v[0].0, w.v[1].0];
+    for (k, row) in ins.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    let r = x.op.run_out_of_line(w, mem, lds);
+    for (k, row) in saved.iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    r?;
+    if x.cmpx {
+        w.s[rdna3::EXEC_LO + w.half] = w.s[x.mask + w.half];
+    }
+    Ok(())
+}
+
 /// The bits an SDWA select takes (BYTE_0..3, WORD_0..1, DWORD): their shift and width.
 fn sel_bits(sel: u32) -> (u32, u32) {
     match sel {
@@ -610,6 +713,7 @@ impl Step for Decoded {
                     | Own::AccMove { .. }
                     | Own::Sdwa(_)
                     | Own::Dpp(_)
+                    | Own::SdwaCmp(_)
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
@@ -652,6 +756,7 @@ impl Step for Decoded {
             Own::LshlAddU64 => wide(w, i, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next),
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
+            Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
             Own::Refused(why) => Err(Trap::refused(format!("{}: {why}", i.llvm()))),
         }
     }
@@ -785,6 +890,35 @@ mod tests {
             }
         }
         assert!(ran > 1000, "{ran} of the random instructions ran");
+    }
+
+    /// A compare's SDWA form compares the selected bytes and words (sign-extended
+    /// where SEXT says) into VCC or the SGPR pair it names, and `v_cmpx` into EXEC too.
+    #[test]
+    fn sdwa_compares_select_their_sources() {
+        // v_cmp_gt_u32_sdwa vcc, v1, v2 src0_sel:BYTE_1 src1_sel:WORD_0
+        let gt: &[u32] = &[0x7d98_04f9, 0x0401_0001];
+        // v_cmpx_lt_i32_sdwa s[4:5], sext(v1), v2 src0_sel:BYTE_0 src1_sel:DWORD
+        let lt: &[u32] = &[0x7da2_04f9, 0x0608_8401];
+        let setup = |w: &mut crate::rdna3::Wave, _| {
+            for lane in 0..32u32 {
+                // Byte 1 of v1 is the lane, byte 0 the lane's negation (-lane).
+                w.v[1][lane as usize] = 0xabcd_0000 | lane << 8 | (lane.wrapping_neg() & 0xff);
+                w.v[2][lane as usize] = 0x7777_0000 | 16;
+            }
+        };
+        let w = run_as::<Cdna3>(&[gt], &mut [], &mut [0; 64], setup).unwrap();
+        assert_eq!(w.s[crate::rdna3::VCC_LO], !((1u32 << 17) - 1), "lane > 16");
+        let w = run_as::<Cdna3>(&[lt], &mut [], &mut [0; 64], |w, base| {
+            setup(w, base);
+            for lane in 0..32 {
+                w.v[2][lane] = 0;
+            }
+        })
+        .unwrap();
+        // sext(-lane) < 0 but for lane 0 (zero-extended, no byte would be).
+        assert_eq!(w.s[4], !1);
+        assert_eq!(w.s[crate::rdna3::EXEC_LO], !1);
     }
 
     /// gfx9's `v_cmpx_*` writes its mask to VCC (or SDST) and to EXEC, so the next
