@@ -300,21 +300,13 @@ fn sdwa(i: &Inst) -> Own {
     let Some((op, [f0, f1])) = ext_as_vop3(i, m) else {
         return Own::Refused("an SDWA form whose operation the CDNA3 interpreter does not run yet");
     };
-    // A source is a VGPR, or with S0/S1 set an SGPR or constant (gfx11's numbering).
-    let src = |n: u32, scalar_bit: u32| if scalar_bit == 1 { scalar(n) } else { Some(256 + n) };
-    let (Some(s0), Some(s1)) = (
-        src(f::VSRC0.0.get(w), f::S0.get(w)),
-        src(fc::vop2::VSRC1.0.get(w), f::S1.get(w)),
-    ) else {
+    let Some([s0, s1]) = sdwa_sources(w, [f0, f1]) else {
         return Own::Refused("an SDWA source in FLAT_SCRATCH or XNACK_MASK");
     };
     Own::Sdwa(Box::new(Sdwa {
         op,
         vdst: fc::vop2::VDST.index(w),
-        srcs: [
-            Some((s0 as u16, f::SRC0_SEL.get(w), !f0 && f::SRC0_SEXT.get(w) == 1)),
-            (!vop1).then_some((s1 as u16, f::SRC1_SEL.get(w), !f1 && f::SRC1_SEXT.get(w) == 1)),
-        ],
+        srcs: [Some(s0), (!vop1).then_some(s1)],
         dst_sel: f::DST_SEL.get(w),
         dst_unused: f::DST_UNUSED.get(w),
         accumulates: i.name().is_some_and(|n| n.contains("mac") || n.contains("dot")),
@@ -447,6 +439,21 @@ fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<()
     Ok(())
 }
 
+/// An SDWA dword's two sources (VOP1, VOP2 and VOPC place them alike): each a VGPR,
+/// or with S0/S1 set an SGPR or constant (gfx11's numbering), with its select and, for
+/// an integer source (`floats` false), its sign extension; `None` for FLAT_SCRATCH or
+/// XNACK_MASK.
+fn sdwa_sources(w: &Words, floats: [bool; 2]) -> Option<[(u16, u32, bool); 2]> {
+    use fc::vop2_sdwa as f;
+    let src = |n: u32, scalar_bit: u32| if scalar_bit == 1 { scalar(n) } else { Some(256 + n) };
+    let s0 = src(f::VSRC0.0.get(w), f::S0.get(w))?;
+    let s1 = src(fc::vop2::VSRC1.0.get(w), f::S1.get(w))?;
+    Some([
+        (s0 as u16, f::SRC0_SEL.get(w), !floats[0] && f::SRC0_SEXT.get(w) == 1),
+        (s1 as u16, f::SRC1_SEL.get(w), !floats[1] && f::SRC1_SEXT.get(w) == 1),
+    ])
+}
+
 /// A compare's SDWA form: the compare as the RDNA3 VOP3 instruction `v_cmp_* mask, v0,
 /// v1`, the sources with their selects and sign extension, and whether it is a
 /// `v_cmpx_*` (EXEC takes the mask too).
@@ -501,19 +508,12 @@ fn sdwa_cmp(i: &Inst) -> Own {
     let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
         return Own::Refused(NOT_YET);
     };
-    let src = |n: u32, scalar_bit: u32| if scalar_bit == 1 { scalar(n) } else { Some(256 + n) };
-    let (Some(s0), Some(s1)) = (
-        src(f::VSRC0.0.get(w), f::S0.get(w)),
-        src(fc::vopc::VSRC1.0.get(w), f::S1.get(w)),
-    ) else {
+    let Some(srcs) = sdwa_sources(w, [f0, f1]) else {
         return Own::Refused("an SDWA source in FLAT_SCRATCH or XNACK_MASK");
     };
     Own::SdwaCmp(Box::new(SdwaCmp {
         op: rdna3::Decoded::new(op),
-        srcs: [
-            (s0 as u16, f::SRC0_SEL.get(w), !f0 && f::SRC0_SEXT.get(w) == 1),
-            (s1 as u16, f::SRC1_SEL.get(w), !f1 && f::SRC1_SEXT.get(w) == 1),
-        ],
+        srcs,
         mask,
         cmpx,
     }))
