@@ -231,7 +231,7 @@ fn render(i: &Inst, mnem: &str, out: &mut String) {
 
 /// The hardware register `s_getreg`/`s_setreg` name, as LLVM 19 spells gfx940's.
 fn hwreg(imm: u32) -> String {
-    const NAMES: [(u32, &str); 19] = [
+    const NAMES: [(u32, &str); 17] = [
         (1, "HW_REG_MODE"),
         (2, "HW_REG_STATUS"),
         (3, "HW_REG_TRAPSTS"),
@@ -249,13 +249,11 @@ fn hwreg(imm: u32) -> String {
         (22, "HW_REG_SQ_PERF_SNAPSHOT_DATA1"),
         (23, "HW_REG_SQ_PERF_SNAPSHOT_PC_LO"),
         (24, "HW_REG_SQ_PERF_SNAPSHOT_PC_HI"),
-        (0, ""),
-        (0, ""),
     ];
     let (id, offset, size) = (imm & 0x3f, (imm >> 6) & 0x1f, ((imm >> 11) & 0x1f) + 1);
     let name = NAMES
         .iter()
-        .find(|&&(n, s)| n == id && !s.is_empty())
+        .find(|&&(n, _)| n == id)
         .map_or_else(|| id.to_string(), |&(_, s)| s.to_string());
     if offset == 0 && size == 32 {
         format!("hwreg({name})")
@@ -275,9 +273,8 @@ fn sopk(i: &Inst, mnem: &str, ops: &Ops, args: &mut Vec<String>) {
         "s_getreg_b32" => args.extend([sdst, hwreg(imm)]),
         "s_setreg_b32" => args.extend([hwreg(imm), sdst]),
         "s_setreg_imm32_b32" => args.extend([hwreg(imm), literal(i.literal.unwrap_or(0), Width::I64)]),
-        "s_call_b64" => args.extend([sdst, (imm as u16).to_string()]),
-        // s_cbranch_i_fork and the like: a register pair and a branch offset.
-        _ if mnem.starts_with("s_cbranch") => args.extend([sdst, (imm as u16).to_string()]),
+        // s_call_b64, s_cbranch_i_fork and the like: a register pair and a branch offset.
+        _ if mnem == "s_call_b64" || mnem.starts_with("s_cbranch") => args.extend([sdst, (imm as u16).to_string()]),
         _ => {
             if ops.get(Field::Sdst).is_some() {
                 args.push(sdst);

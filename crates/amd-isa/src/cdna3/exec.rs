@@ -347,9 +347,10 @@ fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
     }
 }
 
-/// Whether the interpreter runs DPP control `ctrl` ([`dpp_lane`]).
+/// Whether the interpreter runs DPP control `ctrl`: [`dpp_lane`] gives some lane a
+/// source under it.
 fn dpp_known(ctrl: u32) -> bool {
-    matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f)
+    (0..64).any(|lane| dpp_lane(ctrl, lane).is_some())
 }
 
 /// A VOP1 or VOP2 instruction's DPP form, where its operation has an RDNA3 VOP3 form
@@ -390,9 +391,6 @@ fn dpp(i: &Inst) -> Own {
 /// written), ROW_MASK and BANK_MASK disabling writes; then as [`run_sdwa`] does, in
 /// v0, v1 and v2.
 fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
-    if w.v.len() < 3 {
-        return Err(Trap::refused("a DPP form in a wave of fewer than 3 VGPRs".into()));
-    }
     let (exec, all) = (w.exec(), w.exec_all());
     let mut ins = [[0u32; 32]; 3];
     let mut write = 0u32;
@@ -412,26 +410,15 @@ fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<()
         if let Some(n) = x.vsrc1 {
             ins[1][lane] = w.vread(n, lane, None)?;
         }
-        ins[2][lane] = if x.accumulates {
-            w.vread(256 + x.vdst as u16, lane, None)?
-        } else {
-            0
-        };
+        if x.accumulates {
+            ins[2][lane] = w.vread(256 + x.vdst as u16, lane, None)?;
+        }
         write |= 1 << lane;
     }
-    let saved = [w.v[0].0, w.v[1].0, w.v[2].0];
-    for (k, row) in ins.iter().enumerate() {
-        w.v[k].0 = *row;
-    }
     w.s[rdna3::EXEC_LO + w.half] = exec & write;
-    let r = x.op.run_out_of_line(w, mem, lds);
+    let results = run_in_scratch(w, &ins, &x.op, mem, lds);
     w.s[rdna3::EXEC_LO + w.half] = exec;
-    let results = w.v[2].0;
-    for (k, row) in saved.iter().enumerate() {
-        w.v[k].0 = *row;
-    }
-    r?;
-    for (lane, &v) in results.iter().enumerate() {
+    for (lane, &v) in results?.iter().enumerate() {
         if write >> lane & 1 != 0 {
             w.vwrite(x.vdst, lane, v)?;
         }
@@ -522,9 +509,6 @@ fn sdwa_cmp(i: &Inst) -> Own {
 /// Runs an SDWA compare on the half-wave: the selected sources in v0 and v1 (saved
 /// and put back), the compare as RDNA3's into the mask, and for `v_cmpx_*` EXEC.
 fn run_sdwa_cmp(w: &mut Wave, x: &SdwaCmp, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
-    if w.v.len() < 2 {
-        return Err(Trap::refused("an SDWA compare in a wave of fewer than 2 VGPRs".into()));
-    }
     let exec = w.exec();
     let mut ins = [[0u32; 32]; 2];
     for (k, &(n, sel, sext)) in x.srcs.iter().enumerate() {
@@ -532,15 +516,7 @@ fn run_sdwa_cmp(w: &mut Wave, x: &SdwaCmp, mem: &dyn Memory, lds: &mut [u8]) -> 
             ins[k][lane] = select(w.vread(n, lane, None)?, sel, sext);
         }
     }
-    let saved = [w.v[0].0, w.v[1].0];
-    for (k, row) in ins.iter().enumerate() {
-        w.v[k].0 = *row;
-    }
-    let r = x.op.run_out_of_line(w, mem, lds);
-    for (k, row) in saved.iter().enumerate() {
-        w.v[k].0 = *row;
-    }
-    r?;
+    run_in_scratch(w, &ins, &x.op, mem, lds)?;
     if x.cmpx {
         w.s[rdna3::EXEC_LO + w.half] = w.s[x.mask + w.half];
     }
@@ -588,15 +564,41 @@ fn place(result: u32, old: u32, sel: u32, unused: u32) -> u32 {
     }
 }
 
+/// Runs `op` (an RDNA3 instruction over v0, v1, …) on the half-wave with `rows` in
+/// v0, v1, … — those VGPRs saved first and put back after, whatever happens — and
+/// returns what it left in the last of them.
+fn run_in_scratch(
+    w: &mut Wave,
+    rows: &[[u32; 32]],
+    op: &rdna3::Decoded,
+    mem: &dyn Memory,
+    lds: &mut [u8],
+) -> Result<[u32; 32], Trap> {
+    let n = rows.len();
+    if n == 0 || n > 3 || w.v.len() < n {
+        return Err(Trap::refused(format!(
+            "an SDWA or DPP form needs {n} VGPRs the wave has not"
+        )));
+    }
+    let mut saved = [[0u32; 32]; 3];
+    for (k, row) in rows.iter().enumerate() {
+        saved[k] = w.v[k].0;
+        w.v[k].0 = *row;
+    }
+    let r = op.run_out_of_line(w, mem, lds);
+    let last = w.v[n - 1].0;
+    for (k, row) in saved[..n].iter().enumerate() {
+        w.v[k].0 = *row;
+    }
+    r.map(|_| last)
+}
+
 /// Runs an SDWA instruction on the half-wave's active lanes: the selected sources go
 /// into v0 and v1 and the destination's old value into v2 (those three saved and put
 /// back), the operation runs as RDNA3's, and its result is placed into VDST.
 fn run_sdwa(w: &mut Wave, x: &Sdwa, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
-    if w.v.len() < 3 {
-        return Err(Trap::refused("an SDWA form in a wave of fewer than 3 VGPRs".into()));
-    }
     let exec = w.exec();
-    let mut ins = [[0u32; 32]; 3];
+    let (mut ins, mut old) = ([[0u32; 32]; 3], [0u32; 32]);
     // The lane indexes three rows and the wave's registers at once.
     #[allow(clippy::needless_range_loop)]
     for lane in 0..32 {
@@ -608,24 +610,15 @@ fn run_sdwa(w: &mut Wave, x: &Sdwa, mem: &dyn Memory, lds: &mut [u8]) -> Result<
                 ins[k][lane] = select(w.vread(n, lane, None)?, sel, sext);
             }
         }
-        ins[2][lane] = w.vread(256 + x.vdst as u16, lane, None)?;
+        old[lane] = w.vread(256 + x.vdst as u16, lane, None)?;
     }
-    let saved = [w.v[0].0, w.v[1].0, w.v[2].0];
-    for (k, row) in ins.iter().enumerate() {
-        w.v[k].0 = *row;
+    if x.accumulates {
+        ins[2] = old;
     }
-    if !x.accumulates {
-        w.v[2].0 = [0; 32];
-    }
-    let r = x.op.run_out_of_line(w, mem, lds);
-    let results = w.v[2].0;
-    for (k, row) in saved.iter().enumerate() {
-        w.v[k].0 = *row;
-    }
-    r?;
+    let results = run_in_scratch(w, &ins, &x.op, mem, lds)?;
     for lane in 0..32 {
         if exec >> lane & 1 != 0 {
-            let v = place(results[lane], ins[2][lane], x.dst_sel, x.dst_unused);
+            let v = place(results[lane], old[lane], x.dst_sel, x.dst_unused);
             w.vwrite(x.vdst, lane, v)?;
         }
     }
@@ -757,7 +750,8 @@ impl Step for Decoded {
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
-            Own::Refused(why) => Err(Trap::refused(format!("{}: {why}", i.llvm()))),
+            // The dispatch's error names the instruction itself.
+            Own::Refused(why) => Err(Trap::refused((*why).to_string())),
         }
     }
     fn text(&self) -> String {

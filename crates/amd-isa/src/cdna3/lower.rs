@@ -210,9 +210,9 @@ impl Inst {
             f3::ds::DATA0.0.put(&mut r, fc::ds::DATA1.0.get(w));
             f3::ds::DATA1.0.put(&mut r, fc::ds::DATA0.0.get(w));
         }
-        // VOP3's destination: a VGPR, or the scalar mask a compare (or a lane read)
-        // writes.
-        if std::ptr::eq(shape, &VOP3) {
+        // VOP3's destination (not in its shape, as VOP3SD's is): a VGPR, or the scalar
+        // mask a compare (or a lane read) writes.
+        if self.enc == Encoding::Vop3 && lowering::vop3sd(self.op).is_none() {
             let d = fc::vop3::VDST.0.get(w);
             let is_scalar = operands(self.enc, self.op)
                 .iter()
