@@ -6,8 +6,8 @@
 //! ```
 //!
 //! `AMD_IFACE=KFD`, `PCI` (driverless), `MOCK` or `MOCK_PCI` forces a transport;
-//! `AMD_MOCK_PROFILE=gfx1201` makes the mock an RDNA4 GPU (`gfx1100`, the default, an
-//! RDNA3 one).
+//! `AMD_MOCK_PROFILE=gfx1201` makes the mock an RDNA4 GPU, `gfx942` a CDNA3 one (an
+//! MI300X partition; `gfx1100`, the default, an RDNA3 one).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -15,9 +15,10 @@ use std::time::Instant;
 use amd_hcq::{BufferKind, Iface, LaunchDims, Platform, Program};
 
 /// The vadd kernel built for each target the project runs kernels of.
-const VADD: [(&str, &[u8]); 2] = [
+const VADD: [(&str, &[u8]); 3] = [
     ("gfx1100", include_bytes!("../kernels/vadd.hsaco")),
     ("gfx1201", include_bytes!("../kernels/gfx1201/vadd.hsaco")),
+    ("gfx942", include_bytes!("../kernels/gfx942/vadd.hsaco")),
 ];
 
 fn run() -> Result<(), String> {
@@ -50,7 +51,7 @@ fn run() -> Result<(), String> {
     );
     let (_, code) = VADD.iter().find(|(target, _)| *target == props.arch).ok_or_else(|| {
         format!(
-            "the bundled vadd code objects are built for gfx1100 and gfx1201, not {}",
+            "the bundled vadd code objects are built for gfx1100, gfx1201 and gfx942, not {}",
             props.arch
         )
     })?;

@@ -71,11 +71,14 @@ fn sdma_stream(t: GfxTarget) -> Result<Vec<u32>> {
     let mut b = Vec::new();
     CopyLinear::new(buf(0x200), buf(0x100), 64)?.encode(t, &mut b);
     ConstFill::new(buf(0x300), 0xdead_beef, 64)?.encode(t, &mut b);
-    Fence::new(buf(0), 1).encode(t, &mut b);
+    Fence::new_on(t, buf(0), 1).encode(t, &mut b);
     Trap::new(0)?.encode(t, &mut b);
     PollRegmem::memory_ge(buf(0), 1).encode(t, &mut b);
     Timestamp::new(buf(0x10))?.encode(t, &mut b);
-    GcrReq::all(0).encode(t, &mut b);
+    // SDMA 4 (gfx9) has no GCR_REQ.
+    if !t.is_gfx9() {
+        GcrReq::all(0).encode(t, &mut b);
+    }
     SdmaNop::new(Indirect::padding_at(b.len()).max(1))?.encode(t, &mut b);
     Indirect::new(buf(0x400), 8)?.encode(t, &mut b);
     SdmaNop::new(2)?.encode(t, &mut b);

@@ -503,6 +503,8 @@ fn short_form<'a>(t: &'a Tables, k: &(String, String)) -> Option<&'a String> {
 const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     ("VOP3Op", "V_READLANE_B32", "V_READLANE_B32", "RDNA3 takes the lane from S1's bits 5:0 in a wave of 64 lanes, as CDNA3 (whose waves all are) always does"),
     ("VOP3Op", "V_WRITELANE_B32", "V_WRITELANE_B32", "as v_readlane_b32"),
+    ("VOP1Op", "V_READFIRSTLANE_B32_E32", "V_READFIRSTLANE_B32_E32", "RDNA3's wave64 branch is CDNA3's text (the lowest active lane of 64)"),
+    ("VOP3Op", "V_READFIRSTLANE_B32_E64", "V_READFIRSTLANE_B32_E64", "as its VOP1 form"),
     ("VOP2Op", "V_MIN_F32_E32", "V_MIN_F32_E32", "gfx9 tests the first operand for NaN before the second (of two NaNs, the second), which the CDNA3 wave's NaN rule (Gfx9Ieee, Gfx9Legacy) gives; RDNA3 spells -0 < +0 out as a lambda where gfx9 lists the two signed-zero cases"),
     ("VOP2Op", "V_MAX_F32_E32", "V_MAX_F32_E32", "as v_min_f32"),
     ("VOP2Op", "V_MIN_F16_E32", "V_MIN_F16_E32", "as v_min_f32"),
@@ -513,6 +515,11 @@ const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     ("VOP3Op", "V_MAX_F16_E64", "V_MAX_F16_E64", "as v_min_f32"),
     ("VOP3Op", "V_MIN_F64", "V_MIN_F64", "as v_min_f32"),
     ("VOP3Op", "V_MAX_F64", "V_MAX_F64", "as v_min_f32"),
+    ("VOP3Op", "V_MAD_LEGACY_U16_E64", "V_MAD_U16", "gfx9's legacy form spells out the zeroed high half of its 16-bit result (OPSEL[3] clear) that the CDNA3 wave applies to every 16-bit result; with OPSEL[3] set both write the high half and keep the low"),
+    ("VOP3Op", "V_MAD_LEGACY_I16_E64", "V_MAD_I16", "as v_mad_legacy_u16"),
+    ("VOP3Op", "V_FMA_LEGACY_F16_E64", "V_FMA_F16", "as v_mad_legacy_u16"),
+    ("VOP3Op", "V_DIV_FIXUP_LEGACY_F16_E64", "V_DIV_FIXUP_F16", "as v_mad_legacy_u16"),
+    ("VOP3Op", "V_CVT_PKRTZ_F16_F32", "V_CVT_PK_RTZ_F16_F32_E64", "the same pseudocode under gfx11's name (the search by pseudocode also compares operand sizes, and RDNA3's operand table names the VOP3 form without the `_E64` its pseudocode table has)"),
 ];
 
 /// The CDNA3 memory encodings, whose opcodes map by name ([`gfx11_name`]) (SMEM's

@@ -249,7 +249,7 @@ impl ComputeQueue {
             code_addr: prg.code_addr(),
             rsrc1: prg.rsrc().0,
             rsrc2: prg.rsrc().1,
-            rsrc3: 0,
+            rsrc3: prg.rsrc3(),
             tmpring_size: scratch.tmpring_size,
             scratch_base: scratch_addr,
             user_data: &user[..u],

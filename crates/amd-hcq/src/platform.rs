@@ -182,9 +182,11 @@ impl Platform {
                     amd_mockgpu::MockConfig::named(&name, 1)
                 };
                 Some(config.ok_or_else(|| {
-                    HcqError::NoDevice(format!(
-                        "AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201 or gfx1030)"
-                    ))
+                    HcqError::NoDevice(if pci {
+                        format!("AMD_MOCK_PROFILE={name:?} names no mock PCI GPU (gfx1100, gfx1201 or gfx1030)")
+                    } else {
+                        format!("AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201, gfx942 or gfx1030)")
+                    })
                 })?)
             }
             Err(_) => None,

@@ -60,6 +60,9 @@ fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)>
 /// Most VGPRs a wave32 wave can have on gfx10.3 and gfx11.
 pub const MAX_VGPRS: u32 = 256;
 
+/// Most VGPRs and AccVGPRs together a wave can have on gfx9.4 (their unified file).
+pub const MAX_VGPRS_GFX94: u32 = 512;
+
 /// Most scratch memory a device allocates (64 GiB).
 pub const MAX_SCRATCH: usize = 64 << 30;
 
@@ -77,6 +80,9 @@ pub struct Program<I: DeviceInterface = crate::AnyIface> {
     wave64: bool,
     rsrc1: u32,
     rsrc2: u32,
+    /// COMPUTE_PGM_RSRC3 as dispatched: the descriptor's on gfx9.4 (ACCUM_OFFSET,
+    /// TG_SPLIT), 0 elsewhere (as tinygrad 0.10.1 writes it).
+    rsrc3: u32,
     /// Unique among the programs of this process (recorded launches are found by it).
     id: u64,
 }
@@ -119,13 +125,18 @@ impl<I: DeviceInterface> Program<I> {
         };
         let kd = info.descriptor;
         let wave64 = !kd.has(KernelDescriptor::WAVEFRONT_SIZE32);
-        // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32) or 4 (wave64),
-        // gfx10+.
-        let vgprs = ((kd.rsrc1 & 0x3f) + 1) * if wave64 { 4 } else { 8 };
-        if vgprs > MAX_VGPRS {
+        // COMPUTE_PGM_RSRC1.VGPRS: granules of 8 registers (wave32) or 4 (wave64) on
+        // gfx10+; on gfx9.4 granules of 8 of the unified VGPR and AccVGPR file.
+        let (granule, max) = match (props.target.is_gfx9(), wave64) {
+            (true, _) => (8, MAX_VGPRS_GFX94),
+            (false, true) => (4, MAX_VGPRS),
+            (false, false) => (8, MAX_VGPRS),
+        };
+        let vgprs = ((kd.rsrc1 & 0x3f) + 1) * granule;
+        if vgprs > max {
             return Err(unsupported(KernelLimit::Vgprs {
                 vgprs,
-                max: MAX_VGPRS,
+                max,
                 device: dev.index(),
                 arch: props.arch.clone(),
             }));
@@ -179,6 +190,8 @@ impl<I: DeviceInterface> Program<I> {
         // PRIV, as tinygrad sets it on gfx11 alone (gfx12's RSRC1 has no such bit).
         let rsrc1 = kd.rsrc1 | if props.target == GfxTarget::Gfx11 { 1 << 20 } else { 0 };
         let rsrc2 = kd.rsrc2 | (lds_blocks << 15);
+        // gfx9.4's RSRC3 places the AccVGPRs (ACCUM_OFFSET): the kernel's own.
+        let rsrc3 = if props.target.is_gfx9() { kd.rsrc3 } else { 0 };
         Ok(Program {
             dev: dev.clone(),
             name: info.name.as_str().into(),
@@ -188,6 +201,7 @@ impl<I: DeviceInterface> Program<I> {
             wave64,
             rsrc1,
             rsrc2,
+            rsrc3,
             id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
@@ -216,6 +230,11 @@ impl<I: DeviceInterface> Program<I> {
     /// COMPUTE_PGM_RSRC1 and RSRC2 as dispatched.
     pub fn rsrc(&self) -> (u32, u32) {
         (self.rsrc1, self.rsrc2)
+    }
+
+    /// COMPUTE_PGM_RSRC3 as dispatched (the descriptor's on gfx9.4, else 0).
+    pub fn rsrc3(&self) -> u32 {
+        self.rsrc3
     }
 
     /// The device it is loaded on.

@@ -159,9 +159,9 @@ impl Encode for Sdma {
 
     fn signal(q: &mut CmdList<Self>, addr: u64, value: u64, event: Option<(u64, u32)>) {
         let t = q.target;
-        q.packet(|out| Fence::new(addr, value as u32).encode(t, out));
+        q.packet(|out| Fence::new_on(t, addr, value as u32).encode(t, out));
         if let Some((mailbox, id)) = event {
-            q.packet(|out| Fence::new(mailbox, id).encode(t, out));
+            q.packet(|out| Fence::new_on(t, mailbox, id).encode(t, out));
             // Event ids are below KFD_SIGNAL_EVENT_LIMIT, far inside 28 bits.
             if let Ok(tr) = Trap::new(id) {
                 q.packet(|out| tr.encode(t, out));

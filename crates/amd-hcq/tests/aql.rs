@@ -205,3 +205,40 @@ fn raw_dwords_are_decoded_before_they_are_sent() {
     dev.wait_timeline(ok.submit(&dev, &Bindings::new()).unwrap()).unwrap();
     assert_eq!(sig.value(), 2, "the refused list's signal never ran");
 }
+
+/// A gfx942 device (an MI300X partition's profile) on an AQL queue: kernels in
+/// scratch (the -O0 build keeps its values there) run from their descriptors, RSRC3's
+/// AccVGPR offset included, as the firmware would dispatch them.
+#[test]
+fn a_gfx942_device_runs_kernels_from_an_aql_queue() {
+    let m = Arc::new(MockSys::new(MockConfig::named("gfx942", 1).unwrap()));
+    let p = Platform::with_sys(m.clone(), Iface::Mock).unwrap();
+    let dev = p.device_with(0, QueueFormat::Aql).unwrap();
+    assert_eq!(dev.props().arch, "gfx942");
+    assert_eq!(compute_queue(&m).queue_type, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+    let builds: [&[u8]; 2] = [
+        include_bytes!("../../../tests/kernels/gfx942/private.hsaco"),
+        include_bytes!("../../../tests/kernels/gfx942/private_O0.hsaco"),
+    ];
+    for elf in builds {
+        let prg = Program::load(&dev, elf, "private_array").unwrap();
+        let n = 700;
+        let idx = common::rand_u32(n, 14);
+        let bi = common::upload(&dev, &idx);
+        let out = dev.alloc(n * 4, BufferKind::Device).unwrap();
+        let dims = amd_hcq::LaunchDims {
+            // The kernel takes its index as workgroup id × 256 + lane.
+            global: [n.div_ceil(256) as u32, 1, 1],
+            local: [256, 1, 1],
+        };
+        prg.launch_timed(&[&bi, &out], &[n as u32], dims)
+            .unwrap_or_else(|e| panic!("{e:?}: {:?}", common::stop_reasons(&m)));
+        let got = common::download(&dev, &out, n);
+        for i in 0..n {
+            let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
+            let j = (idx[i] % 40) as usize;
+            tbl[(j * 7) % 40] += j as u32;
+            assert_eq!(got[i], tbl[j] + tbl[(j + 3) % 40], "element {i}");
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The test kernel suite (`tests/kernels`), run through the whole runtime on the mock
 //! GPU and checked against Rust references on random inputs: each kernel's gfx1100
 //! builds on a gfx1100 mock (the RDNA3 interpreter), its gfx1201 builds on a gfx1201
-//! mock (the RDNA4 interpreter), each at -O2 and -O0.
+//! mock (the RDNA4 interpreter), its gfx942 builds on a gfx942 mock (the CDNA3
+//! interpreter, through gfx9's PM4), each at -O2 and -O0.
 
 mod common;
 
@@ -42,8 +43,8 @@ fn device(target: &str) -> (Platform, Device) {
 
 /// Runs `test` on a fresh mock device of each build's target with kernel `name` of
 /// that build loaded.
-fn for_each_build(builds: [(&str, &[u8]); 4], name: &str, test: impl Fn(&Device, &Program)) {
-    for (target, elf) in builds {
+fn for_each_build(builds: &[(&str, &[u8])], name: &str, test: impl Fn(&Device, &Program)) {
+    for &(target, elf) in builds {
         let (_p, dev) = device(target);
         let prg = Program::load(&dev, elf, name).unwrap();
         test(&dev, &prg);
@@ -59,7 +60,7 @@ fn groups(n: usize) -> LaunchDims {
 
 #[test]
 fn saxpy() {
-    for_each_build(kernel!("saxpy"), "saxpy", |dev, prg| {
+    for_each_build(&kernel!("saxpy"), "saxpy", |dev, prg| {
         let n = 3000;
         let x: Vec<f32> = rand_u32(n, 1).iter().map(|&v| (v % 1000) as f32 / 7.0).collect();
         let y: Vec<f32> = rand_u32(n, 2).iter().map(|&v| (v % 500) as f32 - 250.0).collect();
@@ -79,7 +80,7 @@ fn saxpy() {
 
 #[test]
 fn integer_mix() {
-    for_each_build(kernel!("intmix"), "intmix", |dev, prg| {
+    for_each_build(&kernel!("intmix"), "intmix", |dev, prg| {
         let n = 1000;
         let (a, b) = (rand_u32(n, 3), rand_u32(n, 4));
         let (ba, bb) = (upload(dev, &a), upload(dev, &b));
@@ -106,7 +107,7 @@ fn integer_mix() {
 
 #[test]
 fn divergent_branches_and_loops() {
-    for_each_build(kernel!("divergent"), "divergent", |dev, prg| {
+    for_each_build(&kernel!("divergent"), "divergent", |dev, prg| {
         let n = 777;
         let a: Vec<u32> = rand_u32(n, 5).iter().map(|v| v % 100_000).collect();
         let ba = upload(dev, &a);
@@ -139,7 +140,7 @@ fn divergent_branches_and_loops() {
 
 #[test]
 fn grid_in_three_dimensions() {
-    for_each_build(kernel!("grid3d"), "grid3d", |dev, prg| {
+    for_each_build(&kernel!("grid3d"), "grid3d", |dev, prg| {
         let (nx, ny, nz) = (21usize, 10usize, 5usize);
         let out = upload(dev, &vec![u32::MAX; nx * ny * nz + 64]);
         let dims = LaunchDims {
@@ -169,7 +170,7 @@ fn grid_in_three_dimensions() {
 
 /// Runs a reduction kernel of `name` (each group of `lanes` lanes sums `per_group`
 /// floats into one) over `n` small integers, and checks every group's sum.
-fn group_sums(name: &str, builds: [(&str, &[u8]); 4], n: usize, per_group: usize, lanes: u32, seed: u32) {
+fn group_sums(name: &str, builds: &[(&str, &[u8])], n: usize, per_group: usize, lanes: u32, seed: u32) {
     for_each_build(builds, name, |dev, prg| {
         let a: Vec<f32> = rand_u32(n, seed).iter().map(|&v| (v % 64) as f32).collect();
         let ba = upload(dev, &a.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
@@ -191,19 +192,19 @@ fn group_sums(name: &str, builds: [(&str, &[u8]); 4], n: usize, per_group: usize
 
 #[test]
 fn lds_tree_reduction_with_barriers() {
-    group_sums("reduce_lds", kernel!("reduce_lds"), 256 * 7 + 100, 256, 256, 6);
+    group_sums("reduce_lds", &kernel!("reduce_lds"), 256 * 7 + 100, 256, 256, 6);
 }
 
 /// tinygrad's shape of a reduction: partial sums in registers, one barrier, the first
 /// lane adding them; five whole groups of 1,024 elements and a ragged sixth.
 #[test]
 fn group_reduction_through_one_barrier() {
-    group_sums("reduce_group", kernel!("reduce_group"), 1024 * 5 + 300, 1024, 64, 16);
+    group_sums("reduce_group", &kernel!("reduce_group"), 1024 * 5 + 300, 1024, 64, 16);
 }
 
 #[test]
 fn global_atomics_under_contention() {
-    for_each_build(kernel!("atomics"), "atomics", |dev, prg| {
+    for_each_build(&kernel!("atomics"), "atomics", |dev, prg| {
         let n = 2000;
         let a = rand_u32(n, 7);
         let ba = upload(dev, &a);
@@ -227,7 +228,7 @@ fn global_atomics_under_contention() {
 
 #[test]
 fn lds_atomics_and_compare_swap_loops() {
-    for_each_build(kernel!("lds_atomics"), "lds_atomics", |dev, prg| {
+    for_each_build(&kernel!("lds_atomics"), "lds_atomics", |dev, prg| {
         // Three full workgroups and a partial one.
         let n: usize = 3 * 256 + 77;
         let wgs = n.div_ceil(256);
@@ -271,7 +272,7 @@ fn lds_atomics_and_compare_swap_loops() {
 
 #[test]
 fn sixty_four_bit_and_wrapping_atomics() {
-    for_each_build(kernel!("atomics"), "atomics64", |dev, prg| {
+    for_each_build(&kernel!("atomics"), "atomics64", |dev, prg| {
         let n = 1000;
         let a = rand_u32(n, 20);
         let init: [u64; 5] = [0, i64::MAX as u64, 0, 0, 0];
@@ -307,7 +308,7 @@ fn sixty_four_bit_and_wrapping_atomics() {
 
 #[test]
 fn double_precision() {
-    for_each_build(kernel!("f64math"), "f64math", |dev, prg| {
+    for_each_build(&kernel!("f64math"), "f64math", |dev, prg| {
         let n = 600;
         let a: Vec<f64> = rand_u32(n, 8)
             .iter()
@@ -337,7 +338,7 @@ fn double_precision() {
 
 #[test]
 fn transcendentals_within_their_precision() {
-    for_each_build(kernel!("transcend"), "transcend", |dev, prg| {
+    for_each_build(&kernel!("transcend"), "transcend", |dev, prg| {
         let n = 500;
         let a: Vec<f32> = rand_u32(n, 10)
             .iter()
@@ -372,7 +373,7 @@ fn transcendentals_within_their_precision() {
 
 #[test]
 fn wave_reduction_with_dpp() {
-    for_each_build(kernel!("wavereduce"), "wavereduce", |dev, prg| {
+    for_each_build(&kernel!(rdna "wavereduce"), "wavereduce", |dev, prg| {
         let n = 256 * 3 + 40;
         let a: Vec<u32> = rand_u32(n, 11).iter().map(|v| v % 1000).collect();
         let ba = upload(dev, &a);
@@ -389,7 +390,7 @@ fn wave_reduction_with_dpp() {
 
 #[test]
 fn wave_maximum_with_dpp8_and_permlanes() {
-    for_each_build(kernel!("wavereduce"), "wavemax", |dev, prg| {
+    for_each_build(&kernel!(rdna "wavereduce"), "wavemax", |dev, prg| {
         // A partial last wave: its missing lanes count as 0.
         let n = 256 * 2 + 45;
         let a: Vec<u32> = rand_u32(n, 16).iter().map(|v| v % 100_000).collect();
@@ -405,7 +406,7 @@ fn wave_maximum_with_dpp8_and_permlanes() {
 
 /// Runs matmul kernel `name` (C = A · B, 16 × 16 workgroups) on small integers and
 /// checks every element.
-fn check_matmul(name: &str, builds: [(&str, &[u8]); 4], seed: u32) {
+fn check_matmul(name: &str, builds: &[(&str, &[u8])], seed: u32) {
     for_each_build(builds, name, |dev, prg| {
         let n = 48usize;
         let [a, b, want] = small_integer_matmul(n, seed);
@@ -425,18 +426,18 @@ fn check_matmul(name: &str, builds: [(&str, &[u8]); 4], seed: u32) {
 
 #[test]
 fn tiled_matmul_through_lds() {
-    check_matmul("matmul", kernel!("matmul"), 12);
+    check_matmul("matmul", &kernel!("matmul"), 12);
 }
 
 /// The product with no local tile: each lane reads its row and column from global memory.
 #[test]
 fn matmul_straight_from_global_memory() {
-    check_matmul("matmul_direct", kernel!("matmul_direct"), 13);
+    check_matmul("matmul_direct", &kernel!("matmul_direct"), 13);
 }
 
 #[test]
 fn private_array_in_scratch() {
-    for_each_build(kernel!("private"), "private_array", |dev, prg| {
+    for_each_build(&kernel!("private"), "private_array", |dev, prg| {
         assert!(
             prg.info().descriptor.private_segment_size >= 160,
             "the table lives in scratch"
@@ -458,7 +459,7 @@ fn private_array_in_scratch() {
 
 #[test]
 fn tiled_f16_matmul_with_packed_math() {
-    for_each_build(kernel!("matmul_f16"), "matmul_f16", |dev, prg| {
+    for_each_build(&kernel!("matmul_f16"), "matmul_f16", |dev, prg| {
         let n = 32usize;
         // Halves of small integers: every product and partial sum (|x| <= 32 * 3 * 2) is exact.
         let [a, b, want] = small_integer_matmul(n, 14);
@@ -518,7 +519,7 @@ fn f32_to_half_exact(x: f32) -> u16 {
 
 #[test]
 fn generic_pointers_to_global_local_and_private_memory() {
-    for_each_build(kernel!("flat_ptrs"), "flat_ptrs", |dev, prg| {
+    for_each_build(&kernel!("flat_ptrs"), "flat_ptrs", |dev, prg| {
         let n = 256 + 100;
         let g0 = rand_u32(n, 17);
         let (g, out) = (upload(dev, &g0), upload(dev, &vec![0; n]));
@@ -540,7 +541,7 @@ fn generic_pointers_to_global_local_and_private_memory() {
 
 #[test]
 fn scalar_half_precision_arithmetic_and_conversions() {
-    for_each_build(kernel!("f16scalar"), "f16scalar", |dev, prg| {
+    for_each_build(&kernel!("f16scalar"), "f16scalar", |dev, prg| {
         let n = 300;
         // Inputs that round to half: quarters in [-64, 64).
         let a: Vec<f32> = rand_u32(n, 18).iter().map(|&v| (v % 512) as f32 / 4.0 - 64.0).collect();
@@ -583,7 +584,7 @@ fn round_half(x: f64) -> f64 {
 
 #[test]
 fn atomics_through_generic_pointers() {
-    for_each_build(kernel!("flat_ptrs"), "flat_atomics", |dev, prg| {
+    for_each_build(&kernel!("flat_ptrs"), "flat_atomics", |dev, prg| {
         let groups = 3;
         let (g, out) = (upload(dev, &[0]), upload(dev, &vec![0; groups]));
         let mine = upload(dev, &vec![0; 256 * groups]);
@@ -605,7 +606,7 @@ fn atomics_through_generic_pointers() {
 
 #[test]
 fn ieee_division_square_root_and_classes() {
-    for_each_build(kernel!("fdiv"), "fdiv", |dev, prg| {
+    for_each_build(&kernel!("fdiv"), "fdiv", |dev, prg| {
         let n = 300;
         let r = rand_u32(2 * n, 22);
         // Moderate magnitudes (no scaling needed), then special values.
@@ -701,7 +702,7 @@ fn ieee_division_square_root_and_classes() {
 /// f32 pairs packed into halves (round toward zero) and back, against Rust.
 #[test]
 fn sixteen_bit_integers_bit_tests_and_half_packing() {
-    for_each_build(kernel!("i16mix"), "i16mix", |dev, prg| {
+    for_each_build(&kernel!("i16mix"), "i16mix", |dev, prg| {
         let n = 300;
         let r = rand_u32(3 * n, 31);
         let mut a: Vec<i16> = (0..n).map(|i| r[i] as i16).collect();
@@ -886,7 +887,7 @@ fn sixty_four_bit_integers_and_rounding_builtins() {
 
 #[test]
 fn saturating_arithmetic_and_float_clamps() {
-    for_each_build(kernel!("sat"), "sat", |dev, prg| {
+    for_each_build(&kernel!("sat"), "sat", |dev, prg| {
         let n = 300;
         let r = rand_u32(2 * n, 24);
         let a: Vec<f32> = (0..n).map(|i| (r[i] % 2000) as f32 / 250.0 - 4.0).collect();
@@ -922,7 +923,7 @@ fn saturating_arithmetic_and_float_clamps() {
 
 #[test]
 fn wmma_matrix_multiply_accumulate() {
-    for_each_build(kernel!("wmma"), "wmma", |dev, prg| {
+    for_each_build(&kernel!(rdna "wmma"), "wmma", |dev, prg| {
         let r = rand_u32(3 * 256, 25);
         // Small integers: every product and sum is exact in f16 inputs and f32 results.
         let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
@@ -954,7 +955,7 @@ fn wmma_matrix_multiply_accumulate() {
 /// integers, so that every sum is exact and the Rust reference is bit for bit.
 #[test]
 fn matrix_benchmark_kernel_chains_four_wmmas() {
-    for_each_build(kernel!("matrix"), "matrix", |dev, prg| {
+    for_each_build(&kernel!(rdna "matrix"), "matrix", |dev, prg| {
         let r = rand_u32(5 * 256, 26);
         let a: Vec<f32> = r[..1024].iter().map(|&v| (v % 5) as f32 - 2.0).collect();
         let b: Vec<f32> = r[1024..].iter().map(|&v| (v % 3) as f32 - 1.0).collect();
@@ -994,7 +995,7 @@ fn matrix_benchmark_kernel_chains_four_wmmas() {
 
 #[test]
 fn scalar_arguments_of_every_size() {
-    for_each_build(kernel!("args"), "args", |dev, prg| {
+    for_each_build(&kernel!("args"), "args", |dev, prg| {
         let out = upload(dev, &[0; 10]);
         let (a, d) = (0x0123_4567_89ab_cdefu64, -1.25e300f64);
         let db = d.to_bits();

@@ -382,11 +382,23 @@ impl CwsrSizes {
             )
         };
         let over = |step: &str| format!("{}: {step} overflows 32 bits", what());
-        let wave_num = cu.checked_mul(32).ok_or_else(|| over("× 32 waves per CU"))?;
-        let vgpr_per_cu: u32 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
-            0x60000
+        // Before gfx10.1 (NAVI10): at most 40 waves per CU and 512 per shader engine,
+        // 8 control-stack bytes per wave; 32 and 12 from gfx10.1 on.
+        let (wave_num, per_wave) = if gfxv < 100100 {
+            let engines = props.array_count / props.simd_arrays_per_engine.max(1);
+            let waves = cu.checked_mul(40).ok_or_else(|| over("× 40 waves per CU"))?;
+            let cap = engines
+                .checked_mul(512)
+                .ok_or_else(|| format!("{engines} shader engines × 512 waves overflows 32 bits"))?;
+            (waves.min(cap), 8)
         } else {
-            0x40000
+            (cu.checked_mul(32).ok_or_else(|| over("× 32 waves per CU"))?, 12)
+        };
+        let vgpr_per_cu: u32 = match gfxv {
+            // Aqua Vanjaram (gfx942), Aldebaran (gfx90a), Arcturus (gfx908).
+            90402 | 90010 | 90008 => 0x80000,
+            110000 | 110001 | 110501 | 120000 | 120001 => 0x60000,
+            _ => 0x40000,
         };
         let page = PAGE_SIZE as u32;
         let wg = (vgpr_per_cu + 0x4000 + 0x10000 + 0x1000)
@@ -394,10 +406,10 @@ impl CwsrSizes {
             .and_then(|v| v.checked_next_multiple_of(page))
             .ok_or_else(|| over("× the workgroup context data per CU"))?;
         let ctl = wave_num
-            .checked_mul(12)
+            .checked_mul(per_wave)
             .and_then(|v| v.checked_add(40 + 8))
             .and_then(|v| v.checked_next_multiple_of(page))
-            .ok_or_else(|| over("× 12 control-stack bytes per wave"))?;
+            .ok_or_else(|| over("× the control-stack bytes per wave"))?;
         let debug = wave_num
             .checked_mul(32)
             .and_then(|v| v.checked_next_multiple_of(64))
@@ -527,5 +539,24 @@ mod tests {
         assert_eq!(s.ctl_stack_size, 28_672);
         assert_eq!(s.ctl_stack_size + s.wg_data_size, 30_699_520);
         assert_eq!(s.debug_memory_size, 65_536);
+    }
+
+    /// One XCD partition of an MI300X (gfx942, 38 CUs, 4 shader engines): gfx9's
+    /// rules (`kfd_queue_ctx_save_restore_size`): min(38 × 40, 4 × 512) = 1,520 waves
+    /// of 8 control-stack bytes, 0x80000 VGPR bytes per CU.
+    #[test]
+    fn cwsr_sizes_of_an_mi300x_partition() {
+        let text = "gfx_target_version 90402\nsimd_count 152\nsimd_per_cu 4\nmax_waves_per_simd 8\n\
+            lds_size_in_kb 64\nmax_slots_scratch_cu 32\narray_count 4\nsimd_arrays_per_engine 1\n\
+            drm_render_minor 128\nnum_xcc 1\n";
+        let props = NodeProperties::parse(text, Path::new("p")).unwrap();
+        assert_eq!(props.target().unwrap(), GfxTarget::Gfx94);
+        let s = CwsrSizes::for_props(&props).unwrap();
+        assert_eq!(s.ctl_stack_size, (1520 * 8 + 48u32).next_multiple_of(4096));
+        assert_eq!(
+            s.wg_data_size,
+            ((0x80000 + 0x4000 + 0x10000 + 0x1000) * 38u32).next_multiple_of(4096)
+        );
+        assert_eq!(s.debug_memory_size, 1520 * 32);
     }
 }

@@ -231,3 +231,60 @@ fn memory_engines_and_firmware() {
     let count = info(&m, fd, AMDGPU_INFO_HW_IP_COUNT, [AMDGPU_HW_IP_DMA, 0, 0, 0], 4).unwrap();
     assert_eq!(u32::from_ne_bytes(count[..4].try_into().unwrap()), 4);
 }
+
+/// An MI300X partition (`gfx942`) answers as a gfx9 part: family AI, HBM, 4 shader
+/// engines of one array of 10 CUs (38 active), waves of 64, SDMA 4.4 on its DMA
+/// engines; its sysfs reads GC 9.4.3 and the topology's gfx942. The gfx1201 reads as
+/// GC 12's family.
+#[test]
+fn an_mi300x_partition_reads_as_gfx9() {
+    let (m, fd) = setup(GpuProfile::gfx942());
+    let d = drm_amdgpu_info_device::read_from_bytes(&info(&m, fd, AMDGPU_INFO_DEV_INFO, [0; 4], 440).unwrap()).unwrap();
+    assert_eq!((d.family, d.external_rev), (AMDGPU_FAMILY_AI, 0));
+    assert_eq!((d.num_shader_engines, d.num_shader_arrays_per_engine), (4, 1));
+    assert_eq!((d.cu_active_number, d.num_cu_per_sh, d.wave_front_size), (38, 10, 64));
+    assert_eq!((d.vram_type, d.device_id), (AMDGPU_VRAM_TYPE_HBM, 0x74a1));
+    // 38 CUs over 4 arrays: 9 each in the bitmap (the count the kernel cannot split).
+    assert_eq!(d.cu_bitmap[0][0].count_ones(), 9);
+    let dma = drm_amdgpu_info_hw_ip::read_from_bytes(
+        &info(&m, fd, AMDGPU_INFO_HW_IP_INFO, [AMDGPU_HW_IP_DMA, 0, 0, 0], 32).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((dma.hw_ip_version_major, dma.hw_ip_version_minor), (4, 4));
+    let read = |p: &str| String::from_utf8(m.read_file(Path::new(p)).unwrap()).unwrap();
+    let gc = "/sys/class/drm/renderD128/device/ip_discovery/die/0/11/0";
+    assert_eq!(
+        [
+            read(&format!("{gc}/major")),
+            read(&format!("{gc}/minor")),
+            read(&format!("{gc}/revision"))
+        ]
+        .map(|s| s.trim().to_string()),
+        ["9", "4", "3"]
+    );
+    // The GPU's node (after the CPU's, where the configuration has one).
+    let props = ["0", "1"]
+        .iter()
+        .filter_map(|n| {
+            m.read_file(Path::new(&format!(
+                "/sys/devices/virtual/kfd/kfd/topology/nodes/{n}/properties"
+            )))
+            .ok()
+        })
+        .map(|b| String::from_utf8(b).unwrap())
+        .find(|t| t.contains("gfx_target_version 9"))
+        .unwrap();
+    for line in [
+        "gfx_target_version 90402",
+        "wave_front_size 64",
+        "simd_count 152",
+        "num_xcc 1",
+        "device_id 29857",
+    ] {
+        assert!(props.lines().any(|l| l == line), "{line} in {props}");
+    }
+
+    let (m, fd) = setup(GpuProfile::gfx1201());
+    let d = drm_amdgpu_info_device::read_from_bytes(&info(&m, fd, AMDGPU_INFO_DEV_INFO, [0; 4], 440).unwrap()).unwrap();
+    assert_eq!(d.family, AMDGPU_FAMILY_GC_12_0_0);
+}

@@ -290,6 +290,63 @@ pub struct gc_info_v1_3 {
     pub gc_tcc_cache_line_size: u32,
 }
 
+/// `gc_info_v2_1`: the GC table of gfx9 parts (GC 9.4.3 carries version 2.1): counts
+/// per shader array ("SH") where gfx10 and later count WGPs, and v2.1's cache sizes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+pub struct gc_info_v2_1 {
+    /// Version 2.1.
+    pub header: gpu_info_header,
+    /// Shader engines.
+    pub gc_num_se: u32,
+    /// CUs per shader array.
+    pub gc_num_cu_per_sh: u32,
+    /// Shader arrays per SE.
+    pub gc_num_sh_per_se: u32,
+    /// Render backends per SE.
+    pub gc_num_rb_per_se: u32,
+    /// L2 (TCC) channels.
+    pub gc_num_tccs: u32,
+    /// GPRs.
+    pub gc_num_gprs: u32,
+    /// Max GS threads.
+    pub gc_num_max_gs_thds: u32,
+    /// GS table depth.
+    pub gc_gs_table_depth: u32,
+    /// GS primitive buffer depth.
+    pub gc_gsprim_buff_depth: u32,
+    /// Parameter cache depth.
+    pub gc_parameter_cache_depth: u32,
+    /// Double off-chip LDS buffer.
+    pub gc_double_offchip_lds_buffer: u32,
+    /// Wave size.
+    pub gc_wave_size: u32,
+    /// Max waves per SIMD.
+    pub gc_max_waves_per_simd: u32,
+    /// Max scratch slots per CU.
+    pub gc_max_scratch_slots_per_cu: u32,
+    /// LDS size in KiB.
+    pub gc_lds_size: u32,
+    /// Scan converters per SE.
+    pub gc_num_sc_per_se: u32,
+    /// Packers per SC.
+    pub gc_num_packer_per_sc: u32,
+    /// v2.1: TCPs per shader array.
+    pub gc_num_tcp_per_sh: u32,
+    /// v2.1: TCP (vector L1) size per CU (KiB).
+    pub gc_tcp_size_per_cu: u32,
+    /// v2.1: SDP interfaces.
+    pub gc_num_sdp_interface: u32,
+    /// v2.1: CUs per SQC.
+    pub gc_num_cu_per_sqc: u32,
+    /// v2.1: instruction cache size per SQC (KiB).
+    pub gc_instruction_cache_size_per_sqc: u32,
+    /// v2.1: scalar data cache size per SQC (KiB).
+    pub gc_scalar_data_cache_size_per_sqc: u32,
+    /// v2.1: TCC (L2) size (KiB).
+    pub gc_tcc_size: u32,
+}
+
 /// `harvest_info_header`
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
@@ -332,6 +389,7 @@ const _: () = assert!(size_of::<gpu_info_header>() == 12);
 const _: () = assert!(size_of::<gc_info_v1_0>() == 88);
 const _: () = assert!(size_of::<gc_info_v1_2>() == 132);
 const _: () = assert!(size_of::<gc_info_v1_3>() == 164);
+const _: () = assert!(size_of::<gc_info_v2_1>() == 108);
 const _: () = assert!(size_of::<harvest_table>() == 136);
 
 /// The byte sum amdgpu checks (`amdgpu_discovery_calculate_checksum`): every byte
@@ -368,6 +426,14 @@ crate::layout::layouts! {
         v1_2, gc_tcp_size_per_cu, gc_tcp_cache_line_size, gc_instruction_cache_size_per_sqc,
         gc_instruction_cache_line_size, gc_scalar_data_cache_size_per_sqc, gc_scalar_data_cache_line_size,
         gc_tcc_size, gc_tcc_cache_line_size,
+    }
+    gc_info_v2_1 {
+        header, gc_num_se, gc_num_cu_per_sh, gc_num_sh_per_se, gc_num_rb_per_se, gc_num_tccs, gc_num_gprs,
+        gc_num_max_gs_thds, gc_gs_table_depth, gc_gsprim_buff_depth, gc_parameter_cache_depth,
+        gc_double_offchip_lds_buffer, gc_wave_size, gc_max_waves_per_simd, gc_max_scratch_slots_per_cu,
+        gc_lds_size, gc_num_sc_per_se, gc_num_packer_per_sc, gc_num_tcp_per_sh, gc_tcp_size_per_cu,
+        gc_num_sdp_interface, gc_num_cu_per_sqc, gc_instruction_cache_size_per_sqc,
+        gc_scalar_data_cache_size_per_sqc, gc_tcc_size,
     }
     harvest_info_header { signature, version }
     harvest_info { hw_id, number_instance, reserved }

@@ -165,10 +165,26 @@ pub fn stop_reasons(m: &MockSys) -> Vec<String> {
 }
 
 /// A committed test kernel built at -O2 and at -O0 (which keeps values in scratch and
-/// runs unoptimised code).
+/// runs unoptimised code), for gfx1100, gfx1201 and gfx942; `kernel!(rdna "name")`
+/// for the kernels built for RDNA only (wave32 or WMMA kernels: `tests/kernels`'
+/// `// wave32 only` and `// rdna only` markers).
 #[macro_export]
 macro_rules! kernel {
-    ($name:literal) => {
+    ($name:literal) => {{
+        let mut builds = kernel!(rdna $name).to_vec();
+        builds.extend([
+            (
+                "gfx942",
+                &include_bytes!(concat!("../../../tests/kernels/gfx942/", $name, ".hsaco"))[..],
+            ),
+            (
+                "gfx942",
+                &include_bytes!(concat!("../../../tests/kernels/gfx942/", $name, "_O0.hsaco"))[..],
+            ),
+        ]);
+        builds
+    }};
+    (rdna $name:literal) => {
         [
             (
                 "gfx1100",

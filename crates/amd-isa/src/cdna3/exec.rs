@@ -69,6 +69,9 @@ pub(crate) enum Own {
     Dpp(Box<Dpp>),
     /// A compare with an SDWA dword.
     SdwaCmp(Box<SdwaCmp>),
+    /// `v_pk_fma_f32`, `v_pk_mul_f32`, `v_pk_add_f32`, `v_pk_mov_b32`: two 32-bit
+    /// operations on register pairs.
+    PkF32(Box<PkF32>),
     /// Refused, for the reason given.
     Refused(&'static str),
 }
@@ -229,6 +232,7 @@ fn own(i: &Inst) -> Own {
                 from_acc: false,
                 to_acc: true,
             },
+            Some(Vop3p::V_PK_FMA_F32 | Vop3p::V_PK_MUL_F32 | Vop3p::V_PK_ADD_F32 | Vop3p::V_PK_MOV_B32) => pk_f32(i),
             _ => Own::Refused("the matrix instructions are not run yet"),
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
@@ -625,6 +629,113 @@ fn run_sdwa(w: &mut Wave, x: &Sdwa, mem: &dyn Memory, lds: &mut [u8]) -> Result<
     Ok(())
 }
 
+/// A packed 32-bit instruction of gfx90a and later (`v_pk_*_f32`, `v_pk_mov_b32`):
+/// each half of the 64-bit result takes, from each 64-bit source, the dword OPSEL
+/// (low half) or OPSEL_HI (high half) selects, with NEG (low) or NEG_HI (high)
+/// negating a float source. The float operations run as RDNA3's VOP3 `v_fma_f32`,
+/// `v_mul_f32` and `v_add_f32` over v0.. (the MODE register's rounding and denormal
+/// modes, CLMP), once per half.
+#[derive(Debug, Clone)]
+pub(crate) struct PkF32 {
+    /// Per half (low, high), the operation over v0, v1 (and v2) into the last; `None`
+    /// for `v_pk_mov_b32`.
+    ops: Option<[rdna3::Decoded; 2]>,
+    /// The sources' first registers, in RDNA3's numbering.
+    srcs: [u16; 3],
+    /// How many sources the operation reads.
+    nsrc: usize,
+    /// Per half, per source: which dword of the pair.
+    sel: [[u16; 3]; 2],
+    vdst: usize,
+}
+
+fn pk_f32(i: &Inst) -> Own {
+    use fc::vop3p as f;
+    let w = &i.words;
+    let op = Vop3p::from_op(i.op);
+    let (op3, nsrc) = match op {
+        Some(Vop3p::V_PK_FMA_F32) => (rdna3::opcodes::op::vop3::V_FMA_F32, 3),
+        Some(Vop3p::V_PK_MUL_F32) => (rdna3::opcodes::op::vop3::V_MUL_F32_E64, 2),
+        Some(Vop3p::V_PK_ADD_F32) => (rdna3::opcodes::op::vop3::V_ADD_F32_E64, 2),
+        _ => (0, 2),
+    };
+    let mut srcs = [0u16; 3];
+    for (k, src) in [f::SRC0, f::SRC1, f::SRC2].into_iter().enumerate().take(nsrc) {
+        let n = src.operand(w);
+        srcs[k] = match n {
+            256.. => n,
+            // A pair of SGPRs (not VCC's or EXEC's halves split, not M0 or NULL).
+            0..=101 => n,
+            _ => return Own::Refused("a packed 32-bit operation on a constant or special register"),
+        };
+    }
+    let (opsel, opsel_hi) = (f::OPSEL.get(w), f::OPSEL_HI.get(w) | f::OPSEL_HI2.get(w) << 2);
+    // v_pk_mov_b32 takes both dwords by OPSEL (its low half from S0, its high half
+    // from S1).
+    let mov = op == Some(Vop3p::V_PK_MOV_B32);
+    let sel = [0, 1].map(|h| {
+        let bits = if h == 0 || mov { opsel } else { opsel_hi };
+        [0, 1, 2].map(|k| (bits >> k & 1) as u16)
+    });
+    let ops = if mov {
+        None
+    } else {
+        let (neg, neg_hi, clamp) = (f::NEG.get(w), f::NEG_HI.get(w), f::CLMP.get(w));
+        let half = |negs: u32| -> Option<rdna3::Decoded> {
+            let mut r: Words = [0; 3];
+            r3::vop3::ENCODING.bits.put(&mut r, r3::vop3::ENCODING.value);
+            r3::vop3::OP.put(&mut r, u32::from(op3));
+            r3::vop3::VDST.0.put(&mut r, nsrc as u32 - 1);
+            r3::vop3::SRC0.0.put(&mut r, 256);
+            r3::vop3::SRC1.0.put(&mut r, 257);
+            if nsrc == 3 {
+                r3::vop3::SRC2.0.put(&mut r, 258);
+            }
+            r3::vop3::NEG.put(&mut r, negs & ((1 << nsrc) - 1));
+            r3::vop3::CLMP.put(&mut r, clamp);
+            let op = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2)?;
+            Some(rdna3::Decoded::new(op))
+        };
+        match (half(neg), half(neg_hi)) {
+            (Some(lo), Some(hi)) => Some([lo, hi]),
+            _ => return Own::Refused("a packed 32-bit operation RDNA3's VOP3 cannot express"),
+        }
+    };
+    Own::PkF32(Box::new(PkF32 {
+        ops,
+        srcs,
+        nsrc,
+        sel,
+        vdst: f::VDST.index(w),
+    }))
+}
+
+/// Runs a packed 32-bit instruction on the half-wave's active lanes: both halves are
+/// computed before either is written (the destination may be a source).
+fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+    let exec = w.exec();
+    let active = || (0..32).filter(move |lane| exec >> lane & 1 != 0);
+    let mut out = [[0u32; 32]; 2];
+    for (h, half) in out.iter_mut().enumerate() {
+        let mut rows = [[0u32; 32]; 3];
+        for (k, row) in rows.iter_mut().enumerate().take(x.nsrc) {
+            for lane in active() {
+                row[lane] = w.vread(x.srcs[k] + x.sel[h][k], lane, None)?;
+            }
+        }
+        *half = match &x.ops {
+            Some(ops) => run_in_scratch(w, &rows[..x.nsrc], &ops[h], mem, lds)?,
+            // v_pk_mov_b32: the low half from S0, the high half from S1.
+            None => rows[h],
+        };
+    }
+    for lane in active() {
+        w.vwrite(x.vdst, lane, out[0][lane])?;
+        w.vwrite(x.vdst + 1, lane, out[1][lane])?;
+    }
+    Ok(())
+}
+
 /// SMEM: the loads (`s_load_dword…`); the rest is refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
@@ -707,6 +818,7 @@ impl Step for Decoded {
                     | Own::Sdwa(_)
                     | Own::Dpp(_)
                     | Own::SdwaCmp(_)
+                    | Own::PkF32(_)
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
@@ -750,6 +862,7 @@ impl Step for Decoded {
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
+            Own::PkF32(x) => run_pk_f32(w, x, mem, lds).map(|_| Flow::Next),
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),
         }

@@ -166,6 +166,9 @@ impl Inst {
         if let Some(r) = self.fmac_f64_as_fma() {
             return Some(r);
         }
+        if let Some(r) = self.mode_access() {
+            return Some(r);
+        }
         if self.enc == Encoding::Vop2 && lowering::vop2(self.op).is_none() {
             return self.vop2_as_vop3();
         }
@@ -227,6 +230,41 @@ impl Inst {
 }
 
 impl Inst {
+    /// `s_getreg_b32`, `s_setreg_b32` and `s_setreg_imm32_b32` of the MODE register
+    /// (hwreg 1) as RDNA3's: gfx9's MODE keeps gfx11's layout in the bits a kernel
+    /// sets (FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP, IEEE). Other hardware registers
+    /// differ between the generations (their ids and fields): not lowered.
+    fn mode_access(&self) -> Option<rdna3::Inst> {
+        use super::opcodes::op::sopk;
+        use rdna3::opcodes::op::sopk as sopk3;
+        const HW_REG_MODE: u32 = 1;
+        if self.enc != Encoding::Sopk {
+            return None;
+        }
+        let op3 = match self.op {
+            sopk::S_GETREG_B32 => sopk3::S_GETREG_B32,
+            sopk::S_SETREG_B32 => sopk3::S_SETREG_B32,
+            sopk::S_SETREG_IMM32_B32 => sopk3::S_SETREG_IMM32_B32,
+            _ => return None,
+        };
+        let w = &self.words;
+        let simm16 = fc::sopk::SIMM16.get(w);
+        if simm16 & 0x3f != HW_REG_MODE {
+            return None;
+        }
+        let mut r: Words = [0; 3];
+        f3::sopk::ENCODING.bits.put(&mut r, f3::sopk::ENCODING.value);
+        f3::sopk::OP.put(&mut r, u32::from(op3));
+        f3::sopk::SIMM16.put(&mut r, simm16);
+        if self.op != sopk::S_SETREG_IMM32_B32 {
+            f3::sopk::SDST.0.put(&mut r, scalar(fc::sopk::SDST.0.get(w))?);
+        }
+        let mut words = vec![r[0]];
+        words.extend(self.literal);
+        let lowered = rdna3::Inst::decode(&words).ok()?;
+        (usize::from(lowered.size) == words.len()).then_some(lowered)
+    }
+
     /// `v_fmac_f64` (`D = fma(S0, S1, D)`, which gfx11 does not have) as RDNA3's
     /// `v_fma_f64` with the destination as its third source.
     fn fmac_f64_as_fma(&self) -> Option<rdna3::Inst> {

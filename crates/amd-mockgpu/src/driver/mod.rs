@@ -205,17 +205,25 @@ fn cwsr_expectations(p: &GpuProfile) -> Option<(u32, u32, u32)> {
     let gfxv = prop32("gfx_target_version")?;
     let xcc = p.prop("num_xcc").map_or(Some(1), |v| u32::try_from(v).ok())?.max(1);
     let cu = prop32("simd_count")? / prop32("simd_per_cu")?.max(1) / xcc;
-    let wave_num = cu.checked_mul(32)?;
-    let vgpr: u32 = if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
-        0x60000
+    // Before gfx10.1 (NAVI10): at most 40 waves per CU and 512 per shader engine,
+    // 8 control-stack bytes per wave; 32 and 12 after.
+    let (wave_num, per_wave) = if gfxv < 100100 {
+        let engines = prop32("array_count")? / prop32("simd_arrays_per_engine")?.max(1);
+        (cu.checked_mul(40)?.min(engines.checked_mul(512)?), 8)
     } else {
-        0x40000
+        (cu.checked_mul(32)?, 12)
+    };
+    let vgpr: u32 = match gfxv {
+        // Aqua Vanjaram (gfx9.4.2), Aldebaran, Arcturus.
+        90402 | 90010 | 90008 => 0x80000,
+        110000 | 110001 | 110501 | 120000 | 120001 => 0x60000,
+        _ => 0x40000,
     };
     let wg = (vgpr + 0x4000 + 0x10000 + 0x1000)
         .checked_mul(cu)?
         .checked_next_multiple_of(4096)?;
     let ctl = wave_num
-        .checked_mul(12)?
+        .checked_mul(per_wave)?
         .checked_add(40 + 8)?
         .checked_next_multiple_of(4096)?;
     let debug = wave_num.checked_mul(32)?.checked_next_multiple_of(64)?;

@@ -88,6 +88,40 @@ const GFX1201_CHANGES: &[(&str, u64)] = &[
     ("unique_id", 11673270660693242240),
 ];
 
+/// One XCD partition of an AMD Instinct MI300X in CPX mode (`num_xcc` 1: eight such
+/// nodes per card), where its values differ from the gfx1100 profile's: as the
+/// partitions of a real MI300X node list them (ROCm's k8s-device-plugin test data,
+/// `testdata/topo-mi300-cpx`), for the first partition of a card alone in its
+/// machine. `io_links_count` is 1 and `p2p_links_count` 0 (the mock has no sibling
+/// partitions or second CPU socket to link to); `simd_id_base` is the first GPU's
+/// (`kfd_crat.c`'s 0x80001000); `hive_id` is 0 (no xGMI hive).
+const GFX942_CHANGES: &[(&str, u64)] = &[
+    ("simd_count", 152),
+    ("caches_count", 80),
+    ("p2p_links_count", 0),
+    ("simd_id_base", 2147487744),
+    ("max_waves_per_simd", 8),
+    ("wave_front_size", 64),
+    ("array_count", 4),
+    ("simd_arrays_per_engine", 1),
+    ("cu_per_simd_array", 10),
+    ("simd_per_cu", 4),
+    ("gfx_target_version", 90402),
+    ("device_id", 29857),
+    ("location_id", 1280),
+    ("num_sdma_engines", 2),
+    ("num_sdma_xgmi_engines", 0),
+    ("num_sdma_queues_per_engine", 8),
+    ("num_cp_queues", 24),
+    ("max_engine_clk_fcompute", 2100),
+    ("fw_version", 177),
+    ("capability", 0xAC77_A280),
+    ("debug_prop", 1511),
+    ("sdma_fw_version", 24),
+    ("unique_id", 16404946649897475633),
+    ("max_engine_clk_ccompute", 2750),
+];
+
 /// A Radeon RX 6800 XT: where its values differ from the gfx1100 profile's.
 const GFX1030_CHANGES: &[(&str, u64)] = &[
     ("simd_count", 160),
@@ -139,12 +173,36 @@ impl GpuProfile {
         )
     }
 
-    /// The profile named `name` (`gfx1100`, `gfx1201` or `gfx1030`), as
+    /// One XCD partition of an AMD Instinct MI300X in CPX mode: gfx942, 38 CUs in
+    /// 4 shader engines, waves of 64, 24 GiB (an eighth of the card's 192 GiB, as
+    /// the partition's memory bank reads in NPS1 mode), large BAR. Its kernels run
+    /// on amd-isa's CDNA3 interpreter.
+    pub fn gfx942() -> Self {
+        GpuProfile {
+            name: "gfx942",
+            props: props(GFX942_CHANGES),
+            vram_size: 25_767_706_624,
+            large_bar: true,
+            properties_override: None,
+            gtt_size: 16 << 30,
+            pci: PciIdentity {
+                subsystem_vendor: 0x1002,
+                subsystem_device: 0x74a1,
+                revision: 0,
+                // A processing accelerator (class 0x12), as Instinct cards are.
+                class: 0x12_0000,
+            },
+            discovery: Discovery::mi300x_xcd(),
+        }
+    }
+
+    /// The profile named `name` (`gfx1100`, `gfx1201`, `gfx1030` or `gfx942`), as
     /// `AMD_MOCK_PROFILE` names it.
     pub fn named(name: &str) -> Option<Self> {
         match name.trim() {
             "gfx1100" => Some(Self::gfx1100()),
             "gfx1201" => Some(Self::gfx1201()),
+            "gfx942" => Some(Self::gfx942()),
             "gfx1030" => Some(Self::gfx1030()),
             _ => None,
         }

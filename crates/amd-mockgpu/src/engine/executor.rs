@@ -205,14 +205,17 @@ impl amd_isa::SharedMemory for SharedMemory<'_> {
 }
 
 /// amd-isa's interpreter, the mock's default kernel executor: a gfx12 GPU's kernels
-/// run on [`amd_isa::rdna4::Interpreter`], the others' on
-/// [`amd_isa::rdna3::Interpreter`] (whose settings and counters both use).
+/// run on [`amd_isa::rdna4::Interpreter`], a gfx9.4 GPU's on
+/// [`amd_isa::cdna3::Interpreter`], the others' on [`amd_isa::rdna3::Interpreter`]
+/// (whose settings and counters all three use).
 pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
 
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
+        use amd_packets::GfxTarget;
         match d.target {
-            amd_packets::GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(self.clone()).dispatch(mem, &d.regs),
+            GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(self.clone()).dispatch(mem, &d.regs),
+            GfxTarget::Gfx94 => amd_isa::cdna3::Interpreter(self.clone()).dispatch(mem, &d.regs),
             _ => amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs),
         }
         .map_err(KernelError::Exec)

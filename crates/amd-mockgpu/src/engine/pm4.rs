@@ -8,7 +8,7 @@ use super::executor::DispatchInfo;
 use super::{Engines, Exec, LongOp, QueueExec, Stop, decode_stop, fault_in_packet};
 
 // The dispatch reads the COMPUTE_* registers at gfx11's SET_SH_REG offsets, which are
-// gfx10.3's and gfx12's too.
+// gfx10.3's and gfx12's too, and gfx9.4's but for COMPUTE_PGM_RSRC3.
 
 impl Engines {
     pub(super) fn exec_pm4(
@@ -48,7 +48,11 @@ impl Engines {
                         rsrc: [
                             r(reg::COMPUTE_PGM_RSRC1),
                             r(reg::COMPUTE_PGM_RSRC2),
-                            r(reg::COMPUTE_PGM_RSRC3),
+                            r(if q.target.is_gfx9() {
+                                amd_packets::pm4::regs::gfx94::COMPUTE_PGM_RSRC3
+                            } else {
+                                reg::COMPUTE_PGM_RSRC3
+                            }),
                         ],
                         user_data,
                         block: std::array::from_fn(|k| r(reg::COMPUTE_NUM_THREAD_X.add(k as u16))),
@@ -56,8 +60,9 @@ impl Engines {
                         tmpring_size: r(reg::COMPUTE_TMPRING_SIZE),
                         scratch_base: pair(reg::COMPUTE_DISPATCH_SCRATCH_BASE_LO) << 8,
                         initiator: p.initiator.0,
-                        // gfx10 and later run wave64 unless the dispatch asks for wave32.
-                        wave64: !p.initiator.contains(DispatchInitiator::CS_W32_EN),
+                        // gfx10 and later run wave64 unless the dispatch asks for wave32;
+                        // gfx9 has waves of 64 only (its initiator has no CS_W32_EN).
+                        wave64: !q.target.has_wave32() || !p.initiator.contains(DispatchInitiator::CS_W32_EN),
                     },
                 };
                 // Runs with the driver lock released; the packet completes after it.

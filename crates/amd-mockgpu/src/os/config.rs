@@ -79,7 +79,7 @@ impl MockConfig {
         }
     }
 
-    /// `n` GPUs of the KFD profile named `name` (`gfx1100`, `gfx1201`, `gfx1030`; see
+    /// `n` GPUs of the KFD profile named `name` (`gfx1100`, `gfx1201`, `gfx942`, `gfx1030`; see
     /// [`GpuProfile::named`]) behind a CPU node, `None` for another name.
     pub fn named(name: &str, n: usize) -> Option<Self> {
         Some(MockConfig {

@@ -3,8 +3,8 @@
 
 use amd_regs::discovery::{
     self as dsc, BINARY_CHECKSUM_START, BINARY_SIGNATURE, DISCOVERY_TABLE_SIGNATURE, GC_TABLE_ID,
-    HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gc_info_v1_3, gpu_info_header,
-    harvest_table, hw_id, ip, ip_discovery_header,
+    HARVEST_TABLE_SIGNATURE, binary_header, die_header, gc_info_v1_0, gc_info_v1_2, gc_info_v1_3, gc_info_v2_1,
+    gpu_info_header, harvest_table, hw_id, ip, ip_discovery_header,
 };
 use amd_regs::firmware::FirmwareFiles;
 use amd_regs::regs::{AsicRegs, IpVersions};
@@ -44,15 +44,77 @@ pub enum GcInfo {
     V1_2(gc_info_v1_2),
     /// `gc_info_v1_3`
     V1_3(gc_info_v1_3),
+    /// `gc_info_v2_1` (gfx9)
+    V2_1(gc_info_v2_1),
+}
+
+/// What every version of the GC table says of the shader layout, in one form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcShape {
+    /// Shader engines.
+    pub se: u32,
+    /// Shader arrays per SE.
+    pub sa_per_se: u32,
+    /// CUs per shader array (2 per WGP on gfx10 and later).
+    pub cu_per_sa: u32,
+    /// Render backends per SE.
+    pub rb_per_se: u32,
+    /// L2 channels.
+    pub l2_channels: u32,
+    /// Wave size.
+    pub wave_size: u32,
+    /// Double off-chip LDS buffer.
+    pub double_offchip_lds_buffer: u32,
+    /// GS table depth.
+    pub gs_table_depth: u32,
+    /// GS primitive buffer depth.
+    pub gsprim_buff_depth: u32,
+    /// Max GS threads.
+    pub max_gs_thds: u32,
 }
 
 impl GcInfo {
-    /// The v1.0 fields (every version has them).
-    pub fn v1_0(&self) -> &gc_info_v1_0 {
+    /// The v1.0 fields, where the table is of version 1.
+    pub fn v1_0(&self) -> Option<&gc_info_v1_0> {
         match self {
-            GcInfo::V1_0(g) => g,
-            GcInfo::V1_2(g) => &g.v1_0,
-            GcInfo::V1_3(g) => &g.v1_2.v1_0,
+            GcInfo::V1_0(g) => Some(g),
+            GcInfo::V1_2(g) => Some(&g.v1_0),
+            GcInfo::V1_3(g) => Some(&g.v1_2.v1_0),
+            GcInfo::V2_1(_) => None,
+        }
+    }
+
+    /// The shader layout, from whichever version the table is.
+    pub fn shape(&self) -> GcShape {
+        match self {
+            GcInfo::V2_1(g) => GcShape {
+                se: g.gc_num_se,
+                sa_per_se: g.gc_num_sh_per_se,
+                cu_per_sa: g.gc_num_cu_per_sh,
+                rb_per_se: g.gc_num_rb_per_se,
+                l2_channels: g.gc_num_tccs,
+                wave_size: g.gc_wave_size,
+                double_offchip_lds_buffer: g.gc_double_offchip_lds_buffer,
+                gs_table_depth: g.gc_gs_table_depth,
+                gsprim_buff_depth: g.gc_gsprim_buff_depth,
+                max_gs_thds: g.gc_num_max_gs_thds,
+            },
+            v1 => {
+                // Every version-1 variant has the v1.0 fields.
+                let g = v1.v1_0().copied().unwrap_or_default();
+                GcShape {
+                    se: g.gc_num_se,
+                    sa_per_se: g.gc_num_sa_per_se,
+                    cu_per_sa: 2 * (g.gc_num_wgp0_per_sa + g.gc_num_wgp1_per_sa),
+                    rb_per_se: g.gc_num_rb_per_se,
+                    l2_channels: g.gc_num_gl2c,
+                    wave_size: g.gc_wave_size,
+                    double_offchip_lds_buffer: g.gc_double_offchip_lds_buffer,
+                    gs_table_depth: g.gc_gs_table_depth,
+                    gsprim_buff_depth: g.gc_gsprim_buff_depth,
+                    max_gs_thds: g.gc_num_max_gs_thds,
+                }
+            }
         }
     }
 }
@@ -296,6 +358,88 @@ impl Discovery {
         }
     }
 
+    /// One XCD partition of an AMD Instinct MI300X (gfx942, as the KFD profile
+    /// `gfx942`): GC 9.4.3, SDMA 4.4.2 ×2, PSP (MP0) and SMU (MP1) 13.0.6, NBIO 7.9.0,
+    /// MMHUB 1.8.0, OSSSYS and HDP 4.4.2, SMUIO 13.0.3, DF 4.3.0; table version 4; GC
+    /// info v2.1 (4 SEs × 1 SA × 10 CUs, of which the KFD profile has 38 active;
+    /// 16 L2 channels of a 4 MiB L2). Linux has no IP offset header for GC 9.4.3 (the
+    /// driver reads them from the card's table): the register bases are MI200's
+    /// (`aldebaran_ip_offset.h`), whose GC segment 0 (0x2000) and NBIO segment 2
+    /// (0xd20) the PM4 streams of every client assume. The KFD path, and tinygrad 0.14
+    /// on it, read the versions only.
+    pub fn mi300x_xcd() -> Self {
+        let gc_bases = [0x0000_2000, 0x0000_A000, 0x0240_2C00];
+        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
+        let gc = gc_info_v2_1 {
+            header: gpu_info_header {
+                table_id: GC_TABLE_ID,
+                version_major: 2,
+                version_minor: 1,
+                size: size_of::<gc_info_v2_1>() as u32,
+            },
+            gc_num_se: 4,
+            gc_num_cu_per_sh: 10,
+            gc_num_sh_per_se: 1,
+            gc_num_rb_per_se: 0,
+            gc_num_tccs: 16,
+            gc_num_gprs: 1024,
+            gc_num_max_gs_thds: 32,
+            gc_gs_table_depth: 32,
+            gc_gsprim_buff_depth: 1792,
+            gc_parameter_cache_depth: 1024,
+            gc_double_offchip_lds_buffer: 1,
+            gc_wave_size: 64,
+            gc_max_waves_per_simd: 8,
+            gc_max_scratch_slots_per_cu: 32,
+            gc_lds_size: 64,
+            gc_num_sc_per_se: 1,
+            gc_num_packer_per_sc: 1,
+            gc_num_tcp_per_sh: 10,
+            gc_tcp_size_per_cu: 32,
+            gc_num_sdp_interface: 16,
+            gc_num_cu_per_sqc: 2,
+            gc_instruction_cache_size_per_sqc: 64,
+            gc_scalar_data_cache_size_per_sqc: 16,
+            gc_tcc_size: 4096,
+        };
+        Discovery {
+            table_version: 4,
+            ips: vec![
+                IpBlock::new(hw_id::GC, 0, (9, 4, 3), &gc_bases),
+                IpBlock::new(hw_id::SDMA0, 0, (4, 4, 2), &[0x0000_1260, 0x0001_2540, 0x0040_A800]),
+                IpBlock::new(hw_id::SDMA1, 0, (4, 4, 2), &[0x0000_1860, 0x0001_2560, 0x0040_AC00]),
+                IpBlock::new(hw_id::MMHUB, 0, (1, 8, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::ATHUB, 0, (1, 8, 0), &[0x0000_0C20, 0x0240_8C00]),
+                IpBlock::new(
+                    hw_id::NBIF,
+                    0,
+                    (7, 9, 0),
+                    &[
+                        0x0000_0000,
+                        0x0000_0014,
+                        0x0000_0D20,
+                        0x0001_0400,
+                        0x0241_B000,
+                        0x0404_0000,
+                    ],
+                ),
+                IpBlock::new(hw_id::MP0, 0, (13, 0, 6), &mp_bases),
+                IpBlock::new(hw_id::MP1, 0, (13, 0, 6), &mp_bases),
+                IpBlock::new(hw_id::HDP, 0, (4, 4, 2), &[0x0000_0F20, 0x0240_A400]),
+                IpBlock::new(hw_id::OSSSYS, 0, (4, 4, 2), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(
+                    hw_id::SMUIO,
+                    0,
+                    (13, 0, 3),
+                    &[0x0001_6800, 0x0001_6A00, 0x0240_1000, 0x0344_0000],
+                ),
+                IpBlock::new(hw_id::DF, 0, (4, 3, 0), &[0x0000_7000, 0x0240_B800, 0x07C0_0000]),
+            ],
+            gc: GcInfo::V2_1(gc),
+            harvest: Vec::new(),
+        }
+    }
+
     /// The binary: binary header, IP discovery table (one die), GC table and harvest
     /// table, each with its checksum, and the binary's checksum. `None` if it does not
     /// fit the format's 16-bit offsets or its 8-bit counts.
@@ -356,6 +500,7 @@ impl Discovery {
             GcInfo::V1_0(g) => out.extend_from_slice(g.as_bytes()),
             GcInfo::V1_2(g) => out.extend_from_slice(g.as_bytes()),
             GcInfo::V1_3(g) => out.extend_from_slice(g.as_bytes()),
+            GcInfo::V2_1(g) => out.extend_from_slice(g.as_bytes()),
         }
         bhdr.table_list[dsc::GC] = table(gc_at, &out[gc_at..])?;
 

@@ -64,7 +64,7 @@ fn fixed<const N: usize>(op: Opcode, body: &[u32]) -> Result<[u32; N], PacketErr
 impl<'a> Pm4Packet<'a> {
     /// Decodes the packet at the start of `words`; returns it and the dwords it spans.
     /// Error offsets are relative to `words`.
-    pub fn decode(_target: GfxTarget, words: &'a [u32]) -> Result<(Self, usize), PacketError> {
+    pub fn decode(target: GfxTarget, words: &'a [u32]) -> Result<(Self, usize), PacketError> {
         let hdr = PacketError::header(words)?;
         let ty = (hdr >> 30) as u8;
         if ty != 3 {
@@ -127,6 +127,16 @@ impl<'a> Pm4Packet<'a> {
                     ev = ev.address(join(lo, hi));
                 }
                 Pm4Packet::EventWrite(ev)
+            }
+            Opcode::AcquireMem if target.is_gfx9() => {
+                let [coher_cntl, sl, sh, bl, bh, poll_interval] = fixed(op, body)?;
+                Pm4Packet::AcquireMem(AcquireMem {
+                    coher_cntl,
+                    size: join(sl, sh),
+                    base: join(bl, bh),
+                    poll_interval,
+                    gcr: GcrCntl(0),
+                })
             }
             Opcode::AcquireMem => {
                 let [coher_cntl, sl, sh, bl, bh, poll_interval, gcr] = fixed(op, body)?;

@@ -485,7 +485,48 @@ impl GcrCntl {
     }
 }
 
-/// `PACKET3_ACQUIRE_MEM` (gfx10+ layout): wait for and apply cache actions over a range.
+/// `CP_COHER_CNTL` of gfx9's ACQUIRE_MEM (`soc15d.h`): gfx9 names its cache actions
+/// there, where gfx10 and later have [`GcrCntl`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CoherCntl(pub u32);
+
+impl CoherCntl {
+    /// `TC_NC_ACTION_ENA`: L2 action on non-coherent lines.
+    pub const TC_NC_ACTION: Self = Self(1 << 3);
+    /// `TC_WC_ACTION_ENA`: L2 action on write-combined lines.
+    pub const TC_WC_ACTION: Self = Self(1 << 4);
+    /// `TC_INV_METADATA_ACTION_ENA`
+    pub const TC_INV_METADATA_ACTION: Self = Self(1 << 5);
+    /// `TCL1_VOL_ACTION_ENA`
+    pub const TCL1_VOL_ACTION: Self = Self(1 << 15);
+    /// `TC_WB_ACTION_ENA`: write back L2.
+    pub const TC_WB_ACTION: Self = Self(1 << 18);
+    /// `TCL1_ACTION_ENA`: invalidate the vector L1 caches.
+    pub const TCL1_ACTION: Self = Self(1 << 22);
+    /// `TC_ACTION_ENA`: invalidate L2.
+    pub const TC_ACTION: Self = Self(1 << 23);
+    /// `SH_KCACHE_ACTION_ENA`: invalidate the scalar cache.
+    pub const SH_KCACHE_ACTION: Self = Self(1 << 27);
+    /// `SH_ICACHE_ACTION_ENA`: invalidate the instruction cache.
+    pub const SH_ICACHE_ACTION: Self = Self(1 << 29);
+
+    /// Every cache level, as the kernel's `gfx_v9_4_3_emit_mem_sync` (and tinygrad's
+    /// gfx9 `memory_barrier`).
+    pub const ALL: Self = Self(
+        Self::SH_ICACHE_ACTION.0
+            | Self::SH_KCACHE_ACTION.0
+            | Self::TC_ACTION.0
+            | Self::TCL1_ACTION.0
+            | Self::TC_WB_ACTION.0,
+    );
+    /// The scalar and vector L1 caches, as tinygrad's gfx9 `exec` before each dispatch
+    /// ([`GcrCntl::BEFORE_DISPATCH`]'s counterpart).
+    pub const BEFORE_DISPATCH: Self = Self(Self::SH_KCACHE_ACTION.0 | Self::TCL1_ACTION.0);
+}
+
+/// `PACKET3_ACQUIRE_MEM`: wait for and apply cache actions over a range. gfx10 and
+/// later: 8 dwords, the actions in `GCR_CNTL`; gfx9: 7 dwords (no `GCR_CNTL`), the
+/// actions in `COHER_CNTL` ([`CoherCntl`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AcquireMem {
     /// `COHER_CNTL` (dword 1).
@@ -496,13 +537,18 @@ pub struct AcquireMem {
     pub base: u64,
     /// `POLL_INTERVAL` (dword 6).
     pub poll_interval: u32,
-    /// `GCR_CNTL` (dword 7).
+    /// `GCR_CNTL` (dword 7; gfx10 and later, not encoded on gfx9).
     pub gcr: GcrCntl,
 }
 
 impl AcquireMem {
-    /// Dwords, header included.
+    /// Most dwords, header included (gfx10 and later; see [`AcquireMem::dwords`]).
     pub const DWORDS: usize = 8;
+
+    /// The packet's length on `target`, header included.
+    pub const fn dwords(target: GfxTarget) -> usize {
+        if target.is_gfx9() { 7 } else { 8 }
+    }
 
     /// Cache actions `gcr` over all memory (size `u64::MAX` from base 0, as tinygrad).
     pub const fn all(gcr: GcrCntl) -> Self {
@@ -515,20 +561,54 @@ impl AcquireMem {
         }
     }
 
-    /// The packet's dwords.
+    /// gfx9's form: cache actions `coher` over all memory, size and poll interval as
+    /// the kernel's `gfx_v9_4_3_emit_mem_sync` writes them (`COHER_SIZE_HI` is 8 bits
+    /// there).
+    pub const fn gfx9_all(coher: CoherCntl) -> Self {
+        AcquireMem {
+            coher_cntl: coher.0,
+            size: 0xff_ffff_ffff,
+            base: 0,
+            poll_interval: 0xa,
+            gcr: GcrCntl(0),
+        }
+    }
+
+    /// Every cache level written back and invalidated, in `target`'s form.
+    pub const fn barrier(target: GfxTarget) -> Self {
+        if target.is_gfx9() {
+            Self::gfx9_all(CoherCntl::ALL)
+        } else {
+            Self::all(GcrCntl::ALL)
+        }
+    }
+
+    /// The invalidation before a dispatch (scalar and vector L1; not the instruction
+    /// cache or L2), in `target`'s form.
+    pub const fn before_dispatch(target: GfxTarget) -> Self {
+        if target.is_gfx9() {
+            Self::gfx9_all(CoherCntl::BEFORE_DISPATCH)
+        } else {
+            Self::all(GcrCntl::BEFORE_DISPATCH)
+        }
+    }
+
+    /// The packet's dwords: all of them on gfx10 and later, the first
+    /// [`AcquireMem::dwords`] (7) on gfx9, whose last dword is then 0.
     #[inline(always)]
-    pub const fn to_dwords(&self, _target: GfxTarget) -> [u32; Self::DWORDS] {
+    pub const fn to_dwords(&self, target: GfxTarget) -> [u32; Self::DWORDS] {
         let [sl, sh] = lo_hi(self.size);
         let [bl, bh] = lo_hi(self.base);
+        let (count, gcr) = if target.is_gfx9() { (6, 0) } else { (7, self.gcr.0) };
         [
-            header(Opcode::AcquireMem, 7),
+            header(Opcode::AcquireMem, count),
             self.coher_cntl,
             sl,
             sh,
             bl,
             bh,
             self.poll_interval,
-            self.gcr.0,
+            gcr,
         ]
     }
 
@@ -536,7 +616,8 @@ impl AcquireMem {
     #[inline(always)]
     pub fn encode(&self, target: GfxTarget, out: &mut impl CmdSink) -> usize {
         let start = out.len();
-        out.put(&self.to_dwords(target));
+        let words = self.to_dwords(target);
+        out.put(&words[..Self::dwords(target)]);
         start
     }
 }
@@ -544,11 +625,39 @@ impl AcquireMem {
 // ---------------------------------------------------------------------------------
 // RELEASE_MEM
 
-/// Cache actions of RELEASE_MEM (bits 12–22 of its event dword).
+/// Cache actions of RELEASE_MEM (bits 12–22 of its event dword): `GCR_*` on gfx10 and
+/// later, `EOP_*_ACTION_EN` on gfx9 (the `GFX9_` constants).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ReleaseGcr(pub u32);
 
 impl ReleaseGcr {
+    /// gfx9 `EOP_TCL1_VOL_ACTION_EN`
+    pub const GFX9_TCL1_VOL_ACTION: Self = Self(1 << 12);
+    /// gfx9 `EOP_TC_VOL_ACTION_EN` (L2)
+    pub const GFX9_TC_VOL_ACTION: Self = Self(1 << 13);
+    /// gfx9 `EOP_TC_WB_ACTION_EN`: write back L2.
+    pub const GFX9_TC_WB_ACTION: Self = Self(1 << 15);
+    /// gfx9 `EOP_TCL1_ACTION_EN`: invalidate the vector L1 caches.
+    pub const GFX9_TCL1_ACTION: Self = Self(1 << 16);
+    /// gfx9 `EOP_TC_ACTION_EN`: invalidate L2.
+    pub const GFX9_TC_ACTION: Self = Self(1 << 17);
+    /// gfx9 `EOP_TC_NC_ACTION_EN`
+    pub const GFX9_TC_NC_ACTION: Self = Self(1 << 19);
+    /// gfx9 `EOP_TC_MD_ACTION_EN` (L2 metadata)
+    pub const GFX9_TC_MD_ACTION: Self = Self(1 << 21);
+    /// gfx9: the flush of the kernel's fence (`gfx_v9_4_3_ring_emit_fence`).
+    pub const GFX9_FLUSH: Self =
+        Self(Self::GFX9_TCL1_ACTION.0 | Self::GFX9_TC_ACTION.0 | Self::GFX9_TC_WB_ACTION.0 | Self::GFX9_TC_MD_ACTION.0);
+
+    /// Write back and invalidate the data caches, in `target`'s bits.
+    pub const fn flush(target: GfxTarget) -> Self {
+        if target.is_gfx9() {
+            Self::GFX9_FLUSH
+        } else {
+            Self::FLUSH
+        }
+    }
+
     /// `GCR_GLM_WB`
     pub const GLM_WB: Self = Self(1 << 12);
     /// `GCR_GLM_INV`
@@ -745,12 +854,18 @@ impl ReleaseMem {
     }
 
     /// Signal: flush caches, write the low 32 bits of `value`, interrupt after the
-    /// write (tinygrad's `signal`).
+    /// write (tinygrad's `signal`). The cache bits are gfx10 and later's: on gfx9 use
+    /// [`ReleaseMem::signal_on`].
     pub const fn signal(address: u64, value: u64) -> Self {
         Self::new(address, DataSel::Data32)
             .data(value)
             .gcr(ReleaseGcr::FLUSH)
             .int_sel(IntSel::AfterWriteConfirm)
+    }
+
+    /// [`ReleaseMem::signal`] with `target`'s cache-flush bits.
+    pub const fn signal_on(target: GfxTarget, address: u64, value: u64) -> Self {
+        Self::signal(address, value).gcr(ReleaseGcr::flush(target))
     }
 
     /// Write the GPU clock counter to `address` at end of pipe (tinygrad's `timestamp`).

@@ -11,7 +11,9 @@ use crate::{CmdSink, GfxTarget, PacketError, SliceSink, lo_hi};
 
 /// `regBIF_BX_PF1_GPU_HDP_FLUSH_REQ` / `_DONE` (0x106, 0x107) in NBIO segment 2
 /// (base 0xd20): the registers the HDP flush handshake writes and polls. The same on
-/// the gfx10.3 and gfx11 parts tinygrad 0.10.1 drives.
+/// the gfx10.3 and gfx11 parts tinygrad 0.10.1 drives, and on gfx9.4.3 (NBIO 7.9's
+/// `regBIF_BX_PF0_GPU_HDP_FLUSH_REQ`, 0x106 in segment 2, whose base is 0xd20 on the
+/// soc15 parts, `aldebaran_ip_offset.h`).
 pub const fn hdp_flush_regs(_target: GfxTarget) -> (u32, u32) {
     (0x106 + 0xd20, 0x107 + 0xd20)
 }
@@ -21,7 +23,7 @@ pub const fn hdp_flush_regs(_target: GfxTarget) -> (u32, u32) {
 pub fn memory_barrier(target: GfxTarget, out: &mut impl CmdSink) -> usize {
     let (req, done) = hdp_flush_regs(target);
     let start = WaitRegMem::write_wait_reg(req, done, u32::MAX).encode(target, out);
-    AcquireMem::all(GcrCntl::ALL).encode(target, out);
+    AcquireMem::barrier(target).encode(target, out);
     start
 }
 
@@ -51,7 +53,7 @@ impl Signal {
     /// Appends the packets; returns the offsets of the patchable values.
     #[inline]
     pub fn encode(&self, target: GfxTarget, out: &mut impl CmdSink) -> SignalOffsets {
-        let start = ReleaseMem::signal(self.address, self.value).encode(target, out);
+        let start = ReleaseMem::signal_on(target, self.address, self.value).encode(target, out);
         if let Some((mailbox, event_id)) = self.event {
             ReleaseMem::new(mailbox, DataSel::Data32)
                 .data(event_id as u64)
@@ -81,8 +83,9 @@ pub struct Dispatch<'a> {
     /// `COMPUTE_TMPRING_SIZE` (scratch waves and wave size).
     pub tmpring_size: u32,
     /// Scratch base address (256-byte aligned); written to
-    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI on gfx11, ignored on gfx10.3, whose scratch
-    /// base travels in the private-segment user SGPRs instead.
+    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI on gfx9.4 and gfx11 and later (architected
+    /// flat scratch), ignored on gfx10.3, whose scratch base travels in the
+    /// private-segment user SGPRs instead.
     pub scratch_base: u64,
     /// COMPUTE_USER_DATA_0.. (at most 16): private segment descriptor, dispatch
     /// pointer, kernarg pointer, as the kernel descriptor asks.
@@ -162,16 +165,22 @@ impl Dispatch<'_> {
     /// The sequence itself, offsets counted from `out`'s length on entry.
     #[inline(always)]
     fn encode_parts(&self, target: GfxTarget, out: &mut impl CmdSink) -> DispatchOffsets {
-        // The COMPUTE_* offsets are the same on gfx10.3 and gfx11; the gfx11 table
-        // names them, and the target decides which optional registers exist.
+        // The COMPUTE_* offsets are the same on gfx10.3, gfx11 and gfx12, and on gfx9.4
+        // but for RSRC3 (a unit test compares the tables); the gfx11 table names them,
+        // and the target decides which optional registers exist.
         use gfx11 as r;
-        AcquireMem::all(GcrCntl::BEFORE_DISPATCH).encode(target, out);
+        AcquireMem::before_dispatch(target).encode(target, out);
         let code_addr = set_sh_reg(out, r::COMPUTE_PGM_LO, lo_hi(self.code_addr >> 8)) + 2;
         let rsrc = set_sh_reg(out, r::COMPUTE_PGM_RSRC1, [self.rsrc1, self.rsrc2]) + 2;
-        set_sh_reg(out, r::COMPUTE_PGM_RSRC3, [self.rsrc3]);
+        let rsrc3 = if target.is_gfx9() {
+            super::regs::gfx94::COMPUTE_PGM_RSRC3
+        } else {
+            r::COMPUTE_PGM_RSRC3
+        };
+        set_sh_reg(out, rsrc3, [self.rsrc3]);
         let tmpring_size = set_sh_reg(out, r::COMPUTE_TMPRING_SIZE, [self.tmpring_size]) + 2;
         let scratch_base = match target {
-            GfxTarget::Gfx11 | GfxTarget::Gfx12 => {
+            GfxTarget::Gfx94 | GfxTarget::Gfx11 | GfxTarget::Gfx12 => {
                 Some(set_sh_reg(out, r::COMPUTE_DISPATCH_SCRATCH_BASE_LO, lo_hi(self.scratch_base >> 8)) + 2)
             }
             GfxTarget::Gfx103 => {
@@ -274,6 +283,66 @@ mod tests {
         assert!(regs.contains(&GFX103_CP_COHER_START_DELAY));
         assert!(!regs.contains(&gfx11::COMPUTE_STATIC_THREAD_MGMT_SE4));
         assert!(!regs.contains(&gfx11::COMPUTE_DISPATCH_SCRATCH_BASE_LO));
+    }
+
+    /// gfx9.4's dispatch, dword by dword from `soc15d.h` and `gc_9_4_3_offset.h`: the
+    /// 7-dword ACQUIRE_MEM with its actions in COHER_CNTL (the scalar and vector L1,
+    /// as tinygrad 0.14's gfx9 `exec`), RSRC3 at 0x22d, the scratch base written, no
+    /// SE4..7 masks.
+    #[test]
+    fn gfx94_dispatch_uses_gfx9_packets_and_offsets() {
+        let t = GfxTarget::Gfx94;
+        let mut buf = Vec::new();
+        dispatch(&[1, 2]).encode(t, &mut buf).unwrap();
+        // PACKET3(ACQUIRE_MEM = 0x58, count 5); SH_KCACHE (27) | TCL1 (22).
+        assert_eq!(buf[..7], [0xc005_5800, 0x0840_0000, u32::MAX, 0xff, 0, 0, 0xa]);
+        let regs: Vec<_> = decode(t, &buf)
+            .filter_map(|r| match r.unwrap().1 {
+                Pm4Packet::SetShReg(s) => Some((s.reg().offset(), s.values().to_vec())),
+                _ => None,
+            })
+            .collect();
+        assert!(regs.contains(&(0x22d, vec![0])), "{regs:x?}");
+        assert!(!regs.iter().any(|r| r.0 == gfx11::COMPUTE_PGM_RSRC3.offset()));
+        assert!(
+            !regs
+                .iter()
+                .any(|r| r.0 == gfx11::COMPUTE_STATIC_THREAD_MGMT_SE4.offset())
+        );
+        assert!(regs.contains(&(0x210, crate::lo_hi(0x7f50_0000_0000 >> 8).to_vec())));
+        assert_eq!(
+            crate::pm4::regs::gfx94::COMPUTE_PGM_RSRC3.name_on(t),
+            Some("COMPUTE_PGM_RSRC3")
+        );
+        // The same sequence does not decode as gfx11's (its ACQUIRE_MEM is 8 dwords).
+        assert!(decode(GfxTarget::Gfx11, &buf).any(|r| r.is_err()));
+    }
+
+    /// gfx9.4's barrier and signal: ACQUIRE_MEM of every level (the kernel's
+    /// `gfx_v9_4_3_emit_mem_sync`) and RELEASE_MEM with the kernel fence's EOP flush.
+    #[test]
+    fn gfx94_barrier_and_signal() {
+        let t = GfxTarget::Gfx94;
+        let mut buf = Vec::new();
+        let at = memory_barrier(t, &mut buf);
+        assert_eq!(at, 0);
+        // ICACHE (29) | KCACHE (27) | TC (23) | TCL1 (22) | TC_WB (18).
+        assert_eq!(buf[7..], [0xc005_5800, 0x28c4_0000, u32::MAX, 0xff, 0, 0, 0xa]);
+        let mut sig = Vec::new();
+        let o = Signal {
+            address: 0x7f00_0000_1000,
+            value: 9,
+            event: None,
+        }
+        .encode(t, &mut sig);
+        // CACHE_FLUSH_AND_INV_TS_EVENT (0x14), index 5, TCL1 | TC | TC_WB | TC_MD.
+        assert_eq!(sig[1], 0x0023_8514);
+        assert_eq!(sig[o.value], 9);
+        for t in GfxTarget::ALL {
+            let mut b = Vec::new();
+            memory_barrier(t, &mut b);
+            assert!(decode(t, &b).all(|r| r.is_ok()), "{t}");
+        }
     }
 
     #[test]

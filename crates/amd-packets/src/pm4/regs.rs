@@ -1,13 +1,13 @@
 //! SH registers (the `COMPUTE_*` block) as SET_SH_REG offsets.
 //!
-//! The per-family tables in [`gfx103`] and [`gfx11`] are generated from the Linux
+//! The per-family tables in [`gfx94`], [`gfx103`] and [`gfx11`] are generated from the Linux
 //! register headers by `cargo xtask gen-regs`; [`ShReg::name`] looks offsets up in
 //! them for disassembly.
 
 #[path = "regs_generated.rs"]
 mod generated;
 
-pub use generated::gfx11;
+pub use generated::{gfx11, gfx94};
 
 /// SH registers of gfx10.3 (RDNA2), as SET_SH_REG offsets: the generated table plus
 /// [`gfx103::CP_COHER_START_DELAY`].
@@ -46,6 +46,7 @@ impl ShReg {
     /// The register's name on `target`, if the tables know it.
     pub fn name_on(self, target: GfxTarget) -> Option<&'static str> {
         let table = match target {
+            GfxTarget::Gfx94 => gfx94::NAMES,
             GfxTarget::Gfx103 => gfx103::NAMES,
             // gfx12's COMPUTE_* offsets are gfx11's.
             GfxTarget::Gfx11 | GfxTarget::Gfx12 => gfx11::NAMES,
@@ -93,7 +94,7 @@ mod tests {
 
     #[test]
     fn tables_are_sorted_and_offsets_match_the_golden_streams() {
-        for table in [gfx103::NAMES, gfx11::NAMES] {
+        for table in [gfx94::NAMES, gfx103::NAMES, gfx11::NAMES] {
             assert!(table.windows(2).all(|w| w[0].0 < w[1].0), "table not strictly sorted");
         }
         // Offsets tinygrad 0.10.1 writes (golden/tinygrad-0.10.1-streams.json).
@@ -110,6 +111,25 @@ mod tests {
         assert_eq!(gfx11::COMPUTE_START_X.offset(), 0x204);
         assert_eq!(gfx11::COMPUTE_RESOURCE_LIMITS.offset(), 0x215);
         assert_eq!(gfx103::COMPUTE_PGM_LO, gfx11::COMPUTE_PGM_LO);
+        // gfx9.4.3 (gc_9_4_3_offset.h, GC segment 0 at 0x2000): RSRC3 moves, the rest
+        // tinygrad's dispatch writes stays.
+        assert_eq!(gfx94::COMPUTE_PGM_RSRC3.offset(), 0x22d);
+        for (a, b) in [
+            (gfx94::COMPUTE_PGM_LO, gfx11::COMPUTE_PGM_LO),
+            (gfx94::COMPUTE_PGM_RSRC1, gfx11::COMPUTE_PGM_RSRC1),
+            (gfx94::COMPUTE_TMPRING_SIZE, gfx11::COMPUTE_TMPRING_SIZE),
+            (
+                gfx94::COMPUTE_DISPATCH_SCRATCH_BASE_LO,
+                gfx11::COMPUTE_DISPATCH_SCRATCH_BASE_LO,
+            ),
+            (gfx94::COMPUTE_USER_DATA_0, gfx11::COMPUTE_USER_DATA_0),
+            (gfx94::COMPUTE_START_X, gfx11::COMPUTE_START_X),
+            (gfx94::COMPUTE_NUM_THREAD_X, gfx11::COMPUTE_NUM_THREAD_X),
+            (gfx94::COMPUTE_RESTART_X, gfx11::COMPUTE_RESTART_X),
+            (gfx94::COMPUTE_RESOURCE_LIMITS, gfx11::COMPUTE_RESOURCE_LIMITS),
+        ] {
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -148,7 +148,8 @@ impl SdmaPacket {
                 })
             }
             // Sub-op 1: SDMA_SUBOP_USER_GCR, the same request from a user-mode queue.
-            (17, 0 | 1) => {
+            // SDMA 4 (gfx9) has no GCR_REQ.
+            (17, 0 | 1) if !target.is_gfx9() => {
                 let [_, p1, p2, p3, p4] = take(words, "SDMA_GCR_REQ")?;
                 let base = (p1 & !0x7f) as u64 | (((p2 & 0xffff) as u64) << 32);
                 let limit = (p3 & !0x7f) as u64 | (((p4 & 0xffff) as u64) << 32);
@@ -322,6 +323,31 @@ mod tests {
     use super::*;
 
     const T: GfxTarget = GfxTarget::Gfx11;
+
+    /// SDMA 4 (gfx9.4): no GCR_REQ, a FENCE without MTYPE, 22-bit byte counts.
+    #[test]
+    fn sdma4_differences() {
+        let t = GfxTarget::Gfx94;
+        let mut buf = Vec::new();
+        GcrReq::all(0).encode(T, &mut buf);
+        assert!(matches!(
+            SdmaPacket::decode(t, &buf),
+            Err(PacketError::UnknownOpcode { opcode: 17, .. })
+        ));
+        assert!(SdmaPacket::decode(T, &buf).is_ok());
+        buf.clear();
+        Fence::new_on(t, 0x1000, 1).encode(t, &mut buf);
+        assert_eq!(buf, [5, 0x1000, 0, 1]);
+        buf.clear();
+        Fence::new_on(T, 0x1000, 1).encode(T, &mut buf);
+        assert_eq!(buf[0], 5 | 3 << 16);
+        // A 4 MiB copy is the most one packet moves on SDMA 4.
+        let words = [1, (4 << 20) - 1, 0, 0, 0, 0, 0];
+        assert!(SdmaPacket::decode(t, &words).is_ok());
+        let words = [1, 4 << 20, 0, 0, 0, 0, 0];
+        assert!(SdmaPacket::decode(t, &words).is_err());
+        assert!(SdmaPacket::decode(T, &words).is_ok());
+    }
 
     /// ROCr 6.1's cache flush before a copy (`BuildGCRCommand`: sub-op
     /// SDMA_SUBOP_USER_GCR, GL2 and GLK write-back) decodes, and re-encodes as it was.

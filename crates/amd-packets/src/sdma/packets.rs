@@ -422,6 +422,14 @@ impl Fence {
         }
     }
 
+    /// A fence as a signal on `target`: [`Fence::new`]'s uncached `MTYPE` where the
+    /// header has the field (SDMA 5 and later), 0 on SDMA 4 (gfx9), whose FENCE header
+    /// has only the opcode and sub-opcode (`vega10_sdma_pkt_open.h`).
+    pub const fn new_on(target: GfxTarget, addr: u64, data: u32) -> Self {
+        let f = Self::new(addr, data);
+        if target.is_gfx9() { f.mtype(0) } else { f }
+    }
+
     /// Sets `MTYPE` (masked to 3 bits).
     pub const fn mtype(mut self, mtype: u8) -> Self {
         self.mtype = mtype & 7;
@@ -734,7 +742,8 @@ impl Atomic {
 // GCR_REQ
 
 /// `SDMA_OP_GCR_REQ`: cache control over `[base, limit]` (48-bit, 128-byte granular
-/// addresses) with a 19-bit `GCR_CNTL` (the ACQUIRE_MEM bit layout).
+/// addresses) with a 19-bit `GCR_CNTL` (the ACQUIRE_MEM bit layout). SDMA 5 and later:
+/// SDMA 4 (gfx9) has no such packet, and the decoder refuses it there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GcrReq {
     base: u64,

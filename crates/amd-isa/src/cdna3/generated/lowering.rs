@@ -180,10 +180,11 @@ pub(crate) const fn sopp(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP1Op: 71 of CDNA3's 88 opcodes.
+/// VOP1Op: 72 of CDNA3's 88 opcodes.
 pub(crate) const fn vop1(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_mov_b32_e32
+        2 => 2, // v_readfirstlane_b32_e32
         3 => 3, // v_cvt_i32_f64_e32
         4 => 4, // v_cvt_f64_i32_e32
         5 => 5, // v_cvt_f32_i32_e32
@@ -403,7 +404,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 290 of CDNA3's 500 opcodes.
+/// VOP3Op: 296 of CDNA3's 500 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         16 => 126, // v_cmp_class_f32_e64
@@ -540,6 +541,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         315 => 299, // v_fmac_f32_e64
         317 => 286, // v_xnor_b32_e64
         321 => 385, // v_mov_b32_e64
+        322 => 386, // v_readfirstlane_b32_e64
         323 => 387, // v_cvt_i32_f64_e64
         324 => 388, // v_cvt_f64_i32_e64
         325 => 389, // v_cvt_f32_i32_e64
@@ -643,7 +645,11 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         485 => 570, // v_qsad_pk_u16_u8_e64
         486 => 571, // v_mqsad_pk_u16_u8_e64
         487 => 573, // v_mqsad_u32_u8_e64
+        491 => 577, // v_mad_legacy_u16_e64
+        492 => 595, // v_mad_legacy_i16_e64
         493 => 580, // v_perm_b32_e64
+        494 => 584, // v_fma_legacy_f16_e64
+        495 => 596, // v_div_fixup_legacy_f16_e64
         497 => 601, // v_mad_u32_u16_e64
         498 => 602, // v_mad_i32_i16_e64
         499 => 581, // v_xad_u32_e64
@@ -687,6 +693,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         659 => 797, // v_bfm_b32
         660 => 801, // v_cvt_pknorm_i16_f32
         661 => 802, // v_cvt_pknorm_u16_f32
+        662 => 303, // v_cvt_pkrtz_f16_f32
         663 => 803, // v_cvt_pk_u16_u32
         664 => 804, // v_cvt_pk_i16_i32
         665 => 786, // v_cvt_pknorm_i16_f16

@@ -112,6 +112,12 @@ pub const AMDGPU_INFO_FW_MES: u32 = 0x1a;
 pub const AMDGPU_FAMILY_NV: u32 = 143;
 /// `AMDGPU_FAMILY_GC_11_0_0`
 pub const AMDGPU_FAMILY_GC_11_0_0: u32 = 145;
+/// `AMDGPU_FAMILY_GC_12_0_0`
+pub const AMDGPU_FAMILY_GC_12_0_0: u32 = 152;
+/// `AMDGPU_FAMILY_AI` (Vega and the gfx9 Instinct parts, GC 9.4.3 included)
+pub const AMDGPU_FAMILY_AI: u32 = 141;
+/// `AMDGPU_VRAM_TYPE_HBM`
+pub const AMDGPU_VRAM_TYPE_HBM: u32 = 6;
 /// `AMDGPU_VRAM_TYPE_GDDR6`
 pub const AMDGPU_VRAM_TYPE_GDDR6: u32 = 9;
 

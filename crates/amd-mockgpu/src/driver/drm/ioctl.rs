@@ -311,9 +311,9 @@ impl Driver {
         let p = &self.gpus[gpu].profile;
         let prop = |k: &str| p.prop(k).and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
         let gc = self.gc_version(gpu);
-        let gc_info = p.discovery.gc.v1_0();
-        let se = gc_info.gc_num_se.max(1);
-        let sa = gc_info.gc_num_sa_per_se.max(1);
+        let shape = p.discovery.gc.shape();
+        let se = shape.se.max(1);
+        let sa = shape.sa_per_se.max(1);
         let cus = prop("simd_count") / prop("simd_per_cu").max(1);
         let per_sa = (cus / (se * sa)).min(32);
         let sa_mask = if per_sa == 32 { u32::MAX } else { (1 << per_sa) - 1 };
@@ -321,19 +321,23 @@ impl Driver {
         for i in 0..se.min(8) as usize {
             for j in 0..sa.min(2) as usize {
                 // gfx11 folds SEs 4–7 into columns 2–3 (gfx_v11_0_get_cu_info);
-                // gfx10 has at most four SEs, one row each.
+                // gfx9 and gfx10 have at most four SEs here, one row each.
                 let (row, col) = if gc.0 >= 11 { (i % 4, j + (i / 4) * 2) } else { (i, j) };
                 if row < 4 && col < 4 {
                     cu_bitmap[row][col] = sa_mask;
                 }
             }
         }
-        let rbs = gc_info.gc_num_rb_per_se * se;
-        let (family, external_rev) = if gc.0 >= 11 {
-            (AMDGPU_FAMILY_GC_11_0_0, 1)
-        } else {
-            (AMDGPU_FAMILY_NV, 0x28)
+        let rbs = shape.rb_per_se * se;
+        // amdgpu_discovery_set_ip_blocks's families; gfx9 parts report their
+        // external revision as the chip's (0 here).
+        let (family, external_rev) = match gc.0 {
+            12.. => (AMDGPU_FAMILY_GC_12_0_0, 1),
+            11 => (AMDGPU_FAMILY_GC_11_0_0, 1),
+            10 => (AMDGPU_FAMILY_NV, 0x28),
+            _ => (AMDGPU_FAMILY_AI, 0),
         };
+        let gfx9 = gc.0 == 9;
         let wide = gc.0 >= 11;
         drm_amdgpu_info_device {
             device_id: prop("device_id"),
@@ -346,7 +350,11 @@ impl Driver {
             // The 100 MHz clock the mock's timestamps count, in kHz.
             gpu_counter_freq: (crate::GPU_CLOCK_HZ / 1000) as u32,
             max_engine_clock: u64::from(prop("max_engine_clk_fcompute")) * 1000,
-            max_memory_clock: if wide { 1_249_000 } else { 1_000_000 },
+            max_memory_clock: match (gfx9, wide) {
+                (true, _) => 1_300_000,
+                (_, true) => 1_249_000,
+                _ => 1_000_000,
+            },
             cu_active_number: cus,
             cu_ao_mask: 0,
             cu_bitmap,
@@ -360,23 +368,35 @@ impl Driver {
             virtual_address_alignment: 4096,
             pte_fragment_size: 0x20_0000,
             gart_page_size: 4096,
-            vram_type: AMDGPU_VRAM_TYPE_GDDR6,
-            vram_bit_width: if wide { 384 } else { 256 },
-            gc_double_offchip_lds_buf: gc_info.gc_double_offchip_lds_buffer,
-            wave_front_size: gc_info.gc_wave_size,
+            vram_type: if gfx9 {
+                AMDGPU_VRAM_TYPE_HBM
+            } else {
+                AMDGPU_VRAM_TYPE_GDDR6
+            },
+            vram_bit_width: match (gfx9, wide) {
+                (true, _) => 8192,
+                (_, true) => 384,
+                _ => 256,
+            },
+            gc_double_offchip_lds_buf: shape.double_offchip_lds_buffer,
+            wave_front_size: shape.wave_size,
             num_shader_visible_vgprs: 256,
-            num_cu_per_sh: 2 * (gc_info.gc_num_wgp0_per_sa + gc_info.gc_num_wgp1_per_sa),
-            num_tcc_blocks: gc_info.gc_num_gl2c,
-            gs_vgt_table_depth: gc_info.gc_gs_table_depth,
-            gs_prim_buffer_depth: gc_info.gc_gsprim_buff_depth,
-            max_gs_waves_per_vgt: gc_info.gc_num_max_gs_thds,
+            num_cu_per_sh: shape.cu_per_sa,
+            num_tcc_blocks: shape.l2_channels,
+            gs_vgt_table_depth: shape.gs_table_depth,
+            gs_prim_buffer_depth: shape.gsprim_buff_depth,
+            max_gs_waves_per_vgt: shape.max_gs_thds,
             pcie_num_lanes: 16,
             high_va_offset: 0xffff_8000_0000_0000,
             high_va_max: 0xffff_ffff_ffbf_0000,
             min_engine_clock: 500_000,
             min_memory_clock: 96_000,
             gl2c_cache_size: if wide { 6144 } else { 4096 },
-            mall_size: if wide { 96 << 20 } else { 128 << 20 },
+            mall_size: match (gfx9, wide) {
+                (true, _) => 256 << 20,
+                (_, true) => 96 << 20,
+                _ => 128 << 20,
+            },
             ..Default::default()
         }
     }
