@@ -501,6 +501,22 @@ fn short_form<'a>(t: &'a Tables, k: &(String, String)) -> Option<&'a String> {
 /// what differs).
 #[rustfmt::skip]
 const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
+    ("SOP1Op", "S_SEXT_I32_I8", "S_SEXT_I32_I8", "the same pseudocode; RDNA3's operand table sizes the source as 16 bits where gfx9's says 8 (both read its low byte)"),
+    ("VOP3Op", "V_ADD_U16_E64", "V_ADD_NC_U16", "the same pseudocode under gfx11's name"),
+    ("VOP3Op", "V_SUB_U16_E64", "V_SUB_NC_U16", "the same pseudocode under gfx11's name"),
+    ("VOP3Op", "V_MUL_LEGACY_F32", "V_MUL_DX9_ZERO_F32_E64", "the same pseudocode under gfx11's name"),
+    ("VOP3Op", "V_ALIGNBIT_B32_E64", "V_ALIGNBIT_B32", "RDNA3 casts the shift's bit range to u32, which it is already"),
+    ("VOP3Op", "V_ALIGNBYTE_B32_E64", "V_ALIGNBYTE_B32", "as v_alignbit_b32"),
+    ("VOP2Op", "V_PK_FMAC_F16_E32", "V_PK_FMAC_F16_E32", "the two independent halves written in the other order"),
+    ("VOP1Op", "V_SAT_PK_U8_I16_E32", "V_SAT_PK_U8_I16_E32", "the same saturation (gfx9 builds the result in a temporary; `n <= 0` and `n >= 255` alike)"),
+    ("SOPKOp", "S_ADDK_I32", "S_ADDK_I32", "RDNA3 widens to 64 bits and truncates where gfx9 adds in 32: the same sum and overflow test"),
+    ("SOPKOp", "S_MULK_I32", "S_MULK_I32", "as s_addk_i32: the low 32 bits of the product either way"),
+    ("SOPKOp", "S_CMPK_EQ_I32", "S_CMPK_EQ_I32", "RDNA3 compares the sign-extended constant in 64 bits, gfx9 in 32: the same test"),
+    ("SOPKOp", "S_CMPK_LG_I32", "S_CMPK_LG_I32", "as s_cmpk_eq_i32"),
+    ("SOPKOp", "S_CMPK_GT_I32", "S_CMPK_GT_I32", "as s_cmpk_eq_i32"),
+    ("SOPKOp", "S_CMPK_GE_I32", "S_CMPK_GE_I32", "as s_cmpk_eq_i32"),
+    ("SOPKOp", "S_CMPK_LT_I32", "S_CMPK_LT_I32", "as s_cmpk_eq_i32"),
+    ("SOPKOp", "S_CMPK_LE_I32", "S_CMPK_LE_I32", "as s_cmpk_eq_i32"),
     ("VOP3Op", "V_READLANE_B32", "V_READLANE_B32", "RDNA3 takes the lane from S1's bits 5:0 in a wave of 64 lanes, as CDNA3 (whose waves all are) always does"),
     ("VOP3Op", "V_WRITELANE_B32", "V_WRITELANE_B32", "as v_readlane_b32"),
     ("VOP1Op", "V_READFIRSTLANE_B32_E32", "V_READFIRSTLANE_B32_E32", "RDNA3's wave64 branch is CDNA3's text (the lowest active lane of 64)"),

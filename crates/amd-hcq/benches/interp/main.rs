@@ -10,8 +10,9 @@
 //! where `REMU_LIB` names a `libremu.so` built from github:Qazalin/remu, remu running
 //! the same code objects on the same grids (the fastest of its runs, at least three).
 //! The `gfx1201_*` cases (`gfx1201_matrix` among them) run the same kernels built for
-//! RDNA4 on a gfx1201 mock, each against its gfx1100 case of the same run (remu runs
-//! RDNA3 code only).
+//! RDNA4 on a gfx1201 mock, the `gfx942_*` cases those built for CDNA3 (waves of 64)
+//! on a gfx942 mock, each against its gfx1100 case of the same run (remu runs RDNA3
+//! code only).
 //! The cases' launches at each thread count and their remu runs take turns over the
 //! whole run, so that a stretch of the machine's other load reaches them alike. Both
 //! runs' output buffers are checked against the Rust's: a remu ratio is printed only
@@ -82,9 +83,19 @@ struct Case {
     native: fn(&mut [Vec<u32>]),
     /// Multiply-adds per launch, for a matrix workload.
     macs: Option<f64>,
-    /// Its code object is built for gfx1201 (RDNA4) and runs on a gfx1201 mock; else
-    /// gfx1100.
-    gfx1201: bool,
+    /// The target its code object is built for, and the mock's profile it runs on.
+    target: Target,
+}
+
+/// The GPU a case's code object is built for and runs on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// gfx1100 (RDNA3): remu runs these too.
+    Gfx1100,
+    /// gfx1201 (RDNA4).
+    Gfx1201,
+    /// gfx942 (CDNA3).
+    Gfx942,
 }
 
 /// The `matrix` case's shape: workgroups, iterations, chains.
@@ -195,7 +206,7 @@ fn matmul_case(kernel: &'static str, elf: &'static [u8]) -> Case {
         buffers: vec![floats(n * n, 4, 7), floats(n * n, 5, 5), vec![0; n * n]],
         args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(n as u32)],
         macs: None,
-        gfx1201: false,
+        target: Target::Gfx1100,
         native: matmul_native,
     }
 }
@@ -243,7 +254,7 @@ fn form_case(name: &'static str, regs: usize, a: Vec<u32>, b: Vec<u32>, native: 
         buffers: vec![a, b, vec![0; groups * 32 * chains * 8]],
         args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(iters as u32)],
         macs: Some((groups * iters * chains * 16 * 16 * 16) as f64),
-        gfx1201: false,
+        target: Target::Gfx1100,
         native,
     }
 }
@@ -265,7 +276,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(vadd_n, 1, 1000), floats(vadd_n, 2, 1000), vec![0; vadd_n]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(vadd_n as u32)],
             macs: None,
-            gfx1201: false,
+            target: Target::Gfx1100,
             native: |b| vadd_native(b, 1),
         },
         // Many one-lane workgroups (as a launch of small independent tasks is): the
@@ -284,7 +295,7 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(8192 * 256)],
             macs: None,
-            gfx1201: false,
+            target: Target::Gfx1100,
             native: |b| vadd_native(b, 256),
         },
         Case {
@@ -296,7 +307,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n, 3, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32(red_n as u32)],
             macs: None,
-            gfx1201: false,
+            target: Target::Gfx1100,
             native: |b| sums_native(b, 256),
         },
         // A reduction shaped as tinygrad's: partial sums in registers, one barrier, the
@@ -311,7 +322,7 @@ fn cases() -> Vec<Case> {
             buffers: vec![floats(red_n * 4, 8, 64), vec![0; red_n / 256]],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::U32((red_n * 4) as u32)],
             macs: None,
-            gfx1201: false,
+            target: Target::Gfx1100,
             native: |b| sums_native(b, 1024),
         },
         matmul_case("matmul", include_bytes!("../../../../tests/kernels/matmul.hsaco")),
@@ -345,7 +356,7 @@ fn cases() -> Vec<Case> {
             ],
             args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::U32(MATRIX.1 as u32)],
             macs: Some((MATRIX.0 * MATRIX.1 * MATRIX.2 * 16 * 16 * 16) as f64),
-            gfx1201: false,
+            target: Target::Gfx1100,
             native: matrix_native,
         },
         // The other WMMA forms in the same shape (bf16 and f16 inputs: small integers,
@@ -362,9 +373,10 @@ fn cases() -> Vec<Case> {
         form_case("matrix_iu8", 4, rand_u32(1024, 12), rand_u32(256, 13), iu8_native),
         form_case("matrix_iu4", 2, rand_u32(1024, 14), rand_u32(256, 15), iu4_native),
     ];
-    // RDNA4: the same kernels built for gfx1201 (`tests/kernels/gfx1201/`), on a
-    // gfx1201 mock, the same grids and buffers.
-    let twins: [(&'static str, &'static [u8]); 5] = [
+    // RDNA4 and CDNA3: the same kernels built for gfx1201 (`tests/kernels/gfx1201/`)
+    // and gfx942 (`tests/kernels/gfx942/`), on gfx1201 and gfx942 mocks, the same grids
+    // and buffers (the matrix kernel is RDNA's alone).
+    let twins: [(&'static str, &'static [u8]); 9] = [
         (
             "gfx1201_vadd",
             include_bytes!("../../../../tests/kernels/gfx1201/vadd.hsaco"),
@@ -385,13 +397,33 @@ fn cases() -> Vec<Case> {
             "gfx1201_matrix",
             include_bytes!("../../../../tests/kernels/gfx1201/matrix.hsaco"),
         ),
+        (
+            "gfx942_vadd",
+            include_bytes!("../../../../tests/kernels/gfx942/vadd.hsaco"),
+        ),
+        (
+            "gfx942_vadd_8192_groups_of_1_lane",
+            include_bytes!("../../../../tests/kernels/gfx942/vadd.hsaco"),
+        ),
+        (
+            "gfx942_reduce_group",
+            include_bytes!("../../../../tests/kernels/gfx942/reduce_group.hsaco"),
+        ),
+        (
+            "gfx942_matmul_direct",
+            include_bytes!("../../../../tests/kernels/gfx942/matmul_direct.hsaco"),
+        ),
     ];
     for (name, elf) in twins {
         if let Some(c) = all.iter().find(|c| Some(c.name) == gfx1100_twin(name)) {
             let twin = Case {
                 name,
                 elf,
-                gfx1201: true,
+                target: if name.starts_with("gfx942_") {
+                    Target::Gfx942
+                } else {
+                    Target::Gfx1201
+                },
                 buffers: c.buffers.clone(),
                 args: c.args.clone(),
                 ..*c
@@ -402,9 +434,9 @@ fn cases() -> Vec<Case> {
     all
 }
 
-/// The gfx1100 case a gfx1201 case was made from.
+/// The gfx1100 case a gfx1201 or gfx942 case was made from.
 fn gfx1100_twin(name: &str) -> Option<&str> {
-    name.strip_prefix("gfx1201_")
+    name.strip_prefix("gfx1201_").or_else(|| name.strip_prefix("gfx942_"))
 }
 
 /// `n` small integers (-2 to 2) as f32.
@@ -458,13 +490,16 @@ struct Ours<'a> {
 
 impl<'a> Ours<'a> {
     fn new(case: &'a Case, threads: Option<usize>) -> Ours<'a> {
-        let config = if case.gfx1201 {
-            MockConfig {
+        let config = match case.target {
+            Target::Gfx1201 => MockConfig {
                 gpus: vec![GpuProfile::gfx1201()],
                 ..MockConfig::default()
-            }
-        } else {
-            MockConfig::gfx1100s(1)
+            },
+            Target::Gfx942 => MockConfig {
+                gpus: vec![GpuProfile::gfx942()],
+                ..MockConfig::default()
+            },
+            Target::Gfx1100 => MockConfig::gfx1100s(1),
         };
         let m = Arc::new(MockSys::new(config));
         let mut exec = Rdna3Executor::default();
@@ -711,7 +746,7 @@ fn workgroup_start() {
         buffers: vec![vec![0; 1]],
         args: vec![Arg::Buf(0)],
         macs: None,
-        gfx1201: false,
+        target: Target::Gfx1100,
         native: |_| {},
     };
     let (many, one) = (case(8192), case(1));
@@ -766,7 +801,7 @@ fn main() {
     let mut refs: Vec<Result<OnRemu, String>> = match &remu {
         Some(Ok(_)) => (rated.iter())
             .map(|&c| {
-                if c.gfx1201 {
+                if c.target != Target::Gfx1100 {
                     Err("remu runs RDNA3 code only".to_string())
                 } else {
                     OnRemu::new(c)
@@ -794,7 +829,8 @@ fn main() {
     let remus = refs.iter().map(Some).chain(std::iter::repeat(None));
     for ((&case, t), on_remu) in rated.iter().zip(&timed).zip(remus) {
         report(case, &counts, t, on_remu);
-        // A gfx1201 case against its gfx1100 twin of the same run, fastest launches.
+        // A gfx1201 or gfx942 case against its gfx1100 twin of the same run, fastest
+        // launches.
         let twin = gfx1100_twin(case.name).and_then(|of| rated.iter().position(|c| c.name == of));
         if let Some(k) = twin {
             against_gfx1100(case.name, t[0].best, timed[k][0].best, "ms");
@@ -802,7 +838,7 @@ fn main() {
     }
 }
 
-/// A gfx1201 case's fastest one-thread launch (`ours`, seconds) against its gfx1100
+/// A gfx1201 or gfx942 case's fastest one-thread launch (`ours`, seconds) against its gfx1100
 /// twin's of the same run, printed in `unit` ("s" or "ms").
 fn against_gfx1100(name: &str, ours: f64, theirs: f64, unit: &str) {
     let scale = if unit == "ms" { 1e3 } else { 1.0 };

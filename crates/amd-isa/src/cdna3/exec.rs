@@ -60,9 +60,9 @@ pub(crate) enum Own {
     /// holds from the wave's ACCUM_OFFSET.
     AccMove { from_acc: bool, to_acc: bool },
     /// `v_mov_b64`: a 64-bit move.
-    MovB64,
+    MovB64(Wide),
     /// `v_lshl_add_u64`: `(S0 << S1[2:0]) + S2`, 64-bit.
-    LshlAddU64,
+    LshlAddU64(Wide),
     /// A VOP1 or VOP2 instruction with an SDWA dword.
     Sdwa(Box<Sdwa>),
     /// A VOP1 or VOP2 instruction with a DPP dword.
@@ -210,9 +210,11 @@ fn own(i: &Inst) -> Own {
                 _ => Own::Scratch(a, acc),
             }
         }
-        Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => Own::MovB64,
-        Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_MOV_B64_E64) => Own::MovB64,
-        Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64) => Own::LshlAddU64,
+        Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => {
+            wide_op(i, Own::MovB64)
+        }
+        Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_MOV_B64_E64) => wide_op(i, Own::MovB64),
+        Encoding::Vop3 if Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64) => wide_op(i, Own::LshlAddU64),
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Sdwa) => sdwa(i),
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Dpp) => dpp(i),
         Encoding::Vopc if i.ext == Some(super::Ext::Sdwa) => sdwa_cmp(i),
@@ -659,16 +661,6 @@ fn pk_f32(i: &Inst) -> Own {
         Some(Vop3p::V_PK_ADD_F32) => (rdna3::opcodes::op::vop3::V_ADD_F32_E64, 2),
         _ => (0, 2),
     };
-    let mut srcs = [0u16; 3];
-    for (k, src) in [f::SRC0, f::SRC1, f::SRC2].into_iter().enumerate().take(nsrc) {
-        let n = src.operand(w);
-        srcs[k] = match n {
-            256.. => n,
-            // A pair of SGPRs (not VCC's or EXEC's halves split, not M0 or NULL).
-            0..=101 => n,
-            _ => return Own::Refused("a packed 32-bit operation on a constant or special register"),
-        };
-    }
     let (opsel, opsel_hi) = (f::OPSEL.get(w), f::OPSEL_HI.get(w) | f::OPSEL_HI2.get(w) << 2);
     // v_pk_mov_b32 takes both dwords by OPSEL (its low half from S0, its high half
     // from S1).
@@ -677,6 +669,23 @@ fn pk_f32(i: &Inst) -> Own {
         let bits = if h == 0 || mov { opsel } else { opsel_hi };
         [0, 1, 2].map(|k| (bits >> k & 1) as u16)
     });
+    let mut srcs = [0u16; 3];
+    for (k, src) in [f::SRC0, f::SRC1, f::SRC2].into_iter().enumerate().take(nsrc) {
+        let n = src.operand(w);
+        srcs[k] = match n {
+            256.. => n,
+            // A pair of SGPRs (not VCC's or EXEC's halves split, not M0 or NULL).
+            0..=101 => n,
+            // An inline constant is one dword: both halves must take it as their low
+            // dword (compilers clear its OPSEL_HI bit); what its high dword reads as,
+            // the ISA does not say.
+            128..=208 | 240..=248 if sel[0][k] == 0 && sel[1][k] == 0 => n,
+            128..=208 | 240..=248 => {
+                return Own::Refused("a packed 32-bit operation reading a constant's high dword (undefined)");
+            }
+            _ => return Own::Refused("a packed 32-bit operation on a special register"),
+        };
+    }
     let ops = if mov {
         None
     } else {
@@ -719,6 +728,8 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
     for (h, half) in out.iter_mut().enumerate() {
         let mut rows = [[0u32; 32]; 3];
         for (k, row) in rows.iter_mut().enumerate().take(x.nsrc) {
+            // A constant is read as the operation's 32-bit float form (its `sel`
+            // is 0: a register pair's next dword otherwise).
             for lane in active() {
                 row[lane] = w.vread(x.srcs[k] + x.sel[h][k], lane, None)?;
             }
@@ -807,13 +818,29 @@ impl Step for Decoded {
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
+    fn writes_scalars(&self) -> bool {
+        match self {
+            Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) => Step::writes_scalars(d),
+            Decoded::CmpX(..) => true,
+            Decoded::Own(_, own) => !matches!(
+                own,
+                Own::MovB64(_)
+                    | Own::LshlAddU64(_)
+                    | Own::AccMove { .. }
+                    | Own::PkF32(_)
+                    | Own::Global(..)
+                    | Own::Flat(..)
+                    | Own::Scratch(..)
+            ),
+        }
+    }
     fn per_half(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) | Decoded::CmpX(d, _, _) => Step::per_half(d),
             Decoded::Own(_, own) => matches!(
                 own,
-                Own::MovB64
-                    | Own::LshlAddU64
+                Own::MovB64(_)
+                    | Own::LshlAddU64(_)
                     | Own::AccMove { .. }
                     | Own::Sdwa(_)
                     | Own::Dpp(_)
@@ -857,8 +884,10 @@ impl Step for Decoded {
             Own::Flat(a, acc) => rdna3::flat_generic(w, &in_file(w, a, *acc), mem, lds).map(|_| Flow::Next),
             Own::Scratch(a, acc) => rdna3::scratch(w, &in_file(w, a, *acc)).map(|_| Flow::Next),
             &Own::AccMove { from_acc, to_acc } => acc_move(w, i, from_acc, to_acc).map(|_| Flow::Next),
-            Own::MovB64 => wide(w, i, |s| s[0]).map(|_| Flow::Next),
-            Own::LshlAddU64 => wide(w, i, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next),
+            Own::MovB64(x) => wide(w, x, i.literal, |s| s[0]).map(|_| Flow::Next),
+            Own::LshlAddU64(x) => {
+                wide(w, x, i.literal, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next)
+            }
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
@@ -913,56 +942,83 @@ fn acc_move(w: &mut Wave, i: &Inst, from_acc: bool, to_acc: bool) -> Result<(), 
     Ok(())
 }
 
-/// Runs a 64-bit operation of up to three sources on the half-wave's active lanes:
-/// `f` of the sources (a 32-bit source zero-extended), into the VGPR pair VDST
-/// names. `v_mov_b64` (VOP1 or VOP3) and `v_lshl_add_u64` (VOP3).
-fn wide(w: &mut Wave, i: &Inst, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap> {
+/// A 64-bit operation's operands, read from the instruction once: the VGPR pair it
+/// writes and its sources (in RDNA3's numbering; `None` where unused), the second a
+/// 32-bit source for `v_lshl_add_u64`'s shift.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wide {
+    vdst: usize,
+    srcs: [Option<u16>; 3],
+}
+
+/// `v_mov_b64` (VOP1 or VOP3) or `v_lshl_add_u64` (VOP3) as `own`, its operands read.
+fn wide_op(i: &Inst, own: fn(Wide) -> Own) -> Own {
     let words = &i.words;
-    let (vdst, srcs): (usize, [(u16, bool); 3]) = if i.enc == Encoding::Vop1 {
-        let s0 = fc::vop1::SRC0.operand(words);
-        (fc::vop1::VDST.index(words), [(s0, true), (0, false), (0, false)])
+    let (vdst, srcs): (usize, [Option<u16>; 3]) = if i.enc == Encoding::Vop1 {
+        (
+            fc::vop1::VDST.index(words),
+            [Some(fc::vop1::SRC0.operand(words)), None, None],
+        )
     } else {
         let src = |b: crate::field::Src| b.operand(words);
         let shifted = Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64);
         (
             fc::vop3::VDST.index(words),
             [
-                (src(fc::vop3::SRC0), true),
-                (src(fc::vop3::SRC1), shifted),
-                (src(fc::vop3::SRC2), shifted),
+                Some(src(fc::vop3::SRC0)),
+                shifted.then(|| src(fc::vop3::SRC1)),
+                shifted.then(|| src(fc::vop3::SRC2)),
             ],
         )
     };
     // Renumber the scalar operands as gfx11 does (M0, NULL).
-    let mut ops = [0u16; 3];
-    for (k, &(n, used)) in srcs.iter().enumerate() {
-        if used {
-            ops[k] = if n < 256 {
-                scalar(u32::from(n)).ok_or("a source in FLAT_SCRATCH or XNACK_MASK")? as u16
-            } else {
-                n
-            };
+    let mut renumbered = [None; 3];
+    for (k, s) in srcs.iter().enumerate() {
+        renumbered[k] = match *s {
+            Some(n) if n < 256 => match scalar(u32::from(n)) {
+                Some(r) => Some(r as u16),
+                None => return Own::Refused("a source in FLAT_SCRATCH or XNACK_MASK"),
+            },
+            other => other,
+        };
+    }
+    own(Wide { vdst, srcs: renumbered })
+}
+
+/// Runs a 64-bit operation of up to three sources on the half-wave's active lanes:
+/// `f` of the sources (a 32-bit source zero-extended), into the VGPR pair VDST
+/// names. A scalar or constant source is read once for all lanes.
+fn wide(w: &mut Wave, x: &Wide, literal: Option<u32>, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap> {
+    // The shift amount is a 32-bit source; the others 64-bit. A source is uniform
+    // (read once) unless it names VGPRs.
+    let read = |w: &Wave, k: usize, n: u16, lane: usize| -> Result<u64, Trap> {
+        if k == 1 {
+            w.vread(n, lane, literal).map(u64::from)
+        } else {
+            w.vread64(n, lane, literal)
+        }
+    };
+    let mut uniform = [0u64; 3];
+    for (k, s) in x.srcs.iter().enumerate() {
+        if let &Some(n) = s
+            && n < 256
+        {
+            uniform[k] = read(w, k, n, 0)?;
         }
     }
     let exec = w.exec();
-    for lane in 0..32 {
-        if exec >> lane & 1 == 0 {
-            continue;
-        }
-        let mut s = [0u64; 3];
-        for (k, &(_, used)) in srcs.iter().enumerate() {
-            if used {
-                // The shift amount is a 32-bit source; the others 64-bit.
-                s[k] = if k == 1 {
-                    u64::from(w.vread(ops[k], lane, i.literal)?)
-                } else {
-                    w.vread64(ops[k], lane, i.literal)?
-                };
+    for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+        let mut s = uniform;
+        for (k, src) in x.srcs.iter().enumerate() {
+            if let &Some(n) = src
+                && n >= 256
+            {
+                s[k] = read(w, k, n, lane)?;
             }
         }
         let v = f(s);
-        w.vwrite(vdst, lane, v as u32)?;
-        w.vwrite(vdst + 1, lane, (v >> 32) as u32)?;
+        w.vwrite(x.vdst, lane, v as u32)?;
+        w.vwrite(x.vdst + 1, lane, (v >> 32) as u32)?;
     }
     Ok(())
 }
@@ -1026,6 +1082,81 @@ mod tests {
         // sext(-lane) < 0 but for lane 0 (zero-extended, no byte would be).
         assert_eq!(w.s[4], !1);
         assert_eq!(w.s[crate::rdna3::EXEC_LO], !1);
+    }
+
+    /// gfx90a's packed 32-bit operations (encodings from `llvm-mc-19 --mcpu=gfx942`):
+    /// each half takes the dwords OPSEL / OPSEL_HI choose, negated by NEG / NEG_HI;
+    /// `v_pk_mov_b32` picks both by OPSEL.
+    #[test]
+    fn packed_32_bit_operations_select_and_negate_per_half() {
+        // v_pk_add_f32 v[4:5], v[2:3], v[6:7] op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[0,1]
+        let add: &[u32] = &[0xd3b2_4804, 0x5002_0d02];
+        // v_pk_mov_b32 v[4:5], v[2:3], v[6:7] op_sel:[1,0]
+        let mov: &[u32] = &[0xd3b3_4804, 0x1802_0d02];
+        // v_pk_fma_f32 v[4:5], v[2:3], v[6:7], v[8:9] neg_hi:[0,0,1]
+        let fma: &[u32] = &[0xd3b0_4404, 0x1c22_0d02];
+        let f = |x: f32| x.to_bits();
+        let setup = |w: &mut crate::rdna3::Wave, _| {
+            for lane in 0..32 {
+                let l = lane as f32;
+                w.v[2][lane] = f(l);
+                w.v[3][lane] = f(100.0 + l);
+                w.v[6][lane] = f(0.5);
+                w.v[7][lane] = f(2.0 * l);
+                w.v[8][lane] = f(3.0);
+                w.v[9][lane] = f(7.0);
+            }
+        };
+        let w = run_as::<Cdna3>(&[add], &mut [], &mut [0; 64], setup).unwrap();
+        for lane in 0..32 {
+            let l = lane as f32;
+            assert_eq!(w.v[4][lane], f(100.0 + l - 0.5), "low: S0's high dword − S1's low");
+            assert_eq!(w.v[5][lane], f(l + 2.0 * l), "high: S0's low dword + S1's high");
+        }
+        let w = run_as::<Cdna3>(&[mov], &mut [], &mut [0; 64], setup).unwrap();
+        assert_eq!((w.v[4][3], w.v[5][3]), (f(103.0), f(0.5)));
+        let w = run_as::<Cdna3>(&[fma], &mut [], &mut [0; 64], setup).unwrap();
+        for lane in 0..32 {
+            let l = lane as f32;
+            assert_eq!(w.v[4][lane], f(l.mul_add(0.5, 3.0)));
+            assert_eq!(w.v[5][lane], f((100.0 + l).mul_add(2.0 * l, -7.0)));
+        }
+        // An inline constant as both halves' low dword (OPSEL_HI clear for it), as
+        // clang writes it: v_pk_fma_f32 v[22:23], v[20:21], 2.0, v[20:21] op_sel_hi:[1,0,1]
+        let fma_k: &[u32] = &[0xd3b0_4016, 0x0c51_e914];
+        let w = run_as::<Cdna3>(&[fma_k], &mut [], &mut [0; 64], |w, _| {
+            for lane in 0..32 {
+                w.v[20][lane] = f(lane as f32);
+                w.v[21][lane] = f(-1.5);
+            }
+        })
+        .unwrap();
+        assert_eq!((w.v[22][7], w.v[23][7]), (f(21.0), f(-4.5)));
+        // Its high dword is not defined: refused. v_pk_mul_f32 v[4:5], v[2:3], 2.0
+        let mul_k: &[u32] = &[0xd3b1_4004, 0x1801_e902];
+        let Err(e) = run_as::<Cdna3>(&[mul_k], &mut [], &mut [0; 64], |_, _| {}) else {
+            panic!("a constant's high dword read")
+        };
+        assert!(e.to_string().contains("high dword"), "{e}");
+    }
+
+    /// gfx9's SOPK arithmetic and signed compares, and `v_alignbit_b32`, as RDNA3's.
+    #[test]
+    fn sopk_signed_forms_and_alignbit() {
+        // s_addk_i32 s0, 0x7fff; s_cmpk_lt_i32 s1, 0xffff (-1); v_alignbit_b32 v4, v2, v3, 8
+        let prog: [&[u32]; 3] = [&[0xb700_7fff], &[0xb301_ffff], &[0xd1ce_0004, 0x0222_0702]];
+        let w = run_as::<Cdna3>(&prog[..1], &mut [], &mut [0; 64], |w, _| w.s[0] = 0x7fff_ffff).unwrap();
+        assert_eq!((w.s[0], w.scc), (0x8000_7ffe, true), "signed overflow sets SCC");
+        let w = run_as::<Cdna3>(&prog[1..], &mut [], &mut [0; 64], |w, _| {
+            w.s[1] = -2i32 as u32;
+            for lane in 0..32 {
+                w.v[2][lane] = 0x1122_3344;
+                w.v[3][lane] = 0x5566_7700 | lane as u32;
+            }
+        })
+        .unwrap();
+        assert!(w.scc, "-2 < -1, signed");
+        assert_eq!(w.v[4][5], 0x4455_6677);
     }
 
     /// gfx9's `v_cmpx_*` writes its mask to VCC (or SDST) and to EXEC, so the next

@@ -189,6 +189,29 @@ pub(crate) fn per_half(i: &Inst) -> bool {
     }
 }
 
+/// Whether a vector instruction may write the scalar file: compares (their mask, and
+/// EXEC for `v_cmpx`), VOP3SD's and VOP2's carry-outs and condition outputs, the lane
+/// reads; the others write VGPRs, memory or LDS only.
+pub(crate) fn writes_scalars(i: &Inst) -> bool {
+    match i.enc {
+        Encoding::Vop1 => i.op == vop3::V_READFIRSTLANE_B32_E64 - 0x180,
+        Encoding::Vop2 => matches!(
+            i.op,
+            vop2::V_ADD_CO_CI_U32_E32 | vop2::V_SUB_CO_CI_U32_E32 | vop2::V_SUBREV_CO_CI_U32_E32
+        ),
+        Encoding::Vop3 => {
+            i.op <= VOPC_IN_VOP3_LAST
+                || Vop3sd::from_op(i.op).is_some()
+                || matches!(
+                    i.op,
+                    vop3::V_READFIRSTLANE_B32_E64 | vop3::V_READLANE_B32 | vop3::V_WRITELANE_B32
+                )
+        }
+        Encoding::Vop3p | Encoding::Vopd | Encoding::Ds | Encoding::Flat | Encoding::Mubuf | Encoding::Mtbuf => false,
+        _ => true,
+    }
+}
+
 /// Runs `i` on `w`.
 pub(crate) fn step(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> R<Flow> {
     match i.enc {

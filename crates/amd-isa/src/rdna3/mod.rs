@@ -195,6 +195,12 @@ pub(crate) trait Step {
     /// Whether a wave64 runs it as two passes of 32 lanes (a vector instruction), not
     /// once (scalar instructions, and the vector ones that see all 64 lanes at once).
     fn per_half(&self) -> bool;
+    /// Whether it may write the scalar file (a compare's mask, a carry-out, EXEC):
+    /// the two passes of a wave64 keep such writes apart ([`run_halves`]); of an
+    /// instruction that writes none, they need not. `true` unless known otherwise.
+    fn writes_scalars(&self) -> bool {
+        true
+    }
     /// The instruction as an error names it.
     fn text(&self) -> String;
 }
@@ -225,6 +231,9 @@ impl Step for Decoded {
     }
     fn per_half(&self) -> bool {
         exec::per_half(&self.inst)
+    }
+    fn writes_scalars(&self) -> bool {
+        exec::writes_scalars(&self.inst)
     }
     fn text(&self) -> String {
         self.inst.to_string()
@@ -537,6 +546,14 @@ fn lane_ids(block: [usize; 3], threads: usize, tidig: u32, wave_lanes: usize) ->
 /// writes its own half of a mask.
 #[inline(never)]
 pub(crate) fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+    if !d.writes_scalars() {
+        // No scalar results to keep apart: the passes run back to back.
+        d.run(w, mem, lds)?;
+        w.swap_halves();
+        let second = d.run(w, mem, lds);
+        w.swap_halves();
+        return second;
+    }
     let before = w.s;
     d.run(w, mem, lds)?;
     let first = std::mem::replace(&mut w.s, before);

@@ -415,6 +415,12 @@ impl Step for Decoded {
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
+    fn writes_scalars(&self) -> bool {
+        match self {
+            Decoded::Lowered(d, _) | Decoded::Propagating(d, _) => Step::writes_scalars(d),
+            Decoded::ToScalar(..) | Decoded::Own(..) => true,
+        }
+    }
     fn per_half(&self) -> bool {
         // RDNA4 dispatches run wave32 only (`ExecError::Wave64`).
         match self {

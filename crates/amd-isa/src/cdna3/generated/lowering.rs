@@ -4,7 +4,7 @@
 //! and operand sizes, with the RDNA3 number, per encoding; the memory opcodes by
 //! their gfx11 names.
 
-/// SOP1Op: 49 of CDNA3's 54 opcodes.
+/// SOP1Op: 50 of CDNA3's 54 opcodes.
 pub(crate) const fn sop1(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // s_mov_b32
@@ -27,6 +27,7 @@ pub(crate) const fn sop1(op: u16) -> Option<u16> {
         19 => 11, // s_flbit_i32_b64
         20 => 12, // s_flbit_i32
         21 => 13, // s_flbit_i32_i64
+        22 => 14, // s_sext_i32_i8
         23 => 15, // s_sext_i32_i16
         24 => 16, // s_bitset0_b32
         25 => 17, // s_bitset0_b64
@@ -118,17 +119,25 @@ pub(crate) const fn sop2(op: u16) -> Option<u16> {
     })
 }
 
-/// SOPKOp: 10 of CDNA3's 21 opcodes.
+/// SOPKOp: 18 of CDNA3's 21 opcodes.
 pub(crate) const fn sopk(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // s_movk_i32
         1 => 2, // s_cmovk_i32
+        2 => 3, // s_cmpk_eq_i32
+        3 => 4, // s_cmpk_lg_i32
+        4 => 5, // s_cmpk_gt_i32
+        5 => 6, // s_cmpk_ge_i32
+        6 => 7, // s_cmpk_lt_i32
+        7 => 8, // s_cmpk_le_i32
         8 => 9, // s_cmpk_eq_u32
         9 => 10, // s_cmpk_lg_u32
         10 => 11, // s_cmpk_gt_u32
         11 => 12, // s_cmpk_ge_u32
         12 => 13, // s_cmpk_lt_u32
         13 => 14, // s_cmpk_le_u32
+        14 => 15, // s_addk_i32
+        15 => 16, // s_mulk_i32
         17 => 17, // s_getreg_b32
         21 => 20, // s_call_b64
         _ => return None,
@@ -180,7 +189,7 @@ pub(crate) const fn sopp(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP1Op: 72 of CDNA3's 88 opcodes.
+/// VOP1Op: 73 of CDNA3's 88 opcodes.
 pub(crate) const fn vop1(op: u16) -> Option<u16> {
     Some(match op {
         1 => 1, // v_mov_b32_e32
@@ -254,12 +263,13 @@ pub(crate) const fn vop1(op: u16) -> Option<u16> {
         74 => 97, // v_cos_f16_e32
         77 => 99, // v_cvt_norm_i16_f16_e32
         78 => 100, // v_cvt_norm_u16_f16_e32
+        79 => 98, // v_sat_pk_u8_i16_e32
         81 => 101, // v_swap_b32_e32
         _ => return None,
     })
 }
 
-/// VOP2Op: 39 of CDNA3's 62 opcodes.
+/// VOP2Op: 40 of CDNA3's 62 opcodes.
 pub(crate) const fn vop2(op: u16) -> Option<u16> {
     Some(match op {
         0 => 1, // v_cndmask_b32_e32
@@ -300,6 +310,7 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
         54 => 39, // v_subrev_u32_e32
         55 => 2, // v_dot2c_f32_f16_e32
         59 => 43, // v_fmac_f32_e32
+        60 => 60, // v_pk_fmac_f16_e32
         61 => 30, // v_xnor_b32_e32
         _ => return None,
     })
@@ -404,7 +415,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 296 of CDNA3's 500 opcodes.
+/// VOP3Op: 301 of CDNA3's 500 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         16 => 126, // v_cmp_class_f32_e64
@@ -524,6 +535,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         288 => 307, // v_sub_f16_e64
         289 => 308, // v_subrev_f16_e64
         290 => 309, // v_mul_f16_e64
+        294 => 771, // v_add_u16_e64
+        295 => 772, // v_sub_u16_e64
         297 => 773, // v_mul_lo_u16_e64
         298 => 824, // v_lshlrev_b16_e64
         299 => 825, // v_lshrrev_b16_e64
@@ -623,6 +636,8 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         459 => 531, // v_fma_f32_e64
         460 => 532, // v_fma_f64_e64
         461 => 533, // v_lerp_u8_e64
+        462 => 534, // v_alignbit_b32_e64
+        463 => 535, // v_alignbyte_b32_e64
         464 => 537, // v_min3_f32_e64
         465 => 538, // v_min3_i32_e64
         466 => 539, // v_min3_u32_e64
@@ -703,6 +718,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         670 => 781, // v_add_i16
         671 => 782, // v_sub_i16
         672 => 785, // v_pack_b32_f16
+        673 => 263, // v_mul_legacy_f32
         _ => return None,
     })
 }
