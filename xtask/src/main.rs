@@ -28,7 +28,8 @@
 //!   per encoding.
 //! - `matrix-layouts [--check]`: RDNA4's WMMA and SWMMAC register layouts from AMD's
 //!   matrix instruction calculator (`AMD_MATRIX_CALCULATOR` names its
-//!   `matrix_calculator.py`) into `crates/amd-isa/src/rdna4/generated/matrix_layouts.txt`.
+//!   `matrix_calculator.py`) into `crates/amd-isa/src/rdna4/generated/matrix_layouts.txt`,
+//!   and CDNA3's MFMA shapes and layouts into `crates/amd-isa/src/cdna3/generated/mfma.rs`.
 //! - `oracle [--ops PATTERN] [--rounds N] [--seed S]`: compare the interpreter with
 //!   tinygrad's RDNA3 emulator instruction by instruction (needs `TINYGRAD_DIR`,
 //!   python3 and clang-19; offline, never in the test command).

@@ -6,6 +6,11 @@
 //! interpreter's tests place matrices by that table and read results back by it, so
 //! the layout the interpreter computes is checked against AMD's own description.
 //!
+//! And CDNA3's dense matrix instructions (MFMA, wave64), into
+//! `crates/amd-isa/src/cdna3/generated/mfma.rs`: each one's shape, element types and,
+//! per block, the place of every element of row (column) 0 — the interpreter runs
+//! them from that table, so their layouts are AMD's by construction.
+//!
 //! `AMD_MATRIX_CALCULATOR` names `matrix_calculator.py` (it needs python3 and the
 //! `tabulate` module). The table is compact: for A, B and the index ("K"), the element
 //! at each k of row (column) 0, for C and D each row's element of column 0; the
@@ -17,7 +22,10 @@ use std::process::Command;
 use crate::Result;
 
 const OUTPUT: &str = "crates/amd-isa/src/rdna4/generated/matrix_layouts.txt";
+const OUTPUT_CDNA3: &str = "crates/amd-isa/src/cdna3/generated/mfma.rs";
 const ENV: &str = "AMD_MATRIX_CALCULATOR";
+/// The Python that runs the calculator (it needs the `tabulate` module).
+const PYTHON_ENV: &str = "AMD_MATRIX_CALCULATOR_PYTHON";
 
 pub fn run(args: &[String]) -> Result<()> {
     let check = crate::check_flag(args, "matrix-layouts")?;
@@ -25,16 +33,20 @@ pub fn run(args: &[String]) -> Result<()> {
         format!("{ENV} must name AMD's matrix_calculator.py (github.com/ROCm/amd_matrix_instruction_calculator)")
     })?;
     let text = generate(&calc)?;
-    crate::write_or_check(OUTPUT, &text, check, "cargo xtask matrix-layouts")
+    crate::write_or_check(OUTPUT, &text, check, "cargo xtask matrix-layouts")?;
+    let text = generate_cdna3(&calc)?;
+    crate::write_or_check(OUTPUT_CDNA3, &text, check, "cargo xtask matrix-layouts")
 }
 
 /// Runs the calculator with `args` for RDNA4.
 fn calculator(calc: &str, args: &[&str]) -> Result<String> {
-    let out = Command::new("python3")
-        .arg(calc)
-        .args(["-a", "rdna4"])
-        .args(args)
-        .output()?;
+    calculator_for("rdna4", calc, args)
+}
+
+/// Runs the calculator with `args` for architecture `arch`.
+fn calculator_for(arch: &str, calc: &str, args: &[&str]) -> Result<String> {
+    let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| "python3".to_string());
+    let out = Command::new(python).arg(calc).args(["-a", arch]).args(args).output()?;
     if !out.status.success() {
         return Err(format!(
             "matrix_calculator.py {}: {}",
@@ -70,12 +82,26 @@ fn mark(entry: &str) -> (char, &str) {
     }
 }
 
-/// `v3{17}.[15:8]` or `v3{17}` (the whole register).
+/// `v3{17}.[15:8]`, `v3{17}` (the whole register) or `v[1:0]{17}` (a register pair).
 fn place(entry: &str) -> Result<Place> {
     let bad = || format!("unexpected layout entry {entry:?}");
     let rest = entry.strip_prefix('v').ok_or_else(bad)?;
     let (reg, rest) = rest.split_once('{').ok_or_else(bad)?;
     let (lane, rest) = rest.split_once('}').ok_or_else(bad)?;
+    // A pair `[hi:lo]`: 64 bits from its low register.
+    if let Some(pair) = reg.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        let (hi, lo) = pair.split_once(':').ok_or_else(bad)?;
+        let (hi, lo): (u32, u32) = (hi.parse()?, lo.parse()?);
+        if hi != lo + 1 || !rest.is_empty() {
+            return Err(bad().into());
+        }
+        return Ok(Place {
+            reg: lo,
+            lane: lane.parse()?,
+            lo: 0,
+            hi: 63,
+        });
+    }
     let (lo, hi) = match rest {
         "" => (0, 31),
         bits => {
@@ -189,6 +215,146 @@ fn generate(calc: &str) -> Result<String> {
     Ok(out)
 }
 
+/// A `--register-layout --csv` output of a blocked (MFMA) instruction: each block's
+/// table.
+fn block_tables(csv: &str) -> Result<Vec<Vec<Vec<Place>>>> {
+    let mut blocks = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in csv.lines() {
+        if line.starts_with("Block ") {
+            if let Some(text) = cur.take() {
+                blocks.push(table(&text)?);
+            }
+            cur = Some(String::new());
+        } else if let Some(text) = cur.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    if let Some(text) = cur {
+        blocks.push(table(&text)?);
+    }
+    Ok(blocks)
+}
+
+/// An MFMA operand's element type, as its name spells it.
+fn mfma_type(t: &str) -> Option<(&'static str, u32)> {
+    Some(match t {
+        "f32" => ("F32", 32),
+        "xf32" => ("Xf32", 32),
+        "f16" => ("F16", 16),
+        "bf16" => ("Bf16", 16),
+        "i8" => ("I8", 8),
+        "fp8" => ("Fp8", 8),
+        "bf8" => ("Bf8", 8),
+        "f64" => ("F64", 64),
+        "i32" => ("I32", 32),
+        _ => return None,
+    })
+}
+
+/// `v_mfma_f32_16x16x4_4b_f16` → (output, (M, N, K), blocks, A's type, B's type).
+#[allow(clippy::type_complexity)]
+fn mfma_shape(
+    name: &str,
+) -> Option<(
+    &'static str,
+    (u32, u32, u32),
+    u32,
+    (&'static str, u32),
+    (&'static str, u32),
+)> {
+    let mut t = name.strip_prefix("v_mfma_")?.split('_');
+    let out = mfma_type(t.next()?)?.0;
+    let mut dims = t.next()?.split('x').map(|d| d.parse::<u32>().ok());
+    let (m, n, k) = (dims.next()??, dims.next()??, dims.next()??);
+    let rest: Vec<&str> = t.collect();
+    let (blocks, types) = match rest
+        .first()
+        .and_then(|b| b.strip_suffix('b'))
+        .and_then(|b| b.parse().ok())
+    {
+        Some(b) => (b, &rest[1..]),
+        None => (1, &rest[..]),
+    };
+    let (a, b) = match *types {
+        [ab] => (mfma_type(ab)?, mfma_type(ab)?),
+        [a, b] => (mfma_type(a)?, mfma_type(b)?),
+        _ => return None,
+    };
+    Some((out, (m, n, k), blocks, a, b))
+}
+
+/// One matrix's places, per block: row 0 along k (A), column 0 along k (B), column 0
+/// along the rows (C, D); each checked to be every other row's (column's) with the
+/// lane moved.
+fn mfma_places(calc: &str, inst: &str, flag: &str, width: u32) -> Result<Vec<Place>> {
+    let csv = calculator_for("cdna3", calc, &["-i", inst, flag, "-R", "-c"])?;
+    let mut all = Vec::new();
+    for (b, t) in block_tables(&csv)?.iter().enumerate() {
+        let what = format!("{inst} {flag} block {b}");
+        let places = compact(t, flag == "-A", &what)?;
+        if places
+            .iter()
+            .any(|p| p.hi + 1 - p.lo != width || p.lane > 63 || p.reg > 255)
+        {
+            return Err(format!("{what}: an element not {width} bits wide in one lane of 64").into());
+        }
+        all.extend(places);
+    }
+    Ok(all)
+}
+
+fn generate_cdna3(calc: &str) -> Result<String> {
+    let version = calculator_for("cdna3", calc, &["-v"])?;
+    let list = calculator_for("cdna3", calc, &["-L"])?;
+    let mut out = format!(
+        "// @generated by `cargo xtask matrix-layouts` from {}\n\
+         // (github.com/ROCm/amd_matrix_instruction_calculator, `-a cdna3`). Do not edit.\n\
+         //\n\
+         // CDNA3's dense matrix instructions: shape, element types, and per block the place of\n\
+         // every element of row 0 of A (along k), column 0 of B (along k) and column 0 of C and\n\
+         // D (along the rows): P(register from the operand's first, lane, first bit). Every\n\
+         // other row (column) is the same with the lane moved by the row (column).\n\
+         \n\
+         use super::super::mfma::{{Mfma, P, Ty}};\n\
+         \n\
+         /// The MFMA instructions the calculator describes for CDNA3.\n\
+         pub(crate) const MFMA: &[Mfma] = &[\n",
+        version.trim()
+    );
+    let places = |v: &[Place]| -> String {
+        v.iter()
+            .map(|p| format!("P({}, {}, {})", p.reg, p.lane, p.lo))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for inst in list.lines().skip(1).map(str::trim).filter(|l| l.starts_with("v_mfma_")) {
+        let (ty_out, (m, n, k), blocks, (ta, wa), (tb, wb)) =
+            mfma_shape(inst).ok_or_else(|| format!("{inst}: a name whose shape is not read here"))?;
+        let w_out = if ty_out == "F64" { 64 } else { 32 };
+        let a = mfma_places(calc, inst, "-A", wa)?;
+        let b = mfma_places(calc, inst, "-B", wb)?;
+        let c = mfma_places(calc, inst, "-C", w_out)?;
+        let d = mfma_places(calc, inst, "-D", w_out)?;
+        if c != d {
+            return Err(format!("{inst}: C and D are laid out differently").into());
+        }
+        if a.len() != (blocks * k) as usize || b.len() != (blocks * k) as usize || d.len() != (blocks * m) as usize {
+            return Err(format!("{inst}: the tables do not match the shape {m}x{n}x{k}, {blocks} blocks").into());
+        }
+        out.push_str(&format!(
+            "    Mfma {{\n        name: \"{inst}\",\n        m: {m},\n        n: {n},\n        k: {k},\n        blocks: {blocks},\n        \
+             a_ty: Ty::{ta},\n        b_ty: Ty::{tb},\n        out: Ty::{ty_out},\n        a: &[{}],\n        b: &[{}],\n        cd: &[{}],\n    }},\n",
+            places(&a),
+            places(&b),
+            places(&d)
+        ));
+    }
+    out.push_str("];\n");
+    Ok(out)
+}
+
 /// The marks along the first row (`by_col`: column) of a table with modifiers,
 /// checked to be every row's (column's).
 fn neg_marks(csv: &str, by_col: bool, what: &str) -> Result<String> {
@@ -243,6 +409,33 @@ mod tests {
         assert_eq!(mark("|v0{1}|"), ('|', "v0{1}"));
         assert_eq!(mark("-|v0{1}|"), ('n', "v0{1}"));
         assert_eq!(mark("v0{1}"), ('+', "v0{1}"));
+    }
+
+    #[test]
+    fn mfma_names_parse() {
+        assert_eq!(
+            mfma_shape("v_mfma_f32_16x16x4_4b_f16"),
+            Some(("F32", (16, 16, 4), 4, ("F16", 16), ("F16", 16)))
+        );
+        assert_eq!(
+            mfma_shape("v_mfma_f32_16x16x32_fp8_bf8"),
+            Some(("F32", (16, 16, 32), 1, ("Fp8", 8), ("Bf8", 8)))
+        );
+        assert_eq!(mfma_shape("v_mfma_f64_4x4x4_4b_f64").map(|s| s.2), Some(4));
+        assert_eq!(mfma_shape("v_smfmac_f32_16x16x32_f16"), None);
+        assert_eq!(mfma_shape("v_mfma_f32_16x16_f16"), None);
+        assert_eq!(
+            place("v[1:0]{16}").unwrap(),
+            Place {
+                reg: 0,
+                lane: 16,
+                lo: 0,
+                hi: 63
+            }
+        );
+        assert!(place("v[3:0]{16}").is_err());
+        let csv = "Block 0\nA[M][K],0\n0,v0{0}\nBlock 1\nA[M][K],0\n0,v0{4}\n";
+        assert_eq!(block_tables(csv).unwrap().len(), 2);
     }
 
     #[test]

@@ -25,7 +25,7 @@ fn usage(msg: impl Into<String>) -> Error {
 pub const USAGE: &str = "usage:
   hcq info                          the GPUs, their transport and properties
   hcq disasm FILE                   a code object's kernels, descriptors, arguments and code
-  hcq decode [--sdma] [--target gfx1100|gfx1030] [FILE]
+  hcq decode [--sdma] [--target gfx1100|gfx1201|gfx1030|gfx942] [FILE]
                                     PM4 (or SDMA) dwords in hex from FILE or stdin
                                     (0x optional; spaces, commas or lines; # comments)
   hcq run FILE KERNEL --grid X[,Y,Z] --block X[,Y,Z] [--arg ARG]...
@@ -215,12 +215,14 @@ fn decode(args: &[String]) -> Result<()> {
         match a.as_str() {
             "--sdma" => sdma_stream = true,
             "--target" => {
-                let t = it.next().ok_or_else(|| usage("--target needs gfx1100 or gfx1030"))?;
+                const TARGETS: &str = "gfx1100, gfx1201, gfx1030 or gfx942";
+                let t = it.next().ok_or_else(|| usage(format!("--target needs {TARGETS}")))?;
                 target = match t.as_str() {
                     "gfx1100" | "gfx11" => GfxTarget::Gfx11,
                     "gfx1030" | "gfx103" => GfxTarget::Gfx103,
                     "gfx1200" | "gfx1201" | "gfx12" => GfxTarget::Gfx12,
-                    other => return Err(usage(format!("no target {other:?} (gfx1100 or gfx1030)"))),
+                    "gfx940" | "gfx941" | "gfx942" | "gfx94" => GfxTarget::Gfx94,
+                    other => return Err(usage(format!("no target {other:?} ({TARGETS})"))),
                 };
             }
             f if f.starts_with('-') && f != "-" => return Err(usage(format!("no option {f:?}"))),

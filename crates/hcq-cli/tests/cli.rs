@@ -191,6 +191,16 @@ fn decode_reads_hex_dwords() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(out.trim_start().starts_with("0: RELEASE_MEM"), "{out}");
+    // gfx9.4's 7-dword ACQUIRE_MEM reads as one packet with --target gfx942, not
+    // with gfx11's 8-dword layout.
+    let mut words = Vec::new();
+    amd_packets::pm4::recipes::memory_barrier(GfxTarget::Gfx94, &mut words);
+    let hex: Vec<String> = words.iter().map(|w| format!("{w:#010x}")).collect();
+    let o = hcq(&["decode", "--target", "gfx942"], Some(&hex.join(" ")));
+    let (out, err) = text(&o);
+    assert!(o.status.success() && out.contains("ACQUIRE_MEM"), "{out}{err}");
+    let o = hcq(&["decode"], Some(&hex.join(" ")));
+    assert_eq!(o.status.code(), Some(1), "gfx11 reads the 7-dword form as truncated");
     let o = hcq(&["decode"], Some("0x12345678 zz"));
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));

@@ -72,6 +72,8 @@ pub(crate) enum Own {
     /// `v_pk_fma_f32`, `v_pk_mul_f32`, `v_pk_add_f32`, `v_pk_mov_b32`: two 32-bit
     /// operations on register pairs.
     PkF32(Box<PkF32>),
+    /// A dense matrix instruction (MFMA), from AMD's layout table.
+    Mfma(Box<super::mfma::MfmaOp>),
     /// Refused, for the reason given.
     Refused(&'static str),
 }
@@ -235,7 +237,16 @@ fn own(i: &Inst) -> Own {
                 to_acc: true,
             },
             Some(Vop3p::V_PK_FMA_F32 | Vop3p::V_PK_MUL_F32 | Vop3p::V_PK_ADD_F32 | Vop3p::V_PK_MOV_B32) => pk_f32(i),
-            _ => Own::Refused("the matrix instructions are not run yet"),
+            _ => match super::mfma::by_opcode(i.op) {
+                Some(t) => match super::mfma::decode(i, t) {
+                    Ok(x) => Own::Mfma(Box::new(x)),
+                    Err(why) => Own::Refused(why),
+                },
+                None if i.name().is_some_and(|n| n.starts_with("v_smfmac")) => {
+                    Own::Refused("the sparse matrix instructions (SMFMAC) are not run yet")
+                }
+                None => Own::Refused("a packed or matrix instruction the CDNA3 interpreter does not run yet"),
+            },
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
@@ -892,6 +903,7 @@ impl Step for Decoded {
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
             Own::PkF32(x) => run_pk_f32(w, x, mem, lds).map(|_| Flow::Next),
+            Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),
         }

@@ -11,15 +11,18 @@
 //! names as it finds them; gfx950's four-dword scaled matrix form (`VOP3PX2`) is left
 //! out. The disassembler ([`Inst::llvm`]) prints what `llvm-objdump-19 --mcpu=gfx942`
 //! does; the [`Interpreter`] runs CDNA3 dispatches on RDNA3's machine, each
-//! instruction lowered to its RDNA3 twin where it has one ([`Inst::to_rdna3`]), not yet
-//! the DPP, matrix or buffer forms. A CDNA3 target is not one the mock or the
-//! runtime opens yet (docs/limits.md).
+//! instruction lowered to its RDNA3 twin where it has one ([`Inst::to_rdna3`]), CDNA3's
+//! own (memory, AccVGPRs, SDWA and DPP forms, packed 32-bit operations, the dense
+//! matrix instructions from AMD's layout table) run here; not yet the buffer forms,
+//! the sparse matrix instructions or VOPC's DPP (docs/limits.md). The mock's `gfx942`
+//! profile runs its kernels.
 
 mod coverage;
 mod decode;
 mod disasm;
 mod exec;
 mod lower;
+mod mfma;
 mod probe;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
@@ -43,9 +46,9 @@ use crate::{Dispatch, ExecError, Memory};
 
 /// The CDNA3 interpreter: runs whole gfx940–gfx942 dispatches (waves of 64 lanes) on
 /// a [`Memory`], with the settings and counters of the RDNA3 interpreter it wraps. It
-/// runs what lowers to RDNA3, CDNA3's own memory encodings, AccVGPR moves and VOP1/VOP2
-/// SDWA forms; an instruction it does not run yet (DPP forms, the matrix instructions,
-/// buffer accesses) stops the dispatch with [`ExecError`] naming it.
+/// runs what lowers to RDNA3 and CDNA3's own forms; an instruction it does not run yet
+/// (buffer accesses, SMFMAC, VOPC's DPP forms, among others) stops the dispatch with
+/// [`ExecError`] naming it.
 #[derive(Debug, Clone, Default)]
 pub struct Interpreter(pub crate::rdna3::Interpreter);
 
