@@ -999,38 +999,56 @@ fn wide_op(i: &Inst, own: fn(Wide) -> Own) -> Own {
 
 /// Runs a 64-bit operation of up to three sources on the half-wave's active lanes:
 /// `f` of the sources (a 32-bit source zero-extended), into the VGPR pair VDST
-/// names. A scalar or constant source is read once for all lanes.
+/// names. A scalar or constant source is read once for all lanes, a VGPR pair's rows
+/// found once for the half-wave.
 fn wide(w: &mut Wave, x: &Wide, literal: Option<u32>, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap> {
-    // The shift amount is a 32-bit source; the others 64-bit. A source is uniform
-    // (read once) unless it names VGPRs.
-    let read = |w: &Wave, k: usize, n: u16, lane: usize| -> Result<u64, Trap> {
-        if k == 1 {
-            w.vread(n, lane, literal).map(u64::from)
-        } else {
-            w.vread64(n, lane, literal)
-        }
-    };
-    let mut uniform = [0u64; 3];
-    for (k, s) in x.srcs.iter().enumerate() {
-        if let &Some(n) = s
-            && n < 256
-        {
-            uniform[k] = read(w, k, n, 0)?;
-        }
+    /// A source: one value for every lane, or the VGPR rows (a pair's second) it is in.
+    #[derive(Clone, Copy)]
+    enum Src<'a> {
+        Uniform(u64),
+        Rows(&'a [u32; 32], Option<&'a [u32; 32]>),
+    }
+    let rows = w.v.len();
+    let beyond = |r: usize| Trap::refused(format!("v{r} beyond the wave's {rows} VGPRs"));
+    if x.vdst + 1 >= rows {
+        return Err(beyond(x.vdst + 1));
     }
     let exec = w.exec();
-    for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
-        let mut s = uniform;
+    let mut out = [0u64; 32];
+    {
+        let mut srcs = [Src::Uniform(0); 3];
         for (k, src) in x.srcs.iter().enumerate() {
-            if let &Some(n) = src
-                && n >= 256
-            {
-                s[k] = read(w, k, n, lane)?;
-            }
+            let Some(n) = *src else { continue };
+            // The shift amount is a 32-bit source; the others 64-bit.
+            let is64 = k != 1;
+            srcs[k] = if n < 256 {
+                Src::Uniform(if is64 {
+                    w.vread64(n, 0, literal)?
+                } else {
+                    u64::from(w.vread(n, 0, literal)?)
+                })
+            } else {
+                let r = usize::from(n - 256);
+                let lo = &w.v.get(r).ok_or_else(|| beyond(r))?.0;
+                let hi = if is64 {
+                    Some(&w.v.get(r + 1).ok_or_else(|| beyond(r + 1))?.0)
+                } else {
+                    None
+                };
+                Src::Rows(lo, hi)
+            };
         }
-        let v = f(s);
-        w.vwrite(x.vdst, lane, v as u32)?;
-        w.vwrite(x.vdst + 1, lane, (v >> 32) as u32)?;
+        let at = |s: Src<'_>, lane: usize| match s {
+            Src::Uniform(v) => v,
+            Src::Rows(lo, hi) => u64::from(lo[lane]) | hi.map_or(0, |h| u64::from(h[lane]) << 32),
+        };
+        for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+            out[lane] = f([at(srcs[0], lane), at(srcs[1], lane), at(srcs[2], lane)]);
+        }
+    }
+    for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+        w.v[x.vdst].0[lane] = out[lane] as u32;
+        w.v[x.vdst + 1].0[lane] = (out[lane] >> 32) as u32;
     }
     Ok(())
 }

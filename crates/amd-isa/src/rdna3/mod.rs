@@ -547,10 +547,15 @@ fn lane_ids(block: [usize; 3], threads: usize, tidig: u32, wave_lanes: usize) ->
 #[inline(never)]
 pub(crate) fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
     if !d.writes_scalars() {
-        // No scalar results to keep apart: the passes run back to back.
-        d.run(w, mem, lds)?;
+        // No scalar results to keep apart: the passes run back to back, and a half
+        // with no active lane, on which such an instruction changes nothing, is
+        // skipped (a wave of a few lanes, a one-lane workgroup's, runs one pass).
+        let mut flow = Flow::Next;
+        if w.exec() != 0 {
+            flow = d.run(w, mem, lds)?;
+        }
         w.swap_halves();
-        let second = d.run(w, mem, lds);
+        let second = if w.exec() != 0 { d.run(w, mem, lds) } else { Ok(flow) };
         w.swap_halves();
         return second;
     }
