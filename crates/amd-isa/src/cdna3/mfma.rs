@@ -350,30 +350,20 @@ mod tests {
                     let av: Vec<i32> = (0..m * k).map(|_| small(&mut next)).collect();
                     let bv: Vec<i32> = (0..k * n).map(|_| small(&mut next)).collect();
                     let cv: Vec<i32> = (0..m * n).map(|_| small(&mut next)).collect();
-                    for r in 0..m {
-                        for kk in 0..k {
-                            let p = t.a[(blk * k + kk) as usize];
-                            put(
-                                &mut w,
-                                file(a_at, acc),
-                                p,
-                                r,
-                                ab,
-                                bits_of(t.a_ty, av[(r * k + kk) as usize]),
-                            );
-                        }
-                    }
-                    for c in 0..n {
-                        for kk in 0..k {
-                            let p = t.b[(blk * k + kk) as usize];
-                            put(
-                                &mut w,
-                                file(b_at, false),
-                                p,
-                                c,
-                                bb,
-                                bits_of(t.b_ty, bv[(kk * n + c) as usize]),
-                            );
+                    // A's rows and B's columns, each line along k from its place in
+                    // the table, the lane moved by the line.
+                    let along_k = &t.a[(blk * k) as usize..((blk + 1) * k) as usize];
+                    let b_along_k = &t.b[(blk * k) as usize..((blk + 1) * k) as usize];
+                    let a_value: &dyn Fn(u32, u32) -> i32 = &|r, kk| av[(r * k + kk) as usize];
+                    let b_value: &dyn Fn(u32, u32) -> i32 = &|c, kk| bv[(kk * n + c) as usize];
+                    for (places, first, lines, bits, ty, at) in [
+                        (along_k, file(a_at, acc), m, ab, t.a_ty, a_value),
+                        (b_along_k, file(b_at, false), n, bb, t.b_ty, b_value),
+                    ] {
+                        for line in 0..lines {
+                            for (kk, &p) in places.iter().enumerate() {
+                                put(&mut w, first, p, line, bits, bits_of(ty, at(line, kk as u32)));
+                            }
                         }
                     }
                     for r in 0..m {

@@ -133,6 +133,23 @@ pub struct Discovery {
     pub harvest: Vec<(u16, u8)>,
 }
 
+/// Register bases the profiled parts share (`sienna_cichlid_ip_offset.h` and
+/// `aldebaran_ip_offset.h` agree on them, and tinygrad's mock AM GPU lists the same for
+/// SOC21): NBIO's six segments (Navi 21's table carries five), MP0's and MP1's, MMHUB's,
+/// HDP's and OSSSYS's.
+const NBIO_BASES: [u32; 6] = [
+    0x0000_0000,
+    0x0000_0014,
+    0x0000_0D20,
+    0x0001_0400,
+    0x0241_B000,
+    0x0404_0000,
+];
+const MP_BASES: [u32; 5] = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
+const MMHUB_BASES: [u32; 2] = [0x0001_A000, 0x0240_8800];
+const HDP_BASES: [u32; 2] = [0x0000_0F20, 0x0240_A400];
+const OSSSYS_BASES: [u32; 2] = [0x0000_10A0, 0x0240_A000];
+
 #[allow(clippy::too_many_arguments)]
 fn gc_v1_0(
     major: u16,
@@ -220,7 +237,6 @@ impl Discovery {
     /// (`sienna_cichlid_ip_offset.h`), which SOC21 keeps for those blocks.
     pub fn navi31() -> Self {
         let gc_bases = [0x0000_1260, 0x0000_A000, 0x0001_C000, 0x0240_2C00];
-        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
         let mut gc = gc_info_v1_2 {
             v1_0: gc_v1_0(1, 2, size_of::<gc_info_v1_2>(), 6, 4, 0, 4, 24, 2),
             ..Default::default()
@@ -242,25 +258,13 @@ impl Discovery {
                 IpBlock::new(hw_id::GC, 0, (11, 0, 0), &gc_bases),
                 IpBlock::new(hw_id::SDMA0, 0, (6, 0, 0), &gc_bases),
                 IpBlock::new(hw_id::SDMA1, 0, (6, 0, 0), &gc_bases),
-                IpBlock::new(hw_id::MMHUB, 0, (3, 0, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::MMHUB, 0, (3, 0, 0), &MMHUB_BASES),
                 IpBlock::new(hw_id::ATHUB, 0, (3, 0, 0), &[0x0000_0C00, 0x0240_8C00]),
-                IpBlock::new(
-                    hw_id::NBIF,
-                    0,
-                    (4, 3, 0),
-                    &[
-                        0x0000_0000,
-                        0x0000_0014,
-                        0x0000_0D20,
-                        0x0001_0400,
-                        0x0241_B000,
-                        0x0404_0000,
-                    ],
-                ),
-                IpBlock::new(hw_id::MP0, 0, (13, 0, 0), &mp_bases),
-                IpBlock::new(hw_id::MP1, 0, (13, 0, 0), &mp_bases),
-                IpBlock::new(hw_id::HDP, 0, (6, 0, 0), &[0x0000_0F20, 0x0240_A400]),
-                IpBlock::new(hw_id::OSSSYS, 0, (6, 0, 0), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(hw_id::NBIF, 0, (4, 3, 0), &NBIO_BASES),
+                IpBlock::new(hw_id::MP0, 0, (13, 0, 0), &MP_BASES),
+                IpBlock::new(hw_id::MP1, 0, (13, 0, 0), &MP_BASES),
+                IpBlock::new(hw_id::HDP, 0, (6, 0, 0), &HDP_BASES),
+                IpBlock::new(hw_id::OSSSYS, 0, (6, 0, 0), &OSSSYS_BASES),
                 IpBlock::new(
                     hw_id::SMUIO,
                     0,
@@ -322,7 +326,6 @@ impl Discovery {
     /// `sienna_cichlid_ip_offset.h`.
     pub fn navi21() -> Self {
         let gc_bases = [0x0000_1260, 0x0000_A000, 0x0001_C000, 0x0240_2C00];
-        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
         Discovery {
             table_version: 3,
             ips: vec![
@@ -331,18 +334,13 @@ impl Discovery {
                 IpBlock::new(hw_id::SDMA1, 0, (5, 2, 0), &gc_bases),
                 IpBlock::new(hw_id::SDMA2, 0, (5, 2, 0), &gc_bases),
                 IpBlock::new(hw_id::SDMA3, 0, (5, 2, 0), &gc_bases),
-                IpBlock::new(hw_id::MMHUB, 0, (2, 1, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::MMHUB, 0, (2, 1, 0), &MMHUB_BASES),
                 IpBlock::new(hw_id::ATHUB, 0, (2, 1, 0), &[0x0000_0C00, 0x0240_8C00]),
-                IpBlock::new(
-                    hw_id::NBIF,
-                    0,
-                    (2, 3, 0),
-                    &[0x0000_0000, 0x0000_0014, 0x0000_0D20, 0x0001_0400, 0x0241_B000],
-                ),
-                IpBlock::new(hw_id::MP0, 0, (11, 0, 7), &mp_bases),
-                IpBlock::new(hw_id::MP1, 0, (11, 0, 7), &mp_bases),
-                IpBlock::new(hw_id::HDP, 0, (5, 0, 3), &[0x0000_0F20, 0x0240_A400]),
-                IpBlock::new(hw_id::OSSSYS, 0, (5, 0, 3), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(hw_id::NBIF, 0, (2, 3, 0), &NBIO_BASES[..5]),
+                IpBlock::new(hw_id::MP0, 0, (11, 0, 7), &MP_BASES),
+                IpBlock::new(hw_id::MP1, 0, (11, 0, 7), &MP_BASES),
+                IpBlock::new(hw_id::HDP, 0, (5, 0, 3), &HDP_BASES),
+                IpBlock::new(hw_id::OSSSYS, 0, (5, 0, 3), &OSSSYS_BASES),
                 IpBlock::new(
                     hw_id::SMUIO,
                     0,
@@ -369,7 +367,6 @@ impl Discovery {
     /// on it, read the versions only.
     pub fn mi300x_xcd() -> Self {
         let gc_bases = [0x0000_2000, 0x0000_A000, 0x0240_2C00];
-        let mp_bases = [0x0001_6000, 0x00DC_0000, 0x00E0_0000, 0x00E4_0000, 0x0243_FC00];
         let gc = gc_info_v2_1 {
             header: gpu_info_header {
                 table_id: GC_TABLE_ID,
@@ -408,25 +405,13 @@ impl Discovery {
                 IpBlock::new(hw_id::GC, 0, (9, 4, 3), &gc_bases),
                 IpBlock::new(hw_id::SDMA0, 0, (4, 4, 2), &[0x0000_1260, 0x0001_2540, 0x0040_A800]),
                 IpBlock::new(hw_id::SDMA1, 0, (4, 4, 2), &[0x0000_1860, 0x0001_2560, 0x0040_AC00]),
-                IpBlock::new(hw_id::MMHUB, 0, (1, 8, 0), &[0x0001_A000, 0x0240_8800]),
+                IpBlock::new(hw_id::MMHUB, 0, (1, 8, 0), &MMHUB_BASES),
                 IpBlock::new(hw_id::ATHUB, 0, (1, 8, 0), &[0x0000_0C20, 0x0240_8C00]),
-                IpBlock::new(
-                    hw_id::NBIF,
-                    0,
-                    (7, 9, 0),
-                    &[
-                        0x0000_0000,
-                        0x0000_0014,
-                        0x0000_0D20,
-                        0x0001_0400,
-                        0x0241_B000,
-                        0x0404_0000,
-                    ],
-                ),
-                IpBlock::new(hw_id::MP0, 0, (13, 0, 6), &mp_bases),
-                IpBlock::new(hw_id::MP1, 0, (13, 0, 6), &mp_bases),
-                IpBlock::new(hw_id::HDP, 0, (4, 4, 2), &[0x0000_0F20, 0x0240_A400]),
-                IpBlock::new(hw_id::OSSSYS, 0, (4, 4, 2), &[0x0000_10A0, 0x0240_A000]),
+                IpBlock::new(hw_id::NBIF, 0, (7, 9, 0), &NBIO_BASES),
+                IpBlock::new(hw_id::MP0, 0, (13, 0, 6), &MP_BASES),
+                IpBlock::new(hw_id::MP1, 0, (13, 0, 6), &MP_BASES),
+                IpBlock::new(hw_id::HDP, 0, (4, 4, 2), &HDP_BASES),
+                IpBlock::new(hw_id::OSSSYS, 0, (4, 4, 2), &OSSSYS_BASES),
                 IpBlock::new(
                     hw_id::SMUIO,
                     0,
