@@ -1,8 +1,10 @@
 //! `cargo xtask rocm-run [--dir DIR]`: ROCm's clients, unmodified, on the mock GPU
 //! through `libamd_interpose.so`, in the root `cargo xtask rocm-env` makes: `rocminfo`
 //! (its agent list checked), then each HIP program of `tests/hip/` built with the
-//! root's `hipcc --offload-arch=gfx1100` and run; a program passes when it exits 0
-//! and prints `ok`. Also checks that no client leaves the interposer's files behind in
+//! root's `hipcc --offload-arch=…` and run; a program passes when it exits 0 and
+//! prints `ok`. All of it on each mock profile of [`PROFILES`] in turn (the
+//! interposer's `AMD_MOCK_PROFILE`): a gfx1100 (RDNA3) and a gfx942 (CDNA3, an MI300X
+//! partition). Also checks that no client leaves the interposer's files behind in
 //! the root's `/tmp`. Needs root (chroot does); never part of the test command (the
 //! interposer's tests run the same where the root exists).
 
@@ -11,6 +13,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::{Result, rocm_env, workspace_root};
+
+/// The mock profiles the clients run on: `AMD_MOCK_PROFILE`, `--offload-arch` and
+/// what rocminfo names the agent.
+pub const PROFILES: [(&str, &str); 2] = [("gfx1100", "gfx1100"), ("gfx942", "gfx942")];
 
 pub fn run(args: &[String]) -> Result<()> {
     let dir = match args {
@@ -37,60 +43,63 @@ pub fn run(args: &[String]) -> Result<()> {
     let inside = |p: &Path| Path::new("/tmp/amd-hcq-rocm-run").join(p.file_name().unwrap_or_default());
     let lib = inside(Path::new("libamd_interpose.so"));
     let mut failed = Vec::new();
-
-    // rocminfo.
-    let t = Instant::now();
-    let out = client(&dir, &lib, &["rocminfo"])?;
-    let want = [
-        "ROCk module is loaded",
-        "Name:                    gfx1100",
-        "*** Done ***",
-    ];
-    let missing: Vec<&str> = want.iter().copied().filter(|w| !out.1.contains(w)).collect();
-    if out.0 && missing.is_empty() {
-        println!(
-            "rocm-run: rocminfo: ok, lists the mock's gfx1100 ({:.1} s)",
-            t.elapsed().as_secs_f64()
-        );
-    } else {
-        failed.push(format!("rocminfo: missing {missing:?}:\n{}", out.1));
-    }
-
-    // The HIP programs.
     let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("tests/hip"))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "hip"))
         .collect();
     sources.sort();
     for src in &sources {
-        let name = src
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("program")
-            .to_string();
         std::fs::copy(src, work.join(src.file_name().unwrap_or_default()))?;
-        let exe = Path::new("/tmp/amd-hcq-rocm-run").join(&name);
-        let built = Command::new("chroot")
-            .arg(&dir)
-            .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
-            .arg(inside(src))
-            .arg("-o")
-            .arg(&exe)
-            .output()?;
-        if !built.status.success() {
-            failed.push(format!(
-                "{name}: hipcc failed:\n{}",
-                String::from_utf8_lossy(&built.stderr)
-            ));
-            continue;
-        }
+    }
+    for (profile, arch) in PROFILES {
+        // rocminfo.
         let t = Instant::now();
-        let (ok, text) = client(&dir, &lib, &[exe.to_str().unwrap_or_default()])?;
-        let first = text.lines().next().unwrap_or_default().to_string();
-        if ok && first.starts_with("ok") {
-            println!("rocm-run: {name}: {first} ({:.1} s)", t.elapsed().as_secs_f64());
+        let out = client(&dir, &lib, profile, &["rocminfo"])?;
+        let name = format!("Name:                    {arch}");
+        let want = ["ROCk module is loaded", name.as_str(), "*** Done ***"];
+        let missing: Vec<&str> = want.iter().copied().filter(|w| !out.1.contains(w)).collect();
+        if out.0 && missing.is_empty() {
+            println!(
+                "rocm-run: {profile}: rocminfo: ok, lists the mock's {arch} ({:.1} s)",
+                t.elapsed().as_secs_f64()
+            );
         } else {
-            failed.push(format!("{name}:\n{text}"));
+            failed.push(format!("{profile}: rocminfo: missing {missing:?}:\n{}", out.1));
+        }
+        for src in &sources {
+            let name = src
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("program")
+                .to_string();
+            let exe = Path::new("/tmp/amd-hcq-rocm-run").join(format!("{name}-{arch}"));
+            let built = Command::new("chroot")
+                .arg(&dir)
+                .arg("hipcc")
+                .arg(format!("--offload-arch={arch}"))
+                .arg("-O2")
+                .arg(inside(src))
+                .arg("-o")
+                .arg(&exe)
+                .output()?;
+            if !built.status.success() {
+                failed.push(format!(
+                    "{profile}: {name}: hipcc failed:\n{}",
+                    String::from_utf8_lossy(&built.stderr)
+                ));
+                continue;
+            }
+            let t = Instant::now();
+            let (ok, text) = client(&dir, &lib, profile, &[exe.to_str().unwrap_or_default()])?;
+            let first = text.lines().next().unwrap_or_default().to_string();
+            if ok && first.starts_with("ok") {
+                println!(
+                    "rocm-run: {profile}: {name}: {first} ({:.1} s)",
+                    t.elapsed().as_secs_f64()
+                );
+            } else {
+                failed.push(format!("{profile}: {name}:\n{text}"));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&work);
@@ -106,18 +115,21 @@ pub fn run(args: &[String]) -> Result<()> {
         return Err(format!("rocm-run: {}", failed.join("\n")).into());
     }
     println!(
-        "rocm-run: rocminfo and {} HIP program(s) ran on the mock",
-        sources.len()
+        "rocm-run: rocminfo and {} HIP program(s) ran on the mock's {}",
+        sources.len(),
+        PROFILES.map(|p| p.0).join(" and ")
     );
     Ok(())
 }
 
-/// Runs `argv` in the root under the interposer; whether it exited 0, and its output.
-fn client(dir: &Path, lib: &Path, argv: &[&str]) -> Result<(bool, String)> {
+/// Runs `argv` in the root under the interposer, on a mock of `profile`; whether it
+/// exited 0, and its output.
+fn client(dir: &Path, lib: &Path, profile: &str, argv: &[&str]) -> Result<(bool, String)> {
     let out = Command::new("chroot")
         .arg(dir)
         .arg("env")
         .arg(format!("LD_PRELOAD={}", lib.display()))
+        .arg(format!("AMD_MOCK_PROFILE={profile}"))
         .args(argv)
         .output()?;
     let text = format!(

@@ -185,32 +185,57 @@ fn rocm_root() -> Option<PathBuf> {
 }
 
 /// ROCm 6.1's `rocminfo` (Debian trixie's, unmodified, in the root `cargo xtask
-/// rocm-env` makes) lists the mock's gfx1100 with its name, marketing name, compute
-/// units and ISA. Skipped where that root is absent or the test cannot chroot (not
-/// root).
+/// rocm-env` makes) lists the mock's gfx1100, and with `AMD_MOCK_PROFILE=gfx942` its
+/// MI300X partition, with name, marketing name, compute units and ISA. Skipped where
+/// that root is absent or the test cannot chroot (not root).
 #[test]
 fn rocm_6_1_rocminfo_lists_the_mock_gpu() {
     let Some(root) = rocm_root() else { return };
     let lib = format!("tmp/libamd_interpose-{}.so", std::process::id());
     std::fs::copy(library(), root.join(&lib)).expect("copying the library into the root");
-    let out = Command::new("chroot")
-        .arg(&root)
-        .args(["env", &format!("LD_PRELOAD=/{lib}"), "rocminfo"])
-        .output()
-        .expect("chroot rocminfo");
+    let rocminfo = |profile: &str| {
+        let out = Command::new("chroot")
+            .arg(&root)
+            .args([
+                "env",
+                &format!("LD_PRELOAD=/{lib}"),
+                &format!("AMD_MOCK_PROFILE={profile}"),
+                "rocminfo",
+            ])
+            .output()
+            .expect("chroot rocminfo");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        text
+    };
+    let (rdna3, cdna3) = (rocminfo("gfx1100"), rocminfo("gfx942"));
     let _ = std::fs::remove_file(root.join(&lib));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    for want in [
-        "ROCk module is loaded",
-        "Name:                    gfx1100",
-        "Marketing Name:          AMD Radeon RX 7900 XTX",
-        "Device Type:             GPU",
-        "Compute Unit:            96",
-        "amdgcn-amd-amdhsa--gfx1100",
-        "*** Done ***",
+    for (text, wants) in [
+        (
+            &rdna3,
+            [
+                "Name:                    gfx1100",
+                "Marketing Name:          AMD Radeon RX 7900 XTX",
+                "Compute Unit:            96",
+                "amdgcn-amd-amdhsa--gfx1100",
+            ],
+        ),
+        (
+            &cdna3,
+            [
+                "Name:                    gfx942",
+                "Marketing Name:          AMD Instinct MI300X",
+                "Compute Unit:            38",
+                "amdgcn-amd-amdhsa--gfx942",
+            ],
+        ),
     ] {
-        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+        for want in ["ROCk module is loaded", "Device Type:             GPU", "*** Done ***"]
+            .into_iter()
+            .chain(wants)
+        {
+            assert!(text.contains(want), "missing {want:?} in:\n{text}");
+        }
     }
 }
 
@@ -289,9 +314,9 @@ fn crashed_clients_leave_no_files_behind() {
 
 /// ROCm 6.1's HIP (5.7, Debian trixie's), unmodified: the programs of `tests/hip/` —
 /// a vector add with events, a tiled matrix multiply in shared memory, a reduction
-/// with atomics — built with the root's `hipcc --offload-arch=gfx1100` and run on the
-/// mock, each printing `ok`. Skipped where the ROCm root is absent or the test cannot
-/// chroot.
+/// with atomics — built with the root's `hipcc --offload-arch=gfx1100` and
+/// `--offload-arch=gfx942` and run on a mock of that GPU (`AMD_MOCK_PROFILE`), each
+/// printing `ok`. Skipped where the ROCm root is absent or the test cannot chroot.
 #[test]
 fn rocm_6_1_hip_programs_run_unmodified() {
     let Some(root) = rocm_root() else { return };
@@ -299,31 +324,39 @@ fn rocm_6_1_hip_programs_run_unmodified() {
     std::fs::create_dir_all(root.join(&work)).unwrap();
     std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
     let mut failed = Vec::new();
-    for name in ["vadd", "matmul", "reduce"] {
-        let src = manifest().join(format!("../../tests/hip/{name}.hip"));
-        std::fs::copy(&src, root.join(&work).join(format!("{name}.hip"))).unwrap();
-        let built = Command::new("chroot")
-            .arg(&root)
-            .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
-            .arg(format!("/{work}/{name}.hip"))
-            .arg("-o")
-            .arg(format!("/{work}/{name}"))
-            .output()
-            .expect("chroot hipcc");
-        assert!(
-            built.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-        let out = Command::new("chroot")
-            .arg(&root)
-            .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
-            .arg(format!("/{work}/{name}"))
-            .output()
-            .expect("chroot the program");
-        let text = String::from_utf8_lossy(&out.stdout);
-        if !(out.status.success() && text.starts_with("ok")) {
-            failed.push(format!("{name}: {text}{}", String::from_utf8_lossy(&out.stderr)));
+    for arch in ["gfx1100", "gfx942"] {
+        for name in ["vadd", "matmul", "reduce"] {
+            let src = manifest().join(format!("../../tests/hip/{name}.hip"));
+            std::fs::copy(&src, root.join(&work).join(format!("{name}.hip"))).unwrap();
+            let built = Command::new("chroot")
+                .arg(&root)
+                .arg("hipcc")
+                .arg(format!("--offload-arch={arch}"))
+                .arg("-O2")
+                .arg(format!("/{work}/{name}.hip"))
+                .arg("-o")
+                .arg(format!("/{work}/{name}-{arch}"))
+                .output()
+                .expect("chroot hipcc");
+            assert!(
+                built.status.success(),
+                "{name} for {arch}: {}",
+                String::from_utf8_lossy(&built.stderr)
+            );
+            let out = Command::new("chroot")
+                .arg(&root)
+                .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
+                .arg(format!("AMD_MOCK_PROFILE={arch}"))
+                .arg(format!("/{work}/{name}-{arch}"))
+                .output()
+                .expect("chroot the program");
+            let text = String::from_utf8_lossy(&out.stdout);
+            if !(out.status.success() && text.starts_with("ok")) {
+                failed.push(format!(
+                    "{name} on {arch}: {text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
         }
     }
     let _ = std::fs::remove_dir_all(root.join(&work));
