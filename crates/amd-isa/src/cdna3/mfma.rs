@@ -404,3 +404,44 @@ mod tests {
         assert!(ran >= 30, "{ran} runs");
     }
 }
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+    use crate::rdna3::{Frontend, Step};
+
+    /// MFMA words with random operand fields (registers past the wave's, constants,
+    /// broadcast controls, AccVGPR bits) on a wave of few VGPRs decode, and run or stop
+    /// with an error: never a panic.
+    #[test]
+    fn random_matrix_words_run_or_stop_with_an_error() {
+        let mut next = crate::rdna3::testing::xorshift64(0x4d46_4d41_2024);
+        let ops: Vec<u16> = (0..128).filter(|&op| by_opcode(op).is_some()).collect();
+        let (mut ran, mut stopped) = (0, 0);
+        for _ in 0..4000 {
+            let x = next();
+            let op = ops[(x % ops.len() as u64) as usize];
+            let mut words = [
+                0xd380_0000 | u32::from(op) << 16 | (x >> 8) as u32 & 0xffff,
+                (x >> 32) as u32,
+            ];
+            if x >> 1 & 1 == 0 {
+                // Half the words without broadcast controls, A and B in registers.
+                words[0] &= !(0x7f << 8);
+                words[1] = (words[1] & !(7 << 29)) | 1 << 8 | 1 << 17;
+            }
+            let Ok(d) = super::super::exec::Cdna3::decode(&words) else {
+                continue;
+            };
+            let mut w = Wave::new(if x & 1 == 0 { 16 } else { 256 }, 0);
+            w.wave64 = true;
+            w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+            w.place.acc_base = (x >> 60) as u32 * 16;
+            match d.run(&mut w, &crate::memory::SliceMemory::new(), &mut []) {
+                Ok(_) => ran += 1,
+                Err(_) => stopped += 1,
+            }
+        }
+        assert!(ran > 100 && stopped > 100, "{ran} ran, {stopped} stopped");
+    }
+}
