@@ -1,6 +1,7 @@
 //! Bytes as a firmware file of each kind tinygrad 0.10.1 loads (`amd_am::firmware`):
-//! the first byte picks the parser. What parses gives non-empty images that lie
-//! inside the file.
+//! the first byte picks the parser (bits 0..3) and, for the RS64 images, how many
+//! pipes' data images to take (bits 3..6). What parses gives non-empty images that
+//! lie inside the file.
 #![no_main]
 
 use amd_am::firmware::{
@@ -13,6 +14,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let len = body.len();
+    let pipes = which >> 3 & 7;
     let f = FirmwareFile::new("fuzz.bin", body.to_vec());
     let images = match which % 8 {
         0 => {
@@ -23,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
         }
         1 => parse_smu(&f).map(|i| vec![i]),
         2 => parse_sdma(&f).map(Vec::from),
-        3 => parse_rs64(&f, Rs64::Pfp).map(|(v, _)| v),
-        4 => parse_rs64(&f, Rs64::Mec).map(|(v, _)| v),
+        3 => parse_rs64(&f, Rs64::Pfp, pipes).map(|(v, _)| v),
+        4 => parse_rs64(&f, Rs64::Mec, pipes).map(|(v, _)| v),
         5 => parse_imu(&f).map(Vec::from),
         _ => parse_rlc(&f),
     };

@@ -1,10 +1,10 @@
 //! Hostile dwords in the rings of a mock GPU driven through the real KFD transport:
-//! one compute and one SDMA queue (gfx1100, gfx1030 or gfx1201), each first advanced
+//! one compute and one SDMA queue (gfx1100, gfx1030, gfx1201 or gfx942), each first advanced
 //! by some NOPs so the stream can wrap, then filled with the input and submitted. The
 //! host must not panic, and each queue must end running (all consumed), blocked,
 //! stopped with an error, or faulted.
 //!
-//! Input: byte 0 — bits 0..2: the GPU (1: gfx1030, 2: gfx1201, else gfx1100); bits
+//! Input: byte 0 — bits 0..2: the GPU (1: gfx1030, 2: gfx1201, 3: gfx942, else gfx1100); bits
 //! 2..8: NOP dwords before the stream, / 16.
 //! Bytes 1..3: how many of the dwords go to the compute ring (the rest go to the
 //! SDMA ring). Then little-endian dwords, where `0xb0f0xxxx` / `0x0000b0f1` become
@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let (profile, target) = match ctl & 3 {
         1 => (GpuProfile::gfx1030(), GfxTarget::Gfx103),
         2 => (GpuProfile::gfx1201(), GfxTarget::Gfx12),
+        3 => (GpuProfile::gfx942(), GfxTarget::Gfx94),
         _ => (GpuProfile::gfx1100(), GfxTarget::Gfx11),
     };
     let gpu = Gpu::of(profile);

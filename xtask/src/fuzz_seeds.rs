@@ -182,6 +182,7 @@ pub fn run(_args: &[String]) -> Result<()> {
         let gpu = match t {
             GfxTarget::Gfx103 => 1u8,
             GfxTarget::Gfx12 => 2,
+            GfxTarget::Gfx94 => 3,
             _ => 0,
         };
         for (pad, tag) in [(0u8, "start"), (60, "wrapping")] {
