@@ -223,7 +223,7 @@ impl ComputeQueue {
         let mut ptrs: [Option<(usize, Expr)>; 3] = [None, None, None];
         let mut u = 0;
         if kd.has(KernelDescriptor::PRIVATE_SEGMENT_BUFFER) {
-            user[..4].copy_from_slice(&crate::resources::private_segment_buffer(scratch_addr));
+            user[..4].copy_from_slice(&crate::resources::private_segment_buffer(self.target, scratch_addr));
             u = 4;
         }
         if dispatch_ptr {

@@ -287,7 +287,7 @@ impl<I: DeviceInterface> Device<I> {
             .submission
             .engines
             .lock()
-            .aql_scratch(tmpring_size, buf.va(), need)?;
+            .aql_scratch(self.props().target, tmpring_size, buf.va(), need)?;
         // Recorded launches name the old buffer.
         l.memos.clear();
         // The old buffer is released once the launches before this point are done.

@@ -24,10 +24,18 @@ pub(crate) struct Scratch<I: DeviceInterface> {
 }
 
 /// The private segment buffer descriptor of scratch at `base` (the four user SGPRs a
-/// kernel asking for it gets): swizzle on, tinygrad's dword 3.
-pub(crate) fn private_segment_buffer(base: u64) -> [u32; 4] {
+/// kernel asking for it gets): swizzle on; dword 3 as tinygrad writes it for the
+/// target: gfx10 and later's (0x20c14000), or gfx9's (`SQ_BUF_RSRC_WORD3`: DST_SEL
+/// X, Y, Z, W; NUM_FORMAT UINT, DATA_FORMAT 32, ELEMENT_SIZE 1, INDEX_STRIDE 3,
+/// ADD_TID_ENABLE).
+pub(crate) fn private_segment_buffer(target: amd_packets::GfxTarget, base: u64) -> [u32; 4] {
     let [lo, hi] = amd_packets::lo_hi(base);
-    [lo, hi | 1 << 31, u32::MAX, 0x20c1_4000]
+    let word3 = if target.is_gfx9() {
+        4 | 5 << 3 | 6 << 6 | 7 << 9 | 4 << 12 | 4 << 15 | 1 << 19 | 3 << 21 | 1 << 23
+    } else {
+        0x20c1_4000
+    };
+    [lo, hi | 1 << 31, u32::MAX, word3]
 }
 
 /// The kernarg region: a ring of argument blocks; a block is reused only once the
@@ -228,6 +236,13 @@ mod tests {
 
     /// A block that reaches blocks in flight waits for exactly those; one that reaches
     /// none waits for nothing; the offsets wrap to 0 where a block does not fit.
+    #[test]
+    fn gfx9_scratch_descriptor_is_gfx9_s_word3() {
+        use amd_packets::GfxTarget;
+        assert_eq!(super::private_segment_buffer(GfxTarget::Gfx94, 0)[3], 0x00ea_4fac);
+        assert_eq!(super::private_segment_buffer(GfxTarget::Gfx11, 0)[3], 0x20c1_4000);
+    }
+
     #[test]
     fn an_argument_block_waits_for_the_blocks_it_reuses() {
         let mut b = Blocks::default();

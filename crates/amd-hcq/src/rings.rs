@@ -175,11 +175,17 @@ impl<I: DeviceInterface> Engines<I> {
 
     /// Keeps an AQL compute queue's scratch (its `amd_queue_t`) the device's; nothing
     /// for a PM4 one, whose dispatches carry their scratch.
-    pub(crate) fn aql_scratch(&self, tmpring_size: u32, base: u64, lane_bytes: u32) -> Result<()> {
+    pub(crate) fn aql_scratch(
+        &self,
+        target: amd_packets::GfxTarget,
+        tmpring_size: u32,
+        base: u64,
+        lane_bytes: u32,
+    ) -> Result<()> {
         if self.compute.aql.is_none() {
             return Ok(());
         }
-        let descriptor = crate::resources::private_segment_buffer(base);
+        let descriptor = crate::resources::private_segment_buffer(target, base);
         self.compute
             .ring
             .q
