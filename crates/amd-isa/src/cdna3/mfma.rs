@@ -8,7 +8,8 @@
 //! are summed and added to C, rounded once to f32 (the hardware's internal order and
 //! precision are not documented: a result may differ from a GPU's in the last bit);
 //! 8-bit integers multiply and accumulate in wrapping 32-bit arithmetic; f64 as a
-//! chain of fused multiply-adds in k order. Not run: the XF32 forms (their reduced
+//! chain of fused multiply-adds in k order. D is written in all 64 lanes whatever
+//! EXEC says (a matrix instruction works on the whole wave). Not run: the XF32 forms (their reduced
 //! precision is not documented), the FP8/BF8 forms (gfx942's 8-bit floats are not
 //! OCP's), the broadcast controls (CBSZ, ABID, BLGP) and f64's negation modifiers.
 
