@@ -295,7 +295,7 @@ fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
     r3::vop3::ABS.put(&mut r, bits(m.abs));
     r3::vop3::CLMP.put(&mut r, m.clamp);
     r3::vop3::OMOD.put(&mut r, m.omod);
-    let op = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2)?;
+    let op = super::lower::lowered(&r, 2, None)?;
     Some((rdna3::Decoded::new(op), floats))
 }
 
@@ -509,7 +509,7 @@ fn sdwa_cmp(i: &Inst) -> Own {
     let bit = |f: bool, b: crate::field::Bits| u32::from(f && b.get(w) == 1);
     r3::vop3::NEG.put(&mut r, bit(f0, f::SRC0_NEG) | bit(f1, f::SRC1_NEG) << 1);
     r3::vop3::ABS.put(&mut r, bit(f0, f::SRC0_ABS) | bit(f1, f::SRC1_ABS) << 1);
-    let Some(op) = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2) else {
+    let Some(op) = super::lower::lowered(&r, 2, None) else {
         return Own::Refused(NOT_YET);
     };
     let Some(srcs) = sdwa_sources(w, [f0, f1]) else {
@@ -713,7 +713,7 @@ fn pk_f32(i: &Inst) -> Own {
             }
             r3::vop3::NEG.put(&mut r, negs & ((1 << nsrc) - 1));
             r3::vop3::CLMP.put(&mut r, clamp);
-            let op = rdna3::Inst::decode(&r[..2]).ok().filter(|d| d.size == 2)?;
+            let op = super::lower::lowered(&r, 2, None)?;
             Some(rdna3::Decoded::new(op))
         };
         match (half(neg), half(neg_hi)) {

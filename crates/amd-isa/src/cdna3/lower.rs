@@ -222,18 +222,25 @@ impl Inst {
                 .any(|o| o.field == Field::Vdst && matches!(o.kind, Kind::Sreg | Kind::Sdst | Kind::SregNovcc));
             f3::vop3::VDST.0.put(&mut r, if is_scalar { scalar(d)? } else { d });
         }
-        let mut words = r[..shape.dwords].to_vec();
-        words.extend(self.literal);
-        let lowered = rdna3::Inst::decode(&words).ok()?;
-        (usize::from(lowered.size) == words.len()).then_some(lowered)
+        lowered(&r, shape.dwords, self.literal)
     }
 }
 
+/// The RDNA3 instruction of the first `dwords` of `r` and `literal`, where RDNA3 reads
+/// exactly those dwords as one instruction.
+pub(super) fn lowered(r: &Words, dwords: usize, literal: Option<u32>) -> Option<rdna3::Inst> {
+    let mut words = r.get(..dwords)?.to_vec();
+    words.extend(literal);
+    let inst = rdna3::Inst::decode(&words).ok()?;
+    (usize::from(inst.size) == words.len()).then_some(inst)
+}
+
 impl Inst {
-    /// `s_getreg_b32`, `s_setreg_b32` and `s_setreg_imm32_b32` of the MODE register
-    /// (hwreg 1) as RDNA3's: gfx9's MODE keeps gfx11's layout in the bits a kernel
-    /// sets (FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP, IEEE). Other hardware registers
-    /// differ between the generations (their ids and fields): not lowered.
+    /// `s_setreg_b32` and `s_setreg_imm32_b32` of the MODE register (hwreg 1) as
+    /// RDNA3's: gfx9's MODE keeps gfx11's layout in the bits a kernel sets (FP_ROUND
+    /// 3:0, FP_DENORM 7:4, DX10_CLAMP, IEEE). Other hardware registers differ between
+    /// the generations (their ids and fields): not lowered. (`s_getreg_b32` is in the
+    /// generated table.)
     fn mode_access(&self) -> Option<rdna3::Inst> {
         use super::opcodes::op::sopk;
         use rdna3::opcodes::op::sopk as sopk3;
@@ -242,7 +249,6 @@ impl Inst {
             return None;
         }
         let op3 = match self.op {
-            sopk::S_GETREG_B32 => sopk3::S_GETREG_B32,
             sopk::S_SETREG_B32 => sopk3::S_SETREG_B32,
             sopk::S_SETREG_IMM32_B32 => sopk3::S_SETREG_IMM32_B32,
             _ => return None,
@@ -259,10 +265,7 @@ impl Inst {
         if self.op != sopk::S_SETREG_IMM32_B32 {
             f3::sopk::SDST.0.put(&mut r, scalar(fc::sopk::SDST.0.get(w))?);
         }
-        let mut words = vec![r[0]];
-        words.extend(self.literal);
-        let lowered = rdna3::Inst::decode(&words).ok()?;
-        (usize::from(lowered.size) == words.len()).then_some(lowered)
+        lowered(&r, 1, self.literal)
     }
 
     /// `v_fmac_f64` (`D = fma(S0, S1, D)`, which gfx11 does not have) as RDNA3's
@@ -300,10 +303,7 @@ impl Inst {
         };
         f3::vop3::VDST.0.put(&mut r, vdst);
         f3::vop3::SRC2.0.put(&mut r, 256 + vdst);
-        let mut words = r[..2].to_vec();
-        words.extend(self.literal);
-        let lowered = rdna3::Inst::decode(&words).ok()?;
-        (usize::from(lowered.size) == words.len()).then_some(lowered)
+        lowered(&r, 2, self.literal)
     }
 
     /// A VOP2 instruction that RDNA3 has in VOP3 only, as that: the carry-out forms
@@ -329,10 +329,7 @@ impl Inst {
         f3::vop3::VDST.0.put(&mut r, fc::vop2::VDST.0.get(w));
         f3::vop3::SRC0.0.put(&mut r, scalar(fc::vop2::SRC0.0.get(w))?);
         f3::vop3::SRC1.0.put(&mut r, 256 + fc::vop2::VSRC1.0.get(w));
-        let mut words = r[..2].to_vec();
-        words.extend(self.literal);
-        let lowered = rdna3::Inst::decode(&words).ok()?;
-        (usize::from(lowered.size) == words.len()).then_some(lowered)
+        lowered(&r, 2, self.literal)
     }
 }
 

@@ -177,6 +177,15 @@ pub(crate) fn run(w: &mut Wave, x: &MfmaOp) -> Result<(), Trap> {
     let (m, n, k) = (t.m, t.n, t.k);
     let (ab, bb, ob) = (t.a_ty.bits(), t.b_ty.bits(), t.out.bits());
     let mut out: Vec<(P, u32, u64)> = Vec::with_capacity((t.blocks * m * n) as usize);
+    // C given as a constant is the same for every element: read once.
+    enum C {
+        Regs(u16, bool),
+        Value(u64),
+    }
+    let c_src = match x.c {
+        Src2::Const(op) => C::Value(constant(w, op, t.out)?),
+        Src2::Reg(first, acc) => C::Regs(first, acc),
+    };
     for blk in 0..t.blocks {
         let a_row = &t.a[(blk * k) as usize..((blk + 1) * k) as usize];
         let b_col = &t.b[(blk * k) as usize..((blk + 1) * k) as usize];
@@ -196,9 +205,10 @@ pub(crate) fn run(w: &mut Wave, x: &MfmaOp) -> Result<(), Trap> {
         for r in 0..m {
             let p = t.cd[(blk * m + r) as usize];
             for c in 0..n {
-                let acc = match x.c {
-                    Src2::Reg(first, acc) => element(w, (first, acc), p, c, ob)?,
-                    Src2::Const(op) => constant(w, op, t.out)?,
+                // C's element in registers, or the constant.
+                let acc = match c_src {
+                    C::Regs(first, acc) => element(w, (first, acc), p, c, ob)?,
+                    C::Value(value) => value,
                 };
                 let ar = &a[(r * k) as usize..((r + 1) * k) as usize];
                 let bc = &b[(c * k) as usize..((c + 1) * k) as usize];

@@ -86,7 +86,22 @@ impl GcInfo {
 
     /// The shader layout, from whichever version the table is.
     pub fn shape(&self) -> GcShape {
+        let v1 = |g: &gc_info_v1_0| GcShape {
+            se: g.gc_num_se,
+            sa_per_se: g.gc_num_sa_per_se,
+            cu_per_sa: 2 * (g.gc_num_wgp0_per_sa + g.gc_num_wgp1_per_sa),
+            rb_per_se: g.gc_num_rb_per_se,
+            l2_channels: g.gc_num_gl2c,
+            wave_size: g.gc_wave_size,
+            double_offchip_lds_buffer: g.gc_double_offchip_lds_buffer,
+            gs_table_depth: g.gc_gs_table_depth,
+            gsprim_buff_depth: g.gc_gsprim_buff_depth,
+            max_gs_thds: g.gc_num_max_gs_thds,
+        };
         match self {
+            GcInfo::V1_0(g) => v1(g),
+            GcInfo::V1_2(g) => v1(&g.v1_0),
+            GcInfo::V1_3(g) => v1(&g.v1_2.v1_0),
             GcInfo::V2_1(g) => GcShape {
                 se: g.gc_num_se,
                 sa_per_se: g.gc_num_sh_per_se,
@@ -99,22 +114,6 @@ impl GcInfo {
                 gsprim_buff_depth: g.gc_gsprim_buff_depth,
                 max_gs_thds: g.gc_num_max_gs_thds,
             },
-            v1 => {
-                // Every version-1 variant has the v1.0 fields.
-                let g = v1.v1_0().copied().unwrap_or_default();
-                GcShape {
-                    se: g.gc_num_se,
-                    sa_per_se: g.gc_num_sa_per_se,
-                    cu_per_sa: 2 * (g.gc_num_wgp0_per_sa + g.gc_num_wgp1_per_sa),
-                    rb_per_se: g.gc_num_rb_per_se,
-                    l2_channels: g.gc_num_gl2c,
-                    wave_size: g.gc_wave_size,
-                    double_offchip_lds_buffer: g.gc_double_offchip_lds_buffer,
-                    gs_table_depth: g.gc_gs_table_depth,
-                    gsprim_buff_depth: g.gc_gsprim_buff_depth,
-                    max_gs_thds: g.gc_num_max_gs_thds,
-                }
-            }
         }
     }
 }
