@@ -4,13 +4,13 @@
 
 use zerocopy::IntoBytes;
 
-use crate::Result;
 use crate::device::Device;
 use crate::iface::{DeviceInterface, DeviceMemory};
 use crate::memory::Buffer;
 use crate::queue::Sdma;
 use crate::resources::{STAGING_SIZE, Staging};
 use crate::timeline::{OpName, Point};
+use crate::{HcqError, Result};
 
 impl<I: DeviceInterface> Device<I> {
     /// `size` bytes from GPU address `from` to `to` on the SDMA queue, ordered on the
@@ -124,6 +124,40 @@ impl<I: DeviceInterface> Device<I> {
         src.check_on(self.inner.id(), &"the source")?;
         let (to, from) = (dst.va() + dst_offset as u64, src.va() + src_offset as u64);
         Ok(self.copy_on_timeline("copy", to, from, size)?.logical())
+    }
+
+    /// Fills `size` bytes of `dst` at `offset` with the 32-bit `pattern` repeated
+    /// (little-endian) on this GPU's SDMA queue, ordered on the timeline: how VRAM the
+    /// CPU cannot reach is cleared or set. `offset` and `size` are multiples of 4.
+    ///
+    /// ```
+    /// use amd_hcq::{BufferKind, HcqError, Platform};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// let buf = dev.alloc(64, BufferKind::Device)?;
+    /// dev.fill(&buf, 0, 64, 0)?;
+    /// dev.fill(&buf, 8, 8, 7)?;
+    /// assert_eq!(dev.copy_out_vec::<u32>(&buf, 0, 5)?, [0, 0, 7, 7, 0]);
+    /// // Whole dwords inside the buffer, or an error naming the range.
+    /// assert_eq!(dev.fill(&buf, 2, 8, 0), Err(HcqError::FillUnaligned { at: 2, size: 8 }));
+    /// assert_eq!(dev.fill(&buf, 0, 6, 0), Err(HcqError::FillUnaligned { at: 0, size: 6 }));
+    /// assert_eq!(dev.fill(&buf, 60, 8, 0), Err(HcqError::OutOfBounds { offset: 60, len: 8, size: 64 }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, dst: &Buffer<I>, offset: usize, size: usize, pattern: u32) -> Result<u64> {
+        dst.check(offset, size)?;
+        dst.check_on(self.inner.id(), &"the destination")?;
+        if offset % 4 != 0 || size % 4 != 0 {
+            return Err(HcqError::FillUnaligned {
+                at: offset as u64,
+                size: size as u64,
+            });
+        }
+        let to = dst.va() + offset as u64;
+        let (p, _) = self.submit_timed::<Sdma>(OpName::Static("fill"), false, false, |q| {
+            q.fill(to, pattern, size as u64).map(|_| ())
+        })?;
+        Ok(p.logical())
     }
 
     /// Copies `size` bytes of `src` (on this GPU) to `dst` on GPU `dst_dev`: this

@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 use crate::fence::{DeviceId, DeviceLink, Fences, Link, Marks, Progress};
 use crate::health::Health;
-use crate::iface::{BufferKind, DeviceInterface, DeviceProps};
+use crate::iface::{BufferKind, DeviceInterface, DeviceMemory, DeviceProps};
 use crate::memory::{Buffer, Reuse};
 use crate::profile::Profiling;
 use crate::queue::{CmdList, ComputeQueue, CopyQueue, Pm4, Sdma, Work};
@@ -562,6 +562,29 @@ impl<I: DeviceInterface> Device<I> {
         self.inner.reclaim();
         let m = self.inner.memory.lock();
         (m.cache.len(), m.pending.len())
+    }
+
+    /// Frees the allocations the reuse cache holds (memory freed while work used it
+    /// stays until that work is done); returns how many bytes went back to the
+    /// transport. Dropped buffers are kept for reuse, up to
+    /// [`CACHE_LIMIT`](crate::CACHE_LIMIT) bytes: this returns them, for
+    /// another user of the GPU or to make a freed buffer's address fault again.
+    ///
+    /// ```
+    /// use amd_hcq::{BufferKind, Platform};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// drop(dev.alloc(4096, BufferKind::Device)?);
+    /// assert_eq!(dev.memory_stats(), (1, 0));
+    /// assert_eq!(dev.release_cached_memory(), 4096);
+    /// assert_eq!(dev.memory_stats(), (0, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release_cached_memory(&self) -> usize {
+        self.inner.reclaim();
+        let cached = self.inner.memory.lock().cache.take_all();
+        // Freed outside the lock: each is a call to the transport.
+        cached.iter().map(DeviceMemory::size).sum()
     }
 
     /// Allocates `size` bytes of `kind` (reusing a cached allocation of that size).

@@ -31,6 +31,9 @@ use amd_packets::PacketError;
 /// // A range past the buffer's end names the range and the size.
 /// let e = dev.copy_in(&x, 60, &[0u8; 8]).unwrap_err();
 /// assert_eq!(e, HcqError::OutOfBounds { offset: 60, len: 8, size: 64 });
+/// // Device memory is written before a kernel reads it.
+/// dev.fill(&x, 0, 64, 0)?;
+/// dev.fill(&y, 0, 64, 0)?;
 /// let right = KernArgs::new().buffer(&x).buffer(&y).f32(2.0).u32(16);
 /// dev.wait_timeline(saxpy.enqueue(&right, LaunchDims::linear(16, 256))?)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -116,6 +119,21 @@ pub enum HcqError {
         offset: usize,
         /// The alignment it needs, in bytes.
         align: usize,
+    },
+    /// A fill that does not cover whole dwords (SDMA's constant fill writes a 32-bit
+    /// pattern).
+    #[error(
+        "a fill of {size:#x} bytes at {at:#x}: a fill covers whole dwords, so its start and size must be multiples of 4"
+    )]
+    FillUnaligned {
+        /// Where it starts: the offset in the buffer ([`Device::fill`]), or the
+        /// address ([`CopyQueue::fill`]; 0 where it is a symbol).
+        ///
+        /// [`Device::fill`]: crate::Device::fill
+        /// [`CopyQueue::fill`]: crate::CopyQueue::fill
+        at: u64,
+        /// Its size in bytes.
+        size: u64,
     },
     /// Memory of a GPU that is not mapped on the GPU that uses it.
     #[error("{what} is memory of GPU {owner} not mapped on GPU {device} (Device::map_peer maps it)")]

@@ -48,6 +48,12 @@ impl<I: DeviceInterface> BufferCache<I> {
         self.free.entry((kind, mem.size())).or_default().push(mem);
     }
 
+    /// Every allocation held, the cache left empty.
+    pub(crate) fn take_all(&mut self) -> Vec<I::Memory> {
+        self.bytes = 0;
+        self.free.drain().flat_map(|(_, v)| v).collect()
+    }
+
     /// Allocations held.
     pub(crate) fn len(&self) -> usize {
         self.free.values().map(Vec::len).sum()

@@ -15,7 +15,8 @@ use std::marker::PhantomData;
 use amd_packets::pm4::recipes::{self, Signal as SignalPkt};
 use amd_packets::pm4::{ReleaseMem, ReleaseMemField, WaitRegMem, WaitRegMemField};
 use amd_packets::sdma::{
-    self, CopyLinear, CopyLinearField, Fence, FenceField, PollRegmem, PollRegmemField, Timestamp, TimestampField, Trap,
+    self, ConstFill, ConstFillField, CopyLinear, CopyLinearField, Fence, FenceField, PollRegmem, PollRegmemField,
+    Timestamp, TimestampField, Trap,
 };
 use amd_packets::{CmdSink, GfxTarget};
 
@@ -490,6 +491,46 @@ impl CopyQueue {
                 .rec
                 .value(&len, place(CopyLinearField::Count), count, || What::field("copy size"))?;
             let p = CopyLinear::new(dv, sv, nv.max(1) as u32)?;
+            self.packet(|out| p.encode(t, out));
+        }
+        Ok(self)
+    }
+
+    /// Fills `size` bytes at `dst` with the 32-bit `pattern` repeated, little-endian
+    /// (SDMA's constant fill, split into packets of at most 4 MiB). `dst` may be a
+    /// symbol (bound to a multiple of 4); `size` is a constant multiple of 4.
+    ///
+    /// ```
+    /// use amd_hcq::{Bindings, BufferKind, Platform};
+    ///
+    /// let dev = Platform::mock(amd_hcq::mock::MockConfig::gfx1100s(1))?.device(0)?;
+    /// let buf = dev.alloc(4096, BufferKind::Host)?;
+    /// let mut q = dev.copy_queue();
+    /// q.fill(buf.va() + 8, 0x0403_0201, 8)?;
+    /// dev.wait_timeline(q.submit(&dev, &Bindings::new())?)?;
+    /// assert_eq!(buf.read_vec::<u8>(4, 16)?, [0, 0, 0, 0, 1, 2, 3, 4, 1, 2, 3, 4, 0, 0, 0, 0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&mut self, dst: impl Into<Sym>, pattern: u32, size: u64) -> Result<&mut Self> {
+        let dst = dst.into();
+        let at = dst.as_const().unwrap_or(0);
+        if size % 4 != 0 || at % 4 != 0 {
+            return Err(HcqError::FillUnaligned { at, size });
+        }
+        let t = self.target;
+        let max = u64::from(sdma::MAX_BYTES_PER_PACKET);
+        for k in 0..size.div_ceil(max) {
+            let (off, len) = (k * max, (size - k * max).min(max));
+            let at = self.cmds.len();
+            let d = &dst + off;
+            let dv = self
+                .rec
+                .value(&d, Place::Cmd(at + ConstFillField::Dst.offset(t)), Enc::U64, || What {
+                    index: Some(k as u32),
+                    ..What::field("fill destination, packet")
+                })?;
+            // `len` is 1..=4 MiB: the packet's range.
+            let p = ConstFill::new(dv, pattern, len as u32)?;
             self.packet(|out| p.encode(t, out));
         }
         Ok(self)

@@ -70,6 +70,11 @@ fn a_fault_in_a_graph_replay_names_it(t: Transport) {
     let bufs: Vec<Buffer> = (0..3)
         .map(|_| dev.alloc(n as usize * 4, BufferKind::Device).unwrap())
         .collect();
+    // Written before use (the sanitizer, AMD_MOCK_SANITIZE=1, stops a read of VRAM
+    // nothing wrote).
+    for b in &bufs {
+        dev.wait_timeline(dev.fill(b, 0, n as usize * 4, 0).unwrap()).unwrap();
+    }
     let b = amd_hcq::Var::new("b");
     let mut g = Graph::new();
     let args = KernArgs::new().buffer(&bufs[0]).buffer_sym(&b).buffer(&bufs[2]).u32(n);
@@ -168,6 +173,9 @@ fn a_fault_is_sticky_fast_and_cleared_by_reopening(t: Transport) {
     let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let n = 256usize;
     let bufs: Vec<Buffer> = (0..3).map(|_| dev.alloc(n * 4, BufferKind::Device).unwrap()).collect();
+    for b in &bufs {
+        dev.wait_timeline(dev.fill(b, 0, n * 4, 0).unwrap()).unwrap();
+    }
     let started = Instant::now();
     let (first, bad) = faulting_vadd(t, &m, &prg, &bufs, n as u32);
     assert!(
@@ -336,6 +344,8 @@ fn misuse_is_refused_before_the_gpu(t: Transport) {
     let prg = Program::load(&d0, VADD.of(t), "vadd").unwrap();
     let a0 = d0.alloc(4096, BufferKind::Device).unwrap();
     let b1 = d1.alloc(4096, BufferKind::Device).unwrap();
+    d0.fill(&a0, 0, 4096, 0).unwrap();
+    d1.fill(&b1, 0, 4096, 0).unwrap();
     let not_mapped = |what: &str| HcqError::NotMapped {
         what: what.into(),
         owner: 1,

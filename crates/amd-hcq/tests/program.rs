@@ -113,6 +113,9 @@ fn launches_vadd_with_the_tinygrad_registers_and_arguments(t: Transport) {
         dev.alloc(2048, BufferKind::Device).unwrap(),
         dev.alloc(2048, BufferKind::Device).unwrap(),
     );
+    for buf in [&a, &b] {
+        dev.fill(buf, 0, 2048, 0).unwrap();
+    }
     let dims = LaunchDims {
         global: [4, 2, 1],
         local: [64, 1, 1],
@@ -429,6 +432,7 @@ fn the_interpreter_counts_the_work_it_does(t: Transport) {
     let dev = p.device(0).unwrap();
     let prg = Program::load(&dev, VADD, "vadd").unwrap();
     let buf = dev.alloc(4096, BufferKind::Device).unwrap();
+    dev.fill(&buf, 0, 4096, 0).unwrap();
     // 40 threads: a full wave and a wave with 8 lanes.
     let dims = LaunchDims {
         global: [1, 1, 1],
@@ -496,6 +500,9 @@ fn a_kernel_touching_unmapped_memory_reports_the_faulting_address() {
         dev.alloc(n * 4, BufferKind::Device).unwrap(),
         dev.alloc(n * 4, BufferKind::Device).unwrap(),
     );
+    for buf in [&a, &b] {
+        dev.wait_timeline(dev.fill(buf, 0, n * 4, 0).unwrap()).unwrap();
+    }
     // Element 77 of `b` faults, as an unmapped page would.
     let bad = b.va() + 77 * 4;
     m.fault_address(0, bad);

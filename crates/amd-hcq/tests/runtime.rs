@@ -431,9 +431,12 @@ fn dropping_with_work_in_flight_releases_everything(t: Transport) {
 fn profiling_records_launches_and_copies_in_order(t: Transport) {
     let (_m, p) = platform(t, 1);
     let dev = p.device(0).unwrap();
-    dev.set_profiling(true);
     let prg = amd_hcq::Program::load(&dev, VADD.of(t), "vadd").unwrap();
     let bufs: Vec<_> = (0..3).map(|_| dev.alloc(4096, BufferKind::Device).unwrap()).collect();
+    for b in &bufs {
+        dev.fill(b, 0, 4096, 0).unwrap();
+    }
+    dev.set_profiling(true);
     let dims = amd_hcq::LaunchDims {
         global: [2, 1, 1],
         local: [64, 1, 1],

@@ -323,10 +323,15 @@ unsafe fn mmap_any(
     off: i64,
     real_mmap: impl Fn() -> *mut c_void,
 ) -> *mut c_void {
-    let mock = if inside() || fd < 0 {
+    let mock = if inside() {
         None
+    } else if fd < 0 {
+        // The sanitizer's guarded reservations: through the mock, with no descriptor.
+        state()
+            .filter(|st| st.guards_anonymous(addr as usize, prot, flags))
+            .map(|st| (st, None))
     } else {
-        state().and_then(|st| Some((st, st.mock_fd(fd)?)))
+        state().and_then(|st| Some((st, Some(st.mock_fd(fd)?))))
     };
     let Some((st, mfd)) = mock else {
         return real_mmap();
@@ -345,10 +350,7 @@ unsafe fn mmap_any(
         return libc::MAP_FAILED;
     };
     // SAFETY: the client's mmap contract (a FIXED range is the client's to replace).
-    match within(|| unsafe {
-        st.mock()
-            .mmap(addr as usize, len, prot, MapFlags(flags), Some(mfd), off)
-    }) {
+    match within(|| unsafe { st.mock().mmap(addr as usize, len, prot, MapFlags(flags), mfd, off) }) {
         Ok(a) => {
             within(|| st.mapped(a, len));
             a as *mut c_void

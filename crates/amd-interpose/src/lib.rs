@@ -88,6 +88,9 @@ pub struct State {
     /// mock descriptor: the mock's is closed with the last.
     refs: Mutex<std::collections::BTreeMap<i32, u32>>,
     doorbells: doorbells::Watcher,
+    /// The mock's sanitizer is on (`AMD_MOCK_SANITIZE=1`): the client's address-space
+    /// reservations go through the mock, which leaves a guard gap after each.
+    sanitize: bool,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -174,6 +177,7 @@ impl State {
     fn new() -> State {
         let config = config_from_env();
         let renders = config.gpus.len();
+        let sanitize = config.sanitize;
         let mock = Arc::new(MockSys::new(config));
         // The process id and the time: a program this one execs (its own tree, the
         // same id) never shares a name with the tree this one's cleaner removes.
@@ -193,7 +197,19 @@ impl State {
             maps: Mutex::new(Vec::new()),
             refs: Mutex::new(std::collections::BTreeMap::new()),
             doorbells: doorbells::Watcher::default(),
+            sanitize,
         }
+    }
+
+    /// Whether an anonymous `mmap` goes through the mock, for the sanitizer's guard
+    /// gap after it: with the sanitizer on, at an address the kernel picks, and of
+    /// the two kinds GPU clients make for buffers (an inaccessible reservation that a
+    /// buffer is mapped over later; shared read-write memory for a host buffer).
+    pub fn guards_anonymous(&self, addr: usize, prot: i32, flags: i32) -> bool {
+        let anon = flags & libc::MAP_ANONYMOUS != 0 && flags & libc::MAP_FIXED == 0 && addr == 0;
+        let reserve = prot == libc::PROT_NONE && flags & libc::MAP_NORESERVE != 0;
+        let shared = prot == libc::PROT_READ | libc::PROT_WRITE && flags & libc::MAP_SHARED != 0;
+        self.sanitize && anon && (reserve || shared)
     }
 
     /// The mock.

@@ -18,6 +18,7 @@ pub(crate) mod uaccess;
 use crate::engine::executor::{KernelExecutor, Rdna3Executor};
 use crate::engine::{Engine, Engines, QueueExec, QueueStatus, WptrSource};
 use crate::mem::ranges::RangeSet;
+use crate::mem::sanitize::{Gone, Shadow};
 use crate::mem::{AddressSpace, Mapped, MemoryFault, Vm};
 use profile::GpuProfile;
 
@@ -67,6 +68,30 @@ pub(crate) struct MemObj {
     pub(crate) gpu: usize,
     pub(crate) mmap_offset: u64,
     pub(crate) mapped_on: BTreeSet<usize>,
+    /// Which bytes something wrote, where the sanitizer watches the buffer.
+    pub(crate) shadow: Option<Arc<Shadow>>,
+}
+
+impl MemObj {
+    /// What memory the buffer is, as messages name it.
+    pub(crate) fn kind(&self) -> &'static str {
+        let f = self.flags;
+        if f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 {
+            if f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC != 0 {
+                "host-visible VRAM"
+            } else {
+                "VRAM"
+            }
+        } else if f & KFD_IOC_ALLOC_MEM_FLAGS_GTT != 0 {
+            "GTT"
+        } else if f & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR != 0 {
+            "host memory"
+        } else if f & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL != 0 {
+            "doorbell"
+        } else {
+            "MMIO remap"
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -182,6 +207,13 @@ pub(crate) struct Driver {
     ///
     /// [`MockConfig::kernel_log`]: crate::MockConfig::kernel_log
     pub(crate) kernel_log: Option<fn(&str)>,
+    /// The sanitizer is on ([`MockConfig::sanitize`]).
+    ///
+    /// [`MockConfig::sanitize`]: crate::MockConfig::sanitize
+    pub(crate) sanitize: bool,
+    /// The sanitizer's guard gaps: where each starts (the end of the reservation
+    /// before it), and its length.
+    pub(crate) guards: BTreeMap<usize, usize>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -287,6 +319,8 @@ impl Driver {
             inject: Injections::default(),
             runtime_enabled: false,
             kernel_log: None,
+            sanitize: false,
+            guards: BTreeMap::new(),
         }
     }
 
@@ -394,6 +428,13 @@ impl Driver {
         if userptr && a.mmap_offset != a.va_addr {
             return Err(Errno::EINVAL);
         }
+        // The sanitizer watches VRAM the CPU is not meant to touch (its stores into the
+        // rest are invisible here): it starts unwritten.
+        let shadow = if self.sanitize && vram && a.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC == 0 {
+            Some(Arc::new(Shadow::new(size).ok_or(Errno::ENOMEM)?))
+        } else {
+            None
+        };
         let handle = self.next_handle;
         self.next_handle += 1;
         // Render-node mmap offsets: one page-aligned window per handle. The MMIO
@@ -414,6 +455,7 @@ impl Driver {
                 gpu: i,
                 mmap_offset,
                 mapped_on: BTreeSet::new(),
+                shadow,
             },
         );
         a.handle = handle;
@@ -427,6 +469,17 @@ impl Driver {
             return Err(Errno::EBUSY);
         }
         let obj = self.handles.remove(&a.handle).ok_or(Errno::EINVAL)?;
+        let mut space = self.engines.space.write();
+        for gpu in 0..self.gpus.len() {
+            space.gone.push(Gone {
+                gpu,
+                va: obj.va,
+                size: obj.size,
+                kind: obj.kind(),
+                freed: true,
+            });
+        }
+        drop(space);
         if obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 {
             let g = &mut self.gpus[obj.gpu];
             g.vram_used = g.vram_used.saturating_sub(obj.size);
@@ -456,6 +509,8 @@ impl Driver {
                         Mapped {
                             size: obj.size,
                             writable,
+                            kind: obj.kind(),
+                            shadow: obj.shadow.clone(),
                         },
                     );
                 } else {
@@ -463,6 +518,13 @@ impl Driver {
                         return Err(Errno::EINVAL);
                     }
                     gpu.mapped.remove(&obj.va);
+                    space.gone.push(Gone {
+                        gpu: g,
+                        va: obj.va,
+                        size: obj.size,
+                        kind: obj.kind(),
+                        freed: false,
+                    });
                 }
                 Ok(())
             })();

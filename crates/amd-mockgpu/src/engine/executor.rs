@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::mem::word::Word;
 use crate::mem::{AddressSpace, Held, MemoryFault, Vm};
 
 /// Everything a DISPATCH_DIRECT hands to the kernel executor: which GPU and queue,
@@ -121,9 +122,13 @@ impl<'a> GpuMemory<'a> {
     pub fn write_ahead(&self, addr: u64, data: &[u8]) -> Result<(), MemoryFault> {
         self.space.borrow().write_as(self.vm, addr, data, true)
     }
-    /// Loads a dword.
+    /// Loads a dword (a kernel's load: the sanitizer checks that something wrote it).
     pub fn load_u32(&self, addr: u64) -> Result<u32, MemoryFault> {
-        self.space.borrow().space().vm_load::<u32>(self.vm, addr)
+        let held = self.space.borrow();
+        if let Vm::Kfd(g) = *self.vm {
+            held.space().gpu_used(g, addr, 4, false)?;
+        }
+        held.space().vm_load::<u32>(self.vm, addr)
     }
     /// Stores a dword.
     pub fn store_u32(&self, addr: u64, v: u32) -> Result<(), MemoryFault> {
@@ -137,7 +142,7 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u32) -> Result<u32, E>,
     ) -> Result<Result<u32, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw::<u32, _>(self.vm, addr, f)
+        self.rmw(addr, f)
     }
     /// As [`GpuMemory::atomic_u32`], for a qword.
     pub fn atomic_u64<E>(
@@ -145,7 +150,17 @@ impl<'a> GpuMemory<'a> {
         addr: u64,
         f: impl FnMut(u64) -> Result<u64, E>,
     ) -> Result<Result<u64, E>, MemoryFault> {
-        self.space.borrow().space().vm_rmw::<u64, _>(self.vm, addr, f)
+        self.rmw(addr, f)
+    }
+
+    /// A kernel's atomic: on a KFD GPU, the sanitizer checks that something wrote the
+    /// old value.
+    fn rmw<W: Word, E>(&self, addr: u64, f: impl FnMut(W) -> Result<W, E>) -> Result<Result<W, E>, MemoryFault> {
+        let held = self.space.borrow();
+        match *self.vm {
+            Vm::Kfd(g) => held.space().gpu_rmw_as(g, addr, f, true),
+            ref vm => held.space().vm_rmw(vm, addr, f),
+        }
     }
 
     /// Ends a slice of the dispatch: lets a waiting writer of the address space (an

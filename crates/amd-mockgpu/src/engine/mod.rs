@@ -32,6 +32,7 @@ use parking_lot::{RwLock, RwLockReadGuard};
 use amd_packets::GfxTarget;
 
 use crate::mem::pci::DevMem;
+use crate::mem::sanitize::Explained;
 use crate::mem::word::Word;
 use crate::mem::{AddressSpace, MemResult, MemoryFault, Vm};
 use executor::{DispatchInfo, GpuMemory, KernelError, SharedExecutor};
@@ -612,14 +613,29 @@ impl Engines {
 
     /// Stops `q` for good on `stop`, recording why, and raises what the driver would:
     /// the memory-fault events for a fault, the hardware-exception events otherwise.
+    /// A fault of KFD GPU `g` (`None`: a PCI GPU's) in words, with what made it and,
+    /// where the memory layer can tell, what the address was
+    /// ([`AddressSpace::explain`]).
+    fn fault_words(&self, g: Option<usize>, f: &MemoryFault, what: Option<&str>) -> String {
+        let at = what.map(|w| format!(" in {w}")).unwrap_or_default();
+        match g.and_then(|g| self.space.read().explain(g, f)) {
+            Some(Explained::Unwritten(byte)) => format!(
+                "the sanitizer stopped a read of {:#x}{at}: {byte}, which nothing has written",
+                f.va
+            ),
+            Some(Explained::Near(near)) => format!("{}{at}: {near}", describe_fault(f)),
+            None => format!("{}{at}", describe_fault(f)),
+        }
+    }
+
     fn stop_queue(&mut self, q: &mut QueueExec, stop: Stop) {
         // A PCI GPU's GMC latched a fault itself (status registers, IH vector); a
         // stopped PCI queue is only seen in its state.
         let g = q.port.is_none().then_some(q.gpu);
         let (fault, reason) = match stop {
             Stop::Cancelled => return,
-            Stop::Fault(f) => (Some(f), describe_fault(&f)),
-            Stop::FaultIn(f, what) => (Some(f), format!("{} in {what}", describe_fault(&f))),
+            Stop::Fault(f) => (Some(f), self.fault_words(g, &f, None)),
+            Stop::FaultIn(f, what) => (Some(f), self.fault_words(g, &f, Some(&what))),
             Stop::Error(e) => (None, e),
             Stop::NeedMore(n) => (None, format!("truncated packet needs {n} dwords")),
         };

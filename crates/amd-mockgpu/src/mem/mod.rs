@@ -23,10 +23,12 @@ pub(crate) mod dma;
 pub(crate) mod gpuvm;
 pub(crate) mod pci;
 pub(crate) mod ranges;
+pub(crate) mod sanitize;
 pub(crate) mod word;
 
 pub use amd_isa::MemoryFault;
 use ranges::RangeSet;
+use sanitize::{Graveyard, Shadow};
 use word::Word;
 
 /// Bytes of a page, as the host's page tables, the pagemap and the GPU's PTEs count
@@ -37,10 +39,25 @@ pub(crate) const PAGE: usize = 4096;
 pub type MemResult<T> = Result<T, MemoryFault>;
 
 /// A GPU mapping of a buffer.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Mapped {
     pub(crate) size: u64,
     pub(crate) writable: bool,
+    /// What memory it is, for messages ("VRAM", "host memory", …).
+    pub(crate) kind: &'static str,
+    /// Which bytes something wrote, where the sanitizer watches the buffer (shared by
+    /// the buffer's mappings on every GPU).
+    pub(crate) shadow: Option<std::sync::Arc<Shadow>>,
+}
+
+impl Mapped {
+    /// Marks `[addr, addr + len)` of the mapping at `va` written.
+    #[inline]
+    fn wrote(&self, va: u64, addr: u64, len: u64) {
+        if let Some(s) = &self.shadow {
+            s.mark(addr - va, len);
+        }
+    }
 }
 
 /// What one GPU may reach.
@@ -58,6 +75,8 @@ pub(crate) struct AddressSpace {
     pub(crate) gpus: Vec<GpuSpace>,
     /// Host mappings the mock made that are readable and writable.
     pub(crate) accessible: RangeSet,
+    /// Allocations the GPUs had, for explaining a later fault there.
+    pub(crate) gone: Graveyard,
 }
 
 fn not_present(va: u64, write: bool) -> MemoryFault {
@@ -210,7 +229,7 @@ impl<'a> Held<'a> {
             unsafe { copy_small(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
             return Ok(());
         }
-        self.guard.gpu_read(g, addr, out)?;
+        self.guard.gpu_load_bytes(g, addr, out)?;
         self.remember(g, addr);
         Ok(())
     }
@@ -259,7 +278,8 @@ impl AddressSpace {
         let gpu = self.gpus.get(g)?;
         let (&lo, m) = gpu.mapped.range(..=addr).next_back()?;
         let hi = lo.checked_add(m.size)?;
-        if addr >= hi || gpu.fault_addrs.range(lo..hi).next().is_some() {
+        // A buffer the sanitizer watches has every access checked.
+        if addr >= hi || m.shadow.is_some() || gpu.fault_addrs.range(lo..hi).next().is_some() {
             return None;
         }
         let (a, e) = (usize::try_from(lo).ok()?, usize::try_from(hi).ok()?);
@@ -275,6 +295,7 @@ impl AddressSpace {
         AddressSpace {
             gpus: (0..n_gpus).map(|_| GpuSpace::default()).collect(),
             accessible: RangeSet::default(),
+            gone: Graveyard::default(),
         }
     }
 
@@ -291,8 +312,14 @@ impl AddressSpace {
 
     /// Checks that GPU `g` may access `[addr, addr + len)`, for writing if `write`.
     pub(crate) fn gpu_check(&self, g: usize, addr: u64, len: u64, write: bool) -> MemResult<()> {
+        self.gpu_mapping(g, addr, len, write).map(|_| ())
+    }
+
+    /// [`AddressSpace::gpu_check`], returning the mapping the access lies in (its
+    /// address and itself; `None` for an empty access).
+    fn gpu_mapping(&self, g: usize, addr: u64, len: u64, write: bool) -> MemResult<Option<(u64, &Mapped)>> {
         if len == 0 {
-            return Ok(());
+            return Ok(None);
         }
         let gpu = self.gpus.get(g).ok_or_else(|| not_present(addr, write))?;
         let end = addr.checked_add(len).ok_or_else(|| not_present(addr, write))?;
@@ -324,7 +351,22 @@ impl AddressSpace {
         if !self.accessible.contains(a, e) {
             return Err(not_present(addr, write));
         }
-        Ok(())
+        Ok(Some((va, m)))
+    }
+
+    /// Checks a kernel's use of `[addr, addr + len)` (a load, or an atomic's read of
+    /// the old value): mapped, and, where the sanitizer watches the buffer, written
+    /// by something before; returns the mapping as [`AddressSpace::gpu_mapping`].
+    pub(crate) fn gpu_used(&self, g: usize, addr: u64, len: u64, write: bool) -> MemResult<Option<(u64, &Mapped)>> {
+        let found = self.gpu_mapping(g, addr, len, write)?;
+        if let Some((va, m)) = found
+            && let Some(s) = &m.shadow
+            && let Some(off) = s.first_unwritten(addr - va, len)
+        {
+            // Told as such by `explain`, which finds the byte's bit clear.
+            return Err(not_present(va + off, write));
+        }
+        Ok(found)
     }
 
     /// Reads `out.len()` bytes at `addr`.
@@ -333,6 +375,15 @@ impl AddressSpace {
         // SAFETY: the range is mapped, readable host memory (checked above) that cannot
         // be unmapped while the shared lock on the address space is held; `out` is
         // ordinary memory.
+        unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// [`AddressSpace::gpu_read`] for a kernel's load: memory the sanitizer watches
+    /// must have been written.
+    pub(crate) fn gpu_load_bytes(&self, g: usize, addr: u64, out: &mut [u8]) -> MemResult<()> {
+        self.gpu_used(g, addr, out.len() as u64, false)?;
+        // SAFETY: as in `gpu_read` (the same check, and more).
         unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
         Ok(())
     }
@@ -347,7 +398,9 @@ impl AddressSpace {
 
     /// Writes `data` at `addr`.
     pub(crate) fn gpu_write(&self, g: usize, addr: u64, data: &[u8]) -> MemResult<()> {
-        self.gpu_check(g, addr, data.len() as u64, true)?;
+        if let Some((va, m)) = self.gpu_mapping(g, addr, data.len() as u64, true)? {
+            m.wrote(va, addr, data.len() as u64);
+        }
         // SAFETY: the range is mapped, writable host memory (checked above), pinned by
         // the driver lock; `data` is ordinary memory and cannot overlap it.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as usize as *mut u8, data.len()) };
@@ -368,7 +421,9 @@ impl AddressSpace {
 
     /// Stores a word (atomically, with Release, where aligned).
     pub(crate) fn gpu_store<W: Word>(&self, g: usize, addr: u64, v: W) -> MemResult<()> {
-        self.gpu_check(g, addr, W::BYTES as u64, true)?;
+        if let Some((va, m)) = self.gpu_mapping(g, addr, W::BYTES as u64, true)? {
+            m.wrote(va, addr, W::BYTES as u64);
+        }
         if addr % W::BYTES as u64 == 0 {
             // SAFETY: aligned, mapped writable bytes (checked), pinned by the shared
             // lock on the address space.
@@ -384,8 +439,14 @@ impl AddressSpace {
     /// a piece of a transfer of `whole` bytes (which decides the stores, see
     /// [`dma::copy`]).
     pub(crate) fn gpu_copy(&self, g: usize, dst: u64, src: u64, len: u64, whole: u64) -> MemResult<()> {
-        self.gpu_check(g, src, len, false)?;
-        self.gpu_check(g, dst, len, true)?;
+        let from = self.gpu_mapping(g, src, len, false)?;
+        if let Some((va, m)) = self.gpu_mapping(g, dst, len, true)?
+            && let Some(to) = &m.shadow
+        {
+            // The bytes' shadow moves with them (memory without one is all written).
+            let from = from.and_then(|(sva, sm)| Some((sm.shadow.as_deref()?, src - sva)));
+            Shadow::copy(to, dst - va, from.map(|f| f.0), from.map_or(0, |f| f.1), len);
+        }
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: both ranges are mapped host memory (checked), readable and writable
         // respectively, pinned by the shared lock on the address space, and nothing
@@ -397,7 +458,9 @@ impl AddressSpace {
     /// Fills `len` bytes at `dst` with the little-endian bytes of `pattern`, repeated,
     /// a piece of a fill of `whole` bytes.
     pub(crate) fn gpu_fill(&self, g: usize, dst: u64, pattern: u32, len: u64, whole: u64) -> MemResult<()> {
-        self.gpu_check(g, dst, len, true)?;
+        if let Some((va, m)) = self.gpu_mapping(g, dst, len, true)? {
+            m.wrote(va, dst, len);
+        }
         let len = usize::try_from(len).map_err(|_| not_present(dst, true))?;
         // SAFETY: the range is mapped writable host memory (checked), pinned by the
         // shared lock on the address space, and no reference to it exists.
@@ -436,9 +499,26 @@ impl AddressSpace {
         &self,
         g: usize,
         addr: u64,
-        mut f: impl FnMut(W) -> Result<W, E>,
+        f: impl FnMut(W) -> Result<W, E>,
     ) -> Result<Result<W, E>, MemoryFault> {
-        self.gpu_check(g, addr, W::BYTES as u64, true)?;
+        self.gpu_rmw_as(g, addr, f, false)
+    }
+
+    /// [`AddressSpace::gpu_rmw`]; `kernel`: a kernel's atomic, whose read of the old
+    /// value must find memory the sanitizer watches written.
+    pub(crate) fn gpu_rmw_as<W: Word, E>(
+        &self,
+        g: usize,
+        addr: u64,
+        mut f: impl FnMut(W) -> Result<W, E>,
+        kernel: bool,
+    ) -> Result<Result<W, E>, MemoryFault> {
+        let n = W::BYTES as u64;
+        let found = if kernel {
+            self.gpu_used(g, addr, n, true)?
+        } else {
+            self.gpu_mapping(g, addr, n, true)?
+        };
         if addr % W::BYTES as u64 != 0 {
             let old = self.gpu_load(g, addr)?;
             return Ok(match f(old) {
@@ -448,7 +528,11 @@ impl AddressSpace {
         }
         // SAFETY: aligned, mapped writable bytes (checked), pinned by the shared lock
         // on the address space.
-        Ok(unsafe { W::update(addr as usize as *mut u8, f) })
+        let r = unsafe { W::update(addr as usize as *mut u8, f) };
+        if let (Ok(_), Some((va, m))) = (&r, found) {
+            m.wrote(va, addr, n);
+        }
+        Ok(r)
     }
 }
 
@@ -543,6 +627,8 @@ mod tests {
                 Mapped {
                     size: half,
                     writable: true,
+                    kind: "host memory",
+                    shadow: None,
                 },
             );
             gpu.mapped.insert(
@@ -550,6 +636,8 @@ mod tests {
                 Mapped {
                     size: half,
                     writable: false,
+                    kind: "host memory",
+                    shadow: None,
                 },
             );
             Heap {

@@ -37,6 +37,22 @@ pub struct MockConfig {
     /// thread's wake-up (a futex wake, several µs). [`DEFAULT_IDLE_POLL`] unless
     /// `HCQ_MOCK_IDLE_POLL_US` says otherwise (0: sleep at once).
     pub idle_poll: Duration,
+    /// The sanitizer: the memory layer's checks for a program's memory bugs, off by
+    /// default (they cost a lookup per access to the memory they watch).
+    /// On, a kernel's load or atomic of VRAM nothing has written stops its queue with
+    /// a memory fault, as an access outside every allocation does; every reservation
+    /// the mock makes for a client is followed by unmapped address space
+    /// ([`crate::SANITIZER_GUARD_BYTES`]) so that running off a buffer's end faults
+    /// rather than reaching its neighbour. The stop reason (the kernel log) names the
+    /// allocation and the byte. `AMD_MOCK_SANITIZE=1` turns it on. Only the KFD GPUs
+    /// have it (see `docs/mock.md`).
+    pub sanitize: bool,
+}
+
+/// [`MockConfig::sanitize`] from `AMD_MOCK_SANITIZE`: on for `1`, off for anything
+/// else or nothing.
+fn sanitize_from_env() -> bool {
+    std::env::var("AMD_MOCK_SANITIZE").is_ok_and(|v| v.trim() == "1")
 }
 
 /// The default [`MockConfig::idle_poll`]: longer than the gap between a host's
@@ -66,6 +82,7 @@ impl Default for MockConfig {
             pci_firmware: PciFirmware::Synthetic,
             kernel_log: None,
             idle_poll: idle_poll_from_env(),
+            sanitize: sanitize_from_env(),
         }
     }
 }

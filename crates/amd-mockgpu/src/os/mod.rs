@@ -294,6 +294,7 @@ impl MockSys {
         let n_kfd = config.gpus.len();
         let mut driver = Driver::new(config.gpus, config.cpu_node);
         driver.kernel_log = config.kernel_log;
+        driver.sanitize = config.sanitize;
         let invalid = |e: String| -> PciBus { panic!("MockSys::new: the PCI configuration is invalid: {e}") };
         let firmware = if config.pci.is_empty() {
             Ok(FirmwareCatalogue::default())

@@ -18,6 +18,7 @@ use crate::driver::drm::SysNode;
 use crate::driver::drm::ioctl::drm_ioctl;
 use crate::driver::{DOORBELL_PAGE_BYTES, Driver, FdKind};
 use crate::mem::PAGE;
+use crate::mem::sanitize::GUARD_BYTES as SANITIZER_GUARD_BYTES;
 use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM};
 
 impl Sys for MockSys {
@@ -200,9 +201,15 @@ impl Sys for MockSys {
                 // No page is locked in the mock (the memory-lock limit of an
                 // unprivileged test would refuse it, and nothing here moves pages).
                 let flags = MapFlags(flags.0 & !MapFlags::LOCKED.0);
-                // SAFETY: forwarded with MAP_LOCKED dropped, which changes no address:
-                // this call's contract is the caller's.
-                unsafe { self.host.mmap(addr, len, prot, flags, None, offset) }?
+                if d.sanitize && !fixed && addr == 0 {
+                    // SAFETY: not FIXED and no address asked: the kernel picks unused
+                    // address space, nothing is replaced.
+                    unsafe { self.reserve_guarded(&mut d, len, prot, flags) }?
+                } else {
+                    // SAFETY: forwarded with MAP_LOCKED dropped, which changes no
+                    // address: this call's contract is the caller's.
+                    unsafe { self.host.mmap(addr, len, prot, flags, None, offset) }?
+                }
             }
             Some(FdKind::Render(i)) => {
                 let obj = d
@@ -331,6 +338,12 @@ impl Sys for MockSys {
             unsafe { self.host.munmap(addr, len) }?;
         }
         d.host_maps.remove(addr, end);
+        if let Some(guard) = d.guards.remove(&end) {
+            // The sanitizer's gap after a reservation goes with the reservation's
+            // end.
+            // SAFETY: address space the mock reserved itself and never handed out.
+            let _ = unsafe { self.host.munmap(end, guard) };
+        }
         d.pci.forget_maps(addr, end);
         self.pci_doorbells
             .write()
@@ -542,6 +555,35 @@ impl Sys for MockSys {
 }
 
 impl MockSys {
+    /// The sanitizer's anonymous mapping at an address the kernel picks: `len` bytes
+    /// as asked, then [`SANITIZER_GUARD_BYTES`] of inaccessible address space of the
+    /// mock's own, remembered so that it goes when the mapping's end is unmapped.
+    ///
+    /// # Safety
+    /// As `mmap` without MAP_FIXED: nothing is replaced.
+    unsafe fn reserve_guarded(&self, d: &mut Driver, len: usize, prot: Prot, flags: MapFlags) -> SysResult<usize> {
+        let e = |errno| err("mmap", errno);
+        let body = len
+            .checked_next_multiple_of(PAGE)
+            .filter(|&b| b > 0)
+            .ok_or(e(Errno::EINVAL))?;
+        let whole = body.checked_add(SANITIZER_GUARD_BYTES).ok_or(e(Errno::ENOMEM))?;
+        let reserve = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+        // SAFETY: not MAP_FIXED: the kernel picks unused address space.
+        let a = unsafe { self.host.mmap(0, whole, Prot::None, reserve, None, 0) }?;
+        if prot != Prot::None || flags != reserve {
+            // SAFETY: FIXED over the start of the reservation just made, which nothing
+            // else knows of yet.
+            if let Err(x) = unsafe { self.host.mmap(a, len, prot, flags.with(MapFlags::FIXED), None, 0) } {
+                // SAFETY: the reservation just made, unused.
+                let _ = unsafe { self.host.munmap(a, whole) };
+                return Err(x);
+            }
+        }
+        d.guards.insert(a + body, SANITIZER_GUARD_BYTES);
+        Ok(a)
+    }
+
     /// `op` on `path` by the PCI bus where the path is its (`None` where not).
     fn on_pci_bus<T>(
         &self,
