@@ -90,6 +90,26 @@ impl Watcher {
         }
     }
 
+    /// Takes the value in the slot at `slot` as seen: a slot the mock just set for a
+    /// new queue, which no client can have rung yet.
+    pub fn resync(&self, slot: usize) {
+        let mut pages = self.pages.lock();
+        let Some(p) = pages
+            .iter_mut()
+            .find(|p| slot >= p.addr && slot < p.addr + p.seen.len() * 8 && slot % 8 == 0)
+        else {
+            return;
+        };
+        let i = (slot - p.addr) / 8;
+        let mut now = Vec::new();
+        // SAFETY: a listed page is mapped (see `Watcher::watch`), and the lock that
+        // `forget` takes first is held.
+        unsafe { read_slots(p.addr, p.seen.len(), &mut now) };
+        if let (Some(s), Some(&v)) = (p.seen.get_mut(i), now.get(i)) {
+            *s = v;
+        }
+    }
+
     /// Stops watching pages inside `[start, end)` (they are being unmapped).
     pub fn forget(&self, start: usize, end: usize) {
         self.pages.lock().retain(|p| p.addr < start || p.addr >= end);

@@ -15,7 +15,8 @@ use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use amd_kfd::abi::{
-    AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, AMDKFD_IOCTL_BASE, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+    AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, AMDKFD_IOC_CREATE_QUEUE, AMDKFD_IOCTL_BASE,
+    KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
 };
 use amd_kfd::sys::{MapFlags, Prot, Sys};
 
@@ -301,7 +302,15 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     // SAFETY: `args` is the client's argument struct; pointers inside it are the
     // client's, which the mock reads and writes as the kernel would.
     match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", args) }) {
-        Ok(v) => v,
+        Ok(v) => {
+            if kfd_command == Some(AMDKFD_IOC_CREATE_QUEUE.request)
+                && let Some(id) = args.get(52..56).and_then(|b| b.try_into().ok())
+            {
+                // `queue_id`, written by the mock.
+                within(|| st.queue_created(u32::from_ne_bytes(id)));
+            }
+            v
+        }
         Err(e) => {
             within(|| crate::log(&format!("ioctl {request:#x} (nr {:#x}): {}", request & 0xff, e.errno)));
             set_errno(e.errno as c_int);

@@ -201,6 +201,22 @@ impl State {
         }
     }
 
+    /// A queue the mock just made (its `CREATE_QUEUE` returned to this library, not
+    /// yet to the client): the doorbell watcher takes its slot's value as the mock
+    /// set it, so the client's first doorbell is a change even if it writes the value
+    /// the slot held before the mock set it (an AQL queue's first index, 0).
+    fn queue_created(&self, id: u32) {
+        if let Some(slot) = self
+            .mock
+            .queues()
+            .into_iter()
+            .find(|q| q.id == id)
+            .and_then(|q| q.doorbell)
+        {
+            self.doorbells.resync(slot as usize);
+        }
+    }
+
     /// Whether an anonymous `mmap` goes through the mock, for the sanitizer's guard
     /// gap after it: with the sanitizer on, at an address the kernel picks, and of
     /// the two kinds GPU clients make for buffers (an inaccessible reservation that a

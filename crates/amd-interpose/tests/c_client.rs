@@ -314,7 +314,8 @@ fn crashed_clients_leave_no_files_behind() {
 
 /// ROCm 6.1's HIP (5.7, Debian trixie's), unmodified: the programs of `tests/hip/` —
 /// a vector add with events, a tiled matrix multiply in shared memory, a reduction
-/// with atomics — built with the root's `hipcc --offload-arch=gfx1100` and
+/// with atomics, a kernel launch as the first GPU work (the queue's first doorbell,
+/// which the mock once missed) — built with the root's `hipcc --offload-arch=gfx1100` and
 /// `--offload-arch=gfx942` and run on a mock of that GPU (`AMD_MOCK_PROFILE`), each
 /// printing `ok`. Skipped where the ROCm root is absent or the test cannot chroot.
 #[test]
@@ -325,7 +326,7 @@ fn rocm_6_1_hip_programs_run_unmodified() {
     std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
     let mut failed = Vec::new();
     for arch in ["gfx1100", "gfx942"] {
-        for name in ["vadd", "matmul", "reduce"] {
+        for name in ["vadd", "matmul", "reduce", "launch_first"] {
             let src = manifest().join(format!("../../tests/hip/{name}.hip"));
             std::fs::copy(&src, root.join(&work).join(format!("{name}.hip"))).unwrap();
             let built = Command::new("chroot")
@@ -343,7 +344,11 @@ fn rocm_6_1_hip_programs_run_unmodified() {
                 "{name} for {arch}: {}",
                 String::from_utf8_lossy(&built.stderr)
             );
-            let out = Command::new("chroot")
+            // A client that hangs fails after two minutes rather than holding the
+            // test command up.
+            let out = Command::new("timeout")
+                .arg("120")
+                .arg("chroot")
                 .arg(&root)
                 .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
                 .arg(format!("AMD_MOCK_PROFILE={arch}"))

@@ -193,6 +193,8 @@ impl Sys for MockSys {
                 .with(MapFlags::ANONYMOUS)
                 .with(if fixed { MapFlags::FIXED } else { MapFlags(0) });
         let mut d = self.driver.lock();
+        // A doorbell page's GPU, whose AQL slots are set once the page is mapped.
+        let mut aql_doorbells = None;
         let got = match kind {
             None => {
                 if !flags.contains(MapFlags::ANONYMOUS) {
@@ -279,7 +281,9 @@ impl Sys for MockSys {
                 for q in d.queues.values_mut().filter(|q| q.gpu == gpu) {
                     q.doorbell = Some(a as u64 + q.doorbell_index as u64 * 8);
                 }
-                d.init_aql_doorbells(gpu);
+                // The AQL slots are set once the page is memory the mock may touch
+                // (below); set now, the stores would find it unmapped and do nothing.
+                aql_doorbells = Some(gpu);
                 a
             }
             Some(FdKind::PciBar { dev, bar, writable }) => {
@@ -320,6 +324,10 @@ impl Sys for MockSys {
             space.accessible.remove(got, end);
         } else {
             space.accessible.insert(got, end);
+        }
+        drop(space);
+        if let Some(g) = aql_doorbells {
+            d.init_aql_doorbells(g);
         }
         Ok(got)
     }
