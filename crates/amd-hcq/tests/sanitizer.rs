@@ -10,29 +10,13 @@ mod common;
 
 use std::sync::Arc;
 
-use amd_hcq::{Buffer, BufferKind, HcqError, Iface, KernArgs, LaunchDims, Platform, Program, QueueFormat};
+use amd_hcq::{Buffer, BufferKind, HcqError, KernArgs, LaunchDims, Platform, Program};
 use amd_mockgpu::{MockConfig, MockSys, SANITIZER_GUARD_BYTES};
-use common::{Transport, VADD};
+use common::{Transport, VADD, platform_with};
 
 /// A mock of `t`'s GPU with the sanitizer on, and a platform on it.
 fn sanitized(t: Transport) -> (Arc<MockSys>, Platform) {
-    let config = match t {
-        Transport::KfdGfx1201 => MockConfig::named("gfx1201", 1).expect("the gfx1201 profile"),
-        _ => MockConfig::gfx1100s(1),
-    };
-    let m = Arc::new(MockSys::new(MockConfig {
-        sanitize: true,
-        ..config
-    }));
-    let format = if t == Transport::KfdAql {
-        QueueFormat::Aql
-    } else {
-        QueueFormat::Pm4
-    };
-    let p = Platform::with_sys(m.clone(), Iface::Mock)
-        .unwrap()
-        .with_queue_format(format);
-    (m, p)
+    platform_with(t, 1, |c| MockConfig { sanitize: true, ..c })
 }
 
 /// Workgroups of 256 threads, `groups` of them.

@@ -84,6 +84,15 @@ impl Transport {
 
 /// A mock with `n` GPUs and the platform over them.
 pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
+    platform_with(t, n, |c| c)
+}
+
+/// [`platform`], with `adjust` changing the mock's configuration first.
+pub fn platform_with(
+    t: Transport,
+    n: usize,
+    adjust: impl FnOnce(MockConfig) -> MockConfig,
+) -> (Arc<MockSys>, Platform) {
     match t {
         Transport::Kfd | Transport::KfdAql | Transport::KfdGfx1201 => {
             let config = if t == Transport::KfdGfx1201 {
@@ -91,7 +100,7 @@ pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
             } else {
                 MockConfig::gfx1100s(n)
             };
-            let m = Arc::new(MockSys::new(config));
+            let m = Arc::new(MockSys::new(adjust(config)));
             let format = if t == Transport::KfdAql {
                 QueueFormat::Aql
             } else {
@@ -108,7 +117,7 @@ pub fn platform(t: Transport, n: usize) -> (Arc<MockSys>, Platform) {
             } else {
                 MockConfig::pci(n)
             };
-            let m = Arc::new(MockSys::new(config));
+            let m = Arc::new(MockSys::new(adjust(config)));
             let p = Platform::mock_pci_with(m.clone()).unwrap();
             (m, p)
         }
