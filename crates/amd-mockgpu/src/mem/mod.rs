@@ -355,16 +355,17 @@ impl AddressSpace {
     }
 
     /// Checks a kernel's use of `[addr, addr + len)` (a load, or an atomic's read of
-    /// the old value): mapped, and, where the sanitizer watches the buffer, written
-    /// by something before; returns the mapping as [`AddressSpace::gpu_mapping`].
+    /// the old value): mapped, and, where the sanitizer watches the buffer, not all
+    /// of it unwritten (see [`sanitize`]); returns the mapping as
+    /// [`AddressSpace::gpu_mapping`].
     pub(crate) fn gpu_used(&self, g: usize, addr: u64, len: u64, write: bool) -> MemResult<Option<(u64, &Mapped)>> {
         let found = self.gpu_mapping(g, addr, len, write)?;
         if let Some((va, m)) = found
             && let Some(s) = &m.shadow
-            && let Some(off) = s.first_unwritten(addr - va, len)
+            && !s.any_written(addr - va, len)
         {
             // Told as such by `explain`, which finds the byte's bit clear.
-            return Err(not_present(va + off, write));
+            return Err(not_present(addr, write));
         }
         Ok(found)
     }
@@ -803,6 +804,49 @@ mod tests {
         // An address past every window, near the top of the address space, faults
         // (its end would overflow).
         assert!(held.read(&vm, u64::MAX - 1, &mut out).is_err());
+    }
+
+    /// A watched mapping: a kernel's load or atomic none of whose bytes anything
+    /// wrote faults at its first byte; one that covers a written byte passes (a
+    /// widened load); engines' writes, fills and copies mark bytes, a copy moving the
+    /// source's marks; a watched mapping is never a window, so a kernel's access
+    /// through [`Held`] is checked too.
+    #[test]
+    fn the_sanitizer_stops_reads_of_memory_nothing_wrote() {
+        let heap = Heap::new(64);
+        let b = heap.base();
+        {
+            let mut s = heap.space.write();
+            let m = s.gpus[0].mapped.get_mut(&b).unwrap();
+            m.shadow = Some(std::sync::Arc::new(Shadow::new(m.size).unwrap()));
+        }
+        let s = heap.space.read();
+        let fault = |va| Err(not_present(va, false));
+        assert_eq!(s.gpu_load_bytes(0, b, &mut [0; 4]), fault(b));
+        // An engine's read is no use: it is not checked.
+        s.gpu_read(0, b, &mut [0; 4]).unwrap();
+        s.gpu_write(0, b + 16, &[1; 12]).unwrap();
+        s.gpu_load_bytes(0, b + 16, &mut [0; 16]).unwrap();
+        assert_eq!(s.gpu_load_bytes(0, b + 28, &mut [0; 4]), fault(b + 28));
+        assert_eq!(
+            s.gpu_rmw_as::<u32, ()>(0, b + 32, Ok, true),
+            Err(not_present(b + 32, true))
+        );
+        s.gpu_fill(0, b + 32, 7, 8, 8).unwrap();
+        assert_eq!(s.gpu_rmw_as::<u32, ()>(0, b + 32, |x| Ok(x + 1), true), Ok(Ok(7)));
+        // A copy of unwritten bytes leaves its destination unwritten.
+        s.gpu_copy(0, b + 64, b + 40, 8, 8).unwrap();
+        assert_eq!(s.gpu_load_bytes(0, b + 64, &mut [0; 8]), fault(b + 64));
+        s.gpu_copy(0, b + 72, b + 16, 4, 4).unwrap();
+        s.gpu_load_bytes(0, b + 72, &mut [0; 4]).unwrap();
+        // Through an executor's lock: no window skips the check.
+        let vm = Vm::Kfd(0);
+        drop(s);
+        let held = Held::new(heap.space.read());
+        held.read(&vm, b + 16, &mut [0; 4]).unwrap();
+        assert!(held.read(&vm, b + 100, &mut [0; 4]).unwrap_err().not_present);
+        held.write(&vm, b + 100, &[3; 4]).unwrap();
+        held.read(&vm, b + 100, &mut [0; 4]).unwrap();
     }
 
     /// Engines on two threads incrementing the same dword through the address space

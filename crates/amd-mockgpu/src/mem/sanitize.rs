@@ -8,8 +8,10 @@
 //! gets a [`Shadow`], one bit per byte: the engines' writes set bits (a kernel's
 //! store or atomic, an SDMA copy or fill, a CP packet's write), a copy carries its
 //! source's bits along (copying memory nothing wrote is no error; using it is), and
-//! a kernel's load or atomic of a byte whose bit is clear stops the dispatch with a
-//! memory fault that [`AddressSpace::explain`] names as such. Host memory, GTT and
+//! a kernel's load or atomic none of whose bytes has its bit set stops the dispatch
+//! with a memory fault that [`AddressSpace::explain`] names as such. (A load that
+//! also covers written bytes passes: compilers widen loads — a 12-byte buffer read
+//! by one 16-byte scalar load — and what the extra bytes hold is not used.) Host memory, GTT and
 //! host-visible VRAM count as written: the CPU's stores into them are invisible
 //! here. Out-of-bounds accesses need no shadow: every access must lie inside one
 //! mapping already, and the sanitizer's guard gaps between reservations (see
@@ -127,13 +129,9 @@ impl Shadow {
         }
     }
 
-    /// The first byte of `[off, off + len)` nothing wrote, as an offset.
-    pub(crate) fn first_unwritten(&self, off: u64, len: u64) -> Option<u64> {
-        self.runs(off, len, false).find_map(|(at, n)| {
-            let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-            let v = self.bits(at, n);
-            (v != all).then(|| at + u64::from((!v & all).trailing_zeros()))
-        })
+    /// Whether some byte of `[off, off + len)` was written.
+    pub(crate) fn any_written(&self, off: u64, len: u64) -> bool {
+        self.runs(off, len, false).any(|(at, n)| self.bits(at, n) != 0)
     }
 
     /// Whether byte `off` was written.
@@ -299,13 +297,11 @@ mod tests {
             want[off as usize..(off + n) as usize].fill(true);
         }
         check(&s, &want);
-        assert_eq!(s.first_unwritten(3, 1), None);
-        assert_eq!(s.first_unwritten(60, 10), None);
-        assert_eq!(s.first_unwritten(60, 11), Some(70));
-        assert_eq!(s.first_unwritten(0, 4), Some(0));
-        assert_eq!(s.first_unwritten(CHUNK_BYTES - 5, 11), None);
-        assert_eq!(s.first_unwritten(CHUNK_BYTES - 6, 11), Some(CHUNK_BYTES - 6));
-        assert_eq!(s.first_unwritten(len - 7, 100), None, "clipped at the end");
+        assert!(s.any_written(0, 4) && s.any_written(55, 6) && s.any_written(CHUNK_BYTES - 6, 2));
+        assert!(!s.any_written(55, 5) && !s.any_written(CHUNK_BYTES - 8, 3));
+        assert!(!s.any_written(0, 3) && !s.any_written(70, 57) && !s.any_written(CHUNK_BYTES + 6, 100));
+        assert!(s.any_written(len - 7, 100), "clipped at the end");
+        assert!(!s.any_written(len, 8), "past the end");
         assert!(!s.written(len), "past the end");
 
         // A copy from a shadow carries clear bits too; from no shadow, all written.
