@@ -347,6 +347,9 @@ pub struct CwsrSizes {
     pub wg_data_size: u32,
     /// Debugger bytes after the save area.
     pub debug_memory_size: u32,
+    /// The partition's XCCs (`num_xcc`): each saves its waves into an area of its own
+    /// (the save area and the debugger's bytes), one after another in the allocation.
+    pub xccs: u32,
 }
 
 impl CwsrSizes {
@@ -418,6 +421,7 @@ impl CwsrSizes {
             ctl_stack_size: ctl,
             wg_data_size: wg,
             debug_memory_size: debug,
+            xccs: xcc,
         };
         // The ioctl's ctx_save_restore_size, and the allocation, must fit too.
         sizes.checked_total().ok_or_else(|| {
@@ -428,11 +432,14 @@ impl CwsrSizes {
         Ok(Some(sizes))
     }
 
-    /// (`ctx_save_restore_size`, allocation bytes), if both fit 32 bits.
+    /// (`ctx_save_restore_size`, allocation bytes), if both fit 32 bits: one save
+    /// area and debugger area per XCC, page-rounded together, as KFD checks the
+    /// allocation (`kfd_queue_acquire_buffers`).
     fn checked_total(&self) -> Option<(u32, u32)> {
         let save = self.ctl_stack_size.checked_add(self.wg_data_size)?;
         let alloc = save
             .checked_add(self.debug_memory_size)?
+            .checked_mul(self.xccs.max(1))?
             .checked_next_multiple_of(PAGE_SIZE as u32)?;
         Some((save, alloc))
     }
@@ -450,7 +457,7 @@ impl CwsrSizes {
         self.checked_total().map(|t| t.0).ok_or_else(|| self.total_error())
     }
 
-    /// Bytes of the context-save allocation (save area + debugger bytes,
+    /// Bytes of the context-save allocation ((save area + debugger bytes) × XCCs,
     /// page-rounded); an error if that does not fit 32 bits (never for sizes
     /// [`CwsrSizes::for_props`] made).
     pub fn allocation_size(&self) -> Result<usize> {

@@ -177,8 +177,19 @@ fn properties_changed_after_parsing_are_checked_where_they_are_used() {
         ctl_stack_size: u32::MAX,
         wg_data_size: 4096,
         debug_memory_size: 0,
+        xccs: 1,
     };
     assert!(s.ctx_save_restore_size().is_err());
+    assert!(s.allocation_size().is_err());
+    // A save area that fits once, but not once per XCC of an 8-XCC partition.
+    let mut s = CwsrSizes {
+        ctl_stack_size: 0x1000_0000,
+        wg_data_size: 0x1000_0000,
+        debug_memory_size: 0,
+        xccs: 1,
+    };
+    assert_eq!(s.allocation_size().unwrap(), 0x2000_0000);
+    s.xccs = 8;
     assert!(s.allocation_size().is_err());
 }
 

@@ -753,3 +753,72 @@ fn an_idle_engine_polls_then_sleeps_and_takes_doorbells_either_way() {
         assert!(t.elapsed() < Duration::from_secs(30), "the drop waited the poll out");
     }
 }
+
+/// An MI300X in SPX mode (8 XCCs): a compute queue takes one context-save area per
+/// XCC (amd-kfd allocates eight, the mock checks for eight), and PRED_EXEC runs the
+/// dwords after it where its mask names XCC 0 — the command processor the mock's
+/// queue stands for — and skips them where it does not, in an indirect buffer and in
+/// the ring; a count past the buffer's end stops the queue.
+#[test]
+fn an_spx_partition_predicates_packets_by_xcc() {
+    let t = GfxTarget::Gfx94;
+    let m = Arc::new(MockSys::new(MockConfig {
+        mode: ExecMode::Inline,
+        gpus: vec![GpuProfile::gfx942_spx()],
+        ..MockConfig::default()
+    }));
+    let kfd = Kfd::open_with(m.clone(), &Visibility::all()).unwrap();
+    let dev = kfd.device(0).unwrap();
+    let sizes = CwsrSizes::for_props(&dev.node().props).unwrap();
+    assert_eq!(sizes.xccs, 8);
+    let one = (sizes.ctx_save_restore_size().unwrap() + sizes.debug_memory_size) as usize;
+    assert_eq!(sizes.allocation_size().unwrap(), (one * 8).next_multiple_of(4096));
+    let sig = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let ib = dev.alloc(4096, MemoryKind::UNCACHED).unwrap();
+    let s = sig.va() as u64;
+    // Per-XCC signals, as tinygrad 0.14 sets each XCC's scratch base.
+    let body = pm4(|b| {
+        for xcc in 0..8u32 {
+            let write = pm4(|w| {
+                ReleaseMem::signal(s + 4 * u64::from(xcc), u64::from(10 + xcc)).encode(t, w);
+            });
+            pm4::PredExec::new(1 << xcc, write.len() as u16).unwrap().encode(t, b);
+            b.extend_from_slice(&write);
+        }
+        ReleaseMem::signal(s + 64, 99).encode(t, b);
+    });
+    ib.write(0, zerocopy::IntoBytes::as_bytes(&body[..])).unwrap();
+    let mut c = Ring::new(&dev, QueueKind::Compute, 4096);
+    let skipped = pm4(|b| {
+        ReleaseMem::signal(s + 68, 1).encode(t, b);
+    });
+    c.submit(&pm4(|b| {
+        IndirectBuffer::new(ib.va() as u64, body.len() as u32)
+            .unwrap()
+            .encode(t, b);
+        // In the ring too (the firmware's limit to IBs is not the mock's).
+        pm4::PredExec::new(0b10, skipped.len() as u16).unwrap().encode(t, b);
+        b.extend_from_slice(&skipped);
+        ReleaseMem::signal(s + 72, 2).encode(t, b);
+    }));
+    let got: Vec<u32> = (0..8).map(|x| load_u32(&sig, 4 * x)).collect();
+    assert_eq!(got, [10, 0, 0, 0, 0, 0, 0, 0], "only XCC 0's signal is written");
+    assert_eq!(load_u32(&sig, 64), 99);
+    assert_eq!([load_u32(&sig, 68), load_u32(&sig, 72)], [0, 2]);
+    assert_eq!(m.queue_state(c.q.id()).unwrap().read_ptr, c.put);
+    // A predicate past the end of its buffer.
+    let short = pm4(|b| {
+        pm4::PredExec::new(0b10, 100).unwrap().encode(t, b);
+        ReleaseMem::signal(s + 76, 3).encode(t, b);
+    });
+    ib.write(2048, zerocopy::IntoBytes::as_bytes(&short[..])).unwrap();
+    c.submit(&pm4(|b| {
+        IndirectBuffer::new(ib.va() as u64 + 2048, short.len() as u32)
+            .unwrap()
+            .encode(t, b);
+    }));
+    match m.queue_state(c.q.id()).unwrap().status {
+        QueueStatus::Error(e) => assert!(e.contains("PRED_EXEC") && e.contains("past the buffer's end"), "{e}"),
+        s => panic!("{s:?}"),
+    }
+}

@@ -138,6 +138,8 @@ fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
             ib.cache_policy = cp;
             Pm4Packet::IndirectBuffer(ib)
         });
+    let pred = (any::<u8>(), 0u16..=PredExec::MAX_EXEC_DWORDS)
+        .prop_map(|(mask, n)| Pm4Packet::PredExec(PredExec::new(mask, n).unwrap()));
     let sh = (any::<u16>(), proptest::collection::vec(any::<u32>(), 1..200)).prop_map(|(r, v)| Pm4Spec::Sh(r, v));
     prop_oneof![
         nop.prop_map(Pm4Spec::Other),
@@ -147,6 +149,7 @@ fn pm4_packet() -> impl Strategy<Value = Pm4Spec> {
         release.prop_map(Pm4Spec::Other),
         wait.prop_map(Pm4Spec::Other),
         ib.prop_map(Pm4Spec::Other),
+        pred.prop_map(Pm4Spec::Other),
         sh,
     ]
 }

@@ -229,13 +229,19 @@ impl std::fmt::Debug for Driver {
 
 type R<T> = Result<T, Errno>;
 
+/// The GPU's XCCs (`num_xcc`, 1 where absent or 0); `None` where it does not fit
+/// 32 bits.
+fn xcc_count(p: &GpuProfile) -> Option<u32> {
+    Some(p.prop("num_xcc").map_or(Some(1), |v| u32::try_from(v).ok())?.max(1))
+}
+
 /// The expected control-stack and CWSR sizes for a GPU, as `kfd_queue.c` computes them
 /// (in 32 bits); `None` (the ioctl fails with EINVAL) where a property is missing or a
 /// size overflows 32 bits.
 fn cwsr_expectations(p: &GpuProfile) -> Option<(u32, u32, u32)> {
     let prop32 = |key: &str| p.prop(key).and_then(|v| u32::try_from(v).ok());
     let gfxv = prop32("gfx_target_version")?;
-    let xcc = p.prop("num_xcc").map_or(Some(1), |v| u32::try_from(v).ok())?.max(1);
+    let xcc = xcc_count(p)?;
     let cu = prop32("simd_count")? / prop32("simd_per_cu")?.max(1) / xcc;
     // Before gfx10.1 (NAVI10): at most 40 waves per CU and 512 per shader engine,
     // 8 control-stack bytes per wave; 32 and 12 after.
@@ -266,8 +272,9 @@ impl Driver {
     /// Bytes of a queue's context-save area on GPU `g` (node order), as the clients
     /// allocate it: the CWSR size and the debugger's area, in whole pages.
     pub(crate) fn context_save_bytes(&self, g: usize) -> Option<u64> {
-        let (_, cwsr, debug) = cwsr_expectations(&self.gpus.get(g)?.profile)?;
-        Some((u64::from(cwsr) + u64::from(debug)).next_multiple_of(4096))
+        let p = &self.gpus.get(g)?.profile;
+        let (_, cwsr, debug) = cwsr_expectations(p)?;
+        Some(((u64::from(cwsr) + u64::from(debug)) * u64::from(xcc_count(p)?)).next_multiple_of(4096))
     }
 
     pub(crate) fn new(profiles: Vec<GpuProfile>, cpu_node: bool) -> Self {
@@ -716,7 +723,9 @@ impl Driver {
             if a.ctl_stack_size != ctl || a.ctx_save_restore_size < cwsr {
                 return Err(Errno::EINVAL);
             }
-            let total = (a.ctx_save_restore_size as u64 + debug as u64).next_multiple_of(4096);
+            // One save area per XCC (`kfd_queue_acquire_buffers`).
+            let xccs = xcc_count(&self.gpus[g].profile).ok_or(Errno::EINVAL)?;
+            let total = ((a.ctx_save_restore_size as u64 + debug as u64) * u64::from(xccs)).next_multiple_of(4096);
             if !mapped(a.ctx_save_restore_address, total) {
                 return Err(Errno::EINVAL);
             }

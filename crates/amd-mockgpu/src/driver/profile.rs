@@ -196,13 +196,28 @@ impl GpuProfile {
         }
     }
 
-    /// The profile named `name` (`gfx1100`, `gfx1201`, `gfx1030` or `gfx942`), as
-    /// `AMD_MOCK_PROFILE` names it.
+    /// A whole AMD Instinct MI300X in SPX mode (its default): gfx942 on 8 XCCs of 38
+    /// CUs (304), 32 shader engines, waves of 64, 192 GiB, large BAR; the properties a
+    /// real one's node reads (`num_xcc` 8, `array_count` 32, `simd_count` 1216), else
+    /// the CPX partition's. Its queues run on one command processor standing for
+    /// XCC 0 (see docs/mock.md); its kernels on amd-isa's CDNA3 interpreter.
+    pub fn gfx942_spx() -> Self {
+        Self::gfx942()
+            .with_prop("simd_count", 1216)
+            .with_prop("array_count", 32)
+            .with_prop("caches_count", 626)
+            .with_prop("num_xcc", 8)
+            .with_vram(206_141_652_992)
+    }
+
+    /// The profile named `name` (`gfx1100`, `gfx1201`, `gfx1030`, `gfx942` or
+    /// `gfx942-spx`), as `AMD_MOCK_PROFILE` names it.
     pub fn named(name: &str) -> Option<Self> {
         match name.trim() {
             "gfx1100" => Some(Self::gfx1100()),
             "gfx1201" => Some(Self::gfx1201()),
             "gfx942" => Some(Self::gfx942()),
+            "gfx942-spx" => Some(Self::gfx942_spx()),
             "gfx1030" => Some(Self::gfx1030()),
             _ => None,
         }

@@ -19,6 +19,24 @@ impl Engines {
     ) -> Result<(usize, Exec), Stop> {
         let (pkt, len) =
             Pm4Packet::decode(q.target, words).map_err(|e| decode_stop(e, "PM4", ring_pos, q.ring_dwords))?;
+        if let Pm4Packet::PredExec(p) = pkt {
+            // One command processor stands for a partition's XCCs: XCC 0's. It runs
+            // what XCC 0 would and dispatches every workgroup (see docs/mock.md).
+            if p.runs_on(0) {
+                return Ok((len, Exec::Done));
+            }
+            let skip = len + usize::from(p.exec_count());
+            if skip > words.len() {
+                return Err(match ring_pos {
+                    Some(_) => Stop::NeedMore(skip),
+                    None => Stop::Error(format!(
+                        "PM4 {pkt} in an indirect buffer: its dwords run {} past the buffer's end",
+                        skip - words.len()
+                    )),
+                });
+            }
+            return Ok((skip, Exec::Done));
+        }
         let exec = self
             .pm4_packet(q, pkt)
             .map_err(|e| fault_in_packet(e, &format_args!("PM4 {pkt}"), ring_pos, q.ring_dwords))?;
@@ -113,6 +131,8 @@ impl Engines {
                     Exec::Blocked
                 }
             }
+            // Taken before (it decides what runs after it).
+            Pm4Packet::PredExec(_) => Exec::Done,
             Pm4Packet::IndirectBuffer(p) => {
                 if !p.valid {
                     Exec::Done

@@ -26,6 +26,8 @@ pub enum Pm4Packet<'a> {
     WaitRegMem(WaitRegMem),
     /// `PACKET3_INDIRECT_BUFFER`
     IndirectBuffer(IndirectBuffer),
+    /// `PACKET3_PRED_EXEC` (the predicated dwords follow it in the stream)
+    PredExec(PredExec),
 }
 
 const P: &str = "PM4";
@@ -215,6 +217,13 @@ impl<'a> Pm4Packet<'a> {
                 ib.pre_resume = ctl & (1 << 30) != 0;
                 Pm4Packet::IndirectBuffer(ib)
             }
+            Opcode::PredExec => {
+                let [dw] = fixed(op, body)?;
+                if dw & 0x00ff_c000 != 0 {
+                    return Err(PacketError::invalid(op.name(), "reserved bits 14..24", dw));
+                }
+                Pm4Packet::PredExec(PredExec::new((dw >> 24) as u8, (dw & 0x3fff) as u16)?)
+            }
         };
         Ok((pkt, total))
     }
@@ -230,6 +239,7 @@ impl<'a> Pm4Packet<'a> {
             Pm4Packet::ReleaseMem(p) => p.encode(target, out),
             Pm4Packet::WaitRegMem(p) => p.encode(target, out),
             Pm4Packet::IndirectBuffer(p) => p.encode(target, out),
+            Pm4Packet::PredExec(p) => p.encode(target, out),
         }
     }
 
@@ -244,6 +254,7 @@ impl<'a> Pm4Packet<'a> {
             Pm4Packet::ReleaseMem(_) => Opcode::ReleaseMem,
             Pm4Packet::WaitRegMem(_) => Opcode::WaitRegMem,
             Pm4Packet::IndirectBuffer(_) => Opcode::IndirectBuffer,
+            Pm4Packet::PredExec(_) => Opcode::PredExec,
         }
     }
 }
@@ -322,6 +333,7 @@ impl fmt::Display for Pm4Packet<'_> {
                 p.size_dwords(),
                 if p.valid { "" } else { " (not valid)" }
             ),
+            Pm4Packet::PredExec(p) => write!(f, " xcc_mask = {:#04x} next {} dwords", p.xcc_mask(), p.exec_count()),
         }
     }
 }
@@ -378,6 +390,31 @@ mod tests {
         assert!(matches!(
             decode(T, &bad_count).next(),
             Some(Err(PacketError::BadCount { count: 2, .. }))
+        ));
+    }
+
+    /// PRED_EXEC as tinygrad 0.14 writes it for a multi-XCC GPU (`PACKET3(PRED_EXEC,
+    /// 0)`, then `xcc_mask << 24 | dwords`); the decoder refuses reserved bits and a
+    /// longer body, and the constructor a count past 14 bits.
+    #[test]
+    fn pred_exec_is_the_mask_and_the_count() {
+        let t = GfxTarget::Gfx94;
+        let mut buf = Vec::new();
+        PredExec::new(0b100, 9).unwrap().encode(t, &mut buf);
+        assert_eq!(buf, [0xc000_2300, 0x0400_0009]);
+        let (pkt, len) = Pm4Packet::decode(t, &buf).unwrap();
+        assert_eq!(len, 2);
+        let Pm4Packet::PredExec(p) = pkt else { panic!("{pkt:?}") };
+        assert!(p.runs_on(2) && !p.runs_on(0) && !p.runs_on(8));
+        assert_eq!(pkt.to_string(), "PRED_EXEC xcc_mask = 0x04 next 9 dwords");
+        assert!(PredExec::new(0xff, 0x4000).is_err());
+        assert!(matches!(
+            Pm4Packet::decode(t, &[0xc000_2300, 0x0000_4000]),
+            Err(PacketError::InvalidField { .. })
+        ));
+        assert!(matches!(
+            Pm4Packet::decode(t, &[0xc001_2300, 1, 2]),
+            Err(PacketError::BadCount { count: 2, .. })
         ));
     }
 

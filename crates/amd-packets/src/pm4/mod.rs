@@ -22,6 +22,8 @@ pub enum Opcode {
     Nop = 0x10,
     /// `PACKET3_DISPATCH_DIRECT`
     DispatchDirect = 0x15,
+    /// `PACKET3_PRED_EXEC`
+    PredExec = 0x23,
     /// `PACKET3_WAIT_REG_MEM`
     WaitRegMem = 0x3c,
     /// `PACKET3_INDIRECT_BUFFER`
@@ -42,6 +44,7 @@ impl Opcode {
         Some(match op {
             0x10 => Opcode::Nop,
             0x15 => Opcode::DispatchDirect,
+            0x23 => Opcode::PredExec,
             0x3c => Opcode::WaitRegMem,
             0x3f => Opcode::IndirectBuffer,
             0x46 => Opcode::EventWrite,
@@ -57,6 +60,7 @@ impl Opcode {
         match self {
             Opcode::Nop => "NOP",
             Opcode::DispatchDirect => "DISPATCH_DIRECT",
+            Opcode::PredExec => "PRED_EXEC",
             Opcode::WaitRegMem => "WAIT_REG_MEM",
             Opcode::IndirectBuffer => "INDIRECT_BUFFER",
             Opcode::EventWrite => "EVENT_WRITE",

@@ -1114,6 +1114,64 @@ impl WaitRegMem {
 }
 
 // ---------------------------------------------------------------------------------
+// PRED_EXEC
+
+/// `PACKET3_PRED_EXEC`: the `exec_count` dwords after the packet run only on the
+/// XCCs (compute dies) of `xcc_mask`; the others skip them. A partition with several
+/// XCCs (an MI300X in SPX mode) runs one queue on each of its XCCs' command
+/// processors: per-XCC state (each XCC's scratch base) and once-only work (a signal,
+/// a timestamp) go under it. On gfx9.4.3 the firmware honours it in indirect buffers,
+/// not in the ring (tinygrad 0.14 wraps ring submissions in an IB for that).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PredExec {
+    xcc_mask: u8,
+    exec_count: u16,
+}
+
+impl PredExec {
+    /// Dwords, header included.
+    pub const DWORDS: usize = 2;
+    /// Largest `EXEC_COUNT` (14 bits).
+    pub const MAX_EXEC_DWORDS: u16 = 0x3fff;
+
+    /// The next `exec_count` (0..=0x3fff) dwords on the XCCs of `xcc_mask`.
+    pub const fn new(xcc_mask: u8, exec_count: u16) -> Result<Self, PacketError> {
+        if exec_count > Self::MAX_EXEC_DWORDS {
+            return Err(PacketError::FieldRange {
+                packet: "PRED_EXEC",
+                field: "EXEC_COUNT",
+                value: exec_count as u64,
+                limit: "0..=0x3fff",
+            });
+        }
+        Ok(PredExec { xcc_mask, exec_count })
+    }
+
+    /// The XCCs that run the predicated dwords (bit `i`: XCC `i`).
+    pub const fn xcc_mask(&self) -> u8 {
+        self.xcc_mask
+    }
+    /// How many dwords after the packet it covers.
+    pub const fn exec_count(&self) -> u16 {
+        self.exec_count
+    }
+    /// Whether XCC `xcc` runs the predicated dwords.
+    pub const fn runs_on(&self, xcc: u32) -> bool {
+        xcc < 8 && self.xcc_mask & (1 << xcc) != 0
+    }
+
+    /// Appends the packet; returns its start index in `out`.
+    pub fn encode(&self, _target: GfxTarget, out: &mut impl CmdSink) -> usize {
+        let start = out.len();
+        out.put(&[
+            header(Opcode::PredExec, 1),
+            (self.xcc_mask as u32) << 24 | self.exec_count as u32,
+        ]);
+        start
+    }
+}
+
+// ---------------------------------------------------------------------------------
 // INDIRECT_BUFFER
 
 /// `PACKET3_INDIRECT_BUFFER`: execute `size_dwords` dwords at `addr`, then return.
