@@ -467,6 +467,19 @@ pub enum HcqError {
         /// Why, and what to use instead.
         why: &'static str,
     },
+    /// A GPU partition of several XCCs (compute dies: an MI300X in SPX, DPX or QPX
+    /// mode), whose queue every XCC's command processor runs: the runtime does not
+    /// yet keep its signals and timestamps to one XCC, nor give each XCC a scratch
+    /// area of its own.
+    #[error(
+        "{arch} has {xccs} XCCs in one partition: amd-hcq drives partitions of one XCC only (an MI300X in CPX mode: `amd-smi set --compute-partition CPX`)"
+    )]
+    MultiXcc {
+        /// The GPU's target (`gfx942`).
+        arch: String,
+        /// Its XCCs (`num_xcc`).
+        xccs: u32,
+    },
     /// A dispatch an AQL queue cannot send as a kernel dispatch packet.
     #[error("the dispatch of the code at {code_addr:#x} cannot go to the AQL queue: {why}")]
     AqlDispatch {

@@ -179,6 +179,12 @@ impl KfdIface {
     /// Wraps an opened KFD device.
     pub fn new(dev: KfdDevice) -> Result<Self> {
         let p = &dev.node().props;
+        if p.num_xcc > 1 {
+            return Err(crate::HcqError::MultiXcc {
+                arch: p.arch(),
+                xccs: p.num_xcc,
+            });
+        }
         let props = DeviceProps {
             arch: p.arch(),
             target: dev.target(),

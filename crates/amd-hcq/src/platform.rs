@@ -185,7 +185,7 @@ impl Platform {
                     HcqError::NoDevice(if pci {
                         format!("AMD_MOCK_PROFILE={name:?} names no mock PCI GPU (gfx1100, gfx1201 or gfx1030)")
                     } else {
-                        format!("AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201, gfx942 or gfx1030)")
+                        format!("AMD_MOCK_PROFILE={name:?} names no mock GPU (gfx1100, gfx1201, gfx942, gfx942-spx or gfx1030)")
                     })
                 })?)
             }

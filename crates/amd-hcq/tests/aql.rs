@@ -242,3 +242,26 @@ fn a_gfx942_device_runs_kernels_from_an_aql_queue() {
         }
     }
 }
+
+/// A whole MI300X in SPX mode (8 XCCs in one partition) is refused when a device is
+/// opened, on either queue format, with an error that names the partition mode to
+/// use: every XCC's command processor would run the queue, and the runtime keeps
+/// neither its signals to one XCC nor each XCC's scratch apart yet.
+#[test]
+fn a_multi_xcc_partition_is_refused_with_the_mode_to_use() {
+    let m = Arc::new(MockSys::new(MockConfig::named("gfx942-spx", 1).unwrap()));
+    let p = Platform::with_sys(m, Iface::Mock).unwrap();
+    for format in [QueueFormat::Pm4, QueueFormat::Aql] {
+        let Err(e) = p.device_with(0, format) else {
+            panic!("{format:?}: opened");
+        };
+        assert_eq!(
+            e,
+            HcqError::MultiXcc {
+                arch: "gfx942".into(),
+                xccs: 8
+            }
+        );
+        assert!(e.to_string().contains("CPX"), "{e}");
+    }
+}

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Configuration, read at first use: `AMD_MOCK_GPUS` (GPUs, default 1),
-//! `AMD_MOCK_PROFILE` (`gfx1100`, the default, `gfx1201`, `gfx942` or `gfx1030`), `AMD_MOCK_VRAM_MIB`
+//! `AMD_MOCK_PROFILE` (`gfx1100`, the default, `gfx1201`, `gfx942`, `gfx942-spx` or `gfx1030`), `AMD_MOCK_VRAM_MIB`
 //! (VRAM per GPU), `AMD_INTERPOSE_LOG=1` (a line on stderr for each device opened
 //! and each ioctl or mapping the mock refused: what a client did that the mock does
 //! not do).
