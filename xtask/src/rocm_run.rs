@@ -3,8 +3,8 @@
 //! (its agent list checked), then each HIP program of `tests/hip/` built with the
 //! root's `hipcc --offload-arch=…` and run; a program passes when it exits 0 and
 //! prints `ok`. All of it on each mock profile of [`PROFILES`] in turn (the
-//! interposer's `AMD_MOCK_PROFILE`): a gfx1100 (RDNA3) and a gfx942 (CDNA3, an MI300X
-//! partition). Also checks that no client leaves the interposer's files behind in
+//! interposer's `AMD_MOCK_PROFILE`): a gfx1100 (RDNA3), a gfx942 (CDNA3, an MI300X
+//! partition) and a gfx942-spx (a whole MI300X, 8 XCCs). Also checks that no client leaves the interposer's files behind in
 //! the root's `/tmp`. Needs root (chroot does); never part of the test command (the
 //! interposer's tests run the same where the root exists).
 
@@ -16,7 +16,7 @@ use crate::{Result, rocm_env, workspace_root};
 
 /// The mock profiles the clients run on: `AMD_MOCK_PROFILE`, `--offload-arch` and
 /// what rocminfo names the agent.
-pub const PROFILES: [(&str, &str); 2] = [("gfx1100", "gfx1100"), ("gfx942", "gfx942")];
+pub const PROFILES: [(&str, &str); 3] = [("gfx1100", "gfx1100"), ("gfx942", "gfx942"), ("gfx942-spx", "gfx942")];
 
 pub fn run(args: &[String]) -> Result<()> {
     let dir = match args {
