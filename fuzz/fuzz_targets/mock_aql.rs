@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     gpu.buf.write(KERNARGS, &args).expect("the arguments");
     let mut words = dwords(data);
-    relocate(&mut words, va);
+    relocate(&mut words, va, gpu.vram.va() as u64);
     words.truncate(words.len() / 16 * 16);
     let mut q = gpu.queue(QueueKind::ComputeAql, RING_BYTES);
     q.write(&words[..words.len().min(RING_BYTES / 4)]);

@@ -2,8 +2,9 @@
 //! become the instructions of a kernel the mock's RDNA3 (gfx1100) or RDNA4 (gfx1201)
 //! interpreter runs, from GPU memory, through a DISPATCH_DIRECT on a small grid with
 //! a small instruction budget.
-//! Every user SGPR pair and the buffer itself hold the address of a 64 KiB buffer, so
-//! pointer loads land in mapped memory. The queue must end running (the kernel
+//! Every user SGPR pair but the last and the buffer itself hold the address of a
+//! 64 KiB buffer, so pointer loads land in mapped memory; the last pair holds a VRAM
+//! buffer's, which the mock's sanitizer (on) watches. The queue must end running (the kernel
 //! finished), stopped with an error, or faulted; never a host panic.
 //!
 //! Control byte: bits 0..3 pick RSRC2 among the committed kernels' values; bit 3: 64
@@ -46,7 +47,14 @@ fuzz_target!(|data: &[u8]| {
     let code_mem = gpu.dev.alloc(bytes.len(), MemoryKind::UNCACHED).expect("code memory");
     code_mem.write(0, &bytes).expect("write the code");
     let scratch = gpu.dev.alloc(BUF_SIZE, MemoryKind::DEVICE).expect("scratch");
-    let user: Vec<u32> = (0..8).flat_map(|_| [va as u32, (va >> 32) as u32]).collect();
+    // The last pair is the VRAM buffer's address: memory the sanitizer watches.
+    let vram = gpu.vram.va() as u64;
+    let user: Vec<u32> = (0..8)
+        .flat_map(|i| {
+            let a = if i == 7 { vram } else { va };
+            [a as u32, (a >> 32) as u32]
+        })
+        .collect();
 
     let mut c = gpu.queue(QueueKind::Compute, 0x1000);
     let mut words = Vec::new();

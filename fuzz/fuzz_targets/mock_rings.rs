@@ -8,7 +8,9 @@
 //! 2..8: NOP dwords before the stream, / 16.
 //! Bytes 1..3: how many of the dwords go to the compute ring (the rest go to the
 //! SDMA ring). Then little-endian dwords, where `0xb0f0xxxx` / `0x0000b0f1` become
-//! the low (+ offset xxxx) and high halves of a 64 KiB buffer's address.
+//! the low (+ offset xxxx) and high halves of a 64 KiB buffer's address, and
+//! `0xb0f2xxxx` / `0x0000b0f3` those of a 64 KiB VRAM buffer the mock's sanitizer
+//! (on in every mock target) watches.
 #![no_main]
 
 use amd_hcq_fuzz::{Gpu, dwords, relocate};
@@ -32,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     let gpu = Gpu::of(profile);
     let pad = (ctl >> 2) as usize * 16;
     let mut words = dwords(rest);
-    relocate(&mut words, gpu.buf.va() as u64);
+    relocate(&mut words, gpu.buf.va() as u64, gpu.vram.va() as u64);
     let n_compute = (u16::from_le_bytes([*n0, *n1]) as usize).min(words.len());
     let (compute, sdma) = words.split_at(n_compute);
 

@@ -65,13 +65,23 @@ pub const fn buf_addr(offset: u16) -> u64 {
     ((BUF_HI as u64) << 32) | (BUF_LO | offset as u32) as u64
 }
 
-/// Replaces the address markers in `words` by the parts of `buf_va`.
-pub fn relocate(words: &mut [u32], buf_va: u64) {
+/// As [`BUF_LO`], for the GPU's VRAM buffer ([`Gpu::vram`]), which the sanitizer
+/// watches.
+pub const VRAM_LO: u32 = 0xb0f2_0000;
+/// As [`BUF_HI`], for the VRAM buffer.
+pub const VRAM_HI: u32 = 0x0000_b0f3;
+
+/// Replaces the address markers in `words` by the parts of `buf_va` and `vram_va`.
+pub fn relocate(words: &mut [u32], buf_va: u64, vram_va: u64) {
     for w in words {
         if *w == BUF_HI {
             *w = (buf_va >> 32) as u32;
         } else if *w & 0xffff_0000 == BUF_LO {
             *w = (buf_va as u32).wrapping_add(*w & 0xffff);
+        } else if *w == VRAM_HI {
+            *w = (vram_va >> 32) as u32;
+        } else if *w & 0xffff_0000 == VRAM_LO {
+            *w = (vram_va as u32).wrapping_add(*w & 0xffff);
         }
     }
 }
@@ -94,6 +104,9 @@ pub struct Gpu {
     pub dev: KfdDevice,
     /// A CPU-visible buffer of [`BUF_SIZE`] bytes, mapped to the GPU.
     pub buf: KfdMemory,
+    /// A VRAM buffer of [`BUF_SIZE`] bytes the CPU does not touch: the sanitizer
+    /// watches which of its bytes the engines wrote.
+    pub vram: KfdMemory,
 }
 
 impl Gpu {
@@ -102,12 +115,14 @@ impl Gpu {
         Gpu::of(GpuProfile::gfx1100())
     }
 
-    /// A mock of the GPU `profile` describes.
+    /// A mock of the GPU `profile` describes, its sanitizer on (its guard gaps and
+    /// shadows are part of what hostile input meets).
     pub fn of(profile: GpuProfile) -> Gpu {
         let mock = Arc::new(MockSys::new(MockConfig {
             gpus: vec![profile],
             cpu_node: true,
             mode: ExecMode::Inline,
+            sanitize: true,
             ..MockConfig::pci(0)
         }));
         let mut exec = Rdna3Executor::default();
@@ -116,7 +131,8 @@ impl Gpu {
         let kfd = Kfd::open_with(mock.clone(), &Visibility::all()).expect("open the mock");
         let dev = kfd.device(0).expect("open the mock's GPU");
         let buf = dev.alloc(BUF_SIZE, MemoryKind::UNCACHED).expect("a buffer");
-        Gpu { mock, dev, buf }
+        let vram = dev.alloc(BUF_SIZE, MemoryKind::DEVICE).expect("a VRAM buffer");
+        Gpu { mock, dev, buf, vram }
     }
 
     /// A queue of `kind` with a ring of `bytes`.

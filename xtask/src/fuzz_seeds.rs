@@ -19,6 +19,12 @@ const fn buf(offset: u16) -> u64 {
     (0xb0f1 << 32) | (0xb0f0_0000 | offset as u64)
 }
 
+/// The same for the VRAM buffer the mock's sanitizer watches (`0xb0f2xxxx`,
+/// `0x0000b0f3`).
+const fn vram(offset: u16) -> u64 {
+    (0xb0f3 << 32) | (0xb0f2_0000 | offset as u64)
+}
+
 /// A gfx1100's `properties` (the mock's 7900 XTX, abridged) and a gfx1030's.
 const PROPERTIES: [(&str, &str); 2] = [
     (
@@ -63,6 +69,8 @@ fn pm4_stream(t: GfxTarget) -> Result<Vec<u32>> {
     }
     .encode(t, &mut b)?;
     IndirectBuffer::new(buf(0x200), 4)?.encode(t, &mut b);
+    // Into the VRAM the sanitizer watches.
+    ReleaseMem::timestamp(vram(0x20)).encode(t, &mut b);
     Nop::new(3)?.encode(t, &mut b);
     Ok(b)
 }
@@ -71,6 +79,10 @@ fn sdma_stream(t: GfxTarget) -> Result<Vec<u32>> {
     let mut b = Vec::new();
     CopyLinear::new(buf(0x200), buf(0x100), 64)?.encode(t, &mut b);
     ConstFill::new(buf(0x300), 0xdead_beef, 64)?.encode(t, &mut b);
+    // Into and out of the VRAM the sanitizer watches (its shadow moves with copies).
+    CopyLinear::new(vram(0x100), buf(0x100), 64)?.encode(t, &mut b);
+    ConstFill::new(vram(0x200), 7, 32)?.encode(t, &mut b);
+    CopyLinear::new(buf(0x500), vram(0x0f0), 64)?.encode(t, &mut b);
     Fence::new_on(t, buf(0), 1).encode(t, &mut b);
     Trap::new(0)?.encode(t, &mut b);
     PollRegmem::memory_ge(buf(0), 1).encode(t, &mut b);

@@ -849,6 +849,68 @@ mod tests {
         held.read(&vm, b + 100, &mut [0; 4]).unwrap();
     }
 
+    /// A fault is told with where it lies: after, before or across allocations, in
+    /// one that went, in memory nothing wrote, at an injected fault; a write to
+    /// read-only memory needs no words.
+    #[test]
+    fn faults_are_told_with_the_allocation_they_hit() {
+        use sanitize::{Explained, Gone};
+        let heap = Heap::new(32);
+        let b = heap.base();
+        let near = |s: &str| Some(Explained::Near(s.to_string()));
+        let lo = format!("the 128-byte host memory allocation at {b:#x}");
+        let hi = format!("the 128-byte host memory allocation at {:#x}", b + 128);
+        {
+            let s = heap.space.read();
+            let f = s.gpu_store::<u64>(0, b + 124, 1).unwrap_err();
+            assert_eq!(
+                s.explain(0, &f),
+                near(&format!(
+                    "the first byte after the end of {lo}, where an access ran on into {hi}"
+                ))
+            );
+            let f = s.gpu_read(0, b + 250, &mut [0; 8]).unwrap_err();
+            assert_eq!(s.explain(0, &f), near(&format!("the first byte after the end of {hi}")));
+            let f = MemoryFault::not_present(b + 256 + 16, false);
+            assert_eq!(s.explain(0, &f), near(&format!("16 bytes after the end of {hi}")));
+            let f = MemoryFault::not_present(b - 8, true);
+            assert_eq!(s.explain(0, &f), near(&format!("8 bytes before {lo}")));
+            let f = MemoryFault::not_present(b + (2 << 20), false);
+            assert_eq!(s.explain(0, &f), near("no allocation of this GPU within 1 MiB of it"));
+            assert_eq!(s.explain(0, &MemoryFault::read_only(b + 130)), None);
+            assert_eq!(s.explain(1, &f), None, "no such GPU");
+        }
+        {
+            let mut s = heap.space.write();
+            s.gpus[0].fault_addrs.insert(b + 200);
+            s.gpus[0].mapped.remove(&b);
+            s.gone.push(Gone {
+                gpu: 0,
+                va: b,
+                size: 128,
+                kind: "VRAM",
+                freed: true,
+            });
+            let m = s.gpus[0].mapped.get_mut(&(b + 128)).unwrap();
+            m.shadow = Some(std::sync::Arc::new(Shadow::new(128).unwrap()));
+        }
+        let s = heap.space.read();
+        let f = s.gpu_read(0, b + 4, &mut [0; 4]).unwrap_err();
+        assert_eq!(
+            s.explain(0, &f),
+            near(&format!(
+                "byte 0x4 of the 128-byte VRAM allocation at {b:#x}, freed before this access"
+            ))
+        );
+        let f = s.gpu_load_bytes(0, b + 140, &mut [0; 4]).unwrap_err();
+        assert_eq!(
+            s.explain(0, &f),
+            Some(Explained::Unwritten(format!("byte 0xc of {hi}")))
+        );
+        let f = s.gpu_read(0, b + 200, &mut [0; 1]).unwrap_err();
+        assert_eq!(s.explain(0, &f), near("an injected fault"));
+    }
+
     /// Engines on two threads incrementing the same dword through the address space
     /// (an aligned compare-exchange) lose no update; under Miri, its data-race
     /// detector checks the atomics.

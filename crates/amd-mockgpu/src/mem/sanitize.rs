@@ -231,9 +231,26 @@ impl AddressSpace {
             {
                 return Some(Explained::Unwritten(format!("byte {off:#x} of {what}")));
             }
-            return Some(Explained::Near(format!(
-                "byte {off:#x} of {what}, whose host memory the process has unmapped"
-            )));
+            let backed = usize::try_from(va)
+                .ok()
+                .and_then(|a| Some((a, a.checked_add(1)?)))
+                .is_some_and(|(a, e)| self.accessible.contains(a, e));
+            if !backed {
+                return Some(Explained::Near(format!(
+                    "byte {off:#x} of {what}, whose host memory the process has unmapped"
+                )));
+            }
+            // An access faults at its first byte past its mapping's end: where that is
+            // the next mapping's first byte, the access ran from one into the other.
+            let before = gpu.mapped.range(..lo).next_back();
+            return match before {
+                Some((&plo, p)) if off == 0 && plo.checked_add(p.size) == Some(lo) => Some(Explained::Near(format!(
+                    "the first byte after the end of {}, where an access ran on into {what}",
+                    allocation(p.size, p.kind, plo)
+                ))),
+                // Nothing more to say (a write may have landed since).
+                _ => None,
+            };
         }
         if let Some(x) = self.gone.find(g, va) {
             let how = if x.freed { "freed" } else { "unmapped from this GPU" };
