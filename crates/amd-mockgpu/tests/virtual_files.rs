@@ -9,10 +9,15 @@ use nix::errno::Errno;
 #[test]
 fn sysfs_topology_and_devices() {
     let m = MockSys::new(MockConfig {
-        gpus: vec![GpuProfile::gfx1100(), GpuProfile::gfx1030()],
+        gpus: vec![GpuProfile::gfx1100(), GpuProfile::gfx1030().without_large_bar()],
         ..MockConfig::default()
     });
     let nodes = Path::new("/sys/devices/virtual/kfd/kfd/topology/nodes");
+    // VRAM the CPU sees all of is a public frame buffer (heap type 1), else a private
+    // one (2), as kfd_crat.c reports it.
+    let heap = |n: u32| String::from_utf8(m.read_file(&nodes.join(format!("{n}/mem_banks/0/properties"))).unwrap());
+    assert!(heap(1).unwrap().starts_with("heap_type 1\n"));
+    assert!(heap(2).unwrap().starts_with("heap_type 2\n"));
     let mut names = m.list_dir(nodes).unwrap();
     names.sort();
     assert_eq!(names, ["0", "1", "2"]);

@@ -691,11 +691,14 @@ impl MockSys {
                          drm_render_minor 0\n"
                     .to_string(),
             },
-            // One heap per node: the GPU's VRAM (public frame buffer), the host's memory.
+            // One heap per node: the GPU's VRAM, the host's memory. The VRAM is a public
+            // frame buffer (1) where the CPU sees all of it (large BAR), else a private
+            // one (2), as kfd_crat.c sets it.
             ["mem_banks", b, "properties"] if b.parse::<usize>().is_ok_and(|b| b < counts("mem_banks_count")) => {
                 match gpu {
                     Some((_, g)) => format!(
-                        "heap_type 1\nsize_in_bytes {}\nflags 0\nwidth 2048\nmem_clk_max 1250\n",
+                        "heap_type {}\nsize_in_bytes {}\nflags 0\nwidth 2048\nmem_clk_max 1250\n",
+                        if g.profile.large_bar { 1 } else { 2 },
                         g.profile.vram_size
                     ),
                     None => "heap_type 0\nsize_in_bytes 17179869184\nflags 0\nwidth 64\nmem_clk_max 3200\n".to_string(),
