@@ -143,6 +143,21 @@ pub fn pattern(n: usize, seed: u32) -> Vec<u8> {
 }
 
 /// A device buffer holding `words` (at least 4 bytes, for an empty slice).
+/// What the `private_array` kernel writes for the indices `idx`: element `i` builds a
+/// 40-entry table in scratch (`k² + i`), bumps entry `(j·7) % 40` by `j` (`j = idx[i] %
+/// 40`) and sums entries `j` and `j + 3`.
+pub fn private_array_expected(idx: &[u32]) -> Vec<u32> {
+    idx.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let mut tbl: Vec<u32> = (0..40u32).map(|k| k * k + i as u32).collect();
+            let j = (x % 40) as usize;
+            tbl[(j * 7) % 40] += j as u32;
+            tbl[j] + tbl[(j + 3) % 40]
+        })
+        .collect()
+}
+
 pub fn upload(dev: &Device, words: &[u32]) -> Buffer {
     let b = dev.alloc(words.len().max(1) * 4, BufferKind::Device).unwrap();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
