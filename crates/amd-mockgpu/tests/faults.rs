@@ -426,3 +426,53 @@ fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
     let (m2, _kfd2, _devs2) = kfd_gpus(1, ExecMode::Inline);
     assert!(m2.waits_for_doorbells(0), "inline: every doorbell matters");
 }
+
+/// The sanitizer's guard gaps: each anonymous reservation the mock places is followed
+/// by unmapped-to-anyone address space of its own, so no two reservations abut; the
+/// gap goes when the reservation's end is unmapped (the address can be mapped again).
+#[test]
+fn the_sanitizer_leaves_a_gap_after_each_reservation() {
+    use amd_kfd::sys::{MapFlags, Prot};
+    use amd_mockgpu::SANITIZER_GUARD_BYTES as GUARD;
+    let m = MockSys::new(MockConfig {
+        sanitize: true,
+        ..MockConfig::default()
+    });
+    let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    let len: usize = 3 * 4096 + 100;
+    let body = len.next_multiple_of(4096);
+    // SAFETY: not MAP_FIXED: the kernel picks unused address space.
+    let reserve = || unsafe { m.mmap(0, len, Prot::None, flags, None, 0) }.unwrap();
+    let addrs: Vec<usize> = (0..4).map(|_| reserve()).collect();
+    for (i, &a) in addrs.iter().enumerate() {
+        for &b in &addrs[i + 1..] {
+            assert!(a.abs_diff(b) >= body + GUARD, "{a:#x} {b:#x}");
+        }
+    }
+    // Is anything mapped at `at`? (MAP_FIXED_NOREPLACE refuses a taken address.)
+    let taken = |at: usize| {
+        // SAFETY: FIXED_NOREPLACE never replaces a mapping; what it makes is unmapped
+        // at once.
+        let p = unsafe {
+            libc::mmap(
+                at as *mut libc::c_void,
+                4096,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return true;
+        }
+        // SAFETY: the page just mapped above, ours alone.
+        unsafe { libc::munmap(p, 4096) };
+        p as usize != at
+    };
+    let a = addrs[0];
+    assert!(taken(a + body), "the gap is reserved");
+    // SAFETY: the client's own reservation, unused.
+    unsafe { m.munmap(a, len) }.unwrap();
+    assert!(!taken(a + body), "the gap went with the reservation's end");
+}

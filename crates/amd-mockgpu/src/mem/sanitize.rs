@@ -10,10 +10,10 @@
 //! source's bits along (copying memory nothing wrote is no error; using it is), and
 //! a kernel's load or atomic none of whose bytes has its bit set stops the dispatch
 //! with a memory fault that [`AddressSpace::explain`] names as such. (A load that
-//! also covers written bytes passes: compilers widen loads — a 12-byte buffer read
-//! by one 16-byte scalar load — and what the extra bytes hold is not used.) Host memory, GTT and
-//! host-visible VRAM count as written: the CPU's stores into them are invisible
-//! here. Out-of-bounds accesses need no shadow: every access must lie inside one
+//! also covers written bytes passes: compilers widen loads — a 12-byte buffer read by
+//! one 16-byte scalar load — and what the extra bytes hold is not used.) Host
+//! memory, GTT and host-visible VRAM count as written: the CPU's stores into them
+//! are invisible here. Out-of-bounds accesses need no shadow: every access must lie inside one
 //! mapping already, and the sanitizer's guard gaps between reservations (see
 //! [`GUARD_BYTES`]) make an overrun fault instead of landing in a neighbour.
 
@@ -82,11 +82,16 @@ impl Shadow {
         }
         let chunk = chunk.get_or_init(|| (0..CHUNK_WORDS).map(|_| AtomicU64::new(0)).collect());
         let Some(x) = chunk.get(i) else { return };
+        let (set, clear) = (v & mask, mask & !v);
         if mask == u64::MAX {
             x.store(v, Ordering::Relaxed);
         } else {
-            x.fetch_or(v & mask, Ordering::Relaxed);
-            x.fetch_and(!(mask & !v), Ordering::Relaxed);
+            if set != 0 {
+                x.fetch_or(set, Ordering::Relaxed);
+            }
+            if clear != 0 {
+                x.fetch_and(!clear, Ordering::Relaxed);
+            }
         }
     }
 

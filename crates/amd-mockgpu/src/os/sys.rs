@@ -346,6 +346,12 @@ impl Sys for MockSys {
             unsafe { self.host.munmap(addr, len) }?;
         }
         d.host_maps.remove(addr, end);
+        // Guard gaps inside the range went with it: forgotten, so that no later
+        // munmap of another mapping's end unmaps what the kernel placed there since.
+        let inside: Vec<usize> = d.guards.range(addr..end).map(|(&g, _)| g).collect();
+        for g in inside {
+            d.guards.remove(&g);
+        }
         if let Some(guard) = d.guards.remove(&end) {
             // The sanitizer's gap after a reservation goes with the reservation's
             // end.
