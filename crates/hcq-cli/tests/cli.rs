@@ -118,6 +118,29 @@ fn run_launches_a_kernel_and_prints_its_buffers() {
     assert!(err.contains("argument 3: a f32 for a uint"), "{err}");
 }
 
+/// A kernel told a count past its buffers, under the mock's sanitizer: the run fails
+/// with the fault, and the report names the buffer it ran off (without the
+/// sanitizer the overrun may land in the next buffer and go unseen).
+#[test]
+fn run_under_the_sanitizer_names_the_buffer_a_kernel_ran_off() {
+    let o = hcq_env(
+        &run_vadd(
+            "5",
+            "256",
+            ["buf:f32:1024=iota", "buf:f32:1024=2.5", "buf:f32:1024", "u32:1100"],
+        ),
+        None,
+        &[("AMD_MOCK_SANITIZE", "1")],
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("faulted in vadd"), "{err}");
+    assert!(
+        err.contains("the first byte after the end of the 4096-byte VRAM allocation at"),
+        "{err}"
+    );
+}
+
 #[test]
 fn disasm_shows_kernels_descriptors_and_code() {
     let o = hcq(&["disasm", &format!("{KERNELS}/saxpy.hsaco")], None);
