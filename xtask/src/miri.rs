@@ -4,7 +4,7 @@
 //!
 //! Covered: the mock's checked GPU memory accesses over heap memory (`amd-mockgpu`
 //! `mem`: every access kind, faults, an executor's windows, atomics from two
-//! threads), its streaming copies and fills (`mem::dma`; Miri runs
+//! threads, the sanitizer's checked loads and the fault reports), its streaming copies and fills (`mem::dma`; Miri runs
 //! the streaming stores as aligned plain stores and its copy threshold is 1 KiB
 //! instead of 64, so the tests that size themselves from it finish), the interpreter's
 //! scoped thread pool and lane gathers and its slice memory (`amd-isa` `pool`,
