@@ -16,7 +16,8 @@
 //!
 //! Configuration, read at first use: `AMD_MOCK_GPUS` (GPUs, default 1),
 //! `AMD_MOCK_PROFILE` (`gfx1100`, the default, `gfx1201`, `gfx942`, `gfx942-spx` or `gfx1030`), `AMD_MOCK_VRAM_MIB`
-//! (VRAM per GPU), `AMD_INTERPOSE_LOG=1` (a line on stderr for each device opened
+//! (VRAM per GPU), `AMD_MOCK_LARGE_BAR=0` (a GPU whose VRAM the CPU sees only 256 MiB
+//! of: VRAM is then allocated GPU-only), `AMD_MOCK_SANITIZE=1` (the mock's sanitizer), `AMD_INTERPOSE_LOG=1` (a line on stderr for each device opened
 //! and each ioctl or mapping the mock refused: what a client did that the mock does
 //! not do).
 //!
@@ -159,6 +160,9 @@ pub fn config_from_env() -> MockConfig {
         .filter(|&m| (64..=1 << 20).contains(&m))
     {
         profile.vram_size = mib << 20;
+    }
+    if std::env::var("AMD_MOCK_LARGE_BAR").is_ok_and(|v| v.trim() == "0") {
+        profile = profile.without_large_bar();
     }
     MockConfig {
         gpus: vec![profile; n],

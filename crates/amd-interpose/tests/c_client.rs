@@ -320,6 +320,57 @@ fn crashed_clients_leave_no_files_behind() {
     }
 }
 
+/// A HIP program with a bug, under the mock's sanitizer on a GPU without large BAR
+/// (ROCr's device memory is then GPU-only VRAM, which the sanitizer watches): its
+/// kernel reads a `hipMalloc` buffer nothing wrote, and the run stops with the mock's
+/// report naming the byte; without the sanitizer it runs. Skipped where the ROCm root
+/// is absent or the test cannot chroot.
+#[test]
+fn rocm_6_1_hip_uninitialized_read_is_found_by_the_sanitizer() {
+    let Some(root) = rocm_root() else { return };
+    let work = format!("tmp/hip-sanitizer-{}", std::process::id());
+    std::fs::create_dir_all(root.join(&work)).unwrap();
+    std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
+    let src = manifest().join("../../tests/hip/sanitizer/uninitialized.hip");
+    std::fs::copy(&src, root.join(&work).join("uninitialized.hip")).unwrap();
+    let built = Command::new("chroot")
+        .arg(&root)
+        .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
+        .arg(format!("/{work}/uninitialized.hip"))
+        .arg("-o")
+        .arg(format!("/{work}/uninitialized"))
+        .output()
+        .expect("chroot hipcc");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let run = |sanitize: &str| {
+        let out = Command::new("timeout")
+            .arg("120")
+            .arg("chroot")
+            .arg(&root)
+            .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
+            .args(["AMD_MOCK_PROFILE=gfx1100", "AMD_MOCK_LARGE_BAR=0"])
+            .arg(format!("AMD_MOCK_SANITIZE={sanitize}"))
+            .arg(format!("/{work}/uninitialized"))
+            .output()
+            .expect("chroot the program");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, text) = run("0");
+    assert!(ok && text.contains("ran: no error"), "{text}");
+    let (ok, text) = run("1");
+    let _ = std::fs::remove_dir_all(root.join(&work));
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("the sanitizer stopped a read of") && text.contains("which nothing has written"),
+        "{text}"
+    );
+}
+
 /// ROCm 6.1's HIP (5.7, Debian trixie's), unmodified: the programs of `tests/hip/` —
 /// a vector add with events, a tiled matrix multiply in shared memory, a reduction
 /// with atomics, a kernel launch as the first GPU work (the queue's first doorbell,

@@ -476,3 +476,110 @@ fn the_sanitizer_leaves_a_gap_after_each_reservation() {
     unsafe { m.munmap(a, len) }.unwrap();
     assert!(!taken(a + body), "the gap went with the reservation's end");
 }
+
+/// The permissions `/proc/self/maps` gives the page at `addr` (`rw-p`, `---p`).
+fn page_perms(addr: usize) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|l| {
+        let (range, rest) = l.split_once(' ')?;
+        let (lo, hi) = range.split_once('-')?;
+        let (lo, hi) = (usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?);
+        (lo <= addr && addr < hi).then(|| rest.split(' ').next().unwrap_or_default().to_string())
+    })
+}
+
+/// GPU-only VRAM the process maps to the GPU but never maps itself (as ROCr does on a
+/// GPU without large BAR): the mock makes its memory at the buffer's address when it
+/// is mapped, so the GPU reaches it, and gives the range back inaccessible when the
+/// buffer is freed.
+#[test]
+fn gpu_only_vram_the_process_never_maps_gets_memory_of_the_mock() {
+    use amd_kfd::sys::{MapFlags, Prot};
+    let m = MockSys::new(MockConfig {
+        gpus: vec![amd_mockgpu::GpuProfile::gfx1100().without_large_bar()],
+        ..MockConfig::default()
+    });
+    let gpu_id = m.gpu_id(0).unwrap();
+    let kfd = m.open(Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
+    let drm = m.open(Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite).unwrap();
+    let ioctl = |(request, name): (u64, &'static str), bytes: &mut [u8]| {
+        // SAFETY: the arguments below hold no pointers but the gpu id array, which
+        // lives across its call.
+        unsafe { m.ioctl(kfd, request, name, bytes) }
+    };
+    let mut vm = kfd_ioctl_acquire_vm_args {
+        drm_fd: drm.0 as u32,
+        gpu_id,
+    };
+    ioctl(
+        (AMDKFD_IOC_ACQUIRE_VM.request, AMDKFD_IOC_ACQUIRE_VM.name),
+        zerocopy::IntoBytes::as_mut_bytes(&mut vm),
+    )
+    .unwrap();
+    let size = 1usize << 20;
+    let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    // SAFETY: not MAP_FIXED: the kernel picks unused address space.
+    let va = unsafe { m.mmap(0, size, Prot::None, flags, None, 0) }.unwrap();
+    let mut a = kfd_ioctl_alloc_memory_of_gpu_args {
+        va_addr: va as u64,
+        size: size as u64,
+        handle: 0,
+        mmap_offset: 0,
+        gpu_id,
+        flags: KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+    };
+    ioctl(
+        (
+            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request,
+            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.name,
+        ),
+        zerocopy::IntoBytes::as_mut_bytes(&mut a),
+    )
+    .unwrap();
+    assert_eq!(page_perms(va).as_deref(), Some("---p"), "reserved, not yet memory");
+    let ids = [gpu_id];
+    let mut map = kfd_ioctl_map_memory_to_gpu_args {
+        handle: a.handle,
+        device_ids_array_ptr: ids.as_ptr() as u64,
+        n_devices: 1,
+        n_success: 0,
+    };
+    ioctl(
+        (AMDKFD_IOC_MAP_MEMORY_TO_GPU.request, AMDKFD_IOC_MAP_MEMORY_TO_GPU.name),
+        zerocopy::IntoBytes::as_mut_bytes(&mut map),
+    )
+    .unwrap();
+    assert_eq!(map.n_success, 1);
+    assert_eq!(
+        page_perms(va + size - 1).as_deref(),
+        Some("rw-p"),
+        "the mock made its memory"
+    );
+    assert!(m.is_gpu_mapped(0, va as u64, size as u64));
+    let mut unmap = kfd_ioctl_unmap_memory_from_gpu_args {
+        handle: a.handle,
+        device_ids_array_ptr: ids.as_ptr() as u64,
+        n_devices: 1,
+        n_success: 0,
+    };
+    ioctl(
+        (
+            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request,
+            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name,
+        ),
+        zerocopy::IntoBytes::as_mut_bytes(&mut unmap),
+    )
+    .unwrap();
+    let mut free = kfd_ioctl_free_memory_of_gpu_args { handle: a.handle };
+    ioctl(
+        (
+            AMDKFD_IOC_FREE_MEMORY_OF_GPU.request,
+            AMDKFD_IOC_FREE_MEMORY_OF_GPU.name,
+        ),
+        zerocopy::IntoBytes::as_mut_bytes(&mut free),
+    )
+    .unwrap();
+    assert_eq!(page_perms(va).as_deref(), Some("---p"), "given back as reserved");
+    // SAFETY: the reservation made above, unused.
+    unsafe { m.munmap(va, size) }.unwrap();
+}

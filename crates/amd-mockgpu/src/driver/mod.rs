@@ -70,6 +70,10 @@ pub(crate) struct MemObj {
     pub(crate) mapped_on: BTreeSet<usize>,
     /// Which bytes something wrote, where the sanitizer watches the buffer.
     pub(crate) shadow: Option<Arc<Shadow>>,
+    /// The mock made the buffer's memory when it was mapped to a GPU, the process
+    /// having mapped nothing there (GPU-only VRAM a client never maps, as ROCr's on a
+    /// GPU without large BAR).
+    pub(crate) backed: bool,
 }
 
 impl MemObj {
@@ -463,6 +467,7 @@ impl Driver {
                 mmap_offset,
                 mapped_on: BTreeSet::new(),
                 shadow,
+                backed: false,
             },
         );
         a.handle = handle;

@@ -9,10 +9,67 @@ use amd_kfd::abi::*;
 use nix::errno::Errno;
 use zerocopy::{FromBytes, IntoBytes};
 
+use amd_kfd::sys::{MapFlags, Prot, Sys};
+
 use super::MockSys;
+use crate::driver::Driver;
 use crate::driver::uaccess::{self, with_arg};
 
 impl MockSys {
+    /// Makes the memory of GPU-only VRAM mapped to a GPU where the process mapped
+    /// nothing (ROCr does not map VRAM the CPU cannot reach, as on a GPU without large
+    /// BAR): anonymous pages at the buffer's address, over the process's reservation
+    /// of it, as the card's VRAM is there without the CPU seeing it. (The CPU can
+    /// reach them here, where it could not on the hardware.)
+    fn back_vram(&self, d: &mut Driver, handle: u64) -> Result<(), Errno> {
+        let Some(obj) = d.handles.get(&handle) else {
+            return Ok(());
+        };
+        let gpu_only = obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM != 0 && obj.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC == 0;
+        let (Ok(va), Ok(size)) = (usize::try_from(obj.va), usize::try_from(obj.size)) else {
+            return Err(Errno::EINVAL);
+        };
+        let end = va.checked_add(size).ok_or(Errno::EINVAL)?;
+        if !gpu_only || obj.backed || d.engines.space.read().accessible.contains(va, end) {
+            return Ok(());
+        }
+        let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::FIXED);
+        // SAFETY: FIXED over the buffer's own address range, which KFD requires the
+        // process to have reserved for it and which it has not mapped through the
+        // render node (the range is not memory the mock made): nothing of the
+        // process's is replaced but its reservation.
+        unsafe { self.host.mmap(va, size, Prot::ReadWrite, flags, None, 0) }.map_err(|e| e.errno)?;
+        d.host_maps.insert(va, end);
+        d.engines.space.write().accessible.insert(va, end);
+        if let Some(obj) = d.handles.get_mut(&handle) {
+            obj.backed = true;
+        }
+        Ok(())
+    }
+
+    /// Gives a freed buffer's range back as the process reserved it (inaccessible),
+    /// where [`MockSys::back_vram`] made its memory.
+    fn unback_vram(&self, d: &mut Driver, va: u64, size: u64) {
+        let (Ok(va), Ok(size)) = (usize::try_from(va), usize::try_from(size)) else {
+            return;
+        };
+        let end = va.saturating_add(size);
+        if !d.host_maps.contains(va, end) {
+            // The process unmapped it already: the range is no longer its to restore.
+            return;
+        }
+        d.engines.space.write().accessible.remove(va, end);
+        d.host_maps.remove(va, end);
+        let flags = MapFlags::PRIVATE
+            .with(MapFlags::ANONYMOUS)
+            .with(MapFlags::NORESERVE)
+            .with(MapFlags::FIXED);
+        // SAFETY: the range the mock mapped in `back_vram`, still mapped (the mock's
+        // record says so), no longer any GPU's (the buffer is freed) nor reachable
+        // through the address space (removed above).
+        let _ = unsafe { self.host.mmap(va, size, Prot::None, flags, None, 0) };
+    }
+
     /// An ioctl on `/dev/kfd` as `kfd_ioctl()` in `kfd_chardev.c` takes it: the
     /// command is chosen by its number alone and its argument staged at the kernel's
     /// size ([`uaccess::staged`]), so an older or newer header's struct works; the
@@ -58,10 +115,21 @@ impl MockSys {
                     return Ok(0);
                 }
             }
-            r if r == AMDKFD_IOC_FREE_MEMORY_OF_GPU.request => with_arg(arg, |a| d.free_memory(a))?,
+            r if r == AMDKFD_IOC_FREE_MEMORY_OF_GPU.request => {
+                let mut backed = None;
+                with_arg(arg, |a: &mut kfd_ioctl_free_memory_of_gpu_args| {
+                    backed = d.handles.get(&a.handle).filter(|o| o.backed).map(|o| (o.va, o.size));
+                    d.free_memory(a)
+                })?;
+                if let Some((va, size)) = backed {
+                    self.unback_vram(&mut d, va, size);
+                }
+            }
             r if r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request || r == AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request => {
                 let map = r == AMDKFD_IOC_MAP_MEMORY_TO_GPU.request;
+                let mut mapped = None;
                 with_arg(arg, |a: &mut kfd_ioctl_map_memory_to_gpu_args| {
+                    mapped = map.then_some(a.handle);
                     if a.n_devices == 0 || a.n_success > a.n_devices {
                         return Err(Errno::EINVAL);
                     }
@@ -71,7 +139,10 @@ impl MockSys {
                     let (n, r) = d.map_memory(a.handle, &ids, a.n_success, map);
                     a.n_success = n;
                     r
-                })?
+                })?;
+                if let Some(handle) = mapped {
+                    self.back_vram(&mut d, handle)?;
+                }
             }
             r if r == AMDKFD_IOC_CREATE_EVENT.request => with_arg(arg, |a| d.create_event(a))?,
             r if r == AMDKFD_IOC_DESTROY_EVENT.request => {

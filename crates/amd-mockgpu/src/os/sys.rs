@@ -223,6 +223,11 @@ impl Sys for MockSys {
                 if (len as u64).next_multiple_of(4096) != obj.size || !flags.contains(MapFlags::SHARED) {
                     return Err(e(Errno::EINVAL));
                 }
+                if obj.backed && addr as u64 == obj.va {
+                    // Memory the mock made when the buffer was mapped to a GPU: the
+                    // process now maps what is there.
+                    return Ok(addr);
+                }
                 // The buffer's memory: anonymous pages at the address asked for, private
                 // (one process maps them once, and private memory can have transparent
                 // huge pages: large buffers then fault in 2 MiB at a time, as VRAM that
