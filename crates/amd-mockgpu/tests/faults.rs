@@ -502,20 +502,27 @@ fn gpu_only_vram_the_process_never_maps_gets_memory_of_the_mock() {
     let gpu_id = m.gpu_id(0).unwrap();
     let kfd = m.open(Path::new("/dev/kfd"), OpenMode::ReadWrite).unwrap();
     let drm = m.open(Path::new("/dev/dri/renderD128"), OpenMode::ReadWrite).unwrap();
-    let ioctl = |(request, name): (u64, &'static str), bytes: &mut [u8]| {
-        // SAFETY: the arguments below hold no pointers but the gpu id array, which
-        // lives across its call.
-        unsafe { m.ioctl(kfd, request, name, bytes) }
-    };
+    // One KFD ioctl with its argument struct.
+    macro_rules! kfd {
+        ($req:ident, $arg:expr) => {
+            // SAFETY: the arguments below hold no pointers but the gpu id array,
+            // which lives across its call.
+            unsafe {
+                m.ioctl(
+                    kfd,
+                    $req.request,
+                    $req.name,
+                    zerocopy::IntoBytes::as_mut_bytes($arg),
+                )
+            }
+            .unwrap()
+        };
+    }
     let mut vm = kfd_ioctl_acquire_vm_args {
         drm_fd: drm.0 as u32,
         gpu_id,
     };
-    ioctl(
-        (AMDKFD_IOC_ACQUIRE_VM.request, AMDKFD_IOC_ACQUIRE_VM.name),
-        zerocopy::IntoBytes::as_mut_bytes(&mut vm),
-    )
-    .unwrap();
+    kfd!(AMDKFD_IOC_ACQUIRE_VM, &mut vm);
     let size = 1usize << 20;
     let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
     // SAFETY: not MAP_FIXED: the kernel picks unused address space.
@@ -528,14 +535,7 @@ fn gpu_only_vram_the_process_never_maps_gets_memory_of_the_mock() {
         gpu_id,
         flags: KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
     };
-    ioctl(
-        (
-            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request,
-            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.name,
-        ),
-        zerocopy::IntoBytes::as_mut_bytes(&mut a),
-    )
-    .unwrap();
+    kfd!(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a);
     assert_eq!(page_perms(va).as_deref(), Some("---p"), "reserved, not yet memory");
     let ids = [gpu_id];
     let mut map = kfd_ioctl_map_memory_to_gpu_args {
@@ -544,11 +544,7 @@ fn gpu_only_vram_the_process_never_maps_gets_memory_of_the_mock() {
         n_devices: 1,
         n_success: 0,
     };
-    ioctl(
-        (AMDKFD_IOC_MAP_MEMORY_TO_GPU.request, AMDKFD_IOC_MAP_MEMORY_TO_GPU.name),
-        zerocopy::IntoBytes::as_mut_bytes(&mut map),
-    )
-    .unwrap();
+    kfd!(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut map);
     assert_eq!(map.n_success, 1);
     assert_eq!(
         page_perms(va + size - 1).as_deref(),
@@ -556,29 +552,12 @@ fn gpu_only_vram_the_process_never_maps_gets_memory_of_the_mock() {
         "the mock made its memory"
     );
     assert!(m.is_gpu_mapped(0, va as u64, size as u64));
-    let mut unmap = kfd_ioctl_unmap_memory_from_gpu_args {
-        handle: a.handle,
-        device_ids_array_ptr: ids.as_ptr() as u64,
-        n_devices: 1,
-        n_success: 0,
-    };
-    ioctl(
-        (
-            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request,
-            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.name,
-        ),
-        zerocopy::IntoBytes::as_mut_bytes(&mut unmap),
-    )
-    .unwrap();
+    // The same fields, n_success back to 0.
+    let mut unmap: kfd_ioctl_unmap_memory_from_gpu_args =
+        zerocopy::transmute!(kfd_ioctl_map_memory_to_gpu_args { n_success: 0, ..map });
+    kfd!(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut unmap);
     let mut free = kfd_ioctl_free_memory_of_gpu_args { handle: a.handle };
-    ioctl(
-        (
-            AMDKFD_IOC_FREE_MEMORY_OF_GPU.request,
-            AMDKFD_IOC_FREE_MEMORY_OF_GPU.name,
-        ),
-        zerocopy::IntoBytes::as_mut_bytes(&mut free),
-    )
-    .unwrap();
+    kfd!(AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut free);
     assert_eq!(page_perms(va).as_deref(), Some("---p"), "given back as reserved");
     // SAFETY: the reservation made above, unused.
     unsafe { m.munmap(va, size) }.unwrap();
