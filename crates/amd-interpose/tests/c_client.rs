@@ -320,6 +320,60 @@ fn crashed_clients_leave_no_files_behind() {
     }
 }
 
+/// Builds `tests/hip/{rel}.hip` with the root's `hipcc` for `arch` into the root's
+/// `/{work}/{name}-{arch}`; the path inside the root.
+fn hip_build(root: &Path, work: &str, rel: &str, arch: &str) -> String {
+    let name = Path::new(rel).file_name().and_then(|n| n.to_str()).unwrap_or(rel);
+    let src = manifest().join(format!("../../tests/hip/{rel}.hip"));
+    std::fs::copy(&src, root.join(work).join(format!("{name}.hip"))).unwrap();
+    let exe = format!("/{work}/{name}-{arch}");
+    let built = Command::new("chroot")
+        .arg(root)
+        .arg("hipcc")
+        .arg(format!("--offload-arch={arch}"))
+        .arg("-O2")
+        .arg(format!("/{work}/{name}.hip"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("chroot hipcc");
+    assert!(
+        built.status.success(),
+        "{rel} for {arch}: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    exe
+}
+
+/// Runs the root's `exe` under the interposer (the root's `/{work}`'s copy) with
+/// `env` set; whether it exited 0, and its output. A client that hangs fails after
+/// two minutes rather than holding the test command up.
+fn hip_run(root: &Path, work: &str, exe: &str, env: &[&str]) -> (bool, String) {
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg("chroot")
+        .arg(root)
+        .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
+        .args(env)
+        .arg(exe)
+        .output()
+        .expect("chroot the program");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// A work folder in the root with the interposer in it.
+fn hip_work(root: &Path, what: &str) -> String {
+    let work = format!("tmp/{what}-{}", std::process::id());
+    std::fs::create_dir_all(root.join(&work)).unwrap();
+    std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
+    work
+}
+
 /// A HIP program with a bug, under the mock's sanitizer on a GPU without large BAR
 /// (ROCr's device memory is then GPU-only VRAM, which the sanitizer watches): its
 /// kernel reads a `hipMalloc` buffer nothing wrote, and the run stops with the mock's
@@ -328,41 +382,12 @@ fn crashed_clients_leave_no_files_behind() {
 #[test]
 fn rocm_6_1_hip_uninitialized_read_is_found_by_the_sanitizer() {
     let Some(root) = rocm_root() else { return };
-    let work = format!("tmp/hip-sanitizer-{}", std::process::id());
-    std::fs::create_dir_all(root.join(&work)).unwrap();
-    std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
-    let src = manifest().join("../../tests/hip/sanitizer/uninitialized.hip");
-    std::fs::copy(&src, root.join(&work).join("uninitialized.hip")).unwrap();
-    let built = Command::new("chroot")
-        .arg(&root)
-        .args(["hipcc", "--offload-arch=gfx1100", "-O2"])
-        .arg(format!("/{work}/uninitialized.hip"))
-        .arg("-o")
-        .arg(format!("/{work}/uninitialized"))
-        .output()
-        .expect("chroot hipcc");
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let run = |sanitize: &str| {
-        let out = Command::new("timeout")
-            .arg("120")
-            .arg("chroot")
-            .arg(&root)
-            .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
-            .args(["AMD_MOCK_PROFILE=gfx1100", "AMD_MOCK_LARGE_BAR=0"])
-            .arg(format!("AMD_MOCK_SANITIZE={sanitize}"))
-            .arg(format!("/{work}/uninitialized"))
-            .output()
-            .expect("chroot the program");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
-    };
-    let (ok, text) = run("0");
+    let work = hip_work(&root, "hip-sanitizer");
+    let exe = hip_build(&root, &work, "sanitizer/uninitialized", "gfx1100");
+    let env = |s| ["AMD_MOCK_PROFILE=gfx1100", "AMD_MOCK_LARGE_BAR=0", s];
+    let (ok, text) = hip_run(&root, &work, &exe, &env("AMD_MOCK_SANITIZE=0"));
     assert!(ok && text.contains("ran: no error"), "{text}");
-    let (ok, text) = run("1");
+    let (ok, text) = hip_run(&root, &work, &exe, &env("AMD_MOCK_SANITIZE=1"));
     let _ = std::fs::remove_dir_all(root.join(&work));
     assert!(!ok, "{text}");
     assert!(
@@ -380,46 +405,14 @@ fn rocm_6_1_hip_uninitialized_read_is_found_by_the_sanitizer() {
 #[test]
 fn rocm_6_1_hip_programs_run_unmodified() {
     let Some(root) = rocm_root() else { return };
-    let work = format!("tmp/hip-test-{}", std::process::id());
-    std::fs::create_dir_all(root.join(&work)).unwrap();
-    std::fs::copy(library(), root.join(&work).join("libamd_interpose.so")).unwrap();
+    let work = hip_work(&root, "hip-test");
     let mut failed = Vec::new();
     for arch in ["gfx1100", "gfx942"] {
         for name in ["vadd", "matmul", "reduce", "launch_first"] {
-            let src = manifest().join(format!("../../tests/hip/{name}.hip"));
-            std::fs::copy(&src, root.join(&work).join(format!("{name}.hip"))).unwrap();
-            let built = Command::new("chroot")
-                .arg(&root)
-                .arg("hipcc")
-                .arg(format!("--offload-arch={arch}"))
-                .arg("-O2")
-                .arg(format!("/{work}/{name}.hip"))
-                .arg("-o")
-                .arg(format!("/{work}/{name}-{arch}"))
-                .output()
-                .expect("chroot hipcc");
-            assert!(
-                built.status.success(),
-                "{name} for {arch}: {}",
-                String::from_utf8_lossy(&built.stderr)
-            );
-            // A client that hangs fails after two minutes rather than holding the
-            // test command up.
-            let out = Command::new("timeout")
-                .arg("120")
-                .arg("chroot")
-                .arg(&root)
-                .args(["env", &format!("LD_PRELOAD=/{work}/libamd_interpose.so")])
-                .arg(format!("AMD_MOCK_PROFILE={arch}"))
-                .arg(format!("/{work}/{name}-{arch}"))
-                .output()
-                .expect("chroot the program");
-            let text = String::from_utf8_lossy(&out.stdout);
-            if !(out.status.success() && text.starts_with("ok")) {
-                failed.push(format!(
-                    "{name} on {arch}: {text}{}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
+            let exe = hip_build(&root, &work, name, arch);
+            let (ok, text) = hip_run(&root, &work, &exe, &[&format!("AMD_MOCK_PROFILE={arch}")]);
+            if !(ok && text.starts_with("ok")) {
+                failed.push(format!("{name} on {arch}: {text}"));
             }
         }
     }
