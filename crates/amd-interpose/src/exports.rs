@@ -16,7 +16,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use amd_kfd::abi::{
     AMDKFD_IOC_ACQUIRE_VM, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, AMDKFD_IOC_CREATE_QUEUE, AMDKFD_IOCTL_BASE,
-    KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+    KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, kfd_ioctl_create_queue_args,
 };
 use amd_kfd::sys::{MapFlags, Prot, Sys};
 
@@ -304,9 +304,10 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     match within(|| unsafe { st.mock().ioctl(mfd, request, "interposed", args) }) {
         Ok(v) => {
             if kfd_command == Some(AMDKFD_IOC_CREATE_QUEUE.request)
-                && let Some(id) = args.get(52..56).and_then(|b| b.try_into().ok())
+                && let Some(id) = args.get(QUEUE_ID..QUEUE_ID + 4).and_then(|b| b.try_into().ok())
             {
-                // `queue_id`, written by the mock.
+                // `queue_id`, written by the mock (at the same offset in every header's
+                // struct).
                 within(|| st.queue_created(u32::from_ne_bytes(id)));
             }
             v
@@ -318,6 +319,9 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         }
     }
 }
+
+/// Where CREATE_QUEUE's argument holds the queue id the kernel writes back.
+const QUEUE_ID: usize = std::mem::offset_of!(kfd_ioctl_create_queue_args, queue_id);
 
 /// The shared body of `mmap` and `mmap64`.
 ///

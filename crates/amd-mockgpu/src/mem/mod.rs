@@ -229,7 +229,7 @@ impl<'a> Held<'a> {
             unsafe { copy_small(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
             return Ok(());
         }
-        self.guard.gpu_load_bytes(g, addr, out)?;
+        self.guard.gpu_read_as(g, addr, out, true)?;
         self.remember(g, addr);
         Ok(())
     }
@@ -372,19 +372,21 @@ impl AddressSpace {
 
     /// Reads `out.len()` bytes at `addr`.
     pub(crate) fn gpu_read(&self, g: usize, addr: u64, out: &mut [u8]) -> MemResult<()> {
-        self.gpu_check(g, addr, out.len() as u64, false)?;
+        self.gpu_read_as(g, addr, out, false)
+    }
+
+    /// [`AddressSpace::gpu_read`]; `kernel`: a kernel's load, for which memory the
+    /// sanitizer watches must have been written.
+    pub(crate) fn gpu_read_as(&self, g: usize, addr: u64, out: &mut [u8], kernel: bool) -> MemResult<()> {
+        let n = out.len() as u64;
+        if kernel {
+            self.gpu_used(g, addr, n, false)?;
+        } else {
+            self.gpu_check(g, addr, n, false)?;
+        }
         // SAFETY: the range is mapped, readable host memory (checked above) that cannot
         // be unmapped while the shared lock on the address space is held; `out` is
         // ordinary memory.
-        unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
-        Ok(())
-    }
-
-    /// [`AddressSpace::gpu_read`] for a kernel's load: memory the sanitizer watches
-    /// must have been written.
-    pub(crate) fn gpu_load_bytes(&self, g: usize, addr: u64, out: &mut [u8]) -> MemResult<()> {
-        self.gpu_used(g, addr, out.len() as u64, false)?;
-        // SAFETY: as in `gpu_read` (the same check, and more).
         unsafe { std::ptr::copy_nonoverlapping(addr as usize as *const u8, out.as_mut_ptr(), out.len()) };
         Ok(())
     }
@@ -822,12 +824,12 @@ mod tests {
         }
         let s = heap.space.read();
         let fault = |va| Err(not_present(va, false));
-        assert_eq!(s.gpu_load_bytes(0, b, &mut [0; 4]), fault(b));
+        assert_eq!(s.gpu_read_as(0, b, &mut [0; 4], true), fault(b));
         // An engine's read is no use: it is not checked.
         s.gpu_read(0, b, &mut [0; 4]).unwrap();
         s.gpu_write(0, b + 16, &[1; 12]).unwrap();
-        s.gpu_load_bytes(0, b + 16, &mut [0; 16]).unwrap();
-        assert_eq!(s.gpu_load_bytes(0, b + 28, &mut [0; 4]), fault(b + 28));
+        s.gpu_read_as(0, b + 16, &mut [0; 16], true).unwrap();
+        assert_eq!(s.gpu_read_as(0, b + 28, &mut [0; 4], true), fault(b + 28));
         assert_eq!(
             s.gpu_rmw_as::<u32, ()>(0, b + 32, Ok, true),
             Err(not_present(b + 32, true))
@@ -836,9 +838,9 @@ mod tests {
         assert_eq!(s.gpu_rmw_as::<u32, ()>(0, b + 32, |x| Ok(x + 1), true), Ok(Ok(7)));
         // A copy of unwritten bytes leaves its destination unwritten.
         s.gpu_copy(0, b + 64, b + 40, 8, 8).unwrap();
-        assert_eq!(s.gpu_load_bytes(0, b + 64, &mut [0; 8]), fault(b + 64));
+        assert_eq!(s.gpu_read_as(0, b + 64, &mut [0; 8], true), fault(b + 64));
         s.gpu_copy(0, b + 72, b + 16, 4, 4).unwrap();
-        s.gpu_load_bytes(0, b + 72, &mut [0; 4]).unwrap();
+        s.gpu_read_as(0, b + 72, &mut [0; 4], true).unwrap();
         // Through an executor's lock: no window skips the check.
         let vm = Vm::Kfd(0);
         drop(s);
@@ -902,7 +904,7 @@ mod tests {
                 "byte 0x4 of the 128-byte VRAM allocation at {b:#x}, freed before this access"
             ))
         );
-        let f = s.gpu_load_bytes(0, b + 140, &mut [0; 4]).unwrap_err();
+        let f = s.gpu_read_as(0, b + 140, &mut [0; 4], true).unwrap_err();
         assert_eq!(
             s.explain(0, &f),
             Some(Explained::Unwritten(format!("byte 0xc of {hi}")))
