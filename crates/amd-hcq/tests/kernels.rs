@@ -226,6 +226,45 @@ fn global_atomics_under_contention() {
     });
 }
 
+/// One atomic add a wave, as LLVM's atomic optimizer (DPP strategy) builds it: the
+/// counter ends at the sum, the values the adds return chain up (in the order the adds
+/// happened, each the one before plus that lane's value), and in the -O2 builds, where
+/// the wave scans with DPP (gfx9's `row_bcast` and `wave_shr` on gfx942), each wave's
+/// lanes return their exclusive prefix sums past the wave's first.
+#[test]
+fn one_atomic_a_wave_through_a_dpp_scan() {
+    let builds = kernel!("scan_atomic");
+    for (k, &(target, elf)) in builds.iter().enumerate() {
+        let (_p, dev) = device(target);
+        let prg = Program::load(&dev, elf, "scan_atomic").unwrap();
+        let n = 256 * 3 + 77;
+        let a: Vec<u32> = rand_u32(n, 23).iter().map(|v| v % 1000 + 1).collect();
+        let (ba, acc, old) = (upload(&dev, &a), upload(&dev, &[5u32]), upload(&dev, &vec![0; n]));
+        prg.launch_timed(&[&ba, &acc, &old], &[n as u32], groups(n)).explained();
+        let (total, old) = (download(&dev, &acc, 1)[0], download(&dev, &old, n));
+        assert_eq!(total, 5 + a.iter().sum::<u32>(), "{target} build {k}: the sum");
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| old[i]);
+        assert_eq!(old[order[0]], 5, "{target} build {k}: the first add");
+        for pair in order.windows(2) {
+            assert_eq!(
+                old[pair[1]],
+                old[pair[0]] + a[pair[0]],
+                "{target} build {k}: lane {}",
+                pair[1]
+            );
+        }
+        if k % 2 == 0 {
+            let wave = if target == "gfx942" { 64 } else { 32 };
+            for (i, &got) in old.iter().enumerate() {
+                let first = i / wave * wave;
+                let want = old[first] + a[first..i].iter().sum::<u32>();
+                assert_eq!(got, want, "{target} -O2: lane {i}'s prefix in its wave");
+            }
+        }
+    }
+}
+
 #[test]
 fn lds_atomics_and_compare_swap_loops() {
     for_each_build(&kernel!("lds_atomics"), "lds_atomics", |dev, prg| {

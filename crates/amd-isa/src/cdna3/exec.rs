@@ -4,10 +4,10 @@
 //! (the opcodes mapped by their gfx11 names, the generated `lowering` table);
 //! program control gfx9 encodes otherwise (`s_waitcnt`'s counters, `s_endpgm`,
 //! `s_barrier`), gfx940's 64-bit moves and shifted adds, the AccVGPR moves, the SDWA
-//! forms, VOP1's and VOP2's DPP forms, gfx9's `v_cmpx_*` and its clearing of a 16-bit
-//! result's high half are here. Anything else stops the dispatch naming the
-//! instruction: the CDNA3 interpreter does not run it yet (VOPC's DPP form, DPP's wave
-//! shifts and row broadcasts, the matrix instructions among them).
+//! forms, VOP1's and VOP2's DPP forms (gfx9's wave shifts and row broadcasts among
+//! their controls), gfx9's `v_cmpx_*` and its clearing of a 16-bit result's high half
+//! are here. Anything else stops the dispatch naming the instruction: the CDNA3
+//! interpreter does not run it yet.
 
 use super::decode::{Encoding, Inst};
 use super::fields as fc;
@@ -220,8 +220,9 @@ fn own(i: &Inst) -> Own {
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Sdwa) => sdwa(i),
         Encoding::Vop1 | Encoding::Vop2 if i.ext == Some(super::Ext::Dpp) => dpp(i),
         Encoding::Vopc if i.ext == Some(super::Ext::Sdwa) => sdwa_cmp(i),
+        // AMD's CDNA3 tables and LLVM give VOPC no DPP form (LLVM reads none).
         Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc if i.ext.is_some() => {
-            Own::Refused("VOPC's DPP forms are not run yet")
+            Own::Refused("a compare with a DPP dword, which CDNA3 does not define")
         }
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_ACCVGPR_MOV_B32_E32) => Own::AccMove {
             from_acc: true,
@@ -330,25 +331,73 @@ fn sdwa(i: &Inst) -> Own {
     }))
 }
 
-/// A VOP1 or VOP2 instruction's DPP form: its operation as an RDNA3 VOP3 instruction
-/// from v0 (and v1) to v2 with the DPP dword's float modifiers, and the lane move.
-#[derive(Debug, Clone)]
-pub(crate) struct Dpp {
-    op: rdna3::Decoded,
-    vdst: usize,
+/// A DPP dword's lane move: the first source's VGPR (gfx11's numbering), the control,
+/// the rows and banks it writes, and whether an invalid or inactive source reads 0
+/// (BOUND_CTRL) rather than leaving the lane unwritten. VOP1, VOP2 and VOPC place the
+/// dword alike.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DppMove {
     vsrc0: u16,
-    vsrc1: Option<u16>,
     ctrl: u32,
     row_mask: u32,
     bank_mask: u32,
     bound_zero: bool,
-    accumulates: bool,
+    /// Whether some lane reads a lane of the other half of the wave (the wave shifts
+    /// and rotations, `row_bcast`): a wave64 then reads every lane's source before
+    /// either half writes.
+    whole_wave: bool,
+}
+
+impl DppMove {
+    /// The move instruction `i`'s DPP dword gives; `None` for a control [`dpp_lane`]
+    /// does not know.
+    fn new(i: &Inst) -> Option<DppMove> {
+        use fc::vop2_dpp16 as f;
+        let w = &i.words;
+        let ctrl = f::DPP.get(w);
+        let sources = (0..64).map(|lane| (lane, dpp_lane(ctrl, lane)));
+        let whole_wave = sources.clone().any(|(lane, s)| s.is_some_and(|s| s / 32 != lane / 32));
+        sources.clone().any(|(_, s)| s.is_some()).then_some(DppMove {
+            vsrc0: f::VSRC0.operand(w),
+            ctrl,
+            row_mask: f::ROW_MASK.get(w),
+            bank_mask: f::BANK_MASK.get(w),
+            bound_zero: f::BC.get(w) == 1,
+            whole_wave,
+        })
+    }
+
+    /// The first source of each lane of half `half` of the wave, and the lanes the
+    /// instruction writes: the active ones whose row and bank are on and whose source
+    /// lane is valid and active, or, with BOUND_CTRL, reads 0.
+    fn gather(&self, w: &Wave, half: usize) -> Result<([u32; 32], u32), Trap> {
+        let (exec, all) = (w.s[rdna3::EXEC_LO + half], w.exec_all());
+        let (mut src, mut write) = ([0u32; 32], 0u32);
+        for (lane, v) in src.iter_mut().enumerate() {
+            let whole = half * 32 + lane;
+            if exec >> lane & 1 == 0
+                || self.row_mask >> (whole / 16 % 4) & 1 == 0
+                || self.bank_mask >> (whole % 16 / 4) & 1 == 0
+            {
+                continue;
+            }
+            match dpp_lane(self.ctrl, whole).filter(|&s| all >> s & 1 != 0) {
+                Some(s) => *v = w.vread_lane64(self.vsrc0, s, None)?,
+                None if self.bound_zero => *v = 0,
+                None => continue,
+            }
+            write |= 1 << lane;
+        }
+        Ok((src, write))
+    }
 }
 
 /// The lane of a wave of 64 that lane `lane` reads under DPP control `ctrl`: the
-/// quad permutation, the row shifts and rotation, the mirrors and gfx90a's row
-/// broadcast; `None` where the source lies outside the row. The wave-wide shifts and
-/// gfx9's row broadcasts are not run yet.
+/// quad permutation, the row shifts and rotation, the mirrors, gfx9's wave shifts and
+/// rotations by one lane and row broadcasts (`row_bcast:15`, lane 15 of the row before,
+/// for rows 1 to 3; `row_bcast:31`, lane 31, for rows 2 and 3), gfx90a's row broadcast
+/// (`row_newbcast`); `None` where the source lies outside the row or the wave, or a
+/// broadcast gives the row nothing.
 fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
     let (row, pos) = (lane & !15, lane & 15);
     let n = (ctrl & 15) as usize;
@@ -357,18 +406,32 @@ fn dpp_lane(ctrl: u32, lane: usize) -> Option<usize> {
         0x101..=0x10f => (pos + n < 16).then_some(lane + n),
         0x111..=0x11f => (pos >= n).then(|| lane - n),
         0x121..=0x12f => Some(row + (pos + 16 - n) % 16),
+        0x130 => (lane < 63).then_some(lane + 1),
+        0x134 => Some((lane + 1) % 64),
+        0x138 => lane.checked_sub(1),
+        0x13c => Some((lane + 63) % 64),
         0x140 => Some(row + 15 - pos),
         0x141 => Some(row + (pos & 8) + 7 - (pos & 7)),
+        0x142 => row.checked_sub(1),
+        0x143 => (row >= 32).then_some(31),
         0x150..=0x15f => Some(row + n),
         _ => None,
     }
 }
 
-/// Whether the interpreter runs DPP control `ctrl`: [`dpp_lane`] gives some lane a
-/// source under it.
-fn dpp_known(ctrl: u32) -> bool {
-    (0..64).any(|lane| dpp_lane(ctrl, lane).is_some())
+/// A VOP1 or VOP2 instruction's DPP form: its operation as an RDNA3 VOP3 instruction
+/// from v0 (and v1) to v2 with the DPP dword's float modifiers, and the lane move.
+#[derive(Debug, Clone)]
+pub(crate) struct Dpp {
+    op: rdna3::Decoded,
+    vdst: usize,
+    mv: DppMove,
+    vsrc1: Option<u16>,
+    accumulates: bool,
 }
+
+/// The refusal of a DPP control [`dpp_lane`] does not know.
+const DPP_CTRL_NOT_YET: &str = "a DPP control the CDNA3 interpreter does not run yet";
 
 /// A VOP1 or VOP2 instruction's DPP form, where its operation has an RDNA3 VOP3 form
 /// and its control is one [`dpp_lane`] runs.
@@ -376,10 +439,9 @@ fn dpp(i: &Inst) -> Own {
     use fc::vop2_dpp16 as f;
     let w = &i.words;
     let vop1 = i.enc == Encoding::Vop1;
-    let ctrl = f::DPP.get(w);
-    if !dpp_known(ctrl) {
-        return Own::Refused("a DPP control the CDNA3 interpreter does not run yet (the wave shifts, row_bcast)");
-    }
+    let Some(mv) = DppMove::new(i) else {
+        return Own::Refused(DPP_CTRL_NOT_YET);
+    };
     let m = ExtMods {
         neg: [f::SRC0_NEG.get(w) == 1, f::SRC1_NEG.get(w) == 1],
         abs: [f::SRC0_ABS.get(w) == 1, f::SRC1_ABS.get(w) == 1],
@@ -392,45 +454,57 @@ fn dpp(i: &Inst) -> Own {
     Own::Dpp(Box::new(Dpp {
         op,
         vdst: fc::vop2::VDST.index(w),
-        vsrc0: f::VSRC0.operand(w),
+        mv,
         vsrc1: (!vop1).then(|| fc::vop2::VSRC1.operand(w)),
-        ctrl,
-        row_mask: f::ROW_MASK.get(w),
-        bank_mask: f::BANK_MASK.get(w),
-        bound_zero: f::BC.get(w) == 1,
         accumulates: i.name().is_some_and(|n| n.contains("mac") || n.contains("dot")),
     }))
 }
 
-/// Runs a DPP instruction on the half-wave's active lanes: each lane's first source
-/// from the lane [`dpp_lane`] names (of the whole wave: a row of 16 lies in one half;
-/// an invalid or inactive source reads 0 with BOUND_CTRL, else the lane is not
-/// written), ROW_MASK and BANK_MASK disabling writes; then as [`run_sdwa`] does, in
-/// v0, v1 and v2.
+/// Runs a DPP instruction: on one half-wave's active lanes, or, where its move crosses
+/// halves, on both halves, every source read before either half writes.
 fn run_dpp(w: &mut Wave, x: &Dpp, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
-    let (exec, all) = (w.exec(), w.exec_all());
-    let mut ins = [[0u32; 32]; 3];
-    let mut write = 0u32;
-    // The lane indexes three rows and the wave's registers at once.
-    #[allow(clippy::needless_range_loop)]
-    for lane in 0..32 {
-        let whole = w.half * 32 + lane;
-        if exec >> lane & 1 == 0 || x.row_mask >> (whole / 16 % 4) & 1 == 0 || x.bank_mask >> (whole % 16 / 4) & 1 == 0
-        {
-            continue;
-        }
-        match dpp_lane(x.ctrl, whole).filter(|&s| all >> s & 1 != 0) {
-            Some(s) => ins[0][lane] = w.vread_lane64(x.vsrc0, s, None)?,
-            None if x.bound_zero => ins[0][lane] = 0,
-            None => continue,
-        }
+    moved(w, &x.mv, |w, m| dpp_half(w, x, m, mem, lds))
+}
+
+/// Runs `f` with the moved first sources ([`DppMove::gather`]) of the current half, or,
+/// where the move crosses halves, of each half in turn, all gathered first; the wave's
+/// current half is as before after.
+fn moved(
+    w: &mut Wave,
+    mv: &DppMove,
+    mut f: impl FnMut(&mut Wave, ([u32; 32], u32)) -> Result<(), Trap>,
+) -> Result<(), Trap> {
+    if !mv.whole_wave {
+        let m = mv.gather(w, w.half)?;
+        return f(w, m);
+    }
+    let m = [mv.gather(w, 0)?, mv.gather(w, 1)?];
+    f(w, m[w.half])?;
+    w.swap_halves();
+    let second = f(w, m[w.half]);
+    w.swap_halves();
+    second
+}
+
+/// One half of a DPP instruction, given its moved first sources and the lanes it
+/// writes ([`DppMove::gather`]): the operation, as [`run_sdwa`] runs it in v0, v1 and
+/// v2, on those lanes alone.
+fn dpp_half(
+    w: &mut Wave,
+    x: &Dpp,
+    (src0, write): ([u32; 32], u32),
+    mem: &dyn Memory,
+    lds: &mut [u8],
+) -> Result<(), Trap> {
+    let exec = w.exec();
+    let mut ins = [src0, [0u32; 32], [0u32; 32]];
+    for lane in (0..32).filter(|l| write >> l & 1 != 0) {
         if let Some(n) = x.vsrc1 {
             ins[1][lane] = w.vread(n, lane, None)?;
         }
         if x.accumulates {
             ins[2][lane] = w.vread(256 + x.vdst as u16, lane, None)?;
         }
-        write |= 1 << lane;
     }
     w.s[rdna3::EXEC_LO + w.half] = exec & write;
     let results = run_in_scratch(w, &ins, &x.op, mem, lds);
@@ -848,13 +922,14 @@ impl Step for Decoded {
     fn per_half(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) | Decoded::CmpX(d, _, _) => Step::per_half(d),
+            // A lane move across halves runs both itself.
+            Decoded::Own(_, Own::Dpp(x)) => !x.mv.whole_wave,
             Decoded::Own(_, own) => matches!(
                 own,
                 Own::MovB64(_)
                     | Own::LshlAddU64(_)
                     | Own::AccMove { .. }
                     | Own::Sdwa(_)
-                    | Own::Dpp(_)
                     | Own::SdwaCmp(_)
                     | Own::PkF32(_)
                     | Own::Global(..)
@@ -1083,6 +1158,111 @@ mod tests {
             }
         }
         assert!(ran > 1000, "{ran} of the random instructions ran");
+    }
+
+    /// A wave of 64 lanes, every lane on, with VGPR `r` of lane `l` `f(r, l)` for
+    /// VGPRs 0 to 3.
+    fn wave64(w: &mut crate::rdna3::Wave, f: impl Fn(usize, usize) -> u32) {
+        w.wave64 = true;
+        w.s[crate::rdna3::EXEC_LO + 1] = u32::MAX;
+        w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+        for r in 0..4 {
+            for lane in 0..32 {
+                w.v[r][lane] = f(r, lane);
+                w.v_other[r][lane] = f(r, 32 + lane);
+            }
+        }
+    }
+
+    /// VGPR `r` of every lane of a wave of 64.
+    fn lanes64(w: &crate::rdna3::Wave, r: usize) -> Vec<u32> {
+        (0..64)
+            .map(|l| if l < 32 { w.v[r][l] } else { w.v_other[r][l - 32] })
+            .collect()
+    }
+
+    /// gfx9's wave shifts and rotations by one lane and its row broadcasts move a
+    /// wave64's values across rows and halves; a move into the register it reads
+    /// reads every lane before any is written; without BOUND_CTRL a lane with no
+    /// source keeps its value, with it reads 0; ROW_MASK keeps rows unwritten.
+    #[test]
+    fn dpp_wave_shifts_and_row_broadcasts() {
+        let value = |lane: usize| 1000 + lane as u32;
+        // (the instruction, from llvm-mc-19 -mcpu=gfx942, and what lane l then holds)
+        type Want = fn(usize) -> u32;
+        let cases: [(&str, [u32; 2], Want); 7] = [
+            ("v_mov_b32_dpp v1, v1 wave_shl:1", [0x7e02_02fa, 0xff01_3001], |l| {
+                1000 + if l < 63 { l + 1 } else { l } as u32
+            }),
+            ("v_mov_b32_dpp v1, v1 wave_rol:1", [0x7e02_02fa, 0xff01_3401], |l| {
+                1000 + ((l + 1) % 64) as u32
+            }),
+            (
+                "v_mov_b32_dpp v1, v1 wave_shr:1 bound_ctrl:1",
+                [0x7e02_02fa, 0xff09_3801],
+                |l| {
+                    if l == 0 { 0 } else { 1000 + l as u32 - 1 }
+                },
+            ),
+            ("v_mov_b32_dpp v1, v1 wave_ror:1", [0x7e02_02fa, 0xff01_3c01], |l| {
+                1000 + ((l + 63) % 64) as u32
+            }),
+            // Rows 1, 2 and 3 take lanes 15, 31 and 47; row 0 has no source.
+            (
+                "v_mov_b32_dpp v1, v1 row_bcast:15",
+                [0x7e02_02fa, 0xff01_4201],
+                |l| match l / 16 {
+                    0 => 1000 + l as u32,
+                    r => 1000 + 16 * r as u32 - 1,
+                },
+            ),
+            (
+                "v_mov_b32_dpp v1, v1 row_bcast:31 bound_ctrl:1",
+                [0x7e02_02fa, 0xff09_4301],
+                |l| {
+                    if l < 32 { 0 } else { 1031 }
+                },
+            ),
+            // As LLVM's scans use it: rows 1 and 3 add lane 15 of the row before.
+            (
+                "v_add_u32_dpp v1, v1, v1 row_bcast:15 row_mask:0xa",
+                [0x6802_02fa, 0xaf01_4201],
+                |l| match l / 16 {
+                    1 | 3 => 2000 + l as u32 + 16 * (l / 16) as u32 - 1,
+                    _ => 1000 + l as u32,
+                },
+            ),
+        ];
+        for (text, words, want) in cases {
+            let w = run_as::<Cdna3>(&[&words], &mut [], &mut [0; 64], |w, _| wave64(w, |_, l| value(l)))
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            let expected: Vec<u32> = (0..64).map(want).collect();
+            assert_eq!(lanes64(&w, 1), expected, "{text}");
+        }
+    }
+
+    /// An inactive source lane reads as a lane with no source; an inactive lane is not
+    /// written.
+    #[test]
+    fn dpp_wave_shift_from_an_inactive_lane() {
+        // v_mov_b32_dpp v2, v1 wave_shr:1 bound_ctrl:1
+        let words = [0x7e04_02fa, 0xff09_3801];
+        let w = run_as::<Cdna3>(&[&words], &mut [], &mut [0; 64], |w, _| {
+            wave64(w, |r, l| 100 * r as u32 + l as u32);
+            // Lane 31 (the last of the first half) and lane 40 off.
+            w.s[crate::rdna3::EXEC_LO] = !(1 << 31);
+            w.s[crate::rdna3::EXEC_LO + 1] = !(1 << 8);
+        })
+        .unwrap();
+        let got = lanes64(&w, 2);
+        assert_eq!(got[0], 0, "no lane before lane 0");
+        assert_eq!(got[1], 100);
+        assert_eq!(got[31], 231, "inactive: not written");
+        assert_eq!(got[32], 0, "its source, lane 31, inactive");
+        assert_eq!(got[33], 132, "across halves");
+        assert_eq!(got[40], 240, "inactive: not written");
+        assert_eq!(got[41], 0, "its source, lane 40, inactive");
+        assert_eq!(got[63], 162);
     }
 
     /// A compare's SDWA form compares the selected bytes and words (sign-extended

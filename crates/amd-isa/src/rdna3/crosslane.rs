@@ -113,8 +113,10 @@ pub(crate) fn dpp(w: &mut Wave, i: &Inst) -> R<()> {
     let exec = w.exec();
     let mut vals = [0u32; 32];
     let mut write = 0u32;
+    // A wave64's second pass holds rows 2 and 3.
+    let first_row = 2 * w.half;
     for (lane, v) in vals.iter_mut().enumerate() {
-        if row_mask >> (lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
+        if row_mask >> (first_row + lane / 16) & 1 == 0 || bank_mask >> (lane % 16 / 4) & 1 == 0 {
             continue;
         }
         match dpp_lane(ctrl, lane).filter(|&s| fetch_inactive || exec >> s & 1 != 0) {

@@ -2290,6 +2290,30 @@ mod tests {
         assert_eq!(w.v[1][1], 100);
     }
 
+    /// A wave64's ROW_MASK counts rows 0 to 3 of the whole wave: the second pass's
+    /// lanes are rows 2 and 3 (LLVM's wave64 scans add lane 31 to them alone).
+    #[test]
+    fn dpp_row_mask_in_a_wave64_counts_the_whole_wave() {
+        // v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xc
+        let words: &[u32] = &[0x7e02_02fa, 0xcf00_b102];
+        let w = crate::rdna3::testing::run_as::<super::super::Rdna3>(&[words], &mut [], &mut [0; 64], |w, _| {
+            w.wave64 = true;
+            w.s[EXEC_LO + 1] = u32::MAX;
+            w.v_other.resize(w.v.len(), super::super::VgprRow::default());
+            for lane in 0..32 {
+                w.v[2][lane] = lane as u32;
+                w.v_other[2][lane] = 32 + lane as u32;
+                w.v[1][lane] = 7;
+                w.v_other[1][lane] = 7;
+            }
+        })
+        .unwrap();
+        assert!(w.v[1].iter().all(|&v| v == 7), "rows 0 and 1 unwritten");
+        let second: Vec<u32> = w.v_other[1].iter().copied().collect();
+        let want: Vec<u32> = (32..64u32).map(|l| l ^ 1).collect();
+        assert_eq!(second, want, "rows 2 and 3 swapped in pairs");
+    }
+
     #[test]
     fn wmma_half_and_bfloat_variants() {
         // A = 2·I, B(k, col) = col + 1 for k = col (else 0): D(row, col) = C + 2(col+1) if

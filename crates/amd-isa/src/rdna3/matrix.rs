@@ -710,8 +710,11 @@ pub(crate) fn element(w: &Wave, h: u16, bf16: bool) -> f64 {
 
 /// `c + Σ a·b` as WMMA and the 16-bit dot products compute it: summed exactly and
 /// rounded once to `fmt` (f32, f16 or bfloat16) in `mode`, the encoding's bits. With an
-/// infinite or NaN term, the f64 sum instead (its infinities and NaN are the result's;
-/// a bfloat16 NaN quieted).
+/// infinite or NaN term, the f64 sum instead (its infinities are the result's); a NaN
+/// result is the first NaN term (C, then each product's A and B in order), quieted, or
+/// where none is (an infinity times zero, infinities of both signs) the positive quiet
+/// NaN — chosen here, not left to the host's arithmetic, whose NaN sign and payload
+/// Rust leaves unspecified (an optimised build gave others than a debug one).
 pub(crate) fn sum_rounded(
     c: f64,
     products: impl IntoIterator<Item = (f64, f64)>,
@@ -721,22 +724,35 @@ pub(crate) fn sum_rounded(
     let mut sum = exact::Sum::new();
     let mut finite = sum.add(c);
     let mut naive = c;
+    let mut first_nan = c.is_nan().then_some(c);
     for (a, b) in products {
         finite &= sum.add_product(a, b);
         naive += a * b;
+        if first_nan.is_none() {
+            first_nan = [a, b].into_iter().find(|x| x.is_nan());
+        }
     }
     if finite {
         return sum.round(fmt, mode);
     }
+    if naive.is_nan() {
+        // The NaN's bits: sign, then its payload's top bits, the quiet bit set.
+        let x = first_nan.map_or(0x7ff8_0000_0000_0000, f64::to_bits);
+        let sign = x >> 63;
+        return if fmt == exact::F16 {
+            sign << 15 | 0x7e00 | (x >> 42 & 0x1ff)
+        } else if fmt == exact::BF16 {
+            sign << 15 | 0x7fc0 | (x >> 45 & 0x3f)
+        } else {
+            sign << 31 | 0x7fc0_0000 | (x >> 29 & 0x3f_ffff)
+        };
+    }
+    // Infinite: its sign alone.
     let single = (naive as f32).to_bits();
     if fmt == exact::F16 {
         u64::from(half::from_f64(naive))
     } else if fmt == exact::BF16 {
-        u64::from(if naive.is_nan() {
-            single >> 16 | 0x40
-        } else {
-            single >> 16
-        })
+        u64::from(single >> 16)
     } else {
         u64::from(single)
     }
@@ -1430,6 +1446,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A NaN result is the first NaN term quieted, or the positive quiet NaN where the
+    /// sum makes one (infinity times zero), whatever the host's arithmetic would give.
+    #[test]
+    fn a_nan_sum_is_chosen_not_left_to_the_host() {
+        use super::sum_rounded;
+        use crate::float::exact;
+        let round = crate::float::exact::Round::NearestEven;
+        let signalling = f64::from_bits(0xfff0_0000_dead_0000);
+        let quiet_other = f64::from_bits(0x7ff8_0000_0000_0001);
+        let nan_sum = |c: f64, products: &[(f64, f64)]| sum_rounded(c, products.iter().copied(), exact::F32, round);
+        // C's NaN first, then the products' in order: quieted, sign and payload's top
+        // bits kept.
+        assert_eq!(
+            nan_sum(signalling, &[(quiet_other, 1.0)]),
+            0xffc0_0000 | 0xdead_0000 >> 29
+        );
+        assert_eq!(
+            nan_sum(1.0, &[(2.0, signalling), (quiet_other, 1.0)]),
+            0xffc0_0000 | 0xdead_0000 >> 29
+        );
+        assert_eq!(nan_sum(1.0, &[(2.0, 3.0), (quiet_other, signalling)]), 0x7fc0_0000);
+        // Made by the sum: +∞ · 0, +∞ + -∞.
+        assert_eq!(nan_sum(0.0, &[(f64::INFINITY, 0.0)]), 0x7fc0_0000);
+        assert_eq!(nan_sum(f64::INFINITY, &[(f64::NEG_INFINITY, 1.0)]), 0x7fc0_0000);
+        // In 16-bit formats too.
+        assert_eq!(sum_rounded(0.0, [(f64::INFINITY, 0.0)], exact::BF16, round), 0x7fc0);
+        assert_eq!(sum_rounded(0.0, [(f64::INFINITY, 0.0)], exact::F16, round), 0x7e00);
     }
 
     #[test]
