@@ -1,8 +1,10 @@
 //! `cargo xtask rocm-env [--dir DIR]`: a ROCm user space to run clients against the
 //! mock, installed as a newcomer would: a Debian trixie root (`debootstrap`) with
-//! `rocminfo`, `hipcc` and `libamdhip64-dev` from Debian's own archive (ROCr 6.1, HIP
-//! 5.7, clang 17), under `target/rocm-env/trixie` unless `--dir` names another place.
-//! Made once: a finished root is left as it is (delete it to start over). Needs root
+//! `rocminfo`, `hipcc`, `libamdhip64-dev` and the header-only parallel primitives
+//! (rocPRIM, hipCUB, rocThrust) from Debian's own archive (ROCr 6.1, HIP 5.7, clang 17),
+//! under `target/rocm-env/trixie` unless `--dir` names another place. Made once: a
+//! finished root is left as it is, but for the packages a newer list adds (delete it
+//! to start over). Needs root
 //! (debootstrap and chroot do), `debootstrap` (installed with apt-get when missing and
 //! running as root) and the network; it downloads about 1 GB. The tests never need it:
 //! those that run a ROCm client skip, saying why, where it is absent.
@@ -20,7 +22,22 @@ use crate::{Result, check, workspace_root};
 const SUITE: &str = "trixie";
 const MIRROR: &str = "http://deb.debian.org/debian";
 /// What the root gets beyond the minimal base.
-const PACKAGES: &[&str] = &["rocminfo", "hipcc", "libamdhip64-dev"];
+const PACKAGES: &[&str] = &[
+    "rocminfo",
+    "hipcc",
+    "libamdhip64-dev",
+    "librocprim-dev",
+    "libhipcub-dev",
+    "librocthrust-dev",
+];
+
+/// The file a finished root holds: the packages it was made with, one a line.
+const MARKER: &str = ".rocm-env-complete";
+
+/// Whether the root at `dir` is finished, with every package of [`PACKAGES`].
+pub fn ready(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(MARKER)).is_ok_and(|made| made.trim() == PACKAGES.join("\n"))
+}
 
 /// The root's default place.
 pub fn default_dir() -> PathBuf {
@@ -33,8 +50,10 @@ pub fn run(args: &[String]) -> Result<()> {
         [flag, d] if flag == "--dir" => PathBuf::from(d),
         _ => return Err("usage: cargo xtask rocm-env [--dir DIR]".into()),
     };
-    let done = dir.join(".rocm-env-complete");
-    if done.exists() {
+    // The marker lists what the root was made with; a root made with fewer packages
+    // gets the rest.
+    let (done, listed) = (dir.join(MARKER), PACKAGES.join("\n"));
+    if ready(&dir) {
         println!("rocm-env: {} is ready ({})", dir.display(), PACKAGES.join(", "));
         return Ok(());
     }
@@ -69,7 +88,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let unmounted = check(Command::new("umount").arg(&proc_dir), "unmounting the root's /proc");
     installed?;
     unmounted?;
-    std::fs::write(&done, b"")?;
+    std::fs::write(&done, listed)?;
     println!("rocm-env: {} is ready", dir.display());
     Ok(())
 }

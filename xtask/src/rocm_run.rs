@@ -24,9 +24,10 @@ pub fn run(args: &[String]) -> Result<()> {
         [flag, d] if flag == "--dir" => PathBuf::from(d),
         _ => return Err("usage: cargo xtask rocm-run [--dir DIR]".into()),
     };
-    if !dir.join(".rocm-env-complete").exists() {
+    if !rocm_env::ready(&dir) {
         return Err(format!(
-            "no ROCm root at {} (make it with `cargo xtask rocm-env`)",
+            "no ROCm root at {}, or one without a package the programs need (make or update \
+             it with `cargo xtask rocm-env`)",
             dir.display()
         )
         .into());
