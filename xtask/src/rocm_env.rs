@@ -1,12 +1,12 @@
 //! `cargo xtask rocm-env [--dir DIR]`: a ROCm user space to run clients against the
 //! mock, installed as a newcomer would: a Debian trixie root (`debootstrap`) with
-//! `rocminfo`, `hipcc`, `libamdhip64-dev` and the header-only parallel primitives
-//! (rocPRIM, hipCUB, rocThrust) from Debian's own archive (ROCr 6.1, HIP 5.7, clang 17),
+//! `rocminfo`, `hipcc`, `libamdhip64-dev`, the header-only parallel primitives
+//! (rocPRIM, hipCUB, rocThrust) and rocBLAS 5.5 from Debian's own archive (ROCr 6.1, HIP 5.7, clang 17),
 //! under `target/rocm-env/trixie` unless `--dir` names another place. Made once: a
 //! finished root is left as it is, but for the packages a newer list adds (delete it
 //! to start over). Needs root
 //! (debootstrap and chroot do), `debootstrap` (installed with apt-get when missing and
-//! running as root) and the network; it downloads about 1 GB. The tests never need it:
+//! running as root) and the network; it downloads about 1.2 GB and takes about 4 GB. The tests never need it:
 //! those that run a ROCm client skip, saying why, where it is absent.
 //!
 //! Run a client in it with the interposer (built on the host; the root's C library
@@ -29,6 +29,7 @@ const PACKAGES: &[&str] = &[
     "librocprim-dev",
     "libhipcub-dev",
     "librocthrust-dev",
+    "librocblas-dev",
 ];
 
 /// The file a finished root holds: the packages it was made with, one a line.

@@ -73,6 +73,14 @@ pub fn run(args: &[String]) -> Result<()> {
                 .and_then(|s| s.to_str())
                 .unwrap_or("program")
                 .to_string();
+            let (flags, only) = directives(src)?;
+            if let Some((profiles, why)) = only.filter(|(p, _)| !p.iter().any(|p| p == profile)) {
+                println!(
+                    "rocm-run: {profile}: {name}: skipped, it runs on {} {why}",
+                    profiles.join(" and ")
+                );
+                continue;
+            }
             let exe = Path::new("/tmp/amd-hcq-rocm-run").join(format!("{name}-{arch}"));
             let built = Command::new("chroot")
                 .arg(&dir)
@@ -82,6 +90,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 .arg(inside(src))
                 .arg("-o")
                 .arg(&exe)
+                .args(&flags)
                 .output()?;
             if !built.status.success() {
                 failed.push(format!(
@@ -121,6 +130,33 @@ pub fn run(args: &[String]) -> Result<()> {
         PROFILES.map(|p| p.0).join(" and ")
     );
     Ok(())
+}
+
+/// A program's own lines: `// hipcc: …` adds options after its source (libraries to
+/// link), `// profiles: P… (why)` names the only profiles it runs on and why.
+type Directives = (Vec<String>, Option<(Vec<String>, String)>);
+
+fn directives(src: &Path) -> Result<Directives> {
+    let text = std::fs::read_to_string(src)?;
+    let mut flags = Vec::new();
+    let mut only = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("// hipcc:") {
+            flags.extend(rest.split_whitespace().map(str::to_string));
+        } else if let Some(rest) = line.strip_prefix("// profiles:") {
+            let (names, why) = rest.split_once('(').map_or((rest, ""), |(n, w)| (n, w));
+            let why = why.trim_end_matches(')');
+            only = Some((
+                names.split_whitespace().map(str::to_string).collect(),
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!("({why})")
+                },
+            ));
+        }
+    }
+    Ok((flags, only))
 }
 
 /// Runs `argv` in the root under the interposer, on a mock of `profile`; whether it

@@ -134,6 +134,84 @@ fn a_kernel_reaching_freed_memory_is_told_so(t: Transport) {
     assert!(report.iter().any(|l| l.contains(&want)), "{report:?}");
 }
 
+/// The kernel that reads a workgroup's LDS array at the indices a buffer gives, built
+/// for `target`.
+fn lds_index(target: &str) -> &'static [u8] {
+    let builds = kernel!("lds_index");
+    builds
+        .iter()
+        .find(|(t, _)| *t == target)
+        .map(|&(_, elf)| elf)
+        .expect("a build for the target")
+}
+
+/// `lds_index` reading its 256-entry LDS array at index 300 (byte 0x4b0 of its 1 KiB):
+/// the sanitizer stops the dispatch naming the access and the instruction; indices
+/// within the array run as without it.
+fn an_lds_access_outside_the_allocation_is_stopped(t: Transport) {
+    let (_m, p) = sanitized(t);
+    lds_outside_stops(&p, t.target());
+}
+
+fn lds_outside_stops(p: &Platform, target: &str) {
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, lds_index(target), "lds_index").unwrap();
+    let n = 512usize;
+    let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7) % 256).collect();
+    let (bi, out) = (
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+    );
+    dev.copy_in_slice(&bi, 0, &idx).unwrap();
+    prg.launch_timed(&[&bi, &out], &[], groups(2)).unwrap();
+    let got = dev.copy_out_vec::<u32>(&out, 0, n).unwrap();
+    assert!(got.iter().zip(&idx).all(|(&g, &i)| g == 3 * i + 1), "{target}: {got:?}");
+    // One index past the array, in the second workgroup.
+    let mut bad = idx.clone();
+    bad[300] = 300;
+    dev.copy_in_slice(&bi, 0, &bad).unwrap();
+    let report = fault_report(prg.launch_timed(&[&bi, &out], &[], groups(2)));
+    let want = "the sanitizer stopped an LDS 4-byte load at byte 0x4b0, outside the workgroup's 1024 bytes of LDS";
+    assert!(
+        report.iter().any(|r| r.contains(want) && r.contains(": ds_")),
+        "{target}: {report:?}"
+    );
+}
+
+/// Without the sanitizer, the same read is the hardware's: 0.
+#[test]
+fn without_the_sanitizer_an_lds_read_outside_reads_zero() {
+    // Off whatever AMD_MOCK_SANITIZE says (CI runs the tests again under it).
+    let (_m, p) = platform_with(Transport::Kfd, 1, |c| MockConfig { sanitize: false, ..c });
+    let dev = p.device(0).unwrap();
+    let prg = Program::load(&dev, lds_index("gfx1100"), "lds_index").unwrap();
+    let idx = [5u32, 300, 7, 1000];
+    let mut all = vec![0u32; 256];
+    all[..4].copy_from_slice(&idx);
+    let (bi, out) = (
+        dev.alloc(1024, BufferKind::Device).unwrap(),
+        dev.alloc(1024, BufferKind::Device).unwrap(),
+    );
+    dev.copy_in_slice(&bi, 0, &all).unwrap();
+    prg.launch_timed(&[&bi, &out], &[], groups(1)).unwrap();
+    let got = dev.copy_out_vec::<u32>(&out, 0, 4).unwrap();
+    assert_eq!(got, [16, 0, 22, 0]);
+}
+
+/// The LDS check is the interpreter's, on every GPU the mock runs: CDNA3's too, and
+/// the driverless transport's.
+#[test]
+fn the_lds_check_on_gfx942_and_on_a_pci_gpu() {
+    let m = Arc::new(MockSys::new(MockConfig {
+        sanitize: true,
+        ..MockConfig::named("gfx942", 1).expect("the gfx942 profile")
+    }));
+    let p = Platform::with_sys(m, amd_hcq::Iface::Mock).unwrap();
+    lds_outside_stops(&p, "gfx942");
+    let (_m, p) = sanitized(Transport::Pci);
+    lds_outside_stops(&p, "gfx1100");
+}
+
 macro_rules! on {
     ($($t:ident => $name:ident),* $(,)?) => {$(
         mod $name {
@@ -149,6 +227,10 @@ macro_rules! on {
             #[test]
             fn a_kernel_reaching_freed_memory_is_told_so() {
                 super::a_kernel_reaching_freed_memory_is_told_so(Transport::$t);
+            }
+            #[test]
+            fn an_lds_access_outside_the_allocation_is_stopped() {
+                super::an_lds_access_outside_the_allocation_is_stopped(Transport::$t);
             }
         }
     )*};

@@ -335,6 +335,7 @@ fn hip_build(root: &Path, work: &str, rel: &str, arch: &str) -> String {
         .arg(format!("/{work}/{name}.hip"))
         .arg("-o")
         .arg(&exe)
+        .args(hip_directive(rel, "hipcc").unwrap_or_default())
         .output()
         .expect("chroot hipcc");
     assert!(
@@ -343,6 +344,18 @@ fn hip_build(root: &Path, work: &str, rel: &str, arch: &str) -> String {
         String::from_utf8_lossy(&built.stderr)
     );
     exe
+}
+
+/// The words of `tests/hip/{rel}.hip`'s `// {key}: …` line up to a parenthesis (its
+/// `hipcc` options, the `profiles` it runs on); `None` where it has none.
+fn hip_directive(rel: &str, key: &str) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(manifest().join(format!("../../tests/hip/{rel}.hip"))).ok()?;
+    let prefix = format!("// {key}:");
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&prefix).map(str::to_string))?;
+    let words = line.split('(').next().unwrap_or_default();
+    Some(words.split_whitespace().map(str::to_string).collect())
 }
 
 /// Runs the root's `exe` under the interposer (the root's `/{work}`'s copy) with
@@ -400,8 +413,9 @@ fn rocm_6_1_hip_uninitialized_read_is_found_by_the_sanitizer() {
 /// a vector add with events, a tiled matrix multiply in shared memory, a reduction
 /// with atomics, a kernel launch as the first GPU work (the queue's first doorbell,
 /// which the mock once missed), the device library's math, shuffles, ballots, atomics
-/// and halves, and rocThrust's and hipCUB's sorts, scans and reductions (whose gfx942
-/// warp scans use DPP row broadcasts) — built with the root's `hipcc --offload-arch=gfx1100` and
+/// and halves, rocThrust's and hipCUB's sorts, scans and reductions (whose gfx942
+/// warp scans use DPP row broadcasts), and rocBLAS's GEMMs and level-1 and -2
+/// routines (its Tensile kernels, on gfx1100 only: Debian's has none for gfx942) — built with the root's `hipcc --offload-arch=gfx1100` and
 /// `--offload-arch=gfx942` and run on a mock of that GPU (`AMD_MOCK_PROFILE`), each
 /// printing `ok`. Skipped where the ROCm root is absent or the test cannot chroot.
 #[test]
@@ -409,21 +423,32 @@ fn rocm_6_1_hip_programs_run_unmodified() {
     let Some(root) = rocm_root() else { return };
     let work = hip_work(&root, "hip-test");
     let mut failed = Vec::new();
-    // rocPRIM, hipCUB and rocThrust came to the root later: an older root lacks them.
-    let primitives = root.join("usr/include/hipcub/hipcub.hpp").exists();
-    if !primitives {
-        eprintln!("primitives.hip skipped: the ROCm root lacks hipCUB (update it with `cargo xtask rocm-env`)");
+    // The libraries came to the root later: an older root lacks them.
+    let needs = [
+        ("primitives", "usr/include/hipcub/hipcub.hpp"),
+        ("blas", "usr/include/rocblas/rocblas.h"),
+    ];
+    let lacking: Vec<&str> = needs
+        .iter()
+        .filter(|(_, header)| !root.join(header).exists())
+        .map(|&(name, _)| name)
+        .collect();
+    for name in &lacking {
+        eprintln!("{name}.hip skipped: the ROCm root lacks its library (update it with `cargo xtask rocm-env`)");
     }
+    let programs = [
+        "vadd",
+        "matmul",
+        "reduce",
+        "launch_first",
+        "device_library",
+        "primitives",
+        "blas",
+    ];
     for arch in ["gfx1100", "gfx942"] {
-        for name in [
-            "vadd",
-            "matmul",
-            "reduce",
-            "launch_first",
-            "device_library",
-            "primitives",
-        ] {
-            if name == "primitives" && !primitives {
+        for name in programs {
+            let elsewhere = hip_directive(name, "profiles").is_some_and(|p| !p.iter().any(|p| p == arch));
+            if lacking.contains(&name) || elsewhere {
                 continue;
             }
             let exe = hip_build(&root, &work, name, arch);

@@ -32,6 +32,22 @@ pub enum ExecError {
         /// The instruction that made it.
         at: At,
     },
+    /// An LDS access outside the workgroup's allocation, stopped by the sanitizer
+    /// ([`crate::rdna3::Interpreter::check_lds`]); without it the access reads 0 or
+    /// writes nothing, as the hardware's range check does.
+    #[error(
+        "the sanitizer stopped an LDS {access} at byte {offset:#x}, outside the workgroup's {lds_bytes} bytes of LDS {at}"
+    )]
+    LdsOutside {
+        /// The first byte of the access, from the start of the workgroup's LDS.
+        offset: u64,
+        /// Its kind and size.
+        access: Access,
+        /// The workgroup's LDS allocation (RSRC2.LDS_SIZE's blocks).
+        lds_bytes: usize,
+        /// The instruction that made it.
+        at: At,
+    },
     /// The instruction could not be fetched: its address is not mapped.
     #[error("memory fault at {:#x} fetching the instruction at {pc:#x}", fault.va)]
     Fetch {
@@ -116,6 +132,9 @@ pub(crate) struct Trap(Box<TrapKind>);
 pub(crate) enum TrapKind {
     /// The memory reported a fault on this access.
     Fault(MemoryFault, Access),
+    /// An LDS access outside the allocation (its offset, the access, the allocation's
+    /// bytes), where the interpreter checks them.
+    LdsOutside(u64, Access, usize),
     /// The instruction's opcode (or a VOPD operation) is not implemented.
     Missing(String),
     /// The interpreter does not run this form or operand (the reason, for the user).
@@ -127,6 +146,11 @@ impl Trap {
     #[cold]
     pub(crate) fn fault(fault: MemoryFault, access: Access) -> Trap {
         Trap(Box::new(TrapKind::Fault(fault, access)))
+    }
+    /// An LDS access of `access` at `offset`, outside `lds_bytes` of LDS.
+    #[cold]
+    pub(crate) fn lds_outside(offset: u64, access: Access, lds_bytes: usize) -> Trap {
+        Trap(Box::new(TrapKind::LdsOutside(offset, access, lds_bytes)))
     }
     /// An opcode (or form) that is not implemented.
     #[cold]
@@ -202,6 +226,12 @@ impl std::fmt::Display for Trap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind() {
             TrapKind::Fault(fault, access) => write!(f, "memory fault at {:#x} ({access})", fault.va),
+            TrapKind::LdsOutside(offset, access, bytes) => {
+                write!(
+                    f,
+                    "LDS {access} at byte {offset:#x}, outside the workgroup's {bytes} bytes"
+                )
+            }
             TrapKind::Missing(s) | TrapKind::Refused(s) => f.write_str(s),
         }
     }

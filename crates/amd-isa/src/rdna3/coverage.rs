@@ -316,7 +316,9 @@ pub(crate) fn classify_probe<F: super::Frontend>(
         Ok(Ok(_)) => Status::Implemented,
         Ok(Err(t)) => match t.into_kind() {
             crate::error::TrapKind::Missing(e) => Status::Missing(e),
-            crate::error::TrapKind::Fault(..) | crate::error::TrapKind::Refused(_) => Status::Implemented,
+            crate::error::TrapKind::Fault(..)
+            | crate::error::TrapKind::LdsOutside(..)
+            | crate::error::TrapKind::Refused(_) => Status::Implemented,
         },
         Err(_) => Status::Missing("the interpreter panicked".into()),
     }

@@ -5,7 +5,8 @@
 //! cross-lane permutes and swizzles that go through the LDS crossbar.
 //!
 //! An access outside the workgroup's LDS reads 0 and writes nothing (the hardware's
-//! range check).
+//! range check), or, under the sanitizer's check ([`super::Interpreter::check_lds`]),
+//! stops the instruction.
 
 use super::decode::Inst;
 use super::exec::{R, blend};
@@ -14,33 +15,96 @@ use super::opcodes::Ds;
 use super::opcodes::op::{ds, global};
 use super::wave::{M0, Wave};
 use crate::error::Trap;
+use crate::memory::{Access, AccessKind};
 
 fn missing(i: &Inst, name: &str) -> Trap {
     Trap::missing(format!("DS opcode {:#x} ({name}) is not implemented", i.op))
 }
 
-fn read(lds: &[u8], a: u32, n: usize) -> u64 {
+/// The `n` bytes at `a`, little-endian; `None` when any is past the LDS.
+fn read(lds: &[u8], a: u32, n: usize) -> Option<u64> {
     let mut b = [0u8; 8];
-    if let Some(src) = lds.get(a as usize..a as usize + n) {
-        b[..n].copy_from_slice(src);
-    }
-    u64::from_le_bytes(b)
+    b[..n].copy_from_slice(lds.get(a as usize..(a as usize).checked_add(n)?)?);
+    Some(u64::from_le_bytes(b))
 }
 
-/// The dword at `a` (any alignment), 0 when any of its bytes is past the LDS: `read`
-/// for four bytes, as one bounds check and one load.
+/// The dword at `a` (any alignment), `None` when any of its bytes is past the LDS:
+/// `read` for four bytes, as one bounds check and one load.
 #[inline(always)]
-fn read32(lds: &[u8], a: u32) -> u32 {
+fn read32(lds: &[u8], a: u32) -> Option<u32> {
     let a = a as usize;
     match lds.get(a..a + 4) {
-        Some(&[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]),
-        _ => 0,
+        Some(&[b0, b1, b2, b3]) => Some(u32::from_le_bytes([b0, b1, b2, b3])),
+        _ => None,
     }
 }
 
-fn write(lds: &mut [u8], a: u32, v: u64, n: usize) {
-    if let Some(dst) = lds.get_mut(a as usize..a as usize + n) {
-        dst.copy_from_slice(&v.to_le_bytes()[..n]);
+/// Writes `v`'s low `n` bytes at `a`; `None`, writing nothing, when any is past the
+/// LDS.
+fn write(lds: &mut [u8], a: u32, v: u64, n: usize) -> Option<()> {
+    lds.get_mut(a as usize..(a as usize).checked_add(n)?)?
+        .copy_from_slice(&v.to_le_bytes()[..n]);
+    Some(())
+}
+
+/// The workgroup's LDS as the lane-by-lane path reaches it: an access outside it
+/// reads 0 and writes nothing (the hardware's range check), or, where the sanitizer
+/// checks ([`Wave::check_lds`]), stops the instruction.
+struct Space<'a> {
+    bytes: &'a mut [u8],
+    check: bool,
+}
+
+impl Space<'_> {
+    /// An access of `n` bytes at `a` that missed the LDS: nothing, or the trap.
+    #[cold]
+    fn outside(&self, a: u32, n: usize, kind: AccessKind) -> R<()> {
+        if self.check {
+            return Err(Trap::lds_outside(
+                u64::from(a),
+                Access { kind, bytes: n },
+                self.bytes.len(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn read(&self, a: u32, n: usize) -> R<u64> {
+        match read(self.bytes, a, n) {
+            Some(v) => Ok(v),
+            None => self.outside(a, n, AccessKind::Load).map(|_| 0),
+        }
+    }
+
+    #[inline(always)]
+    fn read32(&self, a: u32) -> R<u32> {
+        match read32(self.bytes, a) {
+            Some(v) => Ok(v),
+            None => self.outside(a, 4, AccessKind::Load).map(|_| 0),
+        }
+    }
+
+    /// The old value of a read-modify-write (an access outside is an atomic one).
+    fn read_old(&self, a: u32, n: usize) -> R<u64> {
+        match read(self.bytes, a, n) {
+            Some(v) => Ok(v),
+            None => self.outside(a, n, AccessKind::Atomic).map(|_| 0),
+        }
+    }
+
+    fn write(&mut self, a: u32, v: u64, n: usize) -> R<()> {
+        match write(self.bytes, a, v, n) {
+            Some(()) => Ok(()),
+            None => self.outside(a, n, AccessKind::Store),
+        }
+    }
+
+    /// The new value of a read-modify-write.
+    fn write_new(&mut self, a: u32, v: u64, n: usize) -> R<()> {
+        match write(self.bytes, a, v, n) {
+            Some(()) => Ok(()),
+            None => self.outside(a, n, AccessKind::Atomic),
+        }
     }
 }
 
@@ -134,7 +198,7 @@ pub(crate) fn ds(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
 /// [`ds()`] with the opcode already named (`op` is `i.op`'s).
 pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
     use Ds::*;
-    if whole_wave(w, i, op, lds).is_some() {
+    if !w.check_lds && whole_wave(w, i, op, lds).is_some() {
         return Ok(());
     }
     // The 32-bit read-modify-writes: the plain form and, for `_rtn`, whether the old
@@ -178,38 +242,41 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
     let f = i.ds();
     let ([off0, off1], offset, [addr, d0, d1], vdst) = (f.offsets, f.offset(), f.vgprs, f.vdst);
     let exec = w.exec();
-    let rd = read32;
-    let wr = |lds: &mut [u8], a: u32, v: u32| write(lds, a, u64::from(v), 4);
+    let mut lds = Space {
+        bytes: lds,
+        check: w.check_lds,
+    };
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let base = w.vread(addr, lane, None)?;
         let a = base.wrapping_add(offset);
         match op {
-            DS_STORE_B32 => wr(lds, a, w.vread(d0, lane, None)?),
+            DS_STORE_B32 => lds.write(a, u64::from(w.vread(d0, lane, None)?), 4)?,
             DS_STORE_B8 | DS_STORE_B16 => {
                 let n = if op == DS_STORE_B8 { 1 } else { 2 };
-                write(lds, a, u64::from(w.vread(d0, lane, None)?), n);
+                lds.write(a, u64::from(w.vread(d0, lane, None)?), n)?;
             }
             DS_STORE_B64 | DS_STORE_B96 | DS_STORE_B128 => {
                 for k in 0..dwords(op) {
-                    wr(lds, a.wrapping_add(4 * k as u32), w.vread(d0 + k as u16, lane, None)?);
+                    let v = w.vread(d0 + k as u16, lane, None)?;
+                    lds.write(a.wrapping_add(4 * k as u32), u64::from(v), 4)?;
                 }
             }
             DS_STORE_2ADDR_B32 | DS_STORE_2ADDR_STRIDE64_B32 => {
                 let stride = if op == DS_STORE_2ADDR_B32 { 4 } else { 256 };
-                wr(lds, base.wrapping_add(off0 * stride), w.vread(d0, lane, None)?);
-                wr(lds, base.wrapping_add(off1 * stride), w.vread(d1, lane, None)?);
+                lds.write(base.wrapping_add(off0 * stride), u64::from(w.vread(d0, lane, None)?), 4)?;
+                lds.write(base.wrapping_add(off1 * stride), u64::from(w.vread(d1, lane, None)?), 4)?;
             }
-            DS_LOAD_B32 => w.vwrite(vdst, lane, rd(lds, a))?,
+            DS_LOAD_B32 => w.vwrite(vdst, lane, lds.read32(a)?)?,
             DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
                 for k in 0..dwords(op) {
-                    w.vwrite(vdst + k, lane, rd(lds, a.wrapping_add(4 * k as u32)))?;
+                    w.vwrite(vdst + k, lane, lds.read32(a.wrapping_add(4 * k as u32))?)?;
                 }
             }
             DS_LOAD_2ADDR_B32 | DS_LOAD_2ADDR_STRIDE64_B32 => {
                 let stride = if op == DS_LOAD_2ADDR_B32 { 4 } else { 256 };
                 let (x, y) = (
-                    rd(lds, base.wrapping_add(off0 * stride)),
-                    rd(lds, base.wrapping_add(off1 * stride)),
+                    lds.read32(base.wrapping_add(off0 * stride))?,
+                    lds.read32(base.wrapping_add(off1 * stride))?,
                 );
                 w.vwrite(vdst, lane, x)?;
                 w.vwrite(vdst + 1, lane, y)?;
@@ -217,7 +284,7 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
             // Sub-dword loads, zero- or sign-extended.
             DS_LOAD_I8 | DS_LOAD_U8 | DS_LOAD_I16 | DS_LOAD_U16 => {
                 let n = if matches!(op, DS_LOAD_I8 | DS_LOAD_U8) { 1 } else { 2 };
-                let raw = read(lds, a, n);
+                let raw = lds.read(a, n)?;
                 let v = match op {
                     DS_LOAD_I8 => raw as u8 as i8 as i32 as u32,
                     DS_LOAD_I16 => raw as u16 as i16 as i32 as u32,
@@ -226,8 +293,8 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
                 w.vwrite(vdst, lane, v)?;
             }
             DS_STOREXCHG_RTN_B32 => {
-                let old = rd(lds, a);
-                wr(lds, a, w.vread(d0, lane, None)?);
+                let old = lds.read_old(a, 4)? as u32;
+                lds.write_new(a, u64::from(w.vread(d0, lane, None)?), 4)?;
                 w.vwrite(vdst, lane, old)?;
             }
             // The read-modify-writes, sharing the global atomics' arithmetic; rsub and
@@ -237,7 +304,7 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
                 let Some(p) = rmw else {
                     return Err(missing(i, op.name()));
                 };
-                let (old, x) = (rd(lds, a), w.vread(d0, lane, None)?);
+                let (old, x) = (lds.read_old(a, 4)? as u32, w.vread(d0, lane, None)?);
                 let new = match p {
                     DS_RSUB_U32 => x.wrapping_sub(old),
                     DS_MSKOR_B32 => (old & !x) | w.vread(d1, lane, None)?,
@@ -251,7 +318,7 @@ pub(crate) fn ds_op(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> R<()> {
                         atomic_result(g, u64::from(old), u64::from(x), u64::from(cmp))? as u32
                     }
                 };
-                wr(lds, a, new);
+                lds.write_new(a, u64::from(new), 4)?;
                 if rtn {
                     w.vwrite(vdst, lane, old)?;
                 }
@@ -277,7 +344,9 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
     }
     let base = *w.v.get(addr)?;
     let exec = w.exec();
-    let rd = |lds: &[u8], a: u32| read(lds, a, 4) as u32;
+    // Outside the LDS: 0, and nothing written (the sanitizer's check runs the
+    // lane-by-lane path).
+    let rd = |lds: &[u8], a: u32| read32(lds, a).unwrap_or(0);
     match op {
         DS_LOAD_B32 | DS_LOAD_B64 | DS_LOAD_B96 | DS_LOAD_B128 => {
             let n = dwords(op);
@@ -340,7 +409,7 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
                 let a = base[lane].wrapping_add(offset);
                 for k in 0..n {
-                    write(lds, a.wrapping_add(4 * k as u32), u64::from(w.v[d0 + k][lane]), 4);
+                    let _ = write(lds, a.wrapping_add(4 * k as u32), u64::from(w.v[d0 + k][lane]), 4);
                 }
             }
         }
@@ -350,8 +419,8 @@ fn whole_wave(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8]) -> Option<()> {
             }
             let stride = if op == DS_STORE_2ADDR_B32 { 4 } else { 256 };
             for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
-                write(lds, base[lane].wrapping_add(off0 * stride), u64::from(w.v[d0][lane]), 4);
-                write(lds, base[lane].wrapping_add(off1 * stride), u64::from(w.v[d1][lane]), 4);
+                let _ = write(lds, base[lane].wrapping_add(off0 * stride), u64::from(w.v[d0][lane]), 4);
+                let _ = write(lds, base[lane].wrapping_add(off1 * stride), u64::from(w.v[d1][lane]), 4);
             }
         }
         _ => return None,
@@ -367,6 +436,10 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
     let ([off0, off1], offset, [addr, d0, d1], vdst) = (f.offsets, f.offset(), f.vgprs, f.vdst);
     let exec = w.exec();
     let lanes = || (0..32).filter(move |l| exec >> l & 1 == 1);
+    let mut lds = Space {
+        bytes: lds,
+        check: w.check_lds,
+    };
     match op {
         DS_NOP => return Ok(()),
         // Counters at M0's base plus the offset: the old value to every lane, the
@@ -374,7 +447,7 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         // (Once for a whole wave64: its 64 lanes count together.)
         DS_APPEND | DS_CONSUME => {
             let a = (w.s[M0] & 0xffff).wrapping_add(offset);
-            let old = read(lds, a, 4) as u32;
+            let old = lds.read_old(a, 4)? as u32;
             let all = w.exec_all();
             let n = all.count_ones();
             let new = if op == DS_APPEND {
@@ -382,7 +455,7 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
             } else {
                 old.wrapping_sub(n)
             };
-            write(lds, a, u64::from(new), 4);
+            lds.write_new(a, u64::from(new), 4)?;
             for l in (0..64).filter(|l| all >> l & 1 == 1) {
                 w.vwrite_lane64(vdst, l, old)?;
             }
@@ -433,16 +506,16 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
         match op {
             DS_STORE_ADDTID_B32 => {
                 let at = (offset + (w.s[M0] & 0xffff)).wrapping_add(4 * lane as u32);
-                write(lds, at, u64::from(w.vread(d0, lane, None)?), 4);
+                lds.write(at, u64::from(w.vread(d0, lane, None)?), 4)?;
             }
             DS_LOAD_ADDTID_B32 => {
                 let at = (offset + (w.s[M0] & 0xffff)).wrapping_add(4 * lane as u32);
-                w.vwrite(vdst, lane, read(lds, at, 4) as u32)?;
+                w.vwrite(vdst, lane, lds.read32(at)?)?;
             }
             // Half-register stores: the high half's byte or half-word.
             DS_STORE_B8_D16_HI | DS_STORE_B16_D16_HI => {
                 let n = if op == DS_STORE_B8_D16_HI { 1 } else { 2 };
-                write(lds, a, u64::from(w.vread(d0, lane, None)? >> 16), n);
+                lds.write(a, u64::from(w.vread(d0, lane, None)? >> 16), n)?;
             }
             // Half-register loads: into the low or high 16 bits, the other half kept.
             DS_LOAD_U8_D16 | DS_LOAD_U8_D16_HI | DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI | DS_LOAD_U16_D16
@@ -451,7 +524,7 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                     op,
                     DS_LOAD_U8_D16 | DS_LOAD_U8_D16_HI | DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI
                 );
-                let raw = read(lds, a, if byte { 1 } else { 2 }) as u16;
+                let raw = lds.read(a, if byte { 1 } else { 2 })? as u16;
                 let h = match op {
                     DS_LOAD_I8_D16 | DS_LOAD_I8_D16_HI => raw as u8 as i8 as i16 as u16,
                     _ => raw,
@@ -467,13 +540,13 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
             }
             DS_STORE_2ADDR_B64 | DS_STORE_2ADDR_STRIDE64_B64 => {
                 let stride = if op == DS_STORE_2ADDR_B64 { 8 } else { 512 };
-                write(lds, base.wrapping_add(off0 * stride), vread64(w, d0, lane)?, 8);
-                write(lds, base.wrapping_add(off1 * stride), vread64(w, d1, lane)?, 8);
+                lds.write(base.wrapping_add(off0 * stride), vread64(w, d0, lane)?, 8)?;
+                lds.write(base.wrapping_add(off1 * stride), vread64(w, d1, lane)?, 8)?;
             }
             DS_LOAD_2ADDR_B64 | DS_LOAD_2ADDR_STRIDE64_B64 => {
                 let stride = if op == DS_LOAD_2ADDR_B64 { 8 } else { 512 };
-                let x = read(lds, base.wrapping_add(off0 * stride), 8);
-                let y = read(lds, base.wrapping_add(off1 * stride), 8);
+                let x = lds.read(base.wrapping_add(off0 * stride), 8)?;
+                let y = lds.read(base.wrapping_add(off1 * stride), 8)?;
                 vwrite64(w, vdst, lane, x)?;
                 vwrite64(w, vdst + 2, lane, y)?;
             }
@@ -490,14 +563,14 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
                         64
                     };
                 let (a1, a2) = (base.wrapping_add(off0 * stride), base.wrapping_add(off1 * stride));
-                let (old1, old2) = (read(lds, a1, n), read(lds, a2, n));
+                let (old1, old2) = (lds.read_old(a1, n)?, lds.read_old(a2, n)?);
                 let (x, y) = if wide {
                     (vread64(w, d0, lane)?, vread64(w, d1, lane)?)
                 } else {
                     (u64::from(w.vread(d0, lane, None)?), u64::from(w.vread(d1, lane, None)?))
                 };
-                write(lds, a1, x, n);
-                write(lds, a2, y, n);
+                lds.write_new(a1, x, n)?;
+                lds.write_new(a2, y, n)?;
                 if wide {
                     vwrite64(w, vdst, lane, old1)?;
                     vwrite64(w, vdst + 2, lane, old2)?;
@@ -509,24 +582,24 @@ fn ds_rest(w: &mut Wave, i: &Inst, lds: &mut [u8]) -> R<()> {
             DS_CONDXCHG32_RTN_B64 => {
                 let a0 = a & 0xfff8;
                 let data = vread64(w, d0, lane)?;
-                let (r0, r1) = (read(lds, a0, 4) as u32, read(lds, a0 + 4, 4) as u32);
+                let (r0, r1) = (lds.read_old(a0, 4)? as u32, lds.read_old(a0 + 4, 4)? as u32);
                 if data >> 31 & 1 == 1 {
-                    write(lds, a0, data & 0x7fff_ffff, 4);
+                    lds.write_new(a0, data & 0x7fff_ffff, 4)?;
                 }
                 if data >> 63 == 1 {
-                    write(lds, a0 + 4, (data >> 32) & 0x7fff_ffff, 4);
+                    lds.write_new(a0 + 4, (data >> 32) & 0x7fff_ffff, 4)?;
                 }
                 w.vwrite(vdst, lane, r0)?;
                 w.vwrite(vdst + 1, lane, r1)?;
             }
-            _ => rmw(w, i, op, lds, lane, a, (d0, d1, vdst))?,
+            _ => rmw(w, i, op, &mut lds, lane, a, (d0, d1, vdst))?,
         }
     }
     Ok(())
 }
 
 /// The read-modify-writes: 32-bit float compare-store and wrap, and every 64-bit one.
-fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8], lane: usize, a: u32, regs: (u16, u16, usize)) -> R<()> {
+fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut Space, lane: usize, a: u32, regs: (u16, u16, usize)) -> R<()> {
     use Ds::*;
     let (d0, d1, vdst) = regs;
     let (base_op, rtn) = plain(i.op);
@@ -534,7 +607,7 @@ fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8], lane: usize, a: u32, regs
     // The 64-bit block, from ds_add_u64.
     let wide = base_op >= ds::DS_ADD_U64;
     let n = if wide { 8 } else { 4 };
-    let old = read(lds, a, n);
+    let old = lds.read_old(a, n)?;
     let (x, y) = if wide {
         (vread64(w, d0, lane)?, vread64(w, d1, lane).unwrap_or(0))
     } else {
@@ -582,7 +655,7 @@ fn rmw(w: &mut Wave, i: &Inst, op: Ds, lds: &mut [u8], lane: usize, a: u32, regs
             None => return Err(missing(i, op.name())),
         },
     };
-    write(lds, a, new, n);
+    lds.write_new(a, new, n)?;
     if rtn || base == DS_WRAP_RTN_B32 {
         if wide {
             vwrite64(w, vdst, lane, old)?;
@@ -861,5 +934,72 @@ mod tests {
             crate::rdna3::exec::SLOW_ONLY.with(|s| s.set(false));
             assert_eq!(fast.v, slow.unwrap().v, "EXEC {mask:#x}, past the end {past}");
         }
+    }
+
+    /// Under the sanitizer's check an LDS access outside the allocation stops the
+    /// instruction, naming the first lane's offset, the access and the allocation;
+    /// without it the same access reads 0 and writes nothing.
+    #[test]
+    fn the_sanitizer_stops_an_access_outside_the_lds() {
+        use crate::error::TrapKind;
+        use crate::memory::{Access, AccessKind};
+        use crate::rdna3::testing::run_mem_trap;
+        let load: &[u32] = &[0xd8d8_0000, 0x0100_0002]; // ds_load_b32 v1, v2
+        let store: &[u32] = &[0xd834_0008, 0x0000_0302]; // ds_store_b32 v2, v3 offset:8
+        let add: &[u32] = &[0xd800_0000, 0x0000_0302]; // ds_add_u32 v2, v3
+        // v2 = 4 × lane: lanes 16 and up are past 64 bytes of LDS.
+        let setup = |check: bool| {
+            move |w: &mut Wave, _| {
+                w.check_lds = check;
+                lanes(w, 2, |l| 4 * l as u32);
+                lanes(w, 3, |l| 100 + l as u32);
+                lanes(w, 1, |_| 7);
+            }
+        };
+        let cases = [
+            (load, 0x40, AccessKind::Load),
+            (store, 0x40, AccessKind::Store),
+            (add, 0x40, AccessKind::Atomic),
+        ];
+        for (words, offset, kind) in cases {
+            let mut lds = [0x11u8; 64];
+            let err = run_mem_trap(&[words], &mut [], &mut lds, setup(true))
+                .err()
+                .expect("a trap");
+            let access = Access { kind, bytes: 4 };
+            assert_eq!(*err.kind(), TrapKind::LdsOutside(offset, access, 64), "{kind:?}");
+            let mut lds = [0x11u8; 64];
+            let w = run_mem_trap(&[words], &mut [], &mut lds, setup(false)).unwrap();
+            if kind == AccessKind::Load {
+                assert_eq!(w.v[1][15], 0x1111_1111);
+                assert_eq!(w.v[1][16], 0, "read as 0 past the end");
+            } else {
+                assert_eq!(
+                    lds[60..64],
+                    if kind == AccessKind::Store {
+                        [113, 0, 0, 0]
+                    } else {
+                        [0x11 + 115, 0x11, 0x11, 0x11]
+                    }
+                );
+            }
+        }
+        // Through generic (FLAT) pointers into the LDS aperture too.
+        let flat: &[u32] = &[0xdc50_0000, 0x017c_0004]; // flat_load_b32 v1, v[4:5]
+        let mut lds = [0u8; 64];
+        let err = run_mem_trap(&[flat], &mut [], &mut lds, |w, _| {
+            w.check_lds = true;
+            lanes(w, 4, |l| {
+                (super::super::wave::SHARED_APERTURE as u32).wrapping_add(8 * l as u32)
+            });
+            lanes(w, 5, |_| (super::super::wave::SHARED_APERTURE >> 32) as u32);
+        })
+        .err()
+        .expect("a trap");
+        let access = Access {
+            kind: AccessKind::Load,
+            bytes: 4,
+        };
+        assert_eq!(*err.kind(), TrapKind::LdsOutside(0x40, access, 64));
     }
 }

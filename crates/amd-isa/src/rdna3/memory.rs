@@ -10,7 +10,7 @@ use super::opcodes::Global;
 use super::opcodes::op::global;
 use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
-use crate::memory::Memory;
+use crate::memory::{Access, AccessKind, Memory};
 
 /// A FLAT, GLOBAL or SCRATCH access as the instruction's fields give it, whichever
 /// generation's encoding they come from.
@@ -815,8 +815,18 @@ pub(crate) fn flat_generic(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory, 
         let in_aperture = |base: u64| a.checked_sub(base).filter(|&d| d < 1 << 32).map(|d| d as usize);
         let mut buf = [0u8; 16];
         if let Some(off) = in_aperture(SHARED_APERTURE) {
-            // LDS outside the allocation reads 0 and ignores writes, as DS does.
+            // LDS outside the allocation reads 0 and ignores writes, as DS does (or,
+            // under the sanitizer's check, stops).
+            let lds_bytes = lds.len();
             let range = lds.get_mut(off..off.saturating_add(len));
+            if range.is_none() && w.check_lds {
+                let kind = if kind.is_load() {
+                    AccessKind::Load
+                } else {
+                    AccessKind::Store
+                };
+                return Err(Trap::lds_outside(off as u64, Access { kind, bytes: len }, lds_bytes));
+            }
             if kind.is_load() {
                 if let Some(r) = range {
                     buf[..len].copy_from_slice(r);
@@ -883,10 +893,19 @@ fn flat_atomic(
             Some(off) => {
                 let n = if wide { 8 } else { 4 };
                 let off = off as usize;
-                // Outside the allocation: reads 0, writes nothing, as DS does.
+                // Outside the allocation: reads 0, writes nothing, as DS does (or,
+                // under the sanitizer's check, stops).
                 let mut b = [0u8; 8];
-                if let Some(src) = lds.get(off..off + n) {
-                    b[..n].copy_from_slice(src);
+                match lds.get(off..off + n) {
+                    Some(src) => b[..n].copy_from_slice(src),
+                    None if w.check_lds => {
+                        let access = Access {
+                            kind: AccessKind::Atomic,
+                            bytes: n,
+                        };
+                        return Err(Trap::lds_outside(off as u64, access, lds.len()));
+                    }
+                    None => {}
                 }
                 let old = u64::from_le_bytes(b);
                 let new = atomic_result(op, old, d, cmp)?;

@@ -105,6 +105,11 @@ pub struct Interpreter {
     /// Threads a large dispatch's workgroups run on (the caller's own and helpers
     /// started for it); default: the machine's cores, or `HCQ_MOCK_THREADS`.
     pub threads: usize,
+    /// The sanitizer's LDS check: an access outside the workgroup's LDS allocation
+    /// stops the dispatch ([`ExecError::LdsOutside`]) rather than reading 0 or writing
+    /// nothing, as the hardware's range check does. Off by default; it also turns off
+    /// the whole-wave fast paths of LDS loads and stores.
+    pub check_lds: bool,
     counters: Arc<Counters>,
 }
 
@@ -113,6 +118,7 @@ impl Default for Interpreter {
         Interpreter {
             max_instructions: 1 << 32,
             threads: dispatch::default_threads(),
+            check_lds: false,
             counters: Arc::default(),
         }
     }
@@ -135,7 +141,8 @@ impl Interpreter {
         if d.wave64 && F::GFX12 {
             return Err(ExecError::Wave64 { generation: "gfx12" });
         }
-        let grid = Grid::new(d, F::CDNA)?;
+        let mut grid = Grid::new(d, F::CDNA)?;
+        grid.check_lds = self.check_lds;
         let (instructions, lanes, result) = dispatch::run_workgroups(
             mem,
             grid.groups,
@@ -356,6 +363,8 @@ struct Grid {
     block: [usize; 3],
     threads: usize,
     lds_bytes: usize,
+    /// [`Interpreter::check_lds`].
+    check_lds: bool,
     groups: u64,
     /// Workgroups in x and y (`Dispatch::groups`).
     dims: [u32; 2],
@@ -405,6 +414,7 @@ impl Grid {
             threads,
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
             lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
+            check_lds: false,
             groups,
             dims: [gx as u32, gy as u32],
             full_waves: threads.div_ceil(wave_lanes),
@@ -474,6 +484,7 @@ impl Grid {
             };
             // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
             // (bit 23) are MODE bits 8 and 9 (gfx12 has neither).
+            w.check_lds = self.check_lds;
             w.mode = (d.rsrc[0] >> 12) & 0xff;
             if !gfx12 {
                 w.mode |= (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
@@ -593,6 +604,12 @@ pub(crate) fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
     let at = At { pc, inst };
     match t.into_kind() {
         TrapKind::Fault(fault, access) => ExecError::Fault { fault, access, at },
+        TrapKind::LdsOutside(offset, access, lds_bytes) => ExecError::LdsOutside {
+            offset,
+            access,
+            lds_bytes,
+            at,
+        },
         TrapKind::Missing(reason) | TrapKind::Refused(reason) => ExecError::Unsupported { at, reason },
     }
 }

@@ -159,6 +159,8 @@ pub struct Wave {
     /// denormals allowed, bit 5 f32 output denormals allowed, 7:6 the same for f16/f64),
     /// bit 8 DX10_CLAMP, bit 9 IEEE (signaling NaNs win min/max, quieted).
     pub(crate) mode: u32,
+    /// [`super::Interpreter::check_lds`]: an LDS access outside the allocation traps.
+    pub(crate) check_lds: bool,
     /// Where the dispatch placed the wave (what `s_getreg` reads of it).
     pub(crate) place: Place,
     /// The float minimum and maximum's NaN rule where MODE does not decide it: RDNA4's
@@ -221,6 +223,7 @@ impl Wave {
             private_used: false,
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
+            check_lds: false,
             place: Place::default(),
             nan_rule: None,
             strides: [Stride::default(); STRIDE_SLOTS],

@@ -242,6 +242,7 @@ impl Engines {
             gpu: q.gpu,
             queue: q.id,
             target: q.target,
+            sanitize: self.sanitize,
             regs: amd_isa::Dispatch {
                 code_addr,
                 rsrc: [desc.rsrc1, rsrc2, desc.rsrc3],

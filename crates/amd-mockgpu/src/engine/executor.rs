@@ -24,6 +24,12 @@ pub struct DispatchInfo {
     pub target: amd_packets::GfxTarget,
     /// The dispatch's registers (entry, RSRC1..3, user data, sizes, scratch).
     pub regs: amd_isa::Dispatch,
+    /// The mock's sanitizer is on ([`MockConfig::sanitize`]): the executor checks
+    /// what it can (amd-isa's interpreters: every LDS access within the workgroup's
+    /// allocation, [`amd_isa::rdna3::Interpreter::check_lds`]).
+    ///
+    /// [`MockConfig::sanitize`]: crate::MockConfig::sanitize
+    pub sanitize: bool,
 }
 
 /// Why a kernel could not run to completion.
@@ -228,10 +234,13 @@ pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
         use amd_packets::GfxTarget;
+        // The same settings and counters, and the sanitizer's LDS check where it is on.
+        let mut interp = self.clone();
+        interp.check_lds |= d.sanitize;
         match d.target {
-            GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(self.clone()).dispatch(mem, &d.regs),
-            GfxTarget::Gfx94 => amd_isa::cdna3::Interpreter(self.clone()).dispatch(mem, &d.regs),
-            _ => amd_isa::rdna3::Interpreter::dispatch(self, mem, &d.regs),
+            GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(interp).dispatch(mem, &d.regs),
+            GfxTarget::Gfx94 => amd_isa::cdna3::Interpreter(interp).dispatch(mem, &d.regs),
+            _ => interp.dispatch(mem, &d.regs),
         }
         .map_err(KernelError::Exec)
     }

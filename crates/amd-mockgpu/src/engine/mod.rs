@@ -338,6 +338,9 @@ pub(crate) struct Engines {
     pub(crate) kfd_regs: Vec<BTreeMap<u32, u32>>,
     /// What the driver is to do, in order (see [`Report`]).
     pub(crate) reports: Vec<Report>,
+    /// The sanitizer is on ([`crate::MockConfig::sanitize`]): dispatches say so to
+    /// their executor.
+    pub(crate) sanitize: bool,
 }
 
 /// The mock GPU clock, in Hz (a timestamp divider of 100 per microsecond).
@@ -355,6 +358,7 @@ impl Engines {
             clock_origin: Instant::now(),
             kfd_regs: vec![BTreeMap::new(); kfd_gpus],
             reports: Vec::new(),
+            sanitize: false,
         }
     }
 

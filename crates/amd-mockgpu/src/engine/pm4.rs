@@ -61,6 +61,7 @@ impl Engines {
                     gpu: q.gpu,
                     queue: q.id,
                     target: q.target,
+                    sanitize: self.sanitize,
                     regs: amd_isa::Dispatch {
                         code_addr: pair(reg::COMPUTE_PGM_LO) << 8,
                         rsrc: [

@@ -295,6 +295,7 @@ impl MockSys {
         let mut driver = Driver::new(config.gpus, config.cpu_node);
         driver.kernel_log = config.kernel_log;
         driver.sanitize = config.sanitize;
+        driver.engines.sanitize = config.sanitize;
         let invalid = |e: String| -> PciBus { panic!("MockSys::new: the PCI configuration is invalid: {e}") };
         let firmware = if config.pci.is_empty() {
             Ok(FirmwareCatalogue::default())
