@@ -545,6 +545,7 @@ const CDNA3_MEMORY: &[(&str, &str, &str)] = &[
     ("GLOBALOp", "GLOBALOp", "global"),
     ("FLATOp", "FLATOp", "flat"),
     ("SCRATCHOp", "SCRATCHOp", "scratch"),
+    ("MUBUFOp", "MUBUFOp", "mubuf"),
 ];
 
 /// A gfx9 memory opcode's gfx11 name: the data types by size (`dword` → `b32`,

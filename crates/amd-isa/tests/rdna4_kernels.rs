@@ -249,6 +249,12 @@ fn cases() -> Vec<Case> {
             [256, 1, 1],
         ),
         (
+            "buffers",
+            vec![Buffer(us.clone()), Buffer(out(n, 16)), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
             "scan_atomic",
             vec![Buffer(us.clone()), Buffer(out(1, 4)), Buffer(out(n, 4)), U32(n)],
             [4, 1, 1],
@@ -463,5 +469,5 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert_eq!(ran, 38, "gfx942 builds run");
+    assert_eq!(ran, 40, "gfx942 builds run");
 }

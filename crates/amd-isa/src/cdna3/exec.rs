@@ -13,7 +13,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as fc;
 use super::lower::scalar;
 use super::lowering;
-use super::opcodes::{Smem, Sopp, Vop1, Vop3, Vop3p};
+use super::opcodes::{Mubuf, Smem, Sopp, Vop1, Vop3, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -55,6 +55,9 @@ pub(crate) enum Own {
     Flat(FlatAccess, bool),
     /// A SCRATCH access.
     Scratch(FlatAccess, bool),
+    /// A MUBUF access (untyped, or an atomic), in RDNA3's numbering; its data in
+    /// AccVGPRs where `acc`.
+    Buffer(rdna3::BufferAccess, bool),
     /// `v_accvgpr_read_b32`, `v_accvgpr_write_b32`, `v_accvgpr_mov_b32`: a move from
     /// (`from_acc`) or to (`to_acc`) the AccVGPRs, which the unified register file
     /// holds from the wave's ACCUM_OFFSET.
@@ -212,6 +215,7 @@ fn own(i: &Inst) -> Own {
                 _ => Own::Scratch(a, acc),
             }
         }
+        Encoding::Mubuf => mubuf(i),
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => {
             wide_op(i, Own::MovB64)
         }
@@ -251,6 +255,53 @@ fn own(i: &Inst) -> Own {
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
+}
+
+/// A MUBUF instruction as RDNA3's buffer access with a gfx9 resource: the untyped
+/// loads and stores and the atomics (SC0 returns an atomic's old value); the cache
+/// write-back and invalidate (`buffer_wbl2`, `buffer_inv`: gfx940's agent- and
+/// system-scope fences) change nothing in the mock's coherent memory. The typed
+/// (`_format_`) forms, whose gfx9 data format RDNA3's format table does not number,
+/// and the loads into LDS are refused.
+fn mubuf(i: &Inst) -> Own {
+    use fc::mubuf as f;
+    let w = &i.words;
+    if matches!(Mubuf::from_op(i.op), Some(Mubuf::BUFFER_WBL2 | Mubuf::BUFFER_INV)) {
+        return Own::Hint;
+    }
+    let Some(op) = lowering::mubuf(i.op) else {
+        return Own::Refused("a buffer opcode RDNA3 has no namesake of");
+    };
+    if op <= rdna3::opcodes::op::mubuf::BUFFER_STORE_D16_FORMAT_XYZW {
+        return Own::Refused("a typed (format) buffer access: gfx9's data formats are not run yet");
+    }
+    if f::LDS.get(w) == 1 {
+        return Own::Refused("a buffer load into LDS");
+    }
+    let (Some(srsrc), Some(soffset)) = (
+        scalar(u32::from(f::SRSRC.operand(w))),
+        scalar(u32::from(f::SOFFSET.operand(w))),
+    ) else {
+        return Own::Refused("a buffer resource or SOFFSET in FLAT_SCRATCH or XNACK_MASK");
+    };
+    Own::Buffer(
+        rdna3::BufferAccess {
+            op,
+            mtbuf: false,
+            format: 0,
+            offset: u64::from(f::OFFSET.get(w)),
+            returns: f::SC0.get(w) == 1,
+            vaddr: f::VADDR.operand(w),
+            vdata: f::VDATA.index(w),
+            srsrc: srsrc as u16,
+            soffset: soffset as u16,
+            offen: f::OFFEN.get(w) == 1,
+            idxen: f::IDXEN.get(w) == 1,
+            tfe: false,
+            gfx9: true,
+        },
+        f::ACC.get(w) == 1,
+    )
 }
 
 /// The source modifiers an SDWA or DPP dword gives: each source's NEG and ABS bits
@@ -916,6 +967,7 @@ impl Step for Decoded {
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
+                    | Own::Buffer(..)
             ),
         }
     }
@@ -935,6 +987,7 @@ impl Step for Decoded {
                     | Own::Global(..)
                     | Own::Flat(..)
                     | Own::Scratch(..)
+                    | Own::Buffer(..)
             ),
         }
     }
@@ -969,6 +1022,13 @@ impl Step for Decoded {
             Own::Global(a, acc) => rdna3::global(w, &in_file(w, a, *acc), mem).map(|_| Flow::Next),
             Own::Flat(a, acc) => rdna3::flat_generic(w, &in_file(w, a, *acc), mem, lds).map(|_| Flow::Next),
             Own::Scratch(a, acc) => rdna3::scratch(w, &in_file(w, a, *acc)).map(|_| Flow::Next),
+            &Own::Buffer(a, acc) => {
+                let a = rdna3::BufferAccess {
+                    vdata: a.vdata + if acc { w.place.acc_base as usize } else { 0 },
+                    ..a
+                };
+                rdna3::buffer(w, &a, mem, lds).map(|_| Flow::Next)
+            }
             &Own::AccMove { from_acc, to_acc } => acc_move(w, i, from_acc, to_acc).map(|_| Flow::Next),
             Own::MovB64(x) => wide(w, x, i.literal, |s| s[0]).map(|_| Flow::Next),
             Own::LshlAddU64(x) => {
@@ -1263,6 +1323,74 @@ mod tests {
         assert_eq!(got[40], 240, "inactive: not written");
         assert_eq!(got[41], 0, "its source, lane 40, inactive");
         assert_eq!(got[63], 162);
+    }
+
+    /// CDNA3's MUBUF through a gfx9 resource: atomics return the old value with SC0
+    /// alone, an access past NUM_RECORDS does nothing (a load reads 0), the SGPR offset
+    /// moves the address but not the range check, ACC puts the data in AccVGPRs; the
+    /// typed forms are refused.
+    #[test]
+    fn buffer_accesses_through_a_gfx9_resource() {
+        use crate::rdna3::{EXEC_LO, Wave};
+        // buffer_atomic_add v1, v2, s[4:7], 0 offen sc0 / without sc0
+        let add_rtn: &[u32] = &[0xe108_5000, 0x8001_0102];
+        let add: &[u32] = &[0xe108_1000, 0x8001_0102];
+        // buffer_load_dword a1, v2, s[4:7], 0 offen
+        let load_acc: &[u32] = &[0xe050_1000, 0x8081_0102];
+        // buffer_load_dword v1, v2, s[4:7], s8 offen offset:4
+        let load_soff: &[u32] = &[0xe050_1004, 0x0801_0102];
+        // buffer_load_format_x v1, v2, s[4:7], 0 offen
+        let format: &[u32] = &[0xe000_1000, 0x8001_0102];
+        let setup = |w: &mut Wave, base: u64| {
+            // 64 bytes of records, gfx9's DATA_FORMAT 32 / NUM_FORMAT float.
+            w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, 0x27000]);
+            w.s[8] = 8;
+            w.s[EXEC_LO] = u32::MAX;
+            w.place.acc_base = 16;
+            for lane in 0..32 {
+                w.v[1][lane] = 100 + lane as u32;
+                w.v[2][lane] = 4 * lane as u32;
+            }
+        };
+        let words = |d: &[u8]| -> Vec<u32> { d.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
+        let fresh = || -> Vec<u8> { (0..32u32).flat_map(|k| (1000 + k).to_le_bytes()).collect() };
+
+        let mut data = fresh();
+        let w = run_as::<Cdna3>(&[add_rtn], &mut data, &mut [0; 64], setup).unwrap();
+        for (lane, &now) in words(&data).iter().enumerate() {
+            let inside = lane < 16;
+            let was = 1000 + lane as u32;
+            assert_eq!(now, if inside { was + 100 + lane as u32 } else { was }, "lane {lane}");
+            assert_eq!(w.v[1][lane], if inside { was } else { 0 }, "lane {lane}'s old value");
+        }
+        let mut data = fresh();
+        let w = run_as::<Cdna3>(&[add], &mut data, &mut [0; 64], setup).unwrap();
+        assert_eq!(words(&data)[3], 1003 + 103);
+        assert_eq!(w.v[1][3], 103, "no old value without SC0");
+
+        let mut data = fresh();
+        let w = run_as::<Cdna3>(&[load_acc], &mut data, &mut [0; 64], setup).unwrap();
+        assert_eq!(
+            (w.v[17][5], w.v[17][16], w.v[1][5]),
+            (1005, 0, 105),
+            "into a1, the AccVGPR"
+        );
+
+        let mut data = fresh();
+        let w = run_as::<Cdna3>(&[load_soff], &mut data, &mut [0; 64], setup).unwrap();
+        // Lane l reads byte 4l + 4 + 8 (checked at 4l + 4, inside for l < 15).
+        assert_eq!((w.v[1][0], w.v[1][14], w.v[1][15]), (1003, 1017, 0));
+
+        let err = run_as::<Cdna3>(&[format], &mut fresh(), &mut [0; 64], setup)
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("typed (format) buffer access"), "{err}");
+
+        // buffer_wbl2 sc1, buffer_inv sc0 sc1: an agent-scope release and a system-scope
+        // acquire (LLVM's gfx942 fences) run, changing nothing.
+        let fences: [&[u32]; 2] = [&[0xe0a0_8000, 0], &[0xe0a4_c000, 0]];
+        let w = run_as::<Cdna3>(&fences, &mut fresh(), &mut [0; 64], setup).unwrap();
+        assert_eq!(w.v[1][3], 103);
     }
 
     /// A compare's SDWA form compares the selected bytes and words (sign-extended

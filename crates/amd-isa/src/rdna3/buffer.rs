@@ -300,6 +300,29 @@ fn resource(w: &Wave, srsrc: u16) -> R<Resource> {
     })
 }
 
+/// A gfx9 V# (CDNA3's): the base and stride where gfx11 has them; SWIZZLE_EN is word 1's
+/// bit 31 alone, with the element size in word 3 bits 20:19 (ELEMENT_SIZE: 2, 4, 8 or
+/// 16 bytes) and INDEX_STRIDE in bits 22:21 (8, 16, 32 or 64 indices), as ROCr's gfx9
+/// scratch descriptor (`SQ_BUF_RSRC_WORD3`: ELEMENT_SIZE 1, INDEX_STRIDE 3) and
+/// tinygrad 0.14's set them; ADD_TID_ENABLE bit 23. Its data format is two fields
+/// (DATA_FORMAT 18:15, NUM_FORMAT 14:12), which the typed accesses would read: CDNA3's
+/// are refused before they get here, so `format` is left invalid (0).
+fn resource_gfx9(w: &Wave, srsrc: u16) -> R<Resource> {
+    let d: Vec<u32> = (0..4).map(|k| w.sread(srsrc + k, None)).collect::<R<_>>()?;
+    let swizzle = (d[1] >> 31 == 1).then(|| Swizzle {
+        element: 2 << (d[3] >> 19 & 3),
+        index_stride: 8 << (d[3] >> 21 & 3),
+    });
+    Ok(Resource {
+        base: u64::from(d[0]) | u64::from(d[1] & 0xffff) << 32,
+        stride: u64::from((d[1] >> 16) & 0x3fff),
+        records: u64::from(d[2]),
+        format: 0,
+        add_tid: d[3] >> 23 & 1 == 1,
+        swizzle,
+    })
+}
+
 impl Resource {
     /// The byte offset from the base (before SOFFSET) of `size` bytes at `index` and
     /// `offset` (VGPR offset plus the instruction's), wrapped to 32 bits.
@@ -487,6 +510,8 @@ pub(crate) struct BufferAccess {
     pub(crate) offen: bool,
     pub(crate) idxen: bool,
     pub(crate) tfe: bool,
+    /// The resource is in gfx9's layout (CDNA3's): [`resource_gfx9`].
+    pub(crate) gfx9: bool,
 }
 
 /// The layout of `format`, or an error naming it.
@@ -525,6 +550,7 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8], mtb
         offen: OFFEN.is_set(&iw),
         idxen: IDXEN.is_set(&iw),
         tfe: TFE.is_set(&iw),
+        gfx9: false,
     };
     buffer(w, &a, mem, lds)
 }
@@ -553,7 +579,11 @@ pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut
         return Err(format!("{name} with TFE: an LDS DMA load has no VGPR for the status").into());
     }
     let status_vgpr = what.data_vgprs().filter(|_| tfe).map(|n| vdata + n);
-    let res = resource(w, srsrc)?;
+    let res = if a.gfx9 {
+        resource_gfx9(w, srsrc)?
+    } else {
+        resource(w, srsrc)?
+    };
     let soffset = u64::from(w.sread(a.soffset, None)?);
     let format = if mtbuf { a.format } else { res.format };
     // The LDS DMA loads' first byte: M0[15:0] plus the instruction's offset, each lane

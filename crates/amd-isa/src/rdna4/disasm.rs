@@ -230,13 +230,13 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
         }
         Encoding::Ds => return ds_as_rdna3(i, name),
         Encoding::Vbuffer => {
-            // The forms without an offset or cache controls (other TH and SCOPE
-            // values, an offset, a typed access's format other than 0 are not
-            // printed here); an atomic's TH 1 returns the old value.
+            // The forms without cache controls (other TH and SCOPE values and a typed
+            // access's format other than 0 are not printed here); an atomic's TH 1
+            // returns the old value.
             use f4::vbuffer::*;
             let atomic = name.contains("_atomic_");
             let th = TH.get(w);
-            if NV.is_set(w) || TFE.get(w) != 0 || SCOPE.get(w) != 0 || th > u32::from(atomic) || IOFFSET.get(w) != 0 {
+            if NV.is_set(w) || TFE.get(w) != 0 || SCOPE.get(w) != 0 || th > u32::from(atomic) {
                 return None;
             }
             let typed = name.starts_with("tbuffer_");
@@ -276,6 +276,9 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
             }
             if typed {
                 out.push_str(" format:[BUF_FMT_INVALID]");
+            }
+            if IOFFSET.get(w) != 0 {
+                let _ = write!(out, " offset:{}", IOFFSET.get(w));
             }
             if atomic && th == 1 {
                 out.push_str(" th:TH_ATOMIC_RETURN");

@@ -253,6 +253,7 @@ fn own(i: &Inst) -> Own {
                 offen: OFFEN.is_set(w),
                 idxen: IDXEN.is_set(w),
                 tfe: TFE.is_set(w),
+                gfx9: false,
             })
         }
         _ => Own::Missing,

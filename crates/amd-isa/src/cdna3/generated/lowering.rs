@@ -1078,3 +1078,67 @@ pub(crate) const fn scratch(op: u16) -> Option<u16> {
         _ => return None,
     })
 }
+
+/// MUBUFOp: 57 of CDNA3's 74 opcodes, by their gfx11 names.
+pub(crate) const fn mubuf(op: u16) -> Option<u16> {
+    Some(match op {
+        0 => 0, // buffer_load_format_x
+        1 => 1, // buffer_load_format_xy
+        2 => 2, // buffer_load_format_xyz
+        3 => 3, // buffer_load_format_xyzw
+        4 => 4, // buffer_store_format_x
+        5 => 5, // buffer_store_format_xy
+        6 => 6, // buffer_store_format_xyz
+        7 => 7, // buffer_store_format_xyzw
+        16 => 16, // buffer_load_ubyte
+        17 => 17, // buffer_load_sbyte
+        18 => 18, // buffer_load_ushort
+        19 => 19, // buffer_load_sshort
+        20 => 20, // buffer_load_dword
+        21 => 21, // buffer_load_dwordx2
+        22 => 22, // buffer_load_dwordx3
+        23 => 23, // buffer_load_dwordx4
+        24 => 24, // buffer_store_byte
+        25 => 36, // buffer_store_byte_d16_hi
+        26 => 25, // buffer_store_short
+        27 => 37, // buffer_store_short_d16_hi
+        28 => 26, // buffer_store_dword
+        29 => 27, // buffer_store_dwordx2
+        30 => 28, // buffer_store_dwordx3
+        31 => 29, // buffer_store_dwordx4
+        32 => 30, // buffer_load_ubyte_d16
+        33 => 33, // buffer_load_ubyte_d16_hi
+        34 => 31, // buffer_load_sbyte_d16
+        35 => 34, // buffer_load_sbyte_d16_hi
+        36 => 32, // buffer_load_short_d16
+        37 => 35, // buffer_load_short_d16_hi
+        64 => 51, // buffer_atomic_swap
+        65 => 52, // buffer_atomic_cmpswap
+        66 => 53, // buffer_atomic_add
+        67 => 54, // buffer_atomic_sub
+        68 => 56, // buffer_atomic_smin
+        69 => 57, // buffer_atomic_umin
+        70 => 58, // buffer_atomic_smax
+        71 => 59, // buffer_atomic_umax
+        72 => 60, // buffer_atomic_and
+        73 => 61, // buffer_atomic_or
+        74 => 62, // buffer_atomic_xor
+        75 => 63, // buffer_atomic_inc
+        76 => 64, // buffer_atomic_dec
+        77 => 86, // buffer_atomic_add_f32
+        96 => 65, // buffer_atomic_swap_x2
+        97 => 66, // buffer_atomic_cmpswap_x2
+        98 => 67, // buffer_atomic_add_x2
+        99 => 68, // buffer_atomic_sub_x2
+        100 => 69, // buffer_atomic_smin_x2
+        101 => 70, // buffer_atomic_umin_x2
+        102 => 71, // buffer_atomic_smax_x2
+        103 => 72, // buffer_atomic_umax_x2
+        104 => 73, // buffer_atomic_and_x2
+        105 => 74, // buffer_atomic_or_x2
+        106 => 75, // buffer_atomic_xor_x2
+        107 => 76, // buffer_atomic_inc_x2
+        108 => 77, // buffer_atomic_dec_x2
+        _ => return None,
+    })
+}
