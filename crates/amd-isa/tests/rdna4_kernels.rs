@@ -198,6 +198,17 @@ fn cases() -> Vec<Case> {
     let ds: Vec<u8> = (0..n).flat_map(|i| (i as f64 * 1.25 - 300.0).to_le_bytes()).collect();
     let es: Vec<u8> = (0..n).flat_map(|i| (i as f64).cos().to_le_bytes()).collect();
     let out = |n: u32, per: u32| vec![0u8; (n * per) as usize];
+    // Halves k/4 - 4.5 (exact: normal halves' bits from the f32's).
+    let half = |x: f32| -> u16 {
+        let b = x.to_bits();
+        if x == 0.0 {
+            return (b >> 16) as u16;
+        }
+        ((b >> 16) & 0x8000 | (((b >> 23) & 0xff) - 112) << 10 | (b >> 13) & 0x3ff) as u16
+    };
+    let halves: Vec<u8> = (0..n)
+        .flat_map(|i| half((i % 37) as f32 * 0.25 - 4.5).to_le_bytes())
+        .collect();
     let m = 32u32;
     let a = floats((0..m * m).map(|i| (i % 7) as f32 - 3.0));
     let b = floats((0..m * m).map(|i| (i % 5) as f32 * 0.5));
@@ -245,6 +256,18 @@ fn cases() -> Vec<Case> {
         (
             "atomics",
             vec![Buffer(us.clone()), Buffer(vec![0; 256]), U32(n)],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
+            "mixed",
+            vec![
+                Buffer(halves.clone()),
+                Buffer(halves.iter().rev().copied().collect()),
+                Buffer(floats((0..3 * n).map(|i| (i % 11) as f32 * 0.125))),
+                Buffer(out(n, 2)),
+                U32(n),
+            ],
             [4, 1, 1],
             [256, 1, 1],
         ),
@@ -469,5 +492,5 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert_eq!(ran, 40, "gfx942 builds run");
+    assert_eq!(ran, 42, "gfx942 builds run");
 }

@@ -307,9 +307,13 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
                     _ => source(&mut r, v([SRC0, SRC1, SRC2][k as usize].0), count, i.literal, mnem),
                 }
                 let sd = is_vop3sd(&toks);
+                // The mixed-precision FMAs take VOP3's source modifiers: NEG (VOP3P's
+                // NEG_LO) as neg, NEG_HI (where VOP3 has ABS) as abs.
+                let mix = i.enc == Encoding::Vop3p && mnem.starts_with("v_fma_mix");
+                let vop3 = i.enc == Encoding::Vop3 || mix;
                 let neg = v(NEG) >> k & 1 == 1;
-                let abs = i.enc == Encoding::Vop3 && !sd && v(ABS) >> k & 1 == 1;
-                o.push_str(&modified(r, neg && i.enc == Encoding::Vop3, abs));
+                let abs = vop3 && !sd && v(ABS) >> k & 1 == 1;
+                o.push_str(&modified(r, neg && vop3, abs));
             }
             (Encoding::Ds, Tok::Reg { first, count, .. }) => {
                 use fld::ds::*;
@@ -472,10 +476,12 @@ fn modifiers(i: &Inst, mnem: &str, toks: &[Tok<'_>], out: &mut String) {
             if op_sel_hi & mask != default {
                 let _ = write!(out, " op_sel_hi:{}", bit_list(op_sel_hi, srcs));
             }
-            if neg_lo & mask != 0 {
+            // (The mixed-precision FMAs print theirs on the sources.)
+            let mix = mnem.starts_with("v_fma_mix");
+            if !mix && neg_lo & mask != 0 {
                 let _ = write!(out, " neg_lo:{}", bit_list(neg_lo, srcs));
             }
-            if neg_hi & mask != 0 {
+            if !mix && neg_hi & mask != 0 {
                 let _ = write!(out, " neg_hi:{}", bit_list(neg_hi, srcs));
             }
             flag(out, f.clamp.into(), " clamp");

@@ -740,7 +740,7 @@ pub(crate) const fn vop3sd(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3POp: 22 of CDNA3's 107 opcodes.
+/// VOP3POp: 25 of CDNA3's 107 opcodes.
 pub(crate) const fn vop3p(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // v_pk_mad_i16
@@ -762,6 +762,9 @@ pub(crate) const fn vop3p(op: u16) -> Option<u16> {
         16 => 16, // v_pk_mul_f16
         17 => 17, // v_pk_min_f16
         18 => 18, // v_pk_max_f16
+        32 => 32, // v_mad_mix_f32
+        33 => 33, // v_mad_mixlo_f16
+        34 => 34, // v_mad_mixhi_f16
         35 => 19, // v_dot2_f32_f16
         41 => 23, // v_dot4_u32_u8
         43 => 25, // v_dot8_u32_u4
