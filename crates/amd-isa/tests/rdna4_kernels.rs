@@ -260,6 +260,17 @@ fn cases() -> Vec<Case> {
             [256, 1, 1],
         ),
         (
+            "int_dots",
+            vec![
+                Buffer(us.clone()),
+                Buffer(vs.clone()),
+                Buffer(words((0..8 * n).map(|i| i.wrapping_mul(2_246_822_519) >> (i % 9)))),
+                U32(n),
+            ],
+            [4, 1, 1],
+            [256, 1, 1],
+        ),
+        (
             "mixed",
             vec![
                 Buffer(halves.clone()),
@@ -492,5 +503,5 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert_eq!(ran, 42, "gfx942 builds run");
+    assert_eq!(ran, 44, "gfx942 builds run");
 }

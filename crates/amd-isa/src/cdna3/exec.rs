@@ -13,7 +13,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as fc;
 use super::lower::scalar;
 use super::lowering;
-use super::opcodes::{Mubuf, Smem, Sopp, Vop1, Vop3, Vop3p};
+use super::opcodes::{Mubuf, Smem, Sopp, Vop1, Vop2, Vop3, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -75,6 +75,8 @@ pub(crate) enum Own {
     /// `v_pk_fma_f32`, `v_pk_mul_f32`, `v_pk_add_f32`, `v_pk_mov_b32`: two 32-bit
     /// operations on register pairs.
     PkF32(Box<PkF32>),
+    /// An integer dot product RDNA3 lacks or spells otherwise.
+    Dot(Box<Dot>),
     /// A dense matrix instruction (MFMA), from AMD's layout table.
     Mfma(Box<super::mfma::MfmaOp>),
     /// Refused, for the reason given.
@@ -216,6 +218,7 @@ fn own(i: &Inst) -> Own {
             }
         }
         Encoding::Mubuf => mubuf(i),
+        Encoding::Vop3p | Encoding::Vop2 | Encoding::Vop3 if i.ext.is_none() && dot_kind(i).is_some() => dot(i),
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => {
             wide_op(i, Own::MovB64)
         }
@@ -255,6 +258,150 @@ fn own(i: &Inst) -> Own {
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
+}
+
+/// gfx9's integer dot products that RDNA3 lacks or spells otherwise, each `S2 +
+/// Σ S0[k] · S1[k]` over packed elements with CLMP saturating the sum:
+/// `v_dot4_i32_i8` and `v_dot8_i32_i4` (RDNA3's `_iu` forms with both sources signed),
+/// `v_dot2_i32_i16` and `v_dot2_u32_u16` (16-bit halves, which RDNA3 has no dot of),
+/// and the accumulating `v_dot2c_i32_i16`, `v_dot4c_i32_i8`, `v_dot8c_i32_i4` (VOP2,
+/// and VOP3 with CLMP: S2 is the destination).
+#[derive(Debug, Clone)]
+pub(crate) struct Dot {
+    kind: DotKind,
+    vdst: usize,
+    /// The sources, in gfx11's numbering.
+    srcs: [u16; 3],
+    clamp: bool,
+}
+
+/// What a [`Dot`] sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DotKind {
+    /// As RDNA3's VOP3P opcode with these NEG_LO bits (1 and 2: the sources signed).
+    Packed(rdna3::opcodes::Vop3p, u32),
+    /// Two 16-bit halves, signed or not.
+    Halves { signed: bool },
+}
+
+/// The dot product `i` is, and whether it accumulates into its destination (the `c`
+/// forms); `None` for any other instruction.
+fn dot_kind(i: &Inst) -> Option<(DotKind, bool)> {
+    use rdna3::opcodes::Vop3p as R;
+    let signed = |op| DotKind::Packed(op, 3);
+    match i.enc {
+        Encoding::Vop3p => Some((
+            match Vop3p::from_op(i.op)? {
+                Vop3p::V_DOT4_I32_I8 => signed(R::V_DOT4_I32_IU8),
+                Vop3p::V_DOT8_I32_I4 => signed(R::V_DOT8_I32_IU4),
+                Vop3p::V_DOT2_I32_I16 => DotKind::Halves { signed: true },
+                Vop3p::V_DOT2_U32_U16 => DotKind::Halves { signed: false },
+                _ => return None,
+            },
+            false,
+        )),
+        Encoding::Vop2 => Some((
+            match Vop2::from_op(i.op)? {
+                Vop2::V_DOT4C_I32_I8_E32 => signed(R::V_DOT4_I32_IU8),
+                Vop2::V_DOT8C_I32_I4_E32 => signed(R::V_DOT8_I32_IU4),
+                Vop2::V_DOT2C_I32_I16_E32 => DotKind::Halves { signed: true },
+                _ => return None,
+            },
+            true,
+        )),
+        Encoding::Vop3 => Some((
+            match Vop3::from_op(i.op)? {
+                Vop3::V_DOT4C_I32_I8_E64 => signed(R::V_DOT4_I32_IU8),
+                Vop3::V_DOT8C_I32_I4_E64 => signed(R::V_DOT8_I32_IU4),
+                Vop3::V_DOT2C_I32_I16_E64 => DotKind::Halves { signed: true },
+                _ => return None,
+            },
+            true,
+        )),
+        _ => None,
+    }
+}
+
+/// [`Dot`] from `i`'s fields: its sources renumbered as gfx11's; source modifiers and
+/// OPSEL other than the defaults (which these integer forms have no use for; no
+/// source says how the hardware would route them) are refused.
+fn dot(i: &Inst) -> Own {
+    let Some((kind, _)) = dot_kind(i) else {
+        return Own::Refused("not a dot product");
+    };
+    let w = &i.words;
+    let (vdst, srcs, clamp, plain) = match i.enc {
+        Encoding::Vop3p => {
+            use fc::vop3p as f;
+            // OPSEL_HI routes 16-bit halves: the halves' dot takes only its default
+            // (all set); the byte and nibble dots have no halves to route.
+            let halves = matches!(kind, DotKind::Halves { .. });
+            let defaults = f::OPSEL.get(w) == 0
+                && (!halves || f::OPSEL_HI.get(w) == 3 && f::OPSEL_HI2.get(w) == 1)
+                && f::NEG.get(w) == 0
+                && f::NEG_HI.get(w) == 0;
+            let srcs = [f::SRC0.operand(w), f::SRC1.operand(w), f::SRC2.operand(w)];
+            (f::VDST.index(w), srcs, f::CLMP.get(w) == 1, defaults)
+        }
+        Encoding::Vop2 => {
+            let vdst = fc::vop2::VDST.index(w);
+            let srcs = [fc::vop2::SRC0.operand(w), fc::vop2::VSRC1.operand(w), 256 + vdst as u16];
+            (vdst, srcs, false, true)
+        }
+        _ => {
+            use fc::vop3 as f;
+            let vdst = f::VDST.index(w);
+            let defaults = f::OPSEL.get(w) == 0 && f::NEG.get(w) == 0 && f::ABS.get(w) == 0 && f::OMOD.get(w) == 0;
+            let srcs = [f::SRC0.operand(w), f::SRC1.operand(w), 256 + vdst as u16];
+            (vdst, srcs, f::CLMP.get(w) == 1, defaults)
+        }
+    };
+    if !plain {
+        return Own::Refused("an integer dot product with source modifiers or OPSEL");
+    }
+    let mut renumbered = [0u16; 3];
+    for (r, &n) in renumbered.iter_mut().zip(&srcs) {
+        *r = match n {
+            256.. => n,
+            n => match scalar(u32::from(n)) {
+                Some(s) => s as u16,
+                None => return Own::Refused("a source in FLAT_SCRATCH or XNACK_MASK"),
+            },
+        };
+    }
+    Own::Dot(Box::new(Dot {
+        kind,
+        vdst,
+        srcs: renumbered,
+        clamp,
+    }))
+}
+
+/// Runs a [`Dot`] on the half-wave's active lanes.
+fn run_dot(w: &mut Wave, x: &Dot, literal: Option<u32>) -> Result<(), Trap> {
+    let exec = w.exec();
+    for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+        let [a, b, c] = [0, 1, 2].map(|k| w.vread(x.srcs[k], lane, literal));
+        let (a, b, c) = (a?, b?, c?);
+        let r = match x.kind {
+            DotKind::Packed(op, neg_lo) => rdna3::dot(w, op, a, b, c, neg_lo, x.clamp),
+            DotKind::Halves { signed } => {
+                let half = |v: u32, k: u32| -> i64 {
+                    let h = (v >> (16 * k)) as u16;
+                    if signed { i64::from(h as i16) } else { i64::from(h) }
+                };
+                let acc = if signed { i64::from(c as i32) } else { i64::from(c) };
+                let sum = acc + half(a, 0) * half(b, 0) + half(a, 1) * half(b, 1);
+                match (signed, x.clamp) {
+                    (true, true) => sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32,
+                    (false, true) => sum.clamp(0, i64::from(u32::MAX)) as u32,
+                    _ => sum as u32,
+                }
+            }
+        };
+        w.vwrite(x.vdst, lane, r)?;
+    }
+    Ok(())
 }
 
 /// A MUBUF instruction as RDNA3's buffer access with a gfx9 resource: the untyped
@@ -968,6 +1115,7 @@ impl Step for Decoded {
                     | Own::Flat(..)
                     | Own::Scratch(..)
                     | Own::Buffer(..)
+                    | Own::Dot(_)
             ),
         }
     }
@@ -988,6 +1136,7 @@ impl Step for Decoded {
                     | Own::Flat(..)
                     | Own::Scratch(..)
                     | Own::Buffer(..)
+                    | Own::Dot(_)
             ),
         }
     }
@@ -1038,6 +1187,7 @@ impl Step for Decoded {
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
             Own::PkF32(x) => run_pk_f32(w, x, mem, lds).map(|_| Flow::Next),
+            Own::Dot(x) => run_dot(w, x, i.literal).map(|_| Flow::Next),
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),
@@ -1323,6 +1473,39 @@ mod tests {
         assert_eq!(got[40], 240, "inactive: not written");
         assert_eq!(got[41], 0, "its source, lane 40, inactive");
         assert_eq!(got[63], 162);
+    }
+
+    /// gfx9's integer dot products: the VOP3 form of an accumulating one with CLMP, an
+    /// SGPR or a literal source, the unsigned 16-bit one saturating.
+    #[test]
+    fn integer_dot_products_accumulate_and_saturate() {
+        use crate::rdna3::Wave;
+        let setup = |w: &mut Wave, _| {
+            for lane in 0..32 {
+                // Bytes 0x7f, 0x7f, 0x7f, 0x7f (and -1s) against 0x7f: 4 · 127 · 127.
+                w.v[1][lane] = i32::MAX as u32 - lane as u32;
+                w.v[2][lane] = 0x7f7f_7f7f;
+                w.v[3][lane] = if lane % 2 == 0 { 0x7f7f_7f7f } else { 0xffff_ffff };
+                w.v[4][lane] = u32::MAX - 10;
+            }
+            w.s[2] = 0x0002_0003;
+        };
+        let run = |words: &[u32]| run_as::<Cdna3>(&[words], &mut [], &mut [0; 64], setup).unwrap();
+        // v_dot4c_i32_i8_e64 v1, v2, v3 clamp: the accumulator near i32::MAX saturates
+        // for the positive products, takes 4 · -127 for the -1s.
+        let w = run(&[0xd139_8001, 0x0002_0702]);
+        assert_eq!(w.v[1][0], i32::MAX as u32);
+        assert_eq!(w.v[1][1], (i32::MAX as u32 - 1).wrapping_sub(4 * 127));
+        // v_dot2c_i32_i16_e64 v1, s2, v3: 3 · 0x7f7f + 2 · 0x7f7f added, wrapping.
+        let w = run(&[0xd138_0001, 0x0002_0602]);
+        assert_eq!(w.v[1][0], (i32::MAX as u32).wrapping_add(5 * 0x7f7f));
+        assert_eq!(w.v[1][1], (i32::MAX as u32 - 1).wrapping_sub(3 + 2));
+        // v_dot4c_i32_i8_e32 v1, 0x1020304, v3: a literal source.
+        let w = run(&[0x7202_06ff, 0x0102_0304]);
+        assert_eq!(w.v[1][0], (i32::MAX as u32).wrapping_add((1 + 2 + 3 + 4) * 127));
+        // v_dot2_u32_u16 v1, v2, v3, v4 clamp: past u32::MAX, saturated.
+        let w = run(&[0xd3a7_c001, 0x1c12_0702]);
+        assert_eq!(w.v[1][0], u32::MAX);
     }
 
     /// CDNA3's MUBUF through a gfx9 resource: atomics return the old value with SC0

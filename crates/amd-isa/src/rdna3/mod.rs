@@ -83,7 +83,7 @@ pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};
 pub(crate) use matrix::{
-    Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, element, float_out, float_sum, wmma, wmma_float,
+    Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, dot, element, float_out, float_sum, wmma, wmma_float,
 };
 pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
