@@ -1,7 +1,9 @@
 // What HIP's device library and intrinsics give a kernel: single- and double-precision
 // math (ROCm's OCML: sin, cos, exp, log, pow, tanh, erf, cbrt, log1p), warp shuffles
-// and ballots, float and integer atomics, half-precision arithmetic, and dynamic shared
-// memory; checked against the CPU. Prints "ok" when every result is right.
+// and ballots, float and integer atomics, half-precision arithmetic, halves widened
+// into float multiply-adds (gfx942: v_fma_mix_f32), `__threadfence()` (gfx942:
+// buffer_wbl2 and buffer_inv), and dynamic shared memory; checked against the CPU.
+// Prints "ok" when every result is right.
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 #include <cmath>
@@ -57,6 +59,16 @@ __global__ void halves(const __half* a, __half* c, int n) {
   if (i < n) c[i] = __hadd(__hmul(a[i], a[i]), hsqrt(a[i]));
 }
 
+// Each thread publishes a value, fences, and its block's first thread counts the
+// block in; the halves' products widen into floats.
+__global__ void fenced(int* published, int* blocks, float* out, const __half* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) published[i] = 3 * i;
+  __threadfence();
+  if (threadIdx.x == 0) atomicAdd(blocks, 1);
+  if (i < n) out[i] = (float)a[i] * (float)a[(i + 1) % n] + 0.5f;
+}
+
 // Each block reverses its part of x through shared memory sized at launch.
 extern __shared__ float reversed[];
 __global__ void reverse(const float* x, float* out, int n) {
@@ -76,9 +88,9 @@ int main() {
     hi[i] = (i * 2654435761u) >> 22;
     ha[i] = __float2half((i % 64) * 0.25f);
   }
-  float *x, *out, *rev, *fsum;
+  float *x, *out, *rev, *fsum, *mix;
   double* dout;
-  int *ix, *iout, *imax;
+  int *ix, *iout, *imax, *published, *blocks;
   __half *a, *c;
   CHECK(hipMalloc(&x, n * 4));
   CHECK(hipMalloc(&out, n * 32));
@@ -90,6 +102,10 @@ int main() {
   CHECK(hipMalloc(&imax, 4));
   CHECK(hipMalloc(&a, n * 2));
   CHECK(hipMalloc(&c, n * 2));
+  CHECK(hipMalloc(&mix, n * 4));
+  CHECK(hipMalloc(&published, n * 4));
+  CHECK(hipMalloc(&blocks, 4));
+  CHECK(hipMemset(blocks, 0, 4));
   CHECK(hipMemcpy(x, hx, n * 4, hipMemcpyHostToDevice));
   CHECK(hipMemcpy(ix, hi, n * 4, hipMemcpyHostToDevice));
   CHECK(hipMemcpy(a, ha, n * 2, hipMemcpyHostToDevice));
@@ -102,6 +118,8 @@ int main() {
   halves<<<n / block, block>>>(a, c, n);
   CHECK(hipGetLastError());
   reverse<<<n / block, block, block * 4>>>(x, rev, n);
+  CHECK(hipGetLastError());
+  fenced<<<n / block, block>>>(published, blocks, mix, a, n);
   CHECK(hipGetLastError());
   CHECK(hipDeviceSynchronize());
   float* ho = new float[n * 8];
@@ -118,6 +136,12 @@ int main() {
   CHECK(hipMemcpy(hc, c, n * 2, hipMemcpyDeviceToHost));
   CHECK(hipMemcpy(&hf, fsum, 4, hipMemcpyDeviceToHost));
   CHECK(hipMemcpy(&hm, imax, 4, hipMemcpyDeviceToHost));
+  float* hmix = new float[n];
+  int* hpub = new int[n];
+  int hblocks = 0;
+  CHECK(hipMemcpy(hmix, mix, n * 4, hipMemcpyDeviceToHost));
+  CHECK(hipMemcpy(hpub, published, n * 4, hipMemcpyDeviceToHost));
+  CHECK(hipMemcpy(&hblocks, blocks, 4, hipMemcpyDeviceToHost));
   int bad = 0;
   for (int i = 0; i < n; i++) {
     float v = hx[i];
@@ -134,6 +158,8 @@ int main() {
       printf("half %d: %g, expected %g\n", i, __half2float(hc[i]), hwant);
     int t = i % block, first = i - t;
     if (hr[i] != hx[first + block - 1 - t] && bad++ < 5) printf("reverse %d\n", i);
+    float mwant = __half2float(ha[i]) * __half2float(ha[(i + 1) % n]) + 0.5f;
+    if ((hmix[i] != mwant || hpub[i] != 3 * i) && bad++ < 5) printf("fenced %d: %g, expected %g\n", i, hmix[i], mwant);
   }
   hipDeviceProp_t p;
   CHECK(hipGetDeviceProperties(&p, 0));
@@ -154,6 +180,7 @@ int main() {
     fwant += hi[i] & 15;
     mwant = hi[i] > mwant ? hi[i] : mwant;
   }
+  if (hblocks != n / block && bad++ < 5) printf("fenced blocks: %d, expected %d\n", hblocks, n / block);
   if (hf != fwant || hm != mwant) {
     bad++;
     printf("atomics: sum %g, expected %g; max %d, expected %d\n", hf, fwant, hm, mwant);
