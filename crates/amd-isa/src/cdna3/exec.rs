@@ -300,27 +300,32 @@ fn dot_kind(i: &Inst) -> Option<(DotKind, bool)> {
             },
             false,
         )),
-        Encoding::Vop2 => Some((
-            match Vop2::from_op(i.op)? {
+        Encoding::Vop2 | Encoding::Vop3 => {
+            // gfx9's VOP3 numbers VOP2's opcodes from 256.
+            let op = if i.enc == Encoding::Vop3 {
+                i.op.checked_sub(256)?
+            } else {
+                i.op
+            };
+            let kind = match Vop2::from_op(op)? {
                 Vop2::V_DOT4C_I32_I8_E32 => signed(R::V_DOT4_I32_IU8),
                 Vop2::V_DOT8C_I32_I4_E32 => signed(R::V_DOT8_I32_IU4),
                 Vop2::V_DOT2C_I32_I16_E32 => DotKind::Halves { signed: true },
                 _ => return None,
-            },
-            true,
-        )),
-        Encoding::Vop3 => Some((
-            match Vop3::from_op(i.op)? {
-                Vop3::V_DOT4C_I32_I8_E64 => signed(R::V_DOT4_I32_IU8),
-                Vop3::V_DOT8C_I32_I4_E64 => signed(R::V_DOT8_I32_IU4),
-                Vop3::V_DOT2C_I32_I16_E64 => DotKind::Halves { signed: true },
-                _ => return None,
-            },
-            true,
-        )),
+            };
+            Some((kind, true))
+        }
         _ => None,
     }
 }
+
+// The accumulating dots' VOP3 forms are their VOP2 opcodes from 256, as `dot_kind`
+// reads them.
+const _: () = assert!(
+    Vop3::V_DOT2C_I32_I16_E64 as u16 == 256 + Vop2::V_DOT2C_I32_I16_E32 as u16
+        && Vop3::V_DOT4C_I32_I8_E64 as u16 == 256 + Vop2::V_DOT4C_I32_I8_E32 as u16
+        && Vop3::V_DOT8C_I32_I4_E64 as u16 == 256 + Vop2::V_DOT8C_I32_I4_E32 as u16
+);
 
 /// [`Dot`] from `i`'s fields: its sources renumbered as gfx11's; source modifiers and
 /// OPSEL other than the defaults (which these integer forms have no use for; no
