@@ -1,8 +1,9 @@
 //! `cargo xtask rocm-run [--dir DIR]`: ROCm's clients, unmodified, on the mock GPU
 //! through `libamd_interpose.so`, in the root `cargo xtask rocm-env` makes: `rocminfo`
 //! (its agent list checked), then each HIP program of `tests/hip/` built with the
-//! root's `hipcc --offload-arch=…` and run; a program passes when it exits 0 and
-//! prints `ok`. All of it on each mock profile of [`PROFILES`] in turn (the
+//! root's `hipcc --offload-arch=…` (and the options its `// hipcc:` lines give) and
+//! run, on the profiles its `// profiles:` line names (all where it has none); a
+//! program passes when it exits 0 and prints `ok`. All of it on each mock profile of [`PROFILES`] in turn (the
 //! interposer's `AMD_MOCK_PROFILE`): a gfx1100 (RDNA3), a gfx942 (CDNA3, an MI300X
 //! partition) and a gfx942-spx (a whole MI300X, 8 XCCs). Also checks that no client leaves the interposer's files behind in
 //! the root's `/tmp`. Needs root (chroot does); never part of the test command (the
