@@ -1,7 +1,8 @@
 //! `cargo xtask rocm-env [--dir DIR]`: a ROCm user space to run clients against the
 //! mock, installed as a newcomer would: a Debian trixie root (`debootstrap`) with
 //! `rocminfo`, `hipcc`, `libamdhip64-dev`, the header-only parallel primitives
-//! (rocPRIM, hipCUB, rocThrust) and rocBLAS 5.5 from Debian's own archive (ROCr 6.1, HIP 5.7, clang 17),
+//! (rocPRIM, hipCUB, rocThrust), rocBLAS 5.5, rocFFT and rocRAND from Debian's own
+//! archive (ROCr 6.1, HIP 5.7, clang 17),
 //! under `target/rocm-env/trixie` unless `--dir` names another place. Made once: a
 //! finished root is left as it is, but for the packages a newer list adds (delete it
 //! to start over). Needs root
@@ -30,6 +31,8 @@ const PACKAGES: &[&str] = &[
     "libhipcub-dev",
     "librocthrust-dev",
     "librocblas-dev",
+    "librocfft-dev",
+    "librocrand-dev",
 ];
 
 /// The file a finished root holds: the packages it was made with, one a line.

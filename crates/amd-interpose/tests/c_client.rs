@@ -414,8 +414,10 @@ fn rocm_6_1_hip_uninitialized_read_is_found_by_the_sanitizer() {
 /// with atomics, a kernel launch as the first GPU work (the queue's first doorbell,
 /// which the mock once missed), the device library's math, shuffles, ballots, atomics
 /// and halves, rocThrust's and hipCUB's sorts, scans and reductions (whose gfx942
-/// warp scans use DPP row broadcasts), and rocBLAS's GEMMs and level-1 and -2
-/// routines (its Tensile kernels, on gfx1100 only: Debian's has none for gfx942) — built with the root's `hipcc --offload-arch=gfx1100` and
+/// warp scans use DPP row broadcasts), rocBLAS's GEMMs and level-1 and -2 routines
+/// (its Tensile kernels, on gfx1100 only: Debian's has none for gfx942), rocFFT's
+/// forward FFT (kernels it compiles at run time) and rocRAND's generators (gfx1100
+/// only, as rocBLAS) — built with the root's `hipcc --offload-arch=gfx1100` and
 /// `--offload-arch=gfx942` and run on a mock of that GPU (`AMD_MOCK_PROFILE`), each
 /// printing `ok`. Skipped where the ROCm root is absent or the test cannot chroot.
 #[test]
@@ -427,6 +429,8 @@ fn rocm_6_1_hip_programs_run_unmodified() {
     let needs = [
         ("primitives", "usr/include/hipcub/hipcub.hpp"),
         ("blas", "usr/include/rocblas/rocblas.h"),
+        ("fft", "usr/include/rocfft/rocfft.h"),
+        ("random", "usr/include/rocrand/rocrand.h"),
     ];
     let lacking: Vec<&str> = needs
         .iter()
@@ -444,6 +448,8 @@ fn rocm_6_1_hip_programs_run_unmodified() {
         "device_library",
         "primitives",
         "blas",
+        "fft",
+        "random",
     ];
     for arch in ["gfx1100", "gfx942"] {
         for name in programs {
