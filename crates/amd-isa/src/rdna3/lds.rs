@@ -55,18 +55,22 @@ struct Space<'a> {
     check: bool,
 }
 
+/// What an access of `n` bytes at `at` that misses a workgroup's `lds_bytes` of LDS
+/// does: nothing (the hardware's range check: a load reads 0, a store writes nothing),
+/// or, where the wave runs under the sanitizer's check (`check`), the instruction's
+/// trap. Every path into the LDS (DS, generic pointers, RDNA4's own atomics) asks it.
+#[cold]
+pub(crate) fn missed(check: bool, at: u64, n: usize, kind: AccessKind, lds_bytes: usize) -> R<()> {
+    if check {
+        return Err(Trap::lds_outside(at, Access { kind, bytes: n }, lds_bytes));
+    }
+    Ok(())
+}
+
 impl Space<'_> {
-    /// An access of `n` bytes at `a` that missed the LDS: nothing, or the trap.
-    #[cold]
+    /// An access of `n` bytes at `a` that missed the LDS: [`missed`].
     fn outside(&self, a: u32, n: usize, kind: AccessKind) -> R<()> {
-        if self.check {
-            return Err(Trap::lds_outside(
-                u64::from(a),
-                Access { kind, bytes: n },
-                self.bytes.len(),
-            ));
-        }
-        Ok(())
+        missed(self.check, u64::from(a), n, kind, self.bytes.len())
     }
 
     fn read(&self, a: u32, n: usize) -> R<u64> {

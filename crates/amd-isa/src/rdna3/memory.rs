@@ -10,7 +10,7 @@ use super::opcodes::Global;
 use super::opcodes::op::global;
 use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
-use crate::memory::{Access, AccessKind, Memory};
+use crate::memory::{AccessKind, Memory};
 
 /// A FLAT, GLOBAL or SCRATCH access as the instruction's fields give it, whichever
 /// generation's encoding they come from.
@@ -819,13 +819,13 @@ pub(crate) fn flat_generic(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory, 
             // under the sanitizer's check, stops).
             let lds_bytes = lds.len();
             let range = lds.get_mut(off..off.saturating_add(len));
-            if range.is_none() && w.check_lds {
-                let kind = if kind.is_load() {
+            if range.is_none() {
+                let missed = if kind.is_load() {
                     AccessKind::Load
                 } else {
                     AccessKind::Store
                 };
-                return Err(Trap::lds_outside(off as u64, Access { kind, bytes: len }, lds_bytes));
+                super::lds::missed(w.check_lds, off as u64, len, missed, lds_bytes)?;
             }
             if kind.is_load() {
                 if let Some(r) = range {
@@ -898,14 +898,7 @@ fn flat_atomic(
                 let mut b = [0u8; 8];
                 match lds.get(off..off + n) {
                     Some(src) => b[..n].copy_from_slice(src),
-                    None if w.check_lds => {
-                        let access = Access {
-                            kind: AccessKind::Atomic,
-                            bytes: n,
-                        };
-                        return Err(Trap::lds_outside(off as u64, access, lds.len()));
-                    }
-                    None => {}
+                    None => super::lds::missed(w.check_lds, off as u64, n, AccessKind::Atomic, lds.len())?,
                 }
                 let old = u64::from_le_bytes(b);
                 let new = atomic_result(op, old, d, cmp)?;

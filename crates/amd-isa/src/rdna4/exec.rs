@@ -673,12 +673,8 @@ fn ds_atomic(w: &mut Wave, i: &Inst, atomic: u16, rtn: bool, lds: &mut [u8]) -> 
         let a = w.vread(addr, lane, None)?.wrapping_add(offset) as usize;
         let lds_bytes = lds.len();
         let slot = a.checked_add(n).and_then(|end| lds.get_mut(a..end));
-        if slot.is_none() && w.check_lds {
-            let access = crate::memory::Access {
-                kind: crate::memory::AccessKind::Atomic,
-                bytes: n,
-            };
-            return Err(Trap::lds_outside(a as u64, access, lds_bytes));
+        if slot.is_none() {
+            rdna3::lds_missed(w.check_lds, a as u64, n, crate::memory::AccessKind::Atomic, lds_bytes)?;
         }
         let mut old = [0u8; 8];
         if let Some(s) = &slot {
