@@ -59,16 +59,26 @@ const WAVE32_ONLY: &str = "// wave32 only";
 /// DPP8, the lane permutes).
 const RDNA_ONLY: &str = "// rdna only";
 
-/// Whether `src` has a build in the target folder `folder`: a wave32-only source has
-/// none in the wave64 folders, an RDNA-only one none for gfx942.
-fn builds_for(src: &Path, folder: &str) -> Result<bool> {
+/// The marker of a source line naming the only processors it is built for (for
+/// example `// targets: gfx1201 gfx942`, for builtins those two have alone).
+const ONLY_FOR: &str = "// targets:";
+
+/// Whether `src` has a build for `mcpu` in the target folder `folder`: a wave32-only
+/// source has none in the wave64 folders, an RDNA-only one none for gfx942, one with
+/// a `// targets:` line none for a processor it does not name.
+fn builds_for(src: &Path, mcpu: &str, folder: &str) -> Result<bool> {
     let text = std::fs::read_to_string(src)?;
     let marked = |marker: &str| text.lines().any(|l| l.trim() == marker);
-    Ok(match folder {
-        WAVE64 => !marked(WAVE32_ONLY),
-        GFX942 => !marked(WAVE32_ONLY) && !marked(RDNA_ONLY),
-        _ => true,
-    })
+    let named = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(ONLY_FOR))
+        .all(|l| l.split_whitespace().any(|t| t == mcpu));
+    Ok(named
+        && match folder {
+            WAVE64 => !marked(WAVE32_ONLY),
+            GFX942 => !marked(WAVE32_ONLY) && !marked(RDNA_ONLY),
+            _ => true,
+        })
 }
 
 /// The options a source's `// clang-19:` lines add.
@@ -149,7 +159,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     for (&(mcpu, folder), &(opt, suffix), src) in builds {
-        if !builds_for(src, folder)? {
+        if !builds_for(src, mcpu, folder)? {
             continue;
         }
         let stem = src

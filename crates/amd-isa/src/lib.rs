@@ -3,7 +3,7 @@
 //! interpreter that runs whole dispatches.
 //!
 //! One module per generation ([`rdna3`]: gfx11, wave32 and wave64; [`rdna4`]: gfx12;
-//! [`cdna3`]: gfx940–gfx942, decoding only so far); what generations share sits beside
+//! [`cdna3`]: gfx940–gfx942); what generations share sits beside
 //! them: the decoders' [`DecodeError`] and steps, [`Memory`] (how an interpreter
 //! reaches a GPU's memory: the embedder implements it, as the mock GPU does over its
 //! checked address space, and [`SliceMemory`] maps byte slices for tests and tools), [`ExecError`] (why a dispatch
@@ -35,6 +35,7 @@ pub mod dispatch;
 pub mod error;
 pub mod field;
 mod float;
+mod fp8_ops;
 pub mod memory;
 pub mod pool;
 pub mod rdna3;

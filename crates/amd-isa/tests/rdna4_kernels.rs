@@ -505,3 +505,256 @@ fn gfx942_kernels_compute_what_their_gfx1100_builds_do() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
     assert_eq!(ran, 44, "gfx942 builds run");
 }
+
+/// An 8-bit float format, from its definition: (mantissa bits, bias, FNUZ).
+#[derive(Clone, Copy, Debug)]
+struct Eight(u32, i32, bool);
+
+impl Eight {
+    /// RDNA4's (OCP's) or CDNA3's (FNUZ) FP8 or BF8.
+    fn of(bf8: bool, fnuz: bool) -> Eight {
+        match (bf8, fnuz) {
+            (false, false) => Eight(3, 7, false),
+            (true, false) => Eight(2, 15, false),
+            (false, true) => Eight(3, 8, true),
+            (true, true) => Eight(2, 16, true),
+        }
+    }
+
+    /// The value of code `b`: FNUZ's 0x80 is its NaN; OCP's E4M3 has S.1111.111 for
+    /// NaN and E5M2 IEEE's infinities and NaNs in its top exponent.
+    fn value(self, b: u8) -> f64 {
+        let Eight(m_bits, bias, fnuz) = self;
+        let (e, m) = (u32::from(b & 0x7f) >> m_bits, u32::from(b) & ((1 << m_bits) - 1));
+        let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+        if fnuz && b == 0x80 {
+            return f64::NAN;
+        }
+        if !fnuz && m_bits == 3 && e == 15 && m == 7 {
+            return f64::NAN;
+        }
+        if !fnuz && m_bits == 2 && e == 31 {
+            return if m == 0 { sign * f64::INFINITY } else { f64::NAN };
+        }
+        let (e, m) = if e == 0 { (1, m) } else { (e, m + (1 << m_bits)) };
+        sign * f64::from(m) * 2f64.powi(e as i32 - bias - m_bits as i32)
+    }
+
+    /// `x` to the nearest code by search over every finite code (ties to the even
+    /// code), a value past the largest by half its step or more (to the even side)
+    /// overflowing: to E5M2's infinity, else to NaN; zero is +0 in FNUZ. `None` for a
+    /// NaN (any NaN code is right).
+    fn nearest(self, x: f32) -> Option<u8> {
+        if x.is_nan() {
+            return None;
+        }
+        let Eight(m_bits, _, fnuz) = self;
+        let neg = x.is_sign_negative();
+        let overflow = match (fnuz, m_bits) {
+            (true, _) => 0x80,
+            (false, 2) => 0x7c | if neg { 0x80 } else { 0 },
+            (false, _) => {
+                if neg {
+                    0xff
+                } else {
+                    0x7f
+                }
+            }
+        };
+        if x.is_infinite() {
+            return Some(overflow);
+        }
+        let a = f64::from(x.abs());
+        let finite: Vec<u8> = (0..0x80u8).filter(|&b| self.value(b).is_finite()).collect();
+        let top = *finite.last().unwrap();
+        let step = self.value(top) - self.value(top - 1);
+        // The first value past the largest, as though it were a code (odd after an
+        // even largest, even after an odd one).
+        let past = (self.value(top) + step, top.wrapping_add(1));
+        if a >= past.0 {
+            return Some(overflow);
+        }
+        let best = finite
+            .iter()
+            .map(|&b| (self.value(b), b))
+            .chain([past])
+            .min_by(|p, q| {
+                let (dp, dq) = ((p.0 - a).abs(), (q.0 - a).abs());
+                dp.partial_cmp(&dq).unwrap().then((p.1 & 1).cmp(&(q.1 & 1)))
+            })
+            .unwrap();
+        Some(if best.1 == past.1 {
+            overflow
+        } else if best.1 == 0 && fnuz {
+            0
+        } else {
+            best.1 | if neg { 0x80 } else { 0 }
+        })
+    }
+}
+
+/// The 8-bit float conversions, built for gfx1201 (OCP's formats) and gfx942 (FNUZ),
+/// give what the formats' definitions say for every code in every byte and half, and
+/// for f32 inputs at and between every format's values, past their largest, infinite
+/// and NaN; the stochastic forms as their pseudocode (random bits added to the
+/// mantissa) then the nearest code; and gfx942's FP8 matrix multiply-add (A in FP8 or
+/// BF8, B in FP8) the exact products' sum rounded to f32.
+#[test]
+fn eight_bit_floats_in_each_generations_formats() {
+    use Arg::*;
+    let dir = kernels();
+    // Every byte value in every byte of some word: byte j of word i is i + 85 j.
+    let codes: Vec<u32> = (0..256u32)
+        .map(|i| (0..4).map(|j| ((i + 85 * j) & 0xff) << (8 * j)).sum())
+        .collect();
+    // Every value of the four formats, the midpoints between neighbours and just off
+    // them, and the edges.
+    let mut xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-30,
+        -1e-30,
+        1e30,
+    ];
+    for f in [(false, false), (true, false), (false, true), (true, true)].map(|(b, z)| Eight::of(b, z)) {
+        let vals: Vec<f64> = (0..=255u8).map(|b| f.value(b)).filter(|v| v.is_finite()).collect();
+        let mut sorted = vals.clone();
+        sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        for pair in sorted.windows(2) {
+            let mid = (pair[0] + pair[1]) / 2.0;
+            xs.extend([mid as f32, (mid * (1.0 + 1e-6)) as f32, (mid * (1.0 - 1e-6)) as f32]);
+        }
+        xs.extend(vals.iter().map(|&v| v as f32));
+        let top = sorted.last().copied().unwrap();
+        xs.extend([top * 1.03, top * 1.1, -top * 1.07, top * 4.0].map(|v| v as f32));
+    }
+    xs.truncate(xs.len() / 512 * 512);
+    assert!(xs.len() >= 1024, "{} inputs", xs.len());
+    let lanes = xs.len() as u32 / 2;
+    let seed = 0x9e37_79b9u32;
+    for (target, fnuz, generation) in [("gfx1201", false, Gen::Rdna4), ("gfx942", true, Gen::Cdna3)] {
+        let (fp8, bf8) = (Eight::of(false, fnuz), Eight::of(true, fnuz));
+        for suffix in ["", "_O0"] {
+            let elf = std::fs::read(dir.join(target).join(format!("fp8{suffix}.hsaco"))).expect("code object");
+            let what = format!("{target} fp8{suffix}");
+            // To f32.
+            let out = run(
+                &elf,
+                "fp8_to_f32",
+                &[Buffer(words(codes.iter().copied())), Buffer(vec![0; 256 * 32])],
+                [1, 1, 1],
+                [256, 1, 1],
+                generation,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got = |k: usize| f32::from_le_bytes(out[1][4 * k..4 * k + 4].try_into().unwrap());
+            for (i, &v) in codes.iter().enumerate() {
+                let byte = |j: u32| (v >> (8 * j)) as u8;
+                let want = [
+                    fp8.value(byte(0)),
+                    fp8.value(byte(1)),
+                    bf8.value(byte(2)),
+                    bf8.value(byte(3)),
+                    fp8.value(byte(0)),
+                    fp8.value(byte(1)),
+                    bf8.value(byte(2)),
+                    bf8.value(byte(3)),
+                ];
+                for (k, w) in want.iter().enumerate() {
+                    let g = f64::from(got(8 * i + k));
+                    assert!(
+                        g == *w || (g.is_nan() && w.is_nan()),
+                        "{what}: word {v:#010x}, result {k}: {g}, not {w}"
+                    );
+                }
+            }
+            // From f32.
+            let out = run(
+                &elf,
+                "fp8_from_f32",
+                &[
+                    Buffer(floats(xs.iter().copied())),
+                    Buffer(vec![0; xs.len() * 4]),
+                    U32(seed),
+                ],
+                [lanes / 256, 1, 1],
+                [256, 1, 1],
+                generation,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let word = |k: usize| u32::from_le_bytes(out[1][4 * k..4 * k + 4].try_into().unwrap());
+            // The code `f` makes of `x` is `got`: the nearest, or a NaN code for a NaN.
+            let check = |f: Eight, x: f32, got: u8, what: &str| match f.nearest(x) {
+                Some(want) => assert_eq!(got, want, "{what}: {x:e} ({:#010x}) to {f:?}", x.to_bits()),
+                None => assert!(f.value(got).is_nan(), "{what}: NaN to {got:#04x}"),
+            };
+            // The stochastic forms' input: the random bits added to the mantissa,
+            // wrapping within it.
+            let dithered = |x: f32, r: u32| {
+                let b = x.to_bits();
+                f32::from_bits(b & !0x7f_ffff | (b & 0x7f_ffff).wrapping_add(r) & 0x7f_ffff)
+            };
+            for i in 0..lanes as usize {
+                let (a, b) = (xs[2 * i], xs[2 * i + 1]);
+                let (w, s) = (word(2 * i), word(2 * i + 1));
+                let at = format!("{what} lane {i}");
+                check(fp8, a, w as u8, &at);
+                check(fp8, b, (w >> 8) as u8, &at);
+                check(bf8, b, (w >> 16) as u8, &at);
+                check(bf8, a, (w >> 24) as u8, &at);
+                let r8 = seed.wrapping_mul(i as u32 + 1) >> 12;
+                check(fp8, dithered(a, r8), s as u8, &format!("{at} (stochastic)"));
+                let r5 = (seed ^ i as u32) >> 11;
+                check(bf8, dithered(b, r5), (s >> 24) as u8, &format!("{at} (stochastic)"));
+                assert_eq!(s >> 8 & 0xffff, 0, "{at}: bytes 1 and 2 kept");
+            }
+        }
+    }
+    // gfx942's FP8 matrix multiply-add: random finite codes, C of small integers.
+    let mut x = 0x1234_5678u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let finite = |b: u8| if b == 0x80 { 0 } else { b };
+    let a: Vec<u8> = (0..16 * 32).map(|_| finite(next() as u8)).collect();
+    let b: Vec<u8> = (0..32 * 16).map(|_| finite(next() as u8)).collect();
+    let c: Vec<f32> = (0..16 * 16).map(|_| (next() % 64) as f32 - 32.0).collect();
+    for suffix in ["", "_O0"] {
+        let elf = std::fs::read(dir.join("gfx942").join(format!("fp8{suffix}.hsaco"))).expect("code object");
+        for bf8_a in [false, true] {
+            let out = run(
+                &elf,
+                "mfma_fp8",
+                &[
+                    Buffer(a.clone()),
+                    Buffer(b.clone()),
+                    Buffer(floats(c.iter().copied())),
+                    Buffer(vec![0; 16 * 16 * 4]),
+                    U32(u32::from(bf8_a)),
+                ],
+                [1, 1, 1],
+                [64, 1, 1],
+                Gen::Cdna3,
+            )
+            .unwrap_or_else(|e| panic!("mfma_fp8{suffix}: {e}"));
+            let (fa, fb) = (Eight::of(bf8_a, true), Eight::of(false, true));
+            for r in 0..16 {
+                for col in 0..16 {
+                    let dot: f64 = (0..32)
+                        .map(|k| fa.value(a[r * 32 + k]) * fb.value(b[k * 16 + col]))
+                        .sum();
+                    let want = (dot + f64::from(c[r * 16 + col])) as f32;
+                    let k = 4 * (r * 16 + col);
+                    let got = f32::from_le_bytes(out[3][k..k + 4].try_into().unwrap());
+                    assert_eq!(got, want, "mfma_fp8{suffix} (A in BF8: {bf8_a}): D[{r}][{col}]");
+                }
+            }
+        }
+    }
+}

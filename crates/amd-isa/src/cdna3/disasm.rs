@@ -614,8 +614,13 @@ fn sdwa_mods(i: &Inst, vopc: bool, two: bool, mods: &mut String) {
     const SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7"];
     // LLVM names the reserved value 3 as it does 0.
     const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
+    // The 8-bit float conversions' SDWA forms write a whole VGPR (or two): LLVM
+    // prints no destination select for them.
+    let converts8 = i.name().is_some_and(|n| crate::fp8_ops::Fp8Op::of(n, true).is_some());
     if !vopc {
         omod(mods, fld::vop2_sdwa::CLMP.get(w) == 1, fld::vop2_sdwa::OMOD.get(w));
+    }
+    if !vopc && !converts8 {
         let _ = write!(
             mods,
             " dst_sel:{} dst_unused:{}",
@@ -733,7 +738,17 @@ fn vop3(i: &Inst, mnem: &str, ops: &Ops, args: &mut Vec<String>, mods: &mut Stri
             .iter()
             .filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2))
             .count();
-        let _ = write!(mods, " op_sel:{}", bit_list(opsel, n + 1));
+        // The sources' bits, then the destination's (OPSEL[3]); the stochastic
+        // conversions' byte select (OPSEL[3:2]) takes the last two.
+        let list = if base.starts_with("v_cvt_sr_") {
+            bit_list(opsel, 4)
+        } else {
+            let mut l = bit_list(opsel, n);
+            l.pop();
+            let _ = write!(l, "{}{}]", if n > 0 { "," } else { "" }, opsel >> 3 & 1);
+            l
+        };
+        let _ = write!(mods, " op_sel:{list}");
     }
     omod(mods, fld::vop3::CLMP.get(w) == 1, fld::vop3::OMOD.get(w));
 }

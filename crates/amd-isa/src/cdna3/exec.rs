@@ -13,7 +13,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as fc;
 use super::lower::scalar;
 use super::lowering;
-use super::opcodes::{Mubuf, Smem, Sopp, Vop1, Vop2, Vop3, Vop3p};
+use super::opcodes::{Mubuf, Smem, Sop1, Sopc, Sopp, Vop1, Vop2, Vop3, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -77,6 +77,10 @@ pub(crate) enum Own {
     PkF32(Box<PkF32>),
     /// An integer dot product RDNA3 lacks or spells otherwise.
     Dot(Box<Dot>),
+    /// The VGPR indexing mode's controls (`s_set_gpr_idx_*`).
+    GprIdx(GprIdx),
+    /// An 8-bit float conversion (gfx942's FNUZ formats).
+    Fp8(Box<crate::fp8_ops::Fp8Inst>),
     /// A dense matrix instruction (MFMA), from AMD's layout table.
     Mfma(Box<super::mfma::MfmaOp>),
     /// Refused, for the reason given.
@@ -165,16 +169,124 @@ fn zeroes_high(i: &Inst) -> Option<usize> {
         .then_some(vdst)
 }
 
+/// gfx9's VGPR indexing mode: while MODE.GPR_IDX_EN is set, a vector instruction's
+/// VGPR operands that M0[15:12] enables (bit 0 SRC0, 1 SRC1, 2 SRC2, 3 VDST) are
+/// offset by M0[7:0] — LLVM's dynamic indexing into a vector in registers (`s_set_gpr_idx_on
+/// s2, gpr_idx(SRC0)`, `v_mov_b32`, `s_set_gpr_idx_off`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GprIdx {
+    /// `s_set_gpr_idx_on`: the index from a scalar operand (gfx11's numbering), the
+    /// operands it applies to; the mode on.
+    On(u16, u32),
+    /// `s_set_gpr_idx_off`.
+    Off,
+    /// `s_set_gpr_idx_idx`: a new index.
+    Idx(u16),
+    /// `s_set_gpr_idx_mode`: new operands.
+    Mode(u32),
+}
+
+/// MODE.GPR_IDX_EN (gfx9's MODE bit 27).
+const GPR_IDX_EN: u32 = 1 << 27;
+
+impl GprIdx {
+    fn run(self, w: &mut Wave) -> Result<(), Trap> {
+        let m0 = w.s[rdna3::M0];
+        let index = |w: &Wave, src: u16| w.sread(src, None).map(|v| v & 0xff);
+        match self {
+            GprIdx::On(src, mode) => {
+                w.s[rdna3::M0] = (m0 & !0xf0ff) | index(w, src)? | mode << 12;
+                w.mode |= GPR_IDX_EN;
+            }
+            GprIdx::Off => w.mode &= !GPR_IDX_EN,
+            GprIdx::Idx(src) => w.s[rdna3::M0] = (m0 & !0xff) | index(w, src)?,
+            GprIdx::Mode(mode) => w.s[rdna3::M0] = (m0 & !0xf000) | mode << 12,
+        }
+        Ok(())
+    }
+}
+
+/// Runs lowered instruction `d` (CDNA3's `i`) with the VGPR indexing mode on: a VOP1,
+/// VOP2 or VOP3 instruction with its enabled VGPR operands offset, re-encoded and
+/// lowered again; a scalar instruction as it is. Any other vector instruction is
+/// refused.
+fn indexed(w: &mut Wave, d: &rdna3::Decoded, i: &Inst, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
+    use crate::field::Bits;
+    let (index, mode) = (w.s[rdna3::M0] & 0xff, w.s[rdna3::M0] >> 12 & 0xf);
+    // The encoding's source fields (9 bits, VGPRs from 256) and its VDST (8 bits).
+    let (srcs, vdst): (&[Bits], Bits) = match i.enc {
+        Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Sopp | Encoding::Smem => {
+            return d.run(w, mem, lds);
+        }
+        Encoding::Vop1 if i.ext.is_none() => (&[fc::vop1::SRC0.0], fc::vop1::VDST.0),
+        Encoding::Vop2 if i.ext.is_none() => (&[fc::vop2::SRC0.0, fc::vop2::VSRC1.0], fc::vop2::VDST.0),
+        Encoding::Vop3 => (
+            &[fc::vop3::SRC0.0, fc::vop3::SRC1.0, fc::vop3::SRC2.0],
+            fc::vop3::VDST.0,
+        ),
+        _ => return Err(Trap::refused("the VGPR indexing mode on this encoding".into())),
+    };
+    const PAST: &str = "the VGPR indexing mode took an operand past v255";
+    let mut words = i.words;
+    for (k, f) in srcs.iter().enumerate() {
+        let n = f.get(&words);
+        // VOP2's VSRC1 is a VGPR number alone.
+        let (is_vgpr, base) = if i.enc == Encoding::Vop2 && k == 1 {
+            (true, 0)
+        } else {
+            (n >= 256, 256)
+        };
+        if mode >> k & 1 == 1 && is_vgpr {
+            let v = n - base + index;
+            if v > 255 {
+                return Err(Trap::refused(PAST.into()));
+            }
+            f.put(&mut words, base + v);
+        }
+    }
+    // VOP3's compares write an SGPR mask through VDST.
+    let vdst_is_vgpr = !(i.enc == Encoding::Vop3 && i.name().is_some_and(|n| n.starts_with("v_cmp")));
+    if mode >> 3 & 1 == 1 && vdst_is_vgpr {
+        let v = vdst.get(&words) + index;
+        if v > 255 {
+            return Err(Trap::refused(PAST.into()));
+        }
+        vdst.put(&mut words, v);
+    }
+    let moved = Inst::decode(&words[..usize::from(i.size)])
+        .ok()
+        .and_then(|m| m.to_rdna3())
+        .ok_or_else(|| Trap::refused("the VGPR indexing mode on this instruction".into()))?;
+    rdna3::Decoded::new(moved).run_out_of_line(w, mem, lds)
+}
+
 /// What CDNA3's own instruction `i` is.
 fn own(i: &Inst) -> Own {
     let w = &i.words;
+    if let Some(x) = super::fp8::decode(i) {
+        return x.map_or_else(Own::Refused, |x| Own::Fp8(Box::new(x)));
+    }
     match i.enc {
         Encoding::Sopp => match Sopp::from_op(i.op) {
             Some(Sopp::S_ENDPGM) => Own::End,
             Some(Sopp::S_BARRIER) => Own::Barrier,
             Some(Sopp::S_NOP | Sopp::S_WAITCNT | Sopp::S_SETPRIO | Sopp::S_SLEEP) => Own::Hint,
+            Some(Sopp::S_SET_GPR_IDX_OFF) => Own::GprIdx(GprIdx::Off),
+            Some(Sopp::S_SET_GPR_IDX_MODE) => Own::GprIdx(GprIdx::Mode(fc::sopp::SIMM16.get(w) & 0xf)),
             _ => Own::Refused("program control the CDNA3 interpreter does not run yet"),
         },
+        Encoding::Sopc if Sopc::from_op(i.op) == Some(Sopc::S_SET_GPR_IDX_ON) => {
+            match scalar(fc::sopc::SSRC0.0.get(w)) {
+                Some(src) => Own::GprIdx(GprIdx::On(src as u16, fc::sopc::SSRC1.0.get(w) & 0xf)),
+                None => Own::Refused("an index in FLAT_SCRATCH or XNACK_MASK"),
+            }
+        }
+        Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_SET_GPR_IDX_IDX) => {
+            match scalar(fc::sop1::SSRC0.0.get(w)) {
+                Some(src) => Own::GprIdx(GprIdx::Idx(src as u16)),
+                None => Own::Refused("an index in FLAT_SCRATCH or XNACK_MASK"),
+            }
+        }
         Encoding::Smem => smem(i),
         Encoding::Global | Encoding::Flat | Encoding::Scratch => {
             let acc = fc::flat::ACC.get(w) == 1;
@@ -962,8 +1074,9 @@ fn pk_f32(i: &Inst) -> Own {
         let n = src.operand(w);
         srcs[k] = match n {
             256.. => n,
-            // A pair of SGPRs (not VCC's or EXEC's halves split, not M0 or NULL).
-            0..=101 => n,
+            // A pair of SGPRs, VCC or EXEC (numbered alike in gfx9 and gfx11; LLVM
+            // allocates VCC as a pair of values); not M0, NULL or the trap registers.
+            0..=101 | 106 | 126 => n,
             // An inline constant is one dword: both halves must take it as their low
             // dword (compilers clear its OPSEL_HI bit); what its high dword reads as,
             // the ISA does not say.
@@ -1121,6 +1234,7 @@ impl Step for Decoded {
                     | Own::Scratch(..)
                     | Own::Buffer(..)
                     | Own::Dot(_)
+                    | Own::Fp8(_)
             ),
         }
     }
@@ -1142,13 +1256,22 @@ impl Step for Decoded {
                     | Own::Scratch(..)
                     | Own::Buffer(..)
                     | Own::Dot(_)
+                    | Own::Fp8(_)
             ),
         }
     }
     #[inline]
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         let (i, own) = match self {
-            Decoded::Lowered(d, _) => return d.run(w, mem, lds),
+            Decoded::Lowered(d, i) => {
+                if w.mode & GPR_IDX_EN != 0 {
+                    return indexed(w, d, i, mem, lds);
+                }
+                return d.run(w, mem, lds);
+            }
+            Decoded::Lowered16(..) | Decoded::CmpX(..) if w.mode & GPR_IDX_EN != 0 => {
+                return Err(Trap::refused("the VGPR indexing mode on this instruction".into()));
+            }
             &Decoded::Lowered16(ref d, _, vdst) => {
                 let flow = d.run_out_of_line(w, mem, lds)?;
                 let exec = w.exec();
@@ -1168,8 +1291,17 @@ impl Step for Decoded {
             }
             Decoded::Own(i, own) => (i, own),
         };
+        if w.mode & GPR_IDX_EN != 0
+            && !matches!(
+                own,
+                Own::Hint | Own::End | Own::Barrier | Own::ScalarLoad(_) | Own::GprIdx(_)
+            )
+        {
+            return Err(Trap::refused("the VGPR indexing mode on this instruction".into()));
+        }
         match own {
             Own::Hint => Ok(Flow::Next),
+            Own::GprIdx(x) => x.run(w).map(|_| Flow::Next),
             Own::End => Ok(Flow::End),
             Own::Barrier => Ok(Flow::Barrier),
             Own::ScalarLoad(l) => rdna3::scalar_load(w, l, mem).map(|_| Flow::Next),
@@ -1193,6 +1325,7 @@ impl Step for Decoded {
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
             Own::PkF32(x) => run_pk_f32(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dot(x) => run_dot(w, x, i.literal).map(|_| Flow::Next),
+            Own::Fp8(x) => x.run(w, i.literal).map(|_| Flow::Next),
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),
@@ -1480,6 +1613,56 @@ mod tests {
         assert_eq!(got[63], 162);
     }
 
+    /// gfx9's VGPR indexing mode: `s_set_gpr_idx_on` offsets the VGPR operands its mode
+    /// names by M0[7:0] (the index and mode kept in M0, its other bits kept) until
+    /// `s_set_gpr_idx_off`; `_idx` and `_mode` change them; an SDWA form under the mode
+    /// and an index past v255 are refused.
+    #[test]
+    fn vgpr_indexing_mode_offsets_the_operands_it_names() {
+        use crate::rdna3::{M0, Wave};
+        let setup = |w: &mut Wave, _| {
+            for r in 0..8 {
+                for lane in 0..32 {
+                    w.v[r][lane] = 100 * r as u32 + lane as u32;
+                }
+            }
+            (w.s[3], w.s[4], w.s[5], w.s[M0]) = (2, 3, 254, 0xabcd_0000);
+        };
+        let on_src0_dst: &[u32] = &[0xbf11_0903]; // s_set_gpr_idx_on s3, gpr_idx(SRC0,DST)
+        let mov: &[u32] = &[0x7e02_0302]; // v_mov_b32 v1, v2
+        let idx: &[u32] = &[0xbe80_3204]; // s_set_gpr_idx_idx s4
+        let mode_src1: &[u32] = &[0xbf9d_0002]; // s_set_gpr_idx_mode gpr_idx(SRC1)
+        let add: &[u32] = &[0x6802_0102]; // v_add_u32 v1, v2, v0
+        let off: &[u32] = &[0xbf9c_0000]; // s_set_gpr_idx_off
+        let mov_after: &[u32] = &[0x7e0a_0302]; // v_mov_b32 v5, v2
+        let w = run_as::<Cdna3>(
+            &[on_src0_dst, mov, idx, mode_src1, add, off, mov_after],
+            &mut [],
+            &mut [0; 64],
+            setup,
+        )
+        .unwrap();
+        for lane in 0..32 {
+            // v3 = v4 (index 2 on both), then v1 = v2 + v3 (index 3 on SRC1 alone).
+            assert_eq!(w.v[3][lane], 400 + lane as u32);
+            assert_eq!(w.v[1][lane], 200 + 400 + 2 * lane as u32);
+            assert_eq!(w.v[5][lane], 200 + lane as u32, "after s_set_gpr_idx_off");
+        }
+        assert_eq!(w.s[M0], 0xabcd_2003);
+        // v_cvt_f32_u32_sdwa v1, v2 ... under the mode: refused, not run unindexed.
+        let sdwa: &[u32] = &[0x7e02_0cf9, 0x0001_1602];
+        let Err(e) = run_as::<Cdna3>(&[on_src0_dst, sdwa], &mut [], &mut [0; 64], setup) else {
+            panic!("an SDWA form ran under the indexing mode")
+        };
+        assert!(e.to_string().contains("indexing mode"), "{e}");
+        // s_set_gpr_idx_on s5, gpr_idx(SRC0,DST): v2 + 254 is past v255.
+        let far: &[u32] = &[0xbf11_0905];
+        let Err(e) = run_as::<Cdna3>(&[far, mov], &mut [], &mut [0; 64], setup) else {
+            panic!("an index past v255 ran")
+        };
+        assert!(e.to_string().contains("past v255"), "{e}");
+    }
+
     /// gfx9's integer dot products: the VOP3 form of an accumulating one with CLMP, an
     /// SGPR or a literal source, the unsigned 16-bit one saturating.
     #[test]
@@ -1658,6 +1841,22 @@ mod tests {
         })
         .unwrap();
         assert_eq!((w.v[22][7], w.v[23][7]), (f(21.0), f(-4.5)));
+        // VCC as a pair of values, its low dword for both halves (as LLVM allocated it in
+        // a tinygrad convolution): v_pk_fma_f32 v[40:41], v[28:29], vcc, v[40:41]
+        // op_sel_hi:[1,0,1]
+        let fma_vcc: &[u32] = &[0xd3b0_4028, 0x0ca0_d51c];
+        let w = run_as::<Cdna3>(&[fma_vcc], &mut [], &mut [0; 64], |w, _| {
+            w.s[crate::rdna3::VCC_LO] = f(0.25);
+            w.s[crate::rdna3::VCC_LO + 1] = f(9.0);
+            for lane in 0..32 {
+                w.v[28][lane] = f(lane as f32);
+                w.v[29][lane] = f(8.0);
+                w.v[40][lane] = f(1.0);
+                w.v[41][lane] = f(2.0);
+            }
+        })
+        .unwrap();
+        assert_eq!((w.v[40][8], w.v[41][8]), (f(3.0), f(4.0)));
         // Its high dword is not defined: refused. v_pk_mul_f32 v[4:5], v[2:3], 2.0
         let mul_k: &[u32] = &[0xd3b1_4004, 0x1801_e902];
         let Err(e) = run_as::<Cdna3>(&[mul_k], &mut [], &mut [0; 64], |_, _| {}) else {

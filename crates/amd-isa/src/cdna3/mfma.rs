@@ -9,15 +9,18 @@
 //! precision are not documented: a result may differ from a GPU's in the last bit);
 //! 8-bit integers multiply and accumulate in wrapping 32-bit arithmetic; f64 as a
 //! chain of fused multiply-adds in k order. D is written in all 64 lanes whatever
-//! EXEC says (a matrix instruction works on the whole wave). Not run: the XF32 forms (their reduced
-//! precision is not documented), the FP8/BF8 forms (gfx942's 8-bit floats are not
-//! OCP's), the broadcast controls (CBSZ, ABID, BLGP) and f64's negation modifiers.
+//! EXEC says (a matrix instruction works on the whole wave). The FP8/BF8 forms take
+//! gfx942's FNUZ formats ([`crate::float::fp8`]), their products exact in f64 and
+//! summed there as the 16-bit forms' are. Not run: the XF32 forms (their reduced
+//! precision is not documented), the broadcast controls (CBSZ, ABID, BLGP) and f64's
+//! negation modifiers.
 
 use super::decode::Inst;
 use super::fields as fc;
 use super::lower::scalar;
 use super::opcodes::Vop3p;
 use crate::error::Trap;
+use crate::float::fp8::Fp8;
 use crate::rdna3::Wave;
 
 #[rustfmt::skip]
@@ -112,9 +115,6 @@ pub(crate) fn decode(i: &Inst, table: &'static Mfma) -> Result<MfmaOp, &'static 
     if matches!(table.a_ty, Ty::Xf32) {
         return Err("an XF32 matrix instruction (its reduced precision is not documented)");
     }
-    if matches!(table.a_ty, Ty::Fp8 | Ty::Bf8) || matches!(table.b_ty, Ty::Fp8 | Ty::Bf8) {
-        return Err("an FP8/BF8 matrix instruction (gfx942's 8-bit floats are not run yet)");
-    }
     if f::CBSZ.get(w) != 0 || f::ABID.get(w) != 0 || f::BLGP.get(w) != 0 {
         return Err("a matrix instruction with broadcast controls (CBSZ, ABID, BLGP)");
     }
@@ -166,8 +166,10 @@ fn value(ty: Ty, raw: u64) -> f64 {
         Ty::Bf16 => f64::from(f32::from_bits((raw as u32) << 16)),
         Ty::I8 => f64::from(raw as u8 as i8),
         Ty::F64 => f64::from_bits(raw),
-        // Refused at decode.
-        Ty::Fp8 | Ty::Bf8 | Ty::I32 => 0.0,
+        Ty::Fp8 => f64::from(Fp8::E4m3Fnuz.to_f32(raw as u8)),
+        Ty::Bf8 => f64::from(Fp8::E5m2Fnuz.to_f32(raw as u8)),
+        // Not an input type.
+        Ty::I32 => 0.0,
     }
 }
 
@@ -327,12 +329,14 @@ mod tests {
             Ty::I8 => u64::from(v as i8 as u8),
             Ty::I32 => u64::from(v as u32),
             Ty::F64 => (v as f64).to_bits(),
-            Ty::Xf32 | Ty::Fp8 | Ty::Bf8 => unreachable!("not run"),
+            Ty::Fp8 => u64::from(Fp8::E4m3Fnuz.encode(v as f32)),
+            Ty::Bf8 => u64::from(Fp8::E5m2Fnuz.encode(v as f32)),
+            Ty::Xf32 => unreachable!("not run"),
         }
     }
 
-    /// Every MFMA the interpreter runs (f16, bf16, f32, i8 and f64 forms, blocked ones
-    /// too), its matrices placed by AMD's table in VGPRs or AccVGPRs, computes D = A × B
+    /// Every MFMA the interpreter runs (f16, bf16, f32, i8, f64 and gfx942's FP8/BF8
+    /// forms, blocked ones too), its matrices placed by AMD's table in VGPRs or AccVGPRs, computes D = A × B
     /// + C on small integers (exact in every type), C in place of D or apart.
     #[test]
     fn every_mfma_multiplies_its_blocks() {
@@ -342,7 +346,7 @@ mod tests {
             let Some(op) = (0..128).find(|&op| by_opcode(op).is_some_and(|m| m.name == t.name)) else {
                 panic!("{}: no opcode", t.name)
             };
-            if matches!(t.a_ty, Ty::Xf32 | Ty::Fp8 | Ty::Bf8) || matches!(t.b_ty, Ty::Fp8 | Ty::Bf8) {
+            if t.a_ty == Ty::Xf32 {
                 continue;
             }
             for (acc, in_place) in [(false, false), (true, true)] {
@@ -412,7 +416,8 @@ mod tests {
                 ran += 1;
             }
         }
-        assert!(ran >= 30, "{ran} runs");
+        // Every form but the two XF32 ones, twice.
+        assert_eq!(ran, 2 * (all().len() - 2), "runs");
     }
 }
 

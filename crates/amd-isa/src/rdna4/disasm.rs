@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use super::decode::{Encoding, Inst};
 use super::fields as f4;
 use super::opcodes::{Sop1, Sop2, Sopc, Sopk, Sopp, Vop3p};
+use crate::fp8_ops::Fp8Op;
 use crate::rdna3::{Regs, hwreg_text, scalar_reg, signed_hex, source, vgpr};
 
 /// NULL, where a scalar operand is left out.
@@ -284,13 +285,40 @@ pub(crate) fn render(i: &Inst) -> Option<String> {
                 out.push_str(" th:TH_ATOMIC_RETURN");
             }
         }
-        Encoding::Vop1 if super::fp8::Fp8Op::of(i).is_some() => {
+        Encoding::Vop1 if super::fp8::decode(i).is_some() => {
             // v_cvt_f32_fp8/bf8 (a VGPR from one byte) and the packed forms (two).
             let pair = name.contains("_pk_");
             out.push(' ');
             vgpr(&mut out, f4::vop1::VDST.0.get(w), if pair { 2 } else { 1 });
             out.push_str(", ");
             source(&mut out, f4::vop1::SRC0.operand(w).into(), 1, i.literal, name);
+        }
+        Encoding::Vop3 if super::fp8::decode(i).is_some() => {
+            // The VOP3 forms: OPSEL as LLVM names it per instruction (`byte_sel` for a
+            // byte, `op_sel` for a half); source modifiers are not printed here.
+            let Some(Ok(x)) = super::fp8::decode(i) else {
+                return None;
+            };
+            if x.neg | x.abs != 0 {
+                return None;
+            }
+            let nsrc = if matches!(x.op, Fp8Op::ToF32 { .. }) { 1 } else { 2 };
+            out.push(' ');
+            let pair = matches!(x.op, Fp8Op::ToF32 { packed: true, .. });
+            vgpr(&mut out, x.vdst as u32, if pair { 2 } else { 1 });
+            for &src in &x.srcs[..nsrc] {
+                out.push_str(", ");
+                source(&mut out, src.into(), 1, i.literal, name);
+            }
+            match x.op {
+                Fp8Op::ToF32 { packed: true, .. } if x.sel != 0 => out.push_str(" op_sel:[1,0]"),
+                Fp8Op::FromF32 { stochastic: false, .. } if x.sel != 0 => out.push_str(" op_sel:[0,0,1]"),
+                Fp8Op::ToF32 { packed: true, .. } | Fp8Op::FromF32 { stochastic: false, .. } => {}
+                _ if x.sel != 0 => {
+                    let _ = write!(out, " byte_sel:{}", x.sel);
+                }
+                _ => {}
+            }
         }
         Encoding::Sop2 => {
             let op = Sop2::from_op(i.op)?;

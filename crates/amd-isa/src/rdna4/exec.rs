@@ -63,7 +63,7 @@ pub(crate) enum Own {
     /// the first.
     Block { access: FlatAccess, scratch: bool },
     /// An 8-bit float conversion or dot product.
-    Fp8(super::fp8::Fp8Op),
+    Fp8(crate::fp8_ops::Fp8Inst),
     /// RDNA4's scalar float ALU (f32: arithmetic, minimum and maximum, conversions,
     /// rounding to integers, compares), as the VALU computes them: MODE's rounding and
     /// denormal controls.
@@ -136,8 +136,8 @@ pub(crate) const TRANSPOSING_LOADS: &str = "a transposing matrix load: AMD's mac
 /// What running `i` takes, for an instruction that does not lower.
 fn own(i: &Inst) -> Own {
     let w = &i.words;
-    if let Some(op) = super::fp8::Fp8Op::of(i) {
-        return Own::Fp8(op);
+    if let Some(x) = super::fp8::decode(i) {
+        return x.map_or_else(Own::Refused, Own::Fp8);
     }
     match i.enc {
         Encoding::Sopp => match Sopp::from_op(i.op) {
@@ -474,7 +474,7 @@ impl Step for Decoded {
             Own::End => Ok(Flow::End),
             Own::BarrierWait => Ok(Flow::Barrier),
             Own::Wmma(op) => rdna3::wmma(w, *op, wmma_operands(i)).map(|_| Flow::Next),
-            Own::Fp8(op) => op.run(w, i).map(|_| Flow::Next),
+            Own::Fp8(x) => x.run(w, i.literal).map(|_| Flow::Next),
             &Own::Block { access, scratch } => {
                 let m0 = w.s[rdna3::M0];
                 for k in (0..32).filter(|k| m0 >> k & 1 == 1) {
