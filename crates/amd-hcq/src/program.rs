@@ -32,11 +32,18 @@ fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)>
         slots_per_cu: p.scratch_slots_per_cu,
     };
     let gfx11 = p.target.gfx11_or_later();
-    let waves_per_cu = (p.max_waves_per_simd as usize)
-        .checked_mul(p.simd_per_cu as usize)
-        .ok_or_else(|| over("waves per CU"))?;
+    // The lanes a wave's scratch is laid out for: a gfx9 wave's 64; on gfx10 and later
+    // tinygrad 0.10.1's factor, the waves per CU (32 on RDNA3 and RDNA4: a wave32's
+    // lanes; `Program::load` asks twice a lane's bytes for a wave64 kernel there).
+    let lanes = if p.target.is_gfx9() {
+        64
+    } else {
+        (p.max_waves_per_simd as usize)
+            .checked_mul(p.simd_per_cu as usize)
+            .ok_or_else(|| over("waves per CU"))?
+    };
     let granule = if gfx11 { 256 } else { 1024 };
-    let wave_len = waves_per_cu
+    let wave_len = lanes
         .checked_mul(per_lane as usize)
         .and_then(|v| v.checked_next_multiple_of(granule))
         .ok_or_else(|| over("bytes per wave slot"))?;
@@ -172,7 +179,23 @@ impl<I: DeviceInterface> Program<I> {
         if code_addr % 256 != 0 {
             return Err(unsupported(KernelLimit::EntryAlign { entry: code_addr }));
         }
-        dev.ensure_scratch(kd.private_segment_size)?;
+        // Scratch is laid out per wave32 on gfx10 and later: a wave64 needs twice a
+        // lane's bytes there (gfx9's layout is a wave64's already).
+        let per_lane = if wave64 && !props.target.is_gfx9() {
+            kd.private_segment_size
+                .checked_mul(2)
+                .ok_or(HcqError::ScratchOverflow {
+                    per_lane: kd.private_segment_size,
+                    what: "a wave64's bytes per wave32 lane",
+                    cu_count: props.cu_count,
+                    simd_per_cu: props.simd_per_cu,
+                    waves_per_simd: props.max_waves_per_simd,
+                    slots_per_cu: props.scratch_slots_per_cu,
+                })?
+        } else {
+            kd.private_segment_size
+        };
+        dev.ensure_scratch(per_lane)?;
         // An AQL queue dispatches by kernel descriptor: the lane learns this kernel's,
         // and where its PM4 dispatches carry the argument pointer (after the private
         // segment buffer and the dispatch pointer, as `exec` places them).
@@ -261,7 +284,9 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// Makes sure scratch covers `per_lane` bytes per lane, growing it (and
-    /// COMPUTE_TMPRING_SIZE) with tinygrad 0.10.1's formulas.
+    /// COMPUTE_TMPRING_SIZE) with tinygrad 0.10.1's formulas: per lane of a wave32 on
+    /// gfx10 and later (a wave64 kernel needs twice its private segment there, as
+    /// [`Program::load`] asks), of a wave64 on gfx9.
     pub fn ensure_scratch(&self, per_lane: u32) -> Result<()> {
         self.grow_scratch(&mut self.launcher(), per_lane)
     }

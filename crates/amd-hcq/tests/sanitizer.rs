@@ -3,7 +3,9 @@
 //! end, a kernel reaching freed memory — each stops the device with a fault whose
 //! report names the byte and the allocation; work that reads only what it wrote runs
 //! as without it. On PM4 and AQL queues and on RDNA3 and RDNA4 alike: the sanitizer
-//! is the memory layer's, below every engine and interpreter.
+//! is the memory layer's, below every engine and interpreter. The interpreters add
+//! what only they see: an LDS access outside the workgroup's allocation, a private
+//! (scratch) access past the lane's share of COMPUTE_TMPRING_SIZE.
 #![cfg(feature = "mock")]
 
 mod common;
@@ -178,6 +180,69 @@ fn lds_outside_stops(p: &Platform, target: &str) {
     );
 }
 
+/// `private_index` reading its 64-entry private array at index 200 (byte 0x320 of the
+/// lane's private memory, past the share COMPUTE_TMPRING_SIZE gives each lane): the
+/// sanitizer stops the dispatch naming the access, the share and the instruction;
+/// indices within the array run as without it. Built for `target` (`wave64`: gfx1100's
+/// wave64 build, whose lanes the runtime gives twice a wave32 lane's bytes).
+fn private_outside_stops(p: &Platform, target: &str) {
+    let dev = p.device(0).unwrap();
+    let elf = match target {
+        "wave64" => &include_bytes!("../../../tests/kernels/wave64/private_index.hsaco")[..],
+        t => kernel!("private_index")
+            .iter()
+            .find(|(k, _)| *k == t)
+            .map(|&(_, elf)| elf)
+            .expect("a build for the target"),
+    };
+    let prg = Program::load(&dev, elf, "private_index").unwrap();
+    let n = 512usize;
+    let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7) % 64).collect();
+    let (bi, out) = (
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+        dev.alloc(n * 4, BufferKind::Device).unwrap(),
+    );
+    dev.copy_in_slice(&bi, 0, &idx).unwrap();
+    prg.launch_timed(&[&bi, &out], &[], groups(2)).unwrap();
+    let got = dev.copy_out_vec::<u32>(&out, 0, n).unwrap();
+    assert!(got.iter().zip(&idx).all(|(&g, &i)| g == 3 * i + 1), "{target}: {got:?}");
+    let mut bad = idx.clone();
+    bad[300] = 200;
+    dev.copy_in_slice(&bi, 0, &bad).unwrap();
+    let report = fault_report(prg.launch_timed(&[&bi, &out], &[], groups(2)));
+    let want =
+        "the sanitizer stopped a private (scratch) 4-byte load at byte 0x320 of a lane's private memory, past the";
+    assert!(
+        report
+            .iter()
+            .any(|r| r.contains(want) && r.contains("(COMPUTE_TMPRING_SIZE)") && r.contains("scratch_load")),
+        "{target}: {report:?}"
+    );
+}
+
+/// A private access past the lane's share stops under the sanitizer (gfx1100 on each
+/// transport).
+fn a_private_access_past_the_lanes_share_is_stopped(t: Transport) {
+    let (_m, p) = sanitized(t);
+    private_outside_stops(&p, t.target());
+}
+
+/// The private check on gfx942 (waves of 64, gfx9's 1 KiB units), gfx1201 (gfx12's
+/// wider field) and a gfx1100 wave64 kernel.
+#[test]
+fn the_private_check_on_gfx942_gfx1201_and_wave64() {
+    for profile in ["gfx942", "gfx1201"] {
+        let m = Arc::new(MockSys::new(MockConfig {
+            sanitize: true,
+            ..MockConfig::named(profile, 1).expect("a mock profile")
+        }));
+        let p = Platform::with_sys(m, amd_hcq::Iface::Mock).unwrap();
+        private_outside_stops(&p, profile);
+    }
+    let (_m, p) = sanitized(Transport::Kfd);
+    private_outside_stops(&p, "wave64");
+}
+
 /// Without the sanitizer, the same read is the hardware's: 0.
 #[test]
 fn without_the_sanitizer_an_lds_read_outside_reads_zero() {
@@ -231,6 +296,10 @@ macro_rules! on {
             #[test]
             fn an_lds_access_outside_the_allocation_is_stopped() {
                 super::an_lds_access_outside_the_allocation_is_stopped(Transport::$t);
+            }
+            #[test]
+            fn a_private_access_past_the_lanes_share_is_stopped() {
+                super::a_private_access_past_the_lanes_share_is_stopped(Transport::$t);
             }
         }
     )*};

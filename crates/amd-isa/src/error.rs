@@ -48,6 +48,22 @@ pub enum ExecError {
         /// The instruction that made it.
         at: At,
     },
+    /// An access to a lane's private memory past what the dispatch gives each lane
+    /// (COMPUTE_TMPRING_SIZE), stopped by the sanitizer
+    /// ([`crate::rdna3::Interpreter::check_private`]).
+    #[error(
+        "the sanitizer stopped a private (scratch) {access} at byte {offset:#x} of a lane's private memory, past the {lane_bytes} bytes the dispatch gives each lane (COMPUTE_TMPRING_SIZE) {at}"
+    )]
+    PrivateOutside {
+        /// The first byte of the access, from the start of the lane's private memory.
+        offset: u64,
+        /// Its kind and size.
+        access: Access,
+        /// What the dispatch gives each lane.
+        lane_bytes: usize,
+        /// The instruction that made it.
+        at: At,
+    },
     /// The instruction could not be fetched: its address is not mapped.
     #[error("memory fault at {:#x} fetching the instruction at {pc:#x}", fault.va)]
     Fetch {
@@ -135,6 +151,8 @@ pub(crate) enum TrapKind {
     /// An LDS access outside the allocation (its offset, the access, the allocation's
     /// bytes), where the interpreter checks them.
     LdsOutside(u64, Access, usize),
+    /// A private access past each lane's share (offset, access, the share's bytes).
+    PrivateOutside(u64, Access, usize),
     /// The instruction's opcode (or a VOPD operation) is not implemented.
     Missing(String),
     /// The interpreter does not run this form or operand (the reason, for the user).
@@ -151,6 +169,11 @@ impl Trap {
     #[cold]
     pub(crate) fn lds_outside(offset: u64, access: Access, lds_bytes: usize) -> Trap {
         Trap(Box::new(TrapKind::LdsOutside(offset, access, lds_bytes)))
+    }
+    /// A private access of `access` at `offset`, past each lane's `lane_bytes`.
+    #[cold]
+    pub(crate) fn private_outside(offset: u64, access: Access, lane_bytes: usize) -> Trap {
+        Trap(Box::new(TrapKind::PrivateOutside(offset, access, lane_bytes)))
     }
     /// An opcode (or form) that is not implemented.
     #[cold]
@@ -230,6 +253,12 @@ impl std::fmt::Display for Trap {
                 write!(
                     f,
                     "LDS {access} at byte {offset:#x}, outside the workgroup's {bytes} bytes"
+                )
+            }
+            TrapKind::PrivateOutside(offset, access, bytes) => {
+                write!(
+                    f,
+                    "private {access} at byte {offset:#x}, past each lane's {bytes} bytes"
                 )
             }
             TrapKind::Missing(s) | TrapKind::Refused(s) => f.write_str(s),

@@ -318,6 +318,7 @@ pub(crate) fn classify_probe<F: super::Frontend>(
             crate::error::TrapKind::Missing(e) => Status::Missing(e),
             crate::error::TrapKind::Fault(..)
             | crate::error::TrapKind::LdsOutside(..)
+            | crate::error::TrapKind::PrivateOutside(..)
             | crate::error::TrapKind::Refused(_) => Status::Implemented,
         },
         Err(_) => Status::Missing("the interpreter panicked".into()),

@@ -10,7 +10,7 @@ use super::opcodes::Global;
 use super::opcodes::op::global;
 use super::wave::{Bits, NULL, PRIVATE_APERTURE, SHARED_APERTURE, Wave};
 use crate::error::Trap;
-use crate::memory::{AccessKind, Memory};
+use crate::memory::{Access, AccessKind, Memory};
 
 /// A FLAT, GLOBAL or SCRATCH access as the instruction's fields give it, whichever
 /// generation's encoding they come from.
@@ -837,7 +837,8 @@ pub(crate) fn flat_generic(w: &mut Wave, access: &FlatAccess, mem: &dyn Memory, 
             }
         } else if let Some(off) = in_aperture(PRIVATE_APERTURE) {
             let (load, stored) = (kind.is_load(), kind.store_bytes(w, lane, data)?.0);
-            let r = private_bytes(w, lane, off as i64, len)?;
+            let access = if load { AccessKind::Load } else { AccessKind::Store };
+            let r = private_bytes(w, lane, off as i64, len, access)?;
             if load {
                 buf[..len].copy_from_slice(r);
                 kind.load(w, lane, vdst, &buf)?;
@@ -910,7 +911,7 @@ fn flat_atomic(
             None if a.checked_sub(PRIVATE_APERTURE).is_some_and(|o| o < 1 << 32) => {
                 // The lane's own memory: no other lane can race it.
                 let n = if wide { 8 } else { 4 };
-                let bytes = private_bytes(w, lane, (a - PRIVATE_APERTURE) as i64, n)?;
+                let bytes = private_bytes(w, lane, (a - PRIVATE_APERTURE) as i64, n, AccessKind::Atomic)?;
                 let mut b = [0u8; 8];
                 b[..n].copy_from_slice(bytes);
                 let old = u64::from_le_bytes(b);
@@ -931,14 +932,19 @@ fn flat_atomic(
     Ok(())
 }
 
-/// `len` bytes of `lane`'s private memory at `a`, grown on first use; an access
-/// outside [`PRIVATE_LIMIT`] is an error.
-fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize) -> R<&mut [u8]> {
+/// `len` bytes of `lane`'s private memory at `a` for an access of `kind`, grown on
+/// first use; an access outside [`PRIVATE_LIMIT`] is an error, and under the
+/// sanitizer's check one past the dispatch's share for each lane
+/// ([`Wave::private_limit`]) a trap.
+fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize, kind: AccessKind) -> R<&mut [u8]> {
     let end = a
         .checked_add(len as i64)
         .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)
         .ok_or_else(|| format!("private access at {a:#x} outside the {PRIVATE_LIMIT} bytes of each lane"))?;
     let (a, end) = (a as usize, end as usize);
+    if let Some(limit) = w.private_limit.filter(|&l| end > l) {
+        return Err(Trap::private_outside(a as u64, Access { kind, bytes: len }, limit));
+    }
     let id = w.lane_id(lane);
     w.private_used = true;
     let mem = &mut w.private[id];
@@ -980,11 +986,11 @@ pub(crate) fn scratch(w: &mut Wave, access: &FlatAccess) -> R<()> {
         let len = kind.len();
         if kind.is_load() {
             let mut buf = [0u8; 16];
-            buf[..len].copy_from_slice(private_bytes(w, lane, a, len)?);
+            buf[..len].copy_from_slice(private_bytes(w, lane, a, len, AccessKind::Load)?);
             kind.load(w, lane, vdst, &buf)?;
         } else {
             let (buf, _) = kind.store_bytes(w, lane, data)?;
-            private_bytes(w, lane, a, len)?.copy_from_slice(&buf[..len]);
+            private_bytes(w, lane, a, len, AccessKind::Store)?.copy_from_slice(&buf[..len]);
         }
     }
     Ok(())

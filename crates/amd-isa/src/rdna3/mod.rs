@@ -111,6 +111,14 @@ pub struct Interpreter {
     /// nothing, as the hardware's range check does. Off by default; it also turns off
     /// the whole-wave fast paths of LDS loads and stores.
     pub check_lds: bool,
+    /// The sanitizer's private-memory check: an access to a lane's private (scratch)
+    /// memory past what the dispatch gives each lane stops the dispatch
+    /// ([`ExecError::PrivateOutside`]); on a GPU it would reach another wave's
+    /// scratch, or fault. Each lane's share is COMPUTE_TMPRING_SIZE.WAVESIZE's bytes
+    /// (units of 1 KiB on gfx9, 256 bytes on gfx10 and later) over the wave's lanes.
+    /// Off by default: the interpreter then gives each lane up to 64 KiB, whatever the
+    /// dispatch says.
+    pub check_private: bool,
     counters: Arc<Counters>,
 }
 
@@ -120,6 +128,7 @@ impl Default for Interpreter {
             max_instructions: 1 << 32,
             threads: dispatch::default_threads(),
             check_lds: false,
+            check_private: false,
             counters: Arc::default(),
         }
     }
@@ -144,6 +153,9 @@ impl Interpreter {
         }
         let mut grid = Grid::new(d, F::CDNA)?;
         grid.check_lds = self.check_lds;
+        if self.check_private {
+            grid.private_limit = Some(lane_scratch_bytes(d.tmpring_size, F::CDNA, F::GFX12, d.wave64));
+        }
         let (instructions, lanes, result) = dispatch::run_workgroups(
             mem,
             grid.groups,
@@ -366,6 +378,8 @@ struct Grid {
     lds_bytes: usize,
     /// [`Interpreter::check_lds`].
     check_lds: bool,
+    /// [`Interpreter::check_private`]: each lane's private bytes.
+    private_limit: Option<usize>,
     groups: u64,
     /// Workgroups in x and y (`Dispatch::groups`).
     dims: [u32; 2],
@@ -416,6 +430,7 @@ impl Grid {
             // RSRC2.LDS_SIZE, in 512-byte blocks on gfx11.
             lds_bytes: (((rsrc2 >> 15) & 0x1ff) * 512) as usize,
             check_lds: false,
+            private_limit: None,
             groups,
             dims: [gx as u32, gy as u32],
             full_waves: threads.div_ceil(wave_lanes),
@@ -486,6 +501,7 @@ impl Grid {
             // RSRC1.FLOAT_MODE has MODE's layout; DX10_CLAMP (bit 21) and IEEE_MODE
             // (bit 23) are MODE bits 8 and 9 (gfx12 has neither).
             w.check_lds = self.check_lds;
+            w.private_limit = self.private_limit;
             w.mode = (d.rsrc[0] >> 12) & 0xff;
             if !gfx12 {
                 w.mode |= (d.rsrc[0] >> 21 & 1) << 8 | (d.rsrc[0] >> 23 & 1) << 9;
@@ -593,6 +609,18 @@ fn trapped(t: Trap, pc: u64, d: &impl Step) -> ExecError {
     exec_error(t, pc, d.text())
 }
 
+/// Each lane's share of the private memory COMPUTE_TMPRING_SIZE gives a wave: WAVESIZE
+/// (bits 24:12 on gfx9, 26:12 on gfx11, 29:12 on gfx12) in units of 1 KiB (gfx9) or
+/// 256 bytes, over the wave's lanes.
+fn lane_scratch_bytes(tmpring_size: u32, gfx9: bool, gfx12: bool, wave64: bool) -> usize {
+    let (bits, unit) = match (gfx9, gfx12) {
+        (true, _) => (13, 1024),
+        (false, false) => (15, 256),
+        (false, true) => (18, 256),
+    };
+    ((tmpring_size >> 12) & ((1 << bits) - 1)) as usize * unit / if wave64 { 64 } else { 32 }
+}
+
 /// A workgroup barrier operation, out of the scheduler's loop (RDNA4's, rare).
 #[cold]
 #[inline(never)]
@@ -609,6 +637,12 @@ pub(crate) fn exec_error(t: Trap, pc: u64, inst: String) -> ExecError {
             offset,
             access,
             lds_bytes,
+            at,
+        },
+        TrapKind::PrivateOutside(offset, access, lane_bytes) => ExecError::PrivateOutside {
+            offset,
+            access,
+            lane_bytes,
             at,
         },
         TrapKind::Missing(reason) | TrapKind::Refused(reason) => ExecError::Unsupported { at, reason },
@@ -707,6 +741,22 @@ mod tests {
     use super::*;
     use crate::memory::SharedMemory;
     use std::sync::atomic::AtomicU8;
+
+    /// COMPUTE_TMPRING_SIZE's WAVESIZE per generation (field width, unit) over the
+    /// wave's lanes; WAVES (bits 11:0) does not count.
+    #[test]
+    fn each_lanes_share_of_the_waves_scratch() {
+        // gfx9: 6 KiB a wave, 96 bytes for each of its 64 lanes.
+        assert_eq!(lane_scratch_bytes(6 << 12 | 0xfff, true, false, true), 96);
+        // gfx11: 16 × 256 bytes: 128 for a wave32's lanes, 64 for a wave64's.
+        assert_eq!(lane_scratch_bytes(16 << 12 | 0x20, false, false, false), 128);
+        assert_eq!(lane_scratch_bytes(16 << 12, false, false, true), 64);
+        // Bit 29 is WAVESIZE's top bit on gfx12 alone; bit 25 on gfx11 and gfx12, not gfx9.
+        assert_eq!(lane_scratch_bytes(1 << 29, false, true, false), (1 << 17) * 256 / 32);
+        assert_eq!(lane_scratch_bytes(1 << 29, false, false, false), 0);
+        assert_eq!(lane_scratch_bytes(1 << 25, true, false, true), 0);
+        assert_eq!(lane_scratch_bytes(1 << 25, false, false, true), (1 << 13) * 256 / 64);
+    }
 
     /// Bytes at one address that several threads' views reach (relaxed byte
     /// accesses: the workgroups of these tests write disjoint words).

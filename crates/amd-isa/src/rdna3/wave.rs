@@ -161,6 +161,9 @@ pub struct Wave {
     pub(crate) mode: u32,
     /// [`super::Interpreter::check_lds`]: an LDS access outside the allocation traps.
     pub(crate) check_lds: bool,
+    /// [`super::Interpreter::check_private`]: each lane's private bytes, past which an
+    /// access traps.
+    pub(crate) private_limit: Option<usize>,
     /// Where the dispatch placed the wave (what `s_getreg` reads of it).
     pub(crate) place: Place,
     /// The float minimum and maximum's NaN rule where MODE does not decide it: RDNA4's
@@ -224,6 +227,7 @@ impl Wave {
             // Round to nearest even, every denormal kept.
             mode: MODE_DENORM,
             check_lds: false,
+            private_limit: None,
             place: Place::default(),
             nan_rule: None,
             strides: [Stride::default(); STRIDE_SLOTS],

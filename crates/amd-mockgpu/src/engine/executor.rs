@@ -26,7 +26,9 @@ pub struct DispatchInfo {
     pub regs: amd_isa::Dispatch,
     /// The mock's sanitizer is on ([`MockConfig::sanitize`]): the executor checks
     /// what it can (amd-isa's interpreters: every LDS access within the workgroup's
-    /// allocation, [`amd_isa::rdna3::Interpreter::check_lds`]).
+    /// allocation, [`amd_isa::rdna3::Interpreter::check_lds`]; every private access
+    /// within each lane's share of COMPUTE_TMPRING_SIZE,
+    /// [`amd_isa::rdna3::Interpreter::check_private`]).
     ///
     /// [`MockConfig::sanitize`]: crate::MockConfig::sanitize
     pub sanitize: bool,
@@ -234,9 +236,11 @@ pub type Rdna3Executor = amd_isa::rdna3::Interpreter;
 impl KernelExecutor for Rdna3Executor {
     fn dispatch(&mut self, mem: &GpuMemory<'_>, d: &DispatchInfo) -> Result<(), KernelError> {
         use amd_packets::GfxTarget;
-        // The same settings and counters, and the sanitizer's LDS check where it is on.
+        // The same settings and counters, and the sanitizer's LDS and private-memory
+        // checks where it is on.
         let mut interp = self.clone();
         interp.check_lds |= d.sanitize;
+        interp.check_private |= d.sanitize;
         match d.target {
             GfxTarget::Gfx12 => amd_isa::rdna4::Interpreter(interp).dispatch(mem, &d.regs),
             GfxTarget::Gfx94 => amd_isa::cdna3::Interpreter(interp).dispatch(mem, &d.regs),
