@@ -156,10 +156,22 @@ fn an_lds_access_outside_the_allocation_is_stopped(t: Transport) {
 }
 
 fn lds_outside_stops(p: &Platform, target: &str) {
+    let want = "the sanitizer stopped an LDS 4-byte load at byte 0x4b0, outside the workgroup's 1024 bytes of LDS";
+    let report = index_past_the_end(p, lds_index(target), "lds_index", 256, 300, target);
+    assert!(
+        report.iter().any(|r| r.contains(want) && r.contains(": ds_")),
+        "{target}: {report:?}"
+    );
+}
+
+/// Kernel `name` of `elf` (`out[i] = table[idx[i]]` over a `len`-entry table holding
+/// `3 k + 1`) run on 512 indices within the table, checked, then with one index
+/// (`bad`, in the second workgroup) past it: the device fault's report.
+fn index_past_the_end(p: &Platform, elf: &[u8], name: &str, len: u32, bad: u32, target: &str) -> Vec<String> {
     let dev = p.device(0).unwrap();
-    let prg = Program::load(&dev, lds_index(target), "lds_index").unwrap();
+    let prg = Program::load(&dev, elf, name).unwrap();
     let n = 512usize;
-    let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7) % 256).collect();
+    let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7) % len).collect();
     let (bi, out) = (
         dev.alloc(n * 4, BufferKind::Device).unwrap(),
         dev.alloc(n * 4, BufferKind::Device).unwrap(),
@@ -168,16 +180,10 @@ fn lds_outside_stops(p: &Platform, target: &str) {
     prg.launch_timed(&[&bi, &out], &[], groups(2)).unwrap();
     let got = dev.copy_out_vec::<u32>(&out, 0, n).unwrap();
     assert!(got.iter().zip(&idx).all(|(&g, &i)| g == 3 * i + 1), "{target}: {got:?}");
-    // One index past the array, in the second workgroup.
-    let mut bad = idx.clone();
-    bad[300] = 300;
-    dev.copy_in_slice(&bi, 0, &bad).unwrap();
-    let report = fault_report(prg.launch_timed(&[&bi, &out], &[], groups(2)));
-    let want = "the sanitizer stopped an LDS 4-byte load at byte 0x4b0, outside the workgroup's 1024 bytes of LDS";
-    assert!(
-        report.iter().any(|r| r.contains(want) && r.contains(": ds_")),
-        "{target}: {report:?}"
-    );
+    let mut past = idx.clone();
+    past[300] = bad;
+    dev.copy_in_slice(&bi, 0, &past).unwrap();
+    fault_report(prg.launch_timed(&[&bi, &out], &[], groups(2)))
 }
 
 /// `private_index` reading its 64-entry private array at index 200 (byte 0x320 of the
@@ -186,7 +192,6 @@ fn lds_outside_stops(p: &Platform, target: &str) {
 /// indices within the array run as without it. Built for `target` (`wave64`: gfx1100's
 /// wave64 build, whose lanes the runtime gives twice a wave32 lane's bytes).
 fn private_outside_stops(p: &Platform, target: &str) {
-    let dev = p.device(0).unwrap();
     let elf = match target {
         "wave64" => &include_bytes!("../../../tests/kernels/wave64/private_index.hsaco")[..],
         t => kernel!("private_index")
@@ -195,21 +200,7 @@ fn private_outside_stops(p: &Platform, target: &str) {
             .map(|&(_, elf)| elf)
             .expect("a build for the target"),
     };
-    let prg = Program::load(&dev, elf, "private_index").unwrap();
-    let n = 512usize;
-    let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7) % 64).collect();
-    let (bi, out) = (
-        dev.alloc(n * 4, BufferKind::Device).unwrap(),
-        dev.alloc(n * 4, BufferKind::Device).unwrap(),
-    );
-    dev.copy_in_slice(&bi, 0, &idx).unwrap();
-    prg.launch_timed(&[&bi, &out], &[], groups(2)).unwrap();
-    let got = dev.copy_out_vec::<u32>(&out, 0, n).unwrap();
-    assert!(got.iter().zip(&idx).all(|(&g, &i)| g == 3 * i + 1), "{target}: {got:?}");
-    let mut bad = idx.clone();
-    bad[300] = 200;
-    dev.copy_in_slice(&bi, 0, &bad).unwrap();
-    let report = fault_report(prg.launch_timed(&[&bi, &out], &[], groups(2)));
+    let report = index_past_the_end(p, elf, "private_index", 64, 200, target);
     let want =
         "the sanitizer stopped a private (scratch) 4-byte load at byte 0x320 of a lane's private memory, past the";
     assert!(

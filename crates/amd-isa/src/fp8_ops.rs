@@ -77,6 +77,18 @@ pub(crate) struct Fp8Inst {
 }
 
 impl Fp8Inst {
+    /// `op` from `vdst` and `srcs` with `sel` and the f32 sources' `neg` and `abs`.
+    pub(crate) fn new(op: Fp8Op, vdst: usize, srcs: [u16; 3], sel: u32, [neg, abs]: [u32; 2]) -> Fp8Inst {
+        Fp8Inst {
+            op,
+            vdst,
+            srcs,
+            sel,
+            neg,
+            abs,
+        }
+    }
+
     /// Runs it for every active lane of the half-wave; `lit` is the instruction's
     /// literal.
     pub(crate) fn run(&self, w: &mut Wave, lit: Option<u32>) -> Result<(), Trap> {

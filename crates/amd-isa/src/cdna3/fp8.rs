@@ -81,12 +81,5 @@ fn operands(i: &Inst, op: Fp8Op) -> Result<Fp8Inst, &'static str> {
         }
         _ => return Err("an 8-bit float conversion in an encoding CDNA3 does not define"),
     };
-    Ok(Fp8Inst {
-        op,
-        vdst,
-        srcs,
-        sel,
-        neg,
-        abs,
-    })
+    Ok(Fp8Inst::new(op, vdst, srcs, sel, [neg, abs]))
 }

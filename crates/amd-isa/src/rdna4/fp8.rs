@@ -62,12 +62,5 @@ pub(crate) fn decode(i: &Inst) -> Option<Result<Fp8Inst, &'static str>> {
         Fp8Op::FromF32 { stochastic: true, .. } => opsel >> 2 & 3,
         Fp8Op::Dot4 { .. } => 0,
     };
-    Some(Ok(Fp8Inst {
-        op,
-        vdst,
-        srcs,
-        sel,
-        neg,
-        abs,
-    }))
+    Some(Ok(Fp8Inst::new(op, vdst, srcs, sel, [neg, abs])))
 }
