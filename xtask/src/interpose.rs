@@ -36,13 +36,15 @@ const VERSION: &str = "0.10.1";
 const GOAL_RATIO: f64 = GOAL_US / 16.0;
 /// The graph replay goal in µs.
 const GOAL_US: f64 = 0.5;
-const USAGE: &str = "cargo xtask interpose tinygrad [--release 0.10.1|0.14.0 [--aql]] [--gpus N] [--vs-graph [ROUNDS]]";
+const USAGE: &str =
+    "cargo xtask interpose tinygrad [--release 0.10.1|0.14.0 [--aql] [--full]] [--gpus N] [--vs-graph [ROUNDS]]";
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut gpus = 2u32;
     let mut what = None;
     let mut vs_graph = None;
     let mut aql = false;
+    let mut full = false;
     let mut releases = vec![VERSION, tinygrad_tests::CURRENT];
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
@@ -77,6 +79,8 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             // tinygrad 0.14 submits through AQL queues with AMD_AQL=1.
             "--aql" => aql = true,
+            // The whole of test_ops.py and more of tinygrad's backend tests.
+            "--full" => full = true,
             "tinygrad" => what = Some(a.clone()),
             other => {
                 return Err(format!("unknown argument {other:?}; usage: {USAGE}").into());
@@ -93,6 +97,9 @@ pub fn run(args: &[String]) -> Result<()> {
         )
         .into());
     }
+    if full && (releases != [tinygrad_tests::CURRENT] || vs_graph.is_some()) {
+        return Err(format!("--full is for --release {} alone", tinygrad_tests::CURRENT).into());
+    }
     for (tool, why) in [
         ("python3", "runs tinygrad"),
         ("clang-19", "compiles tinygrad's kernels"),
@@ -106,7 +113,7 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&work)?;
     let lib = build_interposer()?;
     if vs_graph.is_none() && !releases.contains(&VERSION) {
-        return run_current(&work, &lib, gpus, aql);
+        return run_current(&work, &lib, gpus, aql, full);
     }
     let tree = tinygrad_tree(&work)?;
     // tinygrad caches compiled kernels by their source: a fresh cache per run, so a
@@ -202,7 +209,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // test_hcq's bandwidth and launch-time checks hold a GPU's speed unless tinygrad's
     // own mock (MOCKGPU) is in use; the output above names what failed.
     if releases.contains(&tinygrad_tests::CURRENT) {
-        run_current(&work, &lib, gpus, false)?;
+        run_current(&work, &lib, gpus, false, false)?;
     }
     Ok(())
 }
@@ -239,8 +246,11 @@ fn pytest_line(version: &str, what: &str, out: &std::process::Output) -> String 
 /// tinygrad's current release, unmodified, on the mock: its `test_hcq.py` and the
 /// `test_ops.py` subset, compiling with LLVM (`DEV=AMD:LLVM`, tinygrad's own
 /// libLLVM backend) and its compile worker pool on, as it defaults; with `aql`, its
-/// compute queues are AQL queues (`AMD_AQL=1`).
-fn run_current(work: &Path, lib: &Path, gpus: u32, aql: bool) -> Result<()> {
+/// compute queues are AQL queues (`AMD_AQL=1`); with `full`, the whole `test_ops.py`
+/// but [`tinygrad_tests::FULL_DESELECTED`] and [`tinygrad_tests::FULL_FILES`] (a
+/// kernel may run longer than tinygrad's 30 s wait here: `HCQDEV_WAIT_TIMEOUT_MS` is
+/// raised to 10 minutes). `AMD_MOCK_PROFILE` picks the GPU, as for any client.
+fn run_current(work: &Path, lib: &Path, gpus: u32, aql: bool, full: bool) -> Result<()> {
     let version = tinygrad_tests::CURRENT;
     let python = tinygrad_tests::python_env(work)?;
     let (site, tree) = tinygrad_tests::current_release(work, &python)?;
@@ -260,11 +270,37 @@ fn run_current(work: &Path, lib: &Path, gpus: u32, aql: bool) -> Result<()> {
             .env("AMD_MOCK_GPUS", gpus.to_string())
             .env("AMD_AQL", if aql { "1" } else { "0" })
             .env("LD_PRELOAD", lib);
+        if full {
+            cmd.env("HCQDEV_WAIT_TIMEOUT_MS", "600000");
+        }
         if let Some(e) = expr {
             cmd.args(["-k", e]);
         }
         Ok(cmd.output()?)
     };
+    if full {
+        let mut summary = Vec::new();
+        let except: Vec<String> = tinygrad_tests::FULL_DESELECTED
+            .iter()
+            .map(|(t, why)| {
+                println!("test_ops.py: leaving out {t}: {why}");
+                format!("not {t}")
+            })
+            .collect();
+        let out = pytest("test/backend/test_ops.py", Some(&except.join(" and ")))?;
+        summary.push(pytest_line(version, "test_ops.py (all but the above)", &out));
+        println!("{}", summary[0]);
+        for file in tinygrad_tests::FULL_FILES {
+            let name = file.rsplit('/').next().unwrap_or(file);
+            summary.push(pytest_line(version, name, &pytest(file, None)?));
+            println!("{}", summary.last().map_or("", String::as_str));
+        }
+        println!("summary:");
+        for l in &summary {
+            println!("{l}");
+        }
+        return Ok(());
+    }
     let mut summary = vec![pytest_line(
         version,
         "test_hcq.py",

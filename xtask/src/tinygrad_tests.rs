@@ -94,27 +94,68 @@ impl PytestCounts {
     }
 }
 
-/// The virtual environment with numpy, torch and pytest (made once; torch from PyPI
-/// brings its CUDA libraries, several GB, which its CPU reference does not use).
+/// The Python packages tinygrad's tests take: numpy, torch (the CPU reference) and
+/// pytest, and hypothesis (`test_dtype.py`, `test_dtype_alu.py`, `test_randomness.py`).
+const PACKAGES: [&str; 4] = ["numpy", "torch", "pytest", "hypothesis"];
+
+/// The virtual environment with [`PACKAGES`] (made once, and given what a newer list
+/// adds; torch from PyPI brings its CUDA libraries, several GB, which its CPU
+/// reference does not use). Its marker file lists what it holds.
 pub fn python_env(work: &Path) -> Result<PathBuf> {
     let venv = work.join("venv");
     let python = venv.join("bin/python");
     let done = venv.join(".complete");
-    if done.exists() {
+    let want = PACKAGES.join(" ");
+    let had = std::fs::read_to_string(&done).ok();
+    if had.as_deref().is_some_and(|h| h.trim() == want) {
         return Ok(python);
     }
-    println!("making a Python environment for tinygrad's tests in {}", venv.display());
+    if !python.exists() {
+        println!("making a Python environment for tinygrad's tests in {}", venv.display());
+        check(
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            "python3 -m venv",
+        )?;
+    }
     check(
-        Command::new("python3").args(["-m", "venv"]).arg(&venv),
-        "python3 -m venv",
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(PACKAGES),
+        &format!("pip install {want}"),
     )?;
-    check(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", "numpy", "torch", "pytest"]),
-        "pip install numpy torch pytest",
-    )?;
-    std::fs::write(&done, b"")?;
+    std::fs::write(&done, &want)?;
     Ok(python)
 }
+
+/// `--full`'s test files beyond `test_ops.py`, whole.
+pub const FULL_FILES: &[&str] = &[
+    "test/backend/test_dtype.py",
+    "test/backend/test_dtype_alu.py",
+    "test/backend/test_transcendental.py",
+    "test/backend/test_randomness.py",
+    "test/backend/test_jit.py",
+    "test/backend/test_uops.py",
+    "test/backend/test_linearizer.py",
+];
+
+/// What `--full` leaves out of `test_ops.py`, and why: tests that fail on tinygrad's
+/// own CPU device with this test tree and torch (not the GPU's doing), and one
+/// tinygrad skips on its own mock GPU for its run time.
+pub const FULL_DESELECTED: &[(&str, &str)] = &[
+    ("test_clip", "fails on DEV=CPU too (a backward pass at the clip bounds)"),
+    (
+        "test_pad_reflect_mode",
+        "fails on DEV=CPU too (torch's reflect padding)",
+    ),
+    (
+        "test_pad_replicate_mode",
+        "fails on DEV=CPU too (torch's replicate padding)",
+    ),
+    (
+        "test_masked_select",
+        "tinygrad skips it on its own mock GPU: one kernel runs 20-45 s interpreted",
+    ),
+];
 
 /// The tinygrad tree to read from: `$TINYGRAD_DIR`, else `work/<name>`, cloned from
 /// GitHub with `clone_args` the first time (`why` says what for). A clone that fails

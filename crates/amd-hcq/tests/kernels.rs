@@ -318,6 +318,71 @@ fn one_atomic_a_wave_through_a_dpp_scan() {
     }
 }
 
+/// gfx9's f64 atomics on gfx942 (HIP's `atomicAdd` on a double): 8 sums of exact
+/// values end exact, the old values each add returns chain from 0 to the sum (each
+/// the one before plus that lane's value), the non-returning form sums alike, and the
+/// minimum and maximum of each 64 lanes are their smallest and largest value.
+#[test]
+fn f64_atomics_add_and_take_minima_and_maxima() {
+    let builds = [
+        include_bytes!("../../../tests/kernels/gfx942/atomics_f64.hsaco").as_slice(),
+        include_bytes!("../../../tests/kernels/gfx942/atomics_f64_O0.hsaco").as_slice(),
+    ];
+    for (k, elf) in builds.into_iter().enumerate() {
+        let (_p, dev) = device("gfx942");
+        let prg = Program::load(&dev, elf, "atomics_f64").unwrap();
+        let n = 256 * 2 + 77;
+        // Multiples of 1/4 below 2^20: every partial sum is exact, in any order.
+        let x: Vec<f64> = rand_u32(n, 41).iter().map(|v| f64::from(v % 4000 + 1) / 4.0).collect();
+        let words = |v: &[f64]| -> Vec<u32> {
+            v.iter()
+                .flat_map(|d| [d.to_bits() as u32, (d.to_bits() >> 32) as u32])
+                .collect()
+        };
+        let groups64 = n.div_ceil(64);
+        let bx = upload(&dev, &words(&x));
+        let sums = upload(&dev, &words(&[0.0; 8]));
+        let mins = upload(&dev, &words(&vec![f64::INFINITY; groups64]));
+        let maxs = upload(&dev, &words(&vec![f64::NEG_INFINITY; groups64]));
+        let sums2 = upload(&dev, &words(&[0.0; 8]));
+        let olds = upload(&dev, &words(&vec![-1.0; n]));
+        prg.launch_timed(&[&bx, &sums, &mins, &maxs, &sums2, &olds], &[n as u32], groups(n))
+            .explained();
+        let read = |b, len| -> Vec<f64> {
+            download(&dev, b, 2 * len)
+                .chunks(2)
+                .map(|p| f64::from_bits(u64::from(p[0]) | u64::from(p[1]) << 32))
+                .collect()
+        };
+        let (sums, sums2, mins, maxs, olds) = (
+            read(&sums, 8),
+            read(&sums2, 8),
+            read(&mins, groups64),
+            read(&maxs, groups64),
+            read(&olds, n),
+        );
+        for s in 0..8 {
+            let lanes: Vec<usize> = (s..n).step_by(8).collect();
+            let want: f64 = lanes.iter().map(|&i| x[i]).sum();
+            assert_eq!((sums[s], sums2[s]), (want, want), "build {k}: sum {s}");
+            // The old values chain from 0 to the sum.
+            let mut order = lanes.clone();
+            order.sort_by(|&a, &b| olds[a].total_cmp(&olds[b]));
+            assert_eq!(olds[order[0]], 0.0, "build {k}: sum {s}'s first add");
+            for pair in order.windows(2) {
+                assert_eq!(olds[pair[1]], olds[pair[0]] + x[pair[0]], "build {k}: lane {}", pair[1]);
+            }
+        }
+        for g in 0..groups64 {
+            let vals = &x[64 * g..(64 * g + 64).min(n)];
+            let (lo, hi) = vals
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+            assert_eq!((mins[g], maxs[g]), (lo, hi), "build {k}: group {g}");
+        }
+    }
+}
+
 #[test]
 fn lds_atomics_and_compare_swap_loops() {
     for_each_build(&kernel!("lds_atomics"), "lds_atomics", |dev, prg| {

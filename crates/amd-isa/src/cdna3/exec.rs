@@ -295,7 +295,7 @@ fn own(i: &Inst) -> Own {
                 Encoding::Flat => lowering::flat(i.op),
                 _ => lowering::scratch(i.op),
             };
-            let Some(op) = op else {
+            let Some(op) = op.or_else(|| extra_atomic(i)) else {
                 return Own::Refused("a memory opcode RDNA3 has no namesake of");
             };
             let saddr = fc::flat::SADDR.0.get(w);
@@ -370,6 +370,21 @@ fn own(i: &Inst) -> Own {
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
+}
+
+/// CDNA3's memory atomics without an RDNA3 namesake, in the numbering RDNA3's memory
+/// paths take ([`rdna3::extra_atomic`]): the f64 add, minimum and maximum (HIP's
+/// `atomicAdd` on a `double`), and the packed 16-bit adds RDNA4 has too.
+fn extra_atomic(i: &Inst) -> Option<u16> {
+    use rdna3::extra_atomic::*;
+    Some(match i.name()?.split_once("_atomic_")?.1 {
+        "add_f64" => ADD_F64,
+        "min_f64" => MIN_F64,
+        "max_f64" => MAX_F64,
+        "pk_add_f16" => PK_ADD_F16,
+        "pk_add_bf16" => PK_ADD_BF16,
+        _ => return None,
+    })
 }
 
 /// gfx9's integer dot products that RDNA3 lacks or spells otherwise, each `S2 +
@@ -585,6 +600,28 @@ struct ExtMods {
 /// has no such operation.
 fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
     let vop1 = i.enc == Encoding::Vop1;
+    if !vop1 && let Some(op) = lowering::vop2_as_vop3sd(i.op) {
+        // A carry-out form (`v_add_co_u32`, `v_addc_co_u32`, …): gfx11's VOP3SD, its
+        // carry to VCC and, where it takes one, from VCC. Integer operands: no float
+        // modifiers.
+        let vcc = u32::from(rdna3::VCC_LO as u16);
+        let mut r: Words = [0; 3];
+        r3::vop3sd::ENCODING.bits.put(&mut r, r3::vop3sd::ENCODING.value);
+        r3::vop3sd::OP.put(&mut r, u32::from(op));
+        r3::vop3sd::VDST.0.put(&mut r, 2);
+        r3::vop3sd::SDST.0.put(&mut r, vcc);
+        r3::vop3sd::SRC0.0.put(&mut r, 256);
+        r3::vop3sd::SRC1.0.put(&mut r, 257);
+        if rdna3::opcodes::Vop3sd::from_op(op).is_some_and(|o| o.name().contains("_ci_")) {
+            r3::vop3sd::SRC2.0.put(&mut r, vcc);
+        }
+        r3::vop3sd::CLMP.put(&mut r, m.clamp);
+        if m.omod != 0 || m.neg.iter().chain(&m.abs).any(|&b| b) {
+            return None;
+        }
+        let op = super::lower::lowered(&r, 2, None)?;
+        return Some((rdna3::Decoded::new(op), [false; 2]));
+    }
     let op3 = if vop1 {
         lowering::vop1(i.op).map(|op| 0x180 + op)
     } else {
@@ -616,8 +653,8 @@ fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
 }
 
 /// A VOP1 or VOP2 instruction's SDWA form, where its operation has an RDNA3 VOP3 form
-/// (RDNA3's VOP1 and VOP2 opcodes are VOP3's from 0x180 and 0x100) that writes a VGPR
-/// alone (not the carry-out forms).
+/// (RDNA3's VOP1 and VOP2 opcodes are VOP3's from 0x180 and 0x100), or for the carry
+/// forms a VOP3SD one (their carry in VCC).
 fn sdwa(i: &Inst) -> Own {
     use fc::vop2_sdwa as f;
     let w = &i.words;
@@ -1661,6 +1698,35 @@ mod tests {
             panic!("an index past v255 ran")
         };
         assert!(e.to_string().contains("past v255"), "{e}");
+    }
+
+    /// The carry forms' SDWA dwords (a 64-bit add split in two, as LLVM makes it of a
+    /// byte widened to 64 bits): the selected byte is added, the carry goes to VCC and
+    /// the carry-in form reads it back.
+    #[test]
+    fn sdwa_carry_forms_write_and_read_vcc() {
+        use crate::rdna3::{VCC_LO, Wave};
+        // v_add_co_u32_sdwa v0, vcc, v0, v13 src1_sel:BYTE_0
+        let add: &[u32] = &[0x3200_1af9, 0x0006_0600];
+        // v_addc_co_u32_sdwa v1, vcc, v1, v13, vcc src1_sel:BYTE_1
+        let addc: &[u32] = &[0x3802_1af9, 0x0106_0601];
+        let setup = |w: &mut Wave, _| {
+            for lane in 0..32 {
+                w.v[0][lane] = 0xffff_ff80;
+                w.v[1][lane] = 7;
+                w.v[13][lane] = 0x5500 | (8 * lane as u32);
+            }
+        };
+        let w = run_as::<Cdna3>(&[add, addc], &mut [], &mut [0; 64], setup).unwrap();
+        for lane in 0..32 {
+            let sum = 0xffff_ff80u64 + 8 * lane as u64;
+            assert_eq!(w.v[0][lane], sum as u32, "lane {lane}");
+            // 7 + 0x55 + the first add's carry (lanes 16 and up); no carry out.
+            assert_eq!(w.v[1][lane], 7 + 0x55 + (sum >> 32) as u32, "lane {lane}");
+        }
+        assert_eq!(w.s[VCC_LO], 0, "the second add carries nowhere");
+        let w = run_as::<Cdna3>(&[add], &mut [], &mut [0; 64], setup).unwrap();
+        assert_eq!(w.s[VCC_LO], 0xffff_0000);
     }
 
     /// gfx9's integer dot products: the VOP3 form of an accumulating one with CLMP, an

@@ -169,6 +169,9 @@ impl Inst {
         if let Some(r) = self.mode_access() {
             return Some(r);
         }
+        if let Some(r) = self.subrev_u16_as_sub() {
+            return Some(r);
+        }
         if self.enc == Encoding::Vop2 && lowering::vop2(self.op).is_none() {
             return self.vop2_as_vop3();
         }
@@ -306,6 +309,43 @@ impl Inst {
         lowered(&r, 2, self.literal)
     }
 
+    /// gfx9's `v_subrev_u16` (D = S1 − S0, VOP2 and VOP3), which gfx11 does not have:
+    /// its `v_sub_nc_u16` (VOP3) with the sources swapped (and their OPSEL bits).
+    fn subrev_u16_as_sub(&self) -> Option<rdna3::Inst> {
+        use super::opcodes::{Vop2, Vop3};
+        let w = &self.words;
+        let (src0, src1, vdst, opsel, clamp) = match self.enc {
+            Encoding::Vop2 if Vop2::from_op(self.op) == Some(Vop2::V_SUBREV_U16_E32) => (
+                scalar(fc::vop2::SRC0.0.get(w))?,
+                256 + fc::vop2::VSRC1.0.get(w),
+                fc::vop2::VDST.0.get(w),
+                0,
+                0,
+            ),
+            Encoding::Vop3 if Vop3::from_op(self.op) == Some(Vop3::V_SUBREV_U16_E64) => {
+                use fc::vop3 as f;
+                // Integer sources take no float modifiers; gfx9's VOP3 has no literal.
+                let (a, b) = (f::SRC0.0.get(w), f::SRC1.0.get(w));
+                if f::NEG.get(w) | f::ABS.get(w) | f::OMOD.get(w) != 0 || a == 255 || b == 255 {
+                    return None;
+                }
+                let opsel = f::OPSEL.get(w);
+                let swapped = (opsel & !3) | (opsel & 1) << 1 | (opsel >> 1 & 1);
+                (scalar(a)?, scalar(b)?, f::VDST.0.get(w), swapped, f::CLMP.get(w))
+            }
+            _ => return None,
+        };
+        let mut r: Words = [0; 3];
+        f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
+        f3::vop3::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3::V_SUB_NC_U16));
+        f3::vop3::VDST.0.put(&mut r, vdst);
+        f3::vop3::SRC0.0.put(&mut r, src1);
+        f3::vop3::SRC1.0.put(&mut r, src0);
+        f3::vop3::OPSEL.put(&mut r, opsel);
+        f3::vop3::CLMP.put(&mut r, clamp);
+        lowered(&r, 2, self.literal)
+    }
+
     /// A VOP2 instruction that RDNA3 has in VOP3 only, as that: the carry-out forms
     /// (their carry in VCC, which VOP3SD names as its mask destination, and as the
     /// carry-in source of those that take one) and the 16-bit operations.
@@ -359,6 +399,11 @@ mod tests {
             (&[0xd1e8_0400, 0x0412_0702], "v_mad_u64_u32 v[0:1], s4, v2, v3, v[4:5]"),
             // v_sub_co_u32_e32 v16, vcc, 0, v8: VOP3SD in gfx11, VCC its mask
             (&[0x3420_1080], "v_sub_co_u32 v16, vcc_lo, 0, v8"),
+            // v_subrev_u16_e32 v8, 25, v8 (a tinygrad uint8 kernel): gfx11's
+            // v_sub_nc_u16 with the sources swapped
+            (&[0x5010_1099], "v_sub_nc_u16 v8, v8, 25"),
+            // v_subrev_u16_e64 v1, s2, v3
+            (&[0xd128_0001, 0x0002_0602], "v_sub_nc_u16 v1, v3, s2"),
             // v_fmac_f64_e32 v[8:9], 0.5, v[0:1]: gfx11's v_fma_f64 with D as S2
             (&[0x0810_00f0], "v_fma_f64 v[8:9], 0.5, v[0:1], v[8:9]"),
             // ds_write2_b32 v1, v2, v3 offset0:4 offset1:8

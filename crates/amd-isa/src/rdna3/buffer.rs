@@ -436,7 +436,7 @@ fn format_access(k: u16) -> Access {
 
 fn access(iop: u16, mtbuf: bool) -> R<Access> {
     // RDNA4's own atomics, numbered past MUBUF's opcodes.
-    if let Some(atomic) = atomic_op(iop).filter(|_| iop >= super::memory::gfx12_atomic::FIRST) {
+    if let Some(atomic) = atomic_op(iop).filter(|_| iop >= super::memory::extra_atomic::FIRST) {
         return Ok(Access::Atomic(atomic));
     }
     if mtbuf {

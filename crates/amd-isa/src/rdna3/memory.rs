@@ -1005,9 +1005,10 @@ pub(crate) struct AtomicOp {
     pub(crate) cmpswap: bool,
 }
 
-/// Atomics RDNA4 added, numbered above GLOBAL's opcode field (7 bits) so that RDNA4's
-/// memory encodings can hand them to the same paths (`atomic_op`, `atomic_result`).
-pub(crate) mod gfx12_atomic {
+/// Atomics RDNA3 does not have, RDNA4's and CDNA3's, numbered above GLOBAL's opcode
+/// field (7 bits) so that their memory encodings can hand them to the same paths
+/// (`atomic_op`, `atomic_result`).
+pub(crate) mod extra_atomic {
     /// IEEE 754-2019 minimumNumber (a NaN loses to a number; of two, the data's,
     /// quieted; -0 below +0).
     pub(crate) const MIN_NUM_F32: u16 = 0x100;
@@ -1023,16 +1024,23 @@ pub(crate) mod gfx12_atomic {
     pub(crate) const MIN_NUM_F64: u16 = 0x105;
     /// [`MAX_NUM_F32`] on f64 (LDS only).
     pub(crate) const MAX_NUM_F64: u16 = 0x106;
+    /// CDNA3's f64 add, rounded to nearest even.
+    pub(crate) const ADD_F64: u16 = 0x107;
+    /// CDNA3's f64 minimum as its pseudocode has it: `data < old ? data : old` (a NaN
+    /// on either side keeps the old value, as does -0 against +0).
+    pub(crate) const MIN_F64: u16 = 0x108;
+    /// `data > old ? data : old`.
+    pub(crate) const MAX_F64: u16 = 0x109;
     /// The first and last of them.
     pub(crate) const FIRST: u16 = MIN_NUM_F32;
-    pub(crate) const LAST: u16 = MAX_NUM_F64;
+    pub(crate) const LAST: u16 = MAX_F64;
 }
 
-/// The new value of RDNA4's own atomics ([`gfx12_atomic`]).
-fn gfx12_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
+/// The new value of RDNA4's and CDNA3's own atomics ([`extra_atomic`]).
+fn extra_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
     use crate::float::exact::{self, Round};
     use crate::float::minmax::{self, Nans};
-    use gfx12_atomic::*;
+    use extra_atomic::*;
     // The pseudocode puts the data first: `isNAN(src) && isNAN(tmp)` keeps the data's.
     let (old, data) = (old64 as u32, data64 as u32);
     let (o, d) = (f(old), f(data));
@@ -1062,6 +1070,9 @@ fn gfx12_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
     Ok(match op {
         MIN_NUM_F64 => return Ok(minmax::min(d64, o64, Nans::Num).to_bits()),
         MAX_NUM_F64 => return Ok(minmax::max(d64, o64, Nans::Num).to_bits()),
+        ADD_F64 => return Ok((o64 + d64).to_bits()),
+        MIN_F64 => return Ok(if d64 < o64 { data64 } else { old64 }),
+        MAX_F64 => return Ok(if d64 > o64 { data64 } else { old64 }),
         MIN_NUM_F32 => minmax::min(d, o, Nans::Num).to_bits(),
         MAX_NUM_F32 => minmax::max(d, o, Nans::Num).to_bits(),
         COND_SUB_U32 => {
@@ -1079,11 +1090,15 @@ fn gfx12_atomic_result(op: u16, old64: u64, data64: u64) -> R<u64> {
 }
 
 /// The atomic `op` is, if it is one (GLOBAL numbering; FLAT and MUBUF number their
-/// atomics alike; RDNA4's own above them, [`gfx12_atomic`]).
+/// atomics alike; RDNA4's own above them, [`extra_atomic`]).
 pub(crate) fn atomic_op(op: u16) -> Option<AtomicOp> {
     let (wide, cmpswap) = match op {
-        gfx12_atomic::MIN_NUM_F64 | gfx12_atomic::MAX_NUM_F64 => (true, false),
-        gfx12_atomic::FIRST..=gfx12_atomic::LAST => (false, false),
+        extra_atomic::MIN_NUM_F64
+        | extra_atomic::MAX_NUM_F64
+        | extra_atomic::ADD_F64
+        | extra_atomic::MIN_F64
+        | extra_atomic::MAX_F64 => (true, false),
+        extra_atomic::FIRST..=extra_atomic::LAST => (false, false),
         global::GLOBAL_ATOMIC_CMPSWAP_B32 | global::GLOBAL_ATOMIC_CMPSWAP_F32 => (false, true),
         global::GLOBAL_ATOMIC_CMPSWAP_B64 => (true, true),
         global::GLOBAL_ATOMIC_SWAP_B32..=global::GLOBAL_ATOMIC_DEC_U32
@@ -1128,8 +1143,8 @@ pub(crate) fn atomic_result(op: u16, old: u64, data: u64, cmp: u64) -> R<u64> {
     // GLOBAL numbering (FLAT and MUBUF number their atomics alike); the 64-bit forms
     // share the 32-bit ones' arithmetic.
     use Global::*;
-    if (gfx12_atomic::FIRST..=gfx12_atomic::LAST).contains(&op) {
-        return gfx12_atomic_result(op, old, data);
+    if (extra_atomic::FIRST..=extra_atomic::LAST).contains(&op) {
+        return extra_atomic_result(op, old, data);
     }
     let op = Global::from_op(op).ok_or_else(|| Trap::missing(format!("atomic opcode {op:#x} is not implemented")))?;
     let (op, wide) = match op {
@@ -1278,6 +1293,26 @@ mod tests {
                 assert_eq!(a.wide, name.ends_with("64"), "{name}");
                 assert_eq!(a.cmpswap, name.contains("_cmpswap_"), "{name}");
             }
+        }
+    }
+
+    /// CDNA3's f64 atomics: the add rounds as f64 arithmetic does; the minimum and
+    /// maximum are their pseudocode's compare-selects (a NaN on either side, or a zero
+    /// of the other sign, keeps the old value), all 64-bit.
+    #[test]
+    fn cdna3_f64_atomics() {
+        use extra_atomic::{ADD_F64, MAX_F64, MIN_F64};
+        let r = |op, old: f64, data: f64| f64::from_bits(atomic_result(op, old.to_bits(), data.to_bits(), 0).unwrap());
+        assert_eq!(r(ADD_F64, 0.1, 0.2), 0.1 + 0.2);
+        assert_eq!(r(ADD_F64, f64::MAX, f64::MAX), f64::INFINITY);
+        assert_eq!((r(MIN_F64, 2.0, -3.5), r(MAX_F64, 2.0, -3.5)), (-3.5, 2.0));
+        assert_eq!(r(MIN_F64, 2.0, f64::NAN), 2.0);
+        assert!(r(MIN_F64, f64::NAN, 2.0).is_nan());
+        assert_eq!(r(MAX_F64, -1.0, f64::NAN), -1.0);
+        assert!(r(MIN_F64, 0.0, -0.0).is_sign_positive());
+        assert!(r(MAX_F64, -0.0, 0.0).is_sign_negative());
+        for op in [ADD_F64, MIN_F64, MAX_F64] {
+            assert_eq!(atomic_op(op).map(|a| (a.wide, a.cmpswap)), Some((true, false)));
         }
     }
 

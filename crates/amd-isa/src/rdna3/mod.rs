@@ -86,7 +86,7 @@ pub(crate) use lds::missed as lds_missed;
 pub(crate) use matrix::{
     Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, dot, element, float_out, float_sum, wmma, wmma_float,
 };
-pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, flat_generic, gfx12_atomic, global, scratch};
+pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, extra_atomic, flat_generic, global, scratch};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
 pub(crate) use wave::{EXEC_LO, M0, VCC_LO, VgprRow, Wave};

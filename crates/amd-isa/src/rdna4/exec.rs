@@ -90,7 +90,7 @@ pub(crate) enum Own {
     /// A scratch access.
     Scratch(FlatAccess),
     /// An LDS read-modify-write RDNA3 does not have: the atomic (GLOBAL numbering or
-    /// [`rdna3::gfx12_atomic`]) and whether the old value returns.
+    /// [`rdna3::extra_atomic`]) and whether the old value returns.
     DsAtomic { atomic: u16, rtn: bool },
     /// `ds_bpermute_fi_b32`: `ds_bpermute_b32` reading inactive lanes too.
     BpermuteFi,
@@ -289,9 +289,9 @@ fn block(i: &Inst) -> Option<(bool, bool)> {
 /// RDNA4's memory atomics without an RDNA3 namesake (`global_atomic_cond_sub_u32`,
 /// `flat_atomic_min_num_f32`, `buffer_atomic_pk_add_f16`, …), in the numbering
 /// RDNA3's memory paths take: `*_sub_clamp_u32` is RDNA3's `*_csub_u32` renamed (the
-/// same pseudocode), the others RDNA4's own ([`rdna3::gfx12_atomic`]).
+/// same pseudocode), the others RDNA4's own ([`rdna3::extra_atomic`]).
 fn new_atomic(name: &str) -> Option<u16> {
-    use rdna3::gfx12_atomic::*;
+    use rdna3::extra_atomic::*;
     Some(match name.split_once("_atomic_")?.1 {
         "sub_clamp_u32" => rdna3::opcodes::op::global::GLOBAL_ATOMIC_CSUB_U32,
         "cond_sub_u32" => COND_SUB_U32,
@@ -308,7 +308,7 @@ fn new_atomic(name: &str) -> Option<u16> {
 /// the packed adds, each with a `_rtn` form) and `ds_bpermute_fi_b32`.
 fn ds(i: &Inst) -> Own {
     use super::opcodes::Ds::{self, *};
-    use rdna3::gfx12_atomic::*;
+    use rdna3::extra_atomic::*;
     let Some(op) = Ds::from_op(i.op) else {
         return Own::Missing;
     };
