@@ -320,8 +320,9 @@ fn one_atomic_a_wave_through_a_dpp_scan() {
 
 /// gfx9's f64 atomics on gfx942 (HIP's `atomicAdd` on a double): 8 sums of exact
 /// values end exact, the old values each add returns chain from 0 to the sum (each
-/// the one before plus that lane's value), the non-returning form sums alike, and the
-/// minimum and maximum of each 64 lanes are their smallest and largest value.
+/// the one before plus that lane's value), the non-returning form sums alike, the
+/// minimum and maximum of each 64 lanes are their smallest and largest value; in LDS
+/// (`ds_add_rtn_f64`) each workgroup's 4 sums and their chains alike.
 #[test]
 fn f64_atomics_add_and_take_minima_and_maxima() {
     let builds = [
@@ -346,8 +347,15 @@ fn f64_atomics_add_and_take_minima_and_maxima() {
         let maxs = upload(&dev, &words(&vec![f64::NEG_INFINITY; groups64]));
         let sums2 = upload(&dev, &words(&[0.0; 8]));
         let olds = upload(&dev, &words(&vec![-1.0; n]));
-        prg.launch_timed(&[&bx, &sums, &mins, &maxs, &sums2, &olds], &[n as u32], groups(n))
-            .explained();
+        let wgs = n.div_ceil(256);
+        let lsums = upload(&dev, &words(&vec![-1.0; 4 * wgs]));
+        let lolds = upload(&dev, &words(&vec![-1.0; 256 * wgs]));
+        prg.launch_timed(
+            &[&bx, &sums, &mins, &maxs, &sums2, &olds, &lsums, &lolds],
+            &[n as u32],
+            groups(n),
+        )
+        .explained();
         let read = |b, len| -> Vec<f64> {
             download(&dev, b, 2 * len)
                 .chunks(2)
@@ -371,6 +379,25 @@ fn f64_atomics_add_and_take_minima_and_maxima() {
             assert_eq!(olds[order[0]], 0.0, "build {k}: sum {s}'s first add");
             for pair in order.windows(2) {
                 assert_eq!(olds[pair[1]], olds[pair[0]] + x[pair[0]], "build {k}: lane {}", pair[1]);
+            }
+        }
+        // The LDS sums: lanes past n add 0.
+        let (lsums, lolds) = (read(&lsums, 4 * wgs), read(&lolds, 256 * wgs));
+        let value = |i: usize| if i < n { x[i] } else { 0.0 };
+        for g in 0..wgs {
+            for s in 0..4 {
+                let lanes: Vec<usize> = (256 * g + s..256 * g + 256).step_by(4).collect();
+                let want: f64 = lanes.iter().map(|&i| value(i)).sum();
+                assert_eq!(lsums[4 * g + s], want, "build {k}: workgroup {g}'s LDS sum {s}");
+                let mut order = lanes.clone();
+                // Lanes adding 0 leave the sum as it was: among equal old values, they
+                // come first.
+                order.sort_by(|&a, &b| lolds[a].total_cmp(&lolds[b]).then(value(a).total_cmp(&value(b))));
+                let mut at = 0.0;
+                for &i in &order {
+                    assert_eq!(lolds[i], at, "build {k}: LDS lane {i}");
+                    at += value(i);
+                }
             }
         }
         for g in 0..groups64 {

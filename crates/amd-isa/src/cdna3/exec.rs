@@ -13,7 +13,7 @@ use super::decode::{Encoding, Inst};
 use super::fields as fc;
 use super::lower::scalar;
 use super::lowering;
-use super::opcodes::{Mubuf, Smem, Sop1, Sopc, Sopp, Vop1, Vop2, Vop3, Vop3p};
+use super::opcodes::{Ds, Mubuf, Smem, Sop1, Sopc, Sopp, Vop1, Vop2, Vop3, Vop3p};
 use crate::error::Trap;
 use crate::field::Words;
 use crate::memory::Memory;
@@ -77,6 +77,9 @@ pub(crate) enum Own {
     PkF32(Box<PkF32>),
     /// An integer dot product RDNA3 lacks or spells otherwise.
     Dot(Box<Dot>),
+    /// An LDS read-modify-write RDNA3 does not have (`ds_add_f64`, the packed 16-bit
+    /// adds), its data and result in AccVGPRs where `acc`.
+    DsAtomic(Box<rdna3::DsExtraAtomic>, bool),
     /// The VGPR indexing mode's controls (`s_set_gpr_idx_*`).
     GprIdx(GprIdx),
     /// An 8-bit float conversion (gfx942's FNUZ formats).
@@ -330,6 +333,7 @@ fn own(i: &Inst) -> Own {
             }
         }
         Encoding::Mubuf => mubuf(i),
+        Encoding::Ds => ds_atomic(i),
         Encoding::Vop3p | Encoding::Vop2 | Encoding::Vop3 if i.ext.is_none() && dot_kind(i).is_some() => dot(i),
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => {
             wide_op(i, Own::MovB64)
@@ -370,6 +374,37 @@ fn own(i: &Inst) -> Own {
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
     }
+}
+
+/// CDNA3's LDS read-modify-writes without an RDNA3 namesake: the f64 add (HIP's
+/// `atomicAdd` on a `__shared__` double) and the packed 16-bit adds, each with its
+/// returning form; GDS is refused.
+fn ds_atomic(i: &Inst) -> Own {
+    use rdna3::extra_atomic::*;
+    let w = &i.words;
+    let (atomic, rtn) = match Ds::from_op(i.op) {
+        Some(Ds::DS_ADD_F64) => (ADD_F64, false),
+        Some(Ds::DS_ADD_RTN_F64) => (ADD_F64, true),
+        Some(Ds::DS_PK_ADD_F16) => (PK_ADD_F16, false),
+        Some(Ds::DS_PK_ADD_RTN_F16) => (PK_ADD_F16, true),
+        Some(Ds::DS_PK_ADD_BF16) => (PK_ADD_BF16, false),
+        Some(Ds::DS_PK_ADD_RTN_BF16) => (PK_ADD_BF16, true),
+        _ => return Own::Refused("an LDS instruction the CDNA3 interpreter does not run yet"),
+    };
+    if fc::ds::GDS.get(w) == 1 {
+        return Own::Refused("GDS (the global data share)");
+    }
+    Own::DsAtomic(
+        Box::new(rdna3::DsExtraAtomic {
+            atomic,
+            rtn,
+            addr: fc::ds::ADDR.operand(w),
+            data: fc::ds::DATA0.operand(w),
+            vdst: fc::ds::VDST.index(w),
+            offset: fc::ds::OFFSET0.get(w) | fc::ds::OFFSET1.get(w) << 8,
+        }),
+        fc::ds::ACC.get(w) == 1,
+    )
 }
 
 /// CDNA3's memory atomics without an RDNA3 namesake, in the numbering RDNA3's memory
@@ -1272,6 +1307,7 @@ impl Step for Decoded {
                     | Own::Buffer(..)
                     | Own::Dot(_)
                     | Own::Fp8(_)
+                    | Own::DsAtomic(..)
             ),
         }
     }
@@ -1294,6 +1330,7 @@ impl Step for Decoded {
                     | Own::Buffer(..)
                     | Own::Dot(_)
                     | Own::Fp8(_)
+                    | Own::DsAtomic(..)
             ),
         }
     }
@@ -1363,6 +1400,16 @@ impl Step for Decoded {
             Own::PkF32(x) => run_pk_f32(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dot(x) => run_dot(w, x, i.literal).map(|_| Flow::Next),
             Own::Fp8(x) => x.run(w, i.literal).map(|_| Flow::Next),
+            &Own::DsAtomic(ref x, acc) => {
+                // AccVGPRs hold the data and the result where ACC says.
+                let base = if acc { w.place.acc_base } else { 0 };
+                let x = rdna3::DsExtraAtomic {
+                    data: x.data + base as u16,
+                    vdst: x.vdst + base as usize,
+                    ..**x
+                };
+                rdna3::ds_extra_atomic(w, &x, lds).map(|_| Flow::Next)
+            }
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),

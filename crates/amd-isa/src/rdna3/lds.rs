@@ -698,6 +698,58 @@ fn swizzle_lane(offset: u32, l: usize) -> usize {
     (j & 0x1f) as usize
 }
 
+/// An LDS read-modify-write RDNA3 does not have (RDNA4's and CDNA3's, numbered as
+/// [`super::extra_atomic`]), decoded: the atomic, whether it returns the old value, the
+/// address VGPR (an operand number), the data (a pair for the 64-bit forms), the
+/// destination and the offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DsExtraAtomic {
+    pub(crate) atomic: u16,
+    pub(crate) rtn: bool,
+    pub(crate) addr: u16,
+    pub(crate) data: u16,
+    pub(crate) vdst: usize,
+    pub(crate) offset: u32,
+}
+
+/// Runs `x` lane by lane in EXEC: the dword (or, for the f64 forms, the pair) at the
+/// address plus the offset, out-of-range bytes read as 0 and not written, as RDNA3's
+/// LDS does (or, under the sanitizer's check, a trap: [`missed`]).
+pub(crate) fn ds_extra_atomic(w: &mut Wave, x: &DsExtraAtomic, lds: &mut [u8]) -> R<()> {
+    let wide = super::atomic_op(x.atomic).is_some_and(|a| a.wide);
+    let n = if wide { 8 } else { 4 };
+    let exec = w.exec();
+    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
+        let a = w.vread(x.addr, lane, None)?.wrapping_add(x.offset) as usize;
+        let lds_bytes = lds.len();
+        let slot = a.checked_add(n).and_then(|end| lds.get_mut(a..end));
+        if slot.is_none() {
+            missed(w.check_lds, a as u64, n, AccessKind::Atomic, lds_bytes)?;
+        }
+        let mut old = [0u8; 8];
+        if let Some(s) = &slot {
+            old[..n].copy_from_slice(s);
+        }
+        let old = u64::from_le_bytes(old);
+        let data = if wide {
+            w.vread64(x.data, lane, None)?
+        } else {
+            u64::from(w.vread(x.data, lane, None)?)
+        };
+        let new = super::atomic_result(x.atomic, old, data, 0)?;
+        if let Some(s) = slot {
+            s.copy_from_slice(&new.to_le_bytes()[..n]);
+        }
+        if x.rtn {
+            w.vwrite(x.vdst, lane, old as u32)?;
+            if wide {
+                w.vwrite(x.vdst + 1, lane, (old >> 32) as u32)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`. The

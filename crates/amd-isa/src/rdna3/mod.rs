@@ -82,7 +82,7 @@ pub(crate) use coverage::{classify_probe, coverage_report, entries as coverage_e
 pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};
-pub(crate) use lds::missed as lds_missed;
+pub(crate) use lds::{DsExtraAtomic, ds_extra_atomic};
 pub(crate) use matrix::{
     Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, dot, element, float_out, float_sum, wmma, wmma_float,
 };

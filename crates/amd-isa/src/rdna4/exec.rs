@@ -639,9 +639,6 @@ impl Step for Decoded {
     }
 }
 
-/// An LDS read-modify-write of RDNA4's own ([`Own::DsAtomic`]), lane by lane in
-/// EXEC: the dword (or, for the f64 forms, the pair) at ADDR + offset, out-of-range
-/// bytes read as 0 and not written, as RDNA3's LDS does.
 /// A WMMA's (VOP3P) destination, sources and modifiers.
 fn wmma_operands(i: &Inst) -> rdna3::WmmaOperands {
     use f4::vop3p::*;
@@ -661,43 +658,20 @@ fn wmma_operands(i: &Inst) -> rdna3::WmmaOperands {
     }
 }
 
+/// An LDS read-modify-write of RDNA4's own ([`Own::DsAtomic`]): its operands, run as
+/// [`rdna3::ds_extra_atomic`] runs them.
 fn ds_atomic(w: &mut Wave, i: &Inst, atomic: u16, rtn: bool, lds: &mut [u8]) -> Result<(), Trap> {
     use f4::ds::*;
     let iw = &i.words;
-    let (addr, data, vdst) = (ADDR.operand(iw), DATA0.operand(iw), VDST.index(iw));
-    let offset = OFFSET0.get(iw) | OFFSET1.get(iw) << 8;
-    let wide = rdna3::atomic_op(atomic).is_some_and(|a| a.wide);
-    let n = if wide { 8 } else { 4 };
-    let exec = w.exec();
-    for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
-        let a = w.vread(addr, lane, None)?.wrapping_add(offset) as usize;
-        let lds_bytes = lds.len();
-        let slot = a.checked_add(n).and_then(|end| lds.get_mut(a..end));
-        if slot.is_none() {
-            rdna3::lds_missed(w.check_lds, a as u64, n, crate::memory::AccessKind::Atomic, lds_bytes)?;
-        }
-        let mut old = [0u8; 8];
-        if let Some(s) = &slot {
-            old[..n].copy_from_slice(s);
-        }
-        let old = u64::from_le_bytes(old);
-        let x = if wide {
-            w.vread64(data, lane, None)?
-        } else {
-            u64::from(w.vread(data, lane, None)?)
-        };
-        let new = rdna3::atomic_result(atomic, old, x, 0)?;
-        if let Some(s) = slot {
-            s.copy_from_slice(&new.to_le_bytes()[..n]);
-        }
-        if rtn {
-            w.vwrite(vdst, lane, old as u32)?;
-            if wide {
-                w.vwrite(vdst + 1, lane, (old >> 32) as u32)?;
-            }
-        }
-    }
-    Ok(())
+    let x = rdna3::DsExtraAtomic {
+        atomic,
+        rtn,
+        addr: ADDR.operand(iw),
+        data: DATA0.operand(iw),
+        vdst: VDST.index(iw),
+        offset: OFFSET0.get(iw) | OFFSET1.get(iw) << 8,
+    };
+    rdna3::ds_extra_atomic(w, &x, lds)
 }
 
 /// RDNA4's scalar float ALU, f32 forms (the f16 ones, `s_minimum`/`s_maximum` and
