@@ -49,6 +49,9 @@ pub(crate) enum Own {
     Barrier,
     /// A scalar load.
     ScalarLoad(ScalarLoad),
+    /// A scalar load through a buffer resource (`s_buffer_load_dword*`): gfx9's V#
+    /// holds the base and NUM_RECORDS where gfx11's does.
+    ScalarBufferLoad(ScalarLoad),
     /// A GLOBAL access, in RDNA3's numbering; its data in AccVGPRs where `acc`.
     Global(FlatAccess, bool),
     /// A FLAT access.
@@ -1223,12 +1226,22 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
 /// SMEM: the loads (`s_load_dword…`); the rest is refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
+    let buffer = matches!(
+        Smem::from_op(i.op),
+        Some(
+            Smem::S_BUFFER_LOAD_DWORD
+                | Smem::S_BUFFER_LOAD_DWORDX2
+                | Smem::S_BUFFER_LOAD_DWORDX4
+                | Smem::S_BUFFER_LOAD_DWORDX8
+                | Smem::S_BUFFER_LOAD_DWORDX16
+        )
+    );
     let dwords = match Smem::from_op(i.op) {
-        Some(Smem::S_LOAD_DWORD) => 1,
-        Some(Smem::S_LOAD_DWORDX2) => 2,
-        Some(Smem::S_LOAD_DWORDX4) => 4,
-        Some(Smem::S_LOAD_DWORDX8) => 8,
-        Some(Smem::S_LOAD_DWORDX16) => 16,
+        Some(Smem::S_LOAD_DWORD | Smem::S_BUFFER_LOAD_DWORD) => 1,
+        Some(Smem::S_LOAD_DWORDX2 | Smem::S_BUFFER_LOAD_DWORDX2) => 2,
+        Some(Smem::S_LOAD_DWORDX4 | Smem::S_BUFFER_LOAD_DWORDX4) => 4,
+        Some(Smem::S_LOAD_DWORDX8 | Smem::S_BUFFER_LOAD_DWORDX8) => 8,
+        Some(Smem::S_LOAD_DWORDX16 | Smem::S_BUFFER_LOAD_DWORDX16) => 16,
         Some(Smem::S_DCACHE_INV | Smem::S_DCACHE_WB | Smem::S_DCACHE_INV_VOL | Smem::S_DCACHE_WB_VOL) => {
             return Own::Hint;
         }
@@ -1255,13 +1268,18 @@ fn smem(i: &Inst) -> Own {
     ) else {
         return Own::Refused("a scalar load through FLAT_SCRATCH or XNACK_MASK");
     };
-    Own::ScalarLoad(ScalarLoad {
+    let load = ScalarLoad {
         dwords,
         sdata: sdata as usize,
         sbase: sbase as u16,
         offset,
         soffset,
-    })
+    };
+    if buffer {
+        Own::ScalarBufferLoad(load)
+    } else {
+        Own::ScalarLoad(load)
+    }
 }
 
 impl Decoded {
@@ -1368,7 +1386,7 @@ impl Step for Decoded {
         if w.mode & GPR_IDX_EN != 0
             && !matches!(
                 own,
-                Own::Hint | Own::End | Own::Barrier | Own::ScalarLoad(_) | Own::GprIdx(_)
+                Own::Hint | Own::End | Own::Barrier | Own::ScalarLoad(_) | Own::ScalarBufferLoad(_) | Own::GprIdx(_)
             )
         {
             return Err(Trap::refused("the VGPR indexing mode on this instruction".into()));
@@ -1379,6 +1397,7 @@ impl Step for Decoded {
             Own::End => Ok(Flow::End),
             Own::Barrier => Ok(Flow::Barrier),
             Own::ScalarLoad(l) => rdna3::scalar_load(w, l, mem).map(|_| Flow::Next),
+            Own::ScalarBufferLoad(l) => rdna3::scalar_buffer_load(w, l, mem, None).map(|_| Flow::Next),
             Own::Global(a, acc) => rdna3::global(w, &in_file(w, a, *acc), mem).map(|_| Flow::Next),
             Own::Flat(a, acc) => rdna3::flat_generic(w, &in_file(w, a, *acc), mem, lds).map(|_| Flow::Next),
             Own::Scratch(a, acc) => rdna3::scratch(w, &in_file(w, a, *acc)).map(|_| Flow::Next),
@@ -1774,6 +1793,31 @@ mod tests {
         assert_eq!(w.s[VCC_LO], 0, "the second add carries nowhere");
         let w = run_as::<Cdna3>(&[add], &mut [], &mut [0; 64], setup).unwrap();
         assert_eq!(w.s[VCC_LO], 0xffff_0000);
+    }
+
+    /// `s_buffer_load_dword*` through a gfx9 V#: the base from dwords 0–1, the offset
+    /// (immediate or SGPR) added, what lies past NUM_RECORDS read as 0.
+    #[test]
+    fn scalar_buffer_loads_through_a_gfx9_resource() {
+        use crate::rdna3::Wave;
+        let mut data: Vec<u8> = (0..64u32).flat_map(|k| (0x100 + k).to_le_bytes()).collect();
+        let setup = |w: &mut Wave, base: u64| {
+            // V#: base, stride 0 (word 1's top half), NUM_RECORDS 24 bytes, gfx9's word 3.
+            (w.s[4], w.s[5], w.s[6], w.s[7]) = (base as u32, (base >> 32) as u32 & 0xffff, 24, 0x0002_7fac);
+            w.s[2] = 8;
+        };
+        // s_buffer_load_dwordx2 s[8:9], s[4:7], 0x10: bytes 16–23, inside.
+        let x2: &[u32] = &[0xc026_0202, 0x0000_0010];
+        // s_buffer_load_dword s8, s[4:7], s2: byte 8.
+        let one: &[u32] = &[0xc020_0202, 0x0000_0002];
+        // s_buffer_load_dwordx4 s[8:11], s[4:7], 0xc: bytes 12–27, the last past 24.
+        let x4: &[u32] = &[0xc02a_0202, 0x0000_000c];
+        let w = run_as::<Cdna3>(&[x2], &mut data, &mut [0; 64], setup).unwrap();
+        assert_eq!((w.s[8], w.s[9]), (0x104, 0x105));
+        let w = run_as::<Cdna3>(&[one], &mut data, &mut [0; 64], setup).unwrap();
+        assert_eq!(w.s[8], 0x102);
+        let w = run_as::<Cdna3>(&[x4], &mut data, &mut [0; 64], setup).unwrap();
+        assert_eq!(w.s[8..12], [0x103, 0x104, 0x105, 0]);
     }
 
     /// gfx9's integer dot products: the VOP3 form of an accumulating one with CLMP, an
