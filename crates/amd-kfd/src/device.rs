@@ -399,10 +399,13 @@ impl KfdDevice {
     /// ([`Sys::stop_reasons`]: the mock names the packet or instruction; the real
     /// driver has no such channel and gives none).
     pub fn fault_report(&self) -> Result<FaultReport> {
-        // The stop reasons first: a transport that names why a queue stopped has
-        // raised that stop's events by the time it names it, so the events read next
-        // include them.
-        let stop_reasons = self.shared.process.sys.stop_reasons(self.gpu_id());
+        // The stop reasons are asked for before and after the events are read: the
+        // first asking lets a transport raise what it holds (the mock's engines hand
+        // their reports to the driver then); the second sees the reason of every stop
+        // whose events were read, since a transport raises a stop's events only once
+        // it can name it (a stop between the two readings may show its reason alone).
+        let sys = &self.shared.process.sys;
+        let _ = sys.stop_reasons(self.gpu_id());
         let memory = self
             .mem_fault_event
             .wait(0)?
@@ -413,6 +416,7 @@ impl KfdDevice {
             .wait(0)?
             .map(|ev| ev.hw_exception_data())
             .filter(|h| h.gpu_id != 0);
+        let stop_reasons = sys.stop_reasons(self.gpu_id());
         Ok(FaultReport {
             memory,
             hw,

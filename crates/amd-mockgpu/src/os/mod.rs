@@ -394,8 +394,9 @@ impl MockSys {
     pub fn stop_reasons(&self, index: usize) -> Vec<String> {
         let mut d = self.driver.lock();
         // What the engines reported and the driver has not taken yet (an engine run
-        // takes it when it ends): the events of a stop are raised before its reason
-        // is given, so a reader of both never sees the reason without them.
+        // takes it when it ends) becomes events now. A stop's reason is set before its
+        // reports are made, and both under the driver's lock: a reader that saw a
+        // stop's events and then asks here is given its reason.
         d.take_reports();
         d.engines
             .execs
