@@ -19,18 +19,24 @@ pub const KERNARG_REGION: usize = 16 << 20;
 /// Scratch bytes per lane provided before any kernel asks for more (tinygrad 0.10.1's 128).
 pub const DEFAULT_SCRATCH_PER_LANE: u32 = 128;
 
-/// Scratch bytes and COMPUTE_TMPRING_SIZE for `per_lane` bytes per lane, with
-/// tinygrad 0.10.1's formulas; every product is checked (the properties come from
-/// sysfs, the size from a code object).
-fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)> {
-    let over = |what: &'static str| HcqError::ScratchOverflow {
+/// The error of a scratch size for `per_lane` bytes per lane whose product `what`
+/// overflowed, with the device's figures that went into it.
+fn scratch_overflow(p: &crate::DeviceProps, per_lane: u32, what: &'static str) -> HcqError {
+    HcqError::ScratchOverflow {
         per_lane,
         what,
         cu_count: p.cu_count,
         simd_per_cu: p.simd_per_cu,
         waves_per_simd: p.max_waves_per_simd,
         slots_per_cu: p.scratch_slots_per_cu,
-    };
+    }
+}
+
+/// Scratch bytes and COMPUTE_TMPRING_SIZE for `per_lane` bytes per lane, with
+/// tinygrad 0.10.1's formulas; every product is checked (the properties come from
+/// sysfs, the size from a code object).
+fn scratch_layout(p: &crate::DeviceProps, per_lane: u32) -> Result<(usize, u32)> {
+    let over = |what| scratch_overflow(p, per_lane, what);
     let gfx11 = p.target.gfx11_or_later();
     // The lanes a wave's scratch is laid out for: a gfx9 wave's 64; on gfx10 and later
     // tinygrad 0.10.1's factor, the waves per CU (32 on RDNA3 and RDNA4: a wave32's
@@ -184,14 +190,7 @@ impl<I: DeviceInterface> Program<I> {
         let per_lane = if wave64 && !props.target.is_gfx9() {
             kd.private_segment_size
                 .checked_mul(2)
-                .ok_or(HcqError::ScratchOverflow {
-                    per_lane: kd.private_segment_size,
-                    what: "a wave64's bytes per wave32 lane",
-                    cu_count: props.cu_count,
-                    simd_per_cu: props.simd_per_cu,
-                    waves_per_simd: props.max_waves_per_simd,
-                    slots_per_cu: props.scratch_slots_per_cu,
-                })?
+                .ok_or_else(|| scratch_overflow(props, kd.private_segment_size, "a wave64's bytes per wave32 lane"))?
         } else {
             kd.private_segment_size
         };

@@ -195,6 +195,9 @@ pub(crate) enum GprIdx {
 /// MODE.GPR_IDX_EN (gfx9's MODE bit 27).
 const GPR_IDX_EN: u32 = 1 << 27;
 
+/// Why an instruction the VGPR indexing mode cannot offset is refused under it.
+const UNDER_GPR_IDX: &str = "the VGPR indexing mode on this instruction";
+
 impl GprIdx {
     fn run(self, w: &mut Wave) -> Result<(), Trap> {
         let m0 = w.s[rdna3::M0];
@@ -262,7 +265,7 @@ fn indexed(w: &mut Wave, d: &rdna3::Decoded, i: &Inst, mem: &dyn Memory, lds: &m
     let moved = Inst::decode(&words[..usize::from(i.size)])
         .ok()
         .and_then(|m| m.to_rdna3())
-        .ok_or_else(|| Trap::refused("the VGPR indexing mode on this instruction".into()))?;
+        .ok_or_else(|| Trap::refused(UNDER_GPR_IDX.into()))?;
     rdna3::Decoded::new(moved).run_out_of_line(w, mem, lds)
 }
 
@@ -642,6 +645,9 @@ fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
         // A carry-out form (`v_add_co_u32`, `v_addc_co_u32`, …): gfx11's VOP3SD, its
         // carry to VCC and, where it takes one, from VCC. Integer operands: no float
         // modifiers.
+        if m.omod != 0 || m.neg.iter().chain(&m.abs).any(|&b| b) {
+            return None;
+        }
         let vcc = u32::from(rdna3::VCC_LO as u16);
         let mut r: Words = [0; 3];
         r3::vop3sd::ENCODING.bits.put(&mut r, r3::vop3sd::ENCODING.value);
@@ -654,9 +660,6 @@ fn ext_as_vop3(i: &Inst, m: ExtMods) -> Option<(rdna3::Decoded, [bool; 2])> {
             r3::vop3sd::SRC2.0.put(&mut r, vcc);
         }
         r3::vop3sd::CLMP.put(&mut r, m.clamp);
-        if m.omod != 0 || m.neg.iter().chain(&m.abs).any(|&b| b) {
-            return None;
-        }
         let op = super::lower::lowered(&r, 2, None)?;
         return Some((rdna3::Decoded::new(op), [false; 2]));
     }
@@ -1226,22 +1229,18 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
 /// SMEM: the loads (`s_load_dword…`); the rest is refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
-    let buffer = matches!(
-        Smem::from_op(i.op),
-        Some(
-            Smem::S_BUFFER_LOAD_DWORD
-                | Smem::S_BUFFER_LOAD_DWORDX2
-                | Smem::S_BUFFER_LOAD_DWORDX4
-                | Smem::S_BUFFER_LOAD_DWORDX8
-                | Smem::S_BUFFER_LOAD_DWORDX16
-        )
-    );
-    let dwords = match Smem::from_op(i.op) {
-        Some(Smem::S_LOAD_DWORD | Smem::S_BUFFER_LOAD_DWORD) => 1,
-        Some(Smem::S_LOAD_DWORDX2 | Smem::S_BUFFER_LOAD_DWORDX2) => 2,
-        Some(Smem::S_LOAD_DWORDX4 | Smem::S_BUFFER_LOAD_DWORDX4) => 4,
-        Some(Smem::S_LOAD_DWORDX8 | Smem::S_BUFFER_LOAD_DWORDX8) => 8,
-        Some(Smem::S_LOAD_DWORDX16 | Smem::S_BUFFER_LOAD_DWORDX16) => 16,
+    // (dwords, through a buffer resource)
+    let (dwords, buffer) = match Smem::from_op(i.op) {
+        Some(Smem::S_LOAD_DWORD) => (1, false),
+        Some(Smem::S_LOAD_DWORDX2) => (2, false),
+        Some(Smem::S_LOAD_DWORDX4) => (4, false),
+        Some(Smem::S_LOAD_DWORDX8) => (8, false),
+        Some(Smem::S_LOAD_DWORDX16) => (16, false),
+        Some(Smem::S_BUFFER_LOAD_DWORD) => (1, true),
+        Some(Smem::S_BUFFER_LOAD_DWORDX2) => (2, true),
+        Some(Smem::S_BUFFER_LOAD_DWORDX4) => (4, true),
+        Some(Smem::S_BUFFER_LOAD_DWORDX8) => (8, true),
+        Some(Smem::S_BUFFER_LOAD_DWORDX16) => (16, true),
         Some(Smem::S_DCACHE_INV | Smem::S_DCACHE_WB | Smem::S_DCACHE_INV_VOL | Smem::S_DCACHE_WB_VOL) => {
             return Own::Hint;
         }
@@ -1362,7 +1361,7 @@ impl Step for Decoded {
                 return d.run(w, mem, lds);
             }
             Decoded::Lowered16(..) | Decoded::CmpX(..) if w.mode & GPR_IDX_EN != 0 => {
-                return Err(Trap::refused("the VGPR indexing mode on this instruction".into()));
+                return Err(Trap::refused(UNDER_GPR_IDX.into()));
             }
             &Decoded::Lowered16(ref d, _, vdst) => {
                 let flow = d.run_out_of_line(w, mem, lds)?;
@@ -1389,7 +1388,7 @@ impl Step for Decoded {
                 Own::Hint | Own::End | Own::Barrier | Own::ScalarLoad(_) | Own::ScalarBufferLoad(_) | Own::GprIdx(_)
             )
         {
-            return Err(Trap::refused("the VGPR indexing mode on this instruction".into()));
+            return Err(Trap::refused(UNDER_GPR_IDX.into()));
         }
         match own {
             Own::Hint => Ok(Flow::Next),
