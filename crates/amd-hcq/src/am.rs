@@ -564,11 +564,13 @@ impl DeviceInterface for AmIface {
     }
     fn hang_report(&self) -> Vec<String> {
         // Why rings stopped, where the system knows (an emulated GPU names the packet
-        // or instruction; hardware says nothing here) — read first: a fault latched
-        // before a ring stopped is then in the registers read next, never missed
-        // between them.
+        // or instruction; hardware says nothing here) — read before and after the
+        // fault registers: the GMC latches a fault when the access is made, before its
+        // ring stops, so a stop between the readings shows its fault in the registers
+        // and its reason in the second reading, and one before them both in the first.
         let pci = self.shared.dev.pci();
-        let stops = pci.sys().pci_stop_reasons(&pci.address().to_string());
+        let address = pci.address().to_string();
+        let mut stops = pci.sys().pci_stop_reasons(&address);
         let found = self.shared.with(|b| -> amd_am::Result<Vec<String>> {
             let mut lines = Vec::new();
             for hub in [Hub::Gc, Hub::Mm] {
@@ -591,6 +593,7 @@ impl DeviceInterface for AmIface {
             }
             Ok(lines)
         });
+        stops.extend(pci.sys().pci_stop_reasons(&address));
         let mut faults = self.shared.faults.lock();
         let mut lines = found.unwrap_or_else(|e| vec![format!("(no fault report: {e})")]);
         lines.extend(stops);
