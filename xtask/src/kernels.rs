@@ -59,16 +59,24 @@ const WAVE32_ONLY: &str = "// wave32 only";
 /// DPP8, the lane permutes).
 const RDNA_ONLY: &str = "// rdna only";
 
+/// The marker of a source with no -O0 build (inline assembly with scalar operands,
+/// which -O0 keeps in VGPRs).
+const OPTIMISED_ONLY: &str = "// optimised only";
+
 /// The marker of a source line naming the only processors it is built for (for
 /// example `// targets: gfx1201 gfx942`, for builtins those two have alone).
 const ONLY_FOR: &str = "// targets:";
 
-/// Whether `src` has a build for `mcpu` in the target folder `folder`: a wave32-only
-/// source has none in the wave64 folders, an RDNA-only one none for gfx942, one with
-/// a `// targets:` line none for a processor it does not name.
-fn builds_for(src: &Path, mcpu: &str, folder: &str) -> Result<bool> {
+/// Whether `src` has a build for `mcpu` in the target folder `folder` at `opt`: a
+/// wave32-only source has none in the wave64 folders, an RDNA-only one none for
+/// gfx942, one with a `// targets:` line none for a processor it does not name, an
+/// optimised-only one none at -O0.
+fn builds_for(src: &Path, mcpu: &str, folder: &str, opt: &str) -> Result<bool> {
     let text = std::fs::read_to_string(src)?;
     let marked = |marker: &str| text.lines().any(|l| l.trim() == marker);
+    if opt == "-O0" && marked(OPTIMISED_ONLY) {
+        return Ok(false);
+    }
     let named = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix(ONLY_FOR))
@@ -159,7 +167,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     for (&(mcpu, folder), &(opt, suffix), src) in builds {
-        if !builds_for(src, mcpu, folder)? {
+        if !builds_for(src, mcpu, folder, opt)? {
             continue;
         }
         let stem = src

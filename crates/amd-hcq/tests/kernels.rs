@@ -410,6 +410,48 @@ fn f64_atomics_add_and_take_minima_and_maxima() {
     }
 }
 
+/// gfx942's loads from memory straight into LDS (`tests/kernels/lds_dma.cl`):
+/// `global_load_lds_dword` puts each lane's dword at M0 plus 4 × its lane, an
+/// instruction offset moves the global and LDS addresses alike and lanes a branch
+/// skips keep their LDS dwords, `buffer_load_dword … lds` reads through a raw buffer
+/// with its offset, `global_load_lds_sshort` sign-extends a short into each lane's
+/// dword; other lanes read them back.
+#[test]
+fn loads_straight_into_lds() {
+    let (_p, dev) = device("gfx942");
+    let elf = include_bytes!("../../../tests/kernels/gfx942/lds_dma.hsaco");
+    let prg = Program::load(&dev, elf, "lds_dma").unwrap();
+    let wgs = 3;
+    let n = 256 * wgs;
+    // Past the last workgroup: the offset loads' and the buffer's reach.
+    let src = rand_u32(n + 8, 51);
+    let halves: Vec<u16> = rand_u32(n, 52)
+        .iter()
+        .map(|&v| v as u16 | (v & 0x8000) as u16)
+        .collect();
+    let words: Vec<u32> = halves
+        .chunks(2)
+        .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
+        .collect();
+    let bsrc = upload(&dev, &src);
+    let bhalves = upload(&dev, &words);
+    let out = upload(&dev, &vec![0u32; 4 * n]);
+    prg.launch_timed(&[&bsrc, &bhalves, &out], &[], groups(n)).explained();
+    let got = download(&dev, &out, 4 * n);
+    for i in 0..n {
+        let (wave_start, lane) = (i - i % 64, i % 64);
+        let other = |d: usize| wave_start + (lane + d) % 64;
+        let skipped = lane % 5 == 0;
+        let want = [
+            src[other(1)],
+            if skipped { 0xdead_0000 + lane as u32 } else { src[i + 4] },
+            src[other(63) + 2],
+            halves[other(2)] as i16 as i32 as u32,
+        ];
+        assert_eq!(got[4 * i..4 * i + 4], want, "lane {i}");
+    }
+}
+
 #[test]
 fn lds_atomics_and_compare_swap_loops() {
     for_each_build(&kernel!("lds_atomics"), "lds_atomics", |dev, prg| {

@@ -85,7 +85,7 @@ pub(crate) fn literal(lit: u32, w: Width) -> String {
             };
             inline(h as u16 as i16 as i64)
                 .or(named.map(str::to_string))
-                .unwrap_or_else(|| format!("{lit:#x}"))
+                .unwrap_or_else(|| format!("{h:#x}"))
         }
         Width::B32 | Width::I64 => {
             let named = match lit {

@@ -54,6 +54,8 @@ pub(crate) enum Own {
     ScalarBufferLoad(ScalarLoad),
     /// A GLOBAL access, in RDNA3's numbering; its data in AccVGPRs where `acc`.
     Global(FlatAccess, bool),
+    /// `global_load_lds_*`: memory straight into LDS.
+    GlobalLds(GlobalLds),
     /// A FLAT access.
     Flat(FlatAccess, bool),
     /// A SCRATCH access.
@@ -297,6 +299,10 @@ fn own(i: &Inst) -> Own {
             }
         }
         Encoding::Smem => smem(i),
+        Encoding::Global if lds_dma_size(i).is_some() => global_lds(i),
+        Encoding::Scratch if i.name().is_some_and(|n| n.contains("_load_lds_")) => {
+            Own::Refused("a scratch load into LDS")
+        }
         Encoding::Global | Encoding::Flat | Encoding::Scratch => {
             let acc = fc::flat::ACC.get(w) == 1;
             let op = match i.enc {
@@ -577,6 +583,95 @@ fn run_dot(w: &mut Wave, x: &Dot, literal: Option<u32>) -> Result<(), Trap> {
     Ok(())
 }
 
+/// The bytes a load into LDS reads and whether it sign-extends them (gfx942's byte,
+/// short and dword forms: `global_load_lds_*`, and `buffer_load_*` with the LDS bit);
+/// `None` for any other instruction. (The x3 and x4 forms are gfx950's.)
+fn lds_dma_size(i: &Inst) -> Option<(usize, bool)> {
+    use super::opcodes::Global as G;
+    match i.enc {
+        Encoding::Global => match super::opcodes::Global::from_op(i.op)? {
+            G::GLOBAL_LOAD_LDS_UBYTE => Some((1, false)),
+            G::GLOBAL_LOAD_LDS_SBYTE => Some((1, true)),
+            G::GLOBAL_LOAD_LDS_USHORT => Some((2, false)),
+            G::GLOBAL_LOAD_LDS_SSHORT => Some((2, true)),
+            G::GLOBAL_LOAD_LDS_DWORD => Some((4, false)),
+            _ => None,
+        },
+        Encoding::Mubuf => match Mubuf::from_op(i.op)? {
+            Mubuf::BUFFER_LOAD_UBYTE => Some((1, false)),
+            Mubuf::BUFFER_LOAD_SBYTE => Some((1, true)),
+            Mubuf::BUFFER_LOAD_USHORT => Some((2, false)),
+            Mubuf::BUFFER_LOAD_SSHORT => Some((2, true)),
+            Mubuf::BUFFER_LOAD_DWORD => Some((4, false)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `global_load_lds_*`: each active lane reads `bytes` at its GLOBAL address (SADDR
+/// plus a VGPR's offset, or a VGPR pair; plus the instruction's offset) and writes them,
+/// extended to a dword, into LDS at M0[15:0] plus the same instruction offset, a dword
+/// a lane ([`rdna3::lds_dma_store`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GlobalLds {
+    bytes: usize,
+    signed: bool,
+    /// The scalar base's operand number in gfx11's numbering (NULL: none).
+    saddr: u16,
+    /// The address VGPR.
+    addr: usize,
+    offset: i64,
+}
+
+fn global_lds(i: &Inst) -> Own {
+    let w = &i.words;
+    let Some((bytes, signed)) = lds_dma_size(i) else {
+        return Own::Refused("not a load into LDS");
+    };
+    let saddr = match fc::flat::SADDR.0.get(w) {
+        0x7f => NULL,
+        s => match scalar(s) {
+            Some(s) => s as u16,
+            None => return Own::Refused("a scalar base in FLAT_SCRATCH or XNACK_MASK"),
+        },
+    };
+    Own::GlobalLds(GlobalLds {
+        bytes,
+        signed,
+        saddr,
+        addr: fc::flat::ADDR.0.get(w) as usize,
+        offset: i64::from((fc::global::OFFSET.get(w) << 19) as i32 >> 19),
+    })
+}
+
+impl GlobalLds {
+    fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+        let sbase = if self.saddr == NULL {
+            None
+        } else {
+            Some(w.sread64(self.saddr, None)?)
+        };
+        let last = self.addr + usize::from(sbase.is_none());
+        if last >= w.v.len() {
+            return Err(beyond(w, last));
+        }
+        let exec = w.exec();
+        for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+            let lo = w.v[self.addr][lane];
+            let at = match sbase {
+                Some(s) => rdna3::based_address(s, lo, self.offset),
+                None => rdna3::pair_address(lo, w.v[self.addr + 1][lane], self.offset),
+            };
+            let mut b = [0u8; 4];
+            mem.read(at, &mut b[..self.bytes]).map_err(Trap::load(self.bytes))?;
+            let v = rdna3::lds_dma_value(&b, self.bytes, self.signed);
+            rdna3::lds_dma_store(w, lds, lane, self.offset, v)?;
+        }
+        Ok(())
+    }
+}
+
 /// A MUBUF instruction as RDNA3's buffer access with a gfx9 resource: the untyped
 /// loads and stores and the atomics (SC0 returns an atomic's old value); the cache
 /// write-back and invalidate (`buffer_wbl2`, `buffer_inv`: gfx940's agent- and
@@ -592,12 +687,22 @@ fn mubuf(i: &Inst) -> Own {
     let Some(op) = lowering::mubuf(i.op) else {
         return Own::Refused("a buffer opcode RDNA3 has no namesake of");
     };
-    if op <= rdna3::opcodes::op::mubuf::BUFFER_STORE_D16_FORMAT_XYZW {
+    // A load into LDS: RDNA3's LDS form of the load (the data VGPR unused).
+    let op = if f::LDS.get(w) == 1 {
+        use rdna3::opcodes::Mubuf as R;
+        match lds_dma_size(i) {
+            Some((1, false)) => R::BUFFER_LOAD_LDS_U8 as u16,
+            Some((1, true)) => R::BUFFER_LOAD_LDS_I8 as u16,
+            Some((2, false)) => R::BUFFER_LOAD_LDS_U16 as u16,
+            Some((2, true)) => R::BUFFER_LOAD_LDS_I16 as u16,
+            Some(_) => R::BUFFER_LOAD_LDS_B32 as u16,
+            None => return Own::Refused("a buffer load into LDS other than of a byte, short or dword"),
+        }
+    } else if op <= rdna3::opcodes::op::mubuf::BUFFER_STORE_D16_FORMAT_XYZW {
         return Own::Refused("a typed (format) buffer access: gfx9's data formats are not run yet");
-    }
-    if f::LDS.get(w) == 1 {
-        return Own::Refused("a buffer load into LDS");
-    }
+    } else {
+        op
+    };
     let (Some(srsrc), Some(soffset)) = (
         scalar(u32::from(f::SRSRC.operand(w))),
         scalar(u32::from(f::SOFFSET.operand(w))),
@@ -1319,6 +1424,7 @@ impl Step for Decoded {
                     | Own::AccMove { .. }
                     | Own::PkF32(_)
                     | Own::Global(..)
+                    | Own::GlobalLds(_)
                     | Own::Flat(..)
                     | Own::Scratch(..)
                     | Own::Buffer(..)
@@ -1342,6 +1448,7 @@ impl Step for Decoded {
                     | Own::SdwaCmp(_)
                     | Own::PkF32(_)
                     | Own::Global(..)
+                    | Own::GlobalLds(_)
                     | Own::Flat(..)
                     | Own::Scratch(..)
                     | Own::Buffer(..)
@@ -1398,6 +1505,7 @@ impl Step for Decoded {
             Own::ScalarLoad(l) => rdna3::scalar_load(w, l, mem).map(|_| Flow::Next),
             Own::ScalarBufferLoad(l) => rdna3::scalar_buffer_load(w, l, mem, None).map(|_| Flow::Next),
             Own::Global(a, acc) => rdna3::global(w, &in_file(w, a, *acc), mem).map(|_| Flow::Next),
+            Own::GlobalLds(x) => x.run(w, mem, lds).map(|_| Flow::Next),
             Own::Flat(a, acc) => rdna3::flat_generic(w, &in_file(w, a, *acc), mem, lds).map(|_| Flow::Next),
             Own::Scratch(a, acc) => rdna3::scratch(w, &in_file(w, a, *acc)).map(|_| Flow::Next),
             &Own::Buffer(a, acc) => {
@@ -1408,10 +1516,8 @@ impl Step for Decoded {
                 rdna3::buffer(w, &a, mem, lds).map(|_| Flow::Next)
             }
             &Own::AccMove { from_acc, to_acc } => acc_move(w, i, from_acc, to_acc).map(|_| Flow::Next),
-            Own::MovB64(x) => wide(w, x, i.literal, |s| s[0]).map(|_| Flow::Next),
-            Own::LshlAddU64(x) => {
-                wide(w, x, i.literal, |s| (s[0] << (s[1] & 7)).wrapping_add(s[2])).map(|_| Flow::Next)
-            }
+            Own::MovB64(x) => mov_b64(w, x, i.literal).map(|_| Flow::Next),
+            Own::LshlAddU64(x) => lshl_add_u64(w, x, i.literal).map(|_| Flow::Next),
             Own::Sdwa(x) => run_sdwa(w, x, mem, lds).map(|_| Flow::Next),
             Own::Dpp(x) => run_dpp(w, x, mem, lds).map(|_| Flow::Next),
             Own::SdwaCmp(x) => run_sdwa_cmp(w, x, mem, lds).map(|_| Flow::Next),
@@ -1480,102 +1586,178 @@ fn acc_move(w: &mut Wave, i: &Inst, from_acc: bool, to_acc: bool) -> Result<(), 
 }
 
 /// A 64-bit operation's operands, read from the instruction once: the VGPR pair it
-/// writes and its sources (in RDNA3's numbering; `None` where unused), the second a
-/// 32-bit source for `v_lshl_add_u64`'s shift.
+/// writes and its sources in RDNA3's numbering (`v_mov_b64` reads the first alone;
+/// `v_lshl_add_u64` all three, the second its 32-bit shift).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Wide {
     vdst: usize,
-    srcs: [Option<u16>; 3],
+    srcs: [u16; 3],
 }
 
 /// `v_mov_b64` (VOP1 or VOP3) or `v_lshl_add_u64` (VOP3) as `own`, its operands read.
 fn wide_op(i: &Inst, own: fn(Wide) -> Own) -> Own {
     let words = &i.words;
-    let (vdst, srcs): (usize, [Option<u16>; 3]) = if i.enc == Encoding::Vop1 {
-        (
-            fc::vop1::VDST.index(words),
-            [Some(fc::vop1::SRC0.operand(words)), None, None],
-        )
+    let (vdst, srcs) = if i.enc == Encoding::Vop1 {
+        (fc::vop1::VDST.index(words), [fc::vop1::SRC0.operand(words), 0, 0])
     } else {
         let src = |b: crate::field::Src| b.operand(words);
         let shifted = Vop3::from_op(i.op) == Some(Vop3::V_LSHL_ADD_U64);
         (
             fc::vop3::VDST.index(words),
             [
-                Some(src(fc::vop3::SRC0)),
-                shifted.then(|| src(fc::vop3::SRC1)),
-                shifted.then(|| src(fc::vop3::SRC2)),
+                src(fc::vop3::SRC0),
+                if shifted { src(fc::vop3::SRC1) } else { 0 },
+                if shifted { src(fc::vop3::SRC2) } else { 0 },
             ],
         )
     };
     // Renumber the scalar operands as gfx11 does (M0, NULL).
-    let mut renumbered = [None; 3];
-    for (k, s) in srcs.iter().enumerate() {
-        renumbered[k] = match *s {
-            Some(n) if n < 256 => match scalar(u32::from(n)) {
-                Some(r) => Some(r as u16),
+    let mut renumbered = [0; 3];
+    for (k, &n) in srcs.iter().enumerate() {
+        renumbered[k] = if n < 256 {
+            match scalar(u32::from(n)) {
+                Some(r) => r as u16,
                 None => return Own::Refused("a source in FLAT_SCRATCH or XNACK_MASK"),
-            },
-            other => other,
+            }
+        } else {
+            n
         };
     }
     own(Wide { vdst, srcs: renumbered })
 }
 
-/// Runs a 64-bit operation of up to three sources on the half-wave's active lanes:
-/// `f` of the sources (a 32-bit source zero-extended), into the VGPR pair VDST
-/// names. A scalar or constant source is read once for all lanes, a VGPR pair's rows
-/// found once for the half-wave.
-fn wide(w: &mut Wave, x: &Wide, literal: Option<u32>, f: impl Fn([u64; 3]) -> u64) -> Result<(), Trap> {
-    /// A source: one value for every lane, or the VGPR rows (a pair's second) it is in.
-    #[derive(Clone, Copy)]
-    enum Src<'a> {
-        Uniform(u64),
-        Rows(&'a [u32; 32], Option<&'a [u32; 32]>),
+/// A 64-bit value for each of a half-wave's 32 lanes, as its low and high words
+/// (the VGPR pair's two rows): kept apart, the lanes' arithmetic runs on 32-bit words
+/// and vectorises.
+struct Pairs {
+    lo: [u32; 32],
+    hi: [u32; 32],
+}
+
+impl Pairs {
+    /// Source operand `n` (RDNA3's numbering): a scalar or constant read once for all
+    /// lanes, a VGPR pair's rows copied.
+    fn read(w: &Wave, n: u16, literal: Option<u32>) -> Result<Pairs, Trap> {
+        if n < 256 {
+            let v = w.vread64(n, 0, literal)?;
+            return Ok(Pairs {
+                lo: [v as u32; 32],
+                hi: [(v >> 32) as u32; 32],
+            });
+        }
+        let r = usize::from(n - 256);
+        match (w.v.get(r), w.v.get(r + 1)) {
+            (Some(lo), Some(hi)) => Ok(Pairs { lo: lo.0, hi: hi.0 }),
+            _ => Err(beyond(w, r + 1)),
+        }
     }
-    let rows = w.v.len();
-    let beyond = |r: usize| Trap::refused(format!("v{r} beyond the wave's {rows} VGPRs"));
-    if x.vdst + 1 >= rows {
-        return Err(beyond(x.vdst + 1));
+
+    /// Writes the active lanes' values into the VGPR pair from `vdst`.
+    fn write(&self, w: &mut Wave, vdst: usize) -> Result<(), Trap> {
+        if vdst + 1 >= w.v.len() {
+            return Err(beyond(w, vdst + 1));
+        }
+        let exec = w.exec();
+        let (lo, hi) = w.v[vdst..vdst + 2].split_at_mut(1);
+        let (lo, hi) = (&mut lo[0].0, &mut hi[0].0);
+        if exec == u32::MAX {
+            *lo = self.lo;
+            *hi = self.hi;
+            return Ok(());
+        }
+        for lane in 0..32 {
+            // All ones where the lane is active.
+            let take = 0u32.wrapping_sub(u32::from(exec & LANE_BIT[lane] != 0));
+            lo[lane] = (lo[lane] & !take) | (self.lo[lane] & take);
+            hi[lane] = (hi[lane] & !take) | (self.hi[lane] & take);
+        }
+        Ok(())
     }
-    let exec = w.exec();
-    let mut out = [0u64; 32];
-    {
-        let mut srcs = [Src::Uniform(0); 3];
-        for (k, src) in x.srcs.iter().enumerate() {
-            let Some(n) = *src else { continue };
-            // The shift amount is a 32-bit source; the others 64-bit.
-            let is64 = k != 1;
-            srcs[k] = if n < 256 {
-                Src::Uniform(if is64 {
-                    w.vread64(n, 0, literal)?
-                } else {
-                    u64::from(w.vread(n, 0, literal)?)
-                })
-            } else {
-                let r = usize::from(n - 256);
-                let lo = &w.v.get(r).ok_or_else(|| beyond(r))?.0;
-                let hi = if is64 {
-                    Some(&w.v.get(r + 1).ok_or_else(|| beyond(r + 1))?.0)
-                } else {
-                    None
-                };
-                Src::Rows(lo, hi)
+}
+
+/// `v_lshl_add_u64`'s lanes, (a << by) + c, compiled for AVX2 where the CPU has it:
+/// one shift amount for all lanes where `uniform` gives it, else each lane's `by`.
+struct ShiftAdd<'a> {
+    a: &'a Pairs,
+    by: &'a [u32; 32],
+    uniform: Option<u32>,
+    c: &'a Pairs,
+}
+
+impl crate::rdna3::wide::Whole for ShiftAdd<'_> {
+    type Out = Pairs;
+    #[inline(always)]
+    fn run(self) -> Pairs {
+        #[inline(always)]
+        fn lanes(a: &Pairs, c: &Pairs, by: impl Fn(usize) -> u32) -> Pairs {
+            let mut out = Pairs {
+                lo: [0; 32],
+                hi: [0; 32],
             };
+            for lane in 0..32 {
+                let (lo, hi, n) = (a.lo[lane], a.hi[lane], by(lane));
+                // The bits the low word shifts into the high one (none for a shift of 0).
+                let carried = ((u64::from(lo) << n) >> 32) as u32;
+                let (sum_lo, carry) = (lo << n).overflowing_add(c.lo[lane]);
+                out.lo[lane] = sum_lo;
+                out.hi[lane] = ((hi << n) | carried)
+                    .wrapping_add(c.hi[lane])
+                    .wrapping_add(u32::from(carry));
+            }
+            out
         }
-        let at = |s: Src<'_>, lane: usize| match s {
-            Src::Uniform(v) => v,
-            Src::Rows(lo, hi) => u64::from(lo[lane]) | hi.map_or(0, |h| u64::from(h[lane]) << 32),
-        };
-        for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
-            out[lane] = f([at(srcs[0], lane), at(srcs[1], lane), at(srcs[2], lane)]);
+        match self.uniform {
+            Some(n) => lanes(self.a, self.c, |_| n),
+            None => lanes(self.a, self.c, |lane| self.by[lane]),
         }
     }
-    for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
-        w.v[x.vdst].0[lane] = out[lane] as u32;
-        w.v[x.vdst + 1].0[lane] = (out[lane] >> 32) as u32;
+}
+
+/// Lane `k`'s bit in a half-wave's EXEC (a table: a shift by each lane's own amount
+/// does not vectorise).
+const LANE_BIT: [u32; 32] = {
+    let mut bits = [0; 32];
+    let mut k = 0;
+    while k < 32 {
+        bits[k] = 1 << k;
+        k += 1;
     }
-    Ok(())
+    bits
+};
+
+fn beyond(w: &Wave, r: usize) -> Trap {
+    Trap::refused(format!("v{r} beyond the wave's {} VGPRs", w.v.len()))
+}
+
+/// `v_mov_b64` on the half-wave's active lanes.
+fn mov_b64(w: &mut Wave, x: &Wide, literal: Option<u32>) -> Result<(), Trap> {
+    Pairs::read(w, x.srcs[0], literal)?.write(w, x.vdst)
+}
+
+/// `v_lshl_add_u64` on the half-wave's active lanes: (S0 << S1[2:0]) + S2. A shift
+/// for every lane (a constant, nearly always) is one amount for all.
+fn lshl_add_u64(w: &mut Wave, x: &Wide, literal: Option<u32>) -> Result<(), Trap> {
+    let [s0, s1, s2] = x.srcs;
+    let a = Pairs::read(w, s0, literal)?;
+    let c = Pairs::read(w, s2, literal)?;
+    let mut by = [0u32; 32];
+    let uniform = if s1 < 256 {
+        Some(w.vread(s1, 0, literal)? & 7)
+    } else {
+        let r = usize::from(s1 - 256);
+        let row = w.v.get(r).ok_or_else(|| beyond(w, r))?;
+        for (b, &v) in by.iter_mut().zip(row.iter()) {
+            *b = v & 7;
+        }
+        None
+    };
+    let out = crate::rdna3::wide::run(ShiftAdd {
+        a: &a,
+        by: &by,
+        uniform,
+        c: &c,
+    });
+    out.write(w, x.vdst)
 }
 
 #[cfg(test)]
@@ -1629,6 +1811,129 @@ mod tests {
         (0..64)
             .map(|l| if l < 32 { w.v[r][l] } else { w.v_other[r][l - 32] })
             .collect()
+    }
+
+    /// `v_lshl_add_u64` against 64-bit arithmetic: every shift (an inline constant,
+    /// and a VGPR with a shift a lane, its bits past [2:0] ignored), a carry out of the
+    /// low word, a scalar pair as the addend, and lanes EXEC leaves off unwritten in
+    /// both halves of a wave64.
+    #[test]
+    fn lshl_add_u64_shifts_carries_and_keeps_inactive_lanes() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let a: Vec<u64> = (0..64).map(|_| next()).collect();
+        let c: Vec<u64> = (0..64)
+            .map(|l| if l % 3 == 0 { u64::MAX - l } else { next() })
+            .collect();
+        let shifts: Vec<u32> = (0..64).map(|l| (l as u32 * 5) ^ 0x58).collect();
+        let scalar = 0xffff_ffff_0000_0001u64;
+        let exec = 0xf0f0_1234_ffff_fffeu64;
+        // (src1, src2) in gfx9's numbering: constants 0 to 4 and v6; v[2:3] or s[10:11].
+        let mut cases: Vec<(u32, u32)> = (0..5).map(|k| (128 + k, 258)).collect();
+        cases.push((262, 258));
+        cases.push((129, 10));
+        // Both builds of the lanes' loop: AVX2 (where the CPU has it) and baseline.
+        let builds = [false, true].map(|baseline| cases.iter().map(move |&c| (baseline, c)));
+        for (baseline, (src1, src2)) in builds.into_iter().flatten() {
+            crate::rdna3::wide::BASELINE_ONLY.with(|b| b.set(baseline));
+            let words = [0xd208_0004, 256 | src1 << 9 | src2 << 18];
+            let w = run_as::<Cdna3>(&[&words], &mut [], &mut [0; 64], |w, _| {
+                w.wave64 = true;
+                w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+                w.s[crate::rdna3::EXEC_LO] = exec as u32;
+                w.s[crate::rdna3::EXEC_LO + 1] = (exec >> 32) as u32;
+                w.s[10] = scalar as u32;
+                w.s[11] = (scalar >> 32) as u32;
+                for lane in 0..64 {
+                    let (rows, l) = if lane < 32 {
+                        (&mut w.v, lane)
+                    } else {
+                        (&mut w.v_other, lane - 32)
+                    };
+                    let values = [a[lane], c[lane], 0x5555_5555_aaaa_aaaa];
+                    for (k, v) in values.into_iter().enumerate() {
+                        rows[2 * k][l] = v as u32;
+                        rows[2 * k + 1][l] = (v >> 32) as u32;
+                    }
+                    rows[6][l] = shifts[lane];
+                }
+            })
+            .unwrap_or_else(|e| panic!("src1 {src1}, src2 {src2}: {e}"));
+            crate::rdna3::wide::BASELINE_ONLY.with(|b| b.set(false));
+            for lane in 0..64 {
+                let (rows, l) = if lane < 32 {
+                    (&w.v, lane)
+                } else {
+                    (&w.v_other, lane - 32)
+                };
+                let got = u64::from(rows[4][l]) | u64::from(rows[5][l]) << 32;
+                let by = if src1 == 262 { shifts[lane] & 7 } else { src1 - 128 };
+                let addend = if src2 == 10 { scalar } else { c[lane] };
+                let want = if exec >> lane & 1 != 0 {
+                    (a[lane] << by).wrapping_add(addend)
+                } else {
+                    0x5555_5555_aaaa_aaaa
+                };
+                assert_eq!(got, want, "lane {lane}, src1 {src1}, src2 {src2}, baseline {baseline}");
+            }
+        }
+    }
+
+    /// `global_load_lds_dword v[4:5], off offset:16` on a wave of 64: lane L's dword
+    /// from its address plus 16 lands at M0 + 16 + 4 × L; a dword past the LDS is
+    /// written nothing of, or, under the sanitizer's LDS check, stops the instruction.
+    #[test]
+    fn global_load_lds_puts_a_dword_a_lane_from_m0() {
+        let words = [0xdca8_8010, 0x007f_0004];
+        let mut data: Vec<u8> = (0..80u32).flat_map(|k| (0xa000 + k).to_le_bytes()).collect();
+        let run = |m0: u32, check: bool, data: &mut [u8], lds: &mut [u8]| {
+            run_as::<Cdna3>(&[&words], data, lds, |w, base| {
+                wave64(w, |_, _| 0);
+                w.check_lds = check;
+                w.s[crate::rdna3::M0] = m0;
+                for lane in 0..64 {
+                    let a = base + 4 * lane as u64;
+                    let (rows, l) = if lane < 32 {
+                        (&mut w.v, lane)
+                    } else {
+                        (&mut w.v_other, lane - 32)
+                    };
+                    rows[4][l] = a as u32;
+                    rows[5][l] = (a >> 32) as u32;
+                }
+            })
+        };
+        let dword = |lds: &[u8], at: usize| u32::from_le_bytes(lds[at..at + 4].try_into().unwrap());
+        let mut lds = vec![0xeeu8; 512];
+        run(8, false, &mut data, &mut lds).unwrap();
+        for lane in 0..64 {
+            assert_eq!(dword(&lds, 8 + 16 + 4 * lane), 0xa004 + lane as u32, "lane {lane}");
+        }
+        assert_eq!(dword(&lds, 20), 0xeeee_eeee, "below M0 + 16");
+        // From 300: lanes 49 to 63 would pass the 512 bytes.
+        let mut lds = vec![0xeeu8; 512];
+        run(300, false, &mut data, &mut lds).unwrap();
+        assert_eq!(dword(&lds, 316 + 4 * 48), 0xa004 + 48);
+        assert!(lds[316 + 4 * 49..].iter().all(|&b| b == 0xee), "nothing past the LDS");
+        let Err(e) = run(300, true, &mut data, &mut lds) else {
+            panic!("no trap past the LDS under the check");
+        };
+        assert_eq!(
+            e.kind(),
+            &crate::error::TrapKind::LdsOutside(
+                512,
+                crate::Access {
+                    kind: crate::AccessKind::Store,
+                    bytes: 4
+                },
+                512
+            )
+        );
     }
 
     /// gfx9's wave shifts and rotations by one lane and its row broadcasts move a

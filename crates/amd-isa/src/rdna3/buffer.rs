@@ -21,7 +21,7 @@ use super::opcodes::{Mtbuf, Mubuf};
 use super::wave::{M0, Wave};
 use crate::error::Trap;
 use crate::float::half;
-use crate::memory::Memory;
+use crate::memory::{AccessKind, Memory};
 
 /// The gfx11 buffer data formats, by number, as LLVM names them (`format:[…]`).
 pub(crate) const FORMATS: [&str; 64] = [
@@ -555,6 +555,37 @@ pub(crate) fn exec(w: &mut Wave, i: &Inst, mem: &dyn Memory, lds: &mut [u8], mtb
     buffer(w, &a, mem, lds)
 }
 
+/// An LDS DMA load's value for its lane's dword: `bytes` (1, 2 or 4) of `b`, zero- or
+/// sign-extended.
+pub(crate) fn lds_dma_value(b: &[u8], bytes: usize, signed: bool) -> u32 {
+    match (bytes, signed) {
+        (1, true) => b[0] as i8 as u32,
+        (1, false) => u32::from(b[0]),
+        (2, true) => i16::from_le_bytes([b[0], b[1]]) as u32,
+        (2, false) => u32::from(u16::from_le_bytes([b[0], b[1]])),
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+    }
+}
+
+/// Writes lane `lane`'s dword `v` of an LDS DMA load (a buffer's or gfx9's
+/// `global_load_lds_*`) into the workgroup's LDS: at M0[15:0] plus the instruction's
+/// offset, each lane of the wave a dword further (the GCN/Vega ISA's "LDS_ADDR =
+/// LDSbase + LDS_offset + inst_offset + TID*4" with M0 as LDS_offset; LLVM's
+/// `buffer.load.lds` and `global.load.lds` intrinsics: the LDS base in M0, the
+/// immediate offset applied to both addresses, 4 × the lane's id in the wave for sizes
+/// up to 4 bytes). A dword past the workgroup's LDS is written nothing of, as every
+/// LDS store outside it, or stops the instruction under the sanitizer's check
+/// ([`super::lds::missed`]).
+pub(crate) fn lds_dma_store(w: &Wave, lds: &mut [u8], lane: usize, inst_offset: i64, v: u32) -> R<()> {
+    let at = (i64::from(w.s[M0] & 0xffff) + inst_offset + 4 * w.lane_id(lane) as i64) as u64;
+    let lds_bytes = lds.len();
+    match usize::try_from(at).ok().and_then(|a| lds.get_mut(a..a.checked_add(4)?)) {
+        Some(dst) => dst.copy_from_slice(&v.to_le_bytes()),
+        None => super::lds::missed(w.check_lds, at, 4, AccessKind::Store, lds_bytes)?,
+    }
+    Ok(())
+}
+
 /// A MUBUF or MTBUF load, store or atomic.
 pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut [u8]) -> R<()> {
     let &BufferAccess {
@@ -586,12 +617,6 @@ pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut
     };
     let soffset = u64::from(w.sread(a.soffset, None)?);
     let format = if mtbuf { a.format } else { res.format };
-    // The LDS DMA loads' first byte: M0[15:0] plus the instruction's offset, each lane
-    // a dword further (the GCN/Vega ISA's "LDS_ADDR = LDSbase + LDS_offset +
-    // inst_offset + TID*4" with M0 as LDS_offset; LLVM's `buffer.load.lds` intrinsics:
-    // the LDS base in M0, the immediate offset applied to both addresses, 4 × lane_id
-    // for sizes up to 4 bytes).
-    let lds_base = u64::from(w.s[M0] & 0xffff) + inst_offset;
     let exec = w.exec();
     for lane in (0..32).filter(|l| exec >> l & 1 == 1) {
         let index = if idxen {
@@ -664,35 +689,9 @@ pub(crate) fn buffer(w: &mut Wave, a: &BufferAccess, mem: &dyn Memory, lds: &mut
                         if inside { l.load(u128::from_le_bytes(b), 0) } else { 0 }
                     }
                     _ if !inside => 0,
-                    LdsLoad::Plain { bytes: 1, signed } => {
-                        if signed {
-                            b[0] as i8 as u32
-                        } else {
-                            u32::from(b[0])
-                        }
-                    }
-                    LdsLoad::Plain { bytes: 2, signed } => {
-                        let h = u16::from_le_bytes([b[0], b[1]]);
-                        if signed { h as i16 as u32 } else { u32::from(h) }
-                    }
-                    LdsLoad::Plain { .. } => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                    LdsLoad::Plain { bytes, signed } => lds_dma_value(&b, bytes, signed),
                 };
-                // The lane's dword: an address past the workgroup's LDS is an error.
-                let at = lds_base + 4 * lane as u64;
-                let lds_len = lds.len();
-                let dst = usize::try_from(at)
-                    .ok()
-                    .and_then(|a| lds.get_mut(a..a.checked_add(4)?))
-                    .ok_or_else(|| {
-                        format!(
-                            "{name}: lane {lane} writes LDS bytes {at:#x}..{:#x}, past the workgroup's {} bytes \
-                             (M0 {:#x}, offset {inst_offset})",
-                            at + 4,
-                            lds_len,
-                            w.s[M0]
-                        )
-                    })?;
-                dst.copy_from_slice(&v.to_le_bytes());
+                lds_dma_store(w, lds, lane, inst_offset as i64, v)?;
             }
             Access::Format { n, d16, hi, store } => {
                 let l = format_layout(format)?;
@@ -1117,16 +1116,27 @@ mod tests {
 
     #[test]
     fn lds_dma_loads_stay_inside_the_lds() {
-        let mut data = vec![0u8; 256];
+        let mut data: Vec<u8> = (0..=255).collect();
+        // M0 960 + offset 4: lane 15's dword would end at 1028. Lanes 0 to 14 write,
+        // lane 15 on writes nothing (as any LDS store outside it); under the
+        // sanitizer's LDS check, the instruction stops.
+        for check in [false, true] {
+            let mut lds = vec![0u8; 1024];
+            let ran = run_mem_lds(&[&[0xe0c4_0004, 0x8042_0001]], &mut data, &mut lds, |w, base| {
+                vsharp(w, base, 0, 256, 0);
+                w.s[M0] = 960;
+                w.check_lds = check;
+            });
+            if check {
+                let e = ran.err().unwrap_or_default();
+                assert_eq!(e, "LDS 4-byte store at byte 0x400, outside the workgroup's 1024 bytes");
+            } else {
+                assert!(ran.is_ok());
+                // Every lane reads bytes 4 to 7 (no VGPR offset); lane 14 the last to write.
+                assert_eq!(lds[1020..1024], [4, 5, 6, 7]);
+            }
+        }
         let mut lds = vec![0u8; 1024];
-        // M0 960 + offset 4: lane 15's dword would end at 1028.
-        let e = run_mem_lds(&[&[0xe0c4_0004, 0x8042_0001]], &mut data, &mut lds, |w, base| {
-            vsharp(w, base, 0, 256, 0);
-            w.s[M0] = 960;
-        })
-        .err()
-        .unwrap_or_default();
-        assert!(e.contains("buffer_load_lds_b32") && e.contains("lane 15"), "{e}");
         // With TFE (no VGPR for the status): refused.
         let e = run_mem_lds(&[&[0xe0c4_0004, 0x8062_0001]], &mut data, &mut lds, |w, base| {
             vsharp(w, base, 0, 256, 0);

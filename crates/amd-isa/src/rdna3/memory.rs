@@ -108,14 +108,14 @@ pub(crate) fn global_access(i: &Inst) -> Option<FlatAccess> {
 
 /// A GLOBAL address from a VGPR pair (`lo`, `hi`) and the instruction's offset.
 #[inline(always)]
-fn pair_address(lo: u32, hi: u32, offset: i64) -> u64 {
+pub(crate) fn pair_address(lo: u32, hi: u32, offset: i64) -> u64 {
     ((u64::from(lo) | u64::from(hi) << 32) as i64).wrapping_add(offset) as u64
 }
 
 /// A GLOBAL address from the scalar base `s`, a VGPR's 32-bit offset `lo` and the
 /// instruction's offset.
 #[inline(always)]
-fn based_address(s: u64, lo: u32, offset: i64) -> u64 {
+pub(crate) fn based_address(s: u64, lo: u32, offset: i64) -> u64 {
     (s.wrapping_add(u64::from(lo)) as i64).wrapping_add(offset) as u64
 }
 

@@ -48,7 +48,7 @@ mod single;
 #[cfg(test)]
 pub(crate) mod testing;
 mod valu;
-mod wide;
+pub(crate) mod wide;
 #[rustfmt::skip]
 #[path = "generated/mnemonics.rs"]
 mod mnemonics;
@@ -77,7 +77,7 @@ use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap, TrapKind};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use crate::text::signed_hex;
-pub(crate) use buffer::{BufferAccess, buffer};
+pub(crate) use buffer::{BufferAccess, buffer, lds_dma_store, lds_dma_value};
 pub(crate) use coverage::{classify_probe, coverage_report, entries as coverage_entries};
 pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
@@ -86,7 +86,9 @@ pub(crate) use lds::{DsExtraAtomic, ds_extra_atomic};
 pub(crate) use matrix::{
     Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, dot, element, float_out, float_sum, wmma, wmma_float,
 };
-pub(crate) use memory::{FlatAccess, atomic_op, atomic_result, extra_atomic, flat_generic, global, scratch};
+pub(crate) use memory::{
+    FlatAccess, atomic_op, atomic_result, based_address, extra_atomic, flat_generic, global, pair_address, scratch,
+};
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
 pub(crate) use wave::{EXEC_LO, M0, VCC_LO, VgprRow, Wave};
