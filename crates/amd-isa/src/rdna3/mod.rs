@@ -595,10 +595,10 @@ pub(crate) fn run_halves(d: &impl Step, w: &mut Wave, mem: &dyn Memory, lds: &mu
     w.swap_halves();
     let second = d.run(w, mem, lds);
     w.swap_halves();
-    for (k, (&a, &b)) in first.iter().zip(&before).enumerate() {
-        if a != b {
-            w.s[k] = a;
-        }
+    // What the first pass changed, over the second's file (a select, not a branch, a
+    // register: the loop vectorises).
+    for ((s, &a), &b) in w.s.iter_mut().zip(&first).zip(&before) {
+        *s = if a != b { a } else { *s };
     }
     second
 }
