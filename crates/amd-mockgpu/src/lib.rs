@@ -66,6 +66,9 @@ pub use engine::executor::{
 };
 pub use engine::{Engine, QueueCounters, QueueState, QueueStatus, SLICE_BYTES, describe_fault};
 pub use mem::MemResult;
-pub use mem::sanitize::GUARD_BYTES as SANITIZER_GUARD_BYTES;
+pub use mem::sanitize::{
+    GUARD_BYTES as SANITIZER_GUARD_BYTES, QUARANTINE_BYTES as SANITIZER_QUARANTINE_BYTES,
+    QUARANTINE_RANGES as SANITIZER_QUARANTINE_RANGES,
+};
 pub use os::{BLOCKED_POLL_MAX, DEFAULT_IDLE_POLL, ExecMode, MockConfig, MockStats, MockSys, PciFault, Shared};
 pub use pci::{PciFirmware, PciProfile};

@@ -477,6 +477,45 @@ fn the_sanitizer_leaves_a_gap_after_each_reservation() {
     assert!(!taken(a + body), "the gap went with the reservation's end");
 }
 
+/// The sanitizer's quarantine: address space a client unmaps stays reserved,
+/// inaccessible, so that the next reservations land elsewhere (a dangling pointer
+/// then faults); mapped over by the client (`MAP_FIXED`) it is the client's again, and
+/// unmapped again it is held again.
+#[test]
+fn the_sanitizer_holds_unmapped_address_space() {
+    use amd_kfd::sys::{MapFlags, Prot};
+    let m = MockSys::new(MockConfig {
+        sanitize: true,
+        ..MockConfig::default()
+    });
+    let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    let len = 4 * 4096;
+    // SAFETY: not MAP_FIXED: the kernel picks unused address space.
+    let reserve = || unsafe { m.mmap(0, len, Prot::None, flags, None, 0) }.unwrap();
+    let a = reserve();
+    // SAFETY: the client's own reservation, unused.
+    unsafe { m.munmap(a, len) }.unwrap();
+    assert_eq!(page_perms(a).as_deref(), Some("---p"), "held");
+    let next: Vec<usize> = (0..8).map(|_| reserve()).collect();
+    assert!(
+        next.iter().all(|&b| b.abs_diff(a) >= len),
+        "{a:#x} given out again: {next:x?}"
+    );
+    // SAFETY: FIXED over address space this client unmapped and the mock holds.
+    let b = unsafe { m.mmap(a, 4096, Prot::ReadWrite, flags.with(MapFlags::FIXED), None, 0) }.unwrap();
+    assert_eq!(b, a);
+    assert_eq!(page_perms(a).as_deref(), Some("rw-p"));
+    // SAFETY: the page just mapped, unused.
+    unsafe { m.munmap(a, 4096) }.unwrap();
+    assert_eq!(page_perms(a).as_deref(), Some("---p"), "held again");
+    // Asked not to replace a mapping, the client finds its old range free.
+    let noreplace = flags.with(MapFlags(libc::MAP_FIXED_NOREPLACE));
+    // SAFETY: FIXED_NOREPLACE replaces nothing.
+    let c = unsafe { m.mmap(a, 4096, Prot::ReadWrite, noreplace, None, 0) }.unwrap();
+    assert_eq!(c, a);
+    assert_eq!(page_perms(a).as_deref(), Some("rw-p"));
+}
+
 /// The permissions `/proc/self/maps` gives the page at `addr` (`rw-p`, `---p`).
 fn page_perms(addr: usize) -> Option<String> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;

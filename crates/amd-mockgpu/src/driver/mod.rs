@@ -218,6 +218,8 @@ pub(crate) struct Driver {
     /// The sanitizer's guard gaps: where each starts (the end of the reservation
     /// before it), and its length.
     pub(crate) guards: BTreeMap<usize, usize>,
+    /// The sanitizer's quarantine of address space the client unmapped.
+    pub(crate) quarantine: crate::mem::sanitize::Quarantine,
 }
 
 impl std::fmt::Debug for Driver {
@@ -332,6 +334,7 @@ impl Driver {
             kernel_log: None,
             sanitize: false,
             guards: BTreeMap::new(),
+            quarantine: Default::default(),
         }
     }
 

@@ -17,7 +17,7 @@
 //! mapping already, and the sanitizer's guard gaps between reservations (see
 //! [`GUARD_BYTES`]) make an overrun fault instead of landing in a neighbour.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -28,6 +28,110 @@ use super::{AddressSpace, MemoryFault};
 /// an access running off one buffer's end faults rather than reaching the buffer the
 /// kernel happened to place next. Address space only: nothing backs it.
 pub const GUARD_BYTES: usize = 64 << 10;
+
+/// Address space the sanitizer keeps reserved, inaccessible, after a client unmaps it,
+/// at most: so that a dangling pointer into memory that went faults (and is told as
+/// such) rather than reaching what the kernel would place there next. Oldest
+/// unmappings go first past this many bytes or [`QUARANTINE_RANGES`] ranges (each a
+/// mapping of the process: the kernel's mapping count is the scarcer resource).
+pub const QUARANTINE_BYTES: usize = 16 << 30;
+
+/// Ranges the sanitizer's quarantine holds at most (see [`QUARANTINE_BYTES`]).
+pub const QUARANTINE_RANGES: usize = 1024;
+
+/// The sanitizer's quarantine: address ranges a client unmapped, which the mock holds
+/// as inaccessible mappings of its own until they are the oldest past its limits.
+/// Disjoint; a range held again, or mapped over by the client (`MAP_FIXED`), is
+/// forgotten where it is cut, its other parts held on.
+#[derive(Debug)]
+pub(crate) struct Quarantine {
+    /// Start to end and the number of the unmapping that held it.
+    held: BTreeMap<usize, (usize, u64)>,
+    next: u64,
+    bytes: usize,
+    max_bytes: usize,
+    max_ranges: usize,
+}
+
+impl Default for Quarantine {
+    fn default() -> Quarantine {
+        Quarantine::new(QUARANTINE_BYTES, QUARANTINE_RANGES)
+    }
+}
+
+impl Quarantine {
+    pub(crate) fn new(max_bytes: usize, max_ranges: usize) -> Quarantine {
+        Quarantine {
+            held: BTreeMap::new(),
+            next: 0,
+            bytes: 0,
+            max_bytes,
+            max_ranges,
+        }
+    }
+
+    /// Forgets `[start, end)`: the client maps it again (its parts outside stay held).
+    /// Returns the held pieces inside it.
+    pub(crate) fn take(&mut self, start: usize, end: usize) -> Vec<(usize, usize)> {
+        let mut taken = Vec::new();
+        let cut: Vec<(usize, usize, u64)> = self
+            .held
+            .range(..end)
+            .filter(|&(_, &(e, _))| e > start)
+            .map(|(&s, &(e, n))| (s, e, n))
+            .collect();
+        for (s, e, n) in cut {
+            self.held.remove(&s);
+            self.bytes -= e - s;
+            taken.push((s.max(start), e.min(end)));
+            for (a, b) in [(s, start), (end, e)] {
+                if a < b && a >= s && b <= e {
+                    self.held.insert(a, (b, n));
+                    self.bytes += b - a;
+                }
+            }
+        }
+        taken
+    }
+
+    /// Holds `[start, end)`, which the mock has just mapped inaccessible in place of
+    /// what the client unmapped; returns the ranges that leave the quarantine to stay
+    /// within its limits, oldest first (the new one among them where it alone is
+    /// past them), for the mock to unmap.
+    pub(crate) fn hold(&mut self, start: usize, end: usize) -> Vec<(usize, usize)> {
+        if start >= end {
+            return Vec::new();
+        }
+        let _ = self.take(start, end);
+        self.held.insert(start, (end, self.next));
+        self.next += 1;
+        self.bytes += end - start;
+        let mut out = Vec::new();
+        while self.bytes > self.max_bytes || self.held.len() > self.max_ranges {
+            let Some(oldest) = self.held.values().map(|&(_, n)| n).min() else {
+                break;
+            };
+            let gone: Vec<(usize, usize)> = self
+                .held
+                .iter()
+                .filter(|&(_, &(_, n))| n == oldest)
+                .map(|(&s, &(e, _))| (s, e))
+                .collect();
+            for &(s, e) in &gone {
+                self.held.remove(&s);
+                self.bytes -= e - s;
+            }
+            out.extend(gone);
+        }
+        out
+    }
+
+    /// Whether any byte of `[start, end)` is held.
+    #[cfg(test)]
+    pub(crate) fn holds(&self, start: usize, end: usize) -> bool {
+        self.held.range(..end).next_back().is_some_and(|(_, &(e, _))| e > start)
+    }
+}
 
 /// How far from an allocation a fault is still told as "past its end" or "before
 /// it".
@@ -294,6 +398,34 @@ impl AddressSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quarantine holds what went, forgets what the client maps over (keeping the
+    /// rest), and lets the oldest unmapping go past its byte or range limit — all of
+    /// its pieces at once.
+    #[test]
+    fn the_quarantine_lets_the_oldest_go_and_forgets_what_is_mapped_over() {
+        let mut q = Quarantine::new(0x10_000, 3);
+        assert!(q.hold(0x1000, 0x3000).is_empty());
+        assert!(q.holds(0x2000, 0x2001) && !q.holds(0x3000, 0x4000));
+        // Mapped over in the middle: two pieces left of the first unmapping.
+        assert_eq!(q.take(0x1800, 0x2000), vec![(0x1800, 0x2000)]);
+        assert!(!q.holds(0x1800, 0x2000) && q.holds(0x1000, 0x1800) && q.holds(0x2000, 0x3000));
+        assert!(q.hold(0x8000, 0x9000).is_empty());
+        // A third range passes the limit of 3: the first unmapping goes, both pieces.
+        assert_eq!(q.hold(0xa000, 0xb000), vec![(0x1000, 0x1800), (0x2000, 0x3000)]);
+        assert!(!q.holds(0x1000, 0x3000) && q.holds(0x8000, 0xb000));
+        // Held again over an older range: one range, the newer unmapping's.
+        assert!(q.hold(0x8000, 0xb000).is_empty());
+        assert!(q.holds(0x8000, 0xb000));
+        // Past the bytes: the oldest (now the 0x8000 one, alone) goes, then the new one
+        // itself where it alone is too large.
+        assert_eq!(q.hold(0x20_000, 0x30_000), vec![(0x8000, 0xb000)]);
+        assert_eq!(
+            q.hold(0x40_000, 0x60_000),
+            vec![(0x20_000, 0x30_000), (0x40_000, 0x60_000)]
+        );
+        assert!(!q.holds(0, usize::MAX));
+    }
 
     /// Marks and copies at every alignment land on exactly their bytes, across
     /// words and chunks; the first unwritten byte is found wherever it is.

@@ -193,6 +193,19 @@ impl Sys for MockSys {
                 .with(MapFlags::ANONYMOUS)
                 .with(if fixed { MapFlags::FIXED } else { MapFlags(0) });
         let mut d = self.driver.lock();
+        let noreplace = flags.0 & libc::MAP_FIXED_NOREPLACE != 0;
+        if d.sanitize && (fixed || noreplace) {
+            let held = d.quarantine.take(addr, page_end(addr, len));
+            // The client maps over address space it unmapped: no longer the
+            // quarantine's to let go. Asked not to replace a mapping
+            // (MAP_FIXED_NOREPLACE), it finds the range free, as without the sanitizer.
+            if noreplace {
+                for (a, b) in held {
+                    // SAFETY: the quarantine's own inaccessible mapping, held until now.
+                    let _ = unsafe { self.host.munmap(a, b - a) };
+                }
+            }
+        }
         // A doorbell page's GPU, whose AQL slots are set once the page is mapped.
         let mut aql_doorbells = None;
         let got = match kind {
@@ -344,11 +357,33 @@ impl Sys for MockSys {
         let mut d = self.driver.lock();
         // munmap unmaps whole pages, as mmap maps them.
         let end = page_end(addr, len);
+        let quarantined = d.sanitize && end > addr;
         {
             let mut space = d.engines.space.write();
             space.accessible.remove(addr, end);
-            // SAFETY: forwarded unchanged: this call's contract is the caller's.
-            unsafe { self.host.munmap(addr, len) }?;
+            if quarantined {
+                // The quarantine: the range stays reserved, inaccessible, so that
+                // nothing the kernel maps next lands where a dangling pointer points;
+                // the oldest such ranges go past the quarantine's limits.
+                let reserve = MapFlags::PRIVATE
+                    .with(MapFlags::ANONYMOUS)
+                    .with(MapFlags::NORESERVE)
+                    .with(MapFlags::FIXED);
+                // SAFETY: FIXED over exactly the range the caller unmaps, whose
+                // contract (the caller owns it) is this call's; what was there goes,
+                // as munmap would have it go.
+                unsafe { self.host.mmap(addr, end - addr, Prot::None, reserve, None, 0) }?;
+            } else {
+                // SAFETY: forwarded unchanged: this call's contract is the caller's.
+                unsafe { self.host.munmap(addr, len) }?;
+            }
+        }
+        if quarantined {
+            for (a, b) in d.quarantine.hold(addr, end) {
+                // SAFETY: address space the quarantine held: the mock's own
+                // inaccessible mapping, which nothing has mapped over since.
+                let _ = unsafe { self.host.munmap(a, b - a) };
+            }
         }
         d.host_maps.remove(addr, end);
         // Guard gaps inside the range went with it: forgotten, so that no later
