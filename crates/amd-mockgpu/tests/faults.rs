@@ -427,18 +427,24 @@ fn a_busy_gpu_waits_for_no_doorbell_and_a_watcher_learns_when_it_sleeps() {
     assert!(m2.waits_for_doorbells(0), "inline: every doorbell matters");
 }
 
+/// A mock with the sanitizer on, and the flags of an anonymous reservation.
+fn sanitizing() -> (MockSys, amd_kfd::sys::MapFlags) {
+    use amd_kfd::sys::MapFlags;
+    let m = MockSys::new(MockConfig {
+        sanitize: true,
+        ..MockConfig::default()
+    });
+    (m, MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE))
+}
+
 /// The sanitizer's guard gaps: each anonymous reservation the mock places is followed
 /// by unmapped-to-anyone address space of its own, so no two reservations abut; the
 /// gap goes when the reservation's end is unmapped (the address can be mapped again).
 #[test]
 fn the_sanitizer_leaves_a_gap_after_each_reservation() {
-    use amd_kfd::sys::{MapFlags, Prot};
+    use amd_kfd::sys::Prot;
     use amd_mockgpu::SANITIZER_GUARD_BYTES as GUARD;
-    let m = MockSys::new(MockConfig {
-        sanitize: true,
-        ..MockConfig::default()
-    });
-    let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    let (m, flags) = sanitizing();
     let len: usize = 3 * 4096 + 100;
     let body = len.next_multiple_of(4096);
     // SAFETY: not MAP_FIXED: the kernel picks unused address space.
@@ -484,11 +490,7 @@ fn the_sanitizer_leaves_a_gap_after_each_reservation() {
 #[test]
 fn the_sanitizer_holds_unmapped_address_space() {
     use amd_kfd::sys::{MapFlags, Prot};
-    let m = MockSys::new(MockConfig {
-        sanitize: true,
-        ..MockConfig::default()
-    });
-    let flags = MapFlags::PRIVATE.with(MapFlags::ANONYMOUS).with(MapFlags::NORESERVE);
+    let (m, flags) = sanitizing();
     let len = 4 * 4096;
     // SAFETY: not MAP_FIXED: the kernel picks unused address space.
     let reserve = || unsafe { m.mmap(0, len, Prot::None, flags, None, 0) }.unwrap();

@@ -587,24 +587,19 @@ fn run_dot(w: &mut Wave, x: &Dot, literal: Option<u32>) -> Result<(), Trap> {
 /// short and dword forms: `global_load_lds_*`, and `buffer_load_*` with the LDS bit);
 /// `None` for any other instruction. (The x3 and x4 forms are gfx950's.)
 fn lds_dma_size(i: &Inst) -> Option<(usize, bool)> {
-    use super::opcodes::Global as G;
-    match i.enc {
-        Encoding::Global => match super::opcodes::Global::from_op(i.op)? {
-            G::GLOBAL_LOAD_LDS_UBYTE => Some((1, false)),
-            G::GLOBAL_LOAD_LDS_SBYTE => Some((1, true)),
-            G::GLOBAL_LOAD_LDS_USHORT => Some((2, false)),
-            G::GLOBAL_LOAD_LDS_SSHORT => Some((2, true)),
-            G::GLOBAL_LOAD_LDS_DWORD => Some((4, false)),
-            _ => None,
-        },
-        Encoding::Mubuf => match Mubuf::from_op(i.op)? {
-            Mubuf::BUFFER_LOAD_UBYTE => Some((1, false)),
-            Mubuf::BUFFER_LOAD_SBYTE => Some((1, true)),
-            Mubuf::BUFFER_LOAD_USHORT => Some((2, false)),
-            Mubuf::BUFFER_LOAD_SSHORT => Some((2, true)),
-            Mubuf::BUFFER_LOAD_DWORD => Some((4, false)),
-            _ => None,
-        },
+    let size = match i.enc {
+        Encoding::Global => super::opcodes::Global::from_op(i.op)?
+            .name()
+            .strip_prefix("global_load_lds_")?,
+        Encoding::Mubuf => Mubuf::from_op(i.op)?.name().strip_prefix("buffer_load_")?,
+        _ => return None,
+    };
+    match size {
+        "ubyte" => Some((1, false)),
+        "sbyte" => Some((1, true)),
+        "ushort" => Some((2, false)),
+        "sshort" => Some((2, true)),
+        "dword" => Some((4, false)),
         _ => None,
     }
 }
@@ -1667,7 +1662,7 @@ impl Pairs {
         }
         for lane in 0..32 {
             // All ones where the lane is active.
-            let take = 0u32.wrapping_sub(u32::from(exec & LANE_BIT[lane] != 0));
+            let take = 0u32.wrapping_sub(u32::from(exec & rdna3::LANE_BIT[lane] != 0));
             lo[lane] = (lo[lane] & !take) | (self.lo[lane] & take);
             hi[lane] = (hi[lane] & !take) | (self.hi[lane] & take);
         }
@@ -1712,18 +1707,6 @@ impl crate::rdna3::wide::Whole for ShiftAdd<'_> {
         }
     }
 }
-
-/// Lane `k`'s bit in a half-wave's EXEC (a table: a shift by each lane's own amount
-/// does not vectorise).
-const LANE_BIT: [u32; 32] = {
-    let mut bits = [0; 32];
-    let mut k = 0;
-    while k < 32 {
-        bits[k] = 1 << k;
-        k += 1;
-    }
-    bits
-};
 
 fn beyond(w: &Wave, r: usize) -> Trap {
     Trap::refused(format!("v{r} beyond the wave's {} VGPRs", w.v.len()))

@@ -80,7 +80,7 @@ pub(crate) use crate::text::signed_hex;
 pub(crate) use buffer::{BufferAccess, buffer, lds_dma_store, lds_dma_value};
 pub(crate) use coverage::{classify_probe, coverage_report, entries as coverage_entries};
 pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
-pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp};
+pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp, LANE_BIT};
 pub(crate) use hwreg::{Field as HwField, Regs, getreg, hwreg_text, setreg};
 pub(crate) use lds::{DsExtraAtomic, ds_extra_atomic};
 pub(crate) use matrix::{

@@ -187,25 +187,34 @@ impl Sys for MockSys {
             None => None,
             Some(fd) => Some(self.driver.lock().fds.get(&fd.0).copied().ok_or(e(Errno::EBADF))?),
         };
+        let mut d = self.driver.lock();
+        let mut flags = flags;
+        let noreplace = flags.0 & libc::MAP_FIXED_NOREPLACE != 0;
+        if d.sanitize && (flags.contains(MapFlags::FIXED) || noreplace) {
+            // The client maps over address space it unmapped: no longer the
+            // quarantine's to let go.
+            let end = page_end(addr, len);
+            let held = d.quarantine.take(addr, end);
+            if noreplace {
+                // Asked not to replace a mapping, the client finds the range free, as
+                // without the sanitizer: where the quarantine held all of it, mapped
+                // over in place (FIXED: no moment where another thread's mapping could
+                // take it); else the held parts are given back first.
+                if held.iter().map(|&(a, b)| b - a).sum::<usize>() == end - addr {
+                    flags = MapFlags((flags.0 & !libc::MAP_FIXED_NOREPLACE) | libc::MAP_FIXED);
+                } else {
+                    for (a, b) in held {
+                        // SAFETY: the quarantine's own inaccessible mapping, held until now.
+                        let _ = unsafe { self.host.munmap(a, b - a) };
+                    }
+                }
+            }
+        }
         let fixed = flags.contains(MapFlags::FIXED);
         let anon_shared =
             MapFlags::SHARED
                 .with(MapFlags::ANONYMOUS)
                 .with(if fixed { MapFlags::FIXED } else { MapFlags(0) });
-        let mut d = self.driver.lock();
-        let noreplace = flags.0 & libc::MAP_FIXED_NOREPLACE != 0;
-        if d.sanitize && (fixed || noreplace) {
-            let held = d.quarantine.take(addr, page_end(addr, len));
-            // The client maps over address space it unmapped: no longer the
-            // quarantine's to let go. Asked not to replace a mapping
-            // (MAP_FIXED_NOREPLACE), it finds the range free, as without the sanitizer.
-            if noreplace {
-                for (a, b) in held {
-                    // SAFETY: the quarantine's own inaccessible mapping, held until now.
-                    let _ = unsafe { self.host.munmap(a, b - a) };
-                }
-            }
-        }
         // A doorbell page's GPU, whose AQL slots are set once the page is mapped.
         let mut aql_doorbells = None;
         let got = match kind {
