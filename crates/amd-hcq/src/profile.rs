@@ -141,6 +141,15 @@ impl<I: DeviceInterface> ProfileLog<I> {
     /// device how far its work is).
     #[must_use]
     pub(crate) fn push(&mut self, p: Pending<I>) -> Vec<Stamps<I>> {
+        let released = self.settle();
+        self.entries.push(p);
+        released
+    }
+
+    /// Reads the times of the operations that are done, up to the first that is not;
+    /// returns what held them, for the caller to drop once the log is unlocked.
+    #[must_use]
+    pub(crate) fn settle(&mut self) -> Vec<Stamps<I>> {
         let mut released = Vec::new();
         while let Some((_, _, s)) = self.entries.get_mut(self.settled) {
             match s.settled() {
@@ -149,8 +158,12 @@ impl<I: DeviceInterface> ProfileLog<I> {
             }
             self.settled += 1;
         }
-        self.entries.push(p);
         released
+    }
+
+    /// Whether an operation's times are still to come (its signals held).
+    pub(crate) fn unsettled(&self) -> bool {
+        self.settled < self.entries.len()
     }
 }
 

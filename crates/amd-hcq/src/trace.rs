@@ -49,7 +49,7 @@ impl<I: DeviceInterface> Device<I> {
             })?;
             return Ok((p, None));
         }
-        let t: Times<I> = Arc::new((self.new_signal(0)?, self.new_signal(0)?));
+        let t: Times<I> = Arc::new((self.timestamp_signal()?, self.timestamp_signal()?));
         let label = profiling.then(|| name.to_string());
         let v = self.submit_point::<E>(name, |q| {
             if barrier {
@@ -71,6 +71,31 @@ impl<I: DeviceInterface> Device<I> {
             drop(released);
         }
         Ok((v, Some(t)))
+    }
+
+    /// A signal for a timestamp. Where every signal is taken and profiled operations
+    /// the GPU has not finished hold some (their times are read as later ones are
+    /// submitted: a long run submitted faster than the GPU works through it), waits
+    /// for them to finish and releases theirs, up to the device's wait timeout: the
+    /// submission is held back, as by a full ring, rather than refused.
+    fn timestamp_signal(&self) -> Result<crate::signal::Signal<I>> {
+        let deadline = std::time::Instant::now() + self.inner.health.timeout();
+        loop {
+            match self.new_signal(0) {
+                Err(HcqError::SignalsExhausted { .. })
+                    if self.inner.profile.state.lock().log.unsettled() && std::time::Instant::now() < deadline =>
+                {
+                    self.inner.check()?;
+                    let released = self.inner.profile.state.lock().log.settle();
+                    if released.is_empty() {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                    // Dropped with the log unlocked.
+                    drop(released);
+                }
+                r => return r,
+            }
+        }
     }
 
     /// The GPU time between a submission's two timestamps.

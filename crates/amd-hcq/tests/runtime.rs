@@ -800,6 +800,44 @@ fn memory_mapped_on_a_peer_waits_for_the_peers_work(t: Transport) {
     assert_eq!(d1.memory_stats().1, 0, "released once GPU 0's work is done");
 }
 
+/// Profiled copies submitted while the copy engine is stalled: their signals run out
+/// before the engine has finished any, and the submission then waits for it to work
+/// through them (as a full ring holds a submission back) rather than refusing with
+/// `SignalsExhausted`; the engine resumes once the submitting thread is near the end.
+#[test]
+fn profiled_work_past_the_signal_slots_waits_for_the_gpu() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (m, p) = platform(Transport::Kfd, 1);
+    let dev = p.device(0).unwrap();
+    dev.set_profiling(true);
+    let a = dev.alloc(4096, BufferKind::Device).unwrap();
+    let b = dev.alloc(4096, BufferKind::Device).unwrap();
+    dev.synchronize().unwrap();
+    let sdma = m.queues().into_iter().find(|q| q.queue_type == 1).unwrap().id;
+    m.hang_queue(sdma, true);
+    // Two signals a profiled copy: these run out 100 copies before the end.
+    let n = amd_hcq::SIGNAL_SLOTS / 2 + 100;
+    let sent = Arc::new(AtomicUsize::new(0));
+    let resume = {
+        let (m, sent) = (m.clone(), sent.clone());
+        std::thread::spawn(move || {
+            while sent.load(Ordering::Relaxed) < n - 150 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            // Long enough for the submitting thread to reach the last free signals.
+            std::thread::sleep(Duration::from_millis(200));
+            m.hang_queue(sdma, false);
+        })
+    };
+    for i in 0..n {
+        dev.copy(&b, 0, &a, 0, 64).unwrap_or_else(|e| panic!("copy {i}: {e}"));
+        sent.store(i + 1, Ordering::Relaxed);
+    }
+    resume.join().unwrap();
+    let recs = dev.take_profile().unwrap();
+    assert_eq!(recs.len(), n);
+}
+
 /// Profiling a long run: more profiled copies than there are signal slots, with the
 /// records taken only at the end, after a graph's profiled replay. The timestamps of
 /// finished work are read as it goes, so the slots come back.
