@@ -1408,6 +1408,7 @@ impl Step for Decoded {
             Decoded::Own(i, own) => matches!(own, Own::Hint) && i.size == 1,
         }
     }
+    #[inline]
     fn writes_scalars(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) => Step::writes_scalars(d),
@@ -1429,6 +1430,7 @@ impl Step for Decoded {
             ),
         }
     }
+    #[inline]
     fn per_half(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) | Decoded::CmpX(d, _, _) => Step::per_half(d),

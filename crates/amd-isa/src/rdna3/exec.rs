@@ -172,6 +172,7 @@ pub(crate) fn unsupported(i: &Inst) -> Trap {
 /// those that see all 64 lanes at once (`v_readfirstlane_b32`, `v_readlane_b32`,
 /// `v_writelane_b32`, `ds_permute_b32`, `ds_bpermute_b32`, `ds_append`,
 /// `ds_consume`); scalar ones run once.
+#[inline]
 pub(crate) fn per_half(i: &Inst) -> bool {
     match i.enc {
         Encoding::Sopp | Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Smem => false,
@@ -192,6 +193,7 @@ pub(crate) fn per_half(i: &Inst) -> bool {
 /// Whether a vector instruction may write the scalar file: compares (their mask, and
 /// EXEC for `v_cmpx`), VOP3SD's and VOP2's carry-outs and condition outputs, the lane
 /// reads; the others write VGPRs, memory or LDS only.
+#[inline]
 pub(crate) fn writes_scalars(i: &Inst) -> bool {
     match i.enc {
         Encoding::Vop1 => i.op == vop3::V_READFIRSTLANE_B32_E64 - 0x180,

@@ -251,9 +251,11 @@ impl Step for Decoded {
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<Flow, Trap> {
         Decoded::run(self, w, mem, lds)
     }
+    #[inline]
     fn per_half(&self) -> bool {
         exec::per_half(&self.inst)
     }
+    #[inline]
     fn writes_scalars(&self) -> bool {
         exec::writes_scalars(&self.inst)
     }
