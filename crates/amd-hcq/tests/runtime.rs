@@ -800,6 +800,22 @@ fn memory_mapped_on_a_peer_waits_for_the_peers_work(t: Transport) {
     assert_eq!(d1.memory_stats().1, 0, "released once GPU 0's work is done");
 }
 
+/// A KFD mock GPU's device, profiling, with two 4 KiB buffers of VRAM.
+fn profiling_with_two_buffers() -> (
+    Arc<amd_mockgpu::MockSys>,
+    amd_hcq::Platform,
+    Device,
+    amd_hcq::Buffer,
+    amd_hcq::Buffer,
+) {
+    let (m, p) = platform(Transport::Kfd, 1);
+    let dev = p.device(0).unwrap();
+    dev.set_profiling(true);
+    let a = dev.alloc(4096, BufferKind::Device).unwrap();
+    let b = dev.alloc(4096, BufferKind::Device).unwrap();
+    (m, p, dev, a, b)
+}
+
 /// Profiled copies submitted while the copy engine is stalled: their signals run out
 /// before the engine has finished any, and the submission then waits for it to work
 /// through them (as a full ring holds a submission back) rather than refusing with
@@ -807,11 +823,7 @@ fn memory_mapped_on_a_peer_waits_for_the_peers_work(t: Transport) {
 #[test]
 fn profiled_work_past_the_signal_slots_waits_for_the_gpu() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let (m, p) = platform(Transport::Kfd, 1);
-    let dev = p.device(0).unwrap();
-    dev.set_profiling(true);
-    let a = dev.alloc(4096, BufferKind::Device).unwrap();
-    let b = dev.alloc(4096, BufferKind::Device).unwrap();
+    let (m, _p, dev, a, b) = profiling_with_two_buffers();
     dev.synchronize().unwrap();
     let sdma = m.queues().into_iter().find(|q| q.queue_type == 1).unwrap().id;
     m.hang_queue(sdma, true);
@@ -843,11 +855,7 @@ fn profiled_work_past_the_signal_slots_waits_for_the_gpu() {
 /// finished work are read as it goes, so the slots come back.
 #[test]
 fn profiling_more_operations_than_signal_slots() {
-    let (_m, p) = platform(Transport::Kfd, 1);
-    let dev = p.device(0).unwrap();
-    dev.set_profiling(true);
-    let a = dev.alloc(4096, BufferKind::Device).unwrap();
-    let b = dev.alloc(4096, BufferKind::Device).unwrap();
+    let (_m, _p, dev, a, b) = profiling_with_two_buffers();
     // First a graph replayed once (its copy never runs again): its record does not
     // hold up the reading of those after it.
     let mut g = amd_hcq::Graph::new();
