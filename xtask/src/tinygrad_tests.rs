@@ -139,8 +139,7 @@ pub const FULL_FILES: &[&str] = &[
 ];
 
 /// What `--full` leaves out of `test_ops.py`, and why: tests that fail on tinygrad's
-/// own CPU device with this test tree and torch (not the GPU's doing), and one
-/// tinygrad skips on its own mock GPU for its run time.
+/// own CPU device with this test tree and torch (not the GPU's doing).
 pub const FULL_DESELECTED: &[(&str, &str)] = &[
     ("test_clip", "fails on DEV=CPU too (a backward pass at the clip bounds)"),
     (
@@ -150,10 +149,6 @@ pub const FULL_DESELECTED: &[(&str, &str)] = &[
     (
         "test_pad_replicate_mode",
         "fails on DEV=CPU too (torch's replicate padding)",
-    ),
-    (
-        "test_masked_select",
-        "tinygrad skips it on its own mock GPU: one kernel runs 20-45 s interpreted",
     ),
 ];
 
