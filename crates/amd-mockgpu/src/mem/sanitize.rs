@@ -84,8 +84,10 @@ impl Quarantine {
             self.held.remove(&s);
             self.bytes -= e - s;
             taken.push((s.max(start), e.min(end)));
+            // What is left of it below and above the cut (it overlaps the cut, so
+            // `start < e` and `s < end`: each piece lies inside it).
             for (a, b) in [(s, start), (end, e)] {
-                if a < b && a >= s && b <= e {
+                if a < b {
                     self.held.insert(a, (b, n));
                     self.bytes += b - a;
                 }
