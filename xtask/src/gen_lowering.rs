@@ -524,6 +524,7 @@ const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     ("VOP3Op", "V_WRITELANE_B32", "V_WRITELANE_B32", "as v_readlane_b32"),
     ("VOP1Op", "V_READFIRSTLANE_B32_E32", "V_READFIRSTLANE_B32_E32", "RDNA3's wave64 branch is CDNA3's text (the lowest active lane of 64)"),
     ("VOP3Op", "V_READFIRSTLANE_B32_E64", "V_READFIRSTLANE_B32_E64", "as its VOP1 form"),
+    ("VOP3Op", "V_SAT_PK_U8_I16_E64", "V_SAT_PK_U8_I16_E64", "as its VOP1 form"),
     ("VOP2Op", "V_MIN_F32_E32", "V_MIN_F32_E32", "gfx9 tests the first operand for NaN before the second (of two NaNs, the second), which the CDNA3 wave's NaN rule (Gfx9Ieee, Gfx9Legacy) gives; RDNA3 spells -0 < +0 out as a lambda where gfx9 lists the two signed-zero cases"),
     ("VOP2Op", "V_MAX_F32_E32", "V_MAX_F32_E32", "as v_min_f32"),
     ("VOP2Op", "V_MIN_F16_E32", "V_MIN_F16_E32", "as v_min_f32"),
@@ -539,6 +540,36 @@ const CDNA3_SAME_MEANING: &[(&str, &str, &str, &str)] = &[
     ("VOP3Op", "V_FMA_LEGACY_F16_E64", "V_FMA_F16", "as v_mad_legacy_u16"),
     ("VOP3Op", "V_DIV_FIXUP_LEGACY_F16_E64", "V_DIV_FIXUP_F16", "as v_mad_legacy_u16"),
     ("VOP3Op", "V_CVT_PKRTZ_F16_F32", "V_CVT_PK_RTZ_F16_F32_E64", "the same pseudocode under gfx11's name (the search by pseudocode also compares operand sizes, and RDNA3's operand table names the VOP3 form without the `_E64` its pseudocode table has)"),
+    // Program control whose pseudocode gfx9 words otherwise (or gives none): the trap
+    // (a trap ID to the handler, which the interpreter does not run: the dispatch stops
+    // naming it), the halts, and the hints RDNA3 runs as no-ops (messages, priority and
+    // performance levels, trace data, the instruction cache, wake-ups, the kill flag).
+    ("SOPPOp", "S_TRAP", "S_TRAP", "the trap ID in SIMM16[7:0] to the trap handler, as on gfx11"),
+    ("SOPPOp", "S_SETHALT", "S_SETHALT", "SIMM16[0] halts the wave, as on gfx11"),
+    ("SOPPOp", "S_SENDMSGHALT", "S_SENDMSGHALT", "a message, then the wave halts, as on gfx11"),
+    ("SOPPOp", "S_SENDMSG", "S_SENDMSG", "a message to the host or the shader processor's firmware (gfx9's ids differ from gfx11's, but none changes a compute wave's results)"),
+    ("SOPPOp", "S_ICACHE_INV", "S_ICACHE_INV", "an instruction-cache invalidation (code is not modified while a dispatch runs)"),
+    ("SOPPOp", "S_INCPERFLEVEL", "S_INCPERFLEVEL", "a performance-counter level, no effect on results"),
+    ("SOPPOp", "S_DECPERFLEVEL", "S_DECPERFLEVEL", "as s_incperflevel"),
+    ("SOPPOp", "S_TTRACEDATA", "S_TTRACEDATA", "thread-trace data, no effect on results"),
+    ("SOPPOp", "S_WAKEUP", "S_WAKEUP", "wakes the workgroup's sleeping waves, which run one after the other here"),
+    ("SOPPOp", "S_SETKILL", "S_SETKILL", "the wave's kill flag, which only graphics waves act on"),
+    // The constant compares: gfx9's `tru` is gfx11's `t`, and its 16-bit `f`/`t` have
+    // gfx11 twins in 32 bits only (the result does not read the operands).
+    ("VOPCOp", "V_CMP_TRU_F16_E32", "V_CMP_T_F16_E32", "gfx11 names `tru` `t`: every active lane's bit set"),
+    ("VOPCOp", "V_CMP_TRU_F32_E32", "V_CMP_T_F32_E32", "as v_cmp_tru_f16"),
+    ("VOPCOp", "V_CMP_TRU_F64_E32", "V_CMP_T_F64_E32", "as v_cmp_tru_f16"),
+    ("VOPCOp", "V_CMP_F_I16_E32", "V_CMP_F_I32_E32", "every active lane's bit clear, whatever the operands' size"),
+    ("VOPCOp", "V_CMP_T_I16_E32", "V_CMP_T_I32_E32", "every active lane's bit set, whatever the operands' size"),
+    ("VOPCOp", "V_CMP_F_U16_E32", "V_CMP_F_U32_E32", "as v_cmp_f_i16"),
+    ("VOPCOp", "V_CMP_T_U16_E32", "V_CMP_T_U32_E32", "as v_cmp_t_i16"),
+    ("VOP3Op", "V_CMP_TRU_F16_E64", "V_CMP_T_F16_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_TRU_F32_E64", "V_CMP_T_F32_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_TRU_F64_E64", "V_CMP_T_F64_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_F_I16_E64", "V_CMP_F_I32_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_T_I16_E64", "V_CMP_T_I32_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_F_U16_E64", "V_CMP_F_U32_E64", "as its VOPC form"),
+    ("VOP3Op", "V_CMP_T_U16_E64", "V_CMP_T_U32_E64", "as its VOPC form"),
 ];
 
 /// The CDNA3 memory encodings, whose opcodes map by name ([`gfx11_name`]) (SMEM's

@@ -1245,3 +1245,54 @@ fn scalar_arguments_of_every_size() {
         assert!(prg.launch_timed(&[&out], &vals[..6], dims).is_err());
     });
 }
+
+/// HIP's `assert` and `__builtin_trap` (`s_trap 2`): a launch where no lane traps
+/// runs; one lane's trap stops the dispatch, and the error names the instruction.
+#[test]
+fn a_trap_stops_the_dispatch_naming_it() {
+    for_each_build(&kernel!("trap"), "trap", |dev, prg| {
+        let n = 1000;
+        // Never 0xdead (its low nibble is not 0).
+        let mut input: Vec<u32> = rand_u32(n, 61).iter().map(|v| v & 0xfff0).collect();
+        let out = upload(dev, &vec![0u32; n]);
+        prg.launch_timed(&[&upload(dev, &input), &out], &[n as u32], groups(n))
+            .explained();
+        let want: Vec<u32> = input.iter().map(|v| v + 1).collect();
+        assert_eq!(download(dev, &out, n), want);
+        input[777] = 0xdead;
+        let e = prg
+            .launch_timed(&[&upload(dev, &input), &out], &[n as u32], groups(n))
+            .expect_err("the trap stops the dispatch");
+        let text = format!("{e}");
+        assert!(text.contains("s_trap 2") && text.contains("raised a trap"), "{text}");
+    });
+}
+
+/// gfx9's clocks (HIP's `clock64()` and `wall_clock64()` on gfx942): each reading after
+/// a loop is at least the one before it, in every workgroup.
+#[test]
+fn the_clocks_move_forward() {
+    let (_p, dev) = device("gfx942");
+    for elf in [
+        &include_bytes!("../../../tests/kernels/gfx942/clocks.hsaco")[..],
+        &include_bytes!("../../../tests/kernels/gfx942/clocks_O0.hsaco")[..],
+    ] {
+        let prg = Program::load(&dev, elf, "clocks").unwrap();
+        let wgs = 4;
+        let out = upload(&dev, &vec![0u32; 10 * wgs]);
+        prg.launch_timed(&[&out], &[20_000], groups(256 * wgs)).explained();
+        let got = download(&dev, &out, 10 * wgs);
+        let at = |k: usize| u64::from(got[2 * k]) | u64::from(got[2 * k + 1]) << 32;
+        for g in 0..wgs {
+            let [t0, t1, r0, r1] = [0, 1, 2, 3].map(|k| at(5 * g + k));
+            assert!(t0 <= t1 && r0 <= r1, "workgroup {g}: {t0} {t1} {r0} {r1}");
+            // The loop ran (its result is the workgroup's own).
+            let mut acc = g as u32;
+            for _ in 0..20_000 {
+                acc = acc.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            }
+            assert_eq!(at(5 * g + 4) as u32, acc);
+        }
+        assert!(at(5 * (wgs - 1) + 1) > 0, "the clock counts");
+    }
+}

@@ -137,3 +137,52 @@ pub(crate) fn bit_list(v: u32, n: usize) -> String {
     let bits: Vec<String> = (0..n).map(|i| ((v >> i) & 1).to_string()).collect();
     format!("[{}]", bits.join(","))
 }
+
+/// `s_sendmsg_rtn_*`'s message (its `SSRC0` field) as LLVM 19 prints it for gfx11 or
+/// (`gfx12`) gfx12: by name where it has one for that generation (the ids of its message
+/// table, read back from llvm-mc-19 for all 256), else as `sendmsg(id, 0, 0)`.
+pub(crate) fn sendmsg_rtn(id: u32, gfx12: bool) -> String {
+    // (id, name, on gfx11, on gfx12)
+    const NAMES: [(u32, &str, bool, bool); 14] = [
+        (1, "MSG_INTERRUPT", true, true),
+        (2, "MSG_HS_TESSFACTOR", true, true),
+        (3, "MSG_DEALLOC_VGPRS", true, true),
+        (5, "MSG_STALL_WAVE_GEN", true, false),
+        (6, "MSG_HALT_WAVES", true, false),
+        (9, "MSG_GS_ALLOC_REQ", true, true),
+        (128, "MSG_RTN_GET_DOORBELL", true, true),
+        (129, "MSG_RTN_GET_DDID", true, true),
+        (130, "MSG_RTN_GET_TMA", true, true),
+        (131, "MSG_RTN_GET_REALTIME", true, true),
+        (132, "MSG_RTN_SAVE_WAVE", true, true),
+        (133, "MSG_RTN_GET_TBA", true, true),
+        (134, "MSG_RTN_GET_TBA_TO_PC", true, true),
+        (135, "MSG_RTN_GET_SE_AID_ID", false, true),
+    ];
+    match NAMES
+        .iter()
+        .find(|&&(n, _, on11, on12)| n == id && if gfx12 { on12 } else { on11 })
+    {
+        Some((_, name, ..)) => format!("sendmsg({name})"),
+        None => format!("sendmsg({id}, 0, 0)"),
+    }
+}
+
+#[cfg(test)]
+mod sendmsg_tests {
+    /// As llvm-mc-19 disassembles `s_sendmsg_rtn_b32 s0, <id>` for gfx1100 and gfx1201.
+    #[test]
+    fn names_messages_per_generation() {
+        for (id, gfx11, gfx12) in [
+            (0, "sendmsg(0, 0, 0)", "sendmsg(0, 0, 0)"),
+            (3, "sendmsg(MSG_DEALLOC_VGPRS)", "sendmsg(MSG_DEALLOC_VGPRS)"),
+            (5, "sendmsg(MSG_STALL_WAVE_GEN)", "sendmsg(5, 0, 0)"),
+            (128, "sendmsg(MSG_RTN_GET_DOORBELL)", "sendmsg(MSG_RTN_GET_DOORBELL)"),
+            (134, "sendmsg(MSG_RTN_GET_TBA_TO_PC)", "sendmsg(MSG_RTN_GET_TBA_TO_PC)"),
+            (135, "sendmsg(135, 0, 0)", "sendmsg(MSG_RTN_GET_SE_AID_ID)"),
+        ] {
+            assert_eq!(super::sendmsg_rtn(id, false), gfx11);
+            assert_eq!(super::sendmsg_rtn(id, true), gfx12);
+        }
+    }
+}

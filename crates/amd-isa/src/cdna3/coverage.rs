@@ -14,10 +14,19 @@ use crate::memory::SliceMemory;
 use crate::rdna3::{Entry, Status};
 
 /// Runs one probe (gfx9's NaN rule); an instruction the interpreter does not run yet
-/// is missing with the reason.
-fn run(words: &[u32], mem: &SliceMemory<'_>) -> Status {
+/// is missing with the reason. A packed (VOP3P, not matrix) probe runs with OPSEL_HI's
+/// bits set, as LLVM encodes such an instruction without an `op_sel_hi` of its own
+/// (and the only form it takes of some: the 16-bit dot products); the matrix
+/// instructions use those bits otherwise.
+fn run(encoding: &str, name: &str, words: &[u32], mem: &SliceMemory<'_>) -> Status {
+    let mut w: crate::field::Words = [0; 3];
+    w[..words.len().min(3)].copy_from_slice(&words[..words.len().min(3)]);
+    if encoding == "VOP3P" && !name.contains("mfma") && !name.starts_with("v_accvgpr") {
+        super::fields::vop3p::OPSEL_HI.put(&mut w, 3);
+        super::fields::vop3p::OPSEL_HI2.put(&mut w, 1);
+    }
     crate::rdna3::classify_probe::<Cdna3>(
-        words,
+        &w[..words.len().min(3)],
         mem,
         Some(crate::float::minmax::Nans::Gfx9Legacy),
         super::exec::Decoded::not_run,
@@ -32,9 +41,12 @@ pub fn coverage() -> Vec<Entry> {
         .into_iter()
         .map(|(encoding, name, words)| ((encoding, name), words))
         .collect();
-    crate::rdna3::coverage_entries(SPEC, |encoding, _, name| match probes.get(&(encoding, name)) {
-        Some(words) => run(words, &mem),
-        None => Status::Missing(format!("no probe for {encoding}")),
+    crate::rdna3::coverage_entries(SPEC, |encoding, _, name| {
+        match (super::exec::refusal(name), probes.get(&(encoding, name))) {
+            (Some(why), _) => Status::Refused(why),
+            (None, Some(words)) => run(encoding, name, words, &mem),
+            (None, None) => Status::Missing(format!("no probe for {encoding}")),
+        }
     })
 }
 
@@ -78,5 +90,31 @@ mod tests {
         assert_eq!(find("MUBUF", "buffer_atomic_add"), Status::Implemented);
         assert!(matches!(find("MUBUF", "buffer_load_format_x"), Status::Missing(_)));
         assert!(matches!(find("MTBUF", "tbuffer_load_format_x"), Status::Missing(_)));
+        // gfx942's program control, clocks, constant compares and CK's buffer atomics;
+        // CDNA4's opcodes and GWS refused.
+        assert_eq!(find("SOPP", "s_trap"), Status::Implemented);
+        assert_eq!(find("SMEM", "s_memtime"), Status::Implemented);
+        assert_eq!(find("SOP1", "s_ff0_i32_b64"), Status::Implemented);
+        assert_eq!(find("VOPC", "v_cmpx_tru_f32_e32"), Status::Implemented);
+        assert_eq!(find("MUBUF", "buffer_atomic_pk_add_f16"), Status::Implemented);
+        assert_eq!(find("VOP3P", "v_dot2_u32_u16"), Status::Implemented);
+        assert!(matches!(find("VOP3", "v_bitop3_b32"), Status::Refused(_)));
+        assert!(matches!(find("MUBUF", "buffer_atomic_pk_add_bf16"), Status::Refused(_)));
+        assert!(matches!(find("DS", "ds_gws_sema_v"), Status::Refused(_)));
+    }
+
+    /// What gfx942 does not have is refused, never run: the opcodes LLVM 19 reads as
+    /// no gfx942 instruction are not among those the interpreter runs (a list that
+    /// named a gfx942 opcode would refuse real code).
+    #[test]
+    fn runs_nothing_gfx942_lacks() {
+        let c = coverage();
+        let refused = c
+            .iter()
+            .filter(|e| !super::super::on_gfx942(e.name))
+            .inspect(|e| assert!(matches!(e.status, Status::Refused(_)), "{} runs", e.name))
+            .count();
+        assert!(refused > 90, "{refused} opcodes gfx942 lacks");
+        assert!(super::super::on_gfx942("v_mad_mix_f32") && super::super::on_gfx942("s_trap"));
     }
 }

@@ -91,6 +91,12 @@ pub(crate) enum Own {
     Fp8(Box<crate::fp8_ops::Fp8Inst>),
     /// A dense matrix instruction (MFMA), from AMD's layout table.
     Mfma(Box<super::mfma::MfmaOp>),
+    /// `s_memtime` and `s_memrealtime`: the 64-bit clock to the SGPR pair from this
+    /// one (gfx11's numbering).
+    Clock(usize),
+    /// `s_ff0_i32_b32` and `s_ff0_i32_b64`: the lowest clear bit's index (or -1) of the
+    /// source (gfx11's numbering) to `sdst`.
+    Ff0 { sdst: usize, src: u16, wide: bool },
     /// Refused, for the reason given.
     Refused(&'static str),
 }
@@ -271,9 +277,38 @@ fn indexed(w: &mut Wave, d: &rdna3::Decoded, i: &Inst, mem: &dyn Memory, lds: &m
     rdna3::Decoded::new(moved).run_out_of_line(w, mem, lds)
 }
 
+/// Why the CDNA3 interpreter refuses the opcode `name` on purpose, where it does: what
+/// gfx942 does not have, and what a compute wave without a trap handler or graphics
+/// state cannot use.
+pub(super) fn refusal(name: &str) -> Option<&'static str> {
+    if !super::on_gfx942(name) {
+        return Some("a CDNA4 (gfx950) instruction, which gfx942 does not have");
+    }
+    if name.starts_with("ds_gws_") {
+        return Some("global wave sync (GWS) is a driver-reserved resource KFD compute queues do not get");
+    }
+    Some(match name {
+        "s_endpgm_saved" => "ends a wave after a context save, which only a trap handler does",
+        "s_rfe_restore_b64" => "returns from a trap handler; the interpreter runs no trap handler",
+        "s_endpgm_ordered_ps_done" => "graphics: ends a pixel shader in ordered mode",
+        // The tables give these a VOP3 opcode; LLVM's gfx942 assembler refuses their
+        // `_e64` forms, and no pseudocode says what VOP3's fields would do to them.
+        "v_pk_fmac_f16_e64" | "v_swap_b32_e64" | "v_accvgpr_mov_b32_e64" => {
+            "a VOP3 form LLVM does not encode for gfx942 (it has the VOP1/VOP2 form only)"
+        }
+        "v_screen_partition_4se_b32_e32" | "v_screen_partition_4se_b32_e64" => {
+            "graphics: a screen position's shader engine among four"
+        }
+        _ => return None,
+    })
+}
+
 /// What CDNA3's own instruction `i` is.
 fn own(i: &Inst) -> Own {
     let w = &i.words;
+    if let Some(why) = i.name().and_then(refusal) {
+        return Own::Refused(why);
+    }
     if let Some(x) = super::fp8::decode(i) {
         return x.map_or_else(Own::Refused, |x| Own::Fp8(Box::new(x)));
     }
@@ -292,6 +327,24 @@ fn own(i: &Inst) -> Own {
                 None => Own::Refused("an index in FLAT_SCRATCH or XNACK_MASK"),
             }
         }
+        Encoding::Sop1 if matches!(Sop1::from_op(i.op), Some(Sop1::S_FF0_I32_B32 | Sop1::S_FF0_I32_B64)) => {
+            match (scalar(fc::sop1::SDST.0.get(w)), scalar(fc::sop1::SSRC0.0.get(w))) {
+                (Some(sdst), Some(src)) => Own::Ff0 {
+                    sdst: sdst as usize,
+                    src: src as u16,
+                    wide: Sop1::from_op(i.op) == Some(Sop1::S_FF0_I32_B64),
+                },
+                _ => Own::Refused("an operand in FLAT_SCRATCH or XNACK_MASK"),
+            }
+        }
+        // gfx9's vector no-operation, and the clearing of exception flags the
+        // interpreter does not keep.
+        Encoding::Vop1
+            if i.ext.is_none() && matches!(Vop1::from_op(i.op), Some(Vop1::V_NOP_E32 | Vop1::V_CLREXCP_E32)) =>
+        {
+            Own::Hint
+        }
+        Encoding::Vop3 if matches!(Vop3::from_op(i.op), Some(Vop3::V_NOP_E64 | Vop3::V_CLREXCP_E64)) => Own::Hint,
         Encoding::Sop1 if Sop1::from_op(i.op) == Some(Sop1::S_SET_GPR_IDX_IDX) => {
             match scalar(fc::sop1::SSRC0.0.get(w)) {
                 Some(src) => Own::GprIdx(GprIdx::Idx(src as u16)),
@@ -679,7 +732,7 @@ fn mubuf(i: &Inst) -> Own {
     if matches!(Mubuf::from_op(i.op), Some(Mubuf::BUFFER_WBL2 | Mubuf::BUFFER_INV)) {
         return Own::Hint;
     }
-    let Some(op) = lowering::mubuf(i.op) else {
+    let Some(op) = lowering::mubuf(i.op).or_else(|| extra_atomic(i)) else {
         return Own::Refused("a buffer opcode RDNA3 has no namesake of");
     };
     // A load into LDS: RDNA3's LDS form of the load (the data VGPR unused).
@@ -1326,7 +1379,8 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
     Ok(())
 }
 
-/// SMEM: the loads (`s_load_dword…`); the rest is refused.
+/// SMEM: the loads (`s_load_dword…`), the clocks, the cache controls; the stores and
+/// atomics are refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
     // (dwords, through a buffer resource)
@@ -1341,8 +1395,23 @@ fn smem(i: &Inst) -> Own {
         Some(Smem::S_BUFFER_LOAD_DWORDX4) => (4, true),
         Some(Smem::S_BUFFER_LOAD_DWORDX8) => (8, true),
         Some(Smem::S_BUFFER_LOAD_DWORDX16) => (16, true),
-        Some(Smem::S_DCACHE_INV | Smem::S_DCACHE_WB | Smem::S_DCACHE_INV_VOL | Smem::S_DCACHE_WB_VOL) => {
+        Some(
+            Smem::S_DCACHE_INV
+            | Smem::S_DCACHE_WB
+            | Smem::S_DCACHE_INV_VOL
+            | Smem::S_DCACHE_WB_VOL
+            | Smem::S_DCACHE_DISCARD
+            | Smem::S_DCACHE_DISCARD_X2,
+        ) => {
             return Own::Hint;
+        }
+        // The shader clock and the real-time counter: both the 100 MHz count the
+        // RDNA3 interpreter's clocks give (docs/limits.md).
+        Some(Smem::S_MEMTIME | Smem::S_MEMREALTIME) => {
+            return match scalar(fc::smem::SDATA.0.get(w)) {
+                Some(sdata) => Own::Clock(sdata as usize),
+                None => Own::Refused("a clock read into FLAT_SCRATCH or XNACK_MASK"),
+            };
         }
         _ => return Own::Refused("a scalar memory instruction the CDNA3 interpreter does not run yet"),
     };
@@ -1489,7 +1558,14 @@ impl Step for Decoded {
         if w.mode & GPR_IDX_EN != 0
             && !matches!(
                 own,
-                Own::Hint | Own::End | Own::Barrier | Own::ScalarLoad(_) | Own::ScalarBufferLoad(_) | Own::GprIdx(_)
+                Own::Hint
+                    | Own::End
+                    | Own::Barrier
+                    | Own::ScalarLoad(_)
+                    | Own::ScalarBufferLoad(_)
+                    | Own::GprIdx(_)
+                    | Own::Clock(_)
+                    | Own::Ff0 { .. }
             )
         {
             return Err(Trap::refused(UNDER_GPR_IDX.into()));
@@ -1532,6 +1608,20 @@ impl Step for Decoded {
                 rdna3::ds_extra_atomic(w, &x, lds).map(|_| Flow::Next)
             }
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
+            &Own::Clock(sdata) => w.swrite64(sdata, rdna3::realtime()).map(|_| Flow::Next),
+            &Own::Ff0 { sdst, src, wide } => {
+                let v = if wide {
+                    w.sread64(src, i.literal)?
+                } else {
+                    u64::from(w.sread(src, i.literal)?) | 0xffff_ffff_0000_0000
+                };
+                let first = if v == u64::MAX {
+                    -1
+                } else {
+                    (!v).trailing_zeros() as i32
+                };
+                w.swrite(sdst, first as u32).map(|_| Flow::Next)
+            }
             // The dispatch's error names the instruction itself.
             Own::Refused(why) => Err(Trap::refused((*why).to_string())),
         }
@@ -2208,6 +2298,118 @@ mod tests {
         let fences: [&[u32]; 2] = [&[0xe0a0_8000, 0], &[0xe0a4_c000, 0]];
         let w = run_as::<Cdna3>(&fences, &mut fresh(), &mut [0; 64], setup).unwrap();
         assert_eq!(w.v[1][3], 103);
+    }
+
+    /// gfx942's program control and scalar odds and ends: `s_trap` stops the dispatch
+    /// naming its ID; the cache and no-operation hints change nothing; the clocks write
+    /// a 64-bit count that does not go back; `s_ff0` finds the lowest clear bit (-1 for
+    /// none); the constant compares set or clear every active lane's bit, `v_cmpx` in
+    /// EXEC too.
+    #[test]
+    fn program_control_clocks_and_constant_compares() {
+        use crate::rdna3::{EXEC_LO, VCC_LO};
+        let none = |_: &mut crate::rdna3::Wave, _| {};
+        // s_trap 2
+        let err = run_as::<Cdna3>(&[&[0xbf92_0002]], &mut [], &mut [0; 64], none)
+            .err()
+            .expect("a trap stops the wave");
+        assert!(err.to_string().contains("s_trap 2"), "{err}");
+        // s_icache_inv, v_nop (VOP3), s_dcache_discard s[0:1], 0, v_clrexcp
+        let hints: [&[u32]; 4] = [&[0xbf93_0000], &[0xd140_0000, 0], &[0xc0a2_0000, 0], &[0x7e00_6a00]];
+        let w = run_as::<Cdna3>(&hints, &mut [], &mut [0; 64], |w, _| w.s[0] = 7).unwrap();
+        assert_eq!(w.s[0], 7);
+        // s_memtime s[4:5]; s_memrealtime s[6:7]
+        let clocks: [&[u32]; 2] = [&[0xc090_0100, 0], &[0xc094_0180, 0]];
+        let w = run_as::<Cdna3>(&clocks, &mut [], &mut [0; 64], |w, _| w.s[4..8].fill(0xdead_beef)).unwrap();
+        let (t0, t1) = (
+            u64::from(w.s[4]) | u64::from(w.s[5]) << 32,
+            u64::from(w.s[6]) | u64::from(w.s[7]) << 32,
+        );
+        assert!(t0 <= t1 && t1 < 1 << 50, "{t0:#x} then {t1:#x}");
+        // s_ff0_i32_b32 s0, s1
+        for (s1, first) in [(0xffff_00ffu32, 8), (u32::MAX, -1), (0, 0), (0x7fff_ffff, 31)] {
+            let w = run_as::<Cdna3>(&[&[0xbe80_0e01]], &mut [], &mut [0; 64], |w, _| w.s[1] = s1).unwrap();
+            assert_eq!(w.s[0] as i32, first, "s_ff0_i32_b32 of {s1:#x}");
+        }
+        // s_ff0_i32_b64 s0, s[2:3]
+        for (v, first) in [(u64::MAX, -1), (0xffff_ffff, 32), (!(1u64 << 45), 45)] {
+            let w = run_as::<Cdna3>(&[&[0xbe80_0f02]], &mut [], &mut [0; 64], |w, _| {
+                w.s[2] = v as u32;
+                w.s[3] = (v >> 32) as u32;
+            })
+            .unwrap();
+            assert_eq!(w.s[0] as i32, first, "s_ff0_i32_b64 of {v:#x}");
+        }
+        let exec = 0x00ff_ff0f;
+        let lanes = |w: &mut crate::rdna3::Wave, _| {
+            w.s[EXEC_LO] = exec;
+            w.s[VCC_LO] = 0x5555_5555;
+            w.s[4] = 0x5555_5555;
+        };
+        // v_cmp_tru_f32_e32 vcc, v0, v1
+        let w = run_as::<Cdna3>(&[&[0x7c9e_0300]], &mut [], &mut [0; 64], lanes).unwrap();
+        assert_eq!(w.s[VCC_LO], exec);
+        // v_cmp_f_i16_e32 vcc, v0, v1
+        let w = run_as::<Cdna3>(&[&[0x7d40_0300]], &mut [], &mut [0; 64], lanes).unwrap();
+        assert_eq!(w.s[VCC_LO], 0);
+        // v_cmpx_t_u16_e64 s[4:5], v0, v1
+        let w = run_as::<Cdna3>(&[&[0xd0bf_0004, 0x0002_0300]], &mut [], &mut [0; 64], lanes).unwrap();
+        assert_eq!((w.s[4], w.s[EXEC_LO]), (exec, exec));
+        // v_sat_pk_u8_i16_e64 v1, v2: the VOP1 operation in VOP3
+        let w = run_as::<Cdna3>(&[&[0xd18f_0001, 0x0000_0102]], &mut [], &mut [0; 64], |w, _| {
+            w.v[2][0] = 0x0123_ff80;
+        })
+        .unwrap();
+        assert_eq!(w.v[1][0] & 0xffff, 0xff00);
+    }
+
+    /// MUBUF's float atomics (Composable Kernel's split-K reductions use the packed
+    /// f16 add): the f64 add returning the old value with SC0, the f64 maximum, and the
+    /// packed add of two halves, through a gfx9 resource.
+    #[test]
+    fn buffer_float_atomics() {
+        use crate::rdna3::{EXEC_LO, Wave};
+        // buffer_atomic_add_f64 v[10:11], v2, s[4:7], 0 offen sc0
+        let add: &[u32] = &[0xe13c_5000, 0x8001_0a02];
+        // buffer_atomic_max_f64 v[10:11], v2, s[4:7], 0 offen
+        let max: &[u32] = &[0xe144_1000, 0x8001_0a02];
+        // buffer_atomic_pk_add_f16 v1, v2, s[4:7], 0 offen
+        let pk: &[u32] = &[0xe138_1000, 0x8001_0102];
+        let setup = |w: &mut Wave, base: u64| {
+            w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, 0x27000]);
+            w.s[EXEC_LO] = 0xff;
+            for lane in 0..8 {
+                let d = 1.25f64 + lane as f64;
+                w.v[2][lane] = 8 * lane as u32;
+                w.v[10][lane] = d.to_bits() as u32;
+                w.v[11][lane] = (d.to_bits() >> 32) as u32;
+                // 0.5 and 0.25 in f16
+                w.v[1][lane] = 0x3400_3800;
+            }
+        };
+        let fresh = || -> Vec<u8> { (0..8).flat_map(|k| (k as f64 * 2.0 - 5.0).to_le_bytes()).collect() };
+        let f64s = |d: &[u8]| -> Vec<f64> { d.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect() };
+        let mut data = fresh();
+        let w = run_as::<Cdna3>(&[add], &mut data, &mut [0; 64], setup).unwrap();
+        for (k, now) in f64s(&data).into_iter().enumerate() {
+            let was = k as f64 * 2.0 - 5.0;
+            assert_eq!(now, was + 1.25 + k as f64, "lane {k}");
+            let old = u64::from(w.v[10][k]) | u64::from(w.v[11][k]) << 32;
+            assert_eq!(f64::from_bits(old), was, "lane {k}'s old value");
+        }
+        let mut data = fresh();
+        run_as::<Cdna3>(&[max], &mut data, &mut [0; 64], setup).unwrap();
+        for (k, now) in f64s(&data).into_iter().enumerate() {
+            assert_eq!(now, (k as f64 * 2.0 - 5.0).max(1.25 + k as f64), "lane {k}");
+        }
+        // 1.0 and 2.0 in f16 in each record's low dword
+        let mut data: Vec<u8> = (0..8).flat_map(|_| [0x00, 0x3c, 0x00, 0x40, 0, 0, 0, 0]).collect();
+        run_as::<Cdna3>(&[pk], &mut data, &mut [0; 64], setup).unwrap();
+        for k in 0..8 {
+            let d = u32::from_le_bytes(data[8 * k..8 * k + 4].try_into().unwrap());
+            // 1.5 and 2.25
+            assert_eq!(d, 0x4080_3e00, "lane {k}");
+        }
     }
 
     /// A compare's SDWA form compares the selected bytes and words (sign-extended

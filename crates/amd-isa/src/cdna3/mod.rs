@@ -33,6 +33,9 @@ pub mod fields;
 #[path = "generated/lowering.rs"]
 mod lowering;
 #[rustfmt::skip]
+#[path = "generated/not_gfx942.rs"]
+mod not_gfx942;
+#[rustfmt::skip]
 #[path = "generated/opcodes.rs"]
 pub mod opcodes;
 #[rustfmt::skip]
@@ -45,6 +48,12 @@ pub use disasm::Llvm;
 pub use probe::{probes, variants};
 
 use crate::{Dispatch, ExecError, Memory};
+
+/// Whether gfx942 has the CDNA tables' opcode `name` (they are CDNA4's: gfx950 adds
+/// to them), as LLVM 19 reads gfx942's code (the generated `not_gfx942` list).
+pub(crate) fn on_gfx942(name: &str) -> bool {
+    not_gfx942::NOT_GFX942.binary_search(&name).is_err()
+}
 
 /// The CDNA3 interpreter: runs whole gfx940–gfx942 dispatches (waves of 64 lanes) on
 /// a [`Memory`], with the settings and counters of the RDNA3 interpreter it wraps. It

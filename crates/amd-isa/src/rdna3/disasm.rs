@@ -375,6 +375,10 @@ fn render(i: &Inst, out: &mut String) -> Option<()> {
             (Encoding::Mubuf | Encoding::Mtbuf, Tok::Text(_)) => {
                 source(&mut o, v(fld::mubuf::SOFFSET.0), 1, None, "b32")
             }
+            // `s_sendmsg_rtn_*`'s message, from SSRC0 (the sample's is one id).
+            (Encoding::Sop1, Tok::Text(t)) if t.starts_with("sendmsg(") => {
+                o.push_str(&crate::text::sendmsg_rtn(v(fld::sop1::SSRC0.0), false))
+            }
             (_, Tok::Text(t)) => o.push_str(t),
             (_, Tok::Reg { .. }) => return None,
         }

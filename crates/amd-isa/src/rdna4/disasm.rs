@@ -96,26 +96,6 @@ fn version(imm: u32) -> String {
     text
 }
 
-/// `s_sendmsg_rtn_*`'s message (its `SSRC0` field) as LLVM 19 prints it for gfx12.
-fn sendmsg_rtn(id: u32) -> String {
-    const NAMES: [(u32, &str); 10] = [
-        (1, "MSG_INTERRUPT"),
-        (2, "MSG_HS_TESSFACTOR"),
-        (128, "MSG_RTN_GET_DOORBELL"),
-        (129, "MSG_RTN_GET_DDID"),
-        (130, "MSG_RTN_GET_TMA"),
-        (131, "MSG_RTN_GET_REALTIME"),
-        (132, "MSG_RTN_SAVE_WAVE"),
-        (133, "MSG_RTN_GET_TBA"),
-        (134, "MSG_RTN_GET_TBA_TO_PC"),
-        (135, "MSG_RTN_GET_SE_AID_ID"),
-    ];
-    match NAMES.iter().find(|&&(n, _)| n == id) {
-        Some((_, name)) => format!("sendmsg({name})"),
-        None => format!("sendmsg({id}, 0, 0)"),
-    }
-}
-
 /// The forms RDNA3 shares whose operands LLVM prints otherwise for gfx12: `s_call_b64`'s
 /// offset in decimal, `s_round_mode`'s and `s_ttracedata_imm`'s in hex, `s_wait_alu`'s
 /// dependency counters, `s_version`'s names, `s_sendmsg_rtn_*`'s gfx12 messages.
@@ -147,7 +127,7 @@ pub(crate) fn gfx12_constant(i: &Inst) -> Option<String> {
             let mut out = format!("{name} ");
             let regs = if name.ends_with("_b64") { 2 } else { 1 };
             scalar_reg(&mut out, f4::sop1::SDST.0.get(w), regs);
-            let _ = write!(out, ", {}", sendmsg_rtn(f4::sop1::SSRC0.0.get(w)));
+            let _ = write!(out, ", {}", crate::text::sendmsg_rtn(f4::sop1::SSRC0.0.get(w), true));
             Some(out)
         }
         _ => None,

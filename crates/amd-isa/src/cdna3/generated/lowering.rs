@@ -169,18 +169,28 @@ pub(crate) const fn sopc(op: u16) -> Option<u16> {
     })
 }
 
-/// SOPPOp: 13 of CDNA3's 32 opcodes.
+/// SOPPOp: 23 of CDNA3's 32 opcodes.
 pub(crate) const fn sopp(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // s_nop
         2 => 32, // s_branch
+        3 => 52, // s_wakeup
         4 => 33, // s_cbranch_scc0
         5 => 34, // s_cbranch_scc1
         6 => 35, // s_cbranch_vccz
         7 => 36, // s_cbranch_vccnz
         8 => 37, // s_cbranch_execz
         9 => 38, // s_cbranch_execnz
+        11 => 1, // s_setkill
+        13 => 2, // s_sethalt
         14 => 3, // s_sleep
+        16 => 54, // s_sendmsg
+        17 => 55, // s_sendmsghalt
+        18 => 16, // s_trap
+        19 => 60, // s_icache_inv
+        20 => 56, // s_incperflevel
+        21 => 57, // s_decperflevel
+        22 => 58, // s_ttracedata
         23 => 39, // s_cbranch_cdbgsys
         24 => 40, // s_cbranch_cdbguser
         25 => 41, // s_cbranch_cdbgsys_or_user
@@ -316,7 +326,7 @@ pub(crate) const fn vop2(op: u16) -> Option<u16> {
     })
 }
 
-/// VOPCOp: 92 of CDNA3's 198 opcodes.
+/// VOPCOp: 99 of CDNA3's 198 opcodes.
 pub(crate) const fn vopc(op: u16) -> Option<u16> {
     Some(match op {
         16 => 126, // v_cmp_class_f32_e32
@@ -337,6 +347,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
         44 => 12, // v_cmp_nle_f16_e32
         45 => 13, // v_cmp_neq_f16_e32
         46 => 14, // v_cmp_nlt_f16_e32
+        47 => 15, // v_cmp_tru_f16_e32
         64 => 16, // v_cmp_f_f32_e32
         65 => 17, // v_cmp_lt_f32_e32
         66 => 18, // v_cmp_eq_f32_e32
@@ -352,6 +363,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
         76 => 28, // v_cmp_nle_f32_e32
         77 => 29, // v_cmp_neq_f32_e32
         78 => 30, // v_cmp_nlt_f32_e32
+        79 => 31, // v_cmp_tru_f32_e32
         96 => 32, // v_cmp_f_f64_e32
         97 => 33, // v_cmp_lt_f64_e32
         98 => 34, // v_cmp_eq_f64_e32
@@ -367,18 +379,23 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
         108 => 44, // v_cmp_nle_f64_e32
         109 => 45, // v_cmp_neq_f64_e32
         110 => 46, // v_cmp_nlt_f64_e32
+        111 => 47, // v_cmp_tru_f64_e32
+        160 => 64, // v_cmp_f_i16_e32
         161 => 49, // v_cmp_lt_i16_e32
         162 => 50, // v_cmp_eq_i16_e32
         163 => 51, // v_cmp_le_i16_e32
         164 => 52, // v_cmp_gt_i16_e32
         165 => 53, // v_cmp_ne_i16_e32
         166 => 54, // v_cmp_ge_i16_e32
+        167 => 71, // v_cmp_t_i16_e32
+        168 => 72, // v_cmp_f_u16_e32
         169 => 57, // v_cmp_lt_u16_e32
         170 => 58, // v_cmp_eq_u16_e32
         171 => 59, // v_cmp_le_u16_e32
         172 => 60, // v_cmp_gt_u16_e32
         173 => 61, // v_cmp_ne_u16_e32
         174 => 62, // v_cmp_ge_u16_e32
+        175 => 79, // v_cmp_t_u16_e32
         192 => 64, // v_cmp_f_i32_e32
         193 => 65, // v_cmp_lt_i32_e32
         194 => 66, // v_cmp_eq_i32_e32
@@ -415,7 +432,7 @@ pub(crate) const fn vopc(op: u16) -> Option<u16> {
     })
 }
 
-/// VOP3Op: 301 of CDNA3's 500 opcodes.
+/// VOP3Op: 309 of CDNA3's 500 opcodes.
 pub(crate) const fn vop3(op: u16) -> Option<u16> {
     Some(match op {
         16 => 126, // v_cmp_class_f32_e64
@@ -436,6 +453,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         44 => 12, // v_cmp_nle_f16_e64
         45 => 13, // v_cmp_neq_f16_e64
         46 => 14, // v_cmp_nlt_f16_e64
+        47 => 15, // v_cmp_tru_f16_e64
         64 => 16, // v_cmp_f_f32_e64
         65 => 17, // v_cmp_lt_f32_e64
         66 => 18, // v_cmp_eq_f32_e64
@@ -451,6 +469,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         76 => 28, // v_cmp_nle_f32_e64
         77 => 29, // v_cmp_neq_f32_e64
         78 => 30, // v_cmp_nlt_f32_e64
+        79 => 31, // v_cmp_tru_f32_e64
         96 => 32, // v_cmp_f_f64_e64
         97 => 33, // v_cmp_lt_f64_e64
         98 => 34, // v_cmp_eq_f64_e64
@@ -466,18 +485,23 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         108 => 44, // v_cmp_nle_f64_e64
         109 => 45, // v_cmp_neq_f64_e64
         110 => 46, // v_cmp_nlt_f64_e64
+        111 => 47, // v_cmp_tru_f64_e64
+        160 => 64, // v_cmp_f_i16_e64
         161 => 49, // v_cmp_lt_i16_e64
         162 => 50, // v_cmp_eq_i16_e64
         163 => 51, // v_cmp_le_i16_e64
         164 => 52, // v_cmp_gt_i16_e64
         165 => 53, // v_cmp_ne_i16_e64
         166 => 54, // v_cmp_ge_i16_e64
+        167 => 71, // v_cmp_t_i16_e64
+        168 => 72, // v_cmp_f_u16_e64
         169 => 57, // v_cmp_lt_u16_e64
         170 => 58, // v_cmp_eq_u16_e64
         171 => 59, // v_cmp_le_u16_e64
         172 => 60, // v_cmp_gt_u16_e64
         173 => 61, // v_cmp_ne_u16_e64
         174 => 62, // v_cmp_ge_u16_e64
+        175 => 79, // v_cmp_t_u16_e64
         192 => 64, // v_cmp_f_i32_e64
         193 => 65, // v_cmp_lt_i32_e64
         194 => 66, // v_cmp_eq_i32_e64
@@ -624,6 +648,7 @@ pub(crate) const fn vop3(op: u16) -> Option<u16> {
         394 => 481, // v_cos_f16_e64
         397 => 483, // v_cvt_norm_i16_f16_e64
         398 => 484, // v_cvt_norm_u16_f16_e64
+        399 => 482, // v_sat_pk_u8_i16_e64
         450 => 522, // v_mad_i32_i24_e64
         451 => 523, // v_mad_u32_u24_e64
         452 => 524, // v_cubeid_f32_e64
