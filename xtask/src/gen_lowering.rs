@@ -619,9 +619,20 @@ fn gfx11_name(op: &str) -> String {
             *p = t.to_string();
         }
     }
-    // `LOAD_U8_D16_HI` → `LOAD_D16_HI_U8`, `STORE_B16_D16_HI` → `STORE_D16_HI_B16`
-    // (LDS keeps the type first).
-    if let Some(d) = parts.iter().position(|p| p == "D16").filter(|&d| d > 0 && seg != "DS") {
+    // The typed forms: `LOAD_FORMAT_D16_HI_X` → `LOAD_D16_HI_FORMAT_X`.
+    let format = parts.iter().position(|p| p == "FORMAT");
+    if let (Some(f), Some(d)) = (format, parts.iter().position(|p| p == "D16")) {
+        let fmt = parts.remove(f);
+        let d = if f < d { d - 1 } else { d };
+        let after = if parts.get(d + 1).is_some_and(|p| p == "HI") {
+            d + 2
+        } else {
+            d + 1
+        };
+        parts.insert(after, fmt);
+    } else if let Some(d) = parts.iter().position(|p| p == "D16").filter(|&d| d > 0 && seg != "DS") {
+        // `LOAD_U8_D16_HI` → `LOAD_D16_HI_U8`, `STORE_B16_D16_HI` → `STORE_D16_HI_B16`
+        // (LDS keeps the type first).
         let ty = parts.remove(d - 1);
         parts.push(ty);
     }
@@ -789,6 +800,9 @@ mod tests {
             ("S_LOAD_DWORDX8", "S_LOAD_B256"),
             ("DS_READ2ST64_B32", "DS_LOAD_2ADDR_STRIDE64_B32"),
             ("DS_WRITE_B8_D16_HI", "DS_STORE_B8_D16_HI"),
+            ("BUFFER_LOAD_FORMAT_D16_XY", "BUFFER_LOAD_D16_FORMAT_XY"),
+            ("BUFFER_STORE_FORMAT_D16_HI_X", "BUFFER_STORE_D16_HI_FORMAT_X"),
+            ("BUFFER_LOAD_FORMAT_XYZ", "BUFFER_LOAD_FORMAT_XYZ"),
             ("DS_WRXCHG_RTN_B32", "DS_STOREXCHG_RTN_B32"),
         ] {
             assert_eq!(gfx11_name(gfx9), gfx11, "{gfx9}");

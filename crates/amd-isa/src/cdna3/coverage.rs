@@ -88,8 +88,10 @@ mod tests {
         assert_eq!(find("VOP2", "v_dot4c_i32_i8_e32"), Status::Implemented);
         assert_eq!(find("MUBUF", "buffer_load_dword"), Status::Implemented);
         assert_eq!(find("MUBUF", "buffer_atomic_add"), Status::Implemented);
-        assert!(matches!(find("MUBUF", "buffer_load_format_x"), Status::Missing(_)));
-        assert!(matches!(find("MTBUF", "tbuffer_load_format_x"), Status::Missing(_)));
+        assert_eq!(find("MUBUF", "buffer_load_format_d16_hi_x"), Status::Implemented);
+        assert_eq!(find("MTBUF", "tbuffer_load_format_x"), Status::Implemented);
+        assert_eq!(find("SMEM", "s_atomic_cmpswap_x2"), Status::Implemented);
+        assert!(matches!(find("SMEM", "s_scratch_load_dword"), Status::Missing(_)));
         // gfx942's program control, clocks, constant compares and CK's buffer atomics;
         // CDNA4's opcodes and GWS refused.
         assert_eq!(find("SOPP", "s_trap"), Status::Implemented);

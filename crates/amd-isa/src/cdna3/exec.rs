@@ -91,6 +91,8 @@ pub(crate) enum Own {
     Fp8(Box<crate::fp8_ops::Fp8Inst>),
     /// A dense matrix instruction (MFMA), from AMD's layout table.
     Mfma(Box<super::mfma::MfmaOp>),
+    /// A scalar store or atomic.
+    ScalarWrite(super::smem::ScalarWrite),
     /// `s_memtime` and `s_memrealtime`: the 64-bit clock to the SGPR pair from this
     /// one (gfx11's numbering).
     Clock(usize),
@@ -398,6 +400,7 @@ fn own(i: &Inst) -> Own {
             }
         }
         Encoding::Mubuf => mubuf(i),
+        Encoding::Mtbuf => mtbuf(i),
         Encoding::Ds => ds_atomic(i),
         Encoding::Vop3p | Encoding::Vop2 | Encoding::Vop3 if i.ext.is_none() && dot_kind(i).is_some() => dot(i),
         Encoding::Vop1 if i.ext.is_none() && Vop1::from_op(i.op) == Some(Vop1::V_MOV_B64_E32) => {
@@ -720,12 +723,11 @@ impl GlobalLds {
     }
 }
 
-/// A MUBUF instruction as RDNA3's buffer access with a gfx9 resource: the untyped
-/// loads and stores and the atomics (SC0 returns an atomic's old value); the cache
-/// write-back and invalidate (`buffer_wbl2`, `buffer_inv`: gfx940's agent- and
-/// system-scope fences) change nothing in the mock's coherent memory. The typed
-/// (`_format_`) forms, whose gfx9 data format RDNA3's format table does not number,
-/// and the loads into LDS are refused.
+/// A MUBUF instruction as RDNA3's buffer access with a gfx9 resource: the loads and
+/// stores, typed (`_format_`: the V#'s gfx9 data format read as gfx11's of the same
+/// layout) or not, the loads into LDS and the atomics (SC0 returns an atomic's old
+/// value); the cache write-back and invalidate (`buffer_wbl2`, `buffer_inv`: gfx940's
+/// agent- and system-scope fences) change nothing in the mock's coherent memory.
 fn mubuf(i: &Inst) -> Own {
     use fc::mubuf as f;
     let w = &i.words;
@@ -746,8 +748,6 @@ fn mubuf(i: &Inst) -> Own {
             Some(_) => R::BUFFER_LOAD_LDS_B32 as u16,
             None => return Own::Refused("a buffer load into LDS other than of a byte, short or dword"),
         }
-    } else if op <= rdna3::opcodes::op::mubuf::BUFFER_STORE_D16_FORMAT_XYZW {
-        return Own::Refused("a typed (format) buffer access: gfx9's data formats are not run yet");
     } else {
         op
     };
@@ -764,6 +764,38 @@ fn mubuf(i: &Inst) -> Own {
             format: 0,
             offset: u64::from(f::OFFSET.get(w)),
             returns: f::SC0.get(w) == 1,
+            vaddr: f::VADDR.operand(w),
+            vdata: f::VDATA.index(w),
+            srsrc: srsrc as u16,
+            soffset: soffset as u16,
+            offen: f::OFFEN.get(w) == 1,
+            idxen: f::IDXEN.get(w) == 1,
+            tfe: false,
+            gfx9: true,
+        },
+        f::ACC.get(w) == 1,
+    )
+}
+
+/// An MTBUF instruction (`tbuffer_*`: a typed access whose data format the instruction
+/// carries, DFMT and NFMT) as RDNA3's, whose opcodes are numbered alike, with that
+/// format read as gfx11's of the same layout.
+fn mtbuf(i: &Inst) -> Own {
+    use fc::mtbuf as f;
+    let w = &i.words;
+    let (Some(srsrc), Some(soffset)) = (
+        scalar(u32::from(f::SRSRC.operand(w))),
+        scalar(u32::from(f::SOFFSET.operand(w))),
+    ) else {
+        return Own::Refused("a buffer resource or SOFFSET in FLAT_SCRATCH or XNACK_MASK");
+    };
+    Own::Buffer(
+        rdna3::BufferAccess {
+            op: i.op,
+            mtbuf: true,
+            format: rdna3::gfx9_format(f::DFMT.get(w), f::NFMT.get(w)),
+            offset: u64::from(f::OFFSET.get(w)),
+            returns: false,
             vaddr: f::VADDR.operand(w),
             vdata: f::VDATA.index(w),
             srsrc: srsrc as u16,
@@ -1379,22 +1411,22 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
     Ok(())
 }
 
-/// SMEM: the loads (`s_load_dword…`), the clocks, the cache controls; the stores and
-/// atomics are refused.
+/// SMEM: the loads (`s_load_dword…`), the stores and atomics ([`super::smem`]), the
+/// clocks, the cache controls; the scratch forms and ATC probes are refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
-    // (dwords, through a buffer resource)
-    let (dwords, buffer) = match Smem::from_op(i.op) {
-        Some(Smem::S_LOAD_DWORD) => (1, false),
-        Some(Smem::S_LOAD_DWORDX2) => (2, false),
-        Some(Smem::S_LOAD_DWORDX4) => (4, false),
-        Some(Smem::S_LOAD_DWORDX8) => (8, false),
-        Some(Smem::S_LOAD_DWORDX16) => (16, false),
-        Some(Smem::S_BUFFER_LOAD_DWORD) => (1, true),
-        Some(Smem::S_BUFFER_LOAD_DWORDX2) => (2, true),
-        Some(Smem::S_BUFFER_LOAD_DWORDX4) => (4, true),
-        Some(Smem::S_BUFFER_LOAD_DWORDX8) => (8, true),
-        Some(Smem::S_BUFFER_LOAD_DWORDX16) => (16, true),
+    // A load's (dwords, through a buffer resource); `None` for a store or atomic.
+    let load = match Smem::from_op(i.op) {
+        Some(Smem::S_LOAD_DWORD) => Some((1, false)),
+        Some(Smem::S_LOAD_DWORDX2) => Some((2, false)),
+        Some(Smem::S_LOAD_DWORDX4) => Some((4, false)),
+        Some(Smem::S_LOAD_DWORDX8) => Some((8, false)),
+        Some(Smem::S_LOAD_DWORDX16) => Some((16, false)),
+        Some(Smem::S_BUFFER_LOAD_DWORD) => Some((1, true)),
+        Some(Smem::S_BUFFER_LOAD_DWORDX2) => Some((2, true)),
+        Some(Smem::S_BUFFER_LOAD_DWORDX4) => Some((4, true)),
+        Some(Smem::S_BUFFER_LOAD_DWORDX8) => Some((8, true)),
+        Some(Smem::S_BUFFER_LOAD_DWORDX16) => Some((16, true)),
         Some(
             Smem::S_DCACHE_INV
             | Smem::S_DCACHE_WB
@@ -1413,7 +1445,7 @@ fn smem(i: &Inst) -> Own {
                 None => Own::Refused("a clock read into FLAT_SCRATCH or XNACK_MASK"),
             };
         }
-        _ => return Own::Refused("a scalar memory instruction the CDNA3 interpreter does not run yet"),
+        _ => None,
     };
     let raw = fc::smem::OFFSET.get(w);
     let (imm, soffset_en) = (fc::smem::IMM.get(w) == 1, fc::smem::SOFFSET_EN.get(w) == 1);
@@ -1434,19 +1466,22 @@ fn smem(i: &Inst) -> Own {
         scalar(fc::smem::SDATA.0.get(w)),
         scalar(u32::from(fc::smem::SBASE.operand(w))),
     ) else {
-        return Own::Refused("a scalar load through FLAT_SCRATCH or XNACK_MASK");
+        return Own::Refused("a scalar memory access through FLAT_SCRATCH or XNACK_MASK");
     };
-    let load = ScalarLoad {
-        dwords,
+    let at = ScalarLoad {
+        dwords: load.map_or(1, |l| l.0),
         sdata: sdata as usize,
         sbase: sbase as u16,
         offset,
         soffset,
     };
-    if buffer {
-        Own::ScalarBufferLoad(load)
-    } else {
-        Own::ScalarLoad(load)
+    match load {
+        Some((_, true)) => Own::ScalarBufferLoad(at),
+        Some((_, false)) => Own::ScalarLoad(at),
+        None => match super::smem::decode(i, at) {
+            Some(x) => Own::ScalarWrite(x),
+            None => Own::Refused("a scalar memory instruction the CDNA3 interpreter does not run yet"),
+        },
     }
 }
 
@@ -1566,6 +1601,7 @@ impl Step for Decoded {
                     | Own::GprIdx(_)
                     | Own::Clock(_)
                     | Own::Ff0 { .. }
+                    | Own::ScalarWrite(_)
             )
         {
             return Err(Trap::refused(UNDER_GPR_IDX.into()));
@@ -1608,6 +1644,7 @@ impl Step for Decoded {
                 rdna3::ds_extra_atomic(w, &x, lds).map(|_| Flow::Next)
             }
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
+            Own::ScalarWrite(x) => x.run(w, mem).map(|_| Flow::Next),
             &Own::Clock(sdata) => w.swrite64(sdata, rdna3::realtime()).map(|_| Flow::Next),
             &Own::Ff0 { sdst, src, wide } => {
                 let v = if wide {
@@ -2234,8 +2271,8 @@ mod tests {
 
     /// CDNA3's MUBUF through a gfx9 resource: atomics return the old value with SC0
     /// alone, an access past NUM_RECORDS does nothing (a load reads 0), the SGPR offset
-    /// moves the address but not the range check, ACC puts the data in AccVGPRs; the
-    /// typed forms are refused.
+    /// moves the address but not the range check, ACC puts the data in AccVGPRs; a
+    /// typed load through the V#'s format (32-bit float: the dword as it is).
     #[test]
     fn buffer_accesses_through_a_gfx9_resource() {
         use crate::rdna3::{EXEC_LO, Wave};
@@ -2288,10 +2325,8 @@ mod tests {
         // Lane l reads byte 4l + 4 + 8 (checked at 4l + 4, inside for l < 15).
         assert_eq!((w.v[1][0], w.v[1][14], w.v[1][15]), (1003, 1017, 0));
 
-        let err = run_as::<Cdna3>(&[format], &mut fresh(), &mut [0; 64], setup)
-            .err()
-            .expect("refused");
-        assert!(err.to_string().contains("typed (format) buffer access"), "{err}");
+        let w = run_as::<Cdna3>(&[format], &mut fresh(), &mut [0; 64], setup).unwrap();
+        assert_eq!((w.v[1][3], w.v[1][15], w.v[1][16]), (1003, 1015, 0));
 
         // buffer_wbl2 sc1, buffer_inv sc0 sc1: an agent-scope release and a system-scope
         // acquire (LLVM's gfx942 fences) run, changing nothing.
@@ -2410,6 +2445,70 @@ mod tests {
             // 1.5 and 2.25
             assert_eq!(d, 0x4080_3e00, "lane {k}");
         }
+    }
+
+    /// The typed forms read gfx9's data formats: MUBUF's from the V# (8_8_8_8 UNORM:
+    /// bytes as k/255; 16_16 FLOAT into packed halves by the d16 form), MTBUF's from the
+    /// instruction (16_16 UINT, and a byte stored as 8 UINT); a pair gfx11 has no format
+    /// for (32-bit UNORM) is refused naming it.
+    #[test]
+    fn typed_buffer_accesses_read_gfx9_formats() {
+        use crate::rdna3::{EXEC_LO, Wave};
+        // buffer_load_format_xyzw v[10:13], v2, s[4:7], 0 offen
+        let xyzw: &[u32] = &[0xe00c_1000, 0x8001_0a02];
+        // buffer_load_format_d16_xy v1, v2, s[4:7], 0 offen
+        let d16: &[u32] = &[0xe024_1000, 0x8001_0102];
+        // tbuffer_load_format_xy v[10:11], v2, s[4:7], 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_UINT] offen
+        let t_xy: &[u32] = &[0xea28_9000, 0x8001_0a02];
+        // tbuffer_store_format_x v1, v2, s[4:7], 0 format:[BUF_NUM_FORMAT_UINT] offen (8 UINT)
+        let t_store: &[u32] = &[0xea0a_1000, 0x8001_0102];
+        // tbuffer_load_format_x v1, v2, s[4:7], 0 format:[BUF_DATA_FORMAT_32] offen (UNORM)
+        let t_bad: &[u32] = &[0xe820_1000, 0x8001_0102];
+        let with = |dfmt: u32, nfmt: u32| {
+            move |w: &mut Wave, base: u64| {
+                w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, dfmt << 15 | nfmt << 12]);
+                w.s[EXEC_LO] = 0xf;
+                for lane in 0..4 {
+                    w.v[2][lane] = 4 * lane as u32;
+                    w.v[1][lane] = 0x1234_5600 | lane as u32;
+                }
+            }
+        };
+        let bytes = || -> Vec<u8> { (0..64u8).map(|k| k.wrapping_mul(17)).collect() };
+        // 8_8_8_8 UNORM (10, 0)
+        let w = run_as::<Cdna3>(&[xyzw], &mut bytes(), &mut [0; 64], with(10, 0)).unwrap();
+        for lane in 0..4 {
+            for c in 0..4 {
+                let b = ((4 * lane + c) as u8).wrapping_mul(17);
+                assert_eq!(
+                    f32::from_bits(w.v[10 + c][lane]),
+                    f32::from(b) / 255.0,
+                    "lane {lane}, component {c}"
+                );
+            }
+        }
+        // 16_16 FLOAT (5, 7) through the d16 form: the two halves packed as they are.
+        let mut d = bytes();
+        let w = run_as::<Cdna3>(&[d16], &mut d, &mut [0; 64], with(5, 7)).unwrap();
+        assert_eq!(w.v[1][2], u32::from_le_bytes(d[8..12].try_into().unwrap()));
+        // MTBUF: 16_16 UINT, each half zero-extended into its VGPR.
+        let w = run_as::<Cdna3>(&[t_xy], &mut bytes(), &mut [0; 64], with(0, 0)).unwrap();
+        let b = bytes();
+        assert_eq!(
+            (w.v[10][1], w.v[11][1]),
+            (
+                u32::from(u16::from_le_bytes([b[4], b[5]])),
+                u32::from(u16::from_le_bytes([b[6], b[7]]))
+            )
+        );
+        // 8 UINT: each lane's low byte at its offset, the rest of the dword kept.
+        let mut d = bytes();
+        run_as::<Cdna3>(&[t_store], &mut d, &mut [0; 64], with(0, 0)).unwrap();
+        assert_eq!(&d[4..8], &[0x01, 5 * 17, 6 * 17, 7 * 17]);
+        let err = run_as::<Cdna3>(&[t_bad], &mut bytes(), &mut [0; 64], with(0, 0))
+            .err()
+            .expect("no gfx11 format");
+        assert!(err.to_string().contains("not a format"), "{err}");
     }
 
     /// A compare's SDWA form compares the selected bytes and words (sign-extended

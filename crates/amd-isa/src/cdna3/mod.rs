@@ -26,6 +26,7 @@ mod fp8;
 mod lower;
 mod mfma;
 mod probe;
+mod smem;
 #[rustfmt::skip]
 #[path = "generated/fields.rs"]
 pub mod fields;

@@ -305,8 +305,8 @@ fn resource(w: &Wave, srsrc: u16) -> R<Resource> {
 /// 16 bytes) and INDEX_STRIDE in bits 22:21 (8, 16, 32 or 64 indices), as ROCr's gfx9
 /// scratch descriptor (`SQ_BUF_RSRC_WORD3`: ELEMENT_SIZE 1, INDEX_STRIDE 3) and
 /// tinygrad 0.14's set them; ADD_TID_ENABLE bit 23. Its data format is two fields
-/// (DATA_FORMAT 18:15, NUM_FORMAT 14:12), which the typed accesses would read: CDNA3's
-/// are refused before they get here, so `format` is left invalid (0).
+/// (DATA_FORMAT 18:15, NUM_FORMAT 14:12), read as the gfx11 format of the same layout
+/// ([`gfx9_format`]).
 fn resource_gfx9(w: &Wave, srsrc: u16) -> R<Resource> {
     let d: Vec<u32> = (0..4).map(|k| w.sread(srsrc + k, None)).collect::<R<_>>()?;
     let swizzle = (d[1] >> 31 == 1).then(|| Swizzle {
@@ -317,10 +317,45 @@ fn resource_gfx9(w: &Wave, srsrc: u16) -> R<Resource> {
         base: u64::from(d[0]) | u64::from(d[1] & 0xffff) << 32,
         stride: u64::from((d[1] >> 16) & 0x3fff),
         records: u64::from(d[2]),
-        format: 0,
+        format: gfx9_format(d[3] >> 15 & 0xf, d[3] >> 12 & 7),
         add_tid: d[3] >> 23 & 1 == 1,
         swizzle,
     })
+}
+
+/// gfx9's data format (DATA_FORMAT `dfmt`, NUM_FORMAT `nfmt`: a V#'s, or an MTBUF
+/// instruction's) as gfx11's unified format of the same components and kind (its number
+/// in [`FORMATS`]); 0 (invalid, which a typed access refuses naming it) for gfx9's
+/// invalid and reserved values and the pairs gfx11 has no format for (a 32-bit UNORM,
+/// a float 8-bit component). The numbering is LLVM's (`BUF_DATA_FORMAT_*`,
+/// `BUF_NUM_FORMAT_*` for gfx9).
+pub(crate) fn gfx9_format(dfmt: u32, nfmt: u32) -> u32 {
+    const DATA: [&str; 16] = [
+        "",
+        "8",
+        "16",
+        "8_8",
+        "32",
+        "16_16",
+        "10_11_11",
+        "11_11_10",
+        "10_10_10_2",
+        "2_10_10_10",
+        "8_8_8_8",
+        "32_32",
+        "16_16_16_16",
+        "32_32_32",
+        "32_32_32_32",
+        "",
+    ];
+    const NUM: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "", "FLOAT"];
+    match (DATA.get(dfmt as usize), NUM.get(nfmt as usize)) {
+        (Some(d), Some(n)) if !d.is_empty() && !n.is_empty() => {
+            let name = format!("BUF_FMT_{d}_{n}");
+            FORMATS.iter().position(|f| *f == name).map_or(0, |k| k as u32)
+        }
+        _ => 0,
+    }
 }
 
 impl Resource {

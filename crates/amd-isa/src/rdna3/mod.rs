@@ -77,7 +77,7 @@ use crate::dispatch::{self, Dispatch, Worker};
 use crate::error::{At, ExecError, Trap, TrapKind};
 use crate::memory::{Memory, MemoryFault};
 pub(crate) use crate::text::signed_hex;
-pub(crate) use buffer::{BufferAccess, buffer, lds_dma_store, lds_dma_value};
+pub(crate) use buffer::{BufferAccess, buffer, gfx9_format, lds_dma_store, lds_dma_value};
 pub(crate) use coverage::{classify_probe, coverage_report, entries as coverage_entries};
 pub(crate) use disasm::{depctr, scalar_reg, source, vgpr};
 pub(crate) use exec::{Decoded, Flow, GroupBarrier, GroupOp, LANE_BIT};
@@ -87,7 +87,8 @@ pub(crate) use matrix::{
     Terms, WmmaInputs, WmmaLayout, WmmaMods, WmmaOperands, dot, element, float_out, float_sum, wmma, wmma_float,
 };
 pub(crate) use memory::{
-    FlatAccess, atomic_op, atomic_result, based_address, extra_atomic, flat_generic, global, pair_address, scratch,
+    FlatAccess, atomic, atomic_op, atomic_result, atomic64, based_address, extra_atomic, flat_generic, global,
+    pair_address, scratch,
 };
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};

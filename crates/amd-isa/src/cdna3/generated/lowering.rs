@@ -1107,7 +1107,7 @@ pub(crate) const fn scratch(op: u16) -> Option<u16> {
     })
 }
 
-/// MUBUFOp: 57 of CDNA3's 74 opcodes, by their gfx11 names.
+/// MUBUFOp: 67 of CDNA3's 74 opcodes, by their gfx11 names.
 pub(crate) const fn mubuf(op: u16) -> Option<u16> {
     Some(match op {
         0 => 0, // buffer_load_format_x
@@ -1118,6 +1118,14 @@ pub(crate) const fn mubuf(op: u16) -> Option<u16> {
         5 => 5, // buffer_store_format_xy
         6 => 6, // buffer_store_format_xyz
         7 => 7, // buffer_store_format_xyzw
+        8 => 8, // buffer_load_format_d16_x
+        9 => 9, // buffer_load_format_d16_xy
+        10 => 10, // buffer_load_format_d16_xyz
+        11 => 11, // buffer_load_format_d16_xyzw
+        12 => 12, // buffer_store_format_d16_x
+        13 => 13, // buffer_store_format_d16_xy
+        14 => 14, // buffer_store_format_d16_xyz
+        15 => 15, // buffer_store_format_d16_xyzw
         16 => 16, // buffer_load_ubyte
         17 => 17, // buffer_load_sbyte
         18 => 18, // buffer_load_ushort
@@ -1140,6 +1148,8 @@ pub(crate) const fn mubuf(op: u16) -> Option<u16> {
         35 => 34, // buffer_load_sbyte_d16_hi
         36 => 32, // buffer_load_short_d16
         37 => 35, // buffer_load_short_d16_hi
+        38 => 38, // buffer_load_format_d16_hi_x
+        39 => 39, // buffer_store_format_d16_hi_x
         64 => 51, // buffer_atomic_swap
         65 => 52, // buffer_atomic_cmpswap
         66 => 53, // buffer_atomic_add
