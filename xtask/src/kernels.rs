@@ -1,7 +1,7 @@
 //! Builds the test kernels (`tests/kernels/*.cl`) into code objects with clang-19 and
 //! ld.lld-19, for each target (gfx1100 beside the sources, gfx1201 in `gfx1201/`,
-//! gfx1100 in wave64 in `wave64/`, gfx942 in `gfx942/`), or checks that the committed
-//! ones are current.
+//! gfx1100 in wave64 in `wave64/`, gfx1201 in wave64 in `gfx1201/wave64/`, gfx942 in
+//! `gfx942/`), or checks that the committed ones are current.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,17 +14,26 @@ pub fn dir() -> PathBuf {
 }
 
 /// The targets the kernels are built for, each with its folder below [`dir`]
-/// (`wave64`: gfx1100's wave64 code, `-mwavefrontsize64`; gfx942, CDNA3, runs waves of
-/// 64 lanes only).
-pub const TARGETS: [(&str, &str); 4] = [
+/// (`wave64`: gfx1100's wave64 code, `-mwavefrontsize64`, and gfx1201's in
+/// `gfx1201/wave64`; gfx942, CDNA3, runs waves of 64 lanes only).
+pub const TARGETS: [(&str, &str); 5] = [
     ("gfx1100", ""),
     ("gfx1201", "gfx1201"),
     ("gfx1100", WAVE64),
+    ("gfx1201", GFX1201_WAVE64),
     ("gfx942", GFX942),
 ];
 
-/// The folder of the wave64 builds.
+/// The folder of gfx1100's wave64 builds.
 pub const WAVE64: &str = "wave64";
+
+/// The folder of gfx1201's wave64 builds.
+pub const GFX1201_WAVE64: &str = "gfx1201/wave64";
+
+/// Whether `folder` holds wave64 builds of an RDNA target (`-mwavefrontsize64`).
+pub fn is_wave64(folder: &str) -> bool {
+    folder == WAVE64 || folder == GFX1201_WAVE64
+}
 
 /// The folder of the gfx942 (CDNA3) builds.
 pub const GFX942: &str = "gfx942";
@@ -83,7 +92,7 @@ fn builds_for(src: &Path, mcpu: &str, folder: &str, opt: &str) -> Result<bool> {
         .all(|l| l.split_whitespace().any(|t| t == mcpu));
     Ok(named
         && match folder {
-            WAVE64 => !marked(WAVE32_ONLY),
+            f if is_wave64(f) => !marked(WAVE32_ONLY),
             GFX942 => !marked(WAVE32_ONLY) && !marked(RDNA_ONLY),
             _ => true,
         })
@@ -177,8 +186,8 @@ pub fn run(args: &[String]) -> Result<()> {
         let out = target_dir(folder);
         std::fs::create_dir_all(&out)?;
         let committed = out.join(format!("{stem}{suffix}.hsaco"));
-        let fresh = tmp.join(format!("{mcpu}-{folder}-{stem}{suffix}.hsaco"));
-        build(src, &fresh, opt, mcpu, folder == WAVE64)?;
+        let fresh = tmp.join(format!("{mcpu}-{}-{stem}{suffix}.hsaco", folder.replace('/', "-")));
+        build(src, &fresh, opt, mcpu, is_wave64(folder))?;
         if check {
             if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh)?) {
                 stale.push(committed.display().to_string());

@@ -342,7 +342,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // The wave64 builds have no listings: gfx1100's are the disassembler's reference.
     for (mcpu, folder) in crate::kernels::TARGETS
         .into_iter()
-        .filter(|t| t.1 != crate::kernels::WAVE64)
+        .filter(|t| !crate::kernels::is_wave64(t.1))
     {
         let code_dir = crate::kernels::target_dir(folder);
         let mut codes: Vec<PathBuf> = std::fs::read_dir(&code_dir)?

@@ -29,6 +29,9 @@ on_every_queue!(
     replayed_launches_take_their_own_arguments_and_checks,
 );
 
+on_transport!(gfx1201_kfd, KfdGfx1201, a_gfx1201_wave64_kernel_runs_in_waves_of_64);
+on_transport!(gfx1201_pci, PciGfx1201, a_gfx1201_wave64_kernel_runs_in_waves_of_64);
+
 fn platform_on(t: Transport) -> (Arc<MockSys>, Platform) {
     common::platform(t, 1)
 }
@@ -310,6 +313,16 @@ fn a_wave64_kernel_runs_in_waves_of_64(t: Transport) {
     let d = m.dispatches().pop().expect("a dispatch");
     assert!(d.regs.wave64, "a wave64 dispatch");
     assert_eq!(d.regs.initiator & 1 << 15, 0, "CS_W32_EN clear");
+}
+
+/// vadd built for gfx1201 in wave64 (`tests/kernels/gfx1201/wave64/vadd.hsaco`) runs
+/// in waves of 64 lanes on the RDNA4 interpreter, over both transports.
+fn a_gfx1201_wave64_kernel_runs_in_waves_of_64(t: Transport) {
+    const VADD64: &[u8] = include_bytes!("../../../tests/kernels/gfx1201/wave64/vadd.hsaco");
+    let (m, wave64) = vadd_runs(t, VADD64);
+    assert!(wave64, "Program::wave64");
+    let d = m.dispatches().pop().expect("a dispatch");
+    assert!(d.regs.wave64, "a wave64 dispatch");
 }
 
 /// Runs vadd of code object `elf` over 5,000 elements and checks them; the mock, and

@@ -105,13 +105,6 @@ pub enum ExecError {
         /// The grid, in workgroups.
         grid: [u32; 3],
     },
-    /// Waves of 64 lanes on a generation whose interpreter runs wave32 only (RDNA4's,
-    /// for now).
-    #[error("a wave64 dispatch on {generation}, whose interpreter runs waves of 32 lanes only")]
-    Wave64 {
-        /// The generation (`gfx12`).
-        generation: &'static str,
-    },
     /// The dispatch ran past its instruction budget (a runaway kernel).
     #[error("the dispatch ran past its instruction budget of {budget} instructions")]
     Budget {

@@ -434,51 +434,58 @@ fn gfx1201_kernels_compute_what_their_gfx1100_builds_do() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-/// The gfx1100 kernels built for wave64 compute what their wave32 builds do (where a
-/// result depends on the wave's size, `wavereduce`'s, against what 64 lanes give).
+/// The gfx1100 and gfx1201 kernels built for wave64 compute what their wave32 builds
+/// do, each on its generation's interpreter (where a result depends on the wave's size,
+/// `wavereduce`'s, against what 64 lanes give).
 #[test]
 fn wave64_kernels_compute_what_their_wave32_builds_do() {
     let dir = kernels();
     let mut failed = Vec::new();
-    for (name, args, groups, block) in cases() {
-        for suffix in ["", "_O0"] {
-            let file = code_object(name, suffix);
-            let w32 = std::fs::read(dir.join(&file)).expect("gfx1100 code object");
-            let Ok(w64) = std::fs::read(dir.join("wave64").join(&file)) else {
-                continue; // wave32 only (WMMA)
-            };
-            let mut want = run(&w32, name, &args, groups, block, Gen::Rdna3).unwrap();
-            if name == "wavereduce" {
-                // `readlane(x, 15) + readlane(x, 31)` is the sum of lanes 0 to 31 of the
-                // wave: in a wave64, lanes 0 and 32 both store the first half's sum.
-                let sums = &mut want[1];
-                for pair in sums.chunks_mut(8) {
-                    let first: [u8; 4] = pair[..4].try_into().unwrap();
-                    if pair.len() == 8 {
-                        pair[4..].copy_from_slice(&first);
+    let mut ran = 0;
+    for (folder32, folder64, generation) in [("", "wave64", Gen::Rdna3), ("gfx1201", "gfx1201/wave64", Gen::Rdna4)] {
+        for (name, args, groups, block) in cases() {
+            for suffix in ["", "_O0"] {
+                let file = code_object(name, suffix);
+                let Ok(w32) = std::fs::read(dir.join(folder32).join(&file)) else {
+                    continue; // not built for this target
+                };
+                let Ok(w64) = std::fs::read(dir.join(folder64).join(&file)) else {
+                    continue; // wave32 only (WMMA)
+                };
+                let mut want = run(&w32, name, &args, groups, block, generation).unwrap();
+                if name == "wavereduce" {
+                    // `readlane(x, 15) + readlane(x, 31)` is the sum of lanes 0 to 31 of the
+                    // wave: in a wave64, lanes 0 and 32 both store the first half's sum.
+                    let sums = &mut want[1];
+                    for pair in sums.chunks_mut(8) {
+                        let first: [u8; 4] = pair[..4].try_into().unwrap();
+                        if pair.len() == 8 {
+                            pair[4..].copy_from_slice(&first);
+                        }
                     }
                 }
-            }
-            match run(&w64, name, &args, groups, block, Gen::Rdna3) {
-                Ok(got) if got == want => {}
-                Ok(got) => {
-                    let diff: Vec<String> = got
-                        .iter()
-                        .zip(&want)
-                        .enumerate()
-                        .filter(|(_, (g, w))| g != w)
-                        .map(|(k, (g, w))| {
-                            let at = g.iter().zip(w.iter()).position(|(a, b)| a != b).unwrap_or(0);
-                            format!("buffer {k} from byte {at}")
-                        })
-                        .collect();
-                    failed.push(format!("wave64 {file} differs from wave32: {}", diff.join(", ")))
+                match run(&w64, name, &args, groups, block, generation) {
+                    Ok(got) if got == want => ran += 1,
+                    Ok(got) => {
+                        let diff: Vec<String> = got
+                            .iter()
+                            .zip(&want)
+                            .enumerate()
+                            .filter(|(_, (g, w))| g != w)
+                            .map(|(k, (g, w))| {
+                                let at = g.iter().zip(w.iter()).position(|(a, b)| a != b).unwrap_or(0);
+                                format!("buffer {k} from byte {at}")
+                            })
+                            .collect();
+                        failed.push(format!("{folder64} {file} differs from wave32: {}", diff.join(", ")))
+                    }
+                    Err(e) => failed.push(format!("{folder64} {file}: {e}")),
                 }
-                Err(e) => failed.push(format!("wave64 {file}: {e}")),
             }
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(ran > 80, "{ran} wave64 builds compared");
 }
 
 /// The kernels built for gfx942 (CDNA3, waves of 64 lanes) compute on the CDNA3

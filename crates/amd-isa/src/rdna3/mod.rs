@@ -151,9 +151,6 @@ impl Interpreter {
 
     /// Runs dispatch `d` with the instructions of generation `F`.
     pub(crate) fn dispatch_as<F: Frontend>(&self, mem: &dyn Memory, d: &Dispatch) -> Result<(), ExecError> {
-        if d.wave64 && F::GFX12 {
-            return Err(ExecError::Wave64 { generation: "gfx12" });
-        }
         let mut grid = Grid::new(d, F::CDNA)?;
         grid.check_lds = self.check_lds;
         if self.check_private {

@@ -104,6 +104,29 @@ pub(crate) enum Own {
     Missing,
 }
 
+impl Own {
+    /// Whether it is a vector operation on each lane alone, which writes no SGPR: a
+    /// wave64 runs it as two passes of 32 lanes, as RDNA3's vector instructions
+    /// ([`rdna3::run_halves`]). The scalar ones run once, and so does
+    /// `ds_bpermute_fi_b32`, which reads across the whole wave.
+    fn vector_only(&self) -> bool {
+        matches!(
+            self,
+            Own::Wmma(_)
+                | Own::Matrix(_)
+                | Own::WmmaFp8(..)
+                | Own::Block { .. }
+                | Own::Fp8(_)
+                | Own::Global(_)
+                | Own::Flat(_)
+                | Own::Scratch(_)
+                | Own::Buffer(_)
+                | Own::DsAtomic { .. }
+                | Own::PermlaneVar { .. }
+        )
+    }
+}
+
 /// RDNA4's instructions.
 pub(crate) struct Rdna4;
 
@@ -419,14 +442,16 @@ impl Step for Decoded {
     fn writes_scalars(&self) -> bool {
         match self {
             Decoded::Lowered(d, _) | Decoded::Propagating(d, _) => Step::writes_scalars(d),
-            Decoded::ToScalar(..) | Decoded::Own(..) => true,
+            Decoded::ToScalar(..) => true,
+            Decoded::Own(_, own) => !own.vector_only(),
         }
     }
     fn per_half(&self) -> bool {
-        // RDNA4 dispatches run wave32 only (`ExecError::Wave64`).
         match self {
             Decoded::Lowered(d, _) | Decoded::Propagating(d, _) => Step::per_half(d),
-            Decoded::ToScalar(..) | Decoded::Own(..) => true,
+            // Lane 0's VALU operation, once.
+            Decoded::ToScalar(..) => false,
+            Decoded::Own(_, own) => own.vector_only(),
         }
     }
     #[inline]
@@ -598,19 +623,21 @@ impl Step for Decoded {
                 }
                 Ok(Flow::Next)
             }
+            // All lanes of the wave at once (64 in a wave64, which runs it once).
             Own::BpermuteFi => {
                 use f4::ds::*;
                 let iw = &i.words;
                 let (addr, data, vdst) = (ADDR.operand(iw), DATA0.operand(iw), VDST.index(iw));
                 let offset = OFFSET0.get(iw) | OFFSET1.get(iw) << 8;
-                let mut out = [0u32; 32];
-                for (l, o) in out.iter_mut().enumerate() {
-                    let sel = (w.vread(addr, l, None)?.wrapping_add(offset) / 4 % 32) as usize;
-                    *o = w.vread(data, sel, None)?;
+                let n = if w.wave64 { 64 } else { 32 };
+                let mut out = [0u32; 64];
+                for (l, o) in out.iter_mut().enumerate().take(n) {
+                    let sel = (w.vread_lane64(addr, l, None)?.wrapping_add(offset) / 4 % n as u32) as usize;
+                    *o = w.vread_lane64(data, sel, None)?;
                 }
-                let exec = w.exec();
-                for (l, &v) in out.iter().enumerate().filter(|&(l, _)| exec >> l & 1 == 1) {
-                    w.vwrite(vdst, l, v)?;
+                let exec = w.exec_all();
+                for (l, &v) in out.iter().enumerate().take(n).filter(|&(l, _)| exec >> l & 1 == 1) {
+                    w.vwrite_lane64(vdst, l, v)?;
                 }
                 Ok(Flow::Next)
             }

@@ -266,6 +266,25 @@ fn lds_atomics() {
     })
     .unwrap();
     assert_eq!((w.v[3][0], w.v[3][15], w.v[3][16]), (131, 116, 0));
+    // In a wave64, once across all 64 lanes: lane l reads lane 63 - l, from the other
+    // half too.
+    let w = run_mem_lds(&[&words[..2]], &mut [], &mut lds, |w, _| {
+        w.wave64 = true;
+        w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+        w.s[crate::rdna3::EXEC_LO] = 0x0000_ffff;
+        w.s[crate::rdna3::EXEC_LO + 1] = 0x8000_0001;
+        for l in 0..32 {
+            w.v[1][l] = 4 * (63 - l as u32);
+            w.v_other[1][l] = 4 * (31 - l as u32);
+            w.v[2][l] = 100 + l as u32;
+            w.v_other[2][l] = 132 + l as u32;
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        (w.v[3][0], w.v[3][15], w.v[3][16], w.v_other[3][0], w.v_other[3][31]),
+        (163, 148, 0, 131, 100)
+    );
 }
 
 /// RDNA4's memory atomics without an RDNA3 namesake, through VGLOBAL (the same paths
