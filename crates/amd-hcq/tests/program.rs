@@ -307,22 +307,24 @@ fn vadd_runs_on_the_interpreter(t: Transport) {
 /// launches it with CS_W32_EN clear (the AQL queue by its descriptor), and the
 /// interpreter runs it in waves of 64 lanes.
 fn a_wave64_kernel_runs_in_waves_of_64(t: Transport) {
-    const VADD64: &[u8] = include_bytes!("../../../tests/kernels/wave64/vadd.hsaco");
-    let (m, wave64) = vadd_runs(t, VADD64);
-    assert!(wave64, "Program::wave64");
-    let d = m.dispatches().pop().expect("a dispatch");
-    assert!(d.regs.wave64, "a wave64 dispatch");
-    assert_eq!(d.regs.initiator & 1 << 15, 0, "CS_W32_EN clear");
+    let initiator = vadd_runs_in_waves_of_64(t, include_bytes!("../../../tests/kernels/wave64/vadd.hsaco"));
+    assert_eq!(initiator & 1 << 15, 0, "CS_W32_EN clear");
 }
 
 /// vadd built for gfx1201 in wave64 (`tests/kernels/gfx1201/wave64/vadd.hsaco`) runs
 /// in waves of 64 lanes on the RDNA4 interpreter, over both transports.
 fn a_gfx1201_wave64_kernel_runs_in_waves_of_64(t: Transport) {
-    const VADD64: &[u8] = include_bytes!("../../../tests/kernels/gfx1201/wave64/vadd.hsaco");
-    let (m, wave64) = vadd_runs(t, VADD64);
+    vadd_runs_in_waves_of_64(t, include_bytes!("../../../tests/kernels/gfx1201/wave64/vadd.hsaco"));
+}
+
+/// Runs vadd of wave64 code object `elf` ([`vadd_runs`]), checks that the program and
+/// its dispatch are wave64, and returns the dispatch's DISPATCH_INITIATOR.
+fn vadd_runs_in_waves_of_64(t: Transport, elf: &[u8]) -> u32 {
+    let (m, wave64) = vadd_runs(t, elf);
     assert!(wave64, "Program::wave64");
     let d = m.dispatches().pop().expect("a dispatch");
     assert!(d.regs.wave64, "a wave64 dispatch");
+    d.regs.initiator
 }
 
 /// Runs vadd of code object `elf` over 5,000 elements and checks them; the mock, and

@@ -1873,9 +1873,15 @@ fn lshl_add_u64(w: &mut Wave, x: &Wide, literal: Option<u32>) -> Result<(), Trap
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::Cdna3;
     use crate::rdna3::testing::run_as;
+
+    /// s[4:7] = a gfx9 V# of 64 bytes at `base` with word 3 `word3` (its data format:
+    /// `0x27000` is DATA_FORMAT 32, NUM_FORMAT float).
+    pub(in crate::cdna3) fn vsharp(w: &mut crate::rdna3::Wave, base: u64, word3: u32) {
+        w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, word3]);
+    }
 
     /// Random instructions decode and run on a wave of 64 lanes without a panic: an
     /// error, or a result.
@@ -2287,7 +2293,7 @@ mod tests {
         let format: &[u32] = &[0xe000_1000, 0x8001_0102];
         let setup = |w: &mut Wave, base: u64| {
             // 64 bytes of records, gfx9's DATA_FORMAT 32 / NUM_FORMAT float.
-            w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, 0x27000]);
+            vsharp(w, base, 0x27000);
             w.s[8] = 8;
             w.s[EXEC_LO] = u32::MAX;
             w.place.acc_base = 16;
@@ -2411,7 +2417,7 @@ mod tests {
         // buffer_atomic_pk_add_f16 v1, v2, s[4:7], 0 offen
         let pk: &[u32] = &[0xe138_1000, 0x8001_0102];
         let setup = |w: &mut Wave, base: u64| {
-            w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, 0x27000]);
+            vsharp(w, base, 0x27000);
             w.s[EXEC_LO] = 0xff;
             for lane in 0..8 {
                 let d = 1.25f64 + lane as f64;
@@ -2466,7 +2472,7 @@ mod tests {
         let t_bad: &[u32] = &[0xe820_1000, 0x8001_0102];
         let with = |dfmt: u32, nfmt: u32| {
             move |w: &mut Wave, base: u64| {
-                w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, dfmt << 15 | nfmt << 12]);
+                vsharp(w, base, dfmt << 15 | nfmt << 12);
                 w.s[EXEC_LO] = 0xf;
                 for lane in 0..4 {
                     w.v[2][lane] = 4 * lane as u32;

@@ -174,7 +174,7 @@ mod tests {
         let umax: &[u32] = &[0xc11c_0202, 0x2];
         let setup = |w: &mut crate::rdna3::Wave, base: u64| {
             // A V# of 64 bytes at the data; SDATA s[8:11].
-            w.s[4..8].copy_from_slice(&[base as u32, (base >> 32) as u32, 64, 0x27000]);
+            super::super::exec::tests::vsharp(w, base, 0x27000);
             w.s[8..12].copy_from_slice(&[0x1111, 0x2222, 0x3333, 0x4444]);
             w.s[2] = 0x20;
         };
