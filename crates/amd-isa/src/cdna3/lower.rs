@@ -166,6 +166,9 @@ impl Inst {
         if let Some(r) = self.fmac_f64_as_fma() {
             return Some(r);
         }
+        if let Some(r) = self.pkaccum_as_cvt_pk() {
+            return Some(r);
+        }
         if let Some(r) = self.mode_access() {
             return Some(r);
         }
@@ -309,6 +312,38 @@ impl Inst {
         lowered(&r, 2, self.literal)
     }
 
+    /// `v_cvt_pkaccum_u8_f32` (byte `S1[1:0]` of D replaced by `f32_to_u8(S0)`, which
+    /// gfx11 does not have) as RDNA3's `v_cvt_pk_u8_f32` with the destination as its
+    /// third source (the same pseudocode with S2 for D).
+    fn pkaccum_as_cvt_pk(&self) -> Option<rdna3::Inst> {
+        use fc::vop3 as f;
+        let w = &self.words;
+        if self.enc != Encoding::Vop3
+            || super::opcodes::Vop3::from_op(self.op) != Some(super::opcodes::Vop3::V_CVT_PKACCUM_U8_F32_E64)
+            || f::OPSEL.get(w) != 0
+        {
+            return None;
+        }
+        let mut r: Words = [0; 3];
+        f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
+        f3::vop3::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3::V_CVT_PK_U8_F32));
+        for (ours, theirs) in [(f::SRC0.0, f3::vop3::SRC0.0), (f::SRC1.0, f3::vop3::SRC1.0)] {
+            theirs.put(&mut r, scalar(ours.get(w))?);
+        }
+        for (ours, theirs) in [
+            (f::ABS, f3::vop3::ABS),
+            (f::NEG, f3::vop3::NEG),
+            (f::CLMP, f3::vop3::CLMP),
+            (f::OMOD, f3::vop3::OMOD),
+        ] {
+            theirs.put(&mut r, ours.get(w));
+        }
+        let vdst = f::VDST.0.get(w);
+        f3::vop3::VDST.0.put(&mut r, vdst);
+        f3::vop3::SRC2.0.put(&mut r, 256 + vdst);
+        lowered(&r, 2, self.literal)
+    }
+
     /// gfx9's `v_subrev_u16` (D = S1 − S0, VOP2 and VOP3), which gfx11 does not have:
     /// its `v_sub_nc_u16` (VOP3) with the sources swapped (and their OPSEL bits).
     fn subrev_u16_as_sub(&self) -> Option<rdna3::Inst> {
@@ -406,6 +441,8 @@ mod tests {
             (&[0xd128_0001, 0x0002_0602], "v_sub_nc_u16 v1, v3, s2"),
             // v_fmac_f64_e32 v[8:9], 0.5, v[0:1]: gfx11's v_fma_f64 with D as S2
             (&[0x0810_00f0], "v_fma_f64 v[8:9], 0.5, v[0:1], v[8:9]"),
+            // v_cvt_pkaccum_u8_f32 v0, v1, v2: gfx11's v_cvt_pk_u8_f32 with D as S2
+            (&[0xd1f0_0000, 0x0002_0501], "v_cvt_pk_u8_f32 v0, v1, v2, v0"),
             // ds_write2_b32 v1, v2, v3 offset0:4 offset1:8
             (
                 &[0xd81c_0804, 0x0003_0201],
