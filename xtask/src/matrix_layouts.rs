@@ -6,10 +6,12 @@
 //! interpreter's tests place matrices by that table and read results back by it, so
 //! the layout the interpreter computes is checked against AMD's own description.
 //!
-//! And CDNA3's dense matrix instructions (MFMA, wave64), into
+//! And CDNA3's matrix instructions (MFMA, wave64), into
 //! `crates/amd-isa/src/cdna3/generated/mfma.rs`: each one's shape, element types and,
 //! per block, the place of every element of row (column) 0 — the interpreter runs
-//! them from that table, so their layouts are AMD's by construction.
+//! them from that table, so their layouts are AMD's by construction; for the sparse
+//! ones (SMFMAC) A's stored pair and the 4-bit compression index of each group of four
+//! k instead of A's elements.
 //!
 //! `AMD_MATRIX_CALCULATOR` names `matrix_calculator.py` (it needs python3 and the
 //! `tabulate` module). The table is compact: for A, B and the index ("K"), the element
@@ -264,7 +266,10 @@ fn mfma_shape(
     (&'static str, u32),
     (&'static str, u32),
 )> {
-    let mut t = name.strip_prefix("v_mfma_")?.split('_');
+    let mut t = name
+        .strip_prefix("v_mfma_")
+        .or_else(|| name.strip_prefix("v_smfmac_"))?
+        .split('_');
     let out = mfma_type(t.next()?)?.0;
     let mut dims = t.next()?.split('x').map(|d| d.parse::<u32>().ok());
     let (m, n, k) = (dims.next()??, dims.next()??, dims.next()??);
@@ -293,7 +298,7 @@ fn mfma_places(calc: &str, inst: &str, flag: &str, width: u32) -> Result<Vec<Pla
     let mut all = Vec::new();
     for (b, t) in block_tables(&csv)?.iter().enumerate() {
         let what = format!("{inst} {flag} block {b}");
-        let places = compact(t, flag == "-A", &what)?;
+        let places = compact(t, flag == "-A" || flag == "-k", &what)?;
         if places
             .iter()
             .any(|p| p.hi + 1 - p.lo != width || p.lane > 63 || p.reg > 255)
@@ -317,7 +322,7 @@ fn generate_cdna3(calc: &str) -> Result<String> {
          // D (along the rows): P(register from the operand's first, lane, first bit). Every\n\
          // other row (column) is the same with the lane moved by the row (column).\n\
          \n\
-         use super::super::mfma::{{Mfma, P, Ty}};\n\
+         use super::super::mfma::{{Mfma, P, Smfmac, Ty}};\n\
          \n\
          /// The MFMA instructions the calculator describes for CDNA3.\n\
          pub(crate) const MFMA: &[Mfma] = &[\n",
@@ -347,6 +352,60 @@ fn generate_cdna3(calc: &str) -> Result<String> {
             "    Mfma {{\n        name: \"{inst}\",\n        m: {m},\n        n: {n},\n        k: {k},\n        blocks: {blocks},\n        \
              a_ty: Ty::{ta},\n        b_ty: Ty::{tb},\n        out: Ty::{ty_out},\n        a: &[{}],\n        b: &[{}],\n        cd: &[{}],\n    }},\n",
             places(&a),
+            places(&b),
+            places(&d)
+        ));
+    }
+    out.push_str("];\n");
+    out.push_str(
+        "\n/// The sparse matrix instructions (SMFMAC): A 4:2 sparse, each group of four k's two\n\
+         /// values one pair (`a`: the pair's place per group, its first value from the bit\n\
+         /// given, the second after it), `idx` the 4-bit compression index of each group in\n\
+         /// SRC2's register; B, C and D as the dense ones'.\n\
+         pub(crate) const SMFMAC: &[Smfmac] = &[\n",
+    );
+    for inst in list
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| l.starts_with("v_smfmac_"))
+    {
+        let (ty_out, (m, n, k), blocks, (ta, wa), (tb, wb)) =
+            mfma_shape(inst).ok_or_else(|| format!("{inst}: a name whose shape is not read here"))?;
+        let w_out = if ty_out == "F64" { 64 } else { 32 };
+        if blocks != 1 {
+            return Err(format!("{inst}: a sparse instruction of {blocks} blocks").into());
+        }
+        // A: every k of a group names the group's pair (two elements' bits).
+        let a_k = mfma_places(calc, inst, "-A", 2 * wa)?;
+        let idx_k = mfma_places(calc, inst, "-k", 4)?;
+        let per_group = |v: &[Place], what: &str| -> Result<Vec<Place>> {
+            if v.len() != k as usize {
+                return Err(format!("{inst}: {what} has {} places for K {k}", v.len()).into());
+            }
+            v.chunks(4)
+                .map(|g| {
+                    if g.iter().all(|p| *p == g[0]) {
+                        Ok(g[0])
+                    } else {
+                        Err(format!("{inst}: {what}'s group of four k is not one place").into())
+                    }
+                })
+                .collect()
+        };
+        let a = per_group(&a_k, "A")?;
+        let idx = per_group(&idx_k, "the index")?;
+        let b = mfma_places(calc, inst, "-B", wb)?;
+        let d = mfma_places(calc, inst, "-D", w_out)?;
+        if b.len() != k as usize || d.len() != m as usize {
+            return Err(format!("{inst}: the tables do not match the shape {m}x{n}x{k}").into());
+        }
+        out.push_str(&format!(
+            "    Smfmac {{\n        name: \"{inst}\",\n        m: {m},\n        n: {n},\n        k: {k},\n        \
+             a_ty: Ty::{ta},\n        b_ty: Ty::{tb},\n        out: Ty::{ty_out},\n        a: &[{}],\n        idx: &[{}],\n        \
+             b: &[{}],\n        cd: &[{}],\n    }},\n",
+            places(&a),
+            places(&idx),
             places(&b),
             places(&d)
         ));
@@ -422,7 +481,10 @@ mod tests {
             Some(("F32", (16, 16, 32), 1, ("Fp8", 8), ("Bf8", 8)))
         );
         assert_eq!(mfma_shape("v_mfma_f64_4x4x4_4b_f64").map(|s| s.2), Some(4));
-        assert_eq!(mfma_shape("v_smfmac_f32_16x16x32_f16"), None);
+        assert_eq!(
+            mfma_shape("v_smfmac_f32_16x16x32_f16"),
+            Some(("F32", (16, 16, 32), 1, ("F16", 16), ("F16", 16)))
+        );
         assert_eq!(mfma_shape("v_mfma_f32_16x16_f16"), None);
         assert_eq!(
             place("v[1:0]{16}").unwrap(),

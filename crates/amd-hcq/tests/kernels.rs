@@ -1296,3 +1296,120 @@ fn the_clocks_move_forward() {
         assert!(at(5 * (wgs - 1) + 1) > 0, "the clock counts");
     }
 }
+
+/// gfx942's sparse matrix instructions through the whole stack (`smfmac.cl`, -O2 and
+/// -O0): each lane's registers laid out as AMD's matrix instruction calculator gives
+/// them for `v_smfmac_f32_16x16x32_f16` and `v_smfmac_i32_16x16x64_i8` (A 16 × K with
+/// two of every four k stored, a 4-bit index per group, B K × 16, D 16 × 16), D against
+/// the dense product of the A the indices describe.
+#[test]
+fn sparse_matrix_products() {
+    let (_p, dev) = device("gfx942");
+    let mut rng = rand_u32(1 << 16, 71).into_iter();
+    let mut next = move || rng.next().expect("enough random words");
+    for elf in [
+        &include_bytes!("../../../tests/kernels/gfx942/smfmac.hsaco")[..],
+        &include_bytes!("../../../tests/kernels/gfx942/smfmac_O0.hsaco")[..],
+    ] {
+        // (kernel, K, element bits; A's pair: register, lane, bit of row 0's group g;
+        // the index's bit; B's register, lane, bit of column 0's k)
+        type Place = fn(usize) -> (usize, usize, u32);
+        let forms: [(&str, usize, u32, Place, Place, Place); 2] = [
+            (
+                "smfmac_f16",
+                32,
+                16,
+                |g| (g % 2, 16 * (g / 2), 0),
+                |g| (0, 16 * (g / 2), 4 * (g % 2) as u32),
+                |k| ((k / 2) % 4, 16 * (k / 8), 16 * (k % 2) as u32),
+            ),
+            (
+                "smfmac_i8",
+                64,
+                8,
+                |g| ((g / 2) % 2, 16 * (g / 4), 16 * (g % 2) as u32),
+                |g| (0, 16 * (g / 4), 4 * (g % 4) as u32),
+                |k| ((k / 4) % 4, 16 * (k / 16), 8 * (k % 4) as u32),
+            ),
+        ];
+        for (name, k, bits, a_at, i_at, b_at) in forms {
+            let prg = Program::load(&dev, elf, name).unwrap();
+            let small = |v: u32| (v % 7) as i32 - 3;
+            let raw = |x: i32| -> u32 {
+                if bits == 16 {
+                    u32::from(half_bits(x))
+                } else {
+                    x as u8 as u32
+                }
+            };
+            let (mut a, mut b, mut idx) = (vec![0u32; 128], vec![0u32; 256], vec![0u32; 64]);
+            let mut dense = vec![0i32; 16 * k];
+            for i in 0..16 {
+                for g in 0..k / 4 {
+                    let first = next() % 4;
+                    let second = (first + 1 + next() % 3) % 4;
+                    let (ir, il, ib) = i_at(g);
+                    assert_eq!(ir, 0);
+                    idx[il + i] |= (first | second << 2) << ib;
+                    let (ar, al, ab) = a_at(g);
+                    for (v, pos) in [first, second].into_iter().enumerate() {
+                        let x = small(next());
+                        dense[i * k + 4 * g + pos as usize] = x;
+                        a[2 * (al + i) + ar] |= raw(x) << (ab + bits * v as u32);
+                    }
+                }
+            }
+            let mut bv = vec![0i32; k * 16];
+            for kk in 0..k {
+                for j in 0..16 {
+                    let x = small(next());
+                    bv[kk * 16 + j] = x;
+                    let (br, bl, bb) = b_at(kk);
+                    b[4 * (bl + j) + br] |= raw(x) << bb;
+                }
+            }
+            // C and D: element (i, j) in register i % 4 of lane 16 (i / 4) + j.
+            let at = |i: usize, j: usize| 4 * (16 * (i / 4) + j) + i % 4;
+            let mut c = vec![0u32; 256];
+            let mut want = vec![0i32; 256];
+            for i in 0..16 {
+                for j in 0..16 {
+                    let cv = small(next());
+                    let dot: i32 = (0..k).map(|kk| dense[i * k + kk] * bv[kk * 16 + j]).sum();
+                    c[at(i, j)] = if bits == 16 { (cv as f32).to_bits() } else { cv as u32 };
+                    want[at(i, j)] = dot + cv;
+                }
+            }
+            let bufs = [
+                upload(&dev, &a),
+                upload(&dev, &b),
+                upload(&dev, &c),
+                upload(&dev, &idx),
+                upload(&dev, &vec![0u32; 256]),
+            ];
+            let dims = LaunchDims {
+                global: [1, 1, 1],
+                local: [64, 1, 1],
+            };
+            prg.launch_timed(&bufs.iter().collect::<Vec<_>>(), &[], dims)
+                .explained();
+            let got = download(&dev, &bufs[4], 256);
+            for (n, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                let got = if bits == 16 { f32::from_bits(g) as i32 } else { g as i32 };
+                assert_eq!(got, w, "{name}: D word {n}");
+            }
+        }
+    }
+}
+
+/// `x` (a small integer) as an f16's bits.
+fn half_bits(x: i32) -> u16 {
+    let f = x as f32;
+    if f == 0.0 {
+        return 0;
+    }
+    let bits = f.to_bits();
+    let sign = (bits >> 16) as u16 & 0x8000;
+    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    sign | (exp as u16) << 10 | ((bits >> 13) & 0x3ff) as u16
+}

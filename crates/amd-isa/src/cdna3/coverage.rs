@@ -83,7 +83,8 @@ mod tests {
         assert_eq!(find("GLOBAL", "global_load_dword"), Status::Implemented);
         assert_eq!(find("VOP3P", "v_accvgpr_write"), Status::Implemented);
         assert_eq!(find("VOP3P", "v_mfma_f32_32x32x8_f16"), Status::Implemented);
-        assert!(matches!(find("VOP3P", "v_smfmac_f32_16x16x32_f16"), Status::Missing(_)));
+        assert_eq!(find("VOP3P", "v_smfmac_f32_16x16x32_f16"), Status::Implemented);
+        assert!(matches!(find("VOP3P", "v_mfma_f32_16x16x8_xf32"), Status::Missing(_)));
         assert_eq!(find("VOP3P", "v_dot4_i32_i8"), Status::Implemented);
         assert_eq!(find("VOP2", "v_dot4c_i32_i8_e32"), Status::Implemented);
         assert_eq!(find("MUBUF", "buffer_load_dword"), Status::Implemented);

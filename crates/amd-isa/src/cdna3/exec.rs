@@ -91,6 +91,8 @@ pub(crate) enum Own {
     Fp8(Box<crate::fp8_ops::Fp8Inst>),
     /// A dense matrix instruction (MFMA), from AMD's layout table.
     Mfma(Box<super::mfma::MfmaOp>),
+    /// A sparse matrix instruction (SMFMAC), from AMD's layout table.
+    Smfmac(Box<super::mfma::SmfmacOp>),
     /// A scalar store or atomic.
     ScalarWrite(super::smem::ScalarWrite),
     /// `s_memtime` and `s_memrealtime`: the 64-bit clock to the SGPR pair from this
@@ -434,10 +436,13 @@ fn own(i: &Inst) -> Own {
                     Ok(x) => Own::Mfma(Box::new(x)),
                     Err(why) => Own::Refused(why),
                 },
-                None if i.name().is_some_and(|n| n.starts_with("v_smfmac")) => {
-                    Own::Refused("the sparse matrix instructions (SMFMAC) are not run yet")
-                }
-                None => Own::Refused("a packed or matrix instruction the CDNA3 interpreter does not run yet"),
+                None => match super::mfma::sparse_by_opcode(i.op) {
+                    Some(t) => match super::mfma::decode_sparse(i, t) {
+                        Ok(x) => Own::Smfmac(Box::new(x)),
+                        Err(why) => Own::Refused(why),
+                    },
+                    None => Own::Refused("a packed or matrix instruction the CDNA3 interpreter does not run yet"),
+                },
             },
         },
         _ => Own::Refused("an instruction the CDNA3 interpreter does not run yet"),
@@ -1644,6 +1649,7 @@ impl Step for Decoded {
                 rdna3::ds_extra_atomic(w, &x, lds).map(|_| Flow::Next)
             }
             Own::Mfma(x) => super::mfma::run(w, x).map(|_| Flow::Next),
+            Own::Smfmac(x) => super::mfma::run_sparse(w, x).map(|_| Flow::Next),
             Own::ScalarWrite(x) => x.run(w, mem).map(|_| Flow::Next),
             &Own::Clock(sdata) => w.swrite64(sdata, rdna3::realtime()).map(|_| Flow::Next),
             &Own::Ff0 { sdst, src, wide } => {

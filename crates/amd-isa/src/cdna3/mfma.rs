@@ -1,4 +1,4 @@
-//! CDNA3's dense matrix instructions (MFMA): per block, D = A × B + C for an M×K A, a
+//! CDNA3's matrix instructions (MFMA, and the sparse SMFMAC below): per block, D = A × B + C for an M×K A, a
 //! K×N B and M×N C and D, across the 64 lanes of a wave. Where each element lives is
 //! not computed here: it is read from the table `cargo xtask matrix-layouts` generates
 //! from AMD's matrix instruction calculator (`generated/mfma.rs`), so the layouts are
@@ -14,6 +14,11 @@
 //! summed there as the 16-bit forms' are. Not run: the XF32 forms (their reduced
 //! precision is not documented), the broadcast controls (CBSZ, ABID, BLGP) and f64's
 //! negation modifiers.
+//!
+//! The sparse ones (SMFMAC, [`run_sparse`]) from the same table: A 4:2 sparse, each
+//! group of four k's two stored values multiplying the rows of B their 4-bit index (in
+//! SRC2's VGPR) names, added to D in place. Not run: choosing another index set with
+//! CBSZ/ABID (AMD's calculator documents the first).
 
 use super::decode::Inst;
 use super::fields as fc;
@@ -74,10 +79,34 @@ pub(crate) struct Mfma {
     pub(crate) cd: &'static [P],
 }
 
+/// One SMFMAC instruction: its shape, types and element places (A: each group of four
+/// k's stored pair along row 0; the index: each group's 4-bit compression index along
+/// row 0; B: column 0 along k; C and D: column 0 along the rows). One block.
+#[derive(Debug)]
+pub(crate) struct Smfmac {
+    pub(crate) name: &'static str,
+    pub(crate) m: u32,
+    pub(crate) n: u32,
+    pub(crate) k: u32,
+    pub(crate) a_ty: Ty,
+    pub(crate) b_ty: Ty,
+    pub(crate) out: Ty,
+    pub(crate) a: &'static [P],
+    pub(crate) idx: &'static [P],
+    pub(crate) b: &'static [P],
+    pub(crate) cd: &'static [P],
+}
+
 /// The MFMA of VOP3P opcode `op`, if the table has it.
 pub(crate) fn by_opcode(op: u16) -> Option<&'static Mfma> {
     let name = Vop3p::from_op(op)?.name();
     generated::MFMA.iter().find(|m| m.name == name)
+}
+
+/// The SMFMAC of VOP3P opcode `op`, if the table has it.
+pub(crate) fn sparse_by_opcode(op: u16) -> Option<&'static Smfmac> {
+    let name = Vop3p::from_op(op)?.name();
+    generated::SMFMAC.iter().find(|m| m.name == name)
 }
 
 /// Every MFMA the table has.
@@ -138,6 +167,106 @@ pub(crate) fn decode(i: &Inst, table: &'static Mfma) -> Result<MfmaOp, &'static 
         c,
         d: (f::VDST.index(w) as u16, acc_cd),
     })
+}
+
+/// A decoded SMFMAC: the table entry, A's and B's first registers (AccVGPRs where
+/// marked), the index's VGPR, and D's first register (also C).
+#[derive(Debug, Clone)]
+pub(crate) struct SmfmacOp {
+    pub(crate) table: &'static Smfmac,
+    pub(crate) a: (u16, bool),
+    pub(crate) b: (u16, bool),
+    pub(crate) idx: u16,
+    pub(crate) d: (u16, bool),
+}
+
+/// Decodes `i`, an SMFMAC of `table`; a refusal's reason where it uses what is not run.
+pub(crate) fn decode_sparse(i: &Inst, table: &'static Smfmac) -> Result<SmfmacOp, &'static str> {
+    use fc::vop3p_mfma as f;
+    let w = &i.words;
+    if f::CBSZ.get(w) != 0 || f::ABID.get(w) != 0 || f::BLGP.get(w) != 0 {
+        return Err(
+            "a sparse matrix instruction choosing an index set (CBSZ, ABID) or with BLGP: AMD's calculator \
+             documents the first set only",
+        );
+    }
+    let acc = f::ACC.get(w);
+    let vgpr = |n: u16| n.checked_sub(256);
+    let a = vgpr(f::SRC0.operand(w)).ok_or("a matrix operand A that is not a register")?;
+    let b = vgpr(f::SRC1.operand(w)).ok_or("a matrix operand B that is not a register")?;
+    let idx = vgpr(f::SRC2.operand(w)).ok_or("a sparse matrix index that is not a VGPR")?;
+    let acc_cd = f::ACC_CD.get(w) == 1;
+    Ok(SmfmacOp {
+        table,
+        a: (a, acc & 1 != 0),
+        b: (b, acc & 2 != 0),
+        idx,
+        d: (f::VDST.index(w) as u16, acc_cd),
+    })
+}
+
+/// Runs `x` on all 64 lanes of `w`: D = A × B + D, A's stored values each times the
+/// row of B its index names (bits 1:0 of a group's index the k, within the group, of
+/// the pair's first value, bits 3:2 of its second); the other k of a group take no
+/// part. Sums as the dense forms': exact in f64 and rounded once to f32, or wrapping
+/// 32-bit integers.
+pub(crate) fn run_sparse(w: &mut Wave, x: &SmfmacOp) -> Result<(), Trap> {
+    let t = x.table;
+    let (ab, bb) = (t.a_ty.bits(), t.b_ty.bits());
+    let groups = (t.k / 4) as usize;
+    // Each row's stored values with the k they multiply.
+    let mut terms: Vec<(u64, usize)> = Vec::with_capacity(t.m as usize * groups * 2);
+    for r in 0..t.m {
+        for g in 0..groups {
+            let index = element(w, (x.idx, false), t.idx[g], r, 4)?;
+            for v in 0..2u32 {
+                let p = t.a[g];
+                let place = P(p.0, p.1, p.2 + (v * ab) as u8);
+                let value = element(w, x.a, place, r, ab)?;
+                terms.push((value, 4 * g + (index >> (2 * v) & 3) as usize));
+            }
+        }
+    }
+    let mut b = vec![0u64; (t.n * t.k) as usize];
+    for c in 0..t.n {
+        for (kk, &p) in t.b.iter().enumerate() {
+            b[(c * t.k) as usize + kk] = element(w, x.b, p, c, bb)?;
+        }
+    }
+    let mut out = Vec::with_capacity((t.m * t.n) as usize);
+    for r in 0..t.m as usize {
+        let p = t.cd[r];
+        let row = &terms[r * 2 * groups..(r + 1) * 2 * groups];
+        for c in 0..t.n {
+            let acc = element(w, x.d, p, c, 32)?;
+            let bc = &b[(c * t.k) as usize..((c + 1) * t.k) as usize];
+            let d = match t.out {
+                Ty::I32 => {
+                    let s = row.iter().fold(acc as u32 as i32, |s, &(v, kk)| {
+                        s.wrapping_add(i32::from(v as u8 as i8).wrapping_mul(i32::from(bc[kk] as u8 as i8)))
+                    });
+                    u64::from(s as u32)
+                }
+                _ => {
+                    let dot: f64 = row
+                        .iter()
+                        .map(|&(v, kk)| value(t.a_ty, v) * value(t.b_ty, bc[kk]))
+                        .sum();
+                    u64::from(((dot + f64::from(f32::from_bits(acc as u32))) as f32).to_bits())
+                }
+            };
+            out.push((p, c, d));
+        }
+    }
+    let base = u32::from(x.d.0) + if x.d.1 { w.place.acc_base } else { 0 };
+    for (p, c, d) in out {
+        w.vwrite_lane64(
+            (base + u32::from(p.0)) as usize,
+            (u32::from(p.1) + c) as usize,
+            d as u32,
+        )?;
+    }
+    Ok(())
 }
 
 /// Reads the `bits`-bit element at `p` (lane moved by `shift`) of the operand whose
@@ -419,6 +548,85 @@ mod tests {
         // Every form but the two XF32 ones, twice.
         assert_eq!(ran, 2 * (all().len() - 2), "runs");
     }
+
+    /// Every SMFMAC (f16, bf16, i8 and the FP8/BF8 forms), its matrices placed by AMD's
+    /// table (A's stored pairs and their 4-bit indices, two distinct k of each group of
+    /// four, in random order), computes D = A × B + D on small integers against the dense
+    /// product of the A the index describes; A in AccVGPRs or not.
+    #[test]
+    fn every_smfmac_multiplies_its_sparse_a() {
+        let mut next = crate::rdna3::testing::xorshift32(0x5a5e_0042);
+        let mut ran = 0;
+        for t in generated::SMFMAC {
+            let op = (0..128)
+                .find(|&op| sparse_by_opcode(op).is_some_and(|m| m.name == t.name))
+                .unwrap_or_else(|| panic!("{}: no opcode", t.name));
+            for acc in [false, true] {
+                let mut w = Wave::new(256, 0);
+                w.wave64 = true;
+                w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+                w.place.acc_base = 128;
+                let (ab, bb) = (t.a_ty.bits(), t.b_ty.bits());
+                let (m, n, k) = (t.m, t.n, t.k);
+                let small = |next: &mut dyn FnMut() -> u32| (next() % 7) as i32 - 3;
+                let (a_at, b_at, i_at, d_at) = (0u32, 16u32, 40u32, 48u32);
+                let a_first = a_at + if acc { 128 } else { 0 };
+                // The dense A the pairs and indices describe.
+                let mut dense = vec![0i32; (m * k) as usize];
+                for r in 0..m {
+                    for (g, (&pa, &pi)) in t.a.iter().zip(t.idx).enumerate() {
+                        let first = next() % 4;
+                        let second = (first + 1 + next() % 3) % 4;
+                        put(&mut w, i_at, pi, r, 4, u64::from(first | second << 2));
+                        for (v, pos) in [first, second].into_iter().enumerate() {
+                            let x = small(&mut next);
+                            dense[(r * k) as usize + 4 * g + pos as usize] = x;
+                            let place = P(pa.0, pa.1, pa.2 + (v as u32 * ab) as u8);
+                            put(&mut w, a_first, place, r, ab, bits_of(t.a_ty, x));
+                        }
+                    }
+                }
+                let bv: Vec<i32> = (0..k * n).map(|_| small(&mut next)).collect();
+                for c in 0..n {
+                    for (kk, &p) in t.b.iter().enumerate() {
+                        put(
+                            &mut w,
+                            b_at,
+                            p,
+                            c,
+                            bb,
+                            bits_of(t.b_ty, bv[(kk as u32 * n + c) as usize]),
+                        );
+                    }
+                }
+                let mut want = Vec::new();
+                for r in 0..m {
+                    let p = t.cd[r as usize];
+                    for c in 0..n {
+                        let cv = small(&mut next);
+                        put(&mut w, d_at, p, c, 32, bits_of(t.out, cv));
+                        let dot: i32 = (0..k)
+                            .map(|kk| dense[(r * k + kk) as usize] * bv[(kk * n + c) as usize])
+                            .sum();
+                        want.push((p, c, bits_of(t.out, dot + cv)));
+                    }
+                }
+                let [w0, w1] = encode(op, (a_at as u16, acc), (b_at as u16, false), None, (d_at as u16, false));
+                let mut words: Words = [w0, w1, 0];
+                fc::vop3p_mfma::SRC2.0.put(&mut words, 256 + i_at);
+                let words = [words[0], words[1]];
+                let d = super::super::exec::Cdna3::decode(&words).unwrap();
+                d.run(&mut w, &crate::memory::SliceMemory::new(), &mut [])
+                    .unwrap_or_else(|e| panic!("{}: {e}", t.name));
+                for (p, c, v) in want {
+                    let got = element(&w, (d_at as u16, false), p, c, 32).unwrap();
+                    assert_eq!(got, v, "{} (acc {acc}): D at {p:?} column {c}", t.name);
+                }
+                ran += 1;
+            }
+        }
+        assert_eq!(ran, 2 * 14, "gfx942's 14 SMFMAC forms, twice");
+    }
 }
 
 #[cfg(test)]
@@ -432,7 +640,9 @@ mod hostile {
     #[test]
     fn random_matrix_words_run_or_stop_with_an_error() {
         let mut next = crate::rdna3::testing::xorshift64(0x4d46_4d41_2024);
-        let ops: Vec<u16> = (0..128).filter(|&op| by_opcode(op).is_some()).collect();
+        let ops: Vec<u16> = (0..128)
+            .filter(|&op| by_opcode(op).is_some() || sparse_by_opcode(op).is_some())
+            .collect();
         let (mut ran, mut stopped) = (0, 0);
         for _ in 0..4000 {
             let x = next();

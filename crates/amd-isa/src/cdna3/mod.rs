@@ -12,11 +12,12 @@
 //! out. The disassembler ([`Inst::llvm`]) prints what `llvm-objdump-19 --mcpu=gfx942`
 //! does; the [`Interpreter`] runs CDNA3 dispatches on RDNA3's machine, each
 //! instruction lowered to its RDNA3 twin where it has one ([`Inst::to_rdna3`]), CDNA3's
-//! own (memory, untyped buffer accesses, AccVGPRs, SDWA and DPP forms, packed 32-bit
-//! operations, the 8-bit float conversions, the dense matrix instructions from AMD's
-//! layout table, the VGPR indexing mode) run here; not yet the typed buffer forms or
-//! the sparse matrix instructions (docs/limits.md). The mock's `gfx942` profile runs
-//! its kernels.
+//! own (memory, buffer accesses typed and not, scalar stores and atomics, AccVGPRs,
+//! SDWA and DPP forms, packed 32-bit operations, the 8-bit float conversions, the
+//! dense and sparse matrix instructions from AMD's layout table, the VGPR indexing
+//! mode) run here; what it does not run yet is in `coverage/cdna3.md` and
+//! docs/limits.md, and the CDNA4 (gfx950) opcodes the tables add are refused. The
+//! mock's `gfx942` profile runs its kernels.
 
 mod coverage;
 mod decode;
@@ -59,7 +60,7 @@ pub(crate) fn on_gfx942(name: &str) -> bool {
 /// The CDNA3 interpreter: runs whole gfx940–gfx942 dispatches (waves of 64 lanes) on
 /// a [`Memory`], with the settings and counters of the RDNA3 interpreter it wraps. It
 /// runs what lowers to RDNA3 and CDNA3's own forms; an instruction it does not run yet
-/// (typed buffer accesses, SMFMAC, among others) stops the dispatch with
+/// (the XF32 matrix forms, SMEM's scratch forms, among others) stops the dispatch with
 /// [`ExecError`] naming it.
 #[derive(Debug, Clone, Default)]
 pub struct Interpreter(pub crate::rdna3::Interpreter);
