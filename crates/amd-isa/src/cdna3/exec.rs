@@ -356,10 +356,7 @@ fn own(i: &Inst) -> Own {
             }
         }
         Encoding::Smem => smem(i),
-        Encoding::Global if lds_dma_size(i).is_some() => global_lds(i),
-        Encoding::Scratch if i.name().is_some_and(|n| n.contains("_load_lds_")) => {
-            Own::Refused("a scratch load into LDS")
-        }
+        Encoding::Global | Encoding::Scratch if lds_dma_size(i).is_some() => global_lds(i),
         Encoding::Global | Encoding::Flat | Encoding::Scratch => {
             let acc = fc::flat::ACC.get(w) == 1;
             let op = match i.enc {
@@ -652,6 +649,9 @@ fn lds_dma_size(i: &Inst) -> Option<(usize, bool)> {
         Encoding::Global => super::opcodes::Global::from_op(i.op)?
             .name()
             .strip_prefix("global_load_lds_")?,
+        Encoding::Scratch => super::opcodes::Scratch::from_op(i.op)?
+            .name()
+            .strip_prefix("scratch_load_lds_")?,
         Encoding::Mubuf => Mubuf::from_op(i.op)?.name().strip_prefix("buffer_load_")?,
         _ => return None,
     };
@@ -665,10 +665,11 @@ fn lds_dma_size(i: &Inst) -> Option<(usize, bool)> {
     }
 }
 
-/// `global_load_lds_*`: each active lane reads `bytes` at its GLOBAL address (SADDR
-/// plus a VGPR's offset, or a VGPR pair; plus the instruction's offset) and writes them,
-/// extended to a dword, into LDS at M0[15:0] plus the same instruction offset, a dword
-/// a lane ([`rdna3::lds_dma_store`]).
+/// `global_load_lds_*` and `scratch_load_lds_*`: each active lane reads `bytes` at its
+/// GLOBAL address (SADDR plus a VGPR's offset, or a VGPR pair; plus the instruction's
+/// offset) or its private address (SADDR's 32 bits, plus the VGPR where SVE says, plus
+/// the offset) and writes them, extended to a dword, into LDS at M0[15:0] plus the same
+/// instruction offset, a dword a lane ([`rdna3::lds_dma_store`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GlobalLds {
     bytes: usize,
@@ -678,6 +679,8 @@ pub(crate) struct GlobalLds {
     /// The address VGPR.
     addr: usize,
     offset: i64,
+    /// From private memory (SCRATCH), the VGPR taken where the flag (SVE) says.
+    scratch: Option<bool>,
 }
 
 fn global_lds(i: &Inst) -> Own {
@@ -698,11 +701,39 @@ fn global_lds(i: &Inst) -> Own {
         saddr,
         addr: fc::flat::ADDR.0.get(w) as usize,
         offset: i64::from((fc::global::OFFSET.get(w) << 19) as i32 >> 19),
+        scratch: (i.enc == Encoding::Scratch).then(|| fc::scratch::SVE.get(w) == 1),
     })
 }
 
 impl GlobalLds {
     fn run(&self, w: &mut Wave, mem: &dyn Memory, lds: &mut [u8]) -> Result<(), Trap> {
+        if let Some(sve) = self.scratch {
+            let base = if self.saddr == NULL {
+                0
+            } else {
+                i64::from(w.sread(self.saddr, None)?)
+            };
+            let exec = w.exec();
+            for lane in (0..32).filter(|l| exec >> l & 1 != 0) {
+                let v = if sve {
+                    i64::from(w.vread(256 + self.addr as u16, lane, None)?)
+                } else {
+                    0
+                };
+                let a = base.wrapping_add(v).wrapping_add(self.offset);
+                let mut b = [0u8; 4];
+                b[..self.bytes].copy_from_slice(rdna3::private_bytes(
+                    w,
+                    lane,
+                    a,
+                    self.bytes,
+                    crate::memory::AccessKind::Load,
+                )?);
+                let v = rdna3::lds_dma_value(&b, self.bytes, self.signed);
+                rdna3::lds_dma_store(w, lds, lane, self.offset, v)?;
+            }
+            return Ok(());
+        }
         let sbase = if self.saddr == NULL {
             None
         } else {
@@ -2004,6 +2035,49 @@ pub(super) mod tests {
                     0x5555_5555_aaaa_aaaa
                 };
                 assert_eq!(got, want, "lane {lane}, src1 {src1}, src2 {src2}, baseline {baseline}");
+            }
+        }
+    }
+
+    /// `scratch_load_lds_*` read each lane's private memory (what `scratch_store_dword`
+    /// put there) into LDS at M0 + the offset + 4 × the lane, on a wave of 64: a dword
+    /// from a VGPR's address, a short sign-extended from a VGPR's address plus 2, a byte
+    /// from SADDR's address plus 1 (the VGPR unused).
+    #[test]
+    fn scratch_load_lds_reads_each_lanes_private_memory() {
+        // scratch_store_dword v1, v2, off
+        let store: &[u32] = &[0xdc70_6000, 0x007f_0201];
+        // scratch_load_lds_dword v1, off
+        let dword: &[u32] = &[0xdca8_6000, 0x007f_0001];
+        // scratch_load_lds_sshort v1, off offset:2
+        let short: &[u32] = &[0xdca4_6002, 0x007f_0001];
+        // scratch_load_lds_ubyte off, s3 offset:1
+        let byte: &[u32] = &[0xdc98_4001, 0x0003_0000];
+        let setup = |w: &mut crate::rdna3::Wave, _| {
+            wave64(w, |r, lane| match r {
+                1 => 8,
+                2 => 0x8001_0000 | (lane as u32) << 24 | 0x7f00 | lane as u32,
+                _ => 0,
+            });
+            w.s[crate::rdna3::M0] = 64;
+            w.s[3] = 8;
+        };
+        let at = |lds: &[u8], lane: usize, offset: usize| {
+            u32::from_le_bytes(lds[64 + offset + 4 * lane..68 + offset + 4 * lane].try_into().unwrap())
+        };
+        for (load, offset, want) in [
+            (dword, 0, &(|l: u32| 0x8001_7f00 | l << 24 | l) as &dyn Fn(u32) -> u32),
+            (short, 2, &|l: u32| (0x8001 | l << 8) as u16 as i16 as u32),
+            (byte, 1, &|_: u32| 0x7f),
+        ] {
+            let mut lds = vec![0u8; 512];
+            run_as::<Cdna3>(&[store, load], &mut [], &mut lds, setup).unwrap();
+            for lane in 0..64 {
+                assert_eq!(
+                    at(&lds, lane, offset),
+                    want(lane as u32),
+                    "lane {lane}, offset {offset}"
+                );
             }
         }
     }

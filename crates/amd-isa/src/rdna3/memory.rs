@@ -936,7 +936,7 @@ fn flat_atomic(
 /// first use; an access outside [`PRIVATE_LIMIT`] is an error, and under the
 /// sanitizer's check one past the dispatch's share for each lane
 /// ([`Wave::private_limit`]) a trap.
-fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize, kind: AccessKind) -> R<&mut [u8]> {
+pub(crate) fn private_bytes(w: &mut Wave, lane: usize, a: i64, len: usize, kind: AccessKind) -> R<&mut [u8]> {
     let end = a
         .checked_add(len as i64)
         .filter(|&e| a >= 0 && e as usize <= PRIVATE_LIMIT)

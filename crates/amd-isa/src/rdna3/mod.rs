@@ -88,7 +88,7 @@ pub(crate) use matrix::{
 };
 pub(crate) use memory::{
     FlatAccess, atomic, atomic_op, atomic_result, atomic64, based_address, extra_atomic, flat_generic, global,
-    pair_address, scratch,
+    pair_address, private_bytes, scratch,
 };
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
 pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
