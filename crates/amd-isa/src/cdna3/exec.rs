@@ -782,7 +782,13 @@ fn mubuf(i: &Inst) -> Own {
             Some((2, false)) => R::BUFFER_LOAD_LDS_U16 as u16,
             Some((2, true)) => R::BUFFER_LOAD_LDS_I16 as u16,
             Some(_) => R::BUFFER_LOAD_LDS_B32 as u16,
-            None => return Own::Refused("a buffer load into LDS other than of a byte, short or dword"),
+            // The typed load: one component through the V#'s format.
+            None if Mubuf::from_op(i.op) == Some(Mubuf::BUFFER_LOAD_FORMAT_X) => R::BUFFER_LOAD_LDS_FORMAT_X as u16,
+            None => {
+                return Own::Refused(
+                    "a buffer load into LDS other than of a byte, short, dword or one typed component",
+                );
+            }
         }
     } else {
         op
@@ -2413,6 +2419,24 @@ pub(super) mod tests {
 
         let w = run_as::<Cdna3>(&[format], &mut fresh(), &mut [0; 64], setup).unwrap();
         assert_eq!((w.v[1][3], w.v[1][15], w.v[1][16]), (1003, 1015, 0));
+
+        // buffer_load_format_x v1, s[4:7], 0 offen lds: the typed load into LDS (32-bit
+        // float: each lane's dword at M0 + 4 × the lane).
+        let lds_format: &[u32] = &[0xe001_1000, 0x8001_0001];
+        let mut lds = [0u8; 256];
+        run_as::<Cdna3>(&[lds_format], &mut fresh(), &mut lds, |w, base| {
+            setup(w, base);
+            w.s[crate::rdna3::M0] = 16;
+            for lane in 0..32 {
+                w.v[1][lane] = 4 * lane as u32;
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            [0, 15, 16].map(|l| u32::from_le_bytes(lds[16 + 4 * l..20 + 4 * l].try_into().unwrap())),
+            [1000, 1015, 0],
+            "inside NUM_RECORDS, then 0"
+        );
 
         // buffer_wbl2 sc1, buffer_inv sc0 sc1: an agent-scope release and a system-scope
         // acquire (LLVM's gfx942 fences) run, changing nothing.
