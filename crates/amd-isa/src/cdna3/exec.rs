@@ -2508,6 +2508,44 @@ pub(super) mod tests {
         assert_eq!(w.v[1][0] & 0xffff, 0xff00);
     }
 
+    /// `v_dot2c_f32_f16`'s VOP3 form (RDNA3's VOP3P `v_dot2_f32_f16` with D as S2)
+    /// computes what its VOP2 form (RDNA3's `v_dot2acc_f32_f16`) does, on halves whose
+    /// products and partial sums round (a large accumulator, small products).
+    #[test]
+    fn dot2c_forms_agree() {
+        let mut next = crate::rdna3::testing::xorshift32(0xd072);
+        let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) = (0..32)
+            .map(|_| {
+                (
+                    next() & 0x7bff_7bff,
+                    next() & 0x7bff_7bff,
+                    (next() >> 2).wrapping_add(0x3000_0000),
+                )
+            })
+            .fold((vec![], vec![], vec![]), |(mut a, mut b, mut c), (x, y, z)| {
+                a.push(x);
+                b.push(y);
+                c.push(z);
+                (a, b, c)
+            });
+        // v_dot2c_f32_f16_e32 v0, v1, v2; v_dot2c_f32_f16_e64 v3, v1, v2
+        let w = run_as::<Cdna3>(
+            &[&[0x6e00_0501], &[0xd137_0003, 0x0002_0501]],
+            &mut [],
+            &mut [0; 64],
+            |w, _| {
+                for l in 0..32 {
+                    (w.v[0][l], w.v[1][l], w.v[2][l], w.v[3][l]) = (c[l], a[l], b[l], c[l]);
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..32 {
+            assert_eq!(w.v[3][l], w.v[0][l], "lane {l}");
+        }
+        assert!((0..32).any(|l| w.v[0][l] != c[l]), "the products change the sums");
+    }
+
     /// MUBUF's float atomics (Composable Kernel's split-K reductions use the packed
     /// f16 add): the f64 add returning the old value with SC0, the f64 maximum, and the
     /// packed add of two halves, through a gfx9 resource.

@@ -169,6 +169,9 @@ impl Inst {
         if let Some(r) = self.pkaccum_as_cvt_pk() {
             return Some(r);
         }
+        if let Some(r) = self.dot2c_as_dot2() {
+            return Some(r);
+        }
         if let Some(r) = self.mode_access() {
             return Some(r);
         }
@@ -344,6 +347,36 @@ impl Inst {
         lowered(&r, 2, self.literal)
     }
 
+    /// `v_dot2c_f32_f16_e64` (`D += S0.lo · S1.lo + S0.hi · S1.hi`, accumulating in D;
+    /// gfx11 has the VOP2 form alone) as RDNA3's VOP3P `v_dot2_f32_f16` with D as its
+    /// third source: the same pseudocode (`tmp = S2; tmp += lo product; tmp += hi
+    /// product`), CLMP as VOP3P's. Without source modifiers or OPSEL only (no pseudocode
+    /// says what VOP3's would do to the packed halves).
+    fn dot2c_as_dot2(&self) -> Option<rdna3::Inst> {
+        use fc::vop3 as f;
+        let w = &self.words;
+        if self.enc != Encoding::Vop3
+            || super::opcodes::Vop3::from_op(self.op) != Some(super::opcodes::Vop3::V_DOT2C_F32_F16_E64)
+            || f::ABS.get(w) | f::NEG.get(w) | f::OPSEL.get(w) | f::OMOD.get(w) != 0
+        {
+            return None;
+        }
+        let mut r: Words = [0; 3];
+        f3::vop3p::ENCODING.bits.put(&mut r, f3::vop3p::ENCODING.value);
+        f3::vop3p::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3p::V_DOT2_F32_F16));
+        for (ours, theirs) in [(f::SRC0.0, f3::vop3p::SRC0.0), (f::SRC1.0, f3::vop3p::SRC1.0)] {
+            theirs.put(&mut r, scalar(ours.get(w))?);
+        }
+        let vdst = f::VDST.0.get(w);
+        f3::vop3p::VDST.0.put(&mut r, vdst);
+        f3::vop3p::SRC2.0.put(&mut r, 256 + vdst);
+        // VOP3P's defaults: each source's high half from its high half.
+        f3::vop3p::OPSEL_HI.put(&mut r, 3);
+        f3::vop3p::OPSEL_HI2.put(&mut r, 1);
+        f3::vop3p::CLMP.put(&mut r, f::CLMP.get(w));
+        lowered(&r, 2, self.literal)
+    }
+
     /// gfx9's `v_subrev_u16` (D = S1 − S0, VOP2 and VOP3), which gfx11 does not have:
     /// its `v_sub_nc_u16` (VOP3) with the sources swapped (and their OPSEL bits).
     fn subrev_u16_as_sub(&self) -> Option<rdna3::Inst> {
@@ -443,6 +476,8 @@ mod tests {
             (&[0x0810_00f0], "v_fma_f64 v[8:9], 0.5, v[0:1], v[8:9]"),
             // v_cvt_pkaccum_u8_f32 v0, v1, v2: gfx11's v_cvt_pk_u8_f32 with D as S2
             (&[0xd1f0_0000, 0x0002_0501], "v_cvt_pk_u8_f32 v0, v1, v2, v0"),
+            // v_dot2c_f32_f16_e64 v0, v1, v2 clamp: gfx11's v_dot2_f32_f16 with D as S2
+            (&[0xd137_8000, 0x0002_0501], "v_dot2_f32_f16 v0, v1, v2, v0 clamp"),
             // ds_write2_b32 v1, v2, v3 offset0:4 offset1:8
             (
                 &[0xd81c_0804, 0x0003_0201],
