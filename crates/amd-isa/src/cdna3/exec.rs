@@ -1454,7 +1454,7 @@ fn run_pk_f32(w: &mut Wave, x: &PkF32, mem: &dyn Memory, lds: &mut [u8]) -> Resu
 }
 
 /// SMEM: the loads (`s_load_dword…`), the stores and atomics ([`super::smem`]), the
-/// clocks, the cache controls; the scratch forms and ATC probes are refused.
+/// clocks, the cache controls and ATC probes (hints); the scratch forms are refused.
 fn smem(i: &Inst) -> Own {
     let w = &i.words;
     // A load's (dwords, through a buffer resource); `None` for a store or atomic.
@@ -1475,7 +1475,10 @@ fn smem(i: &Inst) -> Own {
             | Smem::S_DCACHE_INV_VOL
             | Smem::S_DCACHE_WB_VOL
             | Smem::S_DCACHE_DISCARD
-            | Smem::S_DCACHE_DISCARD_X2,
+            | Smem::S_DCACHE_DISCARD_X2
+            // Probes of the address translation cache: prefetch hints, no result.
+            | Smem::S_ATC_PROBE
+            | Smem::S_ATC_PROBE_BUFFER,
         ) => {
             return Own::Hint;
         }
