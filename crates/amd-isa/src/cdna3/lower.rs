@@ -281,55 +281,44 @@ impl Inst {
     /// `v_fma_f64` with the destination as its third source.
     fn fmac_f64_as_fma(&self) -> Option<rdna3::Inst> {
         use super::opcodes::op::{vop2, vop3};
-        let w = &self.words;
-        let mut r: Words = [0; 3];
-        f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
-        f3::vop3::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3::V_FMA_F64));
-        let vdst = match self.enc {
+        let fma = rdna3::opcodes::op::vop3::V_FMA_F64;
+        match self.enc {
             Encoding::Vop2 if self.op == vop2::V_FMAC_F64_E32 && self.ext.is_none() => {
+                let w = &self.words;
+                let mut r: Words = [0; 3];
+                f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
+                f3::vop3::OP.put(&mut r, u32::from(fma));
                 f3::vop3::SRC0.0.put(&mut r, scalar(fc::vop2::SRC0.0.get(w))?);
                 f3::vop3::SRC1.0.put(&mut r, 256 + fc::vop2::VSRC1.0.get(w));
-                fc::vop2::VDST.0.get(w)
+                let vdst = fc::vop2::VDST.0.get(w);
+                f3::vop3::VDST.0.put(&mut r, vdst);
+                f3::vop3::SRC2.0.put(&mut r, 256 + vdst);
+                lowered(&r, 2, self.literal)
             }
-            Encoding::Vop3 if self.op == vop3::V_FMAC_F64_E64 => {
-                for (ours, theirs) in [
-                    (fc::vop3::SRC0.0, f3::vop3::SRC0.0),
-                    (fc::vop3::SRC1.0, f3::vop3::SRC1.0),
-                ] {
-                    theirs.put(&mut r, scalar(ours.get(w))?);
-                }
-                for (ours, theirs) in [
-                    (fc::vop3::ABS, f3::vop3::ABS),
-                    (fc::vop3::NEG, f3::vop3::NEG),
-                    (fc::vop3::CLMP, f3::vop3::CLMP),
-                    (fc::vop3::OMOD, f3::vop3::OMOD),
-                ] {
-                    theirs.put(&mut r, ours.get(w));
-                }
-                fc::vop3::VDST.0.get(w)
-            }
-            _ => return None,
-        };
-        f3::vop3::VDST.0.put(&mut r, vdst);
-        f3::vop3::SRC2.0.put(&mut r, 256 + vdst);
-        lowered(&r, 2, self.literal)
+            Encoding::Vop3 if self.op == vop3::V_FMAC_F64_E64 => self.vop3_with_d_as_s2(fma),
+            _ => None,
+        }
     }
 
     /// `v_cvt_pkaccum_u8_f32` (byte `S1[1:0]` of D replaced by `f32_to_u8(S0)`, which
     /// gfx11 does not have) as RDNA3's `v_cvt_pk_u8_f32` with the destination as its
     /// third source (the same pseudocode with S2 for D).
     fn pkaccum_as_cvt_pk(&self) -> Option<rdna3::Inst> {
+        let pkaccum = self.enc == Encoding::Vop3
+            && super::opcodes::Vop3::from_op(self.op) == Some(super::opcodes::Vop3::V_CVT_PKACCUM_U8_F32_E64)
+            && fc::vop3::OPSEL.get(&self.words) == 0;
+        pkaccum.then(|| self.vop3_with_d_as_s2(rdna3::opcodes::op::vop3::V_CVT_PK_U8_F32))?
+    }
+
+    /// This VOP3 instruction as RDNA3's VOP3 `op3` of the same sources, modifiers (ABS,
+    /// NEG, CLMP, OMOD) and destination, with the destination as its third source: the
+    /// accumulating forms gfx11 spells with an S2.
+    fn vop3_with_d_as_s2(&self, op3: u16) -> Option<rdna3::Inst> {
         use fc::vop3 as f;
         let w = &self.words;
-        if self.enc != Encoding::Vop3
-            || super::opcodes::Vop3::from_op(self.op) != Some(super::opcodes::Vop3::V_CVT_PKACCUM_U8_F32_E64)
-            || f::OPSEL.get(w) != 0
-        {
-            return None;
-        }
         let mut r: Words = [0; 3];
         f3::vop3::ENCODING.bits.put(&mut r, f3::vop3::ENCODING.value);
-        f3::vop3::OP.put(&mut r, u32::from(rdna3::opcodes::op::vop3::V_CVT_PK_U8_F32));
+        f3::vop3::OP.put(&mut r, u32::from(op3));
         for (ours, theirs) in [(f::SRC0.0, f3::vop3::SRC0.0), (f::SRC1.0, f3::vop3::SRC1.0)] {
             theirs.put(&mut r, scalar(ours.get(w))?);
         }
