@@ -330,32 +330,39 @@ fn resource_gfx9(w: &Wave, srsrc: u16) -> R<Resource> {
 /// a float 8-bit component). The numbering is LLVM's (`BUF_DATA_FORMAT_*`,
 /// `BUF_NUM_FORMAT_*` for gfx9).
 pub(crate) fn gfx9_format(dfmt: u32, nfmt: u32) -> u32 {
-    const DATA: [&str; 16] = [
-        "",
-        "8",
-        "16",
-        "8_8",
-        "32",
-        "16_16",
-        "10_11_11",
-        "11_11_10",
-        "10_10_10_2",
-        "2_10_10_10",
-        "8_8_8_8",
-        "32_32",
-        "16_16_16_16",
-        "32_32_32",
-        "32_32_32_32",
-        "",
-    ];
-    const NUM: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "", "FLOAT"];
-    match (DATA.get(dfmt as usize), NUM.get(nfmt as usize)) {
-        (Some(d), Some(n)) if !d.is_empty() && !n.is_empty() => {
-            let name = format!("BUF_FMT_{d}_{n}");
-            FORMATS.iter().position(|f| *f == name).map_or(0, |k| k as u32)
+    // Every pair's gfx11 number, found by name once (a V# is read at every buffer
+    // access).
+    static TABLE: std::sync::OnceLock<[u8; 128]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        const DATA: [&str; 16] = [
+            "",
+            "8",
+            "16",
+            "8_8",
+            "32",
+            "16_16",
+            "10_11_11",
+            "11_11_10",
+            "10_10_10_2",
+            "2_10_10_10",
+            "8_8_8_8",
+            "32_32",
+            "16_16_16_16",
+            "32_32_32",
+            "32_32_32_32",
+            "",
+        ];
+        const NUM: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "", "FLOAT"];
+        let mut t = [0u8; 128];
+        for (d, data) in DATA.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            for (n, num) in NUM.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+                let name = format!("BUF_FMT_{data}_{num}");
+                t[d * 8 + n] = FORMATS.iter().position(|f| *f == name).map_or(0, |k| k as u8);
+            }
         }
-        _ => 0,
-    }
+        t
+    });
+    u32::from(table[(dfmt as usize & 15) * 8 + (nfmt as usize & 7)])
 }
 
 impl Resource {
