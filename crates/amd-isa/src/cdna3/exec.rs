@@ -1920,7 +1920,7 @@ fn lshl_add_u64(w: &mut Wave, x: &Wide, literal: Option<u32>) -> Result<(), Trap
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::Cdna3;
+    use super::{Cdna3, rdna3};
     use crate::rdna3::testing::run_as;
 
     /// s[4:7] = a gfx9 V# of 64 bytes at `base` with word 3 `word3` (its data format:
@@ -2509,6 +2509,18 @@ pub(super) mod tests {
         })
         .unwrap();
         assert_eq!(w.v[1][0] & 0xffff, 0xff00);
+    }
+
+    /// gfx9's MTBUF opcodes are gfx11's, numbered alike (`mtbuf` hands the opcode over
+    /// as it is): the same operation by name, gfx9's `format_d16` spelled `d16_format`.
+    #[test]
+    fn mtbuf_opcodes_are_numbered_as_gfx11s() {
+        for op in 0..16u16 {
+            let ours = super::super::opcodes::Mtbuf::from_op(op).unwrap().name();
+            let theirs = rdna3::opcodes::Mtbuf::from_op(op).unwrap().name();
+            assert_eq!(ours.replace("format_d16", "d16_format"), theirs, "opcode {op}");
+        }
+        assert!(super::super::opcodes::Mtbuf::from_op(16).is_none());
     }
 
     /// `v_dot2c_f32_f16`'s VOP3 form (RDNA3's VOP3P `v_dot2_f32_f16` with D as S2)
