@@ -152,6 +152,12 @@ impl DeviceInterface for AnyIface {
             AnyIface::Am(a) => a.props(),
         }
     }
+    fn keeps_freed_memory(&self) -> bool {
+        match self {
+            AnyIface::Kfd(k) => k.keeps_freed_memory(),
+            AnyIface::Am(a) => a.keeps_freed_memory(),
+        }
+    }
     fn alloc(&self, size: usize, kind: BufferKind) -> Result<Self::Memory> {
         Ok(match self {
             AnyIface::Kfd(k) => AnyMemory::Kfd(k.alloc(size, kind)?),

@@ -255,6 +255,7 @@ impl<I: DeviceInterface> Device<I> {
             None => Arc::new(SignalPool::new(&iface)?),
         };
         let target = iface.props().target;
+        let keep_freed = iface.keeps_freed_memory();
         // The timeline's and the fences' signals belong to the device; no wait goes
         // through them as signals (waits for the timeline go through the device).
         let none = || -> Link<I> { Weak::<DeviceInner<I>>::new() };
@@ -295,7 +296,7 @@ impl<I: DeviceInterface> Device<I> {
                 staging: Mutex::new(Staging::default()),
             },
             profile: Profiling::new(index),
-            memory: Mutex::new(Reuse::default()),
+            memory: Mutex::new(Reuse::new(keep_freed)),
         });
         inner.pool.register(inner.link());
         let dev = Device { inner };

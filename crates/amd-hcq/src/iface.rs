@@ -166,6 +166,12 @@ pub trait DeviceInterface: Send + Sync + 'static {
     fn sleep(&self, timeout_ms: u32) -> Result<bool>;
     /// What the transport knows of a hang (fault addresses and reasons).
     fn hang_report(&self) -> Vec<String>;
+    /// Whether freed buffers may be kept for reuse ([`crate::CACHE_LIMIT`]): not where
+    /// the memory is watched for uses after free (a mock GPU's sanitizer,
+    /// `Sys::watches_freed_memory`), whose quarantine only memory given back reaches.
+    fn keeps_freed_memory(&self) -> bool {
+        true
+    }
 }
 
 /// The KFD transport of one GPU.
@@ -295,6 +301,9 @@ impl DeviceInterface for KfdIface {
         Ok(self
             .dev
             .create_queue(if sdma { QueueKind::Sdma } else { QueueKind::Compute }, ring_size)?)
+    }
+    fn keeps_freed_memory(&self) -> bool {
+        !self.dev.sys().watches_freed_memory()
     }
     fn create_aql_queue(&self, ring_size: usize) -> Result<Self::Queue> {
         Ok(self.dev.create_queue(QueueKind::ComputeAql, ring_size)?)

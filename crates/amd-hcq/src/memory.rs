@@ -14,10 +14,11 @@ use crate::{HcqError, Result};
 /// Most bytes the cache of freed allocations keeps.
 pub const CACHE_LIMIT: usize = 256 << 20;
 
-/// Freed allocations kept for reuse, by kind and size.
+/// Freed allocations kept for reuse, by kind and size, up to `limit` bytes.
 pub(crate) struct BufferCache<I: DeviceInterface> {
     free: HashMap<(BufferKind, usize), Vec<I::Memory>>,
     bytes: usize,
+    limit: usize,
 }
 
 impl<I: DeviceInterface> Default for BufferCache<I> {
@@ -25,6 +26,7 @@ impl<I: DeviceInterface> Default for BufferCache<I> {
         BufferCache {
             free: HashMap::new(),
             bytes: 0,
+            limit: CACHE_LIMIT,
         }
     }
 }
@@ -41,7 +43,7 @@ impl<I: DeviceInterface> BufferCache<I> {
 
     /// Keeps `mem` for reuse, or drops (frees) it past the limit.
     pub(crate) fn put(&mut self, kind: BufferKind, mem: I::Memory) {
-        if self.bytes + mem.size() > CACHE_LIMIT {
+        if self.bytes + mem.size() > self.limit {
             return;
         }
         self.bytes += mem.size();
@@ -82,6 +84,17 @@ impl<I: DeviceInterface> Default for Reuse<I> {
 }
 
 impl<I: DeviceInterface> Reuse<I> {
+    /// An empty one; with `keep` false, freed memory goes back to the transport once
+    /// no work uses it, none kept for reuse (under a use-after-free watch:
+    /// [`DeviceInterface::keeps_freed_memory`]).
+    pub(crate) fn new(keep: bool) -> Self {
+        let mut r = Self::default();
+        if !keep {
+            r.cache.limit = 0;
+        }
+        r
+    }
+
     /// Keeps `mem`, freed while the work `fences` name may still use it.
     pub(crate) fn give_back(&mut self, fences: Fences<I>, kind: BufferKind, mem: I::Memory) {
         if fences.is_empty() {

@@ -289,6 +289,10 @@ impl KfdDevice {
     pub fn node(&self) -> &GpuNode {
         &self.node
     }
+    /// The system call layer the device was opened through.
+    pub fn sys(&self) -> &Arc<dyn Sys> {
+        &self.shared.process.sys
+    }
     /// Packet family.
     pub fn target(&self) -> GfxTarget {
         self.target

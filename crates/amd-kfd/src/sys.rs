@@ -229,6 +229,14 @@ pub trait Sys: Send + Sync {
         let _ = addr;
     }
 
+    /// Whether the memory behind this boundary is being watched for uses after free (an
+    /// emulated GPU's sanitizer): a runtime on it should give freed memory back to the
+    /// driver rather than keep it for reuse, so that a dangling pointer reaches freed
+    /// memory, not the next buffer. The real implementation has no such watch.
+    fn watches_freed_memory(&self) -> bool {
+        false
+    }
+
     /// Why the queues of GPU `gpu_id` stopped, one line each, naming the packet or
     /// instruction, where the implementation knows (an emulated GPU does). The kernel
     /// driver reports faults only through its events, so the real implementation

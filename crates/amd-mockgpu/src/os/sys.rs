@@ -22,6 +22,9 @@ use crate::mem::sanitize::GUARD_BYTES as SANITIZER_GUARD_BYTES;
 use crate::pci::{BAR_DOORBELL, BAR_MMIO, BAR_VRAM};
 
 impl Sys for MockSys {
+    fn watches_freed_memory(&self) -> bool {
+        self.driver.lock().sanitize
+    }
     fn open(&self, path: &Path, mode: OpenMode) -> SysResult<Fd> {
         if PciBus::owns(path) {
             let mut d = self.driver.lock();
