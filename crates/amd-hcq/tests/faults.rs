@@ -435,6 +435,9 @@ fn dropping_everything_releases_everything(t: Transport) {
             vadd_works(t, &dev);
             let prg = Program::load(&dev, VADD.of(t), "vadd").unwrap();
             let a = dev.alloc(4096, BufferKind::Device).unwrap();
+            // Written before the kernels read it (under the sanitizer a read of VRAM
+            // nothing wrote stops the kernel).
+            dev.fill(&a, 0, 4096, 0).unwrap();
             let mut q = dev.compute_queue();
             q.exec(
                 &prg,

@@ -314,7 +314,9 @@ fn peer_transfers_respect_both_timelines(t: Transport) {
 
 #[test]
 fn freed_memory_waits_for_the_gpu_and_is_reused() {
-    let (m, p) = platform(Transport::Kfd, 1);
+    // Without the sanitizer, which would have amd-hcq keep nothing for reuse (the
+    // CI's `AMD_MOCK_SANITIZE=1` run).
+    let (m, p) = common::platform_with(Transport::Kfd, 1, |c| amd_mockgpu::MockConfig { sanitize: false, ..c });
     let dev = p.device(0).unwrap();
     let sdma = m.queues().into_iter().find(|q| q.queue_type == 1).unwrap().id;
     let a = dev.alloc(1 << 20, BufferKind::Device).unwrap();
