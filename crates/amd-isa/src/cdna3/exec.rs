@@ -105,6 +105,31 @@ pub(crate) enum Own {
     Refused(&'static str),
 }
 
+impl Own {
+    /// Whether it works on each lane alone and writes no SGPR (a wave64 runs it as two
+    /// passes of 32 lanes without keeping scalar results apart): the 64-bit moves and
+    /// shifted adds, the AccVGPR moves, the packed 32-bit operations, the memory
+    /// accesses, the dot products, the 8-bit float conversions, the LDS atomics.
+    #[inline]
+    fn lane_wise(&self) -> bool {
+        matches!(
+            self,
+            Own::MovB64(_)
+                | Own::LshlAddU64(_)
+                | Own::AccMove { .. }
+                | Own::PkF32(_)
+                | Own::Global(..)
+                | Own::GlobalLds(_)
+                | Own::Flat(..)
+                | Own::Scratch(..)
+                | Own::Buffer(..)
+                | Own::Dot(_)
+                | Own::Fp8(_)
+                | Own::DsAtomic(..)
+        )
+    }
+}
+
 /// A VOP1 or VOP2 instruction's SDWA form: its operation as an RDNA3 VOP3 instruction
 /// from v0 (and v1) to v2 with the SDWA dword's modifiers, and the selects the
 /// interpreter applies around it.
@@ -1562,21 +1587,7 @@ impl Step for Decoded {
         match self {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) => Step::writes_scalars(d),
             Decoded::CmpX(..) => true,
-            Decoded::Own(_, own) => !matches!(
-                own,
-                Own::MovB64(_)
-                    | Own::LshlAddU64(_)
-                    | Own::AccMove { .. }
-                    | Own::PkF32(_)
-                    | Own::Global(..)
-                    | Own::GlobalLds(_)
-                    | Own::Flat(..)
-                    | Own::Scratch(..)
-                    | Own::Buffer(..)
-                    | Own::Dot(_)
-                    | Own::Fp8(_)
-                    | Own::DsAtomic(..)
-            ),
+            Decoded::Own(_, own) => !own.lane_wise(),
         }
     }
     #[inline]
@@ -1585,23 +1596,8 @@ impl Step for Decoded {
             Decoded::Lowered(d, _) | Decoded::Lowered16(d, _, _) | Decoded::CmpX(d, _, _) => Step::per_half(d),
             // A lane move across halves runs both itself.
             Decoded::Own(_, Own::Dpp(x)) => !x.mv.whole_wave,
-            Decoded::Own(_, own) => matches!(
-                own,
-                Own::MovB64(_)
-                    | Own::LshlAddU64(_)
-                    | Own::AccMove { .. }
-                    | Own::Sdwa(_)
-                    | Own::SdwaCmp(_)
-                    | Own::PkF32(_)
-                    | Own::Global(..)
-                    | Own::GlobalLds(_)
-                    | Own::Flat(..)
-                    | Own::Scratch(..)
-                    | Own::Buffer(..)
-                    | Own::Dot(_)
-                    | Own::Fp8(_)
-                    | Own::DsAtomic(..)
-            ),
+            // The SDWA forms write a compare's mask, or VCC as a carry, per half.
+            Decoded::Own(_, own) => own.lane_wise() || matches!(own, Own::Sdwa(_) | Own::SdwaCmp(_)),
         }
     }
     #[inline]
