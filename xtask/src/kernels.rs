@@ -68,6 +68,9 @@ const WAVE32_ONLY: &str = "// wave32 only";
 /// DPP8, the lane permutes).
 const RDNA_ONLY: &str = "// rdna only";
 
+/// The marker of a source built for waves of 64 lanes only (`_w64` builtins).
+const WAVE64_ONLY: &str = "// wave64 only";
+
 /// The marker of a source with no -O0 build (inline assembly with scalar operands,
 /// which -O0 keeps in VGPRs).
 const OPTIMISED_ONLY: &str = "// optimised only";
@@ -77,7 +80,8 @@ const OPTIMISED_ONLY: &str = "// optimised only";
 const ONLY_FOR: &str = "// targets:";
 
 /// Whether `src` has a build for `mcpu` in the target folder `folder` at `opt`: a
-/// wave32-only source has none in the wave64 folders, an RDNA-only one none for
+/// wave32-only source has none in the wave64 folders (a wave64-only one none in the
+/// others), an RDNA-only one none for
 /// gfx942, one with a `// targets:` line none for a processor it does not name, an
 /// optimised-only one none at -O0.
 fn builds_for(src: &Path, mcpu: &str, folder: &str, opt: &str) -> Result<bool> {
@@ -94,7 +98,7 @@ fn builds_for(src: &Path, mcpu: &str, folder: &str, opt: &str) -> Result<bool> {
         && match folder {
             f if is_wave64(f) => !marked(WAVE32_ONLY),
             GFX942 => !marked(WAVE32_ONLY) && !marked(RDNA_ONLY),
-            _ => true,
+            _ => !marked(WAVE64_ONLY),
         })
 }
 

@@ -1413,3 +1413,40 @@ fn half_bits(x: i32) -> u16 {
     let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
     sign | (exp as u16) << 10 | ((bits >> 13) & 0x3ff) as u16
 }
+
+/// gfx11's WMMA in a wave64 (`wmma64.cl`, `__builtin_amdgcn_wmma_f32_16x16x16_f16_w64`,
+/// -O2 and -O0): C = A · B + C0 with C laid out as AMD's calculator gives it for 64
+/// lanes, on small integers (exact in f16 inputs and f32 results).
+#[test]
+fn wmma_in_a_wave64() {
+    let (_p, dev) = device("gfx1100");
+    for elf in [
+        &include_bytes!("../../../tests/kernels/wave64/wmma64.hsaco")[..],
+        &include_bytes!("../../../tests/kernels/wave64/wmma64_O0.hsaco")[..],
+    ] {
+        let prg = Program::load(&dev, elf, "wmma64").unwrap();
+        assert!(prg.wave64());
+        let r = rand_u32(3 * 256, 27);
+        let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
+        let b: Vec<f32> = r[256..512].iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+        let c0: Vec<f32> = r[512..].iter().map(|&v| (v % 100) as f32).collect();
+        let halves = |v: &[f32]| -> Vec<u32> {
+            let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
+            h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
+        };
+        let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
+        let bc = upload(&dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        let dims = LaunchDims {
+            global: [1, 1, 1],
+            local: [64, 1, 1],
+        };
+        prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
+        let got: Vec<f32> = download(&dev, &bc, 256).into_iter().map(f32::from_bits).collect();
+        for row in 0..16 {
+            for col in 0..16 {
+                let want = c0[row * 16 + col] + (0..16).map(|k| a[row * 16 + k] * b[k * 16 + col]).sum::<f32>();
+                assert_eq!(got[row * 16 + col], want, "C[{row}][{col}]");
+            }
+        }
+    }
+}

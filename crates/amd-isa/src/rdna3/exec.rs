@@ -180,6 +180,11 @@ pub(crate) fn per_half(i: &Inst) -> bool {
             Ds::from_op(i.op),
             Some(Ds::DS_PERMUTE_B32 | Ds::DS_BPERMUTE_B32 | Ds::DS_APPEND | Ds::DS_CONSUME)
         ),
+        // WMMA works on the whole wave at once.
+        Encoding::Vop3p => {
+            use super::opcodes::op::vop3p::{V_WMMA_F32_16X16X16_F16, V_WMMA_I32_16X16X16_IU4};
+            !(V_WMMA_F32_16X16X16_F16..=V_WMMA_I32_16X16X16_IU4).contains(&i.op)
+        }
         // v_readfirstlane_b32 is VOP1 opcode 2 (VOP3 0x182).
         Encoding::Vop1 => i.op != vop3::V_READFIRSTLANE_B32_E64 - 0x180,
         Encoding::Vop3 => !matches!(
@@ -2314,6 +2319,64 @@ mod tests {
         let second: Vec<u32> = w.v_other[1].iter().copied().collect();
         let want: Vec<u32> = (32..64u32).map(|l| l ^ 1).collect();
         assert_eq!(second, want, "rows 2 and 3 swapped in pairs");
+    }
+
+    /// A WMMA in a wave64 (f16 results, which keep the other half of D's registers,
+    /// and the 8-bit integer form) computes what the same matrices give in a wave32,
+    /// C and D laid out for 64 lanes as AMD's calculator gives it: element (i, j) in
+    /// register i / 4, lane 16 i % 64 + j (a wave32's: register i / 2, lane
+    /// 16 (i % 2) + j); A and B in the same lanes (0–15, repeated).
+    #[test]
+    fn wmma_in_a_wave64_is_the_wave32_one_laid_out_for_64_lanes() {
+        use super::super::testing::run_decoded;
+        let mut next = super::super::testing::xorshift32(0x0064_3264);
+        // v_wmma_f16_16x16x16_f16 v[26:..], v[2:9], v[10:17], v[18:..] and
+        // v_wmma_i32_16x16x16_iu8 v[26:..], v[2:5], v[10:13], v[18:..]
+        for words in [[0xcc42_401au32, 0x1c4a_1502], [0xcc44_401a, 0x1c4a_1502]] {
+            let ab: Vec<[u32; 16]> = (0..16).map(|_| std::array::from_fn(|_| next() & 0x3bff_3bff)).collect();
+            let c: Vec<[u32; 16]> = (0..16).map(|_| std::array::from_fn(|_| next() & 0xffff_3bff)).collect();
+            let d: Vec<[u32; 16]> = (0..16).map(|_| std::array::from_fn(|_| next())).collect();
+            let w32 = run_decoded(&words, |w| {
+                for lane in 0..32 {
+                    for (r, row) in ab.iter().enumerate() {
+                        w.v[2 + r][lane] = row[lane % 16];
+                    }
+                }
+                for i in 0..16 {
+                    for j in 0..16 {
+                        w.v[18 + i / 2][16 * (i % 2) + j] = c[i][j];
+                        w.v[26 + i / 2][16 * (i % 2) + j] = d[i][j];
+                    }
+                }
+            })
+            .unwrap();
+            let w64 = run_decoded(&words, |w| {
+                w.wave64 = true;
+                w.s[EXEC_LO + 1] = u32::MAX;
+                w.v_other.resize(w.v.len(), crate::rdna3::VgprRow::default());
+                for lane in 0..64 {
+                    for (r, row) in ab.iter().enumerate() {
+                        w.vwrite_lane64(2 + r, lane, row[lane % 16]).unwrap();
+                    }
+                }
+                for i in 0..16 {
+                    for j in 0..16 {
+                        w.vwrite_lane64(18 + i / 4, 16 * i % 64 + j, c[i][j]).unwrap();
+                        w.vwrite_lane64(26 + i / 4, 16 * i % 64 + j, d[i][j]).unwrap();
+                    }
+                }
+            })
+            .unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    let want = w32.v[26 + i / 2][16 * (i % 2) + j];
+                    let got = w64
+                        .vread_lane64(256 + (26 + i / 4) as u16, 16 * i % 64 + j, None)
+                        .unwrap();
+                    assert_eq!(got, want, "{words:x?}: D({i}, {j})");
+                }
+            }
+        }
     }
 
     #[test]

@@ -84,6 +84,62 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, o: WmmaOperands) -> R<()> {
     wmma_float(w, WmmaInputs::Half { bf16 }, half_out, o)
 }
 
+/// A gfx11 WMMA in a wave64. AMD's matrix instruction calculator (`-w 64`) puts A's
+/// and B's elements in a wave64's lanes as in a wave32's (lanes 0–15, again in 16–31,
+/// 32–47 and 48–63) and C's and D's element (i, j) in register `i / 4`, lane
+/// `16 i % 64 + j` (a 16-bit result in the half a wave32's is in). `run` runs the
+/// wave32 operation on a wave of 32 lanes holding A, B and C (C in the wave32 layout)
+/// from v0, v8 and v16, its D at v24 (D's registers first copied there, so a 16-bit
+/// result keeps the other half); D goes back in the wave64 layout.
+fn wave64_gfx11(
+    w: &mut Wave,
+    dst: usize,
+    srcs: [u16; 3],
+    run: impl FnOnce(&mut Wave, usize, [u16; 3]) -> R<()>,
+) -> R<()> {
+    if w.exec_all() != u64::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let mut t = Wave::new(32, w.pc);
+    t.s = w.s;
+    t.mode = w.mode;
+    let mut moved = srcs;
+    for (k, at) in [(0usize, 0usize), (1, 8)] {
+        if let Some(first) = srcs[k].checked_sub(256) {
+            for r in 0..8 {
+                if let Some(row) = w.v.get(usize::from(first) + r) {
+                    t.v[at + r] = *row;
+                }
+            }
+            moved[k] = 256 + at as u16;
+        }
+    }
+    // Element (i, j): the wave64's register i / 4, lane 16 i % 64 + j; the wave32's
+    // register i / 2, lane 16 (i % 2) + j.
+    let place64 = |i: usize, j: usize| (i / 4, 16 * i % 64 + j);
+    let place32 = |i: usize, j: usize| (i / 2, 16 * (i % 2) + j);
+    for i in 0..16 {
+        for j in 0..16 {
+            let ((r64, l64), (r32, l32)) = (place64(i, j), place32(i, j));
+            if srcs[2] >= 256 {
+                t.v[16 + r32].0[l32] = w.vread_lane64(srcs[2] + r64 as u16, l64, None)?;
+            }
+            t.v[24 + r32].0[l32] = w.vread_lane64(256 + (dst + r64) as u16, l64, None)?;
+        }
+    }
+    if srcs[2] >= 256 {
+        moved[2] = 256 + 16;
+    }
+    run(&mut t, 24, moved)?;
+    for i in 0..16 {
+        for j in 0..16 {
+            let ((r64, l64), (r32, l32)) = (place64(i, j), place32(i, j));
+            w.vwrite_lane64(dst + r64, l64, t.v[24 + r32].0[l32])?;
+        }
+    }
+    Ok(())
+}
+
 /// What a float WMMA's A and B hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WmmaInputs {
@@ -107,9 +163,25 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         layout,
     } = o;
     if w.wave64 {
-        return Err(crate::error::Trap::missing(
-            "WMMA in a wave64 is not implemented".into(),
-        ));
+        if layout != WmmaLayout::Gfx11 {
+            return Err(crate::error::Trap::missing(
+                "gfx12's WMMA in a wave64 is not implemented".into(),
+            ));
+        }
+        return wave64_gfx11(w, dst, srcs, |t, dst, srcs| {
+            wmma_float(
+                t,
+                inputs,
+                half_out,
+                WmmaOperands {
+                    dst,
+                    srcs,
+                    mods,
+                    lit,
+                    layout,
+                },
+            )
+        });
     }
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
@@ -781,9 +853,9 @@ pub(crate) fn wmma_int(
 ) -> R<()> {
     let layout = WmmaLayout::Gfx11;
     if w.wave64 {
-        return Err(crate::error::Trap::missing(
-            "WMMA in a wave64 is not implemented".into(),
-        ));
+        return wave64_gfx11(w, dst, srcs, |t, dst, srcs| {
+            wmma_int(t, four, dst, srcs, neg_lo, clamp, lit)
+        });
     }
     if w.exec() != u32::MAX {
         return Err("WMMA needs every lane of the wave enabled".into());
