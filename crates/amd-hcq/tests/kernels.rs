@@ -1144,30 +1144,36 @@ fn saturating_arithmetic_and_float_clamps() {
 #[test]
 fn wmma_matrix_multiply_accumulate() {
     for_each_build(&kernel!(rdna "wmma"), "wmma", |dev, prg| {
-        let r = rand_u32(3 * 256, 25);
-        // Small integers: every product and sum is exact in f16 inputs and f32 results.
-        let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
-        let b: Vec<f32> = r[256..512].iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-        let c0: Vec<f32> = r[512..].iter().map(|&v| (v % 100) as f32).collect();
-        let halves = |v: &[f32]| -> Vec<u32> {
-            let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
-            h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
-        };
-        let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
-        let bc = upload(dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-        let dims = LaunchDims {
-            global: [1, 1, 1],
-            local: [32, 1, 1],
-        };
-        prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
-        let got: Vec<f32> = download(dev, &bc, 256).into_iter().map(f32::from_bits).collect();
-        for row in 0..16 {
-            for col in 0..16 {
-                let want = c0[row * 16 + col] + (0..16).map(|k| a[row * 16 + k] * b[k * 16 + col]).sum::<f32>();
-                assert_eq!(got[row * 16 + col], want, "C[{row}][{col}]");
-            }
-        }
+        wmma_multiplies(dev, prg, 32, 25)
     });
+}
+
+/// Runs a one-wave WMMA kernel (`wmma`, `wmma64`: A, B in halves, C in floats, C = A ·
+/// B + C) of `lanes` lanes on random small integers (every product and sum exact in
+/// f16 inputs and f32 results) and checks C.
+fn wmma_multiplies(dev: &Device, prg: &Program, lanes: u32, seed: u32) {
+    let r = rand_u32(3 * 256, seed);
+    let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
+    let b: Vec<f32> = r[256..512].iter().map(|&v| (v % 7) as f32 - 3.0).collect();
+    let c0: Vec<f32> = r[512..].iter().map(|&v| (v % 100) as f32).collect();
+    let halves = |v: &[f32]| -> Vec<u32> {
+        let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
+        h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
+    };
+    let (ba, bb) = (upload(dev, &halves(&a)), upload(dev, &halves(&b)));
+    let bc = upload(dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let dims = LaunchDims {
+        global: [1, 1, 1],
+        local: [lanes, 1, 1],
+    };
+    prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
+    let got: Vec<f32> = download(dev, &bc, 256).into_iter().map(f32::from_bits).collect();
+    for row in 0..16 {
+        for col in 0..16 {
+            let want = c0[row * 16 + col] + (0..16).map(|k| a[row * 16 + k] * b[k * 16 + col]).sum::<f32>();
+            assert_eq!(got[row * 16 + col], want, "C[{row}][{col}]");
+        }
+    }
 }
 
 /// The WMMA benchmark kernel (`cargo xtask bench interp matrix`): four independent
@@ -1426,27 +1432,6 @@ fn wmma_in_a_wave64() {
     ] {
         let prg = Program::load(&dev, elf, "wmma64").unwrap();
         assert!(prg.wave64());
-        let r = rand_u32(3 * 256, 27);
-        let a: Vec<f32> = r[..256].iter().map(|&v| (v % 9) as f32 - 4.0).collect();
-        let b: Vec<f32> = r[256..512].iter().map(|&v| (v % 7) as f32 - 3.0).collect();
-        let c0: Vec<f32> = r[512..].iter().map(|&v| (v % 100) as f32).collect();
-        let halves = |v: &[f32]| -> Vec<u32> {
-            let h: Vec<u16> = v.iter().map(|&x| f32_to_half_exact(x)).collect();
-            h.chunks(2).map(|p| p[0] as u32 | (p[1] as u32) << 16).collect()
-        };
-        let (ba, bb) = (upload(&dev, &halves(&a)), upload(&dev, &halves(&b)));
-        let bc = upload(&dev, &c0.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-        let dims = LaunchDims {
-            global: [1, 1, 1],
-            local: [64, 1, 1],
-        };
-        prg.launch_timed(&[&ba, &bb, &bc], &[], dims).explained();
-        let got: Vec<f32> = download(&dev, &bc, 256).into_iter().map(f32::from_bits).collect();
-        for row in 0..16 {
-            for col in 0..16 {
-                let want = c0[row * 16 + col] + (0..16).map(|k| a[row * 16 + k] * b[k * 16 + col]).sum::<f32>();
-                assert_eq!(got[row * 16 + col], want, "C[{row}][{col}]");
-            }
-        }
+        wmma_multiplies(&dev, &prg, 64, 27);
     }
 }
