@@ -1278,16 +1278,11 @@ fn a_trap_stops_the_dispatch_naming_it() {
 /// a loop is at least the one before it, in every workgroup.
 #[test]
 fn the_clocks_move_forward() {
-    let (_p, dev) = device("gfx942");
-    for elf in [
-        &include_bytes!("../../../tests/kernels/gfx942/clocks.hsaco")[..],
-        &include_bytes!("../../../tests/kernels/gfx942/clocks_O0.hsaco")[..],
-    ] {
-        let prg = Program::load(&dev, elf, "clocks").unwrap();
+    for_each_build(&kernel!(in "gfx942" for "gfx942" "clocks"), "clocks", |dev, prg| {
         let wgs = 4;
-        let out = upload(&dev, &vec![0u32; 10 * wgs]);
+        let out = upload(dev, &vec![0u32; 10 * wgs]);
         prg.launch_timed(&[&out], &[20_000], groups(256 * wgs)).explained();
-        let got = download(&dev, &out, 10 * wgs);
+        let got = download(dev, &out, 10 * wgs);
         let at = |k: usize| u64::from(got[2 * k]) | u64::from(got[2 * k + 1]) << 32;
         for g in 0..wgs {
             let [t0, t1, r0, r1] = [0, 1, 2, 3].map(|k| at(5 * g + k));
@@ -1300,7 +1295,7 @@ fn the_clocks_move_forward() {
             assert_eq!(at(5 * g + 4) as u32, acc);
         }
         assert!(at(5 * (wgs - 1) + 1) > 0, "the clock counts");
-    }
+    });
 }
 
 /// gfx942's sparse matrix instructions through the whole stack (`smfmac.cl`, -O2 and
@@ -1313,10 +1308,7 @@ fn sparse_matrix_products() {
     let (_p, dev) = device("gfx942");
     let mut rng = rand_u32(1 << 16, 71).into_iter();
     let mut next = move || rng.next().expect("enough random words");
-    for elf in [
-        &include_bytes!("../../../tests/kernels/gfx942/smfmac.hsaco")[..],
-        &include_bytes!("../../../tests/kernels/gfx942/smfmac_O0.hsaco")[..],
-    ] {
+    for (_, elf) in kernel!(in "gfx942" for "gfx942" "smfmac") {
         // (kernel, K, element bits; A's pair: register, lane, bit of row 0's group g;
         // the index's bit; B's register, lane, bit of column 0's k)
         type Place = fn(usize) -> (usize, usize, u32);
@@ -1425,13 +1417,8 @@ fn half_bits(x: i32) -> u16 {
 /// lanes, on small integers (exact in f16 inputs and f32 results).
 #[test]
 fn wmma_in_a_wave64() {
-    let (_p, dev) = device("gfx1100");
-    for elf in [
-        &include_bytes!("../../../tests/kernels/wave64/wmma64.hsaco")[..],
-        &include_bytes!("../../../tests/kernels/wave64/wmma64_O0.hsaco")[..],
-    ] {
-        let prg = Program::load(&dev, elf, "wmma64").unwrap();
+    for_each_build(&kernel!(in "wave64" for "gfx1100" "wmma64"), "wmma64", |dev, prg| {
         assert!(prg.wave64());
-        wmma_multiplies(&dev, &prg, 64, 27);
-    }
+        wmma_multiplies(dev, prg, 64, 27);
+    });
 }

@@ -191,9 +191,23 @@ pub fn stop_reasons(m: &MockSys) -> Vec<String> {
 /// A committed test kernel built at -O2 and at -O0 (which keeps values in scratch and
 /// runs unoptimised code), for gfx1100, gfx1201 and gfx942; `kernel!(rdna "name")`
 /// for the kernels built for RDNA only (wave32 or WMMA kernels: `tests/kernels`'
-/// `// wave32 only` and `// rdna only` markers).
+/// `// wave32 only` and `// rdna only` markers); `kernel!(in "folder" for "target"
+/// "name")` for the two builds of a kernel built for one target (`// targets:`,
+/// `// wave64 only`).
 #[macro_export]
 macro_rules! kernel {
+    (in $folder:literal for $target:literal $name:literal) => {
+        [
+            (
+                $target,
+                &include_bytes!(concat!("../../../tests/kernels/", $folder, "/", $name, ".hsaco"))[..],
+            ),
+            (
+                $target,
+                &include_bytes!(concat!("../../../tests/kernels/", $folder, "/", $name, "_O0.hsaco"))[..],
+            ),
+        ]
+    };
     ($name:literal) => {{
         let mut builds = kernel!(rdna $name).to_vec();
         builds.extend([
