@@ -1417,7 +1417,9 @@ fn half_bits(x: i32) -> u16 {
 /// lanes, on small integers (exact in f16 inputs and f32 results).
 #[test]
 fn wmma_in_a_wave64() {
-    for_each_build(&kernel!(in "wave64" for "gfx1100" "wmma64"), "wmma64", |dev, prg| {
+    let mut builds = kernel!(in "wave64" for "gfx1100" "wmma64").to_vec();
+    builds.extend(kernel!(in "gfx1201/wave64" for "gfx1201" "wmma64"));
+    for_each_build(&builds, "wmma64", |dev, prg| {
         assert!(prg.wave64());
         wmma_multiplies(dev, prg, 64, 27);
     });

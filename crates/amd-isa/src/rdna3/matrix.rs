@@ -140,6 +140,69 @@ fn wave64_gfx11(
     Ok(())
 }
 
+/// A gfx12 WMMA of 16-bit inputs and f32 results in a wave64, as AMD's matrix
+/// instruction calculator lays it out for 64 lanes (`-a rdna4 -w 64`): A's element
+/// (i, k) in register (k / 2) % 2 at bit 16 (k % 2) of lane
+/// `32 ((k / 8) % 2) + 16 ((k / 4) % 2) + i` (B's (k, j) alike), C's and D's element
+/// (i, j) in register i % 4 of lane `32 ((i / 4) % 2) + 16 (i / 8) + j`. `run` runs
+/// the wave32 operation on a wave of 32 lanes holding A, B and C in gfx12's wave32
+/// layout (A's element at half `e = (k & 3) + 4 (k / 8)` of lane `i + 16 ((k / 4) % 2)`;
+/// C's in register i % 8 of lane `16 (i / 8) + j`) from v0, v8 and v16, its D at v24;
+/// D goes back in the wave64 layout.
+fn wave64_gfx12(
+    w: &mut Wave,
+    dst: usize,
+    srcs: [u16; 3],
+    run: impl FnOnce(&mut Wave, usize, [u16; 3]) -> R<()>,
+) -> R<()> {
+    if w.exec_all() != u64::MAX {
+        return Err("WMMA needs every lane of the wave enabled".into());
+    }
+    let mut t = Wave::new(32, w.pc);
+    t.s = w.s;
+    t.mode = w.mode;
+    let mut moved = srcs;
+    // (register, lane, bit) of 16-bit element (x, k) of A (x a row) or B (x a column).
+    let in64 = |x: usize, k: usize| ((k / 2) % 2, 32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + x, 16 * (k % 2));
+    let in32 = |x: usize, k: usize| {
+        let e = (k & 3) + 4 * (k / 8);
+        (e / 2, x + 16 * ((k / 4) % 2), 16 * (e % 2))
+    };
+    for (s, at) in [(0usize, 0usize), (1, 8)] {
+        if srcs[s] < 256 {
+            continue;
+        }
+        for x in 0..16 {
+            for k in 0..16 {
+                let ((r64, l64, b64), (r32, l32, b32)) = (in64(x, k), in32(x, k));
+                let h = (w.vread_lane64(srcs[s] + r64 as u16, l64, None)? >> b64) & 0xffff;
+                let row = &mut t.v[at + r32].0[l32];
+                *row = (*row & !(0xffff << b32)) | h << b32;
+            }
+        }
+        moved[s] = 256 + at as u16;
+    }
+    let out64 = |i: usize, j: usize| (i % 4, 32 * ((i / 4) % 2) + 16 * (i / 8) + j);
+    let out32 = |i: usize, j: usize| (i % 8, 16 * (i / 8) + j);
+    if srcs[2] >= 256 {
+        for i in 0..16 {
+            for j in 0..16 {
+                let ((r64, l64), (r32, l32)) = (out64(i, j), out32(i, j));
+                t.v[16 + r32].0[l32] = w.vread_lane64(srcs[2] + r64 as u16, l64, None)?;
+            }
+        }
+        moved[2] = 256 + 16;
+    }
+    run(&mut t, 24, moved)?;
+    for i in 0..16 {
+        for j in 0..16 {
+            let ((r64, l64), (r32, l32)) = (out64(i, j), out32(i, j));
+            w.vwrite_lane64(dst + r64, l64, t.v[24 + r32].0[l32])?;
+        }
+    }
+    Ok(())
+}
+
 /// What a float WMMA's A and B hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WmmaInputs {
@@ -164,9 +227,25 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
     } = o;
     if w.wave64 {
         if layout != WmmaLayout::Gfx11 {
-            return Err(crate::error::Trap::missing(
-                "gfx12's WMMA in a wave64 is not implemented".into(),
-            ));
+            if half_out || !matches!(inputs, WmmaInputs::Half { .. }) {
+                return Err(crate::error::Trap::missing(
+                    "gfx12's WMMA in a wave64 runs the 16-bit-input forms with f32 results only".into(),
+                ));
+            }
+            return wave64_gfx12(w, dst, srcs, |t, dst, srcs| {
+                wmma_float(
+                    t,
+                    inputs,
+                    half_out,
+                    WmmaOperands {
+                        dst,
+                        srcs,
+                        mods,
+                        lit,
+                        layout,
+                    },
+                )
+            });
         }
         return wave64_gfx11(w, dst, srcs, |t, dst, srcs| {
             wmma_float(

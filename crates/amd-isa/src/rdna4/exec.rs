@@ -107,15 +107,13 @@ pub(crate) enum Own {
 impl Own {
     /// Whether it is a vector operation on each lane alone, which writes no SGPR: a
     /// wave64 runs it as two passes of 32 lanes, as RDNA3's vector instructions
-    /// ([`rdna3::run_halves`]). The scalar ones run once, and so does
-    /// `ds_bpermute_fi_b32`, which reads across the whole wave.
+    /// ([`rdna3::run_halves`]). The scalar ones run once, and so do
+    /// `ds_bpermute_fi_b32`, which reads across the whole wave, and the matrix
+    /// instructions, which work on the whole wave.
     fn vector_only(&self) -> bool {
         matches!(
             self,
-            Own::Wmma(_)
-                | Own::Matrix(_)
-                | Own::WmmaFp8(..)
-                | Own::Block { .. }
+            Own::Block { .. }
                 | Own::Fp8(_)
                 | Own::Global(_)
                 | Own::Flat(_)
