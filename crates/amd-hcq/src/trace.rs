@@ -105,11 +105,14 @@ impl<I: DeviceInterface> Device<I> {
     }
 
     /// The offset from GPU ticks (as ns) to the CPU clock: a timestamp is taken between
-    /// two CPU readings and placed at their midpoint; of five such readings,
-    /// the one whose CPU readings are closest (the least the thread was held up
-    /// between them, on a loaded machine).
+    /// two CPU readings, five times; each round bounds the offset (the GPU wrote its
+    /// timestamp after the first reading and before the second), and the offset is the
+    /// middle of what all five bounds leave (no wider than the closest round's
+    /// readings, narrower where the rounds' bounds overlap only in part). Clocks whose
+    /// rounds leave nothing (drifting apart) take the middle of the closest round.
     pub fn calibrate_clock(&self) -> Result<i128> {
         let sig = self.new_signal(0)?;
+        let (mut lo, mut hi) = (i128::MIN, i128::MAX);
         let mut best: Option<(i128, i128)> = None;
         for _ in 0..CALIBRATIONS {
             let before = cpu_ns();
@@ -119,12 +122,17 @@ impl<I: DeviceInterface> Device<I> {
             })?;
             self.wait_timeline(v)?;
             let after = cpu_ns();
-            let offset = (before + after) / 2 - ticks_to_ns(sig.timestamp());
+            let gpu = ticks_to_ns(sig.timestamp());
+            (lo, hi) = (lo.max(before - gpu), hi.min(after - gpu));
             if best.is_none_or(|(window, _)| after - before < window) {
-                best = Some((after - before, offset));
+                best = Some((after - before, (before + after) / 2 - gpu));
             }
         }
-        let offset = best.map_or(0, |(_, o)| o);
+        let offset = if lo <= hi {
+            lo + (hi - lo) / 2
+        } else {
+            best.map_or(0, |(_, o)| o)
+        };
         self.inner.profile.state.lock().clock_offset = Some(offset);
         Ok(offset)
     }
