@@ -84,15 +84,63 @@ pub(crate) fn wmma(w: &mut Wave, op: u16, o: WmmaOperands) -> R<()> {
     wmma_float(w, WmmaInputs::Half { bf16 }, half_out, o)
 }
 
-/// A gfx11 WMMA in a wave64. AMD's matrix instruction calculator (`-w 64`) puts A's
-/// and B's elements in a wave64's lanes as in a wave32's (lanes 0–15, again in 16–31,
-/// 32–47 and 48–63) and C's and D's element (i, j) in register `i / 4`, lane
-/// `16 i % 64 + j` (a 16-bit result in the half a wave32's is in). `run` runs the
-/// wave32 operation on a wave of 32 lanes holding A, B and C (C in the wave32 layout)
-/// from v0, v8 and v16, its D at v24 (D's registers first copied there, so a 16-bit
-/// result keeps the other half); D goes back in the wave64 layout.
-fn wave64_gfx11(
+/// An input element's (register, lane, first bit), from (row or column, k).
+type InPlace = fn(usize, usize) -> (usize, usize, u32);
+/// An output element's (register, lane), from (row, column).
+type OutPlace = fn(usize, usize) -> (usize, usize);
+
+/// Where a generation's WMMA keeps its elements in a wave64 and in a wave32, as AMD's
+/// matrix instruction calculator gives them (`-w 64`, `-w 32`).
+struct Wave64Layout {
+    /// A's 16-bit element (x, k) (B's (k, x) alike): (register, lane, bit) in a wave64
+    /// and in a wave32; `None` where A and B lie in a wave64's lanes 0–31 as in a
+    /// wave32's (their registers are copied whole).
+    ab: Option<[InPlace; 2]>,
+    /// C's and D's element (i, j): (register, lane) in a wave64 and in a wave32.
+    cd: [OutPlace; 2],
+}
+
+/// gfx11: A and B where a wave32 has them (lanes 0–15, again in 16–31, 32–47 and
+/// 48–63); C's and D's element (i, j) in register i / 4, lane 16 i % 64 + j (a wave32:
+/// register i / 2, lane 16 (i % 2) + j; a 16-bit result in the same half).
+const GFX11_WAVE64: Wave64Layout = Wave64Layout {
+    ab: None,
+    cd: [|i, j| (i / 4, 16 * i % 64 + j), |i, j| (i / 2, 16 * (i % 2) + j)],
+};
+
+/// gfx12 (16-bit inputs, f32 results): A's element (i, k) in register (k / 2) % 2 at
+/// bit 16 (k % 2) of lane `32 ((k / 8) % 2) + 16 ((k / 4) % 2) + i` (a wave32: half
+/// `e = (k & 3) + 4 (k / 8)` of lane `i + 16 ((k / 4) % 2)`); C's and D's (i, j) in
+/// register i % 4 of lane `32 ((i / 4) % 2) + 16 (i / 8) + j` (a wave32: register i % 8,
+/// lane `16 (i / 8) + j`).
+const GFX12_WAVE64: Wave64Layout = Wave64Layout {
+    ab: Some([
+        |x, k| {
+            (
+                (k / 2) % 2,
+                32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + x,
+                16 * (k as u32 % 2),
+            )
+        },
+        |x, k| {
+            let e = (k & 3) + 4 * (k / 8);
+            (e / 2, x + 16 * ((k / 4) % 2), 16 * (e as u32 % 2))
+        },
+    ]),
+    cd: [
+        |i, j| (i % 4, 32 * ((i / 4) % 2) + 16 * (i / 8) + j),
+        |i, j| (i % 8, 16 * (i / 8) + j),
+    ],
+};
+
+/// A WMMA in a wave64 laid out as `l` says, run as the wave32 one: `run` runs the
+/// wave32 operation on a wave of 32 lanes holding A, B and C (in the wave32 layout)
+/// from v0, v8 and v16, its D at v24 (D's registers first moved there, so a 16-bit
+/// result keeps the other half); D goes back in the wave64 layout. Once on the whole
+/// wave, every lane on.
+fn wave64_as_wave32(
     w: &mut Wave,
+    l: &Wave64Layout,
     dst: usize,
     srcs: [u16; 3],
     run: impl FnOnce(&mut Wave, usize, [u16; 3]) -> R<()>,
@@ -105,22 +153,34 @@ fn wave64_gfx11(
     t.mode = w.mode;
     let mut moved = srcs;
     for (k, at) in [(0usize, 0usize), (1, 8)] {
-        if let Some(first) = srcs[k].checked_sub(256) {
-            for r in 0..8 {
-                if let Some(row) = w.v.get(usize::from(first) + r) {
-                    t.v[at + r] = *row;
+        let Some(first) = srcs[k].checked_sub(256) else {
+            continue;
+        };
+        match l.ab {
+            None => {
+                for r in 0..8 {
+                    if let Some(row) = w.v.get(usize::from(first) + r) {
+                        t.v[at + r] = *row;
+                    }
                 }
             }
-            moved[k] = 256 + at as u16;
+            Some([in64, in32]) => {
+                for x in 0..16 {
+                    for kk in 0..16 {
+                        let ((r64, l64, b64), (r32, l32, b32)) = (in64(x, kk), in32(x, kk));
+                        let h = (w.vread_lane64(srcs[k] + r64 as u16, l64, None)? >> b64) & 0xffff;
+                        let word = &mut t.v[at + r32].0[l32];
+                        *word = (*word & !(0xffff << b32)) | h << b32;
+                    }
+                }
+            }
         }
+        moved[k] = 256 + at as u16;
     }
-    // Element (i, j): the wave64's register i / 4, lane 16 i % 64 + j; the wave32's
-    // register i / 2, lane 16 (i % 2) + j.
-    let place64 = |i: usize, j: usize| (i / 4, 16 * i % 64 + j);
-    let place32 = |i: usize, j: usize| (i / 2, 16 * (i % 2) + j);
+    let [cd64, cd32] = l.cd;
     for i in 0..16 {
         for j in 0..16 {
-            let ((r64, l64), (r32, l32)) = (place64(i, j), place32(i, j));
+            let ((r64, l64), (r32, l32)) = (cd64(i, j), cd32(i, j));
             if srcs[2] >= 256 {
                 t.v[16 + r32].0[l32] = w.vread_lane64(srcs[2] + r64 as u16, l64, None)?;
             }
@@ -133,70 +193,7 @@ fn wave64_gfx11(
     run(&mut t, 24, moved)?;
     for i in 0..16 {
         for j in 0..16 {
-            let ((r64, l64), (r32, l32)) = (place64(i, j), place32(i, j));
-            w.vwrite_lane64(dst + r64, l64, t.v[24 + r32].0[l32])?;
-        }
-    }
-    Ok(())
-}
-
-/// A gfx12 WMMA of 16-bit inputs and f32 results in a wave64, as AMD's matrix
-/// instruction calculator lays it out for 64 lanes (`-a rdna4 -w 64`): A's element
-/// (i, k) in register (k / 2) % 2 at bit 16 (k % 2) of lane
-/// `32 ((k / 8) % 2) + 16 ((k / 4) % 2) + i` (B's (k, j) alike), C's and D's element
-/// (i, j) in register i % 4 of lane `32 ((i / 4) % 2) + 16 (i / 8) + j`. `run` runs
-/// the wave32 operation on a wave of 32 lanes holding A, B and C in gfx12's wave32
-/// layout (A's element at half `e = (k & 3) + 4 (k / 8)` of lane `i + 16 ((k / 4) % 2)`;
-/// C's in register i % 8 of lane `16 (i / 8) + j`) from v0, v8 and v16, its D at v24;
-/// D goes back in the wave64 layout.
-fn wave64_gfx12(
-    w: &mut Wave,
-    dst: usize,
-    srcs: [u16; 3],
-    run: impl FnOnce(&mut Wave, usize, [u16; 3]) -> R<()>,
-) -> R<()> {
-    if w.exec_all() != u64::MAX {
-        return Err("WMMA needs every lane of the wave enabled".into());
-    }
-    let mut t = Wave::new(32, w.pc);
-    t.s = w.s;
-    t.mode = w.mode;
-    let mut moved = srcs;
-    // (register, lane, bit) of 16-bit element (x, k) of A (x a row) or B (x a column).
-    let in64 = |x: usize, k: usize| ((k / 2) % 2, 32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + x, 16 * (k % 2));
-    let in32 = |x: usize, k: usize| {
-        let e = (k & 3) + 4 * (k / 8);
-        (e / 2, x + 16 * ((k / 4) % 2), 16 * (e % 2))
-    };
-    for (s, at) in [(0usize, 0usize), (1, 8)] {
-        if srcs[s] < 256 {
-            continue;
-        }
-        for x in 0..16 {
-            for k in 0..16 {
-                let ((r64, l64, b64), (r32, l32, b32)) = (in64(x, k), in32(x, k));
-                let h = (w.vread_lane64(srcs[s] + r64 as u16, l64, None)? >> b64) & 0xffff;
-                let row = &mut t.v[at + r32].0[l32];
-                *row = (*row & !(0xffff << b32)) | h << b32;
-            }
-        }
-        moved[s] = 256 + at as u16;
-    }
-    let out64 = |i: usize, j: usize| (i % 4, 32 * ((i / 4) % 2) + 16 * (i / 8) + j);
-    let out32 = |i: usize, j: usize| (i % 8, 16 * (i / 8) + j);
-    if srcs[2] >= 256 {
-        for i in 0..16 {
-            for j in 0..16 {
-                let ((r64, l64), (r32, l32)) = (out64(i, j), out32(i, j));
-                t.v[16 + r32].0[l32] = w.vread_lane64(srcs[2] + r64 as u16, l64, None)?;
-            }
-        }
-        moved[2] = 256 + 16;
-    }
-    run(&mut t, 24, moved)?;
-    for i in 0..16 {
-        for j in 0..16 {
-            let ((r64, l64), (r32, l32)) = (out64(i, j), out32(i, j));
+            let ((r64, l64), (r32, l32)) = (cd64(i, j), cd32(i, j));
             w.vwrite_lane64(dst + r64, l64, t.v[24 + r32].0[l32])?;
         }
     }
@@ -226,40 +223,24 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
         layout,
     } = o;
     if w.wave64 {
-        if layout != WmmaLayout::Gfx11 {
-            if half_out || !matches!(inputs, WmmaInputs::Half { .. }) {
+        let l = match layout {
+            WmmaLayout::Gfx11 => &GFX11_WAVE64,
+            _ if half_out || !matches!(inputs, WmmaInputs::Half { .. }) => {
                 return Err(crate::error::Trap::missing(
                     "gfx12's WMMA in a wave64 runs the 16-bit-input forms with f32 results only".into(),
                 ));
             }
-            return wave64_gfx12(w, dst, srcs, |t, dst, srcs| {
-                wmma_float(
-                    t,
-                    inputs,
-                    half_out,
-                    WmmaOperands {
-                        dst,
-                        srcs,
-                        mods,
-                        lit,
-                        layout,
-                    },
-                )
-            });
-        }
-        return wave64_gfx11(w, dst, srcs, |t, dst, srcs| {
-            wmma_float(
-                t,
-                inputs,
-                half_out,
-                WmmaOperands {
-                    dst,
-                    srcs,
-                    mods,
-                    lit,
-                    layout,
-                },
-            )
+            _ => &GFX12_WAVE64,
+        };
+        return wave64_as_wave32(w, l, dst, srcs, |t, dst, srcs| {
+            let o = WmmaOperands {
+                dst,
+                srcs,
+                mods,
+                lit,
+                layout,
+            };
+            wmma_float(t, inputs, half_out, o)
         });
     }
     if w.exec() != u32::MAX {
@@ -932,7 +913,7 @@ pub(crate) fn wmma_int(
 ) -> R<()> {
     let layout = WmmaLayout::Gfx11;
     if w.wave64 {
-        return wave64_gfx11(w, dst, srcs, |t, dst, srcs| {
+        return wave64_as_wave32(w, &GFX11_WAVE64, dst, srcs, |t, dst, srcs| {
             wmma_int(t, four, dst, srcs, neg_lo, clamp, lit)
         });
     }
