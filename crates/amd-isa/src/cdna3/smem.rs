@@ -11,9 +11,6 @@ use crate::error::Trap;
 use crate::memory::Memory;
 use crate::rdna3::{self, ScalarLoad, Wave};
 
-/// gfx11's NULL scalar operand (no SOFFSET).
-const NULL: u16 = 124;
-
 /// A scalar store or atomic, decoded.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ScalarWrite {
@@ -88,22 +85,14 @@ impl ScalarWrite {
     /// Runs it on the wave.
     pub(crate) fn run(&self, w: &mut Wave, mem: &dyn Memory) -> Result<(), Trap> {
         let l = &self.at;
-        let so = if l.soffset == NULL {
-            0
-        } else {
-            i64::from(w.sread(l.soffset, None)?)
-        };
         let bytes = 4 * l.dwords as u64;
         // The address, or `None` where a buffer's range check drops the access.
         let addr = if self.buffer {
-            let base = w.sread64(l.sbase, None)? & 0xffff_ffff_ffff;
-            let records = u64::from(w.sread(l.sbase + 2, None)?);
-            let at = l.offset.wrapping_add(so) & !3;
-            let inside = at >= 0 && (at as u64).checked_add(bytes).is_some_and(|end| end <= records);
-            inside.then(|| base.wrapping_add(at as u64))
+            let (base, at, records) = l.buffer_place(w)?;
+            let at = at & !3;
+            rdna3::inside_buffer(at, bytes, records).then(|| base.wrapping_add(at as u64))
         } else {
-            let base = w.sread64(l.sbase, None)?;
-            Some((base as i64).wrapping_add(l.offset).wrapping_add(so) as u64 & !3)
+            Some(l.address(w)?)
         };
         let sdata = |w: &Wave, k: usize| w.sread(l.sdata as u16 + k as u16, None);
         match self.kind {

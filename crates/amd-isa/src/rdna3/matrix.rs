@@ -158,6 +158,8 @@ fn wave64_as_wave32(
         };
         match l.ab {
             None => {
+                // Up to 8 registers (a 4-bit A takes 2): those past the wave's VGPRs
+                // are not copied, and the wave32 operation reads what it needs of them.
                 for r in 0..8 {
                     if let Some(row) = w.v.get(usize::from(first) + r) {
                         t.v[at + r] = *row;

@@ -91,7 +91,7 @@ pub(crate) use memory::{
     pair_address, private_bytes, scratch,
 };
 pub(crate) use rounding::{add32, fma32, mul32, sub32, to32};
-pub(crate) use salu::{ScalarLoad, realtime, scalar_buffer_load, scalar_load};
+pub(crate) use salu::{ScalarLoad, inside_buffer, realtime, scalar_buffer_load, scalar_load};
 pub(crate) use wave::{EXEC_LO, M0, VCC_LO, VgprRow, Wave};
 use wave::{Place, TTMP7, TTMP9};
 

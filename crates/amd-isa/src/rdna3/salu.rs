@@ -544,17 +544,45 @@ pub(crate) struct ScalarLoad {
     pub(crate) soffset: u16,
 }
 
+impl ScalarLoad {
+    /// The offset plus SOFFSET's value (none for NULL).
+    #[inline]
+    fn byte_offset(&self, w: &Wave) -> R<i64> {
+        Ok(if usize::from(self.soffset) == NULL {
+            self.offset
+        } else {
+            self.offset.wrapping_add(i64::from(w.sread(self.soffset, None)?))
+        })
+    }
+
+    /// The dword-aligned address of an access at `SBASE + offset + SOFFSET`.
+    #[inline]
+    pub(crate) fn address(&self, w: &Wave) -> R<u64> {
+        let base = w.sread64(self.sbase, None)?;
+        Ok((base as i64).wrapping_add(self.byte_offset(w)?) as u64 & !3)
+    }
+
+    /// An access through the buffer resource (V#) at SBASE: its base address (bits
+    /// 47:0), the access's byte offset into the buffer (`offset + SOFFSET`), and the
+    /// buffer's size in bytes (dword 2, NUM_RECORDS).
+    pub(crate) fn buffer_place(&self, w: &Wave) -> R<(u64, i64, u64)> {
+        let base = w.sread64(self.sbase, None)? & 0xffff_ffff_ffff;
+        let records = u64::from(w.sread(self.sbase + 2, None)?);
+        Ok((base, self.byte_offset(w)?, records))
+    }
+}
+
+/// Whether `len` bytes at byte offset `at` lie inside a buffer of `records` bytes (the
+/// hardware's range check: what lies past the end reads 0 and is not written).
+pub(crate) fn inside_buffer(at: i64, len: u64, records: u64) -> bool {
+    at >= 0 && (at as u64).checked_add(len).is_some_and(|end| end <= records)
+}
+
 /// Loads `l.dwords` dwords from `SBASE + offset + SOFFSET` (dword-aligned) into SDATA.
 #[inline]
 pub(crate) fn scalar_load(w: &mut Wave, l: &ScalarLoad, mem: &dyn Memory) -> R<()> {
     let n = l.dwords;
-    let base = w.sread64(l.sbase, None)?;
-    let so = if usize::from(l.soffset) == NULL {
-        0
-    } else {
-        w.sread(l.soffset, None)? as i64
-    };
-    let addr = (base as i64).wrapping_add(l.offset).wrapping_add(so) as u64 & !3;
+    let addr = l.address(w)?;
     let mut buf = [0u8; 64];
     let buf = buf.get_mut(..n * 4).ok_or("a scalar load of more than 16 dwords")?;
     mem.read(addr, buf).map_err(Trap::load(n * 4))?;
@@ -779,15 +807,8 @@ pub(crate) fn scalar_buffer_load(
     mem: &dyn Memory,
     small: Option<(usize, bool)>,
 ) -> R<()> {
-    let base = w.sread64(l.sbase, None)? & 0xffff_ffff_ffff;
-    let records = u64::from(w.sread(l.sbase + 2, None)?);
-    let so = if usize::from(l.soffset) == NULL {
-        0
-    } else {
-        i64::from(w.sread(l.soffset, None)?)
-    };
-    let at = l.offset.wrapping_add(so);
-    let inside = |at: i64, len: u64| at >= 0 && (at as u64).checked_add(len).is_some_and(|end| end <= records);
+    let (base, at, records) = l.buffer_place(w)?;
+    let inside = |at: i64, len: u64| inside_buffer(at, len, records);
     if let Some((bytes, signed)) = small {
         let mut b = [0u8; 2];
         if inside(at, bytes as u64) {
