@@ -133,7 +133,8 @@ const GFX12_WAVE64: Wave64Layout = Wave64Layout {
     ],
 };
 
-/// A WMMA in a wave64 laid out as `l` says, run as the wave32 one: `run` runs the
+/// A WMMA in a wave64 laid out as `l` says (A and B `regs` registers each), run as the
+/// wave32 one: `run` runs the
 /// wave32 operation on a wave of 32 lanes holding A, B and C (in the wave32 layout)
 /// from v0, v8 and v16, its D at v24 (D's registers first moved there, so a 16-bit
 /// result keeps the other half); D goes back in the wave64 layout. Once on the whole
@@ -141,6 +142,7 @@ const GFX12_WAVE64: Wave64Layout = Wave64Layout {
 fn wave64_as_wave32(
     w: &mut Wave,
     l: &Wave64Layout,
+    regs: usize,
     dst: usize,
     srcs: [u16; 3],
     run: impl FnOnce(&mut Wave, usize, [u16; 3]) -> R<()>,
@@ -158,12 +160,10 @@ fn wave64_as_wave32(
         };
         match l.ab {
             None => {
-                // Up to 8 registers (a 4-bit A takes 2): those past the wave's VGPRs
-                // are not copied, and the wave32 operation reads what it needs of them.
-                for r in 0..8 {
-                    if let Some(row) = w.v.get(usize::from(first) + r) {
-                        t.v[at + r] = *row;
-                    }
+                for r in 0..regs {
+                    // The wave's own check of the register (an error past its VGPRs).
+                    w.vread(srcs[k] + r as u16, 0, None)?;
+                    t.v[at + r] = w.v[usize::from(first) + r];
                 }
             }
             Some([in64, in32]) => {
@@ -234,7 +234,7 @@ pub(crate) fn wmma_float(w: &mut Wave, inputs: WmmaInputs, half_out: bool, o: Wm
             }
             _ => &GFX12_WAVE64,
         };
-        return wave64_as_wave32(w, l, dst, srcs, |t, dst, srcs| {
+        return wave64_as_wave32(w, l, 8, dst, srcs, |t, dst, srcs| {
             let o = WmmaOperands {
                 dst,
                 srcs,
@@ -915,7 +915,7 @@ pub(crate) fn wmma_int(
 ) -> R<()> {
     let layout = WmmaLayout::Gfx11;
     if w.wave64 {
-        return wave64_as_wave32(w, &GFX11_WAVE64, dst, srcs, |t, dst, srcs| {
+        return wave64_as_wave32(w, &GFX11_WAVE64, if four { 2 } else { 4 }, dst, srcs, |t, dst, srcs| {
             wmma_int(t, four, dst, srcs, neg_lo, clamp, lit)
         });
     }
